@@ -1,0 +1,59 @@
+//! The one error type of pabi-core. The Python layer maps it one-to-one onto exceptions:
+//! [`PabiError::Domain`] and [`PabiError::Shape`] become `ValueError`.
+
+use std::fmt;
+
+/// Errors returned by pabi-core. Never a panic, never a NaN.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PabiError {
+    /// A numeric argument is outside its allowed range.
+    Domain {
+        /// Name of the parameter as the user spells it (`"eps"`, `"r"`, ...).
+        param: &'static str,
+        /// The allowed range, in words (`"finite and >= 0"`).
+        allowed: &'static str,
+        /// The offending value.
+        value: f64,
+        /// Flat index of the first offending element, for array arguments.
+        index: Option<usize>,
+    },
+    /// Array arguments whose lengths do not match.
+    Shape { message: String },
+    /// A target that cannot be met (inversion / calibration); the message says why.
+    Unreachable { message: String },
+}
+
+pub type Result<T> = std::result::Result<T, PabiError>;
+
+impl PabiError {
+    pub fn domain(param: &'static str, allowed: &'static str, value: f64) -> Self {
+        PabiError::Domain { param, allowed, value, index: None }
+    }
+
+    /// The same error, located at flat index `i` of an array argument.
+    pub fn at(self, i: usize) -> Self {
+        match self {
+            PabiError::Domain { param, allowed, value, .. } => {
+                PabiError::Domain { param, allowed, value, index: Some(i) }
+            }
+            other => other,
+        }
+    }
+}
+
+impl fmt::Display for PabiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PabiError::Domain { param, allowed, value, index } => {
+                write!(f, "{param} must be {allowed}, got {value}")?;
+                if let Some(i) = index {
+                    write!(f, " at index {i}")?;
+                }
+                Ok(())
+            }
+            PabiError::Shape { message } | PabiError::Unreachable { message } => f.write_str(message),
+        }
+    }
+}
+
+impl std::error::Error for PabiError {}

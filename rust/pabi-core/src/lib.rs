@@ -1,0 +1,23 @@
+//! pabi-core: pure-Rust numerics for pabi (privacy amplification by iteration and Rényi-DP bounds).
+//!
+//! No Python here. Every public function validates its arguments and returns a
+//! [`PabiError`] instead of panicking or producing NaN.
+//!
+//! Module map:
+//! - [`dd`]: double-double (error-free) arithmetic used to carry arguments exactly.
+//! - [`vmath`]: branch-free, auto-vectorizable `exp`, `expm1`, `ln`, `log1p`, `erfcx` kernels.
+//! - [`tail`]: the Gaussian tail Q(t) and log Q(t).
+//! - [`theta`]: the Gaussian hockey-stick divergence θ_{e^ε}(r), its log and complement;
+//!   the Laplace analogue.
+//! - [`lambertw`]: Lambert W (principal branch) and the Wright omega function W0(e^x).
+//! - [`batch`]: array drivers (validation with first bad index, SIMD dispatch, rayon).
+
+pub mod batch;
+pub mod dd;
+pub mod error;
+pub mod lambertw;
+pub mod tail;
+pub mod theta;
+pub mod vmath;
+
+pub use error::{PabiError, Result};
