@@ -1,0 +1,353 @@
+//! Array drivers: validation (first bad index), run-time SIMD dispatch, rayon parallelism.
+//!
+//! Every public function here takes equally long input slices and an output slice, validates
+//! the inputs (reporting the first offending flat index), then maps the elementwise kernel
+//! over the arrays. The kernels are compiled several times by `multiversion` (AVX-512,
+//! AVX2+FMA, NEON, portable) and the best clone for the running CPU is picked at run time.
+//! Arrays of at least [`PAR_MIN`] elements are split into chunks over a private rayon pool
+//! whose size can be set with [`set_num_threads`]; the pool is rebuilt after `fork()`.
+
+use std::sync::{Arc, Mutex};
+
+use multiversion::multiversion;
+use rayon::prelude::*;
+
+use crate::error::{PabiError, Result};
+use crate::{lambertw, tail, theta};
+
+/// Arrays shorter than this are processed on the calling thread.
+pub const PAR_MIN: usize = 1 << 15;
+/// Elements per parallel task.
+const CHUNK: usize = 1 << 13;
+
+// ---------------------------------------------------------------------------------------------
+// Thread pool
+
+struct PoolState {
+    pid: u32,
+    threads: usize,
+    pool: Arc<rayon::ThreadPool>,
+}
+
+static POOL: Mutex<Option<PoolState>> = Mutex::new(None);
+static REQUESTED: Mutex<usize> = Mutex::new(0);
+
+fn default_threads() -> usize {
+    std::env::var("PABI_NUM_THREADS")
+        .ok()
+        .and_then(|s| s.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1))
+}
+
+/// Number of worker threads used for large arrays.
+pub fn num_threads() -> usize {
+    let req = *REQUESTED.lock().unwrap_or_else(|e| e.into_inner());
+    if req > 0 {
+        req
+    } else {
+        default_threads()
+    }
+}
+
+/// Set the number of worker threads (1 disables parallelism). Takes effect on the next call.
+pub fn set_num_threads(n: usize) -> Result<()> {
+    if n == 0 {
+        return Err(PabiError::domain("n", "an integer >= 1", 0.0));
+    }
+    *REQUESTED.lock().unwrap_or_else(|e| e.into_inner()) = n;
+    Ok(())
+}
+
+/// The pool for the current process. After a `fork()` the child sees a different pid and gets
+/// a fresh pool: the parent's worker threads do not exist in the child, so the old pool is
+/// leaked rather than joined.
+fn pool() -> Option<Arc<rayon::ThreadPool>> {
+    let threads = num_threads();
+    if threads <= 1 {
+        return None;
+    }
+    let pid = std::process::id();
+    let mut guard = POOL.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(st) = guard.as_ref() {
+        if st.pid == pid && st.threads == threads {
+            return Some(st.pool.clone());
+        }
+    }
+    let built = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("pabi-{i}"))
+        .build()
+        .ok()?;
+    if let Some(old) = guard.take() {
+        if old.pid != pid {
+            std::mem::forget(old);
+        }
+    }
+    let arc = Arc::new(built);
+    *guard = Some(PoolState { pid, threads, pool: arc.clone() });
+    Some(arc)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation
+
+/// Index of the first element failing `ok`, scanning in vectorizable blocks.
+fn first_bad(xs: &[f64], ok: impl Fn(f64) -> bool) -> Option<usize> {
+    for (k, block) in xs.chunks(1024).enumerate() {
+        if !block.iter().fold(true, |acc, &x| acc & ok(x)) {
+            let j = block.iter().position(|&x| !ok(x)).unwrap_or(0);
+            return Some(k * 1024 + j);
+        }
+    }
+    None
+}
+
+/// Check one array argument against its domain.
+fn check(xs: &[f64], param: &'static str, allowed: &'static str, ok: impl Fn(f64) -> bool) -> Result<()> {
+    match first_bad(xs, ok) {
+        Some(i) => Err(PabiError::domain(param, allowed, xs[i]).at(i)),
+        None => Ok(()),
+    }
+}
+
+fn check_len(n: usize, others: &[(&'static str, usize)]) -> Result<()> {
+    for &(name, m) in others {
+        if m != n {
+            return Err(PabiError::Shape {
+                message: format!("{name} has length {m}, expected {n} (arrays must have equal lengths)"),
+            });
+        }
+    }
+    Ok(())
+}
+
+const EPS_ALLOWED: &str = ">= 0 and not NaN";
+const R_ALLOWED: &str = ">= 0 and not NaN";
+
+fn check_eps_r(eps: &[f64], r: &[f64], out: &[f64]) -> Result<()> {
+    check_len(out.len(), &[("eps", eps.len()), ("r", r.len())])?;
+    check(eps, "eps", EPS_ALLOWED, |x| x >= 0.0)?;
+    check(r, "r", R_ALLOWED, |x| x >= 0.0)?;
+    if let Some(i) = (0..eps.len()).find(|&i| eps[i] == f64::INFINITY && r[i] == f64::INFINITY) {
+        return Err(PabiError::domain("r", "finite where eps is infinite (theta(inf, inf) is undefined)", r[i]).at(i));
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// SIMD-dispatched slice kernels
+
+macro_rules! simd_map1 {
+    ($name:ident, $f:path) => {
+        #[multiversion(targets(
+            "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
+            "x86_64+avx2+fma",
+            "aarch64+neon"
+        ))]
+        fn $name(x: &[f64], out: &mut [f64]) {
+            for (o, &a) in out.iter_mut().zip(x) {
+                *o = $f(a);
+            }
+        }
+    };
+}
+
+macro_rules! simd_map2 {
+    ($name:ident, $f:path) => {
+        #[multiversion(targets(
+            "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
+            "x86_64+avx2+fma",
+            "aarch64+neon"
+        ))]
+        fn $name(x: &[f64], y: &[f64], out: &mut [f64]) {
+            for ((o, &a), &b) in out.iter_mut().zip(x).zip(y) {
+                *o = $f(a, b);
+            }
+        }
+    };
+}
+
+simd_map1!(k_gaussian_tail, tail::gaussian_tail);
+simd_map1!(k_log_gaussian_tail, tail::log_gaussian_tail);
+simd_map2!(k_theta, theta::theta);
+simd_map2!(k_log_theta, theta::log_theta);
+simd_map2!(k_theta_complement, theta::theta_complement);
+simd_map2!(k_log_theta_complement, theta::log_theta_complement);
+simd_map2!(k_laplace_theta, theta::laplace_theta);
+simd_map2!(k_laplace_theta_complement, theta::laplace_theta_complement);
+
+fn k_lambertw(x: &[f64], out: &mut [f64]) {
+    for (o, &a) in out.iter_mut().zip(x) {
+        *o = lambertw::lambertw0(a);
+    }
+}
+
+fn k_wright_omega(x: &[f64], out: &mut [f64]) {
+    for (o, &a) in out.iter_mut().zip(x) {
+        *o = lambertw::wright_omega(a);
+    }
+}
+
+/// Run `k` over `out` (and the matching chunks of `x`), in parallel for large arrays.
+fn run1(x: &[f64], out: &mut [f64], k: fn(&[f64], &mut [f64])) {
+    match pool() {
+        Some(p) if out.len() >= PAR_MIN => p.install(|| {
+            out.par_chunks_mut(CHUNK).zip(x.par_chunks(CHUNK)).for_each(|(o, a)| k(a, o));
+        }),
+        _ => k(x, out),
+    }
+}
+
+fn run2(x: &[f64], y: &[f64], out: &mut [f64], k: fn(&[f64], &[f64], &mut [f64])) {
+    match pool() {
+        Some(p) if out.len() >= PAR_MIN => p.install(|| {
+            out.par_chunks_mut(CHUNK)
+                .zip(x.par_chunks(CHUNK))
+                .zip(y.par_chunks(CHUNK))
+                .for_each(|((o, a), b)| k(a, b, o));
+        }),
+        _ => k(x, y, out),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Public array API
+
+/// Q(t) = P(N(0,1) > t) elementwise. t: any real (±inf allowed), not NaN.
+pub fn gaussian_tail(t: &[f64], out: &mut [f64]) -> Result<()> {
+    check_len(out.len(), &[("t", t.len())])?;
+    check(t, "t", "a real number (not NaN)", |x| !x.is_nan())?;
+    run1(t, out, k_gaussian_tail);
+    Ok(())
+}
+
+/// ln Q(t) elementwise.
+pub fn log_gaussian_tail(t: &[f64], out: &mut [f64]) -> Result<()> {
+    check_len(out.len(), &[("t", t.len())])?;
+    check(t, "t", "a real number (not NaN)", |x| !x.is_nan())?;
+    run1(t, out, k_log_gaussian_tail);
+    Ok(())
+}
+
+macro_rules! eps_r_fn {
+    ($(#[$doc:meta])* $name:ident, $kernel:ident) => {
+        $(#[$doc])*
+        pub fn $name(eps: &[f64], r: &[f64], out: &mut [f64]) -> Result<()> {
+            check_eps_r(eps, r, out)?;
+            run2(eps, r, out, $kernel);
+            Ok(())
+        }
+    };
+}
+
+eps_r_fn!(
+    /// θ_{e^ε}(r) elementwise, rounded up ([`theta::theta`]).
+    theta, k_theta
+);
+eps_r_fn!(
+    /// ln θ_{e^ε}(r) elementwise, rounded up ([`theta::log_theta`]).
+    log_theta, k_log_theta
+);
+eps_r_fn!(
+    /// 1 − θ_{e^ε}(r) elementwise, rounded down ([`theta::theta_complement`]).
+    theta_complement, k_theta_complement
+);
+eps_r_fn!(
+    /// ln(1 − θ_{e^ε}(r)) elementwise, rounded down ([`theta::log_theta_complement`]).
+    log_theta_complement, k_log_theta_complement
+);
+eps_r_fn!(
+    /// Laplace hockey-stick divergence max(0, 1 − e^{(ε−r)/2}) elementwise, rounded up.
+    laplace_theta, k_laplace_theta
+);
+eps_r_fn!(
+    /// 1 − laplace_theta elementwise, rounded down.
+    laplace_theta_complement, k_laplace_theta_complement
+);
+
+/// −1/e rounded to the nearest double (slightly above the true −1/e): the smallest accepted x.
+pub const MINUS_INV_E: f64 = -0.36787944117144233;
+
+/// Principal-branch Lambert W elementwise, x >= −1/e.
+pub fn lambertw(x: &[f64], out: &mut [f64]) -> Result<()> {
+    check_len(out.len(), &[("x", x.len())])?;
+    check(x, "x", ">= -1/e (-0.36787944117144233) and not NaN", |v| v >= MINUS_INV_E)?;
+    run1(x, out, k_lambertw);
+    Ok(())
+}
+
+/// Wright omega ω(x) = W0(e^x) elementwise (x any real, not NaN), never forming e^x.
+pub fn wright_omega(x: &[f64], out: &mut [f64]) -> Result<()> {
+    check_len(out.len(), &[("x", x.len())])?;
+    check(x, "x", "a real number (not NaN)", |v| !v.is_nan())?;
+    run1(x, out, k_wright_omega);
+    Ok(())
+}
+
+/// The widest SIMD instruction set the dispatched kernels use on this CPU.
+pub fn simd_level() -> &'static str {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512vl")
+            && std::is_x86_feature_detected!("avx512dq")
+            && std::is_x86_feature_detected!("avx2")
+            && std::is_x86_feature_detected!("fma")
+        {
+            return "avx512";
+        }
+        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+            return "avx2+fma";
+        }
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        return "neon";
+    }
+    #[allow(unreachable_code)]
+    "portable"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_bad_index_is_reported() {
+        let mut eps = vec![0.5; 5000];
+        let r = vec![1.0; 5000];
+        let mut out = vec![0.0; 5000];
+        eps[3001] = f64::NAN;
+        eps[4000] = -1.0;
+        let err = theta(&eps, &r, &mut out).unwrap_err();
+        match err {
+            PabiError::Domain { param, index, value, .. } => {
+                assert_eq!(param, "eps");
+                assert_eq!(index, Some(3001));
+                assert!(value.is_nan());
+            }
+            _ => panic!("wrong error {err:?}"),
+        }
+        assert_eq!(
+            theta(&[0.5], &[-2.0], &mut [0.0]).unwrap_err().to_string(),
+            "r must be >= 0 and not NaN, got -2 at index 0"
+        );
+        assert!(matches!(theta(&[1.0, 2.0], &[1.0], &mut [0.0, 0.0]), Err(PabiError::Shape { .. })));
+        assert!(theta(&[f64::INFINITY], &[f64::INFINITY], &mut [0.0]).is_err());
+        assert!(lambertw(&[-0.37], &mut [0.0]).is_err());
+        assert!(lambertw(&[MINUS_INV_E], &mut [0.0]).is_ok());
+    }
+
+    #[test]
+    fn parallel_and_serial_paths_agree_bitwise() {
+        let n = PAR_MIN * 3 + 17;
+        let eps: Vec<f64> = (0..n).map(|i| (i % 97) as f64 * 0.1).collect();
+        let r: Vec<f64> = (0..n).map(|i| 0.01 + (i % 89) as f64 * 0.05).collect();
+        let mut par = vec![0.0; n];
+        theta(&eps, &r, &mut par).unwrap();
+        let mut ser = vec![0.0; n];
+        k_theta(&eps, &r, &mut ser);
+        assert_eq!(par, ser);
+    }
+}

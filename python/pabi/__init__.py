@@ -1,0 +1,43 @@
+"""pabi: tight, high-precision differential-privacy bounds for iterative training.
+
+The engine (this release): the Gaussian tail family and hockey-stick divergences that every
+privacy-amplification-by-iteration bound is built from, evaluated in Rust to near machine
+precision over the whole domain, vectorized over numpy arrays. ``pabi.reference`` holds the
+same functions in mpmath at arbitrary precision (the executable specification).
+"""
+
+from ._api import (
+    DomainError,
+    gaussian_tail,
+    get_num_threads,
+    lambertw,
+    laplace_theta,
+    laplace_theta_complement,
+    log_gaussian_tail,
+    log_theta,
+    log_theta_complement,
+    set_num_threads,
+    simd_level,
+    theta,
+    theta_complement,
+    wright_omega,
+)
+from ._core import __version__
+
+__all__ = [
+    "DomainError",
+    "__version__",
+    "gaussian_tail",
+    "get_num_threads",
+    "lambertw",
+    "laplace_theta",
+    "laplace_theta_complement",
+    "log_gaussian_tail",
+    "log_theta",
+    "log_theta_complement",
+    "set_num_threads",
+    "simd_level",
+    "theta",
+    "theta_complement",
+    "wright_omega",
+]

@@ -1,0 +1,280 @@
+"""numpy-friendly wrappers around the Rust core (``pabi._core``).
+
+Every function accepts Python scalars or array-likes of real numbers, broadcasts them like a
+numpy ufunc, returns a ``float`` when every argument is a scalar and a float64 ``ndarray`` of
+the broadcast shape otherwise. Arguments outside their domain raise :class:`DomainError`
+(a ``ValueError``) naming the parameter, its allowed range and, for arrays, the index of the
+first bad element; non-numeric input raises ``TypeError``.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence, Union, overload
+
+import numpy as np
+import numpy.typing as npt
+
+from . import _core
+
+DomainError = _core.DomainError
+
+ArrayLike = npt.ArrayLike
+Float = Union[float, np.ndarray]
+
+__all__ = [
+    "DomainError",
+    "gaussian_tail",
+    "log_gaussian_tail",
+    "theta",
+    "log_theta",
+    "theta_complement",
+    "log_theta_complement",
+    "laplace_theta",
+    "laplace_theta_complement",
+    "lambertw",
+    "wright_omega",
+    "set_num_threads",
+    "get_num_threads",
+    "simd_level",
+]
+
+
+def _as_real(name: str, value: ArrayLike) -> np.ndarray:
+    arr = np.asarray(value)
+    kind = arr.dtype.kind
+    if kind in "iuf":
+        return arr
+    if kind == "O":
+        try:
+            return arr.astype(np.float64)
+        except (TypeError, ValueError):
+            pass
+    raise TypeError(
+        f"{name} must be a real number or an array of real numbers, got {type(value).__name__}"
+        + (f" with dtype {arr.dtype}" if kind != "O" else "")
+    )
+
+
+def _call(fn: Callable[..., np.ndarray], names: Sequence[str], *args: ArrayLike) -> Float:
+    arrays = [_as_real(n, a) for n, a in zip(names, args)]
+    scalar = all(a.ndim == 0 for a in arrays)
+    try:
+        bcast = np.broadcast_arrays(*arrays)
+    except ValueError:
+        shapes = ", ".join(f"{n} has shape {a.shape}" for n, a in zip(names, arrays))
+        raise ValueError(f"shape mismatch: {shapes}; they cannot be broadcast together") from None
+    shape = bcast[0].shape
+    flat = [np.ascontiguousarray(b, dtype=np.float64).reshape(-1) for b in bcast]
+    try:
+        out = fn(*flat)
+    except DomainError as exc:
+        raise _relocate(exc, shape, scalar) from None
+    if scalar:
+        return float(out[0])
+    return out.reshape(shape)
+
+
+def _relocate(exc: BaseException, shape: tuple[int, ...], scalar: bool) -> BaseException:
+    """Rewrite a core domain error for the caller's shape (scalar: no index; n-d: a tuple)."""
+    param = getattr(exc, "param", None)
+    index = getattr(exc, "index", None)
+    if param is None:
+        return exc
+    msg = f"{param} must be {exc.allowed}, got {exc.value!r}"  # type: ignore[attr-defined]
+    where: object = None
+    if not scalar and index is not None:
+        where = index if len(shape) <= 1 else tuple(int(i) for i in np.unravel_index(index, shape))
+        msg += f" at index {where}"
+    new = DomainError(msg)
+    new.param, new.allowed, new.value, new.index = param, exc.allowed, exc.value, where  # type: ignore[attr-defined]
+    return new
+
+
+@overload
+def gaussian_tail(t: float) -> float: ...
+@overload
+def gaussian_tail(t: ArrayLike) -> Float: ...
+def gaussian_tail(t: ArrayLike) -> Float:
+    """Gaussian tail Q(t) = P(N(0,1) > t) = erfc(t/√2)/2, for every real t.
+
+    Accurate to a few ulp wherever Q is a normal double (t ≤ 37.5); underflows gradually
+    beyond and is 0 from t ≈ 38.6 (use :func:`log_gaussian_tail` there). The argument t/√2 is
+    carried in double-double so the t²-ulp loss of ``erfc(t/sqrt(2))/2`` does not occur.
+
+    >>> gaussian_tail(0.0)
+    0.5
+    >>> round(gaussian_tail(1.959963984540054), 15)
+    0.025
+    """
+    return _call(_core.gaussian_tail, ("t",), t)
+
+
+@overload
+def log_gaussian_tail(t: float) -> float: ...
+@overload
+def log_gaussian_tail(t: ArrayLike) -> Float: ...
+def log_gaussian_tail(t: ArrayLike) -> Float:
+    """Natural log of the Gaussian tail, ln Q(t); finite for |t| < 1.8e154.
+
+    >>> log_gaussian_tail(1e4)  # Q(1e4) underflows; its log does not
+    -50000013.75194781
+    """
+    return _call(_core.log_gaussian_tail, ("t",), t)
+
+
+@overload
+def theta(eps: float, r: float) -> float: ...
+@overload
+def theta(eps: ArrayLike, r: ArrayLike) -> Float: ...
+def theta(eps: ArrayLike, r: ArrayLike) -> Float:
+    """Gaussian hockey-stick divergence θ_{e^ε}(r) = E_{e^ε}(N(r,1) ‖ N(0,1)).
+
+    θ = Q(ε/r − r/2) − e^ε·Q(ε/r + r/2): the smallest δ for which the Gaussian mechanism with
+    sensitivity-to-noise ratio r is (ε, δ)-DP. Never returned below the exact value (relative
+    error ≤ 2e-14, rounded outward). θ(ε, 0) = 0, θ(ε, ∞) = 1.
+
+    ``eps`` ≥ 0 is the privacy level ε = log γ (γ = e^ε is never formed, so ε up to 1e300 is
+    fine) and ``r`` ≥ 0 the mean shift in units of the noise standard deviation; both broadcast.
+
+    Paper: Sordello, Bu, Dong, *Privacy amplification via iteration for shuffled and online
+    PNSGD*, eq. (3); Asoodeh, Diaz, Calmon, *Privacy amplification of iterative algorithms via
+    contraction coefficients*, Lemma 2 (SPEC_pabi.md §1.3, §8.1).
+
+    >>> theta(1.0, 1.0)
+    0.12693673750395...
+    >>> theta([0.5, 1.0, 2.0], 1.0).round(6)
+    array([0.275026, 0.126937, 0.02271 ])
+    """
+    return _call(_core.theta, ("eps", "r"), eps, r)
+
+
+@overload
+def log_theta(eps: float, r: float) -> float: ...
+@overload
+def log_theta(eps: ArrayLike, r: ArrayLike) -> Float: ...
+def log_theta(eps: ArrayLike, r: ArrayLike) -> Float:
+    """ln θ_{e^ε}(r), finite wherever θ > 0 even when θ underflows; never below the exact value.
+
+    Arguments as in :func:`theta`.
+
+    >>> log_theta(1.0, 1e-3)  # θ itself underflows to 0
+    -500011.52...
+    """
+    return _call(_core.log_theta, ("eps", "r"), eps, r)
+
+
+@overload
+def theta_complement(eps: float, r: float) -> float: ...
+@overload
+def theta_complement(eps: ArrayLike, r: ArrayLike) -> Float: ...
+def theta_complement(eps: ArrayLike, r: ArrayLike) -> Float:
+    """1 − θ_{e^ε}(r) without cancellation, accurate even when θ is within 1e-300 of 1.
+
+    Never returned above the exact value (the conservative side when 1 − θ is a contraction
+    gap 1 − B, as in the amplification bounds). Arguments as in :func:`theta`.
+
+    >>> theta_complement(1.0, 50.0)  # 1 - theta(1, 50) would be 0.0
+    7.4...e-137
+    """
+    return _call(_core.theta_complement, ("eps", "r"), eps, r)
+
+
+@overload
+def log_theta_complement(eps: float, r: float) -> float: ...
+@overload
+def log_theta_complement(eps: ArrayLike, r: ArrayLike) -> Float: ...
+def log_theta_complement(eps: ArrayLike, r: ArrayLike) -> Float:
+    """ln(1 − θ_{e^ε}(r)), finite wherever θ < 1 (e.g. r = 1e3); never above the exact value.
+
+    Arguments as in :func:`theta`.
+
+    >>> log_theta_complement(1.0, 1e3)
+    -125003.95...
+    """
+    return _call(_core.log_theta_complement, ("eps", "r"), eps, r)
+
+
+@overload
+def laplace_theta(eps: float, r: float) -> float: ...
+@overload
+def laplace_theta(eps: ArrayLike, r: ArrayLike) -> Float: ...
+def laplace_theta(eps: ArrayLike, r: ArrayLike) -> Float:
+    """Laplace hockey-stick divergence E_{e^ε}(Lap(r,1) ‖ Lap(0,1)) = max(0, 1 − e^{(ε−r)/2}).
+
+    ``r`` is the shift in units of the Laplace scale. Never below the exact value.
+    Paper: Asoodeh et al., Lemma 1; Sordello et al., eq. (5) (SPEC_pabi.md §1.5).
+
+    >>> laplace_theta(1.0, 3.0)
+    0.632120558828...
+    >>> laplace_theta(3.0, 1.0)
+    0.0
+    """
+    return _call(_core.laplace_theta, ("eps", "r"), eps, r)
+
+
+@overload
+def laplace_theta_complement(eps: float, r: float) -> float: ...
+@overload
+def laplace_theta_complement(eps: ArrayLike, r: ArrayLike) -> Float: ...
+def laplace_theta_complement(eps: ArrayLike, r: ArrayLike) -> Float:
+    """1 − laplace_theta = min(1, e^{(ε−r)/2}), never above the exact value.
+
+    >>> laplace_theta_complement(1.0, 3.0)
+    0.367879441171...
+    """
+    return _call(_core.laplace_theta_complement, ("eps", "r"), eps, r)
+
+
+@overload
+def lambertw(x: float) -> float: ...
+@overload
+def lambertw(x: ArrayLike) -> Float: ...
+def lambertw(x: ArrayLike) -> Float:
+    """Principal branch W0(x) of the Lambert W function, x ≥ −1/e (W e^W = x).
+
+    Within a few ulp on the whole domain, including the branch point and tiny |x|.
+    The Gaussian noise schedule of Sordello et al. (eq. (9)) uses W0(n²/(2πC²) + C₂).
+
+    >>> lambertw(1.0)  # the omega constant
+    0.5671432904097838
+    >>> lambertw(-0.36787944117144233)  # -1/e rounded to double
+    -0.99999998...
+    """
+    return _call(_core.lambertw, ("x",), x)
+
+
+@overload
+def wright_omega(x: float) -> float: ...
+@overload
+def wright_omega(x: ArrayLike) -> Float: ...
+def wright_omega(x: ArrayLike) -> Float:
+    """Wright omega ω(x) = W0(e^x), computed without forming e^x (x up to 1e300).
+
+    >>> wright_omega(0.0) == lambertw(1.0)
+    True
+    >>> wright_omega(1e6)  # W0(e^1e6), far beyond the double range of e^x
+    999986.184...
+    """
+    return _call(_core.wright_omega, ("x",), x)
+
+
+def set_num_threads(n: int) -> None:
+    """Set the number of worker threads used for large arrays (1 disables parallelism).
+
+    The default is the ``PABI_NUM_THREADS`` environment variable, else the number of CPUs.
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"n must be an int, got {type(n).__name__}")
+    if n < 1:
+        raise ValueError(f"n must be an integer >= 1, got {n}")
+    _core.set_num_threads(int(n))
+
+
+def get_num_threads() -> int:
+    """Number of worker threads used for large arrays."""
+    return int(_core.get_num_threads())
+
+
+def simd_level() -> str:
+    """SIMD instruction set used by the vectorized kernels on this CPU ('avx512', 'avx2+fma', 'neon' or 'portable')."""
+    return str(_core.simd_level())
