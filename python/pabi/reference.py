@@ -53,9 +53,12 @@ def gaussian_tail(t: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
 
 
 def log_gaussian_tail(t: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
-    """ln Q(t)."""
+    """ln Q(t); for t < 0 as log1p(−Q(−t)) so that ln(1 − tiny) keeps its digits."""
+    t = _mpf(t)
     with mp.workdps(dps + 10):
-        return mp.log(_q(_mpf(t)))
+        val = mp.log1p(-_q(-t)) if t < 0 else mp.log(_q(t))
+    with mp.workdps(dps):
+        return +val
 
 
 def _theta_guard(eps: mp.mpf, r: mp.mpf) -> int:
@@ -85,9 +88,11 @@ def theta(eps: Real, r: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
 
 
 def log_theta(eps: Real, r: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
-    """ln θ_{e^ε}(r) (−inf where θ = 0)."""
+    """ln θ_{e^ε}(r) (−inf where θ = 0; log1p(−(1 − θ)) where θ > 1/2)."""
     val = theta(eps, r, dps + 5)
-    with mp.workdps(dps):
+    with mp.workdps(dps + 5):
+        if val > 0.5:
+            return mp.log1p(-theta_complement(eps, r, dps + 5))
         return mp.log(val) if val > 0 else mp.mpf("-inf")
 
 
@@ -107,9 +112,11 @@ def theta_complement(eps: Real, r: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
 
 
 def log_theta_complement(eps: Real, r: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
-    """ln(1 − θ_{e^ε}(r))."""
+    """ln(1 − θ_{e^ε}(r)) (log1p(−θ) where 1 − θ > 1/2)."""
     val = theta_complement(eps, r, dps + 5)
-    with mp.workdps(dps):
+    with mp.workdps(dps + 5):
+        if val > 0.5:
+            return mp.log1p(-theta(eps, r, dps + 5))
         return mp.log(val) if val > 0 else mp.mpf("-inf")
 
 

@@ -19,8 +19,9 @@ const TWO_OVER_SQRT_PI: f64 = std::f64::consts::FRAC_2_SQRT_PI;
 fn erfc_parts(t_abs: f64) -> (f64, f64) {
     let u = t_abs * FRAC_1_SQRT_2_HI;
     let ul = t_abs.mul_add(FRAC_1_SQRT_2_HI, -u) + t_abs * FRAC_1_SQRT_2_LO;
+    // u_hi² = p + pe exactly; the first-order effect of u_lo is the erfc-derivative term below
+    // (it must not also enter through (u_hi + u_lo)²).
     let (p, pe) = two_prod(u, u);
-    let pe = pe + 2.0 * u * ul;
     let ex = vmath::erfcx_pos(u);
     // erfc(u + ul) = e^{-p}·e^{-pe}·erfcx(u)·(1 − ul·(2/√π)/erfcx(u)) to first order.
     let m = ex.mul_add(-pe, ex) - ul * TWO_OVER_SQRT_PI;

@@ -41,7 +41,9 @@
 //! Values are computed to a few ulp and then moved outward by [`INFLATE`] = 2^-46 ≈ 1.4e-14
 //! relative (several times the largest error measured against `pabi.reference`): θ and log θ are
 //! never below the exact value; 1 − θ and log(1 − θ) are never above it (1 − B appears in
-//! denominators and in B^n, where a smaller complement is the conservative side).
+//! denominators and in B^n, where a smaller complement is the conservative side). Where a value
+//! is 1 − (a directed quantity) ≥ ½, only the subtraction's rounding remains and one ulp
+//! (2^-53) suffices, so e.g. 1 − θ for tiny θ is 1 − 2^-53 rather than 1 − 1.4e-14.
 
 use crate::dd::{div_dd, fast_two_sum, sqr_dd, two_sum, FRAC_1_SQRT_2_HI};
 use crate::vmath;
@@ -184,11 +186,16 @@ fn down(v: f64) -> f64 {
     (v * (1.0 - INFLATE) - TINY).max(0.0)
 }
 
-/// Round a logarithm up (`sign` = 1) or down (`sign` = −1) by [`INFLATE`]·max(1, |v|).
+/// Move a logarithm outward: up (`sign` = 1) or down (`sign` = −1) by [`INFLATE`]·`scale`, where
+/// `scale` bounds the magnitude of the terms it was summed from (max(1, |v|) for sums of large
+/// logs, |v| for a single `log1p`, whose error is relative). The result stays ≤ 0.
 #[inline(always)]
-fn shift_log(v: f64, sign: f64) -> f64 {
-    (sign * INFLATE).mul_add(v.abs().max(1.0), v).min(0.0)
+fn shift_log(v: f64, sign: f64, scale: f64) -> f64 {
+    (sign * INFLATE).mul_add(scale, v).min(0.0)
 }
+
+/// 2^-53: one ulp just below 1, and an exact one-ulp step for values in [0.5, 1).
+const HALF_ULP_ONE: f64 = 1.0 / 9_007_199_254_740_992.0;
 
 /// θ_{e^ε}(r) = Q(ε/r − r/2) − e^ε·Q(ε/r + r/2), rounded up (never below the exact value).
 ///
@@ -199,8 +206,9 @@ pub fn theta(eps: f64, r: f64) -> f64 {
     let (e, rr, fixed) = special(eps, r);
     let l = lane(e, rr, 40.0);
     let w = exp_dd(l.ha_hi, l.ha_lo);
-    let v = if l.a >= -1.0 { w * (l.num / (l.ac * l.bc)) } else { 1.0 - w * l.y };
-    let v = up(v).min(1.0);
+    // a ≥ −1: θ = e^{−a²/2}·x; a < −1: θ = 1 − C ≥ 0.68, one ulp up from 1 − (C rounded down).
+    let v = if l.a >= -1.0 { up(w * (l.num / (l.ac * l.bc))) } else { (1.0 - down(w * l.y)) + HALF_ULP_ONE };
+    let v = v.min(1.0);
     if fixed == fixed {
         fixed
     } else {
@@ -215,8 +223,8 @@ pub fn log_theta(eps: f64, r: f64) -> f64 {
     let (e, rr, fixed) = special(eps, r);
     let l = lane(e, rr, 1e154);
     let ld = l.ha_hi + ((l.ha_lo + vmath::ln(l.num)) - vmath::ln(l.ac) - vmath::ln(l.bc));
-    let lc = vmath::log1p(-exp_dd(l.ha_hi, l.ha_lo) * l.y);
-    let v = shift_log(if l.a >= -1.0 { ld } else { lc }, 1.0);
+    let lc = vmath::log1p(-down(exp_dd(l.ha_hi, l.ha_lo) * l.y));
+    let v = if l.a >= -1.0 { shift_log(ld, 1.0, ld.abs().max(1.0)) } else { shift_log(lc, 1.0, lc.abs()) };
     if fixed == fixed {
         vmath::ln(fixed)
     } else {
@@ -231,8 +239,9 @@ pub fn theta_complement(eps: f64, r: f64) -> f64 {
     let (e, rr, fixed) = special(eps, r);
     let l = lane(e, rr, 40.0);
     let w = exp_dd(l.ha_hi, l.ha_lo);
-    let v = if l.a >= 0.0 { 1.0 - w * (l.num / (l.ac * l.bc)) } else { w * l.y };
-    let v = down(v);
+    // a ≥ 0: θ ≤ ½, so 1 − (θ rounded up) ≥ ½ and one ulp down makes it a lower bound.
+    let v = if l.a >= 0.0 { (1.0 - up(w * (l.num / (l.ac * l.bc)))) - HALF_ULP_ONE } else { down(w * l.y) };
+    let v = v.max(0.0);
     if fixed == fixed {
         1.0 - fixed
     } else {
@@ -245,10 +254,10 @@ pub fn theta_complement(eps: f64, r: f64) -> f64 {
 pub fn log_theta_complement(eps: f64, r: f64) -> f64 {
     let (e, rr, fixed) = special(eps, r);
     let l = lane(e, rr, 1e154);
-    let th = exp_dd(l.ha_hi, l.ha_lo) * (l.num / (l.ac * l.bc));
+    let th = up(exp_dd(l.ha_hi, l.ha_lo) * (l.num / (l.ac * l.bc)));
     let pos = vmath::log1p(-th);
     let neg = l.ha_hi + (l.ha_lo + vmath::ln(l.y));
-    let v = shift_log(if l.a >= 0.0 { pos } else { neg }, -1.0);
+    let v = if l.a >= 0.0 { shift_log(pos, -1.0, pos.abs()) } else { shift_log(neg, -1.0, neg.abs().max(1.0)) };
     if fixed == fixed {
         vmath::ln(1.0 - fixed)
     } else {
