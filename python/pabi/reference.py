@@ -8,9 +8,10 @@ call) and meant for tests, audits and spot checks.
 
 Requires ``mpmath`` (``pip install pabi[reference]``).
 
+>>> import mpmath
 >>> from pabi import reference as ref
->>> print(ref.theta(1.0, 1.0, dps=30))
-0.126936737503953978024470186457
+>>> mpmath.nstr(ref.theta(1.0, 1.0, dps=30), 30)  # mpf values print at mpmath's global precision
+'0.126936737506643945800829624758'
 """
 
 from __future__ import annotations

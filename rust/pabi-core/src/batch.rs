@@ -37,7 +37,11 @@ fn default_threads() -> usize {
         .ok()
         .and_then(|s| s.trim().parse::<usize>().ok())
         .filter(|&n| n > 0)
-        .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1))
+        .unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        })
 }
 
 /// Number of worker threads used for large arrays.
@@ -62,7 +66,7 @@ pub fn set_num_threads(n: usize) -> Result<()> {
 /// The pool for the current process. After a `fork()` the child sees a different pid and gets
 /// a fresh pool: the parent's worker threads do not exist in the child, so the old pool is
 /// leaked rather than joined.
-fn pool() -> Option<Arc<rayon::ThreadPool>> {
+pub fn pool() -> Option<Arc<rayon::ThreadPool>> {
     let threads = num_threads();
     if threads <= 1 {
         return None;
@@ -85,7 +89,11 @@ fn pool() -> Option<Arc<rayon::ThreadPool>> {
         }
     }
     let arc = Arc::new(built);
-    *guard = Some(PoolState { pid, threads, pool: arc.clone() });
+    *guard = Some(PoolState {
+        pid,
+        threads,
+        pool: arc.clone(),
+    });
     Some(arc)
 }
 
@@ -93,7 +101,7 @@ fn pool() -> Option<Arc<rayon::ThreadPool>> {
 // Validation
 
 /// Index of the first element failing `ok`, scanning in vectorizable blocks.
-fn first_bad(xs: &[f64], ok: impl Fn(f64) -> bool) -> Option<usize> {
+pub fn first_bad(xs: &[f64], ok: impl Fn(f64) -> bool) -> Option<usize> {
     for (k, block) in xs.chunks(1024).enumerate() {
         if !block.iter().fold(true, |acc, &x| acc & ok(x)) {
             let j = block.iter().position(|&x| !ok(x)).unwrap_or(0);
@@ -104,18 +112,25 @@ fn first_bad(xs: &[f64], ok: impl Fn(f64) -> bool) -> Option<usize> {
 }
 
 /// Check one array argument against its domain.
-fn check(xs: &[f64], param: &'static str, allowed: &'static str, ok: impl Fn(f64) -> bool) -> Result<()> {
+pub fn check(
+    xs: &[f64],
+    param: &'static str,
+    allowed: &'static str,
+    ok: impl Fn(f64) -> bool,
+) -> Result<()> {
     match first_bad(xs, ok) {
         Some(i) => Err(PabiError::domain(param, allowed, xs[i]).at(i)),
         None => Ok(()),
     }
 }
 
-fn check_len(n: usize, others: &[(&'static str, usize)]) -> Result<()> {
+pub fn check_len(n: usize, others: &[(&'static str, usize)]) -> Result<()> {
     for &(name, m) in others {
         if m != n {
             return Err(PabiError::Shape {
-                message: format!("{name} has length {m}, expected {n} (arrays must have equal lengths)"),
+                message: format!(
+                    "{name} has length {m}, expected {n} (arrays must have equal lengths)"
+                ),
             });
         }
     }
@@ -130,7 +145,12 @@ fn check_eps_r(eps: &[f64], r: &[f64], out: &[f64]) -> Result<()> {
     check(eps, "eps", EPS_ALLOWED, |x| x >= 0.0)?;
     check(r, "r", R_ALLOWED, |x| x >= 0.0)?;
     if let Some(i) = (0..eps.len()).find(|&i| eps[i] == f64::INFINITY && r[i] == f64::INFINITY) {
-        return Err(PabiError::domain("r", "finite where eps is infinite (theta(inf, inf) is undefined)", r[i]).at(i));
+        return Err(PabiError::domain(
+            "r",
+            "finite where eps is infinite (theta(inf, inf) is undefined)",
+            r[i],
+        )
+        .at(i));
     }
     Ok(())
 }
@@ -190,16 +210,18 @@ fn k_wright_omega(x: &[f64], out: &mut [f64]) {
 }
 
 /// Run `k` over `out` (and the matching chunks of `x`), in parallel for large arrays.
-fn run1(x: &[f64], out: &mut [f64], k: fn(&[f64], &mut [f64])) {
+pub fn run1(x: &[f64], out: &mut [f64], k: fn(&[f64], &mut [f64])) {
     match pool() {
         Some(p) if out.len() >= PAR_MIN => p.install(|| {
-            out.par_chunks_mut(CHUNK).zip(x.par_chunks(CHUNK)).for_each(|(o, a)| k(a, o));
+            out.par_chunks_mut(CHUNK)
+                .zip(x.par_chunks(CHUNK))
+                .for_each(|(o, a)| k(a, o));
         }),
         _ => k(x, out),
     }
 }
 
-fn run2(x: &[f64], y: &[f64], out: &mut [f64], k: fn(&[f64], &[f64], &mut [f64])) {
+pub fn run2(x: &[f64], y: &[f64], out: &mut [f64], k: fn(&[f64], &[f64], &mut [f64])) {
     match pool() {
         Some(p) if out.len() >= PAR_MIN => p.install(|| {
             out.par_chunks_mut(CHUNK)
@@ -266,13 +288,16 @@ eps_r_fn!(
     laplace_theta_complement, k_laplace_theta_complement
 );
 
-/// −1/e rounded to the nearest double (slightly above the true −1/e): the smallest accepted x.
+/// −1/e rounded to the nearest double (slightly below the true −1/e; W0 there is taken as −1,
+/// the branch point, as SciPy and Boost do): the smallest accepted x.
 pub const MINUS_INV_E: f64 = -0.36787944117144233;
 
 /// Principal-branch Lambert W elementwise, x >= −1/e.
 pub fn lambertw(x: &[f64], out: &mut [f64]) -> Result<()> {
     check_len(out.len(), &[("x", x.len())])?;
-    check(x, "x", ">= -1/e (-0.36787944117144233) and not NaN", |v| v >= MINUS_INV_E)?;
+    check(x, "x", ">= -1/e (-0.36787944117144233) and not NaN", |v| {
+        v >= MINUS_INV_E
+    })?;
     run1(x, out, k_lambertw);
     Ok(())
 }
@@ -322,7 +347,12 @@ mod tests {
         eps[4000] = -1.0;
         let err = theta(&eps, &r, &mut out).unwrap_err();
         match err {
-            PabiError::Domain { param, index, value, .. } => {
+            PabiError::Domain {
+                param,
+                index,
+                value,
+                ..
+            } => {
                 assert_eq!(param, "eps");
                 assert_eq!(index, Some(3001));
                 assert!(value.is_nan());
@@ -333,7 +363,10 @@ mod tests {
             theta(&[0.5], &[-2.0], &mut [0.0]).unwrap_err().to_string(),
             "r must be >= 0 and not NaN, got -2 at index 0"
         );
-        assert!(matches!(theta(&[1.0, 2.0], &[1.0], &mut [0.0, 0.0]), Err(PabiError::Shape { .. })));
+        assert!(matches!(
+            theta(&[1.0, 2.0], &[1.0], &mut [0.0, 0.0]),
+            Err(PabiError::Shape { .. })
+        ));
         assert!(theta(&[f64::INFINITY], &[f64::INFINITY], &mut [0.0]).is_err());
         assert!(lambertw(&[-0.37], &mut [0.0]).is_err());
         assert!(lambertw(&[MINUS_INV_E], &mut [0.0]).is_ok());

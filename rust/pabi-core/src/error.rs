@@ -1,6 +1,7 @@
 //! The one error type of pabi-core. The Python layer maps it one-to-one onto exceptions:
 //! [`PabiError::Domain`] and [`PabiError::Shape`] become `ValueError`.
 
+use std::borrow::Cow;
 use std::fmt;
 
 /// Errors returned by pabi-core. Never a panic, never a NaN.
@@ -10,8 +11,8 @@ pub enum PabiError {
     Domain {
         /// Name of the parameter as the user spells it (`"eps"`, `"r"`, ...).
         param: &'static str,
-        /// The allowed range, in words (`"finite and >= 0"`).
-        allowed: &'static str,
+        /// The allowed range, in words (`">= 0 and not NaN"`, `"an integer in 1..=n (n = 10)"`).
+        allowed: Cow<'static, str>,
         /// The offending value.
         value: f64,
         /// Flat index of the first offending element, for array arguments.
@@ -26,16 +27,36 @@ pub enum PabiError {
 pub type Result<T> = std::result::Result<T, PabiError>;
 
 impl PabiError {
-    pub fn domain(param: &'static str, allowed: &'static str, value: f64) -> Self {
-        PabiError::Domain { param, allowed, value, index: None }
+    pub fn domain(param: &'static str, allowed: impl Into<Cow<'static, str>>, value: f64) -> Self {
+        PabiError::Domain {
+            param,
+            allowed: allowed.into(),
+            value,
+            index: None,
+        }
+    }
+
+    /// An unreachable target (inversion / calibration), with an explanation.
+    pub fn unreachable(message: impl Into<String>) -> Self {
+        PabiError::Unreachable {
+            message: message.into(),
+        }
     }
 
     /// The same error, located at flat index `i` of an array argument.
     pub fn at(self, i: usize) -> Self {
         match self {
-            PabiError::Domain { param, allowed, value, .. } => {
-                PabiError::Domain { param, allowed, value, index: Some(i) }
-            }
+            PabiError::Domain {
+                param,
+                allowed,
+                value,
+                ..
+            } => PabiError::Domain {
+                param,
+                allowed,
+                value,
+                index: Some(i),
+            },
             other => other,
         }
     }
@@ -44,14 +65,21 @@ impl PabiError {
 impl fmt::Display for PabiError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            PabiError::Domain { param, allowed, value, index } => {
+            PabiError::Domain {
+                param,
+                allowed,
+                value,
+                index,
+            } => {
                 write!(f, "{param} must be {allowed}, got {value}")?;
                 if let Some(i) = index {
                     write!(f, " at index {i}")?;
                 }
                 Ok(())
             }
-            PabiError::Shape { message } | PabiError::Unreachable { message } => f.write_str(message),
+            PabiError::Shape { message } | PabiError::Unreachable { message } => {
+                f.write_str(message)
+            }
         }
     }
 }

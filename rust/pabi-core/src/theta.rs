@@ -38,7 +38,7 @@
 //! worst relative error of (R(a)-R(b))·φ-free part, a in [1e3,1e9): 2.448e-15
 //!
 //! # Directed rounding (a privacy bound may be loose, never optimistic)
-//! Values are computed to a few ulp and then moved outward by [`INFLATE`] = 2^-46 ≈ 1.4e-14
+//! Values are computed to a few ulp and then moved outward by [`crate::num::INFLATE`] = 2^-46 ≈ 1.4e-14
 //! relative (several times the largest error measured against `pabi.reference`): θ and log θ are
 //! never below the exact value; 1 − θ and log(1 − θ) are never above it (1 − B appears in
 //! denominators and in B^n, where a smaller complement is the conservative side). Where a value
@@ -46,12 +46,8 @@
 //! (2^-53) suffices, so e.g. 1 − θ for tiny θ is 1 − 2^-53 rather than 1 − 1.4e-14.
 
 use crate::dd::{div_dd, fast_two_sum, sqr_dd, two_sum, FRAC_1_SQRT_2_HI};
+use crate::num::{down, shift_log, up, HALF_ULP_ONE};
 use crate::vmath;
-
-/// Relative outward rounding applied to every directed result (2^-46).
-pub const INFLATE: f64 = 1.0 / 70_368_744_177_664.0;
-/// Smallest positive subnormal: added so that an underflowing upper bound stays an upper bound.
-const TINY: f64 = 4.0 * 4.9406564584124654e-324;
 
 // c = 4.0, degree 34; last Chebyshev coefficients: 5.7e-19, 8.8e-20, 2.6e-20, 1.6e-20
 const THETA_C: f64 = 4.0;
@@ -142,7 +138,7 @@ struct Lane {
 #[inline(always)]
 fn lane(eps: f64, r: f64, clamp_a: f64) -> Lane {
     let (a, al, b, _) = ab(eps, r);
-    let big = !(a.abs() <= clamp_a);
+    let big = a.abs() > clamp_a || a.is_nan();
     let a = if big { clamp_a.copysign(a) } else { a };
     let al = if big { 0.0 } else { al };
     let b = b.min(1e300);
@@ -153,8 +149,17 @@ fn lane(eps: f64, r: f64, clamp_a: f64) -> Lane {
     let sa = 1.0 - 2.0 * (c - 1.0) / ac;
     let sb = 1.0 - 2.0 * (c - 1.0) / bc;
     let num = (c - 1.0) * r * (-poly_dd(sa, sb));
-    let y = 0.5 * (vmath::erfcx_pos(-a * FRAC_1_SQRT_2_HI) + vmath::erfcx_pos(b * FRAC_1_SQRT_2_HI));
-    Lane { a, ha_hi: -0.5 * a2, ha_lo: -0.5 * a2l, num, ac, bc, y }
+    let y =
+        0.5 * (vmath::erfcx_pos(-a * FRAC_1_SQRT_2_HI) + vmath::erfcx_pos(b * FRAC_1_SQRT_2_HI));
+    Lane {
+        a,
+        ha_hi: -0.5 * a2,
+        ha_lo: -0.5 * a2l,
+        num,
+        ac,
+        bc,
+        y,
+    }
 }
 
 /// Replace the special inputs r ∈ {0, ∞} and ε = ∞ by harmless finite ones; returns the
@@ -163,7 +168,13 @@ fn lane(eps: f64, r: f64, clamp_a: f64) -> Lane {
 fn special(eps: f64, r: f64) -> (f64, f64, f64) {
     let zero = r == 0.0 || (eps == f64::INFINITY && r < f64::INFINITY);
     let one = r == f64::INFINITY && eps < f64::INFINITY;
-    let fixed = if zero { 0.0 } else if one { 1.0 } else { f64::NAN };
+    let fixed = if zero {
+        0.0
+    } else if one {
+        1.0
+    } else {
+        f64::NAN
+    };
     let sp = zero || one;
     (if sp { 1.0 } else { eps }, if sp { 1.0 } else { r }, fixed)
 }
@@ -173,29 +184,6 @@ fn special(eps: f64, r: f64) -> (f64, f64, f64) {
 fn exp_dd(hi: f64, lo: f64) -> f64 {
     vmath::exp(hi) * (1.0 + lo)
 }
-
-/// Round a value up by [`INFLATE`] (and by a few subnormal ulps so that underflow stays safe).
-#[inline(always)]
-fn up(v: f64) -> f64 {
-    v.mul_add(1.0 + INFLATE, TINY)
-}
-
-/// Round a non-negative value down by [`INFLATE`].
-#[inline(always)]
-fn down(v: f64) -> f64 {
-    (v * (1.0 - INFLATE) - TINY).max(0.0)
-}
-
-/// Move a logarithm outward: up (`sign` = 1) or down (`sign` = −1) by [`INFLATE`]·`scale`, where
-/// `scale` bounds the magnitude of the terms it was summed from (max(1, |v|) for sums of large
-/// logs, |v| for a single `log1p`, whose error is relative). The result stays ≤ 0.
-#[inline(always)]
-fn shift_log(v: f64, sign: f64, scale: f64) -> f64 {
-    (sign * INFLATE).mul_add(scale, v).min(0.0)
-}
-
-/// 2^-53: one ulp just below 1, and an exact one-ulp step for values in [0.5, 1).
-const HALF_ULP_ONE: f64 = 1.0 / 9_007_199_254_740_992.0;
 
 /// θ_{e^ε}(r) = Q(ε/r − r/2) − e^ε·Q(ε/r + r/2), rounded up (never below the exact value).
 ///
@@ -207,9 +195,13 @@ pub fn theta(eps: f64, r: f64) -> f64 {
     let l = lane(e, rr, 40.0);
     let w = exp_dd(l.ha_hi, l.ha_lo);
     // a ≥ −1: θ = e^{−a²/2}·x; a < −1: θ = 1 − C ≥ 0.68, one ulp up from 1 − (C rounded down).
-    let v = if l.a >= -1.0 { up(w * (l.num / (l.ac * l.bc))) } else { (1.0 - down(w * l.y)) + HALF_ULP_ONE };
+    let v = if l.a >= -1.0 {
+        up(w * (l.num / (l.ac * l.bc)))
+    } else {
+        (1.0 - down(w * l.y)) + HALF_ULP_ONE
+    };
     let v = v.min(1.0);
-    if fixed == fixed {
+    if !fixed.is_nan() {
         fixed
     } else {
         v
@@ -224,8 +216,12 @@ pub fn log_theta(eps: f64, r: f64) -> f64 {
     let l = lane(e, rr, 1e154);
     let ld = l.ha_hi + ((l.ha_lo + vmath::ln(l.num)) - vmath::ln(l.ac) - vmath::ln(l.bc));
     let lc = vmath::log1p(-down(exp_dd(l.ha_hi, l.ha_lo) * l.y));
-    let v = if l.a >= -1.0 { shift_log(ld, 1.0, ld.abs().max(1.0)) } else { shift_log(lc, 1.0, lc.abs()) };
-    if fixed == fixed {
+    let v = if l.a >= -1.0 {
+        shift_log(ld, 1.0, ld.abs().max(1.0))
+    } else {
+        shift_log(lc, 1.0, lc.abs())
+    };
+    if !fixed.is_nan() {
         vmath::ln(fixed)
     } else {
         v
@@ -240,9 +236,13 @@ pub fn theta_complement(eps: f64, r: f64) -> f64 {
     let l = lane(e, rr, 40.0);
     let w = exp_dd(l.ha_hi, l.ha_lo);
     // a ≥ 0: θ ≤ ½, so 1 − (θ rounded up) ≥ ½ and one ulp down makes it a lower bound.
-    let v = if l.a >= 0.0 { (1.0 - up(w * (l.num / (l.ac * l.bc)))) - HALF_ULP_ONE } else { down(w * l.y) };
+    let v = if l.a >= 0.0 {
+        (1.0 - up(w * (l.num / (l.ac * l.bc)))) - HALF_ULP_ONE
+    } else {
+        down(w * l.y)
+    };
     let v = v.max(0.0);
-    if fixed == fixed {
+    if !fixed.is_nan() {
         1.0 - fixed
     } else {
         v
@@ -257,8 +257,12 @@ pub fn log_theta_complement(eps: f64, r: f64) -> f64 {
     let th = up(exp_dd(l.ha_hi, l.ha_lo) * (l.num / (l.ac * l.bc)));
     let pos = vmath::log1p(-th);
     let neg = l.ha_hi + (l.ha_lo + vmath::ln(l.y));
-    let v = if l.a >= 0.0 { shift_log(pos, -1.0, pos.abs()) } else { shift_log(neg, -1.0, neg.abs().max(1.0)) };
-    if fixed == fixed {
+    let v = if l.a >= 0.0 {
+        shift_log(pos, -1.0, pos.abs())
+    } else {
+        shift_log(neg, -1.0, neg.abs().max(1.0))
+    };
+    if !fixed.is_nan() {
         vmath::ln(1.0 - fixed)
     } else {
         v
@@ -271,7 +275,11 @@ pub fn log_theta_complement(eps: f64, r: f64) -> f64 {
 #[inline(always)]
 pub fn laplace_theta(eps: f64, r: f64) -> f64 {
     let x = 0.5 * (eps - r);
-    let v = if x < 0.0 { up(-vmath::expm1(x)).min(1.0) } else { 0.0 };
+    let v = if x < 0.0 {
+        up(-vmath::expm1(x)).min(1.0)
+    } else {
+        0.0
+    };
     if r == f64::INFINITY && eps < f64::INFINITY {
         1.0
     } else {

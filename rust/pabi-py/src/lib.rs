@@ -20,13 +20,18 @@ pyo3::create_exception!(
 fn to_py(py: Python<'_>, err: PabiError) -> PyErr {
     let msg = err.to_string();
     match err {
-        PabiError::Domain { param, allowed, value, index } => {
+        PabiError::Domain {
+            param,
+            allowed,
+            value,
+            index,
+        } => {
             let e = DomainError::new_err(msg);
             let v = e.value(py);
             // Attribute setting on a fresh exception instance cannot fail in practice; ignore
             // errors rather than masking the domain error.
             let _ = v.setattr("param", param);
-            let _ = v.setattr("allowed", allowed);
+            let _ = v.setattr("allowed", allowed.as_ref());
             let _ = v.setattr("value", value);
             let _ = v.setattr("index", index);
             e
@@ -54,7 +59,11 @@ macro_rules! unary {
 macro_rules! binary {
     ($name:ident) => {
         #[pyfunction]
-        fn $name<'py>(py: Python<'py>, x: PyReadonlyArray1<'py, f64>, y: PyReadonlyArray1<'py, f64>) -> Out<'py> {
+        fn $name<'py>(
+            py: Python<'py>,
+            x: PyReadonlyArray1<'py, f64>,
+            y: PyReadonlyArray1<'py, f64>,
+        ) -> Out<'py> {
             let (xs, ys) = (x.as_slice()?, y.as_slice()?);
             let res = py.detach(|| {
                 let mut out = vec![0.0; xs.len()];

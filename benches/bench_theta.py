@@ -1,0 +1,117 @@
+"""Benchmark: pabi.theta against the naive numpy/scipy formula, same points, same run.
+
+Points: 1e7 random (eps ~ U[0, 10], r ~ 10^U[-2, 1]) as in issue #2. Reports wall time,
+ns/point (all threads and single-threaded), the speed ratio, and the accuracy of both on the
+same points (naive vs pabi on all points, and both vs pabi.reference at 50 digits on a
+subsample).
+
+    python benches/bench_theta.py            # prints the table (the figures quoted in issues)
+    pytest benches/bench_theta.py --benchmark-enable   # pytest-benchmark, grouped per size
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+import pytest
+from scipy.special import ndtr
+
+import pabi
+
+N = 10_000_000
+
+
+def points(n: int, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    return rng.uniform(0, 10, n), 10 ** rng.uniform(-2, 1, n)
+
+
+def naive_theta(eps: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """The textbook formula Q(eps/r - r/2) - e^eps Q(eps/r + r/2) with scipy's ndtr."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return ndtr(-(eps / r - r / 2)) - np.exp(eps) * ndtr(-(eps / r + r / 2))
+
+
+def best_of(f, *args, repeat: int = 5) -> float:
+    f(*(a[:1000] for a in args))
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        f(*args)
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def report(n: int = N) -> dict:
+    eps, r = points(n)
+    t_naive = best_of(naive_theta, eps, r)
+    t_pabi = best_of(pabi.theta, eps, r)
+    threads = pabi.get_num_threads()
+    pabi.set_num_threads(1)
+    try:
+        t_pabi1 = best_of(pabi.theta, eps, r, repeat=3)
+    finally:
+        pabi.set_num_threads(threads)
+
+    fast, slow = pabi.theta(eps, r), naive_theta(eps, r)
+    ok = fast > 1e-300
+    rel = np.abs(slow[ok] - fast[ok]) / fast[ok]
+    bad = ~np.isfinite(slow) | (slow < 0)
+
+    from pabi import reference as ref
+
+    sub = np.random.default_rng(1).choice(n, 2000, replace=False)
+    worst_pabi = worst_naive = 0.0
+    for i in sub:
+        exact = ref.theta(float(eps[i]), float(r[i]), dps=40)
+        if exact < 1e-300:
+            continue
+        worst_pabi = max(worst_pabi, abs(float((fast[i] - exact) / exact)))
+        if np.isfinite(slow[i]):
+            worst_naive = max(worst_naive, abs(float((slow[i] - exact) / exact)))
+    return {
+        "n": n,
+        "threads": threads,
+        "simd": pabi.simd_level(),
+        "naive_s": t_naive,
+        "pabi_s": t_pabi,
+        "ratio": t_naive / t_pabi,
+        "naive_ns_per_point": t_naive / n * 1e9,
+        "pabi_ns_per_point": t_pabi / n * 1e9,
+        "pabi_1thread_ns_per_point": t_pabi1 / n * 1e9,
+        "ratio_1thread": t_naive / t_pabi1,
+        "naive_relerr_median": float(np.median(rel)),
+        "naive_relerr_max": float(np.max(rel[np.isfinite(rel)])),
+        "naive_frac_relerr_gt_1e-6": float(np.mean(rel > 1e-6)),
+        "naive_nan_inf_or_negative": int(bad.sum()),
+        "subsample_vs_mpmath_pabi_max": worst_pabi,
+        "subsample_vs_mpmath_naive_max": worst_naive,
+    }
+
+
+# -- pytest-benchmark -------------------------------------------------------------------------
+SIZES = [10_000, 1_000_000]
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_bench_naive(benchmark, n):
+    benchmark.group = f"theta n={n}"
+    eps, r = points(n)
+    benchmark(naive_theta, eps, r)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_bench_pabi(benchmark, n):
+    benchmark.group = f"theta n={n}"
+    eps, r = points(n)
+    benchmark(pabi.theta, eps, r)
+
+
+if __name__ == "__main__":
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else N
+    res = report(n)
+    width = max(map(len, res))
+    for k, v in res.items():
+        print(f"{k:<{width}}  {v:.4g}" if isinstance(v, float) else f"{k:<{width}}  {v}")

@@ -1,0 +1,1 @@
+//! (placeholder: implemented on its own branch)

@@ -1,0 +1,17 @@
+"""The examples in the docstrings run and print what they claim."""
+
+import doctest
+
+import pytest
+
+import pabi._api
+import pabi.reference
+
+MODULES = [pabi._api, pabi.reference]
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
+def test_docstring_examples(module):
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False)
+    assert result.attempted > 0
+    assert result.failed == 0
