@@ -5,9 +5,9 @@ import doctest
 import pytest
 
 import pabi._api
-import pabi.reference
+import pabi.reference._engine
 
-MODULES = [pabi._api, pabi.reference]
+MODULES = [pabi._api, pabi.reference._engine]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)

@@ -70,9 +70,9 @@ def test_never_nan_for_valid_input(e, r):
 def test_lambertw_inverts_w_exp_w(x):
     w = pabi.lambertw(x)
     assert w >= -1.0
-    if w < 700:  # w e^w representable
+    if w < 700:  # w e^w representable; exp(w) of a rounded w costs ~(1 + w) ulp
         back = w * math.exp(w)
-        assert abs(back - x) <= 1e-14 * abs(x) + 1e-17
+        assert abs(back - x) <= (4 + 2 * abs(w)) * 2.0**-52 * abs(x) + 1e-300
     else:  # compare logs: ln w + w = ln x
         assert abs(math.log(w) + w - math.log(x)) <= 1e-14 * math.log(x)
 

@@ -23,6 +23,14 @@ from ._api import (
     wright_omega,
 )
 from ._core import __version__
+from .composition import *  # noqa: F401,F403
+from .composition import __all__ as _all_composition
+from .pnsgd import *  # noqa: F401,F403
+from .pnsgd import __all__ as _all_pnsgd
+from .rdp import *  # noqa: F401,F403
+from .rdp import __all__ as _all_rdp
+from .schedules import *  # noqa: F401,F403
+from .schedules import __all__ as _all_schedules
 
 __all__ = [
     "DomainError",
@@ -40,4 +48,8 @@ __all__ = [
     "theta",
     "theta_complement",
     "wright_omega",
+    *_all_pnsgd,
+    *_all_schedules,
+    *_all_rdp,
+    *_all_composition,
 ]

@@ -9,6 +9,11 @@ use pabi_core::{batch, PabiError};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+mod pld;
+mod pnsgd;
+mod rdp;
+mod schedules;
+
 pyo3::create_exception!(
     _core,
     DomainError,
@@ -17,7 +22,7 @@ pyo3::create_exception!(
 );
 
 /// Map a core error onto the Python exception hierarchy (one-to-one).
-fn to_py(py: Python<'_>, err: PabiError) -> PyErr {
+pub(crate) fn to_py(py: Python<'_>, err: PabiError) -> PyErr {
     let msg = err.to_string();
     match err {
         PabiError::Domain {
@@ -40,7 +45,7 @@ fn to_py(py: Python<'_>, err: PabiError) -> PyErr {
     }
 }
 
-type Out<'py> = PyResult<Bound<'py, PyArray1<f64>>>;
+pub(crate) type Out<'py> = PyResult<Bound<'py, PyArray1<f64>>>;
 
 macro_rules! unary {
     ($name:ident) => {
@@ -120,5 +125,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(simd_level, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    pnsgd::register(m)?;
+    schedules::register(m)?;
+    rdp::register(m)?;
+    pld::register(m)?;
     Ok(())
 }

@@ -1,12 +1,4 @@
-"""mpmath implementations of pabi's public functions at arbitrary precision.
-
-This module is the executable specification: each function evaluates the *defining* formula
-(not the reformulation used by the Rust kernels), at ``dps`` significant decimal digits plus
-enough guard digits to absorb the cancellation the formula suffers, and returns an
-``mpmath.mpf``. Float inputs are taken as exact binary values. It is slow (milliseconds per
-call) and meant for tests, audits and spot checks.
-
-Requires ``mpmath`` (``pip install pabi[reference]``).
+"""Reference (mpmath) implementations of the engine: Gaussian tail, θ family, Laplace θ, Lambert W.
 
 >>> import mpmath
 >>> from pabi import reference as ref
@@ -36,6 +28,7 @@ __all__ = [
 ]
 
 DEFAULT_DPS = 50
+MINUS_INV_E_DOUBLE = -0.36787944117144233
 
 
 def _mpf(x: Real) -> mp.mpf:
@@ -140,8 +133,14 @@ def laplace_theta_complement(eps: Real, r: Real, dps: int = DEFAULT_DPS) -> mp.m
 
 
 def lambertw(x: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
-    """Principal branch W0(x), x ≥ −1/e."""
+    """Principal branch W0(x), x ≥ −1/e.
+
+    The double nearest to −1/e (−0.36787944117144233) lies 3.4e-17 *below* −1/e; like SciPy and
+    Boost, it is taken as the branch point and gives −1.
+    """
     x = _mpf(x)
+    if x == MINUS_INV_E_DOUBLE:
+        return mp.mpf(-1)
     with mp.workdps(dps + 10):
         if x < -mp.exp(-1):
             raise ValueError("x must be >= -1/e")

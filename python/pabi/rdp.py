@@ -1,0 +1,3 @@
+"""(placeholder: implemented on its own branch)."""
+
+__all__: list[str] = []

@@ -1,0 +1,7 @@
+//! Bindings for `pabi_core::schedules` (placeholder: implemented on its own branch).
+
+use pyo3::prelude::*;
+
+pub fn register(_m: &Bound<'_, PyModule>) -> PyResult<()> {
+    Ok(())
+}
