@@ -190,10 +190,29 @@ macro_rules! simd_map2 {
 
 simd_map1!(k_gaussian_tail, tail::gaussian_tail);
 simd_map1!(k_log_gaussian_tail, tail::log_gaussian_tail);
-simd_map2!(k_theta, theta::theta);
-simd_map2!(k_log_theta, theta::log_theta);
-simd_map2!(k_theta_complement, theta::theta_complement);
-simd_map2!(k_log_theta_complement, theta::log_theta_complement);
+macro_rules! simd_block2 {
+    ($name:ident, $f:path) => {
+        #[multiversion(targets(
+            "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
+            "x86_64+avx2+fma",
+            "aarch64+neon"
+        ))]
+        fn $name(x: &[f64], y: &[f64], out: &mut [f64]) {
+            for ((o, a), b) in out
+                .chunks_mut(theta::BLOCK)
+                .zip(x.chunks(theta::BLOCK))
+                .zip(y.chunks(theta::BLOCK))
+            {
+                $f(a, b, o);
+            }
+        }
+    };
+}
+
+simd_block2!(k_theta, theta::theta_block);
+simd_block2!(k_log_theta, theta::log_theta_block);
+simd_block2!(k_theta_complement, theta::theta_complement_block);
+simd_block2!(k_log_theta_complement, theta::log_theta_complement_block);
 simd_map2!(k_laplace_theta, theta::laplace_theta);
 simd_map2!(k_laplace_theta_complement, theta::laplace_theta_complement);
 

@@ -116,27 +116,31 @@ fn poly_dd(x: f64, y: f64) -> f64 {
     v
 }
 
-/// The pieces shared by the four θ functions for one (ε, r) lane.
-struct Lane {
-    /// a = ε/r − r/2 (high part, clamped).
+/// Per-lane quantities before the polynomial pass (everything but the divided difference).
+#[derive(Clone, Copy)]
+struct Pre {
+    /// a = ε/r − r/2 (high part, clamped to ±`clamp_a`) and b = a + r (high part, ≤ 1e300).
     a: f64,
+    b: f64,
     /// −a²/2 as a double-double (hi, lo).
     ha_hi: f64,
     ha_lo: f64,
-    /// (c−1)·r·(−DD) and the two denominators a + c, b + c of the divided-difference form,
-    /// θ = e^{−a²/2}·num/(ac·bc), valid for a ≥ −1.
-    num: f64,
+    /// a + c, b + c and the polynomial arguments s_a, s_b.
     ac: f64,
     bc: f64,
-    /// (1 − θ)/e^{−a²/2} = ½[erfcx(−a/√2) + erfcx(b/√2)], valid for a < 0.
-    y: f64,
+    sa: f64,
+    sb: f64,
+    /// r (sanitized) and the exact θ of the special inputs (NaN otherwise).
+    r: f64,
+    fixed: f64,
 }
 
 /// `clamp_a` bounds |a| so that a² and the exponentials stay finite: value callers pass 40
 /// (e^{−800} = 0), log callers 1e154 (a² ≤ 1e308; beyond, the returned log is still an upper
 /// bound).
 #[inline(always)]
-fn lane(eps: f64, r: f64, clamp_a: f64) -> Lane {
+fn pre(eps: f64, r: f64, clamp_a: f64) -> Pre {
+    let (eps, r, fixed) = special(eps, r);
     let (a, al, b, _) = ab(eps, r);
     let big = a.abs() > clamp_a || a.is_nan();
     let a = if big { clamp_a.copysign(a) } else { a };
@@ -146,20 +150,30 @@ fn lane(eps: f64, r: f64, clamp_a: f64) -> Lane {
     let c = THETA_C;
     let ac = a + c;
     let bc = b + c;
-    let sa = 1.0 - 2.0 * (c - 1.0) / ac;
-    let sb = 1.0 - 2.0 * (c - 1.0) / bc;
-    let num = (c - 1.0) * r * (-poly_dd(sa, sb));
-    let y =
-        0.5 * (vmath::erfcx_pos(-a * FRAC_1_SQRT_2_HI) + vmath::erfcx_pos(b * FRAC_1_SQRT_2_HI));
-    Lane {
+    Pre {
         a,
+        b,
         ha_hi: -0.5 * a2,
         ha_lo: -0.5 * a2l,
-        num,
         ac,
         bc,
-        y,
+        sa: 1.0 - 2.0 * (c - 1.0) / ac,
+        sb: 1.0 - 2.0 * (c - 1.0) / bc,
+        r,
+        fixed,
     }
+}
+
+/// (c−1)·r·(−DD): θ = e^{−a²/2}·num/((a+c)(b+c)) in the divided-difference form (a ≥ −1).
+#[inline(always)]
+fn num(p: &Pre, dd: f64) -> f64 {
+    (THETA_C - 1.0) * p.r * (-dd)
+}
+
+/// (1 − θ)/e^{−a²/2} = ½[erfcx(−a/√2) + erfcx(b/√2)], the complement form (a < 0).
+#[inline(always)]
+fn comp_y(a: f64, b: f64) -> f64 {
+    0.5 * (vmath::erfcx_pos(-a * FRAC_1_SQRT_2_HI) + vmath::erfcx_pos(b * FRAC_1_SQRT_2_HI))
 }
 
 /// Replace the special inputs r ∈ {0, ∞} and ε = ∞ by harmless finite ones; returns the
@@ -185,88 +199,284 @@ fn exp_dd(hi: f64, lo: f64) -> f64 {
     vmath::exp(hi) * (1.0 + lo)
 }
 
+// ---------------------------------------------------------------------------------------------
+// Finishing formulas, one per function, shared by the scalar and the block paths.
+// `x` = num/((a+c)(b+c)) or its pieces, `y` = complement factor (only read where needed).
+
+#[inline(always)]
+fn fin_theta(p: &Pre, num: f64, y: f64) -> f64 {
+    let w = exp_dd(p.ha_hi, p.ha_lo);
+    // a ≥ −1: θ = e^{−a²/2}·x; a < −1: θ = 1 − C ≥ 0.68, one ulp up from 1 − (C rounded down).
+    let v = if p.a >= -1.0 {
+        up(w * (num / (p.ac * p.bc)))
+    } else {
+        (1.0 - down(w * y)) + HALF_ULP_ONE
+    };
+    let v = v.min(1.0);
+    if !p.fixed.is_nan() {
+        p.fixed
+    } else {
+        v
+    }
+}
+
+#[inline(always)]
+fn fin_log_theta(p: &Pre, num: f64, y: f64) -> f64 {
+    let ld = p.ha_hi + ((p.ha_lo + vmath::ln(num)) - vmath::ln(p.ac) - vmath::ln(p.bc));
+    let lc = vmath::log1p(-down(exp_dd(p.ha_hi, p.ha_lo) * y));
+    let v = if p.a >= -1.0 {
+        shift_log(ld, 1.0, ld.abs().max(1.0))
+    } else {
+        shift_log(lc, 1.0, lc.abs())
+    };
+    if !p.fixed.is_nan() {
+        vmath::ln(p.fixed)
+    } else {
+        v
+    }
+}
+
+#[inline(always)]
+fn fin_theta_complement(p: &Pre, num: f64, y: f64) -> f64 {
+    let w = exp_dd(p.ha_hi, p.ha_lo);
+    // a ≥ 0: θ ≤ ½, so 1 − (θ rounded up) ≥ ½ and one ulp down makes it a lower bound.
+    let v = if p.a >= 0.0 {
+        (1.0 - up(w * (num / (p.ac * p.bc)))) - HALF_ULP_ONE
+    } else {
+        down(w * y)
+    };
+    let v = v.max(0.0);
+    if !p.fixed.is_nan() {
+        1.0 - p.fixed
+    } else {
+        v
+    }
+}
+
+#[inline(always)]
+fn fin_log_theta_complement(p: &Pre, num: f64, y: f64) -> f64 {
+    let th = up(exp_dd(p.ha_hi, p.ha_lo) * (num / (p.ac * p.bc)));
+    let pos = vmath::log1p(-th);
+    let neg = p.ha_hi + (p.ha_lo + vmath::ln(y));
+    let v = if p.a >= 0.0 {
+        shift_log(pos, -1.0, pos.abs())
+    } else {
+        shift_log(neg, -1.0, neg.abs().max(1.0))
+    };
+    if !p.fixed.is_nan() {
+        vmath::ln(1.0 - p.fixed)
+    } else {
+        v
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scalar entry points (inlined into callers' loops).
+
 /// θ_{e^ε}(r) = Q(ε/r − r/2) − e^ε·Q(ε/r + r/2), rounded up (never below the exact value).
 ///
 /// Domain (validated by the callers in [`crate::batch`]): ε ∈ [0, ∞], r ∈ [0, ∞], not both
 /// infinite. θ(ε, 0) = 0, θ(ε, ∞) = 1, θ(∞, r) = 0.
 #[inline(always)]
 pub fn theta(eps: f64, r: f64) -> f64 {
-    let (e, rr, fixed) = special(eps, r);
-    let l = lane(e, rr, 40.0);
-    let w = exp_dd(l.ha_hi, l.ha_lo);
-    // a ≥ −1: θ = e^{−a²/2}·x; a < −1: θ = 1 − C ≥ 0.68, one ulp up from 1 − (C rounded down).
-    let v = if l.a >= -1.0 {
-        up(w * (l.num / (l.ac * l.bc)))
-    } else {
-        (1.0 - down(w * l.y)) + HALF_ULP_ONE
-    };
-    let v = v.min(1.0);
-    if !fixed.is_nan() {
-        fixed
-    } else {
-        v
-    }
+    let p = pre(eps, r, 40.0);
+    let y = if p.a < -1.0 { comp_y(p.a, p.b) } else { 1.0 };
+    fin_theta(&p, num(&p, poly_dd(p.sa, p.sb)), y)
 }
 
 /// ln θ_{e^ε}(r), rounded up; finite wherever θ > 0 even when θ underflows
 /// (ε = 1, r = 1e-3 gives ≈ −5.0e5).
 #[inline(always)]
 pub fn log_theta(eps: f64, r: f64) -> f64 {
-    let (e, rr, fixed) = special(eps, r);
-    let l = lane(e, rr, 1e154);
-    let ld = l.ha_hi + ((l.ha_lo + vmath::ln(l.num)) - vmath::ln(l.ac) - vmath::ln(l.bc));
-    let lc = vmath::log1p(-down(exp_dd(l.ha_hi, l.ha_lo) * l.y));
-    let v = if l.a >= -1.0 {
-        shift_log(ld, 1.0, ld.abs().max(1.0))
-    } else {
-        shift_log(lc, 1.0, lc.abs())
-    };
-    if !fixed.is_nan() {
-        vmath::ln(fixed)
-    } else {
-        v
-    }
+    let p = pre(eps, r, 1e154);
+    let y = if p.a < -1.0 { comp_y(p.a, p.b) } else { 1.0 };
+    fin_log_theta(&p, num(&p, poly_dd(p.sa, p.sb)), y)
 }
 
 /// 1 − θ_{e^ε}(r), rounded down (never above the exact value); accurate when θ is within
 /// 1e-300 of 1 (large r), where 1 − θ computed by subtraction would be 0.
 #[inline(always)]
 pub fn theta_complement(eps: f64, r: f64) -> f64 {
-    let (e, rr, fixed) = special(eps, r);
-    let l = lane(e, rr, 40.0);
-    let w = exp_dd(l.ha_hi, l.ha_lo);
-    // a ≥ 0: θ ≤ ½, so 1 − (θ rounded up) ≥ ½ and one ulp down makes it a lower bound.
-    let v = if l.a >= 0.0 {
-        (1.0 - up(w * (l.num / (l.ac * l.bc)))) - HALF_ULP_ONE
-    } else {
-        down(w * l.y)
-    };
-    let v = v.max(0.0);
-    if !fixed.is_nan() {
-        1.0 - fixed
-    } else {
-        v
-    }
+    let p = pre(eps, r, 40.0);
+    let y = if p.a < 0.0 { comp_y(p.a, p.b) } else { 1.0 };
+    fin_theta_complement(&p, num(&p, poly_dd(p.sa, p.sb)), y)
 }
 
 /// ln(1 − θ_{e^ε}(r)), rounded down; finite wherever θ < 1 (e.g. r = 1e3).
 #[inline(always)]
 pub fn log_theta_complement(eps: f64, r: f64) -> f64 {
-    let (e, rr, fixed) = special(eps, r);
-    let l = lane(e, rr, 1e154);
-    let th = up(exp_dd(l.ha_hi, l.ha_lo) * (l.num / (l.ac * l.bc)));
-    let pos = vmath::log1p(-th);
-    let neg = l.ha_hi + (l.ha_lo + vmath::ln(l.y));
-    let v = if l.a >= 0.0 {
-        shift_log(pos, -1.0, pos.abs())
-    } else {
-        shift_log(neg, -1.0, neg.abs().max(1.0))
-    };
-    if !fixed.is_nan() {
-        vmath::ln(1.0 - fixed)
-    } else {
-        v
+    let p = pre(eps, r, 1e154);
+    let y = if p.a < 0.0 { comp_y(p.a, p.b) } else { 1.0 };
+    fin_log_theta_complement(&p, num(&p, poly_dd(p.sa, p.sb)), y)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Block entry points for the array kernels: the same formulas, organised so that the
+// latency-bound polynomial pass runs over BLOCK independent lanes (several SIMD registers in
+// flight) and the two erfcx evaluations of the complement form are computed only for the lanes
+// that need them (gathered, then scattered back).
+
+/// Lanes per block.
+pub const BLOCK: usize = 32;
+
+/// Which lanes read the complement factor y.
+#[derive(Clone, Copy)]
+enum Need {
+    /// a < −1 (θ and log θ).
+    BelowMinusOne,
+    /// a < 0 (the complements).
+    Negative,
+}
+
+/// Structure-of-arrays storage of [`Pre`] for one block (so every stage loop vectorizes).
+struct PreBlock {
+    a: [f64; BLOCK],
+    b: [f64; BLOCK],
+    ha_hi: [f64; BLOCK],
+    ha_lo: [f64; BLOCK],
+    ac: [f64; BLOCK],
+    bc: [f64; BLOCK],
+    sa: [f64; BLOCK],
+    sb: [f64; BLOCK],
+    r: [f64; BLOCK],
+    fixed: [f64; BLOCK],
+}
+
+impl PreBlock {
+    #[inline(always)]
+    fn set(&mut self, j: usize, p: Pre) {
+        self.a[j] = p.a;
+        self.b[j] = p.b;
+        self.ha_hi[j] = p.ha_hi;
+        self.ha_lo[j] = p.ha_lo;
+        self.ac[j] = p.ac;
+        self.bc[j] = p.bc;
+        self.sa[j] = p.sa;
+        self.sb[j] = p.sb;
+        self.r[j] = p.r;
+        self.fixed[j] = p.fixed;
     }
+
+    #[inline(always)]
+    fn get(&self, j: usize) -> Pre {
+        Pre {
+            a: self.a[j],
+            b: self.b[j],
+            ha_hi: self.ha_hi[j],
+            ha_lo: self.ha_lo[j],
+            ac: self.ac[j],
+            bc: self.bc[j],
+            sa: self.sa[j],
+            sb: self.sb[j],
+            r: self.r[j],
+            fixed: self.fixed[j],
+        }
+    }
+}
+
+#[inline(always)]
+fn block_eval(
+    eps: &[f64],
+    r: &[f64],
+    out: &mut [f64],
+    clamp_a: f64,
+    need: Need,
+    fin: impl Fn(&Pre, f64, f64) -> f64,
+) {
+    let n = out.len().min(eps.len()).min(r.len()).min(BLOCK);
+    let z = [0.0_f64; BLOCK];
+    let mut p = PreBlock {
+        a: z,
+        b: z,
+        ha_hi: z,
+        ha_lo: z,
+        ac: z,
+        bc: z,
+        sa: z,
+        sb: z,
+        r: z,
+        fixed: z,
+    };
+    if n == BLOCK {
+        for j in 0..BLOCK {
+            p.set(j, pre(eps[j], r[j], clamp_a));
+        }
+    } else {
+        for j in 0..BLOCK {
+            let (e, x) = if j < n { (eps[j], r[j]) } else { (1.0, 1.0) };
+            p.set(j, pre(e, x, clamp_a));
+        }
+    }
+    // Polynomial pass, k outer so that BLOCK lanes (several registers) run in parallel.
+    let m = THETA_POLY.len();
+    let mut u = [THETA_POLY[m - 1]; BLOCK];
+    let mut v = [0.0_f64; BLOCK];
+    let mut k = m - 1;
+    while k > 0 {
+        k -= 1;
+        let ck = THETA_POLY[k];
+        for j in 0..BLOCK {
+            v[j] = v[j].mul_add(p.sa[j], u[j]);
+            u[j] = u[j].mul_add(p.sb[j], ck);
+        }
+    }
+    // Complement factor, only for the lanes that need it: gather, evaluate, scatter.
+    let mut y = [1.0_f64; BLOCK];
+    let mut idx = [0usize; BLOCK];
+    let mut cnt = 0;
+    for j in 0..n {
+        let needed = match need {
+            Need::BelowMinusOne => p.a[j] < -1.0,
+            Need::Negative => p.a[j] < 0.0,
+        };
+        idx[cnt] = j;
+        cnt += needed as usize;
+    }
+    if cnt > 0 {
+        let mut ga = [0.0_f64; BLOCK];
+        let mut gb = [0.0_f64; BLOCK];
+        for t in 0..cnt {
+            ga[t] = p.a[idx[t]];
+            gb[t] = p.b[idx[t]];
+        }
+        let mut gy = [1.0_f64; BLOCK];
+        for t in 0..BLOCK {
+            gy[t] = comp_y(ga[t], gb[t]);
+        }
+        for t in 0..cnt {
+            y[idx[t]] = gy[t];
+        }
+    }
+    let mut res = [0.0_f64; BLOCK];
+    for j in 0..BLOCK {
+        let q = p.get(j);
+        res[j] = fin(&q, num(&q, v[j]), y[j]);
+    }
+    out[..n].copy_from_slice(&res[..n]);
+}
+
+/// θ over a block of at most [`BLOCK`] lanes (bitwise equal to [`theta`] per lane).
+#[inline(always)]
+pub fn theta_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
+    block_eval(eps, r, out, 40.0, Need::BelowMinusOne, fin_theta);
+}
+
+/// ln θ over a block (bitwise equal to [`log_theta`] per lane).
+#[inline(always)]
+pub fn log_theta_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
+    block_eval(eps, r, out, 1e154, Need::BelowMinusOne, fin_log_theta);
+}
+
+/// 1 − θ over a block (bitwise equal to [`theta_complement`] per lane).
+#[inline(always)]
+pub fn theta_complement_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
+    block_eval(eps, r, out, 40.0, Need::Negative, fin_theta_complement);
+}
+
+/// ln(1 − θ) over a block (bitwise equal to [`log_theta_complement`] per lane).
+#[inline(always)]
+pub fn log_theta_complement_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
+    block_eval(eps, r, out, 1e154, Need::Negative, fin_log_theta_complement);
 }
 
 /// E_{e^ε}(Lap(r,1) ‖ Lap(0,1)) = max(0, 1 − e^{(ε−r)/2}) (000 Lemma 1, 003 eq. (5); SPEC §1.5),
@@ -296,5 +506,55 @@ pub fn laplace_theta_complement(eps: f64, r: f64) -> f64 {
         0.0
     } else {
         v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The block kernels (array path) and the scalar functions are the same formulas: bitwise equal.
+    #[test]
+    fn block_equals_scalar_bitwise() {
+        let mut s = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut rnd = || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let n = 4 * BLOCK + 7;
+        let mut eps: Vec<f64> = (0..n).map(|_| 700.0 * rnd() * rnd()).collect();
+        let mut r: Vec<f64> = (0..n).map(|_| 10f64.powf(-7.0 + 10.0 * rnd())).collect();
+        eps[3] = 0.0;
+        r[4] = 0.0;
+        r[5] = f64::INFINITY;
+        eps[6] = f64::INFINITY;
+        type Pair = (fn(&[f64], &[f64], &mut [f64]), fn(f64, f64) -> f64);
+        let pairs: [Pair; 4] = [
+            (theta_block, theta),
+            (log_theta_block, log_theta),
+            (theta_complement_block, theta_complement),
+            (log_theta_complement_block, log_theta_complement),
+        ];
+        for (blk, sc) in pairs {
+            let mut out = vec![0.0; n];
+            for ((o, a), b) in out
+                .chunks_mut(BLOCK)
+                .zip(eps.chunks(BLOCK))
+                .zip(r.chunks(BLOCK))
+            {
+                blk(a, b, o);
+            }
+            for i in 0..n {
+                assert_eq!(
+                    out[i].to_bits(),
+                    sc(eps[i], r[i]).to_bits(),
+                    "lane {i}: eps {} r {}",
+                    eps[i],
+                    r[i]
+                );
+            }
+        }
     }
 }

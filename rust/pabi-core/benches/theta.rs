@@ -1,0 +1,60 @@
+//! Criterion benchmark of the θ array kernels: the block kernel used by `batch::theta` against
+//! the same scalar function mapped lane by lane (both multiversioned), single-threaded.
+//! `cargo bench -p pabi-core --bench theta`
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use pabi_core::theta;
+
+#[multiversion::multiversion(targets(
+    "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
+    "x86_64+avx2+fma"
+))]
+fn lanes(eps: &[f64], r: &[f64], out: &mut [f64]) {
+    for ((o, &a), &b) in out.iter_mut().zip(eps).zip(r) {
+        *o = theta::theta(a, b);
+    }
+}
+
+#[multiversion::multiversion(targets(
+    "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
+    "x86_64+avx2+fma"
+))]
+fn blocks(eps: &[f64], r: &[f64], out: &mut [f64]) {
+    for ((o, a), b) in out
+        .chunks_mut(theta::BLOCK)
+        .zip(eps.chunks(theta::BLOCK))
+        .zip(r.chunks(theta::BLOCK))
+    {
+        theta::theta_block(a, b, o);
+    }
+}
+
+fn points(n: usize) -> (Vec<f64>, Vec<f64>) {
+    let mut s = 0x2545_F491_4F6C_DD1D_u64;
+    let mut rnd = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let eps = (0..n).map(|_| 10.0 * rnd()).collect();
+    let r = (0..n).map(|_| 10f64.powf(-2.0 + 3.0 * rnd())).collect();
+    (eps, r)
+}
+
+fn bench(c: &mut Criterion) {
+    let n = 1 << 16;
+    let (eps, r) = points(n);
+    let mut out = vec![0.0; n];
+    let mut g = c.benchmark_group("theta");
+    g.throughput(Throughput::Elements(n as u64));
+    g.bench_function("scalar lanes", |b| b.iter(|| lanes(&eps, &r, &mut out)));
+    g.bench_function("blocks", |b| b.iter(|| blocks(&eps, &r, &mut out)));
+    g.bench_function("batch::theta (validated, threads)", |b| {
+        b.iter(|| pabi_core::batch::theta(&eps, &r, &mut out).unwrap())
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
