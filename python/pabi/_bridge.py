@@ -75,5 +75,6 @@ def relocate(exc: BaseException, shape: tuple[int, ...], scalar: bool) -> BaseEx
         where = index if len(shape) <= 1 else tuple(int(i) for i in np.unravel_index(index, shape))
         msg += f" at index {where}"
     new = DomainError(msg)
-    new.param, new.allowed, new.value, new.index = param, exc.allowed, exc.value, where  # type: ignore[attr-defined]
+    new.param, new.allowed, new.value = param, exc.allowed, exc.value  # type: ignore[attr-defined]
+    new.index = where  # type: ignore[assignment]
     return new

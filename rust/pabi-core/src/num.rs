@@ -98,6 +98,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(clippy::excessive_precision)]
     fn geometric_average_limits_and_small_u() {
         assert_eq!(geometric_average(0.0, 1e15), 1.0);
         assert!((geometric_average(1.0, 4.0) - 0.25).abs() < 1e-16);
