@@ -31,6 +31,7 @@ from .rdp import *  # noqa: F401,F403
 from .rdp import __all__ as _all_rdp
 from .schedules import *  # noqa: F401,F403
 from .schedules import __all__ as _all_schedules
+from .sweep import grid_size, sweep
 
 __all__ = [
     "DomainError",
@@ -45,6 +46,8 @@ __all__ = [
     "log_theta_complement",
     "set_num_threads",
     "simd_level",
+    "sweep",
+    "grid_size",
     "theta",
     "theta_complement",
     "wright_omega",
