@@ -24,8 +24,9 @@ use crate::error::{PabiError, Result};
 use crate::num::{down, geometric_average, up};
 use crate::{gd, lambertw, theta, vmath};
 
-/// Relative outward nudge (8 ulp) applied to arguments r of θ computed with a few roundings.
-pub(crate) const NUDGE: f64 = 1.0 / 1_125_899_906_842_624.0; // 2^-50
+/// Relative outward nudge (4 ulp) applied to arguments r of θ computed with a few roundings
+/// (r = 2·sqrt(W0) carries ≤ 3 ulp: W from `wright_omega` ≤ 2 ulp, ln z ≤ 1 ulp relative to W).
+pub(crate) const NUDGE: f64 = 1.0 / 2_251_799_813_685_248.0; // 2^-51
 const LN_2PI: f64 = 1.837_877_066_409_345_5;
 
 /// Noise family of a PNSGD run.

@@ -158,6 +158,9 @@ pub fn online_log_delta_at(kind: Noise, p: &Problem, noise: &[f64], index: f64) 
     }
     let i = index as usize - 1;
     let la = log_factor(kind, p.eps, 2.0 * p.lipschitz / noise[i]);
+    if la == f64::NEG_INFINITY {
+        return Ok(la);
+    }
     let mdl = p.mdl();
     let mut acc = Acc::default();
     for &x in &noise[i + 1..] {
@@ -445,7 +448,7 @@ impl OnlineSchedule {
             0.0
         };
         let v = int + half;
-        v + 2.0 * err + INFLATE * v.abs()
+        v + 2.0 * err + 8.0 * EPS * v.abs()
     }
 
     fn finish(la: f64, s: f64) -> f64 {
@@ -501,7 +504,7 @@ impl OnlineSchedule {
     pub fn log_delta_star_upper(&self, i: f64, as_published: bool) -> Result<f64> {
         self.check_index("index", i)?;
         let (int, err) = self.integral_from(i + 1.0);
-        let int_up = (int + 2.0 * err + INFLATE * int.abs()).min(0.0);
+        let int_up = (int + 2.0 * err + 8.0 * EPS * int.abs()).min(0.0);
         if as_published && self.kind == Noise::Gaussian {
             let r = self.r_a(i) * vmath::exp(int_up);
             return Ok(log_factor(Noise::Gaussian, self.p.eps, r));
