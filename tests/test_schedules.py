@@ -149,7 +149,7 @@ def test_schedule_delta_properties(eps, n, c1):
     n = float(math.floor(n))
     d = pabi.gauss_schedule_delta(eps, 1.0, 0.1, 1.0, n, c1, 2.0)
     a = pabi.theta(eps, 2.0 / pabi.gauss_schedule_sigma(n, c1, 2.0, 0.1, 1.0))
-    assert 0 <= d <= a * (1 + 1e-13)
+    assert 0 <= d <= a * (1 + 1e-10)  # A recomputed from the rounded sigma (condition ~ a^2)
     assert pabi.gauss_schedule_delta(eps + 0.5, 1.0, 0.1, 1.0, n, c1, 2.0) <= d * (1 + 1e-13)
     dl = pabi.laplace_schedule_delta(eps, 1.0, 0.1, 1.0, n, c1, 2.0)
     assert pabi.laplace_schedule_delta(eps + 0.5, 1.0, 0.1, 1.0, n, c1, 2.0) <= dl * (1 + 1e-13)

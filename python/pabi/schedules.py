@@ -15,9 +15,12 @@ Common parameters (all broadcast like numpy ufuncs unless stated):
 * ``c1`` > 0, ``c2`` ≥ 0: the schedule constants C1, C2; ``decay`` > 1: the online exponent α.
 * ``n`` ≥ 1: number of steps; ``index`` (1-based): the record i that differs.
 
-Rounding: every δ is an upper bound of the formula it implements (never below the exact value,
-within 1e-12 relative of it where it is a normal double), except the ``*_delta_star_lower``
-functions, which are rounded down (they bracket δ_∞ from below). Noise levels (σ, v) and the
+Rounding: every δ is an upper bound of the formula it implements (never below the exact value),
+except the ``*_delta_star_lower`` functions, which are rounded down (they bracket δ_∞ from
+below). Accuracy (measured against ``pabi.reference`` at 50 digits): within 1e-12 relative for
+the shuffled schedules; for products of many factors (online), within max(1e-12, 6·2⁻⁴⁶·|ln δ|)
+relative, because every log-factor carries the engine's outward rounding 2⁻⁴⁶ (so ln δ itself is
+accurate to ≈ 1e-13 relative). Noise levels (σ, v) and the
 calibrated ``c1`` are returned to nearest: a larger noise is not the conservative side of a
 schedule you apply. Options ``log=True`` return ln δ (δ underflows long before its log).
 """
@@ -260,14 +263,18 @@ _DOC_DELTA = """δ_n(i) = A_i·∏_{{t=i+1}}^n B_t of online PNSGD under the {wh
     space, the rest as Σ_{{t≥i+1}} g − Σ_{{t≥n+1}} g with Euler–Maclaurin tails (SPEC §4.4). The
     convergence to :func:`{lim}` is algebraic, ≈ δ_∞·c·n^{{1−α}}/(α−1) (SPEC §9 T9: not the
     1/log n the paper reports).{domain}
+    >>> {fn}_delta({fig}, n=10**12, index=100, c1=100.0, c2=100.0, decay=1.5)
+    {v_delta}
 """
 
 _DOC_LIMIT = """The exact limit δ_∞(i) = A_i·∏_{{t>i}} B_t of online PNSGD under the {what} schedule (003 {thm}).
 
     Direct sum of the first 2^18 log-factors, then the Euler–Maclaurin tail
-    ∫_a^∞ g + g(a)/2 − g'(a)/12 (integral by tanh–sinh quadrature); within 1e-12 relative of
-    the exact product and rounded up. Lies strictly between the paper's integral bounds
+    ∫_a^∞ g + g(a)/2 − g'(a)/12 (integral by tanh–sinh quadrature); rounded up, within
+    max(1e-12, 6·2⁻⁴⁶·|ln δ|) relative of the exact product. Lies strictly between the paper's integral bounds
     :func:`{low}` and :func:`{up}`.{domain}
+    >>> {fn}_delta_limit({fig}, index=100, c1=100.0, c2=100.0, decay=1.5)
+    {v_limit}
 """
 
 _DOC_BOUND = """Certified upper bound of δ_∞(i) for the {what} schedule, tighter than eq. ({eq}).
@@ -275,35 +282,50 @@ _DOC_BOUND = """Certified upper bound of δ_∞(i) for the {what} schedule, tigh
     The tail Σ_{{t≥a}} g(t), a = i + 2^18 + 1, is replaced by ∫_a^∞ g + g(a)/2 (Hermite–Hadamard,
     valid because g = ln B is concave on [a, ∞){concave}); with the direct sum in front, the gap
     to δ_∞ is ≈ g'(a)/12 (≈ 1e-12 relative), against the paper's ≈ 1 %.{domain}
+    >>> {fn}_delta_limit_bound({fig}, index=100, c1=100.0, c2=100.0, decay=1.5)
+    {v_bound}
 """
 
 _DOC_UP = """The paper's closed bound δ* ≥ δ_∞(i) for the {what} schedule: A_i·exp(∫_{{i+1}}^∞ ln B_x dx) (003 eq. ({eq})).
 
     ``variant="corrected"`` (default) applies the erratum {erratum}. ``variant="as_published"``
     evaluates the printed formula: {printed}{domain}
+    >>> {fn}_delta_star_upper({fig}, index=100, c1=100.0, c2=100.0, decay=1.5)
+    {v_up}
+    >>> {fn}_delta_star_upper({fig}, index=100, c1=100.0, c2=100.0, decay=1.5, variant="as_published", log=True)
+    {v_pub}
 """
 
 _DOC_LOW = """The paper's lower bound A_i·exp(∫_i^∞ ln B_x dx) ≤ δ_∞(i) for the {what} schedule (003 §6).
 
     Rounded DOWN (it brackets δ_∞ from below).{domain}
+    >>> {fn}_delta_star_lower({fig}, index=100, c1=100.0, c2=100.0, decay=1.5)
+    {v_low}
 """
 
-_LAP = dict(what="Laplace (eq. (12))", thm="Thm 6", lim="online_laplace_delta_limit",
+_FIG = "eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0"
+_LAP = dict(fn="online_laplace", fig=_FIG, v_delta="1.5475503430...e-08", v_limit="1.5470401313...e-08",
+            v_bound="1.5470401313...e-08", v_up="1.5587524304...e-08", v_low="1.5354052055...e-08",
+            v_pub="-17.21441464...",
+            what="Laplace (eq. (12))", thm="Thm 6", lim="online_laplace_delta_limit",
             low="online_laplace_delta_star_lower", up="online_laplace_delta_star_upper", eq="13",
             concave=" whenever i^α ≥ C1·C2(α−1)/(α+1) or C1·C2 ≤ C1·e^{ε/2}; otherwise only monotonicity is used",
             erratum="T5 of SPEC §9 (first factor e^{+ε/2−κ_L·ln(i^α/C1+C2)}, as in the proof)",
             printed="e^{−ε/2} in the first factor, still an upper bound but looser (3.34e-8 against 1.56e-8 at "
                     "the Fig. 4 parameters).",
             domain="\n\n    Domain: ``decay`` α > 1 and index^α + C1·C2 > C1·e^{ε/2} (every B_t > 0), "
-                   "else ValueError naming ``index``.\n")
-_GAU = dict(what="Gaussian (eq. (14))", thm="Thm 7", lim="online_gauss_delta_limit",
+                   "else ValueError naming ``index``. Fig. 4 of 003:\n\n")
+_GAU = dict(fn="online_gauss", fig=_FIG, v_delta="2.858025336...e-23", v_limit="2.856168977...e-23",
+            v_bound="2.856168977...e-23", v_up="3.008038658...e-23", v_low="2.711776184...e-23",
+            v_pub="-2.41812055...e+42",
+            what="Gaussian (eq. (14))", thm="Thm 7", lim="online_gauss_delta_limit",
             low="online_gauss_delta_star_lower", up="online_gauss_delta_star_upper", eq="15",
             concave=" — for the Gaussian schedule this is established asymptotically and checked numerically "
                     "(g ~ −2C1e^{ε/2}x^{−α}(1 − (1+ε²/8)/W)), not proven",
             erratum="T6 of SPEC §9 (the exponential multiplies θ(2L/σ_i) instead of sitting inside θ)",
             printed="θ_{e^ε}(2L/σ_i·exp(∫…)), which is UNSOUND: it certifies δ ≈ 10^(−1e42) at the Fig. 5 "
                     "parameters where the true δ_∞ is 2.86e-23 (use log=True to see it).",
-            domain="\n\n    Domain: ``decay`` α > 1, index ≥ 1.\n")
+            domain="\n\n    Domain: ``decay`` α > 1, index ≥ 1. Fig. 5 of 003:\n\n")
 
 
 def _make(kind: str, laplace: bool):

@@ -115,7 +115,10 @@ fn schedule_delta_star<'py>(py: Python<'py>, eps: A<'py>, c1: A<'py>, laplace: b
     let a = [eps.as_slice()?, c1.as_slice()?];
     let res = py.detach(|| {
         let mut out = vec![0.0; a[0].len()];
-        map_args(a, &mut out, |[e, c]| sc::schedule_delta_star(kind(laplace), e, c)).map(|_| out)
+        map_args(a, &mut out, |[e, c]| {
+            sc::schedule_delta_star(kind(laplace), e, c)
+        })
+        .map(|_| out)
     });
     Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
 }

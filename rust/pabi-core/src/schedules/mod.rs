@@ -123,7 +123,7 @@ impl Problem {
 pub(crate) fn ln_laplace_arg(n: f64, c1: f64, c2: f64, name: &'static str) -> Result<f64> {
     let q = n / c1;
     let z = q + c2;
-    if !(z > 1.0) || !z.is_finite() {
+    if z.partial_cmp(&1.0) != Some(std::cmp::Ordering::Greater) || !z.is_finite() {
         return Err(PabiError::domain(
             name,
             format!("such that {name}/c1 + c2 > 1 (c1 = {c1}, c2 = {c2})"),

@@ -64,12 +64,39 @@ fn log_laplace_factor(eps: f64, r: f64) -> f64 {
     shift_log(v, 1.0, v.abs())
 }
 
+/// ln θ_{e^ε}(r) rounded up with an error ≤ INFLATE absolute when θ is a normal double below
+/// 1/2 (ln of θ rounded up; the engine's `log_theta` carries INFLATE·|ln θ| there, which would
+/// accumulate over long products), `log_theta` elsewhere.
+#[inline(always)]
+pub(crate) fn log_theta_tight(eps: f64, r: f64) -> f64 {
+    let t = theta::theta(eps, r);
+    if t > 1e-300 && t < 0.5 {
+        let l = vmath::ln(t);
+        l - 2.0 * EPS * l
+    } else {
+        theta::log_theta(eps, r)
+    }
+}
+
+/// ln(1 − θ_{e^ε}(r)) rounded down, with an error ≤ INFLATE absolute while 1 − θ is a normal
+/// double below 1/2 (see [`log_theta_tight`]).
+#[inline(always)]
+pub(crate) fn log_theta_complement_tight(eps: f64, r: f64) -> f64 {
+    let u = theta::theta_complement(eps, r);
+    if u > 1e-300 && u < 0.5 {
+        let l = vmath::ln(u);
+        l + 2.0 * EPS * l
+    } else {
+        theta::log_theta_complement(eps, r)
+    }
+}
+
 /// ln of the per-step factor h(ε, r) (θ or the Laplace factor), rounded up; r nudged up.
 #[inline(always)]
 fn log_factor(kind: Noise, eps: f64, r: f64) -> f64 {
     let r = r * (1.0 + NUDGE);
     match kind {
-        Noise::Gaussian => theta::log_theta(eps, r),
+        Noise::Gaussian => log_theta_tight(eps, r),
         Noise::Laplace => log_laplace_factor(eps, r),
     }
 }
@@ -257,7 +284,7 @@ impl OnlineSchedule {
         count(name, i, 1.0)?;
         if self.kind == Noise::Laplace {
             let lhs = crate::num::log_add_exp(self.decay * vmath::ln(i), vmath::ln(self.d));
-            if !(lhs > self.ln_c) {
+            if lhs.partial_cmp(&self.ln_c) != Some(std::cmp::Ordering::Greater) {
                 return Err(PabiError::domain(
                     name,
                     format!(
@@ -277,7 +304,7 @@ impl OnlineSchedule {
         let la = self.ln_arg(vmath::ln(j));
         match self.kind {
             Noise::Laplace => {
-                if !(la > 0.0) {
+                if la.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
                     return Err(PabiError::domain(
                         "index",
                         "such that index^decay/c1 + c2 > 1 (positive scale)",
@@ -349,7 +376,7 @@ impl OnlineSchedule {
             }
             Noise::Gaussian => {
                 let rb = 2.0 * lambertw::wright_omega(self.ln_arg(lx)).sqrt();
-                theta::log_theta_complement(self.p.eps, rb * (1.0 + NUDGE))
+                log_theta_complement_tight(self.p.eps, rb * (1.0 + NUDGE))
             }
         };
         ln_neg_log1m(ln_u)
