@@ -185,6 +185,18 @@ def test_online_constant_noise_reduces_to_fixed_order():
     np.testing.assert_allclose(d, a * b ** (n - i), rtol=1e-11)
 
 
+@pytest.mark.parametrize("mech", ["gaussian", "laplace"])
+def test_online_long_array_parallel_path_matches_single_index(mech):
+    rng = np.random.default_rng(11)
+    n = 60_000  # above the parallel threshold (2^15)
+    noise = rng.uniform(5.0, 50.0, n)
+    out = pabi.online_delta(0.5, 100.0, 0.01, 1.0, noise, mechanism=mech, log=True)
+    for i in (1, 17, 32_769, 59_999, n):
+        one = pabi.online_delta(0.5, 100.0, 0.01, 1.0, noise, i, mechanism=mech, log=True)
+        assert one == pytest.approx(out[i - 1], rel=1e-13, abs=1e-13)
+    assert np.all(np.isfinite(out)) and np.all(out <= 0)
+
+
 def test_online_nonincreasing_in_n_and_laplace_zero_factor():
     rng = np.random.default_rng(5)
     noise = rng.uniform(1.0, 30.0, 200)

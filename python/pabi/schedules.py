@@ -28,7 +28,7 @@ schedule you apply. Options ``log=True`` return ln δ (δ underflows long before
 from __future__ import annotations
 
 import functools
-from typing import Literal, Optional
+from typing import Literal, Optional, Union
 
 import numpy as np
 
@@ -181,7 +181,7 @@ def schedule_c1_for_target(delta_star: ArrayLike, eps: ArrayLike, mechanism: Mec
 def online_delta(eps: float, lipschitz: float, lr: float, diameter: float, noise: ArrayLike,
                  index: Optional[int] = None, *, mechanism: Mechanism = "gaussian",
                  smoothness: Optional[float] = None, strong_convexity: float = 0.0,
-                 log: bool = False):
+                 log: bool = False) -> Union[float, np.ndarray]:
     """δ_n(i) = A_i·∏_{t=i+1}^n B_t of online PNSGD with any per-step noise (003 eq. (11); SPEC §4.4).
 
     ``noise`` is the 1-D array (σ_1, …, σ_n) (Gaussian std) or (v_1, …, v_n) (Laplace scale) of

@@ -61,34 +61,49 @@ fn log_laplace_factor(eps: f64, r: f64) -> f64 {
     }
     let x = x - 2.0 * EPS * 0.5 * (eps + r);
     let v = log1mexp(x);
-    shift_log(v, 1.0, v.abs())
+    // log1mexp is good to a few ulp (relative); the input error is covered by moving x down.
+    v - 4.0 * EPS * v
 }
 
-/// ln θ_{e^ε}(r) rounded up with an error ≤ INFLATE absolute when θ is a normal double below
-/// 1/2 (ln of θ rounded up; the engine's `log_theta` carries INFLATE·|ln θ| there, which would
-/// accumulate over long products), `log_theta` elsewhere.
+/// ln θ_{e^ε}(r) rounded up, with an error ≤ a few ulp + INFLATE absolute: ln of θ (rounded up)
+/// where θ < 1/2, log1p(−(1 − θ)) (complement rounded down) where θ > 1/2 — one engine call in
+/// the usual case. (The engine's `log_theta` moves its result by INFLATE·|ln θ|, which would
+/// accumulate over long products.) θ ≥ 1/2 roughly iff r² > 2ε.
 #[inline(always)]
 pub(crate) fn log_theta_tight(eps: f64, r: f64) -> f64 {
-    let t = theta::theta(eps, r);
-    if t > 1e-300 && t < 0.5 {
-        let l = vmath::ln(t);
-        l - 2.0 * EPS * l
+    if r * r > 2.0 * eps {
+        let u = theta::theta_complement(eps, r);
+        if u <= 0.5 {
+            let l = vmath::log1p(-u);
+            return l - 2.0 * EPS * l;
+        }
     } else {
-        theta::log_theta(eps, r)
+        let t = theta::theta(eps, r);
+        if t > 1e-300 && t < 0.5 {
+            let l = vmath::ln(t);
+            return l - 2.0 * EPS * l;
+        }
     }
+    theta::log_theta(eps, r)
 }
 
-/// ln(1 − θ_{e^ε}(r)) rounded down, with an error ≤ INFLATE absolute while 1 − θ is a normal
-/// double below 1/2 (see [`log_theta_tight`]).
+/// ln(1 − θ_{e^ε}(r)) rounded down, with the same error policy as [`log_theta_tight`].
 #[inline(always)]
 pub(crate) fn log_theta_complement_tight(eps: f64, r: f64) -> f64 {
-    let u = theta::theta_complement(eps, r);
-    if u > 1e-300 && u < 0.5 {
-        let l = vmath::ln(u);
-        l + 2.0 * EPS * l
+    if r * r > 2.0 * eps {
+        let u = theta::theta_complement(eps, r);
+        if u > 1e-300 && u < 0.5 {
+            let l = vmath::ln(u);
+            return l + 2.0 * EPS * l;
+        }
     } else {
-        theta::log_theta_complement(eps, r)
+        let t = theta::theta(eps, r);
+        if t <= 0.5 {
+            let l = vmath::log1p(-t);
+            return l + 2.0 * EPS * l;
+        }
     }
+    theta::log_theta_complement(eps, r)
 }
 
 /// ln of the per-step factor h(ε, r) (θ or the Laplace factor), rounded up; r nudged up.
@@ -356,9 +371,10 @@ impl OnlineSchedule {
     pub fn g(&self, t: f64) -> f64 {
         match self.kind {
             Noise::Laplace => {
+                // c is rounded down; c/y and log1p add ≤ 5 ulp (relative): move 8 ulp up.
                 let y = t.powf(self.decay) + self.d;
                 let v = vmath::log1p(-self.c / y);
-                shift_log(v, 1.0, v.abs())
+                v - 8.0 * EPS * v
             }
             Noise::Gaussian => {
                 let rb = 2.0 * lambertw::wright_omega(self.ln_arg(vmath::ln(t))).sqrt();
