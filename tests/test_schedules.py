@@ -240,18 +240,18 @@ def test_fig4_online_laplace_limits():
 def test_fig4_against_reference():
     args = ("laplace", *FIG45_POS)
     kw = dict(c1=100.0, c2=100.0, decay=1.5)
-    exact = ref.online_schedule_delta_limit(*args, index=100, **kw, dps=40)
+    exact = ref.online_schedule_delta_limit(*args, index=100, **kw, dps=50, T=600)
     assert_upper(pabi.online_laplace_delta_limit(**FIG45), exact)
     assert mp.mpf(pabi.online_laplace_delta_limit_bound(**FIG45)) >= exact
-    exact = ref.online_schedule_delta_star_upper(*args, index=100, **kw, dps=40)
+    exact = ref.online_laplace_delta_star_upper(*FIG45_POS, index=100, **kw)
     assert_upper(pabi.online_laplace_delta_star_upper(**FIG45), exact)
-    exact = ref.online_schedule_delta_star_upper(*args, index=100, **kw, variant="as_published", dps=40)
+    exact = ref.online_laplace_delta_star_upper(*FIG45_POS, index=100, **kw, variant="as_published")
     assert_upper(pabi.online_laplace_delta_star_upper(**FIG45, variant="as_published"), exact)
-    exact = ref.online_schedule_delta_star_lower(*args, index=100, **kw, dps=40)
+    exact = ref.online_laplace_delta_star_lower(*FIG45_POS, index=100, **kw)
     lo = pabi.online_laplace_delta_star_lower(**FIG45)
     assert mp.mpf(lo) <= exact and relerr(lo, exact) < TOL
     for n in (150, 5000, 10 ** 6, 10 ** 15):
-        exact = ref.online_schedule_delta(*args, n=n, index=100, **kw, dps=40, T=1500)
+        exact = ref.online_schedule_delta(*args, n=n, index=100, **kw, dps=50, T=600)
         assert_upper(pabi.online_laplace_delta(n=n, **FIG45), exact, what=f"n={n}")
 
 
@@ -295,11 +295,14 @@ def test_fig5_online_gauss_limits():
 def test_fig5_against_reference():
     args = ("gaussian", *FIG45_POS)
     kw = dict(c1=100.0, c2=100.0, decay=1.5)
-    exact = ref.online_schedule_delta_limit(*args, index=100, **kw, dps=30, T=400)
+    exact = ref.online_schedule_delta_limit(*args, index=100, **kw, dps=50, T=300)
     assert_upper(pabi.online_gauss_delta_limit(**FIG45), exact)
-    exact = ref.online_schedule_delta_star_upper(*args, index=100, **kw, dps=30)
+    exact = ref.online_gauss_delta_star_upper(*FIG45_POS, index=100, **kw)
     assert_upper(pabi.online_gauss_delta_star_upper(**FIG45), exact)
-    exact = ref.online_schedule_delta(*args, n=300, index=100, **kw, dps=30)
+    exact = ref.online_gauss_delta_star_lower(*FIG45_POS, index=100, **kw)
+    lo = pabi.online_gauss_delta_star_lower(**FIG45)
+    assert mp.mpf(lo) <= exact and relerr(lo, exact) < 6 * INFLATE * 52
+    exact = ref.online_gauss_delta(*FIG45_POS, n=300, index=100, **kw)
     assert_upper(pabi.online_gauss_delta(n=300, **FIG45), exact)
     s, se = pabi.online_gauss_sigma(1000, 100.0, 100.0, 1.5, 0.01, 1.0), ref.online_gauss_sigma(
         1000, 100.0, 100.0, 1.5, 0.01, 1.0)
@@ -308,7 +311,7 @@ def test_fig5_against_reference():
 
 def test_gauss_online_log_factor_concave_in_tail():
     """The certified Gaussian bound assumes g = ln B_t concave from 2^18 on: second differences."""
-    g = lambda t: ref.online_schedule_log_factor("gaussian", t, 1.0, 0.01, 1.0, 100.0, 100.0, 1.5, dps=30)  # noqa
+    g = lambda t: ref.online_schedule_log_factor("gaussian", t, 1.0, 0.01, 1.0, 100.0, 100.0, 1.5, dps=50)  # noqa
     for t in (2.0 ** 18, 1e7, 1e10):
         h = t / 50
         assert g(t - h) + g(t + h) - 2 * g(t) < 0
@@ -321,7 +324,7 @@ def test_gauss_online_log_factor_concave_in_tail():
 def test_online_laplace_other_parameters(p):
     pos = (p["eps"], p["lipschitz"], p["lr"], p["diameter"])
     kw = dict(c1=p["c1"], c2=p["c2"], decay=p["decay"])
-    exact = ref.online_schedule_delta_limit("laplace", *pos, index=p["index"], **kw, dps=30, T=1500)
+    exact = ref.online_schedule_delta_limit("laplace", *pos, index=p["index"], **kw, dps=50, T=600)
     assert_upper(pabi.online_laplace_delta_limit(**p), exact)
     assert pabi.online_laplace_delta_limit_bound(**p) >= float(exact)
     v, ve = pabi.online_laplace_scale(7, p["c1"], p["c2"], p["decay"], p["lr"], p["diameter"]), \

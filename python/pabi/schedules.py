@@ -324,7 +324,9 @@ _GAU = dict(fn="online_gauss", fig=_FIG, v_delta="2.858025336...e-23", v_limit="
                     "(g ~ −2C1e^{ε/2}x^{−α}(1 − (1+ε²/8)/W)), not proven",
             erratum="T6 of SPEC §9 (the exponential multiplies θ(2L/σ_i) instead of sitting inside θ)",
             printed="θ_{e^ε}(2L/σ_i·exp(∫…)), which is UNSOUND: it certifies δ ≈ 10^(−1e42) at the Fig. 5 "
-                    "parameters where the true δ_∞ is 2.86e-23 (use log=True to see it).",
+                    "parameters where the true δ_∞ is 2.86e-23 (use log=True to see it). Note also (SPEC §9 T15) "
+                    "that eq. (15) is an integral bound, not a closed form of the limit: it is 5.3 % above δ_∞ "
+                    "there; use :func:`online_gauss_delta_limit` for the limit itself.",
             domain="\n\n    Domain: ``decay`` α > 1, index ≥ 1. Fig. 5 of 003:\n\n")
 
 

@@ -39,6 +39,14 @@ __all__ = [
     "online_schedule_delta_star_upper",
     "online_schedule_delta_star_lower",
     "theta_complement_asymptotic",
+    "online_laplace_delta",
+    "online_laplace_delta_limit",
+    "online_laplace_delta_star_upper",
+    "online_laplace_delta_star_lower",
+    "online_gauss_delta",
+    "online_gauss_delta_limit",
+    "online_gauss_delta_star_upper",
+    "online_gauss_delta_star_lower",
 ]
 
 DEFAULT_DPS = 50
@@ -302,3 +310,61 @@ def theta_complement_asymptotic(eps, c, sigma, order=2, dps=DEFAULT_DPS):
         val = mp.exp(eps / 2) * mp.exp(-c ** 2 / (8 * sigma ** 2)) / mp.sqrt(2 * mp.pi) * br
     with mp.workdps(dps):
         return +val
+
+
+# Same names and argument order as the public functions in ``pabi.schedules``.
+
+def online_laplace_delta(eps, lipschitz, lr, diameter, n, index, c1, c2, decay, smoothness=None,
+                         strong_convexity=0, dps=DEFAULT_DPS):
+    """δ_n(i) under the online Laplace schedule (003 Thm 6, eq. (11))."""
+    return online_schedule_delta("laplace", eps, lipschitz, lr, diameter, n, index, c1, c2, decay, smoothness,
+                                 strong_convexity, dps)
+
+
+def online_gauss_delta(eps, lipschitz, lr, diameter, n, index, c1, c2, decay, smoothness=None,
+                       strong_convexity=0, dps=DEFAULT_DPS):
+    """δ_n(i) under the online Gaussian schedule (003 Thm 7, eq. (11))."""
+    return online_schedule_delta("gaussian", eps, lipschitz, lr, diameter, n, index, c1, c2, decay,
+                                 smoothness, strong_convexity, dps)
+
+
+def online_laplace_delta_limit(eps, lipschitz, lr, diameter, index, c1, c2, decay, smoothness=None,
+                               strong_convexity=0, dps=DEFAULT_DPS):
+    """δ_∞(i) under the online Laplace schedule."""
+    return online_schedule_delta_limit("laplace", eps, lipschitz, lr, diameter, index, c1, c2, decay,
+                                       smoothness, strong_convexity, dps)
+
+
+def online_gauss_delta_limit(eps, lipschitz, lr, diameter, index, c1, c2, decay, smoothness=None,
+                             strong_convexity=0, dps=DEFAULT_DPS):
+    """δ_∞(i) under the online Gaussian schedule."""
+    return online_schedule_delta_limit("gaussian", eps, lipschitz, lr, diameter, index, c1, c2, decay,
+                                       smoothness, strong_convexity, dps)
+
+
+def online_laplace_delta_star_upper(eps, lipschitz, lr, diameter, index, c1, c2, decay, smoothness=None,
+                                    strong_convexity=0, variant="corrected", dps=DEFAULT_DPS):
+    """003 eq. (13), corrected (default) or as printed."""
+    return online_schedule_delta_star_upper("laplace", eps, lipschitz, lr, diameter, index, c1, c2, decay,
+                                            smoothness, strong_convexity, variant, dps)
+
+
+def online_gauss_delta_star_upper(eps, lipschitz, lr, diameter, index, c1, c2, decay, smoothness=None,
+                                  strong_convexity=0, variant="corrected", dps=DEFAULT_DPS):
+    """003 eq. (15), corrected parenthesisation (default) or as printed (unsound)."""
+    return online_schedule_delta_star_upper("gaussian", eps, lipschitz, lr, diameter, index, c1, c2, decay,
+                                            smoothness, strong_convexity, variant, dps)
+
+
+def online_laplace_delta_star_lower(eps, lipschitz, lr, diameter, index, c1, c2, decay, smoothness=None,
+                                    strong_convexity=0, dps=DEFAULT_DPS):
+    """A_i exp(∫_i^∞ g) ≤ δ_∞(i), Laplace."""
+    return online_schedule_delta_star_lower("laplace", eps, lipschitz, lr, diameter, index, c1, c2, decay,
+                                            smoothness, strong_convexity, dps)
+
+
+def online_gauss_delta_star_lower(eps, lipschitz, lr, diameter, index, c1, c2, decay, smoothness=None,
+                                  strong_convexity=0, dps=DEFAULT_DPS):
+    """A_i exp(∫_i^∞ g) ≤ δ_∞(i), Gaussian."""
+    return online_schedule_delta_star_lower("gaussian", eps, lipschitz, lr, diameter, index, c1, c2, decay,
+                                            smoothness, strong_convexity, dps)
