@@ -8,7 +8,8 @@
 Prints wall time (best of 5), the ratio and the worst relative error of both against
 pabi.reference (mpmath, 50 digits) on a small subsample.
 
-    python benches/bench_schedules.py
+    python benches/bench_schedules.py                       # prints the table
+    pytest benches/bench_schedules.py --benchmark-enable    # pytest-benchmark, grouped per task
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import pytest
 from scipy.special import lambertw, ndtr
 
 import pabi
@@ -90,6 +92,27 @@ def report() -> list[tuple]:
     rows.append(("gauss_schedule_delta (1e6 n)", t_np, t_pabi, worst_rel(fast[sub], exact),
                  worst_rel(slow[sub], exact)))
     return rows
+
+
+def _noise(n=N):
+    t = np.arange(1, n + 1)
+    return 40.0 * t ** -0.3 * np.random.default_rng(0).uniform(0.8, 1.2, n)
+
+
+@pytest.mark.benchmark(group="online_delta_1e6")
+@pytest.mark.parametrize("impl", ["pabi", "numpy"])
+def test_bench_online(benchmark, impl):
+    noise = _noise()
+    f = (lambda x: pabi.online_delta(EPS, L, LR, D, x)) if impl == "pabi" else online_np
+    benchmark(f, noise)
+
+
+@pytest.mark.benchmark(group="gauss_schedule_delta_1e6")
+@pytest.mark.parametrize("impl", ["pabi", "numpy"])
+def test_bench_gauss_schedule(benchmark, impl):
+    n = np.floor(10 ** np.random.default_rng(0).uniform(0, 15, N))
+    f = (lambda x: pabi.gauss_schedule_delta(EPS, 10.0, LR, D, x, 1e5, 100.0)) if impl == "pabi" else gauss_sched_np
+    benchmark(f, n)
 
 
 if __name__ == "__main__":

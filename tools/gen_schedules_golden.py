@@ -49,8 +49,8 @@ def main():
            (2.0, 4.0, 0.05, 1.0, 10, 1.0, 10.0, 1.2)]
     for eps, L, lr, D, i, c1, c2, a in pts:
         kw = dict(eps=eps, lipschitz=L, lr=lr, diameter=D, index=i, c1=c1, c2=c2, decay=a)
-        for mech, T in (("laplace", 1500), ("gaussian", 300)):
-            dps = 40 if mech == "laplace" else 30
+        for mech, T in (("laplace", 600), ("gaussian", 300)):
+            dps = 50
             args = (mech, eps, L, lr, D)
             rows.append(row(f"online_{mech}_limit", S.online_schedule_delta_limit(
                 *args, i, c1, c2, a, dps=dps, T=T), **kw))
