@@ -403,3 +403,14 @@ def test_docstring_examples():
     for mod in (pabi.schedules, pabi.reference._schedules):
         r = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
         assert r.attempted > 0 and r.failed == 0
+
+
+@pytest.mark.parametrize("fn", [pabi.online_laplace_delta, pabi.online_gauss_delta])
+def test_online_schedule_delta_monotone_across_direct_sum_boundary(fn):
+    """δ_n(i) switches from a direct sum to Euler–Maclaurin tails at n − i = 2^18: it must stay
+    non-increasing and continuous there (each step multiplies by B_n = e^{g(n)})."""
+    ns = 100 + 2 ** 18 + np.arange(-2, 4)
+    d = fn(n=ns, **FIG45, log=True)
+    steps = np.diff(d)
+    assert np.all(steps < 0)
+    assert np.all(np.abs(steps / steps[0] - 1) < 1e-4)  # each step is ~ g(n), smooth in n
