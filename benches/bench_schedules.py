@@ -91,6 +91,11 @@ def report() -> list[tuple]:
     exact = [ref.gauss_schedule_delta(EPS, 10.0, LR, D, float(n[i]), 1e5, 100.0) for i in sub]
     rows.append(("gauss_schedule_delta (1e6 n)", t_np, t_pabi, worst_rel(fast[sub], exact),
                  worst_rel(slow[sub], exact)))
+    # the engine floor: both functions cost two θ-type engine evaluations per element
+    r1, r2 = 2 * L / noise, D / (LR * noise)
+    t_eng = best(lambda: (pabi.theta(EPS, r1), pabi.theta_complement(EPS, r2)))
+    t_np2 = best(lambda: (theta_np(EPS, r1), theta_np(EPS, r2)))
+    rows.append(("[floor] pabi.theta + theta_complement", t_np2, t_eng, float("nan"), float("nan")))
     return rows
 
 
