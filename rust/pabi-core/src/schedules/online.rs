@@ -398,9 +398,14 @@ impl OnlineSchedule {
         ln_neg_log1m(ln_u)
     }
 
-    /// g concave on [a, ∞): Laplace, proven for a^α ≥ d(α−1)/(α+1) or d ≤ c (see the module
-    /// documentation of the tests); Gaussian, assumed from a ≥ 2^18 on (asymptotically
-    /// g ~ −2C1e^{ε/2}x^{−α}(1 − (1 + ε²/8)/W), checked numerically in the tests).
+    /// g concave on [a, ∞)?
+    ///
+    /// Laplace (proof): with y = x^α + d, g' = α c x^{α−1}/(y(y − c)) > 0, and
+    /// d ln g'/dx = (α−1)/x − αx^{α−1}(1/y + 1/(y−c)) < 0 ⟺ α−1 < αx^α(1/y + 1/(y−c)). If
+    /// d ≤ c then x^α/(y−c) ≥ 1 and the right side exceeds α; if d > c the right side is
+    /// ≥ 2αx^α/y, increasing in x, and exceeds α−1 iff x^α(α+1) > d(α−1). Gaussian: assumed from
+    /// a ≥ 2^18 on (asymptotically g ~ −2C1e^{ε/2}x^{−α}(1 − (1 + ε²/8)/W)), checked
+    /// numerically by second differences in tests/test_schedules.py — not proven.
     fn concave_from(&self, a: f64) -> bool {
         match self.kind {
             Noise::Laplace => {
