@@ -1,3 +1,370 @@
-"""(placeholder: implemented on its own branch)."""
+"""Reference (mpmath) implementations of the noise schedules, online decaying noise and δ*.
 
-__all__: list[str] = []
+Sordello–Bu–Dong (003) §4, §6; SPEC_pabi.md §4. Each function evaluates the defining formula
+at ``dps`` digits (plus guard digits): finite products and sums directly, infinite ones as a
+direct sum to ``T`` plus the Euler–Maclaurin tail with 6 correction terms (derivatives by
+mpmath's numerical differentiation), integrals by tanh–sinh quadrature after x = e^u.
+Float inputs are exact binary values; M = sqrt(1 − 2ηβρ/(β+ρ)) is recomputed exactly.
+
+>>> import mpmath
+>>> mpmath.nstr(laplace_schedule_delta_star(1.0, 1e5), 10)
+'6.065306597e-6'
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence, Union
+
+import mpmath as mp
+
+from ._engine import laplace_theta, theta, theta_complement
+
+Real = Union[float, int, "mp.mpf"]
+
+__all__ = [
+    "step_contraction_m",
+    "laplace_schedule_scale",
+    "laplace_schedule_delta",
+    "laplace_schedule_delta_star",
+    "gauss_schedule_sigma",
+    "gauss_schedule_delta",
+    "gauss_schedule_delta_star",
+    "schedule_c1_for_target",
+    "online_delta",
+    "online_laplace_scale",
+    "online_gauss_sigma",
+    "online_schedule_log_factor",
+    "online_schedule_delta",
+    "online_schedule_delta_limit",
+    "online_schedule_delta_star_upper",
+    "online_schedule_delta_star_lower",
+    "theta_complement_asymptotic",
+    "online_laplace_delta",
+    "online_laplace_delta_limit",
+    "online_laplace_delta_star_upper",
+    "online_laplace_delta_star_lower",
+    "online_gauss_delta",
+    "online_gauss_delta_limit",
+    "online_gauss_delta_star_upper",
+    "online_gauss_delta_star_lower",
+]
+
+DEFAULT_DPS = 50
+
+
+def step_contraction_m(lr: Real, smoothness: Optional[Real] = None, strong_convexity: Real = 0) -> mp.mpf:
+    """M = sqrt(1 − 2ηβρ/(β+ρ)) (1 when ρ = 0)."""
+    lr, rho = mp.mpf(lr), mp.mpf(strong_convexity)
+    if rho == 0:
+        return mp.mpf(1)
+    beta = mp.mpf(smoothness)
+    return mp.sqrt(1 - 2 * lr * beta * rho / (beta + rho))
+
+
+def _mdl(lr, diameter, smoothness, strong_convexity):
+    return step_contraction_m(lr, smoothness, strong_convexity) * mp.mpf(diameter) / mp.mpf(lr)
+
+
+def _geom(u, n):
+    """(1 − (1−u)^n)/(n u), u ∈ [0, 1]."""
+    if u == 0:
+        return mp.mpf(1)
+    return -mp.expm1(n * mp.log1p(-u)) / (n * u) if u < 1 else 1 / mp.mpf(n)
+
+
+def laplace_schedule_scale(n, c1, c2, lr, diameter, smoothness=None, strong_convexity=0, dps=DEFAULT_DPS):
+    """v(n) = M D/(2η ln(n/C1 + C2)) (003 eq. (7))."""
+    with mp.workdps(dps + 10):
+        v = _mdl(lr, diameter, smoothness, strong_convexity) / (2 * mp.log(mp.mpf(n) / c1 + c2))
+    with mp.workdps(dps):
+        return +v
+
+
+def laplace_schedule_delta(eps, lipschitz, lr, diameter, n, c1, c2, smoothness=None, strong_convexity=0,
+                           dps=DEFAULT_DPS):
+    """δ(n) = A_n (1 − B_n^n)/(n(1 − B_n)) with v(n) of eq. (7) in eq. (5) (003 Thm 3, Thm 2)."""
+    with mp.workdps(dps + 20):
+        v = laplace_schedule_scale(n, c1, c2, lr, diameter, smoothness, strong_convexity, dps + 20)
+        a = laplace_theta(eps, 2 * mp.mpf(lipschitz) / v, dps + 20)
+        mdl = _mdl(lr, diameter, smoothness, strong_convexity)
+        u = min(mp.mpf(1), mp.exp(mp.mpf(eps) / 2 - mdl / (2 * v)))
+        val = a * _geom(u, mp.mpf(n))
+    with mp.workdps(dps):
+        return +val
+
+
+def _star(x):
+    return -mp.expm1(-x) / x
+
+
+def laplace_schedule_delta_star(eps, c1, dps=DEFAULT_DPS):
+    """δ* = (1 − e^{−x})/x, x = C1 e^{ε/2} (003 eq. (8))."""
+    with mp.workdps(dps + 10):
+        val = _star(mp.mpf(c1) * mp.exp(mp.mpf(eps) / 2))
+    with mp.workdps(dps):
+        return +val
+
+
+def gauss_schedule_delta_star(eps, c1, dps=DEFAULT_DPS):
+    """δ* = (1 − e^{−x})/x, x = 2 C1 e^{ε/2} (003 eq. (10))."""
+    with mp.workdps(dps + 10):
+        val = _star(2 * mp.mpf(c1) * mp.exp(mp.mpf(eps) / 2))
+    with mp.workdps(dps):
+        return +val
+
+
+def _w_sched(n, c1, c2, power=2):
+    z = mp.mpf(n) ** power / (2 * mp.pi * mp.mpf(c1) ** 2) + c2
+    return mp.lambertw(z).real
+
+
+def gauss_schedule_sigma(n, c1, c2, lr, diameter, smoothness=None, strong_convexity=0, dps=DEFAULT_DPS):
+    """σ(n) = M D/(2η sqrt(W0(n²/(2πC1²) + C2))) (003 eq. (9))."""
+    with mp.workdps(dps + 10):
+        v = _mdl(lr, diameter, smoothness, strong_convexity) / (2 * mp.sqrt(_w_sched(n, c1, c2)))
+    with mp.workdps(dps):
+        return +v
+
+
+def gauss_schedule_delta(eps, lipschitz, lr, diameter, n, c1, c2, smoothness=None, strong_convexity=0,
+                         dps=DEFAULT_DPS):
+    """δ(n) = θ(2L/σ) (1 − B^n)/(n(1 − B)), B = θ(MD/(ησ)), σ = σ(n) of eq. (9) (003 Thm 4)."""
+    with mp.workdps(dps + 20):
+        s = gauss_schedule_sigma(n, c1, c2, lr, diameter, smoothness, strong_convexity, dps + 20)
+        a = theta(eps, 2 * mp.mpf(lipschitz) / s, dps + 20)
+        u = theta_complement(eps, _mdl(lr, diameter, smoothness, strong_convexity) / s, dps + 20)
+        val = a * _geom(u, mp.mpf(n))
+    with mp.workdps(dps):
+        return +val
+
+
+def schedule_c1_for_target(delta_star, eps, mechanism="gaussian", dps=DEFAULT_DPS):
+    """C1 with δ*(C1) = delta_star (root of (1 − e^{−x})/x = δ*, then x → C1)."""
+    with mp.workdps(dps + 10):
+        ds = mp.mpf(delta_star)
+        x = mp.findroot(lambda x: _star(x) - ds, (mp.mpf(1e-30), 2 / ds + 2), solver="anderson")
+        c1 = x * mp.exp(-mp.mpf(eps) / 2)
+        if mechanism == "gaussian":
+            c1 /= 2
+    with mp.workdps(dps):
+        return +c1
+
+
+def _h(mechanism, eps, r, dps):
+    return laplace_theta(eps, r, dps) if mechanism == "laplace" else theta(eps, r, dps)
+
+
+def online_delta(eps, lipschitz, lr, diameter, noise: Sequence[Real], index: int, mechanism="gaussian",
+                 smoothness=None, strong_convexity=0, dps=DEFAULT_DPS):
+    """δ_n(i) = A_i ∏_{t=i+1}^n B_t (003 eq. (11)), brute-force product, noise = (s_1..s_n)."""
+    with mp.workdps(dps + 20):
+        mdl = _mdl(lr, diameter, smoothness, strong_convexity)
+        i = int(index)
+        val = _h(mechanism, eps, 2 * mp.mpf(lipschitz) / mp.mpf(noise[i - 1]), dps + 20)
+        for s in noise[i:]:
+            val *= _h(mechanism, eps, mdl / mp.mpf(s), dps + 20)
+    with mp.workdps(dps):
+        return +val
+
+
+def online_laplace_scale(index, c1, c2, decay, lr, diameter, smoothness=None, strong_convexity=0,
+                         dps=DEFAULT_DPS):
+    """v_j = M D/(2η ln(j^α/C1 + C2)) (003 eq. (12))."""
+    with mp.workdps(dps + 10):
+        v = _mdl(lr, diameter, smoothness, strong_convexity) / (
+            2 * mp.log(mp.mpf(index) ** decay / c1 + c2))
+    with mp.workdps(dps):
+        return +v
+
+
+def online_gauss_sigma(index, c1, c2, decay, lr, diameter, smoothness=None, strong_convexity=0,
+                       dps=DEFAULT_DPS):
+    """σ_j = M D/(2η sqrt(W0(j^{2α}/(2πC1²) + C2))) (003 eq. (14))."""
+    with mp.workdps(dps + 10):
+        v = _mdl(lr, diameter, smoothness, strong_convexity) / (
+            2 * mp.sqrt(_w_sched(index, c1, c2, 2 * mp.mpf(decay))))
+    with mp.workdps(dps):
+        return +v
+
+
+def _sched_noise(mechanism, t, c1, c2, decay, lr, diameter, smoothness, strong_convexity, dps):
+    f = online_laplace_scale if mechanism == "laplace" else online_gauss_sigma
+    return f(t, c1, c2, decay, lr, diameter, smoothness, strong_convexity, dps)
+
+
+def online_schedule_log_factor(mechanism, t, eps, lr, diameter, c1, c2, decay, smoothness=None,
+                               strong_convexity=0, dps=None):
+    """g(t) = ln B_t under the online schedule (t real ≥ 1). ``dps=None`` works at the current
+    mpmath precision (needed by the numerical derivatives of the Euler–Maclaurin terms)."""
+    dps = mp.mp.dps if dps is None else dps
+    with mp.workdps(dps + 10):
+        s = _sched_noise(mechanism, t, c1, c2, decay, lr, diameter, smoothness, strong_convexity, dps + 10)
+        r = _mdl(lr, diameter, smoothness, strong_convexity) / s
+        if mechanism == "laplace":
+            val = mp.log1p(-mp.exp(mp.mpf(eps) / 2 - r / 2))
+        else:
+            val = mp.log1p(-theta_complement(eps, r, dps + 10))
+    with mp.workdps(dps):
+        return +val
+
+
+def _a_i(mechanism, eps, lipschitz, lr, diameter, index, c1, c2, decay, smoothness, strong_convexity, dps,
+         as_published=False):
+    s = _sched_noise(mechanism, index, c1, c2, decay, lr, diameter, smoothness, strong_convexity, dps)
+    r = 2 * mp.mpf(lipschitz) / s
+    if mechanism == "laplace" and as_published:
+        return max(mp.mpf(0), 1 - mp.exp(-mp.mpf(eps) / 2 - r / 2))
+    return _h(mechanism, eps, r, dps)
+
+
+def _int_from(g, x0):
+    f = lambda u: g(mp.exp(u)) * mp.exp(u)  # noqa: E731
+    u0 = mp.log(x0)
+    return mp.quad(f, [u0, u0 + 1, u0 + 3, u0 + 10, u0 + 30, u0 + 100, mp.inf])
+
+
+def _em_tail(g, a, K=6):
+    s = _int_from(g, a) + g(a) / 2
+    for k in range(1, K + 1):
+        s -= mp.bernoulli(2 * k) / mp.factorial(2 * k) * mp.diff(g, a, 2 * k - 1)
+    return s
+
+
+def _g(mechanism, eps, lr, diameter, c1, c2, decay, smoothness, strong_convexity, dps):
+    # dps unused: g follows the working precision (mp.diff raises it for high derivatives)
+    return lambda t: online_schedule_log_factor(mechanism, t, eps, lr, diameter, c1, c2, decay, smoothness,
+                                                strong_convexity, None)
+
+
+def online_schedule_delta(mechanism, eps, lipschitz, lr, diameter, n, index, c1, c2, decay, smoothness=None,
+                          strong_convexity=0, dps=DEFAULT_DPS, T=2000):
+    """δ_n(i) = A_i ∏_{t=i+1}^n B_t under the online schedule; for n − i > T as the sum to i + T
+    plus Euler–Maclaurin tails (tail(i+T+1) − tail(n+1))."""
+    with mp.workdps(dps + 15):
+        g = _g(mechanism, eps, lr, diameter, c1, c2, decay, smoothness, strong_convexity, dps + 15)
+        a = _a_i(mechanism, eps, lipschitz, lr, diameter, index, c1, c2, decay, smoothness, strong_convexity,
+                 dps + 15)
+        i, n = int(index), int(n)
+        if n - i <= T:
+            s = mp.fsum(g(t) for t in range(i + 1, n + 1))
+        else:
+            s = mp.fsum(g(t) for t in range(i + 1, i + T + 1)) + _em_tail(g, i + T + 1) - _em_tail(g, n + 1)
+        val = a * mp.exp(s)
+    with mp.workdps(dps):
+        return +val
+
+
+def online_schedule_delta_limit(mechanism, eps, lipschitz, lr, diameter, index, c1, c2, decay,
+                                smoothness=None, strong_convexity=0, dps=DEFAULT_DPS, T=2000):
+    """δ_∞(i) = A_i ∏_{t>i} B_t (direct sum to i + T, Euler–Maclaurin tail with 6 terms)."""
+    with mp.workdps(dps + 15):
+        g = _g(mechanism, eps, lr, diameter, c1, c2, decay, smoothness, strong_convexity, dps + 15)
+        a = _a_i(mechanism, eps, lipschitz, lr, diameter, index, c1, c2, decay, smoothness, strong_convexity,
+                 dps + 15)
+        i = int(index)
+        s = mp.fsum(g(t) for t in range(i + 1, i + T + 1)) + _em_tail(g, i + T + 1)
+        val = a * mp.exp(s)
+    with mp.workdps(dps):
+        return +val
+
+
+def online_schedule_delta_star_upper(mechanism, eps, lipschitz, lr, diameter, index, c1, c2, decay,
+                                     smoothness=None, strong_convexity=0, variant="corrected",
+                                     dps=DEFAULT_DPS):
+    """003 eq. (13)/(15): corrected A_i exp(∫_{i+1}^∞ g); ``as_published``: eq. (13) with e^{−ε/2}
+    in A_i, eq. (15) as θ(2L/σ_i · exp(∫_{i+1}^∞ g)) (unsound)."""
+    with mp.workdps(dps + 15):
+        g = _g(mechanism, eps, lr, diameter, c1, c2, decay, smoothness, strong_convexity, dps + 15)
+        integral = _int_from(g, int(index) + 1)
+        pub = variant == "as_published"
+        if pub and mechanism == "gaussian":
+            s = online_gauss_sigma(index, c1, c2, decay, lr, diameter, smoothness, strong_convexity, dps + 15)
+            val = theta(eps, 2 * mp.mpf(lipschitz) / s * mp.exp(integral), dps + 15)
+        else:
+            val = _a_i(mechanism, eps, lipschitz, lr, diameter, index, c1, c2, decay, smoothness,
+                       strong_convexity, dps + 15, as_published=pub) * mp.exp(integral)
+    with mp.workdps(dps):
+        return +val
+
+
+def online_schedule_delta_star_lower(mechanism, eps, lipschitz, lr, diameter, index, c1, c2, decay,
+                                     smoothness=None, strong_convexity=0, dps=DEFAULT_DPS):
+    """A_i exp(∫_i^∞ g) ≤ δ_∞(i)."""
+    with mp.workdps(dps + 15):
+        g = _g(mechanism, eps, lr, diameter, c1, c2, decay, smoothness, strong_convexity, dps + 15)
+        a = _a_i(mechanism, eps, lipschitz, lr, diameter, index, c1, c2, decay, smoothness, strong_convexity,
+                 dps + 15)
+        val = a * mp.exp(_int_from(g, int(index)))
+    with mp.workdps(dps):
+        return +val
+
+
+def theta_complement_asymptotic(eps, c, sigma, order=2, dps=DEFAULT_DPS):
+    """003 Lemma 5, corrected (SPEC §4.3): 1 − θ_{e^ε}(c/σ) ≈ e^{ε/2} e^{−c²/(8σ²)}/sqrt(2π) ·
+    (4σ/c − (16 + 2ε²)σ³/c³); ``order=1`` keeps the leading term only. Test oracle."""
+    with mp.workdps(dps + 10):
+        eps, c, sigma = mp.mpf(eps), mp.mpf(c), mp.mpf(sigma)
+        br = 4 * sigma / c
+        if order >= 2:
+            br -= (16 + 2 * eps ** 2) * sigma ** 3 / c ** 3
+        val = mp.exp(eps / 2) * mp.exp(-c ** 2 / (8 * sigma ** 2)) / mp.sqrt(2 * mp.pi) * br
+    with mp.workdps(dps):
+        return +val
+
+
+# Same names and argument order as the public functions in ``pabi.schedules``.
+
+def online_laplace_delta(eps, lipschitz, lr, diameter, n, index, c1, c2, decay, smoothness=None,
+                         strong_convexity=0, dps=DEFAULT_DPS):
+    """δ_n(i) under the online Laplace schedule (003 Thm 6, eq. (11))."""
+    return online_schedule_delta("laplace", eps, lipschitz, lr, diameter, n, index, c1, c2, decay, smoothness,
+                                 strong_convexity, dps)
+
+
+def online_gauss_delta(eps, lipschitz, lr, diameter, n, index, c1, c2, decay, smoothness=None,
+                       strong_convexity=0, dps=DEFAULT_DPS):
+    """δ_n(i) under the online Gaussian schedule (003 Thm 7, eq. (11))."""
+    return online_schedule_delta("gaussian", eps, lipschitz, lr, diameter, n, index, c1, c2, decay,
+                                 smoothness, strong_convexity, dps)
+
+
+def online_laplace_delta_limit(eps, lipschitz, lr, diameter, index, c1, c2, decay, smoothness=None,
+                               strong_convexity=0, dps=DEFAULT_DPS):
+    """δ_∞(i) under the online Laplace schedule."""
+    return online_schedule_delta_limit("laplace", eps, lipschitz, lr, diameter, index, c1, c2, decay,
+                                       smoothness, strong_convexity, dps)
+
+
+def online_gauss_delta_limit(eps, lipschitz, lr, diameter, index, c1, c2, decay, smoothness=None,
+                             strong_convexity=0, dps=DEFAULT_DPS):
+    """δ_∞(i) under the online Gaussian schedule."""
+    return online_schedule_delta_limit("gaussian", eps, lipschitz, lr, diameter, index, c1, c2, decay,
+                                       smoothness, strong_convexity, dps)
+
+
+def online_laplace_delta_star_upper(eps, lipschitz, lr, diameter, index, c1, c2, decay, smoothness=None,
+                                    strong_convexity=0, variant="corrected", dps=DEFAULT_DPS):
+    """003 eq. (13), corrected (default) or as printed."""
+    return online_schedule_delta_star_upper("laplace", eps, lipschitz, lr, diameter, index, c1, c2, decay,
+                                            smoothness, strong_convexity, variant, dps)
+
+
+def online_gauss_delta_star_upper(eps, lipschitz, lr, diameter, index, c1, c2, decay, smoothness=None,
+                                  strong_convexity=0, variant="corrected", dps=DEFAULT_DPS):
+    """003 eq. (15), corrected parenthesisation (default) or as printed (unsound)."""
+    return online_schedule_delta_star_upper("gaussian", eps, lipschitz, lr, diameter, index, c1, c2, decay,
+                                            smoothness, strong_convexity, variant, dps)
+
+
+def online_laplace_delta_star_lower(eps, lipschitz, lr, diameter, index, c1, c2, decay, smoothness=None,
+                                    strong_convexity=0, dps=DEFAULT_DPS):
+    """A_i exp(∫_i^∞ g) ≤ δ_∞(i), Laplace."""
+    return online_schedule_delta_star_lower("laplace", eps, lipschitz, lr, diameter, index, c1, c2, decay,
+                                            smoothness, strong_convexity, dps)
+
+
+def online_gauss_delta_star_lower(eps, lipschitz, lr, diameter, index, c1, c2, decay, smoothness=None,
+                                  strong_convexity=0, dps=DEFAULT_DPS):
+    """A_i exp(∫_i^∞ g) ≤ δ_∞(i), Gaussian."""
+    return online_schedule_delta_star_lower("gaussian", eps, lipschitz, lr, diameter, index, c1, c2, decay,
+                                            smoothness, strong_convexity, dps)

@@ -1,7 +1,304 @@
-//! Bindings for `pabi_core::schedules` (placeholder: implemented on its own branch).
+//! Bindings for `pabi_core::schedules` (noise schedules, online decaying noise, limits δ*).
+//! Every array argument has been broadcast to one length by `pabi/_bridge.py`; `has_smoothness`
+//! says whether the smoothness array carries values (Python `None` otherwise).
 
+use numpy::{IntoPyArray, PyReadonlyArray1};
+use pabi_core::num::{down, up};
+use pabi_core::schedules::online::{self, OnlineSchedule};
+use pabi_core::schedules::{self as sc, map_args, opt, Noise, Problem};
+use pabi_core::PabiError;
 use pyo3::prelude::*;
 
-pub fn register(_m: &Bound<'_, PyModule>) -> PyResult<()> {
+use crate::{to_py, Out};
+
+/// δ from its log, rounded up (0 stays 0).
+fn value_up(v: f64) -> f64 {
+    if v == f64::NEG_INFINITY {
+        0.0
+    } else {
+        up(v.exp()).min(1.0)
+    }
+}
+
+fn kind(laplace: bool) -> Noise {
+    if laplace {
+        Noise::Laplace
+    } else {
+        Noise::Gaussian
+    }
+}
+
+type A<'py> = PyReadonlyArray1<'py, f64>;
+
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn schedule_noise<'py>(
+    py: Python<'py>,
+    n: A<'py>,
+    c1: A<'py>,
+    c2: A<'py>,
+    lr: A<'py>,
+    diameter: A<'py>,
+    smoothness: A<'py>,
+    strong_convexity: A<'py>,
+    has_smoothness: bool,
+    laplace: bool,
+) -> Out<'py> {
+    let a = [
+        n.as_slice()?,
+        c1.as_slice()?,
+        c2.as_slice()?,
+        lr.as_slice()?,
+        diameter.as_slice()?,
+        smoothness.as_slice()?,
+        strong_convexity.as_slice()?,
+    ];
+    let res = py.detach(|| {
+        let mut out = vec![0.0; a[0].len()];
+        map_args(a, &mut out, |[n, c1, c2, lr, d, sm, st]| {
+            let f = if laplace {
+                sc::laplace_schedule_scale
+            } else {
+                sc::gauss_schedule_sigma
+            };
+            f(n, c1, c2, lr, d, opt(has_smoothness, sm), st)
+        })
+        .map(|_| out)
+    });
+    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+}
+
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn schedule_delta<'py>(
+    py: Python<'py>,
+    eps: A<'py>,
+    lipschitz: A<'py>,
+    lr: A<'py>,
+    diameter: A<'py>,
+    n: A<'py>,
+    c1: A<'py>,
+    c2: A<'py>,
+    smoothness: A<'py>,
+    strong_convexity: A<'py>,
+    has_smoothness: bool,
+    laplace: bool,
+) -> Out<'py> {
+    let a = [
+        eps.as_slice()?,
+        lipschitz.as_slice()?,
+        lr.as_slice()?,
+        diameter.as_slice()?,
+        n.as_slice()?,
+        c1.as_slice()?,
+        c2.as_slice()?,
+        smoothness.as_slice()?,
+        strong_convexity.as_slice()?,
+    ];
+    let res = py.detach(|| {
+        let mut out = vec![0.0; a[0].len()];
+        map_args(a, &mut out, |[e, l, lr, d, n, c1, c2, sm, st]| {
+            let p = Problem::new(e, l, lr, d, opt(has_smoothness, sm), st)?;
+            if laplace {
+                sc::laplace_schedule_delta(&p, n, c1, c2)
+            } else {
+                sc::gauss_schedule_delta(&p, n, c1, c2)
+            }
+        })
+        .map(|_| out)
+    });
+    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+}
+
+#[pyfunction]
+fn schedule_delta_star<'py>(py: Python<'py>, eps: A<'py>, c1: A<'py>, laplace: bool) -> Out<'py> {
+    let a = [eps.as_slice()?, c1.as_slice()?];
+    let res = py.detach(|| {
+        let mut out = vec![0.0; a[0].len()];
+        map_args(a, &mut out, |[e, c]| {
+            sc::schedule_delta_star(kind(laplace), e, c)
+        })
+        .map(|_| out)
+    });
+    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+}
+
+#[pyfunction]
+fn schedule_c1_for_target<'py>(
+    py: Python<'py>,
+    delta_star: A<'py>,
+    eps: A<'py>,
+    laplace: bool,
+) -> Out<'py> {
+    let a = [delta_star.as_slice()?, eps.as_slice()?];
+    let res = py.detach(|| {
+        let mut out = vec![0.0; a[0].len()];
+        map_args(a, &mut out, |[d, e]| {
+            sc::schedule_c1_for_target(kind(laplace), d, e)
+        })
+        .map(|_| out)
+    });
+    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+}
+
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn online_delta<'py>(
+    py: Python<'py>,
+    noise: A<'py>,
+    eps: f64,
+    lipschitz: f64,
+    lr: f64,
+    diameter: f64,
+    smoothness: Option<f64>,
+    strong_convexity: f64,
+    laplace: bool,
+    log: bool,
+) -> Out<'py> {
+    let xs = noise.as_slice()?;
+    let res = py.detach(|| {
+        let p = Problem::new(eps, lipschitz, lr, diameter, smoothness, strong_convexity)?;
+        let mut out = vec![0.0; xs.len()];
+        online::online_log_delta_all(kind(laplace), &p, xs, &mut out)?;
+        if !log {
+            for v in out.iter_mut() {
+                *v = value_up(*v);
+            }
+        }
+        Ok::<_, PabiError>(out)
+    });
+    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+}
+
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn online_delta_at(
+    py: Python<'_>,
+    noise: A<'_>,
+    index: f64,
+    eps: f64,
+    lipschitz: f64,
+    lr: f64,
+    diameter: f64,
+    smoothness: Option<f64>,
+    strong_convexity: f64,
+    laplace: bool,
+    log: bool,
+) -> PyResult<f64> {
+    let xs = noise.as_slice()?;
+    let res = py.detach(|| {
+        let p = Problem::new(eps, lipschitz, lr, diameter, smoothness, strong_convexity)?;
+        online::online_log_delta_at(kind(laplace), &p, xs, index)
+    });
+    let v = res.map_err(|e| to_py(py, e))?;
+    Ok(if log { v } else { value_up(v) })
+}
+
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn online_schedule_noise<'py>(
+    py: Python<'py>,
+    index: A<'py>,
+    c1: A<'py>,
+    c2: A<'py>,
+    decay: A<'py>,
+    lr: A<'py>,
+    diameter: A<'py>,
+    smoothness: A<'py>,
+    strong_convexity: A<'py>,
+    has_smoothness: bool,
+    laplace: bool,
+) -> Out<'py> {
+    let a = [
+        index.as_slice()?,
+        c1.as_slice()?,
+        c2.as_slice()?,
+        decay.as_slice()?,
+        lr.as_slice()?,
+        diameter.as_slice()?,
+        smoothness.as_slice()?,
+        strong_convexity.as_slice()?,
+    ];
+    let res = py.detach(|| {
+        let mut out = vec![0.0; a[0].len()];
+        map_args(a, &mut out, |[j, c1, c2, al, lr, d, sm, st]| {
+            let p = Problem::new(0.0, 0.0, lr, d, opt(has_smoothness, sm), st)?;
+            OnlineSchedule::new(kind(laplace), p, c1, c2, al)?.noise(j)
+        })
+        .map(|_| out)
+    });
+    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+}
+
+/// which: 0 = δ_n(i), 1 = δ_∞(i), 2 = certified bound of δ_∞(i), 3 = eq. (13)/(15) upper,
+/// 4 = integral lower bound.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn online_schedule_bound<'py>(
+    py: Python<'py>,
+    which: u8,
+    eps: A<'py>,
+    lipschitz: A<'py>,
+    lr: A<'py>,
+    diameter: A<'py>,
+    n: A<'py>,
+    index: A<'py>,
+    c1: A<'py>,
+    c2: A<'py>,
+    decay: A<'py>,
+    smoothness: A<'py>,
+    strong_convexity: A<'py>,
+    has_smoothness: bool,
+    laplace: bool,
+    as_published: bool,
+    log: bool,
+) -> Out<'py> {
+    let a = [
+        eps.as_slice()?,
+        lipschitz.as_slice()?,
+        lr.as_slice()?,
+        diameter.as_slice()?,
+        n.as_slice()?,
+        index.as_slice()?,
+        c1.as_slice()?,
+        c2.as_slice()?,
+        decay.as_slice()?,
+        smoothness.as_slice()?,
+        strong_convexity.as_slice()?,
+    ];
+    let res = py.detach(|| {
+        let mut out = vec![0.0; a[0].len()];
+        map_args(a, &mut out, |[e, l, lr, d, n, i, c1, c2, al, sm, st]| {
+            let p = Problem::new(e, l, lr, d, opt(has_smoothness, sm), st)?;
+            let s = OnlineSchedule::new(kind(laplace), p, c1, c2, al)?;
+            let v = match which {
+                0 => s.log_delta(n, i)?,
+                1 => s.log_delta_limit(i)?,
+                2 => s.log_delta_limit_bound(i)?,
+                3 => s.log_delta_star_upper(i, as_published)?,
+                _ => s.log_delta_star_lower(i)?,
+            };
+            Ok(if log {
+                v
+            } else if which == 4 {
+                down(v.exp())
+            } else {
+                value_up(v)
+            })
+        })
+        .map(|_| out)
+    });
+    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(schedule_noise, m)?)?;
+    m.add_function(wrap_pyfunction!(schedule_delta, m)?)?;
+    m.add_function(wrap_pyfunction!(schedule_delta_star, m)?)?;
+    m.add_function(wrap_pyfunction!(schedule_c1_for_target, m)?)?;
+    m.add_function(wrap_pyfunction!(online_delta, m)?)?;
+    m.add_function(wrap_pyfunction!(online_delta_at, m)?)?;
+    m.add_function(wrap_pyfunction!(online_schedule_noise, m)?)?;
+    m.add_function(wrap_pyfunction!(online_schedule_bound, m)?)?;
     Ok(())
 }

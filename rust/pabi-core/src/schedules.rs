@@ -1,1 +1,0 @@
-//! (placeholder: implemented on its own branch)

@@ -1,0 +1,388 @@
+//! Noise schedules of shuffled PNSGD, online decaying noise and their limits δ*
+//! (Sordello–Bu–Dong, *Privacy amplification via iteration for shuffled and online PNSGD*,
+//! §4 and §6; SPEC_pabi.md §4).
+//!
+//! Conventions (SPEC §2): A = h(ε, 2L/s), B = h(ε, M·D/(η·s)) with h = θ (Gaussian noise of
+//! standard deviation s = σ) or the Laplace factor (scale s = v, D = b − a), M from
+//! [`gd::step_contraction`]. Every δ is an upper bound of the formula it implements (inputs of
+//! the engine's θ are nudged outward by a few ulp, θ-type factors and logs are rounded up, gaps
+//! 1 − B rounded down, the result moved up by [`num::INFLATE`]). Noise levels (σ, v) and the
+//! calibrated constant are returned to nearest (a larger noise is *not* the conservative side
+//! of a schedule the user applies).
+//!
+//! * [`laplace_schedule_scale`], [`laplace_schedule_delta`], [`gauss_schedule_sigma`],
+//!   [`gauss_schedule_delta`], [`schedule_delta_star`], [`schedule_c1_for_target`] — 003 Thms 3, 4.
+//! * [`online`] — decaying noise: the general suffix product (eq. (11)) and the online
+//!   schedules of 003 Thms 6, 7 with their exact limits and integral bounds.
+
+pub mod online;
+
+use rayon::prelude::*;
+
+use crate::batch::{pool, PAR_MIN};
+use crate::error::{PabiError, Result};
+use crate::num::{down, geometric_average, up};
+use crate::{gd, lambertw, theta, vmath};
+
+/// Relative outward nudge (4 ulp) applied to arguments r of θ computed with a few roundings
+/// (r = 2·sqrt(W0) carries ≤ 3 ulp: W from `wright_omega` ≤ 2 ulp, ln z ≤ 1 ulp relative to W).
+pub(crate) const NUDGE: f64 = 1.0 / 2_251_799_813_685_248.0; // 2^-51
+const LN_2PI: f64 = 1.837_877_066_409_345_5;
+
+/// Noise family of a PNSGD run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Noise {
+    /// Gaussian noise, parameter = standard deviation σ.
+    Gaussian,
+    /// Laplace noise (d = 1), parameter = scale v; `diameter` = b − a.
+    Laplace,
+}
+
+/// The problem constants shared by every bound: ε, L, η, D and the step contraction M.
+#[derive(Debug, Clone, Copy)]
+pub struct Problem {
+    pub eps: f64,
+    pub lipschitz: f64,
+    pub lr: f64,
+    pub diameter: f64,
+    /// M (rounded up).
+    pub m: f64,
+}
+
+pub(crate) fn finite_pos(name: &'static str, x: f64) -> Result<()> {
+    if x > 0.0 && x.is_finite() {
+        Ok(())
+    } else {
+        Err(PabiError::domain(name, "finite and > 0", x))
+    }
+}
+
+pub(crate) fn finite_nonneg(name: &'static str, x: f64) -> Result<()> {
+    if x >= 0.0 && x.is_finite() {
+        Ok(())
+    } else {
+        Err(PabiError::domain(name, "finite and >= 0", x))
+    }
+}
+
+/// An integer-valued count ≥ `lo` (every double ≥ 2^53 is an integer).
+pub(crate) fn count(name: &'static str, x: f64, lo: f64) -> Result<()> {
+    if x >= lo && x.is_finite() && x == x.floor() {
+        Ok(())
+    } else {
+        Err(PabiError::domain(
+            name,
+            format!("an integer >= {lo} (finite)"),
+            x,
+        ))
+    }
+}
+
+impl Problem {
+    /// Validate (lr, smoothness, strong_convexity, diameter) and compute M. ε and L are
+    /// validated too (`eps` ≥ 0 finite, `lipschitz` ≥ 0 finite).
+    pub fn new(
+        eps: f64,
+        lipschitz: f64,
+        lr: f64,
+        diameter: f64,
+        smoothness: Option<f64>,
+        strong_convexity: f64,
+    ) -> Result<Self> {
+        finite_nonneg("eps", eps)?;
+        finite_nonneg("lipschitz", lipschitz)?;
+        finite_pos("diameter", diameter)?;
+        let m = gd::step_contraction(lr, smoothness, strong_convexity)?.m;
+        Ok(Problem {
+            eps,
+            lipschitz,
+            lr,
+            diameter,
+            m,
+        })
+    }
+
+    /// M·D/η: the numerator of r_B = MD/(η s).
+    #[inline]
+    pub(crate) fn mdl(&self) -> f64 {
+        self.m * self.diameter / self.lr
+    }
+
+    /// κ = 2ηL/(M D) (κ_L for Laplace, κ_G for Gaussian, SPEC §4).
+    #[inline]
+    pub(crate) fn kappa(&self) -> f64 {
+        2.0 * self.lr * self.lipschitz / (self.m * self.diameter)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shuffled schedules (003 Thms 3, 4)
+
+/// ln(n/C1 + C2) for the Laplace schedule, accurate when the argument is close to 1; requires
+/// n/C1 + C2 > 1.
+pub(crate) fn ln_laplace_arg(n: f64, c1: f64, c2: f64, name: &'static str) -> Result<f64> {
+    let q = n / c1;
+    let z = q + c2;
+    if z.partial_cmp(&1.0) != Some(std::cmp::Ordering::Greater) || !z.is_finite() {
+        return Err(PabiError::domain(
+            name,
+            format!("such that {name}/c1 + c2 > 1 (c1 = {c1}, c2 = {c2})"),
+            n,
+        ));
+    }
+    Ok(if z < 2.0 {
+        vmath::log1p(q + (c2 - 1.0))
+    } else {
+        vmath::ln(z)
+    })
+}
+
+fn check_c(c1: f64, c2: f64) -> Result<()> {
+    finite_pos("c1", c1)?;
+    finite_nonneg("c2", c2)
+}
+
+/// Laplace scale v(n) = M(b−a)/(2η·ln(n/C1 + C2)) (003 eq. (7)), to nearest.
+pub fn laplace_schedule_scale(
+    n: f64,
+    c1: f64,
+    c2: f64,
+    lr: f64,
+    diameter: f64,
+    smoothness: Option<f64>,
+    strong_convexity: f64,
+) -> Result<f64> {
+    let p = Problem::new(0.0, 0.0, lr, diameter, smoothness, strong_convexity)?;
+    check_c(c1, c2)?;
+    count("n", n, 1.0)?;
+    let lz = ln_laplace_arg(n, c1, c2, "n")?;
+    Ok(p.mdl() / (2.0 * lz))
+}
+
+/// δ(n) = A_n·G(u_n, n) for the Laplace schedule (003 Thm 3, SPEC §4.1): u_n = e^{ε/2}/(n/C1+C2)
+/// exactly, A_n = (1 − e^{ε/2}(n/C1 + C2)^{−κ_L})_+. Upper bound, ≤ 1e-13 relative.
+pub fn laplace_schedule_delta(p: &Problem, n: f64, c1: f64, c2: f64) -> Result<f64> {
+    check_c(c1, c2)?;
+    count("n", n, 1.0)?;
+    let lz = ln_laplace_arg(n, c1, c2, "n")?;
+    // A = laplace_theta(ε, r_A) with r_A = 2L/v = 2κ·ln z, nudged up (A increases with r).
+    let a = theta::laplace_theta(p.eps, 2.0 * p.kappa() * lz * (1.0 + NUDGE));
+    // u = e^{ε/2 − ln z}, exponent moved down by its rounding error.
+    let e = 0.5 * p.eps - lz;
+    let e_dn = e - 4.0 * f64::EPSILON * (0.5 * p.eps + lz);
+    let u = down(vmath::exp(e_dn)).min(1.0);
+    Ok(up(a * geometric_average(u, n)).min(a))
+}
+
+/// ln z_n = ln(n²/(2πC1²) + C2) for the Gaussian schedule, without forming n² (n up to 1e300).
+#[inline]
+pub(crate) fn ln_gauss_arg(ln_n2: f64, c1: f64, c2: f64) -> f64 {
+    let a = ln_n2 - LN_2PI - 2.0 * vmath::ln(c1);
+    let b = if c2 > 0.0 {
+        vmath::ln(c2)
+    } else {
+        f64::NEG_INFINITY
+    };
+    crate::num::log_add_exp(a, b)
+}
+
+/// Gaussian noise σ(n) = M·D/(2η·sqrt(W0(n²/(2πC1²) + C2))) (003 eq. (9)), to nearest;
+/// W0 through `wright_omega(ln z)` so n may be as large as 1e300.
+pub fn gauss_schedule_sigma(
+    n: f64,
+    c1: f64,
+    c2: f64,
+    lr: f64,
+    diameter: f64,
+    smoothness: Option<f64>,
+    strong_convexity: f64,
+) -> Result<f64> {
+    let p = Problem::new(0.0, 0.0, lr, diameter, smoothness, strong_convexity)?;
+    check_c(c1, c2)?;
+    count("n", n, 1.0)?;
+    let w = lambertw::wright_omega(ln_gauss_arg(2.0 * vmath::ln(n), c1, c2));
+    Ok(p.mdl() / (2.0 * w.sqrt()))
+}
+
+/// δ(n) = θ(ε, κ_G r_B)·G(1 − θ(ε, r_B), n), r_B = 2·sqrt(W0(z_n)) (003 Thm 4, SPEC §4.2).
+pub fn gauss_schedule_delta(p: &Problem, n: f64, c1: f64, c2: f64) -> Result<f64> {
+    check_c(c1, c2)?;
+    count("n", n, 1.0)?;
+    let w = lambertw::wright_omega(ln_gauss_arg(2.0 * vmath::ln(n), c1, c2));
+    let rb = 2.0 * w.sqrt() * (1.0 + NUDGE);
+    let a = theta::theta(p.eps, p.kappa() * rb * (1.0 + NUDGE));
+    let u = theta::theta_complement(p.eps, rb);
+    Ok(up(a * geometric_average(u, n)).min(a))
+}
+
+/// ln x of δ* = (1 − e^{−x})/x: x_L = C1·e^{ε/2} (Laplace), x_G = 2·C1·e^{ε/2} (Gaussian).
+fn ln_x_star(noise: Noise, eps: f64, c1: f64) -> f64 {
+    let base = vmath::ln(c1) + 0.5 * eps;
+    match noise {
+        Noise::Laplace => base,
+        Noise::Gaussian => base + std::f64::consts::LN_2,
+    }
+}
+
+/// δ* = (1 − e^{−x})/x (003 eqs. (8), (10)), rounded up; `-expm1(-x)/x`, and e^{−ln x} when x
+/// overflows.
+pub fn schedule_delta_star(noise: Noise, eps: f64, c1: f64) -> Result<f64> {
+    finite_nonneg("eps", eps)?;
+    finite_pos("c1", c1)?;
+    let lx = ln_x_star(noise, eps, c1);
+    // δ* decreases in x: move ln x down by its rounding error.
+    let lx = lx - 4.0 * f64::EPSILON * lx.abs().max(1.0);
+    let v = if lx > 700.0 {
+        vmath::exp(-lx)
+    } else {
+        let x = vmath::exp(lx);
+        -vmath::expm1(-x) / x
+    };
+    Ok(up(v).min(1.0))
+}
+
+/// 1 − (1 − e^{−x})/x = (x − 1 + e^{−x})/x and its derivative, by their series (x ≤ 2).
+fn one_minus_f_series(x: f64) -> (f64, f64) {
+    // g = Σ_{k≥1} (−1)^{k+1} x^k/(k+1)!, g' = Σ_{k≥1} (−1)^{k+1} k x^{k−1}/(k+1)!
+    let (mut g, mut dg) = (0.0, 0.0);
+    let mut term = 1.0; // x^{k-1}/(k+1)! times sign, starting at k = 1: 1/2
+    let mut fact = 2.0;
+    term /= fact;
+    for k in 1..40 {
+        let kf = k as f64;
+        g += term * x;
+        dg += term * kf;
+        fact = kf + 2.0;
+        term *= -x / fact;
+        if term.abs() < 1e-18 * g.abs().max(1e-300) && k > 3 {
+            break;
+        }
+    }
+    (g, dg)
+}
+
+/// The x > 0 with (1 − e^{−x})/x = δ* for δ* ∈ (0, 1) (SPEC §4.1 calibration, C24):
+/// x = 1/δ* + W0(−e^{−1/δ*}/δ*) for δ* ≤ 1/2, Newton on 1 − (1 − e^{−x})/x = 1 − δ* (series,
+/// no cancellation) above.
+pub fn x_for_delta_star(delta_star: f64) -> Result<f64> {
+    if !(delta_star > 0.0 && delta_star < 1.0) {
+        return Err(PabiError::domain("delta_star", "in (0, 1)", delta_star));
+    }
+    if delta_star <= 0.5 {
+        let y = 1.0 / delta_star;
+        let w = if y < 700.0 {
+            lambertw::lambertw0(-y * vmath::exp(-y))
+        } else {
+            0.0
+        };
+        return Ok(y + w);
+    }
+    let target = 1.0 - delta_star; // exact (Sterbenz)
+    let mut x = 2.0 * target;
+    for _ in 0..100 {
+        let (g, dg) = one_minus_f_series(x);
+        let step = (target - g) / dg;
+        x += step;
+        if step.abs() <= 1e-17 * x {
+            break;
+        }
+    }
+    Ok(x)
+}
+
+/// C1 such that the schedule's limit δ* equals `delta_star` (SPEC §4.1 calibration):
+/// C1 = x·e^{−ε/2} (Laplace), x·e^{−ε/2}/2 (Gaussian). Rounded to nearest.
+pub fn schedule_c1_for_target(noise: Noise, delta_star: f64, eps: f64) -> Result<f64> {
+    finite_nonneg("eps", eps)?;
+    let x = x_for_delta_star(delta_star)?;
+    let lc = vmath::ln(x)
+        - 0.5 * eps
+        - match noise {
+            Noise::Laplace => 0.0,
+            Noise::Gaussian => std::f64::consts::LN_2,
+        };
+    if lc < -745.0 {
+        return Err(PabiError::unreachable(format!(
+            "c1 for delta_star = {delta_star} at eps = {eps} underflows (ln c1 = {lc})"
+        )));
+    }
+    Ok(vmath::exp(lc))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Array drivers
+
+/// Map `f` over equally long argument slices (index k gets `args[j][k]`), in parallel for long
+/// arrays; the error of the smallest failing index is returned, located with `.at(index)`.
+pub fn map_args<const K: usize>(
+    args: [&[f64]; K],
+    out: &mut [f64],
+    f: impl Fn([f64; K]) -> Result<f64> + Sync,
+) -> Result<()> {
+    let n = out.len();
+    for a in args.iter() {
+        if a.len() != n {
+            return Err(PabiError::Shape {
+                message: format!(
+                    "argument arrays have lengths {} and {n} (they must be equal)",
+                    a.len()
+                ),
+            });
+        }
+    }
+    let run = |start: usize, o: &mut [f64]| -> Result<()> {
+        for (j, slot) in o.iter_mut().enumerate() {
+            let k = start + j;
+            let mut v = [0.0; K];
+            for (q, a) in args.iter().enumerate() {
+                v[q] = a[k];
+            }
+            *slot = f(v).map_err(|e| e.at(k))?;
+        }
+        Ok(())
+    };
+    const CH: usize = 1 << 12;
+    match pool() {
+        Some(p) if n >= PAR_MIN => p.install(|| {
+            let errs: Vec<PabiError> = out
+                .par_chunks_mut(CH)
+                .enumerate()
+                .filter_map(|(c, o)| run(c * CH, o).err())
+                .collect();
+            match errs.into_iter().next() {
+                Some(e) => Err(e),
+                None => Ok(()),
+            }
+        }),
+        _ => run(0, out),
+    }
+}
+
+/// `Some(x)` when `has` is set.
+#[inline]
+pub fn opt(has: bool, x: f64) -> Option<f64> {
+    if has {
+        Some(x)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fig2_delta_star_and_calibration() {
+        let d = schedule_delta_star(Noise::Laplace, 1.0, 1e5).unwrap();
+        assert!((d / 6.065_306_597_126_334e-6 - 1.0).abs() < 1e-12);
+        let c1 = schedule_c1_for_target(Noise::Laplace, 6.065_306_597_126_334e-6, 1.0).unwrap();
+        assert!((c1 / 1e5 - 1.0).abs() < 1e-12);
+        for &t in &[0.999_999, 0.9, 0.6, 0.5, 0.1, 1e-9] {
+            let x = x_for_delta_star(t).unwrap();
+            let f = -(-x).exp_m1() / x;
+            assert!((f / t - 1.0).abs() < 1e-14, "{t} {x} {f}");
+        }
+        assert!(x_for_delta_star(1.0).is_err());
+    }
+}

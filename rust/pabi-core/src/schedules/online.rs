@@ -1,0 +1,576 @@
+//! Online PNSGD with decaying noise (Sordello–Bu–Dong §6; SPEC_pabi.md §4.4–§4.6).
+//!
+//! δ_n(i) = A_i·∏_{t=i+1}^n B_t (003 eq. (11)), evaluated as ln A_i + Σ_t ln B_t.
+//!
+//! * Any per-step noise array: [`online_log_delta_all`] (every index, one O(n) suffix scan with
+//!   Neumaier compensation) and [`online_log_delta_at`].
+//! * The online schedules v_j (eq. (12)) and σ_j (eq. (14)) ([`OnlineSchedule`]): δ_n(i) for n up
+//!   to 1e15 and beyond (direct sum of the first 2^18 factors, then the Euler–Maclaurin tail
+//!   Σ_{t≥a} g = ∫_a^∞ g + g(a)/2 − g'(a)/12 + …, as S_∞ − tail(n+1)); the exact limit
+//!   δ_∞(i) = A_i·exp(Σ_{t>i} g(t)); a certified upper bound of it (the Euler–Maclaurin tail
+//!   replaced by the Hermite–Hadamard bound Σ_{t≥a} g(t) ≤ ∫_a^∞ g + g(a)/2, valid for g
+//!   concave on [a, ∞)); and the paper's integral bounds eqs. (13), (15) (corrected, or as
+//!   printed on request).
+//!
+//! The integrals ∫_X^∞ g use tanh–sinh quadrature after x = X·s^{−1/(α−1)}, which maps the
+//! algebraic tail g(x) ~ −c·x^{−α} onto a bounded integrand on (0, 1].
+//! All functions return natural logarithms (δ underflows long before its log does).
+
+use rayon::prelude::*;
+
+use super::{count, finite_nonneg, finite_pos, Noise, Problem, NUDGE};
+use crate::batch::{pool, PAR_MIN};
+use crate::error::{PabiError, Result};
+use crate::num::{log1mexp, shift_log, INFLATE};
+use crate::{lambertw, theta, vmath};
+
+const EPS: f64 = f64::EPSILON;
+/// Number of factors summed directly before the Euler–Maclaurin tail takes over.
+pub const DIRECT_TERMS: f64 = 262_144.0;
+
+/// Neumaier accumulator.
+#[derive(Clone, Copy, Default)]
+struct Acc {
+    s: f64,
+    c: f64,
+}
+
+impl Acc {
+    #[inline(always)]
+    fn add(&mut self, x: f64) {
+        let t = self.s + x;
+        if self.s.abs() >= x.abs() {
+            self.c += (self.s - t) + x;
+        } else {
+            self.c += (x - t) + self.s;
+        }
+        self.s = t;
+    }
+    #[inline(always)]
+    fn value(&self) -> f64 {
+        self.s + self.c
+    }
+}
+
+/// ln(1 − e^x) rounded up for x < 0 computed with absolute error ≤ `err` (x is moved down).
+#[inline(always)]
+fn log_laplace_factor(eps: f64, r: f64) -> f64 {
+    let x = 0.5 * (eps - r);
+    if x >= 0.0 {
+        return f64::NEG_INFINITY;
+    }
+    let x = x - 2.0 * EPS * 0.5 * (eps + r);
+    let v = log1mexp(x);
+    // log1mexp is good to a few ulp (relative); the input error is covered by moving x down.
+    v - 4.0 * EPS * v
+}
+
+/// ln θ_{e^ε}(r) rounded up, with an error ≤ a few ulp + INFLATE absolute: ln of θ (rounded up)
+/// where θ < 1/2, log1p(−(1 − θ)) (complement rounded down) where θ > 1/2 — one engine call in
+/// the usual case. (The engine's `log_theta` moves its result by INFLATE·|ln θ|, which would
+/// accumulate over long products.) θ ≥ 1/2 roughly iff r² > 2ε.
+#[inline(always)]
+pub(crate) fn log_theta_tight(eps: f64, r: f64) -> f64 {
+    if r * r > 2.0 * eps {
+        let u = theta::theta_complement(eps, r);
+        if u <= 0.5 {
+            let l = vmath::log1p(-u);
+            return l - 2.0 * EPS * l;
+        }
+    } else {
+        let t = theta::theta(eps, r);
+        if t > 1e-300 && t < 0.5 {
+            let l = vmath::ln(t);
+            return l - 2.0 * EPS * l;
+        }
+    }
+    theta::log_theta(eps, r)
+}
+
+/// ln(1 − θ_{e^ε}(r)) rounded down, with the same error policy as [`log_theta_tight`].
+#[inline(always)]
+pub(crate) fn log_theta_complement_tight(eps: f64, r: f64) -> f64 {
+    if r * r > 2.0 * eps {
+        let u = theta::theta_complement(eps, r);
+        if u > 1e-300 && u < 0.5 {
+            let l = vmath::ln(u);
+            return l + 2.0 * EPS * l;
+        }
+    } else {
+        let t = theta::theta(eps, r);
+        if t <= 0.5 {
+            let l = vmath::log1p(-t);
+            return l + 2.0 * EPS * l;
+        }
+    }
+    theta::log_theta_complement(eps, r)
+}
+
+/// ln of the per-step factor h(ε, r) (θ or the Laplace factor), rounded up; r nudged up.
+#[inline(always)]
+fn log_factor(kind: Noise, eps: f64, r: f64) -> f64 {
+    let r = r * (1.0 + NUDGE);
+    match kind {
+        Noise::Gaussian => log_theta_tight(eps, r),
+        Noise::Laplace => log_laplace_factor(eps, r),
+    }
+}
+
+fn check_noise(noise: &[f64]) -> Result<()> {
+    if noise.is_empty() {
+        return Err(PabiError::Shape {
+            message: "noise must be a non-empty array of per-step noise levels".into(),
+        });
+    }
+    if let Some(i) = crate::batch::first_bad(noise, |x| x > 0.0 && x.is_finite()) {
+        return Err(PabiError::domain("noise", "finite and > 0", noise[i]).at(i));
+    }
+    Ok(())
+}
+
+/// ln A_t and ln B_t for every step (in parallel for long arrays).
+fn factor_logs(kind: Noise, p: &Problem, noise: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    let n = noise.len();
+    let (mut la, mut lb) = (vec![0.0; n], vec![0.0; n]);
+    let (two_l, mdl, eps) = (2.0 * p.lipschitz, p.mdl(), p.eps);
+    let k = |s: &[f64], a: &mut [f64], b: &mut [f64]| {
+        for ((&x, oa), ob) in s.iter().zip(a.iter_mut()).zip(b.iter_mut()) {
+            *oa = log_factor(kind, eps, two_l / x);
+            *ob = log_factor(kind, eps, mdl / x);
+        }
+    };
+    const CH: usize = 1 << 13;
+    match pool() {
+        Some(pl) if n >= PAR_MIN => pl.install(|| {
+            noise
+                .par_chunks(CH)
+                .zip(la.par_chunks_mut(CH))
+                .zip(lb.par_chunks_mut(CH))
+                .for_each(|((s, a), b)| k(s, a, b));
+        }),
+        _ => k(noise, &mut la, &mut lb),
+    }
+    (la, lb)
+}
+
+/// ln δ_n(i) = ln A_i + Σ_{t>i} ln B_t for every i = 1..n (out[i−1]), noise[t−1] = σ_t (Gaussian)
+/// or v_t (Laplace). One suffix scan, Neumaier-compensated; rounded up.
+pub fn online_log_delta_all(
+    kind: Noise,
+    p: &Problem,
+    noise: &[f64],
+    out: &mut [f64],
+) -> Result<()> {
+    check_noise(noise)?;
+    if out.len() != noise.len() {
+        return Err(PabiError::Shape {
+            message: "output length differs from the noise length".into(),
+        });
+    }
+    let (la, lb) = factor_logs(kind, p, noise);
+    let mut acc = Acc::default();
+    let mut zero = false;
+    for t in (0..noise.len()).rev() {
+        let s = acc.value();
+        out[t] = if zero || la[t] == f64::NEG_INFINITY {
+            f64::NEG_INFINITY
+        } else {
+            let v = la[t] + s;
+            shift_log(v, 1.0, 4.0 * EPS / INFLATE * (la[t].abs() + s.abs()))
+        };
+        if lb[t] == f64::NEG_INFINITY {
+            zero = true;
+        } else {
+            acc.add(lb[t]);
+        }
+    }
+    Ok(())
+}
+
+/// ln δ_n(index) for one 1-based index (O(n − index)).
+pub fn online_log_delta_at(kind: Noise, p: &Problem, noise: &[f64], index: f64) -> Result<f64> {
+    check_noise(noise)?;
+    let n = noise.len() as f64;
+    if !(index >= 1.0 && index <= n && index == index.floor()) {
+        return Err(PabiError::domain(
+            "index",
+            format!("an integer in 1..=n (n = {n})"),
+            index,
+        ));
+    }
+    let i = index as usize - 1;
+    let la = log_factor(kind, p.eps, 2.0 * p.lipschitz / noise[i]);
+    if la == f64::NEG_INFINITY {
+        return Ok(la);
+    }
+    let mdl = p.mdl();
+    let mut acc = Acc::default();
+    for &x in &noise[i + 1..] {
+        let v = log_factor(kind, p.eps, mdl / x);
+        if v == f64::NEG_INFINITY {
+            return Ok(v);
+        }
+        acc.add(v);
+    }
+    let s = acc.value();
+    Ok(shift_log(
+        la + s,
+        1.0,
+        4.0 * EPS / INFLATE * (la.abs() + s.abs()),
+    ))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The online schedules (003 Thms 6, 7)
+
+/// An online schedule v_j (Laplace, eq. (12)) or σ_j (Gaussian, eq. (14)) with its problem.
+#[derive(Debug, Clone, Copy)]
+pub struct OnlineSchedule {
+    pub kind: Noise,
+    pub p: Problem,
+    pub c1: f64,
+    pub c2: f64,
+    pub decay: f64,
+    ln_c1: f64,
+    ln_c2: f64,
+    /// Laplace: c = C1·e^{ε/2} (rounded down) and ln c; d = C1·C2.
+    c: f64,
+    ln_c: f64,
+    d: f64,
+}
+
+/// softplus(y) = ln(1 + e^y).
+#[inline(always)]
+fn softplus(y: f64) -> f64 {
+    y.max(0.0) + vmath::log1p(vmath::exp(-y.abs()))
+}
+
+/// ln(−log1p(−u)) from ln u (u ∈ (0, 1)).
+#[inline(always)]
+fn ln_neg_log1m(ln_u: f64) -> f64 {
+    if ln_u > -20.0 {
+        vmath::ln(-vmath::log1p(-vmath::exp(ln_u)))
+    } else {
+        let u = vmath::exp(ln_u);
+        ln_u + u * (0.5 + u / 3.0)
+    }
+}
+
+impl OnlineSchedule {
+    pub fn new(kind: Noise, p: Problem, c1: f64, c2: f64, decay: f64) -> Result<Self> {
+        finite_pos("c1", c1)?;
+        finite_nonneg("c2", c2)?;
+        if !(decay > 1.0 && decay.is_finite()) {
+            return Err(PabiError::domain("decay", "finite and > 1", decay));
+        }
+        let ln_c1 = vmath::ln(c1);
+        let ln_c = ln_c1 + 0.5 * p.eps;
+        let c = vmath::exp(ln_c) * (1.0 - 4.0 * EPS);
+        Ok(OnlineSchedule {
+            kind,
+            p,
+            c1,
+            c2,
+            decay,
+            ln_c1,
+            ln_c2: if c2 > 0.0 {
+                vmath::ln(c2)
+            } else {
+                f64::NEG_INFINITY
+            },
+            c,
+            ln_c,
+            d: c1 * c2,
+        })
+    }
+
+    /// ln(j^α/C1 + C2) (Laplace) or ln z_j = ln(j^{2α}/(2πC1²) + C2) (Gaussian).
+    #[inline(always)]
+    fn ln_arg(&self, lj: f64) -> f64 {
+        match self.kind {
+            Noise::Laplace => crate::num::log_add_exp(self.decay * lj - self.ln_c1, self.ln_c2),
+            Noise::Gaussian => super::ln_gauss_arg(self.decay * 2.0 * lj, self.c1, self.c2),
+        }
+    }
+
+    /// Domain of the index (1-based): integer ≥ 1 and, for Laplace, i^α + C1·C2 > C1·e^{ε/2}
+    /// (every B_t > 0 from t = i on; SPEC §4.5).
+    pub fn check_index(&self, name: &'static str, i: f64) -> Result<()> {
+        count(name, i, 1.0)?;
+        if self.kind == Noise::Laplace {
+            let lhs = crate::num::log_add_exp(self.decay * vmath::ln(i), vmath::ln(self.d));
+            if lhs.partial_cmp(&self.ln_c) != Some(std::cmp::Ordering::Greater) {
+                return Err(PabiError::domain(
+                    name,
+                    format!(
+                        "such that {name}^decay + c1*c2 > c1*e^(eps/2) = {} (the schedule's B_t must be > 0)",
+                        self.ln_c.exp()
+                    ),
+                    i,
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The noise of step j: v_j (eq. (12)) or σ_j (eq. (14)), to nearest.
+    pub fn noise(&self, j: f64) -> Result<f64> {
+        count("index", j, 1.0)?;
+        let la = self.ln_arg(vmath::ln(j));
+        match self.kind {
+            Noise::Laplace => {
+                if la.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+                    return Err(PabiError::domain(
+                        "index",
+                        "such that index^decay/c1 + c2 > 1 (positive scale)",
+                        j,
+                    ));
+                }
+                // ln(j^α/C1 + C2) near 0: recompute with log1p.
+                let q = (self.decay * vmath::ln(j) - self.ln_c1).exp();
+                let la = if q + self.c2 < 2.0 {
+                    vmath::log1p(q + (self.c2 - 1.0))
+                } else {
+                    la
+                };
+                Ok(self.p.mdl() / (2.0 * la))
+            }
+            Noise::Gaussian => Ok(self.p.mdl() / (2.0 * lambertw::wright_omega(la).sqrt())),
+        }
+    }
+
+    /// ln A_i rounded up; `as_published` uses eq. (13)'s printed e^{−ε/2} (Laplace only).
+    pub fn log_a(&self, i: f64, as_published: bool) -> f64 {
+        let lj = vmath::ln(i);
+        let la = self.ln_arg(lj);
+        match self.kind {
+            Noise::Laplace => {
+                // r_A = 2L/v_i = 2κ ln(i^α/C1 + C2); printed: exponent −ε/2 − κ ln(...)
+                let r = 2.0 * self.p.kappa() * la;
+                if as_published {
+                    log_factor(Noise::Laplace, 0.0, r + self.p.eps)
+                } else {
+                    log_factor(Noise::Laplace, self.p.eps, r)
+                }
+            }
+            Noise::Gaussian => {
+                let rb = 2.0 * lambertw::wright_omega(la).sqrt();
+                log_factor(Noise::Gaussian, self.p.eps, self.p.kappa() * rb)
+            }
+        }
+    }
+
+    /// r_A = 2L/σ_i (Gaussian), used by the printed eq. (15).
+    fn r_a(&self, i: f64) -> f64 {
+        let rb = 2.0 * lambertw::wright_omega(self.ln_arg(vmath::ln(i))).sqrt();
+        self.p.kappa() * rb
+    }
+
+    /// g(t) = ln B_t, rounded up.
+    #[inline(always)]
+    pub fn g(&self, t: f64) -> f64 {
+        match self.kind {
+            Noise::Laplace => {
+                // c is rounded down; c/y and log1p add ≤ 5 ulp (relative): move 8 ulp up.
+                let y = t.powf(self.decay) + self.d;
+                let v = vmath::log1p(-self.c / y);
+                v - 8.0 * EPS * v
+            }
+            Noise::Gaussian => {
+                let rb = 2.0 * lambertw::wright_omega(self.ln_arg(vmath::ln(t))).sqrt();
+                log_factor(Noise::Gaussian, self.p.eps, rb)
+            }
+        }
+    }
+
+    /// ln(−g(e^{lx})), for the quadrature (no overflow for any lx).
+    #[inline(always)]
+    fn ln_neg_g(&self, lx: f64) -> f64 {
+        let ln_u = match self.kind {
+            Noise::Laplace => {
+                self.ln_c - crate::num::log_add_exp(self.decay * lx, vmath::ln(self.d))
+            }
+            Noise::Gaussian => {
+                let rb = 2.0 * lambertw::wright_omega(self.ln_arg(lx)).sqrt();
+                log_theta_complement_tight(self.p.eps, rb * (1.0 + NUDGE))
+            }
+        };
+        ln_neg_log1m(ln_u)
+    }
+
+    /// g concave on [a, ∞)?
+    ///
+    /// Laplace (proof): with y = x^α + d, g' = α c x^{α−1}/(y(y − c)) > 0, and
+    /// d ln g'/dx = (α−1)/x − αx^{α−1}(1/y + 1/(y−c)) < 0 ⟺ α−1 < αx^α(1/y + 1/(y−c)). If
+    /// d ≤ c then x^α/(y−c) ≥ 1 and the right side exceeds α; if d > c the right side is
+    /// ≥ 2αx^α/y, increasing in x, and exceeds α−1 iff x^α(α+1) > d(α−1). Gaussian: assumed from
+    /// a ≥ 2^18 on (asymptotically g ~ −2C1e^{ε/2}x^{−α}(1 − (1 + ε²/8)/W)), checked
+    /// numerically by second differences in tests/test_schedules.py — not proven.
+    fn concave_from(&self, a: f64) -> bool {
+        match self.kind {
+            Noise::Laplace => {
+                self.d <= self.c
+                    || a.powf(self.decay) >= self.d * (self.decay - 1.0) / (self.decay + 1.0)
+            }
+            Noise::Gaussian => a >= DIRECT_TERMS,
+        }
+    }
+
+    /// ∫_X^∞ g(x) dx and an error estimate (tanh–sinh, x = X·s^{−1/(α−1)}).
+    pub fn integral_from(&self, x0: f64) -> (f64, f64) {
+        let p = 1.0 / (self.decay - 1.0);
+        let lx0 = vmath::ln(x0);
+        let f = |ln_s: f64| -> f64 {
+            let lx = lx0 - p * ln_s;
+            -p * vmath::exp(self.ln_neg_g(lx) + lx - ln_s)
+        };
+        const H: f64 = 1.0 / 64.0;
+        const K: i32 = 256; // τ ∈ [−4, 4]
+        let (mut all, mut even) = (Acc::default(), Acc::default());
+        for k in -K..=K {
+            let tau = k as f64 * H;
+            let q = std::f64::consts::PI * tau.sinh();
+            let ln_s = -softplus(-q);
+            let ln_1ms = -softplus(q);
+            let w = std::f64::consts::PI * tau.cosh() * vmath::exp(ln_s + ln_1ms);
+            let v = f(ln_s) * w;
+            all.add(v);
+            if k % 2 == 0 {
+                even.add(v);
+            }
+        }
+        let i1 = H * all.value();
+        let i2 = 2.0 * H * even.value();
+        (i1, (i1 - i2).abs())
+    }
+
+    /// Σ_{t=from}^{to} g(t), Neumaier-compensated (in parallel for long ranges).
+    fn direct(&self, from: f64, to: f64) -> f64 {
+        if to < from {
+            return 0.0;
+        }
+        let n = (to - from) as u64 + 1;
+        const CH: u64 = 1 << 14;
+        let chunk = |c: u64| -> (f64, f64) {
+            let mut acc = Acc::default();
+            let lo = c * CH;
+            let hi = (lo + CH).min(n);
+            for k in lo..hi {
+                acc.add(self.g(from + k as f64));
+            }
+            (acc.s, acc.c)
+        };
+        let nch = n.div_ceil(CH);
+        let parts: Vec<(f64, f64)> = match pool() {
+            Some(pl) if n >= 2 * CH => pl.install(|| (0..nch).into_par_iter().map(chunk).collect()),
+            _ => (0..nch).map(chunk).collect(),
+        };
+        let mut acc = Acc::default();
+        for (s, c) in parts {
+            acc.add(s);
+            acc.add(c);
+        }
+        acc.value()
+    }
+
+    /// Σ_{t≥a} g(t) by Euler–Maclaurin (estimate) and its error margin.
+    fn tail_em(&self, a: f64) -> (f64, f64) {
+        let (int, err) = self.integral_from(a);
+        let h = a * (1.0 / 1024.0);
+        let gp = (self.g(a + h) - self.g(a - h)) / (2.0 * h);
+        let ga = self.g(a);
+        let v = int + 0.5 * ga - gp / 12.0;
+        (
+            v,
+            2.0 * err + 1e-6 * gp.abs() + 4.0 * EPS * (int.abs() + ga.abs()),
+        )
+    }
+
+    /// Certified upper bound of Σ_{t≥a} g(t): ∫_a^∞ g + g(a)/2 for concave g, ∫_a^∞ g otherwise
+    /// (g is increasing).
+    fn tail_upper(&self, a: f64) -> f64 {
+        let (int, err) = self.integral_from(a);
+        let half = if self.concave_from(a) {
+            0.5 * self.g(a)
+        } else {
+            0.0
+        };
+        let v = int + half;
+        v + 2.0 * err + 8.0 * EPS * v.abs()
+    }
+
+    fn finish(la: f64, s: f64) -> f64 {
+        if la == f64::NEG_INFINITY {
+            return la;
+        }
+        shift_log(la + s, 1.0, 4.0 * EPS / INFLATE * (la.abs() + s.abs()))
+    }
+
+    /// ln δ_n(i) = ln A_i + Σ_{t=i+1}^n g(t) (n ≥ i; n up to 1e15 and beyond).
+    pub fn log_delta(&self, n: f64, i: f64) -> Result<f64> {
+        self.check_index("index", i)?;
+        count("n", n, 1.0)?;
+        if n < i {
+            return Err(PabiError::domain("n", format!(">= index ({i})"), n));
+        }
+        let la = self.log_a(i, false);
+        let s = if n - i <= DIRECT_TERMS {
+            self.direct(i + 1.0, n)
+        } else {
+            let t = i + DIRECT_TERMS;
+            let (e1, m1) = self.tail_em(t + 1.0);
+            let (e2, m2) = self.tail_em(n + 1.0);
+            self.direct(i + 1.0, t) + (e1 - e2) + (m1 + m2)
+        };
+        Ok(Self::finish(la, s.min(0.0)))
+    }
+
+    /// ln δ_∞(i): the exact limit A_i·exp(Σ_{t>i} g(t)) (Euler–Maclaurin tail), rounded up.
+    pub fn log_delta_limit(&self, i: f64) -> Result<f64> {
+        self.check_index("index", i)?;
+        let la = self.log_a(i, false);
+        let t = i + DIRECT_TERMS;
+        let (e, m) = self.tail_em(t + 1.0);
+        Ok(Self::finish(la, self.direct(i + 1.0, t) + e + m))
+    }
+
+    /// Certified upper bound of ln δ_∞(i): direct sum to i + 2^18, then the Hermite–Hadamard
+    /// (concave g) or monotone (increasing g) integral bound of the tail.
+    pub fn log_delta_limit_bound(&self, i: f64) -> Result<f64> {
+        self.check_index("index", i)?;
+        let la = self.log_a(i, false);
+        let t = i + DIRECT_TERMS;
+        Ok(Self::finish(
+            la,
+            self.direct(i + 1.0, t) + self.tail_upper(t + 1.0),
+        ))
+    }
+
+    /// The paper's bound eq. (13)/(15): A_i·exp(∫_{i+1}^∞ g) (corrected, an upper bound of
+    /// δ_∞(i)); `as_published` gives the printed forms: eq. (13) with e^{−ε/2} in A (loose),
+    /// eq. (15) θ(2L/σ_i·exp(∫_{i+1}^∞ g)) (UNSOUND: certifies δ ≈ 0).
+    pub fn log_delta_star_upper(&self, i: f64, as_published: bool) -> Result<f64> {
+        self.check_index("index", i)?;
+        let (int, err) = self.integral_from(i + 1.0);
+        let int_up = (int + 2.0 * err + 8.0 * EPS * int.abs()).min(0.0);
+        if as_published && self.kind == Noise::Gaussian {
+            let r = self.r_a(i) * vmath::exp(int_up);
+            return Ok(log_factor(Noise::Gaussian, self.p.eps, r));
+        }
+        let la = self.log_a(i, as_published);
+        Ok(Self::finish(la, int_up))
+    }
+
+    /// The paper's lower bound A_i·exp(∫_i^∞ g) ≤ δ_∞(i) (003 after Thm 6), rounded DOWN (its
+    /// use is to bracket δ_∞ from below).
+    pub fn log_delta_star_lower(&self, i: f64) -> Result<f64> {
+        self.check_index("index", i)?;
+        let la = self.log_a(i, false);
+        if la == f64::NEG_INFINITY {
+            return Ok(la);
+        }
+        let (int, err) = self.integral_from(i);
+        let v = la + int - 2.0 * err;
+        Ok(v - 64.0 * EPS * (la.abs() + int.abs()) - INFLATE * (la.abs() + int.abs()))
+    }
+}

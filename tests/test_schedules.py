@@ -1,0 +1,416 @@
+"""Noise schedules, online decaying noise and limits δ* (SPEC_pabi §4; checks C12–C16, C21, C24).
+
+Values are checked against pabi.reference (mpmath, ≥ 50 digits unless noted) and against the
+numbers of paper 003 / the spec's checks.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath as mp
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import pabi
+from pabi import reference as ref
+
+TOL = 1e-12
+INFLATE = 2.0 ** -46  # the engine's outward rounding of every log-factor (pabi_core::num::INFLATE)
+
+
+def relerr(v, exact):
+    return float(abs((mp.mpf(v) - exact) / exact))
+
+
+def assert_upper(v, exact, tol=TOL, what=""):
+    """v never below the exact value and within tol relative of it. A product of many factors
+    each rounded outward by the engine carries that rounding on its log: the contract for a
+    δ = e^{-S} is max(tol, 6·INFLATE·S) relative (as for the engine's logs)."""
+    if exact == 0:
+        assert v == 0, f"{what}: {v!r} for an exact 0"
+        return
+    tol = max(tol, 6 * INFLATE * float(abs(mp.log(exact))))
+    assert mp.mpf(v) >= exact, f"{what}: {v!r} below exact {mp.nstr(exact, 20)}"
+    assert relerr(v, exact) <= tol, f"{what}: relerr {relerr(v, exact):.2e}"
+
+
+# --------------------------------------------------------------------------------------------
+# Shuffled schedules (003 Thms 3, 4)
+
+LAP_POINTS = [  # eps, L, lr, D, n, c1, c2
+    (1.0, 10.0, 0.1, 1.0, 1e4, 1e5, 2.0),
+    (1.0, 10.0, 0.1, 1.0, 1e12, 1e5, 2.0),
+    (1.0, 10.0, 0.1, 1.0, 1e15, 1e5, 2.0),
+    (1.0, 10.0, 0.025, 1.0, 1e9, 1e5, 2.0),
+    (0.3, 2.0, 0.05, 3.0, 777.0, 10.0, 1.5),
+    (2.5, 1.0, 0.5, 0.7, 1.0, 0.3, 5.0),
+    (0.0, 1.0, 0.1, 1.0, 1e6, 1e3, 0.0),
+    (5.0, 3.0, 0.2, 2.0, 123456789.0, 42.0, 1.01),
+]
+
+
+@pytest.mark.parametrize("p", LAP_POINTS)
+def test_laplace_schedule_against_reference(p):
+    eps, L, lr, D, n, c1, c2 = p
+    assert_upper(pabi.laplace_schedule_delta(*p), ref.laplace_schedule_delta(*p), what="laplace delta")
+    v, ve = pabi.laplace_schedule_scale(n, c1, c2, lr, D), ref.laplace_schedule_scale(n, c1, c2, lr, D)
+    assert relerr(v, ve) < 1e-14
+    assert_upper(pabi.laplace_schedule_delta_star(eps, c1), ref.laplace_schedule_delta_star(eps, c1))
+
+
+GAU_POINTS = [  # eps, L, lr, D, n, c1, c2
+    (1.0, 10.0, 0.1, 1.0, 1e4, 1e5, 100.0),
+    (1.0, 10.0, 0.1, 1.0, 1e12, 1e5, 100.0),
+    (1.0, 10.0, 0.1, 1.0, 1e15, 1.0, 100.0),
+    (1.0, 10.0, 0.01, 1.0, 1e13, 1e5, 100.0),
+    (0.5, 1.0, 0.3, 2.0, 50.0, 3.0, 0.0),
+    (3.0, 0.5, 0.05, 1.0, 1e7, 10.0, 1.0),
+]
+
+
+@pytest.mark.parametrize("p", GAU_POINTS)
+def test_gauss_schedule_against_reference(p):
+    eps, L, lr, D, n, c1, c2 = p
+    assert_upper(pabi.gauss_schedule_delta(*p), ref.gauss_schedule_delta(*p), what="gauss delta")
+    s, se = pabi.gauss_schedule_sigma(n, c1, c2, lr, D), ref.gauss_schedule_sigma(n, c1, c2, lr, D)
+    assert relerr(s, se) < 1e-14
+    assert_upper(pabi.gauss_schedule_delta_star(eps, c1), ref.gauss_schedule_delta_star(eps, c1))
+
+
+def test_strong_convexity_enters_through_m():
+    args = (1.0, 10.0, 0.1, 1.0, 1e6, 1e3, 2.0)
+    kw = dict(smoothness=2.0, strong_convexity=1.0)
+    exact = ref.laplace_schedule_delta(*args, **kw)
+    assert_upper(pabi.laplace_schedule_delta(*args, **kw), exact, tol=1e-11)
+    exact = ref.gauss_schedule_delta(*args, **kw)
+    assert_upper(pabi.gauss_schedule_delta(*args, **kw), exact, tol=1e-11)
+    # the schedule scales the noise with M, so a contracting step gets less noise (same r_B)
+    assert pabi.gauss_schedule_sigma(1e6, 1e3, 2.0, 0.1, 1.0, **kw) < pabi.gauss_schedule_sigma(1e6, 1e3, 2.0, 0.1, 1.0)
+
+
+def test_fig2_laplace_rate_one_over_n_and_T7_counterexample():
+    ds = pabi.laplace_schedule_delta_star(1.0, 1e5)
+    assert abs(ds / 6.065307e-6 - 1) < 1e-6
+    ns = 10.0 ** np.arange(4, 13)
+    d = pabi.laplace_schedule_delta(1.0, 10.0, 0.1, 1.0, ns, 1e5, 2.0)
+    slopes = np.diff(np.log10(np.abs(d - ds)))
+    assert abs(slopes[-1] + 1.0) < 5e-4
+    assert abs(ns[-1] * (d[-1] - ds) - 1.21306) < 1e-5
+    # kappa_L = 0.5 (eta = 0.025): rate n^-0.5, not O(1/n) (SPEC §9 T7)
+    d2 = pabi.laplace_schedule_delta(1.0, 10.0, 0.025, 1.0, ns, 1e5, 2.0)
+    slopes2 = np.diff(np.log10(np.abs(d2 - ds)))
+    assert abs(slopes2[-1] + 0.5) < 2e-3
+    assert np.all(d2 < ds)  # approaches from below
+
+
+def test_fig3_gauss_rate_one_over_log_n():
+    eps, c1 = 1.0, 1e5
+    ds = pabi.gauss_schedule_delta_star(eps, c1)
+    expected = {12: 1.0585, 20: 1.0939, 40: 1.1117, 100: 1.1201, 300: 1.1234}
+    for k, want in expected.items():
+        d = pabi.gauss_schedule_delta(eps, 10.0, 0.1, 1.0, 10.0 ** k, c1, 100.0)
+        z = mp.mpf(10) ** (2 * k) / (2 * mp.pi * c1 ** 2) + 100
+        w = float(mp.lambertw(z).real)
+        assert abs((d - ds) * w / ds - want) < 6e-5, k
+    # the limit 1 + eps^2/8 times h(x_G) ~ 1.125
+    x = 2 * c1 * math.exp(eps / 2)
+    assert abs(1.1234 / ((1 + eps ** 2 / 8) * (1 - math.exp(-x) * (1 + x)) / (1 - math.exp(-x))) - 1) < 3e-3
+
+
+def test_gauss_schedule_sigma_huge_n_and_c21():
+    # C21: n(1 - B)/(2 C1 e^{eps/2}) at n = 1e15 and 1e100
+    for n, want in ((1e15, 0.974074), (1e100, 0.997399)):
+        s = pabi.gauss_schedule_sigma(n, 1e5, 100.0, lr=1.0, diameter=1.0)
+        u = pabi.theta_complement(1.0, 1.0 / s)  # r_B = M D/(lr sigma)
+        assert abs(n * u / (2e5 * math.exp(0.5)) - want) < 2e-6
+    assert np.isfinite(pabi.gauss_schedule_sigma(1e300, 1e-100, 0.0, 0.1, 1.0))
+
+
+@pytest.mark.parametrize("target", [0.999999, 0.9, 0.6, 0.5, 0.1, 1e-3, 6.065306597126334e-06, 1e-9, 1e-300])
+@pytest.mark.parametrize("mech", ["laplace", "gaussian"])
+def test_calibration_round_trip(target, mech):
+    c1 = pabi.schedule_c1_for_target(target, 0.7, mechanism=mech)
+    star = ref.laplace_schedule_delta_star if mech == "laplace" else ref.gauss_schedule_delta_star
+    assert relerr(target, star(0.7, c1)) < 1e-13
+    if target > 1e-12:
+        assert relerr(c1, ref.schedule_c1_for_target(target, 0.7, mech)) < 1e-12
+
+
+def test_calibration_recovers_fig2_c1():
+    c1 = pabi.schedule_c1_for_target(pabi.laplace_schedule_delta_star(1.0, 1e5), 1.0, mechanism="laplace")
+    assert abs(c1 / 1e5 - 1) < 1e-12
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.floats(0, 5), st.floats(1, 1e15), st.floats(1e-2, 1e6))
+def test_schedule_delta_properties(eps, n, c1):
+    n = float(math.floor(n))
+    d = pabi.gauss_schedule_delta(eps, 1.0, 0.1, 1.0, n, c1, 2.0)
+    a = pabi.theta(eps, 2.0 / pabi.gauss_schedule_sigma(n, c1, 2.0, 0.1, 1.0))
+    assert 0 <= d <= a * (1 + 1e-10)  # A recomputed from the rounded sigma (condition ~ a^2)
+    assert pabi.gauss_schedule_delta(eps + 0.5, 1.0, 0.1, 1.0, n, c1, 2.0) <= d * (1 + 1e-13)
+    dl = pabi.laplace_schedule_delta(eps, 1.0, 0.1, 1.0, n, c1, 2.0)
+    assert pabi.laplace_schedule_delta(eps + 0.5, 1.0, 0.1, 1.0, n, c1, 2.0) <= dl * (1 + 1e-13)
+
+
+# --------------------------------------------------------------------------------------------
+# Online, any noise array (003 eq. (11))
+
+@pytest.mark.parametrize("mech", ["gaussian", "laplace"])
+def test_online_suffix_product_vs_brute_force(mech):
+    rng = np.random.default_rng(3)
+    noise = rng.uniform(0.5, 40.0, 25)
+    kw = dict(mechanism=mech)
+    out = pabi.online_delta(0.8, 1.0, 0.05, 1.0, noise, **kw)
+    for i in range(1, 26):
+        exact = ref.online_delta(0.8, 1.0, 0.05, 1.0, list(noise), i, mechanism=mech)
+        assert_upper(out[i - 1], exact, what=f"i={i}")
+        assert pabi.online_delta(0.8, 1.0, 0.05, 1.0, noise, i, **kw) == out[i - 1]
+    logs = pabi.online_delta(0.8, 1.0, 0.05, 1.0, noise, log=True, **kw)
+    np.testing.assert_allclose(np.exp(logs), out, rtol=1e-13)
+
+
+def test_online_constant_noise_reduces_to_fixed_order():
+    n, sigma = 1000, 3.0
+    d = pabi.online_delta(1.0, 1.0, 0.1, 1.0, np.full(n, sigma), log=True)
+    la = pabi.log_theta(1.0, 2.0 / sigma)
+    lb = pabi.log_theta(1.0, 1.0 / (0.1 * sigma))
+    i = np.arange(1, n + 1)
+    np.testing.assert_allclose(d, la + (n - i) * lb, rtol=1e-13)
+    d = pabi.online_delta(1.0, 1.0, 0.1, 1.0, np.full(n, sigma), mechanism="laplace")
+    a = pabi.laplace_theta(1.0, 2.0 / sigma)
+    b = pabi.laplace_theta(1.0, 1.0 / (0.1 * sigma))
+    np.testing.assert_allclose(d, a * b ** (n - i), rtol=1e-11)
+
+
+@pytest.mark.parametrize("mech", ["gaussian", "laplace"])
+def test_online_long_array_parallel_path_matches_single_index(mech):
+    rng = np.random.default_rng(11)
+    n = 60_000  # above the parallel threshold (2^15)
+    noise = rng.uniform(5.0, 50.0, n)
+    out = pabi.online_delta(0.5, 100.0, 0.01, 1.0, noise, mechanism=mech, log=True)
+    for i in (1, 17, 32_769, 59_999, n):
+        one = pabi.online_delta(0.5, 100.0, 0.01, 1.0, noise, i, mechanism=mech, log=True)
+        assert one == pytest.approx(out[i - 1], rel=1e-13, abs=1e-13)
+    assert np.all(np.isfinite(out)) and np.all(out <= 0)
+
+
+def test_online_nonincreasing_in_n_and_laplace_zero_factor():
+    rng = np.random.default_rng(5)
+    noise = rng.uniform(1.0, 30.0, 200)
+    prev = None
+    for n in range(5, 200, 17):
+        v = pabi.online_delta(1.0, 2.0, 0.05, 1.0, noise[:n], 5)
+        assert prev is None or v <= prev
+        prev = v
+    # a Laplace step with eps >= M D/(lr v) has B = 0: every earlier index gets delta = 0
+    noise = np.array([1.0, 1.0, 50.0, 1.0])
+    d = pabi.online_delta(1.0, 30.0, 0.1, 1.0, noise, mechanism="laplace")
+    assert d[0] == d[1] == 0.0 and d[2] > 0 and d[3] > 0
+
+
+# --------------------------------------------------------------------------------------------
+# Online schedules (003 Thms 6, 7)
+
+FIG45 = dict(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
+FIG45_POS = (1.0, 10.0, 0.01, 1.0)
+
+
+def test_fig4_online_laplace_limits():
+    lim = pabi.online_laplace_delta_limit(**FIG45)
+    cert = pabi.online_laplace_delta_limit_bound(**FIG45)
+    up = pabi.online_laplace_delta_star_upper(**FIG45)
+    lo = pabi.online_laplace_delta_star_lower(**FIG45)
+    pr = pabi.online_laplace_delta_star_upper(**FIG45, variant="as_published")
+    assert abs(lim / 1.54704013e-8 - 1) < 1e-8
+    assert abs(up / 1.55875243e-8 - 1) < 1e-8
+    assert abs(lo / 1.53540521e-8 - 1) < 1e-8
+    assert abs(pr / 3.340986e-8 - 1) < 1e-6
+    assert lo < lim <= cert < up < pr
+    assert cert / lim - 1 < 2e-12  # certified and within the EM error of the limit
+    # A_i = 0.356025: the n = index product is A_i itself
+    a = pabi.online_laplace_delta(n=100, **FIG45)
+    assert abs(a - 0.356025) < 1e-6
+    v = pabi.online_laplace_scale(100, 100.0, 100.0, 1.5, lr=0.01, diameter=1.0)
+    assert a == pytest.approx(pabi.laplace_theta(1.0, 20.0 / v), rel=1e-13)
+
+
+def test_fig4_against_reference():
+    args = ("laplace", *FIG45_POS)
+    kw = dict(c1=100.0, c2=100.0, decay=1.5)
+    exact = ref.online_schedule_delta_limit(*args, index=100, **kw, dps=50, T=600)
+    assert_upper(pabi.online_laplace_delta_limit(**FIG45), exact)
+    assert mp.mpf(pabi.online_laplace_delta_limit_bound(**FIG45)) >= exact
+    exact = ref.online_laplace_delta_star_upper(*FIG45_POS, index=100, **kw)
+    assert_upper(pabi.online_laplace_delta_star_upper(**FIG45), exact)
+    exact = ref.online_laplace_delta_star_upper(*FIG45_POS, index=100, **kw, variant="as_published")
+    assert_upper(pabi.online_laplace_delta_star_upper(**FIG45, variant="as_published"), exact)
+    exact = ref.online_laplace_delta_star_lower(*FIG45_POS, index=100, **kw)
+    lo = pabi.online_laplace_delta_star_lower(**FIG45)
+    assert mp.mpf(lo) <= exact and relerr(lo, exact) < TOL
+    for n in (150, 5000, 10 ** 6, 10 ** 15):
+        exact = ref.online_schedule_delta(*args, n=n, index=100, **kw, dps=50, T=600)
+        assert_upper(pabi.online_laplace_delta(n=n, **FIG45), exact, what=f"n={n}")
+
+
+def test_fig4_rate_is_algebraic_T9():
+    lim = pabi.online_laplace_delta_limit(**FIG45)
+    c = 100.0 * math.exp(0.5)
+    ns = 10.0 ** np.arange(8, 13)
+    d = pabi.online_laplace_delta(n=ns, **FIG45) - lim
+    slope = np.diff(np.log10(d))[-1]
+    assert abs(slope + 0.5002) < 5e-4
+    assert abs(d[-1] / (lim * c / (0.5 * ns[-1] ** 0.5)) - 1.00016) < 2e-4
+    # delta_n - delta*(13) changes sign
+    up = pabi.online_laplace_delta_star_upper(**FIG45)
+    assert pabi.online_laplace_delta(n=200, **FIG45) - up == pytest.approx(8.768e-2, rel=1e-3)
+    assert lim - up == pytest.approx(-1.171e-10, rel=1e-3)
+
+
+def test_fig5_online_gauss_limits():
+    lim = pabi.online_gauss_delta_limit(**FIG45)
+    cert = pabi.online_gauss_delta_limit_bound(**FIG45)
+    up = pabi.online_gauss_delta_star_upper(**FIG45)
+    lo = pabi.online_gauss_delta_star_lower(**FIG45)
+    assert abs(lim / 2.85616898e-23 - 1) < 1e-8
+    assert abs(up / 3.00803866e-23 - 1) < 1e-8
+    assert abs(lo / 2.71177618e-23 - 1) < 1e-8
+    assert lo < lim <= cert < up
+    assert cert / lim - 1 < 3e-12
+    assert abs(pabi.online_gauss_delta(n=100, **FIG45) - 0.049504) < 1e-6
+    # the printed eq. (15) (SPEC §9 T6): theta(4.55e-22) = 10^(-1.05e42), falsely ~ 0
+    pr = pabi.online_gauss_delta_star_upper(**FIG45, variant="as_published", log=True)
+    assert -1.06e42 < pr / math.log(10) < -1.04e42
+    assert pabi.online_gauss_delta_star_upper(**FIG45, variant="as_published") < 1e-300
+    # rate n^(1 - alpha): delta_n - delta_inf at 1e6..1e12 (C16)
+    ns = 10.0 ** np.array([6, 8, 10, 12])
+    d = pabi.online_gauss_delta(n=ns, **FIG45) - lim
+    np.testing.assert_allclose(d, [2.551e-23, 1.901e-24, 1.856e-25, 1.856e-26], rtol=2e-3)
+    slopes = np.diff(np.log10(d)) / 2
+    np.testing.assert_allclose(slopes, [-0.5639, -0.5052, -0.4999], atol=2e-3)
+
+
+def test_fig5_against_reference():
+    args = ("gaussian", *FIG45_POS)
+    kw = dict(c1=100.0, c2=100.0, decay=1.5)
+    exact = ref.online_schedule_delta_limit(*args, index=100, **kw, dps=50, T=300)
+    assert_upper(pabi.online_gauss_delta_limit(**FIG45), exact)
+    exact = ref.online_gauss_delta_star_upper(*FIG45_POS, index=100, **kw)
+    assert_upper(pabi.online_gauss_delta_star_upper(**FIG45), exact)
+    exact = ref.online_gauss_delta_star_lower(*FIG45_POS, index=100, **kw)
+    lo = pabi.online_gauss_delta_star_lower(**FIG45)
+    assert mp.mpf(lo) <= exact and relerr(lo, exact) < 6 * INFLATE * 52
+    exact = ref.online_gauss_delta(*FIG45_POS, n=300, index=100, **kw)
+    assert_upper(pabi.online_gauss_delta(n=300, **FIG45), exact)
+    s, se = pabi.online_gauss_sigma(1000, 100.0, 100.0, 1.5, 0.01, 1.0), ref.online_gauss_sigma(
+        1000, 100.0, 100.0, 1.5, 0.01, 1.0)
+    assert relerr(s, se) < 1e-14
+
+
+def test_gauss_online_log_factor_concave_in_tail():
+    """The certified Gaussian bound assumes g = ln B_t concave from 2^18 on: second differences."""
+    g = lambda t: ref.online_schedule_log_factor("gaussian", t, 1.0, 0.01, 1.0, 100.0, 100.0, 1.5, dps=50)  # noqa
+    for t in (2.0 ** 18, 1e7, 1e10):
+        h = t / 50
+        assert g(t - h) + g(t + h) - 2 * g(t) < 0
+
+
+@pytest.mark.parametrize("p", [
+    dict(eps=0.5, lipschitz=10.0, lr=0.1, diameter=2.0, index=3, c1=5.0, c2=3.0, decay=2.0),
+    dict(eps=2.0, lipschitz=4.0, lr=0.05, diameter=1.0, index=10, c1=1.0, c2=10.0, decay=1.2),
+])
+def test_online_laplace_other_parameters(p):
+    pos = (p["eps"], p["lipschitz"], p["lr"], p["diameter"])
+    kw = dict(c1=p["c1"], c2=p["c2"], decay=p["decay"])
+    exact = ref.online_schedule_delta_limit("laplace", *pos, index=p["index"], **kw, dps=50, T=600)
+    assert_upper(pabi.online_laplace_delta_limit(**p), exact)
+    assert pabi.online_laplace_delta_limit_bound(**p) >= float(exact)
+    v, ve = pabi.online_laplace_scale(7, p["c1"], p["c2"], p["decay"], p["lr"], p["diameter"]), \
+        ref.online_laplace_scale(7, p["c1"], p["c2"], p["decay"], p["lr"], p["diameter"])
+    assert relerr(v, ve) < 1e-14
+
+
+# --------------------------------------------------------------------------------------------
+# 003 Lemma 5 (corrected) as an oracle for theta_complement (C14)
+
+@pytest.mark.parametrize("eps,c,coef", [(1.0, 1.0, -17.978), (0.3, 2.0, -2.022), (3.0, 0.5, -270.576)])
+def test_lemma5_corrected_asymptotic(eps, c, coef):
+    """pabi.log_theta_complement against the corrected Lemma 5 expansion (SPEC §4.3, C14)."""
+    sigma = mp.mpf(0.01)
+    lv = mp.mpf(pabi.log_theta_complement(eps, float(c / sigma)))
+    k = mp.exp(mp.mpf(eps) / 2) * mp.exp(-mp.mpf(c) ** 2 / (8 * sigma ** 2)) / mp.sqrt(2 * mp.pi)
+    bracket = mp.exp(lv - mp.log(k))  # = 4 sigma/c - (16 + 2 eps^2) sigma^3/c^3 + O(sigma^5)
+    fitted = (bracket - 4 * sigma / c) / sigma ** 3
+    assert abs(float(fitted) / coef - 1) < 1e-3
+    assert abs(float(fitted) / (-(16 + 2 * eps ** 2) / c ** 3) - 1) < 0.02
+    lead = ref.theta_complement_asymptotic(eps, c, sigma, order=1)
+    second = ref.theta_complement_asymptotic(eps, c, sigma, order=2)
+    exact = mp.exp(lv)
+    assert abs(exact / second - 1) < abs(exact / lead - 1) / 10
+
+
+# --------------------------------------------------------------------------------------------
+# Bad input
+
+def _raises(param, fn, *a, **k):
+    with pytest.raises(ValueError) as ei:
+        fn(*a, **k)
+    assert getattr(ei.value, "param", param) == param, str(ei.value)
+    assert param in str(ei.value)
+    return ei.value
+
+
+def test_bad_input():
+    _raises("c1", pabi.laplace_schedule_delta, 1.0, 1.0, 0.1, 1.0, 10, 0.0, 2.0)
+    _raises("c2", pabi.gauss_schedule_delta, 1.0, 1.0, 0.1, 1.0, 10, 1.0, -1.0)
+    _raises("n", pabi.laplace_schedule_scale, 1, 10.0, 0.5, 0.1, 1.0)  # n/c1 + c2 = 0.6 <= 1
+    _raises("n", pabi.laplace_schedule_delta, 1.0, 1.0, 0.1, 1.0, 0.0, 1.0, 2.0)
+    _raises("n", pabi.gauss_schedule_delta, 1.0, 1.0, 0.1, 1.0, 2.5, 1.0, 2.0)
+    _raises("eps", pabi.gauss_schedule_delta, -1.0, 1.0, 0.1, 1.0, 2, 1.0, 2.0)
+    _raises("lr", pabi.gauss_schedule_delta, 1.0, 1.0, 3.0, 1.0, 2, 1.0, 2.0, smoothness=1.0)
+    e = _raises("n", pabi.laplace_schedule_delta, 1.0, 1.0, 0.1, 1.0, [5, 6, -1], 1.0, 2.0)
+    assert e.index == 2
+    _raises("delta_star", pabi.schedule_c1_for_target, 1.0, 1.0)
+    _raises("decay", pabi.online_laplace_delta_limit, **{**FIG45, "decay": 1.0})
+    _raises("c1", pabi.online_gauss_delta_limit, **{**FIG45, "c1": -1.0})
+    # domain i^alpha + c1 c2 > c1 e^{eps/2}: c1 = 100, c2 = 0, i = 1
+    _raises("index", pabi.online_laplace_delta_limit, **{**FIG45, "c2": 0.0, "index": 1})
+    _raises("n", pabi.online_laplace_delta, n=50, **FIG45)  # n < index
+    _raises("noise", pabi.online_delta, 1.0, 1.0, 0.1, 1.0, [1.0, 0.0, 2.0])
+    e = _raises("noise", pabi.online_delta, 1.0, 1.0, 0.1, 1.0, [1.0, 2.0, -3.0, 0.0])
+    assert e.index == 2
+    with pytest.raises(ValueError):
+        pabi.online_delta(1.0, 1.0, 0.1, 1.0, [])
+    _raises("index", pabi.online_delta, 1.0, 1.0, 0.1, 1.0, [1.0, 2.0], 3)
+    with pytest.raises(ValueError, match="variant"):
+        pabi.online_gauss_delta_star_upper(**FIG45, variant="printed")
+    with pytest.raises(ValueError, match="mechanism"):
+        pabi.online_delta(1.0, 1.0, 0.1, 1.0, [1.0], mechanism="cauchy")
+    with pytest.raises(TypeError):
+        pabi.gauss_schedule_delta("1", 1.0, 0.1, 1.0, 2, 1.0, 2.0)
+    with pytest.raises(TypeError):
+        pabi.online_delta(1.0, 1.0, 0.1, 1.0, [1.0, 2.0], 1.5)
+
+
+def test_docstring_examples():
+    import doctest
+
+    import pabi.reference._schedules
+    import pabi.schedules
+
+    for mod in (pabi.schedules, pabi.reference._schedules):
+        r = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+        assert r.attempted > 0 and r.failed == 0
+
+
+@pytest.mark.parametrize("fn", [pabi.online_laplace_delta, pabi.online_gauss_delta])
+def test_online_schedule_delta_monotone_across_direct_sum_boundary(fn):
+    """δ_n(i) switches from a direct sum to Euler–Maclaurin tails at n − i = 2^18: it must stay
+    non-increasing and continuous there (each step multiplies by B_n = e^{g(n)})."""
+    ns = 100 + 2 ** 18 + np.arange(-2, 4)
+    d = fn(n=ns, **FIG45, log=True)
+    steps = np.diff(d)
+    assert np.all(steps < 0)
+    assert np.all(np.abs(steps / steps[0] - 1) < 1e-4)  # each step is ~ g(n), smooth in n
