@@ -19,6 +19,8 @@ pub mod online;
 
 use rayon::prelude::*;
 
+use multiversion::multiversion;
+
 use crate::batch::{pool, PAR_MIN};
 use crate::error::{PabiError, Result};
 use crate::num::{down, geometric_average, up};
@@ -49,6 +51,7 @@ pub struct Problem {
     pub m: f64,
 }
 
+#[inline(always)]
 pub(crate) fn finite_pos(name: &'static str, x: f64) -> Result<()> {
     if x > 0.0 && x.is_finite() {
         Ok(())
@@ -57,6 +60,7 @@ pub(crate) fn finite_pos(name: &'static str, x: f64) -> Result<()> {
     }
 }
 
+#[inline(always)]
 pub(crate) fn finite_nonneg(name: &'static str, x: f64) -> Result<()> {
     if x >= 0.0 && x.is_finite() {
         Ok(())
@@ -66,6 +70,7 @@ pub(crate) fn finite_nonneg(name: &'static str, x: f64) -> Result<()> {
 }
 
 /// An integer-valued count ≥ `lo` (every double ≥ 2^53 is an integer).
+#[inline(always)]
 pub(crate) fn count(name: &'static str, x: f64, lo: f64) -> Result<()> {
     if x >= lo && x.is_finite() && x == x.floor() {
         Ok(())
@@ -81,6 +86,7 @@ pub(crate) fn count(name: &'static str, x: f64, lo: f64) -> Result<()> {
 impl Problem {
     /// Validate (lr, smoothness, strong_convexity, diameter) and compute M. ε and L are
     /// validated too (`eps` ≥ 0 finite, `lipschitz` ≥ 0 finite).
+    #[inline(always)]
     pub fn new(
         eps: f64,
         lipschitz: f64,
@@ -120,6 +126,7 @@ impl Problem {
 
 /// ln(n/C1 + C2) for the Laplace schedule, accurate when the argument is close to 1; requires
 /// n/C1 + C2 > 1.
+#[inline(always)]
 pub(crate) fn ln_laplace_arg(n: f64, c1: f64, c2: f64, name: &'static str) -> Result<f64> {
     let q = n / c1;
     let z = q + c2;
@@ -137,12 +144,14 @@ pub(crate) fn ln_laplace_arg(n: f64, c1: f64, c2: f64, name: &'static str) -> Re
     })
 }
 
+#[inline(always)]
 fn check_c(c1: f64, c2: f64) -> Result<()> {
     finite_pos("c1", c1)?;
     finite_nonneg("c2", c2)
 }
 
 /// Laplace scale v(n) = M(b−a)/(2η·ln(n/C1 + C2)) (003 eq. (7)), to nearest.
+#[multiversion(targets = "simd")]
 pub fn laplace_schedule_scale(
     n: f64,
     c1: f64,
@@ -161,6 +170,7 @@ pub fn laplace_schedule_scale(
 
 /// δ(n) = A_n·G(u_n, n) for the Laplace schedule (003 Thm 3, SPEC §4.1): u_n = e^{ε/2}/(n/C1+C2)
 /// exactly, A_n = (1 − e^{ε/2}(n/C1 + C2)^{−κ_L})_+. Upper bound, ≤ 1e-13 relative.
+#[multiversion(targets = "simd")]
 pub fn laplace_schedule_delta(p: &Problem, n: f64, c1: f64, c2: f64) -> Result<f64> {
     check_c(c1, c2)?;
     count("n", n, 1.0)?;
@@ -175,7 +185,7 @@ pub fn laplace_schedule_delta(p: &Problem, n: f64, c1: f64, c2: f64) -> Result<f
 }
 
 /// ln z_n = ln(n²/(2πC1²) + C2) for the Gaussian schedule, without forming n² (n up to 1e300).
-#[inline]
+#[inline(always)]
 pub(crate) fn ln_gauss_arg(ln_n2: f64, c1: f64, c2: f64) -> f64 {
     let a = ln_n2 - LN_2PI - 2.0 * vmath::ln(c1);
     let b = if c2 > 0.0 {
@@ -188,6 +198,7 @@ pub(crate) fn ln_gauss_arg(ln_n2: f64, c1: f64, c2: f64) -> f64 {
 
 /// Gaussian noise σ(n) = M·D/(2η·sqrt(W0(n²/(2πC1²) + C2))) (003 eq. (9)), to nearest;
 /// W0 through `wright_omega(ln z)` so n may be as large as 1e300.
+#[multiversion(targets = "simd")]
 pub fn gauss_schedule_sigma(
     n: f64,
     c1: f64,
@@ -205,6 +216,7 @@ pub fn gauss_schedule_sigma(
 }
 
 /// δ(n) = θ(ε, κ_G r_B)·G(1 − θ(ε, r_B), n), r_B = 2·sqrt(W0(z_n)) (003 Thm 4, SPEC §4.2).
+#[multiversion(targets = "simd")]
 pub fn gauss_schedule_delta(p: &Problem, n: f64, c1: f64, c2: f64) -> Result<f64> {
     check_c(c1, c2)?;
     count("n", n, 1.0)?;
@@ -216,6 +228,7 @@ pub fn gauss_schedule_delta(p: &Problem, n: f64, c1: f64, c2: f64) -> Result<f64
 }
 
 /// ln x of δ* = (1 − e^{−x})/x: x_L = C1·e^{ε/2} (Laplace), x_G = 2·C1·e^{ε/2} (Gaussian).
+#[inline(always)]
 fn ln_x_star(noise: Noise, eps: f64, c1: f64) -> f64 {
     let base = vmath::ln(c1) + 0.5 * eps;
     match noise {
@@ -226,6 +239,7 @@ fn ln_x_star(noise: Noise, eps: f64, c1: f64) -> f64 {
 
 /// δ* = (1 − e^{−x})/x (003 eqs. (8), (10)), rounded up; `-expm1(-x)/x`, and e^{−ln x} when x
 /// overflows.
+#[multiversion(targets = "simd")]
 pub fn schedule_delta_star(noise: Noise, eps: f64, c1: f64) -> Result<f64> {
     finite_nonneg("eps", eps)?;
     finite_pos("c1", c1)?;
@@ -242,6 +256,7 @@ pub fn schedule_delta_star(noise: Noise, eps: f64, c1: f64) -> Result<f64> {
 }
 
 /// 1 − (1 − e^{−x})/x = (x − 1 + e^{−x})/x and its derivative, by their series (x ≤ 2).
+#[inline(always)]
 fn one_minus_f_series(x: f64) -> (f64, f64) {
     // g = Σ_{k≥1} (−1)^{k+1} x^k/(k+1)!, g' = Σ_{k≥1} (−1)^{k+1} k x^{k−1}/(k+1)!
     let (mut g, mut dg) = (0.0, 0.0);
@@ -292,6 +307,7 @@ pub fn x_for_delta_star(delta_star: f64) -> Result<f64> {
 
 /// C1 such that the schedule's limit δ* equals `delta_star` (SPEC §4.1 calibration):
 /// C1 = x·e^{−ε/2} (Laplace), x·e^{−ε/2}/2 (Gaussian). Rounded to nearest.
+#[multiversion(targets = "simd")]
 pub fn schedule_c1_for_target(noise: Noise, delta_star: f64, eps: f64) -> Result<f64> {
     finite_nonneg("eps", eps)?;
     let x = x_for_delta_star(delta_star)?;

@@ -19,6 +19,8 @@
 use rayon::prelude::*;
 
 use super::{count, finite_nonneg, finite_pos, Noise, Problem, NUDGE};
+use multiversion::multiversion;
+
 use crate::batch::{pool, PAR_MIN};
 use crate::error::{PabiError, Result};
 use crate::num::{log1mexp, shift_log, INFLATE};
@@ -129,16 +131,29 @@ fn check_noise(noise: &[f64]) -> Result<()> {
 }
 
 /// ln A_t and ln B_t for every step (in parallel for long arrays).
+/// Fill ln A_t, ln B_t for one chunk of steps (compiled for the best SIMD target: every
+/// engine call below is inlined into the clone).
+#[multiversion(targets = "simd")]
+fn fill_factor_logs(
+    kind: Noise,
+    eps: f64,
+    two_l: f64,
+    mdl: f64,
+    s: &[f64],
+    a: &mut [f64],
+    b: &mut [f64],
+) {
+    for ((&x, oa), ob) in s.iter().zip(a.iter_mut()).zip(b.iter_mut()) {
+        *oa = log_factor(kind, eps, two_l / x);
+        *ob = log_factor(kind, eps, mdl / x);
+    }
+}
+
+/// ln A_t and ln B_t for every step (in parallel for long arrays).
 fn factor_logs(kind: Noise, p: &Problem, noise: &[f64]) -> (Vec<f64>, Vec<f64>) {
     let n = noise.len();
     let (mut la, mut lb) = (vec![0.0; n], vec![0.0; n]);
     let (two_l, mdl, eps) = (2.0 * p.lipschitz, p.mdl(), p.eps);
-    let k = |s: &[f64], a: &mut [f64], b: &mut [f64]| {
-        for ((&x, oa), ob) in s.iter().zip(a.iter_mut()).zip(b.iter_mut()) {
-            *oa = log_factor(kind, eps, two_l / x);
-            *ob = log_factor(kind, eps, mdl / x);
-        }
-    };
     const CH: usize = 1 << 13;
     match pool() {
         Some(pl) if n >= PAR_MIN => pl.install(|| {
@@ -146,9 +161,9 @@ fn factor_logs(kind: Noise, p: &Problem, noise: &[f64]) -> (Vec<f64>, Vec<f64>) 
                 .par_chunks(CH)
                 .zip(la.par_chunks_mut(CH))
                 .zip(lb.par_chunks_mut(CH))
-                .for_each(|((s, a), b)| k(s, a, b));
+                .for_each(|((s, a), b)| fill_factor_logs(kind, eps, two_l, mdl, s, a, b));
         }),
-        _ => k(noise, &mut la, &mut lb),
+        _ => fill_factor_logs(kind, eps, two_l, mdl, noise, &mut la, &mut lb),
     }
     (la, lb)
 }
