@@ -104,6 +104,9 @@ fn log1mexp(x: f64) -> f64 {
 /// slowly with α), plus a few subnormal ulps.
 #[inline(always)]
 fn up_order(v: f64, order: f64) -> f64 {
+    if v == 0.0 {
+        return 0.0; // exact zeros (q = 0, r = 0) stay exact
+    }
     v * (1.0 + INFLATE * (1.0 + order.log2().max(0.0))) + TINY
 }
 
