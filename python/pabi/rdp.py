@@ -38,6 +38,29 @@ __all__ = [
     "rdp_to_dp_delta",
     "rdp_compose",
     "profile_to_rdp",
+    # classical Gaussian mechanism, amplification, L_p per-instance, general updates, unlearning
+    "gaussian_dp_constant",
+    "gaussian_mechanism_epsilon",
+    "amplify_by_sampling",
+    "lp_per_instance_epsilon_delta",
+    "general_update_rdp",
+    "weak_triangle_bound",
+    "unlearning_keep",
+    # last iterate of cyclic DP-SGD (Kong-Ribero)
+    "theta_l",
+    "cyclic_theta_sum",
+    "l_lambda_kappa",
+    "last_iterate_rdp_general",
+    "last_iterate_rdp_bounded",
+    "last_iterate_rdp_cyclic",
+    "shifted_cycle_bound",
+    "optimal_residuals",
+    "cyclic_calibration",
+    # ERM output perturbation (paper 001)
+    "gd_contraction_rho",
+    "sensitivity_multi_epoch",
+    "averaged_rdp",
+    "gaussian_mech_rdp",
 ]
 
 #: Default grid of orders for conversions (SPEC_rdp §2.13 plus larger orders).
@@ -276,4 +299,262 @@ def profile_to_rdp(
         raise _relocate(exc, e.shape, False) from None
 
 
-_ = math  # keep the import for doctest namespaces
+
+# ============================================================================ scalar helpers
+
+
+def gaussian_dp_constant(delta: float, sigma: float) -> float:
+    """C_{δ,σ} = √(2 ln(1.25/δ))/σ of the classical Gaussian mechanism (Dwork–Roth Thm A.1;
+    Thudi et al. 2024 footnote 3). ε = C_{δ,σ}·Δ is a valid (ε, δ) guarantee only for ε ≤ 1.
+
+    >>> round(gaussian_dp_constant(1e-5, 1.0), 10)
+    4.8448591338
+    """
+    return _core.gaussian_dp_constant(float(delta), float(sigma))
+
+
+def gaussian_mechanism_epsilon(
+    delta: float, sigma: float, sensitivity: float, allow_invalid: bool = False
+) -> float:
+    """Classical ε = C_{δ,σ}·Δ of the Gaussian mechanism. Raises ValueError when ε > 1 (the
+    classical calibration is then NOT a valid guarantee, SPEC_rdp T9: e.g. δ = 1e-5, ε = 10
+    has exact δ(ε) = 2.27e-5) unless ``allow_invalid=True``; use ``pabi.theta(eps, Δ/σ)`` for
+    the exact δ(ε)."""
+    eps, valid = _core.gaussian_mechanism_epsilon(float(delta), float(sigma), float(sensitivity))
+    if not valid and not allow_invalid:
+        raise DomainError(
+            f"the classical Gaussian calibration is only valid for eps <= 1, got eps = {eps!r}; "
+            "pass allow_invalid=True to get the number anyway, or use pabi.theta for the exact delta"
+        )
+    return eps
+
+
+def amplify_by_sampling(eps: float, delta: float, q: float) -> tuple[float, float]:
+    """(ln(1 + q(e^ε − 1)), qδ): (ε, δ)-DP amplified by Poisson sampling with rate q, stable
+    for tiny q·ε (log1p/expm1) and huge ε.
+
+    >>> amplify_by_sampling(1e-10, 0.0, 1e-8)[0]
+    1.0000000000000137e-18
+    """
+    return _core.amplify_by_sampling(float(eps), float(delta), float(q))
+
+
+def lp_per_instance_epsilon_delta(
+    q: float,
+    p: float,
+    delta: float,
+    delta_prime: float,
+    sigma: float,
+    sensitivities: ArrayLike,
+    allow_invalid: bool = False,
+) -> tuple[float, float]:
+    """Per-instance (ε', δ'') via the L_p norm of the sensitivity distribution (Thudi et al.
+    2024 Cor. 3.1), stable form: η = (ln q + ln mean e^{pC_{δ,σ}Δ_k} − ln δ')/(p − 1),
+    ε' = ln(1 − q + q e^η), δ'' = qδ + δ'. ``sensitivities`` are samples of Δ(X_B) over
+    mini-batches without x*. One direction only (M(X') vs M(X)). Raises ValueError when some
+    C_{δ,σ}Δ_k > 1 (outside the classical calibration's validity, T9) unless allow_invalid."""
+    s = np.ascontiguousarray(sensitivities, dtype=np.float64).reshape(-1)
+    try:
+        e, d, valid = _core.lp_per_instance_eps_delta(
+            float(q), float(p), float(delta), float(delta_prime), float(sigma), s
+        )
+    except DomainError as exc:
+        raise _relocate(exc, s.shape, False) from None
+    if not valid and not allow_invalid:
+        raise DomainError(
+            "some per-batch C_{delta,sigma}*sensitivity exceeds 1: the classical Gaussian "
+            "calibration is not valid there (pass allow_invalid=True to reproduce the paper)"
+        )
+    return e, d
+
+
+def general_update_rdp(alpha: int, sigma: float, outer: ArrayLike, inner: ArrayLike) -> float:
+    """Thudi et al. 2024 Thm 3.6 (general update rules), translation-invariant form:
+    (1/(α − 1))·mean_b ln mean_j exp[(‖Σ_i w_i‖² − Σ_i‖w_i‖²)/(2σ²)], w_i = U(T_i) − U(V_b).
+    ``outer`` (B, d): updates U(V_b) on batches of the SECOND argument's dataset; ``inner``
+    (B, J, α, d): α-tuples of updates on batches of the FIRST argument's dataset (the bound is
+    on D_α(M(first)‖M(second)); erratum T11). Plug-in means are biased low.
+
+    >>> general_update_rdp(3, 1.0, [[0.0]], [[[[1.0], [1.0], [1.0]]]])   # = α‖u − v‖²/(2σ²)
+    1.5000000000000213
+    """
+    o = np.asarray(outer, dtype=np.float64)
+    i = np.asarray(inner, dtype=np.float64)
+    if o.ndim != 2 or i.ndim != 4 or i.shape[0] != o.shape[0] or i.shape[3] != o.shape[1]:
+        raise ValueError(f"outer must be (B, d) and inner (B, J, alpha, d); got {o.shape}, {i.shape}")
+    if i.shape[2] != int(alpha):
+        raise ValueError(f"inner tuples must have length alpha = {alpha}, got {i.shape[2]}")
+    b, j, _, d = i.shape
+    return _core.general_update_rdp(
+        int(alpha), float(sigma), np.ascontiguousarray(o).reshape(-1),
+        np.ascontiguousarray(i).reshape(-1), b, j, d,
+    )
+
+
+def weak_triangle_bound(alpha: float, p: float, d_p_alpha: float, d_g_alpha: float) -> float:
+    """Weak triangle inequality of Rényi divergences (Mironov 2017 Prop. 11, Hölder-p form):
+    D_α(P‖R) ≤ (α − 1/p)/(α − 1)·D_{pα}(P‖Q) + D_{g_p(α)}(Q‖R), g_p(α) = (pα − 1)/(p − 1)."""
+    return _core.weak_triangle_bound(float(alpha), float(p), float(d_p_alpha), float(d_g_alpha))
+
+
+def unlearning_keep(
+    alpha: float,
+    beta: float,
+    d_2alpha_prev: float,
+    d_2alpha_minus_1_step: float,
+    variant: str = "corrected",
+) -> bool:
+    """Keep-rule of the per-instance unlearning algorithm (Thudi et al. 2024 §5.4): keep the
+    previous output iff (α − ½)/(α − 1)·D_{2α}(prev‖A(D^{t−1})) + D_{2α−1}(A(D^{t−1})‖A(D^t)) ≤ β.
+    ``variant="as_published"`` uses the printed coefficient (α − 1)/(α − 2): undefined at
+    α = 2 and UNSOUND for α ∈ (1, 2) (erratum T8; at α = 1.5 it keeps an output with D = 6.75
+    > β = 0.1)."""
+    return _core.unlearning_keep(
+        float(alpha), float(beta), float(d_2alpha_prev), float(d_2alpha_minus_1_step),
+        _map_flag(variant),
+    )
+
+
+def _kappa(L: Optional[float], kappa: Optional[float]) -> float:
+    if (L is None) == (kappa is None):
+        raise ValueError("pass exactly one of L and kappa (= L**2 - 1)")
+    if kappa is not None:
+        return float(kappa)
+    if not (L >= 0):
+        raise DomainError(f"L must be >= 0, got {L!r}")
+    return float(L) ** 2 - 1.0 if L != 0 else -1.0
+
+
+def theta_l(s: float, L: Optional[float] = None, *, kappa: Optional[float] = None) -> float:
+    """θ_L(s) = L^{2(s−1)}/Σ_{j<s} L^{2j} (Kong–Ribero eq. (6)), θ(0) = 0, stable near L = 1
+    (pass κ = L² − 1 when known: expm1 forms with u = log1p(κ)); real s ≥ 1 allowed.
+
+    >>> theta_l(4, L=1.0)
+    0.25
+    """
+    return _core.theta_l_kappa(_kappa(L, kappa), float(s))
+
+
+def cyclic_theta_sum(
+    T: int, ell: int, L: Optional[float] = None, *, kappa: Optional[float] = None
+) -> float:
+    """Φ_L(T, ℓ) = ⌊T/ℓ⌋θ_L(ℓ) + θ_L(T mod ℓ) (the bracket of Kong–Ribero (7), (21), (27))."""
+    return _core.cyclic_theta_sum(_kappa(L, kappa), int(T), int(ell))
+
+
+def l_lambda_kappa(lam: float, m: float, M: float, model: str = "triangle") -> float:
+    """κ = L_λ² − 1 for the clipped gradient step with step size λ, weak convexity m and
+    smoothness M. ``model="triangle"`` (default, proven with clipping): L = 1 + λ max(m, M).
+    ``model="as_published"``: eq. (12), L² = 1 + 2λm(1 + m/(M + m)) — valid for the unclipped
+    step only; with clipping it is unproven and false in dimension ≥ 2 (finding K1)."""
+    if model not in ("triangle", "as_published"):
+        raise ValueError(f"model must be 'triangle' or 'as_published', got {model!r}")
+    return _core.l_lambda_kappa(float(lam), float(m), float(M), model == "as_published")
+
+
+def last_iterate_rdp_general(alpha: float, lam: float, clip: float, sigma: float, T: int) -> float:
+    """Last-iterate RDP of cyclic DP-SGD with no curvature assumption (Kong–Ribero Thm 4.3):
+    8αT(λC/σ)² (σ = noise std on the iterate)."""
+    return _core.last_iterate_rdp_general(float(alpha), float(lam), float(clip), float(sigma), int(T))
+
+
+def last_iterate_rdp_bounded(
+    alpha: float, lam: float, clip: float, b: int, sigma: float, d_h: float,
+    m: float, M: float, model: str = "triangle",
+) -> float:
+    """Bounded domain of diameter d_h (Kong–Ribero Thm 4.4): α/(2σ²)(L_λ d_h + 2λC/b)², with
+    L_λ from :func:`l_lambda_kappa` (default: the proven triangle constant)."""
+    k = l_lambda_kappa(lam, m, M, model)
+    return _core.last_iterate_rdp_bounded(
+        float(alpha), k, float(d_h), float(lam), float(clip), int(b), float(sigma)
+    )
+
+
+def last_iterate_rdp_cyclic(
+    alpha: float, lam: float, clip: float, b: int, sigma: float, T: int, ell: int,
+    m: float, M: float, t_star: Optional[int] = None, variant: str = "corrected",
+    model: str = "triangle",
+) -> float:
+    """Lipschitz-smooth/weakly convex regime (Kong–Ribero Thm 4.5), correctly indexed
+    (findings K3/K4, default): 2α(λC/(bσ))²Φ_L(T − t* + 1, ℓ) for a known first occurrence t*,
+    else its maximum over t* ∈ [1, ℓ]. ``variant="as_published"``: eq. (21),
+    4α(λC/(bσ))²Φ_L(T, ℓ), smaller than the correct bound in some settings (not certified).
+
+    >>> last_iterate_rdp_cyclic(1.0 + 1e-9, 1.0, 1.0, 1, 1.0, 5, 5, 0.0, 0.0) > 1.99
+    True
+    """
+    k = l_lambda_kappa(lam, m, M, model) if (m > 0 or M > 0) else 0.0
+    return _core.last_iterate_rdp_cyclic(
+        float(alpha), k, float(lam), float(clip), int(b), float(sigma), int(T), int(ell),
+        None if t_star is None else int(t_star), _map_flag(variant),
+    )
+
+
+def shifted_cycle_bound(
+    alpha: float, sigma: float, T: int, ell: int, sbar: float, tau: float = 0.0,
+    L: Optional[float] = None, *, kappa: Optional[float] = None,
+) -> float:
+    """Kong–Ribero Prop. 2.2(a), eq. (7):
+    α/(2σ²)[(Lτ + s̄)²θ_L(ℓ) + s̄²{(E − 1)θ_L(ℓ) + θ_L(T − Eℓ)}], E = ⌊T/ℓ⌋."""
+    return _core.shifted_cycle_bound(
+        float(alpha), float(sigma), _kappa(L, kappa), float(tau), float(sbar), int(T), int(ell)
+    )
+
+
+def optimal_residuals(
+    T: int, tau: float, s: float, L: Optional[float] = None, *, kappa: Optional[float] = None
+) -> np.ndarray:
+    """Optimal shifts of the App. B QP: a_t = (Lτ + s)θ_L(T)L^{1−t}, t = 1..T (no overflow)."""
+    return _core.optimal_residuals(_kappa(L, kappa), int(T), float(tau), float(s))
+
+
+def cyclic_calibration(
+    alpha: float, eps: float, rho: float, M: float, clip: float, b: int, epochs: int,
+    variant: str = "corrected",
+) -> tuple[float, float, float]:
+    """(λ̄, ℓ̄, σ̄) of Kong–Ribero Cor. C.2: λ̄ = 1/(2(M + ρ)), ℓ̄ = ln2/log1p(ρλ̄) and the
+    noise level certifying (α, ε)-RDP, corrected σ̄ = (2Cλ̄/b)·√(α(1 + 4ρE/(M + ρ))/ε).
+    ``variant="as_published"`` returns the printed σ̄, too small by 4α (it certifies 16α²ε;
+    finding K11). Subject to caveat K1 (uses eq. (12))."""
+    return _core.cyclic_calibration(
+        float(alpha), float(eps), float(rho), float(M), float(clip), int(b), int(epochs),
+        _map_flag(variant),
+    )
+
+
+def gd_contraction_rho(eta: float, mu: float, smoothness: float) -> tuple[float, float]:
+    """(ρ, 1 − ρ) of a gradient step on a μ-strongly convex, L-smooth loss (paper 001 Lemma 2):
+    ρ = max{|1 − ημ|, |1 − ηL|}, with 1 − ρ = min{ημ, 2 − ηL} exact (no cancellation).
+
+    >>> gd_contraction_rho(0.5, 1.0, 3.0)
+    (0.5000000000000071, 0.49999999999999295)
+    """
+    return _core.gd_contraction_rho(float(eta), float(mu), float(smoothness))
+
+
+def sensitivity_multi_epoch(
+    eta: float, mu: float, smoothness: float, grad_bound: float, batch_size: float,
+    m: int, j: int, epochs: Optional[int] = None,
+) -> float:
+    """Sensitivity of multi-epoch mini-batch GD (paper 001 Prop. 2, eq. (7)):
+    ρ^{m−j}(2ηR/|B|)(1 − ρ^{km})/(1 − ρ^m), k = ``epochs`` (None: k → ∞), stable 1 − ρ^m."""
+    return _core.sensitivity_multi_epoch(
+        float(eta), float(mu), float(smoothness), float(grad_bound), float(batch_size),
+        int(m), int(j), None if epochs is None else int(epochs),
+    )
+
+
+def averaged_rdp(alpha: float, sigma: float, sensitivities: ArrayLike) -> float:
+    """Averaged RDP of output perturbation (paper 001 Prop. 3):
+    (1/(α − 1))·ln mean_j exp(α(α − 1)Δ_j²/(2σ²)), stable (log1p/expm1 near α = 1, log-mean-exp
+    when large); tends to mean Δ²/(2σ²) as α → 1."""
+    s = np.ascontiguousarray(sensitivities, dtype=np.float64).reshape(-1)
+    try:
+        return _core.averaged_rdp(float(alpha), float(sigma), s)
+    except DomainError as exc:
+        raise _relocate(exc, s.shape, False) from None
+
+
+def gaussian_mech_rdp(alpha: float, sensitivity: float, sigma: float) -> float:
+    """RDP of the Gaussian mechanism: αΔ²/(2σ²) (Mironov 2017)."""
+    return _core.gaussian_mech_rdp(float(alpha), float(sensitivity), float(sigma))

@@ -30,6 +30,10 @@ __all__ = [
     "rdp_to_dp_delta",
     "gaussian_profile",
     "profile_to_rdp",
+    "theta_l",
+    "averaged_rdp",
+    "sensitivity_multi_epoch",
+    "lp_per_instance_epsilon_delta",
 ]
 
 DEFAULT_DPS = 50
@@ -136,3 +140,39 @@ def profile_to_rdp(alpha: Real, delta: Callable[[mp.mpf], mp.mpf], dps: int = 30
         f = lambda e: (mp.exp((a - 1) * e) + mp.exp(-a * e)) * delta(e)  # noqa: E731
         integral = mp.quad(f, [0, 1, 4, 16, 64, mp.inf])
         return mp.log1p(a * (a - 1) * integral) / (a - 1)
+
+
+def theta_l(L: Real, s: int, dps: int = DEFAULT_DPS) -> mp.mpf:
+    """Kong–Ribero eq. (6) by its definition L^{2(s−1)}/Σ_{j<s} L^{2j} (integer s)."""
+    with mp.workdps(dps + 10):
+        L = mp.mpf(L)
+        if s == 0:
+            return mp.mpf(0)
+        return L ** (2 * (s - 1)) / mp.fsum(L ** (2 * j) for j in range(s))
+
+
+def averaged_rdp(alpha: Real, sigma: Real, sens, dps: int = DEFAULT_DPS) -> mp.mpf:
+    """Paper 001 Prop. 3: (1/(α−1)) ln mean_j exp(α(α−1)Δ_j²/(2σ²))."""
+    with mp.workdps(dps + 10):
+        a, s = mp.mpf(alpha), mp.mpf(sigma)
+        v = mp.fsum(mp.exp(a * (a - 1) * mp.mpf(d) ** 2 / (2 * s * s)) for d in sens) / len(sens)
+        return mp.log(v) / (a - 1)
+
+
+def sensitivity_multi_epoch(eta, mu, smooth, grad_bound, batch, m, j, epochs=None, dps=DEFAULT_DPS):
+    """Paper 001 eq. (7) with ρ = max{|1 − ημ|, |1 − ηL|}."""
+    with mp.workdps(dps + 10):
+        eta, mu, L = mp.mpf(eta), mp.mpf(mu), mp.mpf(smooth)
+        rho = max(abs(1 - eta * mu), abs(1 - eta * L))
+        num = 1 if epochs is None else 1 - rho ** (epochs * m)
+        return rho ** (m - j) * 2 * eta * mp.mpf(grad_bound) / mp.mpf(batch) * num / (1 - rho**m)
+
+
+def lp_per_instance_epsilon_delta(q, p, delta, delta_prime, sigma, sens, dps=DEFAULT_DPS):
+    """Thudi et al. Cor. 3.1 as printed: a_p = q (E e^{pCΔ})^{1/p},
+    ε' = ln(a_p^{p/(p−1)} δ'^{−1/(p−1)} + 1 − q), δ'' = qδ + δ'."""
+    with mp.workdps(dps + 10):
+        q, p, dl, dp_ = mp.mpf(q), mp.mpf(p), mp.mpf(delta), mp.mpf(delta_prime)
+        c = mp.sqrt(2 * mp.log(mp.mpf(1.25) / dl)) / mp.mpf(sigma)
+        ap = q * (mp.fsum(mp.exp(p * c * mp.mpf(d)) for d in sens) / len(sens)) ** (1 / p)
+        return mp.log(ap ** (p / (p - 1)) * dp_ ** (-1 / (p - 1)) + 1 - q), q * dl + dp_

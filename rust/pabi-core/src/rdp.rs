@@ -20,6 +20,8 @@
 //! Fractional α uses ε(⌈α⌉) (D_α is non-decreasing in α; [002] §3.2); α ∈ (1, 2] uses order 2.
 //! Results are rounded up by [`INFLATE`]·(1 + log2 α).
 
+pub mod extra;
+
 use crate::error::{PabiError, Result};
 use crate::num::{neumaier_sum, INFLATE, TINY};
 use rayon::prelude::*;

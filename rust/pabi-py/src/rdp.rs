@@ -139,6 +139,102 @@ fn profile_to_rdp(
         .map_err(|err| to_py(py, err))
 }
 
+// ------------------------------------------------------------------ scalar helpers (rdp::extra)
+
+use pabi_core::rdp::extra as ex;
+
+fn lip(as_published: bool) -> ex::LipschitzModel {
+    if as_published {
+        ex::LipschitzModel::AsPublished
+    } else {
+        ex::LipschitzModel::Triangle
+    }
+}
+
+macro_rules! scalar_fn {
+    ($name:ident ( $($arg:ident : $ty:ty),* ) -> $ret:ty) => {
+        #[pyfunction]
+        #[allow(clippy::too_many_arguments)]
+        fn $name(py: Python<'_>, $($arg: $ty),*) -> PyResult<$ret> {
+            ex::$name($($arg),*).map_err(|e| to_py(py, e))
+        }
+    };
+}
+
+scalar_fn!(gaussian_dp_constant(delta: f64, sigma: f64) -> f64);
+scalar_fn!(gaussian_mechanism_epsilon(delta: f64, sigma: f64, sens: f64) -> (f64, bool));
+scalar_fn!(amplify_by_sampling(eps: f64, delta: f64, q: f64) -> (f64, f64));
+scalar_fn!(weak_triangle_bound(alpha: f64, p: f64, d_pa: f64, d_gpa: f64) -> f64);
+scalar_fn!(unlearning_keep(alpha: f64, beta: f64, d_2a_prev: f64, d_2a1_step: f64, as_published: bool) -> bool);
+scalar_fn!(theta_l_kappa(kappa: f64, s: f64) -> f64);
+scalar_fn!(cyclic_theta_sum(kappa: f64, t: u64, ell: u64) -> f64);
+scalar_fn!(last_iterate_rdp_general(alpha: f64, lam: f64, clip: f64, sigma: f64, t: u64) -> f64);
+scalar_fn!(last_iterate_rdp_bounded(alpha: f64, kappa: f64, d_h: f64, lam: f64, clip: f64, b: u64, sigma: f64) -> f64);
+scalar_fn!(last_iterate_rdp_cyclic(alpha: f64, kappa: f64, lam: f64, clip: f64, b: u64, sigma: f64, t: u64, ell: u64, t_star: Option<u64>, as_published: bool) -> f64);
+scalar_fn!(shifted_cycle_bound(alpha: f64, sigma: f64, kappa: f64, tau: f64, sbar: f64, t: u64, ell: u64) -> f64);
+scalar_fn!(cyclic_calibration(alpha: f64, eps: f64, rho: f64, big_m: f64, clip: f64, b: u64, epochs: u64, as_published: bool) -> (f64, f64, f64));
+scalar_fn!(gd_contraction_rho(eta: f64, mu: f64, smooth: f64) -> (f64, f64));
+scalar_fn!(sensitivity_multi_epoch(eta: f64, mu: f64, smooth: f64, grad_bound: f64, batch: f64, m: u64, j: u64, epochs: Option<u64>) -> f64);
+scalar_fn!(gaussian_mech_rdp(alpha: f64, sens: f64, sigma: f64) -> f64);
+
+#[pyfunction]
+fn l_lambda_kappa(
+    py: Python<'_>,
+    lam: f64,
+    m: f64,
+    big_m: f64,
+    as_published: bool,
+) -> PyResult<f64> {
+    ex::l_lambda_kappa(lam, m, big_m, lip(as_published)).map_err(|e| to_py(py, e))
+}
+
+#[pyfunction]
+fn optimal_residuals<'py>(py: Python<'py>, kappa: f64, t: u64, tau: f64, s: f64) -> Out<'py> {
+    let v = ex::optimal_residuals(kappa, t, tau, s).map_err(|e| to_py(py, e))?;
+    Ok(v.into_pyarray(py))
+}
+
+#[pyfunction]
+fn lp_per_instance_eps_delta(
+    py: Python<'_>,
+    q: f64,
+    p: f64,
+    delta: f64,
+    delta_prime: f64,
+    sigma: f64,
+    sens: PyReadonlyArray1<'_, f64>,
+) -> PyResult<(f64, f64, bool)> {
+    ex::lp_per_instance_eps_delta(q, p, delta, delta_prime, sigma, sens.as_slice()?)
+        .map_err(|e| to_py(py, e))
+}
+
+#[pyfunction]
+fn averaged_rdp(
+    py: Python<'_>,
+    alpha: f64,
+    sigma: f64,
+    sens: PyReadonlyArray1<'_, f64>,
+) -> PyResult<f64> {
+    ex::averaged_rdp(alpha, sigma, sens.as_slice()?).map_err(|e| to_py(py, e))
+}
+
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn general_update_rdp(
+    py: Python<'_>,
+    alpha: u64,
+    sigma: f64,
+    outer: PyReadonlyArray1<'_, f64>,
+    inner: PyReadonlyArray1<'_, f64>,
+    b: usize,
+    j: usize,
+    d: usize,
+) -> PyResult<f64> {
+    let (o, i) = (outer.as_slice()?, inner.as_slice()?);
+    py.detach(|| ex::general_update_rdp(alpha, sigma, o, i, b, j, d))
+        .map_err(|e| to_py(py, e))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sampled_gaussian_rdp, m)?)?;
     m.add_function(wrap_pyfunction!(dpsgd_per_instance_terms, m)?)?;
@@ -148,5 +244,25 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rdp_to_dp_delta, m)?)?;
     m.add_function(wrap_pyfunction!(rdp_compose, m)?)?;
     m.add_function(wrap_pyfunction!(profile_to_rdp, m)?)?;
+    m.add_function(wrap_pyfunction!(gaussian_dp_constant, m)?)?;
+    m.add_function(wrap_pyfunction!(gaussian_mechanism_epsilon, m)?)?;
+    m.add_function(wrap_pyfunction!(amplify_by_sampling, m)?)?;
+    m.add_function(wrap_pyfunction!(weak_triangle_bound, m)?)?;
+    m.add_function(wrap_pyfunction!(unlearning_keep, m)?)?;
+    m.add_function(wrap_pyfunction!(theta_l_kappa, m)?)?;
+    m.add_function(wrap_pyfunction!(cyclic_theta_sum, m)?)?;
+    m.add_function(wrap_pyfunction!(last_iterate_rdp_general, m)?)?;
+    m.add_function(wrap_pyfunction!(last_iterate_rdp_bounded, m)?)?;
+    m.add_function(wrap_pyfunction!(last_iterate_rdp_cyclic, m)?)?;
+    m.add_function(wrap_pyfunction!(shifted_cycle_bound, m)?)?;
+    m.add_function(wrap_pyfunction!(cyclic_calibration, m)?)?;
+    m.add_function(wrap_pyfunction!(gd_contraction_rho, m)?)?;
+    m.add_function(wrap_pyfunction!(sensitivity_multi_epoch, m)?)?;
+    m.add_function(wrap_pyfunction!(gaussian_mech_rdp, m)?)?;
+    m.add_function(wrap_pyfunction!(l_lambda_kappa, m)?)?;
+    m.add_function(wrap_pyfunction!(optimal_residuals, m)?)?;
+    m.add_function(wrap_pyfunction!(lp_per_instance_eps_delta, m)?)?;
+    m.add_function(wrap_pyfunction!(averaged_rdp, m)?)?;
+    m.add_function(wrap_pyfunction!(general_update_rdp, m)?)?;
     Ok(())
 }
