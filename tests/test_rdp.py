@@ -335,3 +335,14 @@ def test_profile_to_rdp_gaussian():
         pabi.profile_to_rdp(2.0, [0.0, 1.0, 2.0], [0.1, 0.5, 0.0])
     with pytest.raises(ValueError, match="eps_grid"):
         pabi.profile_to_rdp(2.0, [0.5, 1.0], [0.1, 0.0])
+
+
+def test_docstring_examples():
+    import doctest
+
+    import pabi.rdp
+    import pabi.reference._rdp
+
+    for module in (pabi.rdp, pabi.reference._rdp):
+        res = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+        assert res.attempted > 0 and res.failed == 0
