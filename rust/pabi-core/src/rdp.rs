@@ -20,6 +20,9 @@
 //! Fractional α uses ε(⌈α⌉) (D_α is non-decreasing in α; [002] §3.2); α ∈ (1, 2] uses order 2.
 //! Results are rounded up by [`INFLATE`]·(1 + log2 α).
 
+// `!(x > 0.0)`-style checks are deliberate: they also reject NaN.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+
 pub mod extra;
 
 use crate::error::{PabiError, Result};
@@ -116,6 +119,7 @@ fn up_order(v: f64, order: f64) -> f64 {
 // Binomial log-pmf (Loader 2000, as in R's dbinom_raw), with the deviance terms built from
 // exactly known differences so that no 1 − q or n·(1 − q) rounding enters.
 
+#[allow(clippy::excessive_precision)]
 const STIRLERR: [f64; 16] = [
     0.0,
     0.081_061_466_795_327_258,
@@ -404,6 +408,7 @@ pub fn sampled_gaussian_rdp_batch(
     "x86_64+avx2+fma",
     "aarch64+neon"
 ))]
+#[allow(clippy::needless_range_loop)]
 fn row_direct(pmf: &[f64], order: u64, row: &[f64], sigma: f64, t: f64) -> (f64, f64) {
     const B: usize = 32;
     let am1 = (order - 1) as f64;

@@ -6,6 +6,8 @@ use numpy::{IntoPyArray, PyReadonlyArray1};
 use pabi_core::rdp as core;
 use pyo3::prelude::*;
 
+type Arr<'py> = Bound<'py, numpy::PyArray1<f64>>;
+
 #[pyfunction]
 fn sampled_gaussian_rdp<'py>(
     py: Python<'py>,
@@ -69,10 +71,7 @@ fn holder_orders<'py>(
     p: f64,
     n: u64,
     as_published: bool,
-) -> PyResult<(
-    Bound<'py, numpy::PyArray1<f64>>,
-    Bound<'py, numpy::PyArray1<f64>>,
-)> {
+) -> PyResult<(Arr<'py>, Arr<'py>)> {
     let map = if as_published {
         core::OrderMap::AsPublished
     } else {

@@ -5,6 +5,9 @@
 //! keep-rule (corrected coefficient), last-iterate RDP of cyclic DP-SGD (Kong–Ribero), and the
 //! ERM output-perturbation quantities (paper 001).
 
+// `!(x > 0.0)`-style checks are deliberate: they also reject NaN.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+
 use crate::error::{PabiError, Result};
 use crate::num::{neumaier_sum, INFLATE, TINY};
 
