@@ -346,3 +346,84 @@ def test_docstring_examples():
     for module in (pabi.rdp, pabi.reference._rdp):
         res = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
         assert res.attempted > 0 and res.failed == 0
+
+
+# ------------------------------------------------------------------ generic Hölder composition
+
+
+def _renyi(P: np.ndarray, Q: np.ndarray, a: float) -> float:
+    from scipy.special import logsumexp
+
+    return float(logsumexp(a * np.log(P) + (1 - a) * np.log(Q)) / (a - 1))
+
+
+def _chain_case(rng, n: int, S: int, alpha: float, p: float, variant: str = "corrected"):
+    X1, Y1 = rng.dirichlet(np.ones(S)), rng.dirichlet(np.ones(S))
+    Xt = [rng.dirichlet(np.ones(S), size=S) for _ in range(n - 1)]
+    Yt = [rng.dirichlet(np.ones(S), size=S) for _ in range(n - 1)]
+    # exact path divergence
+    import itertools
+
+    px, py = [], []
+    for path in itertools.product(range(S), repeat=n):
+        a, b = X1[path[0]], Y1[path[0]]
+        for j in range(1, n):
+            a *= Xt[j - 1][path[j - 1], path[j]]
+            b *= Yt[j - 1][path[j - 1], path[j]]
+        px.append(a)
+        py.append(b)
+    exact = _renyi(np.array(px), np.array(py), alpha)
+    betas = pabi.holder_orders(alpha, p, n, variant=variant)  # beta_i, i = 0..n-1
+    div = np.zeros((n, S))
+    w = np.zeros((n, S))
+    div[0, 0], w[0, 0] = _renyi(X1, Y1, betas[n - 1]), 1.0
+    marg = X1.copy()
+    naive = _renyi(X1, Y1, alpha)
+    for j in range(2, n + 1):  # step j uses beta_{n-j}; states x_{j-1} ~ X-chain marginal
+        for x in range(S):
+            div[j - 1, x] = _renyi(Xt[j - 2][x], Yt[j - 2][x], betas[n - j])
+        w[j - 1] = marg
+        naive += float(marg @ [_renyi(Xt[j - 2][x], Yt[j - 2][x], alpha) for x in range(S)])
+        marg = marg @ Xt[j - 2]
+    bound = pabi.holder_composition_bound(alpha, p, div, w, variant=variant)
+    return exact, bound, naive
+
+
+def test_holder_composition_exact_finite_state_chains():
+    """C10: the exact path divergence never exceeds the bound (corrected and printed maps);
+    the printed map is never below the corrected one; the naive expected composition (no
+    Hölder step) is violated in some instances, so p < inf is essential."""
+    rng = np.random.default_rng(10)
+    violations_naive = 0
+    count = 0
+    for n in (1, 2, 3, 4):
+        for S in (2, 3):
+            for alpha in (1.5, 2.0, 3.7):
+                for p in (1.3, 2.0, 3.0 * n, 50.0):
+                    for _ in range(3):
+                        state = rng.bit_generator.state
+                        exact, bound, naive = _chain_case(rng, n, S, alpha, p)
+                        assert exact <= bound * (1 + 1e-12) + 1e-15, (n, S, alpha, p)
+                        rng.bit_generator.state = state
+                        _, bound_pub, _ = _chain_case(rng, n, S, alpha, p, "as_published")
+                        assert bound_pub >= bound * (1 - 1e-12)
+                        violations_naive += exact > naive * (1 + 1e-9)
+                        count += 1
+    assert count == 288
+    assert violations_naive > 0
+
+
+def test_holder_composition_matches_dpsgd_path():
+    rng = np.random.default_rng(5)
+    s = rng.uniform(0, 1, size=(6, 4))
+    alpha, p, q = 5.0, 18.0, 0.05
+    betas = pabi.holder_orders(alpha, p, 6)
+    div = np.empty_like(s)
+    for j in range(6):  # row j = step j + 1 uses beta_{n-1-j} at the ceiling order
+        div[j] = pabi.sampled_gaussian_rdp_per_instance(np.ceil(betas[5 - j]), q, s[j], 1.0)
+    div[0] = div[0].max()
+    a = pabi.holder_composition_bound(alpha, p, div)
+    b = pabi.dpsgd_per_instance_rdp(alpha, q, 1.0, s, p=p)
+    assert a == pytest.approx(b, rel=1e-13)
+    with pytest.raises(ValueError, match=r"weights"):
+        pabi.holder_composition_bound(alpha, p, div, np.full(div.shape, 0.3))

@@ -34,6 +34,7 @@ __all__ = [
     "sampled_gaussian_rdp_per_instance",
     "dpsgd_per_instance_rdp",
     "holder_orders",
+    "holder_composition_bound",
     "rdp_to_dp_epsilon",
     "rdp_to_dp_delta",
     "rdp_compose",
@@ -144,6 +145,47 @@ def holder_orders(alpha: float, p: float, n: int, variant: str = "corrected") ->
         raise DomainError(f"p must be > 1, got {p!r}")
     betas, _ = _core.holder_orders(float(alpha), float(p), int(n), _map_flag(variant))
     return betas
+
+
+def holder_composition_bound(
+    alpha: float,
+    p: float,
+    divergences: ArrayLike,
+    weights: Optional[ArrayLike] = None,
+    *,
+    variant: str = "corrected",
+    return_terms: bool = False,
+) -> Union[float, tuple[float, np.ndarray]]:
+    """Hölder ("generalised") RDP composition of an adaptive n-step process (Thudi et al. 2024
+    Thm 3.3, stable soft-max form) from per-step divergences:
+
+        D_α(X‖Y) ≤ Σ_{i=0}^{n−2} (1/t_i) ln E[e^{t_i D_{β_i}(X_{n−i}‖Y_{n−i})}] + D_{β_{n−1}}(X_1‖Y_1)
+
+    with β_i from :func:`holder_orders` and t_i = p(β_i − 1). ``divergences`` has shape
+    (steps, samples): row j holds D_{β_{n−1−j}}(X_{j+1}(x, ·)‖Y_{j+1}(x, ·)) at states x of the
+    FIRST argument's chain (evaluated at that order or any larger one); ``weights`` (same
+    shape, rows summing to 1) make the expectations exact, otherwise plug-in means (biased
+    low). The first step uses the maximum over its samples. For DP-SGD use
+    :func:`dpsgd_per_instance_rdp`, which evaluates the per-step divergences itself.
+
+    >>> round(holder_composition_bound(2.0, 2.0, [[0.5], [0.5]]), 12)   # Thm A.2, constant
+    1.0
+    """
+    flag = _map_flag(variant)
+    d = np.asarray(divergences, dtype=np.float64)
+    if d.ndim != 2 or d.size == 0:
+        raise ValueError(f"divergences must be a non-empty (steps, samples) array, got {d.shape}")
+    w = None
+    if weights is not None:
+        w = np.ascontiguousarray(np.broadcast_to(np.asarray(weights, dtype=np.float64), d.shape)).reshape(-1)
+    try:
+        terms = _core.holder_composition_terms(
+            float(alpha), float(p), np.ascontiguousarray(d).reshape(-1), d.shape[0], d.shape[1], flag, w
+        )
+    except DomainError as exc:
+        raise _relocate(exc, d.shape, False) from None
+    total = float(_core.sum_terms_up(terms))
+    return (total, terms) if return_terms else total
 
 
 def dpsgd_per_instance_rdp(

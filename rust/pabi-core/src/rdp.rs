@@ -664,8 +664,95 @@ pub fn dpsgd_per_instance_terms(
     Ok(terms)
 }
 
+/// Generic Hölder composition (002 Thm 3.3, soft-max form) from per-step divergence samples.
+///
+/// `div` is row-major (steps × samples): row j (0-based) holds samples (or support points, with
+/// `weights`) of D_{β_{n−1−j}}(X_{j+1}‖Y_{j+1}) at the states x_j of the FIRST argument's chain;
+/// the caller evaluates them at the orders of [`holder_order`] (or any larger order). With
+/// `weights` (same shape, each row a probability vector) the expectations are exact; otherwise
+/// plug-in means. Step 1 uses the maximum over its samples (with positive weight).
+/// Returns the n per-step terms in chain order.
+pub fn holder_composition_terms(
+    alpha: f64,
+    p: f64,
+    div: &[f64],
+    weights: Option<&[f64]>,
+    steps: usize,
+    samples: usize,
+    map: OrderMap,
+) -> Result<Vec<f64>> {
+    check_alpha(alpha, f64::INFINITY)?;
+    if !(p > 1.0) {
+        return Err(PabiError::domain("p", "> 1 (not NaN)", p));
+    }
+    if steps == 0 || samples == 0 || div.len() != steps * samples {
+        return Err(PabiError::Shape {
+            message: format!(
+                "divergences must be a non-empty (steps, samples) array; got {} values for \
+                 ({steps}, {samples})",
+                div.len()
+            ),
+        });
+    }
+    crate::batch::check(div, "divergences", ">= 0 (not NaN; +inf allowed)", |x| {
+        x >= 0.0
+    })?;
+    if let Some(w) = weights {
+        if w.len() != div.len() {
+            return Err(PabiError::Shape {
+                message: "weights must have the shape of divergences".into(),
+            });
+        }
+        crate::batch::check(w, "weights", "in [0, 1]", |x| (0.0..=1.0).contains(&x))?;
+        for r in 0..steps {
+            let tot = neumaier_sum(w[r * samples..(r + 1) * samples].iter().copied());
+            if (tot - 1.0).abs() > 1e-9 {
+                return Err(PabiError::domain("weights", "rows summing to 1", tot).at(r * samples));
+            }
+        }
+    }
+    let n = steps as u64;
+    let mut terms = vec![0.0; steps];
+    for i in 0..n {
+        let (beta, kappa) = holder_order(alpha, p, i, map);
+        let row_idx = (n - 1 - i) as usize;
+        let row = &div[row_idx * samples..(row_idx + 1) * samples];
+        let wrow = weights.map(|w| &w[row_idx * samples..(row_idx + 1) * samples]);
+        let v = if i == n - 1 {
+            row.iter()
+                .enumerate()
+                .filter(|(k, _)| wrow.is_none_or(|w| w[*k] > 0.0))
+                .map(|(_, &d)| d)
+                .fold(0.0, f64::max)
+        } else {
+            let t = p * (beta - 1.0);
+            let l = match wrow {
+                None => {
+                    let xs: Vec<f64> = row.iter().map(|&d| t * d).collect();
+                    log_mean_exp(&xs)
+                }
+                Some(w) => {
+                    let xs: Vec<f64> = row
+                        .iter()
+                        .zip(w)
+                        .filter(|(_, &wk)| wk > 0.0)
+                        .map(|(&d, &wk)| wk.ln() + t * d)
+                        .collect();
+                    log_sum_exp(&xs)
+                }
+            };
+            l / t
+        };
+        terms[row_idx] = up_order(kappa * v, 2.0);
+    }
+    Ok(terms)
+}
+
 /// Sum of the per-step terms, rounded up.
 pub fn sum_terms_up(terms: &[f64]) -> f64 {
+    if terms.iter().any(|x| x.is_infinite()) {
+        return f64::INFINITY; // a divergent expectation: the bound is +inf
+    }
     let s = neumaier_sum(terms.iter().copied());
     up_order(s, 2.0)
 }

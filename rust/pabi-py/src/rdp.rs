@@ -60,6 +60,33 @@ fn dpsgd_per_instance_terms<'py>(
 }
 
 #[pyfunction]
+#[pyo3(signature = (alpha, p, divergences, steps, samples, as_published, weights=None))]
+#[allow(clippy::too_many_arguments)]
+fn holder_composition_terms<'py>(
+    py: Python<'py>,
+    alpha: f64,
+    p: f64,
+    divergences: PyReadonlyArray1<'py, f64>,
+    steps: usize,
+    samples: usize,
+    as_published: bool,
+    weights: Option<PyReadonlyArray1<'py, f64>>,
+) -> Out<'py> {
+    let d = divergences.as_slice()?;
+    let w = match &weights {
+        Some(w) => Some(w.as_slice()?),
+        None => None,
+    };
+    let map = if as_published {
+        core::OrderMap::AsPublished
+    } else {
+        core::OrderMap::Corrected
+    };
+    let res = py.detach(|| core::holder_composition_terms(alpha, p, d, w, steps, samples, map));
+    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+}
+
+#[pyfunction]
 fn sum_terms_up(terms: PyReadonlyArray1<'_, f64>) -> PyResult<f64> {
     Ok(core::sum_terms_up(terms.as_slice()?))
 }
@@ -238,6 +265,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sampled_gaussian_rdp, m)?)?;
     m.add_function(wrap_pyfunction!(dpsgd_per_instance_terms, m)?)?;
     m.add_function(wrap_pyfunction!(sum_terms_up, m)?)?;
+    m.add_function(wrap_pyfunction!(holder_composition_terms, m)?)?;
     m.add_function(wrap_pyfunction!(holder_orders, m)?)?;
     m.add_function(wrap_pyfunction!(rdp_to_dp_epsilon, m)?)?;
     m.add_function(wrap_pyfunction!(rdp_to_dp_delta, m)?)?;
