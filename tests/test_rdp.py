@@ -427,3 +427,27 @@ def test_holder_composition_matches_dpsgd_path():
     assert a == pytest.approx(b, rel=1e-13)
     with pytest.raises(ValueError, match=r"weights"):
         pabi.holder_composition_bound(alpha, p, div, np.full(div.shape, 0.3))
+
+
+def test_plug_in_biased_low_ucb_covers():
+    """C32: the plug-in mean of e^{tD} over m = 10 runs falls below the exact expectation in
+    many trials; the Hoeffding UCB mode (confidence J = 0.05) stays above it."""
+    n, m, alpha, q, p = 5, 10, 4.0, 0.1, 15.0
+    lo, hi, pi = 0.1, 1.0, 0.2
+    betas = pabi.holder_orders(alpha, p, n)
+    div = np.empty((n, 2))
+    for j in range(n):
+        div[j] = pabi.sampled_gaussian_rdp_per_instance(np.ceil(betas[n - 1 - j]), q, [lo, hi], 1.0)
+    w = np.tile([1 - pi, pi], (n, 1))
+    w[0] = [0.0, 1.0]  # step 1 deterministic at the high sensitivity
+    exact = pabi.holder_composition_bound(alpha, p, div, w)
+    rng = np.random.default_rng(32)
+    below_plug, below_ucb, trials = 0, 0, 200
+    for _ in range(trials):
+        s = np.where(rng.random((n, m)) < pi, hi, lo)
+        s[0] = hi
+        below_plug += pabi.dpsgd_per_instance_rdp(alpha, q, 1.0, s, p=p) < exact
+        ucb = pabi.dpsgd_per_instance_rdp(alpha, q, 1.0, s, p=p, confidence=0.05, max_sensitivity=hi)
+        below_ucb += ucb < exact
+    assert below_plug > 0.3 * trials
+    assert below_ucb <= 0.05 * trials
