@@ -451,3 +451,22 @@ def test_plug_in_biased_low_ucb_covers():
         below_ucb += ucb < exact
     assert below_plug > 0.3 * trials
     assert below_ucb <= 0.05 * trials
+
+
+def test_conversions_random_curves_against_reference():
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        o = np.sort(rng.uniform(1.1, 100, size=8))
+        r = rng.uniform(0.001, 0.3) * o
+        for method in ("tight", "classical"):
+            d, e = 10 ** rng.uniform(-12, -2), rng.uniform(0.1, 5)
+            v, er = pabi.rdp_to_dp_epsilon(o, r, d, method)[0], ref.rdp_to_dp_epsilon(o, r, d, method)[0]
+            assert mp.mpf(v) >= er and rel(v, er) < 1e-12
+            v, dr = pabi.rdp_to_dp_delta(o, r, e, method)[0], ref.rdp_to_dp_delta(o, r, e, method)[0]
+            assert mp.mpf(v) >= dr and rel(v, dr) < 1e-12
+
+
+def test_theta_l_from_L_keeps_kappa_accuracy():
+    for L, s in ((1 + 1e-8, 10000), (0.999, 100000), (1 + 1e-12, 10**6), (0.3, 200)):
+        v, e = pabi.theta_l(s, L=L), ref.theta_l(L, s)
+        assert mp.mpf(v) >= e and rel(v, e) < 1e-12

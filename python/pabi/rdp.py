@@ -464,7 +464,9 @@ def _kappa(L: Optional[float], kappa: Optional[float]) -> float:
         return float(kappa)
     if not (L >= 0):
         raise DomainError(f"L must be >= 0, got {L!r}")
-    return float(L) ** 2 - 1.0 if L != 0 else -1.0
+    L = float(L)
+    # (L − 1)(L + 1): L − 1 is exact near 1 (Sterbenz), so κ keeps full relative accuracy
+    return (L - 1.0) * (L + 1.0) if L != 0 else -1.0
 
 
 def theta_l(s: float, L: Optional[float] = None, *, kappa: Optional[float] = None) -> float:

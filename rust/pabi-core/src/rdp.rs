@@ -26,7 +26,7 @@
 pub mod extra;
 
 use crate::error::{PabiError, Result};
-use crate::num::{neumaier_sum, INFLATE, TINY};
+use crate::num::{neumaier_sum, HALF_ULP_ONE, INFLATE, TINY};
 use rayon::prelude::*;
 
 /// Largest order accepted by the sampled-Gaussian RDP (cost and memory are O(α)).
@@ -809,7 +809,8 @@ pub fn rdp_to_dp_epsilon(
         };
         let e = if e.is_nan() { f64::INFINITY } else { e };
         let e = if e.is_finite() {
-            (e + INFLATE * (r.abs() + (ld / (a - 1.0)).abs() + 1.0) * 4.0).max(0.0)
+            (e + INFLATE * e.abs() + 8.0 * HALF_ULP_ONE * (r.abs() + (ld / (a - 1.0)).abs() + 1.0))
+                .max(0.0)
         } else {
             e
         };
@@ -846,7 +847,8 @@ pub fn rdp_to_dp_delta(
             }
         };
         // log value: absolute error ~ INFLATE·(a·(|r| + eps) + 1)
-        let ld = ld + 4.0 * INFLATE * ((a - 1.0) * (r + eps) + f64::ln(a).abs() + 1.0);
+        let ld =
+            ld + 8.0 * HALF_ULP_ONE * (ld.abs() + (a - 1.0) * (r + eps) + f64::ln(a).abs() + 1.0);
         if ld < best.0 {
             best = (ld, a);
         }
