@@ -168,3 +168,24 @@ def test_erm_output_perturbation():
     assert pabi.gaussian_mech_rdp(4.0, 1.0, 2.0) == pytest.approx(0.5, rel=1e-13)
     with pytest.raises(ValueError, match="eta"):
         pabi.gd_contraction_rho(0.3, 1.0, 10.0)
+
+
+def test_fact34_p_choice_t4():
+    """C13: p = 3n works for every n; the exact p_min is tight; p = n/10 blows the orders up."""
+    for n in (1, 2, 7, 100, 5000):
+        assert pabi.holder_orders(8.0, 3.0 * n, n).max() <= 2 * 8.0
+        pm = pabi.holder_min_p(n, 8.0)
+        if n > 1:
+            assert pabi.holder_orders(8.0, pm, n).max() <= 16.0 * (1 + 1e-12)
+            assert pabi.holder_orders(8.0, pm * (1 - 1e-6), n).max() > 16.0
+    assert pabi.holder_orders(8.0, 10.0, 100).max() == pytest.approx(2.4e5, rel=0.02)
+
+
+def test_fact35_sample_size_t5():
+    """C14: printed statement 4e-19 runs, the proof's own tail 2e23, corrected e^143."""
+    args = (8, 1.0, 2.0, 0.1, 0.05)
+    assert math.exp(pabi.hoeffding_sample_size_ln(*args, variant="as_published")) == pytest.approx(4.27e-19, rel=1e-2)
+    assert math.exp(pabi.hoeffding_sample_size_ln(*args, variant="proof_consistent")) == pytest.approx(2.10e23, rel=1e-2)
+    assert pabi.hoeffding_sample_size_ln(*args) == pytest.approx(
+        math.log(math.log(40)) + 2 * 90 - math.log(2) - 2 * math.log(0.1) - 42, rel=1e-12
+    )

@@ -35,6 +35,8 @@ __all__ = [
     "dpsgd_per_instance_rdp",
     "holder_orders",
     "holder_composition_bound",
+    "holder_min_p",
+    "hoeffding_sample_size_ln",
     "rdp_to_dp_epsilon",
     "rdp_to_dp_delta",
     "rdp_compose",
@@ -602,3 +604,32 @@ def averaged_rdp(alpha: float, sigma: float, sensitivities: ArrayLike) -> float:
 def gaussian_mech_rdp(alpha: float, sensitivity: float, sigma: float) -> float:
     """RDP of the Gaussian mechanism: αΔ²/(2σ²) (Mironov 2017)."""
     return _core.gaussian_mech_rdp(float(alpha), float(sensitivity), float(sigma))
+
+
+def holder_min_p(n: int, alpha: float, cap_factor: float = 2.0) -> float:
+    """Smallest Hölder exponent p keeping every order of an n-step composition at most
+    ``cap_factor``·α (Thudi et al. 2024 Fact 3.4, corrected: p = Ω(n) is needed, erratum T4):
+    p_min = 1/(−expm1(−c)), c = ln((Kα − 1)/(α − 1))/(n − 1). p = 3n always works for K = 2.
+
+    >>> holder_min_p(1, 8.0)
+    1.0
+    >>> holder_min_p(100, 8.0) <= 300
+    True
+    """
+    return _core.holder_min_p(int(n), float(alpha), float(cap_factor))
+
+
+def hoeffding_sample_size_ln(
+    alpha: float, eps: float, eps_prime: float, c: float, J: float, variant: str = "corrected"
+) -> float:
+    """ln of the number of training runs needed by Fact 3.5 (Thudi et al. 2024). Variants:
+    ``"corrected"`` (two-sided Hoeffding, range e^{3(2α−1)ε'} − 1),
+    ``"proof_consistent"`` (the printed proof's tail) and ``"as_published"`` (the statement,
+    whose exponent has the wrong sign, erratum T5). Returned in log form (l overflows).
+
+    >>> round(hoeffding_sample_size_ln(8, 1.0, 2.0, 0.1, 0.05), 1)   # l >= e^143
+    143.2
+    """
+    return _core.hoeffding_sample_size_ln(
+        float(alpha), float(eps), float(eps_prime), float(c), float(J), variant
+    )

@@ -203,6 +203,31 @@ scalar_fn!(gd_contraction_rho(eta: f64, mu: f64, smooth: f64) -> (f64, f64));
 scalar_fn!(sensitivity_multi_epoch(eta: f64, mu: f64, smooth: f64, grad_bound: f64, batch: f64, m: u64, j: u64, epochs: Option<u64>) -> f64);
 scalar_fn!(gaussian_mech_rdp(alpha: f64, sens: f64, sigma: f64) -> f64);
 
+scalar_fn!(holder_min_p(n: u64, alpha: f64, cap_factor: f64) -> f64);
+
+#[pyfunction]
+fn hoeffding_sample_size_ln(
+    py: Python<'_>,
+    alpha: f64,
+    eps: f64,
+    eps_prime: f64,
+    c: f64,
+    j: f64,
+    variant: &str,
+) -> PyResult<f64> {
+    let v = match variant {
+        "corrected" => ex::SampleSizeVariant::Corrected,
+        "proof_consistent" => ex::SampleSizeVariant::ProofConsistent,
+        "as_published" => ex::SampleSizeVariant::AsPublished,
+        other => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "variant must be 'corrected', 'proof_consistent' or 'as_published', got {other:?}"
+            )))
+        }
+    };
+    ex::hoeffding_sample_size_ln(alpha, eps, eps_prime, c, j, v).map_err(|e| to_py(py, e))
+}
+
 #[pyfunction]
 fn l_lambda_kappa(
     py: Python<'_>,
@@ -291,5 +316,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lp_per_instance_eps_delta, m)?)?;
     m.add_function(wrap_pyfunction!(averaged_rdp, m)?)?;
     m.add_function(wrap_pyfunction!(general_update_rdp, m)?)?;
+    m.add_function(wrap_pyfunction!(holder_min_p, m)?)?;
+    m.add_function(wrap_pyfunction!(hoeffding_sample_size_ln, m)?)?;
     Ok(())
 }

@@ -240,6 +240,74 @@ pub fn unlearning_keep(
 }
 
 // ---------------------------------------------------------------------------------------------
+// §2.8–2.9 choosing p (Fact 3.4, corrected) and the Monte-Carlo sample size (Fact 3.5)
+
+/// Smallest p with g_p^{n−1}(α) ≤ K·α (corrected Fact 3.4; K = `cap_factor` > 1, the paper
+/// uses 2): p_min = 1/(−expm1(−c)), c = ln((Kα − 1)/(α − 1))/(n − 1); 1 for n = 1.
+/// p = 3n always satisfies K = 2 (order ≤ 1 + 1.5(α − 1)); "p = O(n)" as printed is wrong:
+/// p = Ω(n) is what is needed (erratum T4).
+pub fn holder_min_p(n: u64, alpha: f64, cap_factor: f64) -> Result<f64> {
+    order(alpha)?;
+    if n == 0 {
+        return Err(PabiError::domain("n", "an integer >= 1", 0.0));
+    }
+    if !(cap_factor > 1.0 && cap_factor.is_finite()) {
+        return Err(PabiError::domain(
+            "cap_factor",
+            "> 1 and finite",
+            cap_factor,
+        ));
+    }
+    if n == 1 {
+        return Ok(1.0);
+    }
+    let c = ((cap_factor * alpha - 1.0) / (alpha - 1.0)).ln() / (n - 1) as f64;
+    Ok(up(1.0 / -(-c).exp_m1()))
+}
+
+/// Fact 3.5 variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SampleSizeVariant {
+    /// Two-sided Hoeffding with range R − 1, R = e^{3(2α−1)ε'} (default).
+    Corrected,
+    /// What the printed proof's tail gives (sign of the exponent flipped w.r.t. the statement).
+    ProofConsistent,
+    /// The statement as printed (wrong sign: absurdly small sample sizes; erratum T5).
+    AsPublished,
+}
+
+/// ln of the number l of training runs of Fact 3.5 (per-step Monte-Carlo estimate within
+/// c·e^{3(α−1)ε} with probability ≥ 1 − J). Corrected:
+/// ln l = ln ln(2/J) + 2 ln expm1(3(2α−1)ε') − ln 2 − 2 ln c − 6(α−1)ε.
+pub fn hoeffding_sample_size_ln(
+    alpha: f64,
+    eps: f64,
+    eps_prime: f64,
+    c: f64,
+    j: f64,
+    variant: SampleSizeVariant,
+) -> Result<f64> {
+    order(alpha)?;
+    nonneg("eps", eps)?;
+    pos("eps_prime", eps_prime)?;
+    pos("c", c)?;
+    unit_open("J", j)?;
+    let a = 6.0 * (alpha - 1.0) * eps;
+    let b = 3.0 * (2.0 * alpha - 1.0) * eps_prime;
+    let base = (-j.ln()).ln() - 2.0 * c.ln();
+    Ok(match variant {
+        SampleSizeVariant::AsPublished => base + a - b,
+        SampleSizeVariant::ProofConsistent => base + b - a,
+        SampleSizeVariant::Corrected => {
+            (2.0 / j).ln().ln() + 2.0 * super::log_expm1(b)
+                - std::f64::consts::LN_2
+                - 2.0 * c.ln()
+                - a
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
 // §3 last iterate of cyclic DP-SGD (Kong–Ribero)
 
 /// θ_L(s) from u = ln L² (s ≥ 0 real; θ(0) = 0): 1/s at u = 0,
