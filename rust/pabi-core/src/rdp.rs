@@ -419,14 +419,15 @@ fn row_direct(pmf: &[f64], order: u64, row: &[f64], sigma: f64, t: f64) -> (f64,
     let mut d = [0.0_f64; B];
     for chunk in row.chunks(B) {
         let len = chunk.len();
-        let (mut m, mut g, mut f, mut acc) =
-            ([0.0_f64; B], [0.0_f64; B], [0.0_f64; B], [0.0_f64; B]);
-        for s in 0..len {
-            let r = chunk[s] / sigma;
+        // fixed trip counts (padded with r = 0) so that every loop vectorizes
+        let mut x = [0.0_f64; B];
+        x[..len].copy_from_slice(chunk);
+        let (mut m, mut acc, mut e) = ([0.0_f64; B], [0.0_f64; B], [0.0_f64; B]);
+        for s in 0..B {
+            let r = x[s] / sigma;
             m[s] = crate::vmath::expm1(r * r);
         }
-        g[..len].copy_from_slice(&m[..len]);
-        f[..len].copy_from_slice(&m[..len]);
+        let (mut g, mut f) = (m, m);
         for &pk in pmf {
             for s in 0..B {
                 acc[s] += pk * f[s];
@@ -434,21 +435,21 @@ fn row_direct(pmf: &[f64], order: u64, row: &[f64], sigma: f64, t: f64) -> (f64,
                 f[s] += g[s] + f[s] * g[s];
             }
         }
-        for s in 0..len {
+        for s in 0..B {
             d[s] = crate::vmath::log1p(acc[s]) * scale + TINY;
-            dmax = dmax.max(d[s]);
         }
+        let cm = d[..len].iter().copied().fold(0.0, f64::max);
+        dmax = dmax.max(cm);
         // streaming log-mean-exp of t·d: rescale when the running max grows
-        let cmax = d[..len].iter().copied().fold(f64::NEG_INFINITY, f64::max) * t;
+        let cmax = cm * t;
         if cmax > shift {
             sum *= f64::exp(shift - cmax);
             shift = cmax;
         }
-        let mut part = 0.0;
-        for s in 0..len {
-            part += crate::vmath::exp(t * d[s] - shift);
+        for s in 0..B {
+            e[s] = crate::vmath::exp(t * d[s] - shift);
         }
-        sum += part;
+        sum += e[..len].iter().sum::<f64>();
     }
     (dmax, shift + f64::ln(sum / row.len() as f64))
 }
@@ -721,7 +722,7 @@ pub fn holder_composition_terms(
         let v = if i == n - 1 {
             row.iter()
                 .enumerate()
-                .filter(|(k, _)| wrow.is_none_or(|w| w[*k] > 0.0))
+                .filter(|(k, _)| wrow.map_or(true, |w| w[*k] > 0.0))
                 .map(|(_, &d)| d)
                 .fold(0.0, f64::max)
         } else {
