@@ -189,3 +189,23 @@ def test_fact35_sample_size_t5():
     assert pabi.hoeffding_sample_size_ln(*args) == pytest.approx(
         math.log(math.log(40)) + 2 * 90 - math.log(2) - 2 * math.log(0.1) - 42, rel=1e-12
     )
+
+
+def test_lemma_c1_cor_c3_mixture():
+    # C20: equality at the real threshold, bound at its ceiling
+    for kap, xi in ((0.21, 1.5), (1e-6, 3.0), (2.0, 1.01)):
+        s = pabi.theta_min_steps(xi, kappa=kap)
+        cap = xi * (1 - 1 / (1 + kap))
+        assert pabi.theta_l(s, kappa=kap) == pytest.approx(cap, rel=1e-9)
+        assert pabi.theta_l(math.ceil(s), kappa=kap) <= cap
+    # Cor C.3 dominates (21) for lambda <= 1/sqrt(E) (C29), here E = 4, lambda = 0.1
+    a, C, b, sig, ell, T = 2.0, 1.0, 4, 1.0, 5, 20
+    c3 = pabi.last_iterate_rdp_small_step(a, C, b, sig, ell, 0.1, 0.5, 2.0, model="as_published")
+    eq21 = pabi.last_iterate_rdp_cyclic(a, 0.1, C, b, sig, T, ell, 0.5, 2.0, variant="as_published", model="as_published")
+    assert eq21 <= c3
+    # mixture bound (001 Lemma 3)
+    v = pabi.mixture_rdp_bound(3.0, [0.25, 0.75], [0.2, 1.0])
+    e = mp.log(0.25 * mp.exp(2 * mp.mpf(0.2)) + 0.75 * mp.exp(2 * mp.mpf(1.0))) / 2
+    assert mp.mpf(v) >= e and rel(v, e) < 1e-12
+    with pytest.raises(ValueError, match="weights"):
+        pabi.mixture_rdp_bound(3.0, [0.5, 0.6], [0.2, 1.0])

@@ -59,10 +59,13 @@ __all__ = [
     "shifted_cycle_bound",
     "optimal_residuals",
     "cyclic_calibration",
+    "theta_min_steps",
+    "last_iterate_rdp_small_step",
     # ERM output perturbation (paper 001)
     "gd_contraction_rho",
     "sensitivity_multi_epoch",
     "averaged_rdp",
+    "mixture_rdp_bound",
     "gaussian_mech_rdp",
 ]
 
@@ -633,3 +636,34 @@ def hoeffding_sample_size_ln(
     return _core.hoeffding_sample_size_ln(
         float(alpha), float(eps), float(eps_prime), float(c), float(J), variant
     )
+
+
+def theta_min_steps(xi: float, L: Optional[float] = None, *, kappa: Optional[float] = None) -> float:
+    """Kong–Ribero Lemma C.1: for L > 1, ξ > 1, θ_L(s) ≤ ξ(1 − L^{−2}) for all
+    s ≥ −log1p(−1/ξ)/log1p(κ) (returned; real-valued, use its ceiling for steps)."""
+    return _core.theta_min_steps(_kappa(L, kappa), float(xi))
+
+
+def last_iterate_rdp_small_step(
+    alpha: float, clip: float, b: int, sigma: float, ell: int, lam: float, m: float, M: float,
+    model: str = "triangle",
+) -> float:
+    """Kong–Ribero Cor. C.3: 4α(C/(bσ))²[1 + θ_{L_λ}(ℓ)] for λ ≤ min{1/√E, 1/(2(m + M))}
+    (independent of E and λ; the λ condition is the caller's, caveat K1/K17)."""
+    k = l_lambda_kappa(lam, m, M, model) if (m > 0 or M > 0) else 0.0
+    return _core.last_iterate_rdp_small_step(float(alpha), k, float(clip), int(b), float(sigma), int(ell))
+
+
+def mixture_rdp_bound(alpha: float, weights: ArrayLike, eps: ArrayLike) -> float:
+    """RDP of a mixture of mechanisms (paper 001 Lemma 3):
+    (1/(α − 1))·ln Σ_j q_j e^{(α−1)ε_j}, log-sum-exp (weights q_j sum to 1).
+
+    >>> round(mixture_rdp_bound(2.0, [0.5, 0.5], [0.0, 1.0]), 12)
+    0.620114506958
+    """
+    w = np.ascontiguousarray(weights, dtype=np.float64).reshape(-1)
+    e = np.ascontiguousarray(eps, dtype=np.float64).reshape(-1)
+    try:
+        return _core.mixture_rdp_bound(float(alpha), w, e)
+    except DomainError as exc:
+        raise _relocate(exc, w.shape, False) from None

@@ -87,7 +87,7 @@ fn log_add_exp(a: f64, b: f64) -> f64 {
 }
 
 /// ln Σ e^{x_k} (−inf for an empty slice).
-fn log_sum_exp(xs: &[f64]) -> f64 {
+pub(crate) fn log_sum_exp(xs: &[f64]) -> f64 {
     let m = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     if !m.is_finite() {
         return m;

@@ -228,6 +228,19 @@ fn hoeffding_sample_size_ln(
     ex::hoeffding_sample_size_ln(alpha, eps, eps_prime, c, j, v).map_err(|e| to_py(py, e))
 }
 
+scalar_fn!(theta_min_steps(kappa: f64, xi: f64) -> f64);
+scalar_fn!(last_iterate_rdp_small_step(alpha: f64, kappa: f64, clip: f64, b: u64, sigma: f64, ell: u64) -> f64);
+
+#[pyfunction]
+fn mixture_rdp_bound(
+    py: Python<'_>,
+    alpha: f64,
+    weights: PyReadonlyArray1<'_, f64>,
+    eps: PyReadonlyArray1<'_, f64>,
+) -> PyResult<f64> {
+    ex::mixture_rdp_bound(alpha, weights.as_slice()?, eps.as_slice()?).map_err(|e| to_py(py, e))
+}
+
 #[pyfunction]
 fn l_lambda_kappa(
     py: Python<'_>,
@@ -318,5 +331,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(general_update_rdp, m)?)?;
     m.add_function(wrap_pyfunction!(holder_min_p, m)?)?;
     m.add_function(wrap_pyfunction!(hoeffding_sample_size_ln, m)?)?;
+    m.add_function(wrap_pyfunction!(theta_min_steps, m)?)?;
+    m.add_function(wrap_pyfunction!(last_iterate_rdp_small_step, m)?)?;
+    m.add_function(wrap_pyfunction!(mixture_rdp_bound, m)?)?;
     Ok(())
 }

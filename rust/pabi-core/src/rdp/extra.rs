@@ -574,6 +574,76 @@ pub fn cyclic_calibration(
     Ok((lam, up(ell), s))
 }
 
+/// Lemma C.1 (Kong–Ribero): for L > 1 and ξ > 1, θ_L(s) ≤ ξ(1 − L^{−2}) once
+/// s ≥ s_min = −log1p(−1/ξ)/log1p(κ) (stable form; use ⌈s_min⌉ for integer steps).
+pub fn theta_min_steps(kappa: f64, xi: f64) -> Result<f64> {
+    if !(kappa > 0.0 && kappa.is_finite()) {
+        return Err(PabiError::domain("kappa", "> 0 (L > 1) and finite", kappa));
+    }
+    if !(xi > 1.0 && xi.is_finite()) {
+        return Err(PabiError::domain("xi", "> 1 and finite", xi));
+    }
+    Ok(up(-(-1.0 / xi).ln_1p() / kappa.ln_1p()))
+}
+
+/// Cor. C.3 (Kong–Ribero): for λ ≤ min{1/√E, 1/(2(m + M))},
+/// D_α ≤ 4α(C/(bσ))²[1 + θ_{L_λ}(ℓ)] (independent of E and λ; caveat K1 applies to L_λ).
+pub fn last_iterate_rdp_small_step(
+    alpha: f64,
+    kappa: f64,
+    clip: f64,
+    b: u64,
+    sigma: f64,
+    ell: u64,
+) -> Result<f64> {
+    order(alpha)?;
+    nonneg("clip", clip)?;
+    pos("sigma", sigma)?;
+    if b == 0 || ell == 0 {
+        return Err(PabiError::domain(
+            "b",
+            "b >= 1 and ell >= 1",
+            b.min(ell) as f64,
+        ));
+    }
+    let x = clip / (b as f64 * sigma);
+    Ok(up(4.0
+        * alpha
+        * x
+        * x
+        * up(1.0 + theta_l_kappa(kappa, ell as f64)?)))
+}
+
+/// Mixture bound (001 Lemma 3): D_α(M(D)‖M(D')) ≤ (1/(α − 1))·ln Σ_j q_j e^{(α−1)ε_j(α)}
+/// for a mixture with weights q_j (summing to 1) of mechanisms with RDP ε_j.
+pub fn mixture_rdp_bound(alpha: f64, weights: &[f64], eps: &[f64]) -> Result<f64> {
+    order(alpha)?;
+    if weights.is_empty() {
+        return Err(PabiError::Shape {
+            message: "weights must be non-empty".into(),
+        });
+    }
+    crate::batch::check_len(weights.len(), &[("eps", eps.len())])?;
+    crate::batch::check(weights, "weights", "in [0, 1]", |x| {
+        (0.0..=1.0).contains(&x)
+    })?;
+    crate::batch::check(eps, "eps", ">= 0 (not NaN)", |x| x >= 0.0)?;
+    let tot = neumaier_sum(weights.iter().copied());
+    if (tot - 1.0).abs() > 1e-9 {
+        return Err(PabiError::domain("weights", "summing to 1", tot));
+    }
+    let t = alpha - 1.0;
+    let xs: Vec<f64> = weights
+        .iter()
+        .zip(eps)
+        .filter(|(&w, _)| w > 0.0)
+        .map(|(&w, &e)| w.ln() + t * e)
+        .collect();
+    let ls = super::log_sum_exp(&xs);
+    // ln Σ q_j e^{t ε_j} ≥ 0 up to the weight rounding; keep it ≥ 0
+    Ok(up(ls.max(0.0) / t))
+}
+
 // ---------------------------------------------------------------------------------------------
 // SPEC_pabi §6: ERM with output perturbation (paper 001)
 
