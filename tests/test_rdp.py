@@ -133,8 +133,10 @@ def test_sgm_errors():
         pabi.sampled_gaussian_rdp(1.0, 0.1, 1.0)
     with pytest.raises(ValueError, match="q"):
         pabi.sampled_gaussian_rdp(2.0, 1.5, 1.0)
-    with pytest.raises(ValueError, match="noise_multiplier|sigma"):
+    with pytest.raises(ValueError, match="noise_multiplier must be > 0"):
         pabi.sampled_gaussian_rdp(2.0, 0.5, 0.0)
+    with pytest.raises(ValueError, match=r"noise_multiplier.*index \(1, 0\)"):
+        pabi.sampled_gaussian_rdp(2.0, 0.5, [[1.0], [-1.0]])
     with pytest.raises(ValueError, match=r"sensitivity.*index 2"):
         pabi.sampled_gaussian_rdp_per_instance(2.0, 0.5, [1.0, 0.5, float("nan")], 1.0)
     with pytest.raises(TypeError):

@@ -96,14 +96,23 @@ def sampled_gaussian_rdp(alpha: ArrayLike, q: ArrayLike, noise_multiplier: Array
     >>> sampled_gaussian_rdp(4096, 1e-3, 1.0) > 0
     True
     """
-    z = np.asarray(noise_multiplier, dtype=np.float64) if not np.isscalar(noise_multiplier) else noise_multiplier
-    return _call(
-        lambda a, qq, zz: _core.sampled_gaussian_rdp(a, qq, np.ones_like(zz), zz),
-        ("alpha", "q", "noise_multiplier"),
-        alpha,
-        q,
-        z,
-    )
+    try:
+        return _call(
+            lambda a, qq, zz: _core.sampled_gaussian_rdp(a, qq, np.ones_like(zz), zz),
+            ("alpha", "q", "noise_multiplier"),
+            alpha,
+            q,
+            noise_multiplier,
+        )
+    except DomainError as exc:
+        if getattr(exc, "param", None) != "sigma":
+            raise
+        msg = str(exc).replace("sigma", "noise_multiplier", 1)
+        new = DomainError(msg)
+        new.param, new.allowed, new.value, new.index = (  # type: ignore[attr-defined]
+            "noise_multiplier", exc.allowed, exc.value, exc.index  # type: ignore[attr-defined]
+        )
+        raise new from None
 
 
 def sampled_gaussian_rdp_per_instance(
