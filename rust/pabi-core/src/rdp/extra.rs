@@ -1,0 +1,764 @@
+//! Scalar Rényi/approximate-DP helpers around DP-SGD (SPEC_rdp §2.1–2.4, §2.10, §2.12, §3;
+//! SPEC_pabi §6): the classical Gaussian mechanism (with its validity flag), amplification by
+//! sampling, per-instance (ε, δ) via L_p norms (Thudi et al. Cor. 3.1), general update rules
+//! (Thm 3.6, translation-invariant form), the weak triangle inequality and the unlearning
+//! keep-rule (corrected coefficient), last-iterate RDP of cyclic DP-SGD (Kong–Ribero), and the
+//! ERM output-perturbation quantities (paper 001).
+
+// `!(x > 0.0)`-style checks are deliberate: they also reject NaN.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+
+use crate::error::{PabiError, Result};
+use crate::num::{neumaier_sum, INFLATE, TINY};
+
+#[inline(always)]
+fn up(v: f64) -> f64 {
+    if v == 0.0 {
+        0.0
+    } else if v > 0.0 {
+        v * (1.0 + INFLATE) + TINY
+    } else {
+        v * (1.0 - INFLATE) + TINY
+    }
+}
+
+fn pos(name: &'static str, v: f64) -> Result<()> {
+    if v > 0.0 && v.is_finite() {
+        Ok(())
+    } else {
+        Err(PabiError::domain(name, "> 0 and finite", v))
+    }
+}
+
+fn nonneg(name: &'static str, v: f64) -> Result<()> {
+    if v >= 0.0 && v.is_finite() {
+        Ok(())
+    } else {
+        Err(PabiError::domain(name, ">= 0 and finite", v))
+    }
+}
+
+fn unit_open(name: &'static str, v: f64) -> Result<()> {
+    if v > 0.0 && v < 1.0 {
+        Ok(())
+    } else {
+        Err(PabiError::domain(name, "in (0, 1)", v))
+    }
+}
+
+fn order(v: f64) -> Result<()> {
+    if v > 1.0 && v.is_finite() {
+        Ok(())
+    } else {
+        Err(PabiError::domain("alpha", "> 1 and finite", v))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// §2.1–2.4 classical Gaussian mechanism, amplification, Cor. 3.1
+
+/// C_{δ,σ} = √(2 ln(1.25/δ))/σ (Dwork–Roth; Thudi et al. footnote 3), rounded up.
+pub fn gaussian_dp_constant(delta: f64, sigma: f64) -> Result<f64> {
+    unit_open("delta", delta)?;
+    pos("sigma", sigma)?;
+    Ok(up((2.0 * (1.25 / delta).ln()).sqrt() / sigma))
+}
+
+/// ε = C_{δ,σ}·Δ and whether it is a valid guarantee (ε ≤ 1, Dwork–Roth Thm A.1).
+pub fn gaussian_mechanism_epsilon(delta: f64, sigma: f64, sens: f64) -> Result<(f64, bool)> {
+    nonneg("sensitivity", sens)?;
+    let e = up(gaussian_dp_constant(delta, sigma)? * sens);
+    Ok((e, e <= 1.0))
+}
+
+/// ln(1 − q + q e^x) (amplification by sampling), stable for tiny q·x and huge x.
+#[inline]
+pub fn amplify(x: f64, q: f64) -> f64 {
+    if q == 0.0 {
+        0.0
+    } else if x <= 700.0 {
+        (q * x.exp_m1()).ln_1p()
+    } else {
+        x + (q + (1.0 - q) * (-x).exp()).ln()
+    }
+}
+
+/// (ε', δ') = (ln(1 + q(e^ε − 1)), qδ) for Poisson sampling with rate q.
+pub fn amplify_by_sampling(eps: f64, delta: f64, q: f64) -> Result<(f64, f64)> {
+    nonneg("eps", eps)?;
+    if !(0.0..=1.0).contains(&delta) {
+        return Err(PabiError::domain("delta", "in [0, 1]", delta));
+    }
+    if !(0.0..=1.0).contains(&q) {
+        return Err(PabiError::domain("q", "in [0, 1]", q));
+    }
+    Ok((up(amplify(eps, q)), up(q * delta)))
+}
+
+/// Per-instance (ε', δ'') from the L_p norm of the sensitivity distribution (Thudi et al.
+/// Cor. 3.1, stable form §2.4): K = ln mean_k e^{p C Δ_k}, η = (ln q + K − ln δ')/(p − 1),
+/// ε' = ln(1 − q + q e^η), δ'' = qδ + δ'. `sens` are samples of Δ(X_B) over batches.
+/// Valid only where every per-batch C_{δ,σ}Δ ≤ 1 (the returned flag).
+pub fn lp_per_instance_eps_delta(
+    q: f64,
+    p: f64,
+    delta: f64,
+    delta_prime: f64,
+    sigma: f64,
+    sens: &[f64],
+) -> Result<(f64, f64, bool)> {
+    if !(q > 0.0 && q <= 1.0) {
+        return Err(PabiError::domain("q", "in (0, 1]", q));
+    }
+    if !(p > 1.0 && p.is_finite()) {
+        return Err(PabiError::domain("p", "> 1 and finite", p));
+    }
+    unit_open("delta_prime", delta_prime)?;
+    if sens.is_empty() {
+        return Err(PabiError::Shape {
+            message: "sensitivities must be non-empty".into(),
+        });
+    }
+    crate::batch::check(sens, "sensitivities", ">= 0 and finite", |x| {
+        x >= 0.0 && x.is_finite()
+    })?;
+    let c = gaussian_dp_constant(delta, sigma)?;
+    let xs: Vec<f64> = sens.iter().map(|&d| p * c * d).collect();
+    let k = super::log_mean_exp(&xs);
+    let (lq, ldp) = (q.ln(), delta_prime.ln());
+    let eta = (lq + k - ldp) / (p - 1.0);
+    let eta = eta + INFLATE * (eta.abs() + (lq.abs() + k.abs() + ldp.abs()) / (p - 1.0));
+    let smax = sens.iter().copied().fold(0.0, f64::max);
+    Ok((
+        up(amplify(eta, q)),
+        up(q * delta + delta_prime),
+        c * smax <= 1.0,
+    ))
+}
+
+// ---------------------------------------------------------------------------------------------
+// §2.10 general update rules (Thm 3.6), §2.12 weak triangle / keep rule
+
+/// Thm 3.6 bound on D_α(M(X')‖M(X)), translation-invariant form:
+/// (1/(α − 1))·mean_b ln mean_j exp[(‖Σ_i w_i‖² − Σ_i ‖w_i‖²)/(2σ²)], w_i = U(T_i) − U(V_b).
+/// `outer` is B × d (U(V_b), batches of the second argument's dataset X), `inner` is
+/// B × J × α × d (α-tuples of updates from the FIRST argument's dataset X').
+pub fn general_update_rdp(
+    alpha: u64,
+    sigma: f64,
+    outer: &[f64],
+    inner: &[f64],
+    b: usize,
+    j: usize,
+    d: usize,
+) -> Result<f64> {
+    if alpha < 2 {
+        return Err(PabiError::domain("alpha", "an integer >= 2", alpha as f64));
+    }
+    pos("sigma", sigma)?;
+    let a = alpha as usize;
+    if b == 0 || j == 0 || d == 0 || outer.len() != b * d || inner.len() != b * j * a * d {
+        return Err(PabiError::Shape {
+            message: format!(
+                "outer must have shape (B, d) and inner (B, J, alpha, d) with B, J, d >= 1; got \
+                 {} and {} values for B={b}, J={j}, alpha={a}, d={d}",
+                outer.len(),
+                inner.len()
+            ),
+        });
+    }
+    crate::batch::check(outer, "outer", "finite", f64::is_finite)?;
+    crate::batch::check(inner, "inner", "finite", f64::is_finite)?;
+    let s2 = 2.0 * sigma * sigma;
+    let mut per_b = Vec::with_capacity(b);
+    let mut z = vec![0.0; j];
+    let mut sw = vec![0.0; d];
+    for bi in 0..b {
+        let v = &outer[bi * d..(bi + 1) * d];
+        for (ji, zj) in z.iter_mut().enumerate() {
+            sw.iter_mut().for_each(|x| *x = 0.0);
+            let mut sq = 0.0;
+            for i in 0..a {
+                let off = ((bi * j + ji) * a + i) * d;
+                for k in 0..d {
+                    let w = inner[off + k] - v[k];
+                    sw[k] += w;
+                    sq += w * w;
+                }
+            }
+            let tot: f64 = sw.iter().map(|x| x * x).sum();
+            *zj = (tot - sq) / s2;
+        }
+        per_b.push(super::log_mean_exp(&z));
+    }
+    let m = neumaier_sum(per_b.iter().copied()) / b as f64;
+    let v = m / (alpha - 1) as f64;
+    Ok(v + INFLATE * 4.0 * (v.abs() + per_b.iter().map(|x| x.abs()).fold(0.0, f64::max)))
+}
+
+/// Weak triangle inequality (Mironov Prop. 11, Hölder-p form):
+/// D_α(P‖R) ≤ (α − 1/p)/(α − 1)·D_{pα}(P‖Q) + D_{g_p(α)}(Q‖R).
+pub fn weak_triangle_bound(alpha: f64, p: f64, d_pa: f64, d_gpa: f64) -> Result<f64> {
+    order(alpha)?;
+    if !(p > 1.0) {
+        return Err(PabiError::domain("p", "> 1", p));
+    }
+    nonneg("d_p_alpha", d_pa)?;
+    nonneg("d_g_alpha", d_gpa)?;
+    Ok(up((alpha - 1.0 / p) / (alpha - 1.0) * d_pa + d_gpa))
+}
+
+/// Unlearning keep-rule (Thudi et al. §5.4, NPIU): keep iff
+/// c(α)·D_{2α}(prev‖A(D^{t−1})) + D_{2α−1}(A(D^{t−1})‖A(D^t)) ≤ β with the corrected
+/// c(α) = (α − ½)/(α − 1) (Mironov Cor. 4, p = 2). `as_published` uses the printed
+/// (α − 1)/(α − 2): undefined at α = 2, negative and UNSOUND for α ∈ (1, 2) (erratum T8).
+pub fn unlearning_keep(
+    alpha: f64,
+    beta: f64,
+    d_2a_prev: f64,
+    d_2a1_step: f64,
+    as_published: bool,
+) -> Result<bool> {
+    order(alpha)?;
+    nonneg("beta", beta)?;
+    nonneg("d_2alpha_prev", d_2a_prev)?;
+    nonneg("d_2alpha_minus_1_step", d_2a1_step)?;
+    let c = if as_published {
+        if alpha == 2.0 {
+            return Err(PabiError::domain(
+                "alpha",
+                "!= 2 (the published coefficient (alpha-1)/(alpha-2) is undefined)",
+                alpha,
+            ));
+        }
+        (alpha - 1.0) / (alpha - 2.0)
+    } else {
+        (alpha - 0.5) / (alpha - 1.0)
+    };
+    let lhs = c * d_2a_prev + d_2a1_step;
+    Ok(lhs * (1.0 + INFLATE) + TINY <= beta)
+}
+
+// ---------------------------------------------------------------------------------------------
+// §2.8–2.9 choosing p (Fact 3.4, corrected) and the Monte-Carlo sample size (Fact 3.5)
+
+/// Smallest p with g_p^{n−1}(α) ≤ K·α (corrected Fact 3.4; K = `cap_factor` > 1, the paper
+/// uses 2): p_min = 1/(−expm1(−c)), c = ln((Kα − 1)/(α − 1))/(n − 1); 1 for n = 1.
+/// p = 3n always satisfies K = 2 (order ≤ 1 + 1.5(α − 1)); "p = O(n)" as printed is wrong:
+/// p = Ω(n) is what is needed (erratum T4).
+pub fn holder_min_p(n: u64, alpha: f64, cap_factor: f64) -> Result<f64> {
+    order(alpha)?;
+    if n == 0 {
+        return Err(PabiError::domain("n", "an integer >= 1", 0.0));
+    }
+    if !(cap_factor > 1.0 && cap_factor.is_finite()) {
+        return Err(PabiError::domain(
+            "cap_factor",
+            "> 1 and finite",
+            cap_factor,
+        ));
+    }
+    if n == 1 {
+        return Ok(1.0);
+    }
+    let c = ((cap_factor * alpha - 1.0) / (alpha - 1.0)).ln() / (n - 1) as f64;
+    Ok(up(1.0 / -(-c).exp_m1()))
+}
+
+/// Fact 3.5 variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SampleSizeVariant {
+    /// Two-sided Hoeffding with range R − 1, R = e^{3(2α−1)ε'} (default).
+    Corrected,
+    /// What the printed proof's tail gives (sign of the exponent flipped w.r.t. the statement).
+    ProofConsistent,
+    /// The statement as printed (wrong sign: absurdly small sample sizes; erratum T5).
+    AsPublished,
+}
+
+/// ln of the number l of training runs of Fact 3.5 (per-step Monte-Carlo estimate within
+/// c·e^{3(α−1)ε} with probability ≥ 1 − J). Corrected:
+/// ln l = ln ln(2/J) + 2 ln expm1(3(2α−1)ε') − ln 2 − 2 ln c − 6(α−1)ε.
+pub fn hoeffding_sample_size_ln(
+    alpha: f64,
+    eps: f64,
+    eps_prime: f64,
+    c: f64,
+    j: f64,
+    variant: SampleSizeVariant,
+) -> Result<f64> {
+    order(alpha)?;
+    nonneg("eps", eps)?;
+    pos("eps_prime", eps_prime)?;
+    pos("c", c)?;
+    unit_open("J", j)?;
+    let a = 6.0 * (alpha - 1.0) * eps;
+    let b = 3.0 * (2.0 * alpha - 1.0) * eps_prime;
+    let base = (-j.ln()).ln() - 2.0 * c.ln();
+    Ok(match variant {
+        SampleSizeVariant::AsPublished => base + a - b,
+        SampleSizeVariant::ProofConsistent => base + b - a,
+        SampleSizeVariant::Corrected => {
+            (2.0 / j).ln().ln() + 2.0 * super::log_expm1(b)
+                - std::f64::consts::LN_2
+                - 2.0 * c.ln()
+                - a
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// §3 last iterate of cyclic DP-SGD (Kong–Ribero)
+
+/// θ_L(s) from u = ln L² (s ≥ 0 real; θ(0) = 0): 1/s at u = 0,
+/// expm1(−u)/expm1(−su) for u > 0, e^{(s−1)u} expm1(u)/expm1(su) for u < 0.
+fn theta_u(u: f64, s: f64) -> f64 {
+    if s == 0.0 {
+        0.0
+    } else if u == 0.0 {
+        1.0 / s
+    } else if u == f64::NEG_INFINITY {
+        if s <= 1.0 {
+            1.0
+        } else {
+            0.0
+        }
+    } else if u > 0.0 {
+        (-u).exp_m1() / (-s * u).exp_m1()
+    } else {
+        ((s - 1.0) * u).exp() * u.exp_m1() / (s * u).exp_m1()
+    }
+}
+
+/// θ_L(s) = L^{2(s−1)}/Σ_{j<s} L^{2j} with L² = 1 + κ (κ ≥ −1), rounded up.
+pub fn theta_l_kappa(kappa: f64, s: f64) -> Result<f64> {
+    if !(kappa >= -1.0 && kappa.is_finite()) {
+        return Err(PabiError::domain("kappa", ">= -1 and finite", kappa));
+    }
+    if !(s == 0.0 || s >= 1.0) || !s.is_finite() {
+        return Err(PabiError::domain("s", "0 or >= 1 (finite)", s));
+    }
+    let u = if kappa == -1.0 {
+        f64::NEG_INFINITY
+    } else {
+        kappa.ln_1p()
+    };
+    let v = theta_u(u, s);
+    if v == 0.0 || v == 1.0 || u == f64::NEG_INFINITY {
+        return Ok(v); // exact cases: s = 0, s = 1, L = 0
+    }
+    // L < 1 is conditioned like e^{(s−1)u} (relative error ~ |(s−1)u|·2^-53): widen by it
+    let widen = if u < 0.0 {
+        INFLATE + 4.0 * crate::num::HALF_ULP_ONE * ((s - 1.0) * u).abs()
+    } else {
+        INFLATE
+    };
+    Ok((v * (1.0 + widen) + TINY).min(1.0))
+}
+
+/// Φ_L(T, ℓ) = ⌊T/ℓ⌋θ_L(ℓ) + θ_L(T mod ℓ) (bracket of Kong–Ribero (7), (21), (27)).
+pub fn cyclic_theta_sum(kappa: f64, t: u64, ell: u64) -> Result<f64> {
+    if ell == 0 {
+        return Err(PabiError::domain("ell", "an integer >= 1", 0.0));
+    }
+    let e = (t / ell) as f64;
+    let r = (t % ell) as f64;
+    Ok(up(
+        e * theta_l_kappa(kappa, ell as f64)? + theta_l_kappa(kappa, r)?
+    ))
+}
+
+/// Lipschitz model of the clipped gradient step x − λ·mean clip(∇f_i(x)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LipschitzModel {
+    /// 1 + λ max(m, M): proven with clipping (clipping is nonexpansive). Default.
+    Triangle,
+    /// eq. (12): √(1 + 2λm(1 + m/(M + m))), valid for the UNCLIPPED step; as published for the
+    /// clipped step it is unproven and false in dimension ≥ 2 (finding K1).
+    AsPublished,
+}
+
+/// κ = L_λ² − 1 for the chosen model (m = weak-convexity, M = smoothness constants).
+pub fn l_lambda_kappa(lam: f64, m: f64, big_m: f64, model: LipschitzModel) -> Result<f64> {
+    pos("lam", lam)?;
+    nonneg("m", m)?;
+    nonneg("M", big_m)?;
+    Ok(match model {
+        LipschitzModel::Triangle => {
+            let x = lam * m.max(big_m);
+            up(x * (2.0 + x))
+        }
+        LipschitzModel::AsPublished => {
+            if m == 0.0 {
+                0.0
+            } else {
+                up(2.0 * lam * m * (1.0 + m / (big_m + m)))
+            }
+        }
+    })
+}
+
+/// Thm 4.3 (no curvature assumption): 8αT(λC/σ)².
+pub fn last_iterate_rdp_general(
+    alpha: f64,
+    lam: f64,
+    clip: f64,
+    sigma: f64,
+    t: u64,
+) -> Result<f64> {
+    order(alpha)?;
+    pos("lam", lam)?;
+    nonneg("clip", clip)?;
+    pos("sigma", sigma)?;
+    let x = lam * clip / sigma;
+    Ok(up(8.0 * alpha * t as f64 * x * x))
+}
+
+/// Thm 4.4 (bounded domain of diameter d_h): α/(2σ²)(L d_h + 2λC/b)², L = √(1 + κ).
+pub fn last_iterate_rdp_bounded(
+    alpha: f64,
+    kappa: f64,
+    d_h: f64,
+    lam: f64,
+    clip: f64,
+    b: u64,
+    sigma: f64,
+) -> Result<f64> {
+    order(alpha)?;
+    nonneg("kappa", kappa)?;
+    nonneg("d_h", d_h)?;
+    pos("lam", lam)?;
+    nonneg("clip", clip)?;
+    pos("sigma", sigma)?;
+    if b == 0 {
+        return Err(PabiError::domain("b", "an integer >= 1", 0.0));
+    }
+    let x = (1.0 + kappa).sqrt() * d_h + 2.0 * lam * clip / b as f64;
+    Ok(up(alpha / (2.0 * sigma * sigma) * x * x))
+}
+
+/// Thm 4.5 (weakly convex, smooth; cyclic batches). Corrected (default, findings K3/K4):
+/// with t* known, 2α(λC/(bσ))²Φ_L(T − t* + 1, ℓ); otherwise the maximum over t* ∈ [1, ℓ],
+/// 2α(λC/(bσ))²·(Eθ_L(ℓ) + 1) if T mod ℓ ≥ 1, else ((E − 1)θ_L(ℓ) + 1).
+/// `as_published`: eq. (21), 4α(λC/(bσ))²Φ_L(T, ℓ) — smaller than the correctly indexed
+/// bound in some settings (not certified).
+#[allow(clippy::too_many_arguments)]
+pub fn last_iterate_rdp_cyclic(
+    alpha: f64,
+    kappa: f64,
+    lam: f64,
+    clip: f64,
+    b: u64,
+    sigma: f64,
+    t: u64,
+    ell: u64,
+    t_star: Option<u64>,
+    as_published: bool,
+) -> Result<f64> {
+    order(alpha)?;
+    pos("lam", lam)?;
+    nonneg("clip", clip)?;
+    pos("sigma", sigma)?;
+    if b == 0 {
+        return Err(PabiError::domain("b", "an integer >= 1", 0.0));
+    }
+    if ell == 0 || t < ell {
+        return Err(PabiError::domain(
+            "T",
+            format!("an integer >= ell (ell = {ell} >= 1)"),
+            t as f64,
+        ));
+    }
+    let x = lam * clip / (b as f64 * sigma);
+    let unit = alpha * x * x;
+    if as_published {
+        return Ok(up(4.0 * unit * cyclic_theta_sum(kappa, t, ell)?));
+    }
+    let phi = match t_star {
+        Some(ts) => {
+            if ts == 0 || ts > ell {
+                return Err(PabiError::domain(
+                    "t_star",
+                    format!("an integer in 1..={ell}"),
+                    ts as f64,
+                ));
+            }
+            cyclic_theta_sum(kappa, t - ts + 1, ell)?
+        }
+        None => {
+            let e = (t / ell) as f64;
+            let th = theta_l_kappa(kappa, ell as f64)?;
+            if t % ell >= 1 {
+                up(e * th + 1.0)
+            } else {
+                up((e - 1.0) * th + 1.0)
+            }
+        }
+    };
+    Ok(up(2.0 * unit * phi))
+}
+
+/// Prop. 2.2(a): α/(2σ²)[(Lτ + s̄)²θ_L(ℓ) + s̄²{(E − 1)θ_L(ℓ) + θ_L(T − Eℓ)}].
+#[allow(clippy::too_many_arguments)]
+pub fn shifted_cycle_bound(
+    alpha: f64,
+    sigma: f64,
+    kappa: f64,
+    tau: f64,
+    sbar: f64,
+    t: u64,
+    ell: u64,
+) -> Result<f64> {
+    order(alpha)?;
+    pos("sigma", sigma)?;
+    nonneg("tau", tau)?;
+    nonneg("sbar", sbar)?;
+    if ell == 0 || t < ell {
+        return Err(PabiError::domain("T", "an integer >= ell >= 1", t as f64));
+    }
+    let l = (1.0 + kappa).sqrt();
+    let th = theta_l_kappa(kappa, ell as f64)?;
+    let e = (t / ell) as f64;
+    let rem = theta_l_kappa(kappa, (t % ell) as f64)?;
+    let a = l * tau + sbar;
+    Ok(up(
+        alpha / (2.0 * sigma * sigma) * (a * a * th + sbar * sbar * ((e - 1.0) * th + rem))
+    ))
+}
+
+/// Optimal residuals of the App. B QP: a_t = (Lτ + s)θ_L(T)L^{1−t}, t = 1..T.
+pub fn optimal_residuals(kappa: f64, t: u64, tau: f64, s: f64) -> Result<Vec<f64>> {
+    nonneg("tau", tau)?;
+    nonneg("s", s)?;
+    if t == 0 {
+        return Err(PabiError::domain("T", "an integer >= 1", 0.0));
+    }
+    let th = theta_l_kappa(kappa, t as f64)?;
+    let u = kappa.ln_1p();
+    let l = (1.0 + kappa).sqrt();
+    Ok((1..=t)
+        .map(|i| (l * tau + s) * th * ((1.0 - i as f64) * u / 2.0).exp())
+        .collect())
+}
+
+/// Cor. C.2 calibration: (λ̄, ℓ̄, σ̄) = (1/(2(M + ρ)), ln 2/log1p(ρλ̄), noise level). The
+/// corrected σ̄ = (2Cλ̄/b)·√(α/ε·(1 + 4ρE/(M + ρ))) certifies ε; the printed
+/// (Cλ̄/(2b))·√((1 + 4ρE/(M + ρ))/(αε)) only certifies 16α²ε (finding K11).
+#[allow(clippy::too_many_arguments)]
+pub fn cyclic_calibration(
+    alpha: f64,
+    eps: f64,
+    rho: f64,
+    big_m: f64,
+    clip: f64,
+    b: u64,
+    epochs: u64,
+    as_published: bool,
+) -> Result<(f64, f64, f64)> {
+    order(alpha)?;
+    pos("eps", eps)?;
+    pos("rho", rho)?;
+    nonneg("M", big_m)?;
+    pos("clip", clip)?;
+    if b == 0 {
+        return Err(PabiError::domain("b", "an integer >= 1", 0.0));
+    }
+    let lam = 1.0 / (2.0 * (big_m + rho));
+    let ell = std::f64::consts::LN_2 / (rho * lam).ln_1p();
+    let f = 1.0 + 4.0 * rho * epochs as f64 / (big_m + rho);
+    let s = if as_published {
+        clip * lam / (2.0 * b as f64) * (f / (alpha * eps)).sqrt()
+    } else {
+        up(2.0 * clip * lam / b as f64 * (alpha / eps * f).sqrt())
+    };
+    Ok((lam, up(ell), s))
+}
+
+/// Lemma C.1 (Kong–Ribero): for L > 1 and ξ > 1, θ_L(s) ≤ ξ(1 − L^{−2}) once
+/// s ≥ s_min = −log1p(−1/ξ)/log1p(κ) (stable form; use ⌈s_min⌉ for integer steps).
+pub fn theta_min_steps(kappa: f64, xi: f64) -> Result<f64> {
+    if !(kappa > 0.0 && kappa.is_finite()) {
+        return Err(PabiError::domain("kappa", "> 0 (L > 1) and finite", kappa));
+    }
+    if !(xi > 1.0 && xi.is_finite()) {
+        return Err(PabiError::domain("xi", "> 1 and finite", xi));
+    }
+    Ok(up(-(-1.0 / xi).ln_1p() / kappa.ln_1p()))
+}
+
+/// Cor. C.3 (Kong–Ribero): for λ ≤ min{1/√E, 1/(2(m + M))},
+/// D_α ≤ 4α(C/(bσ))²[1 + θ_{L_λ}(ℓ)] (independent of E and λ; caveat K1 applies to L_λ).
+pub fn last_iterate_rdp_small_step(
+    alpha: f64,
+    kappa: f64,
+    clip: f64,
+    b: u64,
+    sigma: f64,
+    ell: u64,
+) -> Result<f64> {
+    order(alpha)?;
+    nonneg("clip", clip)?;
+    pos("sigma", sigma)?;
+    if b == 0 || ell == 0 {
+        return Err(PabiError::domain(
+            "b",
+            "b >= 1 and ell >= 1",
+            b.min(ell) as f64,
+        ));
+    }
+    let x = clip / (b as f64 * sigma);
+    Ok(up(4.0
+        * alpha
+        * x
+        * x
+        * up(1.0 + theta_l_kappa(kappa, ell as f64)?)))
+}
+
+/// Mixture bound (001 Lemma 3): D_α(M(D)‖M(D')) ≤ (1/(α − 1))·ln Σ_j q_j e^{(α−1)ε_j(α)}
+/// for a mixture with weights q_j (summing to 1) of mechanisms with RDP ε_j.
+pub fn mixture_rdp_bound(alpha: f64, weights: &[f64], eps: &[f64]) -> Result<f64> {
+    order(alpha)?;
+    if weights.is_empty() {
+        return Err(PabiError::Shape {
+            message: "weights must be non-empty".into(),
+        });
+    }
+    crate::batch::check_len(weights.len(), &[("eps", eps.len())])?;
+    crate::batch::check(weights, "weights", "in [0, 1]", |x| {
+        (0.0..=1.0).contains(&x)
+    })?;
+    crate::batch::check(eps, "eps", ">= 0 (not NaN)", |x| x >= 0.0)?;
+    let tot = neumaier_sum(weights.iter().copied());
+    if (tot - 1.0).abs() > 1e-9 {
+        return Err(PabiError::domain("weights", "summing to 1", tot));
+    }
+    let t = alpha - 1.0;
+    let xs: Vec<f64> = weights
+        .iter()
+        .zip(eps)
+        .filter(|(&w, _)| w > 0.0)
+        .map(|(&w, &e)| w.ln() + t * e)
+        .collect();
+    let ls = super::log_sum_exp(&xs);
+    // ln Σ q_j e^{t ε_j} ≥ 0 up to the weight rounding; keep it ≥ 0
+    Ok(up(ls.max(0.0) / t))
+}
+
+// ---------------------------------------------------------------------------------------------
+// SPEC_pabi §6: ERM with output perturbation (paper 001)
+
+/// (ρ, 1 − ρ) of a gradient step: ρ = max{|1 − ημ|, |1 − ηL|}, 1 − ρ = min{ημ, 2 − ηL}
+/// (exact; rounded down). Domain 0 < μ ≤ L, 0 < η < 2/L.
+pub fn gd_contraction_rho(eta: f64, mu: f64, smooth: f64) -> Result<(f64, f64)> {
+    pos("mu", mu)?;
+    if !(smooth >= mu && smooth.is_finite()) {
+        return Err(PabiError::domain("smoothness", ">= mu and finite", smooth));
+    }
+    if !(eta > 0.0 && eta * smooth < 2.0) {
+        return Err(PabiError::domain("eta", "in (0, 2/smoothness)", eta));
+    }
+    let rho = (1.0 - eta * mu).abs().max((1.0 - eta * smooth).abs());
+    let gap = (eta * mu).min(2.0 - eta * smooth);
+    Ok((up(rho).min(1.0), (gap * (1.0 - INFLATE)).max(0.0)))
+}
+
+/// Multi-epoch sensitivity (001 Prop. 2, eq. (7)): ρ^{m−j}·(2ηR/|B|)·(1 − ρ^{km})/(1 − ρ^m);
+/// `epochs = None` gives the k → ∞ limit. 1 − ρ^x = −expm1(x·log1p(−(1 − ρ))).
+#[allow(clippy::too_many_arguments)]
+pub fn sensitivity_multi_epoch(
+    eta: f64,
+    mu: f64,
+    smooth: f64,
+    grad_bound: f64,
+    batch: f64,
+    m: u64,
+    j: u64,
+    epochs: Option<u64>,
+) -> Result<f64> {
+    let (_, gap) = gd_contraction_rho(eta, mu, smooth)?;
+    nonneg("grad_bound", grad_bound)?;
+    pos("batch", batch)?;
+    if m == 0 || j == 0 || j > m {
+        return Err(PabiError::domain(
+            "j",
+            format!("an integer in 1..=m (m = {m} >= 1)"),
+            j as f64,
+        ));
+    }
+    let lr = (-gap).ln_1p();
+    let one_minus = |x: f64| -(x * lr).exp_m1();
+    let num = match epochs {
+        Some(k) => one_minus((k * m) as f64),
+        None => 1.0,
+    };
+    let v =
+        ((m - j) as f64 * lr).exp() * 2.0 * eta * grad_bound / batch * num / one_minus(m as f64);
+    Ok(up(up(v)))
+}
+
+/// Averaged RDP (001 Prop. 3): (1/(α − 1))·ln mean_j exp(α(α − 1)Δ_j²/(2σ²)), stable
+/// (log1p(mean expm1) form when small, log-mean-exp otherwise; α → 1 limit mean Δ²/(2σ²)).
+pub fn averaged_rdp(alpha: f64, sigma: f64, sens: &[f64]) -> Result<f64> {
+    if !(alpha > 1.0 && alpha.is_finite()) {
+        return Err(PabiError::domain("alpha", "> 1 and finite", alpha));
+    }
+    pos("sigma", sigma)?;
+    if sens.is_empty() {
+        return Err(PabiError::Shape {
+            message: "sensitivities must be non-empty".into(),
+        });
+    }
+    crate::batch::check(sens, "sensitivities", ">= 0 and finite", |x| {
+        x >= 0.0 && x.is_finite()
+    })?;
+    let t = alpha - 1.0;
+    let ys: Vec<f64> = sens
+        .iter()
+        .map(|&d| alpha * d * d / (2.0 * sigma * sigma))
+        .collect();
+    let ymax = ys.iter().copied().fold(0.0, f64::max);
+    let v = if t * ymax < 700.0 {
+        let m = neumaier_sum(ys.iter().map(|&y| (t * y).exp_m1())) / ys.len() as f64;
+        m.ln_1p() / t
+    } else {
+        let xs: Vec<f64> = ys.iter().map(|&y| t * y).collect();
+        super::log_mean_exp(&xs) / t
+    };
+    Ok(up(up(v)))
+}
+
+/// Gaussian mechanism RDP α Δ²/(2σ²) (Mironov; 001 Prop. 3 proof).
+pub fn gaussian_mech_rdp(alpha: f64, sens: f64, sigma: f64) -> Result<f64> {
+    order(alpha)?;
+    nonneg("sensitivity", sens)?;
+    pos("sigma", sigma)?;
+    Ok(up(alpha * sens * sens / (2.0 * sigma * sigma)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn theta_basics() {
+        assert!((theta_l_kappa(0.0, 7.0).unwrap() * 7.0 - 1.0).abs() < 1e-12);
+        assert_eq!(theta_l_kappa(0.3, 1.0).unwrap(), 1.0);
+        // L^2 = 2: theta(3) = 4/(1+2+4)
+        assert!((theta_l_kappa(1.0, 3.0).unwrap() / (4.0 / 7.0) - 1.0).abs() < 1e-12);
+        // L^2 = 1/2: theta(3) = 0.25/(1+0.5+0.25)
+        assert!((theta_l_kappa(-0.5, 3.0).unwrap() / (0.25 / 1.75) - 1.0).abs() < 1e-12);
+        assert_eq!(theta_l_kappa(-1.0, 3.0).unwrap(), 0.0);
+    }
+
+    #[test]
+    fn calibration_k11() {
+        // printed sigma certifies 16 alpha^2 eps (C28)
+        let (alpha, eps, rho, mm, c, b, e) = (8.0, 1.0, 0.5, 2.0, 1.0, 10, 5);
+        let (lam, _, sp) = cyclic_calibration(alpha, eps, rho, mm, c, b, e, true).unwrap();
+        let (_, _, sc) = cyclic_calibration(alpha, eps, rho, mm, c, b, e, false).unwrap();
+        let f = 1.0 + 4.0 * rho * e as f64 / (mm + rho);
+        let cert = |s: f64| 4.0 * alpha * (lam * c / (b as f64 * s)).powi(2) * f;
+        assert!((cert(sp) / (16.0 * alpha * alpha * eps) - 1.0).abs() < 1e-12);
+        assert!(cert(sc) <= eps && cert(sc) > eps * (1.0 - 1e-12));
+    }
+}

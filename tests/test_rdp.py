@@ -1,0 +1,474 @@
+"""Rényi-DP family: sampled Gaussian RDP (Thm 3.2), per-instance DP-SGD composition (Thm 3.3),
+conversions. Oracles: pabi.reference (mpmath), dp-accounting, SPEC_rdp checks C01–C13, C17,
+SPEC_pabi §5.5."""
+
+from __future__ import annotations
+
+import csv
+import math
+import pathlib
+import warnings
+
+import mpmath as mp
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import pabi
+from pabi import reference as ref
+
+GOLDEN = pathlib.Path(__file__).resolve().parents[1] / "rust/pabi-core/tests/golden/rdp_sgm.csv"
+
+
+def rel(a: float, b) -> float:
+    b = mp.mpf(b)
+    if b == 0:
+        return abs(a)
+    return float(abs((mp.mpf(a) - b) / b))
+
+
+# ------------------------------------------------------------------ sampled Gaussian (Thm 3.2)
+
+
+@pytest.mark.parametrize(
+    "a,q,r",
+    [(2, 1e-7, 0.1), (3, 0.5, 4.0), (8, 1e-9, 1.0), (11, 0.01, 1.0), (32, 0.01, 1.0),
+     (64, 0.2, 0.7), (65, 0.01, 0.1), (256, 1e-3, 1.0), (1000, 1e-5, 0.1), (1000, 0.99, 1e-3)],
+)
+def test_sgm_against_reference(a, q, r):
+    v = pabi.sampled_gaussian_rdp_per_instance(a, q, r, 1.0)
+    exact = ref.sampled_gaussian_rdp(a, q, r)
+    assert mp.mpf(v) >= exact  # upper bound
+    assert rel(v, exact) < 1e-12
+
+
+def test_sgm_golden_file():
+    """All golden points (mpmath, 50 digits; orders up to 1e5, q down to 1e-9)."""
+    if not GOLDEN.exists():
+        pytest.skip("golden file not generated")
+    rows = list(csv.DictReader(GOLDEN.open()))
+    a = np.array([float(x["alpha"]) for x in rows])
+    q = np.array([float(x["q"]) for x in rows])
+    r = np.array([float(x["r"]) for x in rows])
+    v = pabi.sampled_gaussian_rdp_per_instance(a, q, r, 1.0)
+    worst = 0.0
+    for vi, x in zip(v, rows):
+        e = mp.mpf(x["rdp"])
+        assert mp.mpf(vi) >= e * (1 - mp.mpf(1e-19)), x
+        worst = max(worst, rel(vi, e))
+    assert worst < 1e-12, worst
+    assert a.max() >= 1e5 and q.min() <= 1e-9
+
+
+def test_sgm_equals_dp_accounting_integer_orders():
+    from dp_accounting.rdp import rdp_privacy_accountant as R
+
+    orders = np.arange(2, 257)
+    worst = 0.0
+    for q in (1e-4, 0.01, 0.1, 0.5):
+        for z in (0.5, 1.0, 2.0, 5.0):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                theirs = R._compute_rdp_poisson_subsampled_gaussian(q, z, orders)
+            ours = pabi.sampled_gaussian_rdp(orders.astype(float), q, z)
+            assert np.all(np.isfinite(ours)) and np.all(np.isfinite(theirs))
+            d = np.abs(ours - theirs) / theirs
+            # theirs sums ln A including the k = 0, 1 terms: ln A = (alpha - 1) eps suffers
+            # cancellation when it is small. Where it does not, they agree to 1e-12.
+            wc = (orders - 1) * theirs > 1.0
+            if wc.any():
+                worst = max(worst, float(np.max(d[wc])))
+            # elsewhere, where they differ, ours is the one that matches mpmath
+            i = int(np.argmax(d))
+            if d[i] > 1e-12:
+                assert rel(ours[i], ref.sampled_gaussian_rdp(int(orders[i]), q, 1 / z)) < 1e-12
+    assert worst < 1e-12, worst
+
+
+def test_sgm_q_one_alpha_two_and_special():
+    a = np.array([2, 3, 8, 64, 1000, 1e5])
+    for r in (1e-3, 0.5, 3.0):
+        v = pabi.sampled_gaussian_rdp_per_instance(a, 1.0, r, 1.0)  # C01
+        np.testing.assert_allclose(v, a * r * r / 2, rtol=1e-13)
+        assert np.all(v >= a * r * r / 2)
+    for q in (1e-8, 1e-3, 0.3, 0.9):  # C04 closed form at alpha = 2
+        for r in (1e-3, 0.5, 2.0):
+            v = pabi.sampled_gaussian_rdp_per_instance(2, q, r, 1.0)
+            assert abs(v - math.log1p(q * q * math.expm1(r * r))) <= 1e-13 * v
+    assert pabi.sampled_gaussian_rdp_per_instance(5, 0.0, 1.0, 1.0) == 0.0
+    assert pabi.sampled_gaussian_rdp_per_instance(5, 0.3, 0.0, 1.0) == 0.0
+    # fractional orders: ceiling rule; (1, 2] -> 2
+    assert pabi.sampled_gaussian_rdp(2.3, 0.1, 1.0) == pabi.sampled_gaussian_rdp(3, 0.1, 1.0)
+    assert pabi.sampled_gaussian_rdp(1.01, 0.1, 1.0) == pabi.sampled_gaussian_rdp(2, 0.1, 1.0)
+    # scale invariance in (Delta, sigma)
+    assert pabi.sampled_gaussian_rdp_per_instance(7, 0.1, 3.0, 2.0) == pytest.approx(
+        pabi.sampled_gaussian_rdp_per_instance(7, 0.1, 1.5, 1.0), rel=1e-15
+    )
+
+
+def test_sgm_small_q_asymptote_and_extremes():
+    for a in (2, 5, 20):
+        v = pabi.sampled_gaussian_rdp_per_instance(a, 1e-7, 0.1, 1.0)
+        assert v == pytest.approx(a / 2 * 1e-14 * math.expm1(0.01), rel=1e-5)
+    v = pabi.sampled_gaussian_rdp(np.array([4096.0, 1e5]), 1e-9, 1.0)
+    assert np.all(np.isfinite(v)) and np.all(v > 0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    a=st.integers(2, 200),
+    q=st.floats(1e-6, 0.999),
+    r=st.floats(1e-3, 3.0),
+)
+def test_sgm_monotone_and_bounded(a, q, r):
+    v = pabi.sampled_gaussian_rdp_per_instance(a, q, r, 1.0)
+    assert 0 <= v <= a * r * r / 2 * (1 + 1e-12)
+    assert pabi.sampled_gaussian_rdp_per_instance(a + 1, q, r, 1.0) >= v * (1 - 1e-13)
+    assert pabi.sampled_gaussian_rdp_per_instance(a, min(1.0, q * 1.01), r, 1.0) >= v
+    assert pabi.sampled_gaussian_rdp_per_instance(a, q, r * 1.01, 1.0) >= v
+
+
+def test_sgm_errors():
+    with pytest.raises(ValueError, match="alpha"):
+        pabi.sampled_gaussian_rdp(1.0, 0.1, 1.0)
+    with pytest.raises(ValueError, match="q"):
+        pabi.sampled_gaussian_rdp(2.0, 1.5, 1.0)
+    with pytest.raises(ValueError, match="noise_multiplier must be > 0"):
+        pabi.sampled_gaussian_rdp(2.0, 0.5, 0.0)
+    with pytest.raises(ValueError, match=r"noise_multiplier.*index \(1, 0\)"):
+        pabi.sampled_gaussian_rdp(2.0, 0.5, [[1.0], [-1.0]])
+    with pytest.raises(ValueError, match=r"sensitivity.*index 2"):
+        pabi.sampled_gaussian_rdp_per_instance(2.0, 0.5, [1.0, 0.5, float("nan")], 1.0)
+    with pytest.raises(TypeError):
+        pabi.sampled_gaussian_rdp("a", 0.5, 1.0)
+
+
+# ------------------------------------------------------------------ composition (Thm 3.3)
+
+
+def test_holder_orders_corrected_and_printed():
+    b = pabi.holder_orders(3.0, 2.0, 4)  # Thm A.2: g(a) = 2a - 1
+    np.testing.assert_allclose(b, [3.0, 5.0, 9.0, 17.0], rtol=1e-15)
+    for i, bi in enumerate(pabi.holder_orders(8.0, 7.5, 6)):
+        assert rel(bi, ref.holder_order_map(8.0, 7.5, i)) < 1e-13
+    pub = pabi.holder_orders(8.0, 7.5, 6, variant="as_published")
+    for i, bi in enumerate(pub):
+        assert rel(bi, ref.holder_order_map(8.0, 7.5, i, "as_published")) < 1e-13
+    assert np.all(pub >= pabi.holder_orders(8.0, 7.5, 6))  # T1: printed map is larger
+    # p = 3n keeps every order <= 1 + 1.5(alpha - 1)  (Fact 3.4, corrected)
+    for n in (1, 2, 10, 1000):
+        assert pabi.holder_orders(8.0, 3.0 * n, n).max() <= 1 + 1.5 * 7 + 1e-12
+
+
+def test_composition_one_step_identity():
+    s = np.array([[0.3, 0.9, 0.5]])
+    v = pabi.dpsgd_per_instance_rdp(6.5, 0.05, 1.3, s)
+    assert v == pytest.approx(pabi.sampled_gaussian_rdp_per_instance(7, 0.05, 0.9, 1.3), rel=1e-13)
+
+
+@pytest.mark.parametrize("variant", ["corrected", "as_published"])
+def test_composition_against_reference_weighted_form(variant):
+    rng = np.random.default_rng(1)
+    s = rng.uniform(0, 1.5, size=(5, 3))
+    for alpha, p in ((2.5, 4.0), (8.0, 15.0)):
+        v = pabi.dpsgd_per_instance_rdp(alpha, 0.1, 1.0, s, p=p, variant=variant)
+        e = ref.dpsgd_per_instance_rdp(alpha, 0.1, 1.0, s.tolist(), p=p, variant=variant)
+        assert mp.mpf(v) >= e
+        assert rel(v, e) < 1e-12
+    assert pabi.dpsgd_per_instance_rdp(8.0, 0.1, 1.0, s, variant="as_published") >= (
+        pabi.dpsgd_per_instance_rdp(8.0, 0.1, 1.0, s)
+    )
+
+
+def test_composition_gaussian_chain_limit():
+    """C11: constant shifts, q = 1: sum_j ceil(beta_{n-j}) r^2/2, decreasing in p, tends to
+    classical composition n * ceil(alpha) r^2 / 2 as p -> inf."""
+    n, r = 20, 0.3
+    s = np.full((n, 2), r)
+    vals = [pabi.dpsgd_per_instance_rdp(7.5, 1.0, 1.0, s, p=p) for p in (3 * n, 30 * n, 1e9 * n)]
+    assert vals[0] >= vals[1] >= vals[2]
+    assert vals[2] == pytest.approx(n * 8 * r * r / 2, rel=1e-12)
+    betas = pabi.holder_orders(7.5, 3.0 * n, n)
+    assert vals[0] == pytest.approx(np.sum(np.ceil(betas)) * r * r / 2, rel=1e-12)
+
+
+def test_composition_per_instance_beats_worst_case():
+    rng = np.random.default_rng(0)
+    s = np.minimum(rng.gamma(2.0, 0.1, size=(200, 10)), 1.0)
+    v = pabi.dpsgd_per_instance_rdp(8.0, 0.01, 1.0, s)
+    worst = pabi.dpsgd_per_instance_rdp(8.0, 0.01, 1.0, np.ones_like(s))
+    assert v < 0.5 * worst
+    # at least the plug-in composition of the means is not beaten by much (sanity): >= mean path
+    mean_path = sum(
+        float(np.mean(pabi.sampled_gaussian_rdp_per_instance(8, 0.01, row, 1.0))) for row in s
+    )
+    assert v >= mean_path
+
+
+def test_composition_skip_path_matches_direct_evaluation():
+    """Rows with a large t*D use the chord-bound skip; compare with the reference."""
+    rng = np.random.default_rng(3)
+    s = np.minimum(rng.gamma(2.0, 0.4, size=(4, 30)), 1.0)
+    s[:, 0] = 1.0
+    v = pabi.dpsgd_per_instance_rdp(12.0, 0.02, 0.7, s, p=12.0)
+    e = ref.dpsgd_per_instance_rdp(12.0, 0.02, 0.7, s.tolist(), p=12.0, dps=25)
+    assert mp.mpf(v) >= e and rel(v, e) < 1e-12
+
+
+def test_composition_ucb_and_terms():
+    rng = np.random.default_rng(2)
+    s = rng.uniform(0, 1, size=(50, 10))
+    plain, terms = pabi.dpsgd_per_instance_rdp(4.0, 0.05, 1.0, s, return_terms=True)
+    assert terms.shape == (50,) and np.sum(terms) == pytest.approx(plain, rel=1e-13)
+    ucb = pabi.dpsgd_per_instance_rdp(4.0, 0.05, 1.0, s, confidence=0.05, max_sensitivity=1.0)
+    worst = pabi.dpsgd_per_instance_rdp(4.0, 0.05, 1.0, np.ones_like(s))
+    assert plain < ucb <= worst * (1 + 1e-12)
+    with pytest.raises(ValueError, match="max_sensitivity"):
+        pabi.dpsgd_per_instance_rdp(4.0, 0.05, 1.0, s, confidence=0.05)
+    with pytest.raises(ValueError, match="max_sensitivity"):
+        pabi.dpsgd_per_instance_rdp(4.0, 0.05, 1.0, s, confidence=0.05, max_sensitivity=0.5)
+
+
+def test_composition_errors():
+    s = np.ones((10, 3))
+    with pytest.raises(ValueError, match="order map overflows.*increase p"):
+        pabi.dpsgd_per_instance_rdp(8.0, 0.01, 1.0, np.ones((3000, 1)), p=1.001)
+    with pytest.raises(ValueError, match="alpha"):
+        pabi.dpsgd_per_instance_rdp(1.0, 0.01, 1.0, s)
+    with pytest.raises(ValueError, match="q"):
+        pabi.dpsgd_per_instance_rdp(2.0, -0.1, 1.0, s)
+    with pytest.raises(ValueError, match="sigma"):
+        pabi.dpsgd_per_instance_rdp(2.0, 0.1, 0.0, s)
+    with pytest.raises(ValueError, match="p must"):
+        pabi.dpsgd_per_instance_rdp(2.0, 0.1, 1.0, s, p=1.0)
+    bad = s.copy()
+    bad[4, 2] = -1.0
+    with pytest.raises(ValueError, match=r"sensitivities.*\(4, 2\)"):
+        pabi.dpsgd_per_instance_rdp(2.0, 0.1, 1.0, bad)
+    bad[4, 2] = np.nan
+    with pytest.raises(ValueError, match=r"\(4, 2\)"):
+        pabi.dpsgd_per_instance_rdp(2.0, 0.1, 1.0, bad)
+    with pytest.raises(ValueError, match="non-empty|shape"):
+        pabi.dpsgd_per_instance_rdp(2.0, 0.1, 1.0, np.ones((0, 3)))
+    with pytest.raises(ValueError, match="variant"):
+        pabi.dpsgd_per_instance_rdp(2.0, 0.1, 1.0, s, variant="paper")
+
+
+# ------------------------------------------------------------------ conversions
+
+
+def test_tight_conversion_matches_dp_accounting_dpsgd():
+    import dp_accounting
+    from dp_accounting.rdp import rdp_privacy_accountant as R
+
+    q, z, steps, delta = 0.01, 1.0, 1000, 1e-5
+    # integer orders: at fractional orders dp-accounting evaluates the exact fractional series
+    # while pabi uses the (valid, larger) ceiling rule
+    acc = R.RdpAccountant(orders=[float(a) for a in range(2, 257)])
+    acc.compose(
+        dp_accounting.SelfComposedDpEvent(
+            dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(z)), steps
+        )
+    )
+    theirs = acc.get_epsilon(delta)
+    orders = np.asarray(acc._orders, dtype=float)
+    curve = pabi.rdp_compose(np.tile(pabi.sampled_gaussian_rdp(orders, q, z), (steps, 1)))
+    eps, order = pabi.rdp_to_dp_epsilon(orders, curve, delta)
+    assert eps >= theirs * (1 - 1e-12) and eps == pytest.approx(theirs, rel=1e-10)
+    d_theirs, _ = R.compute_delta(orders, curve, eps)
+    d_ours, _ = pabi.rdp_to_dp_delta(orders, curve, eps)
+    assert d_ours == pytest.approx(d_theirs, rel=1e-10) and d_ours >= d_theirs
+    classical, _ = pabi.rdp_to_dp_epsilon(orders, curve, delta, method="classical")
+    assert classical > eps
+
+
+def test_conversions_against_reference():
+    orders = np.array([1.5, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0])
+    rdp = 0.05 * orders
+    for method in ("tight", "classical"):
+        e, o = pabi.rdp_to_dp_epsilon(orders, rdp, 1e-6, method=method)
+        er, orr = ref.rdp_to_dp_epsilon(orders, rdp, 1e-6, method=method)
+        assert o == float(orr) and mp.mpf(e) >= er and rel(e, er) < 1e-12
+        d, o = pabi.rdp_to_dp_delta(orders, rdp, 1.0, method=method)
+        dr, orr = ref.rdp_to_dp_delta(orders, rdp, 1.0, method=method)
+        assert o == float(orr) and mp.mpf(d) >= dr and rel(d, dr) < 1e-12
+
+
+def test_mironov_conversion_valid_on_gaussian():
+    """C17: the exact delta at the converted epsilon is <= delta."""
+    mu, delta = 1.0, 1e-5
+    orders = pabi.DEFAULT_ORDERS
+    for method in ("classical", "tight"):
+        eps, _ = pabi.rdp_to_dp_epsilon(orders, orders * mu * mu / 2, delta, method=method)
+        assert pabi.theta(eps, mu) <= delta
+
+
+def test_compose_and_errors():
+    np.testing.assert_allclose(pabi.rdp_compose([[0.1, 0.2], [0.3, 0.4]]), [0.4, 0.6])
+    with pytest.raises(ValueError, match="delta"):
+        pabi.rdp_to_dp_epsilon([2.0], [0.1], 0.0)
+    with pytest.raises(ValueError, match="orders"):
+        pabi.rdp_to_dp_epsilon([1.0], [0.1], 1e-5)
+    with pytest.raises(ValueError, match="rdp"):
+        pabi.rdp_to_dp_delta([2.0], [-0.1], 1.0)
+    with pytest.raises(ValueError, match="method"):
+        pabi.rdp_to_dp_delta([2.0], [0.1], 1.0, method="rough")
+    with pytest.raises(ValueError, match=r"curves.*\(1, 0\)"):
+        pabi.rdp_compose([[0.1, 0.2], [-0.3, 0.4]])
+
+
+def test_profile_to_rdp_gaussian():
+    """SPEC_pabi §5.5: equality for the exact Gaussian profile; the grid form is an upper bound."""
+    mu = 0.8
+    eps = np.concatenate([np.linspace(0, 40, 40001)])
+    delta = pabi.theta(eps, mu)
+    delta[-1] = 0.0  # theta(40, 0.8) underflows far below anything that matters
+    for alpha in (1.5, 2.0, 5.0, 10.0):
+        v = pabi.profile_to_rdp(alpha, eps, delta)
+        exact = alpha * mu * mu / 2
+        assert exact <= v <= exact * (1 + 2e-3)
+    e = ref.profile_to_rdp(3.0, lambda x: ref.gaussian_profile(x, mu))
+    assert rel(e, 3.0 * mu * mu / 2) < 1e-12
+    v2 = pabi.profile_to_rdp(3.0, eps, lambda x: np.where(x < 40, pabi.theta(x, mu), 0.0))
+    assert v2 == pabi.profile_to_rdp(3.0, eps, delta)
+    with pytest.raises(ValueError, match="delta_grid.*0 at the last"):
+        pabi.profile_to_rdp(2.0, [0.0, 1.0], [0.5, 0.1])
+    with pytest.raises(ValueError, match="non-increasing"):
+        pabi.profile_to_rdp(2.0, [0.0, 1.0, 2.0], [0.1, 0.5, 0.0])
+    with pytest.raises(ValueError, match="eps_grid"):
+        pabi.profile_to_rdp(2.0, [0.5, 1.0], [0.1, 0.0])
+
+
+def test_docstring_examples():
+    import doctest
+
+    import pabi.rdp
+    import pabi.reference._rdp
+
+    for module in (pabi.rdp, pabi.reference._rdp):
+        res = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+        assert res.attempted > 0 and res.failed == 0
+
+
+# ------------------------------------------------------------------ generic Hölder composition
+
+
+def _renyi(P: np.ndarray, Q: np.ndarray, a: float) -> float:
+    from scipy.special import logsumexp
+
+    return float(logsumexp(a * np.log(P) + (1 - a) * np.log(Q)) / (a - 1))
+
+
+def _chain_case(rng, n: int, S: int, alpha: float, p: float, variant: str = "corrected"):
+    X1, Y1 = rng.dirichlet(np.ones(S)), rng.dirichlet(np.ones(S))
+    Xt = [rng.dirichlet(np.ones(S), size=S) for _ in range(n - 1)]
+    Yt = [rng.dirichlet(np.ones(S), size=S) for _ in range(n - 1)]
+    # exact path divergence
+    import itertools
+
+    px, py = [], []
+    for path in itertools.product(range(S), repeat=n):
+        a, b = X1[path[0]], Y1[path[0]]
+        for j in range(1, n):
+            a *= Xt[j - 1][path[j - 1], path[j]]
+            b *= Yt[j - 1][path[j - 1], path[j]]
+        px.append(a)
+        py.append(b)
+    exact = _renyi(np.array(px), np.array(py), alpha)
+    betas = pabi.holder_orders(alpha, p, n, variant=variant)  # beta_i, i = 0..n-1
+    div = np.zeros((n, S))
+    w = np.zeros((n, S))
+    div[0, 0], w[0, 0] = _renyi(X1, Y1, betas[n - 1]), 1.0
+    marg = X1.copy()
+    naive = _renyi(X1, Y1, alpha)
+    for j in range(2, n + 1):  # step j uses beta_{n-j}; states x_{j-1} ~ X-chain marginal
+        for x in range(S):
+            div[j - 1, x] = _renyi(Xt[j - 2][x], Yt[j - 2][x], betas[n - j])
+        w[j - 1] = marg
+        naive += float(marg @ [_renyi(Xt[j - 2][x], Yt[j - 2][x], alpha) for x in range(S)])
+        marg = marg @ Xt[j - 2]
+    bound = pabi.holder_composition_bound(alpha, p, div, w, variant=variant)
+    return exact, bound, naive
+
+
+def test_holder_composition_exact_finite_state_chains():
+    """C10: the exact path divergence never exceeds the bound (corrected and printed maps);
+    the printed map is never below the corrected one; the naive expected composition (no
+    Hölder step) is violated in some instances, so p < inf is essential."""
+    rng = np.random.default_rng(10)
+    violations_naive = 0
+    count = 0
+    for n in (1, 2, 3, 4):
+        for S in (2, 3):
+            for alpha in (1.5, 2.0, 3.7):
+                for p in (1.3, 2.0, 3.0 * n, 50.0):
+                    for _ in range(3):
+                        state = rng.bit_generator.state
+                        exact, bound, naive = _chain_case(rng, n, S, alpha, p)
+                        assert exact <= bound * (1 + 1e-12) + 1e-15, (n, S, alpha, p)
+                        rng.bit_generator.state = state
+                        _, bound_pub, _ = _chain_case(rng, n, S, alpha, p, "as_published")
+                        assert bound_pub >= bound * (1 - 1e-12)
+                        violations_naive += exact > naive * (1 + 1e-9)
+                        count += 1
+    assert count == 288
+    assert violations_naive > 0
+
+
+def test_holder_composition_matches_dpsgd_path():
+    rng = np.random.default_rng(5)
+    s = rng.uniform(0, 1, size=(6, 4))
+    alpha, p, q = 5.0, 18.0, 0.05
+    betas = pabi.holder_orders(alpha, p, 6)
+    div = np.empty_like(s)
+    for j in range(6):  # row j = step j + 1 uses beta_{n-1-j} at the ceiling order
+        div[j] = pabi.sampled_gaussian_rdp_per_instance(np.ceil(betas[5 - j]), q, s[j], 1.0)
+    div[0] = div[0].max()
+    a = pabi.holder_composition_bound(alpha, p, div)
+    b = pabi.dpsgd_per_instance_rdp(alpha, q, 1.0, s, p=p)
+    assert a == pytest.approx(b, rel=1e-13)
+    with pytest.raises(ValueError, match=r"weights"):
+        pabi.holder_composition_bound(alpha, p, div, np.full(div.shape, 0.3))
+
+
+def test_plug_in_biased_low_ucb_covers():
+    """C32: the plug-in mean of e^{tD} over m = 10 runs falls below the exact expectation in
+    many trials; the Hoeffding UCB mode (confidence J = 0.05) stays above it."""
+    n, m, alpha, q, p = 5, 10, 4.0, 0.1, 15.0
+    lo, hi, pi = 0.1, 1.0, 0.2
+    betas = pabi.holder_orders(alpha, p, n)
+    div = np.empty((n, 2))
+    for j in range(n):
+        div[j] = pabi.sampled_gaussian_rdp_per_instance(np.ceil(betas[n - 1 - j]), q, [lo, hi], 1.0)
+    w = np.tile([1 - pi, pi], (n, 1))
+    w[0] = [0.0, 1.0]  # step 1 deterministic at the high sensitivity
+    exact = pabi.holder_composition_bound(alpha, p, div, w)
+    rng = np.random.default_rng(32)
+    below_plug, below_ucb, trials = 0, 0, 200
+    for _ in range(trials):
+        s = np.where(rng.random((n, m)) < pi, hi, lo)
+        s[0] = hi
+        below_plug += pabi.dpsgd_per_instance_rdp(alpha, q, 1.0, s, p=p) < exact
+        ucb = pabi.dpsgd_per_instance_rdp(alpha, q, 1.0, s, p=p, confidence=0.05, max_sensitivity=hi)
+        below_ucb += ucb < exact
+    assert below_plug > 0.3 * trials
+    assert below_ucb <= 0.05 * trials
+
+
+def test_conversions_random_curves_against_reference():
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        o = np.sort(rng.uniform(1.1, 100, size=8))
+        r = rng.uniform(0.001, 0.3) * o
+        for method in ("tight", "classical"):
+            d, e = 10 ** rng.uniform(-12, -2), rng.uniform(0.1, 5)
+            v, er = pabi.rdp_to_dp_epsilon(o, r, d, method)[0], ref.rdp_to_dp_epsilon(o, r, d, method)[0]
+            assert mp.mpf(v) >= er and rel(v, er) < 1e-12
+            v, dr = pabi.rdp_to_dp_delta(o, r, e, method)[0], ref.rdp_to_dp_delta(o, r, e, method)[0]
+            assert mp.mpf(v) >= dr and rel(v, dr) < 1e-12
+
+
+def test_theta_l_from_L_keeps_kappa_accuracy():
+    for L, s in ((1 + 1e-8, 10000), (0.999, 20000), (1 + 1e-12, 20000), (0.3, 200)):
+        v, e = pabi.theta_l(s, L=L), ref.theta_l(L, s)
+        assert mp.mpf(v) >= e and rel(v, e) < 1e-12

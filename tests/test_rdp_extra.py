@@ -1,0 +1,211 @@
+"""Scalar RDP helpers: classical Gaussian mechanism and amplification (SPEC_rdp §2.1–2.4),
+Thm 3.6, weak triangle / unlearning keep-rule (T8), last iterate of cyclic DP-SGD
+(Kong–Ribero, K1/K3/K4/K11), ERM output perturbation (paper 001)."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+import pabi
+from pabi import reference as ref
+
+
+def rel(a, b) -> float:
+    b = mp.mpf(b)
+    return float(abs((mp.mpf(a) - b) / b)) if b != 0 else abs(a)
+
+
+def test_gaussian_mechanism_validity_flag():
+    c = pabi.gaussian_dp_constant(1e-5, 2.0)
+    assert c == pytest.approx(math.sqrt(2 * math.log(1.25e5)) / 2.0, rel=1e-13)
+    assert pabi.gaussian_mechanism_epsilon(1e-5, 10.0, 1.0) <= 1
+    with pytest.raises(ValueError, match="only valid for eps <= 1"):
+        pabi.gaussian_mechanism_epsilon(1e-5, 0.5, 1.0)
+    e = pabi.gaussian_mechanism_epsilon(1e-5, 0.4845, 1.0, allow_invalid=True)
+    assert e == pytest.approx(10.0, rel=1e-3)
+    assert pabi.theta(e, 1 / 0.4845) > 1e-5  # C16: the classical calibration fails at eps = 10
+
+
+def test_amplification_stable():
+    e, d = pabi.amplify_by_sampling(1e-10, 1e-6, 1e-8)  # C15: naive has the wrong sign
+    assert e == pytest.approx(1e-18, rel=1e-9) and e > 0 and d == pytest.approx(1e-14)
+    assert pabi.amplify_by_sampling(3.0, 0.0, 1.0)[0] == pytest.approx(3.0, rel=1e-13)
+    assert pabi.amplify_by_sampling(3.0, 0.0, 0.0)[0] == 0.0
+    big, _ = pabi.amplify_by_sampling(800.0, 0.0, 0.5)
+    assert big == pytest.approx(800 + math.log(0.5), rel=1e-13)
+
+
+def test_lp_per_instance_against_reference_and_limit():
+    sens = [0.01, 0.02, 0.05, 0.03]
+    for p in (2.0, 10.0, 1e4):
+        e, d = pabi.lp_per_instance_epsilon_delta(0.01, p, 1e-6, 1e-6, 20.0, sens)
+        er, dr = ref.lp_per_instance_epsilon_delta(0.01, p, 1e-6, 1e-6, 20.0, sens)
+        assert mp.mpf(e) >= er and rel(e, er) < 1e-12 and rel(d, dr) < 1e-13
+    # p -> inf tends to the classical amplified value for a constant sensitivity (C15)
+    c = pabi.gaussian_dp_constant(1e-6, 20.0)
+    classical = math.log1p(0.01 * math.expm1(c * 0.05))
+    e_inf, _ = pabi.lp_per_instance_epsilon_delta(0.01, 1e7, 1e-6, 1e-6, 20.0, [0.05])
+    assert classical <= e_inf <= classical * 1.01
+    with pytest.raises(ValueError, match="calibration is not valid"):
+        pabi.lp_per_instance_epsilon_delta(0.01, 2.0, 1e-5, 1e-6, 0.5, [1.0])
+    with pytest.raises(ValueError, match=r"sensitivities.*index 1"):
+        pabi.lp_per_instance_epsilon_delta(0.01, 2.0, 1e-5, 1e-6, 10.0, [0.1, -1.0])
+
+
+def test_general_update_rule_reduces_to_thm32():
+    """C05: X_B = 0, X'_B in {0, Δ} w.p. {1-q, q}: exact enumeration of the alpha-tuples."""
+    import itertools
+
+    alpha, q, delta, sigma = 3, 0.3, 1.2, 1.0
+    tuples, weights = [], []
+    for t in itertools.product([0.0, delta], repeat=alpha):
+        k = sum(1 for x in t if x)
+        tuples.append([[x] for x in t])
+        weights.append(q**k * (1 - q) ** (alpha - k))
+    # replicate tuples in proportion to weights: use exact expectation via many equal copies
+    reps = np.round(np.array(weights) * 1000).astype(int)
+    assert reps.sum() == 1000
+    inner = np.array([t for t, r in zip(tuples, reps) for _ in range(r)])[None]
+    v = pabi.general_update_rdp(alpha, sigma, [[0.0]], inner)
+    exact = pabi.sampled_gaussian_rdp_per_instance(alpha, q, delta, sigma)
+    assert v == pytest.approx(exact, rel=1e-12)
+    # translation invariance (stable form; C07): a huge common offset changes nothing
+    v2 = pabi.general_update_rdp(alpha, sigma, [[3e6]], inner + 3e6)
+    assert v2 == pytest.approx(v, rel=1e-9)
+
+
+def test_weak_triangle_and_keep_rule_t8():
+    assert pabi.weak_triangle_bound(2.0, 2.0, 1.0, 0.5) == pytest.approx(2.0, rel=1e-13)
+    # C18: at alpha = 1.5 the printed rule keeps an output with D = 6.75 > beta = 0.1
+    assert pabi.unlearning_keep(1.5, 0.1, 6.75, 0.0, variant="as_published") is True
+    assert pabi.unlearning_keep(1.5, 0.1, 6.75, 0.0) is False
+    assert pabi.unlearning_keep(3.0, 1.0, 0.2, 0.5) is True  # 1.25*0.2 + 0.5 = 0.75 <= 1
+    with pytest.raises(ValueError, match="undefined"):
+        pabi.unlearning_keep(2.0, 0.1, 0.0, 0.0, variant="as_published")
+
+
+@pytest.mark.parametrize("L,s", [(1.0, 7), (1.5, 1000), (0.7, 50), (1 + 1e-10, 10**6 // 1000), (2.0, 3)])
+def test_theta_l_against_definition(L, s):
+    v = pabi.theta_l(s, L=L)
+    e = ref.theta_l(L, s)
+    assert mp.mpf(v) >= e * (1 - mp.mpf(2) ** -52) and rel(v, e) < 1e-12
+
+
+def test_theta_l_kappa_near_one_and_properties():
+    # C19: L rounds to 1 but kappa carries the information
+    kap = 1e-17
+    v = pabi.theta_l(1000, kappa=kap)
+    with mp.workdps(60):
+        e = ref.theta_l(mp.sqrt(1 + mp.mpf(kap)), 1000, dps=60)
+    assert rel(v, e) < 1e-12
+    assert pabi.theta_l(1, L=3.0) == 1.0 and pabi.theta_l(0, L=3.0) == 0.0
+    vals = [pabi.theta_l(s, L=1.3) for s in range(1, 60)]
+    assert all(np.diff(vals[:30]) < 0) and all(np.diff(vals) < 1e-14) and vals[-1] >= 1 - 1.3**-2  # decreasing, limit 1 - L^-2
+    assert pabi.cyclic_theta_sum(17, 1, L=1.2) == pytest.approx(17.0)
+    assert pabi.cyclic_theta_sum(12, 5, L=1.0) == pytest.approx(2 / 5 + 1 / 2, rel=1e-13)
+
+
+def test_l_lambda_models_k1():
+    # eq. (12) remark values (C24): L(1/(2m); m, 0) = sqrt(3)
+    k = pabi.l_lambda_kappa(0.5, 1.0, 0.0, model="as_published")
+    assert math.sqrt(1 + k) == pytest.approx(math.sqrt(3), rel=1e-13)
+    assert pabi.l_lambda_kappa(0.1, 0.0, 5.0, model="as_published") == 0.0
+    # proven triangle constant 1 + lam*max(m, M) (default) is never smaller here
+    kt = pabi.l_lambda_kappa(0.1, 0.0, 5.0)
+    assert math.sqrt(1 + kt) == pytest.approx(1.5, rel=1e-13)
+
+
+def test_last_iterate_regimes_k3_k4():
+    # C27: L = 1, ell = 5, T = 5: (21) gives 0.8 vs 2.0 (units alpha (lam C/(b sigma))^2)
+    a = 2.0
+    pub = pabi.last_iterate_rdp_cyclic(a, 1.0, 1.0, 1, 1.0, 5, 5, 0.0, 0.0, variant="as_published")
+    cor = pabi.last_iterate_rdp_cyclic(a, 1.0, 1.0, 1, 1.0, 5, 5, 0.0, 0.0)
+    assert pub == pytest.approx(0.8 * a, rel=1e-12) and cor == pytest.approx(2.0 * a, rel=1e-12)
+    # worst case over t* equals max of the t*-specific bounds
+    ts = [pabi.last_iterate_rdp_cyclic(a, 0.1, 1.0, 4, 1.0, 23, 5, 0.5, 2.0, t_star=t) for t in range(1, 6)]
+    worst = pabi.last_iterate_rdp_cyclic(a, 0.1, 1.0, 4, 1.0, 23, 5, 0.5, 2.0)
+    assert worst == pytest.approx(max(ts), rel=1e-12) and worst >= max(ts)
+    assert pabi.last_iterate_rdp_general(3.0, 0.1, 2.0, 0.5, 10) == pytest.approx(8 * 3 * 10 * 0.16, rel=1e-13)
+    v = pabi.last_iterate_rdp_bounded(2.0, 0.1, 1.0, 4, 1.0, 3.0, 0.0, 0.0)
+    assert v == pytest.approx(2.0 / 2 * (3.0 + 0.05) ** 2, rel=1e-13)
+    # Prop 2.2(a) with tau = 0 is (alpha sbar^2/(2 sigma^2)) Phi_L(T, ell) (C31)
+    v = pabi.shifted_cycle_bound(2.0, 1.0, 23, 5, 0.3, L=1.1)
+    assert v == pytest.approx(2.0 * 0.09 / 2 * pabi.cyclic_theta_sum(23, 5, L=1.1), rel=1e-12)
+    # optimal residuals: sum of squares = (L tau + s)^2 theta_L(T) (Lemma A.2(c))
+    r = pabi.optimal_residuals(40, 0.5, 0.2, L=1.05)
+    assert np.sum(r**2) == pytest.approx((1.05 * 0.5 + 0.2) ** 2 * pabi.theta_l(40, L=1.05), rel=1e-12)
+
+
+def test_calibration_k11():
+    lam, ell, s_cor = pabi.cyclic_calibration(8.0, 1.0, 0.5, 2.0, 1.0, 10, 5)
+    _, _, s_pub = pabi.cyclic_calibration(8.0, 1.0, 0.5, 2.0, 1.0, 10, 5, variant="as_published")
+    assert s_cor / s_pub == pytest.approx(4 * 8.0, rel=1e-12)
+    assert lam == pytest.approx(1 / 5.0) and ell == pytest.approx(math.log(2) / math.log1p(0.1), rel=1e-13)
+
+
+def test_erm_output_perturbation():
+    rho, gap = pabi.gd_contraction_rho(2 / 11, 1.0, 10.0)  # optimum: (L - mu)/(L + mu)
+    assert rho == pytest.approx(9 / 11, rel=1e-13) and gap == pytest.approx(2 / 11, rel=1e-13)
+    _, gap = pabi.gd_contraction_rho(1e-12, 1.0, 10.0)
+    assert gap == pytest.approx(1e-12, rel=1e-13)  # stable 1 - rho (C19)
+    for args in [(0.1, 1.0, 5.0, 2.0, 10.0, 4, 2, 3), (1e-9, 0.5, 2.0, 1.0, 32.0, 8, 8, None)]:
+        v = pabi.sensitivity_multi_epoch(*args)
+        e = ref.sensitivity_multi_epoch(*args)
+        assert mp.mpf(v) >= e and rel(v, e) < 1e-12
+    # full-batch optimum special case: 2R/(n mu)
+    assert pabi.sensitivity_multi_epoch(2 / 11, 1.0, 10.0, 3.0, 50.0, 1, 1) == pytest.approx(
+        2 * 3.0 / (50 * 1.0), rel=1e-12
+    )
+    sens = [0.1, 0.5, 1.0, 3.0]
+    for alpha in (1 + 1e-9, 2.0, 50.0):
+        v = pabi.averaged_rdp(alpha, 1.0, sens)
+        e = ref.averaged_rdp(alpha, 1.0, sens)
+        assert mp.mpf(v) >= e and rel(v, e) < 1e-12
+    assert pabi.gaussian_mech_rdp(4.0, 1.0, 2.0) == pytest.approx(0.5, rel=1e-13)
+    with pytest.raises(ValueError, match="eta"):
+        pabi.gd_contraction_rho(0.3, 1.0, 10.0)
+
+
+def test_fact34_p_choice_t4():
+    """C13: p = 3n works for every n; the exact p_min is tight; p = n/10 blows the orders up."""
+    for n in (1, 2, 7, 100, 5000):
+        assert pabi.holder_orders(8.0, 3.0 * n, n).max() <= 2 * 8.0
+        pm = pabi.holder_min_p(n, 8.0)
+        if n > 1:
+            assert pabi.holder_orders(8.0, pm, n).max() <= 16.0 * (1 + 1e-12)
+            assert pabi.holder_orders(8.0, pm * (1 - 1e-6), n).max() > 16.0
+    assert pabi.holder_orders(8.0, 10.0, 100).max() == pytest.approx(2.4e5, rel=0.02)
+
+
+def test_fact35_sample_size_t5():
+    """C14: printed statement 4e-19 runs, the proof's own tail 2e23, corrected e^143."""
+    args = (8, 1.0, 2.0, 0.1, 0.05)
+    assert math.exp(pabi.hoeffding_sample_size_ln(*args, variant="as_published")) == pytest.approx(4.27e-19, rel=1e-2)
+    assert math.exp(pabi.hoeffding_sample_size_ln(*args, variant="proof_consistent")) == pytest.approx(2.10e23, rel=1e-2)
+    assert pabi.hoeffding_sample_size_ln(*args) == pytest.approx(
+        math.log(math.log(40)) + 2 * 90 - math.log(2) - 2 * math.log(0.1) - 42, rel=1e-12
+    )
+
+
+def test_lemma_c1_cor_c3_mixture():
+    # C20: equality at the real threshold, bound at its ceiling
+    for kap, xi in ((0.21, 1.5), (1e-6, 3.0), (2.0, 1.01)):
+        s = pabi.theta_min_steps(xi, kappa=kap)
+        cap = xi * (1 - 1 / (1 + kap))
+        assert pabi.theta_l(s, kappa=kap) == pytest.approx(cap, rel=1e-9)
+        assert pabi.theta_l(math.ceil(s), kappa=kap) <= cap
+    # Cor C.3 dominates (21) for lambda <= 1/sqrt(E) (C29), here E = 4, lambda = 0.1
+    a, C, b, sig, ell, T = 2.0, 1.0, 4, 1.0, 5, 20
+    c3 = pabi.last_iterate_rdp_small_step(a, C, b, sig, ell, 0.1, 0.5, 2.0, model="as_published")
+    eq21 = pabi.last_iterate_rdp_cyclic(a, 0.1, C, b, sig, T, ell, 0.5, 2.0, variant="as_published", model="as_published")
+    assert eq21 <= c3
+    # mixture bound (001 Lemma 3)
+    v = pabi.mixture_rdp_bound(3.0, [0.25, 0.75], [0.2, 1.0])
+    e = mp.log(0.25 * mp.exp(2 * mp.mpf(0.2)) + 0.75 * mp.exp(2 * mp.mpf(1.0))) / 2
+    assert mp.mpf(v) >= e and rel(v, e) < 1e-12
+    with pytest.raises(ValueError, match="weights"):
+        pabi.mixture_rdp_bound(3.0, [0.5, 0.6], [0.2, 1.0])
