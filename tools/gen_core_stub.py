@@ -68,8 +68,9 @@ def main() -> None:
         if name in TYPED:
             lines.append(TYPED[name])
             continue
-        params = list(inspect.signature(obj).parameters)
-        lines.append(f"def {name}({', '.join(p + ': Any' for p in params)}) -> Any: ...")
+        params = inspect.signature(obj).parameters.values()
+        args = [p.name + (": Any = ..." if p.default is not inspect.Parameter.empty else ": Any") for p in params]
+        lines.append(f"def {name}({', '.join(args)}) -> Any: ...")
     OUT.write_text("\n".join(lines) + "\n")
     print(f"wrote {OUT}")
 
