@@ -29,6 +29,7 @@
 //! 1 + |k·ln B| of δ with respect to 1 − B (≤ 1e-12 while |k·ln B| ≲ 30, i.e. whenever B^k is
 //! not itself tiny).
 
+use multiversion::multiversion;
 use rayon::prelude::*;
 
 use crate::batch::{check, pool};
@@ -166,7 +167,9 @@ fn check_params(p: &Params, len: usize, need_sigma: bool) -> Result<()> {
     }
     check_broadcast(len, &lens)?;
     if need_sigma {
-        check(p.sigma, "sigma", "finite and > 0", |x| x > 0.0 && x.is_finite())?;
+        check(p.sigma, "sigma", "finite and > 0", |x| {
+            x > 0.0 && x.is_finite()
+        })?;
     }
     check(p.lipschitz, "lipschitz", "finite and >= 0", |x| {
         x >= 0.0 && x.is_finite()
@@ -177,17 +180,20 @@ fn check_params(p: &Params, len: usize, need_sigma: bool) -> Result<()> {
     })?;
     check(p.n, "n", "an integer in [1, 2^53)", is_count)?;
     if let Some(b) = p.smoothness {
-        check(b, "smoothness", "finite and > 0", |x| x > 0.0 && x.is_finite())?;
+        check(b, "smoothness", "finite and > 0", |x| {
+            x > 0.0 && x.is_finite()
+        })?;
     }
-    check(p.strong_convexity, "strong_convexity", "finite and >= 0", |x| {
-        x >= 0.0 && x.is_finite()
-    })?;
+    check(
+        p.strong_convexity,
+        "strong_convexity",
+        "finite and >= 0",
+        |x| x >= 0.0 && x.is_finite(),
+    )?;
     match (p.order, p.index) {
-        (Order::Fixed, None) => {
-            return Err(PabiError::unreachable(
-                "index is required with order='fixed' (the 1-based position of the differing record)",
-            ))
-        }
+        (Order::Fixed, None) => return Err(PabiError::unreachable(
+            "index is required with order='fixed' (the 1-based position of the differing record)",
+        )),
         (Order::Shuffled, Some(_)) => {
             return Err(PabiError::unreachable(
                 "index must not be given with order='shuffled' (the bound is uniform in the index)",
@@ -201,7 +207,12 @@ fn check_params(p: &Params, len: usize, need_sigma: bool) -> Result<()> {
         for j in 0..m {
             let (i, n) = (at(ix, j), at(p.n, j));
             if i > n {
-                return Err(PabiError::domain("index", format!("an integer in 1..=n (n = {n})"), i).at(j));
+                return Err(PabiError::domain(
+                    "index",
+                    format!("an integer in 1..=n (n = {n})"),
+                    i,
+                )
+                .at(j));
             }
         }
     }
@@ -401,34 +412,84 @@ fn delta_log(e: &Elem, eps: f64, ra: f64, rb: f64) -> f64 {
     (v + LOG_REL * scale).min(0.0)
 }
 
-/// Run `f(j)` for every output element (in parallel for long arrays); the error of the
-/// smallest failing index is returned.
-fn drive(out: &mut [f64], par_min: usize, f: impl Fn(usize) -> Result<f64> + Sync) -> Result<()> {
-    const CH: usize = 1 << 11;
-    let chunk = |(c, o): (usize, &mut [f64])| -> Result<()> {
-        for (t, slot) in o.iter_mut().enumerate() {
-            *slot = f(c * CH + t)?;
-        }
-        Ok(())
-    };
+/// Run the chunk kernel `k(j0, out_chunk)` over `out` (in parallel for long arrays); the
+/// error of the smallest failing chunk is returned.
+fn drive(
+    out: &mut [f64],
+    par_min: usize,
+    k: impl Fn(usize, &mut [f64]) -> Result<()> + Sync,
+) -> Result<()> {
+    let ch = if par_min < 1024 { 1 } else { 1 << 11 };
     match pool() {
         Some(p) if out.len() >= par_min => {
-            let ch = if par_min < CH { 1 } else { CH };
-            if ch == 1 {
-                let res: Vec<Result<()>> = p.install(|| {
-                    out.par_iter_mut()
-                        .enumerate()
-                        .map(|(j, o)| f(j).map(|v| *o = v))
-                        .collect()
-                });
-                res.into_iter().collect()
-            } else {
-                let res: Vec<Result<()>> =
-                    p.install(|| out.par_chunks_mut(CH).enumerate().map(chunk).collect());
-                res.into_iter().collect()
-            }
+            let res: Vec<Result<()>> = p.install(|| {
+                out.par_chunks_mut(ch)
+                    .enumerate()
+                    .map(|(c, o)| k(c * ch, o))
+                    .collect()
+            });
+            res.into_iter().collect()
         }
-        _ => out.chunks_mut(CH).enumerate().try_for_each(chunk),
+        _ => k(0, out),
+    }
+}
+
+macro_rules! simd {
+    ($($item:item)*) => {
+        $(
+            #[multiversion(targets(
+                "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
+                "x86_64+avx2+fma",
+                "aarch64+neon"
+            ))]
+            $item
+        )*
+    };
+}
+
+simd! {
+    /// Privacy profile kernel: one element's data, ε varies.
+    fn k_delta_once(e: &Elem, ra: f64, rb: f64, eps: &[f64], log: bool, j0: usize, out: &mut [f64]) {
+        for (t, o) in out.iter_mut().enumerate() {
+            let x = at(eps, j0 + t);
+            *o = if log {
+                delta_log(e, x, ra, rb)
+            } else {
+                delta_value(e, x, ra, rb)
+            };
+        }
+    }
+
+    /// General kernel: every argument may vary.
+    fn k_delta_general(prep: &Prepared, eps: &[f64], log: bool, j0: usize, out: &mut [f64]) -> Result<()> {
+        for (t, o) in out.iter_mut().enumerate() {
+            let j = j0 + t;
+            let e = prep.elem(j)?;
+            let (ra, rb) = e.radii(at(prep.p.sigma, j));
+            let x = at(eps, j);
+            *o = if log {
+                delta_log(&e, x, ra, rb)
+            } else {
+                delta_value(&e, x, ra, rb)
+            };
+        }
+        Ok(())
+    }
+
+    /// Inversion in ε for one chunk.
+    fn k_epsilon(prep: &Prepared, target: &[f64], j0: usize, out: &mut [f64]) -> Result<()> {
+        for (t, o) in out.iter_mut().enumerate() {
+            *o = solve_epsilon(prep, target, j0 + t)?;
+        }
+        Ok(())
+    }
+
+    /// Calibration of σ for one chunk.
+    fn k_sigma(prep: &Prepared, eps: &[f64], target: &[f64], j0: usize, out: &mut [f64]) -> Result<()> {
+        for (t, o) in out.iter_mut().enumerate() {
+            *o = solve_sigma(prep, eps, target, j0 + t)?;
+        }
+        Ok(())
     }
 }
 
@@ -501,24 +562,13 @@ fn run_delta(eps: &[f64], p: Params, out: &mut [f64], log: bool) -> Result<()> {
     if let (Some(e), 1) = (prep.once, p.sigma.len()) {
         // Fast path (a privacy profile): radii once, only ε varies.
         let (ra, rb) = e.radii(p.sigma[0]);
-        return drive(out, PAR_DELTA, |j| {
-            let x = at(eps, j);
-            Ok(if log {
-                delta_log(&e, x, ra, rb)
-            } else {
-                delta_value(&e, x, ra, rb)
-            })
+        return drive(out, PAR_DELTA, |j0, o| {
+            k_delta_once(&e, ra, rb, eps, log, j0, o);
+            Ok(())
         });
     }
-    drive(out, PAR_DELTA, |j| {
-        let e = prep.elem(j)?;
-        let (ra, rb) = e.radii(at(p.sigma, j));
-        let x = at(eps, j);
-        Ok(if log {
-            delta_log(&e, x, ra, rb)
-        } else {
-            delta_value(&e, x, ra, rb)
-        })
+    drive(out, PAR_DELTA, |j0, o| {
+        k_delta_general(&prep, eps, log, j0, o)
     })
 }
 
@@ -560,7 +610,7 @@ fn check_target(delta: &[f64]) -> Result<()> {
 
 /// Does the bound at (ε, σ) meet the target δ? Compared in value space unless the target is
 /// below the normal range, then in log space.
-#[inline]
+#[inline(always)]
 fn meets(e: &Elem, eps: f64, s: f64, target: f64, log_target: f64) -> bool {
     let (ra, rb) = e.radii(s);
     if target >= 1e-290 {
@@ -572,6 +622,7 @@ fn meets(e: &Elem, eps: f64, s: f64, target: f64, log_target: f64) -> bool {
 
 /// Smallest double x in (lo, hi] with `ok(x)`, given !ok(lo) and ok(hi), both ≥ 0: bisection
 /// on the bit patterns (monotone for non-negative doubles), at most 64 steps.
+#[inline(always)]
 fn bisect_bits(lo: f64, hi: f64, ok: impl Fn(f64) -> bool) -> f64 {
     let (mut a, mut b) = (lo.to_bits(), hi.to_bits());
     while b - a > 1 {
@@ -594,30 +645,35 @@ pub fn epsilon(target: &[f64], p: Params, out: &mut [f64]) -> Result<()> {
     check_broadcast(len, &[("delta", target.len())])?;
     check_target(target)?;
     let prep = Prepared::new(p, len, true)?;
-    drive(out, PAR_SOLVE, |j| {
-        let e = prep.elem(j)?;
-        let s = at(p.sigma, j);
-        let t = at(target, j);
-        let lt = vmath::ln(t) * (1.0 + LOG_REL);
-        let ok = |x: f64| meets(&e, x, s, t, lt);
-        if ok(0.0) {
-            return Ok(0.0);
-        }
-        let mut hi = 1.0_f64;
-        let mut steps = 0;
-        while !ok(hi) {
-            hi *= 4.0;
-            steps += 1;
-            if steps > 520 || !hi.is_finite() {
-                let (ra, _) = e.radii(s);
-                return Err(PabiError::unreachable(format!(
-                    "no finite eps reaches delta = {t} (element {j}: 2*lipschitz/sigma = {ra:e}; \
+    drive(out, PAR_SOLVE, |j0, o| k_epsilon(&prep, target, j0, o))
+}
+
+#[inline(always)]
+fn solve_epsilon(prep: &Prepared, target: &[f64], j: usize) -> Result<f64> {
+    let p = &prep.p;
+    let e = prep.elem(j)?;
+    let s = at(p.sigma, j);
+    let t = at(target, j);
+    let lt = vmath::ln(t) * (1.0 + LOG_REL);
+    let ok = |x: f64| meets(&e, x, s, t, lt);
+    if ok(0.0) {
+        return Ok(0.0);
+    }
+    let mut hi = 1.0_f64;
+    let mut steps = 0;
+    while !ok(hi) {
+        hi *= 4.0;
+        steps += 1;
+        if steps > 520 || !hi.is_finite() {
+            let (ra, _) = e.radii(s);
+            return Err(PabiError::unreachable(format!(
+                "no finite eps reaches delta = {t} (element {j}: 2*lipschitz/sigma = {ra:e}; \
                      the bound at the largest eps tried is still above the target)"
-                )));
-            }
+            )));
         }
-        Ok(bisect_bits(hi / 4.0, hi, ok))
-    })
+    }
+    let lo = if steps == 0 { 0.0 } else { hi / 4.0 };
+    Ok(bisect_bits(lo, hi, ok))
 }
 
 /// The smallest noise σ (Gaussian std or Laplace scale, to one ulp) for which the bound meets
@@ -629,35 +685,38 @@ pub fn calibrate_sigma(eps: &[f64], target: &[f64], p: Params, out: &mut [f64]) 
     check_eps(eps)?;
     check_target(target)?;
     let prep = Prepared::new(p, len, false)?;
-    drive(out, PAR_SOLVE, |j| {
-        let e = prep.elem(j)?;
-        let x = at(eps, j);
-        let t = at(target, j);
-        let lt = vmath::ln(t) * (1.0 + LOG_REL);
-        let ok = |s: f64| meets(&e, x, s, t, lt);
-        if e.lip == 0.0 || ok(f64::MIN_POSITIVE) {
-            return Ok(0.0);
+    drive(out, PAR_SOLVE, |j0, o| k_sigma(&prep, eps, target, j0, o))
+}
+
+#[inline(always)]
+fn solve_sigma(prep: &Prepared, eps: &[f64], target: &[f64], j: usize) -> Result<f64> {
+    let e = prep.elem(j)?;
+    let x = at(eps, j);
+    let t = at(target, j);
+    let lt = vmath::ln(t) * (1.0 + LOG_REL);
+    let ok = |s: f64| meets(&e, x, s, t, lt);
+    if e.lip == 0.0 || ok(f64::MIN_POSITIVE) {
+        return Ok(0.0);
+    }
+    let mut hi = 1.0_f64;
+    if ok(hi) {
+        let mut lo = 0.25_f64;
+        while ok(lo) {
+            lo *= 0.25; // terminates: ok(MIN_POSITIVE) is false
         }
-        let mut hi = 1.0_f64;
-        if ok(hi) {
-            let mut lo = 0.25_f64;
-            while ok(lo) {
-                lo *= 0.25; // terminates: ok(MIN_POSITIVE) is false
-            }
-            return Ok(bisect_bits(lo, lo * 4.0, ok));
+        return Ok(bisect_bits(lo, lo * 4.0, ok));
+    }
+    let mut steps = 0;
+    while !ok(hi) {
+        hi *= 4.0;
+        steps += 1;
+        if steps > 500 {
+            return Err(PabiError::unreachable(format!(
+                "no noise level sigma <= 1e300 reaches (eps = {x}, delta = {t}) at element {j}"
+            )));
         }
-        let mut steps = 0;
-        while !ok(hi) {
-            hi *= 4.0;
-            steps += 1;
-            if steps > 500 {
-                return Err(PabiError::unreachable(format!(
-                    "no noise level sigma <= 1e300 reaches (eps = {x}, delta = {t}) at element {j}"
-                )));
-            }
-        }
-        Ok(bisect_bits(hi / 4.0, hi, ok))
-    })
+    }
+    Ok(bisect_bits(hi / 4.0, hi, ok))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -723,7 +782,12 @@ fn rdp_slope_at(p: &RdpParams, j: usize) -> Result<f64> {
     )
     .map_err(|e| e.at(j))?;
     let k = at(p.n, j) - at(p.index, j);
-    Ok(rdp_slope(at(p.lipschitz, j), at(p.sigma, j), c.one_minus_m2, k))
+    Ok(rdp_slope(
+        at(p.lipschitz, j),
+        at(p.sigma, j),
+        c.one_minus_m2,
+        k,
+    ))
 }
 
 /// ln δ_B(ε) = −(ε − c)²/(4c) for ε > c, else 0 (rounded up).
@@ -745,16 +809,20 @@ pub fn rdp_delta(eps: &[f64], p: RdpParams, out: &mut [f64], log: bool) -> Resul
     check_broadcast(len, &[("eps", eps.len())])?;
     check_eps(eps)?;
     check_params(&p.as_params(), len, true)?;
-    drive(out, PAR_DELTA, |j| {
-        let c = rdp_slope_at(&p, j)?;
-        let l = rdp_log_delta_one(at(eps, j), c);
-        Ok(if log {
-            l
-        } else if l == 0.0 {
-            1.0
-        } else {
-            up(vmath::exp(l)).min(1.0)
-        })
+    drive(out, PAR_DELTA, |j0, o| {
+        for (t, slot) in o.iter_mut().enumerate() {
+            let j = j0 + t;
+            let c = rdp_slope_at(&p, j)?;
+            let l = rdp_log_delta_one(at(eps, j), c);
+            *slot = if log {
+                l
+            } else if l == 0.0 {
+                1.0
+            } else {
+                up(vmath::exp(l)).min(1.0)
+            };
+        }
+        Ok(())
     })
 }
 
@@ -764,10 +832,14 @@ pub fn rdp_epsilon(target: &[f64], p: RdpParams, out: &mut [f64]) -> Result<()> 
     check_broadcast(len, &[("delta", target.len())])?;
     check_target(target)?;
     check_params(&p.as_params(), len, true)?;
-    drive(out, PAR_DELTA, |j| {
-        let c = rdp_slope_at(&p, j)?;
-        let l = -vmath::ln(at(target, j));
-        Ok(up(c + 2.0 * (c * l).sqrt()))
+    drive(out, PAR_DELTA, |j0, o| {
+        for (t, slot) in o.iter_mut().enumerate() {
+            let j = j0 + t;
+            let c = rdp_slope_at(&p, j)?;
+            let l = -vmath::ln(at(target, j));
+            *slot = up(c + 2.0 * (c * l).sqrt());
+        }
+        Ok(())
     })
 }
 
