@@ -49,7 +49,8 @@ def pnsgd_contraction(
             raise ValueError("strong_convexity > 0 requires smoothness")
         return mp.mpf(1), mp.mpf(0)
     beta, eta = mp.mpf(smoothness), mp.mpf(lr)
-    if rho > beta or eta > 2 / (beta + rho):
+    # lr is accepted up to the double nearest to 2/(β+ρ) (as pabi.gd does)
+    if rho > beta or eta > 2 / (beta + rho) * (1 + mp.mpf(2) ** -52):
         raise ValueError("need strong_convexity <= smoothness and lr <= 2/(smoothness + strong_convexity)")
     x = 2 * eta * beta * rho / (beta + rho)
     return mp.sqrt(1 - x), x
@@ -71,9 +72,11 @@ def _hc(noise: str, eps: mp.mpf, r: mp.mpf, dps: int) -> mp.mpf:
 
 def _digits(u: mp.mpf, n: Real) -> int:
     """Extra decimal digits so that B = 1 − u keeps u and B^n keeps its digits."""
-    extra = 10 + int(mp.log10(mp.mpf(n) + 1)) + 1
+    ln = int(mp.log10(mp.mpf(n) + 1)) + 1
+    extra = 10 + ln
     if 0 < u < 1:
-        extra += max(0, int(-mp.log10(u)) + 1)
+        # beyond dps + log10(n) + 30 digits, B = 1 − u rounds to 1 and A·B^k = A to dps digits
+        extra += min(max(0, int(-mp.log10(u)) + 1), DEFAULT_DPS + ln + 40)
     return extra
 
 

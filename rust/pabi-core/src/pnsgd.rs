@@ -35,12 +35,12 @@ use rayon::prelude::*;
 use crate::batch::{check, pool};
 use crate::error::{PabiError, Result};
 use crate::gd::step_contraction;
-use crate::num::{geometric_average, up};
+use crate::num::{geometric_average, log1mexp, up};
 use crate::theta;
 use crate::vmath;
 
-/// Relative outward shift applied to logarithms computed to a few ulp (16 ulp).
-const LOG_REL: f64 = 16.0 / 9_007_199_254_740_992.0;
+/// Relative outward shift applied to logarithms computed to ≤ 2 ulp (4 ulp).
+const LOG_REL: f64 = 4.0 / 9_007_199_254_740_992.0;
 /// Relative upward rounding of a radius computed with up to three roundings.
 const R_REL: f64 = 4.0 / 9_007_199_254_740_992.0;
 /// n and index must be below 2^53 so that n − i is exact in f64.
@@ -144,7 +144,7 @@ fn log_up(v: f64) -> f64 {
 }
 
 fn is_count(x: f64) -> bool {
-    x >= 1.0 && x < N_MAX && x.fract() == 0.0
+    (1.0..N_MAX).contains(&x) && x.fract() == 0.0
 }
 
 /// Check lengths (1 or `len`) and the per-argument domains.
@@ -305,28 +305,43 @@ fn factor_a(noise: Noise, eps: f64, ra: f64, want_log: bool) -> (f64, f64) {
 }
 
 /// (u, ln B) with u = 1 − B rounded down and ln B rounded up, never forming 1 − B.
+///
+/// u ≤ ½: ln B = log1p(−u). u > ½: ln of the value B (rounded up), whose absolute error is
+/// the value's relative error (~1e-14) instead of the engine's log θ, whose error grows with
+/// |ln B|; log θ only where B underflows.
 #[inline(always)]
 fn factor_b(noise: Noise, eps: f64, rb: f64) -> (f64, f64) {
-    match noise {
-        Noise::Gaussian => {
-            let u = theta::theta_complement(eps, rb);
-            let lb = if u <= 0.5 {
-                log_up(vmath::log1p(-u))
-            } else {
-                theta::log_theta(eps, rb)
-            };
-            (u, lb)
-        }
+    let u = match noise {
+        Noise::Gaussian => theta::theta_complement(eps, rb),
         Noise::Laplace => {
+            // ln B = ln(1 − e^x), x = (ε − r_B)/2 moved down one ulp-scale step (B up): its
+            // error is ~|x|·1e-16 relative, below the 1.4e-14 outward rounding of the engine's u.
             let u = theta::laplace_theta_complement(eps, rb);
-            let lb = if u <= 0.5 {
-                log_up(vmath::log1p(-u))
-            } else {
-                log_up(vmath::ln(theta::laplace_theta(eps, rb)))
-            };
-            (u, lb)
+            let x = 0.5 * (eps - rb);
+            if x >= 0.0 {
+                return (u, f64::NEG_INFINITY);
+            }
+            let x = x - x.abs() * (2.0 * R_REL);
+            return (u, log_up(log_up(log1mexp(x))));
         }
+    };
+    if u <= 0.5 {
+        return (u, log_up(vmath::log1p(-u)));
     }
+    let b = match noise {
+        Noise::Gaussian => theta::theta(eps, rb),
+        Noise::Laplace => theta::laplace_theta(eps, rb),
+    };
+    let lb = if b >= 1e-300 {
+        log_up(vmath::ln(b))
+    } else if noise == Noise::Gaussian && b > 0.0 {
+        theta::log_theta(eps, rb)
+    } else if b > 0.0 {
+        log_up(vmath::ln(b))
+    } else {
+        f64::NEG_INFINITY
+    };
+    (u, lb)
 }
 
 /// δ for one element (value, upper bound, in [0, 1]).
@@ -507,7 +522,7 @@ impl<'a> Prepared<'a> {
         check_params(&p, len, need_sigma)?;
         let m_scalar = p.lr.len() == 1
             && p.strong_convexity.len() == 1
-            && p.smoothness.is_none_or(|b| b.len() == 1);
+            && p.smoothness.map_or(true, |b| b.len() == 1);
         let m_once = if m_scalar {
             Some(contraction(&p, 0)?)
         } else {
@@ -517,7 +532,7 @@ impl<'a> Prepared<'a> {
             && p.lipschitz.len() == 1
             && p.diameter.len() == 1
             && p.n.len() == 1
-            && p.index.is_none_or(|i| i.len() == 1);
+            && p.index.map_or(true, |i| i.len() == 1);
         let once = match (all_scalar, m_once) {
             (true, Some(m)) => Some(Elem::new(&p, 0, m)),
             _ => None,
