@@ -11,7 +11,7 @@ n − i up to 1e15. Float inputs are taken as exact binary values.
 >>> d = ref.pnsgd_delta(1.0, sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=100,
 ...                     order="shuffled")
 >>> mpmath.nstr(d, 15)
-'0.00133883303491037'
+'0.0104024031278912'
 """
 
 from __future__ import annotations
@@ -135,7 +135,7 @@ def pnsgd_delta(
         smoothness=smoothness, strong_convexity=strong_convexity, dps=20,
     )
     extra = _digits(u0, n)
-    a, b, _ = pnsgd_factors(
+    a, b, u = pnsgd_factors(
         eps, noise=noise, sigma=sigma, lipschitz=lipschitz, lr=lr, diameter=diameter,
         smoothness=smoothness, strong_convexity=strong_convexity, dps=dps, extra=extra,
     )
@@ -150,7 +150,8 @@ def pnsgd_delta(
             m = n - (1 if index is None else int(index)) + 1
             val = a * m / n if b == 1 else a * (1 - b**m) / (n * (1 - b))
         elif order == "random_stop" and variant == "as_published":
-            val = mp.mpf(1) if b == 1 else min(mp.mpf(1), a / (n * (1 - b)))
+            # 1 − B as the complement (equal to 1 − b; b may have rounded to 1)
+            val = mp.mpf(0) if a == 0 else (mp.mpf(1) if u == 0 else min(mp.mpf(1), a / (n * u)))
         else:
             raise ValueError(f"unknown order/variant {order!r}/{variant!r}")
     with mp.workdps(dps):

@@ -33,6 +33,7 @@ use multiversion::multiversion;
 use rayon::prelude::*;
 
 use crate::batch::{check, pool};
+use crate::dd::two_sum;
 use crate::error::{PabiError, Result};
 use crate::gd::step_contraction;
 use crate::num::{geometric_average, log1mexp, up};
@@ -41,8 +42,8 @@ use crate::vmath;
 
 /// Relative outward shift applied to logarithms computed to ≤ 2 ulp (4 ulp).
 const LOG_REL: f64 = 4.0 / 9_007_199_254_740_992.0;
-/// Relative upward rounding of a radius computed with up to three roundings.
-const R_REL: f64 = 4.0 / 9_007_199_254_740_992.0;
+/// 2^-53.
+const HALF_ULP: f64 = 1.0 / 9_007_199_254_740_992.0;
 /// n and index must be below 2^53 so that n − i is exact in f64.
 pub const N_MAX: f64 = 9_007_199_254_740_992.0;
 /// Arrays at least this long are split across the thread pool (δ evaluation).
@@ -126,6 +127,49 @@ pub struct Params<'a> {
     pub index: Option<&'a [f64]>,
     pub smoothness: Option<&'a [f64]>,
     pub strong_convexity: &'a [f64],
+}
+
+/// The next double above a positive finite x.
+#[inline(always)]
+fn next_up(x: f64) -> f64 {
+    if x > 0.0 && x.is_finite() {
+        f64::from_bits(x.to_bits() + 1)
+    } else {
+        x
+    }
+}
+
+/// The next double below a negative finite x (larger magnitude).
+#[inline(always)]
+fn next_up_mag(x: f64) -> f64 {
+    if x.is_finite() {
+        f64::from_bits(x.to_bits() + 1)
+    } else {
+        x
+    }
+}
+
+/// a/b rounded up (a ≥ 0, b > 0): the fma residual q·b − a is exact, its sign tells whether
+/// the rounded quotient is below the exact one.
+#[inline(always)]
+fn div_up(a: f64, b: f64) -> f64 {
+    let q = a / b;
+    if q.is_finite() && q > 0.0 && q.mul_add(b, -a) < 0.0 {
+        next_up(q)
+    } else {
+        q
+    }
+}
+
+/// a·b rounded up (a, b ≥ 0), exact residual by fma.
+#[inline(always)]
+fn mul_up(a: f64, b: f64) -> f64 {
+    let p = a * b;
+    if p.is_finite() && p > 0.0 && a.mul_add(b, -p) > 0.0 {
+        next_up(p)
+    } else {
+        p
+    }
 }
 
 #[inline(always)]
@@ -242,7 +286,7 @@ fn contraction(p: &Params, j: usize) -> Result<f64> {
     Ok(if x == 0.0 {
         1.0
     } else if x <= 0.5 {
-        ((1.0 - x).sqrt() * (1.0 + R_REL)).min(c.m)
+        ((1.0 - x).sqrt() * (1.0 + 4.0 * HALF_ULP)).min(c.m)
     } else {
         c.m
     })
@@ -254,7 +298,7 @@ struct Elem {
     noise: Noise,
     order: Order,
     lip: f64,
-    /// M·D/η, rounded to nearest (the radius rounding covers it).
+    /// M·D/η, rounded up.
     mdl: f64,
     n: f64,
     /// index (1-based); n for the worst case of the random stop.
@@ -268,19 +312,16 @@ impl Elem {
             noise: p.noise,
             order: p.order,
             lip: at(p.lipschitz, j),
-            mdl: m * at(p.diameter, j) / at(p.lr, j),
+            mdl: div_up(mul_up(m, at(p.diameter, j)), at(p.lr, j)),
             n,
             i: p.index.map(|ix| at(ix, j)).unwrap_or(1.0),
         }
     }
 
-    /// (r_A, r_B) = (2L/s, M·D/(η s)), rounded up.
+    /// (r_A, r_B) = (2L/s, M·D/(η s)), rounded up (exact when the divisions are).
     #[inline(always)]
     fn radii(&self, s: f64) -> (f64, f64) {
-        (
-            (2.0 * self.lip / s) * (1.0 + R_REL),
-            (self.mdl / s) * (1.0 + R_REL),
-        )
+        (div_up(2.0 * self.lip, s), div_up(self.mdl, s))
     }
 }
 
@@ -317,11 +358,17 @@ fn factor_b(noise: Noise, eps: f64, rb: f64) -> (f64, f64) {
             // ln B = ln(1 − e^x), x = (ε − r_B)/2 moved down one ulp-scale step (B up): its
             // error is ~|x|·1e-16 relative, below the 1.4e-14 outward rounding of the engine's u.
             let u = theta::laplace_theta_complement(eps, rb);
-            let x = 0.5 * (eps - rb);
+            // ε − r_B rounded down (exact residual by two_sum), halved exactly
+            let (d, err) = two_sum(eps, -rb);
+            let d = if err < 0.0 && d < 0.0 {
+                next_up_mag(d)
+            } else {
+                d
+            };
+            let x = 0.5 * d;
             if x >= 0.0 {
                 return (u, f64::NEG_INFINITY);
             }
-            let x = x - x.abs() * (2.0 * R_REL);
             return (u, log_up(log_up(log1mexp(x))));
         }
     };
@@ -377,10 +424,11 @@ fn delta_value(e: &Elem, eps: f64, ra: f64, rb: f64) -> f64 {
             if u == 0.0 {
                 return 1.0;
             }
-            a / (e.n * u)
+            return up(a / (e.n * u)).min(1.0);
         }
     };
-    up(v).min(1.0)
+    // every bound is ≤ A exactly, and `a` is A rounded up
+    up(v).min(a).min(1.0)
 }
 
 /// ln δ for one element (upper bound, ≤ 0, −∞ when δ = 0).
@@ -424,7 +472,12 @@ fn delta_log(e: &Elem, eps: f64, ra: f64, rb: f64) -> f64 {
     if v == f64::NEG_INFINITY {
         return v;
     }
-    (v + LOG_REL * scale).min(0.0)
+    let v = (v + LOG_REL * scale).min(0.0);
+    if e.order == Order::RandomStopAsPublished {
+        v
+    } else {
+        v.min(la) // every bound but eq. (16) is ≤ A exactly
+    }
 }
 
 /// Run the chunk kernel `k(j0, out_chunk)` over `out` (in parallel for long arrays); the
@@ -774,19 +827,20 @@ pub fn rdp_slope(lipschitz: f64, sigma: f64, one_minus_m2: f64, k: f64) -> f64 {
     let q = lipschitz / sigma;
     let base = 2.0 * q * q;
     let x = one_minus_m2;
-    let f = if x == 0.0 {
-        1.0 / (k + 1.0)
+    // f and its error bound in ulps (exp/expm1 of a product t carry ~|t| ulp)
+    let (f, ulps) = if x == 0.0 {
+        (1.0 / (k + 1.0), 8.0)
     } else if x >= 1.0 {
-        if k == 0.0 {
-            1.0
-        } else {
-            0.0
-        }
+        (if k == 0.0 { 1.0 } else { 0.0 }, 8.0)
     } else {
         let l1 = vmath::log1p(-x);
-        x * vmath::exp(k * l1) / -vmath::expm1((k + 1.0) * l1)
+        let (t0, t1) = (k * l1, (k + 1.0) * l1);
+        (
+            x * vmath::exp(t0) / -vmath::expm1(t1),
+            16.0 + 2.0 * (t0.abs() + t1.abs()),
+        )
     };
-    up(base * f)
+    (base * f) * (1.0 + ulps * HALF_ULP)
 }
 
 fn rdp_slope_at(p: &RdpParams, j: usize) -> Result<f64> {
@@ -881,7 +935,7 @@ mod tests {
     fn fixed_last_index_is_a_and_random_stop_worst_is_shuffled() {
         let mut o = [0.0];
         delta(&[1.0], params(Order::Fixed, Some(&[100.0])), &mut o).unwrap();
-        assert_eq!(o[0], theta::theta(1.0, 2.0 * (1.0 + R_REL)));
+        assert_eq!(o[0], theta::theta(1.0, 2.0));
         let mut s = [0.0];
         delta(&[1.0], params(Order::Shuffled, None), &mut s).unwrap();
         let mut r = [0.0];
