@@ -391,6 +391,15 @@ fn factor_b(noise: Noise, eps: f64, rb: f64) -> (f64, f64) {
     (u, lb)
 }
 
+/// u = 1 − B rounded down (the engine's complement; no logarithm).
+#[inline(always)]
+fn factor_u(noise: Noise, eps: f64, rb: f64) -> f64 {
+    match noise {
+        Noise::Gaussian => theta::theta_complement(eps, rb),
+        Noise::Laplace => theta::laplace_theta_complement(eps, rb),
+    }
+}
+
 /// δ for one element (value, upper bound, in [0, 1]).
 #[inline(always)]
 fn delta_value(e: &Elem, eps: f64, ra: f64, rb: f64) -> f64 {
@@ -411,16 +420,16 @@ fn delta_value(e: &Elem, eps: f64, ra: f64, rb: f64) -> f64 {
             a * vmath::exp(log_up(k * lb))
         }
         Order::Shuffled => {
-            let (u, _) = factor_b(e.noise, eps, rb);
+            let u = factor_u(e.noise, eps, rb);
             a * geometric_average(u, e.n)
         }
         Order::RandomStop => {
             let m = e.n - e.i + 1.0;
-            let (u, _) = factor_b(e.noise, eps, rb);
+            let u = factor_u(e.noise, eps, rb);
             a * (m / e.n) * geometric_average(u, m)
         }
         Order::RandomStopAsPublished => {
-            let (u, _) = factor_b(e.noise, eps, rb);
+            let u = factor_u(e.noise, eps, rb);
             if u == 0.0 {
                 return 1.0;
             }
@@ -450,18 +459,18 @@ fn delta_log(e: &Elem, eps: f64, ra: f64, rb: f64) -> f64 {
             (la + t, la.abs() + t.abs())
         }
         Order::Shuffled => {
-            let (u, _) = factor_b(e.noise, eps, rb);
+            let u = factor_u(e.noise, eps, rb);
             let lg = vmath::ln(geometric_average(u, e.n));
             (la + lg, la.abs() + lg.abs() + 1.0)
         }
         Order::RandomStop => {
             let m = e.n - e.i + 1.0;
-            let (u, _) = factor_b(e.noise, eps, rb);
+            let u = factor_u(e.noise, eps, rb);
             let lg = vmath::ln((m / e.n) * geometric_average(u, m));
             (la + lg, la.abs() + lg.abs() + 1.0)
         }
         Order::RandomStopAsPublished => {
-            let (u, _) = factor_b(e.noise, eps, rb);
+            let u = factor_u(e.noise, eps, rb);
             if u == 0.0 {
                 return 0.0;
             }
