@@ -828,31 +828,47 @@ impl<'a> RdpParams<'a> {
     }
 }
 
-/// The RDP slope c_i (PNSGD is (α, α c_i)-RDP for record i), rounded up:
+/// ln c_i of the RDP slope (PNSGD is (α, α c_i)-RDP for record i), rounded up:
 /// c = (2L²/σ²)·x·e^{k log1p(−x)}/(−expm1((k+1) log1p(−x))), x = 1 − M², k = n − i;
-/// continuous at x = 0 (Feldman et al.: 2L²/(σ²(k+1))).
+/// continuous at x = 0 (Feldman et al.: 2L²/(σ²(k+1))). In log form so that a c_i far below
+/// the double range (strong convexity, large n − i) keeps its digits. −∞ iff c = 0.
 #[inline]
-pub fn rdp_slope(lipschitz: f64, sigma: f64, one_minus_m2: f64, k: f64) -> f64 {
-    let q = lipschitz / sigma;
-    let base = 2.0 * q * q;
+pub fn rdp_log_slope(lipschitz: f64, sigma: f64, one_minus_m2: f64, k: f64) -> f64 {
+    if lipschitz == 0.0 {
+        return f64::NEG_INFINITY;
+    }
+    let lq = vmath::ln(lipschitz) - vmath::ln(sigma);
+    let lbase = std::f64::consts::LN_2 + 2.0 * lq;
     let x = one_minus_m2;
-    // f and its error bound in ulps (exp/expm1 of a product t carry ~|t| ulp)
-    let (f, ulps) = if x == 0.0 {
-        (1.0 / (k + 1.0), 8.0)
+    // (value, magnitude of the summed terms, extra ulps from exp/expm1 arguments)
+    let (v, scale) = if x == 0.0 {
+        let l = vmath::ln(k + 1.0);
+        (lbase - l, lbase.abs() + l)
     } else if x >= 1.0 {
-        (if k == 0.0 { 1.0 } else { 0.0 }, 8.0)
+        if k > 0.0 {
+            return f64::NEG_INFINITY; // M = 0: record i is forgotten
+        }
+        (lbase, lbase.abs())
     } else {
         let l1 = vmath::log1p(-x);
         let (t0, t1) = (k * l1, (k + 1.0) * l1);
+        let lx = vmath::ln(x);
+        let ld = vmath::ln(-vmath::expm1(t1));
         (
-            x * vmath::exp(t0) / -vmath::expm1(t1),
-            16.0 + 2.0 * (t0.abs() + t1.abs()),
+            lbase + lx + t0 - ld,
+            lbase.abs() + lx.abs() + t0.abs() + 2.0 * ld.abs() + t1.abs() + 1.0,
         )
     };
-    (base * f) * (1.0 + ulps * HALF_ULP)
+    v + 4.0 * HALF_ULP * (scale + 2.0 * lq.abs() + 1.0)
 }
 
-fn rdp_slope_at(p: &RdpParams, j: usize) -> Result<f64> {
+/// The RDP slope c_i itself (rounded up; may underflow to 0, see [`rdp_log_slope`]).
+#[inline]
+pub fn rdp_slope(lipschitz: f64, sigma: f64, one_minus_m2: f64, k: f64) -> f64 {
+    up(vmath::exp(rdp_log_slope(lipschitz, sigma, one_minus_m2, k)))
+}
+
+fn rdp_log_slope_at(p: &RdpParams, j: usize) -> Result<f64> {
     let c = step_contraction(
         at(p.lr, j),
         p.smoothness.map(|b| at(b, j)),
@@ -860,7 +876,7 @@ fn rdp_slope_at(p: &RdpParams, j: usize) -> Result<f64> {
     )
     .map_err(|e| e.at(j))?;
     let k = at(p.n, j) - at(p.index, j);
-    Ok(rdp_slope(
+    Ok(rdp_log_slope(
         at(p.lipschitz, j),
         at(p.sigma, j),
         c.one_minus_m2,
@@ -868,17 +884,25 @@ fn rdp_slope_at(p: &RdpParams, j: usize) -> Result<f64> {
     ))
 }
 
-/// ln δ_B(ε) = −(ε − c)²/(4c) for ε > c, else 0 (rounded up).
+/// ln δ_B(ε) = −(ε − c)²/(4c) for ε > c, else 0 (rounded up); `lc` = ln c.
 #[inline]
-fn rdp_log_delta_one(eps: f64, c: f64) -> f64 {
+fn rdp_log_delta_one(eps: f64, lc: f64) -> f64 {
+    if lc == f64::NEG_INFINITY {
+        return if eps > 0.0 { f64::NEG_INFINITY } else { 0.0 };
+    }
+    let c = up(vmath::exp(lc));
     if eps <= c {
         return 0.0;
     }
-    if c == 0.0 {
-        return f64::NEG_INFINITY;
+    if c >= 1e-290 {
+        let d = eps - c;
+        return log_up(-(d * d) / (4.0 * c));
     }
-    let d = eps - c;
-    log_up(-(d * d) / (4.0 * c))
+    // c below the normal range: −(ε − c)²/(4c) = −exp(2 ln ε − ln 4 − ln c)·(1 − c/ε)², the
+    // last factor is 1 to double precision; an overflowing magnitude becomes −MAX (an upper bound)
+    let t = 2.0 * vmath::ln(eps) - 2.0 * std::f64::consts::LN_2 - lc;
+    let t = t - 4.0 * HALF_ULP * (t.abs() + lc.abs() + 2.0 * vmath::ln(eps).abs() + 2.0);
+    -(vmath::exp(t).min(f64::MAX))
 }
 
 /// δ_B(ε) of 000 Proposition 1 (or its log), elementwise; `index` is required.
@@ -890,8 +914,8 @@ pub fn rdp_delta(eps: &[f64], p: RdpParams, out: &mut [f64], log: bool) -> Resul
     drive(out, PAR_DELTA, |j0, o| {
         for (t, slot) in o.iter_mut().enumerate() {
             let j = j0 + t;
-            let c = rdp_slope_at(&p, j)?;
-            let l = rdp_log_delta_one(at(eps, j), c);
+            let lc = rdp_log_slope_at(&p, j)?;
+            let l = rdp_log_delta_one(at(eps, j), lc);
             *slot = if log {
                 l
             } else if l == 0.0 {
@@ -913,9 +937,16 @@ pub fn rdp_epsilon(target: &[f64], p: RdpParams, out: &mut [f64]) -> Result<()> 
     drive(out, PAR_DELTA, |j0, o| {
         for (t, slot) in o.iter_mut().enumerate() {
             let j = j0 + t;
-            let c = rdp_slope_at(&p, j)?;
-            let l = -vmath::ln(at(target, j));
-            *slot = up(c + 2.0 * (c * l).sqrt());
+            let lc = rdp_log_slope_at(&p, j)?;
+            if lc == f64::NEG_INFINITY {
+                *slot = 0.0;
+                continue;
+            }
+            // c + 2√(c ln(1/δ)) with the root as exp(½(ln c + ln ln(1/δ))) (c may underflow)
+            let ll = vmath::ln(-vmath::ln(at(target, j)));
+            let h = 0.5 * (lc + ll);
+            let root = vmath::exp(h + 4.0 * HALF_ULP * (h.abs() + ll.abs() + 1.0));
+            *slot = up(up(vmath::exp(lc)) + 2.0 * root);
         }
         Ok(())
     })
@@ -1000,6 +1031,7 @@ mod tests {
     fn rdp_slope_feldman_limit() {
         let c0 = rdp_slope(1.0, 2.0, 0.0, 20.0);
         let c1 = rdp_slope(1.0, 2.0, 1e-12, 20.0);
+        assert!(rdp_log_slope(1.0, 2.0, 0.5, 1e12) < -6e11);
         assert!((c0 / (2.0 / (4.0 * 21.0)) - 1.0).abs() < 1e-13);
         assert!((c1 / c0 - 1.0).abs() < 1e-9);
     }
