@@ -862,13 +862,34 @@ pub fn rdp_log_slope(lipschitz: f64, sigma: f64, one_minus_m2: f64, k: f64) -> f
     v + 4.0 * HALF_ULP * (scale + 2.0 * lq.abs() + 1.0)
 }
 
-/// The RDP slope c_i itself (rounded up; may underflow to 0, see [`rdp_log_slope`]).
+/// The RDP slope c_i itself, rounded up: computed in value space (relative error a few ulp
+/// times 1 + |k log1p(−x)|) when it is a normal double, else exp of [`rdp_log_slope`].
 #[inline]
 pub fn rdp_slope(lipschitz: f64, sigma: f64, one_minus_m2: f64, k: f64) -> f64 {
-    up(vmath::exp(rdp_log_slope(lipschitz, sigma, one_minus_m2, k)))
+    let lc = rdp_log_slope(lipschitz, sigma, one_minus_m2, k);
+    if lc < -700.0 {
+        return up(vmath::exp(lc));
+    }
+    let q = lipschitz / sigma;
+    let base = 2.0 * q * q;
+    let x = one_minus_m2;
+    let (f, ulps) = if x == 0.0 {
+        (1.0 / (k + 1.0), 8.0)
+    } else if x >= 1.0 {
+        (if k == 0.0 { 1.0 } else { 0.0 }, 8.0)
+    } else {
+        let l1 = vmath::log1p(-x);
+        let (t0, t1) = (k * l1, (k + 1.0) * l1);
+        (
+            x * vmath::exp(t0) / -vmath::expm1(t1),
+            16.0 + 2.0 * (t0.abs() + t1.abs()),
+        )
+    };
+    (base * f) * (1.0 + ulps * HALF_ULP)
 }
 
-fn rdp_log_slope_at(p: &RdpParams, j: usize) -> Result<f64> {
+/// (ln c_i, c_i) for element j.
+fn rdp_slope_at(p: &RdpParams, j: usize) -> Result<(f64, f64)> {
     let c = step_contraction(
         at(p.lr, j),
         p.smoothness.map(|b| at(b, j)),
@@ -876,21 +897,20 @@ fn rdp_log_slope_at(p: &RdpParams, j: usize) -> Result<f64> {
     )
     .map_err(|e| e.at(j))?;
     let k = at(p.n, j) - at(p.index, j);
-    Ok(rdp_log_slope(
-        at(p.lipschitz, j),
-        at(p.sigma, j),
-        c.one_minus_m2,
-        k,
+    let (l, s) = (at(p.lipschitz, j), at(p.sigma, j));
+    Ok((
+        rdp_log_slope(l, s, c.one_minus_m2, k),
+        rdp_slope(l, s, c.one_minus_m2, k),
     ))
 }
 
-/// ln δ_B(ε) = −(ε − c)²/(4c) for ε > c, else 0 (rounded up); `lc` = ln c.
+/// ln δ_B(ε) = −(ε − c)²/(4c) for ε > c, else 0 (rounded up); `lc` = ln c, `c_val` = c.
 #[inline]
-fn rdp_log_delta_one(eps: f64, lc: f64) -> f64 {
+fn rdp_log_delta_one(eps: f64, lc: f64, c_val: f64) -> f64 {
     if lc == f64::NEG_INFINITY {
         return if eps > 0.0 { f64::NEG_INFINITY } else { 0.0 };
     }
-    let c = up(vmath::exp(lc));
+    let c = c_val;
     if eps <= c {
         return 0.0;
     }
@@ -914,8 +934,8 @@ pub fn rdp_delta(eps: &[f64], p: RdpParams, out: &mut [f64], log: bool) -> Resul
     drive(out, PAR_DELTA, |j0, o| {
         for (t, slot) in o.iter_mut().enumerate() {
             let j = j0 + t;
-            let lc = rdp_log_slope_at(&p, j)?;
-            let l = rdp_log_delta_one(at(eps, j), lc);
+            let (lc, c) = rdp_slope_at(&p, j)?;
+            let l = rdp_log_delta_one(at(eps, j), lc, c);
             *slot = if log {
                 l
             } else if l == 0.0 {
@@ -937,7 +957,7 @@ pub fn rdp_epsilon(target: &[f64], p: RdpParams, out: &mut [f64]) -> Result<()> 
     drive(out, PAR_DELTA, |j0, o| {
         for (t, slot) in o.iter_mut().enumerate() {
             let j = j0 + t;
-            let lc = rdp_log_slope_at(&p, j)?;
+            let (lc, c) = rdp_slope_at(&p, j)?;
             if lc == f64::NEG_INFINITY {
                 *slot = 0.0;
                 continue;
@@ -946,7 +966,7 @@ pub fn rdp_epsilon(target: &[f64], p: RdpParams, out: &mut [f64]) -> Result<()> 
             let ll = vmath::ln(-vmath::ln(at(target, j)));
             let h = 0.5 * (lc + ll);
             let root = vmath::exp(h + 4.0 * HALF_ULP * (h.abs() + ll.abs() + 1.0));
-            *slot = up(up(vmath::exp(lc)) + 2.0 * root);
+            *slot = up(c + 2.0 * root);
         }
         Ok(())
     })

@@ -139,7 +139,11 @@ fn golden_pnsgd_against_mpmath() {
             );
             let err = (v - e) / e.abs().max(1.0);
             // RDP: c_i far below the double range carries ~|ln c|·1e-15 (its condition number)
-            let tol = if r.kind.starts_with("rdp") { 1e-12 } else { 1e-13 };
+            let tol = if r.kind.starts_with("rdp") {
+                1e-12
+            } else {
+                1e-13
+            };
             assert!(err <= tol, "{tag}: log error {err:e}");
             let w = worst.entry(r.kind.to_string()).or_insert(0.0);
             *w = w.max(err);
