@@ -161,6 +161,18 @@ fn div_up(a: f64, b: f64) -> f64 {
     }
 }
 
+/// Radii in (0, 1e-300) are raised to 1e-300 (θ increases with r, so this only loosens the
+/// bound, by < 1e-300 absolute): the engine's θ(ε > 0, r) is wrong (1 instead of ≈ 0) when ε/r
+/// overflows, i.e. for subnormal r.
+#[inline(always)]
+fn floor_radius(r: f64) -> f64 {
+    if r > 0.0 && r < 1e-300 {
+        1e-300
+    } else {
+        r
+    }
+}
+
 /// a·b rounded up (a, b ≥ 0), exact residual by fma.
 #[inline(always)]
 fn mul_up(a: f64, b: f64) -> f64 {
@@ -321,7 +333,10 @@ impl Elem {
     /// (r_A, r_B) = (2L/s, M·D/(η s)), rounded up (exact when the divisions are).
     #[inline(always)]
     fn radii(&self, s: f64) -> (f64, f64) {
-        (div_up(2.0 * self.lip, s), div_up(self.mdl, s))
+        (
+            floor_radius(div_up(2.0 * self.lip, s)),
+            floor_radius(div_up(self.mdl, s)),
+        )
     }
 }
 
