@@ -318,6 +318,7 @@ struct Elem {
 }
 
 impl Elem {
+    #[inline(always)]
     fn new(p: &Params, j: usize, m: f64) -> Elem {
         let n = at(p.n, j);
         Elem {
