@@ -149,7 +149,7 @@ fn golden_pnsgd_against_mpmath() {
             *w = w.max(err);
         } else {
             if e < f64::MIN_POSITIVE {
-                assert!(v >= 0.0 && v <= 1e-290, "{tag}: {v:e} vs {e:e}");
+                assert!((0.0..=1e-290).contains(&v), "{tag}: {v:e} vs {e:e}");
                 continue;
             }
             let err = (v - e) / e;
