@@ -1,3 +1,398 @@
-"""(placeholder: implemented on its own branch)."""
+"""Privacy amplification by iteration for projected noisy SGD (PNSGD).
 
-__all__: list[str] = []
+PNSGD runs w_t = Π_K(w_{t−1} − η(∇ℓ(w_{t−1}, x_t) + Z_t)) over n records and releases only the
+last iterate. Because the noisy projected steps contract the hockey-stick divergence, a record
+processed early is more private than one processed late. The bounds here are those of
+
+* Asoodeh, Diaz, Calmon, *Privacy amplification of iterative algorithms via contraction
+  coefficients* (ISIT 2020; "000"): Thms 3–5 and Proposition 1;
+* Sordello, Bu, Dong, *Privacy amplification via iteration for shuffled and online PNSGD*
+  ("003"): Thms 1–2 and §1.
+
+Parameters shared by every function (all numeric ones broadcast like numpy; a scalar for every
+argument gives a ``float``):
+
+* ``noise``: ``"gaussian"`` (N(0, σ² I) added to the gradient; ``sigma`` = σ) or
+  ``"laplace"`` (d = 1, Lap(0, v) with density e^{−|z|/v}/(2v); ``sigma`` = the scale v and
+  ``diameter`` = b − a for K = [a, b]).
+* ``lipschitz`` L ≥ 0: bound on ‖∇ℓ‖; ``lr`` η > 0; ``diameter`` D ≥ 0 of K;
+* ``smoothness`` β (None: no smoothness assumed) and ``strong_convexity`` ρ ≥ 0 (ρ > 0 needs
+  β and ρ ≤ β). They set the contraction factor M = sqrt(1 − 2ηβρ/(β+ρ)) of a gradient step,
+  valid only for η ≤ 2/(β + ρ), which is enforced (SPEC_pabi §9 T10: beyond it the bound is
+  false). ρ = 0 gives M = 1.
+* ``n``: number of records/steps, an integer in [1, 2^53) (floats holding integers accepted).
+* ``order``: ``"fixed"`` (records in index order; ``index`` = the 1-based position i of the
+  differing record, required), ``"shuffled"`` (one random permutation; no ``index``) or
+  ``"random_stop"`` (output w_T for T uniform on 1..n; ``index`` optional, None = worst case).
+
+With r_A = 2L/σ and r_B = M·D/(η σ), A = h(ε, r_A) and B = h(ε, r_B), where h is
+:func:`pabi.theta` (Gaussian, 003 eq. (4)) or :func:`pabi.laplace_theta` (Laplace, 003 eq. (5):
+A = (1 − e^{ε/2 − L/v})_+, B = (1 − e^{ε/2 − M(b−a)/(2ηv)})_+). Then
+
+* fixed:       δ_i = A·B^{n−i}                                   (003 Thm 1; 000 Thms 3, 4)
+* shuffled:    δ = A(1 − B^n)/(n(1 − B))                          (003 Thm 2)
+* random_stop: δ_i = A(1 − B^{n−i+1})/(n(1 − B))                  (003 §1; max over i at i = 1
+  equals the shuffled bound exactly, SPEC §9 T12)
+
+Every δ is returned as an upper bound of the formula at the given inputs (never below the exact
+value; relative error a few 1e-14 times 1 + |(n−i)·ln B|), computed without forming 1 − B by
+subtraction, for n up to 2^53 and 1 − B down to 1e-300.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from . import _core
+from ._bridge import ArrayLike, DomainError, Float, as_real, relocate
+
+__all__ = [
+    "pnsgd_delta",
+    "pnsgd_log_delta",
+    "pnsgd_epsilon",
+    "pnsgd_calibrate_sigma",
+    "pnsgd_factors",
+    "pnsgd_rdp_delta",
+    "pnsgd_rdp_log_delta",
+    "pnsgd_rdp_epsilon",
+]
+
+_NOISES = ("gaussian", "laplace")
+_ORDERS = ("fixed", "shuffled", "random_stop")
+_VARIANTS = ("refined", "as_published")
+
+
+class _Args:
+    """Broadcast numeric arguments without materializing scalars: each is passed to Rust as a
+    contiguous float64 array of length 1 (stride 0) or of the full broadcast size."""
+
+    def __init__(self, named: dict[str, Optional[ArrayLike]]) -> None:
+        arrays = {k: as_real(k, v) for k, v in named.items() if v is not None}
+        self.scalar = all(a.ndim == 0 for a in arrays.values())
+        try:
+            self.shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
+        except ValueError:
+            shapes = ", ".join(f"{k} has shape {a.shape}" for k, a in arrays.items())
+            raise ValueError(f"shape mismatch: {shapes}; they cannot be broadcast together") from None
+        self.size = int(np.prod(self.shape, dtype=np.int64))
+        self.flat: dict[str, Optional[np.ndarray]] = {k: None for k in named}
+        for k, a in arrays.items():
+            if a.size == 1:
+                f = np.ascontiguousarray(a, dtype=np.float64).reshape(1)
+            elif a.shape == self.shape:
+                f = np.ascontiguousarray(a, dtype=np.float64).reshape(-1)
+            else:
+                f = np.ascontiguousarray(np.broadcast_to(a, self.shape), dtype=np.float64).reshape(-1)
+            self.flat[k] = f
+
+    def run(self, fn, *args, **kw):  # type: ignore[no-untyped-def]
+        try:
+            out = fn(*args, **kw)
+        except DomainError as exc:
+            raise relocate(exc, self.shape, self.scalar) from None
+        return self.shape_out(out)
+
+    def shape_out(self, out: np.ndarray) -> Float:
+        if self.scalar:
+            return float(out[0])
+        return out.reshape(self.shape)
+
+
+def _check_options(noise: str, order: str, variant: str) -> None:
+    if noise not in _NOISES:
+        raise ValueError(f"noise must be one of {_NOISES}, got {noise!r}")
+    if order not in _ORDERS:
+        raise ValueError(f"order must be one of {_ORDERS}, got {order!r}")
+    if variant not in _VARIANTS:
+        raise ValueError(f"variant must be one of {_VARIANTS}, got {variant!r}")
+    if variant == "as_published" and order != "random_stop":
+        raise ValueError("variant='as_published' only applies to order='random_stop'")
+
+
+def _delta(
+    log: bool, eps, noise, sigma, lipschitz, lr, diameter, n, order, index, smoothness,
+    strong_convexity, variant,
+) -> Float:
+    _check_options(noise, order, variant)
+    a = _Args(dict(eps=eps, sigma=sigma, lipschitz=lipschitz, lr=lr, diameter=diameter, n=n,
+                   index=index, smoothness=smoothness, strong_convexity=strong_convexity))
+    f = a.flat
+    return a.run(_core.pnsgd_delta, f["eps"], f["sigma"], f["lipschitz"], f["lr"], f["diameter"],
+                 f["n"], f["index"], f["smoothness"], f["strong_convexity"], noise, order, variant,
+                 log, a.size)
+
+
+def pnsgd_delta(
+    eps: ArrayLike,
+    *,
+    noise: str = "gaussian",
+    sigma: ArrayLike,
+    lipschitz: ArrayLike,
+    lr: ArrayLike,
+    diameter: ArrayLike,
+    n: ArrayLike,
+    order: str = "fixed",
+    index: Optional[ArrayLike] = None,
+    smoothness: Optional[ArrayLike] = None,
+    strong_convexity: ArrayLike = 0.0,
+    variant: str = "refined",
+) -> Float:
+    """δ(ε) for which PNSGD is (ε, δ)-DP (for its ``index``-th record with ``order="fixed"``).
+
+    See the module docstring for the parameters and formulas: δ_i = A·B^{n−i} (fixed, 003
+    Thm 1 / 000 Thms 3–4), A(1 − B^n)/(n(1 − B)) (shuffled, 003 Thm 2),
+    A(1 − B^{n−i+1})/(n(1 − B)) (random_stop, refined form of 000 Thm 5 from 003 §1; with
+    ``index=None`` the worst case i = 1, equal to the shuffled value). ``eps`` ≥ 0 (finite).
+
+    ``variant="as_published"`` (random_stop only) gives 000 eq. (16), A/(n(1 − B)), clamped to
+    1. It is a valid but looser bound that exceeds 1 (is vacuous) whenever n(1 − B) < A, e.g.
+    for a large diameter; prefer the default refined form.
+
+    The result is never below the exact value and lies in [0, 1]. A whole privacy profile is
+    one call with an array of ``eps``.
+
+    >>> kw = dict(sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=100)
+    >>> round(pnsgd_delta(1.0, order="fixed", index=100, **kw), 12)  # i = n: delta = A
+    0.509861660055
+    >>> pnsgd_delta(1.0, order="fixed", index=1, **kw)  # the first record: A B^99
+    5.56205867125...e-30
+    >>> pnsgd_delta(1.0, order="shuffled", **kw)
+    0.0104024031278...
+    >>> pnsgd_delta([0.5, 1.0, 2.0], order="shuffled", **kw).round(6)
+    array([0.014949, 0.010402, 0.004968])
+    >>> pnsgd_delta(0.1, noise="laplace", order="fixed", index=3, n=5, sigma=1.0,
+    ...             lipschitz=1.0, lr=0.5, diameter=1.0)  # (1 - e^{-0.95})(1 - e^{-0.95})^2
+    0.2306384664295...
+    """
+    return _delta(False, eps, noise, sigma, lipschitz, lr, diameter, n, order, index, smoothness,
+                  strong_convexity, variant)
+
+
+def pnsgd_log_delta(
+    eps: ArrayLike,
+    *,
+    noise: str = "gaussian",
+    sigma: ArrayLike,
+    lipschitz: ArrayLike,
+    lr: ArrayLike,
+    diameter: ArrayLike,
+    n: ArrayLike,
+    order: str = "fixed",
+    index: Optional[ArrayLike] = None,
+    smoothness: Optional[ArrayLike] = None,
+    strong_convexity: ArrayLike = 0.0,
+    variant: str = "refined",
+) -> Float:
+    """ln of :func:`pnsgd_delta` (never below the exact value; −inf where δ = 0), for δ that
+    underflows a double (e.g. a record processed 1e15 steps before the end).
+
+    >>> pnsgd_log_delta(1.0, sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=10**15,
+    ...                 order="fixed", index=1)
+    -673615844854751.9
+    """
+    return _delta(True, eps, noise, sigma, lipschitz, lr, diameter, n, order, index, smoothness,
+                  strong_convexity, variant)
+
+
+def pnsgd_epsilon(
+    delta: ArrayLike,
+    *,
+    noise: str = "gaussian",
+    sigma: ArrayLike,
+    lipschitz: ArrayLike,
+    lr: ArrayLike,
+    diameter: ArrayLike,
+    n: ArrayLike,
+    order: str = "fixed",
+    index: Optional[ArrayLike] = None,
+    smoothness: Optional[ArrayLike] = None,
+    strong_convexity: ArrayLike = 0.0,
+    variant: str = "refined",
+) -> Float:
+    """The smallest ε ≥ 0 (to one ulp) whose :func:`pnsgd_delta` does not exceed ``delta``.
+
+    ``delta`` in (0, 1); other parameters as in :func:`pnsgd_delta`, all broadcasting. δ is
+    non-increasing in ε: the result ε satisfies pnsgd_delta(ε) ≤ delta, while the next smaller
+    double does not; 0 when δ(0) ≤ delta. Bracketing plus bisection on the double grid (at most
+    ~600 evaluations per element). Raises ``ValueError`` when no finite ε reaches the target.
+
+    >>> kw = dict(sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=100, order="shuffled")
+    >>> e = pnsgd_epsilon(1e-5, **kw)
+    >>> round(e, 10)
+    7.581893014...
+    >>> pnsgd_delta(e, **kw) <= 1e-5
+    True
+    """
+    _check_options(noise, order, variant)
+    a = _Args(dict(delta=delta, sigma=sigma, lipschitz=lipschitz, lr=lr, diameter=diameter, n=n,
+                   index=index, smoothness=smoothness, strong_convexity=strong_convexity))
+    f = a.flat
+    return a.run(_core.pnsgd_epsilon, f["delta"], f["sigma"], f["lipschitz"], f["lr"],
+                 f["diameter"], f["n"], f["index"], f["smoothness"], f["strong_convexity"], noise,
+                 order, variant, a.size)
+
+
+def pnsgd_calibrate_sigma(
+    eps: ArrayLike,
+    delta: ArrayLike,
+    *,
+    noise: str = "gaussian",
+    lipschitz: ArrayLike,
+    lr: ArrayLike,
+    diameter: ArrayLike,
+    n: ArrayLike,
+    order: str = "fixed",
+    index: Optional[ArrayLike] = None,
+    smoothness: Optional[ArrayLike] = None,
+    strong_convexity: ArrayLike = 0.0,
+    variant: str = "refined",
+) -> Float:
+    """The smallest noise (Gaussian σ or Laplace scale v, to one ulp) for which PNSGD is
+    (``eps``, ``delta``)-DP under the selected bound.
+
+    δ is non-increasing in the noise: pnsgd_delta at the returned σ is ≤ ``delta``, at the next
+    smaller double it is not. 0.0 when every σ > 0 works (e.g. ``lipschitz=0``). Raises
+    ``ValueError`` when no σ ≤ 1e300 reaches the target. Parameters as in :func:`pnsgd_delta`
+    (without ``sigma``), all broadcasting; ``eps`` ≥ 0, ``delta`` in (0, 1).
+
+    >>> kw = dict(lipschitz=1.0, lr=0.5, diameter=1.0, n=100, order="shuffled")
+    >>> s = pnsgd_calibrate_sigma(1.0, 1e-5, **kw)
+    >>> round(s, 8)
+    5.14987873
+    >>> pnsgd_delta(1.0, sigma=s, **kw) <= 1e-5
+    True
+    """
+    _check_options(noise, order, variant)
+    a = _Args(dict(eps=eps, delta=delta, lipschitz=lipschitz, lr=lr, diameter=diameter, n=n,
+                   index=index, smoothness=smoothness, strong_convexity=strong_convexity))
+    f = a.flat
+    return a.run(_core.pnsgd_calibrate_sigma, f["eps"], f["delta"], f["lipschitz"], f["lr"],
+                 f["diameter"], f["n"], f["index"], f["smoothness"], f["strong_convexity"],
+                 noise, order, variant, a.size)
+
+
+def pnsgd_factors(
+    eps: ArrayLike,
+    *,
+    noise: str = "gaussian",
+    sigma: ArrayLike,
+    lipschitz: ArrayLike,
+    lr: ArrayLike,
+    diameter: ArrayLike,
+    smoothness: Optional[ArrayLike] = None,
+    strong_convexity: ArrayLike = 0.0,
+) -> tuple[Float, Float, Float]:
+    """The factors ``(A, B, 1 − B)`` of the PNSGD bounds (SPEC_pabi §2; 003 eqs. (4)–(5)).
+
+    A = h(ε, 2L/σ) is the divergence after the step on the differing record, B = h(ε, M·D/(ησ))
+    the contraction coefficient of every later step. A and B are rounded up, 1 − B is computed
+    directly (not as 1 − B) and rounded down, so it stays accurate when B is within 1e-300 of 1.
+
+    >>> A, B, u = pnsgd_factors(1.0, sigma=1.0, lipschitz=1.0, lr=0.05, diameter=1.0)
+    >>> round(A, 8), B, u   # D/(eta sigma) = 20: B is 1 to double precision
+    (0.50986166, 1.0, 2.5095237742...e-23)
+    """
+    if noise not in _NOISES:
+        raise ValueError(f"noise must be one of {_NOISES}, got {noise!r}")
+    a = _Args(dict(eps=eps, sigma=sigma, lipschitz=lipschitz, lr=lr, diameter=diameter,
+                   smoothness=smoothness, strong_convexity=strong_convexity))
+    f = a.flat
+    try:
+        A, B, U = _core.pnsgd_factors(f["eps"], f["sigma"], f["lipschitz"], f["lr"], f["diameter"],
+                                      f["smoothness"], f["strong_convexity"], noise, a.size)
+    except DomainError as exc:
+        raise relocate(exc, a.shape, a.scalar) from None
+    return a.shape_out(A), a.shape_out(B), a.shape_out(U)
+
+
+def _rdp(kind: str, first: ArrayLike, first_name: str, sigma, lipschitz, lr, n, index,
+         smoothness, strong_convexity) -> Float:
+    a = _Args({first_name: first, "sigma": sigma, "lipschitz": lipschitz, "lr": lr, "n": n,
+               "index": index, "smoothness": smoothness, "strong_convexity": strong_convexity})
+    f = a.flat
+    args = (f[first_name], f["sigma"], f["lipschitz"], f["lr"], f["n"], f["index"],
+            f["smoothness"], f["strong_convexity"])
+    if kind == "epsilon":
+        return a.run(_core.pnsgd_rdp_epsilon, *args, a.size)
+    return a.run(_core.pnsgd_rdp_delta, *args, kind == "log", a.size)
+
+
+def pnsgd_rdp_delta(
+    eps: ArrayLike,
+    *,
+    sigma: ArrayLike,
+    lipschitz: ArrayLike,
+    lr: ArrayLike,
+    n: ArrayLike,
+    index: ArrayLike,
+    smoothness: Optional[ArrayLike] = None,
+    strong_convexity: ArrayLike = 0.0,
+) -> Float:
+    """The RDP-based comparison bound of Asoodeh–Diaz–Calmon Proposition 1 (Gaussian noise,
+    fixed order, record ``index``): δ_B = exp(−(ε − c_i)²/(4 c_i)) for ε > c_i, else 1.
+
+    PNSGD is (α, α c_i)-RDP for record i (shifted-Rényi analysis of Feldman et al. Thm 23 for
+    M = 1 and Balle et al. Thm 5 for M < 1), with
+    c_i = (2L²/σ²)·M^{2k}(1 − M²)/(1 − M^{2(k+1)}), k = n − i, which is 2L²/(σ²(k+1)) at
+    M = 1; δ_B is its Mironov (α → ε, δ) conversion optimized over α (SPEC_pabi §3.5; the
+    constant is a reconstruction [R] of the garbled text). c_i is evaluated in the stable form
+    x e^{k log1p(−x)}/(−expm1((k+1) log1p(−x))) with x = 1 − M² = 2ηβρ/(β+ρ) passed exactly.
+    It does not depend on the diameter.
+
+    Which bound is smaller depends on D/(ησ) (SPEC §9 T2): for D/(ησ) = 20, n = 100, ε = 1 the
+    amplification bound gives δ ≈ 0.51 for every record while δ_B(i = 1) ≈ 6e-6; for
+    D/(ησ) = 2 the amplification bound wins (5.6e-30 vs 6.1e-6):
+
+    >>> kw = dict(sigma=1.0, lipschitz=1.0, n=100, index=1)
+    >>> pnsgd_rdp_delta(1.0, lr=0.05, **kw)
+    6.1135679663...e-06
+    >>> round(pnsgd_delta(1.0, lr=0.05, diameter=1.0, **kw), 2)
+    0.51
+    >>> pnsgd_delta(1.0, lr=0.5, diameter=1.0, **kw)
+    5.56205867125...e-30
+    """
+    return _rdp("delta", eps, "eps", sigma, lipschitz, lr, n, index, smoothness,
+                strong_convexity)
+
+
+def pnsgd_rdp_log_delta(
+    eps: ArrayLike,
+    *,
+    sigma: ArrayLike,
+    lipschitz: ArrayLike,
+    lr: ArrayLike,
+    n: ArrayLike,
+    index: ArrayLike,
+    smoothness: Optional[ArrayLike] = None,
+    strong_convexity: ArrayLike = 0.0,
+) -> Float:
+    """ln δ_B = −(ε − c_i)²/(4 c_i) (0 for ε ≤ c_i) of :func:`pnsgd_rdp_delta`, for δ_B that
+    underflows.
+
+    >>> pnsgd_rdp_log_delta(100.0, sigma=1.0, lipschitz=1.0, lr=0.1, n=100, index=1)
+    -124950.00499999...
+    """
+    return _rdp("log", eps, "eps", sigma, lipschitz, lr, n, index, smoothness, strong_convexity)
+
+
+def pnsgd_rdp_epsilon(
+    delta: ArrayLike,
+    *,
+    sigma: ArrayLike,
+    lipschitz: ArrayLike,
+    lr: ArrayLike,
+    n: ArrayLike,
+    index: ArrayLike,
+    smoothness: Optional[ArrayLike] = None,
+    strong_convexity: ArrayLike = 0.0,
+) -> Float:
+    """ε(δ) = c_i + 2√(c_i ln(1/δ)) of the RDP comparison bound (000 Prop. 1), rounded up;
+    ``delta`` in (0, 1). Inverse of :func:`pnsgd_rdp_delta`.
+
+    >>> round(pnsgd_rdp_epsilon(1e-5, sigma=1.0, lipschitz=1.0, lr=0.1, n=100, index=1), 10)
+    0.9797051824
+    """
+    return _rdp("epsilon", delta, "delta", sigma, lipschitz, lr, n, index, smoothness,
+                strong_convexity)

@@ -1,3 +1,241 @@
-"""(placeholder: implemented on its own branch)."""
+"""Reference (mpmath) implementations of the PNSGD amplification bounds (SPEC_pabi.md §2–§3.5).
 
-__all__: list[str] = []
+Each function evaluates the *defining* formula — A·B^(n−i), A(1 − B^n)/(n(1 − B)), ... with
+A and B the exact hockey-stick divergences θ (Gaussian) or the Laplace divergence, M the exact
+contraction factor — at enough working digits that the result is correct to ``dps``
+significant digits: B is computed with extra digits to absorb 1 − B ≈ 1e-300 and B^(n−i) with
+n − i up to 1e15. Float inputs are taken as exact binary values.
+
+>>> import mpmath
+>>> from pabi import reference as ref
+>>> d = ref.pnsgd_delta(1.0, sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=100,
+...                     order="shuffled")
+>>> mpmath.nstr(d, 15)
+'0.0104024031278912'
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Union
+
+import mpmath as mp
+
+from . import _engine
+
+Real = Union[float, int, "mp.mpf"]
+
+__all__ = [
+    "pnsgd_contraction",
+    "pnsgd_factors",
+    "pnsgd_delta",
+    "pnsgd_log_delta",
+    "pnsgd_epsilon",
+    "pnsgd_rdp_slope",
+    "pnsgd_rdp_delta",
+    "pnsgd_rdp_log_delta",
+    "pnsgd_rdp_epsilon",
+]
+
+DEFAULT_DPS = 50
+
+
+def pnsgd_contraction(
+    lr: Real, smoothness: Optional[Real] = None, strong_convexity: Real = 0.0
+) -> tuple[mp.mpf, mp.mpf]:
+    """(M, x = 1 − M²) with x = 2ηβρ/(β+ρ) (000 Lemma 4; SPEC §1.7), at the current precision."""
+    rho = mp.mpf(strong_convexity)
+    if smoothness is None or rho == 0:
+        if rho != 0:
+            raise ValueError("strong_convexity > 0 requires smoothness")
+        return mp.mpf(1), mp.mpf(0)
+    beta, eta = mp.mpf(smoothness), mp.mpf(lr)
+    # lr is accepted up to the double nearest to 2/(β+ρ) (as pabi.gd does)
+    if rho > beta or eta > 2 / (beta + rho) * (1 + mp.mpf(2) ** -52):
+        raise ValueError("need strong_convexity <= smoothness and lr <= 2/(smoothness + strong_convexity)")
+    x = 2 * eta * beta * rho / (beta + rho)
+    return mp.sqrt(1 - x), x
+
+
+def _h(noise: str, eps: mp.mpf, r: mp.mpf, dps: int) -> mp.mpf:
+    if noise == "gaussian":
+        return _engine.theta(eps, r, dps=dps)
+    if noise == "laplace":
+        return _engine.laplace_theta(eps, r, dps=dps)
+    raise ValueError(f"unknown noise {noise!r}")
+
+
+def _hc(noise: str, eps: mp.mpf, r: mp.mpf, dps: int) -> mp.mpf:
+    if noise == "gaussian":
+        return _engine.theta_complement(eps, r, dps=dps)
+    return _engine.laplace_theta_complement(eps, r, dps=dps)
+
+
+def _digits(u: mp.mpf, n: Real) -> int:
+    """Extra decimal digits so that B = 1 − u keeps u and B^n keeps its digits."""
+    ln = int(mp.log10(mp.mpf(n) + 1)) + 1
+    extra = 10 + ln
+    if 0 < u < 1:
+        # beyond dps + log10(n) + 30 digits, B = 1 − u rounds to 1 and A·B^k = A to dps digits
+        extra += min(max(0, int(-mp.log10(u)) + 1), DEFAULT_DPS + ln + 40)
+    return extra
+
+
+def pnsgd_factors(
+    eps: Real,
+    *,
+    noise: str = "gaussian",
+    sigma: Real,
+    lipschitz: Real,
+    lr: Real,
+    diameter: Real,
+    smoothness: Optional[Real] = None,
+    strong_convexity: Real = 0.0,
+    dps: int = DEFAULT_DPS,
+    extra: int = 0,
+) -> tuple[mp.mpf, mp.mpf, mp.mpf]:
+    """(A, B, 1 − B) = (h(ε, 2L/s), h(ε, M·D/(η s)), 1 − h(ε, M·D/(η s))), h = θ or Laplace
+    (SPEC §2). B carries ``dps + extra`` digits."""
+    with mp.workdps(dps + extra + 30):
+        m, _ = pnsgd_contraction(lr, smoothness, strong_convexity)
+        e, s = mp.mpf(eps), mp.mpf(sigma)
+        ra = 2 * mp.mpf(lipschitz) / s
+        rb = m * mp.mpf(diameter) / (mp.mpf(lr) * s)
+        a = _h(noise, e, ra, dps + 10)
+        b = _h(noise, e, rb, dps + extra + 10)
+        u = _hc(noise, e, rb, dps + 10)
+    return a, b, u
+
+
+def pnsgd_delta(
+    eps: Real,
+    *,
+    noise: str = "gaussian",
+    sigma: Real,
+    lipschitz: Real,
+    lr: Real,
+    diameter: Real,
+    n: int,
+    order: str = "fixed",
+    index: Optional[int] = None,
+    smoothness: Optional[Real] = None,
+    strong_convexity: Real = 0.0,
+    variant: str = "refined",
+    dps: int = DEFAULT_DPS,
+) -> mp.mpf:
+    """δ of the PNSGD bound by its defining formula (SPEC §3.1, §3.3, §3.4):
+
+    * fixed: A·B^(n−i) (003 Thm 1; 000 Thms 3, 4)
+    * shuffled: A(1 − B^n)/(n(1 − B)) (003 Thm 2)
+    * random_stop: A(1 − B^(n−i+1))/(n(1 − B)), i = 1 when index is None (003 §1);
+      variant="as_published": min(1, A/(n(1 − B))) (000 eq. (16)).
+    """
+    n = int(n)
+    _, _, u0 = pnsgd_factors(
+        eps, noise=noise, sigma=sigma, lipschitz=lipschitz, lr=lr, diameter=diameter,
+        smoothness=smoothness, strong_convexity=strong_convexity, dps=20,
+    )
+    extra = _digits(u0, n)
+    a, b, u = pnsgd_factors(
+        eps, noise=noise, sigma=sigma, lipschitz=lipschitz, lr=lr, diameter=diameter,
+        smoothness=smoothness, strong_convexity=strong_convexity, dps=dps, extra=extra,
+    )
+    with mp.workdps(dps + extra + 10):
+        if order == "fixed":
+            if index is None:
+                raise ValueError("index is required with order='fixed'")
+            val = a * b ** (n - int(index))
+        elif order == "shuffled":
+            val = a if b == 1 else a * (1 - b**n) / (n * (1 - b))
+        elif order == "random_stop" and variant == "refined":
+            m = n - (1 if index is None else int(index)) + 1
+            val = a * m / n if b == 1 else a * (1 - b**m) / (n * (1 - b))
+        elif order == "random_stop" and variant == "as_published":
+            # 1 − B as the complement (equal to 1 − b; b may have rounded to 1)
+            val = mp.mpf(0) if a == 0 else (mp.mpf(1) if u == 0 else min(mp.mpf(1), a / (n * u)))
+        else:
+            raise ValueError(f"unknown order/variant {order!r}/{variant!r}")
+    with mp.workdps(dps):
+        return +val
+
+
+def pnsgd_log_delta(eps: Real, **kwargs) -> mp.mpf:
+    """ln of :func:`pnsgd_delta` (−inf where δ = 0); same arguments."""
+    dps = kwargs.get("dps", DEFAULT_DPS)
+    v = pnsgd_delta(eps, **kwargs)
+    with mp.workdps(dps):
+        return mp.log(v) if v > 0 else mp.ninf
+
+
+def pnsgd_epsilon(delta: Real, *, dps: int = 30, **kwargs) -> mp.mpf:
+    """Smallest ε ≥ 0 with δ(ε) ≤ delta, by bisection on the reference δ (to ~dps digits)."""
+    target = mp.mpf(delta)
+    f = lambda e: pnsgd_delta(e, dps=dps, **kwargs)  # noqa: E731
+    with mp.workdps(dps + 10):
+        if f(mp.mpf(0)) <= target:
+            return mp.mpf(0)
+        lo, hi = mp.mpf(0), mp.mpf(1)
+        while f(hi) > target:
+            lo, hi = hi, hi * 4
+        for _ in range(int(dps * 3.4) + 10):
+            mid = (lo + hi) / 2
+            if f(mid) <= target:
+                hi = mid
+            else:
+                lo = mid
+    return hi
+
+
+def pnsgd_rdp_slope(
+    *,
+    sigma: Real,
+    lipschitz: Real,
+    lr: Real,
+    n: int,
+    index: int,
+    smoothness: Optional[Real] = None,
+    strong_convexity: Real = 0.0,
+    dps: int = DEFAULT_DPS,
+) -> mp.mpf:
+    """c_i of 000 Prop. 1 (SPEC §3.5): PNSGD is (α, α c_i)-RDP for record i,
+    c_i = (2L²/σ²)·M^{2k}(1 − M²)/(1 − M^{2(k+1)}), k = n − i; 2L²/(σ²(k+1)) when M = 1."""
+    k = int(n) - int(index)
+    with mp.workdps(dps + 40):
+        m, x = pnsgd_contraction(lr, smoothness, strong_convexity)
+        base = 2 * mp.mpf(lipschitz) ** 2 / mp.mpf(sigma) ** 2
+        if x == 0:
+            return base / (k + 1)
+        extra = max(0, int(-mp.log10(x * (k + 1))) + 5)
+    with mp.workdps(dps + 40 + extra):
+        m, x = pnsgd_contraction(lr, smoothness, strong_convexity)
+        m2 = 1 - x
+        val = base * m2**k * x / (1 - m2 ** (k + 1))
+    with mp.workdps(dps):
+        return +val
+
+
+def pnsgd_rdp_log_delta(eps: Real, *, dps: int = DEFAULT_DPS, **kwargs) -> mp.mpf:
+    """ln δ_B = −(ε − c)²/(4c) for ε > c, else 0 (000 Prop. 1)."""
+    c = pnsgd_rdp_slope(dps=dps + 10, **kwargs)
+    with mp.workdps(dps + 10):
+        e = mp.mpf(eps)
+        if e <= c:
+            return mp.mpf(0)
+        if c == 0:
+            return mp.ninf
+        return -((e - c) ** 2) / (4 * c)
+
+
+def pnsgd_rdp_delta(eps: Real, *, dps: int = DEFAULT_DPS, **kwargs) -> mp.mpf:
+    """δ_B = exp(−(ε − c)²/(4c)) for ε > c, else 1 (000 Prop. 1, SPEC §3.5)."""
+    lv = pnsgd_rdp_log_delta(eps, dps=dps, **kwargs)
+    with mp.workdps(dps):
+        return mp.exp(lv)
+
+
+def pnsgd_rdp_epsilon(delta: Real, *, dps: int = DEFAULT_DPS, **kwargs) -> mp.mpf:
+    """ε(δ) = c + 2√(c ln(1/δ)) (000 Prop. 1)."""
+    c = pnsgd_rdp_slope(dps=dps + 10, **kwargs)
+    with mp.workdps(dps + 10):
+        val = c + 2 * mp.sqrt(c * mp.log(1 / mp.mpf(delta)))
+    with mp.workdps(dps):
+        return +val

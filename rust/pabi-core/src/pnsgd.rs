@@ -1,1 +1,1074 @@
-//! (placeholder: implemented on its own branch)
+//! Privacy amplification by iteration for projected noisy SGD (PNSGD): the (ε, δ) bounds for a
+//! record processed at a fixed position, under shuffling and under random stopping; their
+//! inverses (ε for a target δ, the smallest noise for a target (ε, δ)); and the RDP-based
+//! comparison bound of Asoodeh–Diaz–Calmon Proposition 1. SPEC_pabi.md §1.6–§3.5, §8.2, §9.
+//!
+//! # Formulas
+//! With noise scale s (Gaussian standard deviation σ, or Laplace scale v, d = 1), Lipschitz
+//! constant L, learning rate η, diameter D of the constraint set and M the contraction factor of
+//! a gradient step ([`crate::gd::step_contraction`]):
+//!
+//! * r_A = 2L/s, r_B = M·D/(η·s); A = h(ε, r_A), B = h(ε, r_B), h = θ (Gaussian, 003 eq. (4)) or
+//!   the Laplace divergence max(0, 1 − e^{(ε−r)/2}) (003 eq. (5): A = (1 − e^{ε/2 − L/v})_+,
+//!   B = (1 − e^{ε/2 − M(b−a)/(2ηv)})_+).
+//! * fixed order, record i (003 Thm 1 = 000 Thms 3, 4): δ_i = A·B^{n−i}.
+//! * shuffled (003 Thm 2): δ = A(1 − B^n)/(n(1 − B)) = A·G(1 − B, n).
+//! * random stop, refined (003 §1): δ_i = A(1 − B^{n−i+1})/(n(1 − B)) = A·(m/n)·G(1 − B, m),
+//!   m = n − i + 1; its maximum over i (i = 1) is the shuffled value exactly (SPEC §9 T12).
+//! * random stop as published (000 eq. (16)): A/(n(1 − B)), clamped to 1 (often vacuous).
+//! * RDP comparison (000 Prop. 1, SPEC §3.5): c_i = (2L²/σ²)·x(1−x)^{k}/(1 − (1−x)^{k+1}),
+//!   x = 1 − M², k = n − i; δ_B = exp(−(ε − c_i)²/(4c_i)) for ε > c_i, else 1.
+//!
+//! # Numerics
+//! 1 − B is never formed by subtraction: u = 1 − B comes from the engine's complement (rounded
+//! down), ln B = log1p(−u) when u ≤ ½ and the engine's log θ (rounded up) otherwise, and
+//! B^k = exp(k·ln B) (SPEC §8.2, check C08). The geometric sums use [`geometric_average`].
+//! Radii are rounded up (θ increases with r), M is rounded up, and every δ is moved outward by
+//! [`crate::num::INFLATE`]: each returned δ is an upper bound of the formula evaluated at the
+//! exact (double) inputs. The relative error is a few 1e-14 times the condition number
+//! 1 + |k·ln B| of δ with respect to 1 − B (≤ 1e-12 while |k·ln B| ≲ 30, i.e. whenever B^k is
+//! not itself tiny).
+
+use multiversion::multiversion;
+use rayon::prelude::*;
+
+use crate::batch::{check, pool};
+use crate::dd::two_sum;
+use crate::error::{PabiError, Result};
+use crate::gd::step_contraction;
+use crate::num::{geometric_average, log1mexp, up};
+use crate::theta;
+use crate::vmath;
+
+/// Relative outward shift applied to logarithms computed to ≤ 2 ulp (4 ulp).
+const LOG_REL: f64 = 4.0 / 9_007_199_254_740_992.0;
+/// 2^-53.
+const HALF_ULP: f64 = 1.0 / 9_007_199_254_740_992.0;
+/// n and index must be below 2^53 so that n − i is exact in f64.
+pub const N_MAX: f64 = 9_007_199_254_740_992.0;
+/// Arrays at least this long are split across the thread pool (δ evaluation).
+const PAR_DELTA: usize = 1 << 14;
+/// Inversions cost ~100 evaluations per element: parallelize from this length.
+const PAR_SOLVE: usize = 64;
+
+/// The noise added to the gradient.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Noise {
+    /// N(0, σ² I_d); `sigma` is the standard deviation σ.
+    Gaussian,
+    /// Lap(0, v) in d = 1; `sigma` is the scale v, `diameter` = b − a.
+    Laplace,
+}
+
+/// How the records are ordered / the output chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// Records in index order, output w_n; δ for record `index` (required).
+    Fixed,
+    /// One uniformly random permutation (003 Thm 2); `index` must not be given.
+    Shuffled,
+    /// Output w_T, T uniform on 1..n (refined form, 003 §1); `index` None = worst case over i.
+    RandomStop,
+    /// 000 eq. (16), A/(n(1 − B)) clamped to 1 (looser; often vacuous). `index` is ignored.
+    RandomStopAsPublished,
+}
+
+impl Noise {
+    pub fn parse(s: &str) -> Result<Noise> {
+        match s {
+            "gaussian" => Ok(Noise::Gaussian),
+            "laplace" => Ok(Noise::Laplace),
+            _ => Err(PabiError::unreachable(format!(
+                "noise must be 'gaussian' or 'laplace', got {s:?}"
+            ))),
+        }
+    }
+}
+
+impl Order {
+    /// `order` in {"fixed", "shuffled", "random_stop"}, `variant` in {"refined", "as_published"}
+    /// (the variant only applies to "random_stop").
+    pub fn parse(order: &str, variant: &str) -> Result<Order> {
+        let o = match order {
+            "fixed" => Order::Fixed,
+            "shuffled" => Order::Shuffled,
+            "random_stop" => Order::RandomStop,
+            _ => {
+                return Err(PabiError::unreachable(format!(
+                    "order must be 'fixed', 'shuffled' or 'random_stop', got {order:?}"
+                )))
+            }
+        };
+        match (o, variant) {
+            (_, "refined") => Ok(o),
+            (Order::RandomStop, "as_published") => Ok(Order::RandomStopAsPublished),
+            (_, "as_published") => Err(PabiError::unreachable(format!(
+                "variant='as_published' only applies to order='random_stop', got order={order:?}"
+            ))),
+            _ => Err(PabiError::unreachable(format!(
+                "variant must be 'refined' or 'as_published', got {variant:?}"
+            ))),
+        }
+    }
+}
+
+/// Broadcast arguments of the PNSGD bounds: every slice has length 1 (the same value for every
+/// element, stride 0) or the output length.
+#[derive(Debug, Clone, Copy)]
+pub struct Params<'a> {
+    pub noise: Noise,
+    pub order: Order,
+    /// Gaussian noise std σ or Laplace scale v (> 0). Ignored by [`calibrate_sigma`].
+    pub sigma: &'a [f64],
+    pub lipschitz: &'a [f64],
+    pub lr: &'a [f64],
+    pub diameter: &'a [f64],
+    pub n: &'a [f64],
+    pub index: Option<&'a [f64]>,
+    pub smoothness: Option<&'a [f64]>,
+    pub strong_convexity: &'a [f64],
+}
+
+/// The next double above a positive finite x.
+#[inline(always)]
+fn next_up(x: f64) -> f64 {
+    if x > 0.0 && x.is_finite() {
+        f64::from_bits(x.to_bits() + 1)
+    } else {
+        x
+    }
+}
+
+/// The next double below a negative finite x (larger magnitude).
+#[inline(always)]
+fn next_up_mag(x: f64) -> f64 {
+    if x.is_finite() {
+        f64::from_bits(x.to_bits() + 1)
+    } else {
+        x
+    }
+}
+
+/// a/b rounded up (a ≥ 0, b > 0): the fma residual q·b − a is exact, its sign tells whether
+/// the rounded quotient is below the exact one.
+#[inline(always)]
+fn div_up(a: f64, b: f64) -> f64 {
+    let q = a / b;
+    if q.is_finite() && q > 0.0 && q.mul_add(b, -a) < 0.0 {
+        next_up(q)
+    } else {
+        q
+    }
+}
+
+/// Radii in (0, 1e-300) are raised to 1e-300 (θ increases with r, so this only loosens the
+/// bound, by < 1e-300 absolute): the engine's θ(ε > 0, r) is wrong (1 instead of ≈ 0) when ε/r
+/// overflows, i.e. for subnormal r.
+#[inline(always)]
+fn floor_radius(r: f64) -> f64 {
+    if r > 0.0 && r < 1e-300 {
+        1e-300
+    } else {
+        r
+    }
+}
+
+/// a·b rounded up (a, b ≥ 0), exact residual by fma.
+#[inline(always)]
+fn mul_up(a: f64, b: f64) -> f64 {
+    let p = a * b;
+    if p.is_finite() && p > 0.0 && a.mul_add(b, -p) > 0.0 {
+        next_up(p)
+    } else {
+        p
+    }
+}
+
+#[inline(always)]
+fn at(s: &[f64], j: usize) -> f64 {
+    if s.len() == 1 {
+        s[0]
+    } else {
+        s[j]
+    }
+}
+
+/// ln of a value in (0, 1] computed to a few ulp, moved up (towards 0).
+#[inline(always)]
+fn log_up(v: f64) -> f64 {
+    v * (1.0 - LOG_REL)
+}
+
+fn is_count(x: f64) -> bool {
+    (1.0..N_MAX).contains(&x) && x.fract() == 0.0
+}
+
+/// Check lengths (1 or `len`) and the per-argument domains.
+fn check_params(p: &Params, len: usize, need_sigma: bool) -> Result<()> {
+    let mut lens: Vec<(&'static str, usize)> = vec![
+        ("lipschitz", p.lipschitz.len()),
+        ("lr", p.lr.len()),
+        ("diameter", p.diameter.len()),
+        ("n", p.n.len()),
+        ("strong_convexity", p.strong_convexity.len()),
+    ];
+    if need_sigma {
+        lens.push(("sigma", p.sigma.len()));
+    }
+    if let Some(i) = p.index {
+        lens.push(("index", i.len()));
+    }
+    if let Some(b) = p.smoothness {
+        lens.push(("smoothness", b.len()));
+    }
+    check_broadcast(len, &lens)?;
+    if need_sigma {
+        check(p.sigma, "sigma", "finite and > 0", |x| {
+            x > 0.0 && x.is_finite()
+        })?;
+    }
+    check(p.lipschitz, "lipschitz", "finite and >= 0", |x| {
+        x >= 0.0 && x.is_finite()
+    })?;
+    check(p.lr, "lr", "finite and > 0", |x| x > 0.0 && x.is_finite())?;
+    check(p.diameter, "diameter", "finite and >= 0", |x| {
+        x >= 0.0 && x.is_finite()
+    })?;
+    check(p.n, "n", "an integer in [1, 2^53)", is_count)?;
+    if let Some(b) = p.smoothness {
+        check(b, "smoothness", "finite and > 0", |x| {
+            x > 0.0 && x.is_finite()
+        })?;
+    }
+    check(
+        p.strong_convexity,
+        "strong_convexity",
+        "finite and >= 0",
+        |x| x >= 0.0 && x.is_finite(),
+    )?;
+    match (p.order, p.index) {
+        (Order::Fixed, None) => return Err(PabiError::unreachable(
+            "index is required with order='fixed' (the 1-based position of the differing record)",
+        )),
+        (Order::Shuffled, Some(_)) => {
+            return Err(PabiError::unreachable(
+                "index must not be given with order='shuffled' (the bound is uniform in the index)",
+            ))
+        }
+        _ => {}
+    }
+    if let Some(ix) = p.index {
+        check(ix, "index", "an integer in 1..=n", is_count)?;
+        let m = ix.len().max(p.n.len());
+        for j in 0..m {
+            let (i, n) = (at(ix, j), at(p.n, j));
+            if i > n {
+                return Err(PabiError::domain(
+                    "index",
+                    format!("an integer in 1..=n (n = {n})"),
+                    i,
+                )
+                .at(j));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_broadcast(len: usize, lens: &[(&'static str, usize)]) -> Result<()> {
+    for &(name, m) in lens {
+        if m != 1 && m != len {
+            return Err(PabiError::Shape {
+                message: format!("{name} has length {m}, expected 1 or {len}"),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The contraction factor M (rounded up) for element j.
+#[inline]
+fn contraction(p: &Params, j: usize) -> Result<f64> {
+    let lr = at(p.lr, j);
+    let beta = p.smoothness.map(|b| at(b, j));
+    let c = step_contraction(lr, beta, at(p.strong_convexity, j)).map_err(|e| e.at(j))?;
+    // x = 1 − M² is accurate to a few ulp; for x ≤ ½ its rounding moves M by ≤ 2 ulp, so a
+    // 4-ulp bump is an upper bound much tighter than the engine's generic one.
+    let x = c.one_minus_m2;
+    Ok(if x == 0.0 {
+        1.0
+    } else if x <= 0.5 {
+        ((1.0 - x).sqrt() * (1.0 + 4.0 * HALF_ULP)).min(c.m)
+    } else {
+        c.m
+    })
+}
+
+/// One element's problem data, independent of ε and σ.
+#[derive(Debug, Clone, Copy)]
+struct Elem {
+    noise: Noise,
+    order: Order,
+    lip: f64,
+    /// M·D/η, rounded up.
+    mdl: f64,
+    n: f64,
+    /// index (1-based); n for the worst case of the random stop.
+    i: f64,
+}
+
+impl Elem {
+    #[inline(always)]
+    fn new(p: &Params, j: usize, m: f64) -> Elem {
+        let n = at(p.n, j);
+        Elem {
+            noise: p.noise,
+            order: p.order,
+            lip: at(p.lipschitz, j),
+            mdl: div_up(mul_up(m, at(p.diameter, j)), at(p.lr, j)),
+            n,
+            i: p.index.map(|ix| at(ix, j)).unwrap_or(1.0),
+        }
+    }
+
+    /// (r_A, r_B) = (2L/s, M·D/(η s)), rounded up (exact when the divisions are).
+    #[inline(always)]
+    fn radii(&self, s: f64) -> (f64, f64) {
+        (
+            floor_radius(div_up(2.0 * self.lip, s)),
+            floor_radius(div_up(self.mdl, s)),
+        )
+    }
+}
+
+/// A = h(ε, r_A) (rounded up) and its log (rounded up; only when `want_log`).
+#[inline(always)]
+fn factor_a(noise: Noise, eps: f64, ra: f64, want_log: bool) -> (f64, f64) {
+    match noise {
+        Noise::Gaussian => {
+            let a = theta::theta(eps, ra);
+            let la = if want_log {
+                theta::log_theta(eps, ra)
+            } else {
+                0.0
+            };
+            (a, la)
+        }
+        Noise::Laplace => {
+            let a = theta::laplace_theta(eps, ra);
+            (a, log_up(vmath::ln(a)))
+        }
+    }
+}
+
+/// (u, ln B) with u = 1 − B rounded down and ln B rounded up, never forming 1 − B.
+///
+/// u ≤ ½: ln B = log1p(−u). u > ½: ln of the value B (rounded up), whose absolute error is
+/// the value's relative error (~1e-14) instead of the engine's log θ, whose error grows with
+/// |ln B|; log θ only where B underflows.
+#[inline(always)]
+fn factor_b(noise: Noise, eps: f64, rb: f64) -> (f64, f64) {
+    let u = match noise {
+        Noise::Gaussian => theta::theta_complement(eps, rb),
+        Noise::Laplace => {
+            // ln B = ln(1 − e^x), x = (ε − r_B)/2 moved down one ulp-scale step (B up): its
+            // error is ~|x|·1e-16 relative, below the 1.4e-14 outward rounding of the engine's u.
+            let u = theta::laplace_theta_complement(eps, rb);
+            // ε − r_B rounded down (exact residual by two_sum), halved exactly
+            let (d, err) = two_sum(eps, -rb);
+            let d = if err < 0.0 && d < 0.0 {
+                next_up_mag(d)
+            } else {
+                d
+            };
+            let x = 0.5 * d;
+            if x >= 0.0 {
+                return (u, f64::NEG_INFINITY);
+            }
+            return (u, log_up(log_up(log1mexp(x))));
+        }
+    };
+    if u <= 0.5 {
+        return (u, log_up(vmath::log1p(-u)));
+    }
+    let b = match noise {
+        Noise::Gaussian => theta::theta(eps, rb),
+        Noise::Laplace => theta::laplace_theta(eps, rb),
+    };
+    let lb = if b >= 1e-300 {
+        log_up(vmath::ln(b))
+    } else if noise == Noise::Gaussian && b > 0.0 {
+        theta::log_theta(eps, rb)
+    } else if b > 0.0 {
+        log_up(vmath::ln(b))
+    } else {
+        f64::NEG_INFINITY
+    };
+    (u, lb)
+}
+
+/// u = 1 − B rounded down (the engine's complement; no logarithm).
+#[inline(always)]
+fn factor_u(noise: Noise, eps: f64, rb: f64) -> f64 {
+    match noise {
+        Noise::Gaussian => theta::theta_complement(eps, rb),
+        Noise::Laplace => theta::laplace_theta_complement(eps, rb),
+    }
+}
+
+/// δ for one element (value, upper bound, in [0, 1]).
+#[inline(always)]
+fn delta_value(e: &Elem, eps: f64, ra: f64, rb: f64) -> f64 {
+    let (a, _) = factor_a(e.noise, eps, ra, false);
+    if a == 0.0 {
+        return 0.0;
+    }
+    let v = match e.order {
+        Order::Fixed => {
+            let k = e.n - e.i;
+            if k == 0.0 {
+                return a;
+            }
+            let (_, lb) = factor_b(e.noise, eps, rb);
+            if lb == f64::NEG_INFINITY {
+                return 0.0;
+            }
+            a * vmath::exp(log_up(k * lb))
+        }
+        Order::Shuffled => {
+            let u = factor_u(e.noise, eps, rb);
+            a * geometric_average(u, e.n)
+        }
+        Order::RandomStop => {
+            let m = e.n - e.i + 1.0;
+            let u = factor_u(e.noise, eps, rb);
+            a * (m / e.n) * geometric_average(u, m)
+        }
+        Order::RandomStopAsPublished => {
+            let u = factor_u(e.noise, eps, rb);
+            if u == 0.0 {
+                return 1.0;
+            }
+            return up(a / (e.n * u)).min(1.0);
+        }
+    };
+    // every bound is ≤ A exactly, and `a` is A rounded up
+    up(v).min(a).min(1.0)
+}
+
+/// ln δ for one element (upper bound, ≤ 0, −∞ when δ = 0).
+#[inline(always)]
+fn delta_log(e: &Elem, eps: f64, ra: f64, rb: f64) -> f64 {
+    let (a, la) = factor_a(e.noise, eps, ra, true);
+    if a == 0.0 {
+        return f64::NEG_INFINITY;
+    }
+    // (value, scale): scale bounds the magnitude of the summed terms.
+    let (v, scale) = match e.order {
+        Order::Fixed => {
+            let k = e.n - e.i;
+            if k == 0.0 {
+                return la;
+            }
+            let (_, lb) = factor_b(e.noise, eps, rb);
+            let t = k * lb;
+            (la + t, la.abs() + t.abs())
+        }
+        Order::Shuffled => {
+            let u = factor_u(e.noise, eps, rb);
+            let lg = vmath::ln(geometric_average(u, e.n));
+            (la + lg, la.abs() + lg.abs() + 1.0)
+        }
+        Order::RandomStop => {
+            let m = e.n - e.i + 1.0;
+            let u = factor_u(e.noise, eps, rb);
+            let lg = vmath::ln((m / e.n) * geometric_average(u, m));
+            (la + lg, la.abs() + lg.abs() + 1.0)
+        }
+        Order::RandomStopAsPublished => {
+            let u = factor_u(e.noise, eps, rb);
+            if u == 0.0 {
+                return 0.0;
+            }
+            let (ln_n, ln_u) = (vmath::ln(e.n), vmath::ln(u));
+            (la - ln_n - ln_u, la.abs() + ln_n + ln_u.abs())
+        }
+    };
+    if v == f64::NEG_INFINITY {
+        return v;
+    }
+    let v = (v + LOG_REL * scale).min(0.0);
+    if e.order == Order::RandomStopAsPublished {
+        v
+    } else {
+        v.min(la) // every bound but eq. (16) is ≤ A exactly
+    }
+}
+
+/// Run the chunk kernel `k(j0, out_chunk)` over `out` (in parallel for long arrays); the
+/// error of the smallest failing chunk is returned.
+fn drive(
+    out: &mut [f64],
+    par_min: usize,
+    k: impl Fn(usize, &mut [f64]) -> Result<()> + Sync,
+) -> Result<()> {
+    let ch = if par_min < 1024 { 1 } else { 1 << 11 };
+    match pool() {
+        Some(p) if out.len() >= par_min => {
+            let res: Vec<Result<()>> = p.install(|| {
+                out.par_chunks_mut(ch)
+                    .enumerate()
+                    .map(|(c, o)| k(c * ch, o))
+                    .collect()
+            });
+            res.into_iter().collect()
+        }
+        _ => k(0, out),
+    }
+}
+
+macro_rules! simd {
+    ($($item:item)*) => {
+        $(
+            #[multiversion(targets(
+                "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
+                "x86_64+avx2+fma",
+                "aarch64+neon"
+            ))]
+            $item
+        )*
+    };
+}
+
+simd! {
+    /// Privacy profile kernel: one element's data, ε varies.
+    fn k_delta_once(e: &Elem, ra: f64, rb: f64, eps: &[f64], log: bool, j0: usize, out: &mut [f64]) {
+        for (t, o) in out.iter_mut().enumerate() {
+            let x = at(eps, j0 + t);
+            *o = if log {
+                delta_log(e, x, ra, rb)
+            } else {
+                delta_value(e, x, ra, rb)
+            };
+        }
+    }
+
+    /// General kernel: every argument may vary.
+    fn k_delta_general(prep: &Prepared, eps: &[f64], log: bool, j0: usize, out: &mut [f64]) -> Result<()> {
+        for (t, o) in out.iter_mut().enumerate() {
+            let j = j0 + t;
+            let e = prep.elem(j)?;
+            let (ra, rb) = e.radii(at(prep.p.sigma, j));
+            let x = at(eps, j);
+            *o = if log {
+                delta_log(&e, x, ra, rb)
+            } else {
+                delta_value(&e, x, ra, rb)
+            };
+        }
+        Ok(())
+    }
+
+    /// Inversion in ε for one chunk.
+    fn k_epsilon(prep: &Prepared, target: &[f64], j0: usize, out: &mut [f64]) -> Result<()> {
+        for (t, o) in out.iter_mut().enumerate() {
+            *o = solve_epsilon(prep, target, j0 + t)?;
+        }
+        Ok(())
+    }
+
+    /// Calibration of σ for one chunk.
+    fn k_sigma(prep: &Prepared, eps: &[f64], target: &[f64], j0: usize, out: &mut [f64]) -> Result<()> {
+        for (t, o) in out.iter_mut().enumerate() {
+            *o = solve_sigma(prep, eps, target, j0 + t)?;
+        }
+        Ok(())
+    }
+}
+
+/// Validate and build the per-element data; `Elem`s are computed once when every geometric
+/// argument is a broadcast scalar (a privacy profile over many ε), else per element.
+struct Prepared<'a> {
+    p: Params<'a>,
+    once: Option<Elem>,
+    /// M once, when lr / smoothness / strong_convexity are all scalars.
+    m_once: Option<f64>,
+}
+
+impl<'a> Prepared<'a> {
+    fn new(p: Params<'a>, len: usize, need_sigma: bool) -> Result<Prepared<'a>> {
+        check_params(&p, len, need_sigma)?;
+        let m_scalar = p.lr.len() == 1
+            && p.strong_convexity.len() == 1
+            && p.smoothness.map_or(true, |b| b.len() == 1);
+        let m_once = if m_scalar {
+            Some(contraction(&p, 0)?)
+        } else {
+            None
+        };
+        let all_scalar = m_scalar
+            && p.lipschitz.len() == 1
+            && p.diameter.len() == 1
+            && p.n.len() == 1
+            && p.index.map_or(true, |i| i.len() == 1);
+        let once = match (all_scalar, m_once) {
+            (true, Some(m)) => Some(Elem::new(&p, 0, m)),
+            _ => None,
+        };
+        Ok(Prepared { p, once, m_once })
+    }
+
+    #[inline(always)]
+    fn elem(&self, j: usize) -> Result<Elem> {
+        if let Some(e) = self.once {
+            return Ok(e);
+        }
+        let m = match self.m_once {
+            Some(m) => m,
+            None => contraction(&self.p, j)?,
+        };
+        Ok(Elem::new(&self.p, j, m))
+    }
+}
+
+fn check_eps(eps: &[f64]) -> Result<()> {
+    check(eps, "eps", "finite and >= 0", |x| x >= 0.0 && x.is_finite())
+}
+
+/// δ(ε) of the PNSGD bound selected by `p.order` / `p.noise`, elementwise (upper bound, in
+/// [0, 1]). `out.len()` is the broadcast length; `eps` and every slice of `p` have length 1 or
+/// `out.len()`.
+pub fn delta(eps: &[f64], p: Params, out: &mut [f64]) -> Result<()> {
+    run_delta(eps, p, out, false)
+}
+
+/// ln δ(ε) (upper bound; −∞ where δ = 0), for δ that underflows.
+pub fn log_delta(eps: &[f64], p: Params, out: &mut [f64]) -> Result<()> {
+    run_delta(eps, p, out, true)
+}
+
+fn run_delta(eps: &[f64], p: Params, out: &mut [f64], log: bool) -> Result<()> {
+    let len = out.len();
+    check_broadcast(len, &[("eps", eps.len())])?;
+    check_eps(eps)?;
+    let prep = Prepared::new(p, len, true)?;
+    if let (Some(e), 1) = (prep.once, p.sigma.len()) {
+        // Fast path (a privacy profile): radii once, only ε varies.
+        let (ra, rb) = e.radii(p.sigma[0]);
+        return drive(out, PAR_DELTA, |j0, o| {
+            k_delta_once(&e, ra, rb, eps, log, j0, o);
+            Ok(())
+        });
+    }
+    drive(out, PAR_DELTA, |j0, o| {
+        k_delta_general(&prep, eps, log, j0, o)
+    })
+}
+
+/// The factors (A, B, 1 − B) elementwise: A, B rounded up, 1 − B rounded down (computed
+/// directly, not by subtraction). Arguments as in [`delta`] (only noise, sigma, lipschitz, lr,
+/// diameter, smoothness, strong_convexity are used).
+pub fn factors(
+    eps: &[f64],
+    p: Params,
+    a_out: &mut [f64],
+    b_out: &mut [f64],
+    u_out: &mut [f64],
+) -> Result<()> {
+    let len = a_out.len();
+    check_broadcast(len, &[("eps", eps.len())])?;
+    check_eps(eps)?;
+    let prep = Prepared::new(p, len, true)?;
+    for j in 0..len {
+        let e = prep.elem(j)?;
+        let (ra, rb) = e.radii(at(p.sigma, j));
+        let x = at(eps, j);
+        a_out[j] = factor_a(e.noise, x, ra, false).0;
+        let (b, u) = match e.noise {
+            Noise::Gaussian => (theta::theta(x, rb), theta::theta_complement(x, rb)),
+            Noise::Laplace => (
+                theta::laplace_theta(x, rb),
+                theta::laplace_theta_complement(x, rb),
+            ),
+        };
+        b_out[j] = b;
+        u_out[j] = u;
+    }
+    Ok(())
+}
+
+fn check_target(delta: &[f64]) -> Result<()> {
+    check(delta, "delta", "in (0, 1)", |x| x > 0.0 && x < 1.0)
+}
+
+/// Does the bound at (ε, σ) meet the target δ? Compared in value space unless the target is
+/// below the normal range, then in log space.
+#[inline(always)]
+fn meets(e: &Elem, eps: f64, s: f64, target: f64, log_target: f64) -> bool {
+    let (ra, rb) = e.radii(s);
+    if target >= 1e-290 {
+        delta_value(e, eps, ra, rb) <= target
+    } else {
+        delta_log(e, eps, ra, rb) <= log_target
+    }
+}
+
+/// Smallest double x in (lo, hi] with `ok(x)`, given !ok(lo) and ok(hi), both ≥ 0: bisection
+/// on the bit patterns (monotone for non-negative doubles), at most 64 steps.
+#[inline(always)]
+fn bisect_bits(lo: f64, hi: f64, ok: impl Fn(f64) -> bool) -> f64 {
+    let (mut a, mut b) = (lo.to_bits(), hi.to_bits());
+    while b - a > 1 {
+        let mid = a + (b - a) / 2;
+        if ok(f64::from_bits(mid)) {
+            b = mid;
+        } else {
+            a = mid;
+        }
+    }
+    f64::from_bits(b)
+}
+
+/// The smallest ε ≥ 0 (to one ulp) whose δ(ε) does not exceed the target `delta` ∈ (0, 1):
+/// 0 if δ(0) ≤ delta. δ is non-increasing in ε; the returned ε always satisfies
+/// δ(ε) ≤ delta (as computed by [`delta`]) and the next smaller double does not.
+/// Errors with [`PabiError::Unreachable`] when no finite ε reaches the target.
+pub fn epsilon(target: &[f64], p: Params, out: &mut [f64]) -> Result<()> {
+    let len = out.len();
+    check_broadcast(len, &[("delta", target.len())])?;
+    check_target(target)?;
+    let prep = Prepared::new(p, len, true)?;
+    drive(out, PAR_SOLVE, |j0, o| k_epsilon(&prep, target, j0, o))
+}
+
+#[inline(always)]
+fn solve_epsilon(prep: &Prepared, target: &[f64], j: usize) -> Result<f64> {
+    let p = &prep.p;
+    let e = prep.elem(j)?;
+    let s = at(p.sigma, j);
+    let t = at(target, j);
+    let lt = vmath::ln(t) * (1.0 + LOG_REL);
+    let ok = |x: f64| meets(&e, x, s, t, lt);
+    if ok(0.0) {
+        return Ok(0.0);
+    }
+    let mut hi = 1.0_f64;
+    let mut steps = 0;
+    while !ok(hi) {
+        hi *= 4.0;
+        steps += 1;
+        if steps > 520 || !hi.is_finite() {
+            let (ra, _) = e.radii(s);
+            return Err(PabiError::unreachable(format!(
+                "no finite eps reaches delta = {t} (element {j}: 2*lipschitz/sigma = {ra:e}; \
+                     the bound at the largest eps tried is still above the target)"
+            )));
+        }
+    }
+    let lo = if steps == 0 { 0.0 } else { hi / 4.0 };
+    Ok(bisect_bits(lo, hi, ok))
+}
+
+/// The smallest noise σ (Gaussian std or Laplace scale, to one ulp) for which the bound meets
+/// (ε, δ); δ is non-increasing in σ. Returns 0 when every σ > 0 meets it (e.g. lipschitz = 0).
+/// Errors with [`PabiError::Unreachable`] when no σ ≤ 1e300 does. `p.sigma` is ignored.
+pub fn calibrate_sigma(eps: &[f64], target: &[f64], p: Params, out: &mut [f64]) -> Result<()> {
+    let len = out.len();
+    check_broadcast(len, &[("eps", eps.len()), ("delta", target.len())])?;
+    check_eps(eps)?;
+    check_target(target)?;
+    let prep = Prepared::new(p, len, false)?;
+    drive(out, PAR_SOLVE, |j0, o| k_sigma(&prep, eps, target, j0, o))
+}
+
+#[inline(always)]
+fn solve_sigma(prep: &Prepared, eps: &[f64], target: &[f64], j: usize) -> Result<f64> {
+    let e = prep.elem(j)?;
+    let x = at(eps, j);
+    let t = at(target, j);
+    let lt = vmath::ln(t) * (1.0 + LOG_REL);
+    let ok = |s: f64| meets(&e, x, s, t, lt);
+    if e.lip == 0.0 || ok(f64::MIN_POSITIVE) {
+        return Ok(0.0);
+    }
+    let mut hi = 1.0_f64;
+    if ok(hi) {
+        let mut lo = 0.25_f64;
+        while ok(lo) {
+            lo *= 0.25; // terminates: ok(MIN_POSITIVE) is false
+        }
+        return Ok(bisect_bits(lo, lo * 4.0, ok));
+    }
+    let mut steps = 0;
+    while !ok(hi) {
+        hi *= 4.0;
+        steps += 1;
+        if steps > 500 {
+            return Err(PabiError::unreachable(format!(
+                "no noise level sigma <= 1e300 reaches (eps = {x}, delta = {t}) at element {j}"
+            )));
+        }
+    }
+    Ok(bisect_bits(hi / 4.0, hi, ok))
+}
+
+// ---------------------------------------------------------------------------------------------
+// RDP comparison bound (000 Proposition 1, SPEC §3.5)
+
+/// Broadcast arguments of the RDP comparison bound (Gaussian noise only).
+#[derive(Debug, Clone, Copy)]
+pub struct RdpParams<'a> {
+    pub sigma: &'a [f64],
+    pub lipschitz: &'a [f64],
+    pub lr: &'a [f64],
+    pub n: &'a [f64],
+    pub index: &'a [f64],
+    pub smoothness: Option<&'a [f64]>,
+    pub strong_convexity: &'a [f64],
+}
+
+impl<'a> RdpParams<'a> {
+    fn as_params(&self) -> Params<'a> {
+        Params {
+            noise: Noise::Gaussian,
+            order: Order::Fixed,
+            sigma: self.sigma,
+            lipschitz: self.lipschitz,
+            lr: self.lr,
+            diameter: &[0.0],
+            n: self.n,
+            index: Some(self.index),
+            smoothness: self.smoothness,
+            strong_convexity: self.strong_convexity,
+        }
+    }
+}
+
+/// ln c_i of the RDP slope (PNSGD is (α, α c_i)-RDP for record i), rounded up:
+/// c = (2L²/σ²)·x·e^{k log1p(−x)}/(−expm1((k+1) log1p(−x))), x = 1 − M², k = n − i;
+/// continuous at x = 0 (Feldman et al.: 2L²/(σ²(k+1))). In log form so that a c_i far below
+/// the double range (strong convexity, large n − i) keeps its digits. −∞ iff c = 0.
+#[inline]
+pub fn rdp_log_slope(lipschitz: f64, sigma: f64, one_minus_m2: f64, k: f64) -> f64 {
+    if lipschitz == 0.0 {
+        return f64::NEG_INFINITY;
+    }
+    let lq = vmath::ln(lipschitz) - vmath::ln(sigma);
+    let lbase = std::f64::consts::LN_2 + 2.0 * lq;
+    let x = one_minus_m2;
+    // (value, magnitude of the summed terms, extra ulps from exp/expm1 arguments)
+    let (v, scale) = if x == 0.0 {
+        let l = vmath::ln(k + 1.0);
+        (lbase - l, lbase.abs() + l)
+    } else if x >= 1.0 {
+        if k > 0.0 {
+            return f64::NEG_INFINITY; // M = 0: record i is forgotten
+        }
+        (lbase, lbase.abs())
+    } else {
+        let l1 = vmath::log1p(-x);
+        let (t0, t1) = (k * l1, (k + 1.0) * l1);
+        let lx = vmath::ln(x);
+        let ld = vmath::ln(-vmath::expm1(t1));
+        (
+            lbase + lx + t0 - ld,
+            lbase.abs() + lx.abs() + t0.abs() + 2.0 * ld.abs() + t1.abs() + 1.0,
+        )
+    };
+    v + 4.0 * HALF_ULP * (scale + 2.0 * lq.abs() + 1.0)
+}
+
+/// The RDP slope c_i itself, rounded up: computed in value space (relative error a few ulp
+/// times 1 + |k log1p(−x)|) when it is a normal double, else exp of [`rdp_log_slope`].
+#[inline]
+pub fn rdp_slope(lipschitz: f64, sigma: f64, one_minus_m2: f64, k: f64) -> f64 {
+    let lc = rdp_log_slope(lipschitz, sigma, one_minus_m2, k);
+    if lc < -700.0 {
+        return up(vmath::exp(lc));
+    }
+    let q = lipschitz / sigma;
+    let base = 2.0 * q * q;
+    let x = one_minus_m2;
+    let (f, ulps) = if x == 0.0 {
+        (1.0 / (k + 1.0), 8.0)
+    } else if x >= 1.0 {
+        (if k == 0.0 { 1.0 } else { 0.0 }, 8.0)
+    } else {
+        let l1 = vmath::log1p(-x);
+        let (t0, t1) = (k * l1, (k + 1.0) * l1);
+        (
+            x * vmath::exp(t0) / -vmath::expm1(t1),
+            16.0 + 2.0 * (t0.abs() + t1.abs()),
+        )
+    };
+    (base * f) * (1.0 + ulps * HALF_ULP)
+}
+
+/// (ln c_i, c_i) for element j.
+fn rdp_slope_at(p: &RdpParams, j: usize) -> Result<(f64, f64)> {
+    let c = step_contraction(
+        at(p.lr, j),
+        p.smoothness.map(|b| at(b, j)),
+        at(p.strong_convexity, j),
+    )
+    .map_err(|e| e.at(j))?;
+    let k = at(p.n, j) - at(p.index, j);
+    let (l, s) = (at(p.lipschitz, j), at(p.sigma, j));
+    Ok((
+        rdp_log_slope(l, s, c.one_minus_m2, k),
+        rdp_slope(l, s, c.one_minus_m2, k),
+    ))
+}
+
+/// ln δ_B(ε) = −(ε − c)²/(4c) for ε > c, else 0 (rounded up); `lc` = ln c, `c_val` = c.
+#[inline]
+fn rdp_log_delta_one(eps: f64, lc: f64, c_val: f64) -> f64 {
+    if lc == f64::NEG_INFINITY {
+        return if eps > 0.0 { f64::NEG_INFINITY } else { 0.0 };
+    }
+    let c = c_val;
+    if eps <= c {
+        return 0.0;
+    }
+    if c >= 1e-290 {
+        let d = eps - c;
+        return log_up(-(d * d) / (4.0 * c));
+    }
+    // c below the normal range: −(ε − c)²/(4c) = −exp(2 ln ε − ln 4 − ln c)·(1 − c/ε)², the
+    // last factor is 1 to double precision; an overflowing magnitude becomes −MAX (an upper bound)
+    let t = 2.0 * vmath::ln(eps) - 2.0 * std::f64::consts::LN_2 - lc;
+    let t = t - 4.0 * HALF_ULP * (t.abs() + lc.abs() + 2.0 * vmath::ln(eps).abs() + 2.0);
+    -(vmath::exp(t).min(f64::MAX))
+}
+
+/// δ_B(ε) of 000 Proposition 1 (or its log), elementwise; `index` is required.
+pub fn rdp_delta(eps: &[f64], p: RdpParams, out: &mut [f64], log: bool) -> Result<()> {
+    let len = out.len();
+    check_broadcast(len, &[("eps", eps.len())])?;
+    check_eps(eps)?;
+    check_params(&p.as_params(), len, true)?;
+    drive(out, PAR_DELTA, |j0, o| {
+        for (t, slot) in o.iter_mut().enumerate() {
+            let j = j0 + t;
+            let (lc, c) = rdp_slope_at(&p, j)?;
+            let l = rdp_log_delta_one(at(eps, j), lc, c);
+            *slot = if log {
+                l
+            } else if l == 0.0 {
+                1.0
+            } else {
+                up(vmath::exp(l)).min(1.0)
+            };
+        }
+        Ok(())
+    })
+}
+
+/// ε(δ) = c + 2√(c ln(1/δ)) of 000 Proposition 1 (rounded up), elementwise.
+pub fn rdp_epsilon(target: &[f64], p: RdpParams, out: &mut [f64]) -> Result<()> {
+    let len = out.len();
+    check_broadcast(len, &[("delta", target.len())])?;
+    check_target(target)?;
+    check_params(&p.as_params(), len, true)?;
+    drive(out, PAR_DELTA, |j0, o| {
+        for (t, slot) in o.iter_mut().enumerate() {
+            let j = j0 + t;
+            let (lc, c) = rdp_slope_at(&p, j)?;
+            if lc == f64::NEG_INFINITY {
+                *slot = 0.0;
+                continue;
+            }
+            // c + 2√(c ln(1/δ)) with the root as exp(½(ln c + ln ln(1/δ))) (c may underflow)
+            let ll = vmath::ln(-vmath::ln(at(target, j)));
+            let h = 0.5 * (lc + ll);
+            let root = vmath::exp(h + 4.0 * HALF_ULP * (h.abs() + ll.abs() + 1.0));
+            *slot = up(c + 2.0 * root);
+        }
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params<'a>(order: Order, index: Option<&'a [f64]>) -> Params<'a> {
+        Params {
+            noise: Noise::Gaussian,
+            order,
+            sigma: &[1.0],
+            lipschitz: &[1.0],
+            lr: &[0.5],
+            diameter: &[1.0],
+            n: &[100.0],
+            index,
+            smoothness: None,
+            strong_convexity: &[0.0],
+        }
+    }
+
+    #[test]
+    fn fixed_last_index_is_a_and_random_stop_worst_is_shuffled() {
+        let mut o = [0.0];
+        delta(&[1.0], params(Order::Fixed, Some(&[100.0])), &mut o).unwrap();
+        assert_eq!(o[0], theta::theta(1.0, 2.0));
+        let mut s = [0.0];
+        delta(&[1.0], params(Order::Shuffled, None), &mut s).unwrap();
+        let mut r = [0.0];
+        delta(&[1.0], params(Order::RandomStop, None), &mut r).unwrap();
+        assert_eq!(s, r);
+        let mut r1 = [0.0];
+        delta(&[1.0], params(Order::RandomStop, Some(&[1.0])), &mut r1).unwrap();
+        assert!((r1[0] / s[0] - 1.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn validation() {
+        let mut o = [0.0];
+        assert!(delta(&[1.0], params(Order::Fixed, None), &mut o).is_err());
+        assert!(delta(&[1.0], params(Order::Shuffled, Some(&[1.0])), &mut o).is_err());
+        assert!(delta(&[1.0], params(Order::Fixed, Some(&[101.0])), &mut o).is_err());
+        assert!(delta(&[1.0], params(Order::Fixed, Some(&[1.5])), &mut o).is_err());
+        assert!(delta(&[-1.0], params(Order::Shuffled, None), &mut o).is_err());
+        let mut p = params(Order::Shuffled, None);
+        p.smoothness = Some(&[1.0]);
+        assert!(delta(&[1.0], p, &mut o).is_ok());
+        p.lr = &[2.5];
+        let err = delta(&[1.0], p, &mut o).unwrap_err();
+        assert!(err.to_string().starts_with("lr must be"));
+        let mut p = params(Order::Shuffled, None);
+        p.n = &[0.0];
+        assert!(delta(&[1.0], p, &mut o).is_err());
+        p.n = &[N_MAX];
+        assert!(delta(&[1.0], p, &mut o).is_err());
+    }
+
+    #[test]
+    fn inversions_round_trip() {
+        let p = params(Order::Shuffled, None);
+        let mut e = [0.0];
+        epsilon(&[1e-6], p, &mut e).unwrap();
+        let mut d = [0.0];
+        delta(&e, p, &mut d).unwrap();
+        assert!(d[0] <= 1e-6);
+        let below = f64::from_bits(e[0].to_bits() - 1);
+        delta(&[below], p, &mut d).unwrap();
+        assert!(d[0] > 1e-6);
+        let mut s = [0.0];
+        calibrate_sigma(&[1.0], &[1e-6], p, &mut s).unwrap();
+        let mut q = p;
+        let sv = [s[0]];
+        q.sigma = &sv;
+        delta(&[1.0], q, &mut d).unwrap();
+        assert!(d[0] <= 1e-6);
+    }
+
+    #[test]
+    fn rdp_slope_feldman_limit() {
+        let c0 = rdp_slope(1.0, 2.0, 0.0, 20.0);
+        let c1 = rdp_slope(1.0, 2.0, 1e-12, 20.0);
+        assert!(rdp_log_slope(1.0, 2.0, 0.5, 1e12) < -6e11);
+        assert!((c0 / (2.0 / (4.0 * 21.0)) - 1.0).abs() < 1e-13);
+        assert!((c1 / c0 - 1.0).abs() < 1e-9);
+    }
+}
