@@ -73,7 +73,10 @@ pub fn step_contraction(
         ));
     }
     let x = (2.0 * lr * beta * rho / (beta + rho)).clamp(0.0, 1.0);
-    let m = ((1.0 - x).sqrt() * (1.0 + INFLATE)).min(1.0);
+    // M must be rounded up: move x (4 roundings) down by 8 ulp before 1 − x, which cancels
+    // when x ≈ 1 (β ≈ ρ, η ≈ 1/β); the subtraction, sqrt and product are then covered by INFLATE.
+    let x_down = x * (1.0 - 8.0 * f64::EPSILON);
+    let m = ((1.0 - x_down).sqrt() * (1.0 + INFLATE)).min(1.0);
     Ok(StepContraction { m, one_minus_m2: x })
 }
 
@@ -87,8 +90,8 @@ mod tests {
         assert_eq!((c.m, c.one_minus_m2), (1.0, 0.0));
         // beta = rho = 1, lr = 1: M = 0 (SPEC §1.7)
         let c = step_contraction(1.0, Some(1.0), 1.0).unwrap();
-        assert!(c.m < 1e-7 && c.one_minus_m2 == 1.0);
-        // lr = 2/(beta + rho): M = (beta - rho)/(beta + rho)
+        assert!(c.m < 1e-7 && c.one_minus_m2 == 1.0); // sqrt(8 ulp) ≈ 4e-8: still a valid upper bound
+                                                      // lr = 2/(beta + rho): M = (beta - rho)/(beta + rho)
         let c = step_contraction(2.0 / 5.0, Some(4.0), 1.0).unwrap();
         assert!(c.m >= 0.6 && c.m - 0.6 < 1e-13);
         assert!(step_contraction(0.5, Some(4.0), 1.0).is_err()); // lr > 2/(b + r): T10

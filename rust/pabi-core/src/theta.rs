@@ -46,7 +46,7 @@
 //! (2^-53) suffices, so e.g. 1 − θ for tiny θ is 1 − 2^-53 rather than 1 − 1.4e-14.
 
 use crate::dd::{div_dd, fast_two_sum, sqr_dd, two_sum, FRAC_1_SQRT_2_HI};
-use crate::num::{down, shift_log, up, HALF_ULP_ONE};
+use crate::num::{down, down_tight, shift_log, up, HALF_ULP_ONE};
 use crate::vmath;
 
 // c = 4.0, degree 34; last Chebyshev coefficients: 5.7e-19, 8.8e-20, 2.6e-20, 1.6e-20
@@ -142,7 +142,9 @@ struct Pre {
 fn pre(eps: f64, r: f64, clamp_a: f64) -> Pre {
     let (eps, r, fixed) = special(eps, r);
     let (a, al, b, _) = ab(eps, r);
-    let big = a.abs() > clamp_a || a.is_nan();
+    // ε/r overflows (ε > 0, r tiny or subnormal): the dd steps give NaN, but a = +∞.
+    let a = if a.is_nan() { f64::INFINITY } else { a };
+    let big = a.abs() > clamp_a;
     let a = if big { clamp_a.copysign(a) } else { a };
     let al = if big { 0.0 } else { al };
     let b = b.min(1e300);
@@ -164,10 +166,11 @@ fn pre(eps: f64, r: f64, clamp_a: f64) -> Pre {
     }
 }
 
-/// (c−1)·r·(−DD): θ = e^{−a²/2}·num/((a+c)(b+c)) in the divided-difference form (a ≥ −1).
+/// (c−1)·(−DD): θ = e^{−a²/2}·r·num/((a+c)(b+c)) in the divided-difference form (a ≥ −1).
+/// r is kept apart so that the log form stays finite when r·num underflows (subnormal r).
 #[inline(always)]
-fn num(p: &Pre, dd: f64) -> f64 {
-    (THETA_C - 1.0) * p.r * (-dd)
+fn num(dd: f64) -> f64 {
+    (THETA_C - 1.0) * (-dd)
 }
 
 /// (1 − θ)/e^{−a²/2} = ½[erfcx(−a/√2) + erfcx(b/√2)], the complement form (a < 0).
@@ -208,7 +211,7 @@ fn fin_theta(p: &Pre, num: f64, y: f64) -> f64 {
     let w = exp_dd(p.ha_hi, p.ha_lo);
     // a ≥ −1: θ = e^{−a²/2}·x; a < −1: θ = 1 − C ≥ 0.68, one ulp up from 1 − (C rounded down).
     let v = if p.a >= -1.0 {
-        up(w * (num / (p.ac * p.bc)))
+        up(w * (p.r * num / (p.ac * p.bc)))
     } else {
         (1.0 - down(w * y)) + HALF_ULP_ONE
     };
@@ -222,7 +225,8 @@ fn fin_theta(p: &Pre, num: f64, y: f64) -> f64 {
 
 #[inline(always)]
 fn fin_log_theta(p: &Pre, num: f64, y: f64) -> f64 {
-    let ld = p.ha_hi + ((p.ha_lo + vmath::ln(num)) - vmath::ln(p.ac) - vmath::ln(p.bc));
+    let ld =
+        p.ha_hi + ((p.ha_lo + vmath::ln(num) + vmath::ln(p.r)) - vmath::ln(p.ac) - vmath::ln(p.bc));
     let lc = vmath::log1p(-down(exp_dd(p.ha_hi, p.ha_lo) * y));
     let v = if p.a >= -1.0 {
         shift_log(ld, 1.0, ld.abs().max(1.0))
@@ -241,9 +245,9 @@ fn fin_theta_complement(p: &Pre, num: f64, y: f64) -> f64 {
     let w = exp_dd(p.ha_hi, p.ha_lo);
     // a ≥ 0: θ ≤ ½, so 1 − (θ rounded up) ≥ ½ and one ulp down makes it a lower bound.
     let v = if p.a >= 0.0 {
-        (1.0 - up(w * (num / (p.ac * p.bc)))) - HALF_ULP_ONE
+        (1.0 - up(w * (p.r * num / (p.ac * p.bc)))) - HALF_ULP_ONE
     } else {
-        down(w * y)
+        down_tight(w * y)
     };
     let v = v.max(0.0);
     if !p.fixed.is_nan() {
@@ -255,7 +259,7 @@ fn fin_theta_complement(p: &Pre, num: f64, y: f64) -> f64 {
 
 #[inline(always)]
 fn fin_log_theta_complement(p: &Pre, num: f64, y: f64) -> f64 {
-    let th = up(exp_dd(p.ha_hi, p.ha_lo) * (num / (p.ac * p.bc)));
+    let th = up(exp_dd(p.ha_hi, p.ha_lo) * (p.r * num / (p.ac * p.bc)));
     let pos = vmath::log1p(-th);
     let neg = p.ha_hi + (p.ha_lo + vmath::ln(y));
     let v = if p.a >= 0.0 {
@@ -281,7 +285,7 @@ fn fin_log_theta_complement(p: &Pre, num: f64, y: f64) -> f64 {
 pub fn theta(eps: f64, r: f64) -> f64 {
     let p = pre(eps, r, 40.0);
     let y = if p.a < -1.0 { comp_y(p.a, p.b) } else { 1.0 };
-    fin_theta(&p, num(&p, poly_dd(p.sa, p.sb)), y)
+    fin_theta(&p, num(poly_dd(p.sa, p.sb)), y)
 }
 
 /// ln θ_{e^ε}(r), rounded up; finite wherever θ > 0 even when θ underflows
@@ -290,7 +294,7 @@ pub fn theta(eps: f64, r: f64) -> f64 {
 pub fn log_theta(eps: f64, r: f64) -> f64 {
     let p = pre(eps, r, 1e154);
     let y = if p.a < -1.0 { comp_y(p.a, p.b) } else { 1.0 };
-    fin_log_theta(&p, num(&p, poly_dd(p.sa, p.sb)), y)
+    fin_log_theta(&p, num(poly_dd(p.sa, p.sb)), y)
 }
 
 /// 1 − θ_{e^ε}(r), rounded down (never above the exact value); accurate when θ is within
@@ -299,7 +303,7 @@ pub fn log_theta(eps: f64, r: f64) -> f64 {
 pub fn theta_complement(eps: f64, r: f64) -> f64 {
     let p = pre(eps, r, 40.0);
     let y = if p.a < 0.0 { comp_y(p.a, p.b) } else { 1.0 };
-    fin_theta_complement(&p, num(&p, poly_dd(p.sa, p.sb)), y)
+    fin_theta_complement(&p, num(poly_dd(p.sa, p.sb)), y)
 }
 
 /// ln(1 − θ_{e^ε}(r)), rounded down; finite wherever θ < 1 (e.g. r = 1e3).
@@ -307,7 +311,7 @@ pub fn theta_complement(eps: f64, r: f64) -> f64 {
 pub fn log_theta_complement(eps: f64, r: f64) -> f64 {
     let p = pre(eps, r, 1e154);
     let y = if p.a < 0.0 { comp_y(p.a, p.b) } else { 1.0 };
-    fin_log_theta_complement(&p, num(&p, poly_dd(p.sa, p.sb)), y)
+    fin_log_theta_complement(&p, num(poly_dd(p.sa, p.sb)), y)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -450,7 +454,7 @@ fn block_eval(
     let mut res = [0.0_f64; BLOCK];
     for j in 0..BLOCK {
         let q = p.get(j);
-        res[j] = fin(&q, num(&q, v[j]), y[j]);
+        res[j] = fin(&q, num(v[j]), y[j]);
     }
     out[..n].copy_from_slice(&res[..n]);
 }
@@ -555,6 +559,22 @@ mod tests {
                     r[i]
                 );
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod special_tests {
+    use super::*;
+
+    /// ε > 0 with a subnormal r: ε/r overflows, a = +∞, θ = 0 (it used to come out as 1).
+    #[test]
+    fn subnormal_r() {
+        for &r in &[5e-324, 1e-310, 2e-308] {
+            assert_eq!(theta(1.0, r), 4.0 * 5e-324); // the underflow guard of `up`
+            assert!(theta_complement(1.0, r) > 0.999_999_999_999_999);
+            let l = log_theta(1.0, r);
+            assert!(l < -1e300, "log_theta(1, {r:e}) = {l:e}");
         }
     }
 }
