@@ -602,39 +602,54 @@ impl Pld {
             pmf,
             inf,
             bad: inf,
-        })
+        }
+        .close_mass())
     }
 
-    /// ln Σ_k ω_k e^{λ ℓ_k} (finite part) for each λ in `lambdas`.
+    /// ln Σ_k ω_k e^{λ ℓ_k} (finite part) for each λ in `lambdas`, by the exp-free recursion
+    /// T_k = ω_k + e^{−|λ|h} T_{k±1} from the end where e^{λℓ} is largest (no overflow); a
+    /// relative margin of 1e-9 covers the accumulated rounding.
     fn log_mgf(&self, lambdas: &[f64]) -> Vec<f64> {
-        let idx: Vec<usize> = (0..self.pmf.len()).filter(|&i| self.pmf[i] > 0.0).collect();
-        if idx.is_empty() {
+        let first = self.pmf.iter().position(|&w| w > 0.0);
+        let last = self.pmf.iter().rposition(|&w| w > 0.0);
+        let (Some(f), Some(l)) = (first, last) else {
             return vec![f64::NEG_INFINITY; lambdas.len()];
-        }
-        let lw: Vec<f64> = idx.iter().map(|&i| self.pmf[i].ln()).collect();
-        let ls: Vec<f64> = idx
-            .iter()
-            .map(|&i| (self.lo + i as i64) as f64 * self.h)
-            .collect();
+        };
+        let w = &self.pmf[f..=l];
+        let l_top = (self.lo + l as i64) as f64 * self.h;
+        let l_bot = (self.lo + f as i64) as f64 * self.h;
         lambdas
             .iter()
             .map(|&lam| {
-                let m = lw
-                    .iter()
-                    .zip(&ls)
-                    .fold(f64::NEG_INFINITY, |a, (&w, &l)| a.max(w + lam * l));
-                let s: f64 = lw
-                    .iter()
-                    .zip(&ls)
-                    .map(|(&w, &l)| crate::vmath::exp(w + lam * l - m))
-                    .sum();
-                m + s.ln()
+                let r = (-lam.abs() * self.h).exp();
+                let mut t = 0.0;
+                if lam > 0.0 {
+                    for &x in w.iter() {
+                        t = x + r * t;
+                    }
+                    lam * l_top + t.ln() + 1e-9
+                } else {
+                    for &x in w.iter().rev() {
+                        t = x + r * t;
+                    }
+                    lam * l_bot + t.ln() + 1e-9
+                }
             })
             .collect()
     }
 
     /// Add the mass missing from the total (round-off of the cell masses) to the +∞ atom.
     fn close_mass(mut self) -> Self {
+        // masses below 1e-250 go to +∞ (pessimistic; keeps the FFT out of subnormals)
+        let mut moved = 0.0;
+        for w in self.pmf.iter_mut() {
+            if *w < 1e-250 {
+                moved += *w;
+                *w = 0.0;
+            }
+        }
+        self.inf += moved;
+        self.bad += moved;
         let tot = crate::num::neumaier_sum(self.pmf.iter().copied()) + self.inf;
         let miss = 1.0 - tot;
         if miss > 0.0 {
@@ -670,6 +685,31 @@ pub struct Composition {
     // suffix sums for fast queries: s0[k] = Σ_{j≥k} pmf_j, s1[k] = Σ_{j≥k} pmf_j e^{ℓ_k − ℓ_j}
     s0: Vec<f64>,
     s1: Vec<f64>,
+}
+
+/// Smallest even 2^a·3^b·5^c·7^d ≥ n (FFT-friendly length).
+fn next_smooth(n: usize) -> usize {
+    let mut best = n.next_power_of_two();
+    let mut p7 = 1usize;
+    while p7 < best {
+        let mut p5 = p7;
+        while p5 < best {
+            let mut p3 = p5;
+            while p3 < best {
+                let mut v = p3 * 2;
+                while v < n {
+                    v *= 2;
+                }
+                if v < best {
+                    best = v;
+                }
+                p3 *= 3;
+            }
+            p5 *= 5;
+        }
+        p7 *= 7;
+    }
+    best
 }
 
 /// Tail tolerance used to choose the window (Chernoff bound on the mass outside it).
@@ -738,10 +778,9 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
         k_lo = sup_lo;
     }
     let width = (k_top - k_lo + 1) as usize;
-    let mut n = 1usize << 10;
     let maxlen = parts.iter().map(|(p, _)| p.pmf.len()).max().unwrap_or(1);
-    while n < width || n < 2 * maxlen {
-        n <<= 1;
+    let n = next_smooth(width.max(2 * maxlen).max(1024));
+    {
         if n > MAX_GRID {
             return Err(PabiError::domain(
                 "h",
@@ -791,19 +830,19 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
             .map_err(|e| PabiError::unreachable(format!("FFT failed: {e}")))?;
         let tf = *t as f64;
         for (a, z) in acc.iter_mut().zip(spec.iter()) {
-            let r = z.norm();
-            if r == 0.0 {
-                *a = Complex::new(0.0, 0.0);
+            if a.re == 0.0 && a.im == 0.0 {
                 continue;
             }
-            let lr = tf * r.ln();
-            if lr < -745.0 {
+            let r2 = z.norm_sqr();
+            let lr = 0.5 * tf * r2.ln();
+            if lr < -745.0 || r2 == 0.0 {
                 *a = Complex::new(0.0, 0.0);
                 continue;
             }
             let th = tf * z.im.atan2(z.re);
             let mag = lr.exp();
-            *a *= Complex::new(mag * th.cos(), mag * th.sin());
+            let (sn, cs) = th.sin_cos();
+            *a *= Complex::new(mag * cs, mag * sn);
         }
         inf_keep_log += tf * (-p.inf).ln_1p();
         bad += tf * p.bad;
