@@ -41,7 +41,7 @@ def approx_dp_composition_delta(
         s = mp.mpf(0)
         if e0 > 0:
             p = 1 / (1 + mp.exp(-e0))
-            q = 1 - p
+            q = 1 / (1 + mp.exp(e0))
             jmin = int(mp.floor((k + e / e0) / 2)) + 1
             jmin = max(jmin, 0)
             if jmin <= k:

@@ -78,11 +78,12 @@ fn stirlerr(n: f64) -> f64 {
     }
 }
 
-/// x·ln(x/m) + m − x without cancellation (Loader's bd0).
-fn bd0(x: f64, m: f64) -> f64 {
-    if (x - m).abs() < 0.1 * (x + m) {
-        let v = (x - m) / (x + m);
-        let mut s = (x - m) * v;
+/// x·ln(x/m) + m − x without cancellation (Loader's bd0); `d` = x − m computed accurately by
+/// the caller.
+fn bd0(x: f64, m: f64, d: f64) -> f64 {
+    if d.abs() < 0.1 * (x + m) {
+        let v = d / (x + m);
+        let mut s = d * v;
         let mut ej = 2.0 * x * v;
         let v2 = v * v;
         for j in 1..2000 {
@@ -98,15 +99,16 @@ fn bd0(x: f64, m: f64) -> f64 {
     x * (x / m).ln() + m - x
 }
 
-/// ln of the binomial pmf C(n,x) p^x q^(n−x), full relative precision (Loader's saddle point).
-fn log_binom_pmf(x: f64, n: f64, p: f64, q: f64, lp: f64, lq: f64) -> f64 {
+/// ln of the binomial pmf C(n,x) p^x q^(n−x), full relative precision (Loader's saddle point);
+/// `d` = x − n·p computed accurately by the caller.
+fn log_binom_pmf(x: f64, n: f64, p: f64, q: f64, lp: f64, lq: f64, d: f64) -> f64 {
     if x == 0.0 {
         return n * lq;
     }
     if x == n {
         return n * lp;
     }
-    let lc = stirlerr(n) - stirlerr(x) - stirlerr(n - x) - bd0(x, n * p) - bd0(n - x, n * q);
+    let lc = stirlerr(n) - stirlerr(x) - stirlerr(n - x) - bd0(x, n * p, d) - bd0(n - x, n * q, -d);
     let lf = (2.0 * std::f64::consts::PI).ln() + x.ln() + (-x / n).ln_1p();
     lc - 0.5 * lf
 }
@@ -139,6 +141,9 @@ pub fn approx_dp_composition_delta(eps0: f64, delta0: f64, k: f64, eps: f64) -> 
         let lp = -(-eps0).exp().ln_1p();
         let lq = -(eps0.exp()).ln_1p();
         let (p, q) = (lp.exp(), lq.exp());
+        // x − k·p = (x − k/2) − (k/2)·tanh(ε0/2): exact first part, so the deviation from the
+        // mean carries no k·ulp(p) error
+        let half_t = 0.5 * k * (0.5 * eps0).tanh();
         let jmin = ((k + eps / eps0) / 2.0).floor() + 1.0;
         let mode = (k * p).floor();
         // streaming log-sum-exp with Neumaier compensation
@@ -147,7 +152,8 @@ pub fn approx_dp_composition_delta(eps0: f64, delta0: f64, k: f64, eps: f64) -> 
         while j <= k {
             let x = eps - (2.0 * j - k) * eps0;
             if x < 0.0 {
-                let lt = log_binom_pmf(j, k, p, q, lp, lq) + log1mexp(x);
+                let d = (j - 0.5 * k) - half_t;
+                let lt = log_binom_pmf(j, k, p, q, lp, lq, d) + log1mexp(x);
                 if lt > m {
                     let f = (m - lt).exp();
                     s *= f;
