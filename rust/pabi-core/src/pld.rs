@@ -130,7 +130,7 @@ pub fn approx_dp_composition_delta(eps0: f64, delta0: f64, k: f64, eps: f64) -> 
     if !(k >= 1.0 && k.fract() == 0.0 && k <= 9.0e15) {
         return Err(PabiError::domain("k", "an integer >= 1", k));
     }
-    if !(eps >= 0.0) || eps.is_nan() {
+    if eps.is_nan() || eps < 0.0 {
         return Err(PabiError::domain("eps", ">= 0", eps));
     }
     let lkeep = k * (-delta0).ln_1p(); // ln (1-δ0)^k
@@ -396,7 +396,7 @@ impl Pld {
                 Neighbour::Remove => (xinv(a).max(xmin), xinv(b).min(xmax)),
                 Neighbour::Add => (xinv(-b).max(xmin), xinv(-a).min(xmax)),
             };
-            if !(xr > xl) {
+            if xr.partial_cmp(&xl) != Some(std::cmp::Ordering::Greater) {
                 continue;
             }
             // is the cell's loss range exactly [a, b] (both ends interior preimages)?
@@ -1071,7 +1071,7 @@ pub fn dpsgd_epsilon(q: f64, sigma: f64, steps: f64, delta: f64, h: f64) -> Resu
 
 /// δ(ε) of DP-SGD as (lower, estimate, upper).
 pub fn dpsgd_delta(q: f64, sigma: f64, steps: f64, eps: f64, h: f64) -> Result<Bracket> {
-    if !(eps >= 0.0) {
+    if eps.is_nan() || eps < 0.0 {
         return Err(PabiError::domain("eps", ">= 0", eps));
     }
     let comps = dpsgd_compositions(q, sigma, steps, h)?;

@@ -136,7 +136,7 @@ struct PyComposition {
 impl PyComposition {
     fn delta<'py>(&self, py: Python<'py>, eps: PyReadonlyArray1<'py, f64>) -> Triple<'py> {
         let e = eps.as_slice()?;
-        if let Some(i) = e.iter().position(|&x| !(x >= 0.0)) {
+        if let Some(i) = e.iter().position(|&x| x.is_nan() || x < 0.0) {
             return Err(to_py(py, PabiError::domain("eps", ">= 0", e[i]).at(i)));
         }
         let (a, b, c) = py.detach(|| {
