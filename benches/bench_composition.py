@@ -87,6 +87,13 @@ def main() -> None:
         print(f"{steps:>7} | {lo:10.4f} {est:10.5f} {up:10.5f} {tp:8.4f} | {ed:10.5f} {td:8.3f} | "
               f"{prv} | {td / tp:10.1f}x")
 
+    from pabi.composition import _dpsgd_epsilon_rdp
+
+    for steps in STEPS:
+        t, e = best_of(lambda: _dpsgd_epsilon_rdp(Q, SIGMA, steps, DELTA), repeat=1)
+        print(f"RDP route (sampled-Gaussian RDP, integer orders 2..256, Mironov conversion), "
+              f"T={steps}: eps={e:.4f} in {t:.3f} s")
+
     for steps in STEPS:
         t, s = best_of(lambda: pabi.dpsgd_calibrate_sigma(2.0, DELTA, Q, steps), repeat=1)
         print(f"dpsgd_calibrate_sigma(eps=2, delta=1e-5, q=0.01, T={steps}): sigma={s:.5f} "

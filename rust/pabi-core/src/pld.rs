@@ -316,8 +316,10 @@ fn cell_integrals(xl: f64, xr: f64, s: f64) -> (f64, f64, f64) {
 const SPLIT_MARGIN: f64 = 1e-11;
 /// Standard-normal tail radius beyond which mass is truncated (Q(9.5) ≈ 1.05e-21).
 const XTAIL: f64 = 9.5;
-/// Largest grid we build or compose.
+/// Largest single-step grid we build.
 const MAX_GRID: usize = 1 << 25;
+/// Largest composed window (FFT length): 2^22 points, about 200 MB of working memory.
+pub const MAX_WINDOW: usize = 1 << 22;
 
 fn check_h(h: f64) -> Result<()> {
     if !(h > 0.0 && h <= 0.1) {
@@ -795,10 +797,10 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
     let maxlen = parts.iter().map(|(p, _)| p.pmf.len()).max().unwrap_or(1);
     let n = next_smooth(width.max(2 * maxlen).max(1024));
     {
-        if n > MAX_GRID {
+        if n > MAX_WINDOW {
             return Err(PabiError::domain(
                 "h",
-                format!("large enough that the composed window has <= 2^25 points (needs {width})"),
+                format!("large enough that the composed window has <= 2^22 points (needs {width})"),
                 h,
             ));
         }
@@ -1013,7 +1015,11 @@ impl Composition {
             f64::INFINITY
         } else {
             let e = self.solve(tu * (1.0 - 1e-12));
-            e + e.abs() * 1e-13 + 1e-13
+            if e == 0.0 {
+                0.0
+            } else {
+                e + e.abs() * 1e-13 + 1e-13
+            }
         };
         let est = self.solve(delta - self.inf);
         let eta = 1e-3 * delta;
@@ -1050,9 +1056,17 @@ pub fn dpsgd_compositions(q: f64, sigma: f64, steps: f64, h: f64) -> Result<Vec<
     if q == 0.0 {
         return Ok(vec![]);
     }
+    // if the composed window does not fit, coarsen the grid (a coarser grid is still a valid,
+    // slightly looser bound)
     let run = |dir: Neighbour| -> Result<Composition> {
-        let p = Pld::subsampled_gaussian(q, sigma, dir, h)?;
-        compose(&[(&p, steps as u64)], DEFAULT_TAIL)
+        let mut hh = h;
+        loop {
+            let p = Pld::subsampled_gaussian(q, sigma, dir, hh)?;
+            match compose(&[(&p, steps as u64)], DEFAULT_TAIL) {
+                Err(PabiError::Domain { param: "h", .. }) if hh * 2.0 <= 0.1 => hh *= 2.0,
+                r => return r,
+            }
+        }
     };
     let (a, b) = match crate::batch::pool() {
         Some(pool) => {
