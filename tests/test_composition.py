@@ -261,3 +261,17 @@ def test_docstring_examples():
 
     r = doctest.testmod(pabi.composition, optionflags=doctest.ELLIPSIS, verbose=False)
     assert r.attempted >= 10 and r.failed == 0
+
+
+@pytest.mark.parametrize("mu,E", [(0.5, 16), (1.0, 4), (0.2, 100)])
+def test_profile_pld_of_gdp_composes_to_gdp(mu, E):
+    # the PLD built from the GDP profile alone (symmetric reflection, hull masses) must compose
+    # to the GDP profile √E·μ
+    pld = pabi.PrivacyLossDistribution.from_profile(lambda e: pabi.theta(e, mu), h=1e-3)
+    assert abs(pld.pmf.sum() + pld.inf - 1) < 1e-9
+    comp = pld.compose(E)
+    for eps in [0.0, 0.5, 2.0]:
+        lo, est, up = comp.delta(eps)
+        exact = pabi.theta(eps, np.sqrt(E) * mu)
+        assert lo <= exact and exact * (1 - 3e-14) <= up
+        assert up - exact < 1e-4 * exact
