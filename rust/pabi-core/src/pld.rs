@@ -234,8 +234,11 @@ pub struct Pld {
     pub pmf: Vec<f64>,
     /// mass at +∞ (upper truncation; counted as +∞ in the upper value)
     pub inf: f64,
-    /// mass moved by truncation (below the grid moved up, plus `inf`): subtracted in the lower value
+    /// mass moved by truncation (below the grid moved up, tail moved to +∞): subtracted in the
+    /// lower value
     pub bad: f64,
+    /// the part of `inf` that is a genuine atom at +∞ of the mechanism (e.g. δ0 of f_{ε0,δ0})
+    pub inf_exact: f64,
 }
 
 const GL8_X: [f64; 4] = [
@@ -462,6 +465,7 @@ impl Pld {
             pmf,
             inf: above,
             bad: below + above,
+            inf_exact: 0.0,
         }
         .close_mass())
     }
@@ -513,12 +517,14 @@ impl Pld {
             pmf[(k as i64 - lo) as usize] += w * (1.0 - t);
             pmf[(k as i64 + 1 - lo) as usize] += w * t;
         }
+        // the +∞ atom is part of the mechanism, not a truncation
         Ok(Pld {
             h,
             lo,
             pmf,
             inf,
-            bad: inf,
+            bad: 0.0,
+            inf_exact: inf,
         })
     }
 
@@ -618,6 +624,7 @@ impl Pld {
             pmf,
             inf,
             bad: inf,
+            inf_exact: 0.0,
         }
         .close_mass())
     }
@@ -691,6 +698,8 @@ pub struct Composition {
     pub inf: f64,
     /// Σ T_i·bad_i (truncated mass, for the lower value)
     pub bad: f64,
+    /// composed genuine +∞ mass 1 − Π(1 − inf_exact_i)^{T_i} (counted in the lower value)
+    pub inf_exact: f64,
     /// Chernoff bound on the finite mass above / below the window
     pub tail_hi: f64,
     pub tail_lo: f64,
@@ -833,6 +842,7 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
     let mut buf = vec![0.0; n];
     let mut spec = vec![Complex::new(0.0, 0.0); nc];
     let mut inf_keep_log = 0.0;
+    let mut infx_keep_log = 0.0;
     let mut bad = 0.0;
     let mut steps = 0.0;
     for (p, t) in parts {
@@ -861,6 +871,7 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
             *a *= Complex::new(mag * cs, mag * sn);
         }
         inf_keep_log += tf * (-p.inf).ln_1p();
+        infx_keep_log += tf * (-p.inf_exact).ln_1p();
         bad += tf * p.bad;
         steps += tf;
     }
@@ -906,6 +917,7 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
         pmf,
         inf: -inf_keep_log.exp_m1(),
         bad,
+        inf_exact: -infx_keep_log.exp_m1() * (1.0 - 1e-12),
         tail_hi,
         tail_lo,
         fft_err,
@@ -966,7 +978,9 @@ impl Composition {
         let est = (d + self.inf).min(1.0);
         let eta = (1e-3 * d).max(1e-300);
         let c = self.drift() + self.hoeffding(eta);
-        let lower = (self.finite_delta(eps + c) * (1.0 - 1e-12) - self.sub_low() - eta).max(0.0);
+        let lower =
+            (self.finite_delta(eps + c) * (1.0 - 1e-12) + self.inf_exact - self.sub_low() - eta)
+                .max(0.0);
         (lower, est, upper)
     }
 
@@ -1024,7 +1038,7 @@ impl Composition {
         let est = self.solve(delta - self.inf);
         let eta = 1e-3 * delta;
         let c = self.drift() + self.hoeffding(eta);
-        let tl = (delta + eta + self.sub_low()) / (1.0 - 1e-12);
+        let tl = (delta + eta + self.sub_low() - self.inf_exact) / (1.0 - 1e-12);
         let lower = (self.solve(tl) - c).max(0.0);
         (lower, est, upper)
     }
