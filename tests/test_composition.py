@@ -275,3 +275,12 @@ def test_profile_pld_of_gdp_composes_to_gdp(mu, E):
         exact = pabi.theta(eps, np.sqrt(E) * mu)
         assert lo <= exact and exact * (1 - 3e-14) <= up
         assert up - exact < 1e-4 * exact
+
+
+def test_type_errors():
+    with pytest.raises(TypeError):
+        pabi.dpsgd_epsilon("0.1", 1.0, 10, 1e-5)
+    with pytest.raises(TypeError):
+        pabi.dpsgd_epsilon(0.1, 1.0, [10], 1e-5)
+    with pytest.raises(TypeError):
+        pabi.approx_dp_composition_delta("a", 0.0, 3, 1.0)

@@ -27,7 +27,7 @@ import numpy as np
 
 from . import _core
 from ._api import log_theta, theta
-from ._bridge import ArrayLike, DomainError, Float, call as _call
+from ._bridge import ArrayLike, DomainError, Float, as_real, call as _call
 
 __all__ = [
     "tradeoff_eps_delta",
@@ -366,7 +366,15 @@ def compose_plds(
 def _check_steps(steps: float) -> float:
     if isinstance(steps, bool) or not np.isscalar(steps):
         raise TypeError(f"steps must be an integer, got {type(steps).__name__}")
-    return float(steps)
+    return _scalar("steps", steps)
+
+
+def _scalar(name: str, value: object) -> float:
+    """A real scalar argument as float (TypeError for anything else)."""
+    if isinstance(value, bool) or not np.isscalar(value):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    arr = as_real(name, value)
+    return float(arr)
 
 
 @overload
@@ -388,13 +396,15 @@ def dpsgd_epsilon(q, sigma, steps, delta, *, h=1e-4, bracket=False):
     >>> round(dpsgd_epsilon(0.01, 1.0, 1000, 1e-5), 3)
     1.828
     """
-    r = _core.dpsgd_epsilon(float(q), float(sigma), _check_steps(steps), float(delta), float(h))
+    r = _core.dpsgd_epsilon(_scalar("q", q), _scalar("sigma", sigma), _check_steps(steps),
+                            _scalar("delta", delta), _scalar("h", h))
     return tuple(r) if bracket else r[2]
 
 
 def dpsgd_delta(q: float, sigma: float, steps: int, eps: float, *, h: float = 1e-4) -> Bracket:
     """δ(ε) of DP-SGD as (lower, estimate, valid upper bound); see :func:`dpsgd_epsilon`."""
-    return tuple(_core.dpsgd_delta(float(q), float(sigma), _check_steps(steps), float(eps), float(h)))
+    return tuple(_core.dpsgd_delta(_scalar("q", q), _scalar("sigma", sigma), _check_steps(steps),
+                                   _scalar("eps", eps), _scalar("h", h)))
 
 
 def dpsgd_calibrate_sigma(
@@ -408,7 +418,8 @@ def dpsgd_calibrate_sigma(
     True
     """
     return _core.dpsgd_calibrate_sigma(
-        float(eps), float(delta), float(q), _check_steps(steps), float(h), float(rtol)
+        _scalar("eps", eps), _scalar("delta", delta), _scalar("q", q), _check_steps(steps),
+        _scalar("h", h), _scalar("rtol", rtol)
     )
 
 
