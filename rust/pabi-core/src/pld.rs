@@ -1119,6 +1119,53 @@ pub fn dpsgd_delta(q: f64, sigma: f64, steps: f64, eps: f64, h: f64) -> Result<B
     Ok(r)
 }
 
+/// Illinois regula falsi on a decreasing g with g(a) > 0 ≥ g(b): returns a bracket (a, b),
+/// b/a ≤ 1 + rtol, g(b) ≤ 0 < g(a).
+fn illinois(
+    g: &dyn Fn(f64) -> f64,
+    mut a: f64,
+    mut b: f64,
+    mut ga: f64,
+    mut gb: f64,
+    rtol: f64,
+) -> (f64, f64) {
+    let mut side = 0i32;
+    for _ in 0..100 {
+        if b / a <= 1.0 + rtol {
+            break;
+        }
+        let mut m = if ga.is_finite() && gb.is_finite() && ga != gb {
+            (a * gb - b * ga) / (gb - ga)
+        } else {
+            (a * b).sqrt()
+        };
+        // stay strictly inside, at least a quarter-tolerance from the ends
+        let lo_m = a * (1.0 + 0.25 * rtol);
+        let hi_m = b / (1.0 + 0.25 * rtol);
+        if !(m.is_finite()) {
+            m = (a * b).sqrt();
+        }
+        m = m.clamp(lo_m.min(hi_m), hi_m.max(lo_m));
+        let gm = g(m);
+        if gm <= 0.0 {
+            b = m;
+            gb = gm;
+            if side == 1 {
+                ga /= 2.0;
+            }
+            side = 1;
+        } else {
+            a = m;
+            ga = gm;
+            if side == -1 {
+                gb /= 2.0;
+            }
+            side = -1;
+        }
+    }
+    (a, b)
+}
+
 /// Smallest σ (to relative tolerance `rtol`) whose certified upper ε is ≤ `eps`.
 /// Brackets on a coarse grid (h = 10·`h`, which only loosens the upper bound), then refines on
 /// the fine grid; the returned σ is certified on the fine grid.
@@ -1151,104 +1198,70 @@ pub fn dpsgd_calibrate_sigma(
             Err(_) => f64::INFINITY,
         }
     };
-    // coarse phase (h = 10·h): geometric bracketing, then bisection in log σ to 0.3 %
+    // coarse phase (h = 10·h, cheap): geometric bracketing, then Illinois to rtol/4
     let hc = (10.0 * h).min(0.1);
-    let ok_c = |s: f64| eps_up(s, hc) <= eps;
+    let gc = |s: f64| eps_up(s, hc) - eps;
     let guess = (q * steps.sqrt() / eps.sqrt()).clamp(0.3, 1e5);
     let (mut lo, mut hi);
-    if ok_c(guess) {
+    let (mut glo, mut ghi);
+    let g0 = gc(guess);
+    if g0 <= 0.0 {
         hi = guess;
+        ghi = g0;
         lo = guess / 2.0;
-        while ok_c(lo) {
+        glo = gc(lo);
+        while glo <= 0.0 {
             hi = lo;
+            ghi = glo;
             lo /= 2.0;
             if lo < 1e-3 {
                 return Err(PabiError::unreachable("target met for every sigma >= 1e-3"));
             }
+            glo = gc(lo);
         }
     } else {
         lo = guess;
+        glo = g0;
         hi = guess * 2.0;
-        while !ok_c(hi) {
+        ghi = gc(hi);
+        while ghi > 0.0 {
             lo = hi;
+            glo = ghi;
             hi *= 2.0;
             if hi > 1e6 {
                 return Err(PabiError::unreachable(
                     "target not reached for sigma <= 1e6",
                 ));
             }
+            ghi = gc(hi);
         }
     }
-    while hi / lo > 1.0 + 3e-3 {
-        let m = (lo * hi).sqrt();
-        if ok_c(m) {
-            hi = m;
-        } else {
-            lo = m;
-        }
-    }
-    // fine phase: Illinois regula falsi on g(σ) = ε_up(σ) − ε, keeping a certified hi
+    let (_, hi_c) = illinois(&gc, lo, hi, glo, ghi, 0.25 * rtol);
+    // fine phase: the fine grid is a little tighter, so the answer is at or just below hi_c
     let g = |s: f64| eps_up(s, h) - eps;
-    let mut a = lo / (1.0 + 2e-2);
-    let mut b = hi;
+    let mut b = hi_c;
     let mut gb = g(b);
+    let mut step = 1.0 + rtol;
     while gb > 0.0 {
-        a = b;
-        b *= 1.02;
+        b *= step;
+        step = step * step;
         gb = g(b);
     }
+    let mut a = b / (1.0 + rtol);
     let mut ga = g(a);
+    if ga > 0.0 {
+        return Ok(b);
+    }
+    step = 1.0 + 2.0 * rtol;
     while ga <= 0.0 {
         b = a;
         gb = ga;
-        a /= 1.02;
+        a /= step;
+        step = step * step;
         ga = g(a);
     }
-    let mut side = 0i32;
-    for _ in 0..60 {
-        if b / a <= 1.0 + rtol || !ga.is_finite() {
-            if !ga.is_finite() {
-                // bisect while the lower end is not finite
-                let m = (a * b).sqrt();
-                let gm = g(m);
-                if gm <= 0.0 {
-                    b = m;
-                    gb = gm;
-                } else {
-                    a = m;
-                    ga = gm;
-                }
-                if b / a <= 1.0 + rtol {
-                    break;
-                }
-                continue;
-            }
-            break;
-        }
-        let mut m = (a * gb - b * ga) / (gb - ga);
-        // keep the step inside and away from the ends
-        let lo_m = a * (1.0 + 0.25 * rtol);
-        let hi_m = b / (1.0 + 0.25 * rtol);
-        m = m.clamp(lo_m.min(hi_m), hi_m.max(lo_m));
-        let gm = g(m);
-        if gm <= 0.0 {
-            b = m;
-            gb = gm;
-            if side == 1 {
-                ga /= 2.0;
-            }
-            side = 1;
-        } else {
-            a = m;
-            ga = gm;
-            if side == -1 {
-                gb /= 2.0;
-            }
-            side = -1;
-        }
-    }
-    let hi_f = b;
-    Ok(hi_f)
+    let (_, b) = illinois(&g, a, b, ga, gb, rtol);
+    Ok(b)
 }
 
 #[cfg(test)]
