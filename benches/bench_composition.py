@@ -87,7 +87,9 @@ def main() -> None:
         print(f"{steps:>7} | {lo:10.4f} {est:10.5f} {up:10.5f} {tp:8.4f} | {ed:10.5f} {td:8.3f} | "
               f"{prv} | {td / tp:10.1f}x")
 
-    from pabi.composition import _dpsgd_epsilon_rdp
+    def _dpsgd_epsilon_rdp(q, sigma, steps, delta):
+        orders = pabi.rdp.DEFAULT_ORDERS
+        return pabi.rdp.rdp_to_dp_epsilon(orders, steps * pabi.sampled_gaussian_rdp(orders, q, sigma), delta)[0]
 
     for steps in STEPS:
         t, e = best_of(lambda: _dpsgd_epsilon_rdp(Q, SIGMA, steps, DELTA), repeat=1)

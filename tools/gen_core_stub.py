@@ -21,7 +21,9 @@ numeric argument, equal lengths) plus scalar options and return 1-D float64 arra
 wrappers in ``pabi`` handle scalars, broadcasting and dtype conversion.
 """
 
-from typing import Any
+from typing import Any, final
+
+from typing_extensions import disjoint_base
 
 import numpy as np
 import numpy.typing as npt
@@ -63,7 +65,31 @@ def main() -> None:
     lines = [HEADER.format(names="\n".join(f'    "{n}",' for n in names))]
     for name in names:
         obj = getattr(core, name)
-        if isinstance(obj, type) or not callable(obj):
+        if isinstance(obj, type):
+            if name == "DomainError":
+                continue
+            lines.append("@final")
+            lines.append(f"class {name}:")
+            members = [m for m in sorted(vars(obj)) if not m.startswith("__")]
+            for m in members:
+                attr = getattr(obj, m)
+                if callable(attr):
+                    try:
+                        params = list(inspect.signature(attr).parameters.values())
+                    except (TypeError, ValueError):
+                        params = []
+                    args = ["self"] + [p.name + (": Any = ..." if p.default is not inspect.Parameter.empty else ": Any")
+                                       for p in params if p.name != "self"]
+                    if isinstance(vars(obj)[m], staticmethod) or type(vars(obj)[m]).__name__ == "builtin_function_or_method":
+                        lines.append("    @staticmethod")
+                        args = args[1:]
+                    lines.append(f"    def {m}({', '.join(args)}) -> Any: ...")
+                else:
+                    lines.append(f"    {m}: Any")
+            if not members:
+                lines.append("    ...")
+            continue
+        if not callable(obj):
             continue
         if name in TYPED:
             lines.append(TYPED[name])

@@ -43,7 +43,6 @@ __all__ = [
     "dpsgd_epsilon",
     "dpsgd_delta",
     "dpsgd_calibrate_sigma",
-    "profile_to_rdp",
     "multi_epoch_epsilon",
 ]
 
@@ -423,64 +422,27 @@ def dpsgd_calibrate_sigma(
     )
 
 
-def _dpsgd_epsilon_rdp(q: float, sigma: float, steps: int, delta: float) -> float:
-    """RDP route for comparison (private; to be replaced by pabi.rdp's sampled-Gaussian RDP):
-    Mironov et al. 2019 integer-order bound for the sampled Gaussian, then Mironov Prop. 3."""
-    from math import lgamma, log
-
-    best = np.inf
-    for a in range(2, 257):
-        terms = [
-            lgamma(a + 1) - lgamma(j + 1) - lgamma(a - j + 1)
-            + j * log(q) + (a - j) * np.log1p(-q) + (j * j - j) / (2 * sigma**2)
-            for j in range(a + 1)
-        ] if q < 1 else [a * (a - 1) / (2 * sigma**2)]
-        m = max(terms)
-        rdp = (m + log(sum(np.exp(t - m) for t in terms))) / (a - 1)
-        best = min(best, steps * rdp + log(1 / delta) / (a - 1))
-    return float(best)
-
-
 # ---------------------------------------------------------------------------------------------
 # Multi-epoch composition of a per-epoch privacy profile (003 §5)
 
 
-def profile_to_rdp(
-    delta: Callable[[np.ndarray], np.ndarray], orders: ArrayLike, *, eps_max: float = 64.0,
-    h: float = 1e-3,
+def _profile_rdp_curve(
+    delta: Callable[[np.ndarray], np.ndarray], orders: np.ndarray, eps_max: float, h: float
 ) -> np.ndarray:
-    """Rényi-DP ε_R(α) implied by a symmetric privacy profile (SPEC_pabi §5.5 profile_to_rdp):
+    """ε_R(α) of a profile at each order, by :func:`pabi.rdp.profile_to_rdp` (the one
+    implementation of SPEC_pabi §5.5) on the grid 0, h, ..., eps_max."""
+    from .rdp import profile_to_rdp
 
-    e^{(α−1)D_α} ≤ 1 + α(α−1) ∫_0^∞ (e^{(α−1)ε} + e^{−αε}) δ(ε) dε,
-
-    integrated as an upper Riemann sum (δ non-increasing: δ(ε_k) on [ε_k, ε_{k+1}], exponential
-    parts exact). The integral beyond ``eps_max`` must be negligible (checked: the last cell's
-    contribution must be < 1e-12 of the total). Orders α > 1. (The paper's "(ε,δ)-DP → RDP" step
-    is invalid, SPEC T11, and is not offered.)
-    """
-    a = np.atleast_1d(np.asarray(orders, dtype=float))
-    if np.any(~(a > 1)):
-        raise _domain("orders", "> 1", a[~(a > 1)][0])
-    n = int(np.ceil(eps_max / h))
-    e = np.arange(n + 1) * h
-    d = np.asarray(delta(e), dtype=float)
-    if np.any((d < 0) | (d > 1)) or np.any(np.diff(d) > 0):
-        raise _domain("delta", "a privacy profile (in [0, 1], non-increasing)", "callable")
-    with np.errstate(divide="ignore"):
-        ld = np.log(d[:-1])
-    out = np.empty_like(a)
-    for i, al in enumerate(a):
-        # ∫_{e_k}^{e_k+h} e^{(α−1)ε} dε = e^{(α−1)e_k}·expm1((α−1)h)/(α−1); likewise e^{−αε}
-        t1 = ld + (al - 1) * e[:-1] + np.log(np.expm1((al - 1) * h) / (al - 1))
-        t2 = ld - al * e[:-1] + np.log(-np.expm1(-al * h) / al)
-        allt = np.concatenate([t1, t2])
-        m = np.max(allt)
-        s = np.exp(m) * np.sum(np.exp(allt - m))
-        if t1[-1] > m + np.log(1e-12) + np.log(max(s / np.exp(m), 1e-300)) and np.isfinite(t1[-1]):
-            raise ValueError(f"profile_to_rdp: the integrand has not decayed by eps_max={eps_max}"
-                             f" at order {al}; increase eps_max")
-        out[i] = np.log1p(al * (al - 1) * s) / (al - 1) * (1 + 1e-12)
-    return out
+    grid = np.arange(int(np.ceil(eps_max / h)) + 1) * h
+    values = np.asarray(delta(grid), dtype=float)
+    # Directed profiles never return exactly 0 (an underflowing upper bound is a few subnormal
+    # ulps). Beyond eps_max the profile is taken as 0, which requires it to have decayed there:
+    # checked as δ(eps_max) ≤ 1e-300 (assumption documented in multi_epoch_epsilon).
+    if not values[-1] <= 1e-300:
+        raise ValueError(f"the profile has not decayed at eps_max = {eps_max} (delta = {values[-1]:.3g}); "
+                         "increase eps_max")
+    values[-1] = 0.0
+    return np.array([profile_to_rdp(float(a), grid, values) for a in orders])
 
 
 def multi_epoch_epsilon(
@@ -499,14 +461,16 @@ def multi_epoch_epsilon(
     * ``"single_point"``: the paper's route, one (ε0, δ(ε0)) point composed exactly
       (f_{ε0,δ0}^{⊗E}, KOV), minimised over ε0;
     * ``"pld"``: the whole profile composed through the PLD (valid upper bound);
-    * ``"rdp"``: profile → RDP (sound, SPEC §5.5), composed, Mironov conversion;
+    * ``"rdp"``: profile → RDP (sound, SPEC §5.5; :func:`pabi.rdp.profile_to_rdp`), composed,
+      Mironov conversion;
     * ``"gdp"``: the dominating μ* (SPEC §5.4), √E·μ*, GDP → ε.
 
     The first three are valid upper bounds. The GDP route takes the supremum of μ_ε over
     ε ∈ [0, 400] only (pass ``log_delta``, ε ↦ ln δ(ε), so that large ε do not underflow); for
     profiles whose μ_ε keeps increasing beyond (the shuffled-PNSGD profile tends to 2L/σ) it is
     slightly optimistic — use the known limit there. The smallest valid value is the best
-    certificate; returns a dict with the four ε values.
+    certificate; returns a dict with the four ε values. The RDP route takes the profile as 0
+    beyond ``eps_max`` (default 64) and requires δ(eps_max) ≤ 1e-300.
     """
     E = int(epochs)
     if E != epochs or E < 1:
@@ -530,8 +494,10 @@ def multi_epoch_epsilon(
     res["single_point"] = best
     a = np.asarray(orders if orders is not None else np.concatenate(
         [np.linspace(1.05, 2, 20), np.linspace(2.1, 20, 180), np.linspace(21, 64, 44)]))
-    rdp = profile_to_rdp(delta, a, eps_max=eps_max or 64.0)
-    res["rdp"] = float(np.min(E * rdp + np.log(1 / target_delta) / (a - 1)))
+    from .rdp import rdp_to_dp_epsilon
+
+    rdp = _profile_rdp_curve(delta, a, eps_max or 64.0, h)
+    res["rdp"] = rdp_to_dp_epsilon(a, E * rdp, target_delta, method="classical")[0]
     eg = np.concatenate([np.linspace(0, 20, 2001), np.linspace(20.5, 400, 760)])
     if log_delta is not None:
         ld = np.asarray(log_delta(eg), dtype=float)

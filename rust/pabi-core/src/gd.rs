@@ -6,6 +6,7 @@
 //! built on it is false (SPEC §9 T10, check C07). With ρ = 0, M = 1 (convex case; the caller is
 //! then responsible for η ≤ 2/β, checked when β is given).
 
+use crate::dd::{add_dd, mul_dd, two_prod, two_sum};
 use crate::error::{PabiError, Result};
 use crate::num::INFLATE;
 
@@ -73,10 +74,15 @@ pub fn step_contraction(
         ));
     }
     let x = (2.0 * lr * beta * rho / (beta + rho)).clamp(0.0, 1.0);
-    // M must be rounded up: move x (4 roundings) down by 8 ulp before 1 − x, which cancels
-    // when x ≈ 1 (β ≈ ρ, η ≈ 1/β); the subtraction, sqrt and product are then covered by INFLATE.
-    let x_down = x * (1.0 - 8.0 * f64::EPSILON);
-    let m = ((1.0 - x_down).sqrt() * (1.0 + INFLATE)).min(1.0);
+    // M must be rounded up without losing accuracy: 1 − x = (β + ρ − 2ηβρ)/(β + ρ) with the
+    // numerator as an exact double-double (no cancellation even for β ≈ ρ, η ≈ 1/β), so
+    // M² is known to a few ulp and INFLATE covers it.
+    let (p, pe) = two_prod(2.0 * lr, beta);
+    let (q, qe) = mul_dd(p, pe, rho, 0.0);
+    let (s, se) = two_sum(beta, rho);
+    let (nh, nl) = add_dd(s, se, -q, -qe);
+    let one_minus_x = ((nh + nl) / (s + se)).clamp(0.0, 1.0);
+    let m = (one_minus_x.sqrt() * (1.0 + INFLATE)).min(1.0);
     Ok(StepContraction { m, one_minus_m2: x })
 }
 
@@ -90,8 +96,8 @@ mod tests {
         assert_eq!((c.m, c.one_minus_m2), (1.0, 0.0));
         // beta = rho = 1, lr = 1: M = 0 (SPEC §1.7)
         let c = step_contraction(1.0, Some(1.0), 1.0).unwrap();
-        assert!(c.m < 1e-7 && c.one_minus_m2 == 1.0); // sqrt(8 ulp) ≈ 4e-8: still a valid upper bound
-                                                      // lr = 2/(beta + rho): M = (beta - rho)/(beta + rho)
+        assert!(c.m < 1e-7 && c.one_minus_m2 == 1.0);
+        // lr = 2/(beta + rho): M = (beta - rho)/(beta + rho)
         let c = step_contraction(2.0 / 5.0, Some(4.0), 1.0).unwrap();
         assert!(c.m >= 0.6 && c.m - 0.6 < 1e-13);
         assert!(step_contraction(0.5, Some(4.0), 1.0).is_err()); // lr > 2/(b + r): T10
