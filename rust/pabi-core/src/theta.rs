@@ -45,7 +45,7 @@
 //! is 1 − (a directed quantity) ≥ ½, only the subtraction's rounding remains and one ulp
 //! (2^-53) suffices, so e.g. 1 − θ for tiny θ is 1 − 2^-53 rather than 1 − 1.4e-14.
 
-use crate::dd::{div_dd, fast_two_sum, sqr_dd, two_sum, FRAC_1_SQRT_2_HI};
+use crate::dd::{fast_two_sum, sqr_dd, two_sum, FRAC_1_SQRT_2_HI};
 use crate::num::{down, down_tight, shift_log, up, HALF_ULP_ONE};
 use crate::vmath;
 
@@ -92,7 +92,11 @@ const THETA_POLY: [f64; 35] = [
 /// a = ε/r − r/2 and b = ε/r + r/2 as double-doubles.
 #[inline(always)]
 fn ab(eps: f64, r: f64) -> (f64, f64, f64, f64) {
-    let (q, ql) = div_dd(eps, r);
+    // q = ε/r as a double-double from one reciprocal: q_hi = ε·(1/r) need not be the correctly
+    // rounded quotient, the exact remainder ε − q_hi·r (fma) carries the rest.
+    let ir = 1.0 / r;
+    let q = eps * ir;
+    let ql = (-q).mul_add(r, eps) * ir;
     let h = 0.5 * r;
     let (a, ae) = two_sum(q, -h);
     let (a, al) = fast_two_sum(a, ae + ql);
@@ -128,6 +132,8 @@ struct Pre {
     /// a + c, b + c and the polynomial arguments s_a, s_b.
     ac: f64,
     bc: f64,
+    /// 1/((a+c)(b+c)).
+    inv: f64,
     sa: f64,
     sb: f64,
     /// r (sanitized) and the exact θ of the special inputs (NaN otherwise).
@@ -151,7 +157,10 @@ fn pre(eps: f64, r: f64, clamp_a: f64) -> Pre {
     let (a2, a2l) = sqr_dd(a, al);
     let c = THETA_C;
     let ac = a + c;
-    let bc = b + c;
+    // b + c capped at 1e150 + c so that (a+c)(b+c) stays finite: only reached where a is huge
+    // too (θ ≈ e^{−a²/2}) or in the complement form (a < −1), and a smaller b + c only raises θ.
+    let bc = b.min(1e150) + c;
+    let inv = 1.0 / (ac * bc);
     Pre {
         a,
         b,
@@ -159,8 +168,9 @@ fn pre(eps: f64, r: f64, clamp_a: f64) -> Pre {
         ha_lo: -0.5 * a2l,
         ac,
         bc,
-        sa: 1.0 - 2.0 * (c - 1.0) / ac,
-        sb: 1.0 - 2.0 * (c - 1.0) / bc,
+        inv,
+        sa: 1.0 - 2.0 * (c - 1.0) * (bc * inv),
+        sb: 1.0 - 2.0 * (c - 1.0) * (ac * inv),
         r,
         fixed,
     }
@@ -193,7 +203,13 @@ fn special(eps: f64, r: f64) -> (f64, f64, f64) {
         f64::NAN
     };
     let sp = zero || one;
-    (if sp { 1.0 } else { eps }, if sp { 1.0 } else { r }, fixed)
+    // r below 1e-300 is raised to 1e-300: θ is increasing in r, so θ and log θ stay upper
+    // bounds and 1 − θ a lower bound (1/r and ε/r stay finite).
+    (
+        if sp { 1.0 } else { eps },
+        if sp { 1.0 } else { r.max(1e-300) },
+        fixed,
+    )
 }
 
 /// e^{hi + lo} for |lo| ≤ 1e-12 (the low part of a double-double exponent).
@@ -211,7 +227,7 @@ fn fin_theta(p: &Pre, num: f64, y: f64) -> f64 {
     let w = exp_dd(p.ha_hi, p.ha_lo);
     // a ≥ −1: θ = e^{−a²/2}·x; a < −1: θ = 1 − C ≥ 0.68, one ulp up from 1 − (C rounded down).
     let v = if p.a >= -1.0 {
-        up(w * (p.r * num / (p.ac * p.bc)))
+        up(w * (p.r * num * p.inv))
     } else {
         (1.0 - down(w * y)) + HALF_ULP_ONE
     };
@@ -245,7 +261,7 @@ fn fin_theta_complement(p: &Pre, num: f64, y: f64) -> f64 {
     let w = exp_dd(p.ha_hi, p.ha_lo);
     // a ≥ 0: θ ≤ ½, so 1 − (θ rounded up) ≥ ½ and one ulp down makes it a lower bound.
     let v = if p.a >= 0.0 {
-        (1.0 - up(w * (p.r * num / (p.ac * p.bc)))) - HALF_ULP_ONE
+        (1.0 - up(w * (p.r * num * p.inv))) - HALF_ULP_ONE
     } else {
         down_tight(w * y)
     };
@@ -259,7 +275,7 @@ fn fin_theta_complement(p: &Pre, num: f64, y: f64) -> f64 {
 
 #[inline(always)]
 fn fin_log_theta_complement(p: &Pre, num: f64, y: f64) -> f64 {
-    let th = up(exp_dd(p.ha_hi, p.ha_lo) * (p.r * num / (p.ac * p.bc)));
+    let th = up(exp_dd(p.ha_hi, p.ha_lo) * (p.r * num * p.inv));
     let pos = vmath::log1p(-th);
     let neg = p.ha_hi + (p.ha_lo + vmath::ln(y));
     let v = if p.a >= 0.0 {
@@ -340,6 +356,7 @@ struct PreBlock {
     ha_lo: [f64; BLOCK],
     ac: [f64; BLOCK],
     bc: [f64; BLOCK],
+    inv: [f64; BLOCK],
     sa: [f64; BLOCK],
     sb: [f64; BLOCK],
     r: [f64; BLOCK],
@@ -355,6 +372,7 @@ impl PreBlock {
         self.ha_lo[j] = p.ha_lo;
         self.ac[j] = p.ac;
         self.bc[j] = p.bc;
+        self.inv[j] = p.inv;
         self.sa[j] = p.sa;
         self.sb[j] = p.sb;
         self.r[j] = p.r;
@@ -370,6 +388,7 @@ impl PreBlock {
             ha_lo: self.ha_lo[j],
             ac: self.ac[j],
             bc: self.bc[j],
+            inv: self.inv[j],
             sa: self.sa[j],
             sb: self.sb[j],
             r: self.r[j],
@@ -396,6 +415,7 @@ fn block_eval(
         ha_lo: z,
         ac: z,
         bc: z,
+        inv: z,
         sa: z,
         sb: z,
         r: z,
