@@ -85,10 +85,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"pabi: error: {exc}", file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps(rows, indent=2))
+        print(json.dumps(rows if args.command != "demo" else {"theta": rows, "bounds": _demo_bounds()}, indent=2))
     else:
         _print_table(rows)
+        if args.command == "demo":
+            print("\nBounds built on it (see README):")
+            for name, value in _demo_bounds().items():
+                print(f"  {name:<72} {value:.6g}")
     return 0
+
+
+def _demo_bounds() -> dict[str, float]:
+    """A few headline numbers of the bound families (one training setup each)."""
+    import pabi
+
+    setup = dict(sigma=4.0, lipschitz=1.0, lr=0.05, diameter=1.0, n=1000)
+    return {
+        "shuffled PNSGD, Gaussian noise sigma=4, n=1000: delta at eps=1": float(
+            pabi.pnsgd_delta(1.0, order="shuffled", **setup)),
+        "shuffled PNSGD, same setup: eps at delta=1e-5": float(
+            pabi.pnsgd_epsilon(1e-5, order="shuffled", **setup)),
+        "Gaussian noise schedule (Lambert W), C1=1e5: limit delta* at eps=1": float(
+            pabi.gauss_schedule_delta_star(1.0, 1e5)),
+        "DP-SGD q=0.01 sigma=1 T=1000: eps at delta=1e-5 (PLD upper bound)": float(
+            pabi.dpsgd_epsilon(0.01, 1.0, 1000, 1e-5)),
+    }
 
 
 if __name__ == "__main__":
