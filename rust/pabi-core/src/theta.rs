@@ -464,7 +464,7 @@ fn block_eval(
             gb[t] = p.b[idx[t]];
         }
         let mut gy = [1.0_f64; BLOCK];
-        for t in 0..BLOCK {
+        for t in 0..cnt {
             gy[t] = comp_y(ga[t], gb[t]);
         }
         for t in 0..cnt {
