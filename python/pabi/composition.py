@@ -31,6 +31,7 @@ from ._bridge import ArrayLike, DomainError, Float, as_real, call as _call
 
 __all__ = [
     "tradeoff_eps_delta",
+    "tradeoff_from_profile",
     "approx_dp_composition_delta",
     "gdp_delta",
     "gdp_epsilon",
@@ -69,6 +70,32 @@ def tradeoff_eps_delta(alpha: ArrayLike, eps: ArrayLike, delta: ArrayLike) -> Fl
     0.728171817154
     """
     return _call(_core.tradeoff_eps_delta, ("alpha", "eps", "delta"), alpha, eps, delta)
+
+
+def tradeoff_from_profile(alpha: ArrayLike, eps: ArrayLike, delta: ArrayLike) -> Float:
+    """Trade-off function of a mechanism given by a privacy profile δ(ε) on a grid of ε.
+
+    A mechanism that is (ε, δ(ε))-DP for every ε is f-DP with f = sup_ε f_{ε,δ(ε)}
+    (Dong–Roth–Su Prop. 2.12; SPEC_pabi §5.1): the pointwise supremum of the trade-off curves
+    of its (ε, δ) points. ``eps`` and ``delta`` are equally long 1-D arrays (δ an upper bound of
+    the profile, e.g. ``pabi.pnsgd_delta`` over ``eps``); the supremum is taken over the grid,
+    which can only lower f, and each f_{ε,δ} is rounded down: the result is a valid (lower)
+    trade-off curve, tighter as the grid gets finer. ``alpha`` ∈ [0, 1] broadcasts.
+
+    >>> import numpy as np
+    >>> eps = np.linspace(0, 8, 801)
+    >>> f = tradeoff_from_profile([0.05, 0.2], eps, gdp_delta(eps, 1.0))  # 1-GDP profile
+    >>> np.round(f, 3)  # close to the Gaussian trade-off G_1(α) = Φ(Φ^{-1}(1-α) - 1)
+    array([0.74 , 0.437])
+    """
+    e = np.ascontiguousarray(eps, dtype=np.float64).reshape(-1)
+    d = np.ascontiguousarray(delta, dtype=np.float64).reshape(-1)
+    if e.size == 0 or e.size != d.size:
+        raise ValueError(f"eps and delta must be non-empty 1-D arrays of equal length, got {e.size} and {d.size}")
+    a = np.asarray(alpha, dtype=np.float64)
+    vals = tradeoff_eps_delta(a[..., None], e, d)
+    out = np.max(vals, axis=-1)
+    return float(out) if np.ndim(out) == 0 else out
 
 
 def approx_dp_composition_delta(

@@ -183,7 +183,8 @@ pub fn approx_dp_composition_delta(eps0: f64, delta0: f64, k: f64, eps: f64) -> 
 }
 
 /// The trade-off function f_{ε,δ}(α) = max{0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)} (SPEC §5.1),
-/// evaluated without forming e^ε (stable for ε up to f64::MAX). Rounded to nearest.
+/// evaluated without forming e^ε (stable for ε up to f64::MAX). Rounded down: a trade-off
+/// curve is a lower bound on the type II error, so a smaller value is the conservative side.
 pub fn tradeoff_eps_delta(alpha: f64, eps: f64, delta: f64) -> Result<f64> {
     check_eps_delta(eps, delta).map_err(|e| match e {
         PabiError::Domain {
@@ -209,7 +210,7 @@ pub fn tradeoff_eps_delta(alpha: f64, eps: f64, delta: f64) -> Result<f64> {
         r
     };
     let p2 = (-eps).exp() * (r - alpha);
-    Ok(p1.max(p2).max(0.0))
+    Ok(crate::num::down(p1.max(p2).max(0.0)))
 }
 
 // ---------------------------------------------------------------------------------------------
