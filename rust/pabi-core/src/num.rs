@@ -52,6 +52,22 @@ pub fn shift_log(v: f64, sign: f64, scale: f64) -> f64 {
     }
 }
 
+/// A probability from its logarithm, rounded up and at most 1 (ln = −∞ gives 0).
+#[inline]
+pub fn exp_up_unit(log_value: f64) -> f64 {
+    if log_value == f64::NEG_INFINITY {
+        0.0
+    } else {
+        up(log_value.exp()).min(1.0)
+    }
+}
+
+/// A non-negative value from its logarithm, rounded down.
+#[inline]
+pub fn exp_down(log_value: f64) -> f64 {
+    down(log_value.exp())
+}
+
 /// Neumaier-compensated sum of a sequence (error ~ 2 ulp of the result, independent of n).
 pub fn neumaier_sum(xs: impl IntoIterator<Item = f64>) -> f64 {
     let mut s = 0.0_f64;

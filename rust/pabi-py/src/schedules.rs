@@ -3,22 +3,13 @@
 //! says whether the smoothness array carries values (Python `None` otherwise).
 
 use numpy::{IntoPyArray, PyReadonlyArray1};
-use pabi_core::num::{down, up};
+use pabi_core::num::{exp_down, exp_up_unit};
 use pabi_core::schedules::online::{self, OnlineSchedule};
 use pabi_core::schedules::{self as sc, map_args, opt, Noise, Problem};
 use pabi_core::PabiError;
 use pyo3::prelude::*;
 
 use crate::{to_py, Out};
-
-/// δ from its log, rounded up (0 stays 0).
-fn value_up(v: f64) -> f64 {
-    if v == f64::NEG_INFINITY {
-        0.0
-    } else {
-        up(v.exp()).min(1.0)
-    }
-}
 
 fn kind(laplace: bool) -> Noise {
     if laplace {
@@ -162,7 +153,7 @@ fn online_delta<'py>(
         online::online_log_delta_all(kind(laplace), &p, xs, &mut out)?;
         if !log {
             for v in out.iter_mut() {
-                *v = value_up(*v);
+                *v = exp_up_unit(*v);
             }
         }
         Ok::<_, PabiError>(out)
@@ -191,7 +182,7 @@ fn online_delta_at(
         online::online_log_delta_at(kind(laplace), &p, xs, index)
     });
     let v = res.map_err(|e| to_py(py, e))?;
-    Ok(if log { v } else { value_up(v) })
+    Ok(if log { v } else { exp_up_unit(v) })
 }
 
 #[pyfunction]
@@ -281,9 +272,9 @@ fn online_schedule_bound<'py>(
             Ok(if log {
                 v
             } else if which == 4 {
-                down(v.exp())
+                exp_down(v)
             } else {
-                value_up(v)
+                exp_up_unit(v)
             })
         })
         .map(|_| out)

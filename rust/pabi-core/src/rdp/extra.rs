@@ -114,14 +114,7 @@ pub fn lp_per_instance_eps_delta(
         return Err(PabiError::domain("p", "> 1 and finite", p));
     }
     unit_open("delta_prime", delta_prime)?;
-    if sens.is_empty() {
-        return Err(PabiError::Shape {
-            message: "sensitivities must be non-empty".into(),
-        });
-    }
-    crate::batch::check(sens, "sensitivities", ">= 0 and finite", |x| {
-        x >= 0.0 && x.is_finite()
-    })?;
+    check_sensitivities(sens)?;
     let c = gaussian_dp_constant(delta, sigma)?;
     let xs: Vec<f64> = sens.iter().map(|&d| p * c * d).collect();
     let k = super::log_mean_exp(&xs);
@@ -696,13 +689,8 @@ pub fn sensitivity_multi_epoch(
     Ok(up(up(v)))
 }
 
-/// Averaged RDP (001 Prop. 3): (1/(α − 1))·ln mean_j exp(α(α − 1)Δ_j²/(2σ²)), stable
-/// (log1p(mean expm1) form when small, log-mean-exp otherwise; α → 1 limit mean Δ²/(2σ²)).
-pub fn averaged_rdp(alpha: f64, sigma: f64, sens: &[f64]) -> Result<f64> {
-    if !(alpha > 1.0 && alpha.is_finite()) {
-        return Err(PabiError::domain("alpha", "> 1 and finite", alpha));
-    }
-    pos("sigma", sigma)?;
+/// Sensitivity samples: non-empty, finite, non-negative (first bad index reported).
+fn check_sensitivities(sens: &[f64]) -> Result<()> {
     if sens.is_empty() {
         return Err(PabiError::Shape {
             message: "sensitivities must be non-empty".into(),
@@ -710,7 +698,17 @@ pub fn averaged_rdp(alpha: f64, sigma: f64, sens: &[f64]) -> Result<f64> {
     }
     crate::batch::check(sens, "sensitivities", ">= 0 and finite", |x| {
         x >= 0.0 && x.is_finite()
-    })?;
+    })
+}
+
+/// Averaged RDP (001 Prop. 3): (1/(α − 1))·ln mean_j exp(α(α − 1)Δ_j²/(2σ²)), stable
+/// (log1p(mean expm1) form when small, log-mean-exp otherwise; α → 1 limit mean Δ²/(2σ²)).
+pub fn averaged_rdp(alpha: f64, sigma: f64, sens: &[f64]) -> Result<f64> {
+    if !(alpha > 1.0 && alpha.is_finite()) {
+        return Err(PabiError::domain("alpha", "> 1 and finite", alpha));
+    }
+    pos("sigma", sigma)?;
+    check_sensitivities(sens)?;
     let t = alpha - 1.0;
     let ys: Vec<f64> = sens
         .iter()
