@@ -543,6 +543,31 @@ macro_rules! simd {
 simd! {
     /// Privacy profile kernel: one element's data, ε varies.
     fn k_delta_once(e: &Elem, ra: f64, rb: f64, eps: &[f64], log: bool, j0: usize, out: &mut [f64]) {
+        let blockable = !log
+            && e.noise == Noise::Gaussian
+            && matches!(e.order, Order::Shuffled | Order::RandomStop)
+            && eps.len() > 1;
+        if blockable {
+            // The profile path: A and 1 − B by the engine's block kernels (bitwise equal to the
+            // scalar θ and complement, but vectorized), then the order's geometric factor.
+            let ras = [ra; theta::BLOCK];
+            let rbs = [rb; theta::BLOCK];
+            let m = if e.order == Order::Shuffled { e.n } else { e.n - e.i + 1.0 };
+            let scale = if e.order == Order::Shuffled { 1.0 } else { m / e.n };
+            for (c, o) in out.chunks_mut(theta::BLOCK).enumerate() {
+                let lo = j0 + c * theta::BLOCK;
+                let x = &eps[lo..lo + o.len()];
+                let mut a = [0.0; theta::BLOCK];
+                let mut u = [0.0; theta::BLOCK];
+                theta::theta_block(x, &ras[..o.len()], &mut a[..o.len()]);
+                theta::theta_complement_block(x, &rbs[..o.len()], &mut u[..o.len()]);
+                for (t, ot) in o.iter_mut().enumerate() {
+                    let v = a[t] * scale * geometric_average(u[t], m);
+                    *ot = if a[t] == 0.0 { 0.0 } else { up(v).min(a[t]).min(1.0) };
+                }
+            }
+            return;
+        }
         for (t, o) in out.iter_mut().enumerate() {
             let x = at(eps, j0 + t);
             *o = if log {
