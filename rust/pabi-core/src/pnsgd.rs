@@ -33,10 +33,9 @@ use multiversion::multiversion;
 use rayon::prelude::*;
 
 use crate::batch::{check, pool};
-use crate::dd::two_sum;
 use crate::error::{PabiError, Result};
 use crate::gd::step_contraction;
-use crate::num::{geometric_average, log1mexp, up};
+use crate::num::{geometric_average, up};
 use crate::theta;
 use crate::vmath;
 
@@ -133,16 +132,6 @@ pub struct Params<'a> {
 #[inline(always)]
 fn next_up(x: f64) -> f64 {
     if x > 0.0 && x.is_finite() {
-        f64::from_bits(x.to_bits() + 1)
-    } else {
-        x
-    }
-}
-
-/// The next double below a negative finite x (larger magnitude).
-#[inline(always)]
-fn next_up_mag(x: f64) -> f64 {
-    if x.is_finite() {
         f64::from_bits(x.to_bits() + 1)
     } else {
         x
@@ -368,43 +357,20 @@ fn factor_a(noise: Noise, eps: f64, ra: f64, want_log: bool) -> (f64, f64) {
 /// |ln B|; log θ only where B underflows.
 #[inline(always)]
 fn factor_b(noise: Noise, eps: f64, rb: f64) -> (f64, f64) {
-    let u = match noise {
-        Noise::Gaussian => theta::theta_complement(eps, rb),
-        Noise::Laplace => {
-            // ln B = ln(1 − e^x), x = (ε − r_B)/2 moved down one ulp-scale step (B up): its
-            // error is ~|x|·1e-16 relative, below the 1.4e-14 outward rounding of the engine's u.
-            let u = theta::laplace_theta_complement(eps, rb);
-            // ε − r_B rounded down (exact residual by two_sum), halved exactly
-            let (d, err) = two_sum(eps, -rb);
-            let d = if err < 0.0 && d < 0.0 {
-                next_up_mag(d)
+    match noise {
+        Noise::Gaussian => {
+            let u = theta::theta_complement(eps, rb);
+            if u <= 0.5 {
+                (u, log_up(vmath::log1p(-u)))
             } else {
-                d
-            };
-            let x = 0.5 * d;
-            if x >= 0.0 {
-                return (u, f64::NEG_INFINITY);
+                (u, theta::log_theta_tight(eps, rb))
             }
-            return (u, log_up(log_up(log1mexp(x))));
         }
-    };
-    if u <= 0.5 {
-        return (u, log_up(vmath::log1p(-u)));
+        Noise::Laplace => (
+            theta::laplace_theta_complement(eps, rb),
+            theta::log_laplace_theta(eps, rb),
+        ),
     }
-    let b = match noise {
-        Noise::Gaussian => theta::theta(eps, rb),
-        Noise::Laplace => theta::laplace_theta(eps, rb),
-    };
-    let lb = if b >= 1e-300 {
-        log_up(vmath::ln(b))
-    } else if noise == Noise::Gaussian && b > 0.0 {
-        theta::log_theta(eps, rb)
-    } else if b > 0.0 {
-        log_up(vmath::ln(b))
-    } else {
-        f64::NEG_INFINITY
-    };
-    (u, lb)
 }
 
 /// u = 1 − B rounded down (the engine's complement; no logarithm).

@@ -46,7 +46,7 @@
 //! (2^-53) suffices, so e.g. 1 − θ for tiny θ is 1 − 2^-53 rather than 1 − 1.4e-14.
 
 use crate::dd::{fast_two_sum, sqr_dd, two_sum, FRAC_1_SQRT_2_HI};
-use crate::num::{down, down_tight, shift_log, up, HALF_ULP_ONE};
+use crate::num::{down, down_tight, log1mexp, shift_log, up, HALF_ULP_ONE};
 use crate::vmath;
 
 // c = 4.0, degree 34; last Chebyshev coefficients: 5.7e-19, 8.8e-20, 2.6e-20, 1.6e-20
@@ -501,6 +501,67 @@ pub fn theta_complement_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
 #[inline(always)]
 pub fn log_theta_complement_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
     block_eval(eps, r, out, 1e154, Need::Negative, fin_log_theta_complement);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Logarithms of the factors with errors of a few ulp (no INFLATE·|ln| shift): for long
+// products, shared by the PNSGD bounds and the online/schedule bounds.
+
+/// ln of the Laplace factor max(0, 1 − e^{(ε−r)/2}) rounded up (−∞ where it is 0): x = (ε − r)/2
+/// is moved down by its rounding error, then ln(1 − e^x) by `log1mexp` (a few ulp, relative).
+/// For products of many factors (B^(n−i), online noise) where a relative shift per factor
+/// would accumulate.
+#[inline(always)]
+pub fn log_laplace_theta(eps: f64, r: f64) -> f64 {
+    let x = 0.5 * (eps - r);
+    if x >= 0.0 {
+        return f64::NEG_INFINITY;
+    }
+    let x = x - 2.0 * f64::EPSILON * 0.5 * (eps + r);
+    let v = log1mexp(x);
+    // log1mexp is good to a few ulp (relative); the input error is covered by moving x down.
+    v - 4.0 * f64::EPSILON * v
+}
+
+/// ln θ_{e^ε}(r) rounded up, with an error ≤ a few ulp + INFLATE absolute: ln of θ (rounded up)
+/// where θ < 1/2, log1p(−(1 − θ)) (complement rounded down) where θ > 1/2 — one engine call in
+/// the usual case. (The engine's `log_theta` moves its result by INFLATE·|ln θ|, which would
+/// accumulate over long products.) θ ≥ 1/2 roughly iff r² > 2ε.
+#[inline(always)]
+pub fn log_theta_tight(eps: f64, r: f64) -> f64 {
+    if r * r > 2.0 * eps {
+        let u = theta_complement(eps, r);
+        if u <= 0.5 {
+            let l = vmath::log1p(-u);
+            return l - 2.0 * f64::EPSILON * l;
+        }
+    } else {
+        let t = theta(eps, r);
+        if t > 1e-300 && t < 0.5 {
+            let l = vmath::ln(t);
+            return l - 2.0 * f64::EPSILON * l;
+        }
+    }
+    log_theta(eps, r)
+}
+
+/// ln(1 − θ_{e^ε}(r)) rounded down, with the same error policy as [`log_theta_tight`].
+#[inline(always)]
+pub fn log_theta_complement_tight(eps: f64, r: f64) -> f64 {
+    if r * r > 2.0 * eps {
+        let u = theta_complement(eps, r);
+        if u > 1e-300 && u < 0.5 {
+            let l = vmath::ln(u);
+            return l + 2.0 * f64::EPSILON * l;
+        }
+    } else {
+        let t = theta(eps, r);
+        if t <= 0.5 {
+            let l = vmath::log1p(-t);
+            return l + 2.0 * f64::EPSILON * l;
+        }
+    }
+    log_theta_complement(eps, r)
 }
 
 /// E_{e^ε}(Lap(r,1) ‖ Lap(0,1)) = max(0, 1 − e^{(ε−r)/2}) (000 Lemma 1, 003 eq. (5); SPEC §1.5),

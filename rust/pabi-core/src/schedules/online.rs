@@ -23,7 +23,7 @@ use multiversion::multiversion;
 
 use crate::batch::{pool, PAR_MIN};
 use crate::error::{PabiError, Result};
-use crate::num::{log1mexp, shift_log, INFLATE};
+use crate::num::{shift_log, INFLATE};
 use crate::{lambertw, theta, vmath};
 
 const EPS: f64 = f64::EPSILON;
@@ -54,67 +54,13 @@ impl Acc {
     }
 }
 
-/// ln(1 − e^x) rounded up for x < 0 computed with absolute error ≤ `err` (x is moved down).
-#[inline(always)]
-fn log_laplace_factor(eps: f64, r: f64) -> f64 {
-    let x = 0.5 * (eps - r);
-    if x >= 0.0 {
-        return f64::NEG_INFINITY;
-    }
-    let x = x - 2.0 * EPS * 0.5 * (eps + r);
-    let v = log1mexp(x);
-    // log1mexp is good to a few ulp (relative); the input error is covered by moving x down.
-    v - 4.0 * EPS * v
-}
-
-/// ln θ_{e^ε}(r) rounded up, with an error ≤ a few ulp + INFLATE absolute: ln of θ (rounded up)
-/// where θ < 1/2, log1p(−(1 − θ)) (complement rounded down) where θ > 1/2 — one engine call in
-/// the usual case. (The engine's `log_theta` moves its result by INFLATE·|ln θ|, which would
-/// accumulate over long products.) θ ≥ 1/2 roughly iff r² > 2ε.
-#[inline(always)]
-pub(crate) fn log_theta_tight(eps: f64, r: f64) -> f64 {
-    if r * r > 2.0 * eps {
-        let u = theta::theta_complement(eps, r);
-        if u <= 0.5 {
-            let l = vmath::log1p(-u);
-            return l - 2.0 * EPS * l;
-        }
-    } else {
-        let t = theta::theta(eps, r);
-        if t > 1e-300 && t < 0.5 {
-            let l = vmath::ln(t);
-            return l - 2.0 * EPS * l;
-        }
-    }
-    theta::log_theta(eps, r)
-}
-
-/// ln(1 − θ_{e^ε}(r)) rounded down, with the same error policy as [`log_theta_tight`].
-#[inline(always)]
-pub(crate) fn log_theta_complement_tight(eps: f64, r: f64) -> f64 {
-    if r * r > 2.0 * eps {
-        let u = theta::theta_complement(eps, r);
-        if u > 1e-300 && u < 0.5 {
-            let l = vmath::ln(u);
-            return l + 2.0 * EPS * l;
-        }
-    } else {
-        let t = theta::theta(eps, r);
-        if t <= 0.5 {
-            let l = vmath::log1p(-t);
-            return l + 2.0 * EPS * l;
-        }
-    }
-    theta::log_theta_complement(eps, r)
-}
-
 /// ln of the per-step factor h(ε, r) (θ or the Laplace factor), rounded up; r nudged up.
 #[inline(always)]
 fn log_factor(kind: Noise, eps: f64, r: f64) -> f64 {
     let r = r * (1.0 + NUDGE);
     match kind {
-        Noise::Gaussian => log_theta_tight(eps, r),
-        Noise::Laplace => log_laplace_factor(eps, r),
+        Noise::Gaussian => theta::log_theta_tight(eps, r),
+        Noise::Laplace => theta::log_laplace_theta(eps, r),
     }
 }
 
@@ -407,7 +353,7 @@ impl OnlineSchedule {
             }
             Noise::Gaussian => {
                 let rb = 2.0 * lambertw::wright_omega(self.ln_arg(lx)).sqrt();
-                log_theta_complement_tight(self.p.eps, rb * (1.0 + NUDGE))
+                theta::log_theta_complement_tight(self.p.eps, rb * (1.0 + NUDGE))
             }
         };
         ln_neg_log1m(ln_u)
