@@ -1,0 +1,37 @@
+"""``pabi figures OUTDIR``: the source papers' figures as PNG (via :func:`pabi.figures.make_all`)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from .common import add_json, emit
+from .config import CliError
+
+
+def add_parser(sub: argparse._SubParsersAction, fmt_cls: type) -> argparse.ArgumentParser:
+    p = sub.add_parser(
+        "figures", formatter_class=fmt_cls, help="reproduce the source papers' figures as PNG",
+        description="Writes the figures of the source papers (privacy profiles, delta(n) convergence to "
+        "delta*, per-instance eps histograms, ...) as PNG files into OUTDIR (created if needed), through "
+        "pabi.figures.make_all. Needs matplotlib (pip install 'pabi[plot]').",
+        epilog="Examples:\n  pabi figures figs/\n  pabi figures figs/ --only fig2,fig3 --json")
+    p.add_argument("outdir", metavar="OUTDIR", help="output directory")
+    p.add_argument("--only", help="comma-separated figure names (default: all)")
+    add_json(p)
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        from .. import figures
+    except ImportError as exc:
+        missing = getattr(exc, "name", None) or str(exc)
+        raise CliError(f"figures are not available ({missing} is missing; pip install 'pabi[plot]')", 1) from None
+    only = [s.strip() for s in args.only.split(",") if s.strip()] if args.only else None
+    out = Path(args.outdir)
+    if out.exists() and not out.is_dir():
+        raise CliError(f"OUTDIR exists and is not a directory: {out}")
+    paths = [Path(p) for p in figures.make_all(out, only=only)]
+    return emit(args, {"outdir": str(out), "files": [str(p) for p in paths]},
+                "\n".join(str(p) for p in paths) + f"\n{len(paths)} figure(s) written to {out}")
