@@ -26,8 +26,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         from .. import figures
     except ImportError as exc:
-        missing = getattr(exc, "name", None) or str(exc)
-        raise CliError(f"figures are not available ({missing} is missing; pip install 'pabi[plot]')", 1) from None
+        name = getattr(exc, "name", None)
+        if name in (None, "pabi.figures", "pabi"):
+            raise CliError("pabi.figures is not available in this installation", 1) from None
+        raise CliError(f"figures need {name} (pip install 'pabi[plot]')", 1) from None
     only = [s.strip() for s in args.only.split(",") if s.strip()] if args.only else None
     out = Path(args.outdir)
     if out.exists() and not out.is_dir():

@@ -1,0 +1,317 @@
+"""The ``pabi`` command: values equal to the Python API, JSON output, TOML configs, help texts
+and one-line errors (never a traceback)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pabi
+from pabi.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+SUBCOMMANDS = ["demo", "theta", "pnsgd", "dpsgd", "per-instance", "last-iterate", "report", "figures"]
+PN = ["--lipschitz", "1", "--lr", "0.05", "--diameter", "1", "--n", "1000"]
+PN_KW = dict(lipschitz=1.0, lr=0.05, diameter=1.0, n=1000)
+
+
+def run_json(capsys, argv):
+    rc = main(argv + ["--json"])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    return json.loads(out)
+
+
+def run_cli(*argv: str, **kw) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    return subprocess.run([sys.executable, "-m", "pabi", *argv], capture_output=True, text=True, env=env,
+                          cwd=kw.get("cwd", ROOT), timeout=60)
+
+
+def assert_one_line_error(rc: int, err: str, status: int = 2, contains: str = "") -> None:
+    assert rc == status
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("pabi: error: ")
+    assert "Traceback" not in err
+    assert contains in lines[0]
+
+
+# ------------------------------------------------------------------------------------ help
+
+
+def test_main_is_importable_from_dunder_main():
+    from pabi.__main__ import main as m
+
+    assert m is main
+
+
+@pytest.mark.parametrize("cmd", SUBCOMMANDS)
+def test_help_of_every_subcommand(capsys, cmd):
+    assert main([cmd, "--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: pabi {cmd}")
+    assert "Example" in out and "--json" in out
+
+
+def test_top_level_help_lists_every_subcommand(capsys):
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    for cmd in SUBCOMMANDS:
+        assert cmd in out
+    assert main([]) == 0  # no command: the help, status 0
+
+
+def test_python_m_pabi_help_and_version():
+    r = run_cli("--help")
+    assert r.returncode == 0 and "pabi report" in r.stdout
+    r = run_cli("--version")
+    assert r.returncode == 0 and r.stdout.strip() == f"pabi {pabi.__version__}"
+
+
+# ---------------------------------------------------------------------------- theta, demo
+
+
+def test_theta_and_demo(capsys):
+    rows = run_json(capsys, ["theta", "1,2", "0.5"])
+    assert [r["eps"] for r in rows] == [1.0, 2.0]
+    assert rows[1]["theta"] == pabi.theta(2.0, 0.5)
+    assert rows[0]["log_theta"] == pabi.log_theta(1.0, 0.5)
+    assert rows[0]["theta_complement"] == pabi.theta_complement(1.0, 0.5)
+    demo = run_json(capsys, ["demo"])
+    assert len(demo["theta"]) == 6 and len(demo["bounds"]) == 4
+    assert main(["demo"]) == 0
+    assert "Bounds built on it" in capsys.readouterr().out
+
+
+# ----------------------------------------------------------------------------------- pnsgd
+
+
+def test_pnsgd_delta_and_epsilon_equal_the_api(capsys):
+    d = run_json(capsys, ["pnsgd", "--sigma", "4", *PN, "--order", "shuffled", "--eps", "0.5,1,2"])
+    for row in d["rows"]:
+        assert row["delta"] == pabi.pnsgd_delta(row["eps"], sigma=4.0, order="shuffled", **PN_KW)
+        assert row["log_delta"] == pabi.pnsgd_log_delta(row["eps"], sigma=4.0, order="shuffled", **PN_KW)
+    e = run_json(capsys, ["pnsgd", "--sigma", "4", *PN, "--order", "shuffled", "--delta", "1e-5"])
+    assert e["rows"][0]["eps"] == pabi.pnsgd_epsilon(1e-5, sigma=4.0, order="shuffled", **PN_KW)
+    f = run_json(capsys, ["pnsgd", "--sigma", "1", "--lipschitz", "1", "--lr", "0.5", "--diameter", "1",
+                          "--n", "100", "--order", "fixed", "--index", "1", "--eps", "1"])
+    assert f["rows"][0]["delta"] == pabi.pnsgd_delta(1.0, sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=100,
+                                                    order="fixed", index=1)
+    assert 5.56e-30 < f["rows"][0]["delta"] < 5.57e-30  # the docstring's value
+
+
+def test_pnsgd_laplace_smooth_and_calibration(capsys):
+    kw = dict(noise="laplace", sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=5, order="fixed", index=3,
+              smoothness=1.0, strong_convexity=0.5)
+    d = run_json(capsys, ["pnsgd", "--noise", "laplace", "--sigma", "1", "--lipschitz", "1", "--lr", "0.5",
+                          "--diameter", "1", "--n", "5", "--order", "fixed", "--index", "3", "--smoothness", "1",
+                          "--strong-convexity", "0.5", "--eps", "0.1"])
+    assert d["rows"][0]["delta"] == pabi.pnsgd_delta(0.1, **kw)
+    c = run_json(capsys, ["pnsgd", "--lipschitz", "1", "--lr", "0.5", "--diameter", "1", "--n", "100",
+                          "--order", "shuffled", "--eps", "1", "--delta", "1e-5", "--calibrate-sigma"])
+    s = pabi.pnsgd_calibrate_sigma(1.0, 1e-5, lipschitz=1.0, lr=0.5, diameter=1.0, n=100, order="shuffled")
+    assert c["rows"][0]["sigma"] == s
+    assert main(["pnsgd", "--sigma", "4", *PN, "--eps", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "delta (upper bound)" in out and "shuffled" in out
+
+
+# ----------------------------------------------------------------------------------- dpsgd
+
+
+def test_dpsgd_equals_the_api(capsys):
+    d = run_json(capsys, ["dpsgd", "--q", "0.01", "--sigma", "1", "--steps", "1000", "--delta", "1e-5"])
+    row = d["rows"][0]
+    lo, est, up = pabi.dpsgd_epsilon(0.01, 1.0, 1000, 1e-5, bracket=True)
+    assert (row["eps_pld_lower"], row["eps_pld_estimate"], row["eps_pld"]) == (lo, est, up)
+    assert round(up, 3) == 1.828  # dp-accounting / prv-accountant value
+    orders = pabi.DEFAULT_ORDERS
+    eps_rdp, order = pabi.rdp_to_dp_epsilon(orders, 1000 * pabi.sampled_gaussian_rdp(orders, 0.01, 1.0), 1e-5)
+    assert (row["eps_rdp"], row["rdp_order"]) == (eps_rdp, order)
+    assert row["eps_rdp"] > row["eps_pld"]  # the RDP route is looser
+    e = run_json(capsys, ["dpsgd", "--q", "0.01", "--sigma", "1", "--steps", "100", "--eps", "1"])
+    assert e["rows"][0]["delta_pld"] == pabi.dpsgd_delta(0.01, 1.0, 100, 1.0)[2]
+    c = run_json(capsys, ["dpsgd", "--q", "0.01", "--steps", "100", "--eps", "2", "--delta", "1e-5",
+                          "--calibrate-sigma"])
+    assert c["rows"][0]["sigma"] == pabi.dpsgd_calibrate_sigma(2.0, 1e-5, 0.01, 100)
+
+
+# ---------------------------------------------------------------------------- last-iterate
+
+
+LI = ["--lr", "0.1", "--clip", "1", "--batch-size", "10", "--noise-multiplier", "1", "--steps", "1000",
+      "--n", "1000", "--smoothness", "1", "--diameter", "2"]
+
+
+def test_last_iterate_equals_the_api(capsys):
+    d = run_json(capsys, ["last-iterate", "--alpha", "8", "--delta", "1e-5", *LI])
+    sigma = 0.1 * 1.0 * 1.0 / 10
+    assert d["setup"]["sigma"] == sigma
+    rows = {(r["bound"], "alpha" in r): r for r in d["rows"]}
+    assert rows["last_iterate_general", True]["rdp"] == pabi.last_iterate_rdp_general(8.0, 0.1, 1.0, sigma, 1000)
+    assert rows["last_iterate_bounded", True]["rdp"] == pabi.last_iterate_rdp_bounded(
+        8.0, 0.1, 1.0, 10, sigma, 2.0, 0.0, 1.0)
+    cyc = rows["last_iterate_cyclic", True]["rdp"]
+    assert cyc == pabi.last_iterate_rdp_cyclic(8.0, 0.1, 1.0, 10, sigma, 1000, 100, 0.0, 1.0)
+    orders = pabi.DEFAULT_ORDERS
+    curve = [pabi.last_iterate_rdp_cyclic(float(a), 0.1, 1.0, 10, sigma, 1000, 100, 0.0, 1.0) for a in orders]
+    assert rows["last_iterate_cyclic", False]["eps"] == pabi.rdp_to_dp_epsilon(orders, curve, 1e-5)[0]
+    assert all(r["valid"] for r in d["rows"])
+
+
+def test_last_iterate_unmet_step_size_condition(capsys):
+    args = [a if a != "0.1" else "0.6" for a in LI]  # lr = 0.6 > 1/(2(m + M)) = 0.5
+    d = run_json(capsys, ["last-iterate", "--alpha", "4", *args])
+    by = {r["bound"]: r for r in d["rows"]}
+    assert by["last_iterate_general"]["valid"] and by["last_iterate_general"]["rdp"] > 0
+    for k in ("last_iterate_bounded", "last_iterate_cyclic", "last_iterate_small_step"):
+        assert not by[k]["valid"] and by[k]["rdp"] is None
+        assert "1/(2(m + M))" in by[k]["unmet"]
+
+
+# ---------------------------------------------------------------------------- per-instance
+
+
+@pytest.fixture(scope="module")
+def sens() -> np.ndarray:
+    return np.random.default_rng(1).uniform(0.0, 1.0, size=(40, 3))
+
+
+def test_per_instance_wide_csv_equals_the_api(tmp_path, capsys, sens):
+    f = tmp_path / "s.csv"
+    np.savetxt(f, sens, delimiter=",", header="run0,run1,run2", comments="")
+    d = run_json(capsys, ["per-instance", str(f), "--q", "0.01", "--sigma", "1", "--alpha", "8",
+                          "--delta", "1e-5", "--clip", "1"])
+    rec = d["records"][0]
+    assert (rec["steps"], rec["samples"]) == (40, 3)
+    assert rec["rdp@8"] == pabi.dpsgd_per_instance_rdp(8.0, 0.01, 1.0, sens)
+    orders = np.array([1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64], dtype=float)
+    curve = [pabi.dpsgd_per_instance_rdp(float(o), 0.01, 1.0, sens) for o in orders]
+    assert (rec["eps"], rec["order"]) == pabi.rdp_to_dp_epsilon(orders, curve, 1e-5)
+    assert d["data_independent"]["rdp@8"] == 40 * pabi.sampled_gaussian_rdp_per_instance(8.0, 0.01, 1.0, 1.0)
+    # transposed file (one row per run), explicit p
+    g = tmp_path / "t.csv"
+    np.savetxt(g, sens.T, delimiter=",")
+    d2 = run_json(capsys, ["per-instance", str(g), "--transpose", "--q", "0.01", "--sigma", "1", "--alpha", "8",
+                           "--p", "50"])
+    assert d2["records"][0]["rdp@8"] == pabi.dpsgd_per_instance_rdp(8.0, 0.01, 1.0, sens, 50.0)
+
+
+def test_per_instance_parquet_and_long_format(tmp_path, capsys, sens):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    f = tmp_path / "s.parquet"
+    pd.DataFrame(sens, columns=["a", "b", "c"]).to_parquet(f)
+    d = run_json(capsys, ["per-instance", str(f), "--q", "0.02", "--sigma", "2", "--alpha", "4"])
+    assert d["records"][0]["rdp@4"] == pabi.dpsgd_per_instance_rdp(4.0, 0.02, 2.0, sens)
+    # long format: record, step, run, sensitivity (rows shuffled) -> per-record values + summary
+    rows = [(r, t, k, float(sens[t, k] * (r + 1) / 3)) for r in range(3) for t in range(40) for k in range(3)]
+    rows = [rows[i] for i in np.random.default_rng(2).permutation(len(rows))]
+    g = tmp_path / "long.csv"
+    g.write_text("record,step,run,sensitivity\n" + "\n".join(",".join(map(repr, x)) for x in rows) + "\n")
+    d = run_json(capsys, ["per-instance", str(g), "--q", "0.02", "--sigma", "2", "--alpha", "4"])
+    vals = [pabi.dpsgd_per_instance_rdp(4.0, 0.02, 2.0, sens * (r + 1) / 3) for r in range(3)]
+    assert [rec["rdp@4"] for rec in d["records"]] == vals
+    assert d["summary"]["rdp@4"]["max"] == max(vals) and d["summary"]["rdp@4"]["min"] == min(vals)
+    assert main(["per-instance", str(g), "--q", "0.02", "--sigma", "2", "--alpha", "4"]) == 0
+    assert "median" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------------------------- config
+
+
+def test_config_file_and_flag_override(tmp_path, capsys):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[pnsgd]\nsigma = 4.0\nlipschitz = 1.0\nlr = 0.05\ndiameter = 1.0\nn = 1000\n'
+                   'order = "shuffled"\ndelta = [1e-5, 1e-6]\n')
+    d = run_json(capsys, ["pnsgd", "--config", str(cfg)])
+    assert [r["eps"] for r in d["rows"]] == [pabi.pnsgd_epsilon(x, sigma=4.0, order="shuffled", **PN_KW)
+                                             for x in (1e-5, 1e-6)]
+    d = run_json(capsys, ["pnsgd", "--config", str(cfg), "--sigma", "2", "--delta", "1e-5"])
+    assert d["rows"][0]["eps"] == pabi.pnsgd_epsilon(1e-5, sigma=2.0, order="shuffled", **PN_KW)
+    flat = tmp_path / "flat.toml"
+    flat.write_text("q = 0.01\nsigma = 1.0\nsteps = 100\ndelta = 1e-5\nno_rdp = true\njson = true\n")
+    assert main(["dpsgd", f"--config={flat}"]) == 0
+    row = json.loads(capsys.readouterr().out)["rows"][0]
+    assert row["eps_pld"] == pabi.dpsgd_epsilon(0.01, 1.0, 100, 1e-5) and "eps_rdp" not in row
+
+
+def test_config_errors_are_one_line(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[pnsgd]\nsigmaa = 4.0\n")
+    assert_one_line_error(main(["pnsgd", "--config", str(bad)]), capsys.readouterr().err, 2, "'sigmaa'")
+    bad.write_text("[pnsgd\nsigma = 4\n")
+    assert_one_line_error(main(["pnsgd", "--config", str(bad)]), capsys.readouterr().err, 2, "invalid TOML")
+    assert_one_line_error(main(["pnsgd", "--config", str(tmp_path / "none.toml")]), capsys.readouterr().err, 2,
+                          "not found")
+    bad.write_text("[pnsgd]\nsigma = [1, 'a']\n")
+    assert_one_line_error(main(["pnsgd", "--config", str(bad)]), capsys.readouterr().err, 2, "sigma")
+
+
+# ---------------------------------------------------------------------------------- errors
+
+
+@pytest.mark.parametrize("argv, contains", [
+    (["pnsgd", "--sigma", "-1", *PN, "--eps", "1"], "sigma"),
+    (["pnsgd", "--sigma", "x", *PN, "--eps", "1"], "--sigma"),
+    (["pnsgd", *PN, "--eps", "1"], "--sigma is required"),
+    (["pnsgd", "--sigma", "4", *PN, "--eps", "1", "--delta", "1e-5"], "exactly one"),
+    (["pnsgd", "--sigma", "4", *PN, "--order", "fixed", "--eps", "1"], "index"),
+    (["pnsgd", "--sigma", "4", *PN, "--smoothness", "100", "--eps", "1"], "lr"),
+    (["dpsgd", "--q", "1.5", "--sigma", "1", "--steps", "10", "--delta", "1e-5"], "q"),
+    (["dpsgd", "--q", "0.1", "--sigma", "1", "--steps", "2.5", "--delta", "1e-5"], "steps"),
+    (["last-iterate", "--alpha", "8", "--lr", "0.1", "--clip", "1", "--sigma", "1", "--steps", "10", "--n", "7",
+      "--batch-size", "2"], "divide"),
+    (["per-instance", "/nonexistent/s.csv", "--q", "0.1", "--sigma", "1"], "not found"),
+    (["report", "/nonexistent/r.toml"], "not found"),
+    (["nosuchcommand"], "invalid choice"),
+    (["theta", "1"], "required"),
+])
+def test_errors_are_one_line_with_nonzero_status(capsys, argv, contains):
+    assert_one_line_error(main(argv), capsys.readouterr().err, 2, contains)
+
+
+def test_errors_in_a_subprocess_have_no_traceback(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("this is = = not toml\n")
+    csv = tmp_path / "bad.csv"
+    csv.write_text("1,2\n3,abc\n")
+    for argv, contains in [(["pnsgd", "--sigma", "-1", *PN, "--eps", "1"], "sigma"),
+                           (["report", str(bad)], "invalid TOML"),
+                           (["report", str(tmp_path / "missing.toml")], "not found"),
+                           (["per-instance", str(csv), "--q", "0.1", "--sigma", "1"], "not a number"),
+                           (["pnsgd", "--frobnicate"], "")]:
+        r = run_cli(*argv)
+        assert_one_line_error(r.returncode, r.stderr, 2, contains)
+        assert r.stdout == ""
+
+
+# --------------------------------------------------------------------------------- figures
+
+
+def test_figures_delegates_to_make_all(tmp_path, capsys, monkeypatch):
+    calls = []
+
+    def make_all(outdir, only=None):
+        calls.append((Path(outdir), only))
+        return [Path(outdir) / "a.png", Path(outdir) / "b.png"]
+
+    monkeypatch.setitem(sys.modules, "pabi.figures", types.SimpleNamespace(make_all=make_all))
+    monkeypatch.setattr(pabi, "figures", sys.modules["pabi.figures"], raising=False)
+    d = run_json(capsys, ["figures", str(tmp_path / "out"), "--only", "fig2, fig3"])
+    assert calls == [(tmp_path / "out", ["fig2", "fig3"])]
+    assert d["files"] == [str(tmp_path / "out" / "a.png"), str(tmp_path / "out" / "b.png")]
+
+
+def test_figures_missing_module_is_a_one_line_error(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pabi.figures", None)  # import raises ImportError
+    monkeypatch.delattr(pabi, "figures", raising=False)
+    assert_one_line_error(main(["figures", str(tmp_path)]), capsys.readouterr().err, 1, "figures")
