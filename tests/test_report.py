@@ -1,0 +1,261 @@
+"""``pabi report``: every applicable bound for one setup, values equal to the API, ranking,
+assumption checks that exclude bounds, config validation with one-line errors."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pabi
+from pabi.cli import main
+from pabi.cli import report as rp
+from pabi.cli.last_iterate import epsilon_from_rdp
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "report.toml"
+
+PNSGD_ONE = """
+[training]
+algorithm = "pnsgd"
+n = 1000
+epochs = 1
+sampling = "{sampling}"
+lr = 0.05
+delta = 1e-5
+[noise]
+kind = "{kind}"
+sigma = 4.0
+[loss]
+lipschitz = 1.0
+convex = {convex}
+smoothness = {beta}
+diameter = 1.0
+{extra}
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "c.toml") -> Path:
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def report(capsys, path: Path) -> dict:
+    rc = main(["report", str(path), "--json"])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    return json.loads(out)
+
+
+def by_id(rep: dict) -> dict[str, dict]:
+    return {b["id"]: b for b in rep["bounds"]}
+
+
+def check_ranking(rep: dict) -> list[dict]:
+    valid = [b for b in rep["bounds"] if b["valid"]]
+    assert [b["rank"] for b in valid] == list(range(1, len(valid) + 1))
+    eps = [b["epsilon"] for b in valid]
+    assert eps == sorted(eps)
+    assert rep["bounds"][: len(valid)] == valid  # ranked bounds first
+    assert all(b["rank"] is None for b in rep["bounds"][len(valid):])
+    for b in valid:
+        assert b["applicable"] and all(a["satisfied"] for a in b["assumptions"])
+    for b in rep["bounds"]:
+        if not b["applicable"]:
+            assert b["epsilon"] is None and any(not a["satisfied"] for a in b["assumptions"])
+    if valid:
+        assert rep["best"] == valid[0]["id"]
+    return valid
+
+
+def test_example_report_runs_and_ranks(capsys):
+    rep = report(capsys, EXAMPLE)
+    valid = check_ranking(rep)
+    ids = [b["id"] for b in valid]
+    cfg = rep["config"]
+    assert cfg["algorithm"] == "pnsgd" and cfg["epochs"] == 3
+    # several bound families apply to the example
+    assert {"pnsgd_shuffled_epochs_pld", "pnsgd_shuffled_epochs_rdp", "epochs_gaussian_pld",
+            "last_iterate_general"} <= set(ids)
+    # amplification by iteration beats the no-amplification baseline here
+    assert ids[0] == "pnsgd_shuffled_epochs_pld"
+    b = by_id(rep)
+    assert not b["pnsgd_shuffled_epochs_gdp"]["valid"] and not b["pnsgd_shuffled_epochs_gdp"]["certified"]
+    assert not b["pnsgd_shuffled"]["applicable"]  # one-epoch bound, 3 epochs configured
+    assert main(["report", str(EXAMPLE)]) == 0
+    text = capsys.readouterr().out
+    assert "Valid bounds, tightest first" in text and "Best certificate" in text
+
+
+def test_example_values_equal_the_api(capsys):
+    rep = report(capsys, EXAMPLE)
+    b = by_id(rep)
+    kw = dict(noise="gaussian", sigma=4.0, lipschitz=1.0, lr=0.05, diameter=1.0, n=1000, smoothness=10.0,
+              strong_convexity=0.0, order="shuffled")
+    prof = lambda e: pabi.pnsgd_delta(e, **kw)  # noqa: E731
+    multi = pabi.multi_epoch_epsilon(prof, 3, 1e-5, eps_max=rp._eps_max(prof), orders=rp.RDP_ORDERS,
+                                     log_delta=lambda e: pabi.pnsgd_log_delta(e, **kw))
+    for route in ("pld", "rdp", "single_point", "gdp"):
+        assert b[f"pnsgd_shuffled_epochs_{route}"]["epsilon"] == multi[route]
+    assert b["epochs_gaussian_pld"]["epsilon"] == pabi.dpsgd_epsilon(1.0, 4.0 / 2.0, 3, 1e-5)
+    orders = pabi.DEFAULT_ORDERS
+    assert b["epochs_gaussian_rdp"]["epsilon"] == pabi.rdp_to_dp_epsilon(
+        orders, 3 * pabi.sampled_gaussian_rdp(orders, 1.0, 2.0), 1e-5)[0]
+    # last iterate, PNSGD mapping: clip = L, b = 1, iterate noise lr*sigma, T = 3n, ell = n
+    assert b["last_iterate_general"]["epsilon"] == epsilon_from_rdp(
+        lambda a: pabi.last_iterate_rdp_general(a, 0.05, 1.0, 0.05 * 4.0, 3000), 1e-5)[0]
+    assert b["last_iterate_bounded"]["epsilon"] == epsilon_from_rdp(
+        lambda a: pabi.last_iterate_rdp_bounded(a, 0.05, 1.0, 1, 0.2, 1.0, 0.0, 10.0, "as_published"), 1e-5)[0]
+
+
+@pytest.mark.parametrize("sampling, expected", [("shuffled", "pnsgd_shuffled"),
+                                                ("random_stop", "pnsgd_random_stop"),
+                                                ("cyclic", "pnsgd_fixed")])
+def test_one_epoch_orders_equal_the_api(tmp_path, capsys, sampling, expected):
+    rep = report(capsys, write(tmp_path, PNSGD_ONE.format(sampling=sampling, kind="gaussian", convex="true",
+                                                          beta=10.0, extra="")))
+    check_ranking(rep)
+    b = by_id(rep)
+    kw = dict(noise="gaussian", sigma=4.0, lipschitz=1.0, lr=0.05, diameter=1.0, n=1000, smoothness=10.0,
+              strong_convexity=0.0)
+    order = {"pnsgd_shuffled": "shuffled", "pnsgd_random_stop": "random_stop", "pnsgd_fixed": "fixed"}[expected]
+    extra = {"index": 1000} if order == "fixed" else {}
+    assert b[expected]["valid"]
+    assert b[expected]["epsilon"] == pabi.pnsgd_epsilon(1e-5, order=order, **kw, **extra)
+    others = {"pnsgd_shuffled", "pnsgd_random_stop", "pnsgd_fixed"} - {expected}
+    assert all(not b[o]["applicable"] for o in others)
+    if sampling == "cyclic":  # the RDP comparison bound (000 Prop. 1) and the cyclic last-iterate bound apply
+        assert b["pnsgd_rdp"]["epsilon"] == pabi.pnsgd_rdp_epsilon(
+            1e-5, sigma=4.0, lipschitz=1.0, lr=0.05, n=1000, index=1000, smoothness=10.0, strong_convexity=0.0)
+        assert b["last_iterate_cyclic"]["valid"]
+    if sampling == "shuffled":  # the random-stop worst case equals the shuffled bound (SPEC T12) but needs random stop
+        assert b["pnsgd_shuffled"]["epsilon"] == pabi.pnsgd_epsilon(1e-5, order="random_stop", **kw)
+
+
+def test_rdp_comparison_composes_epochs_conservatively(tmp_path, capsys):
+    text = PNSGD_ONE.format(sampling="cyclic", kind="gaussian", convex="true", beta=10.0, extra="")
+    rep = report(capsys, write(tmp_path, text.replace("epochs = 1", "epochs = 4")))
+    eps = by_id(rep)["pnsgd_rdp"]["epsilon"]
+    # RDP adds over epochs: c -> 4c, i.e. sigma -> sigma / 2 (rounded down, so never below)
+    exact = pabi.pnsgd_rdp_epsilon(1e-5, sigma=2.0, lipschitz=1.0, lr=0.05, n=1000, index=1000, smoothness=10.0)
+    assert exact <= eps <= exact * (1 + 1e-14)
+
+
+@pytest.mark.parametrize("change, excluded, reason", [
+    (dict(convex="false"), ["pnsgd_shuffled"], "convex loss"),
+    (dict(beta=100.0), ["pnsgd_shuffled", "last_iterate_bounded"], "2/(beta + rho)"),
+    (dict(kind="laplace", extra="dimension = 2"), ["pnsgd_shuffled", "epochs_gaussian_pld", "last_iterate_general"],
+     "dimension"),
+])
+def test_invalid_assumptions_exclude_bounds(tmp_path, capsys, change, excluded, reason):
+    params = dict(sampling="shuffled", kind="gaussian", convex="true", beta=10.0, extra="")
+    params.update(change)
+    rep = report(capsys, write(tmp_path, PNSGD_ONE.format(**params)))
+    check_ranking(rep)
+    b = by_id(rep)
+    for k in excluded:
+        assert not b[k]["applicable"] and not b[k]["valid"] and b[k]["rank"] is None
+    assert any(reason in a["text"] + a["detail"] for a in b[excluded[0]]["assumptions"] if not a["satisfied"])
+
+
+def test_laplace_dimension_one_is_valid(tmp_path, capsys):
+    rep = report(capsys, write(tmp_path, PNSGD_ONE.format(sampling="shuffled", kind="laplace", convex="true",
+                                                          beta=10.0, extra="dimension = 1")))
+    b = by_id(rep)
+    assert b["pnsgd_shuffled"]["valid"]
+    assert b["pnsgd_shuffled"]["epsilon"] == pabi.pnsgd_epsilon(
+        1e-5, noise="laplace", sigma=4.0, lipschitz=1.0, lr=0.05, diameter=1.0, n=1000, order="shuffled",
+        smoothness=10.0)
+    assert not b["epochs_gaussian_pld"]["applicable"]  # needs Gaussian noise
+
+
+def test_dpsgd_poisson_example(capsys):
+    rep = report(capsys, ROOT / "examples" / "report_dpsgd_poisson.toml")
+    valid = check_ranking(rep)
+    assert [b["id"] for b in valid] == ["dpsgd_pld", "dpsgd_rdp"]
+    b = by_id(rep)
+    assert b["dpsgd_pld"]["epsilon"] == pabi.dpsgd_epsilon(0.01, 1.1, 1500, 1e-5)
+    orders = pabi.DEFAULT_ORDERS
+    assert b["dpsgd_rdp"]["epsilon"] == pabi.rdp_to_dp_epsilon(
+        orders, 1500 * pabi.sampled_gaussian_rdp(orders, 0.01, 1.1), 1e-5)[0]
+    assert not b["last_iterate_general"]["applicable"]  # Poisson batches: not a fixed-size batch order
+
+
+def test_dpsgd_cyclic_example_last_iterate(capsys):
+    rep = report(capsys, ROOT / "examples" / "report_cyclic.toml")
+    check_ranking(rep)
+    b = by_id(rep)
+    sigma_it = 0.05 * 2.0 * 1.0 / 100
+    assert b["last_iterate_cyclic"]["valid"]
+    assert b["last_iterate_cyclic"]["epsilon"] == epsilon_from_rdp(
+        lambda a: pabi.last_iterate_rdp_cyclic(a, 0.05, 1.0, 100, sigma_it, 2000, 100, 0.1, 1.0, model="triangle"),
+        1e-5)[0]
+    assert b["epochs_gaussian_pld"]["epsilon"] == pabi.dpsgd_epsilon(1.0, 1.0, 20, 1e-5)
+    assert not b["dpsgd_pld"]["applicable"]
+
+
+BASE = """[training]
+algorithm = "pnsgd"
+n = 100
+lr = 0.05
+delta = 1e-5
+[noise]
+sigma = 4.0
+[loss]
+lipschitz = 1.0
+"""
+
+
+@pytest.mark.parametrize("text, contains", [
+    (BASE + "colour = 'red'\n", "'colour'"),
+    (BASE + "[optimizer]\nmomentum = 0.9\n", "'optimizer'"),
+    (BASE.replace("n = 100\n", ""), "missing required key 'n'"),
+    (BASE.replace("sigma = 4.0", "sigma = -4.0"), "sigma must be > 0"),
+    (BASE.replace("sigma = 4.0", "sigma = 'big'"), "sigma must be a number"),
+    (BASE.replace("n = 100", "n = 10.5"), "n must be an integer"),
+    (BASE.replace("delta = 1e-5", "delta = 2.0"), "delta must be in (0, 1)"),
+    (BASE.replace('algorithm = "pnsgd"', 'algorithm = "adam"'), "algorithm must be one of"),
+    (BASE + "convex = 'yes'\n", "convex must be true or false"),
+    (BASE.replace("lipschitz = 1.0", ""), "lipschitz is required"),
+    (BASE.replace('algorithm = "pnsgd"', 'algorithm = "dpsgd"'), "clip is required"),
+    ("[training\nn = 1", "invalid TOML"),
+])
+def test_config_validation_errors_are_one_line(tmp_path, capsys, text, contains):
+    rc = main(["report", str(write(tmp_path, text))])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert len(err.strip().splitlines()) == 1 and err.startswith("pabi: error: ")
+    assert contains in err and "Traceback" not in err
+
+
+def test_every_key_is_documented():
+    import subprocess
+    import sys
+
+    doc = rp.__doc__ or ""
+    out = subprocess.run([sys.executable, "-m", "pabi", "report", "--help"], capture_output=True, text=True,
+                         env={"PYTHONPATH": str(ROOT / "python"), "PATH": ""}, timeout=60).stdout
+    for section, key in rp.SCHEMA:
+        assert f"``{key}``" in doc, key
+        assert key in out, key
+        assert f"[{section}]" in out and f"``[{section}]``" in doc
+    # the example config uses only documented keys and every table it has is known
+    rp.load_config(EXAMPLE)
+
+
+def test_minimal_config_defaults(tmp_path, capsys):
+    rep = report(capsys, write(tmp_path, BASE))
+    cfg = rep["config"]
+    assert (cfg["epochs"], cfg["batch_size"], cfg["sampling"], cfg["kind"], cfg["neighbours"]) == (
+        1, 1, "shuffled", "gaussian", "replace_one")
+    b = by_id(rep)
+    # no convexity, smoothness or domain stated: only the sampling baselines and Thm 4.3 remain
+    assert not b["pnsgd_shuffled"]["applicable"]
+    assert {x["id"] for x in check_ranking(rep)} == {"epochs_gaussian_pld", "epochs_gaussian_rdp",
+                                                     "last_iterate_general"}
+    assert math.isfinite(b["epochs_gaussian_pld"]["epsilon"])
+    assert np.isclose(b["epochs_gaussian_pld"]["epsilon"], pabi.gdp_epsilon(1e-5, 0.5), rtol=1e-3)
