@@ -29,7 +29,7 @@ Examples:
   pabi dpsgd --q 0.01 --steps 1000 --eps 1.828 --delta 1e-5 --calibrate-sigma"""
 
 
-def add_parser(sub: argparse._SubParsersAction, fmt_cls: type) -> argparse.ArgumentParser:
+def add_parser(sub: argparse._SubParsersAction, fmt_cls: Any) -> argparse.ArgumentParser:
     p = sub.add_parser("dpsgd", formatter_class=fmt_cls, description=DESCRIPTION, epilog=EPILOG,
                        help="DP-SGD accountant (PLD, with the RDP route for comparison)")
     p.add_argument("--q", type=number, required=True, help="Poisson sampling rate q in [0, 1] (batch size / n)")

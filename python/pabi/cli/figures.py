@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 from pathlib import Path
 
 from .common import add_json, emit
 from .config import CliError
 
 
-def add_parser(sub: argparse._SubParsersAction, fmt_cls: type) -> argparse.ArgumentParser:
+def add_parser(sub: argparse._SubParsersAction, fmt_cls: Any) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "figures", formatter_class=fmt_cls, help="reproduce the source papers' figures as PNG",
         description="Writes the figures of the source papers (privacy profiles, delta(n) convergence to "
@@ -24,7 +25,7 @@ def add_parser(sub: argparse._SubParsersAction, fmt_cls: type) -> argparse.Argum
 
 def run(args: argparse.Namespace) -> int:
     try:
-        from .. import figures
+        from .. import figures  # type: ignore[attr-defined]
     except ImportError as exc:
         name = getattr(exc, "name", None)
         if name in (None, "pabi.figures", "pabi"):

@@ -34,7 +34,7 @@ Examples:
       --n 1000 --smoothness 1 --weak-convexity 0.1 --diameter 2"""
 
 
-def add_parser(sub: argparse._SubParsersAction, fmt_cls: type) -> argparse.ArgumentParser:
+def add_parser(sub: argparse._SubParsersAction, fmt_cls: Any) -> argparse.ArgumentParser:
     p = sub.add_parser("last-iterate", formatter_class=fmt_cls, description=DESCRIPTION, epilog=EPILOG,
                        help="last-iterate RDP of cyclic DP-SGD (Kong-Ribero)")
     g = p.add_argument_group("target (at least one)")
@@ -106,7 +106,7 @@ def last_iterate_bounds(
                         _assume("curvature bounds m (weak convexity), M (smoothness) known", has_M, step_detail),
                         _assume(step_txt, step_ok, step_detail),
                         _assume(model_txt, True)],
-        "rdp": (lambda a: pabi.last_iterate_rdp_bounded(a, lam, clip, b, sigma, float(diameter), m, Mv, model))
+        "rdp": (lambda a: pabi.last_iterate_rdp_bounded(a, lam, clip, b, sigma, float(diameter or 0.0), m, Mv, model))
         if ok_b else None,
     })
     ok_c = step_ok and cyclic and T >= ell

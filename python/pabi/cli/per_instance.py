@@ -38,7 +38,7 @@ Examples:
 DEFAULT_ORDERS = [1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0, 48.0, 64.0]
 
 
-def add_parser(sub: argparse._SubParsersAction, fmt_cls: type) -> argparse.ArgumentParser:
+def add_parser(sub: argparse._SubParsersAction, fmt_cls: Any) -> argparse.ArgumentParser:
     p = sub.add_parser("per-instance", formatter_class=fmt_cls, description=DESCRIPTION, epilog=EPILOG,
                        help="per-instance RDP / eps of DP-SGD from a CSV/Parquet file of sensitivities")
     p.add_argument("file", metavar="FILE", help="CSV or Parquet file of sensitivities (see above)")
@@ -76,14 +76,14 @@ def _read_table(path: Path) -> tuple[Optional[list[str]], np.ndarray]:
             t = pq.read_table(path)
         except Exception as exc:  # noqa: BLE001 - pyarrow raises many kinds
             raise CliError(f"{path}: cannot read Parquet: {exc}") from None
-        names = [str(c) for c in t.column_names]
+        pq_names = [str(c) for c in t.column_names]
         try:
             cols = [np.asarray(t.column(i).to_numpy(zero_copy_only=False), dtype=np.float64) for i in range(t.num_columns)]
         except (TypeError, ValueError) as exc:
             raise CliError(f"{path}: non-numeric column: {exc}") from None
         if not cols:
             raise CliError(f"{path}: no columns")
-        return names, np.column_stack(cols)
+        return pq_names, np.column_stack(cols)
     delimiter = "\t" if suffix == ".tsv" else ","
     try:
         with path.open(newline="", encoding="utf-8") as fh:
@@ -158,7 +158,8 @@ def run(args: argparse.Namespace) -> int:
         for a in alphas:
             row[f"rdp@{a:g}"] = pabi.dpsgd_per_instance_rdp(a, args.q, args.sigma, sens, args.p, **kw)
         if args.delta is not None:
-            curve = [pabi.dpsgd_per_instance_rdp(float(o), args.q, args.sigma, sens, args.p, **kw) for o in orders]
+            curve = [float(pabi.dpsgd_per_instance_rdp(float(o), args.q, args.sigma, sens, args.p, **kw))  # type: ignore[arg-type]
+                     for o in orders]
             row["eps"], row["order"] = pabi.rdp_to_dp_epsilon(orders, curve, args.delta)
         per.append(row)
     value_keys = [k for k in per[0] if k.startswith("rdp@")] + (["eps"] if args.delta is not None else [])

@@ -31,7 +31,7 @@ Examples:
   pabi pnsgd --config setup.toml --json      # keys: sigma, lipschitz, lr, ... (a [pnsgd] table)"""
 
 
-def add_parser(sub: argparse._SubParsersAction, fmt_cls: type) -> argparse.ArgumentParser:
+def add_parser(sub: argparse._SubParsersAction, fmt_cls: Any) -> argparse.ArgumentParser:
     p = sub.add_parser("pnsgd", formatter_class=fmt_cls, description=DESCRIPTION, epilog=EPILOG,
                        help="privacy amplification by iteration (projected noisy SGD)")
     g = p.add_argument_group("target (give --eps, --delta, or both with --calibrate-sigma)")

@@ -123,8 +123,8 @@ def _check_value(section: str, key: str, kind: str, value: Any, path: str) -> An
     v = float(value)
     ok = {"float>0": v > 0, "float>=0": v >= 0, "prob": 0 < v < 1}[kind]
     if not ok or not math.isfinite(v):
-        allowed = {"float>0": "> 0 and finite", "float>=0": ">= 0 and finite", "prob": "in (0, 1)"}[kind]
-        raise CliError(f"{where} must be {allowed}, got {value!r}")
+        rng = {"float>0": "> 0 and finite", "float>=0": ">= 0 and finite", "prob": "in (0, 1)"}[kind]
+        raise CliError(f"{where} must be {rng}, got {value!r}")
     return v
 
 
@@ -173,7 +173,7 @@ def _a(text: str, ok: bool, detail: str = "") -> dict[str, Any]:
 
 class _Bound:
     def __init__(self, id: str, name: str, source: str, assumptions: list[dict[str, Any]],
-                 compute: Callable[[], float], api: str, certified: bool = True, note: str = "") -> None:
+                 compute: Callable[[], Any], api: str, certified: bool = True, note: str = "") -> None:
         self.id, self.name, self.source, self.assumptions = id, name, source, assumptions
         self.compute, self.api, self.certified, self.note = compute, api, certified, note
 
@@ -209,7 +209,7 @@ def _kw_text(kw: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in kw.items())
 
 
-def _eps_max(profile: Callable[[np.ndarray], np.ndarray]) -> float:
+def _eps_max(profile: Callable[[np.ndarray], Any]) -> float:
     """Smallest eps_max in 8, 16, ..., 512 where the per-epoch profile has decayed below 1e-300."""
     for e in (8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0):
         if float(np.asarray(profile(np.array([e])))[0]) <= 1e-300:
@@ -226,7 +226,7 @@ def pnsgd_bounds(c: dict[str, Any]) -> list[_Bound]:
     E, delta, s = c["epochs"], c["delta"], c["sampling"]
     one = _a("one epoch", E == 1, f"epochs = {E}")
 
-    def single(order: str, **extra: Any) -> Callable[[], float]:
+    def single(order: str, **extra: Any) -> Callable[[], Any]:
         return lambda: pabi.pnsgd_epsilon(delta, order=order, **kw, **extra)
 
     out.append(_Bound("pnsgd_shuffled", "PNSGD shuffled, amplification by iteration",
@@ -250,8 +250,8 @@ def pnsgd_bounds(c: dict[str, Any]) -> list[_Bound]:
         def f() -> float:
             if "r" not in cache:
                 kws = dict(kw, order="shuffled")
-                prof = lambda e: pabi.pnsgd_delta(e, **kws)  # noqa: E731
-                logp = lambda e: pabi.pnsgd_log_delta(e, **kws)  # noqa: E731
+                prof: Any = lambda e: pabi.pnsgd_delta(e, **kws)  # noqa: E731
+                logp: Any = lambda e: pabi.pnsgd_log_delta(e, **kws)  # noqa: E731
                 try:
                     cache["r"] = pabi.multi_epoch_epsilon(prof, E, delta, eps_max=_eps_max(prof), orders=RDP_ORDERS,
                                                           log_delta=logp)
@@ -287,7 +287,7 @@ def pnsgd_bounds(c: dict[str, Any]) -> list[_Bound]:
                       "Asoodeh-Diaz-Calmon Prop. 1",
                       rdp_common + [_a("Gaussian noise", c["kind"] == "gaussian", f"kind = {c['kind']}"),
                                     _a("fixed (cyclic) order", s == "cyclic", f"sampling = {s}")],
-                      lambda: pabi.pnsgd_rdp_epsilon(delta, **dict(rkw, sigma=sig_e)),
+                      lambda: pabi.pnsgd_rdp_epsilon(delta, **dict(rkw, sigma=sig_e)),  # type: ignore[arg-type]
                       f"pabi.pnsgd_rdp_epsilon({delta!r}, {_kw_text(dict(rkw, sigma=sig_e))})"
                       + ("" if E == 1 else f"  # sigma/sqrt({E}) rounded down: RDP adds over epochs")))
     return out
@@ -476,7 +476,7 @@ def _help_keys() -> str:
     return "\n".join(out)
 
 
-def add_parser(sub: argparse._SubParsersAction, fmt_cls: type) -> argparse.ArgumentParser:
+def add_parser(sub: argparse._SubParsersAction, fmt_cls: Any) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "report", formatter_class=fmt_cls, help="every applicable bound for one training setup, ranked",
         description="For one training setup (a TOML file) compute every bound pabi has, state the assumptions "

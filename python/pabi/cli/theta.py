@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import types
-from typing import Sequence
+from typing import Any, Sequence
 
 from .common import add_json, emit, numbers
 from .formatting import table
@@ -25,7 +25,7 @@ def demo_bounds() -> dict[str, float]:
     """A few headline numbers of the bound families (one training setup each)."""
     import pabi
 
-    setup = dict(sigma=4.0, lipschitz=1.0, lr=0.05, diameter=1.0, n=1000)
+    setup: dict[str, Any] = dict(sigma=4.0, lipschitz=1.0, lr=0.05, diameter=1.0, n=1000)
     return {
         "shuffled PNSGD, Gaussian noise sigma=4, n=1000: delta at eps=1": float(
             pabi.pnsgd_delta(1.0, order="shuffled", **setup)),
@@ -41,7 +41,7 @@ def demo_bounds() -> dict[str, float]:
 # ------------------------------------------------------------------------------------- theta
 
 
-def _theta_parser(sub: argparse._SubParsersAction, fmt: type) -> argparse.ArgumentParser:
+def _theta_parser(sub: argparse._SubParsersAction, fmt: Any) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "theta", formatter_class=fmt, help="theta, log theta and 1 - theta at given eps and r",
         description="theta_{e^eps}(r) = Q(eps/r - r/2) - e^eps Q(eps/r + r/2): the hockey-stick divergence "
@@ -65,7 +65,7 @@ theta_command = types.SimpleNamespace(__name__="pabi.cli.theta", add_parser=_the
 # -------------------------------------------------------------------------------------- demo
 
 
-def _demo_parser(sub: argparse._SubParsersAction, fmt: type) -> argparse.ArgumentParser:
+def _demo_parser(sub: argparse._SubParsersAction, fmt: Any) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "demo", formatter_class=fmt, help="theta for a few settings and one number per bound family",
         description="Prints theta, log theta and 1 - theta at a few illustrative (eps, r), including extreme "
