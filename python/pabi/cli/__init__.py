@@ -59,11 +59,11 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     parser = _Parser(
         prog="pabi",
         formatter_class=_Formatter,
-        description="Tight differential-privacy bounds for iterative training (privacy amplification by "
-        "iteration, Renyi-DP, PLD accounting).\n\nStart with 'pabi report examples/report.toml': every "
-        "bound that applies to one training setup, ranked tightest first.",
-        epilog="Every command accepts --json (machine-readable output) and --config FILE (options from a "
-        "TOML file; flags override it).\nExamples:\n"
+        description="Tight differential-privacy bounds for iterative training (privacy amplification by\n"
+        "iteration, Renyi-DP, PLD accounting).\n\nStart with 'pabi report examples/report.toml': every bound that "
+        "applies to one\ntraining setup, ranked tightest first.",
+        epilog="Every command accepts --json (machine-readable output); all but report accept --config FILE\n"
+        "(options from a TOML file; flags override it).\n\nExamples:\n"
         "  pabi report examples/report.toml\n"
         "  pabi pnsgd --sigma 4 --lipschitz 1 --lr 0.05 --diameter 1 --n 1000 --order shuffled --delta 1e-5\n"
         "  pabi dpsgd --q 0.01 --sigma 1 --steps 1000 --delta 1e-5",

@@ -63,6 +63,7 @@ Valid bounds are ranked by ε, smallest (tightest) first; the smallest is the ce
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import textwrap
 import time
@@ -77,25 +78,32 @@ from .formatting import fmt, table
 
 # (section, key) -> (kind, required, default, help)
 SCHEMA: dict[tuple[str, str], tuple[str, bool, Any, str]] = {
-    ("training", "algorithm"): ("choice:pnsgd,dpsgd", True, None, "pnsgd or dpsgd"),
+    ("training", "algorithm"): ("choice:pnsgd,dpsgd", True, None,
+                                "pnsgd = projected noisy SGD, one record per step; dpsgd = clipped mini-batch SGD"),
     ("training", "n"): ("int>=1", True, None, "number of records"),
     ("training", "epochs"): ("int>=1", False, 1, "passes over the data"),
-    ("training", "batch_size"): ("int>=1", False, 1, "records per step (pnsgd: 1)"),
-    ("training", "sampling"): ("choice:shuffled,cyclic,random_stop,poisson", False, "shuffled", "batch order"),
-    ("training", "lr"): ("float>0", True, None, "learning rate"),
-    ("training", "clip"): ("float>0", False, None, "clip norm (dpsgd: required)"),
-    ("training", "delta"): ("prob", True, None, "target delta in (0, 1)"),
-    ("training", "neighbours"): ("choice:replace_one,add_remove", False, None, "neighbouring relation"),
-    ("noise", "kind"): ("choice:gaussian,laplace", False, "gaussian", "noise distribution"),
-    ("noise", "sigma"): ("float>0", True, None, "pnsgd: noise std (Laplace scale); dpsgd: noise multiplier"),
-    ("loss", "lipschitz"): ("float>=0", False, None, "gradient norm bound L (pnsgd: required)"),
-    ("loss", "convex"): ("bool", False, False, "convex loss"),
-    ("loss", "smoothness"): ("float>0", False, None, "smoothness beta"),
-    ("loss", "strong_convexity"): ("float>=0", False, 0.0, "strong convexity rho"),
-    ("loss", "weak_convexity"): ("float>=0", False, 0.0, "weak convexity m"),
-    ("loss", "diameter"): ("float>=0", False, None, "diameter of the constraint set"),
-    ("loss", "dimension"): ("int>=1", False, None, "number of parameters"),
+    ("training", "batch_size"): ("int>=1", False, 1, "records per step (Poisson: expected; pnsgd: 1)"),
+    ("training", "sampling"): ("choice:shuffled,cyclic,random_stop,poisson", False, "shuffled",
+                               "fresh permutation per epoch / fixed order / random stop (pnsgd) / Poisson"),
+    ("training", "lr"): ("float>0", True, None, "learning rate eta"),
+    ("training", "clip"): ("float>0", False, None, "clip norm C of per-record gradients (dpsgd: required)"),
+    ("training", "delta"): ("prob", True, None, "target delta; every bound is reported as eps at it"),
+    ("training", "neighbours"): ("choice:replace_one,add_remove", False, None,
+                                 "default add_remove for Poisson sampling, else replace_one"),
+    ("noise", "kind"): ("choice:gaussian,laplace", False, "gaussian", "noise distribution (laplace: pnsgd, d = 1)"),
+    ("noise", "sigma"): ("float>0", True, None,
+                         "pnsgd: std (Laplace: scale) of the noise on each gradient; dpsgd: noise multiplier"),
+    ("loss", "lipschitz"): ("float>=0", False, None, "bound L on every per-record gradient norm (pnsgd: required)"),
+    ("loss", "convex"): ("bool", False, False, "the loss is convex"),
+    ("loss", "smoothness"): ("float>0", False, None, "beta: the gradient is beta-Lipschitz"),
+    ("loss", "strong_convexity"): ("float>=0", False, 0.0, "rho in [0, beta]"),
+    ("loss", "weak_convexity"): ("float>=0", False, 0.0, "m: loss + m |w|^2 / 2 is convex (0 if convex)"),
+    ("loss", "diameter"): ("float>=0", False, None, "diameter D of the convex set the iterates are projected on"),
+    ("loss", "dimension"): ("int>=1", False, None, "number of parameters (Laplace noise needs 1)"),
 }
+
+_KIND_TEXT = {"int>=1": "integer >= 1", "float>0": "number > 0", "float>=0": "number >= 0",
+              "prob": "number in (0, 1)", "bool": "true/false"}
 
 RDP_ORDERS = np.array([1.1, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0, 12.0, 14.0,
                        16.0, 20.0, 24.0, 28.0, 32.0, 40.0, 48.0, 56.0, 64.0])
@@ -471,21 +479,27 @@ def _help_keys() -> str:
         if s != cur:
             out.append(f"  [{s}]")
             cur = s
-        extra = "required" if req else ("optional" if default is None else f"default {default!r}")
-        out.append(f"    {k:<17} {kind.replace('choice:', 'one of '):<42} {extra}: {doc}")
+        typ = kind[7:].replace(",", "|") if kind.startswith("choice:") else _KIND_TEXT[kind]
+        extra = "required" if req else ("optional" if default is None else f"default {json.dumps(default)}")
+        out.append(f"    {k} = {typ} ({extra})")
+        out.append(f"        {doc}")
     return "\n".join(out)
+
+
+def _fill(text: str) -> str:
+    return "\n\n".join(textwrap.fill(p, 100) for p in text.split("\n\n"))
 
 
 def add_parser(sub: argparse._SubParsersAction, fmt_cls: Any) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "report", formatter_class=fmt_cls, help="every applicable bound for one training setup, ranked",
-        description="For one training setup (a TOML file) compute every bound pabi has, state the assumptions "
+        description=_fill("For one training setup (a TOML file) compute every bound pabi has, state the assumptions "
         "each needs and whether the configuration satisfies them, and rank the valid ones by epsilon at the "
-        "target delta (tightest first).\n\nConfiguration keys (unknown keys are errors):\n" + _help_keys()
-        + "\n\nBound families: PNSGD amplification by iteration (shuffled / random stop / fixed order; several "
+        "target delta (tightest first).") + "\n\nConfiguration keys (unknown keys, missing required keys and "
+        "out-of-range values are errors):\n" + _help_keys() + "\n\n" + _fill("Bound families: PNSGD amplification by iteration (shuffled / random stop / fixed order; several "
         "shuffled epochs composed by PLD, profile->RDP or one (eps, delta) point), the RDP comparison bound "
         "(Asoodeh-Diaz-Calmon Prop. 1), last-iterate RDP (Kong-Ribero), the DP-SGD PLD accountant and the "
-        "data-independent RDP route. See 'python -c \"import pabi.cli.report as r; help(r)\"' for the details.",
+        "data-independent RDP route. See 'python -c \"import pabi.cli.report as r; help(r)\"' for the details."),
         epilog="Example (examples/report.toml):\n  [training]\n  algorithm = \"pnsgd\"\n  n = 1000\n  epochs = 3\n"
         "  sampling = \"shuffled\"\n  lr = 0.05\n  delta = 1e-5\n  [noise]\n  sigma = 4.0\n  [loss]\n"
         "  lipschitz = 1.0\n  convex = true\n  smoothness = 10.0\n  diameter = 1.0\n\n"
