@@ -315,3 +315,12 @@ def test_figures_missing_module_is_a_one_line_error(tmp_path, capsys, monkeypatc
     monkeypatch.setitem(sys.modules, "pabi.figures", None)  # import raises ImportError
     monkeypatch.delattr(pabi, "figures", raising=False)
     assert_one_line_error(main(["figures", str(tmp_path)]), capsys.readouterr().err, 1, "figures")
+
+
+def test_figures_without_matplotlib_is_a_one_line_error(tmp_path, capsys, monkeypatch):
+    def make_all(outdir, only=None):
+        raise ModuleNotFoundError("No module named 'matplotlib'", name="matplotlib")
+
+    monkeypatch.setitem(sys.modules, "pabi.figures", types.SimpleNamespace(make_all=make_all))
+    monkeypatch.setattr(pabi, "figures", sys.modules["pabi.figures"], raising=False)
+    assert_one_line_error(main(["figures", str(tmp_path)]), capsys.readouterr().err, 1, "pabi[plot]")

@@ -35,6 +35,9 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.outdir)
     if out.exists() and not out.is_dir():
         raise CliError(f"OUTDIR exists and is not a directory: {out}")
-    paths = [Path(p) for p in figures.make_all(out, only=only)]
+    try:
+        paths = [Path(p) for p in figures.make_all(out, only=only)]
+    except ImportError as exc:  # matplotlib (an optional extra) missing
+        raise CliError(f"figures need {getattr(exc, 'name', None) or exc} (pip install 'pabi[plot]')", 1) from None
     return emit(args, {"outdir": str(out), "files": [str(p) for p in paths]},
                 "\n".join(str(p) for p in paths) + f"\n{len(paths)} figure(s) written to {out}")

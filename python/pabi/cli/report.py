@@ -11,7 +11,7 @@ missing required key or a value of the wrong type or range is a one-line error n
 * ``n`` (required): number of records, integer ≥ 1.
 * ``epochs`` (default 1): passes over the data, integer ≥ 1.
 * ``batch_size`` (default 1): records per step (expected size for Poisson sampling); ``pnsgd``
-  needs 1. The steps are epochs × n / batch_size.
+  needs 1. The steps are epochs × n / batch_size (rounded up).
 * ``sampling`` (default ``"shuffled"``): ``"shuffled"`` (a fresh random permutation per epoch,
   fixed-size batches), ``"cyclic"`` (the same fixed order every epoch), ``"random_stop"``
   (``pnsgd``, one epoch, output w_T for T uniform on 1..n) or ``"poisson"`` (every record joins
