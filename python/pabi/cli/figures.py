@@ -38,6 +38,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         paths = [Path(p) for p in figures.make_all(out, only=only)]
     except ImportError as exc:  # matplotlib (an optional extra) missing
-        raise CliError(f"figures need {getattr(exc, 'name', None) or exc} (pip install 'pabi[plot]')", 1) from None
+        name = getattr(exc, "name", None) or str(exc)
+        if name.startswith("pabi"):
+            raise CliError(f"pabi.figures is not available in this installation ({name} is missing)", 1) from None
+        raise CliError(f"figures need {name} (pip install 'pabi[plot]')", 1) from None
     return emit(args, {"outdir": str(out), "files": [str(p) for p in paths]},
                 "\n".join(str(p) for p in paths) + f"\n{len(paths)} figure(s) written to {out}")
