@@ -155,25 +155,29 @@ def test_last_iterate_equals_the_api(capsys):
     d = run_json(capsys, ["last-iterate", "--alpha", "8", "--delta", "1e-5", *LI])
     sigma = 0.1 * 1.0 * 1.0 / 10
     assert d["setup"]["sigma"] == sigma
-    rows = {(r["bound"], "alpha" in r): r for r in d["rows"]}
-    assert rows["last_iterate_general", True]["rdp"] == pabi.last_iterate_rdp_general(8.0, 0.1, 1.0, sigma, 1000)
-    assert rows["last_iterate_bounded", True]["rdp"] == pabi.last_iterate_rdp_bounded(
-        8.0, 0.1, 1.0, 10, sigma, 2.0, 0.0, 1.0)
-    cyc = rows["last_iterate_cyclic", True]["rdp"]
-    assert cyc == pabi.last_iterate_rdp_cyclic(8.0, 0.1, 1.0, 10, sigma, 1000, 100, 0.0, 1.0)
+    rows = {r["bound"]: r for r in d["rows"]}
+    rdp = {k: r["rdp"][0]["rdp"] for k, r in rows.items()}
+    assert rows["last_iterate_general"]["rdp"][0]["alpha"] == 8.0
+    assert rdp["last_iterate_general"] == pabi.last_iterate_rdp_general(8.0, 0.1, 1.0, sigma, 1000)
+    assert rdp["last_iterate_bounded"] == pabi.last_iterate_rdp_bounded(8.0, 0.1, 1.0, 10, sigma, 2.0, 0.0, 1.0)
+    assert rdp["last_iterate_cyclic"] == pabi.last_iterate_rdp_cyclic(8.0, 0.1, 1.0, 10, sigma, 1000, 100, 0.0, 1.0)
+    assert rdp["last_iterate_small_step"] == pabi.last_iterate_rdp_small_step(8.0, 1.0, 10, sigma, 100, 0.1, 0.0, 1.0)
     orders = pabi.DEFAULT_ORDERS
     curve = [pabi.last_iterate_rdp_cyclic(float(a), 0.1, 1.0, 10, sigma, 1000, 100, 0.0, 1.0) for a in orders]
-    assert rows["last_iterate_cyclic", False]["eps"] == pabi.rdp_to_dp_epsilon(orders, curve, 1e-5)[0]
+    e = rows["last_iterate_cyclic"]["eps"][0]
+    assert (e["delta"], e["eps"], e["order"]) == (1e-5, *pabi.rdp_to_dp_epsilon(orders, curve, 1e-5))
     assert all(r["valid"] for r in d["rows"])
+    assert main(["last-iterate", "--alpha", "8", "--delta", "1e-5", *LI]) == 0
+    assert "RDP (alpha=8)" in capsys.readouterr().out
 
 
 def test_last_iterate_unmet_step_size_condition(capsys):
     args = [a if a != "0.1" else "0.6" for a in LI]  # lr = 0.6 > 1/(2(m + M)) = 0.5
     d = run_json(capsys, ["last-iterate", "--alpha", "4", *args])
     by = {r["bound"]: r for r in d["rows"]}
-    assert by["last_iterate_general"]["valid"] and by["last_iterate_general"]["rdp"] > 0
+    assert by["last_iterate_general"]["valid"] and by["last_iterate_general"]["rdp"][0]["rdp"] > 0
     for k in ("last_iterate_bounded", "last_iterate_cyclic", "last_iterate_small_step"):
-        assert not by[k]["valid"] and by[k]["rdp"] is None
+        assert not by[k]["valid"] and by[k]["rdp"][0]["rdp"] is None
         assert "1/(2(m + M))" in by[k]["unmet"]
 
 

@@ -159,27 +159,31 @@ def run(args: argparse.Namespace) -> int:
     bounds = last_iterate_bounds(lam=args.lr, clip=args.clip, b=b, sigma=sigma, T=args.steps, ell=ell,
                                  m=args.weak_convexity, M=args.smoothness, diameter=args.diameter,
                                  cyclic=args.order == "cyclic", t_star=args.t_star, model=args.model)
-    rows = []
+    rows, table_rows = [], []
     for bd in bounds:
         unmet = "; ".join(f"{a['text']} ({a['detail']})" if a["detail"] else a["text"]
                           for a in bd["assumptions"] if not a["satisfied"])
-        for a in args.alpha or []:
-            rows.append({"bound": bd["id"], "source": bd["source"], "alpha": a,
-                         "rdp": bd["rdp"](a) if bd["rdp"] else None, "valid": bd["rdp"] is not None,
-                         "unmet": unmet})
+        rdp = [{"alpha": a, "rdp": bd["rdp"](a) if bd["rdp"] else None} for a in args.alpha or []]
+        eps = []
         for d in args.delta or []:
             e, o = epsilon_from_rdp(bd["rdp"], d) if bd["rdp"] else (None, None)
-            rows.append({"bound": bd["id"], "source": bd["source"], "delta": d, "eps": e, "order": o,
-                         "valid": bd["rdp"] is not None, "unmet": unmet})
+            eps.append({"delta": d, "eps": e, "order": o})
+        rows.append({"bound": bd["id"], "source": bd["source"], "valid": bd["rdp"] is not None, "unmet": unmet,
+                     "rdp": rdp, "eps": eps})
+        flat: dict[str, Any] = {"bound": bd["id"], "source": bd["source"], "unmet": unmet}
+        for r in rdp:
+            flat[f"rdp@{r['alpha']:g}"] = r["rdp"]
+        for r in eps:
+            flat[f"eps@{r['delta']:g}"], flat[f"order@{r['delta']:g}"] = r["eps"], r["order"]
+        table_rows.append(flat)
     cols = [("bound", "bound"), ("source", "source")]
-    if args.alpha:
-        cols += [("alpha", "alpha"), ("rdp", "RDP")]
-    if args.delta:
-        cols += [("delta", "delta"), ("eps", "eps"), ("order", "order")]
+    cols += [(f"rdp@{a:g}", f"RDP (alpha={a:g})") for a in args.alpha or []]
+    for d in args.delta or []:
+        cols += [(f"eps@{d:g}", f"eps (delta={d:g})"), (f"order@{d:g}", "order")]
     cols.append(("unmet", "unmet assumption"))
     setup = dict(lr=args.lr, clip=args.clip, batch_size=b, sigma=sigma, steps=args.steps, ell=ell,
                  weak_convexity=args.weak_convexity, smoothness=args.smoothness, diameter=args.diameter,
                  order=args.order, model=args.model)
     head = ("Last iterate of DP-SGD: " + ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v}"
                                                     for k, v in setup.items() if v is not None))
-    return emit(args, {"setup": setup, "rows": rows}, head + "\n\n" + table(rows, cols, 8))
+    return emit(args, {"setup": setup, "rows": rows}, head + "\n\n" + table(table_rows, cols, 8))
