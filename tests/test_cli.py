@@ -328,3 +328,19 @@ def test_figures_without_matplotlib_is_a_one_line_error(tmp_path, capsys, monkey
     monkeypatch.setitem(sys.modules, "pabi.figures", types.SimpleNamespace(make_all=make_all))
     monkeypatch.setattr(pabi, "figures", sys.modules["pabi.figures"], raising=False)
     assert_one_line_error(main(["figures", str(tmp_path)]), capsys.readouterr().err, 1, "pabi[plot]")
+
+
+def test_per_instance_hoeffding_confidence_equals_the_api(tmp_path, capsys, sens):
+    f = tmp_path / "s.csv"
+    np.savetxt(f, sens, delimiter=",")
+    d = run_json(capsys, ["per-instance", str(f), "--q", "0.01", "--sigma", "1", "--alpha", "4",
+                          "--confidence", "0.05", "--max-sensitivity", "1", "--variant", "as_published"])
+    want = pabi.dpsgd_per_instance_rdp(4.0, 0.01, 1.0, sens, variant="as_published", confidence=0.05,
+                                       max_sensitivity=1.0)
+    assert d["records"][0]["rdp@4"] == want
+    plug_in = pabi.dpsgd_per_instance_rdp(4.0, 0.01, 1.0, sens, variant="as_published")
+    assert want >= plug_in  # the upper-confidence version is never below the plug-in mean
+    bad = tmp_path / "neg.csv"
+    bad.write_text("0.1,0.2\n-0.5,0.3\n")
+    assert_one_line_error(main(["per-instance", str(bad), "--q", "0.01", "--sigma", "1"]),
+                          capsys.readouterr().err, 2, "sensitivit")

@@ -259,3 +259,26 @@ def test_minimal_config_defaults(tmp_path, capsys):
                                                      "last_iterate_general"}
     assert math.isfinite(b["epochs_gaussian_pld"]["epsilon"])
     assert np.isclose(b["epochs_gaussian_pld"]["epsilon"], pabi.gdp_epsilon(1e-5, 0.5), rtol=1e-3)
+
+
+def test_laplace_baseline_and_random_stop_baselines(tmp_path, capsys):
+    text = PNSGD_ONE.format(sampling="shuffled", kind="laplace", convex="true", beta=10.0, extra="dimension = 1")
+    rep = report(capsys, write(tmp_path, text.replace("epochs = 1", "epochs = 2")))
+    b = by_id(rep)
+    lap = pabi.PrivacyLossDistribution.laplace(4.0, sensitivity=2.0).compose(2).epsilon(1e-5)[2]
+    assert b["epochs_laplace_pld"]["valid"] and b["epochs_laplace_pld"]["epsilon"] == lap
+    assert lap <= 2 * 2.0 / 4.0  # never above the pure-DP composition E * 2L / v
+    assert b["pnsgd_shuffled_epochs_pld"]["valid"]  # Laplace profile composed over epochs
+    check_ranking(rep)
+    rep = report(capsys, write(tmp_path, PNSGD_ONE.format(sampling="random_stop", kind="gaussian", convex="true",
+                                                          beta=10.0, extra="")))
+    b = by_id(rep)
+    assert b["epochs_gaussian_pld"]["valid"] and not b["epochs_laplace_pld"]["applicable"]
+
+
+def test_no_bound_applies(tmp_path, capsys):
+    path = write(tmp_path, BASE.replace('delta = 1e-5', 'delta = 1e-5\nneighbours = "add_remove"'))
+    rep = report(capsys, path)
+    assert rep["best"] is None and not any(b["valid"] for b in rep["bounds"])
+    assert main(["report", str(path)]) == 0
+    assert "No bound applies" in capsys.readouterr().out

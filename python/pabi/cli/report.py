@@ -54,8 +54,9 @@ Bounds (each needs the assumptions listed in the report; ε at ``delta``):
 * last iterate of cyclic DP-SGD (Kong–Ribero Thm 4.3, 4.4, 4.5 corrected, Cor. C.3), Gaussian;
 * baselines needing only the sampling: the DP-SGD PLD accountant (``pabi.dpsgd_epsilon``) and
   the data-independent RDP route (``pabi.sampled_gaussian_rdp``): Poisson sampling with q =
-  batch_size / n, or, for shuffled/cyclic batches, every record used once per epoch (q = 1,
-  E steps, noise multiplier = noise std / replace-one sensitivity 2L or 2C).
+  batch_size / n, or, for shuffled/cyclic/random-stop runs, every record used at most once per
+  epoch (q = 1, E steps, noise multiplier = noise std / replace-one sensitivity 2L or 2C; with
+  Laplace noise in d = 1, the E-fold Laplace mechanism composed by ``pabi.PrivacyLossDistribution``).
 
 Valid bounds are ranked by ε, smallest (tightest) first; the smallest is the certificate.
 """
@@ -376,10 +377,11 @@ def baseline_bounds(c: dict[str, Any]) -> list[_Bound]:
         zdesc = "sigma / (2 L)"
     else:
         z1, zdesc = c["sigma"] / 2.0, "z / 2"
-    once = [gauss, _a("every record in exactly one step per epoch (shuffled or cyclic batches)",
-                      s in ("shuffled", "cyclic"), f"sampling = {s}"),
-            _a("replace-one neighbours (sensitivity 2L or 2C)", c["neighbours"] == "replace_one",
-               f"neighbours = {c['neighbours']}")]
+    once_only = [_a("every record in at most one step per epoch (shuffled, cyclic or random stop)",
+                    s in ("shuffled", "cyclic", "random_stop"), f"sampling = {s}"),
+                 _a("replace-one neighbours (sensitivity 2L or 2C)", c["neighbours"] == "replace_one",
+                    f"neighbours = {c['neighbours']}")]
+    once = [gauss] + once_only
     out.append(_Bound("epochs_gaussian_pld", f"{E} x Gaussian mechanism, no amplification (q = 1, noise multiplier {zdesc})",
                       "composition of the per-epoch Gaussian mechanism (PLD accountant)", once,
                       lambda: 0.0 if math.isinf(z1) else pabi.dpsgd_epsilon(1.0, z1, E, delta),
@@ -389,6 +391,22 @@ def baseline_bounds(c: dict[str, Any]) -> list[_Bound]:
                       lambda: 0.0 if math.isinf(z1) else _rdp_eps(1.0, z1, E, delta),
                       f"pabi.rdp_to_dp_epsilon(pabi.DEFAULT_ORDERS, {E} * pabi.sampled_gaussian_rdp("
                       f"pabi.DEFAULT_ORDERS, 1.0, {z1!r}), {delta!r})"))
+    # Laplace noise (d = 1): E-fold Laplace mechanism, sensitivity 2L (2C), scale sigma (z C)
+    lap_sens = (None if c["lipschitz"] is None else 2.0 * c["lipschitz"]) if pn else 2.0 * c["clip"]
+    lap_scale = c["sigma"] if pn else c["sigma"] * c["clip"]
+    lap = [_a("Laplace noise in dimension 1", c["kind"] == "laplace" and c["dimension"] == 1,
+              f"kind = {c['kind']}, dimension = {c['dimension']}")] + once_only
+
+    def lap_eps() -> float:
+        if not lap_sens:
+            return 0.0
+        pld = pabi.PrivacyLossDistribution.laplace(lap_scale, sensitivity=lap_sens)
+        return float(pld.compose(E).epsilon(delta)[2])
+
+    out.append(_Bound("epochs_laplace_pld", f"{E} x Laplace mechanism, no amplification (PLD)",
+                      "composition of the per-epoch Laplace mechanism (PLD accountant)", lap, lap_eps,
+                      f"pabi.PrivacyLossDistribution.laplace({lap_scale!r}, sensitivity={lap_sens!r})"
+                      f".compose({E}).epsilon({delta!r})[2]"))
     return out
 
 
