@@ -187,12 +187,15 @@ class _Bound:
         self.compute, self.api, self.certified, self.note = compute, api, certified, note
 
 
+PNSGD_TEXT = "PNSGD"
+
+
 def _pnsgd_common(c: dict[str, Any]) -> list[dict[str, Any]]:
     beta, rho, lr = c["smoothness"], c["strong_convexity"], c["lr"]
     lr_max = None if beta is None else 2.0 / (beta + rho)
     noise_ok = c["kind"] == "gaussian" or c["dimension"] == 1
     return [
-        _a("PNSGD: one record per step, noised gradient, last iterate released",
+        _a(PNSGD_TEXT + ": one record per step, noised gradient, last iterate released",
            c["algorithm"] == "pnsgd" and c["batch_size"] == 1,
            f"algorithm = {c['algorithm']}, batch_size = {c['batch_size']}"),
         _a("convex loss", c["convex"], "" if c["convex"] else "convex = false"),
@@ -419,9 +422,7 @@ def _rdp_eps(q: float, z: float, steps: int, delta: float) -> float:
 def compute_report(cfg: dict[str, Any]) -> dict[str, Any]:
     """Evaluate every bound for the validated configuration; JSON-ready dict."""
     bounds: list[_Bound] = []
-    if cfg["algorithm"] == "pnsgd":
-        bounds += pnsgd_bounds(cfg)
-    bounds += _last_iterate(cfg) + baseline_bounds(cfg)
+    bounds += pnsgd_bounds(cfg) + _last_iterate(cfg) + baseline_bounds(cfg)
     results = []
     for b in bounds:
         applicable = all(a["satisfied"] for a in b.assumptions)
@@ -473,13 +474,21 @@ def render(rep: dict[str, Any], path: str) -> str:
     other = [r for r in rep["bounds"] if not r["valid"]]
     if other:
         lines += ["", "Not applicable or not certified:"]
+        pn_only = [r for r in other if not r["applicable"] and not r["assumptions"][0]["satisfied"]
+                   and r["assumptions"][0]["text"].startswith(PNSGD_TEXT)]
+        if pn_only:
+            lines.append(f"  - {len(pn_only)} PNSGD amplification-by-iteration bounds: need algorithm = \"pnsgd\" "
+                         "with batch_size = 1")
         for r in other:
+            if r in pn_only:
+                continue
             if not r["applicable"]:
                 why = "; ".join(a["text"] + (f" ({a['detail']})" if a["detail"] else "")
                                 for a in r["assumptions"] if not a["satisfied"])
-                lines.append(f"  - {r['name']}: needs {why}")
+                msg = f"- {r['name']}: needs {why}"
             else:
-                lines.append(f"  - {r['name']}: epsilon = {fmt(r['epsilon'], 6)}; {r['note']}")
+                msg = f"- {r['name']}: epsilon = {fmt(r['epsilon'], 6)}; {r['note']}"
+            lines += textwrap.wrap(msg, width=110, initial_indent="  ", subsequent_indent="      ")
     lines += ["", "Assumptions of the valid bounds (all satisfied by the configuration):"]
     for r in ranked:
         needs = "; ".join(a["text"] for a in r["assumptions"])
