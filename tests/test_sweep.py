@@ -137,3 +137,22 @@ def test_function_must_return_one_value_per_point():
         pabi.sweep(lambda x: np.zeros(3), x=[1.0, 2.0])
     df = pabi.sweep(lambda x: 7.0, x=[1.0, 2.0])  # a scalar is broadcast
     assert df["value"].tolist() == [7.0, 7.0]
+
+
+def test_chunk_points_match_unravel_index():
+    """The chunk builder (slices and repeats) gives the C-order grid points for any span."""
+    import importlib
+
+    sweep_mod = importlib.import_module("pabi.sweep")
+    rng = np.random.default_rng(5)
+    for shape in [(7,), (3, 5), (4, 1, 6), (2, 3, 4, 5), (1000,), (3, 1000)]:
+        axes = [rng.standard_normal(n) for n in shape]
+        names = [f"g{i}" for i in range(len(shape))]
+        total = int(np.prod(shape))
+        spans = [(0, total), (0, 1), (total - 1, total)]
+        spans += [tuple(sorted(rng.choice(total + 1, 2, replace=False))) for _ in range(20)]
+        for lo, hi in spans:
+            got = sweep_mod._chunk_args(names, axes, int(lo), int(hi))
+            idx = np.unravel_index(np.arange(lo, hi), shape)
+            for n, a, i in zip(names, axes, idx):
+                assert np.array_equal(got[n], a[i]), (shape, lo, hi, n)

@@ -61,11 +61,30 @@ def grid_size(**grids: Any) -> int:
     return math.prod(a.size for a in axes)
 
 
+def _axis_values(a: np.ndarray, stride: int, lo: int, hi: int) -> np.ndarray:
+    """Values of one grid axis at flat points lo..hi-1, where the axis index is
+    (k // stride) % a.size: runs of ``stride`` equal values, cycling through the axis.
+    Built from slices and np.repeat in O(hi − lo) (no per-point integer division)."""
+    n, k = a.size, hi - lo
+    if stride == 1:
+        start = lo % n
+        if start + k <= n:
+            return a[start:start + k].copy()
+        if n <= k:
+            return np.tile(a, -(-(start + k) // n))[start:start + k]
+        return np.concatenate([a[start:], a[:start + k - n]])
+    blocks = np.arange(lo // stride, (hi - 1) // stride + 1, dtype=np.int64)
+    counts = np.minimum(hi, (blocks + 1) * stride) - np.maximum(lo, blocks * stride)
+    return np.repeat(a[blocks % n], counts)
+
+
 def _chunk_args(names: Sequence[str], axes: Sequence[np.ndarray], lo: int, hi: int) -> dict[str, np.ndarray]:
     """The grid values of flat points lo..hi-1 (C order: the last grid varies fastest)."""
-    shape = tuple(a.size for a in axes)
-    idx = np.unravel_index(np.arange(lo, hi, dtype=np.int64), shape)
-    return {n: a[i] for n, a, i in zip(names, axes, idx)}
+    out, stride = {}, 1
+    for name, a in reversed(list(zip(names, axes))):
+        out[name] = _axis_values(a, stride, lo, hi)
+        stride *= a.size
+    return {n: out[n] for n in names}
 
 
 def _on_grid(exc: BaseException, names: Sequence[str], axes: Sequence[np.ndarray], lo: int) -> BaseException:
@@ -219,10 +238,34 @@ def sweep(
 
 
 def _local_results(function, names, axes, fixed, total, chunk, bar) -> Iterator[dict[str, np.ndarray]]:
-    for lo, hi in _chunks(total, chunk):
-        cols = _eval_chunk(function, names, axes, lo, hi, fixed)
+    """Chunks in grid order. With more than one chunk, the next chunk is evaluated on a helper
+    thread while the caller consumes (writes) the current one: the Rust kernels and the Parquet
+    writer both release the GIL, so they overlap. At most 2 chunks are held besides the one
+    being consumed."""
+    spans = _chunks(total, chunk)
+    if total <= chunk:
+        for lo, hi in spans:
+            cols = _eval_chunk(function, names, axes, lo, hi, fixed)
+            if bar is not None:
+                bar.update(hi - lo)
+            yield cols
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="pabi-sweep") as pool:
+        lo, hi = next(spans)
+        ahead = pool.submit(_eval_chunk, function, names, axes, lo, hi, fixed)
+        size = hi - lo
+        for lo, hi in spans:
+            current, ahead = ahead, pool.submit(_eval_chunk, function, names, axes, lo, hi, fixed)
+            cols = current.result()
+            if bar is not None:
+                bar.update(size)
+            size = hi - lo
+            yield cols
+        cols = ahead.result()
         if bar is not None:
-            bar.update(hi - lo)
+            bar.update(size)
         yield cols
 
 
@@ -306,7 +349,10 @@ def _write_parquet(results: Iterator[dict[str, np.ndarray]], path: str) -> str:
         for cols in results:
             table = pa.table(cols)
             if writer is None:
-                writer = pq.ParquetWriter(path, table.schema)
+                # dictionary (RLE) encoding for the grid columns, whose values repeat; plain
+                # encoding for the values (a dictionary of distinct floats only costs time)
+                grid_cols = [c for c in table.column_names if c != "value"]
+                writer = pq.ParquetWriter(path, table.schema, use_dictionary=grid_cols)
             writer.write_table(table)
     finally:
         if writer is not None:
