@@ -77,6 +77,9 @@ class PNSGDAccountant:
       δ ≤ A(1 − B^m)/(n(1 − B)) ≤ A(1 − B^n)/(n(1 − B)): a started epoch is counted as a full
       one (conservative).
 
+    The guarantee is for releasing the current iterate only (PNSGD's assumption): every model
+    published along the way (checkpoints) is a separate release to account for.
+
     Examples (the values equal the direct pabi calls):
 
     >>> import pabi
@@ -262,13 +265,13 @@ class PNSGDAccountant:
             raise _domain("delta", "in (0, 1)", delta)
         if method not in ("pld", "best"):
             raise ValueError(f"method must be 'pld' or 'best', got {method!r}")
+        if method == "best" and self._cfg["order"] != "shuffled":
+            raise ValueError("method='best' supports order='shuffled' only")
         composed = self._composed_pld()
         if composed is None:
             return 0.0
         eps = float(composed.epsilon(delta)[2])
         if method == "best":
-            if self._cfg["order"] != "shuffled":
-                raise ValueError("method='best' supports order='shuffled' only")
             eps = min(eps, self._multi_epoch(delta))
         return eps
 
