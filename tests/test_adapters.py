@@ -218,6 +218,24 @@ def test_dp_accounting_composition_matches_pabi(epoch_pld):
         assert dp == pytest.approx(est, rel=1e-9)  # same discretised PLD, FFT to FFT
 
 
+def test_accountant_as_dp_accounting_pld():
+    pytest.importorskip("dp_accounting")
+    acc = PNSGDAccountant(**dict(KW, n=10), order="fixed", index=4)
+    assert acc.to_dp_accounting_pld() is None
+    acc.step(10 + 6)  # a full epoch and a partial one (record 4 processed 2 steps ago)
+    kw = dict(KW, n=10)
+
+    def pld(m):
+        return pabi.PrivacyLossDistribution.from_profile(
+            lambda e: pabi.pnsgd_delta(e, order="fixed", index=4, **dict(kw, n=m)), h=1e-3)
+
+    direct_lo, _, direct_up = pabi.compose_plds([(pld(10), 1), (pld(6), 1)]).epsilon(1e-6)
+    assert acc.get_epsilon(1e-6) == direct_up
+    dp = acc.to_dp_accounting_pld().get_epsilon_for_delta(1e-6)
+    assert direct_lo <= dp <= direct_up
+    assert dp == pytest.approx(direct_up, rel=1e-6)
+
+
 def test_pabi_profile_pld_matches_dp_accounting_connect_the_dots(epoch_pld):
     """Independent construction: dp-accounting's own pessimistic connect-the-dots
     (Doroshenko et al. Alg. 1) on the symmetric completion of the profile,

@@ -31,7 +31,7 @@ _ORDERS = ("shuffled", "fixed")
 
 def _domain(param: str, allowed: str, value: object) -> DomainError:
     e = DomainError(f"{param} must be {allowed}, got {value!r}")
-    e.param, e.allowed, e.value, e.index = param, allowed, value, None  # type: ignore[attr-defined]
+    e.param, e.allowed, e.value, e.index = param, allowed, value, None  # type: ignore[attr-defined,assignment]
     return e
 
 
@@ -294,6 +294,26 @@ class PNSGDAccountant:
         if composed is None:
             return 0.0
         return float(composed.delta(eps)[2])
+
+    def to_dp_accounting_pld(self) -> Any:
+        """The run so far as a dp-accounting ``PrivacyLossDistribution`` (the same epoch PLDs,
+        composed by dp-accounting), to compose with other dp-accounting PLDs of the same
+        ``value_discretization_interval`` (= ``h``) and neighbouring relation (replace-one).
+        Needs dp-accounting; ``None`` before the protected record was processed.
+
+        >>> acc = PNSGDAccountant(sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=100)
+        >>> acc.epoch_done(3)
+        >>> round(acc.to_dp_accounting_pld().get_epsilon_for_delta(1e-5), 4)
+        9.1693
+        """
+        from .dp_accounting import to_dp_accounting_pld
+
+        out = None
+        for pld, times in self._parts():
+            part = to_dp_accounting_pld(pld)
+            part = part.self_compose(times) if times > 1 else part
+            out = part if out is None else out.compose(part)
+        return out
 
     def get_privacy_spent(self, delta: float) -> tuple[float, int]:
         """``(epsilon, epochs)``: :meth:`get_epsilon` and the number of epochs it accounts."""

@@ -13,7 +13,9 @@ outside. What pabi can soundly hand over is therefore:
   mechanism with that symmetric profile, copied exactly into a dp-accounting dense PMF with
   ``pessimistic_estimate=True``: every δ(ε) dp-accounting computes from it, also after
   ``compose`` / ``self_compose`` with other dp-accounting PLDs of the same
-  ``value_discretization_interval``, is an upper bound for the mechanism.
+  ``value_discretization_interval``, is an upper bound for the mechanism up to
+  dp-accounting's floating-point (FFT) error, which dp-accounting does not bound — pabi's own
+  :func:`pabi.compose_plds` adds it to its certified upper value.
 * a **zCDP event** for the RDP comparison bound of PNSGD (Asoodeh–Diaz–Calmon Prop. 1): record
   ``index`` of fixed-order PNSGD is (α, α c_i)-RDP for every α > 1, i.e. c_i-zCDP, which is
   exactly :class:`dp_accounting.ZCDpEvent` (``rho = c_i``); dp-accounting's ``RdpAccountant``
@@ -55,7 +57,7 @@ def _dp_accounting() -> Any:
 
 def _domain(param: str, allowed: str, value: object) -> DomainError:
     e = DomainError(f"{param} must be {allowed}, got {value!r}")
-    e.param, e.allowed, e.value, e.index = param, allowed, value, None  # type: ignore[attr-defined]
+    e.param, e.allowed, e.value, e.index = param, allowed, value, None  # type: ignore[attr-defined,assignment]
     return e
 
 
@@ -146,14 +148,17 @@ def pnsgd_epoch_pld(
     """
     from .. import pnsgd_delta
 
-    kw = dict(noise=noise, sigma=sigma, lipschitz=lipschitz, lr=lr, diameter=diameter, n=n,
+    kw: dict[str, Any] = dict(noise=noise, sigma=sigma, lipschitz=lipschitz, lr=lr, diameter=diameter, n=n,
               order=order, index=index, smoothness=smoothness, strong_convexity=strong_convexity)
     for name in ("sigma", "lipschitz", "lr", "diameter", "n", "index", "smoothness",
                  "strong_convexity"):
         if kw[name] is not None and np.ndim(kw[name]) != 0:
             raise TypeError(f"{name} must be a scalar, got shape {np.shape(kw[name])}")
     pnsgd_delta(1.0, **kw)  # validates every parameter (DomainError naming it)
-    return pld_from_profile(lambda e: pnsgd_delta(e, **kw), h=h, eps_max=eps_max)
+    def profile(e: np.ndarray) -> np.ndarray:
+        return np.asarray(pnsgd_delta(e, **kw))
+
+    return pld_from_profile(profile, h=h, eps_max=eps_max)
 
 
 def pnsgd_zcdp_rho(
