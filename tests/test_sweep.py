@@ -1,5 +1,7 @@
 """pabi.sweep: Cartesian-product sweeps, local, Parquet and dask backends give the same numbers."""
 
+import importlib.util
+
 import numpy as np
 import pytest
 
@@ -61,7 +63,7 @@ def test_bad_arguments():
     assert "at grid index (1, 0) (eps=-1.0, r=1.0)" in str(info.value)
 
 
-def test_dask_backend_equals_local(capsys):
+def test_dask_backend_equals_local(capsys, tmp_path):
     distributed = pytest.importorskip("distributed")
     pytest.importorskip("tqdm")
     eps, r = np.linspace(0, 4, 30), np.geomspace(0.01, 10, 20)
@@ -72,6 +74,14 @@ def test_dask_backend_equals_local(capsys):
         remote = pabi.sweep(pabi.theta, eps=eps, r=r, chunk_size=64, backend="dask", client=client,
                             progress=True)
         err = capsys.readouterr().err
+        if importlib.util.find_spec("pyarrow") is not None:
+            import pyarrow.parquet as pq
+
+            path = pabi.sweep(pabi.theta, eps=eps, r=r, chunk_size=64, backend="dask", client=client,
+                              output=tmp_path / "d.parquet")
+            table = pq.read_table(path)
+            assert table.num_rows == 600 and pq.ParquetFile(path).metadata.num_row_groups == 10
+            assert np.array_equal(table.column("value").to_numpy(), local["value"].to_numpy())
         # a chunk's error surfaces on the client, in grid order, with its type
         with pytest.raises(pabi.DomainError, match=r"eps must be >= 0.* at grid index \(2, 0\) "
                                                    r"\(eps=-1.0, r=1.0\)"):
