@@ -190,18 +190,21 @@ def sweep(
         ``pabi.pnsgd_delta``, ...), or any callable taking the grid names as keywords and
         returning one value per point (or a scalar).
     chunk_size:
-        Points per call (memory is O(chunk_size) when writing Parquet).
+        Points per call (memory is O(chunk_size) when writing Parquet: at most three chunks
+        are alive, the one being written and the next two being evaluated).
     output:
         A ``.parquet`` path: chunks are appended as row groups and the path is returned.
         ``None``: a pandas DataFrame with one column per grid plus ``value`` (filled in place:
-        peak memory is the DataFrame plus one chunk).
+        peak memory is the DataFrame plus two chunks).
     progress:
         ``None`` (default): a tqdm progress bar on stderr only if stderr is a terminal and the
         sweep has more than ``AUTO_PROGRESS_POINTS`` (1e6) points or more than one chunk.
         ``True``/``False``: force it on/off. Without tqdm there is silently no bar. With
         ``backend="dask"`` the bar advances as chunks complete on the cluster.
     backend:
-        ``"local"`` (this process; the Rust kernels use all cores) or ``"dask"`` (chunks are
+        ``"local"`` (this process; the Rust kernels use all cores; with several chunks,
+        ``function`` is called from one helper thread, one call at a time, so that the next
+        chunk is computed while the current one is written) or ``"dask"`` (chunks are
         submitted to a dask.distributed ``client``, default ``distributed.get_client()``; at most
         2 chunks per worker are in flight, and results are consumed in grid order, so the output
         is identical to the local one).
