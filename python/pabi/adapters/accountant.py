@@ -1,0 +1,357 @@
+"""An opacus-style privacy accountant for projected noisy SGD (PNSGD) training loops.
+
+PNSGD (see :mod:`pabi.pnsgd`) passes over the ``n`` records one at a time, with Gaussian (or
+Laplace) noise on each gradient step and a projection onto a set of diameter D, and only the
+last iterate is released. One epoch is (ε, δ(ε))-DP for the privacy profile
+:func:`pabi.pnsgd_delta` (Sordello–Bu–Dong Thm 2 for a fresh random permutation per epoch,
+Thm 1 for a fixed order and one record ``index``); :class:`PNSGDAccountant` counts steps and
+composes the epochs through pabi's privacy-loss distribution (SPEC_pabi §5), which gives a
+valid upper bound on ε(δ) and δ(ε) of the whole run.
+
+The class mirrors the method names of opacus' ``IAccountant`` (``step``, ``get_epsilon``,
+``__len__``, ``mechanism``, ``state_dict``, ``load_state_dict``) without importing opacus;
+the PNSGD parameters are fixed at construction (the bounds assume them constant), so
+``step()`` takes only a step count.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from .._bridge import DomainError
+
+__all__ = ["PNSGDAccountant"]
+
+_ORDERS = ("shuffled", "fixed")
+
+
+def _domain(param: str, allowed: str, value: object) -> DomainError:
+    e = DomainError(f"{param} must be {allowed}, got {value!r}")
+    e.param, e.allowed, e.value, e.index = param, allowed, value, None  # type: ignore[attr-defined,assignment]
+    return e
+
+
+def _count(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    if value < 0:
+        raise _domain(name, ">= 0", value)
+    return int(value)
+
+
+def _real(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    return float(value)
+
+
+class PNSGDAccountant:
+    """Privacy accountant for a PNSGD training loop (one record per step, ``n`` steps per epoch).
+
+    Parameters are those of :func:`pabi.pnsgd_delta` (scalars): ``noise`` ("gaussian" or
+    "laplace"), ``sigma``, ``lipschitz`` L, ``lr`` η, ``diameter`` D, ``n`` records per epoch,
+    ``smoothness`` β and ``strong_convexity`` ρ (contraction factor M, η ≤ 2/(β+ρ) enforced),
+    and ``order``:
+
+    * ``"shuffled"`` (default): a fresh uniformly random permutation of the records each epoch
+      (003 Thm 2);
+    * ``"fixed"``: the records in index order every epoch; the guarantee is for record
+      ``index`` (1-based; the last record, ``index=n``, is the worst: δ = A, no amplification).
+
+    ``h`` (default 1e-3) is the loss-grid step of the PLD and ``eps_max`` the largest ε at which
+    the per-epoch profile is sampled (default: where it falls below 1e-18; see
+    :meth:`pabi.PrivacyLossDistribution.from_profile`).
+
+    Epochs compose (each continues from the previous last iterate; the one-epoch bounds hold
+    for any starting point). An epoch in progress (m of n steps done) is accounted as well, so
+    :meth:`get_epsilon` is valid at every step:
+
+    * fixed order: the partial run is PNSGD with m steps, bounded by :func:`pabi.pnsgd_delta`
+      with ``n=m`` (003 Thm 1) if record ``index`` ≤ m was processed, and not at all otherwise;
+    * shuffled: the differing record sits at a uniform position p of the permutation; for
+      p > m both runs coincide, so by joint convexity (the argument of 003 Thm 2)
+      δ ≤ A(1 − B^m)/(n(1 − B)) ≤ A(1 − B^n)/(n(1 − B)): a started epoch is counted as a full
+      one (conservative).
+
+    The guarantee is for releasing the current iterate only (PNSGD's assumption): every model
+    published along the way (checkpoints) is a separate release to account for.
+
+    Examples (the values equal the direct pabi calls):
+
+    >>> import pabi
+    >>> from pabi.adapters import PNSGDAccountant
+    >>> kw = dict(sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=100)
+    >>> acc = PNSGDAccountant(**kw)
+    >>> for _ in range(300):  # three epochs, one record per step
+    ...     acc.step()
+    >>> len(acc), acc.epochs
+    (300, 3)
+    >>> eps = acc.get_epsilon(1e-5)
+    >>> round(eps, 4)
+    9.1693
+    >>> profile = lambda e: pabi.pnsgd_delta(e, order="shuffled", **kw)
+    >>> pld = pabi.PrivacyLossDistribution.from_profile(profile, h=1e-3)
+    >>> eps == pld.compose(3).epsilon(1e-5)[2]
+    True
+    >>> acc.get_delta(eps) <= 1e-5
+    True
+    >>> one = PNSGDAccountant(**kw)
+    >>> one.epoch_done()  # one epoch: close to the direct inverse of the profile
+    >>> round(one.get_epsilon(1e-5), 4), round(pabi.pnsgd_epsilon(1e-5, order="shuffled", **kw), 4)
+    (7.5819, 7.5819)
+    """
+
+    def __init__(
+        self,
+        *,
+        noise: str = "gaussian",
+        sigma: float,
+        lipschitz: float,
+        lr: float,
+        diameter: float,
+        n: int,
+        order: str = "shuffled",
+        index: Optional[int] = None,
+        smoothness: Optional[float] = None,
+        strong_convexity: float = 0.0,
+        h: float = 1e-3,
+        eps_max: Optional[float] = None,
+    ) -> None:
+        from .. import pnsgd_delta
+
+        if order not in _ORDERS:
+            raise ValueError(f"order must be one of {_ORDERS}, got {order!r} (a per-epoch random "
+                             "stop is not a step-by-step training loop)")
+        if order == "fixed" and index is None:
+            raise ValueError("order='fixed' needs index, the 1-based position of the protected record")
+        if order == "shuffled" and index is not None:
+            raise ValueError("index only applies to order='fixed'")
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer, float)) or n != int(n) or n < 1:
+            raise _domain("n", "an integer >= 1", n)
+        n = int(n)
+        if index is not None:
+            if isinstance(index, bool) or not isinstance(index, (int, np.integer, float)) \
+                    or index != int(index) or not 1 <= index <= n:
+                raise _domain("index", f"an integer in [1, n = {n}]", index)
+            index = int(index)
+        cfg: dict[str, Any] = dict(
+            noise=noise, sigma=_real("sigma", sigma), lipschitz=_real("lipschitz", lipschitz),
+            lr=_real("lr", lr), diameter=_real("diameter", diameter), n=n, order=order,
+            index=index, smoothness=None if smoothness is None else _real("smoothness", smoothness),
+            strong_convexity=_real("strong_convexity", strong_convexity))
+        h = _real("h", h)
+        if not (h > 0 and math.isfinite(h)):
+            raise _domain("h", "> 0 and finite", h)
+        if eps_max is not None:
+            eps_max = _real("eps_max", eps_max)
+            if not (eps_max > 0 and math.isfinite(eps_max)):
+                raise _domain("eps_max", "> 0 and finite", eps_max)
+        pnsgd_delta(1.0, **cfg)  # validates noise and every parameter (DomainError naming it)
+        self._cfg = cfg
+        self._h, self._eps_max = h, eps_max
+        self._steps = 0
+        self._plds: dict[int, Any] = {}  # steps in the epoch -> PLD of that (partial) epoch
+        self._composed: tuple[Any, Any] = (None, None)  # (key, ComposedPLD) of the last query
+
+    # -- opacus IAccountant-style interface ---------------------------------------------------
+
+    @classmethod
+    def mechanism(cls) -> str:
+        """The mechanism name (opacus' ``IAccountant.mechanism``)."""
+        return "pnsgd"
+
+    def step(self, count: int = 1) -> None:
+        """Record ``count`` PNSGD steps (one record each)."""
+        self._steps += _count("count", count)
+
+    def epoch_done(self, count: int = 1) -> None:
+        """Record ``count`` complete epochs (``count·n`` steps) at an epoch boundary.
+
+        Raises ``ValueError`` in the middle of an epoch (use :meth:`step` there)."""
+        count = _count("count", count)
+        if self._steps % self.n:
+            raise ValueError(f"epoch_done() in the middle of an epoch ({self._steps % self.n} of "
+                             f"n = {self.n} steps done); record the remaining steps with step()")
+        self._steps += count * self.n
+
+    def __len__(self) -> int:
+        """Number of steps recorded (opacus counts history entries; here: steps)."""
+        return self._steps
+
+    @property
+    def history(self) -> list[tuple[float, int, int]]:
+        """opacus-style history ``[(sigma, n, steps)]`` (one entry: the parameters are fixed)."""
+        return [(self.sigma, self.n, self._steps)] if self._steps else []
+
+    @property
+    def sigma(self) -> float:
+        return float(self._cfg["sigma"])
+
+    @property
+    def n(self) -> int:
+        return int(self._cfg["n"])
+
+    @property
+    def steps(self) -> int:
+        return self._steps
+
+    @property
+    def epochs_completed(self) -> int:
+        """Complete epochs so far."""
+        return self._steps // self.n
+
+    @property
+    def epochs(self) -> int:
+        """Epochs accounted: complete ones plus a started one."""
+        return -(-self._steps // self.n)
+
+    def epoch_profile(self, eps: Any) -> Any:
+        """δ(ε) of one complete epoch: :func:`pabi.pnsgd_delta` with this configuration."""
+        from .. import pnsgd_delta
+
+        return pnsgd_delta(eps, **self._cfg)
+
+    def _epoch_pld(self, m: int) -> Any:
+        """PLD of an epoch of m steps (m = n: a full epoch)."""
+        if m not in self._plds:
+            from .. import pnsgd_delta
+            from ..composition import PrivacyLossDistribution
+
+            cfg = dict(self._cfg)
+            if m != self.n:  # fixed order, record already processed: a run of m steps
+                cfg["n"] = m
+            profile: Callable[[np.ndarray], Any] = lambda e: pnsgd_delta(e, **cfg)  # noqa: E731
+            if len(self._plds) > 4:  # full epoch + a few partial ones
+                self._plds = {k: v for k, v in self._plds.items() if k == self.n}
+            self._plds[m] = PrivacyLossDistribution.from_profile(profile, h=self._h,
+                                                                 eps_max=self._eps_max)
+        return self._plds[m]
+
+    def _parts(self) -> list[tuple[Any, int]]:
+        full, m = divmod(self._steps, self.n)
+        parts: list[tuple[Any, int]] = []
+        if m and self._cfg["order"] == "shuffled":
+            full, m = full + 1, 0  # a started shuffled epoch is bounded by a full one
+        if full:
+            parts.append((self._epoch_pld(self.n), full))
+        if m and self._cfg["index"] <= m:  # fixed order: protected record already processed
+            parts.append((self._epoch_pld(m), 1))
+        return parts
+
+    def _composed_pld(self) -> Any:
+        from ..composition import compose_plds
+
+        parts = self._parts()
+        key = tuple((id(p), k) for p, k in parts)
+        if self._composed[0] != key:
+            self._composed = (key, compose_plds(parts) if parts else None)
+        return self._composed[1]
+
+    def get_epsilon(self, delta: float, *, method: str = "pld") -> float:
+        """A valid upper bound on ε such that the run so far is (ε, ``delta``)-DP.
+
+        ``method="pld"`` (default): the epochs' privacy-loss distributions composed by FFT
+        (the certified upper end of :meth:`pabi.ComposedPLD.epsilon`). ``method="best"``: the
+        smallest of the valid routes of :func:`pabi.multi_epoch_epsilon` (PLD, single point,
+        RDP; slower, ~seconds; complete epochs of shuffled order only, a started one counted
+        as full). 0.0 before the first step; +inf if δ cannot be certified.
+        """
+        delta = _real("delta", delta)
+        if not 0 < delta < 1:
+            raise _domain("delta", "in (0, 1)", delta)
+        if method not in ("pld", "best"):
+            raise ValueError(f"method must be 'pld' or 'best', got {method!r}")
+        if method == "best" and self._cfg["order"] != "shuffled":
+            raise ValueError("method='best' supports order='shuffled' only")
+        composed = self._composed_pld()
+        if composed is None:
+            return 0.0
+        eps = float(composed.epsilon(delta)[2])
+        if method == "best":
+            eps = min(eps, self._multi_epoch(delta))
+        return eps
+
+    def _multi_epoch(self, delta: float) -> float:
+        from ..composition import multi_epoch_epsilon
+
+        eps_max = 64.0  # the RDP route needs the profile to have decayed (≤ 1e-300) at eps_max
+        while float(self.epoch_profile(eps_max)) > 1e-300 and eps_max < 4096:
+            eps_max *= 2
+        res = multi_epoch_epsilon(self.epoch_profile, self.epochs, delta, h=self._h,
+                                  eps_max=eps_max)
+        return min(res["pld"], res["single_point"], res["rdp"])
+
+    def get_delta(self, eps: float) -> float:
+        """A valid upper bound on δ(``eps``) of the run so far (0.0 before the first step)."""
+        eps = _real("eps", eps)
+        if not (eps >= 0 and math.isfinite(eps)):
+            raise _domain("eps", ">= 0 and finite", eps)
+        composed = self._composed_pld()
+        if composed is None:
+            return 0.0
+        return float(composed.delta(eps)[2])
+
+    def to_dp_accounting_pld(self) -> Any:
+        """The run so far as a dp-accounting ``PrivacyLossDistribution`` (the same epoch PLDs,
+        composed by dp-accounting), to compose with other dp-accounting PLDs of the same
+        ``value_discretization_interval`` (= ``h``) and neighbouring relation (replace-one).
+        Needs dp-accounting; ``None`` before the protected record was processed.
+
+        >>> acc = PNSGDAccountant(sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=100)
+        >>> acc.epoch_done(3)
+        >>> round(acc.to_dp_accounting_pld().get_epsilon_for_delta(1e-5), 4)
+        9.1693
+        """
+        from .dp_accounting import to_dp_accounting_pld
+
+        out = None
+        for pld, times in self._parts():
+            part = to_dp_accounting_pld(pld)
+            part = part.self_compose(times) if times > 1 else part
+            out = part if out is None else out.compose(part)
+        return out
+
+    def get_privacy_spent(self, delta: float) -> tuple[float, int]:
+        """``(epsilon, epochs)``: :meth:`get_epsilon` and the number of epochs it accounts."""
+        return self.get_epsilon(delta), self.epochs
+
+    # -- checkpointing ----------------------------------------------------------------------
+
+    def state_dict(self, destination: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+        """The accountant's state (opacus-style): mechanism, configuration and step count.
+
+        >>> a = PNSGDAccountant(sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=10)
+        >>> a.step(25)
+        >>> b = PNSGDAccountant(sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=10)
+        >>> b.load_state_dict(a.state_dict()); len(b)
+        25
+        """
+        out: dict[str, Any] = OrderedDict() if destination is None else destination
+        out["mechanism"] = self.mechanism()
+        out["steps"] = self._steps
+        out["config"] = dict(self._cfg, h=self._h, eps_max=self._eps_max)
+        return out
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore the step count from :meth:`state_dict`. The configuration must be the same
+        (``ValueError`` naming the first differing parameter): a checkpoint of another setup
+        would be accounted with the wrong bound."""
+        if not isinstance(state_dict, dict) or not state_dict:
+            raise ValueError("state_dict must be a non-empty dict from PNSGDAccountant.state_dict()")
+        if state_dict.get("mechanism") != self.mechanism():
+            raise ValueError(f"state_dict is for mechanism {state_dict.get('mechanism')!r}, not 'pnsgd'")
+        mine = dict(self._cfg, h=self._h, eps_max=self._eps_max)
+        theirs = state_dict.get("config", {})
+        for key, value in mine.items():
+            if theirs.get(key, object()) != value:
+                raise ValueError(f"state_dict was saved with {key}={theirs.get(key)!r}, this accountant "
+                                 f"has {key}={value!r}")
+        self._steps = _count("steps", state_dict.get("steps"))
+
+    def __repr__(self) -> str:
+        cfg = ", ".join(f"{k}={v!r}" for k, v in self._cfg.items() if v is not None)
+        return f"PNSGDAccountant({cfg}; steps={self._steps}, epochs={self.epochs})"

@@ -1,0 +1,336 @@
+"""pabi.adapters: the PNSGD accountant equals the direct API, dp-accounting objects agree with
+pabi's own composition and with dp-accounting's independent constructions, bad input raises."""
+
+import math
+import sys
+
+import numpy as np
+import pytest
+
+import pabi
+from pabi.adapters import (
+    PNSGDAccountant,
+    pld_from_profile,
+    pnsgd_epoch_pld,
+    pnsgd_zcdp_event,
+    pnsgd_zcdp_rho,
+    to_dp_accounting_pld,
+)
+
+KW = dict(sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=100)
+
+
+def shuffled_profile(e):
+    return pabi.pnsgd_delta(e, order="shuffled", **KW)
+
+
+@pytest.fixture(scope="module")
+def epoch_pld():
+    return pabi.PrivacyLossDistribution.from_profile(shuffled_profile, h=1e-3)
+
+
+def test_import_pabi_does_not_load_adapters():
+    import subprocess
+
+    code = ("import sys, pabi; assert 'pabi.adapters' not in sys.modules; import pabi.adapters; "
+            "assert 'dp_accounting' not in sys.modules, 'dp-accounting is imported lazily'")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# accountant: values equal the direct API
+
+
+def test_accountant_equals_direct_pld_composition(epoch_pld):
+    acc = PNSGDAccountant(**KW)
+    assert acc.get_epsilon(1e-5) == 0.0 and acc.get_delta(1.0) == 0.0 and len(acc) == 0
+    for _ in range(3 * KW["n"]):
+        acc.step()
+    assert (len(acc), acc.epochs, acc.epochs_completed, acc.mechanism()) == (300, 3, 3, "pnsgd")
+    assert acc.history == [(1.0, 100, 300)]
+    composed = epoch_pld.compose(3)
+    assert acc.get_epsilon(1e-5) == composed.epsilon(1e-5)[2]
+    assert acc.get_epsilon(1e-5) == pytest.approx(9.169276634023202, rel=1e-12)
+    for eps in (0.5, 2.0, 9.0):
+        assert acc.get_delta(eps) == composed.delta(eps)[2]
+    assert acc.get_delta(acc.get_epsilon(1e-5)) <= 1e-5
+    assert acc.get_privacy_spent(1e-5) == (acc.get_epsilon(1e-5), 3)
+    assert acc.epoch_profile(1.0) == pabi.pnsgd_delta(1.0, order="shuffled", **KW)
+
+
+def test_accountant_single_epoch_brackets_the_exact_inverse():
+    acc = PNSGDAccountant(**KW)
+    acc.epoch_done()
+    direct = pabi.pnsgd_epsilon(1e-5, order="shuffled", **KW)  # the profile's exact inverse
+    got = acc.get_epsilon(1e-5)
+    assert direct <= got <= direct * (1 + 1e-6)  # the PLD discretisation is pessimistic
+    assert acc.get_delta(2.0) >= pabi.pnsgd_delta(2.0, order="shuffled", **KW)
+
+
+def test_accountant_equals_multi_epoch_epsilon_pld_route():
+    # the same eps_max on both sides: the PLD route of multi_epoch_epsilon is the same call
+    kw = dict(KW, sigma=2.0)  # decays below 1e-300 before eps = 64 (the RDP route needs it)
+    acc = PNSGDAccountant(**kw, eps_max=64.0)
+    acc.epoch_done(2)
+    ref = pabi.multi_epoch_epsilon(lambda e: pabi.pnsgd_delta(e, order="shuffled", **kw), 2, 1e-6,
+                                   eps_max=64.0)
+    assert acc.get_epsilon(1e-6) == ref["pld"]
+    best = acc.get_epsilon(1e-6, method="best")
+    assert best == min(ref["pld"], ref["single_point"], ref["rdp"]) <= ref["pld"]
+
+
+def test_accountant_partial_epochs(epoch_pld):
+    # shuffled: a started epoch counts as a full one
+    acc = PNSGDAccountant(**KW)
+    acc.step(150)
+    assert acc.epochs == 2 and acc.epochs_completed == 1
+    assert acc.get_epsilon(1e-5) == epoch_pld.compose(2).epsilon(1e-5)[2]
+    with pytest.raises(ValueError, match="middle of an epoch"):
+        acc.epoch_done()
+    acc.step(50)
+    acc.epoch_done()
+    assert acc.steps == 300
+    # fixed order, record 3 of 10: nothing before it is processed, then a run of m steps
+    kw = dict(KW, n=10)
+    fixed = PNSGDAccountant(**kw, order="fixed", index=3)
+    fixed.step(2)
+    assert fixed.get_epsilon(1e-5) == 0.0 and fixed.get_delta(0.0) == 0.0
+    fixed.step(3)  # 5 steps: the record was the 3rd, 2 contraction steps since
+
+    def pld(m):
+        return pabi.PrivacyLossDistribution.from_profile(
+            lambda e: pabi.pnsgd_delta(e, order="fixed", index=3, **dict(kw, n=m)), h=1e-3)
+
+    assert fixed.get_delta(1.0) == pld(5).compose(1).delta(1.0)[2]
+    fixed.step(5 + 3)  # one full epoch and 3 steps of the next
+    direct = pabi.compose_plds([(pld(10), 1), (pld(3), 1)])
+    assert fixed.get_epsilon(1e-5) == direct.epsilon(1e-5)[2]
+    # within the epoch the record contracts away (delta = A B^(m-3) shrinks with m), so the
+    # fixed-order bound decreases until the epoch boundary, where it is two full epochs
+    eps = [fixed.get_epsilon(1e-5)]
+    for _ in range(7):
+        fixed.step()
+        eps.append(fixed.get_epsilon(1e-5))
+    assert all(b <= a for a, b in zip(eps, eps[1:])) and eps[-1] < eps[0]
+    assert fixed.steps == 20 and eps[-1] == pld(10).compose(2).epsilon(1e-5)[2]
+
+
+def test_accountant_laplace_noise():
+    kw = dict(noise="laplace", sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=20)
+    acc = PNSGDAccountant(**kw)
+    acc.epoch_done(4)
+    direct = pabi.PrivacyLossDistribution.from_profile(
+        lambda e: pabi.pnsgd_delta(e, order="shuffled", **kw), h=1e-3).compose(4)
+    assert acc.get_epsilon(1e-6) == direct.epsilon(1e-6)[2]
+
+
+def test_state_dict_round_trip_and_mismatch():
+    a = PNSGDAccountant(**KW)
+    a.step(250)
+    state = a.state_dict()
+    assert state["mechanism"] == "pnsgd" and state["steps"] == 250
+    b = PNSGDAccountant(**KW)
+    b.load_state_dict(state)
+    assert len(b) == 250 and b.get_epsilon(1e-5) == a.get_epsilon(1e-5)
+    with pytest.raises(ValueError, match="sigma=1.0, this accountant has sigma=2.0"):
+        PNSGDAccountant(**dict(KW, sigma=2.0)).load_state_dict(state)
+    with pytest.raises(ValueError, match="mechanism 'rdp'"):
+        b.load_state_dict(dict(state, mechanism="rdp"))
+    with pytest.raises(ValueError, match="non-empty dict"):
+        b.load_state_dict({})
+    with pytest.raises(ValueError, match="steps must be >= 0"):
+        b.load_state_dict(dict(state, steps=-1))
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(KW, sigma=-1.0), "sigma"),
+        (dict(KW, sigma=float("nan")), "sigma"),
+        (dict(KW, n=0), "n must be an integer >= 1"),
+        (dict(KW, n=2.5), "n must be an integer >= 1"),
+        (dict(KW, diameter=-1.0), "diameter"),
+        (dict(KW, lr=0.0), "lr"),
+        (dict(KW, lr=2.0, smoothness=2.0), "lr"),  # lr > 2/(beta + rho): the bound is false
+        (dict(KW, order="random_stop"), "order must be one of"),
+        (dict(KW, order="fixed"), "needs index"),
+        (dict(KW, order="fixed", index=101), "index must be an integer in \\[1, n = 100\\]"),
+        (dict(KW, index=3), "index only applies"),
+        (dict(KW, noise="cauchy"), "noise must be one of"),
+        (dict(KW, h=0.0), "h must be > 0"),
+        (dict(KW, eps_max=-1.0), "eps_max must be > 0"),
+    ],
+)
+def test_accountant_bad_construction(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        PNSGDAccountant(**kwargs)
+
+
+def test_accountant_bad_calls():
+    acc = PNSGDAccountant(**KW)
+    with pytest.raises(ValueError, match="count must be >= 0"):
+        acc.step(-1)
+    with pytest.raises(TypeError, match="count must be an integer"):
+        acc.step(1.5)
+    with pytest.raises(TypeError, match="count must be an integer"):
+        acc.epoch_done(True)
+    with pytest.raises(TypeError, match="sigma must be a real number"):
+        PNSGDAccountant(**dict(KW, sigma="1"))
+    acc.step(10)
+    for bad in (0.0, 1.0, -1e-5, float("nan")):
+        with pytest.raises(ValueError, match="delta must be in \\(0, 1\\)"):
+            acc.get_epsilon(bad)
+    with pytest.raises(ValueError, match="eps must be >= 0 and finite"):
+        acc.get_delta(-0.5)
+    with pytest.raises(ValueError, match="method must be"):
+        acc.get_epsilon(1e-5, method="gdp")
+    with pytest.raises(ValueError, match="order='shuffled' only"):
+        PNSGDAccountant(**KW, order="fixed", index=1).get_epsilon(1e-5, method="best")
+    with pytest.raises(pabi.DomainError):  # DomainError is a ValueError
+        PNSGDAccountant(**dict(KW, lipschitz=-1.0))
+
+
+# ---------------------------------------------------------------------------------------------
+# dp-accounting
+
+
+def test_to_dp_accounting_pld_is_an_exact_copy(epoch_pld):
+    pytest.importorskip("dp_accounting")
+    q = to_dp_accounting_pld(epoch_pld)
+    eps = np.array([0.0, 0.3, 1.0, 3.0, 7.0, 15.0])
+    got = np.asarray(q.get_delta_for_epsilon(eps))
+    est = epoch_pld.compose(1).delta(eps)[1]
+    np.testing.assert_allclose(got, est, rtol=1e-11, atol=1e-16)  # + FFT tail level
+    # and it dominates the profile it was built from (pessimistic discretisation)
+    assert np.all(got >= shuffled_profile(eps) * (1 - 1e-12))
+    with pytest.raises(TypeError, match="pld must be a pabi.PrivacyLossDistribution"):
+        to_dp_accounting_pld(q)
+
+
+def test_dp_accounting_composition_matches_pabi(epoch_pld):
+    pytest.importorskip("dp_accounting")
+    q = pnsgd_epoch_pld(**KW)
+    for epochs, ref_upper in [(1, 7.581893261578303), (3, 9.169276634023202), (10, 12.35513980858719)]:
+        lo, est, up = epoch_pld.compose(epochs).epsilon(1e-5)
+        dp = q.self_compose(epochs).get_epsilon_for_delta(1e-5)
+        assert up == pytest.approx(ref_upper, rel=1e-12)
+        assert lo <= dp <= up * (1 + 1e-12)  # dp-accounting's value lies inside pabi's bracket
+        assert dp == pytest.approx(est, rel=1e-9)  # same discretised PLD, FFT to FFT
+
+
+def test_accountant_as_dp_accounting_pld():
+    pytest.importorskip("dp_accounting")
+    acc = PNSGDAccountant(**dict(KW, n=10), order="fixed", index=4)
+    assert acc.to_dp_accounting_pld() is None
+    acc.step(10 + 6)  # a full epoch and a partial one (record 4 processed 2 steps ago)
+    kw = dict(KW, n=10)
+
+    def pld(m):
+        return pabi.PrivacyLossDistribution.from_profile(
+            lambda e: pabi.pnsgd_delta(e, order="fixed", index=4, **dict(kw, n=m)), h=1e-3)
+
+    direct_lo, _, direct_up = pabi.compose_plds([(pld(10), 1), (pld(6), 1)]).epsilon(1e-6)
+    assert acc.get_epsilon(1e-6) == direct_up
+    dp = acc.to_dp_accounting_pld().get_epsilon_for_delta(1e-6)
+    assert direct_lo <= dp <= direct_up
+    assert dp == pytest.approx(direct_up, rel=1e-6)
+
+
+def test_pabi_profile_pld_matches_dp_accounting_connect_the_dots(epoch_pld):
+    """Independent construction: dp-accounting's own pessimistic connect-the-dots
+    (Doroshenko et al. Alg. 1) on the symmetric completion of the profile,
+    δ(−ε) = 1 − e^{−ε} + e^{−ε} δ(ε), composed by dp-accounting."""
+    pytest.importorskip("dp_accounting")
+    from dp_accounting.pld import pld_pmf
+    from dp_accounting.pld import privacy_loss_distribution as dpl
+
+    h = 1e-3
+    J = int(round(epoch_pld.losses[-1] / h))
+    k = np.arange(-J, J + 1)
+    e = np.abs(k) * h
+    d = shuffled_profile(e)
+    d = np.where(k < 0, -np.expm1(-e) + np.exp(-e) * d, d)
+    ctd = dpl.PrivacyLossDistribution(pld_pmf.create_pmf_pessimistic_connect_dots(h, k, d))
+    for epochs in (1, 3, 10):
+        lo, est, up = epoch_pld.compose(epochs).epsilon(1e-5)
+        other = ctd.self_compose(epochs).get_epsilon_for_delta(1e-5)
+        assert lo <= other <= up
+        assert other == pytest.approx(est, rel=1e-9)
+
+
+def test_pld_from_profile_gdp_and_bad_profile():
+    pytest.importorskip("dp_accounting")
+    q = pld_from_profile(lambda e: pabi.gdp_delta(e, 0.5), h=1e-3).self_compose(4)
+    assert q.get_epsilon_for_delta(1e-5) == pytest.approx(pabi.gdp_epsilon(1e-5, 1.0), rel=1e-4)
+    assert q.get_epsilon_for_delta(1e-5) >= pabi.gdp_epsilon(1e-5, 1.0) * (1 - 1e-9)
+    with pytest.raises(ValueError, match="h must be > 0"):
+        pld_from_profile(lambda e: pabi.gdp_delta(e, 0.5), h=0.0)
+    with pytest.raises(ValueError, match="delta"):
+        pld_from_profile(np.array([0.1, 0.5, 0.0]), h=1e-3)  # not non-increasing
+
+
+def test_pnsgd_epoch_pld_bad_input():
+    with pytest.raises(ValueError, match="sigma"):
+        pnsgd_epoch_pld(**dict(KW, sigma=-1.0))
+    with pytest.raises(ValueError, match="lr"):
+        pnsgd_epoch_pld(**dict(KW, lr=2.0, smoothness=2.0))
+    with pytest.raises(TypeError, match="sigma must be a scalar"):
+        pnsgd_epoch_pld(**dict(KW, sigma=[1.0, 2.0]))
+
+
+def rho_exact(sigma, L, lr, n, i, beta=None, rho=0.0):
+    """c_i of Asoodeh–Diaz–Calmon Prop. 1 in closed form (float, for comparison)."""
+    k = n - i
+    x = 0.0 if beta is None else 2 * lr * beta * rho / (beta + rho)  # 1 - M^2
+    if x == 0.0:
+        return 2 * L * L / (sigma * sigma * (k + 1))
+    m2 = 1.0 - x
+    return 2 * L * L / sigma**2 * m2**k * x / (1 - m2 ** (k + 1))
+
+
+@pytest.mark.parametrize("args", [
+    dict(sigma=1.0, lipschitz=1.0, lr=0.1, n=100, index=1),
+    dict(sigma=2.0, lipschitz=0.5, lr=0.1, n=1000, index=1000),
+    dict(sigma=0.3, lipschitz=1.0, lr=0.2, n=50, index=7, smoothness=2.0, strong_convexity=0.5),
+    dict(sigma=1.0, lipschitz=1.0, lr=0.01, n=10**6, index=1),
+])
+def test_zcdp_rho_is_the_rdp_constant(args):
+    exact = rho_exact(args["sigma"], args["lipschitz"], args["lr"], args["n"], args["index"],
+                      args.get("smoothness"), args.get("strong_convexity", 0.0))
+    got = pnsgd_zcdp_rho(**args)
+    assert exact * (1 - 1e-14) <= got <= exact * (1 + 1e-11)
+    # and it reproduces the engine's epsilon(delta) = c + 2 sqrt(c ln 1/delta)
+    e = pabi.pnsgd_rdp_epsilon(1e-6, **args)
+    assert got + 2 * math.sqrt(got * math.log(1e6)) == pytest.approx(e, rel=1e-11)
+
+
+def test_zcdp_event_in_rdp_accountant():
+    dp_accounting = pytest.importorskip("dp_accounting")
+    args = dict(sigma=1.0, lipschitz=1.0, lr=0.1, n=100, index=1)
+    ev = pnsgd_zcdp_event(**args)
+    assert isinstance(ev, dp_accounting.ZCDpEvent) and ev.rho == pnsgd_zcdp_rho(**args)
+    orders = np.concatenate([np.linspace(1.1, 10.9, 99), np.arange(11, 64), [128, 256, 512]])
+    acc = dp_accounting.rdp.RdpAccountant(orders=list(orders))
+    acc.compose(ev, 10)
+    dp = acc.get_epsilon(1e-5)
+    # pabi's own conversion of the same composed curve (10 rho alpha) with the same orders
+    tight = pabi.rdp_to_dp_epsilon(orders, 10 * ev.rho * orders, 1e-5, method="tight")[0]
+    assert dp == pytest.approx(tight, rel=1e-9)
+    # the closed-form (Mironov, optimised over all alpha) route is looser: 0.2 + 2 sqrt(0.2 ln 1e5)
+    assert dp < 0.2 + 2 * math.sqrt(0.2 * math.log(1e5)) == pytest.approx(3.2348, abs=1e-4)
+    assert round(dp, 3) == 2.814
+
+
+@pytest.mark.parametrize("name", ["pabi.adapters.accountant", "pabi.adapters.dp_accounting",
+                                  "pabi.sweep"])
+def test_docstring_examples(name):
+    """The docstring examples run and print what they claim (tests/test_docs.py does not list
+    these modules)."""
+    import doctest
+    import importlib
+
+    if name.endswith("dp_accounting"):
+        pytest.importorskip("dp_accounting")
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0
