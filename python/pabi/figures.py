@@ -346,6 +346,7 @@ def make_all(outdir: Union[str, "pathlib.Path"], only: Optional[Iterable[str]] =
         if unknown:
             raise ValueError(f"unknown figure name(s) {unknown}; known: {', '.join(FIGURES)}")
         names = [nm for nm in names if nm in wanted]
+    _figure(1.0, 1.0)  # ImportError before anything is written when matplotlib is missing
     out = pathlib.Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     written = []

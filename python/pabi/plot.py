@@ -88,7 +88,7 @@ def plot_privacy_profile(
     ``eps``: 1-D array of privacy levels ε ≥ 0. ``delta``: array of δ(ε) of the same length,
     or a callable evaluated on ``eps`` (any vectorized pabi function: ``pabi.pnsgd_delta``
     with its keywords bound, ``pabi.theta`` for μ-GDP, ...). ``logy`` (default True): log δ
-    axis (δ = 0 is not drawn there). Extra keywords go to ``Axes.plot``. Returns the Axes;
+    axis (δ = 0 is not drawn there); False leaves the y scale as it is. Extra keywords go to ``Axes.plot``. Returns the Axes;
     the line is ``ax.lines[-1]`` with y-data exactly the δ values.
 
     >>> import numpy as np, pabi
