@@ -50,7 +50,7 @@ def _figure(width: float, height: float) -> Any:
     try:
         from matplotlib.figure import Figure
     except ImportError:
-        raise ImportError("pabi.figures needs matplotlib: pip install 'pabi[plot]'") from None
+        raise ImportError("pabi.figures needs matplotlib: pip install 'pabi[plot]'", name="matplotlib") from None
     # A Figure outside pyplot renders with the Agg canvas on savefig: no display, no global state.
     return Figure(figsize=(width, height), layout="constrained")
 

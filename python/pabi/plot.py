@@ -45,7 +45,7 @@ def require_matplotlib() -> Any:
     try:
         import matplotlib
     except ImportError:  # pragma: no cover - exercised only without matplotlib
-        raise ImportError(_INSTALL) from None
+        raise ImportError(_INSTALL, name="matplotlib") from None
     return matplotlib
 
 
