@@ -126,3 +126,30 @@ def test_import_without_matplotlib():
         "        raise AssertionError('no ImportError')\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_contraction_fig3_draws_the_pabi_bounds():
+    """000 Fig. 3 (strongly convex): the per-record panel holds pnsgd_delta / pnsgd_rdp_delta and
+    the RDP bound wins for i <= 96, Thm 4 for the last four records (tests/test_pnsgd.py)."""
+    fig = Figure()
+    pabi.figures.contraction_fig3(fig)
+    right = fig.axes[1]
+    idx = np.arange(1, 101)
+    kw = dict(sigma=1.0, lipschitz=1.0, n=100, index=idx, lr=0.2, smoothness=4.0, strong_convexity=1.0)
+    thm4, rdp = (line.get_ydata() for line in right.lines)
+    np.testing.assert_array_equal(thm4, pabi.pnsgd_delta(1.0, diameter=1.0, order="fixed", **kw))
+    np.testing.assert_array_equal(rdp, pabi.pnsgd_rdp_delta(1.0, **kw))
+    wins = thm4 < rdp
+    assert not wins[:96].any() and wins[96:].all()
+
+
+def test_schedule_fig2_rate_panel():
+    """003 Fig. 2 right: |delta(n) - delta*| with slope -1 (kappa_L = 2) and -1/2 (kappa_L = 0.5, T7)."""
+    fig = Figure()
+    pabi.figures.schedule_fig2(fig)
+    right = fig.axes[1]
+    slopes = []
+    for line in right.lines[:2]:
+        n, g = line.get_xdata(), line.get_ydata()
+        slopes.append(np.log10(g[-1] / g[-21]) / np.log10(n[-1] / n[-21]))
+    assert abs(slopes[0] + 1) < 2e-3 and abs(slopes[1] + 0.5) < 5e-3

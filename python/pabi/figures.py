@@ -19,7 +19,7 @@ the corrected quantity and says so in its title:
 from __future__ import annotations
 
 import pathlib
-from typing import Any, Callable, Iterable, Optional, Union
+from typing import Any, Callable, Iterable, Optional, Union, cast
 
 import numpy as np
 
@@ -59,13 +59,13 @@ def _figure(width: float, height: float) -> Any:
 # Asoodeh-Diaz-Calmon 2020 (000), Figs. 2-3
 
 
-def _contraction(fig: Any, records: Iterable[int], regimes: list[tuple[str, dict[str, float]]],
+def _contraction(fig: Any, records: Iterable[int], regimes: list[tuple[str, dict[str, Any]]],
                  title: str, right_title: str) -> None:
     import pabi
 
     n = 100
     eps = np.linspace(0.02, 6.0, 300)
-    base = dict(sigma=1.0, lipschitz=1.0, n=n)
+    base: dict[str, Any] = dict(sigma=1.0, lipschitz=1.0, n=n)
     axes = fig.subplots(1, len(regimes) + 1)
     colors = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple"]
     for ax, (name, kw) in zip(axes, regimes):
@@ -136,7 +136,7 @@ def schedule_fig2(fig: Any) -> None:
     from .plot import plot_delta_convergence
 
     eps, L, lr, D, c1, c2 = 1.0, 10.0, 0.1, 1.0, 1e5, 2.0
-    star = pabi.laplace_schedule_delta_star(eps, c1)
+    star = float(pabi.laplace_schedule_delta_star(eps, c1))
     n = _int_grid(10, 1e12, 240)
     left, right = fig.subplots(1, 2)
     plot_delta_convergence(n, lambda m: pabi.laplace_schedule_delta(eps, L, lr, D, m, c1, c2), star,
@@ -144,10 +144,10 @@ def schedule_fig2(fig: Any) -> None:
                            noise_label="Laplace scale v(n)")
     left.set_title("δ(n) → δ* (eq. (8)), v(n) of eq. (7)", fontsize="small")
     plot_delta_convergence(n, lambda m: pabi.laplace_schedule_delta(eps, L, lr, D, m, c1, c2), star,
-                           ax=right, gap=True, label="η = 0.1 (κ_L = 2): slope −1")
+                           ax=right, gap=True, label=r"η = 0.1 ($\kappa_L$ = 2): slope −1")
     plot_delta_convergence(n, lambda m: pabi.laplace_schedule_delta(eps, L, 0.025, D, m, c1, c2), star,
                            ax=right, gap=True, color="tab:red",
-                           label="η = 0.025 (κ_L = 0.5): slope −1/2 (erratum T7)")
+                           label=r"η = 0.025 ($\kappa_L$ = 0.5): slope −1/2 (erratum T7)")
     ref = n[n >= 1e6]
     right.plot(ref, 1.21306 / ref, color="gray", linestyle=":", label="1.213/n")
     right.legend(fontsize="small")
@@ -162,7 +162,7 @@ def schedule_fig3(fig: Any) -> None:
     from .plot import plot_delta_convergence
 
     eps, L, D, c1, c2 = 1.0, 10.0, 1.0, 1e5, 100.0
-    star = pabi.gauss_schedule_delta_star(eps, c1)
+    star = float(pabi.gauss_schedule_delta_star(eps, c1))
     n = _int_grid(10, 1e40, 300)
     axes = fig.subplots(2, 2).ravel()
     for ax, lr in zip(axes[:3], (0.1, 0.02, 0.01)):
@@ -170,7 +170,7 @@ def schedule_fig3(fig: Any) -> None:
                                ax=ax, noise=lambda m: pabi.gauss_schedule_sigma(m, c1, c2, lr, D),
                                noise_label="σ(n) of eq. (9)")
         ax.set_ylim(star / 20, 1.5)
-        ax.set_title(f"η = {lr} (κ_G = {2 * lr * L / D:g})", fontsize="small")
+        ax.set_title(f"η = {lr} ($\\kappa_G$ = {2 * lr * L / D:g})", fontsize="small")
     ax = axes[3]
     big = _int_grid(1e4, 1e300, 300)
     d = pabi.gauss_schedule_delta(eps, L, 0.1, D, big, c1, c2)
@@ -190,16 +190,15 @@ def _online(fig: Any, kind: str) -> None:
     import pabi
 
     p = _ONLINE
+    short = "laplace" if kind == "laplace" else "gauss"
+    delta, limit, upper, lower = (getattr(pabi, f"online_{short}_{what}") for what in
+                                  ("delta", "delta_limit", "delta_star_upper", "delta_star_lower"))
     if kind == "laplace":
-        delta, limit = pabi.online_laplace_delta, pabi.online_laplace_delta_limit
-        upper, lower = pabi.online_laplace_delta_star_upper, pabi.online_laplace_delta_star_lower
         noise = pabi.online_laplace_scale
-        noise_label, eq = "Laplace scale v_n of eq. (12)", "13"
+        noise_label, eq = r"Laplace scale $v_n$ of eq. (12)", "13"
     else:
-        delta, limit = pabi.online_gauss_delta, pabi.online_gauss_delta_limit
-        upper, lower = pabi.online_gauss_delta_star_upper, pabi.online_gauss_delta_star_lower
         noise = pabi.online_gauss_sigma
-        noise_label, eq = "σ_n of eq. (14)", "15 corrected (T6)"
+        noise_label, eq = r"$\sigma_n$ of eq. (14)", "15 corrected (T6)"
     # δ_n costs O(min(n, 2^18)) (direct sum, then an Euler-Maclaurin tail): few points at large n
     if kind == "laplace":  # ~0.05 s per n beyond 2^18
         n = np.concatenate([_int_grid(100, 2e5, 60), _int_grid(1e6, 1e12, 13)])
@@ -208,14 +207,14 @@ def _online(fig: Any, kind: str) -> None:
     d = delta(n=n, **p)
     lim, up, lo = limit(**p), upper(**p), lower(**p)
     left, right = fig.subplots(1, 2)
-    left.plot(n, d, color="black", marker=".", markersize=3, label="δ_n(i = 100)")
+    left.plot(n, d, color="black", marker=".", markersize=3, label=r"$\delta_n(i = 100)$")
     left.axhline(up, color="tab:red", linestyle="--", linewidth=1, label=f"δ* upper bound, eq. ({eq}): {up:.4g}")
-    left.axhline(lim, color="tab:green", linewidth=1, label=f"exact limit δ_∞: {lim:.4g}")
+    left.axhline(lim, color="tab:green", linewidth=1, label=f"exact limit $\\delta_\\infty$: {lim:.4g}")
     left.axhline(lo, color="tab:orange", linestyle=":", linewidth=1, label=f"lower bound (§6): {lo:.4g}")
     left.set_xscale("log")
     left.set_yscale("log")
     left.set_xlabel("number of steps n")
-    left.set_ylabel("δ_n(i)")
+    left.set_ylabel(r"$\delta_n(i)$")
     twin = left.twinx()
     j = _int_grid(1, 1e12, 200)
     twin.plot(j, noise(j, p["c1"], p["c2"], p["decay"], p["lr"], p["diameter"]), color="tab:blue",
@@ -225,11 +224,11 @@ def _online(fig: Any, kind: str) -> None:
     h1, l1 = left.get_legend_handles_labels()
     h2, l2 = twin.get_legend_handles_labels()
     twin.legend(h1 + h2, l1 + l2, fontsize="x-small", loc="upper right")
-    left.set_title("δ_n → δ_∞ (inset: the paper's bounds bracket δ_∞)", fontsize="small")
+    left.set_title(r"$\delta_n \to \delta_\infty$ (inset: the paper's bounds bracket $\delta_\infty$)", fontsize="small")
     # inset (on the twin, drawn last): the three limits are 1-5 % apart
     ins = twin.inset_axes([0.42, 0.3, 0.5, 0.36])
     far = n >= 1e7
-    ins.plot(n[far], d[far], color="black", marker=".", label="δ_n")
+    ins.plot(n[far], d[far], color="black", marker=".", label=r"$\delta_n$")
     ins.axhline(up, color="tab:red", linestyle="--", linewidth=1)
     ins.axhline(lim, color="tab:green", linewidth=1)
     ins.axhline(lo, color="tab:orange", linestyle=":", linewidth=1)
@@ -239,16 +238,16 @@ def _online(fig: Any, kind: str) -> None:
     ins.yaxis.get_offset_text().set_fontsize("x-small")
     ins.set_title("n ≥ 1e7, linear δ", fontsize="x-small")
     gap = d - lim
-    right.plot(n, gap, color="black", marker=".", markersize=3, label="δ_n − δ_∞ (exact limit)")
+    right.plot(n, gap, color="black", marker=".", markersize=3, label=r"$\delta_n - \delta_\infty$ (exact limit)")
     tail = n[n >= 1e4]
     c = gap[n == 1e12][0] * 1e6  # anchor the reference slope at n = 1e12
     right.plot(tail, c * tail ** (1 - p["decay"]), color="gray", linestyle=":",
-               label=f"∝ n^(1−α) = n^{1 - p['decay']:g}")
+               label=f"$\\propto n^{{1-\\alpha}} = n^{{{1 - p['decay']:g}}}$")
     right.set_xscale("log")
     right.set_yscale("log")
     right.set_xlabel("number of steps n")
-    right.set_ylabel("δ_n − δ_∞")
-    right.set_title("rate n^(1−α), not 1/log n (erratum T9)", fontsize="small")
+    right.set_ylabel(r"$\delta_n - \delta_\infty$")
+    right.set_title(r"rate $n^{1-\alpha}$, not 1/log n (erratum T9)", fontsize="small")
     right.legend(fontsize="small")
     what = "Laplace" if kind == "laplace" else "Gaussian"
     fig.suptitle(f"Sordello–Bu–Dong Fig. {4 if kind == 'laplace' else 5}: online {what} noise (L = 10, ε = 1, "
@@ -306,7 +305,7 @@ def per_instance_hist(fig: Any) -> None:
     eps = np.empty(norms.shape[2])
     for i in range(eps.size):
         sens = np.ascontiguousarray(norms[:, :, i].T)
-        curve = [pabi.dpsgd_per_instance_rdp(a, q, sigma, sens) for a in orders]
+        curve = np.array([cast(float, pabi.dpsgd_per_instance_rdp(a, q, sigma, sens)) for a in orders])
         eps[i] = pabi.rdp_to_dp_epsilon(orders, curve, delta)[0]
     base = steps * pabi.sampled_gaussian_rdp(orders, q, z)
     eps_di = pabi.rdp_to_dp_epsilon(orders, base, delta)[0]
