@@ -38,7 +38,8 @@ def test_page_examples(page):
     if page.name in FAMILY_PAGES:
         assert len(test.examples) >= 3, f"{page.name} has no tested examples"
     if not test.examples:
-        pytest.skip("no examples on this page")
+        assert page.name == "cli.md", f"{page.name} has no examples"  # CLI output is not doctested
+        return
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     runner.run(test)
     result = runner.summarize(verbose=False)
