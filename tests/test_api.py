@@ -128,3 +128,16 @@ def test_input_arrays_are_not_modified():
     r = np.array([1.0, 2.0])
     pabi.theta(eps, r)
     assert eps.tolist() == [0.5, 1.0] and r.tolist() == [1.0, 2.0]
+
+
+def test_domain_error_pickles_with_its_attributes():
+    """DomainError crosses process boundaries (dask workers, multiprocessing) intact."""
+    import pickle
+
+    with pytest.raises(pabi.DomainError) as info:
+        pabi.theta([1.0, 2.0], [1.0, -1.0])
+    err = pickle.loads(pickle.dumps(info.value))
+    assert type(err) is pabi.DomainError
+    assert isinstance(err, ValueError)
+    assert (err.param, err.index, str(err)) == (info.value.param, info.value.index, str(info.value))
+    assert err.index == 1

@@ -344,3 +344,13 @@ def test_per_instance_hoeffding_confidence_equals_the_api(tmp_path, capsys, sens
     bad.write_text("0.1,0.2\n-0.5,0.3\n")
     assert_one_line_error(main(["per-instance", str(bad), "--q", "0.01", "--sigma", "1"]),
                           capsys.readouterr().err, 2, "sensitivit")
+
+
+def test_figures_help_names_every_figure(capsys):
+    """The figure names in `pabi figures --help` are the keys of pabi.figures.FIGURES."""
+    from pabi.figures import FIGURES
+
+    assert main(["figures", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for name in FIGURES:
+        assert name in text, name

@@ -16,7 +16,10 @@ def add_parser(sub: argparse._SubParsersAction, fmt_cls: Any) -> argparse.Argume
         description="Writes the figures of the source papers (privacy profiles, delta(n) convergence to "
         "delta*, per-instance eps histograms, ...) as PNG files into OUTDIR (created if needed), through "
         "pabi.figures.make_all. Needs matplotlib (pip install 'pabi[plot]').",
-        epilog="Examples:\n  pabi figures figs/\n  pabi figures figs/ --only fig2,fig3 --json")
+        epilog="Figures: contraction_fig2, contraction_fig3 (Asoodeh-Diaz-Calmon Figs 2-3), schedule_fig2, "
+        "schedule_fig3, online_fig4, online_fig5 (Sordello-Bu-Dong Figs 2-5), per_instance_hist "
+        "(Thudi et al.-style histogram).\n\nExamples:\n  pabi figures figs/\n"
+        "  pabi figures figs/ --only schedule_fig2,online_fig4 --json")
     p.add_argument("outdir", metavar="OUTDIR", help="output directory")
     p.add_argument("--only", help="comma-separated figure names (default: all)")
     add_json(p)

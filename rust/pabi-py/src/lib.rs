@@ -15,7 +15,7 @@ mod rdp;
 mod schedules;
 
 pyo3::create_exception!(
-    _core,
+    pabi._core,
     DomainError,
     PyValueError,
     "An argument is outside its allowed range. Attributes: param, allowed, value, index (flat index of the first bad element, or None)."
