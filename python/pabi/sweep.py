@@ -285,7 +285,9 @@ def _dask_results(function, names, axes, fixed, total, chunk, client, bar) -> It
     workers = max(1, len(client.scheduler_info().get("workers", {})))
     window = 2 * workers
     n_chunks = -(-total // chunk)
-    axes_f = client.scatter(list(axes), broadcast=True)
+    # The grid axes travel inline with each task (they are 1-d, O(sum of axis lengths)): a
+    # broadcast scatter made worker-to-worker gathers livelock under load (distributed 2026.8).
+    axes_f = list(axes)
     futures: dict[int, Any] = {}
     index_of: dict[Any, int] = {}
     completed: set[int] = set()
