@@ -518,27 +518,35 @@ fn block_eval(
             u[j] = u[j].mul_add(p.sb[j], ck);
         }
     }
-    // Complement factor, only for the lanes that need it: gather, evaluate, scatter.
-    let mut y = [1.0_f64; BLOCK];
-    let mut idx = [0usize; BLOCK];
-    let mut cnt = 0;
-    for j in 0..n {
+    // Complement factor, only for the lanes that need it: gather, evaluate, scatter. The lanes
+    // are found from a bit mask (a vector compare) and visited by their set bits, so the scalar
+    // work is per needed lane, not per lane.
+    let mut mask = 0_u64;
+    for j in 0..BLOCK {
         let needed = match need {
             Need::BelowMinusOne => p.a[j] < -1.0,
             Need::Negative => p.a[j] < 0.0,
         };
-        idx[cnt] = j;
-        cnt += needed as usize;
+        mask |= (needed as u64) << j;
     }
-    if cnt > 0 {
+    if n < BLOCK {
+        mask &= (1_u64 << n) - 1;
+    }
+    let mut y = [1.0_f64; BLOCK];
+    if mask != 0 {
         // Gathered lanes in groups of GROUP (one AVX-512 register): the padded tail lanes get
         // harmless arguments, so each group is one straight-line vector evaluation (no scalar
         // remainder loop).
         let mut ga = [[-2.0_f64; GROUP]; BLOCK / GROUP];
         let mut gb = [[1.0_f64; GROUP]; BLOCK / GROUP];
-        for t in 0..cnt {
-            ga[t / GROUP][t % GROUP] = p.a[idx[t]];
-            gb[t / GROUP][t % GROUP] = p.b[idx[t]];
+        let mut cnt = 0;
+        let mut m = mask;
+        while m != 0 {
+            let j = m.trailing_zeros() as usize % BLOCK;
+            ga[cnt / GROUP % (BLOCK / GROUP)][cnt % GROUP] = p.a[j];
+            gb[cnt / GROUP % (BLOCK / GROUP)][cnt % GROUP] = p.b[j];
+            cnt += 1;
+            m &= m - 1;
         }
         let mut gy = [[1.0_f64; GROUP]; BLOCK / GROUP];
         let groups = cnt.div_ceil(GROUP);
@@ -547,8 +555,13 @@ fn block_eval(
                 gy[t] = comp_y(ga[t], gb[t]);
             }
         }
-        for t in 0..cnt {
-            y[idx[t]] = gy[t / GROUP][t % GROUP];
+        let mut t = 0;
+        let mut m = mask;
+        while m != 0 {
+            let j = m.trailing_zeros() as usize % BLOCK;
+            y[j] = gy[t / GROUP % (BLOCK / GROUP)][t % GROUP];
+            t += 1;
+            m &= m - 1;
         }
     }
     let mut res = [0.0_f64; BLOCK];
