@@ -1,4 +1,5 @@
-//! Branch-free, auto-vectorizable scalar kernels: `exp`, `expm1`, `ln`, `log1p`, `erfcx_pos`.
+//! Branch-free, auto-vectorizable scalar kernels: `exp`, `expm1`, `ln`, `log1p`, `erfcx_pos`
+//! (and `exp_parts` / `exp2i`: e^x as m·2^k, for callers that must not form subnormals).
 //!
 //! Every kernel is `#[inline(always)]`, calls no libm function, has no early return and no
 //! data-dependent branch (choices are selects with both arms computed, loops have fixed trip
@@ -181,7 +182,7 @@ fn pow2(k: f64) -> f64 {
 }
 
 /// Shared reduction for exp/expm1: x = k ln2 + r, returns (k, s_hi, s_lo) with
-/// s_hi + s_lo = expm1(r) to about 2^-60 relative. Requires |x| <= ~750.
+/// s_hi + s_lo = expm1(r) to about 2^-60 relative. Requires |x| <= ~2000 (k·LN2_HI exact).
 #[inline(always)]
 fn exp_reduce(x: f64) -> (f64, f64, f64) {
     let kd = x.mul_add(INV_LN2, SHIFT) - SHIFT;
@@ -489,6 +490,21 @@ mod tests {
         for w in b {
             assert!(w <= 1.0, "{w}");
         }
+    }
+
+    #[test]
+    fn exp_parts_is_exp_unscaled() {
+        // m·2^k reproduces exp bitwise wherever the result is normal (the scaling is exact).
+        let mut rng = Rng(21);
+        for _ in 0..100_000 {
+            let x = rng.range(-708.0, 709.7);
+            let (m, k) = exp_parts(x);
+            assert!((0.70..1.42).contains(&m) && k == k.round(), "{x}: {m} {k}");
+            let k1 = (0.5 * k).round();
+            assert_eq!((m * exp2i(k1)) * exp2i(k - k1), exp(x), "{x}");
+        }
+        let (m, k) = exp_parts(-1e300);
+        assert!(m > 0.0 && k == (-2000.0 / std::f64::consts::LN_2).round());
     }
 
     #[test]
