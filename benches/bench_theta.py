@@ -35,7 +35,10 @@ def naive_theta(eps: np.ndarray, r: np.ndarray) -> np.ndarray:
 
 
 def best_of(f, *args, repeat: int = 5) -> float:
-    f(*(a[:1000] for a in args))
+    if args:
+        f(*(a[:1000] for a in args))
+    else:
+        f()
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
@@ -44,14 +47,32 @@ def best_of(f, *args, repeat: int = 5) -> float:
     return min(times)
 
 
+def best_cpu(f, *args, repeat: int = 3) -> float:
+    """Process CPU time (all threads): on a shared machine the wall clock measures the load."""
+    times = []
+    for _ in range(repeat):
+        t0 = time.process_time()
+        f(*args)
+        times.append(time.process_time() - t0)
+    return min(times)
+
+
 def report(n: int = N) -> dict:
     eps, r = points(n)
     t_naive = best_of(naive_theta, eps, r)
+    c_naive = best_cpu(naive_theta, eps, r)
     t_pabi = best_of(pabi.theta, eps, r)
     threads = pabi.get_num_threads()
     pabi.set_num_threads(1)
     try:
         t_pabi1 = best_of(pabi.theta, eps, r, repeat=3)
+        c_pabi1 = best_cpu(pabi.theta, eps, r)
+        # Where the single-thread time goes: the same kernel on cache-resident blocks (no output
+        # allocation, no page faults, no memory traffic), and a bare output allocation + write.
+        m = 1 << 16
+        blocks = [(eps[i : i + m], r[i : i + m]) for i in range(0, min(n, 16 * m), m)]
+        t_cached = best_of(lambda: [pabi.theta(a, b) for a, b in blocks], repeat=3) / (len(blocks) * m)
+        t_alloc = best_of(lambda: np.empty(n).fill(0.5), repeat=3) / n
     finally:
         pabi.set_num_threads(threads)
 
@@ -82,6 +103,11 @@ def report(n: int = N) -> dict:
         "pabi_ns_per_point": t_pabi / n * 1e9,
         "pabi_1thread_ns_per_point": t_pabi1 / n * 1e9,
         "ratio_1thread": t_naive / t_pabi1,
+        "naive_cpu_ns_per_point": c_naive / n * 1e9,
+        "pabi_1thread_cpu_ns_per_point": c_pabi1 / n * 1e9,
+        "ratio_cpu_1thread": c_naive / c_pabi1,
+        "pabi_1thread_cache_resident_ns_per_point": t_cached * 1e9,
+        "output_alloc_and_fill_ns_per_point": t_alloc * 1e9,
         "naive_relerr_median": float(np.median(rel)),
         "naive_relerr_max": float(np.max(rel[np.isfinite(rel)])),
         "naive_frac_relerr_gt_1e-6": float(np.mean(rel > 1e-6)),

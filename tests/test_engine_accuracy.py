@@ -72,6 +72,53 @@ def test_log_theta_where_theta_underflows():
     assert -1e-13 <= log_err(lc, ref.log_theta_complement(0.5, 1e3)) <= 0
 
 
+def test_theta_across_the_underflow_threshold():
+    """a near 37.6-38.6: e^{-a^2/2} crosses the normal/subnormal boundary. The kernel forms the
+    product in a scaled domain and unscales by integer operations (no subnormal arithmetic):
+    normal results keep the relative contract, subnormal ones stay on the right side within a
+    few subnormal units, and theta rounds to TINY = 4 * 2^-1074 when it underflows completely."""
+    tiny = 4 * 5e-324
+    a = np.concatenate([np.linspace(37.0, 38.7, 40), [39.0, 40.0, 45.0]])
+    for rr in (1e-3, 0.5, 3.0):
+        eps = rr * (a + rr / 2)
+        th, co = pabi.theta(eps, rr), pabi.theta_complement(eps, rr)
+        lth, lco = pabi.log_theta(eps, rr), pabi.log_theta_complement(eps, rr)
+        for e, t, c, lt, lc in zip(eps, th, co, lth, lco):
+            e = float(e)
+            ex = ref.theta(e, rr, dps=60)
+            if ex >= NORMAL:
+                assert 0 <= rel_err(t, ex) <= 1e-13, (e, rr, t, ex)
+            else:
+                assert float(ex) <= t <= float(ex) * (1 + 1e-13) + 2 * tiny, (e, rr, t, ex)
+            assert c == 1.0 - 2.0**-53
+            assert 0 <= log_err(lt, ref.log_theta(e, rr, dps=60)) <= 1e-13
+            assert -1e-13 <= log_err(lc, ref.log_theta_complement(e, rr, dps=60)) <= 0
+    assert pabi.theta(40.5, 1.0) == tiny  # a = 40: e^{-800} underflows completely
+
+
+def test_theta_family_domain_errors_from_fused_check():
+    """The theta kernels check the domain in the same (parallel) pass: first bad index, as before."""
+    n = 100_000
+    eps, r = np.ones(n), np.ones(n)
+    eps[70_000], r[50_000] = -1.0, np.nan
+    for f in (pabi.theta, pabi.log_theta, pabi.theta_complement, pabi.log_theta_complement):
+        with pytest.raises(pabi.DomainError) as info:
+            f(eps, r)
+        assert info.value.param == "eps" and info.value.index == 70_000
+    eps[70_000] = 2.0
+    with pytest.raises(pabi.DomainError) as info:
+        pabi.theta(eps, r)
+    assert info.value.param == "r" and info.value.index == 50_000
+    r[50_000] = 1.0
+    eps[99_999], r[99_999] = math.inf, math.inf
+    with pytest.raises(pabi.DomainError) as info:
+        pabi.theta(eps, r)
+    assert info.value.param == "r" and info.value.index == 99_999
+    eps[99_999] = math.inf
+    r[99_999] = 2.0
+    assert pabi.theta(eps, r)[99_999] == 0.0
+
+
 def test_golden_file_in_python(golden_dir):
     """Same golden rows the Rust tests use, through the Python API (numpy path)."""
     rows = list(csv.DictReader((golden_dir / "engine.csv").open()))

@@ -190,6 +190,18 @@ macro_rules! simd_map2 {
 
 simd_map1!(k_gaussian_tail, tail::gaussian_tail);
 simd_map1!(k_log_gaussian_tail, tail::log_gaussian_tail);
+/// ε ≥ 0, r ≥ 0 (not NaN) and not both infinite, for every lane (branch-free, vectorizes).
+#[inline(always)]
+fn eps_r_valid(eps: &[f64], r: &[f64]) -> bool {
+    eps.iter().zip(r).fold(true, |acc, (&e, &x)| {
+        acc & (e >= 0.0) & (x >= 0.0) & !(e == f64::INFINITY && x == f64::INFINITY)
+    })
+}
+
+/// θ-family block kernels with the domain check fused into the same pass (the block is in L1
+/// when it is checked): returns whether every lane was valid. The kernels are plain arithmetic
+/// on any input (no panic, no out-of-bounds access), so invalid lanes only produce values that
+/// the caller discards.
 macro_rules! simd_block2 {
     ($name:ident, $f:path) => {
         #[multiversion(targets(
@@ -197,14 +209,17 @@ macro_rules! simd_block2 {
             "x86_64+avx2+fma",
             "aarch64+neon"
         ))]
-        fn $name(x: &[f64], y: &[f64], out: &mut [f64]) {
+        fn $name(x: &[f64], y: &[f64], out: &mut [f64]) -> bool {
+            let mut ok = true;
             for ((o, a), b) in out
                 .chunks_mut(theta::BLOCK)
                 .zip(x.chunks(theta::BLOCK))
                 .zip(y.chunks(theta::BLOCK))
             {
+                ok &= eps_r_valid(a, b);
                 $f(a, b, o);
             }
+            ok
         }
     };
 }
@@ -252,6 +267,25 @@ pub fn run2(x: &[f64], y: &[f64], out: &mut [f64], k: fn(&[f64], &[f64], &mut [f
     }
 }
 
+/// Like [`run2`] for kernels that also validate their lanes: true iff every chunk was valid.
+fn run2_checked(
+    x: &[f64],
+    y: &[f64],
+    out: &mut [f64],
+    k: fn(&[f64], &[f64], &mut [f64]) -> bool,
+) -> bool {
+    match pool() {
+        Some(p) if out.len() >= PAR_MIN => p.install(|| {
+            out.par_chunks_mut(CHUNK)
+                .zip(x.par_chunks(CHUNK))
+                .zip(y.par_chunks(CHUNK))
+                .map(|((o, a), b)| k(a, b, o))
+                .reduce(|| true, |a, b| a & b)
+        }),
+        _ => k(x, y, out),
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Public array API
 
@@ -282,19 +316,35 @@ macro_rules! eps_r_fn {
     };
 }
 
-eps_r_fn!(
+/// θ-family array functions: validation fused into the (parallel) kernel pass; only when some
+/// lane is invalid is the sequential check run again, for the first bad index and the message.
+macro_rules! eps_r_checked_fn {
+    ($(#[$doc:meta])* $name:ident, $kernel:ident) => {
+        $(#[$doc])*
+        pub fn $name(eps: &[f64], r: &[f64], out: &mut [f64]) -> Result<()> {
+            check_len(out.len(), &[("eps", eps.len()), ("r", r.len())])?;
+            if run2_checked(eps, r, out, $kernel) {
+                return Ok(());
+            }
+            check_eps_r(eps, r, out)?;
+            Err(PabiError::unreachable("a theta kernel flagged an input that passes validation"))
+        }
+    };
+}
+
+eps_r_checked_fn!(
     /// θ_{e^ε}(r) elementwise, rounded up ([`theta::theta`]).
     theta, k_theta
 );
-eps_r_fn!(
+eps_r_checked_fn!(
     /// ln θ_{e^ε}(r) elementwise, rounded up ([`theta::log_theta`]).
     log_theta, k_log_theta
 );
-eps_r_fn!(
+eps_r_checked_fn!(
     /// 1 − θ_{e^ε}(r) elementwise, rounded down ([`theta::theta_complement`]).
     theta_complement, k_theta_complement
 );
-eps_r_fn!(
+eps_r_checked_fn!(
     /// ln(1 − θ_{e^ε}(r)) elementwise, rounded down ([`theta::log_theta_complement`]).
     log_theta_complement, k_log_theta_complement
 );

@@ -44,9 +44,22 @@
 //! denominators and in B^n, where a smaller complement is the conservative side). Where a value
 //! is 1 − (a directed quantity) ≥ ½, only the subtraction's rounding remains and one ulp
 //! (2^-53) suffices, so e.g. 1 − θ for tiny θ is 1 − 2^-53 rather than 1 − 1.4e-14.
+//!
+//! # Speed: no arithmetic on subnormal numbers
+//! On x86 a multiplication or FMA with a subnormal operand or an underflowing result takes a
+//! microcode assist (~100 cycles; in a vector register one such lane stalls the whole
+//! instruction). For ε ~ U[0, 10], r ~ 10^U[−2, 1] a third of the lanes have a > 38.6 where
+//! e^{−a²/2} underflows, and `num::up` adds the subnormal TINY inside an FMA: together they
+//! cost more than all the rest of the kernel. So e^{−a²/2}·x is formed as z = θ·2^200 (normal),
+//! rounded outward in that scale, and brought back by integer operations on the bit pattern
+//! (exact where θ is normal, truncated towards 0 where it is subnormal, the final ± TINY covering
+//! the truncation: an addition, which takes no assist). Upper bounds that underflow are still
+//! TINY = 4·2^-1074, as before. Lanes that do not use a branch feed it harmless values
+//! (log1p(−0) rather than log1p of a subnormal). Rare inputs (r < ~1e-40, |a| < ~1e-150) can
+//! still meet subnormals: only slower, the results are the same.
 
 use crate::dd::{fast_two_sum, sqr_dd, two_sum, FRAC_1_SQRT_2_HI};
-use crate::num::{down, down_tight, log1mexp, shift_log, up, HALF_ULP_ONE};
+use crate::num::{down, log1mexp, shift_log, HALF_ULP_ONE, INFLATE, INFLATE_TIGHT, TINY};
 use crate::vmath;
 
 // c = 4.0, degree 34; last Chebyshev coefficients: 5.7e-19, 8.8e-20, 2.6e-20, 1.6e-20
@@ -212,10 +225,63 @@ fn special(eps: f64, r: f64) -> (f64, f64, f64) {
     )
 }
 
-/// e^{hi + lo} for |lo| ≤ 1e-12 (the low part of a double-double exponent).
+// ---------------------------------------------------------------------------------------------
+// e^{−a²/2}·x with directed rounding and no floating-point operation on subnormal numbers.
+//
+// On x86 a multiplication (or FMA) with a subnormal operand or an underflowing result takes a
+// microcode assist of ~100 cycles, and in a vector register one such lane stalls all of them.
+// With ε ~ U[0, 10], r ~ 10^U[−2, 1] a third of the lanes have a > 38.6, where e^{−a²/2}
+// underflows, and `num::up` adds the subnormal TINY inside an FMA on every lane. So the product
+// is formed as z = θ·2^SCALE (normal for θ ≥ 2^−1200), moved outward in that scale, and brought
+// back by integer operations on the bit pattern (exact in the normal range, truncated towards 0 in
+// the subnormal range); the final ± TINY is an addition (no assist) that covers the truncation
+// and keeps an underflowing upper bound positive. Same results, up to one rounding, as
+// `up(e^{hi}(1 + lo)·x)` / `down(…)`.
+
+/// Exponent offset of the scaled products: z = θ·2^SCALE (normal for θ ≥ 2^−1222).
+const SCALE: u64 = 200;
+
+/// e^{hi + lo} as m·2^(k − SCALE), m ≈ e^{hi − k ln 2}·(1 + lo) ∈ [0.7, 1.42], for hi ≤ 0 and
+/// |lo| ≤ 1e-12 (the low part of a double-double exponent). Returns (m, 2^max(k + SCALE, −880)):
+/// for k < −1080 the scale is clamped, harmless since m·x·2^−1080 (x ≤ 2) truncates to 0 anyway,
+/// and it keeps z = m·x·2^kz normal down to x ≈ 1e-43 (no underflow in the scaled product).
 #[inline(always)]
-fn exp_dd(hi: f64, lo: f64) -> f64 {
-    vmath::exp(hi) * (1.0 + lo)
+fn exp_scaled(hi: f64, lo: f64) -> (f64, f64) {
+    let (m, k) = vmath::exp_parts(hi);
+    let kz = (k + SCALE as f64).max(-880.0);
+    (m * (1.0 + lo), vmath::exp2i(kz))
+}
+
+/// z·2^−SCALE for z ≥ 0 by integer operations: exact where the result is normal, truncated
+/// towards 0 where it is subnormal (0 for a subnormal z).
+#[inline(always)]
+fn unscale(z: f64) -> f64 {
+    let zb = z.to_bits();
+    let ez = zb >> 52;
+    let normal = zb.wrapping_sub(SCALE << 52);
+    let mant = (zb & ((1u64 << 52) - 1)) | (1u64 << 52);
+    let sh = (SCALE + 1).wrapping_sub(ez).min(63);
+    let sub = mant >> sh;
+    f64::from_bits(if ez > SCALE { normal } else { sub })
+}
+
+/// e^{hi + lo}·x rounded up by INFLATE relative (+ TINY absolute), x ≥ 0 normal.
+#[inline(always)]
+fn exp_mul_up(e: (f64, f64), x: f64) -> f64 {
+    unscale((e.0 * (x * (1.0 + INFLATE))) * e.1) + TINY
+}
+
+/// e^{hi + lo}·x rounded down by `rel` relative (− TINY absolute, never below 0).
+#[inline(always)]
+fn exp_mul_down(e: (f64, f64), x: f64, rel: f64) -> f64 {
+    (unscale((e.0 * (x * (1.0 - rel))) * e.1) - TINY).max(0.0)
+}
+
+/// Round a non-negative normal value up by INFLATE: `num::up` without the subnormal addend
+/// inside the FMA (same bound, no microcode assist).
+#[inline(always)]
+fn up(v: f64) -> f64 {
+    v * (1.0 + INFLATE) + TINY
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -224,13 +290,11 @@ fn exp_dd(hi: f64, lo: f64) -> f64 {
 
 #[inline(always)]
 fn fin_theta(p: &Pre, num: f64, y: f64) -> f64 {
-    let w = exp_dd(p.ha_hi, p.ha_lo);
+    let e = exp_scaled(p.ha_hi, p.ha_lo);
     // a ≥ −1: θ = e^{−a²/2}·x; a < −1: θ = 1 − C ≥ 0.68, one ulp up from 1 − (C rounded down).
-    let v = if p.a >= -1.0 {
-        up(w * (p.r * num * p.inv))
-    } else {
-        (1.0 - down(w * y)) + HALF_ULP_ONE
-    };
+    let pos = exp_mul_up(e, p.r * num * p.inv);
+    let neg = (1.0 - exp_mul_down(e, y, INFLATE)) + HALF_ULP_ONE;
+    let v = if p.a >= -1.0 { pos } else { neg };
     let v = v.min(1.0);
     if !p.fixed.is_nan() {
         p.fixed
@@ -243,8 +307,11 @@ fn fin_theta(p: &Pre, num: f64, y: f64) -> f64 {
 fn fin_log_theta(p: &Pre, num: f64, y: f64) -> f64 {
     let ld =
         p.ha_hi + ((p.ha_lo + vmath::ln(num) + vmath::ln(p.r)) - vmath::ln(p.ac) - vmath::ln(p.bc));
-    let lc = vmath::log1p(-down(exp_dd(p.ha_hi, p.ha_lo) * y));
-    let v = if p.a >= -1.0 {
+    let pos = p.a >= -1.0;
+    // C = 1 − θ (complement form), 0 in the lanes that do not use it (no subnormal in log1p).
+    let c = exp_mul_down(exp_scaled(p.ha_hi, p.ha_lo), y, INFLATE);
+    let lc = vmath::log1p(-(if pos { 0.0 } else { c }));
+    let v = if pos {
         shift_log(ld, 1.0, ld.abs().max(1.0))
     } else {
         shift_log(lc, 1.0, lc.abs())
@@ -258,13 +325,11 @@ fn fin_log_theta(p: &Pre, num: f64, y: f64) -> f64 {
 
 #[inline(always)]
 fn fin_theta_complement(p: &Pre, num: f64, y: f64) -> f64 {
-    let w = exp_dd(p.ha_hi, p.ha_lo);
+    let e = exp_scaled(p.ha_hi, p.ha_lo);
     // a ≥ 0: θ ≤ ½, so 1 − (θ rounded up) ≥ ½ and one ulp down makes it a lower bound.
-    let v = if p.a >= 0.0 {
-        (1.0 - up(w * (p.r * num * p.inv))) - HALF_ULP_ONE
-    } else {
-        down_tight(w * y)
-    };
+    let pos = (1.0 - exp_mul_up(e, p.r * num * p.inv)) - HALF_ULP_ONE;
+    let neg = exp_mul_down(e, y, INFLATE_TIGHT);
+    let v = if p.a >= 0.0 { pos } else { neg };
     let v = v.max(0.0);
     if !p.fixed.is_nan() {
         1.0 - p.fixed
@@ -275,11 +340,18 @@ fn fin_theta_complement(p: &Pre, num: f64, y: f64) -> f64 {
 
 #[inline(always)]
 fn fin_log_theta_complement(p: &Pre, num: f64, y: f64) -> f64 {
-    let th = up(exp_dd(p.ha_hi, p.ha_lo) * (p.r * num * p.inv));
-    let pos = vmath::log1p(-th);
+    let th = exp_mul_up(exp_scaled(p.ha_hi, p.ha_lo), p.r * num * p.inv);
+    // θ < 1e-250: ln(1 − θ) ≥ −θ(1 + θ) ≥ −(θ rounded up by INFLATE), no log1p of a subnormal.
+    let small = th < 1e-250;
+    let l = vmath::log1p(-(if small { 0.0 } else { th }));
+    let pos = if small {
+        -th
+    } else {
+        shift_log(l, -1.0, l.abs())
+    };
     let neg = p.ha_hi + (p.ha_lo + vmath::ln(y));
     let v = if p.a >= 0.0 {
-        shift_log(pos, -1.0, pos.abs())
+        pos
     } else {
         shift_log(neg, -1.0, neg.abs().max(1.0))
     };
@@ -338,6 +410,8 @@ pub fn log_theta_complement(eps: f64, r: f64) -> f64 {
 
 /// Lanes per block.
 pub const BLOCK: usize = 32;
+/// Lanes evaluated together in the gathered complement stage (a multiple divides BLOCK).
+const GROUP: usize = 8;
 
 /// Which lanes read the complement factor y.
 #[derive(Clone, Copy)]
@@ -444,31 +518,50 @@ fn block_eval(
             u[j] = u[j].mul_add(p.sb[j], ck);
         }
     }
-    // Complement factor, only for the lanes that need it: gather, evaluate, scatter.
-    let mut y = [1.0_f64; BLOCK];
-    let mut idx = [0usize; BLOCK];
-    let mut cnt = 0;
-    for j in 0..n {
+    // Complement factor, only for the lanes that need it: gather, evaluate, scatter. The lanes
+    // are found from a bit mask (a vector compare) and visited by their set bits, so the scalar
+    // work is per needed lane, not per lane.
+    let mut mask = 0_u64;
+    for j in 0..BLOCK {
         let needed = match need {
             Need::BelowMinusOne => p.a[j] < -1.0,
             Need::Negative => p.a[j] < 0.0,
         };
-        idx[cnt] = j;
-        cnt += needed as usize;
+        mask |= (needed as u64) << j;
     }
-    if cnt > 0 {
-        let mut ga = [0.0_f64; BLOCK];
-        let mut gb = [0.0_f64; BLOCK];
-        for t in 0..cnt {
-            ga[t] = p.a[idx[t]];
-            gb[t] = p.b[idx[t]];
+    if n < BLOCK {
+        mask &= (1_u64 << n) - 1;
+    }
+    let mut y = [1.0_f64; BLOCK];
+    if mask != 0 {
+        // Gathered lanes in groups of GROUP (one AVX-512 register): the padded tail lanes get
+        // harmless arguments, so each group is one straight-line vector evaluation (no scalar
+        // remainder loop).
+        let mut ga = [[-2.0_f64; GROUP]; BLOCK / GROUP];
+        let mut gb = [[1.0_f64; GROUP]; BLOCK / GROUP];
+        let mut cnt = 0;
+        let mut m = mask;
+        while m != 0 {
+            let j = m.trailing_zeros() as usize % BLOCK;
+            ga[cnt / GROUP % (BLOCK / GROUP)][cnt % GROUP] = p.a[j];
+            gb[cnt / GROUP % (BLOCK / GROUP)][cnt % GROUP] = p.b[j];
+            cnt += 1;
+            m &= m - 1;
         }
-        let mut gy = [1.0_f64; BLOCK];
-        for t in 0..cnt {
-            gy[t] = comp_y(ga[t], gb[t]);
+        let mut gy = [[1.0_f64; GROUP]; BLOCK / GROUP];
+        let groups = cnt.div_ceil(GROUP);
+        for ((gy, ga), gb) in gy.iter_mut().zip(&ga).zip(&gb).take(groups) {
+            for t in 0..GROUP {
+                gy[t] = comp_y(ga[t], gb[t]);
+            }
         }
-        for t in 0..cnt {
-            y[idx[t]] = gy[t];
+        let mut t = 0;
+        let mut m = mask;
+        while m != 0 {
+            let j = m.trailing_zeros() as usize % BLOCK;
+            y[j] = gy[t / GROUP % (BLOCK / GROUP)][t % GROUP];
+            t += 1;
+            m &= m - 1;
         }
     }
     let mut res = [0.0_f64; BLOCK];

@@ -1,4 +1,5 @@
-//! Branch-free, auto-vectorizable scalar kernels: `exp`, `expm1`, `ln`, `log1p`, `erfcx_pos`.
+//! Branch-free, auto-vectorizable scalar kernels: `exp`, `expm1`, `ln`, `log1p`, `erfcx_pos`
+//! (and `exp_parts` / `exp2i`: e^x as m·2^k, for callers that must not form subnormals).
 //!
 //! Every kernel is `#[inline(always)]`, calls no libm function, has no early return and no
 //! data-dependent branch (choices are selects with both arms computed, loops have fixed trip
@@ -181,7 +182,7 @@ fn pow2(k: f64) -> f64 {
 }
 
 /// Shared reduction for exp/expm1: x = k ln2 + r, returns (k, s_hi, s_lo) with
-/// s_hi + s_lo = expm1(r) to about 2^-60 relative. Requires |x| <= ~750.
+/// s_hi + s_lo = expm1(r) to about 2^-60 relative. Requires |x| <= ~2000 (k·LN2_HI exact).
 #[inline(always)]
 fn exp_reduce(x: f64) -> (f64, f64, f64) {
     let kd = x.mul_add(INV_LN2, SHIFT) - SHIFT;
@@ -209,6 +210,26 @@ pub fn exp(x: f64) -> f64 {
     let k1 = (0.5 * kd + SHIFT) - SHIFT;
     let k2 = kd - k1;
     (v * pow2(k1)) * pow2(k2)
+}
+
+/// e^x as (m, k) with e^x = m·2^k: m ≈ e^{x − k ln 2} ∈ [0.70, 1.42] (the unscaled result of
+/// [`exp`], same rounding), k = round(x / ln 2) an integer-valued double. x is clamped to
+/// [−2000, 710]. For callers that scale or round the result themselves without forming a
+/// subnormal intermediate: multiplications with subnormal operands or results take a
+/// microcode assist (~100 cycles per instruction) on x86.
+#[inline(always)]
+pub fn exp_parts(x: f64) -> (f64, f64) {
+    let xc = if x < -2000.0 { -2000.0 } else { x };
+    let xc = if xc > 710.0 { 710.0 } else { xc };
+    let (kd, shi, slo) = exp_reduce(xc);
+    let (p, e) = fast_two_sum(1.0, shi);
+    (p + (e + slo), kd)
+}
+
+/// 2^k for an integer-valued double k in [−1022, 1023] (from the bit pattern, no rounding).
+#[inline(always)]
+pub fn exp2i(k: f64) -> f64 {
+    pow2(k)
 }
 
 /// e^x - 1.
@@ -469,6 +490,21 @@ mod tests {
         for w in b {
             assert!(w <= 1.0, "{w}");
         }
+    }
+
+    #[test]
+    fn exp_parts_is_exp_unscaled() {
+        // m·2^k reproduces exp bitwise wherever the result is normal (the scaling is exact).
+        let mut rng = Rng(21);
+        for _ in 0..100_000 {
+            let x = rng.range(-708.0, 709.7);
+            let (m, k) = exp_parts(x);
+            assert!((0.70..1.42).contains(&m) && k == k.round(), "{x}: {m} {k}");
+            let k1 = (0.5 * k).round();
+            assert_eq!((m * exp2i(k1)) * exp2i(k - k1), exp(x), "{x}");
+        }
+        let (m, k) = exp_parts(-1e300);
+        assert!(m > 0.0 && k == (-2000.0 / std::f64::consts::LN_2).round());
     }
 
     #[test]

@@ -3,8 +3,11 @@
 //!
 //! The functions take contiguous 1-D float64 arrays (the Python wrappers in `pabi/_api.py` do
 //! the broadcasting, dtype checks and scalar handling) and return a new 1-D float64 array.
+//! The elementwise functions write into an array allocated by numpy (`zeros`): numpy advises
+//! transparent huge pages for large arrays, so the first writes take 2 MiB page faults instead of
+//! 4 KiB ones (for 1e7 points ~600 faults instead of ~20,000, ~3 ns/point of system time).
 
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
 use pabi_core::{batch, PabiError};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -52,11 +55,14 @@ macro_rules! unary {
         #[pyfunction]
         fn $name<'py>(py: Python<'py>, x: PyReadonlyArray1<'py, f64>) -> Out<'py> {
             let xs = x.as_slice()?;
-            let res = py.detach(|| {
-                let mut out = vec![0.0; xs.len()];
-                batch::$name(xs, &mut out).map(|_| out)
-            });
-            Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+            let out = PyArray1::<f64>::zeros(py, xs.len(), false);
+            {
+                let mut w = out.readwrite();
+                let os = w.as_slice_mut()?;
+                py.detach(|| batch::$name(xs, os))
+                    .map_err(|e| to_py(py, e))?;
+            }
+            Ok(out)
         }
     };
 }
@@ -70,11 +76,14 @@ macro_rules! binary {
             y: PyReadonlyArray1<'py, f64>,
         ) -> Out<'py> {
             let (xs, ys) = (x.as_slice()?, y.as_slice()?);
-            let res = py.detach(|| {
-                let mut out = vec![0.0; xs.len()];
-                batch::$name(xs, ys, &mut out).map(|_| out)
-            });
-            Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+            let out = PyArray1::<f64>::zeros(py, xs.len(), false);
+            {
+                let mut w = out.readwrite();
+                let os = w.as_slice_mut()?;
+                py.detach(|| batch::$name(xs, ys, os))
+                    .map_err(|e| to_py(py, e))?;
+            }
+            Ok(out)
         }
     };
 }
