@@ -111,9 +111,10 @@ def fractional_report() -> None:
     print(f"  dp-accounting         : {t_dp * 1e3:10.2f} ms")
     print(f"  pabi (exact series)   : {t_pa * 1e3:10.2f} ms")
     print(f"  speed ratio           : {t_dp / t_pa:10.1f} x")
-    print(f"  agreement where dp-accounting's series converged ((a-1)eps > 1): "
-          f"{np.max(np.abs(v_pa - v_dp)[big] / v_dp[big]):.1e}; largest disagreement elsewhere "
-          f"{np.max(np.abs(v_pa - v_dp) / v_dp):.1e} (dp-accounting truncates a slowly converging series)")
+    print(f"  relative difference   : median {np.median(np.abs(v_pa - v_dp) / v_dp):.1e}, where (a-1)eps > 1 "
+          f"max {np.max(np.abs(v_pa - v_dp)[big] / v_dp[big]):.1e}, overall max {np.max(np.abs(v_pa - v_dp) / v_dp):.1e}")
+    print("  (dp-accounting stops its i^(-a-2)-decaying series at a term < e^-30; pabi's exact series")
+    print("   matches mpmath quadrature to <= 4e-13 there, see tests/test_rdp.py)")
 
 
 def main() -> int:

@@ -298,13 +298,18 @@ def test_c19_theta_stable():
                 else:
                     Lm = mp.mpf(Li)
                     want = mp.mpf(1) / sj if Li == 1.0 else (1 - Lm**-2) / (1 - Lm ** (-2 * sj))
-                worst = max(worst, rel(v[i, j], want))
                 assert mp.mpf(v[i, j]) >= want * (1 - mp.mpf(10) ** -30)  # rounded up
-    assert worst < 1e-13
+                if want > 1e-300:
+                    worst = max(worst, rel(v[i, j], want))
+                else:  # below the normal range (e.g. 1.8e-1045 at L = 0.3, s = 1000): a tiny bound
+                    assert v[i, j] <= 1e-300
+    # nearest rounding reaches 2.4e-14 (C19); pabi rounds up and widens L < 1 by its inherent
+    # conditioning |(s − 1) ln L²|·2^-51 (e.g. 9e-14 at L = 0.9, s = 1000)
+    assert worst < 2e-13
     with mp.workdps(60):
         Lq = mp.mpf(1 + 1e-15)
         want = (1 - Lq**-2) / (1 - Lq ** (-2 * 10**6))
-    assert rel(pabi.theta_l(10**6, L=1 + 1e-15), want) < 1e-14
+    assert rel(pabi.theta_l(10**6, L=1 + 1e-15), want) < 2e-14  # nearest: 1e-15; + INFLATE 2^-46
     assert rel(pabi.theta_l(10, kappa=1e-17), 0.1) < 4e-16 * 40  # κ input, rounded up by ≤ 2^-46
 
 
