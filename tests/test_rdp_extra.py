@@ -209,3 +209,118 @@ def test_lemma_c1_cor_c3_mixture():
     assert mp.mpf(v) >= e and rel(v, e) < 1e-12
     with pytest.raises(ValueError, match="weights"):
         pabi.mixture_rdp_bound(3.0, [0.5, 0.6], [0.2, 1.0])
+
+
+# ------------------------------------------------------------------ broadcasting and bad input
+
+# (function, scalar arguments): every helper broadcasts like a ufunc; element i of the array
+# result equals the scalar call, scalar in → float out.
+BROADCAST = [
+    (pabi.gaussian_dp_constant, (1e-5, 2.0)),
+    (pabi.weak_triangle_bound, (3.0, 2.0, 0.1, 0.2)),
+    (pabi.theta_l, (7, 1.1)),
+    (pabi.cyclic_theta_sum, (23, 5, 1.1)),
+    (pabi.l_lambda_kappa, (0.1, 0.5, 2.0)),
+    (pabi.last_iterate_rdp_general, (2.0, 0.1, 1.0, 1.0, 100)),
+    (pabi.last_iterate_rdp_bounded, (2.0, 0.1, 1.0, 4, 1.0, 3.0, 0.5, 2.0)),
+    (pabi.last_iterate_rdp_cyclic, (2.0, 0.1, 1.0, 4, 1.0, 23, 5, 0.5, 2.0)),
+    (pabi.shifted_cycle_bound, (2.0, 1.0, 23, 5, 0.3, 0.1, 1.1)),
+    (pabi.shifted_drift_bound, (2.0, 1.0, 0.3, 23, 5)),
+    (pabi.sensitivity_multi_epoch, (0.1, 1.0, 5.0, 2.0, 10.0, 4, 2, 3)),
+    (pabi.gaussian_mech_rdp, (4.0, 1.0, 2.0)),
+    (pabi.holder_min_p, (100, 8.0)),
+    (pabi.hoeffding_sample_size_ln, (8, 1.0, 2.0, 0.1, 0.05)),
+    (pabi.theta_min_steps, (1.5, 1.1)),
+    (pabi.last_iterate_rdp_small_step, (2.0, 1.0, 4, 1.0, 5, 0.1, 0.5, 2.0)),
+]
+
+
+@pytest.mark.parametrize("fn,args", BROADCAST, ids=[f.__name__ for f, _ in BROADCAST])
+def test_helpers_broadcast(fn, args):
+    base = fn(*args)
+    assert isinstance(base, float)
+    for k, x in enumerate(args):
+        col = np.array([x, x, x]).reshape(3, 1)
+        arr = list(args)
+        arr[k] = col
+        out = fn(*arr)
+        assert isinstance(out, np.ndarray) and out.shape == (3, 1)
+        assert np.all(out == base)
+
+
+def test_tuple_and_sample_axis_helpers_broadcast():
+    e, d = pabi.amplify_by_sampling([0.1, 1.0], 1e-6, [[0.01], [0.1]])
+    assert e.shape == d.shape == (2, 2)
+    assert e[1, 0] == pabi.amplify_by_sampling(0.1, 1e-6, 0.1)[0]
+    rho, gap = pabi.gd_contraction_rho([0.1, 0.2], 1.0, 5.0)
+    assert rho[1] == pabi.gd_contraction_rho(0.2, 1.0, 5.0)[0] and gap.shape == (2,)
+    lam, ell, sig = pabi.cyclic_calibration(8.0, [0.5, 1.0], 0.5, 2.0, 1.0, 10, 5)
+    assert sig[1] == pabi.cyclic_calibration(8.0, 1.0, 0.5, 2.0, 1.0, 10, 5)[2]
+    # sample axis last: three records × four batches, p per column of a (2, 3) grid
+    sens = np.array([[0.01, 0.02, 0.05, 0.03], [0.0, 0.0, 0.01, 0.0], [0.05, 0.05, 0.05, 0.05]])
+    e, d = pabi.lp_per_instance_epsilon_delta(0.01, [[2.0], [10.0]], 1e-6, 1e-6, 20.0, sens)
+    assert e.shape == (2, 3)
+    assert e[1, 2] == pabi.lp_per_instance_epsilon_delta(0.01, 10.0, 1e-6, 1e-6, 20.0, sens[2])[0]
+    curve = pabi.averaged_rdp(np.array([1.5, 2.0, 8.0]), 1.0, [0.1, 0.5])  # an RDP curve
+    assert curve.shape == (3,) and curve[1] == pabi.averaged_rdp(2.0, 1.0, [0.1, 0.5])
+    m = pabi.mixture_rdp_bound([2.0, 3.0], [0.25, 0.75], [[0.2, 1.0], [0.3, 1.5]])
+    assert m[1] == pabi.mixture_rdp_bound(3.0, [0.25, 0.75], [0.3, 1.5])
+    keep = pabi.unlearning_keep([1.5, 3.0], 0.1, 0.0, [0.05, 0.2])
+    assert keep.dtype == bool and list(keep) == [True, False]
+
+
+BAD = [
+    # (call, parameter named in the message)
+    (lambda: pabi.sampled_gaussian_rdp([2.0, 1.0], 0.1, 1.0), r"alpha.*> 1.*index 1"),
+    (lambda: pabi.sampled_gaussian_rdp(2.5, [0.1, 1.5], 1.0), r"q.*\[0, 1\].*index 1"),
+    (lambda: pabi.sampled_gaussian_rdp(2.5, -0.1, 1.0), r"q must be in \[0, 1\]"),
+    (lambda: pabi.sampled_gaussian_rdp(2.5, 0.1, [1.0, -1.0]), r"noise_multiplier.*> 0.*index 1"),
+    (lambda: pabi.sampled_gaussian_rdp_per_instance(2.5, 0.1, [0.1, np.nan], 1.0), r"sensitivity.*index 1"),
+    (lambda: pabi.sampled_gaussian_rdp_per_instance(2.5, 0.1, 1.0, 0.0), r"sigma must be > 0"),
+    (lambda: pabi.sampled_gaussian_rdp(2.5, 0.1, 1.0, fractional="floor"), r"fractional"),
+    (lambda: pabi.holder_composition_bound(1.0, 2.0, [[0.1]]), r"alpha"),
+    (lambda: pabi.holder_composition_bound(2.0, 1.0, [[0.1]]), r"p must be > 1"),
+    (lambda: pabi.holder_composition_bound(2.0, 2.0, [[0.1], [-0.2]]), r"divergences.*\(1, 0\)"),
+    (lambda: pabi.holder_composition_bound(2.0, 2.0, np.ones((0, 2))), r"non-empty"),
+    (lambda: pabi.weak_triangle_bound(2.0, [2.0, 1.0], 0.1, 0.1), r"p must be > 1.*index 1"),
+    (lambda: pabi.weak_triangle_bound(1.0, 2.0, 0.1, 0.1), r"alpha"),
+    (lambda: pabi.holder_min_p(10, 0.5), r"alpha"),
+    (lambda: pabi.lp_per_instance_epsilon_delta(0.01, 1.0, 1e-5, 1e-6, 10.0, [0.1]), r"p must be > 1"),
+    (lambda: pabi.lp_per_instance_epsilon_delta([0.01, 1.2], 2.0, 1e-5, 1e-6, 10.0, [0.1]), r"q.*index 1"),
+    (lambda: pabi.lp_per_instance_epsilon_delta(0.01, 2.0, 1e-5, 1e-6, 10.0, [[0.1, 0.2], [0.1, np.nan]]),
+     r"sensitivities.*\(1, 1\)"),
+    (lambda: pabi.lp_per_instance_epsilon_delta(0.01, 2.0, 1e-5, 1e-6, 10.0, []), r"non-empty"),
+    (lambda: pabi.averaged_rdp(2.0, 1.0, np.ones((3, 0))), r"non-empty"),
+    (lambda: pabi.averaged_rdp(2.0, 1.0, [0.1, -0.1]), r"sensitivities.*index 1"),
+    (lambda: pabi.averaged_rdp([2.0, 1.0], 1.0, [0.1]), r"alpha.*index 1"),
+    (lambda: pabi.theta_l([1, 2, 0.5], L=1.1), r"s must be.*index 2"),
+    (lambda: pabi.theta_l(2, L=[1.0, -1.0]), r"L must be >= 0.*index 1"),
+    (lambda: pabi.cyclic_theta_sum([10, 10.5], 5, L=1.0), r"T must be a non-negative integer.*index 1"),
+    (lambda: pabi.last_iterate_rdp_general(2.0, 0.1, 1.0, [1.0, 0.0], 10), r"sigma.*index 1"),
+    (lambda: pabi.last_iterate_rdp_general(2.0, 0.1, 1.0, 1.0, 10, b=0, ell=5), r"b must be"),
+    (lambda: pabi.last_iterate_rdp_general(2.0, 0.1, 1.0, 1.0, 10, b=2), r"both b and ell"),
+    (lambda: pabi.last_iterate_rdp_cyclic(2.0, 0.1, 1.0, 4, 1.0, 23, 5, 0.5, 2.0, t_star=[1, 6]), r"t_star.*index 1"),
+    (lambda: pabi.last_iterate_rdp_cyclic(2.0, 0.1, 1.0, 4, 1.0, 23, 5, 0.5, 2.0, t_star=np.nan), r"t_star"),
+    (lambda: pabi.shifted_drift_bound(2.0, 1.0, -0.1, 10), r"zeta"),
+    (lambda: pabi.shifted_drift_bound(2.0, 1.0, 0.1, 10, 11), r"ell"),
+    (lambda: pabi.cyclic_calibration(8.0, [1.0, 0.0], 0.5, 2.0, 1.0, 10, 5), r"eps.*index 1"),
+    (lambda: pabi.sensitivity_multi_epoch(0.1, 1.0, 5.0, 2.0, 10.0, 4, [2, 5], 3), r"j must be.*index 1"),
+    (lambda: pabi.dpsgd_per_instance_rdp(8.0, 0.01, 1.0, np.ones((3000, 1)), p=1.001), r"order map overflows"),
+    (lambda: pabi.dpsgd_per_instance_rdp(8.0, 0.01, 1.0, np.ones((3, 0))), r"non-empty"),
+    (lambda: pabi.rdp_to_dp_epsilon([], [], 1e-5), r"orders must be non-empty"),
+    (lambda: pabi.rdp_to_dp_epsilon([2.0, 0.5], [0.1, 0.1], 1e-5), r"orders.*index 1"),
+    (lambda: pabi.rdp_to_dp_epsilon([2.0], [np.nan], 1e-5), r"rdp"),
+]
+
+
+@pytest.mark.parametrize("call,match", BAD, ids=[str(i) for i in range(len(BAD))])
+def test_bad_input_names_parameter(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_type_errors():
+    with pytest.raises(TypeError):
+        pabi.theta_l("a", L=1.0)
+    with pytest.raises(TypeError):
+        pabi.averaged_rdp(2.0, 1.0, ["x"])

@@ -8,6 +8,12 @@ with Hölder's inequality; the order map is the corrected g_p(α) = (pα − 1)/
 proof, the printed statement's map is available as ``variant="as_published"``); Mironov 2017
 Prop. 3; Balle et al. 2020 / Canonne–Kamath–Steinke 2020 Prop. 12.
 
+Fractional orders of the sampled Gaussian mechanism are exact by default (the series of
+Mironov, Talwar & Zhang 2019 §3.3, evaluated without cancellation and with a rigorous
+truncation bound); ``fractional="ceil"`` gives the ceiling rule of [002] §3.2. The scalar
+helpers of the family (Cor. 3.1, the last-iterate bounds, the ERM quantities, calibration)
+broadcast like ufuncs.
+
 Every returned ε or δ is an upper bound of the formula it implements (rounded up), within
 ~1e-13 relative of the exact value (see ``pabi.reference`` for the mpmath definitions).
 
@@ -26,7 +32,7 @@ from typing import Callable, Optional, Union
 import numpy as np
 
 from . import _core
-from ._bridge import ArrayLike, DomainError, Float, call as _call, relocate as _relocate
+from ._bridge import ArrayLike, DomainError, Float, as_real as _as_real, call as _call, relocate as _relocate
 
 __all__ = [
     "DEFAULT_ORDERS",
@@ -49,6 +55,7 @@ __all__ = [
     "general_update_rdp",
     "weak_triangle_bound",
     "unlearning_keep",
+    "shifted_drift_bound",
     # last iterate of cyclic DP-SGD (Kong-Ribero)
     "theta_l",
     "cyclic_theta_sum",
@@ -81,24 +88,51 @@ _VARIANTS = ("corrected", "as_published")
 _METHODS = ("tight", "classical")
 
 
-def sampled_gaussian_rdp(alpha: ArrayLike, q: ArrayLike, noise_multiplier: ArrayLike) -> Float:
+_FRACTIONAL = ("exact", "ceil")
+
+
+def _fractional_flag(fractional: str) -> bool:
+    if fractional not in _FRACTIONAL:
+        raise ValueError(f"fractional must be one of {_FRACTIONAL}, got {fractional!r}")
+    return fractional == "exact"
+
+
+def sampled_gaussian_rdp(
+    alpha: ArrayLike, q: ArrayLike, noise_multiplier: ArrayLike, *, fractional: str = "exact"
+) -> Float:
     """Data-independent RDP of the Poisson-sampled Gaussian mechanism (DP-SGD step).
 
-    ε(α) = (1/(α − 1))·ln Σ_k C(α,k)(1 − q)^{α−k} q^k e^{(k² − k)/(2z²)} at the integer order
-    ⌈α⌉ (fractional orders use the ceiling: D_α is non-decreasing in α; α ∈ (1, 2] uses 2).
-    Equal to dp-accounting's ``_compute_rdp_poisson_subsampled_gaussian`` at integer orders
-    and finite where it overflows (stable to α = 1e7, any q ∈ [0, 1]).
+    Integer orders: ε(α) = (1/(α − 1))·ln Σ_k C(α,k)(1 − q)^{α−k} q^k e^{(k² − k)/(2z²)}, equal
+    to dp-accounting's ``_compute_rdp_poisson_subsampled_gaussian`` and finite where it
+    overflows (stable to α = 1e7, any q ∈ [0, 1]).
+
+    Fractional orders (``fractional``):
+
+    * ``"exact"`` (default): the exact Rényi divergence at α by the series of Mironov, Talwar
+      & Zhang (2019, §3.3; dp-accounting's ``_compute_log_a_frac``), rearranged so that
+      A_α − 1 has no cancellation, its alternating tails summed by an Euler transform with a
+      rigorous remainder bound, rounded up and never above the ceiling rule. Within 1e-12
+      of the exact value except for q within ~0.25 of ½ with z ≳ 10, or α within ~0.15 of 1
+      (1.6e-12 at α = 1.1), where the series has inherent cancellation of order
+      1e-16·K/(A − 1) (measured up to 1.3e-7 relative at q = ½, z = 100, α = 1.01; still an
+      upper bound, and far below the ceiling rule there).
+    * ``"ceil"``: ε(⌈α⌉) (valid since D_α is non-decreasing in α; α ∈ (1, 2] uses 2; looser).
 
     Domain: α > 1 (≤ 1e7), q ∈ [0, 1], z > 0. Broadcasts like a ufunc.
 
     >>> round(sampled_gaussian_rdp(8, 0.01, 1.0), 12)
     0.000893643908
+    >>> round(sampled_gaussian_rdp(1.5, 0.01, 1.0), 15)   # exact fractional order
+    0.000127253743327
+    >>> round(sampled_gaussian_rdp(1.5, 0.01, 1.0, fractional="ceil"), 15)   # = order 2
+    0.000171813422075
     >>> sampled_gaussian_rdp(4096, 1e-3, 1.0) > 0
     True
     """
+    exact = _fractional_flag(fractional)
     try:
         return _call(
-            lambda a, qq, zz: _core.sampled_gaussian_rdp(a, qq, np.ones_like(zz), zz),
+            lambda a, qq, zz: _core.sampled_gaussian_rdp(a, qq, np.ones_like(zz), zz, exact),
             ("alpha", "q", "noise_multiplier"),
             alpha,
             q,
@@ -116,20 +150,28 @@ def sampled_gaussian_rdp(alpha: ArrayLike, q: ArrayLike, noise_multiplier: Array
 
 
 def sampled_gaussian_rdp_per_instance(
-    alpha: ArrayLike, q: ArrayLike, sensitivity: ArrayLike, sigma: ArrayLike
+    alpha: ArrayLike,
+    q: ArrayLike,
+    sensitivity: ArrayLike,
+    sigma: ArrayLike,
+    *,
+    fractional: str = "exact",
 ) -> Float:
     """Per-instance RDP of the sampled Gaussian mechanism (Thudi et al. 2024, Thm 3.2).
 
-    The same sum as :func:`sampled_gaussian_rdp` with r = sensitivity/σ: ``sensitivity`` is
-    ‖U(X_B) − U(X_B ∪ {x*})‖ for the record x* (e.g. its clipped gradient norm divided by the
-    batch normalisation) and σ the absolute noise std on the update. It bounds both directions
-    of D_α between the neighbouring outputs. Broadcasts like a ufunc.
+    The same quantity as :func:`sampled_gaussian_rdp` with r = sensitivity/σ: ``sensitivity``
+    is ‖U(X_B) − U(X_B ∪ {x*})‖ for the record x* (e.g. its clipped gradient norm divided by
+    the batch normalisation) and σ the absolute noise std on the update. It bounds both
+    directions of D_α between the neighbouring outputs. Fractional orders as in
+    :func:`sampled_gaussian_rdp` (``fractional="exact"`` or ``"ceil"``, the rule of [002]
+    §3.2). Broadcasts like a ufunc.
 
     >>> round(sampled_gaussian_rdp_per_instance(8, 0.01, 0.5, 1.0), 12)
     0.000115756148
     """
+    exact = _fractional_flag(fractional)
     return _call(
-        _core.sampled_gaussian_rdp,
+        lambda a, qq, s, sg: _core.sampled_gaussian_rdp(a, qq, s, sg, exact),
         ("alpha", "q", "sensitivity", "sigma"),
         alpha,
         q,
@@ -356,67 +398,142 @@ def profile_to_rdp(
 
 
 
-# ============================================================================ scalar helpers
+# ===================================================== element-wise helpers (broadcast like ufuncs)
+#
+# Every numeric argument below broadcasts like a numpy ufunc: scalars in → float (or tuple of
+# floats) out, arrays → arrays of the broadcast shape. Integer parameters (T, ell, b, ...) accept
+# integer-valued arrays. Domain errors name the parameter, the allowed range and, for arrays,
+# the (n-d) index of the first bad element. Functions with a sample axis (sensitivities,
+# weights) take it as the LAST axis; their other arguments broadcast against the leading axes.
 
 
-def gaussian_dp_constant(delta: float, sigma: float) -> float:
+def _bcall(fn: Callable[..., np.ndarray], names: tuple, nout: int, *args: ArrayLike):
+    """Broadcast ``args`` (names for messages), call ``fn`` on flat float64 arrays; ``fn``
+    returns a flat (nout, n) array. Returns a float / array (nout = 1) or a tuple of them."""
+    arrays = [_as_real(n, a) for n, a in zip(names, args)]
+    scalar = all(a.ndim == 0 for a in arrays)
+    try:
+        bcast = np.broadcast_arrays(*arrays)
+    except ValueError:
+        shapes = ", ".join(f"{n} has shape {a.shape}" for n, a in zip(names, arrays))
+        raise ValueError(f"shape mismatch: {shapes}; they cannot be broadcast together") from None
+    shape = bcast[0].shape
+    flat = [np.ascontiguousarray(b, dtype=np.float64).reshape(-1) for b in bcast]
+    try:
+        out = np.asarray(fn(*flat)).reshape(nout, -1)
+    except DomainError as exc:
+        raise _relocate(exc, shape, scalar) from None
+    res = tuple(float(o[0]) for o in out) if scalar else tuple(o.reshape(shape) for o in out)
+    return res[0] if nout == 1 else res
+
+
+def _opt_int(name: str, v: Optional[ArrayLike]) -> ArrayLike:
+    """Optional integer argument: None → NaN (the core's "unknown"); NaN given by the caller is
+    rejected here."""
+    if v is None:
+        return np.nan
+    a = _as_real(name, v)
+    bad = np.isnan(np.asarray(a, dtype=np.float64))
+    if bad.any():
+        idx = None if bad.ndim == 0 else tuple(int(i) for i in np.unravel_index(np.argmax(bad), bad.shape))
+        raise DomainError(f"{name} must be a positive integer or None, got nan" + (f" at index {idx}" if idx else ""))
+    return a
+
+
+def _samples(name: str, samples: ArrayLike) -> tuple[np.ndarray, np.ndarray, int]:
+    """(flat samples, row index array of the leading shape, row length) of a sample array whose
+    last axis is the sample axis; rejects empty, negative, NaN or infinite samples (n-d index)."""
+    s = np.asarray(_as_real(name, samples), dtype=np.float64)
+    if s.ndim == 0:
+        s = s.reshape(1)
+    if s.size == 0 or s.shape[-1] == 0:
+        raise ValueError(f"{name} must be non-empty, got shape {s.shape}")
+    bad = ~(np.isfinite(s) & (s >= 0))
+    if bad.any():
+        idx = np.unravel_index(int(np.argmax(bad)), s.shape)
+        where = idx[0] if s.ndim == 1 else tuple(int(i) for i in idx)
+        err = DomainError(f"{name} must be >= 0 and finite, got {s[idx]!r} at index {where}")
+        err.param, err.allowed, err.value, err.index = name, ">= 0 and finite", float(s[idx]), where  # type: ignore[attr-defined]
+        raise err
+    lead = s.shape[:-1]
+    rows = np.arange(int(np.prod(lead, dtype=np.int64)), dtype=np.float64).reshape(lead)
+    return np.ascontiguousarray(s).reshape(-1), rows, s.shape[-1]
+
+
+def gaussian_dp_constant(delta: ArrayLike, sigma: ArrayLike) -> Float:
     """C_{δ,σ} = √(2 ln(1.25/δ))/σ of the classical Gaussian mechanism (Dwork–Roth Thm A.1;
     Thudi et al. 2024 footnote 3). ε = C_{δ,σ}·Δ is a valid (ε, δ) guarantee only for ε ≤ 1.
+    Domain δ ∈ (0, 1), σ > 0; broadcasts.
 
     >>> round(gaussian_dp_constant(1e-5, 1.0), 10)
     4.8448052626
     """
-    return _core.gaussian_dp_constant(float(delta), float(sigma))
+    return _call(_core.gaussian_dp_constant, ("delta", "sigma"), delta, sigma)
 
 
 def gaussian_mechanism_epsilon(
-    delta: float, sigma: float, sensitivity: float, allow_invalid: bool = False
-) -> float:
-    """Classical ε = C_{δ,σ}·Δ of the Gaussian mechanism. Raises ValueError when ε > 1 (the
-    classical calibration is then NOT a valid guarantee, SPEC_rdp T9: e.g. δ = 1e-5, ε = 10
-    has exact δ(ε) = 2.27e-5) unless ``allow_invalid=True``; use ``pabi.theta(eps, Δ/σ)`` for
-    the exact δ(ε)."""
-    eps, valid = _core.gaussian_mechanism_epsilon(float(delta), float(sigma), float(sensitivity))
-    if not valid and not allow_invalid:
+    delta: ArrayLike, sigma: ArrayLike, sensitivity: ArrayLike, allow_invalid: bool = False
+) -> Float:
+    """Classical ε = C_{δ,σ}·Δ of the Gaussian mechanism (broadcasts). Raises ValueError when
+    some ε > 1 (the classical calibration is then NOT a valid guarantee, SPEC_rdp T9: e.g.
+    δ = 1e-5, ε = 10 has exact δ(ε) = 2.27e-5) unless ``allow_invalid=True``; use
+    ``pabi.theta(eps, Δ/σ)`` for the exact δ(ε).
+
+    >>> round(gaussian_mechanism_epsilon(1e-5, 10.0, 1.0), 10)
+    0.4844805263
+    """
+    eps, valid = _bcall(
+        _core.gaussian_mechanism_epsilon, ("delta", "sigma", "sensitivity"), 2, delta, sigma, sensitivity
+    )
+    ok = np.asarray(valid) == 1.0
+    if not allow_invalid and not ok.all():
+        idx = "" if ok.ndim == 0 else f" at index {tuple(int(i) for i in np.unravel_index(np.argmin(ok), ok.shape))}"
+        e0 = float(np.asarray(eps)[np.unravel_index(np.argmin(ok), ok.shape)] if ok.ndim else eps)
         raise DomainError(
-            f"the classical Gaussian calibration is only valid for eps <= 1, got eps = {eps!r}; "
+            f"the classical Gaussian calibration is only valid for eps <= 1, got eps = {e0!r}{idx}; "
             "pass allow_invalid=True to get the number anyway, or use pabi.theta for the exact delta"
         )
     return eps
 
 
-def amplify_by_sampling(eps: float, delta: float, q: float) -> tuple[float, float]:
+def amplify_by_sampling(eps: ArrayLike, delta: ArrayLike, q: ArrayLike) -> tuple[Float, Float]:
     """(ln(1 + q(e^ε − 1)), qδ): (ε, δ)-DP amplified by Poisson sampling with rate q, stable
-    for tiny q·ε (log1p/expm1) and huge ε.
+    for tiny q·ε (log1p/expm1) and huge ε. Broadcasts.
 
     >>> amplify_by_sampling(1e-10, 0.0, 1e-8)[0]
     1.0000000000500144e-18
     """
-    return _core.amplify_by_sampling(float(eps), float(delta), float(q))
+    return _bcall(_core.amplify_by_sampling, ("eps", "delta", "q"), 2, eps, delta, q)
 
 
 def lp_per_instance_epsilon_delta(
-    q: float,
-    p: float,
-    delta: float,
-    delta_prime: float,
-    sigma: float,
+    q: ArrayLike,
+    p: ArrayLike,
+    delta: ArrayLike,
+    delta_prime: ArrayLike,
+    sigma: ArrayLike,
     sensitivities: ArrayLike,
     allow_invalid: bool = False,
-) -> tuple[float, float]:
+) -> tuple[Float, Float]:
     """Per-instance (ε', δ'') via the L_p norm of the sensitivity distribution (Thudi et al.
     2024 Cor. 3.1), stable form: η = (ln q + ln mean e^{pC_{δ,σ}Δ_k} − ln δ')/(p − 1),
-    ε' = ln(1 − q + q e^η), δ'' = qδ + δ'. ``sensitivities`` are samples of Δ(X_B) over
-    mini-batches without x*. One direction only (M(X') vs M(X)). Raises ValueError when some
-    C_{δ,σ}Δ_k > 1 (outside the classical calibration's validity, T9) unless allow_invalid."""
-    s = np.ascontiguousarray(sensitivities, dtype=np.float64).reshape(-1)
-    try:
-        e, d, valid = _core.lp_per_instance_eps_delta(
-            float(q), float(p), float(delta), float(delta_prime), float(sigma), s
-        )
-    except DomainError as exc:
-        raise _relocate(exc, s.shape, False) from None
-    if not valid and not allow_invalid:
+    ε' = ln(1 − q + q e^η), δ'' = qδ + δ'. ``sensitivities``: samples of Δ(X_B) over
+    mini-batches without x* on the LAST axis (leading axes: several records); q, p, δ, δ', σ
+    broadcast against the leading axes. One direction only (M(X') vs M(X)). Raises ValueError
+    when some C_{δ,σ}Δ_k > 1 (outside the classical calibration's validity, T9) unless
+    ``allow_invalid``. Domain q ∈ (0, 1], p > 1, δ, δ' ∈ (0, 1), σ > 0, samples ≥ 0.
+
+    >>> e, d = lp_per_instance_epsilon_delta(0.01, 100.0, 1e-5, 1e-6, 10.0, [0.1, 0.5])
+    >>> round(e, 6), round(d, 15)
+    (0.003912, 1.1e-06)
+    """
+    flat, rows, m = _samples("sensitivities", sensitivities)
+    e, d, valid = _bcall(
+        lambda *a: _core.lp_per_instance_eps_delta(*a, flat, m),
+        ("q", "p", "delta", "delta_prime", "sigma", "sensitivities"),
+        3, q, p, delta, delta_prime, sigma, rows,
+    )
+    if not allow_invalid and not np.all(np.asarray(valid) == 1.0):
         raise DomainError(
             "some per-batch C_{delta,sigma}*sensitivity exceeds 1: the classical Gaussian "
             "calibration is not valid there (pass allow_invalid=True to reproduce the paper)"
@@ -429,7 +546,8 @@ def general_update_rdp(alpha: int, sigma: float, outer: ArrayLike, inner: ArrayL
     (1/(α − 1))·mean_b ln mean_j exp[(‖Σ_i w_i‖² − Σ_i‖w_i‖²)/(2σ²)], w_i = U(T_i) − U(V_b).
     ``outer`` (B, d): updates U(V_b) on batches of the SECOND argument's dataset; ``inner``
     (B, J, α, d): α-tuples of updates on batches of the FIRST argument's dataset (the bound is
-    on D_α(M(first)‖M(second)); erratum T11). Plug-in means are biased low.
+    on D_α(M(first)‖M(second)); erratum T11). Plug-in means are biased low. (Scalar α, σ: the
+    update arrays define the problem.)
 
     >>> round(general_update_rdp(3, 1.0, [[0.0]], [[[[1.0], [1.0], [1.0]]]]), 12)  # α‖u − v‖²/(2σ²)
     1.5
@@ -447,178 +565,294 @@ def general_update_rdp(alpha: int, sigma: float, outer: ArrayLike, inner: ArrayL
     )
 
 
-def weak_triangle_bound(alpha: float, p: float, d_p_alpha: float, d_g_alpha: float) -> float:
+def weak_triangle_bound(
+    alpha: ArrayLike, p: ArrayLike, d_p_alpha: ArrayLike, d_g_alpha: ArrayLike
+) -> Float:
     """Weak triangle inequality of Rényi divergences (Mironov 2017 Prop. 11, Hölder-p form):
-    D_α(P‖R) ≤ (α − 1/p)/(α − 1)·D_{pα}(P‖Q) + D_{g_p(α)}(Q‖R), g_p(α) = (pα − 1)/(p − 1)."""
-    return _core.weak_triangle_bound(float(alpha), float(p), float(d_p_alpha), float(d_g_alpha))
+    D_α(P‖R) ≤ (α − 1/p)/(α − 1)·D_{pα}(P‖Q) + D_{g_p(α)}(Q‖R), g_p(α) = (pα − 1)/(p − 1).
+
+    >>> weak_triangle_bound(2.0, 2.0, 0.1, 0.2)
+    0.35000000000000503
+    """
+    return _call(
+        _core.weak_triangle_bound, ("alpha", "p", "d_p_alpha", "d_g_alpha"), alpha, p, d_p_alpha, d_g_alpha
+    )
 
 
 def unlearning_keep(
-    alpha: float,
-    beta: float,
-    d_2alpha_prev: float,
-    d_2alpha_minus_1_step: float,
+    alpha: ArrayLike,
+    beta: ArrayLike,
+    d_2alpha_prev: ArrayLike,
+    d_2alpha_minus_1_step: ArrayLike,
     variant: str = "corrected",
-) -> bool:
+) -> Union[bool, np.ndarray]:
     """Keep-rule of the per-instance unlearning algorithm (Thudi et al. 2024 §5.4): keep the
     previous output iff (α − ½)/(α − 1)·D_{2α}(prev‖A(D^{t−1})) + D_{2α−1}(A(D^{t−1})‖A(D^t)) ≤ β.
     ``variant="as_published"`` uses the printed coefficient (α − 1)/(α − 2): undefined at
     α = 2 and UNSOUND for α ∈ (1, 2) (erratum T8; at α = 1.5 it keeps an output with D = 6.75
-    > β = 0.1)."""
-    return _core.unlearning_keep(
-        float(alpha), float(beta), float(d_2alpha_prev), float(d_2alpha_minus_1_step),
-        _map_flag(variant),
+    > β = 0.1). Broadcasts (bool array out).
+
+    >>> unlearning_keep(1.5, 0.1, 0.0, 6.75, variant="as_published"), unlearning_keep(1.5, 0.1, 0.0, 6.75)
+    (False, False)
+    """
+    flag = _map_flag(variant)
+    v = _bcall(
+        lambda *a: _core.unlearning_keep(*a, flag),
+        ("alpha", "beta", "d_2alpha_prev", "d_2alpha_minus_1_step"), 1,
+        alpha, beta, d_2alpha_prev, d_2alpha_minus_1_step,
     )
+    return bool(v == 1.0) if isinstance(v, float) else v == 1.0
 
 
-def _kappa(L: Optional[float], kappa: Optional[float]) -> float:
+def _kappa(L: Optional[ArrayLike], kappa: Optional[ArrayLike]) -> ArrayLike:
     if (L is None) == (kappa is None):
         raise ValueError("pass exactly one of L and kappa (= L**2 - 1)")
     if kappa is not None:
-        return float(kappa)
-    if not (L >= 0):
-        raise DomainError(f"L must be >= 0, got {L!r}")
-    L = float(L)
-    # (L − 1)(L + 1): L − 1 is exact near 1 (Sterbenz), so κ keeps full relative accuracy
-    return (L - 1.0) * (L + 1.0) if L != 0 else -1.0
+        return kappa
+    # (L − 1)(L + 1) in the core: L − 1 is exact near 1, so κ keeps full relative accuracy
+    return _call(_core.kappa_from_l, ("L",), L)
 
 
-def theta_l(s: float, L: Optional[float] = None, *, kappa: Optional[float] = None) -> float:
+def theta_l(s: ArrayLike, L: Optional[ArrayLike] = None, *, kappa: Optional[ArrayLike] = None) -> Float:
     """θ_L(s) = L^{2(s−1)}/Σ_{j<s} L^{2j} (Kong–Ribero eq. (6)), θ(0) = 0, stable near L = 1
     (pass κ = L² − 1 when known: expm1 forms with u = log1p(κ)); real s ≥ 1 allowed.
+    Broadcasts over s and L (or κ).
 
     >>> round(theta_l(4, L=1.0), 14)
     0.25
+    >>> theta_l([1, 2], L=[1.0, 2.0])
+    array([1. , 0.8])
     """
-    return _core.theta_l_kappa(_kappa(L, kappa), float(s))
+    return _call(_core.theta_l_kappa, ("kappa", "s"), _kappa(L, kappa), s)
 
 
 def cyclic_theta_sum(
-    T: int, ell: int, L: Optional[float] = None, *, kappa: Optional[float] = None
-) -> float:
-    """Φ_L(T, ℓ) = ⌊T/ℓ⌋θ_L(ℓ) + θ_L(T mod ℓ) (the bracket of Kong–Ribero (7), (21), (27))."""
-    return _core.cyclic_theta_sum(_kappa(L, kappa), int(T), int(ell))
+    T: ArrayLike, ell: ArrayLike, L: Optional[ArrayLike] = None, *, kappa: Optional[ArrayLike] = None
+) -> Float:
+    """Φ_L(T, ℓ) = ⌊T/ℓ⌋θ_L(ℓ) + θ_L(T mod ℓ) (the bracket of Kong–Ribero (7), (21), (27)).
+
+    >>> round(cyclic_theta_sum(10, 4, L=1.0), 12)   # 2·(1/4) + 1/2
+    1.0
+    """
+    return _call(_core.cyclic_theta_sum, ("kappa", "T", "ell"), _kappa(L, kappa), T, ell)
 
 
-def l_lambda_kappa(lam: float, m: float, M: float, model: str = "triangle") -> float:
+def _model_flag(model: str) -> bool:
+    if model not in ("triangle", "as_published"):
+        raise ValueError(f"model must be 'triangle' or 'as_published', got {model!r}")
+    return model == "as_published"
+
+
+def l_lambda_kappa(lam: ArrayLike, m: ArrayLike, M: ArrayLike, model: str = "triangle") -> Float:
     """κ = L_λ² − 1 for the clipped gradient step with step size λ, weak convexity m and
     smoothness M. ``model="triangle"`` (default, proven with clipping): L = 1 + λ max(m, M).
     ``model="as_published"``: eq. (12), L² = 1 + 2λm(1 + m/(M + m)) — valid for the unclipped
-    step only; with clipping it is unproven and false in dimension ≥ 2 (finding K1)."""
-    if model not in ("triangle", "as_published"):
-        raise ValueError(f"model must be 'triangle' or 'as_published', got {model!r}")
-    return _core.l_lambda_kappa(float(lam), float(m), float(M), model == "as_published")
+    step only; with clipping it is unproven and false in dimension ≥ 2 (finding K1).
+
+    >>> round(l_lambda_kappa(0.1, 1.0, 2.0), 12)   # (1 + 0.2)² − 1
+    0.44
+    """
+    flag = _model_flag(model)
+    return _call(lambda *a: _core.l_lambda_kappa(*a, flag), ("lam", "m", "M"), lam, m, M)
 
 
-def last_iterate_rdp_general(alpha: float, lam: float, clip: float, sigma: float, T: int) -> float:
-    """Last-iterate RDP of cyclic DP-SGD with no curvature assumption (Kong–Ribero Thm 4.3):
-    8αT(λC/σ)² (σ = noise std on the iterate)."""
-    return _core.last_iterate_rdp_general(float(alpha), float(lam), float(clip), float(sigma), int(T))
+def last_iterate_rdp_general(
+    alpha: ArrayLike, lam: ArrayLike, clip: ArrayLike, sigma: ArrayLike, T: ArrayLike,
+    b: Optional[ArrayLike] = None, ell: Optional[ArrayLike] = None,
+    t_star: Optional[ArrayLike] = None,
+) -> Float:
+    """Last-iterate RDP of cyclic DP-SGD with no curvature assumption (Kong–Ribero Thm 4.3),
+    σ = noise std on the iterate. Without ``b``/``ell``: the printed 8αT(λC/σ)². With the batch
+    size ``b`` and the steps per pass ``ell`` = k/b: the exact residual sum of the same proof
+    (SPEC_rdp §3.8 [X], Prop. 2.2(b) with ζ = 2λC, s̄ = 2λC/b, correctly indexed
+    T_eff = T − t* + 1): (2αλ²C²/σ²)[T_eff + ⌈T_eff/ℓ⌉(2/b + 1/b²)], maximised over t* when
+    ``t_star`` is None; never above the printed bound. Broadcasts.
+
+    >>> last_iterate_rdp_general(2.0, 0.1, 1.0, 1.0, 100)
+    16.000000000000227
+    >>> round(last_iterate_rdp_general(2.0, 0.1, 1.0, 1.0, 100, b=10, ell=10), 10)   # 0.04·(100 + 10·0.21)
+    4.084
+    """
+    if (b is None) != (ell is None):
+        raise ValueError("pass both b and ell (exact residual sum) or neither (printed bound)")
+    if b is None:
+        return _call(_core.last_iterate_rdp_general, ("alpha", "lam", "clip", "sigma", "T"), alpha, lam, clip, sigma, T)
+    return _call(
+        _core.last_iterate_rdp_general_exact,
+        ("alpha", "lam", "clip", "sigma", "T", "b", "ell", "t_star"),
+        alpha, lam, clip, sigma, T, b, ell, _opt_int("t_star", t_star),
+    )
+
+
+def shifted_drift_bound(
+    alpha: ArrayLike, sigma: ArrayLike, zeta: ArrayLike, T: ArrayLike, ell: ArrayLike = 1,
+    sbar: Optional[ArrayLike] = None, variant: str = "exact",
+) -> Float:
+    """Kong–Ribero Prop. 2.2(b): RDP growth of T noisy steps Y ← prox(φ_t(Y) + Z) whose maps
+    have drift ζ (‖Φ(x) − Φ(y)‖ ≤ L‖x − y‖ + ζ, any L) and differ by s̄ at the first step of
+    each ℓ-cycle, from τ = 0: D_α(Y_T‖Y'_T) − D_α(Y_0‖Y'_0) ≤ ...
+
+    * ``variant="exact"`` (default; SPEC_rdp §3.6(b) [X]): the exact residual sum of the proof,
+      α/(2σ²)[Tζ² + ⌈T/ℓ⌉(2ζs̄ + s̄²)], valid for any ζ, s̄ ≥ 0 (``sbar`` defaults to ζ);
+    * ``variant="as_published"``: eq. (8), 2αT(ζ/σ)² (stated for s̄ = ζ; ℓ, s̄ unused).
+
+    The exact form is never larger when s̄ = ζ (it is αζ²(T + 3⌈T/ℓ⌉)/(2σ²)). Broadcasts.
+
+    >>> shifted_drift_bound(2.0, 1.0, 1.0, 10, 5)   # 10 + 2·3 = 16
+    16.000000000000455
+    >>> shifted_drift_bound(2.0, 1.0, 1.0, 10, variant="as_published")
+    40.00000000000057
+    """
+    if variant not in ("exact", "as_published"):
+        raise ValueError(f"variant must be 'exact' or 'as_published', got {variant!r}")
+    if variant == "as_published":
+        return _call(_core.shifted_drift_bound_published, ("alpha", "sigma", "zeta", "T"), alpha, sigma, zeta, T)
+    sb = zeta if sbar is None else sbar
+    return _call(
+        _core.shifted_drift_bound, ("alpha", "sigma", "zeta", "sbar", "T", "ell"), alpha, sigma, zeta, sb, T, ell
+    )
 
 
 def last_iterate_rdp_bounded(
-    alpha: float, lam: float, clip: float, b: int, sigma: float, d_h: float,
-    m: float, M: float, model: str = "triangle",
-) -> float:
+    alpha: ArrayLike, lam: ArrayLike, clip: ArrayLike, b: ArrayLike, sigma: ArrayLike, d_h: ArrayLike,
+    m: ArrayLike, M: ArrayLike, model: str = "triangle",
+) -> Float:
     """Bounded domain of diameter d_h (Kong–Ribero Thm 4.4): α/(2σ²)(L_λ d_h + 2λC/b)², with
-    L_λ from :func:`l_lambda_kappa` (default: the proven triangle constant)."""
-    k = l_lambda_kappa(lam, m, M, model)
-    return _core.last_iterate_rdp_bounded(
-        float(alpha), k, float(d_h), float(lam), float(clip), int(b), float(sigma)
+    L_λ from :func:`l_lambda_kappa` (default: the proven triangle constant). Broadcasts.
+
+    >>> round(last_iterate_rdp_bounded(2.0, 0.1, 1.0, 10, 1.0, 1.0, 0.0, 0.0), 12)   # (1 + 0.02)²
+    1.0404
+    """
+    flag = _model_flag(model)
+    return _call(
+        lambda *a: _core.last_iterate_rdp_bounded(*a, flag),
+        ("alpha", "lam", "m", "M", "d_h", "clip", "b", "sigma"),
+        alpha, lam, m, M, d_h, clip, b, sigma,
     )
 
 
 def last_iterate_rdp_cyclic(
-    alpha: float, lam: float, clip: float, b: int, sigma: float, T: int, ell: int,
-    m: float, M: float, t_star: Optional[int] = None, variant: str = "corrected",
-    model: str = "triangle",
-) -> float:
+    alpha: ArrayLike, lam: ArrayLike, clip: ArrayLike, b: ArrayLike, sigma: ArrayLike, T: ArrayLike,
+    ell: ArrayLike, m: ArrayLike, M: ArrayLike, t_star: Optional[ArrayLike] = None,
+    variant: str = "corrected", model: str = "triangle",
+) -> Float:
     """Lipschitz-smooth/weakly convex regime (Kong–Ribero Thm 4.5), correctly indexed
     (findings K3/K4, default): 2α(λC/(bσ))²Φ_L(T − t* + 1, ℓ) for a known first occurrence t*,
     else its maximum over t* ∈ [1, ℓ]. ``variant="as_published"``: eq. (21),
     4α(λC/(bσ))²Φ_L(T, ℓ), smaller than the correct bound in some settings (not certified).
+    Broadcasts.
 
     >>> last_iterate_rdp_cyclic(1.0 + 1e-9, 1.0, 1.0, 1, 1.0, 5, 5, 0.0, 0.0) > 1.99
     True
     """
-    k = l_lambda_kappa(lam, m, M, model) if (m > 0 or M > 0) else 0.0
-    return _core.last_iterate_rdp_cyclic(
-        float(alpha), k, float(lam), float(clip), int(b), float(sigma), int(T), int(ell),
-        None if t_star is None else int(t_star), _map_flag(variant),
+    vflag, mflag = _map_flag(variant), _model_flag(model)
+    return _call(
+        lambda *a: _core.last_iterate_rdp_cyclic(*a, vflag, mflag),
+        ("alpha", "lam", "m", "M", "clip", "b", "sigma", "T", "ell", "t_star"),
+        alpha, lam, m, M, clip, b, sigma, T, ell, _opt_int("t_star", t_star),
     )
 
 
 def shifted_cycle_bound(
-    alpha: float, sigma: float, T: int, ell: int, sbar: float, tau: float = 0.0,
-    L: Optional[float] = None, *, kappa: Optional[float] = None,
-) -> float:
+    alpha: ArrayLike, sigma: ArrayLike, T: ArrayLike, ell: ArrayLike, sbar: ArrayLike,
+    tau: ArrayLike = 0.0, L: Optional[ArrayLike] = None, *, kappa: Optional[ArrayLike] = None,
+) -> Float:
     """Kong–Ribero Prop. 2.2(a), eq. (7):
-    α/(2σ²)[(Lτ + s̄)²θ_L(ℓ) + s̄²{(E − 1)θ_L(ℓ) + θ_L(T − Eℓ)}], E = ⌊T/ℓ⌋."""
-    return _core.shifted_cycle_bound(
-        float(alpha), float(sigma), _kappa(L, kappa), float(tau), float(sbar), int(T), int(ell)
+    α/(2σ²)[(Lτ + s̄)²θ_L(ℓ) + s̄²{(E − 1)θ_L(ℓ) + θ_L(T − Eℓ)}], E = ⌊T/ℓ⌋. Broadcasts.
+
+    >>> round(shifted_cycle_bound(2.0, 1.0, 10, 5, 1.0, L=1.0), 12)   # 2·(1/5)
+    0.4
+    """
+    return _call(
+        _core.shifted_cycle_bound, ("alpha", "sigma", "kappa", "tau", "sbar", "T", "ell"),
+        alpha, sigma, _kappa(L, kappa), tau, sbar, T, ell,
     )
 
 
 def optimal_residuals(
     T: int, tau: float, s: float, L: Optional[float] = None, *, kappa: Optional[float] = None
 ) -> np.ndarray:
-    """Optimal shifts of the App. B QP: a_t = (Lτ + s)θ_L(T)L^{1−t}, t = 1..T (no overflow)."""
-    return _core.optimal_residuals(_kappa(L, kappa), int(T), float(tau), float(s))
+    """Optimal shifts of the App. B QP: a_t = (Lτ + s)θ_L(T)L^{1−t}, t = 1..T (no overflow).
+    Scalar arguments (the result is the length-T vector)."""
+    k = _kappa(L, kappa)
+    return _core.optimal_residuals(float(k), int(T), float(tau), float(s))
 
 
 def cyclic_calibration(
-    alpha: float, eps: float, rho: float, M: float, clip: float, b: int, epochs: int,
-    variant: str = "corrected",
-) -> tuple[float, float, float]:
+    alpha: ArrayLike, eps: ArrayLike, rho: ArrayLike, M: ArrayLike, clip: ArrayLike, b: ArrayLike,
+    epochs: ArrayLike, variant: str = "corrected",
+) -> tuple[Float, Float, Float]:
     """(λ̄, ℓ̄, σ̄) of Kong–Ribero Cor. C.2: λ̄ = 1/(2(M + ρ)), ℓ̄ = ln2/log1p(ρλ̄) and the
     noise level certifying (α, ε)-RDP, corrected σ̄ = (2Cλ̄/b)·√(α(1 + 4ρE/(M + ρ))/ε).
     ``variant="as_published"`` returns the printed σ̄, too small by 4α (it certifies 16α²ε;
-    finding K11). Subject to caveat K1 (uses eq. (12))."""
-    return _core.cyclic_calibration(
-        float(alpha), float(eps), float(rho), float(M), float(clip), int(b), int(epochs),
-        _map_flag(variant),
+    finding K11). Subject to caveat K1 (uses eq. (12)). Broadcasts (tuple of arrays).
+
+    >>> lam, ell, sig = cyclic_calibration(8.0, 1.0, 0.5, 2.0, 1.0, 10, 5)
+    >>> lam, round(sig, 10)
+    (0.2, 0.2529822128)
+    """
+    flag = _map_flag(variant)
+    return _bcall(
+        lambda *a: _core.cyclic_calibration(*a, flag),
+        ("alpha", "eps", "rho", "M", "clip", "b", "epochs"), 3,
+        alpha, eps, rho, M, clip, b, epochs,
     )
 
 
-def gd_contraction_rho(eta: float, mu: float, smoothness: float) -> tuple[float, float]:
+def gd_contraction_rho(eta: ArrayLike, mu: ArrayLike, smoothness: ArrayLike) -> tuple[Float, Float]:
     """(ρ, 1 − ρ) of a gradient step on a μ-strongly convex, L-smooth loss (paper 001 Lemma 2):
     ρ = max{|1 − ημ|, |1 − ηL|}, with 1 − ρ = min{ημ, 2 − ηL} exact (no cancellation).
+    Broadcasts.
 
     >>> gd_contraction_rho(0.5, 1.0, 3.0)
     (0.5000000000000071, 0.4999999999999929)
     """
-    return _core.gd_contraction_rho(float(eta), float(mu), float(smoothness))
+    return _bcall(_core.gd_contraction_rho, ("eta", "mu", "smoothness"), 2, eta, mu, smoothness)
 
 
 def sensitivity_multi_epoch(
-    eta: float, mu: float, smoothness: float, grad_bound: float, batch_size: float,
-    m: int, j: int, epochs: Optional[int] = None,
-) -> float:
+    eta: ArrayLike, mu: ArrayLike, smoothness: ArrayLike, grad_bound: ArrayLike, batch_size: ArrayLike,
+    m: ArrayLike, j: ArrayLike, epochs: Optional[ArrayLike] = None,
+) -> Float:
     """Sensitivity of multi-epoch mini-batch GD (paper 001 Prop. 2, eq. (7)):
-    ρ^{m−j}(2ηR/|B|)(1 − ρ^{km})/(1 − ρ^m), k = ``epochs`` (None: k → ∞), stable 1 − ρ^m."""
-    return _core.sensitivity_multi_epoch(
-        float(eta), float(mu), float(smoothness), float(grad_bound), float(batch_size),
-        int(m), int(j), None if epochs is None else int(epochs),
+    ρ^{m−j}(2ηR/|B|)(1 − ρ^{km})/(1 − ρ^m), k = ``epochs`` (None: k → ∞), stable 1 − ρ^m.
+    Broadcasts.
+
+    >>> round(sensitivity_multi_epoch(0.5, 1.0, 1.0, 1.0, 1.0, 1, 1), 12)   # ρ = ½: 1/(1 − ½)
+    2.0
+    """
+    return _call(
+        _core.sensitivity_multi_epoch,
+        ("eta", "mu", "smoothness", "grad_bound", "batch_size", "m", "j", "epochs"),
+        eta, mu, smoothness, grad_bound, batch_size, m, j, _opt_int("epochs", epochs),
     )
 
 
-def averaged_rdp(alpha: float, sigma: float, sensitivities: ArrayLike) -> float:
+def averaged_rdp(alpha: ArrayLike, sigma: ArrayLike, sensitivities: ArrayLike) -> Float:
     """Averaged RDP of output perturbation (paper 001 Prop. 3):
     (1/(α − 1))·ln mean_j exp(α(α − 1)Δ_j²/(2σ²)), stable (log1p/expm1 near α = 1, log-mean-exp
-    when large); tends to mean Δ²/(2σ²) as α → 1."""
-    s = np.ascontiguousarray(sensitivities, dtype=np.float64).reshape(-1)
-    try:
-        return _core.averaged_rdp(float(alpha), float(sigma), s)
-    except DomainError as exc:
-        raise _relocate(exc, s.shape, False) from None
+    when large); tends to mean Δ²/(2σ²) as α → 1. The samples Δ_j are on the LAST axis; α and σ
+    broadcast against the leading axes (e.g. a whole RDP curve: ``alpha`` of shape (k,)).
+
+    >>> round(averaged_rdp(2.0, 1.0, [0.0, 1.0]), 12)   # ln((1 + e)/2)
+    0.620114506958
+    """
+    flat, rows, m = _samples("sensitivities", sensitivities)
+    return _call(
+        lambda a, s, r: _core.averaged_rdp(a, s, r, flat, m), ("alpha", "sigma", "sensitivities"), alpha, sigma, rows
+    )
 
 
-def gaussian_mech_rdp(alpha: float, sensitivity: float, sigma: float) -> float:
-    """RDP of the Gaussian mechanism: αΔ²/(2σ²) (Mironov 2017)."""
-    return _core.gaussian_mech_rdp(float(alpha), float(sensitivity), float(sigma))
+def gaussian_mech_rdp(alpha: ArrayLike, sensitivity: ArrayLike, sigma: ArrayLike) -> Float:
+    """RDP of the Gaussian mechanism: αΔ²/(2σ²) (Mironov 2017). Broadcasts.
+
+    >>> gaussian_mech_rdp([2.0, 4.0], 1.0, 1.0)
+    array([1., 2.])
+    """
+    return _call(_core.gaussian_mech_rdp, ("alpha", "sensitivity", "sigma"), alpha, sensitivity, sigma)
 
 
-def holder_min_p(n: int, alpha: float, cap_factor: float = 2.0) -> float:
+def holder_min_p(n: ArrayLike, alpha: ArrayLike, cap_factor: ArrayLike = 2.0) -> Float:
     """Smallest Hölder exponent p keeping every order of an n-step composition at most
     ``cap_factor``·α (Thudi et al. 2024 Fact 3.4, corrected: p = Ω(n) is needed, erratum T4):
     p_min = 1/(−expm1(−c)), c = ln((Kα − 1)/(α − 1))/(n − 1). p = 3n always works for K = 2.
@@ -628,12 +862,13 @@ def holder_min_p(n: int, alpha: float, cap_factor: float = 2.0) -> float:
     >>> holder_min_p(100, 8.0) <= 300
     True
     """
-    return _core.holder_min_p(int(n), float(alpha), float(cap_factor))
+    return _call(_core.holder_min_p, ("n", "alpha", "cap_factor"), n, alpha, cap_factor)
 
 
 def hoeffding_sample_size_ln(
-    alpha: float, eps: float, eps_prime: float, c: float, J: float, variant: str = "corrected"
-) -> float:
+    alpha: ArrayLike, eps: ArrayLike, eps_prime: ArrayLike, c: ArrayLike, J: ArrayLike,
+    variant: str = "corrected",
+) -> Float:
     """ln of the number of training runs needed by Fact 3.5 (Thudi et al. 2024). Variants:
     ``"corrected"`` (two-sided Hoeffding, range e^{3(2α−1)ε'} − 1),
     ``"proof_consistent"`` (the printed proof's tail) and ``"as_published"`` (the statement,
@@ -642,37 +877,58 @@ def hoeffding_sample_size_ln(
     >>> round(hoeffding_sample_size_ln(8, 1.0, 2.0, 0.1, 0.05), 1)   # l >= e^143
     143.2
     """
-    return _core.hoeffding_sample_size_ln(
-        float(alpha), float(eps), float(eps_prime), float(c), float(J), variant
+    return _call(
+        lambda *a: _core.hoeffding_sample_size_ln(*a, variant),
+        ("alpha", "eps", "eps_prime", "c", "J"), alpha, eps, eps_prime, c, J,
     )
 
 
-def theta_min_steps(xi: float, L: Optional[float] = None, *, kappa: Optional[float] = None) -> float:
+def theta_min_steps(xi: ArrayLike, L: Optional[ArrayLike] = None, *, kappa: Optional[ArrayLike] = None) -> Float:
     """Kong–Ribero Lemma C.1: for L > 1, ξ > 1, θ_L(s) ≤ ξ(1 − L^{−2}) for all
-    s ≥ −log1p(−1/ξ)/log1p(κ) (returned; real-valued, use its ceiling for steps)."""
-    return _core.theta_min_steps(_kappa(L, kappa), float(xi))
+    s ≥ −log1p(−1/ξ)/log1p(κ) (returned; real-valued, use its ceiling for steps). Broadcasts.
+
+    >>> round(theta_min_steps(2.0, L=2.0), 12)   # log_4 2
+    0.5
+    """
+    return _call(_core.theta_min_steps, ("kappa", "xi"), _kappa(L, kappa), xi)
 
 
 def last_iterate_rdp_small_step(
-    alpha: float, clip: float, b: int, sigma: float, ell: int, lam: float, m: float, M: float,
-    model: str = "triangle",
-) -> float:
+    alpha: ArrayLike, clip: ArrayLike, b: ArrayLike, sigma: ArrayLike, ell: ArrayLike, lam: ArrayLike,
+    m: ArrayLike, M: ArrayLike, model: str = "triangle",
+) -> Float:
     """Kong–Ribero Cor. C.3: 4α(C/(bσ))²[1 + θ_{L_λ}(ℓ)] for λ ≤ min{1/√E, 1/(2(m + M))}
-    (independent of E and λ; the λ condition is the caller's, caveat K1/K17)."""
-    k = l_lambda_kappa(lam, m, M, model) if (m > 0 or M > 0) else 0.0
-    return _core.last_iterate_rdp_small_step(float(alpha), k, float(clip), int(b), float(sigma), int(ell))
+    (independent of E and λ; the λ condition is the caller's, caveat K1/K17). Broadcasts.
+
+    >>> round(last_iterate_rdp_small_step(2.0, 1.0, 1, 1.0, 4, 0.1, 0.0, 0.0), 12)   # 8·(1 + 1/4)
+    10.0
+    """
+    flag = _model_flag(model)
+    return _call(
+        lambda *a: _core.last_iterate_rdp_small_step(*a, flag),
+        ("alpha", "lam", "m", "M", "clip", "b", "sigma", "ell"),
+        alpha, lam, m, M, clip, b, sigma, ell,
+    )
 
 
-def mixture_rdp_bound(alpha: float, weights: ArrayLike, eps: ArrayLike) -> float:
+def mixture_rdp_bound(alpha: ArrayLike, weights: ArrayLike, eps: ArrayLike) -> Float:
     """RDP of a mixture of mechanisms (paper 001 Lemma 3):
-    (1/(α − 1))·ln Σ_j q_j e^{(α−1)ε_j}, log-sum-exp (weights q_j sum to 1).
+    (1/(α − 1))·ln Σ_j q_j e^{(α−1)ε_j}, log-sum-exp (weights q_j sum to 1). The components
+    are on the LAST axis of ``weights`` and ``eps`` (same length); α broadcasts against their
+    leading axes (e.g. ``eps`` of shape (k, J) with the components' RDP at k orders).
 
     >>> round(mixture_rdp_bound(2.0, [0.5, 0.5], [0.0, 1.0]), 12)
     0.620114506958
     """
-    w = np.ascontiguousarray(weights, dtype=np.float64).reshape(-1)
-    e = np.ascontiguousarray(eps, dtype=np.float64).reshape(-1)
-    try:
-        return _core.mixture_rdp_bound(float(alpha), w, e)
-    except DomainError as exc:
-        raise _relocate(exc, w.shape, False) from None
+    w = np.asarray(_as_real("weights", weights), dtype=np.float64)
+    e = np.asarray(_as_real("eps", eps), dtype=np.float64)
+    if w.ndim == 0 or e.ndim == 0 or w.shape[-1] != e.shape[-1] or w.shape[-1] == 0:
+        raise ValueError(f"weights and eps must be non-empty with equal last axes, got {w.shape} and {e.shape}")
+    m = w.shape[-1]
+    wf = np.ascontiguousarray(w).reshape(-1)
+    ef = np.ascontiguousarray(e).reshape(-1)
+    wr = np.arange(wf.size // m, dtype=np.float64).reshape(w.shape[:-1])
+    er = np.arange(ef.size // m, dtype=np.float64).reshape(e.shape[:-1])
+    return _call(
+        lambda a, x, y: _core.mixture_rdp_bound(a, x, y, wf, ef, m), ("alpha", "weights", "eps"), alpha, wr, er
+    )

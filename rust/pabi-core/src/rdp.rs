@@ -17,13 +17,18 @@
 //!   m = expm1(2c) (all terms positive: relative error O(α u)), then log1p(Σ pmf_k F_k);
 //! * **log** (otherwise): softplus(logsumexp_k[ln pmf_k + ln expm1(c k(k − 1))]).
 //!
-//! Fractional α uses ε(⌈α⌉) (D_α is non-decreasing in α; [002] §3.2); α ∈ (1, 2] uses order 2.
+//! Fractional α: [`Fractional::Exact`] (default of the batch API) evaluates the exact series of
+//! Mironov–Talwar–Zhang 2019 §3.3 (module [`frac`]: cancellation-free A − 1, Euler-transformed
+//! tails with a rigorous remainder bound), capped by the ceiling rule; [`Fractional::Ceil`]
+//! uses ε(⌈α⌉) (D_α is non-decreasing in α; [002] §3.2; α ∈ (1, 2] uses order 2).
 //! Results are rounded up by [`INFLATE`]·(1 + log2 α).
 
 // `!(x > 0.0)`-style checks are deliberate: they also reject NaN.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
+pub mod elementwise;
 pub mod extra;
+pub mod frac;
 
 use crate::error::{PabiError, Result};
 use crate::num::{neumaier_sum, HALF_ULP_ONE, INFLATE, TINY};
@@ -333,14 +338,49 @@ fn check_q(q: f64) -> Result<()> {
     }
 }
 
-/// Sampled Gaussian RDP ε(⌈α⌉) at c = r²/2 for one (α, q, r), validated.
-pub fn sampled_gaussian_rdp(alpha: f64, q: f64, r: f64) -> Result<f64> {
+/// How a fractional order is handled by the sampled Gaussian RDP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fractional {
+    /// The exact divergence at α (Mironov–Talwar–Zhang series), never above ε(⌈α⌉).
+    Exact,
+    /// ε(⌈α⌉) (valid since D_α is non-decreasing in α; looser).
+    Ceil,
+}
+
+/// Sampled Gaussian RDP at order α for c = r²/2 (pre-validated inputs): integer orders by the
+/// binomial sum, fractional ones by `mode`.
+pub fn sgm_rdp_value(alpha: f64, q: f64, c: f64, mode: Fractional, table: &SgmTable) -> f64 {
+    let ceil = table.rdp(c);
+    if mode == Fractional::Ceil
+        || alpha == alpha.floor()
+        || q == 0.0
+        || q == 1.0
+        || c == 0.0
+        || !c.is_finite()
+        || ceil == 0.0
+    {
+        return ceil;
+    }
+    match frac::log_a_frac_up(alpha, q, c) {
+        Some(la) => (la / (alpha - 1.0) * (1.0 + 4.0 * HALF_ULP_ONE) + TINY).min(ceil),
+        None => ceil,
+    }
+}
+
+/// Sampled Gaussian RDP at c = r²/2 for one (α, q, r), validated; fractional α by `mode`.
+pub fn sampled_gaussian_rdp_at(alpha: f64, q: f64, r: f64, mode: Fractional) -> Result<f64> {
     check_alpha(alpha, MAX_ORDER)?;
     check_q(q)?;
     if !(r >= 0.0) {
         return Err(PabiError::domain("r", ">= 0 (not NaN)", r));
     }
-    Ok(SgmTable::new(ceil_order(alpha), q).rdp(0.5 * r * r))
+    let t = SgmTable::new(ceil_order(alpha), q);
+    Ok(sgm_rdp_value(alpha, q, 0.5 * r * r, mode, &t))
+}
+
+/// Sampled Gaussian RDP ε(⌈α⌉) at c = r²/2 for one (α, q, r), validated (ceiling rule).
+pub fn sampled_gaussian_rdp(alpha: f64, q: f64, r: f64) -> Result<f64> {
+    sampled_gaussian_rdp_at(alpha, q, r, Fractional::Ceil)
 }
 
 /// Batch version over equally long arrays (orders, q, sensitivity, sigma): r = sens/σ.
@@ -350,6 +390,7 @@ pub fn sampled_gaussian_rdp_batch(
     q: &[f64],
     sens: &[f64],
     sigma: &[f64],
+    mode: Fractional,
     out: &mut [f64],
 ) -> Result<()> {
     let n = alpha.len();
@@ -377,10 +418,20 @@ pub fn sampled_gaussian_rdp_batch(
                 cache = Some(SgmTable::new(order, qq[i]));
             }
             let r = s[i] / sg[i];
-            o[i] = cache.as_ref().map_or(0.0, |t| t.rdp(0.5 * r * r));
+            o[i] = cache
+                .as_ref()
+                .map_or(0.0, |t| sgm_rdp_value(a[i], qq[i], 0.5 * r * r, mode, t));
         }
     };
-    let work: f64 = alpha.iter().map(|&a| a.min(1e6)).sum();
+    let frac_work = if mode == Fractional::Exact {
+        300.0
+    } else {
+        0.0
+    };
+    let work: f64 = alpha
+        .iter()
+        .map(|&a| a.min(1e6) + if a != a.floor() { frac_work } else { 0.0 })
+        .sum();
     match crate::batch::pool() {
         Some(p) if n > 1 && work > 2e5 => {
             let chunk = (n / (4 * crate::batch::num_threads())).max(1);

@@ -337,8 +337,8 @@ pub fn theta_l_kappa(kappa: f64, s: f64) -> Result<f64> {
         kappa.ln_1p()
     };
     let v = theta_u(u, s);
-    if v == 0.0 || v == 1.0 || u == f64::NEG_INFINITY {
-        return Ok(v); // exact cases: s = 0, s = 1, L = 0
+    if s == 0.0 || v == 1.0 || u == f64::NEG_INFINITY {
+        return Ok(v); // exact cases: s = 0, s = 1, L = 0 (an underflowed θ > 0 is rounded up below)
     }
     // L < 1 is conditioned like e^{(s−1)u} (relative error ~ |(s−1)u|·2^-53): widen by it
     let widen = if u < 0.0 {
@@ -405,6 +405,106 @@ pub fn last_iterate_rdp_general(
     pos("sigma", sigma)?;
     let x = lam * clip / sigma;
     Ok(up(8.0 * alpha * t as f64 * x * x))
+}
+
+/// Kong–Ribero Prop. 2.2(b) with the exact residual sum of its proof (SPEC_rdp §3.6(b) [X]):
+/// τ = 0, drift ζ ≥ 0 and shift s̄ ≥ 0 at the first step of each of the ⌈T/ℓ⌉ cycles; the
+/// residuals a_t = ζ + s_t keep the shift at 0 for any L, so
+/// D_α(Y_T‖Y'_T) − D_α(Y_0‖Y'_0) ≤ α/(2σ²)[Tζ² + ⌈T/ℓ⌉(2ζs̄ + s̄²)].
+/// For ζ = s̄ this is αζ²(T + 3⌈T/ℓ⌉)/(2σ²) ≤ 2αT(ζ/σ)², the printed eq. (8).
+pub fn shifted_drift_bound(
+    alpha: f64,
+    sigma: f64,
+    zeta: f64,
+    sbar: f64,
+    t: u64,
+    ell: u64,
+) -> Result<f64> {
+    order(alpha)?;
+    pos("sigma", sigma)?;
+    nonneg("zeta", zeta)?;
+    nonneg("sbar", sbar)?;
+    if t == 0 {
+        return Err(PabiError::domain("T", "an integer >= 1", 0.0));
+    }
+    if ell == 0 || ell > t {
+        return Err(PabiError::domain(
+            "ell",
+            format!("an integer in 1..=T (T = {t})"),
+            ell as f64,
+        ));
+    }
+    let occ = t.div_ceil(ell) as f64;
+    let body = t as f64 * zeta * zeta + occ * sbar * (2.0 * zeta + sbar);
+    Ok(up(up(alpha / (2.0 * sigma * sigma) * body)))
+}
+
+/// Kong–Ribero Prop. 2.2(b) as printed, eq. (8): 2αT(ζ/σ)² (τ = 0, ζ = s̄, any L).
+pub fn shifted_drift_bound_published(alpha: f64, sigma: f64, zeta: f64, t: u64) -> Result<f64> {
+    order(alpha)?;
+    pos("sigma", sigma)?;
+    nonneg("zeta", zeta)?;
+    if t == 0 {
+        return Err(PabiError::domain("T", "an integer >= 1", 0.0));
+    }
+    let x = zeta / sigma;
+    Ok(up(2.0 * alpha * t as f64 * x * x))
+}
+
+/// Thm 4.3 with the exact residual sum (SPEC_rdp §3.8 [X]): ζ = 2λC (Prop. 3.4(a)),
+/// s̄ = 2λC/b (Lemma 4.2), correctly indexed T_eff = T − t* + 1 steps (finding K3):
+/// (2αλ²C²/σ²)[T_eff + ⌈T_eff/ℓ⌉(2/b + 1/b²)]; without t* the maximum (t* = 1, T_eff = T).
+/// Never above the printed 8αT(λC/σ)².
+#[allow(clippy::too_many_arguments)]
+pub fn last_iterate_rdp_general_exact(
+    alpha: f64,
+    lam: f64,
+    clip: f64,
+    sigma: f64,
+    t: u64,
+    b: u64,
+    ell: u64,
+    t_star: Option<u64>,
+) -> Result<f64> {
+    order(alpha)?;
+    pos("lam", lam)?;
+    nonneg("clip", clip)?;
+    pos("sigma", sigma)?;
+    if b == 0 {
+        return Err(PabiError::domain("b", "an integer >= 1", 0.0));
+    }
+    if ell == 0 || t < ell {
+        return Err(PabiError::domain(
+            "T",
+            format!("an integer >= ell (ell = {ell} >= 1)"),
+            t as f64,
+        ));
+    }
+    let teff = match t_star {
+        Some(ts) => {
+            if ts == 0 || ts > ell {
+                return Err(PabiError::domain(
+                    "t_star",
+                    format!("an integer in 1..={ell}"),
+                    ts as f64,
+                ));
+            }
+            t - ts + 1
+        }
+        None => t,
+    };
+    let bf = b as f64;
+    let occ = teff.div_ceil(ell) as f64;
+    let bracket = teff as f64 + occ * (2.0 / bf + 1.0 / (bf * bf));
+    let x = lam * clip / sigma;
+    Ok(up(up(2.0 * alpha * x * x * up(bracket))))
+}
+
+/// κ = L² − 1 from L ≥ 0 as (L − 1)(L + 1) (L − 1 is exact near 1, so κ keeps its relative
+/// accuracy); −1 at L = 0.
+pub fn kappa_from_l(l: f64) -> Result<f64> {
+    nonneg("L", l)?;
+    Ok((l - 1.0) * (l + 1.0))
 }
 
 /// Thm 4.4 (bounded domain of diameter d_h): α/(2σ²)(L d_h + 2λC/b)², L = √(1 + κ).
