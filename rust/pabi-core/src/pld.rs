@@ -953,6 +953,40 @@ impl TwiddleTable {
     }
 }
 
+type Plans = (
+    std::sync::Arc<dyn realfft::RealToComplex<f64>>,
+    std::sync::Arc<dyn realfft::ComplexToReal<f64>>,
+);
+
+/// FFT plans of length n; the last two lengths ≤ 2^21 are kept (planning computes O(n)
+/// twiddles, a sizeable part of one composition; calibration and the two neighbouring
+/// directions often reuse a length). At most ~100 MB stays cached.
+fn fft_plans(n: usize) -> Plans {
+    use std::sync::{Mutex, OnceLock};
+    static CACHE: OnceLock<Mutex<Vec<(usize, Plans)>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(Vec::new()));
+    if let Some((_, p)) = cache
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .find(|(m, _)| *m == n)
+    {
+        return p.clone();
+    }
+    let mut planner = RealFftPlanner::<f64>::new();
+    let plans: Plans = (planner.plan_fft_forward(n), planner.plan_fft_inverse(n));
+    if n <= 1 << 21 {
+        let mut c = cache.lock().unwrap_or_else(|e| e.into_inner());
+        if !c.iter().any(|(m, _)| *m == n) {
+            if c.len() >= 2 {
+                c.remove(0);
+            }
+            c.push((n, plans.clone()));
+        }
+    }
+    plans
+}
+
 /// Tail tolerance used to choose the window (Chernoff bound on the mass outside it).
 pub const DEFAULT_TAIL: f64 = 1e-15;
 
@@ -1052,9 +1086,7 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
     // spectra, with a rigorous per-bin bound B_k ≥ |acc_k − exact_k| (module doc, "FFT
     // round-off"): a forward-FFT bound κ_N·‖x‖₁ per bin, tightened to the direct compensated
     // DFT bound where it matters, propagated through the powering and the products.
-    let mut planner = RealFftPlanner::<f64>::new();
-    let fwd = planner.plan_fft_forward(n);
-    let inv = planner.plan_fft_inverse(n);
+    let (fwd, inv) = fft_plans(n);
     let nc = n / 2 + 1;
     let kappa = fft_error_coeff(n);
     let mut acc: Vec<Complex<f64>> = vec![Complex::new(1.0, 0.0); nc];
