@@ -7,8 +7,11 @@ Every privacy-loss-distribution (PLD) query returns a triple ``(lower, estimate,
   pessimistically ("connect the dots": each cell's mass is split between its two grid points so
   that E[e^{-L}] is preserved, which can only increase every δ(ε), also after composition), tails
   outside the grid go to +∞, the mass the FFT window cannot hold is bounded by Chernoff bounds
-  from the exact moment-generating function of the discretised PLD and added, and the FFT
-  round-off (estimated from the observed noise floor ×10) is added;
+  from the exact moment-generating function of the discretised PLD and added, and a proven
+  bound on the FFT round-off is added (componentwise FFT error bound after Higham §24.1,
+  Thm 24.2, with the few bins that the T-fold powering amplifies recomputed by a compensated
+  direct DFT, propagated through powering, products and the inverse FFT; module doc of
+  ``pabi_core::pld``). For q = 0.01, σ = 1, T = 1e5 it is ≈ 9e-10 in δ;
 * ``lower`` is a valid lower bound on the same quantity for the mechanism (or, for a profile,
   for the pair whose privacy profile is that profile): the split couples the discretised with
   the true loss, so the composed loss exceeds the true one by at most T·h²/4 + t except with

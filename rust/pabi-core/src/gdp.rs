@@ -24,6 +24,7 @@
 
 use crate::error::{PabiError, Result};
 use crate::num::INFLATE;
+use crate::tail::log_gaussian_tail;
 use crate::theta::log_theta;
 
 const U: f64 = f64::EPSILON / 2.0;
@@ -85,6 +86,39 @@ fn bracket_dec(g: &dyn Fn(f64) -> f64, mut lo: f64, mut hi: f64) -> (f64, f64) {
     (lo, hi)
 }
 
+/// Safeguarded Newton for g decreasing with g(lo) > 0 ≥ g(hi): `f` returns (g, g'). Newton
+/// steps inside the bracket (bisection otherwise); once the steps reach the round-off level the
+/// iterate is pushed a few ulp towards the open side so that both ends close. Falls back to
+/// [`bracket_dec`] if that has not happened after 60 evaluations.
+fn newton_dec(f: &dyn Fn(f64) -> (f64, f64), mut lo: f64, mut hi: f64, x0: f64) -> (f64, f64) {
+    let mut x = if x0 > lo && x0 < hi {
+        x0
+    } else {
+        0.5 * (lo + hi)
+    };
+    for _ in 0..60 {
+        let (gx, dx) = f(x);
+        if gx > 0.0 {
+            lo = x;
+        } else {
+            hi = x;
+        }
+        if hi - lo <= 4.0 * U * hi.abs().max(lo.abs()) || hi <= next_up(lo) {
+            return (lo, hi);
+        }
+        let mut xn = x - gx / dx;
+        let tiny = 8.0 * U * x.abs().max(f64::MIN_POSITIVE);
+        if (xn - x).abs() < tiny {
+            xn = if gx > 0.0 { x + tiny } else { x - tiny };
+        }
+        if !(xn > lo && xn < hi) {
+            xn = 0.5 * (lo + hi);
+        }
+        x = xn;
+    }
+    bracket_dec(&|t| f(t).0, lo, hi)
+}
+
 #[inline]
 fn next_up(x: f64) -> f64 {
     if x.is_nan() || x == f64::INFINITY {
@@ -136,7 +170,15 @@ pub fn gdp_epsilon(delta: f64, mu: f64) -> Result<f64> {
             return Err(PabiError::unreachable("gdp_epsilon: no bracket"));
         }
     }
-    Ok(bracket_dec(&g, 0.0, hi).1)
+    // ∂_ε ln θ = −e^ε Q(b)/θ, b = ε/μ + μ/2 (SPEC §5.4)
+    let f = |e: f64| {
+        let lt = log_theta(e, mu);
+        let d = -(e + log_gaussian_tail(e / mu + mu / 2.0) - lt).exp();
+        (lt - ld, d)
+    };
+    // start: the Gaussian-tail guess a = √(−2 ln δ) − 1, i.e. ε = μ(a + μ/2)
+    let a0 = ((-2.0 * ld).sqrt() - 1.0).max(0.0);
+    Ok(newton_dec(&f, 0.0, hi, mu * (a0 + mu / 2.0)).1)
 }
 
 /// Largest μ with θ_{e^ε}(μ) ≤ δ: the GDP level certifying (ε, δ)-DP (rounded down).
@@ -156,7 +198,7 @@ pub fn gdp_mu(eps: f64, delta: f64) -> Result<f64> {
             return Err(PabiError::unreachable("gdp_mu: no bracket"));
         }
     }
-    Ok(bracket_dec(&g, 0.0, hi).0)
+    Ok(newton_dec(&|m| mu_newton(eps, ld, m, 0.0), 0.0, hi, 0.5 * hi).0)
 }
 
 /// Smallest μ with θ_{e^ε}(μ) ≥ e^{ld} (certified, rounded up); +∞ if ld ≥ 0, 0 if ld = −∞.
@@ -177,8 +219,21 @@ fn mu_at_least(eps: f64, ld: f64) -> f64 {
             return f64::INFINITY;
         }
     }
-    let lo = 0.0;
-    bracket_dec(&g, lo, hi).1
+    newton_dec(&|m| mu_newton(eps, target, m, 3.0), 0.0, hi, 0.5 * hi).1
+}
+
+/// (target − ln θ(ε, μ) + margin·INFLATE·max(1, |ln θ|), its μ-derivative), with
+/// ∂_μ ln θ = φ(a)/θ, a = ε/μ − μ/2 (SPEC §5.4); margin 0 → the upper-rounded ln θ, 3 → a
+/// certified lower bound of ln θ.
+fn mu_newton(eps: f64, target: f64, m: f64, margin: f64) -> (f64, f64) {
+    let v = log_theta(eps, m);
+    let lt = v - margin * INFLATE * v.abs().max(1.0);
+    if m <= 0.0 {
+        return (target - lt, f64::NEG_INFINITY);
+    }
+    let a = eps / m - m / 2.0;
+    let d = (-0.5 * a * a - 0.918_938_533_204_672_8 - v).exp();
+    (target - lt, -d)
 }
 
 /// sup_i μ_i with θ_{e^{ε_i}}(μ_i) = δ_i: the smallest μ whose GDP profile dominates the
