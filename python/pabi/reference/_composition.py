@@ -1,7 +1,8 @@
 """mpmath references for composition (SPEC_pabi §5.1–§5.4): f_{ε,δ}, the exact k-fold
 composition of an (ε0, δ0)-DP mechanism (Kairouz–Oh–Viswanath) and the GDP profile.
 
-Each evaluates the defining formula at ``dps`` digits and returns an ``mpmath.mpf``.
+Each evaluates the defining formula at ``dps`` digits and returns an ``mpmath.mpf``; the GDP
+inverses solve δ_μ(ε) = δ by bisection at that precision.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ __all__ = [
     "tradeoff_eps_delta",
     "approx_dp_composition_delta",
     "gdp_delta",
+    "gdp_epsilon",
+    "gdp_mu",
 ]
 
 
@@ -67,4 +70,43 @@ def gdp_delta(eps: float, mu: float, dps: int = 50) -> mp.mpf:
     with mp.workdps(dps + 20):
         e, m = mp.mpf(eps), mp.mpf(mu)
         v = mp.ncdf(-e / m + m / 2) - mp.exp(e) * mp.ncdf(-e / m - m / 2)
+    return +v
+
+
+def _bisect_mp(f, lo, hi, dps):
+    """Root of a monotone f on [lo, hi] (f(lo), f(hi) of opposite signs) to ~10^-(dps+5)."""
+    flo = f(lo)
+    for _ in range(int(3.4 * (dps + 10)) + 60):
+        mid = (lo + hi) / 2
+        fm = f(mid)
+        if (fm > 0) == (flo > 0):
+            lo, flo = mid, fm
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def gdp_epsilon(delta: float, mu: float, dps: int = 50) -> mp.mpf:
+    """The ε ≥ 0 with δ_μ(ε) = δ (0 if δ_μ(0) ≤ δ)."""
+    with mp.workdps(dps + 20):
+        d, m = mp.mpf(delta), mp.mpf(mu)
+        f = lambda e: gdp_delta(e, m, dps + 20) - d  # noqa: E731
+        if f(mp.mpf(0)) <= 0:
+            return mp.mpf(0)
+        hi = mp.mpf(1)
+        while f(hi) > 0:
+            hi *= 2
+        v = _bisect_mp(f, mp.mpf(0), hi, dps)
+    return +v
+
+
+def gdp_mu(eps: float, delta: float, dps: int = 50) -> mp.mpf:
+    """The μ with δ_μ(ε) = δ."""
+    with mp.workdps(dps + 20):
+        e, d = mp.mpf(eps), mp.mpf(delta)
+        f = lambda m: gdp_delta(e, m, dps + 20) - d  # noqa: E731
+        hi = mp.mpf(1)
+        while f(hi) < 0:
+            hi *= 2
+        v = _bisect_mp(f, mp.mpf(0) + mp.mpf(10) ** (-dps), hi, dps)
     return +v

@@ -22,6 +22,7 @@ pub mod batch;
 pub mod dd;
 pub mod error;
 pub mod gd;
+pub mod gdp;
 pub mod lambertw;
 pub mod num;
 pub mod pld;

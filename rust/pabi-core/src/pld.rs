@@ -25,8 +25,40 @@
 //! powering), one inverse real FFT of length N (a power of two) gives the composed pmf on a
 //! window [K_lo, K_lo + N) of grid indices chosen by Chernoff bounds from the exact log-MGF of
 //! the discretised parts: the mass outside the window (which aliases into it) is at most
-//! `tail_hi + tail_lo`, added to the upper value (upper tail) and subtracted from the lower one.
-//! FFT round-off is estimated from the observed negative noise floor (×10) and added/subtracted.
+//! `tail_hi + tail_lo`, added to the upper value (upper tail; the lower tail too when the window
+//! starts at a positive loss) and subtracted from the lower one.
+//!
+//! # FFT round-off (a proof, not an estimate)
+//! Let u = 2^-53. Write x_i for the pmf of part i on the length-N circle, z_i = DFT(x_i), the
+//! composed spectrum A = Π_i z_i^{T_i} and y = IDFT(A)/N the composed (aliased) pmf.
+//! 1. *Forward FFT.* Per bin |ẑ_k − z_k| ≤ κ_N·‖x‖₁ (`fft_error_coeff`: the componentwise
+//!    form of Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., §24.1,
+//!    Thm 24.2, ≈ 2(log₂N + 2)·32u ≈ 1.5e-13 at N = 2^20). Where it matters after powering
+//!    (T·R^{T−1}·κ_N > 1e-18, a few dozen bins near the peaks of |z|), the bin is recomputed by
+//!    a direct DFT with exact index reduction, two-level twiddle tables and Neumaier summation,
+//!    with the bound ε_k = (28u + 4mu²)‖x‖₁ + 4u|ẑ_k| (`direct_dft_coeff`; ≈ 3e-15).
+//! 2. *Powering.* ẑ^T is formed in polar form; its relative error against ẑ^T is
+//!    ρ ≤ 1.5·T·u + 2u|T ln|ẑ|| + 4u|T arg ẑ| + 12u (ln of |ẑ|² with 3u relative error, exp;
+//!    atan2 within 2u relative, sin_cos), and by the mean-value theorem
+//!    |ẑ^T − z^T| ≤ T·R^{T−1}·ε_k with R = max(|ẑ|, min(|ẑ| + ε_k, 1)) ≥ max(|ẑ|, |z|) (|z| ≤ 1:
+//!    spectrum of a sub-probability). So |â − z^T| ≤ E_k := ρ|â| + T R^{T−1} ε_k, where R^{T−1}
+//!    makes every bin away from the peaks negligible (the T-fold amplification is confined to
+//!    the few refined bins).
+//! 3. *Products over parts.* B ← 3u|Â||â| + |Â|E_k + B·min(|â| + E_k, 1) (complex product
+//!    within √2γ₂ ≤ 3u; Higham Lemma 3.5), so |Â_k − A_k| ≤ B_k.
+//! 4. *Inverse FFT and window.* y − ŷ = IDFT(A − Â)/N + rounding; per point
+//!    ≤ (Σ_k B_k + κ_N Σ_k |Â_k|)/N (componentwise bound of step 1 applied to the inverse),
+//!    and in ℓ2, by Parseval, ≤ (‖B‖₂ + κ_N‖Â‖₂)/√N. Summed over the W window points:
+//!    `fft_err` = min(W/N·(‖B‖₁ + κ_N‖Â‖₁), √(W/N)·(‖B‖₂ + κ_N‖Â‖₂)) (full Hermitian spectrum),
+//!    plus 2u·(window mass) for the 1/N scaling. Negative outputs are clipped to 0, which only
+//!    moves them towards the exact (non-negative) values. Since every φ_ε(ℓ) = (1 − e^{ε−ℓ})_+
+//!    is in [0, 1], |δ̂(ε) − δ(ε)| ≤ `fft_err` for every ε.
+//! 5. *Queries.* δ(ε) is read from suffix sums; their rounding (≤ (3W + 10)u relative on
+//!    non-negative sums, plus the exponential factor) is bounded per query ([`Composition`]'s
+//!    `query_err`) and added (upper) or subtracted (lower).
+//!
+//! For q = 0.01, σ = 1, T = 1e5 (N = 714420) this gives `fft_err` ≈ 9e-10: the upper ε at
+//! δ = 1e-5 moves by ≈ 1e-4.
 
 use crate::error::{PabiError, Result};
 use crate::num::{log1mexp, up};
@@ -180,6 +212,73 @@ pub fn approx_dp_composition_delta(eps0: f64, delta0: f64, k: f64, eps: f64) -> 
     }
     let d = a + b * lsum.exp();
     Ok(up(d).min(1.0))
+}
+
+/// Smallest ε ≥ 0 with [`approx_dp_composition_delta`]`(eps0, delta0, k, ε) ≤ delta` (+∞ if
+/// the δ0 atoms alone, 1 − (1−δ0)^k, reach δ). δ(ε) is continuous and decreasing; the root is
+/// bisected to adjacent doubles and the certified end returned (an upper bound).
+pub fn approx_dp_composition_epsilon(eps0: f64, delta0: f64, k: f64, delta: f64) -> Result<f64> {
+    check_eps_delta(eps0, delta0)?;
+    if !(k >= 1.0 && k.fract() == 0.0 && k <= 9.0e15) {
+        return Err(PabiError::domain("k", "an integer >= 1", k));
+    }
+    if !(delta > 0.0 && delta < 1.0) {
+        return Err(PabiError::domain("delta", "in (0, 1)", delta));
+    }
+    let f = |e: f64| approx_dp_composition_delta(eps0, delta0, k, e).unwrap_or(1.0);
+    if f(0.0) <= delta {
+        return Ok(0.0);
+    }
+    // all finite losses are ≤ k·ε0: δ(k ε0) is the atom part alone
+    let mut hi = up(k * eps0);
+    if f(hi) > delta {
+        return Ok(f64::INFINITY);
+    }
+    let mut lo = 0.0f64;
+    for _ in 0..2100 {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if f(mid) <= delta {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Ok(hi)
+}
+
+/// The single-point route of multi-epoch composition (paper 003 §5): for each candidate
+/// (ε0_i, δ0_i) of the per-epoch profile, the exact E-fold composition of f_{ε0,δ0} (KOV)
+/// inverted at `delta`; the minimum over i (every candidate is a valid certificate).
+pub fn single_point_composed_epsilon(
+    eps0: &[f64],
+    delta0: &[f64],
+    epochs: f64,
+    delta: f64,
+) -> Result<f64> {
+    if eps0.len() != delta0.len() {
+        return Err(PabiError::Shape {
+            message: format!(
+                "eps0 and delta0 must have the same length, got {} and {}",
+                eps0.len(),
+                delta0.len()
+            ),
+        });
+    }
+    let mut best = f64::INFINITY;
+    for i in 0..eps0.len() {
+        check_eps_delta(eps0[i], delta0[i]).map_err(|e| e.at(i))?;
+        // the atoms alone: 1 − (1−δ0)^E ≥ δ → no certificate from this point
+        if -(epochs * (-delta0[i]).ln_1p()).exp_m1() >= delta {
+            continue;
+        }
+        best = best.min(approx_dp_composition_epsilon(
+            eps0[i], delta0[i], epochs, delta,
+        )?);
+    }
+    Ok(best)
 }
 
 /// The trade-off function f_{ε,δ}(α) = max{0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)} (SPEC §5.1),
@@ -530,7 +629,7 @@ impl Pld {
     }
 
     /// The PLD whose privacy profile (for ε ≥ 0) is the convex (in e^ε) hull of the points
-    /// (k·h, delta[k]), k = 0..J, continued by the constant delta[J] (mass at +∞), for a
+    /// (k·h, `delta[k]`), k = 0..J, continued by the constant `delta[J]` (mass at +∞), for a
     /// **symmetric** profile (δ bounds both E_{e^ε}(P‖Q) and E_{e^ε}(Q‖P)). Since the true profile
     /// is convex in e^ε and below the given values, it is below the hull: the PLD dominates every
     /// mechanism with this profile.
@@ -738,6 +837,156 @@ fn next_smooth(n: usize) -> usize {
     best
 }
 
+/// Unit round-off of f64.
+const U: f64 = f64::EPSILON / 2.0;
+
+/// κ_N: per-bin bound |ŷ_k − y_k| ≤ κ_N·‖x‖₁ of realfft/rustfft's length-N real FFT (forward,
+/// or inverse per output point in terms of ‖spectrum‖₁), and the normwise analogue.
+///
+/// Componentwise version of Higham, *Accuracy and Stability of Numerical Algorithms* (2nd ed.,
+/// 2002), §24.1, Thm 24.2: a Cooley–Tukey FFT is a product of sparse stages whose outputs are
+/// sums of ≤ r inputs times unit-modulus twiddles; the stage's computed output differs from
+/// the exact stage applied to the computed input by ≤ η·Σ|inputs| per output, and since every
+/// output of the DFT reaches each input along exactly one path with unit-modulus weights, the
+/// entrywise-absolute stage products map |x| to ‖x‖₁. Hence per output |ŷ − y| ≤
+/// ((1+η)^L − 1)‖x‖₁ ≤ Lη/(1 − Lη)·‖x‖₁ for L radix-2-equivalent levels. Here η = 32u covers
+/// a twiddle error μ ≤ 21u (rustfft: sin/cos of the f64 angle −2π·j/N, |angle| ≤ 2π) plus
+/// γ₄(√2 + μ) of the complex multiply-add (Higham's η = μ + γ₄(√2 + μ)); a radix-p butterfly
+/// (p = 3, 5, 7: sums of p terms with precomputed constants) is counted as ⌈log₂ p⌉ levels;
+/// realfft's real↔half-length-complex packing adds one level and doubles the bound (each
+/// output combines two bins of the half-length transform).
+fn fft_error_coeff(n: usize) -> f64 {
+    let mut m = (n / 2).max(1);
+    let mut levels = 0.0;
+    for (p, l) in [(2usize, 1.0), (3, 2.0), (5, 3.0), (7, 3.0)] {
+        while m % p == 0 {
+            m /= p;
+            levels += l;
+        }
+    }
+    // any other factor (not produced by next_smooth): count a generic radix as log2(m)+1 levels
+    if m > 1 {
+        levels += (m as f64).log2().ceil() + 1.0;
+    }
+    let lam = 2.0 * (levels + 2.0) * 32.0 * U;
+    lam / (1.0 - lam)
+}
+
+/// Per-bin bound (over ‖x‖₁) of [`TwiddleTable::direct_dft`] over m terms: twiddle as a product
+/// of two table entries (each within 11u: sin/cos of an f64 angle |a| ≤ π with 3u relative
+/// error), the complex product (√2γ₂), the real×complex product (u), and Neumaier summation
+/// (Higham §4.3: ≤ 2u|s| + O(m u²)Σ|terms|; the 2u|s| part is added by the caller as 4u|z|).
+fn direct_dft_coeff(m: usize) -> f64 {
+    28.0 * U + 4.0 * m as f64 * U * U
+}
+
+/// Two-level table of e^{−2πi r/N}: r = r1·B + r0 with B a divisor of N near √N.
+struct TwiddleTable {
+    n: usize,
+    b: usize,
+    nb: usize,
+    t0: Vec<Complex<f64>>,
+    t1: Vec<Complex<f64>>,
+}
+
+impl TwiddleTable {
+    fn new(n: usize) -> Self {
+        let mut b = ((n as f64).sqrt() as usize).max(1);
+        while n % b != 0 {
+            b -= 1;
+        }
+        let nb = n / b;
+        let w = |r: usize| -> Complex<f64> {
+            // symmetric reduction: angle in [−π, π]
+            let ri = if 2 * r <= n {
+                r as f64
+            } else {
+                r as f64 - n as f64
+            };
+            let a = -std::f64::consts::TAU * (ri / n as f64);
+            let (s, c) = a.sin_cos();
+            Complex::new(c, s)
+        };
+        let t0 = (0..b).map(w).collect();
+        let t1 = (0..nb).map(|r1| w(r1 * b)).collect();
+        TwiddleTable { n, b, nb, t0, t1 }
+    }
+
+    /// Σ_j x_j e^{−2πi (j0 + j) k / N} with exact index arithmetic and Neumaier summation.
+    fn direct_dft(&self, xs: &[f64], j0: i64, k: usize) -> Complex<f64> {
+        let n = self.n as i128;
+        let r = ((j0 as i128) * (k as i128)).rem_euclid(n) as usize;
+        let (mut r1, mut r0) = (r / self.b, r % self.b);
+        let step = k % self.n;
+        let (s1, s0) = (step / self.b, step % self.b);
+        let (mut sr, mut cr, mut si, mut ci) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+        for &x in xs {
+            if x != 0.0 {
+                let w = self.t1[r1] * self.t0[r0];
+                let (vr, vi) = (x * w.re, x * w.im);
+                let t = sr + vr;
+                if sr.abs() >= vr.abs() {
+                    cr += (sr - t) + vr;
+                } else {
+                    cr += (vr - t) + sr;
+                }
+                sr = t;
+                let t = si + vi;
+                if si.abs() >= vi.abs() {
+                    ci += (si - t) + vi;
+                } else {
+                    ci += (vi - t) + si;
+                }
+                si = t;
+            }
+            r0 += s0;
+            r1 += s1;
+            if r0 >= self.b {
+                r0 -= self.b;
+                r1 += 1;
+            }
+            if r1 >= self.nb {
+                r1 -= self.nb;
+            }
+        }
+        Complex::new(sr + cr, si + ci)
+    }
+}
+
+type Plans = (
+    std::sync::Arc<dyn realfft::RealToComplex<f64>>,
+    std::sync::Arc<dyn realfft::ComplexToReal<f64>>,
+);
+
+/// FFT plans of length n; the last two lengths ≤ 2^21 are kept (planning computes O(n)
+/// twiddles, a sizeable part of one composition; calibration and the two neighbouring
+/// directions often reuse a length). At most ~100 MB stays cached.
+fn fft_plans(n: usize) -> Plans {
+    use std::sync::{Mutex, OnceLock};
+    static CACHE: OnceLock<Mutex<Vec<(usize, Plans)>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(Vec::new()));
+    if let Some((_, p)) = cache
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .find(|(m, _)| *m == n)
+    {
+        return p.clone();
+    }
+    let mut planner = RealFftPlanner::<f64>::new();
+    let plans: Plans = (planner.plan_fft_forward(n), planner.plan_fft_inverse(n));
+    if n <= 1 << 21 {
+        let mut c = cache.lock().unwrap_or_else(|e| e.into_inner());
+        if !c.iter().any(|(m, _)| *m == n) {
+            if c.len() >= 2 {
+                c.remove(0);
+            }
+            c.push((n, plans.clone()));
+        }
+    }
+    plans
+}
+
 /// Tail tolerance used to choose the window (Chernoff bound on the mass outside it).
 pub const DEFAULT_TAIL: f64 = 1e-15;
 
@@ -834,18 +1083,22 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
             .map(|&(lam, b)| (b + lam * bottom).exp())
             .fold(1.0, f64::min)
     };
-    // spectra
-    let mut planner = RealFftPlanner::<f64>::new();
-    let fwd = planner.plan_fft_forward(n);
-    let inv = planner.plan_fft_inverse(n);
+    // spectra, with a rigorous per-bin bound B_k ≥ |acc_k − exact_k| (module doc, "FFT
+    // round-off"): a forward-FFT bound κ_N·‖x‖₁ per bin, tightened to the direct compensated
+    // DFT bound where it matters, propagated through the powering and the products.
+    let (fwd, inv) = fft_plans(n);
     let nc = n / 2 + 1;
-    let mut acc = vec![Complex::new(1.0, 0.0); nc];
+    let kappa = fft_error_coeff(n);
+    let mut acc: Vec<Complex<f64>> = vec![Complex::new(1.0, 0.0); nc];
+    let mut accb = vec![0.0f64; nc];
     let mut buf = vec![0.0; n];
     let mut spec = vec![Complex::new(0.0, 0.0); nc];
+    let mut ebin = vec![0.0f64; nc];
     let mut inf_keep_log = 0.0;
     let mut infx_keep_log = 0.0;
     let mut bad = 0.0;
     let mut steps = 0.0;
+    let tw = TwiddleTable::new(n);
     for (p, t) in parts {
         buf.iter_mut().for_each(|v| *v = 0.0);
         let nn = n as i64;
@@ -853,52 +1106,142 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
             let pos = (p.lo + i as i64).rem_euclid(nn) as usize;
             buf[pos] += w;
         }
+        // ‖x‖₁ rounded up (all masses ≥ 0; a sub-probability up to round-off)
+        let mass = up(crate::num::neumaier_sum(p.pmf.iter().copied()));
         fwd.process(&mut buf, &mut spec)
             .map_err(|e| PabiError::unreachable(format!("FFT failed: {e}")))?;
         let tf = *t as f64;
-        for (a, z) in acc.iter_mut().zip(spec.iter()) {
-            if a.re == 0.0 && a.im == 0.0 {
-                continue;
+        let eb_fft = kappa * mass;
+        // bins whose FFT error would matter after powering: recompute directly
+        let first = p.pmf.iter().position(|&w| w > 0.0).unwrap_or(0);
+        let last = p.pmf.iter().rposition(|&w| w > 0.0).unwrap_or(0);
+        let m_sup = last + 1 - first.min(last);
+        let eb_dir = direct_dft_coeff(m_sup) * mass;
+        // T·R^{T−1}·ε_fft > 1e-18 ⇔ R > r_cut (one exp per part instead of one per bin)
+        let r_cut = if tf > 1.0 {
+            ((-41.4 - (tf * eb_fft).ln()) / (tf - 1.0)).exp()
+        } else {
+            0.0
+        };
+        let mut refine: Vec<usize> = Vec::new();
+        if tf * eb_fft > 1e-18 && eb_dir < eb_fft {
+            for (k, z) in spec.iter().enumerate() {
+                let r = z.norm_sqr().sqrt() * (1.0 + 4.0 * U) + eb_fft;
+                if r.min(1.0) > r_cut {
+                    refine.push(k);
+                }
             }
+        }
+        ebin.iter_mut().for_each(|v| *v = eb_fft);
+        if !refine.is_empty() && (refine.len() as f64) * (m_sup as f64) <= 4e7 {
+            let xs = &p.pmf[first..first + m_sup];
+            let j0 = p.lo + first as i64;
+            for &k in &refine {
+                let z = tw.direct_dft(xs, j0, k);
+                spec[k] = z;
+                ebin[k] = eb_dir + 4.0 * U * z.norm_sqr().sqrt() * (1.0 + 4.0 * U);
+            }
+        }
+        // bins with max(|z̃|,|z|) ≤ c_neg have T·R^{T−1}·e ≤ T·c_neg^{T−1}·e_max ≤ 1e-40:
+        // use that constant instead of one ln/exp per bin
+        let e_max = eb_fft.max(eb_dir + 4.0 * U * (1.0 + eb_fft));
+        let c_neg = if tf > 1.0 {
+            ((-92.1 - (tf * e_max).ln()) / (tf - 1.0)).exp().min(1.0)
+        } else {
+            1.0
+        };
+        let prop_neg = if tf > 1.0 {
+            tf * ((tf - 1.0) * c_neg.ln()).exp() * e_max * (1.0 + 1e-9)
+        } else {
+            e_max
+        };
+        for (k, (a, z)) in acc.iter_mut().zip(spec.iter()).enumerate() {
+            let e = ebin[k];
             let r2 = z.norm_sqr();
+            let rt = r2.sqrt() * (1.0 + 4.0 * U); // ≥ |z̃_k|
+                                                  // max(|z̃|, |z|) ≤ R; |z| ≤ min(|z̃| + e, 1)
+            let big = rt.max((rt + e).min(1.0));
+            let prop = if tf <= 1.0 {
+                e
+            } else if big <= c_neg {
+                prop_neg
+            } else {
+                tf * ((tf - 1.0) * big.ln()).exp() * e
+            };
             let lr = 0.5 * tf * r2.ln();
-            if lr < -745.0 || r2 == 0.0 {
-                *a = Complex::new(0.0, 0.0);
-                continue;
-            }
-            let th = tf * z.im.atan2(z.re);
-            let mag = lr.exp();
-            let (sn, cs) = th.sin_cos();
-            *a *= Complex::new(mag * cs, mag * sn);
+            let (pw, pabs, err) = if r2 == 0.0 || lr < -740.0 {
+                // z̃^T ≈ 0 taken as 0: the error is |z^T| ≤ min(|z̃| + e, 1)^T ≤ R·R^{T−1}
+                let zb = (rt + e).min(1.0);
+                let bound = if tf <= 1.0 {
+                    zb
+                } else {
+                    zb * prop / (tf * e.max(f64::MIN_POSITIVE))
+                };
+                (Complex::new(0.0, 0.0), 0.0, bound * (1.0 + 1e-9))
+            } else {
+                let ang = z.im.atan2(z.re);
+                let th = tf * ang;
+                let mag = lr.exp();
+                let (sn, cs) = th.sin_cos();
+                let pw = Complex::new(mag * cs, mag * sn);
+                // relative error of the polar power vs z̃^T: magnitude (ln of r2 with 3u
+                // relative error, times T/2, exp) and phase (atan2 within 2u relative, ×T,
+                // sin_cos)
+                let rho =
+                    (1.5 * tf * U * 1.01 + 2.0 * U * lr.abs() + 4.0 * U * th.abs() + 12.0 * U)
+                        * 1.01;
+                (
+                    pw,
+                    mag * (1.0 + 4.0 * U),
+                    (rho * mag + prop) * (1.0 + 1e-12),
+                )
+            };
+            // exact t = z^T satisfies |t| ≤ min(|pw| + err, 1)
+            let tabs = (pabs + err).min(1.0);
+            let aabs = a.norm_sqr().sqrt() * (1.0 + 4.0 * U);
+            let prod = *a * pw;
+            accb[k] = (3.0 * U * aabs * pabs + aabs * err + accb[k] * tabs) * (1.0 + 1e-12);
+            *a = prod;
         }
         inf_keep_log += tf * (-p.inf).ln_1p();
         infx_keep_log += tf * (-p.inf_exact).ln_1p();
         bad += tf * p.bad;
         steps += tf;
     }
-    // the DC and Nyquist bins of a real signal are real (round-off otherwise)
+    // the DC and Nyquist bins of a real signal are real (dropping the imaginary round-off only
+    // moves them closer to the exact values)
     acc[0].im = 0.0;
     acc[nc - 1].im = 0.0;
+    // inverse: per point ≤ (Σ_k B_k + κ Σ_k |A_k|)/N over the full (Hermitian) spectrum;
+    // in ℓ2 (Parseval) ≤ (‖B‖₂ + κ‖A‖₂)/√N
+    let (mut sb1, mut sb2, mut sa1, mut sa2) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    for (a, &b) in acc.iter().zip(accb.iter()) {
+        let an = a.norm_sqr().sqrt() * (1.0 + 4.0 * U);
+        sb1 += b;
+        sb2 += b * b;
+        sa1 += an;
+        sa2 += an * an;
+    }
+    let full = |s: f64| 2.0 * s * (1.0 + 1e-12);
     let mut out = vec![0.0; n];
     inv.process(&mut acc, &mut out)
         .map_err(|e| PabiError::unreachable(format!("FFT failed: {e}")))?;
     let scale = 1.0 / n as f64;
-    // read the window in grid order
+    // read the window in grid order (exact values are ≥ 0: clipping negatives only helps)
     let nn = n as i128;
     let mut pmf = vec![0.0; width];
-    let mut neg: f64 = 0.0;
-    let mut maxv: f64 = 0.0;
+    let mut wmass = 0.0;
     for (i, v) in pmf.iter_mut().enumerate() {
         let pos = (k_lo + i as i128).rem_euclid(nn) as usize;
         let x = out[pos] * scale;
-        if x < 0.0 {
-            neg = neg.max(-x);
-        }
-        maxv = maxv.max(x);
         *v = x.max(0.0);
+        wmass += *v;
     }
-    let floor = (10.0 * neg).max(maxv * 2.0f64.powi(-52) * 1e-2);
-    let fft_err = floor * width as f64;
+    let wf = width as f64;
+    let nf = n as f64;
+    let l1_route = wf / nf * (full(sb1) + kappa * full(sa1));
+    let l2_route = (wf / nf).sqrt() * (full(sb2).sqrt() + kappa * full(sa2).sqrt());
+    let fft_err = (l1_route.min(l2_route) + 2.0 * U * wmass) * (1.0 + 1e-9);
     // suffix sums
     let mut s0 = vec![0.0; width + 1];
     let mut s1 = vec![0.0; width + 1];
@@ -936,24 +1279,42 @@ impl Composition {
         (self.k_lo + i as i64) as f64 * self.h
     }
 
-    /// Σ_{ℓ_j > ε} pmf_j (1 − e^{ε − ℓ_j}) (the finite part of δ(ε)).
-    pub fn finite_delta(&self, eps: f64) -> f64 {
+    /// First window index k with ℓ_k > ε (w if none).
+    fn first_above(&self, eps: f64) -> usize {
         let w = self.pmf.len();
-        if eps.is_nan() {
-            return f64::NAN;
-        }
-        // first index with ℓ_k > ε
         let r = eps / self.h - self.k_lo as f64;
-        let k = if r < 0.0 {
+        if r < 0.0 {
             0
         } else {
             ((r.floor() as usize) + 1).min(w)
-        };
-        if k >= w {
+        }
+    }
+
+    /// Σ_{ℓ_j > ε} pmf_j (1 − e^{ε − ℓ_j}) (the finite part of δ(ε)).
+    pub fn finite_delta(&self, eps: f64) -> f64 {
+        if eps.is_nan() {
+            return f64::NAN;
+        }
+        let k = self.first_above(eps);
+        if k >= self.pmf.len() {
             return 0.0;
         }
         let v = self.s0[k] - (eps - self.loss(k)).exp() * self.s1[k];
         v.max(0.0)
+    }
+
+    /// Bound on the rounding error of [`Self::finite_delta`] at ε: the suffix sums of W
+    /// non-negative terms carry ≤ (3W + 10)u relative error (Kahan for s0; for s1 the
+    /// recursion s1 = pmf + e^{−h}·s1 accumulates ≤ 2u per step plus the rounding of e^{−h}),
+    /// the exponential factor ≤ 2u(|ε| + |ℓ_k| + 2).
+    fn query_err(&self, eps: f64) -> f64 {
+        let k = self.first_above(eps);
+        if k >= self.pmf.len() {
+            return 0.0;
+        }
+        let c = (3.0 * self.pmf.len() as f64 + 10.0) * U
+            + 2.0 * U * (eps.abs() + self.loss(k).abs() + 2.0);
+        c * (self.s0[k] + self.s1[k]) * (1.0 + 1e-9)
     }
 
     fn drift(&self) -> f64 {
@@ -965,7 +1326,9 @@ impl Composition {
     }
 
     fn add_up(&self) -> f64 {
-        self.inf + self.tail_hi + self.fft_err
+        // mass below the window only matters for the upper value if it can have positive loss
+        let lo_part = if self.k_lo > 0 { self.tail_lo } else { 0.0 };
+        self.inf * (1.0 + 1e-10) + self.tail_hi + lo_part + self.fft_err
     }
 
     fn sub_low(&self) -> f64 {
@@ -975,13 +1338,15 @@ impl Composition {
     /// δ(ε) as (lower bound, estimate, upper bound).
     pub fn delta(&self, eps: f64) -> Bracket {
         let d = self.finite_delta(eps);
-        let upper = up(d + self.add_up()).min(1.0);
+        let upper = up(d + self.query_err(eps) + self.add_up()).min(1.0);
         let est = (d + self.inf).min(1.0);
         let eta = (1e-3 * d).max(1e-300);
         let c = self.drift() + self.hoeffding(eta);
-        let lower =
-            (self.finite_delta(eps + c) * (1.0 - 1e-12) + self.inf_exact - self.sub_low() - eta)
-                .max(0.0);
+        let lower = (self.finite_delta(eps + c) * (1.0 - 1e-12) - self.query_err(eps + c)
+            + self.inf_exact
+            - self.sub_low()
+            - eta)
+            .max(0.0);
         (lower, est, upper)
     }
 
@@ -1029,7 +1394,14 @@ impl Composition {
         let upper = if tu <= 0.0 {
             f64::INFINITY
         } else {
-            let e = self.solve(tu * (1.0 - 1e-12));
+            // solve, then move the target down by the query round-off at the solution (s0 is
+            // non-increasing, so the error at the second, larger solution is no larger)
+            let e1 = self.solve(tu * (1.0 - 1e-12));
+            let e = if e1.is_finite() {
+                self.solve((tu - self.query_err(e1)) * (1.0 - 1e-12))
+            } else {
+                e1
+            };
             if e == 0.0 {
                 0.0
             } else {
@@ -1040,6 +1412,7 @@ impl Composition {
         let eta = 1e-3 * delta;
         let c = self.drift() + self.hoeffding(eta);
         let tl = (delta + eta + self.sub_low() - self.inf_exact) / (1.0 - 1e-12);
+        let tl = tl + self.query_err(self.solve(tl));
         let lower = (self.solve(tl) - c).max(0.0);
         (lower, est, upper)
     }

@@ -1,8 +1,10 @@
 //! Bindings for `pabi_core::pld`: exact (ε,δ) composition, f_{ε,δ}, PLD objects and their FFT
-//! composition, the DP-SGD accountant. No mathematics here.
+//! composition, the DP-SGD accountant; `pabi_core::gdp` (GDP inversions, dominating μ). No
+//! mathematics here.
 
 use crate::{to_py, Out};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use pabi_core::gdp;
 use pabi_core::pld::{self, Neighbour};
 use pabi_core::PabiError;
 use pyo3::prelude::*;
@@ -36,6 +38,105 @@ fn approx_dp_composition_delta<'py>(
         Ok(out)
     });
     Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+}
+
+#[pyfunction]
+fn approx_dp_composition_epsilon<'py>(
+    py: Python<'py>,
+    eps0: PyReadonlyArray1<'py, f64>,
+    delta0: PyReadonlyArray1<'py, f64>,
+    k: PyReadonlyArray1<'py, f64>,
+    delta: PyReadonlyArray1<'py, f64>,
+) -> Out<'py> {
+    let (a, b, c, d) = (
+        eps0.as_slice()?,
+        delta0.as_slice()?,
+        k.as_slice()?,
+        delta.as_slice()?,
+    );
+    let res = py.detach(|| -> pabi_core::Result<Vec<f64>> {
+        let mut out = vec![0.0; a.len()];
+        for i in 0..a.len() {
+            out[i] =
+                pld::approx_dp_composition_epsilon(a[i], b[i], c[i], d[i]).map_err(|e| e.at(i))?;
+        }
+        Ok(out)
+    });
+    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+}
+
+#[pyfunction]
+fn single_point_composed_epsilon(
+    py: Python<'_>,
+    eps0: PyReadonlyArray1<'_, f64>,
+    delta0: PyReadonlyArray1<'_, f64>,
+    epochs: f64,
+    delta: f64,
+) -> PyResult<f64> {
+    let (a, b) = (eps0.as_slice()?, delta0.as_slice()?);
+    py.detach(|| pld::single_point_composed_epsilon(a, b, epochs, delta))
+        .map_err(|e| to_py(py, e))
+}
+
+#[pyfunction]
+fn gdp_epsilon<'py>(
+    py: Python<'py>,
+    delta: PyReadonlyArray1<'py, f64>,
+    mu: PyReadonlyArray1<'py, f64>,
+) -> Out<'py> {
+    let (d, m) = (delta.as_slice()?, mu.as_slice()?);
+    let res = py.detach(|| {
+        let mut out = vec![0.0; d.len()];
+        gdp::gdp_epsilon_array(d, m, &mut out).map(|_| out)
+    });
+    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+}
+
+#[pyfunction]
+fn gdp_mu<'py>(
+    py: Python<'py>,
+    eps: PyReadonlyArray1<'py, f64>,
+    delta: PyReadonlyArray1<'py, f64>,
+) -> Out<'py> {
+    let (e, d) = (eps.as_slice()?, delta.as_slice()?);
+    let res = py.detach(|| {
+        let mut out = vec![0.0; e.len()];
+        gdp::gdp_mu_array(e, d, &mut out).map(|_| out)
+    });
+    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+}
+
+#[pyfunction]
+fn gdp_mu_dominating(
+    py: Python<'_>,
+    eps: PyReadonlyArray1<'_, f64>,
+    log_delta: PyReadonlyArray1<'_, f64>,
+) -> PyResult<f64> {
+    let (e, l) = (eps.as_slice()?, log_delta.as_slice()?);
+    py.detach(|| gdp::gdp_mu_dominating(e, l))
+        .map_err(|e| to_py(py, e))
+}
+
+#[pyfunction]
+fn gdp_dominating_pair(
+    py: Python<'_>,
+    eps: PyReadonlyArray1<'_, f64>,
+    log_delta: PyReadonlyArray1<'_, f64>,
+) -> PyResult<(f64, f64)> {
+    let (e, l) = (eps.as_slice()?, log_delta.as_slice()?);
+    py.detach(|| gdp::gdp_dominating_pair(e, l))
+        .map_err(|e| to_py(py, e))
+}
+
+#[pyfunction]
+fn gdp_composed_epsilon(
+    py: Python<'_>,
+    delta: f64,
+    mu: f64,
+    delta_tail: f64,
+    epochs: f64,
+) -> PyResult<f64> {
+    gdp::gdp_composed_epsilon(delta, mu, delta_tail, epochs).map_err(|e| to_py(py, e))
 }
 
 #[pyfunction]
@@ -244,6 +345,13 @@ fn dpsgd_calibrate_sigma(
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(approx_dp_composition_delta, m)?)?;
     m.add_function(wrap_pyfunction!(tradeoff_eps_delta, m)?)?;
+    m.add_function(wrap_pyfunction!(approx_dp_composition_epsilon, m)?)?;
+    m.add_function(wrap_pyfunction!(single_point_composed_epsilon, m)?)?;
+    m.add_function(wrap_pyfunction!(gdp_epsilon, m)?)?;
+    m.add_function(wrap_pyfunction!(gdp_mu, m)?)?;
+    m.add_function(wrap_pyfunction!(gdp_mu_dominating, m)?)?;
+    m.add_function(wrap_pyfunction!(gdp_dominating_pair, m)?)?;
+    m.add_function(wrap_pyfunction!(gdp_composed_epsilon, m)?)?;
     m.add_function(wrap_pyfunction!(pld_compose, m)?)?;
     m.add_function(wrap_pyfunction!(dpsgd_epsilon, m)?)?;
     m.add_function(wrap_pyfunction!(dpsgd_delta, m)?)?;

@@ -1,0 +1,428 @@
+//! Gaussian differential privacy (Dong–Roth–Su): inversions of the GDP privacy profile
+//! δ_μ(ε) = θ_{e^ε}(μ) (DRS Cor. 2.13), the smallest μ whose GDP profile dominates a given
+//! privacy profile (DRS Prop. 2.12), and the GDP route of multi-epoch composition.
+//! SPEC_pabi.md §5.4; paper 003 §5.
+//!
+//! # Directed results
+//! θ is evaluated by the engine's `log_theta` (rounded up, error ≤ a few ulp + INFLATE·|ln θ|),
+//! so `log_theta(ε, μ) ≤ ln δ` certifies θ ≤ δ, and `log_theta − 3·INFLATE·max(1, |ln θ|) ≥ ln δ`
+//! certifies θ ≥ δ. Every root is bracketed (Illinois regula falsi with bisection fallback) to a
+//! few ulp and the certified end of the bracket is returned: `gdp_epsilon` and
+//! `gdp_mu_dominating` round up, `gdp_mu` rounds down.
+//!
+//! # Dominating μ over all ε ≥ 0 (no cutoff assumption)
+//! For a symmetric privacy profile bounded by δ_i at the points 0 = ε_0 < ε_1 < … < ε_J:
+//! a true profile is non-increasing, so δ(ε) ≤ δ_i on [ε_i, ε_{i+1}] and δ(ε) ≤ δ_J on
+//! [ε_J, ∞). Let μ_i solve θ_{e^{ε_{i+1}}}(μ_i) = δ_i/(1 − δ_J) and μ* = max_i μ_i. Since θ is
+//! decreasing in ε and increasing in μ, δ(ε) ≤ δ_J + (1 − δ_J)·θ_{e^ε}(μ*) for **every**
+//! ε ≥ 0: the mechanism is dominated by the pair "μ*-GDP, except with probability δ_J a
+//! distinguishing event" (a Gaussian pair mixed with an atom at infinite loss, whose profile is
+//! exactly that right-hand side, also for ε < 0 by symmetry). Composing E such pairs gives
+//! δ_E(ε) ≤ 1 − (1−δ_J)^E + (1−δ_J)^E·θ_{e^ε}(√E·μ*) (the atoms compose to "at least one
+//! atom", the Gaussians to √E·μ*, DRS Cor. 3.3). With δ_J ≈ 0 (the profile sampled until it has
+//! decayed) this is the GDP route with a proof-backed tail instead of a sup over a finite ε range.
+
+use crate::error::{PabiError, Result};
+use crate::num::INFLATE;
+use crate::tail::log_gaussian_tail;
+use crate::theta::log_theta;
+
+const U: f64 = f64::EPSILON / 2.0;
+
+/// Lower bound on ln θ_{e^ε}(μ).
+#[inline]
+fn log_theta_low(eps: f64, mu: f64) -> f64 {
+    let v = log_theta(eps, mu);
+    v - 3.0 * INFLATE * v.abs().max(1.0)
+}
+
+/// Illinois regula falsi with bisection fallback for g decreasing, g(lo) > 0 ≥ g(hi); returns
+/// the final bracket (hi − lo ≤ 4u·|hi| or adjacent doubles).
+fn bracket_dec(g: &dyn Fn(f64) -> f64, mut lo: f64, mut hi: f64) -> (f64, f64) {
+    let mut glo = g(lo);
+    let mut ghi = g(hi);
+    let mut side = 0i32;
+    let mut width = hi - lo;
+    let mut slow = 0;
+    for _ in 0..400 {
+        if hi - lo <= 4.0 * U * hi.abs().max(lo.abs()) || hi <= next_up(lo) {
+            break;
+        }
+        let mut x = if glo.is_finite() && ghi.is_finite() && slow < 2 {
+            lo + (hi - lo) * (glo / (glo - ghi))
+        } else {
+            0.5 * (lo + hi)
+        };
+        if !(x > lo && x < hi) {
+            x = 0.5 * (lo + hi);
+        }
+        let gx = g(x);
+        if gx > 0.0 {
+            lo = x;
+            glo = gx;
+            if side == 1 {
+                ghi *= 0.5;
+            }
+            side = 1;
+        } else {
+            hi = x;
+            ghi = gx;
+            if side == -1 {
+                glo *= 0.5;
+            }
+            side = -1;
+        }
+        let w = hi - lo;
+        if w > 0.5 * width {
+            slow += 1;
+        } else {
+            slow = 0;
+        }
+        if slow >= 3 {
+            slow = 2; // force bisection steps until progress resumes
+        }
+        width = w;
+    }
+    (lo, hi)
+}
+
+/// Safeguarded Newton for g decreasing with g(lo) > 0 ≥ g(hi): `f` returns (g, g'). Newton
+/// steps inside the bracket (bisection otherwise); once the steps reach the round-off level the
+/// iterate is pushed a few ulp towards the open side so that both ends close. Falls back to
+/// [`bracket_dec`] if that has not happened after 60 evaluations.
+fn newton_dec(f: &dyn Fn(f64) -> (f64, f64), mut lo: f64, mut hi: f64, x0: f64) -> (f64, f64) {
+    let mut x = if x0 > lo && x0 < hi {
+        x0
+    } else {
+        0.5 * (lo + hi)
+    };
+    for _ in 0..60 {
+        let (gx, dx) = f(x);
+        if gx > 0.0 {
+            lo = x;
+        } else {
+            hi = x;
+        }
+        if hi - lo <= 4.0 * U * hi.abs().max(lo.abs()) || hi <= next_up(lo) {
+            return (lo, hi);
+        }
+        let mut xn = x - gx / dx;
+        let tiny = 8.0 * U * x.abs().max(f64::MIN_POSITIVE);
+        if (xn - x).abs() < tiny {
+            xn = if gx > 0.0 { x + tiny } else { x - tiny };
+        }
+        if !(xn > lo && xn < hi) {
+            xn = 0.5 * (lo + hi);
+        }
+        x = xn;
+    }
+    bracket_dec(&|t| f(t).0, lo, hi)
+}
+
+#[inline]
+fn next_up(x: f64) -> f64 {
+    if x.is_nan() || x == f64::INFINITY {
+        return x;
+    }
+    if x == 0.0 {
+        return f64::from_bits(1);
+    }
+    let b = x.to_bits();
+    f64::from_bits(if x > 0.0 { b + 1 } else { b - 1 })
+}
+
+fn check_delta(delta: f64) -> Result<()> {
+    if !(delta > 0.0 && delta < 1.0) {
+        return Err(PabiError::domain("delta", "in (0, 1)", delta));
+    }
+    Ok(())
+}
+
+fn check_mu(mu: f64) -> Result<()> {
+    if !(mu >= 0.0 && mu.is_finite()) {
+        return Err(PabiError::domain("mu", ">= 0 and finite", mu));
+    }
+    Ok(())
+}
+
+/// ln δ rounded down (a smaller target only makes the certified ε larger / μ smaller).
+#[inline]
+fn ln_down(delta: f64) -> f64 {
+    let l = delta.ln();
+    l - 2.0 * U * l.abs() - 1e-300
+}
+
+/// Smallest ε ≥ 0 with δ_μ(ε) = θ_{e^ε}(μ) ≤ δ (an upper bound on the exact inverse, within a
+/// few ulp + the engine's INFLATE of it). δ ∈ (0, 1), μ ≥ 0.
+pub fn gdp_epsilon(delta: f64, mu: f64) -> Result<f64> {
+    check_delta(delta)?;
+    check_mu(mu)?;
+    let ld = ln_down(delta);
+    if mu == 0.0 || log_theta(0.0, mu) <= ld {
+        return Ok(0.0);
+    }
+    // Q(a) ≤ e^{−a²/2}/2 ≤ δ at a = ε/μ − μ/2 = √(−2 ln δ)
+    let mut hi = (mu * mu / 2.0 + mu * (-2.0 * ld).sqrt() + 1.0).max(1.0);
+    let g = |e: f64| log_theta(e, mu) - ld;
+    while g(hi) > 0.0 {
+        hi *= 2.0;
+        if !hi.is_finite() {
+            return Err(PabiError::unreachable("gdp_epsilon: no bracket"));
+        }
+    }
+    // ∂_ε ln θ = −e^ε Q(b)/θ, b = ε/μ + μ/2 (SPEC §5.4)
+    let f = |e: f64| {
+        let lt = log_theta(e, mu);
+        let d = -(e + log_gaussian_tail(e / mu + mu / 2.0) - lt).exp();
+        (lt - ld, d)
+    };
+    // start: the Gaussian-tail guess a = √(−2 ln δ) − 1, i.e. ε = μ(a + μ/2)
+    let a0 = ((-2.0 * ld).sqrt() - 1.0).max(0.0);
+    Ok(newton_dec(&f, 0.0, hi, mu * (a0 + mu / 2.0)).1)
+}
+
+/// Largest μ with θ_{e^ε}(μ) ≤ δ: the GDP level certifying (ε, δ)-DP (rounded down).
+/// ε ≥ 0 finite, δ ∈ (0, 1).
+pub fn gdp_mu(eps: f64, delta: f64) -> Result<f64> {
+    if !(eps >= 0.0 && eps.is_finite()) {
+        return Err(PabiError::domain("eps", ">= 0 and finite", eps));
+    }
+    check_delta(delta)?;
+    let ld = ln_down(delta);
+    // g decreasing in μ: ld − ln θ(ε, μ)
+    let g = |m: f64| ld - log_theta(eps, m);
+    let mut hi = (2.0 * eps).sqrt() + 2.0 * (-2.0 * ld).sqrt() + 2.0;
+    while g(hi) > 0.0 {
+        hi *= 2.0;
+        if !hi.is_finite() {
+            return Err(PabiError::unreachable("gdp_mu: no bracket"));
+        }
+    }
+    Ok(newton_dec(&|m| mu_newton(eps, ld, m, 0.0), 0.0, hi, 0.5 * hi).0)
+}
+
+/// Smallest μ with θ_{e^ε}(μ) ≥ e^{ld} (certified, rounded up); +∞ if ld ≥ 0, 0 if ld = −∞.
+fn mu_at_least(eps: f64, ld: f64) -> f64 {
+    if ld == f64::NEG_INFINITY {
+        return 0.0;
+    }
+    if ld >= 0.0 {
+        return f64::INFINITY;
+    }
+    let target = ld + 2.0 * U * ld.abs() + 1e-300;
+    // g decreasing in μ: target − lower bound of ln θ
+    let g = |m: f64| target - log_theta_low(eps, m);
+    let mut hi = (2.0 * eps).sqrt() + 2.0 * (-2.0 * target).sqrt() + 2.0;
+    while g(hi) > 0.0 {
+        hi *= 2.0;
+        if !hi.is_finite() {
+            return f64::INFINITY;
+        }
+    }
+    newton_dec(&|m| mu_newton(eps, target, m, 3.0), 0.0, hi, 0.5 * hi).1
+}
+
+/// (target − ln θ(ε, μ) + margin·INFLATE·max(1, |ln θ|), its μ-derivative), with
+/// ∂_μ ln θ = φ(a)/θ, a = ε/μ − μ/2 (SPEC §5.4); margin 0 → the upper-rounded ln θ, 3 → a
+/// certified lower bound of ln θ.
+fn mu_newton(eps: f64, target: f64, m: f64, margin: f64) -> (f64, f64) {
+    let v = log_theta(eps, m);
+    let lt = v - margin * INFLATE * v.abs().max(1.0);
+    if m <= 0.0 {
+        return (target - lt, f64::NEG_INFINITY);
+    }
+    let a = eps / m - m / 2.0;
+    let d = (-0.5 * a * a - 0.918_938_533_204_672_8 - v).exp();
+    (target - lt, -d)
+}
+
+/// sup_i μ_i with θ_{e^{ε_i}}(μ_i) = δ_i: the smallest μ whose GDP profile dominates the
+/// profile **at the sample points** (rounded up). `log_delta` = ln δ_i (−∞ = δ 0, skipped).
+pub fn gdp_mu_dominating(eps: &[f64], log_delta: &[f64]) -> Result<f64> {
+    if eps.len() != log_delta.len() {
+        return Err(PabiError::Shape {
+            message: format!(
+                "eps and delta must have the same length, got {} and {}",
+                eps.len(),
+                log_delta.len()
+            ),
+        });
+    }
+    for (i, &e) in eps.iter().enumerate() {
+        if !(e >= 0.0 && e.is_finite()) {
+            return Err(PabiError::domain("eps", ">= 0 and finite", e).at(i));
+        }
+    }
+    for (i, &l) in log_delta.iter().enumerate() {
+        if l.is_nan() || l > 0.0 {
+            return Err(PabiError::domain("delta", "in [0, 1] (a privacy profile)", l.exp()).at(i));
+        }
+    }
+    let mut best = 0.0f64;
+    for (&e, &l) in eps.iter().zip(log_delta) {
+        // already dominated by the current best: skip the root solve
+        if l == f64::NEG_INFINITY
+            || (best > 0.0 && log_theta_low(e, best) >= l + 2.0 * U * l.abs() + 1e-300)
+        {
+            continue;
+        }
+        best = best.max(mu_at_least(e, l));
+    }
+    Ok(best)
+}
+
+/// The GDP dominating pair of a symmetric privacy profile over **all** ε ≥ 0 (module doc):
+/// returns (μ*, δ_J) with δ(ε) ≤ δ_J + (1 − δ_J)·θ_{e^ε}(μ*) for every ε ≥ 0, from upper
+/// bounds `log_delta[i]` = ln δ(ε_i) at strictly increasing `eps` starting at 0.
+pub fn gdp_dominating_pair(eps: &[f64], log_delta: &[f64]) -> Result<(f64, f64)> {
+    let j = eps.len();
+    if j < 2 || log_delta.len() != j {
+        return Err(PabiError::Shape {
+            message: format!(
+                "eps and log_delta must have the same length >= 2, got {} and {}",
+                j,
+                log_delta.len()
+            ),
+        });
+    }
+    if eps[0] != 0.0 {
+        return Err(PabiError::domain("eps", "starting at 0", eps[0]).at(0));
+    }
+    for i in 1..j {
+        if !(eps[i] > eps[i - 1] && eps[i].is_finite()) {
+            return Err(PabiError::domain("eps", "strictly increasing and finite", eps[i]).at(i));
+        }
+    }
+    for (i, &l) in log_delta.iter().enumerate() {
+        if l.is_nan() || l > 0.0 {
+            return Err(PabiError::domain("delta", "in [0, 1] (a privacy profile)", l.exp()).at(i));
+        }
+    }
+    let dj = crate::num::exp_up_unit(log_delta[j - 1]);
+    if dj >= 1.0 {
+        return Ok((f64::INFINITY, 1.0));
+    }
+    // δ_i/(1 − δ_J) in log space, rounded up
+    let shift = -(-dj).ln_1p() * (1.0 + 4.0 * U);
+    let mut best = 0.0f64;
+    for i in 0..j - 1 {
+        let l = log_delta[i];
+        if l == f64::NEG_INFINITY {
+            continue;
+        }
+        let l = l + shift;
+        let e = eps[i + 1];
+        if best > 0.0 && log_theta_low(e, best) >= l + 2.0 * U * l.abs() + 1e-300 {
+            continue;
+        }
+        best = best.max(mu_at_least(e, l));
+        if best == f64::INFINITY {
+            break;
+        }
+    }
+    Ok((best, dj))
+}
+
+/// ε(δ) after `epochs` compositions of the pair (μ, δ_J) of [`gdp_dominating_pair`]: the
+/// smallest ε with 1 − (1−δ_J)^E + (1−δ_J)^E·θ_{e^ε}(√E·μ) ≤ δ (+∞ if δ_J's atoms alone
+/// exceed δ).
+pub fn gdp_composed_epsilon(delta: f64, mu: f64, delta_tail: f64, epochs: f64) -> Result<f64> {
+    check_delta(delta)?;
+    if mu.is_nan() || mu < 0.0 {
+        return Err(PabiError::domain("mu", ">= 0", mu));
+    }
+    if !(0.0..=1.0).contains(&delta_tail) {
+        return Err(PabiError::domain("delta_tail", "in [0, 1]", delta_tail));
+    }
+    if !(epochs >= 1.0 && epochs.fract() == 0.0 && epochs <= 9.0e15) {
+        return Err(PabiError::domain("epochs", "an integer >= 1", epochs));
+    }
+    if !mu.is_finite() {
+        return Ok(f64::INFINITY);
+    }
+    let keep_log = epochs * (-delta_tail).ln_1p();
+    let atom = crate::num::up(-keep_log.exp_m1());
+    if atom >= delta {
+        return Ok(f64::INFINITY);
+    }
+    // θ ≤ (δ − a)/(1 − a), decreasing in the atom mass a: the rounded-up atom is safe
+    let t = crate::num::down((delta - atom) / (1.0 - atom));
+    if t <= 0.0 {
+        return Ok(f64::INFINITY);
+    }
+    let mu_e = crate::num::up(epochs.sqrt() * mu);
+    gdp_epsilon(t.min(1.0 - 1e-16), mu_e)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Array drivers (validation with the first bad index, rayon for large arrays)
+
+fn k_gdp_epsilon(d: &[f64], m: &[f64], out: &mut [f64]) {
+    for ((o, &a), &b) in out.iter_mut().zip(d).zip(m) {
+        // validated: cannot fail; +∞ is the safe side should it ever
+        *o = gdp_epsilon(a, b).unwrap_or(f64::INFINITY);
+    }
+}
+
+fn k_gdp_mu(e: &[f64], d: &[f64], out: &mut [f64]) {
+    for ((o, &a), &b) in out.iter_mut().zip(e).zip(d) {
+        *o = gdp_mu(a, b).unwrap_or(0.0);
+    }
+}
+
+/// [`gdp_epsilon`] elementwise (equal lengths).
+pub fn gdp_epsilon_array(delta: &[f64], mu: &[f64], out: &mut [f64]) -> Result<()> {
+    crate::batch::check_len(out.len(), &[("delta", delta.len()), ("mu", mu.len())])?;
+    crate::batch::check(delta, "delta", "in (0, 1)", |x| x > 0.0 && x < 1.0)?;
+    crate::batch::check(mu, "mu", ">= 0 and finite", |x| x >= 0.0 && x.is_finite())?;
+    crate::batch::run2(delta, mu, out, k_gdp_epsilon);
+    Ok(())
+}
+
+/// [`gdp_mu`] elementwise (equal lengths).
+pub fn gdp_mu_array(eps: &[f64], delta: &[f64], out: &mut [f64]) -> Result<()> {
+    crate::batch::check_len(out.len(), &[("eps", eps.len()), ("delta", delta.len())])?;
+    crate::batch::check(eps, "eps", ">= 0 and finite", |x| x >= 0.0 && x.is_finite())?;
+    crate::batch::check(delta, "delta", "in (0, 1)", |x| x > 0.0 && x < 1.0)?;
+    crate::batch::run2(eps, delta, out, k_gdp_mu);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::theta::theta;
+
+    #[test]
+    fn inverses_round_trip() {
+        for &(e, m) in &[
+            (1.3, 0.9),
+            (0.0, 0.5),
+            (20.0, 2.0),
+            (5.0, 0.3),
+            (0.01, 0.05),
+        ] {
+            let d = theta(e, m);
+            let ee = gdp_epsilon(d, m).unwrap();
+            assert!(
+                ee >= e && (ee - e).abs() <= 1e-12 * e.max(1e-2),
+                "{e} {m} {ee}"
+            );
+            let mm = gdp_mu(e, d).unwrap();
+            assert!((mm / m - 1.0).abs() < 1e-12, "{e} {m} {mm}");
+        }
+    }
+
+    #[test]
+    fn dominating_gdp_profile_is_itself() {
+        let eps: Vec<f64> = (0..301).map(|i| i as f64 * 0.1).collect();
+        let ld: Vec<f64> = eps.iter().map(|&e| log_theta(e, 0.5)).collect();
+        let m = gdp_mu_dominating(&eps, &ld).unwrap();
+        assert!(m >= 0.5 && m < 0.5 * (1.0 + 1e-10), "{m}");
+        // over all ε (step bound between samples, spacing 1e-3): ≈ μ(1 + 2h) near ε = 0
+        let eps: Vec<f64> = (0..40001).map(|i| i as f64 * 1e-3).collect();
+        let ld: Vec<f64> = eps.iter().map(|&e| log_theta(e, 0.5)).collect();
+        let (m2, dj) = gdp_dominating_pair(&eps, &ld).unwrap();
+        assert!(m2 >= 0.5 && m2 < 0.5 * 1.0025 && dj < 1e-300, "{m2} {dj}");
+    }
+}
