@@ -295,6 +295,95 @@ fn log_b_gauss(u: f64, eps: f64, rb: f64) -> f64 {
     }
 }
 
+/// [`theta::log_theta_tight`] over a block of at most [`theta::BLOCK`] lanes (same formulas,
+/// same rounding policy): the lanes with r² > 2ε go through the engine's complement block
+/// kernel (ln θ = log1p(−u) where u ≤ ½), the others through its θ block kernel (ln θ where
+/// θ ∈ (1e-300, ½)), each gathered so that every lane costs one θ-type evaluation. Where
+/// r² > 2ε but θ < ½, ln θ from the θ block kernel (the scalar function uses the engine's
+/// log θ there, which is shifted by 2^-46·|ln θ|: this is tighter); θ ≤ 1e-300: the engine's
+/// log θ. (Belongs next to `log_theta_tight` in the engine.)
+#[inline(always)]
+pub(crate) fn log_theta_tight_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
+    const B: usize = theta::BLOCK;
+    let n = out.len().min(eps.len()).min(r.len()).min(B);
+    let (mut x, mut rr) = ([1.0; B], [1.0; B]);
+    x[..n].copy_from_slice(&eps[..n]);
+    rr[..n].copy_from_slice(&r[..n]);
+    // lanes of the complement form (r² > 2ε), gathered; the others gathered after them
+    let mut comp = [false; B];
+    let mut idx = [0usize; B + 1]; // (branch-free compaction writes one past the group)
+    let mut nc = 0;
+    for j in 0..n {
+        comp[j] = rr[j] * rr[j] > 2.0 * x[j];
+        idx[nc] = j;
+        nc += comp[j] as usize;
+    }
+    let mut nt = nc;
+    for j in 0..n {
+        idx[nt] = j;
+        nt += (!comp[j]) as usize;
+    }
+    let (mut gx, mut gr, mut gv) = ([1.0; B], [1.0; B], [0.0; B]);
+    for t in 0..n {
+        gx[t] = x[idx[t]];
+        gr[t] = rr[idx[t]];
+    }
+    // (a block call costs a full block whatever its length: skip empty groups)
+    if nc > 0 {
+        theta::theta_complement_block(&gx[..nc], &gr[..nc], &mut gv[..nc]);
+    }
+    if n > nc {
+        theta::theta_block(&gx[nc..n], &gr[nc..n], &mut gv[nc..n]);
+    }
+    let mut w = [0.5; B];
+    for t in 0..n {
+        w[idx[t]] = gv[t];
+    }
+    // both logarithms for every lane (vectorized), then the select and the fallback flag
+    let mut res = [0.0; B];
+    let mut bad = [false; B];
+    for j in 0..B {
+        let l1 = vmath::log1p(-w[j]);
+        let l2 = vmath::ln(w[j]);
+        let l = if comp[j] { l1 } else { l2 };
+        res[j] = l - 2.0 * f64::EPSILON * l;
+        bad[j] = if comp[j] {
+            w[j] > 0.5
+        } else {
+            !(w[j] > 1e-300 && w[j] < 0.5)
+        };
+    }
+    out[..n].copy_from_slice(&res[..n]);
+    // Complement-form lanes with θ < ½: ln θ from the θ block kernel (the engine's own
+    // formula for the other range; tighter than its ln θ fallback).
+    let mut nb = 0;
+    for j in 0..n {
+        idx[nb] = j;
+        nb += (bad[j] && comp[j]) as usize;
+    }
+    if nb > 0 {
+        for t in 0..nb {
+            gx[t] = x[idx[t]];
+            gr[t] = rr[idx[t]];
+        }
+        theta::theta_block(&gx[..nb], &gr[..nb], &mut gv[..nb]);
+        for t in 0..nb {
+            let th = gv[t];
+            if th > 1e-300 && th < 0.5 {
+                let l = vmath::ln(th);
+                out[idx[t]] = l - 2.0 * f64::EPSILON * l;
+                bad[idx[t]] = false;
+            }
+        }
+    }
+    // θ ≤ 1e-300: the engine's ln θ (rare)
+    for j in 0..n {
+        if bad[j] {
+            out[j] = theta::log_theta(x[j], rr[j]);
+        }
+    }
+}
+
 /// The factors needed by (`order`, `log`) for one element (scalar engine calls).
 #[inline(always)]
 fn factors_one(noise: Noise, order: Order, log: bool, eps: f64, ra: f64, rb: f64) -> Fac {

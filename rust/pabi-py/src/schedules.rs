@@ -150,12 +150,7 @@ fn online_delta<'py>(
     let res = py.detach(|| {
         let p = Problem::new(eps, lipschitz, lr, diameter, smoothness, strong_convexity)?;
         let mut out = vec![0.0; xs.len()];
-        online::online_log_delta_all(kind(laplace), &p, xs, &mut out)?;
-        if !log {
-            for v in out.iter_mut() {
-                *v = exp_up_unit(*v);
-            }
-        }
+        online::online_delta_all(kind(laplace), &p, xs, &mut out, log)?;
         Ok::<_, PabiError>(out)
     });
     Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))

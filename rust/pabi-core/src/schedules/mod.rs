@@ -108,16 +108,22 @@ impl Problem {
         })
     }
 
-    /// M·D/η: the numerator of r_B = MD/(η s).
-    #[inline]
-    pub(crate) fn mdl(&self) -> f64 {
-        self.m * self.diameter / self.lr
+    /// The numerators of the radii r_A = 2L/s, r_B = M·D/(η s) ([`gd::Radii`], rounded up).
+    #[inline(always)]
+    pub fn radii(&self) -> gd::Radii {
+        gd::Radii::new(self.lipschitz, self.m, self.diameter, self.lr)
     }
 
-    /// κ = 2ηL/(M D) (κ_L for Laplace, κ_G for Gaussian, SPEC §4).
-    #[inline]
+    /// M·D/η (rounded up): the numerator of r_B = MD/(η s).
+    #[inline(always)]
+    pub(crate) fn mdl(&self) -> f64 {
+        self.radii().mdl
+    }
+
+    /// κ = r_A/r_B = 2ηL/(M D) (κ_L for Laplace, κ_G for Gaussian, SPEC §4), rounded up.
+    #[inline(always)]
     pub(crate) fn kappa(&self) -> f64 {
-        2.0 * self.lr * self.lipschitz / (self.m * self.diameter)
+        gd::Radii::kappa(self.lipschitz, self.m, self.diameter, self.lr)
     }
 }
 

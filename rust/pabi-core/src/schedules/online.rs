@@ -23,7 +23,9 @@ use multiversion::multiversion;
 
 use crate::batch::{pool, PAR_MIN};
 use crate::error::{PabiError, Result};
-use crate::num::{shift_log, INFLATE};
+use crate::gd::Radii;
+use crate::num::{exp_up_unit, shift_log, INFLATE};
+use crate::pnsgd::log_theta_tight_block;
 use crate::{lambertw, theta, vmath};
 
 const EPS: f64 = f64::EPSILON;
@@ -76,79 +78,163 @@ fn check_noise(noise: &[f64]) -> Result<()> {
     Ok(())
 }
 
-/// ln A_t and ln B_t for every step (in parallel for long arrays).
-/// Fill ln A_t, ln B_t for one chunk of steps (compiled for the best SIMD target: every
-/// engine call below is inlined into the clone).
+/// Fill ln A_t, ln B_t (rounded up) for one chunk of steps, block by block: radii from
+/// [`Radii::at`] (rounded up), the Gaussian factors by the engine's block kernels (one θ-type
+/// evaluation per factor, see [`log_theta_tight_block`]), the Laplace factors in closed form.
+/// Compiled for the best SIMD target: every engine call below is inlined into the clone.
 #[multiversion(targets = "simd")]
-fn fill_factor_logs(
-    kind: Noise,
-    eps: f64,
-    two_l: f64,
-    mdl: f64,
-    s: &[f64],
-    a: &mut [f64],
-    b: &mut [f64],
-) {
-    for ((&x, oa), ob) in s.iter().zip(a.iter_mut()).zip(b.iter_mut()) {
-        *oa = log_factor(kind, eps, two_l / x);
-        *ob = log_factor(kind, eps, mdl / x);
+fn fill_factor_logs(kind: Noise, eps: f64, rad: Radii, s: &[f64], a: &mut [f64], b: &mut [f64]) {
+    const BL: usize = theta::BLOCK;
+    let x = [eps; BL];
+    for ((sc, ac), bc) in s.chunks(BL).zip(a.chunks_mut(BL)).zip(b.chunks_mut(BL)) {
+        let nl = sc.len();
+        let (mut ra, mut rb) = ([0.0; BL], [0.0; BL]);
+        for t in 0..nl {
+            (ra[t], rb[t]) = rad.at(sc[t]);
+        }
+        match kind {
+            Noise::Gaussian => {
+                log_theta_tight_block(&x[..nl], &ra[..nl], ac);
+                log_theta_tight_block(&x[..nl], &rb[..nl], bc);
+            }
+            Noise::Laplace => {
+                for t in 0..nl {
+                    ac[t] = theta::log_laplace_theta(eps, ra[t]);
+                    bc[t] = theta::log_laplace_theta(eps, rb[t]);
+                }
+            }
+        }
     }
 }
 
-/// ln A_t and ln B_t for every step (in parallel for long arrays).
-fn factor_logs(kind: Noise, p: &Problem, noise: &[f64]) -> (Vec<f64>, Vec<f64>) {
-    let n = noise.len();
-    let (mut la, mut lb) = (vec![0.0; n], vec![0.0; n]);
-    let (two_l, mdl, eps) = (2.0 * p.lipschitz, p.mdl(), p.eps);
-    const CH: usize = 1 << 13;
-    match pool() {
-        Some(pl) if n >= PAR_MIN => pl.install(|| {
-            noise
-                .par_chunks(CH)
-                .zip(la.par_chunks_mut(CH))
-                .zip(lb.par_chunks_mut(CH))
-                .for_each(|((s, a), b)| fill_factor_logs(kind, eps, two_l, mdl, s, a, b));
-        }),
-        _ => fill_factor_logs(kind, eps, two_l, mdl, noise, &mut la, &mut lb),
+/// ln δ from ln A and the suffix sum s of the ln B (rounded up; −∞ when A = 0 or a later
+/// B = 0).
+#[inline(always)]
+fn finish_suffix(la: f64, s: f64, zero: bool) -> f64 {
+    if zero || la == f64::NEG_INFINITY {
+        f64::NEG_INFINITY
+    } else {
+        shift_log(la + s, 1.0, 4.0 * EPS / INFLATE * (la.abs() + s.abs()))
     }
-    (la, lb)
 }
 
-/// ln δ_n(i) = ln A_i + Σ_{t>i} ln B_t for every i = 1..n (out[i−1]), noise[t−1] = σ_t (Gaussian)
-/// or v_t (Laplace). One suffix scan, Neumaier-compensated; rounded up.
-pub fn online_log_delta_all(
-    kind: Noise,
-    p: &Problem,
-    noise: &[f64],
-    out: &mut [f64],
-) -> Result<()> {
-    check_noise(noise)?;
-    if out.len() != noise.len() {
-        return Err(PabiError::Shape {
-            message: "output length differs from the noise length".into(),
-        });
-    }
-    let (la, lb) = factor_logs(kind, p, noise);
-    let mut acc = Acc::default();
-    let mut zero = false;
-    for t in (0..noise.len()).rev() {
-        let s = acc.value();
-        out[t] = if zero || la[t] == f64::NEG_INFINITY {
-            f64::NEG_INFINITY
-        } else {
-            let v = la[t] + s;
-            shift_log(v, 1.0, 4.0 * EPS / INFLATE * (la[t].abs() + s.abs()))
-        };
+/// Pass 2 of the scan for one chunk: out[t] holds ln A_t on entry; `acc`/`zero` carry the
+/// (compensated) sum of the ln B of every later step. Converts to δ unless `log`.
+#[multiversion(targets = "simd")]
+fn scan_chunk(out: &mut [f64], lb: &[f64], mut acc: Acc, mut zero: bool, log: bool) {
+    for t in (0..out.len()).rev() {
+        let v = finish_suffix(out[t], acc.value(), zero);
+        out[t] = if log { v } else { exp_up_unit(v) };
         if lb[t] == f64::NEG_INFINITY {
             zero = true;
         } else {
             acc.add(lb[t]);
         }
     }
+}
+
+/// Neumaier sum of a chunk of ln B and whether one of them is −∞ (B = 0).
+#[inline(always)]
+fn chunk_sum(lb: &[f64]) -> (Acc, bool) {
+    let mut acc = Acc::default();
+    let mut zero = false;
+    for &v in lb.iter().rev() {
+        if v == f64::NEG_INFINITY {
+            zero = true;
+        } else {
+            acc.add(v);
+        }
+    }
+    (acc, zero)
+}
+
+/// Steps per chunk of the parallel scan.
+const SCAN_CHUNK: usize = 1 << 13;
+
+/// δ_n(i) (or ln δ_n(i) with `log`) for every i = 1..n (out[i−1]), noise[t−1] = σ_t (Gaussian)
+/// or v_t (Laplace); rounded up. ln δ_n(i) = ln A_i + Σ_{t>i} ln B_t as a suffix scan in two
+/// passes, both parallel for long arrays: (1) the per-step factors ln A_t, ln B_t (the
+/// expensive part) and each chunk's Neumaier sum of ln B; the chunk offsets (suffix sums of
+/// the chunk sums, compensated); (2) the Neumaier suffix scan inside each chunk from its
+/// offset. With one chunk this is the sequential compensated scan.
+pub fn online_delta_all(
+    kind: Noise,
+    p: &Problem,
+    noise: &[f64],
+    out: &mut [f64],
+    log: bool,
+) -> Result<()> {
+    check_noise(noise)?;
+    let n = noise.len();
+    if out.len() != n {
+        return Err(PabiError::Shape {
+            message: "output length differs from the noise length".into(),
+        });
+    }
+    let mut lb = vec![0.0; n];
+    let (eps, rad) = (p.eps, p.radii());
+    let pl = pool().filter(|_| n >= PAR_MIN);
+    let pass1 = |(s, (a, b)): (&[f64], (&mut [f64], &mut [f64]))| {
+        fill_factor_logs(kind, eps, rad, s, a, b);
+        chunk_sum(b)
+    };
+    let sums: Vec<(Acc, bool)> = match &pl {
+        Some(pl) => pl.install(|| {
+            noise
+                .par_chunks(SCAN_CHUNK)
+                .zip(
+                    out.par_chunks_mut(SCAN_CHUNK)
+                        .zip(lb.par_chunks_mut(SCAN_CHUNK)),
+                )
+                .map(pass1)
+                .collect()
+        }),
+        None => noise
+            .chunks(SCAN_CHUNK)
+            .zip(out.chunks_mut(SCAN_CHUNK).zip(lb.chunks_mut(SCAN_CHUNK)))
+            .map(pass1)
+            .collect(),
+    };
+    // offsets[c] = Σ over the chunks after c
+    let mut offsets = vec![(Acc::default(), false); sums.len()];
+    for c in (0..sums.len().saturating_sub(1)).rev() {
+        let (mut acc, zero) = offsets[c + 1];
+        let (s, z) = sums[c + 1];
+        acc.add(s.s);
+        acc.add(s.c);
+        offsets[c] = (acc, zero || z);
+    }
+    let pass2 = |((o, b), &(acc, zero)): ((&mut [f64], &[f64]), &(Acc, bool))| {
+        scan_chunk(o, b, acc, zero, log)
+    };
+    match &pl {
+        Some(pl) => pl.install(|| {
+            out.par_chunks_mut(SCAN_CHUNK)
+                .zip(lb.par_chunks(SCAN_CHUNK))
+                .zip(offsets.par_iter())
+                .for_each(pass2)
+        }),
+        None => out
+            .chunks_mut(SCAN_CHUNK)
+            .zip(lb.chunks(SCAN_CHUNK))
+            .zip(offsets.iter())
+            .for_each(pass2),
+    }
     Ok(())
 }
 
-/// ln δ_n(index) for one 1-based index (O(n − index)).
+/// ln δ_n(i) for every i = 1..n (see [`online_delta_all`]).
+pub fn online_log_delta_all(
+    kind: Noise,
+    p: &Problem,
+    noise: &[f64],
+    out: &mut [f64],
+) -> Result<()> {
+    online_delta_all(kind, p, noise, out, true)
+}
+
+/// ln δ_n(index) for one 1-based index (O(n − index), the same factors and compensated
+/// summation as [`online_delta_all`], so the two agree).
 pub fn online_log_delta_at(kind: Noise, p: &Problem, noise: &[f64], index: f64) -> Result<f64> {
     check_noise(noise)?;
     let n = noise.len() as f64;
@@ -160,25 +246,10 @@ pub fn online_log_delta_at(kind: Noise, p: &Problem, noise: &[f64], index: f64) 
         ));
     }
     let i = index as usize - 1;
-    let la = log_factor(kind, p.eps, 2.0 * p.lipschitz / noise[i]);
-    if la == f64::NEG_INFINITY {
-        return Ok(la);
-    }
-    let mdl = p.mdl();
-    let mut acc = Acc::default();
-    for &x in &noise[i + 1..] {
-        let v = log_factor(kind, p.eps, mdl / x);
-        if v == f64::NEG_INFINITY {
-            return Ok(v);
-        }
-        acc.add(v);
-    }
-    let s = acc.value();
-    Ok(shift_log(
-        la + s,
-        1.0,
-        4.0 * EPS / INFLATE * (la.abs() + s.abs()),
-    ))
+    let tail = &noise[i..];
+    let mut out = vec![0.0; tail.len()];
+    online_delta_all(kind, p, tail, &mut out, true)?;
+    Ok(out[0])
 }
 
 // ---------------------------------------------------------------------------------------------
