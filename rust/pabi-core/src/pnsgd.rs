@@ -35,7 +35,7 @@ use rayon::prelude::*;
 use crate::batch::{check, pool};
 use crate::error::{PabiError, Result};
 use crate::gd::{step_contraction, Radii};
-use crate::num::{geometric_average, up};
+use crate::num::{geometric_average, up, TINY};
 use crate::theta;
 use crate::vmath;
 
@@ -126,6 +126,16 @@ pub struct Params<'a> {
     pub index: Option<&'a [f64]>,
     pub smoothness: Option<&'a [f64]>,
     pub strong_convexity: &'a [f64],
+}
+
+/// [`crate::num::up`] without its fma: v·(1 + 2^-46 + 2^-52) rounded to nearest is ≥ v(1 + 2^-46)
+/// for normal v, and the separate addition of [`TINY`] covers zero and subnormal v. Same
+/// bound, but `up`'s `v.mul_add(1 + INFLATE, TINY)` has a subnormal addend, which costs a
+/// microcode assist (~25 ns, 18× the plain fma, measured) on every call.
+#[inline(always)]
+pub(crate) fn up_fast(v: f64) -> f64 {
+    const C: f64 = 1.0 + crate::num::INFLATE + 2.0 * crate::num::HALF_ULP_ONE;
+    v * C + TINY
 }
 
 #[inline(always)]
@@ -284,102 +294,83 @@ struct Fac {
     lb: f64,
 }
 
-/// ln B for a Gaussian B from u = 1 − B (rounded down): log1p(−u) rounded up while u ≤ 7/8,
-/// else the engine's tight ln θ (whose error, ln θ's 2^-46, is then the smaller one).
+/// ln θ from θ (rounded up, a few ulp), moved up by 2 ulp; NaN (fallback marker) where
+/// θ ≤ 1e-300.
+#[inline(always)]
+fn ln_of_theta(th: f64) -> f64 {
+    let l = vmath::ln(th);
+    if th > 1e-300 {
+        l - 2.0 * f64::EPSILON * l
+    } else {
+        f64::NAN
+    }
+}
+
+/// ln B for a Gaussian B = θ(ε, r_B) from u = 1 − B (the engine's complement, rounded down),
+/// rounded up: log1p(−u) while u ≤ 7/8 (1 − u exact for u ≥ ½; the absolute error from the
+/// complement's rounding, u·2^-49/B, stays below the 2^-46 of θ), else ln of θ (rounded up), and the engine's ln θ where θ ≤ 1e-300.
 #[inline(always)]
 fn log_b_gauss(u: f64, eps: f64, rb: f64) -> f64 {
     if u <= U_LOG1P {
         log_up(vmath::log1p(-u))
     } else {
-        theta::log_theta_tight(eps, rb)
+        let l = ln_of_theta(theta::theta(eps, rb));
+        if l.is_nan() {
+            theta::log_theta(eps, rb)
+        } else {
+            l
+        }
     }
 }
 
-/// [`theta::log_theta_tight`] over a block of at most [`theta::BLOCK`] lanes (same formulas,
-/// same rounding policy): the lanes with r² > 2ε go through the engine's complement block
-/// kernel (ln θ = log1p(−u) where u ≤ ½), the others through its θ block kernel (ln θ where
-/// θ ∈ (1e-300, ½)), each gathered so that every lane costs one θ-type evaluation. Where
-/// r² > 2ε but θ < ½, ln θ from the θ block kernel (the scalar function uses the engine's
-/// log θ there, which is shifted by 2^-46·|ln θ|: this is tighter); θ ≤ 1e-300: the engine's
-/// log θ. (Belongs next to `log_theta_tight` in the engine.)
+/// [`log_b_gauss`] over a block (bitwise equal per lane), given u = 1 − B of every lane: the
+/// lanes with u > 7/8 are gathered through the engine's θ block kernel.
 #[inline(always)]
-pub(crate) fn log_theta_tight_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
+pub(crate) fn log_b_gauss_block(u: &[f64], eps: &[f64], rb: &[f64], out: &mut [f64]) {
     const B: usize = theta::BLOCK;
-    let n = out.len().min(eps.len()).min(r.len()).min(B);
-    let (mut x, mut rr) = ([1.0; B], [1.0; B]);
-    x[..n].copy_from_slice(&eps[..n]);
-    rr[..n].copy_from_slice(&r[..n]);
-    // lanes of the complement form (r² > 2ε), gathered; the others gathered after them
-    let mut comp = [false; B];
+    let n = out.len().min(u.len()).min(B);
     let mut idx = [0usize; B + 1]; // (branch-free compaction writes one past the group)
-    let mut nc = 0;
-    for j in 0..n {
-        comp[j] = rr[j] * rr[j] > 2.0 * x[j];
-        idx[nc] = j;
-        nc += comp[j] as usize;
-    }
-    let mut nt = nc;
-    for j in 0..n {
-        idx[nt] = j;
-        nt += (!comp[j]) as usize;
-    }
-    let (mut gx, mut gr, mut gv) = ([1.0; B], [1.0; B], [0.0; B]);
-    for t in 0..n {
-        gx[t] = x[idx[t]];
-        gr[t] = rr[idx[t]];
-    }
-    // (a block call costs a full block whatever its length: skip empty groups)
-    if nc > 0 {
-        theta::theta_complement_block(&gx[..nc], &gr[..nc], &mut gv[..nc]);
-    }
-    if n > nc {
-        theta::theta_block(&gx[nc..n], &gr[nc..n], &mut gv[nc..n]);
-    }
-    let mut w = [0.5; B];
-    for t in 0..n {
-        w[idx[t]] = gv[t];
-    }
-    // both logarithms for every lane (vectorized), then the select and the fallback flag
-    let mut res = [0.0; B];
-    let mut bad = [false; B];
-    for j in 0..B {
-        let l1 = vmath::log1p(-w[j]);
-        let l2 = vmath::ln(w[j]);
-        let l = if comp[j] { l1 } else { l2 };
-        res[j] = l - 2.0 * f64::EPSILON * l;
-        bad[j] = if comp[j] {
-            w[j] > 0.5
-        } else {
-            !(w[j] > 1e-300 && w[j] < 0.5)
-        };
-    }
-    out[..n].copy_from_slice(&res[..n]);
-    // Complement-form lanes with θ < ½: ln θ from the θ block kernel (the engine's own
-    // formula for the other range; tighter than its ln θ fallback).
     let mut nb = 0;
     for j in 0..n {
+        out[j] = log_up(vmath::log1p(-u[j]));
         idx[nb] = j;
-        nb += (bad[j] && comp[j]) as usize;
+        nb += (u[j] > U_LOG1P) as usize;
     }
-    if nb > 0 {
-        for t in 0..nb {
-            gx[t] = x[idx[t]];
-            gr[t] = rr[idx[t]];
-        }
-        theta::theta_block(&gx[..nb], &gr[..nb], &mut gv[..nb]);
-        for t in 0..nb {
-            let th = gv[t];
-            if th > 1e-300 && th < 0.5 {
-                let l = vmath::ln(th);
-                out[idx[t]] = l - 2.0 * f64::EPSILON * l;
-                bad[idx[t]] = false;
-            }
-        }
+    if nb == 0 {
+        return;
     }
-    // θ ≤ 1e-300: the engine's ln θ (rare)
+    let (mut gx, mut gr, mut gv) = ([1.0; B], [1.0; B], [0.0; B]);
+    for t in 0..nb {
+        gx[t] = eps[idx[t]];
+        gr[t] = rb[idx[t]];
+    }
+    theta::theta_block(&gx[..nb], &gr[..nb], &mut gv[..nb]);
+    for t in 0..nb {
+        let j = idx[t];
+        let l = ln_of_theta(gv[t]);
+        out[j] = if l.is_nan() {
+            theta::log_theta(eps[j], rb[j])
+        } else {
+            l
+        };
+    }
+}
+
+/// ln A (rounded up) from A = θ (the engine's θ, rounded up) of every lane: ln of the value
+/// (its error, θ's 2^-46 relative, enters δ once), the engine's ln θ where θ ≤ 1e-300.
+#[inline(always)]
+pub(crate) fn log_a_gauss_block(a: &[f64], eps: &[f64], ra: &[f64], out: &mut [f64]) {
+    let n = out.len().min(a.len());
+    let mut any = false;
     for j in 0..n {
-        if bad[j] {
-            out[j] = theta::log_theta(x[j], rr[j]);
+        out[j] = ln_of_theta(a[j]);
+        any |= out[j].is_nan();
+    }
+    if any {
+        for j in 0..n {
+            if out[j].is_nan() {
+                out[j] = theta::log_theta(eps[j], ra[j]);
+            }
         }
     }
 }
@@ -455,14 +446,7 @@ fn factors_block(noise: Noise, order: Order, log: bool, x: &[f64], ra: &[f64], r
             }
             theta::theta_complement_block(x, rb, &mut f.u[..n]);
             if order == Order::Fixed {
-                for t in 0..n {
-                    f.lb[t] = log_up(vmath::log1p(-f.u[t]));
-                }
-                for t in 0..n {
-                    if f.u[t] > U_LOG1P {
-                        f.lb[t] = theta::log_theta_tight(x[t], rb[t]);
-                    }
-                }
+                log_b_gauss_block(&f.u[..n], x, rb, &mut f.lb[..n]);
             }
         }
         Noise::Laplace => {
@@ -486,11 +470,11 @@ fn value_fixed(a: f64, lb: f64, k: f64) -> f64 {
     let t = k * lb;
     let err = k.mul_add(lb, -t);
     let v = if t < -746.0 {
-        0.0 // exp underflows
+        TINY // exp underflows: up(0) without arithmetic on subnormals
     } else {
-        a * vmath::exp(t) * (1.0 + err)
+        up_fast(a * vmath::exp(t) * (1.0 + err))
     };
-    let v = up(v).min(a).min(1.0);
+    let v = v.min(a).min(1.0);
     if k == 0.0 {
         a
     } else if a == 0.0 || lb == f64::NEG_INFINITY {
@@ -504,7 +488,7 @@ fn value_fixed(a: f64, lb: f64, k: f64) -> f64 {
 /// (rounded up, ≤ A).
 #[inline(always)]
 fn value_geometric(a: f64, u: f64, m: f64, scale: f64) -> f64 {
-    let v = up(a * scale * geometric_average(u, m)).min(a).min(1.0);
+    let v = up_fast(a * scale * geometric_average(u, m)).min(a).min(1.0);
     if a == 0.0 {
         0.0
     } else {
@@ -520,7 +504,7 @@ fn value_published(a: f64, u: f64, n: f64) -> f64 {
     } else if u == 0.0 {
         1.0
     } else {
-        up(a / (n * u)).min(1.0)
+        up_fast(a / (n * u)).min(1.0)
     }
 }
 
@@ -604,7 +588,7 @@ fn delta_log(e: &Elem, eps: f64, ra: f64, rb: f64) -> f64 {
 
 /// Run the chunk kernel `k(j0, out_chunk)` over `out` (in parallel for long arrays); the
 /// error of the smallest failing chunk is returned.
-fn drive(
+pub(crate) fn drive(
     out: &mut [f64],
     par_min: usize,
     k: impl Fn(usize, &mut [f64]) -> Result<()> + Sync,

@@ -24,8 +24,9 @@ use multiversion::multiversion;
 use crate::batch::{pool, PAR_MIN};
 use crate::error::{PabiError, Result};
 use crate::gd::Radii;
-use crate::num::{exp_up_unit, shift_log, INFLATE};
-use crate::pnsgd::log_theta_tight_block;
+use crate::num::{shift_log, INFLATE, TINY};
+use crate::pnsgd::up_fast;
+use crate::pnsgd::{log_a_gauss_block, log_b_gauss_block};
 use crate::{lambertw, theta, vmath};
 
 const EPS: f64 = f64::EPSILON;
@@ -80,7 +81,8 @@ fn check_noise(noise: &[f64]) -> Result<()> {
 
 /// Fill ln A_t, ln B_t (rounded up) for one chunk of steps, block by block: radii from
 /// [`Radii::at`] (rounded up), the Gaussian factors by the engine's block kernels (one θ-type
-/// evaluation per factor, see [`log_theta_tight_block`]), the Laplace factors in closed form.
+/// evaluation per factor: ln A from θ, ln B from 1 − θ as in the fixed-order PNSGD bound, see
+/// `pnsgd::log_b_gauss_block`), the Laplace factors in closed form.
 /// Compiled for the best SIMD target: every engine call below is inlined into the clone.
 #[multiversion(targets = "simd")]
 fn fill_factor_logs(kind: Noise, eps: f64, rad: Radii, s: &[f64], a: &mut [f64], b: &mut [f64]) {
@@ -94,8 +96,11 @@ fn fill_factor_logs(kind: Noise, eps: f64, rad: Radii, s: &[f64], a: &mut [f64],
         }
         match kind {
             Noise::Gaussian => {
-                log_theta_tight_block(&x[..nl], &ra[..nl], ac);
-                log_theta_tight_block(&x[..nl], &rb[..nl], bc);
+                let (mut th, mut u) = ([0.0; BL], [0.0; BL]);
+                theta::theta_block(&x[..nl], &ra[..nl], &mut th[..nl]);
+                log_a_gauss_block(&th[..nl], &x[..nl], &ra[..nl], ac);
+                theta::theta_complement_block(&x[..nl], &rb[..nl], &mut u[..nl]);
+                log_b_gauss_block(&u[..nl], &x[..nl], &rb[..nl], bc);
             }
             Noise::Laplace => {
                 for t in 0..nl {
@@ -124,12 +129,30 @@ fn finish_suffix(la: f64, s: f64, zero: bool) -> f64 {
 fn scan_chunk(out: &mut [f64], lb: &[f64], mut acc: Acc, mut zero: bool, log: bool) {
     for t in (0..out.len()).rev() {
         let v = finish_suffix(out[t], acc.value(), zero);
-        out[t] = if log { v } else { exp_up_unit(v) };
+        out[t] = if log { v } else { prob_from_log(v) };
         if lb[t] == f64::NEG_INFINITY {
             zero = true;
         } else {
             acc.add(lb[t]);
         }
+    }
+}
+
+/// δ from ln δ, rounded up, in [0, 1] (`num::exp_up_unit` with the vectorizable exp, and no
+/// libm underflow path: ln δ below −746 gives `up(0)` = [`TINY`]).
+#[inline(always)]
+fn prob_from_log(v: f64) -> f64 {
+    if v == f64::NEG_INFINITY {
+        0.0
+    } else if v < -708.0 {
+        // (subnormal or zero: the constant, no arithmetic on subnormals, which is slow)
+        if v < -746.0 {
+            TINY
+        } else {
+            up_fast(vmath::exp(v))
+        }
+    } else {
+        up_fast(vmath::exp(v)).min(1.0)
     }
 }
 
