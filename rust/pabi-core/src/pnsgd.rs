@@ -1255,6 +1255,73 @@ mod tests {
         assert!(d[0] <= 1e-6);
     }
 
+    /// The block kernel (arrays) and the scalar path (one element at a time) are the same
+    /// formulas: bitwise equal, for every order, both noises, value and log.
+    #[test]
+    fn block_kernel_equals_scalar_path() {
+        let m = 3 * theta::BLOCK + 5;
+        let eps: Vec<f64> = (0..m).map(|k| 0.05 * k as f64).collect();
+        let sigma: Vec<f64> = (0..m).map(|k| 0.2 + 0.1 * ((k * 37 % 50) as f64)).collect();
+        let n: Vec<f64> = (0..m)
+            .map(|k| 1.0 + ((k * 7919) % 100_000) as f64)
+            .collect();
+        let idx: Vec<f64> = n.iter().map(|&x| (x - 3.0).max(1.0)).collect();
+        for noise in [Noise::Gaussian, Noise::Laplace] {
+            for order in [
+                Order::Fixed,
+                Order::Shuffled,
+                Order::RandomStop,
+                Order::RandomStopAsPublished,
+            ] {
+                for log in [false, true] {
+                    let mut p = params(order, None);
+                    p.noise = noise;
+                    p.sigma = &sigma;
+                    p.n = &n;
+                    p.lr = &[0.05];
+                    if order == Order::Fixed || order == Order::RandomStop {
+                        p.index = Some(&idx);
+                    }
+                    let mut out = vec![0.0; m];
+                    run_delta(&eps, p, &mut out, log).unwrap();
+                    for j in 0..m {
+                        let mut one = [0.0];
+                        let mut q = p;
+                        let (e1, s1, n1) = ([eps[j]], [sigma[j]], [n[j]]);
+                        let i1 = [idx[j]];
+                        q.sigma = &s1;
+                        q.n = &n1;
+                        if q.index.is_some() {
+                            q.index = Some(&i1);
+                        }
+                        run_delta(&e1, q, &mut one, log).unwrap();
+                        assert_eq!(
+                            out[j].to_bits(),
+                            one[0].to_bits(),
+                            "{noise:?} {order:?} log={log} j={j}"
+                        );
+                        let e = prep_elem(q);
+                        let (ra, rb) = e.radii(s1[0]);
+                        let sc = if log {
+                            delta_log(&e, e1[0], ra, rb)
+                        } else {
+                            delta_value(&e, e1[0], ra, rb)
+                        };
+                        assert_eq!(
+                            out[j].to_bits(),
+                            sc.to_bits(),
+                            "{noise:?} {order:?} scalar j={j}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    fn prep_elem(p: Params) -> Elem {
+        Prepared::new(p, 1, true).unwrap().elem(0).unwrap()
+    }
+
     #[test]
     fn rdp_slope_feldman_limit() {
         let c0 = rdp_slope(1.0, 2.0, 0.0, 20.0);

@@ -227,9 +227,8 @@ pub fn online_delta_all(
         acc.add(s.c);
         offsets[c] = (acc, zero || z);
     }
-    let pass2 = |((o, b), &(acc, zero)): ((&mut [f64], &[f64]), &(Acc, bool))| {
-        scan_chunk(o, b, acc, zero, log)
-    };
+    type Part<'a> = ((&'a mut [f64], &'a [f64]), &'a (Acc, bool));
+    let pass2 = |((o, b), &(acc, zero)): Part| scan_chunk(o, b, acc, zero, log);
     match &pl {
         Some(pl) => pl.install(|| {
             out.par_chunks_mut(SCAN_CHUNK)
@@ -627,5 +626,99 @@ impl OnlineSchedule {
         let (int, err) = self.integral_from(i);
         let v = la + int - 2.0 * err;
         Ok(v - 64.0 * EPS * (la.abs() + int.abs()) - INFLATE * (la.abs() + int.abs()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn noise(n: usize) -> Vec<f64> {
+        (1..=n)
+            .map(|t| {
+                40.0 * (t as f64).powf(-0.3) * (0.8 + 0.4 * ((t * 7919 % 1000) as f64) / 1000.0)
+            })
+            .collect()
+    }
+
+    /// The chunked two-pass scan (several chunks) against a plain sequential scalar evaluation
+    /// of ln A_i + Σ_{t>i} ln B_t with the same per-step factors.
+    #[test]
+    fn chunked_scan_matches_sequential() {
+        for kind in [Noise::Gaussian, Noise::Laplace] {
+            let p = Problem::new(1.0, 1.0, 0.1, 1.0, None, 0.0).unwrap();
+            let mut s = noise(3 * SCAN_CHUNK + 123);
+            if kind == Noise::Laplace {
+                // r_B = 10/v > ε mostly (B > 0); a few zero factors remain
+                s.iter_mut().for_each(|x| *x /= 20.0);
+                s[5000] = 100.0;
+            }
+            let mut out = vec![0.0; s.len()];
+            online_log_delta_all(kind, &p, &s, &mut out).unwrap();
+            let (mut la, mut lb) = (vec![0.0; s.len()], vec![0.0; s.len()]);
+            fill_factor_logs(kind, p.eps, p.radii(), &s, &mut la, &mut lb);
+            let mut acc = Acc::default(); // sequential compensated sum
+            let mut zero = false;
+            for t in (0..s.len()).rev() {
+                let want = la[t] + acc.value();
+                if zero || la[t] == f64::NEG_INFINITY {
+                    assert_eq!(out[t], f64::NEG_INFINITY);
+                    zero |= lb[t] == f64::NEG_INFINITY;
+                    if !zero {
+                        acc.add(lb[t]);
+                    }
+                    continue;
+                }
+                assert!(
+                    (out[t] - want).abs() <= 1e-13 * want.abs().max(1.0),
+                    "{kind:?} {t}: {} vs {want}",
+                    out[t]
+                );
+                assert!(out[t] >= want.min(0.0), "{kind:?} {t}: not rounded up"); // rounded up
+                if lb[t] == f64::NEG_INFINITY {
+                    zero = true;
+                } else {
+                    acc.add(lb[t]);
+                }
+            }
+            // values: exp of the logs, rounded up, in [0, 1]
+            let mut v = vec![0.0; s.len()];
+            online_delta_all(kind, &p, &s, &mut v, false).unwrap();
+            let checked = out.iter().filter(|v| v.is_finite()).count();
+            assert!(
+                checked > s.len() / 2,
+                "{kind:?}: too few finite values to test"
+            );
+            for t in 0..s.len() {
+                let e = out[t].exp();
+                assert!(v[t] >= e && v[t] <= 1.0 && v[t] <= e * (1.0 + 1e-13) + 1e-320);
+            }
+        }
+    }
+
+    /// The Gaussian factor logs by blocks equal the scalar forms bitwise.
+    #[test]
+    fn block_factor_logs_equal_scalar() {
+        let p = Problem::new(0.7, 1.3, 0.1, 1.0, None, 0.0).unwrap();
+        let mut s = noise(1000);
+        s.extend([1e-3, 1e3, 0.05, 3.0, 1e-6]);
+        let (mut la, mut lb) = (vec![0.0; s.len()], vec![0.0; s.len()]);
+        fill_factor_logs(Noise::Gaussian, p.eps, p.radii(), &s, &mut la, &mut lb);
+        for (t, &x) in s.iter().enumerate() {
+            let (ra, rb) = p.radii().at(x);
+            let a = theta::theta(p.eps, ra);
+            let want_a = if a > 1e-300 {
+                let l = vmath::ln(a);
+                l - 2.0 * f64::EPSILON * l
+            } else {
+                theta::log_theta(p.eps, ra)
+            };
+            assert_eq!(la[t].to_bits(), want_a.to_bits(), "ln A at {t}");
+            let u = theta::theta_complement(p.eps, rb);
+            let mut one = [0.0];
+            log_b_gauss_block(&[u], &[p.eps], &[rb], &mut one);
+            assert_eq!(lb[t].to_bits(), one[0].to_bits(), "ln B at {t}");
+            assert!(lb[t] <= 0.0 && la[t] <= 0.0);
+        }
     }
 }
