@@ -175,7 +175,7 @@ fn online_delta_at(
         online::online_log_delta_at(kind(laplace), &p, xs, index)
     });
     let v = res.map_err(|e| to_py(py, e))?;
-    Ok(if log { v } else { exp_up_unit(v) })
+    Ok(if log { v } else { online::prob_from_log(v) })
 }
 
 #[pyfunction]

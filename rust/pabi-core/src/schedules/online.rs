@@ -141,7 +141,7 @@ fn scan_chunk(out: &mut [f64], lb: &[f64], mut acc: Acc, mut zero: bool, log: bo
 /// δ from ln δ, rounded up, in [0, 1] (`num::exp_up_unit` with the vectorizable exp, and no
 /// libm underflow path: ln δ below −746 gives `up(0)` = [`TINY`]).
 #[inline(always)]
-fn prob_from_log(v: f64) -> f64 {
+pub fn prob_from_log(v: f64) -> f64 {
     if v == f64::NEG_INFINITY {
         0.0
     } else if v < -708.0 {
