@@ -2,8 +2,9 @@
 //!
 //! δ_n(i) = A_i·∏_{t=i+1}^n B_t (003 eq. (11)), evaluated as ln A_i + Σ_t ln B_t.
 //!
-//! * Any per-step noise array: [`online_log_delta_all`] (every index, one O(n) suffix scan with
-//!   Neumaier compensation) and [`online_log_delta_at`].
+//! * Any per-step noise array: [`online_delta_all`] (every index: the per-step factor logs by
+//!   the engine's block kernels, then an O(n) Neumaier-compensated suffix scan in two parallel
+//!   passes) and [`online_log_delta_at`].
 //! * The online schedules v_j (eq. (12)) and σ_j (eq. (14)) ([`OnlineSchedule`]): δ_n(i) for n up
 //!   to 1e15 and beyond (direct sum of the first 2^18 factors, then the Euler–Maclaurin tail
 //!   Σ_{t≥a} g = ∫_a^∞ g + g(a)/2 − g'(a)/12 + …, as S_∞ − tail(n+1)); the exact limit
