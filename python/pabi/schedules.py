@@ -34,6 +34,7 @@ import numpy as np
 
 from . import _core
 from ._bridge import ArrayLike, Float, as_real, call as _call
+from .pnsgd import _Args
 
 __all__ = [
     "laplace_schedule_scale",
@@ -79,10 +80,13 @@ def _noise(laplace: bool, n, c1, c2, lr, diameter, smoothness, strong_convexity)
 
 
 def _delta(laplace: bool, eps, lipschitz, lr, diameter, n, c1, c2, smoothness, strong_convexity) -> Float:
+    # broadcast without materializing scalars (length-1 arrays, stride 0 in Rust)
     sm, has = _smooth(smoothness)
-    fn = functools.partial(_core.schedule_delta, has_smoothness=has, laplace=laplace)
-    return _call(fn, ("eps", "lipschitz", "lr", "diameter", "n", "c1", "c2", "smoothness", "strong_convexity"),
-                 eps, lipschitz, lr, diameter, n, c1, c2, sm, strong_convexity)
+    a = _Args(dict(eps=eps, lipschitz=lipschitz, lr=lr, diameter=diameter, n=n, c1=c1, c2=c2, smoothness=sm,
+                   strong_convexity=strong_convexity))
+    f = a.flat
+    return a.run(_core.schedule_delta, f["eps"], f["lipschitz"], f["lr"], f["diameter"], f["n"], f["c1"], f["c2"],
+                 f["smoothness"], f["strong_convexity"], has, laplace, a.size)
 
 
 def laplace_schedule_scale(n: ArrayLike, c1: ArrayLike, c2: ArrayLike, lr: ArrayLike, diameter: ArrayLike,

@@ -86,6 +86,96 @@ pub fn step_contraction(
     Ok(StepContraction { m, one_minus_m2: x })
 }
 
+// ---------------------------------------------------------------------------------------------
+// The radii of the contraction factors (one place for the PNSGD bounds and the schedules)
+
+/// The next double above a positive finite x.
+#[inline(always)]
+fn next_up(x: f64) -> f64 {
+    if x > 0.0 && x.is_finite() {
+        f64::from_bits(x.to_bits() + 1)
+    } else {
+        x
+    }
+}
+
+/// a/b rounded up (a ≥ 0, b > 0): the fma residual q·b − a is exact, its sign tells whether
+/// the rounded quotient is below the exact one.
+#[inline(always)]
+pub fn div_up(a: f64, b: f64) -> f64 {
+    let q = a / b;
+    if q.is_finite() && q > 0.0 && q.mul_add(b, -a) < 0.0 {
+        next_up(q)
+    } else {
+        q
+    }
+}
+
+/// a·b rounded up (a, b ≥ 0), exact residual by fma.
+#[inline(always)]
+pub fn mul_up(a: f64, b: f64) -> f64 {
+    let p = a * b;
+    if p.is_finite() && p > 0.0 && a.mul_add(b, -p) > 0.0 {
+        next_up(p)
+    } else {
+        p
+    }
+}
+
+/// Radii in (0, 1e-300) are raised to 1e-300 (θ increases with r, so this only loosens the
+/// bound, by < 1e-300 absolute): the engine's θ(ε > 0, r) is wrong (1 instead of ≈ 0) when ε/r
+/// overflows, i.e. for subnormal r.
+#[inline(always)]
+fn floor_radius(r: f64) -> f64 {
+    if r > 0.0 && r < 1e-300 {
+        1e-300
+    } else {
+        r
+    }
+}
+
+/// The noise-free numerators of the two radii of PNSGD's contraction factors (SPEC_pabi.md §2):
+/// A = h(ε, r_A), B = h(ε, r_B) with r_A = 2L/s, r_B = M·D/(η·s) for noise scale s (Gaussian
+/// std σ or Laplace scale v). Every bound of `pnsgd` and `schedules` forms its radii here.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Radii {
+    /// 2L (exact).
+    pub two_l: f64,
+    /// M·D/η, rounded up (h increases with r).
+    pub mdl: f64,
+}
+
+impl Radii {
+    /// From the Lipschitz constant L, the contraction factor M (rounded up), the diameter D and
+    /// the learning rate η (validated by the caller).
+    #[inline(always)]
+    pub fn new(lipschitz: f64, m: f64, diameter: f64, lr: f64) -> Radii {
+        Radii {
+            two_l: 2.0 * lipschitz,
+            mdl: div_up(mul_up(m, diameter), lr),
+        }
+    }
+
+    /// (r_A, r_B) = (2L/s, M·D/(η·s)) for noise scale s > 0, rounded up (radii below 1e-300
+    /// raised to 1e-300, see the engine's θ for subnormal r).
+    #[inline(always)]
+    pub fn at(&self, s: f64) -> (f64, f64) {
+        (
+            floor_radius(div_up(self.two_l, s)),
+            floor_radius(div_up(self.mdl, s)),
+        )
+    }
+
+    /// κ = r_A/r_B = 2ηL/(M·D) (independent of the noise), rounded up; +∞ when M·D = 0.
+    #[inline(always)]
+    pub fn kappa(lipschitz: f64, m: f64, diameter: f64, lr: f64) -> f64 {
+        let md = m * diameter;
+        // 2ηL/(MD) with three roundings (≤ 1.5 ulp): moved up by 4 ulp.
+        let k = (2.0 * lr * lipschitz) / md;
+        k * (1.0 + 4.0 * f64::EPSILON)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,5 +196,17 @@ mod tests {
         assert!(step_contraction(0.0, None, 0.0).is_err());
         assert!(step_contraction(f64::NAN, None, 0.0).is_err());
         assert!(step_contraction(0.1, Some(-1.0), 0.0).is_err());
+    }
+
+    #[test]
+    fn radii_rounded_up() {
+        let r = Radii::new(1.0, 1.0, 1.0, 3.0);
+        // 1/3 rounds down to nearest; rounded up it is the next double: 3·mdl ≥ 1 exactly
+        assert!(r.mdl.mul_add(3.0, -1.0) >= 0.0 && r.mdl - 1.0 / 3.0 <= f64::EPSILON);
+        let (ra, rb) = r.at(3.0);
+        assert_eq!(ra, div_up(2.0, 3.0));
+        assert!(rb.mul_add(3.0, -r.mdl) >= 0.0);
+        assert_eq!(Radii::new(1.0, 1.0, 1.0, 1.0).at(1e301), (1e-300, 1e-300));
+        assert!(Radii::kappa(1.0, 1.0, 3.0, 0.3) >= 0.2);
     }
 }

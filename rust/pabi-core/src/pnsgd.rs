@@ -21,21 +21,35 @@
 //!
 //! # Numerics
 //! 1 − B is never formed by subtraction: u = 1 − B comes from the engine's complement (rounded
-//! down), ln B = log1p(−u) when u ≤ ½ and the engine's log θ (rounded up) otherwise, and
-//! B^k = exp(k·ln B) (SPEC §8.2, check C08). The geometric sums use [`geometric_average`].
-//! Radii are rounded up (θ increases with r), M is rounded up, and every δ is moved outward by
-//! [`crate::num::INFLATE`]: each returned δ is an upper bound of the formula evaluated at the
-//! exact (double) inputs. The relative error is a few 1e-14 times the condition number
-//! 1 + |k·ln B| of δ with respect to 1 − B (≤ 1e-12 while |k·ln B| ≲ 30, i.e. whenever B^k is
-//! not itself tiny).
+//! down), ln B = log1p(−u) when u ≤ 7/8 and ln of θ (rounded up) otherwise, and
+//! B^k = exp(k·ln B) with the product k·ln B kept exact (fma residual) (SPEC §8.2, check C08).
+//! The geometric sums use [`geometric_average`]. Radii are rounded up (θ increases with r,
+//! [`Radii`]), M is rounded up, and every δ is moved outward by [`crate::num::INFLATE`]: each
+//! returned δ is an upper bound of the formula evaluated at the exact (double) inputs.
+//!
+//! Accuracy of the fixed order: δ = A·B^k has condition number |k·ln B| with respect to the
+//! relative error of ln B, which comes from the engine's outward rounding of 1 − θ
+//! (`INFLATE_TIGHT` = 2^-49 ≈ 1.8e-15), the rounding of r_B up to a double (≈ r²/4 ulp of
+//! 1 − B) and the 2-ulp shift of log1p. Measured against the 50-digit reference (B near 1):
+//! relative error ≈ 1.5e-14 + 3.6e-15·|k·ln B|, i.e. ≤ 1e-12 while |k·ln B| ≲ 270 (δ ≳ e^-270);
+//! for B ∈ [1/8, ½) ≈ 8e-15·|k·ln B|. Beyond that the bound stays an upper bound but its
+//! relative excess grows linearly; a tighter δ there needs a tighter 1 − θ from the engine
+//! (a proven few-ulp margin, or the radius carried as a double-double). Other orders: ≤ 1e-12
+//! (geometric sums are well conditioned).
+//!
+//! # Speed
+//! Array arguments are processed in blocks of [`theta::BLOCK`] lanes: the Gaussian factors by
+//! the engine's block kernels (bitwise equal to the scalar path), the order's formula in a loop
+//! per order; what does not vary (M, the radii numerators, the radii, the factors) is computed
+//! once; long arrays are split across the thread pool.
 
 use multiversion::multiversion;
 use rayon::prelude::*;
 
 use crate::batch::{check, pool};
 use crate::error::{PabiError, Result};
-use crate::gd::step_contraction;
-use crate::num::{geometric_average, up};
+use crate::gd::{step_contraction, Radii};
+use crate::num::{geometric_average, up, TINY};
 use crate::theta;
 use crate::vmath;
 
@@ -128,49 +142,14 @@ pub struct Params<'a> {
     pub strong_convexity: &'a [f64],
 }
 
-/// The next double above a positive finite x.
+/// [`crate::num::up`] without its fma: v·(1 + 2^-46 + 2^-52) rounded to nearest is ≥ v(1 + 2^-46)
+/// for normal v, and the separate addition of [`TINY`] covers zero and subnormal v. Same
+/// bound, but `up`'s `v.mul_add(1 + INFLATE, TINY)` has a subnormal addend, which costs a
+/// microcode assist (~25 ns, 18× the plain fma, measured) on every call.
 #[inline(always)]
-fn next_up(x: f64) -> f64 {
-    if x > 0.0 && x.is_finite() {
-        f64::from_bits(x.to_bits() + 1)
-    } else {
-        x
-    }
-}
-
-/// a/b rounded up (a ≥ 0, b > 0): the fma residual q·b − a is exact, its sign tells whether
-/// the rounded quotient is below the exact one.
-#[inline(always)]
-fn div_up(a: f64, b: f64) -> f64 {
-    let q = a / b;
-    if q.is_finite() && q > 0.0 && q.mul_add(b, -a) < 0.0 {
-        next_up(q)
-    } else {
-        q
-    }
-}
-
-/// Radii in (0, 1e-300) are raised to 1e-300 (θ increases with r, so this only loosens the
-/// bound, by < 1e-300 absolute): the engine's θ(ε > 0, r) is wrong (1 instead of ≈ 0) when ε/r
-/// overflows, i.e. for subnormal r.
-#[inline(always)]
-fn floor_radius(r: f64) -> f64 {
-    if r > 0.0 && r < 1e-300 {
-        1e-300
-    } else {
-        r
-    }
-}
-
-/// a·b rounded up (a, b ≥ 0), exact residual by fma.
-#[inline(always)]
-fn mul_up(a: f64, b: f64) -> f64 {
-    let p = a * b;
-    if p.is_finite() && p > 0.0 && a.mul_add(b, -p) > 0.0 {
-        next_up(p)
-    } else {
-        p
-    }
+pub(crate) fn up_fast(v: f64) -> f64 {
+    const C: f64 = 1.0 + crate::num::INFLATE + 2.0 * crate::num::HALF_ULP_ONE;
+    v * C + TINY
 }
 
 #[inline(always)]
@@ -189,7 +168,8 @@ fn log_up(v: f64) -> f64 {
 }
 
 fn is_count(x: f64) -> bool {
-    (1.0..N_MAX).contains(&x) && x.fract() == 0.0
+    // the cast is exact below 2^53 (and cheaper than `fract`, a libm call without SSE4.1)
+    (1.0..N_MAX).contains(&x) && (x as u64) as f64 == x
 }
 
 /// Check lengths (1 or `len`) and the per-argument domains.
@@ -298,137 +278,271 @@ fn contraction(p: &Params, j: usize) -> Result<f64> {
 struct Elem {
     noise: Noise,
     order: Order,
-    lip: f64,
-    /// M·D/η, rounded up.
-    mdl: f64,
+    /// 2L and M·D/η (rounded up): the numerators of the radii.
+    rad: Radii,
     n: f64,
-    /// index (1-based); n for the worst case of the random stop.
+    /// index (1-based); 1 for the worst case of the random stop.
     i: f64,
 }
 
 impl Elem {
-    #[inline(always)]
-    fn new(p: &Params, j: usize, m: f64) -> Elem {
-        let n = at(p.n, j);
-        Elem {
-            noise: p.noise,
-            order: p.order,
-            lip: at(p.lipschitz, j),
-            mdl: div_up(mul_up(m, at(p.diameter, j)), at(p.lr, j)),
-            n,
-            i: p.index.map(|ix| at(ix, j)).unwrap_or(1.0),
-        }
-    }
-
-    /// (r_A, r_B) = (2L/s, M·D/(η s)), rounded up (exact when the divisions are).
+    /// (r_A, r_B) = (2L/s, M·D/(η s)), rounded up.
     #[inline(always)]
     fn radii(&self, s: f64) -> (f64, f64) {
-        (
-            floor_radius(div_up(2.0 * self.lip, s)),
-            floor_radius(div_up(self.mdl, s)),
-        )
+        self.rad.at(s)
     }
 }
 
-/// A = h(ε, r_A) (rounded up) and its log (rounded up; only when `want_log`).
+/// Where u = 1 − B ≤ this, ln B = log1p(−u) (1 − u is exact for u ≥ ½): its absolute error
+/// from the complement's rounding, u·2^-49/B, is below the 2^-46 of ln θ while B ≥ 1/8.
+const U_LOG1P: f64 = 0.875;
+
+/// The θ-type factors of one element at one ε: A (rounded up), ln A (rounded up; log mode
+/// only), u = 1 − B (rounded down, never formed by subtraction) and ln B (rounded up; fixed
+/// order only).
+#[derive(Debug, Clone, Copy, Default)]
+struct Fac {
+    a: f64,
+    la: f64,
+    u: f64,
+    lb: f64,
+}
+
+/// ln θ from θ (rounded up, a few ulp), moved up by 2 ulp; NaN (fallback marker) where
+/// θ ≤ 1e-300.
 #[inline(always)]
-fn factor_a(noise: Noise, eps: f64, ra: f64, want_log: bool) -> (f64, f64) {
-    match noise {
-        Noise::Gaussian => {
-            let a = theta::theta(eps, ra);
-            let la = if want_log {
-                theta::log_theta(eps, ra)
-            } else {
-                0.0
-            };
-            (a, la)
-        }
-        Noise::Laplace => {
-            let a = theta::laplace_theta(eps, ra);
-            (a, log_up(vmath::ln(a)))
+fn ln_of_theta(th: f64) -> f64 {
+    let l = vmath::ln(th);
+    if th > 1e-300 {
+        l - 2.0 * f64::EPSILON * l
+    } else {
+        f64::NAN
+    }
+}
+
+/// ln B for a Gaussian B = θ(ε, r_B) from u = 1 − B (the engine's complement, rounded down),
+/// rounded up: log1p(−u) while u ≤ 7/8 (1 − u exact for u ≥ ½; the absolute error from the
+/// complement's rounding, u·2^-49/B, stays below the 2^-46 of θ), else ln of θ (rounded up), and the engine's ln θ where θ ≤ 1e-300.
+#[inline(always)]
+fn log_b_gauss(u: f64, eps: f64, rb: f64) -> f64 {
+    if u <= U_LOG1P {
+        log_up(vmath::log1p(-u))
+    } else {
+        let l = ln_of_theta(theta::theta(eps, rb));
+        if l.is_nan() {
+            theta::log_theta(eps, rb)
+        } else {
+            l
         }
     }
 }
 
-/// (u, ln B) with u = 1 − B rounded down and ln B rounded up, never forming 1 − B.
-///
-/// u ≤ ½: ln B = log1p(−u). u > ½: ln of the value B (rounded up), whose absolute error is
-/// the value's relative error (~1e-14) instead of the engine's log θ, whose error grows with
-/// |ln B|; log θ only where B underflows.
+/// [`log_b_gauss`] over a block (bitwise equal per lane), given u = 1 − B of every lane: the
+/// lanes with u > 7/8 are gathered through the engine's θ block kernel.
 #[inline(always)]
-fn factor_b(noise: Noise, eps: f64, rb: f64) -> (f64, f64) {
+pub(crate) fn log_b_gauss_block(u: &[f64], eps: &[f64], rb: &[f64], out: &mut [f64]) {
+    const B: usize = theta::BLOCK;
+    let n = out.len().min(u.len()).min(B);
+    let mut idx = [0usize; B + 1]; // (branch-free compaction writes one past the group)
+    let mut nb = 0;
+    for j in 0..n {
+        out[j] = log_up(vmath::log1p(-u[j]));
+        idx[nb] = j;
+        nb += (u[j] > U_LOG1P) as usize;
+    }
+    if nb == 0 {
+        return;
+    }
+    let (mut gx, mut gr, mut gv) = ([1.0; B], [1.0; B], [0.0; B]);
+    for t in 0..nb {
+        gx[t] = eps[idx[t]];
+        gr[t] = rb[idx[t]];
+    }
+    theta::theta_block(&gx[..nb], &gr[..nb], &mut gv[..nb]);
+    for t in 0..nb {
+        let j = idx[t];
+        let l = ln_of_theta(gv[t]);
+        out[j] = if l.is_nan() {
+            theta::log_theta(eps[j], rb[j])
+        } else {
+            l
+        };
+    }
+}
+
+/// ln A (rounded up) from A = θ (the engine's θ, rounded up) of every lane: ln of the value
+/// (its error, θ's 2^-46 relative, enters δ once), the engine's ln θ where θ ≤ 1e-300.
+#[inline(always)]
+pub(crate) fn log_a_gauss_block(a: &[f64], eps: &[f64], ra: &[f64], out: &mut [f64]) {
+    let n = out.len().min(a.len());
+    let mut any = false;
+    for j in 0..n {
+        out[j] = ln_of_theta(a[j]);
+        any |= out[j].is_nan();
+    }
+    if any {
+        for j in 0..n {
+            if out[j].is_nan() {
+                out[j] = theta::log_theta(eps[j], ra[j]);
+            }
+        }
+    }
+}
+
+/// The factors needed by (`order`, `log`) for one element (scalar engine calls).
+#[inline(always)]
+fn factors_one(noise: Noise, order: Order, log: bool, eps: f64, ra: f64, rb: f64) -> Fac {
+    let fixed = order == Order::Fixed;
     match noise {
         Noise::Gaussian => {
             let u = theta::theta_complement(eps, rb);
-            if u <= 0.5 {
-                (u, log_up(vmath::log1p(-u)))
-            } else {
-                (u, theta::log_theta_tight(eps, rb))
+            Fac {
+                a: theta::theta(eps, ra),
+                la: if log { theta::log_theta(eps, ra) } else { 0.0 },
+                u,
+                lb: if fixed { log_b_gauss(u, eps, rb) } else { 0.0 },
             }
         }
-        Noise::Laplace => (
-            theta::laplace_theta_complement(eps, rb),
-            theta::log_laplace_theta(eps, rb),
-        ),
+        Noise::Laplace => {
+            let a = theta::laplace_theta(eps, ra);
+            Fac {
+                a,
+                la: if log { log_up(vmath::ln(a)) } else { 0.0 },
+                u: theta::laplace_theta_complement(eps, rb),
+                lb: if fixed {
+                    theta::log_laplace_theta(eps, rb)
+                } else {
+                    0.0
+                },
+            }
+        }
     }
 }
 
-/// u = 1 − B rounded down (the engine's complement; no logarithm).
+/// Structure-of-arrays factors of one block of lanes.
+struct Facs {
+    a: [f64; theta::BLOCK],
+    la: [f64; theta::BLOCK],
+    u: [f64; theta::BLOCK],
+    lb: [f64; theta::BLOCK],
+}
+
+impl Facs {
+    #[inline(always)]
+    fn get(&self, t: usize) -> Fac {
+        Fac {
+            a: self.a[t],
+            la: self.la[t],
+            u: self.u[t],
+            lb: self.lb[t],
+        }
+    }
+}
+
+/// [`factors_one`] over a block of at most [`theta::BLOCK`] lanes: the Gaussian factors by the
+/// engine's block kernels (bitwise equal to the scalar calls, vectorized), the Laplace factors
+/// lane by lane (closed forms).
 #[inline(always)]
-fn factor_u(noise: Noise, eps: f64, rb: f64) -> f64 {
+fn factors_block(noise: Noise, order: Order, log: bool, x: &[f64], ra: &[f64], rb: &[f64]) -> Facs {
+    let n = x.len();
+    let z = [0.0; theta::BLOCK];
+    let mut f = Facs {
+        a: z,
+        la: z,
+        u: z,
+        lb: z,
+    };
     match noise {
-        Noise::Gaussian => theta::theta_complement(eps, rb),
-        Noise::Laplace => theta::laplace_theta_complement(eps, rb),
+        Noise::Gaussian => {
+            theta::theta_block(x, ra, &mut f.a[..n]);
+            if log {
+                theta::log_theta_block(x, ra, &mut f.la[..n]);
+            }
+            theta::theta_complement_block(x, rb, &mut f.u[..n]);
+            if order == Order::Fixed {
+                log_b_gauss_block(&f.u[..n], x, rb, &mut f.lb[..n]);
+            }
+        }
+        Noise::Laplace => {
+            for t in 0..n {
+                let g = factors_one(noise, order, log, x[t], ra[t], rb[t]);
+                f.a[t] = g.a;
+                f.la[t] = g.la;
+                f.u[t] = g.u;
+                f.lb[t] = g.lb;
+            }
+        }
+    }
+    f
+}
+
+/// Fixed order, k = n − i: A·B^k (rounded up, ≤ A).
+#[inline(always)]
+fn value_fixed(a: f64, lb: f64, k: f64) -> f64 {
+    // B^k = exp(k·ln B) with k·ln B = t + err exactly (fma residual): no rounding of the
+    // exponent, whose absolute error would be a relative error of δ.
+    let t = k * lb;
+    let err = k.mul_add(lb, -t);
+    let v = if t < -746.0 {
+        TINY // exp underflows: up(0) without arithmetic on subnormals
+    } else {
+        up_fast(a * vmath::exp(t) * (1.0 + err))
+    };
+    let v = v.min(a).min(1.0);
+    if k == 0.0 {
+        a
+    } else if a == 0.0 || lb == f64::NEG_INFINITY {
+        0.0 // A = 0 or B = 0 exactly
+    } else {
+        v
     }
 }
 
-/// δ for one element (value, upper bound, in [0, 1]).
+/// Shuffled (m = n, scale = 1) and random stop (m = n − i + 1, scale = m/n): A·scale·G(u, m)
+/// (rounded up, ≤ A).
 #[inline(always)]
-fn delta_value(e: &Elem, eps: f64, ra: f64, rb: f64) -> f64 {
-    let (a, _) = factor_a(e.noise, eps, ra, false);
+fn value_geometric(a: f64, u: f64, m: f64, scale: f64) -> f64 {
+    let v = up_fast(a * scale * geometric_average(u, m)).min(a).min(1.0);
     if a == 0.0 {
-        return 0.0;
+        0.0
+    } else {
+        v
     }
-    let v = match e.order {
-        Order::Fixed => {
-            let k = e.n - e.i;
-            if k == 0.0 {
-                return a;
-            }
-            let (_, lb) = factor_b(e.noise, eps, rb);
-            if lb == f64::NEG_INFINITY {
-                return 0.0;
-            }
-            a * vmath::exp(log_up(k * lb))
-        }
-        Order::Shuffled => {
-            let u = factor_u(e.noise, eps, rb);
-            a * geometric_average(u, e.n)
-        }
+}
+
+/// Random stop as published (000 eq. (16)): A/(n·u) clamped to 1.
+#[inline(always)]
+fn value_published(a: f64, u: f64, n: f64) -> f64 {
+    if a == 0.0 {
+        0.0
+    } else if u == 0.0 {
+        1.0
+    } else {
+        up_fast(a / (n * u)).min(1.0)
+    }
+}
+
+/// δ from the factors (value, upper bound, in [0, 1]).
+#[inline(always)]
+fn finish_value(e: &Elem, f: &Fac) -> f64 {
+    match e.order {
+        Order::Fixed => value_fixed(f.a, f.lb, e.n - e.i),
+        Order::Shuffled => value_geometric(f.a, f.u, e.n, 1.0),
         Order::RandomStop => {
             let m = e.n - e.i + 1.0;
-            let u = factor_u(e.noise, eps, rb);
-            a * (m / e.n) * geometric_average(u, m)
+            value_geometric(f.a, f.u, m, m / e.n)
         }
-        Order::RandomStopAsPublished => {
-            let u = factor_u(e.noise, eps, rb);
-            if u == 0.0 {
-                return 1.0;
-            }
-            return up(a / (e.n * u)).min(1.0);
-        }
-    };
-    // every bound is ≤ A exactly, and `a` is A rounded up
-    up(v).min(a).min(1.0)
+        Order::RandomStopAsPublished => value_published(f.a, f.u, e.n),
+    }
 }
 
-/// ln δ for one element (upper bound, ≤ 0, −∞ when δ = 0).
+/// ln δ from the factors (upper bound, ≤ 0, −∞ when δ = 0).
 #[inline(always)]
-fn delta_log(e: &Elem, eps: f64, ra: f64, rb: f64) -> f64 {
-    let (a, la) = factor_a(e.noise, eps, ra, true);
-    if a == 0.0 {
+fn finish_log(e: &Elem, f: &Fac) -> f64 {
+    if f.a == 0.0 {
         return f64::NEG_INFINITY;
     }
+    let la = f.la;
     // (value, scale): scale bounds the magnitude of the summed terms.
     let (v, scale) = match e.order {
         Order::Fixed => {
@@ -436,27 +550,30 @@ fn delta_log(e: &Elem, eps: f64, ra: f64, rb: f64) -> f64 {
             if k == 0.0 {
                 return la;
             }
-            let (_, lb) = factor_b(e.noise, eps, rb);
-            let t = k * lb;
-            (la + t, la.abs() + t.abs())
+            if f.lb == f64::NEG_INFINITY {
+                return f64::NEG_INFINITY;
+            }
+            let t = k * f.lb;
+            if t == f64::NEG_INFINITY {
+                return -f64::MAX; // k·ln B overflows: an upper bound of ln δ
+            }
+            let err = k.mul_add(f.lb, -t);
+            ((la + t) + err, la.abs() + t.abs())
         }
         Order::Shuffled => {
-            let u = factor_u(e.noise, eps, rb);
-            let lg = vmath::ln(geometric_average(u, e.n));
+            let lg = vmath::ln(geometric_average(f.u, e.n));
             (la + lg, la.abs() + lg.abs() + 1.0)
         }
         Order::RandomStop => {
             let m = e.n - e.i + 1.0;
-            let u = factor_u(e.noise, eps, rb);
-            let lg = vmath::ln((m / e.n) * geometric_average(u, m));
+            let lg = vmath::ln((m / e.n) * geometric_average(f.u, m));
             (la + lg, la.abs() + lg.abs() + 1.0)
         }
         Order::RandomStopAsPublished => {
-            let u = factor_u(e.noise, eps, rb);
-            if u == 0.0 {
+            if f.u == 0.0 {
                 return 0.0;
             }
-            let (ln_n, ln_u) = (vmath::ln(e.n), vmath::ln(u));
+            let (ln_n, ln_u) = (vmath::ln(e.n), vmath::ln(f.u));
             (la - ln_n - ln_u, la.abs() + ln_n + ln_u.abs())
         }
     };
@@ -471,9 +588,21 @@ fn delta_log(e: &Elem, eps: f64, ra: f64, rb: f64) -> f64 {
     }
 }
 
+/// δ for one element (value, upper bound, in [0, 1]).
+#[inline(always)]
+fn delta_value(e: &Elem, eps: f64, ra: f64, rb: f64) -> f64 {
+    finish_value(e, &factors_one(e.noise, e.order, false, eps, ra, rb))
+}
+
+/// ln δ for one element (upper bound, ≤ 0, −∞ when δ = 0).
+#[inline(always)]
+fn delta_log(e: &Elem, eps: f64, ra: f64, rb: f64) -> f64 {
+    finish_log(e, &factors_one(e.noise, e.order, true, eps, ra, rb))
+}
+
 /// Run the chunk kernel `k(j0, out_chunk)` over `out` (in parallel for long arrays); the
 /// error of the smallest failing chunk is returned.
-fn drive(
+pub(crate) fn drive(
     out: &mut [f64],
     par_min: usize,
     k: impl Fn(usize, &mut [f64]) -> Result<()> + Sync,
@@ -506,56 +635,112 @@ macro_rules! simd {
     };
 }
 
-simd! {
-    /// Privacy profile kernel: one element's data, ε varies.
-    fn k_delta_once(e: &Elem, ra: f64, rb: f64, eps: &[f64], log: bool, j0: usize, out: &mut [f64]) {
-        let blockable = !log
-            && e.noise == Noise::Gaussian
-            && matches!(e.order, Order::Shuffled | Order::RandomStop)
-            && eps.len() > 1;
-        if blockable {
-            // The profile path: A and 1 − B by the engine's block kernels (bitwise equal to the
-            // scalar θ and complement, but vectorized), then the order's geometric factor.
-            let ras = [ra; theta::BLOCK];
-            let rbs = [rb; theta::BLOCK];
-            let m = if e.order == Order::Shuffled { e.n } else { e.n - e.i + 1.0 };
-            let scale = if e.order == Order::Shuffled { 1.0 } else { m / e.n };
-            for (c, o) in out.chunks_mut(theta::BLOCK).enumerate() {
-                let lo = j0 + c * theta::BLOCK;
-                let x = &eps[lo..lo + o.len()];
-                let mut a = [0.0; theta::BLOCK];
-                let mut u = [0.0; theta::BLOCK];
-                theta::theta_block(x, &ras[..o.len()], &mut a[..o.len()]);
-                theta::theta_complement_block(x, &rbs[..o.len()], &mut u[..o.len()]);
-                for (t, ot) in o.iter_mut().enumerate() {
-                    let v = a[t] * scale * geometric_average(u[t], m);
-                    *ot = if a[t] == 0.0 { 0.0 } else { up(v).min(a[t]).min(1.0) };
+/// `dst[t] = src[lo + t]` (or the broadcast scalar) for the lanes of a block.
+#[inline(always)]
+fn lanes(dst: &mut [f64], src: &[f64], lo: usize) {
+    if src.len() == 1 {
+        dst.fill(src[0]);
+    } else {
+        dst.copy_from_slice(&src[lo..lo + dst.len()]);
+    }
+}
+
+/// δ (or ln δ) for the lanes `lo..lo + o.len()`: per-lane data, the factors of the block by
+/// the engine's block kernels (or `fac_once` when they do not vary), then the order's formula
+/// in a loop per order (so that it vectorizes).
+#[inline(always)]
+fn delta_block(
+    prep: &Prepared,
+    eps: &[f64],
+    fac_once: Option<Fac>,
+    log: bool,
+    lo: usize,
+    o: &mut [f64],
+) -> Result<()> {
+    const B: usize = theta::BLOCK;
+    let nl = o.len();
+    let p = &prep.p;
+    let (mut n, mut ix) = ([1.0; B], [1.0; B]);
+    lanes(&mut n[..nl], p.n, lo);
+    if let Some(i) = p.index {
+        lanes(&mut ix[..nl], i, lo);
+    }
+    let f = match fac_once {
+        Some(f) => Facs {
+            a: [f.a; B],
+            la: [f.la; B],
+            u: [f.u; B],
+            lb: [f.lb; B],
+        },
+        None => {
+            let (mut x, mut ra, mut rb) = ([0.0; B], [0.0; B], [0.0; B]);
+            lanes(&mut x[..nl], eps, lo);
+            match (prep.r_once, prep.rad_once) {
+                (Some((a, b)), _) => {
+                    ra = [a; B];
+                    rb = [b; B];
+                }
+                (None, Some(rad)) => {
+                    let mut s = [1.0; B];
+                    lanes(&mut s[..nl], p.sigma, lo);
+                    for t in 0..nl {
+                        (ra[t], rb[t]) = rad.at(s[t]);
+                    }
+                }
+                (None, None) => {
+                    for t in 0..nl {
+                        let e = prep.elem(lo + t)?;
+                        (ra[t], rb[t]) = prep.radii(&e, lo + t);
+                    }
                 }
             }
-            return;
+            factors_block(p.noise, p.order, log, &x[..nl], &ra[..nl], &rb[..nl])
         }
-        for (t, o) in out.iter_mut().enumerate() {
-            let x = at(eps, j0 + t);
-            *o = if log {
-                delta_log(e, x, ra, rb)
-            } else {
-                delta_value(e, x, ra, rb)
+    };
+    if log {
+        for (t, ot) in o.iter_mut().enumerate() {
+            let e = Elem {
+                noise: p.noise,
+                order: p.order,
+                rad: Radii::default(),
+                n: n[t],
+                i: ix[t],
             };
+            *ot = finish_log(&e, &f.get(t));
+        }
+        return Ok(());
+    }
+    match p.order {
+        Order::Fixed => {
+            for t in 0..nl {
+                o[t] = value_fixed(f.a[t], f.lb[t], n[t] - ix[t]);
+            }
+        }
+        Order::Shuffled => {
+            for t in 0..nl {
+                o[t] = value_geometric(f.a[t], f.u[t], n[t], 1.0);
+            }
+        }
+        Order::RandomStop => {
+            for t in 0..nl {
+                let m = n[t] - ix[t] + 1.0;
+                o[t] = value_geometric(f.a[t], f.u[t], m, m / n[t]);
+            }
+        }
+        Order::RandomStopAsPublished => {
+            for t in 0..nl {
+                o[t] = value_published(f.a[t], f.u[t], n[t]);
+            }
         }
     }
+    Ok(())
+}
 
-    /// General kernel: every argument may vary.
-    fn k_delta_general(prep: &Prepared, eps: &[f64], log: bool, j0: usize, out: &mut [f64]) -> Result<()> {
-        for (t, o) in out.iter_mut().enumerate() {
-            let j = j0 + t;
-            let e = prep.elem(j)?;
-            let (ra, rb) = e.radii(at(prep.p.sigma, j));
-            let x = at(eps, j);
-            *o = if log {
-                delta_log(&e, x, ra, rb)
-            } else {
-                delta_value(&e, x, ra, rb)
-            };
+simd! {
+    /// δ (or ln δ) for one chunk, block by block.
+    fn k_delta(prep: &Prepared, eps: &[f64], fac_once: Option<Fac>, log: bool, j0: usize, out: &mut [f64]) -> Result<()> {
+        for (c, o) in out.chunks_mut(theta::BLOCK).enumerate() {
+            delta_block(prep, eps, fac_once, log, j0 + c * theta::BLOCK, o)?;
         }
         Ok(())
     }
@@ -577,13 +762,14 @@ simd! {
     }
 }
 
-/// Validate and build the per-element data; `Elem`s are computed once when every geometric
-/// argument is a broadcast scalar (a privacy profile over many ε), else per element.
+/// Validated arguments and what does not vary across elements: M (lr, smoothness,
+/// strong_convexity scalars), the radii numerators (also lipschitz, diameter scalars), the
+/// radii themselves (also sigma scalar).
 struct Prepared<'a> {
     p: Params<'a>,
-    once: Option<Elem>,
-    /// M once, when lr / smoothness / strong_convexity are all scalars.
     m_once: Option<f64>,
+    rad_once: Option<Radii>,
+    r_once: Option<(f64, f64)>,
 }
 
 impl<'a> Prepared<'a> {
@@ -597,28 +783,53 @@ impl<'a> Prepared<'a> {
         } else {
             None
         };
-        let all_scalar = m_scalar
-            && p.lipschitz.len() == 1
-            && p.diameter.len() == 1
-            && p.n.len() == 1
-            && p.index.map_or(true, |i| i.len() == 1);
-        let once = match (all_scalar, m_once) {
-            (true, Some(m)) => Some(Elem::new(&p, 0, m)),
+        let rad_once = match m_once {
+            Some(m) if p.lipschitz.len() == 1 && p.diameter.len() == 1 => {
+                Some(Radii::new(p.lipschitz[0], m, p.diameter[0], p.lr[0]))
+            }
             _ => None,
         };
-        Ok(Prepared { p, once, m_once })
+        let r_once = match rad_once {
+            Some(r) if need_sigma && p.sigma.len() == 1 => Some(r.at(p.sigma[0])),
+            _ => None,
+        };
+        Ok(Prepared {
+            p,
+            m_once,
+            rad_once,
+            r_once,
+        })
     }
 
     #[inline(always)]
     fn elem(&self, j: usize) -> Result<Elem> {
-        if let Some(e) = self.once {
-            return Ok(e);
-        }
-        let m = match self.m_once {
-            Some(m) => m,
-            None => contraction(&self.p, j)?,
+        let p = &self.p;
+        let rad = match self.rad_once {
+            Some(r) => r,
+            None => {
+                let m = match self.m_once {
+                    Some(m) => m,
+                    None => contraction(p, j)?,
+                };
+                Radii::new(at(p.lipschitz, j), m, at(p.diameter, j), at(p.lr, j))
+            }
         };
-        Ok(Elem::new(&self.p, j, m))
+        Ok(Elem {
+            noise: p.noise,
+            order: p.order,
+            rad,
+            n: at(p.n, j),
+            i: p.index.map_or(1.0, |ix| at(ix, j)),
+        })
+    }
+
+    /// The radii of element j (data `e`) at its own σ.
+    #[inline(always)]
+    fn radii(&self, e: &Elem, j: usize) -> (f64, f64) {
+        match self.r_once {
+            Some(r) => r,
+            None => e.radii(at(self.p.sigma, j)),
+        }
     }
 }
 
@@ -643,16 +854,15 @@ fn run_delta(eps: &[f64], p: Params, out: &mut [f64], log: bool) -> Result<()> {
     check_broadcast(len, &[("eps", eps.len())])?;
     check_eps(eps)?;
     let prep = Prepared::new(p, len, true)?;
-    if let (Some(e), 1) = (prep.once, p.sigma.len()) {
-        // Fast path (a privacy profile): radii once, only ε varies.
-        let (ra, rb) = e.radii(p.sigma[0]);
-        return drive(out, PAR_DELTA, |j0, o| {
-            k_delta_once(&e, ra, rb, eps, log, j0, o);
-            Ok(())
-        });
-    }
+    // ε and the radii scalar (e.g. a sweep over n or the index): the factors once.
+    let fac_once = match prep.r_once {
+        Some((ra, rb)) if eps.len() == 1 => {
+            Some(factors_one(p.noise, p.order, log, eps[0], ra, rb))
+        }
+        _ => None,
+    };
     drive(out, PAR_DELTA, |j0, o| {
-        k_delta_general(&prep, eps, log, j0, o)
+        k_delta(&prep, eps, fac_once, log, j0, o)
     })
 }
 
@@ -672,16 +882,21 @@ pub fn factors(
     let prep = Prepared::new(p, len, true)?;
     for j in 0..len {
         let e = prep.elem(j)?;
-        let (ra, rb) = e.radii(at(p.sigma, j));
+        let (ra, rb) = prep.radii(&e, j);
         let x = at(eps, j);
-        a_out[j] = factor_a(e.noise, x, ra, false).0;
-        let (b, u) = match e.noise {
-            Noise::Gaussian => (theta::theta(x, rb), theta::theta_complement(x, rb)),
+        let (a, b, u) = match e.noise {
+            Noise::Gaussian => (
+                theta::theta(x, ra),
+                theta::theta(x, rb),
+                theta::theta_complement(x, rb),
+            ),
             Noise::Laplace => (
+                theta::laplace_theta(x, ra),
                 theta::laplace_theta(x, rb),
                 theta::laplace_theta_complement(x, rb),
             ),
         };
+        a_out[j] = a;
         b_out[j] = b;
         u_out[j] = u;
     }
@@ -779,7 +994,7 @@ fn solve_sigma(prep: &Prepared, eps: &[f64], target: &[f64], j: usize) -> Result
     let t = at(target, j);
     let lt = vmath::ln(t) * (1.0 + LOG_REL);
     let ok = |s: f64| meets(&e, x, s, t, lt);
-    if e.lip == 0.0 || ok(f64::MIN_POSITIVE) {
+    if e.rad.two_l == 0.0 || ok(f64::MIN_POSITIVE) {
         return Ok(0.0);
     }
     let mut hi = 1.0_f64;
@@ -1052,6 +1267,73 @@ mod tests {
         q.sigma = &sv;
         delta(&[1.0], q, &mut d).unwrap();
         assert!(d[0] <= 1e-6);
+    }
+
+    /// The block kernel (arrays) and the scalar path (one element at a time) are the same
+    /// formulas: bitwise equal, for every order, both noises, value and log.
+    #[test]
+    fn block_kernel_equals_scalar_path() {
+        let m = 3 * theta::BLOCK + 5;
+        let eps: Vec<f64> = (0..m).map(|k| 0.05 * k as f64).collect();
+        let sigma: Vec<f64> = (0..m).map(|k| 0.2 + 0.1 * ((k * 37 % 50) as f64)).collect();
+        let n: Vec<f64> = (0..m)
+            .map(|k| 1.0 + ((k * 7919) % 100_000) as f64)
+            .collect();
+        let idx: Vec<f64> = n.iter().map(|&x| (x - 3.0).max(1.0)).collect();
+        for noise in [Noise::Gaussian, Noise::Laplace] {
+            for order in [
+                Order::Fixed,
+                Order::Shuffled,
+                Order::RandomStop,
+                Order::RandomStopAsPublished,
+            ] {
+                for log in [false, true] {
+                    let mut p = params(order, None);
+                    p.noise = noise;
+                    p.sigma = &sigma;
+                    p.n = &n;
+                    p.lr = &[0.05];
+                    if order == Order::Fixed || order == Order::RandomStop {
+                        p.index = Some(&idx);
+                    }
+                    let mut out = vec![0.0; m];
+                    run_delta(&eps, p, &mut out, log).unwrap();
+                    for j in 0..m {
+                        let mut one = [0.0];
+                        let mut q = p;
+                        let (e1, s1, n1) = ([eps[j]], [sigma[j]], [n[j]]);
+                        let i1 = [idx[j]];
+                        q.sigma = &s1;
+                        q.n = &n1;
+                        if q.index.is_some() {
+                            q.index = Some(&i1);
+                        }
+                        run_delta(&e1, q, &mut one, log).unwrap();
+                        assert_eq!(
+                            out[j].to_bits(),
+                            one[0].to_bits(),
+                            "{noise:?} {order:?} log={log} j={j}"
+                        );
+                        let e = prep_elem(q);
+                        let (ra, rb) = e.radii(s1[0]);
+                        let sc = if log {
+                            delta_log(&e, e1[0], ra, rb)
+                        } else {
+                            delta_value(&e, e1[0], ra, rb)
+                        };
+                        assert_eq!(
+                            out[j].to_bits(),
+                            sc.to_bits(),
+                            "{noise:?} {order:?} scalar j={j}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    fn prep_elem(p: Params) -> Elem {
+        Prepared::new(p, 1, true).unwrap().elem(0).unwrap()
     }
 
     #[test]

@@ -59,6 +59,7 @@ fn schedule_noise<'py>(
     Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
 }
 
+/// δ(n) of a shuffled schedule; every array has length 1 (broadcast) or `len`.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 fn schedule_delta<'py>(
@@ -74,29 +75,26 @@ fn schedule_delta<'py>(
     strong_convexity: A<'py>,
     has_smoothness: bool,
     laplace: bool,
+    len: usize,
 ) -> Out<'py> {
-    let a = [
-        eps.as_slice()?,
-        lipschitz.as_slice()?,
-        lr.as_slice()?,
-        diameter.as_slice()?,
-        n.as_slice()?,
-        c1.as_slice()?,
-        c2.as_slice()?,
-        smoothness.as_slice()?,
-        strong_convexity.as_slice()?,
-    ];
+    let args = sc::ScheduleArgs {
+        eps: eps.as_slice()?,
+        lipschitz: lipschitz.as_slice()?,
+        lr: lr.as_slice()?,
+        diameter: diameter.as_slice()?,
+        n: n.as_slice()?,
+        c1: c1.as_slice()?,
+        c2: c2.as_slice()?,
+        smoothness: if has_smoothness {
+            Some(smoothness.as_slice()?)
+        } else {
+            None
+        },
+        strong_convexity: strong_convexity.as_slice()?,
+    };
     let res = py.detach(|| {
-        let mut out = vec![0.0; a[0].len()];
-        map_args(a, &mut out, |[e, l, lr, d, n, c1, c2, sm, st]| {
-            let p = Problem::new(e, l, lr, d, opt(has_smoothness, sm), st)?;
-            if laplace {
-                sc::laplace_schedule_delta(&p, n, c1, c2)
-            } else {
-                sc::gauss_schedule_delta(&p, n, c1, c2)
-            }
-        })
-        .map(|_| out)
+        let mut out = vec![0.0; len];
+        sc::schedule_delta(laplace, args, &mut out).map(|_| out)
     });
     Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
 }
@@ -150,12 +148,7 @@ fn online_delta<'py>(
     let res = py.detach(|| {
         let p = Problem::new(eps, lipschitz, lr, diameter, smoothness, strong_convexity)?;
         let mut out = vec![0.0; xs.len()];
-        online::online_log_delta_all(kind(laplace), &p, xs, &mut out)?;
-        if !log {
-            for v in out.iter_mut() {
-                *v = exp_up_unit(*v);
-            }
-        }
+        online::online_delta_all(kind(laplace), &p, xs, &mut out, log)?;
         Ok::<_, PabiError>(out)
     });
     Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
@@ -182,7 +175,7 @@ fn online_delta_at(
         online::online_log_delta_at(kind(laplace), &p, xs, index)
     });
     let v = res.map_err(|e| to_py(py, e))?;
-    Ok(if log { v } else { exp_up_unit(v) })
+    Ok(if log { v } else { online::prob_from_log(v) })
 }
 
 #[pyfunction]

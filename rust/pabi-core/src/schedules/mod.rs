@@ -108,16 +108,22 @@ impl Problem {
         })
     }
 
-    /// M·D/η: the numerator of r_B = MD/(η s).
-    #[inline]
-    pub(crate) fn mdl(&self) -> f64 {
-        self.m * self.diameter / self.lr
+    /// The numerators of the radii r_A = 2L/s, r_B = M·D/(η s) ([`gd::Radii`], rounded up).
+    #[inline(always)]
+    pub fn radii(&self) -> gd::Radii {
+        gd::Radii::new(self.lipschitz, self.m, self.diameter, self.lr)
     }
 
-    /// κ = 2ηL/(M D) (κ_L for Laplace, κ_G for Gaussian, SPEC §4).
-    #[inline]
+    /// M·D/η (rounded up): the numerator of r_B = MD/(η s).
+    #[inline(always)]
+    pub(crate) fn mdl(&self) -> f64 {
+        self.radii().mdl
+    }
+
+    /// κ = r_A/r_B = 2ηL/(M D) (κ_L for Laplace, κ_G for Gaussian, SPEC §4), rounded up.
+    #[inline(always)]
     pub(crate) fn kappa(&self) -> f64 {
-        2.0 * self.lr * self.lipschitz / (self.m * self.diameter)
+        gd::Radii::kappa(self.lipschitz, self.m, self.diameter, self.lr)
     }
 }
 
@@ -215,16 +221,182 @@ pub fn gauss_schedule_sigma(
     Ok(p.mdl() / (2.0 * w.sqrt()))
 }
 
-/// δ(n) = θ(ε, κ_G r_B)·G(1 − θ(ε, r_B), n), r_B = 2·sqrt(W0(z_n)) (003 Thm 4, SPEC §4.2).
-#[multiversion(targets = "simd")]
-pub fn gauss_schedule_delta(p: &Problem, n: f64, c1: f64, c2: f64) -> Result<f64> {
+/// The radii (r_A, r_B) = (κ_G·r_B, 2·sqrt(W0(z_n))) of the Gaussian schedule (rounded up).
+#[inline(always)]
+fn gauss_schedule_radii(p: &Problem, n: f64, c1: f64, c2: f64) -> Result<(f64, f64)> {
     check_c(c1, c2)?;
     count("n", n, 1.0)?;
     let w = lambertw::wright_omega(ln_gauss_arg(2.0 * vmath::ln(n), c1, c2));
     let rb = 2.0 * w.sqrt() * (1.0 + NUDGE);
-    let a = theta::theta(p.eps, p.kappa() * rb * (1.0 + NUDGE));
+    Ok((p.kappa() * rb * (1.0 + NUDGE), rb))
+}
+
+/// A·G(u, n) rounded up (≤ A).
+#[inline(always)]
+fn shuffled_value(a: f64, u: f64, n: f64) -> f64 {
+    crate::pnsgd::up_fast(a * geometric_average(u, n)).min(a)
+}
+
+/// δ(n) = θ(ε, κ_G r_B)·G(1 − θ(ε, r_B), n), r_B = 2·sqrt(W0(z_n)) (003 Thm 4, SPEC §4.2).
+#[multiversion(targets = "simd")]
+pub fn gauss_schedule_delta(p: &Problem, n: f64, c1: f64, c2: f64) -> Result<f64> {
+    let (ra, rb) = gauss_schedule_radii(p, n, c1, c2)?;
+    let a = theta::theta(p.eps, ra);
     let u = theta::theta_complement(p.eps, rb);
-    Ok(up(a * geometric_average(u, n)).min(a))
+    Ok(shuffled_value(a, u, n))
+}
+
+/// Broadcast arguments of [`schedule_delta`]: each slice has length 1 or the output length.
+#[derive(Debug, Clone, Copy)]
+pub struct ScheduleArgs<'a> {
+    pub eps: &'a [f64],
+    pub lipschitz: &'a [f64],
+    pub lr: &'a [f64],
+    pub diameter: &'a [f64],
+    pub n: &'a [f64],
+    pub c1: &'a [f64],
+    pub c2: &'a [f64],
+    /// None: no smoothness (convex case, M = 1 unless validation fails).
+    pub smoothness: Option<&'a [f64]>,
+    pub strong_convexity: &'a [f64],
+}
+
+#[inline(always)]
+fn at(s: &[f64], j: usize) -> f64 {
+    if s.len() == 1 {
+        s[0]
+    } else {
+        s[j]
+    }
+}
+
+impl ScheduleArgs<'_> {
+    /// The problem of element j (validated).
+    #[inline(always)]
+    fn problem(&self, j: usize) -> Result<Problem> {
+        Problem::new(
+            at(self.eps, j),
+            at(self.lipschitz, j),
+            at(self.lr, j),
+            at(self.diameter, j),
+            self.smoothness.map(|b| at(b, j)),
+            at(self.strong_convexity, j),
+        )
+    }
+
+    fn check_lengths(&self, len: usize) -> Result<()> {
+        let mut all = vec![
+            ("eps", self.eps.len()),
+            ("lipschitz", self.lipschitz.len()),
+            ("lr", self.lr.len()),
+            ("diameter", self.diameter.len()),
+            ("n", self.n.len()),
+            ("c1", self.c1.len()),
+            ("c2", self.c2.len()),
+            ("strong_convexity", self.strong_convexity.len()),
+        ];
+        if let Some(b) = self.smoothness {
+            all.push(("smoothness", b.len()));
+        }
+        for (name, m) in all {
+            if m != 1 && m != len {
+                return Err(PabiError::Shape {
+                    message: format!("{name} has length {m}, expected 1 or {len}"),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Every problem argument a broadcast scalar.
+    fn problem_scalar(&self) -> bool {
+        [
+            self.eps,
+            self.lipschitz,
+            self.lr,
+            self.diameter,
+            self.strong_convexity,
+        ]
+        .iter()
+        .all(|s| s.len() == 1)
+            && self.smoothness.map_or(true, |b| b.len() == 1)
+    }
+}
+
+/// δ(n) of the Laplace (`laplace`) or Gaussian schedule elementwise with broadcasting (every
+/// slice of `a` has length 1 or `out.len()`); errors are located at the first failing index.
+/// The Gaussian factors go through the engine's block kernels (bitwise equal to
+/// [`gauss_schedule_delta`]), in parallel for long arrays; the problem (M, κ) is validated
+/// and computed once when its arguments are scalars.
+pub fn schedule_delta(laplace: bool, a: ScheduleArgs, out: &mut [f64]) -> Result<()> {
+    let len = out.len();
+    a.check_lengths(len)?;
+    let once = if a.problem_scalar() {
+        Some(a.problem(0)?)
+    } else {
+        None
+    };
+    crate::pnsgd::drive(out, PAR_MIN, |j0, o| {
+        k_schedule_delta(laplace, &a, once, j0, o)
+    })
+}
+
+/// δ of the schedule for the lanes `lo..lo + o.len()` (at most one block).
+#[inline(always)]
+fn schedule_delta_block(
+    laplace: bool,
+    a: &ScheduleArgs,
+    once: Option<Problem>,
+    lo: usize,
+    o: &mut [f64],
+) -> Result<()> {
+    const B: usize = theta::BLOCK;
+    let nl = o.len();
+    let prob = |j: usize| -> Result<Problem> {
+        match once {
+            Some(p) => Ok(p),
+            None => a.problem(j).map_err(|e| e.at(j)),
+        }
+    };
+    if laplace {
+        for (t, ot) in o.iter_mut().enumerate() {
+            let j = lo + t;
+            let p = prob(j)?;
+            *ot = laplace_schedule_delta(&p, at(a.n, j), at(a.c1, j), at(a.c2, j))
+                .map_err(|e| e.at(j))?;
+        }
+        return Ok(());
+    }
+    let (mut x, mut ra, mut rb, mut n) = ([0.0; B], [0.0; B], [0.0; B], [1.0; B]);
+    for t in 0..nl {
+        let j = lo + t;
+        let p = prob(j)?;
+        n[t] = at(a.n, j);
+        x[t] = p.eps;
+        (ra[t], rb[t]) =
+            gauss_schedule_radii(&p, n[t], at(a.c1, j), at(a.c2, j)).map_err(|e| e.at(j))?;
+    }
+    let (mut av, mut uv) = ([0.0; B], [0.0; B]);
+    theta::theta_block(&x[..nl], &ra[..nl], &mut av[..nl]);
+    theta::theta_complement_block(&x[..nl], &rb[..nl], &mut uv[..nl]);
+    for t in 0..nl {
+        o[t] = shuffled_value(av[t], uv[t], n[t]);
+    }
+    Ok(())
+}
+
+#[multiversion(targets = "simd")]
+fn k_schedule_delta(
+    laplace: bool,
+    a: &ScheduleArgs,
+    once: Option<Problem>,
+    j0: usize,
+    out: &mut [f64],
+) -> Result<()> {
+    for (c, o) in out.chunks_mut(theta::BLOCK).enumerate() {
+        schedule_delta_block(laplace, a, once, j0 + c * theta::BLOCK, o)?;
+    }
+    Ok(())
 }
 
 /// ln x of δ* = (1 − e^{−x})/x: x_L = C1·e^{ε/2} (Laplace), x_G = 2·C1·e^{ε/2} (Gaussian).

@@ -2,8 +2,9 @@
 //!
 //! δ_n(i) = A_i·∏_{t=i+1}^n B_t (003 eq. (11)), evaluated as ln A_i + Σ_t ln B_t.
 //!
-//! * Any per-step noise array: [`online_log_delta_all`] (every index, one O(n) suffix scan with
-//!   Neumaier compensation) and [`online_log_delta_at`].
+//! * Any per-step noise array: [`online_delta_all`] (every index: the per-step factor logs by
+//!   the engine's block kernels, then an O(n) Neumaier-compensated suffix scan in two parallel
+//!   passes) and [`online_log_delta_at`].
 //! * The online schedules v_j (eq. (12)) and σ_j (eq. (14)) ([`OnlineSchedule`]): δ_n(i) for n up
 //!   to 1e15 and beyond (direct sum of the first 2^18 factors, then the Euler–Maclaurin tail
 //!   Σ_{t≥a} g = ∫_a^∞ g + g(a)/2 − g'(a)/12 + …, as S_∞ − tail(n+1)); the exact limit
@@ -23,7 +24,10 @@ use multiversion::multiversion;
 
 use crate::batch::{pool, PAR_MIN};
 use crate::error::{PabiError, Result};
-use crate::num::{shift_log, INFLATE};
+use crate::gd::Radii;
+use crate::num::{shift_log, INFLATE, TINY};
+use crate::pnsgd::up_fast;
+use crate::pnsgd::{log_a_gauss_block, log_b_gauss_block};
 use crate::{lambertw, theta, vmath};
 
 const EPS: f64 = f64::EPSILON;
@@ -76,79 +80,184 @@ fn check_noise(noise: &[f64]) -> Result<()> {
     Ok(())
 }
 
-/// ln A_t and ln B_t for every step (in parallel for long arrays).
-/// Fill ln A_t, ln B_t for one chunk of steps (compiled for the best SIMD target: every
-/// engine call below is inlined into the clone).
+/// Fill ln A_t, ln B_t (rounded up) for one chunk of steps, block by block: radii from
+/// [`Radii::at`] (rounded up), the Gaussian factors by the engine's block kernels (one θ-type
+/// evaluation per factor: ln A from θ, ln B from 1 − θ as in the fixed-order PNSGD bound, see
+/// `pnsgd::log_b_gauss_block`), the Laplace factors in closed form.
+/// Compiled for the best SIMD target: every engine call below is inlined into the clone.
 #[multiversion(targets = "simd")]
-fn fill_factor_logs(
-    kind: Noise,
-    eps: f64,
-    two_l: f64,
-    mdl: f64,
-    s: &[f64],
-    a: &mut [f64],
-    b: &mut [f64],
-) {
-    for ((&x, oa), ob) in s.iter().zip(a.iter_mut()).zip(b.iter_mut()) {
-        *oa = log_factor(kind, eps, two_l / x);
-        *ob = log_factor(kind, eps, mdl / x);
+fn fill_factor_logs(kind: Noise, eps: f64, rad: Radii, s: &[f64], a: &mut [f64], b: &mut [f64]) {
+    const BL: usize = theta::BLOCK;
+    let x = [eps; BL];
+    for ((sc, ac), bc) in s.chunks(BL).zip(a.chunks_mut(BL)).zip(b.chunks_mut(BL)) {
+        let nl = sc.len();
+        let (mut ra, mut rb) = ([0.0; BL], [0.0; BL]);
+        for t in 0..nl {
+            (ra[t], rb[t]) = rad.at(sc[t]);
+        }
+        match kind {
+            Noise::Gaussian => {
+                let (mut th, mut u) = ([0.0; BL], [0.0; BL]);
+                theta::theta_block(&x[..nl], &ra[..nl], &mut th[..nl]);
+                log_a_gauss_block(&th[..nl], &x[..nl], &ra[..nl], ac);
+                theta::theta_complement_block(&x[..nl], &rb[..nl], &mut u[..nl]);
+                log_b_gauss_block(&u[..nl], &x[..nl], &rb[..nl], bc);
+            }
+            Noise::Laplace => {
+                for t in 0..nl {
+                    ac[t] = theta::log_laplace_theta(eps, ra[t]);
+                    bc[t] = theta::log_laplace_theta(eps, rb[t]);
+                }
+            }
+        }
     }
 }
 
-/// ln A_t and ln B_t for every step (in parallel for long arrays).
-fn factor_logs(kind: Noise, p: &Problem, noise: &[f64]) -> (Vec<f64>, Vec<f64>) {
-    let n = noise.len();
-    let (mut la, mut lb) = (vec![0.0; n], vec![0.0; n]);
-    let (two_l, mdl, eps) = (2.0 * p.lipschitz, p.mdl(), p.eps);
-    const CH: usize = 1 << 13;
-    match pool() {
-        Some(pl) if n >= PAR_MIN => pl.install(|| {
-            noise
-                .par_chunks(CH)
-                .zip(la.par_chunks_mut(CH))
-                .zip(lb.par_chunks_mut(CH))
-                .for_each(|((s, a), b)| fill_factor_logs(kind, eps, two_l, mdl, s, a, b));
-        }),
-        _ => fill_factor_logs(kind, eps, two_l, mdl, noise, &mut la, &mut lb),
+/// ln δ from ln A and the suffix sum s of the ln B (rounded up; −∞ when A = 0 or a later
+/// B = 0).
+#[inline(always)]
+fn finish_suffix(la: f64, s: f64, zero: bool) -> f64 {
+    if zero || la == f64::NEG_INFINITY {
+        f64::NEG_INFINITY
+    } else {
+        shift_log(la + s, 1.0, 4.0 * EPS / INFLATE * (la.abs() + s.abs()))
     }
-    (la, lb)
 }
 
-/// ln δ_n(i) = ln A_i + Σ_{t>i} ln B_t for every i = 1..n (out[i−1]), noise[t−1] = σ_t (Gaussian)
-/// or v_t (Laplace). One suffix scan, Neumaier-compensated; rounded up.
-pub fn online_log_delta_all(
-    kind: Noise,
-    p: &Problem,
-    noise: &[f64],
-    out: &mut [f64],
-) -> Result<()> {
-    check_noise(noise)?;
-    if out.len() != noise.len() {
-        return Err(PabiError::Shape {
-            message: "output length differs from the noise length".into(),
-        });
-    }
-    let (la, lb) = factor_logs(kind, p, noise);
-    let mut acc = Acc::default();
-    let mut zero = false;
-    for t in (0..noise.len()).rev() {
-        let s = acc.value();
-        out[t] = if zero || la[t] == f64::NEG_INFINITY {
-            f64::NEG_INFINITY
-        } else {
-            let v = la[t] + s;
-            shift_log(v, 1.0, 4.0 * EPS / INFLATE * (la[t].abs() + s.abs()))
-        };
+/// Pass 2 of the scan for one chunk: out[t] holds ln A_t on entry; `acc`/`zero` carry the
+/// (compensated) sum of the ln B of every later step. Converts to δ unless `log`.
+#[multiversion(targets = "simd")]
+fn scan_chunk(out: &mut [f64], lb: &[f64], mut acc: Acc, mut zero: bool, log: bool) {
+    for t in (0..out.len()).rev() {
+        let v = finish_suffix(out[t], acc.value(), zero);
+        out[t] = if log { v } else { prob_from_log(v) };
         if lb[t] == f64::NEG_INFINITY {
             zero = true;
         } else {
             acc.add(lb[t]);
         }
     }
+}
+
+/// δ from ln δ, rounded up, in [0, 1] (`num::exp_up_unit` with the vectorizable exp, and no
+/// libm underflow path: ln δ below −746 gives `up(0)` = [`TINY`]).
+#[inline(always)]
+pub fn prob_from_log(v: f64) -> f64 {
+    if v == f64::NEG_INFINITY {
+        0.0
+    } else if v < -708.0 {
+        // (subnormal or zero: the constant, no arithmetic on subnormals, which is slow)
+        if v < -746.0 {
+            TINY
+        } else {
+            up_fast(vmath::exp(v))
+        }
+    } else {
+        up_fast(vmath::exp(v)).min(1.0)
+    }
+}
+
+/// Neumaier sum of a chunk of ln B and whether one of them is −∞ (B = 0).
+#[inline(always)]
+fn chunk_sum(lb: &[f64]) -> (Acc, bool) {
+    let mut acc = Acc::default();
+    let mut zero = false;
+    for &v in lb.iter().rev() {
+        if v == f64::NEG_INFINITY {
+            zero = true;
+        } else {
+            acc.add(v);
+        }
+    }
+    (acc, zero)
+}
+
+/// Steps per chunk of the parallel scan.
+const SCAN_CHUNK: usize = 1 << 13;
+
+/// δ_n(i) (or ln δ_n(i) with `log`) for every i = 1..n (out[i−1]), noise[t−1] = σ_t (Gaussian)
+/// or v_t (Laplace); rounded up. ln δ_n(i) = ln A_i + Σ_{t>i} ln B_t as a suffix scan in two
+/// passes, both parallel for long arrays: (1) the per-step factors ln A_t, ln B_t (the
+/// expensive part) and each chunk's Neumaier sum of ln B; the chunk offsets (suffix sums of
+/// the chunk sums, compensated); (2) the Neumaier suffix scan inside each chunk from its
+/// offset. With one chunk this is the sequential compensated scan.
+pub fn online_delta_all(
+    kind: Noise,
+    p: &Problem,
+    noise: &[f64],
+    out: &mut [f64],
+    log: bool,
+) -> Result<()> {
+    check_noise(noise)?;
+    let n = noise.len();
+    if out.len() != n {
+        return Err(PabiError::Shape {
+            message: "output length differs from the noise length".into(),
+        });
+    }
+    let mut lb = vec![0.0; n];
+    let (eps, rad) = (p.eps, p.radii());
+    let pl = pool().filter(|_| n >= PAR_MIN);
+    let pass1 = |(s, (a, b)): (&[f64], (&mut [f64], &mut [f64]))| {
+        fill_factor_logs(kind, eps, rad, s, a, b);
+        chunk_sum(b)
+    };
+    let sums: Vec<(Acc, bool)> = match &pl {
+        Some(pl) => pl.install(|| {
+            noise
+                .par_chunks(SCAN_CHUNK)
+                .zip(
+                    out.par_chunks_mut(SCAN_CHUNK)
+                        .zip(lb.par_chunks_mut(SCAN_CHUNK)),
+                )
+                .map(pass1)
+                .collect()
+        }),
+        None => noise
+            .chunks(SCAN_CHUNK)
+            .zip(out.chunks_mut(SCAN_CHUNK).zip(lb.chunks_mut(SCAN_CHUNK)))
+            .map(pass1)
+            .collect(),
+    };
+    // offsets[c] = Σ over the chunks after c
+    let mut offsets = vec![(Acc::default(), false); sums.len()];
+    for c in (0..sums.len().saturating_sub(1)).rev() {
+        let (mut acc, zero) = offsets[c + 1];
+        let (s, z) = sums[c + 1];
+        acc.add(s.s);
+        acc.add(s.c);
+        offsets[c] = (acc, zero || z);
+    }
+    type Part<'a> = ((&'a mut [f64], &'a [f64]), &'a (Acc, bool));
+    let pass2 = |((o, b), &(acc, zero)): Part| scan_chunk(o, b, acc, zero, log);
+    match &pl {
+        Some(pl) => pl.install(|| {
+            out.par_chunks_mut(SCAN_CHUNK)
+                .zip(lb.par_chunks(SCAN_CHUNK))
+                .zip(offsets.par_iter())
+                .for_each(pass2)
+        }),
+        None => out
+            .chunks_mut(SCAN_CHUNK)
+            .zip(lb.chunks(SCAN_CHUNK))
+            .zip(offsets.iter())
+            .for_each(pass2),
+    }
     Ok(())
 }
 
-/// ln δ_n(index) for one 1-based index (O(n − index)).
+/// ln δ_n(i) for every i = 1..n (see [`online_delta_all`]).
+pub fn online_log_delta_all(
+    kind: Noise,
+    p: &Problem,
+    noise: &[f64],
+    out: &mut [f64],
+) -> Result<()> {
+    online_delta_all(kind, p, noise, out, true)
+}
+
+/// ln δ_n(index) for one 1-based index (O(n − index), the same factors and compensated
+/// summation as [`online_delta_all`], so the two agree).
 pub fn online_log_delta_at(kind: Noise, p: &Problem, noise: &[f64], index: f64) -> Result<f64> {
     check_noise(noise)?;
     let n = noise.len() as f64;
@@ -160,25 +269,10 @@ pub fn online_log_delta_at(kind: Noise, p: &Problem, noise: &[f64], index: f64) 
         ));
     }
     let i = index as usize - 1;
-    let la = log_factor(kind, p.eps, 2.0 * p.lipschitz / noise[i]);
-    if la == f64::NEG_INFINITY {
-        return Ok(la);
-    }
-    let mdl = p.mdl();
-    let mut acc = Acc::default();
-    for &x in &noise[i + 1..] {
-        let v = log_factor(kind, p.eps, mdl / x);
-        if v == f64::NEG_INFINITY {
-            return Ok(v);
-        }
-        acc.add(v);
-    }
-    let s = acc.value();
-    Ok(shift_log(
-        la + s,
-        1.0,
-        4.0 * EPS / INFLATE * (la.abs() + s.abs()),
-    ))
+    let tail = &noise[i..];
+    let mut out = vec![0.0; tail.len()];
+    online_delta_all(kind, p, tail, &mut out, true)?;
+    Ok(out[0])
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -533,5 +627,99 @@ impl OnlineSchedule {
         let (int, err) = self.integral_from(i);
         let v = la + int - 2.0 * err;
         Ok(v - 64.0 * EPS * (la.abs() + int.abs()) - INFLATE * (la.abs() + int.abs()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn noise(n: usize) -> Vec<f64> {
+        (1..=n)
+            .map(|t| {
+                40.0 * (t as f64).powf(-0.3) * (0.8 + 0.4 * ((t * 7919 % 1000) as f64) / 1000.0)
+            })
+            .collect()
+    }
+
+    /// The chunked two-pass scan (several chunks) against a plain sequential scalar evaluation
+    /// of ln A_i + Σ_{t>i} ln B_t with the same per-step factors.
+    #[test]
+    fn chunked_scan_matches_sequential() {
+        for kind in [Noise::Gaussian, Noise::Laplace] {
+            let p = Problem::new(1.0, 1.0, 0.1, 1.0, None, 0.0).unwrap();
+            let mut s = noise(3 * SCAN_CHUNK + 123);
+            if kind == Noise::Laplace {
+                // r_B = 10/v > ε mostly (B > 0); a few zero factors remain
+                s.iter_mut().for_each(|x| *x /= 20.0);
+                s[5000] = 100.0;
+            }
+            let mut out = vec![0.0; s.len()];
+            online_log_delta_all(kind, &p, &s, &mut out).unwrap();
+            let (mut la, mut lb) = (vec![0.0; s.len()], vec![0.0; s.len()]);
+            fill_factor_logs(kind, p.eps, p.radii(), &s, &mut la, &mut lb);
+            let mut acc = Acc::default(); // sequential compensated sum
+            let mut zero = false;
+            for t in (0..s.len()).rev() {
+                let want = la[t] + acc.value();
+                if zero || la[t] == f64::NEG_INFINITY {
+                    assert_eq!(out[t], f64::NEG_INFINITY);
+                    zero |= lb[t] == f64::NEG_INFINITY;
+                    if !zero {
+                        acc.add(lb[t]);
+                    }
+                    continue;
+                }
+                assert!(
+                    (out[t] - want).abs() <= 1e-13 * want.abs().max(1.0),
+                    "{kind:?} {t}: {} vs {want}",
+                    out[t]
+                );
+                assert!(out[t] >= want.min(0.0), "{kind:?} {t}: not rounded up"); // rounded up
+                if lb[t] == f64::NEG_INFINITY {
+                    zero = true;
+                } else {
+                    acc.add(lb[t]);
+                }
+            }
+            // values: exp of the logs, rounded up, in [0, 1]
+            let mut v = vec![0.0; s.len()];
+            online_delta_all(kind, &p, &s, &mut v, false).unwrap();
+            let checked = out.iter().filter(|v| v.is_finite()).count();
+            assert!(
+                checked > s.len() / 2,
+                "{kind:?}: too few finite values to test"
+            );
+            for t in 0..s.len() {
+                let e = out[t].exp();
+                assert!(v[t] >= e && v[t] <= 1.0 && v[t] <= e * (1.0 + 1e-13) + 1e-320);
+            }
+        }
+    }
+
+    /// The Gaussian factor logs by blocks equal the scalar forms bitwise.
+    #[test]
+    fn block_factor_logs_equal_scalar() {
+        let p = Problem::new(0.7, 1.3, 0.1, 1.0, None, 0.0).unwrap();
+        let mut s = noise(1000);
+        s.extend([1e-3, 1e3, 0.05, 3.0, 1e-6]);
+        let (mut la, mut lb) = (vec![0.0; s.len()], vec![0.0; s.len()]);
+        fill_factor_logs(Noise::Gaussian, p.eps, p.radii(), &s, &mut la, &mut lb);
+        for (t, &x) in s.iter().enumerate() {
+            let (ra, rb) = p.radii().at(x);
+            let a = theta::theta(p.eps, ra);
+            let want_a = if a > 1e-300 {
+                let l = vmath::ln(a);
+                l - 2.0 * f64::EPSILON * l
+            } else {
+                theta::log_theta(p.eps, ra)
+            };
+            assert_eq!(la[t].to_bits(), want_a.to_bits(), "ln A at {t}");
+            let u = theta::theta_complement(p.eps, rb);
+            let mut one = [0.0];
+            log_b_gauss_block(&[u], &[p.eps], &[rb], &mut one);
+            assert_eq!(lb[t].to_bits(), one[0].to_bits(), "ln B at {t}");
+            assert!(lb[t] <= 0.0 && la[t] <= 0.0);
+        }
     }
 }
