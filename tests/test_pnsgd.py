@@ -351,8 +351,10 @@ def test_monotone_in_eps_index_n_sigma(kw, e1, e2, frac):
         assert (pabi.pnsgd_delta(lo, **kw, order="fixed", index=i)
                 <= pabi.pnsgd_delta(lo, **kw, order="fixed", index=i + 1))
     if n < 2**52:
+        # exact decrease is ~1/n relative: at n ~ 1e14 it is below the rounding of either value,
+        # so compare up to the bound's accuracy (a few 1e-16 relative)
         assert (pabi.pnsgd_delta(lo, **dict(kw, n=n + 1), order="shuffled")
-                <= pabi.pnsgd_delta(lo, **kw, order="shuffled"))
+                <= pabi.pnsgd_delta(lo, **kw, order="shuffled") * (1 + 1e-14))
     # shuffled ≤ A = δ at i = n
     assert pabi.pnsgd_delta(lo, **kw, order="shuffled") <= pabi.pnsgd_delta(lo, **kw, order="fixed", index=n)
 

@@ -142,16 +142,6 @@ pub struct Params<'a> {
     pub strong_convexity: &'a [f64],
 }
 
-/// [`crate::num::up`] without its fma: v·(1 + 2^-46 + 2^-52) rounded to nearest is ≥ v(1 + 2^-46)
-/// for normal v, and the separate addition of [`TINY`] covers zero and subnormal v. Same
-/// bound, but `up`'s `v.mul_add(1 + INFLATE, TINY)` has a subnormal addend, which costs a
-/// microcode assist (~25 ns, 18× the plain fma, measured) on every call.
-#[inline(always)]
-pub(crate) fn up_fast(v: f64) -> f64 {
-    const C: f64 = 1.0 + crate::num::INFLATE + 2.0 * crate::num::HALF_ULP_ONE;
-    v * C + TINY
-}
-
 #[inline(always)]
 fn at(s: &[f64], j: usize) -> f64 {
     if s.len() == 1 {
@@ -486,7 +476,7 @@ fn value_fixed(a: f64, lb: f64, k: f64) -> f64 {
     let v = if t < -746.0 {
         TINY // exp underflows: up(0) without arithmetic on subnormals
     } else {
-        up_fast(a * vmath::exp(t) * (1.0 + err))
+        up(a * vmath::exp(t) * (1.0 + err))
     };
     let v = v.min(a).min(1.0);
     if k == 0.0 {
@@ -502,7 +492,7 @@ fn value_fixed(a: f64, lb: f64, k: f64) -> f64 {
 /// (rounded up, ≤ A).
 #[inline(always)]
 fn value_geometric(a: f64, u: f64, m: f64, scale: f64) -> f64 {
-    let v = up_fast(a * scale * geometric_average(u, m)).min(a).min(1.0);
+    let v = up(a * scale * geometric_average(u, m)).min(a).min(1.0);
     if a == 0.0 {
         0.0
     } else {
@@ -518,7 +508,7 @@ fn value_published(a: f64, u: f64, n: f64) -> f64 {
     } else if u == 0.0 {
         1.0
     } else {
-        up_fast(a / (n * u)).min(1.0)
+        up(a / (n * u)).min(1.0)
     }
 }
 

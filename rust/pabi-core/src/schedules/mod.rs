@@ -234,7 +234,7 @@ fn gauss_schedule_radii(p: &Problem, n: f64, c1: f64, c2: f64) -> Result<(f64, f
 /// A·G(u, n) rounded up (≤ A).
 #[inline(always)]
 fn shuffled_value(a: f64, u: f64, n: f64) -> f64 {
-    crate::pnsgd::up_fast(a * geometric_average(u, n)).min(a)
+    crate::num::up(a * geometric_average(u, n)).min(a)
 }
 
 /// δ(n) = θ(ε, κ_G r_B)·G(1 − θ(ε, r_B), n), r_B = 2·sqrt(W0(z_n)) (003 Thm 4, SPEC §4.2).

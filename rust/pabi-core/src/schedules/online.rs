@@ -26,7 +26,6 @@ use crate::batch::{pool, PAR_MIN};
 use crate::error::{PabiError, Result};
 use crate::gd::Radii;
 use crate::num::{shift_log, INFLATE, TINY};
-use crate::pnsgd::up_fast;
 use crate::pnsgd::{log_a_gauss_block, log_b_gauss_block};
 use crate::{lambertw, theta, vmath};
 
@@ -150,10 +149,10 @@ pub fn prob_from_log(v: f64) -> f64 {
         if v < -746.0 {
             TINY
         } else {
-            up_fast(vmath::exp(v))
+            crate::num::up(vmath::exp(v))
         }
     } else {
-        up_fast(vmath::exp(v)).min(1.0)
+        crate::num::up(vmath::exp(v)).min(1.0)
     }
 }
 
