@@ -154,6 +154,7 @@ fn ln_down(delta: f64) -> f64 {
 
 /// Smallest ε ≥ 0 with δ_μ(ε) = θ_{e^ε}(μ) ≤ δ (an upper bound on the exact inverse, within a
 /// few ulp + the engine's INFLATE of it). δ ∈ (0, 1), μ ≥ 0.
+#[inline(always)]
 pub fn gdp_epsilon(delta: f64, mu: f64) -> Result<f64> {
     check_delta(delta)?;
     check_mu(mu)?;
@@ -183,6 +184,7 @@ pub fn gdp_epsilon(delta: f64, mu: f64) -> Result<f64> {
 
 /// Largest μ with θ_{e^ε}(μ) ≤ δ: the GDP level certifying (ε, δ)-DP (rounded down).
 /// ε ≥ 0 finite, δ ∈ (0, 1).
+#[inline(always)]
 pub fn gdp_mu(eps: f64, delta: f64) -> Result<f64> {
     if !(eps >= 0.0 && eps.is_finite()) {
         return Err(PabiError::domain("eps", ">= 0 and finite", eps));
@@ -357,6 +359,13 @@ pub fn gdp_composed_epsilon(delta: f64, mu: f64, delta_tail: f64, epochs: f64) -
 // ---------------------------------------------------------------------------------------------
 // Array drivers (validation with the first bad index, rayon for large arrays)
 
+// Element loops compiled per target (outside a multiversioned function `f64::mul_add` is a
+// software call, ~10x slower).
+#[multiversion::multiversion(targets(
+    "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
+    "x86_64+avx2+fma",
+    "aarch64+neon"
+))]
 fn k_gdp_epsilon(d: &[f64], m: &[f64], out: &mut [f64]) {
     for ((o, &a), &b) in out.iter_mut().zip(d).zip(m) {
         // validated: cannot fail; +∞ is the safe side should it ever
@@ -364,6 +373,11 @@ fn k_gdp_epsilon(d: &[f64], m: &[f64], out: &mut [f64]) {
     }
 }
 
+#[multiversion::multiversion(targets(
+    "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
+    "x86_64+avx2+fma",
+    "aarch64+neon"
+))]
 fn k_gdp_mu(e: &[f64], d: &[f64], out: &mut [f64]) {
     for ((o, &a), &b) in out.iter_mut().zip(e).zip(d) {
         *o = gdp_mu(a, b).unwrap_or(0.0);
