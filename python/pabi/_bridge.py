@@ -45,6 +45,14 @@ def as_real(name: str, value: ArrayLike) -> np.ndarray:
 
 
 def call(fn: Callable[..., np.ndarray], names: Sequence[str], *args: ArrayLike) -> Float:
+    # Fast path for plain Python numbers (the common scalar call of an accounting service):
+    # no dtype inspection or broadcasting, same core call, same errors.
+    if all(type(a) is float or type(a) is int for a in args):
+        try:
+            out = fn(*[np.array([a], dtype=np.float64) for a in args])
+        except DomainError as exc:
+            raise relocate(exc, (), True) from None
+        return float(out[0])
     arrays = [as_real(n, a) for n, a in zip(names, args)]
     scalar = all(a.ndim == 0 for a in arrays)
     try:

@@ -32,7 +32,14 @@ struct PoolState {
 static POOL: Mutex<Option<PoolState>> = Mutex::new(None);
 static REQUESTED: Mutex<usize> = Mutex::new(0);
 
+/// `PABI_NUM_THREADS`, else the available parallelism; read once per process (the lookup reads
+/// cgroup files and costs ~10 µs, which dominated small calls when done on every call).
 fn default_threads() -> usize {
+    static DEFAULT: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *DEFAULT.get_or_init(read_default_threads)
+}
+
+fn read_default_threads() -> usize {
     std::env::var("PABI_NUM_THREADS")
         .ok()
         .and_then(|s| s.trim().parse::<usize>().ok())
