@@ -451,6 +451,46 @@ pub fn shifted_drift_bound_published(alpha: f64, sigma: f64, zeta: f64, t: u64) 
     Ok(up(2.0 * alpha * t as f64 * x * x))
 }
 
+/// Validation shared by the cyclic last-iterate bounds: α > 1, λ > 0, C ≥ 0, σ > 0, b ≥ 1 and
+/// T ≥ ℓ ≥ 1.
+fn check_cyclic(
+    alpha: f64,
+    lam: f64,
+    clip: f64,
+    sigma: f64,
+    t: u64,
+    b: u64,
+    ell: u64,
+) -> Result<()> {
+    order(alpha)?;
+    pos("lam", lam)?;
+    nonneg("clip", clip)?;
+    pos("sigma", sigma)?;
+    if b == 0 {
+        return Err(PabiError::domain("b", "an integer >= 1", 0.0));
+    }
+    if ell == 0 || t < ell {
+        return Err(PabiError::domain(
+            "T",
+            format!("an integer >= ell (ell = {ell} >= 1)"),
+            t as f64,
+        ));
+    }
+    Ok(())
+}
+
+/// The first index t* of the record in a cycle of length ℓ: 1 ≤ t* ≤ ℓ.
+fn check_t_star(ts: u64, ell: u64) -> Result<()> {
+    if ts == 0 || ts > ell {
+        return Err(PabiError::domain(
+            "t_star",
+            format!("an integer in 1..={ell}"),
+            ts as f64,
+        ));
+    }
+    Ok(())
+}
+
 /// Thm 4.3 with the exact residual sum (SPEC_rdp §3.8 [X]): ζ = 2λC (Prop. 3.4(a)),
 /// s̄ = 2λC/b (Lemma 4.2), correctly indexed T_eff = T − t* + 1 steps (finding K3):
 /// (2αλ²C²/σ²)[T_eff + ⌈T_eff/ℓ⌉(2/b + 1/b²)]; without t* the maximum (t* = 1, T_eff = T).
@@ -466,29 +506,10 @@ pub fn last_iterate_rdp_general_exact(
     ell: u64,
     t_star: Option<u64>,
 ) -> Result<f64> {
-    order(alpha)?;
-    pos("lam", lam)?;
-    nonneg("clip", clip)?;
-    pos("sigma", sigma)?;
-    if b == 0 {
-        return Err(PabiError::domain("b", "an integer >= 1", 0.0));
-    }
-    if ell == 0 || t < ell {
-        return Err(PabiError::domain(
-            "T",
-            format!("an integer >= ell (ell = {ell} >= 1)"),
-            t as f64,
-        ));
-    }
+    check_cyclic(alpha, lam, clip, sigma, t, b, ell)?;
     let teff = match t_star {
         Some(ts) => {
-            if ts == 0 || ts > ell {
-                return Err(PabiError::domain(
-                    "t_star",
-                    format!("an integer in 1..={ell}"),
-                    ts as f64,
-                ));
-            }
+            check_t_star(ts, ell)?;
             t - ts + 1
         }
         None => t,
@@ -548,20 +569,7 @@ pub fn last_iterate_rdp_cyclic(
     t_star: Option<u64>,
     as_published: bool,
 ) -> Result<f64> {
-    order(alpha)?;
-    pos("lam", lam)?;
-    nonneg("clip", clip)?;
-    pos("sigma", sigma)?;
-    if b == 0 {
-        return Err(PabiError::domain("b", "an integer >= 1", 0.0));
-    }
-    if ell == 0 || t < ell {
-        return Err(PabiError::domain(
-            "T",
-            format!("an integer >= ell (ell = {ell} >= 1)"),
-            t as f64,
-        ));
-    }
+    check_cyclic(alpha, lam, clip, sigma, t, b, ell)?;
     let x = lam * clip / (b as f64 * sigma);
     let unit = alpha * x * x;
     if as_published {
@@ -569,13 +577,7 @@ pub fn last_iterate_rdp_cyclic(
     }
     let phi = match t_star {
         Some(ts) => {
-            if ts == 0 || ts > ell {
-                return Err(PabiError::domain(
-                    "t_star",
-                    format!("an integer in 1..={ell}"),
-                    ts as f64,
-                ));
-            }
+            check_t_star(ts, ell)?;
             cyclic_theta_sum(kappa, t - ts + 1, ell)?
         }
         None => {
