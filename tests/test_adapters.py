@@ -283,16 +283,6 @@ def test_pnsgd_epoch_pld_bad_input():
         pnsgd_epoch_pld(**dict(KW, sigma=[1.0, 2.0]))
 
 
-def rho_exact(sigma, L, lr, n, i, beta=None, rho=0.0):
-    """c_i of Asoodeh–Diaz–Calmon Prop. 1 in closed form (float, for comparison)."""
-    k = n - i
-    x = 0.0 if beta is None else 2 * lr * beta * rho / (beta + rho)  # 1 - M^2
-    if x == 0.0:
-        return 2 * L * L / (sigma * sigma * (k + 1))
-    m2 = 1.0 - x
-    return 2 * L * L / sigma**2 * m2**k * x / (1 - m2 ** (k + 1))
-
-
 @pytest.mark.parametrize("args", [
     dict(sigma=1.0, lipschitz=1.0, lr=0.1, n=100, index=1),
     dict(sigma=2.0, lipschitz=0.5, lr=0.1, n=1000, index=1000),
@@ -300,8 +290,9 @@ def rho_exact(sigma, L, lr, n, i, beta=None, rho=0.0):
     dict(sigma=1.0, lipschitz=1.0, lr=0.01, n=10**6, index=1),
 ])
 def test_zcdp_rho_is_the_rdp_constant(args):
-    exact = rho_exact(args["sigma"], args["lipschitz"], args["lr"], args["n"], args["index"],
-                      args.get("smoothness"), args.get("strong_convexity", 0.0))
+    from pabi import reference as ref
+
+    exact = float(ref.pnsgd_rdp_slope(**args))  # mpmath, 50 digits
     got = pnsgd_zcdp_rho(**args)
     assert exact * (1 - 1e-14) <= got <= exact * (1 + 1e-11)
     # and it reproduces the engine's epsilon(delta) = c + 2 sqrt(c ln 1/delta)

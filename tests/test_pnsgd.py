@@ -236,6 +236,18 @@ def test_strongly_convex_contraction_and_m_zero():
 # C11: the RDP comparison bound (000 Prop. 1) and the Thm 4 comparison (Figs. 2–3, T2)
 
 
+def test_rdp_slope_broadcasts_and_names_bad_input():
+    idx = np.array([1, 50, 100])
+    got = pabi.pnsgd_rdp_slope(sigma=1.0, lipschitz=1.0, lr=0.1, n=100, index=idx)
+    assert got.shape == (3,)
+    for g, i in zip(got, idx):
+        exact = ref.pnsgd_rdp_slope(sigma=1.0, lipschitz=1.0, lr=0.1, n=100, index=int(i))
+        assert 0 <= relerr(g, exact) <= 1e-13
+    with pytest.raises(pabi.DomainError, match="index") as info:
+        pabi.pnsgd_rdp_slope(sigma=1.0, lipschitz=1.0, lr=0.1, n=100, index=[1, 101])
+    assert info.value.index == 1
+
+
 def test_c11_rdp_bound_against_reference_and_limits():
     cases = [dict(sigma=2.0, lipschitz=1.0, lr=0.1, n=30, index=10),
              dict(sigma=2.0, lipschitz=1.0, lr=0.1, n=30, index=10, smoothness=4.0, strong_convexity=1.0),
@@ -244,6 +256,8 @@ def test_c11_rdp_bound_against_reference_and_limits():
              dict(sigma=1.0, lipschitz=1.0, lr=1.0, n=7, index=7, smoothness=1.0, strong_convexity=1.0)]
     for kw in cases:
         c = ref.pnsgd_rdp_slope(**kw)
+        got_c = pabi.pnsgd_rdp_slope(**kw)  # the slope itself (c_i-zCDP), rounded up
+        assert isinstance(got_c, float) and 0 <= relerr(got_c, c) <= 1e-13
         for eps in [0.01, 0.5, 3.0, 40.0]:
             exact = ref.pnsgd_rdp_delta(eps, **kw)
             got = pabi.pnsgd_rdp_delta(eps, **kw)

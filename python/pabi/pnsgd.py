@@ -57,6 +57,7 @@ __all__ = [
     "pnsgd_rdp_delta",
     "pnsgd_rdp_log_delta",
     "pnsgd_rdp_epsilon",
+    "pnsgd_rdp_slope",
 ]
 
 _NOISES = ("gaussian", "laplace")
@@ -307,16 +308,19 @@ def pnsgd_factors(
     return a.shape_out(A), a.shape_out(B), a.shape_out(U)
 
 
-def _rdp(kind: str, first: ArrayLike, first_name: str, sigma, lipschitz, lr, n, index,
+def _rdp(kind: str, first: Optional[ArrayLike], first_name: str, sigma, lipschitz, lr, n, index,
          smoothness, strong_convexity) -> Float:
+    """The comparison-bound family; ``first`` (eps or delta) is None for the slope itself."""
     a = _Args({first_name: first, "sigma": sigma, "lipschitz": lipschitz, "lr": lr, "n": n,
                "index": index, "smoothness": smoothness, "strong_convexity": strong_convexity})
     f = a.flat
-    args = (f[first_name], f["sigma"], f["lipschitz"], f["lr"], f["n"], f["index"],
-            f["smoothness"], f["strong_convexity"])
+    args = (f["sigma"], f["lipschitz"], f["lr"], f["n"], f["index"], f["smoothness"],
+            f["strong_convexity"])
+    if kind == "slope":
+        return a.run(_core.pnsgd_rdp_slope, *args, a.size)
     if kind == "epsilon":
-        return a.run(_core.pnsgd_rdp_epsilon, *args, a.size)
-    return a.run(_core.pnsgd_rdp_delta, *args, kind == "log", a.size)
+        return a.run(_core.pnsgd_rdp_epsilon, f[first_name], *args, a.size)
+    return a.run(_core.pnsgd_rdp_delta, f[first_name], *args, kind == "log", a.size)
 
 
 def pnsgd_rdp_delta(
@@ -395,4 +399,26 @@ def pnsgd_rdp_epsilon(
     0.9797051824
     """
     return _rdp("epsilon", delta, "delta", sigma, lipschitz, lr, n, index, smoothness,
+                strong_convexity)
+
+
+def pnsgd_rdp_slope(
+    *,
+    sigma: ArrayLike,
+    lipschitz: ArrayLike,
+    lr: ArrayLike,
+    n: ArrayLike,
+    index: ArrayLike,
+    smoothness: Optional[ArrayLike] = None,
+    strong_convexity: ArrayLike = 0.0,
+) -> Float:
+    """c_i of the RDP comparison bound (000 Prop. 1), rounded up: record ``index`` of
+    fixed-order Gaussian PNSGD is (α, α c_i)-RDP for every α > 1, i.e. c_i-zCDP, with
+    c_i = (2L²/σ²)·M^{2k}(1 − M²)/(1 − M^{2(k+1)}), k = n − i (2L²/(σ²(k+1)) at M = 1).
+    :func:`pnsgd_rdp_delta` and :func:`pnsgd_rdp_epsilon` convert it to (ε, δ).
+
+    >>> pnsgd_rdp_slope(sigma=1.0, lipschitz=1.0, lr=0.1, n=100, index=1)  # 2/100 (M = 1)
+    0.02000000000...
+    """
+    return _rdp("slope", None, "", sigma, lipschitz, lr, n, index, smoothness,
                 strong_convexity)

@@ -172,25 +172,16 @@ def pnsgd_zcdp_rho(
     strong_convexity: float = 0.0,
 ) -> float:
     """ρ = c_i such that record ``index`` of fixed-order Gaussian PNSGD is ρ-zCDP, i.e.
-    (α, α c_i)-RDP for all α > 1 (Asoodeh–Diaz–Calmon Prop. 1; :func:`pabi.pnsgd_rdp_delta`):
-    c_i = (2L²/σ²)·M^{2k}(1 − M²)/(1 − M^{2(k+1)}), k = n − i (2L²/(σ²(k+1)) for M = 1).
-
-    Recovered from the engine's rounded-up ε(δ) = c_i + 2√(c_i ln(1/δ)) of
-    :func:`pabi.pnsgd_rdp_epsilon` at δ = e^{-1} by the stable inverse
-    c = (ε/(√(ln(1/δ) + ε) + √ln(1/δ)))², then moved up by 1e-12 relative: an upper bound on
-    c_i (the formula is not re-implemented here).
+    (α, α c_i)-RDP for all α > 1 (Asoodeh–Diaz–Calmon Prop. 1): :func:`pabi.pnsgd_rdp_slope`
+    (rounded up by the engine), as a plain float.
 
     >>> pnsgd_zcdp_rho(sigma=1.0, lipschitz=1.0, lr=0.1, n=100, index=1)  # 2/100
     0.02000000000...
     """
-    from .. import pnsgd_rdp_epsilon
+    from .. import pnsgd_rdp_slope
 
-    d = math.exp(-1.0)
-    eps = float(pnsgd_rdp_epsilon(d, sigma=sigma, lipschitz=lipschitz, lr=lr, n=n, index=index,
-                                  smoothness=smoothness, strong_convexity=strong_convexity))
-    L = -math.log(d)
-    c = (eps / (math.sqrt(L + eps) + math.sqrt(L))) ** 2
-    return c * (1.0 + 1e-12)
+    return float(pnsgd_rdp_slope(sigma=sigma, lipschitz=lipschitz, lr=lr, n=n, index=index,
+                                 smoothness=smoothness, strong_convexity=strong_convexity))
 
 
 def pnsgd_zcdp_event(

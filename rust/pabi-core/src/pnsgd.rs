@@ -1184,6 +1184,18 @@ pub fn rdp_epsilon(target: &[f64], p: RdpParams, out: &mut [f64]) -> Result<()> 
     })
 }
 
+/// The RDP slope c_i of 000 Proposition 1 (PNSGD is (α, α c_i)-RDP, i.e. c_i-zCDP, for record
+/// i), rounded up, elementwise.
+pub fn rdp_slope_values(p: RdpParams, out: &mut [f64]) -> Result<()> {
+    check_params(&p.as_params(), out.len(), true)?;
+    drive(out, PAR_DELTA, |j0, o| {
+        for (t, slot) in o.iter_mut().enumerate() {
+            *slot = rdp_slope_at(&p, j0 + t)?.1;
+        }
+        Ok(())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

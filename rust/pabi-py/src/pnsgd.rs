@@ -315,7 +315,39 @@ fn pnsgd_rdp_epsilon<'py>(
     Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
 }
 
+/// c_i, the RDP slope of the comparison bound.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (sigma, lipschitz, lr, n, index, smoothness, strong_convexity, len))]
+fn pnsgd_rdp_slope<'py>(
+    py: Python<'py>,
+    sigma: Arr<'py>,
+    lipschitz: Arr<'py>,
+    lr: Arr<'py>,
+    n: Arr<'py>,
+    index: Arr<'py>,
+    smoothness: Option<Arr<'py>>,
+    strong_convexity: Arr<'py>,
+    len: usize,
+) -> Out<'py> {
+    let p = rdp_params(
+        sl(&sigma)?,
+        sl(&lipschitz)?,
+        sl(&lr)?,
+        sl(&n)?,
+        sl(&index)?,
+        osl(&smoothness)?,
+        sl(&strong_convexity)?,
+    );
+    let res = py.detach(|| {
+        let mut out = vec![0.0; len];
+        pnsgd::rdp_slope_values(p, &mut out).map(|_| out)
+    });
+    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(pnsgd_rdp_slope, m)?)?;
     m.add_function(wrap_pyfunction!(pnsgd_delta, m)?)?;
     m.add_function(wrap_pyfunction!(pnsgd_epsilon, m)?)?;
     m.add_function(wrap_pyfunction!(pnsgd_calibrate_sigma, m)?)?;
