@@ -119,29 +119,6 @@ def _eval_chunk(function: Callable[..., Any], names: Sequence[str], axes: Sequen
     return cols
 
 
-class _RemoteDomainError:
-    """A DomainError shipped back from a dask worker as plain data (the extension's exception
-    class does not pickle), re-raised on the client with its type and attributes."""
-
-    def __init__(self, exc: BaseException) -> None:
-        self.message = str(exc)
-        self.attrs = {k: getattr(exc, k, None) for k in ("param", "allowed", "value", "index")}
-
-    def rebuild(self) -> BaseException:
-        new = DomainError(self.message)
-        for k, v in self.attrs.items():
-            setattr(new, k, v)
-        return new
-
-
-def _eval_chunk_remote(function: Callable[..., Any], names: Sequence[str], axes: Sequence[np.ndarray],
-                       lo: int, hi: int, fixed: Mapping[str, Any]) -> Any:
-    try:
-        return _eval_chunk(function, names, axes, lo, hi, fixed)
-    except DomainError as exc:
-        return _RemoteDomainError(exc)
-
-
 def _chunks(total: int, chunk: int) -> Iterator[tuple[int, int]]:
     for lo in range(0, total, chunk):
         yield lo, min(total, lo + chunk)
@@ -297,7 +274,7 @@ def _dask_results(function, names, axes, fixed, total, chunk, client, bar) -> It
     def submit() -> None:
         nonlocal nxt
         lo = nxt * chunk
-        fut = client.submit(_eval_chunk_remote, function, names, axes_f, lo, min(total, lo + chunk), fixed,
+        fut = client.submit(_eval_chunk, function, names, axes_f, lo, min(total, lo + chunk), fixed,
                             pure=False)
         futures[nxt] = fut
         index_of[fut.key] = nxt
@@ -314,10 +291,8 @@ def _dask_results(function, names, axes, fixed, total, chunk, client, bar) -> It
                 bar.update(min(total, (i + 1) * chunk) - i * chunk)
             while head in completed:
                 completed.discard(head)
-                result = futures.pop(head).result()  # raises the chunk's error, in grid order
+                result = futures.pop(head).result()  # re-raises the chunk's error (DomainError pickles), in grid order
                 head += 1
-                if isinstance(result, _RemoteDomainError):
-                    raise result.rebuild()
                 if nxt < n_chunks:
                     submit()
                 yield result
