@@ -865,3 +865,40 @@ mod tests {
         }
     }
 }
+#[cfg(test)]
+mod stress {
+    use crate::rdp::{ceil_order, sgm_rdp_value, Fractional, SgmTable};
+
+    /// Random (α, q, r) over the domain (α up to 1e4 here, q down to 1e-9, r ∈ [1e-3, 10]):
+    /// finite, between ε(⌊α⌋) and the ceiling rule ε(⌈α⌉) (D_α is non-decreasing in α).
+    #[test]
+    fn sandwiched_on_random_domain_points() {
+        let mut state = 12345u64;
+        let mut rnd = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for _ in 0..400 {
+            let a = 1.0 + f64::powf(10.0, -4.0 + 8.0 * rnd());
+            let a = if a == a.floor() { a + 0.5 } else { a };
+            let q = f64::powf(10.0, -9.0 * rnd()).min(0.999);
+            let r = f64::powf(10.0, -3.0 + 4.0 * rnd());
+            let c = 0.5 * r * r;
+            let tf = SgmTable::new(ceil_order(a), q);
+            let v = sgm_rdp_value(a, q, c, Fractional::Exact, &tf);
+            let lo = if a >= 2.0 {
+                let tl = SgmTable::new(ceil_order(a.floor()), q);
+                sgm_rdp_value(a.floor(), q, c, Fractional::Exact, &tl)
+            } else {
+                0.0
+            };
+            let ceil = sgm_rdp_value(a, q, c, Fractional::Ceil, &tf);
+            assert!(
+                v.is_finite() && v >= lo * (1.0 - 1e-13) && v <= ceil && v > 0.0,
+                "{a} {q} {r}: {v} {lo} {ceil}"
+            );
+        }
+    }
+}
