@@ -28,17 +28,60 @@
 //! [0, ∇^M b_0 / 2^M]: the three tails are summed this way, converging at rate ≥ 2 per term
 //! (the plain series decays only like i^{−α−2}), and the remainder is added to the bound.
 //!
-//! # Error bound
+//! # Error bound of the series
 //! Each term's logarithm is computed from parts whose magnitudes are tracked; the final value
-//! adds Σ |term|·(error of its log) + the Euler rounding and truncation bounds, so the result
-//! is an upper bound. It is also capped by the ceiling rule ε(⌈α⌉) (another upper bound).
-//! Accuracy (vs mpmath quadrature, 216 points, α ∈ [1.01, 256.5], q ∈ [1e-9, 0.99],
-//! r ∈ [0.01, 4]): ≤ 4e-13 relative for α ≥ 1.25 away from the cancellation regime, 1.6e-12
-//! at α = 1.1; where A − 1 ≪ K (q within ~0.25 of ½ with r ≲ 0.1, or α → 1) the series has
-//! inherent cancellation of order u·K/(A − 1) (up to 1.3e-7 at q = ½, r = 0.01, α = 1.01).
+//! adds Σ |term|·(error of its log) + the Euler rounding and truncation bounds b. Where
+//! A − 1 ≪ K (q within ~0.25 of ½ with r ≲ 0.1, or α → 1) the terms cancel and b/(A − 1)
+//! grows like u·K/(A − 1) (1.3e-7 at q = ½, r = 0.01, α = 1.01). This b is NOT fully rigorous:
+//! at α = 1.001, q = 0.6, r = 0.001 the actual error of the sum was 1.7·b (some rounding in
+//! the terms' parts is not covered; for α = 1.001 and q ∈ [0.6, 0.75] up to 5·b, an error of
+//! order u/(α − 1)). For α < 1 + `NEAR_ONE` (0.05) the quadrature below is therefore used
+//! directly; elsewhere b is used as an estimate (at most 1.5·b observed), multiplied by
+//! `SERIES_SAFETY` = 4: the series value s + 4b is returned when 4b moves ln A by at most
+//! `SERIES_REL` = 2e-13 (relative); otherwise A − 1 is evaluated by the quadrature below.
+//! On both golden grids the series-path values are above the exact ones.
+//!
+//! # Quadrature (the cancellation regime)
+//! With Y = L − 1 (E[Y] = 0): A − 1 = E_{μ0}[g(qY)], g(y) = (1 + y)^α − 1 − αy, and with
+//! β = α − 1, ℓ = ln(1 + y): g(y) = β·[(1 + y)ℓ − y] + (1 + y)·[e^{βℓ} − 1 − βℓ], a sum of two
+//! non-negative terms for every y > −1 and α > 1 ((1 + y)ℓ − y is convex with a double zero at
+//! y = 0, and e^w − 1 − w ≥ 0), each computed without cancellation (a series in y/(2 + y),
+//! resp. in βℓ, near 0). So every node value has a small relative error, tracked per node (condition
+//! numbers of y ↦ g and of the weight included), and the sum of non-negative values keeps it.
+//!
+//! In x (μ0 = N(0, 1/(2c)), weight w(x) = √(c/π)e^{−cx²}, L = e^{c(2x−1)}) the trapezoidal rule
+//! T_h = h Σ_k f(kh) on the whole line is used, h with 8 significant bits so the nodes are exact:
+//! * Discretisation (proven): f is analytic in the strip |Im x| < π/(2c) (1 + y leaves the cut
+//!   (−∞, 0] only there) and ∫|f(x + ib)|dx ≤ e^{cb²}(A + 1 + 2αq) (|(1 + y)^α| = |1 + y|^α ≤
+//!   (1 − q + qL(Re x))^α, |y| ≤ q(L + 1)). Trefethen & Weideman (SIAM Rev. 2014, Thm 5.1):
+//!   |T_h − I| ≤ 2M/(e^{2πa/h} − 1) for a < π/(2c); with A = 1 + I this gives the explicit
+//!   bound k(2 + 2αq + I_max), k = 2e^{ca²}/(e^{2πa/h} − 1). h is chosen (and halved if
+//!   needed) so that this is ≤ 1e-16·T_h; it is added.
+//! * Truncation of the sum (proven): by Taylor, g(y) ≤ C(α,2)·y²·max(1, (1 + ξ)^{α−2}); for
+//!   x ≤ 0 the remaining nodes sum to ≤ C(α,2)q²ρ[h·w(X) + Q(|X|√(2c))], ρ = max(1,(1−q)^{α−2}),
+//!   and for x ≥ X ≥ κ = max(α, 2) to ≤ C(α,2)q²e^{cκ(κ−1)}[h·w(X − κ) + Q((X − κ)√(2c))]; the
+//!   sweeps stop when these are ≤ 1e-19 of the running sum, and they are added.
+//! * Rounding: per-node relative error bounds (from ≤ 1-ulp exp/expm1/ln_1p, the condition
+//!   numbers of each step) and the compensated sum's 2u are added.
+//!
+//! The result is therefore an upper bound on A − 1 under the assumption that the libm functions
+//! (exp, exp_m1, ln_1p, ln) are accurate to 1 ulp. If it falls below the series' lower end
+//! s − 4b (never observed) the larger of the two upper ends is returned. Cost: 30–500 nodes
+//! (more for large r, where the strip is narrow), only where the series' bound is too wide;
+//! the quadrature is skipped (series upper end returned) when it would need > 20000 nodes.
+//!
+//! # Accuracy
+//! vs mpmath quadrature (pabi.reference.sampled_gaussian_rdp_quad, 50 digits), as an upper
+//! bound always: the 216-point grid (α ∈ [1.01, 256.5], q ∈ [1e-9, 0.99], r ∈ [0.01, 4]) within
+//! 1.6e-13 relative (it was 1.3e-7 at q = ½, r = 0.01, α = 1.01 before the quadrature), and
+//! the cancellation corner (tests/golden/rdp_sgm_frac_corner.csv, 435 points: q ∈ [0.25, 0.75],
+//! r ∈ [1e-3, 0.1], α ∈ [1.001, 2.99], and α ∈ [1.0001, 1.1] with q ∈ [1e-9, 0.1],
+//! r ∈ [0.01, 4]) within 2.1e-13. α → 1: β = α − 1 factors out of g exactly, so
+//! ln(A)/(α − 1) = log1p(A − 1)/(α − 1) keeps full relative accuracy.
 
+use crate::num::log_add_exp;
 use crate::num::{neumaier_sum, HALF_ULP_ONE, TINY};
-use crate::tail::gaussian_tail;
+use crate::tail::{gaussian_tail, log_gaussian_tail};
 use crate::vmath::erfcx_pos;
 
 const U: f64 = HALF_ULP_ONE;
@@ -211,9 +254,15 @@ fn euler_tail(value: impl Fn(usize) -> (f64, f64), max_terms: usize) -> (f64, f6
     (sum * scale, (rem + round + 4.0 * U * rem) * scale)
 }
 
-/// Upper bound on ln(A_α) (so (α − 1)ε(α)) for non-integer α > 1, 0 < q < 1, 0 < c < ∞,
+/// A_α − 1 from the series as e^{scale}·(sum ± bound) (the exact value lies in that interval),
 /// or None when the direct part would exceed the term cap.
-pub fn log_a_frac_up(alpha: f64, q: f64, c: f64) -> Option<f64> {
+struct SeriesValue {
+    scale: f64,
+    sum: f64,
+    bound: f64,
+}
+
+fn series_am1(alpha: f64, q: f64, c: f64) -> Option<SeriesValue> {
     let sigma = 1.0 / (2.0 * c).sqrt();
     // ln((1 − q)/q) without cancellation near q = ½ (1 − 2q exact there)
     let lr = if q > 0.25 && q < 0.75 {
@@ -317,7 +366,11 @@ pub fn log_a_frac_up(alpha: f64, q: f64, c: f64) -> Option<f64> {
     if !lmax.is_finite() {
         lmax = firsts.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         if !lmax.is_finite() {
-            return Some(0.0);
+            return Some(SeriesValue {
+                scale: 0.0,
+                sum: 0.0,
+                bound: 0.0,
+            });
         }
     }
     let mut vals: Vec<f64> = Vec::with_capacity(terms.len() + 3);
@@ -348,17 +401,331 @@ pub fn log_a_frac_up(alpha: f64, q: f64, c: f64) -> Option<f64> {
     let n = vals.len() as f64;
     let s = neumaier_sum(vals.iter().copied());
     let abs_sum: f64 = vals.iter().map(|v| v.abs()).sum();
-    let total = s + err + 4.0 * U * (n.log2() + 2.0) * abs_sum;
-    if std::env::var("FRAC_DEBUG").is_ok() {
-        eprintln!("s={s:e} err={err:e} abs={abs_sum:e} nterms={n} lmax={lmax}");
+    let bound = (err + 4.0 * U * (n.log2() + 2.0) * abs_sum) * (1.0 + 4.0 * U);
+    Some(SeriesValue {
+        scale: lmax,
+        sum: s,
+        bound,
+    })
+}
+
+/// The series is used when SERIES_SAFETY times its error bound moves ln A by at most this
+/// fraction (the value is then within ~2·SERIES_REL of the exact one); otherwise the quadrature.
+const SERIES_REL: f64 = 2e-13;
+/// The series' error bound is multiplied by this before use: at one point of the cancellation
+/// corner (α = 1.001, q = 0.6, r = 0.001) its actual error was 1.7 times the computed bound,
+/// so the bound is treated as an estimate (see the module doc).
+const SERIES_SAFETY: f64 = 4.0;
+/// Below α = 1 + NEAR_ONE the quadrature is used directly: there the series' error (of order
+/// u/(α − 1) for q > ½) exceeds its computed bound up to 5-fold (α = 1.001, q = 0.75).
+const NEAR_ONE: f64 = 0.05;
+
+/// Upper bound on ln(A_α) (so (α − 1)ε(α)) for non-integer α > 1, 0 < q < 1, 0 < c < ∞,
+/// or None when the series would exceed the term cap and the quadrature is not applicable.
+pub fn log_a_frac_up(alpha: f64, q: f64, c: f64) -> Option<f64> {
+    if alpha - 1.0 < NEAR_ONE {
+        if let Some(i) = am1_quadrature_up(alpha, q, c) {
+            if i > 0.0 {
+                return Some(log1p_from_log_up(f64::ln(i) + 2.0 * U));
+            }
+        }
     }
-    if !(total > 0.0) {
-        return Some(0.0);
+    let series = series_am1(alpha, q, c);
+    let (lo, hi) = match &series {
+        Some(v) => {
+            let b = SERIES_SAFETY * v.bound;
+            if !(v.sum + b > 0.0) {
+                return Some(0.0);
+            }
+            // relative error of ln A = ln(1 + I) caused by the bound b on I: ≤ b/((1 + I) ln(1 + I))
+            let la = super::softplus(v.scale + f64::ln(v.sum.max(0.0)));
+            let rel_log = if v.sum > 0.0 {
+                f64::exp(v.scale + f64::ln(b) - la) / la
+            } else {
+                f64::INFINITY
+            };
+            if rel_log <= SERIES_REL {
+                return Some(log1p_from_log_up(v.scale + f64::ln(v.sum + b)));
+            }
+            // the series' interval for A − 1 (lower end ≤ 0 allowed)
+            let lo = if v.sum > b {
+                v.scale + f64::ln((v.sum - b) * (1.0 - 4.0 * U))
+            } else {
+                f64::NEG_INFINITY
+            };
+            (lo, v.scale + f64::ln(v.sum + b))
+        }
+        None => (f64::NEG_INFINITY, f64::INFINITY),
+    };
+    match am1_quadrature_up(alpha, q, c) {
+        // the quadrature's proven bound is returned when it is consistent with the series (lies
+        // above the series' lower end); otherwise the larger of the two upper ends
+        Some(i) if i > 0.0 => {
+            let l = f64::ln(i) + 2.0 * U;
+            Some(log1p_from_log_up(if l >= lo { l } else { l.max(hi) }))
+        }
+        _ if hi.is_finite() => Some(log1p_from_log_up(hi)),
+        _ => None,
     }
-    // ln(A − 1) = lmax + ln(total); ln A = softplus
-    let lam1 = lmax + f64::ln(total);
-    let la = super::softplus(lam1);
-    Some(la * (1.0 + 8.0 * U) + TINY)
+}
+
+/// ln(1 + e^{l}) rounded up (l = an upper bound on ln(A − 1)).
+#[inline]
+fn log1p_from_log_up(l: f64) -> f64 {
+    super::softplus(l) * (1.0 + 8.0 * U) + TINY
+}
+
+// ---------------------------------------------------------------- quadrature of A − 1
+
+/// h(y) = (1 + y)·ln(1 + y) − y ≥ 0 for y > −1, with a bound on its relative error.
+#[inline]
+fn h_plogp(y: f64, l1p: f64) -> (f64, f64) {
+    if y.abs() <= 0.5 {
+        // s = y/(2 + y): ln(1 + y) = 2 atanh(s), 1 + y = (1 + s)/(1 − s), y = 2s/(1 − s), so
+        // h = 2s²·[1 + s(1 + s)·P(s²)]/(1 − s), P(t) = Σ_{k≥1} t^{k−1}/(2k + 1); |s| ≤ ⅓,
+        // s² ≤ 1/9: 18 terms leave < 1e-18 relative.
+        let s = y / (2.0 + y);
+        let t = s * s;
+        let mut p = 0.0;
+        let mut k = 18;
+        while k >= 1 {
+            p = p * t + 1.0 / (2 * k + 1) as f64;
+            k -= 1;
+        }
+        let v = 2.0 * t * (1.0 + s * (1.0 + s) * p) / (1.0 - s);
+        // s: 2 roundings (rel. 2U, doubled in s²), P and the bracket a few U (s(1+s)P ≥ −0.1)
+        (v, 16.0 * U)
+    } else {
+        let a = (1.0 + y) * l1p;
+        let v = a - y;
+        // ln_1p ≤ 1 ulp, three roundings on a, one on the difference
+        (v, U * (6.0 * a.abs() + 2.0 * y.abs() + v.abs()) / v)
+    }
+}
+
+/// 1/(k + 2)! for k = 0..16.
+const INV_FACT_FROM_2: [f64; 17] = {
+    let mut t = [0.0; 17];
+    let mut f = 2.0;
+    let mut k = 0;
+    while k < 17 {
+        t[k] = 1.0 / f;
+        f *= (k + 3) as f64;
+        k += 1;
+    }
+    t
+};
+
+/// E1(w) = e^w − 1 − w ≥ 0, with a bound on its relative error (for the exact argument).
+#[inline]
+fn expm1_minus_x(w: f64) -> (f64, f64) {
+    if w.abs() <= 0.5 {
+        // w²·Σ_{k≥0} w^k/(k + 2)!: 16 terms leave < 1e-20 relative
+        let mut p = 0.0;
+        for &f in INV_FACT_FROM_2.iter().rev() {
+            p = p * w + f;
+        }
+        (w * w * p, 6.0 * U)
+    } else {
+        let e = f64::exp_m1(w);
+        let v = e - w;
+        (v, U * (3.0 * e.abs() + w.abs() + v.abs()) / v)
+    }
+}
+
+/// Upper bound on A_α − 1 = E_{μ0}[g(q(L − 1))], g(y) = (1 + y)^α − 1 − αy ≥ 0, by the
+/// trapezoidal rule on the whole line with a rigorous error bound (see the module doc), or
+/// None when it is not applicable (overflow, too many nodes).
+fn am1_quadrature_up(alpha: f64, q: f64, c: f64) -> Option<f64> {
+    let beta = alpha - 1.0; // exact
+    if !(beta > 0.0 && q > 0.0 && q < 1.0 && c > 0.0 && c.is_finite()) {
+        return None;
+    }
+    let c2 = 0.5 * alpha * beta * (1.0 + 4.0 * U);
+    let kappa = alpha.max(2.0);
+    // (1 + ξ)^{α−2} on ξ ∈ (−q, 0)
+    let rho = if alpha < 2.0 {
+        f64::exp((alpha - 2.0) * f64::ln_1p(-q)) * (1.0 + 8.0 * U)
+    } else {
+        1.0
+    };
+    let ln_up_tail = c * kappa * (kappa - 1.0); // e^{cκ(κ−1)}: the upper tail's tilt
+    let norm = (c / std::f64::consts::PI).sqrt(); // density of μ0 = N(0, 1/(2c)) at 0
+    let sqrt2c = (2.0 * c).sqrt();
+    let cq2 = c2 * q * q;
+    // the strip of analyticity of the integrand in x: |Im x| < π/(2c)
+    let a_max = 0.98 * std::f64::consts::FRAC_PI_2 / c;
+    // leading-order size of A − 1, only used to choose the step (checked afterwards)
+    let est = (cq2 * f64::exp_m1(2.0 * c).min(1e300)).max(1e-300);
+    let target =
+        (f64::ln(2.0 * (2.0 + 2.0 * alpha * q) / est) + 20.0 * std::f64::consts::LN_10).max(40.0);
+    let mut h = {
+        let h_free = std::f64::consts::PI / (c * target).sqrt();
+        if std::f64::consts::PI / (c * h_free) <= a_max {
+            h_free
+        } else {
+            2.0 * std::f64::consts::PI * a_max / (target + c * a_max * a_max)
+        }
+    };
+    // 8 significant bits: the nodes k·h are exact
+    let e = h.log2().floor();
+    h = (h * f64::exp2(7.0 - e)).floor() * f64::exp2(e - 7.0);
+    // predicted extent of the sweeps (where the tail bounds reach 1e-19 of the estimate): skip
+    // the quadrature when it would need more than MAX_NODES nodes
+    let ln_rel = (f64::ln(cq2 / est) + 44.0).max(0.0);
+    let x_hi = kappa + ((ln_up_tail + ln_rel) / c).sqrt();
+    let x_lo = ((f64::ln(rho) + ln_rel) / c).sqrt();
+    if !((x_hi + x_lo) / h < MAX_NODES as f64) {
+        return None;
+    }
+    for _attempt in 0..4 {
+        if let Some((sum, err, _)) = trapezoid(
+            alpha, beta, q, c, h, norm, sqrt2c, cq2, rho, kappa, ln_up_tail,
+        ) {
+            if !(sum > 0.0) {
+                return None;
+            }
+            // |T − I| ≤ 2M/(e^{2πa/h} − 1), M = e^{c a²}(A + 1 + 2αq) (Trefethen–Weideman 2014,
+            // Thm 5.1), with A = 1 + I: I ≤ (T + k(2 + 2αq))/(1 − k), k = 2e^{ca²}/(e^{2πa/h} − 1)
+            let a = (std::f64::consts::PI / (c * h)).min(a_max);
+            let expo = 2.0 * std::f64::consts::PI * a / h;
+            let k = 2.0 * f64::exp(c * a * a - expo) / (-f64::exp_m1(-expo)) * (1.0 + 16.0 * U);
+            let t_up = sum + err;
+            if k < 1e-3 {
+                let i_max = (t_up + k * (2.0 + 2.0 * alpha * q)) / (1.0 - k);
+                let disc = k * (2.0 + 2.0 * alpha * q + i_max);
+                if disc <= 1e-16 * sum {
+                    return Some((t_up + disc) * (1.0 + 4.0 * U));
+                }
+            }
+        } else {
+            return None;
+        }
+        h *= 0.5;
+    }
+    None
+}
+
+/// Maximum number of nodes of one trapezoidal sum.
+const MAX_NODES: usize = 20_000;
+
+/// The trapezoidal sum h·Σ_k f(kh) of f(x) = w(x)·g(q·expm1(c(2x − 1))), w the density of
+/// N(0, 1/(2c)), truncated where the rigorous tail bounds are negligible: (sum, bound on
+/// |sum − infinite sum| including rounding, number of nodes).
+#[allow(clippy::too_many_arguments)]
+fn trapezoid(
+    alpha: f64,
+    beta: f64,
+    q: f64,
+    c: f64,
+    h: f64,
+    norm: f64,
+    sqrt2c: f64,
+    cq2: f64,
+    rho: f64,
+    kappa: f64,
+    ln_up_tail: f64,
+) -> Option<(f64, f64, usize)> {
+    let node = |x: f64| -> Option<(f64, f64)> {
+        let t = c * (2.0 * x - 1.0);
+        let em = f64::exp_m1(t);
+        let y = q * em;
+        let l = f64::ln_1p(y);
+        let (hv, rh) = h_plogp(y, l);
+        let w = beta * l;
+        let (e1, re1) = expm1_minus_x(w);
+        let g = beta * hv + (1.0 + y) * e1;
+        if !g.is_finite() {
+            return None;
+        }
+        if g == 0.0 {
+            return Some((0.0, 0.0));
+        }
+        // error of w = β·ln(1 + y) (3U) through E1: d ln E1/d ln w = w·(w + E1)/E1
+        let sens_w = if e1 > 0.0 {
+            (w * (w + e1) / e1).abs()
+        } else {
+            2.0
+        };
+        let re1 = re1 + 3.0 * U * sens_w + 2.0 * U;
+        let rg = (rh + U).max(re1) + U;
+        // error of y (2 roundings in t, expm1 ≤ 1 ulp with condition ≤ 1 + max(t, 0), product)
+        // through g: d ln g/d ln y = y·g'(y)/g, g' = α·expm1(w) = α(w + E1)
+        let dy = U * (5.0 + 2.0 * t.max(0.0));
+        let sens_y = (y * alpha * (w + e1) / g).abs();
+        let rg = rg + sens_y * dy;
+        // weight: exp of −c·x² (2 roundings), norm (3U)
+        let cx2 = c * x * x;
+        let wt = norm * f64::exp(-cx2);
+        let rw = U * (6.0 + 2.01 * cx2);
+        let f = h * wt * g;
+        Some((f, f * (rg + rw + 3.0 * U)))
+    };
+    let (mut s, mut comp, mut err, mut n) = (0.0_f64, 0.0_f64, 0.0_f64, 0_usize);
+    let add = |v: f64, s: &mut f64, comp: &mut f64| {
+        let t = *s + v;
+        if s.abs() >= v.abs() {
+            *comp += (*s - t) + v;
+        } else {
+            *comp += (v - t) + *s;
+        }
+        *s = t;
+    };
+    const TAIL: f64 = 1e-19;
+    // upper sweep x = 0, h, 2h, ...: beyond X ≥ κ the remaining nodes sum to at most
+    // C2 q² e^{cκ(κ−1)}·[h·w(X − κ) + Q((X − κ)√(2c))]
+    let tail_hi;
+    let mut k = 0_u64;
+    loop {
+        let x = k as f64 * h;
+        let (f, e) = node(x)?;
+        add(f, &mut s, &mut comp);
+        err += e;
+        n += 1;
+        let xn = x + h;
+        if xn >= kappa {
+            let z = xn - kappa;
+            let lb = f64::ln(cq2)
+                + ln_up_tail
+                + log_add_exp(f64::ln(h * norm) - c * z * z, log_gaussian_tail(z * sqrt2c));
+            if lb <= f64::ln(TAIL * (s + comp)) {
+                let b = f64::exp(lb) * (1.0 + 16.0 * U);
+                tail_hi = b;
+                break;
+            }
+        }
+        if n > MAX_NODES {
+            return None;
+        }
+        k += 1;
+    }
+    // lower sweep x = −h, −2h, ...: beyond X ≤ 0 (there y ∈ (−q, 0)) the remaining nodes sum to
+    // at most C2 q² ρ·[h·w(X) + Q(|X|√(2c))]
+    let tail_lo;
+    let mut k = 1_u64;
+    loop {
+        let x = -(k as f64) * h;
+        let (f, e) = node(x)?;
+        add(f, &mut s, &mut comp);
+        err += e;
+        n += 1;
+        let xn = x - h;
+        let b = cq2 * rho * (h * norm * f64::exp(-c * xn * xn) + gaussian_tail(-xn * sqrt2c));
+        if b <= TAIL * (s + comp) {
+            tail_lo = b;
+            break;
+        }
+        if n > MAX_NODES {
+            return None;
+        }
+        k += 1;
+    }
+    let sum = s + comp;
+    let nf = n as f64;
+    // compensated summation of non-negative terms: ≤ 2U·sum + n²U²·sum
+    let round = (2.0 * U + nf * nf * U * U) * sum;
+    let bound = (err + round + tail_hi + tail_lo) * (1.0 + 1e-3);
+    Some((sum, bound, n))
 }
 
 #[cfg(test)]
@@ -372,20 +739,112 @@ mod tests {
     #[test]
     fn fractional_golden() {
         let data = include_str!("../../tests/golden/rdp_sgm_frac.csv");
-        let (mut n, mut worst) = (0, 0.0_f64);
+        let (mut n, mut worst, mut at) = (0, 0.0_f64, String::new());
         for line in data.lines().skip(1) {
             let f: Vec<f64> = line.split(',').map(|x| x.parse().unwrap()).collect();
             let (a, q, r, exact) = (f[0], f[1], f[2], f[3]);
             let t = SgmTable::new(ceil_order(a), q);
             let v = sgm_rdp_value(a, q, 0.5 * r * r, Fractional::Exact, &t);
             assert!(v >= exact * (1.0 - 1e-19), "below exact at {line}: {v}");
-            let hard = ((q - 0.5).abs() < 0.25 && r <= 0.1) || a < 1.15;
-            if !hard && exact > 0.0 {
-                worst = worst.max((v - exact) / exact);
+            if exact > 0.0 && (v - exact) / exact > worst {
+                worst = (v - exact) / exact;
+                at = line.to_string();
             }
             n += 1;
         }
-        assert!(n >= 200 && worst < 1e-12, "{n} points, worst {worst:e}");
+        eprintln!("fractional_golden: {n} points, worst {worst:e} at {at}");
+        assert!(
+            n >= 200 && worst < 1e-12,
+            "{n} points, worst {worst:e} at {at}"
+        );
+    }
+
+    /// The cancellation corner (tools/gen_rdp_frac_corner.py: mpmath quadrature, 50 digits):
+    /// upper bound and within 1e-12 relative everywhere.
+    #[test]
+    fn fractional_corner_golden() {
+        let data = include_str!("../../tests/golden/rdp_sgm_frac_corner.csv");
+        let (mut n, mut worst, mut at) = (0, 0.0_f64, String::new());
+        for line in data.lines().skip(1) {
+            let f: Vec<f64> = line.split(',').map(|x| x.parse().unwrap()).collect();
+            let (a, q, r, exact) = (f[0], f[1], f[2], f[3]);
+            let t = SgmTable::new(ceil_order(a), q);
+            let v = sgm_rdp_value(a, q, 0.5 * r * r, Fractional::Exact, &t);
+            assert!(v >= exact * (1.0 - 1e-19), "below exact at {line}: {v}");
+            let rel = (v - exact) / exact;
+            if rel > worst {
+                worst = rel;
+                at = line.to_string();
+            }
+            n += 1;
+        }
+        eprintln!("fractional_corner_golden: {n} points, worst {worst:e} at {at}");
+        assert!(
+            n >= 400 && worst < 1e-12,
+            "{n} points, worst {worst:e} at {at}"
+        );
+    }
+
+    /// Where the series is accurate, the quadrature (forced) agrees with it: two independent
+    /// methods, each an upper bound with its own error bound.
+    #[test]
+    fn quadrature_agrees_with_series() {
+        let mut checked = 0;
+        for &a in &[1.3, 2.5, 4.5, 10.5] {
+            for &q in &[1e-6, 1e-3, 0.05, 0.2, 0.9] {
+                for &r in &[0.3, 1.0, 2.0] {
+                    let c = 0.5 * r * r;
+                    let s = series_am1(a, q, c).unwrap();
+                    // compared on ln A = ln(1 + I) (what ε is made of)
+                    let l_series = super::super::softplus(s.scale + s.sum.ln());
+                    if (s.scale + s.bound.ln() - l_series).exp() / l_series > 2e-14 {
+                        continue;
+                    }
+                    let l_quad = am1_quadrature_up(a, q, c).unwrap().ln_1p();
+                    let rel = (l_quad - l_series) / l_series;
+                    assert!(
+                        rel > -4e-14 && rel < 5e-14,
+                        "{a} {q} {r}: {l_quad} vs {l_series}"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked >= 25, "{checked}");
+    }
+
+    #[test]
+    fn quadrature_pieces() {
+        // h(y) = (1 + y)ln(1 + y) − y and E1(w) = e^w − 1 − w on both sides of the switch
+        for &y in &[
+            -0.9, -0.5000001, -0.4999999, -1e-3, 1e-8, 0.3, 0.4999999, 0.5000001, 7.0,
+        ] {
+            let (v, rel) = h_plogp(y, f64::ln_1p(y));
+            // Taylor polynomial for small |y|, the direct form (≤ ~10 ulp there) elsewhere
+            let want = if y.abs() < 1e-2 {
+                // Σ_{k≥2} (−y)^k/(k(k − 1)), 10 terms
+                (2..12)
+                    .map(|k| (-y).powi(k) / (k * (k - 1)) as f64)
+                    .sum::<f64>()
+            } else {
+                (1.0 + y) * f64::ln_1p(y) - y
+            };
+            let tol = if y.abs() < 1e-2 { 1e-12 } else { 1e-13 };
+            assert!(((v - want) / want).abs() < tol, "h({y}) = {v} vs {want}");
+            assert!(rel < 1e-14);
+        }
+        for &w in &[
+            -3.0, -0.5000001, -0.4999999, -1e-5, 1e-9, 0.4999999, 0.5000001, 5.0,
+        ] {
+            let (v, rel) = expm1_minus_x(w);
+            let want = if w.abs() < 1e-3 {
+                w * w / 2.0 + w * w * w / 6.0 + w.powi(4) / 24.0 + w.powi(5) / 120.0
+            } else {
+                f64::exp_m1(w) - w
+            };
+            assert!(((v - want) / want).abs() < 1e-13, "E1({w}) = {v} vs {want}");
+            assert!(rel < 1e-14);
+        }
     }
 
     #[test]
@@ -403,6 +862,43 @@ mod tests {
             let e = la / (a - 1.0);
             assert!(e >= want * (1.0 - 1e-15), "{a} {q} {r}: {e} < {want}");
             assert!((e - want) / want < 1e-12, "{a} {q} {r}: {e} vs {want}");
+        }
+    }
+}
+#[cfg(test)]
+mod stress {
+    use crate::rdp::{ceil_order, sgm_rdp_value, Fractional, SgmTable};
+
+    /// Random (α, q, r) over the domain (α up to 1e4 here, q down to 1e-9, r ∈ [1e-3, 10]):
+    /// finite, between ε(⌊α⌋) and the ceiling rule ε(⌈α⌉) (D_α is non-decreasing in α).
+    #[test]
+    fn sandwiched_on_random_domain_points() {
+        let mut state = 12345u64;
+        let mut rnd = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for _ in 0..400 {
+            let a = 1.0 + f64::powf(10.0, -4.0 + 8.0 * rnd());
+            let a = if a == a.floor() { a + 0.5 } else { a };
+            let q = f64::powf(10.0, -9.0 * rnd()).min(0.999);
+            let r = f64::powf(10.0, -3.0 + 4.0 * rnd());
+            let c = 0.5 * r * r;
+            let tf = SgmTable::new(ceil_order(a), q);
+            let v = sgm_rdp_value(a, q, c, Fractional::Exact, &tf);
+            let lo = if a >= 2.0 {
+                let tl = SgmTable::new(ceil_order(a.floor()), q);
+                sgm_rdp_value(a.floor(), q, c, Fractional::Exact, &tl)
+            } else {
+                0.0
+            };
+            let ceil = sgm_rdp_value(a, q, c, Fractional::Ceil, &tf);
+            assert!(
+                v.is_finite() && v >= lo * (1.0 - 1e-13) && v <= ceil && v > 0.0,
+                "{a} {q} {r}: {v} {lo} {ceil}"
+            );
         }
     }
 }
