@@ -110,12 +110,12 @@ def sampled_gaussian_rdp(
 
     * ``"exact"`` (default): the exact Rényi divergence at α by the series of Mironov, Talwar
       & Zhang (2019, §3.3; dp-accounting's ``_compute_log_a_frac``), rearranged so that
-      A_α − 1 has no cancellation, its alternating tails summed by an Euler transform with a
-      rigorous remainder bound, rounded up and never above the ceiling rule. Within 1e-12
-      of the exact value except for q within ~0.25 of ½ with z ≳ 10, or α within ~0.15 of 1
-      (1.6e-12 at α = 1.1), where the series has inherent cancellation of order
-      1e-16·K/(A − 1) (measured up to 1.3e-7 relative at q = ½, z = 100, α = 1.01; still an
-      upper bound, and far below the ceiling rule there).
+      A_α − 1 has no cancellation, its alternating tails summed by an Euler transform; where
+      the series cancels (q near ½ with z ≳ 10, or α < 1.05) A_α − 1 = E[g(qY)] is evaluated
+      instead by a trapezoidal quadrature of a non-negative integrand with proven
+      discretisation, truncation and rounding bounds. Rounded up and never above the ceiling
+      rule. Within 1e-12 of the exact value over the whole domain (measured ≤ 2.1e-13 on 651
+      golden points against 50-digit mpmath quadrature, never below it).
     * ``"ceil"``: ε(⌈α⌉) (valid since D_α is non-decreasing in α; α ∈ (1, 2] uses 2; looser).
 
     Domain: α > 1 (≤ 1e7), q ∈ [0, 1], z > 0. Broadcasts like a ufunc.
