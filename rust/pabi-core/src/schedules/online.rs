@@ -48,8 +48,8 @@
 //! with s; F' > 0. Hence on [a, ∞): L ≤ α·max(ρ_a B(w_a), B(w_a)) + 2α(1 − ρ_a), and g is
 //! concave on [a, ∞) when this is < 1 (checked in floating point with a margin). As w → ∞ the
 //! bound tends to −α, so the condition holds from moderate a on for any parameters (at the
-//! paper's parameters from x ≈ 20 on; it fails e.g. for huge C1 with a = 2^18, where the
-//! monotone bound is used).
+//! paper's parameters (C1 = C2 = 100, α = 1.5, ε = 1) from x ≈ 200 on, where z outgrows C2; it
+//! fails at a = 2^18 only for huge C1 or C2, e.g. C2 = 1e20, where the monotone bound is used).
 //!
 //! ## Certified quadrature ([`OnlineSchedule::integral_bracket`])
 //!
@@ -690,7 +690,12 @@ impl OnlineSchedule {
                         + vmath::log1p(w)
                         + lt.abs()
                         + 1.0)
-                    + lmax * EPS * (2.0 * s.abs() + (lz.abs() + 10.0) / alpha + (1.0 + w) / alpha);
+                    + lmax
+                        * EPS
+                        * (2.0 * s.abs()
+                            + (2.0 * alpha * s.abs() + 2.0 * self.ln_c1.abs() + lz.abs() + 4.0)
+                                / alpha
+                            + (1.0 + w) / alpha);
                 QPoint {
                     s,
                     l_lo: l - lt - sl,
@@ -723,7 +728,7 @@ impl OnlineSchedule {
                     l_hi: l + sl,
                     u1: 1.0 / (1.0 + pd),
                     u2: 1.0 / (1.0 + pe),
-                    b: 0.0,
+                    b: pd.abs() + pe.abs(),
                     d1: 0.0,
                     d2: 0.0,
                     w: 0.0,
@@ -772,13 +777,17 @@ impl OnlineSchedule {
                     2.0 * a2 * (t1.0 + t2.0) - t3.1,
                     2.0 * a2 * (t1.1 + t2.1) - t3.0,
                 );
-                let slm = 64.0 * EPS * (m.0.abs() + m.1.abs() + a2 * (t1.1.abs() + 1.0) * 1e-3)
-                    + 1e-16 * a2;
+                // rounding: a few ulp of every term (no cancellation assumed)
+                let mag = 2.0 * a2 * (t1.0.abs().max(t1.1.abs()) + t2.0.abs().max(t2.1.abs()))
+                    + t3.0.abs().max(t3.1.abs());
+                let slm = 64.0 * EPS * mag + 1e-16 * a2;
                 ((llo, lhi), (m.0 - slm, m.1 + slm))
             }
             Noise::Laplace => {
                 // L = α(1 − p − q), L' = −α²(p(1−p) + q(1−q)), p = v/(v+d) increasing, q = v/(v+d−c) monotone
-                let sl = 64.0 * EPS * alpha * (3.0 + p.u2.abs() + q.u2.abs());
+                // (rounding of p, q: a few ulp, and δq ≤ q²·8ε_m(|pd| + |pe|) from d − c)
+                let dq = 16.0 * EPS * (p.u2 * p.u2 * p.b + q.u2 * q.u2 * q.b);
+                let sl = 64.0 * EPS * alpha * (3.0 + p.u2.abs() + q.u2.abs()) + alpha * dq;
                 let pp = (p.u1, q.u1);
                 let qq = (p.u2.min(q.u2), p.u2.max(q.u2));
                 let l = (
@@ -788,7 +797,8 @@ impl OnlineSchedule {
                 let fp = parab(pp);
                 let fq = parab(qq);
                 let a2 = alpha * alpha;
-                let slm = 64.0 * EPS * a2 * (1.0 + fq.0.abs() + fq.1.abs());
+                let slm = 64.0 * EPS * a2 * (1.0 + fq.0.abs() + fq.1.abs())
+                    + a2 * dq * (1.0 + 2.0 * qq.1.abs());
                 (l, (-a2 * (fp.1 + fq.1) - slm, -a2 * (fp.0 + fq.0) + slm))
             }
         }
@@ -811,7 +821,8 @@ impl OnlineSchedule {
             }
             Noise::Laplace => {
                 // p ∈ [p_P, 1], q between q_P and 1
-                let sl = 64.0 * EPS * alpha * (3.0 + p.u2.abs());
+                let sl = 64.0 * EPS * alpha * (3.0 + p.u2.abs())
+                    + 16.0 * EPS * alpha * p.u2 * p.u2 * p.b;
                 let lsup = alpha * (1.0 - p.u1 - p.u2.min(1.0)) + sl;
                 if lsup > 0.0 {
                     return None;
@@ -887,8 +898,8 @@ impl OnlineSchedule {
                 } else {
                     k_hi2 * hi_curv.0
                 };
-            err_lo += lo_mag;
-            err_hi += hi_mag;
+            err_lo += lo_mag + 4.0 * EPS * (k_lo * lo_curv.1).abs();
+            err_hi += hi_mag + 4.0 * EPS * (k_hi2 * hi_curv.1).abs();
             jlo.add(lo);
             jhi.add(hi);
             // step control: relative width of this piece against a target growing like the
