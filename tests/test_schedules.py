@@ -350,6 +350,20 @@ def test_gauss_certified_limit_bound_without_concavity():
     assert (cert - lim) == pytest.approx(-ga / 2, rel=1e-3)
 
 
+def test_gauss_online_bounds_where_theta_underflows_near_the_index():
+    """Tiny W near the index with a large ε (θ(ε, r_B) ~ e^-56000 at t = 30): the quadrature of
+    the paper's bounds used to lose g there (1 − θ rounds to 1): the lower bound was NaN and the
+    upper one dropped its integral. Now ordered and finite around the limit."""
+    p = dict(eps=7.1125, lipschitz=1.0, lr=0.1, diameter=1.0, index=29, c1=4788.0, c2=0.0, decay=1.4255)
+    lo = pabi.online_gauss_delta_star_lower(**p, log=True)
+    lim = pabi.online_gauss_delta_limit(**p, log=True)
+    cert = pabi.online_gauss_delta_limit_bound(**p, log=True)
+    up = pabi.online_gauss_delta_star_upper(**p, log=True)
+    assert all(math.isfinite(v) for v in (lo, lim, cert, up))
+    assert lo < lim <= cert < up
+    assert (up - lim) / abs(lim) < 0.02 and (lim - lo) / abs(lim) < 0.02
+
+
 @pytest.mark.parametrize("p", [
     dict(eps=0.5, lipschitz=10.0, lr=0.1, diameter=2.0, index=3, c1=5.0, c2=3.0, decay=2.0),
     dict(eps=2.0, lipschitz=4.0, lr=0.05, diameter=1.0, index=10, c1=1.0, c2=10.0, decay=1.2),
