@@ -297,6 +297,10 @@ def test_fig5_against_reference():
     kw = dict(c1=100.0, c2=100.0, decay=1.5)
     exact = ref.online_schedule_delta_limit(*args, index=100, **kw, dps=50, T=300)
     assert_upper(pabi.online_gauss_delta_limit(**FIG45), exact)
+    # the certified bound (proven: concavity condition + rigorous quadrature) lies above the
+    # 50-digit limit, within 2e-12 (gap g'(a)/12 + the quadrature width)
+    cert = mp.mpf(pabi.online_gauss_delta_limit_bound(**FIG45))
+    assert cert >= exact and relerr(cert, exact) < 2e-12
     exact = ref.online_gauss_delta_star_upper(*FIG45_POS, index=100, **kw)
     assert_upper(pabi.online_gauss_delta_star_upper(**FIG45), exact)
     exact = ref.online_gauss_delta_star_lower(*FIG45_POS, index=100, **kw)
@@ -309,12 +313,55 @@ def test_fig5_against_reference():
     assert relerr(s, se) < 1e-14
 
 
-def test_gauss_online_log_factor_concave_in_tail():
-    """The certified Gaussian bound assumes g = ln B_t concave from 2^18 on: second differences."""
-    g = lambda t: ref.online_schedule_log_factor("gaussian", t, 1.0, 0.01, 1.0, 100.0, 100.0, 1.5, dps=50)  # noqa
-    for t in (2.0 ** 18, 1e7, 1e10):
+def test_gauss_online_log_factor_concavity_condition():
+    """The certified Gaussian bound uses g = ln B_t concave on [a, ∞) when
+    α·max(ρB(w), B(w)) + 2α(1−ρ) < 1 at a (proof in pabi_core::schedules::online). 50-digit second
+    differences agree: negative from 2^18 on at the Fig. 5 parameters; with C2 = 1e20 the condition
+    fails at 2^18 and g is indeed convex there (ρ ≈ 0), so the bound falls back to monotonicity."""
+    def g(t, c2=100.0):
+        return ref.online_schedule_log_factor("gaussian", t, 1.0, 0.01, 1.0, 100.0, c2, 1.5, dps=50)
+    for t in (2.0 ** 18, 1e7, 1e10, 1e14):
         h = t / 50
         assert g(t - h) + g(t + h) - 2 * g(t) < 0
+    t = 2.0 ** 18
+    assert g(t - t / 8, 1e20) + g(t + t / 8, 1e20) - 2 * g(t, 1e20) > 0
+
+
+def test_gauss_certified_limit_bound_other_parameters():
+    p = dict(eps=2.0, lipschitz=4.0, lr=0.05, diameter=1.0, index=10, c1=1.0, c2=10.0, decay=1.2)
+    pos = (p["eps"], p["lipschitz"], p["lr"], p["diameter"])
+    exact = ref.online_schedule_delta_limit("gaussian", *pos, index=10, c1=1.0, c2=10.0, decay=1.2, dps=50, T=300)
+    assert_upper(pabi.online_gauss_delta_limit(**p), exact)
+    cert = mp.mpf(pabi.online_gauss_delta_limit_bound(**p))
+    assert cert >= exact and relerr(cert, exact) < 2e-12
+    up = pabi.online_gauss_delta_star_upper(**p)
+    assert float(cert) < up
+
+
+def test_gauss_certified_limit_bound_without_concavity():
+    """C2 = 1e20: the concavity condition fails at a = i + 2^18 + 1 and the bound drops the g(a)/2
+    term (monotone bound ∫_a^∞ g): still above the limit, by ≈ |g(a)|/2 in the log."""
+    p = dict(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=1e20, decay=1.5)
+    lim = pabi.online_gauss_delta_limit(**p, log=True)
+    cert = pabi.online_gauss_delta_limit_bound(**p, log=True)
+    a = 100 + 2 ** 18 + 1
+    ga = float(ref.online_schedule_log_factor("gaussian", a, 1.0, 0.01, 1.0, 100.0, 1e20, 1.5, dps=30))
+    assert cert > lim
+    assert (cert - lim) == pytest.approx(-ga / 2, rel=1e-3)
+
+
+def test_gauss_online_bounds_where_theta_underflows_near_the_index():
+    """Tiny W near the index with a large ε (θ(ε, r_B) ~ e^-56000 at t = 30): the quadrature of
+    the paper's bounds used to lose g there (1 − θ rounds to 1): the lower bound was NaN and the
+    upper one dropped its integral. Now ordered and finite around the limit."""
+    p = dict(eps=7.1125, lipschitz=1.0, lr=0.1, diameter=1.0, index=29, c1=4788.0, c2=0.0, decay=1.4255)
+    lo = pabi.online_gauss_delta_star_lower(**p, log=True)
+    lim = pabi.online_gauss_delta_limit(**p, log=True)
+    cert = pabi.online_gauss_delta_limit_bound(**p, log=True)
+    up = pabi.online_gauss_delta_star_upper(**p, log=True)
+    assert all(math.isfinite(v) for v in (lo, lim, cert, up))
+    assert lo < lim <= cert < up
+    assert (up - lim) / abs(lim) < 0.02 and (lim - lo) / abs(lim) < 0.02
 
 
 @pytest.mark.parametrize("p", [

@@ -283,9 +283,13 @@ _DOC_LIMIT = """The exact limit δ_∞(i) = A_i·∏_{{t>i}} B_t of online PNSGD
 
 _DOC_BOUND = """Certified upper bound of δ_∞(i) for the {what} schedule, tighter than eq. ({eq}).
 
-    The tail Σ_{{t≥a}} g(t), a = i + 2^18 + 1, is replaced by ∫_a^∞ g + g(a)/2 (Hermite–Hadamard,
-    valid because g = ln B is concave on [a, ∞){concave}); with the direct sum in front, the gap
-    to δ_∞ is ≈ g'(a)/12 (≈ 1e-12 relative), against the paper's ≈ 1 %.{domain}
+    After the direct sum of the first 2^18 log-factors (each rounded up), the tail Σ_{{t≥a}} g(t),
+    a = i + 2^18 + 1, g = ln B, is bounded by Ī + g(a)/2 (Hermite–Hadamard) where g is proven
+    concave on [a, ∞){concave}; otherwise by Ī alone (g is increasing). Ī is a certified upper bound
+    of ∫_a^∞ g: piecewise exponential envelopes of g' with interval bounds of the derivatives of
+    ln g', every rounding bounded (relative width ≈ 2e-13). Nothing is estimated, so the result is
+    a proven upper bound of δ_∞; its gap to δ_∞ is ≈ g'(a)/12 (≈ 1e-12 relative), against the
+    paper's ≈ 1 %.{domain}
     >>> {fn}_delta_limit_bound({fig}, index=100, c1=100.0, c2=100.0, decay=1.5)
     {v_bound}
 """
@@ -313,7 +317,7 @@ _LAP = dict(fn="online_laplace", fig=_FIG, v_delta="1.5475503430...e-08", v_limi
             v_pub="-17.21441464...",
             what="Laplace (eq. (12))", thm="Thm 6", lim="online_laplace_delta_limit",
             low="online_laplace_delta_star_lower", up="online_laplace_delta_star_upper", eq="13",
-            concave=" whenever i^α ≥ C1·C2(α−1)/(α+1) or C1·C2 ≤ C1·e^{ε/2}; otherwise only monotonicity is used",
+            concave=",\n    i.e. whenever a^α ≥ C1·C2(α−1)/(α+1) or C1·C2 ≤ C1·e^{ε/2}",
             erratum="T5 of SPEC §9 (first factor e^{+ε/2−κ_L·ln(i^α/C1+C2)}, as in the proof)",
             printed="e^{−ε/2} in the first factor, still an upper bound but looser (3.34e-8 against 1.56e-8 at "
                     "the Fig. 4 parameters).",
@@ -324,8 +328,10 @@ _GAU = dict(fn="online_gauss", fig=_FIG, v_delta="2.858025336...e-23", v_limit="
             v_pub="-2.41812055...e+42",
             what="Gaussian (eq. (14))", thm="Thm 7", lim="online_gauss_delta_limit",
             low="online_gauss_delta_star_lower", up="online_gauss_delta_star_upper", eq="15",
-            concave=" — for the Gaussian schedule this is established asymptotically and checked numerically "
-                    "(g ~ −2C1e^{ε/2}x^{−α}(1 − (1+ε²/8)/W)), not proven",
+            concave=",\n    i.e. whenever α·max(ρ·B(w), B(w)) + 2α(1 − ρ) < 1 at x = a, with w = W0(z_a), ρ = 1 − C2/z_a,\n"
+                    "    B(w) = −1 + 2/(1+w)² + ε²/(4w(1+w)): this bounds d ln(x·g'(x))/d ln x from above on\n"
+                    "    [a, ∞) (proof in the module doc of pabi_core::schedules::online); it holds at a = i + 2^18 + 1\n"
+                    "    unless C1 or C2 is huge",
             erratum="T6 of SPEC §9 (the exponential multiplies θ(2L/σ_i) instead of sitting inside θ)",
             printed="θ_{e^ε}(2L/σ_i·exp(∫…)), which is UNSOUND: it certifies δ ≈ 10^(−1e42) at the Fig. 5 "
                     "parameters where the true δ_∞ is 2.86e-23 (use log=True to see it). Note also (SPEC §9 T15) "
