@@ -324,3 +324,24 @@ def test_type_errors():
         pabi.theta_l("a", L=1.0)
     with pytest.raises(TypeError):
         pabi.averaged_rdp(2.0, 1.0, ["x"])
+
+
+def test_last_iterate_step_size_condition_enforced():
+    """Thms 4.4/4.5 and Cor. C.3 assume lam <= 1/(2(m + M)): beyond it pabi raises (naming lam
+    and the limit) instead of returning a number that is not a bound; at the limit it computes."""
+    m, M = 0.5, 2.5
+    lam_max = 1.0 / (2.0 * (m + M))
+    calls = [
+        lambda lam: pabi.last_iterate_rdp_bounded(2.0, lam, 1.0, 10, 1.0, 1.0, m, M),
+        lambda lam: pabi.last_iterate_rdp_cyclic(2.0, lam, 1.0, 10, 1.0, 20, 5, m, M),
+        lambda lam: pabi.last_iterate_rdp_small_step(2.0, 1.0, 10, 1.0, 5, lam, m, M),
+    ]
+    for f in calls:
+        assert f(lam_max) > 0
+        with pytest.raises(ValueError, match=r"lam.*1/\(2\(m \+ M\)\)"):
+            f(math.nextafter(lam_max, 1.0))
+        # arrays: the first bad index is reported
+        with pytest.raises(ValueError, match=r"at index 1"):
+            f(np.array([lam_max / 2, 2 * lam_max]))
+    # m = M = 0: no condition
+    assert pabi.last_iterate_rdp_bounded(2.0, 10.0, 1.0, 10, 1.0, 1.0, 0.0, 0.0) > 0

@@ -718,7 +718,8 @@ def last_iterate_rdp_bounded(
     m: ArrayLike, M: ArrayLike, model: str = "triangle",
 ) -> Float:
     """Bounded domain of diameter d_h (Kong–Ribero Thm 4.4): α/(2σ²)(L_λ d_h + 2λC/b)², with
-    L_λ from :func:`l_lambda_kappa` (default: the proven triangle constant). Broadcasts.
+    L_λ from :func:`l_lambda_kappa` (default: the proven triangle constant). The theorem
+    assumes λ ≤ 1/(2(m + M)); a larger ``lam`` raises ``ValueError``. Broadcasts.
 
     >>> round(last_iterate_rdp_bounded(2.0, 0.1, 1.0, 10, 1.0, 1.0, 0.0, 0.0), 12)   # (1 + 0.02)²
     1.0404
@@ -740,7 +741,7 @@ def last_iterate_rdp_cyclic(
     (findings K3/K4, default): 2α(λC/(bσ))²Φ_L(T − t* + 1, ℓ) for a known first occurrence t*,
     else its maximum over t* ∈ [1, ℓ]. ``variant="as_published"``: eq. (21),
     4α(λC/(bσ))²Φ_L(T, ℓ), smaller than the correct bound in some settings (not certified).
-    Broadcasts.
+    The theorem assumes λ ≤ 1/(2(m + M)); a larger ``lam`` raises ``ValueError``. Broadcasts.
 
     >>> last_iterate_rdp_cyclic(1.0 + 1e-9, 1.0, 1.0, 1, 1.0, 5, 5, 0.0, 0.0) > 1.99
     True
@@ -898,7 +899,8 @@ def last_iterate_rdp_small_step(
     m: ArrayLike, M: ArrayLike, model: str = "triangle",
 ) -> Float:
     """Kong–Ribero Cor. C.3: 4α(C/(bσ))²[1 + θ_{L_λ}(ℓ)] for λ ≤ min{1/√E, 1/(2(m + M))}
-    (independent of E and λ; the λ condition is the caller's, caveat K1/K17). Broadcasts.
+    (independent of E and λ; caveat K1/K17). λ > 1/(2(m + M)) raises ``ValueError``; the
+    condition λ ≤ 1/√E is the caller's (E is not an argument). Broadcasts.
 
     >>> round(last_iterate_rdp_small_step(2.0, 1.0, 1, 1.0, 4, 0.1, 0.0, 0.0), 12)   # 8·(1 + 1/4)
     10.0

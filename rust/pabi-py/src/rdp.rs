@@ -338,7 +338,7 @@ elementwise!(
     [alpha, lam, m, big_m, d_h, clip, b, sigma],
     as_published,
     |x| {
-        let k = ex::l_lambda_kappa(x[1], x[2], x[3], lip(as_published))?;
+        let k = ex::smooth_step_kappa(x[1], x[2], x[3], lip(as_published))?;
         Ok([ex::last_iterate_rdp_bounded(
             x[0],
             k,
@@ -380,7 +380,7 @@ fn last_iterate_rdp_cyclic<'py>(
         t_star.as_slice()?,
     ];
     let v = bmap(py, args, |x| {
-        let k = ex::l_lambda_kappa(x[1], x[2], x[3], lip(model_as_published))?;
+        let k = ex::smooth_step_kappa(x[1], x[2], x[3], lip(model_as_published))?;
         Ok([ex::last_iterate_rdp_cyclic(
             x[0],
             k,
@@ -500,7 +500,7 @@ elementwise!(
     [alpha, lam, m, big_m, clip, b, sigma, ell],
     as_published,
     |x| {
-        let k = ex::l_lambda_kappa(x[1], x[2], x[3], lip(as_published))?;
+        let k = ex::smooth_step_kappa(x[1], x[2], x[3], lip(as_published))?;
         Ok([ex::last_iterate_rdp_small_step(
             x[0],
             k,

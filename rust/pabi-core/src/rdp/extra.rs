@@ -391,6 +391,26 @@ pub fn l_lambda_kappa(lam: f64, m: f64, big_m: f64, model: LipschitzModel) -> Re
     })
 }
 
+/// κ = L_λ² − 1 for the bounds that assume the step size λ ≤ 1/(2(m + M)) (Kong–Ribero
+/// Thms 4.4, 4.5 and Cor. C.3): checks that condition (λ ≤ fl(1/(2(m + M))); any λ when
+/// m = M = 0), then [`l_lambda_kappa`]. Beyond it the theorems do not apply and the returned
+/// number would not be a bound, so it is an error naming `lam` and the limit.
+pub fn smooth_step_kappa(lam: f64, m: f64, big_m: f64, model: LipschitzModel) -> Result<f64> {
+    let k = l_lambda_kappa(lam, m, big_m, model)?;
+    let s = m + big_m;
+    if s > 0.0 {
+        let lam_max = 1.0 / (2.0 * s);
+        if lam > lam_max {
+            return Err(PabiError::domain(
+                "lam",
+                format!("<= 1/(2(m + M)) = {lam_max} (m = {m}, M = {big_m}), the step-size condition of the theorem"),
+                lam,
+            ));
+        }
+    }
+    Ok(k)
+}
+
 /// Thm 4.3 (no curvature assumption): 8αT(λC/σ)².
 pub fn last_iterate_rdp_general(
     alpha: f64,
