@@ -500,8 +500,8 @@ def test_c31_theorems_as_instances_of_prop22():
     # Thm 4.3 = Prop 2.2(b) (printed) with ζ = s̄ = 2λC
     assert pabi.last_iterate_rdp_general(alpha, lam, C, sigma, 100) == pytest.approx(
         pabi.shifted_drift_bound(alpha, sigma, 2 * lam * C, 100, variant="as_published"), rel=1e-14)
-    # Thm 4.4 = Prop 2.2(a) with T = E = ℓ = 1, τ = d_h (triangle model, m = 0, M = 0.6/λ → L = 1.6)
-    dh, Mv = 2.0, 0.6 / lam
+    # Thm 4.4 = Prop 2.2(a) with T = E = ℓ = 1, τ = d_h (triangle model, m = 0, M = 0.4/λ → L = 1.4; λ ≤ 1/(2(m + M)))
+    dh, Mv = 2.0, 0.4 / lam
     L = 1 + lam * Mv
     v44 = pabi.last_iterate_rdp_bounded(alpha, lam, C, b, sigma, dh, 0.0, Mv)
     assert v44 == pytest.approx(pabi.shifted_cycle_bound(alpha, sigma, 1, 1, 2 * lam * C / b, dh, L=L), rel=1e-13)
