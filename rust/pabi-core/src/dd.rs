@@ -70,7 +70,6 @@ pub fn add_dd(a_hi: f64, a_lo: f64, b_hi: f64, b_lo: f64) -> (f64, f64) {
     fast_two_sum(s, e + (a_lo + b_lo))
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // A double-double value type with the arithmetic and elementary functions needed by the slow,
 // precise paths (`theta_dd`, the fixed-order PNSGD bound at large condition numbers). These are
@@ -297,11 +296,47 @@ mod tests {
             let d = x.sub(Dd::new(h, l));
             (d.hi / h).abs()
         };
-        assert!(rel(exp_dd(Dd::from_f64(-37.25)), 6.64554417291507e-17, -5.891784267265031e-34) < 1e-30);
-        assert!(rel(expm1_dd(Dd::from_f64(1e-5)), 1.0000050000166668e-05, -3.111926571619883e-22) < 1e-30);
-        assert!(rel(ln_dd(Dd::from_f64(3.0)), 1.0986122886681098, -9.07129723500153e-17) < 1e-30);
-        assert!(rel(log1p_dd(Dd::from_f64(-0.125)), -0.13353139262452263, 3.664457663660085e-18) < 1e-30);
-        assert!(rel(Dd::from_f64(2.0).sqrt(), 1.4142135623730951, -9.667293313452913e-17) < 1e-30);
-        assert!(rel(Dd::from_f64(1.0).div(Dd::from_f64(3.0)), 0.3333333333333333, 1.850371707708594e-17) < 1e-30);
+        assert!(
+            rel(
+                exp_dd(Dd::from_f64(-37.25)),
+                6.64554417291507e-17,
+                -5.891784267265031e-34
+            ) < 1e-30
+        );
+        assert!(
+            rel(
+                expm1_dd(Dd::from_f64(1e-5)),
+                1.0000050000166668e-05,
+                -3.111926571619883e-22
+            ) < 1e-30
+        );
+        assert!(
+            rel(
+                ln_dd(Dd::from_f64(3.0)),
+                1.0986122886681098,
+                -9.07129723500153e-17
+            ) < 1e-30
+        );
+        assert!(
+            rel(
+                log1p_dd(Dd::from_f64(-0.125)),
+                -0.13353139262452263,
+                3.664457663660085e-18
+            ) < 1e-30
+        );
+        assert!(
+            rel(
+                Dd::from_f64(2.0).sqrt(),
+                1.4142135623730951,
+                -9.667293313452913e-17
+            ) < 1e-30
+        );
+        assert!(
+            rel(
+                Dd::from_f64(1.0).div(Dd::from_f64(3.0)),
+                0.3333333333333333,
+                1.850371707708594e-17
+            ) < 1e-30
+        );
     }
 }

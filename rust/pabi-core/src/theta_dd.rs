@@ -53,9 +53,7 @@ fn series_s(x: Dd, x2: Dd) -> Dd {
 pub fn mills_dd(x: Dd) -> Dd {
     if x.hi <= X0 {
         let x2 = x.sqr();
-        SQRT_PI_2
-            .mul(exp_dd(x2.ldexp(-1)))
-            .sub(series_s(x, x2))
+        SQRT_PI_2.mul(exp_dd(x2.ldexp(-1))).sub(series_s(x, x2))
     } else {
         let n = (1800.0 / (x.hi * x.hi) + 18.0).ceil() as usize;
         let mut t = x;
@@ -190,8 +188,15 @@ mod tests {
             let (v, err) = ln_theta_dd(e, Dd::from_f64(r)).unwrap();
             let d = v.sub(Dd::new(h, l)).hi.abs();
             // the estimate covers the error, and is far below the 1e-17 needed
-            eprintln!("eps {e} r {r}: rel err {:.2e} estimate {:.2e}", d / h.abs(), err / h.abs());
-            assert!(d <= 1e-29 * h.abs() + err, "eps {e} r {r}: {v:?} vs ({h}, {l})");
+            eprintln!(
+                "eps {e} r {r}: rel err {:.2e} estimate {:.2e}",
+                d / h.abs(),
+                err / h.abs()
+            );
+            assert!(
+                d <= 1e-29 * h.abs() + err,
+                "eps {e} r {r}: {v:?} vs ({h}, {l})"
+            );
             assert!(err < 1e-22 * h.abs(), "eps {e} r {r}: err {err}");
         }
     }
