@@ -10,6 +10,8 @@
 //! double already costs up to 7.6e-13 relative (shared/DEPENDENCIES.md), so `a`, `b`
 //! and `a²` are carried exactly as double-doubles into φ(a) and the Mills ratios.
 
+use std::ops::{Add, Div, Mul, Neg, Sub};
+
 /// 1/√2 as a double-double.
 pub const FRAC_1_SQRT_2_HI: f64 = std::f64::consts::FRAC_1_SQRT_2;
 pub const FRAC_1_SQRT_2_LO: f64 = -4.833_646_656_726_457e-17;
@@ -77,6 +79,8 @@ pub fn add_dd(a_hi: f64, a_lo: f64, b_hi: f64, b_lo: f64) -> (f64, f64) {
 // unless stated.
 
 /// A double-double number `hi + lo`, `|lo| <= ulp(hi)/2` after every operation.
+/// The operators (+, −, ×, ÷, unary −) are implemented on it; `.add(..)` style calls need the
+/// `std::ops` traits in scope.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Dd {
     pub hi: f64,
@@ -104,36 +108,10 @@ impl Dd {
     }
 
     #[inline(always)]
-    pub fn neg(self) -> Dd {
-        Dd::new(-self.hi, -self.lo)
-    }
-
-    /// Sum with a relative error ~2^-104 of the result even under cancellation ("IEEE" add).
-    #[inline(always)]
-    pub fn add(self, o: Dd) -> Dd {
-        let (s, e) = two_sum(self.hi, o.hi);
-        let (t, f) = two_sum(self.lo, o.lo);
-        let (s, e) = fast_two_sum(s, e + t);
-        let (s, e) = fast_two_sum(s, e + f);
-        Dd::new(s, e)
-    }
-
-    #[inline(always)]
-    pub fn sub(self, o: Dd) -> Dd {
-        self.add(o.neg())
-    }
-
-    #[inline(always)]
     pub fn add_f(self, b: f64) -> Dd {
         let (s, e) = two_sum(self.hi, b);
         let (s, e) = fast_two_sum(s, e + self.lo);
         Dd::new(s, e)
-    }
-
-    #[inline(always)]
-    pub fn mul(self, o: Dd) -> Dd {
-        let (h, l) = mul_dd(self.hi, self.lo, o.hi, o.lo);
-        Dd::new(h, l)
     }
 
     #[inline(always)]
@@ -147,18 +125,6 @@ impl Dd {
     pub fn sqr(self) -> Dd {
         let (h, l) = sqr_dd(self.hi, self.lo);
         Dd::new(h, l)
-    }
-
-    /// Quotient (one correction step: relative error ~2^-103).
-    #[inline(always)]
-    pub fn div(self, o: Dd) -> Dd {
-        let q1 = self.hi / o.hi;
-        let r = self.sub(o.mul_f(q1));
-        let q2 = r.hi / o.hi;
-        let r = r.sub(o.mul_f(q2));
-        let q3 = r.hi / o.hi;
-        let (h, l) = fast_two_sum(q1, q2);
-        Dd::new(h, l).add_f(q3)
     }
 
     #[inline(always)]
@@ -188,6 +154,59 @@ impl Dd {
     pub fn ldexp(self, k: i32) -> Dd {
         let f = pow2(k);
         Dd::new(self.hi * f, self.lo * f)
+    }
+}
+
+impl Neg for Dd {
+    type Output = Dd;
+    #[inline(always)]
+    fn neg(self) -> Dd {
+        Dd::new(-self.hi, -self.lo)
+    }
+}
+
+/// Sum with a relative error ~2^-104 of the result even under cancellation ("IEEE" add).
+impl Add for Dd {
+    type Output = Dd;
+    #[inline(always)]
+    fn add(self, o: Dd) -> Dd {
+        let (s, e) = two_sum(self.hi, o.hi);
+        let (t, f) = two_sum(self.lo, o.lo);
+        let (s, e) = fast_two_sum(s, e + t);
+        let (s, e) = fast_two_sum(s, e + f);
+        Dd::new(s, e)
+    }
+}
+
+impl Sub for Dd {
+    type Output = Dd;
+    #[inline(always)]
+    fn sub(self, o: Dd) -> Dd {
+        self.add(o.neg())
+    }
+}
+
+impl Mul for Dd {
+    type Output = Dd;
+    #[inline(always)]
+    fn mul(self, o: Dd) -> Dd {
+        let (h, l) = mul_dd(self.hi, self.lo, o.hi, o.lo);
+        Dd::new(h, l)
+    }
+}
+
+/// Quotient (two correction steps: relative error ~2^-103).
+impl Div for Dd {
+    type Output = Dd;
+    #[inline(always)]
+    fn div(self, o: Dd) -> Dd {
+        let q1 = self.hi / o.hi;
+        let r = self.sub(o.mul_f(q1));
+        let q2 = r.hi / o.hi;
+        let r = r.sub(o.mul_f(q2));
+        let q3 = r.hi / o.hi;
+        let (h, l) = fast_two_sum(q1, q2);
+        Dd::new(h, l).add_f(q3)
     }
 }
 
@@ -327,7 +346,7 @@ mod tests {
         assert!(
             rel(
                 Dd::from_f64(2.0).sqrt(),
-                1.4142135623730951,
+                std::f64::consts::SQRT_2,
                 -9.667293313452913e-17
             ) < 1e-30
         );

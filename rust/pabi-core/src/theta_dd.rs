@@ -25,6 +25,8 @@
 //! for what is not modelled. `None` where the formulas do not apply (r ≤ 0, not finite, θ = 0 or
 //! 1 to working precision, |a| > 1e150); the callers then keep their double-precision value.
 
+use std::ops::{Add, Div, Mul, Neg, Sub};
+
 use crate::dd::{exp_dd, expm1_dd, ln_dd, log1p_dd, Dd};
 
 const SQRT_PI_2: Dd = Dd::new(1.253_314_137_315_500_3, -9.164_289_990_229_583e-17);
@@ -100,7 +102,7 @@ pub fn ln_theta_dd(eps: f64, r: Dd) -> Option<(Dd, f64)> {
         let phi = phi_dd(a2);
         let pd = phi.mul(d);
         let th = pd.sub(expm1_dd(Dd::from_f64(eps)).ldexp(-1));
-        if !(th.hi > 0.0) {
+        if th.hi.is_nan() || th.hi <= 0.0 {
             return None;
         }
         let cond = pd.hi / th.hi;
@@ -122,7 +124,7 @@ pub fn ln_theta_dd(eps: f64, r: Dd) -> Option<(Dd, f64)> {
     }
     let m1 = mills_dd(a);
     let md = m1.sub(mills_dd(b));
-    if !(md.hi > 0.0) {
+    if md.hi.is_nan() || md.hi <= 0.0 {
         return None;
     }
     let cond = m1.hi / md.hi;
@@ -138,7 +140,7 @@ pub fn ln_laplace_theta_dd(eps: f64, r: Dd) -> Option<(Dd, f64)> {
         return None;
     }
     let x = Dd::from_f64(eps).sub(r).ldexp(-1);
-    if !(x.hi < 0.0) {
+    if x.hi.is_nan() || x.hi >= 0.0 {
         return None;
     }
     let lb = if x.hi < -std::f64::consts::LN_2 {
