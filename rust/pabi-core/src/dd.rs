@@ -230,10 +230,10 @@ pub fn expm1_dd(x: Dd) -> Dd {
         0
     };
     let y = x.ldexp(-s);
-    // y + y²/2 + ... + y^12/12!  (|y| ≤ 2^-10: the next term is < 2^-130·|y|)
+    // y + y²/2 + ... + y^9/9!  (|y| ≤ 2^-10: the next term is < 2^-111·|y|)
     let mut term = y;
     let mut sum = y;
-    for k in 2..=12 {
+    for k in 2..=9 {
         term = term.mul(y).div_f(k as f64);
         sum = sum.add(term);
     }
