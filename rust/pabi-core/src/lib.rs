@@ -31,6 +31,7 @@ pub mod rdp;
 pub mod schedules;
 pub mod tail;
 pub mod theta;
+pub mod theta_dd;
 pub mod vmath;
 
 pub use error::{PabiError, Result};
