@@ -34,13 +34,15 @@ def random_eps_r(seed: int, n: int):
     return eps, r
 
 
-@pytest.mark.parametrize("seed", [1, 2])
-def test_theta_family_against_reference(seed):
-    eps, r = random_eps_r(seed, 120)
+def check_theta_family(eps, r):
+    """θ, log θ, 1 − θ, log(1 − θ) at the pairs (eps, r) against the reference: the contract and
+    the side (θ, log θ never below the exact value, the complements never above); scalar calls
+    must equal the array result."""
     th, lth = pabi.theta(eps, r), pabi.log_theta(eps, r)
     co, lco = pabi.theta_complement(eps, r), pabi.log_theta_complement(eps, r)
     for i, (e, x) in enumerate(zip(eps, r)):
         e, x = float(e), float(x)
+        assert (pabi.theta(e, x), pabi.theta_complement(e, x)) == (th[i], co[i])
         ex = ref.theta(e, x)
         if ex >= NORMAL:
             err = rel_err(th[i], ex)
@@ -56,6 +58,28 @@ def test_theta_family_against_reference(seed):
             assert co[i] <= cex
         lcex = ref.log_theta_complement(e, x)
         assert -1e-13 <= log_err(lco[i], lcex) <= 0, (e, x, lco[i], lcex)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_theta_family_against_reference(seed):
+    check_theta_family(*random_eps_r(seed, 120))
+
+
+def test_theta_family_at_exact_a():
+    """a = ε/r − r/2 exactly on a grid of eighths in [−8, 2]: the kernel's lanes switch form at
+    a = −8, −1, 0, and at a = −4 (= −c, the kernel's shift) θ(10, 10) came out as 1 (found by
+    hypothesis in CI; the near complement lanes divided by a + c = 0)."""
+    a = np.arange(-64, 17) / 8.0
+    eps, r = [], []
+    for x in (0.25, 2.25, 9.0, 10.0, 16.0):
+        e = x * (a + x / 2)
+        keep = e >= 0
+        eps.append(e[keep])
+        r.append(np.full(keep.sum(), x))
+    eps, r = np.concatenate(eps), np.concatenate(r)
+    assert (eps / r - r / 2 == np.concatenate([a[a >= -x / 2] for x in (0.25, 2.25, 9.0, 10.0, 16.0)])).all()
+    check_theta_family(eps, r)
+    assert pabi.theta(10.0, 10.0) == pytest.approx(0.9999465977191498, rel=1e-15)
 
 
 def test_log_theta_where_theta_underflows():

@@ -153,7 +153,7 @@ struct Pre {
     /// a + c, b + c and the polynomial arguments s_a, s_b.
     ac: f64,
     bc: f64,
-    /// 1/((a+c)(b+c)).
+    /// 1/((a+c)(b+c)); 1/((c−a)(b+c)) in the near complement lanes (see [`pre`]).
     inv: f64,
     sa: f64,
     sb: f64,
@@ -183,13 +183,17 @@ fn pre(eps: f64, r: f64, clamp_a: f64, comp_below: f64) -> Pre {
     // b + c capped at 1e150 + c so that (a+c)(b+c) stays finite: only reached where a is huge
     // too (θ ≈ e^{−a²/2}) or in the complement form (a < −1), and a smaller b + c only raises θ.
     let bc = b.min(1e150) + c;
-    let inv = 1.0 / (ac * bc);
-    let ib = ac * inv; // 1/(b + c)
-                       // Complement lanes near the origin: the polynomial pass evaluates the divided difference
-                       // at (s(−a), s_b) instead of (s_a, s_b) (those lanes do not use the latter), and
-                       // s(−a) − s_b = 2(c−1)·(1/(b+c) − 1/(c−a)) = −2(c−1)(a+b)/((c−a)(b+c)), a + b = 2q, is
-                       // formed without cancellation.
+    // Complement lanes near the origin: the polynomial pass evaluates the divided difference
+    // at (s(−a), s_b) instead of (s_a, s_b) (those lanes do not use the latter), and
+    // s(−a) − s_b = 2(c−1)·(1/(b+c) − 1/(c−a)) = −2(c−1)(a+b)/((c−a)(b+c)), a + b = 2q, is
+    // formed without cancellation.
     let near = comp_near(a, b, comp_below);
+    // 1/(b + c) = den·inv with den = a + c, or c − a in the near complement lanes: there
+    // a ∈ [−8, −1) and a + c vanishes at a = −c (θ(10, 10) came out as 1 through 0·∞), while
+    // c − a ∈ (5, 12]. The lanes that read `inv` itself (a ≥ −1) have den = a + c ≥ 3.
+    let den = if near { c - a } else { ac };
+    let inv = 1.0 / (den * bc);
+    let ib = den * inv; // 1/(b + c)
     let w = 1.0 / (c - if near { a } else { 0.0 });
     Pre {
         a,
@@ -864,6 +868,43 @@ mod special_tests {
             worst < 8.0 * f64::EPSILON,
             "worst relative difference {worst:e}"
         );
+    }
+
+    /// a exactly on a grid of eighths in [−8, −1), in particular a = −c = −4 (θ(10, 10),
+    /// θ(0, 8), θ(4.5, 9)), where a + c = 0 made the near complement lanes 0·∞ = NaN and θ
+    /// came out as 1 (a found by hypothesis in CI).
+    #[test]
+    fn complement_lanes_at_exact_a() {
+        for k in 9..64 {
+            let a = -(k as f64) / 8.0;
+            for &r in &[-2.0 * a, -2.0 * a + 1.0, 9.0, 10.0, 12.0, 16.0] {
+                let eps = r * (a + 0.5 * r);
+                if eps < 0.0 {
+                    continue;
+                }
+                let p = pre(eps, r, 40.0, -1.0);
+                assert_eq!(p.a, a, "eps {eps}, r {r}");
+                let th = theta(eps, r);
+                let co = theta_complement(eps, r);
+                assert!(th < 1.0, "theta({eps}, {r}) = {th}");
+                assert!(
+                    (th + co - 1.0).abs() < 3e-14,
+                    "theta({eps}, {r}) = {th}, complement {co}"
+                );
+                let far = comp_y_far(p.a, p.b);
+                if comp_near(p.a, p.b, -1.0) {
+                    let (dd, u) = poly_dd(p.sa, p.sb);
+                    let near = comp_y_near(p.hd, dd, u);
+                    assert!(
+                        (near / far - 1.0).abs() < 8.0 * f64::EPSILON,
+                        "a {a}, r {r}"
+                    );
+                }
+                let mut out = [0.0; BLOCK];
+                theta_block(&[eps; BLOCK], &[r; BLOCK], &mut out);
+                assert!(out.iter().all(|&v| v == th), "block path at a {a}, r {r}");
+            }
+        }
     }
 
     /// ε > 0 with a subnormal r: ε/r overflows, a = +∞, θ = 0 (it used to come out as 1).
