@@ -34,6 +34,14 @@ def regions(rng, n):
     yield "a in [-1,0)", *a_band(-1, 0)
     yield "a in [0,12)", *a_band(0, 12)
     yield "a in [12,38) (tiny theta)", *a_band(12, 38)
+    # nice inputs: integer / dyadic eps and r, a exactly on a lattice (a = -4 = -c is where the
+    # near complement lanes once divided by zero: theta(10, 10) was 1)
+    r = rng.choice(np.arange(1, 161) / 8, 4 * n)
+    a = rng.integers(-64, 17, 4 * n) / 8
+    e = r * (a + r / 2)
+    ok = (e >= 0) & (e <= 700)
+    yield "a on eighths in [-8,2], r on eighths", e[ok][:n], r[ok][:n]
+    yield "eps, r small integers", rng.integers(0, 41, n).astype(float), rng.integers(1, 41, n).astype(float)
 
 
 def err(v, exact, log):
