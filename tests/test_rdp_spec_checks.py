@@ -1,5 +1,5 @@
-"""Spec checks C06, C12, C25 and C26 (/work/shared/spec/checks_rdp.py, SPEC_rdp.md §2.10, §2.8,
-§3.3 and findings K1/K2) ported to pabi's public functions. The oracles (exact Rényi divergences
+"""Spec checks C06, C12, C25, C26 and C28 (/work/shared/spec/checks_rdp.py, SPEC_rdp.md §2.10, §2.8,
+§3.3, §3.12 and findings K1/K2/K11) ported to pabi's public functions. The oracles (exact Rényi divergences
 of Gaussian mixtures and of bivariate Gaussians, Jacobians of the clipped gradient step) are
 computed here with numpy/scipy; pabi supplies the bounds."""
 
@@ -336,3 +336,29 @@ def test_c26_weak_convexity_constant():
                     bad_at.add(m)
     assert bad_pabi == 0
     assert bad_printed == 41 and bad_at == {2.0, 5.0}
+
+
+# ------------------------------------------------------------------ C28: Cor. C.2 (calibration)
+
+
+@pytest.mark.parametrize("m, M", [(0.3, 1.0), (1.0, 0.0), (0.01, 2.0), (2.0, 2.0)])
+def test_c28_corrected_calibration_certifies_eps_printed_one_16_alpha_sq(m, M):
+    """With pabi's σ̄ (corrected) the proof's chain 4α(λ̄C/(bσ))²(1 + 4Em/(M+m)) equals ε; the
+    printed σ̄ (``variant="as_published"``) certifies 16α²ε (finding K11). The chain's steps
+    hold with pabi's θ_L at the integer ℓ = ⌈ℓ̄⌉, with eq. (12)'s L (the corollary's model)."""
+    C, b, alpha, eps, E = 1.0, 10.0, 8.0, 1.0, 5
+    lam, ellbar, sig = pabi.cyclic_calibration(alpha, eps, m, M, C, b, E)
+    _, _, sig_pub = pabi.cyclic_calibration(alpha, eps, m, M, C, b, E, variant="as_published")
+    assert lam == pytest.approx(1 / (2 * (M + m)), rel=1e-15)
+    K = 1 + 4 * m * E / (M + m)
+    chain = lambda s: 4 * alpha * (lam * C / (b * s)) ** 2 * K  # noqa: E731
+    assert chain(sig) == pytest.approx(eps, rel=1e-12) and chain(sig) <= eps * (1 + 1e-13)
+    assert chain(sig_pub) == pytest.approx(16 * alpha**2 * eps, rel=1e-12)
+    kappa = pabi.l_lambda_kappa(lam, m, M, model="as_published")
+    L = math.sqrt(1 + kappa)
+    ell = math.ceil(ellbar)
+    assert L >= math.sqrt(1 + m * lam)
+    assert ell >= math.log(math.sqrt(2)) / math.log(L) - 1e-12
+    th = pabi.theta_l(ell, kappa=kappa)
+    assert th <= 2 * (1 - L**-2) + 1e-15 <= 4 * m / (M + m) + 2e-15
+    assert 4 * alpha * (lam * C / (b * sig)) ** 2 * (1 + E * th) <= eps * (1 + 1e-12)
