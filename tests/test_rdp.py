@@ -527,7 +527,9 @@ def test_sgm_fractional_corner_against_quadrature(a, q, r):
 
 @pytest.mark.parametrize(
     "a,q,r",
-    [(1.25, 0.01, 1.0), (1.5, 0.1, 0.5), (2.5, 1e-6, 2.0), (3.7, 0.7, 0.8), (10.5, 0.01, 0.5), (64.5, 0.99, 0.1)],
+    [(1.25, 0.01, 1.0), (1.5, 0.1, 0.5), (2.5, 1e-6, 2.0), (3.7, 0.7, 0.8), (10.5, 0.01, 0.5), (64.5, 0.99, 0.1),
+     # q = 1 (no sampling): the Gaussian mechanism's α r²/2 (the ceiling rule's ⌈α⌉ r²/2 before)
+     (1.25, 1.0, 0.5), (7.5, 1.0, 0.5)],
 )
 def test_sgm_fractional_against_quadrature(a, q, r):
     v = pabi.sampled_gaussian_rdp_per_instance(a, q, r, 1.0)

@@ -353,6 +353,11 @@ pub enum Fractional {
 /// binomial sum, fractional ones by `mode`.
 pub fn sgm_rdp_value(alpha: f64, q: f64, c: f64, mode: Fractional, table: &SgmTable) -> f64 {
     let ceil = table.rdp(c);
+    if mode == Fractional::Exact && q == 1.0 && c.is_finite() && alpha != alpha.floor() {
+        // no sampling: the Gaussian mechanism's D_α = α·c at every real order (it was the
+        // ceiling rule's ⌈α⌉·c, 60% above at α = 1.25), rounded up as the integer orders
+        return up_order(alpha * c, 2.0).min(ceil);
+    }
     if mode == Fractional::Ceil
         || alpha == alpha.floor()
         || q == 0.0
@@ -1021,6 +1026,14 @@ mod tests {
             for &r in &[1e-3, 0.5, 2.0] {
                 let v = sampled_gaussian_rdp(a as f64, 1.0, r).unwrap();
                 let exact = a as f64 * r * r / 2.0;
+                assert!(v >= exact && (v - exact) / exact < 1e-13, "{a} {r} {v}");
+            }
+        }
+        // fractional orders without sampling: α r²/2 exactly (the ceiling rule gave ⌈α⌉ r²/2)
+        for &a in &[1.01, 1.25, 2.5, 7.5, 1000.5] {
+            for &r in &[1e-3, 0.5, 2.0] {
+                let v = sampled_gaussian_rdp_at(a, 1.0, r, Fractional::Exact).unwrap();
+                let exact = a * r * r / 2.0;
                 assert!(v >= exact && (v - exact) / exact < 1e-13, "{a} {r} {v}");
             }
         }
