@@ -739,6 +739,48 @@ pub fn log_theta_tight(eps: f64, r: f64) -> f64 {
     log_theta(eps, r)
 }
 
+/// [`log_theta_tight`] over a block of at most [`BLOCK`] lanes (bitwise equal per lane): the
+/// complement kernel for the lanes with r² > 2ε, the θ kernel for the others (each run only
+/// when some lane needs it), the rare remaining lanes by [`log_theta`].
+#[inline(always)]
+pub fn log_theta_tight_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
+    let n = out.len().min(eps.len()).min(r.len()).min(BLOCK);
+    let (mut u, mut t) = ([0.0; BLOCK], [0.0; BLOCK]);
+    let mut big = [false; BLOCK];
+    let (mut any_big, mut any_small) = (false, false);
+    for j in 0..n {
+        big[j] = r[j] * r[j] > 2.0 * eps[j];
+        any_big |= big[j];
+        any_small |= !big[j];
+    }
+    if any_big {
+        theta_complement_block(&eps[..n], &r[..n], &mut u[..n]);
+    }
+    if any_small {
+        theta_block(&eps[..n], &r[..n], &mut t[..n]);
+    }
+    for j in 0..n {
+        let v = if big[j] {
+            if u[j] <= 0.5 {
+                let l = vmath::log1p(-u[j]);
+                l - 2.0 * f64::EPSILON * l
+            } else {
+                f64::NAN
+            }
+        } else if t[j] > 1e-300 && t[j] < 0.5 {
+            let l = vmath::ln(t[j]);
+            l - 2.0 * f64::EPSILON * l
+        } else {
+            f64::NAN
+        };
+        out[j] = if v.is_nan() {
+            log_theta(eps[j], r[j])
+        } else {
+            v
+        };
+    }
+}
+
 /// ln(1 − θ_{e^ε}(r)) rounded down, with the same error policy as [`log_theta_tight`].
 #[inline(always)]
 pub fn log_theta_complement_tight(eps: f64, r: f64) -> f64 {
