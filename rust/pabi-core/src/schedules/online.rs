@@ -467,8 +467,8 @@ fn gauss_direct_chunk(sc: &OnlineSchedule, from: f64, lo: u64, hi: u64) -> Acc {
     while k < hi {
         let m = ((hi - k) as usize).min(BL);
         let (mut r, mut g) = ([1.0; BL], [0.0; BL]);
-        for j in 0..m {
-            r[j] = sc.gauss_rb(from + (k + j as u64) as f64) * (1.0 + NUDGE);
+        for (j, rj) in r[..m].iter_mut().enumerate() {
+            *rj = sc.gauss_rb(from + (k + j as u64) as f64) * (1.0 + NUDGE);
         }
         theta::log_theta_tight_block(&e[..m], &r[..m], &mut g[..m]);
         for &v in &g[..m] {
