@@ -1,21 +1,28 @@
 //! Bindings for `pabi_core::rdp`: sampled Gaussian RDP, per-instance DP-SGD composition,
 //! conversions. All numeric work runs with the GIL released.
 
-use crate::{to_py, Out};
-use numpy::{IntoPyArray, PyReadonlyArray1};
+use crate::args::{array, detach, fill, opt_slice, slices, Arr, Np};
+use crate::Out;
+use numpy::IntoPyArray;
 use pabi_core::rdp as core;
 use pyo3::prelude::*;
 
-type Arr<'py> = Bound<'py, numpy::PyArray1<f64>>;
+fn order_map(as_published: bool) -> core::OrderMap {
+    if as_published {
+        core::OrderMap::AsPublished
+    } else {
+        core::OrderMap::Corrected
+    }
+}
 
 #[pyfunction]
 #[pyo3(signature = (alpha, q, sensitivity, sigma, exact=false))]
 fn sampled_gaussian_rdp<'py>(
     py: Python<'py>,
-    alpha: PyReadonlyArray1<'py, f64>,
-    q: PyReadonlyArray1<'py, f64>,
-    sensitivity: PyReadonlyArray1<'py, f64>,
-    sigma: PyReadonlyArray1<'py, f64>,
+    alpha: Arr<'py>,
+    q: Arr<'py>,
+    sensitivity: Arr<'py>,
+    sigma: Arr<'py>,
     exact: bool,
 ) -> Out<'py> {
     let mode = if exact {
@@ -23,17 +30,10 @@ fn sampled_gaussian_rdp<'py>(
     } else {
         core::Fractional::Ceil
     };
-    let (a, qq, s, sg) = (
-        alpha.as_slice()?,
-        q.as_slice()?,
-        sensitivity.as_slice()?,
-        sigma.as_slice()?,
-    );
-    let res = py.detach(|| {
-        let mut out = vec![0.0; a.len()];
-        core::sampled_gaussian_rdp_batch(a, qq, s, sg, mode, &mut out).map(|_| out)
-    });
-    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+    let [a, qq, s, sg] = slices![alpha, q, sensitivity, sigma];
+    fill(py, a.len(), |out| {
+        core::sampled_gaussian_rdp_batch(a, qq, s, sg, mode, out)
+    })
 }
 
 #[pyfunction]
@@ -44,7 +44,7 @@ fn dpsgd_per_instance_terms<'py>(
     alpha: f64,
     q: f64,
     sigma: f64,
-    sensitivities: PyReadonlyArray1<'py, f64>,
+    sensitivities: Arr<'py>,
     steps: usize,
     samples: usize,
     p: f64,
@@ -54,16 +54,12 @@ fn dpsgd_per_instance_terms<'py>(
 ) -> Out<'py> {
     let s = sensitivities.as_slice()?;
     let opts = core::CompositionOptions {
-        map: if as_published {
-            core::OrderMap::AsPublished
-        } else {
-            core::OrderMap::Corrected
-        },
+        map: order_map(as_published),
         ucb: confidence.map(|c| (c, max_sensitivity.unwrap_or(f64::NAN))),
     };
-    let res =
-        py.detach(|| core::dpsgd_per_instance_terms(alpha, q, sigma, s, steps, samples, p, opts));
-    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+    array(py, || {
+        core::dpsgd_per_instance_terms(alpha, q, sigma, s, steps, samples, p, opts)
+    })
 }
 
 #[pyfunction]
@@ -73,28 +69,24 @@ fn holder_composition_terms<'py>(
     py: Python<'py>,
     alpha: f64,
     p: f64,
-    divergences: PyReadonlyArray1<'py, f64>,
+    divergences: Arr<'py>,
     steps: usize,
     samples: usize,
     as_published: bool,
-    weights: Option<PyReadonlyArray1<'py, f64>>,
+    weights: Option<Arr<'py>>,
 ) -> Out<'py> {
-    let d = divergences.as_slice()?;
-    let w = match &weights {
-        Some(w) => Some(w.as_slice()?),
-        None => None,
-    };
-    let map = if as_published {
-        core::OrderMap::AsPublished
-    } else {
-        core::OrderMap::Corrected
-    };
-    let res = py.detach(|| core::holder_composition_terms(alpha, p, d, w, steps, samples, map));
-    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+    let (d, w, map) = (
+        divergences.as_slice()?,
+        opt_slice(&weights)?,
+        order_map(as_published),
+    );
+    array(py, || {
+        core::holder_composition_terms(alpha, p, d, w, steps, samples, map)
+    })
 }
 
 #[pyfunction]
-fn sum_terms_up(terms: PyReadonlyArray1<'_, f64>) -> PyResult<f64> {
+fn sum_terms_up(terms: Arr<'_>) -> PyResult<f64> {
     Ok(core::sum_terms_up(terms.as_slice()?))
 }
 
@@ -105,12 +97,8 @@ fn holder_orders<'py>(
     p: f64,
     n: u64,
     as_published: bool,
-) -> PyResult<(Arr<'py>, Arr<'py>)> {
-    let map = if as_published {
-        core::OrderMap::AsPublished
-    } else {
-        core::OrderMap::Corrected
-    };
+) -> PyResult<(Np<'py>, Np<'py>)> {
+    let map = order_map(as_published);
     let (b, k): (Vec<f64>, Vec<f64>) = (0..n).map(|i| core::holder_order(alpha, p, i, map)).unzip();
     Ok((b.into_pyarray(py), k.into_pyarray(py)))
 }
@@ -126,50 +114,42 @@ fn rule(tight: bool) -> core::Conversion {
 #[pyfunction]
 fn rdp_to_dp_epsilon(
     py: Python<'_>,
-    orders: PyReadonlyArray1<'_, f64>,
-    rdp: PyReadonlyArray1<'_, f64>,
+    orders: Arr<'_>,
+    rdp: Arr<'_>,
     delta: f64,
     tight: bool,
 ) -> PyResult<(f64, f64)> {
-    core::rdp_to_dp_epsilon(orders.as_slice()?, rdp.as_slice()?, delta, rule(tight))
-        .map_err(|e| to_py(py, e))
+    let [o, r] = slices![orders, rdp];
+    detach(py, || core::rdp_to_dp_epsilon(o, r, delta, rule(tight)))
 }
 
 #[pyfunction]
 fn rdp_to_dp_delta(
     py: Python<'_>,
-    orders: PyReadonlyArray1<'_, f64>,
-    rdp: PyReadonlyArray1<'_, f64>,
+    orders: Arr<'_>,
+    rdp: Arr<'_>,
     eps: f64,
     tight: bool,
 ) -> PyResult<(f64, f64)> {
-    core::rdp_to_dp_delta(orders.as_slice()?, rdp.as_slice()?, eps, rule(tight))
-        .map_err(|e| to_py(py, e))
+    let [o, r] = slices![orders, rdp];
+    detach(py, || core::rdp_to_dp_delta(o, r, eps, rule(tight)))
 }
 
 #[pyfunction]
-fn rdp_compose<'py>(
-    py: Python<'py>,
-    curves: PyReadonlyArray1<'py, f64>,
-    k: usize,
-    m: usize,
-) -> Out<'py> {
+fn rdp_compose<'py>(py: Python<'py>, curves: Arr<'py>, k: usize, m: usize) -> Out<'py> {
     let c = curves.as_slice()?;
-    let mut out = vec![0.0; m];
-    core::rdp_compose(c, k, m, &mut out).map_err(|e| to_py(py, e))?;
-    Ok(out.into_pyarray(py))
+    fill(py, m, |out| core::rdp_compose(c, k, m, out))
 }
 
 #[pyfunction]
 fn profile_to_rdp(
     py: Python<'_>,
     alpha: f64,
-    eps_grid: PyReadonlyArray1<'_, f64>,
-    delta_grid: PyReadonlyArray1<'_, f64>,
+    eps_grid: Arr<'_>,
+    delta_grid: Arr<'_>,
 ) -> PyResult<f64> {
-    let (e, d) = (eps_grid.as_slice()?, delta_grid.as_slice()?);
-    py.detach(|| core::profile_to_rdp(alpha, e, d))
-        .map_err(|err| to_py(py, err))
+    let [e, d] = slices![eps_grid, delta_grid];
+    detach(py, || core::profile_to_rdp(alpha, e, d))
 }
 
 // ------------------------------------------------------------------ element-wise helpers (rdp::extra)
@@ -211,24 +191,20 @@ fn bmap<const N: usize, const K: usize>(
     args: Slices<'_, N>,
     f: impl Fn([f64; N]) -> CoreResult<[f64; K]> + Sync + Send,
 ) -> PyResult<Vec<f64>> {
-    py.detach(|| pabi_core::rdp::elementwise::map_elements(args, f))
-        .map_err(|e| to_py(py, e))
+    detach(py, || pabi_core::rdp::elementwise::map_elements(args, f))
 }
 
+/// An element-wise binding `$name($arg..., $extra...)`: the `$arg` arrays are mapped together by
+/// [`bmap`] (`$x`: `[f64; N]`, the body returns `[f64; K]`); the `let` preludes run first (with
+/// the GIL held) and may use the extra (non-mapped) arguments.
 macro_rules! elementwise {
-    ($name:ident, [$($arg:ident),*], |$x:ident| $body:expr) => {
+    ($name:ident, [$($arg:ident),*] $(, $extra:ident: $ty:ty)* $(; $(let $v:ident = $init:expr;)+)? $(,)?
+     |$x:ident| $body:expr) => {
         #[pyfunction]
         #[allow(clippy::too_many_arguments)]
-        fn $name<'py>(py: Python<'py>, $($arg: PyReadonlyArray1<'py, f64>),*) -> Out<'py> {
-            let v = bmap(py, [$($arg.as_slice()?),*], |$x| $body)?;
-            Ok(v.into_pyarray(py))
-        }
-    };
-    ($name:ident, [$($arg:ident),*], $flag:ident, |$x:ident| $body:expr) => {
-        #[pyfunction]
-        #[allow(clippy::too_many_arguments)]
-        fn $name<'py>(py: Python<'py>, $($arg: PyReadonlyArray1<'py, f64>,)* $flag: bool) -> Out<'py> {
-            let v = bmap(py, [$($arg.as_slice()?),*], |$x| $body)?;
+        fn $name<'py>(py: Python<'py>, $($arg: Arr<'py>,)* $($extra: $ty),*) -> Out<'py> {
+            $($(let $v = $init;)+)?
+            let v = bmap(py, slices![$($arg),*], |$x| $body)?;
             Ok(v.into_pyarray(py))
         }
     };
@@ -267,7 +243,7 @@ elementwise!(weak_triangle_bound, [alpha, p, d_pa, d_gpa], |x| Ok([
 elementwise!(
     unlearning_keep,
     [alpha, beta, d_2a_prev, d_2a1_step],
-    as_published,
+    as_published: bool,
     |x| Ok([b2f(ex::unlearning_keep(
         x[0],
         x[1],
@@ -283,7 +259,7 @@ elementwise!(theta_l_kappa, [kappa, s], |x| Ok([ex::theta_l_kappa(
 elementwise!(cyclic_theta_sum, [kappa, t, ell], |x| Ok([
     ex::cyclic_theta_sum(x[0], int("T", x[1])?, int("ell", x[2])?)?
 ]));
-elementwise!(l_lambda_kappa, [lam, m, big_m], as_published, |x| Ok([
+elementwise!(l_lambda_kappa, [lam, m, big_m], as_published: bool, |x| Ok([
     ex::l_lambda_kappa(x[0], x[1], x[2], lip(as_published))?
 ]));
 elementwise!(
@@ -336,7 +312,7 @@ elementwise!(
 elementwise!(
     last_iterate_rdp_bounded,
     [alpha, lam, m, big_m, d_h, clip, b, sigma],
-    as_published,
+    as_published: bool,
     |x| {
         let k = ex::smooth_step_kappa(x[1], x[2], x[3], lip(as_published))?;
         Ok([ex::last_iterate_rdp_bounded(
@@ -350,36 +326,12 @@ elementwise!(
         )?])
     }
 );
-#[pyfunction]
-#[allow(clippy::too_many_arguments)]
-fn last_iterate_rdp_cyclic<'py>(
-    py: Python<'py>,
-    alpha: PyReadonlyArray1<'py, f64>,
-    lam: PyReadonlyArray1<'py, f64>,
-    m: PyReadonlyArray1<'py, f64>,
-    big_m: PyReadonlyArray1<'py, f64>,
-    clip: PyReadonlyArray1<'py, f64>,
-    b: PyReadonlyArray1<'py, f64>,
-    sigma: PyReadonlyArray1<'py, f64>,
-    t: PyReadonlyArray1<'py, f64>,
-    ell: PyReadonlyArray1<'py, f64>,
-    t_star: PyReadonlyArray1<'py, f64>,
+elementwise!(
+    last_iterate_rdp_cyclic,
+    [alpha, lam, m, big_m, clip, b, sigma, t, ell, t_star],
     as_published: bool,
     model_as_published: bool,
-) -> Out<'py> {
-    let args = [
-        alpha.as_slice()?,
-        lam.as_slice()?,
-        m.as_slice()?,
-        big_m.as_slice()?,
-        clip.as_slice()?,
-        b.as_slice()?,
-        sigma.as_slice()?,
-        t.as_slice()?,
-        ell.as_slice()?,
-        t_star.as_slice()?,
-    ];
-    let v = bmap(py, args, |x| {
+    |x| {
         let k = ex::smooth_step_kappa(x[1], x[2], x[3], lip(model_as_published))?;
         Ok([ex::last_iterate_rdp_cyclic(
             x[0],
@@ -393,9 +345,8 @@ fn last_iterate_rdp_cyclic<'py>(
             opt_int("t_star", x[9])?,
             as_published,
         )?])
-    })?;
-    Ok(v.into_pyarray(py))
-}
+    }
+);
 elementwise!(
     shifted_cycle_bound,
     [alpha, sigma, kappa, tau, sbar, t, ell],
@@ -412,7 +363,7 @@ elementwise!(
 elementwise!(
     cyclic_calibration,
     [alpha, eps, rho, big_m, clip, b, epochs],
-    as_published,
+    as_published: bool,
     |x| {
         let (l, e, s) = ex::cyclic_calibration(
             x[0],
@@ -465,32 +416,15 @@ fn sample_variant(variant: &str) -> PyResult<ex::SampleSizeVariant> {
     })
 }
 
-#[pyfunction]
-#[allow(clippy::too_many_arguments)]
-fn hoeffding_sample_size_ln<'py>(
-    py: Python<'py>,
-    alpha: PyReadonlyArray1<'py, f64>,
-    eps: PyReadonlyArray1<'py, f64>,
-    eps_prime: PyReadonlyArray1<'py, f64>,
-    c: PyReadonlyArray1<'py, f64>,
-    j: PyReadonlyArray1<'py, f64>,
-    variant: &str,
-) -> Out<'py> {
+elementwise!(
+    hoeffding_sample_size_ln,
+    [alpha, eps, eps_prime, c, j],
+    variant: &str;
     let v = sample_variant(variant)?;
-    let args = [
-        alpha.as_slice()?,
-        eps.as_slice()?,
-        eps_prime.as_slice()?,
-        c.as_slice()?,
-        j.as_slice()?,
-    ];
-    let out = bmap(py, args, |x| {
-        Ok([ex::hoeffding_sample_size_ln(
-            x[0], x[1], x[2], x[3], x[4], v,
-        )?])
-    })?;
-    Ok(out.into_pyarray(py))
-}
+    |x| Ok([ex::hoeffding_sample_size_ln(
+        x[0], x[1], x[2], x[3], x[4], v
+    )?])
+);
 
 elementwise!(theta_min_steps, [kappa, xi], |x| Ok([ex::theta_min_steps(
     x[0], x[1]
@@ -498,7 +432,7 @@ elementwise!(theta_min_steps, [kappa, xi], |x| Ok([ex::theta_min_steps(
 elementwise!(
     last_iterate_rdp_small_step,
     [alpha, lam, m, big_m, clip, b, sigma, ell],
-    as_published,
+    as_published: bool,
     |x| {
         let k = ex::smooth_step_kappa(x[1], x[2], x[3], lip(as_published))?;
         Ok([ex::last_iterate_rdp_small_step(
@@ -525,80 +459,46 @@ fn row(samples: &[f64], m: usize, r: f64) -> CoreResult<&[f64]> {
     })
 }
 
-#[pyfunction]
-#[allow(clippy::too_many_arguments)]
-fn lp_per_instance_eps_delta<'py>(
-    py: Python<'py>,
-    q: PyReadonlyArray1<'py, f64>,
-    p: PyReadonlyArray1<'py, f64>,
-    delta: PyReadonlyArray1<'py, f64>,
-    delta_prime: PyReadonlyArray1<'py, f64>,
-    sigma: PyReadonlyArray1<'py, f64>,
-    rows: PyReadonlyArray1<'py, f64>,
-    sens: PyReadonlyArray1<'py, f64>,
-    m: usize,
-) -> Out<'py> {
+elementwise!(
+    lp_per_instance_eps_delta,
+    [q, p, delta, delta_prime, sigma, rows],
+    sens: Arr<'py>,
+    m: usize;
     let s = sens.as_slice()?;
-    let args = [
-        q.as_slice()?,
-        p.as_slice()?,
-        delta.as_slice()?,
-        delta_prime.as_slice()?,
-        sigma.as_slice()?,
-        rows.as_slice()?,
-    ];
-    let out = bmap(py, args, |x| {
+    |x| {
         let (e, d, ok) =
             ex::lp_per_instance_eps_delta(x[0], x[1], x[2], x[3], x[4], row(s, m, x[5])?)?;
         Ok([e, d, b2f(ok)])
-    })?;
-    Ok(out.into_pyarray(py))
-}
+    }
+);
 
-#[pyfunction]
-fn averaged_rdp<'py>(
-    py: Python<'py>,
-    alpha: PyReadonlyArray1<'py, f64>,
-    sigma: PyReadonlyArray1<'py, f64>,
-    rows: PyReadonlyArray1<'py, f64>,
-    sens: PyReadonlyArray1<'py, f64>,
-    m: usize,
-) -> Out<'py> {
+elementwise!(
+    averaged_rdp,
+    [alpha, sigma, rows],
+    sens: Arr<'py>,
+    m: usize;
     let s = sens.as_slice()?;
-    let args = [alpha.as_slice()?, sigma.as_slice()?, rows.as_slice()?];
-    let out = bmap(py, args, |x| {
-        Ok([ex::averaged_rdp(x[0], x[1], row(s, m, x[2])?)?])
-    })?;
-    Ok(out.into_pyarray(py))
-}
+    |x| Ok([ex::averaged_rdp(x[0], x[1], row(s, m, x[2])?)?])
+);
 
-#[pyfunction]
-#[allow(clippy::too_many_arguments)]
-fn mixture_rdp_bound<'py>(
-    py: Python<'py>,
-    alpha: PyReadonlyArray1<'py, f64>,
-    wrows: PyReadonlyArray1<'py, f64>,
-    erows: PyReadonlyArray1<'py, f64>,
-    weights: PyReadonlyArray1<'py, f64>,
-    eps: PyReadonlyArray1<'py, f64>,
-    m: usize,
-) -> Out<'py> {
-    let (w, e) = (weights.as_slice()?, eps.as_slice()?);
-    let args = [alpha.as_slice()?, wrows.as_slice()?, erows.as_slice()?];
-    let out = bmap(py, args, |x| {
-        Ok([ex::mixture_rdp_bound(
-            x[0],
-            row(w, m, x[1])?,
-            row(e, m, x[2])?,
-        )?])
-    })?;
-    Ok(out.into_pyarray(py))
-}
+elementwise!(
+    mixture_rdp_bound,
+    [alpha, wrows, erows],
+    weights: Arr<'py>,
+    eps: Arr<'py>,
+    m: usize;
+    let w = weights.as_slice()?;
+    let e = eps.as_slice()?;
+    |x| Ok([ex::mixture_rdp_bound(
+        x[0],
+        row(w, m, x[1])?,
+        row(e, m, x[2])?,
+    )?])
+);
 
 #[pyfunction]
 fn optimal_residuals<'py>(py: Python<'py>, kappa: f64, t: u64, tau: f64, s: f64) -> Out<'py> {
-    let v = ex::optimal_residuals(kappa, t, tau, s).map_err(|e| to_py(py, e))?;
-    Ok(v.into_pyarray(py))
+    array(py, || ex::optimal_residuals(kappa, t, tau, s))
 }
 
 #[pyfunction]
@@ -607,15 +507,14 @@ fn general_update_rdp(
     py: Python<'_>,
     alpha: u64,
     sigma: f64,
-    outer: PyReadonlyArray1<'_, f64>,
-    inner: PyReadonlyArray1<'_, f64>,
+    outer: Arr<'_>,
+    inner: Arr<'_>,
     b: usize,
     j: usize,
     d: usize,
 ) -> PyResult<f64> {
-    let (o, i) = (outer.as_slice()?, inner.as_slice()?);
-    py.detach(|| ex::general_update_rdp(alpha, sigma, o, i, b, j, d))
-        .map_err(|e| to_py(py, e))
+    let [o, i] = slices![outer, inner];
+    detach(py, || ex::general_update_rdp(alpha, sigma, o, i, b, j, d))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

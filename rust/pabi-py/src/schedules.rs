@@ -2,14 +2,13 @@
 //! Every array argument has been broadcast to one length by `pabi/_bridge.py`; `has_smoothness`
 //! says whether the smoothness array carries values (Python `None` otherwise).
 
-use numpy::{IntoPyArray, PyReadonlyArray1};
 use pabi_core::num::{exp_down, exp_up_unit};
 use pabi_core::schedules::online::{self, OnlineSchedule};
-use pabi_core::schedules::{self as sc, map_args, opt, Noise, Problem};
-use pabi_core::PabiError;
+use pabi_core::schedules::{self as sc, opt, Noise, Problem};
 use pyo3::prelude::*;
 
-use crate::{to_py, Out};
+use crate::args::{array, detach, fill, map, slices, Arr as A};
+use crate::Out;
 
 fn kind(laplace: bool) -> Noise {
     if laplace {
@@ -18,8 +17,6 @@ fn kind(laplace: bool) -> Noise {
         Noise::Gaussian
     }
 }
-
-type A<'py> = PyReadonlyArray1<'py, f64>;
 
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
@@ -35,28 +32,15 @@ fn schedule_noise<'py>(
     has_smoothness: bool,
     laplace: bool,
 ) -> Out<'py> {
-    let a = [
-        n.as_slice()?,
-        c1.as_slice()?,
-        c2.as_slice()?,
-        lr.as_slice()?,
-        diameter.as_slice()?,
-        smoothness.as_slice()?,
-        strong_convexity.as_slice()?,
-    ];
-    let res = py.detach(|| {
-        let mut out = vec![0.0; a[0].len()];
-        map_args(a, &mut out, |[n, c1, c2, lr, d, sm, st]| {
-            let f = if laplace {
-                sc::laplace_schedule_scale
-            } else {
-                sc::gauss_schedule_sigma
-            };
-            f(n, c1, c2, lr, d, opt(has_smoothness, sm), st)
-        })
-        .map(|_| out)
-    });
-    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+    let a = slices![n, c1, c2, lr, diameter, smoothness, strong_convexity];
+    let f = if laplace {
+        sc::laplace_schedule_scale
+    } else {
+        sc::gauss_schedule_sigma
+    };
+    map(py, a, |[n, c1, c2, lr, d, sm, st]| {
+        f(n, c1, c2, lr, d, opt(has_smoothness, sm), st)
+    })
 }
 
 /// δ(n) of a shuffled schedule; every array has length 1 (broadcast) or `len`.
@@ -92,24 +76,14 @@ fn schedule_delta<'py>(
         },
         strong_convexity: strong_convexity.as_slice()?,
     };
-    let res = py.detach(|| {
-        let mut out = vec![0.0; len];
-        sc::schedule_delta(laplace, args, &mut out).map(|_| out)
-    });
-    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+    fill(py, len, |out| sc::schedule_delta(laplace, args, out))
 }
 
 #[pyfunction]
 fn schedule_delta_star<'py>(py: Python<'py>, eps: A<'py>, c1: A<'py>, laplace: bool) -> Out<'py> {
-    let a = [eps.as_slice()?, c1.as_slice()?];
-    let res = py.detach(|| {
-        let mut out = vec![0.0; a[0].len()];
-        map_args(a, &mut out, |[e, c]| {
-            sc::schedule_delta_star(kind(laplace), e, c)
-        })
-        .map(|_| out)
-    });
-    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+    map(py, slices![eps, c1], |[e, c]| {
+        sc::schedule_delta_star(kind(laplace), e, c)
+    })
 }
 
 #[pyfunction]
@@ -119,15 +93,9 @@ fn schedule_c1_for_target<'py>(
     eps: A<'py>,
     laplace: bool,
 ) -> Out<'py> {
-    let a = [delta_star.as_slice()?, eps.as_slice()?];
-    let res = py.detach(|| {
-        let mut out = vec![0.0; a[0].len()];
-        map_args(a, &mut out, |[d, e]| {
-            sc::schedule_c1_for_target(kind(laplace), d, e)
-        })
-        .map(|_| out)
-    });
-    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+    map(py, slices![delta_star, eps], |[d, e]| {
+        sc::schedule_c1_for_target(kind(laplace), d, e)
+    })
 }
 
 #[pyfunction]
@@ -145,13 +113,12 @@ fn online_delta<'py>(
     log: bool,
 ) -> Out<'py> {
     let xs = noise.as_slice()?;
-    let res = py.detach(|| {
+    array(py, || {
         let p = Problem::new(eps, lipschitz, lr, diameter, smoothness, strong_convexity)?;
         let mut out = vec![0.0; xs.len()];
         online::online_delta_all(kind(laplace), &p, xs, &mut out, log)?;
-        Ok::<_, PabiError>(out)
-    });
-    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+        Ok(out)
+    })
 }
 
 #[pyfunction]
@@ -170,11 +137,10 @@ fn online_delta_at(
     log: bool,
 ) -> PyResult<f64> {
     let xs = noise.as_slice()?;
-    let res = py.detach(|| {
+    let v = detach(py, || {
         let p = Problem::new(eps, lipschitz, lr, diameter, smoothness, strong_convexity)?;
         online::online_log_delta_at(kind(laplace), &p, xs, index)
-    });
-    let v = res.map_err(|e| to_py(py, e))?;
+    })?;
     Ok(if log { v } else { online::prob_from_log(v) })
 }
 
@@ -193,25 +159,20 @@ fn online_schedule_noise<'py>(
     has_smoothness: bool,
     laplace: bool,
 ) -> Out<'py> {
-    let a = [
-        index.as_slice()?,
-        c1.as_slice()?,
-        c2.as_slice()?,
-        decay.as_slice()?,
-        lr.as_slice()?,
-        diameter.as_slice()?,
-        smoothness.as_slice()?,
-        strong_convexity.as_slice()?,
+    let a = slices![
+        index,
+        c1,
+        c2,
+        decay,
+        lr,
+        diameter,
+        smoothness,
+        strong_convexity
     ];
-    let res = py.detach(|| {
-        let mut out = vec![0.0; a[0].len()];
-        map_args(a, &mut out, |[j, c1, c2, al, lr, d, sm, st]| {
-            let p = Problem::new(0.0, 0.0, lr, d, opt(has_smoothness, sm), st)?;
-            OnlineSchedule::new(kind(laplace), p, c1, c2, al)?.noise(j)
-        })
-        .map(|_| out)
-    });
-    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+    map(py, a, |[j, c1, c2, al, lr, d, sm, st]| {
+        let p = Problem::new(0.0, 0.0, lr, d, opt(has_smoothness, sm), st)?;
+        OnlineSchedule::new(kind(laplace), p, c1, c2, al)?.noise(j)
+    })
 }
 
 /// which: 0 = δ_n(i), 1 = δ_∞(i), 2 = certified bound of δ_∞(i), 3 = eq. (13)/(15) upper,
@@ -237,42 +198,37 @@ fn online_schedule_bound<'py>(
     as_published: bool,
     log: bool,
 ) -> Out<'py> {
-    let a = [
-        eps.as_slice()?,
-        lipschitz.as_slice()?,
-        lr.as_slice()?,
-        diameter.as_slice()?,
-        n.as_slice()?,
-        index.as_slice()?,
-        c1.as_slice()?,
-        c2.as_slice()?,
-        decay.as_slice()?,
-        smoothness.as_slice()?,
-        strong_convexity.as_slice()?,
+    let a = slices![
+        eps,
+        lipschitz,
+        lr,
+        diameter,
+        n,
+        index,
+        c1,
+        c2,
+        decay,
+        smoothness,
+        strong_convexity
     ];
-    let res = py.detach(|| {
-        let mut out = vec![0.0; a[0].len()];
-        map_args(a, &mut out, |[e, l, lr, d, n, i, c1, c2, al, sm, st]| {
-            let p = Problem::new(e, l, lr, d, opt(has_smoothness, sm), st)?;
-            let s = OnlineSchedule::new(kind(laplace), p, c1, c2, al)?;
-            let v = match which {
-                0 => s.log_delta(n, i)?,
-                1 => s.log_delta_limit(i)?,
-                2 => s.log_delta_limit_bound(i)?,
-                3 => s.log_delta_star_upper(i, as_published)?,
-                _ => s.log_delta_star_lower(i)?,
-            };
-            Ok(if log {
-                v
-            } else if which == 4 {
-                exp_down(v)
-            } else {
-                exp_up_unit(v)
-            })
+    map(py, a, |[e, l, lr, d, n, i, c1, c2, al, sm, st]| {
+        let p = Problem::new(e, l, lr, d, opt(has_smoothness, sm), st)?;
+        let s = OnlineSchedule::new(kind(laplace), p, c1, c2, al)?;
+        let v = match which {
+            0 => s.log_delta(n, i)?,
+            1 => s.log_delta_limit(i)?,
+            2 => s.log_delta_limit_bound(i)?,
+            3 => s.log_delta_star_upper(i, as_published)?,
+            _ => s.log_delta_star_lower(i)?,
+        };
+        Ok(if log {
+            v
+        } else if which == 4 {
+            exp_down(v)
+        } else {
+            exp_up_unit(v)
         })
-        .map(|_| out)
-    });
-    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+    })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
