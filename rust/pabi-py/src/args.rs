@@ -85,3 +85,47 @@ pub(crate) fn map<'py, const K: usize>(
     let len = args.first().map_or(0, |a| a.len());
     fill(py, len, |out| map_args(args, out, f))
 }
+
+/// An element-wise binding over equally long arrays:
+///
+/// ```text
+/// elementwise!(MAP, fn NAME(LEAD: TY, ..., [ARRAY, ...], EXTRA: TY, ...)
+///              let V = INIT; ...
+///              |X| BODY);
+/// ```
+///
+/// defines `#[pyfunction] NAME(py, LEAD..., ARRAY..., EXTRA...)` (in that order, as Python sees
+/// it): the `let` preludes run first (GIL held; they may use `?` on a `PyErr`), then
+/// `MAP(py, [ARRAY slices], |X| BODY)` evaluates BODY per element with the GIL released
+/// ([`map`]: one output; `rdp::bmap`: K outputs).
+macro_rules! elementwise {
+    ($(#[doc = $doc:literal])*
+     $map:ident,
+     fn $name:ident(
+         $($lead:ident: $lty:ty,)* [$($arg:ident),* $(,)?] $(, $extra:ident: $ty:ty)* $(,)?
+     )
+     $(let $v:ident = $init:expr;)*
+     |$x:pat_param| $body:expr) => {
+        $(#[doc = $doc])*
+        #[pyfunction]
+        #[allow(clippy::too_many_arguments)]
+        fn $name<'py>(
+            py: Python<'py>,
+            $($lead: $lty,)*
+            $($arg: $crate::args::Arr<'py>,)*
+            $($extra: $ty,)*
+        ) -> $crate::Out<'py> {
+            $(let $v = $init;)*
+            $map(py, $crate::args::slices![$($arg),*], |$x| $body)
+        }
+    };
+}
+pub(crate) use elementwise;
+
+/// `m.add_function(wrap_pyfunction!(f, m)?)?` for every listed binding.
+macro_rules! add_functions {
+    ($m:expr, [$($f:ident),* $(,)?]) => {{
+        $($m.add_function(wrap_pyfunction!($f, $m)?)?;)*
+    }};
+}
+pub(crate) use add_functions;

@@ -2,7 +2,7 @@
 //! composition, the DP-SGD accountant; `pabi_core::gdp` (GDP inversions, dominating μ). No
 //! mathematics here.
 
-use crate::args::{detach, fill, fill3, map, slices, Arr, Np, Triple};
+use crate::args::{add_functions, detach, elementwise, fill, fill3, map, slices, Arr, Np, Triple};
 use crate::{to_py, Out};
 use numpy::IntoPyArray;
 use pabi_core::gdp;
@@ -10,31 +10,17 @@ use pabi_core::pld::{self, Neighbour};
 use pabi_core::PabiError;
 use pyo3::prelude::*;
 
-#[pyfunction]
-fn approx_dp_composition_delta<'py>(
-    py: Python<'py>,
-    eps0: Arr<'py>,
-    delta0: Arr<'py>,
-    k: Arr<'py>,
-    eps: Arr<'py>,
-) -> Out<'py> {
-    map(py, slices![eps0, delta0, k, eps], |[a, b, c, d]| {
-        pld::approx_dp_composition_delta(a, b, c, d)
-    })
-}
+elementwise!(
+    map,
+    fn approx_dp_composition_delta([eps0, delta0, k, eps])
+    |[a, b, c, d]| pld::approx_dp_composition_delta(a, b, c, d)
+);
 
-#[pyfunction]
-fn approx_dp_composition_epsilon<'py>(
-    py: Python<'py>,
-    eps0: Arr<'py>,
-    delta0: Arr<'py>,
-    k: Arr<'py>,
-    delta: Arr<'py>,
-) -> Out<'py> {
-    map(py, slices![eps0, delta0, k, delta], |[a, b, c, d]| {
-        pld::approx_dp_composition_epsilon(a, b, c, d)
-    })
-}
+elementwise!(
+    map,
+    fn approx_dp_composition_epsilon([eps0, delta0, k, delta])
+    |[a, b, c, d]| pld::approx_dp_composition_epsilon(a, b, c, d)
+);
 
 #[pyfunction]
 fn single_point_composed_epsilon(
@@ -85,17 +71,11 @@ fn gdp_composed_epsilon(
     gdp::gdp_composed_epsilon(delta, mu, delta_tail, epochs).map_err(|e| to_py(py, e))
 }
 
-#[pyfunction]
-fn tradeoff_eps_delta<'py>(
-    py: Python<'py>,
-    alpha: Arr<'py>,
-    eps: Arr<'py>,
-    delta: Arr<'py>,
-) -> Out<'py> {
-    map(py, slices![alpha, eps, delta], |[a, b, c]| {
-        pld::tradeoff_eps_delta(a, b, c)
-    })
-}
+elementwise!(
+    map,
+    fn tradeoff_eps_delta([alpha, eps, delta])
+    |[a, b, c]| pld::tradeoff_eps_delta(a, b, c)
+);
 
 fn neighbour(s: &str) -> PyResult<Neighbour> {
     match s {
@@ -275,19 +255,24 @@ fn dpsgd_calibrate_sigma(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(approx_dp_composition_delta, m)?)?;
-    m.add_function(wrap_pyfunction!(tradeoff_eps_delta, m)?)?;
-    m.add_function(wrap_pyfunction!(approx_dp_composition_epsilon, m)?)?;
-    m.add_function(wrap_pyfunction!(single_point_composed_epsilon, m)?)?;
-    m.add_function(wrap_pyfunction!(gdp_epsilon, m)?)?;
-    m.add_function(wrap_pyfunction!(gdp_mu, m)?)?;
-    m.add_function(wrap_pyfunction!(gdp_mu_dominating, m)?)?;
-    m.add_function(wrap_pyfunction!(gdp_dominating_pair, m)?)?;
-    m.add_function(wrap_pyfunction!(gdp_composed_epsilon, m)?)?;
-    m.add_function(wrap_pyfunction!(pld_compose, m)?)?;
-    m.add_function(wrap_pyfunction!(dpsgd_epsilon, m)?)?;
-    m.add_function(wrap_pyfunction!(dpsgd_delta, m)?)?;
-    m.add_function(wrap_pyfunction!(dpsgd_calibrate_sigma, m)?)?;
+    add_functions!(
+        m,
+        [
+            approx_dp_composition_delta,
+            tradeoff_eps_delta,
+            approx_dp_composition_epsilon,
+            single_point_composed_epsilon,
+            gdp_epsilon,
+            gdp_mu,
+            gdp_mu_dominating,
+            gdp_dominating_pair,
+            gdp_composed_epsilon,
+            pld_compose,
+            dpsgd_epsilon,
+            dpsgd_delta,
+            dpsgd_calibrate_sigma
+        ]
+    );
     m.add_class::<PyPld>()?;
     m.add_class::<PyComposition>()?;
     Ok(())

@@ -5,7 +5,7 @@
 use pabi_core::pnsgd::{self, Noise, Order, Params, RdpParams};
 use pyo3::prelude::*;
 
-use crate::args::{fill, fill3, opt_slice, Arr, Triple};
+use crate::args::{add_functions, fill, fill3, opt_slice, Arr, Triple};
 use crate::{to_py, Out};
 
 /// The arguments the amplification bounds share (everything in [`Params`] but σ), borrowed.
@@ -42,7 +42,8 @@ impl<'a> Shared<'a> {
 /// smoothness, strong_convexity, noise, order, variant, $flag..., $len)`; `$body` sees the
 /// leading arrays, the flags, `$len`, `$py` and the borrowed, parsed rest as `$s`: [`Shared`].
 macro_rules! amplification {
-    ($(#[doc = $doc:literal])* fn $name:ident($py:ident; $($lead:ident),+; $($flag:ident: $fty:ty),*; $len:ident)
+    ($(#[doc = $doc:literal])*
+     fn $name:ident($py:ident; $($lead:ident),+; $($flag:ident: $fty:ty),*; $len:ident)
      |$s:ident| $body:block) => {
         $(#[doc = $doc])*
         #[pyfunction]
@@ -82,7 +83,8 @@ macro_rules! amplification {
 /// A comparison-bound binding `$name($lead..., sigma, lipschitz, lr, n, index, smoothness,
 /// strong_convexity, $flag..., $len)`; `$body` sees the borrowed [`RdpParams`] as `$p`.
 macro_rules! comparison {
-    ($(#[doc = $doc:literal])* fn $name:ident($py:ident; $($lead:ident),*; $($flag:ident: $fty:ty),*; $len:ident)
+    ($(#[doc = $doc:literal])*
+     fn $name:ident($py:ident; $($lead:ident),*; $($flag:ident: $fty:ty),*; $len:ident)
      |$p:ident| $body:block) => {
         $(#[doc = $doc])*
         #[pyfunction]
@@ -198,12 +200,17 @@ comparison! {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(pnsgd_rdp_slope, m)?)?;
-    m.add_function(wrap_pyfunction!(pnsgd_delta, m)?)?;
-    m.add_function(wrap_pyfunction!(pnsgd_epsilon, m)?)?;
-    m.add_function(wrap_pyfunction!(pnsgd_calibrate_sigma, m)?)?;
-    m.add_function(wrap_pyfunction!(pnsgd_factors, m)?)?;
-    m.add_function(wrap_pyfunction!(pnsgd_rdp_delta, m)?)?;
-    m.add_function(wrap_pyfunction!(pnsgd_rdp_epsilon, m)?)?;
+    add_functions!(
+        m,
+        [
+            pnsgd_rdp_slope,
+            pnsgd_delta,
+            pnsgd_epsilon,
+            pnsgd_calibrate_sigma,
+            pnsgd_factors,
+            pnsgd_rdp_delta,
+            pnsgd_rdp_epsilon
+        ]
+    );
     Ok(())
 }

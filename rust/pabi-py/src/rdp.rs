@@ -1,7 +1,7 @@
 //! Bindings for `pabi_core::rdp`: sampled Gaussian RDP, per-instance DP-SGD composition,
 //! conversions. All numeric work runs with the GIL released.
 
-use crate::args::{array, detach, fill, opt_slice, slices, Arr, Np};
+use crate::args::{add_functions, array, detach, elementwise, fill, opt_slice, slices, Arr, Np};
 use crate::Out;
 use numpy::IntoPyArray;
 use pabi_core::rdp as core;
@@ -186,28 +186,13 @@ fn opt_int(name: &'static str, v: f64) -> CoreResult<Option<u64>> {
     }
 }
 
-fn bmap<const N: usize, const K: usize>(
-    py: Python<'_>,
+/// The K outputs of `f` on every element, as one flat (K, n) array.
+fn bmap<'py, const N: usize, const K: usize>(
+    py: Python<'py>,
     args: Slices<'_, N>,
     f: impl Fn([f64; N]) -> CoreResult<[f64; K]> + Sync + Send,
-) -> PyResult<Vec<f64>> {
-    detach(py, || pabi_core::rdp::elementwise::map_elements(args, f))
-}
-
-/// An element-wise binding `$name($arg..., $extra...)`: the `$arg` arrays are mapped together by
-/// [`bmap`] (`$x`: `[f64; N]`, the body returns `[f64; K]`); the `let` preludes run first (with
-/// the GIL held) and may use the extra (non-mapped) arguments.
-macro_rules! elementwise {
-    ($name:ident, [$($arg:ident),*] $(, $extra:ident: $ty:ty)* $(; $(let $v:ident = $init:expr;)+)? $(,)?
-     |$x:ident| $body:expr) => {
-        #[pyfunction]
-        #[allow(clippy::too_many_arguments)]
-        fn $name<'py>(py: Python<'py>, $($arg: Arr<'py>,)* $($extra: $ty),*) -> Out<'py> {
-            $($(let $v = $init;)+)?
-            let v = bmap(py, slices![$($arg),*], |$x| $body)?;
-            Ok(v.into_pyarray(py))
-        }
-    };
+) -> Out<'py> {
+    array(py, || pabi_core::rdp::elementwise::map_elements(args, f))
 }
 
 fn lip(as_published: bool) -> ex::LipschitzModel {
@@ -226,182 +211,148 @@ fn b2f(b: bool) -> f64 {
     }
 }
 
-elementwise!(gaussian_dp_constant, [delta, sigma], |x| Ok([
-    ex::gaussian_dp_constant(x[0], x[1])?
-]));
-elementwise!(gaussian_mechanism_epsilon, [delta, sigma, sens], |x| {
-    let (e, ok) = ex::gaussian_mechanism_epsilon(x[0], x[1], x[2])?;
-    Ok([e, b2f(ok)])
-});
-elementwise!(amplify_by_sampling, [eps, delta, q], |x| {
-    let (e, d) = ex::amplify_by_sampling(x[0], x[1], x[2])?;
-    Ok([e, d])
-});
-elementwise!(weak_triangle_bound, [alpha, p, d_pa, d_gpa], |x| Ok([
-    ex::weak_triangle_bound(x[0], x[1], x[2], x[3])?
-]));
 elementwise!(
-    unlearning_keep,
-    [alpha, beta, d_2a_prev, d_2a1_step],
-    as_published: bool,
-    |x| Ok([b2f(ex::unlearning_keep(
-        x[0],
-        x[1],
-        x[2],
-        x[3],
-        as_published
-    )?)])
-);
-elementwise!(kappa_from_l, [l], |x| Ok([ex::kappa_from_l(x[0])?]));
-elementwise!(theta_l_kappa, [kappa, s], |x| Ok([ex::theta_l_kappa(
-    x[0], x[1]
-)?]));
-elementwise!(cyclic_theta_sum, [kappa, t, ell], |x| Ok([
-    ex::cyclic_theta_sum(x[0], int("T", x[1])?, int("ell", x[2])?)?
-]));
-elementwise!(l_lambda_kappa, [lam, m, big_m], as_published: bool, |x| Ok([
-    ex::l_lambda_kappa(x[0], x[1], x[2], lip(as_published))?
-]));
-elementwise!(
-    last_iterate_rdp_general,
-    [alpha, lam, clip, sigma, t],
-    |x| Ok([ex::last_iterate_rdp_general(
-        x[0],
-        x[1],
-        x[2],
-        x[3],
-        int("T", x[4])?
-    )?])
+    bmap,
+    fn gaussian_dp_constant([delta, sigma])
+    |x| Ok([ex::gaussian_dp_constant(x[0], x[1])?])
 );
 elementwise!(
-    last_iterate_rdp_general_exact,
-    [alpha, lam, clip, sigma, t, b, ell, t_star],
+    bmap,
+    fn gaussian_mechanism_epsilon([delta, sigma, sens])
+    |x| {
+        let (e, ok) = ex::gaussian_mechanism_epsilon(x[0], x[1], x[2])?;
+        Ok([e, b2f(ok)])
+    }
+);
+elementwise!(
+    bmap,
+    fn amplify_by_sampling([eps, delta, q])
+    |x| {
+        let (e, d) = ex::amplify_by_sampling(x[0], x[1], x[2])?;
+        Ok([e, d])
+    }
+);
+elementwise!(
+    bmap,
+    fn weak_triangle_bound([alpha, p, d_pa, d_gpa])
+    |x| Ok([ex::weak_triangle_bound(x[0], x[1], x[2], x[3])?])
+);
+elementwise!(
+    bmap,
+    fn unlearning_keep([alpha, beta, d_2a_prev, d_2a1_step], as_published: bool)
+    |x| Ok([b2f(ex::unlearning_keep(x[0], x[1], x[2], x[3], as_published)?)])
+);
+elementwise!(
+    bmap,
+    fn kappa_from_l([l])
+    |x| Ok([ex::kappa_from_l(x[0])?])
+);
+elementwise!(
+    bmap,
+    fn theta_l_kappa([kappa, s])
+    |x| Ok([ex::theta_l_kappa(x[0], x[1])?])
+);
+elementwise!(
+    bmap,
+    fn cyclic_theta_sum([kappa, t, ell])
+    |x| Ok([ex::cyclic_theta_sum(x[0], int("T", x[1])?, int("ell", x[2])?)?])
+);
+elementwise!(
+    bmap,
+    fn l_lambda_kappa([lam, m, big_m], as_published: bool)
+    |x| Ok([ex::l_lambda_kappa(x[0], x[1], x[2], lip(as_published))?])
+);
+elementwise!(
+    bmap,
+    fn last_iterate_rdp_general([alpha, lam, clip, sigma, t])
+    |x| Ok([ex::last_iterate_rdp_general(x[0], x[1], x[2], x[3], int("T", x[4])?)?])
+);
+elementwise!(
+    bmap,
+    fn last_iterate_rdp_general_exact([alpha, lam, clip, sigma, t, b, ell, t_star])
     |x| Ok([ex::last_iterate_rdp_general_exact(
-        x[0],
-        x[1],
-        x[2],
-        x[3],
-        int("T", x[4])?,
-        int("b", x[5])?,
-        int("ell", x[6])?,
+        x[0], x[1], x[2], x[3], int("T", x[4])?, int("b", x[5])?, int("ell", x[6])?,
         opt_int("t_star", x[7])?,
     )?])
 );
 elementwise!(
-    shifted_drift_bound,
-    [alpha, sigma, zeta, sbar, t, ell],
-    |x| Ok([ex::shifted_drift_bound(
-        x[0],
-        x[1],
-        x[2],
-        x[3],
-        int("T", x[4])?,
-        int("ell", x[5])?
-    )?])
+    bmap,
+    fn shifted_drift_bound([alpha, sigma, zeta, sbar, t, ell])
+    |x| Ok([ex::shifted_drift_bound(x[0], x[1], x[2], x[3], int("T", x[4])?, int("ell", x[5])?)?])
 );
 elementwise!(
-    shifted_drift_bound_published,
-    [alpha, sigma, zeta, t],
-    |x| Ok([ex::shifted_drift_bound_published(
-        x[0],
-        x[1],
-        x[2],
-        int("T", x[3])?
-    )?])
+    bmap,
+    fn shifted_drift_bound_published([alpha, sigma, zeta, t])
+    |x| Ok([ex::shifted_drift_bound_published(x[0], x[1], x[2], int("T", x[3])?)?])
 );
 elementwise!(
-    last_iterate_rdp_bounded,
-    [alpha, lam, m, big_m, d_h, clip, b, sigma],
-    as_published: bool,
+    bmap,
+    fn last_iterate_rdp_bounded([alpha, lam, m, big_m, d_h, clip, b, sigma], as_published: bool)
     |x| {
         let k = ex::smooth_step_kappa(x[1], x[2], x[3], lip(as_published))?;
         Ok([ex::last_iterate_rdp_bounded(
-            x[0],
-            k,
-            x[4],
-            x[1],
-            x[5],
-            int("b", x[6])?,
-            x[7],
+            x[0], k, x[4], x[1], x[5], int("b", x[6])?, x[7],
         )?])
     }
 );
 elementwise!(
-    last_iterate_rdp_cyclic,
-    [alpha, lam, m, big_m, clip, b, sigma, t, ell, t_star],
-    as_published: bool,
-    model_as_published: bool,
+    bmap,
+    fn last_iterate_rdp_cyclic(
+        [alpha, lam, m, big_m, clip, b, sigma, t, ell, t_star],
+        as_published: bool,
+        model_as_published: bool,
+    )
     |x| {
         let k = ex::smooth_step_kappa(x[1], x[2], x[3], lip(model_as_published))?;
         Ok([ex::last_iterate_rdp_cyclic(
-            x[0],
-            k,
-            x[1],
-            x[4],
-            int("b", x[5])?,
-            x[6],
-            int("T", x[7])?,
-            int("ell", x[8])?,
-            opt_int("t_star", x[9])?,
-            as_published,
+            x[0], k, x[1], x[4], int("b", x[5])?, x[6], int("T", x[7])?, int("ell", x[8])?,
+            opt_int("t_star", x[9])?, as_published,
         )?])
     }
 );
 elementwise!(
-    shifted_cycle_bound,
-    [alpha, sigma, kappa, tau, sbar, t, ell],
+    bmap,
+    fn shifted_cycle_bound([alpha, sigma, kappa, tau, sbar, t, ell])
     |x| Ok([ex::shifted_cycle_bound(
-        x[0],
-        x[1],
-        x[2],
-        x[3],
-        x[4],
-        int("T", x[5])?,
-        int("ell", x[6])?
+        x[0], x[1], x[2], x[3], x[4], int("T", x[5])?, int("ell", x[6])?,
     )?])
 );
 elementwise!(
-    cyclic_calibration,
-    [alpha, eps, rho, big_m, clip, b, epochs],
-    as_published: bool,
+    bmap,
+    fn cyclic_calibration([alpha, eps, rho, big_m, clip, b, epochs], as_published: bool)
     |x| {
         let (l, e, s) = ex::cyclic_calibration(
-            x[0],
-            x[1],
-            x[2],
-            x[3],
-            x[4],
-            int("b", x[5])?,
-            int("epochs", x[6])?,
-            as_published,
+            x[0], x[1], x[2], x[3], x[4], int("b", x[5])?, int("epochs", x[6])?, as_published,
         )?;
         Ok([l, e, s])
     }
 );
-elementwise!(gd_contraction_rho, [eta, mu, smooth], |x| {
-    let (r, g) = ex::gd_contraction_rho(x[0], x[1], x[2])?;
-    Ok([r, g])
-});
 elementwise!(
-    sensitivity_multi_epoch,
-    [eta, mu, smooth, grad_bound, batch, m, j, epochs],
+    bmap,
+    fn gd_contraction_rho([eta, mu, smooth])
+    |x| {
+        let (r, g) = ex::gd_contraction_rho(x[0], x[1], x[2])?;
+        Ok([r, g])
+    }
+);
+elementwise!(
+    bmap,
+    fn sensitivity_multi_epoch([eta, mu, smooth, grad_bound, batch, m, j, epochs])
     |x| Ok([ex::sensitivity_multi_epoch(
-        x[0],
-        x[1],
-        x[2],
-        x[3],
-        x[4],
-        int("m", x[5])?,
-        int("j", x[6])?,
+        x[0], x[1], x[2], x[3], x[4], int("m", x[5])?, int("j", x[6])?,
         opt_int("epochs", x[7])?,
     )?])
 );
-elementwise!(gaussian_mech_rdp, [alpha, sens, sigma], |x| Ok([
-    ex::gaussian_mech_rdp(x[0], x[1], x[2])?
-]));
-elementwise!(holder_min_p, [n, alpha, cap_factor], |x| Ok([
-    ex::holder_min_p(int("n", x[0])?, x[1], x[2])?
-]));
+elementwise!(
+    bmap,
+    fn gaussian_mech_rdp([alpha, sens, sigma])
+    |x| Ok([ex::gaussian_mech_rdp(x[0], x[1], x[2])?])
+);
+elementwise!(
+    bmap,
+    fn holder_min_p([n, alpha, cap_factor])
+    |x| Ok([ex::holder_min_p(int("n", x[0])?, x[1], x[2])?])
+);
 
 fn sample_variant(variant: &str) -> PyResult<ex::SampleSizeVariant> {
     Ok(match variant {
@@ -417,31 +368,24 @@ fn sample_variant(variant: &str) -> PyResult<ex::SampleSizeVariant> {
 }
 
 elementwise!(
-    hoeffding_sample_size_ln,
-    [alpha, eps, eps_prime, c, j],
-    variant: &str;
+    bmap,
+    fn hoeffding_sample_size_ln([alpha, eps, eps_prime, c, j], variant: &str)
     let v = sample_variant(variant)?;
-    |x| Ok([ex::hoeffding_sample_size_ln(
-        x[0], x[1], x[2], x[3], x[4], v
-    )?])
+    |x| Ok([ex::hoeffding_sample_size_ln(x[0], x[1], x[2], x[3], x[4], v)?])
 );
 
-elementwise!(theta_min_steps, [kappa, xi], |x| Ok([ex::theta_min_steps(
-    x[0], x[1]
-)?]));
 elementwise!(
-    last_iterate_rdp_small_step,
-    [alpha, lam, m, big_m, clip, b, sigma, ell],
-    as_published: bool,
+    bmap,
+    fn theta_min_steps([kappa, xi])
+    |x| Ok([ex::theta_min_steps(x[0], x[1])?])
+);
+elementwise!(
+    bmap,
+    fn last_iterate_rdp_small_step([alpha, lam, m, big_m, clip, b, sigma, ell], as_published: bool)
     |x| {
         let k = ex::smooth_step_kappa(x[1], x[2], x[3], lip(as_published))?;
         Ok([ex::last_iterate_rdp_small_step(
-            x[0],
-            k,
-            x[4],
-            int("b", x[5])?,
-            x[6],
-            int("ell", x[7])?,
+            x[0], k, x[4], int("b", x[5])?, x[6], int("ell", x[7])?,
         )?])
     }
 );
@@ -460,10 +404,8 @@ fn row(samples: &[f64], m: usize, r: f64) -> CoreResult<&[f64]> {
 }
 
 elementwise!(
-    lp_per_instance_eps_delta,
-    [q, p, delta, delta_prime, sigma, rows],
-    sens: Arr<'py>,
-    m: usize;
+    bmap,
+    fn lp_per_instance_eps_delta([q, p, delta, delta_prime, sigma, rows], sens: Arr<'py>, m: usize)
     let s = sens.as_slice()?;
     |x| {
         let (e, d, ok) =
@@ -473,27 +415,18 @@ elementwise!(
 );
 
 elementwise!(
-    averaged_rdp,
-    [alpha, sigma, rows],
-    sens: Arr<'py>,
-    m: usize;
+    bmap,
+    fn averaged_rdp([alpha, sigma, rows], sens: Arr<'py>, m: usize)
     let s = sens.as_slice()?;
     |x| Ok([ex::averaged_rdp(x[0], x[1], row(s, m, x[2])?)?])
 );
 
 elementwise!(
-    mixture_rdp_bound,
-    [alpha, wrows, erows],
-    weights: Arr<'py>,
-    eps: Arr<'py>,
-    m: usize;
+    bmap,
+    fn mixture_rdp_bound([alpha, wrows, erows], weights: Arr<'py>, eps: Arr<'py>, m: usize)
     let w = weights.as_slice()?;
     let e = eps.as_slice()?;
-    |x| Ok([ex::mixture_rdp_bound(
-        x[0],
-        row(w, m, x[1])?,
-        row(e, m, x[2])?,
-    )?])
+    |x| Ok([ex::mixture_rdp_bound(x[0], row(w, m, x[1])?, row(e, m, x[2])?)?])
 );
 
 #[pyfunction]
@@ -518,43 +451,48 @@ fn general_update_rdp(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(sampled_gaussian_rdp, m)?)?;
-    m.add_function(wrap_pyfunction!(dpsgd_per_instance_terms, m)?)?;
-    m.add_function(wrap_pyfunction!(sum_terms_up, m)?)?;
-    m.add_function(wrap_pyfunction!(holder_composition_terms, m)?)?;
-    m.add_function(wrap_pyfunction!(holder_orders, m)?)?;
-    m.add_function(wrap_pyfunction!(rdp_to_dp_epsilon, m)?)?;
-    m.add_function(wrap_pyfunction!(rdp_to_dp_delta, m)?)?;
-    m.add_function(wrap_pyfunction!(rdp_compose, m)?)?;
-    m.add_function(wrap_pyfunction!(profile_to_rdp, m)?)?;
-    m.add_function(wrap_pyfunction!(gaussian_dp_constant, m)?)?;
-    m.add_function(wrap_pyfunction!(gaussian_mechanism_epsilon, m)?)?;
-    m.add_function(wrap_pyfunction!(amplify_by_sampling, m)?)?;
-    m.add_function(wrap_pyfunction!(weak_triangle_bound, m)?)?;
-    m.add_function(wrap_pyfunction!(unlearning_keep, m)?)?;
-    m.add_function(wrap_pyfunction!(kappa_from_l, m)?)?;
-    m.add_function(wrap_pyfunction!(theta_l_kappa, m)?)?;
-    m.add_function(wrap_pyfunction!(cyclic_theta_sum, m)?)?;
-    m.add_function(wrap_pyfunction!(l_lambda_kappa, m)?)?;
-    m.add_function(wrap_pyfunction!(last_iterate_rdp_general, m)?)?;
-    m.add_function(wrap_pyfunction!(last_iterate_rdp_general_exact, m)?)?;
-    m.add_function(wrap_pyfunction!(shifted_drift_bound, m)?)?;
-    m.add_function(wrap_pyfunction!(shifted_drift_bound_published, m)?)?;
-    m.add_function(wrap_pyfunction!(last_iterate_rdp_bounded, m)?)?;
-    m.add_function(wrap_pyfunction!(last_iterate_rdp_cyclic, m)?)?;
-    m.add_function(wrap_pyfunction!(shifted_cycle_bound, m)?)?;
-    m.add_function(wrap_pyfunction!(cyclic_calibration, m)?)?;
-    m.add_function(wrap_pyfunction!(gd_contraction_rho, m)?)?;
-    m.add_function(wrap_pyfunction!(sensitivity_multi_epoch, m)?)?;
-    m.add_function(wrap_pyfunction!(gaussian_mech_rdp, m)?)?;
-    m.add_function(wrap_pyfunction!(holder_min_p, m)?)?;
-    m.add_function(wrap_pyfunction!(hoeffding_sample_size_ln, m)?)?;
-    m.add_function(wrap_pyfunction!(theta_min_steps, m)?)?;
-    m.add_function(wrap_pyfunction!(last_iterate_rdp_small_step, m)?)?;
-    m.add_function(wrap_pyfunction!(lp_per_instance_eps_delta, m)?)?;
-    m.add_function(wrap_pyfunction!(averaged_rdp, m)?)?;
-    m.add_function(wrap_pyfunction!(mixture_rdp_bound, m)?)?;
-    m.add_function(wrap_pyfunction!(optimal_residuals, m)?)?;
-    m.add_function(wrap_pyfunction!(general_update_rdp, m)?)?;
+    add_functions!(
+        m,
+        [
+            sampled_gaussian_rdp,
+            dpsgd_per_instance_terms,
+            sum_terms_up,
+            holder_composition_terms,
+            holder_orders,
+            rdp_to_dp_epsilon,
+            rdp_to_dp_delta,
+            rdp_compose,
+            profile_to_rdp,
+            gaussian_dp_constant,
+            gaussian_mechanism_epsilon,
+            amplify_by_sampling,
+            weak_triangle_bound,
+            unlearning_keep,
+            kappa_from_l,
+            theta_l_kappa,
+            cyclic_theta_sum,
+            l_lambda_kappa,
+            last_iterate_rdp_general,
+            last_iterate_rdp_general_exact,
+            shifted_drift_bound,
+            shifted_drift_bound_published,
+            last_iterate_rdp_bounded,
+            last_iterate_rdp_cyclic,
+            shifted_cycle_bound,
+            cyclic_calibration,
+            gd_contraction_rho,
+            sensitivity_multi_epoch,
+            gaussian_mech_rdp,
+            holder_min_p,
+            hoeffding_sample_size_ln,
+            theta_min_steps,
+            last_iterate_rdp_small_step,
+            lp_per_instance_eps_delta,
+            averaged_rdp,
+            mixture_rdp_bound,
+            optimal_residuals,
+            general_update_rdp,
+        ]
+    );
     Ok(())
 }

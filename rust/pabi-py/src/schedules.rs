@@ -7,7 +7,7 @@ use pabi_core::schedules::online::{self, OnlineSchedule};
 use pabi_core::schedules::{self as sc, opt, Noise, Problem};
 use pyo3::prelude::*;
 
-use crate::args::{array, detach, fill, map, slices, Arr as A};
+use crate::args::{add_functions, array, detach, elementwise, fill, map, Arr as A};
 use crate::Out;
 
 fn kind(laplace: bool) -> Noise {
@@ -18,30 +18,16 @@ fn kind(laplace: bool) -> Noise {
     }
 }
 
-#[pyfunction]
-#[allow(clippy::too_many_arguments)]
-fn schedule_noise<'py>(
-    py: Python<'py>,
-    n: A<'py>,
-    c1: A<'py>,
-    c2: A<'py>,
-    lr: A<'py>,
-    diameter: A<'py>,
-    smoothness: A<'py>,
-    strong_convexity: A<'py>,
-    has_smoothness: bool,
-    laplace: bool,
-) -> Out<'py> {
-    let a = slices![n, c1, c2, lr, diameter, smoothness, strong_convexity];
-    let f = if laplace {
-        sc::laplace_schedule_scale
-    } else {
-        sc::gauss_schedule_sigma
-    };
-    map(py, a, |[n, c1, c2, lr, d, sm, st]| {
-        f(n, c1, c2, lr, d, opt(has_smoothness, sm), st)
-    })
-}
+elementwise!(
+    map,
+    fn schedule_noise(
+        [n, c1, c2, lr, diameter, smoothness, strong_convexity],
+        has_smoothness: bool,
+        laplace: bool,
+    )
+    let f = if laplace { sc::laplace_schedule_scale } else { sc::gauss_schedule_sigma };
+    |[n, c1, c2, lr, d, sm, st]| f(n, c1, c2, lr, d, opt(has_smoothness, sm), st)
+);
 
 /// δ(n) of a shuffled schedule; every array has length 1 (broadcast) or `len`.
 #[pyfunction]
@@ -79,24 +65,17 @@ fn schedule_delta<'py>(
     fill(py, len, |out| sc::schedule_delta(laplace, args, out))
 }
 
-#[pyfunction]
-fn schedule_delta_star<'py>(py: Python<'py>, eps: A<'py>, c1: A<'py>, laplace: bool) -> Out<'py> {
-    map(py, slices![eps, c1], |[e, c]| {
-        sc::schedule_delta_star(kind(laplace), e, c)
-    })
-}
+elementwise!(
+    map,
+    fn schedule_delta_star([eps, c1], laplace: bool)
+    |[e, c]| sc::schedule_delta_star(kind(laplace), e, c)
+);
 
-#[pyfunction]
-fn schedule_c1_for_target<'py>(
-    py: Python<'py>,
-    delta_star: A<'py>,
-    eps: A<'py>,
-    laplace: bool,
-) -> Out<'py> {
-    map(py, slices![delta_star, eps], |[d, e]| {
-        sc::schedule_c1_for_target(kind(laplace), d, e)
-    })
-}
+elementwise!(
+    map,
+    fn schedule_c1_for_target([delta_star, eps], laplace: bool)
+    |[d, e]| sc::schedule_c1_for_target(kind(laplace), d, e)
+);
 
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
@@ -144,74 +123,32 @@ fn online_delta_at(
     Ok(if log { v } else { online::prob_from_log(v) })
 }
 
-#[pyfunction]
-#[allow(clippy::too_many_arguments)]
-fn online_schedule_noise<'py>(
-    py: Python<'py>,
-    index: A<'py>,
-    c1: A<'py>,
-    c2: A<'py>,
-    decay: A<'py>,
-    lr: A<'py>,
-    diameter: A<'py>,
-    smoothness: A<'py>,
-    strong_convexity: A<'py>,
-    has_smoothness: bool,
-    laplace: bool,
-) -> Out<'py> {
-    let a = slices![
-        index,
-        c1,
-        c2,
-        decay,
-        lr,
-        diameter,
-        smoothness,
-        strong_convexity
-    ];
-    map(py, a, |[j, c1, c2, al, lr, d, sm, st]| {
+elementwise!(
+    map,
+    fn online_schedule_noise(
+        [index, c1, c2, decay, lr, diameter, smoothness, strong_convexity],
+        has_smoothness: bool,
+        laplace: bool,
+    )
+    |[j, c1, c2, al, lr, d, sm, st]| {
         let p = Problem::new(0.0, 0.0, lr, d, opt(has_smoothness, sm), st)?;
         OnlineSchedule::new(kind(laplace), p, c1, c2, al)?.noise(j)
-    })
-}
+    }
+);
 
-/// which: 0 = δ_n(i), 1 = δ_∞(i), 2 = certified bound of δ_∞(i), 3 = eq. (13)/(15) upper,
-/// 4 = integral lower bound.
-#[pyfunction]
-#[allow(clippy::too_many_arguments)]
-fn online_schedule_bound<'py>(
-    py: Python<'py>,
-    which: u8,
-    eps: A<'py>,
-    lipschitz: A<'py>,
-    lr: A<'py>,
-    diameter: A<'py>,
-    n: A<'py>,
-    index: A<'py>,
-    c1: A<'py>,
-    c2: A<'py>,
-    decay: A<'py>,
-    smoothness: A<'py>,
-    strong_convexity: A<'py>,
-    has_smoothness: bool,
-    laplace: bool,
-    as_published: bool,
-    log: bool,
-) -> Out<'py> {
-    let a = slices![
-        eps,
-        lipschitz,
-        lr,
-        diameter,
-        n,
-        index,
-        c1,
-        c2,
-        decay,
-        smoothness,
-        strong_convexity
-    ];
-    map(py, a, |[e, l, lr, d, n, i, c1, c2, al, sm, st]| {
+elementwise!(
+    /// which: 0 = δ_n(i), 1 = δ_∞(i), 2 = certified bound of δ_∞(i), 3 = eq. (13)/(15) upper,
+    /// 4 = integral lower bound.
+    map,
+    fn online_schedule_bound(
+        which: u8,
+        [eps, lipschitz, lr, diameter, n, index, c1, c2, decay, smoothness, strong_convexity],
+        has_smoothness: bool,
+        laplace: bool,
+        as_published: bool,
+        log: bool,
+    )
+    |[e, l, lr, d, n, i, c1, c2, al, sm, st]| {
         let p = Problem::new(e, l, lr, d, opt(has_smoothness, sm), st)?;
         let s = OnlineSchedule::new(kind(laplace), p, c1, c2, al)?;
         let v = match which {
@@ -228,17 +165,22 @@ fn online_schedule_bound<'py>(
         } else {
             exp_up_unit(v)
         })
-    })
-}
+    }
+);
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(schedule_noise, m)?)?;
-    m.add_function(wrap_pyfunction!(schedule_delta, m)?)?;
-    m.add_function(wrap_pyfunction!(schedule_delta_star, m)?)?;
-    m.add_function(wrap_pyfunction!(schedule_c1_for_target, m)?)?;
-    m.add_function(wrap_pyfunction!(online_delta, m)?)?;
-    m.add_function(wrap_pyfunction!(online_delta_at, m)?)?;
-    m.add_function(wrap_pyfunction!(online_schedule_noise, m)?)?;
-    m.add_function(wrap_pyfunction!(online_schedule_bound, m)?)?;
+    add_functions!(
+        m,
+        [
+            schedule_noise,
+            schedule_delta,
+            schedule_delta_star,
+            schedule_c1_for_target,
+            online_delta,
+            online_delta_at,
+            online_schedule_noise,
+            online_schedule_bound
+        ]
+    );
     Ok(())
 }
