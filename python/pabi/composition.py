@@ -354,6 +354,16 @@ class PrivacyLossDistribution:
         return compose_plds([(self, times)], tail=tail)
 
 
+def _bracket(query: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]],
+             x: ArrayLike) -> tuple[Float, Float, Float]:
+    """(lower, estimate, upper) of a core composition query at every element of ``x``."""
+    a = np.asarray(x, dtype=float)
+    lo, es, up = query(np.ascontiguousarray(a.ravel()))
+    if a.ndim == 0:
+        return float(lo[0]), float(es[0]), float(up[0])
+    return lo.reshape(a.shape), es.reshape(a.shape), up.reshape(a.shape)
+
+
 class ComposedPLD:
     """A composed PLD; :meth:`delta` and :meth:`epsilon` return (lower, estimate, upper)."""
 
@@ -362,19 +372,11 @@ class ComposedPLD:
 
     def delta(self, eps: ArrayLike) -> tuple[Float, Float, Float]:
         """δ(ε) as (lower bound, estimate, valid upper bound). ε ≥ 0."""
-        e = np.asarray(eps, dtype=float)
-        lo, es, up = self._core.delta(np.ascontiguousarray(e.ravel()))  # type: ignore[attr-defined]
-        if e.ndim == 0:
-            return float(lo[0]), float(es[0]), float(up[0])
-        return lo.reshape(e.shape), es.reshape(e.shape), up.reshape(e.shape)
+        return _bracket(self._core.delta, eps)  # type: ignore[attr-defined]
 
     def epsilon(self, delta: ArrayLike) -> tuple[Float, Float, Float]:
         """ε(δ) as (lower bound, estimate, valid upper bound); +inf if δ cannot be certified."""
-        d = np.asarray(delta, dtype=float)
-        lo, es, up = self._core.epsilon(np.ascontiguousarray(d.ravel()))  # type: ignore[attr-defined]
-        if d.ndim == 0:
-            return float(lo[0]), float(es[0]), float(up[0])
-        return lo.reshape(d.shape), es.reshape(d.shape), up.reshape(d.shape)
+        return _bracket(self._core.epsilon, delta)  # type: ignore[attr-defined]
 
     @property
     def error_budget(self) -> dict[str, float]:

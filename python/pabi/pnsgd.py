@@ -41,7 +41,7 @@ subtraction, for n up to 2^53 and 1 − B down to 1e-300.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -67,7 +67,11 @@ _VARIANTS = ("refined", "as_published")
 
 class _Args:
     """Broadcast numeric arguments without materializing scalars: each is passed to Rust as a
-    contiguous float64 array of length 1 (stride 0) or of the full broadcast size."""
+    contiguous float64 array of length 1 (stride 0) or of the full broadcast size.
+
+    ``named`` maps parameter names (for error messages) to values in the order the core binding
+    takes them; None (an absent optional argument) is passed as None. A public wrapper whose
+    numeric parameters are already in that order passes its ``locals()``."""
 
     def __init__(self, named: dict[str, Optional[ArrayLike]]) -> None:
         arrays = {k: as_real(k, v) for k, v in named.items() if v is not None}
@@ -88,11 +92,15 @@ class _Args:
                 f = np.ascontiguousarray(np.broadcast_to(a, self.shape), dtype=np.float64).reshape(-1)
             self.flat[k] = f
 
-    def run(self, fn, *args, **kw):  # type: ignore[no-untyped-def]
+    def run(self, fn: Callable[..., Any], *options: object) -> Any:
+        """``fn(*arrays, *options, size)`` with domain errors relocated to the broadcast shape;
+        the result (an array or a tuple of arrays) shaped like the arguments."""
         try:
-            out = fn(*args, **kw)
+            out = fn(*self.flat.values(), *options, self.size)
         except DomainError as exc:
             raise relocate(exc, self.shape, self.scalar) from None
+        if isinstance(out, tuple):
+            return tuple(self.shape_out(o) for o in out)
         return self.shape_out(out)
 
     def shape_out(self, out: np.ndarray) -> Float:
@@ -101,9 +109,13 @@ class _Args:
         return out.reshape(self.shape)
 
 
-def _check_options(noise: str, order: str, variant: str) -> None:
+def _check_noise(noise: str) -> None:
     if noise not in _NOISES:
         raise ValueError(f"noise must be one of {_NOISES}, got {noise!r}")
+
+
+def _check_options(noise: str, order: str, variant: str) -> None:
+    _check_noise(noise)
     if order not in _ORDERS:
         raise ValueError(f"order must be one of {_ORDERS}, got {order!r}")
     if variant not in _VARIANTS:
@@ -112,17 +124,13 @@ def _check_options(noise: str, order: str, variant: str) -> None:
         raise ValueError("variant='as_published' only applies to order='random_stop'")
 
 
-def _delta(
-    log: bool, eps, noise, sigma, lipschitz, lr, diameter, n, order, index, smoothness,
-    strong_convexity, variant,
-) -> Float:
-    _check_options(noise, order, variant)
-    a = _Args(dict(eps=eps, sigma=sigma, lipschitz=lipschitz, lr=lr, diameter=diameter, n=n,
-                   index=index, smoothness=smoothness, strong_convexity=strong_convexity))
-    f = a.flat
-    return a.run(_core.pnsgd_delta, f["eps"], f["sigma"], f["lipschitz"], f["lr"], f["diameter"],
-                 f["n"], f["index"], f["smoothness"], f["strong_convexity"], noise, order, variant,
-                 log, a.size)
+def _amplification(fn: Callable[..., np.ndarray], params: dict[str, Any], *flags: bool) -> Float:
+    """Call an amplification-bound binding with a wrapper's ``locals()``: the numeric arguments
+    in signature order (the binding's), then noise, order, variant, ``flags``, the size."""
+    params = dict(params)
+    options = params.pop("noise"), params.pop("order"), params.pop("variant")
+    _check_options(*options)
+    return _Args(params).run(fn, *options, *flags)
 
 
 def pnsgd_delta(
@@ -167,8 +175,7 @@ def pnsgd_delta(
     ...             lipschitz=1.0, lr=0.5, diameter=1.0)  # (1 - e^{-0.95})(1 - e^{-0.95})^2
     0.2306384664295...
     """
-    return _delta(False, eps, noise, sigma, lipschitz, lr, diameter, n, order, index, smoothness,
-                  strong_convexity, variant)
+    return _amplification(_core.pnsgd_delta, locals(), False)
 
 
 def pnsgd_log_delta(
@@ -193,8 +200,7 @@ def pnsgd_log_delta(
     ...                 order="fixed", index=1)  # exact: -673615844854766.10, rounded up
     -67361584485476...
     """
-    return _delta(True, eps, noise, sigma, lipschitz, lr, diameter, n, order, index, smoothness,
-                  strong_convexity, variant)
+    return _amplification(_core.pnsgd_delta, locals(), True)
 
 
 def pnsgd_epsilon(
@@ -226,13 +232,7 @@ def pnsgd_epsilon(
     >>> pnsgd_delta(e, **kw) <= 1e-5
     True
     """
-    _check_options(noise, order, variant)
-    a = _Args(dict(delta=delta, sigma=sigma, lipschitz=lipschitz, lr=lr, diameter=diameter, n=n,
-                   index=index, smoothness=smoothness, strong_convexity=strong_convexity))
-    f = a.flat
-    return a.run(_core.pnsgd_epsilon, f["delta"], f["sigma"], f["lipschitz"], f["lr"],
-                 f["diameter"], f["n"], f["index"], f["smoothness"], f["strong_convexity"], noise,
-                 order, variant, a.size)
+    return _amplification(_core.pnsgd_epsilon, locals())
 
 
 def pnsgd_calibrate_sigma(
@@ -265,13 +265,7 @@ def pnsgd_calibrate_sigma(
     >>> pnsgd_delta(1.0, sigma=s, **kw) <= 1e-5
     True
     """
-    _check_options(noise, order, variant)
-    a = _Args(dict(eps=eps, delta=delta, lipschitz=lipschitz, lr=lr, diameter=diameter, n=n,
-                   index=index, smoothness=smoothness, strong_convexity=strong_convexity))
-    f = a.flat
-    return a.run(_core.pnsgd_calibrate_sigma, f["eps"], f["delta"], f["lipschitz"], f["lr"],
-                 f["diameter"], f["n"], f["index"], f["smoothness"], f["strong_convexity"],
-                 noise, order, variant, a.size)
+    return _amplification(_core.pnsgd_calibrate_sigma, locals())
 
 
 def pnsgd_factors(
@@ -295,32 +289,10 @@ def pnsgd_factors(
     >>> round(A, 8), B, u   # D/(eta sigma) = 20: B is 1 to double precision
     (0.50986166, 1.0, 2.5095237742...e-23)
     """
-    if noise not in _NOISES:
-        raise ValueError(f"noise must be one of {_NOISES}, got {noise!r}")
-    a = _Args(dict(eps=eps, sigma=sigma, lipschitz=lipschitz, lr=lr, diameter=diameter,
-                   smoothness=smoothness, strong_convexity=strong_convexity))
-    f = a.flat
-    try:
-        A, B, U = _core.pnsgd_factors(f["eps"], f["sigma"], f["lipschitz"], f["lr"], f["diameter"],
-                                      f["smoothness"], f["strong_convexity"], noise, a.size)
-    except DomainError as exc:
-        raise relocate(exc, a.shape, a.scalar) from None
-    return a.shape_out(A), a.shape_out(B), a.shape_out(U)
-
-
-def _rdp(kind: str, first: Optional[ArrayLike], first_name: str, sigma, lipschitz, lr, n, index,
-         smoothness, strong_convexity) -> Float:
-    """The comparison-bound family; ``first`` (eps or delta) is None for the slope itself."""
-    a = _Args({first_name: first, "sigma": sigma, "lipschitz": lipschitz, "lr": lr, "n": n,
-               "index": index, "smoothness": smoothness, "strong_convexity": strong_convexity})
-    f = a.flat
-    args = (f["sigma"], f["lipschitz"], f["lr"], f["n"], f["index"], f["smoothness"],
-            f["strong_convexity"])
-    if kind == "slope":
-        return a.run(_core.pnsgd_rdp_slope, *args, a.size)
-    if kind == "epsilon":
-        return a.run(_core.pnsgd_rdp_epsilon, f[first_name], *args, a.size)
-    return a.run(_core.pnsgd_rdp_delta, f[first_name], *args, kind == "log", a.size)
+    _check_noise(noise)
+    return _Args(dict(eps=eps, sigma=sigma, lipschitz=lipschitz, lr=lr, diameter=diameter,
+                      smoothness=smoothness, strong_convexity=strong_convexity)
+                 ).run(_core.pnsgd_factors, noise)
 
 
 def pnsgd_rdp_delta(
@@ -357,8 +329,7 @@ def pnsgd_rdp_delta(
     >>> pnsgd_delta(1.0, lr=0.5, diameter=1.0, **kw)
     5.56205867125...e-30
     """
-    return _rdp("delta", eps, "eps", sigma, lipschitz, lr, n, index, smoothness,
-                strong_convexity)
+    return _Args(locals()).run(_core.pnsgd_rdp_delta, False)
 
 
 def pnsgd_rdp_log_delta(
@@ -378,7 +349,7 @@ def pnsgd_rdp_log_delta(
     >>> pnsgd_rdp_log_delta(100.0, sigma=1.0, lipschitz=1.0, lr=0.1, n=100, index=1)
     -124950.00499999...
     """
-    return _rdp("log", eps, "eps", sigma, lipschitz, lr, n, index, smoothness, strong_convexity)
+    return _Args(locals()).run(_core.pnsgd_rdp_delta, True)
 
 
 def pnsgd_rdp_epsilon(
@@ -398,8 +369,7 @@ def pnsgd_rdp_epsilon(
     >>> round(pnsgd_rdp_epsilon(1e-5, sigma=1.0, lipschitz=1.0, lr=0.1, n=100, index=1), 10)
     0.9797051824
     """
-    return _rdp("epsilon", delta, "delta", sigma, lipschitz, lr, n, index, smoothness,
-                strong_convexity)
+    return _Args(locals()).run(_core.pnsgd_rdp_epsilon)
 
 
 def pnsgd_rdp_slope(
@@ -420,5 +390,4 @@ def pnsgd_rdp_slope(
     >>> pnsgd_rdp_slope(sigma=1.0, lipschitz=1.0, lr=0.1, n=100, index=1)  # 2/100 (M = 1)
     0.02000000000...
     """
-    return _rdp("slope", None, "", sigma, lipschitz, lr, n, index, smoothness,
-                strong_convexity)
+    return _Args(locals()).run(_core.pnsgd_rdp_slope)

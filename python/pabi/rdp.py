@@ -409,22 +409,21 @@ def profile_to_rdp(
 
 def _bcall(fn: Callable[..., np.ndarray], names: tuple, nout: int, *args: ArrayLike):
     """Broadcast ``args`` (names for messages), call ``fn`` on flat float64 arrays; ``fn``
-    returns a flat (nout, n) array. Returns a float / array (nout = 1) or a tuple of them."""
-    arrays = [_as_real(n, a) for n, a in zip(names, args)]
-    scalar = all(a.ndim == 0 for a in arrays)
-    try:
-        bcast = np.broadcast_arrays(*arrays)
-    except ValueError:
-        shapes = ", ".join(f"{n} has shape {a.shape}" for n, a in zip(names, arrays))
-        raise ValueError(f"shape mismatch: {shapes}; they cannot be broadcast together") from None
-    shape = bcast[0].shape
-    flat = [np.ascontiguousarray(b, dtype=np.float64).reshape(-1) for b in bcast]
-    try:
-        out = np.asarray(fn(*flat)).reshape(nout, -1)
-    except DomainError as exc:
-        raise _relocate(exc, shape, scalar) from None
-    res = tuple(float(o[0]) for o in out) if scalar else tuple(o.reshape(shape) for o in out)
-    return res[0] if nout == 1 else res
+    returns a flat (nout, n) array. Returns a float / array (nout = 1) or a tuple of them.
+    The broadcasting, scalar handling and error relocation are :func:`pabi._bridge.call`'s,
+    applied to the first output; the others take its shape."""
+    if nout == 1:
+        return _call(fn, names, *args)
+    rows: list[np.ndarray] = []
+
+    def first(*flat: np.ndarray) -> np.ndarray:
+        rows.append(np.asarray(fn(*flat)).reshape(nout, -1))
+        return rows[0][0]
+
+    head = _call(first, names, *args)
+    if isinstance(head, float):
+        return tuple(float(o[0]) for o in rows[0])
+    return tuple(o.reshape(head.shape) for o in rows[0])
 
 
 def _opt_int(name: str, v: Optional[ArrayLike]) -> ArrayLike:

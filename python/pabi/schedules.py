@@ -28,7 +28,7 @@ schedule you apply. Options ``log=True`` return ln δ (δ underflows long before
 from __future__ import annotations
 
 import functools
-from typing import Literal, Optional, Union
+from typing import Callable, Literal, Optional, Union
 
 import numpy as np
 
@@ -84,9 +84,7 @@ def _delta(laplace: bool, eps, lipschitz, lr, diameter, n, c1, c2, smoothness, s
     sm, has = _smooth(smoothness)
     a = _Args(dict(eps=eps, lipschitz=lipschitz, lr=lr, diameter=diameter, n=n, c1=c1, c2=c2, smoothness=sm,
                    strong_convexity=strong_convexity))
-    f = a.flat
-    return a.run(_core.schedule_delta, f["eps"], f["lipschitz"], f["lr"], f["diameter"], f["n"], f["c1"], f["c2"],
-                 f["smoothness"], f["strong_convexity"], has, laplace, a.size)
+    return a.run(_core.schedule_delta, has, laplace)
 
 
 def laplace_schedule_scale(n: ArrayLike, c1: ArrayLike, c2: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
@@ -350,17 +348,16 @@ def _make(kind: str, laplace: bool):
         return _online(0, laplace, eps, lipschitz, lr, diameter, n, index, c1, c2, decay, smoothness,
                        strong_convexity, log=log)
 
-    def limit(eps: ArrayLike, lipschitz: ArrayLike, lr: ArrayLike, diameter: ArrayLike, index: ArrayLike,
-              c1: ArrayLike, c2: ArrayLike, decay: ArrayLike, smoothness: Optional[ArrayLike] = None,
-              strong_convexity: ArrayLike = 0.0, *, log: bool = False) -> Float:
-        return _online(1, laplace, eps, lipschitz, lr, diameter, 1.0, index, c1, c2, decay, smoothness,
-                       strong_convexity, log=log)
+    def at_infinity(which: int) -> Callable[..., Float]:
+        """The bound ``which`` of δ_∞(i) (no ``n``): 1 = limit, 2 = certified bound, 4 = lower."""
 
-    def bound(eps: ArrayLike, lipschitz: ArrayLike, lr: ArrayLike, diameter: ArrayLike, index: ArrayLike,
+        def f(eps: ArrayLike, lipschitz: ArrayLike, lr: ArrayLike, diameter: ArrayLike, index: ArrayLike,
               c1: ArrayLike, c2: ArrayLike, decay: ArrayLike, smoothness: Optional[ArrayLike] = None,
               strong_convexity: ArrayLike = 0.0, *, log: bool = False) -> Float:
-        return _online(2, laplace, eps, lipschitz, lr, diameter, 1.0, index, c1, c2, decay, smoothness,
-                       strong_convexity, log=log)
+            return _online(which, laplace, eps, lipschitz, lr, diameter, 1.0, index, c1, c2, decay, smoothness,
+                           strong_convexity, log=log)
+
+        return f
 
     def upper(eps: ArrayLike, lipschitz: ArrayLike, lr: ArrayLike, diameter: ArrayLike, index: ArrayLike,
               c1: ArrayLike, c2: ArrayLike, decay: ArrayLike, smoothness: Optional[ArrayLike] = None,
@@ -369,16 +366,10 @@ def _make(kind: str, laplace: bool):
         return _online(3, laplace, eps, lipschitz, lr, diameter, 1.0, index, c1, c2, decay, smoothness,
                        strong_convexity, as_published=_variant(variant), log=log)
 
-    def lower(eps: ArrayLike, lipschitz: ArrayLike, lr: ArrayLike, diameter: ArrayLike, index: ArrayLike,
-              c1: ArrayLike, c2: ArrayLike, decay: ArrayLike, smoothness: Optional[ArrayLike] = None,
-              strong_convexity: ArrayLike = 0.0, *, log: bool = False) -> Float:
-        return _online(4, laplace, eps, lipschitz, lr, diameter, 1.0, index, c1, c2, decay, smoothness,
-                       strong_convexity, log=log)
-
     out = {}
-    for suffix, f, doc in (("delta", delta, _DOC_DELTA), ("delta_limit", limit, _DOC_LIMIT),
-                           ("delta_limit_bound", bound, _DOC_BOUND), ("delta_star_upper", upper, _DOC_UP),
-                           ("delta_star_lower", lower, _DOC_LOW)):
+    for suffix, f, doc in (("delta", delta, _DOC_DELTA), ("delta_limit", at_infinity(1), _DOC_LIMIT),
+                           ("delta_limit_bound", at_infinity(2), _DOC_BOUND), ("delta_star_upper", upper, _DOC_UP),
+                           ("delta_star_lower", at_infinity(4), _DOC_LOW)):
         name = f"online_{kind}_{suffix}"
         f.__name__ = f.__qualname__ = name
         f.__module__ = __name__

@@ -12,6 +12,7 @@ use pabi_core::{batch, PabiError};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+mod args;
 mod pld;
 mod pnsgd;
 mod rdp;

@@ -2,130 +2,62 @@
 //! composition, the DP-SGD accountant; `pabi_core::gdp` (GDP inversions, dominating μ). No
 //! mathematics here.
 
+use crate::args::{add_functions, detach, elementwise, fill, fill3, map, slices, Arr, Np, Triple};
 use crate::{to_py, Out};
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use numpy::IntoPyArray;
 use pabi_core::gdp;
 use pabi_core::pld::{self, Neighbour};
 use pabi_core::PabiError;
 use pyo3::prelude::*;
 
-type Triple<'py> = PyResult<(
-    Bound<'py, PyArray1<f64>>,
-    Bound<'py, PyArray1<f64>>,
-    Bound<'py, PyArray1<f64>>,
-)>;
+elementwise!(
+    map,
+    fn approx_dp_composition_delta([eps0, delta0, k, eps])
+    |[a, b, c, d]| pld::approx_dp_composition_delta(a, b, c, d)
+);
 
-#[pyfunction]
-fn approx_dp_composition_delta<'py>(
-    py: Python<'py>,
-    eps0: PyReadonlyArray1<'py, f64>,
-    delta0: PyReadonlyArray1<'py, f64>,
-    k: PyReadonlyArray1<'py, f64>,
-    eps: PyReadonlyArray1<'py, f64>,
-) -> Out<'py> {
-    let (a, b, c, d) = (
-        eps0.as_slice()?,
-        delta0.as_slice()?,
-        k.as_slice()?,
-        eps.as_slice()?,
-    );
-    let res = py.detach(|| -> pabi_core::Result<Vec<f64>> {
-        let mut out = vec![0.0; a.len()];
-        for i in 0..a.len() {
-            out[i] =
-                pld::approx_dp_composition_delta(a[i], b[i], c[i], d[i]).map_err(|e| e.at(i))?;
-        }
-        Ok(out)
-    });
-    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
-}
-
-#[pyfunction]
-fn approx_dp_composition_epsilon<'py>(
-    py: Python<'py>,
-    eps0: PyReadonlyArray1<'py, f64>,
-    delta0: PyReadonlyArray1<'py, f64>,
-    k: PyReadonlyArray1<'py, f64>,
-    delta: PyReadonlyArray1<'py, f64>,
-) -> Out<'py> {
-    let (a, b, c, d) = (
-        eps0.as_slice()?,
-        delta0.as_slice()?,
-        k.as_slice()?,
-        delta.as_slice()?,
-    );
-    let res = py.detach(|| -> pabi_core::Result<Vec<f64>> {
-        let mut out = vec![0.0; a.len()];
-        for i in 0..a.len() {
-            out[i] =
-                pld::approx_dp_composition_epsilon(a[i], b[i], c[i], d[i]).map_err(|e| e.at(i))?;
-        }
-        Ok(out)
-    });
-    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
-}
+elementwise!(
+    map,
+    fn approx_dp_composition_epsilon([eps0, delta0, k, delta])
+    |[a, b, c, d]| pld::approx_dp_composition_epsilon(a, b, c, d)
+);
 
 #[pyfunction]
 fn single_point_composed_epsilon(
     py: Python<'_>,
-    eps0: PyReadonlyArray1<'_, f64>,
-    delta0: PyReadonlyArray1<'_, f64>,
+    eps0: Arr<'_>,
+    delta0: Arr<'_>,
     epochs: f64,
     delta: f64,
 ) -> PyResult<f64> {
-    let (a, b) = (eps0.as_slice()?, delta0.as_slice()?);
-    py.detach(|| pld::single_point_composed_epsilon(a, b, epochs, delta))
-        .map_err(|e| to_py(py, e))
+    let [a, b] = slices![eps0, delta0];
+    detach(py, || {
+        pld::single_point_composed_epsilon(a, b, epochs, delta)
+    })
 }
 
 #[pyfunction]
-fn gdp_epsilon<'py>(
-    py: Python<'py>,
-    delta: PyReadonlyArray1<'py, f64>,
-    mu: PyReadonlyArray1<'py, f64>,
-) -> Out<'py> {
-    let (d, m) = (delta.as_slice()?, mu.as_slice()?);
-    let res = py.detach(|| {
-        let mut out = vec![0.0; d.len()];
-        gdp::gdp_epsilon_array(d, m, &mut out).map(|_| out)
-    });
-    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+fn gdp_epsilon<'py>(py: Python<'py>, delta: Arr<'py>, mu: Arr<'py>) -> Out<'py> {
+    let [d, m] = slices![delta, mu];
+    fill(py, d.len(), |out| gdp::gdp_epsilon_array(d, m, out))
 }
 
 #[pyfunction]
-fn gdp_mu<'py>(
-    py: Python<'py>,
-    eps: PyReadonlyArray1<'py, f64>,
-    delta: PyReadonlyArray1<'py, f64>,
-) -> Out<'py> {
-    let (e, d) = (eps.as_slice()?, delta.as_slice()?);
-    let res = py.detach(|| {
-        let mut out = vec![0.0; e.len()];
-        gdp::gdp_mu_array(e, d, &mut out).map(|_| out)
-    });
-    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+fn gdp_mu<'py>(py: Python<'py>, eps: Arr<'py>, delta: Arr<'py>) -> Out<'py> {
+    let [e, d] = slices![eps, delta];
+    fill(py, e.len(), |out| gdp::gdp_mu_array(e, d, out))
 }
 
 #[pyfunction]
-fn gdp_mu_dominating(
-    py: Python<'_>,
-    eps: PyReadonlyArray1<'_, f64>,
-    log_delta: PyReadonlyArray1<'_, f64>,
-) -> PyResult<f64> {
-    let (e, l) = (eps.as_slice()?, log_delta.as_slice()?);
-    py.detach(|| gdp::gdp_mu_dominating(e, l))
-        .map_err(|e| to_py(py, e))
+fn gdp_mu_dominating(py: Python<'_>, eps: Arr<'_>, log_delta: Arr<'_>) -> PyResult<f64> {
+    let [e, l] = slices![eps, log_delta];
+    detach(py, || gdp::gdp_mu_dominating(e, l))
 }
 
 #[pyfunction]
-fn gdp_dominating_pair(
-    py: Python<'_>,
-    eps: PyReadonlyArray1<'_, f64>,
-    log_delta: PyReadonlyArray1<'_, f64>,
-) -> PyResult<(f64, f64)> {
-    let (e, l) = (eps.as_slice()?, log_delta.as_slice()?);
-    py.detach(|| gdp::gdp_dominating_pair(e, l))
-        .map_err(|e| to_py(py, e))
+fn gdp_dominating_pair(py: Python<'_>, eps: Arr<'_>, log_delta: Arr<'_>) -> PyResult<(f64, f64)> {
+    let [e, l] = slices![eps, log_delta];
+    detach(py, || gdp::gdp_dominating_pair(e, l))
 }
 
 #[pyfunction]
@@ -139,23 +71,11 @@ fn gdp_composed_epsilon(
     gdp::gdp_composed_epsilon(delta, mu, delta_tail, epochs).map_err(|e| to_py(py, e))
 }
 
-#[pyfunction]
-fn tradeoff_eps_delta<'py>(
-    py: Python<'py>,
-    alpha: PyReadonlyArray1<'py, f64>,
-    eps: PyReadonlyArray1<'py, f64>,
-    delta: PyReadonlyArray1<'py, f64>,
-) -> Out<'py> {
-    let (a, b, c) = (alpha.as_slice()?, eps.as_slice()?, delta.as_slice()?);
-    let res = py.detach(|| -> pabi_core::Result<Vec<f64>> {
-        let mut out = vec![0.0; a.len()];
-        for i in 0..a.len() {
-            out[i] = pld::tradeoff_eps_delta(a[i], b[i], c[i]).map_err(|e| e.at(i))?;
-        }
-        Ok(out)
-    });
-    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
-}
+elementwise!(
+    map,
+    fn tradeoff_eps_delta([alpha, eps, delta])
+    |[a, b, c]| pld::tradeoff_eps_delta(a, b, c)
+);
 
 fn neighbour(s: &str) -> PyResult<Neighbour> {
     match s {
@@ -184,9 +104,7 @@ impl PyPld {
         h: f64,
     ) -> PyResult<Self> {
         let d = neighbour(neighbour_)?;
-        let inner = py
-            .detach(|| pld::Pld::subsampled_gaussian(q, sigma, d, h))
-            .map_err(|e| to_py(py, e))?;
+        let inner = detach(py, || pld::Pld::subsampled_gaussian(q, sigma, d, h))?;
         Ok(PyPld { inner })
     }
 
@@ -197,11 +115,9 @@ impl PyPld {
     }
 
     #[staticmethod]
-    fn from_profile(py: Python<'_>, h: f64, delta: PyReadonlyArray1<'_, f64>) -> PyResult<Self> {
+    fn from_profile(py: Python<'_>, h: f64, delta: Arr<'_>) -> PyResult<Self> {
         let d = delta.as_slice()?;
-        let inner = py
-            .detach(|| pld::Pld::from_profile(h, d))
-            .map_err(|e| to_py(py, e))?;
+        let inner = detach(py, || pld::Pld::from_profile(h, d))?;
         Ok(PyPld { inner })
     }
 
@@ -222,7 +138,7 @@ impl PyPld {
         self.inner.bad
     }
     #[getter]
-    fn pmf<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+    fn pmf<'py>(&self, py: Python<'py>) -> Np<'py> {
         self.inner.pmf.clone().into_pyarray(py)
     }
 }
@@ -233,26 +149,34 @@ struct PyComposition {
     inner: pld::Composition,
 }
 
+impl PyComposition {
+    /// (lower, estimate, upper) of the query `f` at every element of `xs`.
+    fn each<'py>(
+        &self,
+        py: Python<'py>,
+        xs: &[f64],
+        f: fn(&pld::Composition, f64) -> (f64, f64, f64),
+    ) -> Triple<'py> {
+        fill3(py, xs.len(), |a, b, c| {
+            for (i, &x) in xs.iter().enumerate() {
+                (a[i], b[i], c[i]) = f(&self.inner, x);
+            }
+            Ok(())
+        })
+    }
+}
+
 #[pymethods]
 impl PyComposition {
-    fn delta<'py>(&self, py: Python<'py>, eps: PyReadonlyArray1<'py, f64>) -> Triple<'py> {
+    fn delta<'py>(&self, py: Python<'py>, eps: Arr<'py>) -> Triple<'py> {
         let e = eps.as_slice()?;
         if let Some(i) = e.iter().position(|&x| x.is_nan() || x < 0.0) {
             return Err(to_py(py, PabiError::domain("eps", ">= 0", e[i]).at(i)));
         }
-        let (a, b, c) = py.detach(|| {
-            let mut a = vec![0.0; e.len()];
-            let mut b = a.clone();
-            let mut c = a.clone();
-            for i in 0..e.len() {
-                (a[i], b[i], c[i]) = self.inner.delta(e[i]);
-            }
-            (a, b, c)
-        });
-        Ok((a.into_pyarray(py), b.into_pyarray(py), c.into_pyarray(py)))
+        self.each(py, e, pld::Composition::delta)
     }
 
-    fn epsilon<'py>(&self, py: Python<'py>, delta: PyReadonlyArray1<'py, f64>) -> Triple<'py> {
+    fn epsilon<'py>(&self, py: Python<'py>, delta: Arr<'py>) -> Triple<'py> {
         let d = delta.as_slice()?;
         if let Some(i) = d.iter().position(|&x| !(x > 0.0 && x < 1.0)) {
             return Err(to_py(
@@ -260,16 +184,7 @@ impl PyComposition {
                 PabiError::domain("delta", "in (0, 1)", d[i]).at(i),
             ));
         }
-        let (a, b, c) = py.detach(|| {
-            let mut a = vec![0.0; d.len()];
-            let mut b = a.clone();
-            let mut c = a.clone();
-            for i in 0..d.len() {
-                (a[i], b[i], c[i]) = self.inner.epsilon(d[i]);
-            }
-            (a, b, c)
-        });
-        Ok((a.into_pyarray(py), b.into_pyarray(py), c.into_pyarray(py)))
+        self.each(py, d, pld::Composition::epsilon)
     }
 
     /// dict of the error-budget terms
@@ -296,9 +211,7 @@ fn pld_compose(
     tail: f64,
 ) -> PyResult<PyComposition> {
     let refs: Vec<(&pld::Pld, u64)> = parts.iter().map(|(p, t)| (&p.get().inner, *t)).collect();
-    let inner = py
-        .detach(|| pld::compose(&refs, tail))
-        .map_err(|e| to_py(py, e))?;
+    let inner = detach(py, || pld::compose(&refs, tail))?;
     Ok(PyComposition { inner })
 }
 
@@ -311,8 +224,7 @@ fn dpsgd_epsilon(
     delta: f64,
     h: f64,
 ) -> PyResult<(f64, f64, f64)> {
-    py.detach(|| pld::dpsgd_epsilon(q, sigma, steps, delta, h))
-        .map_err(|e| to_py(py, e))
+    detach(py, || pld::dpsgd_epsilon(q, sigma, steps, delta, h))
 }
 
 #[pyfunction]
@@ -324,8 +236,7 @@ fn dpsgd_delta(
     eps: f64,
     h: f64,
 ) -> PyResult<(f64, f64, f64)> {
-    py.detach(|| pld::dpsgd_delta(q, sigma, steps, eps, h))
-        .map_err(|e| to_py(py, e))
+    detach(py, || pld::dpsgd_delta(q, sigma, steps, eps, h))
 }
 
 #[pyfunction]
@@ -338,24 +249,30 @@ fn dpsgd_calibrate_sigma(
     h: f64,
     rtol: f64,
 ) -> PyResult<f64> {
-    py.detach(|| pld::dpsgd_calibrate_sigma(eps, delta, q, steps, h, rtol))
-        .map_err(|e| to_py(py, e))
+    detach(py, || {
+        pld::dpsgd_calibrate_sigma(eps, delta, q, steps, h, rtol)
+    })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(approx_dp_composition_delta, m)?)?;
-    m.add_function(wrap_pyfunction!(tradeoff_eps_delta, m)?)?;
-    m.add_function(wrap_pyfunction!(approx_dp_composition_epsilon, m)?)?;
-    m.add_function(wrap_pyfunction!(single_point_composed_epsilon, m)?)?;
-    m.add_function(wrap_pyfunction!(gdp_epsilon, m)?)?;
-    m.add_function(wrap_pyfunction!(gdp_mu, m)?)?;
-    m.add_function(wrap_pyfunction!(gdp_mu_dominating, m)?)?;
-    m.add_function(wrap_pyfunction!(gdp_dominating_pair, m)?)?;
-    m.add_function(wrap_pyfunction!(gdp_composed_epsilon, m)?)?;
-    m.add_function(wrap_pyfunction!(pld_compose, m)?)?;
-    m.add_function(wrap_pyfunction!(dpsgd_epsilon, m)?)?;
-    m.add_function(wrap_pyfunction!(dpsgd_delta, m)?)?;
-    m.add_function(wrap_pyfunction!(dpsgd_calibrate_sigma, m)?)?;
+    add_functions!(
+        m,
+        [
+            approx_dp_composition_delta,
+            tradeoff_eps_delta,
+            approx_dp_composition_epsilon,
+            single_point_composed_epsilon,
+            gdp_epsilon,
+            gdp_mu,
+            gdp_mu_dominating,
+            gdp_dominating_pair,
+            gdp_composed_epsilon,
+            pld_compose,
+            dpsgd_epsilon,
+            dpsgd_delta,
+            dpsgd_calibrate_sigma
+        ]
+    );
     m.add_class::<PyPld>()?;
     m.add_class::<PyComposition>()?;
     Ok(())

@@ -2,32 +2,16 @@
 //! length 1 (broadcast, stride 0) or `len`; the Python layer (`pabi/pnsgd.py`) does the numpy
 //! broadcasting without materializing scalar arguments.
 
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pabi_core::pnsgd::{self, Noise, Order, Params, RdpParams};
 use pyo3::prelude::*;
 
+use crate::args::{add_functions, fill, fill3, opt_slice, Arr, Triple};
 use crate::{to_py, Out};
 
-type Arr<'py> = PyReadonlyArray1<'py, f64>;
-
-fn sl<'a>(a: &'a Arr<'_>) -> PyResult<&'a [f64]> {
-    Ok(a.as_slice()?)
-}
-
-fn osl<'a>(a: &'a Option<Arr<'_>>) -> PyResult<Option<&'a [f64]>> {
-    match a {
-        Some(x) => Ok(Some(x.as_slice()?)),
-        None => Ok(None),
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn params<'a>(
-    py: Python<'_>,
-    noise: &str,
-    order: &str,
-    variant: &str,
-    sigma: &'a [f64],
+/// The arguments the amplification bounds share (everything in [`Params`] but σ), borrowed.
+struct Shared<'a> {
+    noise: Noise,
+    order: Order,
     lipschitz: &'a [f64],
     lr: &'a [f64],
     diameter: &'a [f64],
@@ -35,163 +19,136 @@ fn params<'a>(
     index: Option<&'a [f64]>,
     smoothness: Option<&'a [f64]>,
     strong_convexity: &'a [f64],
-) -> PyResult<Params<'a>> {
-    Ok(Params {
-        noise: Noise::parse(noise).map_err(|e| to_py(py, e))?,
-        order: Order::parse(order, variant).map_err(|e| to_py(py, e))?,
-        sigma,
-        lipschitz,
-        lr,
-        diameter,
-        n,
-        index,
-        smoothness,
-        strong_convexity,
-    })
 }
 
-/// δ (or ln δ with `log=True`) of the PNSGD bound, broadcast length `len`.
-#[pyfunction]
-#[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (eps, sigma, lipschitz, lr, diameter, n, index, smoothness, strong_convexity, noise, order, variant, log, len))]
-fn pnsgd_delta<'py>(
-    py: Python<'py>,
-    eps: Arr<'py>,
-    sigma: Arr<'py>,
-    lipschitz: Arr<'py>,
-    lr: Arr<'py>,
-    diameter: Arr<'py>,
-    n: Arr<'py>,
-    index: Option<Arr<'py>>,
-    smoothness: Option<Arr<'py>>,
-    strong_convexity: Arr<'py>,
-    noise: &str,
-    order: &str,
-    variant: &str,
-    log: bool,
-    len: usize,
-) -> Out<'py> {
-    let p = params(
-        py,
-        noise,
-        order,
-        variant,
-        sl(&sigma)?,
-        sl(&lipschitz)?,
-        sl(&lr)?,
-        sl(&diameter)?,
-        sl(&n)?,
-        osl(&index)?,
-        osl(&smoothness)?,
-        sl(&strong_convexity)?,
-    )?;
-    let e = sl(&eps)?;
-    let res = py.detach(|| {
-        let mut out = vec![0.0; len];
-        let r = if log {
-            pnsgd::log_delta(e, p, &mut out)
-        } else {
-            pnsgd::delta(e, p, &mut out)
-        };
-        r.map(|_| out)
-    });
-    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+impl<'a> Shared<'a> {
+    fn params(&self, sigma: &'a [f64]) -> Params<'a> {
+        Params {
+            noise: self.noise,
+            order: self.order,
+            sigma,
+            lipschitz: self.lipschitz,
+            lr: self.lr,
+            diameter: self.diameter,
+            n: self.n,
+            index: self.index,
+            smoothness: self.smoothness,
+            strong_convexity: self.strong_convexity,
+        }
+    }
 }
 
-/// Smallest ε whose δ does not exceed the target.
-#[pyfunction]
-#[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (delta, sigma, lipschitz, lr, diameter, n, index, smoothness, strong_convexity, noise, order, variant, len))]
-fn pnsgd_epsilon<'py>(
-    py: Python<'py>,
-    delta: Arr<'py>,
-    sigma: Arr<'py>,
-    lipschitz: Arr<'py>,
-    lr: Arr<'py>,
-    diameter: Arr<'py>,
-    n: Arr<'py>,
-    index: Option<Arr<'py>>,
-    smoothness: Option<Arr<'py>>,
-    strong_convexity: Arr<'py>,
-    noise: &str,
-    order: &str,
-    variant: &str,
-    len: usize,
-) -> Out<'py> {
-    let p = params(
-        py,
-        noise,
-        order,
-        variant,
-        sl(&sigma)?,
-        sl(&lipschitz)?,
-        sl(&lr)?,
-        sl(&diameter)?,
-        sl(&n)?,
-        osl(&index)?,
-        osl(&smoothness)?,
-        sl(&strong_convexity)?,
-    )?;
-    let d = sl(&delta)?;
-    let res = py.detach(|| {
-        let mut out = vec![0.0; len];
-        pnsgd::epsilon(d, p, &mut out).map(|_| out)
-    });
-    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+/// An amplification-bound binding `$name($lead..., lipschitz, lr, diameter, n, index,
+/// smoothness, strong_convexity, noise, order, variant, $flag..., $len)`; `$body` sees the
+/// leading arrays, the flags, `$len`, `$py` and the borrowed, parsed rest as `$s`: [`Shared`].
+macro_rules! amplification {
+    ($(#[doc = $doc:literal])*
+     fn $name:ident($py:ident; $($lead:ident),+; $($flag:ident: $fty:ty),*; $len:ident)
+     |$s:ident| $body:block) => {
+        $(#[doc = $doc])*
+        #[pyfunction]
+        #[allow(clippy::too_many_arguments)]
+        fn $name<'py>(
+            $py: Python<'py>,
+            $($lead: Arr<'py>,)+
+            lipschitz: Arr<'py>,
+            lr: Arr<'py>,
+            diameter: Arr<'py>,
+            n: Arr<'py>,
+            index: Option<Arr<'py>>,
+            smoothness: Option<Arr<'py>>,
+            strong_convexity: Arr<'py>,
+            noise: &str,
+            order: &str,
+            variant: &str,
+            $($flag: $fty,)*
+            $len: usize,
+        ) -> Out<'py> {
+            let $s = Shared {
+                lipschitz: lipschitz.as_slice()?,
+                lr: lr.as_slice()?,
+                diameter: diameter.as_slice()?,
+                n: n.as_slice()?,
+                index: opt_slice(&index)?,
+                smoothness: opt_slice(&smoothness)?,
+                strong_convexity: strong_convexity.as_slice()?,
+                noise: Noise::parse(noise).map_err(|e| to_py($py, e))?,
+                order: Order::parse(order, variant).map_err(|e| to_py($py, e))?,
+            };
+            $body
+        }
+    };
 }
 
-/// Smallest noise meeting (ε, δ).
-#[pyfunction]
-#[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (eps, delta, lipschitz, lr, diameter, n, index, smoothness, strong_convexity, noise, order, variant, len))]
-fn pnsgd_calibrate_sigma<'py>(
-    py: Python<'py>,
-    eps: Arr<'py>,
-    delta: Arr<'py>,
-    lipschitz: Arr<'py>,
-    lr: Arr<'py>,
-    diameter: Arr<'py>,
-    n: Arr<'py>,
-    index: Option<Arr<'py>>,
-    smoothness: Option<Arr<'py>>,
-    strong_convexity: Arr<'py>,
-    noise: &str,
-    order: &str,
-    variant: &str,
-    len: usize,
-) -> Out<'py> {
-    let p = params(
-        py,
-        noise,
-        order,
-        variant,
-        &[1.0],
-        sl(&lipschitz)?,
-        sl(&lr)?,
-        sl(&diameter)?,
-        sl(&n)?,
-        osl(&index)?,
-        osl(&smoothness)?,
-        sl(&strong_convexity)?,
-    )?;
-    let (e, d) = (sl(&eps)?, sl(&delta)?);
-    let res = py.detach(|| {
-        let mut out = vec![0.0; len];
-        pnsgd::calibrate_sigma(e, d, p, &mut out).map(|_| out)
-    });
-    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+/// A comparison-bound binding `$name($lead..., sigma, lipschitz, lr, n, index, smoothness,
+/// strong_convexity, $flag..., $len)`; `$body` sees the borrowed [`RdpParams`] as `$p`.
+macro_rules! comparison {
+    ($(#[doc = $doc:literal])*
+     fn $name:ident($py:ident; $($lead:ident),*; $($flag:ident: $fty:ty),*; $len:ident)
+     |$p:ident| $body:block) => {
+        $(#[doc = $doc])*
+        #[pyfunction]
+        #[allow(clippy::too_many_arguments)]
+        fn $name<'py>(
+            $py: Python<'py>,
+            $($lead: Arr<'py>,)*
+            sigma: Arr<'py>,
+            lipschitz: Arr<'py>,
+            lr: Arr<'py>,
+            n: Arr<'py>,
+            index: Arr<'py>,
+            smoothness: Option<Arr<'py>>,
+            strong_convexity: Arr<'py>,
+            $($flag: $fty,)*
+            $len: usize,
+        ) -> Out<'py> {
+            let $p = RdpParams {
+                sigma: sigma.as_slice()?,
+                lipschitz: lipschitz.as_slice()?,
+                lr: lr.as_slice()?,
+                n: n.as_slice()?,
+                index: index.as_slice()?,
+                smoothness: opt_slice(&smoothness)?,
+                strong_convexity: strong_convexity.as_slice()?,
+            };
+            $body
+        }
+    };
 }
 
-type Three<'py> = (
-    Bound<'py, PyArray1<f64>>,
-    Bound<'py, PyArray1<f64>>,
-    Bound<'py, PyArray1<f64>>,
-);
+amplification! {
+    /// δ (or ln δ with `log=True`) of the PNSGD bound, broadcast length `len`.
+    fn pnsgd_delta(py; eps, sigma; log: bool; len) |s| {
+        let (e, p) = (eps.as_slice()?, s.params(sigma.as_slice()?));
+        fill(py, len, |out| {
+            if log {
+                pnsgd::log_delta(e, p, out)
+            } else {
+                pnsgd::delta(e, p, out)
+            }
+        })
+    }
+}
+
+amplification! {
+    /// Smallest ε whose δ does not exceed the target.
+    fn pnsgd_epsilon(py; delta, sigma; ; len) |s| {
+        let (d, p) = (delta.as_slice()?, s.params(sigma.as_slice()?));
+        fill(py, len, |out| pnsgd::epsilon(d, p, out))
+    }
+}
+
+amplification! {
+    /// Smallest noise meeting (ε, δ).
+    fn pnsgd_calibrate_sigma(py; eps, delta; ; len) |s| {
+        let (e, d, p) = (eps.as_slice()?, delta.as_slice()?, s.params(&[1.0]));
+        fill(py, len, |out| pnsgd::calibrate_sigma(e, d, p, out))
+    }
+}
 
 /// (A, B, 1 − B).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (eps, sigma, lipschitz, lr, diameter, smoothness, strong_convexity, noise, len))]
 fn pnsgd_factors<'py>(
     py: Python<'py>,
     eps: Arr<'py>,
@@ -203,156 +160,57 @@ fn pnsgd_factors<'py>(
     strong_convexity: Arr<'py>,
     noise: &str,
     len: usize,
-) -> PyResult<Three<'py>> {
-    let p = params(
-        py,
-        noise,
-        "shuffled",
-        "refined",
-        sl(&sigma)?,
-        sl(&lipschitz)?,
-        sl(&lr)?,
-        sl(&diameter)?,
-        &[1.0],
-        None,
-        osl(&smoothness)?,
-        sl(&strong_convexity)?,
-    )?;
-    let e = sl(&eps)?;
-    let res = py.detach(|| {
-        let (mut a, mut b, mut u) = (vec![0.0; len], vec![0.0; len], vec![0.0; len]);
-        pnsgd::factors(e, p, &mut a, &mut b, &mut u).map(|_| (a, b, u))
-    });
-    let (a, b, u) = res.map_err(|e| to_py(py, e))?;
-    Ok((a.into_pyarray(py), b.into_pyarray(py), u.into_pyarray(py)))
+) -> Triple<'py> {
+    let s = Shared {
+        lipschitz: lipschitz.as_slice()?,
+        lr: lr.as_slice()?,
+        diameter: diameter.as_slice()?,
+        n: &[1.0],
+        index: None,
+        smoothness: opt_slice(&smoothness)?,
+        strong_convexity: strong_convexity.as_slice()?,
+        noise: Noise::parse(noise).map_err(|e| to_py(py, e))?,
+        order: Order::Shuffled,
+    };
+    let (e, p) = (eps.as_slice()?, s.params(sigma.as_slice()?));
+    fill3(py, len, |a, b, u| pnsgd::factors(e, p, a, b, u))
 }
 
-#[allow(clippy::too_many_arguments)]
-fn rdp_params<'a>(
-    sigma: &'a [f64],
-    lipschitz: &'a [f64],
-    lr: &'a [f64],
-    n: &'a [f64],
-    index: &'a [f64],
-    smoothness: Option<&'a [f64]>,
-    strong_convexity: &'a [f64],
-) -> RdpParams<'a> {
-    RdpParams {
-        sigma,
-        lipschitz,
-        lr,
-        n,
-        index,
-        smoothness,
-        strong_convexity,
+comparison! {
+    /// δ_B (or ln δ_B) of the RDP comparison bound.
+    fn pnsgd_rdp_delta(py; eps; log: bool; len) |p| {
+        let e = eps.as_slice()?;
+        fill(py, len, |out| pnsgd::rdp_delta(e, p, out, log))
     }
 }
 
-/// δ_B (or ln δ_B) of the RDP comparison bound.
-#[pyfunction]
-#[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (eps, sigma, lipschitz, lr, n, index, smoothness, strong_convexity, log, len))]
-fn pnsgd_rdp_delta<'py>(
-    py: Python<'py>,
-    eps: Arr<'py>,
-    sigma: Arr<'py>,
-    lipschitz: Arr<'py>,
-    lr: Arr<'py>,
-    n: Arr<'py>,
-    index: Arr<'py>,
-    smoothness: Option<Arr<'py>>,
-    strong_convexity: Arr<'py>,
-    log: bool,
-    len: usize,
-) -> Out<'py> {
-    let p = rdp_params(
-        sl(&sigma)?,
-        sl(&lipschitz)?,
-        sl(&lr)?,
-        sl(&n)?,
-        sl(&index)?,
-        osl(&smoothness)?,
-        sl(&strong_convexity)?,
-    );
-    let e = sl(&eps)?;
-    let res = py.detach(|| {
-        let mut out = vec![0.0; len];
-        pnsgd::rdp_delta(e, p, &mut out, log).map(|_| out)
-    });
-    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+comparison! {
+    /// ε(δ) of the RDP comparison bound.
+    fn pnsgd_rdp_epsilon(py; delta; ; len) |p| {
+        let d = delta.as_slice()?;
+        fill(py, len, |out| pnsgd::rdp_epsilon(d, p, out))
+    }
 }
 
-/// ε(δ) of the RDP comparison bound.
-#[pyfunction]
-#[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (delta, sigma, lipschitz, lr, n, index, smoothness, strong_convexity, len))]
-fn pnsgd_rdp_epsilon<'py>(
-    py: Python<'py>,
-    delta: Arr<'py>,
-    sigma: Arr<'py>,
-    lipschitz: Arr<'py>,
-    lr: Arr<'py>,
-    n: Arr<'py>,
-    index: Arr<'py>,
-    smoothness: Option<Arr<'py>>,
-    strong_convexity: Arr<'py>,
-    len: usize,
-) -> Out<'py> {
-    let p = rdp_params(
-        sl(&sigma)?,
-        sl(&lipschitz)?,
-        sl(&lr)?,
-        sl(&n)?,
-        sl(&index)?,
-        osl(&smoothness)?,
-        sl(&strong_convexity)?,
-    );
-    let d = sl(&delta)?;
-    let res = py.detach(|| {
-        let mut out = vec![0.0; len];
-        pnsgd::rdp_epsilon(d, p, &mut out).map(|_| out)
-    });
-    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
-}
-
-/// c_i, the RDP slope of the comparison bound.
-#[pyfunction]
-#[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (sigma, lipschitz, lr, n, index, smoothness, strong_convexity, len))]
-fn pnsgd_rdp_slope<'py>(
-    py: Python<'py>,
-    sigma: Arr<'py>,
-    lipschitz: Arr<'py>,
-    lr: Arr<'py>,
-    n: Arr<'py>,
-    index: Arr<'py>,
-    smoothness: Option<Arr<'py>>,
-    strong_convexity: Arr<'py>,
-    len: usize,
-) -> Out<'py> {
-    let p = rdp_params(
-        sl(&sigma)?,
-        sl(&lipschitz)?,
-        sl(&lr)?,
-        sl(&n)?,
-        sl(&index)?,
-        osl(&smoothness)?,
-        sl(&strong_convexity)?,
-    );
-    let res = py.detach(|| {
-        let mut out = vec![0.0; len];
-        pnsgd::rdp_slope_values(p, &mut out).map(|_| out)
-    });
-    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+comparison! {
+    /// c_i, the RDP slope of the comparison bound.
+    fn pnsgd_rdp_slope(py; ; ; len) |p| {
+        fill(py, len, |out| pnsgd::rdp_slope_values(p, out))
+    }
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(pnsgd_rdp_slope, m)?)?;
-    m.add_function(wrap_pyfunction!(pnsgd_delta, m)?)?;
-    m.add_function(wrap_pyfunction!(pnsgd_epsilon, m)?)?;
-    m.add_function(wrap_pyfunction!(pnsgd_calibrate_sigma, m)?)?;
-    m.add_function(wrap_pyfunction!(pnsgd_factors, m)?)?;
-    m.add_function(wrap_pyfunction!(pnsgd_rdp_delta, m)?)?;
-    m.add_function(wrap_pyfunction!(pnsgd_rdp_epsilon, m)?)?;
+    add_functions!(
+        m,
+        [
+            pnsgd_rdp_slope,
+            pnsgd_delta,
+            pnsgd_epsilon,
+            pnsgd_calibrate_sigma,
+            pnsgd_factors,
+            pnsgd_rdp_delta,
+            pnsgd_rdp_epsilon
+        ]
+    );
     Ok(())
 }

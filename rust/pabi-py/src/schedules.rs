@@ -2,14 +2,13 @@
 //! Every array argument has been broadcast to one length by `pabi/_bridge.py`; `has_smoothness`
 //! says whether the smoothness array carries values (Python `None` otherwise).
 
-use numpy::{IntoPyArray, PyReadonlyArray1};
 use pabi_core::num::{exp_down, exp_up_unit};
 use pabi_core::schedules::online::{self, OnlineSchedule};
-use pabi_core::schedules::{self as sc, map_args, opt, Noise, Problem};
-use pabi_core::PabiError;
+use pabi_core::schedules::{self as sc, opt, Noise, Problem};
 use pyo3::prelude::*;
 
-use crate::{to_py, Out};
+use crate::args::{add_functions, array, detach, elementwise, fill, map, Arr as A};
+use crate::Out;
 
 fn kind(laplace: bool) -> Noise {
     if laplace {
@@ -19,45 +18,16 @@ fn kind(laplace: bool) -> Noise {
     }
 }
 
-type A<'py> = PyReadonlyArray1<'py, f64>;
-
-#[pyfunction]
-#[allow(clippy::too_many_arguments)]
-fn schedule_noise<'py>(
-    py: Python<'py>,
-    n: A<'py>,
-    c1: A<'py>,
-    c2: A<'py>,
-    lr: A<'py>,
-    diameter: A<'py>,
-    smoothness: A<'py>,
-    strong_convexity: A<'py>,
-    has_smoothness: bool,
-    laplace: bool,
-) -> Out<'py> {
-    let a = [
-        n.as_slice()?,
-        c1.as_slice()?,
-        c2.as_slice()?,
-        lr.as_slice()?,
-        diameter.as_slice()?,
-        smoothness.as_slice()?,
-        strong_convexity.as_slice()?,
-    ];
-    let res = py.detach(|| {
-        let mut out = vec![0.0; a[0].len()];
-        map_args(a, &mut out, |[n, c1, c2, lr, d, sm, st]| {
-            let f = if laplace {
-                sc::laplace_schedule_scale
-            } else {
-                sc::gauss_schedule_sigma
-            };
-            f(n, c1, c2, lr, d, opt(has_smoothness, sm), st)
-        })
-        .map(|_| out)
-    });
-    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
-}
+elementwise!(
+    map,
+    fn schedule_noise(
+        [n, c1, c2, lr, diameter, smoothness, strong_convexity],
+        has_smoothness: bool,
+        laplace: bool,
+    )
+    let f = if laplace { sc::laplace_schedule_scale } else { sc::gauss_schedule_sigma };
+    |[n, c1, c2, lr, d, sm, st]| f(n, c1, c2, lr, d, opt(has_smoothness, sm), st)
+);
 
 /// δ(n) of a shuffled schedule; every array has length 1 (broadcast) or `len`.
 #[pyfunction]
@@ -92,43 +62,20 @@ fn schedule_delta<'py>(
         },
         strong_convexity: strong_convexity.as_slice()?,
     };
-    let res = py.detach(|| {
-        let mut out = vec![0.0; len];
-        sc::schedule_delta(laplace, args, &mut out).map(|_| out)
-    });
-    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+    fill(py, len, |out| sc::schedule_delta(laplace, args, out))
 }
 
-#[pyfunction]
-fn schedule_delta_star<'py>(py: Python<'py>, eps: A<'py>, c1: A<'py>, laplace: bool) -> Out<'py> {
-    let a = [eps.as_slice()?, c1.as_slice()?];
-    let res = py.detach(|| {
-        let mut out = vec![0.0; a[0].len()];
-        map_args(a, &mut out, |[e, c]| {
-            sc::schedule_delta_star(kind(laplace), e, c)
-        })
-        .map(|_| out)
-    });
-    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
-}
+elementwise!(
+    map,
+    fn schedule_delta_star([eps, c1], laplace: bool)
+    |[e, c]| sc::schedule_delta_star(kind(laplace), e, c)
+);
 
-#[pyfunction]
-fn schedule_c1_for_target<'py>(
-    py: Python<'py>,
-    delta_star: A<'py>,
-    eps: A<'py>,
-    laplace: bool,
-) -> Out<'py> {
-    let a = [delta_star.as_slice()?, eps.as_slice()?];
-    let res = py.detach(|| {
-        let mut out = vec![0.0; a[0].len()];
-        map_args(a, &mut out, |[d, e]| {
-            sc::schedule_c1_for_target(kind(laplace), d, e)
-        })
-        .map(|_| out)
-    });
-    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
-}
+elementwise!(
+    map,
+    fn schedule_c1_for_target([delta_star, eps], laplace: bool)
+    |[d, e]| sc::schedule_c1_for_target(kind(laplace), d, e)
+);
 
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
@@ -145,13 +92,12 @@ fn online_delta<'py>(
     log: bool,
 ) -> Out<'py> {
     let xs = noise.as_slice()?;
-    let res = py.detach(|| {
+    array(py, || {
         let p = Problem::new(eps, lipschitz, lr, diameter, smoothness, strong_convexity)?;
         let mut out = vec![0.0; xs.len()];
         online::online_delta_all(kind(laplace), &p, xs, &mut out, log)?;
-        Ok::<_, PabiError>(out)
-    });
-    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
+        Ok(out)
+    })
 }
 
 #[pyfunction]
@@ -170,119 +116,71 @@ fn online_delta_at(
     log: bool,
 ) -> PyResult<f64> {
     let xs = noise.as_slice()?;
-    let res = py.detach(|| {
+    let v = detach(py, || {
         let p = Problem::new(eps, lipschitz, lr, diameter, smoothness, strong_convexity)?;
         online::online_log_delta_at(kind(laplace), &p, xs, index)
-    });
-    let v = res.map_err(|e| to_py(py, e))?;
+    })?;
     Ok(if log { v } else { online::prob_from_log(v) })
 }
 
-#[pyfunction]
-#[allow(clippy::too_many_arguments)]
-fn online_schedule_noise<'py>(
-    py: Python<'py>,
-    index: A<'py>,
-    c1: A<'py>,
-    c2: A<'py>,
-    decay: A<'py>,
-    lr: A<'py>,
-    diameter: A<'py>,
-    smoothness: A<'py>,
-    strong_convexity: A<'py>,
-    has_smoothness: bool,
-    laplace: bool,
-) -> Out<'py> {
-    let a = [
-        index.as_slice()?,
-        c1.as_slice()?,
-        c2.as_slice()?,
-        decay.as_slice()?,
-        lr.as_slice()?,
-        diameter.as_slice()?,
-        smoothness.as_slice()?,
-        strong_convexity.as_slice()?,
-    ];
-    let res = py.detach(|| {
-        let mut out = vec![0.0; a[0].len()];
-        map_args(a, &mut out, |[j, c1, c2, al, lr, d, sm, st]| {
-            let p = Problem::new(0.0, 0.0, lr, d, opt(has_smoothness, sm), st)?;
-            OnlineSchedule::new(kind(laplace), p, c1, c2, al)?.noise(j)
-        })
-        .map(|_| out)
-    });
-    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
-}
+elementwise!(
+    map,
+    fn online_schedule_noise(
+        [index, c1, c2, decay, lr, diameter, smoothness, strong_convexity],
+        has_smoothness: bool,
+        laplace: bool,
+    )
+    |[j, c1, c2, al, lr, d, sm, st]| {
+        let p = Problem::new(0.0, 0.0, lr, d, opt(has_smoothness, sm), st)?;
+        OnlineSchedule::new(kind(laplace), p, c1, c2, al)?.noise(j)
+    }
+);
 
-/// which: 0 = δ_n(i), 1 = δ_∞(i), 2 = certified bound of δ_∞(i), 3 = eq. (13)/(15) upper,
-/// 4 = integral lower bound.
-#[pyfunction]
-#[allow(clippy::too_many_arguments)]
-fn online_schedule_bound<'py>(
-    py: Python<'py>,
-    which: u8,
-    eps: A<'py>,
-    lipschitz: A<'py>,
-    lr: A<'py>,
-    diameter: A<'py>,
-    n: A<'py>,
-    index: A<'py>,
-    c1: A<'py>,
-    c2: A<'py>,
-    decay: A<'py>,
-    smoothness: A<'py>,
-    strong_convexity: A<'py>,
-    has_smoothness: bool,
-    laplace: bool,
-    as_published: bool,
-    log: bool,
-) -> Out<'py> {
-    let a = [
-        eps.as_slice()?,
-        lipschitz.as_slice()?,
-        lr.as_slice()?,
-        diameter.as_slice()?,
-        n.as_slice()?,
-        index.as_slice()?,
-        c1.as_slice()?,
-        c2.as_slice()?,
-        decay.as_slice()?,
-        smoothness.as_slice()?,
-        strong_convexity.as_slice()?,
-    ];
-    let res = py.detach(|| {
-        let mut out = vec![0.0; a[0].len()];
-        map_args(a, &mut out, |[e, l, lr, d, n, i, c1, c2, al, sm, st]| {
-            let p = Problem::new(e, l, lr, d, opt(has_smoothness, sm), st)?;
-            let s = OnlineSchedule::new(kind(laplace), p, c1, c2, al)?;
-            let v = match which {
-                0 => s.log_delta(n, i)?,
-                1 => s.log_delta_limit(i)?,
-                2 => s.log_delta_limit_bound(i)?,
-                3 => s.log_delta_star_upper(i, as_published)?,
-                _ => s.log_delta_star_lower(i)?,
-            };
-            Ok(if log {
-                v
-            } else if which == 4 {
-                exp_down(v)
-            } else {
-                exp_up_unit(v)
-            })
+elementwise!(
+    /// which: 0 = δ_n(i), 1 = δ_∞(i), 2 = certified bound of δ_∞(i), 3 = eq. (13)/(15) upper,
+    /// 4 = integral lower bound.
+    map,
+    fn online_schedule_bound(
+        which: u8,
+        [eps, lipschitz, lr, diameter, n, index, c1, c2, decay, smoothness, strong_convexity],
+        has_smoothness: bool,
+        laplace: bool,
+        as_published: bool,
+        log: bool,
+    )
+    |[e, l, lr, d, n, i, c1, c2, al, sm, st]| {
+        let p = Problem::new(e, l, lr, d, opt(has_smoothness, sm), st)?;
+        let s = OnlineSchedule::new(kind(laplace), p, c1, c2, al)?;
+        let v = match which {
+            0 => s.log_delta(n, i)?,
+            1 => s.log_delta_limit(i)?,
+            2 => s.log_delta_limit_bound(i)?,
+            3 => s.log_delta_star_upper(i, as_published)?,
+            _ => s.log_delta_star_lower(i)?,
+        };
+        Ok(if log {
+            v
+        } else if which == 4 {
+            exp_down(v)
+        } else {
+            exp_up_unit(v)
         })
-        .map(|_| out)
-    });
-    Ok(res.map_err(|e| to_py(py, e))?.into_pyarray(py))
-}
+    }
+);
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(schedule_noise, m)?)?;
-    m.add_function(wrap_pyfunction!(schedule_delta, m)?)?;
-    m.add_function(wrap_pyfunction!(schedule_delta_star, m)?)?;
-    m.add_function(wrap_pyfunction!(schedule_c1_for_target, m)?)?;
-    m.add_function(wrap_pyfunction!(online_delta, m)?)?;
-    m.add_function(wrap_pyfunction!(online_delta_at, m)?)?;
-    m.add_function(wrap_pyfunction!(online_schedule_noise, m)?)?;
-    m.add_function(wrap_pyfunction!(online_schedule_bound, m)?)?;
+    add_functions!(
+        m,
+        [
+            schedule_noise,
+            schedule_delta,
+            schedule_delta_star,
+            schedule_c1_for_target,
+            online_delta,
+            online_delta_at,
+            online_schedule_noise,
+            online_schedule_bound
+        ]
+    );
     Ok(())
 }

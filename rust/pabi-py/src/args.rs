@@ -1,0 +1,131 @@
+//! Plumbing shared by the binding files (`pnsgd`, `schedules`, `rdp`, `pld`): borrowing numpy
+//! arrays, running a core function with the GIL released, returning its values as new numpy
+//! arrays and mapping core errors to Python exceptions. No mathematics here.
+
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use pabi_core::schedules::map_args;
+use pyo3::prelude::*;
+
+use crate::{to_py, Out};
+
+/// A contiguous 1-D float64 argument (length 1 for a broadcast scalar, or the output length).
+pub(crate) type Arr<'py> = PyReadonlyArray1<'py, f64>;
+
+/// A new float64 numpy array (an output).
+pub(crate) type Np<'py> = Bound<'py, PyArray1<f64>>;
+
+/// Three new float64 arrays (e.g. lower bound, estimate, upper bound).
+pub(crate) type Triple<'py> = PyResult<(Np<'py>, Np<'py>, Np<'py>)>;
+
+/// `[a.as_slice()?, b.as_slice()?, ...]`: borrow several arrays at once (inside a function
+/// returning `PyResult`).
+macro_rules! slices {
+    ($($a:expr),+ $(,)?) => {
+        [$($a.as_slice()?),+]
+    };
+}
+pub(crate) use slices;
+
+/// Borrow an optional array (Python `None` stays `None`).
+pub(crate) fn opt_slice<'a>(a: &'a Option<Arr<'_>>) -> PyResult<Option<&'a [f64]>> {
+    Ok(match a {
+        Some(x) => Some(x.as_slice()?),
+        None => None,
+    })
+}
+
+/// Run `f` with the GIL released; a core error becomes the matching Python exception.
+pub(crate) fn detach<T: Send>(
+    py: Python<'_>,
+    f: impl FnOnce() -> pabi_core::Result<T> + Send,
+) -> PyResult<T> {
+    py.detach(f).map_err(|e| to_py(py, e))
+}
+
+/// A new numpy array from the vector `f` computes with the GIL released.
+pub(crate) fn array<'py>(
+    py: Python<'py>,
+    f: impl FnOnce() -> pabi_core::Result<Vec<f64>> + Send,
+) -> Out<'py> {
+    Ok(detach(py, f)?.into_pyarray(py))
+}
+
+/// A new numpy array of `len` values written by `f` with the GIL released.
+pub(crate) fn fill<'py>(
+    py: Python<'py>,
+    len: usize,
+    f: impl FnOnce(&mut [f64]) -> pabi_core::Result<()> + Send,
+) -> Out<'py> {
+    array(py, || {
+        let mut out = vec![0.0; len];
+        f(&mut out).map(|_| out)
+    })
+}
+
+/// Three new numpy arrays of `len` values written by `f` with the GIL released.
+pub(crate) fn fill3<'py>(
+    py: Python<'py>,
+    len: usize,
+    f: impl FnOnce(&mut [f64], &mut [f64], &mut [f64]) -> pabi_core::Result<()> + Send,
+) -> Triple<'py> {
+    let (a, b, c) = detach(py, || {
+        let (mut a, mut b, mut c) = (vec![0.0; len], vec![0.0; len], vec![0.0; len]);
+        f(&mut a, &mut b, &mut c).map(|_| (a, b, c))
+    })?;
+    Ok((a.into_pyarray(py), b.into_pyarray(py), c.into_pyarray(py)))
+}
+
+/// Element-wise over equally long arrays: `out[i] = f([args[0][i], args[1][i], ...])` with the
+/// GIL released ([`map_args`]: rayon for large arrays, an error located at the first bad index).
+pub(crate) fn map<'py, const K: usize>(
+    py: Python<'py>,
+    args: [&[f64]; K],
+    f: impl Fn([f64; K]) -> pabi_core::Result<f64> + Sync + Send,
+) -> Out<'py> {
+    let len = args.first().map_or(0, |a| a.len());
+    fill(py, len, |out| map_args(args, out, f))
+}
+
+/// An element-wise binding over equally long arrays:
+///
+/// ```text
+/// elementwise!(MAP, fn NAME(LEAD: TY, ..., [ARRAY, ...], EXTRA: TY, ...)
+///              let V = INIT; ...
+///              |X| BODY);
+/// ```
+///
+/// defines `#[pyfunction] NAME(py, LEAD..., ARRAY..., EXTRA...)` (in that order, as Python sees
+/// it): the `let` preludes run first (GIL held; they may use `?` on a `PyErr`), then
+/// `MAP(py, [ARRAY slices], |X| BODY)` evaluates BODY per element with the GIL released
+/// ([`map`]: one output; `rdp::bmap`: K outputs).
+macro_rules! elementwise {
+    ($(#[doc = $doc:literal])*
+     $map:ident,
+     fn $name:ident(
+         $($lead:ident: $lty:ty,)* [$($arg:ident),* $(,)?] $(, $extra:ident: $ty:ty)* $(,)?
+     )
+     $(let $v:ident = $init:expr;)*
+     |$x:pat_param| $body:expr) => {
+        $(#[doc = $doc])*
+        #[pyfunction]
+        #[allow(clippy::too_many_arguments)]
+        fn $name<'py>(
+            py: Python<'py>,
+            $($lead: $lty,)*
+            $($arg: $crate::args::Arr<'py>,)*
+            $($extra: $ty,)*
+        ) -> $crate::Out<'py> {
+            $(let $v = $init;)*
+            $map(py, $crate::args::slices![$($arg),*], |$x| $body)
+        }
+    };
+}
+pub(crate) use elementwise;
+
+/// `m.add_function(wrap_pyfunction!(f, m)?)?` for every listed binding.
+macro_rules! add_functions {
+    ($m:expr, [$($f:ident),* $(,)?]) => {{
+        $($m.add_function(wrap_pyfunction!($f, $m)?)?;)*
+    }};
+}
+pub(crate) use add_functions;
