@@ -84,6 +84,7 @@ use crate::num::{neumaier_sum, HALF_ULP_ONE, TINY};
 use crate::tail::{gaussian_tail, log_gaussian_tail};
 use crate::vmath::erfcx_pos;
 
+/// The unit roundoff u = 2^-53.
 const U: f64 = HALF_ULP_ONE;
 /// Number of sequence values used by the Euler transform of each tail.
 const EULER_TERMS: usize = 110;
@@ -91,16 +92,32 @@ const EULER_TERMS: usize = 110;
 const NEGLIGIBLE: f64 = 80.0;
 /// Cap on the directly summed terms beyond ⌊α⌋ (the ceiling rule is used past it).
 const MAX_EXTRA_TERMS: usize = 2_000_000;
+/// ln √(π/2) and ln √(2π), rounded to nearest (errors ≤ 0.23u and ≤ 0.46u).
 const LN_SQRT_PI_OVER_2: f64 = 0.225_791_352_644_727_43;
+const LN_SQRT_2PI: f64 = 0.918_938_533_204_672_8;
 const FRAC_1_SQRT_2: f64 = std::f64::consts::FRAC_1_SQRT_2;
+/// Below this c the terms' relative-error model (no subnormal intermediates) is not relied on.
+const MIN_C: f64 = 1e-200;
 
-/// Running ln|C(α, i)| by the ratio recurrence (compensated), with its sign.
+/// Relative error bound of e^{x̂} when |x̂ − x| ≤ d: e^d − 1.
+#[inline]
+fn rel_of(d: f64) -> f64 {
+    if d <= 1e-3 {
+        d * 1.000_6
+    } else {
+        f64::exp_m1(d) * 1.01
+    }
+}
+
+/// Running ln|C(α, i)| by the ratio recurrence (compensated), with its sign and error bound.
 struct Binom {
     alpha: f64,
     floor: u64,
     i: u64,
     sum: f64,
     comp: f64,
+    /// Σ_k |x̂_k| of the summed logs x_k = ln(|α − k|/(k + 1)).
+    abs: f64,
 }
 
 impl Binom {
@@ -111,16 +128,21 @@ impl Binom {
             i: 0,
             sum: 0.0,
             comp: 0.0,
+            abs: 0.0,
         }
     }
-    /// (i, ln|C(α,i)|, sign) of the current index.
-    fn get(&self) -> (u64, f64, f64) {
+    /// (i, ln|C(α,i)|, sign, bound on the absolute error of the log) of the current index.
+    fn get(&self) -> (u64, f64, f64, f64) {
         let s = if self.i <= self.floor + 1 || (self.i - self.floor) % 2 == 1 {
             1.0
         } else {
             -1.0
         };
-        (self.i, self.sum + self.comp, s)
+        let lnc = self.sum + self.comp;
+        // each x_k: ≤ 2u|x_k| (ln, 1 ulp) + 2u (the two roundings of its argument); the
+        // compensated sum: ≤ u|lnc| + O(i²u²)Σ|x_k| (Ogita–Rump–Oishi 2005, Prop. 4.5)
+        let d = 2.01 * U * (self.abs + self.i as f64) + 2.0 * U * lnc.abs();
+        (self.i, lnc, s, d)
     }
     fn advance(&mut self) {
         let i = self.i as f64;
@@ -132,6 +154,7 @@ impl Binom {
             self.comp += (x - t) + self.sum;
         }
         self.sum = t;
+        self.abs += x.abs();
         self.i += 1;
     }
 }
@@ -142,92 +165,169 @@ fn ln_mills_pos(t: f64) -> f64 {
     LN_SQRT_PI_OVER_2 + f64::ln(erfcx_pos(t * FRAC_1_SQRT_2))
 }
 
-/// Parameters of one evaluation.
+/// Parameters of one evaluation, with bounds on the absolute errors of z0 and ln K.
 struct Setup {
     alpha: f64,
     c: f64,
-    sigma: f64,
+    /// √(2c) = 1/σ
+    s2c: f64,
     z0: f64,
+    dz0: f64,
     lq: f64,
     l1q: f64,
     ln_k: f64,
-    ln_k_scale: f64,
+    d_ln_k: f64,
     lower_primary: bool,
 }
 
-/// A signed term: value = sign·e^{log}; `rel` bounds the relative error of e^{log}.
+/// A signed term: value = sign·e^{log}, |log − exact log| ≤ `dlog`.
 #[derive(Clone, Copy)]
 struct Term {
     sign: f64,
     log: f64,
-    rel: f64,
+    dlog: f64,
 }
 
 impl Setup {
-    /// (ln p_i, scale of its parts) of the side's binomial weight and e_i of that side.
-    #[inline]
-    fn side(&self, lower: bool, i: f64, lnc: f64) -> (f64, f64, f64) {
-        let a = self.alpha;
-        let (lp, sc) = if lower {
-            let v = (a - i) * self.l1q + i * self.lq;
-            (lnc + v, ((a - i) * self.l1q).abs() + (i * self.lq).abs())
+    fn new(alpha: f64, q: f64, c: f64) -> Self {
+        let (lq, l1q) = (f64::ln(q), f64::ln_1p(-q));
+        // ln((1 − q)/q) without cancellation near q = ½ (1 − 2q exact there; the condition
+        // number of ln_1p on ((1 − 2q)/q) is ≤ 1.83 for q ∈ (¼, ¾)): error ≤ 3.84u|lr| there,
+        // ≤ 2u(|lq| + |l1q|) + u|lr| in the other branch
+        let (lr, dlr) = if q > 0.25 && q < 0.75 {
+            let lr = f64::ln_1p((1.0 - 2.0 * q) / q);
+            (lr, 3.84 * U * lr.abs())
         } else {
-            let v = (a - i) * self.lq + i * self.l1q;
-            (lnc + v, ((a - i) * self.lq).abs() + (i * self.l1q).abs())
+            let lr = l1q - lq;
+            (lr, 2.0 * U * (lq.abs() + l1q.abs()) + U * lr.abs())
         };
-        let j = if lower { i } else { a - i };
-        let e = self.c * (j * j - j);
-        (lp, sc + lnc.abs(), e)
-    }
-
-    /// Argument of the Mills ratio of a side's term: (i − z0)/σ (lower), (i + z0 − α)/σ (upper).
-    #[inline]
-    fn arg(&self, lower: bool, i: f64) -> f64 {
-        if lower {
-            (i - self.z0) / self.sigma
-        } else {
-            (i + self.z0 - self.alpha) / self.sigma
+        // 2c is exact
+        let y = lr / (2.0 * c);
+        let z0 = y + 0.5;
+        let dz0 = 1.0001 * (dlr / (2.0 * c) + U * y.abs()) + U * z0.abs();
+        let cz = c * z0 * z0;
+        let dcz = 2.0001 * (c * z0.abs() * dz0 + U * cz);
+        let al = alpha * l1q;
+        let d1 = al - cz;
+        let ln_k = d1 - LN_SQRT_2PI;
+        let d_ln_k = 3.01 * U * al.abs() + dcz + U * (d1.abs() + ln_k.abs() + 0.5);
+        Setup {
+            alpha,
+            c,
+            s2c: (2.0 * c).sqrt(),
+            z0,
+            dz0,
+            lq,
+            l1q,
+            ln_k,
+            d_ln_k,
+            lower_primary: q <= 0.5,
         }
     }
 
-    /// ln|C(α,i)·K·M(t)| of a side's full term (T_i or U_i), with its relative error bound.
-    fn full_term(&self, lower: bool, i: f64, lnc: f64) -> (f64, f64) {
-        let t = self.arg(lower, i);
-        let zs = self.z0.abs() / self.sigma + 1.0;
+    /// Log-weight ln p_i of a side and the exponent e_i of that side, with error bounds:
+    /// (ln p_i, its error, e_i, its error).
+    #[inline]
+    fn side(&self, lower: bool, i: f64, lnc: f64, dlnc: f64) -> (f64, f64, f64, f64) {
+        let a = self.alpha;
+        let (l1, l2) = if lower {
+            (self.l1q, self.lq)
+        } else {
+            (self.lq, self.l1q)
+        };
+        // (α − i)·l1: α − i (≤ u), l1 (2u), product (u); i·l2: l2 (2u), product (u)
+        let a1 = (a - i) * l1;
+        let a2 = i * l2;
+        let v = a1 + a2;
+        let lp = lnc + v;
+        let dlp = dlnc + 4.01 * U * a1.abs() + 3.01 * U * a2.abs() + U * (v.abs() + lp.abs());
+        let (e, de) = if lower {
+            // i² − i is exact (i < 2^26)
+            let e = self.c * (i * i - i);
+            (e, U * e.abs())
+        } else {
+            // j(j − 1), j = α − i, as (α − i)(α − i − 1): no cancellation at j ≈ 1
+            let e = self.c * ((a - i) * (a - (i + 1.0)));
+            (e, 4.01 * U * e.abs())
+        };
+        (lp, dlp, e, de)
+    }
+
+    /// Argument of the Mills ratio of a side's term, (i − z0)/σ (lower) or (i + z0 − α)/σ
+    /// (upper), with a bound on its absolute error.
+    #[inline]
+    fn arg(&self, lower: bool, i: f64) -> (f64, f64) {
+        let (n, dn) = if lower {
+            let n = i - self.z0;
+            (n, self.dz0 + U * n.abs())
+        } else {
+            let n1 = i + self.z0;
+            let n = n1 - self.alpha;
+            (n, self.dz0 + U * (n1.abs() + n.abs()))
+        };
+        let t = n * self.s2c;
+        (t, 1.0001 * (dn * self.s2c + 2.0 * U * t.abs()))
+    }
+
+    /// ln(C(α,i)·K·M(τ)) for τ ≥ 0 given with |τ̂ − τ| ≤ dtau, with its error bound.
+    #[inline]
+    fn k_mills(&self, lnc: f64, dlnc: f64, tau: f64, dtau: f64) -> (f64, f64) {
+        let lm = ln_mills_pos(tau);
+        // |d ln M/dτ| = h(τ) − τ ≤ √(2/π) (h the hazard rate), and the same through the
+        // rounded τ/√2 (2u); erfcx 2 ulp, ln 1 ulp, the constant, the sum
+        let dlm = 0.798 * dtau + 1.6 * U * tau + 4.7 * U + 3.0 * U * lm.abs();
+        let a = self.ln_k + lnc;
+        let l = a + lm;
+        (l, self.d_ln_k + dlnc + dlm + U * (a.abs() + l.abs()))
+    }
+
+    /// ln|C(α,i)·K·M(t)| of a side's full term (T_i or U_i), with its error bound.
+    fn full_term(&self, lower: bool, i: f64, lnc: f64, dlnc: f64) -> (f64, f64) {
+        let (t, dt) = self.arg(lower, i);
         if t >= 0.0 {
-            let lm = ln_mills_pos(t);
-            let scale = self.ln_k_scale + lnc.abs() + 3.0 * i + 12.0 + 2.0 * (t + 1.0) * zs;
-            (self.ln_k + lnc + lm, 4.0 * U * scale)
+            self.k_mills(lnc, dlnc, t, dt)
         } else {
             // p·e^{e}·(1 − Q(|t|)): no cancellation between ln K and t²/2
-            let (lp, sc, e) = self.side(lower, i, lnc);
-            let qt = gaussian_tail(-t);
-            let scale = sc + e.abs() + 3.0 * i + 12.0 + 2.0 * (1.0 - t) * zs * qt / (1.0 - qt);
-            (lp + e + f64::ln_1p(-qt), 4.0 * U * scale)
+            let (lp, dlp, e, de) = self.side(lower, i, lnc, dlnc);
+            let tau = -t;
+            let qt = gaussian_tail(tau);
+            let w = f64::ln_1p(-qt);
+            // Q: a few ulp (≤ 16u assumed) and |d ln Q/dτ| = h(τ) ≤ τ + √(2/π)
+            let relq = 16.0 * U + 1.0001 * (tau + 0.8) * dt;
+            let dw = 1.0001 * qt / (1.0 - qt) * relq + 2.0 * U * w.abs() + 1e-300;
+            let a = lp + e;
+            let l = a + w;
+            (l, dlp + de + dw + U * (a.abs() + l.abs()))
         }
     }
 }
 
-/// A lazily evaluated tail sequence: k ↦ (ln b_k, relative error of b_k).
-type LazyTerm<'a> = dyn Fn(usize) -> (f64, f64) + 'a;
+/// Value and absolute error bound of e^{l − lmax} for a log l with |l − exact| ≤ dl.
+#[inline]
+fn rel_value(l: f64, dl: f64, lmax: f64) -> (f64, f64) {
+    let d = l - lmax;
+    let v = f64::exp(d);
+    // the subtraction (u|d|), exp (1 ulp)
+    (v, v * (rel_of(dl + 1.0001 * U * d.abs()) + 2.0002 * U))
+}
 
-/// Euler transform of Σ_k (−1)^k b_k for a moment sequence b, with b_k = e^{l_k} given lazily
-/// by `value(k)` → (l_k, relative error of e^{l_k}) for k < `max_terms`; l is relative to the
-/// caller's scale. Returns (sum, error bound): the exact value lies in sum ± bound.
-fn euler_tail(value: impl Fn(usize) -> (f64, f64), max_terms: usize) -> (f64, f64) {
-    let (l0, r0) = value(0);
-    let scale = f64::exp(l0);
-    // d[k] = ∇^k b_{m−k} after inserting b_0..b_m (values relative to b_0)
+/// Euler transform of Σ_k (−1)^k b_k for a moment sequence b, with b_k = e^{l_k − lmax} given
+/// lazily by `value(k)` → (l_k, bound on the error of l_k) for k < `max_terms`. Returns
+/// (sum, error bound): the exact value lies in sum ± bound.
+fn euler_tail(value: impl Fn(usize) -> (f64, f64), lmax: f64, max_terms: usize) -> (f64, f64) {
+    let (l0, dl0) = value(0);
+    let (b0, e0) = rel_value(l0, dl0, lmax);
+    // d[k] = ∇^k b_{m−k} after inserting b_0..b_m
     let mut d: Vec<f64> = Vec::with_capacity(max_terms);
-    d.push(1.0);
-    let (mut eta, mut mass) = (r0, 1.0);
-    let mut pow = 0.5; // 2^{-(m+1)}
-    let mut sum = 0.5; // Euler term m = 0: ∇^0 b_0 / 2
-    let mut rem = 0.5; // after terms 0..m the remainder is ≤ ∇^{m+1}b_0/2^{m+1} ≤ term m
+    d.push(b0);
+    let (mut verr, mut mass) = (e0, b0);
+    let mut pow = 0.5; // 2^{-(m+1)}, exact
+    let (mut s, mut comp) = (0.5 * b0, 0.0); // compensated sum of the Euler terms
+    let mut rem = 0.5 * b0; // after terms 0..m the remainder is ≤ ∇^{m+1}b_0/2^{m+1} ≤ term m
     for k in 1..max_terms {
-        let (l, r) = value(k);
-        let bk = f64::exp(l - l0);
-        eta = eta.max(r);
+        let (l, dl) = value(k);
+        let (bk, ek) = rel_value(l, dl, lmax);
+        verr += ek;
         mass += bk;
         // insert b_k: d'[0] = b_k, d'[j] = d[j−1] − d'[j−1]; then d'[k] = ∇^k b_0
         let mut carry = bk;
@@ -238,20 +338,30 @@ fn euler_tail(value: impl Fn(usize) -> (f64, f64), max_terms: usize) -> (f64, f6
         }
         d.push(carry);
         pow *= 0.5;
+        // the exact ∇^k b_0 is ≥ 0: clipping only moves the computed one towards it
         let term = carry.max(0.0) * pow;
-        sum += term;
+        let t = s + term;
+        if s >= term {
+            comp += (s - t) + term;
+        } else {
+            comp += (term - t) + s;
+        }
+        s = t;
         rem = term;
-        if term <= 1e-19 * sum {
+        if term <= 1e-19 * s {
             break;
         }
     }
-    // The remainder of the transform lies in [0, rem] (∇^{m+1} b_0 ≤ ∇^m b_0 for a moment
-    // sequence). Errors: the truncated transform is Σ_k w_k b_k with |w_k| ≤
-    // Σ_{m≥k} C(m,k)/2^{m+1} = 1, so value errors (relative ≤ η) contribute ≤ η Σ b_k; a
-    // rounding error at difference level l reaches the sum with weight ≤ 2^{-l} and is
-    // ≤ u·∇^l b_j ≤ u·b_j (moment sequence): ≤ 2u Σ b_k in all.
-    let round = (eta + 3.0 * U) * mass + 4.0 * U * sum;
-    (sum * scale, (rem + round + 4.0 * U * rem) * scale)
+    let sum = s + comp;
+    // Errors (first order; see the module doc): the truncated transform is Σ_k w_k b_k with
+    // Σ_m |coefficient of b_k in term m| ≤ Σ_{m≥k} C(m,k)/2^{m+1} = 1, so the value errors
+    // contribute ≤ Σ_k |b̂_k − b_k| (also term by term, clipped or not); a rounding error in
+    // ∇^l b_j reaches the terms with total weight 2^{-l} and is ≤ u·∇^l b_j ≤ u·b_j (moment
+    // sequence): ≤ u·Σ b_j; the compensated sum of the (positive) terms ≤ u·sum + O(m²u²)·sum.
+    // Underflowed (subnormal) values: ≤ 1e-300 absolute in all.
+    let round = verr + 2.01 * U * mass + 1.01 * U * sum + 1e-300;
+    // remainder: ∇^{m+1}b_0/2^{m+1} ≤ exact term m ≤ computed term m + round
+    (sum, 1.0001 * (rem + 2.0 * round))
 }
 
 /// A_α − 1 from the series as e^{scale}·(sum ± bound) (the exact value lies in that interval),
@@ -263,108 +373,100 @@ struct SeriesValue {
 }
 
 fn series_am1(alpha: f64, q: f64, c: f64) -> Option<SeriesValue> {
-    let sigma = 1.0 / (2.0 * c).sqrt();
-    // ln((1 − q)/q) without cancellation near q = ½ (1 − 2q exact there)
-    let lr = if q > 0.25 && q < 0.75 {
-        f64::ln_1p((1.0 - 2.0 * q) / q)
-    } else {
-        f64::ln_1p(-q) - f64::ln(q)
-    };
-    let z0 = lr / (2.0 * c) + 0.5;
-    let (lq, l1q) = (f64::ln(q), f64::ln_1p(-q));
-    let cz = c * z0 * z0;
-    let ln_k = alpha * l1q - cz - 0.5 * (2.0 * std::f64::consts::PI).ln();
-    let st = Setup {
-        alpha,
-        c,
-        sigma,
-        z0,
-        lq,
-        l1q,
-        ln_k,
-        ln_k_scale: (alpha * l1q).abs() + 3.0 * cz + 2.0,
-        lower_primary: q <= 0.5,
-    };
+    if !(c >= MIN_C) {
+        return None;
+    }
+    let st = Setup::new(alpha, q, c);
     let prim = st.lower_primary;
     let floor = alpha.floor() as u64;
     let j0 = floor + 2;
     let mut terms: Vec<Term> = Vec::new();
     let mut lmax = f64::NEG_INFINITY;
-    let push = |terms: &mut Vec<Term>, sign: f64, log: f64, rel: f64, lmax: &mut f64| {
+    let push = |terms: &mut Vec<Term>,
+                sign: f64,
+                log: f64,
+                dlog: f64,
+                lmax: &mut f64,
+                kind: &str,
+                i: u64| {
+        #[cfg(test)]
+        if std::env::var("FRAC_DUMP").is_ok() {
+            println!("TERM {kind} {i} {sign} {log:e} {:e}", rel_of(dlog));
+        }
         if log > f64::NEG_INFINITY {
             *lmax = lmax.max(log);
-            terms.push(Term { sign, log, rel });
+            terms.push(Term { sign, log, dlog });
         }
     };
     let mut b = Binom::new(alpha);
-    let mut lncs: Vec<f64> = Vec::new();
+    let mut lncs: Vec<(f64, f64)> = Vec::new();
     loop {
-        let (i, lnc, s) = b.get();
+        let (i, lnc, s, dlnc) = b.get();
         let fi = i as f64;
-        let t = st.arg(prim, fi);
-        let (lp, sc, e) = st.side(prim, fi, lnc);
+        let (t, dt) = st.arg(prim, fi);
+        let (lp, dlp, e, de) = st.side(prim, fi, lnc, dlnc);
         if i >= j0 && (t > 0.0 || lp + e < lmax - NEGLIGIBLE) {
             break;
         }
         if i > floor + MAX_EXTRA_TERMS as u64 {
             return None;
         }
-        lncs.push(lnc);
-        let base_rel = 4.0 * U * (sc + 3.0 * fi + 12.0);
+        lncs.push((lnc, dlnc));
         if t <= 0.0 {
             // p_i·expm1(e_i) − C K M(−t)
             if e != 0.0 {
-                let le = super::log_expm1(e.abs());
                 let le = if e > 0.0 {
-                    le
+                    super::log_expm1(e)
                 } else {
                     f64::ln(-f64::exp_m1(e))
                 };
-                push(&mut terms, s * e.signum(), lp + le, base_rel, &mut lmax);
+                // computation ≤ 3.4u + 2u|le|; the error of e through d ln|expm1(e)|/de =
+                // e^e/|expm1(e)| ≤ (1 + max(e, 0))/|e|
+                let dle = 3.4 * U + 2.0 * U * le.abs() + 1.0001 * de / e.abs() * (1.0 + e.max(0.0));
+                let l = lp + le;
+                let dl = dlp + dle + U * l.abs();
+                push(&mut terms, s * e.signum(), l, dl, &mut lmax, "pe", i);
             }
-            let lm = ln_mills_pos(-t);
-            let zs = st.z0.abs() / st.sigma + 1.0;
-            let rel =
-                4.0 * U * (st.ln_k_scale + lnc.abs() + 3.0 * fi + 12.0 + 2.0 * (1.0 - t) * zs);
-            push(&mut terms, -s, st.ln_k + lnc + lm, rel, &mut lmax);
+            let (l, dl) = st.k_mills(lnc, dlnc, -t, dt);
+            push(&mut terms, -s, l, dl, &mut lmax, "pm", i);
         } else {
             // C K M(t) − p_i
-            let (lt, rel) = st.full_term(prim, fi, lnc);
-            push(&mut terms, s, lt, rel, &mut lmax);
-            push(&mut terms, -s, lp, base_rel, &mut lmax);
+            let (l, dl) = st.full_term(prim, fi, lnc, dlnc);
+            push(&mut terms, s, l, dl, &mut lmax, "pf", i);
+            push(&mut terms, -s, lp, dlp, &mut lmax, "pw", i);
         }
         b.advance();
     }
     // secondary side, direct part
-    for (i, &lnc) in lncs.iter().enumerate() {
+    for (i, &(lnc, dlnc)) in lncs.iter().enumerate() {
         let s = if (i as u64) <= floor + 1 || (i as u64 - floor) % 2 == 1 {
             1.0
         } else {
             -1.0
         };
-        let (lt, rel) = st.full_term(!prim, i as f64, lnc);
-        push(&mut terms, s, lt, rel, &mut lmax);
+        let (l, dl) = st.full_term(!prim, i as f64, lnc, dlnc);
+        push(&mut terms, s, l, dl, &mut lmax, "sf", i as u64);
     }
-    // tails from jstart (alternating, first sign s0): primary full terms (+), weights (−),
+    // tails from i0 (alternating, first sign s0): primary full terms (+), weights (−),
     // secondary full terms (+)
-    let (_, _, s0) = b.get();
+    let (i0, _, s0, _) = b.get();
     // ln|C(α, i)| for the tail indices (cheap); the tail terms are evaluated lazily
     let mut lnc_tail = Vec::with_capacity(EULER_TERMS);
-    let i0 = b.get().0;
     for _ in 0..EULER_TERMS {
-        lnc_tail.push(b.get().1);
+        let (_, lnc, _, dlnc) = b.get();
+        lnc_tail.push((lnc, dlnc));
         b.advance();
     }
     let fi = |k: usize| (i0 + k as u64) as f64;
-    let prim_full = |k: usize| st.full_term(prim, fi(k), lnc_tail[k]);
+    let prim_full = |k: usize| st.full_term(prim, fi(k), lnc_tail[k].0, lnc_tail[k].1);
     let weight = |k: usize| {
-        let (lp, sc, _) = st.side(prim, fi(k), lnc_tail[k]);
-        (lp, 4.0 * U * (sc + 3.0 * fi(k) + 12.0))
+        let (lp, dlp, _, _) = st.side(prim, fi(k), lnc_tail[k].0, lnc_tail[k].1);
+        (lp, dlp)
     };
-    let sec_full = |k: usize| st.full_term(!prim, fi(k), lnc_tail[k]);
-    let firsts = [prim_full(0).0, weight(0).0, sec_full(0).0];
+    let sec_full = |k: usize| st.full_term(!prim, fi(k), lnc_tail[k].0, lnc_tail[k].1);
+    let firsts = [prim_full(0), weight(0), sec_full(0)];
     if !lmax.is_finite() {
-        lmax = firsts.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        lmax = firsts.iter().map(|f| f.0).fold(f64::NEG_INFINITY, f64::max);
         if !lmax.is_finite() {
             return Some(SeriesValue {
                 scale: 0.0,
@@ -376,32 +478,35 @@ fn series_am1(alpha: f64, q: f64, c: f64) -> Option<SeriesValue> {
     let mut vals: Vec<f64> = Vec::with_capacity(terms.len() + 3);
     let mut err = 0.0;
     for t in &terms {
-        let v = f64::exp(t.log - lmax);
+        let (v, e) = rel_value(t.log, t.dlog, lmax);
         vals.push(t.sign * v);
-        err += v * (t.rel + 2.0 * U);
+        err += e;
     }
     let seqs: [(&LazyTerm, f64); 3] = [(&prim_full, 1.0), (&weight, -1.0), (&sec_full, 1.0)];
     for (j, (seq, sgn)) in seqs.iter().enumerate() {
-        if firsts[j] < lmax - NEGLIGIBLE {
-            // moment sequence: the alternating tail is bounded by its first term
-            err += f64::exp(firsts[j] - lmax);
+        if firsts[j].0 < lmax - NEGLIGIBLE {
+            // moment sequence: the alternating tail lies in [0, first term]
+            let (v, e) = rel_value(firsts[j].0, firsts[j].1, lmax);
+            err += v + e;
             continue;
         }
-        // values relative to e^{lmax}; tail = s0·sgn·(sum ± bound)
-        let (sum, bound) = euler_tail(
-            |k| {
-                let (l, r) = seq(k);
-                (l - lmax, r)
-            },
-            EULER_TERMS,
-        );
+        // tail = s0·sgn·(sum ± bound), relative to e^{lmax}
+        let (sum, bound) = euler_tail(seq, lmax, EULER_TERMS);
         vals.push(s0 * sgn * sum);
         err += bound;
+        #[cfg(test)]
+        if std::env::var("FRAC_DUMP").is_ok() {
+            println!("TAIL {j} {i0} {} {:e} {:e} {lmax:e}", s0 * sgn, sum, bound);
+        }
     }
+    // compensated sum: ≤ u|s| + γ²_{n−1}·Σ|v| (Ogita–Rump–Oishi 2005, Prop. 4.5)
     let n = vals.len() as f64;
     let s = neumaier_sum(vals.iter().copied());
     let abs_sum: f64 = vals.iter().map(|v| v.abs()).sum();
-    let bound = (err + 4.0 * U * (n.log2() + 2.0) * abs_sum) * (1.0 + 4.0 * U);
+    let gamma = 1.01 * n * U;
+    let round = 1.01 * U * s.abs() + gamma * gamma * abs_sum;
+    // 1.01: the neglected second-order products of the (≤ 1e-6 relative) errors above
+    let bound = 1.01 * (err + round);
     Some(SeriesValue {
         scale: lmax,
         sum: s,
@@ -409,31 +514,29 @@ fn series_am1(alpha: f64, q: f64, c: f64) -> Option<SeriesValue> {
     })
 }
 
-/// The series is used when SERIES_SAFETY times its error bound moves ln A by at most this
-/// fraction (the value is then within ~2·SERIES_REL of the exact one); otherwise the quadrature.
+/// A lazily evaluated tail sequence: k ↦ (ln b_k, bound on its error).
+type LazyTerm<'a> = dyn Fn(usize) -> (f64, f64) + 'a;
+
+/// The series is used when its error bound moves ln A by at most this fraction (the value is
+/// then within ~SERIES_REL of the exact one); otherwise the quadrature.
 const SERIES_REL: f64 = 2e-13;
-/// The series' error bound is multiplied by this before use: at one point of the cancellation
-/// corner (α = 1.001, q = 0.6, r = 0.001) its actual error was 1.7 times the computed bound,
-/// so the bound is treated as an estimate (see the module doc).
-const SERIES_SAFETY: f64 = 4.0;
-/// Below α = 1 + NEAR_ONE the quadrature is used directly: there the series' error (of order
-/// u/(α − 1) for q > ½) exceeds its computed bound up to 5-fold (α = 1.001, q = 0.75).
-const NEAR_ONE: f64 = 0.05;
+
+/// fl(scale + ln x) moved up (`dir` = 1) or down (−1) past the exact scale + ln x: ln is
+/// 1 ulp (2u|ln x|), the sum u|l|, the final addition of the margin another u|l|.
+#[inline]
+fn log_directed(scale: f64, x: f64, dir: f64) -> f64 {
+    let lx = f64::ln(x);
+    let l = scale + lx;
+    l + dir * 4.0 * U * (1.0 + lx.abs() + l.abs())
+}
 
 /// Upper bound on ln(A_α) (so (α − 1)ε(α)) for non-integer α > 1, 0 < q < 1, 0 < c < ∞,
 /// or None when the series would exceed the term cap and the quadrature is not applicable.
 pub fn log_a_frac_up(alpha: f64, q: f64, c: f64) -> Option<f64> {
-    if alpha - 1.0 < NEAR_ONE {
-        if let Some(i) = am1_quadrature_up(alpha, q, c) {
-            if i > 0.0 {
-                return Some(log1p_from_log_up(f64::ln(i) + 2.0 * U));
-            }
-        }
-    }
     let series = series_am1(alpha, q, c);
     let (lo, hi) = match &series {
         Some(v) => {
-            let b = SERIES_SAFETY * v.bound;
+            let b = v.bound;
             if !(v.sum + b > 0.0) {
                 return Some(0.0);
             }
@@ -444,16 +547,17 @@ pub fn log_a_frac_up(alpha: f64, q: f64, c: f64) -> Option<f64> {
             } else {
                 f64::INFINITY
             };
+            let hi = log_directed(v.scale, v.sum + b, 1.0);
             if rel_log <= SERIES_REL {
-                return Some(log1p_from_log_up(v.scale + f64::ln(v.sum + b)));
+                return Some(log1p_from_log_up(hi));
             }
             // the series' interval for A − 1 (lower end ≤ 0 allowed)
             let lo = if v.sum > b {
-                v.scale + f64::ln((v.sum - b) * (1.0 - 4.0 * U))
+                log_directed(v.scale, (v.sum - b) * (1.0 - 2.0 * U), -1.0)
             } else {
                 f64::NEG_INFINITY
             };
-            (lo, v.scale + f64::ln(v.sum + b))
+            (lo, hi)
         }
         None => (f64::NEG_INFINITY, f64::INFINITY),
     };
@@ -461,7 +565,7 @@ pub fn log_a_frac_up(alpha: f64, q: f64, c: f64) -> Option<f64> {
         // the quadrature's proven bound is returned when it is consistent with the series (lies
         // above the series' lower end); otherwise the larger of the two upper ends
         Some(i) if i > 0.0 => {
-            let l = f64::ln(i) + 2.0 * U;
+            let l = log_directed(0.0, i, 1.0);
             Some(log1p_from_log_up(if l >= lo { l } else { l.max(hi) }))
         }
         _ if hi.is_finite() => Some(log1p_from_log_up(hi)),
@@ -898,6 +1002,26 @@ mod stress {
             assert!(
                 v.is_finite() && v >= lo * (1.0 - 1e-13) && v <= ceil && v > 0.0,
                 "{a} {q} {r}: {v} {lo} {ceil}"
+            );
+        }
+    }
+}
+#[cfg(test)]
+mod dbg {
+    #[test]
+    #[ignore]
+    fn dump_series() {
+        let path = std::env::var("FRAC_PTS").unwrap();
+        let data = std::fs::read_to_string(path).unwrap();
+        for line in data.lines() {
+            let f: Vec<f64> = line.split(',').map(|x| x.trim().parse().unwrap()).collect();
+            let (a, q, r) = (f[0], f[1], f[2]);
+            let c = 0.5 * r * r;
+            println!("PT {a:e} {q:e} {c:e}");
+            let s = super::series_am1(a, q, c).unwrap();
+            println!(
+                "RES {a:e} {q:e} {c:e} {:e} {:e} {:e}",
+                s.scale, s.sum, s.bound
             );
         }
     }
