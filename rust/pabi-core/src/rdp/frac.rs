@@ -382,17 +382,7 @@ fn series_am1(alpha: f64, q: f64, c: f64) -> Option<SeriesValue> {
     let j0 = floor + 2;
     let mut terms: Vec<Term> = Vec::new();
     let mut lmax = f64::NEG_INFINITY;
-    let push = |terms: &mut Vec<Term>,
-                sign: f64,
-                log: f64,
-                dlog: f64,
-                lmax: &mut f64,
-                kind: &str,
-                i: u64| {
-        #[cfg(test)]
-        if std::env::var("FRAC_DUMP").is_ok() {
-            println!("TERM {kind} {i} {sign} {log:e} {:e}", rel_of(dlog));
-        }
+    let push = |terms: &mut Vec<Term>, sign: f64, log: f64, dlog: f64, lmax: &mut f64| {
         if log > f64::NEG_INFINITY {
             *lmax = lmax.max(log);
             terms.push(Term { sign, log, dlog });
@@ -425,15 +415,15 @@ fn series_am1(alpha: f64, q: f64, c: f64) -> Option<SeriesValue> {
                 let dle = 3.4 * U + 2.0 * U * le.abs() + 1.0001 * de / e.abs() * (1.0 + e.max(0.0));
                 let l = lp + le;
                 let dl = dlp + dle + U * l.abs();
-                push(&mut terms, s * e.signum(), l, dl, &mut lmax, "pe", i);
+                push(&mut terms, s * e.signum(), l, dl, &mut lmax);
             }
             let (l, dl) = st.k_mills(lnc, dlnc, -t, dt);
-            push(&mut terms, -s, l, dl, &mut lmax, "pm", i);
+            push(&mut terms, -s, l, dl, &mut lmax);
         } else {
             // C K M(t) − p_i
             let (l, dl) = st.full_term(prim, fi, lnc, dlnc);
-            push(&mut terms, s, l, dl, &mut lmax, "pf", i);
-            push(&mut terms, -s, lp, dlp, &mut lmax, "pw", i);
+            push(&mut terms, s, l, dl, &mut lmax);
+            push(&mut terms, -s, lp, dlp, &mut lmax);
         }
         b.advance();
     }
@@ -445,7 +435,7 @@ fn series_am1(alpha: f64, q: f64, c: f64) -> Option<SeriesValue> {
             -1.0
         };
         let (l, dl) = st.full_term(!prim, i as f64, lnc, dlnc);
-        push(&mut terms, s, l, dl, &mut lmax, "sf", i as u64);
+        push(&mut terms, s, l, dl, &mut lmax);
     }
     // tails from i0 (alternating, first sign s0): primary full terms (+), weights (−),
     // secondary full terms (+)
@@ -494,10 +484,6 @@ fn series_am1(alpha: f64, q: f64, c: f64) -> Option<SeriesValue> {
         let (sum, bound) = euler_tail(seq, lmax, EULER_TERMS);
         vals.push(s0 * sgn * sum);
         err += bound;
-        #[cfg(test)]
-        if std::env::var("FRAC_DUMP").is_ok() {
-            println!("TAIL {j} {i0} {} {:e} {:e} {lmax:e}", s0 * sgn, sum, bound);
-        }
     }
     // compensated sum: ≤ u|s| + γ²_{n−1}·Σ|v| (Ogita–Rump–Oishi 2005, Prop. 4.5)
     let n = vals.len() as f64;
@@ -521,6 +507,22 @@ type LazyTerm<'a> = dyn Fn(usize) -> (f64, f64) + 'a;
 /// then within ~SERIES_REL of the exact one); otherwise the quadrature.
 const SERIES_REL: f64 = 2e-13;
 
+/// Cost model of the two methods (µs, measured on the golden grids): the series ≈ 20 + 0.45
+/// per directly summed index, the quadrature ≈ 0.36 per predicted node.
+const SERIES_COST_BASE: f64 = 20.0;
+const SERIES_COST_PER_TERM: f64 = 0.45;
+const QUAD_COST_PER_NODE: f64 = 0.36;
+
+/// Predicted number of directly summed indices of the series: up to ⌊α⌋ + 2, then while the
+/// primary argument is ≤ 0 (i ≤ z0 on the lower side, i ≤ α − z0 on the upper) and the terms
+/// have not decayed by e^{-80} (rate ≈ |ln((1 − q)/q)| per index).
+fn series_terms_estimate(alpha: f64, q: f64, c: f64) -> f64 {
+    let lr = f64::ln_1p(-q) - f64::ln(q);
+    let z0 = lr / (2.0 * c) + 0.5;
+    let cross = if q <= 0.5 { z0 } else { alpha - z0 };
+    alpha.floor() + 2.0 + cross.min(NEGLIGIBLE / lr.abs()).max(0.0)
+}
+
 /// fl(scale + ln x) moved up (`dir` = 1) or down (−1) past the exact scale + ln x: ln is
 /// 1 ulp (2u|ln x|), the sum u|l|, the final addition of the margin another u|l|.
 #[inline]
@@ -533,6 +535,20 @@ fn log_directed(scale: f64, x: f64, dir: f64) -> f64 {
 /// Upper bound on ln(A_α) (so (α − 1)ε(α)) for non-integer α > 1, 0 < q < 1, 0 < c < ∞,
 /// or None when the series would exceed the term cap and the quadrature is not applicable.
 pub fn log_a_frac_up(alpha: f64, q: f64, c: f64) -> Option<f64> {
+    // A_α is increasing in c: evaluated at c(1 + 3u) (≥ c/(1 − u)), the bound also holds for
+    // the exact r²/2 of which the callers' c = fl(0.5·r·r) is a rounding
+    let c = c * (1.0 + 4.0 * U);
+    let plan = QuadPlan::new(alpha, q, c);
+    // the cheaper method first (both are proven bounds): predicted costs in µs, measured
+    if let Some(p) = &plan {
+        let series_cost =
+            SERIES_COST_BASE + SERIES_COST_PER_TERM * series_terms_estimate(alpha, q, c);
+        if let Some(i) = p.run(series_cost / QUAD_COST_PER_NODE) {
+            if i > 0.0 {
+                return Some(log1p_from_log_up(log_directed(0.0, i, 1.0)));
+            }
+        }
+    }
     let series = series_am1(alpha, q, c);
     let (lo, hi) = match &series {
         Some(v) => {
@@ -561,7 +577,7 @@ pub fn log_a_frac_up(alpha: f64, q: f64, c: f64) -> Option<f64> {
         }
         None => (f64::NEG_INFINITY, f64::INFINITY),
     };
-    match am1_quadrature_up(alpha, q, c) {
+    match plan.and_then(|p| p.run(MAX_NODES as f64)) {
         // the quadrature's proven bound is returned when it is consistent with the series (lies
         // above the series' lower end); otherwise the larger of the two upper ends
         Some(i) if i > 0.0 => {
@@ -640,52 +656,113 @@ fn expm1_minus_x(w: f64) -> (f64, f64) {
 /// Upper bound on A_α − 1 = E_{μ0}[g(q(L − 1))], g(y) = (1 + y)^α − 1 − αy ≥ 0, by the
 /// trapezoidal rule on the whole line with a rigorous error bound (see the module doc), or
 /// None when it is not applicable (overflow, too many nodes).
+#[cfg(test)]
 fn am1_quadrature_up(alpha: f64, q: f64, c: f64) -> Option<f64> {
-    let beta = alpha - 1.0; // exact
-    if !(beta > 0.0 && q > 0.0 && q < 1.0 && c > 0.0 && c.is_finite()) {
-        return None;
-    }
-    let c2 = 0.5 * alpha * beta * (1.0 + 4.0 * U);
-    let kappa = alpha.max(2.0);
-    // (1 + ξ)^{α−2} on ξ ∈ (−q, 0)
-    let rho = if alpha < 2.0 {
-        f64::exp((alpha - 2.0) * f64::ln_1p(-q)) * (1.0 + 8.0 * U)
-    } else {
-        1.0
-    };
-    let ln_up_tail = c * kappa * (kappa - 1.0); // e^{cκ(κ−1)}: the upper tail's tilt
-    let norm = (c / std::f64::consts::PI).sqrt(); // density of μ0 = N(0, 1/(2c)) at 0
-    let sqrt2c = (2.0 * c).sqrt();
-    let cq2 = c2 * q * q;
-    // the strip of analyticity of the integrand in x: |Im x| < π/(2c)
-    let a_max = 0.98 * std::f64::consts::FRAC_PI_2 / c;
-    // leading-order size of A − 1, only used to choose the step (checked afterwards)
-    let est = (cq2 * f64::exp_m1(2.0 * c).min(1e300)).max(1e-300);
-    let target =
-        (f64::ln(2.0 * (2.0 + 2.0 * alpha * q) / est) + 20.0 * std::f64::consts::LN_10).max(40.0);
-    let mut h = {
-        let h_free = std::f64::consts::PI / (c * target).sqrt();
-        if std::f64::consts::PI / (c * h_free) <= a_max {
-            h_free
-        } else {
-            2.0 * std::f64::consts::PI * a_max / (target + c * a_max * a_max)
+    QuadPlan::new(alpha, q, c)?.run(MAX_NODES as f64)
+}
+
+/// The step and tail parameters of the trapezoidal rule for one (α, q, c), and the predicted
+/// number of nodes.
+#[derive(Clone, Copy)]
+struct QuadPlan {
+    alpha: f64,
+    beta: f64,
+    q: f64,
+    c: f64,
+    h: f64,
+    norm: f64,
+    sqrt2c: f64,
+    cq2: f64,
+    rho: f64,
+    kappa: f64,
+    ln_up_tail: f64,
+    a_max: f64,
+    /// predicted extent of the sweeps divided by h
+    nodes: f64,
+}
+
+impl QuadPlan {
+    fn new(alpha: f64, q: f64, c: f64) -> Option<QuadPlan> {
+        let beta = alpha - 1.0; // exact
+        if !(beta > 0.0 && q > 0.0 && q < 1.0 && c > 0.0 && c.is_finite()) {
+            return None;
         }
-    };
-    // 8 significant bits: the nodes k·h are exact
-    let e = h.log2().floor();
-    h = (h * f64::exp2(7.0 - e)).floor() * f64::exp2(e - 7.0);
-    // predicted extent of the sweeps (where the tail bounds reach 1e-19 of the estimate): skip
-    // the quadrature when it would need more than MAX_NODES nodes
-    let ln_rel = (f64::ln(cq2 / est) + 44.0).max(0.0);
-    let x_hi = kappa + ((ln_up_tail + ln_rel) / c).sqrt();
-    let x_lo = ((f64::ln(rho) + ln_rel) / c).sqrt();
-    if !((x_hi + x_lo) / h < MAX_NODES as f64) {
-        return None;
+        let c2 = 0.5 * alpha * beta * (1.0 + 4.0 * U);
+        let kappa = alpha.max(2.0);
+        // (1 + ξ)^{α−2} on ξ ∈ (−q, 0)
+        let rho = if alpha < 2.0 {
+            f64::exp((alpha - 2.0) * f64::ln_1p(-q)) * (1.0 + 8.0 * U)
+        } else {
+            1.0
+        };
+        let ln_up_tail = c * kappa * (kappa - 1.0); // e^{cκ(κ−1)}: the upper tail's tilt
+        let norm = (c / std::f64::consts::PI).sqrt(); // density of μ0 = N(0, 1/(2c)) at 0
+        let sqrt2c = (2.0 * c).sqrt();
+        let cq2 = c2 * q * q;
+        // the strip of analyticity of the integrand in x: |Im x| < π/(2c)
+        let a_max = 0.98 * std::f64::consts::FRAC_PI_2 / c;
+        // leading-order size of A − 1, only used to choose the step (checked afterwards)
+        let est = (cq2 * f64::exp_m1(2.0 * c).min(1e300)).max(1e-300);
+        let target = (f64::ln(2.0 * (2.0 + 2.0 * alpha * q) / est)
+            + 20.0 * std::f64::consts::LN_10)
+            .max(40.0);
+        let mut h = {
+            let h_free = std::f64::consts::PI / (c * target).sqrt();
+            if std::f64::consts::PI / (c * h_free) <= a_max {
+                h_free
+            } else {
+                2.0 * std::f64::consts::PI * a_max / (target + c * a_max * a_max)
+            }
+        };
+        // 8 significant bits: the nodes k·h are exact
+        let e = h.log2().floor();
+        h = (h * f64::exp2(7.0 - e)).floor() * f64::exp2(e - 7.0);
+        // predicted extent of the sweeps (where the tail bounds reach 1e-19 of the estimate)
+        let ln_rel = (f64::ln(cq2 / est) + 44.0).max(0.0);
+        let x_hi = kappa + ((ln_up_tail + ln_rel) / c).sqrt();
+        let x_lo = ((f64::ln(rho) + ln_rel) / c).sqrt();
+        Some(QuadPlan {
+            alpha,
+            beta,
+            q,
+            c,
+            h,
+            norm,
+            sqrt2c,
+            cq2,
+            rho,
+            kappa,
+            ln_up_tail,
+            a_max,
+            nodes: (x_hi + x_lo) / h,
+        })
     }
-    for _attempt in 0..4 {
-        if let Some((sum, err, _)) = trapezoid(
-            alpha, beta, q, c, h, norm, sqrt2c, cq2, rho, kappa, ln_up_tail,
-        ) {
+
+    /// The quadrature's upper bound on A − 1, or None (not applicable, or more than
+    /// `max_nodes` nodes predicted).
+    fn run(&self, max_nodes: f64) -> Option<f64> {
+        let QuadPlan {
+            alpha,
+            beta,
+            q,
+            c,
+            mut h,
+            norm,
+            sqrt2c,
+            cq2,
+            rho,
+            kappa,
+            ln_up_tail,
+            a_max,
+            nodes,
+        } = *self;
+        if !(nodes < max_nodes) {
+            return None;
+        }
+        for _attempt in 0..4 {
+            let (sum, err, _) = trapezoid(
+                alpha, beta, q, c, h, norm, sqrt2c, cq2, rho, kappa, ln_up_tail,
+            )?;
             if !(sum > 0.0) {
                 return None;
             }
@@ -702,12 +779,10 @@ fn am1_quadrature_up(alpha: f64, q: f64, c: f64) -> Option<f64> {
                     return Some((t_up + disc) * (1.0 + 4.0 * U));
                 }
             }
-        } else {
-            return None;
+            h *= 0.5;
         }
-        h *= 0.5;
+        None
     }
-    None
 }
 
 /// Maximum number of nodes of one trapezoidal sum.
@@ -889,6 +964,51 @@ mod tests {
         );
     }
 
+    /// The series' error bound is proven: |series − exact| ≤ b at 280 points
+    /// (tools/gen_rdp_frac_bound.py: exact ln(A − 1) as a double-double, mpmath quadrature at
+    /// 30 digits), 200 of them in the cancellation corner α ∈ [1.0005, 1.2], q ∈ [0.5, 0.8],
+    /// r ∈ [1e-3, 0.1], where b was exceeded 5-fold before the exponents c·j(j − 1) were
+    /// computed without cancellation. The series alone is tested (no quadrature); the full
+    /// path is checked as an upper bound within 1e-12.
+    #[test]
+    fn series_error_bound_holds() {
+        use crate::dd::{exp_dd, Dd};
+        let data = include_str!("../../tests/golden/rdp_sgm_frac_bound.csv");
+        let (mut n, mut worst, mut at) = (0, 0.0_f64, String::new());
+        let (mut worst_rel, mut at_rel) = (0.0_f64, String::new());
+        for line in data.lines().skip(1) {
+            let f: Vec<f64> = line.split(',').map(|x| x.parse().unwrap()).collect();
+            let (a, q, c, l_hi, l_lo, rdp) = (f[0], f[1], f[2], f[3], f[4], f[5]);
+            let s = series_am1(a, q, c).unwrap();
+            // (A − 1)·e^{−scale} to ~1e-30 relative
+            let exact = exp_dd(Dd::new(l_hi, l_lo).add_f(-s.scale));
+            let diff = exact.add_f(-s.sum).to_f64().abs();
+            let ratio = diff / s.bound;
+            assert!(
+                ratio <= 1.0,
+                "bound exceeded at {line}: |error|/b = {ratio}"
+            );
+            if ratio > worst {
+                worst = ratio;
+                at = line.to_string();
+            }
+            let t = SgmTable::new(ceil_order(a), q);
+            let v = sgm_rdp_value(a, q, c, Fractional::Exact, &t);
+            // rdp is the exact value rounded to 20 digits, then to a double (≤ u/2)
+            assert!(v >= rdp * (1.0 - 2.0 * U), "below exact at {line}: {v}");
+            let rel = (v - rdp) / rdp;
+            assert!(rel < 1e-12, "{rel:e} at {line}");
+            if rel > worst_rel {
+                worst_rel = rel;
+                at_rel = line.to_string();
+            }
+            n += 1;
+        }
+        eprintln!("series_error_bound_holds: {n} points, worst |error|/b {worst:.3} at {at}");
+        eprintln!("  worst relative error of the returned rdp {worst_rel:e} at {at_rel}");
+        assert!(n >= 250);
+    }
+
     /// Where the series is accurate, the quadrature (forced) agrees with it: two independent
     /// methods, each an upper bound with its own error bound.
     #[test]
@@ -1007,21 +1127,53 @@ mod stress {
     }
 }
 #[cfg(test)]
-mod dbg {
+mod timing {
+    /// Time per call of `log_a_frac_up` on the three golden grids (a wall-clock figure, not a
+    /// test): `cargo test -p pabi-core --release --lib frac_timing -- --ignored --nocapture`.
     #[test]
     #[ignore]
-    fn dump_series() {
-        let path = std::env::var("FRAC_PTS").unwrap();
-        let data = std::fs::read_to_string(path).unwrap();
-        for line in data.lines() {
-            let f: Vec<f64> = line.split(',').map(|x| x.trim().parse().unwrap()).collect();
-            let (a, q, r) = (f[0], f[1], f[2]);
-            let c = 0.5 * r * r;
-            println!("PT {a:e} {q:e} {c:e}");
-            let s = super::series_am1(a, q, c).unwrap();
+    fn frac_timing() {
+        let grids = [
+            (
+                "rdp_sgm_frac",
+                include_str!("../../tests/golden/rdp_sgm_frac.csv"),
+                false,
+            ),
+            (
+                "rdp_sgm_frac_corner",
+                include_str!("../../tests/golden/rdp_sgm_frac_corner.csv"),
+                false,
+            ),
+            (
+                "rdp_sgm_frac_bound",
+                include_str!("../../tests/golden/rdp_sgm_frac_bound.csv"),
+                true,
+            ),
+        ];
+        for (name, data, has_c) in grids {
+            let pts: Vec<(f64, f64, f64)> = data
+                .lines()
+                .skip(1)
+                .map(|line| {
+                    let f: Vec<f64> = line.split(',').map(|x| x.parse().unwrap()).collect();
+                    (f[0], f[1], if has_c { f[2] } else { 0.5 * f[2] * f[2] })
+                })
+                .collect();
+            let reps = 20;
+            let (mut best, mut acc) = (f64::INFINITY, 0.0);
+            for _ in 0..5 {
+                let t0 = std::time::Instant::now();
+                for _ in 0..reps {
+                    for &(a, q, c) in &pts {
+                        acc += super::log_a_frac_up(a, q, c).unwrap_or(0.0);
+                    }
+                }
+                best = best.min(t0.elapsed().as_secs_f64());
+            }
+            let per_call = best / (reps * pts.len()) as f64 * 1e6;
             println!(
-                "RES {a:e} {q:e} {c:e} {:e} {:e} {:e}",
-                s.scale, s.sum, s.bound
+                "{name}: {} points, {per_call:.2} us per call (checksum {acc:e})",
+                pts.len()
             );
         }
     }
