@@ -1,7 +1,7 @@
 //! Sampled Gaussian RDP at fractional orders: the exact series of Mironov, Talwar & Zhang,
 //! *Rényi differential privacy of the sampled Gaussian mechanism* (2019), §3.3 (the series of
 //! dp-accounting's `_compute_log_a_frac`), rearranged so that A_α − 1 is computed without
-//! cancellation, with a rigorous truncation bound, rounded up.
+//! cancellation, with a proven bound on its truncation and rounding errors, rounded up.
 //!
 //! # The series
 //! Unit sensitivity, noise σ = 1/r, c = r²/2, μ0 = N(0, σ²), L(x) = e^{(2x−1)c} (likelihood
@@ -28,18 +28,77 @@
 //! [0, ∇^M b_0 / 2^M]: the three tails are summed this way, converging at rate ≥ 2 per term
 //! (the plain series decays only like i^{−α−2}), and the remainder is added to the bound.
 //!
-//! # Error bound of the series
-//! Each term's logarithm is computed from parts whose magnitudes are tracked; the final value
-//! adds Σ |term|·(error of its log) + the Euler rounding and truncation bounds b. Where
-//! A − 1 ≪ K (q within ~0.25 of ½ with r ≲ 0.1, or α → 1) the terms cancel and b/(A − 1)
-//! grows like u·K/(A − 1) (1.3e-7 at q = ½, r = 0.01, α = 1.01). This b is NOT fully rigorous:
-//! at α = 1.001, q = 0.6, r = 0.001 the actual error of the sum was 1.7·b (some rounding in
-//! the terms' parts is not covered; for α = 1.001 and q ∈ [0.6, 0.75] up to 5·b, an error of
-//! order u/(α − 1)). For α < 1 + `NEAR_ONE` (0.05) the quadrature below is therefore used
-//! directly; elsewhere b is used as an estimate (at most 1.5·b observed), multiplied by
-//! `SERIES_SAFETY` = 4: the series value s + 4b is returned when 4b moves ln A by at most
-//! `SERIES_REL` = 2e-13 (relative); otherwise A − 1 is evaluated by the quadrature below.
-//! On both golden grids the series-path values are above the exact ones.
+//! # Error bound of the series (proven, first order)
+//! `series_am1` returns (scale, s, b) with |e^{−scale}(A − 1) − s| ≤ b. The model: the
+//! arithmetic operations and √ are correctly rounded (relative error ≤ u = 2^-53); `ln`,
+//! `ln_1p`, `exp`, `exp_m1` are accurate to 1 ulp (≤ 2u relative), `erfcx_pos` to 2 ulp
+//! (documented, measured 1), `gaussian_tail` to 8 ulp for arguments ≥ 0 (measured ≤ 3.7u on
+//! [0, 37.5] against mpmath); no intermediate is subnormal (c ≥ 1e-200 is required, the series returns None
+//! below). Every term is e^{ℓ} with a computed ℓ̂ and a bound d ≥ |ℓ̂ − ℓ| obtained by adding,
+//! for each operation, its rounding (u·|result|, 2u·|result| for ln/ln_1p) and the propagated
+//! errors of its inputs (absolute errors add in sums; relative ones in products):
+//! * ln|C(α,i)| = Σ_{k<i} x_k, x_k = ln(|α − k|/(k + 1)), compensated sum:
+//!   d ≤ 2.01u·(Σ_k |x̂_k| + i) + 2u·|ln C| (each x_k: ln 2u|x_k|, its argument's two roundings
+//!   2u; Ogita–Rump–Oishi 2005, Prop. 4.5 for the sum). Σ|x_k| is accumulated: it exceeds
+//!   |ln C| by far for large α (mixed signs), so |ln C| alone would not bound the error.
+//! * ln p_i = ln C + (α − i)·l1 + i·l2 (l1, l2 = ln q, ln(1 − q), each 2u relative):
+//!   4.01u|(α − i)l1| + 3.01u|i·l2| + u(|sum| + |ln p|).
+//! * e_i = c·j(j − 1): lower side j = i, i² − i exact, error u|e|; upper side j = α − i,
+//!   computed as c·(α − i)·(α − i − 1), 4.01u|e|. **This was the defect of the earlier
+//!   version**: it formed j·j − j, which cancels where j ≈ 1 (i = ⌊α⌋ − 1 with α just above an
+//!   integer, e.g. i = 0 at α = 1.001): an error u·j²/(j² − j) ≈ u/(α − ⌊α⌋) in e, so in the
+//!   term p_i·expm1(e_i), not covered by the budget (measured 8e-14 relative in the i = 0 term at
+//!   α = 1.001, q = 0.6, r = 0.001, 15× its budget; the sum's error was 1.7–5× b for
+//!   α = 1.001, q ∈ [0.6, 0.75]).
+//! * ln|expm1(e)|: 3.4u + 2u|ℓ| for the evaluation (`log_expm1` / ln(−expm1)) plus the error of
+//!   e times d ln|expm1(e)|/de = e^e/|expm1(e)| ≤ (1 + max(e, 0))/|e|.
+//! * z0 = lr/(2c) + ½ with lr = ln((1 − q)/q): lr has error 3.84u|lr| (q ∈ (¼, ¾): 1 − 2q exact,
+//!   ln_1p of condition ≤ 1.83) or 2u(|ln q| + |ln(1 − q)|) + u|lr|; 2c is exact; so
+//!   d(z0) = d(lr)/(2c) + u|lr/(2c)| + u|z0|. The Mills argument t = (i − z0)·√(2c) (or
+//!   (i + z0 − α)·√(2c)): d(t) = (d(z0) + u|numerator parts|)·√(2c) + 2u|t|.
+//! * ln K = α ln(1 − q) − c z0² − ln √(2π): 3.01u|α l1| + (2c|z0|·d(z0) + 2u·cz0²) + u(|·|).
+//! * ln M(τ) = ln √(π/2) + ln erfcx(τ/√2), τ ≥ 0: |d ln M/dτ| = h(τ) − τ ≤ √(2/π) (h the
+//!   Gaussian hazard rate, h(τ) − τ decreasing from √(2/π)), so 0.798·d(τ) + 1.6u·τ (the
+//!   rounded τ/√2) + 4.7u + 3u|ln M|.
+//! * For t < 0 the full term is p·e^{e}·(1 − Q(|t|)): ln(1 − Q) has error
+//!   Q/(1 − Q)·(16u + (|t| + 0.8)·d(t)) + 2u|ln(1 − Q)| (|d ln Q/dτ| = h(τ) ≤ τ + 0.8).
+//! * Each term enters as v = exp(ℓ̂ − ℓmax) with |v − exact| ≤ v·[(e^{d + u|ℓ̂ − ℓmax|} − 1) +
+//!   2u] (the subtraction and exp); the terms and tail sums are added by a compensated sum:
+//!   ≤ u|s| + γ²_{n}Σ|v|.
+//! * Euler transform of a tail (values b̂_k with errors δ_k as above): the truncated transform
+//!   is Σ_k w_k b_k with Σ_m |coefficient of b_k in term m| ≤ Σ_{m≥k} C(m,k)/2^{m+1} = 1, so
+//!   the value errors contribute ≤ Σ_k δ_k, also term by term, so clipping the computed ∇^m b_0
+//!   at 0 (the exact one is ≥ 0) does not add to it; a rounding error in ∇^l b_j reaches the
+//!   terms with total weight 2^{−l} and is ≤ u·∇^l b_j ≤ u·b_j (moment sequence): ≤ u·Σ b_j
+//!   (2.01u used); the terms' compensated sum u·sum. The truncation remainder is ≤ the exact
+//!   last term ≤ computed last term + these errors (counted twice).
+//! * The bound is multiplied by 1.01 for the neglected products of errors (every relative error
+//!   above is ≤ 1e-6 where it matters).
+//!
+//! The final logarithms are directed: scale + ln(s ± b) is moved by 4u(1 + |ln(s ± b)| +
+//! |scale + ln(s ± b)|) (ln 1 ulp, two additions), ln A = softplus(·)·(1 + 8u) (its ≤ 4u error).
+//! A_α is increasing in c, so `log_a_frac_up` evaluates at c·(1 + 4u) (≥ c/(1 − u)): the bound
+//! then also holds for the exact r²/2 of which its callers' c = fl(0.5·r·r) is a rounding.
+//!
+//! Check (`series_error_bound_holds`, tests/golden/rdp_sgm_frac_bound.csv from
+//! tools/gen_rdp_frac_bound.py: exact ln(A − 1) by mpmath quadrature at 30 digits, as a
+//! double-double): 280 points, 200 of them in the corner α ∈ [1.0005, 1.2], q ∈ [0.5, 0.8],
+//! r ∈ [1e-3, 0.1], 40 just above integers 2–6, 40 across the domain: the actual error of the
+//! series (no quadrature) is at most 0.31·b (it was up to 5·b at α = 1.001 before the e_i fix,
+//! which the test detects: 2.7·b at α = 1.0019, q = 0.69). Where A − 1 ≪ K (q near ½ with
+//! small r, or α → 1 with small q and large r) the terms cancel and b/(A − 1) grows like
+//! u·K/(A − 1) (2e-7 at q = ½, r = 0.01, α = 1.001): there the quadrature takes over.
+//!
+//! # Choice of method
+//! Both the series (s + b) and the quadrature below are proven upper bounds, so the cheaper is
+//! tried first by a cost model measured on the golden grids: the series ≈ 20 µs + 0.45 µs per
+//! directly summed index (up to ⌊α⌋ + 2, then while the primary argument is ≤ 0 and the terms
+//! have not decayed by e^{−80}: about min(|z0|, 80/|ln((1 − q)/q)|) indices, thousands for
+//! q slightly above ½ with small r), the quadrature ≈ 0.36 µs per predicted node (30–500).
+//! The quadrature is run first when its predicted cost is lower; otherwise the series' s + b is
+//! returned when b moves ln A by at most `SERIES_REL` = 2e-13 (relative), and the quadrature
+//! is the fallback. (An earlier version used the quadrature for all α < 1.05 because the
+//! series' b was not a bound there, and multiplied b by 4 elsewhere; neither is needed now.)
 //!
 //! # Quadrature (the cancellation regime)
 //! With Y = L − 1 (E[Y] = 0): A − 1 = E_{μ0}[g(qY)], g(y) = (1 + y)^α − 1 − αy, and with
@@ -65,18 +124,19 @@
 //!   numbers of each step) and the compensated sum's 2u are added.
 //!
 //! The result is therefore an upper bound on A − 1 under the assumption that the libm functions
-//! (exp, exp_m1, ln_1p, ln) are accurate to 1 ulp. If it falls below the series' lower end
-//! s − 4b (never observed) the larger of the two upper ends is returned. Cost: 30–500 nodes
-//! (more for large r, where the strip is narrow), only where the series' bound is too wide;
-//! the quadrature is skipped (series upper end returned) when it would need > 20000 nodes.
+//! (exp, exp_m1, ln_1p, ln) are accurate to 1 ulp. As a fallback after the series, if it falls
+//! below the series' lower end s − b (never observed) the larger of the two upper ends is
+//! returned. Cost: 30–500 nodes (more for large r, where the strip is narrow); the quadrature
+//! is skipped when it would need > 20000 nodes.
 //!
 //! # Accuracy
 //! vs mpmath quadrature (pabi.reference.sampled_gaussian_rdp_quad, 50 digits), as an upper
 //! bound always: the 216-point grid (α ∈ [1.01, 256.5], q ∈ [1e-9, 0.99], r ∈ [0.01, 4]) within
-//! 1.6e-13 relative (it was 1.3e-7 at q = ½, r = 0.01, α = 1.01 before the quadrature), and
-//! the cancellation corner (tests/golden/rdp_sgm_frac_corner.csv, 435 points: q ∈ [0.25, 0.75],
-//! r ∈ [1e-3, 0.1], α ∈ [1.001, 2.99], and α ∈ [1.0001, 1.1] with q ∈ [1e-9, 0.1],
-//! r ∈ [0.01, 4]) within 2.1e-13. α → 1: β = α − 1 factors out of g exactly, so
+//! 1.9e-13 relative, the cancellation corner (tests/golden/rdp_sgm_frac_corner.csv, 435 points:
+//! q ∈ [0.25, 0.75], r ∈ [1e-3, 0.1], α ∈ [1.001, 2.99], and α ∈ [1.0001, 1.1] with
+//! q ∈ [1e-9, 0.1], r ∈ [0.01, 4]) within 1.9e-13, the 280 points of
+//! tests/golden/rdp_sgm_frac_bound.csv within 3.9e-14 (the worst cases are series values whose
+//! b moves ln A by nearly `SERIES_REL`). α → 1: β = α − 1 factors out of g exactly, so
 //! ln(A)/(α − 1) = log1p(A − 1)/(α − 1) keeps full relative accuracy.
 
 use crate::num::log_add_exp;
