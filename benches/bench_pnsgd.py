@@ -14,7 +14,14 @@ B rounded to a double, δ = A(1 − B^n)/(n(1 − B)) with np.power. Reported: w
 3), the ratio, and the accuracy of both against pabi.reference (mpmath, 50 digits) on a random
 subsample, plus how many numpy values are non-finite or below the exact bound (optimistic).
 
+Inversions (``--inversions``, or ``python benches/bench_pnsgd.py inversions``): ``pnsgd_epsilon``
+and ``pnsgd_calibrate_sigma`` on 1e4 random elements each (shuffled, random stop, fixed order
+with large condition number |k ln B| (the precise path), Gaussian and Laplace) against a numpy
+bisection on the double grid over pabi's own vectorized ``pnsgd_delta`` (same bracketing by ×4,
+same bit bisection: it returns the same smallest double, counted as "equal").
+
     python benches/bench_pnsgd.py             # prints the table
+    python benches/bench_pnsgd.py inversions  # the inversion benchmark only
     pytest benches/bench_pnsgd.py --benchmark-enable
 """
 
@@ -124,7 +131,111 @@ def report(n: int = N) -> list[dict]:
     return rows
 
 
+# ---------------------------------------------------------------------------------------------
+# Inversions: pabi's lock-step block solvers against a numpy bisection over pabi's delta
+
+# measured on the engine before the block solvers (commit cc19854, per-element scalar
+# bisection; loaded 2-core machine), same cases: (pabi s, numpy s)
+BEFORE = {
+    "epsilon shuffled G": (726.5, 48.0),
+    "epsilon random_stop L": (107.0, 68.1),
+    "epsilon fixed G precise": (176.3, 74.0),
+    "sigma shuffled G": (426.5, 40.9),
+    "sigma fixed L": (112.3, 59.3),
+}
+
+
+def inversion_cases(m: int = 10_000) -> list[tuple[str, str, dict]]:
+    rng = np.random.default_rng(5)
+    sig = 10 ** rng.uniform(-0.3, 0.7, m)
+    nn = np.floor(10 ** rng.uniform(1, 6, m))
+    delta = 10 ** rng.uniform(-12, -2, m)
+    eps = rng.uniform(0.5, 8.0, m)
+    base = dict(lipschitz=1.0, lr=0.05, diameter=1.0)
+    ix = np.floor(nn * rng.uniform(0, 1, m)) + 1
+    return [
+        ("epsilon", "shuffled G", dict(delta=delta, sigma=sig, n=nn, order="shuffled", **base)),
+        ("epsilon", "random_stop L", dict(delta=delta, sigma=sig, n=nn, order="random_stop",
+                                          noise="laplace", index=ix, **base)),
+        # B near 1 and n - i up to 1e6: |k ln B| large, the precise path decides
+        ("epsilon", "fixed G precise", dict(delta=delta, sigma=4 * sig, n=nn, order="fixed",
+                                            index=np.maximum(1.0, np.floor(nn / 3)), **base)),
+        ("sigma", "shuffled G", dict(eps=eps, delta=delta, n=nn, order="shuffled", **base)),
+        ("sigma", "fixed L", dict(eps=eps, delta=delta, n=nn, order="fixed", noise="laplace",
+                                  index=ix, **base)),
+    ]
+
+
+def numpy_invert(kind: str, kw: dict) -> np.ndarray:
+    """Smallest double x with pnsgd_delta(x) <= delta, the path of pabi's solvers: ε from 0, a
+    bracket by x4 from 1; σ from the smallest normal, by /4 or x4 from 1; then bisection on the
+    bit patterns. Every step is one vectorized pnsgd_delta call over the live elements."""
+    kw = dict(kw)
+    delta = np.asarray(kw.pop("delta"), dtype=float)
+    eps = np.asarray(kw.pop("eps", 0.0), dtype=float)
+    m = delta.size
+
+    def ok(x, i):
+        k = {a: (v[i] if isinstance(v, np.ndarray) else v) for a, v in kw.items()}
+        if kind == "epsilon":
+            return pabi.pnsgd_delta(x, **k) <= delta[i]
+        return pabi.pnsgd_delta(eps[i] if eps.ndim else eps, sigma=x, **k) <= delta[i]
+
+    every = np.arange(m)
+    start = 0.0 if kind == "epsilon" else np.finfo(float).tiny
+    done = ok(np.full(m, start), every)
+    lo, hi = np.zeros(m), np.ones(m)
+    live = every[~done]
+    down = np.zeros(m, bool)
+    if kind == "sigma":
+        down[live] = ok(hi[live], live)
+        cur = np.full(m, 0.25)
+        act = every[down]
+        while act.size:  # ok(1): down by /4 until it fails
+            g = ok(cur[act], act)
+            cur[act[g]] *= 0.25
+            act = act[g]
+        lo[down], hi[down] = cur[down], 4 * cur[down]
+    act = every[~done & ~down]
+    while act.size:  # up by x4 until it meets
+        g = ok(hi[act], act)
+        f = act[~g]
+        lo[f] = hi[f]
+        hi[f] *= 4.0
+        act = f
+    a, b = lo.view(np.uint64).copy(), hi.view(np.uint64).copy()
+    act = every[~done & (b - a > 1)]
+    while act.size:
+        mid = a[act] + (b[act] - a[act]) // 2
+        g = ok(mid.view(np.float64), act)
+        b[act[g]] = mid[g]
+        a[act[~g]] = mid[~g]
+        act = act[b[act] - a[act] > 1]
+    out = b.view(np.float64).copy()
+    out[done] = 0.0
+    return out
+
+
+def inversions(m: int = 10_000) -> None:
+    print(f"inversions, {m} elements per case (wall-clock, best of 3; loaded 2-core machine)")
+    print(f"{'case':24s} {'pabi ms':>9s} {'numpy ms':>9s} {'ratio':>6s}  {'equal':>11s}"
+          f"  {'before: pabi ms / ratio':>24s}")
+    for kind, name, kw in inversion_cases(m):
+        f = pabi.pnsgd_epsilon if kind == "epsilon" else pabi.pnsgd_calibrate_sigma
+        args = (kw["delta"],) if kind == "epsilon" else (kw["eps"], kw["delta"])
+        rest = {k: v for k, v in kw.items() if k not in ("delta", "eps")}
+        t_p = best_of(lambda: f(*args, **rest))
+        t_n = best_of(lambda: numpy_invert(kind, kw), repeat=1)
+        same = int(np.sum(f(*args, **rest) == numpy_invert(kind, kw)))
+        bp, bn = BEFORE[kind + " " + name]
+        print(f"{kind + ' ' + name:24s} {t_p * 1e3:9.1f} {t_n * 1e3:9.1f} {t_n / t_p:6.2f}  "
+              f"{same:5d}/{m}  {bp:14.1f} / {bn / bp:5.2f}")
+
+
 def main() -> None:
+    if "inversions" in sys.argv[1:]:
+        inversions()
+        return
     rows = report()
     print(f"pabi {pabi.__version__}, threads={pabi.get_num_threads()}, simd={pabi.simd_level()}")
     print(f"{'workload':22s} {'numpy s':>9s} {'pabi s':>9s} {'ratio':>7s}  {'pabi worst rel':>14s}"

@@ -973,20 +973,19 @@ simd! {
         Ok(())
     }
 
-    /// Inversion in ε for one chunk.
-    fn k_epsilon(prep: &Prepared, target: &[f64], j0: usize, out: &mut [f64]) -> Result<()> {
-        for (t, o) in out.iter_mut().enumerate() {
-            *o = solve_epsilon(prep, target, j0 + t)?;
+    /// Inversion in ε (`Solve::Epsilon`, `eps` unused) or calibration of σ for one chunk: the
+    /// lock-step block solver ([`solve_lanes`]), the scalar solvers for a few elements.
+    fn k_solve(prep: &Prepared, kind: Solve, eps: &[f64], target: &[f64], j0: usize, out: &mut [f64]) -> Result<()> {
+        if out.len() < SOLVE_LANES_MIN {
+            for (t, o) in out.iter_mut().enumerate() {
+                *o = match kind {
+                    Solve::Epsilon => solve_epsilon(prep, target, j0 + t)?,
+                    Solve::Sigma => solve_sigma(prep, eps, target, j0 + t)?,
+                };
+            }
+            return Ok(());
         }
-        Ok(())
-    }
-
-    /// Calibration of σ for one chunk.
-    fn k_sigma(prep: &Prepared, eps: &[f64], target: &[f64], j0: usize, out: &mut [f64]) -> Result<()> {
-        for (t, o) in out.iter_mut().enumerate() {
-            *o = solve_sigma(prep, eps, target, j0 + t)?;
-        }
-        Ok(())
+        solve_lanes(prep, kind, eps, target, j0, out)
     }
 }
 
@@ -1158,12 +1157,18 @@ fn check_target(delta: &[f64]) -> Result<()> {
 #[inline(always)]
 fn meets(e: &Elem, eps: f64, s: f64, target: f64, log_target: f64) -> bool {
     let (ra, rb) = e.radii(s);
+    let f = factors_one(e.noise, e.order, target < 1e-290, eps, ra, rb);
+    meets_with(e, &f, eps, s, rb, target, log_target)
+}
+
+/// [`meets`] given the factors `f` of (ε, σ) (`f.la` needed where target < 1e-290) and r_B.
+#[inline(always)]
+fn meets_with(e: &Elem, f: &Fac, eps: f64, s: f64, rb: f64, target: f64, log_target: f64) -> bool {
     let log = target < 1e-290;
-    let f = factors_one(e.noise, e.order, log, eps, ra, rb);
     let (fast, goal) = if log {
-        (finish_log(e, &f), log_target)
+        (finish_log(e, f), log_target)
     } else {
-        (finish_value(e, &f), target)
+        (finish_value(e, f), target)
     };
     if fast <= goal {
         return true;
@@ -1185,7 +1190,7 @@ fn meets(e: &Elem, eps: f64, s: f64, target: f64, log_target: f64) -> bool {
     if far {
         return false;
     }
-    precise_fixed(e, &f, eps, s, rb, log).is_some_and(|v| v <= goal)
+    precise_fixed(e, f, eps, s, rb, log).is_some_and(|v| v <= goal)
 }
 
 /// Smallest double x in (lo, hi] with `ok(x)`, given !ok(lo) and ok(hi), both ≥ 0: bisection
@@ -1213,7 +1218,9 @@ pub fn epsilon(target: &[f64], p: Params, out: &mut [f64]) -> Result<()> {
     check_broadcast(len, &[("delta", target.len())])?;
     check_target(target)?;
     let prep = Prepared::new(p, len, true)?;
-    drive(out, PAR_SOLVE, |j0, o| k_epsilon(&prep, target, j0, o))
+    drive_solve(out, |j0, o| {
+        k_solve(&prep, Solve::Epsilon, &[], target, j0, o)
+    })
 }
 
 #[inline(always)]
@@ -1233,11 +1240,7 @@ fn solve_epsilon(prep: &Prepared, target: &[f64], j: usize) -> Result<f64> {
         hi *= 4.0;
         steps += 1;
         if steps > 520 || !hi.is_finite() {
-            let (ra, _) = e.radii(s);
-            return Err(PabiError::unreachable(format!(
-                "no finite eps reaches delta = {t} (element {j}: 2*lipschitz/sigma = {ra:e}; \
-                     the bound at the largest eps tried is still above the target)"
-            )));
+            return Err(no_epsilon(&e, s, t, j));
         }
     }
     let lo = if steps == 0 { 0.0 } else { hi / 4.0 };
@@ -1253,7 +1256,9 @@ pub fn calibrate_sigma(eps: &[f64], target: &[f64], p: Params, out: &mut [f64]) 
     check_eps(eps)?;
     check_target(target)?;
     let prep = Prepared::new(p, len, false)?;
-    drive(out, PAR_SOLVE, |j0, o| k_sigma(&prep, eps, target, j0, o))
+    drive_solve(out, |j0, o| {
+        k_solve(&prep, Solve::Sigma, eps, target, j0, o)
+    })
 }
 
 #[inline(always)]
@@ -1279,12 +1284,288 @@ fn solve_sigma(prep: &Prepared, eps: &[f64], target: &[f64], j: usize) -> Result
         hi *= 4.0;
         steps += 1;
         if steps > 500 {
-            return Err(PabiError::unreachable(format!(
-                "no noise level sigma <= 1e300 reaches (eps = {x}, delta = {t}) at element {j}"
-            )));
+            return Err(no_sigma(x, t, j));
         }
     }
     Ok(bisect_bits(hi / 4.0, hi, ok))
+}
+
+fn no_epsilon(e: &Elem, s: f64, t: f64, j: usize) -> PabiError {
+    let (ra, _) = e.radii(s);
+    PabiError::unreachable(format!(
+        "no finite eps reaches delta = {t} (element {j}: 2*lipschitz/sigma = {ra:e}; \
+             the bound at the largest eps tried is still above the target)"
+    ))
+}
+
+fn no_sigma(x: f64, t: f64, j: usize) -> PabiError {
+    PabiError::unreachable(format!(
+        "no noise level sigma <= 1e300 reaches (eps = {x}, delta = {t}) at element {j}"
+    ))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lock-step inversions
+//
+// [`solve_epsilon`] / [`solve_sigma`] evaluate [`meets`] ~60–100 times per element, each
+// evaluation waiting for the previous one: latency-bound (~700 ns per Gaussian evaluation
+// against ~50 ns of throughput in the block kernels). The array path runs the same searches for
+// [`theta::BLOCK`] elements at once: every round evaluates the query point of every live lane
+// through [`factors_block`] (bitwise equal to [`factors_one`]) and [`meets_with`], and each lane
+// takes the step its scalar search would take. A lane that finishes is refilled with the next
+// element of the chunk. The sequence of query points of an element, hence its result and its
+// error, is exactly the scalar one (unit test `lock_step_solvers_equal_scalar`).
+
+/// Chunks shorter than this use the scalar solvers.
+const SOLVE_LANES_MIN: usize = 4;
+
+/// Which inversion a lane runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Solve {
+    /// The smallest ε ([`solve_epsilon`]).
+    Epsilon,
+    /// The smallest σ ([`solve_sigma`]).
+    Sigma,
+}
+
+/// Where a lane is in the search of [`solve_epsilon`] / [`solve_sigma`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Querying ε = 0 (σ = f64::MIN_POSITIVE): met → 0.
+    Start,
+    /// σ only: querying σ = 1.
+    One,
+    /// σ only, σ = 1 met: querying 1/4, 1/16, … until one fails.
+    Down,
+    /// Querying 1, 4, 16, … (σ: from 4) until one meets.
+    Up,
+    /// Bisection on the bit patterns (a, b], querying the midpoint `x`.
+    Bisect,
+}
+
+/// One element's search state.
+#[derive(Debug, Clone, Copy)]
+struct Lane {
+    j: usize,
+    e: Elem,
+    /// σ (ε solver) or ε (σ solver): the coordinate that does not move.
+    fixed: f64,
+    t: f64,
+    lt: f64,
+    phase: Phase,
+    /// The query point.
+    x: f64,
+    steps: u32,
+    a: u64,
+    b: u64,
+}
+
+/// A lane's next query (`None`) or its result.
+type Next = Option<Result<f64>>;
+
+impl Lane {
+    /// A lane for element j, or its result where no query is needed (σ with L = 0).
+    #[inline(always)]
+    fn new(
+        prep: &Prepared,
+        kind: Solve,
+        eps: &[f64],
+        target: &[f64],
+        j: usize,
+    ) -> std::result::Result<Lane, Result<f64>> {
+        let e = prep.elem(j).map_err(Err)?;
+        let t = at(target, j);
+        let (fixed, x) = match kind {
+            Solve::Epsilon => (at(prep.p.sigma, j), 0.0),
+            Solve::Sigma => {
+                if e.rad.two_l == 0.0 {
+                    return Err(Ok(0.0));
+                }
+                (at(eps, j), f64::MIN_POSITIVE)
+            }
+        };
+        Ok(Lane {
+            j,
+            e,
+            fixed,
+            t,
+            lt: vmath::ln(t) * (1.0 + LOG_REL),
+            phase: Phase::Start,
+            x,
+            steps: 0,
+            a: 0,
+            b: 0,
+        })
+    }
+
+    /// (ε, σ) of the query.
+    #[inline(always)]
+    fn point(&self, kind: Solve) -> (f64, f64) {
+        match kind {
+            Solve::Epsilon => (self.x, self.fixed),
+            Solve::Sigma => (self.fixed, self.x),
+        }
+    }
+
+    /// [`bisect_bits`] on (lo, hi]: its first midpoint, or its result.
+    #[inline(always)]
+    fn bisect(&mut self, lo: f64, hi: f64) -> Next {
+        self.phase = Phase::Bisect;
+        self.a = lo.to_bits();
+        self.b = hi.to_bits();
+        self.mid()
+    }
+
+    #[inline(always)]
+    fn mid(&mut self) -> Next {
+        if self.b - self.a > 1 {
+            self.x = f64::from_bits(self.a + (self.b - self.a) / 2);
+            None
+        } else {
+            Some(Ok(f64::from_bits(self.b)))
+        }
+    }
+
+    #[inline(always)]
+    fn query(&mut self, phase: Phase, x: f64) -> Next {
+        self.phase = phase;
+        self.x = x;
+        None
+    }
+
+    /// The step of the scalar search after `ok` = meets(query).
+    #[inline(always)]
+    fn advance(&mut self, kind: Solve, ok: bool) -> Next {
+        match (self.phase, kind) {
+            (Phase::Start, _) if ok => Some(Ok(0.0)),
+            (Phase::Start, Solve::Epsilon) => self.query(Phase::Up, 1.0),
+            (Phase::Start, Solve::Sigma) => self.query(Phase::One, 1.0),
+            (Phase::One, _) if ok => self.query(Phase::Down, 0.25),
+            (Phase::One, _) => {
+                // ok(1) failed: [`solve_sigma`]'s loop goes to 4 (its repeated query of 1 is
+                // skipped: same answer)
+                self.steps = 1;
+                self.query(Phase::Up, 4.0)
+            }
+            (Phase::Down, _) if ok => self.query(Phase::Down, self.x * 0.25),
+            (Phase::Down, _) => self.bisect(self.x, self.x * 4.0),
+            (Phase::Up, Solve::Epsilon) if ok => {
+                let lo = if self.steps == 0 { 0.0 } else { self.x / 4.0 };
+                self.bisect(lo, self.x)
+            }
+            (Phase::Up, Solve::Sigma) if ok => self.bisect(self.x / 4.0, self.x),
+            (Phase::Up, Solve::Epsilon) => {
+                self.x *= 4.0;
+                self.steps += 1;
+                if self.steps > 520 || !self.x.is_finite() {
+                    return Some(Err(no_epsilon(&self.e, self.fixed, self.t, self.j)));
+                }
+                None
+            }
+            (Phase::Up, Solve::Sigma) => {
+                self.x *= 4.0;
+                self.steps += 1;
+                if self.steps > 500 {
+                    return Some(Err(no_sigma(self.fixed, self.t, self.j)));
+                }
+                None
+            }
+            (Phase::Bisect, _) => {
+                if ok {
+                    self.b = self.x.to_bits();
+                } else {
+                    self.a = self.x.to_bits();
+                }
+                self.mid()
+            }
+        }
+    }
+}
+
+/// The inversions of the chunk `j0..j0 + out.len()` in lock-step (section doc); the error of the
+/// smallest failing element, as the scalar loop would return it.
+#[inline(always)]
+fn solve_lanes(
+    prep: &Prepared,
+    kind: Solve,
+    eps: &[f64],
+    target: &[f64],
+    j0: usize,
+    out: &mut [f64],
+) -> Result<()> {
+    const B: usize = theta::BLOCK;
+    let p = &prep.p;
+    let len = out.len();
+    let w = len.min(B);
+    let mut slot: [Option<Lane>; B] = [None; B];
+    let mut next = 0usize;
+    let mut first_err: Option<(usize, PabiError)> = None;
+    let mut done = |j: usize, r: Result<f64>, out: &mut [f64]| match r {
+        Ok(v) => out[j - j0] = v,
+        Err(e) => {
+            if !first_err.as_ref().is_some_and(|(i, _)| *i < j) {
+                first_err = Some((j, e));
+            }
+        }
+    };
+    loop {
+        let mut live = false;
+        let mut log = false;
+        let (mut x, mut s, mut ra, mut rb) = ([1.0; B], [1.0; B], [1.0; B], [1.0; B]);
+        for k in 0..w {
+            while slot[k].is_none() && next < len {
+                let j = j0 + next;
+                next += 1;
+                match Lane::new(prep, kind, eps, target, j) {
+                    Ok(l) => slot[k] = Some(l),
+                    Err(r) => done(j, r, out),
+                }
+            }
+            if let Some(l) = &slot[k] {
+                live = true;
+                log |= l.t < 1e-290;
+                (x[k], s[k]) = l.point(kind);
+                (ra[k], rb[k]) = l.e.radii(s[k]);
+            }
+        }
+        if !live {
+            break;
+        }
+        let f = factors_block(p.noise, p.order, log, &x[..w], &ra[..w], &rb[..w]);
+        for k in 0..w {
+            if let Some(l) = &mut slot[k] {
+                let ok = meets_with(&l.e, &f.get(k), x[k], s[k], rb[k], l.t, l.lt);
+                if let Some(r) = l.advance(kind, ok) {
+                    let j = l.j;
+                    slot[k] = None;
+                    done(j, r, out);
+                }
+            }
+        }
+    }
+    match first_err {
+        Some((_, e)) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// [`drive`] for the solvers: chunks of a multiple of [`theta::BLOCK`] elements (at least 16
+/// chunks where the array allows it, at most 1024 elements), in parallel from [`PAR_SOLVE`].
+fn drive_solve(out: &mut [f64], k: impl Fn(usize, &mut [f64]) -> Result<()> + Sync) -> Result<()> {
+    const B: usize = theta::BLOCK;
+    let ch = (out.len() / 16 / B).clamp(1, 32) * B;
+    match pool() {
+        Some(p) if out.len() >= PAR_SOLVE => {
+            let res: Vec<Result<()>> = p.install(|| {
+                out.par_chunks_mut(ch)
+                    .enumerate()
+                    .map(|(c, o)| k(c * ch, o))
+                    .collect()
+            });
+            res.into_iter().collect()
+        }
+        _ => k(0, out),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1548,6 +1829,121 @@ mod tests {
         q.sigma = &sv;
         delta(&[1.0], q, &mut d).unwrap();
         assert!(d[0] <= 1e-6);
+    }
+
+    /// The lock-step solvers of the array path return, per element, bitwise the result of the
+    /// scalar solvers ([`solve_epsilon`], [`solve_sigma`]): every order, both noises, targets in
+    /// value and in log space, fixed order with large |k ln B| (the precise path decides), M < 1
+    /// per element, L = 0 lanes; and the same error (the first failing element) as the scalar loop.
+    #[test]
+    fn lock_step_solvers_equal_scalar() {
+        let mut st = 0x2545_F491_4F6C_DD1D_u64;
+        let mut rnd = move || {
+            st ^= st << 13;
+            st ^= st >> 7;
+            st ^= st << 17;
+            (st >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let m = 300;
+        let mut total = 0;
+        let mut precise = 0;
+        for noise in [Noise::Gaussian, Noise::Laplace] {
+            for order in [
+                Order::Fixed,
+                Order::Shuffled,
+                Order::RandomStop,
+                Order::RandomStopAsPublished,
+            ] {
+                let n: Vec<f64> = (0..m).map(|_| (10f64.powf(6.0 * rnd())).floor()).collect();
+                let ix: Vec<f64> = n
+                    .iter()
+                    .map(|&x| {
+                        if rnd() < 0.5 {
+                            1.0
+                        } else {
+                            (x * rnd()).floor().max(1.0)
+                        }
+                    })
+                    .collect();
+                let sigma: Vec<f64> = (0..m).map(|_| 10f64.powf(1.3 * rnd() - 0.3)).collect();
+                let diam: Vec<f64> = (0..m).map(|_| 0.2 + 2.0 * rnd()).collect();
+                let lip: Vec<f64> = (0..m)
+                    .map(|_| if rnd() < 0.03 { 0.0 } else { 0.2 + rnd() })
+                    .collect();
+                let beta: Vec<f64> = (0..m).map(|_| 1.0 + 9.0 * rnd()).collect();
+                let rho: Vec<f64> = (0..m)
+                    .map(|_| if rnd() < 0.5 { 0.0 } else { 0.5 * rnd() })
+                    .collect();
+                let target: Vec<f64> = (0..m)
+                    .map(|_| {
+                        if rnd() < 0.1 {
+                            10f64.powf(-290.0 - 15.0 * rnd())
+                        } else {
+                            10f64.powf(-1.0 - 14.0 * rnd())
+                        }
+                    })
+                    .collect();
+                let eps: Vec<f64> = (0..m).map(|_| 8.0 * rnd() * rnd()).collect();
+                let mut p = params(order, None);
+                p.noise = noise;
+                p.sigma = &sigma;
+                p.n = &n;
+                p.lr = &[0.05];
+                p.diameter = &diam;
+                p.lipschitz = &lip;
+                p.smoothness = Some(&beta);
+                p.strong_convexity = &rho;
+                if order != Order::Shuffled {
+                    p.index = Some(&ix);
+                }
+                let prep = Prepared::new(p, m, true).unwrap();
+                let mut out = vec![0.0; m];
+                // ε: L = 0 lanes have δ = 0 at ε = 0 (result 0)
+                epsilon(&target, p, &mut out).unwrap();
+                for j in 0..m {
+                    let sc = solve_epsilon(&prep, &target, j).unwrap();
+                    assert_eq!(
+                        out[j].to_bits(),
+                        sc.to_bits(),
+                        "eps {noise:?} {order:?} j={j}"
+                    );
+                    // at the solution, is the decision the precise path's?
+                    let e = prep.elem(j).unwrap();
+                    let (ra, rb) = e.radii(sigma[j]);
+                    let f = factors_one(noise, order, false, out[j], ra, rb);
+                    precise += (order == Order::Fixed
+                        && wants_precise(noise, (e.n - e.i) * f.lb, rb, f.a))
+                        as usize;
+                }
+                calibrate_sigma(&eps, &target, p, &mut out).unwrap();
+                for j in 0..m {
+                    let sc = solve_sigma(&prep, &eps, &target, j).unwrap();
+                    assert_eq!(
+                        out[j].to_bits(),
+                        sc.to_bits(),
+                        "sigma {noise:?} {order:?} j={j}"
+                    );
+                }
+                total += 2 * m;
+            }
+        }
+        assert_eq!(total, 4800);
+        assert!(precise > 50, "{precise} elements near the precise path");
+        // errors: σ for ε = 0 and δ = 1e-310 is unreachable (θ(0, r) ≥ r/√(2π) with r ≥ 1e-300):
+        // the first such element is reported, as by the scalar loop
+        let p = params(Order::Shuffled, None);
+        let mut eps = vec![1.0; 40];
+        let mut target = vec![1e-6; 40];
+        for &j in &[33, 17, 29] {
+            eps[j] = 0.0;
+            target[j] = 1e-310;
+        }
+        let mut out = vec![0.0; 40];
+        let err = calibrate_sigma(&eps, &target, p, &mut out).unwrap_err();
+        let prep = Prepared::new(p, 40, false).unwrap();
+        let want = solve_sigma(&prep, &eps, &target, 17).unwrap_err();
+        assert_eq!(err.to_string(), want.to_string());
+        assert!(err.to_string().contains("element 17"), "{err}");
     }
 
     /// The block kernel (arrays) and the scalar path (one element at a time) are the same
