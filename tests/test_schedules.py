@@ -313,6 +313,30 @@ def test_fig5_against_reference():
     assert relerr(s, se) < 1e-14
 
 
+SLOW = dict(eps=0.5, lipschitz=1.0, lr=0.1, diameter=1.0, index=100, c1=5.0, c2=3.0, decay=1.15)
+
+
+@pytest.mark.parametrize("mech", ["gaussian", "laplace"])
+@pytest.mark.parametrize("kw,n", [
+    (FIG45, 100 + 2 ** 18 + 1000),  # just past the direct sum: a short certified finite sum
+    (FIG45, 10 ** 15),
+    (SLOW, 100 + 2 ** 18 + 1),  # one term past the direct sum
+    (SLOW, 10 ** 9),
+    (SLOW, 10 ** 15),  # slow decay: the sum beyond 2^18 carries most of ln δ (-419 Gaussian)
+])
+def test_online_delta_past_direct_sum_against_reference(mech, kw, n):
+    """δ_n(i) for n − i > 2^18: direct sum, then the certified upper bound of the remaining finite
+    sum (pabi_core::schedules::online, "The certified sums"): never below the 50-digit value,
+    within the module's contract (relative error ≤ 6·2^-46·|ln δ|, ≤ 1e-12 where |ln δ| ≤ 12)."""
+    fn = pabi.online_gauss_delta if mech == "gaussian" else pabi.online_laplace_delta
+    pos = (kw["eps"], kw["lipschitz"], kw["lr"], kw["diameter"])
+    exact = ref.online_schedule_delta(mech, *pos, n=n, index=kw["index"], c1=kw["c1"], c2=kw["c2"],
+                                      decay=kw["decay"], dps=50, T=300)
+    assert_upper(fn(n=n, **kw), exact, what=f"{mech} n={n}")
+    lv = fn(n=n, log=True, **kw)
+    assert lv >= mp.log(exact) and lv - mp.log(exact) <= 6 * INFLATE * max(1.0, abs(lv))
+
+
 def test_gauss_online_log_factor_concavity_condition():
     """The certified Gaussian bound uses g = ln B_t concave on [a, ∞) when
     α·max(ρB(w), B(w)) + 2α(1−ρ) < 1 at a (proof in pabi_core::schedules::online). 50-digit second

@@ -19,8 +19,8 @@
 //!
 //! Fractional α: [`Fractional::Exact`] (default of the batch API) evaluates the exact series of
 //! Mironov–Talwar–Zhang 2019 §3.3 (module [`frac`]: cancellation-free A − 1, Euler-transformed
-//! tails whose error bound is used as an estimate with a 4× safety factor; where it is not
-//! small, and for α < 1.05, a trapezoidal quadrature of a non-negative integrand with proven
+//! tails, a proven first-order bound on truncation and rounding errors that is added; where a
+//! cost model prefers it, a trapezoidal quadrature of a non-negative integrand with proven
 //! error bounds), capped by the ceiling rule; [`Fractional::Ceil`]
 //! uses ε(⌈α⌉) (D_α is non-decreasing in α; [002] §3.2; α ∈ (1, 2] uses order 2).
 //! Results are rounded up by [`INFLATE`]·(1 + log2 α).
