@@ -199,7 +199,7 @@ def _online(fig: Any, kind: str) -> None:
     else:
         noise = pabi.online_gauss_sigma
         noise_label, eq = r"$\sigma_n$ of eq. (14)", "15 corrected (T6)"
-    # δ_n costs O(min(n, 2^18)) (direct sum, then an Euler-Maclaurin tail): few points at large n
+    # δ_n costs O(min(n, 2^18)) (direct sum, then a certified tail bound): few points at large n
     if kind == "laplace":  # ~0.05 s per n beyond 2^18
         n = np.concatenate([_int_grid(100, 2e5, 60), _int_grid(1e6, 1e12, 13)])
     else:  # ~0.4 s per n beyond 1e5
