@@ -565,11 +565,14 @@ mod tests {
         let eps: Vec<f64> = (0..301).map(|i| i as f64 * 0.1).collect();
         let ld: Vec<f64> = eps.iter().map(|&e| log_theta(e, 0.5)).collect();
         let m = gdp_mu_dominating(&eps, &ld).unwrap();
-        assert!(m >= 0.5 && m < 0.5 * (1.0 + 1e-10), "{m}");
+        assert!((0.5..0.5 * (1.0 + 1e-10)).contains(&m), "{m}");
         // over all ε (step bound between samples, spacing 1e-3): ≈ μ(1 + 2h) near ε = 0
         let eps: Vec<f64> = (0..40001).map(|i| i as f64 * 1e-3).collect();
         let ld: Vec<f64> = eps.iter().map(|&e| log_theta(e, 0.5)).collect();
         let (m2, dj) = gdp_dominating_pair(&eps, &ld).unwrap();
-        assert!(m2 >= 0.5 && m2 < 0.5 * 1.0025 && dj < 1e-300, "{m2} {dj}");
+        assert!(
+            (0.5..0.5 * 1.0025).contains(&m2) && dj < 1e-300,
+            "{m2} {dj}"
+        );
     }
 }
