@@ -1544,18 +1544,22 @@ mod tests {
         assert!(sch.concave_from(1e9));
     }
 
+    /// Deterministic uniform draws in [0, 1) (64-bit LCG, top 53 bits).
+    fn uniform(mut state: u64) -> impl FnMut() -> f64 {
+        move || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
     /// Random parameters (fixed-seed): the certified bracket contains the tanh–sinh value
     /// wherever that one's error estimate is small, and the certified tail bound of the sum lies
     /// above the Euler–Maclaurin estimate.
     #[test]
     fn certified_bracket_random_parameters() {
-        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut unif = || {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut unif = uniform(0x9E37_79B9_7F4A_7C15);
         let mut checked = 0;
         for k in 0..30 {
             let kind = if k % 2 == 0 {
@@ -1612,13 +1616,7 @@ mod tests {
     /// up by ≤ 2^-46 relative, so the exact sum is ≥ direct − 2^-45·|direct|), and tight.
     #[test]
     fn certified_finite_sum_against_direct_sum() {
-        let mut state: u64 = 0x2545_F491_4F6C_DD1D;
-        let mut unif = || {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut unif = uniform(0x2545_F491_4F6C_DD1D);
         let (mut worst, mut with_g3) = (0.0f64, 0);
         for k in 0..24 {
             let kind = if k % 2 == 0 {
