@@ -1554,6 +1554,32 @@ mod tests {
         }
     }
 
+    /// A random schedule (Gaussian for even k, Laplace for odd): ε ∈ [0, 8), C1, C2 log-uniform
+    /// over `decades` decades from 0.1 (C2 = 0 with probability `zero_c2`), decay ∈ [1.1, 4).
+    fn random_schedule(
+        k: usize,
+        unif: &mut impl FnMut() -> f64,
+        decades: f64,
+        zero_c2: f64,
+    ) -> (OnlineSchedule, (Noise, f64, f64, f64, f64)) {
+        let kind = if k % 2 == 0 {
+            Noise::Gaussian
+        } else {
+            Noise::Laplace
+        };
+        let eps = 8.0 * unif();
+        let c1 = 10f64.powf(-1.0 + decades * unif());
+        let c2 = if zero_c2 > 0.0 && unif() < zero_c2 {
+            0.0
+        } else {
+            10f64.powf(-1.0 + decades * unif())
+        };
+        let decay = 1.1 + 2.9 * unif();
+        let p = Problem::new(eps, 1.0, 0.1, 1.0, None, 0.0).unwrap();
+        let sch = OnlineSchedule::new(kind, p, c1, c2, decay).unwrap();
+        (sch, (kind, eps, c1, c2, decay))
+    }
+
     /// Random parameters (fixed-seed): the certified bracket contains the tanh–sinh value
     /// wherever that one's error estimate is small, and the certified tail bound of the sum lies
     /// above the Euler–Maclaurin estimate.
@@ -1562,21 +1588,7 @@ mod tests {
         let mut unif = uniform(0x9E37_79B9_7F4A_7C15);
         let mut checked = 0;
         for k in 0..30 {
-            let kind = if k % 2 == 0 {
-                Noise::Gaussian
-            } else {
-                Noise::Laplace
-            };
-            let eps = 8.0 * unif();
-            let c1 = 10f64.powf(-1.0 + 5.0 * unif());
-            let c2 = if unif() < 0.2 {
-                0.0
-            } else {
-                10f64.powf(-1.0 + 5.0 * unif())
-            };
-            let decay = 1.1 + 2.9 * unif();
-            let p = Problem::new(eps, 1.0, 0.1, 1.0, None, 0.0).unwrap();
-            let sch = OnlineSchedule::new(kind, p, c1, c2, decay).unwrap();
+            let (sch, (kind, eps, c1, c2, decay)) = random_schedule(k, &mut unif, 5.0, 0.2);
             for x0 in [30.0, 262_245.0, 1e7] {
                 if sch.check_index("i", x0 - 1.0).is_err() {
                     continue;
@@ -1619,17 +1631,7 @@ mod tests {
         let mut unif = uniform(0x2545_F491_4F6C_DD1D);
         let (mut worst, mut with_g3) = (0.0f64, 0);
         for k in 0..24 {
-            let kind = if k % 2 == 0 {
-                Noise::Gaussian
-            } else {
-                Noise::Laplace
-            };
-            let eps = 8.0 * unif();
-            let c1 = 10f64.powf(-1.0 + 4.0 * unif());
-            let c2 = 10f64.powf(-1.0 + 4.0 * unif());
-            let decay = 1.1 + 2.9 * unif();
-            let p = Problem::new(eps, 1.0, 0.1, 1.0, None, 0.0).unwrap();
-            let sch = OnlineSchedule::new(kind, p, c1, c2, decay).unwrap();
+            let (sch, (kind, eps, c1, c2, decay)) = random_schedule(k, &mut unif, 4.0, 0.0);
             for a in [40.0, 3000.0, 262_145.0] {
                 if sch.check_index("i", a - 1.0).is_err() {
                     continue; // B_t = 0 below this index: no schedule
