@@ -284,7 +284,7 @@ def test_c11_rdp_bound_against_reference_and_limits():
     # closed-form minimiser: a grid over α never beats exp(−(ε − c)²/(4c))
     alphas = np.linspace(1.0001, 200, 200001)
     cf = float(c0)
-    grid = np.exp((alphas - 1) * (alphas * cf - eps)).min()
+    grid = np.exp(((alphas - 1) * (alphas * cf - eps)).min())  # (exp is increasing)
     assert pabi.pnsgd_rdp_delta(eps, sigma=2.0, lipschitz=1.0, lr=0.1, n=30, index=10) <= grid * (1 + 1e-12)
     assert grid <= pabi.pnsgd_rdp_delta(eps, sigma=2.0, lipschitz=1.0, lr=0.1, n=30, index=10) * (1 + 1e-6)
 
