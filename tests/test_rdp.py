@@ -169,6 +169,24 @@ def test_composition_one_step_identity():
     assert v == pytest.approx(pabi.sampled_gaussian_rdp_per_instance(7, 0.05, 0.9, 1.3), rel=1e-13)
 
 
+@pytest.mark.parametrize("alpha,q,sigma,sens,p", [
+    # exact β_2 = 4.0000000000000003 (the double is 4.0): order 5, not 4 (found by
+    # tools/rdp_accuracy_report.py; pabi was 7% below the reference)
+    (3.2040816326530615, 0.01028240112553645, 1.025511845603195,
+     [[0.3362911335649976, 0.2694542092277442, 0.7690447911942426],
+      [0.9199730825388452, 0.4445747598536118, 0.5202800086823911],
+      [0.8633874802380079, 0.9006245125397738, 0.9736014756423663]], 7.0),
+    (2.3333333333333335, 0.3, 1.0, [[0.8] * 3] * 2, 3.0),  # β_1 = 3.00000000000000025: order 4
+    (2.5, 0.1, 1.0, [[0.5, 1.0], [0.2, 0.7], [1.0, 0.1]], 4.0),  # β_1 = 3 exactly: order 3
+])
+def test_composition_orders_on_and_near_integers(alpha, q, sigma, sens, p):
+    """The Hölder orders ⌈β_i⌉ are those of the exact β_i of the given doubles (decided in
+    double-double, and exactly in integers on an integer): never below the reference."""
+    v = pabi.dpsgd_per_instance_rdp(alpha, q, sigma, sens, p=p)
+    e = ref.dpsgd_per_instance_rdp(alpha, q, sigma, sens, p=p)
+    assert mp.mpf(v) >= e and rel(v, e) < 1e-12, (v, e)
+
+
 @pytest.mark.parametrize("variant", ["corrected", "as_published"])
 def test_composition_against_reference_weighted_form(variant):
     rng = np.random.default_rng(1)

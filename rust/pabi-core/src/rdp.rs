@@ -32,6 +32,7 @@ pub mod elementwise;
 pub mod extra;
 pub mod frac;
 
+use crate::dd::Dd;
 use crate::error::{PabiError, Result};
 use crate::num::{neumaier_sum, HALF_ULP_ONE, INFLATE, TINY};
 use rayon::prelude::*;
@@ -594,6 +595,157 @@ pub fn holder_order(alpha: f64, p: f64, i: u64, map: OrderMap) -> (f64, f64) {
     }
 }
 
+/// ⌈β_i⌉ (at least 2) of the exact order β_i of [`holder_order`] for the given doubles α, p.
+///
+/// The double β_i carries a relative error ≤ (3|x| + 4)·ε_m in its varying part, x = i·ln ρ
+/// (the quotient, log1p, product with i, exp and the final multiply-add), so an integer within
+/// that distance of it would make ⌈·⌉ a coin toss: β_i = 4 + 3e-16 computed as 4.0 gave order 4
+/// where the bound needs 5. There β_i is recomputed in double-double (ρ^i by binary powering,
+/// relative error < 1e-28) and the integer decided from that; within 1e-25 of an integer k
+/// (mathematically on it, as β_1 = 1 + 1.5·(4/3) = 3 at α = 2.5, p = 4) β_i is compared with k
+/// exactly in integers where they fit in 128 bits, and otherwise the higher order is taken,
+/// which is sound because D_α is non-decreasing in α. β_0 = α exactly (both maps).
+pub fn holder_ceil_order(alpha: f64, p: f64, i: u64, map: OrderMap) -> u64 {
+    if i == 0 {
+        return ceil_order(alpha);
+    }
+    let (beta, _) = holder_order(alpha, p, i, map);
+    let x = i as f64 * f64::ln_1p(1.0 / (p - 1.0));
+    let err = 2.0 * (3.0 * x.abs() + 4.0) * f64::EPSILON * beta.abs();
+    if (beta - err).ceil() == (beta + err).ceil() {
+        return ceil_order(beta);
+    }
+    // ρ^i in double-double: ρ = p/(p − 1) (p − 1 exact for p ≥ 2, and for p ∈ (1, 2) by
+    // Sterbenz), binary powering
+    let rho = Dd::from_f64(p) / Dd::from_f64(p - 1.0);
+    let (mut acc, mut base, mut e) = (Dd::from_f64(1.0), rho, i);
+    while e > 0 {
+        if e & 1 == 1 {
+            acc = acc * base;
+        }
+        base = base.sqr();
+        e >>= 1;
+    }
+    let b = match map {
+        // 1 + (α − 1)ρ^i (α − 1 exact for α ∈ (1, 2^53))
+        OrderMap::Corrected => acc.mul_f(alpha - 1.0).add_f(1.0),
+        OrderMap::AsPublished => {
+            let astar = Dd::from_f64(p - 1.0) / Dd::from_f64(p);
+            (Dd::from_f64(alpha) - astar) * acc + astar
+        }
+    };
+    let k = b.hi.round();
+    let d = (b - Dd::from_f64(k)).to_f64();
+    // |b − k| ≤ 1/2: ⌈b⌉ = k + 1 above k, k below; within 1e-25 of k (on it, as for α = 2.5,
+    // p = 4: β_1 = 3) the exact comparison decides, and where it cannot, k + 1
+    let order = if d.abs() <= 1e-25 * k.abs() {
+        match holder_order_cmp_exact(alpha, p, i, k, map) {
+            Some(std::cmp::Ordering::Greater) | None => k + 1.0,
+            Some(_) => k,
+        }
+    } else if d > 0.0 {
+        k + 1.0
+    } else {
+        k
+    };
+    (order as u64).max(2)
+}
+
+/// A non-negative dyadic rational m·2^e with a u128 mantissa: exact products and differences,
+/// `None` when a mantissa would overflow (for [`holder_ceil_order`]'s exact tie-break).
+#[derive(Clone, Copy)]
+struct Dyadic {
+    m: u128,
+    e: i32,
+}
+
+impl Dyadic {
+    /// A finite non-negative double, exactly (trailing zero bits moved into the exponent).
+    fn of(x: f64) -> Option<Dyadic> {
+        if !(x >= 0.0 && x.is_finite()) {
+            return None;
+        }
+        if x == 0.0 {
+            return Some(Dyadic { m: 0, e: 0 });
+        }
+        let bits = x.to_bits();
+        let be = ((bits >> 52) & 0x7ff) as i32;
+        let frac = (bits & ((1u64 << 52) - 1)) as u128;
+        let (m, e) = if be == 0 {
+            (frac, -1074)
+        } else {
+            (frac | (1u128 << 52), be - 1075)
+        };
+        let tz = m.trailing_zeros() as i32;
+        Some(Dyadic {
+            m: m >> tz,
+            e: e + tz,
+        })
+    }
+    fn mul(self, o: Dyadic) -> Option<Dyadic> {
+        Some(Dyadic {
+            m: self.m.checked_mul(o.m)?,
+            e: self.e + o.e,
+        })
+    }
+    fn pow(self, i: u64) -> Option<Dyadic> {
+        let mut acc = Dyadic { m: 1, e: 0 };
+        for _ in 0..i {
+            acc = acc.mul(self)?;
+        }
+        Some(acc)
+    }
+    /// Both mantissas on the smaller exponent.
+    fn align(self, o: Dyadic) -> Option<(u128, u128)> {
+        let e = self.e.min(o.e);
+        let sh = |d: Dyadic| -> Option<u128> {
+            let s = (d.e - e) as u32;
+            if d.m == 0 {
+                Some(0)
+            } else if s >= 128 || d.m.leading_zeros() < s {
+                None
+            } else {
+                Some(d.m << s)
+            }
+        };
+        Some((sh(self)?, sh(o)?))
+    }
+    fn sub(self, o: Dyadic) -> Option<Dyadic> {
+        let (a, b) = self.align(o)?;
+        Some(Dyadic {
+            m: a.checked_sub(b)?,
+            e: self.e.min(o.e),
+        })
+    }
+    fn cmp(self, o: Dyadic) -> Option<std::cmp::Ordering> {
+        let (a, b) = self.align(o)?;
+        Some(a.cmp(&b))
+    }
+}
+
+/// β_i compared with the integer k exactly, where it fits in 128-bit mantissas: corrected
+/// (α − 1)p^i against (k − 1)(p − 1)^i; printed map (αp − (p − 1))p^i against
+/// (kp − (p − 1))(p − 1)^i (both sides of β_i vs k multiplied by p(p − 1)^i > 0).
+fn holder_order_cmp_exact(
+    alpha: f64,
+    p: f64,
+    i: u64,
+    k: f64,
+    map: OrderMap,
+) -> Option<std::cmp::Ordering> {
+    if i > 128 {
+        return None; // p^i cannot fit unless p is a power of two; not worth it
+    }
+    let (dp, dq) = (Dyadic::of(p)?, Dyadic::of(p - 1.0)?);
+    let (da, dk) = (Dyadic::of(alpha)?, Dyadic::of(k)?);
+    let one = Dyadic { m: 1, e: 0 };
+    let (lhs, rhs) = match map {
+        OrderMap::Corrected => (da.sub(one)?, dk.sub(one)?),
+        OrderMap::AsPublished => (da.mul(dp)?.sub(dq)?, dk.mul(dp)?.sub(dq)?),
+    };
+    lhs.mul(dp.pow(i)?)?.cmp(rhs.mul(dq.pow(i)?)?)
+}
+
 /// Options of the per-instance DP-SGD composition.
 #[derive(Debug, Clone, Copy)]
 pub struct CompositionOptions {
@@ -683,7 +835,7 @@ pub fn dpsgd_per_instance_terms(
     let mut betas = Vec::with_capacity(steps);
     for i in 0..n {
         let (beta, kappa) = holder_order(alpha, p, i, opts.map);
-        let order = ceil_order(beta);
+        let order = holder_ceil_order(alpha, p, i, opts.map);
         if tables.last().map(|t| t.order) != Some(order) {
             tables.push(SgmTable::new(order, q));
         }
@@ -834,7 +986,7 @@ pub fn holder_composition_terms(
         let v = if i == n - 1 {
             row.iter()
                 .enumerate()
-                .filter(|(k, _)| wrow.map_or(true, |w| w[*k] > 0.0))
+                .filter(|(k, _)| wrow.is_none_or(|w| w[*k] > 0.0))
                 .map(|(_, &d)| d)
                 .fold(0.0, f64::max)
         } else {
@@ -1057,6 +1209,46 @@ pub fn profile_to_rdp(alpha: f64, eps: &[f64], delta: &[f64]) -> Result<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    /// ⌈β_i⌉ of the exact order for the given doubles: the two cases where the double β_i sat on
+    /// the integer below the exact value (found by tools/rdp_accuracy_report.py), exact integers,
+    /// and a lattice of dyadic α, p (exact integers among them) where the expected ceiling is
+    /// computed in integers ((α − 1)p^i against (k − 1)(p − 1)^i).
+    #[test]
+    fn holder_ceil_order_is_the_exact_ceiling() {
+        let c = OrderMap::Corrected;
+        // exact β_2 = 4.0000000000000003 (the double computes 4.0), β_1 = 3.00000000000000025
+        assert_eq!(holder_ceil_order(3.2040816326530615, 7.0, 2, c), 5);
+        assert_eq!(holder_ceil_order(2.3333333333333335, 3.0, 1, c), 4);
+        // β_0 = α, exact integers stay
+        assert_eq!(holder_ceil_order(8.0, 3e4, 0, c), 8);
+        assert_eq!(holder_ceil_order(8.0, 3e4, 0, OrderMap::AsPublished), 8);
+        // mathematically on an integer: decided exactly (β_1 = 1 + 1·2 = 3, 1 + 1.5·4/3 = 3;
+        // printed map a* + (α − a*)ρ with a* = 1/2, ρ = 2: 1/2 + 2.5 = 3)
+        assert_eq!(holder_ceil_order(2.0, 2.0, 1, c), 3);
+        assert_eq!(holder_ceil_order(2.5, 4.0, 1, c), 3);
+        assert_eq!(holder_ceil_order(1.75, 2.0, 1, OrderMap::AsPublished), 3);
+        let (mut exact_int, mut decided) = (0, 0);
+        for a in (1u128..4000).step_by(37) {
+            for b in (65u128..1024).step_by(29) {
+                for i in 1..6u32 {
+                    // α = 1 + a/2^10, p = b/2^6: (α − 1)p^i = a·b^i / 2^(10+6i),
+                    // (p − 1)^i = (b − 64)^i / 2^(6i)
+                    let (alpha, p) = (1.0 + a as f64 / 1024.0, b as f64 / 64.0);
+                    let num = a * b.pow(i); // β − 1 = num / (1024 (b − 64)^i)
+                    let den = 1024 * (b - 64).pow(i);
+                    let exact_ceil = 1 + num.div_ceil(den) as u64;
+                    let got = holder_ceil_order(alpha, p, i as u64, c);
+                    if num % den == 0 {
+                        exact_int += 1;
+                    } else {
+                        decided += 1;
+                    }
+                    assert_eq!(got, exact_ceil.max(2), "a={a} b={b} i={i}");
+                }
+            }
+        }
+        assert!(exact_int > 0 && decided > 5000, "{exact_int} {decided}");
+    }
 
     fn naive(alpha: u64, q: f64, r: f64) -> f64 {
         let c = r * r / 2.0;
