@@ -95,6 +95,18 @@ def test_theta_l_against_definition(L, s):
     assert mp.mpf(v) >= e * (1 - mp.mpf(2) ** -52) and rel(v, e) < 1e-12
 
 
+@pytest.mark.parametrize("L,s", [(0.11326443031205452, 18), (0.14820247125875277, 54), (0.3, 200),
+                                 (0.05, 40), (0.9, 1000)])
+def test_theta_l_from_small_l_is_an_upper_bound(L, s):
+    """L < 1 given as L: κ = L² − 1 is rounded up (kappa_from_l), so θ_L is never below its exact
+    value (to nearest it was: −3e-14 at these first two points, found by tools/rdp_accuracy_report.py);
+    the accuracy is then that of L² carried in κ: ≈ (s − 1)·2^-52/L² relative."""
+    v = pabi.theta_l(s, L=L)
+    e = ref.theta_l(L, s)
+    assert mp.mpf(v) >= e, (v, e)
+    assert rel(v, e) <= max(1e-12, 4 * (s - 1) * 2.0 ** -52 / L**2)
+
+
 def test_theta_l_kappa_near_one_and_properties():
     # C19: L rounds to 1 but kappa carries the information
     kap = 1e-17
@@ -156,6 +168,20 @@ def test_erm_output_perturbation():
         v = pabi.sensitivity_multi_epoch(*args)
         e = ref.sensitivity_multi_epoch(*args)
         assert mp.mpf(v) >= e and rel(v, e) < 1e-12
+    # tiny results (ρ^378 ~ 1e-180: a uniform margin on 1 − ρ cost 1e-11 relative), ηL within
+    # 1e-10 of 2 (1 − ρ = 2 − ηL cancels in doubles; exact from the FMA residual), ρ = 0
+    for args in [(0.1924370903215534, 5.086555041954102, 6.9669344646060845, 2.419990080365463, 230, 584, 206),
+                 (9.580171927976556, 0.06599680079182882, 0.10764448016533082, 0.9831447015647541, 241, 205, 134),
+                 (0.2 - 1e-11, 1.0, 10.0, 1.0, 10.0, 50, 7, 4), (0.2 - 1e-11, 1.0, 10.0, 1.0, 10.0, 50, 7),
+                 (1.0, 1.0, 1.0, 1.0, 1.0, 10, 10), (1.0, 0.5, 1.0, 1.0, 1.0, 10, 3, 2)]:
+        v = pabi.sensitivity_multi_epoch(*args)
+        e = ref.sensitivity_multi_epoch(*args)
+        assert mp.mpf(v) >= e and rel(v, e) < 1e-12, (args, v, e)
+    eta = 0.2 - 1e-11
+    rho, gap = pabi.gd_contraction_rho(eta, 1.0, 10.0)  # 1 − ρ = 2 − ηL ≈ 1e-10 (η the double)
+    with mp.workdps(50):
+        exact = 2 - 10 * mp.mpf(eta)
+    assert gap <= exact and rel(gap, exact) < 1e-15 and rho >= 1 - exact
     # full-batch optimum special case: 2R/(n mu)
     assert pabi.sensitivity_multi_epoch(2 / 11, 1.0, 10.0, 3.0, 50.0, 1, 1) == pytest.approx(
         2 * 3.0 / (50 * 1.0), rel=1e-12

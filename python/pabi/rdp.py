@@ -805,7 +805,7 @@ def gd_contraction_rho(eta: ArrayLike, mu: ArrayLike, smoothness: ArrayLike) -> 
     Broadcasts.
 
     >>> gd_contraction_rho(0.5, 1.0, 3.0)
-    (0.5000000000000071, 0.4999999999999929)
+    (0.5000000000000002, 0.4999999999999999)
     """
     return _bcall(_core.gd_contraction_rho, ("eta", "mu", "smoothness"), 2, eta, mu, smoothness)
 

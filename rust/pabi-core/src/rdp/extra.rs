@@ -8,6 +8,7 @@
 // `!(x > 0.0)`-style checks are deliberate: they also reject NaN.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
+use crate::dd::{two_prod, Dd};
 use crate::error::{PabiError, Result};
 use crate::num::{neumaier_sum, INFLATE, TINY};
 
@@ -541,11 +542,25 @@ pub fn last_iterate_rdp_general_exact(
     Ok(up(up(2.0 * alpha * x * x * up(bracket))))
 }
 
-/// κ = L² − 1 from L ≥ 0 as (L − 1)(L + 1) (L − 1 is exact near 1, so κ keeps its relative
-/// accuracy); −1 at L = 0.
+/// κ = L² − 1 from L ≥ 0, rounded UP (exact where it is representable: L = 0, 1, 2, …).
+///
+/// (L − 1)(L + 1) keeps κ's relative accuracy near L = 1, but far below 1 the ulp of κ ≈ −1 is
+/// a large relative error of 1 + κ = L² (1e-16/L²), which θ_L(s) ≈ L^{2(s−1)} multiplies by
+/// s − 1: rounded to nearest it gave θ_L below the exact value (s = 18, L = 0.113: −3e-14).
+/// The product's error terms (two_sum of L ∓ 1, the FMA residual) give L² − 1 to ~1e-32, and
+/// the result is moved up two ulp. A larger κ is always sound: every bound taking L is
+/// non-decreasing in L (an L-Lipschitz step is L'-Lipschitz for L' ≥ L).
 pub fn kappa_from_l(l: f64) -> Result<f64> {
     nonneg("L", l)?;
-    Ok((l - 1.0) * (l + 1.0))
+    let (a, ea) = crate::dd::two_sum(l, -1.0);
+    let (b, eb) = crate::dd::two_sum(l, 1.0);
+    let k = a * b;
+    let ep = a.mul_add(b, -k);
+    if ea == 0.0 && eb == 0.0 && ep == 0.0 {
+        return Ok(k); // exact
+    }
+    let v = k + (ep + a * eb + b * ea);
+    Ok(v.next_up().next_up())
 }
 
 /// Thm 4.4 (bounded domain of diameter d_h): α/(2σ²)(L d_h + 2λC/b)², L = √(1 + κ).
@@ -762,8 +777,23 @@ pub fn mixture_rdp_bound(alpha: f64, weights: &[f64], eps: &[f64]) -> Result<f64
 // ---------------------------------------------------------------------------------------------
 // SPEC_pabi §6: ERM with output perturbation (paper 001)
 
+/// 1 − ρ = min{ημ, 2 − ηL} as an exact double-double (the products' FMA residuals, the
+/// difference by two_sum); 2 − ηL loses everything to cancellation in doubles when ηL ≈ 2.
+fn contraction_gap_dd(eta: f64, mu: f64, smooth: f64) -> Dd {
+    let (p1, e1) = two_prod(eta, mu);
+    let (p2, e2) = two_prod(eta, smooth);
+    let g1 = Dd::new(p1, e1);
+    let g2 = Dd::from_f64(2.0) - Dd::new(p2, e2);
+    if (g1 - g2).hi <= 0.0 {
+        g1
+    } else {
+        g2
+    }
+}
+
 /// (ρ, 1 − ρ) of a gradient step: ρ = max{|1 − ημ|, |1 − ηL|}, 1 − ρ = min{ημ, 2 − ηL}
-/// (exact; rounded down). Domain 0 < μ ≤ L, 0 < η < 2/L.
+/// (from the exact double-double gap: ρ rounded up, 1 − ρ down, by two ulp). Domain
+/// 0 < μ ≤ L, 0 < η < 2/L.
 pub fn gd_contraction_rho(eta: f64, mu: f64, smooth: f64) -> Result<(f64, f64)> {
     pos("mu", mu)?;
     if !(smooth >= mu && smooth.is_finite()) {
@@ -772,13 +802,21 @@ pub fn gd_contraction_rho(eta: f64, mu: f64, smooth: f64) -> Result<(f64, f64)> 
     if !(eta > 0.0 && eta * smooth < 2.0) {
         return Err(PabiError::domain("eta", "in (0, 2/smoothness)", eta));
     }
-    let rho = (1.0 - eta * mu).abs().max((1.0 - eta * smooth).abs());
-    let gap = (eta * mu).min(2.0 - eta * smooth);
-    Ok((up(rho).min(1.0), (gap * (1.0 - INFLATE)).max(0.0)))
+    let g = contraction_gap_dd(eta, mu, smooth);
+    let rho = (Dd::from_f64(1.0) - g).to_f64().next_up().next_up();
+    let gap = g.to_f64().next_down().next_down();
+    Ok((rho.min(1.0), gap.max(0.0)))
 }
 
 /// Multi-epoch sensitivity (001 Prop. 2, eq. (7)): ρ^{m−j}·(2ηR/|B|)·(1 − ρ^{km})/(1 − ρ^m);
-/// `epochs = None` gives the k → ∞ limit. 1 − ρ^x = −expm1(x·log1p(−(1 − ρ))).
+/// `epochs = None` gives the k → ∞ limit.
+///
+/// ln ρ = log1p(−(1 − ρ)) from the exact gap (head by log1p, tail to first order), bracketed
+/// by 3 ulp; every power ρ^x = e^{x ln ρ} and 1 − ρ^x = −expm1(x ln ρ) takes the end of the
+/// bracket that raises the result (ρ^{m−j} and 1 − ρ^m from above / below with the larger ρ,
+/// 1 − ρ^{km} from above with the smaller) and a relative margin (|x ln ρ| + 3)·2ε_m for the
+/// rounding of the product x·ln ρ (amplified by |x ln ρ|) and of exp/expm1. A uniform margin
+/// on 1 − ρ instead cost 1e-11 relative at ρ^378.
 #[allow(clippy::too_many_arguments)]
 pub fn sensitivity_multi_epoch(
     eta: f64,
@@ -790,7 +828,7 @@ pub fn sensitivity_multi_epoch(
     j: u64,
     epochs: Option<u64>,
 ) -> Result<f64> {
-    let (_, gap) = gd_contraction_rho(eta, mu, smooth)?;
+    gd_contraction_rho(eta, mu, smooth)?;
     nonneg("grad_bound", grad_bound)?;
     pos("batch", batch)?;
     if m == 0 || j == 0 || j > m {
@@ -800,15 +838,42 @@ pub fn sensitivity_multi_epoch(
             j as f64,
         ));
     }
-    let lr = (-gap).ln_1p();
-    let one_minus = |x: f64| -(x * lr).exp_m1();
+    let g = contraction_gap_dd(eta, mu, smooth);
+    let l = if g.hi < 0.5 {
+        (-g.hi).ln_1p() - g.lo / (1.0 - g.hi)
+    } else {
+        let r = Dd::from_f64(1.0) - g; // ρ ≤ 1/2, exact
+        if r.hi > 0.0 {
+            r.hi.ln() + r.lo / r.hi
+        } else {
+            f64::NEG_INFINITY // ρ = 0 (ημ = ηL = 1)
+        }
+    };
+    let (l_up, l_dn) = if l.is_finite() {
+        let lerr = 3.0 * f64::EPSILON * l.abs();
+        (l + lerr, l - lerr) // ln ρ ∈ [l_dn, l_up] (both ≤ 0)
+    } else {
+        (l, l)
+    };
+    // e^y, −expm1(y) at y = x·ln ρ with the relative margin; exact at x = 0 and y = −∞
+    let margin = |y: f64| (y.abs() + 3.0) * 2.0 * f64::EPSILON;
+    let pow_up = |x: f64| match x * l_up {
+        _ if x == 0.0 => 1.0,
+        y if y == f64::NEG_INFINITY => 0.0,
+        y => y.exp() * (1.0 + margin(y)),
+    };
+    let one_minus = |x: f64, l: f64, sign: f64| match x * l {
+        y if y == f64::NEG_INFINITY => 1.0,
+        y => -y.exp_m1() * (1.0 + sign * margin(y)),
+    };
+    let one_minus_up = |x: f64| one_minus(x, l_dn, 1.0);
+    let one_minus_dn = |x: f64| one_minus(x, l_up, -1.0);
     let num = match epochs {
-        Some(k) => one_minus((k * m) as f64),
+        Some(k) => one_minus_up((k * m) as f64).min(1.0),
         None => 1.0,
     };
-    let v =
-        ((m - j) as f64 * lr).exp() * 2.0 * eta * grad_bound / batch * num / one_minus(m as f64);
-    Ok(up(up(v)))
+    let v = pow_up((m - j) as f64) * 2.0 * eta * grad_bound / batch * num / one_minus_dn(m as f64);
+    Ok(up(v))
 }
 
 /// Sensitivity samples: non-empty, finite, non-negative (first bad index reported).
