@@ -1004,7 +1004,7 @@ impl<'a> Prepared<'a> {
         check_params(&p, len, need_sigma)?;
         let m_scalar = p.lr.len() == 1
             && p.strong_convexity.len() == 1
-            && p.smoothness.map_or(true, |b| b.len() == 1);
+            && p.smoothness.is_none_or(|b| b.len() == 1);
         let m_once = if m_scalar {
             Some(contraction(&p, 0)?)
         } else {
@@ -1503,7 +1503,7 @@ fn solve_lanes(
     let mut done = |j: usize, r: Result<f64>, out: &mut [f64]| match r {
         Ok(v) => out[j - j0] = v,
         Err(e) => {
-            if !first_err.as_ref().is_some_and(|(i, _)| *i < j) {
+            if first_err.as_ref().is_none_or(|(i, _)| *i >= j) {
                 first_err = Some((j, e));
             }
         }

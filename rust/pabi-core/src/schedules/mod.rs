@@ -319,7 +319,7 @@ impl ScheduleArgs<'_> {
         ]
         .iter()
         .all(|s| s.len() == 1)
-            && self.smoothness.map_or(true, |b| b.len() == 1)
+            && self.smoothness.is_none_or(|b| b.len() == 1)
     }
 }
 
