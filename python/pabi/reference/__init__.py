@@ -12,7 +12,8 @@ One submodule per family, all names re-exported here:
 * ``_engine``: Gaussian tail, θ and its log/complement, Laplace θ, Lambert W.
 * ``_pnsgd``: PNSGD amplification bounds (fixed, shuffled, randomly stopped order).
 * ``_schedules``: noise schedules, online decaying noise, limits δ*.
-* ``_rdp``: Rényi-DP bounds.
+* ``_rdp``: Rényi-DP bounds; ``_rdp_extra``: the remaining Rényi-DP helpers;
+  ``_last_iterate``: last-iterate bounds of cyclic DP-SGD (Kong–Ribero).
 * ``_composition``: f-DP, GDP, exact and FFT composition, DP-SGD accounting.
 """
 
@@ -24,7 +25,12 @@ from ._pnsgd import *  # noqa: F401,F403
 from ._pnsgd import __all__ as _all_pnsgd
 from ._rdp import *  # noqa: F401,F403
 from ._rdp import __all__ as _all_rdp
+from ._rdp_extra import *  # noqa: F401,F403
+from ._rdp_extra import __all__ as _all_rdp_extra
+from ._last_iterate import *  # noqa: F401,F403
+from ._last_iterate import __all__ as _all_last_iterate
 from ._schedules import *  # noqa: F401,F403
 from ._schedules import __all__ as _all_schedules
 
-__all__ = [*_all_engine, *_all_pnsgd, *_all_schedules, *_all_rdp, *_all_composition]
+__all__ = [*_all_engine, *_all_pnsgd, *_all_schedules, *_all_rdp, *_all_rdp_extra, *_all_last_iterate,
+           *_all_composition]
