@@ -1,20 +1,33 @@
-"""mpmath references for composition (SPEC_pabi §5.1–§5.4): f_{ε,δ}, the exact k-fold
-composition of an (ε0, δ0)-DP mechanism (Kairouz–Oh–Viswanath) and the GDP profile.
+"""mpmath references for composition (SPEC_pabi §5.1–§5.4): f_{ε,δ} and the trade-off curve
+of a sampled privacy profile, the exact k-fold composition of an (ε0, δ0)-DP mechanism
+(Kairouz–Oh–Viswanath) and its inverse, the GDP profile, its inverses, GDP composition and the
+dominating μ of a sampled profile.
 
 Each evaluates the defining formula at ``dps`` digits and returns an ``mpmath.mpf``; the GDP
-inverses solve δ_μ(ε) = δ by bisection at that precision.
+inverses solve δ_μ(ε) = δ by bisection (or bracketed regula falsi) at that precision.
+Not covered (no exact counterpart: the output depends on the discretisation grid ``h`` and the
+FFT window): ``PrivacyLossDistribution``, ``compose_plds``, ``dpsgd_*``, ``multi_epoch_epsilon``.
 """
 
 from __future__ import annotations
 
+from typing import Optional, Sequence
+
 import mpmath as mp
+
+from . import _engine
 
 __all__ = [
     "tradeoff_eps_delta",
+    "tradeoff_from_profile",
     "approx_dp_composition_delta",
+    "approx_dp_composition_epsilon",
     "gdp_delta",
     "gdp_epsilon",
     "gdp_mu",
+    "gdp_compose",
+    "gdp_mu_dominating",
+    "gdp_dominating_pair",
 ]
 
 
@@ -23,7 +36,32 @@ def tradeoff_eps_delta(alpha: float, eps: float, delta: float, dps: int = 50) ->
     with mp.workdps(dps + 10):
         a, e, d = mp.mpf(alpha), mp.mpf(eps), mp.mpf(delta)
         v = max(mp.mpf(0), 1 - d - mp.exp(e) * a, mp.exp(-e) * (1 - d - a))
-    return +v
+    with mp.workdps(dps):
+        return +v
+
+
+def tradeoff_from_profile(
+    alpha: float, eps: Sequence[float], delta: Sequence[float], dps: int = 50
+) -> mp.mpf:
+    """f(α) = max_i f_{ε_i,δ_i}(α): the pointwise supremum, over the given profile points
+    (ε_i, δ_i), of the (ε,δ)-DP trade-off curves (DRS Prop. 2.12; SPEC §5.1). ``alpha`` is a
+    scalar; ``eps`` and ``delta`` equally long non-empty sequences (a finite maximum: exact)."""
+    e = list(eps) if _iterable(eps) else [eps]
+    d = list(delta) if _iterable(delta) else [delta]
+    if len(e) == 0 or len(e) != len(d):
+        raise ValueError("eps and delta must be non-empty sequences of equal length")
+    with mp.workdps(dps + 10):
+        v = max(tradeoff_eps_delta(alpha, ei, di, dps + 10) for ei, di in zip(e, d))
+    with mp.workdps(dps):
+        return +v
+
+
+def _iterable(x) -> bool:
+    try:
+        iter(x)
+    except TypeError:
+        return False
+    return True
 
 
 def approx_dp_composition_delta(
@@ -62,7 +100,95 @@ def approx_dp_composition_delta(
                     term = term * (k - j) / (j + 1) * p / q
                     j += 1
         v = 1 - keep + keep * s
-    return +v
+    with mp.workdps(dps):
+        return +v
+
+
+def approx_dp_composition_epsilon(
+    eps0: float, delta0: float, k: int, delta: float, dps: int = 50
+) -> mp.mpf:
+    """Smallest ε ≥ 0 with :func:`approx_dp_composition_delta` (eps0, delta0, k, ε) ≤ δ
+    (SPEC §5.2); +inf when the atoms alone, a = 1 − (1−δ0)^k, exceed δ.
+
+    Exact, without iteration: between consecutive losses ℓ_j = (2j−k)ε0 the KOV sum is affine
+    in e^ε, δ(ε) = a + K(S1_m − e^ε S2_m) on [ℓ_{m−1}, ℓ_m) with K = (1−δ0)^k,
+    S1_m = Σ_{j≥m} P_j, S2_m = Σ_{j≥m} P_j e^{−ℓ_j}, P_j = C(k,j) p^j (1−p)^{k−j}. δ is
+    continuous and non-increasing, so the segment m holding the root is the first whose right
+    end has δ(ℓ_m) ≤ δ (binary search) and the root is ε = ln((a + K S1_m − δ)/(K S2_m)).
+    Terms past the mode are dropped once the whole remaining tail (bounded by the geometric
+    series of the decreasing term ratio) is below 10^-(dps+20)·(δ − a)/K: the root lies before
+    the cut and every δ(ε) moves by less than 2·10^-(dps+20)·(δ − a). Guard digits are added
+    for the cancellation in a + K S1_m − δ when δ is close to a.
+    """
+    k = int(k)
+    if k < 1:
+        raise ValueError("k must be an integer >= 1")
+    if not (0 < delta < 1) or not (0 <= delta0 <= 1) or not (eps0 >= 0):
+        raise ValueError("need delta in (0, 1), delta0 in [0, 1], eps0 >= 0")
+    with mp.workdps(dps + 20):
+        d0, t = mp.mpf(delta0), mp.mpf(delta)
+        atom = mp.mpf(1) if d0 == 1 else -mp.expm1(k * mp.log1p(-d0))
+        gap = t - atom
+        if gap < 0:
+            return mp.inf
+        if gap == 0:  # δ(ε) = a exactly from ε = k ε0 on
+            v = k * mp.mpf(eps0)
+            with mp.workdps(dps):
+                return +v
+        guard = max(0, int(-mp.log10(gap / t)) + 1)
+    with mp.workdps(dps + 20 + guard):
+        e0, d0, t = mp.mpf(eps0), mp.mpf(delta0), mp.mpf(delta)
+        keep = mp.exp(k * mp.log1p(-d0))
+        atom = -mp.expm1(k * mp.log1p(-d0))
+        gap = t - atom
+        if e0 == 0:  # every finite loss is 0: δ(ε) = a for all ε ≥ 0
+            return mp.mpf(0)
+        p = 1 / (1 + mp.exp(-e0))
+        q = 1 / (1 + mp.exp(e0))
+        pq = mp.exp(e0)
+        j0 = k // 2 + 1  # the first j with ℓ_j > 0
+        mode = int(mp.floor((k + 1) * p))
+        tol = mp.mpf(10) ** (-(dps + 20)) * gap / keep
+        terms = []
+        term = mp.binomial(k, j0) * p**j0 * q ** (k - j0)
+        j = j0
+        while True:
+            terms.append(term)
+            if j == k:
+                break
+            r = mp.mpf(k - j) / (j + 1) * pq
+            if j > mode and r < 1 and term * r / (1 - r) < tol:
+                break
+            term *= r
+            j += 1
+        jmax = j
+        # suffix sums S1[m], S2[m] for m = j0..jmax (+ one empty sum at jmax + 1)
+        cnt = len(terms)
+        s1 = [mp.mpf(0)] * (cnt + 1)
+        s2 = [mp.mpf(0)] * (cnt + 1)
+        for idx in range(cnt - 1, -1, -1):
+            loss = (2 * (j0 + idx) - k) * e0
+            s1[idx] = s1[idx + 1] + terms[idx]
+            s2[idx] = s2[idx + 1] + terms[idx] * mp.exp(-loss)
+
+        def at_loss(idx: int) -> mp.mpf:
+            """δ(ℓ_m), m = j0 + idx (the term m itself vanishes there)."""
+            loss = (2 * (j0 + idx) - k) * e0
+            return atom + keep * (s1[idx + 1] - mp.exp(loss) * s2[idx + 1])
+
+        if atom + keep * (s1[0] - s2[0]) <= t:  # δ(0) ≤ δ
+            return mp.mpf(0)
+        lo, hi = -1, cnt - 1  # δ(ℓ_{j0+hi}) ≤ t (a plus a tail below tol); δ at lo (ε = 0) > t
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if at_loss(mid) <= t:
+                hi = mid
+            else:
+                lo = mid
+        v = mp.log((atom + keep * s1[hi] - t) / (keep * s2[hi]))
+        assert jmax >= j0 + hi
+    with mp.workdps(dps):
+        return +v
 
 
 def gdp_delta(eps: float, mu: float, dps: int = 50) -> mp.mpf:
@@ -70,7 +196,8 @@ def gdp_delta(eps: float, mu: float, dps: int = 50) -> mp.mpf:
     with mp.workdps(dps + 20):
         e, m = mp.mpf(eps), mp.mpf(mu)
         v = mp.ncdf(-e / m + m / 2) - mp.exp(e) * mp.ncdf(-e / m - m / 2)
-    return +v
+    with mp.workdps(dps):
+        return +v
 
 
 def _bisect_mp(f, lo, hi, dps):
@@ -97,7 +224,8 @@ def gdp_epsilon(delta: float, mu: float, dps: int = 50) -> mp.mpf:
         while f(hi) > 0:
             hi *= 2
         v = _bisect_mp(f, mp.mpf(0), hi, dps)
-    return +v
+    with mp.workdps(dps):
+        return +v
 
 
 def gdp_mu(eps: float, delta: float, dps: int = 50) -> mp.mpf:
@@ -109,4 +237,144 @@ def gdp_mu(eps: float, delta: float, dps: int = 50) -> mp.mpf:
         while f(hi) < 0:
             hi *= 2
         v = _bisect_mp(f, mp.mpf(0) + mp.mpf(10) ** (-dps), hi, dps)
-    return +v
+    with mp.workdps(dps):
+        return +v
+
+
+def gdp_compose(mus, dps: int = 50) -> mp.mpf:
+    """μ of the composition of μ_k-GDP mechanisms: sqrt(Σ μ_k²) (DRS Cor. 3.3)."""
+    ms = [mp.mpf(m) for m in (mus if _iterable(mus) else [mus])]
+    if any(not (m >= 0) or not mp.isfinite(m) for m in ms):
+        raise ValueError("mus must be >= 0 and finite")
+    with mp.workdps(dps + 10):
+        v = mp.sqrt(mp.fsum(m * m for m in ms))
+    with mp.workdps(dps):
+        return +v
+
+
+def _solve_dec(g, lo, hi, dps: int):
+    """For g non-increasing with g(lo) > 0 ≥ g(hi) (either end may be ±inf): the bracket is
+    shrunk by Illinois regula falsi with bisection fallback, keeping g(lo) > 0 ≥ g(hi), until
+    hi − lo ≤ 10^-(dps+3)·hi; returns hi (the infimum of {g ≤ 0} to that relative accuracy)."""
+    glo, ghi = g(lo), g(hi)
+    tol = mp.mpf(10) ** (-(dps + 3))
+    side, slow = 0, 0
+    for _ in range(40 * (dps + 20)):
+        w = hi - lo
+        if w <= tol * abs(hi):
+            break
+        x = None
+        if slow < 2 and mp.isfinite(glo) and mp.isfinite(ghi) and glo != ghi:
+            x = lo + w * (glo / (glo - ghi))
+        if x is None or not (lo < x < hi):
+            x = (lo + hi) / 2
+        gx = g(x)
+        if gx > 0:
+            lo, glo = x, gx
+            if side == 1:
+                ghi /= 2
+            side = 1
+        else:
+            hi, ghi = x, gx
+            if side == -1:
+                glo /= 2
+            side = -1
+        slow = min(slow + 1, 2) if hi - lo > w / 2 else 0
+    return hi
+
+
+def _mu_at_least(eps: mp.mpf, ld: mp.mpf, dps: int) -> mp.mpf:
+    """Smallest μ ≥ 0 with ln θ_{e^ε}(μ) ≥ ld (θ increasing in μ from 0 to 1): 0 if ld = −∞,
+    +∞ if ld ≥ 0, else the root of ln θ_{e^ε}(μ) = ld."""
+    if ld == mp.ninf:
+        return mp.mpf(0)
+    if ld >= 0:
+        return mp.inf
+    g = lambda m: ld - _engine.log_theta(eps, m, dps + 10)  # noqa: E731
+    hi = mp.sqrt(2 * eps) + 2 * mp.sqrt(-2 * ld) + 2
+    while g(hi) > 0:
+        hi *= 2
+    return _solve_dec(g, mp.mpf(0), hi, dps)
+
+
+def _log_samples(eps, delta, log_delta) -> tuple[list, list]:
+    """(ε_i, ln δ_i) as exact mpf values of the given doubles (ln at the working precision)."""
+    e = [mp.mpf(x) for x in (eps if _iterable(eps) else [eps])]
+    if log_delta is not None:
+        ld = [mp.mpf(x) for x in (log_delta if _iterable(log_delta) else [log_delta])]
+    elif delta is not None:
+        ds = [mp.mpf(x) for x in (delta if _iterable(delta) else [delta])]
+        if any(not (0 <= d <= 1) for d in ds):
+            raise ValueError("delta must be in [0, 1]")
+        ld = [mp.log(d) if d > 0 else mp.ninf for d in ds]
+    else:
+        raise TypeError("give delta or log_delta")
+    if len(e) != len(ld):
+        raise ValueError("eps and delta must have the same length")
+    if any(not (x >= 0) or not mp.isfinite(x) for x in e):
+        raise ValueError("eps must be >= 0 and finite")
+    if any(mp.isnan(x) or x > 0 for x in ld):
+        raise ValueError("delta must be in [0, 1]")
+    return e, ld
+
+
+def gdp_mu_dominating(
+    eps: Sequence[float],
+    delta: Optional[Sequence[float]] = None,
+    *,
+    log_delta: Optional[Sequence[float]] = None,
+    dps: int = 50,
+) -> mp.mpf:
+    """sup_i μ_i with θ_{e^{ε_i}}(μ_i) = δ_i: the smallest μ whose GDP profile dominates the
+    profile at the sample points (SPEC §5.4, DRS Prop. 2.12). δ_i = 0 imposes nothing; δ_i = 1
+    gives +∞. ``log_delta`` (ln δ_i, taken exactly) replaces ``delta``. Each μ_i solves
+    ln θ = ln δ_i at ``dps + 20`` digits (a sample already dominated by the running maximum,
+    checked exactly, cannot raise it and is skipped)."""
+    with mp.workdps(dps + 20):
+        e, ld = _log_samples(eps, delta, log_delta)
+        best = mp.mpf(0)
+        for ei, li in zip(e, ld):
+            if li == mp.ninf or (best > 0 and _engine.log_theta(ei, best, dps + 20) >= li):
+                continue
+            best = max(best, _mu_at_least(ei, li, dps + 10))
+            if best == mp.inf:
+                break
+    with mp.workdps(dps):
+        return +best
+
+
+def gdp_dominating_pair(
+    eps: Sequence[float],
+    delta: Optional[Sequence[float]] = None,
+    *,
+    log_delta: Optional[Sequence[float]] = None,
+    dps: int = 50,
+) -> tuple[mp.mpf, mp.mpf]:
+    """(μ*, δ_J) with δ_J = δ(ε_J) (the last sample) and μ* = max_{i<J} μ_i, where
+    θ_{e^{ε_{i+1}}}(μ_i) = δ_i/(1 − δ_J) (SPEC §5.4; module doc of ``pabi_core::gdp``): for a
+    non-increasing profile sampled at 0 = ε_0 < ε_1 < … < ε_J this gives
+    δ(ε) ≤ δ_J + (1 − δ_J)·δ_{μ*}(ε) for every ε ≥ 0. (+∞, 1) when δ_J = 1."""
+    with mp.workdps(dps + 20):
+        e, ld = _log_samples(eps, delta, log_delta)
+        if len(e) < 2:
+            raise ValueError("eps and delta must have length >= 2")
+        if e[0] != 0:
+            raise ValueError("eps must start at 0")
+        if any(not (b > a) for a, b in zip(e, e[1:])):
+            raise ValueError("eps must be strictly increasing")
+        dj = mp.exp(ld[-1])
+        if dj >= 1:
+            return mp.inf, mp.mpf(1)
+        shift = -mp.log1p(-dj)
+        best = mp.mpf(0)
+        for i in range(len(e) - 1):
+            if ld[i] == mp.ninf:
+                continue
+            li, ei = ld[i] + shift, e[i + 1]
+            if best > 0 and _engine.log_theta(ei, best, dps + 20) >= li:
+                continue
+            best = max(best, _mu_at_least(ei, li, dps + 10))
+            if best == mp.inf:
+                break
+    with mp.workdps(dps):
+        return +best, +dj

@@ -30,6 +30,7 @@ __all__ = [
     "pnsgd_delta",
     "pnsgd_log_delta",
     "pnsgd_epsilon",
+    "pnsgd_calibrate_sigma",
     "pnsgd_rdp_slope",
     "pnsgd_rdp_delta",
     "pnsgd_rdp_log_delta",
@@ -183,6 +184,90 @@ def pnsgd_epsilon(delta: Real, *, dps: int = 30, **kwargs) -> mp.mpf:
             else:
                 lo = mid
     return hi
+
+
+def _delta_zero_noise(
+    lipschitz: Real, lr: Real, diameter: Real, n: int, order: str, index: Optional[int],
+    smoothness: Optional[Real], strong_convexity: Real, variant: str,
+) -> mp.mpf:
+    """lim_{σ→0+} of :func:`pnsgd_delta` (any ε ≥ 0 finite): A → 1 when L > 0 (0 when L = 0),
+    B → 1 when M·D > 0 (0 when M·D = 0; 1 − B → 0 resp. 1)."""
+    if mp.mpf(lipschitz) == 0:
+        return mp.mpf(0)
+    m, _ = pnsgd_contraction(lr, smoothness, strong_convexity)
+    b1 = m * mp.mpf(diameter) > 0
+    if order == "fixed":
+        return mp.mpf(1) if (b1 or n == int(index)) else mp.mpf(0)
+    if order == "shuffled":
+        return mp.mpf(1) if b1 else mp.mpf(1) / n
+    if order == "random_stop" and variant == "refined":
+        k = n - (1 if index is None else int(index)) + 1
+        return mp.mpf(k) / n if b1 else mp.mpf(1) / n
+    if order == "random_stop" and variant == "as_published":
+        return mp.mpf(1) if b1 else min(mp.mpf(1), mp.mpf(1) / n)
+    raise ValueError(f"unknown order/variant {order!r}/{variant!r}")
+
+
+def pnsgd_calibrate_sigma(
+    eps: Real,
+    delta: Real,
+    *,
+    noise: str = "gaussian",
+    lipschitz: Real,
+    lr: Real,
+    diameter: Real,
+    n: int,
+    order: str = "fixed",
+    index: Optional[int] = None,
+    smoothness: Optional[Real] = None,
+    strong_convexity: Real = 0.0,
+    variant: str = "refined",
+    dps: int = DEFAULT_DPS,
+) -> mp.mpf:
+    """Smallest noise σ (Gaussian std or Laplace scale) with :func:`pnsgd_delta` (eps, sigma=σ,
+    ...) ≤ delta, i.e. inf{σ > 0 : δ(σ) ≤ delta}; 0 when every σ > 0 works (δ(0+) ≤ delta,
+    e.g. lipschitz = 0). δ is continuous and non-increasing in σ: σ is bracketed by factors of
+    4 from σ = 1 (ValueError beyond 4^500 ≈ 1e301) and the bracket [δ > delta, δ ≤ delta] is
+    shrunk on ln δ(σ) − ln delta (reference δ at ``dps + 10`` digits) by Illinois regula falsi
+    with bisection fallback, to relative 10^-(dps+3)."""
+    n = int(n)
+    kw = dict(noise=noise, lipschitz=lipschitz, lr=lr, diameter=diameter, n=n, order=order,
+              index=index, smoothness=smoothness, strong_convexity=strong_convexity,
+              variant=variant)
+    with mp.workdps(dps + 20):
+        e, t = mp.mpf(eps), mp.mpf(delta)
+        if not (e >= 0 and mp.isfinite(e)):
+            raise ValueError("eps must be >= 0 and finite")
+        if not (0 < t < 1):
+            raise ValueError("delta must be in (0, 1)")
+        if _delta_zero_noise(lipschitz, lr, diameter, n, order, index, smoothness,
+                             strong_convexity, variant) <= t:
+            return mp.mpf(0)
+        lt = mp.log(t)
+
+        def g(s: mp.mpf) -> mp.mpf:
+            v = pnsgd_delta(e, sigma=s, dps=dps + 10, **kw)
+            return mp.log(v) - lt if v > 0 else mp.ninf
+
+        hi = mp.mpf(1)
+        if g(hi) <= 0:
+            lo = hi / 4
+            while g(lo) <= 0:  # terminates: δ(0+) > delta
+                lo /= 4
+            hi = lo * 4
+        else:
+            for _ in range(500):
+                hi *= 4
+                if g(hi) <= 0:
+                    break
+            else:
+                raise ValueError(f"no noise level sigma <= 1e300 reaches (eps={eps}, delta={delta})")
+            lo = hi / 4
+        from ._composition import _solve_dec
+
+        v = _solve_dec(g, lo, hi, dps)
+    with mp.workdps(dps):
+        return +v
 
 
 def pnsgd_rdp_slope(
