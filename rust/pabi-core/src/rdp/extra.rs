@@ -23,6 +23,16 @@ fn up(v: f64) -> f64 {
     }
 }
 
+/// [`up`] of a value known to be positive (`positive`): an underflowed 0 becomes the smallest
+/// positive bound, not an exact 0 below the exact value.
+fn up_pos(v: f64, positive: bool) -> f64 {
+    if v == 0.0 && positive {
+        TINY
+    } else {
+        up(v)
+    }
+}
+
 fn pos(name: &'static str, v: f64) -> Result<()> {
     if v > 0.0 && v.is_finite() {
         Ok(())
@@ -68,7 +78,7 @@ pub fn gaussian_dp_constant(delta: f64, sigma: f64) -> Result<f64> {
 /// ε = C_{δ,σ}·Δ and whether it is a valid guarantee (ε ≤ 1, Dwork–Roth Thm A.1).
 pub fn gaussian_mechanism_epsilon(delta: f64, sigma: f64, sens: f64) -> Result<(f64, bool)> {
     nonneg("sensitivity", sens)?;
-    let e = up(gaussian_dp_constant(delta, sigma)? * sens);
+    let e = up_pos(gaussian_dp_constant(delta, sigma)? * sens, sens > 0.0);
     Ok((e, e <= 1.0))
 }
 
@@ -93,7 +103,10 @@ pub fn amplify_by_sampling(eps: f64, delta: f64, q: f64) -> Result<(f64, f64)> {
     if !(0.0..=1.0).contains(&q) {
         return Err(PabiError::domain("q", "in [0, 1]", q));
     }
-    Ok((up(amplify(eps, q)), up(q * delta)))
+    Ok((
+        up_pos(amplify(eps, q), eps > 0.0 && q > 0.0),
+        up_pos(q * delta, q > 0.0 && delta > 0.0),
+    ))
 }
 
 /// Per-instance (ε', δ'') from the L_p norm of the sensitivity distribution (Thudi et al.
@@ -255,7 +268,9 @@ pub fn holder_min_p(n: u64, alpha: f64, cap_factor: f64) -> Result<f64> {
     if n == 1 {
         return Ok(1.0);
     }
-    let c = ((cap_factor * alpha - 1.0) / (alpha - 1.0)).ln() / (n - 1) as f64;
+    // ln((Kα − 1)/(α − 1)) = log1p((K − 1)α/(α − 1)), K − 1 exact: the rounded ratio lost
+    // log10(1/(K − 1)) digits (K = 1.0001: 2.6e-13 below the exact p)
+    let c = ((cap_factor - 1.0) * alpha / (alpha - 1.0)).ln_1p() / (n - 1) as f64;
     Ok(up(1.0 / -(-c).exp_m1()))
 }
 
@@ -289,16 +304,21 @@ pub fn hoeffding_sample_size_ln(
     let a = 6.0 * (alpha - 1.0) * eps;
     let b = 3.0 * (2.0 * alpha - 1.0) * eps_prime;
     let base = (-j.ln()).ln() - 2.0 * c.ln();
-    Ok(match variant {
-        SampleSizeVariant::AsPublished => base + a - b,
-        SampleSizeVariant::ProofConsistent => base + b - a,
-        SampleSizeVariant::Corrected => {
-            (2.0 / j).ln().ln() + 2.0 * super::log_expm1(b)
-                - std::f64::consts::LN_2
-                - 2.0 * c.ln()
-                - a
-        }
-    })
+    let terms = match variant {
+        SampleSizeVariant::AsPublished => [base, a, -b, 0.0, 0.0],
+        SampleSizeVariant::ProofConsistent => [base, b, -a, 0.0, 0.0],
+        SampleSizeVariant::Corrected => [
+            (2.0 / j).ln().ln(),
+            2.0 * super::log_expm1(b),
+            -std::f64::consts::LN_2,
+            -2.0 * c.ln(),
+            -a,
+        ],
+    };
+    // a larger sample size is the safe side: moved up by 8 ulp of the terms' magnitude
+    let v = neumaier_sum(terms);
+    let mag: f64 = terms.iter().map(|x| x.abs()).sum();
+    Ok(v + 8.0 * f64::EPSILON * mag)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -321,6 +341,24 @@ fn theta_u(u: f64, s: f64) -> f64 {
         (-u).exp_m1() / (-s * u).exp_m1()
     } else {
         ((s - 1.0) * u).exp() * u.exp_m1() / (s * u).exp_m1()
+    }
+}
+
+/// ln θ_L(s) from u = ln L² (s ≥ 1; no underflow): ln(1/s) at u = 0,
+/// ln(expm1(−u)/expm1(−su)) for u > 0, (s − 1)u + ln(expm1(u)/expm1(su)) for u < 0.
+fn ln_theta_u(u: f64, s: f64) -> f64 {
+    if u == 0.0 {
+        -s.ln()
+    } else if u == f64::NEG_INFINITY {
+        if s <= 1.0 {
+            0.0
+        } else {
+            f64::NEG_INFINITY
+        }
+    } else if u > 0.0 {
+        ((-u).exp_m1() / (-s * u).exp_m1()).ln()
+    } else {
+        (s - 1.0) * u + (u.exp_m1() / (s * u).exp_m1()).ln()
     }
 }
 
@@ -651,9 +689,11 @@ pub fn shifted_cycle_bound(
     let e = (t / ell) as f64;
     let rem = theta_l_kappa(kappa, (t % ell) as f64)?;
     let a = l * tau + sbar;
-    Ok(up(
-        alpha / (2.0 * sigma * sigma) * (a * a * th + sbar * sbar * ((e - 1.0) * th + rem))
-    ))
+    let v = alpha / (2.0 * sigma * sigma) * (a * a * th + sbar * sbar * ((e - 1.0) * th + rem));
+    // an underflowed product of positive factors (θ_L(ℓ) ~ 1e-1047 for L = 0.3, ℓ = 1000) is
+    // not an exact 0: the smallest positive bound instead
+    let positive = (a > 0.0 && th > 0.0) || (sbar > 0.0 && (e - 1.0) * th + rem > 0.0);
+    Ok(up_pos(v, positive))
 }
 
 /// Optimal residuals of the App. B QP: a_t = (Lτ + s)θ_L(T)L^{1−t}, t = 1..T.
@@ -663,11 +703,14 @@ pub fn optimal_residuals(kappa: f64, t: u64, tau: f64, s: f64) -> Result<Vec<f64
     if t == 0 {
         return Err(PabiError::domain("T", "an integer >= 1", 0.0));
     }
-    let th = theta_l_kappa(kappa, t as f64)?;
+    theta_l_kappa(kappa, t as f64)?; // (domain checks)
     let u = kappa.ln_1p();
     let l = (1.0 + kappa).sqrt();
+    // in log space: θ_L(T) underflows for L < 1 over long cycles while L^{1−t} overflows
+    // (a_600 at L = 0.5 came out 4e-143 instead of 4e-181)
+    let la = (l * tau + s).ln() + ln_theta_u(u, t as f64);
     Ok((1..=t)
-        .map(|i| (l * tau + s) * th * ((1.0 - i as f64) * u / 2.0).exp())
+        .map(|i| (la + (1.0 - i as f64) * u / 2.0).exp())
         .collect())
 }
 
@@ -713,7 +756,9 @@ pub fn theta_min_steps(kappa: f64, xi: f64) -> Result<f64> {
     if !(xi > 1.0 && xi.is_finite()) {
         return Err(PabiError::domain("xi", "> 1 and finite", xi));
     }
-    Ok(up(-(-1.0 / xi).ln_1p() / kappa.ln_1p()))
+    // ln(ξ/(ξ − 1)) = log1p(1/(ξ − 1)) with ξ − 1 exact (ξ < 2^53): −log1p(−1/ξ) lost
+    // 1e-16/(ξ − 1) absolute to the rounding of 1/ξ (below the exact threshold for ξ − 1 < 1e-4)
+    Ok(up((1.0 / (xi - 1.0)).ln_1p() / kappa.ln_1p()))
 }
 
 /// Cor. C.3 (Kong–Ribero): for λ ≤ min{1/√E, 1/(2(m + M))},
@@ -763,13 +808,8 @@ pub fn mixture_rdp_bound(alpha: f64, weights: &[f64], eps: &[f64]) -> Result<f64
         return Err(PabiError::domain("weights", "summing to 1", tot));
     }
     let t = alpha - 1.0;
-    let xs: Vec<f64> = weights
-        .iter()
-        .zip(eps)
-        .filter(|(&w, _)| w > 0.0)
-        .map(|(&w, &e)| w.ln() + t * e)
-        .collect();
-    let ls = super::log_sum_exp(&xs);
+    let xs: Vec<f64> = eps.iter().map(|&e| t * e).collect();
+    let ls = super::log_weighted_sum_exp(weights, &xs);
     // ln Σ q_j e^{t ε_j} ≥ 0 up to the weight rounding; keep it ≥ 0
     Ok(up(ls.max(0.0) / t))
 }
@@ -917,7 +957,10 @@ pub fn gaussian_mech_rdp(alpha: f64, sens: f64, sigma: f64) -> Result<f64> {
     order(alpha)?;
     nonneg("sensitivity", sens)?;
     pos("sigma", sigma)?;
-    Ok(up(alpha * sens * sens / (2.0 * sigma * sigma)))
+    Ok(up_pos(
+        alpha * sens * sens / (2.0 * sigma * sigma),
+        sens > 0.0,
+    ))
 }
 
 #[cfg(test)]
