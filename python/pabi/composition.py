@@ -24,6 +24,8 @@ log space) or a GDP / RDP bound there.
 
 from __future__ import annotations
 
+import math
+
 from typing import Callable, Literal, Sequence, Union, overload
 
 import numpy as np
@@ -184,9 +186,10 @@ def _log_profile(delta: ArrayLike | None, log_delta: ArrayLike | None) -> np.nda
     if delta is None:
         raise TypeError("give delta or log_delta")
     dv = np.asarray(delta, dtype=np.float64).reshape(-1)
-    # δ below 1e-300 has underflowed (or is rounding residue): −∞, i.e. no constraint at a sample
+    # every sample is a constraint; only an exact 0 is none (ln 0 = −∞). (A δ that underflowed to
+    # pabi's residue 2e-323 is honoured as given: sound, but loose — pass log_delta instead.)
     with np.errstate(divide="ignore"):
-        return np.ascontiguousarray(np.where(dv < 1e-300, -np.inf, np.log(dv)))
+        return np.ascontiguousarray(np.log(dv))
 
 
 def gdp_compose(mus: ArrayLike) -> float:
@@ -195,10 +198,15 @@ def gdp_compose(mus: ArrayLike) -> float:
     >>> round(gdp_compose([0.3, 0.4]), 12)
     0.5
     """
-    m = np.asarray(mus, dtype=float)
+    m = np.asarray(mus, dtype=float).reshape(-1)
     if np.any(~(m >= 0)) or np.any(~np.isfinite(m)):
         raise _domain("mus", ">= 0 and finite", m)
-    return float(np.sqrt(np.sum(m * m)) * (1 + 2.0**-52))
+    top = float(m.max()) if m.size else 0.0
+    if top == 0.0:
+        return 0.0
+    # scaled by the largest μ (no underflow of μ², no overflow), squares summed exactly rounded
+    # (math.fsum), ≤ 2 ulp in all: moved up 4 ulp
+    return top * math.sqrt(math.fsum((m / top) ** 2)) * (1 + 2.0**-50)
 
 
 def gdp_mu_dominating(
@@ -206,7 +214,8 @@ def gdp_mu_dominating(
 ) -> float:
     """sup_ε μ_ε with θ_{e^ε}(μ_ε) = δ(ε): the smallest μ whose GDP profile dominates the given
     privacy profile **at the sample points** ``eps`` (SPEC_pabi §5.4 gdp_mu_dominating, DRS
-    Prop. 2.12), rounded up. Pass ``log_delta`` for large ε where δ underflows. For a bound
+    Prop. 2.12), rounded up. Every sample with δ > 0 is a constraint: pass ``log_delta`` for large
+    ε where δ underflows (a δ given as the underflow residue 2e-323 binds μ, loosely). For a bound
     valid at every ε ≥ 0 use :func:`gdp_dominating_pair`.
 
     For the shuffled-PNSGD profile μ_ε increases to 2L/σ as ε → ∞, so GDP discards all
