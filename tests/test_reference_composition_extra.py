@@ -416,27 +416,10 @@ def test_pnsgd_calibrate_sigma_representative(eps, target, kw):
 
 
 def test_pnsgd_calibrate_sigma_random():
+    """The random PNSGD settings of tests/test_pnsgd.py (n ≤ 1e9), σ left to the calibration."""
+    from test_pnsgd import _random_cases
+
     rnd = random.Random(8675309)
-    for _ in range(25):
-        noise = rnd.choice(["gaussian", "laplace"])
-        order = rnd.choice(["fixed", "fixed", "shuffled", "random_stop", "as_published"])
-        n = max(1, int(10 ** rnd.uniform(0, 9)))
-        if rnd.random() < 0.5:
-            i = rnd.randint(1, n)
-        else:  # near the end, where B^(n-i) is not negligible
-            i = max(1, n - int(10 ** rnd.uniform(0, math.log10(n) if n > 1 else 0)))
-        kw = dict(noise=noise, lipschitz=10 ** rnd.uniform(-1, 0.5), lr=10 ** rnd.uniform(-2, 0),
-                  diameter=10 ** rnd.uniform(-1, 1), n=n)
-        if rnd.random() < 0.3:
-            beta = 10 ** rnd.uniform(-1, 1)
-            rho = beta * rnd.uniform(0, 1)
-            kw.update(smoothness=beta, strong_convexity=rho, lr=min(kw["lr"], 1.99 / (beta + rho)))
-        if order == "fixed":
-            kw.update(order="fixed", index=i)
-        elif order == "random_stop":
-            kw.update(order="random_stop", index=i)
-        elif order == "as_published":
-            kw.update(order="random_stop", variant="as_published")
-        else:
-            kw.update(order="shuffled")
-        _check_sigma(rnd.uniform(0, 5), 10 ** rnd.uniform(-12, -0.5), kw)
+    for eps, kw in _random_cases(8675309, 25, max_log_n=9):
+        kw.pop("sigma")
+        _check_sigma(eps, 10 ** rnd.uniform(-12, -0.5), kw)
