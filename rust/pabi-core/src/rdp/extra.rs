@@ -178,29 +178,47 @@ pub fn general_update_rdp(
     crate::batch::check(inner, "inner", "finite", f64::is_finite)?;
     let s2 = 2.0 * sigma * sigma;
     let mut per_b = Vec::with_capacity(b);
+    let mut err_sum = 0.0; // Σ_b of the error bounds of ln mean_j e^{z_j}
     let mut z = vec![0.0; j];
     let mut sw = vec![0.0; d];
+    let mut sa = vec![0.0; d];
+    // z = (‖Σ w‖² − Σ‖w‖²)/(2σ²) cancels; its rounding error is ≤ c·ε_m·(Σ_k(Σ_i|w_ik|)² + Σ‖w‖²)/(2σ²)
+    // with c = 2α + d + 4 (differences, the α-term sums, squares and the d-term sums)
+    let c = (2 * a + d + 4) as f64 * f64::EPSILON;
     for bi in 0..b {
         let v = &outer[bi * d..(bi + 1) * d];
+        let mut zerr: f64 = 0.0;
         for (ji, zj) in z.iter_mut().enumerate() {
             sw.iter_mut().for_each(|x| *x = 0.0);
+            sa.iter_mut().for_each(|x| *x = 0.0);
             let mut sq = 0.0;
             for i in 0..a {
                 let off = ((bi * j + ji) * a + i) * d;
                 for k in 0..d {
                     let w = inner[off + k] - v[k];
                     sw[k] += w;
+                    sa[k] += w.abs();
                     sq += w * w;
                 }
             }
             let tot: f64 = sw.iter().map(|x| x * x).sum();
+            let mag: f64 = sa.iter().map(|x| x * x).sum::<f64>() + sq;
             *zj = (tot - sq) / s2;
+            zerr = zerr.max(c * mag / s2);
         }
-        per_b.push(super::log_mean_exp(&z));
+        let l = super::log_mean_exp(&z);
+        // log-mean-exp is 1-Lipschitz in the max norm of z; its own rounding ≤ 4 ulp of |l|
+        // plus a few ulp of max z on the shifted path
+        let zmax = z.iter().fold(0.0f64, |m, &x| m.max(x.abs()));
+        err_sum += zerr + 4.0 * f64::EPSILON * (l.abs() + zmax);
+        per_b.push(l);
     }
     let m = neumaier_sum(per_b.iter().copied()) / b as f64;
     let v = m / (alpha - 1) as f64;
-    Ok(v + INFLATE * 4.0 * (v.abs() + per_b.iter().map(|x| x.abs()).fold(0.0, f64::max)))
+    // the mean's own rounding (Neumaier: ~2 ulp of Σ|L_b|) and the division
+    let sum_abs: f64 = per_b.iter().map(|x| x.abs()).sum();
+    let err = (err_sum + 2.0 * f64::EPSILON * sum_abs) / (b as f64 * (alpha - 1) as f64);
+    Ok(v + err + 2.0 * f64::EPSILON * v.abs())
 }
 
 /// Weak triangle inequality (Mironov Prop. 11, Hölder-p form):
