@@ -49,6 +49,12 @@ fn gdp_mu<'py>(py: Python<'py>, eps: Arr<'py>, delta: Arr<'py>) -> Out<'py> {
 }
 
 #[pyfunction]
+fn gdp_compose(py: Python<'_>, mus: Arr<'_>) -> PyResult<f64> {
+    let [m] = slices![mus];
+    detach(py, || gdp::gdp_compose(m))
+}
+
+#[pyfunction]
 fn gdp_mu_dominating(py: Python<'_>, eps: Arr<'_>, log_delta: Arr<'_>) -> PyResult<f64> {
     let [e, l] = slices![eps, log_delta];
     detach(py, || gdp::gdp_mu_dominating(e, l))
@@ -264,6 +270,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             single_point_composed_epsilon,
             gdp_epsilon,
             gdp_mu,
+            gdp_compose,
             gdp_mu_dominating,
             gdp_dominating_pair,
             gdp_composed_epsilon,
