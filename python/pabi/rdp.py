@@ -612,19 +612,28 @@ def _kappa(L: Optional[ArrayLike], kappa: Optional[ArrayLike]) -> ArrayLike:
     return _call(_core.kappa_from_l, ("L",), L)
 
 
+def _lip_u(L: Optional[ArrayLike], kappa: Optional[ArrayLike]) -> ArrayLike:
+    """u = ln L² from L or κ (the core's carrier for θ_L: accurate near L = 1 from κ, and for
+    small L from L, where κ ≈ −1 has lost the relative accuracy of L²)."""
+    if (L is None) == (kappa is None):
+        raise ValueError("pass exactly one of L and kappa (= L**2 - 1)")
+    if kappa is not None:
+        return _call(_core.lip_u_from_kappa, ("kappa",), kappa)
+    return _call(_core.lip_u_from_l, ("L",), L)
+
+
 def theta_l(s: ArrayLike, L: Optional[ArrayLike] = None, *, kappa: Optional[ArrayLike] = None) -> Float:
     """θ_L(s) = L^{2(s−1)}/Σ_{j<s} L^{2j} (Kong–Ribero eq. (6)), θ(0) = 0, stable near L = 1
     (pass κ = L² − 1 when known: expm1 forms with u = log1p(κ)); real s ≥ 1 allowed.
-    Broadcasts over s and L (or κ). Rounded up. L is carried as κ = L² − 1 rounded up, so for
-    L < 1 given as ``L`` the result is within ≈ (s − 1)·2^-51/L² relative (above the exact value;
-    e.g. 3.5e-12 at L = 0.05, s = 50); ``kappa=`` is exact.
+    Broadcasts over s and L (or κ). Rounded up (L is carried as u = ln L², from L rounded up by
+    2 ulp, which only loosens the bound).
 
     >>> round(theta_l(4, L=1.0), 14)
     0.25
     >>> theta_l([1, 2], L=[1.0, 2.0])
     array([1. , 0.8])
     """
-    return _call(_core.theta_l_kappa, ("kappa", "s"), _kappa(L, kappa), s)
+    return _call(_core.theta_l_u, ("L", "s"), _lip_u(L, kappa), s)
 
 
 def cyclic_theta_sum(
@@ -635,7 +644,7 @@ def cyclic_theta_sum(
     >>> round(cyclic_theta_sum(10, 4, L=1.0), 12)   # 2·(1/4) + 1/2
     1.0
     """
-    return _call(_core.cyclic_theta_sum, ("kappa", "T", "ell"), _kappa(L, kappa), T, ell)
+    return _call(_core.cyclic_theta_sum, ("L", "T", "ell"), _lip_u(L, kappa), T, ell)
 
 
 def _model_flag(model: str) -> bool:
@@ -766,8 +775,8 @@ def shifted_cycle_bound(
     0.4
     """
     return _call(
-        _core.shifted_cycle_bound, ("alpha", "sigma", "kappa", "tau", "sbar", "T", "ell"),
-        alpha, sigma, _kappa(L, kappa), tau, sbar, T, ell,
+        _core.shifted_cycle_bound, ("alpha", "sigma", "L", "tau", "sbar", "T", "ell"),
+        alpha, sigma, _lip_u(L, kappa), tau, sbar, T, ell,
     )
 
 
@@ -776,8 +785,8 @@ def optimal_residuals(
 ) -> np.ndarray:
     """Optimal shifts of the App. B QP: a_t = (Lτ + s)θ_L(T)L^{1−t}, t = 1..T (no overflow).
     Scalar arguments (the result is the length-T vector)."""
-    k = _kappa(L, kappa)
-    return _core.optimal_residuals(float(k), int(T), float(tau), float(s))
+    u = _lip_u(L, kappa)
+    return _core.optimal_residuals(float(u), int(T), float(tau), float(s))
 
 
 def cyclic_calibration(

@@ -249,12 +249,22 @@ elementwise!(
 );
 elementwise!(
     bmap,
-    fn theta_l_kappa([kappa, s])
-    |x| Ok([ex::theta_l_kappa(x[0], x[1])?])
+    fn lip_u_from_l([l])
+    |x| Ok([ex::lip_u_from_l(x[0])?])
 );
 elementwise!(
     bmap,
-    fn cyclic_theta_sum([kappa, t, ell])
+    fn lip_u_from_kappa([kappa])
+    |x| Ok([ex::lip_u_from_kappa(x[0])?])
+);
+elementwise!(
+    bmap,
+    fn theta_l_u([u, s])
+    |x| Ok([ex::theta_l_u(x[0], x[1])?])
+);
+elementwise!(
+    bmap,
+    fn cyclic_theta_sum([u, t, ell])
     |x| Ok([ex::cyclic_theta_sum(x[0], int("T", x[1])?, int("ell", x[2])?)?])
 );
 elementwise!(
@@ -312,7 +322,7 @@ elementwise!(
 );
 elementwise!(
     bmap,
-    fn shifted_cycle_bound([alpha, sigma, kappa, tau, sbar, t, ell])
+    fn shifted_cycle_bound([alpha, sigma, u, tau, sbar, t, ell])
     |x| Ok([ex::shifted_cycle_bound(
         x[0], x[1], x[2], x[3], x[4], int("T", x[5])?, int("ell", x[6])?,
     )?])
@@ -430,8 +440,8 @@ elementwise!(
 );
 
 #[pyfunction]
-fn optimal_residuals<'py>(py: Python<'py>, kappa: f64, t: u64, tau: f64, s: f64) -> Out<'py> {
-    array(py, || ex::optimal_residuals(kappa, t, tau, s))
+fn optimal_residuals<'py>(py: Python<'py>, u: f64, t: u64, tau: f64, s: f64) -> Out<'py> {
+    array(py, || ex::optimal_residuals(u, t, tau, s))
 }
 
 #[pyfunction]
@@ -469,7 +479,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             weak_triangle_bound,
             unlearning_keep,
             kappa_from_l,
-            theta_l_kappa,
+            lip_u_from_l,
+            lip_u_from_kappa,
+            theta_l_u,
             cyclic_theta_sum,
             l_lambda_kappa,
             last_iterate_rdp_general,

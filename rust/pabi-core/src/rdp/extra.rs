@@ -380,19 +380,48 @@ fn ln_theta_u(u: f64, s: f64) -> f64 {
     }
 }
 
-/// θ_L(s) = L^{2(s−1)}/Σ_{j<s} L^{2j} with L² = 1 + κ (κ ≥ −1), rounded up.
-pub fn theta_l_kappa(kappa: f64, s: f64) -> Result<f64> {
+/// u = ln L² from κ = L² − 1 ≥ −1: log1p(κ) (to nearest; −∞ at κ = −1).
+pub fn lip_u_from_kappa(kappa: f64) -> Result<f64> {
     if !(kappa >= -1.0 && kappa.is_finite()) {
         return Err(PabiError::domain("kappa", ">= -1 and finite", kappa));
+    }
+    Ok(if kappa == -1.0 {
+        f64::NEG_INFINITY
+    } else {
+        kappa.ln_1p()
+    })
+}
+
+/// u = ln L² from L ≥ 0, rounded up by 2 ulp (a larger L is always sound: an L-Lipschitz step
+/// is L'-Lipschitz for L' ≥ L): 2·log1p(L − 1) for L ∈ [1/2, 2] (L − 1 exact, full relative
+/// accuracy near 1), 2·ln L elsewhere (full accuracy for small L, which κ = L² − 1 ≈ −1 loses:
+/// its ulp is 1e-16/L² of L²); −∞ at L = 0.
+pub fn lip_u_from_l(l: f64) -> Result<f64> {
+    nonneg("L", l)?;
+    if l == 0.0 {
+        return Ok(f64::NEG_INFINITY);
+    }
+    let u = if (0.5..=2.0).contains(&l) {
+        2.0 * (l - 1.0).ln_1p()
+    } else {
+        2.0 * l.ln()
+    };
+    Ok(u + 2.0 * f64::EPSILON * u.abs())
+}
+
+/// θ_L(s) = L^{2(s−1)}/Σ_{j<s} L^{2j} with L² = 1 + κ (κ ≥ −1), rounded up.
+pub fn theta_l_kappa(kappa: f64, s: f64) -> Result<f64> {
+    theta_l_u(lip_u_from_kappa(kappa)?, s)
+}
+
+/// θ_L(s) from u = ln L² (−∞ for L = 0), rounded up.
+pub fn theta_l_u(u: f64, s: f64) -> Result<f64> {
+    if u.is_nan() || u == f64::INFINITY {
+        return Err(PabiError::domain("L", "finite (ln L^2 < inf)", u));
     }
     if !(s == 0.0 || s >= 1.0) || !s.is_finite() {
         return Err(PabiError::domain("s", "0 or >= 1 (finite)", s));
     }
-    let u = if kappa == -1.0 {
-        f64::NEG_INFINITY
-    } else {
-        kappa.ln_1p()
-    };
     let v = theta_u(u, s);
     if s == 0.0 || v == 1.0 || u == f64::NEG_INFINITY {
         return Ok(v); // exact cases: s = 0, s = 1, L = 0 (an underflowed θ > 0 is rounded up below)
@@ -407,15 +436,14 @@ pub fn theta_l_kappa(kappa: f64, s: f64) -> Result<f64> {
 }
 
 /// Φ_L(T, ℓ) = ⌊T/ℓ⌋θ_L(ℓ) + θ_L(T mod ℓ) (bracket of Kong–Ribero (7), (21), (27)).
-pub fn cyclic_theta_sum(kappa: f64, t: u64, ell: u64) -> Result<f64> {
+/// `u` = ln L² ([`lip_u_from_l`], [`lip_u_from_kappa`]).
+pub fn cyclic_theta_sum(u: f64, t: u64, ell: u64) -> Result<f64> {
     if ell == 0 {
         return Err(PabiError::domain("ell", "an integer >= 1", 0.0));
     }
     let e = (t / ell) as f64;
     let r = (t % ell) as f64;
-    Ok(up(
-        e * theta_l_kappa(kappa, ell as f64)? + theta_l_kappa(kappa, r)?
-    ))
+    Ok(up(e * theta_l_u(u, ell as f64)? + theta_l_u(u, r)?))
 }
 
 /// Lipschitz model of the clipped gradient step x − λ·mean clip(∇f_i(x)).
@@ -661,15 +689,16 @@ pub fn last_iterate_rdp_cyclic(
     as_published: bool,
 ) -> Result<f64> {
     check_cyclic(alpha, lam, clip, sigma, t, b, ell)?;
+    let u = lip_u_from_kappa(kappa)?;
     let x = lam * clip / (b as f64 * sigma);
     let unit = alpha * x * x;
     if as_published {
-        return Ok(up(4.0 * unit * cyclic_theta_sum(kappa, t, ell)?));
+        return Ok(up(4.0 * unit * cyclic_theta_sum(u, t, ell)?));
     }
     let phi = match t_star {
         Some(ts) => {
             check_t_star(ts, ell)?;
-            cyclic_theta_sum(kappa, t - ts + 1, ell)?
+            cyclic_theta_sum(u, t - ts + 1, ell)?
         }
         None => {
             let e = (t / ell) as f64;
@@ -684,12 +713,12 @@ pub fn last_iterate_rdp_cyclic(
     Ok(up(2.0 * unit * phi))
 }
 
-/// Prop. 2.2(a): α/(2σ²)[(Lτ + s̄)²θ_L(ℓ) + s̄²{(E − 1)θ_L(ℓ) + θ_L(T − Eℓ)}].
+/// Prop. 2.2(a): α/(2σ²)[(Lτ + s̄)²θ_L(ℓ) + s̄²{(E − 1)θ_L(ℓ) + θ_L(T − Eℓ)}]; `u` = ln L².
 #[allow(clippy::too_many_arguments)]
 pub fn shifted_cycle_bound(
     alpha: f64,
     sigma: f64,
-    kappa: f64,
+    u: f64,
     tau: f64,
     sbar: f64,
     t: u64,
@@ -702,10 +731,10 @@ pub fn shifted_cycle_bound(
     if ell == 0 || t < ell {
         return Err(PabiError::domain("T", "an integer >= ell >= 1", t as f64));
     }
-    let l = (1.0 + kappa).sqrt();
-    let th = theta_l_kappa(kappa, ell as f64)?;
+    let th = theta_l_u(u, ell as f64)?;
+    let l = (0.5 * u).exp() * (1.0 + 2.0 * f64::EPSILON); // L rounded up
     let e = (t / ell) as f64;
-    let rem = theta_l_kappa(kappa, (t % ell) as f64)?;
+    let rem = theta_l_u(u, (t % ell) as f64)?;
     let a = l * tau + sbar;
     let v = alpha / (2.0 * sigma * sigma) * (a * a * th + sbar * sbar * ((e - 1.0) * th + rem));
     // an underflowed product of positive factors (θ_L(ℓ) ~ 1e-1047 for L = 0.3, ℓ = 1000) is
@@ -714,16 +743,15 @@ pub fn shifted_cycle_bound(
     Ok(up_pos(v, positive))
 }
 
-/// Optimal residuals of the App. B QP: a_t = (Lτ + s)θ_L(T)L^{1−t}, t = 1..T.
-pub fn optimal_residuals(kappa: f64, t: u64, tau: f64, s: f64) -> Result<Vec<f64>> {
+/// Optimal residuals of the App. B QP: a_t = (Lτ + s)θ_L(T)L^{1−t}, t = 1..T; `u` = ln L².
+pub fn optimal_residuals(u: f64, t: u64, tau: f64, s: f64) -> Result<Vec<f64>> {
     nonneg("tau", tau)?;
     nonneg("s", s)?;
     if t == 0 {
         return Err(PabiError::domain("T", "an integer >= 1", 0.0));
     }
-    theta_l_kappa(kappa, t as f64)?; // (domain checks)
-    let u = kappa.ln_1p();
-    let l = (1.0 + kappa).sqrt();
+    theta_l_u(u, t as f64)?; // (domain checks)
+    let l = (0.5 * u).exp();
     // in log space: θ_L(T) underflows for L < 1 over long cycles while L^{1−t} overflows
     // (a_600 at L = 0.5 came out 4e-143 instead of 4e-181)
     let la = (l * tau + s).ln() + ln_theta_u(u, t as f64);
