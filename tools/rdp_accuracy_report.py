@@ -18,7 +18,8 @@ exact value is on the wrong side. Functions without a documented direction (hold
 counts below/above instead. A result counts as wrong only when it is off by more than 1e-40
 relative (the 50-digit reference itself is not exact). Then lists every point whose relative
 error exceeds 1e-12 or that is on the wrong side, and the public functions of pabi.rdp that
-have no counterpart in pabi.reference (not measured). Deterministic seed.
+this script does not measure (their reference tests are in tests/test_reference_*.py).
+Deterministic seed.
 
 Reference pairing:
 
@@ -478,7 +479,8 @@ def main():
               f"{r.worst:.2e} is discretisation, not rounding")
     missing = sorted(set(pabi_rdp.__all__) - COVERED - {"DEFAULT_ORDERS"})
     print()
-    print("pabi.rdp functions without a pabi.reference counterpart (not measured):")
+    print("pabi.rdp functions not measured by this script (their reference tests are "
+          "tests/test_reference_rdp_extra.py and tests/test_reference_last_iterate.py):")
     print("  " + ", ".join(missing))
     print(f"\ntotal time {time.time() - t0:.1f} s")
 
