@@ -130,15 +130,6 @@ fn log_add_exp(a: f64, b: f64) -> f64 {
     m + f64::ln_1p(f64::exp(-(a - b).abs()))
 }
 
-/// ln Σ e^{x_k} (−inf for an empty slice).
-pub(crate) fn log_sum_exp(xs: &[f64]) -> f64 {
-    let m = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    if !m.is_finite() {
-        return m;
-    }
-    m + f64::ln(neumaier_sum(xs.iter().map(|&x| f64::exp(x - m))))
-}
-
 /// ln(1 − e^x) for x ≤ 0 (Mächler).
 #[inline(always)]
 fn log1mexp(x: f64) -> f64 {
@@ -1224,7 +1215,7 @@ pub fn profile_to_rdp(alpha: f64, eps: &[f64], delta: &[f64]) -> Result<f64> {
     if logs.is_empty() {
         return Ok(0.0);
     }
-    let ls = log_sum_exp(&logs);
+    let ls = crate::num::log_sum_exp(&logs);
     let x = f64::ln(alpha * am1) + ls;
     let v = softplus(x) / am1;
     Ok(up_order(v, 1e6))

@@ -626,25 +626,14 @@ pub fn last_iterate_rdp_general_exact(
     Ok(up(up(2.0 * alpha * x * x * up(bracket))))
 }
 
-/// κ = L² − 1 from L ≥ 0, rounded UP (exact where it is representable: L = 0, 1, 2, …).
-///
-/// (L − 1)(L + 1) keeps κ's relative accuracy near L = 1, but far below 1 the ulp of κ ≈ −1 is
-/// a large relative error of 1 + κ = L² (1e-16/L²), which θ_L(s) ≈ L^{2(s−1)} multiplies by
-/// s − 1: rounded to nearest it gave θ_L below the exact value (s = 18, L = 0.113: −3e-14).
-/// The product's error terms (two_sum of L ∓ 1, the FMA residual) give L² − 1 to ~1e-32, and
-/// the result is moved up two ulp. A larger κ is always sound: every bound taking L is
-/// non-decreasing in L (an L-Lipschitz step is L'-Lipschitz for L' ≥ L).
+/// κ = L² − 1 from L ≥ 0 as (L − 1)(L + 1), to nearest (L − 1 is exact near 1, so κ keeps its
+/// relative accuracy there); −1 at L = 0. Only for [`theta_min_steps`] (L > 1, where this is a
+/// few ulp and its `up` covers it; a threshold on steps is *decreasing* in L, so L must not be
+/// rounded up for it). The θ_L family takes u = ln L² instead ([`lip_u_from_l`]): κ ≈ −1 loses
+/// the relative accuracy of L² for small L.
 pub fn kappa_from_l(l: f64) -> Result<f64> {
     nonneg("L", l)?;
-    let (a, ea) = crate::dd::two_sum(l, -1.0);
-    let (b, eb) = crate::dd::two_sum(l, 1.0);
-    let k = a * b;
-    let ep = a.mul_add(b, -k);
-    if ea == 0.0 && eb == 0.0 && ep == 0.0 {
-        return Ok(k); // exact
-    }
-    let v = k + (ep + a * eb + b * ea);
-    Ok(v.next_up().next_up())
+    Ok((l - 1.0) * (l + 1.0))
 }
 
 /// Thm 4.4 (bounded domain of diameter d_h): α/(2σ²)(L d_h + 2λC/b)², L = √(1 + κ).
@@ -702,7 +691,7 @@ pub fn last_iterate_rdp_cyclic(
         }
         None => {
             let e = (t / ell) as f64;
-            let th = theta_l_kappa(kappa, ell as f64)?;
+            let th = theta_l_u(u, ell as f64)?;
             if t % ell >= 1 {
                 up(e * th + 1.0)
             } else {
@@ -865,22 +854,8 @@ pub fn mixture_rdp_bound(alpha: f64, weights: &[f64], eps: &[f64]) -> Result<f64
 
 /// 1 − ρ = min{ημ, 2 − ηL} as an exact double-double (the products' FMA residuals, the
 /// difference by two_sum); 2 − ηL loses everything to cancellation in doubles when ηL ≈ 2.
-fn contraction_gap_dd(eta: f64, mu: f64, smooth: f64) -> Dd {
-    let (p1, e1) = two_prod(eta, mu);
-    let (p2, e2) = two_prod(eta, smooth);
-    let g1 = Dd::new(p1, e1);
-    let g2 = Dd::from_f64(2.0) - Dd::new(p2, e2);
-    if (g1 - g2).hi <= 0.0 {
-        g1
-    } else {
-        g2
-    }
-}
-
-/// (ρ, 1 − ρ) of a gradient step: ρ = max{|1 − ημ|, |1 − ηL|}, 1 − ρ = min{ημ, 2 − ηL}
-/// (from the exact double-double gap: ρ rounded up, 1 − ρ down, by two ulp). Domain
-/// 0 < μ ≤ L, 0 < η < 2/L.
-pub fn gd_contraction_rho(eta: f64, mu: f64, smooth: f64) -> Result<(f64, f64)> {
+/// Domain 0 < μ ≤ L, 0 < η < 2/L.
+fn contraction_gap_dd(eta: f64, mu: f64, smooth: f64) -> Result<Dd> {
     pos("mu", mu)?;
     if !(smooth >= mu && smooth.is_finite()) {
         return Err(PabiError::domain("smoothness", ">= mu and finite", smooth));
@@ -888,7 +863,18 @@ pub fn gd_contraction_rho(eta: f64, mu: f64, smooth: f64) -> Result<(f64, f64)> 
     if !(eta > 0.0 && eta * smooth < 2.0) {
         return Err(PabiError::domain("eta", "in (0, 2/smoothness)", eta));
     }
-    let g = contraction_gap_dd(eta, mu, smooth);
+    let (p1, e1) = two_prod(eta, mu);
+    let (p2, e2) = two_prod(eta, smooth);
+    let g1 = Dd::new(p1, e1);
+    let g2 = Dd::from_f64(2.0) - Dd::new(p2, e2);
+    Ok(if (g1 - g2).hi <= 0.0 { g1 } else { g2 })
+}
+
+/// (ρ, 1 − ρ) of a gradient step: ρ = max{|1 − ημ|, |1 − ηL|}, 1 − ρ = min{ημ, 2 − ηL}
+/// (from the exact double-double gap: ρ rounded up, 1 − ρ down, by two ulp). Domain
+/// 0 < μ ≤ L, 0 < η < 2/L.
+pub fn gd_contraction_rho(eta: f64, mu: f64, smooth: f64) -> Result<(f64, f64)> {
+    let g = contraction_gap_dd(eta, mu, smooth)?;
     let rho = (Dd::from_f64(1.0) - g).to_f64().next_up().next_up();
     let gap = g.to_f64().next_down().next_down();
     Ok((rho.min(1.0), gap.max(0.0)))
@@ -914,7 +900,7 @@ pub fn sensitivity_multi_epoch(
     j: u64,
     epochs: Option<u64>,
 ) -> Result<f64> {
-    gd_contraction_rho(eta, mu, smooth)?;
+    let g = contraction_gap_dd(eta, mu, smooth)?;
     nonneg("grad_bound", grad_bound)?;
     pos("batch", batch)?;
     if m == 0 || j == 0 || j > m {
@@ -924,7 +910,6 @@ pub fn sensitivity_multi_epoch(
             j as f64,
         ));
     }
-    let g = contraction_gap_dd(eta, mu, smooth);
     let l = if g.hi < 0.5 {
         (-g.hi).ln_1p() - g.lo / (1.0 - g.hi)
     } else {
