@@ -166,3 +166,152 @@ def test_chunk_points_match_unravel_index():
             idx = np.unravel_index(np.arange(lo, hi), shape)
             for n, a, i in zip(names, axes, idx):
                 assert np.array_equal(got[n], a[i]), (shape, lo, hi, n)
+
+
+# ------------------------------------------------------- no data lost or silently wrong
+
+
+def _sweep_mod():
+    import importlib
+
+    return importlib.import_module("pabi.sweep")
+
+
+def test_bad_grid_value_is_caught_before_anything_is_written(tmp_path):
+    """The issue's example: eps = -1 is the last grid value; it used to leave 900,000 of
+    1,000,000 rows in a file indistinguishable from a complete one."""
+    out = tmp_path / "p.parquet"
+    eps, r = np.r_[np.linspace(0, 1, 999), -1.0], np.linspace(.1, 1, 1000)
+    calls = []
+
+    def theta(eps, r):
+        calls.append(len(eps))
+        return pabi.theta(eps, r)
+
+    with pytest.raises(pabi.DomainError, match=r"eps must be >= 0.*at grid index \(999, 0\) "
+                                               r"\(eps=-1.0, r=0.1\)") as info:
+        pabi.sweep(theta, eps=eps, r=r, chunk_size=100_000, output=out)
+    assert info.value.index == (999, 0) and info.value.param == "eps"
+    assert calls == [1999]  # only the up-front probe ran: (eps_i, r_0) and (eps_0, r_j)
+    assert list(tmp_path.iterdir()) == []
+    # without the probe the error comes from the last chunk: still no file, no temporary file
+    with pytest.raises(pabi.DomainError, match=r"grid index \(999, 0\)"):
+        pabi.sweep(pabi.theta, eps=eps, r=r, chunk_size=100_000, output=out, validate=False)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_failed_sweep_leaves_the_previous_file_untouched(tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    out = tmp_path / "p.parquet"
+    pabi.sweep(pabi.theta, eps=[1.0, 2.0], r=[0.5], output=out)
+    before = out.read_bytes()
+
+    def boom(x):
+        if x[-1] >= 25:
+            raise RuntimeError("chunk failed")
+        return x * 2
+
+    with pytest.raises(RuntimeError, match="chunk failed"):
+        pabi.sweep(boom, x=np.arange(30.0), chunk_size=10, output=out)  # fails at the third chunk
+    assert out.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["p.parquet"]
+    assert pq.read_table(out).num_rows == 2
+    # a constraint between grids (not caught by the per-grid probe) also leaves nothing behind
+    fixed = dict(sigma=1.0, lipschitz=1.0, diameter=1.0, n=10, order="shuffled", smoothness=1.0)
+    with pytest.raises(pabi.DomainError):
+        pabi.sweep(pabi.pnsgd_delta, eps=[0.5, 1.0, 2.0], lr=[0.5, 1.0, 1.5, 3.0], fixed=fixed,
+                   chunk_size=2, output=out)
+    assert out.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["p.parquet"]
+
+
+def test_parquet_metadata_records_the_sweep(tmp_path):
+    import hashlib
+    import json
+
+    pq = pytest.importorskip("pyarrow.parquet")
+    eps, r = np.linspace(0, 3, 5), np.geomspace(0.01, 10, 20_001)  # r: too long to store its values
+    path = pabi.sweep(pabi.theta, eps=eps, r=r, chunk_size=30_000, output=tmp_path / "m.parquet")
+    meta = json.loads(pq.ParquetFile(path).metadata.metadata[b"pabi.sweep"])
+    assert meta["function"] == "pabi.theta" and meta["complete"] is True
+    assert meta["rows"] == 100_005 == pq.ParquetFile(path).metadata.num_rows
+    assert meta["pabi_version"] == pabi.__version__ and meta["fixed"] == {}
+    g_eps, g_r = meta["grids"]
+    assert (g_eps["name"], g_eps["length"], g_eps["values"]) == ("eps", 5, eps.tolist())
+    assert (g_r["name"], g_r["length"], g_r["dtype"]) == ("r", 20_001, "float64") and "values" not in g_r
+    assert g_r["sha256"] == hashlib.sha256(r.astype("<f8").tobytes()).hexdigest()
+    assert g_eps["sha256"] == hashlib.sha256(eps.astype("<f8").tobytes()).hexdigest()
+    fixed = dict(sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, order="shuffled")
+    path = pabi.sweep(pabi.pnsgd_delta, eps=[0.5], n=[10, 100], fixed=fixed, output=tmp_path / "f.parquet")
+    meta = json.loads(pq.ParquetFile(path).metadata.metadata[b"pabi.sweep"])
+    assert meta["function"] == "pabi.pnsgd_delta" and meta["fixed"] == fixed
+    assert meta["grids"][1] == {"name": "n", "length": 2, "dtype": "int64", "values": [10, 100],
+                                "sha256": hashlib.sha256(np.array([10, 100], "<i8").tobytes()).hexdigest()}
+
+
+def test_grid_named_value_is_rejected():
+    with pytest.raises(ValueError, match="grid cannot be named 'value'"):
+        pabi.sweep(lambda eps, value: eps + value, eps=[1.0, 2.0], value=[3.0])
+    with pytest.raises(ValueError, match="'r' is both a grid and a fixed argument"):
+        pabi.sweep(pabi.theta, eps=[1.0], r=[1.0], fixed={"r": 2.0})
+
+
+def test_non_numeric_grid_values_are_a_type_error_naming_the_grid():
+    with pytest.raises(TypeError, match=r"grid 'eps' must hold real numbers, got None .* at index 1"):
+        pabi.sweep(pabi.theta, eps=[0.5, None], r=[1.0])
+    with pytest.raises(TypeError, match=r"grid 'order' must hold real numbers, got dtype <U8"):
+        pabi.sweep(pabi.theta, eps=[0.5], order=["shuffled"])
+    with pytest.raises(TypeError, match="grid 'r'"):
+        pabi.sweep(pabi.theta, eps=[0.5], r=[1.0, "2"])
+    with pytest.raises(ValueError, match="grid 'r' must be a scalar or a 1-D sequence"):
+        pabi.sweep(pabi.theta, eps=[0.5], r=[[1.0, 2.0], [3.0]])
+    from fractions import Fraction
+
+    df = pabi.sweep(pabi.theta, eps=[Fraction(1, 2)], r=[1.0])  # any real numbers are fine
+    assert df["value"].tolist() == [pabi.theta(0.5, 1.0)]
+
+
+def test_huge_dataframe_is_refused_before_allocating(monkeypatch):
+    sweep_mod = _sweep_mod()
+    monkeypatch.setattr(sweep_mod, "_memory_bytes", lambda: 64 << 30)
+    axis = np.zeros(10**6)
+    with pytest.raises(ValueError, match=r"1,000,000,000,000 points \(1000000 x 1000000\); a DataFrame of "
+                                         r"them needs 21\.8 TiB .* 64\.0 GiB .*output='sweep\.parquet'"):
+        pabi.sweep(pabi.theta, eps=axis, r=axis)
+    # exact integer product: no overflow for sizes beyond int64 either
+    big = np.zeros(3 * 10**6, dtype=np.int8)
+    with pytest.raises(ValueError, match="more than a 64-bit index can address"):
+        pabi.sweep(lambda a, b, c: a, a=big, b=big, c=big, output="never.parquet")
+    # a huge chunk is refused too (Parquet path), and the default chunk is fine
+    with pytest.raises(ValueError, match=r"chunk_size=1,000,000,000,000 needs .* pass a smaller chunk_size"):
+        pabi.sweep(pabi.theta, eps=axis, r=axis, chunk_size=10**12, output="never.parquet")
+    sweep_mod._check_size(["eps", "r"], [axis, axis], 10**12, sweep_mod.DEFAULT_CHUNK, to_dataframe=False)
+    # a small machine: a DataFrame that fits is fine, one that does not is refused
+    monkeypatch.setattr(sweep_mod, "_memory_bytes", lambda: 10_000)
+    assert len(pabi.sweep(pabi.theta, eps=[1.0] * 10, r=[1.0] * 10)) == 100  # 100 x 24 B + chunks
+    with pytest.raises(ValueError, match="a DataFrame of them needs"):
+        pabi.sweep(pabi.theta, eps=[1.0] * 100, r=[1.0] * 10)
+
+
+def test_probe_budget_and_grid_addressing(monkeypatch):
+    """The probe runs each short grid's values (others at index 0), within 1/16 of the sweep."""
+    seen = []
+
+    def f(a, b, c):
+        seen.append((a.copy(), b.copy(), c.copy()))
+        return a + b + c
+
+    a, b, c = np.arange(4.0), 10 * np.arange(1.0, 4.0), 100 * np.arange(1.0, 200.0)
+    df = pabi.sweep(f, a=a, b=b, c=c, chunk_size=1000)
+    probe = seen[0]
+    assert len(seen) == 1 + 3 and len(probe[0]) == 1 + 3 + 2  # c (199 values) is over the budget
+    assert set(zip(*map(list, probe))) == {(0.0, 10.0, 100.0), (1.0, 10.0, 100.0), (2.0, 10.0, 100.0),
+                                           (3.0, 10.0, 100.0), (0.0, 20.0, 100.0), (0.0, 30.0, 100.0)}
+    assert np.array_equal(df["value"].to_numpy(), (a[:, None, None] + b[None, :, None] + c).ravel())
+    seen.clear()
+    pabi.sweep(f, a=a, b=b, c=c, chunk_size=1000, validate=False)
+    assert len(seen) == 3
+    with pytest.raises(TypeError, match="validate must be True or False"):
+        pabi.sweep(f, a=a, validate="yes")
+    # a domain error of another grid at its first value is addressed to the right point
+    with pytest.raises(pabi.DomainError, match=r"r must be .* at grid index \(0, 0\)") as info:
+        pabi.sweep(pabi.theta, eps=np.linspace(0, 1, 10), r=np.r_[-1.0, np.linspace(0, 1, 99)], chunk_size=100)
+    assert info.value.index == (0, 0)
