@@ -354,3 +354,155 @@ def test_figures_help_names_every_figure(capsys):
     text = " ".join(capsys.readouterr().out.split())
     for name in FIGURES:
         assert name in text, name
+
+
+# ------------------------------------------- per-instance: no data dropped or silently wrong
+
+PI = ["--q", "0.01", "--sigma", "1", "--alpha", "8"]
+
+
+def test_per_instance_first_row_with_a_missing_cell_is_an_error_not_a_header(tmp_path, capsys):
+    """The issue's example: ',0.5' on line 1 used to be skipped as a header ('1 steps')."""
+    f = tmp_path / "a.csv"
+    f.write_text(",0.5\n0.5,0.5\n")
+    assert_one_line_error(main(["per-instance", str(f), *PI]), capsys.readouterr().err, 2,
+                          f"{f}: line 1, column 1: not a number: ''; if this line is a header, pass --header")
+    for first in ["NA,0.5", "NA,NA", "run0,", "nan,0.5", "null,x", "-,-"]:
+        f.write_text(first + "\n0.5,0.5\n")
+        rc = main(["per-instance", str(f), *PI])
+        assert_one_line_error(rc, capsys.readouterr().err, 2, f"{f}: line 1, column ")
+    # the same cell on line 2 (after a real header) is rejected too, naming line and column
+    f.write_text("a,b\n0.5,0.5\n,0.5\n")
+    assert_one_line_error(main(["per-instance", str(f), *PI]), capsys.readouterr().err, 2,
+                          "line 3, column 1 ('a'): not a number: ''")
+    # a real header is detected, and --header / --no-header force the choice
+    f.write_text("run_0,Run 1\n0.5,0.25\n0.5,0.5\n")
+    d = run_json(capsys, ["per-instance", str(f), *PI])
+    want = pabi.dpsgd_per_instance_rdp(8.0, 0.01, 1.0, np.array([[0.5, 0.25], [0.5, 0.5]]))
+    assert d["records"][0]["steps"] == 2 and d["records"][0]["rdp@8"] == want
+    f.write_text("NA,NA\n0.5,0.25\n0.5,0.5\n")
+    assert run_json(capsys, ["per-instance", str(f), *PI, "--header"])["records"][0]["rdp@8"] == want
+    f.write_text("0.5,0.25\n0.5,0.5\n")
+    assert run_json(capsys, ["per-instance", str(f), *PI, "--no-header"])["records"][0]["rdp@8"] == want
+    f.write_text("a,b\n0.5,0.25\n0.5,0.5\n")
+    assert_one_line_error(main(["per-instance", str(f), *PI, "--no-header"]), capsys.readouterr().err, 2,
+                          "line 1, column 1: not a number: 'a'")
+    cfg = tmp_path / "c.toml"
+    cfg.write_text("q = 0.01\nsigma = 1.0\nalpha = 8\nheader = false\n")
+    assert_one_line_error(main(["per-instance", str(f), "--config", str(cfg)]), capsys.readouterr().err, 2,
+                          "line 1, column 1")
+    cfg.write_text("q = 0.01\nsigma = 1.0\nalpha = 8\nheader = true\n")
+    f.write_text("NA,NA\n0.5,0.25\n0.5,0.5\n")
+    assert run_json(capsys, ["per-instance", str(f), "--config", str(cfg)])["records"][0]["rdp@8"] == want
+
+
+def test_per_instance_rows_of_empty_cells_and_ragged_rows_are_errors(tmp_path, capsys):
+    f = tmp_path / "a.csv"
+    f.write_text("0.5,0.5\n,\n0.5,0.5\n")  # a step whose cells are all missing used to be dropped
+    assert_one_line_error(main(["per-instance", str(f), *PI]), capsys.readouterr().err, 2,
+                          "line 2, column 1: not a number: ''")
+    f.write_text("0.5,0.5\n0.5\n")
+    assert_one_line_error(main(["per-instance", str(f), *PI]), capsys.readouterr().err, 2,
+                          "line 2 has 1 columns but line 1 has 2")
+    f.write_text("record,step,sensitivity\n1,0,0.5,7\n")  # header narrower than the data
+    assert_one_line_error(main(["per-instance", str(f), *PI]), capsys.readouterr().err, 2,
+                          "line 2 has 4 columns but the header has 3")
+    f.write_text("# comment\n\n0.5,0.25\n   \n0.5,0.5\n")  # comments and blank lines are not data
+    d = run_json(capsys, ["per-instance", str(f), *PI])
+    assert d["records"][0]["rdp@8"] == pabi.dpsgd_per_instance_rdp(8.0, 0.01, 1.0, [[0.5, 0.25], [0.5, 0.5]])
+    f.write_text("0.5,0.5\n0.5,inf\n")
+    assert_one_line_error(main(["per-instance", str(f), *PI]), capsys.readouterr().err, 2,
+                          "line 2, column 2: 'inf' is not a finite number")
+
+
+def test_per_instance_long_format_nan_record_names_file_row_and_column(tmp_path, capsys):
+    """Used to fail with 'zero-size array to reduction operation minimum'."""
+    f = tmp_path / "long.csv"
+    f.write_text("record,step,sensitivity\n1,0,0.5\n1,1,0.5\nnan,0,0.5\n")
+    assert_one_line_error(main(["per-instance", str(f), *PI]), capsys.readouterr().err, 2,
+                          f"{f}: line 4, column 1 ('record'): 'nan' is not a finite number")
+    f.write_text("record,step,sensitivity\n1,0,0.5\n1,NA,0.5\n")
+    assert_one_line_error(main(["per-instance", str(f), *PI]), capsys.readouterr().err, 2,
+                          "line 3, column 2 ('step'): not a number: 'NA'")
+
+
+def test_per_instance_parquet_nulls_and_text_columns(tmp_path, capsys):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    f = tmp_path / "n.parquet"
+    pq.write_table(pa.table({"record": [1, 1, None], "step": [0, 1, 0], "sensitivity": [0.5, 0.5, 0.5]}), f)
+    assert_one_line_error(main(["per-instance", str(f), *PI]), capsys.readouterr().err, 2,
+                          f"{f}: row 3, column 1 ('record'): null/NaN is not a finite number")
+    pq.write_table(pa.table({"a": [0.5, float("nan")], "b": [0.5, 0.5]}), f)
+    assert_one_line_error(main(["per-instance", str(f), *PI]), capsys.readouterr().err, 2,
+                          "row 2, column 1 ('a'): null/NaN")
+    pq.write_table(pa.table({"a": [0.5, 0.5], "b": ["x", "y"]}), f)
+    assert_one_line_error(main(["per-instance", str(f), *PI]), capsys.readouterr().err, 2,
+                          "column 'b' is not numeric")
+
+
+def _old_group_long(names, data):
+    """The record-by-record loop of the first version (O(rows x records)): the reference."""
+    from pabi.cli.formatting import fmt
+
+    lower = [n.lower() for n in names]
+    ri, si, vi = lower.index("record"), lower.index("step"), lower.index("sensitivity")
+    out = {}
+    for rec in np.unique(data[:, ri]):
+        sub = data[data[:, ri] == rec]
+        steps = np.unique(sub[:, si])
+        counts = np.array([np.sum(sub[:, si] == s) for s in steps])
+        assert counts.min() == counts.max()
+        sub = sub[np.lexsort((sub[:, lower.index("run")] if "run" in lower else np.arange(len(sub)),
+                              sub[:, si]))]
+        out[fmt(rec)] = sub[:, vi].reshape(len(steps), counts[0])
+    return out
+
+
+@pytest.mark.parametrize("with_run", [True, False])
+def test_per_instance_long_grouping_equals_the_old_loop(tmp_path, with_run):
+    from pabi.cli.per_instance import load_sensitivities
+
+    rng = np.random.default_rng(11)
+    rows = []
+    recs = [3.0, -1.0, 0.0, 2.5, 17.0, 1e6]
+    for rec in recs:
+        runs = int(rng.integers(1, 5))
+        for step in [5.0, 1.0, 2.0, 0.0, 9.0]:
+            for run in rng.permutation(runs):
+                rows.append((rec, step, float(run) if with_run else 0.0, float(rng.uniform(0, 2))))
+    rows = [rows[i] for i in rng.permutation(len(rows))]
+    names = ["record", "step", "run", "sensitivity"] if with_run else ["step", "sensitivity", "record"]
+    data = np.array([r if with_run else (r[1], r[3], r[0]) for r in rows])
+    f = tmp_path / "long.csv"
+    f.write_text(",".join(names) + "\n" + "\n".join(",".join(repr(float(x)) for x in r) for r in data) + "\n")
+    new = load_sensitivities(f)
+    old = _old_group_long(names, data)
+    assert list(new) == list(old) == ["-1", "0", "2.5", "3", "17", "1000000"]
+    for k in old:
+        assert np.array_equal(new[k], old[k]), k
+
+
+def test_per_instance_long_format_inconsistencies_are_errors(tmp_path, capsys):
+    f = tmp_path / "long.csv"
+    # record 2 lacks step 1: it used to be accounted over fewer steps
+    f.write_text("record,step,sensitivity\n1,0,0.5\n1,1,0.5\n2,0,0.5\n")
+    assert_one_line_error(main(["per-instance", str(f), *PI]), capsys.readouterr().err, 2,
+                          "record 2 has 1 steps but record 1 has 2")
+    f.write_text("record,step,sensitivity\n1,0,0.5\n1,1,0.5\n2,0,0.5\n2,2,0.5\n")
+    assert_one_line_error(main(["per-instance", str(f), *PI]), capsys.readouterr().err, 2,
+                          "record 2 has step 2 where record 1 has step 1")
+    f.write_text("record,step,run,sensitivity\n1,0,0,0.5\n1,1,0,0.5\n1,0,0,0.7\n1,1,1,0.5\n1,0,1,0.5\n")
+    assert_one_line_error(main(["per-instance", str(f), *PI]), capsys.readouterr().err, 2,
+                          f"{f}: line 4: duplicate row for record 1, step 0, run 0 (also at line 2)")
+    f.write_text("record,step,sensitivity\n1,0,0.5\n1,0,0.5\n1,1,0.5\n")
+    assert_one_line_error(main(["per-instance", str(f), *PI]), capsys.readouterr().err, 2,
+                          "record 1 has different numbers of samples per step (1..2)")
+    f.write_text("record,step,sensitivity\n1,0,0.5\n")
+    assert_one_line_error(main(["per-instance", str(f), *PI, "--transpose"]), capsys.readouterr().err, 2,
+                          "--transpose applies to wide files only")
+    # distinct record ids keep distinct labels (they used to be rounded to 10 digits and merged)
+    f.write_text("record,step,sensitivity\n12345678901,0,0.5\n12345678902,0,0.25\n")
+    d = run_json(capsys, ["per-instance", str(f), *PI])
+    assert [r["record"] for r in d["records"]] == ["12345678901", "12345678902"]
+    assert d["records"][1]["rdp@8"] == pabi.dpsgd_per_instance_rdp(8.0, 0.01, 1.0, [[0.25]])

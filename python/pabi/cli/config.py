@@ -53,7 +53,8 @@ def _option_actions(parser: argparse.ArgumentParser) -> dict[str, argparse.Actio
     out: dict[str, argparse.Action] = {}
     for action in parser._actions:
         for s in action.option_strings:
-            if s.startswith("--") and s not in ("--help", "--config"):
+            if s.startswith("--") and s not in ("--help", "--config") and not (
+                    isinstance(action, argparse.BooleanOptionalAction) and s.startswith("--no-")):
                 out[s[2:].replace("_", "-")] = action
     return out
 
@@ -87,10 +88,12 @@ def config_tokens(parser: argparse.ArgumentParser, command: str, path: str) -> l
             allowed = ", ".join(sorted(actions))
             raise CliError(f"{path}: unknown key {raw_key!r} for 'pabi {command}' (allowed: {allowed})")
         flag = "--" + key
-        if action.nargs == 0:  # store_true / store_false
+        if action.nargs == 0:  # store_true / store_false / --x/--no-x
             if not isinstance(value, bool):
                 raise CliError(f"{path}: key {raw_key!r} must be true or false, got {value!r}")
-            if value:
+            if isinstance(action, argparse.BooleanOptionalAction):
+                tokens.append(flag if value else "--no-" + key)
+            elif value:
                 tokens.append(flag)
             continue
         tokens += [flag, _token(value, raw_key, path)]
