@@ -506,3 +506,35 @@ def test_per_instance_long_format_inconsistencies_are_errors(tmp_path, capsys):
     d = run_json(capsys, ["per-instance", str(f), *PI])
     assert [r["record"] for r in d["records"]] == ["12345678901", "12345678902"]
     assert d["records"][1]["rdp@8"] == pabi.dpsgd_per_instance_rdp(8.0, 0.01, 1.0, [[0.25]])
+
+
+def test_unwritable_output_path_is_a_one_line_error_with_status_2(tmp_path, capsys, monkeypatch):
+    """An OSError on a user-given path used to exit 1 as 'NotADirectoryError: ...'."""
+    def make_all(outdir, only=None):
+        Path(outdir).mkdir(parents=True, exist_ok=True)
+        return []
+
+    monkeypatch.setitem(sys.modules, "pabi.figures", types.SimpleNamespace(make_all=make_all))
+    monkeypatch.setattr(pabi, "figures", sys.modules["pabi.figures"], raising=False)
+    f = tmp_path / "file.txt"
+    f.write_text("x")
+    assert_one_line_error(main(["figures", str(f / "sub")]), capsys.readouterr().err, 2,
+                          f"Not a directory: {f / 'sub'}")
+
+
+def test_core_panic_is_a_one_line_error(capsys, monkeypatch):
+    """pyo3's PanicException derives from BaseException and escaped main() as a traceback
+    (`pabi dpsgd --q 1 --sigma 1e-10 ...` hit an integer overflow in the PLD grid size)."""
+    class PanicException(BaseException):
+        pass
+
+    def boom(*args, **kwargs):
+        raise PanicException("index out of bounds: the len is 0 but the index is 62457343")
+
+    monkeypatch.setattr(pabi, "dpsgd_epsilon", boom)
+    assert_one_line_error(main(["dpsgd", "--q", "1", "--sigma", "1e-10", "--steps", "3", "--delta", "1e-5",
+                                "--no-rdp"]), capsys.readouterr().err, 2, "internal error in pabi")
+    monkeypatch.undo()
+    # the real command: a one-line error with status 2 whether the core panics or rejects sigma
+    assert_one_line_error(main(["dpsgd", "--q", "1", "--sigma", "1e-10", "--steps", "3", "--delta", "1e-5",
+                                "--no-rdp"]), capsys.readouterr().err, 2)

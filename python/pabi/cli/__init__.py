@@ -107,7 +107,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``pabi`` command with ``argv`` (default ``sys.argv[1:]``); return the exit status.
 
     Errors never raise: they print one line ``pabi: error: ...`` on stderr and return 2 (usage,
-    invalid values, unreadable files) or 1 (anything else).
+    invalid values, unreadable or unwritable paths) or 1 (anything else, e.g. a missing
+    optional dependency).
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -125,9 +126,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # a path given by the user cannot be read or written
+        where = f": {exc.filename}" if exc.filename else ""
+        _error(f"{exc.strerror or type(exc).__name__}{where}" if exc.strerror else f"{type(exc).__name__}: {exc}")
+        return 2
     except Exception as exc:  # noqa: BLE001 - never a traceback for the user
         _error(f"{type(exc).__name__}: {exc}")
         return 1
+    except BaseException as exc:  # noqa: BLE001 - pyo3's PanicException (a core bug) derives from BaseException
+        if isinstance(exc, GeneratorExit):
+            raise
+        _error(f"internal error in pabi (please report it with the command line): {type(exc).__name__}: {exc}")
+        return 2
 
 
 def _error(message: str) -> None:
