@@ -315,3 +315,17 @@ def test_probe_budget_and_grid_addressing(monkeypatch):
     with pytest.raises(pabi.DomainError, match=r"r must be .* at grid index \(0, 0\)") as info:
         pabi.sweep(pabi.theta, eps=np.linspace(0, 1, 10), r=np.r_[-1.0, np.linspace(0, 1, 99)], chunk_size=100)
     assert info.value.index == (0, 0)
+
+
+def test_bad_output_path_fails_before_any_work(tmp_path):
+    calls = []
+
+    def f(x, y):
+        calls.append(1)
+        return x + y
+
+    with pytest.raises(IsADirectoryError, match="is a directory"):
+        pabi.sweep(f, x=np.arange(10.0), y=np.arange(100.0), chunk_size=10, output=tmp_path)
+    with pytest.raises(FileNotFoundError, match="no such directory"):
+        pabi.sweep(f, x=np.arange(10.0), y=np.arange(100.0), chunk_size=10, output=tmp_path / "no" / "p.parquet")
+    assert calls == [] and list(tmp_path.iterdir()) == []

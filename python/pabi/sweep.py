@@ -207,7 +207,7 @@ def _at_point(exc: BaseException, names: Sequence[str], axes: Sequence[np.ndarra
     allowed, value = getattr(exc, "allowed", "valid"), getattr(exc, "value", None)
     point = ", ".join(f"{n}={a[i].item()!r}" for n, a, i in zip(names, axes, where))
     new = DomainError(f"{param} must be {allowed}, got {value!r} at grid index {where} ({point})")
-    new.param, new.allowed, new.value = param, allowed, value  # type: ignore[attr-defined]
+    new.param, new.allowed, new.value = param, allowed, value  # type: ignore[attr-defined,assignment]
     new.index = where  # type: ignore[attr-defined]
     return new
 
@@ -387,8 +387,13 @@ def sweep(
     if both:
         raise ValueError(f"{both[0]!r} is both a grid and a fixed argument; give it once")
     path = None if output is None else os.fspath(output)
-    if path is not None and not isinstance(path, str):
-        raise TypeError(f"output must be a str or os.PathLike path, got {type(output).__name__}")
+    if path is not None:
+        if not isinstance(path, str):
+            raise TypeError(f"output must be a str or os.PathLike path, got {type(output).__name__}")
+        if os.path.isdir(path):
+            raise IsADirectoryError(f"sweep output {path!r} is a directory")
+        if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+            raise FileNotFoundError(f"sweep output {path!r}: no such directory")
     total = math.prod(a.size for a in axes)  # Python integers: exact, no overflow
     chunk = int(chunk_size)
     _check_size(names, axes, total, chunk, to_dataframe=path is None)
@@ -551,8 +556,6 @@ def _write_parquet(results: Iterator[dict[str, np.ndarray]], path: str, meta: di
     except ImportError as exc:  # pragma: no cover - optional dependency
         raise ImportError("Parquet output needs pyarrow: pip install 'pabi[sweep]'") from exc
     directory, base = os.path.split(os.path.abspath(path))
-    if os.path.isdir(path):
-        raise IsADirectoryError(f"sweep output {path!r} is a directory")
     tmp = os.path.join(directory, f".{base}.{uuid.uuid4().hex[:12]}.partial")
     with open(tmp, "xb"):  # exclusive creation, with the permissions of a new file
         pass
