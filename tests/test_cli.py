@@ -538,3 +538,13 @@ def test_core_panic_is_a_one_line_error(capsys, monkeypatch):
     # the real command: a one-line error with status 2 whether the core panics or rejects sigma
     assert_one_line_error(main(["dpsgd", "--q", "1", "--sigma", "1e-10", "--steps", "3", "--delta", "1e-5",
                                 "--no-rdp"]), capsys.readouterr().err, 2)
+
+
+def test_comma_lists_with_empty_items_are_errors(capsys):
+    """'1,,2' used to be read as [1, 2] (an item silently dropped)."""
+    for text in ["1,,2", "1,", ",1"]:
+        assert_one_line_error(main(["theta", text, "1"]), capsys.readouterr().err, 2,
+                              f"empty item in the comma-separated list {text!r}")
+    assert_one_line_error(main(["theta", ",", "1"]), capsys.readouterr().err, 2, "expected at least one number")
+    d = run_json(capsys, ["theta", "1, 2", "1"])
+    assert [r["eps"] for r in d] == [1.0, 2.0]

@@ -18,15 +18,17 @@ def number(text: str) -> float:
 
 
 def numbers(text: str) -> list[float]:
-    """A number or a comma-separated list of numbers."""
+    """A number or a comma-separated list of numbers (an empty item is an error, not skipped)."""
+    items = str(text).split(",")
+    if not any(x.strip() for x in items):
+        raise argparse.ArgumentTypeError(f"expected at least one number, got {text!r}")
+    if any(not x.strip() for x in items):
+        raise argparse.ArgumentTypeError(f"empty item in the comma-separated list {text!r}")
     try:
-        out = [float(x) for x in str(text).split(",") if x.strip()]
+        return [float(x) for x in items]
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"expected a number or a comma-separated list of numbers, got {text!r}") from None
-    if not out:
-        raise argparse.ArgumentTypeError(f"expected at least one number, got {text!r}")
-    return out
 
 
 def integer(text: str) -> int:
