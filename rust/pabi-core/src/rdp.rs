@@ -1419,7 +1419,13 @@ pub fn profile_to_rdp(alpha: f64, eps: &[f64], delta: &[f64]) -> Result<f64> {
     let ls = crate::num::log_sum_exp(&logs);
     // ln(α(α − 1)) as a sum of logs: the product overflows for α > 1.3e154
     let x = f64::ln(alpha) + f64::ln(am1) + ls;
-    let v = softplus(x) / am1;
+    let v = if x < -36.0 {
+        // ln(1 + e^x)/(α − 1) ≤ e^x/(α − 1) = α·e^{ls} (relative slack e^x/2 < 1e-16): e^x
+        // itself may be subnormal (α − 1 = 2^-52 and a 1e-300 integral lost 1e-8 relative)
+        f64::exp(f64::ln(alpha) + ls)
+    } else {
+        softplus(x) / am1
+    };
     Ok(up_order(v, 1e6))
 }
 
