@@ -1563,6 +1563,136 @@ mod tests {
         assert!(matches!(e, Err(PabiError::Domain { index: Some(1), .. })));
     }
 
+    fn param_of(e: PabiError) -> &'static str {
+        match e {
+            PabiError::Domain { param, .. } => param,
+            other => panic!("not a domain error: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn sizes_are_checked_before_allocation() {
+        let c = OrderMap::Corrected;
+        for n in [MAX_LEN + 1, 1_000_000_000_000, 1 << 63, u64::MAX] {
+            assert_eq!(param_of(holder_orders(2.0, 2.0, n, c).unwrap_err()), "n");
+        }
+        assert_eq!(
+            holder_orders(2.0, 2.0, 3, c).unwrap().0,
+            vec![2.0, 3.0, 5.0]
+        );
+        assert_eq!(
+            param_of(holder_orders(0.5, 0.5, 3, c).unwrap_err()),
+            "alpha"
+        );
+        assert_eq!(
+            param_of(holder_orders(2.0, f64::INFINITY, 3, OrderMap::AsPublished).unwrap_err()),
+            "p"
+        );
+        // products of shapes that overflow usize are shape errors, not wrapped matches
+        let o = CompositionOptions { map: c, ucb: None };
+        let e = dpsgd_per_instance_terms(8.0, 0.01, 1.0, &[0.5; 2], 1 << 63, 2, 3.0, o);
+        assert!(matches!(e, Err(PabiError::Shape { .. })));
+        let e = holder_composition_terms(2.0, 2.0, &[0.5; 2], None, 1 << 63, 2, c);
+        assert!(matches!(e, Err(PabiError::Shape { .. })));
+        let mut out = [0.0; 2];
+        assert!(matches!(
+            rdp_compose(&[0.1; 2], usize::MAX / 2 + 2, 2, &mut out),
+            Err(PabiError::Shape { .. })
+        ));
+    }
+
+    #[test]
+    fn compose_inf_and_overflow() {
+        let mut out = [0.0; 2];
+        rdp_compose(&[0.1, 0.2, f64::INFINITY, 0.4], 2, 2, &mut out).unwrap();
+        assert_eq!(out[0], f64::INFINITY);
+        assert!(out[1] >= 0.6 && out[1] < 0.6 * (1.0 + 1e-12));
+        rdp_compose(&[1e308, 1.0, 1e308, 1.0], 2, 2, &mut out).unwrap();
+        assert_eq!(out[0], f64::INFINITY);
+        let e = rdp_compose(&[0.1, 0.2, f64::NAN, 0.4], 2, 2, &mut out).unwrap_err();
+        assert!(matches!(
+            e,
+            PabiError::Domain {
+                param: "curves",
+                index: Some(2),
+                ..
+            }
+        ));
+        assert_eq!(sum_terms_up(&[1e308, 1e308]), f64::INFINITY);
+    }
+
+    #[test]
+    fn conversions_agree_and_are_monotone() {
+        let rules = [Conversion::Tight, Conversion::Classical];
+        // a zero RDP value: equal distributions
+        let orders = [1.5, 2.0, 8.0];
+        for rule in rules {
+            assert_eq!(
+                rdp_to_dp_delta(&orders, &[0.0; 3], 0.0, rule).unwrap().0,
+                0.0
+            );
+            assert_eq!(
+                rdp_to_dp_epsilon(&orders, &[0.0; 3], 0.5, rule).unwrap().0,
+                0.0
+            );
+            assert_eq!(
+                rdp_to_dp_delta(&orders, &[1.0, 0.0, 3.0], 0.0, rule).unwrap(),
+                (0.0, 2.0)
+            );
+        }
+        // a deterministic family of curves: δ(ε(δ)) ≤ δ, ε minimal, δ non-increasing per ulp
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut unif = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for _ in 0..200 {
+            let k = 1 + (unif() * 5.0) as usize;
+            let o: Vec<f64> = (0..k).map(|_| 1.0 + (unif() * 10.0 - 4.0).exp()).collect();
+            let r: Vec<f64> = (0..k).map(|_| (unif() * 14.0 - 10.0).exp()).collect();
+            for rule in rules {
+                let delta = (-unif() * 40.0).exp().min(0.99);
+                let (e, _) = rdp_to_dp_epsilon(&o, &r, delta, rule).unwrap();
+                assert!(e.is_finite());
+                assert!(rdp_to_dp_delta(&o, &r, e, rule).unwrap().0 <= delta);
+                if e > 0.0 {
+                    assert!(rdp_to_dp_delta(&o, &r, e.next_down(), rule).unwrap().0 > delta);
+                }
+                let mut x = unif() * 5.0;
+                let mut prev = rdp_to_dp_delta(&o, &r, x, rule).unwrap().0;
+                for _ in 0..50 {
+                    x = x.next_up();
+                    let d = rdp_to_dp_delta(&o, &r, x, rule).unwrap().0;
+                    assert!(d <= prev, "{o:?} {r:?} {x} {d} {prev}");
+                    prev = d;
+                }
+            }
+        }
+        // domain
+        let e = rdp_to_dp_delta(&[2.0, f64::INFINITY], &[0.1, 0.1], 1.0, Conversion::Tight);
+        assert!(matches!(
+            e,
+            Err(PabiError::Domain {
+                param: "orders",
+                index: Some(1),
+                ..
+            })
+        ));
+        let e = rdp_to_dp_delta(&[2.0], &[0.1], f64::INFINITY, Conversion::Tight);
+        assert_eq!(param_of(e.unwrap_err()), "eps");
+    }
+
+    #[test]
+    fn profile_domain_and_tiny_cells() {
+        let e = profile_to_rdp(f64::INFINITY, &[0.0, 1.0], &[0.5, 0.0]).unwrap_err();
+        assert_eq!(param_of(e), "alpha");
+        // (α − 1)h underflows: the cell still counts (≈ α·2h·δ, here 1e-300)
+        let v = profile_to_rdp(1.0 + f64::EPSILON, &[0.0, 1e-300], &[0.5, 0.0]).unwrap();
+        assert!((1e-300..1.000_001e-300).contains(&v), "{v}");
+    }
+
     #[test]
     fn one_step_identity() {
         let o = CompositionOptions {

@@ -186,9 +186,7 @@ pub fn general_update_rdp(
         ));
     }
     let a = usize::try_from(alpha).unwrap_or(usize::MAX);
-    let inner_len = [j, a, d]
-        .iter()
-        .try_fold(b, |acc, &x| acc.checked_mul(x));
+    let inner_len = [j, a, d].iter().try_fold(b, |acc, &x| acc.checked_mul(x));
     if b == 0
         || j == 0
         || d == 0
@@ -770,7 +768,10 @@ pub fn last_iterate_rdp_cyclic(
     let x = lam * clip / (b as f64 * sigma);
     let unit = alpha * x * x;
     if as_published {
-        return Ok(up_pos(mul0(4.0 * unit, cyclic_theta_sum(u, t, ell)?), false));
+        return Ok(up_pos(
+            mul0(4.0 * unit, cyclic_theta_sum(u, t, ell)?),
+            false,
+        ));
     }
     let phi = match t_star {
         Some(ts) => {
@@ -1118,7 +1119,10 @@ pub fn sensitivity_multi_epoch(
         Some(k) => k as f64,
         None => 1.0 / den,
     };
-    let v = mul0(pow_up((m - j) as f64) * 2.0 * eta * grad_bound / batch_size, ratio);
+    let v = mul0(
+        pow_up((m - j) as f64) * 2.0 * eta * grad_bound / batch_size,
+        ratio,
+    );
     Ok(up(v))
 }
 
@@ -1184,6 +1188,77 @@ mod tests {
         // L^2 = 1/2: theta(3) = 0.25/(1+0.5+0.25)
         assert!((theta_l_kappa(-0.5, 3.0).unwrap() / (0.25 / 1.75) - 1.0).abs() < 1e-12);
         assert_eq!(theta_l_kappa(-1.0, 3.0).unwrap(), 0.0);
+    }
+
+    fn param_of(e: PabiError) -> &'static str {
+        match e {
+            PabiError::Domain { param, .. } => param,
+            other => panic!("not a domain error: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn optimal_residuals_cap_and_l_zero() {
+        let u12 = lip_u_from_l(1.2).unwrap();
+        for t in [super::super::MAX_LEN + 1, 1_000_000_000_000, u64::MAX, 0] {
+            assert_eq!(
+                param_of(optimal_residuals(u12, t, 0.1, 1.0).unwrap_err()),
+                "T"
+            );
+        }
+        let z = lip_u_from_l(0.0).unwrap();
+        assert_eq!(optimal_residuals(z, 5, 1.0, 1.0).unwrap(), vec![0.0; 5]);
+        assert_eq!(optimal_residuals(z, 1, 1.0, 2.0).unwrap(), vec![2.0]);
+        let r = optimal_residuals(u12, 3, 0.0, 0.0).unwrap();
+        assert_eq!(r, vec![0.0; 3]);
+    }
+
+    #[test]
+    fn no_nan_from_overflow() {
+        let e = cyclic_calibration(8.0, 1.0, 1e308, 2.0, 1.0, 10, 5, false).unwrap_err();
+        assert_eq!(param_of(e), "rho");
+        let v = hoeffding_sample_size_ln(8.0, 1.0, 2.0, 0.1, 5e-324, SampleSizeVariant::Corrected)
+            .unwrap();
+        assert!(v.is_finite() && v > 148.0);
+        let e = general_update_rdp(3, 5e-324, &[0.0], &[1.0; 3], 1, 1, 1).unwrap_err();
+        assert_eq!(param_of(e), "sigma");
+        let e = general_update_rdp(1 << 62, 1.0, &[0.0], &[0.0; 4], 1, 4, 1).unwrap_err();
+        assert!(matches!(e, PabiError::Shape { .. }));
+        assert_eq!(gaussian_mech_rdp(2.0, 0.0, 1e-170).unwrap(), 0.0);
+        assert_eq!(averaged_rdp(2.0, 1e-170, &[0.0, 0.0]).unwrap(), 0.0);
+        assert_eq!(
+            shifted_drift_bound(2.0, 1e-170, 0.0, 0.0, 10, 5).unwrap(),
+            0.0
+        );
+        let v = sensitivity_multi_epoch(1e-200, 1e-200, 1e-200, 1.0, 1.0, 2, 1, Some(3)).unwrap();
+        assert!(v.is_finite() && v >= 6e-200);
+        assert!(gaussian_dp_constant(5e-324, 1.0).unwrap().is_finite());
+    }
+
+    #[test]
+    fn step_condition_and_names() {
+        assert_eq!(
+            param_of(l_lambda_kappa(1.0, 1.0, 2.0, LipschitzModel::Triangle).unwrap_err()),
+            "lam"
+        );
+        // the double 1/(2(m + M)) itself is accepted
+        assert!(l_lambda_kappa(1.0 / 6.0, 1.0, 2.0, LipschitzModel::AsPublished).is_ok());
+        assert!(l_lambda_kappa(0.1, 1.0, 4.0, LipschitzModel::Triangle).is_ok());
+        assert!(l_lambda_kappa(1e6, 0.0, 0.0, LipschitzModel::Triangle).is_ok());
+        assert_eq!(param_of(theta_min_steps_l(1.0, 2.0).unwrap_err()), "L");
+        let v = theta_min_steps_l(1e200, 2.0).unwrap();
+        let exact = std::f64::consts::LN_2 / (2.0 * 1e200f64.ln());
+        assert!(v >= exact && v < exact * (1.0 + 1e-13));
+        let e = sensitivity_multi_epoch(0.5, 1.0, 1.0, 1.0, 0.0, 1, 1, None).unwrap_err();
+        assert_eq!(param_of(e), "batch_size");
+        assert_eq!(
+            param_of(last_iterate_rdp_small_step(2.0, 0.0, 1.0, 1, 1.0, 0).unwrap_err()),
+            "ell"
+        );
+        assert_eq!(
+            param_of(shifted_cycle_bound(2.0, 1.0, 0.0, 0.0, 1.0, 10, 0).unwrap_err()),
+            "ell"
+        );
     }
 
     #[test]
