@@ -259,6 +259,27 @@ def test_other_underflow_nans():
     assert math.isfinite(v)
 
 
+def test_closed_forms_extreme_factors():
+    # α·T overflowed and met a zero clip / ζ (inf·0 = NaN), found by fuzzing the family
+    assert pabi.last_iterate_rdp_general(1e300, 1.5, 0.0, 0.5, 2**40) == 0.0
+    assert pabi.shifted_drift_bound(1.7e308, 1.5, 0.0, 2**40, variant="as_published") == 0.0
+    assert pabi.last_iterate_rdp_general(1.7e308, 3.0, 1e-300, 1.7e308, 10, b=2, ell=1) >= 0.0
+    # b·σ overflowed in the divisor: the value is computed from logarithms instead
+    got = pabi.last_iterate_rdp_cyclic(1.5, 1e10, 2.0, 2**40, 1.7e308, 2**40, 2**40, 5e-324, 5e-324)
+    with mp.workdps(40):
+        x = mp.mpf(1e10) * 2 / (mp.mpf(2**40) * mp.mpf(1.7e308))
+        unit = mp.mpf(1.5) * x**2
+    assert math.isfinite(got) and got >= unit * 2  # 2α(λC/(bσ))²Φ with Φ ≥ 1
+    # a value below the double range is not returned as 0 (an upper bound must stay above it)
+    v = pabi.gaussian_mech_rdp(1e300, 1e-200, 1.0)
+    upper(v, ref.gaussian_mech_rdp(1e300, 1e-200, 1.0), 1e-12)
+    v = pabi.last_iterate_rdp_general(1e300, 1e-100, 1e-100, 1.0, 10**6)
+    upper(v, ref.last_iterate_rdp_general(1e300, 1e-100, 1e-100, 1.0, 10**6), 1e-12)
+    # the Hoeffding term of the upper-confidence composition was log_add_exp(inf, inf) = NaN
+    v = pabi.dpsgd_per_instance_rdp(2.0, 0.5, 5e-324, [[1e-300], [0.5]], confidence=0.1, max_sensitivity=1.0)
+    assert v == INF
+
+
 def test_theta_subnormal_u():
     # u = log1p(κ) subnormal: the quotient of two subnormal expm1 values was off by up to 25%
     # (θ at s = 2.6 came out below the exact value)

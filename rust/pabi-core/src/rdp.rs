@@ -124,8 +124,8 @@ pub(crate) fn log_weighted_sum_exp(w: &[f64], xs: &[f64]) -> f64 {
 #[inline(always)]
 fn log_add_exp(a: f64, b: f64) -> f64 {
     let m = a.max(b);
-    if m == f64::NEG_INFINITY {
-        return m;
+    if m.is_infinite() {
+        return m; // ±inf (inf − inf made ln(e^inf + e^inf) NaN)
     }
     m + f64::ln_1p(f64::exp(-(a - b).abs()))
 }

@@ -44,6 +44,72 @@ fn mul0(a: f64, b: f64) -> f64 {
     }
 }
 
+/// Π num / Π den for non-negative factors (den > 0), without NaN, spurious overflow or
+/// spurious underflow: 0 if a numerator factor is 0, +inf if one is +inf; otherwise the product
+/// of the factors' mantissas with their binary exponents summed apart (exact scalings), so the
+/// result carries the ≤ 16 roundings of the plain product (covered by the callers' [`up`]) and,
+/// below the normal range, one final rounding (covered by the [`TINY`] of `up`). The closed
+/// forms αT(λC/σ)² and kin overflowed to inf·0 = NaN, or underflowed to 0, in their
+/// intermediates for extreme but valid inputs (α = 1e300 with C = 0, σ = 1e-170).
+fn prod_div(num: &[f64], den: &[f64]) -> f64 {
+    if num.contains(&0.0) {
+        return 0.0;
+    }
+    if num.iter().any(|x| x.is_infinite()) {
+        return f64::INFINITY;
+    }
+    if den.iter().any(|x| x.is_infinite()) {
+        return 0.0; // (callers pass finite divisors; their own factors, never a product)
+    }
+    let (mut p, mut e) = (1.0f64, 0i64);
+    for (&x, inv) in num
+        .iter()
+        .map(|x| (x, false))
+        .chain(den.iter().map(|x| (x, true)))
+    {
+        let (m, k) = frexp(x);
+        if inv {
+            p /= m;
+            e -= k;
+        } else {
+            p *= m;
+            e += k;
+        }
+        let (pm, pk) = frexp(p); // keep p in [1/2, 1): no intermediate over- or underflow
+        p = pm;
+        e += pk;
+    }
+    // p·2^e: exact steps of 2^±1000 while p stays normal, one final (possibly subnormal) rounding
+    while e > 1000 {
+        p *= f64::from_bits(((1023 + 1000) as u64) << 52);
+        e -= 1000;
+        if p.is_infinite() {
+            return p;
+        }
+    }
+    while e < -1000 {
+        if p < 1e-300 {
+            break;
+        }
+        p *= f64::from_bits(((1023 - 1000) as u64) << 52);
+        e += 1000;
+    }
+    p * 2f64.powi(e.clamp(-1100, 1100) as i32)
+}
+
+/// (m, k) with x = m·2^k and m ∈ [1/2, 1), for finite x > 0 (subnormals included).
+fn frexp(x: f64) -> (f64, i64) {
+    let (x, shift) = if x < f64::MIN_POSITIVE {
+        (x * 18_446_744_073_709_551_616.0, -64) // × 2^64: normal
+    } else {
+        (x, 0)
+    };
+    let bits = x.to_bits();
+    let be = ((bits >> 52) & 0x7ff) as i64;
+    let m = f64::from_bits((bits & !(0x7ffu64 << 52)) | (1022u64 << 52));
+    (m, be - 1022 + shift)
+}
+
 fn pos(name: &'static str, v: f64) -> Result<()> {
     if v > 0.0 && v.is_finite() {
         Ok(())
@@ -570,12 +636,12 @@ pub fn last_iterate_rdp_general(
     pos("lam", lam)?;
     nonneg("clip", clip)?;
     pos("sigma", sigma)?;
-    let x = lam * clip / sigma;
     // T = 0 steps: 0 (not 0·inf when λC/σ overflows); an underflowed positive product is not 0
-    if t == 0 {
-        return Ok(0.0);
-    }
-    Ok(up_pos(8.0 * alpha * t as f64 * x * x, clip > 0.0))
+    let v = prod_div(
+        &[8.0, alpha, t as f64, lam, lam, clip, clip],
+        &[sigma, sigma],
+    );
+    Ok(up_pos(v, t > 0 && clip > 0.0))
 }
 
 /// Kong–Ribero Prop. 2.2(b) with the exact residual sum of its proof (SPEC_rdp §3.6(b) [X]):
@@ -607,9 +673,9 @@ pub fn shifted_drift_bound(
     }
     let occ = t.div_ceil(ell) as f64;
     // in units of σ: α/(2σ²) overflowed for tiny σ and met a zero body (inf·0 = NaN)
-    let (z, sb) = (zeta / sigma, sbar / sigma);
-    let body = t as f64 * z * z + mul0(occ * sb, 2.0 * z + sb);
-    Ok(up_pos(up(0.5 * alpha * body), zeta > 0.0 || sbar > 0.0))
+    let v = prod_div(&[0.5, alpha, t as f64, zeta, zeta], &[sigma, sigma])
+        + prod_div(&[0.5, alpha, occ, sbar, 2.0 * zeta + sbar], &[sigma, sigma]);
+    Ok(up_pos(up(v), zeta > 0.0 || sbar > 0.0))
 }
 
 /// Kong–Ribero Prop. 2.2(b) as printed, eq. (8): 2αT(ζ/σ)² (τ = 0, ζ = s̄, any L).
@@ -620,8 +686,8 @@ pub fn shifted_drift_bound_published(alpha: f64, sigma: f64, zeta: f64, t: u64) 
     if t == 0 {
         return Err(PabiError::domain("T", "an integer >= 1", 0.0));
     }
-    let x = zeta / sigma;
-    Ok(up_pos(2.0 * alpha * t as f64 * x * x, zeta > 0.0))
+    let v = prod_div(&[2.0, alpha, t as f64, zeta, zeta], &[sigma, sigma]);
+    Ok(up_pos(v, zeta > 0.0))
 }
 
 /// Validation shared by the cyclic last-iterate bounds: α > 1, λ > 0, C ≥ 0, σ > 0, b ≥ 1 and
@@ -698,8 +764,11 @@ pub fn last_iterate_rdp_general_exact(
     let bf = b as f64;
     let occ = teff.div_ceil(ell) as f64;
     let bracket = teff as f64 + occ * (2.0 / bf + 1.0 / (bf * bf));
-    let x = lam * clip / sigma;
-    Ok(up_pos(up(2.0 * alpha * x * x * up(bracket)), clip > 0.0))
+    let v = prod_div(
+        &[2.0, alpha, lam, lam, clip, clip, up(bracket)],
+        &[sigma, sigma],
+    );
+    Ok(up_pos(up(v), clip > 0.0))
 }
 
 /// κ = L² − 1 from L ≥ 0 as (L − 1)(L + 1), to nearest (L − 1 is exact near 1, so κ keeps its
@@ -741,8 +810,10 @@ pub fn last_iterate_rdp_bounded(
     }
     let x = (1.0 + kappa).sqrt() * d_h + 2.0 * lam * clip / b as f64;
     // (x/σ)², not x²/σ²: σ² underflows (α/(2σ²)·0 was inf·0 = NaN)
-    let y = x / sigma;
-    Ok(up_pos(0.5 * alpha * y * y, x > 0.0))
+    Ok(up_pos(
+        prod_div(&[0.5, alpha, x, x], &[sigma, sigma]),
+        x > 0.0,
+    ))
 }
 
 /// Thm 4.5 (weakly convex, smooth; cyclic batches). Corrected (default, findings K3/K4):
@@ -765,13 +836,17 @@ pub fn last_iterate_rdp_cyclic(
 ) -> Result<f64> {
     check_cyclic(alpha, lam, clip, sigma, t, b, ell)?;
     let u = lip_u_from_kappa(kappa)?;
-    let x = lam * clip / (b as f64 * sigma);
-    let unit = alpha * x * x;
+    let bf = b as f64;
+    // α(λC/(bσ))²·factor without inf·0 or spurious under/overflow
+    let unit = |factor: f64| {
+        prod_div(
+            &[alpha, lam, lam, clip, clip, factor],
+            &[bf, bf, sigma, sigma],
+        )
+    };
     if as_published {
-        return Ok(up_pos(
-            mul0(4.0 * unit, cyclic_theta_sum(u, t, ell)?),
-            false,
-        ));
+        let phi = cyclic_theta_sum(u, t, ell)?;
+        return Ok(up_pos(unit(4.0 * phi), clip > 0.0 && phi > 0.0));
     }
     let phi = match t_star {
         Some(ts) => {
@@ -788,7 +863,7 @@ pub fn last_iterate_rdp_cyclic(
             }
         }
     };
-    Ok(up_pos(mul0(2.0 * unit, phi), clip > 0.0 && phi > 0.0))
+    Ok(up_pos(unit(2.0 * phi), clip > 0.0 && phi > 0.0))
 }
 
 /// Prop. 2.2(a): α/(2σ²)[(Lτ + s̄)²θ_L(ℓ) + s̄²{(E − 1)θ_L(ℓ) + θ_L(T − Eℓ)}]; `u` = ln L².
@@ -812,9 +887,12 @@ pub fn shifted_cycle_bound(
     let e = (t / ell) as f64;
     let rem = theta_l_u(u, (t % ell) as f64)?;
     let a = mul0(l, tau) + sbar;
-    // (a/σ)², (s̄/σ)²: α/(2σ²) overflowed for tiny σ and met a zero bracket (inf·0 = NaN)
-    let (ya, ys) = (a / sigma, sbar / sigma);
-    let v = 0.5 * alpha * (mul0(ya * ya, th) + mul0(ys * ys, (e - 1.0) * th + rem));
+    // α/(2σ²) overflowed for tiny σ and met a zero bracket (inf·0 = NaN): see prod_div
+    let v = prod_div(&[0.5, alpha, a, a, th], &[sigma, sigma])
+        + prod_div(
+            &[0.5, alpha, sbar, sbar, (e - 1.0) * th + rem],
+            &[sigma, sigma],
+        );
     // an underflowed product of positive factors (θ_L(ℓ) ~ 1e-1047 for L = 0.3, ℓ = 1000) is
     // not an exact 0: the smallest positive bound instead
     let positive = (a > 0.0 && th > 0.0) || (sbar > 0.0 && (e - 1.0) * th + rem > 0.0);
@@ -981,9 +1059,10 @@ pub fn last_iterate_rdp_small_step(
     if ell == 0 {
         return Err(PabiError::domain("ell", "an integer >= 1", 0.0));
     }
-    let x = clip / (b as f64 * sigma);
+    let bf = b as f64;
+    let f = up(1.0 + theta_l_kappa(kappa, ell as f64)?);
     Ok(up_pos(
-        4.0 * alpha * x * x * up(1.0 + theta_l_kappa(kappa, ell as f64)?),
+        prod_div(&[4.0, alpha, clip, clip, f], &[bf, bf, sigma, sigma]),
         clip > 0.0,
     ))
 }
@@ -1171,8 +1250,9 @@ pub fn gaussian_mech_rdp(alpha: f64, sens: f64, sigma: f64) -> Result<f64> {
     order(alpha)?;
     nonneg("sensitivity", sens)?;
     pos("sigma", sigma)?;
-    let x = sens / sigma; // (Δ/σ)²: Δ²/(2σ²) was 0/0 = NaN for Δ = 0 and tiny σ
-    Ok(up_pos(0.5 * alpha * x * x, sens > 0.0))
+    // Δ²/(2σ²) was 0/0 = NaN for Δ = 0 and tiny σ
+    let v = prod_div(&[0.5, alpha, sens, sens], &[sigma, sigma]);
+    Ok(up_pos(v, sens > 0.0))
 }
 
 #[cfg(test)]
@@ -1233,6 +1313,25 @@ mod tests {
         let v = sensitivity_multi_epoch(1e-200, 1e-200, 1e-200, 1.0, 1.0, 2, 1, Some(3)).unwrap();
         assert!(v.is_finite() && v >= 6e-200);
         assert!(gaussian_dp_constant(5e-324, 1.0).unwrap().is_finite());
+    }
+
+    #[test]
+    fn prod_div_extremes() {
+        assert_eq!(prod_div(&[1e300, 1e300, 0.0], &[1e-300]), 0.0);
+        assert_eq!(prod_div(&[1e300, f64::INFINITY], &[2.0]), f64::INFINITY);
+        assert_eq!(prod_div(&[2.0, 3.0], &[4.0]), 1.5);
+        // through overflowing / underflowing partial products, to a few ulp
+        let v = prod_div(&[1e300, 1e300, 1e-300], &[1e300]);
+        assert!((v - 1.0).abs() < 1e-15, "{v}");
+        let v = prod_div(&[1e-200, 1e-200, 1e300], &[1.0]);
+        assert!((v / 1e-100 - 1.0).abs() < 1e-15, "{v}");
+        let v = prod_div(&[1e-200, 1e-200], &[1e200, 1e200]);
+        assert_eq!(v, 0.0); // exact 1e-800: below the subnormals
+        let v = prod_div(&[5e-324, 1e300], &[1e300]);
+        assert_eq!(v, 5e-324);
+        assert_eq!(prod_div(&[1e300, 1e300], &[1e-300]), f64::INFINITY);
+        assert_eq!(frexp(8.0), (0.5, 4));
+        assert_eq!(frexp(5e-324), (0.5, -1073));
     }
 
     #[test]
