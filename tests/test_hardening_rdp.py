@@ -175,6 +175,13 @@ def test_dpsgd_per_instance_p_and_ucb():
     assert math.isfinite(v) and v >= pabi.dpsgd_per_instance_rdp(8, 0.01, 1, s)
 
 
+def test_dpsgd_table_memory_is_capped():
+    # orders spread over [2, 1e5] across 1e5 steps asked for ~8e8 binomial-table entries
+    # (6.5 GB) before computing anything: refused up front with an explanation
+    with pytest.raises(ValueError, match="binomial-table entries"):
+        pabi.dpsgd_per_instance_rdp(2.0, 0.01, 1.0, np.full((100000, 1), 0.5), p=8700.0)
+
+
 def test_dpsgd_core_shape_overflow():
     with pytest.raises(ValueError):
         _core.dpsgd_per_instance_terms(8.0, 0.01, 1.0, np.zeros(2), 2**63, 2, 3.0, False)

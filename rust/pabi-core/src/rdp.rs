@@ -41,6 +41,14 @@ use rayon::prelude::*;
 pub const MAX_ORDER: f64 = 1.0e7;
 /// Largest order the Hölder composition may require before reporting an order blow-up.
 pub const MAX_COMPOSITION_ORDER: f64 = 1.0e5;
+/// Largest total size Σ (order − 1) of the binomial tables one per-instance composition
+/// builds (2^27 entries, 1 GiB): beyond it the composition is refused before allocating.
+pub const MAX_TABLE_ENTRIES: u64 = 1 << 27;
+
+/// 0 < q < 1: the tables hold entries (q = 0 and q = 1 need none).
+fn interior_q(q: f64) -> bool {
+    q > 0.0 && q < 1.0
+}
 const FAST_MAX_ORDER: u64 = 64;
 const FAST_MAX_EXPONENT: f64 = 600.0;
 /// Log-gap below the row maximum beyond which a sample is bounded by its chord value.
@@ -875,13 +883,32 @@ pub fn dpsgd_per_instance_terms(
             MAX_COMPOSITION_ORDER
         )));
     }
-    // binomial tables for the distinct integer orders (β_i is increasing in i)
+    // binomial tables for the distinct integer orders (β_i is increasing in i); their total
+    // size Σ (order − 1) is checked before any is built: orders spread over [α, 1e5] across
+    // 1e5 steps asked for ~1e9 entries (8 GB)
+    let orders: Vec<u64> = (0..n)
+        .map(|i| holder_ceil_order(alpha, p, i, opts.map))
+        .collect();
+    let mut entries = 0u64;
+    for (k, &o) in orders.iter().enumerate() {
+        if k == 0 || orders[k - 1] != o {
+            entries = entries.saturating_add(o - 1);
+        }
+    }
+    if interior_q(q) && entries > MAX_TABLE_ENTRIES {
+        return Err(PabiError::unreachable(format!(
+            "the {steps} steps need {entries} binomial-table entries (more than \
+             {MAX_TABLE_ENTRIES}, {} MiB): the orders beta_i range up to {:e}; \
+             increase p (p = 3*steps keeps every order below 1 + 1.5(alpha - 1)) or lower alpha",
+            MAX_TABLE_ENTRIES * 8 >> 20,
+            beta_max
+        )));
+    }
     let mut tables: Vec<SgmTable> = Vec::new();
     let mut table_of: Vec<usize> = Vec::with_capacity(steps);
     let mut betas = Vec::with_capacity(steps);
-    for i in 0..n {
+    for (i, &order) in (0..n).zip(&orders) {
         let (beta, kappa) = holder_order(alpha, p, i, opts.map);
-        let order = holder_ceil_order(alpha, p, i, opts.map);
         if tables.last().map(|t| t.order) != Some(order) {
             tables.push(SgmTable::new(order, q));
         }
@@ -1599,6 +1626,20 @@ mod tests {
             rdp_compose(&[0.1; 2], usize::MAX / 2 + 2, 2, &mut out),
             Err(PabiError::Shape { .. })
         ));
+    }
+
+    #[test]
+    fn composition_tables_are_capped() {
+        // orders spread over [2, 1e5] across 1e5 steps: ~8e8 table entries, refused up front
+        let o = CompositionOptions {
+            map: OrderMap::Corrected,
+            ucb: None,
+        };
+        let sens = vec![0.5; 100_000];
+        let e = dpsgd_per_instance_terms(2.0, 0.01, 1.0, &sens, 100_000, 1, 8700.0, o);
+        assert!(matches!(e, Err(PabiError::Unreachable { .. })), "{e:?}");
+        // q = 1 needs no table: allowed
+        assert!(dpsgd_per_instance_terms(2.0, 1.0, 1.0, &sens, 100_000, 1, 8700.0, o).is_ok());
     }
 
     #[test]
