@@ -382,6 +382,11 @@ def rdp_to_dp_epsilon(
     dp-accounting): ε = ε_R + ln((α − 1)/α) − (ln δ + ln α)/(α − 1), and ε = 0 when
     δ ≥ √(1 − e^{−ε_R}) (total variation via KL). Rounded up.
 
+    ε is the smallest double with ``rdp_to_dp_delta(orders, rdp, ε) <= δ`` (so the two
+    conversions agree exactly: δ(ε(δ)) ≤ δ). An RDP value of 0 at some order means the two
+    distributions are equal: ε = 0 for every δ. +inf values ("no guarantee" at that order) are
+    allowed; orders must be > 1 and finite, RDP values ≥ 0 (DomainError with the index).
+
     >>> rdp_to_dp_epsilon([2.0, 4.0], [0.5, 1.0], 1e-5, method="classical")[1]
     4.0
     """
@@ -396,6 +401,8 @@ def rdp_to_dp_delta(
 
     ``classical``: δ = exp((α − 1)(ε_R − ε)); ``tight``: min of CKS Prop. 12,
     δ = exp((α − 1)(ε_R − ε + ln(1 − 1/α)) − ln α), and the KL rule √(1 − e^{−ε_R}).
+    Rounded up by a chain of monotone operations: δ is non-increasing in ε to the last ulp.
+    An RDP value of 0 at some order (equal distributions) gives δ = 0 for every ε ≥ 0.
     """
     o, r = _curve(orders, rdp)
     return _core.rdp_to_dp_delta(o, r, float(eps), _method(method))
@@ -404,7 +411,9 @@ def rdp_to_dp_delta(
 def rdp_compose(curves: ArrayLike) -> np.ndarray:
     """Composition of RDP curves (Mironov 2017 Prop. 1): Σ_k ε_k(α) for each order.
 
-    ``curves`` has shape (mechanisms, orders); returns the summed curve (rounded up).
+    ``curves`` has shape (mechanisms, orders); returns the summed curve (rounded up). +inf
+    ("no guarantee" at that order) composes to +inf; NaN or negative entries are a
+    DomainError with their (mechanism, order) index.
 
     >>> rdp_compose([[0.1, 0.2], [0.3, 0.4]])
     array([0.4, 0.6])
