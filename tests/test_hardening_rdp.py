@@ -266,6 +266,14 @@ def test_other_underflow_nans():
     assert math.isfinite(v)
 
 
+def test_sampled_gaussian_sigma_finite():
+    # sensitivity = sigma = inf gave r = NaN, silently read as ε = 0
+    domain("sigma", pabi.sampled_gaussian_rdp_per_instance, 2, 0.5, INF, INF)
+    domain("sigma", pabi.sampled_gaussian_rdp_per_instance, [2, 2], 0.5, 1.0, [1.0, INF], index=1)
+    domain("noise_multiplier", pabi.sampled_gaussian_rdp, 2, 0.5, INF)
+    assert pabi.sampled_gaussian_rdp_per_instance(2, 0.5, INF, 1.0) == INF
+
+
 def test_closed_forms_extreme_factors():
     # α·T overflowed and met a zero clip / ζ (inf·0 = NaN), found by fuzzing the family
     assert pabi.last_iterate_rdp_general(1e300, 1.5, 0.0, 0.5, 2**40) == 0.0

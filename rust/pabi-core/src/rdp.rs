@@ -455,7 +455,8 @@ pub fn sampled_gaussian_rdp_batch(
     })?;
     crate::batch::check(q, "q", "in [0, 1]", |x| (0.0..=1.0).contains(&x))?;
     crate::batch::check(sens, "sensitivity", ">= 0 (not NaN)", |x| x >= 0.0)?;
-    crate::batch::check(sigma, "sigma", "> 0 (not NaN)", |x| x > 0.0)?;
+    // σ = +inf with an infinite sensitivity made r = inf/inf = NaN, read as ε = 0
+    crate::batch::check(sigma, "sigma", "> 0 and finite", |x| x > 0.0 && x.is_finite())?;
     let kernel = |a: &[f64], qq: &[f64], s: &[f64], sg: &[f64], o: &mut [f64]| {
         let mut cache: Option<SgmTable> = None;
         for i in 0..a.len() {

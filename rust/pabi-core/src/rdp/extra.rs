@@ -162,7 +162,7 @@ pub fn gaussian_mechanism_epsilon(delta: f64, sigma: f64, sens: f64) -> Result<(
 
 /// ln(1 − q + q e^x) (amplification by sampling), stable for tiny q·x and huge x.
 #[inline]
-pub fn amplify(x: f64, q: f64) -> f64 {
+pub(crate) fn amplify(x: f64, q: f64) -> f64 {
     if q == 0.0 {
         0.0
     } else if x <= 700.0 {
