@@ -901,7 +901,7 @@ pub fn dpsgd_per_instance_terms(
             "the {steps} steps need {entries} binomial-table entries (more than \
              {MAX_TABLE_ENTRIES}, {} MiB): the orders beta_i range up to {:e}; \
              increase p (p = 3*steps keeps every order below 1 + 1.5(alpha - 1)) or lower alpha",
-            MAX_TABLE_ENTRIES * 8 >> 20,
+            (MAX_TABLE_ENTRIES * 8) >> 20,
             beta_max
         )));
     }
