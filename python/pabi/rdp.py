@@ -500,7 +500,7 @@ def _opt_int(name: str, v: Optional[ArrayLike]) -> ArrayLike:
         err = DomainError(
             f"{name} must be a positive integer or None, got nan" + ("" if where is None else f" at index {where}")
         )
-        err.param, err.allowed, err.value, err.index = (  # type: ignore[attr-defined]
+        err.param, err.allowed, err.value, err.index = (  # type: ignore[attr-defined,assignment]
             name, "a positive integer or None", math.nan, where
         )
         raise err
@@ -514,7 +514,7 @@ def _check_entries(name: str, arr: np.ndarray, allowed: str, ok: Callable[[np.nd
         pos = np.unravel_index(int(np.argmax(bad)), arr.shape)
         where: object = int(pos[0]) if arr.ndim == 1 else tuple(int(i) for i in pos)
         err = DomainError(f"{name} must be {allowed}, got {float(arr[pos])!r} at index {where}")
-        err.param, err.allowed, err.value, err.index = name, allowed, float(arr[pos]), where  # type: ignore[attr-defined]
+        err.param, err.allowed, err.value, err.index = name, allowed, float(arr[pos]), where  # type: ignore[attr-defined,assignment]
         raise err
 
 
@@ -989,6 +989,7 @@ def theta_min_steps(xi: ArrayLike, L: Optional[ArrayLike] = None, *, kappa: Opti
     if L is not None:
         # from L itself: κ = L² − 1 overflowed for huge L and the error named kappa
         return _call(_core.theta_min_steps_l, ("L", "xi"), L, xi)
+    assert kappa is not None
     return _call(_core.theta_min_steps, ("kappa", "xi"), kappa, xi)
 
 
