@@ -500,9 +500,8 @@ def _opt_int(name: str, v: Optional[ArrayLike]) -> ArrayLike:
         err = DomainError(
             f"{name} must be a positive integer or None, got nan" + ("" if where is None else f" at index {where}")
         )
-        err.param, err.allowed, err.value, err.index = (  # type: ignore[attr-defined,assignment]
-            name, "a positive integer or None", math.nan, where
-        )
+        err.param, err.allowed = name, "a positive integer or None"  # type: ignore[attr-defined]
+        err.value, err.index = math.nan, where  # type: ignore[attr-defined,assignment]
         raise err
     return a
 
