@@ -416,8 +416,13 @@ def test_c24_l_lambda_remarks():
     m = 0.7
     L = lambda lam, mm, MM: math.sqrt(1 + pabi.l_lambda_kappa(lam, mm, MM, model="as_published"))  # noqa: E731
     assert abs(L(1 / (2 * m), m, 0.0) - math.sqrt(3)) < 1e-14
-    assert abs(L(1 / (2 * m), m, m) - math.sqrt(2.5)) < 1e-14
-    assert L(0.3, 0.0, 2.0) == 1.0
+    # the remark's m = M, λ = 1/(2m) lies outside Prop. 3.4's domain λ ≤ 1/(4m) (K13): the
+    # printed value √(5/2) is the reference formula's, pabi refuses the step size
+    assert abs(float(mp.sqrt(1 + ref.l_lambda_kappa(1 / (2 * m), m, m, model="as_published"))) - math.sqrt(2.5)) < 1e-14
+    with pytest.raises(pabi.DomainError) as ei:
+        L(1 / (2 * m), m, m)
+    assert ei.value.param == "lam"
+    assert L(0.25, 0.0, 2.0) == 1.0
     rng = np.random.default_rng(24)
     mm, MM = rng.exponential(1, (2, 20000))
     lam = rng.uniform(0, 1, 20000) / (2 * (mm + MM))

@@ -158,6 +158,12 @@ def test_l_lambda_kappa():
     pts += [(logu(rng, 1e-8, 10), *curvature(rng)) for _ in range(150)]
     for lam, m, M in pts:
         for model in ("triangle", "as_published"):
+            if m + M > 0 and lam > 1.0 / (2.0 * (m + M)):
+                # outside Prop. 3.4's step-size domain: refused (regression of the missing check)
+                with pytest.raises(pabi.DomainError) as ei:
+                    pabi.l_lambda_kappa(lam, m, M, model=model)
+                assert ei.value.param == "lam"
+                continue
             a(pabi.l_lambda_kappa(lam, m, M, model=model), ref.l_lambda_kappa(lam, m, M, model=model),
               (lam, m, M, model))
     a.done()

@@ -27,6 +27,7 @@ Every returned ε or δ is an upper bound of the formula it implements (rounded 
 from __future__ import annotations
 
 import math
+import operator
 from typing import Callable, Optional, Union
 
 import numpy as np
@@ -192,15 +193,49 @@ def holder_orders(alpha: float, p: float, n: int, variant: str = "corrected") ->
     Corrected map: β_i = 1 + (α − 1)(p/(p − 1))^i. Step j (1-based) of an n-step run needs the
     order β_{n−j}: the last step uses α, the first step the largest order.
 
+    Domain (checked in the core, errors name the parameter): α > 1 and p > 1 finite, n an
+    integer in [0, 2^26] (the length of the returned array).
+
     >>> holder_orders(2.0, 2.0, 3)
     array([2., 3., 5.])
     """
-    if not (alpha > 1):
-        raise DomainError(f"alpha must be > 1, got {alpha!r}")
-    if not (p > 1):
-        raise DomainError(f"p must be > 1, got {p!r}")
-    betas, _ = _core.holder_orders(float(alpha), float(p), int(n), _map_flag(variant))
+    nn = _count("n", n)
+    flag = _map_flag(variant)
+    try:
+        betas, _ = _core.holder_orders(float(alpha), float(p), nn, flag)
+    except DomainError as exc:
+        raise _relocate(exc, (), True) from None
     return betas
+
+
+def _count(name: str, v: object) -> int:
+    """A non-negative integer argument that sizes an output (a bool, a fractional float, NaN or
+    a negative value or one of 2^64 or more is a DomainError naming ``name``; the core caps the
+    size itself, before allocating)."""
+    if isinstance(v, (bool, np.bool_)):
+        ok = False
+    else:
+        try:
+            iv = operator.index(v)  # type: ignore[arg-type]
+            ok = iv >= 0
+        except TypeError:
+            try:
+                f = float(v)  # type: ignore[arg-type]
+            except (TypeError, ValueError):
+                f = math.nan
+            ok = math.isfinite(f) and f >= 0 and f.is_integer()
+            iv = int(f) if ok else 0
+    if ok and iv >= 2**64:
+        ok = False
+    if not ok:
+        err = DomainError(f"{name} must be a non-negative integer (< 2^64), got {v!r}")
+        err.param, err.allowed, err.index = name, "a non-negative integer", None  # type: ignore[attr-defined]
+        try:
+            err.value = float(v)  # type: ignore[attr-defined,arg-type]
+        except (TypeError, ValueError, OverflowError):
+            err.value = math.nan  # type: ignore[attr-defined]
+        raise err
+    return iv
 
 
 def holder_composition_bound(
@@ -276,7 +311,8 @@ def dpsgd_per_instance_rdp(
     * ``confidence=J``: Hoeffding upper-confidence bound of each mean (the plain sample mean
       is biased low by Jensen's inequality, so it is not a certified bound); with probability
       ≥ 1 − J over the runs (union bound over the n − 1 random terms) the result is a bound.
-      Requires ``max_sensitivity`` (every sample ≤ it; d_max = baseline per-step RDP).
+      Requires ``max_sensitivity`` (every sample ≤ it; d_max = baseline per-step RDP), and
+      ``max_sensitivity`` requires ``confidence`` (either alone is a DomainError).
     * ``return_terms=True``: also return the n per-step contributions in training order.
 
     Raises ValueError when the order map overflows (β_{n−1} > 1e5: increase p), for α ≤ 1,
@@ -297,6 +333,18 @@ def dpsgd_per_instance_rdp(
     if steps == 0 or samples == 0:
         raise ValueError(f"sensitivities must be non-empty, got shape {arr.shape}")
     pp = 3.0 * steps if p is None else float(p)
+    if (confidence is None) != (max_sensitivity is None):
+        # max_sensitivity alone was silently ignored (even NaN); confidence alone fails in the
+        # core with a message about a NaN the caller never passed
+        name = "max_sensitivity" if confidence is None else "confidence"
+        given = max_sensitivity if confidence is None else confidence
+        err = DomainError(
+            "confidence and max_sensitivity go together (the Hoeffding upper-confidence bound "
+            f"needs both); got only {name} = {given!r}"
+        )
+        err.param, err.allowed, err.index = name, "given together with the other", None  # type: ignore[attr-defined]
+        err.value = float(given)  # type: ignore[attr-defined,arg-type]
+        raise err
     flat = np.ascontiguousarray(arr, dtype=np.float64).reshape(-1)
     try:
         terms = _core.dpsgd_per_instance_terms(
@@ -334,6 +382,11 @@ def rdp_to_dp_epsilon(
     dp-accounting): ε = ε_R + ln((α − 1)/α) − (ln δ + ln α)/(α − 1), and ε = 0 when
     δ ≥ √(1 − e^{−ε_R}) (total variation via KL). Rounded up.
 
+    ε is the smallest double with ``rdp_to_dp_delta(orders, rdp, ε) <= δ`` (so the two
+    conversions agree exactly: δ(ε(δ)) ≤ δ). An RDP value of 0 at some order means the two
+    distributions are equal: ε = 0 for every δ. +inf values ("no guarantee" at that order) are
+    allowed; orders must be > 1 and finite, RDP values ≥ 0 (DomainError with the index).
+
     >>> rdp_to_dp_epsilon([2.0, 4.0], [0.5, 1.0], 1e-5, method="classical")[1]
     4.0
     """
@@ -348,6 +401,8 @@ def rdp_to_dp_delta(
 
     ``classical``: δ = exp((α − 1)(ε_R − ε)); ``tight``: min of CKS Prop. 12,
     δ = exp((α − 1)(ε_R − ε + ln(1 − 1/α)) − ln α), and the KL rule √(1 − e^{−ε_R}).
+    Rounded up by a chain of monotone operations: δ is non-increasing in ε to the last ulp.
+    An RDP value of 0 at some order (equal distributions) gives δ = 0 for every ε ≥ 0.
     """
     o, r = _curve(orders, rdp)
     return _core.rdp_to_dp_delta(o, r, float(eps), _method(method))
@@ -356,7 +411,9 @@ def rdp_to_dp_delta(
 def rdp_compose(curves: ArrayLike) -> np.ndarray:
     """Composition of RDP curves (Mironov 2017 Prop. 1): Σ_k ε_k(α) for each order.
 
-    ``curves`` has shape (mechanisms, orders); returns the summed curve (rounded up).
+    ``curves`` has shape (mechanisms, orders); returns the summed curve (rounded up). +inf
+    ("no guarantee" at that order) composes to +inf; NaN or negative entries are a
+    DomainError with their (mechanism, order) index.
 
     >>> rdp_compose([[0.1, 0.2], [0.3, 0.4]])
     array([0.4, 0.6])
@@ -434,9 +491,30 @@ def _opt_int(name: str, v: Optional[ArrayLike]) -> ArrayLike:
     a = _as_real(name, v)
     bad = np.isnan(np.asarray(a, dtype=np.float64))
     if bad.any():
-        idx = None if bad.ndim == 0 else tuple(int(i) for i in np.unravel_index(np.argmax(bad), bad.shape))
-        raise DomainError(f"{name} must be a positive integer or None, got nan" + (f" at index {idx}" if idx else ""))
+        # the index as pabi._bridge reports it: an int for 1-D input, a tuple for n-d
+        where: object = None
+        if bad.ndim == 1:
+            where = int(np.argmax(bad))
+        elif bad.ndim > 1:
+            where = tuple(int(i) for i in np.unravel_index(np.argmax(bad), bad.shape))
+        err = DomainError(
+            f"{name} must be a positive integer or None, got nan" + ("" if where is None else f" at index {where}")
+        )
+        err.param, err.allowed = name, "a positive integer or None"  # type: ignore[attr-defined]
+        err.value, err.index = math.nan, where  # type: ignore[attr-defined,assignment]
+        raise err
     return a
+
+
+def _check_entries(name: str, arr: np.ndarray, allowed: str, ok: Callable[[np.ndarray], np.ndarray]) -> None:
+    """DomainError at the first entry of ``arr`` failing ``ok`` (index: int for 1-D, else tuple)."""
+    bad = ~ok(arr)
+    if bad.any():
+        pos = np.unravel_index(int(np.argmax(bad)), arr.shape)
+        where: object = int(pos[0]) if arr.ndim == 1 else tuple(int(i) for i in pos)
+        err = DomainError(f"{name} must be {allowed}, got {float(arr[pos])!r} at index {where}")
+        err.param, err.allowed, err.value, err.index = name, allowed, float(arr[pos]), where  # type: ignore[attr-defined,assignment]
+        raise err
 
 
 def _samples(name: str, samples: ArrayLike) -> tuple[np.ndarray, np.ndarray, int]:
@@ -551,17 +629,21 @@ def general_update_rdp(alpha: int, sigma: float, outer: ArrayLike, inner: ArrayL
     >>> round(general_update_rdp(3, 1.0, [[0.0]], [[[[1.0], [1.0], [1.0]]]]), 12)  # α‖u − v‖²/(2σ²)
     1.5
     """
+    a = _count("alpha", alpha)  # an integer order (3.7 was truncated to 3)
     o = np.asarray(outer, dtype=np.float64)
     i = np.asarray(inner, dtype=np.float64)
     if o.ndim != 2 or i.ndim != 4 or i.shape[0] != o.shape[0] or i.shape[3] != o.shape[1]:
         raise ValueError(f"outer must be (B, d) and inner (B, J, alpha, d); got {o.shape}, {i.shape}")
-    if i.shape[2] != int(alpha):
-        raise ValueError(f"inner tuples must have length alpha = {alpha}, got {i.shape[2]}")
     b, j, _, d = i.shape
-    return _core.general_update_rdp(
-        int(alpha), float(sigma), np.ascontiguousarray(o).reshape(-1),
-        np.ascontiguousarray(i).reshape(-1), b, j, d,
-    )
+    try:
+        if a >= 2 and i.shape[2] != a:
+            raise ValueError(f"inner tuples must have length alpha = {alpha}, got {i.shape[2]}")
+        return _core.general_update_rdp(
+            a, float(sigma), np.ascontiguousarray(o).reshape(-1),
+            np.ascontiguousarray(i).reshape(-1), b, j, d,
+        )
+    except DomainError as exc:
+        raise _relocate(exc, (), True) from None
 
 
 def weak_triangle_bound(
@@ -601,15 +683,6 @@ def unlearning_keep(
         alpha, beta, d_2alpha_prev, d_2alpha_minus_1_step,
     )
     return bool(v == 1.0) if isinstance(v, float) else v == 1.0
-
-
-def _kappa(L: Optional[ArrayLike], kappa: Optional[ArrayLike]) -> ArrayLike:
-    if (L is None) == (kappa is None):
-        raise ValueError("pass exactly one of L and kappa (= L**2 - 1)")
-    if kappa is not None:
-        return kappa
-    # (L − 1)(L + 1) in the core: L − 1 is exact near 1, so κ keeps full relative accuracy
-    return _call(_core.kappa_from_l, ("L",), L)
 
 
 def _lip_u(L: Optional[ArrayLike], kappa: Optional[ArrayLike]) -> ArrayLike:
@@ -658,6 +731,9 @@ def l_lambda_kappa(lam: ArrayLike, m: ArrayLike, M: ArrayLike, model: str = "tri
     smoothness M. ``model="triangle"`` (default, proven with clipping): L = 1 + λ max(m, M).
     ``model="as_published"``: eq. (12), L² = 1 + 2λm(1 + m/(M + m)) — valid for the unclipped
     step only; with clipping it is unproven and false in dimension ≥ 2 (finding K1).
+    Domain (Prop. 3.4; every theorem using L_λ): 0 < λ ≤ 1/(2(m + M)) (compared with the
+    double ``1/(2*(m + M))``; any λ when m = M = 0), m, M ≥ 0; a larger λ is a DomainError
+    naming ``lam``.
 
     >>> round(l_lambda_kappa(0.1, 1.0, 2.0), 12)   # (1 + 0.2)² − 1
     0.44
@@ -784,9 +860,15 @@ def optimal_residuals(
     T: int, tau: float, s: float, L: Optional[float] = None, *, kappa: Optional[float] = None
 ) -> np.ndarray:
     """Optimal shifts of the App. B QP: a_t = (Lτ + s)θ_L(T)L^{1−t}, t = 1..T (no overflow).
-    Scalar arguments (the result is the length-T vector)."""
+    Scalar arguments (the result is the length-T vector). Domain: T an integer in [1, 2^26]
+    (a larger T is a DomainError before anything is allocated), τ, s ≥ 0 finite, L ≥ 0
+    (L = 0 gives the limit: a_1 = s for T = 1, zeros for T ≥ 2)."""
+    t = _count("T", T)
     u = _lip_u(L, kappa)
-    return _core.optimal_residuals(float(u), int(T), float(tau), float(s))
+    try:
+        return _core.optimal_residuals(float(u), t, float(tau), float(s))
+    except DomainError as exc:
+        raise _relocate(exc, (), True) from None
 
 
 def cyclic_calibration(
@@ -901,7 +983,13 @@ def theta_min_steps(xi: ArrayLike, L: Optional[ArrayLike] = None, *, kappa: Opti
     >>> round(theta_min_steps(2.0, L=2.0), 12)   # log_4 2
     0.5
     """
-    return _call(_core.theta_min_steps, ("kappa", "xi"), _kappa(L, kappa), xi)
+    if (L is None) == (kappa is None):
+        raise ValueError("pass exactly one of L and kappa (= L**2 - 1)")
+    if L is not None:
+        # from L itself: κ = L² − 1 overflowed for huge L and the error named kappa
+        return _call(_core.theta_min_steps_l, ("L", "xi"), L, xi)
+    assert kappa is not None
+    return _call(_core.theta_min_steps, ("kappa", "xi"), kappa, xi)
 
 
 def last_iterate_rdp_small_step(
@@ -937,6 +1025,10 @@ def mixture_rdp_bound(alpha: ArrayLike, weights: ArrayLike, eps: ArrayLike) -> F
     if w.ndim == 0 or e.ndim == 0 or w.shape[-1] != e.shape[-1] or w.shape[-1] == 0:
         raise ValueError(f"weights and eps must be non-empty with equal last axes, got {w.shape} and {e.shape}")
     m = w.shape[-1]
+    # element checks over the whole arrays, so that the error carries the caller's (n-d) index
+    # (the core sees one row per broadcast element and reported the element, not the entry)
+    _check_entries("weights", w, "in [0, 1]", lambda x: (x >= 0) & (x <= 1))
+    _check_entries("eps", e, ">= 0 (not NaN)", lambda x: x >= 0)
     wf = np.ascontiguousarray(w).reshape(-1)
     ef = np.ascontiguousarray(e).reshape(-1)
     wr = np.arange(wf.size // m, dtype=np.float64).reshape(w.shape[:-1])

@@ -41,6 +41,14 @@ use rayon::prelude::*;
 pub const MAX_ORDER: f64 = 1.0e7;
 /// Largest order the Hölder composition may require before reporting an order blow-up.
 pub const MAX_COMPOSITION_ORDER: f64 = 1.0e5;
+/// Largest total size Σ (order − 1) of the binomial tables one per-instance composition
+/// builds (2^27 entries, 1 GiB): beyond it the composition is refused before allocating.
+pub const MAX_TABLE_ENTRIES: u64 = 1 << 27;
+
+/// 0 < q < 1: the tables hold entries (q = 0 and q = 1 need none).
+fn interior_q(q: f64) -> bool {
+    q > 0.0 && q < 1.0
+}
 const FAST_MAX_ORDER: u64 = 64;
 const FAST_MAX_EXPONENT: f64 = 600.0;
 /// Log-gap below the row maximum beyond which a sample is bounded by its chord value.
@@ -52,7 +60,7 @@ const LN_2PI: f64 = 1.837_877_066_409_345_5;
 
 /// ln(1 + e^y) without overflow or cancellation.
 #[inline(always)]
-pub fn softplus(y: f64) -> f64 {
+pub(crate) fn softplus(y: f64) -> f64 {
     if y == f64::NEG_INFINITY {
         0.0
     } else if y > 0.0 {
@@ -64,7 +72,7 @@ pub fn softplus(y: f64) -> f64 {
 
 /// ln(e^x − 1) for x ≥ 0 (−inf at 0).
 #[inline(always)]
-pub fn log_expm1(x: f64) -> f64 {
+pub(crate) fn log_expm1(x: f64) -> f64 {
     if x <= 0.0 {
         f64::NEG_INFINITY
     } else if x > std::f64::consts::LN_2 {
@@ -85,7 +93,7 @@ const LME_DIRECT_MAX: f64 = 600.0;
 /// per-instance composition). For m ≤ [`LME_DIRECT_MAX`] the result is log1p(mean expm1(x)):
 /// for x ≥ 0 a sum of non-negative terms, a few ulp. Beyond, the result is ≥ m − ln(len),
 /// so the shifted form is well conditioned.
-pub fn log_mean_exp(xs: &[f64]) -> f64 {
+pub(crate) fn log_mean_exp(xs: &[f64]) -> f64 {
     let m = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     if !m.is_finite() {
         return m;
@@ -124,8 +132,8 @@ pub(crate) fn log_weighted_sum_exp(w: &[f64], xs: &[f64]) -> f64 {
 #[inline(always)]
 fn log_add_exp(a: f64, b: f64) -> f64 {
     let m = a.max(b);
-    if m == f64::NEG_INFINITY {
-        return m;
+    if m.is_infinite() {
+        return m; // ±inf (inf − inf made ln(e^inf + e^inf) NaN)
     }
     m + f64::ln_1p(f64::exp(-(a - b).abs()))
 }
@@ -241,7 +249,7 @@ fn log_binom_pmf(k: u64, n: u64, q: f64, lq: f64, l1q: f64) -> f64 {
 
 /// Per-(order, q) table of the binomial terms k = 2..=order of Thm 3.2.
 #[derive(Debug, Clone)]
-pub struct SgmTable {
+pub(crate) struct SgmTable {
     order: u64,
     q: f64,
     log_pmf: Vec<f64>,
@@ -280,10 +288,6 @@ impl SgmTable {
     pub fn direct_ok(&self, c: f64) -> bool {
         let a = self.order as f64;
         self.direct && c * a * (a - 1.0) <= FAST_MAX_EXPONENT
-    }
-
-    pub fn order(&self) -> u64 {
-        self.order
     }
 
     /// (α − 1)·ε(α) = ln A_α at c = r²/2, to nearest (a few ulp).
@@ -350,13 +354,15 @@ impl SgmTable {
 
 /// The integer order used for a real order α > 1: ⌈α⌉, at least 2.
 #[inline]
-pub fn ceil_order(alpha: f64) -> u64 {
+pub(crate) fn ceil_order(alpha: f64) -> u64 {
     alpha.ceil().max(2.0) as u64
 }
 
 fn check_alpha(alpha: f64, max: f64) -> Result<()> {
     if alpha > 1.0 && alpha <= max {
         Ok(())
+    } else if max == f64::MAX {
+        Err(PabiError::domain("alpha", "> 1 and finite", alpha))
     } else {
         Err(PabiError::domain(
             "alpha",
@@ -385,7 +391,7 @@ pub enum Fractional {
 
 /// Sampled Gaussian RDP at order α for c = r²/2 (pre-validated inputs): integer orders by the
 /// binomial sum, fractional ones by `mode`.
-pub fn sgm_rdp_value(alpha: f64, q: f64, c: f64, mode: Fractional, table: &SgmTable) -> f64 {
+pub(crate) fn sgm_rdp_value(alpha: f64, q: f64, c: f64, mode: Fractional, table: &SgmTable) -> f64 {
     let ceil = table.rdp(c);
     if mode == Fractional::Exact && q == 1.0 && c.is_finite() && alpha != alpha.floor() {
         // no sampling: the Gaussian mechanism's D_α = α·c at every real order (it was the
@@ -449,7 +455,8 @@ pub fn sampled_gaussian_rdp_batch(
     })?;
     crate::batch::check(q, "q", "in [0, 1]", |x| (0.0..=1.0).contains(&x))?;
     crate::batch::check(sens, "sensitivity", ">= 0 (not NaN)", |x| x >= 0.0)?;
-    crate::batch::check(sigma, "sigma", "> 0 (not NaN)", |x| x > 0.0)?;
+    // σ = +inf with an infinite sensitivity made r = inf/inf = NaN, read as ε = 0
+    crate::batch::check(sigma, "sigma", "> 0 and finite", |x| x > 0.0 && x.is_finite())?;
     let kernel = |a: &[f64], qq: &[f64], s: &[f64], sg: &[f64], o: &mut [f64]| {
         let mut cache: Option<SgmTable> = None;
         for i in 0..a.len() {
@@ -597,11 +604,42 @@ pub enum OrderMap {
     AsPublished,
 }
 
+/// Largest number of entries of an array a function of this module allocates from a size the
+/// caller chooses (`n` of [`holder_orders`], `T` of [`extra::optimal_residuals`]): 2^26
+/// (64 Mi entries, 512 MiB of doubles). A larger size is a domain error naming the parameter,
+/// raised before anything is allocated (10^12 entries would abort the process).
+pub const MAX_LEN: u64 = 1 << 26;
+
+/// The orders β_i = g_p^i(α) and Hölder coefficients κ_i, i = 0..n−1 (see [`holder_order`]),
+/// validated: α > 1 and p > 1 finite, n ≤ [`MAX_LEN`]. Orders beyond the double range are +inf.
+pub fn holder_orders(alpha: f64, p: f64, n: u64, map: OrderMap) -> Result<(Vec<f64>, Vec<f64>)> {
+    check_alpha(alpha, f64::MAX)?;
+    check_p(p)?;
+    if n > MAX_LEN {
+        return Err(PabiError::domain(
+            "n",
+            format!("an integer in 0..={MAX_LEN} (2^26)"),
+            n as f64,
+        ));
+    }
+    Ok((0..n).map(|i| holder_order(alpha, p, i, map)).unzip())
+}
+
+/// The Hölder exponent: p > 1 and finite (p = +inf would make t_i = p(β_i − 1) infinite and
+/// the printed map's fixed point (p − 1)/p undefined).
+fn check_p(p: f64) -> Result<()> {
+    if p > 1.0 && p.is_finite() {
+        Ok(())
+    } else {
+        Err(PabiError::domain("p", "> 1 and finite", p))
+    }
+}
+
 /// β_i = g_p^i(α) and the Hölder coefficient κ_i multiplying (1/t_i)·ln E e^{t_i D},
 /// t_i = p(β_i − 1). Corrected map: β_i = 1 + (α − 1)ρ^i, κ_i = 1 (ρ = p/(p − 1)).
 /// Printed map: fixed point a* = (p − 1)/p, β_i = a* + (α − a*)ρ^i and
 /// κ_i = ((p−1)/p)^i (β_i − 1)/(α − 1) = 1 + (1 − ρ^{−i})/(p(α − 1)).
-pub fn holder_order(alpha: f64, p: f64, i: u64, map: OrderMap) -> (f64, f64) {
+pub(crate) fn holder_order(alpha: f64, p: f64, i: u64, map: OrderMap) -> (f64, f64) {
     let lrho = f64::ln_1p(1.0 / (p - 1.0));
     let x = i as f64 * lrho;
     match map {
@@ -625,7 +663,7 @@ pub fn holder_order(alpha: f64, p: f64, i: u64, map: OrderMap) -> (f64, f64) {
 /// (mathematically on it, as β_1 = 1 + 1.5·(4/3) = 3 at α = 2.5, p = 4) β_i is compared with k
 /// exactly in integers where they fit in 128 bits, and otherwise the higher order is taken,
 /// which is sound because D_α is non-decreasing in α. β_0 = α exactly (both maps).
-pub fn holder_ceil_order(alpha: f64, p: f64, i: u64, map: OrderMap) -> u64 {
+pub(crate) fn holder_ceil_order(alpha: f64, p: f64, i: u64, map: OrderMap) -> u64 {
     if i == 0 {
         return ceil_order(alpha);
     }
@@ -795,9 +833,7 @@ pub fn dpsgd_per_instance_terms(
     if !(sigma > 0.0) {
         return Err(PabiError::domain("sigma", "> 0 (not NaN)", sigma));
     }
-    if !(p > 1.0) {
-        return Err(PabiError::domain("p", "> 1 (not NaN)", p));
-    }
+    check_p(p)?;
     if steps == 0 || samples == 0 {
         return Err(PabiError::Shape {
             message: format!(
@@ -805,12 +841,11 @@ pub fn dpsgd_per_instance_terms(
             ),
         });
     }
-    if sens.len() != steps * samples {
+    if steps.checked_mul(samples) != Some(sens.len()) {
         return Err(PabiError::Shape {
             message: format!(
-                "sensitivities has {} values, expected steps*samples = {}",
+                "sensitivities has {} values, expected steps*samples = {steps}*{samples}",
                 sens.len(),
-                steps * samples
             ),
         });
     }
@@ -840,7 +875,7 @@ pub fn dpsgd_per_instance_terms(
     let n = steps as u64;
     // orders per term i = 0..n-1 (term i belongs to step n - i)
     let (beta_max, _) = holder_order(alpha, p, n - 1, opts.map);
-    if !(beta_max <= MAX_COMPOSITION_ORDER) {
+    if !(beta_max <= MAX_COMPOSITION_ORDER && (p * (beta_max - 1.0)).is_finite()) {
         return Err(PabiError::unreachable(format!(
             "the order map overflows: beta_{} = {:e} exceeds {:e} (alpha = {alpha}, p = {p}, \
              {steps} steps); increase p (p = 3*steps keeps every order below 1 + 1.5(alpha - 1))",
@@ -849,13 +884,32 @@ pub fn dpsgd_per_instance_terms(
             MAX_COMPOSITION_ORDER
         )));
     }
-    // binomial tables for the distinct integer orders (β_i is increasing in i)
+    // binomial tables for the distinct integer orders (β_i is increasing in i); their total
+    // size Σ (order − 1) is checked before any is built: orders spread over [α, 1e5] across
+    // 1e5 steps asked for ~1e9 entries (8 GB)
+    let orders: Vec<u64> = (0..n)
+        .map(|i| holder_ceil_order(alpha, p, i, opts.map))
+        .collect();
+    let mut entries = 0u64;
+    for (k, &o) in orders.iter().enumerate() {
+        if k == 0 || orders[k - 1] != o {
+            entries = entries.saturating_add(o - 1);
+        }
+    }
+    if interior_q(q) && entries > MAX_TABLE_ENTRIES {
+        return Err(PabiError::unreachable(format!(
+            "the {steps} steps need {entries} binomial-table entries (more than \
+             {MAX_TABLE_ENTRIES}, {} MiB): the orders beta_i range up to {:e}; \
+             increase p (p = 3*steps keeps every order below 1 + 1.5(alpha - 1)) or lower alpha",
+            (MAX_TABLE_ENTRIES * 8) >> 20,
+            beta_max
+        )));
+    }
     let mut tables: Vec<SgmTable> = Vec::new();
     let mut table_of: Vec<usize> = Vec::with_capacity(steps);
     let mut betas = Vec::with_capacity(steps);
-    for i in 0..n {
+    for (i, &order) in (0..n).zip(&orders) {
         let (beta, kappa) = holder_order(alpha, p, i, opts.map);
-        let order = holder_ceil_order(alpha, p, i, opts.map);
         if tables.last().map(|t| t.order) != Some(order) {
             tables.push(SgmTable::new(order, q));
         }
@@ -966,11 +1020,9 @@ pub fn holder_composition_terms(
     samples: usize,
     map: OrderMap,
 ) -> Result<Vec<f64>> {
-    check_alpha(alpha, f64::INFINITY)?;
-    if !(p > 1.0) {
-        return Err(PabiError::domain("p", "> 1 (not NaN)", p));
-    }
-    if steps == 0 || samples == 0 || div.len() != steps * samples {
+    check_alpha(alpha, f64::MAX)?;
+    check_p(p)?;
+    if steps == 0 || samples == 0 || steps.checked_mul(samples) != Some(div.len()) {
         return Err(PabiError::Shape {
             message: format!(
                 "divergences must be a non-empty (steps, samples) array; got {} values for \
@@ -997,6 +1049,17 @@ pub fn holder_composition_terms(
         }
     }
     let n = steps as u64;
+    // the largest order, β_{n−1}: t = p(β − 1) must be finite for every term
+    let (beta_max, _) = holder_order(alpha, p, n - 1, map);
+    if !(p * (beta_max - 1.0)).is_finite() {
+        return Err(PabiError::unreachable(format!(
+            "the order map overflows: beta_{} = {:e} (alpha = {alpha}, p = {p}, {steps} steps) \
+             makes p*(beta - 1) infinite; increase p (p = 3*steps keeps every order below \
+             1 + 1.5(alpha - 1))",
+            n - 1,
+            beta_max,
+        )));
+    }
     let mut terms = vec![0.0; steps];
     for i in 0..n {
         let (beta, kappa) = holder_order(alpha, p, i, map);
@@ -1028,12 +1091,16 @@ pub fn holder_composition_terms(
     Ok(terms)
 }
 
-/// Sum of the per-step terms, rounded up.
+/// Sum of the per-step terms, rounded up (+inf if a term is +inf or the sum overflows; NaN
+/// only from a NaN term, which the functions producing the terms never return).
 pub fn sum_terms_up(terms: &[f64]) -> f64 {
     if terms.iter().any(|x| x.is_infinite()) {
         return f64::INFINITY; // a divergent expectation: the bound is +inf
     }
     let s = neumaier_sum(terms.iter().copied());
+    if s.is_nan() && !terms.iter().any(|x| x.is_nan()) {
+        return f64::INFINITY; // finite terms whose sum overflowed (the compensation gave NaN)
+    }
     up_order(s, 2.0)
 }
 
@@ -1058,12 +1125,172 @@ fn check_curve(orders: &[f64], rdp: &[f64]) -> Result<()> {
         });
     }
     crate::batch::check_len(orders.len(), &[("rdp", rdp.len())])?;
-    crate::batch::check(orders, "orders", "> 1 (not NaN)", |a| a > 1.0)?;
-    crate::batch::check(rdp, "rdp", ">= 0 (not NaN)", |x| x >= 0.0)?;
+    crate::batch::check(orders, "orders", "> 1 and finite", |a| {
+        a > 1.0 && a.is_finite()
+    })?;
+    crate::batch::check(rdp, "rdp", ">= 0 (not NaN; +inf allowed)", |x| x >= 0.0)?;
     Ok(())
 }
 
+/// The value of one rounding-to-nearest step moved to the next double up: an upper bound of
+/// the exact result of the operation, and a non-decreasing function of that rounded result.
+#[inline(always)]
+fn nu(x: f64) -> f64 {
+    x.next_up()
+}
+
+/// e^x rounded up (std exp is faithful: within 1 ulp), non-decreasing in x.
+#[inline(always)]
+fn exp_nu(x: f64) -> f64 {
+    (f64::exp(x) * (1.0 + 4.0 * HALF_ULP_ONE)).next_up()
+}
+
+/// One order of an RDP curve prepared for the conversions: everything that does not depend on
+/// ε, with the direction that raises δ.
+#[derive(Clone, Copy)]
+struct ConvOrder {
+    r: f64,
+    /// bounds of α − 1 (exact below 2^53)
+    am1_dn: f64,
+    am1_up: f64,
+    /// upper bound of ln(1 − 1/α) (< 0)
+    c_up: f64,
+    /// lower bound of ln α (> 0)
+    lna_dn: f64,
+    /// upper bound of ln √(1 − e^{−r}) (the KL / total-variation rule; ≤ 0)
+    kl_up: f64,
+}
+
+impl ConvOrder {
+    fn new(a: f64, r: f64) -> Self {
+        let am1 = a - 1.0; // exact for a < 2^53 (Sterbenz below 2)
+        let (am1_dn, am1_up) = if a < 9_007_199_254_740_992.0 {
+            (am1, am1)
+        } else {
+            (am1.next_down(), am1.next_up())
+        };
+        // ln(1 − 1/α): ln(α − 1) − ln α below 2 (α − 1 exact; 1/α would lose 1/(α − 1) ulps),
+        // log1p(−1/α) from 2 on (1/α ≤ ½: the rounding of 1/α costs ≤ 2 ulp of the result)
+        let (c, c_err) = if a < 2.0 {
+            let c = f64::ln(am1) - f64::ln(a);
+            (c, 4.0 * HALF_ULP_ONE * (c.abs() + 2.0 * f64::ln(a) + 1.0))
+        } else {
+            let c = f64::ln_1p(-1.0 / a);
+            (c, 8.0 * HALF_ULP_ONE * c.abs())
+        };
+        let kl = 0.5 * log1mexp(-r); // relative error a few ulp (Mächler's two branches)
+        ConvOrder {
+            r,
+            am1_dn,
+            am1_up,
+            c_up: (c + c_err).min(0.0),
+            lna_dn: f64::ln(a) * (1.0 - 4.0 * HALF_ULP_ONE),
+            kl_up: if kl == f64::NEG_INFINITY {
+                kl
+            } else {
+                (kl * (1.0 - 16.0 * HALF_ULP_ONE)).min(0.0)
+            },
+        }
+    }
+
+    /// y·(α − 1) rounded up, non-decreasing in y.
+    #[inline]
+    fn times_am1(&self, y: f64) -> f64 {
+        if y >= 0.0 {
+            nu(y * self.am1_up)
+        } else {
+            nu(y * self.am1_dn)
+        }
+    }
+
+    /// Upper bound of δ(ε) at this order, a non-increasing function of ε by construction: every
+    /// operation is one rounding to nearest followed by [`nu`] (each monotone), the constants
+    /// are rounded in the direction that raises δ, and e^x is std's faithful exp rounded up.
+    /// A zero RDP value means D_α = 0, i.e. equal distributions: δ = 0 at every ε ≥ 0.
+    fn delta(&self, eps: f64, rule: Conversion) -> f64 {
+        if self.r == 0.0 {
+            return 0.0;
+        }
+        let x = nu(self.r - eps);
+        let ld = match rule {
+            Conversion::Classical => self.times_am1(x),
+            Conversion::Tight => {
+                let cks = nu(self.times_am1(nu(x + self.c_up)) - self.lna_dn);
+                cks.min(self.kl_up)
+            }
+        };
+        if ld >= 0.0 {
+            1.0
+        } else {
+            exp_nu(ld).min(1.0)
+        }
+    }
+
+    /// The smallest double ε ≥ 0 with [`ConvOrder::delta`](ε) ≤ δ (+inf if none): by
+    /// construction δ(ε(δ)) ≤ δ, and the (ε, δ) pair is certified because `delta` is an upper
+    /// bound of the exact conversion. The closed form gives the starting point; a bracket is
+    /// grown around it in units in the last place and bisected on the bit patterns
+    /// (non-negative doubles are ordered like their bits).
+    fn epsilon(&self, delta: f64, rule: Conversion) -> f64 {
+        if self.delta(0.0, rule) <= delta {
+            return 0.0;
+        }
+        if self.delta(f64::MAX, rule) > delta {
+            return f64::INFINITY;
+        }
+        let ld = f64::ln(delta);
+        let am1 = self.am1_up;
+        let guess = match rule {
+            Conversion::Classical => self.r - ld / am1,
+            Conversion::Tight => self.r + self.c_up - (ld + self.lna_dn) / am1,
+        };
+        let guess = if guess.is_finite() {
+            guess.clamp(0.0, f64::MAX)
+        } else {
+            f64::MAX
+        };
+        let ok = |bits: u64| self.delta(f64::from_bits(bits), rule) <= delta;
+        let (zero, max) = (0u64, f64::MAX.to_bits());
+        let g = guess.to_bits();
+        // hi: δ(hi) ≤ delta; lo: δ(lo) > delta (δ(0) > delta is known)
+        let (mut lo, mut hi);
+        if ok(g) {
+            hi = g;
+            let mut step = 4u64;
+            lo = hi.saturating_sub(step);
+            while lo > zero && ok(lo) {
+                hi = lo;
+                step = step.saturating_mul(8);
+                lo = lo.saturating_sub(step);
+            }
+        } else {
+            lo = g;
+            let mut step = 4u64;
+            hi = lo.saturating_add(step).min(max);
+            while !ok(hi) {
+                lo = hi;
+                step = step.saturating_mul(8);
+                hi = hi.saturating_add(step).min(max);
+            }
+        }
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if ok(mid) {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        f64::from_bits(hi)
+    }
+}
+
 /// min over the orders of the (ε, δ) conversion; returns (ε, optimal order).
+///
+/// ε is the smallest double with [`rdp_to_dp_delta`](ε) ≤ δ, so the two conversions agree
+/// exactly: δ(ε(δ)) ≤ δ, ε(δ) is non-increasing in δ, and a zero RDP value at some order (the
+/// distributions are equal) gives ε = 0 for every δ. +inf RDP values (no guarantee at that
+/// order) are allowed and never chosen unless every order is +inf (then ε = +inf).
 pub fn rdp_to_dp_epsilon(
     orders: &[f64],
     rdp: &[f64],
@@ -1074,26 +1301,9 @@ pub fn rdp_to_dp_epsilon(
     if !(delta > 0.0 && delta < 1.0) {
         return Err(PabiError::domain("delta", "in (0, 1)", delta));
     }
-    let ld = f64::ln(delta);
     let mut best = (f64::INFINITY, orders[0]);
     for (&a, &r) in orders.iter().zip(rdp) {
-        let e = match rule {
-            Conversion::Classical => r - ld / (a - 1.0),
-            Conversion::Tight => {
-                if delta * delta + f64::exp_m1(-r) > 0.0 {
-                    0.0
-                } else {
-                    r + f64::ln_1p(-1.0 / a) - (ld + f64::ln(a)) / (a - 1.0)
-                }
-            }
-        };
-        let e = if e.is_nan() { f64::INFINITY } else { e };
-        let e = if e.is_finite() {
-            (e + INFLATE * e.abs() + 8.0 * HALF_ULP_ONE * (r.abs() + (ld / (a - 1.0)).abs() + 1.0))
-                .max(0.0)
-        } else {
-            e
-        };
+        let e = ConvOrder::new(a, r).epsilon(delta, rule);
         if e < best.0 {
             best = (e, a);
         }
@@ -1102,6 +1312,10 @@ pub fn rdp_to_dp_epsilon(
 }
 
 /// min over the orders of δ(ε); returns (δ, optimal order). δ is capped at 1.
+///
+/// Each order's value is computed by one chain of monotone, upward-rounded operations, so δ is
+/// non-increasing in ε down to the last ulp (see [`rdp_to_dp_epsilon`] for the consistency of
+/// the two conversions). A zero RDP value at some order means equal distributions: δ = 0.
 pub fn rdp_to_dp_delta(
     orders: &[f64],
     rdp: &[f64],
@@ -1109,49 +1323,46 @@ pub fn rdp_to_dp_delta(
     rule: Conversion,
 ) -> Result<(f64, f64)> {
     check_curve(orders, rdp)?;
-    if !(eps >= 0.0) {
-        return Err(PabiError::domain("eps", ">= 0 (not NaN)", eps));
+    if !(eps >= 0.0 && eps.is_finite()) {
+        return Err(PabiError::domain("eps", ">= 0 and finite", eps));
     }
     let mut best = (f64::INFINITY, orders[0]);
     for (&a, &r) in orders.iter().zip(rdp) {
-        let ld = match rule {
-            Conversion::Classical => (a - 1.0) * (r - eps),
-            Conversion::Tight => {
-                let kl = if r == 0.0 {
-                    f64::NEG_INFINITY
-                } else {
-                    0.5 * log1mexp(-r)
-                };
-                let cks = (a - 1.0) * (r - eps + f64::ln_1p(-1.0 / a)) - f64::ln(a);
-                kl.min(cks)
-            }
-        };
-        // log value: absolute error ~ INFLATE·(a·(|r| + eps) + 1)
-        let ld =
-            ld + 8.0 * HALF_ULP_ONE * (ld.abs() + (a - 1.0) * (r + eps) + f64::ln(a).abs() + 1.0);
-        if ld < best.0 {
-            best = (ld, a);
+        let d = ConvOrder::new(a, r).delta(eps, rule);
+        if d < best.0 {
+            best = (d, a);
         }
     }
-    let d = if best.0 >= 0.0 {
-        1.0
-    } else {
-        f64::exp(best.0).mul_add(1.0 + INFLATE, TINY).min(1.0)
-    };
-    Ok((d, best.1))
+    Ok((best.0.min(1.0), best.1))
 }
 
 /// Composition of RDP curves: out[j] = Σ_k curves[k][j] (`curves` row-major k × m), rounded up.
+///
+/// +inf is a legitimate RDP value ("no guarantee at this order"): a column holding one
+/// composes to +inf. NaN and negative values are domain errors (first flat index).
 pub fn rdp_compose(curves: &[f64], k: usize, m: usize, out: &mut [f64]) -> Result<()> {
-    if curves.len() != k * m || out.len() != m {
+    if k.checked_mul(m) != Some(curves.len()) || out.len() != m {
         return Err(PabiError::Shape {
             message: format!("curves must have shape (k, m) = ({k}, {m})"),
         });
     }
-    crate::batch::check(curves, "curves", ">= 0 (not NaN)", |x| x >= 0.0)?;
+    crate::batch::check(curves, "curves", ">= 0 (not NaN; +inf allowed)", |x| {
+        x >= 0.0
+    })?;
     for (j, o) in out.iter_mut().enumerate() {
-        let s = neumaier_sum((0..k).map(|i| curves[i * m + j]));
-        *o = up_order(s, 2.0);
+        let col = || (0..k).map(|i| curves[i * m + j]);
+        *o = if col().any(f64::is_infinite) {
+            f64::INFINITY
+        } else {
+            // a sum of finite values may still overflow (the compensation then turns it into
+            // NaN): +inf, the correct upper bound
+            let s = neumaier_sum(col());
+            if s.is_nan() {
+                f64::INFINITY
+            } else {
+                up_order(s, 2.0)
+            }
+        };
     }
     Ok(())
 }
@@ -1162,7 +1373,7 @@ pub fn rdp_compose(curves: &[f64], k: usize, m: usize, out: &mut [f64]) -> Resul
 /// integrated exactly. Requires eps_grid[0] = 0, strictly increasing, δ non-increasing in
 /// [0, 1], and δ = 0 at the last grid point (beyond it the profile is taken as 0).
 pub fn profile_to_rdp(alpha: f64, eps: &[f64], delta: &[f64]) -> Result<f64> {
-    check_alpha(alpha, f64::INFINITY)?;
+    check_alpha(alpha, f64::MAX)?;
     let n = eps.len();
     if n < 2 {
         return Err(PabiError::Shape {
@@ -1207,17 +1418,42 @@ pub fn profile_to_rdp(alpha: f64, eps: &[f64], delta: &[f64]) -> Result<f64> {
         if delta[j] == 0.0 {
             continue;
         }
-        let (e0, h) = (eps[j], eps[j + 1] - eps[j]);
-        let i1 = am1 * e0 + log_expm1(am1 * h) - f64::ln(am1);
-        let i2 = -alpha * e0 + log1mexp(-alpha * h) - f64::ln(alpha);
+        // the cell [ε_j, ε_j + h] with h rounded up covers [ε_j, ε_{j+1}] (a larger cell only
+        // adds a positive integrand)
+        let (e0, h) = (eps[j], (eps[j + 1] - eps[j]).next_up());
+        // ln ∫_0^h e^{(α−1)t} dt = ln(expm1(x)/(α − 1)), x = (α − 1)h; below 1e-8 (where x may
+        // underflow and log_expm1(x) would be −inf) ln h + x, an upper bound (ln(expm1(x)/x)
+        // ≤ x/2 + x²/24 ≤ x)
+        let x1 = am1 * h;
+        let i1 = am1 * e0
+            + if x1 < 1e-8 {
+                f64::ln(h) + x1
+            } else {
+                log_expm1(x1) - f64::ln(am1)
+            };
+        // ln ∫_0^h e^{−αt} dt = ln((1 − e^{−y})/α), y = αh; below 1e-8 the upper bound ln h
+        let y = alpha * h;
+        let i2 = -alpha * e0
+            + if y < 1e-8 {
+                f64::ln(h)
+            } else {
+                log1mexp(-y) - f64::ln(alpha)
+            };
         logs.push(f64::ln(delta[j]) + log_add_exp(i1, i2));
     }
     if logs.is_empty() {
         return Ok(0.0);
     }
     let ls = crate::num::log_sum_exp(&logs);
-    let x = f64::ln(alpha * am1) + ls;
-    let v = softplus(x) / am1;
+    // ln(α(α − 1)) as a sum of logs: the product overflows for α > 1.3e154
+    let x = f64::ln(alpha) + f64::ln(am1) + ls;
+    let v = if x < -36.0 {
+        // ln(1 + e^x)/(α − 1) ≤ e^x/(α − 1) = α·e^{ls} (relative slack e^x/2 < 1e-16): e^x
+        // itself may be subnormal (α − 1 = 2^-52 and a 1e-300 integral lost 1e-8 relative)
+        f64::exp(f64::ln(alpha) + ls)
+    } else {
+        softplus(x) / am1
+    };
     Ok(up_order(v, 1e6))
 }
 
@@ -1353,6 +1589,150 @@ mod tests {
         assert!(matches!(e, Err(PabiError::Unreachable { .. })));
         let e = dpsgd_per_instance_terms(8.0, 0.01, 1.0, &[1.0, -1.0], 1, 2, 3.0, o);
         assert!(matches!(e, Err(PabiError::Domain { index: Some(1), .. })));
+    }
+
+    fn param_of(e: PabiError) -> &'static str {
+        match e {
+            PabiError::Domain { param, .. } => param,
+            other => panic!("not a domain error: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn sizes_are_checked_before_allocation() {
+        let c = OrderMap::Corrected;
+        for n in [MAX_LEN + 1, 1_000_000_000_000, 1 << 63, u64::MAX] {
+            assert_eq!(param_of(holder_orders(2.0, 2.0, n, c).unwrap_err()), "n");
+        }
+        assert_eq!(
+            holder_orders(2.0, 2.0, 3, c).unwrap().0,
+            vec![2.0, 3.0, 5.0]
+        );
+        assert_eq!(
+            param_of(holder_orders(0.5, 0.5, 3, c).unwrap_err()),
+            "alpha"
+        );
+        assert_eq!(
+            param_of(holder_orders(2.0, f64::INFINITY, 3, OrderMap::AsPublished).unwrap_err()),
+            "p"
+        );
+        // products of shapes that overflow usize are shape errors, not wrapped matches
+        let o = CompositionOptions { map: c, ucb: None };
+        let e = dpsgd_per_instance_terms(8.0, 0.01, 1.0, &[0.5; 2], 1 << 63, 2, 3.0, o);
+        assert!(matches!(e, Err(PabiError::Shape { .. })));
+        let e = holder_composition_terms(2.0, 2.0, &[0.5; 2], None, 1 << 63, 2, c);
+        assert!(matches!(e, Err(PabiError::Shape { .. })));
+        let mut out = [0.0; 2];
+        assert!(matches!(
+            rdp_compose(&[0.1; 2], usize::MAX / 2 + 2, 2, &mut out),
+            Err(PabiError::Shape { .. })
+        ));
+    }
+
+    #[test]
+    fn composition_tables_are_capped() {
+        // orders spread over [2, 1e5] across 1e5 steps: ~8e8 table entries, refused up front
+        let o = CompositionOptions {
+            map: OrderMap::Corrected,
+            ucb: None,
+        };
+        let sens = vec![0.5; 100_000];
+        let e = dpsgd_per_instance_terms(2.0, 0.01, 1.0, &sens, 100_000, 1, 8700.0, o);
+        assert!(matches!(e, Err(PabiError::Unreachable { .. })), "{e:?}");
+        // q = 1 needs no table: allowed
+        assert!(dpsgd_per_instance_terms(2.0, 1.0, 1.0, &sens, 100_000, 1, 8700.0, o).is_ok());
+    }
+
+    #[test]
+    fn compose_inf_and_overflow() {
+        let mut out = [0.0; 2];
+        rdp_compose(&[0.1, 0.2, f64::INFINITY, 0.4], 2, 2, &mut out).unwrap();
+        assert_eq!(out[0], f64::INFINITY);
+        assert!(out[1] >= 0.6 && out[1] < 0.6 * (1.0 + 1e-12));
+        rdp_compose(&[1e308, 1.0, 1e308, 1.0], 2, 2, &mut out).unwrap();
+        assert_eq!(out[0], f64::INFINITY);
+        let e = rdp_compose(&[0.1, 0.2, f64::NAN, 0.4], 2, 2, &mut out).unwrap_err();
+        assert!(matches!(
+            e,
+            PabiError::Domain {
+                param: "curves",
+                index: Some(2),
+                ..
+            }
+        ));
+        assert_eq!(sum_terms_up(&[1e308, 1e308]), f64::INFINITY);
+    }
+
+    #[test]
+    fn conversions_agree_and_are_monotone() {
+        let rules = [Conversion::Tight, Conversion::Classical];
+        // a zero RDP value: equal distributions
+        let orders = [1.5, 2.0, 8.0];
+        for rule in rules {
+            assert_eq!(
+                rdp_to_dp_delta(&orders, &[0.0; 3], 0.0, rule).unwrap().0,
+                0.0
+            );
+            assert_eq!(
+                rdp_to_dp_epsilon(&orders, &[0.0; 3], 0.5, rule).unwrap().0,
+                0.0
+            );
+            assert_eq!(
+                rdp_to_dp_delta(&orders, &[1.0, 0.0, 3.0], 0.0, rule).unwrap(),
+                (0.0, 2.0)
+            );
+        }
+        // a deterministic family of curves: δ(ε(δ)) ≤ δ, ε minimal, δ non-increasing per ulp
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut unif = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for _ in 0..200 {
+            let k = 1 + (unif() * 5.0) as usize;
+            let o: Vec<f64> = (0..k).map(|_| 1.0 + (unif() * 10.0 - 4.0).exp()).collect();
+            let r: Vec<f64> = (0..k).map(|_| (unif() * 14.0 - 10.0).exp()).collect();
+            for rule in rules {
+                let delta = (-unif() * 40.0).exp().min(0.99);
+                let (e, _) = rdp_to_dp_epsilon(&o, &r, delta, rule).unwrap();
+                assert!(e.is_finite());
+                assert!(rdp_to_dp_delta(&o, &r, e, rule).unwrap().0 <= delta);
+                if e > 0.0 {
+                    assert!(rdp_to_dp_delta(&o, &r, e.next_down(), rule).unwrap().0 > delta);
+                }
+                let mut x = unif() * 5.0;
+                let mut prev = rdp_to_dp_delta(&o, &r, x, rule).unwrap().0;
+                for _ in 0..50 {
+                    x = x.next_up();
+                    let d = rdp_to_dp_delta(&o, &r, x, rule).unwrap().0;
+                    assert!(d <= prev, "{o:?} {r:?} {x} {d} {prev}");
+                    prev = d;
+                }
+            }
+        }
+        // domain
+        let e = rdp_to_dp_delta(&[2.0, f64::INFINITY], &[0.1, 0.1], 1.0, Conversion::Tight);
+        assert!(matches!(
+            e,
+            Err(PabiError::Domain {
+                param: "orders",
+                index: Some(1),
+                ..
+            })
+        ));
+        let e = rdp_to_dp_delta(&[2.0], &[0.1], f64::INFINITY, Conversion::Tight);
+        assert_eq!(param_of(e.unwrap_err()), "eps");
+    }
+
+    #[test]
+    fn profile_domain_and_tiny_cells() {
+        let e = profile_to_rdp(f64::INFINITY, &[0.0, 1.0], &[0.5, 0.0]).unwrap_err();
+        assert_eq!(param_of(e), "alpha");
+        // (α − 1)h underflows: the cell still counts (≈ α·2h·δ, here 1e-300)
+        let v = profile_to_rdp(1.0 + f64::EPSILON, &[0.0, 1e-300], &[0.5, 0.0]).unwrap();
+        assert!((1e-300..1.000_001e-300).contains(&v), "{v}");
     }
 
     #[test]

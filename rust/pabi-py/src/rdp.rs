@@ -99,7 +99,7 @@ fn holder_orders<'py>(
     as_published: bool,
 ) -> PyResult<(Np<'py>, Np<'py>)> {
     let map = order_map(as_published);
-    let (b, k): (Vec<f64>, Vec<f64>) = (0..n).map(|i| core::holder_order(alpha, p, i, map)).unzip();
+    let (b, k) = detach(py, || core::holder_orders(alpha, p, n, map))?;
     Ok((b.into_pyarray(py), k.into_pyarray(py)))
 }
 
@@ -391,6 +391,11 @@ elementwise!(
 );
 elementwise!(
     bmap,
+    fn theta_min_steps_l([l, xi])
+    |x| Ok([ex::theta_min_steps_l(x[0], x[1])?])
+);
+elementwise!(
+    bmap,
     fn last_iterate_rdp_small_step([alpha, lam, m, big_m, clip, b, sigma, ell], as_published: bool)
     |x| {
         let k = ex::smooth_step_kappa(x[1], x[2], x[3], lip(as_published))?;
@@ -498,6 +503,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             holder_min_p,
             hoeffding_sample_size_ln,
             theta_min_steps,
+            theta_min_steps_l,
             last_iterate_rdp_small_step,
             lp_per_instance_eps_delta,
             averaged_rdp,

@@ -33,6 +33,83 @@ fn up_pos(v: f64, positive: bool) -> f64 {
     }
 }
 
+/// a·b where an exact zero factor wins over an overflowed one (0·inf is 0 here, not NaN: the
+/// infinite factor stands for a finite number too large for a double).
+#[inline]
+fn mul0(a: f64, b: f64) -> f64 {
+    if a == 0.0 || b == 0.0 {
+        0.0
+    } else {
+        a * b
+    }
+}
+
+/// Π num / Π den for non-negative factors (den > 0), without NaN, spurious overflow or
+/// spurious underflow: 0 if a numerator factor is 0, +inf if one is +inf; otherwise the product
+/// of the factors' mantissas with their binary exponents summed apart (exact scalings), so the
+/// result carries the ≤ 16 roundings of the plain product (covered by the callers' [`up`]) and,
+/// below the normal range, one final rounding (covered by the [`TINY`] of `up`). The closed
+/// forms αT(λC/σ)² and kin overflowed to inf·0 = NaN, or underflowed to 0, in their
+/// intermediates for extreme but valid inputs (α = 1e300 with C = 0, σ = 1e-170).
+fn prod_div(num: &[f64], den: &[f64]) -> f64 {
+    if num.contains(&0.0) {
+        return 0.0;
+    }
+    if num.iter().any(|x| x.is_infinite()) {
+        return f64::INFINITY;
+    }
+    if den.iter().any(|x| x.is_infinite()) {
+        return 0.0; // (callers pass finite divisors; their own factors, never a product)
+    }
+    let (mut p, mut e) = (1.0f64, 0i64);
+    for (&x, inv) in num
+        .iter()
+        .map(|x| (x, false))
+        .chain(den.iter().map(|x| (x, true)))
+    {
+        let (m, k) = frexp(x);
+        if inv {
+            p /= m;
+            e -= k;
+        } else {
+            p *= m;
+            e += k;
+        }
+        let (pm, pk) = frexp(p); // keep p in [1/2, 1): no intermediate over- or underflow
+        p = pm;
+        e += pk;
+    }
+    // p·2^e: exact steps of 2^±1000 while p stays normal, one final (possibly subnormal) rounding
+    while e > 1000 {
+        p *= f64::from_bits(((1023 + 1000) as u64) << 52);
+        e -= 1000;
+        if p.is_infinite() {
+            return p;
+        }
+    }
+    while e < -1000 {
+        if p < 1e-300 {
+            break;
+        }
+        p *= f64::from_bits(((1023 - 1000) as u64) << 52);
+        e += 1000;
+    }
+    p * 2f64.powi(e.clamp(-1100, 1100) as i32)
+}
+
+/// (m, k) with x = m·2^k and m ∈ [1/2, 1), for finite x > 0 (subnormals included).
+fn frexp(x: f64) -> (f64, i64) {
+    let (x, shift) = if x < f64::MIN_POSITIVE {
+        (x * 18_446_744_073_709_551_616.0, -64) // × 2^64: normal
+    } else {
+        (x, 0)
+    };
+    let bits = x.to_bits();
+    let be = ((bits >> 52) & 0x7ff) as i64;
+    let m = f64::from_bits((bits & !(0x7ffu64 << 52)) | (1022u64 << 52));
+    (m, be - 1022 + shift)
+}
+
 fn pos(name: &'static str, v: f64) -> Result<()> {
     if v > 0.0 && v.is_finite() {
         Ok(())
@@ -72,19 +149,20 @@ fn order(v: f64) -> Result<()> {
 pub fn gaussian_dp_constant(delta: f64, sigma: f64) -> Result<f64> {
     unit_open("delta", delta)?;
     pos("sigma", sigma)?;
-    Ok(up((2.0 * (1.25 / delta).ln()).sqrt() / sigma))
+    // ln 1.25 − ln δ: 1.25/δ overflows for δ < 7e-309
+    Ok(up((2.0 * (1.25f64.ln() - delta.ln())).sqrt() / sigma))
 }
 
 /// ε = C_{δ,σ}·Δ and whether it is a valid guarantee (ε ≤ 1, Dwork–Roth Thm A.1).
 pub fn gaussian_mechanism_epsilon(delta: f64, sigma: f64, sens: f64) -> Result<(f64, bool)> {
     nonneg("sensitivity", sens)?;
-    let e = up_pos(gaussian_dp_constant(delta, sigma)? * sens, sens > 0.0);
+    let e = up_pos(mul0(gaussian_dp_constant(delta, sigma)?, sens), sens > 0.0);
     Ok((e, e <= 1.0))
 }
 
 /// ln(1 − q + q e^x) (amplification by sampling), stable for tiny q·x and huge x.
 #[inline]
-pub fn amplify(x: f64, q: f64) -> f64 {
+pub(crate) fn amplify(x: f64, q: f64) -> f64 {
     if q == 0.0 {
         0.0
     } else if x <= 700.0 {
@@ -130,7 +208,7 @@ pub fn lp_per_instance_eps_delta(
     unit_open("delta_prime", delta_prime)?;
     check_sensitivities(sens)?;
     let c = gaussian_dp_constant(delta, sigma)?;
-    let xs: Vec<f64> = sens.iter().map(|&d| p * c * d).collect();
+    let xs: Vec<f64> = sens.iter().map(|&d| mul0(p * c, d)).collect();
     let k = super::log_mean_exp(&xs);
     let (lq, ldp) = (q.ln(), delta_prime.ln());
     let eta = (lq + k - ldp) / (p - 1.0);
@@ -139,7 +217,7 @@ pub fn lp_per_instance_eps_delta(
     Ok((
         up(amplify(eta, q)),
         up(q * delta + delta_prime),
-        c * smax <= 1.0,
+        mul0(c, smax) <= 1.0,
     ))
 }
 
@@ -163,8 +241,24 @@ pub fn general_update_rdp(
         return Err(PabiError::domain("alpha", "an integer >= 2", alpha as f64));
     }
     pos("sigma", sigma)?;
-    let a = alpha as usize;
-    if b == 0 || j == 0 || d == 0 || outer.len() != b * d || inner.len() != b * j * a * d {
+    // the exponents are differences of squared norms divided by 2σ²: 2σ² must be a positive
+    // normal double (σ = 5e-324 gave 0/0 = NaN)
+    let s2 = 2.0 * sigma * sigma;
+    if !(s2 >= f64::MIN_POSITIVE && s2.is_finite()) {
+        return Err(PabiError::domain(
+            "sigma",
+            "> 0 with 2*sigma^2 a finite normal double (about 1.1e-154 to 9.5e153)",
+            sigma,
+        ));
+    }
+    let a = usize::try_from(alpha).unwrap_or(usize::MAX);
+    let inner_len = [j, a, d].iter().try_fold(b, |acc, &x| acc.checked_mul(x));
+    if b == 0
+        || j == 0
+        || d == 0
+        || b.checked_mul(d) != Some(outer.len())
+        || inner_len != Some(inner.len())
+    {
         return Err(PabiError::Shape {
             message: format!(
                 "outer must have shape (B, d) and inner (B, J, alpha, d) with B, J, d >= 1; got \
@@ -176,7 +270,6 @@ pub fn general_update_rdp(
     }
     crate::batch::check(outer, "outer", "finite", f64::is_finite)?;
     crate::batch::check(inner, "inner", "finite", f64::is_finite)?;
-    let s2 = 2.0 * sigma * sigma;
     let mut per_b = Vec::with_capacity(b);
     let mut err_sum = 0.0; // Σ_b of the error bounds of ln mean_j e^{z_j}
     let mut z = vec![0.0; j];
@@ -206,6 +299,10 @@ pub fn general_update_rdp(
             *zj = (tot - sq) / s2;
             zerr = zerr.max(c * mag / s2);
         }
+        if !(zerr.is_finite() && z.iter().all(|x| x.is_finite())) {
+            // the squared norms overflowed (|w|/σ beyond ~1e154): no finite bound is certified
+            return Ok(f64::INFINITY);
+        }
         let l = super::log_mean_exp(&z);
         // log-mean-exp is 1-Lipschitz in the max norm of z; its own rounding ≤ 4 ulp of |l|
         // plus a few ulp of max z on the shifted path
@@ -218,7 +315,9 @@ pub fn general_update_rdp(
     // the mean's own rounding (Neumaier: ~2 ulp of Σ|L_b|) and the division
     let sum_abs: f64 = per_b.iter().map(|x| x.abs()).sum();
     let err = (err_sum + 2.0 * f64::EPSILON * sum_abs) / (b as f64 * (alpha - 1) as f64);
-    Ok(v + err + 2.0 * f64::EPSILON * v.abs())
+    let res = v + err + 2.0 * f64::EPSILON * v.abs();
+    // sums of values near the overflow threshold: +inf, never NaN
+    Ok(if res.is_nan() { f64::INFINITY } else { res })
 }
 
 /// Weak triangle inequality (Mironov Prop. 11, Hölder-p form):
@@ -321,12 +420,29 @@ pub fn hoeffding_sample_size_ln(
     unit_open("J", j)?;
     let a = 6.0 * (alpha - 1.0) * eps;
     let b = 3.0 * (2.0 * alpha - 1.0) * eps_prime;
+    // ln l is a sum of these exponents: each must be a finite double (ln l itself would be
+    // ±inf − inf = NaN otherwise)
+    if !a.is_finite() {
+        return Err(PabiError::domain(
+            "eps",
+            "such that 6(alpha - 1)*eps is finite",
+            eps,
+        ));
+    }
+    if !b.is_finite() {
+        return Err(PabiError::domain(
+            "eps_prime",
+            "such that 3(2 alpha - 1)*eps_prime is finite",
+            eps_prime,
+        ));
+    }
     let base = (-j.ln()).ln() - 2.0 * c.ln();
     let terms = match variant {
         SampleSizeVariant::AsPublished => [base, a, -b, 0.0, 0.0],
         SampleSizeVariant::ProofConsistent => [base, b, -a, 0.0, 0.0],
         SampleSizeVariant::Corrected => [
-            (2.0 / j).ln().ln(),
+            // ln(2/J) = ln 2 − ln J: 2/J overflows for J < 1.1e-308 (J = 5e-324 gave NaN)
+            (std::f64::consts::LN_2 - j.ln()).ln(),
             2.0 * super::log_expm1(b),
             -std::f64::consts::LN_2,
             -2.0 * c.ln(),
@@ -342,12 +458,17 @@ pub fn hoeffding_sample_size_ln(
 // ---------------------------------------------------------------------------------------------
 // §3 last iterate of cyclic DP-SGD (Kong–Ribero)
 
+/// Below this |s·u| θ_L(s) is 1/s to 1e-200 relative (see [`theta_u`]).
+const TINY_SU: f64 = 1e-200;
+
 /// θ_L(s) from u = ln L² (s ≥ 0 real; θ(0) = 0): 1/s at u = 0,
 /// expm1(−u)/expm1(−su) for u > 0, e^{(s−1)u} expm1(u)/expm1(su) for u < 0.
 fn theta_u(u: f64, s: f64) -> f64 {
     if s == 0.0 {
         0.0
-    } else if u == 0.0 {
+    } else if u == 0.0 || (s * u).abs() < TINY_SU {
+        // θ = (1/s)(1 + (s − 1)u/2 + O(u²)): within 1e-200 relative of 1/s here (a subnormal u
+        // made the quotient of two subnormal expm1 values wrong by up to 25%, either way)
         1.0 / s
     } else if u == f64::NEG_INFINITY {
         if s <= 1.0 {
@@ -365,7 +486,7 @@ fn theta_u(u: f64, s: f64) -> f64 {
 /// ln θ_L(s) from u = ln L² (s ≥ 1; no underflow): ln(1/s) at u = 0,
 /// ln(expm1(−u)/expm1(−su)) for u > 0, (s − 1)u + ln(expm1(u)/expm1(su)) for u < 0.
 fn ln_theta_u(u: f64, s: f64) -> f64 {
-    if u == 0.0 {
+    if u == 0.0 || (s * u).abs() < TINY_SU {
         -s.ln()
     } else if u == f64::NEG_INFINITY {
         if s <= 1.0 {
@@ -457,10 +578,31 @@ pub enum LipschitzModel {
 }
 
 /// κ = L_λ² − 1 for the chosen model (m = weak-convexity, M = smoothness constants).
+///
+/// Domain (Kong–Ribero Prop. 3.4 and every theorem using L_λ: Thms 4.4, 4.5, Cor. C.2, C.3;
+/// SPEC_rdp §3.3): λ ∈ (0, 1/(2(m + M))], m, M ≥ 0 finite; any λ > 0 when m = M = 0. The limit
+/// is the double fl(½/fl(m + M)) (= fl(1/(2(m + M))) without the overflow of 2(m + M)), the same
+/// number a caller computes for λ̄ = 1/(2(m + M)), so that value is accepted. Beyond it the
+/// Lipschitz constant is not established and the result would not be one: a domain error
+/// naming `lam` and the limit.
 pub fn l_lambda_kappa(lam: f64, m: f64, big_m: f64, model: LipschitzModel) -> Result<f64> {
     pos("lam", lam)?;
     nonneg("m", m)?;
     nonneg("M", big_m)?;
+    let s = m + big_m;
+    if s > 0.0 {
+        let lam_max = 0.5 / s;
+        if lam > lam_max {
+            return Err(PabiError::domain(
+                "lam",
+                format!(
+                    "<= 1/(2(m + M)) = {lam_max} (m = {m}, M = {big_m}), the step-size \
+                     condition of the theorems"
+                ),
+                lam,
+            ));
+        }
+    }
     Ok(match model {
         LipschitzModel::Triangle => {
             let x = lam * m.max(big_m);
@@ -477,23 +619,9 @@ pub fn l_lambda_kappa(lam: f64, m: f64, big_m: f64, model: LipschitzModel) -> Re
 }
 
 /// κ = L_λ² − 1 for the bounds that assume the step size λ ≤ 1/(2(m + M)) (Kong–Ribero
-/// Thms 4.4, 4.5 and Cor. C.3): checks that condition (λ ≤ fl(1/(2(m + M))); any λ when
-/// m = M = 0), then [`l_lambda_kappa`]. Beyond it the theorems do not apply and the returned
-/// number would not be a bound, so it is an error naming `lam` and the limit.
+/// Thms 4.4, 4.5 and Cor. C.3): [`l_lambda_kappa`], which checks that condition itself.
 pub fn smooth_step_kappa(lam: f64, m: f64, big_m: f64, model: LipschitzModel) -> Result<f64> {
-    let k = l_lambda_kappa(lam, m, big_m, model)?;
-    let s = m + big_m;
-    if s > 0.0 {
-        let lam_max = 1.0 / (2.0 * s);
-        if lam > lam_max {
-            return Err(PabiError::domain(
-                "lam",
-                format!("<= 1/(2(m + M)) = {lam_max} (m = {m}, M = {big_m}), the step-size condition of the theorem"),
-                lam,
-            ));
-        }
-    }
-    Ok(k)
+    l_lambda_kappa(lam, m, big_m, model)
 }
 
 /// Thm 4.3 (no curvature assumption): 8αT(λC/σ)².
@@ -508,8 +636,12 @@ pub fn last_iterate_rdp_general(
     pos("lam", lam)?;
     nonneg("clip", clip)?;
     pos("sigma", sigma)?;
-    let x = lam * clip / sigma;
-    Ok(up(8.0 * alpha * t as f64 * x * x))
+    // T = 0 steps: 0 (not 0·inf when λC/σ overflows); an underflowed positive product is not 0
+    let v = prod_div(
+        &[8.0, alpha, t as f64, lam, lam, clip, clip],
+        &[sigma, sigma],
+    );
+    Ok(up_pos(v, t > 0 && clip > 0.0))
 }
 
 /// Kong–Ribero Prop. 2.2(b) with the exact residual sum of its proof (SPEC_rdp §3.6(b) [X]):
@@ -540,8 +672,10 @@ pub fn shifted_drift_bound(
         ));
     }
     let occ = t.div_ceil(ell) as f64;
-    let body = t as f64 * zeta * zeta + occ * sbar * (2.0 * zeta + sbar);
-    Ok(up(up(alpha / (2.0 * sigma * sigma) * body)))
+    // in units of σ: α/(2σ²) overflowed for tiny σ and met a zero body (inf·0 = NaN)
+    let v = prod_div(&[0.5, alpha, t as f64, zeta, zeta], &[sigma, sigma])
+        + prod_div(&[0.5, alpha, occ, sbar, 2.0 * zeta + sbar], &[sigma, sigma]);
+    Ok(up_pos(up(v), zeta > 0.0 || sbar > 0.0))
 }
 
 /// Kong–Ribero Prop. 2.2(b) as printed, eq. (8): 2αT(ζ/σ)² (τ = 0, ζ = s̄, any L).
@@ -552,8 +686,8 @@ pub fn shifted_drift_bound_published(alpha: f64, sigma: f64, zeta: f64, t: u64) 
     if t == 0 {
         return Err(PabiError::domain("T", "an integer >= 1", 0.0));
     }
-    let x = zeta / sigma;
-    Ok(up(2.0 * alpha * t as f64 * x * x))
+    let v = prod_div(&[2.0, alpha, t as f64, zeta, zeta], &[sigma, sigma]);
+    Ok(up_pos(v, zeta > 0.0))
 }
 
 /// Validation shared by the cyclic last-iterate bounds: α > 1, λ > 0, C ≥ 0, σ > 0, b ≥ 1 and
@@ -574,10 +708,18 @@ fn check_cyclic(
     if b == 0 {
         return Err(PabiError::domain("b", "an integer >= 1", 0.0));
     }
-    if ell == 0 || t < ell {
+    check_t_ell(t, ell)
+}
+
+/// T ≥ ℓ ≥ 1, each error naming the parameter at fault.
+fn check_t_ell(t: u64, ell: u64) -> Result<()> {
+    if ell == 0 {
+        return Err(PabiError::domain("ell", "an integer >= 1", 0.0));
+    }
+    if t < ell {
         return Err(PabiError::domain(
             "T",
-            format!("an integer >= ell (ell = {ell} >= 1)"),
+            format!("an integer >= ell (ell = {ell})"),
             t as f64,
         ));
     }
@@ -622,8 +764,11 @@ pub fn last_iterate_rdp_general_exact(
     let bf = b as f64;
     let occ = teff.div_ceil(ell) as f64;
     let bracket = teff as f64 + occ * (2.0 / bf + 1.0 / (bf * bf));
-    let x = lam * clip / sigma;
-    Ok(up(up(2.0 * alpha * x * x * up(bracket))))
+    let v = prod_div(
+        &[2.0, alpha, lam, lam, clip, clip, up(bracket)],
+        &[sigma, sigma],
+    );
+    Ok(up_pos(up(v), clip > 0.0))
 }
 
 /// κ = L² − 1 from L ≥ 0 as (L − 1)(L + 1), to nearest (L − 1 is exact near 1, so κ keeps its
@@ -633,7 +778,15 @@ pub fn last_iterate_rdp_general_exact(
 /// the relative accuracy of L² for small L.
 pub fn kappa_from_l(l: f64) -> Result<f64> {
     nonneg("L", l)?;
-    Ok((l - 1.0) * (l + 1.0))
+    let k = (l - 1.0) * (l + 1.0);
+    if !k.is_finite() {
+        return Err(PabiError::domain(
+            "L",
+            "<= 1.34e154 (L^2 - 1 must be a finite double)",
+            l,
+        ));
+    }
+    Ok(k)
 }
 
 /// Thm 4.4 (bounded domain of diameter d_h): α/(2σ²)(L d_h + 2λC/b)², L = √(1 + κ).
@@ -656,7 +809,11 @@ pub fn last_iterate_rdp_bounded(
         return Err(PabiError::domain("b", "an integer >= 1", 0.0));
     }
     let x = (1.0 + kappa).sqrt() * d_h + 2.0 * lam * clip / b as f64;
-    Ok(up(alpha / (2.0 * sigma * sigma) * x * x))
+    // (x/σ)², not x²/σ²: σ² underflows (α/(2σ²)·0 was inf·0 = NaN)
+    Ok(up_pos(
+        prod_div(&[0.5, alpha, x, x], &[sigma, sigma]),
+        x > 0.0,
+    ))
 }
 
 /// Thm 4.5 (weakly convex, smooth; cyclic batches). Corrected (default, findings K3/K4):
@@ -679,10 +836,17 @@ pub fn last_iterate_rdp_cyclic(
 ) -> Result<f64> {
     check_cyclic(alpha, lam, clip, sigma, t, b, ell)?;
     let u = lip_u_from_kappa(kappa)?;
-    let x = lam * clip / (b as f64 * sigma);
-    let unit = alpha * x * x;
+    let bf = b as f64;
+    // α(λC/(bσ))²·factor without inf·0 or spurious under/overflow
+    let unit = |factor: f64| {
+        prod_div(
+            &[alpha, lam, lam, clip, clip, factor],
+            &[bf, bf, sigma, sigma],
+        )
+    };
     if as_published {
-        return Ok(up(4.0 * unit * cyclic_theta_sum(u, t, ell)?));
+        let phi = cyclic_theta_sum(u, t, ell)?;
+        return Ok(up_pos(unit(4.0 * phi), clip > 0.0 && phi > 0.0));
     }
     let phi = match t_star {
         Some(ts) => {
@@ -699,7 +863,7 @@ pub fn last_iterate_rdp_cyclic(
             }
         }
     };
-    Ok(up(2.0 * unit * phi))
+    Ok(up_pos(unit(2.0 * phi), clip > 0.0 && phi > 0.0))
 }
 
 /// Prop. 2.2(a): α/(2σ²)[(Lτ + s̄)²θ_L(ℓ) + s̄²{(E − 1)θ_L(ℓ) + θ_L(T − Eℓ)}]; `u` = ln L².
@@ -717,15 +881,18 @@ pub fn shifted_cycle_bound(
     pos("sigma", sigma)?;
     nonneg("tau", tau)?;
     nonneg("sbar", sbar)?;
-    if ell == 0 || t < ell {
-        return Err(PabiError::domain("T", "an integer >= ell >= 1", t as f64));
-    }
+    check_t_ell(t, ell)?;
     let th = theta_l_u(u, ell as f64)?;
     let l = (0.5 * u).exp() * (1.0 + 2.0 * f64::EPSILON); // L rounded up
     let e = (t / ell) as f64;
     let rem = theta_l_u(u, (t % ell) as f64)?;
-    let a = l * tau + sbar;
-    let v = alpha / (2.0 * sigma * sigma) * (a * a * th + sbar * sbar * ((e - 1.0) * th + rem));
+    let a = mul0(l, tau) + sbar;
+    // α/(2σ²) overflowed for tiny σ and met a zero bracket (inf·0 = NaN): see prod_div
+    let v = prod_div(&[0.5, alpha, a, a, th], &[sigma, sigma])
+        + prod_div(
+            &[0.5, alpha, sbar, sbar, (e - 1.0) * th + rem],
+            &[sigma, sigma],
+        );
     // an underflowed product of positive factors (θ_L(ℓ) ~ 1e-1047 for L = 0.3, ℓ = 1000) is
     // not an exact 0: the smallest positive bound instead
     let positive = (a > 0.0 && th > 0.0) || (sbar > 0.0 && (e - 1.0) * th + rem > 0.0);
@@ -733,17 +900,33 @@ pub fn shifted_cycle_bound(
 }
 
 /// Optimal residuals of the App. B QP: a_t = (Lτ + s)θ_L(T)L^{1−t}, t = 1..T; `u` = ln L².
+///
+/// Domain: 1 ≤ T ≤ [`super::MAX_LEN`] (checked before the length-T vector is allocated),
+/// τ, s ≥ 0 finite, u < +inf. L = 0 (u = −∞) is the limit of the formula,
+/// θ_L(T)L^{1−t} = L^{2T−1−t}/Σ_{j<T} L^{2j}: a_1 = s for T = 1, every a_t = 0 for T ≥ 2.
 pub fn optimal_residuals(u: f64, t: u64, tau: f64, s: f64) -> Result<Vec<f64>> {
     nonneg("tau", tau)?;
     nonneg("s", s)?;
-    if t == 0 {
-        return Err(PabiError::domain("T", "an integer >= 1", 0.0));
+    if t == 0 || t > super::MAX_LEN {
+        return Err(PabiError::domain(
+            "T",
+            format!("an integer in 1..={} (2^26)", super::MAX_LEN),
+            t as f64,
+        ));
     }
-    theta_l_u(u, t as f64)?; // (domain checks)
-    let l = (0.5 * u).exp();
+    theta_l_u(u, t as f64)?; // (domain checks of u)
+    if u == f64::NEG_INFINITY {
+        let mut out = vec![0.0; t as usize];
+        if t == 1 {
+            out[0] = s;
+        }
+        return Ok(out);
+    }
     // in log space: θ_L(T) underflows for L < 1 over long cycles while L^{1−t} overflows
-    // (a_600 at L = 0.5 came out 4e-143 instead of 4e-181)
-    let la = (l * tau + s).ln() + ln_theta_u(u, t as f64);
+    // (a_600 at L = 0.5 came out 4e-143 instead of 4e-181); ln(Lτ + s) as a log-sum (Lτ
+    // overflows for large L while a_t, t ≥ 2, is finite)
+    let ln_lts = crate::num::log_add_exp(0.5 * u + tau.ln(), s.ln());
+    let la = ln_lts + ln_theta_u(u, t as f64);
     Ok((1..=t)
         .map(|i| (la + (1.0 - i as f64) * u / 2.0).exp())
         .collect())
@@ -771,16 +954,58 @@ pub fn cyclic_calibration(
     if b == 0 {
         return Err(PabiError::domain("b", "an integer >= 1", 0.0));
     }
-    let lam = 1.0 / (2.0 * (big_m + rho));
-    let ell = std::f64::consts::LN_2 / (rho * lam).ln_1p();
-    let f = 1.0 + 4.0 * rho * epochs as f64 / (big_m + rho);
+    // λ̄ = 1/(2(M + ρ)) must be a positive normal double: M + ρ ≤ 2^1021 (ρ = 1e308 gave
+    // 2(M + ρ) = inf, λ̄ = 0, ℓ̄ = inf and σ̄ = NaN)
+    let sum = big_m + rho;
+    if !(sum <= MAX_M_PLUS_RHO) {
+        let (param, v) = if rho >= big_m {
+            ("rho", rho)
+        } else {
+            ("M", big_m)
+        };
+        return Err(PabiError::domain(
+            param,
+            "such that M + rho <= 2^1021 (lambda = 1/(2(M + rho)) a normal double)",
+            v,
+        ));
+    }
+    let lam = 0.5 / sum;
+    let rl = rho * lam; // in (0, 1/2]
+    let ell = std::f64::consts::LN_2 / rl.ln_1p();
+    if !(rl >= f64::MIN_POSITIVE && ell.is_finite()) {
+        return Err(PabiError::domain(
+            "rho",
+            "large enough relative to M that rho/(2(M + rho)) is a normal double (ell finite)",
+            rho,
+        ));
+    }
+    // f = 1 + 4E·ρ/(M + ρ) ≤ 1 + 4E (the product 4ρE overflowed first)
+    let f = 1.0 + 4.0 * epochs as f64 * (rho / sum);
+    // square roots taken separately: α/ε and αε over- or underflow before σ̄ does
     let s = if as_published {
-        clip * lam / (2.0 * b as f64) * (f / (alpha * eps)).sqrt()
+        clip * lam / (2.0 * b as f64) * (f.sqrt() / (alpha.sqrt() * eps.sqrt()))
     } else {
-        up(2.0 * clip * lam / b as f64 * (alpha / eps * f).sqrt())
+        up(2.0 * clip * lam / b as f64 * (alpha.sqrt() * f.sqrt() / eps.sqrt()))
     };
+    if !s.is_finite() {
+        return Err(PabiError::domain(
+            "eps",
+            "large enough that the noise level sigma is a finite double",
+            eps,
+        ));
+    }
+    if !(s > 0.0) {
+        return Err(PabiError::domain(
+            "clip",
+            "large enough that the noise level sigma does not underflow to 0",
+            clip,
+        ));
+    }
     Ok((lam, up(ell), s))
 }
+
+/// Largest M + ρ accepted by [`cyclic_calibration`]: λ̄ = 1/(2(M + ρ)) stays a normal double.
+const MAX_M_PLUS_RHO: f64 = 2.247_116_418_577_895e307; // 2^1021
 
 /// Lemma C.1 (Kong–Ribero): for L > 1 and ξ > 1, θ_L(s) ≤ ξ(1 − L^{−2}) once
 /// s ≥ s_min = −log1p(−1/ξ)/log1p(κ) (stable form; use ⌈s_min⌉ for integer steps).
@@ -796,6 +1021,25 @@ pub fn theta_min_steps(kappa: f64, xi: f64) -> Result<f64> {
     Ok(up((1.0 / (xi - 1.0)).ln_1p() / kappa.ln_1p()))
 }
 
+/// [`theta_min_steps`] from L itself (L > 1 finite; errors name `L`): ln L² = 2 log1p(L − 1)
+/// up to L = 2 (L − 1 exact), 2 ln L beyond, to nearest (the threshold decreases in L, so L is
+/// not rounded up; the final rounding up covers the few ulp). κ = L² − 1 overflowed for
+/// L > 1.34e154 and the error then named `kappa`, which the caller never passed.
+pub fn theta_min_steps_l(l: f64, xi: f64) -> Result<f64> {
+    if !(l > 1.0 && l.is_finite()) {
+        return Err(PabiError::domain("L", "> 1 and finite", l));
+    }
+    if !(xi > 1.0 && xi.is_finite()) {
+        return Err(PabiError::domain("xi", "> 1 and finite", xi));
+    }
+    let u = if l <= 2.0 {
+        2.0 * (l - 1.0).ln_1p()
+    } else {
+        2.0 * l.ln()
+    };
+    Ok(up((1.0 / (xi - 1.0)).ln_1p() / u))
+}
+
 /// Cor. C.3 (Kong–Ribero): for λ ≤ min{1/√E, 1/(2(m + M))},
 /// D_α ≤ 4α(C/(bσ))²[1 + θ_{L_λ}(ℓ)] (independent of E and λ; caveat K1 applies to L_λ).
 pub fn last_iterate_rdp_small_step(
@@ -809,19 +1053,18 @@ pub fn last_iterate_rdp_small_step(
     order(alpha)?;
     nonneg("clip", clip)?;
     pos("sigma", sigma)?;
-    if b == 0 || ell == 0 {
-        return Err(PabiError::domain(
-            "b",
-            "b >= 1 and ell >= 1",
-            b.min(ell) as f64,
-        ));
+    if b == 0 {
+        return Err(PabiError::domain("b", "an integer >= 1", 0.0));
     }
-    let x = clip / (b as f64 * sigma);
-    Ok(up(4.0
-        * alpha
-        * x
-        * x
-        * up(1.0 + theta_l_kappa(kappa, ell as f64)?)))
+    if ell == 0 {
+        return Err(PabiError::domain("ell", "an integer >= 1", 0.0));
+    }
+    let bf = b as f64;
+    let f = up(1.0 + theta_l_kappa(kappa, ell as f64)?);
+    Ok(up_pos(
+        prod_div(&[4.0, alpha, clip, clip, f], &[bf, bf, sigma, sigma]),
+        clip > 0.0,
+    ))
 }
 
 /// Mixture bound (001 Lemma 3): D_α(M(D)‖M(D')) ≤ (1/(α − 1))·ln Σ_j q_j e^{(α−1)ε_j(α)}
@@ -895,15 +1138,18 @@ pub fn sensitivity_multi_epoch(
     mu: f64,
     smooth: f64,
     grad_bound: f64,
-    batch: f64,
+    batch_size: f64,
     m: u64,
     j: u64,
     epochs: Option<u64>,
 ) -> Result<f64> {
     let g = contraction_gap_dd(eta, mu, smooth)?;
     nonneg("grad_bound", grad_bound)?;
-    pos("batch", batch)?;
-    if m == 0 || j == 0 || j > m {
+    pos("batch_size", batch_size)?;
+    if m == 0 {
+        return Err(PabiError::domain("m", "an integer >= 1", 0.0));
+    }
+    if j == 0 || j > m {
         return Err(PabiError::domain(
             "j",
             format!("an integer in 1..=m (m = {m} >= 1)"),
@@ -940,10 +1186,22 @@ pub fn sensitivity_multi_epoch(
     let one_minus_up = |x: f64| one_minus(x, l_dn, 1.0);
     let one_minus_dn = |x: f64| one_minus(x, l_up, -1.0);
     let num = match epochs {
-        Some(k) => one_minus_up((k * m) as f64).min(1.0),
+        // k·m as a double (the u64 product overflows for k·m ≥ 2^64)
+        Some(k) => one_minus_up(k as f64 * m as f64).min(1.0),
         None => 1.0,
     };
-    let v = pow_up((m - j) as f64) * 2.0 * eta * grad_bound / batch * num / one_minus_dn(m as f64);
+    // (1 − ρ^{km})/(1 − ρ^m) = Σ_{i<k} ρ^{mi} ≤ k: when the gap underflows (ημ ~ 1e-400) both
+    // sides are 0 and the quotient was 0/0 = NaN; k is the bound there (k → ∞: +inf)
+    let den = one_minus_dn(m as f64);
+    let ratio = match epochs {
+        Some(k) if den > 0.0 => (num / den).min(k as f64),
+        Some(k) => k as f64,
+        None => 1.0 / den,
+    };
+    let v = mul0(
+        pow_up((m - j) as f64) * 2.0 * eta * grad_bound / batch_size,
+        ratio,
+    );
     Ok(up(v))
 }
 
@@ -968,9 +1226,13 @@ pub fn averaged_rdp(alpha: f64, sigma: f64, sens: &[f64]) -> Result<f64> {
     pos("sigma", sigma)?;
     check_sensitivities(sens)?;
     let t = alpha - 1.0;
+    // α/2·(Δ/σ)²: Δ²/(2σ²) was 0/0 = NaN for Δ = 0 once σ² underflowed
     let ys: Vec<f64> = sens
         .iter()
-        .map(|&d| alpha * d * d / (2.0 * sigma * sigma))
+        .map(|&d| {
+            let x = d / sigma;
+            0.5 * alpha * x * x
+        })
         .collect();
     let ymax = ys.iter().copied().fold(0.0, f64::max);
     let v = if t * ymax < 700.0 {
@@ -988,10 +1250,9 @@ pub fn gaussian_mech_rdp(alpha: f64, sens: f64, sigma: f64) -> Result<f64> {
     order(alpha)?;
     nonneg("sensitivity", sens)?;
     pos("sigma", sigma)?;
-    Ok(up_pos(
-        alpha * sens * sens / (2.0 * sigma * sigma),
-        sens > 0.0,
-    ))
+    // Δ²/(2σ²) was 0/0 = NaN for Δ = 0 and tiny σ
+    let v = prod_div(&[0.5, alpha, sens, sens], &[sigma, sigma]);
+    Ok(up_pos(v, sens > 0.0))
 }
 
 #[cfg(test)]
@@ -1007,6 +1268,96 @@ mod tests {
         // L^2 = 1/2: theta(3) = 0.25/(1+0.5+0.25)
         assert!((theta_l_kappa(-0.5, 3.0).unwrap() / (0.25 / 1.75) - 1.0).abs() < 1e-12);
         assert_eq!(theta_l_kappa(-1.0, 3.0).unwrap(), 0.0);
+    }
+
+    fn param_of(e: PabiError) -> &'static str {
+        match e {
+            PabiError::Domain { param, .. } => param,
+            other => panic!("not a domain error: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn optimal_residuals_cap_and_l_zero() {
+        let u12 = lip_u_from_l(1.2).unwrap();
+        for t in [super::super::MAX_LEN + 1, 1_000_000_000_000, u64::MAX, 0] {
+            assert_eq!(
+                param_of(optimal_residuals(u12, t, 0.1, 1.0).unwrap_err()),
+                "T"
+            );
+        }
+        let z = lip_u_from_l(0.0).unwrap();
+        assert_eq!(optimal_residuals(z, 5, 1.0, 1.0).unwrap(), vec![0.0; 5]);
+        assert_eq!(optimal_residuals(z, 1, 1.0, 2.0).unwrap(), vec![2.0]);
+        let r = optimal_residuals(u12, 3, 0.0, 0.0).unwrap();
+        assert_eq!(r, vec![0.0; 3]);
+    }
+
+    #[test]
+    fn no_nan_from_overflow() {
+        let e = cyclic_calibration(8.0, 1.0, 1e308, 2.0, 1.0, 10, 5, false).unwrap_err();
+        assert_eq!(param_of(e), "rho");
+        let v = hoeffding_sample_size_ln(8.0, 1.0, 2.0, 0.1, 5e-324, SampleSizeVariant::Corrected)
+            .unwrap();
+        assert!(v.is_finite() && v > 148.0);
+        let e = general_update_rdp(3, 5e-324, &[0.0], &[1.0; 3], 1, 1, 1).unwrap_err();
+        assert_eq!(param_of(e), "sigma");
+        let e = general_update_rdp(1 << 62, 1.0, &[0.0], &[0.0; 4], 1, 4, 1).unwrap_err();
+        assert!(matches!(e, PabiError::Shape { .. }));
+        assert_eq!(gaussian_mech_rdp(2.0, 0.0, 1e-170).unwrap(), 0.0);
+        assert_eq!(averaged_rdp(2.0, 1e-170, &[0.0, 0.0]).unwrap(), 0.0);
+        assert_eq!(
+            shifted_drift_bound(2.0, 1e-170, 0.0, 0.0, 10, 5).unwrap(),
+            0.0
+        );
+        let v = sensitivity_multi_epoch(1e-200, 1e-200, 1e-200, 1.0, 1.0, 2, 1, Some(3)).unwrap();
+        assert!(v.is_finite() && v >= 6e-200);
+        assert!(gaussian_dp_constant(5e-324, 1.0).unwrap().is_finite());
+    }
+
+    #[test]
+    fn prod_div_extremes() {
+        assert_eq!(prod_div(&[1e300, 1e300, 0.0], &[1e-300]), 0.0);
+        assert_eq!(prod_div(&[1e300, f64::INFINITY], &[2.0]), f64::INFINITY);
+        assert_eq!(prod_div(&[2.0, 3.0], &[4.0]), 1.5);
+        // through overflowing / underflowing partial products, to a few ulp
+        let v = prod_div(&[1e300, 1e300, 1e-300], &[1e300]);
+        assert!((v - 1.0).abs() < 1e-15, "{v}");
+        let v = prod_div(&[1e-200, 1e-200, 1e300], &[1.0]);
+        assert!((v / 1e-100 - 1.0).abs() < 1e-15, "{v}");
+        let v = prod_div(&[1e-200, 1e-200], &[1e200, 1e200]);
+        assert_eq!(v, 0.0); // exact 1e-800: below the subnormals
+        let v = prod_div(&[5e-324, 1e300], &[1e300]);
+        assert_eq!(v, 5e-324);
+        assert_eq!(prod_div(&[1e300, 1e300], &[1e-300]), f64::INFINITY);
+        assert_eq!(frexp(8.0), (0.5, 4));
+        assert_eq!(frexp(5e-324), (0.5, -1073));
+    }
+
+    #[test]
+    fn step_condition_and_names() {
+        assert_eq!(
+            param_of(l_lambda_kappa(1.0, 1.0, 2.0, LipschitzModel::Triangle).unwrap_err()),
+            "lam"
+        );
+        // the double 1/(2(m + M)) itself is accepted
+        assert!(l_lambda_kappa(1.0 / 6.0, 1.0, 2.0, LipschitzModel::AsPublished).is_ok());
+        assert!(l_lambda_kappa(0.1, 1.0, 4.0, LipschitzModel::Triangle).is_ok());
+        assert!(l_lambda_kappa(1e6, 0.0, 0.0, LipschitzModel::Triangle).is_ok());
+        assert_eq!(param_of(theta_min_steps_l(1.0, 2.0).unwrap_err()), "L");
+        let v = theta_min_steps_l(1e200, 2.0).unwrap();
+        let exact = std::f64::consts::LN_2 / (2.0 * 1e200f64.ln());
+        assert!(v >= exact && v < exact * (1.0 + 1e-13));
+        let e = sensitivity_multi_epoch(0.5, 1.0, 1.0, 1.0, 0.0, 1, 1, None).unwrap_err();
+        assert_eq!(param_of(e), "batch_size");
+        assert_eq!(
+            param_of(last_iterate_rdp_small_step(2.0, 0.0, 1.0, 1, 1.0, 0).unwrap_err()),
+            "ell"
+        );
+        assert_eq!(
+            param_of(shifted_cycle_bound(2.0, 1.0, 0.0, 0.0, 1.0, 10, 0).unwrap_err()),
+            "ell"
+        );
     }
 
     #[test]

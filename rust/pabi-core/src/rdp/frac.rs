@@ -594,7 +594,7 @@ fn log_directed(scale: f64, x: f64, dir: f64) -> f64 {
 
 /// Upper bound on ln(A_α) (so (α − 1)ε(α)) for non-integer α > 1, 0 < q < 1, 0 < c < ∞,
 /// or None when the series would exceed the term cap and the quadrature is not applicable.
-pub fn log_a_frac_up(alpha: f64, q: f64, c: f64) -> Option<f64> {
+pub(crate) fn log_a_frac_up(alpha: f64, q: f64, c: f64) -> Option<f64> {
     // A_α is increasing in c: evaluated at c(1 + 3u) (≥ c/(1 − u)), the bound also holds for
     // the exact r²/2 of which the callers' c = fl(0.5·r·r) is a rounding
     let c = c * (1.0 + 4.0 * U);
