@@ -62,7 +62,7 @@ use std::sync::OnceLock;
 use crate::batch::{check, pool};
 use crate::dd::{two_prod, two_sum, Dd};
 use crate::error::{PabiError, Result};
-use crate::gd::{step_contraction, Radii};
+use crate::gd::{step_contraction, Radii, StepContraction};
 use crate::num::{geometric_average, up, TINY};
 use crate::theta;
 use crate::theta_dd;
@@ -260,22 +260,13 @@ fn check_broadcast(len: usize, lens: &[(&'static str, usize)]) -> Result<()> {
     Ok(())
 }
 
-/// The contraction factor M (rounded up) for element j.
+/// The contraction factor M (rounded up, within 2 ulp: [`step_contraction`]) for element j.
 #[inline]
 fn contraction(p: &Params, j: usize) -> Result<f64> {
     let lr = at(p.lr, j);
     let beta = p.smoothness.map(|b| at(b, j));
     let c = step_contraction(lr, beta, at(p.strong_convexity, j)).map_err(|e| e.at(j))?;
-    // x = 1 − M² is accurate to a few ulp; for x ≤ ½ its rounding moves M by ≤ 2 ulp, so a
-    // 4-ulp bump is an upper bound much tighter than the engine's generic one.
-    let x = c.one_minus_m2;
-    Ok(if x == 0.0 {
-        1.0
-    } else if x <= 0.5 {
-        ((1.0 - x).sqrt() * (1.0 + 4.0 * HALF_ULP)).min(c.m)
-    } else {
-        c.m
-    })
+    Ok(c.m)
 }
 
 /// One element's problem data, independent of ε and σ.
@@ -1600,61 +1591,137 @@ impl<'a> RdpParams<'a> {
     }
 }
 
+/// x = 1 − M² of the RDP slope with ln(1 − x) = ln M² as a double-double.
+///
+/// c_i depends on x through ln c = ln x + k·ln(1 − x) − ln(1 − (1 − x)^{k+1}); the middle term
+/// has the condition number k·x/(1 − x) with respect to the relative error of x, which reaches
+/// thousands for M ≈ 0.1 and k ≈ 80 (a few ulp of a rounded x cost 1e-12 of c). So ln M² is
+/// formed from the double-double x and M² of [`step_contraction`] (log1p(−x) for x ≤ ½, ln M²
+/// above, where M² = (β + ρ − 2ηβρ)/(β + ρ) carries no cancellation of 1 − x), and its error
+/// bound `l1_err` (absolute) is carried to the result.
+#[derive(Debug, Clone, Copy)]
+pub struct RdpM {
+    /// x = 1 − M² to nearest.
+    pub x: f64,
+    /// ln M² = log1p(−x) (≤ 0), double-double.
+    pub l1: Dd,
+    /// Absolute error bound of `l1`.
+    pub l1_err: f64,
+}
+
+impl RdpM {
+    /// From the contraction of [`step_contraction`].
+    pub fn new(c: &StepContraction) -> RdpM {
+        let x = c.one_minus_m2;
+        if x == 0.0 || c.m2_dd.hi <= 0.0 {
+            return RdpM {
+                x,
+                l1: Dd::from_f64(if x == 0.0 { 0.0 } else { f64::NEG_INFINITY }),
+                l1_err: 0.0,
+            };
+        }
+        if x <= 0.5 {
+            let l1 = crate::dd::log1p_dd(-c.x_dd);
+            // x_dd relative 2^-100·(1 + ...) moves log1p by ≤ 2·x·2^-100 ≤ 2^-99·|l1|
+            RdpM {
+                x,
+                l1,
+                l1_err: l1.hi.abs() * 2f64.powi(-96),
+            }
+        } else {
+            let l1 = crate::dd::ln_dd(c.m2_dd);
+            RdpM {
+                x,
+                l1,
+                l1_err: crate::gd::m2_dd_rel_err(c.m2_dd.hi) * 2.0 + l1.hi.abs() * 2f64.powi(-96),
+            }
+        }
+    }
+
+    /// From a double x ∈ [0, 1] taken as exact (tests).
+    pub fn from_x(x: f64) -> RdpM {
+        if x == 0.0 || x >= 1.0 {
+            return RdpM {
+                x: x.min(1.0),
+                l1: Dd::from_f64(if x == 0.0 { 0.0 } else { f64::NEG_INFINITY }),
+                l1_err: 0.0,
+            };
+        }
+        let l1 = crate::dd::log1p_dd(Dd::from_f64(-x));
+        RdpM {
+            x,
+            l1,
+            l1_err: l1.hi.abs() * 2f64.powi(-96),
+        }
+    }
+}
+
 /// ln c_i of the RDP slope (PNSGD is (α, α c_i)-RDP for record i), rounded up:
-/// c = (2L²/σ²)·x·e^{k log1p(−x)}/(−expm1((k+1) log1p(−x))), x = 1 − M², k = n − i;
+/// c = (2L²/σ²)·x·e^{k ln M²}/(−expm1((k+1) ln M²)), x = 1 − M², k = n − i;
 /// continuous at x = 0 (Feldman et al.: 2L²/(σ²(k+1))). In log form so that a c_i far below
-/// the double range (strong convexity, large n − i) keeps its digits. −∞ iff c = 0.
+/// the double range (strong convexity, large n − i) keeps its digits. −∞ iff c = 0 (L = 0,
+/// or M = 0 and k > 0).
+///
+/// Error: k·ln M² is formed in double-double from [`RdpM`] (its error k·`l1_err` added), the
+/// other terms (ln L − ln σ, ln x, ln(−expm1(t1))) to a few ulp each (t1 = (k+1) ln M² rounded
+/// to a double moves ln(−expm1(t1)) by ≤ ulp·|t1|·e^{t1}/(1 − e^{t1}) ≤ 1 ulp), and every
+/// rounding of the sum is bounded by 4 half-ulps of the magnitude of the summed terms.
 #[inline]
-pub fn rdp_log_slope(lipschitz: f64, sigma: f64, one_minus_m2: f64, k: f64) -> f64 {
+pub fn rdp_log_slope(lipschitz: f64, sigma: f64, cm: &RdpM, k: f64) -> f64 {
     if lipschitz == 0.0 {
         return f64::NEG_INFINITY;
     }
     let lq = vmath::ln(lipschitz) - vmath::ln(sigma);
     let lbase = std::f64::consts::LN_2 + 2.0 * lq;
-    let x = one_minus_m2;
-    // (value, magnitude of the summed terms, extra ulps from exp/expm1 arguments)
-    let (v, scale) = if x == 0.0 {
+    let x = cm.x;
+    // (value, magnitude of the summed terms, extra absolute error)
+    let (v, scale, extra) = if x == 0.0 {
         let l = vmath::ln(k + 1.0);
-        (lbase - l, lbase.abs() + l)
-    } else if x >= 1.0 {
+        (lbase - l, lbase.abs() + l, 0.0)
+    } else if x >= 1.0 || cm.l1.hi == f64::NEG_INFINITY {
         if k > 0.0 {
             return f64::NEG_INFINITY; // M = 0: record i is forgotten
         }
-        (lbase, lbase.abs())
+        (lbase, lbase.abs(), 0.0)
     } else {
-        let l1 = vmath::log1p(-x);
-        let (t0, t1) = (k * l1, (k + 1.0) * l1);
+        let t0 = cm.l1.mul_f(k);
+        let t1 = cm.l1.mul_f(k + 1.0).to_f64();
         let lx = vmath::ln(x);
         let ld = vmath::ln(-vmath::expm1(t1));
         (
-            lbase + lx + t0 - ld,
-            lbase.abs() + lx.abs() + t0.abs() + 2.0 * ld.abs() + t1.abs() + 1.0,
+            ((lbase + lx) - ld) + t0.hi + t0.lo,
+            lbase.abs() + lx.abs() + t0.hi.abs() + 2.0 * ld.abs() + 1.0,
+            (k + 1.0) * cm.l1_err,
         )
     };
-    v + 4.0 * HALF_ULP * (scale + 2.0 * lq.abs() + 1.0)
+    v + 4.0 * HALF_ULP * (scale + 2.0 * lq.abs() + 1.0) + extra
 }
 
 /// The RDP slope c_i itself, rounded up: computed in value space (relative error a few ulp
-/// times 1 + |k log1p(−x)|) when it is a normal double, else exp of [`rdp_log_slope`].
+/// times 1 + |k ln M²|) when it is a normal double, else exp of [`rdp_log_slope`]; 0 iff c = 0.
 #[inline]
-pub fn rdp_slope(lipschitz: f64, sigma: f64, one_minus_m2: f64, k: f64) -> f64 {
-    let lc = rdp_log_slope(lipschitz, sigma, one_minus_m2, k);
+pub fn rdp_slope(lipschitz: f64, sigma: f64, cm: &RdpM, k: f64) -> f64 {
+    let lc = rdp_log_slope(lipschitz, sigma, cm, k);
+    if lc == f64::NEG_INFINITY {
+        return 0.0;
+    }
     if lc < -700.0 {
         return up(vmath::exp(lc));
     }
     let q = lipschitz / sigma;
     let base = 2.0 * q * q;
-    let x = one_minus_m2;
+    let x = cm.x;
     let (f, ulps) = if x == 0.0 {
         (1.0 / (k + 1.0), 8.0)
-    } else if x >= 1.0 {
+    } else if x >= 1.0 || cm.l1.hi == f64::NEG_INFINITY {
         (if k == 0.0 { 1.0 } else { 0.0 }, 8.0)
     } else {
-        let l1 = vmath::log1p(-x);
-        let (t0, t1) = (k * l1, (k + 1.0) * l1);
+        let t0 = cm.l1.mul_f(k);
+        let t1 = cm.l1.mul_f(k + 1.0).to_f64();
+        let err = (k + 1.0) * cm.l1_err;
         (
-            x * vmath::exp(t0) / -vmath::expm1(t1),
-            16.0 + 2.0 * (t0.abs() + t1.abs()),
+            x * (vmath::exp(t0.hi) * (1.0 + t0.lo)) / -vmath::expm1(t1),
+            20.0 + 2.0 * err / HALF_ULP,
         )
     };
     (base * f) * (1.0 + ulps * HALF_ULP)
@@ -1670,17 +1737,19 @@ fn rdp_slope_at(p: &RdpParams, j: usize) -> Result<(f64, f64)> {
     .map_err(|e| e.at(j))?;
     let k = at(p.n, j) - at(p.index, j);
     let (l, s) = (at(p.lipschitz, j), at(p.sigma, j));
-    Ok((
-        rdp_log_slope(l, s, c.one_minus_m2, k),
-        rdp_slope(l, s, c.one_minus_m2, k),
-    ))
+    let cm = RdpM::new(&c);
+    Ok((rdp_log_slope(l, s, &cm, k), rdp_slope(l, s, &cm, k)))
 }
 
 /// ln δ_B(ε) = −(ε − c)²/(4c) for ε > c, else 0 (rounded up); `lc` = ln c, `c_val` = c.
+/// c = 0 (L = 0, or M = 0 with k > 0) is 0-zCDP: every Rényi divergence of the two output
+/// distributions is 0, they are equal, and δ = 0 for every ε ≥ 0 (ln δ = −∞), consistently
+/// with ε(δ) = c + 2√(c ln(1/δ)) = 0 (the formula's "else 1" at ε ≤ c is only the trivial
+/// bound; at c = 0 it would contradict the inverse).
 #[inline]
 fn rdp_log_delta_one(eps: f64, lc: f64, c_val: f64) -> f64 {
     if lc == f64::NEG_INFINITY {
-        return if eps > 0.0 { f64::NEG_INFINITY } else { 0.0 };
+        return f64::NEG_INFINITY;
     }
     let c = c_val;
     if eps <= c {
@@ -1712,6 +1781,8 @@ pub fn rdp_delta(eps: &[f64], p: RdpParams, out: &mut [f64], log: bool) -> Resul
                 l
             } else if l == 0.0 {
                 1.0
+            } else if l == f64::NEG_INFINITY {
+                0.0
             } else {
                 up(vmath::exp(l)).min(1.0)
             };
@@ -2119,9 +2190,9 @@ mod tests {
 
     #[test]
     fn rdp_slope_feldman_limit() {
-        let c0 = rdp_slope(1.0, 2.0, 0.0, 20.0);
-        let c1 = rdp_slope(1.0, 2.0, 1e-12, 20.0);
-        assert!(rdp_log_slope(1.0, 2.0, 0.5, 1e12) < -6e11);
+        let c0 = rdp_slope(1.0, 2.0, &RdpM::from_x(0.0), 20.0);
+        let c1 = rdp_slope(1.0, 2.0, &RdpM::from_x(1e-12), 20.0);
+        assert!(rdp_log_slope(1.0, 2.0, &RdpM::from_x(0.5), 1e12) < -6e11);
         assert!((c0 / (2.0 / (4.0 * 21.0)) - 1.0).abs() < 1e-13);
         assert!((c1 / c0 - 1.0).abs() < 1e-9);
     }
