@@ -416,3 +416,28 @@ def test_subnormal_targets_decided_in_log_space():
     e = pabi.pnsgd_epsilon(1e-310, **kw)
     assert pabi.pnsgd_log_delta(e, **kw) <= math.log(1e-310)
     assert pabi.pnsgd_log_delta(prev(e), **kw) > math.log(1e-310) * (1 + 4 * 2.0 ** -53)
+
+
+def test_rdp_epsilon_round_trip_minimal():
+    """ε(δ) of the RDP route is the smallest double whose δ_B (as pnsgd_rdp_delta returns it)
+    meets δ; it had been the rounded-up closed form, whose δ_B exceeded δ by up to ~1e-11 where
+    c_i is tiny (both sides rounded up separately). Never below the exact inverse."""
+    rnd = random.Random(8)
+    for _, kw in _random_rdp_cases(7, 150):
+        for d in [10 ** rnd.uniform(-300, -0.01) for _ in range(2)]:
+            e = pabi.pnsgd_rdp_epsilon(d, **kw)
+            if e == 0.0:
+                assert pabi.pnsgd_rdp_slope(**kw) == 0.0
+                continue
+            assert pabi.pnsgd_rdp_delta(e, **kw) <= d < pabi.pnsgd_rdp_delta(prev(e), **kw), (kw, d)
+    # subnormal targets: on the logarithm
+    kw = next(_random_rdp_cases(7, 1))[1]
+    e = pabi.pnsgd_rdp_epsilon(1e-310, **kw)
+    assert pabi.pnsgd_rdp_log_delta(e, **kw) <= math.log(1e-310)
+    # the pinned settings: within 1e-14 of the exact inverse, above it
+    for d in [1e-10, 7e-218]:
+        e, x = pabi.pnsgd_rdp_epsilon(d, **RDP_KW), ref.pnsgd_rdp_epsilon(d, **RDP_KW)
+        assert mp.mpf(e) >= x and rel(e, x) < 1e-14
+    # arrays agree with scalars
+    ds = np.array([1e-10, 7e-218, 0.5])
+    assert list(pabi.pnsgd_rdp_epsilon(ds, **RDP_KW)) == [pabi.pnsgd_rdp_epsilon(float(d), **RDP_KW) for d in ds]

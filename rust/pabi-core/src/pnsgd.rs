@@ -24,7 +24,7 @@
 //! down), ln B = log1p(−u) when u ≤ 7/8 and ln of θ (rounded up) otherwise, and
 //! B^k = exp(k·ln B) with the product k·ln B kept exact (fma residual) (SPEC §8.2, check C08).
 //! The geometric sums use [`geometric_average`]. Radii are rounded up (θ increases with r,
-//! [`Radii`]), M is rounded up, and every δ is moved outward by [`crate::num::INFLATE`]: each
+//! [`Radii`]), M is rounded up (within 2 ulp of the double-double M of [`step_contraction`]), and every δ is moved outward by [`crate::num::INFLATE`]: each
 //! returned δ is an upper bound of the formula evaluated at the exact (double) inputs.
 //!
 //! Accuracy of the fixed order: δ = A·B^k has condition number |k·ln B| with respect to the
@@ -1811,21 +1811,81 @@ pub fn rdp_delta(eps: &[f64], p: RdpParams, out: &mut [f64], log: bool) -> Resul
             let j = j0 + t;
             let (lc, c) = rdp_slope_at(&p, j)?;
             let l = rdp_log_delta_one(at(eps, j), lc, c);
-            *slot = if log {
-                l
-            } else if l == 0.0 {
-                1.0
-            } else if l == f64::NEG_INFINITY {
-                0.0
-            } else {
-                up(vmath::exp(l)).min(1.0)
-            };
+            *slot = if log { l } else { rdp_value(l) };
         }
         Ok(())
     })
 }
 
-/// ε(δ) = c + 2√(c ln(1/δ)) of 000 Proposition 1 (rounded up), elementwise.
+/// δ_B from its logarithm as [`rdp_delta`] returns it (1 at ln δ = 0, 0 at −∞, rounded up).
+#[inline]
+fn rdp_value(l: f64) -> f64 {
+    if l == 0.0 {
+        1.0
+    } else if l == f64::NEG_INFINITY {
+        0.0
+    } else {
+        up(vmath::exp(l)).min(1.0)
+    }
+}
+
+/// The smallest ε (to the ulp) whose δ_B as [`rdp_delta`] returns it meets `target`, given the
+/// slope (ln c, c): the closed form ε(δ) = c + 2√(c ln(1/δ)) (rounded up) as the starting
+/// point, then a bracket of a few ulp around it and [`bisect_bits`] on the bit patterns (δ_B is
+/// non-increasing in ε to the ulp: a composition of monotone roundings). Sound: δ_B ≥ the
+/// exact δ, so δ_B(ε) ≤ target implies the exact δ at ε is, and ε ≥ the exact inverse.
+/// Normal targets are compared in value space; subnormal ones on ln δ ≤ ln(target)·(1 + 4 ulp).
+fn rdp_epsilon_one(target: f64, lc: f64, c: f64) -> f64 {
+    if lc == f64::NEG_INFINITY {
+        return 0.0; // c = 0: δ_B = 0 at every ε ≥ 0
+    }
+    let log = target < f64::MIN_POSITIVE;
+    let lt = vmath::ln(target) * (1.0 + LOG_REL);
+    let ok = |x: f64| {
+        let l = rdp_log_delta_one(x, lc, c);
+        if log {
+            l <= lt
+        } else {
+            rdp_value(l) <= target
+        }
+    };
+    // c + 2√(c ln(1/δ)) with the root as exp(½(ln c + ln ln(1/δ))) (c may underflow)
+    let ll = vmath::ln(-vmath::ln(target));
+    let h = 0.5 * (lc + ll);
+    let root = vmath::exp(h + 4.0 * HALF_ULP * (h.abs() + ll.abs() + 1.0));
+    let e0 = up(c + 2.0 * root);
+    if !(e0.is_finite() && e0 > 0.0) {
+        return e0;
+    }
+    // bracket (lo, hi] with !ok(lo), ok(hi): relative steps from 2^-44, doubling
+    let mut step = 2f64.powi(-44);
+    let mut hi = e0;
+    let mut n = 0;
+    while !ok(hi) {
+        hi = hi * (1.0 + step) + TINY;
+        step *= 2.0;
+        n += 1;
+        if n > 80 || !hi.is_finite() {
+            return e0.max(hi); // (not reached: δ_B → 0 as ε grows)
+        }
+    }
+    let mut step = 2f64.powi(-44);
+    let mut lo = e0 * (1.0 - step);
+    while ok(lo) {
+        if lo <= c {
+            break; // (not reached: δ_B = 1 for ε ≤ c)
+        }
+        step = (step * 2.0).min(0.5);
+        lo = (lo * (1.0 - step)).max(c);
+    }
+    if ok(lo) {
+        return lo;
+    }
+    bisect_bits(lo, hi, ok)
+}
+
+/// ε(δ) of 000 Proposition 1 (c + 2√(c ln(1/δ)), the smallest double whose δ_B as
+/// [`rdp_delta`] returns it meets δ: [`rdp_epsilon_one`]), elementwise.
 pub fn rdp_epsilon(target: &[f64], p: RdpParams, out: &mut [f64]) -> Result<()> {
     let len = out.len();
     check_broadcast(len, &[("delta", target.len())])?;
@@ -1835,15 +1895,7 @@ pub fn rdp_epsilon(target: &[f64], p: RdpParams, out: &mut [f64]) -> Result<()> 
         for (t, slot) in o.iter_mut().enumerate() {
             let j = j0 + t;
             let (lc, c) = rdp_slope_at(&p, j)?;
-            if lc == f64::NEG_INFINITY {
-                *slot = 0.0;
-                continue;
-            }
-            // c + 2√(c ln(1/δ)) with the root as exp(½(ln c + ln ln(1/δ))) (c may underflow)
-            let ll = vmath::ln(-vmath::ln(at(target, j)));
-            let h = 0.5 * (lc + ll);
-            let root = vmath::exp(h + 4.0 * HALF_ULP * (h.abs() + ll.abs() + 1.0));
-            *slot = up(c + 2.0 * root);
+            *slot = rdp_epsilon_one(at(target, j), lc, c);
         }
         Ok(())
     })
