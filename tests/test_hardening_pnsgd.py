@@ -441,3 +441,27 @@ def test_rdp_epsilon_round_trip_minimal():
     # arrays agree with scalars
     ds = np.array([1e-10, 7e-218, 0.5])
     assert list(pabi.pnsgd_rdp_epsilon(ds, **RDP_KW)) == [pabi.pnsgd_rdp_epsilon(float(d), **RDP_KW) for d in ds]
+
+
+def test_fixed_order_delta_monotone_in_n_and_index_exactly():
+    """A·B^(n−i) (value and log, fast and precise paths) never increases with n at a fixed index
+    and never decreases with the index at a fixed n, on 300 consecutive integers up to 1e14."""
+    rnd = random.Random(4)
+    for _ in range(80):
+        noise = rnd.choice(["gaussian", "laplace"])
+        kw = dict(noise=noise, sigma=10 ** rnd.uniform(-1, 1), lipschitz=10 ** rnd.uniform(-1, 0.5),
+                  lr=10 ** rnd.uniform(-2, 0), diameter=10 ** rnd.uniform(-1, 1))
+        if rnd.random() < 0.3:
+            b = 10 ** rnd.uniform(-1, 1)
+            r = b * rnd.uniform(0, 1)
+            kw.update(smoothness=b, strong_convexity=r, lr=min(kw["lr"], 1.99 / (b + r)))
+        n0 = int(10 ** rnd.uniform(0, 14)) + 1
+        eps = rnd.uniform(0, 5)
+        i = rnd.randint(1, n0)
+        ns = np.arange(n0, n0 + 300, dtype=float)
+        ix = np.arange(max(1, n0 - 299), n0 + 1, dtype=float)
+        for f in (pabi.pnsgd_delta, pabi.pnsgd_log_delta):
+            d = f(eps, n=ns, order="fixed", index=i, **kw)
+            assert all(b <= a for a, b in zip(d[:-1], d[1:])), (kw, n0, i, eps)
+            d = f(eps, n=n0, order="fixed", index=ix, **kw)
+            assert all(b >= a for a, b in zip(d[:-1], d[1:])), (kw, n0, eps)
