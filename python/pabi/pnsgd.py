@@ -314,8 +314,11 @@ def pnsgd_rdp_delta(
     c_i = (2L²/σ²)·M^{2k}(1 − M²)/(1 − M^{2(k+1)}), k = n − i, which is 2L²/(σ²(k+1)) at
     M = 1; δ_B is its Mironov (α → ε, δ) conversion optimized over α (SPEC_pabi §3.5; the
     constant is a reconstruction [R] of the garbled text). c_i is evaluated in the stable form
-    x e^{k log1p(−x)}/(−expm1((k+1) log1p(−x))) with x = 1 − M² = 2ηβρ/(β+ρ) passed exactly.
-    It does not depend on the diameter.
+    x e^{k log1p(−x)}/(−expm1((k+1) log1p(−x))) with x = 1 − M² = 2ηβρ/(β+ρ) and
+    log1p(−x) = ln M² carried in double-double (its condition number k·x/(1 − x) reaches
+    thousands). It does not depend on the diameter. Where c_i = 0 (``lipschitz=0``, or M = 0
+    with ``index < n``) the two output distributions are equal: δ_B = 0 for every ε ≥ 0, and
+    :func:`pnsgd_rdp_epsilon` gives 0.
 
     Which bound is smaller depends on D/(ησ) (SPEC §9 T2): for D/(ησ) = 20, n = 100, ε = 1 the
     amplification bound gives δ ≈ 0.51 for every record while δ_B(i = 1) ≈ 6e-6; for
@@ -363,8 +366,10 @@ def pnsgd_rdp_epsilon(
     smoothness: Optional[ArrayLike] = None,
     strong_convexity: ArrayLike = 0.0,
 ) -> Float:
-    """ε(δ) = c_i + 2√(c_i ln(1/δ)) of the RDP comparison bound (000 Prop. 1), rounded up;
-    ``delta`` in (0, 1). Inverse of :func:`pnsgd_rdp_delta`.
+    """ε(δ) = c_i + 2√(c_i ln(1/δ)) of the RDP comparison bound (000 Prop. 1), never below the
+    exact value; ``delta`` in (0, 1). Inverse of :func:`pnsgd_rdp_delta`, to the ulp: the
+    smallest double ε with ``pnsgd_rdp_delta(ε) <= delta`` (for a subnormal ``delta``, with
+    :func:`pnsgd_rdp_log_delta` at most ln(delta)); 0 where c_i = 0.
 
     >>> round(pnsgd_rdp_epsilon(1e-5, sigma=1.0, lipschitz=1.0, lr=0.1, n=100, index=1), 10)
     0.9797051824

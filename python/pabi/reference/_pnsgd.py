@@ -299,14 +299,16 @@ def pnsgd_rdp_slope(
 
 
 def pnsgd_rdp_log_delta(eps: Real, *, dps: int = DEFAULT_DPS, **kwargs) -> mp.mpf:
-    """ln δ_B = −(ε − c)²/(4c) for ε > c, else 0 (000 Prop. 1)."""
+    """ln δ_B = −(ε − c)²/(4c) for ε > c, else 0 (000 Prop. 1). c = 0 (L = 0, or M = 0 with
+    k > 0) is 0-zCDP: the two output distributions are equal and δ = 0 at every ε ≥ 0 (−inf),
+    as the inverse ε(δ) = 0 says; the "else 0" (δ = 1) is only the trivial bound."""
     c = pnsgd_rdp_slope(dps=dps + 10, **kwargs)
     with mp.workdps(dps + 10):
         e = mp.mpf(eps)
-        if e <= c:
-            return mp.mpf(0)
         if c == 0:
             return mp.ninf
+        if e <= c:
+            return mp.mpf(0)
         return -((e - c) ** 2) / (4 * c)
 
 

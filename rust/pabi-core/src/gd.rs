@@ -6,17 +6,98 @@
 //! built on it is false (SPEC §9 T10, check C07). With ρ = 0, M = 1 (convex case; the caller is
 //! then responsible for η ≤ 2/β, checked when β is given).
 
-use crate::dd::{add_dd, mul_dd, two_prod, two_sum};
+use crate::dd::{two_prod, two_sum, Dd};
 use crate::error::{PabiError, Result};
-use crate::num::INFLATE;
 
 /// M and x = 1 − M² = 2ηβρ/(β+ρ) (x exact to rounding, never formed as 1 − M²).
+///
+/// M enters the bounds in roles of opposite direction, so it is carried rounded both ways:
+/// r_B = M·D/(η·s) (PNSGD, general online noise) grows with M and takes [`m`](Self::m) (rounded
+/// up); the schedules' κ = 2ηL/(M·D) = r_A/r_B shrinks as M grows and takes
+/// [`m_dn`](Self::m_dn) (rounded down); the noise levels σ(n), v(n) a user applies are to
+/// nearest ([`m_near`](Self::m_near)). All three come from one double-double M (below), so
+/// `m_dn ≤ M ≤ m` with `m − m_dn` ≤ 2 ulp.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StepContraction {
-    /// The Lipschitz factor M ∈ [0, 1], rounded up (a larger M is the conservative side).
+    /// The Lipschitz factor M ∈ [0, 1], rounded up (r_B, hence B, increases with M).
     pub m: f64,
+    /// M rounded down (κ = 2ηL/(M·D) of the schedules decreases with M).
+    pub m_dn: f64,
+    /// M to nearest (the noise levels of the schedules).
+    pub m_near: f64,
     /// 1 − M², rounded to nearest (for downstream stable formulas, SPEC §3.5).
     pub one_minus_m2: f64,
+    /// x = 1 − M² and M² = 1 − x as double-doubles (both relative error ≲ 2^-100·(1 + 1/M²):
+    /// M² is formed as (β + ρ − 2ηβρ)/(β + ρ) with an exact numerator up to the 2^-104 of the
+    /// product 2ηβρ, never as 1 − x). (0, 1) when ρ = 0.
+    pub x_dd: Dd,
+    pub m2_dd: Dd,
+}
+
+/// Relative error bound of the double-double M² of [`contraction_dd`], given M² (≈): the
+/// product 2ηβρ carries ≤ 2^-104 relative, which the cancellation in β + ρ − 2ηβρ magnifies by
+/// (β + ρ)/(β + ρ − 2ηβρ) = 1/M²; each further operation adds ≲ 2^-103 (4 of them, 2^-100 as
+/// a generous total).
+#[inline(always)]
+pub fn m2_dd_rel_err(m2: f64) -> f64 {
+    const E: f64 = 7.888_609_052_210_118e-31; // 2^-100
+    E * (1.0 + 1.0 / m2)
+}
+
+/// (x, M²) = (2ηβρ/(β+ρ), (β + ρ − 2ηβρ)/(β + ρ)) as double-doubles (no validation; ρ = 0 or
+/// no β gives (0, 1)). M² is clamped at 0 (η = 2/(β+ρ) rounded can make it a hair negative).
+#[inline]
+pub fn contraction_dd(lr: f64, beta: Option<f64>, rho: f64) -> (Dd, Dd) {
+    let beta = match beta {
+        Some(b) if rho > 0.0 => b,
+        _ => return (Dd::from_f64(0.0), Dd::from_f64(1.0)),
+    };
+    let (p, pe) = two_prod(2.0 * lr, beta);
+    let q = Dd::new(p, pe).mul_f(rho);
+    let (sh, sl) = two_sum(beta, rho);
+    let s = Dd::new(sh, sl);
+    let x = q / s;
+    let num = s - q;
+    if !(num.hi > 0.0) {
+        return (x, Dd::from_f64(0.0));
+    }
+    (x, num / s)
+}
+
+/// The next double below a positive finite x (0 stays 0).
+#[inline(always)]
+fn next_down(x: f64) -> f64 {
+    if x > 0.0 && x.is_finite() {
+        f64::from_bits(x.to_bits() - 1)
+    } else {
+        x
+    }
+}
+
+/// (M rounded down, to nearest, rounded up) from the double-double M² of [`contraction_dd`]:
+/// M = sqrt(M²) in double-double (relative error ≤ half that of M², plus ~2^-104), rounded to
+/// the nearest double v; the sign of the remainder (M − v) decides which neighbour is the other
+/// bound when it exceeds the error bound, else both neighbours are taken.
+fn m_bounds(m2: Dd) -> (f64, f64, f64) {
+    if !(m2.hi > 0.0) {
+        return (0.0, 0.0, 0.0);
+    }
+    let m = m2.sqrt();
+    let v = m.hi + m.lo;
+    let rem = (m.hi - v) + m.lo; // exact: v + rem = m.hi + m.lo
+    let tol = v * (0.5 * m2_dd_rel_err(m2.hi) + 7.888_609_052_210_118e-31);
+    let (dn, up) = if tol > v * 1e-17 {
+        // M² tiny (heavy cancellation): widen by the error bound
+        let w = 2.0 * tol;
+        (next_down(v - w), next_up(v + w))
+    } else if rem > tol {
+        (v, next_up(v))
+    } else if rem < -tol {
+        (next_down(v), v)
+    } else {
+        (next_down(v), next_up(v))
+    };
+    (dn.max(0.0), v, up.min(1.0))
 }
 
 /// Validate (lr, smoothness, strong_convexity) and return the contraction factor.
@@ -49,7 +130,11 @@ pub fn step_contraction(
         }
         return Ok(StepContraction {
             m: 1.0,
+            m_dn: 1.0,
+            m_near: 1.0,
             one_minus_m2: 0.0,
+            x_dd: Dd::from_f64(0.0),
+            m2_dd: Dd::from_f64(1.0),
         });
     };
     if !(beta > 0.0 && beta.is_finite()) {
@@ -73,17 +158,19 @@ pub fn step_contraction(
             lr,
         ));
     }
-    let x = (2.0 * lr * beta * rho / (beta + rho)).clamp(0.0, 1.0);
-    // M must be rounded up without losing accuracy: 1 − x = (β + ρ − 2ηβρ)/(β + ρ) with the
-    // numerator as an exact double-double (no cancellation even for β ≈ ρ, η ≈ 1/β), so
-    // M² is known to a few ulp and INFLATE covers it.
-    let (p, pe) = two_prod(2.0 * lr, beta);
-    let (q, qe) = mul_dd(p, pe, rho, 0.0);
-    let (s, se) = two_sum(beta, rho);
-    let (nh, nl) = add_dd(s, se, -q, -qe);
-    let one_minus_x = ((nh + nl) / (s + se)).clamp(0.0, 1.0);
-    let m = (one_minus_x.sqrt() * (1.0 + INFLATE)).min(1.0);
-    Ok(StepContraction { m, one_minus_m2: x })
+    // 1 − x = (β + ρ − 2ηβρ)/(β + ρ) with the numerator as an exact double-double (no
+    // cancellation even for β ≈ ρ, η ≈ 1/β): M is known to ~2^-100 and rounded both ways.
+    let (x_dd, m2_dd) = contraction_dd(lr, Some(beta), rho);
+    let (m_dn, m_near, m) = m_bounds(m2_dd);
+    let x = x_dd.to_f64().clamp(0.0, 1.0);
+    Ok(StepContraction {
+        m,
+        m_dn,
+        m_near,
+        one_minus_m2: x,
+        x_dd,
+        m2_dd,
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -167,12 +254,26 @@ impl Radii {
     }
 
     /// κ = r_A/r_B = 2ηL/(M·D) (independent of the noise), rounded up; +∞ when M·D = 0.
+    /// κ decreases with M: `m` must be M rounded **down** ([`StepContraction::m_dn`]).
+    /// Each operation is rounded in its direction (2ηL up, M·D down, the quotient up).
     #[inline(always)]
     pub fn kappa(lipschitz: f64, m: f64, diameter: f64, lr: f64) -> f64 {
-        let md = m * diameter;
-        // 2ηL/(MD) with three roundings (≤ 1.5 ulp): moved up by 4 ulp.
-        let k = (2.0 * lr * lipschitz) / md;
-        k * (1.0 + 4.0 * f64::EPSILON)
+        let md = mul_dn(m, diameter);
+        if md == 0.0 {
+            return if lipschitz == 0.0 { 0.0 } else { f64::INFINITY };
+        }
+        div_up(mul_up(2.0 * lr, lipschitz), md)
+    }
+}
+
+/// a·b rounded down (a, b ≥ 0), exact residual by fma.
+#[inline(always)]
+pub fn mul_dn(a: f64, b: f64) -> f64 {
+    let p = a * b;
+    if p.is_finite() && p > 0.0 && a.mul_add(b, -p) < 0.0 {
+        next_down(p)
+    } else {
+        p
     }
 }
 
@@ -196,6 +297,49 @@ mod tests {
         assert!(step_contraction(0.0, None, 0.0).is_err());
         assert!(step_contraction(f64::NAN, None, 0.0).is_err());
         assert!(step_contraction(0.1, Some(-1.0), 0.0).is_err());
+    }
+
+    /// M rounded both ways brackets the exact M (checked with the exact rational M² of small
+    /// dyadic inputs: m_dn² ≤ M² ≤ m² in exact arithmetic via fma residuals), within 2 ulp;
+    /// κ from m_dn is ≥ the exact 2ηL/(M·D).
+    #[test]
+    fn m_rounded_both_ways() {
+        let mut st = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut rnd = move || {
+            st ^= st << 13;
+            st ^= st >> 7;
+            st ^= st << 17;
+            (st >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for _ in 0..20_000 {
+            let beta = 10f64.powf(2.0 * rnd() - 1.0);
+            let rho = beta * rnd();
+            let lr = 2.0 / (beta + rho) * rnd().max(1e-6);
+            let Ok(c) = step_contraction(lr, Some(beta), rho) else {
+                continue;
+            };
+            assert!(c.m_dn <= c.m_near && c.m_near <= c.m);
+            assert!(
+                c.m.to_bits() - c.m_dn.to_bits() <= 2,
+                "{lr} {beta} {rho} {c:?}"
+            );
+            // M² = (β + ρ − 2ηβρ)/(β + ρ): compare m² (β + ρ) with β + ρ − 2ηβρ in double-double
+            let m2 = c.m2_dd;
+            if m2.hi < 1e-20 {
+                continue;
+            }
+            let up2 = Dd::from_f64(c.m).sqr();
+            let dn2 = Dd::from_f64(c.m_dn).sqr();
+            assert!(
+                (up2 - m2).hi >= 0.0 && (m2 - dn2).hi >= 0.0,
+                "{lr} {beta} {rho} {c:?}"
+            );
+        }
+        // the example: M = sqrt(1 − 0.1·2·0.5/1.5)
+        let c = step_contraction(0.1, Some(1.0), 0.5).unwrap();
+        let exact = (1.0f64 - 0.1 / 1.5).sqrt();
+        assert!(c.m_dn <= exact * (1.0 + 2e-16) && c.m >= exact * (1.0 - 2e-16));
+        assert!(Radii::kappa(0.5, c.m_dn, 1.0, 0.1) >= 0.1 / c.m_near);
     }
 
     #[test]

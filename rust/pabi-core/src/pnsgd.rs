@@ -24,7 +24,7 @@
 //! down), ln B = log1p(−u) when u ≤ 7/8 and ln of θ (rounded up) otherwise, and
 //! B^k = exp(k·ln B) with the product k·ln B kept exact (fma residual) (SPEC §8.2, check C08).
 //! The geometric sums use [`geometric_average`]. Radii are rounded up (θ increases with r,
-//! [`Radii`]), M is rounded up, and every δ is moved outward by [`crate::num::INFLATE`]: each
+//! [`Radii`]), M is rounded up (within 2 ulp of the double-double M of [`step_contraction`]), and every δ is moved outward by [`crate::num::INFLATE`]: each
 //! returned δ is an upper bound of the formula evaluated at the exact (double) inputs.
 //!
 //! Accuracy of the fixed order: δ = A·B^k has condition number |k·ln B| with respect to the
@@ -62,7 +62,7 @@ use std::sync::OnceLock;
 use crate::batch::{check, pool};
 use crate::dd::{two_prod, two_sum, Dd};
 use crate::error::{PabiError, Result};
-use crate::gd::{step_contraction, Radii};
+use crate::gd::{step_contraction, Radii, StepContraction};
 use crate::num::{geometric_average, up, TINY};
 use crate::theta;
 use crate::theta_dd;
@@ -260,22 +260,13 @@ fn check_broadcast(len: usize, lens: &[(&'static str, usize)]) -> Result<()> {
     Ok(())
 }
 
-/// The contraction factor M (rounded up) for element j.
+/// The contraction factor M (rounded up, within 2 ulp: [`step_contraction`]) for element j.
 #[inline]
 fn contraction(p: &Params, j: usize) -> Result<f64> {
     let lr = at(p.lr, j);
     let beta = p.smoothness.map(|b| at(b, j));
     let c = step_contraction(lr, beta, at(p.strong_convexity, j)).map_err(|e| e.at(j))?;
-    // x = 1 − M² is accurate to a few ulp; for x ≤ ½ its rounding moves M by ≤ 2 ulp, so a
-    // 4-ulp bump is an upper bound much tighter than the engine's generic one.
-    let x = c.one_minus_m2;
-    Ok(if x == 0.0 {
-        1.0
-    } else if x <= 0.5 {
-        ((1.0 - x).sqrt() * (1.0 + 4.0 * HALF_ULP)).min(c.m)
-    } else {
-        c.m
-    })
+    Ok(c.m)
 }
 
 /// One element's problem data, independent of ε and σ.
@@ -1145,8 +1136,18 @@ fn check_target(delta: &[f64]) -> Result<()> {
     check(delta, "delta", "in (0, 1)", |x| x > 0.0 && x < 1.0)
 }
 
+/// Targets below this (subnormal) are compared in log space by the inversions; every normal
+/// target is compared with the value [`delta`] returns, so that the inversions are exactly
+/// minimal with respect to it: δ(ε) ≤ target and δ(the previous double of ε) > target (the
+/// same for σ). (Comparing in log space from 1e-290 on, as before, made the result differ by
+/// one or a few ulp from the value-space decision a user checks with `pnsgd_delta`.) For a
+/// subnormal target, whose value comparison would be coarse (and impossible below [`TINY`],
+/// the smallest non-zero value [`delta`] returns), ln δ ≤ ln(target)·(1 + 4 ulp) decides:
+/// minimal with respect to [`log_delta`] against that (rounded-down) logarithm.
+const LOG_TARGET: f64 = f64::MIN_POSITIVE;
+
 /// Does the bound at (ε, σ) meet the target δ? Compared in value space unless the target is
-/// below the normal range, then in log space.
+/// below the normal range ([`LOG_TARGET`]), then in log space.
 ///
 /// Equal to `delta_value(..) <= target` (resp. `delta_log`), but the precise path of the fixed
 /// order is only evaluated near the decision: the fast value exceeds the exact one by less than
@@ -1157,14 +1158,14 @@ fn check_target(delta: &[f64]) -> Result<()> {
 #[inline(always)]
 fn meets(e: &Elem, eps: f64, s: f64, target: f64, log_target: f64) -> bool {
     let (ra, rb) = e.radii(s);
-    let f = factors_one(e.noise, e.order, target < 1e-290, eps, ra, rb);
+    let f = factors_one(e.noise, e.order, target < LOG_TARGET, eps, ra, rb);
     meets_with(e, &f, eps, s, rb, target, log_target)
 }
 
-/// [`meets`] given the factors `f` of (ε, σ) (`f.la` needed where target < 1e-290) and r_B.
+/// [`meets`] given the factors `f` of (ε, σ) (`f.la` needed where target < [`LOG_TARGET`]) and r_B.
 #[inline(always)]
 fn meets_with(e: &Elem, f: &Fac, eps: f64, s: f64, rb: f64, target: f64, log_target: f64) -> bool {
-    let log = target < 1e-290;
+    let log = target < LOG_TARGET;
     let (fast, goal) = if log {
         (finish_log(e, f), log_target)
     } else {
@@ -1177,16 +1178,40 @@ fn meets_with(e: &Elem, f: &Fac, eps: f64, s: f64, rb: f64, target: f64, log_tar
         return false;
     }
     let t = (e.n - e.i) * f.lb;
+    // The fast ln B's relative error is a few ulp of r_B times the sensitivity
+    // d ln|ln B|/d ln r = r·B_r/(B·|ln B|), with B_r = (1 − B)/2 (Laplace) or φ(ε/r − r/2)
+    // (Gaussian, θ_r = φ(a)): ≈ r/2 resp. r²/4 for B near 1 (the weight of [`wants_precise`]),
+    // but unbounded as B → 0 (Laplace r − ε ≈ 3e-8: B = 1.6e-8, 3.5e6). The shortcut below
+    // must never skip a precise value that is ≤ the goal (else the inversions are not minimal
+    // with respect to [`delta`]), so the slack takes the larger weight and a factor 100 margin.
+    let b = vmath::exp(f.lb);
+    let sens = if b > 0.0 && f.lb < 0.0 {
+        let br = match e.noise {
+            Noise::Gaussian => {
+                let a = eps / rb - 0.5 * rb;
+                vmath::exp(-0.5 * a * a) * 0.398_942_280_401_432_7
+            }
+            Noise::Laplace => 0.5 * f.u,
+        };
+        rb * br / (b * -f.lb)
+    } else {
+        f64::INFINITY
+    };
     let w = match e.noise {
         Noise::Gaussian => 1.0 + rb * rb * (1.0 / 64.0),
         Noise::Laplace => 1.0 + rb * (1.0 / 32.0),
-    };
-    let slack = 1e-12 + 1e-13 * w * t.abs();
-    let far = if log {
-        fast > goal + slack
-    } else {
-        fast > goal * (1.0 + slack)
-    };
+    }
+    .max(1.0 + sens);
+    let slack = 1e-12 + 1e-11 * w * t.abs();
+    // (the first-order model only holds for a small error: beyond 1e-3, as B → 0 where the
+    // rounding of r_B is comparable to r_B − ε, the fast value may be off by any factor, and
+    // the precise value decides)
+    let far = slack < 1e-3
+        && if log {
+            fast > goal + slack
+        } else {
+            fast > goal * (1.0 + slack)
+        };
     if far {
         return false;
     }
@@ -1523,7 +1548,7 @@ fn solve_lanes(
             }
             if let Some(l) = &slot[k] {
                 live = true;
-                log |= l.t < 1e-290;
+                log |= l.t < LOG_TARGET;
                 (x[k], s[k]) = l.point(kind);
                 (ra[k], rb[k]) = l.e.radii(s[k]);
             }
@@ -1600,61 +1625,137 @@ impl<'a> RdpParams<'a> {
     }
 }
 
+/// x = 1 − M² of the RDP slope with ln(1 − x) = ln M² as a double-double.
+///
+/// c_i depends on x through ln c = ln x + k·ln(1 − x) − ln(1 − (1 − x)^{k+1}); the middle term
+/// has the condition number k·x/(1 − x) with respect to the relative error of x, which reaches
+/// thousands for M ≈ 0.1 and k ≈ 80 (a few ulp of a rounded x cost 1e-12 of c). So ln M² is
+/// formed from the double-double x and M² of [`step_contraction`] (log1p(−x) for x ≤ ½, ln M²
+/// above, where M² = (β + ρ − 2ηβρ)/(β + ρ) carries no cancellation of 1 − x), and its error
+/// bound `l1_err` (absolute) is carried to the result.
+#[derive(Debug, Clone, Copy)]
+pub struct RdpM {
+    /// x = 1 − M² to nearest.
+    pub x: f64,
+    /// ln M² = log1p(−x) (≤ 0), double-double.
+    pub l1: Dd,
+    /// Absolute error bound of `l1`.
+    pub l1_err: f64,
+}
+
+impl RdpM {
+    /// From the contraction of [`step_contraction`].
+    pub fn new(c: &StepContraction) -> RdpM {
+        let x = c.one_minus_m2;
+        if x == 0.0 || c.m2_dd.hi <= 0.0 {
+            return RdpM {
+                x,
+                l1: Dd::from_f64(if x == 0.0 { 0.0 } else { f64::NEG_INFINITY }),
+                l1_err: 0.0,
+            };
+        }
+        if x <= 0.5 {
+            let l1 = crate::dd::log1p_dd(-c.x_dd);
+            // x_dd relative 2^-100·(1 + ...) moves log1p by ≤ 2·x·2^-100 ≤ 2^-99·|l1|
+            RdpM {
+                x,
+                l1,
+                l1_err: l1.hi.abs() * 2f64.powi(-96),
+            }
+        } else {
+            let l1 = crate::dd::ln_dd(c.m2_dd);
+            RdpM {
+                x,
+                l1,
+                l1_err: crate::gd::m2_dd_rel_err(c.m2_dd.hi) * 2.0 + l1.hi.abs() * 2f64.powi(-96),
+            }
+        }
+    }
+
+    /// From a double x ∈ [0, 1] taken as exact (tests).
+    pub fn from_x(x: f64) -> RdpM {
+        if x == 0.0 || x >= 1.0 {
+            return RdpM {
+                x: x.min(1.0),
+                l1: Dd::from_f64(if x == 0.0 { 0.0 } else { f64::NEG_INFINITY }),
+                l1_err: 0.0,
+            };
+        }
+        let l1 = crate::dd::log1p_dd(Dd::from_f64(-x));
+        RdpM {
+            x,
+            l1,
+            l1_err: l1.hi.abs() * 2f64.powi(-96),
+        }
+    }
+}
+
 /// ln c_i of the RDP slope (PNSGD is (α, α c_i)-RDP for record i), rounded up:
-/// c = (2L²/σ²)·x·e^{k log1p(−x)}/(−expm1((k+1) log1p(−x))), x = 1 − M², k = n − i;
+/// c = (2L²/σ²)·x·e^{k ln M²}/(−expm1((k+1) ln M²)), x = 1 − M², k = n − i;
 /// continuous at x = 0 (Feldman et al.: 2L²/(σ²(k+1))). In log form so that a c_i far below
-/// the double range (strong convexity, large n − i) keeps its digits. −∞ iff c = 0.
+/// the double range (strong convexity, large n − i) keeps its digits. −∞ iff c = 0 (L = 0,
+/// or M = 0 and k > 0).
+///
+/// Error: k·ln M² is formed in double-double from [`RdpM`] (its error k·`l1_err` added), the
+/// other terms (ln L − ln σ, ln x, ln(−expm1(t1))) to a few ulp each (t1 = (k+1) ln M² rounded
+/// to a double moves ln(−expm1(t1)) by ≤ ulp·|t1|·e^{t1}/(1 − e^{t1}) ≤ 1 ulp), and every
+/// rounding of the sum is bounded by 4 half-ulps of the magnitude of the summed terms.
 #[inline]
-pub fn rdp_log_slope(lipschitz: f64, sigma: f64, one_minus_m2: f64, k: f64) -> f64 {
+pub fn rdp_log_slope(lipschitz: f64, sigma: f64, cm: &RdpM, k: f64) -> f64 {
     if lipschitz == 0.0 {
         return f64::NEG_INFINITY;
     }
     let lq = vmath::ln(lipschitz) - vmath::ln(sigma);
     let lbase = std::f64::consts::LN_2 + 2.0 * lq;
-    let x = one_minus_m2;
-    // (value, magnitude of the summed terms, extra ulps from exp/expm1 arguments)
-    let (v, scale) = if x == 0.0 {
+    let x = cm.x;
+    // (value, magnitude of the summed terms, extra absolute error)
+    let (v, scale, extra) = if x == 0.0 {
         let l = vmath::ln(k + 1.0);
-        (lbase - l, lbase.abs() + l)
-    } else if x >= 1.0 {
+        (lbase - l, lbase.abs() + l, 0.0)
+    } else if x >= 1.0 || cm.l1.hi == f64::NEG_INFINITY {
         if k > 0.0 {
             return f64::NEG_INFINITY; // M = 0: record i is forgotten
         }
-        (lbase, lbase.abs())
+        (lbase, lbase.abs(), 0.0)
     } else {
-        let l1 = vmath::log1p(-x);
-        let (t0, t1) = (k * l1, (k + 1.0) * l1);
+        let t0 = cm.l1.mul_f(k);
+        let t1 = cm.l1.mul_f(k + 1.0).to_f64();
         let lx = vmath::ln(x);
         let ld = vmath::ln(-vmath::expm1(t1));
         (
-            lbase + lx + t0 - ld,
-            lbase.abs() + lx.abs() + t0.abs() + 2.0 * ld.abs() + t1.abs() + 1.0,
+            ((lbase + lx) - ld) + t0.hi + t0.lo,
+            lbase.abs() + lx.abs() + t0.hi.abs() + 2.0 * ld.abs() + 1.0,
+            (k + 1.0) * cm.l1_err,
         )
     };
-    v + 4.0 * HALF_ULP * (scale + 2.0 * lq.abs() + 1.0)
+    v + 4.0 * HALF_ULP * (scale + 2.0 * lq.abs() + 1.0) + extra
 }
 
 /// The RDP slope c_i itself, rounded up: computed in value space (relative error a few ulp
-/// times 1 + |k log1p(−x)|) when it is a normal double, else exp of [`rdp_log_slope`].
+/// times 1 + |k ln M²|) when it is a normal double, else exp of [`rdp_log_slope`]; 0 iff c = 0.
 #[inline]
-pub fn rdp_slope(lipschitz: f64, sigma: f64, one_minus_m2: f64, k: f64) -> f64 {
-    let lc = rdp_log_slope(lipschitz, sigma, one_minus_m2, k);
+pub fn rdp_slope(lipschitz: f64, sigma: f64, cm: &RdpM, k: f64) -> f64 {
+    let lc = rdp_log_slope(lipschitz, sigma, cm, k);
+    if lc == f64::NEG_INFINITY {
+        return 0.0;
+    }
     if lc < -700.0 {
         return up(vmath::exp(lc));
     }
     let q = lipschitz / sigma;
     let base = 2.0 * q * q;
-    let x = one_minus_m2;
+    let x = cm.x;
     let (f, ulps) = if x == 0.0 {
         (1.0 / (k + 1.0), 8.0)
-    } else if x >= 1.0 {
+    } else if x >= 1.0 || cm.l1.hi == f64::NEG_INFINITY {
         (if k == 0.0 { 1.0 } else { 0.0 }, 8.0)
     } else {
-        let l1 = vmath::log1p(-x);
-        let (t0, t1) = (k * l1, (k + 1.0) * l1);
+        let t0 = cm.l1.mul_f(k);
+        let t1 = cm.l1.mul_f(k + 1.0).to_f64();
+        let err = (k + 1.0) * cm.l1_err;
         (
-            x * vmath::exp(t0) / -vmath::expm1(t1),
-            16.0 + 2.0 * (t0.abs() + t1.abs()),
+            x * (vmath::exp(t0.hi) * (1.0 + t0.lo)) / -vmath::expm1(t1),
+            20.0 + 2.0 * err / HALF_ULP,
         )
     };
     (base * f) * (1.0 + ulps * HALF_ULP)
@@ -1670,17 +1771,19 @@ fn rdp_slope_at(p: &RdpParams, j: usize) -> Result<(f64, f64)> {
     .map_err(|e| e.at(j))?;
     let k = at(p.n, j) - at(p.index, j);
     let (l, s) = (at(p.lipschitz, j), at(p.sigma, j));
-    Ok((
-        rdp_log_slope(l, s, c.one_minus_m2, k),
-        rdp_slope(l, s, c.one_minus_m2, k),
-    ))
+    let cm = RdpM::new(&c);
+    Ok((rdp_log_slope(l, s, &cm, k), rdp_slope(l, s, &cm, k)))
 }
 
 /// ln δ_B(ε) = −(ε − c)²/(4c) for ε > c, else 0 (rounded up); `lc` = ln c, `c_val` = c.
+/// c = 0 (L = 0, or M = 0 with k > 0) is 0-zCDP: every Rényi divergence of the two output
+/// distributions is 0, they are equal, and δ = 0 for every ε ≥ 0 (ln δ = −∞), consistently
+/// with ε(δ) = c + 2√(c ln(1/δ)) = 0 (the formula's "else 1" at ε ≤ c is only the trivial
+/// bound; at c = 0 it would contradict the inverse).
 #[inline]
 fn rdp_log_delta_one(eps: f64, lc: f64, c_val: f64) -> f64 {
     if lc == f64::NEG_INFINITY {
-        return if eps > 0.0 { f64::NEG_INFINITY } else { 0.0 };
+        return f64::NEG_INFINITY;
     }
     let c = c_val;
     if eps <= c {
@@ -1708,19 +1811,81 @@ pub fn rdp_delta(eps: &[f64], p: RdpParams, out: &mut [f64], log: bool) -> Resul
             let j = j0 + t;
             let (lc, c) = rdp_slope_at(&p, j)?;
             let l = rdp_log_delta_one(at(eps, j), lc, c);
-            *slot = if log {
-                l
-            } else if l == 0.0 {
-                1.0
-            } else {
-                up(vmath::exp(l)).min(1.0)
-            };
+            *slot = if log { l } else { rdp_value(l) };
         }
         Ok(())
     })
 }
 
-/// ε(δ) = c + 2√(c ln(1/δ)) of 000 Proposition 1 (rounded up), elementwise.
+/// δ_B from its logarithm as [`rdp_delta`] returns it (1 at ln δ = 0, 0 at −∞, rounded up).
+#[inline]
+fn rdp_value(l: f64) -> f64 {
+    if l == 0.0 {
+        1.0
+    } else if l == f64::NEG_INFINITY {
+        0.0
+    } else {
+        up(vmath::exp(l)).min(1.0)
+    }
+}
+
+/// The smallest ε (to the ulp) whose δ_B as [`rdp_delta`] returns it meets `target`, given the
+/// slope (ln c, c): the closed form ε(δ) = c + 2√(c ln(1/δ)) (rounded up) as the starting
+/// point, then a bracket of a few ulp around it and [`bisect_bits`] on the bit patterns (δ_B is
+/// non-increasing in ε to the ulp: a composition of monotone roundings). Sound: δ_B ≥ the
+/// exact δ, so δ_B(ε) ≤ target implies the exact δ at ε is, and ε ≥ the exact inverse.
+/// Normal targets are compared in value space; subnormal ones on ln δ ≤ ln(target)·(1 + 4 ulp).
+fn rdp_epsilon_one(target: f64, lc: f64, c: f64) -> f64 {
+    if lc == f64::NEG_INFINITY {
+        return 0.0; // c = 0: δ_B = 0 at every ε ≥ 0
+    }
+    let log = target < f64::MIN_POSITIVE;
+    let lt = vmath::ln(target) * (1.0 + LOG_REL);
+    let ok = |x: f64| {
+        let l = rdp_log_delta_one(x, lc, c);
+        if log {
+            l <= lt
+        } else {
+            rdp_value(l) <= target
+        }
+    };
+    // c + 2√(c ln(1/δ)) with the root as exp(½(ln c + ln ln(1/δ))) (c may underflow)
+    let ll = vmath::ln(-vmath::ln(target));
+    let h = 0.5 * (lc + ll);
+    let root = vmath::exp(h + 4.0 * HALF_ULP * (h.abs() + ll.abs() + 1.0));
+    let e0 = up(c + 2.0 * root);
+    if !(e0.is_finite() && e0 > 0.0) {
+        return e0;
+    }
+    // bracket (lo, hi] with !ok(lo), ok(hi): relative steps from 2^-44, doubling
+    let mut step = 2f64.powi(-44);
+    let mut hi = e0;
+    let mut n = 0;
+    while !ok(hi) {
+        hi = hi * (1.0 + step) + TINY;
+        step *= 2.0;
+        n += 1;
+        if n > 80 || !hi.is_finite() {
+            return e0.max(hi); // (not reached: δ_B → 0 as ε grows)
+        }
+    }
+    let mut step = 2f64.powi(-44);
+    let mut lo = e0 * (1.0 - step);
+    while ok(lo) {
+        if lo <= c {
+            break; // (not reached: δ_B = 1 for ε ≤ c)
+        }
+        step = (step * 2.0).min(0.5);
+        lo = (lo * (1.0 - step)).max(c);
+    }
+    if ok(lo) {
+        return lo;
+    }
+    bisect_bits(lo, hi, ok)
+}
+
+/// ε(δ) of 000 Proposition 1 (c + 2√(c ln(1/δ)), the smallest double whose δ_B as
+/// [`rdp_delta`] returns it meets δ: [`rdp_epsilon_one`]), elementwise.
 pub fn rdp_epsilon(target: &[f64], p: RdpParams, out: &mut [f64]) -> Result<()> {
     let len = out.len();
     check_broadcast(len, &[("delta", target.len())])?;
@@ -1730,15 +1895,7 @@ pub fn rdp_epsilon(target: &[f64], p: RdpParams, out: &mut [f64]) -> Result<()> 
         for (t, slot) in o.iter_mut().enumerate() {
             let j = j0 + t;
             let (lc, c) = rdp_slope_at(&p, j)?;
-            if lc == f64::NEG_INFINITY {
-                *slot = 0.0;
-                continue;
-            }
-            // c + 2√(c ln(1/δ)) with the root as exp(½(ln c + ln ln(1/δ))) (c may underflow)
-            let ll = vmath::ln(-vmath::ln(at(target, j)));
-            let h = 0.5 * (lc + ll);
-            let root = vmath::exp(h + 4.0 * HALF_ULP * (h.abs() + ll.abs() + 1.0));
-            *slot = up(c + 2.0 * root);
+            *slot = rdp_epsilon_one(at(target, j), lc, c);
         }
         Ok(())
     })
@@ -2117,11 +2274,40 @@ mod tests {
         Prepared::new(p, 1, true).unwrap().elem(0).unwrap()
     }
 
+    /// The strongly convex example (k·x/(1 − x) ≈ 6400): c_i ≥ the exact
+    /// 1.099632308480122e-143 (mpmath, 50 digits) and within 1e-14; it was 1.1e-12 below when
+    /// ln(1 − x) came from a rounded x. c = 0 gives δ_B = 0 at every ε and ε(δ) = 0.
+    #[test]
+    fn rdp_slope_strongly_convex_example() {
+        let c = step_contraction(
+            0.479_205_791_304_832_65,
+            Some(2.317_021_061_480_099),
+            1.856_551_203_901_308,
+        )
+        .unwrap();
+        let cm = RdpM::new(&c);
+        let v = rdp_slope(100.0, 0.01, &cm, 79.0);
+        let exact = 1.099_632_308_480_122_2e-143;
+        assert!(v >= exact && v / exact - 1.0 < 1e-14, "{v:e}");
+        let lv = rdp_log_slope(100.0, 0.01, &cm, 79.0);
+        assert!(lv >= exact.ln() && lv - exact.ln() < 1e-12);
+        assert_eq!(rdp_slope(0.0, 1.0, &cm, 3.0), 0.0);
+        assert_eq!(
+            rdp_log_delta_one(0.0, f64::NEG_INFINITY, 0.0),
+            f64::NEG_INFINITY
+        );
+        assert_eq!(rdp_epsilon_one(0.1, f64::NEG_INFINITY, 0.0), 0.0);
+        let e = rdp_epsilon_one(1e-10, lv, v);
+        assert!(rdp_value(rdp_log_delta_one(e, lv, v)) <= 1e-10);
+        let below = f64::from_bits(e.to_bits() - 1);
+        assert!(rdp_value(rdp_log_delta_one(below, lv, v)) > 1e-10);
+    }
+
     #[test]
     fn rdp_slope_feldman_limit() {
-        let c0 = rdp_slope(1.0, 2.0, 0.0, 20.0);
-        let c1 = rdp_slope(1.0, 2.0, 1e-12, 20.0);
-        assert!(rdp_log_slope(1.0, 2.0, 0.5, 1e12) < -6e11);
+        let c0 = rdp_slope(1.0, 2.0, &RdpM::from_x(0.0), 20.0);
+        let c1 = rdp_slope(1.0, 2.0, &RdpM::from_x(1e-12), 20.0);
+        assert!(rdp_log_slope(1.0, 2.0, &RdpM::from_x(0.5), 1e12) < -6e11);
         assert!((c0 / (2.0 / (4.0 * 21.0)) - 1.0).abs() < 1e-13);
         assert!((c1 / c0 - 1.0).abs() < 1e-9);
     }

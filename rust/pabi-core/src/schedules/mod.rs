@@ -10,6 +10,17 @@
 //! calibrated constant are returned to nearest (a larger noise is *not* the conservative side
 //! of a schedule the user applies).
 //!
+//! Direction of M (strong convexity, M < 1). A schedule sets the noise proportional to M
+//! (σ(n) = M·D/(2η·sqrt(W0(z_n))), v(n) = M·D/(2η·ln z_n)), so r_B = M·D/(η·s) = 2·sqrt(W0(z_n))
+//! (resp. 2 ln z_n) is free of M, and M enters δ only through r_A = 2L/s = κ·r_B with
+//! κ = 2ηL/(M·D), which *decreases* with M: κ is formed from M rounded down
+//! ([`gd::StepContraction::m_dn`]), each operation rounded up. (Rounding M up there, as the
+//! PNSGD radius r_B = M·D/(η·s) of a *given* noise needs, made A too small: δ was up to
+//! ~1e-11 below the exact value where A sits deep in its tail, e.g. 8.4e-12 for
+//! `gauss_schedule_delta(5, 0.5, 0.1, 1, 100, 1e3, 2, β = 1, ρ = 0.5)`.) The general online
+//! product [`online::online_delta_all`] with user-given noise takes M rounded up (r_B grows with
+//! M); the noise levels take M to nearest.
+//!
 //! * [`laplace_schedule_scale`], [`laplace_schedule_delta`], [`gauss_schedule_sigma`],
 //!   [`gauss_schedule_delta`], [`schedule_delta_star`], [`schedule_c1_for_target`] — 003 Thms 3, 4.
 //! * [`online`] — decaying noise: the general suffix product (eq. (11)) and the online
@@ -47,8 +58,14 @@ pub struct Problem {
     pub lipschitz: f64,
     pub lr: f64,
     pub diameter: f64,
-    /// M (rounded up).
+    /// M rounded up: the radius r_B = M·D/(η·s) of a given noise s ([`Problem::radii`]).
     pub m: f64,
+    /// M rounded down: κ = 2ηL/(M·D) ([`Problem::kappa`]), which decreases with M. Under a
+    /// schedule the noise is proportional to M, so r_B = M·D/(η·s) does not depend on M and
+    /// M enters δ only through r_A = κ·r_B: rounding M up there would make A too small.
+    pub m_dn: f64,
+    /// M to nearest: the noise levels σ(n), v(n) (returned to nearest).
+    pub m_near: f64,
 }
 
 #[inline(always)]
@@ -98,13 +115,15 @@ impl Problem {
         finite_nonneg("eps", eps)?;
         finite_nonneg("lipschitz", lipschitz)?;
         finite_pos("diameter", diameter)?;
-        let m = gd::step_contraction(lr, smoothness, strong_convexity)?.m;
+        let c = gd::step_contraction(lr, smoothness, strong_convexity)?;
         Ok(Problem {
             eps,
             lipschitz,
             lr,
             diameter,
-            m,
+            m: c.m,
+            m_dn: c.m_dn,
+            m_near: c.m_near,
         })
     }
 
@@ -114,16 +133,18 @@ impl Problem {
         gd::Radii::new(self.lipschitz, self.m, self.diameter, self.lr)
     }
 
-    /// M·D/η (rounded up): the numerator of r_B = MD/(η s).
+    /// M·D/η to nearest (≤ 1.5 ulp): the numerator of the schedules' noise levels
+    /// σ = M·D/(2η·sqrt(W)), v = M·D/(2η·ln z) (not a bound: the user applies that noise).
     #[inline(always)]
-    pub(crate) fn mdl(&self) -> f64 {
-        self.radii().mdl
+    pub(crate) fn mdl_near(&self) -> f64 {
+        self.m_near * self.diameter / self.lr
     }
 
-    /// κ = r_A/r_B = 2ηL/(M D) (κ_L for Laplace, κ_G for Gaussian, SPEC §4), rounded up.
+    /// κ = r_A/r_B = 2ηL/(M D) (κ_L for Laplace, κ_G for Gaussian, SPEC §4), rounded up: from
+    /// M rounded down (κ decreases with M).
     #[inline(always)]
     pub(crate) fn kappa(&self) -> f64 {
-        gd::Radii::kappa(self.lipschitz, self.m, self.diameter, self.lr)
+        gd::Radii::kappa(self.lipschitz, self.m_dn, self.diameter, self.lr)
     }
 }
 
@@ -171,7 +192,7 @@ pub fn laplace_schedule_scale(
     check_c(c1, c2)?;
     count("n", n, 1.0)?;
     let lz = ln_laplace_arg(n, c1, c2, "n")?;
-    Ok(p.mdl() / (2.0 * lz))
+    Ok(p.mdl_near() / (2.0 * lz))
 }
 
 /// δ(n) = A_n·G(u_n, n) for the Laplace schedule (003 Thm 3, SPEC §4.1): u_n = e^{ε/2}/(n/C1+C2)
@@ -218,7 +239,7 @@ pub fn gauss_schedule_sigma(
     check_c(c1, c2)?;
     count("n", n, 1.0)?;
     let w = lambertw::wright_omega(ln_gauss_arg(2.0 * vmath::ln(n), c1, c2));
-    Ok(p.mdl() / (2.0 * w.sqrt()))
+    Ok(p.mdl_near() / (2.0 * w.sqrt()))
 }
 
 /// The radii (r_A, r_B) = (κ_G·r_B, 2·sqrt(W0(z_n))) of the Gaussian schedule (rounded up).

@@ -610,9 +610,9 @@ impl OnlineSchedule {
                 } else {
                     la
                 };
-                Ok(self.p.mdl() / (2.0 * la))
+                Ok(self.p.mdl_near() / (2.0 * la))
             }
-            Noise::Gaussian => Ok(self.p.mdl() / (2.0 * lambertw::wright_omega(la).sqrt())),
+            Noise::Gaussian => Ok(self.p.mdl_near() / (2.0 * lambertw::wright_omega(la).sqrt())),
         }
     }
 
