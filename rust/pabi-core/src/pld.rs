@@ -467,7 +467,7 @@ pub const MAX_GRID: usize = 1 << 21;
 /// Largest composed window (FFT length): 2^22 points, a few hundred MB of working memory.
 pub const MAX_WINDOW: usize = 1 << 22;
 /// Largest number of profile samples of [`Pld::from_profile`] (its grid has 2J − 1 points).
-pub const MAX_PROFILE: usize = (MAX_GRID + 1) / 2;
+pub const MAX_PROFILE: usize = MAX_GRID.div_ceil(2);
 /// Largest |grid index| (2^53): exact in f64, and index arithmetic cannot overflow i64.
 const MAX_INDEX: f64 = 9_007_199_254_740_992.0;
 /// Coarsest loss grid step accepted.
@@ -494,7 +494,12 @@ fn grid_span(lmin: f64, lmax: f64, h: f64, cap: usize) -> Option<(i64, i64)> {
         && b.abs() <= MAX_INDEX
         && b >= a
         && b - a + 1.0 <= cap as f64;
-    ok.then(|| (a as i64, b as i64))
+    // converted only once checked
+    if ok {
+        Some((a as i64, b as i64))
+    } else {
+        None
+    }
 }
 
 /// The error for a loss range [lmin, lmax] whose grid at step h exceeds `cap` points: names
@@ -1708,7 +1713,7 @@ fn check_dpsgd(q: f64, sigma: f64, steps: f64) -> Result<()> {
 }
 
 fn check_dpsgd_h(h: f64) -> Result<()> {
-    if !(h >= DPSGD_H_MIN && h <= H_MAX) {
+    if !(DPSGD_H_MIN..=H_MAX).contains(&h) {
         return Err(PabiError::domain("h", "in [1e-6, 0.1]", h));
     }
     Ok(())
@@ -1897,7 +1902,7 @@ pub fn dpsgd_calibrate_sigma(
     }
     check_dpsgd(q, 1.0, steps)?;
     check_dpsgd_h(h)?;
-    if !(rtol >= CALIBRATE_RTOL_MIN && rtol < 0.1) {
+    if !(CALIBRATE_RTOL_MIN..0.1).contains(&rtol) {
         return Err(PabiError::domain("rtol", "in [1e-12, 0.1)", rtol));
     }
     if q == 0.0 {
