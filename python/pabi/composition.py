@@ -255,12 +255,54 @@ def gdp_dominating_pair(
 # Privacy-loss distributions
 
 
+# Size caps of the core (pabi_core::pld, module doc "Resource limits"): a single-step PLD has at
+# most 2^21 grid points, so a sampled profile at most 2^20 samples (its PLD is reflected); the
+# coarsest grid step is 0.1. Checked here too so that no profile is sampled beyond them.
+_MAX_PROFILE = 2**20
+_H_MAX = 0.1
+
+
+def _check_h(h: object) -> float:
+    """The grid step as a float in (0, 0.1] (DomainError on ``h`` otherwise)."""
+    hf = float(h)  # type: ignore[arg-type]
+    if not (0.0 < hf <= _H_MAX):
+        raise _domain("h", "in (0, 0.1]", h)
+    return hf
+
+
+def _check_positive(name: str, value: object) -> float:
+    v = float(value)  # type: ignore[arg-type]
+    if not (0.0 < v < np.inf):
+        raise _domain(name, "> 0 and finite", value)
+    return v
+
+
+def _profile_samples(span: float, h: float, extra: int, param: str, value: object) -> int:
+    """ceil(span/h) + extra profile samples, checked against the cap before anything is
+    sampled: DomainError on ``h`` if a coarser step (<= 0.1) fits, else on ``param``."""
+    need = span / h + extra
+    if need <= _MAX_PROFILE:
+        return int(np.ceil(span / h)) + extra
+    if span / _H_MAX + extra <= _MAX_PROFILE:
+        hmin = min(span / (_MAX_PROFILE - extra - 1) * 1.001, _H_MAX)
+        raise _domain("h", f"large enough that the profile has at most 2^20 samples (this h "
+                           f"needs {need:.3e}; use h >= {hmin:.3e})", h)
+    raise _domain(param, f"such that the profile has at most 2^20 samples even at the coarsest "
+                         f"h = 0.1 (it needs {span / _H_MAX + extra:.3e})", value)
+
+
 class PrivacyLossDistribution:
     """A privacy-loss distribution discretised pessimistically on the grid ℓ_k = k·h.
 
     Build with a constructor (:meth:`gaussian`, :meth:`subsampled_gaussian`, :meth:`laplace`,
     :meth:`from_eps_delta`, :meth:`from_profile`) and compose with :func:`compose_plds` or
     :meth:`compose`. Attributes: ``h``, ``pmf`` (masses), ``losses`` (grid), ``inf`` (mass at +∞).
+
+    Resource limits: the grid step is ``h`` ∈ (0, 0.1]; a PLD has at most 2^21 grid points and a
+    sampled profile at most 2^20 samples; a composition's FFT window at most 2^22 points. Sizes
+    are checked before anything is allocated: a DomainError names ``h`` (with the coarsest step
+    that fits) when a coarser grid would do, else the mechanism's parameter (``sigma``,
+    ``sensitivity``, ``scale``, ``eps0``, ``eps_max``).
     """
 
     def __init__(self, core: object) -> None:
@@ -291,20 +333,37 @@ class PrivacyLossDistribution:
         """Poisson-subsampled Gaussian mechanism: sensitivity 1, noise std σ, sampling rate q.
 
         ``neighbour="remove"``: P = (1−q)N(0,σ²) + qN(1,σ²), Q = N(0,σ²); ``"add"``: swapped
-        (dp-accounting's conventions). q = 1 is the Gaussian mechanism.
+        (dp-accounting's conventions). q = 1 is the Gaussian mechanism. The grid spans the loss
+        over x ∈ [−9.5σ, 1 + 9.5σ], about 1/σ² + 19/σ wide for q = 1: it must fit 2^21 points.
         """
+        if neighbour not in ("remove", "add"):
+            raise _domain("neighbour", "'remove' or 'add'", neighbour)
         return cls(_core._Pld.subsampled_gaussian(float(q), float(sigma), neighbour, float(h)))
 
     @classmethod
     def gaussian(cls, sigma: float, *, sensitivity: float = 1.0, h: float = 1e-4):
-        """Gaussian mechanism N(Δ, σ²) vs N(0, σ²) (μ-GDP with μ = Δ/σ)."""
-        if not (sensitivity > 0):
-            raise _domain("sensitivity", "> 0", sensitivity)
-        return cls.subsampled_gaussian(1.0, sigma / sensitivity, h=h)
+        """Gaussian mechanism N(Δ, σ²) vs N(0, σ²) (μ-GDP with μ = Δ/σ); σ, Δ > 0 finite and
+        the grid of σ/Δ must fit (see the class doc)."""
+        s = _check_positive("sigma", sigma)
+        d = _check_positive("sensitivity", sensitivity)
+        ratio = s / d
+        if not (0.0 < ratio < np.inf):
+            raise _domain("sensitivity", f"such that sigma/sensitivity is a positive finite "
+                                         f"float (it is {ratio!r})", sensitivity)
+        try:
+            return cls.subsampled_gaussian(1.0, ratio, h=h)
+        except DomainError as exc:
+            if getattr(exc, "param", None) == "sigma" and d != 1.0:
+                raise _domain("sensitivity", f"small enough relative to sigma that the loss "
+                                             f"grid of sigma/sensitivity = {ratio!r} fits its "
+                                             f"cap of 2^21 points even at the coarsest h = 0.1",
+                              sensitivity) from None
+            raise
 
     @classmethod
     def from_eps_delta(cls, eps0: float, delta0: float, *, h: float = 1e-4):
-        """The four-point PLD of f_{ε0,δ0} (SPEC §5.1): +∞ w.p. δ0, ±ε0 otherwise."""
+        """The four-point PLD of f_{ε0,δ0} (SPEC §5.1): +∞ w.p. δ0, ±ε0 otherwise. The grid
+        spans [−ε0 − h, ε0 + h] and must fit 2^21 points (ε0 ≤ ~1e5 at h = 0.1)."""
         return cls(_core._Pld.eps_delta(float(eps0), float(delta0), float(h)))
 
     @classmethod
@@ -320,46 +379,63 @@ class PrivacyLossDistribution:
 
         ``delta`` is a vectorized callable ε ↦ δ(ε) (ε ≥ 0) or an array of δ(k·h), k = 0..J.
         The profile is sampled at ε_k = k·h up to ``eps_max`` (default: the first power-of-two
-        multiple of 1 where δ ≤ ``tail``); the mass δ(ε_J) goes to +∞. Since a true profile is
-        convex in e^ε, the convex hull (in e^ε) of the samples dominates it between samples.
-        Raises DomainError if δ is not in [0, 1], not non-increasing, or inconsistent.
+        multiple of 1 where δ ≤ ``tail``, ``tail`` ∈ (0, 1)); the mass δ(ε_J) goes to +∞.
+        Since a true profile is convex in e^ε, the convex hull (in e^ε) of the samples
+        dominates it between samples. At most 2^20 samples (eps_max/h + 1), checked before
+        the callable is evaluated. Raises DomainError if δ is not in [0, 1], not
+        non-increasing, or inconsistent.
         """
+        hf = _check_h(h)
         if callable(delta):
+            tl = float(tail)
+            if not (0.0 < tl < 1.0):
+                raise _domain("tail", "in (0, 1)", tail)
             if eps_max is None:
-                eps_max = 1.0
-                while float(np.asarray(delta(np.array([eps_max])))[0]) > tail:
-                    eps_max *= 2.0
-                    if eps_max > 1e4:
-                        raise _domain("delta", f"a profile reaching {tail} for eps <= 1e4", delta)
-            n = int(np.ceil(eps_max / h)) + 1
-            vals = np.asarray(delta(np.arange(n) * h), dtype=float)
+                em = 1.0
+                while float(np.asarray(delta(np.array([em])))[0]) > tl:
+                    em *= 2.0
+                    if em > 1e4:
+                        raise _domain("delta", f"a profile reaching {tl} for eps <= 1e4", delta)
+            else:
+                em = _check_positive("eps_max", eps_max)
+            n = _profile_samples(em, hf, 1, "eps_max", eps_max if eps_max is not None else em)
+            vals = np.asarray(delta(np.arange(n) * hf), dtype=float)
         else:
             vals = np.asarray(delta, dtype=float).ravel()
-        return cls(_core._Pld.from_profile(float(h), np.ascontiguousarray(vals)))
+        return cls(_core._Pld.from_profile(hf, np.ascontiguousarray(vals)))
 
     @classmethod
     def laplace(cls, scale: float, *, sensitivity: float = 1.0, h: float = 1e-4):
-        """Laplace mechanism Lap(Δ, b) vs Lap(0, b) via its exact profile (pabi.laplace_theta)."""
+        """Laplace mechanism Lap(Δ, b) vs Lap(0, b) via its exact profile (pabi.laplace_theta),
+        sampled at ⌈(Δ/b)/h⌉ + 2 ≤ 2^20 points; b, Δ > 0 finite, h ∈ (0, 0.1]."""
         from ._api import laplace_theta
 
-        if not (scale > 0):
-            raise _domain("scale", "> 0", scale)
-        if not (sensitivity > 0):
-            raise _domain("sensitivity", "> 0", sensitivity)
-        r = sensitivity / scale
-        n = int(np.ceil(r / h)) + 2
-        return cls.from_profile(laplace_theta(np.arange(n) * h, r), h=h)
+        b = _check_positive("scale", scale)
+        d = _check_positive("sensitivity", sensitivity)
+        hf = _check_h(h)
+        r = d / b
+        mech, mval = ("sensitivity", sensitivity) if d != 1.0 else ("scale", scale)
+        if not (r < np.inf):
+            raise _domain(mech, f"such that sensitivity/scale is finite (it is {r!r})", mval)
+        n = _profile_samples(r, hf, 2, mech, mval)
+        return cls.from_profile(laplace_theta(np.arange(n) * hf, r), h=hf)
 
     def compose(self, times: int, *, tail: float = 1e-15) -> ComposedPLD:
-        """The ``times``-fold self-composition."""
+        """The ``times``-fold self-composition (``times`` an integer in [1, 2^53])."""
         return compose_plds([(self, times)], tail=tail)
 
 
 def _bracket(query: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]],
              x: ArrayLike) -> tuple[Float, Float, Float]:
-    """(lower, estimate, upper) of a core composition query at every element of ``x``."""
+    """(lower, estimate, upper) of a core composition query at every element of ``x``; a
+    domain error reports the caller's n-d index (as the elementwise functions do)."""
+    from ._bridge import relocate
+
     a = np.asarray(x, dtype=float)
-    lo, es, up = query(np.ascontiguousarray(a.ravel()))
+    try:
+        lo, es, up = query(np.ascontiguousarray(a.ravel()))
+    except DomainError as exc:
+        raise relocate(exc, a.shape, a.ndim == 0) from None
     if a.ndim == 0:
         return float(lo[0]), float(es[0]), float(up[0])
     return lo.reshape(a.shape), es.reshape(a.shape), up.reshape(a.shape)
@@ -372,7 +448,7 @@ class ComposedPLD:
         self._core = core
 
     def delta(self, eps: ArrayLike) -> tuple[Float, Float, Float]:
-        """δ(ε) as (lower bound, estimate, valid upper bound). ε ≥ 0."""
+        """δ(ε) as (lower bound, estimate, valid upper bound). ε ∈ [0, +∞]."""
         return _bracket(self._core.delta, eps)  # type: ignore[attr-defined]
 
     def epsilon(self, delta: ArrayLike) -> tuple[Float, Float, Float]:
@@ -385,17 +461,40 @@ class ComposedPLD:
         return dict(self._core.budget())  # type: ignore[attr-defined]
 
 
+_MAX_TIMES = 2**53
+
+
 def compose_plds(
     parts: Sequence[tuple[PrivacyLossDistribution, int]], *, tail: float = 1e-15
 ) -> ComposedPLD:
     """Heterogeneous composition Π_i PLD_i^{⊗T_i} by FFT (one window, frequency-domain
-    powering). All parts must share the grid step h. ``tail`` bounds the mass outside the window.
+    powering). All parts must share the grid step h; each T_i is an integer in [1, 2^53].
+    ``tail`` ∈ (0, 1e-3) bounds the mass outside the window. The window (at most 2^22 points)
+    is sized before anything is allocated; a wider one is a DomainError on ``h`` (a coarser h,
+    or fewer compositions, narrows it in proportion).
     """
     core_parts = []
-    for p, t in parts:
-        if int(t) != t or t < 1:
-            raise _domain("times", "an integer >= 1", t)
-        core_parts.append((p._core, int(t)))
+    for i, (p, t) in enumerate(parts):
+        if not isinstance(p, PrivacyLossDistribution):
+            raise TypeError(f"parts[{i}] must pair a PrivacyLossDistribution with an integer, "
+                            f"got {type(p).__name__}")
+        if isinstance(t, (int, np.integer)):
+            ti = int(t)
+            ok = 1 <= ti <= _MAX_TIMES
+        else:
+            try:
+                tf = float(t)
+            except (TypeError, ValueError):
+                raise TypeError(f"times must be an integer, got {type(t).__name__}") from None
+            ok = 1.0 <= tf <= _MAX_TIMES and tf == np.floor(tf)
+            ti = int(tf) if ok else 0
+        if not ok:
+            e = _domain("times", "an integer in [1, 2^53]", t)
+            if len(parts) > 1:
+                e.args = (f"{e.args[0]} at index {i}",)
+                e.index = i  # type: ignore[attr-defined]
+            raise e
+        core_parts.append((p._core, ti))
     return ComposedPLD(_core.pld_compose(core_parts, float(tail)))
 
 
@@ -431,7 +530,14 @@ def dpsgd_epsilon(q, sigma, steps, delta, *, h=1e-4, bracket=False):
 
     Matches dp-accounting's PLD accountant and prv-accountant to ~1e-5 (their tight values
     1.828 / 6.188 / 25.573 for q = 0.01, σ = 1, δ = 1e-5, T = 1e3 / 1e4 / 1e5).
-    q ∈ [0, 1], σ > 0, steps ≥ 1 integer, δ ∈ (0, 1); grid step ``h`` (default 1e-4).
+    q ∈ [0, 1], σ > 0, steps an integer in [1, 1e12], δ ∈ (0, 1); grid step ``h`` ∈ [1e-6, 0.1]
+    (default 1e-4).
+
+    Resource limits: the single-step PLD has at most 2^21 grid points and the composed FFT
+    window at most 2^22. Where h is too fine for them the accountant uses the finest
+    h·2^k (or 0.1) that fits (still a valid, slightly looser bound; at most 18 rounds, sizes
+    checked before allocation); if nothing fits at h = 0.1, σ is too small for ``steps``
+    compositions and a DomainError names ``sigma``.
 
     >>> round(dpsgd_epsilon(0.01, 1.0, 1000, 1e-5), 3)
     1.828
@@ -442,7 +548,8 @@ def dpsgd_epsilon(q, sigma, steps, delta, *, h=1e-4, bracket=False):
 
 
 def dpsgd_delta(q: float, sigma: float, steps: int, eps: float, *, h: float = 1e-4) -> Bracket:
-    """δ(ε) of DP-SGD as (lower, estimate, valid upper bound); see :func:`dpsgd_epsilon`."""
+    """δ(ε) of DP-SGD as (lower, estimate, valid upper bound), ε ∈ [0, +∞]; see
+    :func:`dpsgd_epsilon` (same domains and resource limits)."""
     return tuple(_core.dpsgd_delta(_scalar("q", q), _scalar("sigma", sigma), _check_steps(steps),
                                    _scalar("eps", eps), _scalar("h", h)))
 
@@ -452,6 +559,17 @@ def dpsgd_calibrate_sigma(
 ) -> float:
     """Smallest noise multiplier σ (to relative tolerance ``rtol``) whose certified upper ε of
     DP-SGD is ≤ ``eps`` at ``delta``. The returned σ is certified (its upper ε ≤ eps).
+
+    Domains, checked before any work: ``eps`` ∈ (0, 100], ``delta`` ∈ (0, 1), q ∈ (0, 1],
+    ``steps`` an integer in [1, 1e12], ``h`` ∈ [1e-6, 0.1], ``rtol`` ∈ [1e-12, 0.1).
+    An ε above 100 certifies nothing (e^100 ≈ 2.7e43), and the σ it would call for can be so
+    small that its loss grid exceeds the caps of :func:`dpsgd_epsilon`: such a target is a
+    DomainError on ``eps`` up front. σ is searched in [1e-3, 1e6] (a ValueError says which end
+    was hit) with every loop bounded up front: geometric bracketing on a 10× coarser grid,
+    then Illinois regula falsi safeguarded by bisection in ln σ (≤ 3·log2(ln 2/rtol) + 3 steps
+    per phase), a few hundred evaluations at the very most. An error while evaluating ε(σ) is
+    raised, never read as "target not met"; if the search reaches a σ whose grid exceeds the
+    caps, the DomainError names ``eps`` (the target is too loose to certify within them).
 
     >>> s = dpsgd_calibrate_sigma(1.828, 1e-5, 0.01, 1000)
     >>> abs(s - 1.0) < 1e-3

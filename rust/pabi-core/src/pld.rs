@@ -59,6 +59,20 @@
 //!
 //! For q = 0.01, σ = 1, T = 1e5 (N = 714420) this gives `fft_err` ≈ 9e-10: the upper ε at
 //! δ = 1e-5 moves by ≈ 1e-4.
+//!
+//! # Resource limits
+//! Every length is decided in floating point (finite, |index| ≤ 2^53, at most the cap) before
+//! it is converted to an integer or anything is allocated, and a violation is a `DomainError`:
+//! a single-step PLD has at most [`MAX_GRID`] = 2^21 grid points (16 MiB; a profile for
+//! [`Pld::from_profile`] at most 2^20 samples, its PLD being reflected) and a composed window /
+//! FFT length at most [`MAX_WINDOW`] = 2^22 points (a few hundred MB of buffers in all). The
+//! error names `h` (with the coarsest step that fits) when a coarser grid step ≤ 0.1 would fit,
+//! and otherwise the mechanism's parameter (`sigma`, `eps0`, `losses`, or `steps` for a window
+//! whose indices leave ±2^53). Multiplicities are at most 2^53 and supports are summed in i128
+//! with checked arithmetic. The DP-SGD accountant takes h ∈ [1e-6, 0.1] and coarsens it by
+//! powers of two (≤ 18 rounds, the single-step size found without allocating) until both caps
+//! hold, else names `sigma`; its calibration takes ε ∈ (0, 100], rtol ∈ [1e-12, 0.1) and has a
+//! bound on every loop fixed up front ([`dpsgd_calibrate_sigma`]).
 
 use crate::error::{PabiError, Result};
 use crate::num::{log1mexp, up};
@@ -405,7 +419,9 @@ fn cell_integrals(xl: f64, xr: f64, s: f64) -> (f64, f64, f64) {
     let w = xr - xl;
     if xl.is_finite() && xr.is_finite() && s * w <= 1.0 {
         let xa = xl.abs().max(xr.abs());
-        let pieces = ((w * (1.0 + xa) / 0.25).ceil() as usize).max(1);
+        // here w ≤ 1/s and |x| ≤ s + 9.5 (or w ≤ s + 19 for s < 1): at most a few hundred
+        // pieces; the clamp only documents that the conversion is bounded
+        let pieces = (w * (1.0 + xa) / 0.25).ceil().clamp(1.0, 1e6) as usize;
         let pw = w / pieces as f64;
         let hw = 0.5 * pw;
         let (mut a0, mut j, mut kk) = (0.0, 0.0, 0.0);
@@ -445,16 +461,125 @@ fn cell_integrals(xl: f64, xr: f64, s: f64) -> (f64, f64, f64) {
 const SPLIT_MARGIN: f64 = 1e-11;
 /// Standard-normal tail radius beyond which mass is truncated (Q(9.5) ≈ 1.05e-21).
 const XTAIL: f64 = 9.5;
-/// Largest single-step grid we build.
-const MAX_GRID: usize = 1 << 25;
-/// Largest composed window (FFT length): 2^22 points, about 200 MB of working memory.
+/// Largest single-step grid (points): 2^21, 16 MiB of masses. Every PLD built here can be
+/// composed: the FFT length is at least twice the longest part and at most [`MAX_WINDOW`].
+pub const MAX_GRID: usize = 1 << 21;
+/// Largest composed window (FFT length): 2^22 points, a few hundred MB of working memory.
 pub const MAX_WINDOW: usize = 1 << 22;
+/// Largest number of profile samples of [`Pld::from_profile`] (its grid has 2J − 1 points).
+pub const MAX_PROFILE: usize = MAX_GRID.div_ceil(2);
+/// Largest |grid index| (2^53): exact in f64, and index arithmetic cannot overflow i64.
+const MAX_INDEX: f64 = 9_007_199_254_740_992.0;
+/// Coarsest loss grid step accepted.
+pub const H_MAX: f64 = 0.1;
+/// Largest multiplicity of a part in [`compose`] (2^53, exact in f64).
+pub const MAX_TIMES: u64 = 1 << 53;
 
 fn check_h(h: f64) -> Result<()> {
-    if !(h > 0.0 && h <= 0.1) {
+    if !(h > 0.0 && h <= H_MAX) {
         return Err(PabiError::domain("h", "in (0, 0.1]", h));
     }
     Ok(())
+}
+
+/// Grid indices [klo, khi] = [⌊lmin/h⌋, ⌈lmax/h⌉] if that grid has at most `cap` points and
+/// indices within ±2^53; `None` otherwise (also for non-finite bounds). Decided in floating
+/// point (exact: ⌊·⌋, ⌈·⌉ and the difference of integers below 2^53) before any conversion.
+fn grid_span(lmin: f64, lmax: f64, h: f64, cap: usize) -> Option<(i64, i64)> {
+    let a = (lmin / h).floor();
+    let b = (lmax / h).ceil();
+    let ok = a.is_finite()
+        && b.is_finite()
+        && a.abs() <= MAX_INDEX
+        && b.abs() <= MAX_INDEX
+        && b >= a
+        && b - a + 1.0 <= cap as f64;
+    // converted only once checked
+    if ok {
+        Some((a as i64, b as i64))
+    } else {
+        None
+    }
+}
+
+/// The error for a loss range [lmin, lmax] whose grid at step h exceeds `cap` points: names
+/// `h` (with the coarsest step that fits) when some h ≤ 0.1 fits, else the mechanism's own
+/// parameter `param` = `value`.
+fn grid_error(
+    lmin: f64,
+    lmax: f64,
+    h: f64,
+    cap: usize,
+    param: &'static str,
+    value: f64,
+) -> PabiError {
+    // (the caps used are MAX_GRID and MAX_GRID − 2, for grids padded by one point each side)
+    let need = (lmax - lmin) / h;
+    let need = if need.is_finite() {
+        format!("about {need:.3e}")
+    } else {
+        "more points than any f64 counts".to_string()
+    };
+    if grid_span(lmin, lmax, H_MAX, cap).is_some() {
+        let hmin = ((lmax - lmin) / (cap as f64 - 3.0) * 1.001).min(H_MAX);
+        PabiError::domain(
+            "h",
+            format!(
+                "large enough for the loss grid to fit its cap of 2^21 points \
+                 (this h needs {need}; use h >= {hmin:.3e})"
+            ),
+            h,
+        )
+    } else {
+        PabiError::domain(
+            param,
+            format!(
+                "such that the loss grid fits its cap of 2^21 points even at the \
+                 coarsest h = 0.1 (the loss range [{lmin:.3e}, {lmax:.3e}] does not)"
+            ),
+            value,
+        )
+    }
+}
+
+/// Loss of the remove direction of the subsampled Gaussian at x (in units of σ, s = 1/σ):
+/// ln(1 − q + q e^{z}) = ln(1 + q(e^z − 1)), z = s x − s²/2; `l1q` = ln(1 − q).
+///
+/// While q·e^z ≤ e^700 the argument q(e^z − 1) is formed directly (for z > 700 as
+/// e^{ln q + z} − q): the form z + ln q + ln(1 + e^{ln(1−q) − ln q − z}) cancels where
+/// q e^z ≈ 1 (q = 1e-100, z ≈ 230: an absolute error ~1e-14 on a loss ~1e-86, which gave the
+/// range the wrong sign and left a cell off the grid). Only the grid's extent depends on it.
+fn sg_lrem(q: f64, s: f64, l1q: f64, x: f64) -> f64 {
+    let z = s * x - s * s / 2.0;
+    if q == 1.0 {
+        z
+    } else if z < 0.0 {
+        (q * z.exp_m1()).ln_1p() // ln(1 + q(e^z − 1))
+    } else {
+        let lq = q.ln();
+        if z + lq < 700.0 {
+            let t = if z <= 700.0 {
+                q * z.exp_m1()
+            } else {
+                (lq + z).exp() - q
+            };
+            t.ln_1p()
+        } else {
+            z + lq + ((l1q - lq - z).exp()).ln_1p()
+        }
+    }
+}
+
+/// The loss range [lmin, lmax] covered by the grid of [`Pld::subsampled_gaussian`] (the loss
+/// at the truncation points x = −9.5 and x = 1/σ + 9.5); non-finite when 1/σ overflows.
+fn sg_loss_range(q: f64, sigma: f64, dir: Neighbour) -> (f64, f64) {
+    let s = 1.0 / sigma;
+    let l1q = (-q).ln_1p();
+    let (xmin, xmax) = (-XTAIL, s + XTAIL);
+    match dir {
+        Neighbour::Remove => (sg_lrem(q, s, l1q, xmin), sg_lrem(q, s, l1q, xmax)),
+        Neighbour::Add => (-sg_lrem(q, s, l1q, xmax), -sg_lrem(q, s, l1q, xmin)),
+    }
 }
 
 impl Pld {
@@ -468,20 +593,14 @@ impl Pld {
             return Err(PabiError::domain("sigma", "> 0 and finite", sigma));
         }
         check_h(h)?;
+        // grid size decided before any allocation (no integer conversion of unchecked floats)
+        let (lmin, lmax) = sg_loss_range(q, sigma, dir);
+        let (klo, khi) = grid_span(lmin, lmax, h, MAX_GRID)
+            .ok_or_else(|| grid_error(lmin, lmax, h, MAX_GRID, "sigma", sigma))?;
+        let m = (khi - klo + 1) as usize; // <= MAX_GRID
         let s = 1.0 / sigma;
         let l1q = (-q).ln_1p(); // ln(1-q), −∞ for q = 1
-                                // loss of the remove direction as a function of x (in units of σ): ln(1 − q + q e^{z})
-        let lrem = |x: f64| -> f64 {
-            let z = s * x - s * s / 2.0;
-            if q == 1.0 {
-                z
-            } else if z < 0.0 {
-                (q * z.exp_m1()).ln_1p() // ln(1 + q(e^z − 1))
-            } else {
-                z + q.ln() + ((l1q - q.ln() - z).exp()).ln_1p()
-            }
-        };
-        // inverse: x with lrem(x) = ℓ (−∞ when ℓ ≤ ln(1−q))
+                                // inverse of the remove-direction loss: x with lrem(x) = ℓ (−∞ when ℓ ≤ ln(1−q))
         let xinv = |l: f64| -> f64 {
             if q == 1.0 {
                 return (l + s * s / 2.0) / s;
@@ -498,20 +617,6 @@ impl Pld {
             (z + s * s / 2.0) / s
         };
         let (xmin, xmax) = (-XTAIL, s + XTAIL);
-        let (lmin, lmax) = match dir {
-            Neighbour::Remove => (lrem(xmin), lrem(xmax)),
-            Neighbour::Add => (-lrem(xmax), -lrem(xmin)),
-        };
-        let klo = (lmin / h).floor() as i64;
-        let khi = (lmax / h).ceil() as i64;
-        let m = (khi - klo + 1) as usize;
-        if m > MAX_GRID {
-            return Err(PabiError::domain(
-                "h",
-                format!("large enough that the single-step grid has <= 2^25 points (needs {m})"),
-                h,
-            ));
-        }
         let mut pmf = vec![0.0; m];
         let eh = h.exp_m1(); // e^h − 1
         let emh = -(-h).exp_m1(); // 1 − e^{−h}
@@ -601,6 +706,10 @@ impl Pld {
     pub fn eps_delta(eps0: f64, delta0: f64, h: f64) -> Result<Pld> {
         check_eps_delta(eps0, delta0)?;
         check_h(h)?;
+        // the grid [−ε0/h − 1, ε0/h + 1] of from_atoms, checked here to name ε0 or h
+        if grid_span(-eps0, eps0, h, MAX_GRID - 2).is_none() {
+            return Err(grid_error(-eps0, eps0, h, MAX_GRID - 2, "eps0", eps0));
+        }
         let p = 1.0 / (1.0 + (-eps0).exp());
         Pld::from_atoms(
             h,
@@ -612,22 +721,40 @@ impl Pld {
 
     /// A PLD from finitely many atoms (losses, masses) and an atom at +∞, each atom split between
     /// its two neighbouring grid points preserving E[e^{−L}] (pessimistic). A loss within 1e-9·h
-    /// of a grid point is put on it.
+    /// of a grid point is put on it. The grid spans [min loss − h, max loss + h] and must fit
+    /// [`MAX_GRID`] points.
     pub fn from_atoms(h: f64, losses: &[f64], masses: &[f64], inf: f64) -> Result<Pld> {
         check_h(h)?;
-        let lo = losses
-            .iter()
-            .map(|&l| (l / h).floor() as i64)
-            .min()
-            .unwrap_or(0)
-            - 1;
-        let hi = losses
-            .iter()
-            .map(|&l| (l / h).ceil() as i64)
-            .max()
-            .unwrap_or(0)
-            + 1;
-        let mut pmf = vec![0.0; (hi - lo + 1) as usize];
+        if masses.len() != losses.len() {
+            return Err(PabiError::Shape {
+                message: format!(
+                    "losses and masses must have equal length, got {} and {}",
+                    losses.len(),
+                    masses.len()
+                ),
+            });
+        }
+        if let Some(i) = losses.iter().position(|l| !l.is_finite()) {
+            return Err(PabiError::domain("losses", "finite", losses[i]).at(i));
+        }
+        if let Some(i) = masses.iter().position(|w| !(0.0..=1.0).contains(w)) {
+            return Err(PabiError::domain("masses", "in [0, 1]", masses[i]).at(i));
+        }
+        if !(0.0..=1.0).contains(&inf) {
+            return Err(PabiError::domain("inf", "in [0, 1]", inf));
+        }
+        let (lmin, lmax) = if losses.is_empty() {
+            (0.0, 0.0)
+        } else {
+            (
+                losses.iter().copied().fold(f64::INFINITY, f64::min),
+                losses.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            )
+        };
+        let (a, b) = grid_span(lmin, lmax, h, MAX_GRID - 2)
+            .ok_or_else(|| grid_error(lmin, lmax, h, MAX_GRID - 2, "losses", lmax - lmin))?;
+        let (lo, hi) = (a - 1, b + 1);
+        let mut pmf = vec![0.0; (hi - lo + 1) as usize]; // <= MAX_GRID
         for (&l, &w) in losses.iter().zip(masses) {
             let r = l / h;
             let kr = r.round();
@@ -666,6 +793,15 @@ impl Pld {
             return Err(PabiError::domain(
                 "delta",
                 "a profile sampled at >= 2 points",
+                j as f64,
+            ));
+        }
+        // the PLD has 2J − 1 points (the profile is reflected): J ≤ 2^20
+        if j > MAX_PROFILE {
+            return Err(PabiError::domain(
+                "delta",
+                "a profile of at most 2^20 samples (its PLD has 2J - 1 grid points, capped at \
+                 2^21; sample with a coarser h or a smaller eps_max)",
                 j as f64,
             ));
         }
@@ -1016,8 +1152,41 @@ fn fft_plans(n: usize) -> Plans {
 /// Tail tolerance used to choose the window (Chernoff bound on the mass outside it).
 pub const DEFAULT_TAIL: f64 = 1e-15;
 
-/// Compose `parts` = [(PLD, multiplicity)] (all on the same grid step) by FFT.
-pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
+/// An integer-valued float as a grid index clamped to [lo, hi] (`nan` for NaN): the conversion
+/// happens only inside the range, so it neither saturates nor wraps.
+fn clamp_index(x: f64, lo: i128, hi: i128, nan: i128) -> i128 {
+    if x.is_nan() {
+        nan
+    } else if x <= lo as f64 {
+        lo
+    } else if x >= hi as f64 {
+        hi
+    } else {
+        x as i128
+    }
+}
+
+/// The composed window chosen by [`compose`] before any allocation.
+struct Window {
+    k_lo: i128,
+    k_top: i128,
+    sup_lo: i128,
+    sup_hi: i128,
+    /// (λ, composed log-MGF at +λ) and (λ, at −λ)
+    lgrid_hi: Vec<(f64, f64)>,
+    lgrid_lo: Vec<(f64, f64)>,
+}
+
+impl Window {
+    /// Number of grid points of the window (≥ 1; may exceed `usize` range in principle).
+    fn width(&self) -> i128 {
+        self.k_top - self.k_lo + 1
+    }
+}
+
+/// Validate `parts` and choose the composed window by Chernoff bounds (cheap: O(Σ len · 32)).
+/// All support arithmetic is in i128 with checked operations.
+fn window(parts: &[(&Pld, u64)], tail: f64) -> Result<Window> {
     if parts.is_empty() {
         return Err(PabiError::domain("parts", "at least one PLD", 0.0));
     }
@@ -1025,26 +1194,48 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
         return Err(PabiError::domain("tail", "in (0, 1e-3)", tail));
     }
     let h = parts[0].0.h;
-    for (p, t) in parts {
+    check_h(h)?;
+    for (i, (p, t)) in parts.iter().enumerate() {
         if p.h != h {
-            return Err(PabiError::domain(
-                "h",
-                "the same grid step for all parts",
-                p.h,
-            ));
+            return Err(PabiError::domain("h", "the same grid step for all parts", p.h).at(i));
         }
-        if *t < 1 {
-            return Err(PabiError::domain("steps", "an integer >= 1", *t as f64));
+        if *t < 1 || *t > MAX_TIMES {
+            return Err(PabiError::domain("steps", "an integer in [1, 2^53]", *t as f64).at(i));
+        }
+        // a Pld built by this module satisfies these; its fields are public, so check them
+        let len = p.pmf.len();
+        let top = p.lo as f64 + len as f64;
+        if len == 0 || len > MAX_GRID || (p.lo as f64).abs() > MAX_INDEX || top.abs() > MAX_INDEX {
+            return Err(PabiError::domain(
+                "parts",
+                "PLDs of 1..=2^21 grid points with indices within 2^53",
+                len as f64,
+            )
+            .at(i));
         }
     }
-    // support bounds
+    let overflow = || {
+        PabiError::domain(
+            "steps",
+            "small enough that the composed support indices fit (use fewer compositions)",
+            parts.iter().map(|(_, t)| *t as f64).sum::<f64>(),
+        )
+    };
+    // support bounds: Σ T_i·(first/last index of part i), |each term| ≤ 2^53·2^53
     let mut sup_lo: i128 = 0;
     let mut sup_hi: i128 = 0;
     for (p, t) in parts {
         let first = p.pmf.iter().position(|&w| w > 0.0).unwrap_or(0) as i128;
         let last = p.pmf.iter().rposition(|&w| w > 0.0).unwrap_or(0) as i128;
-        sup_lo += (*t as i128) * (p.lo as i128 + first);
-        sup_hi += (*t as i128) * (p.lo as i128 + last);
+        let t = *t as i128;
+        sup_lo = t
+            .checked_mul(p.lo as i128 + first)
+            .and_then(|v| sup_lo.checked_add(v))
+            .ok_or_else(overflow)?;
+        sup_hi = t
+            .checked_mul(p.lo as i128 + last)
+            .and_then(|v| sup_hi.checked_add(v))
+            .ok_or_else(overflow)?;
     }
     // Chernoff window
     let ltol = tail.ln();
@@ -1072,23 +1263,70 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
         s_hi = s_hi.min((a - ltol) / lam);
         s_lo = s_lo.max((ltol - b) / lam);
     }
-    let mut k_top = ((s_hi / h).ceil() as i128).min(sup_hi);
-    let mut k_lo = ((s_lo / h).floor() as i128).max(sup_lo);
+    // clamped to the support in floating point, then converted (a NaN bound: the support edge)
+    let mut k_top = clamp_index((s_hi / h).ceil(), sup_lo, sup_hi, sup_hi);
+    let mut k_lo = clamp_index((s_lo / h).floor(), sup_lo, sup_hi, sup_lo);
     if k_top < k_lo {
         k_top = sup_hi;
         k_lo = sup_lo;
     }
-    let width = (k_top - k_lo + 1) as usize;
-    let maxlen = parts.iter().map(|(p, _)| p.pmf.len()).max().unwrap_or(1);
+    Ok(Window {
+        k_lo,
+        k_top,
+        sup_lo,
+        sup_hi,
+        lgrid_hi,
+        lgrid_lo,
+    })
+}
+
+/// The error for a composed window wider than [`MAX_WINDOW`] (named `h`: a coarser grid
+/// shrinks it in proportion).
+fn window_error(width: i128, h: f64) -> PabiError {
+    PabiError::domain(
+        "h",
+        format!(
+            "large enough that the composed window fits its cap of 2^22 points (this h needs \
+             {width}; use a coarser h or fewer compositions)"
+        ),
+        h,
+    )
+}
+
+/// Compose `parts` = [(PLD, multiplicity)] (all on the same grid step) by FFT.
+///
+/// Sizes are decided before any allocation: the window (≤ [`MAX_WINDOW`] points, else a
+/// `DomainError` on `h`), the FFT length n = next 2^a3^b5^c7^d ≥ max(window, 2·longest part,
+/// 1024) ≤ 2^22, and window indices within ±2^53.
+pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
+    let win = window(parts, tail)?;
+    let h = parts[0].0.h;
+    let wid = win.width();
+    if wid > MAX_WINDOW as i128 {
+        return Err(window_error(wid, h));
+    }
+    if (win.k_lo as f64).abs() > MAX_INDEX || (win.k_top as f64).abs() > MAX_INDEX {
+        return Err(PabiError::domain(
+            "steps",
+            "small enough that the composed window's grid indices stay within 2^53 \
+             (use fewer compositions or a coarser h)",
+            parts.iter().map(|(_, t)| *t as f64).sum::<f64>(),
+        ));
+    }
+    let Window {
+        k_lo,
+        k_top,
+        sup_lo,
+        sup_hi,
+        lgrid_hi,
+        lgrid_lo,
+    } = win;
+    let width = wid as usize; // ≤ 2^22
+    let maxlen = parts.iter().map(|(p, _)| p.pmf.len()).max().unwrap_or(1); // ≤ 2^21
     let n = next_smooth(width.max(2 * maxlen).max(1024));
-    {
-        if n > MAX_WINDOW {
-            return Err(PabiError::domain(
-                "h",
-                format!("large enough that the composed window has <= 2^22 points (needs {width})"),
-                h,
-            ));
-        }
+    if n > MAX_WINDOW {
+        // unreachable: next_smooth(m) ≤ m.next_power_of_two() ≤ 2^22 for m ≤ 2^22
+        return Err(window_error(n as i128, h));
     }
     // mass beyond the window (tail bounds evaluated at the final window edges)
     let top = k_top as f64 * h;
@@ -1311,8 +1549,10 @@ impl Composition {
         let r = eps / self.h - self.k_lo as f64;
         if r < 0.0 {
             0
+        } else if r < w as f64 {
+            r.floor() as usize + 1 // r in [0, w): no saturation, no overflow
         } else {
-            ((r.floor() as usize) + 1).min(w)
+            w // also ε = +∞ (and NaN, which the callers reject)
         }
     }
 
@@ -1449,6 +1689,15 @@ impl Composition {
 
 /// Default loss grid step of the DP-SGD accountant.
 pub const DPSGD_H: f64 = 1e-4;
+/// Finest loss grid step the DP-SGD accountant accepts.
+pub const DPSGD_H_MIN: f64 = 1e-6;
+/// Largest ε target of [`dpsgd_calibrate_sigma`] (e^100 ≈ 2.7e43: no meaningful guarantee).
+pub const CALIBRATE_EPS_MAX: f64 = 100.0;
+/// Smallest relative tolerance of [`dpsgd_calibrate_sigma`].
+pub const CALIBRATE_RTOL_MIN: f64 = 1e-12;
+/// The σ range searched by [`dpsgd_calibrate_sigma`].
+const SIGMA_SEARCH_MIN: f64 = 1e-3;
+const SIGMA_SEARCH_MAX: f64 = 1e6;
 
 fn check_dpsgd(q: f64, sigma: f64, steps: f64) -> Result<()> {
     if !(0.0..=1.0).contains(&q) {
@@ -1458,30 +1707,69 @@ fn check_dpsgd(q: f64, sigma: f64, steps: f64) -> Result<()> {
         return Err(PabiError::domain("sigma", "> 0 and finite", sigma));
     }
     if !(steps >= 1.0 && steps.fract() == 0.0 && steps <= 1e12) {
-        return Err(PabiError::domain("steps", "an integer >= 1", steps));
+        return Err(PabiError::domain("steps", "an integer in [1, 1e12]", steps));
     }
     Ok(())
 }
 
-/// The two compositions (remove, add) of `steps` Poisson-subsampled Gaussian steps.
+fn check_dpsgd_h(h: f64) -> Result<()> {
+    if !(DPSGD_H_MIN..=H_MAX).contains(&h) {
+        return Err(PabiError::domain("h", "in [1e-6, 0.1]", h));
+    }
+    Ok(())
+}
+
+/// One direction of DP-SGD composed on the finest grid h' = h·2^k (or 0.1) on which both the
+/// single-step PLD (≤ [`MAX_GRID`] points) and the composed window (≤ [`MAX_WINDOW`]) fit; a
+/// coarser grid is still a valid, slightly looser bound. The single-step grid size is found
+/// without allocating; each window miss multiplies h' by the power of two that covers the
+/// excess, so there are at most ⌈log2(0.1/1e-6)⌉ + 1 = 18 rounds. If nothing fits at
+/// h' = 0.1, the error names `sigma` (σ too small for the caps).
+fn dpsgd_direction(q: f64, sigma: f64, steps: f64, dir: Neighbour, h: f64) -> Result<Composition> {
+    let t = steps as u64; // an integer in [1, 1e12] (check_dpsgd)
+    let (lmin, lmax) = sg_loss_range(q, sigma, dir);
+    let mut hh = h;
+    for _ in 0..64 {
+        if grid_span(lmin, lmax, hh, MAX_GRID).is_none() {
+            if hh >= H_MAX {
+                return Err(grid_error(lmin, lmax, H_MAX, MAX_GRID, "sigma", sigma));
+            }
+            hh = (hh * 2.0).min(H_MAX);
+            continue;
+        }
+        let p = Pld::subsampled_gaussian(q, sigma, dir, hh)?;
+        let w = window(&[(&p, t)], DEFAULT_TAIL)?.width();
+        if w <= MAX_WINDOW as i128 {
+            return compose(&[(&p, t)], DEFAULT_TAIL);
+        }
+        if hh >= H_MAX {
+            return Err(PabiError::domain(
+                "sigma",
+                format!(
+                    "large enough that {steps} compositions fit the composed window's cap of \
+                     2^22 points even at the coarsest h = 0.1 (it needs {w}; or use fewer steps)"
+                ),
+                sigma,
+            ));
+        }
+        // the window shrinks about in proportion to h: jump by the power of two covering it
+        let f = (w as f64 / MAX_WINDOW as f64).log2().ceil().exp2().max(2.0);
+        hh = (hh * f).min(H_MAX);
+    }
+    Err(PabiError::unreachable(
+        "internal: the DP-SGD grid coarsening did not terminate",
+    ))
+}
+
+/// The two compositions (remove, add) of `steps` Poisson-subsampled Gaussian steps, each on
+/// the finest grid h·2^k ≤ 0.1 that fits the size caps (see the module doc, "Resource limits").
 pub fn dpsgd_compositions(q: f64, sigma: f64, steps: f64, h: f64) -> Result<Vec<Composition>> {
     check_dpsgd(q, sigma, steps)?;
-    check_h(h)?;
+    check_dpsgd_h(h)?;
     if q == 0.0 {
         return Ok(vec![]);
     }
-    // if the composed window does not fit, coarsen the grid (a coarser grid is still a valid,
-    // slightly looser bound)
-    let run = |dir: Neighbour| -> Result<Composition> {
-        let mut hh = h;
-        loop {
-            let p = Pld::subsampled_gaussian(q, sigma, dir, hh)?;
-            match compose(&[(&p, steps as u64)], DEFAULT_TAIL) {
-                Err(PabiError::Domain { param: "h", .. }) if hh * 2.0 <= 0.1 => hh *= 2.0,
-                r => return r,
-            }
-        }
-    };
+    let run = |dir: Neighbour| dpsgd_direction(q, sigma, steps, dir, h);
     let (a, b) = match crate::batch::pool() {
         Some(pool) => {
             pool.install(|| rayon::join(|| run(Neighbour::Remove), || run(Neighbour::Add)))
@@ -1505,7 +1793,7 @@ pub fn dpsgd_epsilon(q: f64, sigma: f64, steps: f64, delta: f64, h: f64) -> Resu
     Ok(r)
 }
 
-/// δ(ε) of DP-SGD as (lower, estimate, upper).
+/// δ(ε) of DP-SGD as (lower, estimate, upper); ε ∈ [0, +∞].
 pub fn dpsgd_delta(q: f64, sigma: f64, steps: f64, eps: f64, h: f64) -> Result<Bracket> {
     if eps.is_nan() || eps < 0.0 {
         return Err(PabiError::domain("eps", ">= 0", eps));
@@ -1520,21 +1808,38 @@ pub fn dpsgd_delta(q: f64, sigma: f64, steps: f64, eps: f64, h: f64) -> Result<B
 }
 
 /// Illinois regula falsi on a decreasing g with g(a) > 0 ≥ g(b): returns a bracket (a, b),
-/// b/a ≤ 1 + rtol, g(b) ≤ 0 < g(a).
+/// g(b) ≤ 0 < g(a), and b/a ≤ 1 + rtol. Every third step is a bisection in ln σ unless the
+/// log-width has halved since the start of that block of three, so the number of steps is at
+/// most 3·⌈log2(ln(b/a)/ln(1 + rtol))⌉ + 3, fixed up front (≤ 129 for b/a ≤ 2 and
+/// rtol ≥ 2.5e-13). An error of g is returned as is.
 fn illinois(
-    g: &dyn Fn(f64) -> f64,
+    g: &dyn Fn(f64) -> Result<f64>,
     mut a: f64,
     mut b: f64,
     mut ga: f64,
     mut gb: f64,
     rtol: f64,
-) -> (f64, f64) {
+) -> Result<(f64, f64)> {
+    let target = rtol.ln_1p();
+    let w0 = (b / a).ln();
+    let halvings = if w0 > target {
+        (w0 / target).log2().ceil().min(200.0)
+    } else {
+        0.0
+    };
+    let max_iter = 3 * (halvings as usize) + 3;
     let mut side = 0i32;
-    for _ in 0..100 {
+    let mut block_w = w0;
+    for it in 0..max_iter {
         if b / a <= 1.0 + rtol {
             break;
         }
-        let mut m = if ga.is_finite() && gb.is_finite() && ga != gb {
+        let w = (b / a).ln();
+        if it % 3 == 0 {
+            block_w = w;
+        }
+        let bisect = it % 3 == 2 && w > 0.5 * block_w;
+        let mut m = if !bisect && ga.is_finite() && gb.is_finite() && ga != gb {
             (a * gb - b * ga) / (gb - ga)
         } else {
             (a * b).sqrt()
@@ -1546,7 +1851,7 @@ fn illinois(
             m = (a * b).sqrt();
         }
         m = m.clamp(lo_m.min(hi_m), hi_m.max(lo_m));
-        let gm = g(m);
+        let gm = g(m)?;
         if gm <= 0.0 {
             b = m;
             gb = gm;
@@ -1563,12 +1868,24 @@ fn illinois(
             side = -1;
         }
     }
-    (a, b)
+    Ok((a, b))
 }
 
 /// Smallest σ (to relative tolerance `rtol`) whose certified upper ε is ≤ `eps`.
 /// Brackets on a coarse grid (h = 10·`h`, which only loosens the upper bound), then refines on
 /// the fine grid; the returned σ is certified on the fine grid.
+///
+/// Domains, checked before any work: eps ∈ (0, 100] (beyond, e^ε > 2.7e43 certifies nothing,
+/// and the σ such a target calls for can be so small that its PLD exceeds the grid caps),
+/// δ ∈ (0, 1), q ∈ (0, 1], steps an integer in [1, 1e12], h ∈ [1e-6, 0.1],
+/// rtol ∈ [1e-12, 0.1). The σ search is confined to [1e-3, 1e6]; every loop has a bound fixed
+/// up front (bracketing: ≤ 27 halvings or 22 doublings; Illinois: ≤ 129 steps per phase, see
+/// [`illinois`]; the fine phase: ≤ 80 steps each way), a few hundred evaluations at most
+/// (typically 15–30). An error while evaluating
+/// ε(σ) is returned, never read as a value. A σ whose grid or window exceeds the caps ends the
+/// search with an error: reached going down (the target holds for every σ tried), a
+/// `PabiError::Unreachable` saying so; elsewhere, a `DomainError` on `eps` (the target is too
+/// loose to certify within the caps).
 pub fn dpsgd_calibrate_sigma(
     eps: f64,
     delta: f64,
@@ -1577,90 +1894,148 @@ pub fn dpsgd_calibrate_sigma(
     h: f64,
     rtol: f64,
 ) -> Result<f64> {
-    if !(eps > 0.0 && eps.is_finite()) {
-        return Err(PabiError::domain("eps", "> 0 and finite", eps));
+    if !(eps > 0.0 && eps <= CALIBRATE_EPS_MAX) {
+        return Err(PabiError::domain("eps", "in (0, 100]", eps));
     }
     if !(delta > 0.0 && delta < 1.0) {
         return Err(PabiError::domain("delta", "in (0, 1)", delta));
     }
     check_dpsgd(q, 1.0, steps)?;
-    if !(rtol > 0.0 && rtol < 0.1) {
-        return Err(PabiError::domain("rtol", "in (0, 0.1)", rtol));
+    check_dpsgd_h(h)?;
+    if !(CALIBRATE_RTOL_MIN..0.1).contains(&rtol) {
+        return Err(PabiError::domain("rtol", "in [1e-12, 0.1)", rtol));
     }
     if q == 0.0 {
         return Err(PabiError::unreachable(
             "q = 0: every sigma satisfies the target (no privacy loss)",
         ));
     }
-    let eps_up = |s: f64, hh: f64| -> f64 {
-        match dpsgd_epsilon(q, s, steps, delta, hh) {
-            Ok((_, _, u)) => u,
-            Err(_) => f64::INFINITY,
+    // g(σ) = upper ε(σ) − eps on the grid hh; every error is returned. A `sigma` error at a
+    // valid σ (the search stays in [1e-3/2, 2e6]) is a grid/window cap: on the way down it
+    // means the target holds for every σ tried and smaller ones cannot be certified
+    // (`met_down`), elsewhere the target is too loose to certify within the caps (`relabel`).
+    let raw =
+        |s: f64, hh: f64| -> Result<f64> { Ok(dpsgd_epsilon(q, s, steps, delta, hh)?.2 - eps) };
+    let cap_of = |e: &PabiError| -> Option<String> {
+        match e {
+            PabiError::Domain {
+                param: "sigma",
+                allowed,
+                ..
+            } => Some(allowed.to_string()),
+            _ => None,
+        }
+    };
+    let relabel = |e: PabiError, s: f64| -> PabiError {
+        match cap_of(&e) {
+            Some(a) => PabiError::domain(
+                "eps",
+                format!(
+                    "a target the accountant can certify within its size caps (the sigma \
+                     search reached sigma = {s:.4e}, and sigma must be {a})"
+                ),
+                eps,
+            ),
+            None => e,
+        }
+    };
+    let met_down = |e: PabiError, hi: f64, lo: f64| -> PabiError {
+        match cap_of(&e) {
+            Some(a) => PabiError::unreachable(format!(
+                "target met for every sigma >= {hi:.4e} tried; smaller sigma (here {lo:.4e}) \
+                 cannot be certified within the accountant's size caps (sigma must be {a})"
+            )),
+            None => e,
         }
     };
     // coarse phase (h = 10·h, cheap): geometric bracketing, then Illinois to rtol/4
-    let hc = (10.0 * h).min(0.1);
-    let gc = |s: f64| eps_up(s, hc) - eps;
+    let hc = (10.0 * h).min(H_MAX);
+    let gc = |s: f64| -> Result<f64> { raw(s, hc).map_err(|e| relabel(e, s)) };
     let guess = (q * steps.sqrt() / eps.sqrt()).clamp(0.3, 1e5);
     let (mut lo, mut hi);
     let (mut glo, mut ghi);
-    let g0 = gc(guess);
+    let g0 = gc(guess)?;
     if g0 <= 0.0 {
         hi = guess;
         ghi = g0;
         lo = guess / 2.0;
-        glo = gc(lo);
+        glo = raw(lo, hc).map_err(|e| met_down(e, hi, lo))?;
+        // lo ≥ 1e-3 after at most log2(1e5/1e-3) < 27 halvings
         while glo <= 0.0 {
             hi = lo;
             ghi = glo;
             lo /= 2.0;
-            if lo < 1e-3 {
+            if lo < SIGMA_SEARCH_MIN {
                 return Err(PabiError::unreachable("target met for every sigma >= 1e-3"));
             }
-            glo = gc(lo);
+            glo = raw(lo, hc).map_err(|e| met_down(e, hi, lo))?;
         }
     } else {
         lo = guess;
         glo = g0;
         hi = guess * 2.0;
-        ghi = gc(hi);
+        ghi = gc(hi)?;
+        // hi ≤ 1e6 after at most log2(1e6/0.3) < 22 doublings
         while ghi > 0.0 {
             lo = hi;
             glo = ghi;
             hi *= 2.0;
-            if hi > 1e6 {
+            if hi > SIGMA_SEARCH_MAX {
                 return Err(PabiError::unreachable(
                     "target not reached for sigma <= 1e6",
                 ));
             }
-            ghi = gc(hi);
+            ghi = gc(hi)?;
         }
     }
-    let (_, hi_c) = illinois(&gc, lo, hi, glo, ghi, 0.25 * rtol);
-    // fine phase: the fine grid is a little tighter, so the answer is at or just below hi_c
-    let g = |s: f64| eps_up(s, h) - eps;
+    let (_, hi_c) = illinois(&gc, lo, hi, glo, ghi, 0.25 * rtol)?;
+    // fine phase: the fine grid is a little tighter, so the answer is at or just below hi_c;
+    // each way, the steps (1 + rtol)^(2^k) multiply σ by ≈ e^{rtol·2^k} until they are capped
+    // at 2 (≤ 40 steps, a factor ≤ e^1.1 in all at rtol = 1e-12), then σ leaves [1e-3, 1e6]
+    // after ≤ 30 more: 80 steps bound both loops
+    let g = |s: f64| -> Result<f64> { raw(s, h).map_err(|e| relabel(e, s)) };
     let mut b = hi_c;
-    let mut gb = g(b);
+    let mut gb = g(b)?;
     let mut step = 1.0 + rtol;
-    while gb > 0.0 {
+    for _ in 0..80 {
+        if gb <= 0.0 {
+            break;
+        }
         b *= step;
-        step = step * step;
-        gb = g(b);
+        step = (step * step).min(2.0);
+        if b > SIGMA_SEARCH_MAX {
+            break;
+        }
+        gb = g(b)?;
+    }
+    if gb > 0.0 {
+        return Err(PabiError::unreachable(
+            "target not reached for sigma <= 1e6 on the fine grid",
+        ));
     }
     let mut a = b / (1.0 + rtol);
-    let mut ga = g(a);
+    let mut ga = g(a)?;
     if ga > 0.0 {
         return Ok(b);
     }
     step = 1.0 + 2.0 * rtol;
-    while ga <= 0.0 {
+    for _ in 0..80 {
+        if ga > 0.0 {
+            break;
+        }
         b = a;
         gb = ga;
         a /= step;
-        step = step * step;
-        ga = g(a);
+        step = (step * step).min(2.0);
+        if a < SIGMA_SEARCH_MIN {
+            return Err(PabiError::unreachable("target met for every sigma >= 1e-3"));
+        }
+        ga = raw(a, h).map_err(|e| met_down(e, b, a))?;
     }
-    let (_, b) = illinois(&g, a, b, ga, gb, rtol);
+    if ga <= 0.0 {
+        return Err(PabiError::unreachable("target met for every sigma >= 1e-3"));
+    }
+    let (_, b) = illinois(&g, a, b, ga, gb, rtol)?;
     Ok(b)
 }
 
@@ -1695,5 +2070,184 @@ mod tests {
         let exact = crate::theta::theta(1.0, 2.0);
         assert!(l <= exact && exact <= u, "{l} {e} {u} {exact}");
         assert!((u - exact) / exact < 1e-5);
+    }
+
+    fn param_of<T: std::fmt::Debug>(r: Result<T>) -> &'static str {
+        match r {
+            Err(PabiError::Domain { param, .. }) => param,
+            other => panic!("expected a DomainError, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn grid_span_never_wraps() {
+        assert_eq!(grid_span(-1.0, 1.0, 0.5, 16), Some((-2, 2)));
+        assert_eq!(grid_span(0.0, 15.0, 1.0, 16), Some((0, 15)));
+        assert_eq!(grid_span(0.0, 16.0, 1.0, 16), None);
+        assert_eq!(grid_span(-1.0, 1.0, 5e-324, MAX_GRID), None); // ±inf indices
+        assert_eq!(grid_span(f64::NAN, 1.0, 0.1, MAX_GRID), None);
+        assert_eq!(grid_span(1e300, 1e300, 0.1, MAX_GRID), None); // one point, index > 2^53
+        assert_eq!(grid_span(-1e37, 1e37, 0.1, MAX_GRID), None);
+    }
+
+    #[test]
+    fn single_step_grids_are_capped_before_allocation() {
+        let g = |sigma: f64, h: f64| Pld::subsampled_gaussian(1.0, sigma, Neighbour::Remove, h);
+        // (khi − klo + 1) as usize wrapped to 0 here, and the cell loop ran ~2^64 times
+        assert_eq!(param_of(g(2.0, 5e-324)), "h");
+        assert_eq!(param_of(g(2.0 / 2f64.powi(63), 1e-4)), "sigma");
+        assert_eq!(param_of(g(5e-324, 0.1)), "sigma"); // 1/σ = +∞
+        let sub = Pld::subsampled_gaussian(0.1, 2.0, Neighbour::Add, 5e-324);
+        assert_eq!(param_of(sub), "h");
+        // 1.6 TB allocation (abort) before
+        assert_eq!(param_of(Pld::eps_delta(1e5, 1e-5, 1e-6)), "h");
+        assert_eq!(param_of(Pld::eps_delta(1e6, 1e-5, 0.1)), "eps0");
+        assert!(Pld::eps_delta(1e5, 1e-5, 0.0955).is_ok());
+        // the suggested h fits
+        let Err(PabiError::Domain { allowed, .. }) = g(2.0, 1e-7) else {
+            panic!()
+        };
+        let hmin: f64 = allowed
+            .split("use h >= ")
+            .nth(1)
+            .unwrap()
+            .trim_end_matches(')')
+            .parse()
+            .unwrap();
+        assert!(g(2.0, hmin).unwrap().pmf.len() <= MAX_GRID);
+        // from_atoms: non-finite losses, mismatched lengths, huge spans
+        assert_eq!(
+            param_of(Pld::from_atoms(0.1, &[f64::INFINITY], &[1.0], 0.0)),
+            "losses"
+        );
+        assert_eq!(
+            param_of(Pld::from_atoms(0.1, &[-1e300, 1e300], &[0.5, 0.5], 0.0)),
+            "losses"
+        );
+        assert!(matches!(
+            Pld::from_atoms(0.1, &[1.0], &[], 0.0),
+            Err(PabiError::Shape { .. })
+        ));
+        // from_profile: at most 2^20 samples
+        let d = vec![0.0; MAX_PROFILE + 1];
+        assert_eq!(param_of(Pld::from_profile(1e-3, &d)), "delta");
+        assert_eq!(
+            Pld::from_profile(1e-3, &d[..MAX_PROFILE])
+                .unwrap()
+                .pmf
+                .len(),
+            MAX_GRID - 1
+        );
+    }
+
+    #[test]
+    fn compose_sizes_checked() {
+        let p = Pld::subsampled_gaussian(1.0, 2.0, Neighbour::Remove, 1e-3).unwrap();
+        // window of 1e15 compositions: far beyond 2^22 points
+        assert_eq!(
+            param_of(compose(&[(&p, 1_000_000_000_000_000)], DEFAULT_TAIL)),
+            "h"
+        );
+        assert_eq!(param_of(compose(&[(&p, 1 << 60)], DEFAULT_TAIL)), "steps");
+        assert_eq!(param_of(compose(&[(&p, 0)], DEFAULT_TAIL)), "steps");
+        // a hand-made Pld (public fields) with indices that would overflow i64
+        let bad = Pld {
+            h: 1e-3,
+            lo: i64::MAX - 1,
+            pmf: vec![1.0],
+            inf: 0.0,
+            bad: 0.0,
+            inf_exact: 0.0,
+        };
+        assert_eq!(param_of(compose(&[(&bad, 1)], DEFAULT_TAIL)), "parts");
+        let empty = Pld {
+            lo: 0,
+            pmf: vec![],
+            ..bad.clone()
+        };
+        assert_eq!(param_of(compose(&[(&empty, 1)], DEFAULT_TAIL)), "parts");
+        // far from the origin but within 2^53: indices × multiplicity leave ±2^53
+        let far = Pld {
+            lo: 1 << 50,
+            pmf: vec![0.5, 0.5],
+            ..bad.clone()
+        };
+        assert_eq!(param_of(compose(&[(&far, 1 << 10)], DEFAULT_TAIL)), "steps");
+        // a two-point PLD composed 2^20 times: the window fits, the values are binomial
+        let two = Pld {
+            lo: 0,
+            pmf: vec![0.5, 0.5],
+            ..bad
+        };
+        let c = compose(&[(&two, 1 << 20)], DEFAULT_TAIL).unwrap();
+        assert!(c.pmf.len() <= MAX_WINDOW);
+        let mass: f64 = c.pmf.iter().sum();
+        assert!((mass - 1.0).abs() < 1e-9, "{mass}");
+    }
+
+    #[test]
+    fn delta_at_huge_eps_is_the_inf_mass() {
+        let p = Pld::subsampled_gaussian(1.0, 2.0, Neighbour::Remove, 1e-3).unwrap();
+        let c = compose(&[(&p, 16)], DEFAULT_TAIL).unwrap();
+        for eps in [1e300, f64::INFINITY] {
+            // before: (ε/h) as usize saturated, +1 wrapped to 0, and the upper value was 1
+            assert_eq!(c.first_above(eps), c.pmf.len());
+            let (l, _, u) = c.delta(eps);
+            assert_eq!(l, 0.0);
+            assert!(u >= c.inf && u < 1e-12, "{u}");
+        }
+    }
+
+    #[test]
+    fn dpsgd_domains_checked_up_front() {
+        assert_eq!(param_of(dpsgd_epsilon(0.01, 1.0, 100.0, 1e-5, 5e-324)), "h");
+        assert_eq!(param_of(dpsgd_delta(0.01, 1.0, 100.0, 1.0, 0.2)), "h");
+        assert_eq!(
+            param_of(dpsgd_epsilon(1.0, 1e-3, 1000.0, 1e-5, DPSGD_H)),
+            "sigma"
+        );
+        let cal =
+            |eps: f64, h: f64, rtol: f64| dpsgd_calibrate_sigma(eps, 1e-5, 0.01, 100.0, h, rtol);
+        for h in [f64::NAN, f64::INFINITY, 0.0, 0.2, 5e-324] {
+            assert_eq!(param_of(cal(2.0, h, 1e-4)), "h");
+        }
+        for rtol in [5e-324, f64::NAN, 0.1] {
+            assert_eq!(param_of(cal(2.0, 1e-4, rtol)), "rtol");
+        }
+        for eps in [1e308, 2f64.powi(63), f64::INFINITY, 0.0, 100.5] {
+            assert_eq!(param_of(cal(eps, 1e-4, 1e-4)), "eps");
+        }
+    }
+
+    #[test]
+    fn tiny_q_range_has_the_right_sign() {
+        // ln(1 − q + q e^z) for q = 1e-100 at z = s²/2 + 9.5 s: ≈ q e^z, positive
+        let (s, q) = (1.0 / 0.3, 1e-100);
+        let x = s + XTAIL;
+        let z = s * x - s * s / 2.0;
+        let v = sg_lrem(q, s, (-q).ln_1p(), x);
+        let exact = q * z.exp_m1(); // ln1p of a value ~1e-84
+        assert!((v / exact - 1.0).abs() < 1e-13, "{v} {exact}");
+        let (l, _, u) = dpsgd_epsilon(1e-100, 0.3, 1.0, 1e-5, DPSGD_H).unwrap();
+        assert_eq!((l, u), (0.0, 0.0)); // was (0, +inf)
+    }
+
+    #[test]
+    fn illinois_steps_bounded() {
+        use std::cell::Cell;
+        // a decreasing g that defeats regula falsi (flat, then a cliff): the safeguard bisects
+        let n = Cell::new(0usize);
+        let g = |x: f64| -> Result<f64> {
+            n.set(n.get() + 1);
+            Ok(if x < 1.7 { 1e-300 } else { -1e300 })
+        };
+        let rtol = 1e-12;
+        let (a, b) = illinois(&g, 1.0, 2.0, g(1.0).unwrap(), g(2.0).unwrap(), rtol).unwrap();
+        let bound = 3.0 * ((2f64.ln() / rtol.ln_1p()).log2().ceil()) + 3.0;
+        assert!(b / a <= 1.0 + rtol && a < 1.7 && b >= 1.7, "{a} {b}");
+        assert!((n.get() as f64) <= bound + 2.0, "{} > {bound}", n.get());
+        // an error of g is returned, not read as a value
+        let e = |_x: f64| -> Result<f64> { Err(PabiError::domain("h", "x", 0.0)) };
+        assert!(illinois(&e, 1.0, 2.0, 1.0, -1.0, 1e-4).is_err());
     }
 }

@@ -1,0 +1,272 @@
+"""Hardening of the PLD / DP-SGD accountant: no hang, no abort, no huge allocation, and a
+DomainError naming the right parameter.
+
+Every case runs in a child process with a timeout and an address-space limit, so that a hang,
+an abort or a runaway allocation fails the test instead of taking pytest down. Each pins the
+exact example of the issue (before: a loop of ~2^64 iterations, a 1.6 TB allocation abort, a
+7.6 GB / 74.5 GiB numpy allocation, a search that never ended, or a misleading message).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import pabi
+from pabi import DomainError, PrivacyLossDistribution as P
+
+TIMEOUT_S = 60
+MEM_LIMIT = 6 << 30  # bytes of address space for the child
+
+_PRELUDE = """
+import json, math, resource, sys
+resource.setrlimit(resource.RLIMIT_AS, ({mem}, {mem}))
+import numpy as np
+import pabi
+from pabi import PrivacyLossDistribution as P
+def _report(fn):
+    try:
+        r = fn()
+        out = {{"ok": True, "value": repr(r)}}
+    except BaseException as e:  # report every exception type, the test decides
+        out = {{"ok": False, "type": type(e).__name__,
+               "is_domain": isinstance(e, pabi.DomainError),
+               "param": getattr(e, "param", None), "index": getattr(e, "index", None),
+               "msg": str(e)}}
+    print("RESULT " + json.dumps(out, default=repr))
+"""
+
+
+def run_child(expr: str) -> dict:
+    """Evaluate ``expr`` in a fresh interpreter (timeout, memory limit); its outcome as a dict."""
+    code = _PRELUDE.format(mem=MEM_LIMIT) + f"_report(lambda: {expr})\n"
+    try:
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           timeout=TIMEOUT_S, env=dict(os.environ, RAYON_NUM_THREADS="2"))
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{expr} did not return within {TIMEOUT_S} s (hang)")
+    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
+    assert p.returncode == 0 and lines, (
+        f"{expr} killed the child (rc {p.returncode}): {p.stderr[-2000:]}")
+    return json.loads(lines[-1][len("RESULT "):])
+
+
+def assert_domain(expr: str, param: str) -> dict:
+    r = run_child(expr)
+    assert not r["ok"], f"{expr} returned {r['value']}"
+    assert r["is_domain"], f"{expr} raised {r['type']}: {r['msg']}"
+    assert r["param"] == param, f"{expr}: param {r['param']!r}, want {param!r}: {r['msg']}"
+    assert r["msg"].startswith(param + " must be"), r["msg"]
+    return r
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. grid sizes: wrapped guards (loops of ~2^64 cells), aborts, huge numpy allocations
+
+@pytest.mark.parametrize("expr, param", [
+    # (khi - klo + 1) as usize wrapped to 0: the guard passed and the cell loop ran ~2^64 times
+    ("P.gaussian(2.0, h=5e-324)", "h"),
+    ("P.gaussian(2.0, sensitivity=2**63)", "sensitivity"),
+    ("P.subsampled_gaussian(0.1, 2.0, h=5e-324)", "h"),
+    ("P.subsampled_gaussian(1.0, 1e-300)", "sigma"),
+    ("P.subsampled_gaussian(1.0, 5e-324)", "sigma"),
+    # 1.6 TB allocation: abort of the process
+    ("P.from_eps_delta(1e5, 1e-5, h=1e-6)", "h"),
+    ("P.from_eps_delta(1e6, 1e-5, h=0.1)", "eps0"),
+    # 7.6 GB for 16 s, then numpy's MemoryError; 74.5 GiB
+    ("P.laplace(1, sensitivity=1e5, h=1e-4)", "h"),
+    ("P.laplace(1e-6, h=1e-4)", "scale"),
+    ("P.laplace(1, sensitivity=1e7, h=1e-4)", "sensitivity"),
+    ("P.laplace(1e-300, sensitivity=1e300)", "sensitivity"),
+    # a sampled profile: checked before the callable is evaluated on arange(n)
+    ("P.from_profile(lambda e: np.exp(-e), h=1e-9, eps_max=40.0)", "h"),
+    ("P.from_profile(lambda e: np.exp(-e), h=1e-3, eps_max=1e12)", "eps_max"),
+    ("P.from_profile(lambda e: np.exp(-e), h=1e-3, eps_max=float('inf'))", "eps_max"),
+    ("P.from_profile(np.zeros(2**20 + 1), h=1e-3)", "delta"),
+    # composition: window / FFT length, multiplicities
+    ("P.gaussian(2.0, h=1e-3).compose(10**15)", "h"),
+    ("P.gaussian(2.0, h=1e-3).compose(2**60)", "times"),
+    ("P.gaussian(2.0, h=1e-3).compose(float('inf'))", "times"),
+    ("P.gaussian(2.0, h=1e-3).compose(0)", "times"),
+    ("pabi.compose_plds([(P.gaussian(2.0, h=1e-3), 3), (P.gaussian(3.0, h=1e-3), 2**54)])",
+     "times"),
+    # DP-SGD: a sigma too small for the caps even at h = 0.1
+    ("pabi.dpsgd_epsilon(1.0, 1e-3, 1000, 1e-5)", "sigma"),
+])
+def test_grid_caps(expr, param):
+    assert_domain(expr, param)
+
+
+def test_grid_error_suggests_a_coarser_h():
+    r = assert_domain("P.from_eps_delta(1e5, 1e-5, h=1e-6)", "h")
+    assert "2^21" in r["msg"] and "use h >=" in r["msg"]
+    # the suggested h works (and the grid then has at most 2^21 points)
+    hmin = float(r["msg"].split("use h >= ")[1].split(")")[0])
+    pld = P.from_eps_delta(1e5, 1e-5, h=hmin)
+    assert len(pld.pmf) <= 2**21
+    r = assert_domain("P.laplace(1, sensitivity=1e5, h=1e-4)", "h")
+    hmin = float(r["msg"].split("use h >= ")[1].split(")")[0])
+    assert math.ceil(1e5 / hmin) + 2 <= 2**20
+
+
+def test_times_error_index():
+    r = assert_domain(
+        "pabi.compose_plds([(P.gaussian(2.0, h=1e-3), 3), (P.gaussian(3.0, h=1e-3), 2**54)])",
+        "times")
+    assert r["index"] == 1
+
+
+def test_largest_grids_still_build():
+    # just inside the caps: the four-point PLD at eps0 with 2·eps0/h + 3 <= 2^21 points
+    eps0 = (2**21 - 3) * 1e-2 / 2 - 1e-2
+    pld = P.from_eps_delta(eps0, 0.0, h=1e-2)
+    assert len(pld.pmf) <= 2**21
+    assert pld.losses[0] <= -eps0 and pld.losses[-1] >= eps0
+    # a Laplace profile of exactly 2^20 samples
+    pld = P.laplace(1.0, sensitivity=(2**20 - 2) * 1e-3, h=1e-3)
+    assert len(pld.pmf) == 2 * 2**20 - 1
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. DP-SGD: domains up front, bounded searches, errors surface as errors
+
+@pytest.mark.parametrize("expr, param", [
+    ("pabi.dpsgd_epsilon(0.01, 1.0, 100, 1e-5, h=5e-324)", "h"),
+    ("pabi.dpsgd_delta(0.01, 1.0, 100, 1.0, h=5e-324)", "h"),
+    ("pabi.dpsgd_epsilon(0.01, 1.0, 100, 1e-5, h=0.2)", "h"),
+    ("pabi.dpsgd_calibrate_sigma(2.0, 1e-5, 0.01, 100, h=float('nan'))", "h"),
+    ("pabi.dpsgd_calibrate_sigma(2.0, 1e-5, 0.01, 100, h=float('inf'))", "h"),
+    ("pabi.dpsgd_calibrate_sigma(2.0, 1e-5, 0.01, 100, h=0)", "h"),
+    # h = 0.2: every evaluation failed, each failure read as eps = +inf, the search never ended
+    ("pabi.dpsgd_calibrate_sigma(2.0, 1e-5, 0.01, 100, h=0.2)", "h"),
+    ("pabi.dpsgd_calibrate_sigma(2.0, 1e-5, 0.01, 100, h=5e-324)", "h"),
+    ("pabi.dpsgd_calibrate_sigma(2.0, 1e-5, 0.01, 100, rtol=5e-324)", "rtol"),
+    ("pabi.dpsgd_calibrate_sigma(2.0, 1e-5, 0.01, 100, rtol=float('nan'))", "rtol"),
+    ("pabi.dpsgd_calibrate_sigma(2.0, 1e-5, 0.01, 100, rtol=0.5)", "rtol"),
+    # 40 s and 1 GB; 2^63 hung
+    ("pabi.dpsgd_calibrate_sigma(1e308, 1e-5, 0.01, 100)", "eps"),
+    ("pabi.dpsgd_calibrate_sigma(2.0**63, 1e-5, 0.01, 100)", "eps"),
+    ("pabi.dpsgd_calibrate_sigma(float('inf'), 1e-5, 0.01, 100)", "eps"),
+    ("pabi.dpsgd_calibrate_sigma(100.5, 1e-5, 0.01, 100)", "eps"),
+    ("pabi.dpsgd_calibrate_sigma(2.0, 1e-5, 0.01, 1e13)", "steps"),
+])
+def test_dpsgd_domains(expr, param):
+    assert_domain(expr, param)
+
+
+def test_calibrate_target_met_everywhere_is_bounded():
+    # q < delta: every sigma meets the target; the downward search ends at the grid caps with
+    # a ValueError saying so (before: "target met for every sigma >= 1e-3" only by luck of the
+    # 2^25 cap; with h unchecked it could run for minutes)
+    r = run_child("pabi.dpsgd_calibrate_sigma(1.0, 1e-5, 1e-7, 1, h=1e-2)")
+    assert not r["ok"] and r["type"] == "ValueError", r
+    assert "target met for every sigma" in r["msg"]
+
+
+def test_calibrate_fine_rtol_still_certified():
+    s = pabi.dpsgd_calibrate_sigma(2.0, 1e-5, 0.01, 100, h=1e-3, rtol=1e-12)
+    assert pabi.dpsgd_epsilon(0.01, s, 100, 1e-5, h=1e-3) <= 2.0
+    # and it agrees with the default tolerance's answer within that tolerance
+    s4 = pabi.dpsgd_calibrate_sigma(2.0, 1e-5, 0.01, 100, h=1e-3)
+    assert s <= s4 * (1 + 1e-12) and s4 <= s * (1 + 2e-4)
+
+
+def test_calibrate_largest_eps_answers():
+    r = run_child("pabi.dpsgd_calibrate_sigma(100.0, 1e-5, 1.0, 1, h=1e-3)")
+    assert r["ok"], r
+    s = float(r["value"])
+    assert pabi.dpsgd_epsilon(1.0, s, 1, 1e-5, h=1e-3) <= 100.0
+    # Gaussian mechanism: the exact eps(1e-5) at mu = 1/s is just below 100
+    assert 99.0 < float(pabi.gdp_epsilon(1e-5, 1 / s)) <= 100.0
+
+
+def test_dpsgd_tiny_q_is_exact_zero():
+    # loss range of the subsampled Gaussian for q = 1e-100 had the wrong sign (cancellation in
+    # ln(1 - q + q e^z)): a cell fell off the grid, its mass 0.048 went to +inf, eps = +inf.
+    # Exact: delta(0) = TV <= q < 1e-5, so eps(1e-5) = 0.
+    assert pabi.dpsgd_epsilon(1e-100, 0.3, 1, 1e-5, bracket=True) == (0.0, 0.0, 0.0)
+    lo, est, up = pabi.dpsgd_delta(1e-100, 0.3, 1, 0.0)
+    assert lo <= 1e-100 <= up + 1e-100 and up < 1e-12
+
+
+def test_delta_at_huge_eps():
+    # first_above: (eps/h) as usize saturated and +1 wrapped to 0 for eps = inf (delta = 1)
+    c = P.gaussian(2.0, h=1e-3).compose(16)
+    for eps in (1e300, np.inf):
+        lo, est, up = c.delta(eps)
+        assert lo == 0.0 and 0.0 <= up < 1e-12  # exact delta(inf) of a Gaussian = 0
+    lo, est, up = pabi.dpsgd_delta(0.01, 1.0, 100, np.inf)
+    assert lo == 0.0 and up < 1e-10  # truncated mass + FFT round-off bound only
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. misleading messages
+
+@pytest.mark.parametrize("expr, param", [
+    ("P.laplace(1, h=float('inf'))", "h"),       # complained about eps (nan at index 0)
+    ("P.laplace(1, h=float('nan'))", "h"),
+    ("P.laplace(1, h=0)", "h"),                  # ZeroDivisionError
+    ("P.laplace(float('inf'))", "scale"),
+    ("P.laplace(1, sensitivity=float('inf'))", "sensitivity"),
+    ("P.gaussian(2, sensitivity=float('inf'))", "sensitivity"),  # "sigma ... got 0"
+    ("P.gaussian(2, sensitivity=0)", "sensitivity"),
+    ("P.gaussian(float('nan'))", "sigma"),
+    ("P.gaussian(1e300, sensitivity=1e-300)", "sensitivity"),
+    ("P.gaussian(2, h=0)", "h"),
+    ("P.subsampled_gaussian(0.1, 2.0, neighbour='both')", "neighbour"),
+    ("pabi.dpsgd_calibrate_sigma(2.0, 1e-5, 0.01, 100, h=0)", "h"),  # "target not reached"
+])
+def test_messages_name_the_parameter(expr, param):
+    assert_domain(expr, param)
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. n-d index of ComposedPLD queries
+
+def test_composed_queries_report_nd_index():
+    c = P.gaussian(2.0, h=1e-3).compose(4)
+    with pytest.raises(DomainError) as ei:
+        c.delta(np.array([[1.0, 2.0], [3.0, -1.0]]))
+    assert ei.value.param == "eps" and ei.value.index == (1, 1)
+    assert "at index (1, 1)" in str(ei.value)
+    with pytest.raises(DomainError) as ei:
+        c.epsilon(np.array([[0.1, 0.2], [3.0, 0.5]]))
+    assert ei.value.param == "delta" and ei.value.index == (1, 0)
+    with pytest.raises(DomainError) as ei:
+        c.epsilon(np.array([0.1, 0.2, 0.0]))
+    assert ei.value.index == 2
+    with pytest.raises(DomainError) as ei:
+        c.delta(-1.0)
+    assert ei.value.index is None and "index" not in str(ei.value)
+    # valid n-d input keeps its shape and matches the scalar queries
+    e = np.array([[0.5, 1.0], [2.0, 3.0]])
+    lo, est, up = c.delta(e)
+    assert up.shape == (2, 2)
+    assert all(up[i, j] == c.delta(float(e[i, j]))[2] for i in range(2) for j in range(2))
+
+
+# ---------------------------------------------------------------------------------------------
+# values right at the edges still agree with exact ones
+
+def test_gaussian_values_unchanged_in_range():
+    # mu = 0.5 Gaussian, 16-fold = 2-GDP: exact delta(1) = theta(1, 2)
+    c = P.gaussian(2.0, h=1e-3).compose(16)
+    lo, est, up = c.delta(1.0)
+    exact = float(pabi.theta(1.0, 2.0))
+    assert lo <= exact <= up and (up - exact) / exact < 1e-5
+
+
+def test_dpsgd_coarsens_instead_of_failing():
+    # sigma = 0.05, q = 1: the loss range (~ 1/sigma^2) needs > 2^21 points at h = 1e-6; the
+    # accountant coarsens h and still returns a valid bracket around the exact GDP value
+    mu = 1 / 0.05
+    lo, est, up = pabi.dpsgd_epsilon(1.0, 0.05, 1, 1e-5, h=1e-6, bracket=True)
+    exact = float(pabi.gdp_epsilon(1e-5, mu))
+    assert lo <= exact <= up and up - exact < 1e-2 * exact
