@@ -25,13 +25,26 @@ log space) or a GDP / RDP bound there.
 from __future__ import annotations
 
 
+import math
 from typing import Callable, Literal, Sequence, Union, overload
 
 import numpy as np
 
 from . import _core
 from ._api import log_theta, theta
-from ._bridge import ArrayLike, DomainError, Float, as_real, call as _call
+from ._bridge import (
+    ArrayLike,
+    DomainError,
+    Float,
+    as_real,
+    call as _call,
+    domain_error,
+    int_scalar,
+    opt_real_scalar,
+    real_array,
+    real_scalar,
+    rename,
+)
 
 __all__ = [
     "tradeoff_eps_delta",
@@ -57,9 +70,7 @@ Bracket = tuple[float, float, float]
 
 
 def _domain(param: str, allowed: str, value: object) -> DomainError:
-    e = DomainError(f"{param} must be {allowed}, got {value!r}")
-    e.param, e.allowed, e.value, e.index = param, allowed, value, None  # type: ignore[attr-defined]
-    return e
+    return domain_error(param, allowed, value)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -94,11 +105,11 @@ def tradeoff_from_profile(alpha: ArrayLike, eps: ArrayLike, delta: ArrayLike) ->
     >>> np.round(f, 3)  # close to the Gaussian trade-off G_1(α) = Φ(Φ^{-1}(1-α) - 1)
     array([0.74 , 0.437])
     """
-    e = np.ascontiguousarray(eps, dtype=np.float64).reshape(-1)
-    d = np.ascontiguousarray(delta, dtype=np.float64).reshape(-1)
+    e = real_array("eps", eps).reshape(-1)
+    d = real_array("delta", delta).reshape(-1)
     if e.size == 0 or e.size != d.size:
         raise ValueError(f"eps and delta must be non-empty 1-D arrays of equal length, got {e.size} and {d.size}")
-    a = np.asarray(alpha, dtype=np.float64)
+    a = np.asarray(as_real("alpha", alpha), dtype=np.float64)
     vals = tradeoff_eps_delta(a[..., None], e, d)
     out = np.max(vals, axis=-1)
     return float(out) if np.ndim(out) == 0 else out
@@ -153,7 +164,10 @@ def gdp_delta(eps: ArrayLike, mu: ArrayLike) -> Float:
     >>> round(gdp_delta(1.0, 1.0), 12)
     0.126936737507
     """
-    return theta(eps, mu)
+    try:
+        return _call(_core.theta, ("eps", "mu"), eps, mu)
+    except DomainError as exc:
+        raise rename(exc, "r", "mu") from None
 
 
 def gdp_epsilon(delta: ArrayLike, mu: ArrayLike) -> Float:
@@ -181,10 +195,10 @@ def gdp_mu(eps: ArrayLike, delta: ArrayLike) -> Float:
 
 def _log_profile(delta: ArrayLike | None, log_delta: ArrayLike | None) -> np.ndarray:
     if log_delta is not None:
-        return np.ascontiguousarray(log_delta, dtype=np.float64).reshape(-1)
+        return real_array("log_delta", log_delta).reshape(-1)
     if delta is None:
         raise TypeError("give delta or log_delta")
-    dv = np.asarray(delta, dtype=np.float64).reshape(-1)
+    dv = real_array("delta", delta).reshape(-1)
     # every sample is a constraint; only an exact 0 is none (ln 0 = −∞). (A δ that underflowed to
     # pabi's residue 2e-323 is honoured as given: sound, but loose — pass log_delta instead.)
     with np.errstate(divide="ignore"):
@@ -197,7 +211,7 @@ def gdp_compose(mus: ArrayLike) -> float:
     >>> round(gdp_compose([0.3, 0.4]), 12)
     0.5
     """
-    m = np.ascontiguousarray(mus, dtype=np.float64).reshape(-1)
+    m = real_array("mus", mus).reshape(-1)
     return _core.gdp_compose(m)
 
 
@@ -217,7 +231,7 @@ def gdp_mu_dominating(
     >>> round(gdp_mu_dominating(e, gdp_delta(e, mu)), 9)
     0.8
     """
-    e = np.ascontiguousarray(eps, dtype=np.float64).reshape(-1)
+    e = real_array("eps", eps).reshape(-1)
     ld = _log_profile(delta, log_delta)
     if e.shape != ld.shape:
         raise ValueError("eps and delta must have the same length")
@@ -243,7 +257,7 @@ def gdp_dominating_pair(
     >>> round(mu, 3), dj < 1e-300
     (0.501, True)
     """
-    e = np.ascontiguousarray(eps, dtype=np.float64).reshape(-1)
+    e = real_array("eps", eps).reshape(-1)
     ld = _log_profile(delta, log_delta)
     if e.shape != ld.shape:
         raise ValueError("eps and delta must have the same length")
@@ -293,11 +307,15 @@ class PrivacyLossDistribution:
         ``neighbour="remove"``: P = (1−q)N(0,σ²) + qN(1,σ²), Q = N(0,σ²); ``"add"``: swapped
         (dp-accounting's conventions). q = 1 is the Gaussian mechanism.
         """
-        return cls(_core._Pld.subsampled_gaussian(float(q), float(sigma), neighbour, float(h)))
+        if neighbour not in ("remove", "add"):
+            raise ValueError(f"neighbour must be 'remove' or 'add', got {neighbour!r}")
+        return cls(_core._Pld.subsampled_gaussian(
+            real_scalar("q", q), real_scalar("sigma", sigma), neighbour, real_scalar("h", h)))
 
     @classmethod
     def gaussian(cls, sigma: float, *, sensitivity: float = 1.0, h: float = 1e-4):
         """Gaussian mechanism N(Δ, σ²) vs N(0, σ²) (μ-GDP with μ = Δ/σ)."""
+        sigma, sensitivity = real_scalar("sigma", sigma), real_scalar("sensitivity", sensitivity)
         if not (sensitivity > 0):
             raise _domain("sensitivity", "> 0", sensitivity)
         return cls.subsampled_gaussian(1.0, sigma / sensitivity, h=h)
@@ -305,7 +323,8 @@ class PrivacyLossDistribution:
     @classmethod
     def from_eps_delta(cls, eps0: float, delta0: float, *, h: float = 1e-4):
         """The four-point PLD of f_{ε0,δ0} (SPEC §5.1): +∞ w.p. δ0, ±ε0 otherwise."""
-        return cls(_core._Pld.eps_delta(float(eps0), float(delta0), float(h)))
+        return cls(_core._Pld.eps_delta(real_scalar("eps0", eps0), real_scalar("delta0", delta0),
+                                        real_scalar("h", h)))
 
     @classmethod
     def from_profile(
@@ -324,6 +343,8 @@ class PrivacyLossDistribution:
         convex in e^ε, the convex hull (in e^ε) of the samples dominates it between samples.
         Raises DomainError if δ is not in [0, 1], not non-increasing, or inconsistent.
         """
+        h, tail = real_scalar("h", h), real_scalar("tail", tail)
+        eps_max = opt_real_scalar("eps_max", eps_max)
         if callable(delta):
             if eps_max is None:
                 eps_max = 1.0
@@ -332,16 +353,17 @@ class PrivacyLossDistribution:
                     if eps_max > 1e4:
                         raise _domain("delta", f"a profile reaching {tail} for eps <= 1e4", delta)
             n = int(np.ceil(eps_max / h)) + 1
-            vals = np.asarray(delta(np.arange(n) * h), dtype=float)
+            vals = real_array("delta", delta(np.arange(n) * h)).reshape(-1)
         else:
-            vals = np.asarray(delta, dtype=float).ravel()
-        return cls(_core._Pld.from_profile(float(h), np.ascontiguousarray(vals)))
+            vals = real_array("delta", delta).reshape(-1)
+        return cls(_core._Pld.from_profile(h, vals))
 
     @classmethod
     def laplace(cls, scale: float, *, sensitivity: float = 1.0, h: float = 1e-4):
         """Laplace mechanism Lap(Δ, b) vs Lap(0, b) via its exact profile (pabi.laplace_theta)."""
         from ._api import laplace_theta
 
+        scale, sensitivity, h = real_scalar("scale", scale), real_scalar("sensitivity", sensitivity), real_scalar("h", h)
         if not (scale > 0):
             raise _domain("scale", "> 0", scale)
         if not (sensitivity > 0):
@@ -356,9 +378,9 @@ class PrivacyLossDistribution:
 
 
 def _bracket(query: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]],
-             x: ArrayLike) -> tuple[Float, Float, Float]:
+             name: str, x: ArrayLike) -> tuple[Float, Float, Float]:
     """(lower, estimate, upper) of a core composition query at every element of ``x``."""
-    a = np.asarray(x, dtype=float)
+    a = np.asarray(as_real(name, x), dtype=np.float64)
     lo, es, up = query(np.ascontiguousarray(a.ravel()))
     if a.ndim == 0:
         return float(lo[0]), float(es[0]), float(up[0])
@@ -373,11 +395,11 @@ class ComposedPLD:
 
     def delta(self, eps: ArrayLike) -> tuple[Float, Float, Float]:
         """δ(ε) as (lower bound, estimate, valid upper bound). ε ≥ 0."""
-        return _bracket(self._core.delta, eps)  # type: ignore[attr-defined]
+        return _bracket(self._core.delta, "eps", eps)  # type: ignore[attr-defined]
 
     def epsilon(self, delta: ArrayLike) -> tuple[Float, Float, Float]:
         """ε(δ) as (lower bound, estimate, valid upper bound); +inf if δ cannot be certified."""
-        return _bracket(self._core.epsilon, delta)  # type: ignore[attr-defined]
+        return _bracket(self._core.epsilon, "delta", delta)  # type: ignore[attr-defined]
 
     @property
     def error_budget(self) -> dict[str, float]:
@@ -393,28 +415,23 @@ def compose_plds(
     """
     core_parts = []
     for p, t in parts:
-        if int(t) != t or t < 1:
-            raise _domain("times", "an integer >= 1", t)
-        core_parts.append((p._core, int(t)))
-    return ComposedPLD(_core.pld_compose(core_parts, float(tail)))
+        if not isinstance(p, PrivacyLossDistribution):
+            raise TypeError(f"parts must be (PrivacyLossDistribution, times) pairs, got {type(p).__name__}")
+        core_parts.append((p._core, int_scalar("times", t)))
+    return ComposedPLD(_core.pld_compose(core_parts, real_scalar("tail", tail)))
 
 
 # ---------------------------------------------------------------------------------------------
 # DP-SGD
 
 
-def _check_steps(steps: float) -> float:
-    if isinstance(steps, bool) or not np.isscalar(steps):
-        raise TypeError(f"steps must be an integer, got {type(steps).__name__}")
-    return _scalar("steps", steps)
+def _check_steps(steps: object) -> float:
+    """The ``steps`` count of the DP-SGD accountant (an integer ≥ 1, see pabi._bridge), as the
+    float the core takes (exact below 2^53)."""
+    return float(int_scalar("steps", steps))
 
 
-def _scalar(name: str, value: object) -> float:
-    """A real scalar argument as float (TypeError for anything else)."""
-    if isinstance(value, bool) or not np.isscalar(value):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    arr = as_real(name, value)
-    return float(arr)
+_scalar = real_scalar
 
 
 @overload
@@ -480,8 +497,8 @@ def _profile_rdp_curve(
     # ulps). Beyond eps_max the profile is taken as 0, which requires it to have decayed there:
     # checked as δ(eps_max) ≤ 1e-300 (assumption documented in multi_epoch_epsilon).
     if not values[-1] <= 1e-300:
-        raise ValueError(f"the profile has not decayed at eps_max = {eps_max} (delta = {values[-1]:.3g}); "
-                         "increase eps_max")
+        raise _domain("eps_max", f"large enough that the profile has decayed (delta(eps_max) = {values[-1]:.3g} "
+                      "> 1e-300): increase eps_max", eps_max)
     values[-1] = 0.0
     return np.array([profile_to_rdp(float(a), grid, values) for a in orders])
 
@@ -512,19 +529,31 @@ def multi_epoch_epsilon(
     ε ↦ ln δ(ε), so that large ε do not underflow in the GDP route. The RDP route takes the
     profile as 0 beyond ``eps_max`` (default 64) and requires δ(eps_max) ≤ 1e-300.
     """
-    E = int(epochs)
-    if E != epochs or E < 1:
-        raise _domain("epochs", "an integer >= 1", epochs)
+    E = int_scalar("epochs", epochs)
+    target_delta, h = real_scalar("target_delta", target_delta), real_scalar("h", h)
+    eps_max = opt_real_scalar("eps_max", eps_max)
+    if not (h > 0 and math.isfinite(h)):
+        raise _domain("h", "> 0 and finite", h)
+    if eps_max is not None and not (eps_max > 0 and math.isfinite(eps_max)):
+        raise _domain("eps_max", "> 0 and finite", eps_max)
+    if (eps_max or 64.0) / h > 2**25:  # the profile grids 0, h, ..., eps_max (as in the PLD's limit)
+        raise _domain("h", f"large enough that eps_max/h <= 2^25 (eps_max = {eps_max or 64.0})", h)
     if not (0 < target_delta < 1):
         raise _domain("target_delta", "in (0, 1)", target_delta)
+    a = np.asarray(real_array("orders", orders, ndim=1) if orders is not None else np.concatenate(
+        [np.linspace(1.05, 2, 20), np.linspace(2.1, 20, 180), np.linspace(21, 64, 44)]))
+    if a.size == 0:
+        raise ValueError("orders must be a non-empty 1-D array")
+    bad = ~((a > 1) & (a < np.inf))
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise domain_error("orders", "> 1 and finite", float(a[k]), k)
     pld = PrivacyLossDistribution.from_profile(delta, h=h, eps_max=eps_max)
     res: dict[str, float] = {"pld": pld.compose(E).epsilon(target_delta)[2]}
     e0 = np.linspace(0.0, 20.0, 401)[1:]
     d0 = np.ascontiguousarray(np.asarray(delta(e0), dtype=float))
     res["single_point"] = _core.single_point_composed_epsilon(
         np.ascontiguousarray(e0), d0, float(E), float(target_delta))
-    a = np.asarray(orders if orders is not None else np.concatenate(
-        [np.linspace(1.05, 2, 20), np.linspace(2.1, 20, 180), np.linspace(21, 64, 44)]))
     from .rdp import rdp_to_dp_epsilon
 
     rdp = _profile_rdp_curve(delta, a, eps_max or 64.0, h)
@@ -539,6 +568,8 @@ def multi_epoch_epsilon(
     top = 1.0
     while float(logp(np.array([top]))[0]) > -690.8 and top < 1e4:
         top *= 2.0
+    if top / h > 2**25:
+        raise _domain("h", f"large enough that the GDP route's grid up to eps = {top} has <= 2^25 points", h)
     grid = np.arange(int(np.ceil(top / h)) + 1) * h
     mu, dj = gdp_dominating_pair(grid, log_delta=logp(grid))
     res["gdp"] = _core.gdp_composed_epsilon(float(target_delta), mu, dj, float(E))

@@ -87,13 +87,18 @@ def _chunk_args(names: Sequence[str], axes: Sequence[np.ndarray], lo: int, hi: i
     return {n: out[n] for n in names}
 
 
+def _item(x: Any) -> Any:
+    """A grid value as a Python object for a message (object grids hold plain objects)."""
+    return x.item() if isinstance(x, np.generic) else x
+
+
 def _on_grid(exc: BaseException, names: Sequence[str], axes: Sequence[np.ndarray], lo: int) -> BaseException:
     """A pabi DomainError raised for a chunk, re-addressed to the grid point it came from."""
     param, index = getattr(exc, "param", None), getattr(exc, "index", None)
     if param is None or isinstance(index, bool) or not isinstance(index, (int, np.integer)):
         return exc
     where = tuple(int(i) for i in np.unravel_index(lo + int(index), tuple(a.size for a in axes)))
-    point = ", ".join(f"{n}={a[i].item()!r}" for n, a, i in zip(names, axes, where))
+    point = ", ".join(f"{n}={_item(a[i])!r}" for n, a, i in zip(names, axes, where))
     new = DomainError(f"{param} must be {exc.allowed}, got {exc.value!r} at grid index {where} "  # type: ignore[attr-defined]
                       f"({point})")
     new.param, new.allowed, new.value = param, exc.allowed, exc.value  # type: ignore[attr-defined]
