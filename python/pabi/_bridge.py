@@ -102,7 +102,7 @@ def domain_error(name: str, allowed: str, value: object, index: object = None) -
     """A :class:`DomainError` with the attributes of the core's (param, allowed, value, index)."""
     where = "" if index is None else f" at index {index}"
     err = DomainError(f"{name} must be {allowed}, got {value!r}{where}")
-    err.param, err.allowed, err.value, err.index = name, allowed, value, index  # type: ignore[attr-defined]
+    err.param, err.allowed, err.value, err.index = name, allowed, value, index  # type: ignore[attr-defined,assignment]
     return err
 
 
