@@ -143,6 +143,11 @@ def test_sweep_with_a_none_in_a_grid():
     _raises(TypeError, "eps", pabi.sweep, pabi.theta, eps=[0.5, None], r=[1.0])
     err = _raises(DomainError, "eps", pabi.sweep, pabi.theta, eps=[0.5, -1.0], r=[1.0])
     assert err.index == (1, 0)
+    # a grid numpy stores as objects (an int beyond int64) is converted like any argument
+    df = pabi.sweep(pabi.theta, eps=[0.5, 10**30], r=[1.0])
+    np.testing.assert_array_equal(df["value"], pabi.theta([0.5, 1e30], 1.0))
+    err = _raises(DomainError, "eps", pabi.sweep, pabi.theta, eps=[0.5, -(10**30)], r=[1.0])
+    assert err.index == (1, 0) and "eps=-1e+30" in str(err)
 
 
 def test_errors_name_the_public_parameter():

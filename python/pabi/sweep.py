@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterator, Mapping, Optional, Sequence
 
 import numpy as np
 
-from ._bridge import DomainError
+from ._bridge import DomainError, as_real
 
 __all__ = ["sweep", "grid_size"]
 
@@ -42,6 +42,11 @@ def _grids(grids: Mapping[str, Any]) -> tuple[list[str], list[np.ndarray]]:
     names, axes = [], []
     for name, values in grids.items():
         arr = np.atleast_1d(np.asarray(values))
+        if arr.dtype == object:  # e.g. Python ints beyond int64: real numbers become float64
+            try:
+                arr = np.atleast_1d(as_real(name, values)).astype(np.float64)
+            except TypeError:
+                pass  # a grid of other objects, for a callable that takes them
         if arr.ndim != 1:
             raise ValueError(f"grid {name!r} must be a scalar or a 1-D sequence, got shape {arr.shape}")
         if arr.size == 0:
