@@ -221,3 +221,18 @@ def test_helpers():
         real_array("a", [[1.0]], ndim=1)
     with pytest.raises(TypeError, match="a must be a real number or a rectangular array"):
         as_real("a", [[1.0], [1.0, 2.0]])
+
+
+def test_pld_profile_grid_arguments_checked_before_the_grid_is_built():
+    P = pabi.PrivacyLossDistribution
+    prof = lambda e: pabi.gdp_delta(e, 0.5)  # noqa: E731
+    _raises(DomainError, "h", P.from_profile, prof, h=0.0, eps_max=20.0)  # was ZeroDivisionError
+    _raises(DomainError, "h", P.from_profile, prof, h=math.nan, eps_max=20.0)  # was "cannot convert NaN"
+    _raises(DomainError, "eps_max", P.from_profile, prof, h=0.1, eps_max=math.inf)  # was OverflowError
+    _raises(DomainError, "eps_max", P.from_profile, prof, h=0.1, eps_max=10**30)  # was "Maximum allowed size"
+    _raises(DomainError, "eps_max", P.from_profile, prof, h=0.1, eps_max=-0.0)
+    _raises(DomainError, "h", P.laplace, 5e-324, h=0.01)  # r = inf: was OverflowError
+    _raises(DomainError, "h", P.laplace, 1.0, h=-0.0)  # was ZeroDivisionError
+    _raises(TypeError, "scale", P.laplace, "1.0")
+    _raises(DomainError, "h", pabi.multi_epoch_epsilon, prof, 2, 1e-3, h=5e-324)
+    assert P.from_profile(prof, h=0.1, eps_max=20.0).h == 0.1

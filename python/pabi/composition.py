@@ -269,6 +269,15 @@ def gdp_dominating_pair(
 # Privacy-loss distributions
 
 
+_GRID_MAX = 2**25  # points of a profile grid (the core's limit for a single-step PLD grid)
+
+
+def _check_grid_step(h: float) -> None:
+    """The PLD loss-grid step, checked before any grid is built (the core requires (0, 0.1])."""
+    if not (0 < h <= 0.1):
+        raise _domain("h", "in (0, 0.1]", h)
+
+
 class PrivacyLossDistribution:
     """A privacy-loss distribution discretised pessimistically on the grid ℓ_k = k·h.
 
@@ -345,6 +354,9 @@ class PrivacyLossDistribution:
         """
         h, tail = real_scalar("h", h), real_scalar("tail", tail)
         eps_max = opt_real_scalar("eps_max", eps_max)
+        _check_grid_step(h)
+        if eps_max is not None and not (0 < eps_max <= _GRID_MAX * h):
+            raise _domain("eps_max", f"in (0, 2^25 h] (a grid of at most 2^25 points; h = {h})", eps_max)
         if callable(delta):
             if eps_max is None:
                 eps_max = 1.0
@@ -368,7 +380,10 @@ class PrivacyLossDistribution:
             raise _domain("scale", "> 0", scale)
         if not (sensitivity > 0):
             raise _domain("sensitivity", "> 0", sensitivity)
+        _check_grid_step(h)
         r = sensitivity / scale
+        if not r / h <= _GRID_MAX:
+            raise _domain("h", f"large enough that the profile grid has <= 2^25 points (sensitivity/scale = {r})", h)
         n = int(np.ceil(r / h)) + 2
         return cls.from_profile(laplace_theta(np.arange(n) * h, r), h=h)
 
