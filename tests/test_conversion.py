@@ -236,3 +236,12 @@ def test_pld_profile_grid_arguments_checked_before_the_grid_is_built():
     _raises(TypeError, "scale", P.laplace, "1.0")
     _raises(DomainError, "h", pabi.multi_epoch_epsilon, prof, 2, 1e-3, h=5e-324)
     assert P.from_profile(prof, h=0.1, eps_max=20.0).h == 0.1
+
+
+def test_array_likes_and_real_number_objects():
+    pd = pytest.importorskip("pandas")
+    np.testing.assert_array_equal(pabi.theta(pd.Series([0.5, 1.0]), 1.0), pabi.theta([0.5, 1.0], 1.0))
+    np.testing.assert_array_equal(pabi.theta(pd.Series([0.5]), 1.0), pabi.theta([0.5], 1.0))  # not a scalar
+    assert pabi.theta(fractions.Fraction(1, 2), 1.0) == pabi.theta(0.5, 1.0)
+    mpmath = pytest.importorskip("mpmath")
+    np.testing.assert_array_equal(pabi.theta([mpmath.mpf(0.5), 1], 1.0), pabi.theta([0.5, 1.0], 1.0))

@@ -120,7 +120,10 @@ def _is_real_number(x: object) -> bool:
     never bool, str, bytes, complex or numpy arrays."""
     if isinstance(x, _NOT_REAL) or isinstance(x, np.ndarray):
         return False
-    return isinstance(x, (int, float, np.integer, np.floating)) or hasattr(type(x), "__float__")
+    if isinstance(x, (int, float, np.integer, np.floating)):
+        return True
+    t = type(x)  # a scalar object, not an array-like one (a pandas Series also has __float__)
+    return hasattr(t, "__float__") and not any(hasattr(t, a) for a in ("__array__", "__len__", "__iter__"))
 
 
 def _to_float(name: str, x: object, index: object = None) -> float:
