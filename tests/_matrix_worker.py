@@ -205,7 +205,7 @@ def _compose_plds(times: Any, tail: Any = 1e-15) -> Any:
 
 
 def _sweep(**kw: Any) -> Any:
-    return _pabi().sweep(_pabi().theta, **kw)
+    return _pabi().sweep(_pabi().theta, progress=False, **kw)
 
 
 def _accountant(**kw: Any) -> Any:
@@ -427,7 +427,8 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
                                     orders=np.array([2.0, 4.0]), log_delta=None),
         {"delta": "skip", "log_delta": "skip", "orders": "array"})
     # --- sweep and adapters
-    add("sweep", dict(eps=np.array([0.5, 1.0]), r=np.array([1.0])), {"eps": "array", "r": "array"}, fn=_sweep)
+    add("sweep", dict(eps=np.array([0.5, 1.0]), r=np.array([1.0]), chunk_size=1), {"eps": "array", "r": "array"},
+        fn=_sweep)
     add("grid_size", dict(eps=np.array([0.5, 1.0]), r=np.array([1.0])), {"eps": "array", "r": "array"})
     acc_opt = {"noise": "option", "order": "option"}
     add("PNSGDAccountant", dict(_ACC_KW, noise="gaussian", order="shuffled", smoothness=2.0, strong_convexity=0.5,
@@ -440,6 +441,7 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
     add("PNSGDAccountant.get_privacy_spent", dict(delta=1e-3), fn=_acc_method("get_privacy_spent"))
     add("PNSGDAccountant.epoch_profile", dict(eps=1.0), fn=_acc_method("epoch_profile"))
     add("pnsgd_zcdp_rho", dict(_RDP_PNSGD), None, _PNSGD_COUPLED, fn=_adapter("pnsgd_zcdp_rho"))
+    add("pnsgd_zcdp_event", dict(_RDP_PNSGD), None, _PNSGD_COUPLED, fn=_adapter("pnsgd_zcdp_event"))
     add("pnsgd_epoch_pld", dict(_ACC_KW, eps_max=8.0), None, _PNSGD_COUPLED, fn=_adapter("pnsgd_epoch_pld"))
     add("pld_from_profile", dict(delta=_grid_delta(), h=0.1, tail=1e-18), {"delta": "array"}, {"h": ("delta",)},
         fn=_adapter("pld_from_profile"))
