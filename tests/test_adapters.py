@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import pabi
+from pabi import DomainError
 from pabi.adapters import (
     PNSGDAccountant,
     pld_from_profile,
@@ -140,7 +141,7 @@ def test_state_dict_round_trip_and_mismatch():
         b.load_state_dict(dict(state, mechanism="rdp"))
     with pytest.raises(ValueError, match="non-empty dict"):
         b.load_state_dict({})
-    with pytest.raises(ValueError, match="steps must be >= 0"):
+    with pytest.raises(ValueError, match=r"steps must be an integer in \[0, 2\^53\)"):
         b.load_state_dict(dict(state, steps=-1))
 
 
@@ -149,14 +150,14 @@ def test_state_dict_round_trip_and_mismatch():
     [
         (dict(KW, sigma=-1.0), "sigma"),
         (dict(KW, sigma=float("nan")), "sigma"),
-        (dict(KW, n=0), "n must be an integer >= 1"),
-        (dict(KW, n=2.5), "n must be an integer >= 1"),
+        (dict(KW, n=0), r"n must be an integer in \[1, 2\^53\)"),
+        (dict(KW, n=2.5), r"n must be an integer in \[1, 2\^53\)"),
         (dict(KW, diameter=-1.0), "diameter"),
         (dict(KW, lr=0.0), "lr"),
         (dict(KW, lr=2.0, smoothness=2.0), "lr"),  # lr > 2/(beta + rho): the bound is false
         (dict(KW, order="random_stop"), "order must be one of"),
         (dict(KW, order="fixed"), "needs index"),
-        (dict(KW, order="fixed", index=101), "index must be an integer in \\[1, n = 100\\]"),
+        (dict(KW, order="fixed", index=101), r"index must be an integer in \[1, 100\]"),
         (dict(KW, index=3), "index only applies"),
         (dict(KW, noise="cauchy"), "noise must be one of"),
         (dict(KW, h=0.0), "h must be > 0"),
@@ -168,11 +169,26 @@ def test_accountant_bad_construction(kwargs, match):
         PNSGDAccountant(**kwargs)
 
 
+def test_adapter_scalars_follow_the_conversion_rule():
+    for kw in (dict(n=float("nan")), dict(n=float("inf")), dict(order="fixed", index=float("nan"))):
+        with pytest.raises(DomainError) as ei:
+            PNSGDAccountant(**dict(KW, **kw))
+        assert ei.value.param in ("n", "index")
+    from pabi.adapters.dp_accounting import pnsgd_zcdp_rho
+    with pytest.raises(TypeError) as ti:
+        pnsgd_zcdp_rho(sigma=np.array([1.0, 2.0]), lipschitz=1.0, lr=0.1, n=10, index=1)
+    assert ti.value.param == "sigma"
+    # numpy scalars and 0-d arrays are scalars
+    assert pnsgd_zcdp_rho(sigma=np.float64(1.0), lipschitz=1, lr=0.1, n=np.int64(100),
+                          index=np.array(1)) == pnsgd_zcdp_rho(sigma=1.0, lipschitz=1.0, lr=0.1,
+                                                               n=100, index=1)
+
+
 def test_accountant_bad_calls():
     acc = PNSGDAccountant(**KW)
-    with pytest.raises(ValueError, match="count must be >= 0"):
+    with pytest.raises(ValueError, match=r"count must be an integer in \[0, 2\^53\)"):
         acc.step(-1)
-    with pytest.raises(TypeError, match="count must be an integer"):
+    with pytest.raises(ValueError, match="count must be an integer"):  # the integer rule
         acc.step(1.5)
     with pytest.raises(TypeError, match="count must be an integer"):
         acc.epoch_done(True)

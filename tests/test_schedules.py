@@ -461,7 +461,7 @@ def test_bad_input():
         pabi.online_delta(1.0, 1.0, 0.1, 1.0, [1.0], mechanism="cauchy")
     with pytest.raises(TypeError):
         pabi.gauss_schedule_delta("1", 1.0, 0.1, 1.0, 2, 1.0, 2.0)
-    with pytest.raises(TypeError):
+    with pytest.raises(pabi.DomainError, match="index must be an integer"):  # non-integral index
         pabi.online_delta(1.0, 1.0, 0.1, 1.0, [1.0, 2.0], 1.5)
 
 

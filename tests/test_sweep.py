@@ -50,7 +50,7 @@ def test_bad_arguments():
         pabi.sweep(pabi.theta)
     with pytest.raises(ValueError, match="grid 'eps' is empty"):
         pabi.sweep(pabi.theta, eps=[], r=[1.0])
-    with pytest.raises(ValueError, match="chunk_size must be an integer >= 1"):
+    with pytest.raises(ValueError, match="chunk_size must be an integer"):
         pabi.sweep(pabi.theta, eps=[1.0], r=[1.0], chunk_size=0)
     with pytest.raises(ValueError, match="backend must be"):
         pabi.sweep(pabi.theta, eps=[1.0], r=[1.0], backend="spark")

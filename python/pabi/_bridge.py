@@ -1,5 +1,5 @@
-"""The numpy bridge shared by every public function: dtype checks, broadcasting, scalar results
-and domain errors relocated to the caller's shape.
+"""The numpy bridge shared by every public function: argument conversion, broadcasting, scalar
+results and domain errors relocated to the caller's shape.
 
 A public function is a thin wrapper::
 
@@ -9,11 +9,36 @@ A public function is a thin wrapper::
 where the core function takes equally long contiguous 1-D float64 arrays (one per argument, in
 order) and returns a 1-D float64 array. Extra non-array options are bound with
 ``functools.partial`` before calling :func:`call`.
+
+The conversion rule (one rule for every public function)
+--------------------------------------------------------
+
+* **Real scalar** (:func:`real_scalar`): a Python ``int`` or ``float``, a numpy integer or
+  floating scalar, a 0-d array of such a dtype, or another real-number object that converts
+  itself with ``__float__`` (``fractions.Fraction``, ``mpmath.mpf``). An ``int`` too large for a double becomes
+  ±inf (then rejected by the parameter's domain check where inf is not allowed). ``bool``,
+  ``str``, ``bytes``, ``None``, complex numbers and any other object raise ``TypeError``
+  (numeric strings are *not* parsed).
+* **Integer scalar** (:func:`int_scalar`; counts, steps, indices): an ``int``, a numpy integer,
+  a 0-d integer array, or a float holding an integer (``3.0``, ``np.float64(3)``). A
+  non-integral, NaN or infinite float, or an integer outside the parameter's range, raises
+  :class:`DomainError` (never ``OverflowError``); other types raise ``TypeError``.
+* **Real array** (:func:`as_real`, :func:`real_array`): anything numpy turns into an array of
+  integer, unsigned or floating dtype (any width, any byte order, any strides), converted to
+  float64. A list holding Python ints too large for int64 is converted element by element like
+  a scalar. Arrays of dtype bool, object, str, bytes, complex, datetime... raise ``TypeError``
+  (for a list with a non-number in it, naming the index of the first one).
+* Every error is a :class:`DomainError` (a ``ValueError``) or a ``TypeError`` whose message
+  names the parameter and whose ``.param`` attribute is the parameter's name; a
+  ``DomainError`` also carries ``.allowed``, ``.value`` and ``.index`` (None for a scalar, an
+  int for a 1-D array, a tuple for an n-d array: the first bad element). Arrays that cannot be
+  broadcast together raise ``ValueError`` naming every shape.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Sequence, Union
+import math
+from typing import Callable, Optional, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -25,23 +50,200 @@ DomainError = _core.DomainError
 ArrayLike = npt.ArrayLike
 Float = Union[float, np.ndarray]
 
-__all__ = ["ArrayLike", "DomainError", "Float", "as_real", "call"]
+__all__ = [
+    "ArrayLike",
+    "DomainError",
+    "Float",
+    "as_real",
+    "call",
+    "domain_error",
+    "flag",
+    "int_scalar",
+    "opt_real_scalar",
+    "real_array",
+    "real_scalar",
+    "relocate",
+    "type_error",
+]
+
+_REAL_KINDS = "iuf"
+#: Scalar types that are never numbers here, even though numpy or float() would convert them.
+_NOT_REAL = (bool, np.bool_, str, bytes, complex, np.complexfloating)
+
+
+def _describe(value: object) -> str:
+    if isinstance(value, np.ndarray):
+        return f"an array of dtype {value.dtype}" + (f" and shape {value.shape}" if value.ndim else " (0-d)")
+    if value is None:
+        return "None"
+    if isinstance(value, (str, bytes)):
+        return f"{type(value).__name__} {value!r}"[:80]
+    return type(value).__name__
+
+
+def _index(flat: int, shape: tuple[int, ...]) -> Union[int, tuple[int, ...]]:
+    """The caller-facing index of flat position ``flat``: an int for 1-D, a tuple for n-d."""
+    if len(shape) <= 1:
+        return int(flat)
+    return tuple(int(i) for i in np.unravel_index(flat, shape))
+
+
+def type_error(name: str, expected: str, value: object, index: object = None,
+               got: Optional[str] = None) -> TypeError:
+    """A ``TypeError`` naming the parameter (``.param``) and, for arrays, the first bad index."""
+    where = "" if index is None else f" at index {index}"
+    err = TypeError(f"{name} must be {expected}, got {got or _describe(value)}{where}")
+    err.param = name  # type: ignore[attr-defined]
+    err.index = index  # type: ignore[attr-defined]
+    return err
+
+
+def domain_error(name: str, allowed: str, value: object, index: object = None) -> DomainError:
+    """A :class:`DomainError` with the attributes of the core's (param, allowed, value, index)."""
+    where = "" if index is None else f" at index {index}"
+    err = DomainError(f"{name} must be {allowed}, got {value!r}{where}")
+    err.param, err.allowed, err.value, err.index = name, allowed, value, index  # type: ignore[attr-defined,assignment]
+    return err
+
+
+def _int_to_float(v: int) -> float:
+    """A Python int as the nearest double; ±inf when it exceeds the double range."""
+    try:
+        return float(v)
+    except OverflowError:
+        return math.inf if v > 0 else -math.inf
+
+
+def _is_real_number(x: object) -> bool:
+    """int, float, numpy integer/floating scalars, and other real-number objects converting
+    themselves with ``__float__`` (``fractions.Fraction``, ``decimal.Decimal``, ``mpmath.mpf``);
+    never bool, str, bytes, complex or numpy arrays."""
+    if isinstance(x, _NOT_REAL) or isinstance(x, np.ndarray):
+        return False
+    if isinstance(x, (int, float, np.integer, np.floating)):
+        return True
+    t = type(x)  # a scalar object, not an array-like one (a pandas Series also has __float__)
+    return hasattr(t, "__float__") and not any(hasattr(t, a) for a in ("__array__", "__len__", "__iter__"))
+
+
+def _to_float(name: str, x: object, index: object = None) -> float:
+    if isinstance(x, int):
+        return _int_to_float(int(x))
+    try:
+        return float(x)  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError):
+        raise type_error(name, "a real number", x, index) from None
+
+
+def _object_to_float(name: str, arr: np.ndarray) -> np.ndarray:
+    """A numpy object array made from a Python sequence (e.g. ints beyond int64): every element
+    must be a real number (converted like :func:`real_scalar`)."""
+    flat = arr.reshape(-1)
+    out = np.empty(flat.shape, dtype=np.float64)
+    for k, x in enumerate(flat):
+        if not _is_real_number(x):
+            raise type_error(name, "a real number or an array of real numbers", x,
+                             None if arr.ndim == 0 else _index(k, arr.shape))
+        out[k] = _to_float(name, x, None if arr.ndim == 0 else _index(k, arr.shape))
+    return out.reshape(arr.shape)
 
 
 def as_real(name: str, value: ArrayLike) -> np.ndarray:
-    arr = np.asarray(value)
+    """``value`` as a numpy array of a real dtype (int, uint or float kind; unchanged if it
+    already is one), following the module's conversion rule; TypeError otherwise."""
+    if type(value) is float:
+        return np.asarray(value)
+    if isinstance(value, _NOT_REAL) or value is None:
+        raise type_error(name, "a real number or an array of real numbers", value)
+    if isinstance(value, int):
+        return np.asarray(_int_to_float(value))
+    if not isinstance(value, (np.ndarray, np.generic, list, tuple)) and _is_real_number(value):
+        return np.asarray(_to_float(name, value))  # Fraction, Decimal, mpmath.mpf, ...
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError, OverflowError) as exc:  # ragged nesting, odd objects
+        raise type_error(name, f"a real number or a rectangular array of real numbers ({exc})", value) from None
     kind = arr.dtype.kind
-    if kind in "iuf":
+    if kind in _REAL_KINDS:
         return arr
-    if kind == "O":
-        try:
-            return arr.astype(np.float64)
-        except (TypeError, ValueError):
-            pass
-    raise TypeError(
-        f"{name} must be a real number or an array of real numbers, got {type(value).__name__}"
-        + (f" with dtype {arr.dtype}" if kind != "O" else "")
-    )
+    if kind == "O" and not isinstance(value, np.ndarray):
+        return _object_to_float(name, arr)
+    if kind == "O" and arr.ndim == 0 and _is_real_number(arr.item()):
+        return _object_to_float(name, arr)
+    if isinstance(value, np.ndarray):
+        raise type_error(name, "a real number or an array of real numbers", value)
+    raise type_error(name, "a real number or an array of real numbers", value,
+                     got=f"{type(value).__name__} of numpy dtype {arr.dtype}")
+
+
+def real_array(name: str, value: ArrayLike, ndim: Optional[int] = None) -> np.ndarray:
+    """``value`` as a C-contiguous float64 array (see :func:`as_real`); with ``ndim``, a
+    ``ValueError`` naming the parameter unless the array has that many dimensions."""
+    arr = as_real(name, value)
+    if ndim is not None and arr.ndim != ndim:
+        what = {0: "a scalar", 1: "a 1-D array"}.get(ndim, f"a {ndim}-D array")
+        raise ValueError(f"{name} must be {what}, got shape {arr.shape}")
+    return np.ascontiguousarray(arr, dtype=np.float64)
+
+
+def real_scalar(name: str, value: object) -> float:
+    """A real scalar argument as a Python float (see the module doc); TypeError otherwise."""
+    t = type(value)
+    if t is float:
+        return value  # type: ignore[return-value]
+    if t is int:
+        return _int_to_float(value)  # type: ignore[arg-type]
+    if isinstance(value, _NOT_REAL) or value is None:
+        raise type_error(name, "a real number", value)
+    if isinstance(value, np.ndarray):
+        if value.ndim == 0:
+            if value.dtype.kind in _REAL_KINDS:
+                return float(value)
+            if value.dtype.kind == "O" and _is_real_number(value.item()):
+                return _to_float(name, value.item())
+        raise type_error(name, "a real number", value)
+    if _is_real_number(value):
+        return _to_float(name, value)
+    raise type_error(name, "a real number", value)
+
+
+def flag(name: str, value: object) -> bool:
+    """A boolean option (``log``, ...): ``bool`` or ``numpy.bool_`` only, TypeError naming it otherwise."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise type_error(name, "True or False", value)
+
+
+def opt_real_scalar(name: str, value: object) -> Optional[float]:
+    """:func:`real_scalar`, with None passed through (an absent optional argument)."""
+    return None if value is None else real_scalar(name, value)
+
+
+def int_scalar(name: str, value: object, lo: int = 1, hi: int = 2**53 - 1) -> int:
+    """An integer argument (count, steps, index) as a Python int in [lo, hi] (see the module
+    doc): DomainError for a non-integral float or a value out of range, TypeError for others."""
+    allowed = f"an integer in [{lo}, 2^53)" if hi == 2**53 - 1 else f"an integer in [{lo}, {hi}]"
+    if isinstance(value, _NOT_REAL) or value is None:
+        raise type_error(name, "an integer", value)
+    v: object = value
+    if isinstance(v, np.ndarray):
+        if v.ndim != 0 or v.dtype.kind not in _REAL_KINDS + "O":
+            raise type_error(name, "an integer", value)
+        v = v.item()
+        if isinstance(v, _NOT_REAL) or not _is_real_number(v):
+            raise type_error(name, "an integer", value)
+    if isinstance(v, (int, np.integer)):
+        i = int(v)
+    elif isinstance(v, (float, np.floating)):
+        f = float(v)
+        if not math.isfinite(f) or f != math.floor(f):
+            raise domain_error(name, allowed, f)
+        i = int(f)
+    else:
+        raise type_error(name, "an integer", value)
+    if not lo <= i <= hi:
+        raise domain_error(name, allowed, i)
+    return i
 
 
 def call(fn: Callable[..., np.ndarray], names: Sequence[str], *args: ArrayLike) -> Float:
@@ -49,10 +251,15 @@ def call(fn: Callable[..., np.ndarray], names: Sequence[str], *args: ArrayLike) 
     # no dtype inspection or broadcasting, same core call, same errors.
     if all(type(a) is float or type(a) is int for a in args):
         try:
-            out = fn(*[np.array([a], dtype=np.float64) for a in args])
-        except DomainError as exc:
-            raise relocate(exc, (), True) from None
-        return float(out[0])
+            flat = [np.array([a], dtype=np.float64) for a in args]
+        except OverflowError:  # an int beyond the double range: the general path makes it inf
+            pass
+        else:
+            try:
+                out = fn(*flat)
+            except DomainError as exc:
+                raise relocate(exc, (), True) from None
+            return float(out[0])
     arrays = [as_real(n, a) for n, a in zip(names, args)]
     scalar = all(a.ndim == 0 for a in arrays)
     try:
@@ -77,12 +284,15 @@ def relocate(exc: BaseException, shape: tuple[int, ...], scalar: bool) -> BaseEx
     index = getattr(exc, "index", None)
     if param is None:
         return exc
-    msg = f"{param} must be {exc.allowed}, got {exc.value!r}"  # type: ignore[attr-defined]
     where: object = None
     if not scalar and index is not None:
-        where = index if len(shape) <= 1 else tuple(int(i) for i in np.unravel_index(index, shape))
-        msg += f" at index {where}"
-    new = DomainError(msg)
-    new.param, new.allowed, new.value = param, exc.allowed, exc.value  # type: ignore[attr-defined]
-    new.index = where  # type: ignore[assignment]
-    return new
+        where = _index(int(index), shape)
+    return domain_error(param, exc.allowed, exc.value, where)  # type: ignore[attr-defined]
+
+
+def rename(exc: BaseException, old: str, new: str) -> BaseException:
+    """A domain error of the core's parameter ``old`` re-labelled as the public name ``new``."""
+    if getattr(exc, "param", None) != old:
+        return exc
+    return domain_error(new, exc.allowed, exc.value, exc.index)  # type: ignore[attr-defined]
+

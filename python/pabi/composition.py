@@ -25,13 +25,26 @@ log space) or a GDP / RDP bound there.
 from __future__ import annotations
 
 
+import math
 from typing import Callable, Literal, Sequence, Union, overload
 
 import numpy as np
 
 from . import _core
 from ._api import log_theta, theta
-from ._bridge import ArrayLike, DomainError, Float, as_real, call as _call
+from ._bridge import (
+    ArrayLike,
+    DomainError,
+    Float,
+    as_real,
+    call as _call,
+    domain_error,
+    int_scalar,
+    opt_real_scalar,
+    real_array,
+    real_scalar,
+    rename,
+)
 
 __all__ = [
     "tradeoff_eps_delta",
@@ -57,9 +70,7 @@ Bracket = tuple[float, float, float]
 
 
 def _domain(param: str, allowed: str, value: object) -> DomainError:
-    e = DomainError(f"{param} must be {allowed}, got {value!r}")
-    e.param, e.allowed, e.value, e.index = param, allowed, value, None  # type: ignore[attr-defined]
-    return e
+    return domain_error(param, allowed, value)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -94,11 +105,11 @@ def tradeoff_from_profile(alpha: ArrayLike, eps: ArrayLike, delta: ArrayLike) ->
     >>> np.round(f, 3)  # close to the Gaussian trade-off G_1(α) = Φ(Φ^{-1}(1-α) - 1)
     array([0.74 , 0.437])
     """
-    e = np.ascontiguousarray(eps, dtype=np.float64).reshape(-1)
-    d = np.ascontiguousarray(delta, dtype=np.float64).reshape(-1)
+    e = real_array("eps", eps).reshape(-1)
+    d = real_array("delta", delta).reshape(-1)
     if e.size == 0 or e.size != d.size:
         raise ValueError(f"eps and delta must be non-empty 1-D arrays of equal length, got {e.size} and {d.size}")
-    a = np.asarray(alpha, dtype=np.float64)
+    a = np.asarray(as_real("alpha", alpha), dtype=np.float64)
     vals = tradeoff_eps_delta(a[..., None], e, d)
     out = np.max(vals, axis=-1)
     return float(out) if np.ndim(out) == 0 else out
@@ -153,7 +164,10 @@ def gdp_delta(eps: ArrayLike, mu: ArrayLike) -> Float:
     >>> round(gdp_delta(1.0, 1.0), 12)
     0.126936737507
     """
-    return theta(eps, mu)
+    try:
+        return _call(_core.theta, ("eps", "mu"), eps, mu)
+    except DomainError as exc:
+        raise rename(exc, "r", "mu") from None
 
 
 def gdp_epsilon(delta: ArrayLike, mu: ArrayLike) -> Float:
@@ -181,10 +195,10 @@ def gdp_mu(eps: ArrayLike, delta: ArrayLike) -> Float:
 
 def _log_profile(delta: ArrayLike | None, log_delta: ArrayLike | None) -> np.ndarray:
     if log_delta is not None:
-        return np.ascontiguousarray(log_delta, dtype=np.float64).reshape(-1)
+        return real_array("log_delta", log_delta).reshape(-1)
     if delta is None:
         raise TypeError("give delta or log_delta")
-    dv = np.asarray(delta, dtype=np.float64).reshape(-1)
+    dv = real_array("delta", delta).reshape(-1)
     # every sample is a constraint; only an exact 0 is none (ln 0 = −∞). (A δ that underflowed to
     # pabi's residue 2e-323 is honoured as given: sound, but loose — pass log_delta instead.)
     with np.errstate(divide="ignore"):
@@ -197,7 +211,7 @@ def gdp_compose(mus: ArrayLike) -> float:
     >>> round(gdp_compose([0.3, 0.4]), 12)
     0.5
     """
-    m = np.ascontiguousarray(mus, dtype=np.float64).reshape(-1)
+    m = real_array("mus", mus).reshape(-1)
     return _core.gdp_compose(m)
 
 
@@ -217,7 +231,7 @@ def gdp_mu_dominating(
     >>> round(gdp_mu_dominating(e, gdp_delta(e, mu)), 9)
     0.8
     """
-    e = np.ascontiguousarray(eps, dtype=np.float64).reshape(-1)
+    e = real_array("eps", eps).reshape(-1)
     ld = _log_profile(delta, log_delta)
     if e.shape != ld.shape:
         raise ValueError("eps and delta must have the same length")
@@ -243,7 +257,7 @@ def gdp_dominating_pair(
     >>> round(mu, 3), dj < 1e-300
     (0.501, True)
     """
-    e = np.ascontiguousarray(eps, dtype=np.float64).reshape(-1)
+    e = real_array("eps", eps).reshape(-1)
     ld = _log_profile(delta, log_delta)
     if e.shape != ld.shape:
         raise ValueError("eps and delta must have the same length")
@@ -264,14 +278,14 @@ _H_MAX = 0.1
 
 def _check_h(h: object) -> float:
     """The grid step as a float in (0, 0.1] (DomainError on ``h`` otherwise)."""
-    hf = float(h)  # type: ignore[arg-type]
+    hf = real_scalar("h", h)
     if not (0.0 < hf <= _H_MAX):
         raise _domain("h", "in (0, 0.1]", h)
     return hf
 
 
 def _check_positive(name: str, value: object) -> float:
-    v = float(value)  # type: ignore[arg-type]
+    v = real_scalar(name, value)
     if not (0.0 < v < np.inf):
         raise _domain(name, "> 0 and finite", value)
     return v
@@ -338,7 +352,8 @@ class PrivacyLossDistribution:
         """
         if neighbour not in ("remove", "add"):
             raise _domain("neighbour", "'remove' or 'add'", neighbour)
-        return cls(_core._Pld.subsampled_gaussian(float(q), float(sigma), neighbour, float(h)))
+        return cls(_core._Pld.subsampled_gaussian(
+            real_scalar("q", q), real_scalar("sigma", sigma), neighbour, real_scalar("h", h)))
 
     @classmethod
     def gaussian(cls, sigma: float, *, sensitivity: float = 1.0, h: float = 1e-4):
@@ -364,7 +379,8 @@ class PrivacyLossDistribution:
     def from_eps_delta(cls, eps0: float, delta0: float, *, h: float = 1e-4):
         """The four-point PLD of f_{ε0,δ0} (SPEC §5.1): +∞ w.p. δ0, ±ε0 otherwise. The grid
         spans [−ε0 − h, ε0 + h] and must fit 2^21 points (ε0 ≤ ~1e5 at h = 0.1)."""
-        return cls(_core._Pld.eps_delta(float(eps0), float(delta0), float(h)))
+        return cls(_core._Pld.eps_delta(real_scalar("eps0", eps0), real_scalar("delta0", delta0),
+                                        real_scalar("h", h)))
 
     @classmethod
     def from_profile(
@@ -387,7 +403,7 @@ class PrivacyLossDistribution:
         """
         hf = _check_h(h)
         if callable(delta):
-            tl = float(tail)
+            tl = real_scalar("tail", tail)
             if not (0.0 < tl < 1.0):
                 raise _domain("tail", "in (0, 1)", tail)
             if eps_max is None:
@@ -399,10 +415,10 @@ class PrivacyLossDistribution:
             else:
                 em = _check_positive("eps_max", eps_max)
             n = _profile_samples(em, hf, 1, "eps_max", eps_max if eps_max is not None else em)
-            vals = np.asarray(delta(np.arange(n) * hf), dtype=float)
+            vals = real_array("delta", delta(np.arange(n) * hf)).reshape(-1)
         else:
-            vals = np.asarray(delta, dtype=float).ravel()
-        return cls(_core._Pld.from_profile(hf, np.ascontiguousarray(vals)))
+            vals = real_array("delta", delta).reshape(-1)
+        return cls(_core._Pld.from_profile(hf, vals))
 
     @classmethod
     def laplace(cls, scale: float, *, sensitivity: float = 1.0, h: float = 1e-4):
@@ -426,12 +442,12 @@ class PrivacyLossDistribution:
 
 
 def _bracket(query: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]],
-             x: ArrayLike) -> tuple[Float, Float, Float]:
+             name: str, x: ArrayLike) -> tuple[Float, Float, Float]:
     """(lower, estimate, upper) of a core composition query at every element of ``x``; a
     domain error reports the caller's n-d index (as the elementwise functions do)."""
     from ._bridge import relocate
 
-    a = np.asarray(x, dtype=float)
+    a = np.asarray(as_real(name, x), dtype=np.float64)
     try:
         lo, es, up = query(np.ascontiguousarray(a.ravel()))
     except DomainError as exc:
@@ -449,11 +465,11 @@ class ComposedPLD:
 
     def delta(self, eps: ArrayLike) -> tuple[Float, Float, Float]:
         """δ(ε) as (lower bound, estimate, valid upper bound). ε ∈ [0, +∞]."""
-        return _bracket(self._core.delta, eps)  # type: ignore[attr-defined]
+        return _bracket(self._core.delta, "eps", eps)  # type: ignore[attr-defined]
 
     def epsilon(self, delta: ArrayLike) -> tuple[Float, Float, Float]:
         """ε(δ) as (lower bound, estimate, valid upper bound); +inf if δ cannot be certified."""
-        return _bracket(self._core.epsilon, delta)  # type: ignore[attr-defined]
+        return _bracket(self._core.epsilon, "delta", delta)  # type: ignore[attr-defined]
 
     @property
     def error_budget(self) -> dict[str, float]:
@@ -478,42 +494,28 @@ def compose_plds(
         if not isinstance(p, PrivacyLossDistribution):
             raise TypeError(f"parts[{i}] must pair a PrivacyLossDistribution with an integer, "
                             f"got {type(p).__name__}")
-        if isinstance(t, (int, np.integer)):
-            ti = int(t)
-            ok = 1 <= ti <= _MAX_TIMES
-        else:
-            try:
-                tf = float(t)
-            except (TypeError, ValueError):
-                raise TypeError(f"times must be an integer, got {type(t).__name__}") from None
-            ok = 1.0 <= tf <= _MAX_TIMES and tf == np.floor(tf)
-            ti = int(tf) if ok else 0
-        if not ok:
-            e = _domain("times", "an integer in [1, 2^53]", t)
+        try:
+            ti = int_scalar("times", t, lo=1, hi=_MAX_TIMES)
+        except DomainError as e:
             if len(parts) > 1:
                 e.args = (f"{e.args[0]} at index {i}",)
                 e.index = i  # type: ignore[attr-defined]
-            raise e
+            raise
         core_parts.append((p._core, ti))
-    return ComposedPLD(_core.pld_compose(core_parts, float(tail)))
+    return ComposedPLD(_core.pld_compose(core_parts, real_scalar("tail", tail)))
 
 
 # ---------------------------------------------------------------------------------------------
 # DP-SGD
 
 
-def _check_steps(steps: float) -> float:
-    if isinstance(steps, bool) or not np.isscalar(steps):
-        raise TypeError(f"steps must be an integer, got {type(steps).__name__}")
-    return _scalar("steps", steps)
+def _check_steps(steps: object) -> float:
+    """The ``steps`` count of the DP-SGD accountant (an integer ≥ 1, see pabi._bridge), as the
+    float the core takes (exact below 2^53)."""
+    return float(int_scalar("steps", steps))
 
 
-def _scalar(name: str, value: object) -> float:
-    """A real scalar argument as float (TypeError for anything else)."""
-    if isinstance(value, bool) or not np.isscalar(value):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    arr = as_real(name, value)
-    return float(arr)
+_scalar = real_scalar
 
 
 @overload
@@ -598,8 +600,8 @@ def _profile_rdp_curve(
     # ulps). Beyond eps_max the profile is taken as 0, which requires it to have decayed there:
     # checked as δ(eps_max) ≤ 1e-300 (assumption documented in multi_epoch_epsilon).
     if not values[-1] <= 1e-300:
-        raise ValueError(f"the profile has not decayed at eps_max = {eps_max} (delta = {values[-1]:.3g}); "
-                         "increase eps_max")
+        raise _domain("eps_max", f"large enough that the profile has decayed (delta(eps_max) = {values[-1]:.3g} "
+                      "> 1e-300): increase eps_max", eps_max)
     values[-1] = 0.0
     return np.array([profile_to_rdp(float(a), grid, values) for a in orders])
 
@@ -630,19 +632,31 @@ def multi_epoch_epsilon(
     ε ↦ ln δ(ε), so that large ε do not underflow in the GDP route. The RDP route takes the
     profile as 0 beyond ``eps_max`` (default 64) and requires δ(eps_max) ≤ 1e-300.
     """
-    E = int(epochs)
-    if E != epochs or E < 1:
-        raise _domain("epochs", "an integer >= 1", epochs)
+    E = int_scalar("epochs", epochs)
+    target_delta, h = real_scalar("target_delta", target_delta), real_scalar("h", h)
+    eps_max = opt_real_scalar("eps_max", eps_max)
+    if not (h > 0 and math.isfinite(h)):
+        raise _domain("h", "> 0 and finite", h)
+    if eps_max is not None and not (eps_max > 0 and math.isfinite(eps_max)):
+        raise _domain("eps_max", "> 0 and finite", eps_max)
+    if (eps_max or 64.0) / h > 2**25:  # the profile grids 0, h, ..., eps_max (as in the PLD's limit)
+        raise _domain("h", f"large enough that eps_max/h <= 2^25 (eps_max = {eps_max or 64.0})", h)
     if not (0 < target_delta < 1):
         raise _domain("target_delta", "in (0, 1)", target_delta)
+    a = np.asarray(real_array("orders", orders, ndim=1) if orders is not None else np.concatenate(
+        [np.linspace(1.05, 2, 20), np.linspace(2.1, 20, 180), np.linspace(21, 64, 44)]))
+    if a.size == 0:
+        raise ValueError("orders must be a non-empty 1-D array")
+    bad = ~((a > 1) & (a < np.inf))
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise domain_error("orders", "> 1 and finite", float(a[k]), k)
     pld = PrivacyLossDistribution.from_profile(delta, h=h, eps_max=eps_max)
     res: dict[str, float] = {"pld": pld.compose(E).epsilon(target_delta)[2]}
     e0 = np.linspace(0.0, 20.0, 401)[1:]
     d0 = np.ascontiguousarray(np.asarray(delta(e0), dtype=float))
     res["single_point"] = _core.single_point_composed_epsilon(
         np.ascontiguousarray(e0), d0, float(E), float(target_delta))
-    a = np.asarray(orders if orders is not None else np.concatenate(
-        [np.linspace(1.05, 2, 20), np.linspace(2.1, 20, 180), np.linspace(21, 64, 44)]))
     from .rdp import rdp_to_dp_epsilon
 
     rdp = _profile_rdp_curve(delta, a, eps_max or 64.0, h)
@@ -657,6 +671,8 @@ def multi_epoch_epsilon(
     top = 1.0
     while float(logp(np.array([top]))[0]) > -690.8 and top < 1e4:
         top *= 2.0
+    if top / h > 2**25:
+        raise _domain("h", f"large enough that the GDP route's grid up to eps = {top} has <= 2^25 points", h)
     grid = np.arange(int(np.ceil(top / h)) + 1) * h
     mu, dj = gdp_dominating_pair(grid, log_delta=logp(grid))
     res["gdp"] = _core.gdp_composed_epsilon(float(target_delta), mu, dj, float(E))

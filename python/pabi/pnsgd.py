@@ -46,7 +46,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from . import _core
-from ._bridge import ArrayLike, DomainError, Float, as_real, relocate
+from ._bridge import ArrayLike, DomainError, Float, as_real, relocate, type_error
 
 __all__ = [
     "pnsgd_delta",
@@ -70,10 +70,14 @@ class _Args:
     contiguous float64 array of length 1 (stride 0) or of the full broadcast size.
 
     ``named`` maps parameter names (for error messages) to values in the order the core binding
-    takes them; None (an absent optional argument) is passed as None. A public wrapper whose
-    numeric parameters are already in that order passes its ``locals()``."""
+    takes them; None (an absent optional argument, allowed for the names in ``optional``) is
+    passed as None. A public wrapper whose numeric parameters are already in that order passes
+    its ``locals()``."""
 
-    def __init__(self, named: dict[str, Optional[ArrayLike]]) -> None:
+    def __init__(self, named: dict[str, Optional[ArrayLike]], optional: tuple[str, ...] = ("smoothness",)) -> None:
+        for k, v in named.items():
+            if v is None and k not in optional:
+                raise type_error(k, "a real number or an array of real numbers", v)
         arrays = {k: as_real(k, v) for k, v in named.items() if v is not None}
         self.scalar = all(a.ndim == 0 for a in arrays.values())
         try:
@@ -130,7 +134,7 @@ def _amplification(fn: Callable[..., np.ndarray], params: dict[str, Any], *flags
     params = dict(params)
     options = params.pop("noise"), params.pop("order"), params.pop("variant")
     _check_options(*options)
-    return _Args(params).run(fn, *options, *flags)
+    return _Args(params, ("index", "smoothness")).run(fn, *options, *flags)
 
 
 def pnsgd_delta(

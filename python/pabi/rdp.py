@@ -33,7 +33,20 @@ from typing import Callable, Optional, Union
 import numpy as np
 
 from . import _core
-from ._bridge import ArrayLike, DomainError, Float, as_real as _as_real, call as _call, relocate as _relocate
+from ._bridge import (
+    ArrayLike,
+    DomainError,
+    Float,
+    as_real as _as_real,
+    call as _call,
+    domain_error as _domain_error,
+    int_scalar as _int,
+    opt_real_scalar as _opt_real,
+    real_array as _real_array,
+    real_scalar as _real,
+    relocate as _relocate,
+    rename as _rename,
+)
 
 __all__ = [
     "DEFAULT_ORDERS",
@@ -140,14 +153,7 @@ def sampled_gaussian_rdp(
             noise_multiplier,
         )
     except DomainError as exc:
-        if getattr(exc, "param", None) != "sigma":
-            raise
-        msg = str(exc).replace("sigma", "noise_multiplier", 1)
-        new = DomainError(msg)
-        new.param, new.allowed, new.value, new.index = (  # type: ignore[attr-defined]
-            "noise_multiplier", exc.allowed, exc.value, exc.index  # type: ignore[attr-defined]
-        )
-        raise new from None
+        raise _rename(exc, "sigma", "noise_multiplier") from None
 
 
 def sampled_gaussian_rdp_per_instance(
@@ -199,43 +205,13 @@ def holder_orders(alpha: float, p: float, n: int, variant: str = "corrected") ->
     >>> holder_orders(2.0, 2.0, 3)
     array([2., 3., 5.])
     """
-    nn = _count("n", n)
-    flag = _map_flag(variant)
+    nn = _int("n", n, lo=0)
+    alpha, p = _real("alpha", alpha), _real("p", p)
     try:
-        betas, _ = _core.holder_orders(float(alpha), float(p), nn, flag)
+        betas, _ = _core.holder_orders(alpha, p, nn, _map_flag(variant))
     except DomainError as exc:
         raise _relocate(exc, (), True) from None
     return betas
-
-
-def _count(name: str, v: object) -> int:
-    """A non-negative integer argument that sizes an output (a bool, a fractional float, NaN or
-    a negative value or one of 2^64 or more is a DomainError naming ``name``; the core caps the
-    size itself, before allocating)."""
-    if isinstance(v, (bool, np.bool_)):
-        ok = False
-    else:
-        try:
-            iv = operator.index(v)  # type: ignore[arg-type]
-            ok = iv >= 0
-        except TypeError:
-            try:
-                f = float(v)  # type: ignore[arg-type]
-            except (TypeError, ValueError):
-                f = math.nan
-            ok = math.isfinite(f) and f >= 0 and f.is_integer()
-            iv = int(f) if ok else 0
-    if ok and iv >= 2**64:
-        ok = False
-    if not ok:
-        err = DomainError(f"{name} must be a non-negative integer (< 2^64), got {v!r}")
-        err.param, err.allowed, err.index = name, "a non-negative integer", None  # type: ignore[attr-defined]
-        try:
-            err.value = float(v)  # type: ignore[attr-defined,arg-type]
-        except (TypeError, ValueError, OverflowError):
-            err.value = math.nan  # type: ignore[attr-defined]
-        raise err
-    return iv
 
 
 def holder_composition_bound(
@@ -263,16 +239,20 @@ def holder_composition_bound(
     1.0
     """
     flag = _map_flag(variant)
-    d = np.asarray(divergences, dtype=np.float64)
+    alpha, p = _real("alpha", alpha), _real("p", p)
+    d = _real_array("divergences", divergences)
     if d.ndim != 2 or d.size == 0:
-        raise ValueError(f"divergences must be a non-empty (steps, samples) array, got {d.shape}")
+        raise ValueError(f"divergences must be a non-empty (steps, samples) array, got shape {d.shape}")
     w = None
     if weights is not None:
-        w = np.ascontiguousarray(np.broadcast_to(np.asarray(weights, dtype=np.float64), d.shape)).reshape(-1)
+        wa = _as_real("weights", weights)
+        try:
+            wb = np.broadcast_to(wa, d.shape)
+        except ValueError:
+            raise ValueError(f"weights of shape {wa.shape} cannot be broadcast to divergences' shape {d.shape}") from None
+        w = np.ascontiguousarray(wb, dtype=np.float64).reshape(-1)
     try:
-        terms = _core.holder_composition_terms(
-            float(alpha), float(p), np.ascontiguousarray(d).reshape(-1), d.shape[0], d.shape[1], flag, w
-        )
+        terms = _core.holder_composition_terms(alpha, p, d.reshape(-1), d.shape[0], d.shape[1], flag, w)
     except DomainError as exc:
         raise _relocate(exc, d.shape, False) from None
     total = float(_core.sum_terms_up(terms))
@@ -324,15 +304,16 @@ def dpsgd_per_instance_rdp(
     0.01431007
     """
     flag = _map_flag(variant)
-    arr = np.asarray(sensitivities)
-    if arr.dtype.kind not in "iuf":
-        raise TypeError(f"sensitivities must be an array of real numbers, got dtype {arr.dtype}")
+    alpha, q, sigma = _real("alpha", alpha), _real("q", q), _real("sigma", sigma)
+    p, confidence = _opt_real("p", p), _opt_real("confidence", confidence)
+    max_sensitivity = _opt_real("max_sensitivity", max_sensitivity)
+    arr = _as_real("sensitivities", sensitivities)
     if arr.ndim != 2:
         raise ValueError(f"sensitivities must have shape (steps, samples), got shape {arr.shape}")
     steps, samples = arr.shape
     if steps == 0 or samples == 0:
         raise ValueError(f"sensitivities must be non-empty, got shape {arr.shape}")
-    pp = 3.0 * steps if p is None else float(p)
+    pp = 3.0 * steps if p is None else p
     if (confidence is None) != (max_sensitivity is None):
         # max_sensitivity alone was silently ignored (even NaN); confidence alone fails in the
         # core with a message about a NaN the caller never passed
@@ -348,9 +329,7 @@ def dpsgd_per_instance_rdp(
     flat = np.ascontiguousarray(arr, dtype=np.float64).reshape(-1)
     try:
         terms = _core.dpsgd_per_instance_terms(
-            float(alpha), float(q), float(sigma), flat, steps, samples, pp, flag,
-            None if confidence is None else float(confidence),
-            None if max_sensitivity is None else float(max_sensitivity),
+            alpha, q, sigma, flat, steps, samples, pp, flag, confidence, max_sensitivity
         )
     except DomainError as exc:
         raise _relocate(exc, arr.shape, False) from None
@@ -359,10 +338,12 @@ def dpsgd_per_instance_rdp(
 
 
 def _curve(orders: ArrayLike, rdp: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-    o = np.ascontiguousarray(orders, dtype=np.float64).reshape(-1)
-    r = np.ascontiguousarray(rdp, dtype=np.float64).reshape(-1)
+    o = _real_array("orders", orders).reshape(-1)
+    r = _real_array("rdp", rdp).reshape(-1)
     if o.shape != r.shape:
-        r = np.ascontiguousarray(np.broadcast_to(r, o.shape)) if r.size == 1 else r
+        if r.size != 1:
+            raise ValueError(f"orders and rdp must have the same length, got {o.size} and {r.size}")
+        r = np.ascontiguousarray(np.broadcast_to(r, o.shape))
     return o, r
 
 
@@ -391,7 +372,7 @@ def rdp_to_dp_epsilon(
     4.0
     """
     o, r = _curve(orders, rdp)
-    return _core.rdp_to_dp_epsilon(o, r, float(delta), _method(method))
+    return _core.rdp_to_dp_epsilon(o, r, _real("delta", delta), _method(method))
 
 
 def rdp_to_dp_delta(
@@ -405,7 +386,7 @@ def rdp_to_dp_delta(
     An RDP value of 0 at some order (equal distributions) gives δ = 0 for every ε ≥ 0.
     """
     o, r = _curve(orders, rdp)
-    return _core.rdp_to_dp_delta(o, r, float(eps), _method(method))
+    return _core.rdp_to_dp_delta(o, r, _real("eps", eps), _method(method))
 
 
 def rdp_compose(curves: ArrayLike) -> np.ndarray:
@@ -418,7 +399,7 @@ def rdp_compose(curves: ArrayLike) -> np.ndarray:
     >>> rdp_compose([[0.1, 0.2], [0.3, 0.4]])
     array([0.4, 0.6])
     """
-    c = np.asarray(curves, dtype=np.float64)
+    c = _real_array("curves", curves)
     if c.ndim == 1:
         c = c[None, :]
     if c.ndim != 2 or c.size == 0:
@@ -445,11 +426,14 @@ def profile_to_rdp(
     the grid until δ underflows). This replaces the unsound "(ε, δ) → RDP" map printed in the
     shuffled-PNSGD paper (SPEC_pabi T11), which is deliberately not offered.
     """
-    e = np.ascontiguousarray(eps_grid, dtype=np.float64).reshape(-1)
+    alpha = _real("alpha", alpha)
+    e = _real_array("eps_grid", eps_grid).reshape(-1)
     d = delta_grid(e) if callable(delta_grid) else delta_grid
-    dd = np.ascontiguousarray(d, dtype=np.float64).reshape(-1)
+    dd = _real_array("delta_grid", d).reshape(-1)
+    if dd.shape != e.shape:
+        raise ValueError(f"eps_grid and delta_grid must have the same length, got {e.size} and {dd.size}")
     try:
-        return float(_core.profile_to_rdp(float(alpha), e, dd))
+        return float(_core.profile_to_rdp(alpha, e, dd))
     except DomainError as exc:
         raise _relocate(exc, e.shape, False) from None
 
@@ -491,18 +475,9 @@ def _opt_int(name: str, v: Optional[ArrayLike]) -> ArrayLike:
     a = _as_real(name, v)
     bad = np.isnan(np.asarray(a, dtype=np.float64))
     if bad.any():
-        # the index as pabi._bridge reports it: an int for 1-D input, a tuple for n-d
-        where: object = None
-        if bad.ndim == 1:
-            where = int(np.argmax(bad))
-        elif bad.ndim > 1:
-            where = tuple(int(i) for i in np.unravel_index(np.argmax(bad), bad.shape))
-        err = DomainError(
-            f"{name} must be a positive integer or None, got nan" + ("" if where is None else f" at index {where}")
-        )
-        err.param, err.allowed = name, "a positive integer or None"  # type: ignore[attr-defined]
-        err.value, err.index = math.nan, where  # type: ignore[attr-defined,assignment]
-        raise err
+        k = int(np.argmax(bad))
+        idx = None if bad.ndim == 0 else (k if bad.ndim == 1 else tuple(int(i) for i in np.unravel_index(k, bad.shape)))
+        raise _domain_error(name, "a positive integer or None", float("nan"), idx)
     return a
 
 
@@ -529,9 +504,7 @@ def _samples(name: str, samples: ArrayLike) -> tuple[np.ndarray, np.ndarray, int
     if bad.any():
         idx = np.unravel_index(int(np.argmax(bad)), s.shape)
         where = idx[0] if s.ndim == 1 else tuple(int(i) for i in idx)
-        err = DomainError(f"{name} must be >= 0 and finite, got {s[idx]!r} at index {where}")
-        err.param, err.allowed, err.value, err.index = name, ">= 0 and finite", float(s[idx]), where  # type: ignore[attr-defined]
-        raise err
+        raise _domain_error(name, ">= 0 and finite", float(s[idx]), where)
     lead = s.shape[:-1]
     rows = np.arange(int(np.prod(lead, dtype=np.int64)), dtype=np.float64).reshape(lead)
     return np.ascontiguousarray(s).reshape(-1), rows, s.shape[-1]
@@ -629,19 +602,16 @@ def general_update_rdp(alpha: int, sigma: float, outer: ArrayLike, inner: ArrayL
     >>> round(general_update_rdp(3, 1.0, [[0.0]], [[[[1.0], [1.0], [1.0]]]]), 12)  # α‖u − v‖²/(2σ²)
     1.5
     """
-    a = _count("alpha", alpha)  # an integer order (3.7 was truncated to 3)
-    o = np.asarray(outer, dtype=np.float64)
-    i = np.asarray(inner, dtype=np.float64)
+    a, sg = _int("alpha", alpha, lo=2), _real("sigma", sigma)
+    o = _real_array("outer", outer)
+    i = _real_array("inner", inner)
     if o.ndim != 2 or i.ndim != 4 or i.shape[0] != o.shape[0] or i.shape[3] != o.shape[1]:
         raise ValueError(f"outer must be (B, d) and inner (B, J, alpha, d); got {o.shape}, {i.shape}")
     b, j, _, d = i.shape
     try:
-        if a >= 2 and i.shape[2] != a:
-            raise ValueError(f"inner tuples must have length alpha = {alpha}, got {i.shape[2]}")
-        return _core.general_update_rdp(
-            a, float(sigma), np.ascontiguousarray(o).reshape(-1),
-            np.ascontiguousarray(i).reshape(-1), b, j, d,
-        )
+        if i.shape[2] != a:
+            raise ValueError(f"inner tuples must have length alpha = {a}, got {i.shape[2]}")
+        return _core.general_update_rdp(a, sg, o.reshape(-1), i.reshape(-1), b, j, d)
     except DomainError as exc:
         raise _relocate(exc, (), True) from None
 
@@ -685,14 +655,15 @@ def unlearning_keep(
     return bool(v == 1.0) if isinstance(v, float) else v == 1.0
 
 
-def _lip_u(L: Optional[ArrayLike], kappa: Optional[ArrayLike]) -> ArrayLike:
-    """u = ln L² from L or κ (the core's carrier for θ_L: accurate near L = 1 from κ, and for
-    small L from L, where κ ≈ −1 has lost the relative accuracy of L²)."""
+def _lip_u(L: Optional[ArrayLike], kappa: Optional[ArrayLike]) -> tuple[ArrayLike, str]:
+    """(u = ln L² from L or κ, the name of the parameter it came from, for messages). u is the
+    core's carrier for θ_L: accurate near L = 1 from κ, and for small L from L, where κ ≈ −1
+    has lost the relative accuracy of L²."""
     if (L is None) == (kappa is None):
         raise ValueError("pass exactly one of L and kappa (= L**2 - 1)")
     if kappa is not None:
-        return _call(_core.lip_u_from_kappa, ("kappa",), kappa)
-    return _call(_core.lip_u_from_l, ("L",), L)
+        return _call(_core.lip_u_from_kappa, ("kappa",), kappa), "kappa"
+    return _call(_core.lip_u_from_l, ("L",), L), "L"
 
 
 def theta_l(s: ArrayLike, L: Optional[ArrayLike] = None, *, kappa: Optional[ArrayLike] = None) -> Float:
@@ -706,7 +677,11 @@ def theta_l(s: ArrayLike, L: Optional[ArrayLike] = None, *, kappa: Optional[Arra
     >>> theta_l([1, 2], L=[1.0, 2.0])
     array([1. , 0.8])
     """
-    return _call(_core.theta_l_u, ("L", "s"), _lip_u(L, kappa), s)
+    u, name = _lip_u(L, kappa)
+    try:
+        return _call(_core.theta_l_u, (name, "s"), u, s)
+    except DomainError as exc:
+        raise _rename(exc, "L", name) from None
 
 
 def cyclic_theta_sum(
@@ -717,7 +692,11 @@ def cyclic_theta_sum(
     >>> round(cyclic_theta_sum(10, 4, L=1.0), 12)   # 2·(1/4) + 1/2
     1.0
     """
-    return _call(_core.cyclic_theta_sum, ("L", "T", "ell"), _lip_u(L, kappa), T, ell)
+    u, name = _lip_u(L, kappa)
+    try:
+        return _call(_core.cyclic_theta_sum, (name, "T", "ell"), u, T, ell)
+    except DomainError as exc:
+        raise _rename(exc, "L", name) from None
 
 
 def _model_flag(model: str) -> bool:
@@ -850,10 +829,14 @@ def shifted_cycle_bound(
     >>> round(shifted_cycle_bound(2.0, 1.0, 10, 5, 1.0, L=1.0), 12)   # 2·(1/5)
     0.4
     """
-    return _call(
-        _core.shifted_cycle_bound, ("alpha", "sigma", "L", "tau", "sbar", "T", "ell"),
-        alpha, sigma, _lip_u(L, kappa), tau, sbar, T, ell,
-    )
+    u, name = _lip_u(L, kappa)
+    try:
+        return _call(
+            _core.shifted_cycle_bound, ("alpha", "sigma", name, "tau", "sbar", "T", "ell"),
+            alpha, sigma, u, tau, sbar, T, ell,
+        )
+    except DomainError as exc:
+        raise _rename(exc, "L", name) from None
 
 
 def optimal_residuals(
@@ -863,12 +846,13 @@ def optimal_residuals(
     Scalar arguments (the result is the length-T vector). Domain: T an integer in [1, 2^26]
     (a larger T is a DomainError before anything is allocated), τ, s ≥ 0 finite, L ≥ 0
     (L = 0 gives the limit: a_1 = s for T = 1, zeros for T ≥ 2)."""
-    t = _count("T", T)
-    u = _lip_u(L, kappa)
+    T, tau, s = _int("T", T, lo=1), _real("tau", tau), _real("s", s)
+    L, kappa = _opt_real("L", L), _opt_real("kappa", kappa)
+    u, name = _lip_u(L, kappa)
     try:
-        return _core.optimal_residuals(float(u), t, float(tau), float(s))
+        return _core.optimal_residuals(float(u), T, tau, s)
     except DomainError as exc:
-        raise _relocate(exc, (), True) from None
+        raise _rename(_relocate(exc, (), True), "L", name) from None
 
 
 def cyclic_calibration(
@@ -914,11 +898,14 @@ def sensitivity_multi_epoch(
     >>> round(sensitivity_multi_epoch(0.5, 1.0, 1.0, 1.0, 1.0, 1, 1), 12)   # ρ = ½: 1/(1 − ½)
     2.0
     """
-    return _call(
-        _core.sensitivity_multi_epoch,
-        ("eta", "mu", "smoothness", "grad_bound", "batch_size", "m", "j", "epochs"),
-        eta, mu, smoothness, grad_bound, batch_size, m, j, _opt_int("epochs", epochs),
-    )
+    try:
+        return _call(
+            _core.sensitivity_multi_epoch,
+            ("eta", "mu", "smoothness", "grad_bound", "batch_size", "m", "j", "epochs"),
+            eta, mu, smoothness, grad_bound, batch_size, m, j, _opt_int("epochs", epochs),
+        )
+    except DomainError as exc:
+        raise _rename(exc, "batch", "batch_size") from None
 
 
 def averaged_rdp(alpha: ArrayLike, sigma: ArrayLike, sensitivities: ArrayLike) -> Float:
@@ -970,6 +957,8 @@ def hoeffding_sample_size_ln(
     >>> round(hoeffding_sample_size_ln(8, 1.0, 2.0, 0.1, 0.05), 1)   # l >= e^143
     143.2
     """
+    if variant not in ("corrected", "proof_consistent", "as_published"):
+        raise ValueError(f"variant must be 'corrected', 'proof_consistent' or 'as_published', got {variant!r}")
     return _call(
         lambda *a: _core.hoeffding_sample_size_ln(*a, variant),
         ("alpha", "eps", "eps_prime", "c", "J"), alpha, eps, eps_prime, c, J,
@@ -1020,8 +1009,8 @@ def mixture_rdp_bound(alpha: ArrayLike, weights: ArrayLike, eps: ArrayLike) -> F
     >>> round(mixture_rdp_bound(2.0, [0.5, 0.5], [0.0, 1.0]), 12)
     0.620114506958
     """
-    w = np.asarray(_as_real("weights", weights), dtype=np.float64)
-    e = np.asarray(_as_real("eps", eps), dtype=np.float64)
+    w = _real_array("weights", weights)
+    e = _real_array("eps", eps)
     if w.ndim == 0 or e.ndim == 0 or w.shape[-1] != e.shape[-1] or w.shape[-1] == 0:
         raise ValueError(f"weights and eps must be non-empty with equal last axes, got {w.shape} and {e.shape}")
     m = w.shape[-1]

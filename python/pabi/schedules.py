@@ -33,7 +33,7 @@ from typing import Callable, Literal, Optional, Union
 import numpy as np
 
 from . import _core
-from ._bridge import ArrayLike, Float, as_real, call as _call
+from ._bridge import ArrayLike, Float, call as _call, flag, int_scalar, opt_real_scalar, real_array, real_scalar
 from .pnsgd import _Args
 
 __all__ = [
@@ -195,19 +195,16 @@ def online_delta(eps: float, lipschitz: float, lr: float, diameter: float, noise
     array([0.121873, 0.124379, 0.126937])
     """
     laplace = _mech(mechanism)
-    arr = as_real("noise", noise)
-    if arr.ndim != 1:
-        raise ValueError(f"noise must be a 1-D array, got shape {arr.shape}")
-    arr = np.ascontiguousarray(arr, dtype=np.float64)
-    args = [float(as_real(nm, v)) for nm, v in
+    arr = real_array("noise", noise, ndim=1)
+    args = [real_scalar(nm, v) for nm, v in
             (("eps", eps), ("lipschitz", lipschitz), ("lr", lr), ("diameter", diameter),
              ("strong_convexity", strong_convexity))]
-    sm = None if smoothness is None else float(as_real("smoothness", smoothness))
+    sm = opt_real_scalar("smoothness", smoothness)
+    log = flag("log", log)
     if index is None:
         return _core.online_delta(arr, args[0], args[1], args[2], args[3], sm, args[4], laplace, log)
-    if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
-        raise TypeError(f"index must be an int, got {type(index).__name__}")
-    return _core.online_delta_at(arr, float(index), args[0], args[1], args[2], args[3], sm, args[4], laplace, log)
+    i = float(int_scalar("index", index))
+    return _core.online_delta_at(arr, i, args[0], args[1], args[2], args[3], sm, args[4], laplace, log)
 
 
 _ONLINE_NAMES = ("eps", "lipschitz", "lr", "diameter", "n", "index", "c1", "c2", "decay", "smoothness",
@@ -218,7 +215,7 @@ def _online(which: int, laplace: bool, eps, lipschitz, lr, diameter, n, index, c
             strong_convexity, as_published: bool = False, log: bool = False) -> Float:
     sm, has = _smooth(smoothness)
     fn = functools.partial(_core.online_schedule_bound, which, has_smoothness=has, laplace=laplace,
-                           as_published=as_published, log=log)
+                           as_published=as_published, log=flag("log", log))
     return _call(fn, _ONLINE_NAMES, eps, lipschitz, lr, diameter, n, index, c1, c2, decay, sm, strong_convexity)
 
 

@@ -47,7 +47,7 @@ from typing import Any, Callable, Iterator, Mapping, Optional, Sequence
 
 import numpy as np
 
-from ._bridge import DomainError
+from ._bridge import DomainError, int_scalar
 
 __all__ = ["sweep", "grid_size"]
 
@@ -371,8 +371,7 @@ def sweep(
     """
     if not callable(function):
         raise TypeError(f"function must be callable, got {type(function).__name__}")
-    if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
-        raise ValueError(f"chunk_size must be an integer >= 1, got {chunk_size!r}")
+    chunk_size = int_scalar("chunk_size", chunk_size)
     if progress is not None and not isinstance(progress, (bool, np.bool_)):
         raise TypeError(f"progress must be None, True or False, got {progress!r}")
     if backend not in ("local", "dask"):

@@ -22,7 +22,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .._bridge import DomainError
+from .._bridge import DomainError, int_scalar, real_scalar
 
 __all__ = ["PNSGDAccountant"]
 
@@ -36,17 +36,11 @@ def _domain(param: str, allowed: str, value: object) -> DomainError:
 
 
 def _count(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-    if value < 0:
-        raise _domain(name, ">= 0", value)
-    return int(value)
+    return int_scalar(name, value, lo=0)
 
 
 def _real(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    return float(value)
+    return real_scalar(name, value)
 
 
 class PNSGDAccountant:
@@ -130,14 +124,9 @@ class PNSGDAccountant:
             raise ValueError("order='fixed' needs index, the 1-based position of the protected record")
         if order == "shuffled" and index is not None:
             raise ValueError("index only applies to order='fixed'")
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer, float)) or n != int(n) or n < 1:
-            raise _domain("n", "an integer >= 1", n)
-        n = int(n)
+        n = int_scalar("n", n, lo=1)
         if index is not None:
-            if isinstance(index, bool) or not isinstance(index, (int, np.integer, float)) \
-                    or index != int(index) or not 1 <= index <= n:
-                raise _domain("index", f"an integer in [1, n = {n}]", index)
-            index = int(index)
+            index = int_scalar("index", index, lo=1, hi=n)
         cfg: dict[str, Any] = dict(
             noise=noise, sigma=_real("sigma", sigma), lipschitz=_real("lipschitz", lipschitz),
             lr=_real("lr", lr), diameter=_real("diameter", diameter), n=n, order=order,

@@ -179,7 +179,14 @@ def pnsgd_zcdp_rho(
     0.02000000000...
     """
     from .. import pnsgd_rdp_slope
+    from .._bridge import int_scalar, opt_real_scalar, real_scalar
 
+    sigma, lipschitz, lr = (real_scalar("sigma", sigma), real_scalar("lipschitz", lipschitz),
+                            real_scalar("lr", lr))
+    n = int_scalar("n", n, lo=1)
+    index = int_scalar("index", index, lo=1, hi=n)
+    smoothness = opt_real_scalar("smoothness", smoothness)
+    strong_convexity = real_scalar("strong_convexity", strong_convexity)
     return float(pnsgd_rdp_slope(sigma=sigma, lipschitz=lipschitz, lr=lr, n=n, index=index,
                                  smoothness=smoothness, strong_convexity=strong_convexity))
 

@@ -1,0 +1,593 @@
+"""The bad-input matrix: every public pabi callable x every parameter x a list of bad inputs.
+
+Used by ``tests/test_bad_input_matrix.py``. This module has two roles:
+
+* importable (no pabi call at import): :data:`TABLE` (a valid default call per function) and
+  :func:`cases` (the list of case ids, plain tuples);
+* ``python tests/_matrix_worker.py``: a worker process that reads case ids (one JSON array per
+  line) on stdin, runs each case and writes one JSON object per line on stdout. Run in a child
+  process, a panic, abort or hang in a case cannot take pytest down with it.
+
+A case ``(function, parameter, input class)`` calls the function with its valid defaults, the
+parameter replaced by the input. Its outcome is classified by :func:`run_case`:
+
+``value``       returned, no NaN anywhere in the result;
+``nan``         returned a NaN (FAIL);
+``domain``      DomainError; ``type``: TypeError; ``valueerror``: another ValueError;
+``other``       any other exception, panics included (FAIL);
+``crash``/``hang`` (decided by the parent: the worker died / ran past the timeout; FAIL).
+
+An exception must name the parameter (or one it is coupled with in the table): otherwise the
+case FAILS as ``unnamed``. A plain ValueError (not DomainError) is accepted only for structural
+input classes (shape mismatch, empty or 0-d arrays where arrays are needed) and option strings.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import sys
+from typing import Any, Callable
+
+import numpy as np
+
+# ----------------------------------------------------------------------------- input classes
+
+#: scalar-valued classes (replace the whole argument)
+SCALAR_CLASSES = (
+    "nan", "+inf", "-inf", "-0.0", "negative", "zero", "5e-324", "1e308", "2**63", "10**30",
+    "half", "str", "None", "complex", "bool", "object",
+    "empty", "0-d", "noncontig", "bigendian", "float32", "int-array", "bool-array", "object-array",
+    "mismatch",
+)
+#: classes of array-valued parameters (the valid default array with its LAST element replaced,
+#: or the whole array converted)
+ARRAY_CLASSES = (
+    "el-nan", "el-+inf", "el--inf", "el--0.0", "el-negative", "el-zero", "el-5e-324", "el-1e308",
+    "el-2**63", "el-10**30", "str", "None", "complex", "bool", "object",
+    "empty", "0-d", "noncontig", "bigendian", "float32", "int-array", "bool-array", "object-array",
+    "mismatch",
+)
+OPTION_CLASSES = ("bogus", "None", "number")
+#: for the slow functions (a valid call costs 0.05-0.2 s), the classes that only exercise the
+#: shared array conversion of pabi._bridge (covered by every cheap function) are left out
+BRIDGE_ONLY = {"0-d", "noncontig", "bigendian", "float32", "int-array", "object-array", "complex", "object"}
+SLOW = {"online_gauss_delta_limit", "online_gauss_delta_limit_bound", "online_laplace_delta_limit",
+        "online_laplace_delta_limit_bound", "dpsgd_calibrate_sigma", "pnsgd_epoch_pld", "multi_epoch_epsilon",
+        "PNSGDAccountant.get_epsilon", "PNSGDAccountant.get_delta", "PNSGDAccountant.get_privacy_spent"}
+#: input classes whose natural answer is a structural ValueError
+STRUCTURAL = {"empty", "0-d", "mismatch", "noncontig", "bigendian", "float32", "int-array"}
+
+_SPECIAL = {"nan": math.nan, "+inf": math.inf, "-inf": -math.inf, "-0.0": -0.0, "zero": 0.0,
+            "5e-324": 5e-324, "1e308": 1e308, "2**63": 2**63, "10**30": 10**30}
+
+
+def scalar_input(cls: str, v: Any) -> Any:
+    """The input of class ``cls`` for a parameter whose valid value is the scalar ``v``."""
+    fv = float(v)
+    if cls in _SPECIAL:
+        return _SPECIAL[cls]
+    if cls == "negative":
+        return -abs(fv) if fv != 0 else -1.0
+    if cls == "half":
+        return fv + 0.5
+    if cls == "str":
+        return repr(fv)
+    if cls == "None":
+        return None
+    if cls == "complex":
+        return complex(fv, 0.0)
+    if cls == "bool":
+        return True
+    if cls == "object":
+        return object()
+    if cls == "empty":
+        return np.array([], dtype=np.float64)
+    if cls == "0-d":
+        return np.array(fv)
+    if cls == "noncontig":
+        return np.array([fv, -1.0, fv, -1.0])[::2]
+    if cls == "bigendian":
+        return np.array([fv, fv], dtype=">f8")
+    if cls == "float32":
+        return np.array([fv, fv], dtype=np.float32)
+    if cls == "int-array":
+        return np.array([round(fv), round(fv)], dtype=np.int64)
+    if cls == "bool-array":
+        return np.array([True, False])
+    if cls == "object-array":
+        return np.array([fv, fv], dtype=object)
+    if cls == "mismatch":
+        return np.array([fv, fv])
+    raise KeyError(cls)
+
+
+def array_input(cls: str, v: np.ndarray) -> Any:
+    """The input of class ``cls`` for a parameter whose valid value is the array ``v``."""
+    v = np.asarray(v, dtype=np.float64)
+    if cls.startswith("el-"):
+        what = cls[3:]
+        if what in ("2**63", "10**30"):
+            lst = v.tolist()
+            inner = lst
+            while isinstance(inner[-1], list):
+                inner = inner[-1]
+            inner[-1] = _SPECIAL[what]
+            return lst
+        out = v.copy()
+        out.reshape(-1)[-1] = -abs(out.reshape(-1)[-1]) - 1.0 if what == "negative" else _SPECIAL[what]
+        return out
+    if cls in ("str", "None", "complex", "bool", "object"):
+        return scalar_input(cls, 1.0)
+    if cls == "empty":
+        return np.empty((0,) * v.ndim if v.ndim else (0,))
+    if cls == "0-d":
+        return np.array(v.reshape(-1)[0])
+    if cls == "noncontig":
+        big = np.repeat(v[..., None], 2, axis=-1)
+        return big[..., 0]
+    if cls == "bigendian":
+        return v.astype(">f8")
+    if cls == "float32":
+        return v.astype(np.float32)
+    if cls == "int-array":
+        return np.ceil(v).astype(np.int64)
+    if cls == "bool-array":
+        return v.astype(bool)
+    if cls == "object-array":
+        return v.astype(object)
+    if cls == "mismatch":
+        return np.concatenate([v.reshape(-1), v.reshape(-1)[:1]]).reshape(-1, 1) if v.ndim <= 1 else v[..., :-1][:-1]
+    raise KeyError(cls)
+
+
+# ----------------------------------------------------------------------------- the table
+#
+# Each entry: name -> (callable factory, defaults, kinds, coupled). ``defaults`` are keyword
+# arguments of a valid, cheap call; ``kinds`` marks non-scalar parameters: "array" (array-valued
+# input), "option" (string/flag option), "skip" (callables, objects: not varied). ``coupled``
+# maps a parameter to other parameter names an error about it may legitimately name (joint
+# constraints such as lr <= 2/(smoothness + strong_convexity)).
+
+
+def _pabi() -> Any:
+    import pabi
+
+    return pabi
+
+
+def _profile(e: np.ndarray) -> np.ndarray:
+    import pabi
+
+    return pabi.gdp_delta(e, 0.5)
+
+
+_GRID = np.arange(0, 101) * 0.1
+
+
+def _grid_delta() -> np.ndarray:
+    d = np.asarray(_profile(_GRID), dtype=np.float64)
+    d[-1] = 0.0
+    return d
+
+
+def _pld() -> Any:
+    return _pabi().PrivacyLossDistribution.gaussian(1.0, h=0.01)
+
+
+def _composed() -> Any:
+    return _pld().compose(3)
+
+
+def _call_pld(method: str) -> Callable[..., Any]:
+    def f(**kw: Any) -> Any:
+        return getattr(_pabi().PrivacyLossDistribution, method)(**kw)
+
+    f.__name__ = f"PrivacyLossDistribution.{method}"
+    return f
+
+
+def _pld_compose(**kw: Any) -> Any:
+    return _pld().compose(**kw)
+
+
+def _composed_method(method: str) -> Callable[..., Any]:
+    def f(**kw: Any) -> Any:
+        return getattr(_composed(), method)(**kw)
+
+    return f
+
+
+def _compose_plds(times: Any, tail: Any = 1e-15) -> Any:
+    return _pabi().compose_plds([(_pld(), times)], tail=tail)
+
+
+def _sweep(**kw: Any) -> Any:
+    return _pabi().sweep(_pabi().theta, progress=False, **kw)
+
+
+def _accountant(**kw: Any) -> Any:
+    from pabi.adapters import PNSGDAccountant
+
+    return PNSGDAccountant(**kw)
+
+
+_ACC_KW = dict(sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=10, h=0.05)
+
+
+def _acc_method(method: str) -> Callable[..., Any]:
+    def f(**kw: Any) -> Any:
+        acc = _accountant(**_ACC_KW)
+        acc.step(10)
+        return getattr(acc, method)(**kw)
+
+    return f
+
+
+def _adapter(name: str) -> Callable[..., Any]:
+    def f(**kw: Any) -> Any:
+        from pabi import adapters
+
+        return getattr(adapters, name)(**kw)
+
+    return f
+
+
+def _set_num_threads(**kw: Any) -> Any:
+    pabi = _pabi()
+    try:
+        return pabi.set_num_threads(**kw)
+    finally:
+        pabi.set_num_threads(1)
+
+
+_PNSGD = dict(sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=10.0, index=3.0, smoothness=2.0,
+              strong_convexity=0.5)
+_PNSGD_OPT = dict(noise="gaussian", order="fixed", variant="refined")
+_PNSGD_COUPLED = {p: ("lr", "smoothness", "strong_convexity", "index", "n", "sigma", "diameter", "lipschitz", "eps", "delta")
+                  for p in ("lr", "smoothness", "strong_convexity", "index", "n", "noise", "order", "variant")}
+_RDP_PNSGD = dict(sigma=1.0, lipschitz=1.0, lr=0.1, n=10.0, index=3.0, smoothness=2.0, strong_convexity=0.5)
+_SCHED = dict(eps=1.0, lipschitz=1.0, lr=0.1, diameter=1.0, n=100.0, c1=10.0, c2=2.0, smoothness=2.0,
+              strong_convexity=0.5)
+_SCHED_COUPLED = {p: ("lr", "smoothness", "strong_convexity", "n", "c1", "c2", "eps", "index", "decay")
+                  for p in ("lr", "smoothness", "strong_convexity", "n", "c1", "c2", "index", "decay", "eps")}
+_ONLINE = dict(eps=1.0, lipschitz=1.0, lr=0.1, diameter=1.0, index=3.0, c1=10.0, c2=2.0, decay=1.5,
+               smoothness=2.0, strong_convexity=0.5)
+_S = np.array([[0.5, 0.25], [0.5, 0.75], [1.0, 0.5]])
+
+
+def _f(name: str) -> Callable[..., Any]:
+    def f(**kw: Any) -> Any:
+        return getattr(_pabi(), name)(**kw)
+
+    f.__name__ = name
+    return f
+
+
+def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, str], dict[str, tuple[str, ...]]]]:
+    T: dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, str], dict[str, tuple[str, ...]]]] = {}
+
+    def add(name: str, defaults: dict[str, Any], kinds: dict[str, str] | None = None,
+            coupled: dict[str, tuple[str, ...]] | None = None, fn: Callable[..., Any] | None = None) -> None:
+        T[name] = (fn or _f(name), defaults, kinds or {}, coupled or {})
+
+    for f in ("gaussian_tail", "log_gaussian_tail"):
+        add(f, dict(t=1.0))
+    for f in ("lambertw", "wright_omega"):
+        add(f, dict(x=1.0))
+    for f in ("theta", "log_theta", "theta_complement", "log_theta_complement", "laplace_theta",
+              "laplace_theta_complement", "gdp_delta"):
+        add(f, dict(eps=1.0, r=1.0) if f != "gdp_delta" else dict(eps=1.0, mu=1.0))
+    add("set_num_threads", dict(n=2), fn=_set_num_threads)
+    opt = {"noise": "option", "order": "option", "variant": "option"}
+    add("pnsgd_delta", dict(eps=1.0, **_PNSGD, **_PNSGD_OPT), opt, _PNSGD_COUPLED)
+    add("pnsgd_log_delta", dict(eps=1.0, **_PNSGD, **_PNSGD_OPT), opt, _PNSGD_COUPLED)
+    add("pnsgd_epsilon", dict(delta=1e-3, **_PNSGD, **_PNSGD_OPT), opt, _PNSGD_COUPLED)
+    add("pnsgd_calibrate_sigma", dict(eps=1.0, delta=1e-3, **{k: v for k, v in _PNSGD.items() if k != "sigma"},
+                                      **_PNSGD_OPT), opt, _PNSGD_COUPLED)
+    add("pnsgd_factors", dict(eps=1.0, noise="gaussian", **{k: v for k, v in _PNSGD.items() if k not in ("n", "index")}),
+        {"noise": "option"}, _PNSGD_COUPLED)
+    for f, first in (("pnsgd_rdp_delta", dict(eps=1.0)), ("pnsgd_rdp_log_delta", dict(eps=1.0)),
+                     ("pnsgd_rdp_epsilon", dict(delta=1e-3)), ("pnsgd_rdp_slope", {})):
+        add(f, dict(**first, **_RDP_PNSGD), None, _PNSGD_COUPLED)
+    noise_kw = {k: _SCHED[k] for k in ("n", "c1", "c2", "lr", "diameter", "smoothness", "strong_convexity")}
+    add("laplace_schedule_scale", noise_kw, None, _SCHED_COUPLED)
+    add("gauss_schedule_sigma", noise_kw, None, _SCHED_COUPLED)
+    add("laplace_schedule_delta", dict(_SCHED), None, _SCHED_COUPLED)
+    add("gauss_schedule_delta", dict(_SCHED), None, _SCHED_COUPLED)
+    add("laplace_schedule_delta_star", dict(eps=1.0, c1=10.0))
+    add("gauss_schedule_delta_star", dict(eps=1.0, c1=10.0))
+    add("schedule_c1_for_target", dict(delta_star=1e-3, eps=1.0, mechanism="laplace"), {"mechanism": "option"})
+    add("online_delta", dict(eps=1.0, lipschitz=1.0, lr=0.1, diameter=1.0, noise=np.array([2.0, 2.0, 2.0]),
+                             index=2, mechanism="gaussian", smoothness=2.0, strong_convexity=0.5, log=False),
+        {"noise": "array", "mechanism": "option", "log": "option"}, _SCHED_COUPLED | {"noise": ("index",)})
+    on_noise = dict(index=3.0, c1=10.0, c2=2.0, decay=1.5, lr=0.1, diameter=1.0, smoothness=2.0,
+                    strong_convexity=0.5)
+    add("online_laplace_scale", on_noise, None, _SCHED_COUPLED)
+    add("online_gauss_sigma", on_noise, None, _SCHED_COUPLED)
+    for kind in ("laplace", "gauss"):
+        add(f"online_{kind}_delta", dict(_ONLINE, n=50.0, log=False), {"log": "option"}, _SCHED_COUPLED)
+        for suffix in ("delta_limit", "delta_limit_bound", "delta_star_lower"):
+            add(f"online_{kind}_{suffix}", dict(_ONLINE, log=False), {"log": "option"}, _SCHED_COUPLED)
+        add(f"online_{kind}_delta_star_upper", dict(_ONLINE, variant="corrected", log=False),
+            {"log": "option", "variant": "option"}, _SCHED_COUPLED)
+    # --- rdp
+    frac = {"fractional": "option"}
+    add("sampled_gaussian_rdp", dict(alpha=8.0, q=0.01, noise_multiplier=1.0, fractional="exact"), frac)
+    add("sampled_gaussian_rdp_per_instance", dict(alpha=8.0, q=0.01, sensitivity=0.5, sigma=1.0,
+                                                  fractional="exact"), frac)
+    add("dpsgd_per_instance_rdp", dict(alpha=8.0, q=0.01, sigma=1.0, sensitivities=_S, p=9.0, variant="corrected"),
+        {"sensitivities": "array", "variant": "option"}, {"p": ("alpha",), "alpha": ("p",)})
+    add("dpsgd_per_instance_rdp#conf", dict(alpha=8.0, q=0.01, sigma=1.0, sensitivities=_S, confidence=0.05,
+                                            max_sensitivity=1.0),
+        {"sensitivities": "array"}, {"max_sensitivity": ("sensitivities",), "sensitivities": ("max_sensitivity",)},
+        fn=_f("dpsgd_per_instance_rdp"))
+    add("holder_orders", dict(alpha=2.0, p=2.0, n=3, variant="corrected"), {"variant": "option"})
+    add("holder_composition_bound", dict(alpha=2.0, p=2.0, divergences=np.array([[0.5, 0.25], [0.5, 0.5]]),
+                                         weights=np.array([[0.5, 0.5], [0.25, 0.75]]), variant="corrected"),
+        {"divergences": "array", "weights": "array", "variant": "option"},
+        {"weights": ("divergences",), "divergences": ("weights",)})
+    add("holder_min_p", dict(n=10.0, alpha=8.0, cap_factor=2.0))
+    add("hoeffding_sample_size_ln", dict(alpha=8.0, eps=1.0, eps_prime=2.0, c=0.1, J=0.05, variant="corrected"),
+        {"variant": "option"})
+    curve = dict(orders=np.array([2.0, 4.0, 8.0]), rdp=np.array([0.5, 1.0, 2.0]))
+    add("rdp_to_dp_epsilon", dict(curve, delta=1e-5, method="tight"),
+        {"orders": "array", "rdp": "array", "method": "option"}, {"orders": ("rdp",), "rdp": ("orders",)})
+    add("rdp_to_dp_delta", dict(curve, eps=1.0, method="tight"),
+        {"orders": "array", "rdp": "array", "method": "option"}, {"orders": ("rdp",), "rdp": ("orders",)})
+    add("rdp_compose", dict(curves=np.array([[0.1, 0.2], [0.3, 0.4]])), {"curves": "array"})
+    add("profile_to_rdp", dict(alpha=2.0, eps_grid=_GRID, delta_grid=_grid_delta()),
+        {"eps_grid": "array", "delta_grid": "array"}, {"eps_grid": ("delta_grid",), "delta_grid": ("eps_grid",)})
+    add("gaussian_dp_constant", dict(delta=1e-5, sigma=1.0))
+    add("gaussian_mechanism_epsilon", dict(delta=1e-5, sigma=10.0, sensitivity=1.0, allow_invalid=False),
+        {"allow_invalid": "option"}, {p: ("eps",) for p in ("delta", "sigma", "sensitivity")})
+    add("amplify_by_sampling", dict(eps=1.0, delta=1e-5, q=0.01))
+    add("lp_per_instance_epsilon_delta", dict(q=0.01, p=100.0, delta=1e-5, delta_prime=1e-6, sigma=10.0,
+                                              sensitivities=np.array([0.1, 0.5]), allow_invalid=False),
+        {"sensitivities": "array", "allow_invalid": "option"},
+        {p: ("C_{delta,sigma}",) for p in ("delta", "sigma", "sensitivities", "p", "q", "delta_prime")})
+    add("general_update_rdp", dict(alpha=3, sigma=1.0, outer=np.array([[0.0]]),
+                                   inner=np.array([[[[1.0], [1.0], [1.0]]]])),
+        {"outer": "array", "inner": "array"}, {"outer": ("inner",), "inner": ("outer", "alpha"), "alpha": ("inner",)})
+    add("weak_triangle_bound", dict(alpha=2.0, p=2.0, d_p_alpha=0.1, d_g_alpha=0.2))
+    add("unlearning_keep", dict(alpha=1.5, beta=0.1, d_2alpha_prev=0.0, d_2alpha_minus_1_step=0.05,
+                                variant="corrected"), {"variant": "option"})
+    add("shifted_drift_bound", dict(alpha=2.0, sigma=1.0, zeta=1.0, T=10.0, ell=5.0, sbar=1.0, variant="exact"),
+        {"variant": "option"})
+    add("theta_l", dict(s=4.0, L=1.5))
+    add("theta_l#kappa", dict(s=4.0, kappa=0.5), fn=_f("theta_l"))
+    add("cyclic_theta_sum", dict(T=10.0, ell=4.0, L=1.5))
+    add("l_lambda_kappa", dict(lam=0.1, m=1.0, M=2.0, model="triangle"), {"model": "option"})
+    add("last_iterate_rdp_general", dict(alpha=2.0, lam=0.1, clip=1.0, sigma=1.0, T=100.0))
+    add("last_iterate_rdp_general#exact", dict(alpha=2.0, lam=0.1, clip=1.0, sigma=1.0, T=100.0, b=10.0, ell=10.0,
+                                               t_star=3.0), None, {"t_star": ("ell",), "ell": ("t_star",)},
+        fn=_f("last_iterate_rdp_general"))
+    lm = {p: ("lam", "m", "M") for p in ("lam", "m", "M")}
+    add("last_iterate_rdp_bounded", dict(alpha=2.0, lam=0.1, clip=1.0, b=10.0, sigma=1.0, d_h=1.0, m=0.5, M=1.0,
+                                         model="triangle"), {"model": "option"}, lm)
+    add("last_iterate_rdp_cyclic", dict(alpha=2.0, lam=0.1, clip=1.0, b=10.0, sigma=1.0, T=20.0, ell=5.0, m=0.5,
+                                        M=1.0, t_star=2.0, variant="corrected", model="triangle"),
+        {"variant": "option", "model": "option"}, lm | {"t_star": ("ell",), "ell": ("t_star",)})
+    add("shifted_cycle_bound", dict(alpha=2.0, sigma=1.0, T=10.0, ell=5.0, sbar=1.0, tau=0.5, L=1.5))
+    add("optimal_residuals", dict(T=5, tau=0.5, s=1.0, L=1.5))
+    add("optimal_residuals#kappa", dict(T=5, tau=0.5, s=1.0, kappa=0.5), fn=_f("optimal_residuals"))
+    add("cyclic_calibration", dict(alpha=8.0, eps=1.0, rho=0.5, M=2.0, clip=1.0, b=10.0, epochs=5.0,
+                                   variant="corrected"), {"variant": "option"})
+    add("theta_min_steps", dict(xi=2.0, L=2.0))
+    add("last_iterate_rdp_small_step", dict(alpha=2.0, clip=1.0, b=1.0, sigma=1.0, ell=4.0, lam=0.1, m=0.5, M=1.0,
+                                            model="triangle"), {"model": "option"}, lm)
+    add("gd_contraction_rho", dict(eta=0.5, mu=1.0, smoothness=3.0), None,
+        {p: ("eta", "mu", "smoothness") for p in ("eta", "mu", "smoothness")})
+    add("sensitivity_multi_epoch", dict(eta=0.5, mu=1.0, smoothness=1.0, grad_bound=1.0, batch_size=1.0, m=4.0,
+                                        j=2.0, epochs=3.0), None,
+        {p: ("eta", "mu", "smoothness", "m", "j") for p in ("eta", "mu", "smoothness", "m", "j")})
+    add("averaged_rdp", dict(alpha=2.0, sigma=1.0, sensitivities=np.array([0.0, 1.0])), {"sensitivities": "array"})
+    add("mixture_rdp_bound", dict(alpha=2.0, weights=np.array([0.5, 0.5]), eps=np.array([0.0, 1.0])),
+        {"weights": "array", "eps": "array"}, {"weights": ("eps",), "eps": ("weights",)})
+    add("gaussian_mech_rdp", dict(alpha=2.0, sensitivity=1.0, sigma=1.0))
+    # --- composition
+    add("tradeoff_eps_delta", dict(alpha=0.1, eps=1.0, delta=1e-3))
+    add("tradeoff_from_profile", dict(alpha=0.1, eps=_GRID, delta=_grid_delta()),
+        {"eps": "array", "delta": "array"}, {"eps": ("delta",), "delta": ("eps",)})
+    add("approx_dp_composition_delta", dict(eps0=0.5, delta0=1e-4, k=10.0, eps=2.0))
+    add("approx_dp_composition_epsilon", dict(eps0=0.5, delta0=1e-4, k=10.0, delta=0.1))
+    add("gdp_epsilon", dict(delta=1e-5, mu=1.0))
+    add("gdp_mu", dict(eps=1.0, delta=1e-3))
+    add("gdp_compose", dict(mus=np.array([0.3, 0.4])), {"mus": "array"})
+    add("gdp_mu_dominating", dict(eps=_GRID, delta=_grid_delta()), {"eps": "array", "delta": "array"},
+        {"eps": ("delta",), "delta": ("eps",)})
+    add("gdp_dominating_pair", dict(eps=_GRID, log_delta=np.log(_grid_delta()[:-1]).tolist() + [-800.0]),
+        {"eps": "array", "log_delta": "array"}, {"eps": ("log_delta", "delta"), "log_delta": ("eps", "delta")})
+    grid = {p: ("h", "sigma", "sensitivity", "q") for p in ("sigma", "sensitivity", "q", "h")}
+    add("PrivacyLossDistribution.gaussian", dict(sigma=1.0, sensitivity=1.0, h=0.01), fn=_call_pld("gaussian"),
+        coupled=grid)
+    add("PrivacyLossDistribution.subsampled_gaussian", dict(q=0.1, sigma=1.0, neighbour="remove", h=0.01),
+        {"neighbour": "option"}, grid, fn=_call_pld("subsampled_gaussian"))
+    add("PrivacyLossDistribution.laplace", dict(scale=1.0, sensitivity=1.0, h=0.01), fn=_call_pld("laplace"),
+        coupled={"scale": ("sensitivity", "delta"), "sensitivity": ("scale", "delta")})
+    add("PrivacyLossDistribution.from_eps_delta", dict(eps0=1.0, delta0=1e-3, h=0.01),
+        fn=_call_pld("from_eps_delta"))
+    add("PrivacyLossDistribution.from_profile", dict(delta=_grid_delta(), h=0.1, tail=1e-18),
+        {"delta": "array"}, {"h": ("delta",)}, fn=_call_pld("from_profile"))
+    add("PrivacyLossDistribution.from_profile#callable", dict(delta=_profile, h=0.1, eps_max=20.0, tail=1e-18),
+        {"delta": "skip"}, {"h": ("delta", "eps_max"), "eps_max": ("delta", "h")}, fn=_call_pld("from_profile"))
+    add("PrivacyLossDistribution.compose", dict(times=3, tail=1e-15), fn=_pld_compose)
+    add("ComposedPLD.delta", dict(eps=1.0), fn=_composed_method("delta"))
+    add("ComposedPLD.epsilon", dict(delta=1e-3), fn=_composed_method("epsilon"))
+    add("compose_plds", dict(times=3, tail=1e-15), fn=_compose_plds)
+    add("dpsgd_epsilon", dict(q=0.1, sigma=1.0, steps=10, delta=1e-5, h=0.01), None,
+        {p: ("q", "sigma", "steps", "h") for p in ("q", "sigma", "steps", "h")})
+    add("dpsgd_delta", dict(q=0.1, sigma=1.0, steps=10, eps=1.0, h=0.01), None,
+        {p: ("q", "sigma", "steps", "h") for p in ("q", "sigma", "steps", "h")})
+    add("dpsgd_calibrate_sigma", dict(eps=2.0, delta=1e-5, q=0.1, steps=10, h=0.01, rtol=1e-2), None,
+        {p: ("eps", "delta", "q", "steps", "h", "rtol", "sigma") for p in ("eps", "delta", "q", "steps", "h", "rtol")})
+    add("multi_epoch_epsilon", dict(delta=_profile, epochs=2, target_delta=1e-3, h=0.05, eps_max=20.0,
+                                    orders=np.array([2.0, 4.0]), log_delta=None),
+        {"delta": "skip", "log_delta": "skip", "orders": "array"})
+    # --- sweep and adapters
+    add("sweep", dict(eps=np.array([0.5, 1.0]), r=np.array([1.0]), chunk_size=1), {"eps": "array", "r": "array"},
+        fn=_sweep)
+    add("grid_size", dict(eps=np.array([0.5, 1.0]), r=np.array([1.0])), {"eps": "array", "r": "array"})
+    acc_opt = {"noise": "option", "order": "option"}
+    add("PNSGDAccountant", dict(_ACC_KW, noise="gaussian", order="shuffled", smoothness=2.0, strong_convexity=0.5,
+                                eps_max=8.0), acc_opt, _PNSGD_COUPLED, fn=_accountant)
+    add("PNSGDAccountant#fixed", dict(_ACC_KW, order="fixed", index=3), acc_opt, _PNSGD_COUPLED, fn=_accountant)
+    add("PNSGDAccountant.step", dict(count=2), fn=_acc_method("step"))
+    add("PNSGDAccountant.epoch_done", dict(count=1), fn=_acc_method("epoch_done"))
+    add("PNSGDAccountant.get_epsilon", dict(delta=1e-3), fn=_acc_method("get_epsilon"))
+    add("PNSGDAccountant.get_delta", dict(eps=2.0), fn=_acc_method("get_delta"))
+    add("PNSGDAccountant.get_privacy_spent", dict(delta=1e-3), fn=_acc_method("get_privacy_spent"))
+    add("PNSGDAccountant.epoch_profile", dict(eps=1.0), fn=_acc_method("epoch_profile"))
+    add("pnsgd_zcdp_rho", dict(_RDP_PNSGD), None, _PNSGD_COUPLED, fn=_adapter("pnsgd_zcdp_rho"))
+    add("pnsgd_zcdp_event", dict(_RDP_PNSGD), None, _PNSGD_COUPLED, fn=_adapter("pnsgd_zcdp_event"))
+    add("pnsgd_epoch_pld", dict(_ACC_KW, eps_max=8.0), None, _PNSGD_COUPLED, fn=_adapter("pnsgd_epoch_pld"))
+    add("pld_from_profile", dict(delta=_grid_delta(), h=0.1, tail=1e-18), {"delta": "array"}, {"h": ("delta",)},
+        fn=_adapter("pld_from_profile"))
+    return T
+
+
+TABLE = _table()
+#: public callables deliberately not in the table (no numeric parameter)
+NOT_NUMERIC = {"DomainError", "__version__", "get_num_threads", "simd_level", "DEFAULT_ORDERS",
+               "PrivacyLossDistribution", "ComposedPLD"}
+
+
+def _other_numeric(defaults: dict[str, Any], kinds: dict[str, str], param: str) -> str | None:
+    for k, v in defaults.items():
+        if k != param and kinds.get(k) is None and isinstance(v, (int, float)) and not isinstance(v, bool):
+            return k
+    return None
+
+
+def cases() -> list[tuple[str, str, str]]:
+    """Every (table entry, parameter, input class)."""
+    out = []
+    for name, (_, defaults, kinds, _) in TABLE.items():
+        for param, v in defaults.items():
+            kind = kinds.get(param)
+            if kind == "skip":
+                continue
+            if kind == "option":
+                classes = OPTION_CLASSES
+            elif kind == "array":
+                classes = ARRAY_CLASSES
+            else:
+                classes = SCALAR_CLASSES
+            for cls in classes:
+                if name in SLOW and cls in BRIDGE_ONLY:
+                    continue
+                if cls == "mismatch" and kind is None and _other_numeric(defaults, kinds, param) is None:
+                    continue
+                out.append((name, param, cls))
+    return out
+
+
+# ----------------------------------------------------------------------------- running a case
+
+
+def _has_nan(x: Any, depth: int = 0) -> bool:
+    if depth > 4:
+        return False
+    if isinstance(x, float):
+        return math.isnan(x)
+    if isinstance(x, np.ndarray):
+        return x.dtype.kind in "fc" and bool(np.isnan(x).any())
+    if isinstance(x, np.floating):
+        return bool(np.isnan(x))
+    if isinstance(x, (tuple, list)):
+        return any(_has_nan(v, depth + 1) for v in x)
+    if isinstance(x, dict):
+        return any(_has_nan(v, depth + 1) for v in x.values())
+    if hasattr(x, "_core") and hasattr(x, "pmf"):  # a PrivacyLossDistribution
+        return _has_nan([x.h, x.pmf, x.inf], depth + 1)
+    if hasattr(x, "_core") and hasattr(x, "error_budget"):  # a ComposedPLD
+        return _has_nan(list(x.error_budget.values()), depth + 1)
+    if hasattr(x, "get_epsilon_for_delta"):  # a dp-accounting PLD
+        return _has_nan(x.get_delta_for_epsilon(1.0), depth + 1)
+    if hasattr(x, "columns") and hasattr(x, "to_numpy"):  # a DataFrame
+        return _has_nan(np.asarray(x["value"], dtype=float), depth + 1)
+    return False
+
+
+def _names(msg: str, param: str, coupled: tuple[str, ...]) -> bool:
+    base = param.split("#")[0]
+    return any(re.search(rf"(?<![A-Za-z0-9_]){re.escape(p)}(?![A-Za-z0-9_])", msg) for p in (base, *coupled))
+
+
+def run_case(name: str, param: str, cls: str) -> dict[str, Any]:
+    if name == "__selftest__":  # the harness's own test: die or hang on purpose
+        if param == "abort":
+            os.abort()
+        if param == "hang":
+            import time
+
+            time.sleep(3600)
+        return {"outcome": "value", "named": True, "msg": "ok"}
+    fn, defaults, kinds, coupled = TABLE[name]
+    kw = dict(defaults)
+    kind = kinds.get(param)
+    v = defaults[param]
+    if kind == "option":
+        kw[param] = {"bogus": "bogus", "None": None, "number": 3}[cls]
+    elif kind == "array":
+        kw[param] = array_input(cls, np.asarray(v, dtype=np.float64))
+    else:
+        kw[param] = scalar_input(cls, 1.0 if v is None else v)
+        if cls == "mismatch":
+            other = _other_numeric(defaults, kinds, param)
+            kw[other] = np.array([float(defaults[other])] * 3)
+            # a scalar-only function rejects whichever array it converts first
+            coupled = dict(coupled, **{param: (*coupled.get(param, ()), other)})
+    try:
+        res = fn(**kw)
+    except BaseException as exc:  # noqa: BLE001 - panics are BaseException
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise
+        msg = f"{type(exc).__name__}: {exc}"[:300]
+        named = _names(str(exc), param, coupled.get(param, ()))
+        from pabi import DomainError
+
+        if isinstance(exc, DomainError):
+            outcome = "domain"
+        elif isinstance(exc, TypeError):
+            outcome = "type"
+        elif isinstance(exc, ValueError):
+            outcome = "valueerror"
+        else:
+            outcome = "other"
+        return {"outcome": outcome, "named": named, "msg": msg}
+    if _has_nan(res):
+        return {"outcome": "nan", "named": True, "msg": repr(res)[:300]}
+    return {"outcome": "value", "named": True, "msg": repr(res)[:120]}
+
+
+def main() -> None:
+    try:
+        import resource
+
+        limit = int(os.environ.get("PABI_MATRIX_MEM", str(6 << 30)))
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (ImportError, ValueError, OSError):
+        pass
+    import warnings
+
+    warnings.simplefilter("ignore")
+    import pabi  # noqa: F401 - import before the first case (its time is not a case's)
+
+    out = sys.stdout
+    for line in sys.stdin:
+        case = json.loads(line)
+        try:
+            res = run_case(*case)
+        except BaseException as exc:  # the classification itself failed
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            res = {"outcome": "other", "named": False, "msg": f"(worker) {type(exc).__name__}: {exc}"[:300]}
+        out.write(json.dumps(res) + "\n")
+        out.flush()
+
+
+if __name__ == "__main__":
+    main()
