@@ -15,6 +15,7 @@ import numpy.typing as npt
 __version__: str
 __all__ = [
     "DomainError",
+    "InternalError",
     "_Composition",
     "_Pld",
     "__version__",
@@ -109,6 +110,8 @@ class DomainError(ValueError):
     allowed: str
     value: float
     index: int | tuple[int, ...] | None
+
+class InternalError(RuntimeError): ...
 
 
 @final

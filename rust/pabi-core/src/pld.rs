@@ -1126,6 +1126,7 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
     let mut steps = 0.0;
     let tw = TwiddleTable::new(n);
     for (p, t) in parts {
+        crate::interrupt::check()?;
         buf.iter_mut().for_each(|v| *v = 0.0);
         let nn = n as i64;
         for (i, &w) in p.pmf.iter().enumerate() {

@@ -2,7 +2,7 @@
 //! conversions. All numeric work runs with the GIL released.
 
 use crate::args::{add_functions, array, detach, elementwise, fill, opt_slice, slices, Arr, Np};
-use crate::Out;
+use crate::{guarded, zeros, Out, LONG_LEN};
 use numpy::IntoPyArray;
 use pabi_core::rdp as core;
 use pyo3::prelude::*;
@@ -86,8 +86,9 @@ fn holder_composition_terms<'py>(
 }
 
 #[pyfunction]
-fn sum_terms_up(terms: Arr<'_>) -> PyResult<f64> {
-    Ok(core::sum_terms_up(terms.as_slice()?))
+fn sum_terms_up(py: Python<'_>, terms: Arr<'_>) -> PyResult<f64> {
+    let t = terms.as_slice()?;
+    guarded(py, t.len() >= LONG_LEN, || Ok(core::sum_terms_up(t)))
 }
 
 #[pyfunction]
@@ -99,7 +100,17 @@ fn holder_orders<'py>(
     as_published: bool,
 ) -> PyResult<(Np<'py>, Np<'py>)> {
     let map = order_map(as_published);
-    let (b, k): (Vec<f64>, Vec<f64>) = (0..n).map(|i| core::holder_order(alpha, p, i, map)).unzip();
+    let len = usize::try_from(n).unwrap_or(usize::MAX);
+    let (mut b, mut k) = (zeros(len)?, zeros(len)?);
+    guarded(py, len >= LONG_LEN, || {
+        for (i, (bi, ki)) in b.iter_mut().zip(k.iter_mut()).enumerate() {
+            if i % 4096 == 0 {
+                pabi_core::interrupt::check()?;
+            }
+            (*bi, *ki) = core::holder_order(alpha, p, i as u64, map);
+        }
+        Ok(())
+    })?;
     Ok((b.into_pyarray(py), k.into_pyarray(py)))
 }
 
@@ -138,6 +149,12 @@ fn rdp_to_dp_delta(
 #[pyfunction]
 fn rdp_compose<'py>(py: Python<'py>, curves: Arr<'py>, k: usize, m: usize) -> Out<'py> {
     let c = curves.as_slice()?;
+    if k.checked_mul(m) != Some(c.len()) {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "curves has {} values, expected k·m = {k}·{m}",
+            c.len()
+        )));
+    }
     fill(py, m, |out| core::rdp_compose(c, k, m, out))
 }
 
@@ -192,7 +209,11 @@ fn bmap<'py, const N: usize, const K: usize>(
     args: Slices<'_, N>,
     f: impl Fn([f64; N]) -> CoreResult<[f64; K]> + Sync + Send,
 ) -> Out<'py> {
-    array(py, || pabi_core::rdp::elementwise::map_elements(args, f))
+    let n = args.first().map_or(0, |a| a.len());
+    let v = guarded(py, n >= LONG_LEN, || {
+        pabi_core::rdp::elementwise::map_elements(args, &f)
+    })?;
+    Ok(v.into_pyarray(py))
 }
 
 fn lip(as_published: bool) -> ex::LipschitzModel {

@@ -7,7 +7,9 @@ use pabi_core::schedules::online::{self, OnlineSchedule};
 use pabi_core::schedules::{self as sc, opt, Noise, Problem};
 use pyo3::prelude::*;
 
-use crate::args::{add_functions, array, detach, elementwise, fill, map, Arr as A};
+use crate::args::{
+    add_functions, array, check_broadcast, detach, elementwise, fill, map, Arr as A,
+};
 use crate::Out;
 
 fn kind(laplace: bool) -> Noise {
@@ -62,6 +64,23 @@ fn schedule_delta<'py>(
         },
         strong_convexity: strong_convexity.as_slice()?,
     };
+    check_broadcast(
+        len,
+        &[
+            ("eps", Some(args.eps)),
+            ("lipschitz", Some(args.lipschitz)),
+            ("lr", Some(args.lr)),
+            ("diameter", Some(args.diameter)),
+            ("n", Some(args.n)),
+            ("c1", Some(args.c1)),
+            ("c2", Some(args.c2)),
+            ("smoothness", args.smoothness),
+            ("strong_convexity", Some(args.strong_convexity)),
+        ],
+    )?;
+    if len == 0 {
+        return Ok(numpy::PyArray1::zeros(py, 0, false)); // nothing to evaluate
+    }
     fill(py, len, |out| sc::schedule_delta(laplace, args, out))
 }
 

@@ -306,6 +306,7 @@ pub fn online_delta_all(
             .map(pass1)
             .collect(),
     };
+    crate::interrupt::check()?;
     // offsets[c] = Σ over the chunks after c
     let mut offsets = vec![(Acc::default(), false); sums.len()];
     for c in (0..sums.len().saturating_sub(1)).rev() {
