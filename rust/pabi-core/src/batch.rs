@@ -82,7 +82,11 @@ pub fn num_threads() -> usize {
 /// effect on the next call that uses the pool.
 pub fn set_num_threads(n: usize) -> Result<()> {
     if !(1..=MAX_THREADS).contains(&n) {
-        return Err(PabiError::domain("n", "an integer >= 1 and <= 1024", n as f64));
+        return Err(PabiError::domain(
+            "n",
+            "an integer >= 1 and <= 1024",
+            n as f64,
+        ));
     }
     REQUESTED.store(n, Ordering::Relaxed);
     Ok(())

@@ -19,9 +19,18 @@ fn requested_stop_interrupts_the_drivers_and_clear_restores_them() {
     assert_eq!(interrupt::requests(), before.wrapping_add(1));
     assert_eq!(interrupt::check(), Err(PabiError::Interrupted));
     // large arrays: every parallel driver stops (at its first chunk)
-    assert_eq!(batch::theta(&eps, &r, &mut out), Err(PabiError::Interrupted));
-    assert_eq!(batch::gaussian_tail(&eps, &mut out), Err(PabiError::Interrupted));
-    assert_eq!(batch::laplace_theta(&eps, &r, &mut out), Err(PabiError::Interrupted));
+    assert_eq!(
+        batch::theta(&eps, &r, &mut out),
+        Err(PabiError::Interrupted)
+    );
+    assert_eq!(
+        batch::gaussian_tail(&eps, &mut out),
+        Err(PabiError::Interrupted)
+    );
+    assert_eq!(
+        batch::laplace_theta(&eps, &r, &mut out),
+        Err(PabiError::Interrupted)
+    );
     for threads in [1, 3] {
         batch::set_num_threads(threads).unwrap();
         assert_eq!(batch::lambertw(&eps, &mut out), Err(PabiError::Interrupted));

@@ -361,6 +361,27 @@ fn simd_level(py: Python<'_>) -> PyResult<&'static str> {
     guarded(py, false, || Ok(batch::simd_level()))
 }
 
+/// Test hook of the panic safety net: panics (a deliberate bug) on the calling thread
+/// (`"caller"`) or inside a worker of the pool (`"pool"`); [`guarded`] turns either into
+/// `InternalError`. Not part of the API.
+#[pyfunction]
+fn _panic_for_tests(py: Python<'_>, place: &str) -> PyResult<()> {
+    let pool = place == "pool";
+    guarded(py, false, || {
+        if pool {
+            use rayon::prelude::*;
+            if let Some(p) = batch::pool() {
+                p.install(|| {
+                    (0..64)
+                        .into_par_iter()
+                        .for_each(|i| assert!(i != 13, "test panic in the pool"))
+                });
+            }
+        }
+        panic!("test panic on the calling thread")
+    })
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DomainError", m.py().get_type::<DomainError>())?;
@@ -378,6 +399,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(simd_level, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     pnsgd::register(m)?;
     schedules::register(m)?;

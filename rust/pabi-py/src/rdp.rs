@@ -426,12 +426,15 @@ elementwise!(
 /// dimensions without copying the samples.
 fn row(samples: &[f64], m: usize, r: f64) -> CoreResult<&[f64]> {
     let k = r as usize;
-    samples.get(k * m..(k + 1) * m).ok_or_else(|| {
-        PabiError::unreachable(format!(
-            "sample row {k} out of range ({} values, m = {m})",
-            samples.len()
-        ))
-    })
+    let range = k.checked_mul(m).zip((k + 1).checked_mul(m));
+    range
+        .and_then(|(lo, hi)| samples.get(lo..hi))
+        .ok_or_else(|| {
+            PabiError::unreachable(format!(
+                "sample row {k} out of range ({} values, m = {m})",
+                samples.len()
+            ))
+        })
 }
 
 elementwise!(

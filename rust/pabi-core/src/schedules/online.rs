@@ -286,6 +286,9 @@ pub fn online_delta_all(
     let (eps, rad) = (p.eps, p.radii());
     let pl = pool().filter(|_| n >= PAR_MIN);
     let pass1 = |(s, (a, b)): (&[f64], (&mut [f64], &mut [f64]))| {
+        if crate::interrupt::requested() {
+            return (Acc::default(), false); // discarded: checked after the pass
+        }
         fill_factor_logs(kind, eps, rad, s, a, b);
         chunk_sum(b)
     };
