@@ -74,7 +74,7 @@ fn gdp_composed_epsilon(
     delta_tail: f64,
     epochs: f64,
 ) -> PyResult<f64> {
-    detach(py, || {
+    crate::guarded(py, false, || {
         gdp::gdp_composed_epsilon(delta, mu, delta_tail, epochs)
     })
 }
@@ -118,7 +118,7 @@ impl PyPld {
 
     #[staticmethod]
     fn eps_delta(py: Python<'_>, eps0: f64, delta0: f64, h: f64) -> PyResult<Self> {
-        let inner = detach(py, || pld::Pld::eps_delta(eps0, delta0, h))?;
+        let inner = crate::guarded(py, false, || pld::Pld::eps_delta(eps0, delta0, h))?;
         Ok(PyPld { inner })
     }
 

@@ -131,7 +131,9 @@ fn rdp_to_dp_epsilon(
     tight: bool,
 ) -> PyResult<(f64, f64)> {
     let [o, r] = slices![orders, rdp];
-    detach(py, || core::rdp_to_dp_epsilon(o, r, delta, rule(tight)))
+    guarded(py, o.len() >= LONG_LEN, || {
+        core::rdp_to_dp_epsilon(o, r, delta, rule(tight))
+    })
 }
 
 #[pyfunction]
@@ -143,7 +145,9 @@ fn rdp_to_dp_delta(
     tight: bool,
 ) -> PyResult<(f64, f64)> {
     let [o, r] = slices![orders, rdp];
-    detach(py, || core::rdp_to_dp_delta(o, r, eps, rule(tight)))
+    guarded(py, o.len() >= LONG_LEN, || {
+        core::rdp_to_dp_delta(o, r, eps, rule(tight))
+    })
 }
 
 #[pyfunction]
@@ -166,7 +170,9 @@ fn profile_to_rdp(
     delta_grid: Arr<'_>,
 ) -> PyResult<f64> {
     let [e, d] = slices![eps_grid, delta_grid];
-    detach(py, || core::profile_to_rdp(alpha, e, d))
+    guarded(py, e.len() >= LONG_LEN, || {
+        core::profile_to_rdp(alpha, e, d)
+    })
 }
 
 // ------------------------------------------------------------------ element-wise helpers (rdp::extra)
@@ -465,7 +471,10 @@ elementwise!(
 
 #[pyfunction]
 fn optimal_residuals<'py>(py: Python<'py>, u: f64, t: u64, tau: f64, s: f64) -> Out<'py> {
-    array(py, || ex::optimal_residuals(u, t, tau, s))
+    let v = guarded(py, t >= LONG_LEN as u64, || {
+        ex::optimal_residuals(u, t, tau, s)
+    })?;
+    Ok(v.into_pyarray(py))
 }
 
 #[pyfunction]

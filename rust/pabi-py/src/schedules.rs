@@ -7,10 +7,8 @@ use pabi_core::schedules::online::{self, OnlineSchedule};
 use pabi_core::schedules::{self as sc, opt, Noise, Problem};
 use pyo3::prelude::*;
 
-use crate::args::{
-    add_functions, array, check_broadcast, detach, elementwise, fill, map, Arr as A,
-};
-use crate::Out;
+use crate::args::{add_functions, check_broadcast, elementwise, fill, map, Arr as A};
+use crate::{guarded, Out, LONG_LEN};
 
 fn kind(laplace: bool) -> Noise {
     if laplace {
@@ -111,11 +109,9 @@ fn online_delta<'py>(
     log: bool,
 ) -> Out<'py> {
     let xs = noise.as_slice()?;
-    array(py, || {
+    fill(py, xs.len(), |out| {
         let p = Problem::new(eps, lipschitz, lr, diameter, smoothness, strong_convexity)?;
-        let mut out = vec![0.0; xs.len()];
-        online::online_delta_all(kind(laplace), &p, xs, &mut out, log)?;
-        Ok(out)
+        online::online_delta_all(kind(laplace), &p, xs, out, log)
     })
 }
 
@@ -135,7 +131,7 @@ fn online_delta_at(
     log: bool,
 ) -> PyResult<f64> {
     let xs = noise.as_slice()?;
-    let v = detach(py, || {
+    let v = guarded(py, xs.len() >= LONG_LEN, || {
         let p = Problem::new(eps, lipschitz, lr, diameter, smoothness, strong_convexity)?;
         online::online_log_delta_at(kind(laplace), &p, xs, index)
     })?;
