@@ -455,3 +455,41 @@ def test_every_binding_with_empty_arrays_and_extreme_sizes_raises_only_exception
     assert len(done) >= 80  # every binding was reached
     bad = [ln for ln in done if "BASE:" in ln or "untyped" in ln]
     assert not bad, bad
+
+
+def test_every_binding_calls_the_core_through_the_guard():
+    # static companion of the fuzz test above: every #[pyfunction] / #[pymethods] body of the
+    # binding reaches the core through guarded() or a helper built on it (args.rs), except
+    # the field getters of the PLD classes (no core call)
+    import re
+
+    src = Path(__file__).resolve().parents[1] / "rust" / "pabi-py" / "src"
+    helper = re.compile(r"\b(guarded|detach|array|fill3?|map|bmap|\$map)\(")
+    rows = []
+    for f in sorted(src.glob("*.rs")):
+        s = f.read_text()
+        for m in re.finditer(r"#\[pyfunction\]\s*(?:#\[[^\]]*\]\s*)*fn (\w+)", s):
+            pre = s[:m.start()]
+            if pre.rfind("macro_rules!") > pre.rfind("\n}\n"):
+                continue  # inside a macro definition: checked through its invocations
+            body = s[m.end(): s.find("\n}\n", m.end())]
+            rows.append((m.group(1), bool(helper.search(body))))
+        for m in re.finditer(r"^elementwise!\(\s*(?:///[^\n]*\s*)*(\w+),\s*fn (\w+)", s, re.M):
+            rows.append((m.group(2), m.group(1) in ("map", "bmap")))
+        for m in re.finditer(r"^(?:amplification|comparison)! \{\s*(?:///[^\n]*\s*)*fn (\w+)",
+                             s, re.M):
+            body = s[m.end(): s.find("\n}\n", m.end())]
+            rows.append((m.group(1), bool(helper.search(body))))
+        for m in re.finditer(r"^(?:unary|binary)!\((\w+)\);", s, re.M):
+            rows.append((m.group(1), "guarded(py, xs.len() >= LONG_LEN, || batch::$name(" in s))
+        for blk in re.finditer(r"#\[pymethods\]\s*impl \w+ \{(.*?)\n\}\n", s, re.S):
+            for m in re.finditer(r"\n    (?:#\[[^\]]*\]\s*)*fn (\w+)[^{]*\{(.*?)\n    \}",
+                                 blk.group(1), re.S):
+                body = m.group(2)
+                getter = "#[getter]" in m.group(0) or m.group(1) == "budget"
+                rows.append((m.group(1), getter or bool(helper.search(body) or "self.each(" in body)))
+    names = [n for n, _ in rows]
+    module = [n for n in dir(core) if callable(getattr(core, n))
+              and not isinstance(getattr(core, n), type) and not n.startswith("__")]
+    assert set(module) <= set(names)  # every module function was found in the sources
+    assert [n for n, good in rows if not good] == []
