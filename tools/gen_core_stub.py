@@ -41,6 +41,8 @@ class DomainError(ValueError):
     value: float
     index: int | tuple[int, ...] | None
 
+class InternalError(RuntimeError): ...
+
 '''
 
 TYPED = {
@@ -66,7 +68,7 @@ def main() -> None:
     for name in names:
         obj = getattr(core, name)
         if isinstance(obj, type):
-            if name == "DomainError":
+            if name in ("DomainError", "InternalError"):
                 continue
             lines.append("@final")
             lines.append(f"class {name}:")

@@ -8,6 +8,7 @@ same functions in mpmath at arbitrary precision (the executable specification).
 
 from ._api import (
     DomainError,
+    InternalError,
     gaussian_tail,
     get_num_threads,
     lambertw,
@@ -35,6 +36,7 @@ from .sweep import grid_size, sweep
 
 __all__ = [
     "DomainError",
+    "InternalError",
     "__version__",
     "gaussian_tail",
     "get_num_threads",

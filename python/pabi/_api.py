@@ -4,7 +4,8 @@ Every function accepts Python scalars or array-likes of real numbers, broadcasts
 numpy ufunc, returns a ``float`` when every argument is a scalar and a float64 ``ndarray`` of
 the broadcast shape otherwise. Arguments outside their domain raise :class:`DomainError`
 (a ``ValueError``) naming the parameter, its allowed range and, for arrays, the index of the
-first bad element; non-numeric input raises ``TypeError``.
+first bad element; non-numeric input raises ``TypeError``. A bug caught in the Rust core (a
+panic) raises :class:`InternalError` (a ``RuntimeError``); Ctrl-C interrupts long calls.
 """
 
 from __future__ import annotations
@@ -16,8 +17,14 @@ import numpy as np
 from . import _core
 from ._bridge import ArrayLike, DomainError, Float, call as _call
 
+InternalError = _core.InternalError
+
+#: Largest accepted :func:`set_num_threads` argument (``pabi_core::batch::MAX_THREADS``).
+MAX_THREADS = 1024
+
 __all__ = [
     "DomainError",
+    "InternalError",
     "gaussian_tail",
     "log_gaussian_tail",
     "theta",
@@ -203,15 +210,27 @@ def wright_omega(x: ArrayLike) -> Float:
 
 
 def set_num_threads(n: int) -> None:
-    """Set the number of worker threads used for large arrays (1 disables parallelism).
+    """Set the number of worker threads used for large arrays, 1 to 1024 (1 disables
+    parallelism). The pool is built by the first call on a large array (scalar and small calls
+    never use it).
 
-    The default is the ``PABI_NUM_THREADS`` environment variable, else the number of CPUs.
+    The default is the ``PABI_NUM_THREADS`` environment variable, else the number of CPUs (at
+    most 1024). The cap: the kernels are CPU-bound, so workers beyond the hardware threads only
+    add overhead, and a fixed bound (rather than a multiple of the CPU count) keeps a script
+    valid on every machine while bounding the one-off cost of spawning the pool.
+
+    Raises ``TypeError`` unless ``n`` is an ``int`` or a numpy integer (bools and floats are
+    refused) and :class:`DomainError` (``param == "n"``) outside 1..1024.
     """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
         raise TypeError(f"n must be an int, got {type(n).__name__}")
-    if n < 1:
-        raise ValueError(f"n must be an integer >= 1, got {n}")
-    _core.set_num_threads(int(n))
+    k = int(n)
+    if not 1 <= k <= MAX_THREADS:
+        allowed = f"an integer >= 1 and <= {MAX_THREADS}"
+        e = DomainError(f"n must be {allowed}, got {k}")
+        e.param, e.allowed, e.value, e.index = "n", allowed, k, None  # type: ignore[attr-defined]
+        raise e
+    _core.set_num_threads(k)
 
 
 def get_num_threads() -> int:

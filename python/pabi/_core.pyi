@@ -15,9 +15,11 @@ import numpy.typing as npt
 __version__: str
 __all__ = [
     "DomainError",
+    "InternalError",
     "_Composition",
     "_Pld",
     "__version__",
+    "_panic_for_tests",
     "amplify_by_sampling",
     "approx_dp_composition_delta",
     "approx_dp_composition_epsilon",
@@ -111,6 +113,8 @@ class DomainError(ValueError):
     value: float
     index: int | tuple[int, ...] | None
 
+class InternalError(RuntimeError): ...
+
 
 @final
 class _Composition:
@@ -130,6 +134,7 @@ class _Pld:
     pmf: Any
     @staticmethod
     def subsampled_gaussian(q: Any, sigma: Any, neighbour_: Any, h: Any) -> Any: ...
+def _panic_for_tests(place: Any) -> Any: ...
 def amplify_by_sampling(eps: Any, delta: Any, q: Any) -> Any: ...
 def approx_dp_composition_delta(eps0: Any, delta0: Any, k: Any, eps: Any) -> Any: ...
 def approx_dp_composition_epsilon(eps0: Any, delta0: Any, k: Any, delta: Any) -> Any: ...

@@ -6,14 +6,22 @@
 //! AVX2+FMA, NEON, portable) and the best clone for the running CPU is picked at run time.
 //! Arrays of at least [`PAR_MIN`] elements are split into chunks over a private rayon pool
 //! whose size can be set with [`set_num_threads`]; the pool is rebuilt after `fork()`.
+//!
+//! The pool is only built when a call actually takes a parallel path ([`Pool::install`]): a
+//! scalar or small call never spawns threads, whatever the thread count. Between chunks the
+//! drivers check [`crate::interrupt`], so a long call stops within one chunk once a stop is
+//! requested. With one thread the large-array path still runs chunk by chunk (on the pool's
+//! single worker), so it stays interruptible; the values do not depend on the thread count
+//! (every chunk is computed by the same kernel).
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use multiversion::multiversion;
 use rayon::prelude::*;
 
 use crate::error::{PabiError, Result};
-use crate::{lambertw, tail, theta};
+use crate::{interrupt, lambertw, tail, theta};
 
 /// Arrays shorter than this are processed on the calling thread.
 pub const PAR_MIN: usize = 1 << 15;
@@ -23,6 +31,14 @@ const CHUNK: usize = 1 << 13;
 // ---------------------------------------------------------------------------------------------
 // Thread pool
 
+/// The largest accepted number of worker threads. The kernels are CPU-bound, so more workers
+/// than hardware threads only add scheduling overhead; the cap is a fixed number (rather than
+/// a multiple of the CPU count) so that a script valid on one machine is valid on every other,
+/// and it keeps the one-off cost of building the pool bounded (each worker is an OS thread
+/// with a 2 MiB stack reservation: 1024 workers reserve 2 GiB of address space and take a few
+/// tens of milliseconds to spawn). Unbounded, `set_num_threads(2**63)` never returned.
+pub const MAX_THREADS: usize = 1024;
+
 struct PoolState {
     pid: u32,
     threads: usize,
@@ -30,10 +46,12 @@ struct PoolState {
 }
 
 static POOL: Mutex<Option<PoolState>> = Mutex::new(None);
-static REQUESTED: Mutex<usize> = Mutex::new(0);
+/// The thread count set by [`set_num_threads`] (0: not set, use [`default_threads`]).
+static REQUESTED: AtomicUsize = AtomicUsize::new(0);
 
-/// `PABI_NUM_THREADS`, else the available parallelism; read once per process (the lookup reads
-/// cgroup files and costs ~10 µs, which dominated small calls when done on every call).
+/// `PABI_NUM_THREADS`, else the available parallelism, at most [`MAX_THREADS`]; read once per
+/// process (the lookup reads cgroup files and costs ~10 µs, which dominated small calls when
+/// done on every call).
 fn default_threads() -> usize {
     static DEFAULT: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *DEFAULT.get_or_init(read_default_threads)
@@ -49,35 +67,69 @@ fn read_default_threads() -> usize {
                 .map(|n| n.get())
                 .unwrap_or(1)
         })
+        .min(MAX_THREADS)
 }
 
 /// Number of worker threads used for large arrays.
 pub fn num_threads() -> usize {
-    let req = *REQUESTED.lock().unwrap_or_else(|e| e.into_inner());
-    if req > 0 {
-        req
-    } else {
-        default_threads()
+    match REQUESTED.load(Ordering::Relaxed) {
+        0 => default_threads(),
+        n => n,
     }
 }
 
-/// Set the number of worker threads (1 disables parallelism). Takes effect on the next call.
+/// Set the number of worker threads, 1..=[`MAX_THREADS`] (1 disables parallelism). Takes
+/// effect on the next call that uses the pool.
 pub fn set_num_threads(n: usize) -> Result<()> {
-    if n == 0 {
-        return Err(PabiError::domain("n", "an integer >= 1", 0.0));
+    if !(1..=MAX_THREADS).contains(&n) {
+        return Err(PabiError::domain(
+            "n",
+            "an integer >= 1 and <= 1024",
+            n as f64,
+        ));
     }
-    *REQUESTED.lock().unwrap_or_else(|e| e.into_inner()) = n;
+    REQUESTED.store(n, Ordering::Relaxed);
     Ok(())
 }
 
-/// The pool for the current process. After a `fork()` the child sees a different pid and gets
-/// a fresh pool: the parent's worker threads do not exist in the child, so the old pool is
-/// leaked rather than joined.
-pub fn pool() -> Option<Arc<rayon::ThreadPool>> {
-    let threads = num_threads();
-    if threads <= 1 {
-        return None;
+/// A handle on the worker pool of the current thread count. Getting one is cheap (no thread is
+/// spawned); the pool itself is built (or looked up) by [`Pool::install`], which the callers
+/// only reach on their parallel paths.
+#[derive(Clone, Copy, Debug)]
+pub struct Pool {
+    threads: usize,
+}
+
+impl Pool {
+    /// Run `op` inside the pool (its parallel iterators use the pool's workers), building the
+    /// pool on first use. Should the OS refuse to spawn the workers, `op` runs on the calling
+    /// thread instead (rayon then uses its global pool).
+    pub fn install<OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce() -> R + Send,
+        R: Send,
+    {
+        match shared_pool(self.threads) {
+            Some(p) => p.install(op),
+            None => op(),
+        }
     }
+}
+
+/// The pool handle for the current thread count (always `Some`; an `Option` so that the
+/// callers' `match pool() { Some(p) if long => p.install(..), _ => serial }` reads naturally).
+/// One thread gives a one-worker pool: the large-array paths then still run chunk by chunk,
+/// checking for interrupts between chunks.
+pub fn pool() -> Option<Pool> {
+    Some(Pool {
+        threads: num_threads(),
+    })
+}
+
+/// The process's pool of `threads` workers, built on first use. After a `fork()` the child
+/// sees a different pid and gets a fresh pool: the parent's worker threads do not exist in the
+/// child, so the old pool is leaked rather than joined.
+fn shared_pool(threads: usize) -> Option<Arc<rayon::ThreadPool>> {
     let pid = std::process::id();
     let mut guard = POOL.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(st) = guard.as_ref() {
@@ -102,6 +154,16 @@ pub fn pool() -> Option<Arc<rayon::ThreadPool>> {
         pool: arc.clone(),
     });
     Some(arc)
+}
+
+/// Whether the pool of the current process has been built (for tests: small calls must not
+/// build it).
+pub fn pool_built() -> bool {
+    let pid = std::process::id();
+    POOL.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_ref()
+        .is_some_and(|st| st.pid == pid)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -250,27 +312,48 @@ fn k_wright_omega(x: &[f64], out: &mut [f64]) {
     }
 }
 
-/// Run `k` over `out` (and the matching chunks of `x`), in parallel for large arrays.
-pub fn run1(x: &[f64], out: &mut [f64], k: fn(&[f64], &mut [f64])) {
+/// Run `k` over `out` (and the matching chunks of `x`); large arrays chunk by chunk over the
+/// pool, checking for an interrupt before each chunk.
+pub fn run1(x: &[f64], out: &mut [f64], k: fn(&[f64], &mut [f64])) -> Result<()> {
     match pool() {
         Some(p) if out.len() >= PAR_MIN => p.install(|| {
             out.par_chunks_mut(CHUNK)
                 .zip(x.par_chunks(CHUNK))
-                .for_each(|(o, a)| k(a, o));
+                .try_for_each(|(o, a)| {
+                    interrupt::check()?;
+                    k(a, o);
+                    Ok(())
+                })
         }),
-        _ => k(x, out),
+        _ => {
+            k(x, out);
+            Ok(())
+        }
     }
 }
 
-pub fn run2(x: &[f64], y: &[f64], out: &mut [f64], k: fn(&[f64], &[f64], &mut [f64])) {
+/// [`run1`] with two inputs.
+pub fn run2(
+    x: &[f64],
+    y: &[f64],
+    out: &mut [f64],
+    k: fn(&[f64], &[f64], &mut [f64]),
+) -> Result<()> {
     match pool() {
         Some(p) if out.len() >= PAR_MIN => p.install(|| {
             out.par_chunks_mut(CHUNK)
                 .zip(x.par_chunks(CHUNK))
                 .zip(y.par_chunks(CHUNK))
-                .for_each(|((o, a), b)| k(a, b, o));
+                .try_for_each(|((o, a), b)| {
+                    interrupt::check()?;
+                    k(a, b, o);
+                    Ok(())
+                })
         }),
-        _ => k(x, y, out),
+        _ => {
+            k(x, y, out);
+            Ok(())
+        }
     }
 }
 
@@ -280,16 +363,19 @@ fn run2_checked(
     y: &[f64],
     out: &mut [f64],
     k: fn(&[f64], &[f64], &mut [f64]) -> bool,
-) -> bool {
+) -> Result<bool> {
     match pool() {
         Some(p) if out.len() >= PAR_MIN => p.install(|| {
             out.par_chunks_mut(CHUNK)
                 .zip(x.par_chunks(CHUNK))
                 .zip(y.par_chunks(CHUNK))
-                .map(|((o, a), b)| k(a, b, o))
-                .reduce(|| true, |a, b| a & b)
+                .map(|((o, a), b)| {
+                    interrupt::check()?;
+                    Ok(k(a, b, o))
+                })
+                .try_reduce(|| true, |a, b| Ok(a & b))
         }),
-        _ => k(x, y, out),
+        _ => Ok(k(x, y, out)),
     }
 }
 
@@ -300,16 +386,14 @@ fn run2_checked(
 pub fn gaussian_tail(t: &[f64], out: &mut [f64]) -> Result<()> {
     check_len(out.len(), &[("t", t.len())])?;
     check(t, "t", "a real number (not NaN)", |x| !x.is_nan())?;
-    run1(t, out, k_gaussian_tail);
-    Ok(())
+    run1(t, out, k_gaussian_tail)
 }
 
 /// ln Q(t) elementwise.
 pub fn log_gaussian_tail(t: &[f64], out: &mut [f64]) -> Result<()> {
     check_len(out.len(), &[("t", t.len())])?;
     check(t, "t", "a real number (not NaN)", |x| !x.is_nan())?;
-    run1(t, out, k_log_gaussian_tail);
-    Ok(())
+    run1(t, out, k_log_gaussian_tail)
 }
 
 macro_rules! eps_r_fn {
@@ -317,8 +401,7 @@ macro_rules! eps_r_fn {
         $(#[$doc])*
         pub fn $name(eps: &[f64], r: &[f64], out: &mut [f64]) -> Result<()> {
             check_eps_r(eps, r, out)?;
-            run2(eps, r, out, $kernel);
-            Ok(())
+            run2(eps, r, out, $kernel)
         }
     };
 }
@@ -330,7 +413,7 @@ macro_rules! eps_r_checked_fn {
         $(#[$doc])*
         pub fn $name(eps: &[f64], r: &[f64], out: &mut [f64]) -> Result<()> {
             check_len(out.len(), &[("eps", eps.len()), ("r", r.len())])?;
-            if run2_checked(eps, r, out, $kernel) {
+            if run2_checked(eps, r, out, $kernel)? {
                 return Ok(());
             }
             check_eps_r(eps, r, out)?;
@@ -374,16 +457,14 @@ pub fn lambertw(x: &[f64], out: &mut [f64]) -> Result<()> {
     check(x, "x", ">= -1/e (-0.36787944117144233) and not NaN", |v| {
         v >= MINUS_INV_E
     })?;
-    run1(x, out, k_lambertw);
-    Ok(())
+    run1(x, out, k_lambertw)
 }
 
 /// Wright omega ω(x) = W0(e^x) elementwise (x any real, not NaN), never forming e^x.
 pub fn wright_omega(x: &[f64], out: &mut [f64]) -> Result<()> {
     check_len(out.len(), &[("x", x.len())])?;
     check(x, "x", "a real number (not NaN)", |v| !v.is_nan())?;
-    run1(x, out, k_wright_omega);
-    Ok(())
+    run1(x, out, k_wright_omega)
 }
 
 /// The widest SIMD instruction set the dispatched kernels use on this CPU.

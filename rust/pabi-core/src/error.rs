@@ -1,5 +1,6 @@
 //! The one error type of pabi-core. The Python layer maps it one-to-one onto exceptions:
-//! [`PabiError::Domain`] and [`PabiError::Shape`] become `ValueError`.
+//! [`PabiError::Domain`] and [`PabiError::Shape`] become `ValueError`;
+//! [`PabiError::Interrupted`] becomes `KeyboardInterrupt` (the signal that caused it).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -22,6 +23,9 @@ pub enum PabiError {
     Shape { message: String },
     /// A target that cannot be met (inversion / calibration); the message says why.
     Unreachable { message: String },
+    /// The computation was stopped by [`crate::interrupt::request`] (Ctrl-C) before it
+    /// finished; nothing is returned.
+    Interrupted,
 }
 
 pub type Result<T> = std::result::Result<T, PabiError>;
@@ -80,6 +84,7 @@ impl fmt::Display for PabiError {
             PabiError::Shape { message } | PabiError::Unreachable { message } => {
                 f.write_str(message)
             }
+            PabiError::Interrupted => f.write_str("interrupted"),
         }
     }
 }

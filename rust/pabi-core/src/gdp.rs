@@ -508,7 +508,7 @@ pub fn gdp_epsilon_array(delta: &[f64], mu: &[f64], out: &mut [f64]) -> Result<(
     crate::batch::check_len(out.len(), &[("delta", delta.len()), ("mu", mu.len())])?;
     crate::batch::check(delta, "delta", "in (0, 1)", |x| x > 0.0 && x < 1.0)?;
     crate::batch::check(mu, "mu", ">= 0 and finite", |x| x >= 0.0 && x.is_finite())?;
-    crate::batch::run2(delta, mu, out, k_gdp_epsilon);
+    crate::batch::run2(delta, mu, out, k_gdp_epsilon)?;
     Ok(())
 }
 
@@ -517,7 +517,7 @@ pub fn gdp_mu_array(eps: &[f64], delta: &[f64], out: &mut [f64]) -> Result<()> {
     crate::batch::check_len(out.len(), &[("eps", eps.len()), ("delta", delta.len())])?;
     crate::batch::check(eps, "eps", ">= 0 and finite", |x| x >= 0.0 && x.is_finite())?;
     crate::batch::check(delta, "delta", "in (0, 1)", |x| x > 0.0 && x < 1.0)?;
-    crate::batch::run2(eps, delta, out, k_gdp_mu);
+    crate::batch::run2(eps, delta, out, k_gdp_mu)?;
     Ok(())
 }
 

@@ -16,6 +16,7 @@
 //! - [`rdp`]: Rényi-DP bounds (sampled Gaussian, per-instance, last iterate, ERM, conversions).
 //! - [`pld`]: f-DP, GDP, privacy-loss distributions and FFT composition, DP-SGD accountant.
 //! - [`lambertw`]: Lambert W (principal branch) and the Wright omega function W0(e^x).
+//! - [`interrupt`]: cooperative cancellation (Ctrl-C) checked between chunks of long loops.
 //! - [`batch`]: array drivers (validation with first bad index, SIMD dispatch, rayon).
 
 pub mod batch;
@@ -23,6 +24,7 @@ pub mod dd;
 pub mod error;
 pub mod gd;
 pub mod gdp;
+pub mod interrupt;
 pub mod lambertw;
 pub mod num;
 pub mod pld;

@@ -633,6 +633,7 @@ impl Pld {
         // the loss at xmin/xmax lies inside the grid; the cells cover [lmin, lmax] exactly by
         // mapping grid points back to x and clamping to [xmin, xmax].
         for k in klo..khi {
+            crate::interrupt::check()?;
             let (a, b) = (k as f64 * h, (k + 1) as f64 * h);
             // x-interval of the cell
             let (xl, xr) = match dir {
@@ -1364,6 +1365,7 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
     let mut steps = 0.0;
     let tw = TwiddleTable::new(n);
     for (p, t) in parts {
+        crate::interrupt::check()?;
         buf.iter_mut().for_each(|v| *v = 0.0);
         let nn = n as i64;
         for (i, &w) in p.pmf.iter().enumerate() {
@@ -1487,6 +1489,7 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
         sa2 += an * an;
     }
     let full = |s: f64| 2.0 * s * (1.0 + 1e-12);
+    crate::interrupt::check()?;
     let mut out = vec![0.0; n];
     inv.process(&mut acc, &mut out)
         .map_err(|e| PabiError::unreachable(format!("FFT failed: {e}")))?;

@@ -751,7 +751,7 @@ pub(crate) fn drive(
             let res: Vec<Result<()>> = p.install(|| {
                 out.par_chunks_mut(ch)
                     .enumerate()
-                    .map(|(c, o)| k(c * ch, o))
+                    .map(|(c, o)| crate::interrupt::check().and_then(|_| k(c * ch, o)))
                     .collect()
             });
             res.into_iter().collect()
@@ -1112,6 +1112,7 @@ pub fn factors(
     }
     let prep = Prepared::new(p, len, true)?;
     let chunk = |j0: usize, a: &mut [f64], b: &mut [f64], u: &mut [f64]| -> Result<()> {
+        crate::interrupt::check()?;
         k_factors(&prep, eps, j0, a, b, u)
     };
     const CH: usize = 1 << 11;
@@ -1584,7 +1585,7 @@ fn drive_solve(out: &mut [f64], k: impl Fn(usize, &mut [f64]) -> Result<()> + Sy
             let res: Vec<Result<()>> = p.install(|| {
                 out.par_chunks_mut(ch)
                     .enumerate()
-                    .map(|(c, o)| k(c * ch, o))
+                    .map(|(c, o)| crate::interrupt::check().and_then(|_| k(c * ch, o)))
                     .collect()
             });
             res.into_iter().collect()

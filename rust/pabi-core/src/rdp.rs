@@ -917,6 +917,9 @@ pub fn dpsgd_per_instance_terms(
         betas.push((beta, kappa));
     }
     let term = |i: usize| -> f64 {
+        if crate::interrupt::requested() {
+            return 0.0; // discarded: checked after the loop
+        }
         let step = steps - 1 - i; // 0-based row
         let row = &sens[step * samples..(step + 1) * samples];
         let tab = &tables[table_of[i]];
@@ -994,6 +997,7 @@ pub fn dpsgd_per_instance_terms(
         }),
         _ => terms.iter_mut().enumerate().for_each(fill),
     }
+    crate::interrupt::check()?;
     // terms[i] belongs to step n - i; return in training order
     terms.reverse();
     // each term upward by INFLATE relative (logmeanexp adds a few ulp)

@@ -6,7 +6,7 @@ use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pabi_core::schedules::map_args;
 use pyo3::prelude::*;
 
-use crate::{to_py, Out};
+use crate::{guarded, zeros, Out, LONG_LEN};
 
 /// A contiguous 1-D float64 argument (length 1 for a broadcast scalar, or the output length).
 pub(crate) type Arr<'py> = PyReadonlyArray1<'py, f64>;
@@ -34,45 +34,76 @@ pub(crate) fn opt_slice<'a>(a: &'a Option<Arr<'_>>) -> PyResult<Option<&'a [f64]
     })
 }
 
-/// Run `f` with the GIL released; a core error becomes the matching Python exception.
+/// Run `f` with the GIL released ([`guarded`]: a panic becomes `InternalError`, Ctrl-C
+/// interrupts it); a core error becomes the matching Python exception. For the calls whose
+/// cost does not follow from an output length (the composition, accounting and search
+/// functions): always interruptible.
 pub(crate) fn detach<T: Send>(
     py: Python<'_>,
-    f: impl FnOnce() -> pabi_core::Result<T> + Send,
+    f: impl FnMut() -> pabi_core::Result<T> + Send,
 ) -> PyResult<T> {
-    py.detach(f).map_err(|e| to_py(py, e))
+    guarded(py, true, f)
 }
 
-/// A new numpy array from the vector `f` computes with the GIL released.
+/// A new numpy array from the vector `f` computes with the GIL released (interruptible).
 pub(crate) fn array<'py>(
     py: Python<'py>,
-    f: impl FnOnce() -> pabi_core::Result<Vec<f64>> + Send,
+    f: impl FnMut() -> pabi_core::Result<Vec<f64>> + Send,
 ) -> Out<'py> {
     Ok(detach(py, f)?.into_pyarray(py))
 }
 
-/// A new numpy array of `len` values written by `f` with the GIL released.
+/// A new numpy array of `len` values written by `f` with the GIL released (interruptible from
+/// [`LONG_LEN`] values). The output is allocated first (`MemoryError` if it cannot be).
 pub(crate) fn fill<'py>(
     py: Python<'py>,
     len: usize,
-    f: impl FnOnce(&mut [f64]) -> pabi_core::Result<()> + Send,
+    mut f: impl FnMut(&mut [f64]) -> pabi_core::Result<()> + Send,
 ) -> Out<'py> {
-    array(py, || {
-        let mut out = vec![0.0; len];
-        f(&mut out).map(|_| out)
-    })
+    let mut out = zeros(len)?;
+    guarded(py, len >= LONG_LEN, || f(&mut out))?;
+    Ok(out.into_pyarray(py))
 }
 
 /// Three new numpy arrays of `len` values written by `f` with the GIL released.
 pub(crate) fn fill3<'py>(
     py: Python<'py>,
     len: usize,
-    f: impl FnOnce(&mut [f64], &mut [f64], &mut [f64]) -> pabi_core::Result<()> + Send,
+    mut f: impl FnMut(&mut [f64], &mut [f64], &mut [f64]) -> pabi_core::Result<()> + Send,
 ) -> Triple<'py> {
-    let (a, b, c) = detach(py, || {
-        let (mut a, mut b, mut c) = (vec![0.0; len], vec![0.0; len], vec![0.0; len]);
-        f(&mut a, &mut b, &mut c).map(|_| (a, b, c))
-    })?;
+    let (mut a, mut b, mut c) = (zeros(len)?, zeros(len)?, zeros(len)?);
+    guarded(py, len >= LONG_LEN, || f(&mut a, &mut b, &mut c))?;
     Ok((a.into_pyarray(py), b.into_pyarray(py), c.into_pyarray(py)))
+}
+
+/// Check the broadcast length `len` of a binding against its array arguments (each has
+/// length 1 or `len`, and `len` is 0 or 1 unless some argument has that length), before any
+/// allocation: a `len` that no argument supports would allocate an arbitrary amount.
+pub(crate) fn check_broadcast(len: usize, args: &[(&'static str, Option<&[f64]>)]) -> PyResult<()> {
+    let mut seen = len <= 1;
+    for &(name, a) in args {
+        if let Some(a) = a {
+            if a.len() != 1 && a.len() != len {
+                let expected = if len == 1 {
+                    "1".to_string()
+                } else {
+                    format!("1 or {len}")
+                };
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "{name} has length {}, expected {expected}",
+                    a.len()
+                )));
+            }
+            seen |= a.len() == len;
+        }
+    }
+    if seen {
+        Ok(())
+    } else {
+        Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "len = {len} matches no argument length (every argument has length 1)"
+        )))
+    }
 }
 
 /// Element-wise over equally long arrays: `out[i] = f([args[0][i], args[1][i], ...])` with the
@@ -83,7 +114,7 @@ pub(crate) fn map<'py, const K: usize>(
     f: impl Fn([f64; K]) -> pabi_core::Result<f64> + Sync + Send,
 ) -> Out<'py> {
     let len = args.first().map_or(0, |a| a.len());
-    fill(py, len, |out| map_args(args, out, f))
+    fill(py, len, |out| map_args(args, out, &f))
 }
 
 /// An element-wise binding over equally long arrays:

@@ -74,7 +74,9 @@ fn gdp_composed_epsilon(
     delta_tail: f64,
     epochs: f64,
 ) -> PyResult<f64> {
-    gdp::gdp_composed_epsilon(delta, mu, delta_tail, epochs).map_err(|e| to_py(py, e))
+    crate::guarded(py, false, || {
+        gdp::gdp_composed_epsilon(delta, mu, delta_tail, epochs)
+    })
 }
 
 elementwise!(
@@ -116,7 +118,7 @@ impl PyPld {
 
     #[staticmethod]
     fn eps_delta(py: Python<'_>, eps0: f64, delta0: f64, h: f64) -> PyResult<Self> {
-        let inner = pld::Pld::eps_delta(eps0, delta0, h).map_err(|e| to_py(py, e))?;
+        let inner = crate::guarded(py, false, || pld::Pld::eps_delta(eps0, delta0, h))?;
         Ok(PyPld { inner })
     }
 
@@ -165,6 +167,7 @@ impl PyComposition {
     ) -> Triple<'py> {
         fill3(py, xs.len(), |a, b, c| {
             for (i, &x) in xs.iter().enumerate() {
+                pabi_core::interrupt::check()?;
                 (a[i], b[i], c[i]) = f(&self.inner, x);
             }
             Ok(())

@@ -5,8 +5,13 @@
 use pabi_core::pnsgd::{self, Noise, Order, Params, RdpParams};
 use pyo3::prelude::*;
 
-use crate::args::{add_functions, fill, fill3, opt_slice, Arr, Triple};
+use crate::args::{add_functions, check_broadcast, fill, fill3, opt_slice, Arr, Np, Triple};
 use crate::{to_py, Out};
+
+/// An empty output array.
+fn empty(py: Python<'_>) -> Np<'_> {
+    numpy::PyArray1::zeros(py, 0, false)
+}
 
 /// The arguments the amplification bounds share (everything in [`Params`] but σ), borrowed.
 struct Shared<'a> {
@@ -75,6 +80,19 @@ macro_rules! amplification {
                 noise: Noise::parse(noise).map_err(|e| to_py($py, e))?,
                 order: Order::parse(order, variant).map_err(|e| to_py($py, e))?,
             };
+            check_broadcast($len, &[
+                $((stringify!($lead), Some($lead.as_slice()?)),)+
+                ("lipschitz", Some($s.lipschitz)),
+                ("lr", Some($s.lr)),
+                ("diameter", Some($s.diameter)),
+                ("n", Some($s.n)),
+                ("index", $s.index),
+                ("smoothness", $s.smoothness),
+                ("strong_convexity", Some($s.strong_convexity)),
+            ])?;
+            if $len == 0 {
+                return Ok(empty($py)); // nothing to evaluate (numpy broadcasting with a size-0 axis)
+            }
             $body
         }
     };
@@ -111,6 +129,19 @@ macro_rules! comparison {
                 smoothness: opt_slice(&smoothness)?,
                 strong_convexity: strong_convexity.as_slice()?,
             };
+            check_broadcast($len, &[
+                $((stringify!($lead), Some($lead.as_slice()?)),)*
+                ("sigma", Some($p.sigma)),
+                ("lipschitz", Some($p.lipschitz)),
+                ("lr", Some($p.lr)),
+                ("n", Some($p.n)),
+                ("index", Some($p.index)),
+                ("smoothness", $p.smoothness),
+                ("strong_convexity", Some($p.strong_convexity)),
+            ])?;
+            if $len == 0 {
+                return Ok(empty($py)); // nothing to evaluate (numpy broadcasting with a size-0 axis)
+            }
             $body
         }
     };
@@ -173,6 +204,21 @@ fn pnsgd_factors<'py>(
         order: Order::Shuffled,
     };
     let (e, p) = (eps.as_slice()?, s.params(sigma.as_slice()?));
+    check_broadcast(
+        len,
+        &[
+            ("eps", Some(e)),
+            ("sigma", Some(p.sigma)),
+            ("lipschitz", Some(s.lipschitz)),
+            ("lr", Some(s.lr)),
+            ("diameter", Some(s.diameter)),
+            ("smoothness", s.smoothness),
+            ("strong_convexity", Some(s.strong_convexity)),
+        ],
+    )?;
+    if len == 0 {
+        return Ok((empty(py), empty(py), empty(py)));
+    }
     fill3(py, len, |a, b, u| pnsgd::factors(e, p, a, b, u))
 }
 

@@ -2,7 +2,7 @@
 //! conversions. All numeric work runs with the GIL released.
 
 use crate::args::{add_functions, array, detach, elementwise, fill, opt_slice, slices, Arr, Np};
-use crate::Out;
+use crate::{guarded, zeros, Out, LONG_LEN};
 use numpy::IntoPyArray;
 use pabi_core::rdp as core;
 use pyo3::prelude::*;
@@ -86,8 +86,9 @@ fn holder_composition_terms<'py>(
 }
 
 #[pyfunction]
-fn sum_terms_up(terms: Arr<'_>) -> PyResult<f64> {
-    Ok(core::sum_terms_up(terms.as_slice()?))
+fn sum_terms_up(py: Python<'_>, terms: Arr<'_>) -> PyResult<f64> {
+    let t = terms.as_slice()?;
+    guarded(py, t.len() >= LONG_LEN, || Ok(core::sum_terms_up(t)))
 }
 
 #[pyfunction]
@@ -120,7 +121,9 @@ fn rdp_to_dp_epsilon(
     tight: bool,
 ) -> PyResult<(f64, f64)> {
     let [o, r] = slices![orders, rdp];
-    detach(py, || core::rdp_to_dp_epsilon(o, r, delta, rule(tight)))
+    guarded(py, o.len() >= LONG_LEN, || {
+        core::rdp_to_dp_epsilon(o, r, delta, rule(tight))
+    })
 }
 
 #[pyfunction]
@@ -132,12 +135,20 @@ fn rdp_to_dp_delta(
     tight: bool,
 ) -> PyResult<(f64, f64)> {
     let [o, r] = slices![orders, rdp];
-    detach(py, || core::rdp_to_dp_delta(o, r, eps, rule(tight)))
+    guarded(py, o.len() >= LONG_LEN, || {
+        core::rdp_to_dp_delta(o, r, eps, rule(tight))
+    })
 }
 
 #[pyfunction]
 fn rdp_compose<'py>(py: Python<'py>, curves: Arr<'py>, k: usize, m: usize) -> Out<'py> {
     let c = curves.as_slice()?;
+    if k.checked_mul(m) != Some(c.len()) {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "curves has {} values, expected k·m = {k}·{m}",
+            c.len()
+        )));
+    }
     fill(py, m, |out| core::rdp_compose(c, k, m, out))
 }
 
@@ -149,7 +160,9 @@ fn profile_to_rdp(
     delta_grid: Arr<'_>,
 ) -> PyResult<f64> {
     let [e, d] = slices![eps_grid, delta_grid];
-    detach(py, || core::profile_to_rdp(alpha, e, d))
+    guarded(py, e.len() >= LONG_LEN, || {
+        core::profile_to_rdp(alpha, e, d)
+    })
 }
 
 // ------------------------------------------------------------------ element-wise helpers (rdp::extra)
@@ -192,7 +205,11 @@ fn bmap<'py, const N: usize, const K: usize>(
     args: Slices<'_, N>,
     f: impl Fn([f64; N]) -> CoreResult<[f64; K]> + Sync + Send,
 ) -> Out<'py> {
-    array(py, || pabi_core::rdp::elementwise::map_elements(args, f))
+    let n = args.first().map_or(0, |a| a.len());
+    let v = guarded(py, n >= LONG_LEN, || {
+        pabi_core::rdp::elementwise::map_elements(args, &f)
+    })?;
+    Ok(v.into_pyarray(py))
 }
 
 fn lip(as_published: bool) -> ex::LipschitzModel {
@@ -410,12 +427,15 @@ elementwise!(
 /// dimensions without copying the samples.
 fn row(samples: &[f64], m: usize, r: f64) -> CoreResult<&[f64]> {
     let k = r as usize;
-    samples.get(k * m..(k + 1) * m).ok_or_else(|| {
-        PabiError::unreachable(format!(
-            "sample row {k} out of range ({} values, m = {m})",
-            samples.len()
-        ))
-    })
+    let range = k.checked_mul(m).zip((k + 1).checked_mul(m));
+    range
+        .and_then(|(lo, hi)| samples.get(lo..hi))
+        .ok_or_else(|| {
+            PabiError::unreachable(format!(
+                "sample row {k} out of range ({} values, m = {m})",
+                samples.len()
+            ))
+        })
 }
 
 elementwise!(
@@ -446,7 +466,10 @@ elementwise!(
 
 #[pyfunction]
 fn optimal_residuals<'py>(py: Python<'py>, u: f64, t: u64, tau: f64, s: f64) -> Out<'py> {
-    array(py, || ex::optimal_residuals(u, t, tau, s))
+    let v = guarded(py, t >= LONG_LEN as u64, || {
+        ex::optimal_residuals(u, t, tau, s)
+    })?;
+    Ok(v.into_pyarray(py))
 }
 
 #[pyfunction]

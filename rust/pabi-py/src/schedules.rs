@@ -7,8 +7,8 @@ use pabi_core::schedules::online::{self, OnlineSchedule};
 use pabi_core::schedules::{self as sc, opt, Noise, Problem};
 use pyo3::prelude::*;
 
-use crate::args::{add_functions, array, detach, elementwise, fill, map, Arr as A};
-use crate::Out;
+use crate::args::{add_functions, check_broadcast, elementwise, fill, map, Arr as A};
+use crate::{guarded, Out, LONG_LEN};
 
 fn kind(laplace: bool) -> Noise {
     if laplace {
@@ -62,6 +62,23 @@ fn schedule_delta<'py>(
         },
         strong_convexity: strong_convexity.as_slice()?,
     };
+    check_broadcast(
+        len,
+        &[
+            ("eps", Some(args.eps)),
+            ("lipschitz", Some(args.lipschitz)),
+            ("lr", Some(args.lr)),
+            ("diameter", Some(args.diameter)),
+            ("n", Some(args.n)),
+            ("c1", Some(args.c1)),
+            ("c2", Some(args.c2)),
+            ("smoothness", args.smoothness),
+            ("strong_convexity", Some(args.strong_convexity)),
+        ],
+    )?;
+    if len == 0 {
+        return Ok(numpy::PyArray1::zeros(py, 0, false)); // nothing to evaluate
+    }
     fill(py, len, |out| sc::schedule_delta(laplace, args, out))
 }
 
@@ -92,11 +109,9 @@ fn online_delta<'py>(
     log: bool,
 ) -> Out<'py> {
     let xs = noise.as_slice()?;
-    array(py, || {
+    fill(py, xs.len(), |out| {
         let p = Problem::new(eps, lipschitz, lr, diameter, smoothness, strong_convexity)?;
-        let mut out = vec![0.0; xs.len()];
-        online::online_delta_all(kind(laplace), &p, xs, &mut out, log)?;
-        Ok(out)
+        online::online_delta_all(kind(laplace), &p, xs, out, log)
     })
 }
 
@@ -116,7 +131,7 @@ fn online_delta_at(
     log: bool,
 ) -> PyResult<f64> {
     let xs = noise.as_slice()?;
-    let v = detach(py, || {
+    let v = guarded(py, xs.len() >= LONG_LEN, || {
         let p = Problem::new(eps, lipschitz, lr, diameter, smoothness, strong_convexity)?;
         online::online_log_delta_at(kind(laplace), &p, xs, index)
     })?;

@@ -22,6 +22,7 @@ pub fn map_elements<const N: usize, const K: usize>(
     let eval = |lo: usize, hi: usize| -> Result<Vec<[f64; K]>> {
         let mut buf = Vec::with_capacity(hi - lo);
         for i in lo..hi {
+            crate::interrupt::check()?;
             let mut x = [0.0; N];
             for (k, a) in args.iter().enumerate() {
                 x[k] = a[i];

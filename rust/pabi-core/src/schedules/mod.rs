@@ -541,6 +541,7 @@ pub fn map_args<const K: usize>(
     }
     let run = |start: usize, o: &mut [f64]| -> Result<()> {
         for (j, slot) in o.iter_mut().enumerate() {
+            crate::interrupt::check()?;
             let k = start + j;
             let mut v = [0.0; K];
             for (q, a) in args.iter().enumerate() {

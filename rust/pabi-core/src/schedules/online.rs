@@ -286,6 +286,9 @@ pub fn online_delta_all(
     let (eps, rad) = (p.eps, p.radii());
     let pl = pool().filter(|_| n >= PAR_MIN);
     let pass1 = |(s, (a, b)): (&[f64], (&mut [f64], &mut [f64]))| {
+        if crate::interrupt::requested() {
+            return (Acc::default(), false); // discarded: checked after the pass
+        }
         fill_factor_logs(kind, eps, rad, s, a, b);
         chunk_sum(b)
     };
@@ -306,6 +309,7 @@ pub fn online_delta_all(
             .map(pass1)
             .collect(),
     };
+    crate::interrupt::check()?;
     // offsets[c] = Σ over the chunks after c
     let mut offsets = vec![(Acc::default(), false); sums.len()];
     for c in (0..sums.len().saturating_sub(1)).rev() {
