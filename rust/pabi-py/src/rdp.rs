@@ -2,7 +2,7 @@
 //! conversions. All numeric work runs with the GIL released.
 
 use crate::args::{add_functions, array, detach, elementwise, fill, opt_slice, slices, Arr, Np};
-use crate::{guarded, zeros, Out, LONG_LEN};
+use crate::{guarded, Out, LONG_LEN};
 use numpy::IntoPyArray;
 use pabi_core::rdp as core;
 use pyo3::prelude::*;
