@@ -450,7 +450,7 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
 
 TABLE = _table()
 #: public callables deliberately not in the table (no numeric parameter)
-NOT_NUMERIC = {"DomainError", "__version__", "get_num_threads", "simd_level", "DEFAULT_ORDERS",
+NOT_NUMERIC = {"DomainError", "InternalError", "__version__", "get_num_threads", "simd_level", "DEFAULT_ORDERS",
                "PrivacyLossDistribution", "ComposedPLD"}
 
 

@@ -231,7 +231,7 @@ def test_pld_profile_grid_arguments_checked_before_the_grid_is_built():
     _raises(DomainError, "eps_max", P.from_profile, prof, h=0.1, eps_max=math.inf)  # was OverflowError
     _raises(DomainError, "eps_max", P.from_profile, prof, h=0.1, eps_max=10**30)  # was "Maximum allowed size"
     _raises(DomainError, "eps_max", P.from_profile, prof, h=0.1, eps_max=-0.0)
-    _raises(DomainError, "h", P.laplace, 5e-324, h=0.01)  # r = inf: was OverflowError
+    _raises(DomainError, "scale", P.laplace, 5e-324, h=0.01)  # r = inf: was OverflowError
     _raises(DomainError, "h", P.laplace, 1.0, h=-0.0)  # was ZeroDivisionError
     _raises(TypeError, "scale", P.laplace, "1.0")
     _raises(DomainError, "h", pabi.multi_epoch_epsilon, prof, 2, 1e-3, h=5e-324)

@@ -56,8 +56,11 @@ def test_holder_orders_values_and_integer_n():
     assert pabi.holder_orders(2.0, 2.0, 0).shape == (0,)
     assert pabi.holder_orders(2.0, 2.0, 3.0).tolist() == [2.0, 3.0, 5.0]  # an integral float is fine
     # 2.7 was truncated to 2
-    for bad in (2.7, -1, math.nan, math.inf, True, 2**64):
+    for bad in (2.7, -1, math.nan, math.inf, 2**64):
         domain("n", pabi.holder_orders, 2, 2, bad)
+    with pytest.raises(TypeError) as ei:  # a bool is not a count (the conversion rule)
+        pabi.holder_orders(2, 2, True)
+    assert ei.value.param == "n"
 
 
 def test_optimal_residuals_size_cap():

@@ -80,11 +80,18 @@ def _as_grid(name: str, values: Any) -> np.ndarray:
     if kind == "O":
         for i, v in enumerate(arr):
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
-                raise TypeError(f"grid {name!r} must hold real numbers, got {v!r} ({type(v).__name__}) at "
-                                f"index {i}; non-numeric options go in fixed={{...}}")
+                raise _grid_type_error(name, f"must hold real numbers, got {v!r} ({type(v).__name__}) at "
+                                       f"index {i}; non-numeric options go in fixed={{...}}", i)
         return arr.astype(np.float64)
-    raise TypeError(f"grid {name!r} must hold real numbers, got dtype {arr.dtype} (first value "
-                    f"{arr[0].item()!r}); non-numeric options go in fixed={{...}}")
+    raise _grid_type_error(name, f"must hold real numbers, got dtype {arr.dtype} (first value "
+                                 f"{arr[0].item()!r}); non-numeric options go in fixed={{...}}")
+
+
+def _grid_type_error(name: str, what: str, index: Optional[int] = None) -> TypeError:
+    """A TypeError about grid ``name`` carrying ``.param``/``.index`` like every pabi error."""
+    err = TypeError(f"grid {name!r} {what}")
+    err.param, err.index = name, index  # type: ignore[attr-defined]
+    return err
 
 
 def _grids(grids: Mapping[str, Any]) -> tuple[list[str], list[np.ndarray]]:
