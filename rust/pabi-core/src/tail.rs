@@ -113,7 +113,10 @@ mod tests {
         ];
         for (t, want) in cases {
             let v = log_gaussian_tail(t);
-            assert!(((v - want) / want).abs() < 1e-15, "t {t:e}: {v:e} vs {want:e}");
+            assert!(
+                ((v - want) / want).abs() < 1e-15,
+                "t {t:e}: {v:e} vs {want:e}"
+            );
         }
         for t in [1.8962e154, 1e155, 1e200, 1e308, f64::MAX] {
             assert_eq!(log_gaussian_tail(t), -f64::MAX, "t {t:e}");
