@@ -154,3 +154,63 @@ def test_log_theta_complement_small_negative_a_relative_accuracy():
         x = R.log_theta_complement(e, r, dps=40)
         v = pabi.log_theta_complement(e, r)
         assert mp.mpf(v) <= x and abs(v / x - 1) < 4e-14, (e, r, v, x)
+
+
+# ---------------------------------------------------------------------------------------------
+# KOV / approximate-DP composition: breakpoints decided exactly
+
+
+def test_kov_breakpoint_regression():
+    # 0.1 as a double is above 1/10, so 10·ε0 > 1 exactly and the j = 10 term exists:
+    # was 2e-323, exact 8.8267555208197406e-20
+    x = R.approx_dp_composition_delta(0.1, 0.0, 10, 1.0, dps=40)
+    v = C.approx_dp_composition_delta(0.1, 0.0, 10, 1.0)
+    assert mp.mpf(v) >= x and abs(v / x - 1) < 1e-12
+    assert float(x) == pytest.approx(8.8267555208197406e-20, rel=1e-15)
+    # δ0 = 1e-7: was 9.999995500001345e-07, below the exact 9.9999955000020822e-07
+    x = R.approx_dp_composition_delta(0.1, 1e-7, 10, 1.0, dps=40)
+    v = C.approx_dp_composition_delta(0.1, 1e-7, 10, 1.0)
+    assert mp.mpf(v) >= x and abs(v / x - 1) < 1e-12
+
+
+def test_kov_at_and_around_breakpoints_against_mpmath():
+    rng = np.random.default_rng(2)
+    for _ in range(120):
+        e0 = float(rng.choice([0.1, 0.3, 0.7, 1.1, 0.05, 1 / 3]))
+        k = int(rng.integers(1, 60))
+        d0 = float(rng.choice([0.0, 1e-7, 1e-3]))
+        j = int(rng.integers(0, k + 1))
+        b = max((2 * j - k) * e0, 0.0)
+        for e in [b, np.nextafter(b, 0), np.nextafter(b, np.inf)]:
+            e = max(float(e), 0.0)
+            v = C.approx_dp_composition_delta(e0, d0, k, e)
+            x = R.approx_dp_composition_delta(e0, d0, k, e, dps=40)
+            assert mp.mpf(v) >= x, (e0, d0, k, e, v, x)
+            if x > 0:
+                assert v / x - 1 < 1e-12, (e0, d0, k, e, v, x)
+
+
+def test_kov_epsilon_at_breakpoint():
+    # ε(δ) inverts the exact δ: at δ = the exact δ(1.0) the root is just above 1.0
+    x = float(R.approx_dp_composition_delta(0.1, 0.0, 10, 1.0, dps=40))
+    e = C.approx_dp_composition_epsilon(0.1, 0.0, 10, x * (1 + 1e-9))
+    assert 0.99 < e <= 1.0 + 1e-15
+    assert C.approx_dp_composition_delta(0.1, 0.0, 10, e) <= x * (1 + 1e-9)
+
+
+def test_kov_large_k_terminates():
+    # the loop ran from j_min to the mode one term at a time (~5 s at k = 1e8, hours at 1e12);
+    # far-below-mode terms are now bounded in one step. δ(0) = TV distance ≈ 1 here.
+    assert C.approx_dp_composition_delta(1.0, 0.0, 1e10, 0.0) == 1.0
+    assert C.approx_dp_composition_delta(1.0, 1e-9, 1e10, 0.0) == 1.0
+
+
+def test_kov_monotone_in_k():
+    rng = np.random.default_rng(4)
+    for _ in range(60):
+        e0 = float(rng.choice([0.1, 0.3, 0.7, 1.1, 0.05]))
+        k = int(rng.integers(1, 80))
+        d0 = float(rng.choice([0.0, 1e-7, 1e-3]))
+        e = float(rng.uniform(0, k * e0))
+        v = C.approx_dp_composition_delta(e0, d0, np.arange(1, k + 2), e)
+        assert (np.diff(v) >= 0).all(), (e0, d0, e)
