@@ -214,3 +214,61 @@ def test_kov_monotone_in_k():
         e = float(rng.uniform(0, k * e0))
         v = C.approx_dp_composition_delta(e0, d0, np.arange(1, k + 2), e)
         assert (np.diff(v) >= 0).all(), (e0, d0, e)
+
+
+# ---------------------------------------------------------------------------------------------
+# GDP inversions consistent with pabi's own gdp_delta
+
+
+def _prev(x):
+    return np.nextafter(x, -np.inf)
+
+
+def _next(x):
+    return np.nextafter(x, np.inf)
+
+
+def test_gdp_epsilon_regression_example():
+    # gdp_delta(gdp_epsilon(d, 10), 10) was 0.9977000638225534 > d
+    d = 0.9977000638225533
+    e = C.gdp_epsilon(d, 10)
+    assert C.gdp_delta(e, 10) <= d
+    assert C.gdp_delta(_prev(e), 10) > d
+    m = C.gdp_mu(e, d)
+    assert C.gdp_delta(e, m) <= d < C.gdp_delta(e, _next(m))
+
+
+def test_gdp_epsilon_round_trip_random():
+    rng = np.random.default_rng(20261126)
+    n = 3000
+    d = np.minimum(10 ** (-300 * rng.random(n) ** 3), 0.999999)
+    mu = 10 ** rng.uniform(-3, 2, n)
+    e = C.gdp_epsilon(d, mu)  # array path (block Newton)
+    es = np.array([C.gdp_epsilon(float(a), float(b)) for a, b in zip(d[:300], mu[:300])])
+    assert (es == e[:300]).all()  # scalar path equal
+    assert np.isfinite(e).all() and (e >= 0).all()
+    assert (C.gdp_delta(e, mu) <= d).all()
+    pos = e > 0
+    assert (C.gdp_delta(_prev(e[pos]), mu[pos]) > d[pos]).all()
+
+
+def test_gdp_mu_round_trip_random():
+    rng = np.random.default_rng(11262026)
+    n = 3000
+    d = np.minimum(10 ** (-300 * rng.random(n) ** 3), 0.999999)
+    eps = np.where(rng.random(n) < 0.1, 0.0, 10 ** rng.uniform(-3, 2.5, n))
+    m = C.gdp_mu(eps, d)
+    assert np.isfinite(m).all() and (m > 0).all()
+    assert (C.gdp_delta(eps, m) <= d).all()
+    assert (C.gdp_delta(eps, _next(m)) > d).all()
+
+
+def test_gdp_delta_domain_error_names_mu():
+    with pytest.raises(pabi.DomainError, match="^mu must be") as ei:
+        C.gdp_delta(1.0, -1.0)
+    assert ei.value.param == "mu"
+    with pytest.raises(pabi.DomainError, match="^mu must be.* at index 1") as ei:
+        C.gdp_delta(np.array([1.0, 1.0]), np.array([0.5, np.nan]))
+    assert ei.value.index == 1
+    with pytest.raises(pabi.DomainError, match="^eps must be"):
+        C.gdp_delta(-1.0, 1.0)

@@ -153,7 +153,16 @@ def gdp_delta(eps: ArrayLike, mu: ArrayLike) -> Float:
     >>> round(gdp_delta(1.0, 1.0), 12)
     0.126936737507
     """
-    return theta(eps, mu)
+    try:
+        return theta(eps, mu)
+    except DomainError as exc:  # the engine names its radius r; here it is mu
+        if getattr(exc, "param", None) != "r":
+            raise
+        msg = str(exc).replace("r must be", "mu must be", 1)
+        new = DomainError(msg)
+        new.param, new.allowed, new.value, new.index = (  # type: ignore[attr-defined]
+            "mu", exc.allowed, exc.value, exc.index)  # type: ignore[attr-defined]
+        raise new from None
 
 
 def gdp_epsilon(delta: ArrayLike, mu: ArrayLike) -> Float:
