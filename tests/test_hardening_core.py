@@ -272,3 +272,38 @@ def test_gdp_delta_domain_error_names_mu():
     assert ei.value.index == 1
     with pytest.raises(pabi.DomainError, match="^eps must be"):
         C.gdp_delta(-1.0, 1.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Monotonicity to the ulp (grids of consecutive doubles)
+
+
+def _run(x0: float, n: int = 16) -> np.ndarray:
+    out = [x0]
+    for _ in range(n):
+        out.append(float(np.nextafter(out[-1], np.inf)))
+    return np.array(out)
+
+
+def test_laplace_monotone_on_consecutive_doubles():
+    rng = np.random.default_rng(9)
+    for _ in range(300):
+        r = float(10 ** rng.uniform(-300, 3))
+        e = r * float(rng.uniform(0, 1.2))
+        E, Rr = _run(e), _run(r)
+        assert (np.diff(pabi.laplace_theta(E, r)) <= 0).all()
+        assert (np.diff(pabi.laplace_theta(e, Rr)) >= 0).all()
+        assert (np.diff(pabi.laplace_theta_complement(E, r)) >= 0).all()
+        assert (np.diff(pabi.laplace_theta_complement(e, Rr)) <= 0).all()
+
+
+def test_gdp_inversions_monotone():
+    # gdp_epsilon: non-increasing in δ (d below decreases: ε grows), non-decreasing in μ;
+    # gdp_mu: non-decreasing in δ
+    d = 10.0 ** -np.arange(1, 300, 7.0)
+    for mu in [0.01, 0.5, 3.0, 40.0]:
+        assert (np.diff(C.gdp_epsilon(d, mu)) >= 0).all()
+    for eps in [0.0, 0.3, 5.0]:
+        assert (np.diff(C.gdp_mu(eps, d)) <= 0).all()
+    mu = 10 ** np.linspace(-3, 2, 200)
+    assert (np.diff(C.gdp_epsilon(1e-6, mu)) >= 0).all()
