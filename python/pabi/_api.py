@@ -65,7 +65,9 @@ def log_gaussian_tail(t: float) -> float: ...
 @overload
 def log_gaussian_tail(t: ArrayLike) -> Float: ...
 def log_gaussian_tail(t: ArrayLike) -> Float:
-    """Natural log of the Gaussian tail, ln Q(t); finite for |t| < 1.8e154.
+    """Natural log of the Gaussian tail, ln Q(t); finite for |t| < 1.896e154. Beyond, the exact
+    value is below the most negative double and −1.7976931348623157e308 (the nearest double not
+    below it) is returned; −inf only for t = +inf. Never NaN.
 
     >>> log_gaussian_tail(1e4)  # Q(1e4) underflows; its log does not
     -50000010.1292789...

@@ -118,7 +118,9 @@ def laplace_theta(eps: Real, r: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
     """E_{e^ε}(Lap(r,1) ‖ Lap(0,1)) = max(0, 1 − e^{(ε−r)/2})  (Asoodeh et al. Lemma 1)."""
     eps, r = _mpf(eps), _mpf(r)
     with mp.workdps(dps + 10):
-        val = max(mp.mpf(0), 1 - mp.exp((eps - r) / 2))
+        # −expm1, not 1 − exp: the subtraction lost every digit for |ε − r| ≲ 10^-(dps+10)
+        # (θ(4.2e-61, 8.7e-61) was 3% off at dps = 50)
+        val = max(mp.mpf(0), -mp.expm1((eps - r) / 2))
     with mp.workdps(dps):
         return +val
 

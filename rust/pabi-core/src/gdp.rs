@@ -25,7 +25,7 @@
 use crate::error::{PabiError, Result};
 use crate::num::INFLATE;
 use crate::tail::log_gaussian_tail;
-use crate::theta::log_theta;
+use crate::theta::{log_theta, theta};
 
 const U: f64 = f64::EPSILON / 2.0;
 
@@ -152,10 +152,100 @@ fn ln_down(delta: f64) -> f64 {
     l - 2.0 * U * l.abs() - 1e-300
 }
 
-/// Smallest ε ≥ 0 with δ_μ(ε) = θ_{e^ε}(μ) ≤ δ (an upper bound on the exact inverse, within a
-/// few ulp + the engine's INFLATE of it). δ ∈ (0, 1), μ ≥ 0.
+/// Smallest double ε ≥ 0 with gdp_delta(ε, μ) = [`theta`]`(ε, μ)` ≤ δ (pabi's own upward-rounded
+/// θ, so the round trip gdp_delta(gdp_epsilon(δ, μ), μ) ≤ δ holds and the double below the result
+/// gives more than δ): an upper bound on the exact inverse. δ ∈ (0, 1), μ ≥ 0. For δ below
+/// f64::MIN_POSITIVE (where θ as a double has no relative accuracy) the smallest ε with
+/// `log_theta(ε, μ)` ≤ ln δ (rounded down) is returned instead.
+///
+/// The root is bracketed by Newton on ln θ to a few ulp ([`gdp_epsilon_log`]), then located to
+/// the exact double by an exponential search and bisection over the bit patterns with θ itself
+/// ([`refine_eps`]): the log-space end alone could be an ulp on either side of θ's threshold
+/// (gdp_delta(gdp_epsilon(0.9977000638225533, 10), 10) was 0.9977000638225534).
 #[inline(always)]
 pub fn gdp_epsilon(delta: f64, mu: f64) -> Result<f64> {
+    let e = gdp_epsilon_log(delta, mu)?;
+    Ok(refine_eps(delta, mu, e))
+}
+
+/// Exact predicate search on the bit patterns of non-negative doubles: given `ok` monotone
+/// (false below a threshold, true from it on — or at least evaluated consistently), the smallest
+/// double x ≥ 0 near `x0` with ok(x), as (found, x). Exponential steps from x0 then bisection:
+/// ≤ ~2·64 evaluations.
+fn first_ok(ok: &dyn Fn(f64) -> bool, x0: f64) -> f64 {
+    const INF: u64 = 0x7ff0_0000_0000_0000;
+    let mut b = x0.to_bits().min(INF);
+    let (mut lo, mut hi); // !ok(lo), ok(hi)
+    if ok(f64::from_bits(b)) {
+        let mut step = 1u64;
+        loop {
+            if b == 0 {
+                return 0.0;
+            }
+            let lb = b.saturating_sub(step);
+            if !ok(f64::from_bits(lb)) {
+                lo = lb;
+                hi = b;
+                break;
+            }
+            b = lb;
+            step = step.saturating_mul(2);
+        }
+    } else {
+        let mut step = 1u64;
+        loop {
+            if b >= INF {
+                return f64::INFINITY;
+            }
+            let hb = b.saturating_add(step).min(INF);
+            if ok(f64::from_bits(hb)) {
+                lo = b;
+                hi = hb;
+                break;
+            }
+            b = hb;
+            step = step.saturating_mul(2);
+        }
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if ok(f64::from_bits(mid)) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    f64::from_bits(hi)
+}
+
+/// The smallest double ε with θ(ε, μ) ≤ δ, searched from the log-space result `e` (kept for
+/// δ < f64::MIN_POSITIVE and where `e` is not finite).
+#[inline]
+fn refine_eps(delta: f64, mu: f64, e: f64) -> f64 {
+    if !(delta >= f64::MIN_POSITIVE) || e.is_nan() || e == f64::INFINITY {
+        return e;
+    }
+    first_ok(&|x: f64| theta(x, mu) <= delta, e)
+}
+
+/// The largest double μ with θ(ε, μ) ≤ δ, searched from the log-space result `m`.
+#[inline]
+fn refine_mu(eps: f64, delta: f64, m: f64) -> f64 {
+    if !(delta >= f64::MIN_POSITIVE) || !m.is_finite() {
+        return m;
+    }
+    // θ non-decreasing in μ: the first μ with θ > δ, minus one ulp
+    let first_bad = first_ok(&|x: f64| theta(eps, x) > delta, m);
+    if first_bad == 0.0 {
+        return 0.0;
+    }
+    f64::from_bits(first_bad.to_bits() - 1)
+}
+
+/// [`gdp_epsilon`]'s log-space stage: the smallest ε with `log_theta(ε, μ)` ≤ ln δ (rounded
+/// down), bracketed to a few ulp.
+#[inline(always)]
+fn gdp_epsilon_log(delta: f64, mu: f64) -> Result<f64> {
     check_delta(delta)?;
     check_mu(mu)?;
     let ld = ln_down(delta);
@@ -182,10 +272,18 @@ pub fn gdp_epsilon(delta: f64, mu: f64) -> Result<f64> {
     Ok(newton_dec(&f, 0.0, hi, mu * (a0 + mu / 2.0)).1)
 }
 
-/// Largest μ with θ_{e^ε}(μ) ≤ δ: the GDP level certifying (ε, δ)-DP (rounded down).
-/// ε ≥ 0 finite, δ ∈ (0, 1).
+/// Largest double μ with gdp_delta(ε, μ) = [`theta`]`(ε, μ)` ≤ δ (pabi's own upward-rounded θ;
+/// the next double gives more than δ): the GDP level certifying (ε, δ)-DP (rounded down).
+/// ε ≥ 0 finite, δ ∈ (0, 1). Newton on ln θ, then the exact double by a bit-pattern search with
+/// θ itself (as [`gdp_epsilon`]); for δ < f64::MIN_POSITIVE the log-space result.
 #[inline(always)]
 pub fn gdp_mu(eps: f64, delta: f64) -> Result<f64> {
+    let m = gdp_mu_log(eps, delta)?;
+    Ok(refine_mu(eps, delta, m))
+}
+
+#[inline(always)]
+fn gdp_mu_log(eps: f64, delta: f64) -> Result<f64> {
     if !(eps >= 0.0 && eps.is_finite()) {
         return Err(PabiError::domain("eps", ">= 0 and finite", eps));
     }
@@ -451,7 +549,7 @@ fn gdp_epsilon_block(
     let mut lt = [0.0; B];
     for _ in 0..60 {
         if !active.iter().any(|&a| a) {
-            return;
+            break;
         }
         crate::theta::log_theta_block(&x, mu, &mut lt);
         for j in 0..B {
@@ -490,6 +588,9 @@ fn gdp_epsilon_block(
             out[j] = bracket_dec(&|e: f64| log_theta(e, m) - l, lo[j], hi[j]).1;
         }
     }
+    for j in 0..B {
+        out[j] = refine_eps(delta[j], mu[j], out[j]);
+    }
 }
 
 #[multiversion::multiversion(targets(
@@ -524,7 +625,6 @@ pub fn gdp_mu_array(eps: &[f64], delta: &[f64], out: &mut [f64]) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::theta::theta;
 
     /// The block Newton of the array path equals the scalar gdp_epsilon bitwise.
     #[test]
@@ -558,6 +658,18 @@ mod tests {
         }
     }
 
+    /// The example: gdp_delta(gdp_epsilon(0.9977000638225533, 10), 10) was
+    /// 0.9977000638225534, above the target.
+    #[test]
+    fn inversions_consistent_with_theta() {
+        let d = 0.997_700_063_822_553_3;
+        let e = gdp_epsilon(d, 10.0).unwrap();
+        assert!(theta(e, 10.0) <= d);
+        assert!(theta(f64::from_bits(e.to_bits() - 1), 10.0) > d);
+        let m = gdp_mu(e, d).unwrap();
+        assert!(theta(e, m) <= d && theta(e, f64::from_bits(m.to_bits() + 1)) > d);
+    }
+
     #[test]
     fn inverses_round_trip() {
         for &(e, m) in &[
@@ -567,14 +679,18 @@ mod tests {
             (5.0, 0.3),
             (0.01, 0.05),
         ] {
+            // the smallest double with θ ≤ d is at most e (θ(e) = d), and the one below is > d
             let d = theta(e, m);
             let ee = gdp_epsilon(d, m).unwrap();
             assert!(
-                ee >= e && (ee - e).abs() <= 1e-12 * e.max(1e-2),
+                ee <= e && (ee - e).abs() <= 1e-12 * e.max(1e-2),
                 "{e} {m} {ee}"
             );
+            assert!(theta(ee, m) <= d);
+            assert!(ee == 0.0 || theta(f64::from_bits(ee.to_bits() - 1), m) > d);
             let mm = gdp_mu(e, d).unwrap();
-            assert!((mm / m - 1.0).abs() < 1e-12, "{e} {m} {mm}");
+            assert!(mm >= m && (mm / m - 1.0).abs() < 1e-12, "{e} {m} {mm}");
+            assert!(theta(e, mm) <= d && theta(e, f64::from_bits(mm.to_bits() + 1)) > d);
         }
     }
 

@@ -172,8 +172,10 @@ fn check_eps_delta(eps0: f64, delta0: f64) -> Result<()> {
 /// δ(ε) of the optimal k-fold composition of an (ε0, δ0)-DP mechanism, i.e. of f_{ε0,δ0}^{⊗k}
 /// (Kairouz–Oh–Viswanath; SPEC §5.2), an upper bound within ~1e-13 relative of the exact value.
 ///
-/// Rounding: each term's exponent ε − (2j − k)ε0 is formed exactly (FMA residual and two_sum:
-/// near the top loss kε0 the rounded difference had lost 5 digits, −6.4e-6 relative), ln q is
+/// Rounding: each term's exponent ε − (2j − k)ε0 is correctly rounded (one fma; near the top
+/// loss kε0 the rounded difference had lost 5 digits, −6.4e-6 relative), so the set of terms
+/// (the breakpoints ε = (2j − k)ε0) is decided exactly; terms far below the mode and the tail
+/// past it are bounded, not dropped (a geometric bound on the pmf, added); ln q is
 /// −softplus(ε0) (e^{ε0} overflowed for ε0 > 709.8 and the NaN terms erased the sum), and the
 /// saddle-point log-pmf, whose bd0 terms carry ≤ ~32 ulp of their magnitude (≤ |ln term| +
 /// ½ln(2πk) + 1), moves the sum up by 48 ulp of the terms' weighted mean magnitude (it was
@@ -201,41 +203,90 @@ pub fn approx_dp_composition_delta(eps0: f64, delta0: f64, k: f64, eps: f64) -> 
         // x − k·p = (x − k/2) − (k/2)·tanh(ε0/2): exact first part, so the deviation from the
         // mean carries no k·ulp(p) error
         let half_t = 0.5 * k * (0.5 * eps0).tanh();
-        let jmin = ((k + eps / eps0) / 2.0).floor() + 1.0;
+        // x_j = ε − (2j − k)ε0 correctly rounded by one fma ((2j − k) is an exact integer), so
+        // its sign — which terms exist — is decided exactly. (j_min was ⌊(k + ε/ε0)/2⌋ + 1 with
+        // a rounded quotient: at ε0 = 0.1, k = 10, ε = 1, where 10·ε0 > 1 in exact arithmetic,
+        // the j = 10 term was dropped and δ = 2e-323 against the exact 8.8e-20.)
+        let xj = |j: f64| (-(2.0 * j - k)).mul_add(eps0, eps);
+        // j_min = the smallest j ∈ [0, k] with x_j < 0 (x_j decreases in j), by bisection
+        let jmin = if xj(k) >= 0.0 {
+            k + 1.0
+        } else if xj(0.0) < 0.0 {
+            0.0
+        } else {
+            let (mut lo, mut hi) = (0.0f64, k); // x_lo ≥ 0 > x_hi
+            while hi - lo > 1.0 {
+                let mid = lo + (0.5 * (hi - lo)).floor(); // exact: integers < 2^53
+                if xj(mid) < 0.0 {
+                    hi = mid;
+                } else {
+                    lo = mid;
+                }
+            }
+            hi
+        };
         let mode = (k * p).floor();
+        let lpmf = |j: f64| log_binom_pmf(j, k, p, q, lp, lq, (j - 0.5 * k) - half_t);
         // streaming log-sum-exp with Neumaier compensation
         let (mut m, mut s, mut c) = (f64::NEG_INFINITY, 0.0_f64, 0.0_f64);
-        let mut j = jmin.max(0.0);
+        let add = |lt: f64, m: &mut f64, s: &mut f64, c: &mut f64, wmag: &mut f64| {
+            if lt > *m {
+                let f = (*m - lt).exp();
+                *s *= f;
+                *c *= f;
+                *wmag *= f;
+                *m = lt;
+            }
+            let v = (lt - *m).exp();
+            *wmag += v * (lt.abs() + lmag0);
+            let t = *s + v;
+            if s.abs() >= v {
+                *c += (*s - t) + v;
+            } else {
+                *c += (v - t) + *s;
+            }
+            *s = t;
+        };
+        let mut j = jmin;
+        // Far below the mode (j < mode − 40σ − 40) the terms are skipped and bounded instead
+        // (the loop was O(k): ~5 s at k = 1e8, hours at k = 1e12): each term is ≤ its pmf P_j,
+        // and below j0 the pmf ratios P_{j−1}/P_j ≤ ρ = j0·q/((k − j0 + 1)p) < 1, so
+        // Σ_{j<j0} P_j ≤ P_{j0}·ρ/(1 − ρ), added as one term (≈ e^{−800} of the mode's pmf).
+        let j0 = (mode - 40.0 * (k * p * q).sqrt() - 40.0).floor();
+        if j0 > jmin + 1.0 {
+            let rho = j0 * q / ((k - j0 + 1.0) * p);
+            if rho < 1.0 {
+                let lb = lpmf(j0) + (rho / (1.0 - rho)).ln() + 1e-6;
+                if lb > f64::NEG_INFINITY {
+                    add(lb, &mut m, &mut s, &mut c, &mut wmag);
+                }
+                j = j0;
+            }
+        }
         while j <= k {
-            // x = ε − (2j − k)ε0 exactly up to one rounding: (2j − k) is an exact integer
-            let (pr, pe) = crate::dd::two_prod(2.0 * j - k, eps0);
-            let (sd, se) = crate::dd::two_sum(eps, -pr);
-            let x = sd + (se - pe);
+            let x = xj(j);
             if x < 0.0 {
-                let d = (j - 0.5 * k) - half_t;
-                let lt = log_binom_pmf(j, k, p, q, lp, lq, d) + log1mexp(x);
+                let lpj = lpmf(j);
+                let lt = lpj + log1mexp(x);
                 if lt == f64::NEG_INFINITY {
                     j += 1.0; // (a pmf that underflows its own log: q = 0 for ε0 > 745)
                     continue;
                 }
-                if lt > m {
-                    let f = (m - lt).exp();
-                    s *= f;
-                    c *= f;
-                    wmag *= f;
-                    m = lt;
-                }
-                let v = (lt - m).exp();
-                wmag += v * (lt.abs() + lmag0);
-                let t = s + v;
-                if s.abs() >= v {
-                    c += (s - t) + v;
-                } else {
-                    c += (v - t) + s;
-                }
-                s = t;
-                if j > mode + 1.0 && lt < m - 60.0 {
-                    break;
+                add(lt, &mut m, &mut s, &mut c, &mut wmag);
+                if j > mode + 1.0 && j < k {
+                    // the rest: Σ_{i>j} T_i ≤ Σ_{i>j} P_i ≤ P_j·ρ'/(1 − ρ'), ρ' = P_{j+1}/P_j
+                    // < 1 past the mode (ratios decrease); stop once that is e^{−60} of the
+                    // largest term, and add the bound (the cut had been a heuristic on T_j)
+                    let rho = (k - j) * p / ((j + 1.0) * q);
+                    if rho < 1.0 {
+                        let lr = lpj + (rho / (1.0 - rho)).ln() + 1e-6;
+                        if lr < m - 60.0 {
+                            if lr > f64::NEG_INFINITY {
+                                add(lr, &mut m, &mut s, &mut c, &mut wmag);
+                            }
+                            break;
+                        }
+                    }
                 }
             }
             j += 1.0;

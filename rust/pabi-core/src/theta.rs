@@ -65,7 +65,7 @@
 //! (log1p(−0) rather than log1p of a subnormal). Rare inputs (r < ~1e-40, |a| < ~1e-150) can
 //! still meet subnormals: only slower, the results are the same.
 
-use crate::dd::{fast_two_sum, sqr_dd, two_sum, FRAC_1_SQRT_2_HI};
+use crate::dd::{fast_two_sum, mul_dd, two_sum, FRAC_1_SQRT_2_HI};
 use crate::num::{down, log1mexp, shift_log, HALF_ULP_ONE, INFLATE, INFLATE_TIGHT, TINY};
 use crate::vmath;
 
@@ -110,13 +110,22 @@ const THETA_POLY: [f64; 35] = [
 ];
 
 /// a = ε/r − r/2 and b = ε/r + r/2 as double-doubles, and q = ε/r (high part).
+///
+/// For r < 2^-900 the quotient is formed from ε·2^600 and r·2^600 (exact scalings): 1/r would
+/// overflow for r < 5.6e-309, and the radii were once raised to 1e-300 instead, which made θ(0,
+/// 1e-310) ten orders too large and ln θ(0, 5e-324) 54 too large. (ε·2^600 may overflow; then
+/// ε/r does too and the caller sees a = NaN → +∞, as for any overflowing quotient.)
 #[inline(always)]
 fn ab(eps: f64, r: f64) -> (f64, f64, f64, f64, f64) {
+    const TWO_M900: f64 = 1.1871070868228921e-271; // 2^-900
+    const TWO_600: f64 = 4.149515568880993e180; // 2^600
+    let s = if r < TWO_M900 { TWO_600 } else { 1.0 };
+    let (es, rs) = (eps * s, r * s);
     // q = ε/r as a double-double from one reciprocal: q_hi = ε·(1/r) need not be the correctly
     // rounded quotient, the exact remainder ε − q_hi·r (fma) carries the rest.
-    let ir = 1.0 / r;
-    let q = eps * ir;
-    let ql = (-q).mul_add(r, eps) * ir;
+    let ir = 1.0 / rs;
+    let q = es * ir;
+    let ql = (-q).mul_add(rs, es) * ir;
     let h = 0.5 * r;
     let (a, ae) = two_sum(q, -h);
     let (a, al) = fast_two_sum(a, ae + ql);
@@ -124,6 +133,12 @@ fn ab(eps: f64, r: f64) -> (f64, f64, f64, f64, f64) {
     let (b, bl) = fast_two_sum(b, be + ql);
     (a, al, b, bl, q)
 }
+
+/// |a| from which ln θ (ln(1 − θ) in the complement lanes) is below −f64::MAX: the smallest
+/// double with a²/2 ≥ f64::MAX (ln θ ≤ −a²/2 for a ≥ 0, ln(1 − θ) ≤ −a²/2 for a < 0). The log
+/// kernels clamp |a| here; clamped lanes return −f64::MAX (ln θ, rounded up) or −∞
+/// (ln(1 − θ), rounded down).
+const LOG_A_MAX: f64 = 1.8961503816218355e154;
 
 /// Divided difference (P(x) − P(y))/(x − y) of the kernel polynomial (x ≠ y or x = y), and
 /// P(y) (the Horner value the recurrence carries along).
@@ -165,8 +180,7 @@ struct Pre {
 }
 
 /// `clamp_a` bounds |a| so that a² and the exponentials stay finite: value callers pass 40
-/// (e^{−800} = 0), log callers 1e154 (a² ≤ 1e308; beyond, the returned log is still an upper
-/// bound). Lanes with a < `comp_below` use the complement form (see [`comp_lane`]).
+/// (e^{−800} = 0), log callers [`LOG_A_MAX`] (a²/2 ≤ f64::MAX below it). Lanes with a < `comp_below` use the complement form (see [`comp_lane`]).
 #[inline(always)]
 fn pre(eps: f64, r: f64, clamp_a: f64, comp_below: f64) -> Pre {
     let (eps, r, fixed) = special(eps, r);
@@ -177,7 +191,15 @@ fn pre(eps: f64, r: f64, clamp_a: f64, comp_below: f64) -> Pre {
     let a = if big { clamp_a.copysign(a) } else { a };
     let al = if big { 0.0 } else { al };
     let b = b.min(1e300);
-    let (a2, a2l) = sqr_dd(a, al);
+    // −a²/2 = (−a/2)·a: no overflow of a² for |a| < LOG_A_MAX
+    let (ha_hi, ha_lo) = mul_dd(-0.5 * a, -0.5 * al, a, al);
+    // |a| = LOG_A_MAX (clamped lanes) may overflow to −∞ (and a NaN low part): those lanes
+    // return constants (see `fin_log_theta`), the rest of the kernel only needs finite values
+    let (ha_hi, ha_lo) = if ha_hi >= -f64::MAX {
+        (ha_hi, ha_lo)
+    } else {
+        (-f64::MAX, 0.0)
+    };
     let c = THETA_C;
     let ac = a + c;
     // b + c capped at 1e150 + c so that (a+c)(b+c) stays finite: only reached where a is huge
@@ -198,8 +220,8 @@ fn pre(eps: f64, r: f64, clamp_a: f64, comp_below: f64) -> Pre {
     Pre {
         a,
         b,
-        ha_hi: -0.5 * a2,
-        ha_lo: -0.5 * a2l,
+        ha_hi,
+        ha_lo,
         ac,
         bc,
         inv,
@@ -284,13 +306,7 @@ fn special(eps: f64, r: f64) -> (f64, f64, f64) {
         f64::NAN
     };
     let sp = zero || one;
-    // r below 1e-300 is raised to 1e-300: θ is increasing in r, so θ and log θ stay upper
-    // bounds and 1 − θ a lower bound (1/r and ε/r stay finite).
-    (
-        if sp { 1.0 } else { eps },
-        if sp { 1.0 } else { r.max(1e-300) },
-        fixed,
-    )
+    (if sp { 1.0 } else { eps }, if sp { 1.0 } else { r }, fixed)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -315,6 +331,10 @@ const SCALE: u64 = 200;
 /// and it keeps z = m·x·2^kz normal down to x ≈ 1e-43 (no underflow in the scaled product).
 #[inline(always)]
 fn exp_scaled(hi: f64, lo: f64) -> (f64, f64) {
+    // e^{hi} ≪ 2^-1222 (z truncates to 0) from hi = −1500 on; there lo (the low part of a huge
+    // −a²/2, up to ~1e292 in the log kernels) is dropped: m·(1 + lo) had turned negative and
+    // ln(1 − θ) came out as 0, above the exact value (a ≳ 1e8, e.g. ε = 1, r = 1e-9)
+    let lo = if hi < -1500.0 { 0.0 } else { lo };
     let (m, k) = vmath::exp_parts(hi);
     let kz = (k + SCALE as f64).max(-880.0);
     (m * (1.0 + lo), vmath::exp2i(kz))
@@ -384,6 +404,8 @@ fn fin_log_theta(p: &Pre, num: f64, y: f64) -> f64 {
     } else {
         shift_log(lc, 1.0, lc.abs())
     };
+    // a ≥ LOG_A_MAX: ln θ ≤ −a²/2 ≤ −f64::MAX, whose upward rounding is −f64::MAX
+    let v = if p.a >= LOG_A_MAX { -f64::MAX } else { v };
     if !p.fixed.is_nan() {
         vmath::ln(p.fixed)
     } else {
@@ -418,10 +440,16 @@ fn fin_log_theta_complement(p: &Pre, num: f64, y: f64) -> f64 {
         shift_log(l, -1.0, l.abs())
     };
     let neg = p.ha_hi + (p.ha_lo + vmath::ln(y));
-    let v = if p.a >= 0.0 {
+    // a ∈ [−1, 0) with θ ≤ ½ (ε < r²/2, r ≲ 1.35) also takes log1p(−θ): the divided-difference θ
+    // holds for a ≥ −1, and the complement form's ln y carries ~1e-16 absolute, which the
+    // absolute INFLATE shift made 3.6e-11 relative at r = 1e-3 (3.6e-6 at r = 1e-8)
+    let v = if p.a >= 0.0 || (p.a >= -1.0 && th <= 0.5) {
         pos
-    } else {
+    } else if p.a > -LOG_A_MAX {
         shift_log(neg, -1.0, neg.abs().max(1.0))
+    } else {
+        // ln(1 − θ) ≤ −a²/2 ≤ −f64::MAX: rounded down, −∞
+        f64::NEG_INFINITY
     };
     if !p.fixed.is_nan() {
         vmath::ln(1.0 - p.fixed)
@@ -448,7 +476,7 @@ pub fn theta(eps: f64, r: f64) -> f64 {
 /// (ε = 1, r = 1e-3 gives ≈ −5.0e5).
 #[inline(always)]
 pub fn log_theta(eps: f64, r: f64) -> f64 {
-    let p = pre(eps, r, 1e154, -1.0);
+    let p = pre(eps, r, LOG_A_MAX, -1.0);
     let (dd, u) = poly_dd(p.sa, p.sb);
     fin_log_theta(&p, num(dd), comp_lane(&p, -1.0, dd, u))
 }
@@ -465,7 +493,7 @@ pub fn theta_complement(eps: f64, r: f64) -> f64 {
 /// ln(1 − θ_{e^ε}(r)), rounded down; finite wherever θ < 1 (e.g. r = 1e3).
 #[inline(always)]
 pub fn log_theta_complement(eps: f64, r: f64) -> f64 {
-    let p = pre(eps, r, 1e154, 0.0);
+    let p = pre(eps, r, LOG_A_MAX, 0.0);
     let (dd, u) = poly_dd(p.sa, p.sb);
     fin_log_theta_complement(&p, num(dd), comp_lane(&p, 0.0, dd, u))
 }
@@ -682,7 +710,7 @@ pub fn theta_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
 /// ln θ over a block (bitwise equal to [`log_theta`] per lane).
 #[inline(always)]
 pub fn log_theta_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    block_eval::<FinLogTheta>(eps, r, out, 1e154, -1.0);
+    block_eval::<FinLogTheta>(eps, r, out, LOG_A_MAX, -1.0);
 }
 
 /// 1 − θ over a block (bitwise equal to [`theta_complement`] per lane).
@@ -694,7 +722,7 @@ pub fn theta_complement_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
 /// ln(1 − θ) over a block (bitwise equal to [`log_theta_complement`] per lane).
 #[inline(always)]
 pub fn log_theta_complement_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    block_eval::<FinLogThetaComplement>(eps, r, out, 1e154, 0.0);
+    block_eval::<FinLogThetaComplement>(eps, r, out, LOG_A_MAX, 0.0);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -707,10 +735,18 @@ pub fn log_theta_complement_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
 /// would accumulate.
 #[inline(always)]
 pub fn log_laplace_theta(eps: f64, r: f64) -> f64 {
-    let x = 0.5 * (eps - r);
-    if x >= 0.0 {
+    // the sign of ε − r is exact (a difference of doubles rounds to 0 only when it is 0); its
+    // half may not be: (0 − 5e-324)/2 rounds to −0, and the factor 2.5e-324 came out as −∞
+    let d = eps - r;
+    if d >= 0.0 {
         return f64::NEG_INFINITY;
     }
+    if d > -1e-300 {
+        // ln(1 − e^x) ≤ ln(−x) = ln(−d) − ln 2 (x = d/2, 1 − e^x ≤ −x), within |x|/2 of it
+        let v = vmath::ln(-d) - std::f64::consts::LN_2;
+        return v - 4.0 * f64::EPSILON * v;
+    }
+    let x = 0.5 * d;
     let x = x - 2.0 * f64::EPSILON * 0.5 * (eps + r);
     let v = log1mexp(x);
     // log1mexp is good to a few ulp (relative); the input error is covered by moving x down.
@@ -805,8 +841,11 @@ pub fn log_theta_complement_tight(eps: f64, r: f64) -> f64 {
 /// (ε = ∞ gives 0, r = ∞ gives 1).
 #[inline(always)]
 pub fn laplace_theta(eps: f64, r: f64) -> f64 {
-    let x = 0.5 * (eps - r);
-    let v = if x < 0.0 {
+    // decided on ε − r (sign exact), not on its half: (0 − 5e-324)/2 rounds to −0 and θ(0,
+    // 5e-324) came out as 0, below the exact 2.5e-324 (now TINY from `up`)
+    let d = eps - r;
+    let x = 0.5 * d;
+    let v = if d < 0.0 {
         up(-vmath::expm1(x)).min(1.0)
     } else {
         0.0
@@ -821,8 +860,14 @@ pub fn laplace_theta(eps: f64, r: f64) -> f64 {
 /// 1 − laplace_theta = min(1, e^{(ε−r)/2}), rounded down.
 #[inline(always)]
 pub fn laplace_theta_complement(eps: f64, r: f64) -> f64 {
-    let x = 0.5 * (eps - r);
-    let v = if x < 0.0 { down(vmath::exp(x)) } else { 1.0 };
+    // ε − r = d + dl exactly: e^{d/2}·(1 + dl/2). With the rounded difference alone, e^{x} had
+    // a relative error of |x|·2^-53 (5.7e-14 at x ≈ −700), beyond the INFLATE margin of `down`.
+    let (d, dl) = two_sum(eps, -r);
+    let v = if d < 0.0 {
+        down(vmath::exp(0.5 * d) * (1.0 + 0.5 * dl))
+    } else {
+        1.0
+    };
     if r == f64::INFINITY && eps < f64::INFINITY {
         0.0
     } else {
@@ -851,6 +896,23 @@ mod tests {
         r[4] = 0.0;
         r[5] = f64::INFINITY;
         eps[6] = f64::INFINITY;
+        // tiny and subnormal radii (the scaled quotient of `ab`), huge a (LOG_A_MAX)
+        for (i, &(e, x)) in [
+            (0.0, 5e-324),
+            (0.0, 1e-310),
+            (3e-311, 1e-310),
+            (1e-300, 1e-290),
+            (1e-150, 1e-304),
+            (3e154, 1.0),
+            (0.0, 4e154),
+            (1.5e154, 1.0),
+        ]
+        .iter()
+        .enumerate()
+        {
+            eps[8 + 5 * i] = e;
+            r[8 + 5 * i] = x;
+        }
         type Pair = (fn(&[f64], &[f64], &mut [f64]), fn(f64, f64) -> f64);
         let pairs: [Pair; 4] = [
             (theta_block, theta),
@@ -947,6 +1009,80 @@ mod special_tests {
                 assert!(out.iter().all(|&v| v == th), "block path at a {a}, r {r}");
             }
         }
+    }
+
+    /// Tiny and subnormal radii: ε/r from the scaled quotient (radii below 1e-300 had been
+    /// raised to 1e-300). Exact values from mpmath at 40 digits
+    /// (`pabi.reference.theta` / `log_theta` / `theta_complement` / `log_theta_complement`).
+    #[test]
+    #[allow(clippy::excessive_precision)]
+    fn tiny_radii_against_mpmath() {
+        // θ(0, 1e-310): was 3.99e-301 (r raised to 1e-300); exact 3.98942280401431e-311
+        let t = theta(0.0, 1e-310);
+        let exact = 3.989_422_804_014_314_6e-311;
+        assert!(t >= exact && t - exact <= 8.0 * 5e-324, "{t:e}");
+        // ln θ(0, 5e-324): was −691.69; exact −745.35901045458590...
+        let l = log_theta(0.0, 5e-324);
+        let exact = -745.359_010_454_585_9;
+        assert!(
+            l >= exact && (l - exact).abs() <= 2e-14 * exact.abs(),
+            "{l}"
+        );
+        // ln θ(1e-150, 1e-304): a = 1e154; was −5.0e299 (r raised to 1e-300)
+        let l = log_theta(1e-150, 1e-304);
+        assert!(
+            l >= -5e307 * (1.0 + 1e-15) && l <= -5e307 * (1.0 - 3e-14),
+            "{l:e}"
+        );
+        // ε and r both subnormal, ε/r = 0.3: θ ≈ r·(φ(a)·…) relative to r
+        let (e, x) = (3e-311, 1e-310);
+        let lt = log_theta(e, x);
+        // exact: ln θ(3e-311, 1e-310) (mpmath) = −715.12278007307318...
+        let exact = -715.122_780_073_073_2;
+        assert!(lt >= exact && (lt - exact).abs() < 2e-14 * 715.2, "{lt}");
+        // the complements stay ≤ their exact values (1 − tiny, −tiny)
+        assert!(theta_complement(0.0, 1e-310) < 1.0);
+        assert!(log_theta_complement(0.0, 1e-310) < 0.0);
+    }
+
+    /// |a| near and beyond LOG_A_MAX (a²/2 = f64::MAX): ln θ is −f64::MAX (rounded up) where
+    /// the exact value is below −f64::MAX, ln(1 − θ) −∞ (rounded down). Before: a was clamped
+    /// at 1e154, so ln(1 − θ(0, 2.1e154)) was −5.0e307, above the exact −5.5125e307, and
+    /// ln θ(1.5e154, 1) −5.0e307 instead of −1.125e308.
+    #[test]
+    fn huge_a_in_the_log_kernels() {
+        let l = log_theta(1.5e154, 1.0);
+        let exact = -(0.75e154f64 * 1.5e154); // −a²/2 − ln(a√(2π)) − …, a = 1.5e154 − ½
+        assert!(l >= exact && l <= exact * (1.0 - 3e-14), "{l:e}");
+        let l = log_theta_complement(0.0, 2.1e154);
+        // ln(1 − θ) = ln(Q(−a) + Q(b)) ≤ −a²/2, a = −1.05e154
+        assert!(l <= -(0.525e154f64 * 1.05e154), "{l:e}");
+        for &(e, x) in &[(3e154, 1.0), (1.0, 1e-160), (1e300, 1.0)] {
+            assert_eq!(log_theta(e, x), -f64::MAX, "{e:e} {x:e}");
+        }
+        assert_eq!(log_theta_complement(0.0, 4e154), f64::NEG_INFINITY);
+        // a ≈ 1e9: the low part of −a²/2 (≈ 1e2) had made e^{hi}(1 + lo) negative and
+        // ln(1 − θ(1, 1e-9)) came out as 0, above the exact (negative) value
+        assert!(log_theta_complement(1.0, 1e-9) < 0.0);
+        assert!(
+            log_theta_complement(2.942_016_394_682_226_4e-292, 5.451_296_731_808_387e-307) < 0.0
+        );
+    }
+
+    /// Laplace factor for tiny ε − r: (0 − 5e-324)/2 rounds to −0, and θ(0, 5e-324) was 0
+    /// (exact 2.5e-324), its complement 1, its log −∞ (exact ln 2.5e-324 = −745.1332...).
+    #[test]
+    fn laplace_tiny_difference() {
+        assert!(laplace_theta(0.0, 5e-324) >= 2.5e-324);
+        assert!(laplace_theta_complement(0.0, 5e-324) < 1.0);
+        let l = log_laplace_theta(0.0, 5e-324);
+        let exact = (5e-324f64).ln() - std::f64::consts::LN_2; // ln(2.5e-324) to ~1e-300
+        assert!(l >= exact && l - exact < 1e-12, "{l}");
+        let l = log_laplace_theta(1e-310, 3e-310);
+        let exact = -713.801_378_828_154_2; // ln(1 − e^{−1e-310}), mpmath
+        assert!(l >= exact && l - exact < 1e-12, "{l}");
+        assert_eq!(log_laplace_theta(1.0, 1.0), f64::NEG_INFINITY);
+        assert_eq!(laplace_theta(1.0, 1.0), 0.0);
     }
 
     /// ε > 0 with a subnormal r: ε/r overflows, a = +∞, θ = 0 (it used to come out as 1).
