@@ -571,7 +571,7 @@ def test_pnsgd_rdp_slope_monotone(exact, kw, s2, dk):
     L = kw["lipschitz"]
     check_monotone(lambda v: f(lipschitz=v), L, 2 * L + 1, +1, f"rdp_slope lipschitz {kw}", lo=0.0)
     n, i = kw["n"], kw["index"]
-    assume(n + dk < 2**53)
+    assume(n + dk + 1 < 2**53)
     non_increasing(lambda m: f(n=m), n, n + dk, f"rdp_slope n {kw}")
     non_increasing(lambda m: f(n=m), n, n + 1, f"rdp_slope n+1 {kw}")
     non_decreasing(lambda j: f(index=j), max(1, i - 1), i, f"rdp_slope index {kw}")
