@@ -203,6 +203,11 @@ def test_kov_large_k_terminates():
     # far-below-mode terms are now bounded in one step. δ(0) = TV distance ≈ 1 here.
     assert C.approx_dp_composition_delta(1.0, 0.0, 1e10, 0.0) == 1.0
     assert C.approx_dp_composition_delta(1.0, 1e-9, 1e10, 0.0) == 1.0
+    # the work grows like sqrt(k) (k ~ 9e15 took ~100 s a call): k is capped up front
+    for f, last in ((C.approx_dp_composition_delta, 0.0), (C.approx_dp_composition_epsilon, 1e-6)):
+        with pytest.raises(pabi.DomainError) as ei:
+            f(1.0, 0.0, 2e10, last)
+        assert ei.value.param == "k" and "1e10" in str(ei.value)
 
 
 def test_kov_monotone_in_k():

@@ -166,8 +166,8 @@ def test_calibrate_target_met_everywhere_is_bounded():
     # a ValueError saying so (before: "target met for every sigma >= 1e-3" only by luck of the
     # 2^25 cap; with h unchecked it could run for minutes)
     r = run_child("pabi.dpsgd_calibrate_sigma(1.0, 1e-5, 1e-7, 1, h=1e-2)")
-    assert not r["ok"] and r["type"] == "ValueError", r
-    assert "target met for every sigma" in r["msg"]
+    assert not r["ok"] and r["type"] == "DomainError", r
+    assert "met for every sigma" in r["msg"] and "eps must be" in r["msg"]
 
 
 def test_calibrate_fine_rtol_still_certified():

@@ -195,7 +195,7 @@ def test_holder_composition_alpha_inf():
     domain("alpha", pabi.holder_composition_bound, INF, 2.0, [[0.5], [0.5]])
     domain("p", pabi.holder_composition_bound, 2.0, INF, [[0.5], [0.5]])
     # an order map overflowing the doubles (t = p(β − 1) = inf): an error, not NaN
-    with pytest.raises(ValueError, match="order map overflows"):
+    with pytest.raises(ValueError, match="order map"):
         pabi.holder_composition_bound(2.0, 1.0 + 1e-15, np.full((3000, 1), 0.5))
     assert pabi.holder_composition_bound(2.0, 2.0, [[INF], [0.5]]) == INF
     upper(pabi.holder_composition_bound(2.0, 2.0, [[0.5], [0.5]]), ref.holder_composition_bound(2.0, 2.0, [[0.5], [0.5]]))
@@ -228,7 +228,9 @@ def test_rdp_to_dp_domain():
     domain("orders", pabi.rdp_to_dp_delta, [1.0, 2.0], [0.1, 0.2], 1.0, index=0)
     domain("rdp", pabi.rdp_to_dp_delta, [2.0, 3.0], [0.1, math.nan], 1.0, index=1)
     domain("rdp", pabi.rdp_to_dp_epsilon, [2.0, 3.0], [-0.1, 0.2], 1e-5, index=0)
-    domain("eps", pabi.rdp_to_dp_delta, [2.0], [0.1], INF)
+    # eps = +inf is in the domain: delta(inf) = 0 at any order with a finite RDP value, else 1
+    assert pabi.rdp_to_dp_delta([2.0], [0.1], INF) == (0.0, 2.0)
+    assert pabi.rdp_to_dp_delta([2.0, 3.0], [INF, INF], INF) == (1.0, 2.0)
     domain("eps", pabi.rdp_to_dp_delta, [2.0], [0.1], -1.0)
     domain("delta", pabi.rdp_to_dp_epsilon, [2.0], [0.1], 0.0)
     domain("delta", pabi.rdp_to_dp_epsilon, [2.0], [0.1], 1.0)

@@ -401,8 +401,9 @@ def test_epsilon_round_trip(order, noise):
 def test_epsilon_zero_and_unreachable():
     kw = dict(sigma=1.0, lipschitz=0.0, lr=0.3, diameter=2.0, n=100, order="shuffled")
     assert pabi.pnsgd_epsilon(1e-9, **kw) == 0.0
-    with pytest.raises(ValueError, match="no finite eps"):
+    with pytest.raises(pabi.DomainError, match="a finite eps reaches") as ei:
         pabi.pnsgd_epsilon(1e-9, **dict(kw, lipschitz=1.0, sigma=1e-320))
+    assert ei.value.param == "sigma"
 
 
 @pytest.mark.parametrize("noise", ["gaussian", "laplace"])

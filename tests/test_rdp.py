@@ -289,7 +289,7 @@ def test_composition_ucb_and_terms():
 
 def test_composition_errors():
     s = np.ones((10, 3))
-    with pytest.raises(ValueError, match="order map overflows.*increase p"):
+    with pytest.raises(ValueError, match=r"p must be such that the order map stays.*p = 3\*steps"):
         pabi.dpsgd_per_instance_rdp(8.0, 0.01, 1.0, np.ones((3000, 1)), p=1.001)
     with pytest.raises(ValueError, match="alpha"):
         pabi.dpsgd_per_instance_rdp(1.0, 0.01, 1.0, s)

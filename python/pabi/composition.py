@@ -125,7 +125,7 @@ def approx_dp_composition_delta(
     1 − (1−δ0)^k + (1−δ0)^k Σ_{j:(2j−k)ε0>ε} C(k,j) p^j (1−p)^{k−j} (1 − e^{ε−(2j−k)ε0}),
     p = e^{ε0}/(1+e^{ε0}). Binomial terms by Loader's saddle-point form in log space: an upper
     bound within ~1e-13 relative of the exact value for k up to 1e6 and beyond.
-    Broadcasts; ε0 ≥ 0, δ0 ∈ [0, 1], k integer ≥ 1, ε ≥ 0.
+    Broadcasts; ε0 ≥ 0, δ0 ∈ [0, 1], k an integer in [1, 1e10] (the work grows like √k), ε ≥ 0.
 
     >>> round(approx_dp_composition_delta(0.5, 1e-4, 10, 2.0), 10)
     0.1463205956

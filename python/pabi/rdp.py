@@ -295,7 +295,7 @@ def dpsgd_per_instance_rdp(
       ``max_sensitivity`` requires ``confidence`` (either alone is a DomainError).
     * ``return_terms=True``: also return the n per-step contributions in training order.
 
-    Raises ValueError when the order map overflows (β_{n−1} > 1e5: increase p), for α ≤ 1,
+    Raises DomainError on p (or α) when the order map overflows (β_{n−1} > 1e5: increase p), for α ≤ 1,
     q ∉ [0, 1], σ ≤ 0, p ≤ 1, and for negative/NaN sensitivities (with the (row, col) index).
 
     >>> import numpy as np

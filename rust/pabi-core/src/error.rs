@@ -75,7 +75,12 @@ impl fmt::Display for PabiError {
                 value,
                 index,
             } => {
-                write!(f, "{param} must be {allowed}, got {value}")?;
+                // tiny and huge values in exponent form (Display would print 5e-324 with 323 zeros)
+                if *value != 0.0 && value.is_finite() && !(1e-5..1e16).contains(&value.abs()) {
+                    write!(f, "{param} must be {allowed}, got {value:e}")?;
+                } else {
+                    write!(f, "{param} must be {allowed}, got {value}")?;
+                }
                 if let Some(i) = index {
                     write!(f, " at index {i}")?;
                 }

@@ -169,6 +169,23 @@ fn check_eps_delta(eps0: f64, delta0: f64) -> Result<()> {
     Ok(())
 }
 
+/// Largest number of compositions the exact (KOV) formula accepts. Its sum has O(√k) terms
+/// after the geometric tail bound (k = 1e10: ~0.1 s; an ε inversion evaluates it ~60 times);
+/// beyond, compose the PLD of the (ε0, δ0) mechanism instead (`Pld::eps_delta`).
+pub const KOV_K_MAX: f64 = 1e10;
+
+fn check_kov_k(k: f64) -> Result<()> {
+    if k >= 1.0 && k.fract() == 0.0 && k <= KOV_K_MAX {
+        Ok(())
+    } else {
+        Err(PabiError::domain(
+            "k",
+            "an integer in [1, 1e10] (beyond, compose the PLD of the (eps0, delta0) mechanism)",
+            k,
+        ))
+    }
+}
+
 /// δ(ε) of the optimal k-fold composition of an (ε0, δ0)-DP mechanism, i.e. of f_{ε0,δ0}^{⊗k}
 /// (Kairouz–Oh–Viswanath; SPEC §5.2), an upper bound within ~1e-13 relative of the exact value.
 ///
@@ -182,9 +199,7 @@ fn check_eps_delta(eps0: f64, delta0: f64) -> Result<()> {
 /// 5.5e-14 below the exact value in the far tail, beyond the 2^-46 final margin).
 pub fn approx_dp_composition_delta(eps0: f64, delta0: f64, k: f64, eps: f64) -> Result<f64> {
     check_eps_delta(eps0, delta0)?;
-    if !(k >= 1.0 && k.fract() == 0.0 && k <= 9.0e15) {
-        return Err(PabiError::domain("k", "an integer >= 1", k));
-    }
+    check_kov_k(k)?;
     if eps.is_nan() || eps < 0.0 {
         return Err(PabiError::domain("eps", ">= 0", eps));
     }
@@ -304,9 +319,7 @@ pub fn approx_dp_composition_delta(eps0: f64, delta0: f64, k: f64, eps: f64) -> 
 /// bisected to adjacent doubles and the certified end returned (an upper bound).
 pub fn approx_dp_composition_epsilon(eps0: f64, delta0: f64, k: f64, delta: f64) -> Result<f64> {
     check_eps_delta(eps0, delta0)?;
-    if !(k >= 1.0 && k.fract() == 0.0 && k <= 9.0e15) {
-        return Err(PabiError::domain("k", "an integer >= 1", k));
-    }
+    check_kov_k(k)?;
     if !(delta > 0.0 && delta < 1.0) {
         return Err(PabiError::domain("delta", "in (0, 1)", delta));
     }
@@ -1925,6 +1938,16 @@ fn illinois(
     Ok((a, b))
 }
 
+/// The calibration's answer when the target holds at the search range's floor σ = 1e-3.
+fn floor_met(eps: f64) -> PabiError {
+    PabiError::domain(
+        "eps",
+        "small enough that the calibrated sigma is at least 1e-3 (the search range's floor; for \
+         this delta, q and steps the target is met for every sigma >= 1e-3)",
+        eps,
+    )
+}
+
 /// Smallest σ (to relative tolerance `rtol`) whose certified upper ε is ≤ `eps`.
 /// Brackets on a coarse grid (h = 10·`h`, which only loosens the upper bound), then refines on
 /// the fine grid; the returned σ is certified on the fine grid.
@@ -1937,9 +1960,9 @@ fn illinois(
 /// [`illinois`]; the fine phase: ≤ 80 steps each way), a few hundred evaluations at most
 /// (typically 15–30). An error while evaluating
 /// ε(σ) is returned, never read as a value. A σ whose grid or window exceeds the caps ends the
-/// search with an error: reached going down (the target holds for every σ tried), a
-/// `PabiError::Unreachable` saying so; elsewhere, a `DomainError` on `eps` (the target is too
-/// loose to certify within the caps).
+/// search with a `DomainError` on `eps`: reached going down, the target holds for every σ
+/// tried (it is looser than any certifiable σ); elsewhere, the target is too loose to
+/// certify within the caps.
 pub fn dpsgd_calibrate_sigma(
     eps: f64,
     delta: f64,
@@ -1960,8 +1983,11 @@ pub fn dpsgd_calibrate_sigma(
         return Err(PabiError::domain("rtol", "in [1e-12, 0.1)", rtol));
     }
     if q == 0.0 {
-        return Err(PabiError::unreachable(
-            "q = 0: every sigma satisfies the target (no privacy loss)",
+        // no privacy loss at q = 0: every sigma meets the target, there is none to calibrate
+        return Err(PabiError::domain(
+            "q",
+            "in (0, 1] (at q = 0 there is no privacy loss and every sigma meets the target)",
+            q,
         ));
     }
     // g(σ) = upper ε(σ) − eps on the grid hh; every error is returned. A `sigma` error at a
@@ -1995,10 +2021,18 @@ pub fn dpsgd_calibrate_sigma(
     };
     let met_down = |e: PabiError, hi: f64, lo: f64| -> PabiError {
         match cap_of(&e) {
-            Some(a) => PabiError::unreachable(format!(
-                "target met for every sigma >= {hi:.4e} tried; smaller sigma (here {lo:.4e}) \
-                 cannot be certified within the accountant's size caps (sigma must be {a})"
-            )),
+            // the target is too loose for what the accountant can certify: name eps (the
+            // message names the coupled q, delta and steps)
+            Some(a) => PabiError::domain(
+                "eps",
+                format!(
+                    "small enough that the calibrated sigma can be certified: for this delta, \
+                     q and steps the target is met for every sigma >= {hi:.4e} tried, and a \
+                     smaller sigma (here {lo:.4e}) cannot be certified within the accountant's \
+                     size caps (sigma must be {a})"
+                ),
+                eps,
+            ),
             None => e,
         }
     };
@@ -2020,7 +2054,7 @@ pub fn dpsgd_calibrate_sigma(
             ghi = glo;
             lo /= 2.0;
             if lo < SIGMA_SEARCH_MIN {
-                return Err(PabiError::unreachable("target met for every sigma >= 1e-3"));
+                return Err(floor_met(eps));
             }
             glo = raw(lo, hc).map_err(|e| met_down(e, hi, lo))?;
         }
@@ -2035,8 +2069,11 @@ pub fn dpsgd_calibrate_sigma(
             glo = ghi;
             hi *= 2.0;
             if hi > SIGMA_SEARCH_MAX {
-                return Err(PabiError::unreachable(
-                    "target not reached for sigma <= 1e6",
+                return Err(PabiError::domain(
+                    "delta",
+                    "large enough that the target (eps, delta) is met with sigma <= 1e6 \
+                     (the calibration's search range) for this q and steps",
+                    delta,
                 ));
             }
             ghi = gc(hi)?;
@@ -2082,12 +2119,12 @@ pub fn dpsgd_calibrate_sigma(
         a /= step;
         step = (step * step).min(2.0);
         if a < SIGMA_SEARCH_MIN {
-            return Err(PabiError::unreachable("target met for every sigma >= 1e-3"));
+            return Err(floor_met(eps));
         }
         ga = raw(a, h).map_err(|e| met_down(e, b, a))?;
     }
     if ga <= 0.0 {
-        return Err(PabiError::unreachable("target met for every sigma >= 1e-3"));
+        return Err(floor_met(eps));
     }
     let (_, b) = illinois(&g, a, b, ga, gb, rtol)?;
     Ok(b)

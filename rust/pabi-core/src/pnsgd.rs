@@ -1318,10 +1318,18 @@ fn solve_sigma(prep: &Prepared, eps: &[f64], target: &[f64], j: usize) -> Result
 
 fn no_epsilon(e: &Elem, s: f64, t: f64, j: usize) -> PabiError {
     let (ra, _) = e.radii(s);
-    PabiError::unreachable(format!(
-        "no finite eps reaches delta = {t} (element {j}: 2*lipschitz/sigma = {ra:e}; \
-             the bound at the largest eps tried is still above the target)"
-    ))
+    // the bound stays above the target for every finite eps: the noise is too small for the
+    // sensitivity (2*lipschitz/sigma overflows or nearly so)
+    PabiError::domain(
+        "sigma",
+        format!(
+            "large enough relative to 2*lipschitz that a finite eps reaches delta = {t:e} \
+             (2*lipschitz/sigma = {ra:e}; the bound at the largest eps tried is still above \
+             the target)"
+        ),
+        s,
+    )
+    .at(j)
 }
 
 fn no_sigma(x: f64, t: f64, j: usize) -> PabiError {

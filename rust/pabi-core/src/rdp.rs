@@ -456,7 +456,9 @@ pub fn sampled_gaussian_rdp_batch(
     crate::batch::check(q, "q", "in [0, 1]", |x| (0.0..=1.0).contains(&x))?;
     crate::batch::check(sens, "sensitivity", ">= 0 (not NaN)", |x| x >= 0.0)?;
     // σ = +inf with an infinite sensitivity made r = inf/inf = NaN, read as ε = 0
-    crate::batch::check(sigma, "sigma", "> 0 and finite", |x| x > 0.0 && x.is_finite())?;
+    crate::batch::check(sigma, "sigma", "> 0 and finite", |x| {
+        x > 0.0 && x.is_finite()
+    })?;
     let kernel = |a: &[f64], qq: &[f64], s: &[f64], sg: &[f64], o: &mut [f64]| {
         let mut cache: Option<SgmTable> = None;
         for i in 0..a.len() {
@@ -876,13 +878,22 @@ pub fn dpsgd_per_instance_terms(
     // orders per term i = 0..n-1 (term i belongs to step n - i)
     let (beta_max, _) = holder_order(alpha, p, n - 1, opts.map);
     if !(beta_max <= MAX_COMPOSITION_ORDER && (p * (beta_max - 1.0)).is_finite()) {
-        return Err(PabiError::unreachable(format!(
-            "the order map overflows: beta_{} = {:e} exceeds {:e} (alpha = {alpha}, p = {p}, \
-             {steps} steps); increase p (p = 3*steps keeps every order below 1 + 1.5(alpha - 1))",
-            n - 1,
-            beta_max,
-            MAX_COMPOSITION_ORDER
-        )));
+        // the order map is a property of (alpha, p): name alpha when it alone is out of range
+        let (param, value) = if alpha <= MAX_COMPOSITION_ORDER {
+            ("p", p)
+        } else {
+            ("alpha", alpha)
+        };
+        return Err(PabiError::domain(
+            param,
+            format!(
+                "such that the order map stays below {MAX_COMPOSITION_ORDER:e} with p*(beta - 1) \
+                 finite (beta_{} = {beta_max:e} at alpha = {alpha}, p = {p}, {steps} steps; \
+                 p = 3*steps keeps every order below 1 + 1.5(alpha - 1))",
+                n - 1
+            ),
+            value,
+        ));
     }
     // binomial tables for the distinct integer orders (β_i is increasing in i); their total
     // size Σ (order − 1) is checked before any is built: orders spread over [α, 1e5] across
@@ -1056,13 +1067,21 @@ pub fn holder_composition_terms(
     // the largest order, β_{n−1}: t = p(β − 1) must be finite for every term
     let (beta_max, _) = holder_order(alpha, p, n - 1, map);
     if !(p * (beta_max - 1.0)).is_finite() {
-        return Err(PabiError::unreachable(format!(
-            "the order map overflows: beta_{} = {:e} (alpha = {alpha}, p = {p}, {steps} steps) \
-             makes p*(beta - 1) infinite; increase p (p = 3*steps keeps every order below \
-             1 + 1.5(alpha - 1))",
-            n - 1,
-            beta_max,
-        )));
+        let (param, value) = if (p * (alpha - 1.0)).is_finite() {
+            ("p", p)
+        } else {
+            ("alpha", alpha)
+        };
+        return Err(PabiError::domain(
+            param,
+            format!(
+                "such that p*(beta - 1) stays finite along the order map (beta_{} = {beta_max:e} \
+                 at alpha = {alpha}, p = {p}, {steps} steps; p = 3*steps keeps every order below \
+                 1 + 1.5(alpha - 1))",
+                n - 1
+            ),
+            value,
+        ));
     }
     let mut terms = vec![0.0; steps];
     for i in 0..n {
@@ -1327,8 +1346,15 @@ pub fn rdp_to_dp_delta(
     rule: Conversion,
 ) -> Result<(f64, f64)> {
     check_curve(orders, rdp)?;
-    if !(eps >= 0.0 && eps.is_finite()) {
-        return Err(PabiError::domain("eps", ">= 0 and finite", eps));
+    if !(eps >= 0.0) {
+        return Err(PabiError::domain("eps", ">= 0 (+inf allowed)", eps));
+    }
+    if eps == f64::INFINITY {
+        // δ(∞) = 0 at any order with a finite RDP value (e^{(α−1)(ε_R − ε)} → 0); with none, 1
+        return Ok(match orders.iter().zip(rdp).find(|(_, &r)| r.is_finite()) {
+            Some((&a, _)) => (0.0, a),
+            None => (1.0, orders[0]),
+        });
     }
     let mut best = (f64::INFINITY, orders[0]);
     for (&a, &r) in orders.iter().zip(rdp) {
@@ -1590,7 +1616,7 @@ mod tests {
             ucb: None,
         };
         let e = dpsgd_per_instance_terms(8.0, 0.01, 1.0, &[1.0; 2000], 2000, 1, 1.001, o);
-        assert!(matches!(e, Err(PabiError::Unreachable { .. })));
+        assert!(matches!(e, Err(PabiError::Domain { param: "p", .. })));
         let e = dpsgd_per_instance_terms(8.0, 0.01, 1.0, &[1.0, -1.0], 1, 2, 3.0, o);
         assert!(matches!(e, Err(PabiError::Domain { index: Some(1), .. })));
     }
@@ -1726,7 +1752,12 @@ mod tests {
                 ..
             })
         ));
+        // ε = +∞: δ = 0 at an order with a finite RDP value, else 1
         let e = rdp_to_dp_delta(&[2.0], &[0.1], f64::INFINITY, Conversion::Tight);
+        assert_eq!(e.unwrap(), (0.0, 2.0));
+        let e = rdp_to_dp_delta(&[2.0], &[f64::INFINITY], f64::INFINITY, Conversion::Tight);
+        assert_eq!(e.unwrap(), (1.0, 2.0));
+        let e = rdp_to_dp_delta(&[2.0], &[0.1], f64::NAN, Conversion::Tight);
         assert_eq!(param_of(e.unwrap_err()), "eps");
     }
 

@@ -990,7 +990,8 @@ pub fn cyclic_calibration(
     if !s.is_finite() {
         return Err(PabiError::domain(
             "eps",
-            "large enough that the noise level sigma is a finite double",
+            "large enough (for this clip, lam, b and alpha) that the noise level sigma is a \
+             finite double",
             eps,
         ));
     }

@@ -511,9 +511,15 @@ pub fn schedule_c1_for_target(noise: Noise, delta_star: f64, eps: f64) -> Result
             Noise::Gaussian => std::f64::consts::LN_2,
         };
     if lc < -745.0 {
-        return Err(PabiError::unreachable(format!(
-            "c1 for delta_star = {delta_star} at eps = {eps} underflows (ln c1 = {lc})"
-        )));
+        // the constant exists but is below the smallest double: the eps asked for is too large
+        return Err(PabiError::domain(
+            "eps",
+            format!(
+                "small enough that c1 for delta_star = {delta_star} is a positive double \
+                 (here ln c1 = {lc:e} < -745)"
+            ),
+            eps,
+        ));
     }
     Ok(vmath::exp(lc))
 }
