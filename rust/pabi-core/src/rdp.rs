@@ -878,21 +878,12 @@ pub fn dpsgd_per_instance_terms(
     // orders per term i = 0..n-1 (term i belongs to step n - i)
     let (beta_max, _) = holder_order(alpha, p, n - 1, opts.map);
     if !(beta_max <= MAX_COMPOSITION_ORDER && (p * (beta_max - 1.0)).is_finite()) {
-        // the order map is a property of (alpha, p): name alpha when it alone is out of range
-        let (param, value) = if alpha <= MAX_COMPOSITION_ORDER {
-            ("p", p)
-        } else {
-            ("alpha", alpha)
-        };
-        return Err(PabiError::domain(
-            param,
-            format!(
-                "such that the order map stays below {MAX_COMPOSITION_ORDER:e} with p*(beta - 1) \
-                 finite (beta_{} = {beta_max:e} at alpha = {alpha}, p = {p}, {steps} steps; \
-                 p = 3*steps keeps every order below 1 + 1.5(alpha - 1))",
-                n - 1
-            ),
-            value,
+        return Err(order_map_overflow(
+            alpha,
+            p,
+            steps,
+            beta_max,
+            MAX_COMPOSITION_ORDER,
         ));
     }
     // binomial tables for the distinct integer orders (β_i is increasing in i); their total
@@ -1067,21 +1058,7 @@ pub fn holder_composition_terms(
     // the largest order, β_{n−1}: t = p(β − 1) must be finite for every term
     let (beta_max, _) = holder_order(alpha, p, n - 1, map);
     if !(p * (beta_max - 1.0)).is_finite() {
-        let (param, value) = if (p * (alpha - 1.0)).is_finite() {
-            ("p", p)
-        } else {
-            ("alpha", alpha)
-        };
-        return Err(PabiError::domain(
-            param,
-            format!(
-                "such that p*(beta - 1) stays finite along the order map (beta_{} = {beta_max:e} \
-                 at alpha = {alpha}, p = {p}, {steps} steps; p = 3*steps keeps every order below \
-                 1 + 1.5(alpha - 1))",
-                n - 1
-            ),
-            value,
-        ));
+        return Err(order_map_overflow(alpha, p, steps, beta_max, f64::INFINITY));
     }
     let mut terms = vec![0.0; steps];
     for i in 0..n {
@@ -1364,6 +1341,26 @@ pub fn rdp_to_dp_delta(
         }
     }
     Ok((best.0.min(1.0), best.1))
+}
+
+/// The domain error of an order map β_0 = α < β_1 < … that leaves its range (β above `cap` or
+/// p(β − 1) infinite): a property of (α, p), named α when α alone is out of range, else p.
+fn order_map_overflow(alpha: f64, p: f64, steps: usize, beta_max: f64, cap: f64) -> PabiError {
+    let (param, value) = if alpha <= cap && (p * (alpha - 1.0)).is_finite() {
+        ("p", p)
+    } else {
+        ("alpha", alpha)
+    };
+    PabiError::domain(
+        param,
+        format!(
+            "such that the order map stays below {cap:e} with p*(beta - 1) finite (beta_{} = \
+             {beta_max:e} at alpha = {alpha}, p = {p}, {steps} steps; p = 3*steps keeps every \
+             order below 1 + 1.5(alpha - 1))",
+            steps.saturating_sub(1)
+        ),
+        value,
+    )
 }
 
 /// Composition of RDP curves: out[j] = Σ_k curves[k][j] (`curves` row-major k × m), rounded up.
