@@ -1051,8 +1051,6 @@ def test_gdp_mu_inverts(e1, d1):
     assert mu >= 0.0 and pabi.theta(e1, mu) <= d1, (e1, d1, mu, pabi.theta(e1, mu))
 
 
-@pytest.mark.xfail(strict=True, reason="gdp_compose([5e-324, 5e-324]) = 5e-324 < the exact sqrt(2)*5e-324 (the "
-                   "product top*sqrt(s)*(1 + 4 eps) rounds to nearest in the subnormal range)")
 @n_examples(1)
 @given(st.lists(st.one_of(st.floats(0.0, 10.0, **finite), st.floats(0.0, 1e150, **finite)), min_size=1, max_size=50))
 @example(mus=[5e-324, 5e-324])

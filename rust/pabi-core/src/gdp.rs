@@ -351,7 +351,11 @@ pub fn gdp_compose(mus: &[f64]) -> Result<f64> {
         let r = m / top;
         r * r
     }));
-    Ok(top * s.sqrt() * (1.0 + 4.0 * f64::EPSILON))
+    let r = top * (s.sqrt() * (1.0 + 4.0 * f64::EPSILON));
+    // a subnormal product has lost its relative accuracy (gdp_compose([5e-324, 5e-324]) was
+    // 5e-324 < √2·5e-324): its absolute rounding error is at most half an ulp of the subnormal
+    // grid, so the next double up is an upper bound
+    Ok(if r < f64::MIN_POSITIVE { r.next_up() } else { r })
 }
 
 /// sup_i μ_i with θ_{e^{ε_i}}(μ_i) = δ_i: the smallest μ whose GDP profile dominates the
