@@ -355,7 +355,11 @@ pub fn gdp_compose(mus: &[f64]) -> Result<f64> {
     // a subnormal product has lost its relative accuracy (gdp_compose([5e-324, 5e-324]) was
     // 5e-324 < √2·5e-324): its absolute rounding error is at most half an ulp of the subnormal
     // grid, so the next double up is an upper bound
-    Ok(if r < f64::MIN_POSITIVE { r.next_up() } else { r })
+    Ok(if r < f64::MIN_POSITIVE {
+        r.next_up()
+    } else {
+        r
+    })
 }
 
 /// sup_i μ_i with θ_{e^{ε_i}}(μ_i) = δ_i: the smallest μ whose GDP profile dominates the

@@ -87,6 +87,10 @@ pub fn neumaier_sum(xs: impl IntoIterator<Item = f64>) -> f64 {
         }
         s = t;
     }
+    // an overflowed partial sum makes the compensation ±inf − ±inf = NaN: the sum is ±inf
+    if s.is_infinite() {
+        return s;
+    }
     s + c
 }
 
@@ -94,7 +98,8 @@ pub fn neumaier_sum(xs: impl IntoIterator<Item = f64>) -> f64 {
 #[inline(always)]
 pub fn log_add_exp(a: f64, b: f64) -> f64 {
     let m = a.max(b);
-    if m == f64::NEG_INFINITY {
+    if m.is_infinite() {
+        // −∞: both terms are 0; +∞: inf − inf below would be NaN
         return m;
     }
     m + vmath::log1p(vmath::exp(-(a - b).abs()))
@@ -136,6 +141,20 @@ pub fn geometric_average(u: f64, m: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn infinities_are_not_nan() {
+        // found by the RDP hardening: inf − inf inside gave NaN
+        assert_eq!(log_add_exp(f64::INFINITY, f64::INFINITY), f64::INFINITY);
+        assert_eq!(log_add_exp(f64::INFINITY, 0.0), f64::INFINITY);
+        assert_eq!(
+            log_add_exp(f64::NEG_INFINITY, f64::NEG_INFINITY),
+            f64::NEG_INFINITY
+        );
+        assert_eq!(neumaier_sum([1e308, 1e308]), f64::INFINITY);
+        assert_eq!(neumaier_sum([-1e308, -1e308]), f64::NEG_INFINITY);
+        assert_eq!(neumaier_sum([1.0, 1e100, 1.0, -1e100]), 2.0);
+    }
 
     #[test]
     #[allow(clippy::excessive_precision)]
