@@ -239,6 +239,10 @@ elif kind == "online":
     f = lambda: pabi.online_delta(1.0, 1.0, 0.1, 1.0, s)
 elif kind == "dpsgd":
     f = lambda: pabi.dpsgd_epsilon(0.01, 1.0, 100_000, 1e-5, h=1e-5)
+elif kind == "kov_scalar":  # one scalar call of ~4 s: ~60 KOV sums of sqrt(1e10) terms
+    f = lambda: pabi.approx_dp_composition_epsilon(1.0, 0.0, 1e10, 1e-5)
+elif kind == "online_limit_scalar":  # one scalar call of ~2 s: 2^18 theta terms on a slow path
+    f = lambda: pabi.online_gauss_delta_limit_bound(1e30, 1.0, 0.1, 1.0, 3, 1.0, 10.0, 1.5, log=True)
 side_ok = []
 if kind == "theta":  # a second Python thread computing meanwhile: not corrupted by Ctrl-C
     x = np.linspace(0.0, 3.0, 200_000)
@@ -262,7 +266,8 @@ except KeyboardInterrupt:
 """
 
 
-@pytest.mark.parametrize("kind", ["theta", "theta_one_thread", "pnsgd_calibrate", "online", "dpsgd"])
+@pytest.mark.parametrize("kind", ["theta", "theta_one_thread", "pnsgd_calibrate", "online", "dpsgd",
+                                  "kov_scalar", "online_limit_scalar"])
 def test_ctrl_c_stops_a_long_call_promptly(kind):
     env = {**os.environ, "PYTHONPATH": PYTHONPATH}
     proc = subprocess.Popen([sys.executable, "-c", CTRL_C_CHILD, kind], stdout=subprocess.PIPE,
@@ -464,7 +469,7 @@ def test_every_binding_calls_the_core_through_the_guard():
     import re
 
     src = Path(__file__).resolve().parents[1] / "rust" / "pabi-py" / "src"
-    helper = re.compile(r"\b(guarded|detach|array|fill3?|map|bmap|\$map)\(")
+    helper = re.compile(r"\b(guarded|detach|array|fill3?|map|map_long|bmap|\$map)\(")
     rows = []
     for f in sorted(src.glob("*.rs")):
         s = f.read_text()
@@ -475,7 +480,7 @@ def test_every_binding_calls_the_core_through_the_guard():
             body = s[m.end(): s.find("\n}\n", m.end())]
             rows.append((m.group(1), bool(helper.search(body))))
         for m in re.finditer(r"^elementwise!\(\s*(?:///[^\n]*\s*)*(\w+),\s*fn (\w+)", s, re.M):
-            rows.append((m.group(2), m.group(1) in ("map", "bmap")))
+            rows.append((m.group(2), m.group(1) in ("map", "map_long", "bmap")))
         for m in re.finditer(r"^(?:amplification|comparison)! \{\s*(?:///[^\n]*\s*)*fn (\w+)",
                              s, re.M):
             body = s[m.end(): s.find("\n}\n", m.end())]

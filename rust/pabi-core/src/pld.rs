@@ -200,6 +200,8 @@ fn check_kov_k(k: f64) -> Result<()> {
 pub fn approx_dp_composition_delta(eps0: f64, delta0: f64, k: f64, eps: f64) -> Result<f64> {
     check_eps_delta(eps0, delta0)?;
     check_kov_k(k)?;
+    // one evaluation is at most ~0.4 s (k = 1e10); the ε inversion calls it repeatedly
+    crate::interrupt::check()?;
     if eps.is_nan() || eps < 0.0 {
         return Err(PabiError::domain("eps", ">= 0", eps));
     }

@@ -2,7 +2,9 @@
 //! composition, the DP-SGD accountant; `pabi_core::gdp` (GDP inversions, dominating μ). No
 //! mathematics here.
 
-use crate::args::{add_functions, detach, elementwise, fill, fill3, map, slices, Arr, Np, Triple};
+use crate::args::{
+    add_functions, detach, elementwise, fill, fill3, map, map_long, slices, Arr, Np, Triple,
+};
 use crate::{to_py, Out};
 use numpy::IntoPyArray;
 use pabi_core::gdp;
@@ -11,13 +13,13 @@ use pabi_core::PabiError;
 use pyo3::prelude::*;
 
 elementwise!(
-    map,
+    map_long,
     fn approx_dp_composition_delta([eps0, delta0, k, eps])
     |[a, b, c, d]| pld::approx_dp_composition_delta(a, b, c, d)
 );
 
 elementwise!(
-    map,
+    map_long,
     fn approx_dp_composition_epsilon([eps0, delta0, k, delta])
     |[a, b, c, d]| pld::approx_dp_composition_epsilon(a, b, c, d)
 );

@@ -7,7 +7,7 @@ use pabi_core::schedules::online::{self, OnlineSchedule};
 use pabi_core::schedules::{self as sc, opt, Noise, Problem};
 use pyo3::prelude::*;
 
-use crate::args::{add_functions, check_broadcast, elementwise, fill, map, Arr as A};
+use crate::args::{add_functions, check_broadcast, elementwise, fill, map, map_long, Arr as A};
 use crate::{guarded, Out, LONG_LEN};
 
 fn kind(laplace: bool) -> Noise {
@@ -154,7 +154,7 @@ elementwise!(
 elementwise!(
     /// which: 0 = δ_n(i), 1 = δ_∞(i), 2 = certified bound of δ_∞(i), 3 = eq. (13)/(15) upper,
     /// 4 = integral lower bound.
-    map,
+    map_long,
     fn online_schedule_bound(
         which: u8,
         [eps, lipschitz, lr, diameter, n, index, c1, c2, decay, smoothness, strong_convexity],

@@ -1137,6 +1137,11 @@ impl OnlineSchedule {
         let n = (to - from) as u64 + 1;
         const CH: u64 = 1 << 14;
         let chunk = |c: u64| -> (f64, f64) {
+            if crate::interrupt::requested() {
+                // Ctrl-C: skip the remaining work; the binding discards a result computed
+                // while an interrupt was requested
+                return (0.0, 0.0);
+            }
             let lo = c * CH;
             let hi = (lo + CH).min(n);
             let acc = match self.kind {
