@@ -377,8 +377,9 @@ class PrivacyLossDistribution:
 
     @classmethod
     def from_eps_delta(cls, eps0: float, delta0: float, *, h: float = 1e-4):
-        """The four-point PLD of f_{ε0,δ0} (SPEC §5.1): +∞ w.p. δ0, ±ε0 otherwise. The grid
-        spans [−ε0 − h, ε0 + h] and must fit 2^21 points (ε0 ≤ ~1e5 at h = 0.1)."""
+        """The four-point PLD of f_{ε0,δ0} (Kairouz–Oh–Viswanath, Thm 3.4): +∞ w.p. δ0, ±ε0
+        otherwise. The grid spans [−ε0 − h, ε0 + h] and must fit 2^21 points (ε0 ≤ ~1e5 at
+        h = 0.1)."""
         return cls(_core._Pld.eps_delta(real_scalar("eps0", eps0), real_scalar("delta0", delta0),
                                         real_scalar("h", h)))
 

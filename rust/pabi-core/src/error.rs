@@ -40,6 +40,13 @@ impl PabiError {
         }
     }
 
+    /// Two array arguments that must have the same length but do not.
+    pub fn lengths(a: &str, a_len: usize, b: &str, b_len: usize) -> Self {
+        PabiError::Shape {
+            message: format!("{a} and {b} must have the same length, got {a_len} and {b_len}"),
+        }
+    }
+
     /// An unreachable target (inversion / calibration), with an explanation.
     pub fn unreachable(message: impl Into<String>) -> Self {
         PabiError::Unreachable {

@@ -366,13 +366,12 @@ pub fn gdp_compose(mus: &[f64]) -> Result<f64> {
 /// profile **at the sample points** (rounded up). `log_delta` = ln δ_i (−∞ = δ 0, skipped).
 pub fn gdp_mu_dominating(eps: &[f64], log_delta: &[f64]) -> Result<f64> {
     if eps.len() != log_delta.len() {
-        return Err(PabiError::Shape {
-            message: format!(
-                "eps and delta must have the same length, got {} and {}",
-                eps.len(),
-                log_delta.len()
-            ),
-        });
+        return Err(PabiError::lengths(
+            "eps",
+            eps.len(),
+            "delta",
+            log_delta.len(),
+        ));
     }
     for (i, &e) in eps.iter().enumerate() {
         if !(e >= 0.0 && e.is_finite()) {

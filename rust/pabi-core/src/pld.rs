@@ -359,13 +359,12 @@ pub fn single_point_composed_epsilon(
     delta: f64,
 ) -> Result<f64> {
     if eps0.len() != delta0.len() {
-        return Err(PabiError::Shape {
-            message: format!(
-                "eps0 and delta0 must have the same length, got {} and {}",
-                eps0.len(),
-                delta0.len()
-            ),
-        });
+        return Err(PabiError::lengths(
+            "eps0",
+            eps0.len(),
+            "delta0",
+            delta0.len(),
+        ));
     }
     let mut best = f64::INFINITY;
     for i in 0..eps0.len() {
@@ -793,13 +792,12 @@ impl Pld {
     pub fn from_atoms(h: f64, losses: &[f64], masses: &[f64], inf: f64) -> Result<Pld> {
         check_h(h)?;
         if masses.len() != losses.len() {
-            return Err(PabiError::Shape {
-                message: format!(
-                    "losses and masses must have equal length, got {} and {}",
-                    losses.len(),
-                    masses.len()
-                ),
-            });
+            return Err(PabiError::lengths(
+                "losses",
+                losses.len(),
+                "masses",
+                masses.len(),
+            ));
         }
         if let Some(i) = losses.iter().position(|l| !l.is_finite()) {
             return Err(PabiError::domain("losses", "finite", losses[i]).at(i));

@@ -580,8 +580,8 @@ pub enum LipschitzModel {
 /// κ = L_λ² − 1 for the chosen model (m = weak-convexity, M = smoothness constants).
 ///
 /// Domain (Kong–Ribero Prop. 3.4 and every theorem using L_λ: Thms 4.4, 4.5, Cor. C.2, C.3;
-/// SPEC_rdp §3.3): λ ∈ (0, 1/(2(m + M))], m, M ≥ 0 finite; any λ > 0 when m = M = 0. The limit
-/// is the double fl(½/fl(m + M)) (= fl(1/(2(m + M))) without the overflow of 2(m + M)), the same
+/// the Lipschitz bound of the gradient step): λ ∈ (0, 1/(2(m + M))], m, M ≥ 0 finite; any
+/// λ > 0 when m = M = 0. The limit is the double fl(½/fl(m + M)) (= fl(1/(2(m + M))) without the overflow of 2(m + M)), the same
 /// number a caller computes for λ̄ = 1/(2(m + M)), so that value is accepted. Beyond it the
 /// Lipschitz constant is not established and the result would not be one: a domain error
 /// naming `lam` and the limit.

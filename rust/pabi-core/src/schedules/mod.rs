@@ -140,7 +140,7 @@ impl Problem {
         self.m_near * self.diameter / self.lr
     }
 
-    /// κ = r_A/r_B = 2ηL/(M D) (κ_L for Laplace, κ_G for Gaussian, SPEC §4), rounded up: from
+    /// κ = r_A/r_B = 2ηL/(M D) (κ_L for Laplace, κ_G for Gaussian; Sordello–Bu–Dong §4), rounded up: from
     /// M rounded down (κ decreases with M).
     #[inline(always)]
     pub(crate) fn kappa(&self) -> f64 {
