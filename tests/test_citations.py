@@ -109,7 +109,7 @@ def _has_anchor(page: pathlib.Path, anchor: str) -> bool:
     return anchor in _ANCHORS[page]
 
 
-# docs/errata.md#a, #b, #c  or  docs/derivations/x.md#a, #b
+# the errata page or a derivation page, then one anchor or a comma-separated list of anchors
 REPO_REF = re.compile(r"docs/(errata\.md|derivations/[A-Za-z0-9_-]+\.md)((?:#[A-Za-z0-9_-]+)(?:,\s*#[A-Za-z0-9_-]+)*)?")
 # relative links inside the docs pages: ](target.md#anchor)
 MD_LINK = re.compile(r"\]\(([^)\s]+?\.md)(#[A-Za-z0-9_-]+)?\)")
