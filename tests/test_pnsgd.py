@@ -204,7 +204,8 @@ def test_c10_random_stop_refined_is_average_over_stopping_time():
 
 
 def test_laplace_special_cases():
-    """δ_i = 0 iff ε ≥ 2L/v; for i < n also once ε ≥ M(b − a)/(ηv) (docs/derivations/pnsgd.md#fixed-order, docs/errata.md#p-r5)."""
+    """δ_i = 0 iff ε ≥ 2L/v; for i < n also once ε ≥ M(b − a)/(ηv)
+    (docs/derivations/pnsgd.md#fixed-order, docs/errata.md#p-r5)."""
     kw = dict(noise="laplace", sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=10)
     # 2L/v = 2, M D/(η v) = 2
     assert pabi.pnsgd_delta(2.0, order="fixed", index=10, **kw) == 0.0
@@ -290,7 +291,8 @@ def test_c11_rdp_bound_against_reference_and_limits():
 
 
 def test_c11_comparison_numbers():
-    """docs/derivations/pnsgd.md#rdp-comparison, docs/errata.md#p-t2: D/(ησ) = 20: Thm 4 δ ≈ 0.51 for every record, δ_B(i = 1) ≈ 6.1e-6;
+    """docs/derivations/pnsgd.md#rdp-comparison, docs/errata.md#p-t2: D/(ησ) = 20: Thm 4 δ ≈ 0.51
+    for every record, δ_B(i = 1) ≈ 6.1e-6;
     D/(ησ) = 2: Thm 4 wins, 5.6e-30 vs 6.1e-6."""
     kw = dict(sigma=1.0, lipschitz=1.0, n=100)
     for i in [1, 50, 99]:

@@ -376,7 +376,8 @@ def test_compose_and_errors():
 
 
 def test_profile_to_rdp_gaussian():
-    """docs/derivations/composition.md#profile-to-rdp: equality for the exact Gaussian profile; the grid form is an upper bound."""
+    """docs/derivations/composition.md#profile-to-rdp: equality for the exact Gaussian profile; the
+    grid form is an upper bound."""
     mu = 0.8
     eps = np.concatenate([np.linspace(0, 40, 40001)])
     delta = pabi.theta(eps, mu)

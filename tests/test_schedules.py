@@ -1,4 +1,5 @@
-"""Noise schedules, online decaying noise and limits δ* (docs/derivations/schedules.md; checks C12–C16, C21, C24 of docs/errata.md#p-checks).
+"""Noise schedules, online decaying noise and limits δ* (docs/derivations/schedules.md; checks
+C12–C16, C21, C24 of docs/errata.md#p-checks).
 
 Values are checked against pabi.reference (mpmath, ≥ 50 digits unless noted) and against the
 numbers of paper 003 / the checks of docs/errata.md#p-checks.
@@ -408,7 +409,8 @@ def test_online_laplace_other_parameters(p):
 
 @pytest.mark.parametrize("eps,c,coef", [(1.0, 1.0, -17.978), (0.3, 2.0, -2.022), (3.0, 0.5, -270.576)])
 def test_lemma5_corrected_asymptotic(eps, c, coef):
-    """pabi.log_theta_complement against the corrected Lemma 5 expansion (docs/derivations/schedules.md#lemma-5, docs/errata.md#p-c14)."""
+    """pabi.log_theta_complement against the corrected Lemma 5 expansion
+    (docs/derivations/schedules.md#lemma-5, docs/errata.md#p-c14)."""
     sigma = mp.mpf(0.01)
     lv = mp.mpf(pabi.log_theta_complement(eps, float(c / sigma)))
     k = mp.exp(mp.mpf(eps) / 2) * mp.exp(-mp.mpf(c) ** 2 / (8 * sigma ** 2)) / mp.sqrt(2 * mp.pi)

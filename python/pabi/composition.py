@@ -80,7 +80,8 @@ def _domain(param: str, allowed: str, value: object) -> DomainError:
 def tradeoff_eps_delta(alpha: ArrayLike, eps: ArrayLike, delta: ArrayLike) -> Float:
     """The trade-off function of (ε,δ)-DP, f_{ε,δ}(α) = max{0, 1−δ−e^ε α, e^{−ε}(1−δ−α)}.
 
-    Dong–Roth–Su eq. (5) / Prop. 2.5 (docs/derivations/composition.md#tradeoff): a mechanism is (ε,δ)-DP iff it is
+    Dong–Roth–Su eq. (5) / Prop. 2.5 (docs/derivations/composition.md#tradeoff): a mechanism is
+    (ε,δ)-DP iff it is
     f_{ε,δ}-DP. α ∈ [0, 1], ε ≥ 0 (any finite size: e^ε is never formed), δ ∈ [0, 1].
 
     >>> round(tradeoff_eps_delta(0.1, 1.0, 0.0), 12)
@@ -93,7 +94,8 @@ def tradeoff_from_profile(alpha: ArrayLike, eps: ArrayLike, delta: ArrayLike) ->
     """Trade-off function of a mechanism given by a privacy profile δ(ε) on a grid of ε.
 
     A mechanism that is (ε, δ(ε))-DP for every ε is f-DP with f = sup_ε f_{ε,δ(ε)}
-    (Dong–Roth–Su Prop. 2.12; docs/derivations/composition.md#tradeoff): the pointwise supremum of the trade-off curves
+    (Dong–Roth–Su Prop. 2.12; docs/derivations/composition.md#tradeoff): the pointwise supremum of
+    the trade-off curves
     of its (ε, δ) points. ``eps`` and ``delta`` are equally long 1-D arrays (δ an upper bound of
     the profile, e.g. ``pabi.pnsgd_delta`` over ``eps``); the supremum is taken over the grid,
     which can only lower f, and each f_{ε,δ} is rounded down: the result is a valid (lower)
@@ -139,7 +141,8 @@ def approx_dp_composition_epsilon(
     eps0: ArrayLike, delta0: ArrayLike, k: ArrayLike, delta: ArrayLike
 ) -> Float:
     """Smallest ε ≥ 0 with :func:`approx_dp_composition_delta` (eps0, delta0, k, ε) ≤ δ: the
-    exact ε of the optimal k-fold composition of an (ε0, δ0)-DP mechanism (KOV, docs/derivations/composition.md#kov),
+    exact ε of the optimal k-fold composition of an (ε0, δ0)-DP mechanism (KOV,
+    docs/derivations/composition.md#kov),
     bisected to adjacent doubles and rounded up. +inf where the δ0 atoms alone,
     1 − (1−δ0)^k, already reach δ. Broadcasts; δ ∈ (0, 1).
 
@@ -592,7 +595,8 @@ def _profile_rdp_curve(
     delta: Callable[[np.ndarray], np.ndarray], orders: np.ndarray, eps_max: float, h: float
 ) -> np.ndarray:
     """ε_R(α) of a profile at each order, by :func:`pabi.rdp.profile_to_rdp` (the one
-    implementation of the bound in docs/derivations/composition.md#profile-to-rdp) on the grid 0, h, ..., eps_max."""
+    implementation of the bound in docs/derivations/composition.md#profile-to-rdp) on the grid 0,
+    h, ..., eps_max."""
     from .rdp import profile_to_rdp
 
     grid = np.arange(int(np.ceil(eps_max / h)) + 1) * h
@@ -623,7 +627,8 @@ def multi_epoch_epsilon(
     * ``"single_point"``: the paper's route, one (ε0, δ(ε0)) point composed exactly
       (f_{ε0,δ0}^{⊗E}, KOV), minimised over ε0 ∈ {0.05, 0.1, ..., 20};
     * ``"pld"``: the whole profile composed through the PLD (valid upper bound);
-    * ``"rdp"``: profile → RDP (sound, docs/derivations/composition.md#profile-to-rdp; :func:`pabi.rdp.profile_to_rdp`), composed,
+    * ``"rdp"``: profile → RDP (sound, docs/derivations/composition.md#profile-to-rdp;
+    :func:`pabi.rdp.profile_to_rdp`), composed,
       Mironov conversion;
     * ``"gdp"``: the GDP pair (μ*, δ_J) of :func:`gdp_dominating_pair` over every ε ≥ 0, from
       the samples ε = 0, h, 2h, ... up to the first ε ≥ 1 where δ ≤ 1e-300 (ln δ ≤ −690.8;

@@ -283,7 +283,8 @@ def pnsgd_factors(
     smoothness: Optional[ArrayLike] = None,
     strong_convexity: ArrayLike = 0.0,
 ) -> tuple[Float, Float, Float]:
-    """The factors ``(A, B, 1 − B)`` of the PNSGD bounds (docs/derivations/pnsgd.md#factors; 003 eqs. (4)–(5)).
+    """The factors ``(A, B, 1 − B)`` of the PNSGD bounds (docs/derivations/pnsgd.md#factors; 003
+    eqs. (4)–(5)).
 
     A = h(ε, 2L/σ) is the divergence after the step on the differing record, B = h(ε, M·D/(ησ))
     the contraction coefficient of every later step. A and B are rounded up, 1 − B is computed
@@ -316,7 +317,8 @@ def pnsgd_rdp_delta(
     PNSGD is (α, α c_i)-RDP for record i (shifted-Rényi analysis of Feldman et al. Thm 23 for
     M = 1 and Balle et al. Thm 5 for M < 1), with
     c_i = (2L²/σ²)·M^{2k}(1 − M²)/(1 − M^{2(k+1)}), k = n − i, which is 2L²/(σ²(k+1)) at
-    M = 1; δ_B is its Mironov (α → ε, δ) conversion optimized over α (docs/derivations/pnsgd.md#rdp-comparison; the
+    M = 1; δ_B is its Mironov (α → ε, δ) conversion optimized over α
+    (docs/derivations/pnsgd.md#rdp-comparison; the
     constant is a reconstruction [R] of the garbled text). c_i is evaluated in the stable form
     x e^{k log1p(−x)}/(−expm1((k+1) log1p(−x))) with x = 1 − M² = 2ηβρ/(β+ρ) and
     log1p(−x) = ln M² carried in double-double (its condition number k·x/(1 − x) reaches

@@ -416,7 +416,8 @@ def profile_to_rdp(
     eps_grid: ArrayLike,
     delta_grid: Union[ArrayLike, Callable[[np.ndarray], ArrayLike]],
 ) -> float:
-    """RDP at order α from a symmetric privacy profile δ(ε) (docs/derivations/composition.md#profile-to-rdp, sound form).
+    """RDP at order α from a symmetric privacy profile δ(ε)
+    (docs/derivations/composition.md#profile-to-rdp, sound form).
 
     e^{(α−1)D_α} ≤ 1 + α(α − 1)∫_0^∞ (e^{(α−1)ε} + e^{−αε}) δ(ε) dε, evaluated with a certified
     upper quadrature: δ(ε) ≤ δ(ε_j) on [ε_j, ε_{j+1}] (profiles are non-increasing) and the
@@ -729,7 +730,8 @@ def last_iterate_rdp_general(
     """Last-iterate RDP of cyclic DP-SGD with no curvature assumption (Kong–Ribero Thm 4.3),
     σ = noise std on the iterate. Without ``b``/``ell``: the printed 8αT(λC/σ)². With the batch
     size ``b`` and the steps per pass ``ell`` = k/b: the exact residual sum of the same proof
-    (docs/derivations/rdp.md#last-iterate, beyond the paper: Prop. 2.2(b) with ζ = 2λC, s̄ = 2λC/b, correctly indexed
+    (docs/derivations/rdp.md#last-iterate, beyond the paper: Prop. 2.2(b) with ζ = 2λC, s̄ = 2λC/b,
+    correctly indexed
     T_eff = T − t* + 1): (2αλ²C²/σ²)[T_eff + ⌈T_eff/ℓ⌉(2/b + 1/b²)], maximised over t* when
     ``t_star`` is None; never above the printed bound. Broadcasts.
 
@@ -757,7 +759,8 @@ def shifted_drift_bound(
     have drift ζ (‖Φ(x) − Φ(y)‖ ≤ L‖x − y‖ + ζ, any L) and differ by s̄ at the first step of
     each ℓ-cycle, from τ = 0: D_α(Y_T‖Y'_T) − D_α(Y_0‖Y'_0) ≤ ...
 
-    * ``variant="exact"`` (default; docs/derivations/rdp.md#last-iterate, beyond the paper): the exact residual sum of the proof,
+    * ``variant="exact"`` (default; docs/derivations/rdp.md#last-iterate, beyond the paper): the
+    exact residual sum of the proof,
       α/(2σ²)[Tζ² + ⌈T/ℓ⌉(2ζs̄ + s̄²)], valid for any ζ, s̄ ≥ 0 (``sbar`` defaults to ζ);
     * ``variant="as_published"``: eq. (8), 2αT(ζ/σ)² (stated for s̄ = ζ; ℓ, s̄ unused).
 
@@ -862,7 +865,8 @@ def cyclic_calibration(
     """(λ̄, ℓ̄, σ̄) of Kong–Ribero Cor. C.2: λ̄ = 1/(2(M + ρ)), ℓ̄ = ln2/log1p(ρλ̄) and the
     noise level certifying (α, ε)-RDP, corrected σ̄ = (2Cλ̄/b)·√(α(1 + 4ρE/(M + ρ))/ε).
     ``variant="as_published"`` returns the printed σ̄, too small by 4α (it certifies 16α²ε;
-    docs/errata.md#r-k11). Subject to caveat docs/errata.md#r-k1 (uses eq. (12)). Broadcasts (tuple of arrays).
+    docs/errata.md#r-k11). Subject to caveat docs/errata.md#r-k1 (uses eq. (12)). Broadcasts (tuple
+    of arrays).
 
     >>> lam, ell, sig = cyclic_calibration(8.0, 1.0, 0.5, 2.0, 1.0, 10, 5)
     >>> lam, round(sig, 10)

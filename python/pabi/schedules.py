@@ -102,7 +102,8 @@ def laplace_schedule_scale(n: ArrayLike, c1: ArrayLike, c2: ArrayLike, lr: Array
 def laplace_schedule_delta(eps: ArrayLike, lipschitz: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
                            n: ArrayLike, c1: ArrayLike, c2: ArrayLike, smoothness: Optional[ArrayLike] = None,
                            strong_convexity: ArrayLike = 0.0) -> Float:
-    """δ(n) of shuffled PNSGD under the Laplace schedule (003 Thm 3; docs/derivations/schedules.md#laplace-schedule).
+    """δ(n) of shuffled PNSGD under the Laplace schedule (003 Thm 3;
+    docs/derivations/schedules.md#laplace-schedule).
 
     δ(n) = A_n·(1 − B_n^n)/(n(1 − B_n)) with 1 − B_n = e^{ε/2}/(n/C1 + C2) exactly and
     A_n = (1 − e^{ε/2}(n/C1 + C2)^{−κ_L})_+, κ_L = 2ηL/(M·D). Stable for n up to 1e15 and beyond.
@@ -142,7 +143,8 @@ def gauss_schedule_sigma(n: ArrayLike, c1: ArrayLike, c2: ArrayLike, lr: ArrayLi
 def gauss_schedule_delta(eps: ArrayLike, lipschitz: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
                          n: ArrayLike, c1: ArrayLike, c2: ArrayLike, smoothness: Optional[ArrayLike] = None,
                          strong_convexity: ArrayLike = 0.0) -> Float:
-    """δ(n) of shuffled PNSGD under the Gaussian (Lambert-W) schedule (003 Thm 4; docs/derivations/schedules.md#gaussian-schedule).
+    """δ(n) of shuffled PNSGD under the Gaussian (Lambert-W) schedule (003 Thm 4;
+    docs/derivations/schedules.md#gaussian-schedule).
 
     δ(n) = θ(ε, κ_G·r_B)·G(1 − θ(ε, r_B), n), r_B = 2·sqrt(W0(z_n)), κ_G = 2ηL/(M·D), with the
     complement 1 − θ computed directly (1 − B_n ≈ 1e-13 at n = 1e15). δ(n) → δ* at rate 1/log n:
@@ -167,7 +169,8 @@ def gauss_schedule_delta_star(eps: ArrayLike, c1: ArrayLike) -> Float:
 
 
 def schedule_c1_for_target(delta_star: ArrayLike, eps: ArrayLike, mechanism: Mechanism = "gaussian") -> Float:
-    """The schedule constant C1 whose limit δ* equals ``delta_star`` ∈ (0, 1) (docs/derivations/schedules.md#laplace-schedule; check docs/errata.md#p-c24).
+    """The schedule constant C1 whose limit δ* equals ``delta_star`` ∈ (0, 1)
+    (docs/derivations/schedules.md#laplace-schedule; check docs/errata.md#p-c24).
 
     Solves (1 − e^{−x})/x = δ* by x = 1/δ* + W0(−e^{−1/δ*}/δ*) (δ* ≤ 1/2) or by Newton on the
     cancellation-free series of 1 − (1 − e^{−x})/x (δ* > 1/2); C1 = x·e^{−ε/2} (Laplace, eq. (8))
@@ -184,7 +187,8 @@ def online_delta(eps: float, lipschitz: float, lr: float, diameter: float, noise
                  index: Optional[int] = None, *, mechanism: Mechanism = "gaussian",
                  smoothness: Optional[float] = None, strong_convexity: float = 0.0,
                  log: bool = False) -> Union[float, np.ndarray]:
-    """δ_n(i) = A_i·∏_{t=i+1}^n B_t of online PNSGD with any per-step noise (003 eq. (11); docs/derivations/schedules.md#online).
+    """δ_n(i) = A_i·∏_{t=i+1}^n B_t of online PNSGD with any per-step noise (003 eq. (11);
+    docs/derivations/schedules.md#online).
 
     ``noise`` is the 1-D array (σ_1, …, σ_n) (Gaussian std) or (v_1, …, v_n) (Laplace scale) of
     the n steps; A_i and B_t are eqs. (4)/(5) with the step's own noise. With ``index=None``

@@ -43,7 +43,8 @@ DEFAULT_DPS = 50
 def pnsgd_contraction(
     lr: Real, smoothness: Optional[Real] = None, strong_convexity: Real = 0.0
 ) -> tuple[mp.mpf, mp.mpf]:
-    """(M, x = 1 − M²) with x = 2ηβρ/(β+ρ) (000 Lemma 4; docs/derivations/pnsgd.md#step-constant), at the current precision."""
+    """(M, x = 1 − M²) with x = 2ηβρ/(β+ρ) (000 Lemma 4; docs/derivations/pnsgd.md#step-constant),
+    at the current precision."""
     rho = mp.mpf(strong_convexity)
     if smoothness is None or rho == 0:
         if rho != 0:

@@ -362,7 +362,8 @@ def gaussian_dp_constant(delta: Real, sigma: Real, dps: int = DEFAULT_DPS) -> mp
 def gaussian_mechanism_epsilon(
     delta: Real, sigma: Real, sensitivity: Real, allow_invalid: bool = False, dps: int = DEFAULT_DPS
 ) -> mp.mpf:
-    """ε = C_{δ,σ}·Δ; ValueError when ε > 1 (not a valid guarantee, docs/errata.md#r-t9) unless ``allow_invalid``."""
+    """ε = C_{δ,σ}·Δ; ValueError when ε > 1 (not a valid guarantee, docs/errata.md#r-t9) unless
+    ``allow_invalid``."""
     with mp.workdps(dps + 15):
         val = gaussian_dp_constant(delta, sigma, dps + 15) * mp.mpf(sensitivity)
     if val > 1 and not allow_invalid:
