@@ -249,8 +249,7 @@ def test_multi_epoch_routes_c23():
     res = pabi.multi_epoch_epsilon(shuffled_profile, E, 1e-5, log_delta=shuffled_log_profile)
     assert res["single_point"] == pytest.approx(19.0, abs=0.05)
     # GDP over every ε: μ* ≤ 2L/σ = 0.5 plus a δ_J < 1e-300 atom, so at most 7.51
-    # (docs/derivations/composition.md#multi-epoch)
-    # (μ* = 2L/σ exactly) and close to it
+    # (docs/derivations/composition.md#multi-epoch) (μ* = 2L/σ exactly) and close to it
     assert 7.45 <= res["gdp"] <= 7.51 + 1e-3
     # 4.49 is at the orders {1.5,...,64}; the finer default grid can only be lower
     assert res["rdp"] <= 4.49 + 1e-3

@@ -292,8 +292,7 @@ def test_c11_rdp_bound_against_reference_and_limits():
 
 def test_c11_comparison_numbers():
     """docs/derivations/pnsgd.md#rdp-comparison, docs/errata.md#p-t2: D/(ησ) = 20: Thm 4 δ ≈ 0.51
-    for every record, δ_B(i = 1) ≈ 6.1e-6;
-    D/(ησ) = 2: Thm 4 wins, 5.6e-30 vs 6.1e-6."""
+    for every record, δ_B(i = 1) ≈ 6.1e-6; D/(ησ) = 2: Thm 4 wins, 5.6e-30 vs 6.1e-6."""
     kw = dict(sigma=1.0, lipschitz=1.0, n=100)
     for i in [1, 50, 99]:
         assert pabi.pnsgd_delta(1.0, lr=0.05, diameter=1.0, order="fixed", index=i, **kw) == pytest.approx(

@@ -11,8 +11,8 @@ below pabi's bound δ = A·B^{n−i} (fixed order, 003 Thm 1 / 000 Thms 3–4), 
 bound (the exact mixture over all 5! permutations, 003 Thm 2) and below the random-stop bound
 (the output w_T, T uniform on 1..n, 000 Thm 5 refined). The single step from a deterministic
 start attains A (to 1e-13 from w0 = 0): the bound is tight there. The original check
-(docs/errata.md#p-c22) allows 1e-3
-relative for the discretisation; no allowance is needed here: every simulated value is at or
+(docs/errata.md#p-c22) allows 1e-3 relative for the discretisation; no allowance is needed here:
+every simulated value is at or
 below pabi's (outward-rounded) bound.
 """
 

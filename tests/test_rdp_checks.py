@@ -525,8 +525,8 @@ def test_c31_theorems_as_instances_of_prop22():
 def test_pabi_c23_profile_to_rdp_route():
     """Check docs/errata.md#p-c23 (c): the shuffled Gaussian PNSGD profile (L = 1, σ = 4, M = D = 1,
     η = 0.05, n = 1000), converted to RDP (sound route,
-    docs/derivations/composition.md#profile-to-rdp), composed over E = 10
-    epochs and converted back (Mironov) at δ = 1e-5 gives ε = 4.490 with exact integrals; pabi's
+    docs/derivations/composition.md#profile-to-rdp), composed over E = 10 epochs and converted back
+    (Mironov) at δ = 1e-5 gives ε = 4.490 with exact integrals; pabi's
     certified upper quadrature on a fine grid gives a value just above it."""
     L, sigma, M, D, eta, n, E = 1.0, 4.0, 1.0, 1.0, 0.05, 1000, 10
     grid = np.concatenate([np.linspace(0, 30, 30001), np.linspace(30.01, 80, 500)])

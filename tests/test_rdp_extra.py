@@ -1,6 +1,6 @@
 """Scalar RDP helpers: classical Gaussian mechanism and amplification
-(docs/derivations/rdp.md#lp-per-instance),
-Thm 3.6, weak triangle / unlearning keep-rule (docs/errata.md#r-t8), last iterate of cyclic
+(docs/derivations/rdp.md#lp-per-instance), Thm 3.6, weak triangle / unlearning keep-rule
+(docs/errata.md#r-t8), last iterate of cyclic
 DP-SGD (Kong–Ribero, docs/errata.md#r-k1, #r-k3, #r-k4, #r-k11), ERM output perturbation
 (paper 001, docs/derivations/rdp.md#erm)."""
 

@@ -193,8 +193,7 @@ def test_c12_renyi_mvn_oracle_matches_2d_quadrature():
 def test_c12_holder_composition_on_state_dependent_chain(p, published):
     """Thm 3.3 (pabi.holder_composition_bound) on the chain whose sup-based composition is +∞:
     finite, ≥ the exact D_3 = 0.332, and equal to the closed form (docs/derivations/rdp.md#holder:
-    3.63, 0.974,
-    0.624, 0.635 at p = 1.05, 1.3, 2, 4)."""
+    3.63, 0.974, 0.624, 0.635 at p = 1.05, 1.3, 2, 4)."""
     exact = _chain_exact()
     assert round(exact, 3) == 0.332
     d, w = _chain_divergences(p)

@@ -239,8 +239,8 @@ def test_gdp_compose_underflow():
 # gdp_mu_dominating / gdp_dominating_pair: sup_i μ_i with θ_{e^ε_i}(μ_i) = δ_i, rounded up.
 # pabi certifies θ(μ) ≥ δ with the margin 3·INFLATE·max(1, |ln θ|) on ln θ (gdp.rs module doc),
 # so μ can be high by that margin divided by ∂ln θ/∂ln μ = μ φ(a)/θ, a = ε/μ − μ/2
-# (docs/derivations/composition.md#gdp),
-# at the binding sample: tolerance 1e-12 + 4·INFLATE·max(1, |ln δ_b|)/(∂ln θ/∂ln μ). (It is
+# (docs/derivations/composition.md#gdp), at the binding sample: tolerance 1e-12 + 4·INFLATE·max(1,
+# |ln δ_b|)/(∂ln θ/∂ln μ). (It is
 # ≈ 2e-14 except near ε = 0, where ∂ln θ/∂ln μ → 1 while |ln δ| can be large.)
 
 

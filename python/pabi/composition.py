@@ -81,8 +81,8 @@ def tradeoff_eps_delta(alpha: ArrayLike, eps: ArrayLike, delta: ArrayLike) -> Fl
     """The trade-off function of (ε,δ)-DP, f_{ε,δ}(α) = max{0, 1−δ−e^ε α, e^{−ε}(1−δ−α)}.
 
     Dong–Roth–Su eq. (5) / Prop. 2.5 (docs/derivations/composition.md#tradeoff): a mechanism is
-    (ε,δ)-DP iff it is
-    f_{ε,δ}-DP. α ∈ [0, 1], ε ≥ 0 (any finite size: e^ε is never formed), δ ∈ [0, 1].
+    (ε,δ)-DP iff it is f_{ε,δ}-DP. α ∈ [0, 1], ε ≥ 0 (any finite size: e^ε is never formed),
+    δ ∈ [0, 1].
 
     >>> round(tradeoff_eps_delta(0.1, 1.0, 0.0), 12)
     0.728171817154
@@ -95,8 +95,8 @@ def tradeoff_from_profile(alpha: ArrayLike, eps: ArrayLike, delta: ArrayLike) ->
 
     A mechanism that is (ε, δ(ε))-DP for every ε is f-DP with f = sup_ε f_{ε,δ(ε)}
     (Dong–Roth–Su Prop. 2.12; docs/derivations/composition.md#tradeoff): the pointwise supremum of
-    the trade-off curves
-    of its (ε, δ) points. ``eps`` and ``delta`` are equally long 1-D arrays (δ an upper bound of
+    the trade-off curves of its (ε, δ) points. ``eps`` and ``delta`` are equally long 1-D arrays (δ
+    an upper bound of
     the profile, e.g. ``pabi.pnsgd_delta`` over ``eps``); the supremum is taken over the grid,
     which can only lower f, and each f_{ε,δ} is rounded down: the result is a valid (lower)
     trade-off curve, tighter as the grid gets finer. ``alpha`` ∈ [0, 1] broadcasts.
@@ -142,8 +142,8 @@ def approx_dp_composition_epsilon(
 ) -> Float:
     """Smallest ε ≥ 0 with :func:`approx_dp_composition_delta` (eps0, delta0, k, ε) ≤ δ: the
     exact ε of the optimal k-fold composition of an (ε0, δ0)-DP mechanism (KOV,
-    docs/derivations/composition.md#kov),
-    bisected to adjacent doubles and rounded up. +inf where the δ0 atoms alone,
+    docs/derivations/composition.md#kov), bisected to adjacent doubles and rounded up. +inf where
+    the δ0 atoms alone,
     1 − (1−δ0)^k, already reach δ. Broadcasts; δ ∈ (0, 1).
 
     >>> e = approx_dp_composition_epsilon(0.5, 1e-4, 10, 0.1463205956)

@@ -318,8 +318,8 @@ def pnsgd_rdp_delta(
     M = 1 and Balle et al. Thm 5 for M < 1), with
     c_i = (2L²/σ²)·M^{2k}(1 − M²)/(1 − M^{2(k+1)}), k = n − i, which is 2L²/(σ²(k+1)) at
     M = 1; δ_B is its Mironov (α → ε, δ) conversion optimized over α
-    (docs/derivations/pnsgd.md#rdp-comparison; the
-    constant is a reconstruction [R] of the garbled text). c_i is evaluated in the stable form
+    (docs/derivations/pnsgd.md#rdp-comparison; the constant is a reconstruction of the garbled
+    text, docs/errata.md#p-r7). c_i is evaluated in the stable form
     x e^{k log1p(−x)}/(−expm1((k+1) log1p(−x))) with x = 1 − M² = 2ηβρ/(β+ρ) and
     log1p(−x) = ln M² carried in double-double (its condition number k·x/(1 − x) reaches
     thousands). It does not depend on the diameter. Where c_i = 0 (``lipschitz=0``, or M = 0

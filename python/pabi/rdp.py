@@ -731,8 +731,8 @@ def last_iterate_rdp_general(
     σ = noise std on the iterate. Without ``b``/``ell``: the printed 8αT(λC/σ)². With the batch
     size ``b`` and the steps per pass ``ell`` = k/b: the exact residual sum of the same proof
     (docs/derivations/rdp.md#last-iterate, beyond the paper: Prop. 2.2(b) with ζ = 2λC, s̄ = 2λC/b,
-    correctly indexed
-    T_eff = T − t* + 1): (2αλ²C²/σ²)[T_eff + ⌈T_eff/ℓ⌉(2/b + 1/b²)], maximised over t* when
+    correctly indexed T_eff = T − t* + 1): (2αλ²C²/σ²)[T_eff + ⌈T_eff/ℓ⌉(2/b + 1/b²)], maximised
+    over t* when
     ``t_star`` is None; never above the printed bound. Broadcasts.
 
     >>> last_iterate_rdp_general(2.0, 0.1, 1.0, 1.0, 100)

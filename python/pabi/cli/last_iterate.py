@@ -25,8 +25,8 @@ Each bound is printed only when its assumptions hold (otherwise the unmet condit
   small_step  Cor. C.3: 4 alpha (C/(b sigma))^2 (1 + theta_L(ell)); cyclic, lr <= min(1/sqrt(E), 1/(2(m+M)))
 L_lr: Lipschitz constant of the clipped gradient step, --model triangle = 1 + lr max(m, M) (proven
 with clipping, default) or as_published = eq. (12) (valid only when clipping is inactive,
-docs/errata.md#r-k1).
-With --delta, eps = min over pabi.DEFAULT_ORDERS of the RDP -> DP conversion (tight)."""
+docs/errata.md#r-k1). With --delta, eps = min over pabi.DEFAULT_ORDERS of the RDP -> DP conversion
+(tight)."""
 
 EPILOG = """\
 Examples:

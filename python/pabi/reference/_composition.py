@@ -1,6 +1,6 @@
 """mpmath references for composition (docs/derivations/composition.md#tradeoff): f_{ε,δ} and the
-trade-off curve
-of a sampled privacy profile, the exact k-fold composition of an (ε0, δ0)-DP mechanism
+trade-off curve of a sampled privacy profile, the exact k-fold composition of an (ε0, δ0)-DP
+mechanism
 (Kairouz–Oh–Viswanath) and its inverse, the GDP profile, its inverses, GDP composition and the
 dominating μ of a sampled profile.
 
@@ -46,8 +46,8 @@ def tradeoff_from_profile(
 ) -> mp.mpf:
     """f(α) = max_i f_{ε_i,δ_i}(α): the pointwise supremum, over the given profile points
     (ε_i, δ_i), of the (ε,δ)-DP trade-off curves (DRS Prop. 2.12;
-    docs/derivations/composition.md#tradeoff). ``alpha`` is a
-    scalar; ``eps`` and ``delta`` equally long non-empty sequences (a finite maximum: exact)."""
+    docs/derivations/composition.md#tradeoff). ``alpha`` is a scalar; ``eps`` and ``delta`` equally
+    long non-empty sequences (a finite maximum: exact)."""
     e = list(eps) if _iterable(eps) else [eps]
     d = list(delta) if _iterable(delta) else [delta]
     if len(e) == 0 or len(e) != len(d):
@@ -329,8 +329,8 @@ def gdp_mu_dominating(
 ) -> mp.mpf:
     """sup_i μ_i with θ_{e^{ε_i}}(μ_i) = δ_i: the smallest μ whose GDP profile dominates the
     profile at the sample points (docs/derivations/composition.md#gdp, DRS Prop. 2.12). δ_i = 0
-    imposes nothing; δ_i = 1
-    gives +∞. ``log_delta`` (ln δ_i, taken exactly) replaces ``delta``. Each μ_i solves
+    imposes nothing; δ_i = 1 gives +∞. ``log_delta`` (ln δ_i, taken exactly) replaces ``delta``.
+    Each μ_i solves
     ln θ = ln δ_i at ``dps + 20`` digits (a sample already dominated by the running maximum,
     checked exactly, cannot raise it and is skipped)."""
     with mp.workdps(dps + 20):
@@ -355,8 +355,7 @@ def gdp_dominating_pair(
 ) -> tuple[mp.mpf, mp.mpf]:
     """(μ*, δ_J) with δ_J = δ(ε_J) (the last sample) and μ* = max_{i<J} μ_i, where
     θ_{e^{ε_{i+1}}}(μ_i) = δ_i/(1 − δ_J) (docs/derivations/composition.md#gdp; module doc of
-    ``pabi_core::gdp``): for a
-    non-increasing profile sampled at 0 = ε_0 < ε_1 < … < ε_J this gives
+    ``pabi_core::gdp``): for a non-increasing profile sampled at 0 = ε_0 < ε_1 < … < ε_J this gives
     δ(ε) ≤ δ_J + (1 − δ_J)·δ_{μ*}(ε) for every ε ≥ 0. (+∞, 1) when δ_J = 1."""
     with mp.workdps(dps + 20):
         e, ld = _log_samples(eps, delta, log_delta)

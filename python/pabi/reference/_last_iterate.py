@@ -14,8 +14,8 @@ at working precision), as in the public functions.
   L_λ = √(1 + 2λm[1 + m/(M + m)]) (``model="as_published"``; L_λ(0, M) = 1).
 * :func:`last_iterate_rdp_general`: Thm 4.3, 8αT(λC/σ)² (eq. (18)); with ``b``, ``ell``: the
   residual sum of the proof of Prop. 2.2(b) (docs/derivations/rdp.md#last-iterate, beyond the
-  paper), (α/(2σ²))Σ_{t ≤ T_eff}(ζ + s_t)²,
-  ζ = 2λC, s_t = 2λC/b at the first step of each ℓ-cycle, T_eff = T − t* + 1, maximised over
+  paper), (α/(2σ²))Σ_{t ≤ T_eff}(ζ + s_t)², ζ = 2λC, s_t = 2λC/b at the first step of each ℓ-cycle,
+  T_eff = T − t* + 1, maximised over
   t* ∈ [1, ℓ] by enumeration when ``t_star`` is None.
 * :func:`last_iterate_rdp_bounded`: Thm 4.4, eq. (20), α/(2σ²)(L_λ d_h + 2λC/b)².
 * :func:`last_iterate_rdp_cyclic`: Thm 4.5. Corrected (docs/errata.md#r-k3, #r-k4; default):
@@ -31,8 +31,7 @@ at working precision), as in the public functions.
   α/(2σ²)[(Lτ + s̄)²θ_L(ℓ) + s̄²{(E − 1)θ_L(ℓ) + θ_L(T − Eℓ)}], E = ⌊T/ℓ⌋.
 * :func:`shifted_drift_bound`: Prop. 2.2(b). ``variant="exact"``: the residual sum of its
   proof with a_t = ζ + s_t (docs/derivations/rdp.md#last-iterate, beyond the paper), (α/(2σ²))Σ_{t
-  ≤ T}(ζ + s_t)², s_t = s̄ at
-  t ≡ 1 (mod ℓ); ``variant="as_published"``: eq. (8), 2αT(ζ/σ)².
+  ≤ T}(ζ + s_t)², s_t = s̄ at t ≡ 1 (mod ℓ); ``variant="as_published"``: eq. (8), 2αT(ζ/σ)².
 
 >>> import mpmath
 >>> from pabi import reference as ref

@@ -301,8 +301,8 @@ def online_schedule_delta_star_lower(mechanism, eps, lipschitz, lr, diameter, in
 
 def theta_complement_asymptotic(eps, c, sigma, order=2, dps=DEFAULT_DPS):
     """003 Lemma 5, corrected (docs/derivations/schedules.md#lemma-5): 1 − θ_{e^ε}(c/σ) ≈ e^{ε/2}
-    e^{−c²/(8σ²)}/sqrt(2π) ·
-    (4σ/c − (16 + 2ε²)σ³/c³); ``order=1`` keeps the leading term only. Test oracle."""
+    e^{−c²/(8σ²)}/sqrt(2π) · (4σ/c − (16 + 2ε²)σ³/c³); ``order=1`` keeps the leading term only. Test
+    oracle."""
     with mp.workdps(dps + 10):
         eps, c, sigma = mp.mpf(eps), mp.mpf(c), mp.mpf(sigma)
         br = 4 * sigma / c
