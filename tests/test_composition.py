@@ -92,12 +92,12 @@ def test_fft_bars_are_rigorous_at_large_t():
 
 
 def test_gaussian_bracket_spec_example():
-    # μ = 0.5, E = 16, h = 1e-3: SPEC bracket [0.508409, 0.511314] ∋ θ(1, 2) = 0.509862
+    # μ = 0.5, E = 16, h = 1e-3: the round-up discretisation gives [0.508409, 0.511314] ∋ θ(1, 2) = 0.509862
     comp = pabi.PrivacyLossDistribution.gaussian(2.0, h=1e-3).compose(16)
     lo, est, up = comp.delta(1.0)
     exact = float(ref.theta(1.0, 2.0))
     assert exact == pytest.approx(0.509862, abs=1e-6)
-    # pabi's upper is much tighter than the SPEC's round-up discretisation; its lower (valid for
+    # pabi's upper is much tighter than that round-up discretisation; its lower (valid for
     # any mechanism, via the Hoeffding coupling) is a little looser than the round-down one
     assert 0.50 <= lo <= exact <= up <= 0.511314
     assert up - exact < 1e-6
@@ -228,7 +228,7 @@ def test_gdp_mu_dominating_c17_c23():
     assert pabi.gdp_mu_dominating(e, log_delta=pabi.log_theta(e, 0.5)) == pytest.approx(0.5, abs=1e-10)
     # δ given as values: the underflow residue 2e-323 of θ(ε ≥ 19, 0.5) is a (loose) constraint
     assert pabi.gdp_mu_dominating(e, pabi.theta(e, 0.5)) > 0.5
-    # shuffled profile: μ_ε increases to 2L/σ (SPEC §5.4 values)
+    # shuffled profile: μ_ε increases to 2L/σ (docs/derivations/composition.md#gdp values)
     want = {0.0: 0.040, 1.0: 0.348, 5.0: 0.479, 20.0: 0.498, 100.0: 0.49991, 200.0: 0.49998}
     for x, m in want.items():
         got = pabi.gdp_mu_dominating([x], log_delta=shuffled_log_profile([x]))
@@ -248,10 +248,10 @@ def test_profile_to_rdp_exact_for_gdp_c18():
 def test_multi_epoch_routes_c23():
     res = pabi.multi_epoch_epsilon(shuffled_profile, E, 1e-5, log_delta=shuffled_log_profile)
     assert res["single_point"] == pytest.approx(19.0, abs=0.05)
-    # GDP over every ε: μ* ≤ 2L/σ = 0.5 plus a δ_J < 1e-300 atom, so at most the SPEC's 7.51
-    # (μ* = 2L/σ exactly) and close to it
+    # GDP over every ε: μ* ≤ 2L/σ = 0.5 plus a δ_J < 1e-300 atom, so at most 7.51
+    # (docs/derivations/composition.md#multi-epoch) (μ* = 2L/σ exactly) and close to it
     assert 7.45 <= res["gdp"] <= 7.51 + 1e-3
-    # SPEC's 4.49 is at the orders {1.5,...,64}; the finer default grid can only be lower
+    # 4.49 is at the orders {1.5,...,64}; the finer default grid can only be lower
     assert res["rdp"] <= 4.49 + 1e-3
     spec_orders = np.array([1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64])
     grid = np.arange(64001) * 1e-3

@@ -12,10 +12,13 @@ import pytest
 
 DOCS = pathlib.Path(__file__).resolve().parent.parent / "docs"
 PAGES = sorted(DOCS.glob("*.md"))
+DERIVATIONS = sorted((DOCS / "derivations").glob("*.md"))
 BLOCK = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$", re.S | re.M)
 # pages that describe families and must carry tested examples
 FAMILY_PAGES = {"index.md", "engine.md", "pnsgd.md", "schedules.md", "rdp.md", "composition.md",
                 "sweeps.md", "plots.md"}
+# pages without doctested examples: CLI output, the errata list, the derivation pages (maths)
+NO_EXAMPLES = {"cli.md", "errata.md"}
 
 
 def _examples(page: pathlib.Path) -> str:
@@ -24,10 +27,13 @@ def _examples(page: pathlib.Path) -> str:
 
 def test_pages_exist_and_are_in_the_nav():
     names = {p.name for p in PAGES}
-    assert FAMILY_PAGES | {"cli.md"} <= names
+    assert FAMILY_PAGES | NO_EXAMPLES <= names
+    assert {p.stem for p in DERIVATIONS} == {"theta", "pnsgd", "schedules", "rdp", "composition"}
     nav = (DOCS.parent / "mkdocs.yml").read_text(encoding="utf-8")
     for name in names:
         assert name in nav, f"{name} is not in mkdocs.yml's nav"
+    for page in DERIVATIONS:
+        assert f"derivations/{page.name}" in nav, f"derivations/{page.name} is not in mkdocs.yml's nav"
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
@@ -38,7 +44,7 @@ def test_page_examples(page):
     if page.name in FAMILY_PAGES:
         assert len(test.examples) >= 3, f"{page.name} has no tested examples"
     if not test.examples:
-        assert page.name == "cli.md", f"{page.name} has no examples"  # CLI output is not doctested
+        assert page.name in NO_EXAMPLES, f"{page.name} has no examples"
         return
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     runner.run(test)
@@ -48,6 +54,6 @@ def test_page_examples(page):
 
 def test_fences_are_balanced():
     """A ```python fence left open would silently swallow the rest of a page."""
-    for page in PAGES:
+    for page in PAGES + DERIVATIONS:
         fences = re.findall(r"^```", page.read_text(encoding="utf-8"), re.M)
         assert len(fences) % 2 == 0, page.name

@@ -1,5 +1,5 @@
-"""PNSGD amplification bounds (SPEC_pabi §2–§3.5): accuracy against the mpmath reference,
-the spec's oracles C08–C11, paper numbers, properties, inversions and input validation."""
+"""PNSGD amplification bounds (docs/derivations/pnsgd.md): accuracy against the mpmath reference,
+the oracles C08–C11 of docs/errata.md#p-checks, paper numbers, properties, inversions and input validation."""
 
 from __future__ import annotations
 
@@ -133,7 +133,7 @@ def test_b_within_1e13_of_one_n_up_to_1e15(noise, u_target):
 
 def test_c08_stable_power_versus_naive():
     """C08: δ_i = A·B^(n−i) for n − i up to 1e15; B rounded to double then pow is off by 3.9e-2."""
-    # r_A = 2L/σ = 2.5, r_B = D/(ησ) as in checks_pabi.py C08
+    # r_A = 2L/σ = 2.5, r_B = D/(ησ) as in check docs/errata.md#p-c08
     for eps, rb, n, i in [(1.0, 12.0, 10**6, 1), (1.0, 14.0, 10**15, 1),
                           (0.5, 16.0, 10**15, 10**14), (2.0, 3.0, 50, 10), (1.0, 0.01, 10**12, 1)]:
         kw = dict(sigma=1.0, lipschitz=1.25, lr=1.0, diameter=rb, n=n, order="fixed", index=i)
@@ -192,7 +192,7 @@ def test_c10_random_stop_refined_is_average_over_stopping_time():
     shuf = pabi.pnsgd_delta(eps, order="shuffled", **kw)
     assert max(vals) == vals[0]
     assert vals[0] == pytest.approx(shuf, rel=1e-15)
-    # worst case over the index (index=None) is the shuffled value exactly (SPEC §9 T12)
+    # worst case over the index (index=None) is the shuffled value exactly (docs/errata.md#p-t12)
     assert pabi.pnsgd_delta(eps, order="random_stop", **kw) == shuf
     # 000 eq. (16) is looser, and vacuous (clamped to 1) when n(1 − B) < A
     pub = pabi.pnsgd_delta(eps, order="random_stop", variant="as_published", **kw)
@@ -204,7 +204,8 @@ def test_c10_random_stop_refined_is_average_over_stopping_time():
 
 
 def test_laplace_special_cases():
-    """δ_i = 0 iff ε ≥ 2L/v; for i < n also once ε ≥ M(b − a)/(ηv) (SPEC §3.1, R5)."""
+    """δ_i = 0 iff ε ≥ 2L/v; for i < n also once ε ≥ M(b − a)/(ηv)
+    (docs/derivations/pnsgd.md#fixed-order, docs/errata.md#p-r5)."""
     kw = dict(noise="laplace", sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=10)
     # 2L/v = 2, M D/(η v) = 2
     assert pabi.pnsgd_delta(2.0, order="fixed", index=10, **kw) == 0.0
@@ -219,7 +220,7 @@ def test_laplace_special_cases():
 
 
 def test_strongly_convex_contraction_and_m_zero():
-    """β = ρ, η = 1/β gives M = 0, B = 0: δ_i = 0 for i < n (SPEC §1.7)."""
+    """β = ρ, η = 1/β gives M = 0, B = 0: δ_i = 0 for i < n (docs/derivations/pnsgd.md#step-constant)."""
     kw = dict(sigma=1.0, lipschitz=1.0, lr=1.0, diameter=1.0, n=5, smoothness=1.0,
               strong_convexity=1.0, order="fixed")
     assert pabi.pnsgd_delta(0.5, index=4, **kw) < 1e-300
@@ -290,8 +291,8 @@ def test_c11_rdp_bound_against_reference_and_limits():
 
 
 def test_c11_comparison_numbers():
-    """SPEC §3.5 / §9 T2: D/(ησ) = 20: Thm 4 δ ≈ 0.51 for every record, δ_B(i = 1) ≈ 6.1e-6;
-    D/(ησ) = 2: Thm 4 wins, 5.6e-30 vs 6.1e-6."""
+    """docs/derivations/pnsgd.md#rdp-comparison, docs/errata.md#p-t2: D/(ησ) = 20: Thm 4 δ ≈ 0.51
+    for every record, δ_B(i = 1) ≈ 6.1e-6; D/(ησ) = 2: Thm 4 wins, 5.6e-30 vs 6.1e-6."""
     kw = dict(sigma=1.0, lipschitz=1.0, n=100)
     for i in [1, 50, 99]:
         assert pabi.pnsgd_delta(1.0, lr=0.05, diameter=1.0, order="fixed", index=i, **kw) == pytest.approx(

@@ -1,5 +1,6 @@
-"""Fixed-order PNSGD bound δ = A·B^(n−i) at large condition numbers |(n−i)·ln B| (SPEC_pabi
-§8.2, check C08): within 1e-12 relative of the 50-digit reference and never below it, for
+"""Fixed-order PNSGD bound δ = A·B^(n−i) at large condition numbers |(n−i)·ln B|
+(docs/derivations/pnsgd.md#fixed-order, check docs/errata.md#p-c08): within 1e-12 relative of the
+50-digit reference and never below it, for
 every condition up to 745 (where δ is still a double), both noises; and ln δ (no underflow
 limit) within a few ulp plus 2e-13 absolute.
 

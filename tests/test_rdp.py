@@ -1,6 +1,6 @@
 """Rényi-DP family: sampled Gaussian RDP (Thm 3.2), per-instance DP-SGD composition (Thm 3.3),
-conversions. Oracles: pabi.reference (mpmath), dp-accounting, SPEC_rdp checks C01–C13, C17,
-SPEC_pabi §5.5."""
+conversions. Oracles: pabi.reference (mpmath), dp-accounting, the checks C01–C13, C17 of
+docs/errata.md#r-checks, docs/derivations/composition.md#profile-to-rdp."""
 
 from __future__ import annotations
 
@@ -376,7 +376,8 @@ def test_compose_and_errors():
 
 
 def test_profile_to_rdp_gaussian():
-    """SPEC_pabi §5.5: equality for the exact Gaussian profile; the grid form is an upper bound."""
+    """docs/derivations/composition.md#profile-to-rdp: equality for the exact Gaussian profile; the
+    grid form is an upper bound."""
     mu = 0.8
     eps = np.concatenate([np.linspace(0, 40, 40001)])
     delta = pabi.theta(eps, mu)

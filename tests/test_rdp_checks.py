@@ -1,8 +1,9 @@
-"""The spec's check scripts as tests: pabi reproduces the numbers of
-/work/shared/spec/checks_rdp.py (C01–C31, where a pabi function computes the quantity) and the
-RDP route of checks_pabi.py C23 (profile → RDP → composition → (ε, δ)). Each check's own
-numbers (printed in the script's report lines) are the oracles; independent formulas are
-written out here, never taken from pabi.
+"""The numerical checks behind the Rényi-DP errata and derivations as tests: pabi reproduces the
+numbers of the checks listed in docs/errata.md#r-checks (C01–C31, where a pabi function computes
+the quantity) and the RDP route of multi-epoch PNSGD (docs/errata.md#p-c23: profile → RDP →
+composition → (ε, δ)). The checks' own published numbers are the oracles; independent formulas
+are written out here, never taken from pabi. Test ``test_cNN_…`` is check ``#r-cNN`` of
+docs/errata.md.
 """
 
 from __future__ import annotations
@@ -518,13 +519,14 @@ def test_c31_theorems_as_instances_of_prop22():
             alpha * s * s / (2 * sigma**2) * pabi.cyclic_theta_sum(T, ell, L=1.3), rel=1e-13)
 
 
-# ------------------------------------------------------------------- checks_pabi.py C23 (RDP route)
+# ------------------------------------------------- check docs/errata.md#p-c23 (RDP route)
 
 
 def test_pabi_c23_profile_to_rdp_route():
-    """checks_pabi C23(c): the shuffled Gaussian PNSGD profile (L = 1, σ = 4, M = D = 1,
-    η = 0.05, n = 1000), converted to RDP (sound route, SPEC_pabi §5.5), composed over E = 10
-    epochs and converted back (Mironov) at δ = 1e-5 gives ε = 4.490 with exact integrals; pabi's
+    """Check docs/errata.md#p-c23 (c): the shuffled Gaussian PNSGD profile (L = 1, σ = 4, M = D = 1,
+    η = 0.05, n = 1000), converted to RDP (sound route,
+    docs/derivations/composition.md#profile-to-rdp), composed over E = 10 epochs and converted back
+    (Mironov) at δ = 1e-5 gives ε = 4.490 with exact integrals; pabi's
     certified upper quadrature on a fine grid gives a value just above it."""
     L, sigma, M, D, eta, n, E = 1.0, 4.0, 1.0, 1.0, 0.05, 1000, 10
     grid = np.concatenate([np.linspace(0, 30, 30001), np.linspace(30.01, 80, 500)])

@@ -1,6 +1,8 @@
-"""Scalar RDP helpers: classical Gaussian mechanism and amplification (SPEC_rdp §2.1–2.4),
-Thm 3.6, weak triangle / unlearning keep-rule (T8), last iterate of cyclic DP-SGD
-(Kong–Ribero, K1/K3/K4/K11), ERM output perturbation (paper 001)."""
+"""Scalar RDP helpers: classical Gaussian mechanism and amplification
+(docs/derivations/rdp.md#lp-per-instance), Thm 3.6, weak triangle / unlearning keep-rule
+(docs/errata.md#r-t8), last iterate of cyclic
+DP-SGD (Kong–Ribero, docs/errata.md#r-k1, #r-k3, #r-k4, #r-k11), ERM output perturbation
+(paper 001, docs/derivations/rdp.md#erm)."""
 
 from __future__ import annotations
 

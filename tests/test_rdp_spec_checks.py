@@ -1,6 +1,8 @@
-"""Spec checks C06, C12, C25, C26 and C28 (/work/shared/spec/checks_rdp.py, SPEC_rdp.md §2.10, §2.8,
-§3.3, §3.12 and findings K1/K2/K11) ported to pabi's public functions. The oracles (exact Rényi divergences
-of Gaussian mixtures and of bivariate Gaussians, Jacobians of the clipped gradient step) are
+"""Checks C06, C12, C25, C26 and C28 of docs/errata.md#r-checks (Thudi et al. Thm 3.6 and Thm 3.3,
+Kong–Ribero Prop. 3.4(b), Lemma 3.2 and Cor. C.2: docs/derivations/rdp.md#general-updates,
+docs/derivations/rdp.md#holder, docs/derivations/rdp.md#last-iterate; errata docs/errata.md#r-k1,
+docs/errata.md#r-k2, docs/errata.md#r-k11) ported to pabi's public functions. The oracles (exact
+Rényi divergences of Gaussian mixtures and of bivariate Gaussians, Jacobians of the clipped gradient step) are
 computed here with numpy/scipy; pabi supplies the bounds."""
 
 from __future__ import annotations
@@ -190,8 +192,8 @@ def test_c12_renyi_mvn_oracle_matches_2d_quadrature():
 @pytest.mark.parametrize("p,published", [(1.05, 3.63), (1.3, 0.974), (2.0, 0.624), (4.0, 0.635)])
 def test_c12_holder_composition_on_state_dependent_chain(p, published):
     """Thm 3.3 (pabi.holder_composition_bound) on the chain whose sup-based composition is +∞:
-    finite, ≥ the exact D_3 = 0.332, and equal to the closed form (SPEC_rdp §2.8: 3.63, 0.974,
-    0.624, 0.635 at p = 1.05, 1.3, 2, 4)."""
+    finite, ≥ the exact D_3 = 0.332, and equal to the closed form (docs/derivations/rdp.md#holder:
+    3.63, 0.974, 0.624, 0.635 at p = 1.05, 1.3, 2, 4)."""
     exact = _chain_exact()
     assert round(exact, 3) == 0.332
     d, w = _chain_divergences(p)
@@ -233,7 +235,8 @@ def test_c12_monte_carlo_interface_dpsgd():
 # ------------------------------------------------------------------ C25: Prop 3.4(b), clipped step
 
 HESSIANS = [np.array([[1.0, 0.9], [0.9, 1.0]]), np.array([[1.0, 0.9], [0.9, 0.5]])]
-# local Lipschitz constants of the clipped step found by C25 (SPEC_rdp §3.3, finding K1)
+# local Lipschitz constants of the clipped step found by C25 (docs/derivations/rdp.md#last-iterate,
+# docs/errata.md#r-k1)
 C25_LOCAL = [1.058, 1.081]
 
 

@@ -238,8 +238,9 @@ def test_gdp_compose_underflow():
 # ---------------------------------------------------------------------------------------------
 # gdp_mu_dominating / gdp_dominating_pair: sup_i μ_i with θ_{e^ε_i}(μ_i) = δ_i, rounded up.
 # pabi certifies θ(μ) ≥ δ with the margin 3·INFLATE·max(1, |ln θ|) on ln θ (gdp.rs module doc),
-# so μ can be high by that margin divided by ∂ln θ/∂ln μ = μ φ(a)/θ, a = ε/μ − μ/2 (SPEC §5.4),
-# at the binding sample: tolerance 1e-12 + 4·INFLATE·max(1, |ln δ_b|)/(∂ln θ/∂ln μ). (It is
+# so μ can be high by that margin divided by ∂ln θ/∂ln μ = μ φ(a)/θ, a = ε/μ − μ/2
+# (docs/derivations/composition.md#gdp), at the binding sample: tolerance 1e-12 + 4·INFLATE·max(1,
+# |ln δ_b|)/(∂ln θ/∂ln μ). (It is
 # ≈ 2e-14 except near ε = 0, where ∂ln θ/∂ln μ → 1 while |ln δ| can be large.)
 
 
@@ -282,12 +283,12 @@ def test_gdp_mu_dominating_representative():
     d = pabi.theta(e, 0.5)  # beyond ε ≈ 19 the rounded-up underflow residue 2e-323
     _check_mu_dominating(e, np.where(d < 1e-300, 0.0, d))
     _check_mu_dominating(e, log_delta=pabi.log_theta(e, 0.5))
-    # SPEC C23: the shuffled profile, μ_ε increasing to 2L/σ (log_delta for large ε)
+    # docs/errata.md#p-c23: the shuffled profile, μ_ε increasing to 2L/σ (log_delta for large ε)
     e = np.array([0.0, 1.0, 5.0, 20.0, 100.0, 200.0])
     _check_mu_dominating(e, log_delta=pabi.pnsgd_log_delta(e, **SHUF))
     for x in e:
         _check_mu_dominating([x], log_delta=pabi.pnsgd_log_delta([x], **SHUF))
-    # fixed order (r_A = 0.5, r_B = 5, n − i = 10): μ_ε peaks (≈ 0.4949 at ε ≈ 5.7, SPEC C23)
+    # fixed order (r_A = 0.5, r_B = 5, n − i = 10): μ_ε peaks (≈ 0.4949 at ε ≈ 5.7, docs/errata.md#p-c23)
     fx = dict(sigma=4.0, lipschitz=1.0, lr=0.05, diameter=1.0, n=11, order="fixed", index=1)
     e = np.linspace(0, 12, 25)
     _check_mu_dominating(e, log_delta=pabi.pnsgd_log_delta(e, **fx))

@@ -1,4 +1,4 @@
-"""pabi's last-iterate family (Kong–Ribero; SPEC_rdp §3) against the mpmath reference
+"""pabi's last-iterate family (Kong–Ribero; docs/derivations/rdp.md#last-iterate) against the mpmath reference
 (``pabi.reference._last_iterate``: the defining formulas at 50 digits, θ_L(s) by its sum).
 
 Every value is compared at representative and random points (fixed seeds) with a relative
@@ -385,7 +385,8 @@ def test_cyclic_calibration():
 
 
 def test_reference_identities():
-    """The reference's definitions agree with each other (SPEC_rdp [C27], [C31], App. B)."""
+    """The reference's definitions agree with each other (checks docs/errata.md#r-c27, #r-c31;
+    Kong–Ribero App. B)."""
     al, lam, C, b, sg, m, M = 4.0, 0.05, 1.0, 16, 0.3, 1.0, 2.0
     with mp.workdps(50):
         Lm = mp.sqrt(1 + ref.l_lambda_kappa(lam, m, M))

@@ -132,7 +132,7 @@ def test_one_epoch_orders_equal_the_api(tmp_path, capsys, sampling, expected):
         assert b["pnsgd_rdp"]["epsilon"] == pabi.pnsgd_rdp_epsilon(
             1e-5, sigma=4.0, lipschitz=1.0, lr=0.05, n=1000, index=1000, smoothness=10.0, strong_convexity=0.0)
         assert b["last_iterate_cyclic"]["valid"]
-    if sampling == "shuffled":  # the random-stop worst case equals the shuffled bound (SPEC T12) but needs random stop
+    if sampling == "shuffled":  # the random-stop worst case equals the shuffled bound (docs/errata.md#p-t12) but needs random stop
         assert b["pnsgd_shuffled"]["epsilon"] == pabi.pnsgd_epsilon(1e-5, order="random_stop", **kw)
 
 

@@ -1,7 +1,8 @@
-"""Noise schedules, online decaying noise and limits δ* (SPEC_pabi §4; checks C12–C16, C21, C24).
+"""Noise schedules, online decaying noise and limits δ* (docs/derivations/schedules.md; checks
+C12–C16, C21, C24 of docs/errata.md#p-checks).
 
 Values are checked against pabi.reference (mpmath, ≥ 50 digits unless noted) and against the
-numbers of paper 003 / the spec's checks.
+numbers of paper 003 / the checks of docs/errata.md#p-checks.
 """
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ def test_fig2_laplace_rate_one_over_n_and_T7_counterexample():
     slopes = np.diff(np.log10(np.abs(d - ds)))
     assert abs(slopes[-1] + 1.0) < 5e-4
     assert abs(ns[-1] * (d[-1] - ds) - 1.21306) < 1e-5
-    # kappa_L = 0.5 (eta = 0.025): rate n^-0.5, not O(1/n) (SPEC §9 T7)
+    # kappa_L = 0.5 (eta = 0.025): rate n^-0.5, not O(1/n) (docs/errata.md#p-t7)
     d2 = pabi.laplace_schedule_delta(1.0, 10.0, 0.025, 1.0, ns, 1e5, 2.0)
     slopes2 = np.diff(np.log10(np.abs(d2 - ds)))
     assert abs(slopes2[-1] + 0.5) < 2e-3
@@ -280,7 +281,7 @@ def test_fig5_online_gauss_limits():
     assert lo < lim <= cert < up
     assert cert / lim - 1 < 3e-12
     assert abs(pabi.online_gauss_delta(n=100, **FIG45) - 0.049504) < 1e-6
-    # the printed eq. (15) (SPEC §9 T6): theta(4.55e-22) = 10^(-1.05e42), falsely ~ 0
+    # the printed eq. (15) (docs/errata.md#p-t6): theta(4.55e-22) = 10^(-1.05e42), falsely ~ 0
     pr = pabi.online_gauss_delta_star_upper(**FIG45, variant="as_published", log=True)
     assert -1.06e42 < pr / math.log(10) < -1.04e42
     assert pabi.online_gauss_delta_star_upper(**FIG45, variant="as_published") < 1e-300
@@ -408,7 +409,8 @@ def test_online_laplace_other_parameters(p):
 
 @pytest.mark.parametrize("eps,c,coef", [(1.0, 1.0, -17.978), (0.3, 2.0, -2.022), (3.0, 0.5, -270.576)])
 def test_lemma5_corrected_asymptotic(eps, c, coef):
-    """pabi.log_theta_complement against the corrected Lemma 5 expansion (SPEC §4.3, C14)."""
+    """pabi.log_theta_complement against the corrected Lemma 5 expansion
+    (docs/derivations/schedules.md#lemma-5, docs/errata.md#p-c14)."""
     sigma = mp.mpf(0.01)
     lv = mp.mpf(pabi.log_theta_complement(eps, float(c / sigma)))
     k = mp.exp(mp.mpf(eps) / 2) * mp.exp(-mp.mpf(c) ** 2 / (8 * sigma ** 2)) / mp.sqrt(2 * mp.pi)

@@ -1,5 +1,6 @@
 """Generate rust/pabi-core/tests/golden/composition_kov.csv: the exact k-fold composition of an
-(ε0, δ0)-DP mechanism (Kairouz–Oh–Viswanath, SPEC_pabi §5.2) by pabi.reference at 50 digits.
+(ε0, δ0)-DP mechanism (Kairouz–Oh–Viswanath, docs/derivations/composition.md#kov) by pabi.reference
+at 50 digits.
 
     python tools/gen_composition_golden.py
 """

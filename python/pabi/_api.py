@@ -91,7 +91,7 @@ def theta(eps: ArrayLike, r: ArrayLike) -> Float:
 
     Paper: Sordello, Bu, Dong, *Privacy amplification via iteration for shuffled and online
     PNSGD*, eq. (3); Asoodeh, Diaz, Calmon, *Privacy amplification of iterative algorithms via
-    contraction coefficients*, Lemma 2 (SPEC_pabi.md §1.3, §8.1).
+    contraction coefficients*, Lemma 2 (docs/derivations/theta.md#divided-difference).
 
     >>> theta(1.0, 1.0)
     0.1269367375066...
@@ -155,7 +155,7 @@ def laplace_theta(eps: ArrayLike, r: ArrayLike) -> Float:
     """Laplace hockey-stick divergence E_{e^ε}(Lap(r,1) ‖ Lap(0,1)) = max(0, 1 − e^{(ε−r)/2}).
 
     ``r`` is the shift in units of the Laplace scale. Never below the exact value.
-    Paper: Asoodeh et al., Lemma 1; Sordello et al., eq. (5) (SPEC_pabi.md §1.5).
+    Paper: Asoodeh et al., Lemma 1; Sordello et al., eq. (5) (docs/derivations/theta.md#laplace).
 
     >>> laplace_theta(1.0, 3.0)  # 1 - e^{-1}
     0.632120558828...

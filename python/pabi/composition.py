@@ -1,5 +1,5 @@
 """Composition: f-DP, Gaussian DP, exact (ε,δ) composition, privacy-loss distributions composed
-by FFT with certified error bars, and the DP-SGD accountant (SPEC_pabi §5; paper 003 §5).
+by FFT with certified error bars, and the DP-SGD accountant (docs/derivations/composition.md; paper 003 §5).
 
 Every privacy-loss-distribution (PLD) query returns a triple ``(lower, estimate, upper)``:
 
@@ -80,8 +80,9 @@ def _domain(param: str, allowed: str, value: object) -> DomainError:
 def tradeoff_eps_delta(alpha: ArrayLike, eps: ArrayLike, delta: ArrayLike) -> Float:
     """The trade-off function of (ε,δ)-DP, f_{ε,δ}(α) = max{0, 1−δ−e^ε α, e^{−ε}(1−δ−α)}.
 
-    Dong–Roth–Su eq. (5) / Prop. 2.5 (SPEC_pabi §5.1): a mechanism is (ε,δ)-DP iff it is
-    f_{ε,δ}-DP. α ∈ [0, 1], ε ≥ 0 (any finite size: e^ε is never formed), δ ∈ [0, 1].
+    Dong–Roth–Su eq. (5) / Prop. 2.5 (docs/derivations/composition.md#tradeoff): a mechanism is
+    (ε,δ)-DP iff it is f_{ε,δ}-DP. α ∈ [0, 1], ε ≥ 0 (any finite size: e^ε is never formed),
+    δ ∈ [0, 1].
 
     >>> round(tradeoff_eps_delta(0.1, 1.0, 0.0), 12)
     0.728171817154
@@ -93,8 +94,9 @@ def tradeoff_from_profile(alpha: ArrayLike, eps: ArrayLike, delta: ArrayLike) ->
     """Trade-off function of a mechanism given by a privacy profile δ(ε) on a grid of ε.
 
     A mechanism that is (ε, δ(ε))-DP for every ε is f-DP with f = sup_ε f_{ε,δ(ε)}
-    (Dong–Roth–Su Prop. 2.12; SPEC_pabi §5.1): the pointwise supremum of the trade-off curves
-    of its (ε, δ) points. ``eps`` and ``delta`` are equally long 1-D arrays (δ an upper bound of
+    (Dong–Roth–Su Prop. 2.12; docs/derivations/composition.md#tradeoff): the pointwise supremum of
+    the trade-off curves of its (ε, δ) points. ``eps`` and ``delta`` are equally long 1-D arrays (δ
+    an upper bound of
     the profile, e.g. ``pabi.pnsgd_delta`` over ``eps``); the supremum is taken over the grid,
     which can only lower f, and each f_{ε,δ} is rounded down: the result is a valid (lower)
     trade-off curve, tighter as the grid gets finer. ``alpha`` ∈ [0, 1] broadcasts.
@@ -121,7 +123,7 @@ def approx_dp_composition_delta(
     """δ(ε) of the optimal composition of k mechanisms, each (ε0, δ0)-DP (exact, tight).
 
     The Kairouz–Oh–Viswanath closed form written through the privacy-loss variable of
-    f_{ε0,δ0} (SPEC_pabi §5.2; 003 §5 "exact composition of the four-segment curve"):
+    f_{ε0,δ0} (docs/derivations/composition.md#kov; 003 §5 "exact composition of the four-segment curve"):
     1 − (1−δ0)^k + (1−δ0)^k Σ_{j:(2j−k)ε0>ε} C(k,j) p^j (1−p)^{k−j} (1 − e^{ε−(2j−k)ε0}),
     p = e^{ε0}/(1+e^{ε0}). Binomial terms by Loader's saddle-point form in log space: an upper
     bound within ~1e-13 relative of the exact value for k up to 1e6 and beyond.
@@ -139,8 +141,9 @@ def approx_dp_composition_epsilon(
     eps0: ArrayLike, delta0: ArrayLike, k: ArrayLike, delta: ArrayLike
 ) -> Float:
     """Smallest ε ≥ 0 with :func:`approx_dp_composition_delta` (eps0, delta0, k, ε) ≤ δ: the
-    exact ε of the optimal k-fold composition of an (ε0, δ0)-DP mechanism (KOV, SPEC_pabi §5.2),
-    bisected to adjacent doubles and rounded up. +inf where the δ0 atoms alone,
+    exact ε of the optimal k-fold composition of an (ε0, δ0)-DP mechanism (KOV,
+    docs/derivations/composition.md#kov), bisected to adjacent doubles and rounded up. +inf where
+    the δ0 atoms alone,
     1 − (1−δ0)^k, already reach δ. Broadcasts; δ ∈ (0, 1).
 
     >>> e = approx_dp_composition_epsilon(0.5, 1e-4, 10, 0.1463205956)
@@ -174,7 +177,7 @@ def gdp_epsilon(delta: ArrayLike, mu: ArrayLike) -> Float:
     """Smallest ε ≥ 0 with δ_μ(ε) ≤ δ for μ-GDP (an upper bound on the exact inverse).
 
     δ ∈ (0, 1), μ ≥ 0 finite; broadcasts. Regula falsi on the engine's upper-rounded ln θ,
-    bracketed to a few ulp (SPEC_pabi §5.4 gdp_eps), in Rust.
+    bracketed to a few ulp (docs/derivations/composition.md#gdp), in Rust.
 
     >>> round(gdp_epsilon(gdp_delta(1.0, 1.0), 1.0), 10)
     1.0
@@ -185,7 +188,7 @@ def gdp_epsilon(delta: ArrayLike, mu: ArrayLike) -> Float:
 def gdp_mu(eps: ArrayLike, delta: ArrayLike) -> Float:
     """Largest μ with δ_μ(ε) ≤ δ: the μ-GDP level that certifies (ε, δ)-DP (rounded down).
 
-    ε ≥ 0 finite, δ ∈ (0, 1); broadcasts (SPEC_pabi §5.4 gdp_mu_calibrate).
+    ε ≥ 0 finite, δ ∈ (0, 1); broadcasts (docs/derivations/composition.md#gdp).
 
     >>> round(gdp_mu(1.0, gdp_delta(1.0, 0.7)), 10)
     0.7
@@ -219,13 +222,13 @@ def gdp_mu_dominating(
     eps: ArrayLike, delta: ArrayLike | None = None, *, log_delta: ArrayLike | None = None
 ) -> float:
     """sup_ε μ_ε with θ_{e^ε}(μ_ε) = δ(ε): the smallest μ whose GDP profile dominates the given
-    privacy profile **at the sample points** ``eps`` (SPEC_pabi §5.4 gdp_mu_dominating, DRS
+    privacy profile **at the sample points** ``eps`` (docs/derivations/composition.md#gdp, DRS
     Prop. 2.12), rounded up. Every sample with δ > 0 is a constraint: pass ``log_delta`` for large
     ε where δ underflows (a δ given as the underflow residue 2e-323 binds μ, loosely). For a bound
     valid at every ε ≥ 0 use :func:`gdp_dominating_pair`.
 
     For the shuffled-PNSGD profile μ_ε increases to 2L/σ as ε → ∞, so GDP discards all
-    amplification (SPEC finding C23).
+    amplification (docs/errata.md#p-t14).
 
     >>> mu = 0.8; e = np.linspace(0, 10, 11)
     >>> round(gdp_mu_dominating(e, gdp_delta(e, mu)), 9)
@@ -592,7 +595,8 @@ def _profile_rdp_curve(
     delta: Callable[[np.ndarray], np.ndarray], orders: np.ndarray, eps_max: float, h: float
 ) -> np.ndarray:
     """ε_R(α) of a profile at each order, by :func:`pabi.rdp.profile_to_rdp` (the one
-    implementation of SPEC_pabi §5.5) on the grid 0, h, ..., eps_max."""
+    implementation of the bound in docs/derivations/composition.md#profile-to-rdp) on the grid 0,
+    h, ..., eps_max."""
     from .rdp import profile_to_rdp
 
     grid = np.arange(int(np.ceil(eps_max / h)) + 1) * h
@@ -618,12 +622,13 @@ def multi_epoch_epsilon(
     log_delta: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> dict[str, float]:
     """ε after composing ``epochs`` epochs of a per-epoch symmetric privacy profile δ(ε)
-    (e.g. the shuffled-PNSGD bound of 003 Thm 2), by four routes (003 §5; SPEC_pabi §5):
+    (e.g. the shuffled-PNSGD bound of 003 Thm 2), by four routes (003 §5; docs/derivations/composition.md):
 
     * ``"single_point"``: the paper's route, one (ε0, δ(ε0)) point composed exactly
       (f_{ε0,δ0}^{⊗E}, KOV), minimised over ε0 ∈ {0.05, 0.1, ..., 20};
     * ``"pld"``: the whole profile composed through the PLD (valid upper bound);
-    * ``"rdp"``: profile → RDP (sound, SPEC §5.5; :func:`pabi.rdp.profile_to_rdp`), composed,
+    * ``"rdp"``: profile → RDP (sound, docs/derivations/composition.md#profile-to-rdp;
+    :func:`pabi.rdp.profile_to_rdp`), composed,
       Mironov conversion;
     * ``"gdp"``: the GDP pair (μ*, δ_J) of :func:`gdp_dominating_pair` over every ε ≥ 0, from
       the samples ε = 0, h, 2h, ... up to the first ε ≥ 1 where δ ≤ 1e-300 (ln δ ≤ −690.8;

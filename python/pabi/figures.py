@@ -3,15 +3,15 @@
 :func:`make_all` writes one PNG per entry of :data:`FIGURES` (a few seconds each, matplotlib's
 Agg renderer, no display needed; ``pip install 'pabi[plot]'``). The parameters are those of the
 papers' captions, the same as in ``tests/test_pnsgd.py`` and ``tests/test_schedules.py``, which
-assert the numbers drawn here. Where pabi corrects a paper (SPEC_pabi §9), the figure shows
+assert the numbers drawn here. Where pabi corrects a paper (docs/errata.md), the figure shows
 the corrected quantity and says so in its title:
 
 * Asoodeh–Diaz–Calmon 2020 ("000") Figs. 2–3 compare the amplification bound of Thm 4 with the
   RDP bound of Prop. 1; the parameters were lost in the paper's text and are taken as
-  σ = L = D = 1, n = 100 (erratum T2: which bound wins depends on D/(ησ), so both regimes are
+  σ = L = D = 1, n = 100 (docs/errata.md#p-t2: which bound wins depends on D/(ησ), so both regimes are
   drawn);
-* Sordello–Bu–Dong ("003") Figs. 2–5: noise schedules (T7, T8) and online noise, where the
-  true limit δ_∞ and the rate n^{1−α} replace the paper's 1/log n (T9, T15);
+* Sordello–Bu–Dong ("003") Figs. 2–5: noise schedules (docs/errata.md#p-t7, #p-t8) and online noise, where the
+  true limit δ_∞ and the rate n^{1−α} replace the paper's 1/log n (docs/errata.md#p-t9, #p-t15);
 * Thudi et al. 2024 ("002"): a histogram of per-instance ε of a small DP-SGD run (synthetic
   data; the paper's CIFAR/MNIST models are out of scope) against the data-independent ε.
 """
@@ -28,17 +28,17 @@ __all__ = ["FIGURES", "make_all"]
 #: name → one-line description of every figure :func:`make_all` can write (``<name>.png``).
 FIGURES: dict[str, str] = {
     "contraction_fig2": "Asoodeh-Diaz-Calmon 2020 Fig. 2: delta(eps) of Thm 4 vs the RDP bound of Prop. 1, "
-                        "records i = 1, 50, 99 of n = 100, convex loss (and delta per record, erratum T2)",
+                        "records i = 1, 50, 99 of n = 100, convex loss (and delta per record, docs/errata.md#p-t2)",
     "contraction_fig3": "Asoodeh-Diaz-Calmon 2020 Fig. 3: the same comparison for a strongly convex loss "
                         "(beta = 4, rho = 1, eta = 0.2), second half of the data set",
     "schedule_fig2": "Sordello-Bu-Dong Fig. 2: shuffled PNSGD with the Laplace schedule, delta(n) -> delta* "
-                     "and v(n); rate 1/n (and n^-1/2 for kappa_L = 0.5, erratum T7)",
+                     "and v(n); rate 1/n (and n^-1/2 for kappa_L = 0.5, docs/errata.md#p-t7)",
     "schedule_fig3": "Sordello-Bu-Dong Fig. 3: shuffled PNSGD with the Gaussian (Lambert-W) schedule, "
                      "eta in {0.1, 0.02, 0.01}; 1/(delta - delta*) linear in log n",
     "online_fig4": "Sordello-Bu-Dong Fig. 4: online Laplace noise, delta_n(i = 100) -> exact limit and the "
-                   "eq. (13) bounds; rate n^(1 - alpha) (erratum T9)",
+                   "eq. (13) bounds; rate n^(1 - alpha) (docs/errata.md#p-t9)",
     "online_fig5": "Sordello-Bu-Dong Fig. 5: online Gaussian noise, delta_n(i = 100) -> exact limit and the "
-                   "corrected eq. (15) bounds; rate n^(1 - alpha) (errata T6, T9, T15)",
+                   "corrected eq. (15) bounds; rate n^(1 - alpha) (docs/errata.md#p-t6, #p-t9, #p-t15)",
     "per_instance_hist": "Thudi et al. 2024 style: histogram of per-instance epsilon of a DP-SGD logistic "
                          "regression (synthetic data) vs the data-independent epsilon",
 }
@@ -81,7 +81,7 @@ def _contraction(fig: Any, records: Iterable[int], regimes: list[tuple[str, dict
         note = "" if "strong_convexity" in kw or kw["lr"] > 0.1 else " (B ≈ 1: the Thm 4 curves coincide)"
         ax.set_title(name + note, fontsize="small")
         ax.legend(fontsize="x-small", ncol=1)
-    # last panel: delta at eps = 1 for every record, both regimes (T2)
+    # last panel: delta at eps = 1 for every record, both regimes (docs/errata.md#p-t2)
     ax = axes[-1]
     idx = np.arange(1, n + 1)
     for c, (name, kw) in zip(colors, regimes):

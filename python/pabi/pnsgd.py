@@ -18,7 +18,7 @@ argument gives a ``float``):
 * ``lipschitz`` L ≥ 0: bound on ‖∇ℓ‖; ``lr`` η > 0; ``diameter`` D ≥ 0 of K;
 * ``smoothness`` β (None: no smoothness assumed) and ``strong_convexity`` ρ ≥ 0 (ρ > 0 needs
   β and ρ ≤ β). They set the contraction factor M = sqrt(1 − 2ηβρ/(β+ρ)) of a gradient step,
-  valid only for η ≤ 2/(β + ρ), which is enforced (SPEC_pabi §9 T10: beyond it the bound is
+  valid only for η ≤ 2/(β + ρ), which is enforced (docs/errata.md#p-t10: beyond it the bound is
   false). ρ = 0 gives M = 1.
 * ``n``: number of records/steps, an integer in [1, 2^53) (floats holding integers accepted).
 * ``order``: ``"fixed"`` (records in index order; ``index`` = the 1-based position i of the
@@ -32,7 +32,7 @@ A = (1 − e^{ε/2 − L/v})_+, B = (1 − e^{ε/2 − M(b−a)/(2ηv)})_+). The
 * fixed:       δ_i = A·B^{n−i}                                   (003 Thm 1; 000 Thms 3, 4)
 * shuffled:    δ = A(1 − B^n)/(n(1 − B))                          (003 Thm 2)
 * random_stop: δ_i = A(1 − B^{n−i+1})/(n(1 − B))                  (003 §1; max over i at i = 1
-  equals the shuffled bound exactly, SPEC §9 T12)
+  equals the shuffled bound exactly, docs/errata.md#p-t12)
 
 Every δ is returned as an upper bound of the formula at the given inputs (never below the exact
 value; relative error a few 1e-14 times 1 + |(n−i)·ln B|), computed without forming 1 − B by
@@ -283,7 +283,8 @@ def pnsgd_factors(
     smoothness: Optional[ArrayLike] = None,
     strong_convexity: ArrayLike = 0.0,
 ) -> tuple[Float, Float, Float]:
-    """The factors ``(A, B, 1 − B)`` of the PNSGD bounds (SPEC_pabi §2; 003 eqs. (4)–(5)).
+    """The factors ``(A, B, 1 − B)`` of the PNSGD bounds (docs/derivations/pnsgd.md#factors; 003
+    eqs. (4)–(5)).
 
     A = h(ε, 2L/σ) is the divergence after the step on the differing record, B = h(ε, M·D/(ησ))
     the contraction coefficient of every later step. A and B are rounded up, 1 − B is computed
@@ -316,15 +317,16 @@ def pnsgd_rdp_delta(
     PNSGD is (α, α c_i)-RDP for record i (shifted-Rényi analysis of Feldman et al. Thm 23 for
     M = 1 and Balle et al. Thm 5 for M < 1), with
     c_i = (2L²/σ²)·M^{2k}(1 − M²)/(1 − M^{2(k+1)}), k = n − i, which is 2L²/(σ²(k+1)) at
-    M = 1; δ_B is its Mironov (α → ε, δ) conversion optimized over α (SPEC_pabi §3.5; the
-    constant is a reconstruction [R] of the garbled text). c_i is evaluated in the stable form
+    M = 1; δ_B is its Mironov (α → ε, δ) conversion optimized over α
+    (docs/derivations/pnsgd.md#rdp-comparison; the constant is a reconstruction of the garbled
+    text, docs/errata.md#p-r7). c_i is evaluated in the stable form
     x e^{k log1p(−x)}/(−expm1((k+1) log1p(−x))) with x = 1 − M² = 2ηβρ/(β+ρ) and
     log1p(−x) = ln M² carried in double-double (its condition number k·x/(1 − x) reaches
     thousands). It does not depend on the diameter. Where c_i = 0 (``lipschitz=0``, or M = 0
     with ``index < n``) the two output distributions are equal: δ_B = 0 for every ε ≥ 0, and
     :func:`pnsgd_rdp_epsilon` gives 0.
 
-    Which bound is smaller depends on D/(ησ) (SPEC §9 T2): for D/(ησ) = 20, n = 100, ε = 1 the
+    Which bound is smaller depends on D/(ησ) (docs/errata.md#p-t2): for D/(ησ) = 20, n = 100, ε = 1 the
     amplification bound gives δ ≈ 0.51 for every record while δ_B(i = 1) ≈ 6e-6; for
     D/(ησ) = 2 the amplification bound wins (5.6e-30 vs 6.1e-6):
 

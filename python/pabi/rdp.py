@@ -90,7 +90,7 @@ __all__ = [
     "gaussian_mech_rdp",
 ]
 
-#: Default grid of orders for conversions (SPEC_rdp §2.13 plus larger orders).
+#: Default grid of orders for conversions (docs/derivations/rdp.md#conversions plus larger orders).
 DEFAULT_ORDERS: np.ndarray = np.array(
     [1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 3.0, 3.5, 4.0, 4.5]
     + list(range(5, 64))
@@ -286,7 +286,7 @@ def dpsgd_per_instance_rdp(
 
     Options:
     * ``variant="as_published"``: the order map printed in the statement of Thm 3.3,
-      g_p(α) = pα/(p − 1) − 1/p (erratum T1 of SPEC_rdp §5: larger orders, still valid but
+      g_p(α) = pα/(p − 1) − 1/p (docs/errata.md#r-t1: larger orders, still valid but
       looser), with the printed Hölder weights.
     * ``confidence=J``: Hoeffding upper-confidence bound of each mean (the plain sample mean
       is biased low by Jensen's inequality, so it is not a certified bound); with probability
@@ -416,7 +416,8 @@ def profile_to_rdp(
     eps_grid: ArrayLike,
     delta_grid: Union[ArrayLike, Callable[[np.ndarray], ArrayLike]],
 ) -> float:
-    """RDP at order α from a symmetric privacy profile δ(ε) (SPEC_pabi §5.5, sound form).
+    """RDP at order α from a symmetric privacy profile δ(ε)
+    (docs/derivations/composition.md#profile-to-rdp, sound form).
 
     e^{(α−1)D_α} ≤ 1 + α(α − 1)∫_0^∞ (e^{(α−1)ε} + e^{−αε}) δ(ε) dε, evaluated with a certified
     upper quadrature: δ(ε) ≤ δ(ε_j) on [ε_j, ε_{j+1}] (profiles are non-increasing) and the
@@ -424,7 +425,7 @@ def profile_to_rdp(
     evaluated there. Requirements: eps_grid starts at 0 and increases, δ is non-increasing
     in [0, 1] and δ = 0 at the last point (the profile beyond the grid is taken as 0: extend
     the grid until δ underflows). This replaces the unsound "(ε, δ) → RDP" map printed in the
-    shuffled-PNSGD paper (SPEC_pabi T11), which is deliberately not offered.
+    shuffled-PNSGD paper (docs/errata.md#p-t11), which is deliberately not offered.
     """
     alpha = _real("alpha", alpha)
     e = _real_array("eps_grid", eps_grid).reshape(-1)
@@ -525,7 +526,7 @@ def gaussian_mechanism_epsilon(
     delta: ArrayLike, sigma: ArrayLike, sensitivity: ArrayLike, allow_invalid: bool = False
 ) -> Float:
     """Classical ε = C_{δ,σ}·Δ of the Gaussian mechanism (broadcasts). Raises ValueError when
-    some ε > 1 (the classical calibration is then NOT a valid guarantee, SPEC_rdp T9: e.g.
+    some ε > 1 (the classical calibration is then NOT a valid guarantee, docs/errata.md#r-t9: e.g.
     δ = 1e-5, ε = 10 has exact δ(ε) = 2.27e-5) unless ``allow_invalid=True``; use
     ``pabi.theta(eps, Δ/σ)`` for the exact δ(ε).
 
@@ -570,7 +571,7 @@ def lp_per_instance_epsilon_delta(
     ε' = ln(1 − q + q e^η), δ'' = qδ + δ'. ``sensitivities``: samples of Δ(X_B) over
     mini-batches without x* on the LAST axis (leading axes: several records); q, p, δ, δ', σ
     broadcast against the leading axes. One direction only (M(X') vs M(X)). Raises ValueError
-    when some C_{δ,σ}Δ_k > 1 (outside the classical calibration's validity, T9) unless
+    when some C_{δ,σ}Δ_k > 1 (outside the classical calibration's validity, docs/errata.md#r-t9) unless
     ``allow_invalid``. Domain q ∈ (0, 1], p > 1, δ, δ' ∈ (0, 1), σ > 0, samples ≥ 0.
 
     >>> e, d = lp_per_instance_epsilon_delta(0.01, 100.0, 1e-5, 1e-6, 10.0, [0.1, 0.5])
@@ -596,7 +597,7 @@ def general_update_rdp(alpha: int, sigma: float, outer: ArrayLike, inner: ArrayL
     (1/(α − 1))·mean_b ln mean_j exp[(‖Σ_i w_i‖² − Σ_i‖w_i‖²)/(2σ²)], w_i = U(T_i) − U(V_b).
     ``outer`` (B, d): updates U(V_b) on batches of the SECOND argument's dataset; ``inner``
     (B, J, α, d): α-tuples of updates on batches of the FIRST argument's dataset (the bound is
-    on D_α(M(first)‖M(second)); erratum T11). Plug-in means are biased low. (Scalar α, σ: the
+    on D_α(M(first)‖M(second)); docs/errata.md#r-t11). Plug-in means are biased low. (Scalar α, σ: the
     update arrays define the problem.)
 
     >>> round(general_update_rdp(3, 1.0, [[0.0]], [[[[1.0], [1.0], [1.0]]]]), 12)  # α‖u − v‖²/(2σ²)
@@ -640,7 +641,7 @@ def unlearning_keep(
     """Keep-rule of the per-instance unlearning algorithm (Thudi et al. 2024 §5.4): keep the
     previous output iff (α − ½)/(α − 1)·D_{2α}(prev‖A(D^{t−1})) + D_{2α−1}(A(D^{t−1})‖A(D^t)) ≤ β.
     ``variant="as_published"`` uses the printed coefficient (α − 1)/(α − 2): undefined at
-    α = 2 and UNSOUND for α ∈ (1, 2) (erratum T8; at α = 1.5 it keeps an output with D = 6.75
+    α = 2 and UNSOUND for α ∈ (1, 2) (docs/errata.md#r-t8; at α = 1.5 it keeps an output with D = 6.75
     > β = 0.1). Broadcasts (bool array out).
 
     >>> unlearning_keep(1.5, 0.1, 0.0, 6.75, variant="as_published"), unlearning_keep(1.5, 0.1, 0.0, 6.75)
@@ -709,7 +710,7 @@ def l_lambda_kappa(lam: ArrayLike, m: ArrayLike, M: ArrayLike, model: str = "tri
     """κ = L_λ² − 1 for the clipped gradient step with step size λ, weak convexity m and
     smoothness M. ``model="triangle"`` (default, proven with clipping): L = 1 + λ max(m, M).
     ``model="as_published"``: eq. (12), L² = 1 + 2λm(1 + m/(M + m)) — valid for the unclipped
-    step only; with clipping it is unproven and false in dimension ≥ 2 (finding K1).
+    step only; with clipping it is unproven and false in dimension ≥ 2 (docs/errata.md#r-k1).
     Domain (Prop. 3.4; every theorem using L_λ): 0 < λ ≤ 1/(2(m + M)) (compared with the
     double ``1/(2*(m + M))``; any λ when m = M = 0), m, M ≥ 0; a larger λ is a DomainError
     naming ``lam``.
@@ -729,8 +730,9 @@ def last_iterate_rdp_general(
     """Last-iterate RDP of cyclic DP-SGD with no curvature assumption (Kong–Ribero Thm 4.3),
     σ = noise std on the iterate. Without ``b``/``ell``: the printed 8αT(λC/σ)². With the batch
     size ``b`` and the steps per pass ``ell`` = k/b: the exact residual sum of the same proof
-    (SPEC_rdp §3.8 [X], Prop. 2.2(b) with ζ = 2λC, s̄ = 2λC/b, correctly indexed
-    T_eff = T − t* + 1): (2αλ²C²/σ²)[T_eff + ⌈T_eff/ℓ⌉(2/b + 1/b²)], maximised over t* when
+    (docs/derivations/rdp.md#last-iterate, beyond the paper: Prop. 2.2(b) with ζ = 2λC, s̄ = 2λC/b,
+    correctly indexed T_eff = T − t* + 1): (2αλ²C²/σ²)[T_eff + ⌈T_eff/ℓ⌉(2/b + 1/b²)], maximised
+    over t* when
     ``t_star`` is None; never above the printed bound. Broadcasts.
 
     >>> last_iterate_rdp_general(2.0, 0.1, 1.0, 1.0, 100)
@@ -757,7 +759,8 @@ def shifted_drift_bound(
     have drift ζ (‖Φ(x) − Φ(y)‖ ≤ L‖x − y‖ + ζ, any L) and differ by s̄ at the first step of
     each ℓ-cycle, from τ = 0: D_α(Y_T‖Y'_T) − D_α(Y_0‖Y'_0) ≤ ...
 
-    * ``variant="exact"`` (default; SPEC_rdp §3.6(b) [X]): the exact residual sum of the proof,
+    * ``variant="exact"`` (default; docs/derivations/rdp.md#last-iterate, beyond the paper): the
+    exact residual sum of the proof,
       α/(2σ²)[Tζ² + ⌈T/ℓ⌉(2ζs̄ + s̄²)], valid for any ζ, s̄ ≥ 0 (``sbar`` defaults to ζ);
     * ``variant="as_published"``: eq. (8), 2αT(ζ/σ)² (stated for s̄ = ζ; ℓ, s̄ unused).
 
@@ -803,7 +806,7 @@ def last_iterate_rdp_cyclic(
     variant: str = "corrected", model: str = "triangle",
 ) -> Float:
     """Lipschitz-smooth/weakly convex regime (Kong–Ribero Thm 4.5), correctly indexed
-    (findings K3/K4, default): 2α(λC/(bσ))²Φ_L(T − t* + 1, ℓ) for a known first occurrence t*,
+    (docs/errata.md#r-k3, #r-k4; default): 2α(λC/(bσ))²Φ_L(T − t* + 1, ℓ) for a known first occurrence t*,
     else its maximum over t* ∈ [1, ℓ]. ``variant="as_published"``: eq. (21),
     4α(λC/(bσ))²Φ_L(T, ℓ), smaller than the correct bound in some settings (not certified).
     The theorem assumes λ ≤ 1/(2(m + M)); a larger ``lam`` raises ``ValueError``. Broadcasts.
@@ -862,7 +865,8 @@ def cyclic_calibration(
     """(λ̄, ℓ̄, σ̄) of Kong–Ribero Cor. C.2: λ̄ = 1/(2(M + ρ)), ℓ̄ = ln2/log1p(ρλ̄) and the
     noise level certifying (α, ε)-RDP, corrected σ̄ = (2Cλ̄/b)·√(α(1 + 4ρE/(M + ρ))/ε).
     ``variant="as_published"`` returns the printed σ̄, too small by 4α (it certifies 16α²ε;
-    finding K11). Subject to caveat K1 (uses eq. (12)). Broadcasts (tuple of arrays).
+    docs/errata.md#r-k11). Subject to caveat docs/errata.md#r-k1 (uses eq. (12)). Broadcasts (tuple
+    of arrays).
 
     >>> lam, ell, sig = cyclic_calibration(8.0, 1.0, 0.5, 2.0, 1.0, 10, 5)
     >>> lam, round(sig, 10)
@@ -934,7 +938,7 @@ def gaussian_mech_rdp(alpha: ArrayLike, sensitivity: ArrayLike, sigma: ArrayLike
 
 def holder_min_p(n: ArrayLike, alpha: ArrayLike, cap_factor: ArrayLike = 2.0) -> Float:
     """Smallest Hölder exponent p keeping every order of an n-step composition at most
-    ``cap_factor``·α (Thudi et al. 2024 Fact 3.4, corrected: p = Ω(n) is needed, erratum T4):
+    ``cap_factor``·α (Thudi et al. 2024 Fact 3.4, corrected: p = Ω(n) is needed, docs/errata.md#r-t4):
     p_min = 1/(−expm1(−c)), c = ln((Kα − 1)/(α − 1))/(n − 1). p = 3n always works for K = 2.
 
     >>> holder_min_p(1, 8.0)
@@ -952,7 +956,7 @@ def hoeffding_sample_size_ln(
     """ln of the number of training runs needed by Fact 3.5 (Thudi et al. 2024). Variants:
     ``"corrected"`` (two-sided Hoeffding, range e^{3(2α−1)ε'} − 1),
     ``"proof_consistent"`` (the printed proof's tail) and ``"as_published"`` (the statement,
-    whose exponent has the wrong sign, erratum T5). Returned in log form (l overflows).
+    whose exponent has the wrong sign, docs/errata.md#r-t5). Returned in log form (l overflows).
 
     >>> round(hoeffding_sample_size_ln(8, 1.0, 2.0, 0.1, 0.05), 1)   # l >= e^143
     143.2
@@ -986,7 +990,7 @@ def last_iterate_rdp_small_step(
     m: ArrayLike, M: ArrayLike, model: str = "triangle",
 ) -> Float:
     """Kong–Ribero Cor. C.3: 4α(C/(bσ))²[1 + θ_{L_λ}(ℓ)] for λ ≤ min{1/√E, 1/(2(m + M))}
-    (independent of E and λ; caveat K1/K17). λ > 1/(2(m + M)) raises ``ValueError``; the
+    (independent of E and λ; caveats docs/errata.md#r-k1, #r-k17). λ > 1/(2(m + M)) raises ``ValueError``; the
     condition λ ≤ 1/√E is the caller's (E is not an argument). Broadcasts.
 
     >>> round(last_iterate_rdp_small_step(2.0, 1.0, 1, 1.0, 4, 0.1, 0.0, 0.0), 12)   # 8·(1 + 1/4)

@@ -1,7 +1,7 @@
 """Noise schedules of shuffled PNSGD, online decaying noise and their limits δ*.
 
 Sordello, Bu, Dong, *Privacy amplification via iteration for shuffled and online PNSGD*
-(paper 003), §4 (Theorems 3, 4) and §6 (Theorems 6, 7); SPEC_pabi.md §4.
+(paper 003), §4 (Theorems 3, 4) and §6 (Theorems 6, 7); docs/derivations/schedules.md.
 
 Common parameters (all broadcast like numpy ufuncs unless stated):
 
@@ -102,11 +102,12 @@ def laplace_schedule_scale(n: ArrayLike, c1: ArrayLike, c2: ArrayLike, lr: Array
 def laplace_schedule_delta(eps: ArrayLike, lipschitz: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
                            n: ArrayLike, c1: ArrayLike, c2: ArrayLike, smoothness: Optional[ArrayLike] = None,
                            strong_convexity: ArrayLike = 0.0) -> Float:
-    """δ(n) of shuffled PNSGD under the Laplace schedule (003 Thm 3; SPEC §4.1).
+    """δ(n) of shuffled PNSGD under the Laplace schedule (003 Thm 3;
+    docs/derivations/schedules.md#laplace-schedule).
 
     δ(n) = A_n·(1 − B_n^n)/(n(1 − B_n)) with 1 − B_n = e^{ε/2}/(n/C1 + C2) exactly and
     A_n = (1 − e^{ε/2}(n/C1 + C2)^{−κ_L})_+, κ_L = 2ηL/(M·D). Stable for n up to 1e15 and beyond.
-    δ(n) → δ* (:func:`laplace_schedule_delta_star`) at rate n^{−min(1, κ_L)} (SPEC §9 T7: the
+    δ(n) → δ* (:func:`laplace_schedule_delta_star`) at rate n^{−min(1, κ_L)} (docs/errata.md#p-t7: the
     paper's O(1/n) needs κ_L ≥ 1).
 
     Fig. 2 of 003 (L = 10, η = 0.1, ε = 1, [a, b] = [0, 1], C1 = 1e5, C2 = 2):
@@ -142,11 +143,12 @@ def gauss_schedule_sigma(n: ArrayLike, c1: ArrayLike, c2: ArrayLike, lr: ArrayLi
 def gauss_schedule_delta(eps: ArrayLike, lipschitz: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
                          n: ArrayLike, c1: ArrayLike, c2: ArrayLike, smoothness: Optional[ArrayLike] = None,
                          strong_convexity: ArrayLike = 0.0) -> Float:
-    """δ(n) of shuffled PNSGD under the Gaussian (Lambert-W) schedule (003 Thm 4; SPEC §4.2).
+    """δ(n) of shuffled PNSGD under the Gaussian (Lambert-W) schedule (003 Thm 4;
+    docs/derivations/schedules.md#gaussian-schedule).
 
     δ(n) = θ(ε, κ_G·r_B)·G(1 − θ(ε, r_B), n), r_B = 2·sqrt(W0(z_n)), κ_G = 2ηL/(M·D), with the
     complement 1 − θ computed directly (1 − B_n ≈ 1e-13 at n = 1e15). δ(n) → δ* at rate 1/log n:
-    (δ − δ*)·W(z_n)/δ* → (1 + ε²/8)·h(x_G) (SPEC §4.2; Fig. 3 of 003):
+    (δ − δ*)·W(z_n)/δ* → (1 + ε²/8)·h(x_G) (docs/derivations/schedules.md#gaussian-schedule; Fig. 3 of 003):
 
     >>> ds = gauss_schedule_delta_star(1.0, 1e5)
     >>> d = gauss_schedule_delta(1.0, 10.0, 0.1, 1.0, 1e300, 1e5, 100.0)
@@ -167,7 +169,8 @@ def gauss_schedule_delta_star(eps: ArrayLike, c1: ArrayLike) -> Float:
 
 
 def schedule_c1_for_target(delta_star: ArrayLike, eps: ArrayLike, mechanism: Mechanism = "gaussian") -> Float:
-    """The schedule constant C1 whose limit δ* equals ``delta_star`` ∈ (0, 1) (SPEC §4.1, check C24).
+    """The schedule constant C1 whose limit δ* equals ``delta_star`` ∈ (0, 1)
+    (docs/derivations/schedules.md#laplace-schedule; check docs/errata.md#p-c24).
 
     Solves (1 − e^{−x})/x = δ* by x = 1/δ* + W0(−e^{−1/δ*}/δ*) (δ* ≤ 1/2) or by Newton on the
     cancellation-free series of 1 − (1 − e^{−x})/x (δ* > 1/2); C1 = x·e^{−ε/2} (Laplace, eq. (8))
@@ -184,7 +187,8 @@ def online_delta(eps: float, lipschitz: float, lr: float, diameter: float, noise
                  index: Optional[int] = None, *, mechanism: Mechanism = "gaussian",
                  smoothness: Optional[float] = None, strong_convexity: float = 0.0,
                  log: bool = False) -> Union[float, np.ndarray]:
-    """δ_n(i) = A_i·∏_{t=i+1}^n B_t of online PNSGD with any per-step noise (003 eq. (11); SPEC §4.4).
+    """δ_n(i) = A_i·∏_{t=i+1}^n B_t of online PNSGD with any per-step noise (003 eq. (11);
+    docs/derivations/schedules.md#online).
 
     ``noise`` is the 1-D array (σ_1, …, σ_n) (Gaussian std) or (v_1, …, v_n) (Laplace scale) of
     the n steps; A_i and B_t are eqs. (4)/(5) with the step's own noise. With ``index=None``
@@ -263,7 +267,7 @@ _DOC_DELTA = """δ_n(i) = A_i·∏_{{t=i+1}}^n B_t of online PNSGD under the {wh
     with its proven defect for concave g, certified quadrature of ∫_a^n g; see
     ``pabi_core::schedules::online``). A proven upper bound of the exact product, within
     max(1e-12, 6·2⁻⁴⁶·|ln δ|) relative (tests against mpmath at 50 digits up to n = 1e15). The
-    convergence to :func:`{lim}` is algebraic, ≈ δ_∞·c·n^{{1−α}}/(α−1) (SPEC §9 T9: not the
+    convergence to :func:`{lim}` is algebraic, ≈ δ_∞·c·n^{{1−α}}/(α−1) (docs/errata.md#p-t9: not the
     1/log n the paper reports).{domain}
     >>> {fn}_delta({fig}, n=10**12, index=100, c1=100.0, c2=100.0, decay=1.5)
     {v_delta}
@@ -316,7 +320,7 @@ _LAP = dict(fn="online_laplace", fig=_FIG, v_delta="1.5475503430...e-08", v_limi
             what="Laplace (eq. (12))", thm="Thm 6", lim="online_laplace_delta_limit",
             low="online_laplace_delta_star_lower", up="online_laplace_delta_star_upper", eq="13",
             concave=",\n    i.e. whenever a^α ≥ C1·C2(α−1)/(α+1) or C1·C2 ≤ C1·e^{ε/2}",
-            erratum="T5 of SPEC §9 (first factor e^{+ε/2−κ_L·ln(i^α/C1+C2)}, as in the proof)",
+            erratum="docs/errata.md#p-t5 (first factor e^{+ε/2−κ_L·ln(i^α/C1+C2)}, as in the proof)",
             printed="e^{−ε/2} in the first factor, still an upper bound but looser (3.34e-8 against 1.56e-8 at "
                     "the Fig. 4 parameters).",
             domain="\n\n    Domain: ``decay`` α > 1 and index^α + C1·C2 > C1·e^{ε/2} (every B_t > 0), "
@@ -330,9 +334,9 @@ _GAU = dict(fn="online_gauss", fig=_FIG, v_delta="2.858025336...e-23", v_limit="
                     "    B(w) = −1 + 2/(1+w)² + ε²/(4w(1+w)): this bounds d ln(x·g'(x))/d ln x from above on\n"
                     "    [a, ∞) (proof in the module doc of pabi_core::schedules::online); it holds at a = i + 2^18 + 1\n"
                     "    unless C1 or C2 is huge",
-            erratum="T6 of SPEC §9 (the exponential multiplies θ(2L/σ_i) instead of sitting inside θ)",
+            erratum="docs/errata.md#p-t6 (the exponential multiplies θ(2L/σ_i) instead of sitting inside θ)",
             printed="θ_{e^ε}(2L/σ_i·exp(∫…)), which is UNSOUND: it certifies δ ≈ 10^(−1e42) at the Fig. 5 "
-                    "parameters where the true δ_∞ is 2.86e-23 (use log=True to see it). Note also (SPEC §9 T15) "
+                    "parameters where the true δ_∞ is 2.86e-23 (use log=True to see it). Note also (docs/errata.md#p-t15) "
                     "that eq. (15) is an integral bound, not a closed form of the limit: it is 5.3 % above δ_∞ "
                     "there; use :func:`online_gauss_delta_limit` for the limit itself.",
             domain="\n\n    Domain: ``decay`` α > 1, index ≥ 1. Fig. 5 of 003:\n\n")

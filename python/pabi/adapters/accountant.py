@@ -5,7 +5,7 @@ Laplace) noise on each gradient step and a projection onto a set of diameter D, 
 last iterate is released. One epoch is (ε, δ(ε))-DP for the privacy profile
 :func:`pabi.pnsgd_delta` (Sordello–Bu–Dong Thm 2 for a fresh random permutation per epoch,
 Thm 1 for a fixed order and one record ``index``); :class:`PNSGDAccountant` counts steps and
-composes the epochs through pabi's privacy-loss distribution (SPEC_pabi §5), which gives a
+composes the epochs through pabi's privacy-loss distribution (docs/derivations/composition.md), which gives a
 valid upper bound on ε(δ) and δ(ε) of the whole run.
 
 The class mirrors the method names of opacus' ``IAccountant`` (``step``, ``get_epsilon``,

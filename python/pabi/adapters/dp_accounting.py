@@ -9,8 +9,9 @@ outside. What pabi can soundly hand over is therefore:
   for any privacy profile δ(ε) pabi computes — e.g. one epoch of shuffled PNSGD
   (:func:`pnsgd_epoch_pld`), or any profile / :class:`pabi.PrivacyLossDistribution`
   (:func:`pld_from_profile`, :func:`to_dp_accounting_pld`). The PLD is pabi's pessimistic
-  discretisation (connect-the-dots on the grid k·h, SPEC_pabi §5) of the pair dominating every
-  mechanism with that symmetric profile, copied exactly into a dp-accounting dense PMF with
+  discretisation (connect-the-dots on the grid k·h, docs/derivations/composition.md) of the pair
+  dominating every mechanism with that symmetric profile, copied exactly into a dp-accounting dense
+  PMF with
   ``pessimistic_estimate=True``: every δ(ε) dp-accounting computes from it, also after
   ``compose`` / ``self_compose`` with other dp-accounting PLDs of the same
   ``value_discretization_interval``, is an upper bound for the mechanism up to

@@ -20,12 +20,13 @@ iterate in cyclically-sampled DP-SGD on nonconvex composite losses"). Replace-on
 Each bound is printed only when its assumptions hold (otherwise the unmet condition):
   general     Thm 4.3: 8 alpha T (lr C/sigma)^2            any batch order, no curvature assumption
   bounded     Thm 4.4: alpha/(2 sigma^2)(L_lr d + 2 lr C/b)^2  domain of diameter d, lr <= 1/(2(m+M))
-  cyclic      Thm 4.5 (correctly indexed, SPEC_rdp K3/K4): 2 alpha (lr C/(b sigma))^2 Phi_L(T - t* + 1, ell),
+  cyclic      Thm 4.5 (correctly indexed, docs/errata.md#r-k3): 2 alpha (lr C/(b sigma))^2 Phi_L(T - t* + 1, ell),
               maximised over the first occurrence t* unless --t-star; cyclic order, lr <= 1/(2(m+M)), T >= ell
   small_step  Cor. C.3: 4 alpha (C/(b sigma))^2 (1 + theta_L(ell)); cyclic, lr <= min(1/sqrt(E), 1/(2(m+M)))
 L_lr: Lipschitz constant of the clipped gradient step, --model triangle = 1 + lr max(m, M) (proven
-with clipping, default) or as_published = eq. (12) (valid only when clipping is inactive, K1).
-With --delta, eps = min over pabi.DEFAULT_ORDERS of the RDP -> DP conversion (tight)."""
+with clipping, default) or as_published = eq. (12) (valid only when clipping is inactive,
+docs/errata.md#r-k1). With --delta, eps = min over pabi.DEFAULT_ORDERS of the RDP -> DP conversion
+(tight)."""
 
 EPILOG = """\
 Examples:
@@ -112,7 +113,7 @@ def last_iterate_bounds(
     ok_c = step_ok and cyclic and T >= ell
     out.append({
         "id": "last_iterate_cyclic", "name": "last iterate, cyclic batches (corrected indexing)",
-        "source": "Kong-Ribero Thm 4.5 / Prop. A.4, SPEC_rdp K3-K4",
+        "source": "Kong-Ribero Thm 4.5 / Prop. A.4, corrected indexing (docs/errata.md#r-k3)",
         "assumptions": [_assume("cyclic (fixed) batch order, b divides n", cyclic, "" if cyclic else "order is not cyclic"),
                         _assume(step_txt, step_ok, step_detail),
                         _assume("T >= ell (at least one full pass)", T >= ell, f"T = {T}, ell = {ell}"),

@@ -48,7 +48,7 @@ Bounds (each needs the assumptions listed in the report; ε at ``delta``):
   shuffled one epoch (003 Thm 2, ``pabi.pnsgd_epsilon(order="shuffled")``), random stop (003 §1),
   fixed order worst record i = n (003 Thm 1), and for several shuffled epochs the per-epoch
   profile composed by ``pabi.multi_epoch_epsilon`` (PLD, profile → RDP, exact composition of one
-  (ε, δ) point; its GDP route is listed but not certified, SPEC_pabi C23);
+  (ε, δ) point; its GDP route is listed but not certified, docs/errata.md#p-c23);
 * RDP comparison bound of 000 Prop. 1 (Gaussian, fixed order, worst record; RDP adds over epochs:
   ``pabi.pnsgd_rdp_epsilon`` with σ/√E rounded down), no bounded domain needed;
 * last iterate of cyclic DP-SGD (Kong–Ribero Thm 4.3, 4.4, 4.5 corrected, Cor. C.3), Gaussian;
@@ -280,7 +280,7 @@ def pnsgd_bounds(c: dict[str, Any]) -> list[_Bound]:
            f"{delta!r}, eps_max=..., orders=RDP_ORDERS)")
     for route, name, src, cert in [
         ("pld", "whole per-epoch profile composed (PLD)", "Sordello-Bu-Dong Thm 2 + PLD composition", True),
-        ("rdp", "per-epoch profile -> RDP, composed", "Sordello-Bu-Dong Thm 2 + SPEC_pabi 5.5", True),
+        ("rdp", "per-epoch profile -> RDP, composed", "Sordello-Bu-Dong Thm 2 + profile->RDP bound", True),
         ("single_point", "one (eps, delta) point composed exactly", "Sordello-Bu-Dong Sec. 5 (KOV)", True),
         ("gdp", "dominating GDP mu composed", "Sordello-Bu-Dong Sec. 5 (GDP route)", False),
     ]:
@@ -288,7 +288,7 @@ def pnsgd_bounds(c: dict[str, Any]) -> list[_Bound]:
                           common + [several], multi(route),
                           api + f"['{route}']", certified=cert,
                           note="" if cert else "GDP route: sup of mu over a finite eps range, optimistic "
-                          "for the shuffled profile (SPEC_pabi C23): not a certificate"))
+                          "for the shuffled profile (docs/errata.md#p-c23): not a certificate"))
 
     # RDP comparison bound (000 Prop. 1): fixed order, worst record, epochs composed
     rkw = dict(sigma=c["sigma"], lipschitz=c["lipschitz"], lr=c["lr"], n=c["n"], index=c["n"],
@@ -319,7 +319,7 @@ def _last_iterate(c: dict[str, Any]) -> list[_Bound]:
     m = 0.0 if c["convex"] else c["weak_convexity"]
     unclipped = pn or (c["lipschitz"] is not None and c["lipschitz"] <= c["clip"])
     model = "as_published" if unclipped else "triangle"
-    note = ("; clipping never acts (||grad|| <= L = C), so eq. (12) holds (SPEC_rdp K1)" if unclipped else "")
+    note = ("; clipping never acts (||grad|| <= L = C), so eq. (12) holds (docs/errata.md#r-k1)" if unclipped else "")
     base = [
         _a("Gaussian noise", c["kind"] == "gaussian", f"kind = {c['kind']}"),
         _a("fixed-size batches in cyclic or shuffled order, b divides n",

@@ -1,5 +1,6 @@
-"""mpmath references for composition (SPEC_pabi §5.1–§5.4): f_{ε,δ} and the trade-off curve
-of a sampled privacy profile, the exact k-fold composition of an (ε0, δ0)-DP mechanism
+"""mpmath references for composition (docs/derivations/composition.md#tradeoff): f_{ε,δ} and the
+trade-off curve of a sampled privacy profile, the exact k-fold composition of an (ε0, δ0)-DP
+mechanism
 (Kairouz–Oh–Viswanath) and its inverse, the GDP profile, its inverses, GDP composition and the
 dominating μ of a sampled profile.
 
@@ -44,8 +45,9 @@ def tradeoff_from_profile(
     alpha: float, eps: Sequence[float], delta: Sequence[float], dps: int = 50
 ) -> mp.mpf:
     """f(α) = max_i f_{ε_i,δ_i}(α): the pointwise supremum, over the given profile points
-    (ε_i, δ_i), of the (ε,δ)-DP trade-off curves (DRS Prop. 2.12; SPEC §5.1). ``alpha`` is a
-    scalar; ``eps`` and ``delta`` equally long non-empty sequences (a finite maximum: exact)."""
+    (ε_i, δ_i), of the (ε,δ)-DP trade-off curves (DRS Prop. 2.12;
+    docs/derivations/composition.md#tradeoff). ``alpha`` is a scalar; ``eps`` and ``delta`` equally
+    long non-empty sequences (a finite maximum: exact)."""
     e = list(eps) if _iterable(eps) else [eps]
     d = list(delta) if _iterable(delta) else [delta]
     if len(e) == 0 or len(e) != len(d):
@@ -67,7 +69,7 @@ def _iterable(x) -> bool:
 def approx_dp_composition_delta(
     eps0: float, delta0: float, k: int, eps: float, dps: int = 50
 ) -> mp.mpf:
-    """δ(ε) of f_{ε0,δ0}^{⊗k} (SPEC §5.2):
+    """δ(ε) of f_{ε0,δ0}^{⊗k} (docs/derivations/composition.md#kov):
 
     1 − (1−δ0)^k + (1−δ0)^k Σ_{j: (2j−k)ε0 > ε} C(k,j) p^j (1−p)^{k−j} (1 − e^{ε − (2j−k)ε0}),
     p = e^{ε0}/(1 + e^{ε0}).
@@ -108,7 +110,7 @@ def approx_dp_composition_epsilon(
     eps0: float, delta0: float, k: int, delta: float, dps: int = 50
 ) -> mp.mpf:
     """Smallest ε ≥ 0 with :func:`approx_dp_composition_delta` (eps0, delta0, k, ε) ≤ δ
-    (SPEC §5.2); +inf when the atoms alone, a = 1 − (1−δ0)^k, exceed δ.
+    (docs/derivations/composition.md#kov); +inf when the atoms alone, a = 1 − (1−δ0)^k, exceed δ.
 
     Exact, without iteration: between consecutive losses ℓ_j = (2j−k)ε0 the KOV sum is affine
     in e^ε, δ(ε) = a + K(S1_m − e^ε S2_m) on [ℓ_{m−1}, ℓ_m) with K = (1−δ0)^k,
@@ -326,8 +328,9 @@ def gdp_mu_dominating(
     dps: int = 50,
 ) -> mp.mpf:
     """sup_i μ_i with θ_{e^{ε_i}}(μ_i) = δ_i: the smallest μ whose GDP profile dominates the
-    profile at the sample points (SPEC §5.4, DRS Prop. 2.12). δ_i = 0 imposes nothing; δ_i = 1
-    gives +∞. ``log_delta`` (ln δ_i, taken exactly) replaces ``delta``. Each μ_i solves
+    profile at the sample points (docs/derivations/composition.md#gdp, DRS Prop. 2.12). δ_i = 0
+    imposes nothing; δ_i = 1 gives +∞. ``log_delta`` (ln δ_i, taken exactly) replaces ``delta``.
+    Each μ_i solves
     ln θ = ln δ_i at ``dps + 20`` digits (a sample already dominated by the running maximum,
     checked exactly, cannot raise it and is skipped)."""
     with mp.workdps(dps + 20):
@@ -351,8 +354,8 @@ def gdp_dominating_pair(
     dps: int = 50,
 ) -> tuple[mp.mpf, mp.mpf]:
     """(μ*, δ_J) with δ_J = δ(ε_J) (the last sample) and μ* = max_{i<J} μ_i, where
-    θ_{e^{ε_{i+1}}}(μ_i) = δ_i/(1 − δ_J) (SPEC §5.4; module doc of ``pabi_core::gdp``): for a
-    non-increasing profile sampled at 0 = ε_0 < ε_1 < … < ε_J this gives
+    θ_{e^{ε_{i+1}}}(μ_i) = δ_i/(1 − δ_J) (docs/derivations/composition.md#gdp; module doc of
+    ``pabi_core::gdp``): for a non-increasing profile sampled at 0 = ε_0 < ε_1 < … < ε_J this gives
     δ(ε) ≤ δ_J + (1 − δ_J)·δ_{μ*}(ε) for every ε ≥ 0. (+∞, 1) when δ_J = 1."""
     with mp.workdps(dps + 20):
         e, ld = _log_samples(eps, delta, log_delta)

@@ -1,35 +1,37 @@
 """Reference (mpmath) implementations of the last-iterate family (Kong–Ribero, cyclic DP-SGD on
-weakly convex losses; SPEC_rdp.md §3), by their defining formulas.
+weakly convex losses; docs/derivations/rdp.md#last-iterate), by their defining formulas.
 
 θ_L(s) is always :func:`pabi.reference.theta_l`, the definition L^{2(s−1)}/Σ_{j<s} L^{2j}
 (eq. (6)), never a closed form; L is given either directly or as κ = L² − 1 (then L = √(1 + κ)
 at working precision), as in the public functions.
 
 * :func:`theta_min_steps`: Lemma C.1, s_min = log_L √(ξ/(ξ − 1)) (L > 1, ξ > 1).
-* :func:`cyclic_theta_sum`: Φ_L(T, ℓ) = ⌊T/ℓ⌋θ_L(ℓ) + θ_L(T mod ℓ) (SPEC §3.2, the bracket of
+* :func:`cyclic_theta_sum`: Φ_L(T, ℓ) = ⌊T/ℓ⌋θ_L(ℓ) + θ_L(T mod ℓ)
+(docs/derivations/rdp.md#last-iterate, the bracket of
   (7), (21), (27)).
 * :func:`l_lambda_kappa`: κ = L_λ² − 1 with L_λ = 1 + λ max(m, M) (``model="triangle"``, the
-  proven constant for the clipped step, SPEC §3.3/K1) or eq. (12),
+  proven constant for the clipped step, docs/errata.md#r-k1) or eq. (12),
   L_λ = √(1 + 2λm[1 + m/(M + m)]) (``model="as_published"``; L_λ(0, M) = 1).
 * :func:`last_iterate_rdp_general`: Thm 4.3, 8αT(λC/σ)² (eq. (18)); with ``b``, ``ell``: the
-  residual sum of the proof of Prop. 2.2(b) (SPEC §3.8 [X]), (α/(2σ²))Σ_{t ≤ T_eff}(ζ + s_t)²,
-  ζ = 2λC, s_t = 2λC/b at the first step of each ℓ-cycle, T_eff = T − t* + 1, maximised over
+  residual sum of the proof of Prop. 2.2(b) (docs/derivations/rdp.md#last-iterate, beyond the
+  paper), (α/(2σ²))Σ_{t ≤ T_eff}(ζ + s_t)², ζ = 2λC, s_t = 2λC/b at the first step of each ℓ-cycle,
+  T_eff = T − t* + 1, maximised over
   t* ∈ [1, ℓ] by enumeration when ``t_star`` is None.
 * :func:`last_iterate_rdp_bounded`: Thm 4.4, eq. (20), α/(2σ²)(L_λ d_h + 2λC/b)².
-* :func:`last_iterate_rdp_cyclic`: Thm 4.5. Corrected (findings K3/K4, default):
+* :func:`last_iterate_rdp_cyclic`: Thm 4.5. Corrected (docs/errata.md#r-k3, #r-k4; default):
   2α(λC/(bσ))²Φ_{L_λ}(T − t* + 1, ℓ), maximised over t* ∈ [1, ℓ] by enumeration when
   ``t_star`` is None. ``variant="as_published"``: eq. (21), 4α(λC/(bσ))²[θ(T − Eℓ) + Eθ(ℓ)].
 * :func:`last_iterate_rdp_small_step`: Cor. C.3, 4α(C/(bσ))²[1 + θ_{L_λ}(ℓ)].
 * :func:`cyclic_calibration`: Cor. C.2, (λ̄, ℓ̄, σ̄) with λ̄ = 1/(2(M + ρ)),
-  ℓ̄ = log 2/log(1 + ρλ̄) and σ̄ the corrected (2Cλ̄/b)√((α/ε)(1 + 4ρE/(M + ρ))) (K11) or the
+  ℓ̄ = log 2/log(1 + ρλ̄) and σ̄ the corrected (2Cλ̄/b)√((α/ε)(1 + 4ρE/(M + ρ))) (docs/errata.md#r-k11) or the
   printed (Cλ̄/(2b))√((1 + 4ρE/(M + ρ))/(αε)).
 * :func:`optimal_residuals`: App. B, a_t = ξL^{T−t} with ξ = L^{T−1}(Lτ + s)/Σ_{i<T} L^{2i}
-  (index typo K9 corrected), t = 1..T.
+  (index typo docs/errata.md#r-k9 corrected), t = 1..T.
 * :func:`shifted_cycle_bound`: Prop. 2.2(a), eq. (7),
   α/(2σ²)[(Lτ + s̄)²θ_L(ℓ) + s̄²{(E − 1)θ_L(ℓ) + θ_L(T − Eℓ)}], E = ⌊T/ℓ⌋.
 * :func:`shifted_drift_bound`: Prop. 2.2(b). ``variant="exact"``: the residual sum of its
-  proof with a_t = ζ + s_t (SPEC §3.6(b) [X]), (α/(2σ²))Σ_{t ≤ T}(ζ + s_t)², s_t = s̄ at
-  t ≡ 1 (mod ℓ); ``variant="as_published"``: eq. (8), 2αT(ζ/σ)².
+  proof with a_t = ζ + s_t (docs/derivations/rdp.md#last-iterate, beyond the paper), (α/(2σ²))Σ_{t
+  ≤ T}(ζ + s_t)², s_t = s̄ at t ≡ 1 (mod ℓ); ``variant="as_published"``: eq. (8), 2αT(ζ/σ)².
 
 >>> import mpmath
 >>> from pabi import reference as ref
@@ -357,7 +359,7 @@ def cyclic_calibration(
     variant: str = "corrected", dps: int = DEFAULT_DPS,
 ) -> tuple:
     """Cor. C.2: (λ̄, ℓ̄, σ̄) with λ̄ = 1/(2(M + ρ)), ℓ̄ = log 2/log(1 + ρλ̄) and
-    σ̄ = (2Cλ̄/b)√((α/ε)(1 + 4ρE/(M + ρ))) (corrected, K11) or
+    σ̄ = (2Cλ̄/b)√((α/ε)(1 + 4ρE/(M + ρ))) (corrected, docs/errata.md#r-k11) or
     (Cλ̄/(2b))√((1 + 4ρE/(M + ρ))/(αε)) (``"as_published"``)."""
     if variant not in _VARIANTS:
         raise ValueError(f"variant must be 'corrected' or 'as_published', got {variant!r}")

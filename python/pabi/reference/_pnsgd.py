@@ -1,4 +1,4 @@
-"""Reference (mpmath) implementations of the PNSGD amplification bounds (SPEC_pabi.md §2–§3.5).
+"""Reference (mpmath) implementations of the PNSGD amplification bounds (docs/derivations/pnsgd.md#factors).
 
 Each function evaluates the *defining* formula — A·B^(n−i), A(1 − B^n)/(n(1 − B)), ... with
 A and B the exact hockey-stick divergences θ (Gaussian) or the Laplace divergence, M the exact
@@ -43,7 +43,8 @@ DEFAULT_DPS = 50
 def pnsgd_contraction(
     lr: Real, smoothness: Optional[Real] = None, strong_convexity: Real = 0.0
 ) -> tuple[mp.mpf, mp.mpf]:
-    """(M, x = 1 − M²) with x = 2ηβρ/(β+ρ) (000 Lemma 4; SPEC §1.7), at the current precision."""
+    """(M, x = 1 − M²) with x = 2ηβρ/(β+ρ) (000 Lemma 4; docs/derivations/pnsgd.md#step-constant),
+    at the current precision."""
     rho = mp.mpf(strong_convexity)
     if smoothness is None or rho == 0:
         if rho != 0:
@@ -95,7 +96,7 @@ def pnsgd_factors(
     extra: int = 0,
 ) -> tuple[mp.mpf, mp.mpf, mp.mpf]:
     """(A, B, 1 − B) = (h(ε, 2L/s), h(ε, M·D/(η s)), 1 − h(ε, M·D/(η s))), h = θ or Laplace
-    (SPEC §2). B carries ``dps + extra`` digits."""
+    (docs/derivations/pnsgd.md#factors). B carries ``dps + extra`` digits."""
     with mp.workdps(dps + extra + 30):
         m, _ = pnsgd_contraction(lr, smoothness, strong_convexity)
         e, s = mp.mpf(eps), mp.mpf(sigma)
@@ -123,7 +124,7 @@ def pnsgd_delta(
     variant: str = "refined",
     dps: int = DEFAULT_DPS,
 ) -> mp.mpf:
-    """δ of the PNSGD bound by its defining formula (SPEC §3.1, §3.3, §3.4):
+    """δ of the PNSGD bound by its defining formula (docs/derivations/pnsgd.md):
 
     * fixed: A·B^(n−i) (003 Thm 1; 000 Thms 3, 4)
     * shuffled: A(1 − B^n)/(n(1 − B)) (003 Thm 2)
@@ -281,7 +282,7 @@ def pnsgd_rdp_slope(
     strong_convexity: Real = 0.0,
     dps: int = DEFAULT_DPS,
 ) -> mp.mpf:
-    """c_i of 000 Prop. 1 (SPEC §3.5): PNSGD is (α, α c_i)-RDP for record i,
+    """c_i of 000 Prop. 1 (docs/derivations/pnsgd.md#rdp-comparison): PNSGD is (α, α c_i)-RDP for record i,
     c_i = (2L²/σ²)·M^{2k}(1 − M²)/(1 − M^{2(k+1)}), k = n − i; 2L²/(σ²(k+1)) when M = 1."""
     k = int(n) - int(index)
     with mp.workdps(dps + 40):
@@ -313,7 +314,7 @@ def pnsgd_rdp_log_delta(eps: Real, *, dps: int = DEFAULT_DPS, **kwargs) -> mp.mp
 
 
 def pnsgd_rdp_delta(eps: Real, *, dps: int = DEFAULT_DPS, **kwargs) -> mp.mpf:
-    """δ_B = exp(−(ε − c)²/(4c)) for ε > c, else 1 (000 Prop. 1, SPEC §3.5)."""
+    """δ_B = exp(−(ε − c)²/(4c)) for ε > c, else 1 (000 Prop. 1, docs/derivations/pnsgd.md#rdp-comparison)."""
     lv = pnsgd_rdp_log_delta(eps, dps=dps, **kwargs)
     with mp.workdps(dps):
         return mp.exp(lv)

@@ -1,27 +1,27 @@
 """Reference (mpmath) implementations of the remaining Rényi-DP helpers (the defining formulas).
 
-Thudi et al. 2024, *Gradients look alike* ([002]; SPEC_rdp §2):
+Thudi et al. 2024, *Gradients look alike* ([002]; docs/derivations/rdp.md):
 
 * :func:`sampled_gaussian_rdp_per_instance`: Thm 3.2, D_α((1 − q)N(0, 1) + qN(r, 1) ‖ N(0, 1))
   with r = sensitivity/σ: the binomial sum at integer orders (and at ⌈α⌉ for
   ``fractional="ceil"``, §3.2), the defining integral at fractional orders.
 * :func:`holder_orders`: β_i = g_p^i(α) by iterating the order map (corrected (pα − 1)/(p − 1)
-  or the printed pα/(p − 1) − 1/p, erratum T1).
+  or the printed pα/(p − 1) − 1/p, docs/errata.md#r-t1).
 * :func:`holder_composition_bound`: Thm 3.3 in its printed weighted form
   (1/(α−1))·Σ_{i<n−1} (p−1)^i/p^{i+1} ln E e^{p(β_i−1)D_i} + (1/(α−1))((p−1)/p)^{n−1}(β_{n−1}−1)·max D.
-* :func:`holder_min_p`: Fact 3.4 (corrected, T4): the root p of g_p^{n−1}(α) = Kα, found
+* :func:`holder_min_p`: Fact 3.4 (corrected, docs/errata.md#r-t4): the root p of g_p^{n−1}(α) = Kα, found
   numerically (not from the closed form).
 * :func:`hoeffding_sample_size_ln`: Fact 3.5, ln of the sample size l (corrected two-sided
   Hoeffding l = ln(2/J)(R − 1)²/(2c²e^{6(α−1)ε}), R = e^{3(2α−1)ε'}; the printed proof's tail and
-  the printed statement, T5).
+  the printed statement, docs/errata.md#r-t5).
 * :func:`general_update_rdp`: Thm 3.6 with the printed Δ_{U,α} (exact rational arithmetic).
 * :func:`weak_triangle_bound`, :func:`unlearning_keep`: §5.4 / Mironov 2017 Prop. 11 (keep-rule
-  with the corrected (α − ½)/(α − 1) or the printed (α − 1)/(α − 2), T8).
+  with the corrected (α − ½)/(α − 1) or the printed (α − 1)/(α − 2), docs/errata.md#r-t8).
 * :func:`gaussian_dp_constant`, :func:`gaussian_mechanism_epsilon`: footnote 3 / Dwork–Roth
-  Thm A.1 (valid for ε ≤ 1, T9); :func:`amplify_by_sampling`: §3.1, ln(qe^ε + 1 − q), qδ.
+  Thm A.1 (valid for ε ≤ 1, docs/errata.md#r-t9); :func:`amplify_by_sampling`: §3.1, ln(qe^ε + 1 − q), qδ.
 * :func:`rdp_compose`: Mironov 2017 Prop. 1, Σ_k ε_k(α).
 
-Paper 001 (Rényi-DP ERM supplement; SPEC_pabi §6):
+Paper 001 (Rényi-DP ERM supplement; docs/derivations/rdp.md#erm):
 
 * :func:`gd_contraction_rho`: Lemma 2, ρ = max{|1 − ημ|, |1 − ηL|} and 1 − ρ (exact rationals).
 * :func:`mixture_rdp_bound`: Lemma 3, (1/(α − 1)) ln Σ_j q_j e^{(α−1)ε_j}.
@@ -362,7 +362,8 @@ def gaussian_dp_constant(delta: Real, sigma: Real, dps: int = DEFAULT_DPS) -> mp
 def gaussian_mechanism_epsilon(
     delta: Real, sigma: Real, sensitivity: Real, allow_invalid: bool = False, dps: int = DEFAULT_DPS
 ) -> mp.mpf:
-    """ε = C_{δ,σ}·Δ; ValueError when ε > 1 (not a valid guarantee, T9) unless ``allow_invalid``."""
+    """ε = C_{δ,σ}·Δ; ValueError when ε > 1 (not a valid guarantee, docs/errata.md#r-t9) unless
+    ``allow_invalid``."""
     with mp.workdps(dps + 15):
         val = gaussian_dp_constant(delta, sigma, dps + 15) * mp.mpf(sensitivity)
     if val > 1 and not allow_invalid:

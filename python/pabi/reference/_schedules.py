@@ -1,6 +1,6 @@
 """Reference (mpmath) implementations of the noise schedules, online decaying noise and δ*.
 
-Sordello–Bu–Dong (003) §4, §6; SPEC_pabi.md §4. Each function evaluates the defining formula
+Sordello–Bu–Dong (003) §4, §6; docs/derivations/schedules.md. Each function evaluates the defining formula
 at ``dps`` digits (plus guard digits): finite products and sums directly, infinite ones as a
 direct sum to ``T`` plus the Euler–Maclaurin tail with 6 correction terms (derivatives by
 mpmath's numerical differentiation), integrals by tanh–sinh quadrature after x = e^u.
@@ -300,8 +300,9 @@ def online_schedule_delta_star_lower(mechanism, eps, lipschitz, lr, diameter, in
 
 
 def theta_complement_asymptotic(eps, c, sigma, order=2, dps=DEFAULT_DPS):
-    """003 Lemma 5, corrected (SPEC §4.3): 1 − θ_{e^ε}(c/σ) ≈ e^{ε/2} e^{−c²/(8σ²)}/sqrt(2π) ·
-    (4σ/c − (16 + 2ε²)σ³/c³); ``order=1`` keeps the leading term only. Test oracle."""
+    """003 Lemma 5, corrected (docs/derivations/schedules.md#lemma-5): 1 − θ_{e^ε}(c/σ) ≈ e^{ε/2}
+    e^{−c²/(8σ²)}/sqrt(2π) · (4σ/c − (16 + 2ε²)σ³/c³); ``order=1`` keeps the leading term only. Test
+    oracle."""
     with mp.workdps(dps + 10):
         eps, c, sigma = mp.mpf(eps), mp.mpf(c), mp.mpf(sigma)
         br = 4 * sigma / c
