@@ -1,0 +1,4 @@
+//! Composition of privacy guarantees.
+
+pub mod gdp;
+pub mod pld;
