@@ -312,8 +312,8 @@ pub fn single_point_composed_epsilon(
     Ok(best)
 }
 
-/// The trade-off function f_{ε,δ}(α) = max{0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)} (Dong–Roth–Su eq. (5)),
-/// evaluated without forming e^ε (stable for ε up to f64::MAX). Rounded down: a trade-off
+/// The trade-off function f_{ε,δ}(α) = max{0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)}
+/// (Dong–Roth–Su eq. (5)), evaluated without forming e^ε (stable for ε up to f64::MAX). Rounded down: a trade-off
 /// curve is a lower bound on the type II error, so a smaller value is the conservative side.
 pub fn tradeoff_eps_delta(alpha: f64, eps: f64, delta: f64) -> Result<f64> {
     check_eps_delta(eps, delta).map_err(|e| match e {

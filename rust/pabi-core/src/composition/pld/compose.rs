@@ -1,9 +1,9 @@
 //! FFT composition of PLDs ([`compose`]).
 //!
 //! The spectra of all parts are raised to their multiplicities and multiplied (frequency-domain
-//! powering), one inverse real FFT of length N (a power of two) gives the composed pmf on a
-//! window [K_lo, K_lo + N) of grid indices chosen by Chernoff bounds from the exact log-MGF of
-//! the discretised parts: the mass outside the window (which aliases into it) is at most
+//! powering), one inverse real FFT of length N (an even 2^a·3^b·5^c·7^d) gives the composed pmf
+//! on a window [K_lo, K_lo + N) of grid indices chosen by Chernoff bounds from the exact
+//! log-MGF of the discretised parts: the mass outside the window (which aliases into it) is at most
 //! `tail_hi + tail_lo`, added to the upper value (upper tail; the lower tail too when the window
 //! starts at a positive loss) and subtracted from the lower one.
 //!

@@ -251,8 +251,9 @@ impl Pld {
         .close_mass())
     }
 
-    /// The four-point PLD of an (ε0, δ0)-DP mechanism (Dong–Roth–Su Prop. 2.5): +∞ w.p. δ0, ±ε0 w.p.
-    /// (1−δ0)·p, (1−δ0)(1−p), p = 1/(1+e^{−ε0}). ±ε0 off the grid are split pessimistically.
+    /// The four-point PLD of an (ε0, δ0)-DP mechanism (its dominating pair; Dong–Roth–Su
+    /// Prop. 2.5): +∞ w.p. δ0, ±ε0 w.p. (1−δ0)·p, (1−δ0)(1−p), p = 1/(1+e^{−ε0}). ±ε0 off the
+    /// grid are split pessimistically.
     pub fn eps_delta(eps0: f64, delta0: f64, h: f64) -> Result<Pld> {
         check_eps_delta(eps0, delta0)?;
         check_h(h)?;

@@ -27,8 +27,8 @@
 //!    moves them towards the exact (non-negative) values. Since every φ_ε(ℓ) = (1 − e^{ε−ℓ})_+
 //!    is in [0, 1], |δ̂(ε) − δ(ε)| ≤ `fft_err` for every ε.
 //! 5. *Queries.* δ(ε) is read from suffix sums; their rounding (≤ (3W + 10)u relative on
-//!    non-negative sums, plus the exponential factor) is bounded per query ([`Composition`](super::Composition)'s
-//!    `query_err`) and added (upper) or subtracted (lower).
+//!    non-negative sums, plus the exponential factor) is bounded per query
+//!    ([`Composition`](super::Composition)'s `query_err`) and added (upper) or subtracted (lower).
 //!
 //! For q = 0.01, σ = 1, T = 1e5 (N = 714420) this gives `fft_err` ≈ 9e-10: the upper ε at
 //! δ = 1e-5 moves by ≈ 1e-4.

@@ -33,7 +33,6 @@
 //! η = exp(−2t²/(T h²)) (Azuma–Hoeffding). Since φ is non-decreasing in the loss,
 //! δ_true(ε) ≥ δ'(ε + T h²/4 + t) − η − (truncated mass). This is the `lower` value.
 //!
-//!
 //! # Resource limits
 //! Every length is decided in floating point (finite, |index| ≤ 2^53, at most the cap) before
 //! it is converted to an integer or anything is allocated, and a violation is a `DomainError`:
