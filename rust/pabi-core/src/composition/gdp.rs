@@ -222,7 +222,7 @@ fn first_ok(ok: &dyn Fn(f64) -> bool, x0: f64) -> f64 {
 /// δ < f64::MIN_POSITIVE and where `e` is not finite).
 #[inline]
 fn refine_eps(delta: f64, mu: f64, e: f64) -> f64 {
-    if !(delta >= f64::MIN_POSITIVE) || e.is_nan() || e == f64::INFINITY {
+    if delta.is_nan() || delta < f64::MIN_POSITIVE || e.is_nan() || e == f64::INFINITY {
         return e;
     }
     first_ok(&|x: f64| theta(x, mu) <= delta, e)
@@ -231,7 +231,7 @@ fn refine_eps(delta: f64, mu: f64, e: f64) -> f64 {
 /// The largest double μ with θ(ε, μ) ≤ δ, searched from the log-space result `m`.
 #[inline]
 fn refine_mu(eps: f64, delta: f64, m: f64) -> f64 {
-    if !(delta >= f64::MIN_POSITIVE) || !m.is_finite() {
+    if delta.is_nan() || delta < f64::MIN_POSITIVE || !m.is_finite() {
         return m;
     }
     // θ non-decreasing in μ: the first μ with θ > δ, minus one ulp
