@@ -20,14 +20,14 @@
 //! - [`batch`]: array drivers (validation with first bad index, SIMD dispatch, rayon).
 
 pub mod batch;
+pub mod composition;
 pub mod dd;
 pub mod error;
 pub mod gd;
-pub mod gdp;
 pub mod interrupt;
 pub mod lambertw;
 pub mod num;
-pub mod pld;
+pub use composition::{gdp, pld};
 pub mod pnsgd;
 pub mod rdp;
 pub mod schedules;

@@ -1,7 +1,7 @@
 //! Gaussian differential privacy (Dong–Roth–Su): inversions of the GDP privacy profile
 //! δ_μ(ε) = θ_{e^ε}(μ) (DRS Cor. 2.13), the smallest μ whose GDP profile dominates a given
-//! privacy profile (DRS Prop. 2.12), and the GDP route of multi-epoch composition.
-//! SPEC_pabi.md §5.4; paper 003 §5.
+//! privacy profile (DRS Prop. 2.12), and the GDP route of multi-epoch composition
+//! (Sordello–Bu–Dong §5). Derivations: `docs/derivations/composition.md`.
 //!
 //! # Directed results
 //! θ is evaluated by the engine's `log_theta` (rounded up, error ≤ a few ulp + INFLATE·|ln θ|),
@@ -222,7 +222,7 @@ fn first_ok(ok: &dyn Fn(f64) -> bool, x0: f64) -> f64 {
 /// δ < f64::MIN_POSITIVE and where `e` is not finite).
 #[inline]
 fn refine_eps(delta: f64, mu: f64, e: f64) -> f64 {
-    if !(delta >= f64::MIN_POSITIVE) || e.is_nan() || e == f64::INFINITY {
+    if delta.is_nan() || delta < f64::MIN_POSITIVE || e.is_nan() || e == f64::INFINITY {
         return e;
     }
     first_ok(&|x: f64| theta(x, mu) <= delta, e)
@@ -231,7 +231,7 @@ fn refine_eps(delta: f64, mu: f64, e: f64) -> f64 {
 /// The largest double μ with θ(ε, μ) ≤ δ, searched from the log-space result `m`.
 #[inline]
 fn refine_mu(eps: f64, delta: f64, m: f64) -> f64 {
-    if !(delta >= f64::MIN_POSITIVE) || !m.is_finite() {
+    if delta.is_nan() || delta < f64::MIN_POSITIVE || !m.is_finite() {
         return m;
     }
     // θ non-decreasing in μ: the first μ with θ > δ, minus one ulp
@@ -261,7 +261,7 @@ fn gdp_epsilon_log(delta: f64, mu: f64) -> Result<f64> {
             return Err(PabiError::unreachable("gdp_epsilon: no bracket"));
         }
     }
-    // ∂_ε ln θ = −e^ε Q(b)/θ, b = ε/μ + μ/2 (SPEC §5.4)
+    // ∂_ε ln θ = −e^ε Q(b)/θ, b = ε/μ + μ/2 (from DRS Cor. 2.13)
     let f = |e: f64| {
         let lt = log_theta(e, mu);
         let d = -(e + log_gaussian_tail(e / mu + mu / 2.0) - lt).exp();
@@ -323,7 +323,7 @@ fn mu_at_least(eps: f64, ld: f64) -> f64 {
 }
 
 /// (target − ln θ(ε, μ) + margin·INFLATE·max(1, |ln θ|), its μ-derivative), with
-/// ∂_μ ln θ = φ(a)/θ, a = ε/μ − μ/2 (SPEC §5.4); margin 0 → the upper-rounded ln θ, 3 → a
+/// ∂_μ ln θ = φ(a)/θ, a = ε/μ − μ/2 (from DRS Cor. 2.13); margin 0 → the upper-rounded ln θ, 3 → a
 /// certified lower bound of ln θ.
 fn mu_newton(eps: f64, target: f64, m: f64, margin: f64) -> (f64, f64) {
     let v = log_theta(eps, m);

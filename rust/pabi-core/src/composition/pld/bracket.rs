@@ -1,0 +1,182 @@
+//! The result of [`compose`](super::compose): the composed PLD on its window with the terms of
+//! its error budget, and the certified (lower, estimate, upper) queries δ(ε) and ε(δ) (the
+//! lower value by the Azuma–Hoeffding coupling of the module doc of `pld`). Derivation:
+//! `docs/derivations/composition.md`.
+
+use super::fft::U;
+use crate::num::up;
+
+/// The composed PLD on a window of the grid, with the terms of its error budget.
+#[derive(Clone, Debug)]
+pub struct Composition {
+    pub h: f64,
+    /// grid index of `pmf[0]`
+    pub k_lo: i64,
+    /// composed finite masses on the window (negative round-off clipped to 0)
+    pub pmf: Vec<f64>,
+    /// composed mass at +∞: 1 − Π(1 − inf_i)^{T_i}
+    pub inf: f64,
+    /// Σ T_i·bad_i (truncated mass, for the lower value)
+    pub bad: f64,
+    /// composed genuine +∞ mass 1 − Π(1 − inf_exact_i)^{T_i} (counted in the lower value)
+    pub inf_exact: f64,
+    /// Chernoff bound on the finite mass above / below the window
+    pub tail_hi: f64,
+    pub tail_lo: f64,
+    /// estimated FFT round-off on Σ_k pmf_k φ(ℓ_k)
+    pub fft_err: f64,
+    /// Σ T_i (number of composed steps) — for the lower value's Hoeffding term
+    pub steps: f64,
+    // suffix sums for fast queries: s0[k] = Σ_{j≥k} pmf_j, s1[k] = Σ_{j≥k} pmf_j e^{ℓ_k − ℓ_j}
+    pub(super) s0: Vec<f64>,
+    pub(super) s1: Vec<f64>,
+}
+
+/// (lower, estimate, upper) triple.
+pub type Bracket = (f64, f64, f64);
+
+impl Composition {
+    fn loss(&self, i: usize) -> f64 {
+        (self.k_lo + i as i64) as f64 * self.h
+    }
+
+    /// First window index k with ℓ_k > ε (w if none).
+    pub(super) fn first_above(&self, eps: f64) -> usize {
+        let w = self.pmf.len();
+        let r = eps / self.h - self.k_lo as f64;
+        if r < 0.0 {
+            0
+        } else if r < w as f64 {
+            r.floor() as usize + 1 // r in [0, w): no saturation, no overflow
+        } else {
+            w // also ε = +∞ (and NaN, which the callers reject)
+        }
+    }
+
+    /// Σ_{ℓ_j > ε} pmf_j (1 − e^{ε − ℓ_j}) (the finite part of δ(ε)).
+    pub fn finite_delta(&self, eps: f64) -> f64 {
+        if eps.is_nan() {
+            return f64::NAN;
+        }
+        let k = self.first_above(eps);
+        if k >= self.pmf.len() {
+            return 0.0;
+        }
+        let v = self.s0[k] - (eps - self.loss(k)).exp() * self.s1[k];
+        v.max(0.0)
+    }
+
+    /// Bound on the rounding error of [`Self::finite_delta`] at ε: the suffix sums of W
+    /// non-negative terms carry ≤ (3W + 10)u relative error (Kahan for s0; for s1 the
+    /// recursion s1 = pmf + e^{−h}·s1 accumulates ≤ 2u per step plus the rounding of e^{−h}),
+    /// the exponential factor ≤ 2u(|ε| + |ℓ_k| + 2).
+    fn query_err(&self, eps: f64) -> f64 {
+        let k = self.first_above(eps);
+        if k >= self.pmf.len() {
+            return 0.0;
+        }
+        let c = (3.0 * self.pmf.len() as f64 + 10.0) * U
+            + 2.0 * U * (eps.abs() + self.loss(k).abs() + 2.0);
+        c * (self.s0[k] + self.s1[k]) * (1.0 + 1e-9)
+    }
+
+    fn drift(&self) -> f64 {
+        self.steps * self.h * self.h / 4.0
+    }
+
+    fn hoeffding(&self, eta: f64) -> f64 {
+        self.h * (self.steps * (1.0 / eta).ln() / 2.0).sqrt()
+    }
+
+    fn add_up(&self) -> f64 {
+        // mass below the window only matters for the upper value if it can have positive loss
+        let lo_part = if self.k_lo > 0 { self.tail_lo } else { 0.0 };
+        self.inf * (1.0 + 1e-10) + self.tail_hi + lo_part + self.fft_err
+    }
+
+    fn sub_low(&self) -> f64 {
+        self.bad + self.tail_hi + self.tail_lo + self.fft_err
+    }
+
+    /// δ(ε) as (lower bound, estimate, upper bound).
+    pub fn delta(&self, eps: f64) -> Bracket {
+        let d = self.finite_delta(eps);
+        let upper = up(d + self.query_err(eps) + self.add_up()).min(1.0);
+        let est = (d + self.inf).min(1.0);
+        let eta = (1e-3 * d).max(1e-300);
+        let c = self.drift() + self.hoeffding(eta);
+        let lower = (self.finite_delta(eps + c) * (1.0 - 1e-12) - self.query_err(eps + c)
+            + self.inf_exact
+            - self.sub_low()
+            - eta)
+            .max(0.0);
+        (lower, est, upper)
+    }
+
+    /// Smallest ε ≥ 0 with finite_delta(ε) ≤ target (+∞ if none, 0 if already at ε = 0).
+    fn solve(&self, target: f64) -> f64 {
+        if target <= 0.0 {
+            return f64::INFINITY;
+        }
+        if self.finite_delta(0.0) <= target {
+            return 0.0;
+        }
+        // D(ℓ_{k−1}) = s0[k] − e^{−h} s1[k]; find the first k with D(ℓ_k) ≤ target
+        let w = self.pmf.len();
+        let dk = |k: usize| -> f64 {
+            // D at ε = ℓ_k: terms j ≥ k+1
+            if k + 1 >= w {
+                0.0
+            } else {
+                self.s0[k + 1] - (-self.h).exp() * self.s1[k + 1]
+            }
+        };
+        let (mut lo, mut hi) = (0usize, w - 1);
+        if dk(0) <= target {
+            // ε below the window start: D is linear-exponential there with all mass above
+            let e = (self.s0[0] - target) / self.s1[0];
+            return (self.loss(0) + e.ln()).max(0.0);
+        }
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2;
+            if dk(mid) <= target {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        // ε in [ℓ_lo, ℓ_hi]: D(ε) = s0[hi] − e^{ε − ℓ_hi} s1[hi]
+        let e = ((self.s0[hi] - target) / self.s1[hi]).max(f64::MIN_POSITIVE);
+        let eps = self.loss(hi) + e.ln();
+        eps.clamp(self.loss(lo), self.loss(hi)).max(0.0)
+    }
+
+    /// ε(δ) as (lower bound, estimate, upper bound); +∞ where δ cannot be certified.
+    pub fn epsilon(&self, delta: f64) -> Bracket {
+        let tu = delta - self.add_up();
+        let upper = if tu <= 0.0 {
+            f64::INFINITY
+        } else {
+            // solve, then move the target down by the query round-off at the solution (s0 is
+            // non-increasing, so the error at the second, larger solution is no larger)
+            let e1 = self.solve(tu * (1.0 - 1e-12));
+            let e = if e1.is_finite() {
+                self.solve((tu - self.query_err(e1)) * (1.0 - 1e-12))
+            } else {
+                e1
+            };
+            if e == 0.0 {
+                0.0
+            } else {
+                e + e.abs() * 1e-13 + 1e-13
+            }
+        };
+        let est = self.solve(delta - self.inf);
+        let eta = 1e-3 * delta;
+        let c = self.drift() + self.hoeffding(eta);
+        let tl = (delta + eta + self.sub_low() - self.inf_exact) / (1.0 - 1e-12);
+        let tl = tl + self.query_err(self.solve(tl));
+        let lower = (self.solve(tl) - c).max(0.0);
+        (lower, est, upper)
+    }
+}

@@ -1,0 +1,404 @@
+//! FFT composition of PLDs ([`compose`]).
+//!
+//! The spectra of all parts are raised to their multiplicities and multiplied (frequency-domain
+//! powering), one inverse real FFT of length N (an even 2^a·3^b·5^c·7^d) gives the composed pmf
+//! on a window [K_lo, K_lo + N) of grid indices chosen by Chernoff bounds from the exact
+//! log-MGF of the discretised parts: the mass outside the window (which aliases into it) is at most
+//! `tail_hi + tail_lo`, added to the upper value (upper tail; the lower tail too when the window
+//! starts at a positive loss) and subtracted from the lower one.
+//!
+//! The round-off of the whole pipeline is bounded in the module doc of `fft.rs`.
+
+use super::fft::{direct_dft_coeff, fft_error_coeff, fft_plans, next_smooth, TwiddleTable, U};
+use super::{check_h, Composition, Pld, MAX_GRID, MAX_INDEX, MAX_TIMES, MAX_WINDOW};
+use crate::error::{PabiError, Result};
+use crate::num::up;
+use realfft::num_complex::Complex;
+
+/// Tail tolerance used to choose the window (Chernoff bound on the mass outside it).
+pub const DEFAULT_TAIL: f64 = 1e-15;
+
+/// An integer-valued float as a grid index clamped to [lo, hi] (`nan` for NaN): the conversion
+/// happens only inside the range, so it neither saturates nor wraps.
+fn clamp_index(x: f64, lo: i128, hi: i128, nan: i128) -> i128 {
+    if x.is_nan() {
+        nan
+    } else if x <= lo as f64 {
+        lo
+    } else if x >= hi as f64 {
+        hi
+    } else {
+        x as i128
+    }
+}
+
+/// The composed window chosen by [`compose`] before any allocation.
+pub(in crate::composition) struct Window {
+    k_lo: i128,
+    k_top: i128,
+    sup_lo: i128,
+    sup_hi: i128,
+    /// (λ, composed log-MGF at +λ) and (λ, at −λ)
+    lgrid_hi: Vec<(f64, f64)>,
+    lgrid_lo: Vec<(f64, f64)>,
+}
+
+impl Window {
+    /// Number of grid points of the window (≥ 1; may exceed `usize` range in principle).
+    pub(in crate::composition) fn width(&self) -> i128 {
+        self.k_top - self.k_lo + 1
+    }
+}
+
+/// Validate `parts` and choose the composed window by Chernoff bounds (cheap: O(Σ len · 32)).
+/// All support arithmetic is in i128 with checked operations.
+pub(in crate::composition) fn window(parts: &[(&Pld, u64)], tail: f64) -> Result<Window> {
+    if parts.is_empty() {
+        return Err(PabiError::domain("parts", "at least one PLD", 0.0));
+    }
+    if !(tail > 0.0 && tail < 1e-3) {
+        return Err(PabiError::domain("tail", "in (0, 1e-3)", tail));
+    }
+    let h = parts[0].0.h;
+    check_h(h)?;
+    for (i, (p, t)) in parts.iter().enumerate() {
+        if p.h != h {
+            return Err(PabiError::domain("h", "the same grid step for all parts", p.h).at(i));
+        }
+        if *t < 1 || *t > MAX_TIMES {
+            return Err(PabiError::domain("steps", "an integer in [1, 2^53]", *t as f64).at(i));
+        }
+        // a Pld built by this module satisfies these; its fields are public, so check them
+        let len = p.pmf.len();
+        let top = p.lo as f64 + len as f64;
+        if len == 0 || len > MAX_GRID || (p.lo as f64).abs() > MAX_INDEX || top.abs() > MAX_INDEX {
+            return Err(PabiError::domain(
+                "parts",
+                "PLDs of 1..=2^21 grid points with indices within 2^53",
+                len as f64,
+            )
+            .at(i));
+        }
+    }
+    let overflow = || {
+        PabiError::domain(
+            "steps",
+            "small enough that the composed support indices fit (use fewer compositions)",
+            parts.iter().map(|(_, t)| *t as f64).sum::<f64>(),
+        )
+    };
+    // support bounds: Σ T_i·(first/last index of part i), |each term| ≤ 2^53·2^53
+    let mut sup_lo: i128 = 0;
+    let mut sup_hi: i128 = 0;
+    for (p, t) in parts {
+        let first = p.pmf.iter().position(|&w| w > 0.0).unwrap_or(0) as i128;
+        let last = p.pmf.iter().rposition(|&w| w > 0.0).unwrap_or(0) as i128;
+        let t = *t as i128;
+        sup_lo = t
+            .checked_mul(p.lo as i128 + first)
+            .and_then(|v| sup_lo.checked_add(v))
+            .ok_or_else(overflow)?;
+        sup_hi = t
+            .checked_mul(p.lo as i128 + last)
+            .and_then(|v| sup_hi.checked_add(v))
+            .ok_or_else(overflow)?;
+    }
+    // Chernoff window
+    let ltol = tail.ln();
+    let lambdas: Vec<f64> = (0..16)
+        .map(|i| 10f64.powf(-2.0 + 4.0 * i as f64 / 15.0))
+        .collect();
+    let mut neg: Vec<f64> = lambdas.iter().map(|l| -l).collect();
+    neg.extend_from_slice(&lambdas);
+    let mut tot = vec![0.0; neg.len()];
+    for (p, t) in parts {
+        for (a, v) in tot.iter_mut().zip(p.log_mgf(&neg)) {
+            *a += *t as f64 * v;
+        }
+    }
+    let nl = lambdas.len();
+    let mut s_hi = f64::INFINITY;
+    let mut s_lo = f64::NEG_INFINITY;
+    let mut lgrid_hi = Vec::with_capacity(lambdas.len());
+    let mut lgrid_lo = Vec::with_capacity(lambdas.len());
+    for (i, &lam) in lambdas.iter().enumerate() {
+        let a = tot[nl + i];
+        let b = tot[i];
+        lgrid_hi.push((lam, a));
+        lgrid_lo.push((lam, b));
+        s_hi = s_hi.min((a - ltol) / lam);
+        s_lo = s_lo.max((ltol - b) / lam);
+    }
+    // clamped to the support in floating point, then converted (a NaN bound: the support edge)
+    let mut k_top = clamp_index((s_hi / h).ceil(), sup_lo, sup_hi, sup_hi);
+    let mut k_lo = clamp_index((s_lo / h).floor(), sup_lo, sup_hi, sup_lo);
+    if k_top < k_lo {
+        k_top = sup_hi;
+        k_lo = sup_lo;
+    }
+    Ok(Window {
+        k_lo,
+        k_top,
+        sup_lo,
+        sup_hi,
+        lgrid_hi,
+        lgrid_lo,
+    })
+}
+
+/// The error for a composed window wider than [`MAX_WINDOW`] (named `h`: a coarser grid
+/// shrinks it in proportion).
+fn window_error(width: i128, h: f64) -> PabiError {
+    PabiError::domain(
+        "h",
+        format!(
+            "large enough that the composed window fits its cap of 2^22 points (this h needs \
+             {width}; use a coarser h or fewer compositions)"
+        ),
+        h,
+    )
+}
+
+/// Compose `parts` = [(PLD, multiplicity)] (all on the same grid step) by FFT.
+///
+/// Sizes are decided before any allocation: the window (≤ [`MAX_WINDOW`] points, else a
+/// `DomainError` on `h`), the FFT length n = next 2^a3^b5^c7^d ≥ max(window, 2·longest part,
+/// 1024) ≤ 2^22, and window indices within ±2^53.
+pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
+    let win = window(parts, tail)?;
+    let h = parts[0].0.h;
+    let wid = win.width();
+    if wid > MAX_WINDOW as i128 {
+        return Err(window_error(wid, h));
+    }
+    if (win.k_lo as f64).abs() > MAX_INDEX || (win.k_top as f64).abs() > MAX_INDEX {
+        return Err(PabiError::domain(
+            "steps",
+            "small enough that the composed window's grid indices stay within 2^53 \
+             (use fewer compositions or a coarser h)",
+            parts.iter().map(|(_, t)| *t as f64).sum::<f64>(),
+        ));
+    }
+    let Window {
+        k_lo,
+        k_top,
+        sup_lo,
+        sup_hi,
+        lgrid_hi,
+        lgrid_lo,
+    } = win;
+    let width = wid as usize; // ≤ 2^22
+    let maxlen = parts.iter().map(|(p, _)| p.pmf.len()).max().unwrap_or(1); // ≤ 2^21
+    let n = next_smooth(width.max(2 * maxlen).max(1024));
+    if n > MAX_WINDOW {
+        // unreachable: next_smooth(m) ≤ m.next_power_of_two() ≤ 2^22 for m ≤ 2^22
+        return Err(window_error(n as i128, h));
+    }
+    // mass beyond the window (tail bounds evaluated at the final window edges)
+    let top = k_top as f64 * h;
+    let bottom = k_lo as f64 * h;
+    let tail_hi = if k_top >= sup_hi {
+        0.0
+    } else {
+        lgrid_hi
+            .iter()
+            .map(|&(lam, a)| (a - lam * top).exp())
+            .fold(1.0, f64::min)
+    };
+    let tail_lo = if k_lo <= sup_lo {
+        0.0
+    } else {
+        lgrid_lo
+            .iter()
+            .map(|&(lam, b)| (b + lam * bottom).exp())
+            .fold(1.0, f64::min)
+    };
+    // spectra, with a rigorous per-bin bound B_k ≥ |acc_k − exact_k| (module doc of
+    // fft.rs): a forward-FFT bound κ_N·‖x‖₁ per bin, tightened to the direct compensated
+    // DFT bound where it matters, propagated through the powering and the products.
+    let (fwd, inv) = fft_plans(n);
+    let nc = n / 2 + 1;
+    let kappa = fft_error_coeff(n);
+    let mut acc: Vec<Complex<f64>> = vec![Complex::new(1.0, 0.0); nc];
+    let mut accb = vec![0.0f64; nc];
+    let mut buf = vec![0.0; n];
+    let mut spec = vec![Complex::new(0.0, 0.0); nc];
+    let mut ebin = vec![0.0f64; nc];
+    let mut inf_keep_log = 0.0;
+    let mut infx_keep_log = 0.0;
+    let mut bad = 0.0;
+    let mut steps = 0.0;
+    let tw = TwiddleTable::new(n);
+    for (p, t) in parts {
+        crate::interrupt::check()?;
+        buf.iter_mut().for_each(|v| *v = 0.0);
+        let nn = n as i64;
+        for (i, &w) in p.pmf.iter().enumerate() {
+            let pos = (p.lo + i as i64).rem_euclid(nn) as usize;
+            buf[pos] += w;
+        }
+        // ‖x‖₁ rounded up (all masses ≥ 0; a sub-probability up to round-off)
+        let mass = up(crate::num::neumaier_sum(p.pmf.iter().copied()));
+        fwd.process(&mut buf, &mut spec)
+            .map_err(|e| PabiError::unreachable(format!("FFT failed: {e}")))?;
+        let tf = *t as f64;
+        let eb_fft = kappa * mass;
+        // bins whose FFT error would matter after powering: recompute directly
+        let first = p.pmf.iter().position(|&w| w > 0.0).unwrap_or(0);
+        let last = p.pmf.iter().rposition(|&w| w > 0.0).unwrap_or(0);
+        let m_sup = last + 1 - first.min(last);
+        let eb_dir = direct_dft_coeff(m_sup) * mass;
+        // T·R^{T−1}·ε_fft > 1e-18 ⇔ R > r_cut (one exp per part instead of one per bin)
+        let r_cut = if tf > 1.0 {
+            ((-41.4 - (tf * eb_fft).ln()) / (tf - 1.0)).exp()
+        } else {
+            0.0
+        };
+        let mut refine: Vec<usize> = Vec::new();
+        if tf * eb_fft > 1e-18 && eb_dir < eb_fft {
+            for (k, z) in spec.iter().enumerate() {
+                let r = z.norm_sqr().sqrt() * (1.0 + 4.0 * U) + eb_fft;
+                if r.min(1.0) > r_cut {
+                    refine.push(k);
+                }
+            }
+        }
+        ebin.iter_mut().for_each(|v| *v = eb_fft);
+        if !refine.is_empty() && (refine.len() as f64) * (m_sup as f64) <= 4e7 {
+            let xs = &p.pmf[first..first + m_sup];
+            let j0 = p.lo + first as i64;
+            for &k in &refine {
+                let z = tw.direct_dft(xs, j0, k);
+                spec[k] = z;
+                ebin[k] = eb_dir + 4.0 * U * z.norm_sqr().sqrt() * (1.0 + 4.0 * U);
+            }
+        }
+        // bins with max(|z̃|,|z|) ≤ c_neg have T·R^{T−1}·e ≤ T·c_neg^{T−1}·e_max ≤ 1e-40:
+        // use that constant instead of one ln/exp per bin
+        let e_max = eb_fft.max(eb_dir + 4.0 * U * (1.0 + eb_fft));
+        let c_neg = if tf > 1.0 {
+            ((-92.1 - (tf * e_max).ln()) / (tf - 1.0)).exp().min(1.0)
+        } else {
+            1.0
+        };
+        let prop_neg = if tf > 1.0 {
+            tf * ((tf - 1.0) * c_neg.ln()).exp() * e_max * (1.0 + 1e-9)
+        } else {
+            e_max
+        };
+        for (k, (a, z)) in acc.iter_mut().zip(spec.iter()).enumerate() {
+            let e = ebin[k];
+            let r2 = z.norm_sqr();
+            let rt = r2.sqrt() * (1.0 + 4.0 * U); // ≥ |z̃_k|
+                                                  // max(|z̃|, |z|) ≤ R; |z| ≤ min(|z̃| + e, 1)
+            let big = rt.max((rt + e).min(1.0));
+            let prop = if tf <= 1.0 {
+                e
+            } else if big <= c_neg {
+                prop_neg
+            } else {
+                tf * ((tf - 1.0) * big.ln()).exp() * e
+            };
+            let lr = 0.5 * tf * r2.ln();
+            let (pw, pabs, err) = if r2 == 0.0 || lr < -740.0 {
+                // z̃^T ≈ 0 taken as 0: the error is |z^T| ≤ min(|z̃| + e, 1)^T ≤ R·R^{T−1}
+                let zb = (rt + e).min(1.0);
+                let bound = if tf <= 1.0 {
+                    zb
+                } else {
+                    zb * prop / (tf * e.max(f64::MIN_POSITIVE))
+                };
+                (Complex::new(0.0, 0.0), 0.0, bound * (1.0 + 1e-9))
+            } else {
+                let ang = z.im.atan2(z.re);
+                let th = tf * ang;
+                let mag = lr.exp();
+                let (sn, cs) = th.sin_cos();
+                let pw = Complex::new(mag * cs, mag * sn);
+                // relative error of the polar power vs z̃^T: magnitude (ln of r2 with 3u
+                // relative error, times T/2, exp) and phase (atan2 within 2u relative, ×T,
+                // sin_cos)
+                let rho =
+                    (1.5 * tf * U * 1.01 + 2.0 * U * lr.abs() + 4.0 * U * th.abs() + 12.0 * U)
+                        * 1.01;
+                (
+                    pw,
+                    mag * (1.0 + 4.0 * U),
+                    (rho * mag + prop) * (1.0 + 1e-12),
+                )
+            };
+            // exact t = z^T satisfies |t| ≤ min(|pw| + err, 1)
+            let tabs = (pabs + err).min(1.0);
+            let aabs = a.norm_sqr().sqrt() * (1.0 + 4.0 * U);
+            let prod = *a * pw;
+            accb[k] = (3.0 * U * aabs * pabs + aabs * err + accb[k] * tabs) * (1.0 + 1e-12);
+            *a = prod;
+        }
+        inf_keep_log += tf * (-p.inf).ln_1p();
+        infx_keep_log += tf * (-p.inf_exact).ln_1p();
+        bad += tf * p.bad;
+        steps += tf;
+    }
+    // the DC and Nyquist bins of a real signal are real (dropping the imaginary round-off only
+    // moves them closer to the exact values)
+    acc[0].im = 0.0;
+    acc[nc - 1].im = 0.0;
+    // inverse: per point ≤ (Σ_k B_k + κ Σ_k |A_k|)/N over the full (Hermitian) spectrum;
+    // in ℓ2 (Parseval) ≤ (‖B‖₂ + κ‖A‖₂)/√N
+    let (mut sb1, mut sb2, mut sa1, mut sa2) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    for (a, &b) in acc.iter().zip(accb.iter()) {
+        let an = a.norm_sqr().sqrt() * (1.0 + 4.0 * U);
+        sb1 += b;
+        sb2 += b * b;
+        sa1 += an;
+        sa2 += an * an;
+    }
+    let full = |s: f64| 2.0 * s * (1.0 + 1e-12);
+    crate::interrupt::check()?;
+    let mut out = vec![0.0; n];
+    inv.process(&mut acc, &mut out)
+        .map_err(|e| PabiError::unreachable(format!("FFT failed: {e}")))?;
+    let scale = 1.0 / n as f64;
+    // read the window in grid order (exact values are ≥ 0: clipping negatives only helps)
+    let nn = n as i128;
+    let mut pmf = vec![0.0; width];
+    let mut wmass = 0.0;
+    for (i, v) in pmf.iter_mut().enumerate() {
+        let pos = (k_lo + i as i128).rem_euclid(nn) as usize;
+        let x = out[pos] * scale;
+        *v = x.max(0.0);
+        wmass += *v;
+    }
+    let wf = width as f64;
+    let nf = n as f64;
+    let l1_route = wf / nf * (full(sb1) + kappa * full(sa1));
+    let l2_route = (wf / nf).sqrt() * (full(sb2).sqrt() + kappa * full(sa2).sqrt());
+    let fft_err = (l1_route.min(l2_route) + 2.0 * U * wmass) * (1.0 + 1e-9);
+    // suffix sums
+    let mut s0 = vec![0.0; width + 1];
+    let mut s1 = vec![0.0; width + 1];
+    let emh = (-h).exp();
+    let mut c0 = 0.0;
+    for i in (0..width).rev() {
+        // Kahan on s0
+        let y = pmf[i] - c0;
+        let t = s0[i + 1] + y;
+        c0 = (t - s0[i + 1]) - y;
+        s0[i] = t;
+        s1[i] = pmf[i] + emh * s1[i + 1];
+    }
+    Ok(Composition {
+        h,
+        k_lo: k_lo as i64,
+        pmf,
+        inf: -inf_keep_log.exp_m1(),
+        bad,
+        inf_exact: -infx_keep_log.exp_m1() * (1.0 - 1e-12),
+        tail_hi,
+        tail_lo,
+        fft_err,
+        steps,
+        s0,
+        s1,
+    })
+}

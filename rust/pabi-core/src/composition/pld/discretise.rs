@@ -1,0 +1,333 @@
+//! Discretisation of a mechanism's privacy loss onto the grid ℓ_k = k·h, pessimistically
+//! ("connect the dots": each cell's mass split between its two ends preserving E[e^{−L}], the
+//! tails moved up; see the module doc of `pld` and `docs/derivations/composition.md`):
+//! [`Pld::subsampled_gaussian`] (cell integrals of the Gaussian by Gauss–Legendre or normal
+//! tails), [`Pld::eps_delta`] (the four-point PLD of f_{ε0,δ0}, Dong–Roth–Su Prop. 2.5) and
+//! [`Pld::from_atoms`].
+
+use super::{check_h, grid_error, grid_span, Neighbour, Pld, MAX_GRID};
+use crate::composition::kov::check_eps_delta;
+use crate::error::{PabiError, Result};
+use crate::tail::gaussian_tail;
+
+const GL8_X: [f64; 4] = [
+    0.183_434_642_495_649_8,
+    0.525_532_409_916_329,
+    0.796_666_477_413_626_7,
+    0.960_289_856_497_536_3,
+];
+const GL8_W: [f64; 4] = [
+    0.362_683_783_378_362,
+    0.313_706_645_877_887_3,
+    0.222_381_034_453_374_5,
+    0.101_228_536_290_376_3,
+];
+
+/// P(u < Z < v), Z ~ N(0,1), u ≤ v, via tails (no cancellation in the tails).
+fn norm_mass(u: f64, v: f64) -> f64 {
+    if u >= 0.0 {
+        gaussian_tail(u) - gaussian_tail(v)
+    } else if v <= 0.0 {
+        gaussian_tail(-v) - gaussian_tail(-u)
+    } else {
+        1.0 - gaussian_tail(-u) - gaussian_tail(v)
+    }
+    .max(0.0)
+}
+
+const INV_SQRT_2PI: f64 = 0.398_942_280_401_432_7;
+
+/// For the cell x ∈ [xl, xr] of N(0,1): (A0, Jlo, Khi) with A0 = ∫φ, Jlo = ∫ expm1(s(x−xl))φ,
+/// Khi = ∫ −expm1(s(x−xr))φ (Jlo/Khi = NaN where the endpoint is infinite and unused).
+///
+/// Where s·(xr − xl) ≤ 1 the integrals are formed by composite 8-point Gauss–Legendre on pieces
+/// of width ≤ 0.25/(1 + |x|) (positive integrands, no cancellation; the quadrature error is far
+/// below 1e-16 relative on such pieces). Otherwise the cell is wide enough that the closed forms
+/// through normal tails, A1 e^{−z} − A0, lose at most a few digits.
+fn cell_integrals(xl: f64, xr: f64, s: f64) -> (f64, f64, f64) {
+    let w = xr - xl;
+    if xl.is_finite() && xr.is_finite() && s * w <= 1.0 {
+        let xa = xl.abs().max(xr.abs());
+        // here w ≤ 1/s and |x| ≤ s + 9.5 (or w ≤ s + 19 for s < 1): at most a few hundred
+        // pieces; the clamp only documents that the conversion is bounded
+        let pieces = (w * (1.0 + xa) / 0.25).ceil().clamp(1.0, 1e6) as usize;
+        let pw = w / pieces as f64;
+        let hw = 0.5 * pw;
+        let (mut a0, mut j, mut kk) = (0.0, 0.0, 0.0);
+        for pc in 0..pieces {
+            let xm = xl + (pc as f64 + 0.5) * pw;
+            for i in 0..4 {
+                for sg in [-1.0, 1.0] {
+                    let x = xm + sg * GL8_X[i] * hw;
+                    let f = GL8_W[i] * INV_SQRT_2PI * (-0.5 * x * x).exp();
+                    a0 += f;
+                    j += f * (s * (x - xl)).exp_m1();
+                    kk += f * (-(s * (x - xr)).exp_m1());
+                }
+            }
+        }
+        (a0 * hw, j * hw, kk * hw)
+    } else {
+        let a0 = norm_mass(xl, xr);
+        let a1 = norm_mass(xl - s, xr - s);
+        // A1 = e^{z_lo}(A0 + Jlo) = e^{z_hi}(A0 − Khi), z = s x − s²/2
+        let jl = if xl.is_finite() {
+            (a1 * (s * s / 2.0 - s * xl).exp() - a0).max(0.0)
+        } else {
+            f64::NAN
+        };
+        let kh = if xr.is_finite() {
+            (a0 - a1 * (s * s / 2.0 - s * xr).exp()).max(0.0)
+        } else {
+            f64::NAN
+        };
+        (a0, jl, kh)
+    }
+}
+
+/// Relative margin by which the upper split weight is increased (covers the rounding of the
+/// cell integrals; its cost is a relative change of ~1e-12·h in δ).
+const SPLIT_MARGIN: f64 = 1e-11;
+/// Standard-normal tail radius beyond which mass is truncated (Q(9.5) ≈ 1.05e-21).
+pub(super) const XTAIL: f64 = 9.5;
+
+/// Loss of the remove direction of the subsampled Gaussian at x (in units of σ, s = 1/σ):
+/// ln(1 − q + q e^{z}) = ln(1 + q(e^z − 1)), z = s x − s²/2; `l1q` = ln(1 − q).
+///
+/// While q·e^z ≤ e^700 the argument q(e^z − 1) is formed directly (for z > 700 as
+/// e^{ln q + z} − q): the form z + ln q + ln(1 + e^{ln(1−q) − ln q − z}) cancels where
+/// q e^z ≈ 1 (q = 1e-100, z ≈ 230: an absolute error ~1e-14 on a loss ~1e-86, which gave the
+/// range the wrong sign and left a cell off the grid). Only the grid's extent depends on it.
+pub(super) fn sg_lrem(q: f64, s: f64, l1q: f64, x: f64) -> f64 {
+    let z = s * x - s * s / 2.0;
+    if q == 1.0 {
+        z
+    } else if z < 0.0 {
+        (q * z.exp_m1()).ln_1p() // ln(1 + q(e^z − 1))
+    } else {
+        let lq = q.ln();
+        if z + lq < 700.0 {
+            let t = if z <= 700.0 {
+                q * z.exp_m1()
+            } else {
+                (lq + z).exp() - q
+            };
+            t.ln_1p()
+        } else {
+            z + lq + ((l1q - lq - z).exp()).ln_1p()
+        }
+    }
+}
+
+/// The loss range [lmin, lmax] covered by the grid of [`Pld::subsampled_gaussian`] (the loss
+/// at the truncation points x = −9.5 and x = 1/σ + 9.5); non-finite when 1/σ overflows.
+pub(in crate::composition) fn sg_loss_range(q: f64, sigma: f64, dir: Neighbour) -> (f64, f64) {
+    let s = 1.0 / sigma;
+    let l1q = (-q).ln_1p();
+    let (xmin, xmax) = (-XTAIL, s + XTAIL);
+    match dir {
+        Neighbour::Remove => (sg_lrem(q, s, l1q, xmin), sg_lrem(q, s, l1q, xmax)),
+        Neighbour::Add => (-sg_lrem(q, s, l1q, xmax), -sg_lrem(q, s, l1q, xmin)),
+    }
+}
+
+impl Pld {
+    /// The Poisson-subsampled Gaussian mechanism (sensitivity 1, noise std `sigma`, sampling
+    /// probability `q`; q = 1 is the plain Gaussian mechanism), one neighbouring direction.
+    pub fn subsampled_gaussian(q: f64, sigma: f64, dir: Neighbour, h: f64) -> Result<Pld> {
+        if !(q > 0.0 && q <= 1.0) {
+            return Err(PabiError::domain("q", "in (0, 1]", q));
+        }
+        if !(sigma > 0.0 && sigma.is_finite()) {
+            return Err(PabiError::domain("sigma", "> 0 and finite", sigma));
+        }
+        check_h(h)?;
+        // grid size decided before any allocation (no integer conversion of unchecked floats)
+        let (lmin, lmax) = sg_loss_range(q, sigma, dir);
+        let (klo, khi) = grid_span(lmin, lmax, h, MAX_GRID)
+            .ok_or_else(|| grid_error(lmin, lmax, h, MAX_GRID, "sigma", sigma))?;
+        let m = (khi - klo + 1) as usize; // <= MAX_GRID
+        let s = 1.0 / sigma;
+        let l1q = (-q).ln_1p(); // ln(1-q), −∞ for q = 1
+                                // inverse of the remove-direction loss: x with lrem(x) = ℓ (−∞ when ℓ ≤ ln(1−q))
+        let xinv = |l: f64| -> f64 {
+            if q == 1.0 {
+                return (l + s * s / 2.0) / s;
+            }
+            if l <= l1q {
+                return f64::NEG_INFINITY;
+            }
+            // e^z = (e^ℓ − 1 + q)/q
+            let z = if l < 0.0 {
+                (l.exp_m1() + q).ln() - q.ln()
+            } else {
+                (l.exp_m1() / q).ln_1p()
+            };
+            (z + s * s / 2.0) / s
+        };
+        let (xmin, xmax) = (-XTAIL, s + XTAIL);
+        let mut pmf = vec![0.0; m];
+        let eh = h.exp_m1(); // e^h − 1
+        let emh = -(-h).exp_m1(); // 1 − e^{−h}
+                                  // tails outside [xmin, xmax]
+        let (below, above) = match dir {
+            // P = (1−q)N(0) + qN(s); x > xmax: loss > lmax → +∞; x < xmin: lowest point
+            Neighbour::Remove => (
+                (1.0 - q) * gaussian_tail(-xmin) + q * gaussian_tail(s - xmin),
+                (1.0 - q) * gaussian_tail(xmax) + q * gaussian_tail(xmax - s),
+            ),
+            // P = N(0); loss decreasing in x: x < xmin → loss > lmax → +∞
+            Neighbour::Add => (gaussian_tail(xmax), gaussian_tail(-xmin)),
+        };
+        // the loss at xmin/xmax lies inside the grid; the cells cover [lmin, lmax] exactly by
+        // mapping grid points back to x and clamping to [xmin, xmax].
+        for k in klo..khi {
+            crate::interrupt::check()?;
+            let (a, b) = (k as f64 * h, (k + 1) as f64 * h);
+            // x-interval of the cell
+            let (xl, xr) = match dir {
+                Neighbour::Remove => (xinv(a).max(xmin), xinv(b).min(xmax)),
+                Neighbour::Add => (xinv(-b).max(xmin), xinv(-a).min(xmax)),
+            };
+            if xr.partial_cmp(&xl) != Some(std::cmp::Ordering::Greater) {
+                continue;
+            }
+            // is the cell's loss range exactly [a, b] (both ends interior preimages)?
+            let exact_l = match dir {
+                Neighbour::Remove => xinv(a) >= xmin,
+                Neighbour::Add => xinv(-b) >= xmin,
+            };
+            let exact_r = match dir {
+                Neighbour::Remove => xinv(b) <= xmax,
+                Neighbour::Add => xinv(-a) <= xmax,
+            };
+            let (a0, jl, kh) = cell_integrals(xl, xr, s);
+            let zl = s * xl - s * s / 2.0;
+            let zr = s * xr - s * s / 2.0;
+            let (mut wa, mut wb);
+            if exact_l && exact_r && jl.is_finite() && kh.is_finite() {
+                match dir {
+                    Neighbour::Remove => {
+                        wb = q * zl.exp() * jl / emh;
+                        wa = q * zr.exp() * kh / eh;
+                    }
+                    Neighbour::Add => {
+                        // e^{a} = 1/(1−q+q e^{zr}), e^{b} = 1/(1−q+q e^{zl})
+                        wb = q * zr.exp() * kh * (-a).exp().recip() / emh;
+                        wa = q * zl.exp() * jl * (-b).exp().recip() / eh;
+                        let _ = (a, b);
+                    }
+                }
+            } else {
+                // boundary cell: general split from the cell's P and Q masses
+                let a1 = norm_mass(xl - s, xr - s);
+                let (p, qm) = match dir {
+                    Neighbour::Remove => ((1.0 - q) * a0 + q * a1, a0),
+                    Neighbour::Add => (a0, (1.0 - q) * a0 + q * a1),
+                };
+                if p <= 0.0 {
+                    continue;
+                }
+                let t = ((p * (-a).exp() - qm) / (p * ((-a).exp() - (-b).exp()))).clamp(0.0, 1.0);
+                wb = p * t;
+                wa = p - wb;
+            }
+            let dw = wb * SPLIT_MARGIN;
+            wb += dw;
+            wa = (wa - dw).max(0.0);
+            pmf[(k - klo) as usize] += wa;
+            pmf[(k + 1 - klo) as usize] += wb;
+        }
+        // mass below the grid's first cell: its loss is <= lmin, moved up to the grid point >= lmin
+        pmf[((lmin / h).ceil() as i64 - klo) as usize] += below;
+        Ok(Pld {
+            h,
+            lo: klo,
+            pmf,
+            inf: above,
+            bad: below + above,
+            inf_exact: 0.0,
+        }
+        .close_mass())
+    }
+
+    /// The four-point PLD of an (ε0, δ0)-DP mechanism (its dominating pair; Dong–Roth–Su
+    /// Prop. 2.5): +∞ w.p. δ0, ±ε0 w.p. (1−δ0)·p, (1−δ0)(1−p), p = 1/(1+e^{−ε0}). ±ε0 off the
+    /// grid are split pessimistically.
+    pub fn eps_delta(eps0: f64, delta0: f64, h: f64) -> Result<Pld> {
+        check_eps_delta(eps0, delta0)?;
+        check_h(h)?;
+        // the grid [−ε0/h − 1, ε0/h + 1] of from_atoms, checked here to name ε0 or h
+        if grid_span(-eps0, eps0, h, MAX_GRID - 2).is_none() {
+            return Err(grid_error(-eps0, eps0, h, MAX_GRID - 2, "eps0", eps0));
+        }
+        let p = 1.0 / (1.0 + (-eps0).exp());
+        Pld::from_atoms(
+            h,
+            &[eps0, -eps0],
+            &[(1.0 - delta0) * p, (1.0 - delta0) * (1.0 - p)],
+            delta0,
+        )
+    }
+
+    /// A PLD from finitely many atoms (losses, masses) and an atom at +∞, each atom split between
+    /// its two neighbouring grid points preserving E[e^{−L}] (pessimistic). A loss within 1e-9·h
+    /// of a grid point is put on it. The grid spans [min loss − h, max loss + h] and must fit
+    /// [`MAX_GRID`] points.
+    pub fn from_atoms(h: f64, losses: &[f64], masses: &[f64], inf: f64) -> Result<Pld> {
+        check_h(h)?;
+        if masses.len() != losses.len() {
+            return Err(PabiError::lengths(
+                "losses",
+                losses.len(),
+                "masses",
+                masses.len(),
+            ));
+        }
+        if let Some(i) = losses.iter().position(|l| !l.is_finite()) {
+            return Err(PabiError::domain("losses", "finite", losses[i]).at(i));
+        }
+        if let Some(i) = masses.iter().position(|w| !(0.0..=1.0).contains(w)) {
+            return Err(PabiError::domain("masses", "in [0, 1]", masses[i]).at(i));
+        }
+        if !(0.0..=1.0).contains(&inf) {
+            return Err(PabiError::domain("inf", "in [0, 1]", inf));
+        }
+        let (lmin, lmax) = if losses.is_empty() {
+            (0.0, 0.0)
+        } else {
+            (
+                losses.iter().copied().fold(f64::INFINITY, f64::min),
+                losses.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            )
+        };
+        let (a, b) = grid_span(lmin, lmax, h, MAX_GRID - 2)
+            .ok_or_else(|| grid_error(lmin, lmax, h, MAX_GRID - 2, "losses", lmax - lmin))?;
+        let (lo, hi) = (a - 1, b + 1);
+        let mut pmf = vec![0.0; (hi - lo + 1) as usize]; // <= MAX_GRID
+        for (&l, &w) in losses.iter().zip(masses) {
+            let r = l / h;
+            let kr = r.round();
+            // on the grid up to round-off: put it on the grid point if that is not below it
+            if kr >= r && kr - r <= 1e-9 || r == kr {
+                pmf[(kr as i64 - lo) as usize] += w;
+                continue;
+            }
+            let k = r.floor();
+            let u = l - k * h; // in (0, h)
+            let t = ((-u).exp_m1() / (-h).exp_m1()).clamp(0.0, 1.0) * (1.0 + SPLIT_MARGIN);
+            let t = t.min(1.0);
+            pmf[(k as i64 - lo) as usize] += w * (1.0 - t);
+            pmf[(k as i64 + 1 - lo) as usize] += w * t;
+        }
+        // the +∞ atom is part of the mechanism, not a truncation
+        Ok(Pld {
+            h,
+            lo,
+            pmf,
+            inf,
+            bad: 0.0,
+            inf_exact: inf,
+        })
+    }
+}

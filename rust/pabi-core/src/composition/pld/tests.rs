@@ -1,0 +1,149 @@
+//! Unit tests of the PLD machinery: brackets against the exact Gaussian value, size caps
+//! checked before allocation, grid-span conversions, queries at huge ε.
+
+use super::discretise::{sg_lrem, XTAIL};
+use super::*;
+use crate::composition::param_of;
+
+#[test]
+fn gaussian_bracket_contains_exact() {
+    // μ = 0.5 Gaussian, 16-fold: exact θ(1, 2) = 0.509862...
+    let p = Pld::subsampled_gaussian(1.0, 2.0, Neighbour::Remove, 1e-3).unwrap();
+    let c = compose(&[(&p, 16)], DEFAULT_TAIL).unwrap();
+    let (l, e, u) = c.delta(1.0);
+    let exact = crate::theta::theta(1.0, 2.0);
+    assert!(l <= exact && exact <= u, "{l} {e} {u} {exact}");
+    assert!((u - exact) / exact < 1e-5);
+}
+
+#[test]
+fn grid_span_never_wraps() {
+    assert_eq!(grid_span(-1.0, 1.0, 0.5, 16), Some((-2, 2)));
+    assert_eq!(grid_span(0.0, 15.0, 1.0, 16), Some((0, 15)));
+    assert_eq!(grid_span(0.0, 16.0, 1.0, 16), None);
+    assert_eq!(grid_span(-1.0, 1.0, 5e-324, MAX_GRID), None); // ±inf indices
+    assert_eq!(grid_span(f64::NAN, 1.0, 0.1, MAX_GRID), None);
+    assert_eq!(grid_span(1e300, 1e300, 0.1, MAX_GRID), None); // one point, index > 2^53
+    assert_eq!(grid_span(-1e37, 1e37, 0.1, MAX_GRID), None);
+}
+
+#[test]
+fn single_step_grids_are_capped_before_allocation() {
+    let g = |sigma: f64, h: f64| Pld::subsampled_gaussian(1.0, sigma, Neighbour::Remove, h);
+    // (khi − klo + 1) as usize wrapped to 0 here, and the cell loop ran ~2^64 times
+    assert_eq!(param_of(g(2.0, 5e-324)), "h");
+    assert_eq!(param_of(g(2.0 / 2f64.powi(63), 1e-4)), "sigma");
+    assert_eq!(param_of(g(5e-324, 0.1)), "sigma"); // 1/σ = +∞
+    let sub = Pld::subsampled_gaussian(0.1, 2.0, Neighbour::Add, 5e-324);
+    assert_eq!(param_of(sub), "h");
+    // 1.6 TB allocation (abort) before
+    assert_eq!(param_of(Pld::eps_delta(1e5, 1e-5, 1e-6)), "h");
+    assert_eq!(param_of(Pld::eps_delta(1e6, 1e-5, 0.1)), "eps0");
+    assert!(Pld::eps_delta(1e5, 1e-5, 0.0955).is_ok());
+    // the suggested h fits
+    let Err(PabiError::Domain { allowed, .. }) = g(2.0, 1e-7) else {
+        panic!()
+    };
+    let hmin: f64 = allowed
+        .split("use h >= ")
+        .nth(1)
+        .unwrap()
+        .trim_end_matches(')')
+        .parse()
+        .unwrap();
+    assert!(g(2.0, hmin).unwrap().pmf.len() <= MAX_GRID);
+    // from_atoms: non-finite losses, mismatched lengths, huge spans
+    assert_eq!(
+        param_of(Pld::from_atoms(0.1, &[f64::INFINITY], &[1.0], 0.0)),
+        "losses"
+    );
+    assert_eq!(
+        param_of(Pld::from_atoms(0.1, &[-1e300, 1e300], &[0.5, 0.5], 0.0)),
+        "losses"
+    );
+    assert!(matches!(
+        Pld::from_atoms(0.1, &[1.0], &[], 0.0),
+        Err(PabiError::Shape { .. })
+    ));
+    // from_profile: at most 2^20 samples
+    let d = vec![0.0; MAX_PROFILE + 1];
+    assert_eq!(param_of(Pld::from_profile(1e-3, &d)), "delta");
+    assert_eq!(
+        Pld::from_profile(1e-3, &d[..MAX_PROFILE])
+            .unwrap()
+            .pmf
+            .len(),
+        MAX_GRID - 1
+    );
+}
+
+#[test]
+fn compose_sizes_checked() {
+    let p = Pld::subsampled_gaussian(1.0, 2.0, Neighbour::Remove, 1e-3).unwrap();
+    // window of 1e15 compositions: far beyond 2^22 points
+    assert_eq!(
+        param_of(compose(&[(&p, 1_000_000_000_000_000)], DEFAULT_TAIL)),
+        "h"
+    );
+    assert_eq!(param_of(compose(&[(&p, 1 << 60)], DEFAULT_TAIL)), "steps");
+    assert_eq!(param_of(compose(&[(&p, 0)], DEFAULT_TAIL)), "steps");
+    // a hand-made Pld (public fields) with indices that would overflow i64
+    let bad = Pld {
+        h: 1e-3,
+        lo: i64::MAX - 1,
+        pmf: vec![1.0],
+        inf: 0.0,
+        bad: 0.0,
+        inf_exact: 0.0,
+    };
+    assert_eq!(param_of(compose(&[(&bad, 1)], DEFAULT_TAIL)), "parts");
+    let empty = Pld {
+        lo: 0,
+        pmf: vec![],
+        ..bad.clone()
+    };
+    assert_eq!(param_of(compose(&[(&empty, 1)], DEFAULT_TAIL)), "parts");
+    // far from the origin but within 2^53: indices × multiplicity leave ±2^53
+    let far = Pld {
+        lo: 1 << 50,
+        pmf: vec![0.5, 0.5],
+        ..bad.clone()
+    };
+    assert_eq!(param_of(compose(&[(&far, 1 << 10)], DEFAULT_TAIL)), "steps");
+    // a two-point PLD composed 2^20 times: the window fits, the values are binomial
+    let two = Pld {
+        lo: 0,
+        pmf: vec![0.5, 0.5],
+        ..bad
+    };
+    let c = compose(&[(&two, 1 << 20)], DEFAULT_TAIL).unwrap();
+    assert!(c.pmf.len() <= MAX_WINDOW);
+    let mass: f64 = c.pmf.iter().sum();
+    assert!((mass - 1.0).abs() < 1e-9, "{mass}");
+}
+
+#[test]
+fn delta_at_huge_eps_is_the_inf_mass() {
+    let p = Pld::subsampled_gaussian(1.0, 2.0, Neighbour::Remove, 1e-3).unwrap();
+    let c = compose(&[(&p, 16)], DEFAULT_TAIL).unwrap();
+    for eps in [1e300, f64::INFINITY] {
+        // before: (ε/h) as usize saturated, +1 wrapped to 0, and the upper value was 1
+        assert_eq!(c.first_above(eps), c.pmf.len());
+        let (l, _, u) = c.delta(eps);
+        assert_eq!(l, 0.0);
+        assert!(u >= c.inf && u < 1e-12, "{u}");
+    }
+}
+
+#[test]
+fn tiny_q_range_has_the_right_sign() {
+    // ln(1 − q + q e^z) for q = 1e-100 at z = s²/2 + 9.5 s: ≈ q e^z, positive
+    let (s, q) = (1.0 / 0.3, 1e-100);
+    let x = s + XTAIL;
+    let z = s * x - s * s / 2.0;
+    let v = sg_lrem(q, s, (-q).ln_1p(), x);
+    let exact = q * z.exp_m1(); // ln1p of a value ~1e-84
+    assert!((v / exact - 1.0).abs() < 1e-13, "{v} {exact}");
+    let (l, _, u) = dpsgd_epsilon(1e-100, 0.3, 1.0, 1e-5, DPSGD_H).unwrap();
+    assert_eq!((l, u), (0.0, 0.0)); // was (0, +inf)
+}
