@@ -1,8 +1,8 @@
-//! The θ-type factors of the PNSGD bounds at one ε: A = h(ε, r_A), B = h(ε, r_B) with
-//! h = θ (Gaussian, Sordello–Bu–Dong eq. (4)) or the Laplace divergence (eq. (5)), the
+//! The θ-type factors of the PNSGD bounds at one ε: A = h(ε, r_A) and B = h(ε, r_B), h = θ
+//! (Gaussian, Sordello–Bu–Dong eq. (4)) or the Laplace divergence (their eq. (5)), with the
 //! complement u = 1 − B (never formed by subtraction) and the logarithms ln A, ln B, for one
-//! element ([`factors_one`]) or a block of lanes ([`factors_block`], bitwise equal). See
-//! `docs/derivations/pnsgd.md`.
+//! element ([`factors_one`]) or a block of lanes ([`factors_block`], bitwise equal). The
+//! engine's θ is [`crate::theta`]; see `docs/derivations/pnsgd.md`.
 
 use crate::theta;
 use crate::vmath;
@@ -39,7 +39,8 @@ fn ln_of_theta(th: f64) -> f64 {
 
 /// ln B for a Gaussian B = θ(ε, r_B) from u = 1 − B (the engine's complement, rounded down),
 /// rounded up: log1p(−u) while u ≤ 7/8 (1 − u exact for u ≥ ½; the absolute error from the
-/// complement's rounding, u·2^-49/B, stays below the 2^-46 of θ), else ln of θ (rounded up), and the engine's ln θ where θ ≤ 1e-300.
+/// complement's rounding, u·2^-49/B, stays below the 2^-46 of θ), else ln of θ (rounded up),
+/// and the engine's ln θ where θ ≤ 1e-300.
 #[inline(always)]
 fn log_b_gauss(u: f64, eps: f64, rb: f64) -> f64 {
     if u <= U_LOG1P {

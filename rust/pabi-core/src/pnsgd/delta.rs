@@ -1,6 +1,7 @@
 //! The forward bounds over arrays: δ(ε) and ln δ(ε) ([`delta`], [`log_delta`]) and the factors
-//! (A, B, 1 − B) ([`factors`]), block by block (module doc of [`super`], "Speed"). The
-//! formulas are in [`super::orders`]; see `docs/derivations/pnsgd.md`.
+//! (A, B, 1 − B) ([`factors`]), block by block through the engine's block kernels (module doc of
+//! `pnsgd`, "Speed"). The formulas are in `orders.rs`, the factors in `ab_factors.rs`; see
+//! `docs/derivations/pnsgd.md`.
 
 use multiversion::multiversion;
 use rayon::prelude::*;

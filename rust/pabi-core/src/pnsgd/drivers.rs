@@ -1,6 +1,6 @@
-//! The array drivers of this family: chunk an output array and run a kernel on each chunk,
-//! across the thread pool for long arrays ([`drive`] for the forward bounds, [`drive_solve`]
-//! for the inversions). No mathematics here.
+//! The array drivers of this family: split an output array into chunks and run a kernel on
+//! each, across the thread pool for long arrays ([`drive`] for the forward bounds, also used by
+//! `schedules`; [`drive_solve`] for the inversions). No mathematics here.
 
 use rayon::prelude::*;
 

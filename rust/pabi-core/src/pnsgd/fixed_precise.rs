@@ -1,8 +1,8 @@
-//! The precise path of the fixed order: where the condition number |k·ln B| of δ = A·B^k makes
-//! the fast ln B too coarse, ln B is recomputed from the inputs in double-double (r_B and
-//! ln θ by [`crate::theta_dd`]) and the smaller of the two upper bounds is kept (module doc of
-//! [`super`], "Accuracy of the fixed order"; the bound is Sordello–Bu–Dong Thm 1 =
-//! Asoodeh–Diaz–Calmon Thms 3, 4; see `docs/derivations/pnsgd.md`).
+//! The precise path of the fixed order δ = A·B^k (Sordello–Bu–Dong Thm 1): where the condition
+//! number |k·ln B| makes the fast ln B too coarse, ln B is recomputed from the inputs in
+//! double-double (r_B, then ln θ by [`crate::theta_dd`]) and the smaller of the two upper bounds
+//! is kept. The error analysis is in the module doc of `pnsgd` ("Accuracy of the fixed order")
+//! and in `docs/derivations/pnsgd.md`.
 
 use crate::dd::{two_prod, two_sum, Dd};
 use crate::num::{up, TINY};
@@ -45,8 +45,8 @@ impl Geo {
     }
 
     /// M·D/η as a double-double (relative error ~1e-31): 1 − x = (β + ρ − 2ηβρ)/(β + ρ) with
-    /// the numerator in double-double (the formula of [`step_contraction`], validated there),
-    /// M its double-double square root. `None` where M = 0 (B = 0: no precise path needed).
+    /// the numerator in double-double (the formula of [`crate::gd::step_contraction`], validated
+    /// there), M its double-double square root. `None` where M = 0 (B = 0: no precise path needed).
     fn mdl_dd(&self) -> Option<Dd> {
         let m = if self.beta == 0.0 || self.rho == 0.0 {
             Dd::from_f64(1.0)

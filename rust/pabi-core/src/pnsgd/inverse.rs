@@ -1,7 +1,7 @@
 //! The inversions: the smallest ε for a target δ ([`epsilon`]) and the smallest noise σ for a
-//! target (ε, δ) ([`calibrate_sigma`]), exactly minimal with respect to the value [`delta`]
-//! returns (bisection on the bit patterns of a monotone bound). Arrays run the same searches in
-//! lock-step ([`super::inverse_lanes`]). See `docs/derivations/pnsgd.md`.
+//! target (ε, δ) ([`calibrate_sigma`]), exactly minimal with respect to the value [`delta()`]
+//! returns (bisection on the bit patterns of a bound monotone in ε and in σ). Arrays run the same
+//! searches in lock-step (`inverse_lanes.rs`). See `docs/derivations/pnsgd.md`.
 
 use multiversion::multiversion;
 
@@ -23,12 +23,12 @@ use super::{delta, log_delta};
 use crate::num::TINY;
 
 /// Targets below this (subnormal) are compared in log space by the inversions; every normal
-/// target is compared with the value [`delta`] returns, so that the inversions are exactly
+/// target is compared with the value [`delta()`] returns, so that the inversions are exactly
 /// minimal with respect to it: δ(ε) ≤ target and δ(the previous double of ε) > target (the
 /// same for σ). (Comparing in log space from 1e-290 on, as before, made the result differ by
 /// one or a few ulp from the value-space decision a user checks with `pnsgd_delta`.) For a
 /// subnormal target, whose value comparison would be coarse (and impossible below [`TINY`],
-/// the smallest non-zero value [`delta`] returns), ln δ ≤ ln(target)·(1 + 4 ulp) decides:
+/// the smallest non-zero value [`delta()`] returns), ln δ ≤ ln(target)·(1 + 4 ulp) decides:
 /// minimal with respect to [`log_delta`] against that (rounded-down) logarithm.
 pub(super) const LOG_TARGET: f64 = f64::MIN_POSITIVE;
 
@@ -77,7 +77,7 @@ pub(super) fn meets_with(
     // (Gaussian, θ_r = φ(a)): ≈ r/2 resp. r²/4 for B near 1 (the weight of [`wants_precise`]),
     // but unbounded as B → 0 (Laplace r − ε ≈ 3e-8: B = 1.6e-8, 3.5e6). The shortcut below
     // must never skip a precise value that is ≤ the goal (else the inversions are not minimal
-    // with respect to [`delta`]), so the slack takes the larger weight and a factor 100 margin.
+    // with respect to [`delta()`]), so the slack takes the larger weight and a factor 100 margin.
     let b = vmath::exp(f.lb);
     let sens = if b > 0.0 && f.lb < 0.0 {
         let br = match e.noise {
@@ -130,7 +130,7 @@ pub(super) fn bisect_bits(lo: f64, hi: f64, ok: impl Fn(f64) -> bool) -> f64 {
 
 /// The smallest ε ≥ 0 (to one ulp) whose δ(ε) does not exceed the target `delta` ∈ (0, 1):
 /// 0 if δ(0) ≤ delta. δ is non-increasing in ε; the returned ε always satisfies
-/// δ(ε) ≤ delta (as computed by [`delta`]) and the next smaller double does not.
+/// δ(ε) ≤ delta (as computed by [`delta()`]) and the next smaller double does not.
 /// Errors with [`PabiError::Unreachable`] when no finite ε reaches the target.
 pub fn epsilon(target: &[f64], p: Params, out: &mut [f64]) -> Result<()> {
     let len = out.len();

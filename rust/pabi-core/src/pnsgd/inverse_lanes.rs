@@ -1,6 +1,7 @@
-//! The lock-step inversions: the searches of [`super::inverse`] for [`theta::BLOCK`] elements
-//! at once, each lane taking exactly the steps of its scalar search (same query points, same
-//! result, same error). See `docs/derivations/pnsgd.md`.
+//! The lock-step inversions: the searches of `inverse.rs` for [`theta::BLOCK`] elements at
+//! once, each lane taking exactly the steps of its scalar search (same query points, hence the
+//! same result and the same error). No new mathematics; see `docs/derivations/pnsgd.md` for the
+//! bounds being inverted.
 
 use crate::error::{PabiError, Result};
 use crate::theta;
@@ -30,13 +31,14 @@ pub(super) const SOLVE_LANES_MIN: usize = 4;
 /// Which inversion a lane runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Solve {
-    /// The smallest ε ([`solve_epsilon`]).
+    /// The smallest ε ([`solve_epsilon`](super::inverse::solve_epsilon)).
     Epsilon,
-    /// The smallest σ ([`solve_sigma`]).
+    /// The smallest σ ([`solve_sigma`](super::inverse::solve_sigma)).
     Sigma,
 }
 
-/// Where a lane is in the search of [`solve_epsilon`] / [`solve_sigma`].
+/// Where a lane is in the search of [`solve_epsilon`](super::inverse::solve_epsilon) /
+/// [`solve_sigma`](super::inverse::solve_sigma).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
     /// Querying ε = 0 (σ = f64::MIN_POSITIVE): met → 0.
@@ -115,7 +117,7 @@ impl Lane {
         }
     }
 
-    /// [`bisect_bits`] on (lo, hi]: its first midpoint, or its result.
+    /// [`bisect_bits`](super::inverse::bisect_bits) on (lo, hi]: its first midpoint, or its result.
     #[inline(always)]
     fn bisect(&mut self, lo: f64, hi: f64) -> Next {
         self.phase = Phase::Bisect;

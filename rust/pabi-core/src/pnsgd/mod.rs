@@ -3,10 +3,10 @@
 //! inverses (ε for a target δ, the smallest noise for a target (ε, δ)); and the RDP-based
 //! comparison bound of Asoodeh–Diaz–Calmon Proposition 1.
 //!
-//! Sources: [ADC] Asoodeh, Diaz, Calmon, *Privacy amplification of iterative algorithms via
-//! contraction coefficients* (ISIT 2020, arXiv 2001.06546); [SBD] Sordello, Bu, Dong, *Privacy
-//! amplification via iteration for shuffled and online PNSGD*. The derivations, in this
-//! repository's words, are in `docs/derivations/pnsgd.md`.
+//! Sources, abbreviated below: ADC = Asoodeh, Diaz, Calmon, *Privacy amplification of iterative
+//! algorithms via contraction coefficients* (ISIT 2020, arXiv 2001.06546); SBD = Sordello, Bu,
+//! Dong, *Privacy amplification via iteration for shuffled and online PNSGD*. The derivations,
+//! in this repository's words, are in `docs/derivations/pnsgd.md`.
 //!
 //! # Where things are (one file per concept, in `pnsgd/`)
 //! * `params`: [`Noise`], [`Order`], [`Params`], [`RdpParams`] and every validator.
@@ -69,8 +69,8 @@
 //! conditioned).
 //!
 //! # Speed
-//! Array arguments are processed in blocks of [`crate::theta::BLOCK`] lanes: the Gaussian factors by
-//! the engine's block kernels (bitwise equal to the scalar path), the order's formula in a loop
+//! Array arguments are processed in blocks of [`crate::theta::BLOCK`] lanes: the Gaussian factors
+//! by the engine's block kernels (bitwise equal to the scalar path), the order's formula in a loop
 //! per order; what does not vary (M, the radii numerators, the radii, the factors) is computed
 //! once; long arrays are split across the thread pool.
 

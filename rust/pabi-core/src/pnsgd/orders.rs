@@ -1,8 +1,8 @@
-//! The formula of each order from the factors: fixed order δ_i = A·B^{n−i} (Sordello–Bu–Dong
-//! Thm 1 = Asoodeh–Diaz–Calmon Thms 3, 4), shuffled A·G(1 − B, n) (Sordello–Bu–Dong Thm 2),
-//! random stop refined A·(m/n)·G(1 − B, m) (Sordello–Bu–Dong §1) and as published
-//! A/(n(1 − B)) (Asoodeh–Diaz–Calmon eq. (16)); in value and in log form, one element or a
-//! block. See `docs/derivations/pnsgd.md`.
+//! The formula of each order from the factors, in value and in log form, for one element or a
+//! block of lanes: fixed order δ_i = A·B^{n−i} (Sordello–Bu–Dong Thm 1 = Asoodeh–Diaz–Calmon
+//! Thms 3, 4), shuffled A·G(1 − B, n) (Sordello–Bu–Dong Thm 2, eq. (6)), random stop refined
+//! A·(m/n)·G(1 − B, m) (Sordello–Bu–Dong §1) and as published A/(n(1 − B)) (Asoodeh–Diaz–Calmon
+//! eq. (16)). See `docs/derivations/pnsgd.md`.
 
 use crate::num::{geometric_average, up, TINY};
 use crate::vmath;
@@ -46,7 +46,7 @@ fn value_geometric(a: f64, u: f64, m: f64, scale: f64) -> f64 {
     }
 }
 
-/// Random stop as published (000 eq. (16)): A/(n·u) clamped to 1.
+/// Random stop as published (Asoodeh–Diaz–Calmon eq. (16), §IV-E): A/(n·u) clamped to 1.
 #[inline(always)]
 fn value_published(a: f64, u: f64, n: f64) -> f64 {
     if a == 0.0 {

@@ -1,9 +1,10 @@
 //! The arguments of the PNSGD bounds and their validation: the noise and order selectors
 //! ([`Noise`], [`Order`]), the broadcast argument structs ([`Params`], [`RdpParams`]) and every
-//! domain / length check made before any work. The model behind the arguments (L-Lipschitz
-//! loss, learning rate η, constraint set of diameter D, smoothness β and strong convexity ρ
-//! giving the contraction M) is Sordello–Bu–Dong §2–§3 and Asoodeh–Diaz–Calmon §IV; see
-//! `docs/derivations/pnsgd.md`.
+//! length / domain check, made before any work or allocation proportional to the data. The model
+//! behind the arguments (L-Lipschitz loss, learning rate η, constraint set of diameter D,
+//! smoothness β and strong convexity ρ giving the contraction M of a gradient step) is
+//! Sordello–Bu–Dong §1 (Thm 1) and Asoodeh–Diaz–Calmon §IV-B to §IV-E (M: their Lemma 4); the
+//! derivations are in `docs/derivations/pnsgd.md`.
 
 use crate::batch::check;
 use crate::error::{PabiError, Result};
@@ -27,11 +28,13 @@ pub enum Noise {
 pub enum Order {
     /// Records in index order, output w_n; δ for record `index` (required).
     Fixed,
-    /// One uniformly random permutation (003 Thm 2); `index` must not be given.
+    /// One uniformly random permutation (Sordello–Bu–Dong Thm 2); `index` must not be given.
     Shuffled,
-    /// Output w_T, T uniform on 1..n (refined form, 003 §1); `index` None = worst case over i.
+    /// Output w_T, T uniform on 1..n (refined form, Sordello–Bu–Dong §1); `index` None = worst
+    /// case over i.
     RandomStop,
-    /// 000 eq. (16), A/(n(1 − B)) clamped to 1 (looser; often vacuous). `index` is ignored.
+    /// Asoodeh–Diaz–Calmon eq. (16), A/(n(1 − B)) clamped to 1 (looser; often vacuous). `index`
+    /// is ignored.
     RandomStopAsPublished,
 }
 
@@ -80,7 +83,8 @@ impl Order {
 pub struct Params<'a> {
     pub noise: Noise,
     pub order: Order,
-    /// Gaussian noise std σ or Laplace scale v (> 0). Ignored by [`calibrate_sigma`].
+    /// Gaussian noise std σ or Laplace scale v (> 0). Ignored by
+    /// [`calibrate_sigma`](super::calibrate_sigma).
     pub sigma: &'a [f64],
     pub lipschitz: &'a [f64],
     pub lr: &'a [f64],

@@ -1,7 +1,8 @@
 //! What the kernels need per element, validated once: [`Prepared`] (the checked arguments and
-//! whatever does not vary across elements: M, the radii numerators, the radii) and [`Elem`]
-//! (one element's problem data, independent of ε and σ). The contraction M of a gradient step
-//! is Asoodeh–Diaz–Calmon Lemma 4 ([`step_contraction`]); see `docs/derivations/pnsgd.md`.
+//! whatever does not vary across elements: M, the radii numerators, the radii) and [`Elem`] (one
+//! element's problem data, independent of ε and σ). M is the Lipschitz constant of a gradient
+//! step (Asoodeh–Diaz–Calmon Lemma 4, [`step_contraction`]); the radii r_A = 2L/s and
+//! r_B = M·D/(η·s) are those of Sordello–Bu–Dong Thm 1. See `docs/derivations/pnsgd.md`.
 
 use crate::error::Result;
 use crate::gd::{step_contraction, Radii};

@@ -1,8 +1,10 @@
-//! The RDP comparison bound of Asoodeh–Diaz–Calmon Proposition 1: PNSGD with Gaussian noise is
-//! c_i-zCDP for record i, c_i = (2L²/σ²)·x(1−x)^k/(1 − (1−x)^{k+1}), x = 1 − M², k = n − i
-//! (the limit 2L²/(σ²(k+1)) at x = 0 is Feldman et al.'s); δ_B(ε) = exp(−(ε − c)²/(4c)) and
-//! its inverse ε = c + 2√(c ln(1/δ)) (Mironov, Rényi differential privacy, Prop. 3). See
-//! `docs/derivations/pnsgd.md`.
+//! The RDP comparison bound of Asoodeh–Diaz–Calmon Proposition 1 (§IV-D): PNSGD with Gaussian
+//! noise is (α, α·c_i)-RDP for record i, c_i = (2L²/σ²)·x(1−x)^k/(1 − (1−x)^{k+1}),
+//! x = 1 − M², k = n − i (Balle et al. Thm 5 as cited there; at x = 0 the limit 2L²/(σ²(k+1)) of
+//! Feldman et al. Thm 23); the conversion to (ε, δ) optimized over α (Mironov, *Rényi
+//! differential privacy*, Prop. 3) gives δ_B(ε) = exp(−(ε − c)²/(4c)) for ε > c, with inverse
+//! ε = c + 2√(c ln(1/δ)). The proposition is reconstructed (its extracted text lost the
+//! formulas); the reconstruction is in `docs/derivations/pnsgd.md`.
 
 use crate::dd::Dd;
 use crate::error::Result;
@@ -191,7 +193,7 @@ pub(super) fn rdp_log_delta_one(eps: f64, lc: f64, c_val: f64) -> f64 {
     -(vmath::exp(t).min(f64::MAX))
 }
 
-/// δ_B(ε) of 000 Proposition 1 (or its log), elementwise; `index` is required.
+/// δ_B(ε) of Asoodeh–Diaz–Calmon Proposition 1 (or its log), elementwise; `index` is required.
 pub fn rdp_delta(eps: &[f64], p: RdpParams, out: &mut [f64], log: bool) -> Result<()> {
     let len = out.len();
     check_broadcast(len, &[("eps", eps.len())])?;
@@ -275,8 +277,8 @@ pub(super) fn rdp_epsilon_one(target: f64, lc: f64, c: f64) -> f64 {
     bisect_bits(lo, hi, ok)
 }
 
-/// ε(δ) of 000 Proposition 1 (c + 2√(c ln(1/δ)), the smallest double whose δ_B as
-/// [`rdp_delta`] returns it meets δ: [`rdp_epsilon_one`]), elementwise.
+/// ε(δ) of Asoodeh–Diaz–Calmon Proposition 1 (c + 2√(c ln(1/δ)), the smallest double whose δ_B as
+/// [`rdp_delta`] returns it meets δ: `rdp_epsilon_one`), elementwise.
 pub fn rdp_epsilon(target: &[f64], p: RdpParams, out: &mut [f64]) -> Result<()> {
     let len = out.len();
     check_broadcast(len, &[("delta", target.len())])?;
@@ -292,8 +294,8 @@ pub fn rdp_epsilon(target: &[f64], p: RdpParams, out: &mut [f64]) -> Result<()> 
     })
 }
 
-/// The RDP slope c_i of 000 Proposition 1 (PNSGD is (α, α c_i)-RDP, i.e. c_i-zCDP, for record
-/// i), rounded up, elementwise.
+/// The RDP slope c_i of Asoodeh–Diaz–Calmon Proposition 1 (PNSGD is (α, α c_i)-RDP, i.e.
+/// c_i-zCDP, for record i), rounded up, elementwise.
 pub fn rdp_slope_values(p: RdpParams, out: &mut [f64]) -> Result<()> {
     check_params(&p.as_params(), out.len(), true)?;
     drive(out, PAR_DELTA, |j0, o| {
