@@ -13,7 +13,7 @@ use super::inverse::{solve_epsilon, solve_sigma};
 use super::prepared::{Elem, Prepared};
 use super::*;
 
-pub(super) fn params<'a>(order: Order, index: Option<&'a [f64]>) -> Params<'a> {
+fn params<'a>(order: Order, index: Option<&'a [f64]>) -> Params<'a> {
     Params {
         noise: Noise::Gaussian,
         order,
