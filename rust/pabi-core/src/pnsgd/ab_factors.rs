@@ -1,0 +1,209 @@
+//! The θ-type factors of the PNSGD bounds at one ε: A = h(ε, r_A) and B = h(ε, r_B), h = θ
+//! (Gaussian, Sordello–Bu–Dong eq. (4)) or the Laplace divergence (their eq. (5)), with the
+//! complement u = 1 − B (never formed by subtraction) and the logarithms ln A, ln B, for one
+//! element ([`factors_one`]) or a block of lanes ([`factors_block`], bitwise equal). The
+//! engine's θ is [`crate::theta`]; see `docs/derivations/pnsgd.md`.
+
+use crate::theta;
+use crate::vmath;
+
+use super::log_up;
+use super::params::{Noise, Order};
+
+/// Where u = 1 − B ≤ this, ln B = log1p(−u) (1 − u is exact for u ≥ ½): its absolute error
+/// from the complement's rounding, u·2^-49/B, is below the 2^-46 of ln θ while B ≥ 1/8.
+const U_LOG1P: f64 = 0.875;
+
+/// The θ-type factors of one element at one ε: A (rounded up), ln A (rounded up; log mode
+/// only), u = 1 − B (rounded down, never formed by subtraction) and ln B (rounded up; fixed
+/// order only).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Fac {
+    pub(super) a: f64,
+    pub(super) la: f64,
+    pub(super) u: f64,
+    pub(super) lb: f64,
+}
+
+/// ln θ from θ (rounded up, a few ulp), moved up by 2 ulp; NaN (fallback marker) where
+/// θ ≤ 1e-300.
+#[inline(always)]
+fn ln_of_theta(th: f64) -> f64 {
+    let l = vmath::ln(th);
+    if th > 1e-300 {
+        l - 2.0 * f64::EPSILON * l
+    } else {
+        f64::NAN
+    }
+}
+
+/// ln B for a Gaussian B = θ(ε, r_B) from u = 1 − B (the engine's complement, rounded down),
+/// rounded up: log1p(−u) while u ≤ 7/8 (1 − u exact for u ≥ ½; the absolute error from the
+/// complement's rounding, u·2^-49/B, stays below the 2^-46 of θ), else ln of θ (rounded up),
+/// and the engine's ln θ where θ ≤ 1e-300.
+#[inline(always)]
+fn log_b_gauss(u: f64, eps: f64, rb: f64) -> f64 {
+    if u <= U_LOG1P {
+        log_up(vmath::log1p(-u))
+    } else {
+        let l = ln_of_theta(theta::theta(eps, rb));
+        if l.is_nan() {
+            theta::log_theta(eps, rb)
+        } else {
+            l
+        }
+    }
+}
+
+/// [`log_b_gauss`] over a block (bitwise equal per lane), given u = 1 − B of every lane: the
+/// lanes with u > 7/8 are gathered through the engine's θ block kernel.
+#[inline(always)]
+pub(crate) fn log_b_gauss_block(u: &[f64], eps: &[f64], rb: &[f64], out: &mut [f64]) {
+    const B: usize = theta::BLOCK;
+    let n = out.len().min(u.len()).min(B);
+    let mut idx = [0usize; B + 1]; // (branch-free compaction writes one past the group)
+    let mut nb = 0;
+    for j in 0..n {
+        out[j] = log_up(vmath::log1p(-u[j]));
+        idx[nb] = j;
+        nb += (u[j] > U_LOG1P) as usize;
+    }
+    if nb == 0 {
+        return;
+    }
+    let (mut gx, mut gr, mut gv) = ([1.0; B], [1.0; B], [0.0; B]);
+    for t in 0..nb {
+        gx[t] = eps[idx[t]];
+        gr[t] = rb[idx[t]];
+    }
+    theta::theta_block(&gx[..nb], &gr[..nb], &mut gv[..nb]);
+    for t in 0..nb {
+        let j = idx[t];
+        let l = ln_of_theta(gv[t]);
+        out[j] = if l.is_nan() {
+            theta::log_theta(eps[j], rb[j])
+        } else {
+            l
+        };
+    }
+}
+
+/// ln A (rounded up) from A = θ (the engine's θ, rounded up) of every lane: ln of the value
+/// (its error, θ's 2^-46 relative, enters δ once), the engine's ln θ where θ ≤ 1e-300.
+#[inline(always)]
+pub(crate) fn log_a_gauss_block(a: &[f64], eps: &[f64], ra: &[f64], out: &mut [f64]) {
+    let n = out.len().min(a.len());
+    let mut any = false;
+    for j in 0..n {
+        out[j] = ln_of_theta(a[j]);
+        any |= out[j].is_nan();
+    }
+    if any {
+        for j in 0..n {
+            if out[j].is_nan() {
+                out[j] = theta::log_theta(eps[j], ra[j]);
+            }
+        }
+    }
+}
+
+/// The factors needed by (`order`, `log`) for one element (scalar engine calls).
+#[inline(always)]
+pub(super) fn factors_one(
+    noise: Noise,
+    order: Order,
+    log: bool,
+    eps: f64,
+    ra: f64,
+    rb: f64,
+) -> Fac {
+    let fixed = order == Order::Fixed;
+    match noise {
+        Noise::Gaussian => {
+            let u = theta::theta_complement(eps, rb);
+            Fac {
+                a: theta::theta(eps, ra),
+                la: if log { theta::log_theta(eps, ra) } else { 0.0 },
+                u,
+                lb: if fixed { log_b_gauss(u, eps, rb) } else { 0.0 },
+            }
+        }
+        Noise::Laplace => {
+            let a = theta::laplace_theta(eps, ra);
+            Fac {
+                a,
+                la: if log { log_up(vmath::ln(a)) } else { 0.0 },
+                u: theta::laplace_theta_complement(eps, rb),
+                lb: if fixed {
+                    theta::log_laplace_theta(eps, rb)
+                } else {
+                    0.0
+                },
+            }
+        }
+    }
+}
+
+/// Structure-of-arrays factors of one block of lanes.
+pub(super) struct Facs {
+    pub(super) a: [f64; theta::BLOCK],
+    pub(super) la: [f64; theta::BLOCK],
+    pub(super) u: [f64; theta::BLOCK],
+    pub(super) lb: [f64; theta::BLOCK],
+}
+
+impl Facs {
+    #[inline(always)]
+    pub(super) fn get(&self, t: usize) -> Fac {
+        Fac {
+            a: self.a[t],
+            la: self.la[t],
+            u: self.u[t],
+            lb: self.lb[t],
+        }
+    }
+}
+
+/// [`factors_one`] over a block of at most [`theta::BLOCK`] lanes: the Gaussian factors by the
+/// engine's block kernels (bitwise equal to the scalar calls, vectorized), the Laplace factors
+/// lane by lane (closed forms).
+#[inline(always)]
+pub(super) fn factors_block(
+    noise: Noise,
+    order: Order,
+    log: bool,
+    x: &[f64],
+    ra: &[f64],
+    rb: &[f64],
+) -> Facs {
+    let n = x.len();
+    let z = [0.0; theta::BLOCK];
+    let mut f = Facs {
+        a: z,
+        la: z,
+        u: z,
+        lb: z,
+    };
+    match noise {
+        Noise::Gaussian => {
+            theta::theta_block(x, ra, &mut f.a[..n]);
+            if log {
+                theta::log_theta_block(x, ra, &mut f.la[..n]);
+            }
+            theta::theta_complement_block(x, rb, &mut f.u[..n]);
+            if order == Order::Fixed {
+                log_b_gauss_block(&f.u[..n], x, rb, &mut f.lb[..n]);
+            }
+        }
+        Noise::Laplace => {
+            for t in 0..n {
+                let g = factors_one(noise, order, log, x[t], ra[t], rb[t]);
+                f.a[t] = g.a;
+                f.la[t] = g.la;
+                f.u[t] = g.u;
+                f.lb[t] = g.lb;
+            }
+        }
+    }
+    f
+}

@@ -1,0 +1,284 @@
+//! The forward bounds over arrays: δ(ε) and ln δ(ε) ([`delta`], [`log_delta`]) and the factors
+//! (A, B, 1 − B) ([`factors`]), block by block through the engine's block kernels (module doc of
+//! `pnsgd`, "Speed"). The formulas are in `orders.rs`, the factors in `ab_factors.rs`; see
+//! `docs/derivations/pnsgd.md`.
+
+use multiversion::multiversion;
+use rayon::prelude::*;
+
+use std::sync::OnceLock;
+
+use crate::batch::pool;
+use crate::dd::Dd;
+use crate::error::{PabiError, Result};
+use crate::gd::Radii;
+use crate::theta;
+
+use super::ab_factors::{factors_block, factors_one, Fac, Facs};
+use super::at;
+use super::drivers::{drive, PAR_DELTA};
+use super::fixed_precise::{
+    log_fixed_precise, precise_lb, value_fixed_precise, wants_precise, Geo,
+};
+use super::orders::{finish_block_value, finish_log};
+use super::params::{check_broadcast, check_eps, Noise, Order, Params};
+use super::prepared::{Elem, Prepared};
+#[cfg(test)]
+use super::{fixed_precise::precise_fixed, orders::finish_value};
+
+/// δ for one element at noise scale s (value, upper bound, in [0, 1]): the scalar form of the
+/// block kernel (tests check they agree bitwise; [`meets`] is its short-circuiting user).
+#[cfg(test)]
+pub(super) fn delta_value(e: &Elem, eps: f64, s: f64, ra: f64, rb: f64) -> f64 {
+    let f = factors_one(e.noise, e.order, false, eps, ra, rb);
+    let v = finish_value(e, &f);
+    precise_fixed(e, &f, eps, s, rb, false).map_or(v, |w| v.min(w))
+}
+
+/// ln δ for one element at noise scale s (upper bound, ≤ 0, −∞ when δ = 0).
+#[cfg(test)]
+pub(super) fn delta_log(e: &Elem, eps: f64, s: f64, ra: f64, rb: f64) -> f64 {
+    let f = factors_one(e.noise, e.order, true, eps, ra, rb);
+    let v = finish_log(e, &f);
+    precise_fixed(e, &f, eps, s, rb, true).map_or(v, |w| v.min(w))
+}
+
+/// `dst[t] = src[lo + t]` (or the broadcast scalar) for the lanes of a block.
+#[inline(always)]
+fn lanes(dst: &mut [f64], src: &[f64], lo: usize) {
+    if src.len() == 1 {
+        dst.fill(src[0]);
+    } else {
+        dst.copy_from_slice(&src[lo..lo + dst.len()]);
+    }
+}
+
+/// δ (or ln δ) for the lanes `lo..lo + o.len()`: per-lane data, the factors of the block by
+/// the engine's block kernels (or `fac_once` when they do not vary), then the order's formula
+/// in a loop per order (so that it vectorizes).
+#[inline(always)]
+fn delta_block(
+    prep: &Prepared,
+    eps: &[f64],
+    fac_once: Option<Fac>,
+    lb_once: &OnceLock<Option<Dd>>,
+    log: bool,
+    lo: usize,
+    o: &mut [f64],
+) -> Result<()> {
+    const B: usize = theta::BLOCK;
+    let nl = o.len();
+    let p = &prep.p;
+    let (mut n, mut ix) = ([1.0; B], [1.0; B]);
+    lanes(&mut n[..nl], p.n, lo);
+    if let Some(i) = p.index {
+        lanes(&mut ix[..nl], i, lo);
+    }
+    let mut rb = [0.0; B];
+    let f = match fac_once {
+        Some(f) => {
+            if let Some((_, b)) = prep.r_once {
+                rb = [b; B];
+            }
+            Facs {
+                a: [f.a; B],
+                la: [f.la; B],
+                u: [f.u; B],
+                lb: [f.lb; B],
+            }
+        }
+        None => {
+            let (mut x, mut ra) = ([0.0; B], [0.0; B]);
+            lanes(&mut x[..nl], eps, lo);
+            match (prep.r_once, prep.rad_once) {
+                (Some((a, b)), _) => {
+                    ra = [a; B];
+                    rb = [b; B];
+                }
+                (None, Some(rad)) => {
+                    let mut s = [1.0; B];
+                    lanes(&mut s[..nl], p.sigma, lo);
+                    for t in 0..nl {
+                        (ra[t], rb[t]) = rad.at(s[t]);
+                    }
+                }
+                (None, None) => {
+                    for t in 0..nl {
+                        let e = prep.elem(lo + t)?;
+                        (ra[t], rb[t]) = prep.radii(&e, lo + t);
+                    }
+                }
+            }
+            factors_block(p.noise, p.order, log, &x[..nl], &ra[..nl], &rb[..nl])
+        }
+    };
+    if log {
+        for (t, ot) in o.iter_mut().enumerate() {
+            let e = Elem {
+                noise: p.noise,
+                order: p.order,
+                rad: Radii::default(),
+                n: n[t],
+                i: ix[t],
+                geo: Geo::default(),
+            };
+            *ot = finish_log(&e, &f.get(t));
+        }
+    } else {
+        finish_block_value(p.order, &f, &n, &ix, o);
+    }
+    if p.order == Order::Fixed {
+        // the precise path, lane by lane where the condition number asks for it
+        for t in 0..nl {
+            let k = n[t] - ix[t];
+            if !wants_precise(p.noise, k * f.lb[t], rb[t], f.a[t]) {
+                continue;
+            }
+            let j = lo + t;
+            let g = || precise_lb(p.noise, &Geo::at(p, j), at(eps, j), at(p.sigma, j));
+            let lb = if fac_once.is_some() {
+                *lb_once.get_or_init(g)
+            } else {
+                g()
+            };
+            if let Some(lb) = lb {
+                let v = if log {
+                    log_fixed_precise(f.la[t], lb, k)
+                } else {
+                    value_fixed_precise(f.a[t], lb, k)
+                };
+                o[t] = o[t].min(v);
+            }
+        }
+    }
+    Ok(())
+}
+
+simd! {
+    /// δ (or ln δ) for one chunk, block by block.
+    fn k_delta(prep: &Prepared, eps: &[f64], fac_once: Option<Fac>, lb_once: &OnceLock<Option<Dd>>, log: bool, j0: usize, out: &mut [f64]) -> Result<()> {
+        for (c, o) in out.chunks_mut(theta::BLOCK).enumerate() {
+            delta_block(prep, eps, fac_once, lb_once, log, j0 + c * theta::BLOCK, o)?;
+        }
+        Ok(())
+    }
+
+    /// (A, B, 1 − B) for one chunk, block by block: Gaussian lanes by the engine's block
+    /// kernels (bitwise equal to the scalar functions), Laplace lanes by the closed forms.
+    fn k_factors(prep: &Prepared, eps: &[f64], j0: usize, a: &mut [f64], b: &mut [f64], u: &mut [f64]) -> Result<()> {
+        const B: usize = theta::BLOCK;
+        let p = &prep.p;
+        for (c, ((ab, bb), ub)) in a
+            .chunks_mut(B)
+            .zip(b.chunks_mut(B))
+            .zip(u.chunks_mut(B))
+            .enumerate()
+        {
+            let lo = j0 + c * B;
+            let nl = ab.len();
+            let (mut x, mut ra, mut rb) = ([0.0; B], [0.0; B], [0.0; B]);
+            lanes(&mut x[..nl], eps, lo);
+            for t in 0..nl {
+                (ra[t], rb[t]) = match prep.r_once {
+                    Some(r) => r,
+                    None => {
+                        let e = prep.elem(lo + t)?;
+                        prep.radii(&e, lo + t)
+                    }
+                };
+            }
+            match p.noise {
+                Noise::Gaussian => {
+                    theta::theta_block(&x[..nl], &ra[..nl], ab);
+                    theta::theta_block(&x[..nl], &rb[..nl], bb);
+                    theta::theta_complement_block(&x[..nl], &rb[..nl], ub);
+                }
+                Noise::Laplace => {
+                    for t in 0..nl {
+                        ab[t] = theta::laplace_theta(x[t], ra[t]);
+                        bb[t] = theta::laplace_theta(x[t], rb[t]);
+                        ub[t] = theta::laplace_theta_complement(x[t], rb[t]);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// δ(ε) of the PNSGD bound selected by `p.order` / `p.noise`, elementwise (upper bound, in
+/// [0, 1]). `out.len()` is the broadcast length; `eps` and every slice of `p` have length 1 or
+/// `out.len()`.
+pub fn delta(eps: &[f64], p: Params, out: &mut [f64]) -> Result<()> {
+    run_delta(eps, p, out, false)
+}
+
+/// ln δ(ε) (upper bound; −∞ where δ = 0), for δ that underflows.
+pub fn log_delta(eps: &[f64], p: Params, out: &mut [f64]) -> Result<()> {
+    run_delta(eps, p, out, true)
+}
+
+pub(super) fn run_delta(eps: &[f64], p: Params, out: &mut [f64], log: bool) -> Result<()> {
+    let len = out.len();
+    check_broadcast(len, &[("eps", eps.len())])?;
+    check_eps(eps)?;
+    let prep = Prepared::new(p, len, true)?;
+    // ε and the radii scalar (e.g. a sweep over n or the index): the factors once.
+    let fac_once = match prep.r_once {
+        Some((ra, rb)) if eps.len() == 1 => {
+            Some(factors_one(p.noise, p.order, log, eps[0], ra, rb))
+        }
+        _ => None,
+    };
+    // the precise ln B of the fixed order, computed once (on first need) when it does not vary
+    let lb_once = OnceLock::new();
+    drive(out, PAR_DELTA, |j0, o| {
+        k_delta(&prep, eps, fac_once, &lb_once, log, j0, o)
+    })
+}
+
+/// The factors (A, B, 1 − B) elementwise: A, B rounded up, 1 − B rounded down (computed
+/// directly, not by subtraction). Arguments as in [`delta`] (only noise, sigma, lipschitz, lr,
+/// diameter, smoothness, strong_convexity are used).
+pub fn factors(
+    eps: &[f64],
+    p: Params,
+    a_out: &mut [f64],
+    b_out: &mut [f64],
+    u_out: &mut [f64],
+) -> Result<()> {
+    let len = a_out.len();
+    check_broadcast(len, &[("eps", eps.len())])?;
+    check_eps(eps)?;
+    if b_out.len() != len || u_out.len() != len {
+        return Err(PabiError::Shape {
+            message: format!(
+                "output lengths {}, {}, {} differ",
+                len,
+                b_out.len(),
+                u_out.len()
+            ),
+        });
+    }
+    let prep = Prepared::new(p, len, true)?;
+    let chunk = |j0: usize, a: &mut [f64], b: &mut [f64], u: &mut [f64]| -> Result<()> {
+        crate::interrupt::check()?;
+        k_factors(&prep, eps, j0, a, b, u)
+    };
+    const CH: usize = 1 << 11;
+    match pool() {
+        Some(pl) if len >= PAR_DELTA => {
+            let res: Vec<Result<()>> = pl.install(|| {
+                a_out
+                    .par_chunks_mut(CH)
+                    .zip(b_out.par_chunks_mut(CH))
+                    .zip(u_out.par_chunks_mut(CH))
+                    .enumerate()
+                    .map(|(c, ((a, b), u))| chunk(c * CH, a, b, u))
+                    .collect()
+            });
+            res.into_iter().collect()
+        }
+        _ => chunk(0, a_out, b_out, u_out),
+    }
+}

@@ -1,0 +1,307 @@
+//! The RDP comparison bound of Asoodeh–Diaz–Calmon Proposition 1 (§IV-D): PNSGD with Gaussian
+//! noise is (α, α·c_i)-RDP for record i, c_i = (2L²/σ²)·x(1−x)^k/(1 − (1−x)^{k+1}),
+//! x = 1 − M², k = n − i (Balle et al. Thm 5 as cited there; at x = 0 the limit 2L²/(σ²(k+1)) of
+//! Feldman et al. Thm 23); the conversion to (ε, δ) optimized over α (Mironov, *Rényi
+//! differential privacy*, Prop. 3) gives δ_B(ε) = exp(−(ε − c)²/(4c)) for ε > c, with inverse
+//! ε = c + 2√(c ln(1/δ)). The proposition is reconstructed (its extracted text lost the
+//! formulas); the reconstruction is in `docs/derivations/pnsgd.md`.
+
+use crate::dd::Dd;
+use crate::error::Result;
+use crate::gd::{step_contraction, StepContraction};
+use crate::num::{up, TINY};
+use crate::vmath;
+
+use super::at;
+use super::drivers::{drive, PAR_DELTA};
+use super::inverse::bisect_bits;
+use super::params::{check_broadcast, check_eps, check_params, check_target, RdpParams};
+use super::{log_up, HALF_ULP, LOG_REL};
+
+/// x = 1 − M² of the RDP slope with ln(1 − x) = ln M² as a double-double.
+///
+/// c_i depends on x through ln c = ln x + k·ln(1 − x) − ln(1 − (1 − x)^{k+1}); the middle term
+/// has the condition number k·x/(1 − x) with respect to the relative error of x, which reaches
+/// thousands for M ≈ 0.1 and k ≈ 80 (a few ulp of a rounded x cost 1e-12 of c). So ln M² is
+/// formed from the double-double x and M² of [`step_contraction`] (log1p(−x) for x ≤ ½, ln M²
+/// above, where M² = (β + ρ − 2ηβρ)/(β + ρ) carries no cancellation of 1 − x), and its error
+/// bound `l1_err` (absolute) is carried to the result.
+#[derive(Debug, Clone, Copy)]
+pub struct RdpM {
+    /// x = 1 − M² to nearest.
+    pub x: f64,
+    /// ln M² = log1p(−x) (≤ 0), double-double.
+    pub l1: Dd,
+    /// Absolute error bound of `l1`.
+    pub l1_err: f64,
+}
+
+impl RdpM {
+    /// From the contraction of [`step_contraction`].
+    pub fn new(c: &StepContraction) -> RdpM {
+        let x = c.one_minus_m2;
+        if x == 0.0 || c.m2_dd.hi <= 0.0 {
+            return RdpM {
+                x,
+                l1: Dd::from_f64(if x == 0.0 { 0.0 } else { f64::NEG_INFINITY }),
+                l1_err: 0.0,
+            };
+        }
+        if x <= 0.5 {
+            let l1 = crate::dd::log1p_dd(-c.x_dd);
+            // x_dd relative 2^-100·(1 + ...) moves log1p by ≤ 2·x·2^-100 ≤ 2^-99·|l1|
+            RdpM {
+                x,
+                l1,
+                l1_err: l1.hi.abs() * 2f64.powi(-96),
+            }
+        } else {
+            let l1 = crate::dd::ln_dd(c.m2_dd);
+            RdpM {
+                x,
+                l1,
+                l1_err: crate::gd::m2_dd_rel_err(c.m2_dd.hi) * 2.0 + l1.hi.abs() * 2f64.powi(-96),
+            }
+        }
+    }
+
+    /// From a double x ∈ [0, 1] taken as exact (tests).
+    pub fn from_x(x: f64) -> RdpM {
+        if x == 0.0 || x >= 1.0 {
+            return RdpM {
+                x: x.min(1.0),
+                l1: Dd::from_f64(if x == 0.0 { 0.0 } else { f64::NEG_INFINITY }),
+                l1_err: 0.0,
+            };
+        }
+        let l1 = crate::dd::log1p_dd(Dd::from_f64(-x));
+        RdpM {
+            x,
+            l1,
+            l1_err: l1.hi.abs() * 2f64.powi(-96),
+        }
+    }
+}
+
+/// ln c_i of the RDP slope (PNSGD is (α, α c_i)-RDP for record i), rounded up:
+/// c = (2L²/σ²)·x·e^{k ln M²}/(−expm1((k+1) ln M²)), x = 1 − M², k = n − i;
+/// continuous at x = 0 (Feldman et al.: 2L²/(σ²(k+1))). In log form so that a c_i far below
+/// the double range (strong convexity, large n − i) keeps its digits. −∞ iff c = 0 (L = 0,
+/// or M = 0 and k > 0).
+///
+/// Error: k·ln M² is formed in double-double from [`RdpM`] (its error k·`l1_err` added), the
+/// other terms (ln L − ln σ, ln x, ln(−expm1(t1))) to a few ulp each (t1 = (k+1) ln M² rounded
+/// to a double moves ln(−expm1(t1)) by ≤ ulp·|t1|·e^{t1}/(1 − e^{t1}) ≤ 1 ulp), and every
+/// rounding of the sum is bounded by 4 half-ulps of the magnitude of the summed terms.
+#[inline]
+pub fn rdp_log_slope(lipschitz: f64, sigma: f64, cm: &RdpM, k: f64) -> f64 {
+    if lipschitz == 0.0 {
+        return f64::NEG_INFINITY;
+    }
+    let lq = vmath::ln(lipschitz) - vmath::ln(sigma);
+    let lbase = std::f64::consts::LN_2 + 2.0 * lq;
+    let x = cm.x;
+    // (value, magnitude of the summed terms, extra absolute error)
+    let (v, scale, extra) = if x == 0.0 {
+        let l = vmath::ln(k + 1.0);
+        (lbase - l, lbase.abs() + l, 0.0)
+    } else if x >= 1.0 || cm.l1.hi == f64::NEG_INFINITY {
+        if k > 0.0 {
+            return f64::NEG_INFINITY; // M = 0: record i is forgotten
+        }
+        (lbase, lbase.abs(), 0.0)
+    } else {
+        let t0 = cm.l1.mul_f(k);
+        let t1 = cm.l1.mul_f(k + 1.0).to_f64();
+        let lx = vmath::ln(x);
+        let ld = vmath::ln(-vmath::expm1(t1));
+        (
+            ((lbase + lx) - ld) + t0.hi + t0.lo,
+            lbase.abs() + lx.abs() + t0.hi.abs() + 2.0 * ld.abs() + 1.0,
+            (k + 1.0) * cm.l1_err,
+        )
+    };
+    v + 4.0 * HALF_ULP * (scale + 2.0 * lq.abs() + 1.0) + extra
+}
+
+/// The RDP slope c_i itself, rounded up: computed in value space (relative error a few ulp
+/// times 1 + |k ln M²|) when it is a normal double, else exp of [`rdp_log_slope`]; 0 iff c = 0.
+#[inline]
+pub fn rdp_slope(lipschitz: f64, sigma: f64, cm: &RdpM, k: f64) -> f64 {
+    let lc = rdp_log_slope(lipschitz, sigma, cm, k);
+    if lc == f64::NEG_INFINITY {
+        return 0.0;
+    }
+    if lc < -700.0 {
+        return up(vmath::exp(lc));
+    }
+    let q = lipschitz / sigma;
+    let base = 2.0 * q * q;
+    let x = cm.x;
+    let (f, ulps) = if x == 0.0 {
+        (1.0 / (k + 1.0), 8.0)
+    } else if x >= 1.0 || cm.l1.hi == f64::NEG_INFINITY {
+        (if k == 0.0 { 1.0 } else { 0.0 }, 8.0)
+    } else {
+        let t0 = cm.l1.mul_f(k);
+        let t1 = cm.l1.mul_f(k + 1.0).to_f64();
+        let err = (k + 1.0) * cm.l1_err;
+        (
+            x * (vmath::exp(t0.hi) * (1.0 + t0.lo)) / -vmath::expm1(t1),
+            20.0 + 2.0 * err / HALF_ULP,
+        )
+    };
+    (base * f) * (1.0 + ulps * HALF_ULP)
+}
+
+/// (ln c_i, c_i) for element j.
+fn rdp_slope_at(p: &RdpParams, j: usize) -> Result<(f64, f64)> {
+    let c = step_contraction(
+        at(p.lr, j),
+        p.smoothness.map(|b| at(b, j)),
+        at(p.strong_convexity, j),
+    )
+    .map_err(|e| e.at(j))?;
+    let k = at(p.n, j) - at(p.index, j);
+    let (l, s) = (at(p.lipschitz, j), at(p.sigma, j));
+    let cm = RdpM::new(&c);
+    Ok((rdp_log_slope(l, s, &cm, k), rdp_slope(l, s, &cm, k)))
+}
+
+/// ln δ_B(ε) = −(ε − c)²/(4c) for ε > c, else 0 (rounded up); `lc` = ln c, `c_val` = c.
+/// c = 0 (L = 0, or M = 0 with k > 0) is 0-zCDP: every Rényi divergence of the two output
+/// distributions is 0, they are equal, and δ = 0 for every ε ≥ 0 (ln δ = −∞), consistently
+/// with ε(δ) = c + 2√(c ln(1/δ)) = 0 (the formula's "else 1" at ε ≤ c is only the trivial
+/// bound; at c = 0 it would contradict the inverse).
+#[inline]
+pub(super) fn rdp_log_delta_one(eps: f64, lc: f64, c_val: f64) -> f64 {
+    if lc == f64::NEG_INFINITY {
+        return f64::NEG_INFINITY;
+    }
+    let c = c_val;
+    if eps <= c {
+        return 0.0;
+    }
+    if c >= 1e-290 {
+        let d = eps - c;
+        return log_up(-(d * d) / (4.0 * c));
+    }
+    // c below the normal range: −(ε − c)²/(4c) = −exp(2 ln ε − ln 4 − ln c)·(1 − c/ε)², the
+    // last factor is 1 to double precision; an overflowing magnitude becomes −MAX (an upper bound)
+    let t = 2.0 * vmath::ln(eps) - 2.0 * std::f64::consts::LN_2 - lc;
+    let t = t - 4.0 * HALF_ULP * (t.abs() + lc.abs() + 2.0 * vmath::ln(eps).abs() + 2.0);
+    -(vmath::exp(t).min(f64::MAX))
+}
+
+/// δ_B(ε) of Asoodeh–Diaz–Calmon Proposition 1 (or its log), elementwise; `index` is required.
+pub fn rdp_delta(eps: &[f64], p: RdpParams, out: &mut [f64], log: bool) -> Result<()> {
+    let len = out.len();
+    check_broadcast(len, &[("eps", eps.len())])?;
+    check_eps(eps)?;
+    check_params(&p.as_params(), len, true)?;
+    drive(out, PAR_DELTA, |j0, o| {
+        for (t, slot) in o.iter_mut().enumerate() {
+            let j = j0 + t;
+            let (lc, c) = rdp_slope_at(&p, j)?;
+            let l = rdp_log_delta_one(at(eps, j), lc, c);
+            *slot = if log { l } else { rdp_value(l) };
+        }
+        Ok(())
+    })
+}
+
+/// δ_B from its logarithm as [`rdp_delta`] returns it (1 at ln δ = 0, 0 at −∞, rounded up).
+#[inline]
+pub(super) fn rdp_value(l: f64) -> f64 {
+    if l == 0.0 {
+        1.0
+    } else if l == f64::NEG_INFINITY {
+        0.0
+    } else {
+        up(vmath::exp(l)).min(1.0)
+    }
+}
+
+/// The smallest ε (to the ulp) whose δ_B as [`rdp_delta`] returns it meets `target`, given the
+/// slope (ln c, c): the closed form ε(δ) = c + 2√(c ln(1/δ)) (rounded up) as the starting
+/// point, then a bracket of a few ulp around it and [`bisect_bits`] on the bit patterns (δ_B is
+/// non-increasing in ε to the ulp: a composition of monotone roundings). Sound: δ_B ≥ the
+/// exact δ, so δ_B(ε) ≤ target implies the exact δ at ε is, and ε ≥ the exact inverse.
+/// Normal targets are compared in value space; subnormal ones on ln δ ≤ ln(target)·(1 + 4 ulp).
+pub(super) fn rdp_epsilon_one(target: f64, lc: f64, c: f64) -> f64 {
+    if lc == f64::NEG_INFINITY {
+        return 0.0; // c = 0: δ_B = 0 at every ε ≥ 0
+    }
+    let log = target < f64::MIN_POSITIVE;
+    let lt = vmath::ln(target) * (1.0 + LOG_REL);
+    let ok = |x: f64| {
+        let l = rdp_log_delta_one(x, lc, c);
+        if log {
+            l <= lt
+        } else {
+            rdp_value(l) <= target
+        }
+    };
+    // c + 2√(c ln(1/δ)) with the root as exp(½(ln c + ln ln(1/δ))) (c may underflow)
+    let ll = vmath::ln(-vmath::ln(target));
+    let h = 0.5 * (lc + ll);
+    let root = vmath::exp(h + 4.0 * HALF_ULP * (h.abs() + ll.abs() + 1.0));
+    let e0 = up(c + 2.0 * root);
+    if !(e0.is_finite() && e0 > 0.0) {
+        return e0;
+    }
+    // bracket (lo, hi] with !ok(lo), ok(hi): relative steps from 2^-44, doubling
+    let mut step = 2f64.powi(-44);
+    let mut hi = e0;
+    let mut n = 0;
+    while !ok(hi) {
+        hi = hi * (1.0 + step) + TINY;
+        step *= 2.0;
+        n += 1;
+        if n > 80 || !hi.is_finite() {
+            return e0.max(hi); // (not reached: δ_B → 0 as ε grows)
+        }
+    }
+    let mut step = 2f64.powi(-44);
+    let mut lo = e0 * (1.0 - step);
+    while ok(lo) {
+        if lo <= c {
+            break; // (not reached: δ_B = 1 for ε ≤ c)
+        }
+        step = (step * 2.0).min(0.5);
+        lo = (lo * (1.0 - step)).max(c);
+    }
+    if ok(lo) {
+        return lo;
+    }
+    bisect_bits(lo, hi, ok)
+}
+
+/// ε(δ) of Asoodeh–Diaz–Calmon Proposition 1 (c + 2√(c ln(1/δ)), the smallest double whose δ_B as
+/// [`rdp_delta`] returns it meets δ: `rdp_epsilon_one`), elementwise.
+pub fn rdp_epsilon(target: &[f64], p: RdpParams, out: &mut [f64]) -> Result<()> {
+    let len = out.len();
+    check_broadcast(len, &[("delta", target.len())])?;
+    check_target(target)?;
+    check_params(&p.as_params(), len, true)?;
+    drive(out, PAR_DELTA, |j0, o| {
+        for (t, slot) in o.iter_mut().enumerate() {
+            let j = j0 + t;
+            let (lc, c) = rdp_slope_at(&p, j)?;
+            *slot = rdp_epsilon_one(at(target, j), lc, c);
+        }
+        Ok(())
+    })
+}
+
+/// The RDP slope c_i of Asoodeh–Diaz–Calmon Proposition 1 (PNSGD is (α, α c_i)-RDP, i.e.
+/// c_i-zCDP, for record i), rounded up, elementwise.
+pub fn rdp_slope_values(p: RdpParams, out: &mut [f64]) -> Result<()> {
+    check_params(&p.as_params(), out.len(), true)?;
+    drive(out, PAR_DELTA, |j0, o| {
+        for (t, slot) in o.iter_mut().enumerate() {
+            *slot = rdp_slope_at(&p, j0 + t)?.1;
+        }
+        Ok(())
+    })
+}
