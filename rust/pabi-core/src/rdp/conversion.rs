@@ -244,7 +244,8 @@ pub fn rdp_to_dp_delta(
     Ok((best.0.min(1.0), best.1))
 }
 
-/// RDP at order α from a symmetric privacy profile given on a grid (SPEC_pabi §5.5):
+/// RDP at order α from a symmetric privacy profile given on a grid (docs/derivations/rdp.md,
+/// "From a privacy profile to RDP"):
 /// e^{(α−1)D_α} ≤ 1 + α(α−1)∫_0^∞ (e^{(α−1)ε} + e^{−αε}) δ(ε) dε, with the certified upper
 /// quadrature δ(ε) ≤ δ(ε_j) on [ε_j, ε_{j+1}] (profiles are non-increasing) and the weights
 /// integrated exactly. Requires eps_grid[0] = 0, strictly increasing, δ non-increasing in

@@ -18,7 +18,7 @@ use crate::num::neumaier_sum;
 pub enum OrderMap {
     /// g_p(α) = (pα − 1)/(p − 1), from the proof of Thm 3.3 / Thm A.2 (default).
     Corrected,
-    /// g_p(α) = pα/(p − 1) − 1/p as printed in the statement of Thm 3.3 (erratum T1): larger
+    /// g_p(α) = pα/(p − 1) − 1/p as printed in the statement of Thm 3.3 (docs/errata.md#r-t1): larger
     /// orders, so a valid but looser bound; kept for reproducing the paper.
     AsPublished,
 }
@@ -252,7 +252,7 @@ pub(super) fn order_map_overflow(
 /// Smallest p with g_p^{n−1}(α) ≤ K·α (corrected Fact 3.4; K = `cap_factor` > 1, the paper
 /// uses 2): p_min = 1/(−expm1(−c)), c = ln((Kα − 1)/(α − 1))/(n − 1); 1 for n = 1.
 /// p = 3n always satisfies K = 2 (order ≤ 1 + 1.5(α − 1)); "p = O(n)" as printed is wrong:
-/// p = Ω(n) is what is needed (erratum T4).
+/// p = Ω(n) is what is needed (docs/errata.md#r-t4).
 pub fn holder_min_p(n: u64, alpha: f64, cap_factor: f64) -> Result<f64> {
     order(alpha)?;
     if n == 0 {
@@ -281,7 +281,7 @@ pub enum SampleSizeVariant {
     Corrected,
     /// What the printed proof's tail gives (sign of the exponent flipped w.r.t. the statement).
     ProofConsistent,
-    /// The statement as printed (wrong sign: absurdly small sample sizes; erratum T5).
+    /// The statement as printed (wrong sign: absurdly small sample sizes; docs/errata.md#r-t5).
     AsPublished,
 }
 

@@ -124,7 +124,7 @@ pub enum LipschitzModel {
     /// 1 + λ max(m, M): proven with clipping (clipping is nonexpansive). Default.
     Triangle,
     /// eq. (12): √(1 + 2λm(1 + m/(M + m))), valid for the UNCLIPPED step; as published for the
-    /// clipped step it is unproven and false in dimension ≥ 2 (finding K1).
+    /// clipped step it is unproven and false in dimension ≥ 2 (docs/errata.md#r-k1).
     AsPublished,
 }
 
@@ -195,7 +195,8 @@ pub fn last_iterate_rdp_general(
     Ok(up_pos(v, t > 0 && clip > 0.0))
 }
 
-/// Kong–Ribero Prop. 2.2(b) with the exact residual sum of its proof (SPEC_rdp §3.6(b) [X]):
+/// Kong–Ribero Prop. 2.2(b) with the exact residual sum of its proof (an extension;
+/// docs/derivations/rdp.md):
 /// τ = 0, drift ζ ≥ 0 and shift s̄ ≥ 0 at the first step of each of the ⌈T/ℓ⌉ cycles; the
 /// residuals a_t = ζ + s_t keep the shift at 0 for any L, so
 /// D_α(Y_T‖Y'_T) − D_α(Y_0‖Y'_0) ≤ α/(2σ²)[Tζ² + ⌈T/ℓ⌉(2ζs̄ + s̄²)].
@@ -289,8 +290,9 @@ fn check_t_star(ts: u64, ell: u64) -> Result<()> {
     Ok(())
 }
 
-/// Thm 4.3 with the exact residual sum (SPEC_rdp §3.8 [X]): ζ = 2λC (Prop. 3.4(a)),
-/// s̄ = 2λC/b (Lemma 4.2), correctly indexed T_eff = T − t* + 1 steps (finding K3):
+/// Thm 4.3 with the exact residual sum (an extension; docs/derivations/rdp.md):
+/// ζ = 2λC (Prop. 3.4(a)),
+/// s̄ = 2λC/b (Lemma 4.2), correctly indexed T_eff = T − t* + 1 steps (docs/errata.md#r-k3):
 /// (2αλ²C²/σ²)[T_eff + ⌈T_eff/ℓ⌉(2/b + 1/b²)]; without t* the maximum (t* = 1, T_eff = T).
 /// Never above the printed 8αT(λC/σ)².
 #[allow(clippy::too_many_arguments)]
@@ -367,7 +369,8 @@ pub fn last_iterate_rdp_bounded(
     ))
 }
 
-/// Thm 4.5 (weakly convex, smooth; cyclic batches). Corrected (default, findings K3/K4):
+/// Thm 4.5 (weakly convex, smooth; cyclic batches). Corrected (default, docs/errata.md#r-k3,
+/// docs/errata.md#r-k4):
 /// with t* known, 2α(λC/(bσ))²Φ_L(T − t* + 1, ℓ); otherwise the maximum over t* ∈ [1, ℓ],
 /// 2α(λC/(bσ))²·(Eθ_L(ℓ) + 1) if T mod ℓ ≥ 1, else ((E − 1)θ_L(ℓ) + 1).
 /// `as_published`: eq. (21), 4α(λC/(bσ))²Φ_L(T, ℓ) — smaller than the correctly indexed
@@ -485,7 +488,7 @@ pub fn optimal_residuals(u: f64, t: u64, tau: f64, s: f64) -> Result<Vec<f64>> {
 
 /// Cor. C.2 calibration: (λ̄, ℓ̄, σ̄) = (1/(2(M + ρ)), ln 2/log1p(ρλ̄), noise level). The
 /// corrected σ̄ = (2Cλ̄/b)·√(α/ε·(1 + 4ρE/(M + ρ))) certifies ε; the printed
-/// (Cλ̄/(2b))·√((1 + 4ρE/(M + ρ))/(αε)) only certifies 16α²ε (finding K11).
+/// (Cλ̄/(2b))·√((1 + 4ρE/(M + ρ))/(αε)) only certifies 16α²ε (docs/errata.md#r-k11).
 #[allow(clippy::too_many_arguments)]
 pub fn cyclic_calibration(
     alpha: f64,
@@ -593,7 +596,7 @@ pub fn theta_min_steps_l(l: f64, xi: f64) -> Result<f64> {
 }
 
 /// Cor. C.3 (Kong–Ribero): for λ ≤ min{1/√E, 1/(2(m + M))},
-/// D_α ≤ 4α(C/(bσ))²[1 + θ_{L_λ}(ℓ)] (independent of E and λ; caveat K1 applies to L_λ).
+/// D_α ≤ 4α(C/(bσ))²[1 + θ_{L_λ}(ℓ)] (independent of E and λ; docs/errata.md#r-k1 applies to L_λ).
 pub fn last_iterate_rdp_small_step(
     alpha: f64,
     kappa: f64,

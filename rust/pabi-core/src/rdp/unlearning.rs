@@ -22,7 +22,7 @@ pub fn weak_triangle_bound(alpha: f64, p: f64, d_pa: f64, d_gpa: f64) -> Result<
 /// Unlearning keep-rule (Thudi et al. §5.4, NPIU): keep iff
 /// c(α)·D_{2α}(prev‖A(D^{t−1})) + D_{2α−1}(A(D^{t−1})‖A(D^t)) ≤ β with the corrected
 /// c(α) = (α − ½)/(α − 1) (Mironov Cor. 4, p = 2). `as_published` uses the printed
-/// (α − 1)/(α − 2): undefined at α = 2, negative and UNSOUND for α ∈ (1, 2) (erratum T8).
+/// (α − 1)/(α − 2): undefined at α = 2, negative and UNSOUND for α ∈ (1, 2) (docs/errata.md#r-t8).
 pub fn unlearning_keep(
     alpha: f64,
     beta: f64,
