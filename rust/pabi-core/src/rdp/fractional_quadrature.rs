@@ -180,26 +180,18 @@ impl QuadPlan {
     pub(super) fn run(&self, max_nodes: f64) -> Option<f64> {
         let QuadPlan {
             alpha,
-            beta,
             q,
             c,
             mut h,
-            norm,
-            sqrt2c,
-            cq2,
-            rho,
-            kappa,
-            ln_up_tail,
             a_max,
             nodes,
+            ..
         } = *self;
         if !(nodes < max_nodes) {
             return None;
         }
         for _attempt in 0..4 {
-            let (sum, err, _) = trapezoid(
-                alpha, beta, q, c, h, norm, sqrt2c, cq2, rho, kappa, ln_up_tail,
-            )?;
+            let (sum, err, _) = trapezoid(self, h)?;
             if !(sum > 0.0) {
                 return None;
             }
@@ -228,20 +220,20 @@ pub(super) const MAX_NODES: usize = 20_000;
 /// The trapezoidal sum h·Σ_k f(kh) of f(x) = w(x)·g(q·expm1(c(2x − 1))), w the density of
 /// N(0, 1/(2c)), truncated where the rigorous tail bounds are negligible: (sum, bound on
 /// |sum − infinite sum| including rounding, number of nodes).
-#[allow(clippy::too_many_arguments)]
-fn trapezoid(
-    alpha: f64,
-    beta: f64,
-    q: f64,
-    c: f64,
-    h: f64,
-    norm: f64,
-    sqrt2c: f64,
-    cq2: f64,
-    rho: f64,
-    kappa: f64,
-    ln_up_tail: f64,
-) -> Option<(f64, f64, usize)> {
+fn trapezoid(plan: &QuadPlan, h: f64) -> Option<(f64, f64, usize)> {
+    let QuadPlan {
+        alpha,
+        beta,
+        q,
+        c,
+        norm,
+        sqrt2c,
+        cq2,
+        rho,
+        kappa,
+        ln_up_tail,
+        ..
+    } = *plan;
     let node = |x: f64| -> Option<(f64, f64)> {
         let t = c * (2.0 * x - 1.0);
         let em = f64::exp_m1(t);
