@@ -186,6 +186,19 @@ impl ConvOrder {
     }
 }
 
+/// (the smallest value of `f` over the orders of the curve, the first order attaining it);
+/// (+inf, orders[0]) if every value is +inf.
+fn min_over_orders(orders: &[f64], rdp: &[f64], f: impl Fn(&ConvOrder) -> f64) -> (f64, f64) {
+    let mut best = (f64::INFINITY, orders[0]);
+    for (&a, &r) in orders.iter().zip(rdp) {
+        let v = f(&ConvOrder::new(a, r));
+        if v < best.0 {
+            best = (v, a);
+        }
+    }
+    best
+}
+
 /// min over the orders of the (ε, δ) conversion; returns (ε, optimal order).
 ///
 /// ε is the smallest double with [`rdp_to_dp_delta`](ε) ≤ δ, so the two conversions agree
@@ -202,14 +215,7 @@ pub fn rdp_to_dp_epsilon(
     if !(delta > 0.0 && delta < 1.0) {
         return Err(PabiError::domain("delta", "in (0, 1)", delta));
     }
-    let mut best = (f64::INFINITY, orders[0]);
-    for (&a, &r) in orders.iter().zip(rdp) {
-        let e = ConvOrder::new(a, r).epsilon(delta, rule);
-        if e < best.0 {
-            best = (e, a);
-        }
-    }
-    Ok(best)
+    Ok(min_over_orders(orders, rdp, |o| o.epsilon(delta, rule)))
 }
 
 /// min over the orders of δ(ε); returns (δ, optimal order). δ is capped at 1.
@@ -234,13 +240,7 @@ pub fn rdp_to_dp_delta(
             None => (1.0, orders[0]),
         });
     }
-    let mut best = (f64::INFINITY, orders[0]);
-    for (&a, &r) in orders.iter().zip(rdp) {
-        let d = ConvOrder::new(a, r).delta(eps, rule);
-        if d < best.0 {
-            best = (d, a);
-        }
-    }
+    let best = min_over_orders(orders, rdp, |o| o.delta(eps, rule));
     Ok((best.0.min(1.0), best.1))
 }
 

@@ -138,7 +138,8 @@ fn errors() {
     assert!(matches!(e, Err(PabiError::Domain { index: Some(1), .. })));
 }
 
-fn param_of(e: PabiError) -> &'static str {
+/// The parameter a domain error names (panics on any other error).
+pub(super) fn param_of(e: PabiError) -> &'static str {
     match e {
         PabiError::Domain { param, .. } => param,
         other => panic!("not a domain error: {other:?}"),

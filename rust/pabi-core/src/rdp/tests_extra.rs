@@ -6,6 +6,7 @@ use super::general_update::*;
 use super::holder::*;
 use super::last_iterate::*;
 use super::scalar::*;
+use super::tests::param_of;
 use crate::error::PabiError;
 
 #[test]
@@ -17,13 +18,6 @@ fn theta_basics() {
     // L^2 = 1/2: theta(3) = 0.25/(1+0.5+0.25)
     assert!((theta_l_kappa(-0.5, 3.0).unwrap() / (0.25 / 1.75) - 1.0).abs() < 1e-12);
     assert_eq!(theta_l_kappa(-1.0, 3.0).unwrap(), 0.0);
-}
-
-fn param_of(e: PabiError) -> &'static str {
-    match e {
-        PabiError::Domain { param, .. } => param,
-        other => panic!("not a domain error: {other:?}"),
-    }
 }
 
 #[test]
