@@ -1,7 +1,7 @@
 //! Conversions: an RDP curve → (ε, δ) (Mironov 2017 Prop. 3; Balle et al. 2020 /
 //! Canonne–Kamath–Steinke 2020 Prop. 12, with the KL / total-variation rule), both directions
 //! certified and mutually consistent to the last ulp; and a privacy profile δ(ε) → RDP
-//! (the integral bound derived in docs/derivations/rdp.md, "From a privacy profile to RDP").
+//! (the integral bound derived in docs/derivations/rdp.md).
 
 use super::logexp::{log1mexp, log_add_exp, log_expm1, softplus, up_order};
 use super::sampled_gaussian::check_alpha;
@@ -244,8 +244,8 @@ pub fn rdp_to_dp_delta(
     Ok((best.0.min(1.0), best.1))
 }
 
-/// RDP at order α from a symmetric privacy profile given on a grid (docs/derivations/rdp.md,
-/// "From a privacy profile to RDP"):
+/// RDP at order α from a symmetric privacy profile given on a grid (derived in
+/// docs/derivations/rdp.md):
 /// e^{(α−1)D_α} ≤ 1 + α(α−1)∫_0^∞ (e^{(α−1)ε} + e^{−αε}) δ(ε) dε, with the certified upper
 /// quadrature δ(ε) ≤ δ(ε_j) on [ε_j, ε_{j+1}] (profiles are non-increasing) and the weights
 /// integrated exactly. Requires eps_grid[0] = 0, strictly increasing, δ non-increasing in

@@ -1,7 +1,7 @@
 //! Log-space primitives of the RDP module (softplus, ln expm1, log-mean-exp, weighted
 //! log-sum-exp, log-add-exp, ln(1 − e^x)) and [`up_order`], the order-dependent upward rounding
 //! of an RDP value. Local copies: the crate-wide versions live in `crate::num`; the error
-//! analysis of each is in its doc comment (docs/derivations/rdp.md, "Numerics").
+//! analysis of each is in its doc comment.
 
 use crate::num::{neumaier_sum, INFLATE, TINY};
 
