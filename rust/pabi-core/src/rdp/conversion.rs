@@ -1,0 +1,336 @@
+//! Conversions: an RDP curve → (ε, δ) (Mironov 2017 Prop. 3; Balle et al. 2020 /
+//! Canonne–Kamath–Steinke 2020 Prop. 12, with the KL / total-variation rule), both directions
+//! certified and mutually consistent to the last ulp; and a privacy profile δ(ε) → RDP
+//! (the integral bound derived in docs/derivations/rdp.md).
+
+use super::logexp::{log1mexp, log_add_exp, log_expm1, softplus, up_order};
+use super::sampled_gaussian::check_alpha;
+use crate::error::{PabiError, Result};
+use crate::num::HALF_ULP_ONE;
+
+/// RDP → (ε, δ) conversion rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Conversion {
+    /// Mironov 2017 Prop. 3: ε = ε_R + ln(1/δ)/(α − 1).
+    Classical,
+    /// Balle et al. 2020 / Canonne–Kamath–Steinke 2020 Prop. 12:
+    /// ε = ε_R + ln(1 − 1/α) − (ln δ + ln α)/(α − 1), plus the KL/total-variation rule
+    /// (δ ≥ √(1 − e^{−ε_R}) ⇒ ε = 0) used by current accountants.
+    Tight,
+}
+
+fn check_curve(orders: &[f64], rdp: &[f64]) -> Result<()> {
+    if orders.is_empty() {
+        return Err(PabiError::Shape {
+            message: "orders must be non-empty".into(),
+        });
+    }
+    crate::batch::check_len(orders.len(), &[("rdp", rdp.len())])?;
+    crate::batch::check(orders, "orders", "> 1 and finite", |a| {
+        a > 1.0 && a.is_finite()
+    })?;
+    crate::batch::check(rdp, "rdp", ">= 0 (not NaN; +inf allowed)", |x| x >= 0.0)?;
+    Ok(())
+}
+
+/// The value of one rounding-to-nearest step moved to the next double up: an upper bound of
+/// the exact result of the operation, and a non-decreasing function of that rounded result.
+#[inline(always)]
+fn nu(x: f64) -> f64 {
+    x.next_up()
+}
+
+/// e^x rounded up (std exp is faithful: within 1 ulp), non-decreasing in x.
+#[inline(always)]
+fn exp_nu(x: f64) -> f64 {
+    (f64::exp(x) * (1.0 + 4.0 * HALF_ULP_ONE)).next_up()
+}
+
+/// One order of an RDP curve prepared for the conversions: everything that does not depend on
+/// ε, with the direction that raises δ.
+#[derive(Clone, Copy)]
+struct ConvOrder {
+    r: f64,
+    /// bounds of α − 1 (exact below 2^53)
+    am1_dn: f64,
+    am1_up: f64,
+    /// upper bound of ln(1 − 1/α) (< 0)
+    c_up: f64,
+    /// lower bound of ln α (> 0)
+    lna_dn: f64,
+    /// upper bound of ln √(1 − e^{−r}) (the KL / total-variation rule; ≤ 0)
+    kl_up: f64,
+}
+
+impl ConvOrder {
+    fn new(a: f64, r: f64) -> Self {
+        let am1 = a - 1.0; // exact for a < 2^53 (Sterbenz below 2)
+        let (am1_dn, am1_up) = if a < 9_007_199_254_740_992.0 {
+            (am1, am1)
+        } else {
+            (am1.next_down(), am1.next_up())
+        };
+        // ln(1 − 1/α): ln(α − 1) − ln α below 2 (α − 1 exact; 1/α would lose 1/(α − 1) ulps),
+        // log1p(−1/α) from 2 on (1/α ≤ ½: the rounding of 1/α costs ≤ 2 ulp of the result)
+        let (c, c_err) = if a < 2.0 {
+            let c = f64::ln(am1) - f64::ln(a);
+            (c, 4.0 * HALF_ULP_ONE * (c.abs() + 2.0 * f64::ln(a) + 1.0))
+        } else {
+            let c = f64::ln_1p(-1.0 / a);
+            (c, 8.0 * HALF_ULP_ONE * c.abs())
+        };
+        let kl = 0.5 * log1mexp(-r); // relative error a few ulp (Mächler's two branches)
+        ConvOrder {
+            r,
+            am1_dn,
+            am1_up,
+            c_up: (c + c_err).min(0.0),
+            lna_dn: f64::ln(a) * (1.0 - 4.0 * HALF_ULP_ONE),
+            kl_up: if kl == f64::NEG_INFINITY {
+                kl
+            } else {
+                (kl * (1.0 - 16.0 * HALF_ULP_ONE)).min(0.0)
+            },
+        }
+    }
+
+    /// y·(α − 1) rounded up, non-decreasing in y.
+    #[inline]
+    fn times_am1(&self, y: f64) -> f64 {
+        if y >= 0.0 {
+            nu(y * self.am1_up)
+        } else {
+            nu(y * self.am1_dn)
+        }
+    }
+
+    /// Upper bound of δ(ε) at this order, a non-increasing function of ε by construction: every
+    /// operation is one rounding to nearest followed by [`nu`] (each monotone), the constants
+    /// are rounded in the direction that raises δ, and e^x is std's faithful exp rounded up.
+    /// A zero RDP value means D_α = 0, i.e. equal distributions: δ = 0 at every ε ≥ 0.
+    fn delta(&self, eps: f64, rule: Conversion) -> f64 {
+        if self.r == 0.0 {
+            return 0.0;
+        }
+        let x = nu(self.r - eps);
+        let ld = match rule {
+            Conversion::Classical => self.times_am1(x),
+            Conversion::Tight => {
+                let cks = nu(self.times_am1(nu(x + self.c_up)) - self.lna_dn);
+                cks.min(self.kl_up)
+            }
+        };
+        if ld >= 0.0 {
+            1.0
+        } else {
+            exp_nu(ld).min(1.0)
+        }
+    }
+
+    /// The smallest double ε ≥ 0 with [`ConvOrder::delta`](ε) ≤ δ (+inf if none): by
+    /// construction δ(ε(δ)) ≤ δ, and the (ε, δ) pair is certified because `delta` is an upper
+    /// bound of the exact conversion. The closed form gives the starting point; a bracket is
+    /// grown around it in units in the last place and bisected on the bit patterns
+    /// (non-negative doubles are ordered like their bits).
+    fn epsilon(&self, delta: f64, rule: Conversion) -> f64 {
+        if self.delta(0.0, rule) <= delta {
+            return 0.0;
+        }
+        if self.delta(f64::MAX, rule) > delta {
+            return f64::INFINITY;
+        }
+        let ld = f64::ln(delta);
+        let am1 = self.am1_up;
+        let guess = match rule {
+            Conversion::Classical => self.r - ld / am1,
+            Conversion::Tight => self.r + self.c_up - (ld + self.lna_dn) / am1,
+        };
+        let guess = if guess.is_finite() {
+            guess.clamp(0.0, f64::MAX)
+        } else {
+            f64::MAX
+        };
+        let ok = |bits: u64| self.delta(f64::from_bits(bits), rule) <= delta;
+        let (zero, max) = (0u64, f64::MAX.to_bits());
+        let g = guess.to_bits();
+        // hi: δ(hi) ≤ delta; lo: δ(lo) > delta (δ(0) > delta is known)
+        let (mut lo, mut hi);
+        if ok(g) {
+            hi = g;
+            let mut step = 4u64;
+            lo = hi.saturating_sub(step);
+            while lo > zero && ok(lo) {
+                hi = lo;
+                step = step.saturating_mul(8);
+                lo = lo.saturating_sub(step);
+            }
+        } else {
+            lo = g;
+            let mut step = 4u64;
+            hi = lo.saturating_add(step).min(max);
+            while !ok(hi) {
+                lo = hi;
+                step = step.saturating_mul(8);
+                hi = hi.saturating_add(step).min(max);
+            }
+        }
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if ok(mid) {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        f64::from_bits(hi)
+    }
+}
+
+/// (the smallest value of `f` over the orders of the curve, the first order attaining it);
+/// (+inf, orders[0]) if every value is +inf.
+fn min_over_orders(orders: &[f64], rdp: &[f64], f: impl Fn(&ConvOrder) -> f64) -> (f64, f64) {
+    let mut best = (f64::INFINITY, orders[0]);
+    for (&a, &r) in orders.iter().zip(rdp) {
+        let v = f(&ConvOrder::new(a, r));
+        if v < best.0 {
+            best = (v, a);
+        }
+    }
+    best
+}
+
+/// min over the orders of the (ε, δ) conversion; returns (ε, optimal order).
+///
+/// ε is the smallest double with [`rdp_to_dp_delta`](ε) ≤ δ, so the two conversions agree
+/// exactly: δ(ε(δ)) ≤ δ, ε(δ) is non-increasing in δ, and a zero RDP value at some order (the
+/// distributions are equal) gives ε = 0 for every δ. +inf RDP values (no guarantee at that
+/// order) are allowed and never chosen unless every order is +inf (then ε = +inf).
+pub fn rdp_to_dp_epsilon(
+    orders: &[f64],
+    rdp: &[f64],
+    delta: f64,
+    rule: Conversion,
+) -> Result<(f64, f64)> {
+    check_curve(orders, rdp)?;
+    if !(delta > 0.0 && delta < 1.0) {
+        return Err(PabiError::domain("delta", "in (0, 1)", delta));
+    }
+    Ok(min_over_orders(orders, rdp, |o| o.epsilon(delta, rule)))
+}
+
+/// min over the orders of δ(ε); returns (δ, optimal order). δ is capped at 1.
+///
+/// Each order's value is computed by one chain of monotone, upward-rounded operations, so δ is
+/// non-increasing in ε down to the last ulp (see [`rdp_to_dp_epsilon`] for the consistency of
+/// the two conversions). A zero RDP value at some order means equal distributions: δ = 0.
+pub fn rdp_to_dp_delta(
+    orders: &[f64],
+    rdp: &[f64],
+    eps: f64,
+    rule: Conversion,
+) -> Result<(f64, f64)> {
+    check_curve(orders, rdp)?;
+    if !(eps >= 0.0) {
+        return Err(PabiError::domain("eps", ">= 0 (+inf allowed)", eps));
+    }
+    if eps == f64::INFINITY {
+        // δ(∞) = 0 at any order with a finite RDP value (e^{(α−1)(ε_R − ε)} → 0); with none, 1
+        return Ok(match orders.iter().zip(rdp).find(|(_, &r)| r.is_finite()) {
+            Some((&a, _)) => (0.0, a),
+            None => (1.0, orders[0]),
+        });
+    }
+    let best = min_over_orders(orders, rdp, |o| o.delta(eps, rule));
+    Ok((best.0.min(1.0), best.1))
+}
+
+/// RDP at order α from a symmetric privacy profile given on a grid (derived in
+/// docs/derivations/rdp.md):
+/// e^{(α−1)D_α} ≤ 1 + α(α−1)∫_0^∞ (e^{(α−1)ε} + e^{−αε}) δ(ε) dε, with the certified upper
+/// quadrature δ(ε) ≤ δ(ε_j) on [ε_j, ε_{j+1}] (profiles are non-increasing) and the weights
+/// integrated exactly. Requires eps_grid[0] = 0, strictly increasing, δ non-increasing in
+/// [0, 1], and δ = 0 at the last grid point (beyond it the profile is taken as 0).
+pub fn profile_to_rdp(alpha: f64, eps: &[f64], delta: &[f64]) -> Result<f64> {
+    check_alpha(alpha, f64::MAX)?;
+    let n = eps.len();
+    if n < 2 {
+        return Err(PabiError::Shape {
+            message: "eps_grid must have at least 2 points".into(),
+        });
+    }
+    crate::batch::check_len(n, &[("delta_grid", delta.len())])?;
+    if eps[0] != 0.0 {
+        return Err(PabiError::domain("eps_grid", "starting at 0", eps[0]).at(0));
+    }
+    for i in 1..n {
+        if !(eps[i] > eps[i - 1] && eps[i].is_finite()) {
+            return Err(
+                PabiError::domain("eps_grid", "strictly increasing and finite", eps[i]).at(i),
+            );
+        }
+    }
+    crate::batch::check(delta, "delta_grid", "in [0, 1]", |x| {
+        (0.0..=1.0).contains(&x)
+    })?;
+    for i in 1..n {
+        if delta[i] > delta[i - 1] {
+            return Err(PabiError::domain(
+                "delta_grid",
+                "non-increasing (a privacy profile)",
+                delta[i],
+            )
+            .at(i));
+        }
+    }
+    if delta[n - 1] != 0.0 {
+        return Err(PabiError::domain(
+            "delta_grid",
+            "0 at the last grid point (the profile beyond eps_grid[-1] is unknown; extend the grid)",
+            delta[n - 1],
+        )
+        .at(n - 1));
+    }
+    let am1 = alpha - 1.0;
+    let mut logs = Vec::with_capacity(n);
+    for j in 0..n - 1 {
+        if delta[j] == 0.0 {
+            continue;
+        }
+        // the cell [ε_j, ε_j + h] with h rounded up covers [ε_j, ε_{j+1}] (a larger cell only
+        // adds a positive integrand)
+        let (e0, h) = (eps[j], (eps[j + 1] - eps[j]).next_up());
+        // ln ∫_0^h e^{(α−1)t} dt = ln(expm1(x)/(α − 1)), x = (α − 1)h; below 1e-8 (where x may
+        // underflow and log_expm1(x) would be −inf) ln h + x, an upper bound (ln(expm1(x)/x)
+        // ≤ x/2 + x²/24 ≤ x)
+        let x1 = am1 * h;
+        let i1 = am1 * e0
+            + if x1 < 1e-8 {
+                f64::ln(h) + x1
+            } else {
+                log_expm1(x1) - f64::ln(am1)
+            };
+        // ln ∫_0^h e^{−αt} dt = ln((1 − e^{−y})/α), y = αh; below 1e-8 the upper bound ln h
+        let y = alpha * h;
+        let i2 = -alpha * e0
+            + if y < 1e-8 {
+                f64::ln(h)
+            } else {
+                log1mexp(-y) - f64::ln(alpha)
+            };
+        logs.push(f64::ln(delta[j]) + log_add_exp(i1, i2));
+    }
+    if logs.is_empty() {
+        return Ok(0.0);
+    }
+    let ls = crate::num::log_sum_exp(&logs);
+    // ln(α(α − 1)) as a sum of logs: the product overflows for α > 1.3e154
+    let x = f64::ln(alpha) + f64::ln(am1) + ls;
+    let v = if x < -36.0 {
+        // ln(1 + e^x)/(α − 1) ≤ e^x/(α − 1) = α·e^{ls} (relative slack e^x/2 < 1e-16): e^x
+        // itself may be subnormal (α − 1 = 2^-52 and a 1e-300 integral lost 1e-8 relative)
+        f64::exp(f64::ln(alpha) + ls)
+    } else {
+        softplus(x) / am1
+    };
+    Ok(up_order(v, 1e6))
+}

@@ -1,0 +1,59 @@
+//! The Gaussian mechanism on its own: the classical (ε, δ) constant (Dwork–Roth Thm A.1;
+//! Thudi et al., *Gradients look alike*, footnote 3) with its validity flag, amplification by
+//! Poisson sampling, and the Rényi divergence α Δ²/(2σ²) (Mironov 2017, Prop. 7).
+//! Derivations: docs/derivations/rdp.md.
+
+use super::scalar::{mul0, nonneg, order, pos, prod_div, unit_open, up, up_pos};
+use crate::error::{PabiError, Result};
+
+/// C_{δ,σ} = √(2 ln(1.25/δ))/σ (Dwork–Roth; Thudi et al. footnote 3), rounded up.
+pub fn gaussian_dp_constant(delta: f64, sigma: f64) -> Result<f64> {
+    unit_open("delta", delta)?;
+    pos("sigma", sigma)?;
+    // ln 1.25 − ln δ: 1.25/δ overflows for δ < 7e-309
+    Ok(up((2.0 * (1.25f64.ln() - delta.ln())).sqrt() / sigma))
+}
+
+/// ε = C_{δ,σ}·Δ and whether it is a valid guarantee (ε ≤ 1, Dwork–Roth Thm A.1).
+pub fn gaussian_mechanism_epsilon(delta: f64, sigma: f64, sens: f64) -> Result<(f64, bool)> {
+    nonneg("sensitivity", sens)?;
+    let e = up_pos(mul0(gaussian_dp_constant(delta, sigma)?, sens), sens > 0.0);
+    Ok((e, e <= 1.0))
+}
+
+/// ln(1 − q + q e^x) (amplification by sampling), stable for tiny q·x and huge x.
+#[inline]
+pub(super) fn amplify(x: f64, q: f64) -> f64 {
+    if q == 0.0 {
+        0.0
+    } else if x <= 700.0 {
+        (q * x.exp_m1()).ln_1p()
+    } else {
+        x + (q + (1.0 - q) * (-x).exp()).ln()
+    }
+}
+
+/// (ε', δ') = (ln(1 + q(e^ε − 1)), qδ) for Poisson sampling with rate q.
+pub fn amplify_by_sampling(eps: f64, delta: f64, q: f64) -> Result<(f64, f64)> {
+    nonneg("eps", eps)?;
+    if !(0.0..=1.0).contains(&delta) {
+        return Err(PabiError::domain("delta", "in [0, 1]", delta));
+    }
+    if !(0.0..=1.0).contains(&q) {
+        return Err(PabiError::domain("q", "in [0, 1]", q));
+    }
+    Ok((
+        up_pos(amplify(eps, q), eps > 0.0 && q > 0.0),
+        up_pos(q * delta, q > 0.0 && delta > 0.0),
+    ))
+}
+
+/// Gaussian mechanism RDP α Δ²/(2σ²) (Mironov; 001 Prop. 3 proof).
+pub fn gaussian_mech_rdp(alpha: f64, sens: f64, sigma: f64) -> Result<f64> {
+    order(alpha)?;
+    nonneg("sensitivity", sens)?;
+    pos("sigma", sigma)?;
+    // Δ²/(2σ²) was 0/0 = NaN for Δ = 0 and tiny σ
+    let v = prod_div(&[0.5, alpha, sens, sens], &[sigma, sigma]);
+    Ok(up_pos(v, sens > 0.0))
+}

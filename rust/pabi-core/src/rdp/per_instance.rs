@@ -1,0 +1,362 @@
+//! Per-instance RDP of DP-SGD over a training run, and per-instance (ε, δ) via L_p norms.
+//!
+//! Thudi et al., *Gradients look alike* (USENIX Security 2024): Thm 3.3 (Hölder composition of
+//! the per-step sampled Gaussian RDP of Thm 3.2, soft-max form, orders from `holder.rs`) and
+//! Cor. 3.1 (the L_p-norm (ε, δ)). Derivation and the rounding of each term:
+//! docs/derivations/rdp.md.
+
+use super::gaussian_mechanism::{amplify, gaussian_dp_constant};
+use super::holder::{check_p, holder_ceil_order, holder_order, order_map_overflow, OrderMap};
+use super::logexp::{log_add_exp, log_expm1, log_mean_exp, up_order, LME_DIRECT_MAX};
+use super::sampled_gaussian::{check_alpha, check_q, SgmTable};
+use super::scalar::{check_sensitivities, mul0, unit_open, up};
+use crate::error::{PabiError, Result};
+use crate::num::{INFLATE, TINY};
+use rayon::prelude::*;
+
+/// Largest order the Hölder composition may require before reporting an order blow-up.
+pub const MAX_COMPOSITION_ORDER: f64 = 1.0e5;
+
+/// Largest total size Σ (order − 1) of the binomial tables one per-instance composition
+/// builds (2^27 entries, 1 GiB): beyond it the composition is refused before allocating.
+pub const MAX_TABLE_ENTRIES: u64 = 1 << 27;
+
+/// 0 < q < 1: the tables hold entries (q = 0 and q = 1 need none).
+fn interior_q(q: f64) -> bool {
+    q > 0.0 && q < 1.0
+}
+
+/// Log-gap below the row maximum beyond which a sample is bounded by its chord value.
+const SKIP_GAP: f64 = 45.0;
+
+/// Options of the per-instance DP-SGD composition.
+#[derive(Debug, Clone, Copy)]
+pub struct CompositionOptions {
+    pub map: OrderMap,
+    /// Hoeffding upper-confidence mode: (failure probability J in (0, 1), max sensitivity).
+    pub ucb: Option<(f64, f64)>,
+}
+
+/// Per-instance RDP of DP-SGD over a training run (002 Thm 3.3, soft-max form, §2.7).
+///
+/// `sens` is row-major (steps × samples): row j (0-based) holds the per-record sensitivities
+/// observed at step j + 1 over independent runs. Returns the n per-step terms in training
+/// order (term of step 1 first); the bound is their (compensated) sum.
+#[allow(clippy::too_many_arguments)]
+pub fn dpsgd_per_instance_terms(
+    alpha: f64,
+    q: f64,
+    sigma: f64,
+    sens: &[f64],
+    steps: usize,
+    samples: usize,
+    p: f64,
+    opts: CompositionOptions,
+) -> Result<Vec<f64>> {
+    check_alpha(alpha, MAX_COMPOSITION_ORDER)?;
+    check_q(q)?;
+    if !(sigma > 0.0) {
+        return Err(PabiError::domain("sigma", "> 0 (not NaN)", sigma));
+    }
+    check_p(p)?;
+    if steps == 0 || samples == 0 {
+        return Err(PabiError::Shape {
+            message: format!(
+                "sensitivities must be a non-empty (steps, samples) array, got ({steps}, {samples})"
+            ),
+        });
+    }
+    if steps.checked_mul(samples) != Some(sens.len()) {
+        return Err(PabiError::Shape {
+            message: format!(
+                "sensitivities has {} values, expected steps*samples = {steps}*{samples}",
+                sens.len(),
+            ),
+        });
+    }
+    crate::batch::check(sens, "sensitivities", ">= 0 and finite", |x| {
+        x >= 0.0 && x.is_finite()
+    })?;
+    let mut ln_ucb = f64::NEG_INFINITY;
+    let mut cmax = 0.0;
+    if let Some((conf, smax)) = opts.ucb {
+        if !(conf > 0.0 && conf < 1.0) {
+            return Err(PabiError::domain("confidence", "in (0, 1)", conf));
+        }
+        if !(smax >= 0.0 && smax.is_finite()) {
+            return Err(PabiError::domain(
+                "max_sensitivity",
+                ">= 0 and finite",
+                smax,
+            ));
+        }
+        crate::batch::check(sens, "sensitivities", "<= max_sensitivity", |x| x <= smax)?;
+        // union bound over the n - 1 random terms
+        let j = conf / (steps.max(2) - 1) as f64;
+        ln_ucb = 0.5 * f64::ln(-f64::ln(j) / (2.0 * samples as f64));
+        let rm = smax / sigma;
+        cmax = 0.5 * rm * rm;
+    }
+    let n = steps as u64;
+    // orders per term i = 0..n-1 (term i belongs to step n - i)
+    let (beta_max, _) = holder_order(alpha, p, n - 1, opts.map);
+    if !(beta_max <= MAX_COMPOSITION_ORDER && (p * (beta_max - 1.0)).is_finite()) {
+        return Err(order_map_overflow(
+            alpha,
+            p,
+            steps,
+            beta_max,
+            MAX_COMPOSITION_ORDER,
+        ));
+    }
+    // binomial tables for the distinct integer orders (β_i is increasing in i); their total
+    // size Σ (order − 1) is checked before any is built: orders spread over [α, 1e5] across
+    // 1e5 steps asked for ~1e9 entries (8 GB)
+    let orders: Vec<u64> = (0..n)
+        .map(|i| holder_ceil_order(alpha, p, i, opts.map))
+        .collect();
+    let mut entries = 0u64;
+    for (k, &o) in orders.iter().enumerate() {
+        if k == 0 || orders[k - 1] != o {
+            entries = entries.saturating_add(o - 1);
+        }
+    }
+    if interior_q(q) && entries > MAX_TABLE_ENTRIES {
+        return Err(PabiError::unreachable(format!(
+            "the {steps} steps need {entries} binomial-table entries (more than \
+             {MAX_TABLE_ENTRIES}, {} MiB): the orders beta_i range up to {:e}; \
+             increase p (p = 3*steps keeps every order below 1 + 1.5(alpha - 1)) or lower alpha",
+            (MAX_TABLE_ENTRIES * 8) >> 20,
+            beta_max
+        )));
+    }
+    let mut tables: Vec<SgmTable> = Vec::new();
+    let mut table_of: Vec<usize> = Vec::with_capacity(steps);
+    let mut betas = Vec::with_capacity(steps);
+    for (i, &order) in (0..n).zip(&orders) {
+        let (beta, kappa) = holder_order(alpha, p, i, opts.map);
+        if tables.last().map(|t| t.order) != Some(order) {
+            tables.push(SgmTable::new(order, q));
+        }
+        table_of.push(tables.len() - 1);
+        betas.push((beta, kappa));
+    }
+    let term = |i: usize| -> f64 {
+        if crate::interrupt::requested() {
+            return 0.0; // discarded: checked after the loop
+        }
+        let step = steps - 1 - i; // 0-based row
+        let row = &sens[step * samples..(step + 1) * samples];
+        let tab = &tables[table_of[i]];
+        let (beta, kappa) = betas[i];
+        if i == steps - 1 {
+            // first step: deterministic; take the max
+            let smax = row.iter().copied().fold(0.0, f64::max);
+            let r = smax / sigma;
+            return kappa * tab.rdp(0.5 * r * r);
+        }
+        let t = p * (beta - 1.0);
+        let rmax = row.iter().copied().fold(0.0, f64::max) / sigma;
+        let crow = 0.5 * rmax * rmax;
+        let tdm = t * tab.rdp(crow);
+        let plain = if tdm > SKIP_GAP + 5.0 {
+            // ln A(c) is convex in c with ln A(0) = 0, so D(c) ≤ (c/c_max)·D(c_max): samples
+            // whose chord bound lies SKIP_GAP below the row maximum contribute < e^-SKIP_GAP
+            // each and are bounded (upward) by that chord value instead of being evaluated.
+            let (mut sum, mut nsk, mut ub_max) = (0.0, 0usize, f64::NEG_INFINITY);
+            for &x in row {
+                let r = x / sigma;
+                let c = 0.5 * r * r;
+                if c >= crow {
+                    sum += 1.0;
+                    continue;
+                }
+                let ub = tdm * (c / crow) * (1.0 + 1e-12);
+                if ub - tdm < -SKIP_GAP {
+                    nsk += 1;
+                    ub_max = ub_max.max(ub);
+                } else {
+                    sum += f64::exp(t * tab.rdp(c) - tdm);
+                }
+            }
+            if nsk > 0 {
+                sum += nsk as f64 * f64::exp(ub_max - tdm);
+            }
+            Some(tdm + f64::ln(sum / samples as f64))
+        } else if tab.direct_ok(crow) {
+            Some(row_direct(&tab.pmf, tab.order, row, sigma, t).1)
+        } else {
+            None
+        };
+        if let Some(mut l) = plain {
+            if opts.ucb.is_some() {
+                let dmax = tab.rdp(cmax);
+                l = log_add_exp(l, log_expm1(t * dmax) + ln_ucb);
+            }
+            return kappa * (l / t);
+        }
+        let mut buf: Vec<f64> = row
+            .iter()
+            .map(|&s| {
+                let r = s / sigma;
+                t * tab.rdp(0.5 * r * r)
+            })
+            .collect();
+        let mut l = log_mean_exp(&buf);
+        if opts.ucb.is_some() {
+            let dmax = tab.rdp(cmax);
+            l = log_add_exp(l, log_expm1(t * dmax) + ln_ucb);
+        }
+        buf.clear();
+        kappa * (l / t)
+    };
+    let mut terms = vec![0.0; steps];
+    let fill = |(i, o): (usize, &mut f64)| *o = term(i);
+    match crate::batch::pool() {
+        Some(pl) if steps * samples >= 4096 => pl.install(|| {
+            terms
+                .par_iter_mut()
+                .with_min_len(64)
+                .enumerate()
+                .for_each(fill)
+        }),
+        _ => terms.iter_mut().enumerate().for_each(fill),
+    }
+    crate::interrupt::check()?;
+    // terms[i] belongs to step n - i; return in training order
+    terms.reverse();
+    // each term upward by INFLATE relative (logmeanexp adds a few ulp)
+    for v in terms.iter_mut() {
+        *v = up_order(*v, 2.0);
+    }
+    Ok(terms)
+}
+
+/// Row kernel of the composition on the direct path, multiversioned so that the `vmath`
+/// kernels and the k-recurrences vectorize across samples (AVX2/AVX-512 + FMA clones).
+/// Returns (max_s D_s, ln mean_s e^{t D_s}) with D_s = up(ln A_s/(α − 1)).
+#[multiversion::multiversion(targets(
+    "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
+    "x86_64+avx2+fma",
+    "aarch64+neon"
+))]
+#[allow(clippy::needless_range_loop)]
+pub(super) fn row_direct(pmf: &[f64], order: u64, row: &[f64], sigma: f64, t: f64) -> (f64, f64) {
+    const B: usize = 32;
+    let am1 = (order - 1) as f64;
+    let scale = (1.0 + INFLATE * (1.0 + (order as f64).log2())) / am1;
+    let mut dmax = 0.0_f64;
+    let mut sum = 0.0;
+    let mut shift = f64::NEG_INFINITY;
+    let (mut direct, mut comp, mut count) = (0.0_f64, 0.0_f64, 0usize);
+    let mut d = [0.0_f64; B];
+    for chunk in row.chunks(B) {
+        let len = chunk.len();
+        // fixed trip counts (padded with r = 0) so that every loop vectorizes
+        let mut x = [0.0_f64; B];
+        x[..len].copy_from_slice(chunk);
+        let (mut m, mut acc, mut e) = ([0.0_f64; B], [0.0_f64; B], [0.0_f64; B]);
+        for s in 0..B {
+            let r = x[s] / sigma;
+            m[s] = crate::vmath::expm1(r * r);
+        }
+        let (mut g, mut f) = (m, m);
+        for &pk in pmf {
+            for s in 0..B {
+                acc[s] += pk * f[s];
+                g[s] += m[s] * (1.0 + g[s]);
+                f[s] += g[s] + f[s] * g[s];
+            }
+        }
+        for s in 0..B {
+            d[s] = crate::vmath::log1p(acc[s]) * scale + TINY;
+        }
+        let cm = d[..len].iter().copied().fold(0.0, f64::max);
+        dmax = dmax.max(cm);
+        // streaming log-mean-exp of t·d ≥ 0 (see `log_mean_exp`): Σ expm1(t·d) while the
+        // running max stays ≤ LME_DIRECT_MAX (no cancellation when t·d ≪ 1), then the
+        // shifted sum Σ e^{t·d − shift}, rescaled when the running max grows
+        let cmax = cm * t;
+        if shift == f64::NEG_INFINITY && cmax <= LME_DIRECT_MAX {
+            for s in 0..B {
+                e[s] = crate::vmath::expm1(t * floor_d(x[s], d[s]));
+            }
+            // chunk sums (≤ 31 ulp) accumulated with Neumaier's compensation
+            let v = e[..len].iter().sum::<f64>();
+            let t2 = direct + v;
+            comp += if direct.abs() >= v.abs() {
+                (direct - t2) + v
+            } else {
+                (v - t2) + direct
+            };
+            direct = t2;
+            count += len;
+            continue;
+        }
+        if shift == f64::NEG_INFINITY {
+            // switch: Σ e^{x − shift} over the elements so far = (Σ expm1(x) + count)·e^{−shift}
+            sum = ((direct + comp) + count as f64) * f64::exp(-cmax);
+            shift = cmax;
+        }
+        if cmax > shift {
+            sum *= f64::exp(shift - cmax);
+            shift = cmax;
+        }
+        for s in 0..B {
+            e[s] = crate::vmath::exp(t * floor_d(x[s], d[s]) - shift);
+        }
+        sum += e[..len].iter().sum::<f64>();
+    }
+    let lme = if shift == f64::NEG_INFINITY {
+        f64::ln_1p((direct + comp) / row.len() as f64)
+    } else {
+        shift + f64::ln(sum / row.len() as f64)
+    };
+    (dmax, lme)
+}
+
+/// D as used in e^{t·D}: exactly 0 for a zero sensitivity (and the padded lanes), otherwise at
+/// least 1e-280 (an upward change). D is TINY, a subnormal, where the sum is 0 or tiny, and
+/// subnormal operands cost a microcode assist per vector operation (2.7x the row time).
+#[inline(always)]
+fn floor_d(sens: f64, d: f64) -> f64 {
+    if sens == 0.0 {
+        0.0
+    } else {
+        d.max(1e-280)
+    }
+}
+
+/// Per-instance (ε', δ'') from the L_p norm of the sensitivity distribution (Thudi et al.
+/// Cor. 3.1, stable form §2.4): K = ln mean_k e^{p C Δ_k}, η = (ln q + K − ln δ')/(p − 1),
+/// ε' = ln(1 − q + q e^η), δ'' = qδ + δ'. `sens` are samples of Δ(X_B) over batches.
+/// Valid only where every per-batch C_{δ,σ}Δ ≤ 1 (the returned flag).
+pub fn lp_per_instance_eps_delta(
+    q: f64,
+    p: f64,
+    delta: f64,
+    delta_prime: f64,
+    sigma: f64,
+    sens: &[f64],
+) -> Result<(f64, f64, bool)> {
+    if !(q > 0.0 && q <= 1.0) {
+        return Err(PabiError::domain("q", "in (0, 1]", q));
+    }
+    if !(p > 1.0 && p.is_finite()) {
+        return Err(PabiError::domain("p", "> 1 and finite", p));
+    }
+    unit_open("delta_prime", delta_prime)?;
+    check_sensitivities(sens)?;
+    let c = gaussian_dp_constant(delta, sigma)?;
+    let xs: Vec<f64> = sens.iter().map(|&d| mul0(p * c, d)).collect();
+    let k = log_mean_exp(&xs);
+    let (lq, ldp) = (q.ln(), delta_prime.ln());
+    let eta = (lq + k - ldp) / (p - 1.0);
+    let eta = eta + INFLATE * (eta.abs() + (lq.abs() + k.abs() + ldp.abs()) / (p - 1.0));
+    let smax = sens.iter().copied().fold(0.0, f64::max);
+    Ok((
+        up(amplify(eta, q)),
+        up(q * delta + delta_prime),
+        mul0(c, smax) <= 1.0,
+    ))
+}

@@ -1,0 +1,285 @@
+//! Sampled Gaussian RDP at integer orders and the dispatch to fractional orders.
+//!
+//! Thudi et al., *Gradients look alike* (USENIX Security 2024), Thm 3.2 (data-independent
+//! for r = clip/σ, per-instance for r = Δ/σ); Mironov–Talwar–Zhang 2019 §3.3 for fractional
+//! orders (`fractional.rs`). Derivation and error analysis: docs/derivations/rdp.md.
+//!
+//! For integer α ≥ 2 and c = r²/2 (r = Δ/σ):
+//! (α − 1)·ε(α) = ln A_α, A_α − 1 = Σ_{k=2..α} pmf_{Bin(α,q)}(k)·expm1(c k(k − 1)) ≥ 0
+//! (no cancellation). Two evaluation paths share one table of binomial log-pmf values per
+//! (α, q) (`binomial.rs`, Loader's form):
+//! * **direct** (α ≤ 64, c α(α − 1) ≤ 600, no pmf underflow): expm1(c k(k−1)) by the
+//!   positive recurrences G_k = G_{k−1} + m(1 + G_{k−1}), F_{k+1} = F_k + G_k + F_k G_k with
+//!   m = expm1(2c) (all terms positive: relative error O(α u)), then log1p(Σ pmf_k F_k);
+//! * **log** (otherwise): softplus(logsumexp_k[ln pmf_k + ln expm1(c k(k − 1))]).
+//!
+//! Fractional α: [`Fractional::Exact`] (default of the batch API) evaluates the exact series
+//! (cancellation-free A − 1, Euler-transformed tails, a proven bound on truncation and rounding
+//! errors that is added; where a cost model prefers it, a trapezoidal quadrature with proven
+//! error bounds), capped by the ceiling rule; [`Fractional::Ceil`] uses ε(⌈α⌉) (D_α is
+//! non-decreasing in α; Thudi et al. §3.2; α ∈ (1, 2] uses order 2).
+//! Results are rounded up by [`INFLATE`](crate::num::INFLATE)·(1 + log2 α).
+
+use super::binomial::log_binom_pmf;
+use super::fractional;
+use super::logexp::{log_expm1, softplus, up_order};
+use crate::error::{PabiError, Result};
+use crate::num::{neumaier_sum, HALF_ULP_ONE, TINY};
+use rayon::prelude::*;
+
+/// Largest order accepted by the sampled-Gaussian RDP (cost and memory are O(α)).
+pub const MAX_ORDER: f64 = 1.0e7;
+
+const FAST_MAX_ORDER: u64 = 64;
+const FAST_MAX_EXPONENT: f64 = 600.0;
+
+/// Per-(order, q) table of the binomial terms k = 2..=order of Thm 3.2.
+#[derive(Debug, Clone)]
+pub(super) struct SgmTable {
+    pub(super) order: u64,
+    pub(super) q: f64,
+    pub(super) log_pmf: Vec<f64>,
+    pub(super) pmf: Vec<f64>,
+    pub(super) direct: bool,
+}
+
+impl SgmTable {
+    /// Table for integer `order` ≥ 2 and 0 ≤ q ≤ 1 (pre-validated).
+    pub fn new(order: u64, q: f64) -> Self {
+        let interior = q > 0.0 && q < 1.0;
+        let mut log_pmf = Vec::new();
+        if interior {
+            let (lq, l1q) = (f64::ln(q), f64::ln_1p(-q));
+            log_pmf = (2..=order)
+                .map(|k| log_binom_pmf(k, order, q, lq, l1q))
+                .collect();
+        }
+        let direct = interior && order <= FAST_MAX_ORDER && log_pmf.iter().all(|&l| l > -700.0);
+        let pmf = if direct {
+            log_pmf.iter().map(|&l| f64::exp(l)).collect()
+        } else {
+            Vec::new()
+        };
+        SgmTable {
+            order,
+            q,
+            log_pmf,
+            pmf,
+            direct,
+        }
+    }
+
+    /// Whether the direct (linear-scale) path applies at c.
+    #[inline]
+    pub fn direct_ok(&self, c: f64) -> bool {
+        let a = self.order as f64;
+        self.direct && c * a * (a - 1.0) <= FAST_MAX_EXPONENT
+    }
+
+    /// (α − 1)·ε(α) = ln A_α at c = r²/2, to nearest (a few ulp).
+    #[inline]
+    pub fn log_a(&self, c: f64) -> f64 {
+        let a = self.order as f64;
+        if self.q == 0.0 || c == 0.0 {
+            return 0.0;
+        }
+        if self.q == 1.0 {
+            return a * (a - 1.0) * c;
+        }
+        if c.is_infinite() {
+            return f64::INFINITY;
+        }
+        if self.direct_ok(c) {
+            let m = f64::exp_m1(2.0 * c);
+            let (mut g, mut f) = (m, m);
+            let mut acc = 0.0;
+            for &pk in &self.pmf {
+                acc += pk * f;
+                g += m * (1.0 + g);
+                f += g + f * g;
+            }
+            return f64::ln_1p(acc);
+        }
+        // log path
+        let mut mx = f64::NEG_INFINITY;
+        let terms: Vec<f64> = self
+            .log_pmf
+            .iter()
+            .enumerate()
+            .map(|(i, &lp)| {
+                let k = (i + 2) as f64;
+                let t = lp + log_expm1(c * (k * (k - 1.0)));
+                mx = mx.max(t);
+                t
+            })
+            .collect();
+        if !mx.is_finite() {
+            return 0.0;
+        }
+        let s = neumaier_sum(terms.iter().map(|&t| f64::exp(t - mx)));
+        softplus(mx + f64::ln(s))
+    }
+
+    /// ε(α) rounded up.
+    #[inline]
+    pub fn rdp(&self, c: f64) -> f64 {
+        let a = self.order as f64;
+        let v = if self.q == 1.0 && c.is_finite() {
+            // exact α c, rounded up
+            up_order(a * c, 2.0)
+        } else {
+            up_order(self.log_a(c) / (a - 1.0), a)
+        };
+        if v == 0.0 && self.q > 0.0 && c > 0.0 {
+            TINY // underflowed (q = 1e-200: ε ~ 1e-400), not an exact 0
+        } else {
+            v
+        }
+    }
+}
+
+/// The integer order used for a real order α > 1: ⌈α⌉, at least 2.
+#[inline]
+pub(super) fn ceil_order(alpha: f64) -> u64 {
+    alpha.ceil().max(2.0) as u64
+}
+
+pub(super) fn check_alpha(alpha: f64, max: f64) -> Result<()> {
+    if alpha > 1.0 && alpha <= max {
+        Ok(())
+    } else if max == f64::MAX {
+        Err(PabiError::domain("alpha", "> 1 and finite", alpha))
+    } else {
+        Err(PabiError::domain(
+            "alpha",
+            format!("> 1 and <= {max:e} (not NaN)"),
+            alpha,
+        ))
+    }
+}
+
+pub(super) fn check_q(q: f64) -> Result<()> {
+    if (0.0..=1.0).contains(&q) {
+        Ok(())
+    } else {
+        Err(PabiError::domain("q", "in [0, 1]", q))
+    }
+}
+
+/// How a fractional order is handled by the sampled Gaussian RDP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fractional {
+    /// The exact divergence at α (Mironov–Talwar–Zhang series), never above ε(⌈α⌉).
+    Exact,
+    /// ε(⌈α⌉) (valid since D_α is non-decreasing in α; looser).
+    Ceil,
+}
+
+/// Sampled Gaussian RDP at order α for c = r²/2 (pre-validated inputs): integer orders by the
+/// binomial sum, fractional ones by `mode`.
+pub(super) fn sgm_rdp_value(alpha: f64, q: f64, c: f64, mode: Fractional, table: &SgmTable) -> f64 {
+    let ceil = table.rdp(c);
+    if mode == Fractional::Exact && q == 1.0 && c.is_finite() && alpha != alpha.floor() {
+        // no sampling: the Gaussian mechanism's D_α = α·c at every real order (it was the
+        // ceiling rule's ⌈α⌉·c, 60% above at α = 1.25), rounded up as the integer orders
+        return up_order(alpha * c, 2.0).min(ceil);
+    }
+    if mode == Fractional::Ceil
+        || alpha == alpha.floor()
+        || q == 0.0
+        || q == 1.0
+        || c == 0.0
+        || !c.is_finite()
+        || ceil == 0.0
+    {
+        return ceil;
+    }
+    match fractional::log_a_frac_up(alpha, q, c) {
+        Some(la) => (la / (alpha - 1.0) * (1.0 + 4.0 * HALF_ULP_ONE) + TINY).min(ceil),
+        None => ceil,
+    }
+}
+
+/// Sampled Gaussian RDP at c = r²/2 for one (α, q, r), validated; fractional α by `mode`.
+pub fn sampled_gaussian_rdp_at(alpha: f64, q: f64, r: f64, mode: Fractional) -> Result<f64> {
+    check_alpha(alpha, MAX_ORDER)?;
+    check_q(q)?;
+    if !(r >= 0.0) {
+        return Err(PabiError::domain("r", ">= 0 (not NaN)", r));
+    }
+    let t = SgmTable::new(ceil_order(alpha), q);
+    Ok(sgm_rdp_value(alpha, q, 0.5 * r * r, mode, &t))
+}
+
+/// Sampled Gaussian RDP ε(⌈α⌉) at c = r²/2 for one (α, q, r), validated (ceiling rule).
+pub fn sampled_gaussian_rdp(alpha: f64, q: f64, r: f64) -> Result<f64> {
+    sampled_gaussian_rdp_at(alpha, q, r, Fractional::Ceil)
+}
+
+/// Batch version over equally long arrays (orders, q, sensitivity, sigma): r = sens/σ.
+/// Consecutive elements with the same (⌈α⌉, q) share one binomial table.
+pub fn sampled_gaussian_rdp_batch(
+    alpha: &[f64],
+    q: &[f64],
+    sens: &[f64],
+    sigma: &[f64],
+    mode: Fractional,
+    out: &mut [f64],
+) -> Result<()> {
+    let n = alpha.len();
+    crate::batch::check_len(
+        n,
+        &[
+            ("q", q.len()),
+            ("sensitivity", sens.len()),
+            ("sigma", sigma.len()),
+            ("out", out.len()),
+        ],
+    )?;
+    crate::batch::check(alpha, "alpha", "> 1 and <= 1e7 (not NaN)", |a| {
+        a > 1.0 && a <= MAX_ORDER
+    })?;
+    crate::batch::check(q, "q", "in [0, 1]", |x| (0.0..=1.0).contains(&x))?;
+    crate::batch::check(sens, "sensitivity", ">= 0 (not NaN)", |x| x >= 0.0)?;
+    // σ = +inf with an infinite sensitivity made r = inf/inf = NaN, read as ε = 0
+    crate::batch::check(sigma, "sigma", "> 0 and finite", |x| {
+        x > 0.0 && x.is_finite()
+    })?;
+    let kernel = |a: &[f64], qq: &[f64], s: &[f64], sg: &[f64], o: &mut [f64]| {
+        let mut cache: Option<SgmTable> = None;
+        for i in 0..a.len() {
+            let order = ceil_order(a[i]);
+            let reuse = matches!(&cache, Some(t) if t.order == order && t.q == qq[i]);
+            if !reuse {
+                cache = Some(SgmTable::new(order, qq[i]));
+            }
+            let r = s[i] / sg[i];
+            o[i] = cache
+                .as_ref()
+                .map_or(0.0, |t| sgm_rdp_value(a[i], qq[i], 0.5 * r * r, mode, t));
+        }
+    };
+    let frac_work = if mode == Fractional::Exact {
+        300.0
+    } else {
+        0.0
+    };
+    let work: f64 = alpha
+        .iter()
+        .map(|&a| a.min(1e6) + if a != a.floor() { frac_work } else { 0.0 })
+        .sum();
+    match crate::batch::pool() {
+        Some(p) if n > 1 && work > 2e5 => {
+            let chunk = (n / (4 * crate::batch::num_threads())).max(1);
+            p.install(|| {
+                out.par_chunks_mut(chunk).enumerate().for_each(|(ci, o)| {
+                    let lo = ci * chunk;
+                    let hi = lo + o.len();
+                    kernel(&alpha[lo..hi], &q[lo..hi], &sens[lo..hi], &sigma[lo..hi], o)
+                })
+            });
+        }
+        _ => kernel(alpha, q, sens, sigma, out),
+    }
+    Ok(())
+}

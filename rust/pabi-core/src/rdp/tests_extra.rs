@@ -1,0 +1,116 @@
+//! Tests of the scalar bounds (`extra`): θ_L, residuals, overflow paths, step conditions.
+
+use super::erm::*;
+use super::gaussian_mechanism::*;
+use super::general_update::*;
+use super::holder::*;
+use super::last_iterate::*;
+use super::scalar::*;
+use super::tests::param_of;
+use crate::error::PabiError;
+
+#[test]
+fn theta_basics() {
+    assert!((theta_l_kappa(0.0, 7.0).unwrap() * 7.0 - 1.0).abs() < 1e-12);
+    assert_eq!(theta_l_kappa(0.3, 1.0).unwrap(), 1.0);
+    // L^2 = 2: theta(3) = 4/(1+2+4)
+    assert!((theta_l_kappa(1.0, 3.0).unwrap() / (4.0 / 7.0) - 1.0).abs() < 1e-12);
+    // L^2 = 1/2: theta(3) = 0.25/(1+0.5+0.25)
+    assert!((theta_l_kappa(-0.5, 3.0).unwrap() / (0.25 / 1.75) - 1.0).abs() < 1e-12);
+    assert_eq!(theta_l_kappa(-1.0, 3.0).unwrap(), 0.0);
+}
+
+#[test]
+fn optimal_residuals_cap_and_l_zero() {
+    let u12 = lip_u_from_l(1.2).unwrap();
+    for t in [crate::rdp::MAX_LEN + 1, 1_000_000_000_000, u64::MAX, 0] {
+        assert_eq!(
+            param_of(optimal_residuals(u12, t, 0.1, 1.0).unwrap_err()),
+            "T"
+        );
+    }
+    let z = lip_u_from_l(0.0).unwrap();
+    assert_eq!(optimal_residuals(z, 5, 1.0, 1.0).unwrap(), vec![0.0; 5]);
+    assert_eq!(optimal_residuals(z, 1, 1.0, 2.0).unwrap(), vec![2.0]);
+    let r = optimal_residuals(u12, 3, 0.0, 0.0).unwrap();
+    assert_eq!(r, vec![0.0; 3]);
+}
+
+#[test]
+fn no_nan_from_overflow() {
+    let e = cyclic_calibration(8.0, 1.0, 1e308, 2.0, 1.0, 10, 5, false).unwrap_err();
+    assert_eq!(param_of(e), "rho");
+    let v =
+        hoeffding_sample_size_ln(8.0, 1.0, 2.0, 0.1, 5e-324, SampleSizeVariant::Corrected).unwrap();
+    assert!(v.is_finite() && v > 148.0);
+    let e = general_update_rdp(3, 5e-324, &[0.0], &[1.0; 3], 1, 1, 1).unwrap_err();
+    assert_eq!(param_of(e), "sigma");
+    let e = general_update_rdp(1 << 62, 1.0, &[0.0], &[0.0; 4], 1, 4, 1).unwrap_err();
+    assert!(matches!(e, PabiError::Shape { .. }));
+    assert_eq!(gaussian_mech_rdp(2.0, 0.0, 1e-170).unwrap(), 0.0);
+    assert_eq!(averaged_rdp(2.0, 1e-170, &[0.0, 0.0]).unwrap(), 0.0);
+    assert_eq!(
+        shifted_drift_bound(2.0, 1e-170, 0.0, 0.0, 10, 5).unwrap(),
+        0.0
+    );
+    let v = sensitivity_multi_epoch(1e-200, 1e-200, 1e-200, 1.0, 1.0, 2, 1, Some(3)).unwrap();
+    assert!(v.is_finite() && v >= 6e-200);
+    assert!(gaussian_dp_constant(5e-324, 1.0).unwrap().is_finite());
+}
+
+#[test]
+fn prod_div_extremes() {
+    assert_eq!(prod_div(&[1e300, 1e300, 0.0], &[1e-300]), 0.0);
+    assert_eq!(prod_div(&[1e300, f64::INFINITY], &[2.0]), f64::INFINITY);
+    assert_eq!(prod_div(&[2.0, 3.0], &[4.0]), 1.5);
+    // through overflowing / underflowing partial products, to a few ulp
+    let v = prod_div(&[1e300, 1e300, 1e-300], &[1e300]);
+    assert!((v - 1.0).abs() < 1e-15, "{v}");
+    let v = prod_div(&[1e-200, 1e-200, 1e300], &[1.0]);
+    assert!((v / 1e-100 - 1.0).abs() < 1e-15, "{v}");
+    let v = prod_div(&[1e-200, 1e-200], &[1e200, 1e200]);
+    assert_eq!(v, 0.0); // exact 1e-800: below the subnormals
+    let v = prod_div(&[5e-324, 1e300], &[1e300]);
+    assert_eq!(v, 5e-324);
+    assert_eq!(prod_div(&[1e300, 1e300], &[1e-300]), f64::INFINITY);
+    assert_eq!(frexp(8.0), (0.5, 4));
+    assert_eq!(frexp(5e-324), (0.5, -1073));
+}
+
+#[test]
+fn step_condition_and_names() {
+    assert_eq!(
+        param_of(l_lambda_kappa(1.0, 1.0, 2.0, LipschitzModel::Triangle).unwrap_err()),
+        "lam"
+    );
+    // the double 1/(2(m + M)) itself is accepted
+    assert!(l_lambda_kappa(1.0 / 6.0, 1.0, 2.0, LipschitzModel::AsPublished).is_ok());
+    assert!(l_lambda_kappa(0.1, 1.0, 4.0, LipschitzModel::Triangle).is_ok());
+    assert!(l_lambda_kappa(1e6, 0.0, 0.0, LipschitzModel::Triangle).is_ok());
+    assert_eq!(param_of(theta_min_steps_l(1.0, 2.0).unwrap_err()), "L");
+    let v = theta_min_steps_l(1e200, 2.0).unwrap();
+    let exact = std::f64::consts::LN_2 / (2.0 * 1e200f64.ln());
+    assert!(v >= exact && v < exact * (1.0 + 1e-13));
+    let e = sensitivity_multi_epoch(0.5, 1.0, 1.0, 1.0, 0.0, 1, 1, None).unwrap_err();
+    assert_eq!(param_of(e), "batch_size");
+    assert_eq!(
+        param_of(last_iterate_rdp_small_step(2.0, 0.0, 1.0, 1, 1.0, 0).unwrap_err()),
+        "ell"
+    );
+    assert_eq!(
+        param_of(shifted_cycle_bound(2.0, 1.0, 0.0, 0.0, 1.0, 10, 0).unwrap_err()),
+        "ell"
+    );
+}
+
+#[test]
+fn calibration_k11() {
+    // printed sigma certifies 16 alpha^2 eps (C28)
+    let (alpha, eps, rho, mm, c, b, e) = (8.0, 1.0, 0.5, 2.0, 1.0, 10, 5);
+    let (lam, _, sp) = cyclic_calibration(alpha, eps, rho, mm, c, b, e, true).unwrap();
+    let (_, _, sc) = cyclic_calibration(alpha, eps, rho, mm, c, b, e, false).unwrap();
+    let f = 1.0 + 4.0 * rho * e as f64 / (mm + rho);
+    let cert = |s: f64| 4.0 * alpha * (lam * c / (b as f64 * s)).powi(2) * f;
+    assert!((cert(sp) / (16.0 * alpha * alpha * eps) - 1.0).abs() < 1e-12);
+    assert!(cert(sc) <= eps && cert(sc) > eps * (1.0 - 1e-12));
+}

@@ -1,0 +1,51 @@
+//! Unlearning: the weak triangle inequality of Rényi divergences (Mironov 2017 Prop. 11,
+//! Hölder form) and the keep-rule of noisy per-instance unlearning (Thudi et al., *Gradients
+//! look alike*, §5.4) with the corrected coefficient (docs/errata.md#r-t8).
+//! Derivations: docs/derivations/rdp.md.
+
+use super::scalar::{nonneg, order, up};
+use crate::error::{PabiError, Result};
+use crate::num::{INFLATE, TINY};
+
+/// Weak triangle inequality (Mironov Prop. 11, Hölder-p form):
+/// D_α(P‖R) ≤ (α − 1/p)/(α − 1)·D_{pα}(P‖Q) + D_{g_p(α)}(Q‖R).
+pub fn weak_triangle_bound(alpha: f64, p: f64, d_pa: f64, d_gpa: f64) -> Result<f64> {
+    order(alpha)?;
+    if !(p > 1.0) {
+        return Err(PabiError::domain("p", "> 1", p));
+    }
+    nonneg("d_p_alpha", d_pa)?;
+    nonneg("d_g_alpha", d_gpa)?;
+    Ok(up((alpha - 1.0 / p) / (alpha - 1.0) * d_pa + d_gpa))
+}
+
+/// Unlearning keep-rule (Thudi et al. §5.4, NPIU): keep iff
+/// c(α)·D_{2α}(prev‖A(D^{t−1})) + D_{2α−1}(A(D^{t−1})‖A(D^t)) ≤ β with the corrected
+/// c(α) = (α − ½)/(α − 1) (Mironov Cor. 4, p = 2). `as_published` uses the printed
+/// (α − 1)/(α − 2): undefined at α = 2, negative and UNSOUND for α ∈ (1, 2) (docs/errata.md#r-t8).
+pub fn unlearning_keep(
+    alpha: f64,
+    beta: f64,
+    d_2a_prev: f64,
+    d_2a1_step: f64,
+    as_published: bool,
+) -> Result<bool> {
+    order(alpha)?;
+    nonneg("beta", beta)?;
+    nonneg("d_2alpha_prev", d_2a_prev)?;
+    nonneg("d_2alpha_minus_1_step", d_2a1_step)?;
+    let c = if as_published {
+        if alpha == 2.0 {
+            return Err(PabiError::domain(
+                "alpha",
+                "!= 2 (the published coefficient (alpha-1)/(alpha-2) is undefined)",
+                alpha,
+            ));
+        }
+        (alpha - 1.0) / (alpha - 2.0)
+    } else {
+        (alpha - 0.5) / (alpha - 1.0)
+    };
+    let lhs = c * d_2a_prev + d_2a1_step;
+    Ok(lhs * (1.0 + INFLATE) + TINY <= beta)
+}
