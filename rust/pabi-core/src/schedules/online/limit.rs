@@ -33,10 +33,11 @@ use multiversion::multiversion;
 
 use super::super::params::count;
 use super::quadrature::Bracket;
+use super::suffix::finish_suffix;
 use super::{log_factor, Acc, Noise, OnlineSchedule, CERT_TOL, DIRECT_TERMS, EPS, NUDGE};
 use crate::batch::pool;
 use crate::error::{PabiError, Result};
-use crate::num::{shift_log, INFLATE};
+use crate::num::INFLATE;
 use crate::{theta, vmath};
 
 /// Σ_{k=lo}^{hi−1} g(from + k) for the Gaussian schedule, compensated, in the order of the
@@ -173,11 +174,10 @@ impl OnlineSchedule {
         (v + 4.0 * EPS * mag).min(0.0)
     }
 
+    /// ln δ = ln A_i + s rounded up (−∞ when A_i = 0): the suffix scan's rule.
+    #[inline(always)]
     fn finish(la: f64, s: f64) -> f64 {
-        if la == f64::NEG_INFINITY {
-            return la;
-        }
-        shift_log(la + s, 1.0, 4.0 * EPS / INFLATE * (la.abs() + s.abs()))
+        finish_suffix(la, s, false)
     }
 
     /// ln δ_n(i) = ln A_i + Σ_{t=i+1}^n g(t) (n ≥ i; n up to 1e15 and beyond).

@@ -218,8 +218,7 @@ impl OnlineSchedule {
 
     /// r_A = 2L/σ_i (Gaussian), used by the printed eq. (15).
     fn r_a(&self, i: f64) -> f64 {
-        let rb = 2.0 * lambertw::wright_omega(self.ln_arg(vmath::ln(i))).sqrt();
-        self.p.kappa() * rb
+        self.p.kappa() * self.gauss_rb(i)
     }
 
     /// g(t) = ln B_t, rounded up.
@@ -239,7 +238,13 @@ impl OnlineSchedule {
     /// r_B = 2·sqrt(W0(z_t)) of step t (Gaussian schedule), to nearest.
     #[inline(always)]
     fn gauss_rb(&self, t: f64) -> f64 {
-        2.0 * lambertw::wright_omega(self.ln_arg(vmath::ln(t))).sqrt()
+        self.gauss_rb_log(vmath::ln(t))
+    }
+
+    /// r_B = 2·sqrt(W0(z_x)) at x = e^{lx} (Gaussian schedule), to nearest.
+    #[inline(always)]
+    fn gauss_rb_log(&self, lx: f64) -> f64 {
+        2.0 * lambertw::wright_omega(self.ln_arg(lx)).sqrt()
     }
 
     /// ln(−g(e^{lx})), for the quadrature (no overflow for any lx).
@@ -250,8 +255,7 @@ impl OnlineSchedule {
                 self.ln_c - crate::num::log_add_exp(self.decay * lx, vmath::ln(self.d))
             }
             Noise::Gaussian => {
-                let rb = 2.0 * lambertw::wright_omega(self.ln_arg(lx)).sqrt();
-                let r = rb * (1.0 + NUDGE);
+                let r = self.gauss_rb_log(lx) * (1.0 + NUDGE);
                 let lu = theta::log_theta_complement_tight(self.p.eps, r);
                 if lu > -std::f64::consts::LN_2 {
                     // θ < 1/2 (small r): −g = −ln θ directly (1 − θ would round to 1 where θ

@@ -58,7 +58,7 @@ pub(super) fn fill_factor_logs(
 /// ln δ from ln A and the suffix sum s of the ln B (rounded up; −∞ when A = 0 or a later
 /// B = 0).
 #[inline(always)]
-fn finish_suffix(la: f64, s: f64, zero: bool) -> f64 {
+pub(super) fn finish_suffix(la: f64, s: f64, zero: bool) -> f64 {
     if zero || la == f64::NEG_INFINITY {
         f64::NEG_INFINITY
     } else {
