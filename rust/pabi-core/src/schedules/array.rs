@@ -17,7 +17,7 @@ use crate::theta;
 /// δ(n) of the Laplace (`laplace`) or Gaussian schedule elementwise with broadcasting (every
 /// slice of `a` has length 1 or `out.len()`); errors are located at the first failing index.
 /// The Gaussian factors go through the engine's block kernels (bitwise equal to
-/// [`gauss_schedule_delta`]), in parallel for long arrays; the problem (M, κ) is validated
+/// [`super::gauss_schedule_delta`]), in parallel for long arrays; the problem (M, κ) is validated
 /// and computed once when its arguments are scalars.
 pub fn schedule_delta(laplace: bool, a: ScheduleArgs, out: &mut [f64]) -> Result<()> {
     let len = out.len();

@@ -3,20 +3,20 @@
 //! "003" below: §4 Thms 3, 4 and §6 Thms 6, 7). Derivations, the corrections of the paper's
 //! printed formulas and the rounding directions: `docs/derivations/schedules.md`.
 //!
-//! Conventions (003 §2, eqs. (4), (5)): A = h(ε, 2L/s), B = h(ε, M·D/(η·s)) with h = θ (Gaussian noise of
-//! standard deviation s = σ) or the Laplace factor (scale s = v, D = b − a), M from
-//! [`gd::step_contraction`]. Every δ is an upper bound of the formula it implements (inputs of
-//! the engine's θ are nudged outward by a few ulp, θ-type factors and logs are rounded up, gaps
-//! 1 − B rounded down, the result moved up by [`num::INFLATE`]). Noise levels (σ, v) and the
-//! calibrated constant are returned to nearest (a larger noise is *not* the conservative side
-//! of a schedule the user applies).
+//! Conventions (003 §2, eqs. (4), (5)): A = h(ε, 2L/s), B = h(ε, M·D/(η·s)) with h = θ
+//! (Gaussian noise of standard deviation s = σ) or the Laplace factor (scale s = v,
+//! D = b − a), M from [`crate::gd::step_contraction`]. Every δ is an upper bound of the formula
+//! it implements (inputs of the engine's θ are nudged outward by a few ulp, θ-type factors and
+//! logs are rounded up, gaps 1 − B rounded down, the result moved up by
+//! [`crate::num::INFLATE`]). Noise levels (σ, v) and the calibrated constant are returned to
+//! nearest (a larger noise is *not* the conservative side of a schedule the user applies).
 //!
 //! Direction of M (strong convexity, M < 1). A schedule sets the noise proportional to M
 //! (σ(n) = M·D/(2η·sqrt(W0(z_n))), v(n) = M·D/(2η·ln z_n)), so r_B = M·D/(η·s) = 2·sqrt(W0(z_n))
 //! (resp. 2 ln z_n) is free of M, and M enters δ only through r_A = 2L/s = κ·r_B with
 //! κ = 2ηL/(M·D), which *decreases* with M: κ is formed from M rounded down
-//! ([`gd::StepContraction::m_dn`]), each operation rounded up. (Rounding M up there, as the
-//! PNSGD radius r_B = M·D/(η·s) of a *given* noise needs, made A too small: δ was up to
+//! ([`crate::gd::StepContraction::m_dn`]), each operation rounded up. (Rounding M up there, as
+//! the PNSGD radius r_B = M·D/(η·s) of a *given* noise needs, made A too small: δ was up to
 //! ~1e-11 below the exact value where A sits deep in its tail, e.g. 8.4e-12 for
 //! `gauss_schedule_delta(5, 0.5, 0.1, 1, 100, 1e3, 2, β = 1, ρ = 0.5)`.) The general online
 //! product [`online::online_delta_all`] with user-given noise takes M rounded up (r_B grows with

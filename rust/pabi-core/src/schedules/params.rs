@@ -167,7 +167,7 @@ pub(super) fn check_noise(noise: &[f64]) -> Result<()> {
     Ok(())
 }
 
-/// Broadcast arguments of [`schedule_delta`]: each slice has length 1 or the output length.
+/// Broadcast arguments of [`super::schedule_delta`]: each slice has length 1 or the output length.
 #[derive(Debug, Clone, Copy)]
 pub struct ScheduleArgs<'a> {
     pub eps: &'a [f64],

@@ -438,8 +438,9 @@ impl OnlineSchedule {
     ///
     /// With a finite `end` N > X: the certified upper bound of ∫_X^N g only (`lo` = −∞), from
     /// ∫_X^N g = (N − X)·g(N) − ∫_{ln X}^{ln N} F'(t)(e^t − X) dt (`limit.rs` module doc, "The
-    /// certified sums"), and g''' ≥ 0 on the pieces up to N. No difference of two infinite integrals is
-    /// formed, so the bound is tight relative to ∫_X^N g itself however close N is to X.
+    /// certified sums"), and g''' ≥ 0 on the pieces up to N. No difference of two infinite
+    /// integrals is formed, so the bound is tight relative to ∫_X^N g itself however close N is
+    /// to X.
     pub(super) fn bracket(&self, x0: f64, tol: f64, end: Option<f64>) -> Bracket {
         let alpha = self.decay;
         let lx0 = vmath::ln(x0);
