@@ -24,8 +24,8 @@
 //! ∫_a^n g = ∫_a^∞ g − ∫_n^∞ g takes the certified upper end of the first bracket and the lower
 //! end of the second (`quadrature.rs`, "Certified quadrature"); every addition is
 //! Neumaier-compensated and its rounding bounded outward. Nothing is assumed or estimated. The
-//! remaining gap to the exact sum is ≈ the quadrature width (≈ 2e-13 relative to ∫ g) plus, without the g''' step,
-//! g'(a)/12 (≈ 1e-12 relative at the paper's parameters).
+//! remaining gap to the exact sum is ≈ the quadrature width (≈ 2e-13 relative to ∫ g) plus,
+//! without the g''' step, g'(a)/12 (≈ 1e-12 relative at the paper's parameters).
 
 use rayon::prelude::*;
 
