@@ -1,4 +1,8 @@
-//! Paper numbers (SPEC_pabi.md §4, checks C12, C13, C15, C16) reproduced by pabi-core.
+//! Paper numbers reproduced by pabi-core: Sordello–Bu–Dong, *Privacy amplification via iteration
+//! for shuffled and online PNSGD*, Figs. 2, 3 (the schedules of §4, Thms 3, 4) and Figs. 4, 5
+//! (the online schedules of §6, Thms 6, 7, with the printed eqs. (13), (15) and their
+//! corrections). Derivations in `docs/derivations/schedules.md`; the checks and the paper's
+//! errata they document in `docs/errata.md#p-c12`, `#p-c13`, `#p-c15`, `#p-c16`.
 
 use pabi_core::schedules::online::OnlineSchedule;
 use pabi_core::schedules::{self, Noise, Problem};

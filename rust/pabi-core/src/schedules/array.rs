@@ -1,0 +1,148 @@
+//! Array drivers of the schedules: δ(n) of the fixed-horizon schedules elementwise with
+//! broadcasting ([`schedule_delta`], the Gaussian factors by the engine's block kernels), and
+//! [`map_args`] / [`opt`], the generic elementwise driver the bindings of several families use.
+
+use rayon::prelude::*;
+
+use multiversion::multiversion;
+
+use super::gauss::gauss_schedule_radii;
+use super::laplace_schedule_delta;
+use super::params::{at, Problem, ScheduleArgs};
+use super::shuffled_value;
+use crate::batch::{pool, PAR_MIN};
+use crate::error::{PabiError, Result};
+use crate::theta;
+
+/// δ(n) of the Laplace (`laplace`) or Gaussian schedule elementwise with broadcasting (every
+/// slice of `a` has length 1 or `out.len()`); errors are located at the first failing index.
+/// The Gaussian factors go through the engine's block kernels (bitwise equal to
+/// [`super::gauss_schedule_delta`]), in parallel for long arrays; the problem (M, κ) is validated
+/// and computed once when its arguments are scalars.
+pub fn schedule_delta(laplace: bool, a: ScheduleArgs, out: &mut [f64]) -> Result<()> {
+    let len = out.len();
+    a.check_lengths(len)?;
+    let once = if a.problem_scalar() {
+        Some(a.problem(0)?)
+    } else {
+        None
+    };
+    crate::pnsgd::drive(out, PAR_MIN, |j0, o| {
+        k_schedule_delta(laplace, &a, once, j0, o)
+    })
+}
+
+/// δ of the schedule for the lanes `lo..lo + o.len()` (at most one block).
+#[inline(always)]
+fn schedule_delta_block(
+    laplace: bool,
+    a: &ScheduleArgs,
+    once: Option<Problem>,
+    lo: usize,
+    o: &mut [f64],
+) -> Result<()> {
+    const B: usize = theta::BLOCK;
+    let nl = o.len();
+    let prob = |j: usize| -> Result<Problem> {
+        match once {
+            Some(p) => Ok(p),
+            None => a.problem(j).map_err(|e| e.at(j)),
+        }
+    };
+    if laplace {
+        for (t, ot) in o.iter_mut().enumerate() {
+            let j = lo + t;
+            let p = prob(j)?;
+            *ot = laplace_schedule_delta(&p, at(a.n, j), at(a.c1, j), at(a.c2, j))
+                .map_err(|e| e.at(j))?;
+        }
+        return Ok(());
+    }
+    let (mut x, mut ra, mut rb, mut n) = ([0.0; B], [0.0; B], [0.0; B], [1.0; B]);
+    for t in 0..nl {
+        let j = lo + t;
+        let p = prob(j)?;
+        n[t] = at(a.n, j);
+        x[t] = p.eps;
+        (ra[t], rb[t]) =
+            gauss_schedule_radii(&p, n[t], at(a.c1, j), at(a.c2, j)).map_err(|e| e.at(j))?;
+    }
+    let (mut av, mut uv) = ([0.0; B], [0.0; B]);
+    theta::theta_block(&x[..nl], &ra[..nl], &mut av[..nl]);
+    theta::theta_complement_block(&x[..nl], &rb[..nl], &mut uv[..nl]);
+    for t in 0..nl {
+        o[t] = shuffled_value(av[t], uv[t], n[t]);
+    }
+    Ok(())
+}
+
+#[multiversion(targets = "simd")]
+fn k_schedule_delta(
+    laplace: bool,
+    a: &ScheduleArgs,
+    once: Option<Problem>,
+    j0: usize,
+    out: &mut [f64],
+) -> Result<()> {
+    for (c, o) in out.chunks_mut(theta::BLOCK).enumerate() {
+        schedule_delta_block(laplace, a, once, j0 + c * theta::BLOCK, o)?;
+    }
+    Ok(())
+}
+
+/// Map `f` over equally long argument slices (index k gets `args[j][k]`), in parallel for long
+/// arrays; the error of the smallest failing index is returned, located with `.at(index)`.
+pub fn map_args<const K: usize>(
+    args: [&[f64]; K],
+    out: &mut [f64],
+    f: impl Fn([f64; K]) -> Result<f64> + Sync,
+) -> Result<()> {
+    let n = out.len();
+    for a in args.iter() {
+        if a.len() != n {
+            return Err(PabiError::Shape {
+                message: format!(
+                    "argument arrays have lengths {} and {n} (they must be equal)",
+                    a.len()
+                ),
+            });
+        }
+    }
+    let run = |start: usize, o: &mut [f64]| -> Result<()> {
+        for (j, slot) in o.iter_mut().enumerate() {
+            crate::interrupt::check()?;
+            let k = start + j;
+            let mut v = [0.0; K];
+            for (q, a) in args.iter().enumerate() {
+                v[q] = a[k];
+            }
+            *slot = f(v).map_err(|e| e.at(k))?;
+        }
+        Ok(())
+    };
+    const CH: usize = 1 << 12;
+    match pool() {
+        Some(p) if n >= PAR_MIN => p.install(|| {
+            let errs: Vec<PabiError> = out
+                .par_chunks_mut(CH)
+                .enumerate()
+                .filter_map(|(c, o)| run(c * CH, o).err())
+                .collect();
+            match errs.into_iter().next() {
+                Some(e) => Err(e),
+                None => Ok(()),
+            }
+        }),
+        _ => run(0, out),
+    }
+}
+
+/// `Some(x)` when `has` is set.
+#[inline]
+pub fn opt(has: bool, x: f64) -> Option<f64> {
+    if has {
+        Some(x)
+    } else {
+        None
+    }
+}

@@ -1,0 +1,62 @@
+//! The Laplace schedule of shuffled PNSGD: the scale v(n) = M(b−a)/(2η·ln(n/C1 + C2)) and
+//! its bound δ(n) = A_n·G(u_n, n) (Sordello–Bu–Dong §4, Thm 3, eq. (7)); derivation and
+//! rounding directions in `docs/derivations/schedules.md`. Its limit δ* is in `delta_star.rs`.
+
+use multiversion::multiversion;
+
+use super::params::{check_step, noise_problem, Problem};
+use super::{shuffled_value, NUDGE};
+use crate::error::{PabiError, Result};
+use crate::num::down;
+use crate::{theta, vmath};
+
+/// ln(n/C1 + C2) for the Laplace schedule, accurate when the argument is close to 1; requires
+/// n/C1 + C2 > 1.
+#[inline(always)]
+fn ln_laplace_arg(n: f64, c1: f64, c2: f64, name: &'static str) -> Result<f64> {
+    let q = n / c1;
+    let z = q + c2;
+    if z.partial_cmp(&1.0) != Some(std::cmp::Ordering::Greater) || !z.is_finite() {
+        return Err(PabiError::domain(
+            name,
+            format!("such that {name}/c1 + c2 > 1 (c1 = {c1}, c2 = {c2})"),
+            n,
+        ));
+    }
+    Ok(if z < 2.0 {
+        vmath::log1p(q + (c2 - 1.0))
+    } else {
+        vmath::ln(z)
+    })
+}
+
+/// Laplace scale v(n) = M(b−a)/(2η·ln(n/C1 + C2)) (003 eq. (7)), to nearest.
+#[multiversion(targets = "simd")]
+pub fn laplace_schedule_scale(
+    n: f64,
+    c1: f64,
+    c2: f64,
+    lr: f64,
+    diameter: f64,
+    smoothness: Option<f64>,
+    strong_convexity: f64,
+) -> Result<f64> {
+    let p = noise_problem(n, c1, c2, lr, diameter, smoothness, strong_convexity)?;
+    let lz = ln_laplace_arg(n, c1, c2, "n")?;
+    Ok(p.mdl_near() / (2.0 * lz))
+}
+
+/// δ(n) = A_n·G(u_n, n) for the Laplace schedule (003 Thm 3): u_n = e^{ε/2}/(n/C1+C2)
+/// exactly, A_n = (1 − e^{ε/2}(n/C1 + C2)^{−κ_L})_+. Upper bound, ≤ 1e-13 relative.
+#[multiversion(targets = "simd")]
+pub fn laplace_schedule_delta(p: &Problem, n: f64, c1: f64, c2: f64) -> Result<f64> {
+    check_step(n, c1, c2)?;
+    let lz = ln_laplace_arg(n, c1, c2, "n")?;
+    // A = laplace_theta(ε, r_A) with r_A = 2L/v = 2κ·ln z, nudged up (A increases with r).
+    let a = theta::laplace_theta(p.eps, 2.0 * p.kappa() * lz * (1.0 + NUDGE));
+    // u = e^{ε/2 − ln z}, exponent moved down by its rounding error.
+    let e = 0.5 * p.eps - lz;
+    let e_dn = e - 4.0 * f64::EPSILON * (0.5 * p.eps + lz);
+    let u = down(vmath::exp(e_dn)).min(1.0);
+    Ok(shuffled_value(a, u, n))
+}

@@ -1,0 +1,245 @@
+//! The parameters of this family and their validation, in one place: the noise family
+//! [`Noise`], the problem constants [`Problem`] (ε, L, η, D and the step contraction M of
+//! Sordello–Bu–Dong §2, eqs. (4), (5), with M from [`gd::step_contraction`]), the broadcast
+//! arrays of the fixed-horizon schedules [`ScheduleArgs`], and the domain checks of the
+//! schedules' constants (C1, C2, the step n, the decay α, a per-step noise array). The
+//! schedules themselves are in `laplace.rs`, `gauss.rs` and `online/`; the derivations in
+//! `docs/derivations/schedules.md`.
+
+use crate::error::{PabiError, Result};
+use crate::gd;
+
+/// Noise family of a PNSGD run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Noise {
+    /// Gaussian noise, parameter = standard deviation σ.
+    Gaussian,
+    /// Laplace noise (d = 1), parameter = scale v; `diameter` = b − a.
+    Laplace,
+}
+
+/// The problem constants shared by every bound: ε, L, η, D and the step contraction M.
+#[derive(Debug, Clone, Copy)]
+pub struct Problem {
+    pub eps: f64,
+    pub lipschitz: f64,
+    pub lr: f64,
+    pub diameter: f64,
+    /// M rounded up: the radius r_B = M·D/(η·s) of a given noise s ([`Problem::radii`]).
+    pub m: f64,
+    /// M rounded down: κ = 2ηL/(M·D) ([`Problem::kappa`]), which decreases with M. Under a
+    /// schedule the noise is proportional to M, so r_B = M·D/(η·s) does not depend on M and
+    /// M enters δ only through r_A = κ·r_B: rounding M up there would make A too small.
+    pub m_dn: f64,
+    /// M to nearest: the noise levels σ(n), v(n) (returned to nearest).
+    pub m_near: f64,
+}
+
+#[inline(always)]
+pub(crate) fn finite_pos(name: &'static str, x: f64) -> Result<()> {
+    if x > 0.0 && x.is_finite() {
+        Ok(())
+    } else {
+        Err(PabiError::domain(name, "finite and > 0", x))
+    }
+}
+
+#[inline(always)]
+pub(crate) fn finite_nonneg(name: &'static str, x: f64) -> Result<()> {
+    if x >= 0.0 && x.is_finite() {
+        Ok(())
+    } else {
+        Err(PabiError::domain(name, "finite and >= 0", x))
+    }
+}
+
+/// An integer-valued count ≥ `lo` (every double ≥ 2^53 is an integer).
+#[inline(always)]
+pub(crate) fn count(name: &'static str, x: f64, lo: f64) -> Result<()> {
+    if x >= lo && x.is_finite() && x == x.floor() {
+        Ok(())
+    } else {
+        Err(PabiError::domain(
+            name,
+            format!("an integer >= {lo} (finite)"),
+            x,
+        ))
+    }
+}
+
+impl Problem {
+    /// Validate (lr, smoothness, strong_convexity, diameter) and compute M. ε and L are
+    /// validated too (`eps` ≥ 0 finite, `lipschitz` ≥ 0 finite).
+    #[inline(always)]
+    pub fn new(
+        eps: f64,
+        lipschitz: f64,
+        lr: f64,
+        diameter: f64,
+        smoothness: Option<f64>,
+        strong_convexity: f64,
+    ) -> Result<Self> {
+        finite_nonneg("eps", eps)?;
+        finite_nonneg("lipschitz", lipschitz)?;
+        finite_pos("diameter", diameter)?;
+        let c = gd::step_contraction(lr, smoothness, strong_convexity)?;
+        Ok(Problem {
+            eps,
+            lipschitz,
+            lr,
+            diameter,
+            m: c.m,
+            m_dn: c.m_dn,
+            m_near: c.m_near,
+        })
+    }
+
+    /// The numerators of the radii r_A = 2L/s, r_B = M·D/(η s) ([`gd::Radii`], rounded up).
+    #[inline(always)]
+    pub fn radii(&self) -> gd::Radii {
+        gd::Radii::new(self.lipschitz, self.m, self.diameter, self.lr)
+    }
+
+    /// M·D/η to nearest (≤ 1.5 ulp): the numerator of the schedules' noise levels
+    /// σ = M·D/(2η·sqrt(W)), v = M·D/(2η·ln z) (not a bound: the user applies that noise).
+    #[inline(always)]
+    pub(crate) fn mdl_near(&self) -> f64 {
+        self.m_near * self.diameter / self.lr
+    }
+
+    /// κ = r_A/r_B = 2ηL/(M D) (κ_L for Laplace, κ_G for Gaussian; Sordello–Bu–Dong §4), rounded up: from
+    /// M rounded down (κ decreases with M).
+    #[inline(always)]
+    pub(crate) fn kappa(&self) -> f64 {
+        gd::Radii::kappa(self.lipschitz, self.m_dn, self.diameter, self.lr)
+    }
+}
+
+#[inline(always)]
+pub(super) fn check_c(c1: f64, c2: f64) -> Result<()> {
+    finite_pos("c1", c1)?;
+    finite_nonneg("c2", c2)
+}
+
+/// C1, C2 and the step n ≥ 1 (an integer) of a fixed-horizon schedule.
+#[inline(always)]
+pub(super) fn check_step(n: f64, c1: f64, c2: f64) -> Result<()> {
+    check_c(c1, c2)?;
+    count("n", n, 1.0)
+}
+
+/// The problem of a schedule's noise level (σ(n) or v(n): ε and L play no part) with C1, C2
+/// and n checked, in that order.
+#[inline(always)]
+pub(super) fn noise_problem(
+    n: f64,
+    c1: f64,
+    c2: f64,
+    lr: f64,
+    diameter: f64,
+    smoothness: Option<f64>,
+    strong_convexity: f64,
+) -> Result<Problem> {
+    let p = Problem::new(0.0, 0.0, lr, diameter, smoothness, strong_convexity)?;
+    check_step(n, c1, c2)?;
+    Ok(p)
+}
+
+/// The decay α > 1 (finite) of an online schedule (Sordello–Bu–Dong eqs. (12), (14)).
+#[inline(always)]
+pub(super) fn check_decay(decay: f64) -> Result<()> {
+    if !(decay > 1.0 && decay.is_finite()) {
+        return Err(PabiError::domain("decay", "finite and > 1", decay));
+    }
+    Ok(())
+}
+
+/// A per-step noise array of the online product (non-empty, every level finite and > 0).
+pub(super) fn check_noise(noise: &[f64]) -> Result<()> {
+    if noise.is_empty() {
+        return Err(PabiError::Shape {
+            message: "noise must be a non-empty array of per-step noise levels".into(),
+        });
+    }
+    if let Some(i) = crate::batch::first_bad(noise, |x| x > 0.0 && x.is_finite()) {
+        return Err(PabiError::domain("noise", "finite and > 0", noise[i]).at(i));
+    }
+    Ok(())
+}
+
+/// Broadcast arguments of [`super::schedule_delta`]: each slice has length 1 or the output length.
+#[derive(Debug, Clone, Copy)]
+pub struct ScheduleArgs<'a> {
+    pub eps: &'a [f64],
+    pub lipschitz: &'a [f64],
+    pub lr: &'a [f64],
+    pub diameter: &'a [f64],
+    pub n: &'a [f64],
+    pub c1: &'a [f64],
+    pub c2: &'a [f64],
+    /// None: no smoothness (convex case, M = 1 unless validation fails).
+    pub smoothness: Option<&'a [f64]>,
+    pub strong_convexity: &'a [f64],
+}
+
+#[inline(always)]
+pub(super) fn at(s: &[f64], j: usize) -> f64 {
+    if s.len() == 1 {
+        s[0]
+    } else {
+        s[j]
+    }
+}
+
+impl ScheduleArgs<'_> {
+    /// The problem of element j (validated).
+    #[inline(always)]
+    pub(super) fn problem(&self, j: usize) -> Result<Problem> {
+        Problem::new(
+            at(self.eps, j),
+            at(self.lipschitz, j),
+            at(self.lr, j),
+            at(self.diameter, j),
+            self.smoothness.map(|b| at(b, j)),
+            at(self.strong_convexity, j),
+        )
+    }
+
+    pub(super) fn check_lengths(&self, len: usize) -> Result<()> {
+        let mut all = vec![
+            ("eps", self.eps.len()),
+            ("lipschitz", self.lipschitz.len()),
+            ("lr", self.lr.len()),
+            ("diameter", self.diameter.len()),
+            ("n", self.n.len()),
+            ("c1", self.c1.len()),
+            ("c2", self.c2.len()),
+            ("strong_convexity", self.strong_convexity.len()),
+        ];
+        if let Some(b) = self.smoothness {
+            all.push(("smoothness", b.len()));
+        }
+        for (name, m) in all {
+            if m != 1 && m != len {
+                return Err(PabiError::Shape {
+                    message: format!("{name} has length {m}, expected 1 or {len}"),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Every problem argument a broadcast scalar.
+    pub(super) fn problem_scalar(&self) -> bool {
+        [
+            self.eps,
+            self.lipschitz,
+            self.lr,
+            self.diameter,
+            self.strong_convexity,
+        ]
+        .iter()
+        .all(|s| s.len() == 1)
+            && self.smoothness.is_none_or(|b| b.len() == 1)
+    }
+}
