@@ -175,7 +175,8 @@ def enc(x: Any, depth: int = 0) -> Any:
         return ["dpa.PLD", [["delta", enc([x.get_delta_for_epsilon(e) for e in eps], d)],
                             ["epsilon", enc([x.get_epsilon_for_delta(v) for v in dl], d)]]]
     if mod.startswith("dp_accounting"):  # dp events: their attributes
-        return ["dpa", tn, [[k, enc(v, d)] for k, v in sorted(vars(x).items())]]
+        names = [a.name for a in getattr(type(x), "__attrs_attrs__", ())] or sorted(getattr(x, "__dict__", {}))
+        return ["dpa", tn, [[k, enc(getattr(x, k), d)] for k in names]]
     if callable(x):
         return ["callable", tn]
     return ["obj", f"{mod}.{tn}", _clean(repr(x))[:200]]
@@ -709,8 +710,10 @@ class Recorder:
                 raise
             except BaseException as exc:  # noqa: BLE001 - a pyo3 PanicException is a BaseException
                 rec = {"error": type(exc).__name__, "message": _clean(str(exc))}
-        if caught:
-            rec["warnings"] = [[w.category.__name__, _clean(str(w.message))] for w in caught]
+        # pabi's own warnings (third-party import-time warnings would depend on probe order)
+        mine = [w for w in caught if "site-packages" not in str(w.filename)]
+        if mine:
+            rec["warnings"] = [[w.category.__name__, _clean(str(w.message))] for w in mine]
         if self.timing:
             self.times[key] = time.perf_counter() - t0
         if TRACE:
