@@ -1,170 +1,33 @@
-//! Array drivers: validation (first bad index), run-time SIMD dispatch, rayon parallelism.
+//! The engine's array functions: validation (first bad index), run-time SIMD dispatch, and the
+//! chunked parallel map of [`crate::driver`].
 //!
 //! Every public function here takes equally long input slices and an output slice, validates
 //! the inputs (reporting the first offending flat index), then maps the elementwise kernel
 //! over the arrays. The kernels are compiled several times by `multiversion` (AVX-512,
 //! AVX2+FMA, NEON, portable) and the best clone for the running CPU is picked at run time.
-//! Arrays of at least [`PAR_MIN`] elements are split into chunks over a private rayon pool
-//! whose size can be set with [`set_num_threads`]; the pool is rebuilt after `fork()`.
+//! Arrays of at least [`PAR_MIN`] elements are split into chunks over the private rayon pool of
+//! [`crate::driver`] (size set with [`set_num_threads`]; rebuilt after `fork()`).
 //!
 //! The pool is only built when a call actually takes a parallel path ([`Pool::install`]): a
 //! scalar or small call never spawns threads, whatever the thread count. Between chunks the
-//! drivers check [`crate::interrupt`], so a long call stops within one chunk once a stop is
+//! driver checks [`crate::interrupt`], so a long call stops within one chunk once a stop is
 //! requested. With one thread the large-array path still runs chunk by chunk (on the pool's
 //! single worker), so it stays interruptible; the values do not depend on the thread count
 //! (every chunk is computed by the same kernel).
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-
 use multiversion::multiversion;
-use rayon::prelude::*;
 
+use crate::driver::blocks;
+/// The thread pool and its settings live in [`crate::driver`]; re-exported here (the binding
+/// and the bounds' modules use these paths).
+pub use crate::driver::{
+    num_threads, pool, pool_built, set_num_threads, Pool, MAX_THREADS, PAR_MIN,
+};
 use crate::error::{PabiError, Result};
-use crate::{interrupt, lambertw, tail, theta};
+use crate::{lambertw, tail, theta};
 
-/// Arrays shorter than this are processed on the calling thread.
-pub const PAR_MIN: usize = 1 << 15;
 /// Elements per parallel task.
 const CHUNK: usize = 1 << 13;
-
-// ---------------------------------------------------------------------------------------------
-// Thread pool
-
-/// The largest accepted number of worker threads. The kernels are CPU-bound, so more workers
-/// than hardware threads only add scheduling overhead; the cap is a fixed number (rather than
-/// a multiple of the CPU count) so that a script valid on one machine is valid on every other,
-/// and it keeps the one-off cost of building the pool bounded (each worker is an OS thread
-/// with a 2 MiB stack reservation: 1024 workers reserve 2 GiB of address space and take a few
-/// tens of milliseconds to spawn). Unbounded, `set_num_threads(2**63)` never returned.
-pub const MAX_THREADS: usize = 1024;
-
-struct PoolState {
-    pid: u32,
-    threads: usize,
-    pool: Arc<rayon::ThreadPool>,
-}
-
-static POOL: Mutex<Option<PoolState>> = Mutex::new(None);
-/// The thread count set by [`set_num_threads`] (0: not set, use [`default_threads`]).
-static REQUESTED: AtomicUsize = AtomicUsize::new(0);
-
-/// `PABI_NUM_THREADS`, else the available parallelism, at most [`MAX_THREADS`]; read once per
-/// process (the lookup reads cgroup files and costs ~10 µs, which dominated small calls when
-/// done on every call).
-fn default_threads() -> usize {
-    static DEFAULT: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *DEFAULT.get_or_init(read_default_threads)
-}
-
-fn read_default_threads() -> usize {
-    std::env::var("PABI_NUM_THREADS")
-        .ok()
-        .and_then(|s| s.trim().parse::<usize>().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or_else(|| {
-            std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1)
-        })
-        .min(MAX_THREADS)
-}
-
-/// Number of worker threads used for large arrays.
-pub fn num_threads() -> usize {
-    match REQUESTED.load(Ordering::Relaxed) {
-        0 => default_threads(),
-        n => n,
-    }
-}
-
-/// Set the number of worker threads, 1..=[`MAX_THREADS`] (1 disables parallelism). Takes
-/// effect on the next call that uses the pool.
-pub fn set_num_threads(n: usize) -> Result<()> {
-    if !(1..=MAX_THREADS).contains(&n) {
-        return Err(PabiError::domain(
-            "n",
-            "an integer >= 1 and <= 1024",
-            n as f64,
-        ));
-    }
-    REQUESTED.store(n, Ordering::Relaxed);
-    Ok(())
-}
-
-/// A handle on the worker pool of the current thread count. Getting one is cheap (no thread is
-/// spawned); the pool itself is built (or looked up) by [`Pool::install`], which the callers
-/// only reach on their parallel paths.
-#[derive(Clone, Copy, Debug)]
-pub struct Pool {
-    threads: usize,
-}
-
-impl Pool {
-    /// Run `op` inside the pool (its parallel iterators use the pool's workers), building the
-    /// pool on first use. Should the OS refuse to spawn the workers, `op` runs on the calling
-    /// thread instead (rayon then uses its global pool).
-    pub fn install<OP, R>(&self, op: OP) -> R
-    where
-        OP: FnOnce() -> R + Send,
-        R: Send,
-    {
-        match shared_pool(self.threads) {
-            Some(p) => p.install(op),
-            None => op(),
-        }
-    }
-}
-
-/// The pool handle for the current thread count (always `Some`; an `Option` so that the
-/// callers' `match pool() { Some(p) if long => p.install(..), _ => serial }` reads naturally).
-/// One thread gives a one-worker pool: the large-array paths then still run chunk by chunk,
-/// checking for interrupts between chunks.
-pub fn pool() -> Option<Pool> {
-    Some(Pool {
-        threads: num_threads(),
-    })
-}
-
-/// The process's pool of `threads` workers, built on first use. After a `fork()` the child
-/// sees a different pid and gets a fresh pool: the parent's worker threads do not exist in the
-/// child, so the old pool is leaked rather than joined.
-fn shared_pool(threads: usize) -> Option<Arc<rayon::ThreadPool>> {
-    let pid = std::process::id();
-    let mut guard = POOL.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(st) = guard.as_ref() {
-        if st.pid == pid && st.threads == threads {
-            return Some(st.pool.clone());
-        }
-    }
-    let built = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .thread_name(|i| format!("pabi-{i}"))
-        .build()
-        .ok()?;
-    if let Some(old) = guard.take() {
-        if old.pid != pid {
-            std::mem::forget(old);
-        }
-    }
-    let arc = Arc::new(built);
-    *guard = Some(PoolState {
-        pid,
-        threads,
-        pool: arc.clone(),
-    });
-    Some(arc)
-}
-
-/// Whether the pool of the current process has been built (for tests: small calls must not
-/// build it).
-pub fn pool_built() -> bool {
-    let pid = std::process::id();
-    POOL.lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .as_ref()
-        .is_some_and(|st| st.pid == pid)
-}
 
 // ---------------------------------------------------------------------------------------------
 // Validation
@@ -313,23 +176,9 @@ fn k_wright_omega(x: &[f64], out: &mut [f64]) {
 }
 
 /// Run `k` over `out` (and the matching chunks of `x`); large arrays chunk by chunk over the
-/// pool, checking for an interrupt before each chunk.
+/// pool, checking for an interrupt before each chunk ([`crate::driver::blocks`]).
 pub fn run1(x: &[f64], out: &mut [f64], k: fn(&[f64], &mut [f64])) -> Result<()> {
-    match pool() {
-        Some(p) if out.len() >= PAR_MIN => p.install(|| {
-            out.par_chunks_mut(CHUNK)
-                .zip(x.par_chunks(CHUNK))
-                .try_for_each(|(o, a)| {
-                    interrupt::check()?;
-                    k(a, o);
-                    Ok(())
-                })
-        }),
-        _ => {
-            k(x, out);
-            Ok(())
-        }
-    }
+    blocks([x], out, PAR_MIN, CHUNK, |[a], o| k(a, o), |(), ()| ())
 }
 
 /// [`run1`] with two inputs.
@@ -339,22 +188,14 @@ pub fn run2(
     out: &mut [f64],
     k: fn(&[f64], &[f64], &mut [f64]),
 ) -> Result<()> {
-    match pool() {
-        Some(p) if out.len() >= PAR_MIN => p.install(|| {
-            out.par_chunks_mut(CHUNK)
-                .zip(x.par_chunks(CHUNK))
-                .zip(y.par_chunks(CHUNK))
-                .try_for_each(|((o, a), b)| {
-                    interrupt::check()?;
-                    k(a, b, o);
-                    Ok(())
-                })
-        }),
-        _ => {
-            k(x, y, out);
-            Ok(())
-        }
-    }
+    blocks(
+        [x, y],
+        out,
+        PAR_MIN,
+        CHUNK,
+        |[a, b], o| k(a, b, o),
+        |(), ()| (),
+    )
 }
 
 /// Like [`run2`] for kernels that also validate their lanes: true iff every chunk was valid.
@@ -364,19 +205,14 @@ fn run2_checked(
     out: &mut [f64],
     k: fn(&[f64], &[f64], &mut [f64]) -> bool,
 ) -> Result<bool> {
-    match pool() {
-        Some(p) if out.len() >= PAR_MIN => p.install(|| {
-            out.par_chunks_mut(CHUNK)
-                .zip(x.par_chunks(CHUNK))
-                .zip(y.par_chunks(CHUNK))
-                .map(|((o, a), b)| {
-                    interrupt::check()?;
-                    Ok(k(a, b, o))
-                })
-                .try_reduce(|| true, |a, b| Ok(a & b))
-        }),
-        _ => Ok(k(x, y, out)),
-    }
+    blocks(
+        [x, y],
+        out,
+        PAR_MIN,
+        CHUNK,
+        |[a, b], o| k(a, b, o),
+        |a, b| a & b,
+    )
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,6 +1,13 @@
 //! The one error type of pabi-core. The Python layer maps it one-to-one onto exceptions:
-//! [`PabiError::Domain`] and [`PabiError::Shape`] become `ValueError`;
+//! [`PabiError::Domain`] and [`PabiError::Option`] become `DomainError` (a `ValueError`);
+//! [`PabiError::Shape`] and [`PabiError::Unreachable`] become `ValueError`;
+//! [`PabiError::Internal`] becomes `InternalError` (a bug, never the caller's fault);
 //! [`PabiError::Interrupted`] becomes `KeyboardInterrupt` (the signal that caused it).
+//!
+//! Each variant means one thing: a bad number ([`PabiError::Domain`]), a bad option string
+//! ([`PabiError::Option`]), mismatched lengths ([`PabiError::Shape`]), a target that no
+//! admissible parameter meets ([`PabiError::Unreachable`]), a broken internal invariant
+//! ([`PabiError::Internal`]), a stop request ([`PabiError::Interrupted`]).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -21,8 +28,22 @@ pub enum PabiError {
     },
     /// Array arguments whose lengths do not match.
     Shape { message: String },
-    /// A target that cannot be met (inversion / calibration); the message says why.
+    /// A target that cannot be met (inversion / calibration); the message says why. Only for
+    /// that: a bad option string is [`PabiError::Option`], a broken invariant
+    /// [`PabiError::Internal`].
     Unreachable { message: String },
+    /// An option string (or a combination of options) outside its allowed set.
+    Option {
+        /// Name of the parameter as the user spells it (`"noise"`, `"order"`, ...).
+        param: &'static str,
+        /// The allowed values, in words (`"'gaussian' or 'laplace'"`).
+        allowed: Cow<'static, str>,
+        /// The offending value as given.
+        value: String,
+    },
+    /// An internal invariant does not hold (a bug in pabi, not a bad argument); the message
+    /// says which.
+    Internal(String),
     /// The computation was stopped by [`crate::interrupt::request`] (Ctrl-C) before it
     /// finished; nothing is returned.
     Interrupted,
@@ -52,6 +73,24 @@ impl PabiError {
         PabiError::Unreachable {
             message: message.into(),
         }
+    }
+
+    /// An option string outside its allowed set.
+    pub fn option(
+        param: &'static str,
+        allowed: impl Into<Cow<'static, str>>,
+        value: impl Into<String>,
+    ) -> Self {
+        PabiError::Option {
+            param,
+            allowed: allowed.into(),
+            value: value.into(),
+        }
+    }
+
+    /// A broken internal invariant (a bug).
+    pub fn internal(message: impl Into<String>) -> Self {
+        PabiError::Internal(message.into())
     }
 
     /// The same error, located at flat index `i` of an array argument.
@@ -96,9 +135,43 @@ impl fmt::Display for PabiError {
             PabiError::Shape { message } | PabiError::Unreachable { message } => {
                 f.write_str(message)
             }
+            PabiError::Option {
+                param,
+                allowed,
+                value,
+            } => write!(f, "{param} must be {allowed}, got {value:?}"),
+            PabiError::Internal(message) => write!(
+                f,
+                "internal error in pabi (a bug, please report it with the call that raised it): {message}"
+            ),
             PabiError::Interrupted => f.write_str("interrupted"),
         }
     }
 }
 
 impl std::error::Error for PabiError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages() {
+        assert_eq!(
+            PabiError::option("noise", "'gaussian' or 'laplace'", "gauss").to_string(),
+            "noise must be 'gaussian' or 'laplace', got \"gauss\""
+        );
+        assert!(PabiError::internal("x")
+            .to_string()
+            .ends_with("(a bug, please report it with the call that raised it): x"));
+        // `at` only locates Domain errors
+        assert_eq!(
+            PabiError::option("order", "'fixed'", "f").at(3),
+            PabiError::option("order", "'fixed'", "f")
+        );
+        assert_eq!(
+            PabiError::domain("eps", ">= 0", -1.0).at(3).to_string(),
+            "eps must be >= 0, got -1 at index 3"
+        );
+    }
+}

@@ -1,13 +1,20 @@
-//! The contraction factor of one projected gradient step (SPEC_pabi.md §1.7).
+//! The contraction factor of one projected gradient step (derivation: docs/derivations/pnsgd.md).
 //!
 //! For a β-smooth, ρ-strongly convex loss the step w ↦ w − η∇ℓ(w) is M-Lipschitz with
 //! M = sqrt(1 − 2ηβρ/(β + ρ)) (Asoodeh–Diaz–Calmon Lemma 4, eq. (14); Sordello–Bu–Dong Thm 1),
 //! **valid only for 0 < η ≤ 2/(β + ρ)**: beyond it M is not a Lipschitz constant and every bound
-//! built on it is false (SPEC §9 T10, check C07). With ρ = 0, M = 1 (convex case; the caller is
+//! built on it is false (Sordello–Bu–Dong state Thm 1 without this condition; for η = 1.9/β
+//! the exact Lipschitz constant of a quadratic exceeds M). With ρ = 0, M = 1 (convex case; the caller is
 //! then responsible for η ≤ 2/β, checked when β is given).
+
+// `!(x > 0.0)`-style checks are deliberate: they also catch NaN.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 use crate::dd::{two_prod, two_sum, Dd};
 use crate::error::{PabiError, Result};
+/// The directed operations the radii use, re-exported from their home [`crate::num::round`]
+/// (`gd::div_up` etc. keep working).
+pub use crate::num::round::{div_up, mul_dn, mul_up};
 
 /// M and x = 1 − M² = 2ηβρ/(β+ρ) (x exact to rounding, never formed as 1 − M²).
 ///
@@ -25,7 +32,8 @@ pub struct StepContraction {
     pub m_dn: f64,
     /// M to nearest (the noise levels of the schedules).
     pub m_near: f64,
-    /// 1 − M², rounded to nearest (for downstream stable formulas, SPEC §3.5).
+    /// 1 − M², rounded to nearest (for downstream stable formulas, e.g. the RDP comparison
+    /// bound of Feldman et al. / Balle et al., docs/derivations/pnsgd.md).
     pub one_minus_m2: f64,
     /// x = 1 − M² and M² = 1 − x as double-doubles (both relative error ≲ 2^-100·(1 + 1/M²):
     /// M² is formed as (β + ρ − 2ηβρ)/(β + ρ) with an exact numerator up to the 2^-104 of the
@@ -64,16 +72,6 @@ pub fn contraction_dd(lr: f64, beta: Option<f64>, rho: f64) -> (Dd, Dd) {
     (x, num / s)
 }
 
-/// The next double below a positive finite x (0 stays 0).
-#[inline(always)]
-fn next_down(x: f64) -> f64 {
-    if x > 0.0 && x.is_finite() {
-        f64::from_bits(x.to_bits() - 1)
-    } else {
-        x
-    }
-}
-
 /// (M rounded down, to nearest, rounded up) from the double-double M² of [`contraction_dd`]:
 /// M = sqrt(M²) in double-double (relative error ≤ half that of M², plus ~2^-104), rounded to
 /// the nearest double v; the sign of the remainder (M − v) decides which neighbour is the other
@@ -89,13 +87,13 @@ fn m_bounds(m2: Dd) -> (f64, f64, f64) {
     let (dn, up) = if tol > v * 1e-17 {
         // M² tiny (heavy cancellation): widen by the error bound
         let w = 2.0 * tol;
-        (next_down(v - w), next_up(v + w))
+        ((v - w).next_down(), (v + w).next_up())
     } else if rem > tol {
-        (v, next_up(v))
+        (v, v.next_up())
     } else if rem < -tol {
-        (next_down(v), v)
+        (v.next_down(), v)
     } else {
-        (next_down(v), next_up(v))
+        (v.next_down(), v.next_up())
     };
     (dn.max(0.0), v, up.min(1.0))
 }
@@ -176,39 +174,6 @@ pub fn step_contraction(
 // ---------------------------------------------------------------------------------------------
 // The radii of the contraction factors (one place for the PNSGD bounds and the schedules)
 
-/// The next double above a positive finite x.
-#[inline(always)]
-fn next_up(x: f64) -> f64 {
-    if x > 0.0 && x.is_finite() {
-        f64::from_bits(x.to_bits() + 1)
-    } else {
-        x
-    }
-}
-
-/// a/b rounded up (a ≥ 0, b > 0): the fma residual q·b − a is exact, its sign tells whether
-/// the rounded quotient is below the exact one.
-#[inline(always)]
-pub fn div_up(a: f64, b: f64) -> f64 {
-    let q = a / b;
-    if q.is_finite() && q > 0.0 && q.mul_add(b, -a) < 0.0 {
-        next_up(q)
-    } else {
-        q
-    }
-}
-
-/// a·b rounded up (a, b ≥ 0), exact residual by fma.
-#[inline(always)]
-pub fn mul_up(a: f64, b: f64) -> f64 {
-    let p = a * b;
-    if p.is_finite() && p > 0.0 && a.mul_add(b, -p) > 0.0 {
-        next_up(p)
-    } else {
-        p
-    }
-}
-
 /// Radii in (0, 1e-300) are raised to 1e-300 (θ increases with r, so this only loosens the
 /// bound, by < 1e-300 absolute): the engine's θ(ε > 0, r) is wrong (1 instead of ≈ 0) when ε/r
 /// overflows, i.e. for subnormal r.
@@ -221,7 +186,8 @@ fn floor_radius(r: f64) -> f64 {
     }
 }
 
-/// The noise-free numerators of the two radii of PNSGD's contraction factors (SPEC_pabi.md §2):
+/// The noise-free numerators of the two radii of PNSGD's contraction factors (Sordello–Bu–Dong
+/// eqs. (4)–(5), docs/derivations/pnsgd.md):
 /// A = h(ε, r_A), B = h(ε, r_B) with r_A = 2L/s, r_B = M·D/(η·s) for noise scale s (Gaussian
 /// std σ or Laplace scale v). Every bound of `pnsgd` and `schedules` forms its radii here.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -266,17 +232,6 @@ impl Radii {
     }
 }
 
-/// a·b rounded down (a, b ≥ 0), exact residual by fma.
-#[inline(always)]
-pub fn mul_dn(a: f64, b: f64) -> f64 {
-    let p = a * b;
-    if p.is_finite() && p > 0.0 && a.mul_add(b, -p) < 0.0 {
-        next_down(p)
-    } else {
-        p
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -285,7 +240,7 @@ mod tests {
     fn values_and_validation() {
         let c = step_contraction(0.1, Some(1.0), 0.0).unwrap();
         assert_eq!((c.m, c.one_minus_m2), (1.0, 0.0));
-        // beta = rho = 1, lr = 1: M = 0 (SPEC §1.7)
+        // beta = rho = 1, lr = 1: M = 0
         let c = step_contraction(1.0, Some(1.0), 1.0).unwrap();
         assert!(c.m < 1e-7 && c.one_minus_m2 == 1.0);
         // lr = 2/(beta + rho): M = (beta - rho)/(beta + rho)

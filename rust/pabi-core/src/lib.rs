@@ -4,9 +4,10 @@
 //! [`PabiError`] instead of panicking or producing NaN.
 //!
 //! Module map:
-//! - [`dd`]: double-double (error-free) arithmetic used to carry arguments exactly.
-//! - [`vmath`]: branch-free, auto-vectorizable `exp`, `expm1`, `ln`, `log1p`, `erfcx` kernels.
-//! - [`num`]: directed rounding, log-space sums, the stable geometric average.
+//! - [`num`]: the numerical primitives, one concept per file: [`num::round`] (directed
+//!   rounding, the margins), [`num::dd`] (double-double arithmetic, re-exported as [`dd`]),
+//!   [`num::vmath`] (branch-free `exp`, `expm1`, `ln`, `log1p`, `erfcx` kernels, re-exported
+//!   as [`vmath`]), [`num::logspace`] (log-space sums), [`num::binom`] (Loader's binomial).
 //! - [`tail`]: the Gaussian tail Q(t) and log Q(t).
 //! - [`theta`]: the Gaussian hockey-stick divergence θ_{e^ε}(r), its log and complement;
 //!   the Laplace analogue.
@@ -14,14 +15,17 @@
 //! - [`pnsgd`]: PNSGD amplification bounds (fixed, shuffled, randomly stopped order), inversion.
 //! - [`schedules`]: noise schedules, online decaying noise and their limits δ*.
 //! - [`rdp`]: Rényi-DP bounds (sampled Gaussian, per-instance, last iterate, ERM, conversions).
-//! - [`pld`]: f-DP, GDP, privacy-loss distributions and FFT composition, DP-SGD accountant.
+//! - [`composition`]: approximate-DP (Kairouz–Oh–Viswanath) and GDP composition, privacy-loss
+//!   distributions and FFT composition, the DP-SGD accountant (old paths [`pld`], [`gdp`]).
 //! - [`lambertw`]: Lambert W (principal branch) and the Wright omega function W0(e^x).
 //! - [`interrupt`]: cooperative cancellation (Ctrl-C) checked between chunks of long loops.
-//! - [`batch`]: array drivers (validation with first bad index, SIMD dispatch, rayon).
+//! - [`driver`]: the one array driver (equal lengths, first bad index, interrupts, the shared
+//!   thread pool, chunked parallel map independent of the thread count).
+//! - [`batch`]: the engine's array functions (validation with first bad index, SIMD dispatch).
 
 pub mod batch;
 pub mod composition;
-pub mod dd;
+pub mod driver;
 pub mod error;
 pub mod gd;
 pub mod interrupt;
@@ -34,6 +38,7 @@ pub mod schedules;
 pub mod tail;
 pub mod theta;
 pub mod theta_dd;
-pub mod vmath;
 
 pub use error::{PabiError, Result};
+/// The old paths `crate::dd` / `crate::vmath` (used by the binding and by the bounds' modules).
+pub use num::{dd, vmath};

@@ -1,5 +1,5 @@
 //! The standard Gaussian tail Q(t) = P(N(0,1) > t) = ½·erfc(t/√2) and its logarithm
-//! (SPEC_pabi.md §1.1; shared/DEPENDENCIES.md, "Numerical traps").
+//! (derivation: docs/derivations/theta.md).
 //!
 //! Q loses about t² ulp however good erfc is when t/√2 is rounded (~1,400 ulp at t ≈ 38), so
 //! u = t/√2 is carried as a double-double (u_hi, u_lo) and erfc(u_hi + u_lo) is corrected to

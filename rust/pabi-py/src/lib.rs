@@ -305,6 +305,21 @@ pub(crate) fn to_py(py: Python<'_>, err: PabiError) -> PyErr {
             e
         }
         PabiError::Shape { .. } | PabiError::Unreachable { .. } => PyValueError::new_err(msg),
+        PabiError::Option {
+            param,
+            allowed,
+            value,
+        } => {
+            // a bad option string: a DomainError (a ValueError) naming the parameter
+            let e = DomainError::new_err(msg);
+            let v = e.value(py);
+            let _ = v.setattr("param", param);
+            let _ = v.setattr("allowed", allowed.as_ref());
+            let _ = v.setattr("value", value);
+            let _ = v.setattr("index", None::<usize>);
+            e
+        }
+        PabiError::Internal(_) => InternalError::new_err(msg),
         PabiError::Interrupted => PyKeyboardInterrupt::new_err(msg),
     }
 }

@@ -7,7 +7,7 @@
 //!
 //! Why this module exists: θ_{e^ε}(r) has a relative condition number ≈ a² in
 //! a = ε/r − r/2 (up to ~1,400 where θ is still a normal double). Rounding `a` to a
-//! double already costs up to 7.6e-13 relative (shared/DEPENDENCIES.md), so `a`, `b`
+//! double already costs up to 7.6e-13 relative (docs/derivations/theta.md), so `a`, `b`
 //! and `a²` are carried exactly as double-doubles into φ(a) and the Mills ratios.
 
 use std::ops::{Add, Div, Mul, Neg, Sub};

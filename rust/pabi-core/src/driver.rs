@@ -1,0 +1,361 @@
+//! The one array driver of pabi-core: equal-length slices, K inputs → one or several outputs,
+//! the first bad index, cooperative interrupts, and a chunked parallel map on the shared pool
+//! whose results do not depend on the thread count.
+//!
+//! # The pool
+//!
+//! One private rayon pool per process ([`pool`], sized by [`set_num_threads`] /
+//! `PABI_NUM_THREADS`, at most [`MAX_THREADS`]), built only when a call takes a parallel path
+//! ([`Pool::install`]) and rebuilt after `fork()`. Arrays shorter than the caller's threshold
+//! (usually [`PAR_MIN`]) run on the calling thread in one piece.
+//!
+//! # The drivers
+//!
+//! * [`reduce_chunks`] — the core: M equally long output slices, cut into chunks of `chunk`
+//!   elements; each chunk runs `k(start, [out chunks; M])` after an [`interrupt::check`], in
+//!   parallel on the pool when `n >= par_min` (else one call `k(0, outs)` on the calling
+//!   thread, without the check). The per-chunk results are combined in index order and the
+//!   error of the **smallest** failing chunk is returned (every chunk runs to its end or its own
+//!   error; no chunk's outcome depends on another's), so the values and the error do not
+//!   depend on the number of threads. [`for_chunks`] is the same for `()` results.
+//! * [`blocks`] — the block variant for SIMD block kernels (`k(&[inputs chunk], out chunk)`,
+//!   what [`crate::batch`] does for θ): the inputs are sliced to the chunk for the kernel.
+//! * [`map_elementwise`] — a scalar function `f([x; N]) -> Result<[y; K]>` over N equally long
+//!   inputs into K outputs: [`interrupt::check`] before each element, an error located with
+//!   [`PabiError::at`] at its element (the first bad index overall, by the rule above).
+//!   [`map_into`] (one output) and [`map_rows`] (K outputs in one row-major `(K, n)` vector)
+//!   are its two common shapes; [`check_lengths`] runs first, with the caller's shape error.
+//!
+//! Chunking never changes a value: every driver here is elementwise (element i's value depends
+//! only on the inputs at i), so the chunk size only sets the granularity of the parallel work
+//! and of the interrupt checks. Each caller keeps its chunk size and threshold (below).
+//!
+//! # Replacing the other drivers (the next phase; one call each)
+//!
+//! * `schedules::map_args(args, out, f)` (chunk 4096, parallel from [`PAR_MIN`]):
+//!   `driver::map_into(args, out, PAR_MIN, 1 << 12, |got, n| PabiError::Shape { message:
+//!   format!("argument arrays have lengths {got} and {n} (they must be equal)") }, f)`.
+//! * `rdp::elementwise::map_elements(args, f)` (chunk 2048, parallel from 4096):
+//!   `driver::map_rows(args, 2 * 2048, 2048, |_, _| PabiError::Shape { message: "argument
+//!   arrays must have equal lengths".into() }, f)`.
+//! * `pnsgd::drive(out, par_min, k)`: `driver::for_chunks([out], par_min, if par_min < 1024
+//!   { 1 } else { 1 << 11 }, |j0, [o]| k(j0, o))`.
+//! * `pnsgd::drive_solve(out, k)`: `driver::for_chunks([out], PAR_SOLVE, (out.len() / 16 /
+//!   theta::BLOCK).clamp(1, 32) * theta::BLOCK, |j0, [o]| k(j0, o))`.
+//! * `pnsgd::factors`' three-output loop: `driver::for_chunks([a_out, b_out, u_out],
+//!   PAR_DELTA, 1 << 11, |j0, [a, b, u]| k_factors(&prep, eps, j0, a, b, u))` (the closure's
+//!   own `interrupt::check` becomes redundant: the driver checks before each chunk).
+//! * `batch::run1` / `run2` / `run2_checked` use [`blocks`] (chunk 8192, from [`PAR_MIN`]).
+//!
+//! The remaining pool users are not elementwise maps and stay as they are (they call [`pool`]
+//! and [`num_threads`] directly): the two-pass scan and the chunked integral sum of
+//! `schedules/online.rs` (chunk 8192 and its own `CH`), the per-row work split of
+//! `rdp.rs` (`n / (4·threads)`, which only partitions work: the rows are independent), the
+//! per-step terms of the Hölder composition in `rdp.rs` (`with_min_len(64)`) and the
+//! `rayon::join` of the two neighbouring relations in `pld.rs`.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use rayon::prelude::*;
+
+use crate::error::{PabiError, Result};
+use crate::interrupt;
+
+/// Arrays shorter than this are processed on the calling thread (the threshold of most
+/// callers; each driver takes its own `par_min`).
+pub const PAR_MIN: usize = 1 << 15;
+
+// ---------------------------------------------------------------------------------------------
+// Thread pool (moved from `batch`, which re-exports it)
+
+/// The largest accepted number of worker threads. The kernels are CPU-bound, so more workers
+/// than hardware threads only add scheduling overhead; the cap is a fixed number (rather than
+/// a multiple of the CPU count) so that a script valid on one machine is valid on every other,
+/// and it keeps the one-off cost of building the pool bounded (each worker is an OS thread
+/// with a 2 MiB stack reservation: 1024 workers reserve 2 GiB of address space and take a few
+/// tens of milliseconds to spawn). Unbounded, `set_num_threads(2**63)` never returned.
+pub const MAX_THREADS: usize = 1024;
+
+struct PoolState {
+    pid: u32,
+    threads: usize,
+    pool: Arc<rayon::ThreadPool>,
+}
+
+static POOL: Mutex<Option<PoolState>> = Mutex::new(None);
+/// The thread count set by [`set_num_threads`] (0: not set, use [`default_threads`]).
+static REQUESTED: AtomicUsize = AtomicUsize::new(0);
+
+/// `PABI_NUM_THREADS`, else the available parallelism, at most [`MAX_THREADS`]; read once per
+/// process (the lookup reads cgroup files and costs ~10 µs, which dominated small calls when
+/// done on every call).
+fn default_threads() -> usize {
+    static DEFAULT: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *DEFAULT.get_or_init(read_default_threads)
+}
+
+fn read_default_threads() -> usize {
+    std::env::var("PABI_NUM_THREADS")
+        .ok()
+        .and_then(|s| s.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        })
+        .min(MAX_THREADS)
+}
+
+/// Number of worker threads used for large arrays.
+pub fn num_threads() -> usize {
+    match REQUESTED.load(Ordering::Relaxed) {
+        0 => default_threads(),
+        n => n,
+    }
+}
+
+/// Set the number of worker threads, 1..=[`MAX_THREADS`] (1 disables parallelism). Takes
+/// effect on the next call that uses the pool.
+pub fn set_num_threads(n: usize) -> Result<()> {
+    if !(1..=MAX_THREADS).contains(&n) {
+        return Err(PabiError::domain(
+            "n",
+            "an integer >= 1 and <= 1024",
+            n as f64,
+        ));
+    }
+    REQUESTED.store(n, Ordering::Relaxed);
+    Ok(())
+}
+
+/// A handle on the worker pool of the current thread count. Getting one is cheap (no thread is
+/// spawned); the pool itself is built (or looked up) by [`Pool::install`], which the callers
+/// only reach on their parallel paths.
+#[derive(Clone, Copy, Debug)]
+pub struct Pool {
+    threads: usize,
+}
+
+impl Pool {
+    /// Run `op` inside the pool (its parallel iterators use the pool's workers), building the
+    /// pool on first use. Should the OS refuse to spawn the workers, `op` runs on the calling
+    /// thread instead (rayon then uses its global pool).
+    pub fn install<OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce() -> R + Send,
+        R: Send,
+    {
+        match shared_pool(self.threads) {
+            Some(p) => p.install(op),
+            None => op(),
+        }
+    }
+}
+
+/// The pool handle for the current thread count (always `Some`; an `Option` so that the
+/// callers' `match pool() { Some(p) if long => p.install(..), _ => serial }` reads naturally).
+/// One thread gives a one-worker pool: the large-array paths then still run chunk by chunk,
+/// checking for interrupts between chunks.
+pub fn pool() -> Option<Pool> {
+    Some(Pool {
+        threads: num_threads(),
+    })
+}
+
+/// The process's pool of `threads` workers, built on first use. After a `fork()` the child
+/// sees a different pid and gets a fresh pool: the parent's worker threads do not exist in the
+/// child, so the old pool is leaked rather than joined.
+fn shared_pool(threads: usize) -> Option<Arc<rayon::ThreadPool>> {
+    let pid = std::process::id();
+    let mut guard = POOL.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(st) = guard.as_ref() {
+        if st.pid == pid && st.threads == threads {
+            return Some(st.pool.clone());
+        }
+    }
+    let built = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("pabi-{i}"))
+        .build()
+        .ok()?;
+    if let Some(old) = guard.take() {
+        if old.pid != pid {
+            std::mem::forget(old);
+        }
+    }
+    let arc = Arc::new(built);
+    *guard = Some(PoolState {
+        pid,
+        threads,
+        pool: arc.clone(),
+    });
+    Some(arc)
+}
+
+/// Whether the pool of the current process has been built (for tests: small calls must not
+/// build it).
+pub fn pool_built() -> bool {
+    let pid = std::process::id();
+    POOL.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_ref()
+        .is_some_and(|st| st.pid == pid)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lengths
+
+/// Check that every argument has length `n`; the first one that does not gives
+/// `shape(its length, n)`.
+#[inline]
+pub fn check_lengths(
+    args: &[&[f64]],
+    n: usize,
+    shape: impl Fn(usize, usize) -> PabiError,
+) -> Result<()> {
+    match args.iter().find(|a| a.len() != n) {
+        Some(a) => Err(shape(a.len(), n)),
+        None => Ok(()),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Chunked drivers
+
+/// Run `k(start, chunks)` over M equally long output slices cut into chunks of `chunk`
+/// elements (see the module docs): serial in one call below `par_min` (and for empty
+/// outputs), else in parallel on the pool with an interrupt check before each chunk; the
+/// chunks' results combined in chunk order by `combine`, or the error of the first failing
+/// chunk. `chunk` 0 is treated as 1. The serial path allocates nothing.
+pub fn reduce_chunks<R: Send, const M: usize>(
+    outs: [&mut [f64]; M],
+    par_min: usize,
+    chunk: usize,
+    k: impl Fn(usize, [&mut [f64]; M]) -> Result<R> + Sync,
+    combine: impl Fn(R, R) -> R,
+) -> Result<R> {
+    let n = outs.first().map_or(0, |o| o.len());
+    let chunk = chunk.max(1);
+    match pool() {
+        Some(p) if n >= par_min && n > 0 => {
+            let mut iters = outs.map(|o| o.chunks_mut(chunk));
+            let mut parts: Vec<[&mut [f64]; M]> = Vec::with_capacity(n.div_ceil(chunk));
+            for _ in 0..n.div_ceil(chunk) {
+                parts.push(iters.each_mut().map(|it| it.next().unwrap_or_default()));
+            }
+            let res: Vec<Result<R>> = p.install(|| {
+                parts
+                    .into_par_iter()
+                    .enumerate()
+                    .map(|(c, o)| interrupt::check().and_then(|_| k(c * chunk, o)))
+                    .collect()
+            });
+            let mut it = res.into_iter();
+            // n > 0: at least one chunk
+            let mut acc = it.next().unwrap_or(Err(PabiError::Interrupted))?;
+            for r in it {
+                acc = combine(acc, r?);
+            }
+            Ok(acc)
+        }
+        _ => k(0, outs),
+    }
+}
+
+/// [`reduce_chunks`] for kernels without a per-chunk result.
+pub fn for_chunks<const M: usize>(
+    outs: [&mut [f64]; M],
+    par_min: usize,
+    chunk: usize,
+    k: impl Fn(usize, [&mut [f64]; M]) -> Result<()> + Sync,
+) -> Result<()> {
+    reduce_chunks(outs, par_min, chunk, k, |(), ()| ())
+}
+
+/// The block variant for SIMD block kernels: `k([input chunks; N], out chunk)` over the
+/// matching chunks of N inputs (each as long as `out`, checked by the caller) and `out`; the
+/// kernel's per-chunk values combined in chunk order. Serial in one call below `par_min`.
+pub fn blocks<R: Send, const N: usize>(
+    ins: [&[f64]; N],
+    out: &mut [f64],
+    par_min: usize,
+    chunk: usize,
+    k: impl Fn([&[f64]; N], &mut [f64]) -> R + Sync,
+    combine: impl Fn(R, R) -> R,
+) -> Result<R> {
+    reduce_chunks(
+        [out],
+        par_min,
+        chunk,
+        |start, [o]| {
+            let end = start + o.len();
+            Ok(k(ins.map(|a| &a[start..end]), o))
+        },
+        combine,
+    )
+}
+
+/// `outs[q][i] = f([args[0][i], ..])[q]` for every element i (all slices as long as
+/// `outs[0]`, checked with [`check_lengths`] and `shape` first); an interrupt check before each
+/// element; the first failing element's error, located at its index.
+pub fn map_elementwise<const N: usize, const K: usize>(
+    args: [&[f64]; N],
+    outs: [&mut [f64]; K],
+    par_min: usize,
+    chunk: usize,
+    shape: impl Fn(usize, usize) -> PabiError,
+    f: impl Fn([f64; N]) -> Result<[f64; K]> + Sync,
+) -> Result<()> {
+    let n = outs.first().map_or(0, |o| o.len());
+    check_lengths(&args, n, &shape)?;
+    if let Some(o) = outs.iter().find(|o| o.len() != n) {
+        return Err(shape(o.len(), n));
+    }
+    for_chunks(outs, par_min, chunk, |start, o| {
+        for j in 0..o.first().map_or(0, |x| x.len()) {
+            interrupt::check()?;
+            let i = start + j;
+            let y = f(args.map(|a| a[i])).map_err(|e| e.at(i))?;
+            for (q, v) in y.into_iter().enumerate() {
+                o[q][j] = v;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// [`map_elementwise`] with one output.
+pub fn map_into<const N: usize>(
+    args: [&[f64]; N],
+    out: &mut [f64],
+    par_min: usize,
+    chunk: usize,
+    shape: impl Fn(usize, usize) -> PabiError,
+    f: impl Fn([f64; N]) -> Result<f64> + Sync,
+) -> Result<()> {
+    map_elementwise(args, [out], par_min, chunk, shape, |x| f(x).map(|y| [y]))
+}
+
+/// [`map_elementwise`] into a new row-major `(K, n)` vector (n = the first input's length,
+/// every input checked against it before the vector is allocated).
+pub fn map_rows<const N: usize, const K: usize>(
+    args: [&[f64]; N],
+    par_min: usize,
+    chunk: usize,
+    shape: impl Fn(usize, usize) -> PabiError,
+    f: impl Fn([f64; N]) -> Result<[f64; K]> + Sync,
+) -> Result<Vec<f64>> {
+    let n = args.first().map_or(0, |a| a.len());
+    check_lengths(&args, n, &shape)?;
+    let mut out = vec![0.0; K * n];
+    let mut rows = out.chunks_mut(n.max(1));
+    let outs: [&mut [f64]; K] = std::array::from_fn(|_| rows.next().unwrap_or_default());
+    map_elementwise(args, outs, par_min, chunk, shape, f)?;
+    Ok(out)
+}
+
+#[cfg(test)]
+#[path = "driver_tests.rs"]
+mod tests;

@@ -1,0 +1,147 @@
+//! Tests of [`super`] (the array driver): values independent of the chunking and of the
+//! serial/parallel path, the first bad index, the shape errors, and that the thin calls
+//! written in the module docs reproduce `schedules::map_args` and
+//! `rdp::elementwise::map_elements` exactly (values and errors).
+
+use super::*;
+
+fn shape_args(got: usize, n: usize) -> PabiError {
+    PabiError::Shape {
+        message: format!("argument arrays have lengths {got} and {n} (they must be equal)"),
+    }
+}
+
+fn shape_elements(_: usize, _: usize) -> PabiError {
+    PabiError::Shape {
+        message: "argument arrays must have equal lengths".into(),
+    }
+}
+
+/// A scalar function with a domain error at x < 0.
+fn f2(x: [f64; 2]) -> Result<f64> {
+    if x[0] < 0.0 {
+        Err(PabiError::domain("x", ">= 0", x[0]))
+    } else {
+        Ok((x[0] + 1.0).ln() * x[1] + x[0].sqrt())
+    }
+}
+
+#[test]
+fn chunking_and_path_do_not_change_values() {
+    let n = 50_000;
+    let a: Vec<f64> = (0..n).map(|i| (i % 1013) as f64 * 0.37).collect();
+    let b: Vec<f64> = (0..n).map(|i| 1.0 + (i % 97) as f64).collect();
+    let mut serial = vec![0.0; n];
+    map_into([&a, &b], &mut serial, usize::MAX, 1, shape_args, f2).unwrap();
+    for &(par_min, chunk) in &[
+        (0, 1),
+        (1, 7),
+        (4096, 2048),
+        (PAR_MIN, 1 << 12),
+        (10, 1 << 20),
+    ] {
+        let mut out = vec![0.0; n];
+        map_into([&a, &b], &mut out, par_min, chunk, shape_args, f2).unwrap();
+        assert_eq!(out, serial, "{par_min} {chunk}");
+    }
+    // blocks and reduce_chunks: the same per-chunk kernel gives the same values, the combined
+    // per-chunk result is chunk-order independent for an associative, commutative `combine`
+    let mut blk = vec![0.0; n];
+    let cnt = blocks(
+        [&a, &b],
+        &mut blk,
+        0,
+        999,
+        |[x, y], o| {
+            for ((o, &x), &y) in o.iter_mut().zip(x).zip(y) {
+                *o = f2([x, y]).unwrap_or(f64::NAN);
+            }
+            o.len()
+        },
+        |p, q| p + q,
+    )
+    .unwrap();
+    assert_eq!((blk, cnt), (serial, n));
+}
+
+#[test]
+fn first_bad_index_whatever_the_path() {
+    let n = 40_000;
+    let mut a: Vec<f64> = (0..n).map(|i| i as f64).collect();
+    let b = vec![1.0; n];
+    a[30_001] = -1.0;
+    a[12_345] = -2.0;
+    for &(par_min, chunk) in &[(usize::MAX, 1), (0, 1), (0, 4096), (1, 333)] {
+        let mut out = vec![0.0; n];
+        let e = map_into([&a, &b], &mut out, par_min, chunk, shape_args, f2).unwrap_err();
+        assert_eq!(
+            e,
+            PabiError::domain("x", ">= 0", -2.0).at(12_345),
+            "{par_min} {chunk}"
+        );
+    }
+}
+
+#[test]
+fn shape_errors_come_from_the_caller() {
+    let a = vec![1.0; 3];
+    let b = vec![1.0; 4];
+    let mut out = vec![0.0; 3];
+    let e = map_into([&a, &b], &mut out, 0, 1, shape_args, f2).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "argument arrays have lengths 4 and 3 (they must be equal)"
+    );
+    let e = map_rows([&a[..], &b[..]], 0, 1, shape_elements, |x| {
+        f2(x).map(|y| [y])
+    });
+    assert_eq!(e.unwrap_err(), shape_elements(0, 0));
+    // several outputs of different lengths
+    let (mut o1, mut o2) = (vec![0.0; 3], vec![0.0; 2]);
+    let e = map_elementwise([&a], [&mut o1, &mut o2], 0, 1, shape_args, |x| {
+        Ok([x[0], x[0]])
+    });
+    assert!(matches!(e, Err(PabiError::Shape { .. })));
+    // empty arrays: nothing to do, no error
+    assert_eq!(
+        map_rows::<1, 2>([&[]], 0, 1, shape_elements, |x| Ok([x[0]; 2])).unwrap(),
+        vec![]
+    );
+}
+
+/// The thin calls of the module docs are the two existing drivers, bit for bit.
+#[test]
+fn thin_calls_reproduce_map_args_and_map_elements() {
+    let n = 70_000; // above PAR_MIN: the parallel paths of both
+    let mut a: Vec<f64> = (0..n).map(|i| (i % 331) as f64 * 1.5).collect();
+    let b: Vec<f64> = (0..n).map(|i| 0.5 + (i % 7) as f64).collect();
+    for bad in [None, Some(65_432)] {
+        if let Some(i) = bad {
+            a[i] = -3.0;
+        }
+        let mut old = vec![0.0; n];
+        let r_old = crate::schedules::map_args([&a, &b], &mut old, f2);
+        let mut new = vec![0.0; n];
+        let r_new = map_into([&a, &b], &mut new, PAR_MIN, 1 << 12, shape_args, f2);
+        assert_eq!(r_old, r_new);
+        if r_old.is_ok() {
+            assert_eq!(old, new);
+        }
+        let g = |x: [f64; 2]| f2(x).map(|y| [y, -y, 2.0 * y]);
+        let old = crate::rdp::elementwise::map_elements([&a, &b], g);
+        let new = map_rows([&a, &b], 2 * 2048, 2048, shape_elements, g);
+        assert_eq!(old, new);
+    }
+    // the shape errors, too
+    let short = vec![1.0; n - 1];
+    let mut out = vec![0.0; n];
+    assert_eq!(
+        crate::schedules::map_args([&a, &short], &mut out, f2),
+        map_into([&a, &short], &mut out, PAR_MIN, 1 << 12, shape_args, f2)
+    );
+    assert_eq!(
+        crate::rdp::elementwise::map_elements([&a, &short], |x| f2(x).map(|y| [y])),
+        map_rows([&a, &short], 2 * 2048, 2048, shape_elements, |x| f2(x)
+            .map(|y| [y]))
+    );
+}

@@ -1,0 +1,301 @@
+//! Directed rounding: the one place for the margins and the rounded operations of every bound.
+//!
+//! In the style of OpenDP's `InfAdd`/`InfMul` traits, each operation is named by its direction
+//! (`_up`: the result is ≥ the exact value; `_dn`/`_down`: ≤), and its error bound is stated
+//! once, here, not at its call sites. Which direction a caller needs is decided by the sign of
+//! the dependency of the *final* result on that intermediate (see the module docs of each bound);
+//! these functions only promise the direction they are named after.
+//!
+//! # Margins
+//!
+//! | name | value | meaning |
+//! |---|---|---|
+//! | [`INFLATE`] | 2^-46 ≈ 1.42e-14 | relative outward margin of a δ or ε computed to a few ulp |
+//! | [`INFLATE_TIGHT`] | 2^-49 ≈ 1.8e-15 | margin of quantities whose error is a few ulp by construction (1 − θ, gaps 1 − B) |
+//! | [`HALF_ULP_ONE`] | 2^-53 | one ulp just below 1; an exact one-ulp step on [0.5, 1) |
+//! | [`TINY`] | 4·2^-1074 | a few subnormal ulps: keeps an underflowing upper bound an upper bound |
+//! | [`U`], [`EPS`], [`EPS2`], [`EPS3`], [`EPS4`], [`EPS8`], [`EPS48`] | k·2^-52 | the `k·f64::EPSILON` margins of hand-derived error bounds (exact multiples: `EPS4 * x` is bit-identical to `4.0 * f64::EPSILON * x`) |
+//! | [`LOG_REL`] | 2^-51 | relative margin of a logarithm computed to a few ulp |
+//!
+//! # Operations and their bounds (stated once)
+//!
+//! * Relative margins, for non-negative v: [`up`] returns ≥ v·(1 + 2^-46) (one product with
+//!   1 + 2^-46 + 2^-52, then + [`TINY`]: rounding to nearest of the product cannot fall below
+//!   v·(1 + 2^-46) for normal v, and the absolute `TINY` covers zero and subnormal v);
+//!   [`down`] returns ≤ v·(1 − 2^-46 + 2^-53) (one product rounded to nearest, then − TINY;
+//!   never below 0), so strictly below v for v > 0; [`down_tight`] the same with 2^-49.
+//!   [`up_inflate`] is v·(1 + 2^-46) + TINY (the product rounded to nearest: ≥ v·(1 + 2^-46)
+//!   − ½ulp, i.e. at least v·(1 + 2^-46 − 2^-53)); [`up_signed`] moves any sign up by 2^-46
+//!   relative and keeps an exact 0; [`up_order`] inflates by 2^-46·(1 + log2 α).
+//! * [`shift_log`] moves a logarithm up or down by INFLATE·scale (result ≤ 0);
+//!   [`log_up_rel`] moves a negative logarithm up by [`LOG_REL`] relative (≥ 1.5 ulp after
+//!   rounding: above the exact value when the log was faithful); [`ln_down_2u`] is
+//!   ln δ − 2u|ln δ| − 1e-300 (≤ the exact ln δ when the libm `ln` is faithful).
+//! * Exact-residual operations (error-free transformations): [`add_up`], [`add_dn`],
+//!   [`mul_up`], [`mul_dn`], [`div_up`], [`div_dn`], [`sqrt_up`], [`sqrt_dn`] return the
+//!   correctly rounded result or its neighbour in the named direction, decided by the exact
+//!   sign of the rounding residual (TwoSum, or an FMA, which is exact for these residuals):
+//!   the tightest directed result (≤ 1 ulp from the exact value) whenever no underflow occurs.
+//!   [`mul_up`]/[`mul_dn`]/[`div_up`] are the historical non-negative versions of `gd`: a
+//!   zero, infinite or NaN result is returned as is (an underflow to 0 stays 0).
+//! * Library functions: [`ln_up`], [`ln_dn`], [`exp_up`], [`exp_dn`] step two doubles away
+//!   from std's `ln`/`exp` (faithful, error < 1 ulp, on every supported platform: two steps
+//!   cover the half-size step below a power of two). [`exp_up_unit`] and [`exp_down`] are the
+//!   margin-based forms (`up(e^l)` capped at 1, `down(e^l)`).
+//! * Neighbours: [`f64::next_up`] and [`f64::next_down`] (stable since Rust 1.86, the crate's
+//!   MSRV); the former private copies (`gd::next_up`, `gdp::next_up`) return the same bits on
+//!   every argument they are called with.
+
+use super::dd::two_sum;
+
+/// Relative outward rounding applied to directed results: 2^-46 ≈ 1.42e-14, several times the
+/// largest computational error measured against `pabi.reference` (see the golden tests).
+pub const INFLATE: f64 = 1.0 / 70_368_744_177_664.0;
+/// A few subnormal ulps: added so that an underflowing upper bound stays an upper bound.
+pub const TINY: f64 = 4.0 * 5e-324;
+/// 2^-53: one ulp just below 1, and an exact one-ulp step for values in [0.5, 1).
+pub const HALF_ULP_ONE: f64 = 1.0 / 9_007_199_254_740_992.0;
+
+/// Smaller outward rounding (2^-49 ≈ 1.8e-15) for quantities whose error is a few ulp by
+/// construction: the complement 1 − θ = e^{−a²/2}·½[erfcx(−a/√2) + erfcx(b/√2)] (a product of
+/// three ≤ 1-ulp kernels; measured ≤ 1.4 ulp). Contraction gaps 1 − B enter long products
+/// B^(n−i) with condition (n−i)·(1 − B), so their margin matters: 2^-46 would cap the relative
+/// accuracy of δ at ~1.4e-14 × condition.
+pub const INFLATE_TIGHT: f64 = 1.0 / 562_949_953_421_312.0;
+
+/// f64::EPSILON = 2^-52 (one ulp of 1).
+pub const EPS: f64 = f64::EPSILON;
+/// The unit roundoff u = 2^-53 = ε/2.
+pub const U: f64 = f64::EPSILON / 2.0;
+/// 2ε = 2^-51.
+pub const EPS2: f64 = 2.0 * f64::EPSILON;
+/// 3ε.
+pub const EPS3: f64 = 3.0 * f64::EPSILON;
+/// 4ε = 2^-50.
+pub const EPS4: f64 = 4.0 * f64::EPSILON;
+/// 8ε = 2^-49.
+pub const EPS8: f64 = 8.0 * f64::EPSILON;
+/// 48ε.
+pub const EPS48: f64 = 48.0 * f64::EPSILON;
+/// Relative margin (2^-51 = 4 ulp of ½) of a logarithm computed to a few ulp (`pnsgd`'s
+/// `LOG_REL`).
+pub const LOG_REL: f64 = 4.0 / 9_007_199_254_740_992.0;
+
+/// Round a non-negative value down by [`INFLATE_TIGHT`] (never below 0).
+#[inline(always)]
+pub fn down_tight(v: f64) -> f64 {
+    (v * (1.0 - INFLATE_TIGHT) - TINY).max(0.0)
+}
+
+/// Round a non-negative value up by [`INFLATE`] (and a few subnormal ulps).
+///
+/// A product and an addition, not one FMA: an FMA with the subnormal addend `TINY` takes a
+/// microcode assist (~10–25 ns per element on this project's x86 machines, measured), a plain
+/// addition does not.
+#[inline(always)]
+pub fn up(v: f64) -> f64 {
+    const C: f64 = 1.0 + INFLATE + 2.0 * HALF_ULP_ONE;
+    v * C + TINY
+}
+
+/// Round a non-negative value down by [`INFLATE`] (never below 0).
+#[inline(always)]
+pub fn down(v: f64) -> f64 {
+    (v * (1.0 - INFLATE) - TINY).max(0.0)
+}
+
+/// v·(1 + [`INFLATE`]) + [`TINY`] for a non-negative normal v (θ's finishing formulas; the
+/// former private `theta::up`).
+#[inline(always)]
+pub fn up_inflate(v: f64) -> f64 {
+    v * (1.0 + INFLATE) + TINY
+}
+
+/// Move a value of either sign up by [`INFLATE`] relative plus [`TINY`]; an exact 0 stays 0
+/// (the former private `rdp::extra::up`).
+#[inline(always)]
+pub fn up_signed(v: f64) -> f64 {
+    if v == 0.0 {
+        0.0
+    } else if v > 0.0 {
+        v * (1.0 + INFLATE) + TINY
+    } else {
+        v * (1.0 - INFLATE) + TINY
+    }
+}
+
+/// Round an RDP value up: relative INFLATE·(1 + log2 α) (the error of an O(α) sum grows
+/// slowly with α), plus a few subnormal ulps; an exact 0 stays 0 (the former `rdp::up_order`).
+#[inline(always)]
+pub fn up_order(v: f64, order: f64) -> f64 {
+    if v == 0.0 {
+        return 0.0; // exact zeros (q = 0, r = 0) stay exact
+    }
+    v * (1.0 + INFLATE * (1.0 + order.log2().max(0.0))) + TINY
+}
+
+/// Move a logarithm up (`sign` = 1) or down (`sign` = −1) by [`INFLATE`]·`scale`, where `scale`
+/// bounds the magnitude of the terms it was summed from (max(1, |v|) for sums of large logs,
+/// |v| for a single `log1p`, whose error is relative). The result stays ≤ 0.
+#[inline(always)]
+pub fn shift_log(v: f64, sign: f64, scale: f64) -> f64 {
+    let s = (sign * INFLATE).mul_add(scale, v).min(0.0);
+    if v == f64::NEG_INFINITY {
+        v
+    } else {
+        s
+    }
+}
+
+/// ln of a value in (0, 1] computed to a few ulp (v ≤ 0), moved up (towards 0) by
+/// [`LOG_REL`] relative (the former private `pnsgd::log_up`).
+#[inline(always)]
+pub fn log_up_rel(v: f64) -> f64 {
+    v * (1.0 - LOG_REL)
+}
+
+/// ln δ rounded down: ln δ − 2u·|ln δ| − 1e-300 (the former private `gdp::ln_down`).
+#[inline]
+pub fn ln_down_2u(delta: f64) -> f64 {
+    let l = delta.ln();
+    l - 2.0 * U * l.abs() - 1e-300
+}
+
+/// A probability from its logarithm, rounded up and at most 1 (ln = −∞ gives 0).
+#[inline]
+pub fn exp_up_unit(log_value: f64) -> f64 {
+    if log_value == f64::NEG_INFINITY {
+        0.0
+    } else {
+        up(log_value.exp()).min(1.0)
+    }
+}
+
+/// A non-negative value from its logarithm, rounded down.
+#[inline]
+pub fn exp_down(log_value: f64) -> f64 {
+    down(log_value.exp())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exact-residual operations
+
+/// a + b rounded up (the TwoSum residual decides; a non-finite sum is returned as is).
+#[inline(always)]
+pub fn add_up(a: f64, b: f64) -> f64 {
+    let (s, e) = two_sum(a, b);
+    if s.is_finite() && e > 0.0 {
+        s.next_up()
+    } else {
+        s
+    }
+}
+
+/// a + b rounded down.
+#[inline(always)]
+pub fn add_dn(a: f64, b: f64) -> f64 {
+    let (s, e) = two_sum(a, b);
+    if s.is_finite() && e < 0.0 {
+        s.next_down()
+    } else {
+        s
+    }
+}
+
+/// a·b rounded up (a, b ≥ 0), exact residual by fma (a zero or non-finite product as is).
+#[inline(always)]
+pub fn mul_up(a: f64, b: f64) -> f64 {
+    let p = a * b;
+    if p.is_finite() && p > 0.0 && a.mul_add(b, -p) > 0.0 {
+        p.next_up()
+    } else {
+        p
+    }
+}
+
+/// a·b rounded down (a, b ≥ 0), exact residual by fma.
+#[inline(always)]
+pub fn mul_dn(a: f64, b: f64) -> f64 {
+    let p = a * b;
+    if p.is_finite() && p > 0.0 && a.mul_add(b, -p) < 0.0 {
+        p.next_down()
+    } else {
+        p
+    }
+}
+
+/// a/b rounded up (a ≥ 0, b > 0): the fma residual q·b − a is exact, its sign tells whether
+/// the rounded quotient is below the exact one.
+#[inline(always)]
+pub fn div_up(a: f64, b: f64) -> f64 {
+    let q = a / b;
+    if q.is_finite() && q > 0.0 && q.mul_add(b, -a) < 0.0 {
+        q.next_up()
+    } else {
+        q
+    }
+}
+
+/// a/b rounded down (a ≥ 0, b > 0).
+#[inline(always)]
+pub fn div_dn(a: f64, b: f64) -> f64 {
+    let q = a / b;
+    if q.is_finite() && q > 0.0 && q.mul_add(b, -a) > 0.0 {
+        q.next_down()
+    } else {
+        q
+    }
+}
+
+/// √a rounded up (a ≥ 0): r² − a is exact by fma for the correctly rounded r.
+#[inline(always)]
+pub fn sqrt_up(a: f64) -> f64 {
+    let r = a.sqrt();
+    if r.is_finite() && r > 0.0 && r.mul_add(r, -a) < 0.0 {
+        r.next_up()
+    } else {
+        r
+    }
+}
+
+/// √a rounded down (a ≥ 0).
+#[inline(always)]
+pub fn sqrt_dn(a: f64) -> f64 {
+    let r = a.sqrt();
+    if r.is_finite() && r > 0.0 && r.mul_add(r, -a) > 0.0 {
+        r.next_down()
+    } else {
+        r
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Library functions (faithful): two neighbours outward
+
+/// ln x rounded up (x ≥ 0; ln 0 = −∞ becomes −f64::MAX).
+#[inline]
+pub fn ln_up(x: f64) -> f64 {
+    x.ln().next_up().next_up()
+}
+
+/// ln x rounded down (x ≥ 0).
+#[inline]
+pub fn ln_dn(x: f64) -> f64 {
+    x.ln().next_down().next_down()
+}
+
+/// e^x rounded up (an underflow to 0 becomes 2^-1073).
+#[inline]
+pub fn exp_up(x: f64) -> f64 {
+    x.exp().next_up().next_up()
+}
+
+/// e^x rounded down (never below 0).
+#[inline]
+pub fn exp_dn(x: f64) -> f64 {
+    x.exp().next_down().next_down().max(0.0)
+}
+
+#[cfg(test)]
+#[path = "round_tests.rs"]
+mod tests;

@@ -1,0 +1,188 @@
+//! Tests of [`super`]: every operation's direction against exact arithmetic (error-free
+//! transformations and double-double values of ~2^-100 relative accuracy; `rug` is not
+//! available).
+
+use super::*;
+use crate::dd::{exp_dd, ln_dd, two_prod, two_sum, Dd};
+use proptest::prelude::*;
+
+/// x − y as a double-double, exact for doubles (the sign of `.hi` is the sign of x − y).
+fn diff(x: Dd, y: Dd) -> f64 {
+    (x - y).hi
+}
+
+/// Positive doubles spread over many binades (1e-300 .. 1e300).
+fn pos() -> impl Strategy<Value = f64> {
+    (1.0f64..2.0, -996i32..996).prop_map(|(m, e)| m * 2f64.powi(e))
+}
+
+/// Doubles of moderate size for exp / ln.
+fn moderate() -> impl Strategy<Value = f64> {
+    (1.0f64..2.0, -40i32..9, any::<bool>()).prop_map(|(m, e, s)| {
+        let v = m * 2f64.powi(e);
+        if s {
+            v
+        } else {
+            -v
+        }
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn margins_are_outward(v in pos()) {
+        // v·(1 ± margin) exactly: v + v·margin, both parts exact (margin a power of two)
+        let exact = |m: f64| Dd::new(v, 0.0) + Dd::new(v * m, 0.0);
+        prop_assert!(diff(Dd::from_f64(up(v)), exact(INFLATE)) >= 0.0);
+        // down: ≤ v(1 − 2^-46 + 2^-53) (the product is rounded to nearest), so < v
+        prop_assert!(diff(Dd::from_f64(down(v)), exact(-INFLATE + HALF_ULP_ONE)) <= 0.0);
+        prop_assert!(diff(Dd::from_f64(down_tight(v)), exact(-INFLATE_TIGHT + HALF_ULP_ONE)) <= 0.0);
+        // up_inflate: ≥ v(1 + 2^-46 − 2^-53) (one rounding to nearest of the product)
+        prop_assert!(diff(Dd::from_f64(up_inflate(v)), exact(INFLATE - HALF_ULP_ONE)) >= 0.0);
+        prop_assert!(diff(Dd::from_f64(up_signed(v)), exact(INFLATE - HALF_ULP_ONE)) >= 0.0);
+        prop_assert!(up_signed(-v) >= -v);
+        prop_assert!(up_order(v, 64.0) >= up_inflate(v));
+        prop_assert!(up_order(v, 0.5) >= v);
+    }
+
+    #[test]
+    fn add_directed(a in moderate(), b in moderate()) {
+        let (s, e) = two_sum(a, b);
+        let exact = Dd::new(s, e);
+        prop_assert!(diff(Dd::from_f64(add_up(a, b)), exact) >= 0.0);
+        prop_assert!(diff(Dd::from_f64(add_dn(a, b)), exact) <= 0.0);
+        prop_assert!(add_up(a, b) == s || add_up(a, b) == s.next_up());
+        prop_assert!(add_dn(a, b) == s || add_dn(a, b) == s.next_down());
+    }
+
+    #[test]
+    fn mul_div_sqrt_directed(a in pos(), b in 0.5f64..1e10) {
+        let (p, pe) = two_prod(a, b);
+        let exact = Dd::new(p, pe);
+        if p.is_finite() && p > 1e-290 {
+            prop_assert!(diff(Dd::from_f64(mul_up(a, b)), exact) >= 0.0);
+            prop_assert!(diff(Dd::from_f64(mul_dn(a, b)), exact) <= 0.0);
+            prop_assert!(mul_up(a, b).to_bits() - mul_dn(a, b).to_bits() <= 1);
+        }
+        // q ≥ a/b ⇔ q·b − a ≥ 0, exactly in double-double
+        let (qu, qd) = (div_up(a, b), div_dn(a, b));
+        if qd > 1e-290 && qu.is_finite() {
+            let (h, l) = two_prod(qu, b);
+            prop_assert!(diff(Dd::new(h, l), Dd::from_f64(a)) >= 0.0);
+            let (h, l) = two_prod(qd, b);
+            prop_assert!(diff(Dd::new(h, l), Dd::from_f64(a)) <= 0.0);
+            prop_assert!(qu.to_bits() - qd.to_bits() <= 1);
+        }
+        // r ≥ √a ⇔ r² ≥ a
+        let (ru, rd) = (sqrt_up(a), sqrt_dn(a));
+        let (h, l) = two_prod(ru, ru);
+        prop_assert!(diff(Dd::new(h, l), Dd::from_f64(a)) >= 0.0);
+        let (h, l) = two_prod(rd, rd);
+        prop_assert!(diff(Dd::new(h, l), Dd::from_f64(a)) <= 0.0);
+        prop_assert!(ru.to_bits() - rd.to_bits() <= 1);
+    }
+
+    #[test]
+    fn exp_ln_directed(x in moderate(), y in pos()) {
+        if x.abs() < 700.0 {
+            let e = exp_dd(Dd::from_f64(x));
+            prop_assert!(diff(Dd::from_f64(exp_up(x)), e) >= 0.0);
+            prop_assert!(diff(Dd::from_f64(exp_dn(x)), e) <= 0.0);
+            // the margin forms, for x ≤ 0 (a probability from its log)
+            if x <= 0.0 {
+                prop_assert!(diff(Dd::from_f64(exp_up_unit(x)), e) >= 0.0);
+                prop_assert!(diff(Dd::from_f64(exp_down(x)), e) <= 0.0);
+            }
+        }
+        let l = ln_dd(Dd::from_f64(y));
+        // ln_dd: relative ~2^-100 away from 1, absolute ~2^-104 near it
+        let slack = 1e-30 * l.hi.abs().max(1e-4);
+        prop_assert!(diff(Dd::from_f64(ln_up(y)), l) >= -slack);
+        prop_assert!(diff(Dd::from_f64(ln_dn(y)), l) <= slack);
+        if y < 1.0 && y > 1e-300 {
+            prop_assert!(diff(Dd::from_f64(ln_down_2u(y)), l) <= 0.0);
+            // log_up_rel of a faithful log (< 1 ulp) is above the exact log
+            prop_assert!(diff(Dd::from_f64(log_up_rel(y.ln())), l) >= 0.0);
+        }
+    }
+
+    #[test]
+    fn shift_log_directions(v in -700.0f64..0.0, scale in 1.0f64..100.0) {
+        prop_assert!(shift_log(v, 1.0, scale) >= v);
+        prop_assert!(shift_log(v, -1.0, scale) <= v);
+        prop_assert!(shift_log(v, 1.0, scale) <= 0.0);
+    }
+}
+
+#[test]
+fn edge_values() {
+    assert_eq!(up(0.0), TINY);
+    assert_eq!(down(0.0), 0.0);
+    assert_eq!(up_signed(0.0), 0.0);
+    assert_eq!(up_order(0.0, 10.0), 0.0);
+    assert_eq!(shift_log(f64::NEG_INFINITY, 1.0, 1.0), f64::NEG_INFINITY);
+    assert_eq!(exp_up_unit(f64::NEG_INFINITY), 0.0);
+    assert_eq!(exp_up_unit(0.0), 1.0);
+    assert!(exp_up(-800.0) > 0.0);
+    assert_eq!(exp_dn(-800.0), 0.0);
+    assert_eq!(exp_up(f64::INFINITY), f64::INFINITY);
+    assert_eq!(ln_up(f64::INFINITY), f64::INFINITY);
+    assert_eq!(ln_dn(0.0), f64::NEG_INFINITY);
+    // 1/3: to nearest is below, so up is the next double
+    let third = div_up(1.0, 3.0);
+    assert!(third.mul_add(3.0, -1.0) >= 0.0 && third == (1.0f64 / 3.0).next_up());
+    assert_eq!(div_dn(1.0, 3.0), 1.0 / 3.0);
+    assert_eq!(div_up(1.0, 4.0), 0.25);
+    assert_eq!(sqrt_up(4.0), 2.0);
+    assert_eq!(sqrt_dn(4.0), 2.0);
+    assert_eq!(add_up(1.0, 1e-30), 1.0f64.next_up());
+    assert_eq!(add_dn(1.0, 1e-30), 1.0);
+    assert_eq!(add_dn(1.0, -1e-30), 1.0f64.next_down());
+    assert!(mul_up(0.0, f64::INFINITY).is_nan());
+    // the k·ε constants are the products they name
+    assert_eq!(EPS4 * 3.7, 4.0 * f64::EPSILON * 3.7);
+    assert_eq!(EPS48, 48.0 * f64::EPSILON);
+    assert_eq!(2.0 * U, EPS);
+    assert_eq!(LOG_REL, EPS2);
+}
+
+/// The replaced private neighbours (`gd::next_up`/`next_down` on positive finite arguments,
+/// `gdp::next_up` everywhere) return the bits of `f64::next_up`/`next_down`.
+#[test]
+fn std_neighbours_match_the_former_copies() {
+    fn gdp_next_up(x: f64) -> f64 {
+        if x.is_nan() || x == f64::INFINITY {
+            return x;
+        }
+        if x == 0.0 {
+            return f64::from_bits(1);
+        }
+        let b = x.to_bits();
+        f64::from_bits(if x > 0.0 { b + 1 } else { b - 1 })
+    }
+    let xs = [
+        0.0,
+        -0.0,
+        5e-324,
+        -5e-324,
+        1.0,
+        -1.0,
+        f64::MAX,
+        -f64::MAX,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::MIN_POSITIVE,
+        0.1,
+        -3e300,
+    ];
+    for &x in &xs {
+        assert_eq!(gdp_next_up(x).to_bits(), x.next_up().to_bits(), "{x}");
+        if x > 0.0 && x.is_finite() {
+            assert_eq!(f64::from_bits(x.to_bits() + 1), x.next_up());
+            assert_eq!(f64::from_bits(x.to_bits() - 1), x.next_down());
+        }
+    }
+    assert!(gdp_next_up(f64::NAN).is_nan() && f64::NAN.next_up().is_nan());
+}
