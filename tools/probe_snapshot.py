@@ -32,7 +32,7 @@ PLD objects (h, pmf, losses, inf), accountants (state), data frames; exceptions 
 name and message; warnings as category and message. The key of a probe is the function name and
 a canonical repr of its arguments (floats by repr, arrays by dtype/shape/values or a digest).
 
-Usage (from the repository root, after building the extension, e.g. ``/work/wt/devbuild.sh``)::
+Usage (from the repository root, after building the extension, e.g. ``maturin develop --release`` or ``pip install -e .``)::
 
     python tools/probe_snapshot.py record OUT.json.gz [--threads N] [--timing]
     python tools/probe_snapshot.py compare BASE [NEW] [--allow FILE] [--threads N]
