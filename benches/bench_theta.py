@@ -7,6 +7,14 @@ subsample).
 
     python benches/bench_theta.py            # prints the table (the figures quoted in issues)
     pytest benches/bench_theta.py --benchmark-enable   # pytest-benchmark, grouped per size
+    python benches/bench_theta.py --ziv [n]  # undecided fraction of a directed-grid rounding
+
+``--ziv`` measures the feasibility of an exactly monotone θ (issue 13): returning RU_G(θ), the
+exact value rounded up onto a grid G of doubles whose low k mantissa bits are zero, decided
+Ziv-style from the fast value v and an error bound e (undecided where a grid point lies in
+[v(1 − e), v(1 + e)]). It prints the fraction of undecided lanes on this workload for grid
+spacings 2^-44 / 2^-43 / 2^-40 (relative, per binade; 2^-40 is beyond the 1e-13 tightness bar) and e = 2^-47 ... 2^-50; each undecided lane
+would need a second, more precise evaluation.
 """
 
 from __future__ import annotations
@@ -117,6 +125,26 @@ def report(n: int = N) -> dict:
     }
 
 
+def ziv_fractions(n: int = 1_000_000) -> list[tuple[str, int, int, float]]:
+    """(function, grid exponent, log2 e, undecided fraction) on the benchmark points; v is the
+    library's value with its outward margin (2^-46 relative) taken back out. Lanes whose θ is
+    below 2^-1000 (a third here, a > 38.6) are decided anyway and count as decided."""
+    eps, r = points(n)
+    rows = []
+    for name, f in (("theta", pabi.theta), ("log_theta", pabi.log_theta)):
+        v = np.abs(f(eps, r)) / (1 + 2.0**-46)
+        for k in (8, 9, 12):
+            for le in (-47, -48, -49, -50):
+                e = 2.0**le
+
+                def grid_up(x, k=k):
+                    return (x.view(np.uint64) + np.uint64(2**k - 1)) // np.uint64(2**k)
+
+                und = (grid_up(v * (1 - e)) != grid_up(v * (1 + e))) & (v > 2.0**-1000)
+                rows.append((name, 52 - k, le, float(und.mean())))
+    return rows
+
+
 # -- pytest-benchmark -------------------------------------------------------------------------
 SIZES = [10_000, 1_000_000]
 
@@ -136,6 +164,10 @@ def test_bench_pabi(benchmark, n):
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--ziv":
+        for name, g, le, frac in ziv_fractions(int(sys.argv[2]) if len(sys.argv) > 2 else 1_000_000):
+            print(f"{name:<10} grid 2^-{g}  e = 2^{le}  undecided {frac:.3f}")
+        sys.exit(0)
     n = int(sys.argv[1]) if len(sys.argv) > 1 else N
     res = report(n)
     width = max(map(len, res))

@@ -1,9 +1,15 @@
 //! Criterion benchmark of the θ array kernels: the block kernel used by `batch::theta` against
 //! the same scalar function mapped lane by lane (both multiversioned), single-threaded.
 //! `cargo bench -p pabi-core --bench theta`
+//!
+//! "ln_theta_dd + exp_dd per lane" times the double-double evaluation of `theta_dd` on the
+//! lanes of the same workload where θ does not underflow (a < 38): the cost per lane of a
+//! precise second stage, as a Ziv-style exactly monotone θ would need for its undecided lanes
+//! (`benches/bench_theta.py --ziv` measures their fraction).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use pabi_core::theta;
+use pabi_core::dd::{exp_dd, Dd};
+use pabi_core::{theta, theta_dd};
 
 #[multiversion::multiversion(targets(
     "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
@@ -52,6 +58,25 @@ fn bench(c: &mut Criterion) {
     g.bench_function("blocks", |b| b.iter(|| blocks(&eps, &r, &mut out)));
     g.bench_function("batch::theta (validated, threads)", |b| {
         b.iter(|| pabi_core::batch::theta(&eps, &r, &mut out).unwrap())
+    });
+    g.finish();
+    let slow: Vec<(f64, f64)> = eps
+        .iter()
+        .zip(&r)
+        .map(|(&e, &x)| (e, x))
+        .filter(|&(e, x)| e / x - 0.5 * x < 38.0)
+        .take(4096)
+        .collect();
+    let mut g = c.benchmark_group("theta second stage");
+    g.throughput(Throughput::Elements(slow.len() as u64));
+    g.bench_function("ln_theta_dd + exp_dd per lane", |b| {
+        b.iter(|| {
+            slow.iter()
+                .map(|&(e, x)| {
+                    theta_dd::ln_theta_dd(e, Dd::from_f64(x)).map_or(0.0, |(v, _)| exp_dd(v).hi)
+                })
+                .sum::<f64>()
+        })
     });
     g.finish();
 }

@@ -1,8 +1,10 @@
 //! The Gaussian hockey-stick divergence θ_{e^ε}(r) = E_{e^ε}(N(r,1) ‖ N(0,1)), its logarithm and
-//! complement, and the Laplace analogue. SPEC_pabi.md §1.3–§1.5, §8.1; papers 000 (Lemma 2,
-//! Def. 1) and 003 (eq. (3)).
+//! complement, and the Laplace analogue: Asoodeh, Diaz, Calmon, *Privacy amplification of
+//! iterative algorithms via contraction coefficients* (ISIT 2020), Lemma 2 and Def. 1 (Lemma 1
+//! for Laplace); Sordello, Bu, Dong, *Privacy amplification via iteration for shuffled and online
+//! PNSGD*, eq. (3) (eq. (5) for Laplace). Derivation: `docs/derivations/theta.md`.
 //!
-//! # Derivation of the kernel (differs from the SPEC's three-branch sketch; see below why)
+//! # Derivation of the kernel (differs from the usual three-branch evaluation; see below why)
 //!
 //! With a = ε/r − r/2, b = ε/r + r/2 = a + r, the identity b² − a² = 2ε gives e^ε·φ(b) = φ(a), so
 //!
@@ -31,12 +33,13 @@
 //! −a ≤ 8 (beyond, the rounding of s costs accuracy and `erfcx_pos` is used), which covers
 //! every complement lane of θ and log θ with r ≲ 16 at the cost of one division instead of two
 //! erfcx. It is good to ~6 ulp, inside θ's margin but not the complements' tighter one, so
-//! 1 − θ and ln(1 − θ) keep `erfcx_pos` (gathered lanes) for every a < 0. The SPEC's
+//! 1 − θ and ln(1 − θ) keep `erfcx_pos` (gathered lanes) for every a < 0. The usual
 //! asymptotic-series branch and Gauss–Legendre fallback are not needed: the divided difference
-//! covers both regimes (it was measured more accurate than the SPEC sketch, see the table).
+//! covers both regimes (it was measured more accurate than that three-branch sketch, see the
+//! table).
 //!
 //! a, b and a² are carried as double-doubles ([`crate::dd`]): θ has relative condition ≈ a² in
-//! a, so rounding a to a double would already cost up to ~1e-12 (shared/DEPENDENCIES.md).
+//! a, so rounding a to a double would already cost up to ~1e-12.
 //!
 //! Accuracy of the polynomial part (relative, mpmath at 90 digits, random points):
 //! worst relative error of (R(a)-R(b))·φ-free part, a in [-1,0): 6.585e-16
@@ -117,7 +120,8 @@ const THETA_POLY: [f64; 35] = [
 /// ε/r does too and the caller sees a = NaN → +∞, as for any overflowing quotient.)
 #[inline(always)]
 fn ab(eps: f64, r: f64) -> (f64, f64, f64, f64, f64) {
-    const TWO_M900: f64 = 1.1871070868228921e-271; // 2^-900
+    // ≈ 2^-900 (1.0034·2^-900, kept as it was: only where the exact scaling starts)
+    const TWO_M900: f64 = 1.187107086822892e-271;
     const TWO_600: f64 = 4.149515568880993e180; // 2^600
     let s = if r < TWO_M900 { TWO_600 } else { 1.0 };
     let (es, rs) = (eps * s, r * s);
@@ -836,9 +840,9 @@ pub fn log_theta_complement_tight(eps: f64, r: f64) -> f64 {
     log_theta_complement(eps, r)
 }
 
-/// E_{e^ε}(Lap(r,1) ‖ Lap(0,1)) = max(0, 1 − e^{(ε−r)/2}) (000 Lemma 1, 003 eq. (5); SPEC §1.5),
-/// rounded up. r is the shift in units of the Laplace scale. Domain: ε ≥ 0, r ≥ 0
-/// (ε = ∞ gives 0, r = ∞ gives 1).
+/// E_{e^ε}(Lap(r,1) ‖ Lap(0,1)) = max(0, 1 − e^{(ε−r)/2}) (Asoodeh–Diaz–Calmon Lemma 1,
+/// Sordello–Bu–Dong eq. (5)), rounded up. r is the shift in units of the Laplace scale.
+/// Domain: ε ≥ 0, r ≥ 0 (ε = ∞ gives 0, r = ∞ gives 1).
 #[inline(always)]
 pub fn laplace_theta(eps: f64, r: f64) -> f64 {
     // decided on ε − r (sign exact), not on its half: (0 − 5e-324)/2 rounds to −0 and θ(0,
@@ -1031,7 +1035,7 @@ mod special_tests {
         // ln θ(1e-150, 1e-304): a = 1e154; was −5.0e299 (r raised to 1e-300)
         let l = log_theta(1e-150, 1e-304);
         assert!(
-            l >= -5e307 * (1.0 + 1e-15) && l <= -5e307 * (1.0 - 3e-14),
+            (-5e307 * (1.0 + 1e-15)..=-5e307 * (1.0 - 3e-14)).contains(&l),
             "{l:e}"
         );
         // ε and r both subnormal, ε/r = 0.3: θ ≈ r·(φ(a)·…) relative to r
