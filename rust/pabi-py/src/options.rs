@@ -61,7 +61,9 @@ pub(crate) fn order(order: &str, variant: &str) -> Result<Order> {
         (Order::RandomStop, true) => Ok(Order::RandomStopAsPublished),
         _ => Err(PabiError::option(
             "variant",
-            "'refined' (order 'fixed' or 'shuffled'); 'as_published' needs order 'random_stop'",
+            format!(
+                "one of 'refined' (with order '{order}'; 'as_published' needs order 'random_stop')"
+            ),
             variant,
         )),
     }
