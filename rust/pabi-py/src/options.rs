@@ -138,10 +138,7 @@ pub(crate) fn online_quantity(q: &Quantity, as_published: bool) -> Result<Online
 
 /// The smoothness array, `None` when absent (transitionally also when `has_smoothness` is
 /// `False`: the array is then a placeholder).
-pub(crate) fn smoothness<'a>(
-    values: Option<&'a [f64]>,
-    has_smoothness: Option<bool>,
-) -> Option<&'a [f64]> {
+pub(crate) fn smoothness(values: Option<&[f64]>, has_smoothness: Option<bool>) -> Option<&[f64]> {
     match has_smoothness {
         Some(false) => None,
         _ => values,
