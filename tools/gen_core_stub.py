@@ -38,7 +38,7 @@ _Arr = npt.NDArray[np.float64]
 class DomainError(ValueError):
     param: str
     allowed: str
-    value: float
+    value: float | str
     index: int | tuple[int, ...] | None
 
 class InternalError(RuntimeError): ...
@@ -59,6 +59,36 @@ TYPED = {
     "set_num_threads": "def set_num_threads(n: int) -> None: ...",
     "get_num_threads": "def get_num_threads() -> int: ...",
     "simd_level": "def simd_level() -> str: ...",
+    # Options are typed values: flags are bool, an absent smoothness is None, an online quantity
+    # is named ('delta', 'limit', 'limit_bound', 'star_upper', 'star_lower'; its former integer
+    # code 0..4 and the `has_smoothness`/`legacy_len` forms are accepted for the transition).
+    "schedule_noise": (
+        "def schedule_noise(n: _Arr, c1: _Arr, c2: _Arr, lr: _Arr, diameter: _Arr, smoothness: _Arr | None, "
+        "strong_convexity: _Arr, laplace: bool, has_smoothness: bool | None = ...) -> _Arr: ..."
+    ),
+    "schedule_delta": (
+        "def schedule_delta(eps: _Arr, lipschitz: _Arr, lr: _Arr, diameter: _Arr, n: _Arr, c1: _Arr, c2: _Arr, "
+        "smoothness: _Arr | None, strong_convexity: _Arr, laplace: bool, len: int, "
+        "legacy_len: int | None = ...) -> _Arr: ..."
+    ),
+    "online_schedule_noise": (
+        "def online_schedule_noise(index: _Arr, c1: _Arr, c2: _Arr, decay: _Arr, lr: _Arr, diameter: _Arr, "
+        "smoothness: _Arr | None, strong_convexity: _Arr, laplace: bool, "
+        "has_smoothness: bool | None = ...) -> _Arr: ..."
+    ),
+    "online_schedule_bound": (
+        "def online_schedule_bound(quantity: str | int, eps: _Arr, lipschitz: _Arr, lr: _Arr, diameter: _Arr, "
+        "n: _Arr, index: _Arr, c1: _Arr, c2: _Arr, decay: _Arr, smoothness: _Arr | None, strong_convexity: _Arr, "
+        "laplace: bool, as_published: bool, log: bool, has_smoothness: bool | None = ...) -> _Arr: ..."
+    ),
+    "online_delta": (
+        "def online_delta(noise: _Arr, eps: float, lipschitz: float, lr: float, diameter: float, "
+        "smoothness: float | None, strong_convexity: float, laplace: bool, log: bool) -> _Arr: ..."
+    ),
+    "online_delta_at": (
+        "def online_delta_at(noise: _Arr, index: float, eps: float, lipschitz: float, lr: float, diameter: float, "
+        "smoothness: float | None, strong_convexity: float, laplace: bool, log: bool) -> float: ..."
+    ),
 }
 
 

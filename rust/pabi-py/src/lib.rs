@@ -27,6 +27,7 @@ use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError, PyRuntimeError, PyVal
 use pyo3::prelude::*;
 
 mod args;
+mod options;
 mod pld;
 mod pnsgd;
 mod rdp;
@@ -284,7 +285,11 @@ mod sigint {
     }
 }
 
-/// Map a core error onto the Python exception hierarchy (one-to-one).
+/// Map a core error onto the Python exception hierarchy (one-to-one), the one place where
+/// that happens: a bad number ([`PabiError::Domain`]) or option ([`PabiError::Option`]) is a
+/// `DomainError` carrying `param`, `allowed`, `value` and `index` (the flat index of the first
+/// bad element; `None` for a scalar or an option); mismatched lengths and an unreachable target
+/// are `ValueError`; a broken invariant is [`InternalError`]; a stop is `KeyboardInterrupt`.
 pub(crate) fn to_py(py: Python<'_>, err: PabiError) -> PyErr {
     let msg = err.to_string();
     match err {
@@ -293,35 +298,36 @@ pub(crate) fn to_py(py: Python<'_>, err: PabiError) -> PyErr {
             allowed,
             value,
             index,
-        } => {
-            let e = DomainError::new_err(msg);
-            let v = e.value(py);
-            // Attribute setting on a fresh exception instance cannot fail in practice; ignore
-            // errors rather than masking the domain error.
-            let _ = v.setattr("param", param);
-            let _ = v.setattr("allowed", allowed.as_ref());
-            let _ = v.setattr("value", value);
-            let _ = v.setattr("index", index);
-            e
-        }
-        PabiError::Shape { .. } | PabiError::Unreachable { .. } => PyValueError::new_err(msg),
+        } => domain_error(py, msg, param, &allowed, value, index),
         PabiError::Option {
             param,
             allowed,
             value,
-        } => {
-            // a bad option string: a DomainError (a ValueError) naming the parameter
-            let e = DomainError::new_err(msg);
-            let v = e.value(py);
-            let _ = v.setattr("param", param);
-            let _ = v.setattr("allowed", allowed.as_ref());
-            let _ = v.setattr("value", value);
-            let _ = v.setattr("index", None::<usize>);
-            e
-        }
+        } => domain_error(py, msg, param, &allowed, value, None),
+        PabiError::Shape { .. } | PabiError::Unreachable { .. } => PyValueError::new_err(msg),
         PabiError::Internal(_) => InternalError::new_err(msg),
         PabiError::Interrupted => PyKeyboardInterrupt::new_err(msg),
     }
+}
+
+/// A [`DomainError`] with its attributes.
+fn domain_error<'py, V: IntoPyObject<'py>>(
+    py: Python<'py>,
+    msg: String,
+    param: &str,
+    allowed: &str,
+    value: V,
+    index: Option<usize>,
+) -> PyErr {
+    let e = DomainError::new_err(msg);
+    let v = e.value(py);
+    // Attribute setting on a fresh exception instance cannot fail in practice; ignore errors
+    // rather than masking the domain error.
+    let _ = v.setattr("param", param);
+    let _ = v.setattr("allowed", allowed);
+    let _ = v.setattr("value", value);
+    let _ = v.setattr("index", index);
+    e
 }
 
 pub(crate) type Out<'py> = PyResult<Bound<'py, PyArray1<f64>>>;

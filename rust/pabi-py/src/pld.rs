@@ -5,11 +5,11 @@
 use crate::args::{
     add_functions, detach, elementwise, fill, fill3, map, map_long, slices, Arr, Np, Triple,
 };
+use crate::options;
 use crate::{to_py, Out};
 use numpy::IntoPyArray;
 use pabi_core::gdp;
-use pabi_core::pld::{self, Neighbour};
-use pabi_core::PabiError;
+use pabi_core::pld;
 use pyo3::prelude::*;
 
 elementwise!(
@@ -87,16 +87,6 @@ elementwise!(
     |[a, b, c]| pld::tradeoff_eps_delta(a, b, c)
 );
 
-fn neighbour(s: &str) -> PyResult<Neighbour> {
-    match s {
-        "remove" => Ok(Neighbour::Remove),
-        "add" => Ok(Neighbour::Add),
-        _ => Err(pyo3::exceptions::PyValueError::new_err(format!(
-            "neighbour must be 'remove' or 'add', got {s:?}"
-        ))),
-    }
-}
-
 /// A discretised privacy-loss distribution (pessimistic connect-the-dots grid).
 #[pyclass(name = "_Pld", module = "pabi._core", frozen)]
 struct PyPld {
@@ -113,7 +103,7 @@ impl PyPld {
         neighbour_: &str,
         h: f64,
     ) -> PyResult<Self> {
-        let d = neighbour(neighbour_)?;
+        let d = options::neighbour(neighbour_).map_err(|e| to_py(py, e))?;
         let inner = detach(py, || pld::Pld::subsampled_gaussian(q, sigma, d, h))?;
         Ok(PyPld { inner })
     }
@@ -159,58 +149,23 @@ struct PyComposition {
     inner: pld::Composition,
 }
 
-impl PyComposition {
-    /// (lower, estimate, upper) of the query `f` at every element of `xs`.
-    fn each<'py>(
-        &self,
-        py: Python<'py>,
-        xs: &[f64],
-        f: fn(&pld::Composition, f64) -> (f64, f64, f64),
-    ) -> Triple<'py> {
-        fill3(py, xs.len(), |a, b, c| {
-            for (i, &x) in xs.iter().enumerate() {
-                pabi_core::interrupt::check()?;
-                (a[i], b[i], c[i]) = f(&self.inner, x);
-            }
-            Ok(())
-        })
-    }
-}
-
 #[pymethods]
 impl PyComposition {
     fn delta<'py>(&self, py: Python<'py>, eps: Arr<'py>) -> Triple<'py> {
         let e = eps.as_slice()?;
-        if let Some(i) = e.iter().position(|&x| x.is_nan() || x < 0.0) {
-            return Err(to_py(py, PabiError::domain("eps", ">= 0", e[i]).at(i)));
-        }
-        self.each(py, e, pld::Composition::delta)
+        pld::Composition::check_eps(e).map_err(|err| to_py(py, err))?;
+        fill3(py, e.len(), |a, b, c| self.inner.delta_each(e, a, b, c))
     }
 
     fn epsilon<'py>(&self, py: Python<'py>, delta: Arr<'py>) -> Triple<'py> {
         let d = delta.as_slice()?;
-        if let Some(i) = d.iter().position(|&x| !(x > 0.0 && x < 1.0)) {
-            return Err(to_py(
-                py,
-                PabiError::domain("delta", "in (0, 1)", d[i]).at(i),
-            ));
-        }
-        self.each(py, d, pld::Composition::epsilon)
+        pld::Composition::check_delta(d).map_err(|err| to_py(py, err))?;
+        fill3(py, d.len(), |a, b, c| self.inner.epsilon_each(d, a, b, c))
     }
 
     /// dict of the error-budget terms
     fn budget(&self) -> Vec<(&'static str, f64)> {
-        let c = &self.inner;
-        vec![
-            ("h", c.h),
-            ("window_points", c.pmf.len() as f64),
-            ("inf", c.inf),
-            ("bad", c.bad),
-            ("tail_hi", c.tail_hi),
-            ("tail_lo", c.tail_lo),
-            ("fft_err", c.fft_err),
-            ("steps", c.steps),
-        ]
+        self.inner.budget().to_vec()
     }
 }
 

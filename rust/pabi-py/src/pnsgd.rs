@@ -6,6 +6,7 @@ use pabi_core::pnsgd::{self, Noise, Order, Params, RdpParams};
 use pyo3::prelude::*;
 
 use crate::args::{add_functions, check_broadcast, fill, fill3, opt_slice, Arr, Np, Triple};
+use crate::options;
 use crate::{to_py, Out};
 
 /// An empty output array.
@@ -77,8 +78,8 @@ macro_rules! amplification {
                 index: opt_slice(&index)?,
                 smoothness: opt_slice(&smoothness)?,
                 strong_convexity: strong_convexity.as_slice()?,
-                noise: Noise::parse(noise).map_err(|e| to_py($py, e))?,
-                order: Order::parse(order, variant).map_err(|e| to_py($py, e))?,
+                noise: options::noise(noise).map_err(|e| to_py($py, e))?,
+                order: options::order(order, variant).map_err(|e| to_py($py, e))?,
             };
             check_broadcast($len, &[
                 $((stringify!($lead), Some($lead.as_slice()?)),)+
@@ -200,7 +201,7 @@ fn pnsgd_factors<'py>(
         index: None,
         smoothness: opt_slice(&smoothness)?,
         strong_convexity: strong_convexity.as_slice()?,
-        noise: Noise::parse(noise).map_err(|e| to_py(py, e))?,
+        noise: options::noise(noise).map_err(|e| to_py(py, e))?,
         order: Order::Shuffled,
     };
     let (e, p) = (eps.as_slice()?, s.params(sigma.as_slice()?));

@@ -1,36 +1,57 @@
 //! Bindings for `pabi_core::schedules` (noise schedules, online decaying noise, limits δ*).
-//! Every array argument has been broadcast to one length by `pabi/_bridge.py`; `has_smoothness`
-//! says whether the smoothness array carries values (Python `None` otherwise).
+//! Every array argument has been broadcast to one length by `pabi/_bridge.py`; `smoothness` is
+//! `None` when β is not given. Options are converted by `options.rs`.
 
-use pabi_core::num::{exp_down, exp_up_unit};
 use pabi_core::schedules::online::{self, OnlineSchedule};
-use pabi_core::schedules::{self as sc, opt, Noise, Problem};
+use pabi_core::schedules::{self as sc, Problem};
 use pyo3::prelude::*;
 
 use crate::args::{add_functions, check_broadcast, elementwise, fill, map, map_long, Arr as A};
-use crate::{guarded, Out, LONG_LEN};
+use crate::options::{self, mechanism, Quantity};
+use crate::{guarded, to_py, Out, LONG_LEN};
 
-fn kind(laplace: bool) -> Noise {
-    if laplace {
-        Noise::Laplace
-    } else {
-        Noise::Gaussian
+/// The arrays of an element-wise binding with the smoothness array at position `S`: when it is
+/// absent, another argument's array takes its place (same length) and `given` is false, so the
+/// kernel reads `None` there.
+fn with_smoothness<'a, const K: usize, const S: usize>(
+    mut args: [&'a [f64]; K],
+    smoothness: Option<&'a [f64]>,
+) -> ([&'a [f64]; K], bool) {
+    match smoothness {
+        Some(s) => args[S] = s,
+        None => args[S] = args[0],
     }
+    (args, smoothness.is_some())
 }
 
-elementwise!(
-    map,
-    fn schedule_noise(
-        [n, c1, c2, lr, diameter, smoothness, strong_convexity],
-        has_smoothness: bool,
-        laplace: bool,
-    )
-    let f = if laplace { sc::laplace_schedule_scale } else { sc::gauss_schedule_sigma };
-    |[n, c1, c2, lr, d, sm, st]| f(n, c1, c2, lr, d, opt(has_smoothness, sm), st)
-);
+/// Schedule noise level (σ or v) of a run of n steps.
+#[pyfunction]
+#[pyo3(signature = (n, c1, c2, lr, diameter, smoothness, strong_convexity, laplace, has_smoothness = None))]
+#[allow(clippy::too_many_arguments)]
+fn schedule_noise<'py>(
+    py: Python<'py>,
+    n: A<'py>,
+    c1: A<'py>,
+    c2: A<'py>,
+    lr: A<'py>,
+    diameter: A<'py>,
+    smoothness: Option<A<'py>>,
+    strong_convexity: A<'py>,
+    laplace: bool,
+    has_smoothness: Option<bool>,
+) -> Out<'py> {
+    let sm = options::smoothness(crate::args::opt_slice(&smoothness)?, has_smoothness);
+    let arrays = crate::args::slices![n, c1, c2, lr, diameter, n, strong_convexity];
+    let (arrays, given) = with_smoothness::<7, 5>(arrays, sm);
+    let kind = mechanism(laplace);
+    map(py, arrays, |[n, c1, c2, lr, d, sm, st]| {
+        sc::schedule_noise(kind, n, c1, c2, lr, d, given.then_some(sm), st)
+    })
+}
 
 /// δ(n) of a shuffled schedule; every array has length 1 (broadcast) or `len`.
 #[pyfunction]
+#[pyo3(signature = (eps, lipschitz, lr, diameter, n, c1, c2, smoothness, strong_convexity, laplace, len, legacy_len = None))]
 #[allow(clippy::too_many_arguments)]
 fn schedule_delta<'py>(
     py: Python<'py>,
@@ -41,12 +62,17 @@ fn schedule_delta<'py>(
     n: A<'py>,
     c1: A<'py>,
     c2: A<'py>,
-    smoothness: A<'py>,
+    smoothness: Option<A<'py>>,
     strong_convexity: A<'py>,
-    has_smoothness: bool,
     laplace: bool,
     len: usize,
+    legacy_len: Option<usize>,
 ) -> Out<'py> {
+    // Transitional: the former positional form (…, has_smoothness, laplace, len).
+    let (has_smoothness, laplace, len) = match legacy_len {
+        Some(l) => (Some(laplace), len == 1, l),
+        None => (None, laplace, len),
+    };
     let args = sc::ScheduleArgs {
         eps: eps.as_slice()?,
         lipschitz: lipschitz.as_slice()?,
@@ -55,11 +81,7 @@ fn schedule_delta<'py>(
         n: n.as_slice()?,
         c1: c1.as_slice()?,
         c2: c2.as_slice()?,
-        smoothness: if has_smoothness {
-            Some(smoothness.as_slice()?)
-        } else {
-            None
-        },
+        smoothness: options::smoothness(crate::args::opt_slice(&smoothness)?, has_smoothness),
         strong_convexity: strong_convexity.as_slice()?,
     };
     check_broadcast(
@@ -79,19 +101,22 @@ fn schedule_delta<'py>(
     if len == 0 {
         return Ok(numpy::PyArray1::zeros(py, 0, false)); // nothing to evaluate
     }
-    fill(py, len, |out| sc::schedule_delta(laplace, args, out))
+    let kind = mechanism(laplace);
+    fill(py, len, |out| sc::schedule_delta(kind, args, out))
 }
 
 elementwise!(
     map,
     fn schedule_delta_star([eps, c1], laplace: bool)
-    |[e, c]| sc::schedule_delta_star(kind(laplace), e, c)
+    let kind = mechanism(laplace);
+    |[e, c]| sc::schedule_delta_star(kind, e, c)
 );
 
 elementwise!(
     map,
     fn schedule_c1_for_target([delta_star, eps], laplace: bool)
-    |[d, e]| sc::schedule_c1_for_target(kind(laplace), d, e)
+    let kind = mechanism(laplace);
+    |[d, e]| sc::schedule_c1_for_target(kind, d, e)
 );
 
 #[pyfunction]
@@ -109,9 +134,10 @@ fn online_delta<'py>(
     log: bool,
 ) -> Out<'py> {
     let xs = noise.as_slice()?;
+    let kind = mechanism(laplace);
     fill(py, xs.len(), |out| {
         let p = Problem::new(eps, lipschitz, lr, diameter, smoothness, strong_convexity)?;
-        online::online_delta_all(kind(laplace), &p, xs, out, log)
+        online::online_delta_all(kind, &p, xs, out, log)
     })
 }
 
@@ -131,57 +157,90 @@ fn online_delta_at(
     log: bool,
 ) -> PyResult<f64> {
     let xs = noise.as_slice()?;
-    let v = guarded(py, xs.len() >= LONG_LEN, || {
+    let kind = mechanism(laplace);
+    guarded(py, xs.len() >= LONG_LEN, || {
         let p = Problem::new(eps, lipschitz, lr, diameter, smoothness, strong_convexity)?;
-        online::online_log_delta_at(kind(laplace), &p, xs, index)
-    })?;
-    Ok(if log { v } else { online::prob_from_log(v) })
+        online::online_delta_at(kind, &p, xs, index, log)
+    })
 }
 
-elementwise!(
-    map,
-    fn online_schedule_noise(
-        [index, c1, c2, decay, lr, diameter, smoothness, strong_convexity],
-        has_smoothness: bool,
-        laplace: bool,
-    )
-    |[j, c1, c2, al, lr, d, sm, st]| {
-        let p = Problem::new(0.0, 0.0, lr, d, opt(has_smoothness, sm), st)?;
-        OnlineSchedule::new(kind(laplace), p, c1, c2, al)?.noise(j)
-    }
-);
+/// Online schedule noise level of step `index`.
+#[pyfunction]
+#[pyo3(signature = (index, c1, c2, decay, lr, diameter, smoothness, strong_convexity, laplace, has_smoothness = None))]
+#[allow(clippy::too_many_arguments)]
+fn online_schedule_noise<'py>(
+    py: Python<'py>,
+    index: A<'py>,
+    c1: A<'py>,
+    c2: A<'py>,
+    decay: A<'py>,
+    lr: A<'py>,
+    diameter: A<'py>,
+    smoothness: Option<A<'py>>,
+    strong_convexity: A<'py>,
+    laplace: bool,
+    has_smoothness: Option<bool>,
+) -> Out<'py> {
+    let sm = options::smoothness(crate::args::opt_slice(&smoothness)?, has_smoothness);
+    let arrays = crate::args::slices![index, c1, c2, decay, lr, diameter, index, strong_convexity];
+    let (arrays, given) = with_smoothness::<8, 6>(arrays, sm);
+    let kind = mechanism(laplace);
+    map(py, arrays, |[j, c1, c2, al, lr, d, sm, st]| {
+        let p = Problem::new(0.0, 0.0, lr, d, given.then_some(sm), st)?;
+        OnlineSchedule::new(kind, p, c1, c2, al)?.noise(j)
+    })
+}
 
-elementwise!(
-    /// which: 0 = δ_n(i), 1 = δ_∞(i), 2 = certified bound of δ_∞(i), 3 = eq. (13)/(15) upper,
-    /// 4 = integral lower bound.
-    map_long,
-    fn online_schedule_bound(
-        which: u8,
-        [eps, lipschitz, lr, diameter, n, index, c1, c2, decay, smoothness, strong_convexity],
-        has_smoothness: bool,
-        laplace: bool,
-        as_published: bool,
-        log: bool,
-    )
-    |[e, l, lr, d, n, i, c1, c2, al, sm, st]| {
-        let p = Problem::new(e, l, lr, d, opt(has_smoothness, sm), st)?;
-        let s = OnlineSchedule::new(kind(laplace), p, c1, c2, al)?;
-        let v = match which {
-            0 => s.log_delta(n, i)?,
-            1 => s.log_delta_limit(i)?,
-            2 => s.log_delta_limit_bound(i)?,
-            3 => s.log_delta_star_upper(i, as_published)?,
-            _ => s.log_delta_star_lower(i)?,
-        };
-        Ok(if log {
-            v
-        } else if which == 4 {
-            exp_down(v)
-        } else {
-            exp_up_unit(v)
-        })
-    }
-);
+/// A quantity of an online schedule (`quantity`: 'delta' = δ_n(i), 'limit' = δ_∞(i),
+/// 'limit_bound' = certified bound of δ_∞(i), 'star_upper' = eq. (13)/(15) upper bound (printed
+/// form with `as_published`), 'star_lower' = integral lower bound); ln δ with `log`.
+#[pyfunction]
+#[pyo3(signature = (
+    quantity, eps, lipschitz, lr, diameter, n, index, c1, c2, decay, smoothness, strong_convexity,
+    laplace, as_published, log, has_smoothness = None
+))]
+#[allow(clippy::too_many_arguments)]
+fn online_schedule_bound<'py>(
+    py: Python<'py>,
+    quantity: Quantity,
+    eps: A<'py>,
+    lipschitz: A<'py>,
+    lr: A<'py>,
+    diameter: A<'py>,
+    n: A<'py>,
+    index: A<'py>,
+    c1: A<'py>,
+    c2: A<'py>,
+    decay: A<'py>,
+    smoothness: Option<A<'py>>,
+    strong_convexity: A<'py>,
+    laplace: bool,
+    as_published: bool,
+    log: bool,
+    has_smoothness: Option<bool>,
+) -> Out<'py> {
+    let q = options::online_quantity(&quantity, as_published).map_err(|e| to_py(py, e))?;
+    let sm = options::smoothness(crate::args::opt_slice(&smoothness)?, has_smoothness);
+    let arrays = crate::args::slices![
+        eps,
+        lipschitz,
+        lr,
+        diameter,
+        n,
+        index,
+        c1,
+        c2,
+        decay,
+        eps,
+        strong_convexity
+    ];
+    let (arrays, given) = with_smoothness::<11, 9>(arrays, sm);
+    let kind = mechanism(laplace);
+    map_long(py, arrays, |[e, l, lr, d, n, i, c1, c2, al, sm, st]| {
+        let p = Problem::new(e, l, lr, d, given.then_some(sm), st)?;
+        OnlineSchedule::new(kind, p, c1, c2, al)?.quantity(q, n, i, log)
+    })
+}
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add_functions!(

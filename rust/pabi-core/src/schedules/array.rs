@@ -8,18 +8,19 @@ use multiversion::multiversion;
 
 use super::gauss::gauss_schedule_radii;
 use super::laplace_schedule_delta;
-use super::params::{at, Problem, ScheduleArgs};
+use super::params::{at, Noise, Problem, ScheduleArgs};
 use super::shuffled_value;
 use crate::batch::{pool, PAR_MIN};
 use crate::error::{PabiError, Result};
 use crate::theta;
 
-/// δ(n) of the Laplace (`laplace`) or Gaussian schedule elementwise with broadcasting (every
+/// δ(n) of the Laplace or Gaussian schedule (`kind`) elementwise with broadcasting (every
 /// slice of `a` has length 1 or `out.len()`); errors are located at the first failing index.
 /// The Gaussian factors go through the engine's block kernels (bitwise equal to
 /// [`super::gauss_schedule_delta`]), in parallel for long arrays; the problem (M, κ) is validated
 /// and computed once when its arguments are scalars.
-pub fn schedule_delta(laplace: bool, a: ScheduleArgs, out: &mut [f64]) -> Result<()> {
+pub fn schedule_delta(kind: Noise, a: ScheduleArgs, out: &mut [f64]) -> Result<()> {
+    let laplace = kind == Noise::Laplace;
     let len = out.len();
     a.check_lengths(len)?;
     let once = if a.problem_scalar() {

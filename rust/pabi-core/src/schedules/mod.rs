@@ -40,6 +40,7 @@ mod array;
 mod delta_star;
 mod gauss;
 mod laplace;
+mod noise_level;
 pub mod online;
 mod params;
 #[cfg(test)]
@@ -49,6 +50,7 @@ pub use array::{map_args, opt, schedule_delta};
 pub use delta_star::{schedule_c1_for_target, schedule_delta_star, x_for_delta_star};
 pub use gauss::{gauss_schedule_delta, gauss_schedule_sigma};
 pub use laplace::{laplace_schedule_delta, laplace_schedule_scale};
+pub use noise_level::schedule_noise;
 pub use params::{Noise, Problem, ScheduleArgs};
 
 pub(crate) use gauss::ln_gauss_arg;

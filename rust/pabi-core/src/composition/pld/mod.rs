@@ -52,6 +52,7 @@ mod compose;
 mod discretise;
 mod fft;
 mod profile;
+mod queries;
 #[cfg(test)]
 mod tests;
 

@@ -32,10 +32,12 @@
 
 mod limit;
 mod quadrature;
+mod quantity;
 mod suffix;
 #[cfg(test)]
 mod tests;
 
+pub use quantity::{online_delta_at, OnlineQuantity};
 pub use suffix::{online_delta_all, online_log_delta_all, online_log_delta_at, prob_from_log};
 
 use super::params::{check_c, check_decay, count, Noise, Problem};

@@ -1,0 +1,146 @@
+//! Every option of the bindings, converted to its core type in one place: the option strings
+//! (`noise`, `order` with `variant`, `neighbour`, the online quantity) checked against their
+//! allowed values with one wording, `"<param> must be one of 'a', 'b', got \"x\""`
+//! (`PabiError::Option`, raised as `DomainError` with `param`, `allowed`, `value`), the
+//! mechanism flag to the core's noise family, and an optional smoothness array. No defaults
+//! and no mathematics here: a value either names a core variant or is rejected.
+//!
+//! Transitional forms (accepted so that the current Python wrappers keep working; the typed
+//! forms are the ones to pass): an online quantity given as its former integer code 0..=4, and
+//! `has_smoothness=False` with a placeholder smoothness array (= smoothness `None`).
+
+use pabi_core::pld::Neighbour;
+use pabi_core::pnsgd::{Noise, Order};
+use pabi_core::schedules::online::OnlineQuantity;
+use pabi_core::{schedules, PabiError, Result};
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+
+/// The variant of `table` named `value`, else the option error of `param` listing the names.
+fn choose<T: Copy>(param: &'static str, value: &str, table: &[(&str, T)]) -> Result<T> {
+    match table.iter().find(|(name, _)| *name == value) {
+        Some(&(_, v)) => Ok(v),
+        None => Err(PabiError::option(param, allowed(table), value)),
+    }
+}
+
+/// "one of 'a', 'b', 'c'".
+fn allowed<T>(table: &[(&str, T)]) -> String {
+    let names: Vec<String> = table.iter().map(|(n, _)| format!("'{n}'")).collect();
+    format!("one of {}", names.join(", "))
+}
+
+/// The noise of the PNSGD bounds: `'gaussian'` or `'laplace'`.
+pub(crate) fn noise(s: &str) -> Result<Noise> {
+    choose(
+        "noise",
+        s,
+        &[("gaussian", Noise::Gaussian), ("laplace", Noise::Laplace)],
+    )
+}
+
+/// The order of the PNSGD bounds, `'fixed'`, `'shuffled'` or `'random_stop'`, with its
+/// `variant`, `'refined'` or `'as_published'` (the latter with `'random_stop'` only).
+pub(crate) fn order(order: &str, variant: &str) -> Result<Order> {
+    let o = choose(
+        "order",
+        order,
+        &[
+            ("fixed", Order::Fixed),
+            ("shuffled", Order::Shuffled),
+            ("random_stop", Order::RandomStop),
+        ],
+    )?;
+    let published = choose(
+        "variant",
+        variant,
+        &[("refined", false), ("as_published", true)],
+    )?;
+    match (o, published) {
+        (_, false) => Ok(o),
+        (Order::RandomStop, true) => Ok(Order::RandomStopAsPublished),
+        _ => Err(PabiError::option(
+            "variant",
+            format!(
+                "one of 'refined' (with order '{order}'; 'as_published' needs order 'random_stop')"
+            ),
+            variant,
+        )),
+    }
+}
+
+/// The neighbouring relation of a subsampled-Gaussian PLD: `'remove'` or `'add'`.
+pub(crate) fn neighbour(s: &str) -> Result<Neighbour> {
+    choose(
+        "neighbour",
+        s,
+        &[("remove", Neighbour::Remove), ("add", Neighbour::Add)],
+    )
+}
+
+/// The noise family of the schedules from the `laplace` flag.
+pub(crate) fn mechanism(laplace: bool) -> schedules::Noise {
+    if laplace {
+        schedules::Noise::Laplace
+    } else {
+        schedules::Noise::Gaussian
+    }
+}
+
+/// The online quantities by name; the upper bound takes its variant (`as_published`).
+type Make = fn(bool) -> OnlineQuantity;
+const QUANTITIES: [(&str, Make); 5] = [
+    ("delta", |_| OnlineQuantity::Delta),
+    ("limit", |_| OnlineQuantity::Limit),
+    ("limit_bound", |_| OnlineQuantity::LimitBound),
+    ("star_upper", |as_published| OnlineQuantity::StarUpper {
+        as_published,
+    }),
+    ("star_lower", |_| OnlineQuantity::StarLower),
+];
+
+/// An online quantity as Python gives it: its name, or (transitionally) its former code, the
+/// position of the name in [`QUANTITIES`].
+pub(crate) enum Quantity {
+    Name(String),
+    Code(i64),
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Quantity {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        if let Ok(s) = obj.cast::<PyString>() {
+            return Ok(Quantity::Name(s.to_cow()?.into_owned()));
+        }
+        Ok(Quantity::Code(obj.extract()?))
+    }
+}
+
+/// The core quantity named by `q` (`'delta'`, `'limit'`, `'limit_bound'`, `'star_upper'`,
+/// `'star_lower'`); `as_published` selects the printed form of `'star_upper'`.
+pub(crate) fn online_quantity(q: &Quantity, as_published: bool) -> Result<OnlineQuantity> {
+    let make = match q {
+        Quantity::Name(name) => choose("quantity", name, &QUANTITIES)?,
+        Quantity::Code(k) => match usize::try_from(*k).ok().and_then(|k| QUANTITIES.get(k)) {
+            Some(&(_, make)) => make,
+            None => {
+                return Err(PabiError::option(
+                    "quantity",
+                    allowed(&QUANTITIES),
+                    k.to_string(),
+                ))
+            }
+        },
+    };
+    Ok(make(as_published))
+}
+
+/// The smoothness array, `None` when absent (transitionally also when `has_smoothness` is
+/// `False`: the array is then a placeholder).
+pub(crate) fn smoothness(values: Option<&[f64]>, has_smoothness: Option<bool>) -> Option<&[f64]> {
+    match has_smoothness {
+        Some(false) => None,
+        _ => values,
+    }
+}

@@ -1,0 +1,119 @@
+"""Options crossing into ``pabi._core`` are typed values converted in one place (the binding's
+``options.rs``): a bad option string is a DomainError naming the parameter with one wording; an
+online quantity is named; an absent smoothness is None; the former forms (integer quantity code,
+``has_smoothness`` with a placeholder array) give bit-identical values."""
+
+import numpy as np
+import pytest
+
+from pabi import _core
+from pabi._core import DomainError
+
+A = lambda *v: np.array(v, dtype=np.float64)  # noqa: E731
+
+
+def _option_error(exc, param, value):
+    e = exc.value
+    assert isinstance(e, ValueError)
+    assert e.param == param and e.value == value and e.index is None
+    assert e.allowed.startswith("one of '")
+    assert str(e).startswith(f"{param} must be one of '")
+    assert str(e).endswith(f'got "{value}"')
+
+
+def _pnsgd(noise="gaussian", order="fixed", variant="refined"):
+    one = A(1.0)
+    return _core.pnsgd_delta(A(1.0), A(2.0), one, A(0.1), one, A(10.0), A(3.0), None, A(0.0),
+                             noise, order, variant, False, 1)
+
+
+@pytest.mark.parametrize("kw, param, value", [
+    (dict(noise="gauss"), "noise", "gauss"),
+    (dict(order="cyclic"), "order", "cyclic"),
+    (dict(variant="published"), "variant", "published"),
+    (dict(order="fixed", variant="as_published"), "variant", "as_published"),
+])
+def test_pnsgd_option_errors(kw, param, value):
+    with pytest.raises(DomainError) as exc:
+        _pnsgd(**kw)
+    _option_error(exc, param, value)
+
+
+def test_pnsgd_options_accepted():
+    assert 0.0 < _pnsgd()[0] < 1.0
+    assert 0.0 <= _pnsgd(noise="laplace")[0] <= 1.0
+    assert _pnsgd(order="random_stop", variant="as_published")[0] <= 1.0
+
+
+def test_neighbour_option_error():
+    with pytest.raises(DomainError) as exc:
+        _core._Pld.subsampled_gaussian(0.1, 1.0, "replace", 1e-3)
+    _option_error(exc, "neighbour", "replace")
+
+
+ONLINE = (A(1.0), A(10.0), A(0.01), A(1.0), A(1e6), A(100.0), A(100.0), A(100.0), A(1.5))
+NAMES = ["delta", "limit", "limit_bound", "star_upper", "star_lower"]
+
+
+@pytest.mark.parametrize("laplace", [False, True])
+@pytest.mark.parametrize("code, name", list(enumerate(NAMES)))
+def test_online_quantity_names_match_codes(code, name, laplace):
+    for published in (False, True):
+        for log in (False, True):
+            new = _core.online_schedule_bound(name, *ONLINE, None, A(0.0), laplace=laplace,
+                                              as_published=published, log=log)
+            old = _core.online_schedule_bound(code, *ONLINE, A(0.0), A(0.0), has_smoothness=False,
+                                              laplace=laplace, as_published=published, log=log)
+            assert new.tobytes() == old.tobytes()
+            smooth = _core.online_schedule_bound(name, *ONLINE, A(1.0), A(0.5), laplace=laplace,
+                                                 as_published=published, log=log)
+            assert np.isfinite(smooth).all()
+
+
+def test_online_quantity_rounding_direction():
+    # the lower integral bound is below the exact limit, which is below the certified bound
+    lo, lim, hi = (_core.online_schedule_bound(q, *ONLINE, None, A(0.0), laplace=False, as_published=False,
+                                               log=False)[0] for q in ("star_lower", "limit", "limit_bound"))
+    assert lo < lim <= hi
+
+
+@pytest.mark.parametrize("bad", ["upper", 5, -1])
+def test_online_quantity_error(bad):
+    with pytest.raises(DomainError) as exc:
+        _core.online_schedule_bound(bad, *ONLINE, None, A(0.0), laplace=False, as_published=False, log=False)
+    assert exc.value.param == "quantity" and exc.value.index is None
+    assert exc.value.allowed == "one of 'delta', 'limit', 'limit_bound', 'star_upper', 'star_lower'"
+
+
+def test_smoothness_none_equals_former_placeholder():
+    for laplace in (False, True):
+        args = (A(1e6), A(1e5), A(2.0), A(0.1), A(1.0))
+        new = _core.schedule_noise(*args, None, A(0.0), laplace)
+        old = _core.schedule_noise(*args, A(0.0), A(0.0), has_smoothness=False, laplace=laplace)
+        assert new.tobytes() == old.tobytes()
+        with_beta = _core.schedule_noise(*args, A(1.0), A(0.5), laplace)
+        assert with_beta[0] != new[0]
+        oargs = (A(100.0), A(100.0), A(100.0), A(1.5), A(0.01), A(1.0))
+        new = _core.online_schedule_noise(*oargs, None, A(0.0), laplace)
+        old = _core.online_schedule_noise(*oargs, A(0.0), A(0.0), has_smoothness=False, laplace=laplace)
+        assert new.tobytes() == old.tobytes()
+        d = (A(1.0), A(10.0), A(0.1), A(1.0), A(1e12, 1e6), A(1e5), A(2.0))
+        new = _core.schedule_delta(*d, None, A(0.0), laplace, 2)
+        old = _core.schedule_delta(*d, A(0.0), A(0.0), False, laplace, 2)  # former positional form
+        assert new.tobytes() == old.tobytes()
+        assert (new > 0).all()
+
+
+def test_composition_queries_check_before_work():
+    pld = _core._Pld.eps_delta(1.0, 1e-6, 1e-3)
+    comp = _core.pld_compose([(pld, 3)])
+    with pytest.raises(DomainError) as exc:
+        comp.delta(A(0.5, -1.0, np.nan))
+    assert (exc.value.param, exc.value.value, exc.value.index) == ("eps", -1.0, 1)
+    with pytest.raises(DomainError) as exc:
+        comp.epsilon(A(1e-6, 1.0))
+    assert (exc.value.param, exc.value.value, exc.value.index) == ("delta", 1.0, 1)
+    lo, est, hi = comp.delta(A(0.5, 3.0))
+    assert (lo <= est).all() and (est <= hi).all()
+    assert [k for k, _ in comp.budget()] == ["h", "window_points", "inf", "bad", "tail_hi", "tail_lo",
+                                            "fft_err", "steps"]
