@@ -449,25 +449,6 @@ def profile_to_rdp(
 # weights) take it as the LAST axis; their other arguments broadcast against the leading axes.
 
 
-def _bcall(fn: Callable[..., np.ndarray], names: tuple, nout: int, *args: ArrayLike):
-    """Broadcast ``args`` (names for messages), call ``fn`` on flat float64 arrays; ``fn``
-    returns a flat (nout, n) array. Returns a float / array (nout = 1) or a tuple of them.
-    The broadcasting, scalar handling and error relocation are :func:`pabi._bridge.call`'s,
-    applied to the first output; the others take its shape."""
-    if nout == 1:
-        return _call(fn, names, *args)
-    rows: list[np.ndarray] = []
-
-    def first(*flat: np.ndarray) -> np.ndarray:
-        rows.append(np.asarray(fn(*flat)).reshape(nout, -1))
-        return rows[0][0]
-
-    head = _call(first, names, *args)
-    if isinstance(head, float):
-        return tuple(float(o[0]) for o in rows[0])
-    return tuple(o.reshape(head.shape) for o in rows[0])
-
-
 def _opt_int(name: str, v: Optional[ArrayLike]) -> ArrayLike:
     """Optional integer argument: None → NaN (the core's "unknown"); NaN given by the caller is
     rejected here."""
@@ -533,8 +514,8 @@ def gaussian_mechanism_epsilon(
     >>> round(gaussian_mechanism_epsilon(1e-5, 10.0, 1.0), 10)
     0.4844805263
     """
-    eps, valid = _bcall(
-        _core.gaussian_mechanism_epsilon, ("delta", "sigma", "sensitivity"), 2, delta, sigma, sensitivity
+    eps, valid = _call(
+        _core.gaussian_mechanism_epsilon, ("delta", "sigma", "sensitivity"), delta, sigma, sensitivity, nout=2
     )
     ok = np.asarray(valid) == 1.0
     if not allow_invalid and not ok.all():
@@ -554,7 +535,7 @@ def amplify_by_sampling(eps: ArrayLike, delta: ArrayLike, q: ArrayLike) -> tuple
     >>> amplify_by_sampling(1e-10, 0.0, 1e-8)[0]
     1.0000000000500144e-18
     """
-    return _bcall(_core.amplify_by_sampling, ("eps", "delta", "q"), 2, eps, delta, q)
+    return _call(_core.amplify_by_sampling, ("eps", "delta", "q"), eps, delta, q, nout=2)
 
 
 def lp_per_instance_epsilon_delta(
@@ -579,10 +560,10 @@ def lp_per_instance_epsilon_delta(
     (0.003912, 1.1e-06)
     """
     flat, rows, m = _samples("sensitivities", sensitivities)
-    e, d, valid = _bcall(
+    e, d, valid = _call(
         lambda *a: _core.lp_per_instance_eps_delta(*a, flat, m),
         ("q", "p", "delta", "delta_prime", "sigma", "sensitivities"),
-        3, q, p, delta, delta_prime, sigma, rows,
+        q, p, delta, delta_prime, sigma, rows, nout=3,
     )
     if not allow_invalid and not np.all(np.asarray(valid) == 1.0):
         raise DomainError(
@@ -648,9 +629,9 @@ def unlearning_keep(
     (False, False)
     """
     flag = _map_flag(variant)
-    v = _bcall(
+    v = _call(
         lambda *a: _core.unlearning_keep(*a, flag),
-        ("alpha", "beta", "d_2alpha_prev", "d_2alpha_minus_1_step"), 1,
+        ("alpha", "beta", "d_2alpha_prev", "d_2alpha_minus_1_step"),
         alpha, beta, d_2alpha_prev, d_2alpha_minus_1_step,
     )
     return bool(v == 1.0) if isinstance(v, float) else v == 1.0
@@ -873,10 +854,10 @@ def cyclic_calibration(
     (0.2, 0.2529822128)
     """
     flag = _map_flag(variant)
-    return _bcall(
+    return _call(
         lambda *a: _core.cyclic_calibration(*a, flag),
-        ("alpha", "eps", "rho", "M", "clip", "b", "epochs"), 3,
-        alpha, eps, rho, M, clip, b, epochs,
+        ("alpha", "eps", "rho", "M", "clip", "b", "epochs"),
+        alpha, eps, rho, M, clip, b, epochs, nout=3,
     )
 
 
@@ -888,7 +869,7 @@ def gd_contraction_rho(eta: ArrayLike, mu: ArrayLike, smoothness: ArrayLike) -> 
     >>> gd_contraction_rho(0.5, 1.0, 3.0)
     (0.5000000000000002, 0.4999999999999999)
     """
-    return _bcall(_core.gd_contraction_rho, ("eta", "mu", "smoothness"), 2, eta, mu, smoothness)
+    return _call(_core.gd_contraction_rho, ("eta", "mu", "smoothness"), eta, mu, smoothness, nout=2)
 
 
 def sensitivity_multi_epoch(
