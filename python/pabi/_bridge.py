@@ -268,7 +268,7 @@ class Broadcast:
         arrays = []
         for k, v in zip(names, values):
             if v is not None or k not in optional:  # None outside ``optional``: as_real's TypeError
-                arrays.append((k, as_real(k, v)))
+                arrays.append((k, as_real(k, v)))  # type: ignore[arg-type]
         self.scalar = all(a.ndim == 0 for _, a in arrays)
         try:
             self.shape: tuple[int, ...] = np.broadcast_shapes(*(a.shape for _, a in arrays))
