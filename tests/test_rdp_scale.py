@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import pabi
-from pabi.rdp._conversions import rdp_scale
+from pabi.rdp._conversions import _rdp_scale as rdp_scale
 
 
 def test_pinned_values():

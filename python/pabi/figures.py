@@ -296,7 +296,7 @@ def _synthetic_dpsgd(n: int, d: int, steps: int, runs: int, q: float, z: float, 
 def per_instance_hist(fig: Any) -> None:
     """Per-instance ε (Thudi et al. Thm 3.2 per step, Thm 3.3 Hölder composition) of every record."""
     import pabi
-    from .rdp._conversions import rdp_scale
+    from .rdp._conversions import _rdp_scale as rdp_scale
     from .plot import plot_per_instance_histogram
 
     steps, runs, q, z, clip, delta = 300, 3, 0.1, 1.0, 1.0, 1e-5

@@ -49,7 +49,7 @@ def rdp_epsilon(q: float, sigma: float, steps: int, delta: float) -> tuple[float
     """(eps, order) of the RDP route: steps x sampled_gaussian_rdp over DEFAULT_ORDERS (rounded up),
     tight conversion."""
     import pabi
-    from pabi.rdp._conversions import rdp_scale
+    from pabi.rdp._conversions import _rdp_scale as rdp_scale
 
     orders = pabi.DEFAULT_ORDERS
     curve = rdp_scale(pabi.sampled_gaussian_rdp(orders, q, sigma), steps, "steps")
@@ -58,7 +58,7 @@ def rdp_epsilon(q: float, sigma: float, steps: int, delta: float) -> tuple[float
 
 def rdp_delta(q: float, sigma: float, steps: int, eps: float) -> tuple[float, float]:
     import pabi
-    from pabi.rdp._conversions import rdp_scale
+    from pabi.rdp._conversions import _rdp_scale as rdp_scale
 
     orders = pabi.DEFAULT_ORDERS
     curve = rdp_scale(pabi.sampled_gaussian_rdp(orders, q, sigma), steps, "steps")

@@ -290,7 +290,7 @@ def _summary(values: np.ndarray) -> dict[str, float]:
 
 def run(args: argparse.Namespace) -> int:
     import pabi
-    from pabi.rdp._conversions import rdp_scale
+    from pabi.rdp._conversions import _rdp_scale as rdp_scale
 
     records = load_sensitivities(args.file, args.transpose, args.header)
     alphas = args.alpha if args.alpha is not None else ([] if args.delta is not None else [8.0])

@@ -14,12 +14,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from .._bridge import (
-    ArrayLike,
-    DomainError,
-    as_real as _as_real,
-    domain_error as _domain_error,
-)
+from .._bridge import ArrayLike, DomainError, as_real as _as_real, domain_error as _domain_error
 
 
 _VARIANTS = ("corrected", "as_published")

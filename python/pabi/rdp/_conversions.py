@@ -1,6 +1,7 @@
 """RDP curves: conversion to (ε, δ) both ways (Mironov 2017 Prop. 3; Balle et al. 2020 /
 Canonne–Kamath–Steinke 2020 Prop. 12), composition (Mironov 2017 Prop. 1) and the privacy
-profile → RDP bound. Re-exported by :mod:`pabi.rdp`.
+profile → RDP bound. Re-exported by :mod:`pabi.rdp` (whose ``__all__`` lists the
+public names).
 """
 
 from __future__ import annotations
@@ -10,22 +11,9 @@ from typing import Callable, Union
 import numpy as np
 
 from .. import _core
-from .._bridge import (
-    ArrayLike,
-    DomainError,
-    int_scalar as _int,
-    real_array as _real_array,
-    real_scalar as _real,
-    relocate as _relocate,
-)
+from .._bridge import ArrayLike, DomainError, int_scalar as _int, real_array as _real_array, real_scalar as _real
+from .._bridge import relocate as _relocate
 
-__all__ = [
-    "DEFAULT_ORDERS",
-    "rdp_to_dp_epsilon",
-    "rdp_to_dp_delta",
-    "rdp_compose",
-    "profile_to_rdp",
-]
 
 
 #: Default grid of orders for conversions (docs/derivations/rdp.md#conversions plus larger orders).
@@ -140,14 +128,14 @@ def profile_to_rdp(
         raise _relocate(exc, e.shape, False) from None
 
 
-def rdp_scale(curve: ArrayLike, k: int, name: str = "k") -> np.ndarray:
+def _rdp_scale(curve: ArrayLike, k: int, name: str = "k") -> np.ndarray:
     """The RDP curve of ``k`` runs of one mechanism whose RDP curve is ``curve`` (additive
     composition, Mironov 2017 Prop. 1): k·ε(α) at every order, rounded up by the core
     (``pabi_core::rdp::rdp_scale``: the smallest double ≥ the exact product). ``k`` (an integer
     in [1, 2^53]; errors name it ``name``), ``curve`` values ≥ 0 (+inf allowed). Private: the
     DP-SGD and multi-epoch routes and the CLI compose with it.
 
-    >>> [float(v) for v in rdp_scale([0.1, 0.25], 10)]   # 10·0.1 is 1.0 to nearest, below the exact product
+    >>> [float(v) for v in _rdp_scale([0.1, 0.25], 10)]   # 10·0.1 is 1.0 to nearest, below the exact product
     [1.0000000000000002, 2.5]
     """
     c = _real_array("curve", curve).reshape(-1)

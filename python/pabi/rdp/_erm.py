@@ -1,6 +1,7 @@
 """ERM with output perturbation (paper 001, Chen–Lee–Kifer 2019): the gradient-step
 contraction, multi-epoch sensitivity, averaged and mixture RDP, and the Gaussian mechanism's
-RDP. Re-exported by :mod:`pabi.rdp`.
+RDP. Re-exported by :mod:`pabi.rdp` (whose ``__all__`` lists the
+public names).
 """
 
 from __future__ import annotations
@@ -10,23 +11,9 @@ from typing import Optional
 import numpy as np
 
 from .. import _core
-from .._bridge import (
-    ArrayLike,
-    DomainError,
-    Float,
-    call as _call,
-    real_array as _real_array,
-    rename as _rename,
-)
+from .._bridge import ArrayLike, DomainError, Float, call as _call, real_array as _real_array, rename as _rename
 from ._common import _opt_int, _check_entries, _samples
 
-__all__ = [
-    "gd_contraction_rho",
-    "sensitivity_multi_epoch",
-    "averaged_rdp",
-    "gaussian_mech_rdp",
-    "mixture_rdp_bound",
-]
 
 
 def gd_contraction_rho(eta: ArrayLike, mu: ArrayLike, smoothness: ArrayLike) -> tuple[Float, Float]:

@@ -1,41 +1,20 @@
 """Last-iterate RDP of cyclic DP-SGD (Kong–Ribero): θ_L, Φ_L, the shifted-divergence bounds of
-Prop. 2.2, Thms 4.3–4.5, Cor. C.2–C.3 and Lemma C.1. Re-exported by :mod:`pabi.rdp`.
+Prop. 2.2, Thms 4.3–4.5, Cor. C.2–C.3 and Lemma C.1. Re-exported by :mod:`pabi.rdp` (whose ``__all__`` lists the
+public names).
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Optional
 
 import numpy as np
 
 from .. import _core
-from .._bridge import (
-    ArrayLike,
-    DomainError,
-    Float,
-    call as _call,
-    int_scalar as _int,
-    opt_real_scalar as _opt_real,
-    real_scalar as _real,
-    relocate as _relocate,
-    rename as _rename,
-)
+from .._bridge import ArrayLike, DomainError, Float, call as _call, int_scalar as _int, opt_real_scalar as _opt_real
+from .._bridge import real_scalar as _real, relocate as _relocate, rename as _rename
 from ._common import _map_flag, _opt_int
 
-__all__ = [
-    "theta_l",
-    "cyclic_theta_sum",
-    "l_lambda_kappa",
-    "last_iterate_rdp_general",
-    "shifted_drift_bound",
-    "last_iterate_rdp_bounded",
-    "last_iterate_rdp_cyclic",
-    "shifted_cycle_bound",
-    "optimal_residuals",
-    "cyclic_calibration",
-    "theta_min_steps",
-    "last_iterate_rdp_small_step",
-]
 
 
 def _lip_u(L: Optional[ArrayLike], kappa: Optional[ArrayLike]) -> tuple[ArrayLike, str]:
@@ -174,12 +153,9 @@ def last_iterate_rdp_bounded(
     >>> round(last_iterate_rdp_bounded(2.0, 0.1, 1.0, 10, 1.0, 1.0, 0.0, 0.0), 12)   # (1 + 0.02)²
     1.0404
     """
-    flag = _model_flag(model)
-    return _call(
-        lambda *a: _core.last_iterate_rdp_bounded(*a, flag),
-        ("alpha", "lam", "m", "M", "d_h", "clip", "b", "sigma"),
-        alpha, lam, m, M, d_h, clip, b, sigma,
-    )
+    fn = functools.partial(_core.last_iterate_rdp_bounded, as_published=_model_flag(model))
+    names = ("alpha", "lam", "m", "M", "d_h", "clip", "b", "sigma")
+    return _call(fn, names, alpha, lam, m, M, d_h, clip, b, sigma)
 
 
 def last_iterate_rdp_cyclic(
@@ -289,9 +265,6 @@ def last_iterate_rdp_small_step(
     >>> round(last_iterate_rdp_small_step(2.0, 1.0, 1, 1.0, 4, 0.1, 0.0, 0.0), 12)   # 8·(1 + 1/4)
     10.0
     """
-    flag = _model_flag(model)
-    return _call(
-        lambda *a: _core.last_iterate_rdp_small_step(*a, flag),
-        ("alpha", "lam", "m", "M", "clip", "b", "sigma", "ell"),
-        alpha, lam, m, M, clip, b, sigma, ell,
-    )
+    fn = functools.partial(_core.last_iterate_rdp_small_step, as_published=_model_flag(model))
+    names = ("alpha", "lam", "m", "M", "clip", "b", "sigma", "ell")
+    return _call(fn, names, alpha, lam, m, M, clip, b, sigma, ell)

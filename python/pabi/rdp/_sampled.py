@@ -2,7 +2,8 @@
 Thm 3.2), per-instance composition over a training run (Hölder composition, Thm 3.3) and the
 other bounds of Thudi et al. 2024: the classical Gaussian mechanism and amplification by
 sampling, the L_p per-instance (ε, δ) (Cor. 3.1), general update rules (Thm 3.6), the weak
-triangle inequality and the unlearning keep-rule (§5.4). Re-exported by :mod:`pabi.rdp`.
+triangle inequality and the unlearning keep-rule (§5.4). Re-exported by :mod:`pabi.rdp` (whose ``__all__`` lists the
+public names).
 """
 
 from __future__ import annotations
@@ -12,37 +13,11 @@ from typing import Optional, Union
 import numpy as np
 
 from .. import _core
-from .._bridge import (
-    ArrayLike,
-    DomainError,
-    Float,
-    as_real as _as_real,
-    call as _call,
-    int_scalar as _int,
-    opt_real_scalar as _opt_real,
-    real_array as _real_array,
-    real_scalar as _real,
-    relocate as _relocate,
-    rename as _rename,
-)
+from .._bridge import ArrayLike, DomainError, Float, as_real as _as_real, call as _call, int_scalar as _int
+from .._bridge import opt_real_scalar as _opt_real, real_array as _real_array, real_scalar as _real
+from .._bridge import relocate as _relocate, rename as _rename
 from ._common import _map_flag, _samples
 
-__all__ = [
-    "sampled_gaussian_rdp",
-    "sampled_gaussian_rdp_per_instance",
-    "holder_orders",
-    "holder_composition_bound",
-    "dpsgd_per_instance_rdp",
-    "holder_min_p",
-    "hoeffding_sample_size_ln",
-    "gaussian_dp_constant",
-    "gaussian_mechanism_epsilon",
-    "amplify_by_sampling",
-    "lp_per_instance_epsilon_delta",
-    "general_update_rdp",
-    "weak_triangle_bound",
-    "unlearning_keep",
-]
 
 
 _FRACTIONAL = ("exact", "ceil")
