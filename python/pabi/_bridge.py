@@ -38,7 +38,7 @@ The conversion rule (one rule for every public function)
 from __future__ import annotations
 
 import math
-from typing import Callable, Optional, Sequence, Union
+from typing import Any, Callable, Optional, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -52,6 +52,7 @@ Float = Union[float, np.ndarray]
 
 __all__ = [
     "ArrayLike",
+    "Broadcast",
     "DomainError",
     "Float",
     "as_real",
@@ -246,7 +247,78 @@ def int_scalar(name: str, value: object, lo: int = 1, hi: int = 2**53 - 1) -> in
     return i
 
 
-def call(fn: Callable[..., np.ndarray], names: Sequence[str], *args: ArrayLike) -> Float:
+class Broadcast:
+    """Numeric arguments broadcast together: the one broadcasting rule of every public function.
+
+    ``names`` and ``values`` pair each parameter's name (for error messages) with its value,
+    converted by :func:`as_real`. ``None`` (an absent optional argument) is allowed for the names
+    in ``optional`` and kept as ``None``; elsewhere it is a ``TypeError``. Shapes that cannot be
+    broadcast together raise ``ValueError`` naming every shape.
+
+    Attributes: ``shape`` (the broadcast shape), ``size``, ``scalar`` (every argument 0-d: the
+    results are floats) and ``flat`` (name → contiguous float64 array of length 1 for a single
+    value, of length ``size`` otherwise, or ``None``). Bindings taking a length argument read a
+    length-1 array with stride 0 (no materialised copies); :meth:`full` gives equally long
+    arrays for the others. :meth:`apply` runs the core call, relocating its domain errors to the
+    caller's shape and shaping its result.
+    """
+
+    def __init__(self, names: Sequence[str], values: Sequence[Optional[ArrayLike]],
+                 optional: Sequence[str] = ()) -> None:
+        arrays = []
+        for k, v in zip(names, values):
+            if v is not None or k not in optional:  # None outside ``optional``: as_real's TypeError
+                arrays.append((k, as_real(k, v)))  # type: ignore[arg-type]
+        self.scalar = all(a.ndim == 0 for _, a in arrays)
+        try:
+            self.shape: tuple[int, ...] = np.broadcast_shapes(*(a.shape for _, a in arrays))
+        except ValueError:
+            shapes = ", ".join(f"{k} has shape {a.shape}" for k, a in arrays)
+            raise ValueError(f"shape mismatch: {shapes}; they cannot be broadcast together") from None
+        self.size = int(np.prod(self.shape, dtype=np.int64))
+        self.flat: dict[str, Optional[np.ndarray]] = {k: None for k in names}
+        for k, a in arrays:
+            if a.size == 1:
+                f = np.ascontiguousarray(a, dtype=np.float64).reshape(1)
+            elif a.shape == self.shape:
+                f = np.ascontiguousarray(a, dtype=np.float64).reshape(-1)
+            else:
+                f = np.ascontiguousarray(np.broadcast_to(a, self.shape), dtype=np.float64).reshape(-1)
+            self.flat[k] = f
+
+    def full(self) -> list[np.ndarray]:
+        """The arguments (in order, none ``None``) as equally long arrays of ``size`` elements."""
+        out = []
+        for f in self.flat.values():
+            assert f is not None
+            out.append(f if f.size == self.size else np.ascontiguousarray(np.broadcast_to(f, (self.size,))))
+        return out
+
+    def apply(self, thunk: Callable[[], Any], nout: int = 1) -> Any:
+        """``thunk()`` (the core call) with domain errors relocated to the broadcast shape; its
+        result shaped like the arguments: a float or an array, or for a tuple of arrays (or a flat
+        ``(nout, size)`` array with ``nout`` > 1) a tuple of them."""
+        try:
+            out = thunk()
+        except DomainError as exc:
+            raise relocate(exc, self.shape, self.scalar) from None
+        if isinstance(out, tuple):
+            return tuple(self._shaped(o) for o in out)
+        if nout > 1:
+            return tuple(self._shaped(o) for o in np.asarray(out).reshape(nout, -1))
+        return self._shaped(out)
+
+    def _shaped(self, out: np.ndarray) -> Float:
+        if self.scalar:
+            return float(out[0])
+        return out.reshape(self.shape)
+
+
+def call(fn: Callable[..., np.ndarray], names: Sequence[str], *args: ArrayLike, nout: int = 1) -> Any:
+    """``fn`` (a binding taking one equally long float64 array per argument, in order) on the
+    broadcast ``args`` (``names`` for messages): a float for scalar arguments, else an array of
+    the broadcast shape; with ``nout`` > 1 ``fn`` returns a flat (nout, size) array and the
+    result is a tuple of ``nout`` of them. See :class:`Broadcast`."""
     # Fast path for plain Python numbers (the common scalar call of an accounting service):
     # no dtype inspection or broadcasting, same core call, same errors.
     if all(type(a) is float or type(a) is int for a in args):
@@ -259,23 +331,11 @@ def call(fn: Callable[..., np.ndarray], names: Sequence[str], *args: ArrayLike) 
                 out = fn(*flat)
             except DomainError as exc:
                 raise relocate(exc, (), True) from None
+            if nout > 1:
+                return tuple(float(o[0]) for o in np.asarray(out).reshape(nout, -1))
             return float(out[0])
-    arrays = [as_real(n, a) for n, a in zip(names, args)]
-    scalar = all(a.ndim == 0 for a in arrays)
-    try:
-        bcast = np.broadcast_arrays(*arrays)
-    except ValueError:
-        shapes = ", ".join(f"{n} has shape {a.shape}" for n, a in zip(names, arrays))
-        raise ValueError(f"shape mismatch: {shapes}; they cannot be broadcast together") from None
-    shape = bcast[0].shape
-    flat = [np.ascontiguousarray(b, dtype=np.float64).reshape(-1) for b in bcast]
-    try:
-        out = fn(*flat)
-    except DomainError as exc:
-        raise relocate(exc, shape, scalar) from None
-    if scalar:
-        return float(out[0])
-    return out.reshape(shape)
+    b = Broadcast(names, args)
+    return b.apply(lambda: fn(*b.full()), nout)
 
 
 def relocate(exc: BaseException, shape: tuple[int, ...], scalar: bool) -> BaseException:

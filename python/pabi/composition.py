@@ -664,9 +664,10 @@ def multi_epoch_epsilon(
     res["single_point"] = _core.single_point_composed_epsilon(
         np.ascontiguousarray(e0), d0, float(E), float(target_delta))
     from .rdp import rdp_to_dp_epsilon
+    from .rdp._conversions import _rdp_scale as rdp_scale
 
     rdp = _profile_rdp_curve(delta, a, eps_max or 64.0, h)
-    res["rdp"] = rdp_to_dp_epsilon(a, E * rdp, target_delta, method="classical")[0]
+    res["rdp"] = rdp_to_dp_epsilon(a, rdp_scale(rdp, E, "epochs"), target_delta, method="classical")[0]
 
     def logp(x: np.ndarray) -> np.ndarray:
         if log_delta is not None:

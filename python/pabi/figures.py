@@ -296,6 +296,7 @@ def _synthetic_dpsgd(n: int, d: int, steps: int, runs: int, q: float, z: float, 
 def per_instance_hist(fig: Any) -> None:
     """Per-instance ε (Thudi et al. Thm 3.2 per step, Thm 3.3 Hölder composition) of every record."""
     import pabi
+    from .rdp._conversions import _rdp_scale as rdp_scale
     from .plot import plot_per_instance_histogram
 
     steps, runs, q, z, clip, delta = 300, 3, 0.1, 1.0, 1.0, 1e-5
@@ -307,7 +308,7 @@ def per_instance_hist(fig: Any) -> None:
         sens = np.ascontiguousarray(norms[:, :, i].T)
         curve = np.array([cast(float, pabi.dpsgd_per_instance_rdp(a, q, sigma, sens)) for a in orders])
         eps[i] = pabi.rdp_to_dp_epsilon(orders, curve, delta)[0]
-    base = steps * pabi.sampled_gaussian_rdp(orders, q, z)
+    base = rdp_scale(pabi.sampled_gaussian_rdp(orders, q, z), steps, "steps")
     eps_di = pabi.rdp_to_dp_epsilon(orders, base, delta)[0]
     left, right = fig.subplots(1, 2)
     plot_per_instance_histogram(eps, eps_di, ax=left, bins=30)

@@ -46,7 +46,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from . import _core
-from ._bridge import ArrayLike, DomainError, Float, as_real, relocate, type_error
+from ._bridge import ArrayLike, Broadcast, Float
 
 __all__ = [
     "pnsgd_delta",
@@ -65,52 +65,12 @@ _ORDERS = ("fixed", "shuffled", "random_stop")
 _VARIANTS = ("refined", "as_published")
 
 
-class _Args:
-    """Broadcast numeric arguments without materializing scalars: each is passed to Rust as a
-    contiguous float64 array of length 1 (stride 0) or of the full broadcast size.
-
-    ``named`` maps parameter names (for error messages) to values in the order the core binding
-    takes them; None (an absent optional argument, allowed for the names in ``optional``) is
-    passed as None. A public wrapper whose numeric parameters are already in that order passes
-    its ``locals()``."""
-
-    def __init__(self, named: dict[str, Optional[ArrayLike]], optional: tuple[str, ...] = ("smoothness",)) -> None:
-        for k, v in named.items():
-            if v is None and k not in optional:
-                raise type_error(k, "a real number or an array of real numbers", v)
-        arrays = {k: as_real(k, v) for k, v in named.items() if v is not None}
-        self.scalar = all(a.ndim == 0 for a in arrays.values())
-        try:
-            self.shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
-        except ValueError:
-            shapes = ", ".join(f"{k} has shape {a.shape}" for k, a in arrays.items())
-            raise ValueError(f"shape mismatch: {shapes}; they cannot be broadcast together") from None
-        self.size = int(np.prod(self.shape, dtype=np.int64))
-        self.flat: dict[str, Optional[np.ndarray]] = {k: None for k in named}
-        for k, a in arrays.items():
-            if a.size == 1:
-                f = np.ascontiguousarray(a, dtype=np.float64).reshape(1)
-            elif a.shape == self.shape:
-                f = np.ascontiguousarray(a, dtype=np.float64).reshape(-1)
-            else:
-                f = np.ascontiguousarray(np.broadcast_to(a, self.shape), dtype=np.float64).reshape(-1)
-            self.flat[k] = f
-
-    def run(self, fn: Callable[..., Any], *options: object) -> Any:
-        """``fn(*arrays, *options, size)`` with domain errors relocated to the broadcast shape;
-        the result (an array or a tuple of arrays) shaped like the arguments."""
-        try:
-            out = fn(*self.flat.values(), *options, self.size)
-        except DomainError as exc:
-            raise relocate(exc, self.shape, self.scalar) from None
-        if isinstance(out, tuple):
-            return tuple(self.shape_out(o) for o in out)
-        return self.shape_out(out)
-
-    def shape_out(self, out: np.ndarray) -> Float:
-        if self.scalar:
-            return float(out[0])
-        return out.reshape(self.shape)
+def _run(fn: Callable[..., Any], numeric: dict[str, Optional[ArrayLike]], optional: tuple[str, ...],
+         **options: object) -> Any:
+    """``fn(**arrays, **options, len=size)``: the numeric arguments broadcast (stride 0 for a
+    single value, see :class:`pabi._bridge.Broadcast`) and passed by name, like the options."""
+    b = Broadcast(tuple(numeric), tuple(numeric.values()), optional)
+    return b.apply(lambda: fn(**b.flat, **options, len=b.size))
 
 
 def _check_noise(noise: str) -> None:
@@ -128,13 +88,12 @@ def _check_options(noise: str, order: str, variant: str) -> None:
         raise ValueError("variant='as_published' only applies to order='random_stop'")
 
 
-def _amplification(fn: Callable[..., np.ndarray], params: dict[str, Any], *flags: bool) -> Float:
-    """Call an amplification-bound binding with a wrapper's ``locals()``: the numeric arguments
-    in signature order (the binding's), then noise, order, variant, ``flags``, the size."""
-    params = dict(params)
-    options = params.pop("noise"), params.pop("order"), params.pop("variant")
-    _check_options(*options)
-    return _Args(params, ("index", "smoothness")).run(fn, *options, *flags)
+def _amplification(fn: Callable[..., np.ndarray], numeric: dict[str, Optional[ArrayLike]], noise: str,
+                   order: str, variant: str, **flags: bool) -> Float:
+    """An amplification-bound binding on ``numeric`` (name → value, in the public signature's
+    order, for the order of error checks) and the options, all passed by name."""
+    _check_options(noise, order, variant)
+    return _run(fn, numeric, ("index", "smoothness"), noise=noise, order=order, variant=variant, **flags)
 
 
 def pnsgd_delta(
@@ -179,7 +138,10 @@ def pnsgd_delta(
     ...             lipschitz=1.0, lr=0.5, diameter=1.0)  # (1 - e^{-0.95})(1 - e^{-0.95})^2
     0.2306384664295...
     """
-    return _amplification(_core.pnsgd_delta, locals(), False)
+    return _amplification(_core.pnsgd_delta, dict(
+        eps=eps, sigma=sigma, lipschitz=lipschitz, lr=lr, diameter=diameter, n=n, index=index,
+        smoothness=smoothness, strong_convexity=strong_convexity), noise, order, variant,
+        log=False)
 
 
 def pnsgd_log_delta(
@@ -204,7 +166,10 @@ def pnsgd_log_delta(
     ...                 order="fixed", index=1)  # exact: -673615844854766.10, rounded up
     -67361584485476...
     """
-    return _amplification(_core.pnsgd_delta, locals(), True)
+    return _amplification(_core.pnsgd_delta, dict(
+        eps=eps, sigma=sigma, lipschitz=lipschitz, lr=lr, diameter=diameter, n=n, index=index,
+        smoothness=smoothness, strong_convexity=strong_convexity), noise, order, variant,
+        log=True)
 
 
 def pnsgd_epsilon(
@@ -236,7 +201,9 @@ def pnsgd_epsilon(
     >>> pnsgd_delta(e, **kw) <= 1e-5
     True
     """
-    return _amplification(_core.pnsgd_epsilon, locals())
+    return _amplification(_core.pnsgd_epsilon, dict(
+        delta=delta, sigma=sigma, lipschitz=lipschitz, lr=lr, diameter=diameter, n=n, index=index,
+        smoothness=smoothness, strong_convexity=strong_convexity), noise, order, variant)
 
 
 def pnsgd_calibrate_sigma(
@@ -269,7 +236,9 @@ def pnsgd_calibrate_sigma(
     >>> pnsgd_delta(1.0, sigma=s, **kw) <= 1e-5
     True
     """
-    return _amplification(_core.pnsgd_calibrate_sigma, locals())
+    return _amplification(_core.pnsgd_calibrate_sigma, dict(
+        eps=eps, delta=delta, lipschitz=lipschitz, lr=lr, diameter=diameter, n=n, index=index,
+        smoothness=smoothness, strong_convexity=strong_convexity), noise, order, variant)
 
 
 def pnsgd_factors(
@@ -295,9 +264,9 @@ def pnsgd_factors(
     (0.50986166, 1.0, 2.5095237742...e-23)
     """
     _check_noise(noise)
-    return _Args(dict(eps=eps, sigma=sigma, lipschitz=lipschitz, lr=lr, diameter=diameter,
-                      smoothness=smoothness, strong_convexity=strong_convexity)
-                 ).run(_core.pnsgd_factors, noise)
+    return _run(_core.pnsgd_factors, dict(eps=eps, sigma=sigma, lipschitz=lipschitz, lr=lr, diameter=diameter,
+                                          smoothness=smoothness, strong_convexity=strong_convexity),
+                ("smoothness",), noise=noise)
 
 
 def pnsgd_rdp_delta(
@@ -338,7 +307,9 @@ def pnsgd_rdp_delta(
     >>> pnsgd_delta(1.0, lr=0.5, diameter=1.0, **kw)
     5.56205867125...e-30
     """
-    return _Args(locals()).run(_core.pnsgd_rdp_delta, False)
+    return _run(_core.pnsgd_rdp_delta, dict(
+        eps=eps, sigma=sigma, lipschitz=lipschitz, lr=lr, n=n, index=index, smoothness=smoothness,
+        strong_convexity=strong_convexity), ("smoothness",), log=False)
 
 
 def pnsgd_rdp_log_delta(
@@ -358,7 +329,9 @@ def pnsgd_rdp_log_delta(
     >>> pnsgd_rdp_log_delta(100.0, sigma=1.0, lipschitz=1.0, lr=0.1, n=100, index=1)
     -124950.00499999...
     """
-    return _Args(locals()).run(_core.pnsgd_rdp_delta, True)
+    return _run(_core.pnsgd_rdp_delta, dict(
+        eps=eps, sigma=sigma, lipschitz=lipschitz, lr=lr, n=n, index=index, smoothness=smoothness,
+        strong_convexity=strong_convexity), ("smoothness",), log=True)
 
 
 def pnsgd_rdp_epsilon(
@@ -380,7 +353,9 @@ def pnsgd_rdp_epsilon(
     >>> round(pnsgd_rdp_epsilon(1e-5, sigma=1.0, lipschitz=1.0, lr=0.1, n=100, index=1), 10)
     0.9797051824
     """
-    return _Args(locals()).run(_core.pnsgd_rdp_epsilon)
+    return _run(_core.pnsgd_rdp_epsilon, dict(
+        delta=delta, sigma=sigma, lipschitz=lipschitz, lr=lr, n=n, index=index, smoothness=smoothness,
+        strong_convexity=strong_convexity), ("smoothness",))
 
 
 def pnsgd_rdp_slope(
@@ -401,4 +376,6 @@ def pnsgd_rdp_slope(
     >>> pnsgd_rdp_slope(sigma=1.0, lipschitz=1.0, lr=0.1, n=100, index=1)  # 2/100 (M = 1)
     0.02000000000...
     """
-    return _Args(locals()).run(_core.pnsgd_rdp_slope)
+    return _run(_core.pnsgd_rdp_slope, dict(
+        sigma=sigma, lipschitz=lipschitz, lr=lr, n=n, index=index, smoothness=smoothness,
+        strong_convexity=strong_convexity), ("smoothness",))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-import numpy as np
 
 from .common import add_json, emit, integer, number, numbers
 from .config import CliError
@@ -47,19 +46,22 @@ def add_parser(sub: argparse._SubParsersAction, fmt_cls: Any) -> argparse.Argume
 
 
 def rdp_epsilon(q: float, sigma: float, steps: int, delta: float) -> tuple[float, float]:
-    """(eps, order) of the RDP route: steps x sampled_gaussian_rdp over DEFAULT_ORDERS, tight conversion."""
+    """(eps, order) of the RDP route: steps x sampled_gaussian_rdp over DEFAULT_ORDERS (rounded up),
+    tight conversion."""
     import pabi
+    from pabi.rdp._conversions import _rdp_scale as rdp_scale
 
     orders = pabi.DEFAULT_ORDERS
-    curve = steps * np.asarray(pabi.sampled_gaussian_rdp(orders, q, sigma))
+    curve = rdp_scale(pabi.sampled_gaussian_rdp(orders, q, sigma), steps, "steps")
     return pabi.rdp_to_dp_epsilon(orders, curve, delta)
 
 
 def rdp_delta(q: float, sigma: float, steps: int, eps: float) -> tuple[float, float]:
     import pabi
+    from pabi.rdp._conversions import _rdp_scale as rdp_scale
 
     orders = pabi.DEFAULT_ORDERS
-    curve = steps * np.asarray(pabi.sampled_gaussian_rdp(orders, q, sigma))
+    curve = rdp_scale(pabi.sampled_gaussian_rdp(orders, q, sigma), steps, "steps")
     return pabi.rdp_to_dp_delta(orders, curve, eps)
 
 

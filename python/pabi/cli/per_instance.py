@@ -290,6 +290,7 @@ def _summary(values: np.ndarray) -> dict[str, float]:
 
 def run(args: argparse.Namespace) -> int:
     import pabi
+    from pabi.rdp._conversions import _rdp_scale as rdp_scale
 
     records = load_sensitivities(args.file, args.transpose, args.header)
     alphas = args.alpha if args.alpha is not None else ([] if args.delta is not None else [8.0])
@@ -311,9 +312,11 @@ def run(args: argparse.Namespace) -> int:
     if args.clip is not None:
         steps = per[0]["steps"]
         for a in alphas:
-            baseline[f"rdp@{a:g}"] = steps * pabi.sampled_gaussian_rdp_per_instance(a, args.q, args.clip, args.sigma)
+            one = pabi.sampled_gaussian_rdp_per_instance(a, args.q, args.clip, args.sigma)
+            baseline[f"rdp@{a:g}"] = float(rdp_scale(one, steps, "steps")[0])
         if args.delta is not None:
-            curve = steps * np.asarray(pabi.sampled_gaussian_rdp_per_instance(orders, args.q, args.clip, args.sigma))
+            curve = rdp_scale(pabi.sampled_gaussian_rdp_per_instance(orders, args.q, args.clip, args.sigma), steps,
+                              "steps")
             baseline["eps"], baseline["order"] = pabi.rdp_to_dp_epsilon(orders, curve, args.delta)
     setup = {"file": str(args.file), "q": args.q, "sigma": args.sigma, "delta": args.delta, "p": args.p,
              "variant": args.variant, "confidence": args.confidence, "records": len(per)}

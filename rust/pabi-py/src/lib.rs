@@ -27,6 +27,7 @@ use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError, PyRuntimeError, PyVal
 use pyo3::prelude::*;
 
 mod args;
+mod epochs;
 mod options;
 mod pld;
 mod pnsgd;
@@ -449,5 +450,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     schedules::register(m)?;
     rdp::register(m)?;
     pld::register(m)?;
+    epochs::register(m)?;
     Ok(())
 }

@@ -42,6 +42,9 @@ mod sampled_gaussian;
 mod scalar;
 mod unlearning;
 
+mod epochs;
+pub use epochs::*;
+
 pub use composition::{holder_composition_terms, rdp_compose, sum_terms_up};
 pub use conversion::{profile_to_rdp, rdp_to_dp_delta, rdp_to_dp_epsilon, Conversion};
 pub use holder::{holder_orders, OrderMap, MAX_LEN};

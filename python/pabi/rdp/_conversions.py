@@ -1,0 +1,145 @@
+"""RDP curves: conversion to (ε, δ) both ways (Mironov 2017 Prop. 3; Balle et al. 2020 /
+Canonne–Kamath–Steinke 2020 Prop. 12), composition (Mironov 2017 Prop. 1) and the privacy
+profile → RDP bound. Re-exported by :mod:`pabi.rdp` (whose ``__all__`` lists the
+public names).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Union
+
+import numpy as np
+
+from .. import _core
+from .._bridge import ArrayLike, DomainError, int_scalar as _int, real_array as _real_array, real_scalar as _real
+from .._bridge import relocate as _relocate
+
+
+
+#: Default grid of orders for conversions (docs/derivations/rdp.md#conversions plus larger orders).
+DEFAULT_ORDERS: np.ndarray = np.array(
+    [1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 3.0, 3.5, 4.0, 4.5]
+    + list(range(5, 64))
+    + [64.0, 128.0, 256.0, 512.0, 1024.0],
+    dtype=np.float64,
+)
+_METHODS = ("tight", "classical")
+
+
+def _curve(orders: ArrayLike, rdp: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    o = _real_array("orders", orders).reshape(-1)
+    r = _real_array("rdp", rdp).reshape(-1)
+    if o.shape != r.shape:
+        if r.size != 1:
+            raise ValueError(f"orders and rdp must have the same length, got {o.size} and {r.size}")
+        r = np.ascontiguousarray(np.broadcast_to(r, o.shape))
+    return o, r
+
+
+def _method(method: str) -> bool:
+    if method not in _METHODS:
+        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
+    return method == "tight"
+
+
+def rdp_to_dp_epsilon(
+    orders: ArrayLike, rdp: ArrayLike, delta: float, method: str = "tight"
+) -> tuple[float, float]:
+    """(ε, optimal order) from an RDP curve ε_R(α) at target δ, minimised over the orders.
+
+    ``method="classical"`` (Mironov 2017 Prop. 3): ε = ε_R + ln(1/δ)/(α − 1).
+    ``method="tight"`` (Balle et al. 2020 / Canonne–Kamath–Steinke 2020 Prop. 12, as in
+    dp-accounting): ε = ε_R + ln((α − 1)/α) − (ln δ + ln α)/(α − 1), and ε = 0 when
+    δ ≥ √(1 − e^{−ε_R}) (total variation via KL). Rounded up.
+
+    ε is the smallest double with ``rdp_to_dp_delta(orders, rdp, ε) <= δ`` (so the two
+    conversions agree exactly: δ(ε(δ)) ≤ δ). An RDP value of 0 at some order means the two
+    distributions are equal: ε = 0 for every δ. +inf values ("no guarantee" at that order) are
+    allowed; orders must be > 1 and finite, RDP values ≥ 0 (DomainError with the index).
+
+    >>> rdp_to_dp_epsilon([2.0, 4.0], [0.5, 1.0], 1e-5, method="classical")[1]
+    4.0
+    """
+    o, r = _curve(orders, rdp)
+    return _core.rdp_to_dp_epsilon(o, r, _real("delta", delta), _method(method))
+
+
+def rdp_to_dp_delta(
+    orders: ArrayLike, rdp: ArrayLike, eps: float, method: str = "tight"
+) -> tuple[float, float]:
+    """(δ, optimal order) from an RDP curve at target ε, minimised over the orders (≤ 1).
+
+    ``classical``: δ = exp((α − 1)(ε_R − ε)); ``tight``: min of CKS Prop. 12,
+    δ = exp((α − 1)(ε_R − ε + ln(1 − 1/α)) − ln α), and the KL rule √(1 − e^{−ε_R}).
+    Rounded up by a chain of monotone operations: δ is non-increasing in ε to the last ulp.
+    An RDP value of 0 at some order (equal distributions) gives δ = 0 for every ε ≥ 0.
+    """
+    o, r = _curve(orders, rdp)
+    return _core.rdp_to_dp_delta(o, r, _real("eps", eps), _method(method))
+
+
+def rdp_compose(curves: ArrayLike) -> np.ndarray:
+    """Composition of RDP curves (Mironov 2017 Prop. 1): Σ_k ε_k(α) for each order.
+
+    ``curves`` has shape (mechanisms, orders); returns the summed curve (rounded up). +inf
+    ("no guarantee" at that order) composes to +inf; NaN or negative entries are a
+    DomainError with their (mechanism, order) index.
+
+    >>> rdp_compose([[0.1, 0.2], [0.3, 0.4]])
+    array([0.4, 0.6])
+    """
+    c = _real_array("curves", curves)
+    if c.ndim == 1:
+        c = c[None, :]
+    if c.ndim != 2 or c.size == 0:
+        raise ValueError(f"curves must be a non-empty (mechanisms, orders) array, got {c.shape}")
+    k, m = c.shape
+    try:
+        return _core.rdp_compose(np.ascontiguousarray(c).reshape(-1), k, m)
+    except DomainError as exc:
+        raise _relocate(exc, c.shape, False) from None
+
+
+def profile_to_rdp(
+    alpha: float,
+    eps_grid: ArrayLike,
+    delta_grid: Union[ArrayLike, Callable[[np.ndarray], ArrayLike]],
+) -> float:
+    """RDP at order α from a symmetric privacy profile δ(ε)
+    (docs/derivations/composition.md#profile-to-rdp, sound form).
+
+    e^{(α−1)D_α} ≤ 1 + α(α − 1)∫_0^∞ (e^{(α−1)ε} + e^{−αε}) δ(ε) dε, evaluated with a certified
+    upper quadrature: δ(ε) ≤ δ(ε_j) on [ε_j, ε_{j+1}] (profiles are non-increasing) and the
+    weight integrated exactly. ``delta_grid`` is an array on ``eps_grid`` or a callable
+    evaluated there. Requirements: eps_grid starts at 0 and increases, δ is non-increasing
+    in [0, 1] and δ = 0 at the last point (the profile beyond the grid is taken as 0: extend
+    the grid until δ underflows). This replaces the unsound "(ε, δ) → RDP" map printed in the
+    shuffled-PNSGD paper (docs/errata.md#p-t11), which is deliberately not offered.
+    """
+    alpha = _real("alpha", alpha)
+    e = _real_array("eps_grid", eps_grid).reshape(-1)
+    d = delta_grid(e) if callable(delta_grid) else delta_grid
+    dd = _real_array("delta_grid", d).reshape(-1)
+    if dd.shape != e.shape:
+        raise ValueError(f"eps_grid and delta_grid must have the same length, got {e.size} and {dd.size}")
+    try:
+        return float(_core.profile_to_rdp(alpha, e, dd))
+    except DomainError as exc:
+        raise _relocate(exc, e.shape, False) from None
+
+
+def _rdp_scale(curve: ArrayLike, k: int, name: str = "k") -> np.ndarray:
+    """The RDP curve of ``k`` runs of one mechanism whose RDP curve is ``curve`` (additive
+    composition, Mironov 2017 Prop. 1): k·ε(α) at every order, rounded up by the core
+    (``pabi_core::rdp::rdp_scale``: the smallest double ≥ the exact product). ``k`` (an integer
+    in [1, 2^53]; errors name it ``name``), ``curve`` values ≥ 0 (+inf allowed). Private: the
+    DP-SGD and multi-epoch routes and the CLI compose with it.
+
+    >>> [float(v) for v in _rdp_scale([0.1, 0.25], 10)]   # 10·0.1 is 1.0 to nearest, below the exact product
+    [1.0000000000000002, 2.5]
+    """
+    c = _real_array("curve", curve).reshape(-1)
+    try:
+        return _core.rdp_scale(c, float(_int(name, k, lo=1)))
+    except DomainError as exc:
+        raise _relocate(exc, c.shape, False) from None
