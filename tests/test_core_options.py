@@ -1,7 +1,7 @@
 """Options crossing into ``pabi._core`` are typed values converted in one place (the binding's
 ``options.rs``): a bad option string is a DomainError naming the parameter with one wording; an
-online quantity is named; an absent smoothness is None; the former forms (integer quantity code,
-``has_smoothness`` with a placeholder array) give bit-identical values."""
+online quantity is named (no integer codes); an absent smoothness is None (no flag with a
+placeholder). The named quantities give the public functions' values bit for bit."""
 
 import numpy as np
 import pytest
@@ -55,19 +55,27 @@ ONLINE = (A(1.0), A(10.0), A(0.01), A(1.0), A(1e6), A(100.0), A(100.0), A(100.0)
 NAMES = ["delta", "limit", "limit_bound", "star_upper", "star_lower"]
 
 
+# the public function of each named quantity (online Laplace / Gaussian), same arguments
+PUBLIC = {"delta": "delta", "limit": "delta_limit", "limit_bound": "delta_limit_bound",
+          "star_upper": "delta_star_upper", "star_lower": "delta_star_lower"}
+
+
 @pytest.mark.parametrize("laplace", [False, True])
-@pytest.mark.parametrize("code, name", list(enumerate(NAMES)))
-def test_online_quantity_names_match_codes(code, name, laplace):
-    for published in (False, True):
-        for log in (False, True):
-            new = _core.online_schedule_bound(name, *ONLINE, None, A(0.0), laplace=laplace,
-                                              as_published=published, log=log)
-            old = _core.online_schedule_bound(code, *ONLINE, A(0.0), A(0.0), has_smoothness=False,
-                                              laplace=laplace, as_published=published, log=log)
-            assert new.tobytes() == old.tobytes()
-            smooth = _core.online_schedule_bound(name, *ONLINE, A(1.0), A(0.5), laplace=laplace,
-                                                 as_published=published, log=log)
-            assert np.isfinite(smooth).all()
+@pytest.mark.parametrize("name", NAMES)
+def test_online_quantity_names_give_the_public_values(name, laplace):
+    import pabi
+    fn = getattr(pabi, f"online_{'laplace' if laplace else 'gauss'}_{PUBLIC[name]}")
+    eps, lip, lr, d, n, i, c1, c2, decay = (float(a[0]) for a in ONLINE)
+    for log in (False, True):
+        core = _core.online_schedule_bound(name, *ONLINE, None, A(0.0), laplace=laplace,
+                                           as_published=False, log=log)
+        kw = dict(log=log)
+        args = (eps, lip, lr, d, n, i, c1, c2, decay) if name == "delta" else (eps, lip, lr, d, i, c1, c2, decay)
+        public = fn(*args, **kw)
+        assert np.float64(public).tobytes() == core[0].tobytes()
+        smooth = _core.online_schedule_bound(name, *ONLINE, A(1.0), A(0.5), laplace=laplace,
+                                             as_published=False, log=log)
+        assert np.isfinite(smooth).all()
 
 
 def test_online_quantity_rounding_direction():
@@ -77,7 +85,12 @@ def test_online_quantity_rounding_direction():
     assert lo < lim <= hi
 
 
-@pytest.mark.parametrize("bad", ["upper", 5, -1])
+def test_online_quantity_code_is_not_accepted():
+    with pytest.raises(TypeError):
+        _core.online_schedule_bound(3, *ONLINE, None, A(0.0), laplace=False, as_published=False, log=False)
+
+
+@pytest.mark.parametrize("bad", ["upper", "Delta", ""])
 def test_online_quantity_error(bad):
     with pytest.raises(DomainError) as exc:
         _core.online_schedule_bound(bad, *ONLINE, None, A(0.0), laplace=False, as_published=False, log=False)
@@ -85,22 +98,23 @@ def test_online_quantity_error(bad):
     assert exc.value.allowed == "one of 'delta', 'limit', 'limit_bound', 'star_upper', 'star_lower'"
 
 
-def test_smoothness_none_equals_former_placeholder():
+def test_smoothness_none_is_the_absent_argument():
+    import pabi
     for laplace in (False, True):
         args = (A(1e6), A(1e5), A(2.0), A(0.1), A(1.0))
         new = _core.schedule_noise(*args, None, A(0.0), laplace)
-        old = _core.schedule_noise(*args, A(0.0), A(0.0), has_smoothness=False, laplace=laplace)
-        assert new.tobytes() == old.tobytes()
+        pub = (pabi.laplace_schedule_scale if laplace else pabi.gauss_schedule_sigma)(1e6, 1e5, 2.0, 0.1, 1.0)
+        assert new.tobytes() == np.float64(pub).tobytes()
         with_beta = _core.schedule_noise(*args, A(1.0), A(0.5), laplace)
         assert with_beta[0] != new[0]
         oargs = (A(100.0), A(100.0), A(100.0), A(1.5), A(0.01), A(1.0))
         new = _core.online_schedule_noise(*oargs, None, A(0.0), laplace)
-        old = _core.online_schedule_noise(*oargs, A(0.0), A(0.0), has_smoothness=False, laplace=laplace)
-        assert new.tobytes() == old.tobytes()
+        pub = (pabi.online_laplace_scale if laplace else pabi.online_gauss_sigma)(100.0, 100.0, 100.0, 1.5, 0.01, 1.0)
+        assert new.tobytes() == np.float64(pub).tobytes()
         d = (A(1.0), A(10.0), A(0.1), A(1.0), A(1e12, 1e6), A(1e5), A(2.0))
         new = _core.schedule_delta(*d, None, A(0.0), laplace, 2)
-        old = _core.schedule_delta(*d, A(0.0), A(0.0), False, laplace, 2)  # former positional form
-        assert new.tobytes() == old.tobytes()
+        sched = pabi.laplace_schedule_delta if laplace else pabi.gauss_schedule_delta
+        assert new.tobytes() == np.asarray(sched(1.0, 10.0, 0.1, 1.0, [1e12, 1e6], 1e5, 2.0)).tobytes()
         assert (new > 0).all()
 
 

@@ -60,26 +60,23 @@ TYPED = {
     "get_num_threads": "def get_num_threads() -> int: ...",
     "simd_level": "def simd_level() -> str: ...",
     # Options are typed values: flags are bool, an absent smoothness is None, an online quantity
-    # is named ('delta', 'limit', 'limit_bound', 'star_upper', 'star_lower'; its former integer
-    # code 0..4 and the `has_smoothness`/`legacy_len` forms are accepted for the transition).
+    # is named ('delta', 'limit', 'limit_bound', 'star_upper', 'star_lower').
     "schedule_noise": (
         "def schedule_noise(n: _Arr, c1: _Arr, c2: _Arr, lr: _Arr, diameter: _Arr, smoothness: _Arr | None, "
-        "strong_convexity: _Arr, laplace: bool, has_smoothness: bool | None = ...) -> _Arr: ..."
+        "strong_convexity: _Arr, laplace: bool) -> _Arr: ..."
     ),
     "schedule_delta": (
         "def schedule_delta(eps: _Arr, lipschitz: _Arr, lr: _Arr, diameter: _Arr, n: _Arr, c1: _Arr, c2: _Arr, "
-        "smoothness: _Arr | None, strong_convexity: _Arr, laplace: bool, len: int, "
-        "legacy_len: int | None = ...) -> _Arr: ..."
+        "smoothness: _Arr | None, strong_convexity: _Arr, laplace: bool, len: int) -> _Arr: ..."
     ),
     "online_schedule_noise": (
         "def online_schedule_noise(index: _Arr, c1: _Arr, c2: _Arr, decay: _Arr, lr: _Arr, diameter: _Arr, "
-        "smoothness: _Arr | None, strong_convexity: _Arr, laplace: bool, "
-        "has_smoothness: bool | None = ...) -> _Arr: ..."
+        "smoothness: _Arr | None, strong_convexity: _Arr, laplace: bool) -> _Arr: ..."
     ),
     "online_schedule_bound": (
-        "def online_schedule_bound(quantity: str | int, eps: _Arr, lipschitz: _Arr, lr: _Arr, diameter: _Arr, "
+        "def online_schedule_bound(quantity: str, eps: _Arr, lipschitz: _Arr, lr: _Arr, diameter: _Arr, "
         "n: _Arr, index: _Arr, c1: _Arr, c2: _Arr, decay: _Arr, smoothness: _Arr | None, strong_convexity: _Arr, "
-        "laplace: bool, as_published: bool, log: bool, has_smoothness: bool | None = ...) -> _Arr: ..."
+        "laplace: bool, as_published: bool, log: bool) -> _Arr: ..."
     ),
     "online_delta": (
         "def online_delta(noise: _Arr, eps: float, lipschitz: float, lr: float, diameter: float, "

@@ -286,12 +286,15 @@ class Broadcast:
                 f = np.ascontiguousarray(np.broadcast_to(a, self.shape), dtype=np.float64).reshape(-1)
             self.flat[k] = f
 
-    def full(self) -> list[np.ndarray]:
-        """The arguments (in order, none ``None``) as equally long arrays of ``size`` elements."""
-        out = []
+    def full(self) -> list[Optional[np.ndarray]]:
+        """The arguments (in order) as equally long arrays of ``size`` elements; ``None`` for an
+        absent optional argument."""
+        out: list[Optional[np.ndarray]] = []
         for f in self.flat.values():
-            assert f is not None
-            out.append(f if f.size == self.size else np.ascontiguousarray(np.broadcast_to(f, (self.size,))))
+            if f is None or f.size == self.size:
+                out.append(f)
+            else:
+                out.append(np.ascontiguousarray(np.broadcast_to(f, (self.size,))))
         return out
 
     def apply(self, thunk: Callable[[], Any], nout: int = 1) -> Any:

@@ -28,7 +28,7 @@ schedule you apply. Options ``log=True`` return ln δ (δ underflows long before
 from __future__ import annotations
 
 import functools
-from typing import Literal, Optional, Union
+from typing import Callable, Literal, Optional, Union
 
 import numpy as np
 
@@ -62,8 +62,11 @@ __all__ = [
 Mechanism = Literal["gaussian", "laplace"]
 
 
-def _smooth(smoothness: Optional[ArrayLike]) -> tuple[ArrayLike, bool]:
-    return (0.0, False) if smoothness is None else (smoothness, True)
+def _call_setup(fn: Callable[..., np.ndarray], names: tuple[str, ...], *values: Optional[ArrayLike]) -> Float:
+    """``fn`` on the broadcast ``values`` (one equally long array each, in order); an absent
+    ``smoothness`` crosses as ``None``."""
+    b = Broadcast(names, values, optional=("smoothness",))
+    return b.apply(lambda: fn(*b.full()))
 
 
 def _mech(mechanism: str) -> bool:
@@ -73,18 +76,17 @@ def _mech(mechanism: str) -> bool:
 
 
 def _noise(laplace: bool, n, c1, c2, lr, diameter, smoothness, strong_convexity) -> Float:
-    sm, has = _smooth(smoothness)
-    fn = functools.partial(_core.schedule_noise, has_smoothness=has, laplace=laplace)
-    return _call(fn, ("n", "c1", "c2", "lr", "diameter", "smoothness", "strong_convexity"),
-                 n, c1, c2, lr, diameter, sm, strong_convexity)
+    fn = functools.partial(_core.schedule_noise, laplace=laplace)
+    return _call_setup(fn, ("n", "c1", "c2", "lr", "diameter", "smoothness", "strong_convexity"),
+                       n, c1, c2, lr, diameter, smoothness, strong_convexity)
 
 
 def _delta(laplace: bool, eps, lipschitz, lr, diameter, n, c1, c2, smoothness, strong_convexity) -> Float:
     # broadcast without materializing scalars (length-1 arrays, stride 0 in Rust)
-    sm, has = _smooth(smoothness)
     names = ("eps", "lipschitz", "lr", "diameter", "n", "c1", "c2", "smoothness", "strong_convexity")
-    b = Broadcast(names, (eps, lipschitz, lr, diameter, n, c1, c2, sm, strong_convexity))
-    return b.apply(lambda: _core.schedule_delta(**b.flat, has_smoothness=has, laplace=laplace, len=b.size))
+    b = Broadcast(names, (eps, lipschitz, lr, diameter, n, c1, c2, smoothness, strong_convexity),
+                  optional=("smoothness",))
+    return b.apply(lambda: _core.schedule_delta(**b.flat, laplace=laplace, len=b.size))
 
 
 def laplace_schedule_scale(n: ArrayLike, c1: ArrayLike, c2: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
@@ -215,12 +217,12 @@ _ONLINE_NAMES = ("eps", "lipschitz", "lr", "diameter", "n", "index", "c1", "c2",
                  "strong_convexity")
 
 
-def _online(which: int, laplace: bool, eps, lipschitz, lr, diameter, n, index, c1, c2, decay, smoothness,
+def _online(quantity: str, laplace: bool, eps, lipschitz, lr, diameter, n, index, c1, c2, decay, smoothness,
             strong_convexity, as_published: bool = False, log: bool = False) -> Float:
-    sm, has = _smooth(smoothness)
-    fn = functools.partial(_core.online_schedule_bound, which, has_smoothness=has, laplace=laplace,
+    fn = functools.partial(_core.online_schedule_bound, quantity, laplace=laplace,
                            as_published=as_published, log=flag("log", log))
-    return _call(fn, _ONLINE_NAMES, eps, lipschitz, lr, diameter, n, index, c1, c2, decay, sm, strong_convexity)
+    return _call_setup(fn, _ONLINE_NAMES, eps, lipschitz, lr, diameter, n, index, c1, c2, decay, smoothness,
+                       strong_convexity)
 
 
 def _variant(variant: str) -> bool:
@@ -230,10 +232,9 @@ def _variant(variant: str) -> bool:
 
 
 def _online_noise(laplace: bool, index, c1, c2, decay, lr, diameter, smoothness, strong_convexity) -> Float:
-    sm, has = _smooth(smoothness)
-    fn = functools.partial(_core.online_schedule_noise, has_smoothness=has, laplace=laplace)
-    return _call(fn, ("index", "c1", "c2", "decay", "lr", "diameter", "smoothness", "strong_convexity"),
-                 index, c1, c2, decay, lr, diameter, sm, strong_convexity)
+    fn = functools.partial(_core.online_schedule_noise, laplace=laplace)
+    return _call_setup(fn, ("index", "c1", "c2", "decay", "lr", "diameter", "smoothness", "strong_convexity"),
+                       index, c1, c2, decay, lr, diameter, smoothness, strong_convexity)
 
 
 def online_laplace_scale(index: ArrayLike, c1: ArrayLike, c2: ArrayLike, decay: ArrayLike, lr: ArrayLike,
@@ -282,7 +283,7 @@ def online_laplace_delta(
     >>> online_laplace_delta(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, n=10**12, index=100, c1=100.0, c2=100.0, decay=1.5)
     1.5475503430...e-08
 """
-    return _online(0, True, eps, lipschitz, lr, diameter, n, index, c1, c2, decay, smoothness,
+    return _online("delta", True, eps, lipschitz, lr, diameter, n, index, c1, c2, decay, smoothness,
                    strong_convexity, log=log)
 
 
@@ -304,7 +305,7 @@ def online_laplace_delta_limit(
     >>> online_laplace_delta_limit(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
     1.5470401313...e-08
 """
-    return _online(1, True, eps, lipschitz, lr, diameter, 1.0, index, c1, c2, decay, smoothness,
+    return _online("limit", True, eps, lipschitz, lr, diameter, 1.0, index, c1, c2, decay, smoothness,
                    strong_convexity, log=log)
 
 
@@ -330,7 +331,7 @@ def online_laplace_delta_limit_bound(
     >>> online_laplace_delta_limit_bound(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
     1.5470401313...e-08
 """
-    return _online(2, True, eps, lipschitz, lr, diameter, 1.0, index, c1, c2, decay, smoothness,
+    return _online("limit_bound", True, eps, lipschitz, lr, diameter, 1.0, index, c1, c2, decay, smoothness,
                    strong_convexity, log=log)
 
 
@@ -353,7 +354,7 @@ def online_laplace_delta_star_upper(
     >>> online_laplace_delta_star_upper(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5, variant="as_published", log=True)
     -17.21441464...
 """
-    return _online(3, True, eps, lipschitz, lr, diameter, 1.0, index, c1, c2, decay, smoothness,
+    return _online("star_upper", True, eps, lipschitz, lr, diameter, 1.0, index, c1, c2, decay, smoothness,
                    strong_convexity, as_published=_variant(variant), log=log)
 
 
@@ -372,7 +373,7 @@ def online_laplace_delta_star_lower(
     >>> online_laplace_delta_star_lower(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
     1.5354052055...e-08
 """
-    return _online(4, True, eps, lipschitz, lr, diameter, 1.0, index, c1, c2, decay, smoothness,
+    return _online("star_lower", True, eps, lipschitz, lr, diameter, 1.0, index, c1, c2, decay, smoothness,
                    strong_convexity, log=log)
 
 
@@ -398,7 +399,7 @@ def online_gauss_delta(
     >>> online_gauss_delta(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, n=10**12, index=100, c1=100.0, c2=100.0, decay=1.5)
     2.858025336...e-23
 """
-    return _online(0, False, eps, lipschitz, lr, diameter, n, index, c1, c2, decay, smoothness,
+    return _online("delta", False, eps, lipschitz, lr, diameter, n, index, c1, c2, decay, smoothness,
                    strong_convexity, log=log)
 
 
@@ -420,7 +421,7 @@ def online_gauss_delta_limit(
     >>> online_gauss_delta_limit(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
     2.856168977...e-23
 """
-    return _online(1, False, eps, lipschitz, lr, diameter, 1.0, index, c1, c2, decay, smoothness,
+    return _online("limit", False, eps, lipschitz, lr, diameter, 1.0, index, c1, c2, decay, smoothness,
                    strong_convexity, log=log)
 
 
@@ -449,7 +450,7 @@ def online_gauss_delta_limit_bound(
     >>> online_gauss_delta_limit_bound(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
     2.856168977...e-23
 """
-    return _online(2, False, eps, lipschitz, lr, diameter, 1.0, index, c1, c2, decay, smoothness,
+    return _online("limit_bound", False, eps, lipschitz, lr, diameter, 1.0, index, c1, c2, decay, smoothness,
                    strong_convexity, log=log)
 
 
@@ -472,7 +473,7 @@ def online_gauss_delta_star_upper(
     >>> online_gauss_delta_star_upper(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5, variant="as_published", log=True)
     -2.41812055...e+42
 """
-    return _online(3, False, eps, lipschitz, lr, diameter, 1.0, index, c1, c2, decay, smoothness,
+    return _online("star_upper", False, eps, lipschitz, lr, diameter, 1.0, index, c1, c2, decay, smoothness,
                    strong_convexity, as_published=_variant(variant), log=log)
 
 
@@ -491,5 +492,5 @@ def online_gauss_delta_star_lower(
     >>> online_gauss_delta_star_lower(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
     2.711776184...e-23
 """
-    return _online(4, False, eps, lipschitz, lr, diameter, 1.0, index, c1, c2, decay, smoothness,
+    return _online("star_lower", False, eps, lipschitz, lr, diameter, 1.0, index, c1, c2, decay, smoothness,
                    strong_convexity, log=log)

@@ -2,19 +2,14 @@
 //! (`noise`, `order` with `variant`, `neighbour`, the online quantity) checked against their
 //! allowed values with one wording, `"<param> must be one of 'a', 'b', got \"x\""`
 //! (`PabiError::Option`, raised as `DomainError` with `param`, `allowed`, `value`), the
-//! mechanism flag to the core's noise family, and an optional smoothness array. No defaults
-//! and no mathematics here: a value either names a core variant or is rejected.
-//!
-//! Transitional forms (accepted so that the current Python wrappers keep working; the typed
-//! forms are the ones to pass): an online quantity given as its former integer code 0..=4, and
-//! `has_smoothness=False` with a placeholder smoothness array (= smoothness `None`).
+//! mechanism flag to the core's noise family. Optional numbers cross as `Option` (an absent
+//! smoothness is `None`, never a flag and a placeholder). No defaults and no mathematics here: a
+//! value either names a core variant or is rejected.
 
 use pabi_core::pld::Neighbour;
 use pabi_core::pnsgd::{Noise, Order};
 use pabi_core::schedules::online::OnlineQuantity;
 use pabi_core::{schedules, PabiError, Result};
-use pyo3::prelude::*;
-use pyo3::types::PyString;
 
 /// The variant of `table` named `value`, else the option error of `param` listing the names.
 fn choose<T: Copy>(param: &'static str, value: &str, table: &[(&str, T)]) -> Result<T> {
@@ -99,48 +94,8 @@ const QUANTITIES: [(&str, Make); 5] = [
     ("star_lower", |_| OnlineQuantity::StarLower),
 ];
 
-/// An online quantity as Python gives it: its name, or (transitionally) its former code, the
-/// position of the name in [`QUANTITIES`].
-pub(crate) enum Quantity {
-    Name(String),
-    Code(i64),
-}
-
-impl<'a, 'py> FromPyObject<'a, 'py> for Quantity {
-    type Error = PyErr;
-
-    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        if let Ok(s) = obj.cast::<PyString>() {
-            return Ok(Quantity::Name(s.to_cow()?.into_owned()));
-        }
-        Ok(Quantity::Code(obj.extract()?))
-    }
-}
-
 /// The core quantity named by `q` (`'delta'`, `'limit'`, `'limit_bound'`, `'star_upper'`,
 /// `'star_lower'`); `as_published` selects the printed form of `'star_upper'`.
-pub(crate) fn online_quantity(q: &Quantity, as_published: bool) -> Result<OnlineQuantity> {
-    let make = match q {
-        Quantity::Name(name) => choose("quantity", name, &QUANTITIES)?,
-        Quantity::Code(k) => match usize::try_from(*k).ok().and_then(|k| QUANTITIES.get(k)) {
-            Some(&(_, make)) => make,
-            None => {
-                return Err(PabiError::option(
-                    "quantity",
-                    allowed(&QUANTITIES),
-                    k.to_string(),
-                ))
-            }
-        },
-    };
-    Ok(make(as_published))
-}
-
-/// The smoothness array, `None` when absent (transitionally also when `has_smoothness` is
-/// `False`: the array is then a placeholder).
-pub(crate) fn smoothness(values: Option<&[f64]>, has_smoothness: Option<bool>) -> Option<&[f64]> {
-    match has_smoothness {
-        Some(false) => None,
-        _ => values,
-    }
+pub(crate) fn online_quantity(q: &str, as_published: bool) -> Result<OnlineQuantity> {
+    Ok(choose("quantity", q, &QUANTITIES)?(as_published))
 }

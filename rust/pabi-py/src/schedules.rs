@@ -7,7 +7,7 @@ use pabi_core::schedules::{self as sc, Problem};
 use pyo3::prelude::*;
 
 use crate::args::{add_functions, check_broadcast, elementwise, fill, map, map_long, Arr as A};
-use crate::options::{self, mechanism, Quantity};
+use crate::options::{self, mechanism};
 use crate::{guarded, to_py, Out, LONG_LEN};
 
 /// The arrays of an element-wise binding with the smoothness array at position `S`: when it is
@@ -26,7 +26,7 @@ fn with_smoothness<'a, const K: usize, const S: usize>(
 
 /// Schedule noise level (σ or v) of a run of n steps.
 #[pyfunction]
-#[pyo3(signature = (n, c1, c2, lr, diameter, smoothness, strong_convexity, laplace, has_smoothness = None))]
+#[pyo3(signature = (n, c1, c2, lr, diameter, smoothness, strong_convexity, laplace))]
 #[allow(clippy::too_many_arguments)]
 fn schedule_noise<'py>(
     py: Python<'py>,
@@ -38,9 +38,8 @@ fn schedule_noise<'py>(
     smoothness: Option<A<'py>>,
     strong_convexity: A<'py>,
     laplace: bool,
-    has_smoothness: Option<bool>,
 ) -> Out<'py> {
-    let sm = options::smoothness(crate::args::opt_slice(&smoothness)?, has_smoothness);
+    let sm = crate::args::opt_slice(&smoothness)?;
     let arrays = crate::args::slices![n, c1, c2, lr, diameter, n, strong_convexity];
     let (arrays, given) = with_smoothness::<7, 5>(arrays, sm);
     let kind = mechanism(laplace);
@@ -51,7 +50,7 @@ fn schedule_noise<'py>(
 
 /// δ(n) of a shuffled schedule; every array has length 1 (broadcast) or `len`.
 #[pyfunction]
-#[pyo3(signature = (eps, lipschitz, lr, diameter, n, c1, c2, smoothness, strong_convexity, laplace, len, legacy_len = None))]
+#[pyo3(signature = (eps, lipschitz, lr, diameter, n, c1, c2, smoothness, strong_convexity, laplace, len))]
 #[allow(clippy::too_many_arguments)]
 fn schedule_delta<'py>(
     py: Python<'py>,
@@ -66,13 +65,7 @@ fn schedule_delta<'py>(
     strong_convexity: A<'py>,
     laplace: bool,
     len: usize,
-    legacy_len: Option<usize>,
 ) -> Out<'py> {
-    // Transitional: the former positional form (…, has_smoothness, laplace, len).
-    let (has_smoothness, laplace, len) = match legacy_len {
-        Some(l) => (Some(laplace), len == 1, l),
-        None => (None, laplace, len),
-    };
     let args = sc::ScheduleArgs {
         eps: eps.as_slice()?,
         lipschitz: lipschitz.as_slice()?,
@@ -81,7 +74,7 @@ fn schedule_delta<'py>(
         n: n.as_slice()?,
         c1: c1.as_slice()?,
         c2: c2.as_slice()?,
-        smoothness: options::smoothness(crate::args::opt_slice(&smoothness)?, has_smoothness),
+        smoothness: crate::args::opt_slice(&smoothness)?,
         strong_convexity: strong_convexity.as_slice()?,
     };
     check_broadcast(
@@ -166,7 +159,7 @@ fn online_delta_at(
 
 /// Online schedule noise level of step `index`.
 #[pyfunction]
-#[pyo3(signature = (index, c1, c2, decay, lr, diameter, smoothness, strong_convexity, laplace, has_smoothness = None))]
+#[pyo3(signature = (index, c1, c2, decay, lr, diameter, smoothness, strong_convexity, laplace))]
 #[allow(clippy::too_many_arguments)]
 fn online_schedule_noise<'py>(
     py: Python<'py>,
@@ -179,9 +172,8 @@ fn online_schedule_noise<'py>(
     smoothness: Option<A<'py>>,
     strong_convexity: A<'py>,
     laplace: bool,
-    has_smoothness: Option<bool>,
 ) -> Out<'py> {
-    let sm = options::smoothness(crate::args::opt_slice(&smoothness)?, has_smoothness);
+    let sm = crate::args::opt_slice(&smoothness)?;
     let arrays = crate::args::slices![index, c1, c2, decay, lr, diameter, index, strong_convexity];
     let (arrays, given) = with_smoothness::<8, 6>(arrays, sm);
     let kind = mechanism(laplace);
@@ -197,12 +189,12 @@ fn online_schedule_noise<'py>(
 #[pyfunction]
 #[pyo3(signature = (
     quantity, eps, lipschitz, lr, diameter, n, index, c1, c2, decay, smoothness, strong_convexity,
-    laplace, as_published, log, has_smoothness = None
+    laplace, as_published, log
 ))]
 #[allow(clippy::too_many_arguments)]
 fn online_schedule_bound<'py>(
     py: Python<'py>,
-    quantity: Quantity,
+    quantity: &str,
     eps: A<'py>,
     lipschitz: A<'py>,
     lr: A<'py>,
@@ -217,10 +209,9 @@ fn online_schedule_bound<'py>(
     laplace: bool,
     as_published: bool,
     log: bool,
-    has_smoothness: Option<bool>,
 ) -> Out<'py> {
-    let q = options::online_quantity(&quantity, as_published).map_err(|e| to_py(py, e))?;
-    let sm = options::smoothness(crate::args::opt_slice(&smoothness)?, has_smoothness);
+    let q = options::online_quantity(quantity, as_published).map_err(|e| to_py(py, e))?;
+    let sm = crate::args::opt_slice(&smoothness)?;
     let arrays = crate::args::slices![
         eps,
         lipschitz,
