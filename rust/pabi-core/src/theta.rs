@@ -69,6 +69,7 @@
 //! still meet subnormals: only slower, the results are the same.
 
 use crate::dd::{fast_two_sum, mul_dd, two_sum, FRAC_1_SQRT_2_HI};
+use crate::num::round::{up_inflate, EPS2, EPS4};
 use crate::num::{down, log1mexp, shift_log, HALF_ULP_ONE, INFLATE, INFLATE_TIGHT, TINY};
 use crate::vmath;
 
@@ -324,7 +325,7 @@ fn special(eps: f64, r: f64) -> (f64, f64, f64) {
 // back by integer operations on the bit pattern (exact in the normal range, truncated towards 0 in
 // the subnormal range); the final ± TINY is an addition (no assist) that covers the truncation
 // and keeps an underflowing upper bound positive. Same results, up to one rounding, as
-// `up(e^{hi}(1 + lo)·x)` / `down(…)`.
+// `up_inflate(e^{hi}(1 + lo)·x)` / `down(…)`.
 
 /// Exponent offset of the scaled products: z = θ·2^SCALE (normal for θ ≥ 2^−1222).
 const SCALE: u64 = 200;
@@ -367,13 +368,6 @@ fn exp_mul_up(e: (f64, f64), x: f64) -> f64 {
 #[inline(always)]
 fn exp_mul_down(e: (f64, f64), x: f64, rel: f64) -> f64 {
     (unscale((e.0 * (x * (1.0 - rel))) * e.1) - TINY).max(0.0)
-}
-
-/// Round a non-negative normal value up by INFLATE: `num::up` without the subnormal addend
-/// inside the FMA (same bound, no microcode assist).
-#[inline(always)]
-fn up(v: f64) -> f64 {
-    v * (1.0 + INFLATE) + TINY
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -748,13 +742,13 @@ pub fn log_laplace_theta(eps: f64, r: f64) -> f64 {
     if d > -1e-300 {
         // ln(1 − e^x) ≤ ln(−x) = ln(−d) − ln 2 (x = d/2, 1 − e^x ≤ −x), within |x|/2 of it
         let v = vmath::ln(-d) - std::f64::consts::LN_2;
-        return v - 4.0 * f64::EPSILON * v;
+        return v - EPS4 * v;
     }
     let x = 0.5 * d;
-    let x = x - 2.0 * f64::EPSILON * 0.5 * (eps + r);
+    let x = x - EPS2 * 0.5 * (eps + r);
     let v = log1mexp(x);
     // log1mexp is good to a few ulp (relative); the input error is covered by moving x down.
-    v - 4.0 * f64::EPSILON * v
+    v - EPS4 * v
 }
 
 /// ln θ_{e^ε}(r) rounded up, with an error ≤ a few ulp + INFLATE absolute: ln of θ (rounded up)
@@ -767,13 +761,13 @@ pub fn log_theta_tight(eps: f64, r: f64) -> f64 {
         let u = theta_complement(eps, r);
         if u <= 0.5 {
             let l = vmath::log1p(-u);
-            return l - 2.0 * f64::EPSILON * l;
+            return l - EPS2 * l;
         }
     } else {
         let t = theta(eps, r);
         if t > 1e-300 && t < 0.5 {
             let l = vmath::ln(t);
-            return l - 2.0 * f64::EPSILON * l;
+            return l - EPS2 * l;
         }
     }
     log_theta(eps, r)
@@ -803,13 +797,13 @@ pub fn log_theta_tight_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
         let v = if big[j] {
             if u[j] <= 0.5 {
                 let l = vmath::log1p(-u[j]);
-                l - 2.0 * f64::EPSILON * l
+                l - EPS2 * l
             } else {
                 f64::NAN
             }
         } else if t[j] > 1e-300 && t[j] < 0.5 {
             let l = vmath::ln(t[j]);
-            l - 2.0 * f64::EPSILON * l
+            l - EPS2 * l
         } else {
             f64::NAN
         };
@@ -828,13 +822,13 @@ pub fn log_theta_complement_tight(eps: f64, r: f64) -> f64 {
         let u = theta_complement(eps, r);
         if u > 1e-300 && u < 0.5 {
             let l = vmath::ln(u);
-            return l + 2.0 * f64::EPSILON * l;
+            return l + EPS2 * l;
         }
     } else {
         let t = theta(eps, r);
         if t <= 0.5 {
             let l = vmath::log1p(-t);
-            return l + 2.0 * f64::EPSILON * l;
+            return l + EPS2 * l;
         }
     }
     log_theta_complement(eps, r)
@@ -846,11 +840,11 @@ pub fn log_theta_complement_tight(eps: f64, r: f64) -> f64 {
 #[inline(always)]
 pub fn laplace_theta(eps: f64, r: f64) -> f64 {
     // decided on ε − r (sign exact), not on its half: (0 − 5e-324)/2 rounds to −0 and θ(0,
-    // 5e-324) came out as 0, below the exact 2.5e-324 (now TINY from `up`)
+    // 5e-324) came out as 0, below the exact 2.5e-324 (now TINY from `up_inflate`)
     let d = eps - r;
     let x = 0.5 * d;
     let v = if d < 0.0 {
-        up(-vmath::expm1(x)).min(1.0)
+        up_inflate(-vmath::expm1(x)).min(1.0)
     } else {
         0.0
     };

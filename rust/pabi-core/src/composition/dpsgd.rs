@@ -93,7 +93,7 @@ pub fn dpsgd_compositions(q: f64, sigma: f64, steps: f64, h: f64) -> Result<Vec<
         return Ok(vec![]);
     }
     let run = |dir: Neighbour| dpsgd_direction(q, sigma, steps, dir, h);
-    let (a, b) = match crate::batch::pool() {
+    let (a, b) = match crate::driver::pool() {
         Some(pool) => {
             pool.install(|| rayon::join(|| run(Neighbour::Remove), || run(Neighbour::Add)))
         }

@@ -9,9 +9,10 @@
 //!
 //! The round-off of the whole pipeline is bounded in the module doc of `fft.rs`.
 
-use super::fft::{direct_dft_coeff, fft_error_coeff, fft_plans, next_smooth, TwiddleTable, U};
+use super::fft::{direct_dft_coeff, fft_error_coeff, fft_plans, next_smooth, TwiddleTable};
 use super::{check_h, Composition, Pld, MAX_GRID, MAX_INDEX, MAX_TIMES, MAX_WINDOW};
 use crate::error::{PabiError, Result};
+use crate::num::round::U;
 use crate::num::up;
 use realfft::num_complex::Complex;
 
