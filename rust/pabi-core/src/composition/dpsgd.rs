@@ -79,8 +79,8 @@ fn dpsgd_direction(q: f64, sigma: f64, steps: f64, dir: Neighbour, h: f64) -> Re
         let f = (w as f64 / MAX_WINDOW as f64).log2().ceil().exp2().max(2.0);
         hh = (hh * f).min(H_MAX);
     }
-    Err(PabiError::unreachable(
-        "internal: the DP-SGD grid coarsening did not terminate",
+    Err(PabiError::internal(
+        "the DP-SGD grid coarsening did not terminate",
     ))
 }
 

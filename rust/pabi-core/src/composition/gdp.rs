@@ -239,7 +239,7 @@ fn gdp_epsilon_log(delta: f64, mu: f64) -> Result<f64> {
     while g(hi) > 0.0 {
         hi *= 2.0;
         if !hi.is_finite() {
-            return Err(PabiError::unreachable("gdp_epsilon: no bracket"));
+            return Err(PabiError::internal("gdp_epsilon: no bracket"));
         }
     }
     // ∂_ε ln θ = −e^ε Q(b)/θ, b = ε/μ + μ/2 (from DRS Cor. 2.13)
@@ -276,7 +276,7 @@ fn gdp_mu_log(eps: f64, delta: f64) -> Result<f64> {
     while g(hi) > 0.0 {
         hi *= 2.0;
         if !hi.is_finite() {
-            return Err(PabiError::unreachable("gdp_mu: no bracket"));
+            return Err(PabiError::internal("gdp_mu: no bracket"));
         }
     }
     Ok(newton_dec(&|m| mu_newton(eps, ld, m, 0.0), 0.0, hi, 0.5 * hi).0)
