@@ -617,13 +617,8 @@ mod tests {
     /// The block Newton of the array path equals the scalar gdp_epsilon bitwise.
     #[test]
     fn gdp_epsilon_array_equals_scalar() {
-        let mut s = 0x9E37_79B9_7F4A_7C15_u64;
-        let mut rnd = || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = crate::num::test_rng::XorShift::new();
+        let mut rnd = || rng.next_f64();
         let n = 5 * crate::theta::BLOCK + 3;
         let mut d: Vec<f64> = (0..n)
             .map(|_| 10f64.powf(-300.0 * rnd() * rnd()))
