@@ -102,18 +102,24 @@ pub fn dpsgd_compositions(q: f64, sigma: f64, steps: f64, h: f64) -> Result<Vec<
     Ok(vec![a?, b?])
 }
 
+/// The componentwise maximum of `f` over the directions (both brackets are certified, so the
+/// larger ends bound the add-or-remove-one relation); (0, 0, 0) when there is none (q = 0).
+fn worse_direction(comps: &[Composition], f: impl Fn(&Composition) -> Bracket) -> Bracket {
+    let mut r: Bracket = (0.0, 0.0, 0.0);
+    for c in comps {
+        let (l, e, u) = f(c);
+        r = (r.0.max(l), r.1.max(e), r.2.max(u));
+    }
+    r
+}
+
 /// ε(δ) of DP-SGD (add-or-remove-one neighbours, worse direction) as (lower, estimate, upper).
 pub fn dpsgd_epsilon(q: f64, sigma: f64, steps: f64, delta: f64, h: f64) -> Result<Bracket> {
     if !(delta > 0.0 && delta < 1.0) {
         return Err(PabiError::domain("delta", "in (0, 1)", delta));
     }
     let comps = dpsgd_compositions(q, sigma, steps, h)?;
-    let mut r: Bracket = (0.0, 0.0, 0.0);
-    for c in &comps {
-        let (l, e, u) = c.epsilon(delta);
-        r = (r.0.max(l), r.1.max(e), r.2.max(u));
-    }
-    Ok(r)
+    Ok(worse_direction(&comps, |c| c.epsilon(delta)))
 }
 
 /// δ(ε) of DP-SGD as (lower, estimate, upper); ε ∈ [0, +∞].
@@ -122,12 +128,7 @@ pub fn dpsgd_delta(q: f64, sigma: f64, steps: f64, eps: f64, h: f64) -> Result<B
         return Err(PabiError::domain("eps", ">= 0", eps));
     }
     let comps = dpsgd_compositions(q, sigma, steps, h)?;
-    let mut r: Bracket = (0.0, 0.0, 0.0);
-    for c in &comps {
-        let (l, e, u) = c.delta(eps);
-        r = (r.0.max(l), r.1.max(e), r.2.max(u));
-    }
-    Ok(r)
+    Ok(worse_direction(&comps, |c| c.delta(eps)))
 }
 
 /// Illinois regula falsi on a decreasing g with g(a) > 0 ≥ g(b): returns a bracket (a, b),
