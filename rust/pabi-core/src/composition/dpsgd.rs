@@ -214,7 +214,7 @@ fn floor_met(eps: f64) -> PabiError {
 /// δ ∈ (0, 1), q ∈ (0, 1], steps an integer in [1, 1e12], h ∈ [1e-6, 0.1],
 /// rtol ∈ [1e-12, 0.1). The σ search is confined to [1e-3, 1e6]; every loop has a bound fixed
 /// up front (bracketing: ≤ 27 halvings or 22 doublings; Illinois: ≤ 129 steps per phase, see
-/// [`illinois`]; the fine phase: ≤ 80 steps each way), a few hundred evaluations at most
+/// `illinois`; the fine phase: ≤ 80 steps each way), a few hundred evaluations at most
 /// (typically 15–30). An error while evaluating
 /// ε(σ) is returned, never read as a value. A σ whose grid or window exceeds the caps ends the
 /// search with a `DomainError` on `eps`: reached going down, the target holds for every σ

@@ -138,9 +138,9 @@ fn check_mu(mu: f64) -> Result<()> {
 /// f64::MIN_POSITIVE (where θ as a double has no relative accuracy) the smallest ε with
 /// `log_theta(ε, μ)` ≤ ln δ (rounded down) is returned instead.
 ///
-/// The root is bracketed by Newton on ln θ to a few ulp ([`gdp_epsilon_log`]), then located to
+/// The root is bracketed by Newton on ln θ to a few ulp (`gdp_epsilon_log`), then located to
 /// the exact double by an exponential search and bisection over the bit patterns with θ itself
-/// ([`refine_eps`]): the log-space end alone could be an ulp on either side of θ's threshold
+/// (`refine_eps`): the log-space end alone could be an ulp on either side of θ's threshold
 /// (gdp_delta(gdp_epsilon(0.9977000638225533, 10), 10) was 0.9977000638225534).
 #[inline(always)]
 pub fn gdp_epsilon(delta: f64, mu: f64) -> Result<f64> {
