@@ -253,7 +253,7 @@ macro_rules! eps_r_checked_fn {
                 return Ok(());
             }
             check_eps_r(eps, r, out)?;
-            Err(PabiError::unreachable("a theta kernel flagged an input that passes validation"))
+            Err(PabiError::internal("a theta kernel flagged an input that passes validation"))
         }
     };
 }

@@ -29,15 +29,14 @@ pub mod driver;
 pub mod error;
 pub mod gd;
 pub mod interrupt;
-pub mod lambertw;
 pub mod num;
 pub use composition::{gdp, pld};
 pub mod pnsgd;
 pub mod rdp;
 pub mod schedules;
-pub mod tail;
-pub mod theta;
-pub mod theta_dd;
+pub mod special;
+/// The old paths `crate::theta`, `crate::tail`, `crate::lambertw`, `crate::theta_dd`.
+pub use special::{lambertw, tail, theta, theta_dd};
 
 pub use error::{PabiError, Result};
 /// The old paths `crate::dd` / `crate::vmath` (used by the binding and by the bounds' modules).

@@ -79,8 +79,8 @@ fn dpsgd_direction(q: f64, sigma: f64, steps: f64, dir: Neighbour, h: f64) -> Re
         let f = (w as f64 / MAX_WINDOW as f64).log2().ceil().exp2().max(2.0);
         hh = (hh * f).min(H_MAX);
     }
-    Err(PabiError::unreachable(
-        "internal: the DP-SGD grid coarsening did not terminate",
+    Err(PabiError::internal(
+        "the DP-SGD grid coarsening did not terminate",
     ))
 }
 
@@ -93,7 +93,7 @@ pub fn dpsgd_compositions(q: f64, sigma: f64, steps: f64, h: f64) -> Result<Vec<
         return Ok(vec![]);
     }
     let run = |dir: Neighbour| dpsgd_direction(q, sigma, steps, dir, h);
-    let (a, b) = match crate::batch::pool() {
+    let (a, b) = match crate::driver::pool() {
         Some(pool) => {
             pool.install(|| rayon::join(|| run(Neighbour::Remove), || run(Neighbour::Add)))
         }
@@ -102,18 +102,24 @@ pub fn dpsgd_compositions(q: f64, sigma: f64, steps: f64, h: f64) -> Result<Vec<
     Ok(vec![a?, b?])
 }
 
+/// The componentwise maximum of `f` over the directions (both brackets are certified, so the
+/// larger ends bound the add-or-remove-one relation); (0, 0, 0) when there is none (q = 0).
+fn worse_direction(comps: &[Composition], f: impl Fn(&Composition) -> Bracket) -> Bracket {
+    let mut r: Bracket = (0.0, 0.0, 0.0);
+    for c in comps {
+        let (l, e, u) = f(c);
+        r = (r.0.max(l), r.1.max(e), r.2.max(u));
+    }
+    r
+}
+
 /// ε(δ) of DP-SGD (add-or-remove-one neighbours, worse direction) as (lower, estimate, upper).
 pub fn dpsgd_epsilon(q: f64, sigma: f64, steps: f64, delta: f64, h: f64) -> Result<Bracket> {
     if !(delta > 0.0 && delta < 1.0) {
         return Err(PabiError::domain("delta", "in (0, 1)", delta));
     }
     let comps = dpsgd_compositions(q, sigma, steps, h)?;
-    let mut r: Bracket = (0.0, 0.0, 0.0);
-    for c in &comps {
-        let (l, e, u) = c.epsilon(delta);
-        r = (r.0.max(l), r.1.max(e), r.2.max(u));
-    }
-    Ok(r)
+    Ok(worse_direction(&comps, |c| c.epsilon(delta)))
 }
 
 /// δ(ε) of DP-SGD as (lower, estimate, upper); ε ∈ [0, +∞].
@@ -122,12 +128,7 @@ pub fn dpsgd_delta(q: f64, sigma: f64, steps: f64, eps: f64, h: f64) -> Result<B
         return Err(PabiError::domain("eps", ">= 0", eps));
     }
     let comps = dpsgd_compositions(q, sigma, steps, h)?;
-    let mut r: Bracket = (0.0, 0.0, 0.0);
-    for c in &comps {
-        let (l, e, u) = c.delta(eps);
-        r = (r.0.max(l), r.1.max(e), r.2.max(u));
-    }
-    Ok(r)
+    Ok(worse_direction(&comps, |c| c.delta(eps)))
 }
 
 /// Illinois regula falsi on a decreasing g with g(a) > 0 ≥ g(b): returns a bracket (a, b),
@@ -213,7 +214,7 @@ fn floor_met(eps: f64) -> PabiError {
 /// δ ∈ (0, 1), q ∈ (0, 1], steps an integer in [1, 1e12], h ∈ [1e-6, 0.1],
 /// rtol ∈ [1e-12, 0.1). The σ search is confined to [1e-3, 1e6]; every loop has a bound fixed
 /// up front (bracketing: ≤ 27 halvings or 22 doublings; Illinois: ≤ 129 steps per phase, see
-/// [`illinois`]; the fine phase: ≤ 80 steps each way), a few hundred evaluations at most
+/// `illinois`; the fine phase: ≤ 80 steps each way), a few hundred evaluations at most
 /// (typically 15–30). An error while evaluating
 /// ε(σ) is returned, never read as a value. A σ whose grid or window exceeds the caps ends the
 /// search with a `DomainError` on `eps`: reached going down, the target holds for every σ

@@ -23,11 +23,10 @@
 //! decayed) this is the GDP route with a proof-backed tail instead of a sup over a finite ε range.
 
 use crate::error::{PabiError, Result};
+use crate::num::round::{ln_down_2u, EPS, EPS2, EPS4};
 use crate::num::INFLATE;
 use crate::tail::log_gaussian_tail;
 use crate::theta::{log_theta, theta};
-
-const U: f64 = f64::EPSILON / 2.0;
 
 /// Lower bound on ln θ_{e^ε}(μ).
 #[inline]
@@ -45,7 +44,7 @@ fn bracket_dec(g: &dyn Fn(f64) -> f64, mut lo: f64, mut hi: f64) -> (f64, f64) {
     let mut width = hi - lo;
     let mut slow = 0;
     for _ in 0..400 {
-        if hi - lo <= 4.0 * U * hi.abs().max(lo.abs()) || hi <= next_up(lo) {
+        if hi - lo <= EPS2 * hi.abs().max(lo.abs()) || hi <= lo.next_up() {
             break;
         }
         let mut x = if glo.is_finite() && ghi.is_finite() && slow < 2 {
@@ -103,11 +102,11 @@ fn newton_dec(f: &dyn Fn(f64) -> (f64, f64), mut lo: f64, mut hi: f64, x0: f64) 
         } else {
             hi = x;
         }
-        if hi - lo <= 4.0 * U * hi.abs().max(lo.abs()) || hi <= next_up(lo) {
+        if hi - lo <= EPS2 * hi.abs().max(lo.abs()) || hi <= lo.next_up() {
             return (lo, hi);
         }
         let mut xn = x - gx / dx;
-        let tiny = 8.0 * U * x.abs().max(f64::MIN_POSITIVE);
+        let tiny = EPS4 * x.abs().max(f64::MIN_POSITIVE);
         if (xn - x).abs() < tiny {
             xn = if gx > 0.0 { x + tiny } else { x - tiny };
         }
@@ -117,18 +116,6 @@ fn newton_dec(f: &dyn Fn(f64) -> (f64, f64), mut lo: f64, mut hi: f64, x0: f64) 
         x = xn;
     }
     bracket_dec(&|t| f(t).0, lo, hi)
-}
-
-#[inline]
-fn next_up(x: f64) -> f64 {
-    if x.is_nan() || x == f64::INFINITY {
-        return x;
-    }
-    if x == 0.0 {
-        return f64::from_bits(1);
-    }
-    let b = x.to_bits();
-    f64::from_bits(if x > 0.0 { b + 1 } else { b - 1 })
 }
 
 fn check_delta(delta: f64) -> Result<()> {
@@ -145,22 +132,15 @@ fn check_mu(mu: f64) -> Result<()> {
     Ok(())
 }
 
-/// ln δ rounded down (a smaller target only makes the certified ε larger / μ smaller).
-#[inline]
-fn ln_down(delta: f64) -> f64 {
-    let l = delta.ln();
-    l - 2.0 * U * l.abs() - 1e-300
-}
-
 /// Smallest double ε ≥ 0 with gdp_delta(ε, μ) = [`theta`]`(ε, μ)` ≤ δ (pabi's own upward-rounded
 /// θ, so the round trip gdp_delta(gdp_epsilon(δ, μ), μ) ≤ δ holds and the double below the result
 /// gives more than δ): an upper bound on the exact inverse. δ ∈ (0, 1), μ ≥ 0. For δ below
 /// f64::MIN_POSITIVE (where θ as a double has no relative accuracy) the smallest ε with
 /// `log_theta(ε, μ)` ≤ ln δ (rounded down) is returned instead.
 ///
-/// The root is bracketed by Newton on ln θ to a few ulp ([`gdp_epsilon_log`]), then located to
+/// The root is bracketed by Newton on ln θ to a few ulp (`gdp_epsilon_log`), then located to
 /// the exact double by an exponential search and bisection over the bit patterns with θ itself
-/// ([`refine_eps`]): the log-space end alone could be an ulp on either side of θ's threshold
+/// (`refine_eps`): the log-space end alone could be an ulp on either side of θ's threshold
 /// (gdp_delta(gdp_epsilon(0.9977000638225533, 10), 10) was 0.9977000638225534).
 #[inline(always)]
 pub fn gdp_epsilon(delta: f64, mu: f64) -> Result<f64> {
@@ -248,7 +228,8 @@ fn refine_mu(eps: f64, delta: f64, m: f64) -> f64 {
 fn gdp_epsilon_log(delta: f64, mu: f64) -> Result<f64> {
     check_delta(delta)?;
     check_mu(mu)?;
-    let ld = ln_down(delta);
+    // ln δ rounded down: a smaller target only makes the certified ε larger / μ smaller
+    let ld = ln_down_2u(delta);
     if mu == 0.0 || log_theta(0.0, mu) <= ld {
         return Ok(0.0);
     }
@@ -258,7 +239,7 @@ fn gdp_epsilon_log(delta: f64, mu: f64) -> Result<f64> {
     while g(hi) > 0.0 {
         hi *= 2.0;
         if !hi.is_finite() {
-            return Err(PabiError::unreachable("gdp_epsilon: no bracket"));
+            return Err(PabiError::internal("gdp_epsilon: no bracket"));
         }
     }
     // ∂_ε ln θ = −e^ε Q(b)/θ, b = ε/μ + μ/2 (from DRS Cor. 2.13)
@@ -288,14 +269,14 @@ fn gdp_mu_log(eps: f64, delta: f64) -> Result<f64> {
         return Err(PabiError::domain("eps", ">= 0 and finite", eps));
     }
     check_delta(delta)?;
-    let ld = ln_down(delta);
+    let ld = ln_down_2u(delta);
     // g decreasing in μ: ld − ln θ(ε, μ)
     let g = |m: f64| ld - log_theta(eps, m);
     let mut hi = (2.0 * eps).sqrt() + 2.0 * (-2.0 * ld).sqrt() + 2.0;
     while g(hi) > 0.0 {
         hi *= 2.0;
         if !hi.is_finite() {
-            return Err(PabiError::unreachable("gdp_mu: no bracket"));
+            return Err(PabiError::internal("gdp_mu: no bracket"));
         }
     }
     Ok(newton_dec(&|m| mu_newton(eps, ld, m, 0.0), 0.0, hi, 0.5 * hi).0)
@@ -309,7 +290,7 @@ fn mu_at_least(eps: f64, ld: f64) -> f64 {
     if ld >= 0.0 {
         return f64::INFINITY;
     }
-    let target = ld + 2.0 * U * ld.abs() + 1e-300;
+    let target = ld + EPS * ld.abs() + 1e-300;
     // g decreasing in μ: target − lower bound of ln θ
     let g = |m: f64| target - log_theta_low(eps, m);
     let mut hi = (2.0 * eps).sqrt() + 2.0 * (-2.0 * target).sqrt() + 2.0;
@@ -351,7 +332,7 @@ pub fn gdp_compose(mus: &[f64]) -> Result<f64> {
         let r = m / top;
         r * r
     }));
-    let r = top * (s.sqrt() * (1.0 + 4.0 * f64::EPSILON));
+    let r = top * (s.sqrt() * (1.0 + EPS4));
     // a subnormal product has lost its relative accuracy (gdp_compose([5e-324, 5e-324]) was
     // 5e-324 < √2·5e-324): its absolute rounding error is at most half an ulp of the subnormal
     // grid, so the next double up is an upper bound
@@ -387,7 +368,7 @@ pub fn gdp_mu_dominating(eps: &[f64], log_delta: &[f64]) -> Result<f64> {
     for (&e, &l) in eps.iter().zip(log_delta) {
         // already dominated by the current best: skip the root solve
         if l == f64::NEG_INFINITY
-            || (best > 0.0 && log_theta_low(e, best) >= l + 2.0 * U * l.abs() + 1e-300)
+            || (best > 0.0 && log_theta_low(e, best) >= l + EPS * l.abs() + 1e-300)
         {
             continue;
         }
@@ -428,7 +409,7 @@ pub fn gdp_dominating_pair(eps: &[f64], log_delta: &[f64]) -> Result<(f64, f64)>
         return Ok((f64::INFINITY, 1.0));
     }
     // δ_i/(1 − δ_J) in log space, rounded up
-    let shift = -(-dj).ln_1p() * (1.0 + 4.0 * U);
+    let shift = -(-dj).ln_1p() * (1.0 + EPS2);
     let mut best = 0.0f64;
     for i in 0..j - 1 {
         let l = log_delta[i];
@@ -437,7 +418,7 @@ pub fn gdp_dominating_pair(eps: &[f64], log_delta: &[f64]) -> Result<(f64, f64)>
         }
         let l = l + shift;
         let e = eps[i + 1];
-        if best > 0.0 && log_theta_low(e, best) >= l + 2.0 * U * l.abs() + 1e-300 {
+        if best > 0.0 && log_theta_low(e, best) >= l + EPS * l.abs() + 1e-300 {
             continue;
         }
         best = best.max(mu_at_least(e, l));
@@ -529,7 +510,7 @@ fn gdp_epsilon_block(
     let mut active = [false; B];
     for j in 0..B {
         let (d, m) = (delta[j], mu[j]);
-        ld[j] = ln_down(d);
+        ld[j] = ln_down_2u(d);
         if m == 0.0 || log_theta(0.0, m) <= ld[j] {
             out[j] = 0.0;
             x[j] = 1.0;
@@ -571,14 +552,14 @@ fn gdp_epsilon_block(
             } else {
                 hi[j] = xj;
             }
-            if hi[j] - lo[j] <= 4.0 * U * hi[j].abs().max(lo[j].abs()) || hi[j] <= next_up(lo[j]) {
+            if hi[j] - lo[j] <= EPS2 * hi[j].abs().max(lo[j].abs()) || hi[j] <= lo[j].next_up() {
                 out[j] = hi[j];
                 active[j] = false;
                 x[j] = 1.0;
                 continue;
             }
             let mut xn = xj - gx / dx;
-            let tiny = 8.0 * U * xj.abs().max(f64::MIN_POSITIVE);
+            let tiny = EPS4 * xj.abs().max(f64::MIN_POSITIVE);
             if (xn - xj).abs() < tiny {
                 xn = if gx > 0.0 { xj + tiny } else { xj - tiny };
             }
@@ -636,13 +617,8 @@ mod tests {
     /// The block Newton of the array path equals the scalar gdp_epsilon bitwise.
     #[test]
     fn gdp_epsilon_array_equals_scalar() {
-        let mut s = 0x9E37_79B9_7F4A_7C15_u64;
-        let mut rnd = || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = crate::num::test_rng::XorShift::new();
+        let mut rnd = || rng.next_f64();
         let n = 5 * crate::theta::BLOCK + 3;
         let mut d: Vec<f64> = (0..n)
             .map(|_| 10f64.powf(-300.0 * rnd() * rnd()))

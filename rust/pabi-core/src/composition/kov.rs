@@ -13,83 +13,10 @@
 //! Derivation and rounding directions: `docs/derivations/composition.md`.
 
 use crate::error::{PabiError, Result};
+use crate::num::binom::log_binom_pmf_dev;
+use crate::num::logspace::Neumaier;
+use crate::num::round::{EPS4, EPS48};
 use crate::num::{log1mexp, up};
-
-const STIRLERR: [f64; 16] = [
-    0.0,
-    0.08106146679532726,
-    0.0413406959554093,
-    0.02767792568499834,
-    0.020790672103765093,
-    0.016644691189821193,
-    0.013876128823070748,
-    0.01189670994589177,
-    0.010411265261972096,
-    0.009255462182712733,
-    0.00833056343336287,
-    0.007573675487951841,
-    0.00694284010720953,
-    0.006408994188004207,
-    0.0059513701127588475,
-    0.005554733551962801,
-];
-
-/// ln Γ(n+1) − (n+½)ln n + n − ln√(2π) for integer n ≥ 1 (Loader 2000).
-fn stirlerr(n: f64) -> f64 {
-    if n <= 15.0 {
-        return STIRLERR[n as usize];
-    }
-    const S0: f64 = 1.0 / 12.0;
-    const S1: f64 = 1.0 / 360.0;
-    const S2: f64 = 1.0 / 1260.0;
-    const S3: f64 = 1.0 / 1680.0;
-    const S4: f64 = 1.0 / 1188.0;
-    let nn = n * n;
-    if n > 500.0 {
-        (S0 - S1 / nn) / n
-    } else if n > 80.0 {
-        (S0 - (S1 - S2 / nn) / nn) / n
-    } else if n > 35.0 {
-        (S0 - (S1 - (S2 - S3 / nn) / nn) / nn) / n
-    } else {
-        (S0 - (S1 - (S2 - (S3 - S4 / nn) / nn) / nn) / nn) / n
-    }
-}
-
-/// x·ln(x/m) + m − x without cancellation (Loader's bd0); `d` = x − m computed accurately by
-/// the caller.
-fn bd0(x: f64, m: f64, d: f64) -> f64 {
-    if d.abs() < 0.1 * (x + m) {
-        let v = d / (x + m);
-        let mut s = d * v;
-        let mut ej = 2.0 * x * v;
-        let v2 = v * v;
-        for j in 1..2000 {
-            ej *= v2;
-            let s1 = s + ej / (2 * j + 1) as f64;
-            if s1 == s {
-                return s1;
-            }
-            s = s1;
-        }
-        return s;
-    }
-    x * (x / m).ln() + m - x
-}
-
-/// ln of the binomial pmf C(n,x) p^x q^(n−x), full relative precision (Loader's saddle point);
-/// `d` = x − n·p computed accurately by the caller.
-fn log_binom_pmf(x: f64, n: f64, p: f64, q: f64, lp: f64, lq: f64, d: f64) -> f64 {
-    if x == 0.0 {
-        return n * lq;
-    }
-    if x == n {
-        return n * lp;
-    }
-    let lc = stirlerr(n) - stirlerr(x) - stirlerr(n - x) - bd0(x, n * p, d) - bd0(n - x, n * q, -d);
-    let lf = (2.0 * std::f64::consts::PI).ln() + x.ln() + (-x / n).ln_1p();
-    lc - 0.5 * lf
-}
 
 pub(super) fn check_eps_delta(eps0: f64, delta0: f64) -> Result<()> {
     if !(eps0 >= 0.0 && eps0.is_finite()) {
@@ -175,26 +102,20 @@ pub fn approx_dp_composition_delta(eps0: f64, delta0: f64, k: f64, eps: f64) -> 
             hi
         };
         let mode = (k * p).floor();
-        let lpmf = |j: f64| log_binom_pmf(j, k, p, q, lp, lq, (j - 0.5 * k) - half_t);
+        let lpmf = |j: f64| log_binom_pmf_dev(j, k, p, q, lp, lq, (j - 0.5 * k) - half_t);
         // streaming log-sum-exp with Neumaier compensation
-        let (mut m, mut s, mut c) = (f64::NEG_INFINITY, 0.0_f64, 0.0_f64);
-        let add = |lt: f64, m: &mut f64, s: &mut f64, c: &mut f64, wmag: &mut f64| {
+        let (mut m, mut acc) = (f64::NEG_INFINITY, Neumaier::default());
+        let add = |lt: f64, m: &mut f64, acc: &mut Neumaier, wmag: &mut f64| {
             if lt > *m {
                 let f = (*m - lt).exp();
-                *s *= f;
-                *c *= f;
+                acc.s *= f;
+                acc.c *= f;
                 *wmag *= f;
                 *m = lt;
             }
             let v = (lt - *m).exp();
             *wmag += v * (lt.abs() + lmag0);
-            let t = *s + v;
-            if s.abs() >= v {
-                *c += (*s - t) + v;
-            } else {
-                *c += (v - t) + *s;
-            }
-            *s = t;
+            acc.add(v);
         };
         let mut j = jmin;
         // Far below the mode (j < mode − 40σ − 40) the terms are skipped and bounded instead
@@ -207,7 +128,7 @@ pub fn approx_dp_composition_delta(eps0: f64, delta0: f64, k: f64, eps: f64) -> 
             if rho < 1.0 {
                 let lb = lpmf(j0) + (rho / (1.0 - rho)).ln() + 1e-6;
                 if lb > f64::NEG_INFINITY {
-                    add(lb, &mut m, &mut s, &mut c, &mut wmag);
+                    add(lb, &mut m, &mut acc, &mut wmag);
                 }
                 j = j0;
             }
@@ -221,7 +142,7 @@ pub fn approx_dp_composition_delta(eps0: f64, delta0: f64, k: f64, eps: f64) -> 
                     j += 1.0; // (a pmf that underflows its own log: q = 0 for ε0 > 745)
                     continue;
                 }
-                add(lt, &mut m, &mut s, &mut c, &mut wmag);
+                add(lt, &mut m, &mut acc, &mut wmag);
                 if j > mode + 1.0 && j < k {
                     // the rest: Σ_{i>j} T_i ≤ Σ_{i>j} P_i ≤ P_j·ρ'/(1 − ρ'), ρ' = P_{j+1}/P_j
                     // < 1 past the mode (ratios decrease); stop once that is e^{−60} of the
@@ -231,7 +152,7 @@ pub fn approx_dp_composition_delta(eps0: f64, delta0: f64, k: f64, eps: f64) -> 
                         let lr = lpj + (rho / (1.0 - rho)).ln() + 1e-6;
                         if lr < m - 60.0 {
                             if lr > f64::NEG_INFINITY {
-                                add(lr, &mut m, &mut s, &mut c, &mut wmag);
+                                add(lr, &mut m, &mut acc, &mut wmag);
                             }
                             break;
                         }
@@ -240,8 +161,8 @@ pub fn approx_dp_composition_delta(eps0: f64, delta0: f64, k: f64, eps: f64) -> 
             }
             j += 1.0;
         }
-        if s > 0.0 {
-            lsum = m + (s + c).ln() + 48.0 * f64::EPSILON * (wmag / s) * (1.0 + 1e-3);
+        if acc.s > 0.0 {
+            lsum = m + acc.value().ln() + EPS48 * (wmag / acc.s) * (1.0 + 1e-3);
         }
     }
     let d = a + b * lsum.exp();
@@ -338,7 +259,7 @@ pub fn tradeoff_eps_delta(alpha: f64, eps: f64, delta: f64) -> Result<f64> {
         // r and e^{ε + ln α} carry a few ulp each: that much absolute, taken off (the difference
         // may cancel, so a relative margin would not do)
         let t = (eps + alpha.ln()).exp();
-        r - t - 4.0 * f64::EPSILON * (r + t)
+        r - t - EPS4 * (r + t)
     } else {
         r
     };

@@ -20,6 +20,8 @@ pub mod consts;
 pub mod dd;
 pub mod logspace;
 pub mod round;
+#[cfg(test)]
+pub(crate) mod test_rng;
 pub mod vmath;
 
 pub use logspace::{log1mexp, log_add_exp, log_sum_exp, neumaier_sum};

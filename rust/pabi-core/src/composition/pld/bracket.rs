@@ -3,7 +3,7 @@
 //! lower value by the Azuma–Hoeffding coupling of the module doc of `pld`). Derivation:
 //! `docs/derivations/composition.md`.
 
-use super::fft::U;
+use crate::num::round::U;
 use crate::num::up;
 
 /// The composed PLD on a window of the grid, with the terms of its error budget.

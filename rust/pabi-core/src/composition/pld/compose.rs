@@ -9,9 +9,10 @@
 //!
 //! The round-off of the whole pipeline is bounded in the module doc of `fft.rs`.
 
-use super::fft::{direct_dft_coeff, fft_error_coeff, fft_plans, next_smooth, TwiddleTable, U};
+use super::fft::{direct_dft_coeff, fft_error_coeff, fft_plans, next_smooth, TwiddleTable};
 use super::{check_h, Composition, Pld, MAX_GRID, MAX_INDEX, MAX_TIMES, MAX_WINDOW};
 use crate::error::{PabiError, Result};
+use crate::num::round::U;
 use crate::num::up;
 use realfft::num_complex::Complex;
 
@@ -240,7 +241,7 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
         // ‖x‖₁ rounded up (all masses ≥ 0; a sub-probability up to round-off)
         let mass = up(crate::num::neumaier_sum(p.pmf.iter().copied()));
         fwd.process(&mut buf, &mut spec)
-            .map_err(|e| PabiError::unreachable(format!("FFT failed: {e}")))?;
+            .map_err(|e| PabiError::internal(format!("FFT failed: {e}")))?;
         let tf = *t as f64;
         let eb_fft = kappa * mass;
         // bins whose FFT error would matter after powering: recompute directly
@@ -357,7 +358,7 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
     crate::interrupt::check()?;
     let mut out = vec![0.0; n];
     inv.process(&mut acc, &mut out)
-        .map_err(|e| PabiError::unreachable(format!("FFT failed: {e}")))?;
+        .map_err(|e| PabiError::internal(format!("FFT failed: {e}")))?;
     let scale = 1.0 / n as f64;
     // read the window in grid order (exact values are ≥ 0: clipping negatives only helps)
     let nn = n as i128;

@@ -33,6 +33,8 @@
 //! For q = 0.01, σ = 1, T = 1e5 (N = 714420) this gives `fft_err` ≈ 9e-10: the upper ε at
 //! δ = 1e-5 moves by ≈ 1e-4.
 
+use crate::num::logspace::Neumaier;
+use crate::num::round::U;
 use realfft::num_complex::Complex;
 use realfft::RealFftPlanner;
 
@@ -60,9 +62,6 @@ pub(super) fn next_smooth(n: usize) -> usize {
     }
     best
 }
-
-/// Unit round-off of f64.
-pub(super) const U: f64 = f64::EPSILON / 2.0;
 
 /// κ_N: per-bin bound |ŷ_k − y_k| ≤ κ_N·‖x‖₁ of realfft/rustfft's length-N real FFT (forward,
 /// or inverse per output point in terms of ‖spectrum‖₁), and the normwise analogue.
@@ -143,25 +142,12 @@ impl TwiddleTable {
         let (mut r1, mut r0) = (r / self.b, r % self.b);
         let step = k % self.n;
         let (s1, s0) = (step / self.b, step % self.b);
-        let (mut sr, mut cr, mut si, mut ci) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+        let (mut re, mut im) = (Neumaier::default(), Neumaier::default());
         for &x in xs {
             if x != 0.0 {
                 let w = self.t1[r1] * self.t0[r0];
-                let (vr, vi) = (x * w.re, x * w.im);
-                let t = sr + vr;
-                if sr.abs() >= vr.abs() {
-                    cr += (sr - t) + vr;
-                } else {
-                    cr += (vr - t) + sr;
-                }
-                sr = t;
-                let t = si + vi;
-                if si.abs() >= vi.abs() {
-                    ci += (si - t) + vi;
-                } else {
-                    ci += (vi - t) + si;
-                }
-                si = t;
+                re.add(x * w.re);
+                im.add(x * w.im);
             }
             r0 += s0;
             r1 += s1;
@@ -173,7 +159,7 @@ impl TwiddleTable {
                 r1 -= self.nb;
             }
         }
-        Complex::new(sr + cr, si + ci)
+        Complex::new(re.value(), im.value())
     }
 }
 

@@ -1,0 +1,73 @@
+//! The Laplace hockey-stick divergence E_{e^ε}(Lap(r, 1) ‖ Lap(0, 1)) = max(0, 1 − e^{(ε−r)/2})
+//! (Asoodeh–Diaz–Calmon, *Privacy amplification of iterative algorithms via contraction
+//! coefficients*, ISIT 2020, Lemma 1; Sordello–Bu–Dong, eq. (5)), its complement and its
+//! logarithm, each rounded in the conservative direction (θ and ln θ up, 1 − θ down).
+//! Derivation: `docs/derivations/theta.md`. Re-exported by [`super::theta`] (the old paths).
+
+use crate::dd::two_sum;
+use crate::num::log1mexp;
+use crate::num::round::{down, up_inflate, EPS2, EPS4};
+use crate::vmath;
+
+/// ln of the Laplace factor max(0, 1 − e^{(ε−r)/2}) rounded up (−∞ where it is 0): x = (ε − r)/2
+/// is moved down by its rounding error, then ln(1 − e^x) by `log1mexp` (a few ulp, relative).
+/// For products of many factors (B^(n−i), online noise) where a relative shift per factor
+/// would accumulate.
+#[inline(always)]
+pub fn log_laplace_theta(eps: f64, r: f64) -> f64 {
+    // the sign of ε − r is exact (a difference of doubles rounds to 0 only when it is 0); its
+    // half may not be: (0 − 5e-324)/2 rounds to −0, and the factor 2.5e-324 came out as −∞
+    let d = eps - r;
+    if d >= 0.0 {
+        return f64::NEG_INFINITY;
+    }
+    if d > -1e-300 {
+        // ln(1 − e^x) ≤ ln(−x) = ln(−d) − ln 2 (x = d/2, 1 − e^x ≤ −x), within |x|/2 of it
+        let v = vmath::ln(-d) - std::f64::consts::LN_2;
+        return v - EPS4 * v;
+    }
+    let x = 0.5 * d;
+    let x = x - EPS2 * 0.5 * (eps + r);
+    let v = log1mexp(x);
+    // log1mexp is good to a few ulp (relative); the input error is covered by moving x down.
+    v - EPS4 * v
+}
+
+/// E_{e^ε}(Lap(r,1) ‖ Lap(0,1)) = max(0, 1 − e^{(ε−r)/2}) (Asoodeh–Diaz–Calmon Lemma 1,
+/// Sordello–Bu–Dong eq. (5)), rounded up. r is the shift in units of the Laplace scale.
+/// Domain: ε ≥ 0, r ≥ 0 (ε = ∞ gives 0, r = ∞ gives 1).
+#[inline(always)]
+pub fn laplace_theta(eps: f64, r: f64) -> f64 {
+    // decided on ε − r (sign exact), not on its half: (0 − 5e-324)/2 rounds to −0 and θ(0,
+    // 5e-324) came out as 0, below the exact 2.5e-324 (now TINY from `up_inflate`)
+    let d = eps - r;
+    let x = 0.5 * d;
+    let v = if d < 0.0 {
+        up_inflate(-vmath::expm1(x)).min(1.0)
+    } else {
+        0.0
+    };
+    if r == f64::INFINITY && eps < f64::INFINITY {
+        1.0
+    } else {
+        v
+    }
+}
+
+/// 1 − laplace_theta = min(1, e^{(ε−r)/2}), rounded down.
+#[inline(always)]
+pub fn laplace_theta_complement(eps: f64, r: f64) -> f64 {
+    // ε − r = d + dl exactly: e^{d/2}·(1 + dl/2). With the rounded difference alone, e^{x} had
+    // a relative error of |x|·2^-53 (5.7e-14 at x ≈ −700), beyond the INFLATE margin of `down`.
+    let (d, dl) = two_sum(eps, -r);
+    let v = if d < 0.0 {
+        down(vmath::exp(0.5 * d) * (1.0 + 0.5 * dl))
+    } else {
+        1.0
+    };
+    if r == f64::INFINITY && eps < f64::INFINITY {
+        0.0
+    } else {
+        v
+    }
+}

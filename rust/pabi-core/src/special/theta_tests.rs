@@ -1,0 +1,210 @@
+//! Unit tests of [`super`] (θ's kernel, its block kernels, the complement forms, the
+//! Laplace factors): bitwise equality of the block and scalar paths, and values against mpmath.
+
+use super::*;
+use crate::num::test_rng::XorShift;
+
+/// The block kernels (array path) and the scalar functions are the same formulas: bitwise equal.
+#[test]
+fn block_equals_scalar_bitwise() {
+    let mut rng = XorShift::new();
+    let mut rnd = || rng.next_f64();
+    let n = 4 * BLOCK + 7;
+    let mut eps: Vec<f64> = (0..n).map(|_| 700.0 * rnd() * rnd()).collect();
+    let mut r: Vec<f64> = (0..n).map(|_| 10f64.powf(-7.0 + 10.0 * rnd())).collect();
+    eps[3] = 0.0;
+    r[4] = 0.0;
+    r[5] = f64::INFINITY;
+    eps[6] = f64::INFINITY;
+    // tiny and subnormal radii (the scaled quotient of `ab`), huge a (LOG_A_MAX)
+    for (i, &(e, x)) in [
+        (0.0, 5e-324),
+        (0.0, 1e-310),
+        (3e-311, 1e-310),
+        (1e-300, 1e-290),
+        (1e-150, 1e-304),
+        (3e154, 1.0),
+        (0.0, 4e154),
+        (1.5e154, 1.0),
+    ]
+    .iter()
+    .enumerate()
+    {
+        eps[8 + 5 * i] = e;
+        r[8 + 5 * i] = x;
+    }
+    type Pair = (fn(&[f64], &[f64], &mut [f64]), fn(f64, f64) -> f64);
+    let pairs: [Pair; 4] = [
+        (theta_block, theta),
+        (log_theta_block, log_theta),
+        (theta_complement_block, theta_complement),
+        (log_theta_complement_block, log_theta_complement),
+    ];
+    for (blk, sc) in pairs {
+        let mut out = vec![0.0; n];
+        for ((o, a), b) in out
+            .chunks_mut(BLOCK)
+            .zip(eps.chunks(BLOCK))
+            .zip(r.chunks(BLOCK))
+        {
+            blk(a, b, o);
+        }
+        for i in 0..n {
+            assert_eq!(
+                out[i].to_bits(),
+                sc(eps[i], r[i]).to_bits(),
+                "lane {i}: eps {} r {}",
+                eps[i],
+                r[i]
+            );
+        }
+    }
+}
+
+/// The polynomial complement factor (1 < −a ≤ POLY_COMP_MAX) agrees with the erfcx_pos one
+/// to a few ulp over its whole range.
+#[test]
+fn complement_factor_near_equals_far() {
+    let mut worst = 0.0_f64;
+    for i in 0..4000 {
+        let a = -1.0 - (POLY_COMP_MAX - 1.0) * (i as f64 + 0.5) / 4000.0;
+        for &r in &[1e-3, 0.3, 2.0, 9.0, 16.5, 40.0] {
+            let eps = r * (a + 0.5 * r);
+            if eps < 0.0 {
+                continue;
+            }
+            let p = pre(eps, r, 40.0, -1.0);
+            if !comp_near(p.a, p.b, -1.0) {
+                continue;
+            }
+            let (dd, u) = poly_dd(p.sa, p.sb);
+            let near = comp_y_near(p.hd, dd, u);
+            let far = comp_y_far(p.a, p.b);
+            worst = worst.max((near / far - 1.0).abs());
+        }
+    }
+    assert!(
+        worst < 8.0 * f64::EPSILON,
+        "worst relative difference {worst:e}"
+    );
+}
+
+/// a exactly on a grid of eighths in [−8, −1), in particular a = −c = −4 (θ(10, 10),
+/// θ(0, 8), θ(4.5, 9)), where a + c = 0 made the near complement lanes 0·∞ = NaN and θ
+/// came out as 1 (a found by hypothesis in CI).
+#[test]
+fn complement_lanes_at_exact_a() {
+    for k in 9..64 {
+        let a = -(k as f64) / 8.0;
+        for &r in &[-2.0 * a, -2.0 * a + 1.0, 9.0, 10.0, 12.0, 16.0] {
+            let eps = r * (a + 0.5 * r);
+            if eps < 0.0 {
+                continue;
+            }
+            let p = pre(eps, r, 40.0, -1.0);
+            assert_eq!(p.a, a, "eps {eps}, r {r}");
+            let th = theta(eps, r);
+            let co = theta_complement(eps, r);
+            assert!(th < 1.0, "theta({eps}, {r}) = {th}");
+            assert!(
+                (th + co - 1.0).abs() < 3e-14,
+                "theta({eps}, {r}) = {th}, complement {co}"
+            );
+            let far = comp_y_far(p.a, p.b);
+            if comp_near(p.a, p.b, -1.0) {
+                let (dd, u) = poly_dd(p.sa, p.sb);
+                let near = comp_y_near(p.hd, dd, u);
+                assert!(
+                    (near / far - 1.0).abs() < 8.0 * f64::EPSILON,
+                    "a {a}, r {r}"
+                );
+            }
+            let mut out = [0.0; BLOCK];
+            theta_block(&[eps; BLOCK], &[r; BLOCK], &mut out);
+            assert!(out.iter().all(|&v| v == th), "block path at a {a}, r {r}");
+        }
+    }
+}
+
+/// Tiny and subnormal radii: ε/r from the scaled quotient (radii below 1e-300 had been
+/// raised to 1e-300). Exact values from mpmath at 40 digits
+/// (`pabi.reference.theta` / `log_theta` / `theta_complement` / `log_theta_complement`).
+#[test]
+#[allow(clippy::excessive_precision)]
+fn tiny_radii_against_mpmath() {
+    // θ(0, 1e-310): was 3.99e-301 (r raised to 1e-300); exact 3.98942280401431e-311
+    let t = theta(0.0, 1e-310);
+    let exact = 3.989_422_804_014_314_6e-311;
+    assert!(t >= exact && t - exact <= 8.0 * 5e-324, "{t:e}");
+    // ln θ(0, 5e-324): was −691.69; exact −745.35901045458590...
+    let l = log_theta(0.0, 5e-324);
+    let exact = -745.359_010_454_585_9;
+    assert!(
+        l >= exact && (l - exact).abs() <= 2e-14 * exact.abs(),
+        "{l}"
+    );
+    // ln θ(1e-150, 1e-304): a = 1e154; was −5.0e299 (r raised to 1e-300)
+    let l = log_theta(1e-150, 1e-304);
+    assert!(
+        (-5e307 * (1.0 + 1e-15)..=-5e307 * (1.0 - 3e-14)).contains(&l),
+        "{l:e}"
+    );
+    // ε and r both subnormal, ε/r = 0.3: θ ≈ r·(φ(a)·…) relative to r
+    let (e, x) = (3e-311, 1e-310);
+    let lt = log_theta(e, x);
+    // exact: ln θ(3e-311, 1e-310) (mpmath) = −715.12278007307318...
+    let exact = -715.122_780_073_073_2;
+    assert!(lt >= exact && (lt - exact).abs() < 2e-14 * 715.2, "{lt}");
+    // the complements stay ≤ their exact values (1 − tiny, −tiny)
+    assert!(theta_complement(0.0, 1e-310) < 1.0);
+    assert!(log_theta_complement(0.0, 1e-310) < 0.0);
+}
+
+/// |a| near and beyond LOG_A_MAX (a²/2 = f64::MAX): ln θ is −f64::MAX (rounded up) where
+/// the exact value is below −f64::MAX, ln(1 − θ) −∞ (rounded down). Before: a was clamped
+/// at 1e154, so ln(1 − θ(0, 2.1e154)) was −5.0e307, above the exact −5.5125e307, and
+/// ln θ(1.5e154, 1) −5.0e307 instead of −1.125e308.
+#[test]
+fn huge_a_in_the_log_kernels() {
+    let l = log_theta(1.5e154, 1.0);
+    let exact = -(0.75e154f64 * 1.5e154); // −a²/2 − ln(a√(2π)) − …, a = 1.5e154 − ½
+    assert!(l >= exact && l <= exact * (1.0 - 3e-14), "{l:e}");
+    let l = log_theta_complement(0.0, 2.1e154);
+    // ln(1 − θ) = ln(Q(−a) + Q(b)) ≤ −a²/2, a = −1.05e154
+    assert!(l <= -(0.525e154f64 * 1.05e154), "{l:e}");
+    for &(e, x) in &[(3e154, 1.0), (1.0, 1e-160), (1e300, 1.0)] {
+        assert_eq!(log_theta(e, x), -f64::MAX, "{e:e} {x:e}");
+    }
+    assert_eq!(log_theta_complement(0.0, 4e154), f64::NEG_INFINITY);
+    // a ≈ 1e9: the low part of −a²/2 (≈ 1e2) had made e^{hi}(1 + lo) negative and
+    // ln(1 − θ(1, 1e-9)) came out as 0, above the exact (negative) value
+    assert!(log_theta_complement(1.0, 1e-9) < 0.0);
+    assert!(log_theta_complement(2.942_016_394_682_226_4e-292, 5.451_296_731_808_387e-307) < 0.0);
+}
+
+/// Laplace factor for tiny ε − r: (0 − 5e-324)/2 rounds to −0, and θ(0, 5e-324) was 0
+/// (exact 2.5e-324), its complement 1, its log −∞ (exact ln 2.5e-324 = −745.1332...).
+#[test]
+fn laplace_tiny_difference() {
+    assert!(laplace_theta(0.0, 5e-324) >= 2.5e-324);
+    assert!(laplace_theta_complement(0.0, 5e-324) < 1.0);
+    let l = log_laplace_theta(0.0, 5e-324);
+    let exact = (5e-324f64).ln() - std::f64::consts::LN_2; // ln(2.5e-324) to ~1e-300
+    assert!(l >= exact && l - exact < 1e-12, "{l}");
+    let l = log_laplace_theta(1e-310, 3e-310);
+    let exact = -713.801_378_828_154_2; // ln(1 − e^{−1e-310}), mpmath
+    assert!(l >= exact && l - exact < 1e-12, "{l}");
+    assert_eq!(log_laplace_theta(1.0, 1.0), f64::NEG_INFINITY);
+    assert_eq!(laplace_theta(1.0, 1.0), 0.0);
+}
+
+/// ε > 0 with a subnormal r: ε/r overflows, a = +∞, θ = 0 (it used to come out as 1).
+#[test]
+fn subnormal_r() {
+    for &r in &[5e-324, 1e-310, 2e-308] {
+        assert_eq!(theta(1.0, r), 4.0 * 5e-324); // the underflow guard of `up`
+        assert!(theta_complement(1.0, r) > 0.999_999_999_999_999);
+        let l = log_theta(1.0, r);
+        assert!(l < -1e300, "log_theta(1, {r:e}) = {l:e}");
+    }
+}
