@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Golden data for rust/pabi-core/src/lambertw.rs.
+"""Golden data for rust/pabi-core/src/special/lambertw.rs.
 
-Writes rust/pabi-core/src/lambertw_golden.csv with columns ``kind,x,w``:
+Writes rust/pabi-core/src/special/lambertw_golden.csv with columns ``kind,x,w``:
 
 * ``kind`` is ``lambertw0`` (w = W0(x)) or ``wright_omega`` (w = W0(e^x)).
 * ``x`` is an exact double input, printed with ``repr`` (shortest round-trip form).
@@ -28,7 +28,7 @@ import mpmath as mp
 
 NEG_INV_E = -0.36787944117144233  # double nearest to -1/e (below the true -1/e)
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "rust", "pabi-core", "src",
-                   "lambertw_golden.csv")
+                   "special", "lambertw_golden.csv")
 
 
 def round_double(v):

@@ -1,6 +1,6 @@
 """Generate rust/pabi-core/tests/golden/rdp_sgm_frac_bound.csv: exact A_α − 1 of the sampled
 Gaussian mechanism at fractional orders, for checking that the error bound b of the
-Mironov–Talwar–Zhang series in rust/pabi-core/src/rdp/frac.rs (``series_am1``) is a proven
+Mironov–Talwar–Zhang series in rust/pabi-core/src/rdp/fractional.rs (``series_am1``) is a proven
 bound: |series − exact| ≤ b at every point (the Rust test ``series_error_bound_holds``).
 
 A_α − 1 = E_{N(0,1)}[(1 + q(L − 1))^α − 1 − αq(L − 1)] (integrand ≥ 0, no cancellation) by

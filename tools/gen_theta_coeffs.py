@@ -1,4 +1,4 @@
-"""Generate the polynomial behind pabi-core's θ kernel (rust/pabi-core/src/theta.rs).
+"""Generate the polynomial behind pabi-core's θ kernel (rust/pabi-core/src/special/theta.rs).
 
 F(s) = erfcx(a(s)/√2) with a(s) = 2(c-1)/(1-s) - c maps a ∈ [-1, ∞) onto s ∈ [-1, 1).
 F is analytic on [-1, 1] (at s → 1, a → ∞ and erfcx(a/√2) is a power series in 1/a ∝ (1-s)).

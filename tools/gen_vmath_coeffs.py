@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate the polynomial coefficients of rust/pabi-core/src/vmath.rs (mpmath, 50 digits).
+"""Generate the polynomial coefficients of rust/pabi-core/src/num/vmath.rs (mpmath, 50 digits).
 
 Prints Rust constants on stdout; paste them into vmath.rs.  Usage: python3 tools/gen_vmath_coeffs.py
 

@@ -49,7 +49,7 @@
 //!
 //! The remaining pool users are not elementwise maps and stay as they are (they call [`pool`]
 //! and [`num_threads`] directly): the two-pass scan and the chunked integral sum of
-//! `schedules/online.rs` (chunk 8192 and its own `CH`), the per-row work split of
+//! `schedules/online/` (chunk 8192 and its own `CH`), the per-row work split of
 //! `rdp.rs` (`n / (4·threads)`, which only partitions work: the rows are independent), the
 //! per-step terms of the Hölder composition in `rdp.rs` (`with_min_len(64)`) and the
 //! `rayon::join` of the two neighbouring relations in `pld.rs`.
