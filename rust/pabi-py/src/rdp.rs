@@ -206,8 +206,12 @@ fn bmap<'py, const N: usize, const K: usize>(
     f: impl Fn([f64; N]) -> CoreResult<[f64; K]> + Sync + Send,
 ) -> Out<'py> {
     let n = args.first().map_or(0, |a| a.len());
+    // chunks of 2048 elements, in parallel from 4096 (the former `rdp::elementwise` driver)
+    let shape = |_, _| PabiError::Shape {
+        message: "argument arrays must have equal lengths".into(),
+    };
     let v = guarded(py, n >= LONG_LEN, || {
-        pabi_core::rdp::elementwise::map_elements(args, &f)
+        pabi_core::driver::map_rows(args, 2 * 2048, 2048, shape, &f)
     })?;
     Ok(v.into_pyarray(py))
 }

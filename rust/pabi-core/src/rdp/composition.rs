@@ -4,10 +4,11 @@
 //! Prop. 1). Derivations: docs/derivations/rdp.md.
 
 use super::holder::{check_p, holder_order, order_map_overflow, OrderMap};
-use super::logexp::{log_mean_exp, log_weighted_sum_exp, up_order};
+use super::logexp::{log_mean_exp, log_weighted_sum_exp};
 use super::sampled_gaussian::check_alpha;
 use crate::error::{PabiError, Result};
 use crate::num::neumaier_sum;
+use crate::num::round::up_order;
 
 /// Generic Hölder composition (002 Thm 3.3, soft-max form) from per-step divergence samples.
 ///

@@ -4,10 +4,12 @@
 //! the mixture bound (Lemma 3). Derivations: docs/derivations/rdp.md.
 
 use super::logexp::{log_mean_exp, log_weighted_sum_exp};
-use super::scalar::{check_sensitivities, mul0, nonneg, order, pos, up};
+use super::scalar::{check_sensitivities, mul0, nonneg, order, pos};
 use crate::dd::{two_prod, Dd};
 use crate::error::{PabiError, Result};
 use crate::num::neumaier_sum;
+use crate::num::round::up_signed;
+use crate::num::round::EPS3;
 
 /// Mixture bound (001 Lemma 3): D_α(M(D)‖M(D')) ≤ (1/(α − 1))·ln Σ_j q_j e^{(α−1)ε_j(α)}
 /// for a mixture with weights q_j (summing to 1) of mechanisms with RDP ε_j.
@@ -31,7 +33,7 @@ pub fn mixture_rdp_bound(alpha: f64, weights: &[f64], eps: &[f64]) -> Result<f64
     let xs: Vec<f64> = eps.iter().map(|&e| t * e).collect();
     let ls = log_weighted_sum_exp(weights, &xs);
     // ln Σ q_j e^{t ε_j} ≥ 0 up to the weight rounding; keep it ≥ 0
-    Ok(up(ls.max(0.0) / t))
+    Ok(up_signed(ls.max(0.0) / t))
 }
 
 /// 1 − ρ = min{ημ, 2 − ηL} as an exact double-double (the products' FMA residuals, the
@@ -106,7 +108,7 @@ pub fn sensitivity_multi_epoch(
         }
     };
     let (l_up, l_dn) = if l.is_finite() {
-        let lerr = 3.0 * f64::EPSILON * l.abs();
+        let lerr = EPS3 * l.abs();
         (l + lerr, l - lerr) // ln ρ ∈ [l_dn, l_up] (both ≤ 0)
     } else {
         (l, l)
@@ -141,7 +143,7 @@ pub fn sensitivity_multi_epoch(
         pow_up((m - j) as f64) * 2.0 * eta * grad_bound / batch_size,
         ratio,
     );
-    Ok(up(v))
+    Ok(up_signed(v))
 }
 
 /// Averaged RDP (001 Prop. 3): (1/(α − 1))·ln mean_j exp(α(α − 1)Δ_j²/(2σ²)), stable
@@ -169,5 +171,5 @@ pub fn averaged_rdp(alpha: f64, sigma: f64, sens: &[f64]) -> Result<f64> {
         let xs: Vec<f64> = ys.iter().map(|&y| t * y).collect();
         log_mean_exp(&xs) / t
     };
-    Ok(up(up(v)))
+    Ok(up_signed(up_signed(v)))
 }

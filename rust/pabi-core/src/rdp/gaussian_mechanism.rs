@@ -3,15 +3,18 @@
 //! Poisson sampling, and the Rényi divergence α Δ²/(2σ²) (Mironov 2017, Prop. 7).
 //! Derivations: docs/derivations/rdp.md.
 
-use super::scalar::{mul0, nonneg, order, pos, prod_div, unit_open, up, up_pos};
+use super::scalar::{mul0, nonneg, order, pos, prod_div, unit_open, up_pos};
 use crate::error::{PabiError, Result};
+use crate::num::round::up_signed;
 
 /// C_{δ,σ} = √(2 ln(1.25/δ))/σ (Dwork–Roth; Thudi et al. footnote 3), rounded up.
 pub fn gaussian_dp_constant(delta: f64, sigma: f64) -> Result<f64> {
     unit_open("delta", delta)?;
     pos("sigma", sigma)?;
     // ln 1.25 − ln δ: 1.25/δ overflows for δ < 7e-309
-    Ok(up((2.0 * (1.25f64.ln() - delta.ln())).sqrt() / sigma))
+    Ok(up_signed(
+        (2.0 * (1.25f64.ln() - delta.ln())).sqrt() / sigma,
+    ))
 }
 
 /// ε = C_{δ,σ}·Δ and whether it is a valid guarantee (ε ≤ 1, Dwork–Roth Thm A.1).

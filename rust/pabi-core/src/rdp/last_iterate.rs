@@ -5,8 +5,10 @@
 //! docs/errata.md#r-k4), the App. B residuals, Lemma C.1 and Cors. C.2–C.3
 //! (docs/errata.md#r-k11). Derivations: docs/derivations/rdp.md.
 
-use super::scalar::{mul0, nonneg, order, pos, prod_div, up, up_pos};
+use super::scalar::{mul0, nonneg, order, pos, prod_div, up_pos};
 use crate::error::{PabiError, Result};
+use crate::num::round::up_signed;
+use crate::num::round::EPS2;
 use crate::num::{INFLATE, TINY};
 
 /// Below this |s·u| θ_L(s) is 1/s to 1e-200 relative (see [`theta_u`]).
@@ -78,7 +80,7 @@ pub fn lip_u_from_l(l: f64) -> Result<f64> {
     } else {
         2.0 * l.ln()
     };
-    Ok(u + 2.0 * f64::EPSILON * u.abs())
+    Ok(u + EPS2 * u.abs())
 }
 
 /// θ_L(s) = L^{2(s−1)}/Σ_{j<s} L^{2j} with L² = 1 + κ (κ ≥ −1), rounded up.
@@ -115,7 +117,7 @@ pub fn cyclic_theta_sum(u: f64, t: u64, ell: u64) -> Result<f64> {
     }
     let e = (t / ell) as f64;
     let r = (t % ell) as f64;
-    Ok(up(e * theta_l_u(u, ell as f64)? + theta_l_u(u, r)?))
+    Ok(up_signed(e * theta_l_u(u, ell as f64)? + theta_l_u(u, r)?))
 }
 
 /// Lipschitz model of the clipped gradient step x − λ·mean clip(∇f_i(x)).
@@ -157,13 +159,13 @@ pub fn l_lambda_kappa(lam: f64, m: f64, big_m: f64, model: LipschitzModel) -> Re
     Ok(match model {
         LipschitzModel::Triangle => {
             let x = lam * m.max(big_m);
-            up(x * (2.0 + x))
+            up_signed(x * (2.0 + x))
         }
         LipschitzModel::AsPublished => {
             if m == 0.0 {
                 0.0
             } else {
-                up(2.0 * lam * m * (1.0 + m / (big_m + m)))
+                up_signed(2.0 * lam * m * (1.0 + m / (big_m + m)))
             }
         }
     })
@@ -227,7 +229,7 @@ pub fn shifted_drift_bound(
     // in units of σ: α/(2σ²) overflowed for tiny σ and met a zero body (inf·0 = NaN)
     let v = prod_div(&[0.5, alpha, t as f64, zeta, zeta], &[sigma, sigma])
         + prod_div(&[0.5, alpha, occ, sbar, 2.0 * zeta + sbar], &[sigma, sigma]);
-    Ok(up_pos(up(v), zeta > 0.0 || sbar > 0.0))
+    Ok(up_pos(up_signed(v), zeta > 0.0 || sbar > 0.0))
 }
 
 /// Kong–Ribero Prop. 2.2(b) as printed, eq. (8): 2αT(ζ/σ)² (τ = 0, ζ = s̄, any L).
@@ -318,10 +320,10 @@ pub fn last_iterate_rdp_general_exact(
     let occ = teff.div_ceil(ell) as f64;
     let bracket = teff as f64 + occ * (2.0 / bf + 1.0 / (bf * bf));
     let v = prod_div(
-        &[2.0, alpha, lam, lam, clip, clip, up(bracket)],
+        &[2.0, alpha, lam, lam, clip, clip, up_signed(bracket)],
         &[sigma, sigma],
     );
-    Ok(up_pos(up(v), clip > 0.0))
+    Ok(up_pos(up_signed(v), clip > 0.0))
 }
 
 /// κ = L² − 1 from L ≥ 0 as (L − 1)(L + 1), to nearest (L − 1 is exact near 1, so κ keeps its
@@ -411,9 +413,9 @@ pub fn last_iterate_rdp_cyclic(
             let e = (t / ell) as f64;
             let th = theta_l_u(u, ell as f64)?;
             if t % ell >= 1 {
-                up(e * th + 1.0)
+                up_signed(e * th + 1.0)
             } else {
-                up((e - 1.0) * th + 1.0)
+                up_signed((e - 1.0) * th + 1.0)
             }
         }
     };
@@ -437,7 +439,7 @@ pub fn shifted_cycle_bound(
     nonneg("sbar", sbar)?;
     check_t_ell(t, ell)?;
     let th = theta_l_u(u, ell as f64)?;
-    let l = (0.5 * u).exp() * (1.0 + 2.0 * f64::EPSILON); // L rounded up
+    let l = (0.5 * u).exp() * (1.0 + EPS2); // L rounded up
     let e = (t / ell) as f64;
     let rem = theta_l_u(u, (t % ell) as f64)?;
     let a = mul0(l, tau) + sbar;
@@ -539,7 +541,7 @@ pub fn cyclic_calibration(
     let s = if as_published {
         clip * lam / (2.0 * b as f64) * (f.sqrt() / (alpha.sqrt() * eps.sqrt()))
     } else {
-        up(2.0 * clip * lam / b as f64 * (alpha.sqrt() * f.sqrt() / eps.sqrt()))
+        up_signed(2.0 * clip * lam / b as f64 * (alpha.sqrt() * f.sqrt() / eps.sqrt()))
     };
     if !s.is_finite() {
         return Err(PabiError::domain(
@@ -556,7 +558,7 @@ pub fn cyclic_calibration(
             clip,
         ));
     }
-    Ok((lam, up(ell), s))
+    Ok((lam, up_signed(ell), s))
 }
 
 /// Largest M + ρ accepted by [`cyclic_calibration`]: λ̄ = 1/(2(M + ρ)) stays a normal double.
@@ -573,7 +575,7 @@ pub fn theta_min_steps(kappa: f64, xi: f64) -> Result<f64> {
     }
     // ln(ξ/(ξ − 1)) = log1p(1/(ξ − 1)) with ξ − 1 exact (ξ < 2^53): −log1p(−1/ξ) lost
     // 1e-16/(ξ − 1) absolute to the rounding of 1/ξ (below the exact threshold for ξ − 1 < 1e-4)
-    Ok(up((1.0 / (xi - 1.0)).ln_1p() / kappa.ln_1p()))
+    Ok(up_signed((1.0 / (xi - 1.0)).ln_1p() / kappa.ln_1p()))
 }
 
 /// [`theta_min_steps`] from L itself (L > 1 finite; errors name `L`): ln L² = 2 log1p(L − 1)
@@ -592,7 +594,7 @@ pub fn theta_min_steps_l(l: f64, xi: f64) -> Result<f64> {
     } else {
         2.0 * l.ln()
     };
-    Ok(up((1.0 / (xi - 1.0)).ln_1p() / u))
+    Ok(up_signed((1.0 / (xi - 1.0)).ln_1p() / u))
 }
 
 /// Cor. C.3 (Kong–Ribero): for λ ≤ min{1/√E, 1/(2(m + M))},
@@ -615,7 +617,7 @@ pub fn last_iterate_rdp_small_step(
         return Err(PabiError::domain("ell", "an integer >= 1", 0.0));
     }
     let bf = b as f64;
-    let f = up(1.0 + theta_l_kappa(kappa, ell as f64)?);
+    let f = up_signed(1.0 + theta_l_kappa(kappa, ell as f64)?);
     Ok(up_pos(
         prod_div(&[4.0, alpha, clip, clip, f], &[bf, bf, sigma, sigma]),
         clip > 0.0,

@@ -7,10 +7,13 @@
 
 use super::gaussian_mechanism::{amplify, gaussian_dp_constant};
 use super::holder::{check_p, holder_ceil_order, holder_order, order_map_overflow, OrderMap};
-use super::logexp::{log_add_exp, log_expm1, log_mean_exp, up_order, LME_DIRECT_MAX};
+use super::logexp::{log_mean_exp, LME_DIRECT_MAX};
 use super::sampled_gaussian::{check_alpha, check_q, SgmTable};
-use super::scalar::{check_sensitivities, mul0, unit_open, up};
+use super::scalar::{check_sensitivities, mul0, unit_open};
 use crate::error::{PabiError, Result};
+use crate::num::logspace::{log_add_exp_std, log_expm1_std, Neumaier};
+use crate::num::round::up_order;
+use crate::num::round::up_signed;
 use crate::num::{INFLATE, TINY};
 use rayon::prelude::*;
 
@@ -191,7 +194,7 @@ pub fn dpsgd_per_instance_terms(
         if let Some(mut l) = plain {
             if opts.ucb.is_some() {
                 let dmax = tab.rdp(cmax);
-                l = log_add_exp(l, log_expm1(t * dmax) + ln_ucb);
+                l = log_add_exp_std(l, log_expm1_std(t * dmax) + ln_ucb);
             }
             return kappa * (l / t);
         }
@@ -205,7 +208,7 @@ pub fn dpsgd_per_instance_terms(
         let mut l = log_mean_exp(&buf);
         if opts.ucb.is_some() {
             let dmax = tab.rdp(cmax);
-            l = log_add_exp(l, log_expm1(t * dmax) + ln_ucb);
+            l = log_add_exp_std(l, log_expm1_std(t * dmax) + ln_ucb);
         }
         buf.clear();
         kappa * (l / t)
@@ -234,7 +237,7 @@ pub fn dpsgd_per_instance_terms(
 
 /// Row kernel of the composition on the direct path, multiversioned so that the `vmath`
 /// kernels and the k-recurrences vectorize across samples (AVX2/AVX-512 + FMA clones).
-/// Returns (max_s D_s, ln mean_s e^{t D_s}) with D_s = up(ln A_s/(α − 1)).
+/// Returns (max_s D_s, ln mean_s e^{t D_s}) with D_s = up_signed(ln A_s/(α − 1)).
 #[multiversion::multiversion(targets(
     "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
     "x86_64+avx2+fma",
@@ -248,7 +251,7 @@ pub(super) fn row_direct(pmf: &[f64], order: u64, row: &[f64], sigma: f64, t: f6
     let mut dmax = 0.0_f64;
     let mut sum = 0.0;
     let mut shift = f64::NEG_INFINITY;
-    let (mut direct, mut comp, mut count) = (0.0_f64, 0.0_f64, 0usize);
+    let (mut direct, mut count) = (Neumaier::default(), 0usize);
     let mut d = [0.0_f64; B];
     for chunk in row.chunks(B) {
         let len = chunk.len();
@@ -283,19 +286,13 @@ pub(super) fn row_direct(pmf: &[f64], order: u64, row: &[f64], sigma: f64, t: f6
             }
             // chunk sums (≤ 31 ulp) accumulated with Neumaier's compensation
             let v = e[..len].iter().sum::<f64>();
-            let t2 = direct + v;
-            comp += if direct.abs() >= v.abs() {
-                (direct - t2) + v
-            } else {
-                (v - t2) + direct
-            };
-            direct = t2;
+            direct.add(v);
             count += len;
             continue;
         }
         if shift == f64::NEG_INFINITY {
             // switch: Σ e^{x − shift} over the elements so far = (Σ expm1(x) + count)·e^{−shift}
-            sum = ((direct + comp) + count as f64) * f64::exp(-cmax);
+            sum = (direct.value() + count as f64) * f64::exp(-cmax);
             shift = cmax;
         }
         if cmax > shift {
@@ -308,7 +305,7 @@ pub(super) fn row_direct(pmf: &[f64], order: u64, row: &[f64], sigma: f64, t: f6
         sum += e[..len].iter().sum::<f64>();
     }
     let lme = if shift == f64::NEG_INFINITY {
-        f64::ln_1p((direct + comp) / row.len() as f64)
+        f64::ln_1p(direct.value() / row.len() as f64)
     } else {
         shift + f64::ln(sum / row.len() as f64)
     };
@@ -355,8 +352,8 @@ pub fn lp_per_instance_eps_delta(
     let eta = eta + INFLATE * (eta.abs() + (lq.abs() + k.abs() + ldp.abs()) / (p - 1.0));
     let smax = sens.iter().copied().fold(0.0, f64::max);
     Ok((
-        up(amplify(eta, q)),
-        up(q * delta + delta_prime),
+        up_signed(amplify(eta, q)),
+        up_signed(q * delta + delta_prime),
         mul0(c, smax) <= 1.0,
     ))
 }
