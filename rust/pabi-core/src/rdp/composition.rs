@@ -3,9 +3,10 @@
 //! upward sum of per-step terms, and the additive composition of RDP curves (Mironov 2017,
 //! Prop. 1). Derivations: docs/derivations/rdp.md.
 
-use super::holder::{check_p, holder_order, order_map_overflow, OrderMap};
+use super::checks::{check_alpha, check_p};
+use super::holder::{holder_order, order_map_overflow, OrderMap};
 use super::logexp::{log_mean_exp, log_weighted_sum_exp};
-use super::sampled_gaussian::check_alpha;
+
 use crate::error::{PabiError, Result};
 use crate::num::neumaier_sum;
 use crate::num::round::up_order;

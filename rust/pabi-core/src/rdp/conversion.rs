@@ -3,7 +3,7 @@
 //! certified and mutually consistent to the last ulp; and a privacy profile δ(ε) → RDP
 //! (the integral bound derived in docs/derivations/rdp.md).
 
-use super::sampled_gaussian::check_alpha;
+use super::checks::check_alpha;
 use crate::error::{PabiError, Result};
 use crate::num::logspace::{log1mexp_std, log_add_exp_std, log_expm1_std, softplus_std};
 use crate::num::round::up_order;

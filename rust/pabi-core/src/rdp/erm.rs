@@ -3,8 +3,9 @@
 //! gradient step (Lemma 2), the multi-epoch sensitivity (Prop. 2), averaged RDP (Prop. 3) and
 //! the mixture bound (Lemma 3). Derivations: docs/derivations/rdp.md.
 
+use super::checks::{check_sensitivities, count, nonneg, order, pos};
 use super::logexp::{log_mean_exp, log_weighted_sum_exp};
-use super::scalar::{check_sensitivities, mul0, nonneg, order, pos};
+use super::scalar::mul0;
 use crate::dd::{two_prod, Dd};
 use crate::error::{PabiError, Result};
 use crate::num::neumaier_sum;
@@ -87,9 +88,7 @@ pub fn sensitivity_multi_epoch(
     let g = contraction_gap_dd(eta, mu, smooth)?;
     nonneg("grad_bound", grad_bound)?;
     pos("batch_size", batch_size)?;
-    if m == 0 {
-        return Err(PabiError::domain("m", "an integer >= 1", 0.0));
-    }
+    count("m", m)?;
     if j == 0 || j > m {
         return Err(PabiError::domain(
             "j",
@@ -149,9 +148,7 @@ pub fn sensitivity_multi_epoch(
 /// Averaged RDP (001 Prop. 3): (1/(α − 1))·ln mean_j exp(α(α − 1)Δ_j²/(2σ²)), stable
 /// (log1p(mean expm1) form when small, log-mean-exp otherwise; α → 1 limit mean Δ²/(2σ²)).
 pub fn averaged_rdp(alpha: f64, sigma: f64, sens: &[f64]) -> Result<f64> {
-    if !(alpha > 1.0 && alpha.is_finite()) {
-        return Err(PabiError::domain("alpha", "> 1 and finite", alpha));
-    }
+    order(alpha)?;
     pos("sigma", sigma)?;
     check_sensitivities(sens)?;
     let t = alpha - 1.0;

@@ -2,8 +2,9 @@
 //! al., *Gradients look alike* (USENIX Security 2024), Thm 3.6, with a bound on the rounding of
 //! the cancelling exponent. Derivation: docs/derivations/rdp.md.
 
+use super::checks::pos;
 use super::logexp::log_mean_exp;
-use super::scalar::pos;
+
 use crate::error::{PabiError, Result};
 use crate::num::neumaier_sum;
 use crate::num::round::{EPS, EPS2, EPS4};

@@ -6,8 +6,9 @@
 //! (Fact 3.4, corrected: docs/errata.md#r-t4) and the Monte-Carlo sample size (Fact 3.5,
 //! docs/errata.md#r-t5). Derivations: docs/derivations/rdp.md.
 
-use super::sampled_gaussian::{ceil_order, check_alpha};
-use super::scalar::{nonneg, order, pos, unit_open};
+use super::checks::{check_alpha, check_p, count, gt1, nonneg, order, pos, unit_open};
+use super::sampled_gaussian::ceil_order;
+
 use crate::dd::Dd;
 use crate::error::{PabiError, Result};
 use crate::num::logspace::log_expm1_std;
@@ -44,16 +45,6 @@ pub fn holder_orders(alpha: f64, p: f64, n: u64, map: OrderMap) -> Result<(Vec<f
         ));
     }
     Ok((0..n).map(|i| holder_order(alpha, p, i, map)).unzip())
-}
-
-/// The Hölder exponent: p > 1 and finite (p = +inf would make t_i = p(β_i − 1) infinite and
-/// the printed map's fixed point (p − 1)/p undefined).
-pub(super) fn check_p(p: f64) -> Result<()> {
-    if p > 1.0 && p.is_finite() {
-        Ok(())
-    } else {
-        Err(PabiError::domain("p", "> 1 and finite", p))
-    }
 }
 
 /// β_i = g_p^i(α) and the Hölder coefficient κ_i multiplying (1/t_i)·ln E e^{t_i D},
@@ -257,16 +248,8 @@ pub(super) fn order_map_overflow(
 /// p = Ω(n) is what is needed (docs/errata.md#r-t4).
 pub fn holder_min_p(n: u64, alpha: f64, cap_factor: f64) -> Result<f64> {
     order(alpha)?;
-    if n == 0 {
-        return Err(PabiError::domain("n", "an integer >= 1", 0.0));
-    }
-    if !(cap_factor > 1.0 && cap_factor.is_finite()) {
-        return Err(PabiError::domain(
-            "cap_factor",
-            "> 1 and finite",
-            cap_factor,
-        ));
-    }
+    count("n", n)?;
+    gt1("cap_factor", cap_factor)?;
     if n == 1 {
         return Ok(1.0);
     }

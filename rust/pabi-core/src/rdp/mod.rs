@@ -13,7 +13,8 @@
 //! | `unlearning.rs` | weak triangle inequality and the unlearning keep-rule |
 //! | `last_iterate.rs` | last iterate of cyclic DP-SGD (Kong–Ribero) |
 //! | `erm.rs` | ERM with output perturbation (Chen–Lee–Kifer 2019) |
-//! | `logexp.rs`, `scalar.rs` | shared log-space primitives, rounding and argument checks |
+//! | `logexp.rs`, `scalar.rs` | shared log-mean-exp primitives, rounding and NaN-free products |
+//! | `checks.rs` | the argument checks, one per kind of parameter |
 //! | `elementwise.rs` | (tests only) the former element-wise driver, the reference of `driver_tests.rs` |
 //!
 //! The scalar bounds of the last seven rows are also reachable as `rdp::extra::*` (the path
@@ -28,6 +29,7 @@
 pub mod elementwise;
 pub mod extra;
 
+mod checks;
 mod composition;
 mod conversion;
 mod erm;

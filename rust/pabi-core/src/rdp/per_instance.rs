@@ -5,11 +5,12 @@
 //! Cor. 3.1 (the L_p-norm (ε, δ)). Derivation and the rounding of each term:
 //! docs/derivations/rdp.md.
 
+use super::checks::{check_alpha, check_p, check_q, check_sensitivities, unit_open};
 use super::gaussian_mechanism::{amplify, gaussian_dp_constant};
-use super::holder::{check_p, holder_ceil_order, holder_order, order_map_overflow, OrderMap};
+use super::holder::{holder_ceil_order, holder_order, order_map_overflow, OrderMap};
 use super::logexp::{log_mean_exp, LME_DIRECT_MAX};
-use super::sampled_gaussian::{check_alpha, check_q, SgmTable};
-use super::scalar::{check_sensitivities, mul0, unit_open};
+use super::sampled_gaussian::SgmTable;
+use super::scalar::mul0;
 use crate::error::{PabiError, Result};
 use crate::num::logspace::{log_add_exp_std, log_expm1_std, Neumaier};
 use crate::num::round::up_order;
@@ -36,8 +37,9 @@ const SKIP_GAP: f64 = 45.0;
 #[derive(Debug, Clone, Copy)]
 pub struct CompositionOptions {
     pub map: OrderMap,
-    /// Hoeffding upper-confidence mode: (failure probability J in (0, 1), max sensitivity).
-    pub ucb: Option<(f64, f64)>,
+    /// Hoeffding upper-confidence mode: (failure probability J in (0, 1), max sensitivity,
+    /// required in this mode: `None` is a domain error naming `max_sensitivity`).
+    pub ucb: Option<(f64, Option<f64>)>,
 }
 
 /// Per-instance RDP of DP-SGD over a training run (002 Thm 3.3, soft-max form, §2.7).
@@ -86,6 +88,13 @@ pub fn dpsgd_per_instance_terms(
         if !(conf > 0.0 && conf < 1.0) {
             return Err(PabiError::domain("confidence", "in (0, 1)", conf));
         }
+        let Some(smax) = smax else {
+            return Err(PabiError::domain(
+                "max_sensitivity",
+                ">= 0 and finite (required with confidence)",
+                f64::NAN,
+            ));
+        };
         if !(smax >= 0.0 && smax.is_finite()) {
             return Err(PabiError::domain(
                 "max_sensitivity",
@@ -125,13 +134,20 @@ pub fn dpsgd_per_instance_terms(
         }
     }
     if interior_q(q) && entries > MAX_TABLE_ENTRIES {
-        return Err(PabiError::unreachable(format!(
-            "the {steps} steps need {entries} binomial-table entries (more than \
-             {MAX_TABLE_ENTRIES}, {} MiB): the orders beta_i range up to {:e}; \
-             increase p (p = 3*steps keeps every order below 1 + 1.5(alpha - 1)) or lower alpha",
-            (MAX_TABLE_ENTRIES * 8) >> 20,
-            beta_max
-        )));
+        // a resource limit set by the order map: raising p lowers every order (a Domain error
+        // naming p, as `order_map_overflow` does for the order cap)
+        return Err(PabiError::domain(
+            "p",
+            format!(
+                "such that the {steps} steps need at most {MAX_TABLE_ENTRIES} binomial-table \
+                 entries ({} MiB; they need {entries}: the orders beta_i range up to {:e} at \
+                 alpha = {alpha}); p = 3*steps keeps every order below 1 + 1.5(alpha - 1), or \
+                 lower alpha",
+                (MAX_TABLE_ENTRIES * 8) >> 20,
+                beta_max
+            ),
+            p,
+        ));
     }
     let mut tables: Vec<SgmTable> = Vec::new();
     let mut table_of: Vec<usize> = Vec::with_capacity(steps);
@@ -339,9 +355,7 @@ pub fn lp_per_instance_eps_delta(
     if !(q > 0.0 && q <= 1.0) {
         return Err(PabiError::domain("q", "in (0, 1]", q));
     }
-    if !(p > 1.0 && p.is_finite()) {
-        return Err(PabiError::domain("p", "> 1 and finite", p));
-    }
+    check_p(p)?;
     unit_open("delta_prime", delta_prime)?;
     check_sensitivities(sens)?;
     let c = gaussian_dp_constant(delta, sigma)?;

@@ -20,6 +20,7 @@
 //! non-decreasing in α; Thudi et al. §3.2; α ∈ (1, 2] uses order 2).
 //! Results are rounded up by [`INFLATE`](crate::num::INFLATE)·(1 + log2 α).
 
+use super::checks::{check_alpha, check_q};
 use super::fractional;
 use crate::error::{PabiError, Result};
 use crate::num::binom::log_binom_pmf_int;
@@ -142,28 +143,6 @@ impl SgmTable {
 #[inline]
 pub(super) fn ceil_order(alpha: f64) -> u64 {
     alpha.ceil().max(2.0) as u64
-}
-
-pub(super) fn check_alpha(alpha: f64, max: f64) -> Result<()> {
-    if alpha > 1.0 && alpha <= max {
-        Ok(())
-    } else if max == f64::MAX {
-        Err(PabiError::domain("alpha", "> 1 and finite", alpha))
-    } else {
-        Err(PabiError::domain(
-            "alpha",
-            format!("> 1 and <= {max:e} (not NaN)"),
-            alpha,
-        ))
-    }
-}
-
-pub(super) fn check_q(q: f64) -> Result<()> {
-    if (0.0..=1.0).contains(&q) {
-        Ok(())
-    } else {
-        Err(PabiError::domain("q", "in [0, 1]", q))
-    }
 }
 
 /// How a fractional order is handled by the sampled Gaussian RDP.

@@ -1,8 +1,7 @@
 //! Shared plumbing of the scalar RDP bounds (the `extra` API): directed rounding ([`up_pos`];
-//! the signed [`up_signed`] is `crate::num::round`'s), NaN-free products ([`mul0`], [`prod_div`]) and the argument checks that name
-//! the parameter at fault.
+//! the signed [`up_signed`] is `crate::num::round`'s) and NaN-free products ([`mul0`],
+//! [`prod_div`]). The argument checks are in `checks.rs`.
 
-use crate::error::{PabiError, Result};
 use crate::num::round::up_signed;
 use crate::num::TINY;
 
@@ -91,48 +90,4 @@ pub(super) fn frexp(x: f64) -> (f64, i64) {
     let be = ((bits >> 52) & 0x7ff) as i64;
     let m = f64::from_bits((bits & !(0x7ffu64 << 52)) | (1022u64 << 52));
     (m, be - 1022 + shift)
-}
-
-pub(super) fn pos(name: &'static str, v: f64) -> Result<()> {
-    if v > 0.0 && v.is_finite() {
-        Ok(())
-    } else {
-        Err(PabiError::domain(name, "> 0 and finite", v))
-    }
-}
-
-pub(super) fn nonneg(name: &'static str, v: f64) -> Result<()> {
-    if v >= 0.0 && v.is_finite() {
-        Ok(())
-    } else {
-        Err(PabiError::domain(name, ">= 0 and finite", v))
-    }
-}
-
-pub(super) fn unit_open(name: &'static str, v: f64) -> Result<()> {
-    if v > 0.0 && v < 1.0 {
-        Ok(())
-    } else {
-        Err(PabiError::domain(name, "in (0, 1)", v))
-    }
-}
-
-pub(super) fn order(v: f64) -> Result<()> {
-    if v > 1.0 && v.is_finite() {
-        Ok(())
-    } else {
-        Err(PabiError::domain("alpha", "> 1 and finite", v))
-    }
-}
-
-/// Sensitivity samples: non-empty, finite, non-negative (first bad index reported).
-pub(super) fn check_sensitivities(sens: &[f64]) -> Result<()> {
-    if sens.is_empty() {
-        return Err(PabiError::Shape {
-            message: "sensitivities must be non-empty".into(),
-        });
-    }
-    crate::batch::check(sens, "sensitivities", ">= 0 and finite", |x| {
-        x >= 0.0 && x.is_finite()
-    })
 }

@@ -3,7 +3,7 @@
 //! look alike*, §5.4) with the corrected coefficient (docs/errata.md#r-t8).
 //! Derivations: docs/derivations/rdp.md.
 
-use super::scalar::{nonneg, order};
+use super::checks::{nonneg, order};
 use crate::error::{PabiError, Result};
 use crate::num::round::up_signed;
 use crate::num::{INFLATE, TINY};
