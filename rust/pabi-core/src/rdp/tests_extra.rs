@@ -178,3 +178,26 @@ fn one_wording_per_checker() {
         theta_min_steps_l(2.0, 0.5).unwrap_err().to_string()
     );
 }
+
+#[test]
+fn averaged_rdp_below_the_normal_range_stays_an_upper_bound() {
+    // exact values (t·y ≤ 1e-300, so the divergence is mean y = α/2·mean (Δ/σ)² to 1e-300
+    // relative): 0.5·1.001·1e-320 = 5.005e-321 (was 4.98e-321, below it), 1e-340 and
+    // 0.5e-340 (were 0, below them: the smallest bound is the few-subnormal-ulp TINY)
+    let v = averaged_rdp(1.001, 1.0, &[1e-160]).unwrap();
+    assert!(
+        (5.005e-321..=5.005e-321 * (1.0 + 1e-12) + 8.0 * 5e-324).contains(&v),
+        "{v:e}"
+    );
+    for sens in [&[1e-170][..], &[1e-170, 0.0][..]] {
+        let v = averaged_rdp(2.0, 1.0, sens).unwrap();
+        assert!(v > 0.0 && v <= 4.0 * 5e-324, "{v:e}");
+    }
+    // exactly zero sensitivities stay an exact 0; normal-range values keep their closed form
+    assert_eq!(averaged_rdp(2.0, 1.0, &[0.0, 0.0]).unwrap(), 0.0);
+    let v = averaged_rdp(3.0, 1.0, &[1e-155, 2e-155]).unwrap();
+    assert!(
+        v >= 3.75e-310 && v <= 3.75e-310 * (1.0 + 1e-12) + 8.0 * 5e-324,
+        "{v:e}"
+    );
+}
