@@ -197,7 +197,7 @@ fn averaged_rdp_below_the_normal_range_stays_an_upper_bound() {
     assert_eq!(averaged_rdp(2.0, 1.0, &[0.0, 0.0]).unwrap(), 0.0);
     let v = averaged_rdp(3.0, 1.0, &[1e-155, 2e-155]).unwrap();
     assert!(
-        v >= 3.75e-310 && v <= 3.75e-310 * (1.0 + 1e-12) + 8.0 * 5e-324,
+        (3.75e-310..=3.75e-310 * (1.0 + 1e-12) + 8.0 * 5e-324).contains(&v),
         "{v:e}"
     );
 }
