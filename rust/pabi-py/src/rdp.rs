@@ -55,7 +55,7 @@ fn dpsgd_per_instance_terms<'py>(
     let s = sensitivities.as_slice()?;
     let opts = core::CompositionOptions {
         map: order_map(as_published),
-        ucb: confidence.map(|c| (c, max_sensitivity.unwrap_or(f64::NAN))),
+        ucb: confidence.map(|c| (c, max_sensitivity)),
     };
     array(py, || {
         core::dpsgd_per_instance_terms(alpha, q, sigma, s, steps, samples, p, opts)
@@ -206,8 +206,12 @@ fn bmap<'py, const N: usize, const K: usize>(
     f: impl Fn([f64; N]) -> CoreResult<[f64; K]> + Sync + Send,
 ) -> Out<'py> {
     let n = args.first().map_or(0, |a| a.len());
+    // chunks of 2048 elements, in parallel from 4096 (the former `rdp::elementwise` driver)
+    let shape = |_, _| PabiError::Shape {
+        message: "argument arrays must have equal lengths".into(),
+    };
     let v = guarded(py, n >= LONG_LEN, || {
-        pabi_core::rdp::elementwise::map_elements(args, &f)
+        pabi_core::driver::map_rows(args, 2 * 2048, 2048, shape, &f)
     })?;
     Ok(v.into_pyarray(py))
 }
@@ -315,12 +319,9 @@ elementwise!(
 elementwise!(
     bmap,
     fn last_iterate_rdp_bounded([alpha, lam, m, big_m, d_h, clip, b, sigma], as_published: bool)
-    |x| {
-        let k = ex::smooth_step_kappa(x[1], x[2], x[3], lip(as_published))?;
-        Ok([ex::last_iterate_rdp_bounded(
-            x[0], k, x[4], x[1], x[5], int("b", x[6])?, x[7],
-        )?])
-    }
+    |x| Ok([ex::last_iterate_rdp_bounded_smooth(
+        x[0], x[1], x[2], x[3], x[4], x[5], int("b", x[6])?, x[7], lip(as_published),
+    )?])
 );
 elementwise!(
     bmap,
@@ -329,13 +330,10 @@ elementwise!(
         as_published: bool,
         model_as_published: bool,
     )
-    |x| {
-        let k = ex::smooth_step_kappa(x[1], x[2], x[3], lip(model_as_published))?;
-        Ok([ex::last_iterate_rdp_cyclic(
-            x[0], k, x[1], x[4], int("b", x[5])?, x[6], int("T", x[7])?, int("ell", x[8])?,
-            opt_int("t_star", x[9])?, as_published,
-        )?])
-    }
+    |x| Ok([ex::last_iterate_rdp_cyclic_smooth(
+        x[0], x[1], x[2], x[3], x[4], int("b", x[5])?, x[6], int("T", x[7])?, int("ell", x[8])?,
+        opt_int("t_star", x[9])?, as_published, lip(model_as_published),
+    )?])
 );
 elementwise!(
     bmap,
@@ -414,12 +412,9 @@ elementwise!(
 elementwise!(
     bmap,
     fn last_iterate_rdp_small_step([alpha, lam, m, big_m, clip, b, sigma, ell], as_published: bool)
-    |x| {
-        let k = ex::smooth_step_kappa(x[1], x[2], x[3], lip(as_published))?;
-        Ok([ex::last_iterate_rdp_small_step(
-            x[0], k, x[4], int("b", x[5])?, x[6], int("ell", x[7])?,
-        )?])
-    }
+    |x| Ok([ex::last_iterate_rdp_small_step_smooth(
+        x[0], x[1], x[2], x[3], x[4], int("b", x[5])?, x[6], int("ell", x[7])?, lip(as_published),
+    )?])
 );
 
 /// Row-wise helpers over a sample axis: element i uses row `rows[i]` of the (R, m) sample
@@ -431,7 +426,8 @@ fn row(samples: &[f64], m: usize, r: f64) -> CoreResult<&[f64]> {
     range
         .and_then(|(lo, hi)| samples.get(lo..hi))
         .ok_or_else(|| {
-            PabiError::unreachable(format!(
+            // the Python wrapper builds the row indices: a bad one is a bug, not a bad argument
+            PabiError::internal(format!(
                 "sample row {k} out of range ({} values, m = {m})",
                 samples.len()
             ))

@@ -3,11 +3,13 @@
 //! upward sum of per-step terms, and the additive composition of RDP curves (Mironov 2017,
 //! Prop. 1). Derivations: docs/derivations/rdp.md.
 
-use super::holder::{check_p, holder_order, order_map_overflow, OrderMap};
-use super::logexp::{log_mean_exp, log_weighted_sum_exp, up_order};
-use super::sampled_gaussian::check_alpha;
+use super::checks::{check_alpha, check_p};
+use super::holder::{holder_order, order_map_overflow, OrderMap};
+use super::logexp::{log_mean_exp, log_weighted_sum_exp};
+
 use crate::error::{PabiError, Result};
 use crate::num::neumaier_sum;
+use crate::num::round::up_order;
 
 /// Generic Hölder composition (002 Thm 3.3, soft-max form) from per-step divergence samples.
 ///

@@ -3,9 +3,10 @@
 //! certified and mutually consistent to the last ulp; and a privacy profile δ(ε) → RDP
 //! (the integral bound derived in docs/derivations/rdp.md).
 
-use super::logexp::{log1mexp, log_add_exp, log_expm1, softplus, up_order};
-use super::sampled_gaussian::check_alpha;
+use super::checks::check_alpha;
 use crate::error::{PabiError, Result};
+use crate::num::logspace::{log1mexp_std, log_add_exp_std, log_expm1_std, softplus_std};
+use crate::num::round::up_order;
 use crate::num::HALF_ULP_ONE;
 
 /// RDP → (ε, δ) conversion rule.
@@ -31,13 +32,6 @@ fn check_curve(orders: &[f64], rdp: &[f64]) -> Result<()> {
     })?;
     crate::batch::check(rdp, "rdp", ">= 0 (not NaN; +inf allowed)", |x| x >= 0.0)?;
     Ok(())
-}
-
-/// The value of one rounding-to-nearest step moved to the next double up: an upper bound of
-/// the exact result of the operation, and a non-decreasing function of that rounded result.
-#[inline(always)]
-fn nu(x: f64) -> f64 {
-    x.next_up()
 }
 
 /// e^x rounded up (std exp is faithful: within 1 ulp), non-decreasing in x.
@@ -79,7 +73,7 @@ impl ConvOrder {
             let c = f64::ln_1p(-1.0 / a);
             (c, 8.0 * HALF_ULP_ONE * c.abs())
         };
-        let kl = 0.5 * log1mexp(-r); // relative error a few ulp (Mächler's two branches)
+        let kl = 0.5 * log1mexp_std(-r); // relative error a few ulp (Mächler's two branches)
         ConvOrder {
             r,
             am1_dn,
@@ -98,25 +92,26 @@ impl ConvOrder {
     #[inline]
     fn times_am1(&self, y: f64) -> f64 {
         if y >= 0.0 {
-            nu(y * self.am1_up)
+            (y * self.am1_up).next_up()
         } else {
-            nu(y * self.am1_dn)
+            (y * self.am1_dn).next_up()
         }
     }
 
     /// Upper bound of δ(ε) at this order, a non-increasing function of ε by construction: every
-    /// operation is one rounding to nearest followed by [`nu`] (each monotone), the constants
+    /// operation is one rounding to nearest followed by `f64::next_up` (an upper bound of the
+    /// exact result, non-decreasing in the rounded one; each monotone), the constants
     /// are rounded in the direction that raises δ, and e^x is std's faithful exp rounded up.
     /// A zero RDP value means D_α = 0, i.e. equal distributions: δ = 0 at every ε ≥ 0.
     fn delta(&self, eps: f64, rule: Conversion) -> f64 {
         if self.r == 0.0 {
             return 0.0;
         }
-        let x = nu(self.r - eps);
+        let x = (self.r - eps).next_up();
         let ld = match rule {
             Conversion::Classical => self.times_am1(x),
             Conversion::Tight => {
-                let cks = nu(self.times_am1(nu(x + self.c_up)) - self.lna_dn);
+                let cks = (self.times_am1((x + self.c_up).next_up()) - self.lna_dn).next_up();
                 cks.min(self.kl_up)
             }
         };
@@ -300,14 +295,14 @@ pub fn profile_to_rdp(alpha: f64, eps: &[f64], delta: &[f64]) -> Result<f64> {
         // adds a positive integrand)
         let (e0, h) = (eps[j], (eps[j + 1] - eps[j]).next_up());
         // ln ∫_0^h e^{(α−1)t} dt = ln(expm1(x)/(α − 1)), x = (α − 1)h; below 1e-8 (where x may
-        // underflow and log_expm1(x) would be −inf) ln h + x, an upper bound (ln(expm1(x)/x)
+        // underflow and log_expm1_std(x) would be −inf) ln h + x, an upper bound (ln(expm1(x)/x)
         // ≤ x/2 + x²/24 ≤ x)
         let x1 = am1 * h;
         let i1 = am1 * e0
             + if x1 < 1e-8 {
                 f64::ln(h) + x1
             } else {
-                log_expm1(x1) - f64::ln(am1)
+                log_expm1_std(x1) - f64::ln(am1)
             };
         // ln ∫_0^h e^{−αt} dt = ln((1 − e^{−y})/α), y = αh; below 1e-8 the upper bound ln h
         let y = alpha * h;
@@ -315,9 +310,9 @@ pub fn profile_to_rdp(alpha: f64, eps: &[f64], delta: &[f64]) -> Result<f64> {
             + if y < 1e-8 {
                 f64::ln(h)
             } else {
-                log1mexp(-y) - f64::ln(alpha)
+                log1mexp_std(-y) - f64::ln(alpha)
             };
-        logs.push(f64::ln(delta[j]) + log_add_exp(i1, i2));
+        logs.push(f64::ln(delta[j]) + log_add_exp_std(i1, i2));
     }
     if logs.is_empty() {
         return Ok(0.0);
@@ -330,7 +325,7 @@ pub fn profile_to_rdp(alpha: f64, eps: &[f64], delta: &[f64]) -> Result<f64> {
         // itself may be subnormal (α − 1 = 2^-52 and a 1e-300 integral lost 1e-8 relative)
         f64::exp(f64::ln(alpha) + ls)
     } else {
-        softplus(x) / am1
+        softplus_std(x) / am1
     };
     Ok(up_order(v, 1e6))
 }

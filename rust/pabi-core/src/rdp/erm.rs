@@ -3,11 +3,14 @@
 //! gradient step (Lemma 2), the multi-epoch sensitivity (Prop. 2), averaged RDP (Prop. 3) and
 //! the mixture bound (Lemma 3). Derivations: docs/derivations/rdp.md.
 
+use super::checks::{check_sensitivities, count, nonneg, order, pos};
 use super::logexp::{log_mean_exp, log_weighted_sum_exp};
-use super::scalar::{check_sensitivities, mul0, nonneg, order, pos, up};
+use super::scalar::{mul0, prod_div, up_pos};
 use crate::dd::{two_prod, Dd};
 use crate::error::{PabiError, Result};
 use crate::num::neumaier_sum;
+use crate::num::round::up_signed;
+use crate::num::round::EPS3;
 
 /// Mixture bound (001 Lemma 3): D_α(M(D)‖M(D')) ≤ (1/(α − 1))·ln Σ_j q_j e^{(α−1)ε_j(α)}
 /// for a mixture with weights q_j (summing to 1) of mechanisms with RDP ε_j.
@@ -31,7 +34,7 @@ pub fn mixture_rdp_bound(alpha: f64, weights: &[f64], eps: &[f64]) -> Result<f64
     let xs: Vec<f64> = eps.iter().map(|&e| t * e).collect();
     let ls = log_weighted_sum_exp(weights, &xs);
     // ln Σ q_j e^{t ε_j} ≥ 0 up to the weight rounding; keep it ≥ 0
-    Ok(up(ls.max(0.0) / t))
+    Ok(up_signed(ls.max(0.0) / t))
 }
 
 /// 1 − ρ = min{ημ, 2 − ηL} as an exact double-double (the products' FMA residuals, the
@@ -85,9 +88,7 @@ pub fn sensitivity_multi_epoch(
     let g = contraction_gap_dd(eta, mu, smooth)?;
     nonneg("grad_bound", grad_bound)?;
     pos("batch_size", batch_size)?;
-    if m == 0 {
-        return Err(PabiError::domain("m", "an integer >= 1", 0.0));
-    }
+    count("m", m)?;
     if j == 0 || j > m {
         return Err(PabiError::domain(
             "j",
@@ -106,7 +107,7 @@ pub fn sensitivity_multi_epoch(
         }
     };
     let (l_up, l_dn) = if l.is_finite() {
-        let lerr = 3.0 * f64::EPSILON * l.abs();
+        let lerr = EPS3 * l.abs();
         (l + lerr, l - lerr) // ln ρ ∈ [l_dn, l_up] (both ≤ 0)
     } else {
         (l, l)
@@ -141,15 +142,13 @@ pub fn sensitivity_multi_epoch(
         pow_up((m - j) as f64) * 2.0 * eta * grad_bound / batch_size,
         ratio,
     );
-    Ok(up(v))
+    Ok(up_signed(v))
 }
 
 /// Averaged RDP (001 Prop. 3): (1/(α − 1))·ln mean_j exp(α(α − 1)Δ_j²/(2σ²)), stable
 /// (log1p(mean expm1) form when small, log-mean-exp otherwise; α → 1 limit mean Δ²/(2σ²)).
 pub fn averaged_rdp(alpha: f64, sigma: f64, sens: &[f64]) -> Result<f64> {
-    if !(alpha > 1.0 && alpha.is_finite()) {
-        return Err(PabiError::domain("alpha", "> 1 and finite", alpha));
-    }
+    order(alpha)?;
     pos("sigma", sigma)?;
     check_sensitivities(sens)?;
     let t = alpha - 1.0;
@@ -169,5 +168,41 @@ pub fn averaged_rdp(alpha: f64, sigma: f64, sens: &[f64]) -> Result<f64> {
         let xs: Vec<f64> = ys.iter().map(|&y| t * y).collect();
         log_mean_exp(&xs) / t
     };
-    Ok(up(up(v)))
+    if v < AVERAGED_TINY && sens.iter().any(|&d| d > 0.0) {
+        if let Some(b) = averaged_rdp_tiny(alpha, sigma, sens) {
+            // positive (some Δ > 0): a mean rounded to 0 becomes the smallest bound `TINY`
+            return Ok(up_pos(up_signed(b), true));
+        }
+    }
+    Ok(up_signed(up_signed(v)))
+}
+
+/// Below this value [`averaged_rdp`]'s closed form may have lost its relative accuracy to
+/// underflow: (Δ/σ)² rounded into (or below) the subnormal range, whose absolute error,
+/// divided by α − 1 < 1, exceeded the final margin (α = 1.001, σ = 1, Δ = 1e-160 gave
+/// 4.98e-321 below the exact 5.005e-321; Δ = 1e-170 gave 0 for the exact 1e-340).
+const AVERAGED_TINY: f64 = 1e-280;
+
+/// An upper bound of the averaged RDP for tiny values, by scaling: with y_j = α/2·(Δ_j/σ)²
+/// and t = α − 1, ln mean e^{t y} ≤ mean expm1(t y) ≤ mean(t y (1 + 2 t y)) for t·y ≤ 1
+/// (expm1(z) ≤ z e^z ≤ z(1 + 2z) for 0 ≤ z ≤ 1), so the divergence is ≤ mean(y)·(1 + 2t·max y).
+/// Each y_j by [`prod_div`] (exact scalings, no intermediate underflow: a few relative
+/// roundings and one final absolute ≤ 2^-1075), summed (sums of subnormals are exact), divided
+/// by n and scaled (two more roundings ≤ 2^-1075 each below the normal range): the absolute
+/// error ≤ 3·2^-1075 is below the `TINY` = 8·2^-1075 of the caller's `up_signed` (or `up_pos`
+/// for a mean rounded to 0: the exact value is then < 2^-1073 < `TINY`), the relative
+/// one (≤ ~20 ulp) below its 2^-46. `None` when t·max y > 1e-3 (the closed form is then far
+/// from underflow).
+fn averaged_rdp_tiny(alpha: f64, sigma: f64, sens: &[f64]) -> Option<f64> {
+    let t = alpha - 1.0;
+    let ys: Vec<f64> = sens
+        .iter()
+        .map(|&d| prod_div(&[0.5, alpha, d, d], &[sigma, sigma]))
+        .collect();
+    let ymax = ys.iter().copied().fold(0.0, f64::max);
+    if !(t * ymax <= 1e-3) {
+        return None;
+    }
+    let mean = neumaier_sum(ys.iter().copied()) / ys.len() as f64;
+    Some(mean * (1.0 + 2.0 * t * ymax))
 }

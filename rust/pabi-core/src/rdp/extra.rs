@@ -13,8 +13,9 @@ pub use super::general_update::general_update_rdp;
 pub use super::holder::{hoeffding_sample_size_ln, holder_min_p, SampleSizeVariant};
 pub use super::last_iterate::{
     cyclic_calibration, cyclic_theta_sum, kappa_from_l, l_lambda_kappa, last_iterate_rdp_bounded,
-    last_iterate_rdp_cyclic, last_iterate_rdp_general, last_iterate_rdp_general_exact,
-    last_iterate_rdp_small_step, lip_u_from_kappa, lip_u_from_l, optimal_residuals,
+    last_iterate_rdp_bounded_smooth, last_iterate_rdp_cyclic, last_iterate_rdp_cyclic_smooth,
+    last_iterate_rdp_general, last_iterate_rdp_general_exact, last_iterate_rdp_small_step,
+    last_iterate_rdp_small_step_smooth, lip_u_from_kappa, lip_u_from_l, optimal_residuals,
     shifted_cycle_bound, shifted_drift_bound, shifted_drift_bound_published, smooth_step_kappa,
     theta_l_kappa, theta_l_u, theta_min_steps, theta_min_steps_l, LipschitzModel,
 };

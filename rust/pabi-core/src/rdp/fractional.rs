@@ -113,13 +113,14 @@
 //! ln(A)/(α − 1) = log1p(A − 1)/(α − 1) keeps full relative accuracy.
 
 use super::fractional_quadrature::{QuadPlan, MAX_NODES};
-use super::logexp::{log_expm1, softplus};
-use crate::num::{neumaier_sum, HALF_ULP_ONE, TINY};
+use crate::num::logspace::Neumaier;
+use crate::num::logspace::{log_expm1_std, softplus_std};
+use crate::num::{neumaier_sum, TINY};
 use crate::tail::gaussian_tail;
 use crate::vmath::erfcx_pos;
 
 /// The unit roundoff u = 2^-53.
-pub(super) const U: f64 = HALF_ULP_ONE;
+pub(super) use crate::num::round::U;
 /// Number of sequence values used by the Euler transform of each tail.
 const EULER_TERMS: usize = 110;
 /// A term whose log lies this far below the largest one is negligible (e^-80 ≈ 1.8e-35).
@@ -148,8 +149,8 @@ struct Binom {
     alpha: f64,
     floor: u64,
     i: u64,
-    sum: f64,
-    comp: f64,
+    /// the compensated running sum of the logs
+    acc: Neumaier,
     /// Σ_k |x̂_k| of the summed logs x_k = ln(|α − k|/(k + 1)).
     abs: f64,
 }
@@ -160,8 +161,7 @@ impl Binom {
             alpha,
             floor: alpha.floor() as u64,
             i: 0,
-            sum: 0.0,
-            comp: 0.0,
+            acc: Neumaier::default(),
             abs: 0.0,
         }
     }
@@ -172,7 +172,7 @@ impl Binom {
         } else {
             -1.0
         };
-        let lnc = self.sum + self.comp;
+        let lnc = self.acc.value();
         // each x_k: ≤ 2u|x_k| (ln, 1 ulp) + 2u (the two roundings of its argument); the
         // compensated sum: ≤ u|lnc| + O(i²u²)Σ|x_k| (Ogita–Rump–Oishi 2005, Prop. 4.5)
         let d = 2.01 * U * (self.abs + self.i as f64) + 2.0 * U * lnc.abs();
@@ -181,13 +181,7 @@ impl Binom {
     fn advance(&mut self) {
         let i = self.i as f64;
         let x = f64::ln((self.alpha - i).abs() / (i + 1.0));
-        let t = self.sum + x;
-        if self.sum.abs() >= x.abs() {
-            self.comp += (self.sum - t) + x;
-        } else {
-            self.comp += (x - t) + self.sum;
-        }
-        self.sum = t;
+        self.acc.add(x);
         self.abs += x.abs();
         self.i += 1;
     }
@@ -356,7 +350,11 @@ fn euler_tail(value: impl Fn(usize) -> (f64, f64), lmax: f64, max_terms: usize) 
     d.push(b0);
     let (mut verr, mut mass) = (e0, b0);
     let mut pow = 0.5; // 2^{-(m+1)}, exact
-    let (mut s, mut comp) = (0.5 * b0, 0.0); // compensated sum of the Euler terms
+                       // compensated sum of the Euler terms (all ≥ 0, so Neumaier's |s| ≥ |term| is s ≥ term)
+    let mut acc = Neumaier {
+        s: 0.5 * b0,
+        c: 0.0,
+    };
     let mut rem = 0.5 * b0; // after terms 0..m the remainder is ≤ ∇^{m+1}b_0/2^{m+1} ≤ term m
     for k in 1..max_terms {
         let (l, dl) = value(k);
@@ -374,19 +372,13 @@ fn euler_tail(value: impl Fn(usize) -> (f64, f64), lmax: f64, max_terms: usize) 
         pow *= 0.5;
         // the exact ∇^k b_0 is ≥ 0: clipping only moves the computed one towards it
         let term = carry.max(0.0) * pow;
-        let t = s + term;
-        if s >= term {
-            comp += (s - t) + term;
-        } else {
-            comp += (term - t) + s;
-        }
-        s = t;
+        acc.add(term);
         rem = term;
-        if term <= 1e-19 * s {
+        if term <= 1e-19 * acc.s {
             break;
         }
     }
-    let sum = s + comp;
+    let sum = acc.value();
     // Errors (first order; see the module doc): the truncated transform is Σ_k w_k b_k with
     // Σ_m |coefficient of b_k in term m| ≤ Σ_{m≥k} C(m,k)/2^{m+1} = 1, so the value errors
     // contribute ≤ Σ_k |b̂_k − b_k| (also term by term, clipped or not); a rounding error in
@@ -440,7 +432,7 @@ pub(super) fn series_am1(alpha: f64, q: f64, c: f64) -> Option<SeriesValue> {
             // p_i·expm1(e_i) − C K M(−t)
             if e != 0.0 {
                 let le = if e > 0.0 {
-                    log_expm1(e)
+                    log_expm1_std(e)
                 } else {
                     f64::ln(-f64::exp_m1(e))
                 };
@@ -591,7 +583,7 @@ pub(super) fn log_a_frac_up(alpha: f64, q: f64, c: f64) -> Option<f64> {
                 return Some(0.0);
             }
             // relative error of ln A = ln(1 + I) caused by the bound b on I: ≤ b/((1 + I) ln(1 + I))
-            let la = softplus(v.scale + f64::ln(v.sum.max(0.0)));
+            let la = softplus_std(v.scale + f64::ln(v.sum.max(0.0)));
             let rel_log = if v.sum > 0.0 {
                 f64::exp(v.scale + f64::ln(b) - la) / la
             } else {
@@ -626,5 +618,5 @@ pub(super) fn log_a_frac_up(alpha: f64, q: f64, c: f64) -> Option<f64> {
 /// ln(1 + e^{l}) rounded up (l = an upper bound on ln(A − 1)).
 #[inline]
 fn log1p_from_log_up(l: f64) -> f64 {
-    softplus(l) * (1.0 + 8.0 * U) + TINY
+    softplus_std(l) * (1.0 + 8.0 * U) + TINY
 }

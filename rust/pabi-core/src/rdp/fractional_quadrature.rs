@@ -30,8 +30,9 @@
 //! is skipped when it would need > 20000 nodes.
 //!
 
-use super::fractional::U;
 use crate::num::log_add_exp;
+use crate::num::logspace::Neumaier;
+use crate::num::round::U;
 use crate::tail::{gaussian_tail, log_gaussian_tail};
 
 /// h(y) = (1 + y)·ln(1 + y) − y ≥ 0 for y > −1, with a bound on its relative error.
@@ -269,16 +270,7 @@ fn trapezoid(plan: &QuadPlan, h: f64) -> Option<(f64, f64, usize)> {
         let f = h * wt * g;
         Some((f, f * (rg + rw + 3.0 * U)))
     };
-    let (mut s, mut comp, mut err, mut n) = (0.0_f64, 0.0_f64, 0.0_f64, 0_usize);
-    let add = |v: f64, s: &mut f64, comp: &mut f64| {
-        let t = *s + v;
-        if s.abs() >= v.abs() {
-            *comp += (*s - t) + v;
-        } else {
-            *comp += (v - t) + *s;
-        }
-        *s = t;
-    };
+    let (mut acc, mut err, mut n) = (Neumaier::default(), 0.0_f64, 0_usize);
     const TAIL: f64 = 1e-19;
     // upper sweep x = 0, h, 2h, ...: beyond X ≥ κ the remaining nodes sum to at most
     // C2 q² e^{cκ(κ−1)}·[h·w(X − κ) + Q((X − κ)√(2c))]
@@ -287,7 +279,7 @@ fn trapezoid(plan: &QuadPlan, h: f64) -> Option<(f64, f64, usize)> {
     loop {
         let x = k as f64 * h;
         let (f, e) = node(x)?;
-        add(f, &mut s, &mut comp);
+        acc.add(f);
         err += e;
         n += 1;
         let xn = x + h;
@@ -296,7 +288,7 @@ fn trapezoid(plan: &QuadPlan, h: f64) -> Option<(f64, f64, usize)> {
             let lb = f64::ln(cq2)
                 + ln_up_tail
                 + log_add_exp(f64::ln(h * norm) - c * z * z, log_gaussian_tail(z * sqrt2c));
-            if lb <= f64::ln(TAIL * (s + comp)) {
+            if lb <= f64::ln(TAIL * acc.value()) {
                 let b = f64::exp(lb) * (1.0 + 16.0 * U);
                 tail_hi = b;
                 break;
@@ -314,12 +306,12 @@ fn trapezoid(plan: &QuadPlan, h: f64) -> Option<(f64, f64, usize)> {
     loop {
         let x = -(k as f64) * h;
         let (f, e) = node(x)?;
-        add(f, &mut s, &mut comp);
+        acc.add(f);
         err += e;
         n += 1;
         let xn = x - h;
         let b = cq2 * rho * (h * norm * f64::exp(-c * xn * xn) + gaussian_tail(-xn * sqrt2c));
-        if b <= TAIL * (s + comp) {
+        if b <= TAIL * acc.value() {
             tail_lo = b;
             break;
         }
@@ -328,7 +320,7 @@ fn trapezoid(plan: &QuadPlan, h: f64) -> Option<(f64, f64, usize)> {
         }
         k += 1;
     }
-    let sum = s + comp;
+    let sum = acc.value();
     let nf = n as f64;
     // compensated summation of non-negative terms: ≤ 2U·sum + n²U²·sum
     let round = (2.0 * U + nf * nf * U * U) * sum;

@@ -3,15 +3,19 @@
 //! Poisson sampling, and the Rényi divergence α Δ²/(2σ²) (Mironov 2017, Prop. 7).
 //! Derivations: docs/derivations/rdp.md.
 
-use super::scalar::{mul0, nonneg, order, pos, prod_div, unit_open, up, up_pos};
-use crate::error::{PabiError, Result};
+use super::checks::{nonneg, order, pos, unit_closed, unit_open};
+use super::scalar::{mul0, prod_div, up_pos};
+use crate::error::Result;
+use crate::num::round::up_signed;
 
 /// C_{δ,σ} = √(2 ln(1.25/δ))/σ (Dwork–Roth; Thudi et al. footnote 3), rounded up.
 pub fn gaussian_dp_constant(delta: f64, sigma: f64) -> Result<f64> {
     unit_open("delta", delta)?;
     pos("sigma", sigma)?;
     // ln 1.25 − ln δ: 1.25/δ overflows for δ < 7e-309
-    Ok(up((2.0 * (1.25f64.ln() - delta.ln())).sqrt() / sigma))
+    Ok(up_signed(
+        (2.0 * (1.25f64.ln() - delta.ln())).sqrt() / sigma,
+    ))
 }
 
 /// ε = C_{δ,σ}·Δ and whether it is a valid guarantee (ε ≤ 1, Dwork–Roth Thm A.1).
@@ -36,12 +40,8 @@ pub(super) fn amplify(x: f64, q: f64) -> f64 {
 /// (ε', δ') = (ln(1 + q(e^ε − 1)), qδ) for Poisson sampling with rate q.
 pub fn amplify_by_sampling(eps: f64, delta: f64, q: f64) -> Result<(f64, f64)> {
     nonneg("eps", eps)?;
-    if !(0.0..=1.0).contains(&delta) {
-        return Err(PabiError::domain("delta", "in [0, 1]", delta));
-    }
-    if !(0.0..=1.0).contains(&q) {
-        return Err(PabiError::domain("q", "in [0, 1]", q));
-    }
+    unit_closed("delta", delta)?;
+    unit_closed("q", q)?;
     Ok((
         up_pos(amplify(eps, q), eps > 0.0 && q > 0.0),
         up_pos(q * delta, q > 0.0 && delta > 0.0),

@@ -2,10 +2,12 @@
 //! al., *Gradients look alike* (USENIX Security 2024), Thm 3.6, with a bound on the rounding of
 //! the cancelling exponent. Derivation: docs/derivations/rdp.md.
 
+use super::checks::pos;
 use super::logexp::log_mean_exp;
-use super::scalar::pos;
+
 use crate::error::{PabiError, Result};
 use crate::num::neumaier_sum;
+use crate::num::round::{EPS, EPS2, EPS4};
 
 /// Thm 3.6 bound on D_α(M(X')‖M(X)), translation-invariant form:
 /// (1/(α − 1))·mean_b ln mean_j exp[(‖Σ_i w_i‖² − Σ_i ‖w_i‖²)/(2σ²)], w_i = U(T_i) − U(V_b).
@@ -60,7 +62,7 @@ pub fn general_update_rdp(
     let mut sa = vec![0.0; d];
     // z = (‖Σ w‖² − Σ‖w‖²)/(2σ²) cancels; its rounding error is ≤ c·ε_m·(Σ_k(Σ_i|w_ik|)² + Σ‖w‖²)/(2σ²)
     // with c = 2α + d + 4 (differences, the α-term sums, squares and the d-term sums)
-    let c = (2 * a + d + 4) as f64 * f64::EPSILON;
+    let c = (2 * a + d + 4) as f64 * EPS;
     for bi in 0..b {
         let v = &outer[bi * d..(bi + 1) * d];
         let mut zerr: f64 = 0.0;
@@ -90,15 +92,15 @@ pub fn general_update_rdp(
         // log-mean-exp is 1-Lipschitz in the max norm of z; its own rounding ≤ 4 ulp of |l|
         // plus a few ulp of max z on the shifted path
         let zmax = z.iter().fold(0.0f64, |m, &x| m.max(x.abs()));
-        err_sum += zerr + 4.0 * f64::EPSILON * (l.abs() + zmax);
+        err_sum += zerr + EPS4 * (l.abs() + zmax);
         per_b.push(l);
     }
     let m = neumaier_sum(per_b.iter().copied()) / b as f64;
     let v = m / (alpha - 1) as f64;
     // the mean's own rounding (Neumaier: ~2 ulp of Σ|L_b|) and the division
     let sum_abs: f64 = per_b.iter().map(|x| x.abs()).sum();
-    let err = (err_sum + 2.0 * f64::EPSILON * sum_abs) / (b as f64 * (alpha - 1) as f64);
-    let res = v + err + 2.0 * f64::EPSILON * v.abs();
+    let err = (err_sum + EPS2 * sum_abs) / (b as f64 * (alpha - 1) as f64);
+    let res = v + err + EPS2 * v.abs();
     // sums of values near the overflow threshold: +inf, never NaN
     Ok(if res.is_nan() { f64::INFINITY } else { res })
 }

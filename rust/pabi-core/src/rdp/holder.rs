@@ -6,12 +6,15 @@
 //! (Fact 3.4, corrected: docs/errata.md#r-t4) and the Monte-Carlo sample size (Fact 3.5,
 //! docs/errata.md#r-t5). Derivations: docs/derivations/rdp.md.
 
-use super::logexp::log_expm1;
-use super::sampled_gaussian::{ceil_order, check_alpha};
-use super::scalar::{nonneg, order, pos, unit_open, up};
+use super::checks::{check_alpha, check_p, count, gt1, nonneg, order, pos, unit_open};
+use super::sampled_gaussian::ceil_order;
+
 use crate::dd::Dd;
 use crate::error::{PabiError, Result};
+use crate::num::logspace::log_expm1_std;
 use crate::num::neumaier_sum;
+use crate::num::round::up_signed;
+use crate::num::round::EPS8;
 
 /// Which order map to use in the Hölder composition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,16 +45,6 @@ pub fn holder_orders(alpha: f64, p: f64, n: u64, map: OrderMap) -> Result<(Vec<f
         ));
     }
     Ok((0..n).map(|i| holder_order(alpha, p, i, map)).unzip())
-}
-
-/// The Hölder exponent: p > 1 and finite (p = +inf would make t_i = p(β_i − 1) infinite and
-/// the printed map's fixed point (p − 1)/p undefined).
-pub(super) fn check_p(p: f64) -> Result<()> {
-    if p > 1.0 && p.is_finite() {
-        Ok(())
-    } else {
-        Err(PabiError::domain("p", "> 1 and finite", p))
-    }
 }
 
 /// β_i = g_p^i(α) and the Hölder coefficient κ_i multiplying (1/t_i)·ln E e^{t_i D},
@@ -255,23 +248,15 @@ pub(super) fn order_map_overflow(
 /// p = Ω(n) is what is needed (docs/errata.md#r-t4).
 pub fn holder_min_p(n: u64, alpha: f64, cap_factor: f64) -> Result<f64> {
     order(alpha)?;
-    if n == 0 {
-        return Err(PabiError::domain("n", "an integer >= 1", 0.0));
-    }
-    if !(cap_factor > 1.0 && cap_factor.is_finite()) {
-        return Err(PabiError::domain(
-            "cap_factor",
-            "> 1 and finite",
-            cap_factor,
-        ));
-    }
+    count("n", n)?;
+    gt1("cap_factor", cap_factor)?;
     if n == 1 {
         return Ok(1.0);
     }
     // ln((Kα − 1)/(α − 1)) = log1p((K − 1)α/(α − 1)), K − 1 exact: the rounded ratio lost
     // log10(1/(K − 1)) digits (K = 1.0001: 2.6e-13 below the exact p)
     let c = ((cap_factor - 1.0) * alpha / (alpha - 1.0)).ln_1p() / (n - 1) as f64;
-    Ok(up(1.0 / -(-c).exp_m1()))
+    Ok(up_signed(1.0 / -(-c).exp_m1()))
 }
 
 /// Fact 3.5 variant.
@@ -326,7 +311,7 @@ pub fn hoeffding_sample_size_ln(
         SampleSizeVariant::Corrected => [
             // ln(2/J) = ln 2 − ln J: 2/J overflows for J < 1.1e-308 (J = 5e-324 gave NaN)
             (std::f64::consts::LN_2 - j.ln()).ln(),
-            2.0 * log_expm1(b),
+            2.0 * log_expm1_std(b),
             -std::f64::consts::LN_2,
             -2.0 * c.ln(),
             -a,
@@ -335,5 +320,5 @@ pub fn hoeffding_sample_size_ln(
     // a larger sample size is the safe side: moved up by 8 ulp of the terms' magnitude
     let v = neumaier_sum(terms);
     let mag: f64 = terms.iter().map(|x| x.abs()).sum();
-    Ok(v + 8.0 * f64::EPSILON * mag)
+    Ok(v + EPS8 * mag)
 }

@@ -5,8 +5,11 @@
 //! docs/errata.md#r-k4), the App. B residuals, Lemma C.1 and Cors. C.2–C.3
 //! (docs/errata.md#r-k11). Derivations: docs/derivations/rdp.md.
 
-use super::scalar::{mul0, nonneg, order, pos, prod_div, up, up_pos};
+use super::checks::{check_t_ell, check_t_star, count, gt1, nonneg, order, pos};
+use super::scalar::{mul0, prod_div, up_pos};
 use crate::error::{PabiError, Result};
+use crate::num::round::up_signed;
+use crate::num::round::EPS2;
 use crate::num::{INFLATE, TINY};
 
 /// Below this |s·u| θ_L(s) is 1/s to 1e-200 relative (see [`theta_u`]).
@@ -78,7 +81,7 @@ pub fn lip_u_from_l(l: f64) -> Result<f64> {
     } else {
         2.0 * l.ln()
     };
-    Ok(u + 2.0 * f64::EPSILON * u.abs())
+    Ok(u + EPS2 * u.abs())
 }
 
 /// θ_L(s) = L^{2(s−1)}/Σ_{j<s} L^{2j} with L² = 1 + κ (κ ≥ −1), rounded up.
@@ -110,12 +113,10 @@ pub fn theta_l_u(u: f64, s: f64) -> Result<f64> {
 /// Φ_L(T, ℓ) = ⌊T/ℓ⌋θ_L(ℓ) + θ_L(T mod ℓ) (bracket of Kong–Ribero (7), (21), (27)).
 /// `u` = ln L² ([`lip_u_from_l`], [`lip_u_from_kappa`]).
 pub fn cyclic_theta_sum(u: f64, t: u64, ell: u64) -> Result<f64> {
-    if ell == 0 {
-        return Err(PabiError::domain("ell", "an integer >= 1", 0.0));
-    }
+    count("ell", ell)?;
     let e = (t / ell) as f64;
     let r = (t % ell) as f64;
-    Ok(up(e * theta_l_u(u, ell as f64)? + theta_l_u(u, r)?))
+    Ok(up_signed(e * theta_l_u(u, ell as f64)? + theta_l_u(u, r)?))
 }
 
 /// Lipschitz model of the clipped gradient step x − λ·mean clip(∇f_i(x)).
@@ -157,13 +158,13 @@ pub fn l_lambda_kappa(lam: f64, m: f64, big_m: f64, model: LipschitzModel) -> Re
     Ok(match model {
         LipschitzModel::Triangle => {
             let x = lam * m.max(big_m);
-            up(x * (2.0 + x))
+            up_signed(x * (2.0 + x))
         }
         LipschitzModel::AsPublished => {
             if m == 0.0 {
                 0.0
             } else {
-                up(2.0 * lam * m * (1.0 + m / (big_m + m)))
+                up_signed(2.0 * lam * m * (1.0 + m / (big_m + m)))
             }
         }
     })
@@ -213,9 +214,7 @@ pub fn shifted_drift_bound(
     pos("sigma", sigma)?;
     nonneg("zeta", zeta)?;
     nonneg("sbar", sbar)?;
-    if t == 0 {
-        return Err(PabiError::domain("T", "an integer >= 1", 0.0));
-    }
+    count("T", t)?;
     if ell == 0 || ell > t {
         return Err(PabiError::domain(
             "ell",
@@ -227,7 +226,7 @@ pub fn shifted_drift_bound(
     // in units of σ: α/(2σ²) overflowed for tiny σ and met a zero body (inf·0 = NaN)
     let v = prod_div(&[0.5, alpha, t as f64, zeta, zeta], &[sigma, sigma])
         + prod_div(&[0.5, alpha, occ, sbar, 2.0 * zeta + sbar], &[sigma, sigma]);
-    Ok(up_pos(up(v), zeta > 0.0 || sbar > 0.0))
+    Ok(up_pos(up_signed(v), zeta > 0.0 || sbar > 0.0))
 }
 
 /// Kong–Ribero Prop. 2.2(b) as printed, eq. (8): 2αT(ζ/σ)² (τ = 0, ζ = s̄, any L).
@@ -235,9 +234,7 @@ pub fn shifted_drift_bound_published(alpha: f64, sigma: f64, zeta: f64, t: u64) 
     order(alpha)?;
     pos("sigma", sigma)?;
     nonneg("zeta", zeta)?;
-    if t == 0 {
-        return Err(PabiError::domain("T", "an integer >= 1", 0.0));
-    }
+    count("T", t)?;
     let v = prod_div(&[2.0, alpha, t as f64, zeta, zeta], &[sigma, sigma]);
     Ok(up_pos(v, zeta > 0.0))
 }
@@ -257,37 +254,8 @@ fn check_cyclic(
     pos("lam", lam)?;
     nonneg("clip", clip)?;
     pos("sigma", sigma)?;
-    if b == 0 {
-        return Err(PabiError::domain("b", "an integer >= 1", 0.0));
-    }
+    count("b", b)?;
     check_t_ell(t, ell)
-}
-
-/// T ≥ ℓ ≥ 1, each error naming the parameter at fault.
-fn check_t_ell(t: u64, ell: u64) -> Result<()> {
-    if ell == 0 {
-        return Err(PabiError::domain("ell", "an integer >= 1", 0.0));
-    }
-    if t < ell {
-        return Err(PabiError::domain(
-            "T",
-            format!("an integer >= ell (ell = {ell})"),
-            t as f64,
-        ));
-    }
-    Ok(())
-}
-
-/// The first index t* of the record in a cycle of length ℓ: 1 ≤ t* ≤ ℓ.
-fn check_t_star(ts: u64, ell: u64) -> Result<()> {
-    if ts == 0 || ts > ell {
-        return Err(PabiError::domain(
-            "t_star",
-            format!("an integer in 1..={ell}"),
-            ts as f64,
-        ));
-    }
-    Ok(())
 }
 
 /// Thm 4.3 with the exact residual sum (an extension; docs/derivations/rdp.md):
@@ -318,10 +286,10 @@ pub fn last_iterate_rdp_general_exact(
     let occ = teff.div_ceil(ell) as f64;
     let bracket = teff as f64 + occ * (2.0 / bf + 1.0 / (bf * bf));
     let v = prod_div(
-        &[2.0, alpha, lam, lam, clip, clip, up(bracket)],
+        &[2.0, alpha, lam, lam, clip, clip, up_signed(bracket)],
         &[sigma, sigma],
     );
-    Ok(up_pos(up(v), clip > 0.0))
+    Ok(up_pos(up_signed(v), clip > 0.0))
 }
 
 /// κ = L² − 1 from L ≥ 0 as (L − 1)(L + 1), to nearest (L − 1 is exact near 1, so κ keeps its
@@ -358,9 +326,7 @@ pub fn last_iterate_rdp_bounded(
     pos("lam", lam)?;
     nonneg("clip", clip)?;
     pos("sigma", sigma)?;
-    if b == 0 {
-        return Err(PabiError::domain("b", "an integer >= 1", 0.0));
-    }
+    count("b", b)?;
     let x = (1.0 + kappa).sqrt() * d_h + 2.0 * lam * clip / b as f64;
     // (x/σ)², not x²/σ²: σ² underflows (α/(2σ²)·0 was inf·0 = NaN)
     Ok(up_pos(
@@ -411,9 +377,9 @@ pub fn last_iterate_rdp_cyclic(
             let e = (t / ell) as f64;
             let th = theta_l_u(u, ell as f64)?;
             if t % ell >= 1 {
-                up(e * th + 1.0)
+                up_signed(e * th + 1.0)
             } else {
-                up((e - 1.0) * th + 1.0)
+                up_signed((e - 1.0) * th + 1.0)
             }
         }
     };
@@ -437,7 +403,7 @@ pub fn shifted_cycle_bound(
     nonneg("sbar", sbar)?;
     check_t_ell(t, ell)?;
     let th = theta_l_u(u, ell as f64)?;
-    let l = (0.5 * u).exp() * (1.0 + 2.0 * f64::EPSILON); // L rounded up
+    let l = (0.5 * u).exp() * (1.0 + EPS2); // L rounded up
     let e = (t / ell) as f64;
     let rem = theta_l_u(u, (t % ell) as f64)?;
     let a = mul0(l, tau) + sbar;
@@ -505,9 +471,7 @@ pub fn cyclic_calibration(
     pos("rho", rho)?;
     nonneg("M", big_m)?;
     pos("clip", clip)?;
-    if b == 0 {
-        return Err(PabiError::domain("b", "an integer >= 1", 0.0));
-    }
+    count("b", b)?;
     // λ̄ = 1/(2(M + ρ)) must be a positive normal double: M + ρ ≤ 2^1021 (ρ = 1e308 gave
     // 2(M + ρ) = inf, λ̄ = 0, ℓ̄ = inf and σ̄ = NaN)
     let sum = big_m + rho;
@@ -539,7 +503,7 @@ pub fn cyclic_calibration(
     let s = if as_published {
         clip * lam / (2.0 * b as f64) * (f.sqrt() / (alpha.sqrt() * eps.sqrt()))
     } else {
-        up(2.0 * clip * lam / b as f64 * (alpha.sqrt() * f.sqrt() / eps.sqrt()))
+        up_signed(2.0 * clip * lam / b as f64 * (alpha.sqrt() * f.sqrt() / eps.sqrt()))
     };
     if !s.is_finite() {
         return Err(PabiError::domain(
@@ -556,7 +520,7 @@ pub fn cyclic_calibration(
             clip,
         ));
     }
-    Ok((lam, up(ell), s))
+    Ok((lam, up_signed(ell), s))
 }
 
 /// Largest M + ρ accepted by [`cyclic_calibration`]: λ̄ = 1/(2(M + ρ)) stays a normal double.
@@ -568,12 +532,10 @@ pub fn theta_min_steps(kappa: f64, xi: f64) -> Result<f64> {
     if !(kappa > 0.0 && kappa.is_finite()) {
         return Err(PabiError::domain("kappa", "> 0 (L > 1) and finite", kappa));
     }
-    if !(xi > 1.0 && xi.is_finite()) {
-        return Err(PabiError::domain("xi", "> 1 and finite", xi));
-    }
+    gt1("xi", xi)?;
     // ln(ξ/(ξ − 1)) = log1p(1/(ξ − 1)) with ξ − 1 exact (ξ < 2^53): −log1p(−1/ξ) lost
     // 1e-16/(ξ − 1) absolute to the rounding of 1/ξ (below the exact threshold for ξ − 1 < 1e-4)
-    Ok(up((1.0 / (xi - 1.0)).ln_1p() / kappa.ln_1p()))
+    Ok(up_signed((1.0 / (xi - 1.0)).ln_1p() / kappa.ln_1p()))
 }
 
 /// [`theta_min_steps`] from L itself (L > 1 finite; errors name `L`): ln L² = 2 log1p(L − 1)
@@ -581,18 +543,14 @@ pub fn theta_min_steps(kappa: f64, xi: f64) -> Result<f64> {
 /// not rounded up; the final rounding up covers the few ulp). κ = L² − 1 overflowed for
 /// L > 1.34e154 and the error then named `kappa`, which the caller never passed.
 pub fn theta_min_steps_l(l: f64, xi: f64) -> Result<f64> {
-    if !(l > 1.0 && l.is_finite()) {
-        return Err(PabiError::domain("L", "> 1 and finite", l));
-    }
-    if !(xi > 1.0 && xi.is_finite()) {
-        return Err(PabiError::domain("xi", "> 1 and finite", xi));
-    }
+    gt1("L", l)?;
+    gt1("xi", xi)?;
     let u = if l <= 2.0 {
         2.0 * (l - 1.0).ln_1p()
     } else {
         2.0 * l.ln()
     };
-    Ok(up((1.0 / (xi - 1.0)).ln_1p() / u))
+    Ok(up_signed((1.0 / (xi - 1.0)).ln_1p() / u))
 }
 
 /// Cor. C.3 (Kong–Ribero): for λ ≤ min{1/√E, 1/(2(m + M))},
@@ -608,16 +566,82 @@ pub fn last_iterate_rdp_small_step(
     order(alpha)?;
     nonneg("clip", clip)?;
     pos("sigma", sigma)?;
-    if b == 0 {
-        return Err(PabiError::domain("b", "an integer >= 1", 0.0));
-    }
-    if ell == 0 {
-        return Err(PabiError::domain("ell", "an integer >= 1", 0.0));
-    }
+    count("b", b)?;
+    count("ell", ell)?;
     let bf = b as f64;
-    let f = up(1.0 + theta_l_kappa(kappa, ell as f64)?);
+    let f = up_signed(1.0 + theta_l_kappa(kappa, ell as f64)?);
     Ok(up_pos(
         prod_div(&[4.0, alpha, clip, clip, f], &[bf, bf, sigma, sigma]),
         clip > 0.0,
     ))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The bounds from the step model (λ, m, M): κ = L_λ² − 1 by [`smooth_step_kappa`] (which checks
+// λ ≤ 1/(2(m + M)) and names `lam`), then the bound at that κ. The checks of κ's inputs come
+// first, so an error names the first bad one among (λ, m, M) before the bound's own.
+
+/// [`last_iterate_rdp_bounded`] with κ from the step model (λ, m, M, `model`).
+#[allow(clippy::too_many_arguments)]
+pub fn last_iterate_rdp_bounded_smooth(
+    alpha: f64,
+    lam: f64,
+    m: f64,
+    big_m: f64,
+    d_h: f64,
+    clip: f64,
+    b: u64,
+    sigma: f64,
+    model: LipschitzModel,
+) -> Result<f64> {
+    let kappa = smooth_step_kappa(lam, m, big_m, model)?;
+    last_iterate_rdp_bounded(alpha, kappa, d_h, lam, clip, b, sigma)
+}
+
+/// [`last_iterate_rdp_cyclic`] with κ from the step model (λ, m, M, `model`).
+#[allow(clippy::too_many_arguments)]
+pub fn last_iterate_rdp_cyclic_smooth(
+    alpha: f64,
+    lam: f64,
+    m: f64,
+    big_m: f64,
+    clip: f64,
+    b: u64,
+    sigma: f64,
+    t: u64,
+    ell: u64,
+    t_star: Option<u64>,
+    as_published: bool,
+    model: LipschitzModel,
+) -> Result<f64> {
+    let kappa = smooth_step_kappa(lam, m, big_m, model)?;
+    last_iterate_rdp_cyclic(
+        alpha,
+        kappa,
+        lam,
+        clip,
+        b,
+        sigma,
+        t,
+        ell,
+        t_star,
+        as_published,
+    )
+}
+
+/// [`last_iterate_rdp_small_step`] with κ from the step model (λ, m, M, `model`).
+#[allow(clippy::too_many_arguments)]
+pub fn last_iterate_rdp_small_step_smooth(
+    alpha: f64,
+    lam: f64,
+    m: f64,
+    big_m: f64,
+    clip: f64,
+    b: u64,
+    sigma: f64,
+    ell: u64,
+    model: LipschitzModel,
+) -> Result<f64> {
+    let kappa = smooth_step_kappa(lam, m, big_m, model)?;
+    last_iterate_rdp_small_step(alpha, kappa, clip, b, sigma, ell)
 }

@@ -1,33 +1,9 @@
-//! Log-space primitives of the RDP module (softplus, ln expm1, log-mean-exp, weighted
-//! log-sum-exp, log-add-exp, ln(1 − e^x)) and [`up_order`], the order-dependent upward rounding
-//! of an RDP value. Local copies: the crate-wide versions live in `crate::num`; the error
-//! analysis of each is in its doc comment.
+//! Log-mean-exp primitives of the RDP module: the (weighted) ln-mean of exponentials, with
+//! the error analysis in each doc comment. The other log-space primitives (softplus,
+//! ln expm1, log-add-exp, ln(1 − e^x): the `_std` forms) and the order-dependent upward
+//! rounding `up_order` live in `crate::num::{logspace, round}`.
 
-use crate::num::{neumaier_sum, INFLATE, TINY};
-
-/// ln(1 + e^y) without overflow or cancellation.
-#[inline(always)]
-pub(super) fn softplus(y: f64) -> f64 {
-    if y == f64::NEG_INFINITY {
-        0.0
-    } else if y > 0.0 {
-        y + f64::ln_1p(f64::exp(-y))
-    } else {
-        f64::ln_1p(f64::exp(y))
-    }
-}
-
-/// ln(e^x − 1) for x ≥ 0 (−inf at 0).
-#[inline(always)]
-pub(super) fn log_expm1(x: f64) -> f64 {
-    if x <= 0.0 {
-        f64::NEG_INFINITY
-    } else if x > std::f64::consts::LN_2 {
-        x + f64::ln_1p(-f64::exp(-x))
-    } else {
-        f64::ln(f64::exp_m1(x))
-    }
-}
+use crate::num::neumaier_sum;
 
 /// Below this maximum argument [`log_mean_exp`] uses log1p(mean expm1): Σ expm1(x) stays
 /// finite for up to 1e40 terms.
@@ -73,34 +49,4 @@ pub(super) fn log_weighted_sum_exp(w: &[f64], xs: &[f64]) -> f64 {
         return f64::ln_1p(s);
     }
     m + f64::ln(neumaier_sum(pairs().map(|(&wk, &x)| wk * f64::exp(x - m))))
-}
-
-/// ln(e^a + e^b) without overflow (std math: this module runs in scalar loops).
-#[inline(always)]
-pub(super) fn log_add_exp(a: f64, b: f64) -> f64 {
-    let m = a.max(b);
-    if m.is_infinite() {
-        return m; // ±inf (inf − inf made ln(e^inf + e^inf) NaN)
-    }
-    m + f64::ln_1p(f64::exp(-(a - b).abs()))
-}
-
-/// ln(1 − e^x) for x ≤ 0 (Mächler).
-#[inline(always)]
-pub(super) fn log1mexp(x: f64) -> f64 {
-    if x > -std::f64::consts::LN_2 {
-        f64::ln(-f64::exp_m1(x))
-    } else {
-        f64::ln_1p(-f64::exp(x))
-    }
-}
-
-/// Round an RDP value up: relative INFLATE·(1 + log2 α) (the error of the O(α) sum grows
-/// slowly with α), plus a few subnormal ulps.
-#[inline(always)]
-pub(super) fn up_order(v: f64, order: f64) -> f64 {
-    if v == 0.0 {
-        return 0.0; // exact zeros (q = 0, r = 0) stay exact
-    }
-    v * (1.0 + INFLATE * (1.0 + order.log2().max(0.0))) + TINY
 }

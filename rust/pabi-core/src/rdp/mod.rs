@@ -4,7 +4,6 @@
 //! | --- | --- |
 //! | `sampled_gaussian.rs` | sampled Gaussian RDP at integer orders, the fractional dispatch (Thudi et al. Thm 3.2) |
 //! | `fractional.rs`, `fractional_quadrature.rs` | fractional orders: Mironov–Talwar–Zhang 2019 §3.3 series, and a quadrature |
-//! | `binomial.rs` | Loader's binomial log-pmf for the tables |
 //! | `holder.rs` | the Hölder order map g_p, its exact ceilings, choosing p, the Monte-Carlo sample size |
 //! | `per_instance.rs` | per-instance DP-SGD composition (Thudi et al. Thm 3.3), L_p per-instance (ε, δ) (Cor. 3.1) |
 //! | `composition.rs` | generic Hölder composition, summing terms, composing RDP curves |
@@ -14,8 +13,9 @@
 //! | `unlearning.rs` | weak triangle inequality and the unlearning keep-rule |
 //! | `last_iterate.rs` | last iterate of cyclic DP-SGD (Kong–Ribero) |
 //! | `erm.rs` | ERM with output perturbation (Chen–Lee–Kifer 2019) |
-//! | `logexp.rs`, `scalar.rs` | shared log-space primitives, rounding and argument checks |
-//! | `elementwise.rs` | element-wise evaluation over numpy-broadcast arrays |
+//! | `logexp.rs`, `scalar.rs` | shared log-mean-exp primitives, rounding and NaN-free products |
+//! | `checks.rs` | the argument checks, one per kind of parameter |
+//! | `elementwise.rs` | (tests only) the former element-wise driver, the reference of `driver_tests.rs` |
 //!
 //! The scalar bounds of the last seven rows are also reachable as `rdp::extra::*` (the path
 //! the Python binding uses); the others are re-exported here.
@@ -23,10 +23,13 @@
 // `!(x > 0.0)`-style checks are deliberate: they also reject NaN.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
+// the former element-wise driver of the binding, now `crate::driver::map_rows`; kept (test
+// builds only) as the reference that `driver_tests.rs` compares the driver with
+#[cfg(test)]
 pub mod elementwise;
 pub mod extra;
 
-mod binomial;
+mod checks;
 mod composition;
 mod conversion;
 mod erm;

@@ -5,12 +5,16 @@
 //! Cor. 3.1 (the L_p-norm (ε, δ)). Derivation and the rounding of each term:
 //! docs/derivations/rdp.md.
 
+use super::checks::{check_alpha, check_p, check_q, check_sensitivities, unit_open};
 use super::gaussian_mechanism::{amplify, gaussian_dp_constant};
-use super::holder::{check_p, holder_ceil_order, holder_order, order_map_overflow, OrderMap};
-use super::logexp::{log_add_exp, log_expm1, log_mean_exp, up_order, LME_DIRECT_MAX};
-use super::sampled_gaussian::{check_alpha, check_q, SgmTable};
-use super::scalar::{check_sensitivities, mul0, unit_open, up};
+use super::holder::{holder_ceil_order, holder_order, order_map_overflow, OrderMap};
+use super::logexp::{log_mean_exp, LME_DIRECT_MAX};
+use super::sampled_gaussian::SgmTable;
+use super::scalar::mul0;
 use crate::error::{PabiError, Result};
+use crate::num::logspace::{log_add_exp_std, log_expm1_std, Neumaier};
+use crate::num::round::up_order;
+use crate::num::round::up_signed;
 use crate::num::{INFLATE, TINY};
 use rayon::prelude::*;
 
@@ -33,8 +37,9 @@ const SKIP_GAP: f64 = 45.0;
 #[derive(Debug, Clone, Copy)]
 pub struct CompositionOptions {
     pub map: OrderMap,
-    /// Hoeffding upper-confidence mode: (failure probability J in (0, 1), max sensitivity).
-    pub ucb: Option<(f64, f64)>,
+    /// Hoeffding upper-confidence mode: (failure probability J in (0, 1), max sensitivity,
+    /// required in this mode: `None` is a domain error naming `max_sensitivity`).
+    pub ucb: Option<(f64, Option<f64>)>,
 }
 
 /// Per-instance RDP of DP-SGD over a training run (002 Thm 3.3, soft-max form, §2.7).
@@ -83,6 +88,13 @@ pub fn dpsgd_per_instance_terms(
         if !(conf > 0.0 && conf < 1.0) {
             return Err(PabiError::domain("confidence", "in (0, 1)", conf));
         }
+        let Some(smax) = smax else {
+            return Err(PabiError::domain(
+                "max_sensitivity",
+                ">= 0 and finite (required with confidence)",
+                f64::NAN,
+            ));
+        };
         if !(smax >= 0.0 && smax.is_finite()) {
             return Err(PabiError::domain(
                 "max_sensitivity",
@@ -122,13 +134,20 @@ pub fn dpsgd_per_instance_terms(
         }
     }
     if interior_q(q) && entries > MAX_TABLE_ENTRIES {
-        return Err(PabiError::unreachable(format!(
-            "the {steps} steps need {entries} binomial-table entries (more than \
-             {MAX_TABLE_ENTRIES}, {} MiB): the orders beta_i range up to {:e}; \
-             increase p (p = 3*steps keeps every order below 1 + 1.5(alpha - 1)) or lower alpha",
-            (MAX_TABLE_ENTRIES * 8) >> 20,
-            beta_max
-        )));
+        // a resource limit set by the order map: raising p lowers every order (a Domain error
+        // naming p, as `order_map_overflow` does for the order cap)
+        return Err(PabiError::domain(
+            "p",
+            format!(
+                "such that the {steps} steps need at most {MAX_TABLE_ENTRIES} binomial-table \
+                 entries ({} MiB; they need {entries}: the orders beta_i range up to {:e} at \
+                 alpha = {alpha}); p = 3*steps keeps every order below 1 + 1.5(alpha - 1), or \
+                 lower alpha",
+                (MAX_TABLE_ENTRIES * 8) >> 20,
+                beta_max
+            ),
+            p,
+        ));
     }
     let mut tables: Vec<SgmTable> = Vec::new();
     let mut table_of: Vec<usize> = Vec::with_capacity(steps);
@@ -191,7 +210,7 @@ pub fn dpsgd_per_instance_terms(
         if let Some(mut l) = plain {
             if opts.ucb.is_some() {
                 let dmax = tab.rdp(cmax);
-                l = log_add_exp(l, log_expm1(t * dmax) + ln_ucb);
+                l = log_add_exp_std(l, log_expm1_std(t * dmax) + ln_ucb);
             }
             return kappa * (l / t);
         }
@@ -205,7 +224,7 @@ pub fn dpsgd_per_instance_terms(
         let mut l = log_mean_exp(&buf);
         if opts.ucb.is_some() {
             let dmax = tab.rdp(cmax);
-            l = log_add_exp(l, log_expm1(t * dmax) + ln_ucb);
+            l = log_add_exp_std(l, log_expm1_std(t * dmax) + ln_ucb);
         }
         buf.clear();
         kappa * (l / t)
@@ -234,7 +253,7 @@ pub fn dpsgd_per_instance_terms(
 
 /// Row kernel of the composition on the direct path, multiversioned so that the `vmath`
 /// kernels and the k-recurrences vectorize across samples (AVX2/AVX-512 + FMA clones).
-/// Returns (max_s D_s, ln mean_s e^{t D_s}) with D_s = up(ln A_s/(α − 1)).
+/// Returns (max_s D_s, ln mean_s e^{t D_s}) with D_s = up_signed(ln A_s/(α − 1)).
 #[multiversion::multiversion(targets(
     "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
     "x86_64+avx2+fma",
@@ -248,7 +267,7 @@ pub(super) fn row_direct(pmf: &[f64], order: u64, row: &[f64], sigma: f64, t: f6
     let mut dmax = 0.0_f64;
     let mut sum = 0.0;
     let mut shift = f64::NEG_INFINITY;
-    let (mut direct, mut comp, mut count) = (0.0_f64, 0.0_f64, 0usize);
+    let (mut direct, mut count) = (Neumaier::default(), 0usize);
     let mut d = [0.0_f64; B];
     for chunk in row.chunks(B) {
         let len = chunk.len();
@@ -283,19 +302,13 @@ pub(super) fn row_direct(pmf: &[f64], order: u64, row: &[f64], sigma: f64, t: f6
             }
             // chunk sums (≤ 31 ulp) accumulated with Neumaier's compensation
             let v = e[..len].iter().sum::<f64>();
-            let t2 = direct + v;
-            comp += if direct.abs() >= v.abs() {
-                (direct - t2) + v
-            } else {
-                (v - t2) + direct
-            };
-            direct = t2;
+            direct.add(v);
             count += len;
             continue;
         }
         if shift == f64::NEG_INFINITY {
             // switch: Σ e^{x − shift} over the elements so far = (Σ expm1(x) + count)·e^{−shift}
-            sum = ((direct + comp) + count as f64) * f64::exp(-cmax);
+            sum = (direct.value() + count as f64) * f64::exp(-cmax);
             shift = cmax;
         }
         if cmax > shift {
@@ -308,7 +321,7 @@ pub(super) fn row_direct(pmf: &[f64], order: u64, row: &[f64], sigma: f64, t: f6
         sum += e[..len].iter().sum::<f64>();
     }
     let lme = if shift == f64::NEG_INFINITY {
-        f64::ln_1p((direct + comp) / row.len() as f64)
+        f64::ln_1p(direct.value() / row.len() as f64)
     } else {
         shift + f64::ln(sum / row.len() as f64)
     };
@@ -342,9 +355,7 @@ pub fn lp_per_instance_eps_delta(
     if !(q > 0.0 && q <= 1.0) {
         return Err(PabiError::domain("q", "in (0, 1]", q));
     }
-    if !(p > 1.0 && p.is_finite()) {
-        return Err(PabiError::domain("p", "> 1 and finite", p));
-    }
+    check_p(p)?;
     unit_open("delta_prime", delta_prime)?;
     check_sensitivities(sens)?;
     let c = gaussian_dp_constant(delta, sigma)?;
@@ -355,8 +366,8 @@ pub fn lp_per_instance_eps_delta(
     let eta = eta + INFLATE * (eta.abs() + (lq.abs() + k.abs() + ldp.abs()) / (p - 1.0));
     let smax = sens.iter().copied().fold(0.0, f64::max);
     Ok((
-        up(amplify(eta, q)),
-        up(q * delta + delta_prime),
+        up_signed(amplify(eta, q)),
+        up_signed(q * delta + delta_prime),
         mul0(c, smax) <= 1.0,
     ))
 }

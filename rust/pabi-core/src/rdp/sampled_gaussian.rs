@@ -7,11 +7,11 @@
 //! For integer α ≥ 2 and c = r²/2 (r = Δ/σ):
 //! (α − 1)·ε(α) = ln A_α, A_α − 1 = Σ_{k=2..α} pmf_{Bin(α,q)}(k)·expm1(c k(k − 1)) ≥ 0
 //! (no cancellation). Two evaluation paths share one table of binomial log-pmf values per
-//! (α, q) (`binomial.rs`, Loader's form):
+//! (α, q) (`crate::num::binom::log_binom_pmf_int`, Loader's form):
 //! * **direct** (α ≤ 64, c α(α − 1) ≤ 600, no pmf underflow): expm1(c k(k−1)) by the
 //!   positive recurrences G_k = G_{k−1} + m(1 + G_{k−1}), F_{k+1} = F_k + G_k + F_k G_k with
 //!   m = expm1(2c) (all terms positive: relative error O(α u)), then log1p(Σ pmf_k F_k);
-//! * **log** (otherwise): softplus(logsumexp_k[ln pmf_k + ln expm1(c k(k − 1))]).
+//! * **log** (otherwise): softplus_std(logsumexp_k[ln pmf_k + ln expm1(c k(k − 1))]).
 //!
 //! Fractional α: [`Fractional::Exact`] (default of the batch API) evaluates the exact series
 //! (cancellation-free A − 1, Euler-transformed tails, a proven bound on truncation and rounding
@@ -20,12 +20,13 @@
 //! non-decreasing in α; Thudi et al. §3.2; α ∈ (1, 2] uses order 2).
 //! Results are rounded up by [`INFLATE`](crate::num::INFLATE)·(1 + log2 α).
 
-use super::binomial::log_binom_pmf;
+use super::checks::{check_alpha, check_q};
 use super::fractional;
-use super::logexp::{log_expm1, softplus, up_order};
 use crate::error::{PabiError, Result};
+use crate::num::binom::log_binom_pmf_int;
+use crate::num::logspace::{log_expm1_std, softplus_std};
+use crate::num::round::up_order;
 use crate::num::{neumaier_sum, HALF_ULP_ONE, TINY};
-use rayon::prelude::*;
 
 /// Largest order accepted by the sampled-Gaussian RDP (cost and memory are O(α)).
 pub const MAX_ORDER: f64 = 1.0e7;
@@ -51,7 +52,7 @@ impl SgmTable {
         if interior {
             let (lq, l1q) = (f64::ln(q), f64::ln_1p(-q));
             log_pmf = (2..=order)
-                .map(|k| log_binom_pmf(k, order, q, lq, l1q))
+                .map(|k| log_binom_pmf_int(k, order, q, lq, l1q))
                 .collect();
         }
         let direct = interior && order <= FAST_MAX_ORDER && log_pmf.iter().all(|&l| l > -700.0);
@@ -108,7 +109,7 @@ impl SgmTable {
             .enumerate()
             .map(|(i, &lp)| {
                 let k = (i + 2) as f64;
-                let t = lp + log_expm1(c * (k * (k - 1.0)));
+                let t = lp + log_expm1_std(c * (k * (k - 1.0)));
                 mx = mx.max(t);
                 t
             })
@@ -117,7 +118,7 @@ impl SgmTable {
             return 0.0;
         }
         let s = neumaier_sum(terms.iter().map(|&t| f64::exp(t - mx)));
-        softplus(mx + f64::ln(s))
+        softplus_std(mx + f64::ln(s))
     }
 
     /// ε(α) rounded up.
@@ -142,28 +143,6 @@ impl SgmTable {
 #[inline]
 pub(super) fn ceil_order(alpha: f64) -> u64 {
     alpha.ceil().max(2.0) as u64
-}
-
-pub(super) fn check_alpha(alpha: f64, max: f64) -> Result<()> {
-    if alpha > 1.0 && alpha <= max {
-        Ok(())
-    } else if max == f64::MAX {
-        Err(PabiError::domain("alpha", "> 1 and finite", alpha))
-    } else {
-        Err(PabiError::domain(
-            "alpha",
-            format!("> 1 and <= {max:e} (not NaN)"),
-            alpha,
-        ))
-    }
-}
-
-pub(super) fn check_q(q: f64) -> Result<()> {
-    if (0.0..=1.0).contains(&q) {
-        Ok(())
-    } else {
-        Err(PabiError::domain("q", "in [0, 1]", q))
-    }
 }
 
 /// How a fractional order is handled by the sampled Gaussian RDP.
@@ -268,18 +247,17 @@ pub fn sampled_gaussian_rdp_batch(
         .iter()
         .map(|&a| a.min(1e6) + if a != a.floor() { frac_work } else { 0.0 })
         .sum();
-    match crate::batch::pool() {
-        Some(p) if n > 1 && work > 2e5 => {
-            let chunk = (n / (4 * crate::batch::num_threads())).max(1);
-            p.install(|| {
-                out.par_chunks_mut(chunk).enumerate().for_each(|(ci, o)| {
-                    let lo = ci * chunk;
-                    let hi = lo + o.len();
-                    kernel(&alpha[lo..hi], &q[lo..hi], &sens[lo..hi], &sigma[lo..hi], o)
-                })
-            });
-        }
-        _ => kernel(alpha, q, sens, sigma, out),
-    }
+    // parallel (chunks of n/(4·threads): the rows are independent, the chunking only splits
+    // the work) when the estimated work is large, on the calling thread otherwise
+    let par_min = if n > 1 && work > 2e5 { 2 } else { usize::MAX };
+    let chunk = (n / (4 * crate::driver::num_threads())).max(1);
+    crate::driver::blocks(
+        [alpha, q, sens, sigma],
+        out,
+        par_min,
+        chunk,
+        |[a, qq, s, sg], o| kernel(a, qq, s, sg, o),
+        |(), ()| (),
+    )?;
     Ok(())
 }

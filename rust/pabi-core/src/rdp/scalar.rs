@@ -1,28 +1,17 @@
-//! Shared plumbing of the scalar RDP bounds (the `extra` API): directed rounding ([`up`],
-//! [`up_pos`]), NaN-free products ([`mul0`], [`prod_div`]) and the argument checks that name
-//! the parameter at fault.
+//! Shared plumbing of the scalar RDP bounds (the `extra` API): directed rounding ([`up_pos`];
+//! the signed [`up_signed`] is `crate::num::round`'s) and NaN-free products ([`mul0`],
+//! [`prod_div`]). The argument checks are in `checks.rs`.
 
-use crate::error::{PabiError, Result};
-use crate::num::{INFLATE, TINY};
+use crate::num::round::up_signed;
+use crate::num::TINY;
 
-#[inline(always)]
-pub(super) fn up(v: f64) -> f64 {
-    if v == 0.0 {
-        0.0
-    } else if v > 0.0 {
-        v * (1.0 + INFLATE) + TINY
-    } else {
-        v * (1.0 - INFLATE) + TINY
-    }
-}
-
-/// [`up`] of a value known to be positive (`positive`): an underflowed 0 becomes the smallest
+/// [`up_signed`] of a value known to be positive (`positive`): an underflowed 0 becomes the smallest
 /// positive bound, not an exact 0 below the exact value.
 pub(super) fn up_pos(v: f64, positive: bool) -> f64 {
     if v == 0.0 && positive {
         TINY
     } else {
-        up(v)
+        up_signed(v)
     }
 }
 
@@ -40,8 +29,8 @@ pub(super) fn mul0(a: f64, b: f64) -> f64 {
 /// Π num / Π den for non-negative factors (den > 0), without NaN, spurious overflow or
 /// spurious underflow: 0 if a numerator factor is 0, +inf if one is +inf; otherwise the product
 /// of the factors' mantissas with their binary exponents summed apart (exact scalings), so the
-/// result carries the ≤ 16 roundings of the plain product (covered by the callers' [`up`]) and,
-/// below the normal range, one final rounding (covered by the [`TINY`] of `up`). The closed
+/// result carries the ≤ 16 roundings of the plain product (covered by the callers' [`up_signed`]) and,
+/// below the normal range, one final rounding (covered by the [`TINY`] of `up_signed`). The closed
 /// forms αT(λC/σ)² and kin overflowed to inf·0 = NaN, or underflowed to 0, in their
 /// intermediates for extreme but valid inputs (α = 1e300 with C = 0, σ = 1e-170).
 pub(super) fn prod_div(num: &[f64], den: &[f64]) -> f64 {
@@ -101,48 +90,4 @@ pub(super) fn frexp(x: f64) -> (f64, i64) {
     let be = ((bits >> 52) & 0x7ff) as i64;
     let m = f64::from_bits((bits & !(0x7ffu64 << 52)) | (1022u64 << 52));
     (m, be - 1022 + shift)
-}
-
-pub(super) fn pos(name: &'static str, v: f64) -> Result<()> {
-    if v > 0.0 && v.is_finite() {
-        Ok(())
-    } else {
-        Err(PabiError::domain(name, "> 0 and finite", v))
-    }
-}
-
-pub(super) fn nonneg(name: &'static str, v: f64) -> Result<()> {
-    if v >= 0.0 && v.is_finite() {
-        Ok(())
-    } else {
-        Err(PabiError::domain(name, ">= 0 and finite", v))
-    }
-}
-
-pub(super) fn unit_open(name: &'static str, v: f64) -> Result<()> {
-    if v > 0.0 && v < 1.0 {
-        Ok(())
-    } else {
-        Err(PabiError::domain(name, "in (0, 1)", v))
-    }
-}
-
-pub(super) fn order(v: f64) -> Result<()> {
-    if v > 1.0 && v.is_finite() {
-        Ok(())
-    } else {
-        Err(PabiError::domain("alpha", "> 1 and finite", v))
-    }
-}
-
-/// Sensitivity samples: non-empty, finite, non-negative (first bad index reported).
-pub(super) fn check_sensitivities(sens: &[f64]) -> Result<()> {
-    if sens.is_empty() {
-        return Err(PabiError::Shape {
-            message: "sensitivities must be non-empty".into(),
-        });
-    }
-    crate::batch::check(sens, "sensitivities", ">= 0 and finite", |x| {
-        x >= 0.0 && x.is_finite()
-    })
 }

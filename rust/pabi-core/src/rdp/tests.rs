@@ -179,14 +179,19 @@ fn sizes_are_checked_before_allocation() {
 
 #[test]
 fn composition_tables_are_capped() {
-    // orders spread over [2, 1e5] across 1e5 steps: ~8e8 table entries, refused up front
+    // orders spread over [2, 1e5] across 1e5 steps: ~8e8 table entries, refused up front as
+    // a Domain error naming p (raising p lowers every order; formerly `Unreachable`)
     let o = CompositionOptions {
         map: OrderMap::Corrected,
         ucb: None,
     };
     let sens = vec![0.5; 100_000];
     let e = dpsgd_per_instance_terms(2.0, 0.01, 1.0, &sens, 100_000, 1, 8700.0, o);
-    assert!(matches!(e, Err(PabiError::Unreachable { .. })), "{e:?}");
+    assert!(
+        matches!(e, Err(PabiError::Domain { param: "p", .. })),
+        "{e:?}"
+    );
+    assert!(format!("{e:?}").contains("binomial-table entries"));
     // q = 1 needs no table: allowed
     assert!(dpsgd_per_instance_terms(2.0, 1.0, 1.0, &sens, 100_000, 1, 8700.0, o).is_ok());
 }
@@ -297,4 +302,29 @@ fn one_step_identity() {
     let t = dpsgd_per_instance_terms(8.0, 0.1, 2.0, &[0.5, 1.0, 0.7], 1, 3, 3.0, o).unwrap();
     let d = sampled_gaussian_rdp(8.0, 0.1, 0.5).unwrap();
     assert!((t[0] - d).abs() <= 1e-13 * d);
+}
+
+#[test]
+fn ucb_without_max_sensitivity_names_it() {
+    let sens = vec![0.5; 4];
+    let o = CompositionOptions {
+        map: OrderMap::Corrected,
+        ucb: Some((0.1, None)),
+    };
+    let e = dpsgd_per_instance_terms(8.0, 0.01, 1.0, &sens, 2, 2, 3.0, o).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            PabiError::Domain {
+                param: "max_sensitivity",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let o = CompositionOptions {
+        map: OrderMap::Corrected,
+        ucb: Some((0.1, Some(1.0))),
+    };
+    assert!(dpsgd_per_instance_terms(8.0, 0.01, 1.0, &sens, 2, 2, 3.0, o).is_ok());
 }

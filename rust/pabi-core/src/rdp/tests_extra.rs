@@ -114,3 +114,90 @@ fn calibration_k11() {
     assert!((cert(sp) / (16.0 * alpha * alpha * eps) - 1.0).abs() < 1e-12);
     assert!(cert(sc) <= eps && cert(sc) > eps * (1.0 - 1e-12));
 }
+
+#[test]
+fn smooth_step_bounds_are_the_two_step_composition() {
+    // κ from (λ, m, M) then the bound: the same bits as the former binding's two calls
+    for &model in &[LipschitzModel::Triangle, LipschitzModel::AsPublished] {
+        let (lam, m, big_m) = (0.01, 1.0, 3.0);
+        let k = smooth_step_kappa(lam, m, big_m, model).unwrap();
+        let a = last_iterate_rdp_bounded_smooth(4.0, lam, m, big_m, 2.0, 1.0, 8, 1.5, model);
+        let b = last_iterate_rdp_bounded(4.0, k, 2.0, lam, 1.0, 8, 1.5);
+        assert_eq!(a.unwrap().to_bits(), b.unwrap().to_bits());
+        let a = last_iterate_rdp_cyclic_smooth(
+            4.0,
+            lam,
+            m,
+            big_m,
+            1.0,
+            8,
+            1.5,
+            50,
+            7,
+            Some(3),
+            false,
+            model,
+        );
+        let b = last_iterate_rdp_cyclic(4.0, k, lam, 1.0, 8, 1.5, 50, 7, Some(3), false);
+        assert_eq!(a.unwrap().to_bits(), b.unwrap().to_bits());
+        let a = last_iterate_rdp_small_step_smooth(4.0, lam, m, big_m, 1.0, 8, 1.5, 7, model);
+        let b = last_iterate_rdp_small_step(4.0, k, 1.0, 8, 1.5, 7);
+        assert_eq!(a.unwrap().to_bits(), b.unwrap().to_bits());
+    }
+    // the step condition is checked first and names lam
+    let e = last_iterate_rdp_bounded_smooth(
+        f64::NAN,
+        1.0,
+        1.0,
+        3.0,
+        2.0,
+        1.0,
+        8,
+        1.5,
+        LipschitzModel::Triangle,
+    );
+    assert_eq!(param_of(e.unwrap_err()), "lam");
+}
+
+#[test]
+fn one_wording_per_checker() {
+    use super::checks::*;
+    let msg = |r: crate::error::Result<()>| r.unwrap_err().to_string();
+    assert_eq!(msg(count("b", 0)), "b must be an integer >= 1, got 0");
+    assert_eq!(msg(order(1.0)), "alpha must be > 1 and finite, got 1");
+    assert_eq!(
+        msg(check_alpha(f64::INFINITY, f64::MAX)),
+        msg(order(f64::INFINITY))
+    );
+    assert_eq!(msg(check_p(f64::NAN)), "p must be > 1 and finite, got NaN");
+    assert_eq!(msg(check_q(1.5)), "q must be in [0, 1], got 1.5");
+    assert_eq!(msg(gt1("xi", 1.0)), "xi must be > 1 and finite, got 1");
+    // the same checker at every site: theta_min_steps and theta_min_steps_l word xi alike
+    assert_eq!(
+        theta_min_steps(1.0, 0.5).unwrap_err().to_string(),
+        theta_min_steps_l(2.0, 0.5).unwrap_err().to_string()
+    );
+}
+
+#[test]
+fn averaged_rdp_below_the_normal_range_stays_an_upper_bound() {
+    // exact values (t·y ≤ 1e-300, so the divergence is mean y = α/2·mean (Δ/σ)² to 1e-300
+    // relative): 0.5·1.001·1e-320 = 5.005e-321 (was 4.98e-321, below it), 1e-340 and
+    // 0.5e-340 (were 0, below them: the smallest bound is the few-subnormal-ulp TINY)
+    let v = averaged_rdp(1.001, 1.0, &[1e-160]).unwrap();
+    assert!(
+        (5.005e-321..=5.005e-321 * (1.0 + 1e-12) + 8.0 * 5e-324).contains(&v),
+        "{v:e}"
+    );
+    for sens in [&[1e-170][..], &[1e-170, 0.0][..]] {
+        let v = averaged_rdp(2.0, 1.0, sens).unwrap();
+        assert!(v > 0.0 && v <= 4.0 * 5e-324, "{v:e}");
+    }
+    // exactly zero sensitivities stay an exact 0; normal-range values keep their closed form
+    assert_eq!(averaged_rdp(2.0, 1.0, &[0.0, 0.0]).unwrap(), 0.0);
+    let v = averaged_rdp(3.0, 1.0, &[1e-155, 2e-155]).unwrap();
+    assert!(
+        (3.75e-310..=3.75e-310 * (1.0 + 1e-12) + 8.0 * 5e-324).contains(&v),
+        "{v:e}"
+    );
+}

@@ -3,8 +3,9 @@
 //! look alike*, §5.4) with the corrected coefficient (docs/errata.md#r-t8).
 //! Derivations: docs/derivations/rdp.md.
 
-use super::scalar::{nonneg, order, up};
+use super::checks::{nonneg, order};
 use crate::error::{PabiError, Result};
+use crate::num::round::up_signed;
 use crate::num::{INFLATE, TINY};
 
 /// Weak triangle inequality (Mironov Prop. 11, Hölder-p form):
@@ -16,7 +17,7 @@ pub fn weak_triangle_bound(alpha: f64, p: f64, d_pa: f64, d_gpa: f64) -> Result<
     }
     nonneg("d_p_alpha", d_pa)?;
     nonneg("d_g_alpha", d_gpa)?;
-    Ok(up((alpha - 1.0 / p) / (alpha - 1.0) * d_pa + d_gpa))
+    Ok(up_signed((alpha - 1.0 / p) / (alpha - 1.0) * d_pa + d_gpa))
 }
 
 /// Unlearning keep-rule (Thudi et al. §5.4, NPIU): keep iff

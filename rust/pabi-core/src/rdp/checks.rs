@@ -1,0 +1,138 @@
+//! The argument checks of the RDP bounds: one checker per kind of parameter, one wording each,
+//! every error a `PabiError::Domain` naming the parameter at fault (its range and value).
+//!
+//! | checker | accepts | wording |
+//! | --- | --- | --- |
+//! | [`pos`] | (0, ∞) | `> 0 and finite` |
+//! | [`nonneg`] | [0, ∞) | `>= 0 and finite` |
+//! | [`unit_open`] | (0, 1) | `in (0, 1)` |
+//! | [`unit_closed`] | [0, 1] | `in [0, 1]` (`q` of the sampled Gaussian: [`check_q`]) |
+//! | [`gt1`] | (1, ∞) | `> 1 and finite` (`alpha`: [`order`]; `p`: [`check_p`]) |
+//! | [`check_alpha`] | (1, max] | as [`order`] for max = f64::MAX, else `> 1 and <= max (not NaN)` |
+//! | [`count`] | integers ≥ 1 | `an integer >= 1` |
+//! | [`check_t_ell`], [`check_t_star`] | T ≥ ℓ ≥ 1, 1 ≤ t* ≤ ℓ | the cycle's indices |
+//! | [`check_sensitivities`] | non-empty, each in [0, ∞) | first bad index reported |
+
+use crate::error::{PabiError, Result};
+
+/// v > 0 and finite.
+pub(super) fn pos(name: &'static str, v: f64) -> Result<()> {
+    if v > 0.0 && v.is_finite() {
+        Ok(())
+    } else {
+        Err(PabiError::domain(name, "> 0 and finite", v))
+    }
+}
+
+/// v ≥ 0 and finite.
+pub(super) fn nonneg(name: &'static str, v: f64) -> Result<()> {
+    if v >= 0.0 && v.is_finite() {
+        Ok(())
+    } else {
+        Err(PabiError::domain(name, ">= 0 and finite", v))
+    }
+}
+
+/// v ∈ (0, 1).
+pub(super) fn unit_open(name: &'static str, v: f64) -> Result<()> {
+    if v > 0.0 && v < 1.0 {
+        Ok(())
+    } else {
+        Err(PabiError::domain(name, "in (0, 1)", v))
+    }
+}
+
+/// v ∈ [0, 1].
+pub(super) fn unit_closed(name: &'static str, v: f64) -> Result<()> {
+    if (0.0..=1.0).contains(&v) {
+        Ok(())
+    } else {
+        Err(PabiError::domain(name, "in [0, 1]", v))
+    }
+}
+
+/// v > 1 and finite.
+pub(super) fn gt1(name: &'static str, v: f64) -> Result<()> {
+    if v > 1.0 && v.is_finite() {
+        Ok(())
+    } else {
+        Err(PabiError::domain(name, "> 1 and finite", v))
+    }
+}
+
+/// An RDP order α > 1, finite.
+pub(super) fn order(alpha: f64) -> Result<()> {
+    gt1("alpha", alpha)
+}
+
+/// An RDP order α ∈ (1, max] (max = f64::MAX: the same check and wording as [`order`]).
+pub(super) fn check_alpha(alpha: f64, max: f64) -> Result<()> {
+    if max == f64::MAX {
+        order(alpha)
+    } else if alpha > 1.0 && alpha <= max {
+        Ok(())
+    } else {
+        Err(PabiError::domain(
+            "alpha",
+            format!("> 1 and <= {max:e} (not NaN)"),
+            alpha,
+        ))
+    }
+}
+
+/// The sampling probability q ∈ [0, 1].
+pub(super) fn check_q(q: f64) -> Result<()> {
+    unit_closed("q", q)
+}
+
+/// The Hölder exponent: p > 1 and finite (p = +inf would make t_i = p(β_i − 1) infinite and
+/// the printed map's fixed point (p − 1)/p undefined).
+pub(super) fn check_p(p: f64) -> Result<()> {
+    gt1("p", p)
+}
+
+/// A count (steps, batch size, cycle length, sample size): an integer ≥ 1.
+pub(super) fn count(name: &'static str, v: u64) -> Result<()> {
+    if v >= 1 {
+        Ok(())
+    } else {
+        Err(PabiError::domain(name, "an integer >= 1", v as f64))
+    }
+}
+
+/// T ≥ ℓ ≥ 1, each error naming the parameter at fault.
+pub(super) fn check_t_ell(t: u64, ell: u64) -> Result<()> {
+    count("ell", ell)?;
+    if t < ell {
+        return Err(PabiError::domain(
+            "T",
+            format!("an integer >= ell (ell = {ell})"),
+            t as f64,
+        ));
+    }
+    Ok(())
+}
+
+/// The first index t* of the record in a cycle of length ℓ: 1 ≤ t* ≤ ℓ.
+pub(super) fn check_t_star(ts: u64, ell: u64) -> Result<()> {
+    if ts == 0 || ts > ell {
+        return Err(PabiError::domain(
+            "t_star",
+            format!("an integer in 1..={ell}"),
+            ts as f64,
+        ));
+    }
+    Ok(())
+}
+
+/// Sensitivity samples: non-empty, finite, non-negative (first bad index reported).
+pub(super) fn check_sensitivities(sens: &[f64]) -> Result<()> {
+    if sens.is_empty() {
+        return Err(PabiError::Shape {
+            message: "sensitivities must be non-empty".into(),
+        });
+    }
+    crate::batch::check(sens, "sensitivities", ">= 0 and finite", |x| {
+        x >= 0.0 && x.is_finite()
+    })
+}
