@@ -48,9 +48,11 @@ pub struct StepContraction {
 /// a generous total).
 #[inline(always)]
 pub fn m2_dd_rel_err(m2: f64) -> f64 {
-    const E: f64 = 7.888_609_052_210_118e-31; // 2^-100
-    E * (1.0 + 1.0 / m2)
+    TWO_M100 * (1.0 + 1.0 / m2)
 }
+
+/// 2^-100: the relative error unit of the double-double M² and M.
+const TWO_M100: f64 = 7.888_609_052_210_118e-31;
 
 /// (x, M²) = (2ηβρ/(β+ρ), (β + ρ − 2ηβρ)/(β + ρ)) as double-doubles (no validation; ρ = 0 or
 /// no β gives (0, 1)). M² is clamped at 0 (η = 2/(β+ρ) rounded can make it a hair negative).
@@ -83,7 +85,7 @@ fn m_bounds(m2: Dd) -> (f64, f64, f64) {
     let m = m2.sqrt();
     let v = m.hi + m.lo;
     let rem = (m.hi - v) + m.lo; // exact: v + rem = m.hi + m.lo
-    let tol = v * (0.5 * m2_dd_rel_err(m2.hi) + 7.888_609_052_210_118e-31);
+    let tol = v * (0.5 * m2_dd_rel_err(m2.hi) + TWO_M100);
     let (dn, up) = if tol > v * 1e-17 {
         // M² tiny (heavy cancellation): widen by the error bound
         let w = 2.0 * tol;

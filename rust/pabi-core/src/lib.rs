@@ -35,6 +35,7 @@ pub use composition::{gdp, pld};
 pub mod pnsgd;
 pub mod rdp;
 pub mod schedules;
+pub mod setup;
 pub mod tail;
 pub mod theta;
 pub mod theta_dd;

@@ -8,6 +8,7 @@
 
 use crate::batch::check;
 use crate::error::{PabiError, Result};
+use crate::setup::check_broadcast;
 
 use super::at;
 
@@ -167,17 +168,6 @@ pub(super) fn check_params(p: &Params, len: usize, need_sigma: bool) -> Result<(
                 )
                 .at(j));
             }
-        }
-    }
-    Ok(())
-}
-
-pub(super) fn check_broadcast(len: usize, lens: &[(&'static str, usize)]) -> Result<()> {
-    for &(name, m) in lens {
-        if m != 1 && m != len {
-            return Err(PabiError::Shape {
-                message: format!("{name} has length {m}, expected 1 or {len}"),
-            });
         }
     }
     Ok(())

@@ -7,10 +7,10 @@ use crate::theta;
 
 use super::ab_factors::factors_one;
 use super::delta::{delta_log, delta_value, run_delta};
-use super::drivers::PAR_DELTA;
 use super::fixed_precise::wants_precise;
 use super::inverse::{solve_epsilon, solve_sigma};
 use super::prepared::{Elem, Prepared};
+use super::PAR_DELTA;
 use super::*;
 
 fn params<'a>(order: Order, index: Option<&'a [f64]>) -> Params<'a> {

@@ -8,6 +8,7 @@
 
 use crate::error::{PabiError, Result};
 use crate::gd;
+use crate::setup::{at, check_broadcast};
 
 /// Noise family of a PNSGD run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -182,15 +183,6 @@ pub struct ScheduleArgs<'a> {
     pub strong_convexity: &'a [f64],
 }
 
-#[inline(always)]
-pub(super) fn at(s: &[f64], j: usize) -> f64 {
-    if s.len() == 1 {
-        s[0]
-    } else {
-        s[j]
-    }
-}
-
 impl ScheduleArgs<'_> {
     /// The problem of element j (validated).
     #[inline(always)]
@@ -219,14 +211,7 @@ impl ScheduleArgs<'_> {
         if let Some(b) = self.smoothness {
             all.push(("smoothness", b.len()));
         }
-        for (name, m) in all {
-            if m != 1 && m != len {
-                return Err(PabiError::Shape {
-                    message: format!("{name} has length {m}, expected 1 or {len}"),
-                });
-            }
-        }
-        Ok(())
+        check_broadcast(len, &all)
     }
 
     /// Every problem argument a broadcast scalar.
