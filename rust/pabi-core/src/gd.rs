@@ -15,6 +15,7 @@ use crate::error::{PabiError, Result};
 /// The directed operations the radii use, re-exported from their home [`crate::num::round`]
 /// (`gd::div_up` etc. keep working).
 pub use crate::num::round::{div_up, mul_dn, mul_up};
+use crate::setup;
 
 /// M and x = 1 − M² = 2ηβρ/(β+ρ) (x exact to rounding, never formed as 1 − M²).
 ///
@@ -100,7 +101,8 @@ fn m_bounds(m2: Dd) -> (f64, f64, f64) {
     (dn.max(0.0), v, up.min(1.0))
 }
 
-/// Validate (lr, smoothness, strong_convexity) and return the contraction factor.
+/// Validate (lr, smoothness, strong_convexity) and return the contraction factor (the ranges
+/// by the validators of [`crate::setup`], one wording for every family).
 ///
 /// * `lr` > 0 finite; `smoothness` (β) > 0 finite when given; `strong_convexity` (ρ) ≥ 0 finite;
 /// * ρ > 0 requires β, and ρ ≤ β;
@@ -110,16 +112,8 @@ pub fn step_contraction(
     smoothness: Option<f64>,
     strong_convexity: f64,
 ) -> Result<StepContraction> {
-    if !(lr > 0.0 && lr.is_finite()) {
-        return Err(PabiError::domain("lr", "finite and > 0", lr));
-    }
-    if !(strong_convexity >= 0.0 && strong_convexity.is_finite()) {
-        return Err(PabiError::domain(
-            "strong_convexity",
-            "finite and >= 0",
-            strong_convexity,
-        ));
-    }
+    setup::lr(lr)?;
+    setup::strong_convexity(strong_convexity)?;
     let Some(beta) = smoothness else {
         if strong_convexity > 0.0 {
             return Err(PabiError::domain(
@@ -137,9 +131,7 @@ pub fn step_contraction(
             m2_dd: Dd::from_f64(1.0),
         });
     };
-    if !(beta > 0.0 && beta.is_finite()) {
-        return Err(PabiError::domain("smoothness", "finite and > 0", beta));
-    }
+    setup::smoothness(beta)?;
     let rho = strong_convexity;
     if rho > beta {
         return Err(PabiError::domain(
