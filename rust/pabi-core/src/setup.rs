@@ -53,9 +53,7 @@ impl Noise {
         match s {
             "gaussian" => Ok(Noise::Gaussian),
             "laplace" => Ok(Noise::Laplace),
-            _ => Err(PabiError::unreachable(format!(
-                "noise must be 'gaussian' or 'laplace', got {s:?}"
-            ))),
+            _ => Err(PabiError::option("noise", "'gaussian' or 'laplace'", s)),
         }
     }
 }
@@ -355,6 +353,14 @@ mod tests {
             "index must be an integer in 1..=n (n = 10), got 11"
         );
         assert!(index(1.5, 10.0).is_err() && index(10.0, 10.0).is_ok());
+        assert_eq!(
+            Noise::parse("gauss").unwrap_err().to_string(),
+            "noise must be 'gaussian' or 'laplace', got \"gauss\""
+        );
+        assert!(matches!(
+            Noise::parse("gauss"),
+            Err(PabiError::Option { param: "noise", .. })
+        ));
         let a = SetupArgs {
             lipschitz: &[1.0, 1.0, -1.0],
             lr: &[0.1],

@@ -41,20 +41,28 @@ impl Order {
             "shuffled" => Order::Shuffled,
             "random_stop" => Order::RandomStop,
             _ => {
-                return Err(PabiError::unreachable(format!(
-                    "order must be 'fixed', 'shuffled' or 'random_stop', got {order:?}"
-                )))
+                return Err(PabiError::option(
+                    "order",
+                    "'fixed', 'shuffled' or 'random_stop'",
+                    order,
+                ))
             }
         };
         match (o, variant) {
             (_, "refined") => Ok(o),
             (Order::RandomStop, "as_published") => Ok(Order::RandomStopAsPublished),
-            (_, "as_published") => Err(PabiError::unreachable(format!(
-                "variant='as_published' only applies to order='random_stop', got order={order:?}"
-            ))),
-            _ => Err(PabiError::unreachable(format!(
-                "variant must be 'refined' or 'as_published', got {variant:?}"
-            ))),
+            (_, "as_published") => Err(PabiError::option(
+                "variant",
+                format!(
+                    "'refined' with order={order:?} ('as_published' only applies to order='random_stop')"
+                ),
+                variant,
+            )),
+            _ => Err(PabiError::option(
+                "variant",
+                "'refined' or 'as_published'",
+                variant,
+            )),
         }
     }
 }
@@ -112,12 +120,18 @@ pub(super) fn check_params(p: &Params, len: usize, need_sigma: bool) -> Result<(
     s.check_ranges()?;
     setup::n_pnsgd(p.n)?;
     match (p.order, p.index) {
-        (Order::Fixed, None) => return Err(PabiError::unreachable(
-            "index is required with order='fixed' (the 1-based position of the differing record)",
-        )),
-        (Order::Shuffled, Some(_)) => {
-            return Err(PabiError::unreachable(
-                "index must not be given with order='shuffled' (the bound is uniform in the index)",
+        (Order::Fixed, None) => {
+            return Err(PabiError::option(
+                "index",
+                "given with order='fixed' (index is required: the 1-based position of the differing record)",
+                "None",
+            ))
+        }
+        (Order::Shuffled, Some(ix)) => {
+            return Err(PabiError::option(
+                "index",
+                "None with order='shuffled' (index must not be given: the bound is uniform in the index)",
+                ix.first().map_or_else(|| "an empty array".to_string(), |i| i.to_string()),
             ))
         }
         _ => {}
