@@ -15,6 +15,7 @@ use crate::error::{PabiError, Result};
 /// The directed operations the radii use, re-exported from their home [`crate::num::round`]
 /// (`gd::div_up` etc. keep working).
 pub use crate::num::round::{div_up, mul_dn, mul_up};
+use crate::setup;
 
 /// M and x = 1 − M² = 2ηβρ/(β+ρ) (x exact to rounding, never formed as 1 − M²).
 ///
@@ -48,9 +49,11 @@ pub struct StepContraction {
 /// a generous total).
 #[inline(always)]
 pub fn m2_dd_rel_err(m2: f64) -> f64 {
-    const E: f64 = 7.888_609_052_210_118e-31; // 2^-100
-    E * (1.0 + 1.0 / m2)
+    TWO_M100 * (1.0 + 1.0 / m2)
 }
+
+/// 2^-100: the relative error unit of the double-double M² and M.
+const TWO_M100: f64 = 7.888_609_052_210_118e-31;
 
 /// (x, M²) = (2ηβρ/(β+ρ), (β + ρ − 2ηβρ)/(β + ρ)) as double-doubles (no validation; ρ = 0 or
 /// no β gives (0, 1)). M² is clamped at 0 (η = 2/(β+ρ) rounded can make it a hair negative).
@@ -83,7 +86,7 @@ fn m_bounds(m2: Dd) -> (f64, f64, f64) {
     let m = m2.sqrt();
     let v = m.hi + m.lo;
     let rem = (m.hi - v) + m.lo; // exact: v + rem = m.hi + m.lo
-    let tol = v * (0.5 * m2_dd_rel_err(m2.hi) + 7.888_609_052_210_118e-31);
+    let tol = v * (0.5 * m2_dd_rel_err(m2.hi) + TWO_M100);
     let (dn, up) = if tol > v * 1e-17 {
         // M² tiny (heavy cancellation): widen by the error bound
         let w = 2.0 * tol;
@@ -98,7 +101,8 @@ fn m_bounds(m2: Dd) -> (f64, f64, f64) {
     (dn.max(0.0), v, up.min(1.0))
 }
 
-/// Validate (lr, smoothness, strong_convexity) and return the contraction factor.
+/// Validate (lr, smoothness, strong_convexity) and return the contraction factor (the ranges
+/// by the validators of [`crate::setup`], one wording for every family).
 ///
 /// * `lr` > 0 finite; `smoothness` (β) > 0 finite when given; `strong_convexity` (ρ) ≥ 0 finite;
 /// * ρ > 0 requires β, and ρ ≤ β;
@@ -108,16 +112,8 @@ pub fn step_contraction(
     smoothness: Option<f64>,
     strong_convexity: f64,
 ) -> Result<StepContraction> {
-    if !(lr > 0.0 && lr.is_finite()) {
-        return Err(PabiError::domain("lr", "finite and > 0", lr));
-    }
-    if !(strong_convexity >= 0.0 && strong_convexity.is_finite()) {
-        return Err(PabiError::domain(
-            "strong_convexity",
-            "finite and >= 0",
-            strong_convexity,
-        ));
-    }
+    setup::lr(lr)?;
+    setup::strong_convexity(strong_convexity)?;
     let Some(beta) = smoothness else {
         if strong_convexity > 0.0 {
             return Err(PabiError::domain(
@@ -135,9 +131,7 @@ pub fn step_contraction(
             m2_dd: Dd::from_f64(1.0),
         });
     };
-    if !(beta > 0.0 && beta.is_finite()) {
-        return Err(PabiError::domain("smoothness", "finite and > 0", beta));
-    }
+    setup::smoothness(beta)?;
     let rho = strong_convexity;
     if rho > beta {
         return Err(PabiError::domain(

@@ -34,6 +34,7 @@ pub use composition::{gdp, pld};
 pub mod pnsgd;
 pub mod rdp;
 pub mod schedules;
+pub mod setup;
 pub mod special;
 /// The old paths `crate::theta`, `crate::tail`, `crate::lambertw`, `crate::theta_dd`.
 pub use special::{lambertw, tail, theta, theta_dd};

@@ -7,8 +7,8 @@
 use crate::theta;
 use crate::vmath;
 
-use super::log_up;
 use super::params::{Noise, Order};
+use crate::num::round::{log_up_rel, EPS2};
 
 /// Where u = 1 − B ≤ this, ln B = log1p(−u) (1 − u is exact for u ≥ ½): its absolute error
 /// from the complement's rounding, u·2^-49/B, is below the 2^-46 of ln θ while B ≥ 1/8.
@@ -31,7 +31,7 @@ pub(super) struct Fac {
 fn ln_of_theta(th: f64) -> f64 {
     let l = vmath::ln(th);
     if th > 1e-300 {
-        l - 2.0 * f64::EPSILON * l
+        l - EPS2 * l
     } else {
         f64::NAN
     }
@@ -44,7 +44,7 @@ fn ln_of_theta(th: f64) -> f64 {
 #[inline(always)]
 fn log_b_gauss(u: f64, eps: f64, rb: f64) -> f64 {
     if u <= U_LOG1P {
-        log_up(vmath::log1p(-u))
+        log_up_rel(vmath::log1p(-u))
     } else {
         let l = ln_of_theta(theta::theta(eps, rb));
         if l.is_nan() {
@@ -64,7 +64,7 @@ pub(crate) fn log_b_gauss_block(u: &[f64], eps: &[f64], rb: &[f64], out: &mut [f
     let mut idx = [0usize; B + 1]; // (branch-free compaction writes one past the group)
     let mut nb = 0;
     for j in 0..n {
-        out[j] = log_up(vmath::log1p(-u[j]));
+        out[j] = log_up_rel(vmath::log1p(-u[j]));
         idx[nb] = j;
         nb += (u[j] > U_LOG1P) as usize;
     }
@@ -132,7 +132,7 @@ pub(super) fn factors_one(
             let a = theta::laplace_theta(eps, ra);
             Fac {
                 a,
-                la: if log { log_up(vmath::ln(a)) } else { 0.0 },
+                la: if log { log_up_rel(vmath::ln(a)) } else { 0.0 },
                 u: theta::laplace_theta_complement(eps, rb),
                 lb: if fixed {
                     theta::log_laplace_theta(eps, rb)

@@ -4,25 +4,24 @@
 //! `docs/derivations/pnsgd.md`.
 
 use multiversion::multiversion;
-use rayon::prelude::*;
 
 use std::sync::OnceLock;
 
-use crate::batch::pool;
 use crate::dd::Dd;
 use crate::error::{PabiError, Result};
 use crate::gd::Radii;
+use crate::setup::check_broadcast;
 use crate::theta;
 
 use super::ab_factors::{factors_block, factors_one, Fac, Facs};
 use super::at;
-use super::drivers::{drive, PAR_DELTA};
 use super::fixed_precise::{
     log_fixed_precise, precise_lb, value_fixed_precise, wants_precise, Geo,
 };
 use super::orders::{finish_block_value, finish_log};
-use super::params::{check_broadcast, check_eps, Noise, Order, Params};
+use super::params::{check_eps, Noise, Order, Params};
 use super::prepared::{Elem, Prepared};
+use super::{drive, PAR_DELTA};
 #[cfg(test)]
 use super::{fixed_precise::precise_fixed, orders::finish_value};
 
@@ -261,24 +260,10 @@ pub fn factors(
         });
     }
     let prep = Prepared::new(p, len, true)?;
-    let chunk = |j0: usize, a: &mut [f64], b: &mut [f64], u: &mut [f64]| -> Result<()> {
-        crate::interrupt::check()?;
-        k_factors(&prep, eps, j0, a, b, u)
-    };
-    const CH: usize = 1 << 11;
-    match pool() {
-        Some(pl) if len >= PAR_DELTA => {
-            let res: Vec<Result<()>> = pl.install(|| {
-                a_out
-                    .par_chunks_mut(CH)
-                    .zip(b_out.par_chunks_mut(CH))
-                    .zip(u_out.par_chunks_mut(CH))
-                    .enumerate()
-                    .map(|(c, ((a, b), u))| chunk(c * CH, a, b, u))
-                    .collect()
-            });
-            res.into_iter().collect()
-        }
-        _ => chunk(0, a_out, b_out, u_out),
-    }
+    crate::driver::for_chunks(
+        [a_out, b_out, u_out],
+        PAR_DELTA,
+        1 << 11,
+        |j0, [a, b, u]| k_factors(&prep, eps, j0, a, b, u),
+    )
 }

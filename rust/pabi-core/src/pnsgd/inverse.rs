@@ -10,17 +10,18 @@ use crate::vmath;
 
 use super::ab_factors::{factors_one, Fac};
 use super::at;
-use super::drivers::drive_solve;
+use super::drive_solve;
 use super::fixed_precise::precise_fixed;
 use super::inverse_lanes::{solve_lanes, Solve, SOLVE_LANES_MIN};
 use super::orders::{finish_log, finish_value};
-use super::params::{check_broadcast, check_eps, check_target, Noise, Order, Params};
+use super::params::{check_eps, check_target, Noise, Order, Params};
 use super::prepared::{Elem, Prepared};
 use super::LOG_REL;
 #[allow(unused_imports)] // (doc links)
 use super::{delta, log_delta};
 #[allow(unused_imports)] // (doc links)
 use crate::num::TINY;
+use crate::setup::check_broadcast;
 
 /// Targets below this (subnormal) are compared in log space by the inversions; every normal
 /// target is compared with the value [`delta()`] returns, so that the inversions are exactly

@@ -18,7 +18,8 @@
 //! * `inverse`, `inverse_lanes`: ε for a target δ, σ for a target (ε, δ); the lock-step
 //!   array form of the same searches.
 //! * `rdp_comparison`: the RDP comparison bound (ADC Prop. 1) and its inverse.
-//! * `drivers`: chunking and the thread pool.
+//! * the array drivers: [`crate::driver`] (chunking, the thread pool), with this family's
+//!   chunk sizes and thresholds below ([`PAR_DELTA`], [`PAR_SOLVE`]).
 //!
 //! # Formulas
 //! With noise scale s (Gaussian standard deviation σ, or Laplace scale v, d = 1), Lipschitz
@@ -74,26 +75,10 @@
 //! per order; what does not vary (M, the radii numerators, the radii, the factors) is computed
 //! once; long arrays are split across the thread pool.
 
-/// Relative outward shift applied to logarithms computed to ≤ 2 ulp (4 ulp).
-const LOG_REL: f64 = 4.0 / 9_007_199_254_740_992.0;
-/// 2^-53.
-const HALF_ULP: f64 = 1.0 / 9_007_199_254_740_992.0;
-
-/// Element j of a broadcast argument (length 1: the same value for every element).
-#[inline(always)]
-fn at(s: &[f64], j: usize) -> f64 {
-    if s.len() == 1 {
-        s[0]
-    } else {
-        s[j]
-    }
-}
-
-/// ln of a value in (0, 1] computed to a few ulp, moved up (towards 0).
-#[inline(always)]
-fn log_up(v: f64) -> f64 {
-    v * (1.0 - LOG_REL)
-}
+// The relative outward shift of logarithms computed to ≤ 2 ulp (4 ulp) and the broadcast
+// element: their one homes.
+use crate::num::round::LOG_REL;
+use crate::setup::at;
 
 /// Compile each kernel for the listed instruction sets, dispatched at run time.
 macro_rules! simd {
@@ -111,7 +96,6 @@ macro_rules! simd {
 
 mod ab_factors;
 mod delta;
-mod drivers;
 mod fixed_precise;
 mod inverse;
 mod inverse_lanes;
@@ -126,9 +110,39 @@ mod tests_rdp;
 
 pub(crate) use ab_factors::{log_a_gauss_block, log_b_gauss_block};
 pub use delta::{delta, factors, log_delta};
-pub(crate) use drivers::drive;
 pub use inverse::{calibrate_sigma, epsilon};
 pub use params::{Noise, Order, Params, RdpParams, N_MAX};
 pub use rdp_comparison::{
     rdp_delta, rdp_epsilon, rdp_log_slope, rdp_slope, rdp_slope_values, RdpM,
 };
+
+/// Arrays at least this long are split across the thread pool (δ evaluation).
+pub(crate) const PAR_DELTA: usize = 1 << 14;
+/// Inversions cost ~100 evaluations per element: parallelize from this length.
+pub(crate) const PAR_SOLVE: usize = 64;
+
+/// Run the chunk kernel `k(j0, out_chunk)` of a forward bound over `out` with
+/// [`crate::driver::for_chunks`]: chunks of 2048 elements (1 when `par_min` < 1024), in
+/// parallel from `par_min`; the error of the smallest failing chunk.
+#[inline]
+fn drive(
+    out: &mut [f64],
+    par_min: usize,
+    k: impl Fn(usize, &mut [f64]) -> crate::Result<()> + Sync,
+) -> crate::Result<()> {
+    let chunk = if par_min < 1024 { 1 } else { 1 << 11 };
+    crate::driver::for_chunks([out], par_min, chunk, |j0, [o]| k(j0, o))
+}
+
+/// [`drive`] for the solvers: chunks of a multiple of [`crate::theta::BLOCK`] elements (at
+/// least 16 chunks where the array allows it, at most 1024 elements), in parallel from
+/// [`PAR_SOLVE`].
+#[inline]
+fn drive_solve(
+    out: &mut [f64],
+    k: impl Fn(usize, &mut [f64]) -> crate::Result<()> + Sync,
+) -> crate::Result<()> {
+    const B: usize = crate::theta::BLOCK;
+    let chunk = (out.len() / 16 / B).clamp(1, 32) * B;
+    crate::driver::for_chunks([out], PAR_SOLVE, chunk, |j0, [o]| k(j0, o))
+}

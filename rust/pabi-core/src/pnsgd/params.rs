@@ -8,20 +8,14 @@
 
 use crate::batch::check;
 use crate::error::{PabiError, Result};
+use crate::setup::{self, check_broadcast, SetupArgs};
 
 use super::at;
 
-/// n and index must be below 2^53 so that n − i is exact in f64.
-pub const N_MAX: f64 = 9_007_199_254_740_992.0;
-
-/// The noise added to the gradient.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Noise {
-    /// N(0, σ² I_d); `sigma` is the standard deviation σ.
-    Gaussian,
-    /// Lap(0, v) in d = 1; `sigma` is the scale v, `diameter` = b − a.
-    Laplace,
-}
+/// The noise added to the gradient (defined once, with the setup).
+pub use crate::setup::Noise;
+/// n and index must be below 2^53 so that n − i is exact in f64 (defined with the setup).
+pub use crate::setup::N_MAX;
 
 /// How the records are ordered / the output chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,18 +32,6 @@ pub enum Order {
     RandomStopAsPublished,
 }
 
-impl Noise {
-    pub fn parse(s: &str) -> Result<Noise> {
-        match s {
-            "gaussian" => Ok(Noise::Gaussian),
-            "laplace" => Ok(Noise::Laplace),
-            _ => Err(PabiError::unreachable(format!(
-                "noise must be 'gaussian' or 'laplace', got {s:?}"
-            ))),
-        }
-    }
-}
-
 impl Order {
     /// `order` in {"fixed", "shuffled", "random_stop"}, `variant` in {"refined", "as_published"}
     /// (the variant only applies to "random_stop").
@@ -59,20 +41,28 @@ impl Order {
             "shuffled" => Order::Shuffled,
             "random_stop" => Order::RandomStop,
             _ => {
-                return Err(PabiError::unreachable(format!(
-                    "order must be 'fixed', 'shuffled' or 'random_stop', got {order:?}"
-                )))
+                return Err(PabiError::option(
+                    "order",
+                    "'fixed', 'shuffled' or 'random_stop'",
+                    order,
+                ))
             }
         };
         match (o, variant) {
             (_, "refined") => Ok(o),
             (Order::RandomStop, "as_published") => Ok(Order::RandomStopAsPublished),
-            (_, "as_published") => Err(PabiError::unreachable(format!(
-                "variant='as_published' only applies to order='random_stop', got order={order:?}"
-            ))),
-            _ => Err(PabiError::unreachable(format!(
-                "variant must be 'refined' or 'as_published', got {variant:?}"
-            ))),
+            (_, "as_published") => Err(PabiError::option(
+                "variant",
+                format!(
+                    "'refined' with order={order:?} ('as_published' only applies to order='random_stop')"
+                ),
+                variant,
+            )),
+            _ => Err(PabiError::option(
+                "variant",
+                "'refined' or 'as_published'",
+                variant,
+            )),
         }
     }
 }
@@ -95,28 +85,31 @@ pub struct Params<'a> {
     pub strong_convexity: &'a [f64],
 }
 
-fn is_count(x: f64) -> bool {
-    // the cast is exact below 2^53 (and cheaper than `fract`, a libm call without SSE4.1)
-    (1.0..N_MAX).contains(&x) && (x as u64) as f64 == x
+impl<'a> Params<'a> {
+    /// The training setup (L, η, D, β, ρ) as broadcast slices.
+    #[inline(always)]
+    pub(super) fn setup(&self) -> SetupArgs<'a> {
+        SetupArgs {
+            lipschitz: self.lipschitz,
+            lr: self.lr,
+            diameter: self.diameter,
+            smoothness: self.smoothness,
+            strong_convexity: self.strong_convexity,
+        }
+    }
 }
 
-/// Check lengths (1 or `len`) and the per-argument domains.
+/// Check lengths (1 or `len`: the setup's, n, sigma, index) and the per-argument domains (sigma,
+/// the setup's ranges, n, index), each naming its first bad index.
 pub(super) fn check_params(p: &Params, len: usize, need_sigma: bool) -> Result<()> {
-    let mut lens: Vec<(&'static str, usize)> = vec![
-        ("lipschitz", p.lipschitz.len()),
-        ("lr", p.lr.len()),
-        ("diameter", p.diameter.len()),
-        ("n", p.n.len()),
-        ("strong_convexity", p.strong_convexity.len()),
-    ];
+    let s = p.setup();
+    let mut lens = s.lens();
+    lens.push(("n", p.n.len()));
     if need_sigma {
         lens.push(("sigma", p.sigma.len()));
     }
     if let Some(i) = p.index {
         lens.push(("index", i.len()));
-    }
-    if let Some(b) = p.smoothness {
-        lens.push(("smoothness", b.len()));
     }
     check_broadcast(len, &lens)?;
     if need_sigma {
@@ -124,60 +117,28 @@ pub(super) fn check_params(p: &Params, len: usize, need_sigma: bool) -> Result<(
             x > 0.0 && x.is_finite()
         })?;
     }
-    check(p.lipschitz, "lipschitz", "finite and >= 0", |x| {
-        x >= 0.0 && x.is_finite()
-    })?;
-    check(p.lr, "lr", "finite and > 0", |x| x > 0.0 && x.is_finite())?;
-    check(p.diameter, "diameter", "finite and >= 0", |x| {
-        x >= 0.0 && x.is_finite()
-    })?;
-    check(p.n, "n", "an integer in [1, 2^53)", is_count)?;
-    if let Some(b) = p.smoothness {
-        check(b, "smoothness", "finite and > 0", |x| {
-            x > 0.0 && x.is_finite()
-        })?;
-    }
-    check(
-        p.strong_convexity,
-        "strong_convexity",
-        "finite and >= 0",
-        |x| x >= 0.0 && x.is_finite(),
-    )?;
+    s.check_ranges()?;
+    setup::n_pnsgd(p.n)?;
     match (p.order, p.index) {
-        (Order::Fixed, None) => return Err(PabiError::unreachable(
-            "index is required with order='fixed' (the 1-based position of the differing record)",
-        )),
-        (Order::Shuffled, Some(_)) => {
-            return Err(PabiError::unreachable(
-                "index must not be given with order='shuffled' (the bound is uniform in the index)",
+        (Order::Fixed, None) => {
+            return Err(PabiError::option(
+                "index",
+                "given with order='fixed' (index is required: the 1-based position of the differing record)",
+                "None",
+            ))
+        }
+        (Order::Shuffled, Some(ix)) => {
+            return Err(PabiError::option(
+                "index",
+                "None with order='shuffled' (index must not be given: the bound is uniform in the index)",
+                ix.first().map_or_else(|| "an empty array".to_string(), |i| i.to_string()),
             ))
         }
         _ => {}
     }
     if let Some(ix) = p.index {
-        check(ix, "index", "an integer in 1..=n", is_count)?;
-        let m = ix.len().max(p.n.len());
-        for j in 0..m {
-            let (i, n) = (at(ix, j), at(p.n, j));
-            if i > n {
-                return Err(PabiError::domain(
-                    "index",
-                    format!("an integer in 1..=n (n = {n})"),
-                    i,
-                )
-                .at(j));
-            }
-        }
-    }
-    Ok(())
-}
-
-pub(super) fn check_broadcast(len: usize, lens: &[(&'static str, usize)]) -> Result<()> {
-    for &(name, m) in lens {
-        if m != 1 && m != len {
-            return Err(PabiError::Shape {
-                message: format!("{name} has length {m}, expected 1 or {len}"),
-            });
+        for j in 0..ix.len().max(p.n.len()) {
+            setup::index(at(ix, j), at(p.n, j)).map_err(|e| e.at(j))?;
         }
     }
     Ok(())

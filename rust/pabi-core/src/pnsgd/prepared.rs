@@ -1,22 +1,20 @@
 //! What the kernels need per element, validated once: [`Prepared`] (the checked arguments and
 //! whatever does not vary across elements: M, the radii numerators, the radii) and [`Elem`] (one
 //! element's problem data, independent of ε and σ). M is the Lipschitz constant of a gradient
-//! step (Asoodeh–Diaz–Calmon Lemma 4, [`step_contraction`]); the radii r_A = 2L/s and
+//! step (Asoodeh–Diaz–Calmon Lemma 4, [`crate::gd::step_contraction`]); the radii r_A = 2L/s and
 //! r_B = M·D/(η·s) are those of Sordello–Bu–Dong Thm 1. See `docs/derivations/pnsgd.md`.
 
 use crate::error::Result;
-use crate::gd::{step_contraction, Radii};
+use crate::gd::Radii;
 
 use super::at;
 use super::fixed_precise::Geo;
 use super::params::{check_params, Noise, Order, Params};
 
-/// The contraction factor M (rounded up, within 2 ulp: [`step_contraction`]) for element j.
+/// The contraction factor M (rounded up, within 2 ulp: [`crate::gd::step_contraction`]) for element j.
 #[inline]
 fn contraction(p: &Params, j: usize) -> Result<f64> {
-    let lr = at(p.lr, j);
-    let beta = p.smoothness.map(|b| at(b, j));
-    let c = step_contraction(lr, beta, at(p.strong_convexity, j)).map_err(|e| e.at(j))?;
+    let c = p.setup().at(j).contraction().map_err(|e| e.at(j))?;
     Ok(c.m)
 }
 
@@ -55,10 +53,7 @@ pub(super) struct Prepared<'a> {
 impl<'a> Prepared<'a> {
     pub(super) fn new(p: Params<'a>, len: usize, need_sigma: bool) -> Result<Prepared<'a>> {
         check_params(&p, len, need_sigma)?;
-        let m_scalar = p.lr.len() == 1
-            && p.strong_convexity.len() == 1
-            && p.smoothness.is_none_or(|b| b.len() == 1);
-        let m_once = if m_scalar {
+        let m_once = if p.setup().contraction_scalar() {
             Some(contraction(&p, 0)?)
         } else {
             None

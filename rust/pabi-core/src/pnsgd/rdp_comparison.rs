@@ -13,10 +13,12 @@ use crate::num::{up, TINY};
 use crate::vmath;
 
 use super::at;
-use super::drivers::{drive, PAR_DELTA};
 use super::inverse::bisect_bits;
-use super::params::{check_broadcast, check_eps, check_params, check_target, RdpParams};
-use super::{log_up, HALF_ULP, LOG_REL};
+use super::params::{check_eps, check_params, check_target, RdpParams};
+use super::LOG_REL;
+use super::{drive, PAR_DELTA};
+use crate::num::round::{log_up_rel, HALF_ULP_ONE};
+use crate::setup::check_broadcast;
 
 /// x = 1 − M² of the RDP slope with ln(1 − x) = ln M² as a double-double.
 ///
@@ -121,7 +123,7 @@ pub fn rdp_log_slope(lipschitz: f64, sigma: f64, cm: &RdpM, k: f64) -> f64 {
             (k + 1.0) * cm.l1_err,
         )
     };
-    v + 4.0 * HALF_ULP * (scale + 2.0 * lq.abs() + 1.0) + extra
+    v + 4.0 * HALF_ULP_ONE * (scale + 2.0 * lq.abs() + 1.0) + extra
 }
 
 /// The RDP slope c_i itself, rounded up: computed in value space (relative error a few ulp
@@ -148,10 +150,10 @@ pub fn rdp_slope(lipschitz: f64, sigma: f64, cm: &RdpM, k: f64) -> f64 {
         let err = (k + 1.0) * cm.l1_err;
         (
             x * (vmath::exp(t0.hi) * (1.0 + t0.lo)) / -vmath::expm1(t1),
-            20.0 + 2.0 * err / HALF_ULP,
+            20.0 + 2.0 * err / HALF_ULP_ONE,
         )
     };
-    (base * f) * (1.0 + ulps * HALF_ULP)
+    (base * f) * (1.0 + ulps * HALF_ULP_ONE)
 }
 
 /// (ln c_i, c_i) for element j.
@@ -184,12 +186,12 @@ pub(super) fn rdp_log_delta_one(eps: f64, lc: f64, c_val: f64) -> f64 {
     }
     if c >= 1e-290 {
         let d = eps - c;
-        return log_up(-(d * d) / (4.0 * c));
+        return log_up_rel(-(d * d) / (4.0 * c));
     }
     // c below the normal range: −(ε − c)²/(4c) = −exp(2 ln ε − ln 4 − ln c)·(1 − c/ε)², the
     // last factor is 1 to double precision; an overflowing magnitude becomes −MAX (an upper bound)
     let t = 2.0 * vmath::ln(eps) - 2.0 * std::f64::consts::LN_2 - lc;
-    let t = t - 4.0 * HALF_ULP * (t.abs() + lc.abs() + 2.0 * vmath::ln(eps).abs() + 2.0);
+    let t = t - 4.0 * HALF_ULP_ONE * (t.abs() + lc.abs() + 2.0 * vmath::ln(eps).abs() + 2.0);
     -(vmath::exp(t).min(f64::MAX))
 }
 
@@ -245,7 +247,7 @@ pub(super) fn rdp_epsilon_one(target: f64, lc: f64, c: f64) -> f64 {
     // c + 2√(c ln(1/δ)) with the root as exp(½(ln c + ln ln(1/δ))) (c may underflow)
     let ll = vmath::ln(-vmath::ln(target));
     let h = 0.5 * (lc + ll);
-    let root = vmath::exp(h + 4.0 * HALF_ULP * (h.abs() + ll.abs() + 1.0));
+    let root = vmath::exp(h + 4.0 * HALF_ULP_ONE * (h.abs() + ll.abs() + 1.0));
     let e0 = up(c + 2.0 * root);
     if !(e0.is_finite() && e0 > 0.0) {
         return e0;

@@ -7,10 +7,10 @@ use crate::theta;
 
 use super::ab_factors::factors_one;
 use super::delta::{delta_log, delta_value, run_delta};
-use super::drivers::PAR_DELTA;
 use super::fixed_precise::wants_precise;
 use super::inverse::{solve_epsilon, solve_sigma};
 use super::prepared::{Elem, Prepared};
+use super::PAR_DELTA;
 use super::*;
 
 fn params<'a>(order: Order, index: Option<&'a [f64]>) -> Params<'a> {
@@ -368,4 +368,41 @@ fn factors_array_equals_scalar() {
 
 fn prep_elem(p: Params) -> Elem {
     Prepared::new(p, 1, true).unwrap().elem(0).unwrap()
+}
+
+/// Bad option strings and a missing / superfluous index are `PabiError::Option` (a
+/// `DomainError` in Python) naming the parameter, not `Unreachable`; a bad index value is a
+/// `Domain` error naming `index` with n, at its first bad position.
+#[test]
+fn options_and_index_errors() {
+    use crate::error::PabiError;
+    let opt = |e: PabiError| match e {
+        PabiError::Option { param, .. } => param,
+        other => panic!("not an Option error: {other:?}"),
+    };
+    assert_eq!(opt(Noise::parse("cauchy").unwrap_err()), "noise");
+    assert_eq!(opt(Order::parse("cyclic", "refined").unwrap_err()), "order");
+    assert_eq!(opt(Order::parse("fixed", "fast").unwrap_err()), "variant");
+    let e = Order::parse("fixed", "as_published").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "variant must be 'refined' with order=\"fixed\" ('as_published' only applies to \
+         order='random_stop'), got \"as_published\""
+    );
+    assert_eq!(
+        Order::parse("random_stop", "as_published").unwrap(),
+        Order::RandomStopAsPublished
+    );
+    let mut out = [0.0; 2];
+    let e = delta(&[1.0], params(Order::Fixed, None), &mut out).unwrap_err();
+    assert!(e.to_string().contains("index is required"), "{e}");
+    assert_eq!(opt(e), "index");
+    let e = delta(&[1.0], params(Order::Shuffled, Some(&[3.0])), &mut out).unwrap_err();
+    assert!(e.to_string().contains("index must not be given"), "{e}");
+    assert_eq!(opt(e), "index");
+    let e = delta(&[1.0], params(Order::Fixed, Some(&[1.0, 101.0])), &mut out).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "index must be an integer in 1..=n (n = 100), got 101 at index 1"
+    );
 }

@@ -2,16 +2,15 @@
 //! broadcasting ([`schedule_delta`], the Gaussian factors by the engine's block kernels), and
 //! [`map_args`] / [`opt`], the generic elementwise driver the bindings of several families use.
 
-use rayon::prelude::*;
-
 use multiversion::multiversion;
 
 use super::gauss::gauss_schedule_radii;
 use super::laplace_schedule_delta;
-use super::params::{at, Noise, Problem, ScheduleArgs};
+use super::params::{Noise, Problem, ScheduleArgs};
 use super::shuffled_value;
-use crate::batch::{pool, PAR_MIN};
+use crate::driver::PAR_MIN;
 use crate::error::{PabiError, Result};
+use crate::setup::at;
 use crate::theta;
 
 /// δ(n) of the Laplace or Gaussian schedule (`kind`) elementwise with broadcasting (every
@@ -28,7 +27,7 @@ pub fn schedule_delta(kind: Noise, a: ScheduleArgs, out: &mut [f64]) -> Result<(
     } else {
         None
     };
-    crate::pnsgd::drive(out, PAR_MIN, |j0, o| {
+    crate::driver::for_chunks([out], PAR_MIN, 1 << 11, |j0, [o]| {
         k_schedule_delta(laplace, &a, once, j0, o)
     })
 }
@@ -92,58 +91,28 @@ fn k_schedule_delta(
 }
 
 /// Map `f` over equally long argument slices (index k gets `args[j][k]`), in parallel for long
-/// arrays; the error of the smallest failing index is returned, located with `.at(index)`.
+/// arrays; the error of the smallest failing index is returned, located with `.at(index)`:
+/// [`crate::driver::map_into`] with chunks of 4096 elements, in parallel from [`PAR_MIN`] (the
+/// binding's elementwise driver; kept here under its old path).
 pub fn map_args<const K: usize>(
     args: [&[f64]; K],
     out: &mut [f64],
     f: impl Fn([f64; K]) -> Result<f64> + Sync,
 ) -> Result<()> {
-    let n = out.len();
-    for a in args.iter() {
-        if a.len() != n {
-            return Err(PabiError::Shape {
-                message: format!(
-                    "argument arrays have lengths {} and {n} (they must be equal)",
-                    a.len()
-                ),
-            });
-        }
-    }
-    let run = |start: usize, o: &mut [f64]| -> Result<()> {
-        for (j, slot) in o.iter_mut().enumerate() {
-            crate::interrupt::check()?;
-            let k = start + j;
-            let mut v = [0.0; K];
-            for (q, a) in args.iter().enumerate() {
-                v[q] = a[k];
-            }
-            *slot = f(v).map_err(|e| e.at(k))?;
-        }
-        Ok(())
-    };
-    const CH: usize = 1 << 12;
-    match pool() {
-        Some(p) if n >= PAR_MIN => p.install(|| {
-            let errs: Vec<PabiError> = out
-                .par_chunks_mut(CH)
-                .enumerate()
-                .filter_map(|(c, o)| run(c * CH, o).err())
-                .collect();
-            match errs.into_iter().next() {
-                Some(e) => Err(e),
-                None => Ok(()),
-            }
-        }),
-        _ => run(0, out),
-    }
+    crate::driver::map_into(
+        args,
+        out,
+        PAR_MIN,
+        1 << 12,
+        |got, n| PabiError::Shape {
+            message: format!("argument arrays have lengths {got} and {n} (they must be equal)"),
+        },
+        f,
+    )
 }
 
 /// `Some(x)` when `has` is set.
 #[inline]
 pub fn opt(has: bool, x: f64) -> Option<f64> {
-    if has {
-        Some(x)
-    } else {
-        None
-    }
+    has.then_some(x)
 }

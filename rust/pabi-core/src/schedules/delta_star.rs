@@ -6,6 +6,7 @@ use multiversion::multiversion;
 
 use super::params::{finite_nonneg, finite_pos, Noise};
 use crate::error::{PabiError, Result};
+use crate::num::round::EPS4;
 use crate::num::up;
 use crate::{lambertw, vmath};
 
@@ -27,7 +28,7 @@ pub fn schedule_delta_star(noise: Noise, eps: f64, c1: f64) -> Result<f64> {
     finite_pos("c1", c1)?;
     let lx = ln_x_star(noise, eps, c1);
     // δ* decreases in x: move ln x down by its rounding error.
-    let lx = lx - 4.0 * f64::EPSILON * lx.abs().max(1.0);
+    let lx = lx - EPS4 * lx.abs().max(1.0);
     let v = if lx > 700.0 {
         vmath::exp(-lx)
     } else {

@@ -7,11 +7,11 @@
 use multiversion::multiversion;
 
 use super::params::{check_step, noise_problem, Problem};
-use super::{shuffled_value, NUDGE};
+use super::shuffled_value;
 use crate::error::Result;
+use crate::num::consts::LN_2PI;
+use crate::num::round::EPS2;
 use crate::{lambertw, theta, vmath};
-
-const LN_2PI: f64 = 1.837_877_066_409_345_5;
 
 /// ln z_n = ln(n²/(2πC1²) + C2) for the Gaussian schedule, without forming n² (n up to 1e300).
 #[inline(always)]
@@ -53,8 +53,8 @@ pub fn gauss_schedule_sigma(
 pub(super) fn gauss_schedule_radii(p: &Problem, n: f64, c1: f64, c2: f64) -> Result<(f64, f64)> {
     check_step(n, c1, c2)?;
     let w = gauss_w(n, c1, c2);
-    let rb = 2.0 * w.sqrt() * (1.0 + NUDGE);
-    Ok((p.kappa() * rb * (1.0 + NUDGE), rb))
+    let rb = 2.0 * w.sqrt() * (1.0 + EPS2);
+    Ok((p.kappa() * rb * (1.0 + EPS2), rb))
 }
 
 /// δ(n) = θ(ε, κ_G r_B)·G(1 − θ(ε, r_B), n), r_B = 2·sqrt(W0(z_n)) (003 Thm 4).

@@ -22,6 +22,10 @@
 //! product [`online::online_delta_all`] with user-given noise takes M rounded up (r_B grows with
 //! M); the noise levels take M to nearest.
 //!
+//! Arguments r of θ computed with a few roundings (r = 2·sqrt(W0) carries ≤ 3 ulp: W from
+//! `wright_omega` ≤ 2 ulp, ln z ≤ 1 ulp relative to W) are nudged up by 2^-51 relative
+//! ([`crate::num::round::EPS2`], 4 ulp), θ increasing with r.
+//!
 //! Where things are:
 //! * `params.rs` — the parameters and their validation: [`Noise`], [`Problem`] (ε, L, η, D, M),
 //!   [`ScheduleArgs`] (broadcast arrays) and the domain checks of C1, C2, n, the decay, a noise
@@ -56,10 +60,6 @@ pub use params::{Noise, Problem, ScheduleArgs};
 pub(crate) use gauss::ln_gauss_arg;
 
 use crate::num::geometric_average;
-
-/// Relative outward nudge (4 ulp) applied to arguments r of θ computed with a few roundings
-/// (r = 2·sqrt(W0) carries ≤ 3 ulp: W from `wright_omega` ≤ 2 ulp, ln z ≤ 1 ulp relative to W).
-pub(crate) const NUDGE: f64 = 1.0 / 2_251_799_813_685_248.0; // 2^-51
 
 /// δ(n) = A·G(u, n) of both shuffled schedules (003 Thm 2 with the schedule's A and u),
 /// rounded up (≤ A).

@@ -8,15 +8,10 @@
 
 use crate::error::{PabiError, Result};
 use crate::gd;
+use crate::setup::{self, at, check_broadcast, Setup, SetupArgs};
 
-/// Noise family of a PNSGD run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Noise {
-    /// Gaussian noise, parameter = standard deviation σ.
-    Gaussian,
-    /// Laplace noise (d = 1), parameter = scale v; `diameter` = b − a.
-    Laplace,
-}
+/// The noise family (defined once, with the setup).
+pub use crate::setup::Noise;
 
 /// The problem constants shared by every bound: ε, L, η, D and the step contraction M.
 #[derive(Debug, Clone, Copy)]
@@ -35,41 +30,12 @@ pub struct Problem {
     pub m_near: f64,
 }
 
-#[inline(always)]
-pub(crate) fn finite_pos(name: &'static str, x: f64) -> Result<()> {
-    if x > 0.0 && x.is_finite() {
-        Ok(())
-    } else {
-        Err(PabiError::domain(name, "finite and > 0", x))
-    }
-}
-
-#[inline(always)]
-pub(crate) fn finite_nonneg(name: &'static str, x: f64) -> Result<()> {
-    if x >= 0.0 && x.is_finite() {
-        Ok(())
-    } else {
-        Err(PabiError::domain(name, "finite and >= 0", x))
-    }
-}
-
-/// An integer-valued count ≥ `lo` (every double ≥ 2^53 is an integer).
-#[inline(always)]
-pub(crate) fn count(name: &'static str, x: f64, lo: f64) -> Result<()> {
-    if x >= lo && x.is_finite() && x == x.floor() {
-        Ok(())
-    } else {
-        Err(PabiError::domain(
-            name,
-            format!("an integer >= {lo} (finite)"),
-            x,
-        ))
-    }
-}
+/// The validators of this family's own constants and steps (one home: [`crate::setup`]).
+pub(crate) use crate::setup::{count, finite_nonneg, finite_pos};
 
 impl Problem {
-    /// Validate (lr, smoothness, strong_convexity, diameter) and compute M. ε and L are
-    /// validated too (`eps` ≥ 0 finite, `lipschitz` ≥ 0 finite).
+    /// Validate ε, then the setup (L, D > 0, η, ρ, β: [`Setup::validate_schedule`]) and
+    /// compute M.
     #[inline(always)]
     pub fn new(
         eps: f64,
@@ -79,15 +45,26 @@ impl Problem {
         smoothness: Option<f64>,
         strong_convexity: f64,
     ) -> Result<Self> {
-        finite_nonneg("eps", eps)?;
-        finite_nonneg("lipschitz", lipschitz)?;
-        finite_pos("diameter", diameter)?;
-        let c = gd::step_contraction(lr, smoothness, strong_convexity)?;
-        Ok(Problem {
-            eps,
+        let s = Setup {
             lipschitz,
             lr,
             diameter,
+            smoothness,
+            strong_convexity,
+        };
+        Self::from_setup(eps, &s)
+    }
+
+    /// [`Problem::new`] from a [`Setup`].
+    #[inline(always)]
+    pub fn from_setup(eps: f64, s: &Setup) -> Result<Self> {
+        setup::eps(eps)?;
+        let c = s.validate_schedule()?;
+        Ok(Problem {
+            eps,
+            lipschitz: s.lipschitz,
+            lr: s.lr,
+            diameter: s.diameter,
             m: c.m,
             m_dn: c.m_dn,
             m_near: c.m_near,
@@ -182,64 +159,43 @@ pub struct ScheduleArgs<'a> {
     pub strong_convexity: &'a [f64],
 }
 
-#[inline(always)]
-pub(super) fn at(s: &[f64], j: usize) -> f64 {
-    if s.len() == 1 {
-        s[0]
-    } else {
-        s[j]
-    }
-}
-
 impl ScheduleArgs<'_> {
     /// The problem of element j (validated).
     #[inline(always)]
     pub(super) fn problem(&self, j: usize) -> Result<Problem> {
-        Problem::new(
-            at(self.eps, j),
-            at(self.lipschitz, j),
-            at(self.lr, j),
-            at(self.diameter, j),
-            self.smoothness.map(|b| at(b, j)),
-            at(self.strong_convexity, j),
-        )
+        Problem::from_setup(at(self.eps, j), &self.setup().at(j))
     }
 
+    /// The training setup (L, η, D, β, ρ) as broadcast slices.
+    #[inline(always)]
+    pub(super) fn setup(&self) -> SetupArgs<'_> {
+        SetupArgs {
+            lipschitz: self.lipschitz,
+            lr: self.lr,
+            diameter: self.diameter,
+            smoothness: self.smoothness,
+            strong_convexity: self.strong_convexity,
+        }
+    }
+
+    /// Lengths (1 or `len`: ε, the setup's, n, C1, C2), then the setup's ranges over the whole
+    /// arrays ([`SetupArgs::check`]); ε, n, C1, C2, D > 0 and the relations of η, β, ρ are
+    /// checked per element.
     pub(super) fn check_lengths(&self, len: usize) -> Result<()> {
-        let mut all = vec![
-            ("eps", self.eps.len()),
-            ("lipschitz", self.lipschitz.len()),
-            ("lr", self.lr.len()),
-            ("diameter", self.diameter.len()),
+        let s = self.setup();
+        let mut all = vec![("eps", self.eps.len())];
+        all.extend(s.lens());
+        all.extend([
             ("n", self.n.len()),
             ("c1", self.c1.len()),
             ("c2", self.c2.len()),
-            ("strong_convexity", self.strong_convexity.len()),
-        ];
-        if let Some(b) = self.smoothness {
-            all.push(("smoothness", b.len()));
-        }
-        for (name, m) in all {
-            if m != 1 && m != len {
-                return Err(PabiError::Shape {
-                    message: format!("{name} has length {m}, expected 1 or {len}"),
-                });
-            }
-        }
-        Ok(())
+        ]);
+        check_broadcast(len, &all)?;
+        s.check_ranges()
     }
 
     /// Every problem argument a broadcast scalar.
     pub(super) fn problem_scalar(&self) -> bool {
-        [
-            self.eps,
-            self.lipschitz,
-            self.lr,
-            self.diameter,
-            self.strong_convexity,
-        ]
-        .iter()
-        .all(|s| s.len() == 1)
-            && self.smoothness.is_none_or(|b| b.len() == 1)
+        self.eps.len() == 1 && self.setup().scalar()
     }
 }

@@ -34,7 +34,9 @@ use multiversion::multiversion;
 use super::super::params::count;
 use super::quadrature::Bracket;
 use super::suffix::finish_suffix;
-use super::{log_factor, Acc, Noise, OnlineSchedule, CERT_TOL, DIRECT_TERMS, EPS, NUDGE};
+use super::{
+    log_factor, Neumaier, Noise, OnlineSchedule, CERT_TOL, DIRECT_TERMS, EPS, EPS2, EPS4, EPS8,
+};
 use crate::batch::pool;
 use crate::error::{PabiError, Result};
 use crate::num::INFLATE;
@@ -44,16 +46,16 @@ use crate::{theta, vmath};
 /// scalar loop (bitwise equal to it): the radii of 32 steps at a time, then the engine's
 /// [`theta::log_theta_tight_block`] (independent lanes: throughput- instead of latency-bound).
 #[multiversion(targets = "simd")]
-pub(super) fn gauss_direct_chunk(sc: &OnlineSchedule, from: f64, lo: u64, hi: u64) -> Acc {
+pub(super) fn gauss_direct_chunk(sc: &OnlineSchedule, from: f64, lo: u64, hi: u64) -> Neumaier {
     const BL: usize = theta::BLOCK;
     let e = [sc.p.eps; BL];
-    let mut acc = Acc::default();
+    let mut acc = Neumaier::default();
     let mut k = lo;
     while k < hi {
         let m = ((hi - k) as usize).min(BL);
         let (mut r, mut g) = ([1.0; BL], [0.0; BL]);
         for (j, rj) in r[..m].iter_mut().enumerate() {
-            *rj = sc.gauss_rb(from + (k + j as u64) as f64) * (1.0 + NUDGE);
+            *rj = sc.gauss_rb(from + (k + j as u64) as f64) * (1.0 + EPS2);
         }
         theta::log_theta_tight_block(&e[..m], &r[..m], &mut g[..m]);
         for &v in &g[..m] {
@@ -83,7 +85,7 @@ impl OnlineSchedule {
             let acc = match self.kind {
                 Noise::Gaussian => gauss_direct_chunk(self, from, lo, hi),
                 Noise::Laplace => {
-                    let mut acc = Acc::default();
+                    let mut acc = Neumaier::default();
                     for k in lo..hi {
                         acc.add(self.g(from + k as f64));
                     }
@@ -97,7 +99,7 @@ impl OnlineSchedule {
             Some(pl) if n >= 2 * CH => pl.install(|| (0..nch).into_par_iter().map(chunk).collect()),
             _ => (0..nch).map(chunk).collect(),
         };
-        let mut acc = Acc::default();
+        let mut acc = Neumaier::default();
         for (s, c) in parts {
             acc.add(s);
             acc.add(c);
@@ -114,7 +116,7 @@ impl OnlineSchedule {
         let v = int + 0.5 * ga - gp / 12.0;
         (
             v,
-            2.0 * err + 1e-6 * gp.abs() + 4.0 * EPS * (int.abs() + ga.abs()),
+            2.0 * err + 1e-6 * gp.abs() + EPS4 * (int.abs() + ga.abs()),
         )
     }
 
@@ -140,7 +142,7 @@ impl OnlineSchedule {
             },
             _ => self.bracket(a, CERT_TOL, end),
         };
-        let mut acc = Acc::default();
+        let mut acc = Neumaier::default();
         acc.add(int.hi);
         let mut mag = int.hi.abs();
         if concave {
@@ -155,23 +157,23 @@ impl OnlineSchedule {
             if int.g3 {
                 // g'(a + 2) from below, g'(n) from above (g' > 0 decreasing: evaluate at points
                 // above / below them); the correction only ever shrinks the bound
-                let s2 = vmath::ln(a + 2.0) * (1.0 + 4.0 * EPS);
+                let s2 = vmath::ln(a + 2.0) * (1.0 + EPS4);
                 let d2 = vmath::exp(self.qpoint(s2).l_lo - s2) * (1.0 - 16.0 * EPS);
                 let dn = match n {
                     Some(n) => {
-                        let sn = vmath::ln(n) * (1.0 - 4.0 * EPS);
+                        let sn = vmath::ln(n) * (1.0 - EPS4);
                         vmath::exp(self.qpoint(sn).l_hi - sn) * (1.0 + 16.0 * EPS)
                     }
                     None => 0.0,
                 };
                 let corr = (d2 - dn) / 12.0;
                 if corr.is_finite() && corr > 0.0 {
-                    acc.add(-corr * (1.0 - 4.0 * EPS));
+                    acc.add(-corr * (1.0 - EPS4));
                 }
             }
         }
         let v = acc.value();
-        (v + 4.0 * EPS * mag).min(0.0)
+        (v + EPS4 * mag).min(0.0)
     }
 
     /// ln δ = ln A_i + s rounded up (−∞ when A_i = 0): the suffix scan's rule.
@@ -225,7 +227,7 @@ impl OnlineSchedule {
         self.check_index("index", i)?;
         let (int, err) = self.integral_from(i + 1.0);
         let int_up = if int.is_finite() && err <= 1e-10 * int.abs() {
-            (int + 2.0 * err + 8.0 * EPS * int.abs()).min(0.0)
+            (int + 2.0 * err + EPS8 * int.abs()).min(0.0)
         } else {
             // (the quadrature estimate failed: the certified bracket, coarser)
             self.integral_bracket(i + 1.0, 1e-10).1

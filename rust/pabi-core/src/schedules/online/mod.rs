@@ -41,46 +41,22 @@ pub use quantity::{online_delta_at, OnlineQuantity};
 pub use suffix::{online_delta_all, online_log_delta_all, online_log_delta_at, prob_from_log};
 
 use super::params::{check_c, check_decay, count, Noise, Problem};
-use super::NUDGE;
 
 use crate::error::{PabiError, Result};
+use crate::num::logspace::Neumaier;
+use crate::num::round::{EPS, EPS2, EPS4, EPS8};
 use crate::{lambertw, theta, vmath};
 
-const EPS: f64 = f64::EPSILON;
 /// Number of factors summed directly before the Euler–Maclaurin tail takes over.
 pub const DIRECT_TERMS: f64 = 262_144.0;
 /// Relative width asked of the certified quadrature in the certified limit (the width also has
 /// a floor of ≈ 2e-13 from the rounding of the integrand's logarithm).
 const CERT_TOL: f64 = 1e-13;
 
-/// Neumaier accumulator.
-#[derive(Clone, Copy, Default)]
-struct Acc {
-    s: f64,
-    c: f64,
-}
-
-impl Acc {
-    #[inline(always)]
-    fn add(&mut self, x: f64) {
-        let t = self.s + x;
-        if self.s.abs() >= x.abs() {
-            self.c += (self.s - t) + x;
-        } else {
-            self.c += (x - t) + self.s;
-        }
-        self.s = t;
-    }
-    #[inline(always)]
-    fn value(&self) -> f64 {
-        self.s + self.c
-    }
-}
-
 /// ln of the per-step factor h(ε, r) (θ or the Laplace factor), rounded up; r nudged up.
 #[inline(always)]
 fn log_factor(kind: Noise, eps: f64, r: f64) -> f64 {
-    let r = r * (1.0 + NUDGE);
+    let r = r * (1.0 + EPS2);
     match kind {
         Noise::Gaussian => theta::log_theta_tight(eps, r),
         Noise::Laplace => theta::log_laplace_theta(eps, r),
@@ -123,7 +99,7 @@ impl OnlineSchedule {
         check_decay(decay)?;
         let ln_c1 = vmath::ln(c1);
         let ln_c = ln_c1 + 0.5 * p.eps;
-        let c = vmath::exp(ln_c) * (1.0 - 4.0 * EPS);
+        let c = vmath::exp(ln_c) * (1.0 - EPS4);
         Ok(OnlineSchedule {
             kind,
             p,
@@ -231,7 +207,7 @@ impl OnlineSchedule {
                 // c is rounded down; c/y and log1p add ≤ 5 ulp (relative): move 8 ulp up.
                 let y = t.powf(self.decay) + self.d;
                 let v = vmath::log1p(-self.c / y);
-                v - 8.0 * EPS * v
+                v - EPS8 * v
             }
             Noise::Gaussian => log_factor(Noise::Gaussian, self.p.eps, self.gauss_rb(t)),
         }
@@ -257,7 +233,7 @@ impl OnlineSchedule {
                 self.ln_c - crate::num::log_add_exp(self.decay * lx, vmath::ln(self.d))
             }
             Noise::Gaussian => {
-                let r = self.gauss_rb_log(lx) * (1.0 + NUDGE);
+                let r = self.gauss_rb_log(lx) * (1.0 + EPS2);
                 let lu = theta::log_theta_complement_tight(self.p.eps, r);
                 if lu > -std::f64::consts::LN_2 {
                     // θ < 1/2 (small r): −g = −ln θ directly (1 − θ would round to 1 where θ

@@ -66,7 +66,8 @@
 //! (a few ulp of each term, and of the evaluation position: the errors of 2αs, ln z and W move
 //! the point by δs, hence ℓ by ≤ |L|·δs), which sets a floor of ≈ 2e-13 on the relative width.
 
-use super::{Acc, Noise, OnlineSchedule, EPS};
+use super::{Neumaier, Noise, OnlineSchedule, EPS, EPS2, EPS4, EPS8};
+use crate::num::logspace::softplus_vmath;
 use crate::{lambertw, theta, vmath};
 
 /// Grid point of the certified quadrature (see [`OnlineSchedule::integral_bracket`]).
@@ -148,7 +149,7 @@ fn e1(y: f64) -> f64 {
 fn e2(y: f64) -> (f64, f64) {
     if y.abs() < 0.5 {
         let v = 1.0 / 6.0 + y * (1.0 / 12.0 + y * (1.0 / 40.0 + y / 180.0));
-        let r = y.powi(4) * vmath::exp(y.abs()) / 1008.0 + 4.0 * EPS * v;
+        let r = y.powi(4) * vmath::exp(y.abs()) / 1008.0 + EPS4 * v;
         (v - r, v + r)
     } else {
         let v = ((y - 2.0) * vmath::exp(y) + y + 2.0) / (y * y * y);
@@ -167,7 +168,7 @@ fn piece_terms(lc: f64, lq: f64, s: f64, h: f64, x0: f64) -> (f64, f64, (f64, f6
     let t2 = x0 * vmath::exp(lc) * h * e1(mu * h);
     // exp(lc + s): ≤ ε_m/2·(|lc| + |s|) + 1 ulp; the line through lq: μh off by ≤ ε_m(|lc| + |lq|);
     // expm1, the quotients and products: a few ulp
-    let err = (8.0 * EPS + 2.0 * EPS * (lc.abs() + lq.abs() + s.abs())) * (t1 + t2);
+    let err = (EPS8 + EPS2 * (lc.abs() + lq.abs() + s.abs())) * (t1 + t2);
     let h3 = 0.5 * h * h * h;
     let (a0, a1) = e2((mu + 1.0) * h);
     let (b0, b1) = e2(mu * h);
@@ -178,12 +179,6 @@ fn piece_terms(lc: f64, lq: f64, s: f64, h: f64, x0: f64) -> (f64, f64, (f64, f6
         (u1 * a1 - u2 * b0) * (1.0 + 1e-12) + 1e-12 * (u1 * a1 + u2 * b1).abs(),
     );
     (t1 - t2, err, (curv.0.max(0.0), curv.1))
-}
-
-/// softplus(y) = ln(1 + e^y).
-#[inline(always)]
-fn softplus(y: f64) -> f64 {
-    y.max(0.0) + vmath::log1p(vmath::exp(-y.abs()))
 }
 
 impl OnlineSchedule {
@@ -199,13 +194,13 @@ impl OnlineSchedule {
         match self.kind {
             Noise::Laplace => {
                 // (margins: d and a^α to nearest, c rounded down)
-                self.d * (1.0 + 4.0 * EPS) <= self.c
+                self.d * (1.0 + EPS4) <= self.c
                     || a.powf(self.decay) * (1.0 - 1e-12)
                         >= self.d * (self.decay - 1.0) / (self.decay + 1.0)
             }
             Noise::Gaussian => {
                 let la = vmath::ln(a);
-                let q = self.qpoint(la - 4.0 * EPS * la.abs()); // a point ≤ a
+                let q = self.qpoint(la - EPS4 * la.abs()); // a point ≤ a
                 let alpha = self.decay;
                 let sl = 1e-14 * alpha * (4.0 + q.b.abs());
                 alpha * (q.u1 * q.b).max(q.b) + 2.0 * alpha * q.u2 + sl < 1.0
@@ -223,12 +218,12 @@ impl OnlineSchedule {
         };
         const H: f64 = 1.0 / 64.0;
         const K: i32 = 256; // τ ∈ [−4, 4]
-        let (mut all, mut even) = (Acc::default(), Acc::default());
+        let (mut all, mut even) = (Neumaier::default(), Neumaier::default());
         for k in -K..=K {
             let tau = k as f64 * H;
             let q = std::f64::consts::PI * tau.sinh();
-            let ln_s = -softplus(-q);
-            let ln_1ms = -softplus(q);
+            let ln_s = -softplus_vmath(-q);
+            let ln_1ms = -softplus_vmath(q);
             let w = std::f64::consts::PI * tau.cosh() * vmath::exp(ln_s + ln_1ms);
             let v = f(ln_s) * w;
             all.add(v);
@@ -311,7 +306,7 @@ impl OnlineSchedule {
                         + 2.0 * self.ln_c.abs()
                         + 2.0 * alpha * s.abs()
                         + 3.0)
-                    + 8.0 * EPS * (pd.abs() + pe.abs()) / (1.0 + pe).min(1.0);
+                    + EPS8 * (pd.abs() + pe.abs()) / (1.0 + pe).min(1.0);
                 QPoint {
                     s,
                     l_lo: l - sl,
@@ -345,13 +340,13 @@ impl OnlineSchedule {
                 );
                 // F' on the piece (T2 = −F'); between its end values where L ≤ L0_hi ≤ 0
                 let decreasing = l0.1 <= 0.0;
-                let fhi = vmath::exp(p.l_hi + l0.1.max(0.0) * h) * (1.0 + 4.0 * EPS);
+                let fhi = vmath::exp(p.l_hi + l0.1.max(0.0) * h) * (1.0 + EPS4);
                 let llo = l0.0 - fhi;
                 let flo = if decreasing {
                     vmath::exp(q.l_lo)
                 } else {
                     vmath::exp(p.l_lo + llo.min(0.0) * h)
-                } * (1.0 - 4.0 * EPS);
+                } * (1.0 - EPS4);
                 let lhi = l0.1 - flo;
                 // L' = 2α²ρ(1−ρ)(B − 2) + 2α²ρ²D(w) − F'·L
                 let t1 = imul(imul(rho, omr), (bint.0 - 2.0, bint.1 - 2.0));
@@ -406,7 +401,7 @@ impl OnlineSchedule {
                     return None;
                 }
                 // F' decreasing on [P.s, ∞): T2 = −F' ≥ −F'(P)
-                let gamma = alpha + vmath::exp(p.l_hi) * (1.0 + 4.0 * EPS) + sl;
+                let gamma = alpha + vmath::exp(p.l_hi) * (1.0 + EPS4) + sl;
                 Some((gamma, -lsup))
             }
             Noise::Laplace => {
@@ -446,11 +441,11 @@ impl OnlineSchedule {
         let lx0 = vmath::ln(x0);
         let l_end = end.map(vmath::ln);
         // start at s0 ≥ ln X (the omitted [ln X, s0] is added to the upper J below)
-        let gap = 4.0 * EPS * lx0.abs() + f64::MIN_POSITIVE;
+        let gap = EPS4 * lx0.abs() + f64::MIN_POSITIVE;
         let s0 = lx0 + gap;
         let mut p = self.qpoint(s0);
-        let mut jlo = Acc::default();
-        let mut jhi = Acc::default();
+        let mut jlo = Neumaier::default();
+        let mut jhi = Neumaier::default();
         let (mut err_lo, mut err_hi) = (0.0, 0.0); // rounding-error bounds of the two sums
                                                    // [ln X − gap, s0]: F'(e^t − X) ≤ F'·X·(2gap), length ≤ 2 gap
         jhi.add(vmath::exp(p.l_hi + s0 + 1.0) * 4.0 * gap * gap * (1.0 + alpha));
@@ -475,11 +470,11 @@ impl OnlineSchedule {
                 // J_tail ≥ e^{ℓ_lo}(e^S/(γ−1) − X/γ); ≤ e^{ℓ_hi}(e^S/(λ−1) − X/λ) if λ > 1
                 let lo1 = vmath::exp(p.l_lo + p.s) / (gamma - 1.0);
                 let lo2 = x0 * vmath::exp(p.l_lo) / gamma;
-                let t_lo = (lo1 - lo2 - 8.0 * EPS * (lo1 + lo2)).max(0.0);
+                let t_lo = (lo1 - lo2 - EPS8 * (lo1 + lo2)).max(0.0);
                 let t_hi = if lambda > 1.0 {
                     let hi1 = vmath::exp(p.l_hi + p.s) / (lambda - 1.0);
                     let hi2 = x0 * vmath::exp(p.l_hi) / lambda;
-                    let v = hi1 - hi2 + 8.0 * EPS * (hi1 + hi2);
+                    let v = hi1 - hi2 + EPS8 * (hi1 + hi2);
                     if v.is_finite() {
                         v
                     } else {
@@ -531,8 +526,8 @@ impl OnlineSchedule {
                 if lo.is_finite() { lo } else { 0.0 },
                 if hi.is_finite() { hi } else { f64::INFINITY },
             );
-            let e_lo = lo_mag + 4.0 * EPS * (k_lo * lo_curv.1).abs();
-            let e_hi = hi_mag + 4.0 * EPS * (k_hi2 * hi_curv.1).abs();
+            let e_lo = lo_mag + EPS4 * (k_lo * lo_curv.1).abs();
+            let e_hi = hi_mag + EPS4 * (k_hi2 * hi_curv.1).abs();
             err_lo += if e_lo.is_finite() && lo != 0.0 {
                 e_lo
             } else {
@@ -570,13 +565,13 @@ impl OnlineSchedule {
             } else {
                 0.0
             };
-            let j_lower = (jl - err_lo - end_err - 4.0 * EPS * jl.abs()).max(0.0);
+            let j_lower = (jl - err_lo - end_err - EPS4 * jl.abs()).max(0.0);
             // (N − X)·g(N): N − X exact (integers below 2^53), g(N) rounded up, the product
             // moved up by one rounding
             let gn = (n - x0) * self.g(n);
             let gn = gn - EPS * gn.abs();
             let v = gn - j_lower;
-            let hi = (v + 2.0 * EPS * (gn.abs() + j_lower)).min(0.0);
+            let hi = (v + EPS2 * (gn.abs() + j_lower)).min(0.0);
             return Bracket {
                 lo: f64::NEG_INFINITY,
                 hi: if hi.is_nan() { 0.0 } else { hi },
@@ -586,8 +581,8 @@ impl OnlineSchedule {
         let g3 = g3 && g3_tail && tail.1.is_finite();
         let lo_tot = jlo.value() + tail.0;
         let hi_tot = jhi.value() + tail.1;
-        let int_hi = -(lo_tot - err_lo - 4.0 * EPS * lo_tot.abs()).max(0.0);
-        let int_lo = -(hi_tot + err_hi + 4.0 * EPS * hi_tot.abs());
+        let int_hi = -(lo_tot - err_lo - EPS4 * lo_tot.abs()).max(0.0);
+        let int_lo = -(hi_tot + err_hi + EPS4 * hi_tot.abs());
         // (never NaN: a NaN lower sum has become 0 above, an upper one ∞)
         let int_lo = if int_lo.is_nan() {
             f64::NEG_INFINITY

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 use multiversion::multiversion;
 
 use super::super::params::check_noise;
-use super::{Acc, Noise, Problem, EPS};
+use super::{Neumaier, Noise, Problem, EPS4};
 use crate::batch::{pool, PAR_MIN};
 use crate::error::{PabiError, Result};
 use crate::gd::Radii;
@@ -62,14 +62,14 @@ pub(super) fn finish_suffix(la: f64, s: f64, zero: bool) -> f64 {
     if zero || la == f64::NEG_INFINITY {
         f64::NEG_INFINITY
     } else {
-        shift_log(la + s, 1.0, 4.0 * EPS / INFLATE * (la.abs() + s.abs()))
+        shift_log(la + s, 1.0, EPS4 / INFLATE * (la.abs() + s.abs()))
     }
 }
 
 /// Pass 2 of the scan for one chunk: out[t] holds ln A_t on entry; `acc`/`zero` carry the
 /// (compensated) sum of the ln B of every later step. Converts to δ unless `log`.
 #[multiversion(targets = "simd")]
-fn scan_chunk(out: &mut [f64], lb: &[f64], mut acc: Acc, mut zero: bool, log: bool) {
+fn scan_chunk(out: &mut [f64], lb: &[f64], mut acc: Neumaier, mut zero: bool, log: bool) {
     for t in (0..out.len()).rev() {
         let v = finish_suffix(out[t], acc.value(), zero);
         out[t] = if log { v } else { prob_from_log(v) };
@@ -101,8 +101,8 @@ pub fn prob_from_log(v: f64) -> f64 {
 
 /// Neumaier sum of a chunk of ln B and whether one of them is −∞ (B = 0).
 #[inline(always)]
-fn chunk_sum(lb: &[f64]) -> (Acc, bool) {
-    let mut acc = Acc::default();
+fn chunk_sum(lb: &[f64]) -> (Neumaier, bool) {
+    let mut acc = Neumaier::default();
     let mut zero = false;
     for &v in lb.iter().rev() {
         if v == f64::NEG_INFINITY {
@@ -142,12 +142,12 @@ pub fn online_delta_all(
     let pl = pool().filter(|_| n >= PAR_MIN);
     let pass1 = |(s, (a, b)): (&[f64], (&mut [f64], &mut [f64]))| {
         if crate::interrupt::requested() {
-            return (Acc::default(), false); // discarded: checked after the pass
+            return (Neumaier::default(), false); // discarded: checked after the pass
         }
         fill_factor_logs(kind, eps, rad, s, a, b);
         chunk_sum(b)
     };
-    let sums: Vec<(Acc, bool)> = match &pl {
+    let sums: Vec<(Neumaier, bool)> = match &pl {
         Some(pl) => pl.install(|| {
             noise
                 .par_chunks(SCAN_CHUNK)
@@ -166,7 +166,7 @@ pub fn online_delta_all(
     };
     crate::interrupt::check()?;
     // offsets[c] = Σ over the chunks after c
-    let mut offsets = vec![(Acc::default(), false); sums.len()];
+    let mut offsets = vec![(Neumaier::default(), false); sums.len()];
     for c in (0..sums.len().saturating_sub(1)).rev() {
         let (mut acc, zero) = offsets[c + 1];
         let (s, z) = sums[c + 1];
@@ -174,7 +174,7 @@ pub fn online_delta_all(
         acc.add(s.c);
         offsets[c] = (acc, zero || z);
     }
-    type Part<'a> = ((&'a mut [f64], &'a [f64]), &'a (Acc, bool));
+    type Part<'a> = ((&'a mut [f64], &'a [f64]), &'a (Neumaier, bool));
     let pass2 = |((o, b), &(acc, zero)): Part| scan_chunk(o, b, acc, zero, log);
     match &pl {
         Some(pl) => pl.install(|| {

@@ -30,7 +30,7 @@ fn chunked_scan_matches_sequential() {
         online_log_delta_all(kind, &p, &s, &mut out).unwrap();
         let (mut la, mut lb) = (vec![0.0; s.len()], vec![0.0; s.len()]);
         fill_factor_logs(kind, p.eps, p.radii(), &s, &mut la, &mut lb);
-        let mut acc = Acc::default(); // sequential compensated sum
+        let mut acc = Neumaier::default(); // sequential compensated sum
         let mut zero = false;
         for t in (0..s.len()).rev() {
             let want = la[t] + acc.value();
@@ -104,7 +104,7 @@ fn gauss_direct_chunk_equals_scalar_loop() {
     scheds.push(OnlineSchedule::new(Noise::Gaussian, p, 1e4, 0.5, 1.1).unwrap());
     for sc in scheds.iter().filter(|s| s.kind == Noise::Gaussian) {
         for (from, len) in [(1.0, 1000u64), (101.0, 77), (262_245.0, 300), (1e12, 33)] {
-            let mut acc = Acc::default();
+            let mut acc = Neumaier::default();
             for k in 0..len {
                 acc.add(sc.g(from + k as f64));
             }
