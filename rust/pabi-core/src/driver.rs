@@ -30,29 +30,21 @@
 //! only on the inputs at i), so the chunk size only sets the granularity of the parallel work
 //! and of the interrupt checks. Each caller keeps its chunk size and threshold (below).
 //!
-//! # Replacing the other drivers (the next phase; one call each)
+//! # Who uses it
 //!
-//! * `schedules::map_args(args, out, f)` (chunk 4096, parallel from [`PAR_MIN`]):
-//!   `driver::map_into(args, out, PAR_MIN, 1 << 12, |got, n| PabiError::Shape { message:
-//!   format!("argument arrays have lengths {got} and {n} (they must be equal)") }, f)`.
-//! * `rdp::elementwise::map_elements(args, f)` (chunk 2048, parallel from 4096):
-//!   `driver::map_rows(args, 2 * 2048, 2048, |_, _| PabiError::Shape { message: "argument
-//!   arrays must have equal lengths".into() }, f)`.
-//! * `pnsgd::drive(out, par_min, k)`: `driver::for_chunks([out], par_min, if par_min < 1024
-//!   { 1 } else { 1 << 11 }, |j0, [o]| k(j0, o))`.
-//! * `pnsgd::drive_solve(out, k)`: `driver::for_chunks([out], PAR_SOLVE, (out.len() / 16 /
-//!   theta::BLOCK).clamp(1, 32) * theta::BLOCK, |j0, [o]| k(j0, o))`.
-//! * `pnsgd::factors`' three-output loop: `driver::for_chunks([a_out, b_out, u_out],
-//!   PAR_DELTA, 1 << 11, |j0, [a, b, u]| k_factors(&prep, eps, j0, a, b, u))` (the closure's
-//!   own `interrupt::check` becomes redundant: the driver checks before each chunk).
-//! * `batch::run1` / `run2` / `run2_checked` use [`blocks`] (chunk 8192, from [`PAR_MIN`]).
+//! Every elementwise array function of the crate: the engine's block kernels (`batch::run1`,
+//! `run2`, `run2_checked`: [`blocks`], chunk 8192 from [`PAR_MIN`]), the PNSGD bounds and their
+//! lock-step inversions (`pnsgd::drive`/`drive_solve`/`factors`: [`for_chunks`]), the schedules
+//! (`schedules::schedule_delta`: [`for_chunks`]; `schedules::map_args`, the elementwise map of
+//! the bindings: [`map_into`], chunk 4096), the RDP element-wise maps of the binding
+//! ([`map_rows`], chunk 2048) and the sampled-Gaussian tables ([`blocks`]). Each keeps its chunk
+//! size and threshold; the values do not depend on them.
 //!
 //! The remaining pool users are not elementwise maps and stay as they are (they call [`pool`]
 //! and [`num_threads`] directly): the two-pass scan and the chunked integral sum of
-//! `schedules/online/` (chunk 8192 and its own `CH`), the per-row work split of
-//! `rdp.rs` (`n / (4·threads)`, which only partitions work: the rows are independent), the
-//! per-step terms of the Hölder composition in `rdp.rs` (`with_min_len(64)`) and the
-//! `rayon::join` of the two neighbouring relations in `pld.rs`.
+//! `schedules/online/` (chunk 8192 and its own `CH`), the per-step terms of the Hölder
+//! composition in `rdp/per_instance.rs` (`with_min_len(64)`) and the `rayon::join` of the two
+//! neighbouring relations in `composition/dpsgd.rs`.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

@@ -1,7 +1,6 @@
 //! Tests of [`super`] (the array driver): values independent of the chunking and of the
-//! serial/parallel path, the first bad index, the shape errors, and that the thin calls
-//! written in the module docs reproduce `schedules::map_args` and
-//! `rdp::elementwise::map_elements` exactly (values and errors).
+//! serial/parallel path, the first bad index, the shape errors. (The five drivers it replaced
+//! were checked against it bit for bit, values and errors, before they were removed.)
 
 use super::*;
 
@@ -106,42 +105,5 @@ fn shape_errors_come_from_the_caller() {
     assert_eq!(
         map_rows::<1, 2>([&[]], 0, 1, shape_elements, |x| Ok([x[0]; 2])).unwrap(),
         vec![]
-    );
-}
-
-/// The thin calls of the module docs are the two existing drivers, bit for bit.
-#[test]
-fn thin_calls_reproduce_map_args_and_map_elements() {
-    let n = 70_000; // above PAR_MIN: the parallel paths of both
-    let mut a: Vec<f64> = (0..n).map(|i| (i % 331) as f64 * 1.5).collect();
-    let b: Vec<f64> = (0..n).map(|i| 0.5 + (i % 7) as f64).collect();
-    for bad in [None, Some(65_432)] {
-        if let Some(i) = bad {
-            a[i] = -3.0;
-        }
-        let mut old = vec![0.0; n];
-        let r_old = crate::schedules::map_args([&a, &b], &mut old, f2);
-        let mut new = vec![0.0; n];
-        let r_new = map_into([&a, &b], &mut new, PAR_MIN, 1 << 12, shape_args, f2);
-        assert_eq!(r_old, r_new);
-        if r_old.is_ok() {
-            assert_eq!(old, new);
-        }
-        let g = |x: [f64; 2]| f2(x).map(|y| [y, -y, 2.0 * y]);
-        let old = crate::rdp::elementwise::map_elements([&a, &b], g);
-        let new = map_rows([&a, &b], 2 * 2048, 2048, shape_elements, g);
-        assert_eq!(old, new);
-    }
-    // the shape errors, too
-    let short = vec![1.0; n - 1];
-    let mut out = vec![0.0; n];
-    assert_eq!(
-        crate::schedules::map_args([&a, &short], &mut out, f2),
-        map_into([&a, &short], &mut out, PAR_MIN, 1 << 12, shape_args, f2)
-    );
-    assert_eq!(
-        crate::rdp::elementwise::map_elements([&a, &short], |x| f2(x).map(|y| [y])),
-        map_rows([&a, &short], 2 * 2048, 2048, shape_elements, |x| f2(x)
-            .map(|y| [y]))
     );
 }

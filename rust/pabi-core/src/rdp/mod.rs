@@ -15,7 +15,6 @@
 //! | `erm.rs` | ERM with output perturbation (Chen–Lee–Kifer 2019) |
 //! | `logexp.rs`, `scalar.rs` | shared log-mean-exp primitives, rounding and NaN-free products |
 //! | `checks.rs` | the argument checks, one per kind of parameter |
-//! | `elementwise.rs` | (tests only) the former element-wise driver, the reference of `driver_tests.rs` |
 //!
 //! The scalar bounds of the last seven rows are also reachable as `rdp::extra::*` (the path
 //! the Python binding uses); the others are re-exported here.
@@ -23,10 +22,6 @@
 // `!(x > 0.0)`-style checks are deliberate: they also reject NaN.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
-// the former element-wise driver of the binding, now `crate::driver::map_rows`; kept (test
-// builds only) as the reference that `driver_tests.rs` compares the driver with
-#[cfg(test)]
-pub mod elementwise;
 pub mod extra;
 
 mod checks;
