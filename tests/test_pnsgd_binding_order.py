@@ -1,6 +1,7 @@
-"""The PNSGD wrappers forward their own parameters to the core bindings by position
-(``_Args(locals())`` in pabi/pnsgd.py): their numeric parameters must be in the binding's order,
-followed in the binding by the options (noise, order, variant) the wrapper takes."""
+"""The PNSGD wrappers and their core bindings name the same parameters in the same order
+(the wrappers pass them by keyword through ``pabi._bridge.Broadcast``, so a mismatch would be a
+TypeError, but one order across both layers keeps the stub readable): the numeric parameters in
+the binding's order, followed in the binding by the options (noise, order, variant)."""
 
 import inspect
 
