@@ -487,3 +487,34 @@ def test_online_schedule_delta_monotone_across_direct_sum_boundary(fn):
     steps = np.diff(d)
     assert np.all(steps < 0)
     assert np.all(np.abs(steps / steps[0] - 1) < 1e-4)  # each step is ~ g(n), smooth in n
+
+
+MAX = 1.7976931348623157e308
+
+
+def test_online_gauss_limit_at_huge_eps_is_informative_and_consistent():
+    """At huge eps the Euler-Maclaurin tail of the limit estimate is dominated by its derivative
+    term (even positive): the certified tail stands in, so the estimate is no longer ln delta = 0
+    (delta = 1), and it never exceeds the certified bound. An overflowed log-sum (ln A + s below
+    -f64::MAX) is -f64::MAX, its upward rounding, not 0 (via min(0, NaN)) nor -inf (below the
+    exact value)."""
+    args = (10.0, 0.01, 1.0, 100, 100.0, 100.0, 1.5)
+    for eps in (1e3, 1e30):
+        est = pabi.online_gauss_delta_limit(eps, *args, log=True)
+        bound = pabi.online_gauss_delta_limit_bound(eps, *args, log=True)
+        upper = pabi.online_gauss_delta_star_upper(eps, *args, log=True)
+        assert est <= bound <= upper < -1e6
+    # eps = 1e3: every factor is ~e^-1e5 or smaller; the certified bound is -1.6488388319e9
+    assert pabi.online_gauss_delta_limit(1e3, *args, log=True) == pytest.approx(-1.6488388319e9, rel=1e-9)
+    for f in (pabi.online_gauss_delta_limit, pabi.online_gauss_delta_limit_bound):
+        assert f(1e308, *args, log=True) == -MAX  # was 0.0 (delta = 1)
+        assert f(1e308, *args) == 2e-323  # exp(-f64::MAX) rounded up: positive, never 0
+    assert -MAX <= pabi.online_gauss_delta_star_upper(1e308, *args, log=True) < -1.79e308
+
+
+def test_online_delta_overflowed_log_sum_is_minus_max():
+    kw = dict(lipschitz=1.0, lr=0.1, diameter=1.0, smoothness=2.0, strong_convexity=0.5)
+    # ln A + sum ln B is far below -f64::MAX here (each factor is ~exp(-(eps/r)^2/2))
+    assert pabi.online_delta(1e300, noise=[2.0, 2.0, 2.0], index=2, log=True, **kw) == -MAX
+    assert pabi.online_delta(1e300, noise=[2.0, 2.0, 2.0], index=2, **kw) == 2e-323
+    assert pabi.online_gauss_delta(1e300, index=3.0, c1=10.0, c2=2.0, decay=1.5, n=50.0, log=True, **kw) == -MAX

@@ -92,7 +92,9 @@ impl OnlineSchedule {
                     acc
                 }
             };
-            (acc.s, acc.c)
+            // an overflowed chunk (terms of ~−f64::MAX at huge ε) carries −∞, not a NaN
+            // compensation: the exact sum is below −f64::MAX
+            (acc.s, if acc.s.is_finite() { acc.c } else { 0.0 })
         };
         let nch = n.div_ceil(CH);
         let parts: Vec<(f64, f64)> = match pool() {
@@ -104,7 +106,7 @@ impl OnlineSchedule {
             acc.add(s);
             acc.add(c);
         }
-        acc.value()
+        acc.sum()
     }
 
     /// Σ_{t≥a} g(t) by Euler–Maclaurin (estimate) and its error margin.
@@ -205,7 +207,18 @@ impl OnlineSchedule {
         let la = self.log_a(i, false);
         let t = i + DIRECT_TERMS;
         let (e, m) = self.tail_em(t + 1.0);
-        Ok(Self::finish(la, self.direct(i + 1.0, t) + e + m))
+        let d = self.direct(i + 1.0, t);
+        // where the Euler–Maclaurin estimate fails (at huge ε its derivative term dominates: the
+        // margin is not small against the estimate, or estimate + margin is even positive,
+        // although every g ≤ 0), the certified upper bound of the tail stands in: still above
+        // the exact limit (and no longer ln δ = 0)
+        let good = e.is_finite() && m.is_finite() && m <= 1e-9 * e.abs() && e + m <= 0.0;
+        let s = if good {
+            d + e + m
+        } else {
+            d + self.sum_upper(t + 1.0, None)
+        };
+        Ok(Self::finish(la, s))
     }
 
     /// Certified upper bound of ln δ_∞(i): direct sum to i + 2^18, then the Hermite–Hadamard

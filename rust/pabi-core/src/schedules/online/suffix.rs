@@ -57,13 +57,24 @@ pub(super) fn fill_factor_logs(
 
 /// ln δ from ln A and the suffix sum s of the ln B (rounded up; −∞ when A = 0 or a later
 /// B = 0).
+///
+/// Two edge cases are decided here, on the safe side: an unknown sum (NaN: a tail estimate that
+/// failed) is bounded above by 0, since every ln B ≤ 0 (the result is then ln A, rounded up);
+/// and ln A + s below −f64::MAX (an overflowed sum of finite terms: the exact value is finite)
+/// is −f64::MAX, its upward rounding. (Both had become ln δ = 0, δ = 1, through `min(0, NaN)`,
+/// and the overflow had also given −∞, below the exact value.)
 #[inline(always)]
 pub(super) fn finish_suffix(la: f64, s: f64, zero: bool) -> f64 {
     if zero || la == f64::NEG_INFINITY {
-        f64::NEG_INFINITY
-    } else {
-        shift_log(la + s, 1.0, EPS4 / INFLATE * (la.abs() + s.abs()))
+        return f64::NEG_INFINITY;
     }
+    let s = if s.is_nan() { 0.0 } else { s };
+    let scale = la.abs() + s.abs();
+    let v = la + s;
+    if v == f64::NEG_INFINITY || scale == f64::INFINITY {
+        return -f64::MAX;
+    }
+    shift_log(v, 1.0, EPS4 / INFLATE * scale)
 }
 
 /// Pass 2 of the scan for one chunk: out[t] holds ln A_t on entry; `acc`/`zero` carry the
