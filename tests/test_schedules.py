@@ -518,3 +518,13 @@ def test_online_delta_overflowed_log_sum_is_minus_max():
     assert pabi.online_delta(1e300, noise=[2.0, 2.0, 2.0], index=2, log=True, **kw) == -MAX
     assert pabi.online_delta(1e300, noise=[2.0, 2.0, 2.0], index=2, **kw) == 2e-323
     assert pabi.online_gauss_delta(1e300, index=3.0, c1=10.0, c2=2.0, decay=1.5, n=50.0, log=True, **kw) == -MAX
+
+
+def test_subnormal_lipschitz_radius_does_not_underflow_to_zero():
+    """r_A = 2L/sigma with L = 5e-324 underflowed to 0 in the directed quotient (its fma residual
+    flushed to 0), so A = theta(eps, 0) = 0 and delta = 0, below the exact (positive) value. The
+    quotient now stays positive (num::round below 2^-969) and delta is the smallest upper bound."""
+    kw = dict(smoothness=2.0, strong_convexity=0.5)
+    assert pabi.gauss_schedule_delta(1.0, 5e-324, 0.1, 1.0, 100.0, 10.0, 2.0, **kw) == 2e-323  # was 0.0
+    ld = pabi.online_gauss_delta(1.0, 5e-324, 0.1, 1.0, 50.0, 3.0, 10.0, 2.0, 1.5, log=True, **kw)
+    assert -MAX <= ld < -1e300  # was -inf

@@ -36,8 +36,14 @@
 //!   correctly rounded result or its neighbour in the named direction, decided by the exact
 //!   sign of the rounding residual (TwoSum, or an FMA, which is exact for these residuals):
 //!   the tightest directed result (≤ 1 ulp from the exact value) whenever no underflow occurs.
-//!   [`mul_up`]/[`mul_dn`]/[`div_up`] are the historical non-negative versions of `gd`: a
-//!   zero, infinite or NaN result is returned as is (an underflow to 0 stays 0).
+//!   [`mul_up`]/[`mul_dn`]/[`div_up`]/[`div_dn`] take non-negative operands. Below
+//!   [`RESIDUAL_EXACT`] = 2^-969 the exact residual can have bits under 2^-1074 and its fma
+//!   value may flush to 0, so there a zero residual proves exactness only when the exact value
+//!   is a multiple of 2^-1074 (read from the operands' lowest set bits); otherwise the result is
+//!   moved one step in the named direction unless the residual's (trustworthy, non-zero) sign
+//!   shows the rounded value is already on the right side. An upward product or quotient of positive numbers is
+//!   therefore never 0, and a downward one never above the exact value.
+//!   Exact zeros (a zero operand) and infinite or NaN results are returned as is.
 //! * Library functions: [`ln_up`], [`ln_dn`], [`exp_up`], [`exp_dn`] step two doubles away
 //!   from std's `ln`/`exp` (faithful, error < 1 ulp, on every supported platform: two steps
 //!   cover the half-size step below a power of two). [`exp_up_unit`] and [`exp_down`] are the
@@ -202,10 +208,37 @@ pub fn add_dn(a: f64, b: f64) -> f64 {
     }
 }
 
+/// Results below this (2^-969 = 2^53·2^-1022) may have a residual that flushes to zero: the
+/// exact residual of a·b (or of q·b − a) has its lowest bit at ≥ 2^(e − 105) for a result of
+/// exponent e, which is a representable (non-flushing) double only for e ≥ −969.
+pub const RESIDUAL_EXACT: f64 = f64::MIN_POSITIVE * 9_007_199_254_740_992.0;
+
+/// The exponent of the lowest set bit of a finite x > 0 (x is an integer multiple of 2^that):
+/// a product x·y (or q·b, with a a multiple of 2^-1074 anyway) is then a multiple of
+/// 2^(lsb_exp(x) + lsb_exp(y)), so its residual is exact when that is ≥ −1074.
+#[inline(always)]
+fn lsb_exp(x: f64) -> i32 {
+    let bits = x.to_bits();
+    let e = ((bits >> 52) & 0x7ff) as i32;
+    let frac = bits & ((1u64 << 52) - 1);
+    let (m, e) = if e == 0 {
+        (frac, 1)
+    } else {
+        (frac | (1u64 << 52), e)
+    };
+    e - 1075 + m.trailing_zeros() as i32
+}
+
 /// a·b rounded up (a, b ≥ 0), exact residual by fma (a zero or non-finite product as is).
 #[inline(always)]
 pub fn mul_up(a: f64, b: f64) -> f64 {
     let p = a * b;
+    if p < RESIDUAL_EXACT && a > 0.0 && b > 0.0 {
+        // the residual may have flushed to 0 unless a·b is a multiple of 2^-1074
+        let r = a.mul_add(b, -p);
+        let exact = r < 0.0 || (r == 0.0 && lsb_exp(a) + lsb_exp(b) >= -1074);
+        return if exact { p } else { p.next_up() };
+    }
     if p.is_finite() && p > 0.0 && a.mul_add(b, -p) > 0.0 {
         p.next_up()
     } else {
@@ -217,6 +250,12 @@ pub fn mul_up(a: f64, b: f64) -> f64 {
 #[inline(always)]
 pub fn mul_dn(a: f64, b: f64) -> f64 {
     let p = a * b;
+    if p < RESIDUAL_EXACT && a > 0.0 && b > 0.0 {
+        // the residual may have flushed to 0 unless a·b is a multiple of 2^-1074
+        let r = a.mul_add(b, -p);
+        let exact = r > 0.0 || (r == 0.0 && lsb_exp(a) + lsb_exp(b) >= -1074);
+        return if exact { p } else { p.next_down().max(0.0) };
+    }
     if p.is_finite() && p > 0.0 && a.mul_add(b, -p) < 0.0 {
         p.next_down()
     } else {
@@ -229,6 +268,12 @@ pub fn mul_dn(a: f64, b: f64) -> f64 {
 #[inline(always)]
 pub fn div_up(a: f64, b: f64) -> f64 {
     let q = a / b;
+    if q < RESIDUAL_EXACT && a > 0.0 && b > 0.0 && b.is_finite() {
+        // the residual q·b − a may have flushed to 0 unless it is a multiple of 2^-1074
+        let r = q.mul_add(b, -a);
+        let exact = r > 0.0 || (r == 0.0 && lsb_exp(q) + lsb_exp(b) >= -1074);
+        return if exact { q } else { q.next_up() };
+    }
     if q.is_finite() && q > 0.0 && q.mul_add(b, -a) < 0.0 {
         q.next_up()
     } else {
@@ -240,6 +285,12 @@ pub fn div_up(a: f64, b: f64) -> f64 {
 #[inline(always)]
 pub fn div_dn(a: f64, b: f64) -> f64 {
     let q = a / b;
+    if q < RESIDUAL_EXACT && a > 0.0 && b > 0.0 && b.is_finite() {
+        // the residual q·b − a may have flushed to 0 unless it is a multiple of 2^-1074
+        let r = q.mul_add(b, -a);
+        let exact = r < 0.0 || (r == 0.0 && lsb_exp(q) + lsb_exp(b) >= -1074);
+        return if exact { q } else { q.next_down().max(0.0) };
+    }
     if q.is_finite() && q > 0.0 && q.mul_add(b, -a) > 0.0 {
         q.next_down()
     } else {

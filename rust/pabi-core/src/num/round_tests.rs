@@ -186,3 +186,65 @@ fn std_neighbours_match_the_former_copies() {
     }
     assert!(gdp_next_up(f64::NAN).is_nan() && f64::NAN.next_up().is_nan());
 }
+
+/// In the subnormal range (and at an underflow to 0) the directed products and quotients stay on
+/// their side of the exact value: checked against the exact product/quotient of the operands
+/// scaled by 2^600 each (normal numbers, where TwoProd and the fma residual are exact).
+#[test]
+fn directed_products_and_quotients_below_the_normal_range() {
+    const S: f64 = 4.149515568880993e180; // 2^600
+    let pairs = [
+        (1e-200, 1e-200),
+        (1e-160, 1e-160),
+        (3.0e-155, 7.0e-155),
+        (1e-300, 1e-10),
+        (5e-324, 0.75),
+        (1e-310, 0.3),
+        (2.2250738585072014e-308, 0.9999999999999999),
+    ];
+    for &(a, b) in &pairs {
+        // exact a·b·2^1200 = hi + lo
+        let (as_, bs) = (a * S, b * S);
+        let hi = as_ * bs;
+        let lo = as_.mul_add(bs, -hi);
+        let up = mul_up(a, b) * S * S;
+        let dn = mul_dn(a, b) * S * S;
+        assert!(
+            up > hi || (up == hi && lo <= 0.0),
+            "mul_up({a}, {b}) below the exact product"
+        );
+        assert!(
+            dn < hi || (dn == hi && lo >= 0.0),
+            "mul_dn({a}, {b}) above the exact product"
+        );
+        assert!(
+            mul_up(a, b) > 0.0,
+            "mul_up({a}, {b}) = 0 for a positive product"
+        );
+        // a / (1/b) style quotients: exact q = a/c with c = 1/b rounded; check q·c against a
+        let c = 1.0 / b;
+        let (qu, qd) = (div_up(a, c), div_dn(a, c));
+        assert!(qu > 0.0, "div_up({a}, {c}) = 0 for a positive quotient");
+        // qu·c ≥ a and qd·c ≤ a, exactly (scaled: qu·2^600 is exact, then TwoProd with c)
+        for (q, upward) in [(qu, true), (qd, false)] {
+            let qs = q * S;
+            let p = qs * c;
+            let r = qs.mul_add(c, -p); // exact: q·c·2^600 = p + r
+            let a_s = a * S;
+            if upward {
+                assert!(
+                    p > a_s || (p == a_s && r >= 0.0),
+                    "div_up({a}, {c}) below a/c"
+                );
+            } else {
+                assert!(
+                    p < a_s || (p == a_s && r <= 0.0),
+                    "div_dn({a}, {c}) above a/c"
+                );
+            }
+        }
+    }
+    // exact zeros stay zero
+    assert_eq!(mul_up(0.0, 1e-300), 0.0);
+    assert_eq!(div_up(0.0, 3.0), 0.0);
+}
