@@ -1,0 +1,84 @@
+"""One vocabulary (issue 15): every public parameter name has one meaning, in the glossary.
+
+``pabi._glossary.TERMS`` is the glossary; ``tools/vocabulary_plan.py`` the renames still to do.
+The walk covers every public callable of pabi, its family modules and the adapters (methods and
+constructors included). The plan can only shrink: an entry whose parameter no longer exists fails.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pabi
+from pabi._glossary import TERMS
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+glossary_doc = _load("glossary_doc")
+plan = _load("vocabulary_plan")
+PARAMS = glossary_doc.public_parameters()
+
+
+def test_the_walk_sees_the_whole_api() -> None:
+    names = {q for q, _ in PARAMS}
+    # spot checks across the families, methods and constructors
+    for q in ("theta", "pnsgd_delta", "dpsgd_epsilon", "sampled_gaussian_rdp", "sweep",
+              "PrivacyLossDistribution.subsampled_gaussian", "ComposedPLD.epsilon",
+              "PNSGDAccountant.__init__", "to_dp_accounting_pld"):
+        assert q in names, q
+    assert len(PARAMS) > 500
+
+
+def test_every_parameter_is_in_the_glossary_or_planned() -> None:
+    unknown = []
+    for q, p in PARAMS:
+        planned = plan.PARAMS.get(q, {}).get(p)
+        if planned is not None:
+            if planned not in TERMS:
+                unknown.append(f"{q}({p}): planned name {planned!r} is not in the glossary")
+        elif p not in TERMS:
+            unknown.append(f"{q}({p}): not in pabi._glossary.TERMS")
+    assert not unknown, "\n".join(unknown)
+
+
+def test_the_plan_only_shrinks() -> None:
+    present = set(PARAMS)
+    stale = [f"{q}({p})" for q, ren in plan.PARAMS.items() for p in ren if (q, p) not in present]
+    assert not stale, f"renamed already: delete from tools/vocabulary_plan.py: {stale}"
+    gone = [old for old in plan.FUNCTIONS if not hasattr(pabi, old)]
+    assert not gone, f"renamed already: delete from FUNCTIONS: {gone}"
+    for (fn, param) in list(plan.VALUES) + list(plan.DEFAULTS):
+        assert (fn, param) in present, (fn, param)
+
+
+def test_no_name_keeps_a_second_meaning() -> None:
+    # a glossary name used today with another meaning must be planned away
+    for q, ren in plan.PARAMS.items():
+        for old, new in ren.items():
+            assert old != new, (q, old)
+    # each glossary term is used by the API now or after the plan (no dead entries)
+    after = {plan.PARAMS.get(q, {}).get(p, p) for q, p in PARAMS}
+    dead = sorted(set(TERMS) - after)
+    assert not dead, f"glossary terms nothing uses: {dead}"
+
+
+def test_glossary_entries_are_complete() -> None:
+    for name, term in TERMS.items():
+        assert name.isidentifier() and name == name.strip(), name
+        assert term.meaning.endswith((".", ")")) and len(term.meaning) > 20, name
+        assert term.domain and term.group, name
+
+
+def test_glossary_page_is_current() -> None:
+    page = (ROOT / "docs" / "glossary.md").read_text(encoding="utf-8")
+    assert page == glossary_doc.render() + "\n", "run `python tools/glossary_doc.py --write`"
