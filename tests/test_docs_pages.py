@@ -18,8 +18,8 @@ BLOCK = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$", re.S | re.M)
 FAMILY_PAGES = {"index.md", "engine.md", "pnsgd.md", "schedules.md", "rdp.md", "composition.md",
                 "sweeps.md", "plots.md"}
 # pages without doctested examples: CLI output, the errata list, the architecture map, the
-# derivation pages (maths)
-NO_EXAMPLES = {"cli.md", "errata.md", "architecture.md"}
+# glossary (a table), the derivation pages (maths)
+NO_EXAMPLES = {"cli.md", "errata.md", "architecture.md", "glossary.md"}
 
 
 def _examples(page: pathlib.Path) -> str:

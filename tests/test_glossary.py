@@ -11,7 +11,10 @@ import importlib.util
 from pathlib import Path
 
 import pabi
+from _opacus_support import load_opacus_accountants
 from pabi._glossary import TERMS
+
+load_opacus_accountants()  # so that the walk includes pabi.adapters.opacus
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -34,7 +37,8 @@ def test_the_walk_sees_the_whole_api() -> None:
     # spot checks across the families, methods and constructors
     for q in ("theta", "pnsgd_delta", "dpsgd_epsilon", "sampled_gaussian_rdp", "sweep",
               "PrivacyLossDistribution.subsampled_gaussian", "ComposedPLD.epsilon",
-              "PNSGDAccountant.__init__", "to_dp_accounting_pld"):
+              "PNSGDAccountant.__init__", "to_dp_accounting_pld", "PabiAccountant.step",
+              "PabiAccountant.__init__"):
         assert q in names, q
     assert len(PARAMS) > 500
 
