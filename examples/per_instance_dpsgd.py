@@ -29,7 +29,11 @@ import pabi
 
 
 def load_data() -> tuple[np.ndarray, np.ndarray]:
-    from sklearn.datasets import load_breast_cancer
+    try:
+        from sklearn.datasets import load_breast_cancer
+    except ImportError as exc:
+        raise SystemExit("this example needs scikit-learn (its breast-cancer data set): "
+                         "pip install 'pabi[examples]'") from exc
 
     x, y = load_breast_cancer(return_X_y=True)
     x = (x - x.mean(axis=0)) / x.std(axis=0)

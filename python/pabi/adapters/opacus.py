@@ -34,7 +34,7 @@ from .._bridge import DomainError, real_scalar
 
 try:  # Opacus's accountant base class and registry (torch is imported by Opacus itself)
     from opacus.accountants import IAccountant, register_accountant
-except ImportError as exc:  # pragma: no cover - the message is what a user without Opacus sees
+except ImportError as exc:  # the message a user without Opacus sees
     raise ImportError(
         "pabi.adapters.opacus needs Opacus (https://opacus.ai): pip install 'pabi[opacus]'"
     ) from exc

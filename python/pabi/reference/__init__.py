@@ -17,6 +17,11 @@ One submodule per family, all names re-exported here:
 * ``_composition``: f-DP, GDP, exact and FFT composition, DP-SGD accounting.
 """
 
+try:
+    import mpmath  # noqa: F401  (every reference module needs it)
+except ImportError as exc:  # the one message a user without the extra sees
+    raise ImportError("pabi.reference needs mpmath: pip install 'pabi[reference]'") from exc
+
 from ._composition import *  # noqa: F401,F403
 from ._composition import __all__ as _all_composition
 from ._engine import *  # noqa: F401,F403
