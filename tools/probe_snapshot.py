@@ -263,18 +263,21 @@ def _composed() -> Any:
 
 def _call_pld(method: str) -> Callable[..., Any]:
     def f(**kw: Any) -> Any:
-        return getattr(_pabi().PrivacyLossDistribution, method)(**kw)
+        fn, kw2 = translate(f"PrivacyLossDistribution.{method}", _pabi().PrivacyLossDistribution, kw)
+        return fn(**kw2)
 
     return f
 
 
 def _pld_compose(**kw: Any) -> Any:
-    return _pld().compose(**kw)
+    fn, kw2 = translate("PrivacyLossDistribution.compose", _pld(), kw)
+    return fn(**kw2)
 
 
 def _composed_method(method: str) -> Callable[..., Any]:
     def f(**kw: Any) -> Any:
-        return getattr(_composed(), method)(**kw)
+        fn, kw2 = translate(f"ComposedPLD.{method}", _composed(), kw)
+        return fn(**kw2)
 
     return f
 
@@ -290,7 +293,8 @@ def _sweep(**kw: Any) -> Any:
 def _accountant(**kw: Any) -> Any:
     from pabi.adapters import PNSGDAccountant
 
-    return PNSGDAccountant(**kw)
+    fn, kw2 = translate("PNSGDAccountant.__init__", PNSGDAccountant, kw)
+    return fn(**kw2)
 
 
 _ACC_KW = dict(sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=10, h=0.05)
@@ -300,7 +304,8 @@ def _acc_method(method: str) -> Callable[..., Any]:
     def f(**kw: Any) -> Any:
         acc = _accountant(**_ACC_KW)
         acc.step(10)
-        return getattr(acc, method)(**kw)
+        fn, kw2 = translate(f"PNSGDAccountant.{method}", acc, kw)
+        return fn(**kw2)
 
     return f
 
@@ -309,7 +314,8 @@ def _adapter(name: str) -> Callable[..., Any]:
     def f(**kw: Any) -> Any:
         from pabi import adapters
 
-        return getattr(adapters, name)(**kw)
+        fn, kw2 = translate(name, adapters, kw)
+        return fn(**kw2)
 
     return f
 
@@ -338,9 +344,71 @@ _ONLINE = dict(eps=1.0, lipschitz=1.0, lr=0.1, diameter=1.0, index=3.0, c1=10.0,
 _S = np.array([[0.5, 0.25], [0.5, 0.75], [1.0, 0.5]])
 
 
+# ---------------------------------------------------------------------------- renames
+# The probe set is frozen in the vocabulary it was first recorded in: its keys never change. Where
+# the API has since renamed a function, a parameter or an option value (issue 15, "One
+# vocabulary"; tools/vocabulary_plan.py is the record of every rename), the CALL is translated to
+# today's API, so that a comparison across the rename shows whether the bits moved.
+
+_PLAN: list[Any] = []
+
+
+def _plan() -> Any:
+    if not _PLAN:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("vocabulary_plan", ROOT / "tools" / "vocabulary_plan.py")
+        assert spec is not None and spec.loader is not None
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        _PLAN.append(mod)
+    return _PLAN[0]
+
+
+def _params(fn: Any) -> set[str] | None:
+    import inspect
+
+    try:
+        return set(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return None
+
+
+def translate(qual: str, owner: Any, kw: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """(today's callable, today's keyword arguments) for a probe written as ``qual(**kw)``.
+
+    ``qual`` is the probe's name in the recorded vocabulary (``"theta"``,
+    ``"PrivacyLossDistribution.gaussian"``, ``"PNSGDAccountant.__init__"``); ``owner`` the object
+    to look the name up on. Without a rename this is ``getattr(owner, name), kw``."""
+    plan = _plan()
+    name = qual.split(".")[-1]
+    extra: dict[str, Any] = {}
+    fn = getattr(owner, name, None) if name != "__init__" else owner
+    if fn is None and qual in plan.FUNCTIONS:
+        target = plan.FUNCTIONS[qual]
+        if target.endswith("(log=True)"):
+            target, extra = target[: -len("(log=True)")], {"log": True}
+        fn = getattr(owner, target.split(".")[-1])
+    if fn is None:
+        raise AttributeError(f"{qual}: neither in the API nor in tools/vocabulary_plan.py")
+    current = _params(fn)
+    renames = plan.PARAMS.get(qual, {})
+    out: dict[str, Any] = {}
+    for k, v in kw.items():
+        if current is not None and k not in current and k in renames:
+            k = renames[k]
+        out[k] = v
+    # Option VALUES renamed in the plan (plan.VALUES) are not translated here: whether a value
+    # was renamed cannot be read from a signature. The rename of a value adds its translation
+    # to this function when it lands.
+    out.update(extra)
+    return fn, out
+
+
 def _f(name: str) -> Callable[..., Any]:
     def f(**kw: Any) -> Any:
-        return getattr(_pabi(), name)(**kw)
+        fn, kw2 = translate(name, _pabi(), kw)
+        return fn(**kw2)
 
     f.__name__ = name
     return f

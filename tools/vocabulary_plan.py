@@ -1,9 +1,11 @@
 """The rename plan of issue 15 ("One vocabulary"): from today's public names to the glossary's.
 
-Data only; tests/test_glossary.py reads it. Every public parameter whose name is not in
-``pabi._glossary.TERMS`` must appear in :data:`PARAMS` with its glossary name, and every entry
-here must still exist in the API: renaming a parameter therefore means deleting its entry (the
-plan only shrinks). When the plan is empty this file goes, and the test keeps only the glossary.
+Data only, and a permanent record: tests/test_glossary.py checks that every public parameter
+whose name is not in ``pabi._glossary.TERMS`` appears in :data:`PARAMS` with its glossary name,
+and that every entry is either pending (the old name exists) or done (the new one does);
+tools/probe_snapshot.py translates its frozen probe set (recorded in the old vocabulary) through
+this record, so that a comparison across the rename shows whether any bit moved. A rename
+therefore leaves its entry here. tools/rename_api.py rewrites the call sites.
 
 Decisions (the reasons, so that the next family follows them):
 
