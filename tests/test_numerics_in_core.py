@@ -257,3 +257,32 @@ def test_rdp_to_dp_delta_exact_example():
     d, a = pabi.rdp_to_dp_delta([4.0], [1.0], 1.0, method="tight")
     assert a == 4.0 and Fraction(d) >= Fraction(27, 256)
     assert d <= 27 / 256 * (1 + 1e-13)
+
+
+def test_rdp_conversions_above_exact_on_random_curves():
+    # random curves, both rules, both directions: every value on the safe side of the exact
+    # conversion of the given doubles, within 1e-12 relative
+    rng = np.random.default_rng(14)
+    for _ in range(15):
+        k = int(rng.integers(1, 4))
+        orders = np.sort(rng.uniform(1.01, 40.0, k))
+        rdp = rng.uniform(0.01, 5.0, k)
+        eps = float(rng.uniform(0.0, 10.0))
+        dl = float(10 ** rng.uniform(-12, -1))
+        for m in ("classical", "tight"):
+            d, _ = pabi.rdp_to_dp_delta(orders, rdp, eps, method=m)
+            w = float(ref.rdp_to_dp_delta(orders, rdp, eps, method=m)[0])
+            assert w <= d <= w * (1 + 1e-12) + 1e-300
+            e, _ = pabi.rdp_to_dp_epsilon(orders, rdp, dl, method=m)
+            w = float(ref.rdp_to_dp_epsilon(orders, rdp, dl, method=m)[0])
+            assert w <= e <= w * (1 + 1e-12) + 1e-300
+
+
+def test_gdp_mu_dominating_above_exact_on_random_profiles():
+    rng = np.random.default_rng(7)
+    for _ in range(5):
+        e = np.sort(rng.uniform(0.0, 5.0, 8))
+        d = np.sort(10 ** rng.uniform(-12, -0.1, 8))[::-1].copy()
+        got = pabi.gdp_mu_dominating(e, d)
+        want = float(ref.gdp_mu_dominating(e, d))
+        assert want <= got <= want * (1 + 1e-12)

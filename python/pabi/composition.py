@@ -409,11 +409,11 @@ class PrivacyLossDistribution:
             if not (0.0 < tl < 1.0):
                 raise _domain("tail", "in (0, 1)", tail)
             if eps_max is None:
-                em = 1.0
-                while float(np.asarray(delta(np.array([em])))[0]) > tl:
-                    em *= 2.0
-                    if em > 1e4:
-                        raise _domain("delta", f"a profile reaching {tl} for eps <= 1e4", delta)
+                # the first of 1, 2, 4, ..., 8192 where δ ≤ tail (at most 14 evaluations)
+                found = _decay_point(delta, tl, 1.0, 13)
+                if found is None:
+                    raise _domain("delta", f"a profile reaching {tl} for eps <= 1e4", delta)
+                em = found
             else:
                 em = _check_positive("eps_max", eps_max)
             n = _profile_samples(em, hf, 1, "eps_max", eps_max if eps_max is not None else em)
@@ -600,10 +600,11 @@ _EPS_MAX_START, _EPS_MAX_DOUBLINGS = 64.0, 6
 def _decay_point(value_at: Callable[[np.ndarray], np.ndarray], bound: float, start: float,
                  doublings: int) -> float | None:
     """The smallest x = start·2^k, k = 0..doublings, with value_at(x) ≤ bound (None if there is
-    none): at most doublings + 1 evaluations of ``value_at`` at one point each."""
+    none): at most doublings + 1 evaluations of ``value_at`` at one point each. A NaN value stops
+    the search there (the caller's checks of the sampled values then reject it)."""
     x = start
     for _ in range(doublings + 1):
-        if float(np.asarray(value_at(np.array([x])), dtype=float).reshape(-1)[0]) <= bound:
+        if not float(np.asarray(value_at(np.array([x])), dtype=float).reshape(-1)[0]) > bound:
             return x
         x *= 2.0
     return None
