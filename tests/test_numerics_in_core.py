@@ -80,8 +80,10 @@ def test_delta_and_log_delta_errors():
         pabi.gdp_dominating_pair(e, np.array([0.5, 0.1]))
     with pytest.raises(TypeError, match="give delta or log_delta"):
         pabi.gdp_mu_dominating(e)
-    with pytest.raises(TypeError, match="exactly one of delta and log_delta"):
+    with pytest.raises(ValueError, match="exactly one of delta and log_delta"):
         _core.gdp_mu_dominating(e, delta=e, log_delta=e)
+    with pytest.raises(ValueError, match="exactly one of delta and log_delta"):
+        _core.gdp_dominating_pair(e)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -66,7 +66,7 @@ fn profile_values<'a>(
     match (opt_slice(delta)?, opt_slice(log_delta)?) {
         (Some(d), None) => Ok(ProfileValues::Delta(d)),
         (None, Some(l)) => Ok(ProfileValues::LogDelta(l)),
-        _ => Err(pyo3::exceptions::PyTypeError::new_err(
+        _ => Err(pyo3::exceptions::PyValueError::new_err(
             "give exactly one of delta and log_delta",
         )),
     }
