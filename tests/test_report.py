@@ -14,6 +14,7 @@ import pabi
 from pabi.cli import main
 from pabi.cli import report as rp
 from pabi.cli.last_iterate import epsilon_from_rdp
+from pabi.composition import _decayed_eps_max
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "report.toml"
@@ -97,7 +98,7 @@ def test_example_values_equal_the_api(capsys):
     kw = dict(noise="gaussian", sigma=4.0, lipschitz=1.0, lr=0.05, diameter=1.0, n=1000, smoothness=10.0,
               strong_convexity=0.0, order="shuffled")
     prof = lambda e: pabi.pnsgd_delta(e, **kw)  # noqa: E731
-    multi = pabi.multi_epoch_epsilon(prof, 3, 1e-5, eps_max=rp._eps_max(prof), orders=rp.RDP_ORDERS,
+    multi = pabi.multi_epoch_epsilon(prof, 3, 1e-5, eps_max=_decayed_eps_max(prof), orders=rp.RDP_ORDERS,
                                      log_delta=lambda e: pabi.pnsgd_log_delta(e, **kw))
     for route in ("pld", "rdp", "single_point", "gdp"):
         assert b[f"pnsgd_shuffled_epochs_{route}"]["epsilon"] == multi[route]

@@ -57,6 +57,19 @@ TYPED = {
     "laplace_theta": "def laplace_theta(x: _Arr, y: _Arr) -> _Arr: ...",
     "laplace_theta_complement": "def laplace_theta_complement(x: _Arr, y: _Arr) -> _Arr: ...",
     "set_num_threads": "def set_num_threads(n: int) -> None: ...",
+    # sampled profiles (exactly one of delta / log_delta), profile -> RDP over orders, noise std
+    "gdp_mu_dominating": (
+        "def gdp_mu_dominating(eps: _Arr, delta: _Arr | None = None, log_delta: _Arr | None = None) -> float: ..."
+    ),
+    "gdp_dominating_pair": (
+        "def gdp_dominating_pair(eps: _Arr, delta: _Arr | None = None, log_delta: _Arr | None = None) "
+        "-> tuple[float, float]: ..."
+    ),
+    "profile_to_rdp_curve": "def profile_to_rdp_curve(orders: _Arr, eps_grid: _Arr, delta_grid: _Arr) -> _Arr: ...",
+    "tradeoff_from_profile": "def tradeoff_from_profile(alpha: _Arr, eps: _Arr, delta: _Arr) -> _Arr: ...",
+    "noise_std_down": (
+        "def noise_std_down(lr: float, noise_multiplier: float, clip: float, batch_size: float) -> float: ..."
+    ),
     "get_num_threads": "def get_num_threads() -> int: ...",
     "simd_level": "def simd_level() -> str: ...",
     # Options are typed values: flags are bool, an absent smoothness is None, an online quantity

@@ -107,14 +107,18 @@ def tradeoff_from_profile(alpha: ArrayLike, eps: ArrayLike, delta: ArrayLike) ->
     >>> np.round(f, 3)  # close to the Gaussian trade-off G_1(α) = Φ(Φ^{-1}(1-α) - 1)
     array([0.74 , 0.437])
     """
+    from ._bridge import relocate
+
     e = real_array("eps", eps).reshape(-1)
     d = real_array("delta", delta).reshape(-1)
-    if e.size == 0 or e.size != d.size:
-        raise ValueError(f"eps and delta must be non-empty 1-D arrays of equal length, got {e.size} and {d.size}")
     a = np.asarray(as_real("alpha", alpha), dtype=np.float64)
-    vals = tradeoff_eps_delta(a[..., None], e, d)
-    out = np.max(vals, axis=-1)
-    return float(out) if np.ndim(out) == 0 else out
+    try:
+        out = _core.tradeoff_from_profile(np.ascontiguousarray(a.ravel()), e, d)
+    except DomainError as exc:
+        # an index into alpha is the caller's n-d index; one into eps/delta is 1-D
+        alpha_bad = getattr(exc, "param", None) == "alpha"
+        raise relocate(exc, a.shape if alpha_bad else e.shape, alpha_bad and a.ndim == 0) from None
+    return float(out[0]) if a.ndim == 0 else out.reshape(a.shape)
 
 
 def approx_dp_composition_delta(
@@ -196,16 +200,16 @@ def gdp_mu(eps: ArrayLike, delta: ArrayLike) -> Float:
     return _call(_core.gdp_mu, ("eps", "delta"), eps, delta)
 
 
-def _log_profile(delta: ArrayLike | None, log_delta: ArrayLike | None) -> np.ndarray:
+def _profile_values(delta: ArrayLike | None, log_delta: ArrayLike | None) -> dict[str, np.ndarray]:
+    """The sampled profile as the core's keyword: ``log_delta`` (ln δ, used as given) if given,
+    else ``delta`` (the core takes ln δ rounded up: every sample is a constraint, only an exact
+    0 is none; a δ that underflowed to pabi's residue 2e-323 is honoured as given — sound, but
+    loose: pass log_delta instead)."""
     if log_delta is not None:
-        return real_array("log_delta", log_delta).reshape(-1)
+        return {"log_delta": real_array("log_delta", log_delta).reshape(-1)}
     if delta is None:
         raise TypeError("give delta or log_delta")
-    dv = real_array("delta", delta).reshape(-1)
-    # every sample is a constraint; only an exact 0 is none (ln 0 = −∞). (A δ that underflowed to
-    # pabi's residue 2e-323 is honoured as given: sound, but loose — pass log_delta instead.)
-    with np.errstate(divide="ignore"):
-        return np.ascontiguousarray(np.log(dv))
+    return {"delta": real_array("delta", delta).reshape(-1)}
 
 
 def gdp_compose(mus: ArrayLike) -> float:
@@ -235,10 +239,7 @@ def gdp_mu_dominating(
     0.8
     """
     e = real_array("eps", eps).reshape(-1)
-    ld = _log_profile(delta, log_delta)
-    if e.shape != ld.shape:
-        raise ValueError("eps and delta must have the same length")
-    return _core.gdp_mu_dominating(e, ld)
+    return _core.gdp_mu_dominating(e, **_profile_values(delta, log_delta))
 
 
 def gdp_dominating_pair(
@@ -261,10 +262,7 @@ def gdp_dominating_pair(
     (0.501, True)
     """
     e = real_array("eps", eps).reshape(-1)
-    ld = _log_profile(delta, log_delta)
-    if e.shape != ld.shape:
-        raise ValueError("eps and delta must have the same length")
-    mu, dj = _core.gdp_dominating_pair(e, ld)
+    mu, dj = _core.gdp_dominating_pair(e, **_profile_values(delta, log_delta))
     return float(mu), float(dj)
 
 
@@ -335,8 +333,8 @@ class PrivacyLossDistribution:
 
     @property
     def losses(self) -> np.ndarray:
-        c = self._core
-        return (c.lo + np.arange(len(c.pmf))) * c.h  # type: ignore[attr-defined]
+        """The grid points ℓ_k = k·h of ``pmf`` as the core computes and uses them."""
+        return self._core.losses  # type: ignore[attr-defined]
 
     @property
     def inf(self) -> float:
@@ -411,11 +409,11 @@ class PrivacyLossDistribution:
             if not (0.0 < tl < 1.0):
                 raise _domain("tail", "in (0, 1)", tail)
             if eps_max is None:
-                em = 1.0
-                while float(np.asarray(delta(np.array([em])))[0]) > tl:
-                    em *= 2.0
-                    if em > 1e4:
-                        raise _domain("delta", f"a profile reaching {tl} for eps <= 1e4", delta)
+                # the first of 1, 2, 4, ..., 8192 where δ ≤ tail (at most 14 evaluations)
+                found = _decay_point(delta, tl, 1.0, 13)
+                if found is None:
+                    raise _domain("delta", f"a profile reaching {tl} for eps <= 1e4", delta)
+                em = found
             else:
                 em = _check_positive("eps_max", eps_max)
             n = _profile_samples(em, hf, 1, "eps_max", eps_max if eps_max is not None else em)
@@ -591,24 +589,62 @@ def dpsgd_calibrate_sigma(
 # Multi-epoch composition of a per-epoch privacy profile (003 §5)
 
 
+# The RDP route takes a profile as 0 beyond eps_max, which needs δ(eps_max) ≤ 1e-300 (an
+# upper bound that underflows is a few subnormal ulps, never 0): the default eps_max is the
+# first of 64·2^k, k = 0..6, where the profile has decayed (:func:`_decayed_eps_max`, the one
+# search; multi_epoch_epsilon, the accountant's method="best" and the CLI report use it).
+_DECAYED = 1e-300
+_EPS_MAX_START, _EPS_MAX_DOUBLINGS = 64.0, 6
+
+
+def _decay_point(value_at: Callable[[np.ndarray], np.ndarray], bound: float, start: float,
+                 doublings: int) -> float | None:
+    """The smallest x = start·2^k, k = 0..doublings, with value_at(x) ≤ bound (None if there is
+    none): at most doublings + 1 evaluations of ``value_at`` at one point each. A NaN value stops
+    the search there (the caller's checks of the sampled values then reject it)."""
+    x = start
+    for _ in range(doublings + 1):
+        if not float(np.asarray(value_at(np.array([x])), dtype=float).reshape(-1)[0]) > bound:
+            return x
+        x *= 2.0
+    return None
+
+
+def _decayed_eps_max(delta: Callable[[np.ndarray], np.ndarray]) -> float:
+    """The smallest eps_max in 64·2^k (k ≤ 6: at most 4096) with δ(eps_max) ≤ 1e-300; a
+    DomainError on ``delta`` if the profile has not decayed by 4096."""
+    em = _decay_point(delta, _DECAYED, _EPS_MAX_START, _EPS_MAX_DOUBLINGS)
+    if em is None:
+        top = _EPS_MAX_START * 2.0**_EPS_MAX_DOUBLINGS
+        raise _domain("delta", f"a profile that decays to <= {_DECAYED:g} at some eps <= {top:g} "
+                               f"(64*2^k): give eps_max", delta)
+    return em
+
+
 def _profile_rdp_curve(
     delta: Callable[[np.ndarray], np.ndarray], orders: np.ndarray, eps_max: float, h: float
 ) -> np.ndarray:
-    """ε_R(α) of a profile at each order, by :func:`pabi.rdp.profile_to_rdp` (the one
-    implementation of the bound in docs/derivations/composition.md#profile-to-rdp) on the grid 0,
-    h, ..., eps_max."""
-    from .rdp import profile_to_rdp
-
+    """ε_R(α) of a profile at each order, by the core's profile → RDP bound (the one
+    implementation, docs/derivations/composition.md#profile-to-rdp; one array call over the
+    orders, each value bit-identical to :func:`pabi.rdp.profile_to_rdp`) on the grid 0, h, ...,
+    eps_max. The grid points k·h are rounded to nearest: they are the points where the profile
+    is evaluated, so the samples are upper bounds at exactly those doubles."""
     grid = np.arange(int(np.ceil(eps_max / h)) + 1) * h
-    values = np.asarray(delta(grid), dtype=float)
-    # Directed profiles never return exactly 0 (an underflowing upper bound is a few subnormal
-    # ulps). Beyond eps_max the profile is taken as 0, which requires it to have decayed there:
+    values = np.array(delta(grid), dtype=float)
+    # Beyond eps_max the profile is taken as 0, which requires it to have decayed there:
     # checked as δ(eps_max) ≤ 1e-300 (assumption documented in multi_epoch_epsilon).
-    if not values[-1] <= 1e-300:
+    if not values[-1] <= _DECAYED:
         raise _domain("eps_max", f"large enough that the profile has decayed (delta(eps_max) = {values[-1]:.3g} "
                       "> 1e-300): increase eps_max", eps_max)
     values[-1] = 0.0
-    return np.array([profile_to_rdp(float(a), grid, values) for a in orders])
+    return _core.profile_to_rdp_curve(np.ascontiguousarray(orders, dtype=np.float64), grid, values)
+
+
+def _check_rdp_grid(eps_max: float, h: float) -> None:
+    """The RDP route's profile grid 0, h, ..., eps_max has at most 2^25 points (as in the
+    PLD's limit)."""
+    if eps_max / h > 2**25:
+        raise _domain("h", f"large enough that eps_max/h <= 2^25 (eps_max = {eps_max})", h)
 
 
 def multi_epoch_epsilon(
@@ -636,7 +672,9 @@ def multi_epoch_epsilon(
 
     All four are valid upper bounds (the smallest is the best certificate). Pass ``log_delta``,
     ε ↦ ln δ(ε), so that large ε do not underflow in the GDP route. The RDP route takes the
-    profile as 0 beyond ``eps_max`` (default 64) and requires δ(eps_max) ≤ 1e-300.
+    profile as 0 beyond ``eps_max`` and requires δ(eps_max) ≤ 1e-300 (default: the first of
+    64, 128, ..., 4096 where it holds; the PLD route then samples up to its own default, see
+    :meth:`PrivacyLossDistribution.from_profile`).
     """
     E = int_scalar("epochs", epochs)
     target_delta, h = real_scalar("target_delta", target_delta), real_scalar("h", h)
@@ -645,8 +683,8 @@ def multi_epoch_epsilon(
         raise _domain("h", "> 0 and finite", h)
     if eps_max is not None and not (eps_max > 0 and math.isfinite(eps_max)):
         raise _domain("eps_max", "> 0 and finite", eps_max)
-    if (eps_max or 64.0) / h > 2**25:  # the profile grids 0, h, ..., eps_max (as in the PLD's limit)
-        raise _domain("h", f"large enough that eps_max/h <= 2^25 (eps_max = {eps_max or 64.0})", h)
+    if eps_max is not None:
+        _check_rdp_grid(eps_max, h)
     if not (0 < target_delta < 1):
         raise _domain("target_delta", "in (0, 1)", target_delta)
     a = np.asarray(real_array("orders", orders, ndim=1) if orders is not None else np.concatenate(
@@ -657,6 +695,8 @@ def multi_epoch_epsilon(
     if bad.any():
         k = int(np.argmax(bad))
         raise domain_error("orders", "> 1 and finite", float(a[k]), k)
+    rdp_eps_max = eps_max if eps_max is not None else _decayed_eps_max(delta)
+    _check_rdp_grid(rdp_eps_max, h)
     pld = PrivacyLossDistribution.from_profile(delta, h=h, eps_max=eps_max)
     res: dict[str, float] = {"pld": pld.compose(E).epsilon(target_delta)[2]}
     e0 = np.linspace(0.0, 20.0, 401)[1:]
@@ -666,21 +706,21 @@ def multi_epoch_epsilon(
     from .rdp import rdp_to_dp_epsilon
     from .rdp._conversions import _rdp_scale as rdp_scale
 
-    rdp = _profile_rdp_curve(delta, a, eps_max or 64.0, h)
+    rdp = _profile_rdp_curve(delta, a, rdp_eps_max, h)
     res["rdp"] = rdp_to_dp_epsilon(a, rdp_scale(rdp, E, "epochs"), target_delta, method="classical")[0]
 
-    def logp(x: np.ndarray) -> np.ndarray:
-        if log_delta is not None:
-            return np.asarray(log_delta(x), dtype=float)
-        with np.errstate(divide="ignore"):
-            return np.log(np.asarray(delta(x), dtype=float))
-
-    top = 1.0
-    while float(logp(np.array([top]))[0]) > -690.8 and top < 1e4:
-        top *= 2.0
+    # the GDP grid ends at the first ε = 2^k ≥ 1 (k ≤ 13) where δ ≤ 1e-300 (ln δ ≤ −690.8), else 2^14
+    if log_delta is not None:
+        top = _decay_point(log_delta, -690.8, 1.0, 13)
+    else:
+        top = _decay_point(delta, math.exp(-690.8), 1.0, 13)
+    top = 2.0**14 if top is None else top
     if top / h > 2**25:
         raise _domain("h", f"large enough that the GDP route's grid up to eps = {top} has <= 2^25 points", h)
     grid = np.arange(int(np.ceil(top / h)) + 1) * h
-    mu, dj = gdp_dominating_pair(grid, log_delta=logp(grid))
+    if log_delta is not None:
+        mu, dj = gdp_dominating_pair(grid, log_delta=np.asarray(log_delta(grid), dtype=float))
+    else:
+        mu, dj = gdp_dominating_pair(grid, delta=np.asarray(delta(grid), dtype=float))
     res["gdp"] = _core.gdp_composed_epsilon(float(target_delta), mu, dj, float(E))
     return res

@@ -265,11 +265,11 @@ class PNSGDAccountant:
         return eps
 
     def _multi_epoch(self, delta: float) -> float:
-        from ..composition import multi_epoch_epsilon
+        from ..composition import _decayed_eps_max, multi_epoch_epsilon
 
-        eps_max = 64.0  # the RDP route needs the profile to have decayed (≤ 1e-300) at eps_max
-        while float(self.epoch_profile(eps_max)) > 1e-300 and eps_max < 4096:
-            eps_max *= 2
+        # the RDP route needs the profile to have decayed (≤ 1e-300) at eps_max; the PLD route
+        # samples up to the same eps_max
+        eps_max = _decayed_eps_max(self.epoch_profile)
         res = multi_epoch_epsilon(self.epoch_profile, self.epochs, delta, h=self._h,
                                   eps_max=eps_max)
         return min(res["pld"], res["single_point"], res["rdp"])

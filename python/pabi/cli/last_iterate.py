@@ -8,6 +8,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from .. import _core
 from .common import add_json, emit, integer, number, numbers
 from .config import CliError
 from .formatting import table
@@ -156,7 +157,9 @@ def run(args: argparse.Namespace) -> int:
         ell = args.n // b
     else:
         ell = args.steps_per_epoch
-    sigma = args.sigma if args.sigma is not None else args.lr * args.noise_multiplier * args.clip / b
+    # the iterate noise std lr·z·C/b rounded down by the core (a larger std gives a smaller bound)
+    sigma = args.sigma if args.sigma is not None else _core.noise_std_down(
+        float(args.lr), float(args.noise_multiplier), float(args.clip), float(b))
     bounds = last_iterate_bounds(lam=args.lr, clip=args.clip, b=b, sigma=sigma, T=args.steps, ell=ell,
                                  m=args.weak_convexity, M=args.smoothness, diameter=args.diameter,
                                  cyclic=args.order == "cyclic", t_star=args.t_star, model=args.model)

@@ -221,14 +221,6 @@ def _kw_text(kw: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in kw.items())
 
 
-def _eps_max(profile: Callable[[np.ndarray], Any]) -> float:
-    """Smallest eps_max in 8, 16, ..., 512 where the per-epoch profile has decayed below 1e-300."""
-    for e in (8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0):
-        if float(np.asarray(profile(np.array([e])))[0]) <= 1e-300:
-            return e
-    raise ValueError("the per-epoch profile does not decay below 1e-300 for eps <= 512")
-
-
 def pnsgd_bounds(c: dict[str, Any]) -> list[_Bound]:
     import pabi
 
@@ -261,11 +253,13 @@ def pnsgd_bounds(c: dict[str, Any]) -> list[_Bound]:
     def multi(route: str) -> Callable[[], float]:
         def f() -> float:
             if "r" not in cache:
+                from ..composition import _decayed_eps_max
+
                 kws = dict(kw, order="shuffled")
                 prof: Any = lambda e: pabi.pnsgd_delta(e, **kws)  # noqa: E731
                 logp: Any = lambda e: pabi.pnsgd_log_delta(e, **kws)  # noqa: E731
                 try:
-                    cache["r"] = pabi.multi_epoch_epsilon(prof, E, delta, eps_max=_eps_max(prof), orders=RDP_ORDERS,
+                    cache["r"] = pabi.multi_epoch_epsilon(prof, E, delta, eps_max=_decayed_eps_max(prof), orders=RDP_ORDERS,
                                                           log_delta=logp)
                 except ValueError as exc:
                     cache["r"] = exc
@@ -315,7 +309,9 @@ def _last_iterate(c: dict[str, Any]) -> list[_Bound]:
     ell = max(n // b, 1)
     T = E * ell
     clip = c["lipschitz"] if pn else c["clip"]
-    sigma_it = c["lr"] * c["sigma"] if pn else c["lr"] * c["sigma"] * c["clip"] / b
+    # the iterate noise std lr·σ (PNSGD) or lr·z·C/b (DP-SGD), rounded down (a larger std gives a
+    # smaller bound)
+    sigma_it = _noise_std_down(c["lr"], c["sigma"], 1.0 if pn else c["clip"], 1.0 if pn else b)
     m = 0.0 if c["convex"] else c["weak_convexity"]
     unclipped = pn or (c["lipschitz"] is not None and c["lipschitz"] <= c["clip"])
     model = "as_published" if unclipped else "triangle"
@@ -376,7 +372,7 @@ def baseline_bounds(c: dict[str, Any]) -> list[_Bound]:
     # every record once per epoch, no amplification: E-fold Gaussian mechanism (replace-one)
     if pn:
         sens = None if c["lipschitz"] is None else 2.0 * c["lipschitz"]
-        z1 = math.inf if not sens else c["sigma"] / sens
+        z1 = math.inf if not sens else _noise_std_down(1.0, c["sigma"], 1.0, sens)
         zdesc = "sigma / (2 L)"
     else:
         z1, zdesc = c["sigma"] / 2.0, "z / 2"
@@ -396,7 +392,7 @@ def baseline_bounds(c: dict[str, Any]) -> list[_Bound]:
                       f"pabi.DEFAULT_ORDERS, 1.0, {z1!r}), {delta!r})"))
     # Laplace noise (d = 1): E-fold Laplace mechanism, sensitivity 2L (2C), scale sigma (z C)
     lap_sens = (None if c["lipschitz"] is None else 2.0 * c["lipschitz"]) if pn else 2.0 * c["clip"]
-    lap_scale = c["sigma"] if pn else c["sigma"] * c["clip"]
+    lap_scale = c["sigma"] if pn else _noise_std_down(1.0, c["sigma"], c["clip"], 1.0)
     lap = [_a("Laplace noise in dimension 1", c["kind"] == "laplace" and c["dimension"] == 1,
               f"kind = {c['kind']}, dimension = {c['dimension']}")] + once_only
 
@@ -411,6 +407,14 @@ def baseline_bounds(c: dict[str, Any]) -> list[_Bound]:
                       f"pabi.PrivacyLossDistribution.laplace({lap_scale!r}, sensitivity={lap_sens!r})"
                       f".compose({E}).epsilon({delta!r})[2]"))
     return out
+
+
+def _noise_std_down(lr: float, multiplier: float, clip: float, batch: float) -> float:
+    """lr·multiplier·clip/batch rounded down, by the core (the noise parameters of the bounds:
+    a larger noise gives a smaller bound, so none may exceed its exact value)."""
+    from .. import _core
+
+    return _core.noise_std_down(float(lr), float(multiplier), float(clip), float(batch))
 
 
 def _rdp_eps(q: float, z: float, steps: int, delta: float) -> float:

@@ -3,11 +3,13 @@
 //! mathematics here.
 
 use crate::args::{
-    add_functions, detach, elementwise, fill, fill3, map, map_long, slices, Arr, Np, Triple,
+    add_functions, detach, elementwise, fill, fill3, map, map_long, opt_slice, slices, Arr, Np,
+    Triple,
 };
 use crate::options;
 use crate::{to_py, Out};
 use numpy::IntoPyArray;
+use pabi_core::composition::sampled::{self, ProfileValues};
 use pabi_core::gdp;
 use pabi_core::pld;
 use pyo3::prelude::*;
@@ -56,16 +58,44 @@ fn gdp_compose(py: Python<'_>, mus: Arr<'_>) -> PyResult<f64> {
     detach(py, || gdp::gdp_compose(m))
 }
 
-#[pyfunction]
-fn gdp_mu_dominating(py: Python<'_>, eps: Arr<'_>, log_delta: Arr<'_>) -> PyResult<f64> {
-    let [e, l] = slices![eps, log_delta];
-    detach(py, || gdp::gdp_mu_dominating(e, l))
+/// The profile values given as exactly one of `delta` (δ_i) or `log_delta` (ln δ_i).
+fn profile_values<'a>(
+    delta: &'a Option<Arr<'_>>,
+    log_delta: &'a Option<Arr<'_>>,
+) -> PyResult<ProfileValues<'a>> {
+    match (opt_slice(delta)?, opt_slice(log_delta)?) {
+        (Some(d), None) => Ok(ProfileValues::Delta(d)),
+        (None, Some(l)) => Ok(ProfileValues::LogDelta(l)),
+        _ => Err(pyo3::exceptions::PyValueError::new_err(
+            "give exactly one of delta and log_delta",
+        )),
+    }
 }
 
 #[pyfunction]
-fn gdp_dominating_pair(py: Python<'_>, eps: Arr<'_>, log_delta: Arr<'_>) -> PyResult<(f64, f64)> {
-    let [e, l] = slices![eps, log_delta];
-    detach(py, || gdp::gdp_dominating_pair(e, l))
+#[pyo3(signature = (eps, delta=None, log_delta=None))]
+fn gdp_mu_dominating(
+    py: Python<'_>,
+    eps: Arr<'_>,
+    delta: Option<Arr<'_>>,
+    log_delta: Option<Arr<'_>>,
+) -> PyResult<f64> {
+    let e = eps.as_slice()?;
+    let v = profile_values(&delta, &log_delta)?;
+    detach(py, || sampled::gdp_mu_dominating(e, v))
+}
+
+#[pyfunction]
+#[pyo3(signature = (eps, delta=None, log_delta=None))]
+fn gdp_dominating_pair(
+    py: Python<'_>,
+    eps: Arr<'_>,
+    delta: Option<Arr<'_>>,
+    log_delta: Option<Arr<'_>>,
+) -> PyResult<(f64, f64)> {
+    let e = eps.as_slice()?;
+    let v = profile_values(&delta, &log_delta)?;
+    detach(py, || sampled::gdp_dominating_pair(e, v))
 }
 
 #[pyfunction]
@@ -140,6 +170,11 @@ impl PyPld {
     #[getter]
     fn pmf<'py>(&self, py: Python<'py>) -> Np<'py> {
         self.inner.pmf.clone().into_pyarray(py)
+    }
+    /// the loss grid of `pmf` (`Pld::losses`)
+    #[getter]
+    fn losses<'py>(&self, py: Python<'py>) -> Np<'py> {
+        self.inner.losses().into_pyarray(py)
     }
 }
 

@@ -9,6 +9,7 @@ use super::pld::{
     DEFAULT_TAIL, H_MAX, MAX_GRID, MAX_WINDOW,
 };
 use crate::error::{PabiError, Result};
+use crate::num::round::{div_dn, mul_dn};
 
 /// Default loss grid step of the DP-SGD accountant.
 pub const DPSGD_H: f64 = 1e-4;
@@ -21,6 +22,41 @@ pub const CALIBRATE_RTOL_MIN: f64 = 1e-12;
 /// The σ range searched by [`dpsgd_calibrate_sigma`].
 const SIGMA_SEARCH_MIN: f64 = 1e-3;
 const SIGMA_SEARCH_MAX: f64 = 1e6;
+
+/// The noise std lr·z·C/b of an iterate of (clipped, averaged) noisy SGD, rounded **down**:
+/// a larger noise std gives a smaller privacy bound, so the std handed to a bound must not
+/// exceed the exact value for the given doubles. Two directed products and one directed
+/// quotient ([`mul_dn`], [`div_dn`]: each ≤ 1 ulp below its exact value and non-decreasing in
+/// its arguments, so the chain is ≤ the exact lr·z·C/b, within 3 ulp of it for normal results).
+/// Also the other noise parameters of that shape: σ/Δ (lr = C = 1, b = Δ), z·C (lr = b = 1).
+/// `lr`, `noise_multiplier`, `clip` ≥ 0 and finite, `batch_size` > 0 and finite.
+pub fn iterate_noise_std(
+    lr: f64,
+    noise_multiplier: f64,
+    clip: f64,
+    batch_size: f64,
+) -> Result<f64> {
+    for (name, v) in [
+        ("lr", lr),
+        ("noise_multiplier", noise_multiplier),
+        ("clip", clip),
+    ] {
+        if !(v >= 0.0 && v.is_finite()) {
+            return Err(PabiError::domain(name, ">= 0 and finite", v));
+        }
+    }
+    if !(batch_size > 0.0 && batch_size.is_finite()) {
+        return Err(PabiError::domain(
+            "batch_size",
+            "> 0 and finite",
+            batch_size,
+        ));
+    }
+    Ok(div_dn(
+        mul_dn(mul_dn(lr, noise_multiplier), clip),
+        batch_size,
+    ))
+}
 
 fn check_dpsgd(q: f64, sigma: f64, steps: f64) -> Result<()> {
     if !(0.0..=1.0).contains(&q) {
@@ -430,5 +466,37 @@ mod tests {
         // an error of g is returned, not read as a value
         let e = |_x: f64| -> Result<f64> { Err(PabiError::domain("h", "x", 0.0)) };
         assert!(illinois(&e, 1.0, 2.0, 1.0, -1.0, 1e-4).is_err());
+    }
+
+    #[test]
+    fn iterate_noise_std_rounds_down() {
+        use crate::dd::{two_prod, Dd};
+        // 0.1·1.1·0.7/3: each step checked exactly (double-double) to be at most the exact value
+        let (lr, z, c, b) = (0.1, 1.1, 0.7, 3.0);
+        let s = iterate_noise_std(lr, z, c, b).unwrap();
+        let (p1, e1) = two_prod(lr, z);
+        let exact_num = Dd::new(p1, e1).mul_f(c);
+        // s·b ≤ lr·z·c exactly
+        let (h, l) = two_prod(s, b);
+        assert!((Dd::new(h, l) - exact_num).hi <= 0.0);
+        // and within 3 ulp of the nearest value
+        let near = lr * z * c / b;
+        assert!(s <= near && near.to_bits() - s.to_bits() <= 3);
+        // exact inputs stay exact
+        assert_eq!(iterate_noise_std(0.5, 2.0, 1.0, 4.0).unwrap(), 0.25);
+        assert_eq!(iterate_noise_std(1.0, 3.0, 1.0, 1.0).unwrap(), 3.0);
+        assert_eq!(param_of(iterate_noise_std(-0.1, 1.0, 1.0, 1.0)), "lr");
+        assert_eq!(
+            param_of(iterate_noise_std(0.1, f64::NAN, 1.0, 1.0)),
+            "noise_multiplier"
+        );
+        assert_eq!(
+            param_of(iterate_noise_std(0.1, 1.0, f64::INFINITY, 1.0)),
+            "clip"
+        );
+        assert_eq!(
+            param_of(iterate_noise_std(0.1, 1.0, 1.0, 0.0)),
+            "batch_size"
+        );
     }
 }

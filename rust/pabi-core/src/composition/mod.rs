@@ -10,7 +10,10 @@
 //!   of a privacy profile, the GDP multi-epoch route.
 //! - [`pld`]: privacy-loss distributions on a grid and their FFT composition with certified
 //!   error bars.
-//! - [`dpsgd`]: the DP-SGD accountant (Poisson-subsampled Gaussian), built on [`pld`].
+//! - [`dpsgd`]: the DP-SGD accountant (Poisson-subsampled Gaussian), built on [`pld`], and the
+//!   noise std of an iterate, lr·z·C/b rounded down ([`dpsgd::iterate_noise_std`]).
+//! - [`sampled`]: a privacy profile sampled at points (δ or ln δ): its dominating GDP level and
+//!   its trade-off curve.
 //!
 //! The crate root re-exports [`pld`] and [`gdp`] as `pabi_core::pld` / `pabi_core::gdp` (the
 //! paths of the former single files); `pld` also re-exports the KOV and DP-SGD items.
@@ -19,6 +22,7 @@ pub mod dpsgd;
 pub mod gdp;
 pub mod kov;
 pub mod pld;
+pub mod sampled;
 
 /// The parameter named by a `DomainError` (unit tests of this family).
 #[cfg(test)]

@@ -347,6 +347,41 @@ pub fn exp_dn(x: f64) -> f64 {
     x.exp().next_down().next_down().max(0.0)
 }
 
+// ---------------------------------------------------------------------------------------------
+// Logarithm of a probability
+
+/// ln p rounded up for a probability p ∈ [0, 1] given by the user (a privacy profile's δ):
+/// ln 0 = −∞ exactly (no constraint), ln 1 = 0 exactly, otherwise [`ln_up`] capped at 0
+/// (the exact ln p ≤ 0). Error bound: that of [`ln_up`], at most two doubles above the
+/// faithful `ln`, i.e. ≤ 3 ulp of ln p above the exact value (and never below it). Outside
+/// [0, 1] it returns `ln`'s own value moved up (positive above 1, NaN below 0 or for NaN), for
+/// the consumer's domain check to reject.
+#[inline]
+pub fn ln_prob_up(p: f64) -> f64 {
+    if p == 0.0 {
+        f64::NEG_INFINITY
+    } else if p > 0.0 && p <= 1.0 {
+        ln_up(p).min(0.0)
+    } else {
+        ln_up(p)
+    }
+}
+
+/// e^x rounded up by the fewest steps that are safe for std's `exp` (error < 1 ulp of the
+/// exact value): one double up, two where the next double up is a power of two (the one place
+/// the spacing grows, so an exact value just above it is within 1 ulp of a result just below
+/// it). Tighter than [`exp_up`] by one double almost everywhere; ≥ e^x, non-decreasing in x,
+/// and never 0 (an underflow to 0 becomes 2^-1074, the exact value being below it).
+#[inline]
+pub fn exp_up_1ulp(x: f64) -> f64 {
+    let u = x.exp().next_up();
+    if u.to_bits() & ((1u64 << 52) - 1) == 0 {
+        u.next_up()
+    } else {
+        u
+    }
+}
+
 #[cfg(test)]
 #[path = "round_tests.rs"]
 mod tests;

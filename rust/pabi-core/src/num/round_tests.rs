@@ -248,3 +248,69 @@ fn directed_products_and_quotients_below_the_normal_range() {
     assert_eq!(mul_up(0.0, 1e-300), 0.0);
     assert_eq!(div_up(0.0, 3.0), 0.0);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// ln_prob_up is above the exact logarithm of every probability, at most 3 ulp above it,
+    /// and never positive.
+    #[test]
+    fn ln_prob_up_directed(m in 1.0f64..2.0, e in -1074i32..0) {
+        let p = (m * 2f64.powi(e)).min(1.0);
+        prop_assume!(p > 0.0);
+        let v = ln_prob_up(p);
+        let l = ln_dd(Dd::from_f64(p));
+        let slack = 1e-30 * l.hi.abs().max(1e-4);
+        prop_assert!(diff(Dd::from_f64(v), l) >= -slack);
+        prop_assert!(v <= 0.0);
+        // the tightness: within three doubles of the correctly rounded log
+        prop_assert!(v <= l.hi.next_up().next_up().next_up().min(0.0) || v == 0.0);
+    }
+}
+
+#[test]
+fn ln_prob_up_edges() {
+    assert_eq!(ln_prob_up(0.0), f64::NEG_INFINITY);
+    assert_eq!(ln_prob_up(1.0), 0.0);
+    // just below 1 the exact log is −2^-53 (to first order): capped at 0, still above it
+    assert!(ln_prob_up(1.0f64.next_down()) <= 0.0);
+    assert!(ln_prob_up(1.0f64.next_down()) >= -HALF_ULP_ONE);
+    assert!(ln_prob_up(-1e-300).is_nan());
+    assert!(ln_prob_up(f64::NAN).is_nan());
+    assert!(ln_prob_up(2.0) > 0.0);
+    // the smallest subnormal: ln(2^-1074) = −744.44007192138126...
+    let v = ln_prob_up(5e-324);
+    assert!((-744.440_071_921_381_3..-744.440_071_921_38).contains(&v));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1024))]
+
+    /// exp_up_1ulp is above the exact exponential (double-double) and at most two doubles
+    /// above std's exp; it is exp_up or one double below it.
+    #[test]
+    fn exp_up_1ulp_directed(x in -745.0f64..709.0) {
+        let v = exp_up_1ulp(x);
+        if x > -708.0 {
+            prop_assert!(diff(Dd::from_f64(v), exp_dd(Dd::from_f64(x))) >= 0.0);
+        }
+        prop_assert!(v == exp_up(x) || v == exp_up(x).next_down());
+        prop_assert!(v > 0.0);
+    }
+}
+
+#[test]
+fn exp_up_1ulp_edges() {
+    // an underflow to 0: the smallest subnormal (the exact value is below it)
+    assert_eq!(exp_up_1ulp(-800.0), 5e-324);
+    // e^0 = 1 exactly: one double up (1 is not the next double of 1)
+    assert_eq!(exp_up_1ulp(0.0), 1.0f64.next_up());
+    // just below a power of two the next double up is the power: step over it
+    let below_one = 1.0f64.next_down();
+    let x = below_one.ln();
+    if x.exp() == below_one {
+        assert_eq!(exp_up_1ulp(x), 1.0f64.next_up());
+    }
+    assert_eq!(exp_up_1ulp(f64::INFINITY), f64::INFINITY);
+    assert!(exp_up_1ulp(f64::NAN).is_nan());
+}

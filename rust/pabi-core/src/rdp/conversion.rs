@@ -3,10 +3,10 @@
 //! certified and mutually consistent to the last ulp; and a privacy profile δ(ε) → RDP
 //! (the integral bound derived in docs/derivations/rdp.md).
 
-use super::checks::check_alpha;
+use super::checks::{check_alpha, gt1};
 use crate::error::{PabiError, Result};
 use crate::num::logspace::{log1mexp_std, log_add_exp_std, log_expm1_std, softplus_std};
-use crate::num::round::up_order;
+use crate::num::round::{exp_up_1ulp, up_order};
 use crate::num::HALF_ULP_ONE;
 
 /// RDP → (ε, δ) conversion rule.
@@ -32,12 +32,6 @@ fn check_curve(orders: &[f64], rdp: &[f64]) -> Result<()> {
     })?;
     crate::batch::check(rdp, "rdp", ">= 0 (not NaN; +inf allowed)", |x| x >= 0.0)?;
     Ok(())
-}
-
-/// e^x rounded up (std exp is faithful: within 1 ulp), non-decreasing in x.
-#[inline(always)]
-fn exp_nu(x: f64) -> f64 {
-    (f64::exp(x) * (1.0 + 4.0 * HALF_ULP_ONE)).next_up()
 }
 
 /// One order of an RDP curve prepared for the conversions: everything that does not depend on
@@ -101,7 +95,8 @@ impl ConvOrder {
     /// Upper bound of δ(ε) at this order, a non-increasing function of ε by construction: every
     /// operation is one rounding to nearest followed by `f64::next_up` (an upper bound of the
     /// exact result, non-decreasing in the rounded one; each monotone), the constants
-    /// are rounded in the direction that raises δ, and e^x is std's faithful exp rounded up.
+    /// are rounded in the direction that raises δ, and e^x is [`exp_up_1ulp`] (std's exp one
+    /// double up, two below a power of two: ≥ e^x, non-decreasing in x).
     /// A zero RDP value means D_α = 0, i.e. equal distributions: δ = 0 at every ε ≥ 0.
     fn delta(&self, eps: f64, rule: Conversion) -> f64 {
         if self.r == 0.0 {
@@ -118,7 +113,7 @@ impl ConvOrder {
         if ld >= 0.0 {
             1.0
         } else {
-            exp_nu(ld).min(1.0)
+            exp_up_1ulp(ld).min(1.0)
         }
     }
 
@@ -247,6 +242,32 @@ pub fn rdp_to_dp_delta(
 /// [0, 1], and δ = 0 at the last grid point (beyond it the profile is taken as 0).
 pub fn profile_to_rdp(alpha: f64, eps: &[f64], delta: &[f64]) -> Result<f64> {
     check_alpha(alpha, f64::MAX)?;
+    check_profile_grid(eps, delta)?;
+    Ok(profile_to_rdp_checked(alpha, eps, delta))
+}
+
+/// [`profile_to_rdp`] at every order of `orders` (`out[i]` at `orders[i]`), bit-identical to
+/// the scalar call per order: the grid is checked once (as there), then the orders (`orders`
+/// > 1 and finite, the first bad index) before any is computed.
+pub fn profile_to_rdp_curve(
+    orders: &[f64],
+    eps: &[f64],
+    delta: &[f64],
+    out: &mut [f64],
+) -> Result<()> {
+    crate::batch::check_len(orders.len(), &[("out", out.len())])?;
+    check_profile_grid(eps, delta)?;
+    for (i, &a) in orders.iter().enumerate() {
+        gt1("orders", a).map_err(|e| e.at(i))?;
+    }
+    for (o, &a) in out.iter_mut().zip(orders) {
+        *o = profile_to_rdp_checked(a, eps, delta);
+    }
+    Ok(())
+}
+
+/// The checks of [`profile_to_rdp`] on its grid (see there).
+fn check_profile_grid(eps: &[f64], delta: &[f64]) -> Result<()> {
     let n = eps.len();
     if n < 2 {
         return Err(PabiError::Shape {
@@ -285,6 +306,12 @@ pub fn profile_to_rdp(alpha: f64, eps: &[f64], delta: &[f64]) -> Result<f64> {
         )
         .at(n - 1));
     }
+    Ok(())
+}
+
+/// [`profile_to_rdp`] on checked arguments.
+fn profile_to_rdp_checked(alpha: f64, eps: &[f64], delta: &[f64]) -> f64 {
+    let n = eps.len();
     let am1 = alpha - 1.0;
     let mut logs = Vec::with_capacity(n);
     for j in 0..n - 1 {
@@ -315,7 +342,7 @@ pub fn profile_to_rdp(alpha: f64, eps: &[f64], delta: &[f64]) -> Result<f64> {
         logs.push(f64::ln(delta[j]) + log_add_exp_std(i1, i2));
     }
     if logs.is_empty() {
-        return Ok(0.0);
+        return 0.0;
     }
     let ls = crate::num::log_sum_exp(&logs);
     // ln(α(α − 1)) as a sum of logs: the product overflows for α > 1.3e154
@@ -327,5 +354,57 @@ pub fn profile_to_rdp(alpha: f64, eps: &[f64], delta: &[f64]) -> Result<f64> {
     } else {
         softplus_std(x) / am1
     };
-    Ok(up_order(v, 1e6))
+    up_order(v, 1e6)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn curve_is_the_scalar_call_per_order() {
+        let h = 0.05;
+        let eps: Vec<f64> = (0..401).map(|k| k as f64 * h).collect();
+        let mut delta: Vec<f64> = eps.iter().map(|&e| (-e * e / 2.0).exp() * 0.5).collect();
+        *delta.last_mut().unwrap() = 0.0;
+        let orders = [1.05, 1.5, 2.0, 7.3, 64.0, 1e3];
+        let mut out = [0.0; 6];
+        profile_to_rdp_curve(&orders, &eps, &delta, &mut out).unwrap();
+        for (&a, &o) in orders.iter().zip(&out) {
+            assert_eq!(
+                o.to_bits(),
+                profile_to_rdp(a, &eps, &delta).unwrap().to_bits()
+            );
+        }
+        let err = profile_to_rdp_curve(&[2.0, 1.0], &eps, &delta, &mut [0.0; 2]);
+        match err {
+            Err(PabiError::Domain {
+                param: "orders",
+                index: Some(1),
+                ..
+            }) => {}
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn conversion_exp_is_above_the_exact_value_and_below_the_former_margin() {
+        // exp_up_1ulp against the former local e^x·(1 + 2^-51), next_up: never above it (a
+        // tighter upper bound; the same bits where exp underflows to 0), and above e^x (exp_dd)
+        use crate::dd::{exp_dd, Dd};
+        let former = |x: f64| (f64::exp(x) * (1.0 + 4.0 * HALF_ULP_ONE)).next_up();
+        let mut x = -745.5;
+        while x < 0.0 {
+            let v = exp_up_1ulp(x);
+            assert!(v <= former(x), "{x}");
+            if x.exp() == 0.0 {
+                assert_eq!(v, former(x)); // an underflow: both the smallest subnormal
+            }
+            // (exp_dd is accurate where e^x is normal)
+            if x > -708.0 {
+                assert!((Dd::from_f64(v) - exp_dd(Dd::from_f64(x))).hi >= 0.0, "{x}");
+            }
+            x += 0.377;
+        }
+    }
 }

@@ -44,7 +44,9 @@ mod epochs;
 pub use epochs::*;
 
 pub use composition::{holder_composition_terms, rdp_compose, sum_terms_up};
-pub use conversion::{profile_to_rdp, rdp_to_dp_delta, rdp_to_dp_epsilon, Conversion};
+pub use conversion::{
+    profile_to_rdp, profile_to_rdp_curve, rdp_to_dp_delta, rdp_to_dp_epsilon, Conversion,
+};
 pub use holder::{holder_orders, OrderMap, MAX_LEN};
 pub use per_instance::{
     dpsgd_per_instance_terms, CompositionOptions, MAX_COMPOSITION_ORDER, MAX_TABLE_ENTRIES,

@@ -181,6 +181,20 @@ pub(super) fn grid_error(
 }
 
 impl Pld {
+    /// The loss of grid point `i` (`pmf[i]`): ℓ = (lo + i)·h, the integer exact (|lo + i| ≤
+    /// 2^53) and the product rounded to nearest. This double is the grid point itself, not a
+    /// bound: the masses sit at these points and every use of the grid (the moment-generating
+    /// function here, the composition's queries) evaluates the same product.
+    #[inline]
+    pub fn loss(&self, i: usize) -> f64 {
+        (self.lo + i as i64) as f64 * self.h
+    }
+
+    /// The loss grid of `pmf`: [`Pld::loss`] at every index.
+    pub fn losses(&self) -> Vec<f64> {
+        (0..self.pmf.len()).map(|i| self.loss(i)).collect()
+    }
+
     /// ln Σ_k ω_k e^{λ ℓ_k} (finite part) for each λ in `lambdas`, by the exp-free recursion
     /// T_k = ω_k + e^{−|λ|h} T_{k±1} from the end where e^{λℓ} is largest (no overflow); a
     /// relative margin of 1e-9 covers the accumulated rounding.
@@ -191,8 +205,7 @@ impl Pld {
             return vec![f64::NEG_INFINITY; lambdas.len()];
         };
         let w = &self.pmf[f..=l];
-        let l_top = (self.lo + l as i64) as f64 * self.h;
-        let l_bot = (self.lo + f as i64) as f64 * self.h;
+        let (l_top, l_bot) = (self.loss(l), self.loss(f));
         lambdas
             .iter()
             .map(|&lam| {
