@@ -56,7 +56,7 @@ TYPED = {
     "log_theta_complement": "def log_theta_complement(x: _Arr, y: _Arr) -> _Arr: ...",
     "laplace_theta": "def laplace_theta(x: _Arr, y: _Arr) -> _Arr: ...",
     "laplace_theta_complement": "def laplace_theta_complement(x: _Arr, y: _Arr) -> _Arr: ...",
-    "set_num_threads": "def set_num_threads(n: int) -> None: ...",
+    "set_num_threads": "def set_num_threads(threads: int) -> None: ...",
     "get_num_threads": "def get_num_threads() -> int: ...",
     "simd_level": "def simd_level() -> str: ...",
     # Options are typed values: flags are bool, an absent smoothness is None, an online quantity
