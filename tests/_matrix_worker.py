@@ -282,6 +282,9 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
         add(f, dict(eps=1.0, shift=1.0))
     add("gdp_delta", dict(eps=1.0, mu=1.0))
     add("set_num_threads", dict(threads=2), fn=_set_num_threads)
+    add("hockey_stick_divergence", dict(p_mass=np.array([0.5, 0.25, 0.25]), q_mass=np.array([0.25, 0.25, 0.5]),
+                                        eps=1.0), {"p_mass": "array", "q_mass": "array"})
+    add("contraction_coefficient", dict(kernel=np.array([[0.9, 0.1], [0.1, 0.9]]), eps=0.5), {"kernel": "array"})
     opt = {"noise": "option", "order": "option", "variant": "option"}
     add("pnsgd_delta", dict(eps=1.0, **_PNSGD, **_PNSGD_OPT), opt, _PNSGD_COUPLED)
     add("pnsgd_log_delta", dict(eps=1.0, **_PNSGD, **_PNSGD_OPT), opt, _PNSGD_COUPLED)

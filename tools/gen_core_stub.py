@@ -56,6 +56,8 @@ TYPED = {
     "log_theta_complement": "def log_theta_complement(x: _Arr, y: _Arr) -> _Arr: ...",
     "laplace_theta": "def laplace_theta(x: _Arr, y: _Arr) -> _Arr: ...",
     "laplace_theta_complement": "def laplace_theta_complement(x: _Arr, y: _Arr) -> _Arr: ...",
+    "hockey_stick_divergence": "def hockey_stick_divergence(p_mass: _Arr, q_mass: _Arr, eps: _Arr) -> _Arr: ...",
+    "contraction_coefficient": "def contraction_coefficient(kernel: _Arr, rows: int, cols: int, eps: float) -> float: ...",
     "set_num_threads": "def set_num_threads(threads: int) -> None: ...",
     "get_num_threads": "def get_num_threads() -> int: ...",
     "simd_level": "def simd_level() -> str: ...",

@@ -455,6 +455,9 @@ def table() -> dict[str, Entry]:
               "laplace_theta_complement", "gdp_delta"):
         add(f, dict(eps=1.0, r=1.0) if f != "gdp_delta" else dict(eps=1.0, mu=1.0))
     add("set_num_threads", dict(n=2), fn=_set_num_threads)
+    add("hockey_stick_divergence", dict(p_mass=np.array([0.5, 0.25, 0.25]), q_mass=np.array([0.25, 0.25, 0.5]),
+                                        eps=1.0), {"p_mass": "array", "q_mass": "array"})
+    add("contraction_coefficient", dict(kernel=np.array([[0.9, 0.1], [0.1, 0.9]]), eps=0.5), {"kernel": "array"})
     opt = {"noise": "option", "order": "option", "variant": "option"}
     add("pnsgd_delta", dict(eps=1.0, **_PNSGD, **_PNSGD_OPT), opt)
     add("pnsgd_log_delta", dict(eps=1.0, **_PNSGD, **_PNSGD_OPT), opt)

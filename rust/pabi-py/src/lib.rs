@@ -27,6 +27,7 @@ use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError, PyRuntimeError, PyVal
 use pyo3::prelude::*;
 
 mod args;
+mod divergence;
 mod epochs;
 mod options;
 mod pld;
@@ -451,5 +452,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     rdp::register(m)?;
     pld::register(m)?;
     epochs::register(m)?;
+    divergence::register(m)?;
     Ok(())
 }
