@@ -143,7 +143,7 @@ def gdp_inversions() -> None:
         lo, hi = np.zeros(n), np.maximum(1.0, mu * mu / 2 + mu * np.sqrt(-2 * ld) + 1.0)
         for _ in range(200):
             mid = 0.5 * (lo + hi)
-            neg = pabi.log_theta(mid, mu) - ld <= 0
+            neg = pabi.theta(mid, mu, log=True) - ld <= 0
             hi, lo = np.where(neg, mid, hi), np.where(neg, lo, mid)
             if np.all(hi - lo <= 4e-16 * np.maximum(1.0, hi)):
                 break

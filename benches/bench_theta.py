@@ -131,8 +131,8 @@ def ziv_fractions(n: int = 1_000_000) -> list[tuple[str, int, int, float]]:
     below 2^-1000 (a third here, a > 38.6) are decided anyway and count as decided."""
     eps, r = points(n)
     rows = []
-    for name, f in (("theta", pabi.theta), ("log_theta", pabi.log_theta)):
-        v = np.abs(f(eps, r)) / (1 + 2.0**-46)
+    for name, log in (("theta", False), ("log_theta", True)):
+        v = np.abs(pabi.theta(eps, r, log=log)) / (1 + 2.0**-46)
         for k in (8, 9, 12):
             for le in (-47, -48, -49, -50):
                 e = 2.0**le

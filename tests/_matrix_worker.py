@@ -273,14 +273,18 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
             coupled: dict[str, tuple[str, ...]] | None = None, fn: Callable[..., Any] | None = None) -> None:
         T[name] = (fn or _f(name), defaults, kinds or {}, coupled or {})
 
-    for f in ("gaussian_tail", "log_gaussian_tail"):
-        add(f, dict(t=1.0))
+    add("gaussian_tail", dict(x=1.0, log=False), {"log": "option"})
     for f in ("lambertw", "wright_omega"):
         add(f, dict(x=1.0))
-    for f in ("theta", "log_theta", "theta_complement", "log_theta_complement", "laplace_theta",
-              "laplace_theta_complement", "gdp_delta"):
-        add(f, dict(eps=1.0, r=1.0) if f != "gdp_delta" else dict(eps=1.0, mu=1.0))
-    add("set_num_threads", dict(n=2), fn=_set_num_threads)
+    for f in ("theta", "theta_complement"):
+        add(f, dict(eps=1.0, shift=1.0, log=False), {"log": "option"})
+    for f in ("laplace_theta", "laplace_theta_complement"):
+        add(f, dict(eps=1.0, shift=1.0))
+    add("gdp_delta", dict(eps=1.0, mu=1.0))
+    add("set_num_threads", dict(threads=2), fn=_set_num_threads)
+    add("hockey_stick_divergence", dict(p_mass=np.array([0.5, 0.25, 0.25]), q_mass=np.array([0.25, 0.25, 0.5]),
+                                        eps=1.0), {"p_mass": "array", "q_mass": "array"})
+    add("contraction_coefficient", dict(kernel=np.array([[0.9, 0.1], [0.1, 0.9]]), eps=0.5), {"kernel": "array"})
     opt = {"noise": "option", "order": "option", "variant": "option"}
     add("pnsgd_delta", dict(eps=1.0, **_PNSGD, **_PNSGD_OPT), opt, _PNSGD_COUPLED)
     add("pnsgd_log_delta", dict(eps=1.0, **_PNSGD, **_PNSGD_OPT), opt, _PNSGD_COUPLED)
@@ -427,7 +431,7 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
                                     orders=np.array([2.0, 4.0]), log_delta=None),
         {"delta": "skip", "log_delta": "skip", "orders": "array"})
     # --- sweep and adapters
-    add("sweep", dict(eps=np.array([0.5, 1.0]), r=np.array([1.0]), chunk_size=1), {"eps": "array", "r": "array"},
+    add("sweep", dict(eps=np.array([0.5, 1.0]), shift=np.array([1.0]), chunk_size=1), {"eps": "array", "shift": "array"},
         fn=_sweep)
     add("grid_size", dict(eps=np.array([0.5, 1.0]), r=np.array([1.0])), {"eps": "array", "r": "array"})
     acc_opt = {"noise": "option", "order": "option"}

@@ -83,7 +83,7 @@ def test_theta_and_demo(capsys):
     rows = run_json(capsys, ["theta", "1,2", "0.5"])
     assert [r["eps"] for r in rows] == [1.0, 2.0]
     assert rows[1]["theta"] == pabi.theta(2.0, 0.5)
-    assert rows[0]["log_theta"] == pabi.log_theta(1.0, 0.5)
+    assert rows[0]["log_theta"] == pabi.theta(1.0, 0.5, log=True)
     assert rows[0]["theta_complement"] == pabi.theta_complement(1.0, 0.5)
     demo = run_json(capsys, ["demo"])
     assert len(demo["theta"]) == 6 and len(demo["bounds"]) == 4

@@ -219,13 +219,13 @@ def shuffled_log_profile(e):
     e = np.asarray(e, dtype=float)
     u = pabi.theta_complement(e, D / (ETA * SIG))
     g = -np.expm1(N * np.log1p(-u)) / (N * u)
-    return pabi.log_theta(e, 2 * L / SIG) + np.log(g)
+    return pabi.theta(e, 2 * L / SIG, log=True) + np.log(g)
 
 
 def test_gdp_mu_dominating_c17_c23():
     e = np.linspace(0, 30, 301)
     # i = n profile is exactly GDP with μ = 2L/σ
-    assert pabi.gdp_mu_dominating(e, log_delta=pabi.log_theta(e, 0.5)) == pytest.approx(0.5, abs=1e-10)
+    assert pabi.gdp_mu_dominating(e, log_delta=pabi.theta(e, 0.5, log=True)) == pytest.approx(0.5, abs=1e-10)
     # δ given as values: the underflow residue 2e-323 of θ(ε ≥ 19, 0.5) is a (loose) constraint
     assert pabi.gdp_mu_dominating(e, pabi.theta(e, 0.5)) > 0.5
     # shuffled profile: μ_ε increases to 2L/σ (docs/derivations/composition.md#gdp values)
@@ -273,7 +273,7 @@ def test_gdp_dominating_pair_dominates_everywhere():
     e = np.concatenate([rng.uniform(0, 20, 400), rng.uniform(20, 200, 50)])
     assert np.all(shuffled_log_profile(e) <= np.log(dj + (1 - dj) * pabi.theta(e, mu)) + 1e-12)
     # exact GDP profile: μ* within the documented ≈ 2h relative step cost
-    m2, _ = pabi.gdp_dominating_pair(grid, log_delta=pabi.log_theta(grid, 0.5))
+    m2, _ = pabi.gdp_dominating_pair(grid, log_delta=pabi.theta(grid, 0.5, log=True))
     assert 0.5 <= m2 <= 0.5 * (1 + 2.5 * h)
     with pytest.raises(pabi.DomainError):
         pabi.gdp_dominating_pair([0.1, 0.2], [0.1, 0.01])  # must start at 0

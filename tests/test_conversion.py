@@ -95,7 +95,7 @@ def test_huge_integers():
     assert pabi.theta(10**30, 1.0) == pabi.theta(1e30, 1.0)
     np.testing.assert_array_equal(pabi.theta([0.5, 10**30], 1.0), pabi.theta([0.5, 1e30], 1.0))
     assert pabi.theta(10**400, 1.0) == pabi.theta(math.inf, 1.0)  # beyond the double range: inf
-    _raises(DomainError, "r", pabi.theta, 1.0, -(10**400))
+    _raises(DomainError, "shift", pabi.theta, 1.0, -(10**400))
     _raises(DomainError, "q", pabi.dpsgd_epsilon, 2**63, 1.0, 10, 1e-5)
     _raises(DomainError, "q", pabi.dpsgd_per_instance_rdp, 8.0, 10**30, 1.0, S)
     # an integer parameter: DomainError (not OverflowError)
@@ -112,14 +112,14 @@ def test_huge_integers():
 def test_none_and_wrong_types_name_the_parameter():
     err = _raises(TypeError, "eps", pabi.theta, None, 1)  # said "got nan" (None became NaN)
     assert "nan" not in str(err) and "None" in str(err)
-    _raises(TypeError, "r", pabi.theta, 1.0, True)
-    _raises(TypeError, "r", pabi.theta, 1.0, 1 + 0j)
-    _raises(TypeError, "r", pabi.theta, 1.0, object())
-    _raises(TypeError, "r", pabi.theta, 1.0, b"1")
-    _raises(TypeError, "r", pabi.theta, 1.0, np.array([1.0, 2.0], dtype=object))
-    _raises(TypeError, "r", pabi.theta, 1.0, np.array([True, False]))
-    _raises(TypeError, "r", pabi.theta, 1.0, np.array([1 + 0j]))
-    _raises(TypeError, "r", pabi.theta, 1.0, np.array(["1.0"]))
+    _raises(TypeError, "shift", pabi.theta, 1.0, True)
+    _raises(TypeError, "shift", pabi.theta, 1.0, 1 + 0j)
+    _raises(TypeError, "shift", pabi.theta, 1.0, object())
+    _raises(TypeError, "shift", pabi.theta, 1.0, b"1")
+    _raises(TypeError, "shift", pabi.theta, 1.0, np.array([1.0, 2.0], dtype=object))
+    _raises(TypeError, "shift", pabi.theta, 1.0, np.array([True, False]))
+    _raises(TypeError, "shift", pabi.theta, 1.0, np.array([1 + 0j]))
+    _raises(TypeError, "shift", pabi.theta, 1.0, np.array(["1.0"]))
     # the generic "'None' is not an instance of 'ndarray'" of the binding
     for fn, kw in ((pabi.pnsgd_delta, dict(eps=1.0, sigma=None, lipschitz=1.0, lr=0.5, diameter=1.0, n=10,
                                             index=3)),
@@ -140,13 +140,13 @@ def test_list_with_a_bad_element_names_its_index():
 
 def test_sweep_with_a_none_in_a_grid():
     # broke while building its own error message (None has no .item())
-    _raises(TypeError, "eps", pabi.sweep, pabi.theta, eps=[0.5, None], r=[1.0])
-    err = _raises(DomainError, "eps", pabi.sweep, pabi.theta, eps=[0.5, -1.0], r=[1.0])
+    _raises(TypeError, "eps", pabi.sweep, pabi.theta, eps=[0.5, None], shift=[1.0])
+    err = _raises(DomainError, "eps", pabi.sweep, pabi.theta, eps=[0.5, -1.0], shift=[1.0])
     assert err.index == (1, 0)
     # a grid numpy stores as objects (an int beyond int64) is converted like any argument
-    df = pabi.sweep(pabi.theta, eps=[0.5, 10**30], r=[1.0])
+    df = pabi.sweep(pabi.theta, eps=[0.5, 10**30], shift=[1.0])
     np.testing.assert_array_equal(df["value"], pabi.theta([0.5, 1e30], 1.0))
-    err = _raises(DomainError, "eps", pabi.sweep, pabi.theta, eps=[0.5, -(10**30)], r=[1.0])
+    err = _raises(DomainError, "eps", pabi.sweep, pabi.theta, eps=[0.5, -(10**30)], shift=[1.0])
     assert err.index == (1, 0) and "eps=-1e+30" in str(err)
 
 

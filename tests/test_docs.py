@@ -6,13 +6,14 @@ import pytest
 
 import pabi._api
 import pabi.composition
+import pabi.divergence
 import pabi.pnsgd
 import pabi.rdp
 import pabi.reference._engine
 import pabi.reference._rdp
 import pabi.schedules
 
-MODULES = [pabi._api, pabi.composition, pabi.pnsgd, pabi.reference._engine, pabi.rdp, pabi.reference._rdp, pabi.schedules]
+MODULES = [pabi._api, pabi.divergence, pabi.composition, pabi.pnsgd, pabi.reference._engine, pabi.rdp, pabi.reference._rdp, pabi.schedules]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)

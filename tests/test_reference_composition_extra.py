@@ -53,7 +53,7 @@ def test_references_solve_their_equations():
     d = [0.05, 0.02, 1e-4, 1e-9]
     mu = ref.gdp_mu_dominating(e, d, dps=40)
     with mp.workdps(40):
-        gaps = [ref.log_theta(x, mu, dps=40) - mp.log(y) for x, y in zip(e, d)]
+        gaps = [ref.theta(x, mu, dps=40, log=True) - mp.log(y) for x, y in zip(e, d)]
     assert min(gaps) > -mp.mpf(10) ** -35 and min(abs(g) for g in gaps) < mp.mpf(10) ** -35
     # σ calibration: δ(σ) = target
     kw = dict(lipschitz=1.0, lr=0.5, diameter=1.0, n=100, order="shuffled")
@@ -250,7 +250,7 @@ def _mu_tol(eps, log_delta, mu) -> float:
     for e, ld in zip(eps, log_delta):
         if ld == -math.inf:
             continue
-        gap = abs(ref.log_theta(e, mu, dps=30) - ld)
+        gap = abs(ref.theta(e, mu, dps=30, log=True) - ld)
         if best is None or gap < best[0]:
             best = (gap, mp.mpf(e), mp.mpf(ld))
     _, e, ld = best
@@ -282,7 +282,7 @@ def test_gdp_mu_dominating_representative():
     e = np.linspace(0, 30, 13)
     d = pabi.theta(e, 0.5)  # beyond ε ≈ 19 the rounded-up underflow residue 2e-323
     _check_mu_dominating(e, np.where(d < 1e-300, 0.0, d))
-    _check_mu_dominating(e, log_delta=pabi.log_theta(e, 0.5))
+    _check_mu_dominating(e, log_delta=pabi.theta(e, 0.5, log=True))
     # docs/errata.md#p-c23: the shuffled profile, μ_ε increasing to 2L/σ (log_delta for large ε)
     e = np.array([0.0, 1.0, 5.0, 20.0, 100.0, 200.0])
     _check_mu_dominating(e, log_delta=pabi.pnsgd_log_delta(e, **SHUF))
@@ -312,7 +312,7 @@ def test_gdp_mu_dominating_random():
         d = np.minimum(pabi.gdp_delta(e, 10 ** rng.uniform(-1, 0.5)) * rng.uniform(0.3, 3, m), 1.0)
         d = np.where(d < 1e-300, 0.0, d)  # keep to the range where pabi reads δ literally
         _check_mu_dominating(e, d)
-        ld = pabi.log_theta(e, 10 ** rng.uniform(-1, 0.5)) + rng.uniform(-1, 0.5, m)
+        ld = pabi.theta(e, 10 ** rng.uniform(-1, 0.5), log=True) + rng.uniform(-1, 0.5, m)
         _check_mu_dominating(e, log_delta=np.minimum(ld, 0.0))
 
 
@@ -351,7 +351,7 @@ def _check_pair(eps, delta=None, log_delta=None):
 
 def test_gdp_dominating_pair_representative():
     e = np.arange(2001) * 1e-2
-    _check_pair(e, log_delta=pabi.log_theta(e, 0.5))  # docstring example, coarser grid
+    _check_pair(e, log_delta=pabi.theta(e, 0.5, log=True))  # docstring example, coarser grid
     e = np.arange(41) * 0.5  # μ_i increases with i: every sample is a root solve
     _check_pair(e, log_delta=pabi.pnsgd_log_delta(e, **SHUF))
     e = np.array([0.0, 0.5, 1.0, 2.0])
@@ -365,7 +365,7 @@ def test_gdp_dominating_pair_random():
     for _ in range(20):
         m = int(rng.integers(2, 10))
         e = np.r_[0.0, np.cumsum(rng.uniform(0.05, 3, m - 1))]
-        ld = np.minimum(pabi.log_theta(e, 10 ** rng.uniform(-1, 0.5)) + rng.uniform(0, 1), 0.0)
+        ld = np.minimum(pabi.theta(e, 10 ** rng.uniform(-1, 0.5), log=True) + rng.uniform(0, 1), 0.0)
         _check_pair(e, log_delta=ld)
         d = np.exp(ld)
         _check_pair(e, np.where(d < 1e-300, 0.0, d))

@@ -57,7 +57,7 @@ DIAM = RNG.uniform(0.1, 3.0, 2_000)
 def heavy_mix() -> list[np.ndarray]:
     return [
         pabi.theta(EPS, R),
-        pabi.log_theta_complement(EPS, R),
+        pabi.theta_complement(EPS, R, log=True),
         pabi.gaussian_tail(R - 3.0),
         pabi.pnsgd_delta(eps=EPS[:20_000], sigma=SIG, lipschitz=1.0, lr=0.1, diameter=1.0,
                          n=1000, order="shuffled"),
@@ -179,9 +179,9 @@ def test_set_num_threads_bounds_and_types():
         pabi.set_num_threads(1024)
         assert pabi.get_num_threads() == 1024
         for bad in (0, -1, 1025, 5000, 2**63, 2**200, np.int64(-5)):
-            with pytest.raises(pabi.DomainError, match="n must be an integer >= 1 and <= 1024") as e:
+            with pytest.raises(pabi.DomainError, match="threads must be an integer >= 1 and <= 1024") as e:
                 pabi.set_num_threads(bad)
-            assert e.value.param == "n"
+            assert e.value.param == "threads"
         for bad in (True, False, np.bool_(True), 2.0, 1.5, "4", None):
             with pytest.raises(TypeError):
                 pabi.set_num_threads(bad)
@@ -189,7 +189,7 @@ def test_set_num_threads_bounds_and_types():
         for bad in (0, -3, 1025, 2**63, 2**64 + 5, 2**100):
             with pytest.raises(pabi.DomainError) as e:
                 core.set_num_threads(bad)
-            assert e.value.param == "n"
+            assert e.value.param == "threads"
         assert pabi.get_num_threads() == 1024
     finally:
         pabi.set_num_threads(before)

@@ -176,8 +176,8 @@ def test_online_suffix_product_vs_brute_force(mech):
 def test_online_constant_noise_reduces_to_fixed_order():
     n, sigma = 1000, 3.0
     d = pabi.online_delta(1.0, 1.0, 0.1, 1.0, np.full(n, sigma), log=True)
-    la = pabi.log_theta(1.0, 2.0 / sigma)
-    lb = pabi.log_theta(1.0, 1.0 / (0.1 * sigma))
+    la = pabi.theta(1.0, 2.0 / sigma, log=True)
+    lb = pabi.theta(1.0, 1.0 / (0.1 * sigma), log=True)
     i = np.arange(1, n + 1)
     np.testing.assert_allclose(d, la + (n - i) * lb, rtol=1e-13)
     d = pabi.online_delta(1.0, 1.0, 0.1, 1.0, np.full(n, sigma), mechanism="laplace")
@@ -412,7 +412,7 @@ def test_lemma5_corrected_asymptotic(eps, c, coef):
     """pabi.log_theta_complement against the corrected Lemma 5 expansion
     (docs/derivations/schedules.md#lemma-5, docs/errata.md#p-c14)."""
     sigma = mp.mpf(0.01)
-    lv = mp.mpf(pabi.log_theta_complement(eps, float(c / sigma)))
+    lv = mp.mpf(pabi.theta_complement(eps, float(c / sigma), log=True))
     k = mp.exp(mp.mpf(eps) / 2) * mp.exp(-mp.mpf(c) ** 2 / (8 * sigma ** 2)) / mp.sqrt(2 * mp.pi)
     bracket = mp.exp(lv - mp.log(k))  # = 4 sigma/c - (16 + 2 eps^2) sigma^3/c^3 + O(sigma^5)
     fitted = (bracket - 4 * sigma / c) / sigma ** 3

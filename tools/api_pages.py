@@ -19,7 +19,8 @@ API = ROOT / "docs" / "api"
 PAGES: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "engine.md": ("Engine: θ, Gaussian tail, Lambert W",
                   "The Gaussian and Laplace hockey-stick divergences and the special functions "
-                  "every bound is built on.", ("pabi._api",)),
+                  "every bound is built on, and the hockey-stick divergence and contraction coefficient of "
+                  "given distributions and kernels.", ("pabi._api", "pabi.divergence")),
     "pnsgd.md": ("PNSGD amplification by iteration",
                  "(ε, δ) bounds, inversions and calibration for projected noisy SGD.",
                  ("pabi.pnsgd",)),

@@ -56,7 +56,8 @@ TYPED = {
     "log_theta_complement": "def log_theta_complement(x: _Arr, y: _Arr) -> _Arr: ...",
     "laplace_theta": "def laplace_theta(x: _Arr, y: _Arr) -> _Arr: ...",
     "laplace_theta_complement": "def laplace_theta_complement(x: _Arr, y: _Arr) -> _Arr: ...",
-    "set_num_threads": "def set_num_threads(n: int) -> None: ...",
+    "hockey_stick_divergence": "def hockey_stick_divergence(p_mass: _Arr, q_mass: _Arr, eps: _Arr) -> _Arr: ...",
+    "contraction_coefficient": "def contraction_coefficient(kernel: _Arr, rows: int, cols: int, eps: float) -> float: ...",
     # sampled profiles (exactly one of delta / log_delta), profile -> RDP over orders, noise std
     "gdp_mu_dominating": (
         "def gdp_mu_dominating(eps: _Arr, delta: _Arr | None = None, log_delta: _Arr | None = None) -> float: ..."
@@ -70,6 +71,7 @@ TYPED = {
     "noise_std_down": (
         "def noise_std_down(lr: float, noise_multiplier: float, clip: float, batch_size: float) -> float: ..."
     ),
+    "set_num_threads": "def set_num_threads(threads: int) -> None: ...",
     "get_num_threads": "def get_num_threads() -> int: ...",
     "simd_level": "def simd_level() -> str: ...",
     # Options are typed values: flags are bool, an absent smoothness is None, an online quantity

@@ -287,6 +287,10 @@ def _compose_plds(times: Any, tail: Any = 1e-15) -> Any:
 
 
 def _sweep(**kw: Any) -> Any:
+    # the grids are the swept function's keyword arguments: translated like a call of theta
+    current = _params(_pabi().theta) or set()
+    renames = _plan().PARAMS.get("theta", {})
+    kw = {renames[k] if k not in current and k in renames else k: v for k, v in kw.items()}
     return _pabi().sweep(_pabi().theta, progress=False, **kw)
 
 
@@ -327,7 +331,8 @@ def _set_num_threads(**kw: Any) -> Any:
     """set_num_threads(n), then get_num_threads() (restores the recording's thread count)."""
     pabi = _pabi()
     try:
-        r = pabi.set_num_threads(**kw)
+        fn, kw = translate("set_num_threads", pabi, kw)
+        r = fn(**kw)
         return (r, pabi.get_num_threads())
     finally:
         pabi.set_num_threads(THREADS[0])
@@ -450,6 +455,9 @@ def table() -> dict[str, Entry]:
               "laplace_theta_complement", "gdp_delta"):
         add(f, dict(eps=1.0, r=1.0) if f != "gdp_delta" else dict(eps=1.0, mu=1.0))
     add("set_num_threads", dict(n=2), fn=_set_num_threads)
+    add("hockey_stick_divergence", dict(p_mass=np.array([0.5, 0.25, 0.25]), q_mass=np.array([0.25, 0.25, 0.5]),
+                                        eps=1.0), {"p_mass": "array", "q_mass": "array"})
+    add("contraction_coefficient", dict(kernel=np.array([[0.9, 0.1], [0.1, 0.9]]), eps=0.5), {"kernel": "array"})
     opt = {"noise": "option", "order": "option", "variant": "option"}
     add("pnsgd_delta", dict(eps=1.0, **_PNSGD, **_PNSGD_OPT), opt)
     add("pnsgd_log_delta", dict(eps=1.0, **_PNSGD, **_PNSGD_OPT), opt)
@@ -932,7 +940,7 @@ def probe_extra(R: Recorder) -> None:
     rg = np.geomspace(1e-4, 1e3, 25).reshape(1, -1)
     for f in ("theta", "log_theta", "theta_complement", "log_theta_complement", "laplace_theta",
               "laplace_theta_complement"):
-        fn = getattr(P, f)
+        fn = _f(f)
         R.probe(f, fn, dict(eps=eps_pts.reshape(-1, 1), r=r_pts.reshape(1, -1)))
         R.probe(f, fn, dict(eps=eg, r=rg))
         # ties: eps = r (Laplace breakpoint), eps = r^2/2 and their neighbours
@@ -945,7 +953,7 @@ def probe_extra(R: Recorder) -> None:
     t = np.concatenate([np.linspace(-40, 40, 161), [-1e300, -38.5, 37.5, 38.5, 39.0, 1e3, 1e10, 1e300, math.inf,
                                                     -math.inf, 5e-324, -5e-324, 0.0, -0.0]])
     for f in ("gaussian_tail", "log_gaussian_tail"):
-        R.probe(f, getattr(P, f), dict(t=t))
+        R.probe(f, _f(f), dict(t=t))
     mie = -0.36787944117144233
     x = np.concatenate([[mie, math.nextafter(mie, 0), -0.36, -0.3, -0.1, -1e-10, -5e-324, 0.0, -0.0, 5e-324, 1e-10],
                         np.geomspace(1e-3, 1e300, 60), [math.inf]])
@@ -1066,14 +1074,14 @@ def probe_extra(R: Recorder) -> None:
     R.call("to_dp_accounting_pld(bad)", lambda: adapters.to_dp_accounting_pld(1.0))
     # sweep: other functions, fixed parameters, chunking
     R.call("sweep(theta, eps 7 x r 3, chunk 4)",
-           lambda: P.sweep(P.theta, progress=False, chunk_size=4, eps=np.linspace(0, 3, 7), r=np.array([0.5, 1, 2])))
+           lambda: P.sweep(P.theta, progress=False, chunk_size=4, eps=np.linspace(0, 3, 7), shift=np.array([0.5, 1, 2])))
     R.call("sweep(pnsgd_delta, fixed)",
            lambda: P.sweep(P.pnsgd_delta, progress=False, eps=np.array([0.5, 1.0]), sigma=np.array([1.0, 2.0]),
                            fixed=dict(lipschitz=1.0, lr=0.5, diameter=1.0, n=10.0, index=3.0)))
     R.call("sweep(gdp_delta, validate=False)",
            lambda: P.sweep(P.gdp_delta, progress=False, validate=False, eps=np.array([0.0, 1.0]), mu=np.array([1.0])))
     R.call("sweep(theta, bad backend)",
-           lambda: P.sweep(P.theta, progress=False, backend="bogus", eps=np.array([1.0]), r=np.array([1.0])))
+           lambda: P.sweep(P.theta, progress=False, backend="bogus", eps=np.array([1.0]), shift=np.array([1.0])))
     R.call("grid_size(3 grids)", lambda: P.grid_size(a=np.arange(3), b=np.arange(4), c=[1, 2]))
     # module-level constants and classes
     R.call("DEFAULT_ORDERS", lambda: P.DEFAULT_ORDERS)
@@ -1107,14 +1115,14 @@ def probe_threaded(R: Recorder) -> None:
     r = np.geomspace(1e-3, 30.0, N)[::-1].copy()
     for f in ("theta", "log_theta", "theta_complement", "log_theta_complement", "laplace_theta",
               "laplace_theta_complement"):
-        R.probe(f, getattr(P, f), dict(eps=eps, r=r))
+        R.probe(f, _f(f), dict(eps=eps, r=r))
     R.probe("gdp_delta", P.gdp_delta, dict(eps=eps, mu=r))
     for f in ("gaussian_tail", "log_gaussian_tail"):
-        R.probe(f, getattr(P, f), dict(t=np.linspace(-40.0, 40.0, N)))
+        R.probe(f, _f(f), dict(t=np.linspace(-40.0, 40.0, N)))
     R.probe("lambertw", P.lambertw, dict(x=np.geomspace(1e-300, 1e300, N)))
     R.probe("wright_omega", P.wright_omega, dict(x=np.linspace(-800.0, 800.0, N)))
     for f in ("gauss_schedule_delta", "laplace_schedule_delta"):
-        R.probe(f, getattr(P, f), dict(_SCHED, eps=np.linspace(0.0, 5.0, N)))
+        R.probe(f, _f(f), dict(_SCHED, eps=np.linspace(0.0, 5.0, N)))
     pk = dict(sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=10.0, index=3.0, smoothness=2.0, strong_convexity=0.5)
     n_d = (1 << 14) + 3
     for order in ("fixed", "shuffled"):
@@ -1136,7 +1144,7 @@ def probe_threaded(R: Recorder) -> None:
             dict(eps=1.0, lipschitz=1.0, lr=0.1, diameter=1.0, noise=np.linspace(1.0, 3.0, N), index=2,
                  mechanism="gaussian", smoothness=2.0, strong_convexity=0.5))
     for f in ("online_gauss_delta", "online_laplace_delta"):
-        R.probe(f, getattr(P, f), dict(_ONLINE, n=float((1 << 15) + 1)))
+        R.probe(f, _f(f), dict(_ONLINE, n=float((1 << 15) + 1)))
 
 
 def probe_cli(R: Recorder, tmp: Path) -> None:

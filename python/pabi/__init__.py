@@ -14,9 +14,6 @@ from ._api import (
     lambertw,
     laplace_theta,
     laplace_theta_complement,
-    log_gaussian_tail,
-    log_theta,
-    log_theta_complement,
     set_num_threads,
     simd_level,
     theta,
@@ -26,6 +23,7 @@ from ._api import (
 from ._core import __version__
 from .composition import *  # noqa: F401,F403
 from .composition import __all__ as _all_composition
+from .divergence import contraction_coefficient, hockey_stick_divergence
 from .pnsgd import *  # noqa: F401,F403
 from .pnsgd import __all__ as _all_pnsgd
 from .rdp import *  # noqa: F401,F403
@@ -43,9 +41,6 @@ __all__ = [
     "lambertw",
     "laplace_theta",
     "laplace_theta_complement",
-    "log_gaussian_tail",
-    "log_theta",
-    "log_theta_complement",
     "set_num_threads",
     "simd_level",
     "sweep",
@@ -53,6 +48,8 @@ __all__ = [
     "theta",
     "theta_complement",
     "wright_omega",
+    "hockey_stick_divergence",
+    "contraction_coefficient",
     *_all_pnsgd,
     *_all_schedules,
     *_all_rdp,

@@ -15,7 +15,7 @@ from typing import overload
 import numpy as np
 
 from . import _core
-from ._bridge import ArrayLike, DomainError, Float, call as _call
+from ._bridge import ArrayLike, DomainError, Float, FloatArray, Scalar, call as _call, flag as _flag
 
 InternalError = _core.InternalError
 
@@ -26,11 +26,8 @@ __all__ = [
     "DomainError",
     "InternalError",
     "gaussian_tail",
-    "log_gaussian_tail",
     "theta",
-    "log_theta",
     "theta_complement",
-    "log_theta_complement",
     "laplace_theta",
     "laplace_theta_complement",
     "lambertw",
@@ -42,52 +39,45 @@ __all__ = [
 
 
 @overload
-def gaussian_tail(t: float) -> float: ...
+def gaussian_tail(x: Scalar, *, log: bool = False) -> float: ...
 @overload
-def gaussian_tail(t: ArrayLike) -> Float: ...
-def gaussian_tail(t: ArrayLike) -> Float:
-    """Gaussian tail Q(t) = P(N(0,1) > t) = erfc(t/√2)/2, for every real t.
+def gaussian_tail(x: ArrayLike, *, log: bool = False) -> FloatArray: ...
+def gaussian_tail(x: ArrayLike, *, log: bool = False) -> Float:
+    """Gaussian tail Q(x) = P(N(0,1) > x) = erfc(x/√2)/2, for every real x.
 
-    Accurate to a few ulp wherever Q is a normal double (t ≤ 37.5); underflows gradually
-    beyond and is 0 from t ≈ 38.6 (use :func:`log_gaussian_tail` there). The argument t/√2 is
-    carried in double-double so the t²-ulp loss of ``erfc(t/sqrt(2))/2`` does not occur.
+    Accurate to a few ulp wherever Q is a normal double (x ≤ 37.5); underflows gradually
+    beyond and is 0 from x ≈ 38.6 (use ``log=True`` there). The argument x/√2 is carried in
+    double-double so the x²-ulp loss of ``erfc(x/sqrt(2))/2`` does not occur.
+
+    ``log=True`` returns ln Q(x), finite for |x| < 1.896e154; beyond, the exact value is below
+    the most negative double and −1.7976931348623157e308 (the nearest double not below it) is
+    returned; −inf only for x = +inf. Never NaN.
 
     >>> gaussian_tail(0.0)
     0.5
     >>> round(gaussian_tail(1.959963984540054), 12)
     0.025
-    """
-    return _call(_core.gaussian_tail, ("t",), t)
-
-
-@overload
-def log_gaussian_tail(t: float) -> float: ...
-@overload
-def log_gaussian_tail(t: ArrayLike) -> Float: ...
-def log_gaussian_tail(t: ArrayLike) -> Float:
-    """Natural log of the Gaussian tail, ln Q(t); finite for |t| < 1.896e154. Beyond, the exact
-    value is below the most negative double and −1.7976931348623157e308 (the nearest double not
-    below it) is returned; −inf only for t = +inf. Never NaN.
-
-    >>> log_gaussian_tail(1e4)  # Q(1e4) underflows; its log does not
+    >>> gaussian_tail(1e4, log=True)  # Q(1e4) underflows; its log does not
     -50000010.1292789...
     """
-    return _call(_core.log_gaussian_tail, ("t",), t)
+    return _call(_core.log_gaussian_tail if _flag("log", log) else _core.gaussian_tail, ("x",), x)
 
 
 @overload
-def theta(eps: float, r: float) -> float: ...
+def theta(eps: Scalar, shift: Scalar, *, log: bool = False) -> float: ...
 @overload
-def theta(eps: ArrayLike, r: ArrayLike) -> Float: ...
-def theta(eps: ArrayLike, r: ArrayLike) -> Float:
-    """Gaussian hockey-stick divergence θ_{e^ε}(r) = E_{e^ε}(N(r,1) ‖ N(0,1)).
+def theta(eps: ArrayLike, shift: ArrayLike, *, log: bool = False) -> FloatArray: ...
+def theta(eps: ArrayLike, shift: ArrayLike, *, log: bool = False) -> Float:
+    """Gaussian hockey-stick divergence θ_{e^ε}(r) = E_{e^ε}(N(r,1) ‖ N(0,1)) at r = ``shift``.
 
     θ = Q(ε/r − r/2) − e^ε·Q(ε/r + r/2): the smallest δ for which the Gaussian mechanism with
     sensitivity-to-noise ratio r is (ε, δ)-DP. Never returned below the exact value (relative
     error ≤ 2e-14, rounded outward). θ(ε, 0) = 0, θ(ε, ∞) = 1.
 
     ``eps`` ≥ 0 is the privacy level ε = log γ (γ = e^ε is never formed, so ε up to 1e300 is
-    fine) and ``r`` ≥ 0 the mean shift in units of the noise standard deviation; both broadcast.
+    fine) and ``shift`` ≥ 0 the mean shift in units of the noise standard deviation; both
+    broadcast. ``log=True`` returns ln θ, finite wherever θ > 0 even when θ underflows, never
+    below the exact value.
 
     Paper: Sordello, Bu, Dong, *Privacy amplification via iteration for shuffled and online
     PNSGD*, eq. (3); Asoodeh, Diaz, Calmon, *Privacy amplification of iterative algorithms via
@@ -97,64 +87,40 @@ def theta(eps: ArrayLike, r: ArrayLike) -> Float:
     0.1269367375066...
     >>> theta([0.5, 1.0, 2.0], 1.0).round(6)
     array([0.238422, 0.126937, 0.020924])
-    """
-    return _call(_core.theta, ("eps", "r"), eps, r)
-
-
-@overload
-def log_theta(eps: float, r: float) -> float: ...
-@overload
-def log_theta(eps: ArrayLike, r: ArrayLike) -> Float: ...
-def log_theta(eps: ArrayLike, r: ArrayLike) -> Float:
-    """ln θ_{e^ε}(r), finite wherever θ > 0 even when θ underflows; never below the exact value.
-
-    Arguments as in :func:`theta`.
-
-    >>> log_theta(1.0, 1e-3)  # θ itself underflows
+    >>> theta(1.0, 1e-3, log=True)  # θ itself underflows
     -500021.1422074...
     """
-    return _call(_core.log_theta, ("eps", "r"), eps, r)
+    return _call(_core.log_theta if _flag("log", log) else _core.theta, ("eps", "shift"), eps, shift)
 
 
 @overload
-def theta_complement(eps: float, r: float) -> float: ...
+def theta_complement(eps: Scalar, shift: Scalar, *, log: bool = False) -> float: ...
 @overload
-def theta_complement(eps: ArrayLike, r: ArrayLike) -> Float: ...
-def theta_complement(eps: ArrayLike, r: ArrayLike) -> Float:
+def theta_complement(eps: ArrayLike, shift: ArrayLike, *, log: bool = False) -> FloatArray: ...
+def theta_complement(eps: ArrayLike, shift: ArrayLike, *, log: bool = False) -> Float:
     """1 − θ_{e^ε}(r) without cancellation, accurate even when θ is within 1e-300 of 1.
 
     Never returned above the exact value (the conservative side when 1 − θ is a contraction
-    gap 1 − B, as in the amplification bounds). Arguments as in :func:`theta`.
+    gap 1 − B, as in the amplification bounds). Arguments as in :func:`theta`; ``log=True``
+    returns ln(1 − θ), finite wherever θ < 1 (e.g. r = 1e3), never above the exact value.
 
     >>> theta_complement(1.0, 50.0)  # 1 - theta(1, 50) would be 0.0
     1.00772724994...e-137
-    """
-    return _call(_core.theta_complement, ("eps", "r"), eps, r)
-
-
-@overload
-def log_theta_complement(eps: float, r: float) -> float: ...
-@overload
-def log_theta_complement(eps: ArrayLike, r: ArrayLike) -> Float: ...
-def log_theta_complement(eps: ArrayLike, r: ArrayLike) -> Float:
-    """ln(1 − θ_{e^ε}(r)), finite wherever θ < 1 (e.g. r = 1e3); never above the exact value.
-
-    Arguments as in :func:`theta`.
-
-    >>> log_theta_complement(1.0, 1e3)
+    >>> theta_complement(1.0, 1e3, log=True)
     -125005.940403...
     """
-    return _call(_core.log_theta_complement, ("eps", "r"), eps, r)
+    fn = _core.log_theta_complement if _flag("log", log) else _core.theta_complement
+    return _call(fn, ("eps", "shift"), eps, shift)
 
 
 @overload
-def laplace_theta(eps: float, r: float) -> float: ...
+def laplace_theta(eps: Scalar, shift: Scalar) -> float: ...
 @overload
-def laplace_theta(eps: ArrayLike, r: ArrayLike) -> Float: ...
-def laplace_theta(eps: ArrayLike, r: ArrayLike) -> Float:
+def laplace_theta(eps: ArrayLike, shift: ArrayLike) -> FloatArray: ...
+def laplace_theta(eps: ArrayLike, shift: ArrayLike) -> Float:
     """Laplace hockey-stick divergence E_{e^ε}(Lap(r,1) ‖ Lap(0,1)) = max(0, 1 − e^{(ε−r)/2}).
 
-    ``r`` is the shift in units of the Laplace scale. Never below the exact value.
+    ``shift`` r is the shift in units of the Laplace scale. Never below the exact value.
     Paper: Asoodeh et al., Lemma 1; Sordello et al., eq. (5) (docs/derivations/theta.md#laplace).
 
     >>> laplace_theta(1.0, 3.0)  # 1 - e^{-1}
@@ -162,26 +128,26 @@ def laplace_theta(eps: ArrayLike, r: ArrayLike) -> Float:
     >>> laplace_theta(3.0, 1.0)
     0.0
     """
-    return _call(_core.laplace_theta, ("eps", "r"), eps, r)
+    return _call(_core.laplace_theta, ("eps", "shift"), eps, shift)
 
 
 @overload
-def laplace_theta_complement(eps: float, r: float) -> float: ...
+def laplace_theta_complement(eps: Scalar, shift: Scalar) -> float: ...
 @overload
-def laplace_theta_complement(eps: ArrayLike, r: ArrayLike) -> Float: ...
-def laplace_theta_complement(eps: ArrayLike, r: ArrayLike) -> Float:
+def laplace_theta_complement(eps: ArrayLike, shift: ArrayLike) -> FloatArray: ...
+def laplace_theta_complement(eps: ArrayLike, shift: ArrayLike) -> Float:
     """1 − laplace_theta = min(1, e^{(ε−r)/2}), never above the exact value.
 
     >>> laplace_theta_complement(1.0, 3.0)
     0.367879441171...
     """
-    return _call(_core.laplace_theta_complement, ("eps", "r"), eps, r)
+    return _call(_core.laplace_theta_complement, ("eps", "shift"), eps, shift)
 
 
 @overload
-def lambertw(x: float) -> float: ...
+def lambertw(x: Scalar) -> float: ...
 @overload
-def lambertw(x: ArrayLike) -> Float: ...
+def lambertw(x: ArrayLike) -> FloatArray: ...
 def lambertw(x: ArrayLike) -> Float:
     """Principal branch W0(x) of the Lambert W function, x ≥ −1/e (W e^W = x).
 
@@ -197,9 +163,9 @@ def lambertw(x: ArrayLike) -> Float:
 
 
 @overload
-def wright_omega(x: float) -> float: ...
+def wright_omega(x: Scalar) -> float: ...
 @overload
-def wright_omega(x: ArrayLike) -> Float: ...
+def wright_omega(x: ArrayLike) -> FloatArray: ...
 def wright_omega(x: ArrayLike) -> Float:
     """Wright omega ω(x) = W0(e^x), computed without forming e^x (x up to 1e300).
 
@@ -211,7 +177,7 @@ def wright_omega(x: ArrayLike) -> Float:
     return _call(_core.wright_omega, ("x",), x)
 
 
-def set_num_threads(n: int) -> None:
+def set_num_threads(threads: int) -> None:
     """Set the number of worker threads used for large arrays, 1 to 1024 (1 disables
     parallelism). The pool is built by the first call on a large array (scalar and small calls
     never use it).
@@ -221,16 +187,16 @@ def set_num_threads(n: int) -> None:
     add overhead, and a fixed bound (rather than a multiple of the CPU count) keeps a script
     valid on every machine while bounding the one-off cost of spawning the pool.
 
-    Raises ``TypeError`` unless ``n`` is an ``int`` or a numpy integer (bools and floats are
-    refused) and :class:`DomainError` (``param == "n"``) outside 1..1024.
+    Raises ``TypeError`` unless ``threads`` is an ``int`` or a numpy integer (bools and floats
+    are refused) and :class:`DomainError` (``param == "threads"``) outside 1..1024.
     """
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
-        raise TypeError(f"n must be an int, got {type(n).__name__}")
-    k = int(n)
+    if isinstance(threads, (bool, np.bool_)) or not isinstance(threads, (int, np.integer)):
+        raise TypeError(f"threads must be an int, got {type(threads).__name__}")
+    k = int(threads)
     if not 1 <= k <= MAX_THREADS:
         allowed = f"an integer >= 1 and <= {MAX_THREADS}"
-        e = DomainError(f"n must be {allowed}, got {k}")
-        e.param, e.allowed, e.value, e.index = "n", allowed, k, None  # type: ignore[attr-defined]
+        e = DomainError(f"threads must be {allowed}, got {k}")
+        e.param, e.allowed, e.value, e.index = "threads", allowed, k, None  # type: ignore[attr-defined]
         raise e
     _core.set_num_threads(k)
 

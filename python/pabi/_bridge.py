@@ -49,6 +49,10 @@ DomainError = _core.DomainError
 
 ArrayLike = npt.ArrayLike
 Float = Union[float, np.ndarray]
+#: What a broadcasting function returns for array input (its scalar overload returns ``float``).
+FloatArray = npt.NDArray[np.float64]
+#: The scalar arguments of the scalar overloads (a numpy float64 is a ``float``).
+Scalar = Union[float, int, np.floating, np.integer]
 
 __all__ = [
     "ArrayLike",

@@ -177,6 +177,12 @@ TERMS: dict[str, Term] = {
     "shift": _t(_N, "Mean shift r between two noise distributions in units of their scale "
                 "(‖μ − μ'‖/σ): the argument of θ_{e^ε}(r).", "≥ 0"),
     "x": _t(_N, "The argument of a special function (Gaussian tail, Lambert W).", "real"),
+    "p_mass": _t(_N, "Probability masses of the first distribution P of a divergence D(P ‖ Q) "
+                 "(1-D, on the same support as ``q_mass``).", "[0, 1] each"),
+    "q_mass": _t(_N, "Probability masses of the second distribution Q of a divergence D(P ‖ Q).",
+                 "[0, 1] each"),
+    "kernel": _t(_N, "A finite Markov kernel: a 2-D array whose row x is the output distribution "
+                 "on input x (rows sum to 1).", "[0, 1] each"),
     # -- execution ------------------------------------------------------------------------------
     "threads": _t(_E, "Number of worker threads.", "≥ 1"),
     "function": _t(_E, "The pabi function a sweep evaluates.", "callable"),

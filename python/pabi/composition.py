@@ -31,7 +31,7 @@ from typing import Callable, Literal, Sequence, Union, overload
 import numpy as np
 
 from . import _core
-from ._api import log_theta, theta
+from ._api import theta
 from ._bridge import (
     ArrayLike,
     DomainError,
@@ -174,7 +174,7 @@ def gdp_delta(eps: ArrayLike, mu: ArrayLike) -> Float:
     try:
         return _call(_core.theta, ("eps", "mu"), eps, mu)
     except DomainError as exc:
-        raise rename(exc, "r", "mu") from None
+        raise rename(exc, "shift", "mu") from None
 
 
 def gdp_epsilon(delta: ArrayLike, mu: ArrayLike) -> Float:
@@ -257,7 +257,7 @@ def gdp_dominating_pair(
     (near ε = 0 the step costs a relative ≈ 2·spacing).
 
     >>> e = np.arange(20001) * 1e-3
-    >>> mu, dj = gdp_dominating_pair(e, log_delta=log_theta(e, 0.5))
+    >>> mu, dj = gdp_dominating_pair(e, log_delta=theta(e, 0.5, log=True))
     >>> round(mu, 3), dj < 1e-300
     (0.501, True)
     """

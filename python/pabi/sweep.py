@@ -1,7 +1,7 @@
 """Sweeps over massive parameter grids: the Cartesian product, evaluated chunk by chunk.
 
 >>> import pabi
->>> df = pabi.sweep(pabi.theta, eps=[0.5, 1.0, 2.0], r=[0.1, 1.0])  # doctest: +SKIP
+>>> df = pabi.sweep(pabi.theta, eps=[0.5, 1.0, 2.0], shift=[0.1, 1.0])  # doctest: +SKIP
 >>> df.shape                                                          # doctest: +SKIP
 (6, 3)
 
@@ -96,7 +96,7 @@ def _grid_type_error(name: str, what: str, index: Optional[int] = None) -> TypeE
 
 def _grids(grids: Mapping[str, Any]) -> tuple[list[str], list[np.ndarray]]:
     if not grids:
-        raise ValueError("sweep needs at least one grid, e.g. sweep(pabi.theta, eps=[...], r=[...])")
+        raise ValueError("sweep needs at least one grid, e.g. sweep(pabi.theta, eps=[...], shift=[...])")
     names, axes = [], []
     for name, values in grids.items():
         if name == RESULT_COLUMN:

@@ -17,7 +17,7 @@ _COLUMNS = [("eps", "eps"), ("r", "r"), ("theta", "theta"), ("log_theta", "log t
 def theta_rows(eps: Sequence[float], r: Sequence[float]) -> list[dict[str, float]]:
     import pabi
 
-    return [{"eps": e, "r": x, "theta": pabi.theta(e, x), "log_theta": pabi.log_theta(e, x),
+    return [{"eps": e, "r": x, "theta": pabi.theta(e, x), "log_theta": pabi.theta(e, x, log=True),
              "theta_complement": pabi.theta_complement(e, x)} for e in eps for x in r]
 
 

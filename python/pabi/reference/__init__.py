@@ -15,6 +15,7 @@ One submodule per family, all names re-exported here:
 * ``_rdp``: Rényi-DP bounds; ``_rdp_extra``: the remaining Rényi-DP helpers;
   ``_last_iterate``: last-iterate bounds of cyclic DP-SGD (Kong–Ribero).
 * ``_composition``: f-DP, GDP, exact and FFT composition, DP-SGD accounting.
+* ``_divergence``: E_γ of given distributions, contraction coefficients of finite kernels.
 """
 
 try:
@@ -24,6 +25,8 @@ except ImportError as exc:  # the one message a user without the extra sees
 
 from ._composition import *  # noqa: F401,F403
 from ._composition import __all__ as _all_composition
+from ._divergence import *  # noqa: F401,F403
+from ._divergence import __all__ as _all_divergence
 from ._engine import *  # noqa: F401,F403
 from ._engine import __all__ as _all_engine
 from ._pnsgd import *  # noqa: F401,F403
@@ -38,4 +41,4 @@ from ._schedules import *  # noqa: F401,F403
 from ._schedules import __all__ as _all_schedules
 
 __all__ = [*_all_engine, *_all_pnsgd, *_all_schedules, *_all_rdp, *_all_rdp_extra, *_all_last_iterate,
-           *_all_composition]
+           *_all_composition, *_all_divergence]

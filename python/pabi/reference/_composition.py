@@ -292,7 +292,7 @@ def _mu_at_least(eps: mp.mpf, ld: mp.mpf, dps: int) -> mp.mpf:
         return mp.mpf(0)
     if ld >= 0:
         return mp.inf
-    g = lambda m: ld - _engine.log_theta(eps, m, dps + 10)  # noqa: E731
+    g = lambda m: ld - _engine.theta(eps, m, dps + 10, log=True)  # noqa: E731
     hi = mp.sqrt(2 * eps) + 2 * mp.sqrt(-2 * ld) + 2
     while g(hi) > 0:
         hi *= 2
@@ -337,7 +337,7 @@ def gdp_mu_dominating(
         e, ld = _log_samples(eps, delta, log_delta)
         best = mp.mpf(0)
         for ei, li in zip(e, ld):
-            if li == mp.ninf or (best > 0 and _engine.log_theta(ei, best, dps + 20) >= li):
+            if li == mp.ninf or (best > 0 and _engine.theta(ei, best, dps + 20, log=True) >= li):
                 continue
             best = max(best, _mu_at_least(ei, li, dps + 10))
             if best == mp.inf:
@@ -374,7 +374,7 @@ def gdp_dominating_pair(
             if ld[i] == mp.ninf:
                 continue
             li, ei = ld[i] + shift, e[i + 1]
-            if best > 0 and _engine.log_theta(ei, best, dps + 20) >= li:
+            if best > 0 and _engine.theta(ei, best, dps + 20, log=True) >= li:
                 continue
             best = max(best, _mu_at_least(ei, li, dps + 10))
             if best == mp.inf:

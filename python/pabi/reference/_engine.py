@@ -16,11 +16,8 @@ Real = Union[float, int, "mp.mpf"]
 
 __all__ = [
     "gaussian_tail",
-    "log_gaussian_tail",
     "theta",
-    "log_theta",
     "theta_complement",
-    "log_theta_complement",
     "laplace_theta",
     "laplace_theta_complement",
     "lambertw",
@@ -40,13 +37,13 @@ def _q(t: mp.mpf) -> mp.mpf:
     return mp.erfc(t / mp.sqrt(2)) / 2
 
 
-def gaussian_tail(t: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
+def _gaussian_tail(t: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
     """Q(t) = P(N(0,1) > t) = erfc(t/√2)/2."""
     with mp.workdps(dps + 10):
         return +_q(_mpf(t))
 
 
-def log_gaussian_tail(t: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
+def _log_gaussian_tail(t: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
     """ln Q(t); for t < 0 as log1p(−Q(−t)) so that ln(1 − tiny) keeps its digits."""
     t = _mpf(t)
     with mp.workdps(dps + 10):
@@ -61,14 +58,14 @@ def _theta_guard(eps: mp.mpf, r: mp.mpf) -> int:
     return int(mp.ceil(mp.log10(max(mp.mpf(1), a) / min(r, mp.mpf(1))))) + 15
 
 
-def theta(eps: Real, r: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
+def _theta(eps: Real, r: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
     """θ_{e^ε}(r) = Q(ε/r − r/2) − e^ε·Q(ε/r + r/2)  (Sordello–Bu–Dong eq. (3)).
 
     θ(ε, 0) = 0 and θ(ε, ∞) = 1.
     """
     eps, r = _mpf(eps), _mpf(r)
     if eps < 0 or r < 0:
-        raise ValueError("eps and r must be >= 0")
+        raise ValueError("eps and shift must be >= 0")
     if r == 0 or mp.isinf(eps):
         return mp.mpf(0)
     if mp.isinf(r):
@@ -81,16 +78,16 @@ def theta(eps: Real, r: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
         return +val
 
 
-def log_theta(eps: Real, r: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
+def _log_theta(eps: Real, r: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
     """ln θ_{e^ε}(r) (−inf where θ = 0; log1p(−(1 − θ)) where θ > 1/2)."""
-    val = theta(eps, r, dps + 5)
+    val = _theta(eps, r, dps + 5)
     with mp.workdps(dps + 5):
         if val > 0.5:
-            return mp.log1p(-theta_complement(eps, r, dps + 5))
+            return mp.log1p(-_theta_complement(eps, r, dps + 5))
         return mp.log(val) if val > 0 else mp.mpf("-inf")
 
 
-def theta_complement(eps: Real, r: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
+def _theta_complement(eps: Real, r: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
     """1 − θ_{e^ε}(r), evaluated as Q(−a) + e^ε·Q(b) (a sum of positive terms)."""
     eps, r = _mpf(eps), _mpf(r)
     if r == 0 or mp.isinf(eps):
@@ -105,18 +102,37 @@ def theta_complement(eps: Real, r: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
         return +val
 
 
-def log_theta_complement(eps: Real, r: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
+def _log_theta_complement(eps: Real, r: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
     """ln(1 − θ_{e^ε}(r)) (log1p(−θ) where 1 − θ > 1/2)."""
-    val = theta_complement(eps, r, dps + 5)
+    val = _theta_complement(eps, r, dps + 5)
     with mp.workdps(dps + 5):
         if val > 0.5:
-            return mp.log1p(-theta(eps, r, dps + 5))
+            return mp.log1p(-_theta(eps, r, dps + 5))
         return mp.log(val) if val > 0 else mp.mpf("-inf")
 
 
-def laplace_theta(eps: Real, r: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
+def gaussian_tail(x: Real, dps: int = DEFAULT_DPS, *, log: bool = False) -> mp.mpf:
+    """Q(x) = P(N(0,1) > x) = erfc(x/√2)/2; ``log=True``: ln Q(x), for x < 0 as log1p(−Q(−x))
+    so that ln(1 − tiny) keeps its digits."""
+    return _log_gaussian_tail(x, dps) if log else _gaussian_tail(x, dps)
+
+
+def theta(eps: Real, shift: Real, dps: int = DEFAULT_DPS, *, log: bool = False) -> mp.mpf:
+    """θ_{e^ε}(r) = Q(ε/r − r/2) − e^ε·Q(ε/r + r/2) at r = ``shift`` (Sordello–Bu–Dong eq. (3));
+    θ(ε, 0) = 0 and θ(ε, ∞) = 1. ``log=True``: ln θ (−inf where θ = 0; log1p(−(1 − θ)) where
+    θ > 1/2)."""
+    return _log_theta(eps, shift, dps) if log else _theta(eps, shift, dps)
+
+
+def theta_complement(eps: Real, shift: Real, dps: int = DEFAULT_DPS, *, log: bool = False) -> mp.mpf:
+    """1 − θ_{e^ε}(r), as Q(−a) + e^ε·Q(b) (a sum of positive terms); ``log=True``: its ln
+    (log1p(−θ) where 1 − θ > 1/2)."""
+    return _log_theta_complement(eps, shift, dps) if log else _theta_complement(eps, shift, dps)
+
+
+def laplace_theta(eps: Real, shift: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
     """E_{e^ε}(Lap(r,1) ‖ Lap(0,1)) = max(0, 1 − e^{(ε−r)/2})  (Asoodeh et al. Lemma 1)."""
-    eps, r = _mpf(eps), _mpf(r)
+    eps, r = _mpf(eps), _mpf(shift)
     with mp.workdps(dps + 10):
         # −expm1, not 1 − exp: the subtraction lost every digit for |ε − r| ≲ 10^-(dps+10)
         # (θ(4.2e-61, 8.7e-61) was 3% off at dps = 50)
@@ -125,9 +141,9 @@ def laplace_theta(eps: Real, r: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
         return +val
 
 
-def laplace_theta_complement(eps: Real, r: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
+def laplace_theta_complement(eps: Real, shift: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
     """1 − laplace_theta = min(1, e^{(ε−r)/2})."""
-    eps, r = _mpf(eps), _mpf(r)
+    eps, r = _mpf(eps), _mpf(shift)
     with mp.workdps(dps + 10):
         val = min(mp.mpf(1), mp.exp((eps - r) / 2))
     with mp.workdps(dps):

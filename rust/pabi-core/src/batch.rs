@@ -72,13 +72,16 @@ pub fn check_len(n: usize, others: &[(&'static str, usize)]) -> Result<()> {
 const EPS_ALLOWED: &str = ">= 0 and not NaN";
 const R_ALLOWED: &str = ">= 0 and not NaN";
 
+/// The public name of the mean shift r of the θ family (the glossary's `shift`).
+const SHIFT: &str = "shift";
+
 fn check_eps_r(eps: &[f64], r: &[f64], out: &[f64]) -> Result<()> {
-    check_len(out.len(), &[("eps", eps.len()), ("r", r.len())])?;
+    check_len(out.len(), &[("eps", eps.len()), (SHIFT, r.len())])?;
     check(eps, "eps", EPS_ALLOWED, |x| x >= 0.0)?;
-    check(r, "r", R_ALLOWED, |x| x >= 0.0)?;
+    check(r, SHIFT, R_ALLOWED, |x| x >= 0.0)?;
     if let Some(i) = (0..eps.len()).find(|&i| eps[i] == f64::INFINITY && r[i] == f64::INFINITY) {
         return Err(PabiError::domain(
-            "r",
+            SHIFT,
             "finite where eps is infinite (theta(inf, inf) is undefined)",
             r[i],
         )
@@ -220,15 +223,15 @@ fn run2_checked(
 
 /// Q(t) = P(N(0,1) > t) elementwise. t: any real (±inf allowed), not NaN.
 pub fn gaussian_tail(t: &[f64], out: &mut [f64]) -> Result<()> {
-    check_len(out.len(), &[("t", t.len())])?;
-    check(t, "t", "a real number (not NaN)", |x| !x.is_nan())?;
+    check_len(out.len(), &[("x", t.len())])?;
+    check(t, "x", "a real number (not NaN)", |x| !x.is_nan())?;
     run1(t, out, k_gaussian_tail)
 }
 
 /// ln Q(t) elementwise.
 pub fn log_gaussian_tail(t: &[f64], out: &mut [f64]) -> Result<()> {
-    check_len(out.len(), &[("t", t.len())])?;
-    check(t, "t", "a real number (not NaN)", |x| !x.is_nan())?;
+    check_len(out.len(), &[("x", t.len())])?;
+    check(t, "x", "a real number (not NaN)", |x| !x.is_nan())?;
     run1(t, out, k_log_gaussian_tail)
 }
 
@@ -248,7 +251,7 @@ macro_rules! eps_r_checked_fn {
     ($(#[$doc:meta])* $name:ident, $kernel:ident) => {
         $(#[$doc])*
         pub fn $name(eps: &[f64], r: &[f64], out: &mut [f64]) -> Result<()> {
-            check_len(out.len(), &[("eps", eps.len()), ("r", r.len())])?;
+            check_len(out.len(), &[("eps", eps.len()), (SHIFT, r.len())])?;
             if run2_checked(eps, r, out, $kernel)? {
                 return Ok(());
             }

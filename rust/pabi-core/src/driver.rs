@@ -113,7 +113,7 @@ pub fn num_threads() -> usize {
 pub fn set_num_threads(n: usize) -> Result<()> {
     if !(1..=MAX_THREADS).contains(&n) {
         return Err(PabiError::domain(
-            "n",
+            "threads",
             "an integer >= 1 and <= 1024",
             n as f64,
         ));

@@ -17,6 +17,8 @@
 //! - [`rdp`]: Rényi-DP bounds (sampled Gaussian, per-instance, last iterate, ERM, conversions).
 //! - [`composition`]: approximate-DP (Kairouz–Oh–Viswanath) and GDP composition, privacy-loss
 //!   distributions and FFT composition, the DP-SGD accountant (old paths [`pld`], [`gdp`]).
+//! - [`divergence`]: E_γ(P‖Q) of given discrete distributions and the contraction coefficient
+//!   η_γ(K) of a given finite kernel.
 //! - [`lambertw`]: Lambert W (principal branch) and the Wright omega function W0(e^x).
 //! - [`interrupt`]: cooperative cancellation (Ctrl-C) checked between chunks of long loops.
 //! - [`driver`]: the one array driver (equal lengths, first bad index, interrupts, the shared
@@ -25,6 +27,7 @@
 
 pub mod batch;
 pub mod composition;
+pub mod divergence;
 pub mod driver;
 pub mod error;
 pub mod gd;

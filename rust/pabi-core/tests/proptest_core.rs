@@ -174,13 +174,13 @@ proptest! {
             }
             match f(&r, &eps, &mut out) {
                 Err(PabiError::Domain { param, index, .. }) => {
-                    prop_assert_eq!(param, "r");
+                    prop_assert_eq!(param, "shift");
                     prop_assert_eq!(index, Some(at));
                 }
                 other => prop_assert!(false, "expected a domain error, got {:?}", other),
             }
         }
-        assert_domain(batch::theta(&[f64::INFINITY], &[f64::INFINITY], &mut out[..1]), "r");
+        assert_domain(batch::theta(&[f64::INFINITY], &[f64::INFINITY], &mut out[..1]), "shift");
     }
 
     /// θ (rounded up), ln θ (rounded up) and 1 − θ (rounded down) on the certified side of the

@@ -7,7 +7,9 @@ use pabi_core::{batch, PabiError};
 fn thread_count_is_bounded_and_small_calls_never_build_the_pool() {
     for bad in [0, batch::MAX_THREADS + 1, 5000, usize::MAX] {
         match batch::set_num_threads(bad) {
-            Err(PabiError::Domain { param: "n", .. }) => {}
+            Err(PabiError::Domain {
+                param: "threads", ..
+            }) => {}
             other => panic!("set_num_threads({bad}) gave {other:?}"),
         }
     }

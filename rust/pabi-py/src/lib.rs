@@ -28,6 +28,7 @@ use pyo3::prelude::*;
 
 mod args;
 mod conversion;
+mod divergence;
 mod epochs;
 mod options;
 mod pld;
@@ -384,12 +385,12 @@ binary!(laplace_theta_complement);
 /// Set the number of worker threads used for large arrays, 1..=1024 (1 disables parallelism).
 /// Any integer (numpy integers too) up to 2^127 in magnitude is checked against the range.
 #[pyfunction]
-fn set_num_threads(py: Python<'_>, n: i128) -> PyResult<()> {
-    match usize::try_from(n) {
+fn set_num_threads(py: Python<'_>, threads: i128) -> PyResult<()> {
+    match usize::try_from(threads) {
         Ok(k) if k >= 1 => guarded(py, false, || batch::set_num_threads(k)),
         _ => Err(to_py(
             py,
-            PabiError::domain("n", "an integer >= 1 and <= 1024", n as f64),
+            PabiError::domain("threads", "an integer >= 1 and <= 1024", threads as f64),
         )),
     }
 }
@@ -453,5 +454,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     pld::register(m)?;
     epochs::register(m)?;
     conversion::register(m)?;
+    divergence::register(m)?;
     Ok(())
 }

@@ -1,0 +1,267 @@
+//! The hockey-stick divergence E_γ(P‖Q) of two given discrete distributions and the contraction
+//! coefficient η_γ(K) of a given finite Markov kernel (Asoodeh–Diaz–Calmon, *Privacy
+//! amplification of iterative algorithms via contraction coefficients*, Thm 2 and eq. (8);
+//! derivation: docs/derivations/theta.md#given-distributions).
+//!
+//! For γ = e^ε ≥ 1, E_γ(P‖Q) = sup_A P(A) − γQ(A) = Σ_y (p_y − γ q_y)_+ (the supremum is
+//! attained by A = {y : p_y > γ q_y}), the smallest δ for which a mechanism with output laws P
+//! and Q on two neighbouring inputs is (ε, δ)-DP in that direction. For a kernel K (a row-
+//! stochastic matrix, row x the law K(x)), the strong data-processing constant
+//! η_γ(K) = sup_{μ,ν} E_γ(μK‖νK)/E_γ(μ‖ν) equals max_{x,x'} E_γ(K(x)‖K(x')) (000 Thm 2):
+//! point masses attain it, so it is a finite maximum over ordered pairs of rows.
+//!
+//! Rounding (upward, for the given doubles): γq_y is carried as a double-double
+//! (`exp_dd`, relative error ~2^-100, then a product with q_y), lowered by 2^-95 relative to
+//! cover those errors, subtracted from p_y in double-double and rounded up; the positive parts
+//! are summed in double-double and the sum rounded up with a margin of n·2^-100 of it. The
+//! result is therefore ≥ the exact value and within a few ulp of it unless p_y and γq_y cancel
+//! to far below the sum (a condition number, not a rounding loss). γ is split as e^{min(ε, 700)}
+//! ·e^{ε − 700} so that no intermediate overflows: a term with q_y > 0 is 0 once γq_y ≥ p_y is
+//! certain, which covers ε = +∞.
+
+use crate::dd::{exp_dd, two_sum, Dd};
+use crate::error::{PabiError, Result};
+use crate::interrupt;
+use crate::num::round::{add_up, mul_up};
+
+/// Largest number of support points of one distribution (the arrays are borrowed, not copied).
+pub const MAX_SUPPORT: usize = 1 << 30;
+/// Largest work rows²·columns of one contraction coefficient (about a second per 2^30).
+pub const MAX_KERNEL_WORK: u128 = 1 << 34;
+/// Relative margin covering the double-double errors of γ·q (exp_dd ~2^-100, two products).
+const GAMMA_Q_MARGIN: f64 = 1.0 / 39_614_081_257_132_168_796_771_975_168.0; // 2^-95
+
+fn check_masses(param: &'static str, xs: &[f64]) -> Result<()> {
+    if let Some(i) = xs.iter().position(|&x| !(0.0..=1.0).contains(&x)) {
+        return Err(
+            PabiError::domain(param, "probability masses in [0, 1] (not NaN)", xs[i]).at(i),
+        );
+    }
+    Ok(())
+}
+
+fn check_eps(eps: f64) -> Result<()> {
+    if eps.is_nan() || eps < 0.0 {
+        return Err(PabiError::domain(
+            "eps",
+            ">= 0 and not NaN (+inf allowed)",
+            eps,
+        ));
+    }
+    Ok(())
+}
+
+/// A lower bound on γq as a double-double with the margin applied, or `None` when γq ≥ p is
+/// certain (the term is then 0). `g1` = e^{min(ε, 700)} as a double-double, `e2` = ε − 700 ≥ 0
+/// or 0.
+#[inline]
+fn gamma_q_lower(g1: Dd, e2: f64, p: f64, q: f64) -> Option<Dd> {
+    let mut t = g1.mul_f(q);
+    if e2 > 0.0 {
+        if t.hi >= p {
+            return None; // γq ≥ e^700·q ≥ p
+        }
+        if e2 >= 709.0 {
+            // t ≥ 2^-1074·e^700 ≈ 5e-20, so γq ≥ t·e^709 > 1 ≥ p
+            return None;
+        }
+        t = t * exp_dd(Dd::from_f64(e2));
+    }
+    Some(t.mul_f(1.0 - GAMMA_Q_MARGIN))
+}
+
+/// Σ_y (p_y − γq_y)_+ over one pair of mass vectors of equal length, rounded up (validated by
+/// the callers). The double-double sum's error (≤ n·2^-104 of it) is covered by the final margin.
+fn e_gamma_pair(p: &[f64], q: &[f64], g1: Dd, e2: f64) -> f64 {
+    let (mut hi, mut lo) = (0.0f64, 0.0f64);
+    for (&py, &qy) in p.iter().zip(q) {
+        if py == 0.0 {
+            continue;
+        }
+        let d = if qy == 0.0 {
+            Dd::from_f64(py)
+        } else {
+            match gamma_q_lower(g1, e2, py, qy) {
+                None => continue,
+                Some(t) => Dd::from_f64(py) - t,
+            }
+        };
+        if d.hi <= 0.0 && d.hi + d.lo <= 0.0 {
+            continue;
+        }
+        // the term rounded up: hi + lo to a double, one step up when the residual is positive
+        let term = add_up(d.hi, d.lo).max(0.0);
+        let (s, e) = two_sum(hi, term);
+        hi = s;
+        lo += e;
+    }
+    let n = p.len() as f64;
+    let sum = add_up(hi, lo);
+    // n·2^-100 relative covers the accumulated low parts
+    add_up(sum, mul_up(sum, n * 7.888_609_052_210_118e-31))
+}
+
+fn gamma_parts(eps: f64) -> (Dd, f64) {
+    let e1 = eps.min(700.0);
+    (
+        exp_dd(Dd::from_f64(e1)),
+        if eps > 700.0 { eps - 700.0 } else { 0.0 },
+    )
+}
+
+/// E_γ(P‖Q) = Σ_y (p_y − e^ε q_y)_+ for each ε of `eps` (into `out`), rounded up. `p`, `q`:
+/// probability masses on the same support (equal lengths, entries in [0, 1]; they need not
+/// sum exactly to 1: the value is that of the given measures).
+pub fn hockey_stick(p: &[f64], q: &[f64], eps: &[f64], out: &mut [f64]) -> Result<()> {
+    if p.len() != q.len() {
+        return Err(PabiError::lengths("p_mass", p.len(), "q_mass", q.len()));
+    }
+    if p.is_empty() || p.len() > MAX_SUPPORT {
+        return Err(PabiError::domain(
+            "p_mass",
+            "a non-empty array of at most 2^30 masses",
+            p.len() as f64,
+        ));
+    }
+    if eps.len() != out.len() {
+        return Err(PabiError::lengths("eps", eps.len(), "out", out.len()));
+    }
+    check_masses("p_mass", p)?;
+    check_masses("q_mass", q)?;
+    if let Some(i) = eps.iter().position(|&e| e.is_nan() || e < 0.0) {
+        return Err(check_eps(eps[i]).unwrap_err().at(i));
+    }
+    for (o, &e) in out.iter_mut().zip(eps) {
+        interrupt::check()?;
+        let (g1, e2) = gamma_parts(e);
+        *o = e_gamma_pair(p, q, g1, e2);
+    }
+    Ok(())
+}
+
+/// η_γ(K) = max over ordered pairs of distinct rows x ≠ x' of E_γ(K(x)‖K(x')), γ = e^ε, for
+/// a `rows` × `cols` row-major kernel (each row a probability vector: entries in [0, 1], sum 1
+/// within 4·cols ulp). One row gives 0 (a constant kernel forgets its input).
+pub fn contraction_coefficient(kernel: &[f64], rows: usize, cols: usize, eps: f64) -> Result<f64> {
+    check_eps(eps)?;
+    if rows == 0 || cols == 0 || rows.checked_mul(cols) != Some(kernel.len()) {
+        return Err(PabiError::domain(
+            "kernel",
+            "a non-empty 2-D array (rows = inputs, columns = outputs)",
+            kernel.len() as f64,
+        ));
+    }
+    let work = (rows as u128) * (rows as u128) * (cols as u128);
+    if work > MAX_KERNEL_WORK {
+        return Err(PabiError::domain(
+            "kernel",
+            "small enough that rows^2 * columns <= 2^34 (the pairs of rows are compared)",
+            work as f64,
+        ));
+    }
+    check_masses("kernel", kernel)?;
+    let tol = 4.0 * cols as f64 * f64::EPSILON;
+    for (i, row) in kernel.chunks_exact(cols).enumerate() {
+        let s: f64 = row.iter().sum();
+        if (s - 1.0).abs() > tol {
+            return Err(PabiError::domain(
+                "kernel",
+                "rows that are probability vectors (each row sums to 1)",
+                s,
+            )
+            .at(i));
+        }
+    }
+    let (g1, e2) = gamma_parts(eps);
+    let mut best = 0.0f64;
+    for (i, pi) in kernel.chunks_exact(cols).enumerate() {
+        interrupt::check()?;
+        for (j, pj) in kernel.chunks_exact(cols).enumerate() {
+            if i != j {
+                best = best.max(e_gamma_pair(pi, pj, g1, e2));
+            }
+        }
+    }
+    Ok(best)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(p: &[f64], q: &[f64], eps: f64) -> f64 {
+        let mut out = [0.0];
+        hockey_stick(p, q, &[eps], &mut out).unwrap();
+        out[0]
+    }
+
+    #[test]
+    fn total_variation_and_simple_values() {
+        // eps = 0: total variation distance
+        let v = e(&[0.5, 0.5], &[0.25, 0.75], 0.0);
+        assert!((0.25..0.25 + 1e-15).contains(&v), "{v}");
+        // identical distributions: 0
+        assert_eq!(e(&[0.3, 0.7], &[0.3, 0.7], 0.0), 0.0);
+        // disjoint supports: E = 1 for every eps, +inf included
+        for eps in [0.0, 1.0, 1e3, f64::INFINITY] {
+            let v = e(&[1.0, 0.0], &[0.0, 1.0], eps);
+            assert!((1.0..1.0 + 1e-15).contains(&v), "{eps} {v}");
+        }
+        // huge eps with a subnormal q mass: the term vanishes, no overflow or NaN
+        assert_eq!(e(&[1.0], &[5e-324], 1e308), 0.0);
+        let v = e(&[1e-30, 1.0 - 1e-30], &[5e-324, 1.0 - 5e-324], 745.0);
+        assert!(v >= 0.0 && v.is_finite());
+    }
+
+    #[test]
+    fn randomized_response_matches_closed_form() {
+        // RR with p = e^a/(1 + e^a): E_{e^eps}(P||Q) = (p - e^eps (1 - p))_+ for eps < a
+        let a: f64 = 1.5;
+        let p = a.exp() / (1.0 + a.exp());
+        for eps in [0.0, 0.5, 1.0, 1.49] {
+            let v = e(&[p, 1.0 - p], &[1.0 - p, p], eps);
+            // the f64 formula cancels near eps = a: compare loosely (tests/test_divergence.py
+            // checks the direction against mpmath)
+            let approx = p - eps.exp() * (1.0 - p);
+            assert!((v - approx).abs() <= 1e-12 * approx, "{eps} {v} {approx}");
+        }
+        assert_eq!(e(&[p, 1.0 - p], &[1.0 - p, p], 1.6), 0.0);
+    }
+
+    #[test]
+    fn contraction_of_a_binary_symmetric_channel() {
+        // BSC(c): rows (1 - c, c) and (c, 1 - c); eta_gamma = (1 - c - gamma c)_+
+        let c = 0.1;
+        let k = [1.0 - c, c, c, 1.0 - c];
+        let v = contraction_coefficient(&k, 2, 2, 0.5).unwrap();
+        let exact = 1.0 - c - 0.5f64.exp() * c;
+        assert!(v >= exact && v <= exact * (1.0 + 1e-14), "{v} {exact}");
+        assert_eq!(contraction_coefficient(&[0.25; 4], 1, 4, 0.0).unwrap(), 0.0);
+    }
+
+    #[test]
+    fn validation_names_the_argument() {
+        let mut out = [0.0];
+        for (p, q, param) in [
+            (vec![0.5, f64::NAN], vec![0.5, 0.5], "p_mass"),
+            (vec![0.5, 0.5], vec![-0.1, 1.1], "q_mass"),
+            (vec![], vec![], "p_mass"),
+        ] {
+            match hockey_stick(&p, &q, &[0.0], &mut out) {
+                Err(PabiError::Domain { param: got, .. }) => assert_eq!(got, param),
+                other => panic!("{other:?}"),
+            }
+        }
+        assert!(matches!(
+            hockey_stick(&[1.0], &[1.0], &[-1.0], &mut out),
+            Err(PabiError::Domain { param: "eps", .. })
+        ));
+        assert!(matches!(
+            contraction_coefficient(&[0.5, 0.6], 1, 2, 0.0),
+            Err(PabiError::Domain {
+                param: "kernel",
+                ..
+            })
+        ));
+    }
+}
