@@ -395,7 +395,7 @@ proptest! {
             Err(PabiError::Domain { param: "sigma", .. }) => {}
             Err(e) => prop_assert!(false, "epsilon({delta}, {p:?}): {e}"),
         }
-        match pnsgd::calibrate_sigma(&[eps], &[delta], params(&p, &b), &mut out) {
+        match pnsgd::calibrate_sigma(&[eps], &[delta], params(&p, &b).model(), &mut out) {
             Ok(()) => prop_assert!(out[0] >= 0.0, "calibrate({eps}, {delta}, {p:?}) = {}", out[0]),
             Err(PabiError::Unreachable { .. }) => {}
             Err(e) => prop_assert!(false, "calibrate({eps}, {delta}, {p:?}): {e}"),

@@ -2,7 +2,7 @@
 //! length 1 (broadcast, stride 0) or `len`; the Python layer (`pabi/pnsgd.py`) does the numpy
 //! broadcasting without materializing scalar arguments.
 
-use pabi_core::pnsgd::{self, Noise, Order, Params, RdpParams};
+use pabi_core::pnsgd::{self, FactorParams, Model, RdpParams};
 use pyo3::prelude::*;
 
 use crate::args::{add_functions, check_broadcast, fill, fill3, opt_slice, Arr, Np, Triple};
@@ -14,39 +14,10 @@ fn empty(py: Python<'_>) -> Np<'_> {
     numpy::PyArray1::zeros(py, 0, false)
 }
 
-/// The arguments the amplification bounds share (everything in [`Params`] but σ), borrowed.
-struct Shared<'a> {
-    noise: Noise,
-    order: Order,
-    lipschitz: &'a [f64],
-    lr: &'a [f64],
-    diameter: &'a [f64],
-    n: &'a [f64],
-    index: Option<&'a [f64]>,
-    smoothness: Option<&'a [f64]>,
-    strong_convexity: &'a [f64],
-}
-
-impl<'a> Shared<'a> {
-    fn params(&self, sigma: &'a [f64]) -> Params<'a> {
-        Params {
-            noise: self.noise,
-            order: self.order,
-            sigma,
-            lipschitz: self.lipschitz,
-            lr: self.lr,
-            diameter: self.diameter,
-            n: self.n,
-            index: self.index,
-            smoothness: self.smoothness,
-            strong_convexity: self.strong_convexity,
-        }
-    }
-}
-
 /// An amplification-bound binding `$name($lead..., lipschitz, lr, diameter, n, index,
 /// smoothness, strong_convexity, noise, order, variant, $flag..., $len)`; `$body` sees the
-/// leading arrays, the flags, `$len`, `$py` and the borrowed, parsed rest as `$s`: [`Shared`].
+/// leading arrays, the flags, `$len`, `$py` and the borrowed, parsed rest as `$s`: a [`Model`]
+/// (everything but σ).
 macro_rules! amplification {
     ($(#[doc = $doc:literal])*
      fn $name:ident($py:ident; $($lead:ident),+; $($flag:ident: $fty:ty),*; $len:ident)
@@ -70,7 +41,7 @@ macro_rules! amplification {
             $($flag: $fty,)*
             $len: usize,
         ) -> Out<'py> {
-            let $s = Shared {
+            let $s = Model {
                 lipschitz: lipschitz.as_slice()?,
                 lr: lr.as_slice()?,
                 diameter: diameter.as_slice()?,
@@ -151,7 +122,7 @@ macro_rules! comparison {
 amplification! {
     /// δ (or ln δ with `log=True`) of the PNSGD bound, broadcast length `len`.
     fn pnsgd_delta(py; eps, sigma; log: bool; len) |s| {
-        let (e, p) = (eps.as_slice()?, s.params(sigma.as_slice()?));
+        let (e, p) = (eps.as_slice()?, s.with_sigma(sigma.as_slice()?));
         fill(py, len, |out| {
             if log {
                 pnsgd::log_delta(e, p, out)
@@ -165,7 +136,7 @@ amplification! {
 amplification! {
     /// Smallest ε whose δ does not exceed the target.
     fn pnsgd_epsilon(py; delta, sigma; ; len) |s| {
-        let (d, p) = (delta.as_slice()?, s.params(sigma.as_slice()?));
+        let (d, p) = (delta.as_slice()?, s.with_sigma(sigma.as_slice()?));
         fill(py, len, |out| pnsgd::epsilon(d, p, out))
     }
 }
@@ -173,8 +144,8 @@ amplification! {
 amplification! {
     /// Smallest noise meeting (ε, δ).
     fn pnsgd_calibrate_sigma(py; eps, delta; ; len) |s| {
-        let (e, d, p) = (eps.as_slice()?, delta.as_slice()?, s.params(&[1.0]));
-        fill(py, len, |out| pnsgd::calibrate_sigma(e, d, p, out))
+        let (e, d) = (eps.as_slice()?, delta.as_slice()?);
+        fill(py, len, |out| pnsgd::calibrate_sigma(e, d, s, out))
     }
 }
 
@@ -193,28 +164,26 @@ fn pnsgd_factors<'py>(
     noise: &str,
     len: usize,
 ) -> Triple<'py> {
-    let s = Shared {
+    let p = FactorParams {
+        noise: options::noise(noise).map_err(|e| to_py(py, e))?,
+        sigma: sigma.as_slice()?,
         lipschitz: lipschitz.as_slice()?,
         lr: lr.as_slice()?,
         diameter: diameter.as_slice()?,
-        n: &[1.0],
-        index: None,
         smoothness: opt_slice(&smoothness)?,
         strong_convexity: strong_convexity.as_slice()?,
-        noise: options::noise(noise).map_err(|e| to_py(py, e))?,
-        order: Order::Shuffled,
     };
-    let (e, p) = (eps.as_slice()?, s.params(sigma.as_slice()?));
+    let e = eps.as_slice()?;
     check_broadcast(
         len,
         &[
             ("eps", Some(e)),
             ("sigma", Some(p.sigma)),
-            ("lipschitz", Some(s.lipschitz)),
-            ("lr", Some(s.lr)),
-            ("diameter", Some(s.diameter)),
-            ("smoothness", s.smoothness),
-            ("strong_convexity", Some(s.strong_convexity)),
+            ("lipschitz", Some(p.lipschitz)),
+            ("lr", Some(p.lr)),
+            ("diameter", Some(p.diameter)),
+            ("smoothness", p.smoothness),
+            ("strong_convexity", Some(p.strong_convexity)),
         ],
     )?;
     if len == 0 {

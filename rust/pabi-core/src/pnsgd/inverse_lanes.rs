@@ -86,7 +86,7 @@ impl Lane {
         let e = prep.elem(j).map_err(Err)?;
         let t = at(target, j);
         let (fixed, x) = match kind {
-            Solve::Epsilon => (at(prep.p.sigma, j), 0.0),
+            Solve::Epsilon => (at(prep.sigma(), j), 0.0),
             Solve::Sigma => {
                 if e.rad.two_l == 0.0 {
                     return Err(Ok(0.0));

@@ -68,13 +68,13 @@ impl Order {
 }
 
 /// Broadcast arguments of the PNSGD bounds: every slice has length 1 (the same value for every
-/// element, stride 0) or the output length.
+/// element, stride 0) or the output length. [`Model`] is the same without σ (the arguments of
+/// [`calibrate_sigma`](super::calibrate_sigma), which searches σ).
 #[derive(Debug, Clone, Copy)]
 pub struct Params<'a> {
     pub noise: Noise,
     pub order: Order,
-    /// Gaussian noise std σ or Laplace scale v (> 0). Ignored by
-    /// [`calibrate_sigma`](super::calibrate_sigma).
+    /// Gaussian noise std σ or Laplace scale v (> 0).
     pub sigma: &'a [f64],
     pub lipschitz: &'a [f64],
     pub lr: &'a [f64],
@@ -85,7 +85,53 @@ pub struct Params<'a> {
     pub strong_convexity: &'a [f64],
 }
 
-impl<'a> Params<'a> {
+/// The model of the PNSGD bounds without the noise scale: [`Params`] but σ. The arguments of
+/// [`calibrate_sigma`](super::calibrate_sigma); [`Model::with_sigma`] gives the [`Params`] of
+/// the other bounds.
+#[derive(Debug, Clone, Copy)]
+pub struct Model<'a> {
+    pub noise: Noise,
+    pub order: Order,
+    pub lipschitz: &'a [f64],
+    pub lr: &'a [f64],
+    pub diameter: &'a [f64],
+    pub n: &'a [f64],
+    pub index: Option<&'a [f64]>,
+    pub smoothness: Option<&'a [f64]>,
+    pub strong_convexity: &'a [f64],
+}
+
+/// Broadcast arguments of [`factors`](super::factors): the noise, its scale and the training
+/// setup. The factors A, B, 1 − B do not depend on n, the index or the order.
+#[derive(Debug, Clone, Copy)]
+pub struct FactorParams<'a> {
+    pub noise: Noise,
+    /// Gaussian noise std σ or Laplace scale v (> 0).
+    pub sigma: &'a [f64],
+    pub lipschitz: &'a [f64],
+    pub lr: &'a [f64],
+    pub diameter: &'a [f64],
+    pub smoothness: Option<&'a [f64]>,
+    pub strong_convexity: &'a [f64],
+}
+
+impl<'a> Model<'a> {
+    /// The bounds' arguments at noise scale `sigma`.
+    pub fn with_sigma(self, sigma: &'a [f64]) -> Params<'a> {
+        Params {
+            noise: self.noise,
+            order: self.order,
+            sigma,
+            lipschitz: self.lipschitz,
+            lr: self.lr,
+            diameter: self.diameter,
+            n: self.n,
+            index: self.index,
+            smoothness: self.smoothness,
+            strong_convexity: self.strong_convexity,
+        }
+    }
+
     /// The training setup (L, η, D, β, ρ) as broadcast slices.
     #[inline(always)]
     pub(super) fn setup(&self) -> SetupArgs<'a> {
@@ -99,27 +145,63 @@ impl<'a> Params<'a> {
     }
 }
 
-/// Check lengths (1 or `len`: the setup's, n, sigma, index) and the per-argument domains (sigma,
-/// the setup's ranges, n, index), each naming its first bad index.
-pub(super) fn check_params(p: &Params, len: usize, need_sigma: bool) -> Result<()> {
-    let s = p.setup();
-    let mut lens = s.lens();
-    lens.push(("n", p.n.len()));
-    if need_sigma {
-        lens.push(("sigma", p.sigma.len()));
+impl<'a> Params<'a> {
+    /// The model (everything but σ).
+    pub fn model(&self) -> Model<'a> {
+        Model {
+            noise: self.noise,
+            order: self.order,
+            lipschitz: self.lipschitz,
+            lr: self.lr,
+            diameter: self.diameter,
+            n: self.n,
+            index: self.index,
+            smoothness: self.smoothness,
+            strong_convexity: self.strong_convexity,
+        }
     }
-    if let Some(i) = p.index {
+}
+
+impl<'a> FactorParams<'a> {
+    /// The training setup (L, η, D, β, ρ) as broadcast slices.
+    #[inline(always)]
+    pub(super) fn setup(&self) -> SetupArgs<'a> {
+        SetupArgs {
+            lipschitz: self.lipschitz,
+            lr: self.lr,
+            diameter: self.diameter,
+            smoothness: self.smoothness,
+            strong_convexity: self.strong_convexity,
+        }
+    }
+}
+
+/// σ finite and > 0 (where given), naming its first bad index.
+pub(super) fn check_sigma(sigma: &[f64]) -> Result<()> {
+    check(sigma, "sigma", "finite and > 0", |x| {
+        x > 0.0 && x.is_finite()
+    })
+}
+
+/// Check lengths (1 or `len`: the setup's, n, sigma where given, index) and the per-argument
+/// domains (sigma, the setup's ranges, n, index), each naming its first bad index.
+pub(super) fn check_model(m: &Model, sigma: Option<&[f64]>, len: usize) -> Result<()> {
+    let s = m.setup();
+    let mut lens = s.lens();
+    lens.push(("n", m.n.len()));
+    if let Some(sg) = sigma {
+        lens.push(("sigma", sg.len()));
+    }
+    if let Some(i) = m.index {
         lens.push(("index", i.len()));
     }
     check_broadcast(len, &lens)?;
-    if need_sigma {
-        check(p.sigma, "sigma", "finite and > 0", |x| {
-            x > 0.0 && x.is_finite()
-        })?;
+    if let Some(sg) = sigma {
+        check_sigma(sg)?;
     }
     s.check_ranges()?;
-    setup::n_pnsgd(p.n)?;
-    match (p.order, p.index) {
+    setup::n_pnsgd(m.n)?;
+    match (m.order, m.index) {
         (Order::Fixed, None) => {
             return Err(PabiError::option(
                 "index",
@@ -136,12 +218,23 @@ pub(super) fn check_params(p: &Params, len: usize, need_sigma: bool) -> Result<(
         }
         _ => {}
     }
-    if let Some(ix) = p.index {
-        for j in 0..ix.len().max(p.n.len()) {
-            setup::index(at(ix, j), at(p.n, j)).map_err(|e| e.at(j))?;
+    if let Some(ix) = m.index {
+        for j in 0..ix.len().max(m.n.len()) {
+            setup::index(at(ix, j), at(m.n, j)).map_err(|e| e.at(j))?;
         }
     }
     Ok(())
+}
+
+/// Check the lengths (1 or `len`: the setup's, sigma) and domains (sigma, the setup's ranges)
+/// of the factors' arguments.
+pub(super) fn check_factor_params(f: &FactorParams, len: usize) -> Result<()> {
+    let s = f.setup();
+    let mut lens = s.lens();
+    lens.push(("sigma", f.sigma.len()));
+    check_broadcast(len, &lens)?;
+    check_sigma(f.sigma)?;
+    s.check_ranges()
 }
 
 pub(super) fn check_eps(eps: &[f64]) -> Result<()> {
@@ -165,11 +258,12 @@ pub struct RdpParams<'a> {
 }
 
 impl<'a> RdpParams<'a> {
-    pub(super) fn as_params(&self) -> Params<'a> {
-        Params {
+    /// The model of the fixed order with Gaussian noise (the comparison bound does not use the
+    /// diameter: 0 passes its check).
+    pub(super) fn model(&self) -> Model<'a> {
+        Model {
             noise: Noise::Gaussian,
             order: Order::Fixed,
-            sigma: self.sigma,
             lipschitz: self.lipschitz,
             lr: self.lr,
             diameter: &[0.0],

@@ -14,7 +14,7 @@ use crate::vmath;
 
 use super::at;
 use super::inverse::bisect_bits;
-use super::params::{check_eps, check_params, check_target, RdpParams};
+use super::params::{check_eps, check_model, check_target, RdpParams};
 use super::LOG_REL;
 use super::{drive, PAR_DELTA};
 use crate::num::round::{log_up_rel, HALF_ULP_ONE};
@@ -200,7 +200,7 @@ pub fn rdp_delta(eps: &[f64], p: RdpParams, out: &mut [f64], log: bool) -> Resul
     let len = out.len();
     check_broadcast(len, &[("eps", eps.len())])?;
     check_eps(eps)?;
-    check_params(&p.as_params(), len, true)?;
+    check_model(&p.model(), Some(p.sigma), len)?;
     drive(out, PAR_DELTA, |j0, o| {
         for (t, slot) in o.iter_mut().enumerate() {
             let j = j0 + t;
@@ -285,7 +285,7 @@ pub fn rdp_epsilon(target: &[f64], p: RdpParams, out: &mut [f64]) -> Result<()> 
     let len = out.len();
     check_broadcast(len, &[("delta", target.len())])?;
     check_target(target)?;
-    check_params(&p.as_params(), len, true)?;
+    check_model(&p.model(), Some(p.sigma), len)?;
     drive(out, PAR_DELTA, |j0, o| {
         for (t, slot) in o.iter_mut().enumerate() {
             let j = j0 + t;
@@ -299,7 +299,7 @@ pub fn rdp_epsilon(target: &[f64], p: RdpParams, out: &mut [f64]) -> Result<()> 
 /// The RDP slope c_i of Asoodeh–Diaz–Calmon Proposition 1 (PNSGD is (α, α c_i)-RDP, i.e.
 /// c_i-zCDP, for record i), rounded up, elementwise.
 pub fn rdp_slope_values(p: RdpParams, out: &mut [f64]) -> Result<()> {
-    check_params(&p.as_params(), out.len(), true)?;
+    check_model(&p.model(), Some(p.sigma), out.len())?;
     drive(out, PAR_DELTA, |j0, o| {
         for (t, slot) in o.iter_mut().enumerate() {
             *slot = rdp_slope_at(&p, j0 + t)?.1;

@@ -76,7 +76,7 @@ fn inversions_round_trip() {
     delta(&[below], p, &mut d).unwrap();
     assert!(d[0] > 1e-6);
     let mut s = [0.0];
-    calibrate_sigma(&[1.0], &[1e-6], p, &mut s).unwrap();
+    calibrate_sigma(&[1.0], &[1e-6], p.model(), &mut s).unwrap();
     let mut q = p;
     let sv = [s[0]];
     q.sigma = &sv;
@@ -149,7 +149,7 @@ fn lock_step_solvers_equal_scalar() {
             if order != Order::Shuffled {
                 p.index = Some(&ix);
             }
-            let prep = Prepared::new(p, m, true).unwrap();
+            let prep = Prepared::new(p, m).unwrap();
             let mut out = vec![0.0; m];
             // ε: L = 0 lanes have δ = 0 at ε = 0 (result 0)
             epsilon(&target, p, &mut out).unwrap();
@@ -168,7 +168,7 @@ fn lock_step_solvers_equal_scalar() {
                     && wants_precise(noise, (e.n - e.i) * f.lb, rb, f.a))
                     as usize;
             }
-            calibrate_sigma(&eps, &target, p, &mut out).unwrap();
+            calibrate_sigma(&eps, &target, p.model(), &mut out).unwrap();
             for (j, o) in out.iter().enumerate().take(m) {
                 let sc = solve_sigma(&prep, &eps, &target, j).unwrap();
                 assert_eq!(o.to_bits(), sc.to_bits(), "sigma {noise:?} {order:?} j={j}");
@@ -188,8 +188,8 @@ fn lock_step_solvers_equal_scalar() {
         target[j] = 1e-310;
     }
     let mut out = vec![0.0; 40];
-    let err = calibrate_sigma(&eps, &target, p, &mut out).unwrap_err();
-    let prep = Prepared::new(p, 40, false).unwrap();
+    let err = calibrate_sigma(&eps, &target, p.model(), &mut out).unwrap_err();
+    let prep = Prepared::searching_sigma(p.model(), 40).unwrap();
     let want = solve_sigma(&prep, &eps, &target, 17).unwrap_err();
     assert_eq!(err.to_string(), want.to_string());
     assert!(err.to_string().contains("element 17"), "{err}");
@@ -345,7 +345,16 @@ fn factors_array_equals_scalar() {
         p.noise = noise;
         p.sigma = &sigma;
         let (mut a, mut b, mut u) = (vec![0.0; m], vec![0.0; m], vec![0.0; m]);
-        factors(&eps, p, &mut a, &mut b, &mut u).unwrap();
+        let fp = FactorParams {
+            noise: p.noise,
+            sigma: p.sigma,
+            lipschitz: p.lipschitz,
+            lr: p.lr,
+            diameter: p.diameter,
+            smoothness: p.smoothness,
+            strong_convexity: p.strong_convexity,
+        };
+        factors(&eps, fp, &mut a, &mut b, &mut u).unwrap();
         let rad = Radii::new(1.0, 1.0, 1.0, 0.5);
         for j in (0..m).step_by(97) {
             let (ra, rb) = rad.at(sigma[j]);
@@ -367,7 +376,7 @@ fn factors_array_equals_scalar() {
 }
 
 fn prep_elem(p: Params) -> Elem {
-    Prepared::new(p, 1, true).unwrap().elem(0).unwrap()
+    Prepared::new(p, 1).unwrap().elem(0).unwrap()
 }
 
 /// Bad option strings and a missing / superfluous index are `PabiError::Option` (a
