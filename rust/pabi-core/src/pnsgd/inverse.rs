@@ -19,6 +19,7 @@ use super::prepared::{Elem, Prepared};
 use super::LOG_REL;
 #[allow(unused_imports)] // (doc links)
 use super::{delta, log_delta};
+use crate::num::round::rel_dn;
 #[allow(unused_imports)] // (doc links)
 use crate::num::TINY;
 use crate::setup::check_broadcast;
@@ -148,7 +149,7 @@ pub(super) fn solve_epsilon(prep: &Prepared, target: &[f64], j: usize) -> Result
     let e = prep.elem(j)?;
     let s = at(prep.sigma(), j);
     let t = at(target, j);
-    let lt = vmath::ln(t) * (1.0 + LOG_REL);
+    let lt = rel_dn(vmath::ln(t), LOG_REL);
     let ok = |x: f64| meets(&e, x, s, t, lt);
     if ok(0.0) {
         return Ok(0.0);
@@ -185,7 +186,7 @@ pub(super) fn solve_sigma(prep: &Prepared, eps: &[f64], target: &[f64], j: usize
     let e = prep.elem(j)?;
     let x = at(eps, j);
     let t = at(target, j);
-    let lt = vmath::ln(t) * (1.0 + LOG_REL);
+    let lt = rel_dn(vmath::ln(t), LOG_REL);
     let ok = |s: f64| meets(&e, x, s, t, lt);
     if e.rad.two_l == 0.0 || ok(f64::MIN_POSITIVE) {
         return Ok(0.0);

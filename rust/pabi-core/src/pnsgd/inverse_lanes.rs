@@ -4,6 +4,7 @@
 //! bounds being inverted.
 
 use crate::error::{PabiError, Result};
+use crate::num::round::rel_dn;
 use crate::theta;
 use crate::vmath;
 
@@ -99,7 +100,7 @@ impl Lane {
             e,
             fixed,
             t,
-            lt: vmath::ln(t) * (1.0 + LOG_REL),
+            lt: rel_dn(vmath::ln(t), LOG_REL),
             phase: Phase::Start,
             x,
             steps: 0,

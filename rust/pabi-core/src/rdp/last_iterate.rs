@@ -9,7 +9,7 @@ use super::checks::{check_t_ell, check_t_star, count, gt1, nonneg, order, pos};
 use super::scalar::{mul0, prod_div, up_pos};
 use crate::error::{PabiError, Result};
 use crate::num::round::up_signed;
-use crate::num::round::EPS2;
+use crate::num::round::{rel_err, rel_up, EPS2};
 use crate::num::{INFLATE, TINY};
 
 /// Below this |s·u| θ_L(s) is 1/s to 1e-200 relative (see [`theta_u`]).
@@ -81,7 +81,7 @@ pub fn lip_u_from_l(l: f64) -> Result<f64> {
     } else {
         2.0 * l.ln()
     };
-    Ok(u + EPS2 * u.abs())
+    Ok(rel_up(u, EPS2))
 }
 
 /// θ_L(s) = L^{2(s−1)}/Σ_{j<s} L^{2j} with L² = 1 + κ (κ ≥ −1), rounded up.
@@ -103,7 +103,7 @@ pub fn theta_l_u(u: f64, s: f64) -> Result<f64> {
     }
     // L < 1 is conditioned like e^{(s−1)u} (relative error ~ |(s−1)u|·2^-53): widen by it
     let widen = if u < 0.0 {
-        INFLATE + 4.0 * crate::num::HALF_ULP_ONE * ((s - 1.0) * u).abs()
+        INFLATE + rel_err(2.0 * ((s - 1.0) * u).abs())
     } else {
         INFLATE
     };
@@ -403,7 +403,7 @@ pub fn shifted_cycle_bound(
     nonneg("sbar", sbar)?;
     check_t_ell(t, ell)?;
     let th = theta_l_u(u, ell as f64)?;
-    let l = (0.5 * u).exp() * (1.0 + EPS2); // L rounded up
+    let l = rel_up((0.5 * u).exp(), EPS2); // L rounded up
     let e = (t / ell) as f64;
     let rem = theta_l_u(u, (t % ell) as f64)?;
     let a = mul0(l, tau) + sbar;

@@ -11,9 +11,10 @@ use super::{Neumaier, Noise, Problem, EPS4};
 use crate::batch::{pool, PAR_MIN};
 use crate::error::{PabiError, Result};
 use crate::gd::Radii;
-use crate::num::{shift_log, INFLATE, TINY};
+use crate::num::round::prob_up;
+use crate::num::{shift_log, INFLATE};
 use crate::pnsgd::{log_a_gauss_block, log_b_gauss_block};
-use crate::{theta, vmath};
+use crate::theta;
 
 /// Fill ln A_t, ln B_t (rounded up) for one chunk of steps, block by block: radii from
 /// [`Radii::at`] (rounded up), the Gaussian factors by the engine's block kernels (one θ-type
@@ -83,30 +84,12 @@ pub(super) fn finish_suffix(la: f64, s: f64, zero: bool) -> f64 {
 fn scan_chunk(out: &mut [f64], lb: &[f64], mut acc: Neumaier, mut zero: bool, log: bool) {
     for t in (0..out.len()).rev() {
         let v = finish_suffix(out[t], acc.value(), zero);
-        out[t] = if log { v } else { prob_from_log(v) };
+        out[t] = if log { v } else { prob_up(v) };
         if lb[t] == f64::NEG_INFINITY {
             zero = true;
         } else {
             acc.add(lb[t]);
         }
-    }
-}
-
-/// δ from ln δ, rounded up, in [0, 1] (`num::exp_up_unit` with the vectorizable exp, and no
-/// libm underflow path: ln δ below −746 gives `up(0)` = [`TINY`]).
-#[inline(always)]
-pub fn prob_from_log(v: f64) -> f64 {
-    if v == f64::NEG_INFINITY {
-        0.0
-    } else if v < -708.0 {
-        // (subnormal or zero: the constant, no arithmetic on subnormals, which is slow)
-        if v < -746.0 {
-            TINY
-        } else {
-            crate::num::up(vmath::exp(v))
-        }
-    } else {
-        crate::num::up(vmath::exp(v)).min(1.0)
     }
 }
 
