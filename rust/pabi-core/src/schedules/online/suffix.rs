@@ -79,11 +79,14 @@ pub(super) fn finish_suffix(la: f64, s: f64, zero: bool) -> f64 {
 }
 
 /// Pass 2 of the scan for one chunk: out[t] holds ln A_t on entry; `acc`/`zero` carry the
-/// (compensated) sum of the ln B of every later step. Converts to δ unless `log`.
+/// (compensated) sum of the ln B of every later step. Converts to δ unless `log`. The sum is
+/// read with [`Neumaier::sum`]: a partial sum that overflowed (finite ln B summing below
+/// −f64::MAX) is −∞ there, and [`finish_suffix`] makes ln δ −f64::MAX, its upward rounding
+/// (`value` gave NaN, which [`finish_suffix`] must bound by 0: ln δ = ln A, far looser).
 #[multiversion(targets = "simd")]
 fn scan_chunk(out: &mut [f64], lb: &[f64], mut acc: Neumaier, mut zero: bool, log: bool) {
     for t in (0..out.len()).rev() {
-        let v = finish_suffix(out[t], acc.value(), zero);
+        let v = finish_suffix(out[t], acc.sum(), zero);
         out[t] = if log { v } else { prob_up(v) };
         if lb[t] == f64::NEG_INFINITY {
             zero = true;
@@ -165,7 +168,9 @@ pub fn online_delta_all(
         let (mut acc, zero) = offsets[c + 1];
         let (s, z) = sums[c + 1];
         acc.add(s.s);
-        acc.add(s.c);
+        if s.s.is_finite() {
+            acc.add(s.c); // (an overflowed chunk sum is −∞, its compensation NaN)
+        }
         offsets[c] = (acc, zero || z);
     }
     type Part<'a> = ((&'a mut [f64], &'a [f64]), &'a (Neumaier, bool));
