@@ -3,11 +3,29 @@
 //! broadcasting without materializing scalar arguments.
 
 use pabi_core::pnsgd::{self, FactorParams, Model, RdpParams};
+use pabi_core::setup::SetupArgs;
 use pyo3::prelude::*;
 
 use crate::args::{add_functions, check_broadcast, fill, fill3, opt_slice, Arr, Np, Triple};
 use crate::options;
 use crate::{to_py, Out};
+
+/// The training setup (L, η, D, β, ρ), borrowed.
+fn setup_args<'a>(
+    lipschitz: &'a Arr<'_>,
+    lr: &'a Arr<'_>,
+    diameter: &'a Arr<'_>,
+    smoothness: &'a Option<Arr<'_>>,
+    strong_convexity: &'a Arr<'_>,
+) -> PyResult<SetupArgs<'a>> {
+    Ok(SetupArgs {
+        lipschitz: lipschitz.as_slice()?,
+        lr: lr.as_slice()?,
+        diameter: diameter.as_slice()?,
+        smoothness: opt_slice(smoothness)?,
+        strong_convexity: strong_convexity.as_slice()?,
+    })
+}
 
 /// An empty output array.
 fn empty(py: Python<'_>) -> Np<'_> {
@@ -41,26 +59,23 @@ macro_rules! amplification {
             $($flag: $fty,)*
             $len: usize,
         ) -> Out<'py> {
+            let setup = setup_args(&lipschitz, &lr, &diameter, &smoothness, &strong_convexity)?;
             let $s = Model {
-                lipschitz: lipschitz.as_slice()?,
-                lr: lr.as_slice()?,
-                diameter: diameter.as_slice()?,
+                setup,
                 n: n.as_slice()?,
                 index: opt_slice(&index)?,
-                smoothness: opt_slice(&smoothness)?,
-                strong_convexity: strong_convexity.as_slice()?,
                 noise: options::noise(noise).map_err(|e| to_py($py, e))?,
                 order: options::order(order, variant).map_err(|e| to_py($py, e))?,
             };
             check_broadcast($len, &[
                 $((stringify!($lead), Some($lead.as_slice()?)),)+
-                ("lipschitz", Some($s.lipschitz)),
-                ("lr", Some($s.lr)),
-                ("diameter", Some($s.diameter)),
+                ("lipschitz", Some(setup.lipschitz)),
+                ("lr", Some(setup.lr)),
+                ("diameter", Some(setup.diameter)),
                 ("n", Some($s.n)),
                 ("index", $s.index),
-                ("smoothness", $s.smoothness),
-                ("strong_convexity", Some($s.strong_convexity)),
+                ("smoothness", setup.smoothness),
+                ("strong_convexity", Some(setup.strong_convexity)),
             ])?;
             if $len == 0 {
                 return Ok(empty($py)); // nothing to evaluate (numpy broadcasting with a size-0 axis)
@@ -164,14 +179,11 @@ fn pnsgd_factors<'py>(
     noise: &str,
     len: usize,
 ) -> Triple<'py> {
+    let setup = setup_args(&lipschitz, &lr, &diameter, &smoothness, &strong_convexity)?;
     let p = FactorParams {
         noise: options::noise(noise).map_err(|e| to_py(py, e))?,
         sigma: sigma.as_slice()?,
-        lipschitz: lipschitz.as_slice()?,
-        lr: lr.as_slice()?,
-        diameter: diameter.as_slice()?,
-        smoothness: opt_slice(&smoothness)?,
-        strong_convexity: strong_convexity.as_slice()?,
+        setup,
     };
     let e = eps.as_slice()?;
     check_broadcast(
@@ -179,11 +191,11 @@ fn pnsgd_factors<'py>(
         &[
             ("eps", Some(e)),
             ("sigma", Some(p.sigma)),
-            ("lipschitz", Some(p.lipschitz)),
-            ("lr", Some(p.lr)),
-            ("diameter", Some(p.diameter)),
-            ("smoothness", p.smoothness),
-            ("strong_convexity", Some(p.strong_convexity)),
+            ("lipschitz", Some(setup.lipschitz)),
+            ("lr", Some(setup.lr)),
+            ("diameter", Some(setup.diameter)),
+            ("smoothness", setup.smoothness),
+            ("strong_convexity", Some(setup.strong_convexity)),
         ],
     )?;
     if len == 0 {

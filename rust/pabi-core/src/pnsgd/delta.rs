@@ -220,9 +220,14 @@ pub(super) fn run_delta(eps: &[f64], p: Params, out: &mut [f64], log: bool) -> R
     let prep = Prepared::new(p, len)?;
     // ε and the radii scalar (e.g. a sweep over n or the index): the factors once.
     let fac_once = match prep.sc.r_once {
-        Some((ra, rb)) if eps.len() == 1 => {
-            Some(factors_one(p.noise, p.order, log, eps[0], ra, rb))
-        }
+        Some((ra, rb)) if eps.len() == 1 => Some(factors_one(
+            p.model.noise,
+            p.model.order,
+            log,
+            eps[0],
+            ra,
+            rb,
+        )),
         _ => None,
     };
     // the precise ln B of the fixed order, computed once (on first need) when it does not vary

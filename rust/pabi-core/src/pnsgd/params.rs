@@ -68,37 +68,25 @@ impl Order {
 }
 
 /// Broadcast arguments of the PNSGD bounds: every slice has length 1 (the same value for every
-/// element, stride 0) or the output length. [`Model`] is the same without σ (the arguments of
-/// [`calibrate_sigma`](super::calibrate_sigma), which searches σ).
+/// element, stride 0) or the output length. The model and the noise scale σ.
 #[derive(Debug, Clone, Copy)]
 pub struct Params<'a> {
-    pub noise: Noise,
-    pub order: Order,
+    pub model: Model<'a>,
     /// Gaussian noise std σ or Laplace scale v (> 0).
     pub sigma: &'a [f64],
-    pub lipschitz: &'a [f64],
-    pub lr: &'a [f64],
-    pub diameter: &'a [f64],
-    pub n: &'a [f64],
-    pub index: Option<&'a [f64]>,
-    pub smoothness: Option<&'a [f64]>,
-    pub strong_convexity: &'a [f64],
 }
 
-/// The model of the PNSGD bounds without the noise scale: [`Params`] but σ. The arguments of
-/// [`calibrate_sigma`](super::calibrate_sigma); [`Model::with_sigma`] gives the [`Params`] of
-/// the other bounds.
+/// The model of the PNSGD bounds, everything but the noise scale: the arguments of
+/// [`calibrate_sigma`](super::calibrate_sigma), which searches σ ([`Model::with_sigma`] gives
+/// the [`Params`] of the other bounds).
 #[derive(Debug, Clone, Copy)]
 pub struct Model<'a> {
     pub noise: Noise,
     pub order: Order,
-    pub lipschitz: &'a [f64],
-    pub lr: &'a [f64],
-    pub diameter: &'a [f64],
+    /// The training setup (L, η, D, β, ρ).
+    pub setup: SetupArgs<'a>,
     pub n: &'a [f64],
     pub index: Option<&'a [f64]>,
-    pub smoothness: Option<&'a [f64]>,
-    pub strong_convexity: &'a [f64],
 }
 
 /// Broadcast arguments of [`factors`](super::factors): the noise, its scale and the training
@@ -108,71 +96,13 @@ pub struct FactorParams<'a> {
     pub noise: Noise,
     /// Gaussian noise std σ or Laplace scale v (> 0).
     pub sigma: &'a [f64],
-    pub lipschitz: &'a [f64],
-    pub lr: &'a [f64],
-    pub diameter: &'a [f64],
-    pub smoothness: Option<&'a [f64]>,
-    pub strong_convexity: &'a [f64],
+    pub setup: SetupArgs<'a>,
 }
 
 impl<'a> Model<'a> {
     /// The bounds' arguments at noise scale `sigma`.
     pub fn with_sigma(self, sigma: &'a [f64]) -> Params<'a> {
-        Params {
-            noise: self.noise,
-            order: self.order,
-            sigma,
-            lipschitz: self.lipschitz,
-            lr: self.lr,
-            diameter: self.diameter,
-            n: self.n,
-            index: self.index,
-            smoothness: self.smoothness,
-            strong_convexity: self.strong_convexity,
-        }
-    }
-
-    /// The training setup (L, η, D, β, ρ) as broadcast slices.
-    #[inline(always)]
-    pub(super) fn setup(&self) -> SetupArgs<'a> {
-        SetupArgs {
-            lipschitz: self.lipschitz,
-            lr: self.lr,
-            diameter: self.diameter,
-            smoothness: self.smoothness,
-            strong_convexity: self.strong_convexity,
-        }
-    }
-}
-
-impl<'a> Params<'a> {
-    /// The model (everything but σ).
-    pub fn model(&self) -> Model<'a> {
-        Model {
-            noise: self.noise,
-            order: self.order,
-            lipschitz: self.lipschitz,
-            lr: self.lr,
-            diameter: self.diameter,
-            n: self.n,
-            index: self.index,
-            smoothness: self.smoothness,
-            strong_convexity: self.strong_convexity,
-        }
-    }
-}
-
-impl<'a> FactorParams<'a> {
-    /// The training setup (L, η, D, β, ρ) as broadcast slices.
-    #[inline(always)]
-    pub(super) fn setup(&self) -> SetupArgs<'a> {
-        SetupArgs {
-            lipschitz: self.lipschitz,
-            lr: self.lr,
-            diameter: self.diameter,
-            smoothness: self.smoothness,
-            strong_convexity: self.strong_convexity,
-        }
+        Params { model: self, sigma }
     }
 }
 
@@ -186,7 +116,7 @@ pub(super) fn check_sigma(sigma: &[f64]) -> Result<()> {
 /// Check lengths (1 or `len`: the setup's, n, sigma where given, index) and the per-argument
 /// domains (sigma, the setup's ranges, n, index), each naming its first bad index.
 pub(super) fn check_model(m: &Model, sigma: Option<&[f64]>, len: usize) -> Result<()> {
-    let s = m.setup();
+    let s = m.setup;
     let mut lens = s.lens();
     lens.push(("n", m.n.len()));
     if let Some(sg) = sigma {
@@ -229,7 +159,7 @@ pub(super) fn check_model(m: &Model, sigma: Option<&[f64]>, len: usize) -> Resul
 /// Check the lengths (1 or `len`: the setup's, sigma) and domains (sigma, the setup's ranges)
 /// of the factors' arguments.
 pub(super) fn check_factor_params(f: &FactorParams, len: usize) -> Result<()> {
-    let s = f.setup();
+    let s = f.setup;
     let mut lens = s.lens();
     lens.push(("sigma", f.sigma.len()));
     check_broadcast(len, &lens)?;
@@ -264,13 +194,15 @@ impl<'a> RdpParams<'a> {
         Model {
             noise: Noise::Gaussian,
             order: Order::Fixed,
-            lipschitz: self.lipschitz,
-            lr: self.lr,
-            diameter: &[0.0],
+            setup: SetupArgs {
+                lipschitz: self.lipschitz,
+                lr: self.lr,
+                diameter: &[0.0],
+                smoothness: self.smoothness,
+                strong_convexity: self.strong_convexity,
+            },
             n: self.n,
             index: Some(self.index),
-            smoothness: self.smoothness,
-            strong_convexity: self.strong_convexity,
         }
     }
 }

@@ -132,7 +132,7 @@ pub(super) struct Prepared<'a> {
 impl<'a> Prepared<'a> {
     /// The bounds at the given σ (δ, ln δ, the ε inversion).
     pub(super) fn new(p: Params<'a>, len: usize) -> Result<Prepared<'a>> {
-        Self::with(p.model(), Some(p.sigma), len)
+        Self::with(p.model, Some(p.sigma), len)
     }
 
     /// The calibration: σ is searched.
@@ -142,7 +142,7 @@ impl<'a> Prepared<'a> {
 
     fn with(p: Model<'a>, sigma: Option<&'a [f64]>, len: usize) -> Result<Prepared<'a>> {
         check_model(&p, sigma, len)?;
-        let sc = Scales::new(p.setup(), sigma)?;
+        let sc = Scales::new(p.setup, sigma)?;
         Ok(Prepared { p, sc })
     }
 
@@ -183,7 +183,7 @@ impl<'a> PreparedFactors<'a> {
         check_factor_params(&f, len)?;
         Ok(PreparedFactors {
             noise: f.noise,
-            sc: Scales::new(f.setup(), Some(f.sigma))?,
+            sc: Scales::new(f.setup, Some(f.sigma))?,
         })
     }
 }
