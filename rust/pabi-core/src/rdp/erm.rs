@@ -3,7 +3,7 @@
 //! gradient step (Lemma 2), the multi-epoch sensitivity (Prop. 2), averaged RDP (Prop. 3) and
 //! the mixture bound (Lemma 3). Derivations: docs/derivations/rdp.md.
 
-use super::checks::{check_sensitivities, count, nonneg, order, pos};
+use super::checks::{check_sensitivities, count, index_in, nonneg, order, pos};
 use super::logexp::{log_mean_exp, log_weighted_sum_exp};
 use super::scalar::{mul0, prod_div, up_pos};
 use crate::dd::{two_prod, Dd};
@@ -89,13 +89,7 @@ pub fn sensitivity_multi_epoch(
     nonneg("grad_bound", grad_bound)?;
     pos("batch_size", batch_size)?;
     count("m", m)?;
-    if j == 0 || j > m {
-        return Err(PabiError::domain(
-            "j",
-            format!("an integer in 1..=m (m = {m} >= 1)"),
-            j as f64,
-        ));
-    }
+    index_in("j", j, m, || format!("an integer in 1..=m (m = {m} >= 1)"))?;
     let l = if g.hi < 0.5 {
         (-g.hi).ln_1p() - g.lo / (1.0 - g.hi)
     } else {
