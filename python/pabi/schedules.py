@@ -28,7 +28,8 @@ schedule you apply. Options ``log=True`` return ln δ (δ underflows long before
 from __future__ import annotations
 
 import functools
-from typing import Callable, Literal, Optional, Union
+import inspect
+from typing import Any, Callable, Literal, Optional, ParamSpec, Union
 
 import numpy as np
 
@@ -60,6 +61,7 @@ __all__ = [
 ]
 
 Mechanism = Literal["gaussian", "laplace"]
+_P = ParamSpec("_P")
 
 
 def _call_setup(fn: Callable[..., np.ndarray], names: tuple[str, ...], *values: Optional[ArrayLike]) -> Float:
@@ -75,22 +77,107 @@ def _mech(mechanism: str) -> bool:
     return mechanism == "laplace"
 
 
-def _noise(laplace: bool, n, c1, c2, lr, diameter, smoothness, strong_convexity) -> Float:
+def _shaped(shape: Callable[_P, Any],
+            impl: Callable[[dict[str, Any]], Float]) -> Callable[[Callable[..., Any]], Callable[_P, Float]]:
+    """The public function of a family of bounds: the stub's name and docstring, the signature of
+    the family (written once, as the stub function ``shape``: the type checker and
+    ``inspect.signature``/``help`` see it) and ``impl`` on the bound arguments (defaults applied).
+    Calls bind like the signature: the same positional and keyword arguments and defaults."""
+    sig = inspect.signature(shape).replace(return_annotation="Float")
+
+    def deco(stub: Callable[..., Any]) -> Callable[_P, Float]:
+        def f(*args: Any, **kwargs: Any) -> Float:
+            try:
+                bound = sig.bind(*args, **kwargs)
+            except TypeError as e:  # named like the interpreter's own message
+                raise TypeError(f"{stub.__name__}() {e}") from None
+            bound.apply_defaults()
+            return impl(bound.arguments)
+
+        functools.update_wrapper(f, stub)
+        delattr(f, "__wrapped__")  # the stub's (*args, **kwargs) is not the signature
+        f.__signature__ = sig  # type: ignore[attr-defined]
+        return f
+
+    return deco
+
+
+# The signatures of the families (each written once; the public functions below take them).
+def _noise_shape(n: ArrayLike, c1: ArrayLike, c2: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
+                 smoothness: Optional[ArrayLike] = None, strong_convexity: ArrayLike = 0.0) -> Any: ...
+
+
+def _delta_shape(eps: ArrayLike, lipschitz: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
+                 n: ArrayLike, c1: ArrayLike, c2: ArrayLike, smoothness: Optional[ArrayLike] = None,
+                 strong_convexity: ArrayLike = 0.0) -> Any: ...
+
+
+def _online_noise_shape(index: ArrayLike, c1: ArrayLike, c2: ArrayLike, decay: ArrayLike, lr: ArrayLike,
+                        diameter: ArrayLike, smoothness: Optional[ArrayLike] = None,
+                        strong_convexity: ArrayLike = 0.0) -> Any: ...
+
+
+def _online_delta_shape(eps: ArrayLike, lipschitz: ArrayLike, lr: ArrayLike, diameter: ArrayLike, n: ArrayLike,
+                        index: ArrayLike, c1: ArrayLike, c2: ArrayLike, decay: ArrayLike,
+                        smoothness: Optional[ArrayLike] = None, strong_convexity: ArrayLike = 0.0, *,
+                        log: bool = False) -> Any: ...
+
+
+def _online_limit_shape(eps: ArrayLike, lipschitz: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
+                        index: ArrayLike, c1: ArrayLike, c2: ArrayLike, decay: ArrayLike,
+                        smoothness: Optional[ArrayLike] = None, strong_convexity: ArrayLike = 0.0, *,
+                        log: bool = False) -> Any: ...
+
+
+def _online_star_upper_shape(eps: ArrayLike, lipschitz: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
+                             index: ArrayLike, c1: ArrayLike, c2: ArrayLike, decay: ArrayLike,
+                             smoothness: Optional[ArrayLike] = None, strong_convexity: ArrayLike = 0.0, *,
+                             variant: Literal["corrected", "as_published"] = "corrected", log: bool = False) -> Any: ...
+
+
+# The array arguments of each family, in the order the core takes them (its signature's order).
+_NOISE_NAMES = tuple(inspect.signature(_noise_shape).parameters)
+_DELTA_NAMES = tuple(inspect.signature(_delta_shape).parameters)
+_ONLINE_NOISE_NAMES = tuple(inspect.signature(_online_noise_shape).parameters)
+_ONLINE_NAMES = tuple(p for p in inspect.signature(_online_delta_shape).parameters if p != "log")
+
+
+def _noise(laplace: bool) -> Callable[[dict[str, Any]], Float]:
     fn = functools.partial(_core.schedule_noise, laplace=laplace)
-    return _call_setup(fn, ("n", "c1", "c2", "lr", "diameter", "smoothness", "strong_convexity"),
-                       n, c1, c2, lr, diameter, smoothness, strong_convexity)
+    return lambda a: _call_setup(fn, _NOISE_NAMES, *(a[k] for k in _NOISE_NAMES))
 
 
-def _delta(laplace: bool, eps, lipschitz, lr, diameter, n, c1, c2, smoothness, strong_convexity) -> Float:
-    # broadcast without materializing scalars (length-1 arrays, stride 0 in Rust)
-    names = ("eps", "lipschitz", "lr", "diameter", "n", "c1", "c2", "smoothness", "strong_convexity")
-    b = Broadcast(names, (eps, lipschitz, lr, diameter, n, c1, c2, smoothness, strong_convexity),
-                  optional=("smoothness",))
-    return b.apply(lambda: _core.schedule_delta(**b.flat, laplace=laplace, len=b.size))
+def _delta(laplace: bool) -> Callable[[dict[str, Any]], Float]:
+    def impl(a: dict[str, Any]) -> Float:
+        # broadcast without materializing scalars (length-1 arrays, stride 0 in Rust)
+        b = Broadcast(_DELTA_NAMES, tuple(a[k] for k in _DELTA_NAMES), optional=("smoothness",))
+        return b.apply(lambda: _core.schedule_delta(**b.flat, laplace=laplace, len=b.size))
+    return impl
 
 
-def laplace_schedule_scale(n: ArrayLike, c1: ArrayLike, c2: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
-                           smoothness: Optional[ArrayLike] = None, strong_convexity: ArrayLike = 0.0) -> Float:
+def _online_noise(laplace: bool) -> Callable[[dict[str, Any]], Float]:
+    fn = functools.partial(_core.online_schedule_noise, laplace=laplace)
+    return lambda a: _call_setup(fn, _ONLINE_NOISE_NAMES, *(a[k] for k in _ONLINE_NOISE_NAMES))
+
+
+def _variant(variant: str) -> bool:
+    if variant not in ("corrected", "as_published"):
+        raise ValueError(f"variant must be 'corrected' or 'as_published', got {variant!r}")
+    return variant == "as_published"
+
+
+def _online(quantity: str, laplace: bool) -> Callable[[dict[str, Any]], Float]:
+    """The online bound ``quantity``; the limits and the paper's bounds take n = 1 (unused)."""
+    def impl(a: dict[str, Any]) -> Float:
+        as_published = _variant(a.get("variant", "corrected"))
+        fn = functools.partial(_core.online_schedule_bound, quantity, laplace=laplace,
+                               as_published=as_published, log=flag("log", a["log"]))
+        return _call_setup(fn, _ONLINE_NAMES, *(a.get(k, 1.0) if k == "n" else a[k] for k in _ONLINE_NAMES))
+    return impl
+
+
+@_shaped(_noise_shape, _noise(True))
+def laplace_schedule_scale(*args: Any, **kwargs: Any) -> Any:
     """Laplace noise scale v(n) = M·D/(2η·ln(n/C1 + C2)) for a run of n steps (003 Thm 3, eq. (7)).
 
     Requires n/C1 + C2 > 1. To nearest.
@@ -98,12 +185,10 @@ def laplace_schedule_scale(n: ArrayLike, c1: ArrayLike, c2: ArrayLike, lr: Array
     >>> laplace_schedule_scale(1e6, 1e5, 2.0, lr=0.1, diameter=1.0)
     2.01214802190...
     """
-    return _noise(True, n, c1, c2, lr, diameter, smoothness, strong_convexity)
 
 
-def laplace_schedule_delta(eps: ArrayLike, lipschitz: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
-                           n: ArrayLike, c1: ArrayLike, c2: ArrayLike, smoothness: Optional[ArrayLike] = None,
-                           strong_convexity: ArrayLike = 0.0) -> Float:
+@_shaped(_delta_shape, _delta(True))
+def laplace_schedule_delta(*args: Any, **kwargs: Any) -> Any:
     """δ(n) of shuffled PNSGD under the Laplace schedule (003 Thm 3;
     docs/derivations/schedules.md#laplace-schedule).
 
@@ -118,7 +203,6 @@ def laplace_schedule_delta(eps: ArrayLike, lipschitz: ArrayLike, lr: ArrayLike, 
     >>> round(1e12 * (d - laplace_schedule_delta_star(1.0, 1e5)), 4)
     1.2131
     """
-    return _delta(True, eps, lipschitz, lr, diameter, n, c1, c2, smoothness, strong_convexity)
 
 
 def laplace_schedule_delta_star(eps: ArrayLike, c1: ArrayLike) -> Float:
@@ -130,8 +214,8 @@ def laplace_schedule_delta_star(eps: ArrayLike, c1: ArrayLike) -> Float:
     return _call(functools.partial(_core.schedule_delta_star, laplace=True), ("eps", "c1"), eps, c1)
 
 
-def gauss_schedule_sigma(n: ArrayLike, c1: ArrayLike, c2: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
-                         smoothness: Optional[ArrayLike] = None, strong_convexity: ArrayLike = 0.0) -> Float:
+@_shaped(_noise_shape, _noise(False))
+def gauss_schedule_sigma(*args: Any, **kwargs: Any) -> Any:
     """Gaussian noise σ(n) = M·D/(2η·sqrt(W0(n²/(2πC1²) + C2))) (003 Thm 4, eq. (9)). To nearest.
 
     W0 is evaluated from ln z (Wright omega), so n may be as large as 1e300.
@@ -139,12 +223,10 @@ def gauss_schedule_sigma(n: ArrayLike, c1: ArrayLike, c2: ArrayLike, lr: ArrayLi
     >>> gauss_schedule_sigma(1e300, 1e5, 100.0, lr=0.1, diameter=1.0)
     0.13610898699...
     """
-    return _noise(False, n, c1, c2, lr, diameter, smoothness, strong_convexity)
 
 
-def gauss_schedule_delta(eps: ArrayLike, lipschitz: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
-                         n: ArrayLike, c1: ArrayLike, c2: ArrayLike, smoothness: Optional[ArrayLike] = None,
-                         strong_convexity: ArrayLike = 0.0) -> Float:
+@_shaped(_delta_shape, _delta(False))
+def gauss_schedule_delta(*args: Any, **kwargs: Any) -> Any:
     """δ(n) of shuffled PNSGD under the Gaussian (Lambert-W) schedule (003 Thm 4;
     docs/derivations/schedules.md#gaussian-schedule).
 
@@ -158,7 +240,6 @@ def gauss_schedule_delta(eps: ArrayLike, lipschitz: ArrayLike, lr: ArrayLike, di
     >>> round((d - ds) * w / ds, 4)
     1.1234
     """
-    return _delta(False, eps, lipschitz, lr, diameter, n, c1, c2, smoothness, strong_convexity)
 
 
 def gauss_schedule_delta_star(eps: ArrayLike, c1: ArrayLike) -> Float:
@@ -213,33 +294,8 @@ def online_delta(eps: float, lipschitz: float, lr: float, diameter: float, noise
     return _core.online_delta_at(arr, i, args[0], args[1], args[2], args[3], sm, args[4], laplace, log)
 
 
-_ONLINE_NAMES = ("eps", "lipschitz", "lr", "diameter", "n", "index", "c1", "c2", "decay", "smoothness",
-                 "strong_convexity")
-
-
-def _online(quantity: str, laplace: bool, eps, lipschitz, lr, diameter, n, index, c1, c2, decay, smoothness,
-            strong_convexity, as_published: bool = False, log: bool = False) -> Float:
-    fn = functools.partial(_core.online_schedule_bound, quantity, laplace=laplace,
-                           as_published=as_published, log=flag("log", log))
-    return _call_setup(fn, _ONLINE_NAMES, eps, lipschitz, lr, diameter, n, index, c1, c2, decay, smoothness,
-                       strong_convexity)
-
-
-def _variant(variant: str) -> bool:
-    if variant not in ("corrected", "as_published"):
-        raise ValueError(f"variant must be 'corrected' or 'as_published', got {variant!r}")
-    return variant == "as_published"
-
-
-def _online_noise(laplace: bool, index, c1, c2, decay, lr, diameter, smoothness, strong_convexity) -> Float:
-    fn = functools.partial(_core.online_schedule_noise, laplace=laplace)
-    return _call_setup(fn, ("index", "c1", "c2", "decay", "lr", "diameter", "smoothness", "strong_convexity"),
-                       index, c1, c2, decay, lr, diameter, smoothness, strong_convexity)
-
-
-def online_laplace_scale(index: ArrayLike, c1: ArrayLike, c2: ArrayLike, decay: ArrayLike, lr: ArrayLike,
-                         diameter: ArrayLike, smoothness: Optional[ArrayLike] = None,
-                         strong_convexity: ArrayLike = 0.0) -> Float:
+@_shaped(_online_noise_shape, _online_noise(True))
+def online_laplace_scale(*args: Any, **kwargs: Any) -> Any:
     """Online Laplace scale of step j: v_j = M(b−a)/(2η·ln(j^α/C1 + C2)), α = ``decay`` > 1 (003 eq. (12)).
 
     Requires j^α/C1 + C2 > 1. To nearest.
@@ -247,26 +303,19 @@ def online_laplace_scale(index: ArrayLike, c1: ArrayLike, c2: ArrayLike, decay: 
     >>> online_laplace_scale(100, 100.0, 100.0, 1.5, lr=0.01, diameter=1.0)
     10.6372106910...
     """
-    return _online_noise(True, index, c1, c2, decay, lr, diameter, smoothness, strong_convexity)
 
 
-def online_gauss_sigma(index: ArrayLike, c1: ArrayLike, c2: ArrayLike, decay: ArrayLike, lr: ArrayLike,
-                       diameter: ArrayLike, smoothness: Optional[ArrayLike] = None,
-                       strong_convexity: ArrayLike = 0.0) -> Float:
+@_shaped(_online_noise_shape, _online_noise(False))
+def online_gauss_sigma(*args: Any, **kwargs: Any) -> Any:
     """Online Gaussian std of step j: σ_j = M·D/(2η·sqrt(W0(j^{2α}/(2πC1²) + C2))) (003 eq. (14)). To nearest.
 
     >>> online_gauss_sigma(100, 100.0, 100.0, 1.5, lr=0.01, diameter=1.0)
     26.7258318121...
     """
-    return _online_noise(False, index, c1, c2, decay, lr, diameter, smoothness, strong_convexity)
 
 
-def online_laplace_delta(
-    eps: ArrayLike, lipschitz: ArrayLike, lr: ArrayLike, diameter: ArrayLike, n: ArrayLike,
-    index: ArrayLike, c1: ArrayLike, c2: ArrayLike, decay: ArrayLike,
-    smoothness: Optional[ArrayLike] = None, strong_convexity: ArrayLike = 0.0, *,
-    log: bool = False,
-) -> Float:
+@_shaped(_online_delta_shape, _online("delta", True))
+def online_laplace_delta(*args: Any, **kwargs: Any) -> Any:
     """δ_n(i) = A_i·∏_{t=i+1}^n B_t of online PNSGD under the Laplace (eq. (12)) schedule (003 Thm 6).
 
     For any n ≥ ``index`` up to 1e15 and beyond: the first 2^18 factors are summed in log space
@@ -283,15 +332,10 @@ def online_laplace_delta(
     >>> online_laplace_delta(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, n=10**12, index=100, c1=100.0, c2=100.0, decay=1.5)
     1.5475503430...e-08
 """
-    return _online("delta", True, eps, lipschitz, lr, diameter, n, index, c1, c2, decay, smoothness,
-                   strong_convexity, log=log)
 
 
-def online_laplace_delta_limit(
-    eps: ArrayLike, lipschitz: ArrayLike, lr: ArrayLike, diameter: ArrayLike, index: ArrayLike,
-    c1: ArrayLike, c2: ArrayLike, decay: ArrayLike, smoothness: Optional[ArrayLike] = None,
-    strong_convexity: ArrayLike = 0.0, *, log: bool = False,
-) -> Float:
+@_shaped(_online_limit_shape, _online("limit", True))
+def online_laplace_delta_limit(*args: Any, **kwargs: Any) -> Any:
     """The exact limit δ_∞(i) = A_i·∏_{t>i} B_t of online PNSGD under the Laplace (eq. (12)) schedule (003 Thm 6).
 
     Direct sum of the first 2^18 log-factors, then the Euler–Maclaurin tail
@@ -305,15 +349,10 @@ def online_laplace_delta_limit(
     >>> online_laplace_delta_limit(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
     1.5470401313...e-08
 """
-    return _online("limit", True, eps, lipschitz, lr, diameter, 1.0, index, c1, c2, decay, smoothness,
-                   strong_convexity, log=log)
 
 
-def online_laplace_delta_limit_bound(
-    eps: ArrayLike, lipschitz: ArrayLike, lr: ArrayLike, diameter: ArrayLike, index: ArrayLike,
-    c1: ArrayLike, c2: ArrayLike, decay: ArrayLike, smoothness: Optional[ArrayLike] = None,
-    strong_convexity: ArrayLike = 0.0, *, log: bool = False,
-) -> Float:
+@_shaped(_online_limit_shape, _online("limit_bound", True))
+def online_laplace_delta_limit_bound(*args: Any, **kwargs: Any) -> Any:
     """Certified upper bound of δ_∞(i) for the Laplace (eq. (12)) schedule, tighter than eq. (13).
 
     After the direct sum of the first 2^18 log-factors (each rounded up), the tail Σ_{t≥a} g(t),
@@ -331,16 +370,10 @@ def online_laplace_delta_limit_bound(
     >>> online_laplace_delta_limit_bound(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
     1.5470401313...e-08
 """
-    return _online("limit_bound", True, eps, lipschitz, lr, diameter, 1.0, index, c1, c2, decay, smoothness,
-                   strong_convexity, log=log)
 
 
-def online_laplace_delta_star_upper(
-    eps: ArrayLike, lipschitz: ArrayLike, lr: ArrayLike, diameter: ArrayLike, index: ArrayLike,
-    c1: ArrayLike, c2: ArrayLike, decay: ArrayLike, smoothness: Optional[ArrayLike] = None,
-    strong_convexity: ArrayLike = 0.0, *, variant: Literal["corrected", "as_published"] = "corrected",
-    log: bool = False,
-) -> Float:
+@_shaped(_online_star_upper_shape, _online("star_upper", True))
+def online_laplace_delta_star_upper(*args: Any, **kwargs: Any) -> Any:
     """The paper's closed bound δ* ≥ δ_∞(i) for the Laplace (eq. (12)) schedule: A_i·exp(∫_{i+1}^∞ ln B_x dx) (003 eq. (13)).
 
     ``variant="corrected"`` (default) applies the erratum docs/errata.md#p-t5 (first factor e^{+ε/2−κ_L·ln(i^α/C1+C2)}, as in the proof). ``variant="as_published"``
@@ -354,15 +387,10 @@ def online_laplace_delta_star_upper(
     >>> online_laplace_delta_star_upper(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5, variant="as_published", log=True)
     -17.21441464...
 """
-    return _online("star_upper", True, eps, lipschitz, lr, diameter, 1.0, index, c1, c2, decay, smoothness,
-                   strong_convexity, as_published=_variant(variant), log=log)
 
 
-def online_laplace_delta_star_lower(
-    eps: ArrayLike, lipschitz: ArrayLike, lr: ArrayLike, diameter: ArrayLike, index: ArrayLike,
-    c1: ArrayLike, c2: ArrayLike, decay: ArrayLike, smoothness: Optional[ArrayLike] = None,
-    strong_convexity: ArrayLike = 0.0, *, log: bool = False,
-) -> Float:
+@_shaped(_online_limit_shape, _online("star_lower", True))
+def online_laplace_delta_star_lower(*args: Any, **kwargs: Any) -> Any:
     """The paper's lower bound A_i·exp(∫_i^∞ ln B_x dx) ≤ δ_∞(i) for the Laplace (eq. (12)) schedule (003 §6).
 
     Rounded DOWN (it brackets δ_∞ from below).
@@ -373,16 +401,10 @@ def online_laplace_delta_star_lower(
     >>> online_laplace_delta_star_lower(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
     1.5354052055...e-08
 """
-    return _online("star_lower", True, eps, lipschitz, lr, diameter, 1.0, index, c1, c2, decay, smoothness,
-                   strong_convexity, log=log)
 
 
-def online_gauss_delta(
-    eps: ArrayLike, lipschitz: ArrayLike, lr: ArrayLike, diameter: ArrayLike, n: ArrayLike,
-    index: ArrayLike, c1: ArrayLike, c2: ArrayLike, decay: ArrayLike,
-    smoothness: Optional[ArrayLike] = None, strong_convexity: ArrayLike = 0.0, *,
-    log: bool = False,
-) -> Float:
+@_shaped(_online_delta_shape, _online("delta", False))
+def online_gauss_delta(*args: Any, **kwargs: Any) -> Any:
     """δ_n(i) = A_i·∏_{t=i+1}^n B_t of online PNSGD under the Gaussian (eq. (14)) schedule (003 Thm 7).
 
     For any n ≥ ``index`` up to 1e15 and beyond: the first 2^18 factors are summed in log space
@@ -399,15 +421,10 @@ def online_gauss_delta(
     >>> online_gauss_delta(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, n=10**12, index=100, c1=100.0, c2=100.0, decay=1.5)
     2.858025336...e-23
 """
-    return _online("delta", False, eps, lipschitz, lr, diameter, n, index, c1, c2, decay, smoothness,
-                   strong_convexity, log=log)
 
 
-def online_gauss_delta_limit(
-    eps: ArrayLike, lipschitz: ArrayLike, lr: ArrayLike, diameter: ArrayLike, index: ArrayLike,
-    c1: ArrayLike, c2: ArrayLike, decay: ArrayLike, smoothness: Optional[ArrayLike] = None,
-    strong_convexity: ArrayLike = 0.0, *, log: bool = False,
-) -> Float:
+@_shaped(_online_limit_shape, _online("limit", False))
+def online_gauss_delta_limit(*args: Any, **kwargs: Any) -> Any:
     """The exact limit δ_∞(i) = A_i·∏_{t>i} B_t of online PNSGD under the Gaussian (eq. (14)) schedule (003 Thm 7).
 
     Direct sum of the first 2^18 log-factors, then the Euler–Maclaurin tail
@@ -421,15 +438,10 @@ def online_gauss_delta_limit(
     >>> online_gauss_delta_limit(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
     2.856168977...e-23
 """
-    return _online("limit", False, eps, lipschitz, lr, diameter, 1.0, index, c1, c2, decay, smoothness,
-                   strong_convexity, log=log)
 
 
-def online_gauss_delta_limit_bound(
-    eps: ArrayLike, lipschitz: ArrayLike, lr: ArrayLike, diameter: ArrayLike, index: ArrayLike,
-    c1: ArrayLike, c2: ArrayLike, decay: ArrayLike, smoothness: Optional[ArrayLike] = None,
-    strong_convexity: ArrayLike = 0.0, *, log: bool = False,
-) -> Float:
+@_shaped(_online_limit_shape, _online("limit_bound", False))
+def online_gauss_delta_limit_bound(*args: Any, **kwargs: Any) -> Any:
     """Certified upper bound of δ_∞(i) for the Gaussian (eq. (14)) schedule, tighter than eq. (15).
 
     After the direct sum of the first 2^18 log-factors (each rounded up), the tail Σ_{t≥a} g(t),
@@ -450,16 +462,10 @@ def online_gauss_delta_limit_bound(
     >>> online_gauss_delta_limit_bound(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
     2.856168977...e-23
 """
-    return _online("limit_bound", False, eps, lipschitz, lr, diameter, 1.0, index, c1, c2, decay, smoothness,
-                   strong_convexity, log=log)
 
 
-def online_gauss_delta_star_upper(
-    eps: ArrayLike, lipschitz: ArrayLike, lr: ArrayLike, diameter: ArrayLike, index: ArrayLike,
-    c1: ArrayLike, c2: ArrayLike, decay: ArrayLike, smoothness: Optional[ArrayLike] = None,
-    strong_convexity: ArrayLike = 0.0, *, variant: Literal["corrected", "as_published"] = "corrected",
-    log: bool = False,
-) -> Float:
+@_shaped(_online_star_upper_shape, _online("star_upper", False))
+def online_gauss_delta_star_upper(*args: Any, **kwargs: Any) -> Any:
     """The paper's closed bound δ* ≥ δ_∞(i) for the Gaussian (eq. (14)) schedule: A_i·exp(∫_{i+1}^∞ ln B_x dx) (003 eq. (15)).
 
     ``variant="corrected"`` (default) applies the erratum docs/errata.md#p-t6 (the exponential multiplies θ(2L/σ_i) instead of sitting inside θ). ``variant="as_published"``
@@ -473,15 +479,10 @@ def online_gauss_delta_star_upper(
     >>> online_gauss_delta_star_upper(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5, variant="as_published", log=True)
     -2.41812055...e+42
 """
-    return _online("star_upper", False, eps, lipschitz, lr, diameter, 1.0, index, c1, c2, decay, smoothness,
-                   strong_convexity, as_published=_variant(variant), log=log)
 
 
-def online_gauss_delta_star_lower(
-    eps: ArrayLike, lipschitz: ArrayLike, lr: ArrayLike, diameter: ArrayLike, index: ArrayLike,
-    c1: ArrayLike, c2: ArrayLike, decay: ArrayLike, smoothness: Optional[ArrayLike] = None,
-    strong_convexity: ArrayLike = 0.0, *, log: bool = False,
-) -> Float:
+@_shaped(_online_limit_shape, _online("star_lower", False))
+def online_gauss_delta_star_lower(*args: Any, **kwargs: Any) -> Any:
     """The paper's lower bound A_i·exp(∫_i^∞ ln B_x dx) ≤ δ_∞(i) for the Gaussian (eq. (14)) schedule (003 §6).
 
     Rounded DOWN (it brackets δ_∞ from below).
@@ -492,5 +493,3 @@ def online_gauss_delta_star_lower(
     >>> online_gauss_delta_star_lower(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
     2.711776184...e-23
 """
-    return _online("star_lower", False, eps, lipschitz, lr, diameter, 1.0, index, c1, c2, decay, smoothness,
-                   strong_convexity, log=log)

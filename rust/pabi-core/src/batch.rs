@@ -357,7 +357,7 @@ mod tests {
         }
         assert_eq!(
             theta(&[0.5], &[-2.0], &mut [0.0]).unwrap_err().to_string(),
-            "r must be >= 0 and not NaN, got -2 at index 0"
+            "shift must be >= 0 and not NaN, got -2 at index 0"
         );
         assert!(matches!(
             theta(&[1.0, 2.0], &[1.0], &mut [0.0, 0.0]),

@@ -6,7 +6,8 @@
 //! the engine's ~3e-14 error on 1 − B; 0 otherwise); logs never below and within
 //! 1e-13·max(1, |exact|); the RDP bound and its inverse likewise.
 
-use pabi_core::pnsgd::{self, Noise, Order, Params, RdpParams};
+use pabi_core::pnsgd::{self, Model, Noise, Order, Params, RdpParams};
+use pabi_core::setup::SetupArgs;
 
 const GOLDEN: &str = include_str!("golden/pnsgd_cases.csv");
 
@@ -97,16 +98,20 @@ fn eval(r: &Row) -> f64 {
         return out[0];
     }
     let p = Params {
-        noise: r.noise,
-        order: r.order,
+        model: Model {
+            noise: r.noise,
+            order: r.order,
+            setup: SetupArgs {
+                lipschitz: &lip,
+                lr: &lr,
+                diameter: &diam,
+                smoothness: smooth.as_ref().map(|b| &b[..]),
+                strong_convexity: &sc,
+            },
+            n: &n,
+            index: index.as_ref().map(|i| &i[..]),
+        },
         sigma: &sigma,
-        lipschitz: &lip,
-        lr: &lr,
-        diameter: &diam,
-        n: &n,
-        index: index.as_ref().map(|i| &i[..]),
-        smoothness: smooth.as_ref().map(|b| &b[..]),
-        strong_convexity: &sc,
     };
     if r.kind == "delta" {
         pnsgd::delta(&x, p, &mut out).unwrap();
@@ -181,16 +186,20 @@ fn golden_pnsgd_against_mpmath() {
 fn profile_fast_path_equals_general_path() {
     let eps: Vec<f64> = (0..50_000).map(|i| i as f64 * 2e-4).collect();
     let base = |sigma: &'static [f64]| Params {
-        noise: Noise::Gaussian,
-        order: Order::Shuffled,
+        model: Model {
+            noise: Noise::Gaussian,
+            order: Order::Shuffled,
+            setup: SetupArgs {
+                lipschitz: &[1.0],
+                lr: &[0.1],
+                diameter: &[1.0],
+                smoothness: Some(&[4.0]),
+                strong_convexity: &[0.5],
+            },
+            n: &[1e9],
+            index: None,
+        },
         sigma,
-        lipschitz: &[1.0],
-        lr: &[0.1],
-        diameter: &[1.0],
-        n: &[1e9],
-        index: None,
-        smoothness: Some(&[4.0]),
-        strong_convexity: &[0.5],
     };
     let mut fast = vec![0.0; eps.len()];
     pnsgd::delta(&eps, base(&[1.7]), &mut fast).unwrap();

@@ -19,9 +19,10 @@ use pabi_core::error::PabiError;
 use pabi_core::gdp;
 use pabi_core::lambertw;
 use pabi_core::pld;
-use pabi_core::pnsgd::{self, Noise, Order, Params, RdpParams};
+use pabi_core::pnsgd::{self, Model, Noise, Order, Params, RdpParams};
 use pabi_core::rdp::{self, Conversion, Fractional};
 use pabi_core::schedules;
+use pabi_core::setup::SetupArgs;
 use pabi_core::theta;
 use pabi_core::theta_dd::{ln_laplace_theta_dd, ln_theta_dd, mills_dd};
 use proptest::prelude::*;
@@ -341,16 +342,20 @@ fn pnsgd_wide() -> impl Strategy<Value = P> {
 
 fn params<'a>(p: &P, bufs: &'a [[f64; 1]; 7]) -> Params<'a> {
     Params {
-        noise: p.noise,
-        order: p.order,
+        model: Model {
+            noise: p.noise,
+            order: p.order,
+            setup: SetupArgs {
+                lipschitz: &bufs[1],
+                lr: &bufs[2],
+                diameter: &bufs[3],
+                smoothness: None,
+                strong_convexity: &bufs[6],
+            },
+            n: &bufs[4],
+            index: p.index.map(|_| &bufs[5][..]),
+        },
         sigma: &bufs[0],
-        lipschitz: &bufs[1],
-        lr: &bufs[2],
-        diameter: &bufs[3],
-        n: &bufs[4],
-        index: p.index.map(|_| &bufs[5][..]),
-        smoothness: None,
-        strong_convexity: &bufs[6],
     }
 }
 
@@ -395,7 +400,7 @@ proptest! {
             Err(PabiError::Domain { param: "sigma", .. }) => {}
             Err(e) => prop_assert!(false, "epsilon({delta}, {p:?}): {e}"),
         }
-        match pnsgd::calibrate_sigma(&[eps], &[delta], params(&p, &b), &mut out) {
+        match pnsgd::calibrate_sigma(&[eps], &[delta], params(&p, &b).model, &mut out) {
             Ok(()) => prop_assert!(out[0] >= 0.0, "calibrate({eps}, {delta}, {p:?}) = {}", out[0]),
             Err(PabiError::Unreachable { .. }) => {}
             Err(e) => prop_assert!(false, "calibrate({eps}, {delta}, {p:?}): {e}"),

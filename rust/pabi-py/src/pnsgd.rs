@@ -2,51 +2,40 @@
 //! length 1 (broadcast, stride 0) or `len`; the Python layer (`pabi/pnsgd.py`) does the numpy
 //! broadcasting without materializing scalar arguments.
 
-use pabi_core::pnsgd::{self, Noise, Order, Params, RdpParams};
+use pabi_core::pnsgd::{self, FactorParams, Model, RdpParams};
+use pabi_core::setup::SetupArgs;
 use pyo3::prelude::*;
 
 use crate::args::{add_functions, check_broadcast, fill, fill3, opt_slice, Arr, Np, Triple};
 use crate::options;
 use crate::{to_py, Out};
 
+/// The training setup (L, η, D, β, ρ), borrowed.
+fn setup_args<'a>(
+    lipschitz: &'a Arr<'_>,
+    lr: &'a Arr<'_>,
+    diameter: &'a Arr<'_>,
+    smoothness: &'a Option<Arr<'_>>,
+    strong_convexity: &'a Arr<'_>,
+) -> PyResult<SetupArgs<'a>> {
+    Ok(SetupArgs {
+        lipschitz: lipschitz.as_slice()?,
+        lr: lr.as_slice()?,
+        diameter: diameter.as_slice()?,
+        smoothness: opt_slice(smoothness)?,
+        strong_convexity: strong_convexity.as_slice()?,
+    })
+}
+
 /// An empty output array.
 fn empty(py: Python<'_>) -> Np<'_> {
     numpy::PyArray1::zeros(py, 0, false)
 }
 
-/// The arguments the amplification bounds share (everything in [`Params`] but σ), borrowed.
-struct Shared<'a> {
-    noise: Noise,
-    order: Order,
-    lipschitz: &'a [f64],
-    lr: &'a [f64],
-    diameter: &'a [f64],
-    n: &'a [f64],
-    index: Option<&'a [f64]>,
-    smoothness: Option<&'a [f64]>,
-    strong_convexity: &'a [f64],
-}
-
-impl<'a> Shared<'a> {
-    fn params(&self, sigma: &'a [f64]) -> Params<'a> {
-        Params {
-            noise: self.noise,
-            order: self.order,
-            sigma,
-            lipschitz: self.lipschitz,
-            lr: self.lr,
-            diameter: self.diameter,
-            n: self.n,
-            index: self.index,
-            smoothness: self.smoothness,
-            strong_convexity: self.strong_convexity,
-        }
-    }
-}
-
 /// An amplification-bound binding `$name($lead..., lipschitz, lr, diameter, n, index,
 /// smoothness, strong_convexity, noise, order, variant, $flag..., $len)`; `$body` sees the
-/// leading arrays, the flags, `$len`, `$py` and the borrowed, parsed rest as `$s`: [`Shared`].
+/// leading arrays, the flags, `$len`, `$py` and the borrowed, parsed rest as `$s`: a [`Model`]
+/// (everything but σ).
 macro_rules! amplification {
     ($(#[doc = $doc:literal])*
      fn $name:ident($py:ident; $($lead:ident),+; $($flag:ident: $fty:ty),*; $len:ident)
@@ -70,26 +59,23 @@ macro_rules! amplification {
             $($flag: $fty,)*
             $len: usize,
         ) -> Out<'py> {
-            let $s = Shared {
-                lipschitz: lipschitz.as_slice()?,
-                lr: lr.as_slice()?,
-                diameter: diameter.as_slice()?,
+            let setup = setup_args(&lipschitz, &lr, &diameter, &smoothness, &strong_convexity)?;
+            let $s = Model {
+                setup,
                 n: n.as_slice()?,
                 index: opt_slice(&index)?,
-                smoothness: opt_slice(&smoothness)?,
-                strong_convexity: strong_convexity.as_slice()?,
                 noise: options::noise(noise).map_err(|e| to_py($py, e))?,
                 order: options::order(order, variant).map_err(|e| to_py($py, e))?,
             };
             check_broadcast($len, &[
                 $((stringify!($lead), Some($lead.as_slice()?)),)+
-                ("lipschitz", Some($s.lipschitz)),
-                ("lr", Some($s.lr)),
-                ("diameter", Some($s.diameter)),
+                ("lipschitz", Some(setup.lipschitz)),
+                ("lr", Some(setup.lr)),
+                ("diameter", Some(setup.diameter)),
                 ("n", Some($s.n)),
                 ("index", $s.index),
-                ("smoothness", $s.smoothness),
-                ("strong_convexity", Some($s.strong_convexity)),
+                ("smoothness", setup.smoothness),
+                ("strong_convexity", Some(setup.strong_convexity)),
             ])?;
             if $len == 0 {
                 return Ok(empty($py)); // nothing to evaluate (numpy broadcasting with a size-0 axis)
@@ -151,7 +137,7 @@ macro_rules! comparison {
 amplification! {
     /// δ (or ln δ with `log=True`) of the PNSGD bound, broadcast length `len`.
     fn pnsgd_delta(py; eps, sigma; log: bool; len) |s| {
-        let (e, p) = (eps.as_slice()?, s.params(sigma.as_slice()?));
+        let (e, p) = (eps.as_slice()?, s.with_sigma(sigma.as_slice()?));
         fill(py, len, |out| {
             if log {
                 pnsgd::log_delta(e, p, out)
@@ -165,7 +151,7 @@ amplification! {
 amplification! {
     /// Smallest ε whose δ does not exceed the target.
     fn pnsgd_epsilon(py; delta, sigma; ; len) |s| {
-        let (d, p) = (delta.as_slice()?, s.params(sigma.as_slice()?));
+        let (d, p) = (delta.as_slice()?, s.with_sigma(sigma.as_slice()?));
         fill(py, len, |out| pnsgd::epsilon(d, p, out))
     }
 }
@@ -173,8 +159,8 @@ amplification! {
 amplification! {
     /// Smallest noise meeting (ε, δ).
     fn pnsgd_calibrate_sigma(py; eps, delta; ; len) |s| {
-        let (e, d, p) = (eps.as_slice()?, delta.as_slice()?, s.params(&[1.0]));
-        fill(py, len, |out| pnsgd::calibrate_sigma(e, d, p, out))
+        let (e, d) = (eps.as_slice()?, delta.as_slice()?);
+        fill(py, len, |out| pnsgd::calibrate_sigma(e, d, s, out))
     }
 }
 
@@ -193,28 +179,23 @@ fn pnsgd_factors<'py>(
     noise: &str,
     len: usize,
 ) -> Triple<'py> {
-    let s = Shared {
-        lipschitz: lipschitz.as_slice()?,
-        lr: lr.as_slice()?,
-        diameter: diameter.as_slice()?,
-        n: &[1.0],
-        index: None,
-        smoothness: opt_slice(&smoothness)?,
-        strong_convexity: strong_convexity.as_slice()?,
+    let setup = setup_args(&lipschitz, &lr, &diameter, &smoothness, &strong_convexity)?;
+    let p = FactorParams {
         noise: options::noise(noise).map_err(|e| to_py(py, e))?,
-        order: Order::Shuffled,
+        sigma: sigma.as_slice()?,
+        setup,
     };
-    let (e, p) = (eps.as_slice()?, s.params(sigma.as_slice()?));
+    let e = eps.as_slice()?;
     check_broadcast(
         len,
         &[
             ("eps", Some(e)),
             ("sigma", Some(p.sigma)),
-            ("lipschitz", Some(s.lipschitz)),
-            ("lr", Some(s.lr)),
-            ("diameter", Some(s.diameter)),
-            ("smoothness", s.smoothness),
-            ("strong_convexity", Some(s.strong_convexity)),
+            ("lipschitz", Some(setup.lipschitz)),
+            ("lr", Some(setup.lr)),
+            ("diameter", Some(setup.diameter)),
+            ("smoothness", setup.smoothness),
+            ("strong_convexity", Some(setup.strong_convexity)),
         ],
     )?;
     if len == 0 {

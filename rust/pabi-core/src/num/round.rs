@@ -51,6 +51,9 @@
 //! * Neighbours: [`f64::next_up`] and [`f64::next_down`] (stable since Rust 1.86, the crate's
 //!   MSRV); the former private copies (`gd::next_up`, `gdp::next_up`) return the same bits on
 //!   every argument they are called with.
+//! * Moved here from the bounds: [`rel_err`] (c·ε, the relative error of a hand-derived count of
+//!   c ulps), [`rel_up`] / [`rel_dn`] (v ± m·|v|, the `k·ε` margins), [`exp_prod_up`] and [`one_minus_exp_prod`] (e^y, 1 − e^y at a rounded product y = x·l,
+//!   margin (|y| + 3)·2ε), [`prob_up`] (a probability from its log with the vectorizable exp).
 
 use super::dd::two_sum;
 
@@ -345,6 +348,75 @@ pub fn exp_up(x: f64) -> f64 {
 #[inline]
 pub fn exp_dn(x: f64) -> f64 {
     x.exp().next_down().next_down().max(0.0)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Moved here from the bounds (each was a local helper or margin)
+
+/// The relative error bound c·ε (ε = 2^-52) of a value computed with at most c ulps of error
+/// (c counting the ulp of each rounding, amplified by the condition of the steps after it,
+/// including the caller's safety factor). Exact (a scaling by a power of two) unless c·ε
+/// underflows; a radius `rel_err(c)·|v|` is then exact or rounded once.
+#[inline(always)]
+pub fn rel_err(c: f64) -> f64 {
+    c * EPS
+}
+
+/// v moved up by the relative margin m (one of the `k·ε` constants, or a [`rel_err`]):
+/// v + m·|v|, for either sign. m·|v| is exact for a power-of-two m (barring underflow) and the
+/// sum is rounded to nearest, so the result is ≥ v + (m − u(1 + m))·|v|: above every value
+/// within (m − u)·|v| of v (u = 2^-53). For v ≥ 0 and a power-of-two m, the same double as
+/// v·(1 + m).
+#[inline(always)]
+pub fn rel_up(v: f64, m: f64) -> f64 {
+    v + m * v.abs()
+}
+
+/// v moved down by the relative margin m: v − m·|v|, ≤ v − (m − u(1 + m))·|v| (as
+/// [`rel_up`]); for v ≥ 0 and a power-of-two m, the same double as v·(1 − m).
+#[inline(always)]
+pub fn rel_dn(v: f64, m: f64) -> f64 {
+    v - m * v.abs()
+}
+
+/// e^y rounded up, for y = x·l rounded to nearest (|y − x·l| ≤ u·|y|) and std's faithful
+/// `exp`: e^y·(1 + [`rel_err`](2(|y| + 3))). The error of y moves e^y by ≤ |y|·u relative,
+/// `exp` by < 2u, the two final roundings by 2u: (|y| + 4)·u ≤ (|y| + 3)·4u, the margin.
+/// (0 for y = −∞; for x·l not exactly a double the exact value is e^{x·l}.)
+#[inline(always)]
+pub fn exp_prod_up(y: f64) -> f64 {
+    y.exp() * (1.0 + rel_err((y.abs() + 3.0) * 2.0))
+}
+
+/// 1 − e^y = −expm1(y) for y = x·l ≤ 0 rounded to nearest, moved up (`sign` = 1) or down
+/// (`sign` = −1) by the relative margin of [`exp_prod_up`]: the error of y moves 1 − e^y by
+/// ≤ |y|·u·e^y/(1 − e^y) ≤ u relative (as |y| ≤ e^{|y|} − 1), `expm1` by < 2u, the final
+/// roundings by 2u. (1 for y = −∞.)
+#[inline(always)]
+pub fn one_minus_exp_prod(y: f64, sign: f64) -> f64 {
+    if y == f64::NEG_INFINITY {
+        return 1.0;
+    }
+    -y.exp_m1() * (1.0 + sign * rel_err((y.abs() + 3.0) * 2.0))
+}
+
+/// A probability from its logarithm with the vectorizable exp ([`super::vmath::exp`], within
+/// 1 ulp), rounded up, in [0, 1]: [`up`] of the exp (≥ e^v as 2^-46 exceeds the exp's error),
+/// capped at 1; 0 at −∞; [`TINY`] below −746, where e^v < 2^-1075 rounds to 0 and `up(0)` =
+/// TINY (the constant: no arithmetic on subnormals, which is slow). 1 at v = 0 exactly.
+#[inline(always)]
+pub fn prob_up(v: f64) -> f64 {
+    if v == f64::NEG_INFINITY {
+        0.0
+    } else if v < -708.0 {
+        if v < -746.0 {
+            TINY
+        } else {
+            up(super::vmath::exp(v))
+        }
+    } else {
+        up(super::vmath::exp(v)).min(1.0)
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 //! available).
 
 use super::*;
-use crate::dd::{exp_dd, ln_dd, two_prod, two_sum, Dd};
+use crate::dd::{exp_dd, expm1_dd, ln_dd, two_prod, two_sum, Dd};
 use proptest::prelude::*;
 
 /// x − y as a double-double, exact for doubles (the sign of `.hi` is the sign of x − y).
@@ -247,6 +247,75 @@ fn directed_products_and_quotients_below_the_normal_range() {
     // exact zeros stay zero
     assert_eq!(mul_up(0.0, 1e-300), 0.0);
     assert_eq!(div_up(0.0, 3.0), 0.0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The operations moved here from the bounds (rel_err, rel_up / rel_dn, exp_prod_up,
+// one_minus_exp_prod, prob_up)
+
+/// The power-of-two margins the bounds use with [`rel_up`] / [`rel_dn`].
+const MARGINS: [f64; 5] = [EPS2, EPS4, EPS8, LOG_REL, INFLATE_TIGHT];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn rel_margins_directed(v in moderate(), k in 0usize..5) {
+        let m = MARGINS[k];
+        // ≥ v + (m − 2u)|v| (and ≤ v − (m − 2u)|v|), exactly in double-double
+        let (h, l) = two_prod(m - 2.0 * U, v.abs());
+        let moved = Dd::new(h, l);
+        prop_assert!(diff(Dd::from_f64(rel_up(v, m)), Dd::from_f64(v) + moved) >= 0.0);
+        prop_assert!(diff(Dd::from_f64(rel_dn(v, m)), Dd::from_f64(v) - moved) <= 0.0);
+        // the swapped forms keep their bits: v·(1 ± m) for v ≥ 0 (and v·(1 ∓ m) for v ≤ 0)
+        let w = v.abs();
+        prop_assert_eq!(rel_up(w, m).to_bits(), (w * (1.0 + m)).to_bits());
+        prop_assert_eq!(rel_dn(w, m).to_bits(), (w * (1.0 - m)).to_bits());
+        prop_assert_eq!(rel_up(-w, m).to_bits(), (-w - m * -w).to_bits());
+        prop_assert_eq!(rel_dn(-w, m).to_bits(), (-w * (1.0 + m)).to_bits());
+        // rel_err is the count times ε, exactly (the former 2·c·ε and 4·u·c forms)
+        prop_assert_eq!(rel_err(2.0 * w).to_bits(), (4.0 * HALF_ULP_ONE * w).to_bits());
+        prop_assert_eq!(rel_err(2.0 * w).to_bits(), (w * 2.0 * f64::EPSILON).to_bits());
+    }
+
+    #[test]
+    fn exp_prod_directed(x in 0.0f64..1e7, l in -3.0f64..0.0) {
+        // exact y = x·l as a double-double; the operations see its rounded value
+        let (h, lo) = two_prod(x, l);
+        let y = x * l;
+        if h > -700.0 {
+            let exact = Dd::new(h, lo);
+            prop_assert!(diff(Dd::from_f64(exp_prod_up(y)), exp_dd(exact)) >= 0.0);
+            let om = -expm1_dd(exact);
+            prop_assert!(diff(Dd::from_f64(one_minus_exp_prod(y, 1.0)), om) >= 0.0);
+            prop_assert!(diff(Dd::from_f64(one_minus_exp_prod(y, -1.0)), om) <= 0.0);
+        }
+    }
+
+    #[test]
+    fn prob_up_directed(v in -760.0f64..0.0) {
+        let p = prob_up(v);
+        prop_assert!(p <= 1.0);
+        if v > -700.0 {
+            prop_assert!(diff(Dd::from_f64(p), exp_dd(Dd::from_f64(v))) >= 0.0);
+        } else {
+            // below the range of exp_dd's scaling: e^v = e^{v + 100}·e^{-100}
+            let e = exp_dd(Dd::from_f64(v + 100.0)) * exp_dd(Dd::from_f64(-100.0));
+            prop_assert!(diff(Dd::from_f64(p), e) >= 0.0 || p >= e.hi);
+        }
+    }
+}
+
+#[test]
+fn moved_operations_edge_values() {
+    assert_eq!(prob_up(f64::NEG_INFINITY), 0.0);
+    assert_eq!(prob_up(0.0), 1.0);
+    assert_eq!(prob_up(-750.0), TINY);
+    assert_eq!(prob_up(f64::NAN), 1.0); // NaN (an undefined log) gives the trivial bound
+    assert_eq!(one_minus_exp_prod(f64::NEG_INFINITY, -1.0), 1.0);
+    assert_eq!(exp_prod_up(0.0), 1.0 + 6.0 * f64::EPSILON);
+    assert_eq!(rel_up(0.0, EPS2), 0.0);
+    assert_eq!(rel_dn(f64::NEG_INFINITY, EPS2), f64::NEG_INFINITY);
 }
 
 proptest! {

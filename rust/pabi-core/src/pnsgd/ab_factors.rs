@@ -8,7 +8,7 @@ use crate::theta;
 use crate::vmath;
 
 use super::params::{Noise, Order};
-use crate::num::round::{log_up_rel, EPS2};
+use crate::num::round::log_up_rel;
 
 /// Where u = 1 − B ≤ this, ln B = log1p(−u) (1 − u is exact for u ≥ ½): its absolute error
 /// from the complement's rounding, u·2^-49/B, is below the 2^-46 of ln θ while B ≥ 1/8.
@@ -25,13 +25,13 @@ pub(super) struct Fac {
     pub(super) lb: f64,
 }
 
-/// ln θ from θ (rounded up, a few ulp), moved up by 2 ulp; NaN (fallback marker) where
+/// ln θ from θ (rounded up, a few ulp), moved up by [`log_up_rel`]; NaN (fallback marker) where
 /// θ ≤ 1e-300.
 #[inline(always)]
 fn ln_of_theta(th: f64) -> f64 {
     let l = vmath::ln(th);
     if th > 1e-300 {
-        l - EPS2 * l
+        log_up_rel(l)
     } else {
         f64::NAN
     }

@@ -19,8 +19,8 @@ use super::fixed_precise::{
     log_fixed_precise, precise_lb, value_fixed_precise, wants_precise, Geo,
 };
 use super::orders::{finish_block_value, finish_log};
-use super::params::{check_eps, Noise, Order, Params};
-use super::prepared::{Elem, Prepared};
+use super::params::{check_eps, FactorParams, Noise, Order, Params};
+use super::prepared::{Elem, Prepared, PreparedFactors};
 use super::{drive, PAR_DELTA};
 #[cfg(test)]
 use super::{fixed_precise::precise_fixed, orders::finish_value};
@@ -76,7 +76,7 @@ fn delta_block(
     let mut rb = [0.0; B];
     let f = match fac_once {
         Some(f) => {
-            if let Some((_, b)) = prep.r_once {
+            if let Some((_, b)) = prep.sc.r_once {
                 rb = [b; B];
             }
             Facs {
@@ -89,14 +89,14 @@ fn delta_block(
         None => {
             let (mut x, mut ra) = ([0.0; B], [0.0; B]);
             lanes(&mut x[..nl], eps, lo);
-            match (prep.r_once, prep.rad_once) {
+            match (prep.sc.r_once, prep.sc.rad_once) {
                 (Some((a, b)), _) => {
                     ra = [a; B];
                     rb = [b; B];
                 }
                 (None, Some(rad)) => {
                     let mut s = [1.0; B];
-                    lanes(&mut s[..nl], p.sigma, lo);
+                    lanes(&mut s[..nl], prep.sigma(), lo);
                     for t in 0..nl {
                         (ra[t], rb[t]) = rad.at(s[t]);
                     }
@@ -134,7 +134,10 @@ fn delta_block(
                 continue;
             }
             let j = lo + t;
-            let g = || precise_lb(p.noise, &Geo::at(p, j), at(eps, j), at(p.sigma, j));
+            let g = || {
+                let sg = at(prep.sigma(), j);
+                precise_lb(p.noise, &Geo::at(&prep.sc.setup, j), at(eps, j), sg)
+            };
             let lb = if fac_once.is_some() {
                 *lb_once.get_or_init(g)
             } else {
@@ -164,9 +167,8 @@ simd! {
 
     /// (A, B, 1 − B) for one chunk, block by block: Gaussian lanes by the engine's block
     /// kernels (bitwise equal to the scalar functions), Laplace lanes by the closed forms.
-    fn k_factors(prep: &Prepared, eps: &[f64], j0: usize, a: &mut [f64], b: &mut [f64], u: &mut [f64]) -> Result<()> {
+    fn k_factors(prep: &PreparedFactors, eps: &[f64], j0: usize, a: &mut [f64], b: &mut [f64], u: &mut [f64]) -> Result<()> {
         const B: usize = theta::BLOCK;
-        let p = &prep.p;
         for (c, ((ab, bb), ub)) in a
             .chunks_mut(B)
             .zip(b.chunks_mut(B))
@@ -178,15 +180,9 @@ simd! {
             let (mut x, mut ra, mut rb) = ([0.0; B], [0.0; B], [0.0; B]);
             lanes(&mut x[..nl], eps, lo);
             for t in 0..nl {
-                (ra[t], rb[t]) = match prep.r_once {
-                    Some(r) => r,
-                    None => {
-                        let e = prep.elem(lo + t)?;
-                        prep.radii(&e, lo + t)
-                    }
-                };
+                (ra[t], rb[t]) = prep.sc.radii_at(lo + t)?;
             }
-            match p.noise {
+            match prep.noise {
                 Noise::Gaussian => {
                     theta::theta_block(&x[..nl], &ra[..nl], ab);
                     theta::theta_block(&x[..nl], &rb[..nl], bb);
@@ -221,12 +217,17 @@ pub(super) fn run_delta(eps: &[f64], p: Params, out: &mut [f64], log: bool) -> R
     let len = out.len();
     check_broadcast(len, &[("eps", eps.len())])?;
     check_eps(eps)?;
-    let prep = Prepared::new(p, len, true)?;
+    let prep = Prepared::new(p, len)?;
     // ε and the radii scalar (e.g. a sweep over n or the index): the factors once.
-    let fac_once = match prep.r_once {
-        Some((ra, rb)) if eps.len() == 1 => {
-            Some(factors_one(p.noise, p.order, log, eps[0], ra, rb))
-        }
+    let fac_once = match prep.sc.r_once {
+        Some((ra, rb)) if eps.len() == 1 => Some(factors_one(
+            p.model.noise,
+            p.model.order,
+            log,
+            eps[0],
+            ra,
+            rb,
+        )),
         _ => None,
     };
     // the precise ln B of the fixed order, computed once (on first need) when it does not vary
@@ -237,11 +238,10 @@ pub(super) fn run_delta(eps: &[f64], p: Params, out: &mut [f64], log: bool) -> R
 }
 
 /// The factors (A, B, 1 − B) elementwise: A, B rounded up, 1 − B rounded down (computed
-/// directly, not by subtraction). Arguments as in [`delta`] (only noise, sigma, lipschitz, lr,
-/// diameter, smoothness, strong_convexity are used).
+/// directly, not by subtraction). Broadcast as in [`delta`].
 pub fn factors(
     eps: &[f64],
-    p: Params,
+    p: FactorParams,
     a_out: &mut [f64],
     b_out: &mut [f64],
     u_out: &mut [f64],
@@ -259,7 +259,7 @@ pub fn factors(
             ),
         });
     }
-    let prep = Prepared::new(p, len, true)?;
+    let prep = PreparedFactors::new(p, len)?;
     crate::driver::for_chunks(
         [a_out, b_out, u_out],
         PAR_DELTA,

@@ -11,8 +11,9 @@ use crate::vmath;
 
 use super::ab_factors::Fac;
 use super::at;
-use super::params::{Noise, Order, Params};
+use super::params::{Noise, Order};
 use super::prepared::Elem;
+use crate::setup::SetupArgs;
 
 // ---------------------------------------------------------------------------------------------
 // The precise path of the fixed order (module doc, "Accuracy of the fixed order")
@@ -35,7 +36,7 @@ pub(super) struct Geo {
 }
 
 impl Geo {
-    pub(super) fn at(p: &Params, j: usize) -> Geo {
+    pub(super) fn at(p: &SetupArgs, j: usize) -> Geo {
         Geo {
             lr: at(p.lr, j),
             beta: p.smoothness.map_or(0.0, |b| at(b, j)),

@@ -14,11 +14,12 @@ use super::drive_solve;
 use super::fixed_precise::precise_fixed;
 use super::inverse_lanes::{solve_lanes, Solve, SOLVE_LANES_MIN};
 use super::orders::{finish_log, finish_value};
-use super::params::{check_eps, check_target, Noise, Order, Params};
+use super::params::{check_eps, check_target, Model, Noise, Order, Params};
 use super::prepared::{Elem, Prepared};
 use super::LOG_REL;
 #[allow(unused_imports)] // (doc links)
 use super::{delta, log_delta};
+use crate::num::round::rel_dn;
 #[allow(unused_imports)] // (doc links)
 use crate::num::TINY;
 use crate::setup::check_broadcast;
@@ -137,7 +138,7 @@ pub fn epsilon(target: &[f64], p: Params, out: &mut [f64]) -> Result<()> {
     let len = out.len();
     check_broadcast(len, &[("delta", target.len())])?;
     check_target(target)?;
-    let prep = Prepared::new(p, len, true)?;
+    let prep = Prepared::new(p, len)?;
     drive_solve(out, |j0, o| {
         k_solve(&prep, Solve::Epsilon, &[], target, j0, o)
     })
@@ -145,11 +146,10 @@ pub fn epsilon(target: &[f64], p: Params, out: &mut [f64]) -> Result<()> {
 
 #[inline(always)]
 pub(super) fn solve_epsilon(prep: &Prepared, target: &[f64], j: usize) -> Result<f64> {
-    let p = &prep.p;
     let e = prep.elem(j)?;
-    let s = at(p.sigma, j);
+    let s = at(prep.sigma(), j);
     let t = at(target, j);
-    let lt = vmath::ln(t) * (1.0 + LOG_REL);
+    let lt = rel_dn(vmath::ln(t), LOG_REL);
     let ok = |x: f64| meets(&e, x, s, t, lt);
     if ok(0.0) {
         return Ok(0.0);
@@ -169,13 +169,13 @@ pub(super) fn solve_epsilon(prep: &Prepared, target: &[f64], j: usize) -> Result
 
 /// The smallest noise σ (Gaussian std or Laplace scale, to one ulp) for which the bound meets
 /// (ε, δ); δ is non-increasing in σ. Returns 0 when every σ > 0 meets it (e.g. lipschitz = 0).
-/// Errors with [`PabiError::Unreachable`] when no σ ≤ 1e300 does. `p.sigma` is ignored.
-pub fn calibrate_sigma(eps: &[f64], target: &[f64], p: Params, out: &mut [f64]) -> Result<()> {
+/// Errors with [`PabiError::Unreachable`] when no σ ≤ 1e300 does.
+pub fn calibrate_sigma(eps: &[f64], target: &[f64], m: Model, out: &mut [f64]) -> Result<()> {
     let len = out.len();
     check_broadcast(len, &[("eps", eps.len()), ("delta", target.len())])?;
     check_eps(eps)?;
     check_target(target)?;
-    let prep = Prepared::new(p, len, false)?;
+    let prep = Prepared::searching_sigma(m, len)?;
     drive_solve(out, |j0, o| {
         k_solve(&prep, Solve::Sigma, eps, target, j0, o)
     })
@@ -186,7 +186,7 @@ pub(super) fn solve_sigma(prep: &Prepared, eps: &[f64], target: &[f64], j: usize
     let e = prep.elem(j)?;
     let x = at(eps, j);
     let t = at(target, j);
-    let lt = vmath::ln(t) * (1.0 + LOG_REL);
+    let lt = rel_dn(vmath::ln(t), LOG_REL);
     let ok = |s: f64| meets(&e, x, s, t, lt);
     if e.rad.two_l == 0.0 || ok(f64::MIN_POSITIVE) {
         return Ok(0.0);

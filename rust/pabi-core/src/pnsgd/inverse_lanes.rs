@@ -4,6 +4,7 @@
 //! bounds being inverted.
 
 use crate::error::{PabiError, Result};
+use crate::num::round::rel_dn;
 use crate::theta;
 use crate::vmath;
 
@@ -86,7 +87,7 @@ impl Lane {
         let e = prep.elem(j).map_err(Err)?;
         let t = at(target, j);
         let (fixed, x) = match kind {
-            Solve::Epsilon => (at(prep.p.sigma, j), 0.0),
+            Solve::Epsilon => (at(prep.sigma(), j), 0.0),
             Solve::Sigma => {
                 if e.rad.two_l == 0.0 {
                     return Err(Ok(0.0));
@@ -99,7 +100,7 @@ impl Lane {
             e,
             fixed,
             t,
-            lt: vmath::ln(t) * (1.0 + LOG_REL),
+            lt: rel_dn(vmath::ln(t), LOG_REL),
             phase: Phase::Start,
             x,
             steps: 0,

@@ -9,7 +9,8 @@
 //! in this repository's words, are in `docs/derivations/pnsgd.md`.
 //!
 //! # Where things are (one file per concept, in `pnsgd/`)
-//! * `params`: [`Noise`], [`Order`], [`Params`], [`RdpParams`] and every validator.
+//! * `params`: [`Noise`], [`Order`], [`Params`] (and [`Model`], the same without σ, for the
+//!   calibration; [`FactorParams`], the factors' arguments), [`RdpParams`] and every validator.
 //! * `prepared`: the validated arguments and one element's data (radii numerators, M).
 //! * `ab_factors`: the factors A, B, 1 − B, ln A, ln B (one element or a block of lanes).
 //! * `orders`: the formula of each order (fixed, shuffled, random stop) from the factors.
@@ -111,7 +112,7 @@ mod tests_rdp;
 pub(crate) use ab_factors::{log_a_gauss_block, log_b_gauss_block};
 pub use delta::{delta, factors, log_delta};
 pub use inverse::{calibrate_sigma, epsilon};
-pub use params::{Noise, Order, Params, RdpParams, N_MAX};
+pub use params::{FactorParams, Model, Noise, Order, Params, RdpParams, N_MAX};
 pub use rdp_comparison::{
     rdp_delta, rdp_epsilon, rdp_log_slope, rdp_slope, rdp_slope_values, RdpM,
 };

@@ -68,58 +68,70 @@ impl Order {
 }
 
 /// Broadcast arguments of the PNSGD bounds: every slice has length 1 (the same value for every
-/// element, stride 0) or the output length.
+/// element, stride 0) or the output length. The model and the noise scale σ.
 #[derive(Debug, Clone, Copy)]
 pub struct Params<'a> {
+    pub model: Model<'a>,
+    /// Gaussian noise std σ or Laplace scale v (> 0).
+    pub sigma: &'a [f64],
+}
+
+/// The model of the PNSGD bounds, everything but the noise scale: the arguments of
+/// [`calibrate_sigma`](super::calibrate_sigma), which searches σ ([`Model::with_sigma`] gives
+/// the [`Params`] of the other bounds).
+#[derive(Debug, Clone, Copy)]
+pub struct Model<'a> {
     pub noise: Noise,
     pub order: Order,
-    /// Gaussian noise std σ or Laplace scale v (> 0). Ignored by
-    /// [`calibrate_sigma`](super::calibrate_sigma).
-    pub sigma: &'a [f64],
-    pub lipschitz: &'a [f64],
-    pub lr: &'a [f64],
-    pub diameter: &'a [f64],
+    /// The training setup (L, η, D, β, ρ).
+    pub setup: SetupArgs<'a>,
     pub n: &'a [f64],
     pub index: Option<&'a [f64]>,
-    pub smoothness: Option<&'a [f64]>,
-    pub strong_convexity: &'a [f64],
 }
 
-impl<'a> Params<'a> {
-    /// The training setup (L, η, D, β, ρ) as broadcast slices.
-    #[inline(always)]
-    pub(super) fn setup(&self) -> SetupArgs<'a> {
-        SetupArgs {
-            lipschitz: self.lipschitz,
-            lr: self.lr,
-            diameter: self.diameter,
-            smoothness: self.smoothness,
-            strong_convexity: self.strong_convexity,
-        }
+/// Broadcast arguments of [`factors`](super::factors): the noise, its scale and the training
+/// setup. The factors A, B, 1 − B do not depend on n, the index or the order.
+#[derive(Debug, Clone, Copy)]
+pub struct FactorParams<'a> {
+    pub noise: Noise,
+    /// Gaussian noise std σ or Laplace scale v (> 0).
+    pub sigma: &'a [f64],
+    pub setup: SetupArgs<'a>,
+}
+
+impl<'a> Model<'a> {
+    /// The bounds' arguments at noise scale `sigma`.
+    pub fn with_sigma(self, sigma: &'a [f64]) -> Params<'a> {
+        Params { model: self, sigma }
     }
 }
 
-/// Check lengths (1 or `len`: the setup's, n, sigma, index) and the per-argument domains (sigma,
-/// the setup's ranges, n, index), each naming its first bad index.
-pub(super) fn check_params(p: &Params, len: usize, need_sigma: bool) -> Result<()> {
-    let s = p.setup();
+/// σ finite and > 0 (where given), naming its first bad index.
+pub(super) fn check_sigma(sigma: &[f64]) -> Result<()> {
+    check(sigma, "sigma", "finite and > 0", |x| {
+        x > 0.0 && x.is_finite()
+    })
+}
+
+/// Check lengths (1 or `len`: the setup's, n, sigma where given, index) and the per-argument
+/// domains (sigma, the setup's ranges, n, index), each naming its first bad index.
+pub(super) fn check_model(m: &Model, sigma: Option<&[f64]>, len: usize) -> Result<()> {
+    let s = m.setup;
     let mut lens = s.lens();
-    lens.push(("n", p.n.len()));
-    if need_sigma {
-        lens.push(("sigma", p.sigma.len()));
+    lens.push(("n", m.n.len()));
+    if let Some(sg) = sigma {
+        lens.push(("sigma", sg.len()));
     }
-    if let Some(i) = p.index {
+    if let Some(i) = m.index {
         lens.push(("index", i.len()));
     }
     check_broadcast(len, &lens)?;
-    if need_sigma {
-        check(p.sigma, "sigma", "finite and > 0", |x| {
-            x > 0.0 && x.is_finite()
-        })?;
+    if let Some(sg) = sigma {
+        check_sigma(sg)?;
     }
     s.check_ranges()?;
-    setup::n_pnsgd(p.n)?;
-    match (p.order, p.index) {
+    setup::n_pnsgd(m.n)?;
+    match (m.order, m.index) {
         (Order::Fixed, None) => {
             return Err(PabiError::option(
                 "index",
@@ -136,12 +148,23 @@ pub(super) fn check_params(p: &Params, len: usize, need_sigma: bool) -> Result<(
         }
         _ => {}
     }
-    if let Some(ix) = p.index {
-        for j in 0..ix.len().max(p.n.len()) {
-            setup::index(at(ix, j), at(p.n, j)).map_err(|e| e.at(j))?;
+    if let Some(ix) = m.index {
+        for j in 0..ix.len().max(m.n.len()) {
+            setup::index(at(ix, j), at(m.n, j)).map_err(|e| e.at(j))?;
         }
     }
     Ok(())
+}
+
+/// Check the lengths (1 or `len`: the setup's, sigma) and domains (sigma, the setup's ranges)
+/// of the factors' arguments.
+pub(super) fn check_factor_params(f: &FactorParams, len: usize) -> Result<()> {
+    let s = f.setup;
+    let mut lens = s.lens();
+    lens.push(("sigma", f.sigma.len()));
+    check_broadcast(len, &lens)?;
+    check_sigma(f.sigma)?;
+    s.check_ranges()
 }
 
 pub(super) fn check_eps(eps: &[f64]) -> Result<()> {
@@ -165,18 +188,21 @@ pub struct RdpParams<'a> {
 }
 
 impl<'a> RdpParams<'a> {
-    pub(super) fn as_params(&self) -> Params<'a> {
-        Params {
+    /// The model of the fixed order with Gaussian noise (the comparison bound does not use the
+    /// diameter: 0 passes its check).
+    pub(super) fn model(&self) -> Model<'a> {
+        Model {
             noise: Noise::Gaussian,
             order: Order::Fixed,
-            sigma: self.sigma,
-            lipschitz: self.lipschitz,
-            lr: self.lr,
-            diameter: &[0.0],
+            setup: SetupArgs {
+                lipschitz: self.lipschitz,
+                lr: self.lr,
+                diameter: &[0.0],
+                smoothness: self.smoothness,
+                strong_convexity: self.strong_convexity,
+            },
             n: self.n,
             index: Some(self.index),
-            smoothness: self.smoothness,
-            strong_convexity: self.strong_convexity,
         }
     }
 }

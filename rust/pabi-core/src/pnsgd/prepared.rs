@@ -1,20 +1,103 @@
-//! What the kernels need per element, validated once: [`Prepared`] (the checked arguments and
-//! whatever does not vary across elements: M, the radii numerators, the radii) and [`Elem`] (one
-//! element's problem data, independent of ε and σ). M is the Lipschitz constant of a gradient
+//! What the kernels need per element, validated once: [`Prepared`] (the checked arguments of the
+//! bounds, σ given or searched), [`PreparedFactors`] (those of the factors), both with their
+//! [`Scales`] (whatever does not vary across elements: M, the radii numerators, the radii), and
+//! [`Elem`] (one element's problem data, independent of ε and σ). M is the Lipschitz constant of a gradient
 //! step (Asoodeh–Diaz–Calmon Lemma 4, [`crate::gd::step_contraction`]); the radii r_A = 2L/s and
 //! r_B = M·D/(η·s) are those of Sordello–Bu–Dong Thm 1. See `docs/derivations/pnsgd.md`.
 
 use crate::error::Result;
 use crate::gd::Radii;
+use crate::setup::SetupArgs;
 
 use super::at;
 use super::fixed_precise::Geo;
-use super::params::{check_params, Noise, Order, Params};
+use super::params::{check_factor_params, check_model, FactorParams, Model, Noise, Order, Params};
+
+/// The noise scales and radii of validated arguments: the setup (L, η, D, β, ρ), σ where given
+/// (`None` while [`calibrate_sigma`](super::calibrate_sigma) searches it), and what does not
+/// vary across elements: M (lr, smoothness, strong_convexity scalars), the radii numerators
+/// (also lipschitz, diameter scalars), the radii themselves (also sigma scalar).
+pub(super) struct Scales<'a> {
+    pub(super) setup: SetupArgs<'a>,
+    sigma: Option<&'a [f64]>,
+    m_once: Option<f64>,
+    pub(super) rad_once: Option<Radii>,
+    pub(super) r_once: Option<(f64, f64)>,
+}
+
+impl<'a> Scales<'a> {
+    /// From arguments already validated.
+    fn new(setup: SetupArgs<'a>, sigma: Option<&'a [f64]>) -> Result<Scales<'a>> {
+        let m_once = if setup.contraction_scalar() {
+            Some(contraction(&setup, 0)?)
+        } else {
+            None
+        };
+        let rad_once =
+            match m_once {
+                Some(m) if setup.lipschitz.len() == 1 && setup.diameter.len() == 1 => Some(
+                    Radii::new(setup.lipschitz[0], m, setup.diameter[0], setup.lr[0]),
+                ),
+                _ => None,
+            };
+        let r_once = match (rad_once, sigma) {
+            (Some(r), Some(s)) if s.len() == 1 => Some(r.at(s[0])),
+            _ => None,
+        };
+        Ok(Scales {
+            setup,
+            sigma,
+            m_once,
+            rad_once,
+            r_once,
+        })
+    }
+
+    /// σ as given; under the calibration (σ searched, never read from here) a NaN.
+    #[inline(always)]
+    pub(super) fn sigma(&self) -> &'a [f64] {
+        self.sigma.unwrap_or(&[f64::NAN])
+    }
+
+    /// The radii numerators (2L, M·D/η) of element j.
+    #[inline(always)]
+    pub(super) fn numerators(&self, j: usize) -> Result<Radii> {
+        Ok(match self.rad_once {
+            Some(r) => r,
+            None => {
+                let m = match self.m_once {
+                    Some(m) => m,
+                    None => contraction(&self.setup, j)?,
+                };
+                let s = &self.setup;
+                Radii::new(at(s.lipschitz, j), m, at(s.diameter, j), at(s.lr, j))
+            }
+        })
+    }
+
+    /// The radii of element j (numerators `rad`) at its own σ.
+    #[inline(always)]
+    pub(super) fn radii(&self, rad: &Radii, j: usize) -> (f64, f64) {
+        match self.r_once {
+            Some(r) => r,
+            None => rad.at(at(self.sigma(), j)),
+        }
+    }
+
+    /// The radii of element j at its own σ (the factors' kernel).
+    #[inline(always)]
+    pub(super) fn radii_at(&self, j: usize) -> Result<(f64, f64)> {
+        match self.r_once {
+            Some(r) => Ok(r),
+            None => Ok(self.radii(&self.numerators(j)?, j)),
+        }
+    }
+}
 
 /// The contraction factor M (rounded up, within 2 ulp: [`crate::gd::step_contraction`]) for element j.
 #[inline]
-fn contraction(p: &Params, j: usize) -> Result<f64> {
-    let c = p.setup().at(j).contraction().map_err(|e| e.at(j))?;
+fn contraction(s: &SetupArgs, j: usize) -> Result<f64> {
+    let c = s.at(j).contraction().map_err(|e| e.at(j))?;
     Ok(c.m)
 }
 
@@ -40,71 +123,67 @@ impl Elem {
     }
 }
 
-/// Validated arguments and what does not vary across elements: M (lr, smoothness,
-/// strong_convexity scalars), the radii numerators (also lipschitz, diameter scalars), the
-/// radii themselves (also sigma scalar).
+/// Validated arguments of the bounds: the model and its [`Scales`].
 pub(super) struct Prepared<'a> {
-    pub(super) p: Params<'a>,
-    pub(super) m_once: Option<f64>,
-    pub(super) rad_once: Option<Radii>,
-    pub(super) r_once: Option<(f64, f64)>,
+    pub(super) p: Model<'a>,
+    pub(super) sc: Scales<'a>,
 }
 
 impl<'a> Prepared<'a> {
-    pub(super) fn new(p: Params<'a>, len: usize, need_sigma: bool) -> Result<Prepared<'a>> {
-        check_params(&p, len, need_sigma)?;
-        let m_once = if p.setup().contraction_scalar() {
-            Some(contraction(&p, 0)?)
-        } else {
-            None
-        };
-        let rad_once = match m_once {
-            Some(m) if p.lipschitz.len() == 1 && p.diameter.len() == 1 => {
-                Some(Radii::new(p.lipschitz[0], m, p.diameter[0], p.lr[0]))
-            }
-            _ => None,
-        };
-        let r_once = match rad_once {
-            Some(r) if need_sigma && p.sigma.len() == 1 => Some(r.at(p.sigma[0])),
-            _ => None,
-        };
-        Ok(Prepared {
-            p,
-            m_once,
-            rad_once,
-            r_once,
-        })
+    /// The bounds at the given σ (δ, ln δ, the ε inversion).
+    pub(super) fn new(p: Params<'a>, len: usize) -> Result<Prepared<'a>> {
+        Self::with(p.model, Some(p.sigma), len)
+    }
+
+    /// The calibration: σ is searched.
+    pub(super) fn searching_sigma(m: Model<'a>, len: usize) -> Result<Prepared<'a>> {
+        Self::with(m, None, len)
+    }
+
+    fn with(p: Model<'a>, sigma: Option<&'a [f64]>, len: usize) -> Result<Prepared<'a>> {
+        check_model(&p, sigma, len)?;
+        let sc = Scales::new(p.setup, sigma)?;
+        Ok(Prepared { p, sc })
+    }
+
+    /// σ as given (NaN under the calibration: [`Scales::sigma`]).
+    #[inline(always)]
+    pub(super) fn sigma(&self) -> &'a [f64] {
+        self.sc.sigma()
     }
 
     #[inline(always)]
     pub(super) fn elem(&self, j: usize) -> Result<Elem> {
         let p = &self.p;
-        let rad = match self.rad_once {
-            Some(r) => r,
-            None => {
-                let m = match self.m_once {
-                    Some(m) => m,
-                    None => contraction(p, j)?,
-                };
-                Radii::new(at(p.lipschitz, j), m, at(p.diameter, j), at(p.lr, j))
-            }
-        };
         Ok(Elem {
             noise: p.noise,
             order: p.order,
-            rad,
+            rad: self.sc.numerators(j)?,
             n: at(p.n, j),
             i: p.index.map_or(1.0, |ix| at(ix, j)),
-            geo: Geo::at(p, j),
+            geo: Geo::at(&self.sc.setup, j),
         })
     }
 
     /// The radii of element j (data `e`) at its own σ.
     #[inline(always)]
     pub(super) fn radii(&self, e: &Elem, j: usize) -> (f64, f64) {
-        match self.r_once {
-            Some(r) => r,
-            None => e.radii(at(self.p.sigma, j)),
-        }
+        self.sc.radii(&e.rad, j)
+    }
+}
+
+/// Validated arguments of the factors: the noise and its [`Scales`] (σ given).
+pub(super) struct PreparedFactors<'a> {
+    pub(super) noise: Noise,
+    pub(super) sc: Scales<'a>,
+}
+
+impl<'a> PreparedFactors<'a> {
+    pub(super) fn new(f: FactorParams<'a>, len: usize) -> Result<PreparedFactors<'a>> {
+        check_factor_params(&f, len)?;
+        Ok(PreparedFactors {
+            noise: f.noise,
+            sc: Scales::new(f.setup, Some(f.sigma))?,
+        })
     }
 }

@@ -14,10 +14,10 @@ use crate::vmath;
 
 use super::at;
 use super::inverse::bisect_bits;
-use super::params::{check_eps, check_params, check_target, RdpParams};
+use super::params::{check_eps, check_model, check_target, RdpParams};
 use super::LOG_REL;
 use super::{drive, PAR_DELTA};
-use crate::num::round::{log_up_rel, HALF_ULP_ONE};
+use crate::num::round::{log_up_rel, prob_up, rel_dn, rel_err, HALF_ULP_ONE};
 use crate::setup::check_broadcast;
 
 /// x = 1 − M² of the RDP slope with ln(1 − x) = ln M² as a double-double.
@@ -123,7 +123,7 @@ pub fn rdp_log_slope(lipschitz: f64, sigma: f64, cm: &RdpM, k: f64) -> f64 {
             (k + 1.0) * cm.l1_err,
         )
     };
-    v + 4.0 * HALF_ULP_ONE * (scale + 2.0 * lq.abs() + 1.0) + extra
+    v + rel_err(2.0 * (scale + 2.0 * lq.abs() + 1.0)) + extra
 }
 
 /// The RDP slope c_i itself, rounded up: computed in value space (relative error a few ulp
@@ -153,7 +153,7 @@ pub fn rdp_slope(lipschitz: f64, sigma: f64, cm: &RdpM, k: f64) -> f64 {
             20.0 + 2.0 * err / HALF_ULP_ONE,
         )
     };
-    (base * f) * (1.0 + ulps * HALF_ULP_ONE)
+    (base * f) * (1.0 + rel_err(0.5 * ulps))
 }
 
 /// (ln c_i, c_i) for element j.
@@ -191,7 +191,7 @@ pub(super) fn rdp_log_delta_one(eps: f64, lc: f64, c_val: f64) -> f64 {
     // c below the normal range: −(ε − c)²/(4c) = −exp(2 ln ε − ln 4 − ln c)·(1 − c/ε)², the
     // last factor is 1 to double precision; an overflowing magnitude becomes −MAX (an upper bound)
     let t = 2.0 * vmath::ln(eps) - 2.0 * std::f64::consts::LN_2 - lc;
-    let t = t - 4.0 * HALF_ULP_ONE * (t.abs() + lc.abs() + 2.0 * vmath::ln(eps).abs() + 2.0);
+    let t = t - rel_err(2.0 * (t.abs() + lc.abs() + 2.0 * vmath::ln(eps).abs() + 2.0));
     -(vmath::exp(t).min(f64::MAX))
 }
 
@@ -200,28 +200,16 @@ pub fn rdp_delta(eps: &[f64], p: RdpParams, out: &mut [f64], log: bool) -> Resul
     let len = out.len();
     check_broadcast(len, &[("eps", eps.len())])?;
     check_eps(eps)?;
-    check_params(&p.as_params(), len, true)?;
+    check_model(&p.model(), Some(p.sigma), len)?;
     drive(out, PAR_DELTA, |j0, o| {
         for (t, slot) in o.iter_mut().enumerate() {
             let j = j0 + t;
             let (lc, c) = rdp_slope_at(&p, j)?;
             let l = rdp_log_delta_one(at(eps, j), lc, c);
-            *slot = if log { l } else { rdp_value(l) };
+            *slot = if log { l } else { prob_up(l) };
         }
         Ok(())
     })
-}
-
-/// δ_B from its logarithm as [`rdp_delta`] returns it (1 at ln δ = 0, 0 at −∞, rounded up).
-#[inline]
-pub(super) fn rdp_value(l: f64) -> f64 {
-    if l == 0.0 {
-        1.0
-    } else if l == f64::NEG_INFINITY {
-        0.0
-    } else {
-        up(vmath::exp(l)).min(1.0)
-    }
 }
 
 /// The smallest ε (to the ulp) whose δ_B as [`rdp_delta`] returns it meets `target`, given the
@@ -235,19 +223,19 @@ pub(super) fn rdp_epsilon_one(target: f64, lc: f64, c: f64) -> f64 {
         return 0.0; // c = 0: δ_B = 0 at every ε ≥ 0
     }
     let log = target < f64::MIN_POSITIVE;
-    let lt = vmath::ln(target) * (1.0 + LOG_REL);
+    let lt = rel_dn(vmath::ln(target), LOG_REL);
     let ok = |x: f64| {
         let l = rdp_log_delta_one(x, lc, c);
         if log {
             l <= lt
         } else {
-            rdp_value(l) <= target
+            prob_up(l) <= target
         }
     };
     // c + 2√(c ln(1/δ)) with the root as exp(½(ln c + ln ln(1/δ))) (c may underflow)
     let ll = vmath::ln(-vmath::ln(target));
     let h = 0.5 * (lc + ll);
-    let root = vmath::exp(h + 4.0 * HALF_ULP_ONE * (h.abs() + ll.abs() + 1.0));
+    let root = vmath::exp(h + rel_err(2.0 * (h.abs() + ll.abs() + 1.0)));
     let e0 = up(c + 2.0 * root);
     if !(e0.is_finite() && e0 > 0.0) {
         return e0;
@@ -285,7 +273,7 @@ pub fn rdp_epsilon(target: &[f64], p: RdpParams, out: &mut [f64]) -> Result<()> 
     let len = out.len();
     check_broadcast(len, &[("delta", target.len())])?;
     check_target(target)?;
-    check_params(&p.as_params(), len, true)?;
+    check_model(&p.model(), Some(p.sigma), len)?;
     drive(out, PAR_DELTA, |j0, o| {
         for (t, slot) in o.iter_mut().enumerate() {
             let j = j0 + t;
@@ -299,7 +287,7 @@ pub fn rdp_epsilon(target: &[f64], p: RdpParams, out: &mut [f64]) -> Result<()> 
 /// The RDP slope c_i of Asoodeh–Diaz–Calmon Proposition 1 (PNSGD is (α, α c_i)-RDP, i.e.
 /// c_i-zCDP, for record i), rounded up, elementwise.
 pub fn rdp_slope_values(p: RdpParams, out: &mut [f64]) -> Result<()> {
-    check_params(&p.as_params(), out.len(), true)?;
+    check_model(&p.model(), Some(p.sigma), out.len())?;
     drive(out, PAR_DELTA, |j0, o| {
         for (t, slot) in o.iter_mut().enumerate() {
             *slot = rdp_slope_at(&p, j0 + t)?.1;

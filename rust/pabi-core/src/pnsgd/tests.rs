@@ -12,19 +12,24 @@ use super::inverse::{solve_epsilon, solve_sigma};
 use super::prepared::{Elem, Prepared};
 use super::PAR_DELTA;
 use super::*;
+use crate::setup::SetupArgs;
 
 fn params<'a>(order: Order, index: Option<&'a [f64]>) -> Params<'a> {
     Params {
-        noise: Noise::Gaussian,
-        order,
+        model: Model {
+            noise: Noise::Gaussian,
+            order,
+            setup: SetupArgs {
+                lipschitz: &[1.0],
+                lr: &[0.5],
+                diameter: &[1.0],
+                smoothness: None,
+                strong_convexity: &[0.0],
+            },
+            n: &[100.0],
+            index,
+        },
         sigma: &[1.0],
-        lipschitz: &[1.0],
-        lr: &[0.5],
-        diameter: &[1.0],
-        n: &[100.0],
-        index,
-        smoothness: None,
-        strong_convexity: &[0.0],
     }
 }
 
@@ -52,15 +57,15 @@ fn validation() {
     assert!(delta(&[1.0], params(Order::Fixed, Some(&[1.5])), &mut o).is_err());
     assert!(delta(&[-1.0], params(Order::Shuffled, None), &mut o).is_err());
     let mut p = params(Order::Shuffled, None);
-    p.smoothness = Some(&[1.0]);
+    p.model.setup.smoothness = Some(&[1.0]);
     assert!(delta(&[1.0], p, &mut o).is_ok());
-    p.lr = &[2.5];
+    p.model.setup.lr = &[2.5];
     let err = delta(&[1.0], p, &mut o).unwrap_err();
     assert!(err.to_string().starts_with("lr must be"));
     let mut p = params(Order::Shuffled, None);
-    p.n = &[0.0];
+    p.model.n = &[0.0];
     assert!(delta(&[1.0], p, &mut o).is_err());
-    p.n = &[N_MAX];
+    p.model.n = &[N_MAX];
     assert!(delta(&[1.0], p, &mut o).is_err());
 }
 
@@ -76,7 +81,7 @@ fn inversions_round_trip() {
     delta(&[below], p, &mut d).unwrap();
     assert!(d[0] > 1e-6);
     let mut s = [0.0];
-    calibrate_sigma(&[1.0], &[1e-6], p, &mut s).unwrap();
+    calibrate_sigma(&[1.0], &[1e-6], p.model, &mut s).unwrap();
     let mut q = p;
     let sv = [s[0]];
     q.sigma = &sv;
@@ -138,18 +143,18 @@ fn lock_step_solvers_equal_scalar() {
                 .collect();
             let eps: Vec<f64> = (0..m).map(|_| 8.0 * rnd() * rnd()).collect();
             let mut p = params(order, None);
-            p.noise = noise;
+            p.model.noise = noise;
             p.sigma = &sigma;
-            p.n = &n;
-            p.lr = &[0.05];
-            p.diameter = &diam;
-            p.lipschitz = &lip;
-            p.smoothness = Some(&beta);
-            p.strong_convexity = &rho;
+            p.model.n = &n;
+            p.model.setup.lr = &[0.05];
+            p.model.setup.diameter = &diam;
+            p.model.setup.lipschitz = &lip;
+            p.model.setup.smoothness = Some(&beta);
+            p.model.setup.strong_convexity = &rho;
             if order != Order::Shuffled {
-                p.index = Some(&ix);
+                p.model.index = Some(&ix);
             }
-            let prep = Prepared::new(p, m, true).unwrap();
+            let prep = Prepared::new(p, m).unwrap();
             let mut out = vec![0.0; m];
             // ε: L = 0 lanes have δ = 0 at ε = 0 (result 0)
             epsilon(&target, p, &mut out).unwrap();
@@ -168,7 +173,7 @@ fn lock_step_solvers_equal_scalar() {
                     && wants_precise(noise, (e.n - e.i) * f.lb, rb, f.a))
                     as usize;
             }
-            calibrate_sigma(&eps, &target, p, &mut out).unwrap();
+            calibrate_sigma(&eps, &target, p.model, &mut out).unwrap();
             for (j, o) in out.iter().enumerate().take(m) {
                 let sc = solve_sigma(&prep, &eps, &target, j).unwrap();
                 assert_eq!(o.to_bits(), sc.to_bits(), "sigma {noise:?} {order:?} j={j}");
@@ -188,8 +193,8 @@ fn lock_step_solvers_equal_scalar() {
         target[j] = 1e-310;
     }
     let mut out = vec![0.0; 40];
-    let err = calibrate_sigma(&eps, &target, p, &mut out).unwrap_err();
-    let prep = Prepared::new(p, 40, false).unwrap();
+    let err = calibrate_sigma(&eps, &target, p.model, &mut out).unwrap_err();
+    let prep = Prepared::searching_sigma(p.model, 40).unwrap();
     let want = solve_sigma(&prep, &eps, &target, 17).unwrap_err();
     assert_eq!(err.to_string(), want.to_string());
     assert!(err.to_string().contains("element 17"), "{err}");
@@ -215,12 +220,12 @@ fn block_kernel_equals_scalar_path() {
         ] {
             for log in [false, true] {
                 let mut p = params(order, None);
-                p.noise = noise;
+                p.model.noise = noise;
                 p.sigma = &sigma;
-                p.n = &n;
-                p.lr = &[0.05];
+                p.model.n = &n;
+                p.model.setup.lr = &[0.05];
                 if order == Order::Fixed || order == Order::RandomStop {
-                    p.index = Some(&idx);
+                    p.model.index = Some(&idx);
                 }
                 let mut out = vec![0.0; m];
                 run_delta(&eps, p, &mut out, log).unwrap();
@@ -230,9 +235,9 @@ fn block_kernel_equals_scalar_path() {
                     let (e1, s1, n1) = ([eps[j]], [sigma[j]], [n[j]]);
                     let i1 = [idx[j]];
                     q.sigma = &s1;
-                    q.n = &n1;
-                    if q.index.is_some() {
-                        q.index = Some(&i1);
+                    q.model.n = &n1;
+                    if q.model.index.is_some() {
+                        q.model.index = Some(&i1);
                     }
                     run_delta(&e1, q, &mut one, log).unwrap();
                     assert_eq!(
@@ -302,16 +307,20 @@ fn fixed_precise_golden() {
     for (noise, lr, d, n, i, beta, rho, dv, lv) in cases {
         let sm = beta.map(|b| [b]);
         let p = Params {
-            noise,
-            order: Order::Fixed,
+            model: Model {
+                noise,
+                order: Order::Fixed,
+                setup: SetupArgs {
+                    lipschitz: &[1.0],
+                    lr: &[lr],
+                    diameter: &[d],
+                    smoothness: sm.as_ref().map(|b| &b[..]),
+                    strong_convexity: &[rho],
+                },
+                n: &[n],
+                index: Some(&[i]),
+            },
             sigma: &[1.0],
-            lipschitz: &[1.0],
-            lr: &[lr],
-            diameter: &[d],
-            n: &[n],
-            index: Some(&[i]),
-            smoothness: sm.as_ref().map(|b| &b[..]),
-            strong_convexity: &[rho],
         };
         let (mut v, mut l) = ([0.0], [0.0]);
         delta(&[1.0], p, &mut v).unwrap();
@@ -342,10 +351,15 @@ fn factors_array_equals_scalar() {
         .collect();
     for noise in [Noise::Gaussian, Noise::Laplace] {
         let mut p = params(Order::Shuffled, None);
-        p.noise = noise;
+        p.model.noise = noise;
         p.sigma = &sigma;
         let (mut a, mut b, mut u) = (vec![0.0; m], vec![0.0; m], vec![0.0; m]);
-        factors(&eps, p, &mut a, &mut b, &mut u).unwrap();
+        let fp = FactorParams {
+            noise,
+            sigma: p.sigma,
+            setup: p.model.setup,
+        };
+        factors(&eps, fp, &mut a, &mut b, &mut u).unwrap();
         let rad = Radii::new(1.0, 1.0, 1.0, 0.5);
         for j in (0..m).step_by(97) {
             let (ra, rb) = rad.at(sigma[j]);
@@ -367,7 +381,7 @@ fn factors_array_equals_scalar() {
 }
 
 fn prep_elem(p: Params) -> Elem {
-    Prepared::new(p, 1, true).unwrap().elem(0).unwrap()
+    Prepared::new(p, 1).unwrap().elem(0).unwrap()
 }
 
 /// Bad option strings and a missing / superfluous index are `PabiError::Option` (a

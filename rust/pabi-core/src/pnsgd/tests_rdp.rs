@@ -3,8 +3,9 @@
 
 use crate::gd::step_contraction;
 
-use super::rdp_comparison::{rdp_epsilon_one, rdp_log_delta_one, rdp_value};
+use super::rdp_comparison::{rdp_epsilon_one, rdp_log_delta_one};
 use super::{rdp_log_slope, rdp_slope, RdpM};
+use crate::num::round::prob_up;
 
 /// The strongly convex example (k·x/(1 − x) ≈ 6400): c_i ≥ the exact
 /// 1.099632308480122e-143 (mpmath, 50 digits) and within 1e-14; it was 1.1e-12 below when
@@ -30,9 +31,9 @@ fn rdp_slope_strongly_convex_example() {
     );
     assert_eq!(rdp_epsilon_one(0.1, f64::NEG_INFINITY, 0.0), 0.0);
     let e = rdp_epsilon_one(1e-10, lv, v);
-    assert!(rdp_value(rdp_log_delta_one(e, lv, v)) <= 1e-10);
+    assert!(prob_up(rdp_log_delta_one(e, lv, v)) <= 1e-10);
     let below = f64::from_bits(e.to_bits() - 1);
-    assert!(rdp_value(rdp_log_delta_one(below, lv, v)) > 1e-10);
+    assert!(prob_up(rdp_log_delta_one(below, lv, v)) > 1e-10);
 }
 
 #[test]

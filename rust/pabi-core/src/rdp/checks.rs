@@ -11,6 +11,9 @@
 //! | [`check_alpha`] | (1, max] | as [`order`] for max = f64::MAX, else `> 1 and <= max (not NaN)` |
 //! | [`count`] | integers ≥ 1 | `an integer >= 1` |
 //! | [`check_t_ell`], [`check_t_star`] | T ≥ ℓ ≥ 1, 1 ≤ t* ≤ ℓ | the cycle's indices |
+//! | [`index_in`] | integers in 1..=upper | the caller's wording of the range |
+//! | [`noisy_step`] | λ > 0, C ≥ 0, σ > 0 | the clipped noisy gradient step (as [`pos`], [`nonneg`]) |
+//! | [`shift_args`] | α > 1, σ > 0, a drift ≥ 0, s̄ ≥ 0 | the shifted-divergence bounds |
 //! | [`check_sensitivities`] | non-empty, each in [0, ∞) | first bad index reported |
 
 use crate::error::{PabiError, Result};
@@ -113,16 +116,44 @@ pub(super) fn check_t_ell(t: u64, ell: u64) -> Result<()> {
     Ok(())
 }
 
-/// The first index t* of the record in a cycle of length ℓ: 1 ≤ t* ≤ ℓ.
-pub(super) fn check_t_star(ts: u64, ell: u64) -> Result<()> {
-    if ts == 0 || ts > ell {
-        return Err(PabiError::domain(
-            "t_star",
-            format!("an integer in 1..={ell}"),
-            ts as f64,
-        ));
+/// A 1-based index in 1..=upper; the error names `name` with the range as `allowed` words it.
+pub(super) fn index_in(
+    name: &'static str,
+    v: u64,
+    upper: u64,
+    allowed: impl FnOnce() -> String,
+) -> Result<()> {
+    if v == 0 || v > upper {
+        return Err(PabiError::domain(name, allowed(), v as f64));
     }
     Ok(())
+}
+
+/// The first index t* of the record in a cycle of length ℓ: 1 ≤ t* ≤ ℓ.
+pub(super) fn check_t_star(ts: u64, ell: u64) -> Result<()> {
+    index_in("t_star", ts, ell, || format!("an integer in 1..={ell}"))
+}
+
+/// The clipped noisy gradient step of the last-iterate bounds: step size λ > 0, clipping
+/// norm C ≥ 0, noise σ > 0 (in that order).
+pub(super) fn noisy_step(lam: f64, clip: f64, sigma: f64) -> Result<()> {
+    pos("lam", lam)?;
+    nonneg("clip", clip)?;
+    pos("sigma", sigma)
+}
+
+/// The shifted-divergence bounds (Kong–Ribero Prop. 2.2): order α > 1, noise σ > 0, the
+/// drift (`drift` = its name: ζ or τ) ≥ 0 and, where given, the shift s̄ ≥ 0 (in that order).
+pub(super) fn shift_args(
+    alpha: f64,
+    sigma: f64,
+    drift: (&'static str, f64),
+    sbar: Option<f64>,
+) -> Result<()> {
+    order(alpha)?;
+    pos("sigma", sigma)?;
+    nonneg(drift.0, drift.1)?;
+    sbar.map_or(Ok(()), |s| nonneg("sbar", s))
 }
 
 /// Sensitivity samples: non-empty, finite, non-negative (first bad index reported).

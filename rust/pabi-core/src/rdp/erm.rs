@@ -3,14 +3,14 @@
 //! gradient step (Lemma 2), the multi-epoch sensitivity (Prop. 2), averaged RDP (Prop. 3) and
 //! the mixture bound (Lemma 3). Derivations: docs/derivations/rdp.md.
 
-use super::checks::{check_sensitivities, count, nonneg, order, pos};
+use super::checks::{check_sensitivities, count, index_in, nonneg, order, pos};
 use super::logexp::{log_mean_exp, log_weighted_sum_exp};
 use super::scalar::{mul0, prod_div, up_pos};
 use crate::dd::{two_prod, Dd};
 use crate::error::{PabiError, Result};
 use crate::num::neumaier_sum;
 use crate::num::round::up_signed;
-use crate::num::round::EPS3;
+use crate::num::round::{exp_prod_up, one_minus_exp_prod, rel_dn, rel_up, EPS3};
 
 /// Mixture bound (001 Lemma 3): D_α(M(D)‖M(D')) ≤ (1/(α − 1))·ln Σ_j q_j e^{(α−1)ε_j(α)}
 /// for a mixture with weights q_j (summing to 1) of mechanisms with RDP ε_j.
@@ -89,13 +89,7 @@ pub fn sensitivity_multi_epoch(
     nonneg("grad_bound", grad_bound)?;
     pos("batch_size", batch_size)?;
     count("m", m)?;
-    if j == 0 || j > m {
-        return Err(PabiError::domain(
-            "j",
-            format!("an integer in 1..=m (m = {m} >= 1)"),
-            j as f64,
-        ));
-    }
+    index_in("j", j, m, || format!("an integer in 1..=m (m = {m} >= 1)"))?;
     let l = if g.hi < 0.5 {
         (-g.hi).ln_1p() - g.lo / (1.0 - g.hi)
     } else {
@@ -107,24 +101,19 @@ pub fn sensitivity_multi_epoch(
         }
     };
     let (l_up, l_dn) = if l.is_finite() {
-        let lerr = EPS3 * l.abs();
-        (l + lerr, l - lerr) // ln ρ ∈ [l_dn, l_up] (both ≤ 0)
+        (rel_up(l, EPS3), rel_dn(l, EPS3)) // ln ρ ∈ [l_dn, l_up] (both ≤ 0)
     } else {
         (l, l)
     };
-    // e^y, −expm1(y) at y = x·ln ρ with the relative margin; exact at x = 0 and y = −∞
-    let margin = |y: f64| (y.abs() + 3.0) * 2.0 * f64::EPSILON;
+    // e^y, −expm1(y) at y = x·ln ρ with the relative margin of `exp_prod_up`; exact at x = 0
+    // and y = −∞
     let pow_up = |x: f64| match x * l_up {
         _ if x == 0.0 => 1.0,
         y if y == f64::NEG_INFINITY => 0.0,
-        y => y.exp() * (1.0 + margin(y)),
+        y => exp_prod_up(y),
     };
-    let one_minus = |x: f64, l: f64, sign: f64| match x * l {
-        y if y == f64::NEG_INFINITY => 1.0,
-        y => -y.exp_m1() * (1.0 + sign * margin(y)),
-    };
-    let one_minus_up = |x: f64| one_minus(x, l_dn, 1.0);
-    let one_minus_dn = |x: f64| one_minus(x, l_up, -1.0);
+    let one_minus_up = |x: f64| one_minus_exp_prod(x * l_dn, 1.0);
+    let one_minus_dn = |x: f64| one_minus_exp_prod(x * l_up, -1.0);
     let num = match epochs {
         // k·m as a double (the u64 product overflows for k·m ≥ 2^64)
         Some(k) => one_minus_up(k as f64 * m as f64).min(1.0),

@@ -7,7 +7,7 @@ use super::logexp::log_mean_exp;
 
 use crate::error::{PabiError, Result};
 use crate::num::neumaier_sum;
-use crate::num::round::{EPS, EPS2, EPS4};
+use crate::num::round::{rel_err, EPS2, EPS4};
 
 /// Thm 3.6 bound on D_α(M(X')‖M(X)), translation-invariant form:
 /// (1/(α − 1))·mean_b ln mean_j exp[(‖Σ_i w_i‖² − Σ_i ‖w_i‖²)/(2σ²)], w_i = U(T_i) − U(V_b).
@@ -62,7 +62,7 @@ pub fn general_update_rdp(
     let mut sa = vec![0.0; d];
     // z = (‖Σ w‖² − Σ‖w‖²)/(2σ²) cancels; its rounding error is ≤ c·ε_m·(Σ_k(Σ_i|w_ik|)² + Σ‖w‖²)/(2σ²)
     // with c = 2α + d + 4 (differences, the α-term sums, squares and the d-term sums)
-    let c = (2 * a + d + 4) as f64 * EPS;
+    let c = rel_err((2 * a + d + 4) as f64);
     for bi in 0..b {
         let v = &outer[bi * d..(bi + 1) * d];
         let mut zerr: f64 = 0.0;

@@ -14,7 +14,7 @@ use crate::error::{PabiError, Result};
 use crate::num::logspace::log_expm1_std;
 use crate::num::neumaier_sum;
 use crate::num::round::up_signed;
-use crate::num::round::EPS8;
+use crate::num::round::{rel_err, EPS8};
 
 /// Which order map to use in the Hölder composition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,7 +81,7 @@ pub(super) fn holder_ceil_order(alpha: f64, p: f64, i: u64, map: OrderMap) -> u6
     }
     let (beta, _) = holder_order(alpha, p, i, map);
     let x = i as f64 * f64::ln_1p(1.0 / (p - 1.0));
-    let err = 2.0 * (3.0 * x.abs() + 4.0) * f64::EPSILON * beta.abs();
+    let err = rel_err(2.0 * (3.0 * x.abs() + 4.0)) * beta.abs();
     if (beta - err).ceil() == (beta + err).ceil() {
         return ceil_order(beta);
     }

@@ -5,11 +5,13 @@
 //! docs/errata.md#r-k4), the App. B residuals, Lemma C.1 and Cors. C.2–C.3
 //! (docs/errata.md#r-k11). Derivations: docs/derivations/rdp.md.
 
-use super::checks::{check_t_ell, check_t_star, count, gt1, nonneg, order, pos};
+use super::checks::{
+    check_t_ell, check_t_star, count, gt1, index_in, noisy_step, nonneg, order, pos, shift_args,
+};
 use super::scalar::{mul0, prod_div, up_pos};
 use crate::error::{PabiError, Result};
 use crate::num::round::up_signed;
-use crate::num::round::EPS2;
+use crate::num::round::{rel_err, rel_up, EPS2};
 use crate::num::{INFLATE, TINY};
 
 /// Below this |s·u| θ_L(s) is 1/s to 1e-200 relative (see [`theta_u`]).
@@ -81,7 +83,7 @@ pub fn lip_u_from_l(l: f64) -> Result<f64> {
     } else {
         2.0 * l.ln()
     };
-    Ok(u + EPS2 * u.abs())
+    Ok(rel_up(u, EPS2))
 }
 
 /// θ_L(s) = L^{2(s−1)}/Σ_{j<s} L^{2j} with L² = 1 + κ (κ ≥ −1), rounded up.
@@ -103,7 +105,7 @@ pub fn theta_l_u(u: f64, s: f64) -> Result<f64> {
     }
     // L < 1 is conditioned like e^{(s−1)u} (relative error ~ |(s−1)u|·2^-53): widen by it
     let widen = if u < 0.0 {
-        INFLATE + 4.0 * crate::num::HALF_ULP_ONE * ((s - 1.0) * u).abs()
+        INFLATE + rel_err(2.0 * ((s - 1.0) * u).abs())
     } else {
         INFLATE
     };
@@ -185,9 +187,7 @@ pub fn last_iterate_rdp_general(
     t: u64,
 ) -> Result<f64> {
     order(alpha)?;
-    pos("lam", lam)?;
-    nonneg("clip", clip)?;
-    pos("sigma", sigma)?;
+    noisy_step(lam, clip, sigma)?;
     // T = 0 steps: 0 (not 0·inf when λC/σ overflows); an underflowed positive product is not 0
     let v = prod_div(
         &[8.0, alpha, t as f64, lam, lam, clip, clip],
@@ -210,18 +210,9 @@ pub fn shifted_drift_bound(
     t: u64,
     ell: u64,
 ) -> Result<f64> {
-    order(alpha)?;
-    pos("sigma", sigma)?;
-    nonneg("zeta", zeta)?;
-    nonneg("sbar", sbar)?;
+    shift_args(alpha, sigma, ("zeta", zeta), Some(sbar))?;
     count("T", t)?;
-    if ell == 0 || ell > t {
-        return Err(PabiError::domain(
-            "ell",
-            format!("an integer in 1..=T (T = {t})"),
-            ell as f64,
-        ));
-    }
+    index_in("ell", ell, t, || format!("an integer in 1..=T (T = {t})"))?;
     let occ = t.div_ceil(ell) as f64;
     // in units of σ: α/(2σ²) overflowed for tiny σ and met a zero body (inf·0 = NaN)
     let v = prod_div(&[0.5, alpha, t as f64, zeta, zeta], &[sigma, sigma])
@@ -231,9 +222,7 @@ pub fn shifted_drift_bound(
 
 /// Kong–Ribero Prop. 2.2(b) as printed, eq. (8): 2αT(ζ/σ)² (τ = 0, ζ = s̄, any L).
 pub fn shifted_drift_bound_published(alpha: f64, sigma: f64, zeta: f64, t: u64) -> Result<f64> {
-    order(alpha)?;
-    pos("sigma", sigma)?;
-    nonneg("zeta", zeta)?;
+    shift_args(alpha, sigma, ("zeta", zeta), None)?;
     count("T", t)?;
     let v = prod_div(&[2.0, alpha, t as f64, zeta, zeta], &[sigma, sigma]);
     Ok(up_pos(v, zeta > 0.0))
@@ -251,9 +240,7 @@ fn check_cyclic(
     ell: u64,
 ) -> Result<()> {
     order(alpha)?;
-    pos("lam", lam)?;
-    nonneg("clip", clip)?;
-    pos("sigma", sigma)?;
+    noisy_step(lam, clip, sigma)?;
     count("b", b)?;
     check_t_ell(t, ell)
 }
@@ -323,9 +310,7 @@ pub fn last_iterate_rdp_bounded(
     order(alpha)?;
     nonneg("kappa", kappa)?;
     nonneg("d_h", d_h)?;
-    pos("lam", lam)?;
-    nonneg("clip", clip)?;
-    pos("sigma", sigma)?;
+    noisy_step(lam, clip, sigma)?;
     count("b", b)?;
     let x = (1.0 + kappa).sqrt() * d_h + 2.0 * lam * clip / b as f64;
     // (x/σ)², not x²/σ²: σ² underflows (α/(2σ²)·0 was inf·0 = NaN)
@@ -397,13 +382,10 @@ pub fn shifted_cycle_bound(
     t: u64,
     ell: u64,
 ) -> Result<f64> {
-    order(alpha)?;
-    pos("sigma", sigma)?;
-    nonneg("tau", tau)?;
-    nonneg("sbar", sbar)?;
+    shift_args(alpha, sigma, ("tau", tau), Some(sbar))?;
     check_t_ell(t, ell)?;
     let th = theta_l_u(u, ell as f64)?;
-    let l = (0.5 * u).exp() * (1.0 + EPS2); // L rounded up
+    let l = rel_up((0.5 * u).exp(), EPS2); // L rounded up
     let e = (t / ell) as f64;
     let rem = theta_l_u(u, (t % ell) as f64)?;
     let a = mul0(l, tau) + sbar;

@@ -5,8 +5,8 @@
 
 use super::checks::{nonneg, order};
 use crate::error::{PabiError, Result};
+use crate::num::round::up_inflate;
 use crate::num::round::up_signed;
-use crate::num::{INFLATE, TINY};
 
 /// Weak triangle inequality (Mironov Prop. 11, Hölder-p form):
 /// D_α(P‖R) ≤ (α − 1/p)/(α − 1)·D_{pα}(P‖Q) + D_{g_p(α)}(Q‖R).
@@ -48,5 +48,5 @@ pub fn unlearning_keep(
         (alpha - 0.5) / (alpha - 1.0)
     };
     let lhs = c * d_2a_prev + d_2a1_step;
-    Ok(lhs * (1.0 + INFLATE) + TINY <= beta)
+    Ok(up_inflate(lhs) <= beta)
 }

@@ -10,7 +10,7 @@ use super::params::{check_step, noise_problem, Problem};
 use super::shuffled_value;
 use crate::error::Result;
 use crate::num::consts::LN_2PI;
-use crate::num::round::EPS2;
+use crate::num::round::{rel_up, EPS2};
 use crate::{lambertw, theta, vmath};
 
 /// ln z_n = ln(n²/(2πC1²) + C2) for the Gaussian schedule, without forming n² (n up to 1e300).
@@ -53,8 +53,8 @@ pub fn gauss_schedule_sigma(
 pub(super) fn gauss_schedule_radii(p: &Problem, n: f64, c1: f64, c2: f64) -> Result<(f64, f64)> {
     check_step(n, c1, c2)?;
     let w = gauss_w(n, c1, c2);
-    let rb = 2.0 * w.sqrt() * (1.0 + EPS2);
-    Ok((p.kappa() * rb * (1.0 + EPS2), rb))
+    let rb = rel_up(2.0 * w.sqrt(), EPS2);
+    Ok((rel_up(p.kappa() * rb, EPS2), rb))
 }
 
 /// δ(n) = θ(ε, κ_G r_B)·G(1 − θ(ε, r_B), n), r_B = 2·sqrt(W0(z_n)) (003 Thm 4).

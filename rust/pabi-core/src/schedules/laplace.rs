@@ -8,7 +8,7 @@ use super::params::{check_step, noise_problem, Problem};
 use super::shuffled_value;
 use crate::error::{PabiError, Result};
 use crate::num::down;
-use crate::num::round::{EPS2, EPS4};
+use crate::num::round::{rel_up, EPS2, EPS4};
 use crate::{theta, vmath};
 
 /// ln(n/C1 + C2) for the Laplace schedule, accurate when the argument is close to 1; requires
@@ -54,7 +54,7 @@ pub fn laplace_schedule_delta(p: &Problem, n: f64, c1: f64, c2: f64) -> Result<f
     check_step(n, c1, c2)?;
     let lz = ln_laplace_arg(n, c1, c2, "n")?;
     // A = laplace_theta(ε, r_A) with r_A = 2L/v = 2κ·ln z, nudged up (A increases with r).
-    let a = theta::laplace_theta(p.eps, 2.0 * p.kappa() * lz * (1.0 + EPS2));
+    let a = theta::laplace_theta(p.eps, rel_up(2.0 * p.kappa() * lz, EPS2));
     // u = e^{ε/2 − ln z}, exponent moved down by its rounding error.
     let e = 0.5 * p.eps - lz;
     let e_dn = e - EPS4 * (0.5 * p.eps + lz);

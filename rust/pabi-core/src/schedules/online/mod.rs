@@ -38,13 +38,13 @@ mod suffix;
 mod tests;
 
 pub use quantity::{online_delta_at, OnlineQuantity};
-pub use suffix::{online_delta_all, online_log_delta_all, online_log_delta_at, prob_from_log};
+pub use suffix::{online_delta_all, online_log_delta_all, online_log_delta_at};
 
 use super::params::{check_c, check_decay, count, Noise, Problem};
 
 use crate::error::{PabiError, Result};
 use crate::num::logspace::Neumaier;
-use crate::num::round::{EPS, EPS2, EPS4, EPS8};
+use crate::num::round::{rel_dn, rel_up, EPS, EPS2, EPS4, EPS8};
 use crate::{lambertw, theta, vmath};
 
 /// Number of factors summed directly before the Euler–Maclaurin tail takes over.
@@ -56,7 +56,7 @@ const CERT_TOL: f64 = 1e-13;
 /// ln of the per-step factor h(ε, r) (θ or the Laplace factor), rounded up; r nudged up.
 #[inline(always)]
 fn log_factor(kind: Noise, eps: f64, r: f64) -> f64 {
-    let r = r * (1.0 + EPS2);
+    let r = rel_up(r, EPS2);
     match kind {
         Noise::Gaussian => theta::log_theta_tight(eps, r),
         Noise::Laplace => theta::log_laplace_theta(eps, r),
@@ -99,7 +99,7 @@ impl OnlineSchedule {
         check_decay(decay)?;
         let ln_c1 = vmath::ln(c1);
         let ln_c = ln_c1 + 0.5 * p.eps;
-        let c = vmath::exp(ln_c) * (1.0 - EPS4);
+        let c = rel_dn(vmath::exp(ln_c), EPS4);
         Ok(OnlineSchedule {
             kind,
             p,
@@ -207,7 +207,7 @@ impl OnlineSchedule {
                 // c is rounded down; c/y and log1p add ≤ 5 ulp (relative): move 8 ulp up.
                 let y = t.powf(self.decay) + self.d;
                 let v = vmath::log1p(-self.c / y);
-                v - EPS8 * v
+                rel_up(v, EPS8)
             }
             Noise::Gaussian => log_factor(Noise::Gaussian, self.p.eps, self.gauss_rb(t)),
         }
@@ -233,7 +233,7 @@ impl OnlineSchedule {
                 self.ln_c - crate::num::log_add_exp(self.decay * lx, vmath::ln(self.d))
             }
             Noise::Gaussian => {
-                let r = self.gauss_rb_log(lx) * (1.0 + EPS2);
+                let r = rel_up(self.gauss_rb_log(lx), EPS2);
                 let lu = theta::log_theta_complement_tight(self.p.eps, r);
                 if lu > -std::f64::consts::LN_2 {
                     // θ < 1/2 (small r): −g = −ln θ directly (1 − θ would round to 1 where θ

@@ -4,9 +4,10 @@
 //! integral bound (Sordello–Bu–Dong §6), which brackets δ_∞ from below and is exponentiated
 //! rounding down. Derivations in `docs/derivations/schedules.md`.
 
-use super::suffix::{online_log_delta_at, prob_from_log};
+use super::suffix::online_log_delta_at;
 use super::OnlineSchedule;
 use crate::error::Result;
+use crate::num::round::prob_up;
 use crate::num::{exp_down, exp_up_unit};
 use crate::schedules::{Noise, Problem};
 
@@ -51,7 +52,7 @@ impl OnlineSchedule {
 }
 
 /// δ_n(index) (ln δ with `log`) of a run with the per-step noise array `noise`: the value of
-/// [`online_log_delta_at`], exponentiated rounding up ([`prob_from_log`]).
+/// [`online_log_delta_at`], exponentiated rounding up ([`prob_up`]).
 pub fn online_delta_at(
     kind: Noise,
     p: &Problem,
@@ -60,5 +61,5 @@ pub fn online_delta_at(
     log: bool,
 ) -> Result<f64> {
     let v = online_log_delta_at(kind, p, noise, index)?;
-    Ok(if log { v } else { prob_from_log(v) })
+    Ok(if log { v } else { prob_up(v) })
 }

@@ -11,9 +11,10 @@ use super::{Neumaier, Noise, Problem, EPS4};
 use crate::batch::{pool, PAR_MIN};
 use crate::error::{PabiError, Result};
 use crate::gd::Radii;
-use crate::num::{shift_log, INFLATE, TINY};
+use crate::num::round::prob_up;
+use crate::num::{shift_log, INFLATE};
 use crate::pnsgd::{log_a_gauss_block, log_b_gauss_block};
-use crate::{theta, vmath};
+use crate::theta;
 
 /// Fill ln A_t, ln B_t (rounded up) for one chunk of steps, block by block: radii from
 /// [`Radii::at`] (rounded up), the Gaussian factors by the engine's block kernels (one θ-type
@@ -78,35 +79,20 @@ pub(super) fn finish_suffix(la: f64, s: f64, zero: bool) -> f64 {
 }
 
 /// Pass 2 of the scan for one chunk: out[t] holds ln A_t on entry; `acc`/`zero` carry the
-/// (compensated) sum of the ln B of every later step. Converts to δ unless `log`.
+/// (compensated) sum of the ln B of every later step. Converts to δ unless `log`. The sum is
+/// read with [`Neumaier::sum`]: a partial sum that overflowed (finite ln B summing below
+/// −f64::MAX) is −∞ there, and [`finish_suffix`] makes ln δ −f64::MAX, its upward rounding
+/// (`value` gave NaN, which [`finish_suffix`] must bound by 0: ln δ = ln A, far looser).
 #[multiversion(targets = "simd")]
 fn scan_chunk(out: &mut [f64], lb: &[f64], mut acc: Neumaier, mut zero: bool, log: bool) {
     for t in (0..out.len()).rev() {
-        let v = finish_suffix(out[t], acc.value(), zero);
-        out[t] = if log { v } else { prob_from_log(v) };
+        let v = finish_suffix(out[t], acc.sum(), zero);
+        out[t] = if log { v } else { prob_up(v) };
         if lb[t] == f64::NEG_INFINITY {
             zero = true;
         } else {
             acc.add(lb[t]);
         }
-    }
-}
-
-/// δ from ln δ, rounded up, in [0, 1] (`num::exp_up_unit` with the vectorizable exp, and no
-/// libm underflow path: ln δ below −746 gives `up(0)` = [`TINY`]).
-#[inline(always)]
-pub fn prob_from_log(v: f64) -> f64 {
-    if v == f64::NEG_INFINITY {
-        0.0
-    } else if v < -708.0 {
-        // (subnormal or zero: the constant, no arithmetic on subnormals, which is slow)
-        if v < -746.0 {
-            TINY
-        } else {
-            crate::num::up(vmath::exp(v))
-        }
-    } else {
-        crate::num::up(vmath::exp(v)).min(1.0)
     }
 }
 
@@ -182,7 +168,9 @@ pub fn online_delta_all(
         let (mut acc, zero) = offsets[c + 1];
         let (s, z) = sums[c + 1];
         acc.add(s.s);
-        acc.add(s.c);
+        if s.s.is_finite() {
+            acc.add(s.c); // (an overflowed chunk sum is −∞, its compensation NaN)
+        }
         offsets[c] = (acc, zero || z);
     }
     type Part<'a> = ((&'a mut [f64], &'a [f64]), &'a (Neumaier, bool));
