@@ -92,3 +92,33 @@ def test_gdp_compose_tight_and_sound():
             assert Fraction(out) ** 2 >= ex
             if ex > Fraction(1e-290) ** 2:
                 assert Fraction(out) ** 2 <= ex * Fraction(1 + 1e-13), (n, scale)
+
+
+# ============================================================================ sampled Gaussian RDP
+
+
+@pytest.mark.parametrize("frac", ["exact", "ceil"])
+def test_sampled_gaussian_rdp_exactly_monotone_across_integer_orders(frac):
+    """Around every integer order n the fractional value stays between the integer ones:
+    ε(n − ulp) ≤ ε(n) ≤ ε(n + ulp) (inside (n, n + 1) the fractional series is not yet exactly
+    monotone: test_laws.py::test_sampled_gaussian_rdp_monotone)."""
+    g = rng(4)
+    for _ in range(120):
+        n = float(g.integers(2, 80))
+        q = float(g.choice([g.uniform(0.0, 1.0), 10.0 ** g.uniform(-6, 0), 1.0]))
+        z = float(10.0 ** g.uniform(-0.5, 1.5))
+        f = lambda a: pabi.sampled_gaussian_rdp(a, q, z, fractional=frac)  # noqa: E731
+        lo, hi = nxt(n, DOWN), nxt(n)
+        assert f(lo) <= f(n) <= f(hi) <= f(n + 0.5) <= f(n + 1.0), (n, q, z, frac, f(lo), f(n), f(hi))
+
+
+@pytest.mark.parametrize("alpha", [2.0, 3.0, 2.5, 9.0, 40.0, 300.0])
+def test_sampled_gaussian_rdp_exactly_monotone_into_q_one(alpha):
+    """The sampled values never exceed the unsampled one α·r²/2 (rounded up): no reversal at q = 1."""
+    for z in (0.1, 0.5, 1.0, 3.0, 10.0):
+        f = lambda q: pabi.sampled_gaussian_rdp(alpha, q, z)  # noqa: E731
+        q = 1.0
+        for _ in range(4):
+            q = nxt(q, DOWN)
+        neighbours(f, [q], +1, f"sampled_gaussian_rdp({alpha}, q, {z}) below q = 1")
+    assert pabi.sampled_gaussian_rdp(3.0, nxt(1.0, DOWN), 1.0) <= pabi.sampled_gaussian_rdp(3.0, 1.0, 1.0)
