@@ -658,7 +658,7 @@ def test_schedule_delta_monotone(exact, kw, e1, e2):
         assert 0.0 <= d <= 1.0
 
 
-@exactness('laplace_schedule_delta_star(9.875, 0.001) = 0.9334192401790746 > laplace_schedule_delta_star(9.874999999999998, 0.001) = 0.9334192401790745 (delta* must not grow with eps)')
+@exactness()
 @n_examples(1)
 @given(st.floats(0.0, 50.0, **finite), st.floats(0.0, 50.0, **finite), st.floats(1e-3, 1e12, **finite),
        st.floats(1e-3, 1e12, **finite))

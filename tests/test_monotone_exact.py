@@ -23,7 +23,8 @@ def rng(seed: int) -> np.random.Generator:
 
 
 def nxt(x: float, to: float = UP) -> float:
-    return float(np.nextafter(x, to))
+    with np.errstate(over="ignore"):
+        return float(np.nextafter(x, to))
 
 
 def neighbours(f, xs, sign: int, what: str, lo: float = -math.inf, hi: float = math.inf) -> None:
@@ -122,3 +123,37 @@ def test_sampled_gaussian_rdp_exactly_monotone_into_q_one(alpha):
             q = nxt(q, DOWN)
         neighbours(f, [q], +1, f"sampled_gaussian_rdp({alpha}, q, {z}) below q = 1")
     assert pabi.sampled_gaussian_rdp(3.0, nxt(1.0, DOWN), 1.0) <= pabi.sampled_gaussian_rdp(3.0, 1.0, 1.0)
+
+
+# ============================================================================ schedule limits δ*
+
+
+STARS = [pabi.gauss_schedule_delta_star, pabi.laplace_schedule_delta_star]
+
+
+@pytest.mark.parametrize("f", STARS, ids=lambda f: f.__name__)
+def test_schedule_delta_star_exactly_monotone(f):
+    g = rng(5)
+    for _ in range(150):
+        c1 = float(10.0 ** g.uniform(-6, 13))
+        e = float(g.uniform(0.0, 60.0))
+        neighbours(lambda x: f(x, c1), [e], -1, f"{f.__name__}(eps, c1={c1!r})", lo=0.0)
+        neighbours(lambda c: f(e, c), [c1], -1, f"{f.__name__}(eps={e!r}, c1)", lo=5e-324)
+    assert pabi.laplace_schedule_delta_star(9.875, 0.001) <= pabi.laplace_schedule_delta_star(9.874999999999998, 0.001)
+
+
+@pytest.mark.parametrize("f,k", [(pabi.laplace_schedule_delta_star, 1.0), (pabi.gauss_schedule_delta_star, 2.0)],
+                         ids=["laplace", "gauss"])
+def test_schedule_delta_star_monotone_at_switch_points(f, k):
+    """x = k·C1·e^{ε/2} crossing the rule switches x = 2 and 40, and the overflow of x."""
+    for x in (2.0, 40.0, 1.7976931348623157e308):
+        c1 = x / k
+        start = c1
+        for _ in range(4):
+            start = nxt(start, DOWN)
+        neighbours(lambda c: f(0.0, c), [start, nxt(nxt(start))], -1, f"{f.__name__}(0, c1) near x = {x}", lo=5e-324,
+                   hi=1.7976931348623157e308)
+    # past the overflow of x: still monotone, below the finite-x values and above the exact value
+    big = [f(e, 1e308) for e in (0.0, 1.0, 2.0, 10.0, 100.0, 1000.0, 1500.0)]
+    assert all(a >= b for a, b in zip(big, big[1:])), big
+    assert big[-1] > 0.0
