@@ -213,7 +213,7 @@ fn gdp_epsilon_log(delta: f64, mu: f64) -> Result<f64> {
 /// θ itself (as [`gdp_epsilon`]); for δ < f64::MIN_POSITIVE the log-space result.
 #[inline(always)]
 pub fn gdp_mu(eps: f64, delta: f64) -> Result<f64> {
-    if eps >= 0.0 && eps.is_finite() && delta >= f64::MIN_POSITIVE && delta < 1.0 {
+    if eps >= 0.0 && eps.is_finite() && (f64::MIN_POSITIVE..1.0).contains(&delta) {
         return Ok(refine_mu(eps, delta));
     }
     gdp_mu_log(eps, delta)
@@ -256,7 +256,14 @@ fn mu_at_least(eps: f64, ld: f64) -> f64 {
             return f64::INFINITY;
         }
     }
-    newton_dec(&|m| mu_newton(eps, target, m, 3.0), 0.0, hi, 0.5 * hi).1
+    let (lo, hi) = newton_dec(&|m| mu_newton(eps, target, m, 3.0), 0.0, hi, 0.5 * hi);
+    if hi - lo <= EPS2 * hi || hi <= lo.next_up() {
+        return hi;
+    }
+    // not converged: the root is far below the start (μ ≈ e^{ld}·√(2π)/… at ε = 0, e.g. 4.8e-174
+    // for ln δ = −400, where halving from ~10 gave up at 2e-137): the first double with
+    // g ≤ 0 by bisection over the bit patterns of (lo, hi] (≤ 64 evaluations, any scale)
+    bisect_bits(lo, hi, |m| g(m) <= 0.0)
 }
 
 /// (target − ln θ(ε, μ) + margin·INFLATE·max(1, |ln θ|), its μ-derivative), with
