@@ -209,8 +209,9 @@ fn gdp_epsilon_log(delta: f64, mu: f64) -> Result<f64> {
 
 /// Largest double μ with gdp_delta(ε, μ) = [`theta`]`(ε, μ)` ≤ δ (pabi's own upward-rounded θ;
 /// the next double gives more than δ): the GDP level certifying (ε, δ)-DP (rounded down).
-/// ε ≥ 0 finite, δ ∈ (0, 1). Newton on ln θ, then the exact double by a bit-pattern search with
-/// θ itself (as [`gdp_epsilon`]); for δ < f64::MIN_POSITIVE the log-space result.
+/// ε ≥ 0 finite, δ ∈ (0, 1). For δ ≥ f64::MIN_POSITIVE a bisection over the bit patterns of
+/// all non-negative doubles with θ itself (`refine_mu`: exactly non-decreasing in δ); below,
+/// Newton on ln θ (the log-space result).
 #[inline(always)]
 pub fn gdp_mu(eps: f64, delta: f64) -> Result<f64> {
     if eps >= 0.0 && eps.is_finite() && (f64::MIN_POSITIVE..1.0).contains(&delta) {
