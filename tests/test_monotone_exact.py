@@ -157,3 +157,18 @@ def test_schedule_delta_star_monotone_at_switch_points(f, k):
     big = [f(e, 1e308) for e in (0.0, 1.0, 2.0, 10.0, 100.0, 1000.0, 1500.0)]
     assert all(a >= b for a, b in zip(big, big[1:])), big
     assert big[-1] > 0.0
+
+
+def test_schedule_delta_star_no_intermediate_overflow():
+    """e^{ε/2} may overflow while x = C1·e^{ε/2} is finite (C1 tiny): δ* is then not small."""
+    import mpmath as mp
+    with mp.workdps(30):
+        for e, c1 in ((1500.0, 5e-324), (1500.0, 1e-300), (2900.0, 5e-324), (1420.0, 1e-10), (1.0, 1e308)):
+            for f, k in ((pabi.laplace_schedule_delta_star, 1), (pabi.gauss_schedule_delta_star, 2)):
+                x = k * mp.mpf(c1) * mp.e ** (mp.mpf(e) / 2)
+                exact = (1 - mp.e ** (-x)) / x
+                v = f(e, c1)
+                assert v >= exact, (f.__name__, e, c1, v, exact)
+                if exact > 1e-300:
+                    assert v <= exact * (1 + 1e-13), (f.__name__, e, c1, v, exact)
+    assert pabi.laplace_schedule_delta_star(1500.0, 5e-324) == pytest.approx(0.0038490532168797, rel=1e-13)

@@ -95,9 +95,9 @@ fn far(x: f64) -> f64 {
 /// schedule, exact) is one rounded product of two non-decreasing factors ([`exp_monotone`]),
 /// δ*(x) is exactly non-increasing ([`delta_star_of_x`]) and `up` is an increasing map.
 /// Error budget: x ≤ 3.5 ulp (δ* has elasticity ≤ 1 in x), δ*(x) ≤ ~16 ulp, against the 2^-46
-/// (128 ulp) of `up`. Where x overflows (C1·e^{ε/2} > f64::MAX) δ* < 1/f64::MAX and
-/// (1/C1)·e^{−ε/2} (·½), also monotone, capped by 1/f64::MAX, is used; `up`'s subnormal margin
-/// covers its rounding there.
+/// (128 ulp) of `up`. Where x overflows (C1·e^{ε/2} > f64::MAX) δ* < 1/f64::MAX and an
+/// upward e^{−ln x} capped by 1/f64::MAX is used (below the values at finite x, so no reversal
+/// at the switch; inside that subnormal range monotone only to rounding).
 /// (The former ln x = ln C1 + ε/2 moved down by 4 ulp and −expm1(−x)/x reversed by one ulp:
 /// laplace_schedule_delta_star(9.875, 0.001) = 0.9334192401790746 > the value at
 /// 9.874999999999998, 0.9334192401790745.)
@@ -109,11 +109,28 @@ pub fn schedule_delta_star(noise: Noise, eps: f64, c1: f64) -> Result<f64> {
         Noise::Laplace => 1.0,
         Noise::Gaussian => 2.0,
     };
-    let x = factor * (c1 * exp_monotone(0.5 * eps));
+    // x = C1·e^{y} as a product of factors e^{≤ 700} (no intermediate overflow while x itself
+    // is finite: C1 ≥ 2^-1074 > e^-745, so x > f64::MAX once y > 1455), each non-decreasing
+    let y = 0.5 * eps;
+    let (y1, y2, y3) = (
+        y.min(700.0),
+        (y - 700.0).clamp(0.0, 700.0),
+        (y - 1400.0).max(0.0),
+    );
+    let x = factor * (((c1 * exp_monotone(y1)) * exp_monotone(y2)) * exp_monotone(y3));
     let v = if x.is_finite() {
         delta_star_of_x(x)
     } else {
-        ((1.0 / c1) * exp_monotone(-0.5 * eps) / factor).min(1.0 / f64::MAX)
+        // x > f64::MAX: δ* < 1/x = e^{−(ln C1 + y)}/factor < 1/f64::MAX, from logarithms moved
+        // up by their rounding error (sound; monotone only to rounding in this subnormal range)
+        let lv = -(c1.ln() + y + factor.ln());
+        let lv = lv + 4.0 * f64::EPSILON * (c1.ln().abs() + y + 1.0);
+        let e = lv.exp(); // faithful: 0 only below 2^-1074, which `up`'s TINY covers
+        if e > 0.0 {
+            e.next_up().min(1.0 / f64::MAX)
+        } else {
+            0.0
+        }
     };
     Ok(up(v).min(1.0))
 }
