@@ -320,12 +320,17 @@ def test_gdp_mu_dominating_small_delta_is_a_constraint():
     _check_mu_dominating([50.0], [1e-301])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "mu below ~1e-130 (eps = 0, delta <= e^-300 or so): the bracket search gives up before the "
-    "root; gdp_mu_dominating([0.0], log_delta=[-400.0]) = 1.9672810614083815e-137, exact "
-    "4.8006183e-174 (safe side, but rel 4e36 against 'smallest mu ... rounded up')"))
 def test_gdp_mu_dominating_tiny_mu_accuracy():
+    # mu below ~1e-130 (eps = 0, delta <= e^-300 or so): the bracket search gave up before the root,
+    # gdp_mu_dominating([0.0], log_delta=[-400.0]) was 1.9672810614083815e-137 against the exact
+    # 4.8006183e-174 (safe side, rel 4e36); an unconverged bracket is now finished by a bisection
+    # over the bit patterns
     _check_mu_dominating([0.0], log_delta=[-400.0])
+    _check_mu_dominating([0.0], log_delta=[-300.0])
+    _check_mu_dominating([0.0], log_delta=[-700.0])
+    _check_mu_dominating([0.0, 1.0, 5.0], log_delta=[-300.0, -301.0, -310.0])
+    # exact mu 9.6e-721 is below every positive double: rounded up to the smallest one
+    assert pabi.gdp_mu_dominating([0.0], log_delta=[-1e4]) == 5e-324
 
 
 def _check_pair(eps, delta=None, log_delta=None):

@@ -23,7 +23,9 @@
 //! decayed) this is the GDP route with a proof-backed tail instead of a sup over a finite ε range.
 
 use crate::error::{PabiError, Result};
-use crate::num::round::{ln_down_2u, EPS, EPS2, EPS4};
+use crate::num::bisect::{bisect_bits, first_ok};
+use crate::num::consts::LN_2PI;
+use crate::num::round::{add_up, ln_down_2u, mul_up, sqrt_up, EPS, EPS2, EPS4};
 use crate::num::INFLATE;
 use crate::tail::log_gaussian_tail;
 use crate::theta::{log_theta, theta};
@@ -148,56 +150,6 @@ pub fn gdp_epsilon(delta: f64, mu: f64) -> Result<f64> {
     Ok(refine_eps(delta, mu, e))
 }
 
-/// Exact predicate search on the bit patterns of non-negative doubles: given `ok` monotone
-/// (false below a threshold, true from it on — or at least evaluated consistently), the smallest
-/// double x ≥ 0 near `x0` with ok(x), as (found, x). Exponential steps from x0 then bisection:
-/// ≤ ~2·64 evaluations.
-fn first_ok(ok: &dyn Fn(f64) -> bool, x0: f64) -> f64 {
-    const INF: u64 = 0x7ff0_0000_0000_0000;
-    let mut b = x0.to_bits().min(INF);
-    let (mut lo, mut hi); // !ok(lo), ok(hi)
-    if ok(f64::from_bits(b)) {
-        let mut step = 1u64;
-        loop {
-            if b == 0 {
-                return 0.0;
-            }
-            let lb = b.saturating_sub(step);
-            if !ok(f64::from_bits(lb)) {
-                lo = lb;
-                hi = b;
-                break;
-            }
-            b = lb;
-            step = step.saturating_mul(2);
-        }
-    } else {
-        let mut step = 1u64;
-        loop {
-            if b >= INF {
-                return f64::INFINITY;
-            }
-            let hb = b.saturating_add(step).min(INF);
-            if ok(f64::from_bits(hb)) {
-                lo = b;
-                hi = hb;
-                break;
-            }
-            b = hb;
-            step = step.saturating_mul(2);
-        }
-    }
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if ok(f64::from_bits(mid)) {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    f64::from_bits(hi)
-}
-
 /// The smallest double ε with θ(ε, μ) ≤ δ, searched from the log-space result `e` (kept for
 /// δ < f64::MIN_POSITIVE and where `e` is not finite).
 #[inline]
@@ -208,14 +160,16 @@ fn refine_eps(delta: f64, mu: f64, e: f64) -> f64 {
     first_ok(&|x: f64| theta(x, mu) <= delta, e)
 }
 
-/// The largest double μ with θ(ε, μ) ≤ δ, searched from the log-space result `m`.
+/// The largest double μ with θ(ε, μ) ≤ δ (δ ≥ f64::MIN_POSITIVE): the first μ with θ > δ,
+/// minus one ulp, found by [`bisect_bits`] over **all** non-negative doubles (θ(ε, 0) = 0 ≤ δ,
+/// θ(ε, ∞) = 1 > δ). The bracket does not depend on δ, so the result is exactly non-decreasing
+/// in δ even though the computed θ is not monotone in μ to the last ulp: the predicates
+/// θ > δ₂ ⇒ θ > δ₁ are nested for δ₁ ≤ δ₂ (see [`crate::num::bisect`]). A search started from
+/// the log-space estimate found different thresholds for neighbouring δ
+/// (gdp_mu(0, 0.15625) = 0.39419816858861395 > gdp_mu(0, 0.15625000000000003) = 0.39419816858861384).
 #[inline]
-fn refine_mu(eps: f64, delta: f64, m: f64) -> f64 {
-    if delta.is_nan() || delta < f64::MIN_POSITIVE || !m.is_finite() {
-        return m;
-    }
-    // θ non-decreasing in μ: the first μ with θ > δ, minus one ulp
-    let first_bad = first_ok(&|x: f64| theta(eps, x) > delta, m);
+fn refine_mu(eps: f64, delta: f64) -> f64 {
+    let first_bad = bisect_bits(0.0, f64::INFINITY, |x: f64| theta(eps, x) > delta);
     if first_bad == 0.0 {
         return 0.0;
     }
@@ -255,12 +209,15 @@ fn gdp_epsilon_log(delta: f64, mu: f64) -> Result<f64> {
 
 /// Largest double μ with gdp_delta(ε, μ) = [`theta`]`(ε, μ)` ≤ δ (pabi's own upward-rounded θ;
 /// the next double gives more than δ): the GDP level certifying (ε, δ)-DP (rounded down).
-/// ε ≥ 0 finite, δ ∈ (0, 1). Newton on ln θ, then the exact double by a bit-pattern search with
-/// θ itself (as [`gdp_epsilon`]); for δ < f64::MIN_POSITIVE the log-space result.
+/// ε ≥ 0 finite, δ ∈ (0, 1). For δ ≥ f64::MIN_POSITIVE a bisection over the bit patterns of
+/// all non-negative doubles with θ itself (`refine_mu`: exactly non-decreasing in δ); below,
+/// Newton on ln θ (the log-space result).
 #[inline(always)]
 pub fn gdp_mu(eps: f64, delta: f64) -> Result<f64> {
-    let m = gdp_mu_log(eps, delta)?;
-    Ok(refine_mu(eps, delta, m))
+    if eps >= 0.0 && eps.is_finite() && (f64::MIN_POSITIVE..1.0).contains(&delta) {
+        return Ok(refine_mu(eps, delta));
+    }
+    gdp_mu_log(eps, delta)
 }
 
 #[inline(always)]
@@ -300,7 +257,14 @@ fn mu_at_least(eps: f64, ld: f64) -> f64 {
             return f64::INFINITY;
         }
     }
-    newton_dec(&|m| mu_newton(eps, target, m, 3.0), 0.0, hi, 0.5 * hi).1
+    let (lo, hi) = newton_dec(&|m| mu_newton(eps, target, m, 3.0), 0.0, hi, 0.5 * hi);
+    if hi - lo <= EPS2 * hi || hi <= lo.next_up() {
+        return hi;
+    }
+    // not converged: the root is far below the start (μ ≈ e^{ld}·√(2π)/… at ε = 0, e.g. 4.8e-174
+    // for ln δ = −400, where halving from ~10 gave up at 2e-137): the first double with
+    // g ≤ 0 by bisection over the bit patterns of (lo, hi] (≤ 64 evaluations, any scale)
+    bisect_bits(lo, hi, |m| g(m) <= 0.0)
 }
 
 /// (target − ln θ(ε, μ) + margin·INFLATE·max(1, |ln θ|), its μ-derivative), with
@@ -313,13 +277,22 @@ fn mu_newton(eps: f64, target: f64, m: f64, margin: f64) -> (f64, f64) {
         return (target - lt, f64::NEG_INFINITY);
     }
     let a = eps / m - m / 2.0;
-    let d = (-0.5 * a * a - 0.918_938_533_204_672_8 - v).exp();
+    let d = (-0.5 * a * a - 0.5 * LN_2PI - v).exp();
     (target - lt, -d)
 }
 
 /// μ of the composition of μ_k-GDP mechanisms, sqrt(Σ μ_k²) (Dong–Roth–Su Cor. 3.3), rounded
-/// up: scaled by the largest μ_k (no underflow of μ_k², no overflow), the squares summed with
-/// Neumaier compensation (≤ 2 ulp in all), moved up 4 ulp. 0 for an empty or all-zero input.
+/// up and **exactly** non-decreasing in every μ_k and in appending a μ_k. Every operation is a
+/// correctly rounded upward one (`num::round`: [`mul_up`], [`add_up`], [`sqrt_up`]), each
+/// monotone in each argument, in a fixed structure: the μ_k are scaled by a power of two 2^-E
+/// from the largest (exact; no overflow of μ_k², no underflow near the top; an upward product
+/// of positive numbers is never 0), the squares summed over a canonical binary tree (left
+/// subtrees of power-of-two size, absent leaves 0: appending a term replaces a 0 leaf; error
+/// ≤ ⌈log2 n⌉ + 1 ulp of the sum), then √ and 2^E (an upward product). A compensated sum moved up
+/// by a relative margin reversed by one ulp when one μ_k grew
+/// (gdp_compose([7.15989777155113e16]·2) = 1.0125624533732518e17 >
+/// gdp_compose([7.159897771551131e16, 7.15989777155113e16]) = 1.0125624533732517e17).
+/// 0 for an empty or all-zero input.
 pub fn gdp_compose(mus: &[f64]) -> Result<f64> {
     if let Some(i) = crate::batch::first_bad(mus, |x| x >= 0.0 && x.is_finite()) {
         return Err(PabiError::domain("mus", ">= 0 and finite", mus[i]).at(i));
@@ -328,19 +301,29 @@ pub fn gdp_compose(mus: &[f64]) -> Result<f64> {
     if top == 0.0 {
         return Ok(0.0);
     }
-    let s = crate::num::neumaier_sum(mus.iter().map(|&m| {
-        let r = m / top;
-        r * r
-    }));
-    let r = top * (s.sqrt() * (1.0 + EPS4));
-    // a subnormal product has lost its relative accuracy (gdp_compose([5e-324, 5e-324]) was
-    // 5e-324 < √2·5e-324): its absolute rounding error is at most half an ulp of the subnormal
-    // grid, so the next double up is an upper bound
-    Ok(if r < f64::MIN_POSITIVE {
-        r.next_up()
-    } else {
-        r
-    })
+    // E = the binary exponent of top, clamped so that 2^E and 2^-E are normal doubles
+    let e = (((top.to_bits() >> 52) as i32) - 1023).clamp(-1000, 1000);
+    let (down, up) = (pow2(-e), pow2(e));
+    fn tree(xs: &[f64], down: f64) -> f64 {
+        match xs.len() {
+            0 => 0.0,
+            1 => {
+                // exact where no underflow (a power of two); never 0 for a positive μ_k
+                let r = mul_up(xs[0], down);
+                mul_up(r, r)
+            }
+            n => {
+                let half = n.next_power_of_two() / 2;
+                add_up(tree(&xs[..half], down), tree(&xs[half..], down))
+            }
+        }
+    }
+    Ok(mul_up(sqrt_up(tree(mus, down)), up))
+}
+
+/// 2^e for |e| ≤ 1022 (exact).
+fn pow2(e: i32) -> f64 {
+    f64::from_bits(((e + 1023) as u64) << 52)
 }
 
 /// sup_i μ_i with θ_{e^{ε_i}}(μ_i) = δ_i: the smallest μ whose GDP profile dominates the

@@ -16,6 +16,7 @@
 //! are re-exported here.
 
 pub mod binom;
+pub mod bisect;
 pub mod consts;
 pub mod dd;
 pub mod logspace;

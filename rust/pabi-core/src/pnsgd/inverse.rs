@@ -115,19 +115,10 @@ pub(super) fn meets_with(
 }
 
 /// Smallest double x in (lo, hi] with `ok(x)`, given !ok(lo) and ok(hi), both ≥ 0: bisection
-/// on the bit patterns (monotone for non-negative doubles), at most 64 steps.
+/// on the bit patterns ([`crate::num::bisect::bisect_bits`]).
 #[inline(always)]
 pub(super) fn bisect_bits(lo: f64, hi: f64, ok: impl Fn(f64) -> bool) -> f64 {
-    let (mut a, mut b) = (lo.to_bits(), hi.to_bits());
-    while b - a > 1 {
-        let mid = a + (b - a) / 2;
-        if ok(f64::from_bits(mid)) {
-            b = mid;
-        } else {
-            a = mid;
-        }
-    }
-    f64::from_bits(b)
+    crate::num::bisect::bisect_bits(lo, hi, ok)
 }
 
 /// The smallest ε ≥ 0 (to one ulp) whose δ(ε) does not exceed the target `delta` ∈ (0, 1):

@@ -128,6 +128,12 @@ impl SgmTable {
         let v = if self.q == 1.0 && c.is_finite() {
             // exact α c, rounded up
             up_order(a * c, 2.0)
+        } else if c.is_finite() && self.q > 0.0 {
+            // never above the unsampled value α·c rounded up (the q = 1 branch), which is an
+            // upper bound for every q (subsampling does not increase D_α): exactly
+            // non-decreasing into q = 1 (at α = 3, r = 1 the margin up_order(·, α) made
+            // q = 0.9999999999999999 give 1.5000000000000546 > 1.5000000000000426 at q = 1)
+            up_order(self.log_a(c) / (a - 1.0), a).min(up_order(a * c, 2.0))
         } else {
             up_order(self.log_a(c) / (a - 1.0), a)
         };
@@ -173,9 +179,23 @@ pub(super) fn sgm_rdp_value(alpha: f64, q: f64, c: f64, mode: Fractional, table:
     {
         return ceil;
     }
-    match fractional::log_a_frac_up(alpha, q, c) {
+    let v = match fractional::log_a_frac_up(alpha, q, c) {
         Some(la) => (la / (alpha - 1.0) * (1.0 + 4.0 * HALF_ULP_ONE) + TINY).min(ceil),
         None => ceil,
+    };
+    // never above the q = 1 value (as for the integer orders)
+    let v = v.min(up_order(alpha * c, 2.0));
+    // Exactly non-decreasing across the integer orders: the fractional value lies between the
+    // integer ones, ε(⌊α⌋) ≤ ε(α) ≤ ε(⌈α⌉) (D_α is non-decreasing in α), so clamping it to the
+    // integer bounds keeps it an upper bound and no larger than the ceiling rule. The two paths
+    // carry different margins (2.7e-14 vs 7e-15 at α = 2, q = ½, r = 1):
+    // sampled_gaussian_rdp(2.0, 0.5, 1.0) = 0.35737401950879866 was above the value at the next
+    // order 2.0000000000000004, 0.35737401950879166.
+    let lo = alpha.floor();
+    if lo >= 2.0 {
+        v.max(SgmTable::new(lo as u64, q).rdp(c))
+    } else {
+        v
     }
 }
 
