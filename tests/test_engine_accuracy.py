@@ -247,3 +247,13 @@ def test_wright_omega_against_reference():
             assert abs(w - float(ex)) <= 5e-324 * 4
             continue
         assert abs(rel_err(w, ex)) <= 8 * ULP, (x, w, ex)
+
+
+def test_reference_theta_keeps_its_digits_at_huge_eps():
+    """The reference's working precision covers the exponent e^eps Q(b) = exp(eps - b^2/2 + ...)
+    (found in review: ref theta(1e154, sqrt(0.92)/0.2) was a negative number, its log -inf)."""
+    r = math.sqrt(0.92) / 0.2
+    lv = ref.theta(1e154, r, log=True)
+    assert lv == pytest.approx(float(ref.theta(1e154, r, 400, log=True)), rel=1e-14)
+    assert -2.1739130434782606e306 < lv < -2.1739130434782e306
+    assert pabi.theta(1e154, r, log=True) >= lv

@@ -53,9 +53,13 @@ def _log_gaussian_tail(t: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
 
 
 def _theta_guard(eps: mp.mpf, r: mp.mpf) -> int:
-    """Decimal digits lost by the cancellation in Q(a) − e^ε Q(b): about log10(max(1, a)/r)."""
+    """Decimal digits lost in Q(a) − e^ε Q(b): about log10(max(1, a)/r) by the cancellation,
+    plus log10(max(1, ε, a²)) because e^ε·Q(b) = exp(ε − b²/2 + ...) needs the exponent to
+    that many digits before the terms cancel (ε = 1e154 lost every digit without it)."""
     a = abs(eps / r - r / 2)
-    return int(mp.ceil(mp.log10(max(mp.mpf(1), a) / min(r, mp.mpf(1))))) + 15
+    cancel = mp.log10(max(mp.mpf(1), a) / min(r, mp.mpf(1)))
+    exponent = mp.log10(max(mp.mpf(1), eps, a * a))
+    return int(mp.ceil(cancel)) + int(mp.ceil(exponent)) + 15
 
 
 def _theta(eps: Real, r: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
