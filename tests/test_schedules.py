@@ -577,3 +577,21 @@ def test_online_gauss_limit_at_huge_eps_n_past_direct_sum():
     d = pabi.online_gauss_delta(*args, n=np.array([1e6, 1e100, 1e300]), **kw, log=True)
     assert np.all(np.diff(d) <= 0) and np.all(d >= lim)
     assert (d[-1] - lim) / abs(lim) < 2e-3
+
+
+@pytest.mark.parametrize("eps", [200.0, 300.0, 2500.0])
+def test_online_gauss_certified_bound_at_large_eps_is_informative(eps):
+    """ε = 200, 300: the certified quadrature crept on at steps of a few 1e-6 for all of its 2^20
+    pieces (≈ 1.5 s) and gave ln δ ≈ −1.6e8 against the limit's −8.7e20 (−1.3e8 vs −1.5e30); now
+    it stops after 2^17 pieces and the monotone fallback bound is within 2e-3 above the limit
+    estimate. ε = 2500: the mass lies past x = f64::MAX where the monotone grid stops (its bound
+    stays sound, ≈ 4× looser there: a known limit)."""
+    args = (eps, 10.0, 0.01, 1.0, 100, 100.0, 100.0, 1.5)
+    est = pabi.online_gauss_delta_limit(*args, log=True)
+    bound = pabi.online_gauss_delta_limit_bound(*args, log=True)
+    assert est <= bound < 0
+    if eps < 1000:
+        assert (bound - est) / abs(est) < 2e-3
+    n15 = pabi.online_gauss_delta(eps, 10.0, 0.01, 1.0, n=1e15, index=100, c1=100.0, c2=100.0, decay=1.5,
+                                  log=True)
+    assert bound <= n15 < 0

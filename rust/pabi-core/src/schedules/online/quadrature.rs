@@ -108,6 +108,12 @@ pub(super) struct Bracket {
 /// of ln x, in ≈ 2 s). Normal parameters never sit at the step floor.
 const STUCK_PIECES: usize = 1 << 11;
 
+/// Pieces after which [`OnlineSchedule::bracket`] gives up as at [`STUCK_PIECES`] (≈ 0.2 s):
+/// at ε ≈ 200 the steps stay a few 1e-6 without sitting at the floor (the full 2^20 pieces
+/// took 1.5 s for a bound 1e13 times too high in the log). The probes and tests use at most
+/// ≈ 68,000 (C2 = 1e20).
+const PIECE_BUDGET: usize = 1 << 17;
+
 /// 8-point Gauss–Legendre nodes (positive half) and weights on [−1, 1].
 const GL8: [(f64, f64); 4] = [
     (0.1834346424956498, 0.362683783378362),
@@ -709,6 +715,8 @@ impl OnlineSchedule {
             };
             stuck = if hh <= 1.000_001e-6 && f < 1.0 {
                 stuck + 1
+            } else if k + 1 >= PIECE_BUDGET {
+                STUCK_PIECES // out of budget: give up the same way
             } else {
                 0
             };
