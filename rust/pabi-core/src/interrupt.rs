@@ -8,6 +8,11 @@
 //! [`request`] (Rust users, the unit tests) is unaffected. The requester clears the flag with
 //! [`clear`] once the interrupted call has returned.
 //!
+//! For tests, [`stats_reset`] turns on counts of the polls ([`stats`]: polls that let a chunk of
+//! work start, polls that saw a request, chunks begun after the request), so that promptness is
+//! checked in units of work instead of seconds; off (the default) a poll costs one more relaxed
+//! load.
+//!
 //! The flag is process-wide, so a request also stops computations running on other threads at
 //! the same moment; the Python binding re-runs those (the computations are pure), see
 //! `pabi-py/src/lib.rs`.
