@@ -431,15 +431,17 @@ fn _panic_for_tests(py: Python<'_>, place: &str) -> PyResult<()> {
 /// yet), read before `reset` turns them on and zeroes them. Not part of the API.
 #[pyfunction]
 #[pyo3(signature = (reset=false))]
-fn _interrupt_stats(reset: bool) -> (u64, u64, i64) {
-    let s = interrupt::stats();
-    if reset {
-        interrupt::stats_reset();
-    }
-    let after = s
-        .go_after_request
-        .map_or(-1, |v| v.min(i64::MAX as u64) as i64);
-    (s.go, s.stop, after)
+fn _interrupt_stats(py: Python<'_>, reset: bool) -> PyResult<(u64, u64, i64)> {
+    guarded(py, false, || {
+        let s = interrupt::stats();
+        if reset {
+            interrupt::stats_reset();
+        }
+        let after = s
+            .go_after_request
+            .map_or(-1, |v| v.min(i64::MAX as u64) as i64);
+        Ok((s.go, s.stop, after))
+    })
 }
 
 #[pymodule]
