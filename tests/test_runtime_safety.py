@@ -241,8 +241,15 @@ elif kind == "dpsgd":
     f = lambda: pabi.dpsgd_epsilon(0.01, 1.0, 100_000, 1e-5, h=1e-5)
 elif kind == "kov_scalar":  # one scalar call of ~4 s: ~60 KOV sums of sqrt(1e10) terms
     f = lambda: pabi.approx_dp_composition_epsilon(1.0, 0.0, 1e10, 1e-5)
-elif kind == "online_limit_scalar":  # one scalar call of ~2 s: 2^18 theta terms on a slow path
-    f = lambda: pabi.online_gauss_delta_limit_bound(1e30, 1.0, 0.1, 1.0, 3, 1.0, 10.0, 1.5, log=True)
+elif kind == "online_limit":  # 40 limits of ~0.05 s each (2^18 direct terms, then the certified
+    # tail); a scalar call of the family is no longer long (issue 13: the slow paths at huge eps
+    # took ~2-4 s, now <= 0.3 s), so an array of indices stands in
+    f = lambda: pabi.online_gauss_delta_limit_bound(1.0, 10.0, 0.01, 1.0, np.arange(1, 41), 100.0, 100.0,
+                                                    1.5, log=True)
+# one full call first: its poll counts (work units: chunks begun) are the yardstick
+pabi._core._interrupt_stats(True)
+f()
+full = pabi._core._interrupt_stats()[0]
 side_ok = []
 if kind == "theta":  # a second Python thread computing meanwhile: not corrupted by Ctrl-C
     x = np.linspace(0.0, 3.0, 200_000)
@@ -255,37 +262,70 @@ if kind == "theta":  # a second Python thread computing meanwhile: not corrupted
 print("ready", flush=True)
 try:
     while True:
+        pabi._core._interrupt_stats(True)
         f()
 except KeyboardInterrupt:
-    t = time.time()
+    n_go, n_stop, n_after = pabi._core._interrupt_stats()
+    print("stats", full, n_go, n_stop, n_after, pabi.get_num_threads(), flush=True)
     if kind == "theta":
         stop.set(); th.join()  # its call in flight during the Ctrl-C completes correctly
         print("side", len(side_ok), all(side_ok), flush=True)
-    print("caught", repr(t), flush=True)
     sys.exit(3)
 """
 
 
+# Calls that end in a phase without interrupt polls (a request arriving there is seen when the
+# call returns: discarded, KeyboardInterrupt): online_delta's suffix scan, pass 2 (O(n) additions
+# after the factor pass); dpsgd_epsilon's last ≈ 25 % (after ~1.6e6 polls; found with issue 13,
+# outside the online code).
+UNPOLLED_TAIL = ("online", "dpsgd")
+
+
 @pytest.mark.parametrize("kind", ["theta", "theta_one_thread", "pnsgd_calibrate", "online", "dpsgd",
-                                  "kov_scalar", "online_limit_scalar"])
+                                  "kov_scalar", "online_limit"])
 def test_ctrl_c_stops_a_long_call_promptly(kind):
+    """Ctrl-C mid-call raises KeyboardInterrupt, and promptly in units of WORK, not seconds (no
+    timing assertion): the core counts its interrupt polls (`_core._interrupt_stats`, a test
+    hook; every long loop polls once per chunk of work and a chunk starts only after a poll).
+    The interrupted call (1) saw the request at one of its own polls (stopped mid-flight, not
+    run to the end and discarded), (2) began at most one chunk per thread after the request
+    (a poll racing the flag), and (3) had begun fewer chunks than a full call, which has at
+    least 4× as many chunks as there are threads: what can still run after a request (the chunks
+    in flight plus the racing ones) is at most half a call. Where a call ends in a phase without
+    polls (UNPOLLED_TAIL) a request landing there is seen only when the call returns: then all
+    its chunks had run. The communicate timeout is a hang guard only."""
     env = {**os.environ, "PYTHONPATH": PYTHONPATH}
     proc = subprocess.Popen([sys.executable, "-c", CTRL_C_CHILD, kind], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env)
     try:
         assert proc.stdout.readline().strip() == "ready"
-        time.sleep(1.0)  # well inside the loop of long calls
-        sent = time.time()
+        time.sleep(1.0)  # inside the loop of long calls (any moment of a call will do)
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
+        out, err = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:  # pragma: no cover
             proc.kill()
     assert proc.returncode == 3, err
     lines = dict(line.split(" ", 1) for line in out.strip().splitlines())
-    latency = float(lines["caught"]) - sent
-    print(f"Ctrl-C latency ({kind}): {latency * 1e3:.1f} ms")
-    assert latency < 3.0  # generous: the design bound is one chunk of work (< 0.1 s)
+    full, go, stop, after, threads = map(int, lines["stats"].split())
+    print(f"Ctrl-C ({kind}): full call {full} chunks, interrupted after {go}, {after} begun after "
+          f"the request, {stop} polls saw it, {threads} threads")
+    workers = threads + 1  # the pool and the calling thread
+    if after == -1:
+        # the signal landed between two calls: Python raised KeyboardInterrupt itself and the
+        # core never saw a request (nothing to measure, and nothing was late)
+        assert stop == 0
+        return
+    if kind != "theta":  # (a second Python thread computes meanwhile there: its polls count too)
+        assert 0 <= after <= workers  # (2)
+        assert full >= 4 * workers
+        if stop == 0:
+            # the request came after the call's last poll: every chunk had run, and only a final
+            # phase without polls was left; allowed only where such a phase is known
+            assert kind in UNPOLLED_TAIL and go == full, (go, full)
+            return
+        assert go < full  # (3)
+    assert stop >= 1  # (1)
     if kind == "theta":
         count, ok = lines["side"].split()
         assert int(count) >= 1 and ok == "True"

@@ -409,7 +409,7 @@ def test_online_laplace_other_parameters(p):
 
 @pytest.mark.parametrize("eps,c,coef", [(1.0, 1.0, -17.978), (0.3, 2.0, -2.022), (3.0, 0.5, -270.576)])
 def test_lemma5_corrected_asymptotic(eps, c, coef):
-    """pabi.log_theta_complement against the corrected Lemma 5 expansion
+    """pabi.theta_complement(..., log=True) against the corrected Lemma 5 expansion
     (docs/derivations/schedules.md#lemma-5, docs/errata.md#p-c14)."""
     sigma = mp.mpf(0.01)
     lv = mp.mpf(pabi.theta_complement(eps, float(c / sigma), log=True))
@@ -493,19 +493,34 @@ MAX = 1.7976931348623157e308
 
 
 def test_online_gauss_limit_at_huge_eps_is_informative_and_consistent():
-    """At huge eps the Euler-Maclaurin tail of the limit estimate is dominated by its derivative
-    term (even positive): the certified tail stands in, so the estimate is no longer ln delta = 0
-    (delta = 1), and it never exceeds the certified bound. An overflowed log-sum (ln A + s below
-    -f64::MAX) is -f64::MAX, its upward rounding, not 0 (via min(0, NaN)) nor -inf (below the
-    exact value)."""
+    """ε = 1e3, Fig. 5 schedule: every factor up to t ≈ 1e50 is below e^-48 (θ(ε, r_t) with
+    r_t = 2√W(z_t) ≪ √(2ε)), so ln δ_∞ ≈ −3.93e94 comes from far beyond the direct sum
+    (x up to ≈ e^300). It had been −1.6488388319e9 (the direct sum alone: the tanh–sinh range and
+    the certified quadrature, stuck after 2^20 pieces covering ln x ∈ [12.5, 13.5], missed the
+    tail; ≈ 2 s a call). Now against the mpmath limit (pabi.reference, 16 digits, stable to
+    5e-18 against 25 digits and T = 100): the estimate and eq. (15) (corrected) above it within
+    1e-12, the lower form of eq. (13)/(15) below it within 1e-12, the certified bound above it
+    within its stated looseness there (≈ 1.2e-3: first-order monotone bound,
+    pabi_core::schedules::online::limit, "Huge ε"). At ε = 1e30 the sum is below −f64::MAX
+    (ln δ ≈ −e^{1e29}): −f64::MAX, its upward rounding, proven without summing (was
+    −1.14e63 after ≈ 4 s), and −inf for the lower bound."""
     args = (10.0, 0.01, 1.0, 100, 100.0, 100.0, 1.5)
-    for eps in (1e3, 1e30):
-        est = pabi.online_gauss_delta_limit(eps, *args, log=True)
-        bound = pabi.online_gauss_delta_limit_bound(eps, *args, log=True)
-        upper = pabi.online_gauss_delta_star_upper(eps, *args, log=True)
-        assert est <= bound <= upper < -1e6
-    # eps = 1e3: every factor is ~e^-1e5 or smaller; the certified bound is -1.6488388319e9
-    assert pabi.online_gauss_delta_limit(1e3, *args, log=True) == pytest.approx(-1.6488388319e9, rel=1e-9)
+    exact = ref.online_schedule_log_delta_limit("gaussian", 1e3, *args, dps=16, T=20)
+    assert float(exact) == pytest.approx(-3.9326696928443671e94, rel=1e-15)
+    est = pabi.online_gauss_delta_limit(1e3, *args, log=True)
+    bound = pabi.online_gauss_delta_limit_bound(1e3, *args, log=True)
+    upper = pabi.online_gauss_delta_star_upper(1e3, *args, log=True)
+    lower = pabi.online_gauss_delta_star_lower(1e3, *args, log=True)
+    for v in (est, upper):
+        assert v >= exact and (v - exact) / abs(exact) < 1e-12
+    assert lower <= exact and (exact - lower) / abs(exact) < 1e-12
+    assert bound >= exact and (bound - exact) / abs(exact) < 2e-3
+    assert est <= bound
+    assert pabi.online_gauss_delta_limit(1e3, *args) == 2e-323  # exp(-3.9e94) rounded up
+    for f in (pabi.online_gauss_delta_limit, pabi.online_gauss_delta_limit_bound,
+              pabi.online_gauss_delta_star_upper):
+        assert f(1e30, *args, log=True) == -MAX
+    assert pabi.online_gauss_delta_star_lower(1e30, *args, log=True) == -math.inf
     for f in (pabi.online_gauss_delta_limit, pabi.online_gauss_delta_limit_bound):
         assert f(1e308, *args, log=True) == -MAX  # was 0.0 (delta = 1)
         assert f(1e308, *args) == 2e-323  # exp(-f64::MAX) rounded up: positive, never 0
@@ -528,3 +543,55 @@ def test_subnormal_lipschitz_radius_does_not_underflow_to_zero():
     assert pabi.gauss_schedule_delta(1.0, 5e-324, 0.1, 1.0, 100.0, 10.0, 2.0, **kw) == 2e-323  # was 0.0
     ld = pabi.online_gauss_delta(1.0, 5e-324, 0.1, 1.0, 50.0, 3.0, 10.0, 2.0, 1.5, log=True, **kw)
     assert -MAX <= ld < -1e300  # was -inf
+
+
+def test_online_laplace_limit_at_huge_eps_against_reference():
+    """Laplace at ε = 1e3 with C1·C2 = 1e250 > C1·e^{ε/2}: g ≈ −C1e^{ε/2}/(x^α + C1C2) is flat up
+    to x^α ≈ 1e250, so ln δ_∞ ≈ −1.58e134 lies at ln x ≈ 384 (the limit, eq. (13) and the
+    certified bound had taken ≈ 2 s each). Against the mpmath limit (its breakpoints now follow
+    the peak of the integrand: 16 and 25 digits agree to 1e-19)."""
+    args = (10.0, 0.1, 1.0, 3, 1.0, 1e250, 1.5)
+    exact = ref.online_schedule_log_delta_limit("laplace", 1e3, *args, dps=16, T=20)
+    assert float(exact) == pytest.approx(-1.5755623716758827e134, rel=1e-15)
+    est = pabi.online_laplace_delta_limit(1e3, *args, log=True)
+    upper = pabi.online_laplace_delta_star_upper(1e3, *args, log=True)
+    lower = pabi.online_laplace_delta_star_lower(1e3, *args, log=True)
+    bound = pabi.online_laplace_delta_limit_bound(1e3, *args, log=True)
+    for v in (est, upper):
+        assert v >= exact and (v - exact) / abs(exact) < 1e-12
+    assert lower <= exact and (exact - lower) / abs(exact) < 1e-12
+    assert bound >= exact and (bound - exact) / abs(exact) < 1e-3
+    # a finite horizon past the direct sum takes the same certified fallback: above the limit
+    # (δ_n ≥ δ_∞), within the fallback's looseness of it at n = 1e300 (past the mass)
+    n300 = pabi.online_laplace_delta(1e3, 10.0, 0.1, 1.0, n=1e300, index=3, c1=1.0, c2=1e250, decay=1.5,
+                                     log=True)
+    assert exact <= n300 < 0 and (n300 - exact) / abs(exact) < 1e-3
+
+
+def test_online_gauss_limit_at_huge_eps_n_past_direct_sum():
+    """δ_n at ε = 1e3 for n − i > 2^18 uses the certified finite sum, i.e. the fallback bound at
+    huge ε: never below the limit, and ≈ the limit's value once n is past the mass."""
+    args = (1e3, 10.0, 0.01, 1.0)
+    kw = dict(index=100, c1=100.0, c2=100.0, decay=1.5)
+    lim = pabi.online_gauss_delta_limit(*args, **kw, log=True)
+    d = pabi.online_gauss_delta(*args, n=np.array([1e6, 1e100, 1e300]), **kw, log=True)
+    assert np.all(np.diff(d) <= 0) and np.all(d >= lim)
+    assert (d[-1] - lim) / abs(lim) < 2e-3
+
+
+@pytest.mark.parametrize("eps", [200.0, 300.0, 2500.0])
+def test_online_gauss_certified_bound_at_large_eps_is_informative(eps):
+    """ε = 200, 300: the certified quadrature crept on at steps of a few 1e-6 for all of its 2^20
+    pieces (≈ 1.5 s) and gave ln δ ≈ −1.6e8 against the limit's −8.7e20 (−1.3e8 vs −1.5e30); now
+    it stops after 2^17 pieces and the monotone fallback bound is within 2e-3 above the limit
+    estimate. ε = 2500: the mass lies past x = f64::MAX where the monotone grid stops (its bound
+    stays sound, ≈ 4× looser there: a known limit)."""
+    args = (eps, 10.0, 0.01, 1.0, 100, 100.0, 100.0, 1.5)
+    est = pabi.online_gauss_delta_limit(*args, log=True)
+    bound = pabi.online_gauss_delta_limit_bound(*args, log=True)
+    assert est <= bound < 0
+    if eps < 1000:
+        assert (bound - est) / abs(est) < 2e-3
+    n15 = pabi.online_gauss_delta(eps, 10.0, 0.01, 1.0, n=1e15, index=100, c1=100.0, c2=100.0, decay=1.5,
+                                  log=True)
+    assert bound <= n15 < 0

@@ -265,7 +265,7 @@ mod sigint {
     /// Wait (GIL released) until the main thread's interrupted call has withdrawn its stop
     /// request.
     pub(crate) fn wait_withdrawn() {
-        while interrupt::requested() && ACTIVE.load(Ordering::SeqCst) {
+        while interrupt::pending() && ACTIVE.load(Ordering::SeqCst) {
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
     }
@@ -282,7 +282,7 @@ mod sigint {
     }
     pub(crate) fn remember_current() {}
     pub(crate) fn wait_withdrawn() {
-        while pabi_core::interrupt::requested() {
+        while pabi_core::interrupt::pending() {
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
     }
@@ -428,6 +428,24 @@ fn _panic_for_tests(py: Python<'_>, place: &str) -> PyResult<()> {
     })
 }
 
+/// Test hook of Ctrl-C (`tests/test_runtime_safety.py`): the core's poll counts
+/// ([`interrupt::stats`]) as `(go, stop, go_after_request)` (`go_after_request` −1: no request
+/// yet), read before `reset` turns them on and zeroes them. Not part of the API.
+#[pyfunction]
+#[pyo3(signature = (reset=false))]
+fn _interrupt_stats(py: Python<'_>, reset: bool) -> PyResult<(u64, u64, i64)> {
+    guarded(py, false, || {
+        let s = interrupt::stats();
+        if reset {
+            interrupt::stats_reset();
+        }
+        let after = s
+            .go_after_request
+            .map_or(-1, |v| v.min(i64::MAX as u64) as i64);
+        Ok((s.go, s.stop, after))
+    })
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DomainError", m.py().get_type::<DomainError>())?;
@@ -447,6 +465,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(simd_level, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
+    m.add_function(wrap_pyfunction!(_interrupt_stats, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     pnsgd::register(m)?;
     schedules::register(m)?;

@@ -26,6 +26,31 @@
 //! Neumaier-compensated and its rounding bounded outward. Nothing is assumed or estimated. The
 //! remaining gap to the exact sum is ≈ the quadrature width (≈ 2e-13 relative to ∫ g) plus,
 //! without the g''' step, g'(a)/12 (≈ 1e-12 relative at the paper's parameters).
+//!
+//! # Huge ε
+//!
+//! At large ε the Gaussian factor g(t) = ln θ(ε, r_t) ≈ −(ε/r_t − r_t/2)²/2 stays large while
+//! r_t = 2√W(z_t) ≪ √(2ε), i.e. up to ln t ≈ ε/(2α): at ε = 1e3 (Fig. 5 schedule) g ≈ −48 at
+//! t = 1e50 and ln δ_∞ ≈ −3.93e94, almost all of it from far beyond the direct sum (for Laplace
+//! similarly where x^α ≲ C1C2 with C1·e^{ε/2} large). Three things keep this bounded and right:
+//!
+//! * **Saturation** ([`OnlineSchedule::saturated`]): for x ≥ 2a, Σ_{t=a}^{⌊x⌋} g and ∫_a^x g are
+//!   ≤ (x − a)·g(x) ≤ (x/2)·g(x) (g increasing, ≤ 0). Where some x on a geometric walk of ln x
+//!   makes this < −f64::MAX, ln δ is below −f64::MAX and −f64::MAX (its upward rounding) is
+//!   returned at once (−∞ for the lower bound `log_delta_star_lower`), before any sum.
+//! * **Estimates** (the limit, eqs. (13)/(15)): the tanh–sinh range ends at x = X·e^{85.7/(α−1)};
+//!   where the integrand has mass beyond it, composite Gauss–Legendre in ln x takes over
+//!   (`quadrature.rs`, `integral_gl`), its error including the evaluation noise and the
+//!   sensitivity of ln(−g) to the rounding of its input (≈ 4e-13 relative at ε = 1e3: the
+//!   limit lies within 1e-12 of the exact value there, above it).
+//! * **The certified sums**: the certified quadrature cannot reach its target there (the interval
+//!   bounds of ℓ'' carry the cancellation of two ≈ ε²/(4w²) terms) and stops after
+//!   2^11 pieces at its smallest step (`quadrature.rs`, `STUCK_PIECES`; it had run 2^20 pieces,
+//!   ≈ 2 s, for a bound 1e85 times too high in the log). Its partial bound stays valid and the
+//!   smaller of it and the monotone bound [`OnlineSchedule::integral_upper_monotone`]
+//!   (∫_{x_k}^{x_{k+1}} g ≤ (x_{k+1} − x_k)·g(x_{k+1}) on an adapted grid, first order) is
+//!   used: certified, ≈ 1e-3 relative above the exact value at ε = 1e3 (the looseness of the
+//!   `*_limit_bound` functions and of δ_n for n − i > 2^18 in this regime only).
 
 use rayon::prelude::*;
 
@@ -39,8 +64,13 @@ use super::{
 };
 use crate::batch::pool;
 use crate::error::{PabiError, Result};
+use crate::num::round::{add_dn, mul_dn};
 use crate::num::INFLATE;
 use crate::{theta, vmath};
+
+/// Panels of the second grid of [`OnlineSchedule::integral_upper_monotone`] (each grid stops at
+/// 4× this: its work bound).
+const MONO_PANELS: usize = 1 << 15;
 
 /// Σ_{k=lo}^{hi−1} g(from + k) for the Gaussian schedule, compensated, in the order of the
 /// scalar loop (bitwise equal to it): the radii of 32 steps at a time, then the engine's
@@ -111,7 +141,7 @@ impl OnlineSchedule {
 
     /// Σ_{t≥a} g(t) by Euler–Maclaurin (estimate) and its error margin.
     pub(super) fn tail_em(&self, a: f64) -> (f64, f64) {
-        let (int, err) = self.integral_from(a);
+        let (int, err) = self.integral_est(a);
         let h = a * (1.0 / 1024.0);
         let gp = (self.g(a + h) - self.g(a - h)) / (2.0 * h);
         let ga = self.g(a);
@@ -141,6 +171,7 @@ impl OnlineSchedule {
                 lo: 0.0,
                 hi: 0.0,
                 g3: false,
+                aborted: false,
             },
             _ => self.bracket(a, CERT_TOL, end),
         };
@@ -174,8 +205,154 @@ impl OnlineSchedule {
                 }
             }
         }
-        let v = acc.value();
-        (v + EPS4 * mag).min(0.0)
+        let v = (acc.value() + EPS4 * mag).min(0.0);
+        if int.aborted {
+            // the quadrature gave up (huge ε): its partial bound is valid but loose; the
+            // monotone bound of Σ_{t=a}^n g ≤ ∫_a^{n+1} g is another
+            v.min(self.integral_upper_monotone(a, Some(n.map_or(f64::INFINITY, |n| n + 1.0))))
+        } else {
+            v
+        }
+    }
+
+    /// Certified upper bound of ∫_a^{end} g (a ≥ 1; −∞ where it is below −f64::MAX) from g
+    /// increasing and ≤ 0 alone: on any grid a = x_0 < x_1 < …, ∫_{x_k}^{x_{k+1}} g ≤
+    /// (x_{k+1} − x_k)·g(x_{k+1}), with x_{k+1} − x_k rounded down and g(x_{k+1}) rounded up; the
+    /// part beyond the last point is bounded by 0. It is the fallback of the certified sums where
+    /// the certified quadrature gives up (huge ε: module doc, "Huge ε").
+    ///
+    /// The grid (in s = ln x) only decides how tight the bound is. A panel of width h where
+    /// G = −g·x has density G and ln(−g) slope D exceeds its integral by ≈ G·D·h²/2; for a
+    /// given number N of panels the total excess Σ G·D·h²/2 is smallest with h = c/√(G·D), and
+    /// it is then Q²/(2N) with Q = ∫ √(G·D) ds. A first pass (h = 1/16) gives Q and is a bound
+    /// too; the second walks h = (Q/N)/√(G·D) from the local values with N = [`MONO_PANELS`].
+    /// The smaller of the two is returned: ≈ 1.2e-3 (Gaussian) and 1.6e-4 (Laplace) relative above
+    /// the integral at ε = 1e3 (first order in h; the certified variant's looseness there).
+    pub(super) fn integral_upper_monotone(&self, a: f64, end: Option<f64>) -> f64 {
+        let end = end.unwrap_or(f64::INFINITY);
+        if end.is_nan() || end <= a {
+            return 0.0;
+        }
+        let (t1, q) = self.monotone_pass(a, end, None);
+        let t2 = if t1.is_finite() && q > 0.0 && q.is_finite() {
+            self.monotone_pass(a, end, Some(q / MONO_PANELS as f64)).0
+        } else {
+            t1
+        };
+        let t = t1.max(t2); // the larger lower bound of the magnitude
+        if t == f64::INFINITY {
+            return f64::NEG_INFINITY;
+        }
+        -t
+    }
+
+    /// One grid of [`Self::integral_upper_monotone`]: (a lower bound of ∫_a^{end} (−g), ∞ where
+    /// it exceeds f64::MAX; the estimate of Q = ∫ √(G·D) ds). `c` = None: h = 1/16 (coarser past
+    /// the peak of G where G is small against the sum so far); Some(c): h = c/√(G·D).
+    fn monotone_pass(&self, a: f64, end: f64, c: Option<f64>) -> (f64, f64) {
+        // magnitudes scaled by 2^-200 (exact): a total above f64::MAX is still seen
+        let sc = 2f64.powi(-200);
+        let limit = f64::MAX * sc;
+        let mut acc = Neumaier::default();
+        let mut q = Neumaier::default();
+        let (mut x, mut gx, mut h) = (a, self.g(a), 1.0 / 16.0);
+        if c.is_some() {
+            h = 1e-4;
+        }
+        let mut dens_prev = 0.0; // the previous panel's m/h (≈ G)
+        for _ in 0..4 * MONO_PANELS {
+            if crate::interrupt::requested() || gx.is_nan() || gx >= 0.0 {
+                break; // (a truncated grid is still an upper bound; g = 0 from here on)
+            }
+            let xn = (x * vmath::exp(h)).min(end);
+            if !(xn > x && xn.is_finite()) {
+                break;
+            }
+            let gn = self.g(xn); // rounded up, ≤ 0
+            if gn.is_nan() || gn > 0.0 {
+                break;
+            }
+            let m = mul_dn(add_dn(xn, -x) * sc, -gn);
+            let dens = m / h;
+            let d = (gn - gx) / -gx / h; // slope of ln(−g) per unit of s (≥ 0)
+            if let Some(c) = c {
+                // a panel far wider than its optimum (a knee of G the previous panel did not
+                // show) is taken again, narrower
+                let hopt = c / (dens * d).sqrt();
+                if h > 2.0 * hopt && h > 1e-7 {
+                    h = hopt.max(h / 16.0).max(1e-7);
+                    continue;
+                }
+            }
+            acc.add(m);
+            let tot = acc.value();
+            if tot * (1.0 - EPS4) > limit {
+                return (f64::INFINITY, 0.0);
+            }
+            if xn >= end {
+                break;
+            }
+            q.add((dens * d).sqrt() * h);
+            let falling = dens < dens_prev;
+            // past the mass the rest is ≈ G/(α − 1) or less: stop where that is negligible
+            if falling && dens <= 1e-18 * (self.decay - 1.0) * tot {
+                break;
+            }
+            h = match c {
+                None if falling => (h * (1e-3 * tot / dens).sqrt().clamp(1.0, 2.0)).min(8.0),
+                None => h,
+                Some(c) => {
+                    let hn = c / (dens * d).sqrt();
+                    (if hn.is_finite() { hn } else { 8.0 })
+                        .clamp(h * 0.5, h * 2.0)
+                        .clamp(1e-7, 8.0)
+                }
+            };
+            dens_prev = dens;
+            (x, gx) = (xn, gn);
+        }
+        ((acc.value() * (1.0 - EPS4)) / sc, q.value())
+    }
+
+    /// Whether Σ_{t=a}^{⌊x⌋} g(t) and ∫_a^x g are proven below −f64::MAX for some x ≤ `end`
+    /// (integer a ≥ 1; Gaussian only; module doc, "Huge ε"): for x ≥ 2a both are ≤
+    /// (x − a)·g(x) ≤ (x/2)·g(x) (g increasing, ≤ 0), tried at x = e^{lx} on a geometric walk of
+    /// ln x. Then ln δ (and the integral bounds) are below −f64::MAX: the answer is −f64::MAX, the
+    /// upward rounding, without summing anything. A few hundred evaluations of g at most.
+    pub(super) fn saturated(&self, a: f64, end: Option<f64>) -> bool {
+        if self.kind != Noise::Gaussian {
+            return false;
+        }
+        // ln f64::MAX = 709.78271289338397; margins: 1e-3 absolute, 1e-9 relative
+        const LN_MAX: f64 = 709.783;
+        let l0 = vmath::ln(2.0 * a) * (1.0 + 1e-9) + 1e-9;
+        let lend = end.map_or(f64::INFINITY, |n| vmath::ln(n) * (1.0 - 1e-9) - 1e-9);
+        if lend.is_nan() || lend < l0 {
+            return false; // (also a NaN end)
+        }
+        let (mut lx, mut step) = (l0, l0.max(1.0) * 0.125);
+        loop {
+            // the walk, and ln(end) itself last (the largest x: the best candidate while g is
+            // still large there)
+            let last = lx >= lend;
+            let lx_try = lx.min(lend);
+            if lx_try > 1e300 {
+                return false;
+            }
+            let g = log_factor(Noise::Gaussian, self.p.eps, self.gauss_rb_log(lx_try));
+            if g.is_nan() || g == 0.0 {
+                return false;
+            }
+            let v = lx_try - std::f64::consts::LN_2 + vmath::ln(-g);
+            if v - 1e-9 * (lx_try + v.abs()) > LN_MAX {
+                return true;
+            }
+            if last {
+                return false;
+            }
+            lx += step;
+            step *= 1.25;
+        }
     }
 
     /// ln δ = ln A_i + s rounded up (−∞ when A_i = 0): the suffix scan's rule.
@@ -192,6 +369,9 @@ impl OnlineSchedule {
             return Err(PabiError::domain("n", format!(">= index ({i})"), n));
         }
         let la = self.log_a(i, false);
+        if self.saturated(i + 1.0, Some(n)) {
+            return Ok(Self::finish(la, f64::NEG_INFINITY));
+        }
         let s = if n - i <= DIRECT_TERMS {
             self.direct(i + 1.0, n)
         } else {
@@ -205,6 +385,9 @@ impl OnlineSchedule {
     pub fn log_delta_limit(&self, i: f64) -> Result<f64> {
         self.check_index("index", i)?;
         let la = self.log_a(i, false);
+        if self.saturated(i + 1.0, None) {
+            return Ok(Self::finish(la, f64::NEG_INFINITY));
+        }
         let t = i + DIRECT_TERMS;
         let (e, m) = self.tail_em(t + 1.0);
         let d = self.direct(i + 1.0, t);
@@ -226,6 +409,9 @@ impl OnlineSchedule {
     pub fn log_delta_limit_bound(&self, i: f64) -> Result<f64> {
         self.check_index("index", i)?;
         let la = self.log_a(i, false);
+        if self.saturated(i + 1.0, None) {
+            return Ok(Self::finish(la, f64::NEG_INFINITY));
+        }
         let t = i + DIRECT_TERMS;
         Ok(Self::finish(
             la,
@@ -238,12 +424,21 @@ impl OnlineSchedule {
     /// eq. (15) θ(2L/σ_i·exp(∫_{i+1}^∞ g)) (UNSOUND: certifies δ ≈ 0).
     pub fn log_delta_star_upper(&self, i: f64, as_published: bool) -> Result<f64> {
         self.check_index("index", i)?;
-        let (int, err) = self.integral_from(i + 1.0);
-        let int_up = if int.is_finite() && err <= 1e-10 * int.abs() {
-            (int + 2.0 * err + EPS8 * int.abs()).min(0.0)
+        let int_up = if self.saturated(i + 1.0, None) {
+            f64::NEG_INFINITY // ∫_{i+1}^∞ g < −f64::MAX
         } else {
-            // (the quadrature estimate failed: the certified bracket, coarser)
-            self.integral_bracket(i + 1.0, 1e-10).1
+            let (int, err) = self.integral_est(i + 1.0);
+            if int.is_finite() && err <= 1e-10 * int.abs() {
+                (int + 2.0 * err + EPS8 * int.abs()).min(0.0)
+            } else {
+                // (the quadrature estimates failed: the certified bracket, coarser)
+                let b = self.bracket(i + 1.0, 1e-10, None);
+                if b.aborted {
+                    b.hi.min(self.integral_upper_monotone(i + 1.0, None))
+                } else {
+                    b.hi
+                }
+            }
         };
         if as_published && self.kind == Noise::Gaussian {
             let r = self.r_a(i) * vmath::exp(int_up);
@@ -261,7 +456,10 @@ impl OnlineSchedule {
         if la == f64::NEG_INFINITY {
             return Ok(la);
         }
-        let (int, err) = self.integral_from(i);
+        if self.saturated(i, None) {
+            return Ok(f64::NEG_INFINITY); // ∫_i^∞ g < −f64::MAX: rounded down
+        }
+        let (int, err) = self.integral_est(i);
         let (int, err) = if int.is_finite() && err <= 1e-10 * int.abs() {
             (int, err)
         } else {

@@ -1,5 +1,7 @@
 //! ∫_X^∞ g for the online schedules (g(t) = ln B_t; Sordello–Bu–Dong §6, the integrals of
-//! eqs. (13), (15)): the tanh–sinh estimate [`OnlineSchedule::integral_from`], the certified
+//! eqs. (13), (15)): the tanh–sinh estimate [`OnlineSchedule::integral_from`] (with the
+//! Gauss–Legendre estimate [`OnlineSchedule::integral_gl`] where the mass lies beyond its range,
+//! huge ε: `limit.rs`, "Huge ε"), the certified
 //! bracket [`OnlineSchedule::integral_bracket`], and the conditions (g concave, g''' ≥ 0) that
 //! the certified sums of `limit.rs` rely on. Derivation: below and
 //! `docs/derivations/schedules.md`.
@@ -94,7 +96,31 @@ pub(super) struct Bracket {
     pub(super) lo: f64,
     pub(super) hi: f64,
     pub(super) g3: bool,
+    /// The step control gave up (the pieces' width could not reach the target, see
+    /// [`STUCK_PIECES`]): `lo`, `hi` still bracket the integral, but loosely.
+    pub(super) aborted: bool,
 }
+
+/// Consecutive pieces at the smallest step (1e-6) whose width still misses the target after
+/// which [`OnlineSchedule::bracket`] stops (keeping its partial, still valid, bounds): at huge ε
+/// the interval bounds of ℓ'' carry the cancellation between αρB(w) and F' (both ≈ ε²/(4w²))
+/// and the target is out of reach at any step (2^20 pieces of 1e-6 had covered only one unit
+/// of ln x, in ≈ 2 s). Normal parameters never sit at the step floor.
+const STUCK_PIECES: usize = 1 << 11;
+
+/// Pieces after which [`OnlineSchedule::bracket`] gives up as at [`STUCK_PIECES`] (≈ 0.2 s):
+/// at ε ≈ 200 the steps stay a few 1e-6 without sitting at the floor (the full 2^20 pieces
+/// took 1.5 s for a bound 1e13 times too high in the log). The probes and tests use at most
+/// ≈ 68,000 (C2 = 1e20).
+const PIECE_BUDGET: usize = 1 << 17;
+
+/// 8-point Gauss–Legendre nodes (positive half) and weights on [−1, 1].
+const GL8: [(f64, f64); 4] = [
+    (0.1834346424956498, 0.362683783378362),
+    (0.525532409916329, 0.3137066458778873),
+    (0.7966664774136267, 0.2223810344533745),
+    (0.9602898564975363, 0.1012285362903763),
+];
 
 /// g''' ≥ 0 on a piece with L ∈ [l.0, l.1] and L' ≥ m_lo: (L − 1)(L − 2) + L' ≥ 0
 /// (module doc, "Third derivative"); the parabola's minimum over the interval, with a margin.
@@ -234,6 +260,137 @@ impl OnlineSchedule {
         let i1 = H * all.value();
         let i2 = 2.0 * H * even.value();
         (i1, (i1 - i2).abs())
+    }
+
+    /// ln(−g(e^{lx})) to nearest (no upward nudge of r), with the input of g moved by the
+    /// relative amount `pert` (Gaussian: r·(1 + pert); Laplace: ln u + pert·((|ln c| + α|lx|)/2 + 1),
+    /// the scale of its rounding): the estimate [`Self::integral_gl`] and its sensitivity.
+    fn ln_neg_g_near(&self, lx: f64, pert: f64) -> f64 {
+        match self.kind {
+            Noise::Gaussian => {
+                let r = self.gauss_rb_log(lx) * (1.0 + pert);
+                let lu = theta::log_theta_complement_tight(self.p.eps, r);
+                if lu > -std::f64::consts::LN_2 {
+                    return vmath::ln(-theta::log_theta_tight(self.p.eps, r));
+                }
+                super::ln_neg_log1m(lu)
+            }
+            Noise::Laplace => {
+                let lu = self.ln_c - crate::num::log_add_exp(self.decay * lx, vmath::ln(self.d));
+                let scale = 0.5 * (self.ln_c.abs() + self.decay * lx.abs()) + 1.0;
+                super::ln_neg_log1m(lu + pert * scale)
+            }
+        }
+    }
+
+    /// ∫_X^∞ g(x) dx and an error estimate by composite 8-point Gauss–Legendre in s = ln x
+    /// (∫ g(e^s)e^s ds), for where the mass of the integrand lies far out: at huge ε, g ≈
+    /// −(ε/r − r/2)²/2 stays large until r² ≈ 4W(z) outgrows ≈ 2ε, i.e. up to ln x ≈ ε/(2α) and
+    /// beyond where the fixed tanh–sinh range of [`Self::integral_from`] (x ≤ X·e^{85.7/(α−1)}) resolves it.
+    /// Panels adapt (each compared with its two halves, the halves kept); the walk stops where
+    /// the integrand, decaying like e^{(1−α)s}, is negligible, the rest estimated as
+    /// G(S)/(α − 1). An estimate with its error (∞ where it failed), like [`Self::integral_from`].
+    pub(super) fn integral_gl(&self, x0: f64) -> (f64, f64) {
+        // G(s) = g(e^s)·e^s: a product of two values correct to a few ulp where e^s is finite,
+        // else exp(s + ln(−g)) (whose argument's rounding is in the error below)
+        let gfun = |s: f64| -> f64 {
+            let l = self.ln_neg_g_near(s, 0.0);
+            if s < 700.0 {
+                -(vmath::exp(s) * vmath::exp(l))
+            } else {
+                -vmath::exp(s + l)
+            }
+        };
+        // sensitivity of ln(−g) to the rounding of its input (r, or ln u for Laplace), per ε_m
+        let kappa = |s: f64| -> f64 {
+            const D: f64 = 1e-8;
+            ((self.ln_neg_g_near(s, D) - self.ln_neg_g_near(s, 0.0)) / D).abs()
+        };
+        let rule = |s: f64, w: f64| -> f64 {
+            let (c, hw) = (s + 0.5 * w, 0.5 * w);
+            let mut v = 0.0;
+            for &(x, wt) in &GL8 {
+                v += wt * (gfun(c - hw * x) + gfun(c + hw * x));
+            }
+            v * hw
+        };
+        let mut s = vmath::ln(x0);
+        let mut w: f64 = 0.25;
+        let (mut acc, mut err) = (Neumaier::default(), 0.0);
+        let mut quiet = 0;
+        const MAX_PANELS: usize = 1 << 14;
+        for _ in 0..MAX_PANELS {
+            if crate::interrupt::requested() {
+                return (0.0, f64::INFINITY); // discarded by the binding
+            }
+            let (mut one, mut two, mut d, mut thr);
+            loop {
+                one = rule(s, w);
+                two = rule(s, 0.5 * w) + rule(s + 0.5 * w, 0.5 * w);
+                d = (one - two).abs();
+                // target 1e-15 of the total; the floor of the evaluation noise: exp of s + ln(−g)
+                // carries ≈ ε_m·(|s| + |ln(−g)|) relative
+                thr = 1e-15 * (acc.value() + two).abs() + EPS8 * (s.abs() + 100.0) * two.abs();
+                if d.is_nan() || d <= thr || w < 1e-6 {
+                    break;
+                }
+                w *= 0.5;
+            }
+            if !two.is_finite() || !d.is_finite() {
+                return (two, f64::INFINITY);
+            }
+            acc.add(two);
+            // (the comparison, and the evaluation noise taken as systematic: the nodes s are
+            // rounded to ε_m|s| (G moves by ≈ |G'/G|·ε_m|s|, |G'/G| ≈ 1–2 there), past s = 700
+            // exp(s + ln(−g)) carries its argument's rounding)
+            // the input of g rounded: r to ≈ 2 ulp (W 2 ulp, ln z ≈ ½ ulp of W, the square root),
+            // ln(−g) moves by κ·2ε_m
+            let kap = kappa(s + 0.5 * w);
+            let kap = if kap.is_finite() { kap } else { 1e6 };
+            let arg = if s < 700.0 {
+                0.0
+            } else {
+                EPS * (2.0 * s + 100.0)
+            };
+            err += d + (EPS2 * (s.abs() + 1.0) + arg + EPS2 * kap) * two.abs();
+            s += w;
+            let tot = acc.value().abs();
+            if d < 0.01 * thr {
+                w = (2.0 * w).min(8.0);
+            }
+            // negligible panels in a row, past the mass: stop, the rest ≈ G(s)/(α − 1)
+            let gs = gfun(s);
+            quiet = if two.abs() <= 1e-18 * tot && gs.abs() <= gfun(s - w).abs() {
+                quiet + 1
+            } else {
+                0
+            };
+            if quiet >= 3 {
+                let rest = gs / (self.decay - 1.0);
+                acc.add(rest);
+                return (acc.value(), err + rest.abs() + EPS4 * tot);
+            }
+        }
+        (acc.value(), f64::INFINITY)
+    }
+
+    /// ∫_X^∞ g by [`Self::integral_from`] where it sees the whole integrand, else by
+    /// [`Self::integral_gl`]. The tanh–sinh estimate is trusted only where its range covers
+    /// the mass: x·|g(x)| at its farthest node (the scale of what lies beyond) is below 1e-15 of
+    /// the integral (≈ e^{−85.7} of it in the algebraic tail, whatever α).
+    pub(super) fn integral_est(&self, x0: f64) -> (f64, f64) {
+        let (int, err) = self.integral_from(x0);
+        let lfar = vmath::ln(x0) + 85.7 / (self.decay - 1.0);
+        let far = vmath::exp(lfar + self.ln_neg_g(lfar)) / (self.decay - 1.0);
+        if int.is_finite() && err <= 1e-10 * int.abs() && far <= 1e-15 * int.abs() {
+            return (int, err);
+        }
+        let (v, e) = self.integral_gl(x0);
+        if v.is_finite() && e <= 1e-10 * v.abs() {
+            (v, e)
+        } else {
+            (int, err.max(e))
+        }
     }
 
     // -----------------------------------------------------------------------------------------
@@ -454,6 +611,7 @@ impl OnlineSchedule {
         let mut tail = (0.0, f64::INFINITY);
         let mut g3 = true; // g''' ≥ 0 on every piece so far
         let mut g3_tail = false; // … and on the far tail [S, ∞)
+        let mut stuck = 0usize; // consecutive pieces at the step floor missing the target
         for k in 0..=MAX_PIECES {
             if let Some(le) = l_end {
                 if p.s >= le {
@@ -484,11 +642,15 @@ impl OnlineSchedule {
                     f64::INFINITY
                 };
                 tail = (t_lo, t_hi);
-                if t_hi - t_lo <= 0.25 * tol * (jlo.value() + t_lo) || k == MAX_PIECES {
+                if t_hi - t_lo <= 0.25 * tol * (jlo.value() + t_lo)
+                    || k == MAX_PIECES
+                    || stuck >= STUCK_PIECES
+                {
                     break;
                 }
             }
-            if k == MAX_PIECES {
+            // (the tail bracket, if any, is the one from this p: consistent with the pieces summed)
+            if k == MAX_PIECES || stuck >= STUCK_PIECES {
                 break;
             }
             let q = match l_end {
@@ -551,6 +713,13 @@ impl OnlineSchedule {
             } else {
                 0.5
             };
+            stuck = if hh <= 1.000_001e-6 && f < 1.0 {
+                stuck + 1
+            } else if k + 1 >= PIECE_BUDGET {
+                STUCK_PIECES // out of budget: give up the same way
+            } else {
+                0
+            };
             h = (hh * f).clamp(1e-6, 1.0);
             p = q;
         }
@@ -576,6 +745,7 @@ impl OnlineSchedule {
                 lo: f64::NEG_INFINITY,
                 hi: if hi.is_nan() { 0.0 } else { hi },
                 g3,
+                aborted: stuck >= STUCK_PIECES,
             };
         }
         let g3 = g3 && g3_tail && tail.1.is_finite();
@@ -593,6 +763,7 @@ impl OnlineSchedule {
             lo: int_lo,
             hi: int_hi,
             g3,
+            aborted: stuck >= STUCK_PIECES,
         }
     }
 

@@ -1,0 +1,45 @@
+"""Benchmark: the online-schedule limit family at huge ε (issue 13): one scalar call each of
+``online_{gauss,laplace}_delta_limit``, ``_limit_bound``, ``_star_upper``, ``_star_lower`` (log),
+at ε = 1 (the paper's regime), 1e3 (the mass of the sum far out, ln x ≈ 100–400) and 1e30
+(saturated: ln δ below −f64::MAX). Prints the value and the wall time (best of ``REPEAT``).
+
+    python benches/bench_online_limit.py
+
+Reference timings (this project's 2-core dev machine, shared; fastrel build), before issue 13:
+≈ 3.4–4.1 s per Gaussian call at ε = 1e3 and 1e30 (the certified quadrature ran 2^20 pieces at
+its smallest step), ≈ 2.1–2.2 s per Laplace call at ε = 1e3; see the report of the change.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pabi
+
+REPEAT = 3
+GAUSS = (10.0, 0.01, 1.0, 100, 100.0, 100.0, 1.5)  # lipschitz, lr, diameter, index, c1, c2, decay
+LAPLACE = (10.0, 0.1, 1.0, 3, 1.0, 1e250, 1.5)
+KINDS = ("delta_limit", "delta_limit_bound", "delta_star_upper", "delta_star_lower")
+
+
+def best(f):
+    t = float("inf")
+    for _ in range(REPEAT):
+        t0 = time.perf_counter()
+        v = f()
+        t = min(t, time.perf_counter() - t0)
+    return v, t
+
+
+def main() -> None:
+    print(f"{'function':38s} {'eps':>6s} {'ln delta':>24s} {'time [s]':>9s}")
+    for mech, args, epss in (("gauss", GAUSS, (1.0, 1e3, 1e30)), ("laplace", LAPLACE, (1e3,))):
+        for kind in KINDS:
+            fn = getattr(pabi, f"online_{mech}_{kind}")
+            for eps in epss:
+                v, t = best(lambda: fn(eps, *args, log=True))
+                print(f"{fn.__name__:38s} {eps:6.0e} {v:24.16e} {t:9.4f}")
+
+
+if __name__ == "__main__":
+    main()
