@@ -47,7 +47,8 @@ def test_revealed_types_are_exact() -> None:
                          env={"MYPYPATH": str(ROOT / "python"), "PATH": "/usr/bin:/bin"})
     revealed = {int(m.group(1)): m.group(2).replace("builtins.", "") for m in
                 re.finditer(r"user_script\.py:(\d+): note: Revealed type is \"(.*)\"", res.stdout)}
-    errors = [line for line in res.stdout.splitlines() if ": error:" in line]
+    # the user's script must type-check; the package's own strictness is tests/test_typing.py's
+    errors = [line for line in res.stdout.splitlines() if ": error:" in line and "user_script.py" in line]
     assert not errors, "\n".join(errors)
     expect = _expectations()
     assert len(expect) >= 20 and set(revealed) == set(expect), res.stdout[-3000:]

@@ -101,7 +101,7 @@ def _offsets(src: str) -> list[int]:
 
 
 def rewrite_source(src: str, only: set[str] | None, keywordize: bool, where: str,
-                   report: Report) -> str:
+                   report: Report, first: int = 1) -> str:
     """Rewrite the planned calls in one piece of Python source (a file or a doctest line)."""
     try:
         tree = ast.parse(src)
@@ -132,10 +132,10 @@ def rewrite_source(src: str, only: set[str] | None, keywordize: bool, where: str
             if kw.arg in renames:
                 a = pos(kw.lineno, kw.col_offset)
                 edits.append((a, a + len(kw.arg), renames[kw.arg]))
-        if keywordize and kind == "public" and len(node.args) > 1:
+        if keywordize and kind == "public" and len(node.args) > first:
             names = _old_signature(qual)
             if names is not None and not any(isinstance(x, ast.Starred) for x in node.args):
-                for i, arg in enumerate(node.args[1:], start=1):
+                for i, arg in enumerate(node.args[first:], start=first):
                     if i < len(names):
                         a = pos(arg.lineno, arg.col_offset)
                         edits.append((a, a, renames.get(names[i], names[i]) + "="))
@@ -169,14 +169,14 @@ DOCTEST = re.compile(r"^(\s*)(>>> |\.\.\. )(.*)$")
 
 
 def rewrite_doctests(text: str, only: set[str] | None, keywordize: bool, where: str,
-                     report: Report) -> str:
+                     report: Report, first: int = 1) -> str:
     """Rewrite the one-line ``>>>`` statements of docstrings and markdown pages."""
     out = []
     for i, line in enumerate(text.splitlines(keepends=True), start=1):
         m = DOCTEST.match(line.rstrip("\n"))
         if m and m.group(2) == ">>> ":
             body = m.group(3)
-            new = rewrite_source(body, only, keywordize, f"{where}:{i}", report)
+            new = rewrite_source(body, only, keywordize, f"{where}:{i}", report, first)
             if new != body:
                 line = f"{m.group(1)}>>> {new}" + ("\n" if line.endswith("\n") else "")
         out.append(line)
@@ -189,6 +189,8 @@ def main() -> int:
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--keywordize", action="store_true")
     ap.add_argument("--only", default=None, help="comma-separated functions to rename")
+    ap.add_argument("--all-keywords", action="store_true",
+                    help="with --keywordize, the first positional argument too (a reordered signature)")
     args = ap.parse_args()
     only = set(args.only.split(",")) if args.only else None
     report = Report()
@@ -198,11 +200,12 @@ def main() -> int:
         if path.resolve() == (ROOT / "tools" / "vocabulary_plan.py").resolve():
             continue
         text = path.read_text(encoding="utf-8")
+        first = 0 if args.all_keywords else 1
         if path.suffix == ".py":
-            new = rewrite_source(text, only, args.keywordize, str(path), report)
-            new = rewrite_doctests(new, only, args.keywordize, str(path), report)
+            new = rewrite_source(text, only, args.keywordize, str(path), report, first)
+            new = rewrite_doctests(new, only, args.keywordize, str(path), report, first)
         else:
-            new = rewrite_doctests(text, only, args.keywordize, str(path), report)
+            new = rewrite_doctests(text, only, args.keywordize, str(path), report, first)
         if new != text:
             report.files += 1
             if args.write:
