@@ -6,7 +6,7 @@ Cases: Poisson-subsampled Gaussian, q = 0.01, σ = 1, δ = 1e-5, T = 1e3 / 1e4 /
 Reports ε (pabi: lower / estimate / certified upper; prv-accountant: its bracket), wall time
 (best of ``REPEAT``; prv-accountant and dp-accounting at T = 1e5 once), the speed ratio
 dp-accounting / pabi, the peak memory of pabi at T = 1e5 (process high-water mark in a fresh
-interpreter), the time of ``dpsgd_calibrate_sigma``.
+interpreter), the time of ``dpsgd_calibrate_noise_multiplier``.
 
     python benches/bench_composition.py            # full table (prv-accountant ~40 s at 1e5)
     python benches/bench_composition.py --no-prv   # skip prv-accountant
@@ -65,9 +65,9 @@ def hwm():
     for line in open('/proc/self/status'):
         if line.startswith('VmHWM'):
             return int(line.split()[1]) / 1024
-pabi.dpsgd_epsilon(0.01, 1.0, 10, 1e-5)
+pabi.dpsgd_epsilon(1e-5, sample_rate=0.01, noise_multiplier=1.0, steps=10)
 base = hwm()
-pabi.dpsgd_epsilon(0.01, 1.0, 100_000, 1e-5)
+pabi.dpsgd_epsilon(1e-5, sample_rate=0.01, noise_multiplier=1.0, steps=100_000)
 print(base, hwm())
 """
 
@@ -86,7 +86,7 @@ def table(with_prv: bool) -> None:
           f" {'t prv':>7} | {'dp-acc/pabi':>11} | {'upper-target':>12}")
     for steps in STEPS:
         tp, (lo, est, up) = best_of(
-            lambda: pabi.dpsgd_epsilon(Q, SIGMA, steps, DELTA, bracket=True))
+            lambda: pabi.dpsgd_epsilon(DELTA, sample_rate=Q, noise_multiplier=SIGMA, steps=steps, bracket=True))
         td, ed = best_of(lambda: dp_accounting_eps(steps), repeat=1 if steps > 10_000 else REPEAT)
         if with_prv:
             try:
@@ -103,9 +103,9 @@ def table(with_prv: bool) -> None:
 
 def calibration() -> None:
     for steps in STEPS:
-        t, s = best_of(lambda: pabi.dpsgd_calibrate_sigma(2.0, DELTA, Q, steps), repeat=1)
-        print(f"dpsgd_calibrate_sigma(eps=2, delta=1e-5, q=0.01, T={steps}): sigma={s:.5f} "
-              f"in {t:.3f} s (upper eps at sigma: {pabi.dpsgd_epsilon(Q, s, steps, DELTA):.5f})")
+        t, s = best_of(lambda: pabi.dpsgd_calibrate_noise_multiplier(2.0, DELTA, sample_rate=Q, steps=steps), repeat=1)
+        print(f"dpsgd_calibrate_noise_multiplier(2, 1e-5, sample_rate=0.01, steps={steps}): z={s:.5f} "
+              f"in {t:.3f} s (upper eps at sigma: {pabi.dpsgd_epsilon(DELTA, sample_rate=Q, noise_multiplier=s, steps=steps):.5f})")
 
 
 def kov_exactness() -> None:

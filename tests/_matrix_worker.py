@@ -55,7 +55,7 @@ OPTION_CLASSES = ("bogus", "None", "number")
 #: shared array conversion of pabi._bridge (covered by every cheap function) are left out
 BRIDGE_ONLY = {"0-d", "noncontig", "bigendian", "float32", "int-array", "object-array", "complex", "object"}
 SLOW = {"online_gauss_delta_limit", "online_gauss_delta_limit_bound", "online_laplace_delta_limit",
-        "online_laplace_delta_limit_bound", "dpsgd_calibrate_sigma", "pnsgd_epoch_pld", "multi_epoch_epsilon",
+        "online_laplace_delta_limit_bound", "dpsgd_calibrate_noise_multiplier", "pnsgd_epoch_pld", "multi_epoch_epsilon",
         "PNSGDAccountant.get_epsilon", "PNSGDAccountant.get_delta", "PNSGDAccountant.get_privacy_spent"}
 #: input classes whose natural answer is a structural ValueError
 STRUCTURAL = {"empty", "0-d", "mismatch", "noncontig", "bigendian", "float32", "int-array"}
@@ -392,14 +392,14 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
         {"weights": "array", "eps": "array"}, {"weights": ("eps",), "eps": ("weights",)})
     add("gaussian_mech_rdp", dict(alpha=2.0, sensitivity=1.0, sigma=1.0))
     # --- composition
-    add("tradeoff_eps_delta", dict(alpha=0.1, eps=1.0, delta=1e-3))
-    add("tradeoff_from_profile", dict(alpha=0.1, eps=_GRID, delta=_grid_delta()),
+    add("tradeoff_eps_delta", dict(type1_error=0.1, eps=1.0, delta=1e-3))
+    add("tradeoff_from_profile", dict(type1_error=0.1, eps=_GRID, delta=_grid_delta()),
         {"eps": "array", "delta": "array"}, {"eps": ("delta",), "delta": ("eps",)})
-    add("approx_dp_composition_delta", dict(eps0=0.5, delta0=1e-4, k=10.0, eps=2.0))
-    add("approx_dp_composition_epsilon", dict(eps0=0.5, delta0=1e-4, k=10.0, delta=0.1))
+    add("approx_dp_composition_delta", dict(eps0=0.5, delta0=1e-4, count=10.0, eps=2.0))
+    add("approx_dp_composition_epsilon", dict(eps0=0.5, delta0=1e-4, count=10.0, delta=0.1))
     add("gdp_epsilon", dict(delta=1e-5, mu=1.0))
     add("gdp_mu", dict(eps=1.0, delta=1e-3))
-    add("gdp_compose", dict(mus=np.array([0.3, 0.4])), {"mus": "array"})
+    add("gdp_compose", dict(mu=np.array([0.3, 0.4])), {"mu": "array"})
     add("gdp_mu_dominating", dict(eps=_GRID, delta=_grid_delta()), {"eps": "array", "delta": "array"},
         {"eps": ("delta",), "delta": ("eps",)})
     add("gdp_dominating_pair", dict(eps=_GRID, log_delta=np.log(_grid_delta()[:-1]).tolist() + [-800.0]),
@@ -421,12 +421,14 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
     add("ComposedPLD.delta", dict(eps=1.0), fn=_composed_method("delta"))
     add("ComposedPLD.epsilon", dict(delta=1e-3), fn=_composed_method("epsilon"))
     add("compose_plds", dict(times=3, tail=1e-15), fn=_compose_plds)
-    add("dpsgd_epsilon", dict(q=0.1, sigma=1.0, steps=10, delta=1e-5, h=0.01), None,
-        {p: ("q", "sigma", "steps", "h") for p in ("q", "sigma", "steps", "h")})
-    add("dpsgd_delta", dict(q=0.1, sigma=1.0, steps=10, eps=1.0, h=0.01), None,
-        {p: ("q", "sigma", "steps", "h") for p in ("q", "sigma", "steps", "h")})
-    add("dpsgd_calibrate_sigma", dict(eps=2.0, delta=1e-5, q=0.1, steps=10, h=0.01, rtol=1e-2), None,
-        {p: ("eps", "delta", "q", "steps", "h", "rtol", "sigma") for p in ("eps", "delta", "q", "steps", "h", "rtol")})
+    _dp = ("sample_rate", "noise_multiplier", "steps", "grid_step")
+    add("dpsgd_epsilon", dict(delta=1e-5, sample_rate=0.1, noise_multiplier=1.0, steps=10, grid_step=0.01), None,
+        {p: _dp for p in _dp})
+    add("dpsgd_delta", dict(eps=1.0, sample_rate=0.1, noise_multiplier=1.0, steps=10, grid_step=0.01), None,
+        {p: _dp for p in _dp})
+    _cal = ("eps", "delta", "sample_rate", "steps", "grid_step", "rtol")
+    add("dpsgd_calibrate_noise_multiplier", dict(eps=2.0, delta=1e-5, sample_rate=0.1, steps=10, grid_step=0.01,
+                                                 rtol=1e-2), None, {p: _cal + ("noise_multiplier",) for p in _cal})
     add("multi_epoch_epsilon", dict(delta=_profile, epochs=2, target_delta=1e-3, h=0.05, eps_max=20.0,
                                     orders=np.array([2.0, 4.0]), log_delta=None),
         {"delta": "skip", "log_delta": "skip", "orders": "array"})

@@ -130,7 +130,7 @@ def test_pnsgd_laplace_smooth_and_calibration(capsys):
 def test_dpsgd_equals_the_api(capsys):
     d = run_json(capsys, ["dpsgd", "--q", "0.01", "--sigma", "1", "--steps", "1000", "--delta", "1e-5"])
     row = d["rows"][0]
-    lo, est, up = pabi.dpsgd_epsilon(0.01, 1.0, 1000, 1e-5, bracket=True)
+    lo, est, up = pabi.dpsgd_epsilon(1e-5, sample_rate=0.01, noise_multiplier=1.0, steps=1000, bracket=True)
     assert (row["eps_pld_lower"], row["eps_pld_estimate"], row["eps_pld"]) == (lo, est, up)
     assert round(up, 3) == 1.828  # dp-accounting / prv-accountant value
     orders = pabi.DEFAULT_ORDERS
@@ -138,10 +138,10 @@ def test_dpsgd_equals_the_api(capsys):
     assert (row["eps_rdp"], row["rdp_order"]) == (eps_rdp, order)
     assert row["eps_rdp"] > row["eps_pld"]  # the RDP route is looser
     e = run_json(capsys, ["dpsgd", "--q", "0.01", "--sigma", "1", "--steps", "100", "--eps", "1"])
-    assert e["rows"][0]["delta_pld"] == pabi.dpsgd_delta(0.01, 1.0, 100, 1.0)[2]
+    assert e["rows"][0]["delta_pld"] == pabi.dpsgd_delta(1.0, sample_rate=0.01, noise_multiplier=1.0, steps=100)[2]
     c = run_json(capsys, ["dpsgd", "--q", "0.01", "--steps", "100", "--eps", "2", "--delta", "1e-5",
                           "--calibrate-sigma"])
-    assert c["rows"][0]["sigma"] == pabi.dpsgd_calibrate_sigma(2.0, 1e-5, 0.01, 100)
+    assert c["rows"][0]["sigma"] == pabi.dpsgd_calibrate_noise_multiplier(2.0, 1e-5, sample_rate=0.01, steps=100)
 
 
 # ---------------------------------------------------------------------------- last-iterate
@@ -245,7 +245,7 @@ def test_config_file_and_flag_override(tmp_path, capsys):
     flat.write_text("q = 0.01\nsigma = 1.0\nsteps = 100\ndelta = 1e-5\nno_rdp = true\njson = true\n")
     assert main(["dpsgd", f"--config={flat}"]) == 0
     row = json.loads(capsys.readouterr().out)["rows"][0]
-    assert row["eps_pld"] == pabi.dpsgd_epsilon(0.01, 1.0, 100, 1e-5) and "eps_rdp" not in row
+    assert row["eps_pld"] == pabi.dpsgd_epsilon(1e-5, sample_rate=0.01, noise_multiplier=1.0, steps=100) and "eps_rdp" not in row
 
 
 def test_config_errors_are_one_line(tmp_path, capsys):
@@ -270,7 +270,7 @@ def test_config_errors_are_one_line(tmp_path, capsys):
     (["pnsgd", "--sigma", "4", *PN, "--eps", "1", "--delta", "1e-5"], "exactly one"),
     (["pnsgd", "--sigma", "4", *PN, "--order", "fixed", "--eps", "1"], "index"),
     (["pnsgd", "--sigma", "4", *PN, "--smoothness", "100", "--eps", "1"], "lr"),
-    (["dpsgd", "--q", "1.5", "--sigma", "1", "--steps", "10", "--delta", "1e-5"], "q"),
+    (["dpsgd", "--q", "1.5", "--sigma", "1", "--steps", "10", "--delta", "1e-5"], "sample_rate"),
     (["dpsgd", "--q", "0.1", "--sigma", "1", "--steps", "2.5", "--delta", "1e-5"], "steps"),
     (["last-iterate", "--alpha", "8", "--lr", "0.1", "--clip", "1", "--sigma", "1", "--steps", "10", "--n", "7",
       "--batch-size", "2"], "divide"),

@@ -291,25 +291,25 @@ def test_dpsgd_vs_dp_accounting(q, sigma, steps):
     acc = pld_privacy_accountant.PLDAccountant()
     acc.compose(dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(sigma)), steps)
     want = acc.get_epsilon(1e-5)
-    lo, est, up = pabi.dpsgd_epsilon(q, sigma, steps, 1e-5, bracket=True)
+    lo, est, up = pabi.dpsgd_epsilon(1e-5, sample_rate=q, noise_multiplier=sigma, steps=steps, bracket=True)
     assert lo <= est <= up
     assert up == pytest.approx(want, abs=2e-3)
     assert lo <= want + 1e-4
     # δ at that ε
-    dl, de, du = pabi.dpsgd_delta(q, sigma, steps, up)
+    dl, de, du = pabi.dpsgd_delta(up, sample_rate=q, noise_multiplier=sigma, steps=steps)
     assert dl <= 1e-5 * (1 + 1e-9) and du <= 1e-5 * (1 + 1e-9)
 
 
 def test_dpsgd_home_ground_t1000():
-    lo, est, up = pabi.dpsgd_epsilon(0.01, 1.0, 1000, 1e-5, bracket=True)
+    lo, est, up = pabi.dpsgd_epsilon(1e-5, sample_rate=0.01, noise_multiplier=1.0, steps=1000, bracket=True)
     assert 1.828 <= up <= 1.830 and lo >= 1.80 and lo <= 1.8282
-    assert pabi.dpsgd_epsilon(0.0, 1.0, 10, 1e-5) == 0.0
+    assert pabi.dpsgd_epsilon(1e-5, sample_rate=0.0, noise_multiplier=1.0, steps=10) == 0.0
 
 
 def test_calibrate_sigma():
-    s = pabi.dpsgd_calibrate_sigma(1.5, 1e-5, 0.01, 1000, rtol=1e-4)
-    assert pabi.dpsgd_epsilon(0.01, s, 1000, 1e-5) <= 1.5
-    assert pabi.dpsgd_epsilon(0.01, s * (1 - 2e-4), 1000, 1e-5) > 1.5
+    s = pabi.dpsgd_calibrate_noise_multiplier(1.5, 1e-5, sample_rate=0.01, steps=1000, rtol=1e-4)
+    assert pabi.dpsgd_epsilon(1e-5, sample_rate=0.01, noise_multiplier=s, steps=1000) <= 1.5
+    assert pabi.dpsgd_epsilon(1e-5, sample_rate=0.01, noise_multiplier=s * (1 - 2e-4), steps=1000) > 1.5
 
 
 # ---------------------------------------------------------------------------------------------
@@ -319,16 +319,16 @@ def test_calibrate_sigma():
 @pytest.mark.parametrize(
     "call,param",
     [
-        (lambda: pabi.dpsgd_epsilon(1.5, 1.0, 10, 1e-5), "q"),
-        (lambda: pabi.dpsgd_epsilon(0.1, 0.0, 10, 1e-5), "sigma"),
-        (lambda: pabi.dpsgd_epsilon(0.1, 1.0, 0, 1e-5), "steps"),
-        (lambda: pabi.dpsgd_epsilon(0.1, 1.0, 10, 0.0), "delta"),
-        (lambda: pabi.dpsgd_epsilon(0.1, 1.0, 10, 1.0), "delta"),
-        (lambda: pabi.dpsgd_calibrate_sigma(-1.0, 1e-5, 0.1, 10), "eps"),
+        (lambda: pabi.dpsgd_epsilon(1e-5, sample_rate=1.5, noise_multiplier=1.0, steps=10), "sample_rate"),
+        (lambda: pabi.dpsgd_epsilon(1e-5, sample_rate=0.1, noise_multiplier=0.0, steps=10), "noise_multiplier"),
+        (lambda: pabi.dpsgd_epsilon(1e-5, sample_rate=0.1, noise_multiplier=1.0, steps=0), "steps"),
+        (lambda: pabi.dpsgd_epsilon(0.0, sample_rate=0.1, noise_multiplier=1.0, steps=10), "delta"),
+        (lambda: pabi.dpsgd_epsilon(1.0, sample_rate=0.1, noise_multiplier=1.0, steps=10), "delta"),
+        (lambda: pabi.dpsgd_calibrate_noise_multiplier(-1.0, 1e-5, sample_rate=0.1, steps=10), "eps"),
         (lambda: pabi.approx_dp_composition_delta(-0.1, 0.0, 3, 1.0), "eps0"),
         (lambda: pabi.approx_dp_composition_delta(0.1, 1.5, 3, 1.0), "delta0"),
-        (lambda: pabi.approx_dp_composition_delta(0.1, 0.0, 2.5, 1.0), "k"),
-        (lambda: pabi.tradeoff_eps_delta(1.5, 1.0, 0.0), "alpha"),
+        (lambda: pabi.approx_dp_composition_delta(0.1, 0.0, 2.5, 1.0), "count"),
+        (lambda: pabi.tradeoff_eps_delta(1.5, 1.0, 0.0), "type1_error"),
         (lambda: pabi.PrivacyLossDistribution.from_profile(np.array([0.5, 0.6, 0.1])), "delta"),
         (lambda: pabi.PrivacyLossDistribution.from_profile(np.array([1.5, 0.6, 0.1])), "delta"),
         (lambda: pabi.gdp_epsilon(0.0, 1.0), "delta"),
@@ -365,9 +365,9 @@ def test_profile_pld_of_gdp_composes_to_gdp(mu, E):
 
 def test_type_errors():
     with pytest.raises(TypeError):
-        pabi.dpsgd_epsilon("0.1", 1.0, 10, 1e-5)
+        pabi.dpsgd_epsilon(1e-5, sample_rate="0.1", noise_multiplier=1.0, steps=10)
     with pytest.raises(TypeError):
-        pabi.dpsgd_epsilon(0.1, 1.0, [10], 1e-5)
+        pabi.dpsgd_epsilon(1e-5, sample_rate=0.1, noise_multiplier=1.0, steps=[10])
     with pytest.raises(TypeError):
         pabi.approx_dp_composition_delta("a", 0.0, 3, 1.0)
 

@@ -35,10 +35,10 @@ def _raises(exc: type[BaseException], param: str, fn, *a, **kw) -> BaseException
 def test_numeric_strings_rejected_by_scalar_functions():
     _raises(TypeError, "q", pabi.dpsgd_per_instance_rdp, 8, "1.0", 1, S)
     _raises(TypeError, "q", pabi.dpsgd_per_instance_rdp, 8.0, q="0.5", sigma=1.0, sensitivities=S)
-    _raises(TypeError, "mus", pabi.gdp_compose, ["0.3", "0.4"])
+    _raises(TypeError, "mu", pabi.gdp_compose, ["0.3", "0.4"])
     _raises(TypeError, "alpha", pabi.holder_orders, "2", 2.0, 3)
     _raises(TypeError, "delta", pabi.rdp_to_dp_epsilon, [2.0], [0.5], "1e-5")
-    _raises(TypeError, "sigma", pabi.dpsgd_epsilon, 0.01, "1.0", 10, 1e-5)
+    _raises(TypeError, "noise_multiplier", pabi.dpsgd_epsilon, 1e-5, sample_rate=0.01, noise_multiplier="1.0", steps=10)
     _raises(TypeError, "eps", pabi.online_delta, "1.0", 1.0, 0.1, 1.0, [2.0, 2.0])
     # the elementwise functions always rejected them, and still do
     _raises(TypeError, "eps", pabi.theta, "1.0", 1.0)
@@ -63,19 +63,19 @@ def test_integer_parameters_reject_fractions_and_accept_integral_values():
     _raises(DomainError, "T", pabi.optimal_residuals, 2.5, 0.5, 1.0, L=1.5)
     _raises(DomainError, "alpha", pabi.general_update_rdp, 3.5, 1.0, [[0.0]], [[[[1.0], [1.0], [1.0]]]])
     _raises(DomainError, "index", pabi.online_delta, 1.0, 1.0, 0.1, 1.0, [2.0, 2.0, 2.0], index=2.5)
-    _raises(DomainError, "steps", pabi.dpsgd_epsilon, 0.1, 1.0, 10.5, 1e-5, h=0.01)
+    _raises(DomainError, "steps", pabi.dpsgd_epsilon, 1e-5, sample_rate=0.1, noise_multiplier=1.0, steps=10.5, grid_step=0.01)
     _raises(DomainError, "times", pabi.compose_plds, [(pabi.PrivacyLossDistribution.gaussian(1.0, h=0.01), 1.5)])
     _raises(DomainError, "epochs", pabi.multi_epoch_epsilon, lambda e: pabi.gdp_delta(e, 0.5), 1.5, 1e-3)
 
 
 def test_numpy_scalars_and_0d_arrays_accepted_by_scalar_functions():
-    base = pabi.dpsgd_epsilon(0.1, 1.0, 10, 1e-5, h=0.01)
-    assert pabi.dpsgd_epsilon(np.array(0.1), 1.0, 10, 1e-5, h=0.01) == base
-    assert pabi.dpsgd_epsilon(np.float64(0.1), np.float32(1.0), np.int64(10),
-                              np.array(1e-5), h=np.float64(0.01)) == base
+    base = pabi.dpsgd_epsilon(1e-5, sample_rate=0.1, noise_multiplier=1.0, steps=10, grid_step=0.01)
+    assert pabi.dpsgd_epsilon(1e-5, sample_rate=np.array(0.1), noise_multiplier=1.0, steps=10, grid_step=0.01) == base
+    assert pabi.dpsgd_epsilon(sample_rate=np.float64(0.1), noise_multiplier=np.float32(1.0), steps=np.int64(10),
+                              delta=np.array(1e-5), grid_step=np.float64(0.01)) == base
     for steps in (np.int64(10), np.int32(10), np.uint16(10), np.array(10), 10.0, np.float64(10)):
-        assert pabi.dpsgd_epsilon(0.1, 1.0, steps, 1e-5, h=0.01) == base
-        assert pabi.dpsgd_delta(0.1, 1.0, steps, 1.0, h=0.01) == pabi.dpsgd_delta(0.1, 1.0, 10, 1.0, h=0.01)
+        assert pabi.dpsgd_epsilon(1e-5, sample_rate=0.1, noise_multiplier=1.0, steps=steps, grid_step=0.01) == base
+        assert pabi.dpsgd_delta(1.0, sample_rate=0.1, noise_multiplier=1.0, steps=steps, grid_step=0.01) == pabi.dpsgd_delta(1.0, sample_rate=0.1, noise_multiplier=1.0, steps=10, grid_step=0.01)
     v = pabi.online_delta(1.0, 1.0, 0.1, 1.0, [2.0, 2.0, 2.0], index=3)
     for index in (np.float64(3), np.int64(3), np.array(3), 3.0):
         assert pabi.online_delta(1.0, 1.0, 0.1, 1.0, [2.0, 2.0, 2.0], index=index) == v
@@ -83,7 +83,7 @@ def test_numpy_scalars_and_0d_arrays_accepted_by_scalar_functions():
                              [2.0, 2.0, 2.0], index=3) == v
     r = pabi.dpsgd_per_instance_rdp(8.0, 0.01, 1.0, S)
     assert pabi.dpsgd_per_instance_rdp(np.array(8.0), np.float64(0.01), np.int64(1), S) == r
-    _raises(TypeError, "q", pabi.dpsgd_epsilon, np.array([0.1]), 1.0, 10, 1e-5)  # 1-d is not a scalar
+    _raises(TypeError, "sample_rate", pabi.dpsgd_epsilon, 1e-5, sample_rate=np.array([0.1]), noise_multiplier=1.0, steps=10)  # 1-d is not a scalar
 
 
 # ------------------------------------------------------------------ huge integers
@@ -96,11 +96,11 @@ def test_huge_integers():
     np.testing.assert_array_equal(pabi.theta([0.5, 10**30], 1.0), pabi.theta([0.5, 1e30], 1.0))
     assert pabi.theta(10**400, 1.0) == pabi.theta(math.inf, 1.0)  # beyond the double range: inf
     _raises(DomainError, "shift", pabi.theta, 1.0, -(10**400))
-    _raises(DomainError, "q", pabi.dpsgd_epsilon, 2**63, 1.0, 10, 1e-5)
+    _raises(DomainError, "sample_rate", pabi.dpsgd_epsilon, 1e-5, sample_rate=2**63, noise_multiplier=1.0, steps=10)
     _raises(DomainError, "q", pabi.dpsgd_per_instance_rdp, 8.0, 10**30, 1.0, S)
     # an integer parameter: DomainError (not OverflowError)
     for big in (2**63, 10**30, 10**400):
-        _raises(DomainError, "steps", pabi.dpsgd_epsilon, 0.1, 1.0, big, 1e-5)
+        _raises(DomainError, "steps", pabi.dpsgd_epsilon, 1e-5, sample_rate=0.1, noise_multiplier=1.0, steps=big)
         _raises(DomainError, "n", pabi.holder_orders, 2.0, 2.0, big)
         _raises(DomainError, "index", pabi.online_delta, 1.0, 1.0, 0.1, 1.0, [2.0, 2.0], index=big)
         _raises(DomainError, "alpha", pabi.general_update_rdp, big, 1.0, [[0.0]], [[[[1.0], [1.0], [1.0]]]])

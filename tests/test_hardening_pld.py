@@ -98,7 +98,7 @@ def assert_domain(expr: str, param: str) -> dict:
     ("pabi.compose_plds([(P.gaussian(2.0, h=1e-3), 3), (P.gaussian(3.0, h=1e-3), 2**54)])",
      "times"),
     # DP-SGD: a sigma too small for the caps even at h = 0.1
-    ("pabi.dpsgd_epsilon(1.0, 1e-3, 1000, 1e-5)", "sigma"),
+    ("pabi.dpsgd_epsilon(sample_rate=1.0, noise_multiplier=1e-3, steps=1000, delta=1e-5)", "noise_multiplier"),
 ])
 def test_grid_caps(expr, param):
     assert_domain(expr, param)
@@ -138,24 +138,24 @@ def test_largest_grids_still_build():
 # 2. DP-SGD: domains up front, bounded searches, errors surface as errors
 
 @pytest.mark.parametrize("expr, param", [
-    ("pabi.dpsgd_epsilon(0.01, 1.0, 100, 1e-5, h=5e-324)", "h"),
-    ("pabi.dpsgd_delta(0.01, 1.0, 100, 1.0, h=5e-324)", "h"),
-    ("pabi.dpsgd_epsilon(0.01, 1.0, 100, 1e-5, h=0.2)", "h"),
-    ("pabi.dpsgd_calibrate_sigma(2.0, 1e-5, 0.01, 100, h=float('nan'))", "h"),
-    ("pabi.dpsgd_calibrate_sigma(2.0, 1e-5, 0.01, 100, h=float('inf'))", "h"),
-    ("pabi.dpsgd_calibrate_sigma(2.0, 1e-5, 0.01, 100, h=0)", "h"),
+    ("pabi.dpsgd_epsilon(sample_rate=0.01, noise_multiplier=1.0, steps=100, delta=1e-5, grid_step=5e-324)", "grid_step"),
+    ("pabi.dpsgd_delta(sample_rate=0.01, noise_multiplier=1.0, steps=100, eps=1.0, grid_step=5e-324)", "grid_step"),
+    ("pabi.dpsgd_epsilon(sample_rate=0.01, noise_multiplier=1.0, steps=100, delta=1e-5, grid_step=0.2)", "grid_step"),
+    ("pabi.dpsgd_calibrate_noise_multiplier(2.0, 1e-5, sample_rate=0.01, steps=100, grid_step=float('nan'))", "grid_step"),
+    ("pabi.dpsgd_calibrate_noise_multiplier(2.0, 1e-5, sample_rate=0.01, steps=100, grid_step=float('inf'))", "grid_step"),
+    ("pabi.dpsgd_calibrate_noise_multiplier(2.0, 1e-5, sample_rate=0.01, steps=100, grid_step=0)", "grid_step"),
     # h = 0.2: every evaluation failed, each failure read as eps = +inf, the search never ended
-    ("pabi.dpsgd_calibrate_sigma(2.0, 1e-5, 0.01, 100, h=0.2)", "h"),
-    ("pabi.dpsgd_calibrate_sigma(2.0, 1e-5, 0.01, 100, h=5e-324)", "h"),
-    ("pabi.dpsgd_calibrate_sigma(2.0, 1e-5, 0.01, 100, rtol=5e-324)", "rtol"),
-    ("pabi.dpsgd_calibrate_sigma(2.0, 1e-5, 0.01, 100, rtol=float('nan'))", "rtol"),
-    ("pabi.dpsgd_calibrate_sigma(2.0, 1e-5, 0.01, 100, rtol=0.5)", "rtol"),
+    ("pabi.dpsgd_calibrate_noise_multiplier(2.0, 1e-5, sample_rate=0.01, steps=100, grid_step=0.2)", "grid_step"),
+    ("pabi.dpsgd_calibrate_noise_multiplier(2.0, 1e-5, sample_rate=0.01, steps=100, grid_step=5e-324)", "grid_step"),
+    ("pabi.dpsgd_calibrate_noise_multiplier(2.0, 1e-5, sample_rate=0.01, steps=100, rtol=5e-324)", "rtol"),
+    ("pabi.dpsgd_calibrate_noise_multiplier(2.0, 1e-5, sample_rate=0.01, steps=100, rtol=float('nan'))", "rtol"),
+    ("pabi.dpsgd_calibrate_noise_multiplier(2.0, 1e-5, sample_rate=0.01, steps=100, rtol=0.5)", "rtol"),
     # 40 s and 1 GB; 2^63 hung
-    ("pabi.dpsgd_calibrate_sigma(1e308, 1e-5, 0.01, 100)", "eps"),
-    ("pabi.dpsgd_calibrate_sigma(2.0**63, 1e-5, 0.01, 100)", "eps"),
-    ("pabi.dpsgd_calibrate_sigma(float('inf'), 1e-5, 0.01, 100)", "eps"),
-    ("pabi.dpsgd_calibrate_sigma(100.5, 1e-5, 0.01, 100)", "eps"),
-    ("pabi.dpsgd_calibrate_sigma(2.0, 1e-5, 0.01, 1e13)", "steps"),
+    ("pabi.dpsgd_calibrate_noise_multiplier(1e308, 1e-5, sample_rate=0.01, steps=100)", "eps"),
+    ("pabi.dpsgd_calibrate_noise_multiplier(2.0**63, 1e-5, sample_rate=0.01, steps=100)", "eps"),
+    ("pabi.dpsgd_calibrate_noise_multiplier(float('inf'), 1e-5, sample_rate=0.01, steps=100)", "eps"),
+    ("pabi.dpsgd_calibrate_noise_multiplier(100.5, 1e-5, sample_rate=0.01, steps=100)", "eps"),
+    ("pabi.dpsgd_calibrate_noise_multiplier(2.0, 1e-5, sample_rate=0.01, steps=1e13)", "steps"),
 ])
 def test_dpsgd_domains(expr, param):
     assert_domain(expr, param)
@@ -165,24 +165,24 @@ def test_calibrate_target_met_everywhere_is_bounded():
     # q < delta: every sigma meets the target; the downward search ends at the grid caps with
     # a ValueError saying so (before: "target met for every sigma >= 1e-3" only by luck of the
     # 2^25 cap; with h unchecked it could run for minutes)
-    r = run_child("pabi.dpsgd_calibrate_sigma(1.0, 1e-5, 1e-7, 1, h=1e-2)")
+    r = run_child("pabi.dpsgd_calibrate_noise_multiplier(1.0, 1e-5, sample_rate=1e-7, steps=1, grid_step=1e-2)")
     assert not r["ok"] and r["type"] == "DomainError", r
     assert "met for every sigma" in r["msg"] and "eps must be" in r["msg"]
 
 
 def test_calibrate_fine_rtol_still_certified():
-    s = pabi.dpsgd_calibrate_sigma(2.0, 1e-5, 0.01, 100, h=1e-3, rtol=1e-12)
-    assert pabi.dpsgd_epsilon(0.01, s, 100, 1e-5, h=1e-3) <= 2.0
+    s = pabi.dpsgd_calibrate_noise_multiplier(2.0, 1e-5, sample_rate=0.01, steps=100, grid_step=1e-3, rtol=1e-12)
+    assert pabi.dpsgd_epsilon(1e-5, sample_rate=0.01, noise_multiplier=s, steps=100, grid_step=1e-3) <= 2.0
     # and it agrees with the default tolerance's answer within that tolerance
-    s4 = pabi.dpsgd_calibrate_sigma(2.0, 1e-5, 0.01, 100, h=1e-3)
+    s4 = pabi.dpsgd_calibrate_noise_multiplier(2.0, 1e-5, sample_rate=0.01, steps=100, grid_step=1e-3)
     assert s <= s4 * (1 + 1e-12) and s4 <= s * (1 + 2e-4)
 
 
 def test_calibrate_largest_eps_answers():
-    r = run_child("pabi.dpsgd_calibrate_sigma(100.0, 1e-5, 1.0, 1, h=1e-3)")
+    r = run_child("pabi.dpsgd_calibrate_noise_multiplier(100.0, 1e-5, sample_rate=1.0, steps=1, grid_step=1e-3)")
     assert r["ok"], r
     s = float(r["value"])
-    assert pabi.dpsgd_epsilon(1.0, s, 1, 1e-5, h=1e-3) <= 100.0
+    assert pabi.dpsgd_epsilon(1e-5, sample_rate=1.0, noise_multiplier=s, steps=1, grid_step=1e-3) <= 100.0
     # Gaussian mechanism: the exact eps(1e-5) at mu = 1/s is just below 100
     assert 99.0 < float(pabi.gdp_epsilon(1e-5, 1 / s)) <= 100.0
 
@@ -191,8 +191,8 @@ def test_dpsgd_tiny_q_is_exact_zero():
     # loss range of the subsampled Gaussian for q = 1e-100 had the wrong sign (cancellation in
     # ln(1 - q + q e^z)): a cell fell off the grid, its mass 0.048 went to +inf, eps = +inf.
     # Exact: delta(0) = TV <= q < 1e-5, so eps(1e-5) = 0.
-    assert pabi.dpsgd_epsilon(1e-100, 0.3, 1, 1e-5, bracket=True) == (0.0, 0.0, 0.0)
-    lo, est, up = pabi.dpsgd_delta(1e-100, 0.3, 1, 0.0)
+    assert pabi.dpsgd_epsilon(1e-5, sample_rate=1e-100, noise_multiplier=0.3, steps=1, bracket=True) == (0.0, 0.0, 0.0)
+    lo, est, up = pabi.dpsgd_delta(0.0, sample_rate=1e-100, noise_multiplier=0.3, steps=1)
     assert lo <= 1e-100 <= up + 1e-100 and up < 1e-12
 
 
@@ -202,7 +202,7 @@ def test_delta_at_huge_eps():
     for eps in (1e300, np.inf):
         lo, est, up = c.delta(eps)
         assert lo == 0.0 and 0.0 <= up < 1e-12  # exact delta(inf) of a Gaussian = 0
-    lo, est, up = pabi.dpsgd_delta(0.01, 1.0, 100, np.inf)
+    lo, est, up = pabi.dpsgd_delta(np.inf, sample_rate=0.01, noise_multiplier=1.0, steps=100)
     assert lo == 0.0 and up < 1e-10  # truncated mass + FFT round-off bound only
 
 
@@ -221,7 +221,7 @@ def test_delta_at_huge_eps():
     ("P.gaussian(1e300, sensitivity=1e-300)", "sensitivity"),
     ("P.gaussian(2, h=0)", "h"),
     ("P.subsampled_gaussian(0.1, 2.0, neighbour='both')", "neighbour"),
-    ("pabi.dpsgd_calibrate_sigma(2.0, 1e-5, 0.01, 100, h=0)", "h"),  # "target not reached"
+    ("pabi.dpsgd_calibrate_noise_multiplier(2.0, 1e-5, sample_rate=0.01, steps=100, grid_step=0)", "grid_step"),  # "target not reached"
 ])
 def test_messages_name_the_parameter(expr, param):
     assert_domain(expr, param)
@@ -267,6 +267,6 @@ def test_dpsgd_coarsens_instead_of_failing():
     # sigma = 0.05, q = 1: the loss range (~ 1/sigma^2) needs > 2^21 points at h = 1e-6; the
     # accountant coarsens h and still returns a valid bracket around the exact GDP value
     mu = 1 / 0.05
-    lo, est, up = pabi.dpsgd_epsilon(1.0, 0.05, 1, 1e-5, h=1e-6, bracket=True)
+    lo, est, up = pabi.dpsgd_epsilon(1e-5, sample_rate=1.0, noise_multiplier=0.05, steps=1, grid_step=1e-6, bracket=True)
     exact = float(pabi.gdp_epsilon(1e-5, mu))
     assert lo <= exact <= up and up - exact < 1e-2 * exact

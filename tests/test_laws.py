@@ -1124,8 +1124,8 @@ def test_composition_array_equals_scalar(rows):
     d, m, e0, d0, k = zip(*rows)
     check_array_matches_scalars(pabi.gdp_epsilon, ("delta", "mu"), [d, m])
     check_array_matches_scalars(pabi.gdp_mu, ("eps", "delta"), [m, d])
-    check_array_matches_scalars(pabi.approx_dp_composition_delta, ("eps0", "delta0", "k", "eps"), [e0, d0, k, m])
-    check_array_matches_scalars(pabi.approx_dp_composition_epsilon, ("eps0", "delta0", "k", "delta"),
+    check_array_matches_scalars(pabi.approx_dp_composition_delta, ("eps0", "delta0", "count", "eps"), [e0, d0, k, m])
+    check_array_matches_scalars(pabi.approx_dp_composition_epsilon, ("eps0", "delta0", "count", "delta"),
                                 [e0, d0, k, d])
 
 
@@ -1138,10 +1138,10 @@ H = 1e-2
 @given(st.floats(1e-3, 0.2, **finite), st.floats(0.5, 4.0, **finite), st.integers(1, 2000),
        st.floats(1e-9, 1e-2, **finite))
 def test_dpsgd_epsilon_inverts(q, sigma, steps, delta):
-    lo, est, up = pabi.dpsgd_epsilon(q, sigma, steps, delta, h=H, bracket=True)
+    lo, est, up = pabi.dpsgd_epsilon(delta, sample_rate=q, noise_multiplier=sigma, steps=steps, grid_step=H, bracket=True)
     assert lo <= est <= up, (q, sigma, steps, delta, lo, est, up)
     if math.isfinite(up):
-        dlo, dest, dup = pabi.dpsgd_delta(q, sigma, steps, up, h=H)
+        dlo, dest, dup = pabi.dpsgd_delta(up, sample_rate=q, noise_multiplier=sigma, steps=steps, grid_step=H)
         assert dlo <= dest <= dup
         assert dup <= delta, (q, sigma, steps, delta, up, dup)
 
@@ -1150,10 +1150,11 @@ def test_dpsgd_epsilon_inverts(q, sigma, steps, delta):
 @given(st.floats(1e-3, 0.2, **finite), st.floats(0.5, 4.0, **finite), st.integers(1, 1000),
        st.floats(1e-9, 1e-2, **finite), st.floats(1.0, 2.0, **finite))
 def test_dpsgd_monotone(q, sigma, steps, delta, f):
-    up = lambda **ch: pabi.dpsgd_epsilon(**with_(dict(q=q, sigma=sigma, steps=steps, delta=delta), **ch), h=H)  # noqa: E731
+    up = lambda **ch: pabi.dpsgd_epsilon(  # noqa: E731
+        **with_(dict(sample_rate=q, noise_multiplier=sigma, steps=steps, delta=delta), **ch), grid_step=H)
     base = up()
-    assert up(sigma=sigma * f) <= base, (q, sigma, steps, delta, f)
-    assert up(q=min(1.0, q * f)) >= base, (q, sigma, steps, delta, f)
+    assert up(noise_multiplier=sigma * f) <= base, (q, sigma, steps, delta, f)
+    assert up(sample_rate=min(1.0, q * f)) >= base, (q, sigma, steps, delta, f)
     assert up(steps=steps + int(10 * (f - 1)) + 1) >= base, (q, sigma, steps, delta, f)
     assert up(delta=min(0.5, delta * f)) <= base, (q, sigma, steps, delta, f)
 
@@ -1162,6 +1163,6 @@ def test_dpsgd_monotone(q, sigma, steps, delta, f):
 @given(st.floats(0.3, 5.0, **finite), st.floats(1e-8, 1e-3, **finite), st.floats(1e-3, 0.1, **finite),
        st.integers(1, 500))
 def test_dpsgd_calibrate_sigma_meets_target(eps, delta, q, steps):
-    s = pabi.dpsgd_calibrate_sigma(eps, delta, q, steps, h=H, rtol=1e-3)
+    s = pabi.dpsgd_calibrate_noise_multiplier(eps, delta, sample_rate=q, steps=steps, grid_step=H, rtol=1e-3)
     assert s > 0
-    assert pabi.dpsgd_epsilon(q, s, steps, delta, h=H) <= eps, (eps, delta, q, steps, s)
+    assert pabi.dpsgd_epsilon(delta, sample_rate=q, noise_multiplier=s, steps=steps, grid_step=H) <= eps, (eps, delta, q, steps, s)

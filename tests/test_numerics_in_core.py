@@ -166,7 +166,7 @@ def test_tradeoff_from_profile_errors_name_the_first_bad_index():
     d = np.array([0.5, 0.3, np.nan, 0.1, 0.0])
     with pytest.raises(pabi.DomainError, match="delta must be in \\[0, 1\\], got nan at index 2"):
         pabi.tradeoff_from_profile(0.1, e, d)
-    with pytest.raises(pabi.DomainError, match=r"alpha must be in \[0, 1\], got 2.0 at index \(1, 0\)"):
+    with pytest.raises(pabi.DomainError, match=r"type1_error must be in \[0, 1\], got 2.0 at index \(1, 0\)"):
         pabi.tradeoff_from_profile([[0.1], [2.0]], e, np.zeros(5))
     with pytest.raises(ValueError, match="non-empty 1-D arrays of equal length, got 5 and 4"):
         pabi.tradeoff_from_profile(0.1, e, np.zeros(4))

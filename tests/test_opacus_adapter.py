@@ -46,7 +46,7 @@ def test_training_loop_through_the_optimizer_hook_equals_dpsgd_epsilon(q, z, ste
         hook(opt)
     assert len(acc) == steps and acc.history == [(z, q, steps)]
     for delta in (1e-5, 1e-7):
-        assert acc.get_epsilon(delta=delta) == pabi.dpsgd_epsilon(q, z, steps, delta)
+        assert acc.get_epsilon(delta=delta) == pabi.dpsgd_epsilon(delta, sample_rate=q, noise_multiplier=z, steps=steps)
     # Opacus's RDP accountant over-reports; its PRV accountant agrees within its eps_error
     rdp = accountants.RDPAccountant()
     rdp.history = [(z, q, steps)]
@@ -91,13 +91,13 @@ def test_mixed_history_matches_dp_accounting_pld() -> None:
     # one more step can only add privacy loss
     same = PabiAccountant()
     same.history = [(1.0, 0.01, 600), (1.0, 0.02, 1)]
-    assert same.get_epsilon(1e-5) >= pabi.dpsgd_epsilon(0.01, 1.0, 600, 1e-5)
+    assert same.get_epsilon(1e-5) >= pabi.dpsgd_epsilon(1e-5, sample_rate=0.01, noise_multiplier=1.0, steps=600)
 
 
 def test_get_noise_multiplier_with_pabi() -> None:
     z = get_noise_multiplier(target_epsilon=2.0, target_delta=1e-5, sample_rate=0.01, steps=1000,
                              accountant="pabi")
-    assert pabi.dpsgd_epsilon(0.01, z, 1000, 1e-5) <= 2.0
+    assert pabi.dpsgd_epsilon(1e-5, sample_rate=0.01, noise_multiplier=z, steps=1000) <= 2.0
     z_rdp = get_noise_multiplier(target_epsilon=2.0, target_delta=1e-5, sample_rate=0.01,
                                  steps=1000, accountant="rdp")
     assert z < z_rdp  # the tighter accountant needs less noise for the same target

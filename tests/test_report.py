@@ -102,7 +102,7 @@ def test_example_values_equal_the_api(capsys):
                                      log_delta=lambda e: pabi.pnsgd_log_delta(e, **kw))
     for route in ("pld", "rdp", "single_point", "gdp"):
         assert b[f"pnsgd_shuffled_epochs_{route}"]["epsilon"] == multi[route]
-    assert b["epochs_gaussian_pld"]["epsilon"] == pabi.dpsgd_epsilon(1.0, 4.0 / 2.0, 3, 1e-5)
+    assert b["epochs_gaussian_pld"]["epsilon"] == pabi.dpsgd_epsilon(1e-5, sample_rate=1.0, noise_multiplier=4.0 / 2.0, steps=3)
     orders = pabi.DEFAULT_ORDERS
     assert b["epochs_gaussian_rdp"]["epsilon"] == pabi.rdp_to_dp_epsilon(
         orders, 3 * pabi.sampled_gaussian_rdp(orders, 1.0, 2.0), 1e-5)[0]
@@ -179,7 +179,7 @@ def test_dpsgd_poisson_example(capsys):
     valid = check_ranking(rep)
     assert [b["id"] for b in valid] == ["dpsgd_pld", "dpsgd_rdp"]
     b = by_id(rep)
-    assert b["dpsgd_pld"]["epsilon"] == pabi.dpsgd_epsilon(0.01, 1.1, 1500, 1e-5)
+    assert b["dpsgd_pld"]["epsilon"] == pabi.dpsgd_epsilon(1e-5, sample_rate=0.01, noise_multiplier=1.1, steps=1500)
     orders = pabi.DEFAULT_ORDERS
     assert b["dpsgd_rdp"]["epsilon"] == pabi.rdp_to_dp_epsilon(
         orders, 1500 * pabi.sampled_gaussian_rdp(orders, 0.01, 1.1), 1e-5)[0]
@@ -195,7 +195,7 @@ def test_dpsgd_cyclic_example_last_iterate(capsys):
     assert b["last_iterate_cyclic"]["epsilon"] == epsilon_from_rdp(
         lambda a: pabi.last_iterate_rdp_cyclic(a, 0.05, 1.0, 100, sigma_it, 2000, 100, 0.1, 1.0, model="triangle"),
         1e-5)[0]
-    assert b["epochs_gaussian_pld"]["epsilon"] == pabi.dpsgd_epsilon(1.0, 1.0, 20, 1e-5)
+    assert b["epochs_gaussian_pld"]["epsilon"] == pabi.dpsgd_epsilon(1e-5, sample_rate=1.0, noise_multiplier=1.0, steps=20)
     assert not b["dpsgd_pld"]["applicable"]
 
 

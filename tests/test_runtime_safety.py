@@ -238,7 +238,7 @@ elif kind == "online":
     s = np.linspace(1.0, 3.0, 20_000_000)
     f = lambda: pabi.online_delta(1.0, 1.0, 0.1, 1.0, s)
 elif kind == "dpsgd":
-    f = lambda: pabi.dpsgd_epsilon(0.01, 1.0, 100_000, 1e-5, h=1e-5)
+    f = lambda: pabi.dpsgd_epsilon(1e-5, sample_rate=0.01, noise_multiplier=1.0, steps=100_000, grid_step=1e-5)
 elif kind == "kov_scalar":  # one scalar call of ~4 s: ~60 KOV sums of sqrt(1e10) terms
     f = lambda: pabi.approx_dp_composition_epsilon(1.0, 0.0, 1e10, 1e-5)
 elif kind == "online_limit":  # 40 limits of ~0.05 s each (2^18 direct terms, then the certified

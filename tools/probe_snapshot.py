@@ -410,6 +410,27 @@ def translate(qual: str, owner: Any, kw: dict[str, Any]) -> tuple[Any, dict[str,
     return fn, out
 
 
+def _call_translated(name: str, fn: Callable[..., Any], kw: dict[str, Any]) -> Any:
+    """``fn(**kw)`` for a probe of the public callable ``name`` (``"f"``, ``"f#variant"``,
+    ``"Class.method"``), translated through the rename record where today's signature does
+    not take the recorded arguments."""
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return fn(**kw)
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()) or all(k in params for k in kw):
+        return fn(**kw)  # the tool's own wrappers translate themselves
+    base = name.split("#")[0]
+    head, _, meth = base.rpartition(".")
+    owner = getattr(_pabi(), head) if head else _pabi()
+    if not hasattr(owner, meth) and base not in _plan().FUNCTIONS:
+        return fn(**kw)  # not a public name (a wrapper of the tool): called as recorded
+    f2, kw2 = translate(base, owner, kw)
+    return f2(**kw2)
+
+
 def _f(name: str) -> Callable[..., Any]:
     def f(**kw: Any) -> Any:
         fn, kw2 = translate(name, _pabi(), kw)
@@ -645,7 +666,7 @@ OPTION_BAD = ("bogus", None, 3)
 #: expensive callables (a valid call costs 10-200 ms, more at extreme arguments): short sweeps.
 #: Their values in SLOW_SKIP are replaced by smaller ones (listed; recorded in the snapshot).
 EXPENSIVE = {"online_gauss_delta_limit", "online_gauss_delta_limit_bound", "online_laplace_delta_limit",
-             "online_laplace_delta_limit_bound", "dpsgd_calibrate_sigma", "pnsgd_epoch_pld", "multi_epoch_epsilon",
+             "online_laplace_delta_limit_bound", "dpsgd_calibrate_sigma", "dpsgd_calibrate_noise_multiplier", "pnsgd_epoch_pld", "multi_epoch_epsilon",
              "PNSGDAccountant", "PNSGDAccountant#fixed", "PNSGDAccountant.get_epsilon",
              "PNSGDAccountant.get_epsilon#rdp", "PNSGDAccountant.get_delta", "PNSGDAccountant.get_privacy_spent",
              "pnsgd_zcdp_rho", "pnsgd_zcdp_event", "sweep", "dpsgd_epsilon", "dpsgd_epsilon#bracket", "dpsgd_delta",
@@ -798,7 +819,7 @@ class Recorder:
         return rec
 
     def probe(self, name: str, fn: Callable[..., Any], kw: dict[str, Any]) -> Any:
-        return self.call(key_of(name, kw), lambda: fn(**kw))
+        return self.call(key_of(name, kw), lambda: _call_translated(name, fn, kw))
 
 
 def _ok(rec: Any) -> bool:

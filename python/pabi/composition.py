@@ -62,7 +62,7 @@ __all__ = [
     "compose_plds",
     "dpsgd_epsilon",
     "dpsgd_delta",
-    "dpsgd_calibrate_sigma",
+    "dpsgd_calibrate_noise_multiplier",
     "multi_epoch_epsilon",
 ]
 
@@ -77,8 +77,9 @@ def _domain(param: str, allowed: str, value: object) -> DomainError:
 # f-DP and exact composition
 
 
-def tradeoff_eps_delta(alpha: ArrayLike, eps: ArrayLike, delta: ArrayLike) -> Float:
-    """The trade-off function of (ε,δ)-DP, f_{ε,δ}(α) = max{0, 1−δ−e^ε α, e^{−ε}(1−δ−α)}.
+def tradeoff_eps_delta(type1_error: ArrayLike, eps: ArrayLike, delta: ArrayLike) -> Float:
+    """The trade-off function of (ε,δ)-DP at the type-I error α = ``type1_error``,
+    f_{ε,δ}(α) = max{0, 1−δ−e^ε α, e^{−ε}(1−δ−α)}.
 
     Dong–Roth–Su eq. (5) / Prop. 2.5 (docs/derivations/composition.md#tradeoff): a mechanism is
     (ε,δ)-DP iff it is f_{ε,δ}-DP. α ∈ [0, 1], ε ≥ 0 (any finite size: e^ε is never formed),
@@ -87,10 +88,10 @@ def tradeoff_eps_delta(alpha: ArrayLike, eps: ArrayLike, delta: ArrayLike) -> Fl
     >>> round(tradeoff_eps_delta(0.1, 1.0, 0.0), 12)
     0.728171817154
     """
-    return _call(_core.tradeoff_eps_delta, ("alpha", "eps", "delta"), alpha, eps, delta)
+    return _call(_core.tradeoff_eps_delta, ("type1_error", "eps", "delta"), type1_error, eps, delta)
 
 
-def tradeoff_from_profile(alpha: ArrayLike, eps: ArrayLike, delta: ArrayLike) -> Float:
+def tradeoff_from_profile(type1_error: ArrayLike, eps: ArrayLike, delta: ArrayLike) -> Float:
     """Trade-off function of a mechanism given by a privacy profile δ(ε) on a grid of ε.
 
     A mechanism that is (ε, δ(ε))-DP for every ε is f-DP with f = sup_ε f_{ε,δ(ε)}
@@ -99,7 +100,7 @@ def tradeoff_from_profile(alpha: ArrayLike, eps: ArrayLike, delta: ArrayLike) ->
     an upper bound of
     the profile, e.g. ``pabi.pnsgd_delta`` over ``eps``); the supremum is taken over the grid,
     which can only lower f, and each f_{ε,δ} is rounded down: the result is a valid (lower)
-    trade-off curve, tighter as the grid gets finer. ``alpha`` ∈ [0, 1] broadcasts.
+    trade-off curve, tighter as the grid gets finer. ``type1_error`` α ∈ [0, 1] broadcasts.
 
     >>> import numpy as np
     >>> eps = np.linspace(0, 8, 801)
@@ -111,40 +112,42 @@ def tradeoff_from_profile(alpha: ArrayLike, eps: ArrayLike, delta: ArrayLike) ->
 
     e = real_array("eps", eps).reshape(-1)
     d = real_array("delta", delta).reshape(-1)
-    a = np.asarray(as_real("alpha", alpha), dtype=np.float64)
+    a = np.asarray(as_real("type1_error", type1_error), dtype=np.float64)
     try:
         out = _core.tradeoff_from_profile(np.ascontiguousarray(a.ravel()), e, d)
     except DomainError as exc:
-        # an index into alpha is the caller's n-d index; one into eps/delta is 1-D
-        alpha_bad = getattr(exc, "param", None) == "alpha"
+        # an index into type1_error is the caller's n-d index; one into eps/delta is 1-D
+        alpha_bad = getattr(exc, "param", None) == "type1_error"
         raise relocate(exc, a.shape if alpha_bad else e.shape, alpha_bad and a.ndim == 0) from None
     return float(out[0]) if a.ndim == 0 else out.reshape(a.shape)
 
 
 def approx_dp_composition_delta(
-    eps0: ArrayLike, delta0: ArrayLike, k: ArrayLike, eps: ArrayLike
+    eps0: ArrayLike, delta0: ArrayLike, count: ArrayLike, eps: ArrayLike
 ) -> Float:
-    """δ(ε) of the optimal composition of k mechanisms, each (ε0, δ0)-DP (exact, tight).
+    """δ(ε) of the optimal composition of k = ``count`` mechanisms, each (ε0, δ0)-DP (exact,
+    tight).
 
     The Kairouz–Oh–Viswanath closed form written through the privacy-loss variable of
     f_{ε0,δ0} (docs/derivations/composition.md#kov; 003 §5 "exact composition of the four-segment curve"):
     1 − (1−δ0)^k + (1−δ0)^k Σ_{j:(2j−k)ε0>ε} C(k,j) p^j (1−p)^{k−j} (1 − e^{ε−(2j−k)ε0}),
     p = e^{ε0}/(1+e^{ε0}). Binomial terms by Loader's saddle-point form in log space: an upper
     bound within ~1e-13 relative of the exact value for k up to 1e6 and beyond.
-    Broadcasts; ε0 ≥ 0, δ0 ∈ [0, 1], k an integer in [1, 1e10] (the work grows like √k), ε ≥ 0.
+    Broadcasts; ε0 ≥ 0, δ0 ∈ [0, 1], ``count`` an integer in [1, 1e10] (the work grows like
+    √count), ε ≥ 0.
 
     >>> round(approx_dp_composition_delta(0.5, 1e-4, 10, 2.0), 10)
     0.1463205956
     """
     return _call(
-        _core.approx_dp_composition_delta, ("eps0", "delta0", "k", "eps"), eps0, delta0, k, eps
+        _core.approx_dp_composition_delta, ("eps0", "delta0", "count", "eps"), eps0, delta0, count, eps
     )
 
 
 def approx_dp_composition_epsilon(
-    eps0: ArrayLike, delta0: ArrayLike, k: ArrayLike, delta: ArrayLike
+    eps0: ArrayLike, delta0: ArrayLike, count: ArrayLike, delta: ArrayLike
 ) -> Float:
-    """Smallest ε ≥ 0 with :func:`approx_dp_composition_delta` (eps0, delta0, k, ε) ≤ δ: the
+    """Smallest ε ≥ 0 with :func:`approx_dp_composition_delta` (eps0, delta0, count, ε) ≤ δ: the
     exact ε of the optimal k-fold composition of an (ε0, δ0)-DP mechanism (KOV,
     docs/derivations/composition.md#kov), bisected to adjacent doubles and rounded up. +inf where
     the δ0 atoms alone,
@@ -155,7 +158,7 @@ def approx_dp_composition_epsilon(
     2.0
     """
     return _call(
-        _core.approx_dp_composition_epsilon, ("eps0", "delta0", "k", "delta"), eps0, delta0, k, delta
+        _core.approx_dp_composition_epsilon, ("eps0", "delta0", "count", "delta"), eps0, delta0, count, delta
     )
 
 
@@ -212,13 +215,13 @@ def _profile_values(delta: ArrayLike | None, log_delta: ArrayLike | None) -> dic
     return {"delta": real_array("delta", delta).reshape(-1)}
 
 
-def gdp_compose(mus: ArrayLike) -> float:
-    """μ of the composition of μ_k-GDP mechanisms: sqrt(Σ μ_k²) (DRS Cor. 3.3).
+def gdp_compose(mu: ArrayLike) -> float:
+    """μ of the composition of μ_k-GDP mechanisms (``mu``: the μ_k): sqrt(Σ μ_k²) (DRS Cor. 3.3).
 
     >>> round(gdp_compose([0.3, 0.4]), 12)
     0.5
     """
-    m = real_array("mus", mus).reshape(-1)
+    m = real_array("mu", mu).reshape(-1)
     return _core.gdp_compose(m)
 
 
@@ -521,67 +524,70 @@ _scalar = real_scalar
 
 
 @overload
-def dpsgd_epsilon(q: float, sigma: float, steps: int, delta: float, *, h: float = ...,
-                  bracket: Literal[False] = ...) -> float: ...
+def dpsgd_epsilon(delta: float, *, sample_rate: float, noise_multiplier: float, steps: int,
+                  grid_step: float = ..., bracket: Literal[False] = ...) -> float: ...
 @overload
-def dpsgd_epsilon(q: float, sigma: float, steps: int, delta: float, *, h: float = ...,
-                  bracket: Literal[True]) -> Bracket: ...
-def dpsgd_epsilon(q, sigma, steps, delta, *, h=1e-4, bracket=False):
+def dpsgd_epsilon(delta: float, *, sample_rate: float, noise_multiplier: float, steps: int,
+                  grid_step: float = ..., bracket: Literal[True]) -> Bracket: ...
+def dpsgd_epsilon(delta, *, sample_rate, noise_multiplier, steps, grid_step=1e-4, bracket=False):
     """ε(δ) of DP-SGD: ``steps`` compositions of the Poisson-subsampled Gaussian mechanism
-    (sampling rate q, noise multiplier σ), add-or-remove-one neighbours (worse direction), by
-    the PLD/FFT accountant. Returns the **valid upper bound**; ``bracket=True`` returns
-    (lower, estimate, upper).
+    (``sample_rate`` q, ``noise_multiplier`` z = noise std / clipping norm), add-or-remove-one
+    neighbours (worse direction), by the PLD/FFT accountant. Returns the **valid upper bound**;
+    ``bracket=True`` returns (lower, estimate, upper).
 
     Matches dp-accounting's PLD accountant and prv-accountant to ~1e-5 (their tight values
-    1.828 / 6.188 / 25.573 for q = 0.01, σ = 1, δ = 1e-5, T = 1e3 / 1e4 / 1e5).
-    q ∈ [0, 1], σ > 0, steps an integer in [1, 1e12], δ ∈ (0, 1); grid step ``h`` ∈ [1e-6, 0.1]
-    (default 1e-4).
+    1.828 / 6.188 / 25.573 for q = 0.01, z = 1, δ = 1e-5, T = 1e3 / 1e4 / 1e5).
+    q ∈ [0, 1], z > 0, steps an integer in [1, 1e12], δ ∈ (0, 1); ``grid_step`` h of the loss
+    grid ∈ [1e-6, 0.1] (default 1e-4).
 
     Resource limits: the single-step PLD has at most 2^21 grid points and the composed FFT
     window at most 2^22. Where h is too fine for them the accountant uses the finest
     h·2^k (or 0.1) that fits (still a valid, slightly looser bound; at most 18 rounds, sizes
-    checked before allocation); if nothing fits at h = 0.1, σ is too small for ``steps``
-    compositions and a DomainError names ``sigma``.
+    checked before allocation); if nothing fits at h = 0.1, z is too small for ``steps``
+    compositions and a DomainError names ``noise_multiplier``.
 
-    >>> round(dpsgd_epsilon(0.01, 1.0, 1000, 1e-5), 3)
+    >>> round(dpsgd_epsilon(1e-5, sample_rate=0.01, noise_multiplier=1.0, steps=1000), 3)
     1.828
     """
-    r = _core.dpsgd_epsilon(_scalar("q", q), _scalar("sigma", sigma), _check_steps(steps),
-                            _scalar("delta", delta), _scalar("h", h))
+    r = _core.dpsgd_epsilon(_scalar("sample_rate", sample_rate), _scalar("noise_multiplier", noise_multiplier),
+                            _check_steps(steps), _scalar("delta", delta), _scalar("grid_step", grid_step))
     return tuple(r) if bracket else r[2]
 
 
-def dpsgd_delta(q: float, sigma: float, steps: int, eps: float, *, h: float = 1e-4) -> Bracket:
+def dpsgd_delta(eps: float, *, sample_rate: float, noise_multiplier: float, steps: int,
+                grid_step: float = 1e-4) -> Bracket:
     """δ(ε) of DP-SGD as (lower, estimate, valid upper bound), ε ∈ [0, +∞]; see
-    :func:`dpsgd_epsilon` (same domains and resource limits)."""
-    return tuple(_core.dpsgd_delta(_scalar("q", q), _scalar("sigma", sigma), _check_steps(steps),
-                                   _scalar("eps", eps), _scalar("h", h)))
+    :func:`dpsgd_epsilon` (same parameters, domains and resource limits)."""
+    return tuple(_core.dpsgd_delta(_scalar("sample_rate", sample_rate),
+                                   _scalar("noise_multiplier", noise_multiplier), _check_steps(steps),
+                                   _scalar("eps", eps), _scalar("grid_step", grid_step)))
 
 
-def dpsgd_calibrate_sigma(
-    eps: float, delta: float, q: float, steps: int, *, h: float = 1e-4, rtol: float = 1e-4
+def dpsgd_calibrate_noise_multiplier(
+    eps: float, delta: float, *, sample_rate: float, steps: int, grid_step: float = 1e-4,
+    rtol: float = 1e-4
 ) -> float:
-    """Smallest noise multiplier σ (to relative tolerance ``rtol``) whose certified upper ε of
-    DP-SGD is ≤ ``eps`` at ``delta``. The returned σ is certified (its upper ε ≤ eps).
+    """Smallest noise multiplier z (to relative tolerance ``rtol``) whose certified upper ε of
+    DP-SGD is ≤ ``eps`` at ``delta``. The returned z is certified (its upper ε ≤ eps).
 
-    Domains, checked before any work: ``eps`` ∈ (0, 100], ``delta`` ∈ (0, 1), q ∈ (0, 1],
-    ``steps`` an integer in [1, 1e12], ``h`` ∈ [1e-6, 0.1], ``rtol`` ∈ [1e-12, 0.1).
-    An ε above 100 certifies nothing (e^100 ≈ 2.7e43), and the σ it would call for can be so
-    small that its loss grid exceeds the caps of :func:`dpsgd_epsilon`: such a target is a
-    DomainError on ``eps`` up front. σ is searched in [1e-3, 1e6] (a ValueError says which end
-    was hit) with every loop bounded up front: geometric bracketing on a 10× coarser grid,
-    then Illinois regula falsi safeguarded by bisection in ln σ (≤ 3·log2(ln 2/rtol) + 3 steps
-    per phase), a few hundred evaluations at the very most. An error while evaluating ε(σ) is
-    raised, never read as "target not met"; if the search reaches a σ whose grid exceeds the
+    Domains, checked before any work: ``eps`` ∈ (0, 100], ``delta`` ∈ (0, 1), ``sample_rate`` ∈
+    (0, 1], ``steps`` an integer in [1, 1e12], ``grid_step`` ∈ [1e-6, 0.1], ``rtol`` ∈
+    [1e-12, 0.1). An ε above 100 certifies nothing (e^100 ≈ 2.7e43), and the z it would call for
+    can be so small that its loss grid exceeds the caps of :func:`dpsgd_epsilon`: such a target
+    is a DomainError on ``eps`` up front. z is searched in [1e-3, 1e6] (a ValueError says which
+    end was hit) with every loop bounded up front: geometric bracketing on a 10× coarser grid,
+    then Illinois regula falsi safeguarded by bisection in ln z (≤ 3·log2(ln 2/rtol) + 3 steps
+    per phase), a few hundred evaluations at the very most. An error while evaluating ε(z) is
+    raised, never read as "target not met"; if the search reaches a z whose grid exceeds the
     caps, the DomainError names ``eps`` (the target is too loose to certify within them).
 
-    >>> s = dpsgd_calibrate_sigma(1.828, 1e-5, 0.01, 1000)
-    >>> abs(s - 1.0) < 1e-3
+    >>> z = dpsgd_calibrate_noise_multiplier(1.828, 1e-5, sample_rate=0.01, steps=1000)
+    >>> abs(z - 1.0) < 1e-3
     True
     """
     return _core.dpsgd_calibrate_sigma(
-        _scalar("eps", eps), _scalar("delta", delta), _scalar("q", q), _check_steps(steps),
-        _scalar("h", h), _scalar("rtol", rtol)
+        _scalar("eps", eps), _scalar("delta", delta), _scalar("sample_rate", sample_rate),
+        _check_steps(steps), _scalar("grid_step", grid_step), _scalar("rtol", rtol)
     )
 
 

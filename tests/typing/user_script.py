@@ -36,4 +36,4 @@ reveal_type(pabi.sampled_gaussian_rdp(x + 1.0, 0.01, 1.0))  # -> ndarray
 # composition and DP-SGD
 reveal_type(pabi.gdp_delta(1.0, 1.0))  # -> float
 reveal_type(pabi.gdp_delta(x, 1.0))  # -> ndarray
-reveal_type(pabi.dpsgd_epsilon(0.01, 1.0, 1000, 1e-5))  # -> float
+reveal_type(pabi.dpsgd_epsilon(1e-5, sample_rate=0.01, noise_multiplier=1.0, steps=1000))  # -> float

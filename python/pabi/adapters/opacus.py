@@ -110,13 +110,13 @@ class PabiAccountant(IAccountant):  # type: ignore[misc]
         try:
             if len(runs) == 1:
                 z, q, n = runs[0]
-                return float(pabi.dpsgd_epsilon(q, z, n, d, h=self.grid_step))
+                return float(pabi.dpsgd_epsilon(d, sample_rate=q, noise_multiplier=z, steps=n, grid_step=self.grid_step))
             return self._heterogeneous_epsilon(runs, d)
         except DomainError as e:
             # A noise multiplier so small that its loss grid exceeds pabi's resource caps even at
             # the coarsest step: nothing finite is certified, and +inf is the valid answer (it
             # also lets Opacus's get_noise_multiplier search upward instead of failing).
-            if getattr(e, "param", None) in ("sigma", "h"):
+            if getattr(e, "param", None) in ("noise_multiplier", "grid_step"):
                 return math.inf
             raise
 

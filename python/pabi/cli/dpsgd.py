@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
             for e in args.eps:
                 for d in args.delta:
                     rows.append({"steps": t, "eps": e, "delta": d,
-                                 "sigma": pabi.dpsgd_calibrate_sigma(e, d, args.q, t, h=args.h)})
+                                 "sigma": pabi.dpsgd_calibrate_noise_multiplier(e, d, sample_rate=args.q, steps=t, grid_step=args.h)})
         cols = [("steps", "steps"), ("eps", "eps"), ("delta", "delta"), ("sigma", "noise multiplier")]
     else:
         if args.sigma is None:
@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         for t in steps:
             if args.delta is not None:
                 for d in args.delta:
-                    lo, est, up = pabi.dpsgd_epsilon(args.q, args.sigma, t, d, h=args.h, bracket=True)
+                    lo, est, up = pabi.dpsgd_epsilon(d, sample_rate=args.q, noise_multiplier=args.sigma, steps=t, grid_step=args.h, bracket=True)
                     row: dict[str, Any] = {"steps": t, "delta": d, "eps_pld": up, "eps_pld_lower": lo,
                                            "eps_pld_estimate": est}
                     if not args.no_rdp:
@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
                         ("eps_pld_lower", "PLD lower"), ("eps_rdp", "eps RDP"), ("rdp_order", "order")]
             else:
                 for e in args.eps:
-                    lo, est, up = pabi.dpsgd_delta(args.q, args.sigma, t, e, h=args.h)
+                    lo, est, up = pabi.dpsgd_delta(e, sample_rate=args.q, noise_multiplier=args.sigma, steps=t, grid_step=args.h)
                     row = {"steps": t, "eps": e, "delta_pld": up, "delta_pld_lower": lo,
                            "delta_pld_estimate": est}
                     if not args.no_rdp:

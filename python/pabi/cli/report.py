@@ -362,8 +362,8 @@ def baseline_bounds(c: dict[str, Any]) -> list[_Bound]:
                _a("add-or-remove neighbours", c["neighbours"] == "add_remove", f"neighbours = {c['neighbours']}")]
     out.append(_Bound("dpsgd_pld", f"DP-SGD accountant, Poisson q = {q:.6g}, {steps} steps (PLD)",
                       "PLD/FFT accountant (Koskela et al.; DRS composition)", poisson,
-                      lambda: pabi.dpsgd_epsilon(q, z, steps, delta),
-                      f"pabi.dpsgd_epsilon({q!r}, {z!r}, {steps}, {delta!r})"))
+                      lambda: pabi.dpsgd_epsilon(delta, sample_rate=q, noise_multiplier=z, steps=steps),
+                      f"pabi.dpsgd_epsilon({delta!r}, sample_rate={q!r}, noise_multiplier={z!r}, steps={steps})"))
     out.append(_Bound("dpsgd_rdp", f"DP-SGD, Poisson q = {q:.6g}, {steps} steps, data-independent RDP",
                       "Mironov et al. sampled Gaussian RDP + Balle et al. conversion", poisson,
                       lambda: _rdp_eps(q, z, steps, delta),
@@ -383,8 +383,8 @@ def baseline_bounds(c: dict[str, Any]) -> list[_Bound]:
     once = [gauss] + once_only
     out.append(_Bound("epochs_gaussian_pld", f"{E} x Gaussian mechanism, no amplification (q = 1, noise multiplier {zdesc})",
                       "composition of the per-epoch Gaussian mechanism (PLD accountant)", once,
-                      lambda: 0.0 if math.isinf(z1) else pabi.dpsgd_epsilon(1.0, z1, E, delta),
-                      f"pabi.dpsgd_epsilon(1.0, {z1!r}, {E}, {delta!r})"))
+                      lambda: 0.0 if math.isinf(z1) else pabi.dpsgd_epsilon(delta, sample_rate=1.0, noise_multiplier=z1, steps=E),
+                      f"pabi.dpsgd_epsilon({delta!r}, sample_rate=1.0, noise_multiplier={z1!r}, steps={E})"))
     out.append(_Bound("epochs_gaussian_rdp", f"{E} x Gaussian mechanism, data-independent RDP",
                       "Gaussian RDP alpha/(2 z^2), composed and converted", once,
                       lambda: 0.0 if math.isinf(z1) else _rdp_eps(1.0, z1, E, delta),

@@ -34,7 +34,7 @@ def demo_bounds() -> dict[str, float]:
         "Gaussian noise schedule (Lambert W), C1=1e5: limit delta* at eps=1": float(
             pabi.gauss_schedule_delta_star(1.0, 1e5)),
         "DP-SGD q=0.01 sigma=1 T=1000: eps at delta=1e-5 (PLD upper bound)": float(
-            pabi.dpsgd_epsilon(0.01, 1.0, 1000, 1e-5)),
+            pabi.dpsgd_epsilon(1e-5, sample_rate=0.01, noise_multiplier=1.0, steps=1000)),
     }
 
 

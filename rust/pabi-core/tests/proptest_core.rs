@@ -537,7 +537,7 @@ proptest! {
         assert_domain(gdp::gdp_mu(f64::NAN, delta), "eps");
         let c = gdp::gdp_compose(&[mu, eps]).unwrap();
         prop_assert!(c >= mu.max(eps) && !c.is_nan(), "gdp_compose([{mu}, {eps}]) = {c}");
-        assert_domain(gdp::gdp_compose(&[mu, f64::NAN]), "mus");
+        assert_domain(gdp::gdp_compose(&[mu, f64::NAN]), "mu");
     }
 
     /// Exact (KOV) composition: δ ∈ [0, 1], ε ≥ 0 (or +inf), never NaN; domain errors.
@@ -550,7 +550,7 @@ proptest! {
         prop_assert!((0.0..=1.0).contains(&d), "delta({e0}, {d0}, {k}, {eps}) = {d}");
         let e = pld::approx_dp_composition_epsilon(e0, d0, k, delta).unwrap();
         prop_assert!(e >= 0.0, "epsilon({e0}, {d0}, {k}, {delta}) = {e}");
-        assert_domain(pld::approx_dp_composition_delta(e0, d0, 0.5, eps), "k");
+        assert_domain(pld::approx_dp_composition_delta(e0, d0, 0.5, eps), "count");
         assert_domain(pld::approx_dp_composition_delta(e0, 1.5, k, eps), "delta0");
         assert_domain(pld::approx_dp_composition_delta(-1.0, d0, k, eps), "eps0");
         assert_domain(pld::approx_dp_composition_epsilon(e0, d0, k, 0.0), "delta");

@@ -58,12 +58,17 @@ pub fn iterate_noise_std(
     ))
 }
 
+/// The public names of the accountant's parameters (the glossary's, docs/glossary.md).
+const SAMPLE_RATE: &str = "sample_rate";
+const NOISE_MULTIPLIER: &str = "noise_multiplier";
+const GRID_STEP: &str = "grid_step";
+
 fn check_dpsgd(q: f64, sigma: f64, steps: f64) -> Result<()> {
     if !(0.0..=1.0).contains(&q) {
-        return Err(PabiError::domain("q", "in [0, 1]", q));
+        return Err(PabiError::domain(SAMPLE_RATE, "in [0, 1]", q));
     }
     if !(sigma > 0.0 && sigma.is_finite()) {
-        return Err(PabiError::domain("sigma", "> 0 and finite", sigma));
+        return Err(PabiError::domain(NOISE_MULTIPLIER, "> 0 and finite", sigma));
     }
     if !(steps >= 1.0 && steps.fract() == 0.0 && steps <= 1e12) {
         return Err(PabiError::domain("steps", "an integer in [1, 1e12]", steps));
@@ -71,9 +76,33 @@ fn check_dpsgd(q: f64, sigma: f64, steps: f64) -> Result<()> {
     Ok(())
 }
 
+/// A domain error of the PLD constructor under the accountant's names (its q, sigma, h are the
+/// accountant's sample_rate, noise_multiplier, grid_step).
+fn pld_names(e: PabiError) -> PabiError {
+    match e {
+        PabiError::Domain {
+            param,
+            allowed,
+            value,
+            index,
+        } => PabiError::Domain {
+            param: match param {
+                "q" => SAMPLE_RATE,
+                "sigma" => NOISE_MULTIPLIER,
+                "h" => GRID_STEP,
+                other => other,
+            },
+            allowed,
+            value,
+            index,
+        },
+        other => other,
+    }
+}
+
 fn check_dpsgd_h(h: f64) -> Result<()> {
     if !(DPSGD_H_MIN..=H_MAX).contains(&h) {
-        return Err(PabiError::domain("h", "in [1e-6, 0.1]", h));
+        return Err(PabiError::domain(GRID_STEP, "in [1e-6, 0.1]", h));
     }
     Ok(())
 }
@@ -91,19 +120,26 @@ fn dpsgd_direction(q: f64, sigma: f64, steps: f64, dir: Neighbour, h: f64) -> Re
     for _ in 0..64 {
         if grid_span(lmin, lmax, hh, MAX_GRID).is_none() {
             if hh >= H_MAX {
-                return Err(grid_error(lmin, lmax, H_MAX, MAX_GRID, "sigma", sigma));
+                return Err(grid_error(
+                    lmin,
+                    lmax,
+                    H_MAX,
+                    MAX_GRID,
+                    NOISE_MULTIPLIER,
+                    sigma,
+                ));
             }
             hh = (hh * 2.0).min(H_MAX);
             continue;
         }
-        let p = Pld::subsampled_gaussian(q, sigma, dir, hh)?;
+        let p = Pld::subsampled_gaussian(q, sigma, dir, hh).map_err(pld_names)?;
         let w = window(&[(&p, t)], DEFAULT_TAIL)?.width();
         if w <= MAX_WINDOW as i128 {
             return compose(&[(&p, t)], DEFAULT_TAIL);
         }
         if hh >= H_MAX {
             return Err(PabiError::domain(
-                "sigma",
+                NOISE_MULTIPLIER,
                 format!(
                     "large enough that {steps} compositions fit the composed window's cap of \
                      2^22 points even at the coarsest h = 0.1 (it needs {w}; or use fewer steps)"
@@ -278,8 +314,9 @@ pub fn dpsgd_calibrate_sigma(
     if q == 0.0 {
         // no privacy loss at q = 0: every sigma meets the target, there is none to calibrate
         return Err(PabiError::domain(
-            "q",
-            "in (0, 1] (at q = 0 there is no privacy loss and every sigma meets the target)",
+            SAMPLE_RATE,
+            "in (0, 1] (at sample_rate = 0 there is no privacy loss and every noise_multiplier \
+             meets the target)",
             q,
         ));
     }
@@ -292,7 +329,7 @@ pub fn dpsgd_calibrate_sigma(
     let cap_of = |e: &PabiError| -> Option<String> {
         match e {
             PabiError::Domain {
-                param: "sigma",
+                param: NOISE_MULTIPLIER,
                 allowed,
                 ..
             } => Some(allowed.to_string()),
@@ -430,16 +467,22 @@ mod tests {
 
     #[test]
     fn dpsgd_domains_checked_up_front() {
-        assert_eq!(param_of(dpsgd_epsilon(0.01, 1.0, 100.0, 1e-5, 5e-324)), "h");
-        assert_eq!(param_of(dpsgd_delta(0.01, 1.0, 100.0, 1.0, 0.2)), "h");
+        assert_eq!(
+            param_of(dpsgd_epsilon(0.01, 1.0, 100.0, 1e-5, 5e-324)),
+            "grid_step"
+        );
+        assert_eq!(
+            param_of(dpsgd_delta(0.01, 1.0, 100.0, 1.0, 0.2)),
+            "grid_step"
+        );
         assert_eq!(
             param_of(dpsgd_epsilon(1.0, 1e-3, 1000.0, 1e-5, DPSGD_H)),
-            "sigma"
+            "noise_multiplier"
         );
         let cal =
             |eps: f64, h: f64, rtol: f64| dpsgd_calibrate_sigma(eps, 1e-5, 0.01, 100.0, h, rtol);
         for h in [f64::NAN, f64::INFINITY, 0.0, 0.2, 5e-324] {
-            assert_eq!(param_of(cal(2.0, h, 1e-4)), "h");
+            assert_eq!(param_of(cal(2.0, h, 1e-4)), "grid_step");
         }
         for rtol in [5e-324, f64::NAN, 0.1] {
             assert_eq!(param_of(cal(2.0, 1e-4, rtol)), "rtol");

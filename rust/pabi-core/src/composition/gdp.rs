@@ -295,7 +295,7 @@ fn mu_newton(eps: f64, target: f64, m: f64, margin: f64) -> (f64, f64) {
 /// 0 for an empty or all-zero input.
 pub fn gdp_compose(mus: &[f64]) -> Result<f64> {
     if let Some(i) = crate::batch::first_bad(mus, |x| x >= 0.0 && x.is_finite()) {
-        return Err(PabiError::domain("mus", ">= 0 and finite", mus[i]).at(i));
+        return Err(PabiError::domain("mu", ">= 0 and finite", mus[i]).at(i));
     }
     let top = mus.iter().copied().fold(0.0, f64::max);
     if top == 0.0 {

@@ -38,7 +38,7 @@ fn check_kov_k(k: f64) -> Result<()> {
         Ok(())
     } else {
         Err(PabiError::domain(
-            "k",
+            "count",
             "an integer in [1, 1e10] (beyond, compose the PLD of the (eps0, delta0) mechanism)",
             k,
         ))
@@ -252,7 +252,7 @@ pub fn tradeoff_eps_delta(alpha: f64, eps: f64, delta: f64) -> Result<f64> {
         o => o,
     })?;
     if !(0.0..=1.0).contains(&alpha) {
-        return Err(PabiError::domain("alpha", "in [0, 1]", alpha));
+        return Err(PabiError::domain("type1_error", "in [0, 1]", alpha));
     }
     let r = 1.0 - delta;
     let p1 = if alpha > 0.0 {

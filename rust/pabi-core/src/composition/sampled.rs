@@ -133,7 +133,9 @@ pub fn tradeoff_from_profile(
     for (j, (&e, &d)) in eps.iter().zip(delta).enumerate() {
         tradeoff_eps_delta(0.0, e, d).map_err(|err| err.at(j))?;
     }
-    crate::batch::check(alpha, "alpha", "in [0, 1]", |a| (0.0..=1.0).contains(&a))?;
+    crate::batch::check(alpha, "type1_error", "in [0, 1]", |a| {
+        (0.0..=1.0).contains(&a)
+    })?;
     for (o, &a) in out.iter_mut().zip(alpha) {
         let mut best = 0.0f64;
         for (&e, &d) in eps.iter().zip(delta) {
@@ -227,7 +229,7 @@ mod tests {
         assert!(matches!(
             bad,
             Err(PabiError::Domain {
-                param: "alpha",
+                param: "type1_error",
                 index: Some(1),
                 ..
             })
