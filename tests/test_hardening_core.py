@@ -208,7 +208,7 @@ def test_kov_large_k_terminates():
     for f, last in ((C.approx_dp_composition_delta, 0.0), (C.approx_dp_composition_epsilon, 1e-6)):
         with pytest.raises(pabi.DomainError) as ei:
             f(1.0, 0.0, 2e10, last)
-        assert ei.value.param == "k" and "1e10" in str(ei.value)
+        assert ei.value.param == "count" and "1e10" in str(ei.value)
 
 
 def test_kov_monotone_in_k():
