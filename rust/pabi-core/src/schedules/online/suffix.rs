@@ -174,7 +174,12 @@ pub fn online_delta_all(
         offsets[c] = (acc, zero || z);
     }
     type Part<'a> = ((&'a mut [f64], &'a [f64]), &'a (Neumaier, bool));
-    let pass2 = |((o, b), &(acc, zero)): Part| scan_chunk(o, b, acc, zero, log);
+    let pass2 = |((o, b), &(acc, zero)): Part| {
+        if crate::interrupt::requested() {
+            return; // the partial output is discarded: checked after the pass
+        }
+        scan_chunk(o, b, acc, zero, log)
+    };
     match &pl {
         Some(pl) => pl.install(|| {
             out.par_chunks_mut(SCAN_CHUNK)
@@ -188,7 +193,7 @@ pub fn online_delta_all(
             .zip(offsets.iter())
             .for_each(pass2),
     }
-    Ok(())
+    crate::interrupt::check()
 }
 
 /// ln δ_n(i) for every i = 1..n (see [`online_delta_all`]).
