@@ -599,8 +599,14 @@ fn dpsgd_brackets_ordered() {
             "{lo} {est} {up}"
         );
     }
-    assert_domain(pld::dpsgd_epsilon(1.5, 1.0, 10.0, 1e-5, 1e-2), "sample_rate");
-    assert_domain(pld::dpsgd_epsilon(0.1, 0.0, 10.0, 1e-5, 1e-2), "noise_multiplier");
+    assert_domain(
+        pld::dpsgd_epsilon(1.5, 1.0, 10.0, 1e-5, 1e-2),
+        "sample_rate",
+    );
+    assert_domain(
+        pld::dpsgd_epsilon(0.1, 0.0, 10.0, 1e-5, 1e-2),
+        "noise_multiplier",
+    );
     assert_domain(pld::dpsgd_epsilon(0.1, 1.0, 0.5, 1e-5, 1e-2), "steps");
     assert_domain(pld::dpsgd_epsilon(0.1, 1.0, 10.0, 1.0, 1e-2), "delta");
 }
