@@ -136,3 +136,11 @@ def test_bad_input_names_the_parameter() -> None:
     # the work bound is checked before anything runs
     with pytest.raises(pabi.DomainError, match="rows\\^2"):
         pabi.contraction_coefficient(np.full((3000, 3000), 1 / 3000))
+
+
+def test_work_of_a_divergence_call_is_bounded_up_front() -> None:
+    # 2^17 support points times 2^18 values of eps: refused before any term is computed
+    p = np.full(1 << 17, 1.0 / (1 << 17))
+    with pytest.raises(pabi.DomainError, match="2\\^34") as info:
+        pabi.hockey_stick_divergence(p, p, np.zeros(1 << 18))
+    assert info.value.param == "eps"

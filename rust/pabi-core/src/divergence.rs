@@ -26,7 +26,8 @@ use crate::num::round::{add_up, mul_up};
 
 /// Largest number of support points of one distribution (the arrays are borrowed, not copied).
 pub const MAX_SUPPORT: usize = 1 << 30;
-/// Largest work rows²·columns of one contraction coefficient (about a second per 2^30).
+/// Largest work of one call: rows²·columns of a contraction coefficient, support·len(ε) of a
+/// divergence (about a second per 2^30 terms).
 pub const MAX_KERNEL_WORK: u128 = 1 << 34;
 /// Relative margin covering the double-double errors of γ·q (exp_dd ~2^-100, two products).
 const GAMMA_Q_MARGIN: f64 = 1.0 / 39_614_081_257_132_168_796_771_975_168.0; // 2^-95
@@ -125,6 +126,14 @@ pub fn hockey_stick(p: &[f64], q: &[f64], eps: &[f64], out: &mut [f64]) -> Resul
     }
     if eps.len() != out.len() {
         return Err(PabiError::lengths("eps", eps.len(), "out", out.len()));
+    }
+    let work = (p.len() as u128) * (eps.len() as u128);
+    if work > MAX_KERNEL_WORK {
+        return Err(PabiError::domain(
+            "eps",
+            "short enough that support size * len(eps) <= 2^34 (each eps is a pass over the support)",
+            eps.len() as f64,
+        ));
     }
     check_masses("p_mass", p)?;
     check_masses("q_mass", q)?;

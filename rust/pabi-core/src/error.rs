@@ -93,6 +93,25 @@ impl PabiError {
         PabiError::Internal(message.into())
     }
 
+    /// The same error under another parameter name (`f` maps the name a shared check uses to
+    /// the caller's public one); other variants are returned as they are.
+    pub fn renamed(self, f: impl Fn(&'static str) -> &'static str) -> Self {
+        match self {
+            PabiError::Domain {
+                param,
+                allowed,
+                value,
+                index,
+            } => PabiError::Domain {
+                param: f(param),
+                allowed,
+                value,
+                index,
+            },
+            other => other,
+        }
+    }
+
     /// The same error, located at flat index `i` of an array argument.
     pub fn at(self, i: usize) -> Self {
         match self {

@@ -79,25 +79,12 @@ fn check_dpsgd(q: f64, sigma: f64, steps: f64) -> Result<()> {
 /// A domain error of the PLD constructor under the accountant's names (its q, sigma, h are the
 /// accountant's sample_rate, noise_multiplier, grid_step).
 fn pld_names(e: PabiError) -> PabiError {
-    match e {
-        PabiError::Domain {
-            param,
-            allowed,
-            value,
-            index,
-        } => PabiError::Domain {
-            param: match param {
-                "q" => SAMPLE_RATE,
-                "sigma" => NOISE_MULTIPLIER,
-                "h" => GRID_STEP,
-                other => other,
-            },
-            allowed,
-            value,
-            index,
-        },
+    e.renamed(|param| match param {
+        "q" => SAMPLE_RATE,
+        "sigma" => NOISE_MULTIPLIER,
+        "h" => GRID_STEP,
         other => other,
-    }
+    })
 }
 
 fn check_dpsgd_h(h: f64) -> Result<()> {

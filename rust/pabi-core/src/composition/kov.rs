@@ -237,20 +237,8 @@ pub fn single_point_composed_epsilon(
 /// (Dong–Roth–Su eq. (5)), evaluated without forming e^ε (stable for ε up to f64::MAX). Rounded down: a trade-off
 /// curve is a lower bound on the type II error, so a smaller value is the conservative side.
 pub fn tradeoff_eps_delta(alpha: f64, eps: f64, delta: f64) -> Result<f64> {
-    check_eps_delta(eps, delta).map_err(|e| match e {
-        PabiError::Domain {
-            param,
-            allowed,
-            value,
-            index,
-        } => PabiError::Domain {
-            param: if param == "eps0" { "eps" } else { "delta" },
-            allowed,
-            value,
-            index,
-        },
-        o => o,
-    })?;
+    check_eps_delta(eps, delta)
+        .map_err(|e| e.renamed(|p| if p == "eps0" { "eps" } else { "delta" }))?;
     if !(0.0..=1.0).contains(&alpha) {
         return Err(PabiError::domain("type1_error", "in [0, 1]", alpha));
     }

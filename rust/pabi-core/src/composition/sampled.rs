@@ -80,9 +80,8 @@ impl<'a> ProfileValues<'a> {
     }
 }
 
-/// The smallest μ whose GDP profile dominates the profile at the sample points (rounded up);
-/// [`gdp::gdp_mu_dominating`] on ln δ rounded up.
-pub fn gdp_mu_dominating(eps: &[f64], values: ProfileValues<'_>) -> Result<f64> {
+/// The profile's values must pair with the sample points one to one.
+fn same_length(eps: &[f64], values: &ProfileValues<'_>) -> Result<()> {
     if eps.len() != values.len() {
         return Err(PabiError::lengths(
             "eps",
@@ -91,20 +90,20 @@ pub fn gdp_mu_dominating(eps: &[f64], values: ProfileValues<'_>) -> Result<f64> 
             values.len(),
         ));
     }
+    Ok(())
+}
+
+/// The smallest μ whose GDP profile dominates the profile at the sample points (rounded up);
+/// [`gdp::gdp_mu_dominating`] on ln δ rounded up.
+pub fn gdp_mu_dominating(eps: &[f64], values: ProfileValues<'_>) -> Result<f64> {
+    same_length(eps, &values)?;
     gdp::gdp_mu_dominating(eps, &values.log_upper()).map_err(|e| values.locate(e))
 }
 
 /// The GDP dominating pair (μ*, δ_J) over all ε ≥ 0 (rounded up);
 /// [`gdp::gdp_dominating_pair`] on ln δ rounded up.
 pub fn gdp_dominating_pair(eps: &[f64], values: ProfileValues<'_>) -> Result<(f64, f64)> {
-    if eps.len() != values.len() {
-        return Err(PabiError::lengths(
-            "eps",
-            eps.len(),
-            values.param(),
-            values.len(),
-        ));
-    }
+    same_length(eps, &values)?;
     gdp::gdp_dominating_pair(eps, &values.log_upper()).map_err(|e| values.locate(e))
 }
 
