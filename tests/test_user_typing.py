@@ -1,9 +1,9 @@
 """Exact typing of the public API from a user's point of view (issue 15): ``mypy --strict`` on
-tests/typing/user_script.py, every ``reveal_type`` compared with the type written after ``# ->``
-(``float`` for scalar calls, a float64 ``ndarray`` for array calls).
+the user scripts tests/typing/user_script*.py (one per family), every ``reveal_type`` compared with
+the type written after ``# ->`` (``float`` for scalar calls, a float64 ``ndarray`` for array calls).
 
-Families whose wrappers still return ``float | ndarray`` for every call are listed in PENDING by
-line text; the test fails if a pending line starts matching (remove it from PENDING) or if any
+A line ending in ``pending`` belongs to a family whose wrappers still return ``float | ndarray``
+for every call; the test fails if a pending line starts matching (drop the marker) or if any
 other line does not match.
 """
 
@@ -15,50 +15,43 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "tests" / "typing" / "user_script.py"
+SCRIPTS = sorted((ROOT / "tests" / "typing").glob("user_script*.py"))
 
 EXPECTED = {
     "float": "float",
     "ndarray": "numpy.ndarray[tuple[Any, ...], numpy.dtype[numpy.float64]]",
 }
 
-# calls of the families not yet given exact overloads (the vocabulary rename does them family by
-# family): they reveal ``float | ndarray`` today
-PENDING = {
-    "pabi.pnsgd_delta(1.0,", "pabi.pnsgd_delta(x,", "pabi.gauss_schedule_delta(1.0,",
-    "pabi.gauss_schedule_delta(x,", "pabi.sampled_gaussian_rdp(8.0,", "pabi.sampled_gaussian_rdp(x + 1.0,",
-    "pabi.gdp_delta(1.0,", "pabi.gdp_delta(x,",
-}
 
-
-def _expectations() -> dict[int, tuple[str, str]]:
+def _expectations() -> dict[tuple[str, int], tuple[str, str, bool]]:
     out = {}
-    for i, line in enumerate(SCRIPT.read_text(encoding="utf-8").splitlines(), start=1):
-        m = re.match(r"reveal_type\((.*)\)  # -> (\w+)$", line)
-        if m:
-            out[i] = (m.group(1), m.group(2))
+    for script in SCRIPTS:
+        for i, line in enumerate(script.read_text(encoding="utf-8").splitlines(), start=1):
+            m = re.match(r"reveal_type\((.*)\)  # -> (\w+)( pending)?$", line)
+            if m:
+                out[(script.name, i)] = (m.group(1), m.group(2), bool(m.group(3)))
     return out
 
 
 def test_revealed_types_are_exact() -> None:
+    assert len(SCRIPTS) >= 4
     res = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental",
-                          "--show-traceback", str(SCRIPT)], cwd=ROOT, capture_output=True,
+                          "--show-traceback", *map(str, SCRIPTS)], cwd=ROOT, capture_output=True,
                          text=True, timeout=600,
                          env={"MYPYPATH": str(ROOT / "python"), "PATH": "/usr/bin:/bin"})
-    revealed = {int(m.group(1)): m.group(2).replace("builtins.", "") for m in
-                re.finditer(r"user_script\.py:(\d+): note: Revealed type is \"(.*)\"", res.stdout)}
-    # the user's script must type-check; the package's own strictness is tests/test_typing.py's
-    errors = [line for line in res.stdout.splitlines() if ": error:" in line and "user_script.py" in line]
+    revealed = {(m.group(1), int(m.group(2))): m.group(3).replace("builtins.", "") for m in
+                re.finditer(r"(user_script\w*\.py):(\d+): note: Revealed type is \"(.*)\"", res.stdout)}
+    # the user's scripts must type-check; the package's own strictness is tests/test_typing.py's
+    errors = [line for line in res.stdout.splitlines() if ": error:" in line and "user_script" in line]
     assert not errors, "\n".join(errors)
     expect = _expectations()
     assert len(expect) >= 20 and set(revealed) == set(expect), res.stdout[-3000:]
     wrong, fixed = [], []
-    for line, (call, want) in expect.items():
-        ok = revealed[line] == EXPECTED[want]
-        pending = any(call.startswith(p) for p in PENDING)
+    for where, (call, want, pending) in expect.items():
+        ok = revealed[where] == EXPECTED[want]
         if pending and ok:
             fixed.append(call)
         elif not pending and not ok:
-            wrong.append(f"line {line}: {call} revealed {revealed[line]}, want {EXPECTED[want]}")
+            wrong.append(f"{where}: {call} revealed {revealed[where]}, want {EXPECTED[want]}")
     assert not wrong, "\n".join(wrong)
-    assert not fixed, f"typed now: remove from PENDING: {fixed}"
+    assert not fixed, f"typed now: drop the pending marker: {fixed}"
