@@ -13,7 +13,6 @@ import pytest
 import pabi
 from pabi.cli import main
 from pabi.cli import report as rp
-from pabi.cli.last_iterate import epsilon_from_rdp
 from pabi.composition import _decayed_eps_max
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,14 +21,14 @@ EXAMPLE = ROOT / "examples" / "report.toml"
 PNSGD_ONE = """
 [training]
 algorithm = "pnsgd"
-n = 1000
+records = 1000
 epochs = 1
 sampling = "{sampling}"
 lr = 0.05
 delta = 1e-5
 [noise]
 kind = "{kind}"
-sigma = 4.0
+noise_scale = 4.0
 [loss]
 lipschitz = 1.0
 convex = {convex}
@@ -68,6 +67,8 @@ def check_ranking(rep: dict) -> list[dict]:
     for b in rep["bounds"]:
         if not b["applicable"]:
             assert b["epsilon"] is None and any(not a["satisfied"] for a in b["assumptions"])
+        if b["vacuous"]:  # eps > ln(1/delta): labelled, never ranked
+            assert b["epsilon"] > math.log(1 / rep["delta"]) and not b["valid"] and "vacuous" in b["note"]
     if valid:
         assert rep["best"] == valid[0]["id"]
     return valid
@@ -80,13 +81,16 @@ def test_example_report_runs_and_ranks(capsys):
     cfg = rep["config"]
     assert cfg["algorithm"] == "pnsgd" and cfg["epochs"] == 3
     # several bound families apply to the example
-    assert {"pnsgd_shuffled_epochs_pld", "pnsgd_shuffled_epochs_rdp", "epochs_gaussian_pld",
-            "last_iterate_general"} <= set(ids)
+    assert ids == ["pnsgd_shuffled_epochs_pld", "pnsgd_shuffled_epochs_rdp", "epochs_gaussian_pld",
+                   "epochs_gaussian_rdp", "pnsgd_shuffled_epochs_single_point"]
     # amplification by iteration beats the no-amplification baseline here
     assert ids[0] == "pnsgd_shuffled_epochs_pld"
     b = by_id(rep)
     assert not b["pnsgd_shuffled_epochs_gdp"]["valid"] and not b["pnsgd_shuffled_epochs_gdp"]["certified"]
     assert not b["pnsgd_shuffled"]["applicable"]  # one-epoch bound, 3 epochs configured
+    # the last-iterate bounds apply but are vacuous at delta = 1e-5 (eps 40.2 and 1918.6 > ln 1e5)
+    for k in ("last_iterate_general", "last_iterate_bounded"):
+        assert b[k]["applicable"] and b[k]["vacuous"] and b[k]["rank"] is None
     assert main(["report", str(EXAMPLE)]) == 0
     text = capsys.readouterr().out
     assert "Valid bounds, tightest first" in text and "Best certificate" in text
@@ -95,22 +99,25 @@ def test_example_report_runs_and_ranks(capsys):
 def test_example_values_equal_the_api(capsys):
     rep = report(capsys, EXAMPLE)
     b = by_id(rep)
-    kw = dict(noise="gaussian", sigma=4.0, lipschitz=1.0, lr=0.05, diameter=1.0, n=1000, smoothness=10.0,
-              strong_convexity=0.0, order="shuffled")
+    kw = dict(noise="gaussian", noise_scale=4.0, max_grad_norm=1.0, lr=0.05, diameter=1.0, steps=1000,
+              smoothness=10.0, strong_convexity=0.0, ordering="shuffled")
     prof = lambda e: pabi.pnsgd_delta(e, **kw)  # noqa: E731
-    multi = pabi.multi_epoch_epsilon(prof, 3, 1e-5, eps_max=_decayed_eps_max(prof), orders=rp.RDP_ORDERS,
-                                     log_delta=lambda e: pabi.pnsgd_log_delta(e, **kw))
+    multi = pabi.multi_epoch_epsilon(prof, 3, 1e-5, eps_max=_decayed_eps_max(prof), orders=list(pabi._bounds.PROFILE_ORDERS),
+                                     log_profile=lambda e: pabi.pnsgd_delta(e, **kw, log=True))
     for route in ("pld", "rdp", "single_point", "gdp"):
-        assert b[f"pnsgd_shuffled_epochs_{route}"]["epsilon"] == multi[route]
+        assert b[f"pnsgd_shuffled_epochs_{route}"]["epsilon"] == getattr(multi, route)
     assert b["epochs_gaussian_pld"]["epsilon"] == pabi.dpsgd_epsilon(1e-5, sample_rate=1.0, noise_multiplier=4.0 / 2.0, steps=3)
     orders = pabi.DEFAULT_ORDERS
+    curve = pabi.sampled_gaussian_rdp(orders, sample_rate=1.0, noise_multiplier=2.0)
     assert b["epochs_gaussian_rdp"]["epsilon"] == pabi.rdp_to_dp_epsilon(
-        orders, 3 * pabi.sampled_gaussian_rdp(orders, 1.0, 2.0), 1e-5)[0]
-    # last iterate, PNSGD mapping: clip = L, b = 1, iterate noise lr*sigma, T = 3n, ell = n
-    assert b["last_iterate_general"]["epsilon"] == epsilon_from_rdp(
-        lambda a: pabi.last_iterate_rdp_general(a, 0.05, 1.0, 0.05 * 4.0, 3000), 1e-5)[0]
-    assert b["last_iterate_bounded"]["epsilon"] == epsilon_from_rdp(
-        lambda a: pabi.last_iterate_rdp_bounded(a, 0.05, 1.0, 1, 0.2, 1.0, 0.0, 10.0, "as_published"), 1e-5)[0]
+        1e-5, orders=orders, rdp=pabi.rdp_compose(curve, count=3))[0]
+    # last iterate, PNSGD mapping: clip = L, b = 1, iterate noise lr*noise_scale, T = 3n, ell = n
+    general = pabi.last_iterate_rdp_general(orders, lr=0.05, max_grad_norm=1.0, noise_scale=0.05 * 4.0, steps=3000)
+    assert b["last_iterate_general"]["epsilon"] == pabi.rdp_to_dp_epsilon(1e-5, orders=orders, rdp=general)[0]
+    bounded = pabi.last_iterate_rdp_bounded(orders, lr=0.05, max_grad_norm=1.0, batch_size=1, noise_scale=0.2,
+                                            diameter=1.0, weak_convexity=0.0, smoothness=10.0,
+                                            contraction="as_published")
+    assert b["last_iterate_bounded"]["epsilon"] == pabi.rdp_to_dp_epsilon(1e-5, orders=orders, rdp=bounded)[0]
 
 
 @pytest.mark.parametrize("sampling, expected", [("shuffled", "pnsgd_shuffled"),
@@ -121,20 +128,21 @@ def test_one_epoch_orders_equal_the_api(tmp_path, capsys, sampling, expected):
                                                           beta=10.0, extra="")))
     check_ranking(rep)
     b = by_id(rep)
-    kw = dict(noise="gaussian", sigma=4.0, lipschitz=1.0, lr=0.05, diameter=1.0, n=1000, smoothness=10.0,
-              strong_convexity=0.0)
+    kw = dict(noise="gaussian", noise_scale=4.0, max_grad_norm=1.0, lr=0.05, diameter=1.0, steps=1000,
+              smoothness=10.0, strong_convexity=0.0)
     order = {"pnsgd_shuffled": "shuffled", "pnsgd_random_stop": "random_stop", "pnsgd_fixed": "fixed"}[expected]
     extra = {"index": 1000} if order == "fixed" else {}
     assert b[expected]["valid"]
-    assert b[expected]["epsilon"] == pabi.pnsgd_epsilon(1e-5, order=order, **kw, **extra)
+    assert b[expected]["epsilon"] == pabi.pnsgd_epsilon(1e-5, ordering=order, **kw, **extra)
     others = {"pnsgd_shuffled", "pnsgd_random_stop", "pnsgd_fixed"} - {expected}
     assert all(not b[o]["applicable"] for o in others)
     if sampling == "cyclic":  # the RDP comparison bound (000 Prop. 1) and the cyclic last-iterate bound apply
         assert b["pnsgd_rdp"]["epsilon"] == pabi.pnsgd_rdp_epsilon(
-            1e-5, sigma=4.0, lipschitz=1.0, lr=0.05, n=1000, index=1000, smoothness=10.0, strong_convexity=0.0)
+            1e-5, noise_scale=4.0, max_grad_norm=1.0, lr=0.05, steps=1000, index=1000, smoothness=10.0,
+            strong_convexity=0.0)
         assert b["last_iterate_cyclic"]["valid"]
     if sampling == "shuffled":  # the random-stop worst case equals the shuffled bound (docs/errata.md#p-t12) but needs random stop
-        assert b["pnsgd_shuffled"]["epsilon"] == pabi.pnsgd_epsilon(1e-5, order="random_stop", **kw)
+        assert b["pnsgd_shuffled"]["epsilon"] == pabi.pnsgd_epsilon(1e-5, ordering="random_stop", **kw)
 
 
 def test_rdp_comparison_composes_epochs_conservatively(tmp_path, capsys):
@@ -142,7 +150,8 @@ def test_rdp_comparison_composes_epochs_conservatively(tmp_path, capsys):
     rep = report(capsys, write(tmp_path, text.replace("epochs = 1", "epochs = 4")))
     eps = by_id(rep)["pnsgd_rdp"]["epsilon"]
     # RDP adds over epochs: c -> 4c, i.e. sigma -> sigma / 2 (rounded down, so never below)
-    exact = pabi.pnsgd_rdp_epsilon(1e-5, sigma=2.0, lipschitz=1.0, lr=0.05, n=1000, index=1000, smoothness=10.0)
+    exact = pabi.pnsgd_rdp_epsilon(1e-5, noise_scale=2.0, max_grad_norm=1.0, lr=0.05, steps=1000, index=1000,
+                                   smoothness=10.0)
     assert exact <= eps <= exact * (1 + 1e-14)
 
 
@@ -169,8 +178,8 @@ def test_laplace_dimension_one_is_valid(tmp_path, capsys):
     b = by_id(rep)
     assert b["pnsgd_shuffled"]["valid"]
     assert b["pnsgd_shuffled"]["epsilon"] == pabi.pnsgd_epsilon(
-        1e-5, noise="laplace", sigma=4.0, lipschitz=1.0, lr=0.05, diameter=1.0, n=1000, order="shuffled",
-        smoothness=10.0)
+        1e-5, noise="laplace", noise_scale=4.0, max_grad_norm=1.0, lr=0.05, diameter=1.0, steps=1000,
+        ordering="shuffled", smoothness=10.0)
     assert not b["epochs_gaussian_pld"]["applicable"]  # needs Gaussian noise
 
 
@@ -181,8 +190,8 @@ def test_dpsgd_poisson_example(capsys):
     b = by_id(rep)
     assert b["dpsgd_pld"]["epsilon"] == pabi.dpsgd_epsilon(1e-5, sample_rate=0.01, noise_multiplier=1.1, steps=1500)
     orders = pabi.DEFAULT_ORDERS
-    assert b["dpsgd_rdp"]["epsilon"] == pabi.rdp_to_dp_epsilon(
-        orders, 1500 * pabi.sampled_gaussian_rdp(orders, 0.01, 1.1), 1e-5)[0]
+    curve = pabi.rdp_compose(pabi.sampled_gaussian_rdp(orders, sample_rate=0.01, noise_multiplier=1.1), count=1500)
+    assert b["dpsgd_rdp"]["epsilon"] == pabi.rdp_to_dp_epsilon(1e-5, orders=orders, rdp=curve)[0]
     assert not b["last_iterate_general"]["applicable"]  # Poisson batches: not a fixed-size batch order
 
 
@@ -192,20 +201,21 @@ def test_dpsgd_cyclic_example_last_iterate(capsys):
     b = by_id(rep)
     sigma_it = 0.05 * 2.0 * 1.0 / 100
     assert b["last_iterate_cyclic"]["valid"]
-    assert b["last_iterate_cyclic"]["epsilon"] == epsilon_from_rdp(
-        lambda a: pabi.last_iterate_rdp_cyclic(a, 0.05, 1.0, 100, sigma_it, 2000, 100, 0.1, 1.0, model="triangle"),
-        1e-5)[0]
+    curve = pabi.last_iterate_rdp_cyclic(pabi.DEFAULT_ORDERS, lr=0.05, max_grad_norm=1.0, batch_size=100,
+                                         noise_scale=sigma_it, steps=2000, batches_per_epoch=100, weak_convexity=0.1,
+                                         smoothness=1.0, contraction="triangle")
+    assert b["last_iterate_cyclic"]["epsilon"] == pabi.rdp_to_dp_epsilon(1e-5, orders=pabi.DEFAULT_ORDERS, rdp=curve)[0]
     assert b["epochs_gaussian_pld"]["epsilon"] == pabi.dpsgd_epsilon(1e-5, sample_rate=1.0, noise_multiplier=1.0, steps=20)
     assert not b["dpsgd_pld"]["applicable"]
 
 
 BASE = """[training]
 algorithm = "pnsgd"
-n = 100
+records = 100
 lr = 0.05
 delta = 1e-5
 [noise]
-sigma = 4.0
+noise_scale = 4.0
 [loss]
 lipschitz = 1.0
 """
@@ -214,15 +224,19 @@ lipschitz = 1.0
 @pytest.mark.parametrize("text, contains", [
     (BASE + "colour = 'red'\n", "'colour'"),
     (BASE + "[optimizer]\nmomentum = 0.9\n", "'optimizer'"),
-    (BASE.replace("n = 100\n", ""), "missing required key 'n'"),
-    (BASE.replace("sigma = 4.0", "sigma = -4.0"), "sigma must be > 0"),
-    (BASE.replace("sigma = 4.0", "sigma = 'big'"), "sigma must be a number"),
-    (BASE.replace("n = 100", "n = 10.5"), "n must be an integer"),
+    (BASE.replace("records = 100\n", ""), "missing required key 'records'"),
+    (BASE.replace("noise_scale = 4.0", "noise_scale = -4.0"), "noise_scale must be > 0"),
+    (BASE.replace("noise_scale = 4.0", "noise_scale = 'big'"), "noise_scale must be a number"),
+    (BASE.replace("records = 100", "records = 10.5"), "records must be an integer"),
+    (BASE.replace("noise_scale = 4.0", "noise_multiplier = 4.0"), "noise_scale is required"),
+    (BASE.replace("[noise]", "[noise]\nnoise_multiplier = 1.0"), "noise_multiplier is not used"),
+    (BASE + "[training]\n", "invalid TOML"),
+    (BASE.replace("lr = 0.05", "lr = 0.05\nbatch_size = 10"), "batch_size must be 1"),
     (BASE.replace("delta = 1e-5", "delta = 2.0"), "delta must be in (0, 1)"),
     (BASE.replace('algorithm = "pnsgd"', 'algorithm = "adam"'), "algorithm must be one of"),
     (BASE + "convex = 'yes'\n", "convex must be true or false"),
     (BASE.replace("lipschitz = 1.0", ""), "lipschitz is required"),
-    (BASE.replace('algorithm = "pnsgd"', 'algorithm = "dpsgd"'), "clip is required"),
+    (BASE.replace('algorithm = "pnsgd"', 'algorithm = "dpsgd"'), "max_grad_norm is required"),
     ("[training\nn = 1", "invalid TOML"),
 ])
 def test_config_validation_errors_are_one_line(tmp_path, capsys, text, contains):
@@ -251,13 +265,14 @@ def test_every_key_is_documented():
 def test_minimal_config_defaults(tmp_path, capsys):
     rep = report(capsys, write(tmp_path, BASE))
     cfg = rep["config"]
-    assert (cfg["epochs"], cfg["batch_size"], cfg["sampling"], cfg["kind"], cfg["neighbours"]) == (
+    assert (cfg["epochs"], cfg["batch_size"], cfg["sampling"], cfg["kind"], cfg["neighboring"]) == (
         1, 1, "shuffled", "gaussian", "replace_one")
     b = by_id(rep)
     # no convexity, smoothness or domain stated: only the sampling baselines and Thm 4.3 remain
+    # (the latter vacuous here: 8 alpha T (lr C / sigma)^2 with T = 100)
     assert not b["pnsgd_shuffled"]["applicable"]
-    assert {x["id"] for x in check_ranking(rep)} == {"epochs_gaussian_pld", "epochs_gaussian_rdp",
-                                                     "last_iterate_general"}
+    assert {x["id"] for x in check_ranking(rep)} == {"epochs_gaussian_pld", "epochs_gaussian_rdp"}
+    assert b["last_iterate_general"]["applicable"] and b["last_iterate_general"]["vacuous"]
     assert math.isfinite(b["epochs_gaussian_pld"]["epsilon"])
     assert np.isclose(b["epochs_gaussian_pld"]["epsilon"], pabi.gdp_epsilon(1e-5, 0.5), rtol=1e-3)
 
@@ -266,7 +281,7 @@ def test_laplace_baseline_and_random_stop_baselines(tmp_path, capsys):
     text = PNSGD_ONE.format(sampling="shuffled", kind="laplace", convex="true", beta=10.0, extra="dimension = 1")
     rep = report(capsys, write(tmp_path, text.replace("epochs = 1", "epochs = 2")))
     b = by_id(rep)
-    lap = pabi.PrivacyLossDistribution.laplace(4.0, sensitivity=2.0).compose(2).epsilon(1e-5)[2]
+    lap = pabi.PrivacyLossDistribution.laplace(4.0, sensitivity=2.0).compose(2).epsilon(1e-5).upper
     assert b["epochs_laplace_pld"]["valid"] and b["epochs_laplace_pld"]["epsilon"] == lap
     assert lap <= 2 * 2.0 / 4.0  # never above the pure-DP composition E * 2L / v
     assert b["pnsgd_shuffled_epochs_pld"]["valid"]  # Laplace profile composed over epochs
@@ -278,7 +293,7 @@ def test_laplace_baseline_and_random_stop_baselines(tmp_path, capsys):
 
 
 def test_no_bound_applies(tmp_path, capsys):
-    path = write(tmp_path, BASE.replace('delta = 1e-5', 'delta = 1e-5\nneighbours = "add_remove"'))
+    path = write(tmp_path, BASE.replace('delta = 1e-5', 'delta = 1e-5\nneighboring = "add_remove"'))
     rep = report(capsys, path)
     assert rep["best"] is None and not any(b["valid"] for b in rep["bounds"])
     assert main(["report", str(path)]) == 0

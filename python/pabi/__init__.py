@@ -30,6 +30,8 @@ from .rdp import *  # noqa: F401,F403
 from .rdp import __all__ as _all_rdp
 from .schedules import *  # noqa: F401,F403
 from .schedules import __all__ as _all_schedules
+from .setups import DPSGD, PNSGD, CyclicDPSGD, Setup
+from ._bounds import Assumption, Bound, bounds
 from .sweep import grid_size, sweep
 
 __all__ = [
@@ -50,6 +52,13 @@ __all__ = [
     "wright_omega",
     "hockey_stick_divergence",
     "contraction_coefficient",
+    "PNSGD",
+    "DPSGD",
+    "CyclicDPSGD",
+    "Setup",
+    "bounds",
+    "Bound",
+    "Assumption",
     *_all_pnsgd,
     *_all_schedules,
     *_all_rdp,

@@ -198,4 +198,14 @@ TERMS: dict[str, Term] = {
     "destination": _t(_E, "Mapping to save an accountant state into (Opacus's accountant API).",
                       "mapping or None"),
     "validate": _t(_E, "Check every grid point's domain before the sweep starts.", "bool"),
+    # training setups as values (pabi.PNSGD, pabi.DPSGD, pabi.CyclicDPSGD) and pabi.bounds
+    "setup": _t(_E, "A training setup value (:class:`pabi.PNSGD`, :class:`pabi.DPSGD`, "
+                    ":class:`pabi.CyclicDPSGD`) whose bounds are asked for.", "a setup"),
+    "records": _t(_S, "Number of records n in the training set (PNSGD: one per step, so an epoch is "
+                      "n steps).", "integer >= 1"),
+    "convex": _t(_T, "The loss is convex in the parameters (a fact about the loss the bounds' "
+                     "assumptions check).", "bool"),
+    "dimension": _t(_T, "Number of parameters d (Laplace-noise bounds need d = 1).", "integer >= 1 or None"),
+    "clipping_inactive": _t(_T, "Every per-record gradient norm is <= max_grad_norm, so clipping never "
+                                "acts (unlocks the Lipschitz constant of eq. (12) of Kong–Ribero).", "bool"),
 }

@@ -1,0 +1,437 @@
+"""Training setups as values: one small frozen, validated type per algorithm pabi bounds.
+
+A setup states what was run (the algorithm, its noise, its sampling) and what is known about
+the loss (convexity, smoothness, the projection set). Every setup answers the same questions
+the same way:
+
+* ``setup.delta(eps)`` — a certified upper bound on δ at ``eps`` (scalar or array);
+* ``setup.epsilon(delta)`` — a certified upper bound on ε at ``delta``;
+* ``setup.profile(eps)`` — δ over a grid of ε (the privacy profile; an array);
+* ``setup.calibrate(eps, delta)`` — a copy of the setup whose noise meets the target (ε, δ),
+  certified on the safe side (the noise is never too small).
+
+Each question is answered by the setup's primary bound (named in the class docstring); every
+other bound that applies to the setup, ranked, comes from :func:`pabi.bounds`. A question whose
+theorem's assumptions the setup does not meet is a :class:`pabi.DomainError` naming the missing
+assumption, never a number; a question pabi cannot answer yet for a setup raises
+``NotImplementedError`` saying so.
+
+Parameter names are the glossary's (docs/glossary.md): ``noise_scale`` is the standard
+deviation (Laplace: the scale) of the noise in the units of the gradient it is added to, and
+``noise_multiplier`` DP-SGD's noise standard deviation over the clipping norm.
+
+>>> import pabi
+>>> run = pabi.PNSGD(records=1000, lr=0.05, noise_scale=4.0, max_grad_norm=1.0, diameter=1.0,
+...                  smoothness=10.0, convex=True)
+>>> round(run.epsilon(1e-5), 6)
+1.279419
+>>> quieter = run.calibrate(1.0, 1e-5)
+>>> quieter.noise_scale > run.noise_scale and quieter.epsilon(1e-5) <= 1.0
+True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any, Literal, Optional, TypeVar, Union, overload
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ._bridge import DomainError, domain_error, flag, int_scalar, opt_real_scalar, real_scalar
+
+__all__ = ["PNSGD", "DPSGD", "CyclicDPSGD", "Setup"]
+
+Noise = Literal["gaussian", "laplace"]
+Neighboring = Literal["replace_one", "add_remove"]
+S = TypeVar("S", bound="_Questions")
+
+
+def _choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in allowed:
+        raise domain_error(name, "one of " + ", ".join(repr(a) for a in allowed), value)
+    return value
+
+
+def _positive(name: str, value: object) -> float:
+    v = real_scalar(name, value)
+    if not (v > 0 and math.isfinite(v)):
+        raise domain_error(name, "> 0 and finite", v)
+    return v
+
+
+def _nonneg(name: str, value: object) -> float:
+    v = real_scalar(name, value)
+    if not (v >= 0 and math.isfinite(v)):
+        raise domain_error(name, ">= 0 and finite", v)
+    return v
+
+
+def _opt_positive(name: str, value: object) -> Optional[float]:
+    return None if value is None else _positive(name, value)
+
+
+def _opt_nonneg(name: str, value: object) -> Optional[float]:
+    return None if value is None else _nonneg(name, value)
+
+
+def _set(obj: object, **values: Any) -> None:
+    for k, v in values.items():
+        object.__setattr__(obj, k, v)
+
+
+class _Questions:
+    """The four questions, in terms of the two a setup implements (δ(ε) and ε(δ))."""
+
+    def _delta(self, eps: float) -> float:  # pragma: no cover - every setup overrides it
+        raise NotImplementedError
+
+    def _epsilon(self, delta: float) -> float:  # pragma: no cover - every setup overrides it
+        raise NotImplementedError
+
+    @overload
+    def delta(self, eps: float) -> float: ...
+    @overload
+    def delta(self, eps: NDArray[Any] | list[float]) -> NDArray[np.float64]: ...
+    def delta(self, eps: ArrayLike) -> Union[float, NDArray[np.float64]]:
+        """A certified upper bound on δ at ``eps`` ≥ 0 (a float for a scalar, else an array)."""
+        arr = np.asarray(eps, dtype=float)
+        if arr.ndim == 0:
+            return self._delta(_nonneg("eps", float(arr)))
+        bad = ~(arr >= 0)
+        if bad.any():
+            k = int(np.argmax(bad.reshape(-1)))
+            raise domain_error("eps", ">= 0", float(arr.reshape(-1)[k]), k)
+        return np.array([self._delta(float(e)) for e in arr.reshape(-1)], dtype=float).reshape(arr.shape)
+
+    def epsilon(self, delta: float) -> float:
+        """A certified upper bound on ε at ``delta`` ∈ (0, 1)."""
+        d = real_scalar("delta", delta)
+        if not 0 < d < 1:
+            raise domain_error("delta", "in (0, 1)", d)
+        return self._epsilon(d)
+
+    def profile(self, eps: ArrayLike) -> NDArray[np.float64]:
+        """The privacy profile: certified upper bounds on δ at each ``eps`` (always an array)."""
+        return np.atleast_1d(np.asarray(self.delta(np.asarray(eps, dtype=float)), dtype=float))
+
+    def replace(self: S, **changes: Any) -> S:
+        """A copy with some fields changed (validated again)."""
+        return dataclasses.replace(self, **changes)  # type: ignore[type-var]
+
+
+def _check_target(eps: object, delta: object) -> tuple[float, float]:
+    e = _positive("eps", eps)
+    d = real_scalar("delta", delta)
+    if not 0 < d < 1:
+        raise domain_error("delta", "in (0, 1)", d)
+    return e, d
+
+
+# ---------------------------------------------------------------------------------------------
+# PNSGD
+
+
+@dataclass(frozen=True)
+class PNSGD(_Questions):
+    """Projected noisy SGD: one record per step, the per-record gradient plus noise, the
+    iterates projected onto a convex set of diameter ``diameter``, the last iterate released
+    (Asoodeh–Diaz–Calmon §3; Sordello–Bu–Dong §2); replace-one neighbours.
+
+    Fields: ``records`` n (an epoch is n steps), ``lr`` η, ``noise_scale`` (std of the Gaussian
+    noise on each gradient, or the Laplace scale), ``max_grad_norm`` L (every per-record
+    gradient norm ≤ L), ``diameter`` D of the projection set (None: unconstrained),
+    ``smoothness`` β and ``strong_convexity`` ρ of the loss (None / 0: not assumed), ``convex``
+    (the loss is convex), ``weak_convexity`` m of a non-convex loss (used by the last-iterate
+    bounds of :func:`pabi.bounds`), ``noise`` ``"gaussian"``/``"laplace"``, ``ordering`` of the records
+    (``"shuffled"``: a fresh random permutation per epoch; ``"random_stop"``: one epoch, output
+    at a uniform step; ``"fixed"``: a fixed order, the differing record at ``index``, default
+    the worst, n), ``epochs`` E, ``dimension`` of the parameters (Laplace noise needs 1),
+    ``neighboring`` (the bounds are for ``"replace_one"``).
+
+    Primary bound: amplification by iteration (``pabi.pnsgd_delta``/``pnsgd_epsilon``, Sordello–
+    Bu–Dong Thms 1–2); for ``epochs`` > 1 with shuffled order the per-epoch profile composed by
+    the PLD (``pabi.multi_epoch_epsilon``'s certified ``pld`` route, Sordello–Bu–Dong §5). It
+    needs a convex, β-smooth loss with η ≤ 2/(β + ρ), a bounded projection set, and Gaussian
+    noise or Laplace noise in dimension 1.
+    """
+
+    records: int
+    lr: float
+    noise_scale: float
+    max_grad_norm: float
+    diameter: Optional[float] = None
+    smoothness: Optional[float] = None
+    strong_convexity: float = 0.0
+    convex: bool = False
+    weak_convexity: float = 0.0
+    noise: Noise = "gaussian"
+    ordering: Literal["shuffled", "random_stop", "fixed"] = "shuffled"
+    index: Optional[int] = None
+    epochs: int = 1
+    dimension: Optional[int] = None
+    neighboring: Neighboring = "replace_one"
+
+    def __post_init__(self) -> None:
+        _set(self, records=int_scalar("records", self.records), lr=_positive("lr", self.lr),
+             noise_scale=_positive("noise_scale", self.noise_scale),
+             max_grad_norm=_nonneg("max_grad_norm", self.max_grad_norm),
+             diameter=_opt_nonneg("diameter", self.diameter),
+             smoothness=_opt_positive("smoothness", self.smoothness),
+             strong_convexity=_nonneg("strong_convexity", self.strong_convexity),
+             convex=flag("convex", self.convex), weak_convexity=_nonneg("weak_convexity", self.weak_convexity),
+             noise=_choice("noise", self.noise, ("gaussian", "laplace")),
+             ordering=_choice("ordering", self.ordering, ("shuffled", "random_stop", "fixed")),
+             epochs=int_scalar("epochs", self.epochs),
+             neighboring=_choice("neighboring", self.neighboring, ("replace_one", "add_remove")))
+        if self.index is not None:
+            if self.ordering != "fixed":
+                raise domain_error("index", "None unless ordering = 'fixed'", self.index)
+            _set(self, index=int_scalar("index", self.index, 1, self.records))
+        if self.dimension is not None:
+            _set(self, dimension=int_scalar("dimension", self.dimension))
+        if self.smoothness is not None and self.strong_convexity > self.smoothness:
+            raise domain_error("strong_convexity", f"<= smoothness ({self.smoothness})", self.strong_convexity)
+        if self.strong_convexity > 0 and self.smoothness is None:
+            raise domain_error("strong_convexity", "0 unless smoothness is given", self.strong_convexity)
+
+    # -- the theorem's assumptions, each (text, satisfied, detail): pabi.bounds lists them
+    def assumptions(self) -> list[tuple[str, bool, str]]:
+        """The assumptions of the amplification-by-iteration bounds, each as (text, satisfied
+        by this setup, detail)."""
+        beta, rho = self.smoothness, self.strong_convexity
+        lr_max = None if beta is None else 2.0 / (beta + rho)
+        noise_ok = self.noise == "gaussian" or self.dimension == 1
+        return [
+            ("convex loss", self.convex, "" if self.convex else "convex = False"),
+            ("bounded convex constraint set (diameter D)", self.diameter is not None,
+             "" if self.diameter is not None else "diameter not given"),
+            ("beta-smooth loss with lr <= 2/(beta + rho) (gradient step M-Lipschitz)",
+             lr_max is not None and self.lr <= lr_max,
+             "smoothness not given" if lr_max is None else f"lr = {self.lr:g}, 2/(beta+rho) = {lr_max:.6g}"),
+            ("Gaussian noise, or Laplace noise in dimension 1", noise_ok,
+             "" if noise_ok else f"Laplace noise needs dimension = 1 (dimension = {self.dimension})"),
+            ("replace-one neighbours", self.neighboring == "replace_one", f"neighboring = {self.neighboring}"),
+        ]
+
+    def _require(self) -> None:
+        unmet = [(t, d) for t, ok, d in self.assumptions() if not ok]
+        if unmet:
+            text, detail = unmet[0]
+            raise DomainError(f"PNSGD amplification by iteration needs: {text} ({detail})")
+        if self.epochs > 1 and self.ordering != "shuffled":
+            raise NotImplementedError(f"PNSGD with ordering = {self.ordering!r} over {self.epochs} epochs: "
+                                      "pabi composes epochs for the shuffled ordering only")
+
+    def bound_arguments(self) -> dict[str, Any]:
+        """The keyword arguments of ``pabi.pnsgd_delta``/``pnsgd_epsilon`` for one epoch."""
+        kw: dict[str, Any] = dict(noise=self.noise, noise_scale=self.noise_scale, max_grad_norm=self.max_grad_norm,
+                                  lr=self.lr, diameter=self.diameter, steps=self.records, ordering=self.ordering,
+                                  smoothness=self.smoothness, strong_convexity=self.strong_convexity)
+        if self.ordering == "fixed":
+            kw["index"] = self.records if self.index is None else self.index
+        return kw
+
+    def epoch_profile(self, eps: ArrayLike) -> Any:
+        """δ(ε) of ONE epoch (``pabi.pnsgd_delta``), the profile the epochs compose."""
+        import pabi
+
+        return pabi.pnsgd_delta(eps, **self.bound_arguments())
+
+    def epoch_log_profile(self, eps: ArrayLike) -> Any:
+        """ln δ(ε) of one epoch (``pabi.pnsgd_delta(..., log=True)``)."""
+        import pabi
+
+        return pabi.pnsgd_delta(eps, **self.bound_arguments(), log=True)
+
+    def _composed(self) -> Any:
+        import pabi
+
+        return pabi.PrivacyLossDistribution.from_profile(self.epoch_profile).compose(self.epochs)
+
+    def _delta(self, eps: float) -> float:
+        self._require()
+        if self.epochs == 1:
+            return float(self.epoch_profile(eps))
+        return float(self._composed().delta(eps)[2])
+
+    def _epsilon(self, delta: float) -> float:
+        import pabi
+
+        self._require()
+        if self.epochs == 1:
+            return float(pabi.pnsgd_epsilon(delta, **self.bound_arguments()))
+        return float(self._composed().epsilon(delta)[2])
+
+    def calibrate(self, eps: float, delta: float) -> "PNSGD":
+        """A copy whose ``noise_scale`` is the smallest (certified) one with ε ≤ ``eps`` at
+        ``delta`` (``pabi.pnsgd_calibrate_noise_scale``; one epoch)."""
+        import pabi
+
+        e, d = _check_target(eps, delta)
+        self._require()
+        if self.epochs > 1:
+            raise NotImplementedError("calibrating PNSGD over several epochs is not implemented yet")
+        kw = self.bound_arguments()
+        del kw["noise_scale"]
+        return self.replace(noise_scale=float(pabi.pnsgd_calibrate_noise_scale(e, d, **kw)))
+
+
+# ---------------------------------------------------------------------------------------------
+# DP-SGD with Poisson sampling
+
+
+@dataclass(frozen=True)
+class DPSGD(_Questions):
+    """DP-SGD with Poisson sampling: every record joins each step's batch independently with
+    probability ``sample_rate``; the clipped gradients' sum gets Gaussian noise of standard
+    deviation ``noise_multiplier`` × clipping norm; ``steps`` steps; add-or-remove-one
+    neighbours (the worse direction). Primary bound: the certified PLD accountant
+    (``pabi.dpsgd_delta``/``dpsgd_epsilon``, grid ``grid_step``); calibration of the noise
+    multiplier by ``pabi.dpsgd_calibrate_noise_multiplier``.
+
+    >>> import pabi
+    >>> round(pabi.DPSGD(sample_rate=0.01, noise_multiplier=1.0, steps=1000).epsilon(1e-5), 3)
+    1.828
+    """
+
+    sample_rate: float
+    noise_multiplier: float
+    steps: int
+    neighboring: Neighboring = "add_remove"
+    grid_step: float = 1e-4
+
+    def __post_init__(self) -> None:
+        q = real_scalar("sample_rate", self.sample_rate)
+        if not 0 < q <= 1:
+            raise domain_error("sample_rate", "in (0, 1]", q)
+        _set(self, sample_rate=q, noise_multiplier=_positive("noise_multiplier", self.noise_multiplier),
+             steps=int_scalar("steps", self.steps, 1, 10**12),
+             neighboring=_choice("neighboring", self.neighboring, ("replace_one", "add_remove")),
+             grid_step=_positive("grid_step", self.grid_step))
+
+    def _require(self) -> None:
+        if self.neighboring != "add_remove":
+            raise NotImplementedError("the DP-SGD accountant is for add-or-remove neighbours; "
+                                      "replace-one is not implemented yet")
+
+    def bound_arguments(self) -> dict[str, Any]:
+        """The keyword arguments of ``pabi.dpsgd_delta``/``dpsgd_epsilon``."""
+        return dict(sample_rate=self.sample_rate, noise_multiplier=self.noise_multiplier, steps=self.steps,
+                    grid_step=self.grid_step)
+
+    def _delta(self, eps: float) -> float:
+        import pabi
+
+        self._require()
+        return float(pabi.dpsgd_delta(eps, **self.bound_arguments())[2])
+
+    def _epsilon(self, delta: float) -> float:
+        import pabi
+
+        self._require()
+        return float(pabi.dpsgd_epsilon(delta, **self.bound_arguments()))
+
+    def calibrate(self, eps: float, delta: float) -> "DPSGD":
+        """A copy whose ``noise_multiplier`` is the smallest (certified, to relative 1e-4) with
+        ε ≤ ``eps`` at ``delta``."""
+        import pabi
+
+        e, d = _check_target(eps, delta)
+        self._require()
+        z = pabi.dpsgd_calibrate_noise_multiplier(e, d, sample_rate=self.sample_rate, steps=self.steps,
+                                                  grid_step=self.grid_step)
+        return self.replace(noise_multiplier=float(z))
+
+
+# ---------------------------------------------------------------------------------------------
+# DP-SGD with fixed-size batches in cyclic or shuffled order (last-iterate analyses)
+
+
+@dataclass(frozen=True)
+class CyclicDPSGD(_Questions):
+    """DP-SGD with fixed-size batches: ``records`` split into batches of ``batch_size`` taken
+    in a fixed (``ordering="cyclic"``) or reshuffled order each epoch, ``epochs`` passes, step
+    size ``lr``, per-record gradients clipped to ``max_grad_norm`` C, Gaussian noise of standard
+    deviation ``noise_multiplier`` × C on the clipped sum, the last iterate released;
+    replace-one neighbours (Kong–Ribero, Alg. 1: the noise on the iterate is lr·z·C/b).
+
+    Loss facts (optional): ``weak_convexity`` m, ``smoothness`` M, ``diameter`` of the domain,
+    ``clipping_inactive`` (every per-record gradient norm is ≤ C, so clipping never acts).
+
+    Primary bound: the smallest last-iterate Rényi DP bound whose assumptions hold (Kong–Ribero
+    Thms 4.3–4.5, Cor. C.3), converted to (ε, δ) over ``pabi.DEFAULT_ORDERS``.
+    """
+
+    records: int
+    batch_size: int
+    epochs: int
+    lr: float
+    max_grad_norm: float
+    noise_multiplier: float
+    ordering: Literal["cyclic", "shuffled"] = "cyclic"
+    weak_convexity: float = 0.0
+    smoothness: Optional[float] = None
+    diameter: Optional[float] = None
+    clipping_inactive: bool = False
+    neighboring: Neighboring = "replace_one"
+
+    def __post_init__(self) -> None:
+        _set(self, records=int_scalar("records", self.records), epochs=int_scalar("epochs", self.epochs),
+             lr=_positive("lr", self.lr), max_grad_norm=_positive("max_grad_norm", self.max_grad_norm),
+             noise_multiplier=_positive("noise_multiplier", self.noise_multiplier),
+             ordering=_choice("ordering", self.ordering, ("cyclic", "shuffled")),
+             weak_convexity=_nonneg("weak_convexity", self.weak_convexity),
+             smoothness=_opt_nonneg("smoothness", self.smoothness), diameter=_opt_nonneg("diameter", self.diameter),
+             clipping_inactive=flag("clipping_inactive", self.clipping_inactive),
+             neighboring=_choice("neighboring", self.neighboring, ("replace_one", "add_remove")))
+        _set(self, batch_size=int_scalar("batch_size", self.batch_size, 1, self.records))
+
+    @property
+    def batches_per_epoch(self) -> int:
+        """ℓ = records // batch_size (the analyses need batch_size to divide records)."""
+        return self.records // self.batch_size
+
+    @property
+    def steps(self) -> int:
+        """T = epochs × batches_per_epoch."""
+        return self.epochs * self.batches_per_epoch
+
+    def _curves(self) -> list[tuple[str, Any]]:
+        """(bound id, RDP curve over pabi.DEFAULT_ORDERS) of every last-iterate bound whose
+        assumptions hold."""
+        import pabi
+
+        from ._bounds import _last_iterate_entries
+
+        out = []
+        for e in _last_iterate_entries(self, 0.5):
+            if e.expr is not None:
+                fn, kw = e.extra["curve"]
+                out.append((e.id, getattr(pabi, fn.split(".")[1])(pabi.DEFAULT_ORDERS, **kw)))
+        if not out:
+            why = "; ".join(a.text + (f" ({a.detail})" if a.detail else "")
+                            for e in _last_iterate_entries(self, 0.5) for a in e.assumptions if not a.satisfied)
+            raise DomainError(f"no last-iterate bound applies to this setup: {why}")
+        return out
+
+    def _epsilon(self, delta: float) -> float:
+        import pabi
+
+        return min(float(pabi.rdp_to_dp_epsilon(delta, orders=pabi.DEFAULT_ORDERS, rdp=c)[0])
+                   for _, c in self._curves())
+
+    def _delta(self, eps: float) -> float:
+        import pabi
+
+        return min(float(pabi.rdp_to_dp_delta(eps, orders=pabi.DEFAULT_ORDERS, rdp=c)[0])
+                   for _, c in self._curves())
+
+    def calibrate(self, eps: float, delta: float) -> "CyclicDPSGD":
+        """Not implemented yet (the last-iterate bounds have no certified calibration)."""
+        raise NotImplementedError("calibrating the last-iterate bounds is not implemented yet")
+
+
+Setup = Union[PNSGD, DPSGD, CyclicDPSGD]
