@@ -121,4 +121,4 @@ def run(args: argparse.Namespace) -> int:
     setup = {"q": args.q, "sigma": args.sigma, "h": args.h}
     head = f"DP-SGD, Poisson sampling q = {args.q:g}" + (
         f", noise multiplier {args.sigma:g}" if args.sigma is not None else "") + ", add-or-remove neighbours"
-    return emit(args, {"setup": setup, "rows": rows}, head + "\n\n" + table(rows, cols, 10))
+    return emit(args, {"setup": setup, "rows": rows}, head + "\n\n" + table(rows, cols, results=("delta_pld", "delta_pld_lower", "delta_rdp")))

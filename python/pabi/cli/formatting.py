@@ -1,4 +1,12 @@
-"""Output helpers of the ``pabi`` command: aligned text tables and JSON."""
+"""Output helpers of the ``pabi`` command: aligned text tables and JSON.
+
+One number format for every sub-command: text output shows :data:`DIGITS` significant digits
+(JSON output is exact: every float's shortest round-trip repr). A result that underflowed — a
+certified upper bound such as δ whose exact value is below the smallest normal double, returned
+rounded up to a subnormal like 2e-323 — is shown as what it is: the number followed by
+``(floor)``; the sub-commands that print such results print their natural log beside them
+(``ln delta``, ``log theta``), which carries the actual size.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +15,16 @@ import math
 from typing import Any, Iterable, Mapping, Sequence
 
 
-def fmt(value: Any, digits: int = 10) -> str:
-    """A number for a table: ``digits`` significant digits, ``inf``/``-`` for the special cases."""
+#: Significant digits of every number in the text output of the ``pabi`` command.
+DIGITS = 10
+#: Results below this (the smallest normal double) are floors of an underflowed value.
+FLOOR = 2.2250738585072014e-308
+
+
+def fmt(value: Any, *, result: bool = False) -> str:
+    """A number for text output: :data:`DIGITS` significant digits, ``inf``/``-`` for the
+    special cases; with ``result``, a positive value below :data:`FLOOR` is marked
+    ``(floor)`` (an upper bound that underflowed)."""
     if value is None:
         return "-"
     if isinstance(value, bool):
@@ -20,14 +36,19 @@ def fmt(value: Any, digits: int = 10) -> str:
             return "nan"
         if math.isinf(value):
             return "inf" if value > 0 else "-inf"
-        return f"{value:.{digits}g}"
+        if result and 0.0 < value < FLOOR:
+            return f"{value:.2g} (floor)"
+        return f"{value:.{DIGITS}g}"
     return str(value)
 
 
-def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[tuple[str, str]], digits: int = 10) -> str:
+def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[tuple[str, str]],
+          results: Iterable[str] = ()) -> str:
     """Render ``rows`` as an aligned table; ``columns`` = [(key, header), ...]. Numbers are
-    right-aligned, text left-aligned."""
-    cells = [[fmt(r.get(k), digits) for k, _ in columns] for r in rows]
+    right-aligned (:func:`fmt`), text left-aligned; the columns named in ``results`` hold
+    certified results (an underflowed one is marked as a floor)."""
+    res = frozenset(results)
+    cells = [[fmt(r.get(k), result=k in res) for k, _ in columns] for r in rows]
     numeric = [all(isinstance(r.get(k), (int, float)) or r.get(k) is None for r in rows) for k, _ in columns]
     widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, (_, h) in enumerate(columns)]
 

@@ -190,4 +190,4 @@ def run(args: argparse.Namespace) -> int:
                  order=args.order, model=args.model)
     head = ("Last iterate of DP-SGD: " + ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v}"
                                                     for k, v in setup.items() if v is not None))
-    return emit(args, {"setup": setup, "rows": rows}, head + "\n\n" + table(table_rows, cols, 8))
+    return emit(args, {"setup": setup, "rows": rows}, head + "\n\n" + table(table_rows, cols))

@@ -334,15 +334,15 @@ def run(args: argparse.Namespace) -> int:
         if baseline:
             rows = [dict(per[0], kind="per-instance"), dict(baseline, kind=f"data-independent (C = {args.clip:g})")]
             cols = [("kind", "bound")] + cols
-        text = table(rows, cols, 10)
+        text = table(rows, cols)
     else:
         stats = {k: _summary(np.array([r[k] for r in per], dtype=np.float64)) for k in value_keys}
         payload["summary"] = stats
         rows = [dict(stats[k], quantity=k) for k in value_keys]
         cols = [("quantity", "per-record"), ("min", "min"), ("q25", "25%"), ("median", "median"),
                 ("q75", "75%"), ("max", "max"), ("mean", "mean")]
-        text = table(rows, cols, 6)
+        text = table(rows, cols)
         if baseline:
             text += "\n\ndata-independent (C = %g): %s" % (
-                args.clip, ", ".join(f"{k} = {fmt(baseline[k], 6)}" for k in value_keys))
+                args.clip, ", ".join(f"{k} = {fmt(baseline[k])}" for k in value_keys))
     return emit(args, payload, head + "\n\n" + text)

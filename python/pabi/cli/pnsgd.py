@@ -99,4 +99,4 @@ def run(args: argparse.Namespace) -> int:
     setup = {k: v for k, v in dict(kw, sigma=args.sigma).items() if v is not None}
     head = "PNSGD (%s noise, %s order): %s" % (args.noise, args.order, ", ".join(
         f"{k} = {fmt(v)}" for k, v in setup.items() if k not in ("noise", "order", "variant")))
-    return emit(args, {"setup": setup, "rows": rows}, head + "\n\n" + table(rows, cols, 12))
+    return emit(args, {"setup": setup, "rows": rows}, head + "\n\n" + table(rows, cols, results=("eps",) if args.delta is not None and args.eps is None else ("delta",)))

@@ -12,6 +12,7 @@ from .formatting import table
 DEMO_POINTS = [(1.0, 1.0), (1.0, 1e-3), (8.0, 0.5), (700.0, 3.0), (0.5, 40.0), (2.0, 1e3)]
 _COLUMNS = [("eps", "eps"), ("r", "r"), ("theta", "theta"), ("log_theta", "log theta"),
             ("theta_complement", "1 - theta")]
+_RESULTS = ("theta", "theta_complement")
 
 
 def theta_rows(eps: Sequence[float], r: Sequence[float]) -> list[dict[str, float]]:
@@ -56,7 +57,7 @@ def _theta_parser(sub: argparse._SubParsersAction, fmt: Any) -> argparse.Argumen
 
 def _theta_run(args: argparse.Namespace) -> int:
     rows = theta_rows(args.eps, args.r)
-    return emit(args, rows, table(rows, _COLUMNS, 17))
+    return emit(args, rows, table(rows, _COLUMNS, results=_RESULTS))
 
 
 theta_command = types.SimpleNamespace(__name__="pabi.cli.theta", add_parser=_theta_parser, run=_theta_run)
@@ -84,7 +85,7 @@ def _demo_run(args: argparse.Namespace) -> int:
         return emit(args, {"theta": rows, "bounds": bounds}, "")
     lines = ["pabi demo: the Gaussian hockey-stick divergence theta_{e^eps}(r) = Q(eps/r - r/2) - e^eps Q(eps/r + r/2)",
              f"(kernels: {pabi.simd_level()}, threads: {pabi.get_num_threads()})", "",
-             table(rows, _COLUMNS, 17), "", "Bounds built on it (see README):"]
+             table(rows, _COLUMNS, results=_RESULTS), "", "Bounds built on it (see README):"]
     lines += [f"  {name:<72} {value:.6g}" for name, value in bounds.items()]
     print("\n".join(lines))
     return 0
