@@ -13,7 +13,7 @@ import pabi.reference._engine
 import pabi.reference._rdp
 import pabi.schedules
 
-MODULES = [pabi._api, pabi.divergence, pabi.composition, pabi.pnsgd, pabi.reference._engine, pabi.rdp, pabi.reference._rdp, pabi.schedules]
+MODULES = [pabi._api, pabi.setups, pabi._bounds, pabi.divergence, pabi.composition, pabi.pnsgd, pabi.reference._engine, pabi.rdp, pabi.reference._rdp, pabi.schedules]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)

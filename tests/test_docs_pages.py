@@ -15,7 +15,7 @@ PAGES = sorted(DOCS.glob("*.md"))
 DERIVATIONS = sorted((DOCS / "derivations").glob("*.md"))
 BLOCK = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$", re.S | re.M)
 # pages that describe families and must carry tested examples
-FAMILY_PAGES = {"index.md", "engine.md", "pnsgd.md", "schedules.md", "rdp.md", "composition.md",
+FAMILY_PAGES = {"index.md", "setups.md", "engine.md", "pnsgd.md", "schedules.md", "rdp.md", "composition.md",
                 "sweeps.md", "plots.md"}
 # pages without doctested examples: CLI output, the errata list, the architecture map, the
 # glossary (a table), the derivation pages (maths)
