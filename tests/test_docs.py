@@ -5,6 +5,7 @@ import doctest
 import pytest
 
 import pabi._api
+import pabi._bounds
 import pabi.composition
 import pabi.divergence
 import pabi.pnsgd
@@ -12,6 +13,7 @@ import pabi.rdp
 import pabi.reference._engine
 import pabi.reference._rdp
 import pabi.schedules
+import pabi.setups
 
 MODULES = [pabi._api, pabi.setups, pabi._bounds, pabi.divergence, pabi.composition, pabi.pnsgd, pabi.reference._engine, pabi.rdp, pabi.reference._rdp, pabi.schedules]
 
