@@ -23,8 +23,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-import numpy as np
-
 from ._bridge import domain_error, real_scalar
 from .setups import DPSGD, PNSGD, CyclicDPSGD, Setup
 
@@ -233,7 +231,9 @@ def _pnsgd_entries(s: Setup, delta: float) -> list[_Entry]:
     expr = None
     if is_pn and all(x.satisfied for x in a):
         # RDP adds over epochs: E·c(sigma) = c(sigma/sqrt(E)), sigma/sqrt(E) rounded down
-        sig = s.noise_scale if E == 1 else float(np.nextafter(np.nextafter(s.noise_scale / math.sqrt(E), 0.0), 0.0))
+        from . import _core
+
+        sig = s.noise_scale if E == 1 else float(_core.noise_over_sqrt_count(s.noise_scale, float(E)))
         expr = call("pabi.pnsgd_rdp_epsilon", delta, noise_scale=sig, max_grad_norm=s.max_grad_norm, lr=s.lr,
                     steps=s.records, index=s.records if s.index is None else s.index, smoothness=s.smoothness,
                     strong_convexity=s.strong_convexity)

@@ -50,10 +50,21 @@ fn noise_std_down(
     })
 }
 
+/// noise/√count rounded down.
+#[pyfunction]
+fn noise_over_sqrt_count(py: Python<'_>, noise: f64, count: f64) -> PyResult<f64> {
+    crate::guarded(py, false, || dpsgd::noise_over_sqrt_count(noise, count))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add_functions!(
         m,
-        [profile_to_rdp_curve, tradeoff_from_profile, noise_std_down]
+        [
+            profile_to_rdp_curve,
+            tradeoff_from_profile,
+            noise_std_down,
+            noise_over_sqrt_count
+        ]
     );
     Ok(())
 }

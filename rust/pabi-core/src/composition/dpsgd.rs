@@ -9,7 +9,7 @@ use super::pld::{
     DEFAULT_TAIL, H_MAX, MAX_GRID, MAX_WINDOW,
 };
 use crate::error::{PabiError, Result};
-use crate::num::round::{div_dn, mul_dn};
+use crate::num::round::{div_dn, mul_dn, sqrt_up};
 
 /// Default loss grid step of the DP-SGD accountant.
 pub const DPSGD_H: f64 = 1e-4;
@@ -56,6 +56,22 @@ pub fn iterate_noise_std(
         mul_dn(mul_dn(lr, noise_multiplier), clip),
         batch_size,
     ))
+}
+
+/// The noise σ/√k rounded **down**: the noise of one mechanism whose Rényi DP equals k times
+/// that of noise σ when the RDP is proportional to 1/σ² (Gaussian-type bounds composed k
+/// times, e.g. k epochs of the same bound). One directed square root ([`sqrt_up`], ≥ √k) and
+/// one directed quotient ([`div_dn`], ≤ the exact quotient), so the result never exceeds the
+/// exact σ/√k (a larger noise would give a smaller bound) and is within 2 ulp of it.
+/// `noise` ≥ 0 and finite, `count` ≥ 1 and finite.
+pub fn noise_over_sqrt_count(noise: f64, count: f64) -> Result<f64> {
+    if !(noise >= 0.0 && noise.is_finite()) {
+        return Err(PabiError::domain("noise_scale", ">= 0 and finite", noise));
+    }
+    if !(count >= 1.0 && count.is_finite()) {
+        return Err(PabiError::domain("count", ">= 1 and finite", count));
+    }
+    Ok(div_dn(noise, sqrt_up(count)))
 }
 
 /// The public names of the accountant's parameters (the glossary's, docs/glossary.md).
@@ -496,6 +512,25 @@ mod tests {
         // an error of g is returned, not read as a value
         let e = |_x: f64| -> Result<f64> { Err(PabiError::domain("h", "x", 0.0)) };
         assert!(illinois(&e, 1.0, 2.0, 1.0, -1.0, 1e-4).is_err());
+    }
+
+    #[test]
+    fn noise_over_sqrt_count_rounds_down() {
+        use crate::dd::{two_prod, Dd};
+        for (x, k) in [(4.0, 3.0), (0.7, 7.0), (1.0, 1e6), (3.3, 2.0)] {
+            let s = noise_over_sqrt_count(x, k).unwrap();
+            // (s·√k)² ≤ x² exactly ⇔ s²·k ≤ x²
+            let (h, l) = two_prod(s, s);
+            let lhs = Dd::new(h, l).mul_f(k);
+            let (h2, l2) = two_prod(x, x);
+            assert!((lhs - Dd::new(h2, l2)).hi <= 0.0, "{x} {k}");
+            let near = x / k.sqrt();
+            assert!(s <= near && near.to_bits() - s.to_bits() <= 2);
+        }
+        assert_eq!(noise_over_sqrt_count(4.0, 4.0).unwrap(), 2.0);
+        assert_eq!(noise_over_sqrt_count(4.0, 1.0).unwrap(), 4.0);
+        assert_eq!(param_of(noise_over_sqrt_count(-1.0, 2.0)), "noise_scale");
+        assert_eq!(param_of(noise_over_sqrt_count(1.0, 0.5)), "count");
     }
 
     #[test]
