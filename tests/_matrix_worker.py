@@ -174,7 +174,7 @@ def _grid_delta() -> np.ndarray:
 
 
 def _pld() -> Any:
-    return _pabi().PrivacyLossDistribution.gaussian(1.0, h=0.01)
+    return _pabi().PrivacyLossDistribution.gaussian(1.0, grid_step=0.01)
 
 
 def _composed() -> Any:
@@ -200,8 +200,8 @@ def _composed_method(method: str) -> Callable[..., Any]:
     return f
 
 
-def _compose_plds(times: Any, tail: Any = 1e-15) -> Any:
-    return _pabi().compose_plds([(_pld(), times)], tail=tail)
+def _compose_plds(count: Any, tail_mass: Any = 1e-15) -> Any:
+    return _pabi().compose_plds([(_pld(), count)], tail_mass=tail_mass)
 
 
 def _sweep(**kw: Any) -> Any:
@@ -404,23 +404,28 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
         {"eps": ("delta",), "delta": ("eps",)})
     add("gdp_dominating_pair", dict(eps=_GRID, log_delta=np.log(_grid_delta()[:-1]).tolist() + [-800.0]),
         {"eps": "array", "log_delta": "array"}, {"eps": ("log_delta", "delta"), "log_delta": ("eps", "delta")})
-    grid = {p: ("h", "sigma", "sensitivity", "q") for p in ("sigma", "sensitivity", "q", "h")}
-    add("PrivacyLossDistribution.gaussian", dict(sigma=1.0, sensitivity=1.0, h=0.01), fn=_call_pld("gaussian"),
-        coupled=grid)
-    add("PrivacyLossDistribution.subsampled_gaussian", dict(q=0.1, sigma=1.0, neighbour="remove", h=0.01),
-        {"neighbour": "option"}, grid, fn=_call_pld("subsampled_gaussian"))
-    add("PrivacyLossDistribution.laplace", dict(scale=1.0, sensitivity=1.0, h=0.01), fn=_call_pld("laplace"),
-        coupled={"scale": ("sensitivity", "delta"), "sensitivity": ("scale", "delta")})
-    add("PrivacyLossDistribution.from_eps_delta", dict(eps0=1.0, delta0=1e-3, h=0.01),
+    _g = ("grid_step", "noise_scale", "noise_multiplier", "sensitivity", "sample_rate")
+    grid = {p: _g for p in _g}
+    add("PrivacyLossDistribution.gaussian", dict(noise_scale=1.0, sensitivity=1.0, grid_step=0.01),
+        fn=_call_pld("gaussian"), coupled=grid)
+    add("PrivacyLossDistribution.subsampled_gaussian", dict(sample_rate=0.1, noise_multiplier=1.0,
+                                                            neighboring="remove", grid_step=0.01),
+        {"neighboring": "option"}, grid, fn=_call_pld("subsampled_gaussian"))
+    add("PrivacyLossDistribution.laplace", dict(noise_scale=1.0, sensitivity=1.0, grid_step=0.01),
+        fn=_call_pld("laplace"),
+        coupled={"noise_scale": ("sensitivity", "profile"), "sensitivity": ("noise_scale", "profile")})
+    add("PrivacyLossDistribution.from_eps_delta", dict(eps0=1.0, delta0=1e-3, grid_step=0.01),
         fn=_call_pld("from_eps_delta"))
-    add("PrivacyLossDistribution.from_profile", dict(delta=_grid_delta(), h=0.1, tail=1e-18),
-        {"delta": "array"}, {"h": ("delta",)}, fn=_call_pld("from_profile"))
-    add("PrivacyLossDistribution.from_profile#callable", dict(delta=_profile, h=0.1, eps_max=20.0, tail=1e-18),
-        {"delta": "skip"}, {"h": ("delta", "eps_max"), "eps_max": ("delta", "h")}, fn=_call_pld("from_profile"))
-    add("PrivacyLossDistribution.compose", dict(times=3, tail=1e-15), fn=_pld_compose)
+    add("PrivacyLossDistribution.from_profile", dict(profile=_grid_delta(), grid_step=0.1, tail_mass=1e-18),
+        {"profile": "array"}, {"grid_step": ("profile",)}, fn=_call_pld("from_profile"))
+    add("PrivacyLossDistribution.from_profile#callable", dict(profile=_profile, grid_step=0.1, eps_max=20.0,
+                                                              tail_mass=1e-18),
+        {"profile": "skip"}, {"grid_step": ("profile", "eps_max"), "eps_max": ("profile", "grid_step")},
+        fn=_call_pld("from_profile"))
+    add("PrivacyLossDistribution.compose", dict(count=3, tail_mass=1e-15), fn=_pld_compose)
     add("ComposedPLD.delta", dict(eps=1.0), fn=_composed_method("delta"))
     add("ComposedPLD.epsilon", dict(delta=1e-3), fn=_composed_method("epsilon"))
-    add("compose_plds", dict(times=3, tail=1e-15), fn=_compose_plds)
+    add("compose_plds", dict(count=3, tail_mass=1e-15), fn=_compose_plds)
     _dp = ("sample_rate", "noise_multiplier", "steps", "grid_step")
     add("dpsgd_epsilon", dict(delta=1e-5, sample_rate=0.1, noise_multiplier=1.0, steps=10, grid_step=0.01), None,
         {p: _dp for p in _dp})
@@ -429,9 +434,9 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
     _cal = ("eps", "delta", "sample_rate", "steps", "grid_step", "rtol")
     add("dpsgd_calibrate_noise_multiplier", dict(eps=2.0, delta=1e-5, sample_rate=0.1, steps=10, grid_step=0.01,
                                                  rtol=1e-2), None, {p: _cal + ("noise_multiplier",) for p in _cal})
-    add("multi_epoch_epsilon", dict(delta=_profile, epochs=2, target_delta=1e-3, h=0.05, eps_max=20.0,
-                                    orders=np.array([2.0, 4.0]), log_delta=None),
-        {"delta": "skip", "log_delta": "skip", "orders": "array"})
+    add("multi_epoch_epsilon", dict(delta=1e-3, profile=_profile, epochs=2, grid_step=0.05, eps_max=20.0,
+                                    orders=np.array([2.0, 4.0]), log_profile=None),
+        {"profile": "skip", "log_profile": "skip", "orders": "array"})
     # --- sweep and adapters
     add("sweep", dict(eps=np.array([0.5, 1.0]), shift=np.array([1.0]), chunk_size=1), {"eps": "array", "shift": "array"},
         fn=_sweep)
@@ -449,15 +454,15 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
     add("pnsgd_zcdp_rho", dict(_RDP_PNSGD), None, _PNSGD_COUPLED, fn=_adapter("pnsgd_zcdp_rho"))
     add("pnsgd_zcdp_event", dict(_RDP_PNSGD), None, _PNSGD_COUPLED, fn=_adapter("pnsgd_zcdp_event"))
     add("pnsgd_epoch_pld", dict(_ACC_KW, eps_max=8.0), None, _PNSGD_COUPLED, fn=_adapter("pnsgd_epoch_pld"))
-    add("pld_from_profile", dict(delta=_grid_delta(), h=0.1, tail=1e-18), {"delta": "array"}, {"h": ("delta",)},
-        fn=_adapter("pld_from_profile"))
+    add("pld_from_profile", dict(profile=_grid_delta(), grid_step=0.1, tail_mass=1e-18), {"profile": "array"},
+        {"grid_step": ("profile",)}, fn=_adapter("pld_from_profile"))
     return T
 
 
 TABLE = _table()
 #: public callables deliberately not in the table (no numeric parameter)
 NOT_NUMERIC = {"DomainError", "InternalError", "__version__", "get_num_threads", "simd_level", "DEFAULT_ORDERS",
-               "PrivacyLossDistribution", "ComposedPLD"}
+               "PrivacyLossDistribution", "ComposedPLD", "Bracket", "ErrorBudget", "MultiEpochEpsilon"}
 
 
 def _other_numeric(defaults: dict[str, Any], kinds: dict[str, str], param: str) -> str | None:
@@ -507,9 +512,9 @@ def _has_nan(x: Any, depth: int = 0) -> bool:
     if isinstance(x, dict):
         return any(_has_nan(v, depth + 1) for v in x.values())
     if hasattr(x, "_core") and hasattr(x, "pmf"):  # a PrivacyLossDistribution
-        return _has_nan([x.h, x.pmf, x.inf], depth + 1)
+        return _has_nan([x.grid_step, x.pmf, x.inf], depth + 1)
     if hasattr(x, "_core") and hasattr(x, "error_budget"):  # a ComposedPLD
-        return _has_nan(list(x.error_budget.values()), depth + 1)
+        return _has_nan(list(x.error_budget), depth + 1)
     if hasattr(x, "get_epsilon_for_delta"):  # a dp-accounting PLD
         return _has_nan(x.get_delta_for_epsilon(1.0), depth + 1)
     if hasattr(x, "columns") and hasattr(x, "to_numpy"):  # a DataFrame

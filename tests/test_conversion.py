@@ -64,8 +64,8 @@ def test_integer_parameters_reject_fractions_and_accept_integral_values():
     _raises(DomainError, "alpha", pabi.general_update_rdp, 3.5, 1.0, [[0.0]], [[[[1.0], [1.0], [1.0]]]])
     _raises(DomainError, "index", pabi.online_delta, 1.0, 1.0, 0.1, 1.0, [2.0, 2.0, 2.0], index=2.5)
     _raises(DomainError, "steps", pabi.dpsgd_epsilon, 1e-5, sample_rate=0.1, noise_multiplier=1.0, steps=10.5, grid_step=0.01)
-    _raises(DomainError, "times", pabi.compose_plds, [(pabi.PrivacyLossDistribution.gaussian(1.0, h=0.01), 1.5)])
-    _raises(DomainError, "epochs", pabi.multi_epoch_epsilon, lambda e: pabi.gdp_delta(e, 0.5), 1.5, 1e-3)
+    _raises(DomainError, "count", pabi.compose_plds, [(pabi.PrivacyLossDistribution.gaussian(1.0, grid_step=0.01), 1.5)])
+    _raises(DomainError, "epochs", pabi.multi_epoch_epsilon, 1e-3, profile=lambda e: pabi.gdp_delta(e, 0.5), epochs=1.5)
 
 
 def test_numpy_scalars_and_0d_arrays_accepted_by_scalar_functions():
@@ -158,7 +158,7 @@ def test_errors_name_the_public_parameter():
     with pytest.raises(ValueError, match=r"kappa has shape \(2,\), s has shape \(3,\)"):  # was "L has shape"
         pabi.theta_l([1.0, 2.0, 3.0], kappa=[0.5, 0.5])
     _raises(DomainError, "L", pabi.theta_min_steps, 2.0, L=math.nan)
-    _raises(DomainError, "orders", pabi.multi_epoch_epsilon, lambda e: pabi.gdp_delta(e, 0.5), 2, 1e-3,
+    _raises(DomainError, "orders", pabi.multi_epoch_epsilon, 1e-3, profile=lambda e: pabi.gdp_delta(e, 0.5), epochs=2,
             orders=[2.0, 0.5])
 
 
@@ -226,16 +226,16 @@ def test_helpers():
 def test_pld_profile_grid_arguments_checked_before_the_grid_is_built():
     P = pabi.PrivacyLossDistribution
     prof = lambda e: pabi.gdp_delta(e, 0.5)  # noqa: E731
-    _raises(DomainError, "h", P.from_profile, prof, h=0.0, eps_max=20.0)  # was ZeroDivisionError
-    _raises(DomainError, "h", P.from_profile, prof, h=math.nan, eps_max=20.0)  # was "cannot convert NaN"
-    _raises(DomainError, "eps_max", P.from_profile, prof, h=0.1, eps_max=math.inf)  # was OverflowError
-    _raises(DomainError, "eps_max", P.from_profile, prof, h=0.1, eps_max=10**30)  # was "Maximum allowed size"
-    _raises(DomainError, "eps_max", P.from_profile, prof, h=0.1, eps_max=-0.0)
-    _raises(DomainError, "scale", P.laplace, 5e-324, h=0.01)  # r = inf: was OverflowError
-    _raises(DomainError, "h", P.laplace, 1.0, h=-0.0)  # was ZeroDivisionError
-    _raises(TypeError, "scale", P.laplace, "1.0")
-    _raises(DomainError, "h", pabi.multi_epoch_epsilon, prof, 2, 1e-3, h=5e-324)
-    assert P.from_profile(prof, h=0.1, eps_max=20.0).h == 0.1
+    _raises(DomainError, "grid_step", P.from_profile, prof, grid_step=0.0, eps_max=20.0)  # was ZeroDivisionError
+    _raises(DomainError, "grid_step", P.from_profile, prof, grid_step=math.nan, eps_max=20.0)  # was "cannot convert NaN"
+    _raises(DomainError, "eps_max", P.from_profile, prof, grid_step=0.1, eps_max=math.inf)  # was OverflowError
+    _raises(DomainError, "eps_max", P.from_profile, prof, grid_step=0.1, eps_max=10**30)  # was "Maximum allowed size"
+    _raises(DomainError, "eps_max", P.from_profile, prof, grid_step=0.1, eps_max=-0.0)
+    _raises(DomainError, "noise_scale", P.laplace, 5e-324, grid_step=0.01)  # r = inf: was OverflowError
+    _raises(DomainError, "grid_step", P.laplace, 1.0, grid_step=-0.0)  # was ZeroDivisionError
+    _raises(TypeError, "noise_scale", P.laplace, "1.0")
+    _raises(DomainError, "grid_step", pabi.multi_epoch_epsilon, 1e-3, profile=prof, epochs=2, grid_step=5e-324)
+    assert P.from_profile(prof, grid_step=0.1, eps_max=20.0).grid_step == 0.1
 
 
 def test_array_likes_and_real_number_objects():

@@ -116,7 +116,7 @@ def test_decayed_eps_max_is_the_first_decayed_power_and_bounded():
     assert _decayed_eps_max(prof) == 256.0
     assert calls == [64.0, 128.0, 256.0]
     calls.clear()
-    with pytest.raises(pabi.DomainError, match="delta"):
+    with pytest.raises(pabi.DomainError, match="profile"):
         _decayed_eps_max(lambda x: np.full_like(x, 1e-3))
     # at most 7 evaluations (64, ..., 4096), one point each
     n = []
@@ -138,9 +138,9 @@ def test_the_three_eps_max_callers_agree():
     assert acc.epoch_profile(em) <= 1e-300 and (em == 64.0 or acc.epoch_profile(em / 2) > 1e-300)
     # multi_epoch_epsilon's default is the helper's value: explicit eps_max gives the same RDP
     prof = acc.epoch_profile
-    a = pabi.multi_epoch_epsilon(prof, 2, 1e-5, h=0.02, orders=np.array([2.0, 8.0]))
-    b = pabi.multi_epoch_epsilon(prof, 2, 1e-5, h=0.02, eps_max=em, orders=np.array([2.0, 8.0]))
-    assert a["rdp"] == b["rdp"]
+    a = pabi.multi_epoch_epsilon(1e-5, profile=prof, epochs=2, grid_step=0.02, orders=np.array([2.0, 8.0]))
+    b = pabi.multi_epoch_epsilon(1e-5, profile=prof, epochs=2, grid_step=0.02, eps_max=em, orders=np.array([2.0, 8.0]))
+    assert a.rdp == b.rdp
 
 
 # ---------------------------------------------------------------------------------------------
@@ -177,14 +177,14 @@ def test_tradeoff_from_profile_errors_name_the_first_bad_index():
 
 
 def test_losses_are_the_core_grid_points():
-    pld = pabi.PrivacyLossDistribution.gaussian(1.0, h=1e-3)
+    pld = pabi.PrivacyLossDistribution.gaussian(1.0, grid_step=1e-3)
     c = pld._core
-    want = (c.lo + np.arange(len(c.pmf))) * c.h  # the former Python formula: the same doubles
+    want = (c.lo + np.arange(len(c.pmf))) * c.grid_step  # the former Python formula: the same doubles
     assert np.array_equal(pld.losses, want)
     # exact grid points k·h to the nearest double
     k = np.arange(len(c.pmf))[:: max(1, len(c.pmf) // 50)]
     for kk in k:
-        exact = Fraction(int(c.lo + kk)) * Fraction(c.h)
+        exact = Fraction(int(c.lo + kk)) * Fraction(c.grid_step)
         assert abs(Fraction(float(pld.losses[kk])) - exact) <= Fraction(math.ulp(float(pld.losses[kk])))
 
 

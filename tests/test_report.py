@@ -98,10 +98,10 @@ def test_example_values_equal_the_api(capsys):
     kw = dict(noise="gaussian", sigma=4.0, lipschitz=1.0, lr=0.05, diameter=1.0, n=1000, smoothness=10.0,
               strong_convexity=0.0, order="shuffled")
     prof = lambda e: pabi.pnsgd_delta(e, **kw)  # noqa: E731
-    multi = pabi.multi_epoch_epsilon(prof, 3, 1e-5, eps_max=_decayed_eps_max(prof), orders=rp.RDP_ORDERS,
-                                     log_delta=lambda e: pabi.pnsgd_log_delta(e, **kw))
+    multi = pabi.multi_epoch_epsilon(1e-5, profile=prof, epochs=3, eps_max=_decayed_eps_max(prof), orders=rp.RDP_ORDERS,
+                                     log_profile=lambda e: pabi.pnsgd_log_delta(e, **kw))
     for route in ("pld", "rdp", "single_point", "gdp"):
-        assert b[f"pnsgd_shuffled_epochs_{route}"]["epsilon"] == multi[route]
+        assert b[f"pnsgd_shuffled_epochs_{route}"]["epsilon"] == getattr(multi, route)
     assert b["epochs_gaussian_pld"]["epsilon"] == pabi.dpsgd_epsilon(1e-5, sample_rate=1.0, noise_multiplier=4.0 / 2.0, steps=3)
     orders = pabi.DEFAULT_ORDERS
     assert b["epochs_gaussian_rdp"]["epsilon"] == pabi.rdp_to_dp_epsilon(

@@ -410,7 +410,7 @@ import inspect, sys, numpy as np
 import pabi._core as core
 
 class Sentinel: pass
-STR = {"noise": "gaussian", "order": "shuffled", "variant": "refined", "neighbour_": "remove"}
+STR = {"noise": "gaussian", "order": "shuffled", "variant": "refined", "neighboring": "remove"}
 KINDS = ["arr", "float", "int", "bool", "str"]
 mode = sys.argv[1]
 

@@ -161,7 +161,8 @@ def enc(x: Any, depth: int = 0) -> Any:
     tn = type(x).__name__
     mod = type(x).__module__ or ""
     if mod.startswith("pabi") and tn == "PrivacyLossDistribution":
-        return ["PLD", [["h", enc(x.h, d)], ["pmf", enc(x.pmf, d)], ["losses", enc(x.losses, d)],
+        # recorded as "h" before the rename of issue 15 (the attribute is grid_step now)
+        return ["PLD", [["h", enc(x.grid_step, d)], ["pmf", enc(x.pmf, d)], ["losses", enc(x.losses, d)],
                         ["inf", enc(x.inf, d)]]]
     if mod.startswith("pabi") and tn == "ComposedPLD":
         return ["ComposedPLD", [["error_budget", enc(x.error_budget, d)]]]
@@ -251,7 +252,7 @@ _BASE_PLD: dict[str, Any] = {}
 def _pld() -> Any:
     """The base PLD (Gaussian, sigma 1, h 0.01); built once per recording (it is immutable)."""
     if "pld" not in _BASE_PLD:
-        _BASE_PLD["pld"] = _pabi().PrivacyLossDistribution.gaussian(1.0, h=0.01)
+        _BASE_PLD["pld"] = _pabi().PrivacyLossDistribution.gaussian(1.0, grid_step=0.01)
     return _BASE_PLD["pld"]
 
 
@@ -283,7 +284,8 @@ def _composed_method(method: str) -> Callable[..., Any]:
 
 
 def _compose_plds(times: Any, tail: Any = 1e-15) -> Any:
-    return _pabi().compose_plds([(_pld(), times)], tail=tail)
+    # the probe's recorded names (times, tail) are compose_plds' count of the part and tail_mass
+    return _pabi().compose_plds([(_pld(), times)], tail_mass=tail)
 
 
 def _sweep(**kw: Any) -> Any:
@@ -398,9 +400,13 @@ def translate(qual: str, owner: Any, kw: dict[str, Any]) -> tuple[Any, dict[str,
         raise AttributeError(f"{qual}: neither in the API nor in tools/vocabulary_plan.py")
     current = _params(fn)
     renames = plan.PARAMS.get(qual, {})
+    # a call recorded in the old vocabulary (some argument the signature no longer takes) is
+    # renamed as a whole: an old name that is also a new one (multi_epoch_epsilon's delta ->
+    # profile, target_delta -> delta) takes its new name too
+    old = current is not None and any(k not in current and k in renames for k in kw)
     out: dict[str, Any] = {}
     for k, v in kw.items():
-        if current is not None and k not in current and k in renames:
+        if old and k in renames:
             k = renames[k]
         out[k] = v
     # Option VALUES renamed in the plan (plan.VALUES) are not translated here: whether a value
@@ -1022,14 +1028,15 @@ def probe_extra(R: Recorder) -> None:
                         dict(eps=np.array([0.0, 0.1, 1.0, 10.0]), **dict(pk, n=n), order=order, noise=noise,
                              index=1.0 if order == "fixed" else None))
     # PLD objects and compositions
-    pld_g = P.PrivacyLossDistribution.gaussian(2.0, h=0.05)
-    pld_l = P.PrivacyLossDistribution.laplace(1.0, h=0.05)
-    pld_s = P.PrivacyLossDistribution.subsampled_gaussian(0.05, 1.0, h=0.05)
-    pld_a = P.PrivacyLossDistribution.subsampled_gaussian(0.05, 1.0, neighbour="add", h=0.05)
-    pld_e = P.PrivacyLossDistribution.from_eps_delta(0.5, 1e-4, h=0.05)
+    pld_g = P.PrivacyLossDistribution.gaussian(2.0, grid_step=0.05)
+    pld_l = P.PrivacyLossDistribution.laplace(1.0, grid_step=0.05)
+    pld_s = P.PrivacyLossDistribution.subsampled_gaussian(sample_rate=0.05, noise_multiplier=1.0, grid_step=0.05)
+    pld_a = P.PrivacyLossDistribution.subsampled_gaussian(sample_rate=0.05, noise_multiplier=1.0, neighboring="add",
+                                                          grid_step=0.05)
+    pld_e = P.PrivacyLossDistribution.from_eps_delta(0.5, 1e-4, grid_step=0.05)
     plds = {"gauss2": pld_g, "laplace1": pld_l, "subs": pld_s, "subs_add": pld_a, "epsdelta": pld_e}
     for nm, pld in plds.items():
-        R.call(f"PrivacyLossDistribution[{nm}].(h, pmf, losses, inf)", lambda pld=pld: (pld.h, pld.pmf, pld.losses,
+        R.call(f"PrivacyLossDistribution[{nm}].(h, pmf, losses, inf)", lambda pld=pld: (pld.grid_step, pld.pmf, pld.losses,
                                                                                          pld.inf))
         for times in (1, 2, 10, 100):
             R.call(f"PrivacyLossDistribution[{nm}].compose(times={times}).error_budget",
@@ -1339,6 +1346,9 @@ class Diff:
             self.values += self.count(a)
             self.same += self.count(a)
             return True
+        named = _named_result(a, b)
+        if named is not None:
+            return all([self.walk(x, y, key) for x, y in named])
         if isinstance(a, list) and isinstance(b, list) and a and b and a[0] == b[0]:
             tag = a[0]
             if tag == "f" or (tag == "np" and isinstance(a[2], str)):
@@ -1381,6 +1391,33 @@ class Diff:
         self.changed += n
         self.other.append(f"{key}: {_short(a)} -> {_short(b)}")
         return False
+
+
+#: results that became named tuples in the rename of issue 15: type -> {recorded dict key ->
+#: field} (None: a tuple, or a dict with the fields' names). A recorded tuple or dict is compared
+#: with the named tuple field by field; anything else about it is a change.
+NAMED_RESULTS: dict[str, dict[str, str] | None] = {
+    "Bracket": None,
+    "MultiEpochEpsilon": None,
+    "ErrorBudget": {"h": "grid_step", "window_points": "window_points", "inf": "inf_mass", "bad": "truncated_mass",
+                    "tail_hi": "tail_above", "tail_lo": "tail_below", "fft_err": "fft_error",
+                    "steps": "compositions"},
+}
+
+
+def _named_result(a: Any, b: Any) -> list[tuple[Any, Any]] | None:
+    """The (recorded, new) pairs of a recorded tuple/dict ``a`` that is now the named tuple ``b``
+    (:data:`NAMED_RESULTS`), or None."""
+    if not (isinstance(a, list) and isinstance(b, list) and a and b and b[0] == "nt" and b[1] in NAMED_RESULTS):
+        return None
+    fields = [f for f, _ in b[2]]
+    if a[0] == "t" and len(a[1]) == len(fields):
+        return list(zip(a[1], [v for _, v in b[2]]))
+    if a[0] == "d" and a[1] == "dict" and len(a[2]) == len(fields):
+        keys = NAMED_RESULTS[b[1]] or {f: f for f in fields}
+        if [keys.get(k) for k, _ in a[2]] == fields:
+            return list(zip([v for _, v in a[2]], [v for _, v in b[2]]))
+    return None
 
 
 def _short(node: Any) -> str:

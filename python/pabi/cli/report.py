@@ -259,19 +259,19 @@ def pnsgd_bounds(c: dict[str, Any]) -> list[_Bound]:
                 prof: Any = lambda e: pabi.pnsgd_delta(e, **kws)  # noqa: E731
                 logp: Any = lambda e: pabi.pnsgd_log_delta(e, **kws)  # noqa: E731
                 try:
-                    cache["r"] = pabi.multi_epoch_epsilon(prof, E, delta, eps_max=_decayed_eps_max(prof), orders=RDP_ORDERS,
-                                                          log_delta=logp)
+                    cache["r"] = pabi.multi_epoch_epsilon(delta, profile=prof, epochs=E, eps_max=_decayed_eps_max(prof),
+                                                          orders=RDP_ORDERS, log_profile=logp)
                 except ValueError as exc:
                     cache["r"] = exc
             if isinstance(cache["r"], Exception):
                 raise cache["r"]
-            return float(cache["r"][route])
+            return float(getattr(cache["r"], route))
         return f
 
     several = _a("shuffled order, several epochs (each a fresh permutation)", s == "shuffled" and E >= 2,
                  f"sampling = {s}, epochs = {E}")
-    api = (f"pabi.multi_epoch_epsilon(lambda e: pabi.pnsgd_delta(e, order='shuffled', {_kw_text(kw)}), {E}, "
-           f"{delta!r}, eps_max=..., orders=RDP_ORDERS)")
+    api = (f"pabi.multi_epoch_epsilon({delta!r}, profile=lambda e: pabi.pnsgd_delta(e, order='shuffled', "
+           f"{_kw_text(kw)}), epochs={E}, eps_max=..., orders=RDP_ORDERS)")
     for route, name, src, cert in [
         ("pld", "whole per-epoch profile composed (PLD)", "Sordello-Bu-Dong Thm 2 + PLD composition", True),
         ("rdp", "per-epoch profile -> RDP, composed", "Sordello-Bu-Dong Thm 2 + profile->RDP bound", True),
@@ -280,7 +280,7 @@ def pnsgd_bounds(c: dict[str, Any]) -> list[_Bound]:
     ]:
         out.append(_Bound(f"pnsgd_shuffled_epochs_{route}", f"PNSGD shuffled, {E} epochs: {name}", src,
                           common + [several], multi(route),
-                          api + f"['{route}']", certified=cert,
+                          api + f".{route}", certified=cert,
                           note="" if cert else "GDP route: sup of mu over a finite eps range, optimistic "
                           "for the shuffled profile (docs/errata.md#p-c23): not a certificate"))
 

@@ -67,7 +67,7 @@ pub(crate) fn order(order: &str, variant: &str) -> Result<Order> {
 /// The neighbouring relation of a subsampled-Gaussian PLD: `'remove'` or `'add'`.
 pub(crate) fn neighbour(s: &str) -> Result<Neighbour> {
     choose(
-        "neighbour",
+        "neighboring",
         s,
         &[("remove", Neighbour::Remove), ("add", Neighbour::Add)],
     )
