@@ -453,7 +453,9 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
     add("PNSGDAccountant.epoch_profile", dict(eps=1.0), fn=_acc_method("epoch_profile"))
     add("pnsgd_zcdp_rho", dict(_RDP_PNSGD), None, _PNSGD_COUPLED, fn=_adapter("pnsgd_zcdp_rho"))
     add("pnsgd_zcdp_event", dict(_RDP_PNSGD), None, _PNSGD_COUPLED, fn=_adapter("pnsgd_zcdp_event"))
-    add("pnsgd_epoch_pld", dict(_ACC_KW, eps_max=8.0), None, _PNSGD_COUPLED, fn=_adapter("pnsgd_epoch_pld"))
+    # its h is checked by pld_from_profile as grid_step (the name h takes in the PNSGD family's rename)
+    add("pnsgd_epoch_pld", dict(_ACC_KW, eps_max=8.0), None, dict(_PNSGD_COUPLED, h=("grid_step",)),
+        fn=_adapter("pnsgd_epoch_pld"))
     add("pld_from_profile", dict(profile=_grid_delta(), grid_step=0.1, tail_mass=1e-18), {"profile": "array"},
         {"grid_step": ("profile",)}, fn=_adapter("pld_from_profile"))
     return T
