@@ -83,10 +83,10 @@ def per_instance_epsilons(
     eps = np.empty(n)
     for i in range(n):
         sens = np.ascontiguousarray(norms[:, :, i].T)  # (steps, runs), training order
-        curve = np.array([pabi.dpsgd_per_instance_rdp(a, q, sigma, sens) for a in orders])
-        eps[i] = pabi.rdp_to_dp_epsilon(orders, curve, delta)[0]
-    base = steps * pabi.sampled_gaussian_rdp(orders, q, z)
-    eps_di = pabi.rdp_to_dp_epsilon(orders, base, delta)[0]
+        curve = np.array([pabi.dpsgd_per_instance_rdp(a, sample_rate=q, noise_scale=sigma, sensitivities=sens) for a in orders])
+        eps[i] = pabi.rdp_to_dp_epsilon(delta, orders=orders, rdp=curve)[0]
+    base = steps * pabi.sampled_gaussian_rdp(orders, sample_rate=q, noise_multiplier=z)
+    eps_di = pabi.rdp_to_dp_epsilon(delta, orders=orders, rdp=base)[0]
     return eps, eps_di
 
 

@@ -713,7 +713,7 @@ def multi_epoch_epsilon(
     from .rdp._conversions import _rdp_scale as rdp_scale
 
     rdp = _profile_rdp_curve(delta, a, rdp_eps_max, h)
-    res["rdp"] = rdp_to_dp_epsilon(a, rdp_scale(rdp, E, "epochs"), target_delta, method="classical")[0]
+    res["rdp"] = rdp_to_dp_epsilon(target_delta, orders=a, rdp=rdp_scale(rdp, E, "epochs"), conversion="classical")[0]
 
     # the GDP grid ends at the first ε = 2^k ≥ 1 (k ≤ 13) where δ ≤ 1e-300 (ln δ ≤ −690.8), else 2^14
     if log_delta is not None:

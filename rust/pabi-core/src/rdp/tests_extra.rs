@@ -44,7 +44,7 @@ fn no_nan_from_overflow() {
         hoeffding_sample_size_ln(8.0, 1.0, 2.0, 0.1, 5e-324, SampleSizeVariant::Corrected).unwrap();
     assert!(v.is_finite() && v > 148.0);
     let e = general_update_rdp(3, 5e-324, &[0.0], &[1.0; 3], 1, 1, 1).unwrap_err();
-    assert_eq!(param_of(e), "sigma");
+    assert_eq!(param_of(e), "noise_scale");
     let e = general_update_rdp(1 << 62, 1.0, &[0.0], &[0.0; 4], 1, 4, 1).unwrap_err();
     assert!(matches!(e, PabiError::Shape { .. }));
     assert_eq!(gaussian_mech_rdp(2.0, 0.0, 1e-170).unwrap(), 0.0);
@@ -167,10 +167,13 @@ fn one_wording_per_checker() {
     assert_eq!(msg(order(1.0)), "alpha must be > 1 and finite, got 1");
     assert_eq!(
         msg(check_alpha(f64::INFINITY, f64::MAX)),
-        msg(order(f64::INFINITY))
+        "order must be > 1 and finite, got inf"
     );
-    assert_eq!(msg(check_p(f64::NAN)), "p must be > 1 and finite, got NaN");
-    assert_eq!(msg(check_q(1.5)), "q must be in [0, 1], got 1.5");
+    assert_eq!(
+        msg(check_p(f64::NAN)),
+        "holder_exponent must be > 1 and finite, got NaN"
+    );
+    assert_eq!(msg(check_q(1.5)), "sample_rate must be in [0, 1], got 1.5");
     assert_eq!(msg(gt1("xi", 1.0)), "xi must be > 1 and finite, got 1");
     // the same checker at every site: theta_min_steps and theta_min_steps_l word xi alike
     assert_eq!(
