@@ -9,7 +9,7 @@ clipped gradient norm of EVERY record at the current model (its per-step sensiti
 Per record x*, the per-instance RDP of the whole run is bounded by Thm 3.3 (Hölder
 composition, p = 3T) with per-step sampled-Gaussian RDP at r = ‖clip_C ∇ℓ(θ_t, x*)‖/(zC)
 (Thm 3.2), the expectation over the model state estimated by the mean over runs (plug-in, as
-in the paper; pass ``confidence=`` for a Hoeffding upper-confidence version). The result is
+in the paper; pass ``failure_prob=`` for a Hoeffding upper-confidence version). The result is
 converted to (ε, δ) over a grid of orders and compared with the data-independent bound
 (every record at the clip norm, classical composition T·ε_SGM(α), same conversion).
 

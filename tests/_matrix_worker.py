@@ -465,6 +465,8 @@ TABLE = _table()
 #: public callables deliberately not in the table (no numeric parameter)
 NOT_NUMERIC = {"DomainError", "InternalError", "__version__", "get_num_threads", "simd_level", "DEFAULT_ORDERS",
                "PrivacyLossDistribution", "ComposedPLD"}
+# named results of the RDP family (typing.NamedTuple classes, not computations)
+NOT_NUMERIC |= {"RdpWithTerms", "EpsilonAtOrder", "DeltaAtOrder", "AmplifiedGuarantee", "PerInstanceGuarantee"}
 
 
 def _other_numeric(defaults: dict[str, Any], kinds: dict[str, str], param: str) -> str | None:

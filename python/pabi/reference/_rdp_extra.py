@@ -9,9 +9,9 @@ Thudi et al. 2024, *Gradients look alike* ([002]; docs/derivations/rdp.md):
   or the printed pα/(p − 1) − 1/p, docs/errata.md#r-t1).
 * :func:`holder_composition_bound`: Thm 3.3 in its printed weighted form
   (1/(α−1))·Σ_{i<n−1} (p−1)^i/p^{i+1} ln E e^{p(β_i−1)D_i} + (1/(α−1))((p−1)/p)^{n−1}(β_{n−1}−1)·max D.
-* :func:`holder_min_p`: Fact 3.4 (corrected, docs/errata.md#r-t4): the root p of g_p^{n−1}(α) = Kα, found
+* :func:`holder_min_exponent`: Fact 3.4 (corrected, docs/errata.md#r-t4): the root p of g_p^{n−1}(α) = Kα, found
   numerically (not from the closed form).
-* :func:`hoeffding_sample_size_ln`: Fact 3.5, ln of the sample size l (corrected two-sided
+* :func:`hoeffding_sample_size`: Fact 3.5, the sample size l (ln l with ``log=True``) (corrected two-sided
   Hoeffding l = ln(2/J)(R − 1)²/(2c²e^{6(α−1)ε}), R = e^{3(2α−1)ε'}; the printed proof's tail and
   the printed statement, docs/errata.md#r-t5).
 * :func:`general_update_rdp`: Thm 3.6 with the printed Δ_{U,α} (exact rational arithmetic).

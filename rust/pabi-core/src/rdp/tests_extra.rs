@@ -204,3 +204,28 @@ fn averaged_rdp_below_the_normal_range_stays_an_upper_bound() {
         "{v:e}"
     );
 }
+
+#[test]
+fn hoeffding_sample_size_is_the_rounded_up_count() {
+    // ln l = 5.3737 (l = 215.6): 216 runs; never below e^{ln l}, +inf beyond the double range
+    let v = SampleSizeVariant::Corrected;
+    let ln_l = hoeffding_sample_size_ln(2.0, 0.1, 0.1, 0.1, 0.05, v).unwrap();
+    let l = hoeffding_sample_size(2.0, 0.1, 0.1, 0.1, 0.05, v).unwrap();
+    assert_eq!(l, 216.0);
+    assert!(l >= ln_l.exp() && l.fract() == 0.0);
+    assert!(hoeffding_sample_size_ln(8.0, 1.0, 20.0, 0.1, 0.05, v)
+        .unwrap()
+        .is_finite());
+    assert_eq!(
+        hoeffding_sample_size(8.0, 1.0, 20.0, 0.1, 0.05, v).unwrap(),
+        f64::INFINITY
+    );
+    // the printed statement's absurdly small l (4e-19) is still at least one run
+    let p = SampleSizeVariant::AsPublished;
+    assert_eq!(
+        hoeffding_sample_size(8.0, 1.0, 2.0, 0.1, 0.05, p).unwrap(),
+        1.0
+    );
+    let e = hoeffding_sample_size(8.0, 1.0, 2.0, 0.0, 0.05, v).unwrap_err();
+    assert_eq!(param_of(e), "tolerance");
+}
