@@ -398,3 +398,34 @@ def test_last_iterate_step_size_condition_enforced():
             f(np.array([lam_max / 2, 2 * lam_max]))
     # m = M = 0: no condition
     assert pabi.last_iterate_rdp_bounded(2.0, 10.0, 1.0, 10, 1.0, 1.0, 0.0, 0.0) > 0
+
+
+def test_named_results():
+    """Issue 15: the functions returning more than one number return named tuples (unpacking
+    still works), with the same bits in each field as the plain tuple had."""
+    r = pabi.rdp_to_dp_epsilon(1e-5, orders=[2.0, 4.0], rdp=[0.5, 1.0], conversion="classical")
+    assert isinstance(r, pabi.EpsilonAtOrder) and r.order == 4.0 and (r.eps, r.order) == tuple(r)
+    eps, order = r
+    d = pabi.rdp_to_dp_delta(eps, orders=[2.0, 4.0], rdp=[0.5, 1.0], conversion="classical")
+    assert isinstance(d, pabi.DeltaAtOrder) and d.delta <= 1e-5 and d._fields == ("delta", "order")
+    a = pabi.amplify_by_sampling([0.1, 1.0], 1e-6, sample_rate=0.01)
+    assert isinstance(a, pabi.AmplifiedGuarantee) and a.eps.shape == (2,) and a.delta == pytest.approx(1e-8)
+    g = pabi.lp_per_instance_epsilon_delta(1e-5, 1e-6, sample_rate=0.01, lp_exponent=100.0, noise_scale=10.0,
+                                           sensitivities=[0.1, 0.5])
+    assert isinstance(g, pabi.PerInstanceGuarantee) and g.delta == pytest.approx(1.1e-6, rel=1e-12)
+    s = np.full((5, 2), 0.5)
+    t = pabi.dpsgd_per_instance_rdp(8.0, sample_rate=0.01, noise_scale=1.0, sensitivities=s, return_terms=True)
+    assert isinstance(t, pabi.RdpWithTerms) and t.terms.shape == (5,)
+    assert t.rdp == pabi.dpsgd_per_instance_rdp(8.0, sample_rate=0.01, noise_scale=1.0, sensitivities=s)
+    h = pabi.holder_composition_bound(2.0, holder_exponent=2.0, divergences=[[0.5], [0.5]], return_terms=True)
+    assert isinstance(h, pabi.RdpWithTerms) and h.rdp == pytest.approx(1.0, rel=1e-12)
+
+
+def test_setup_is_keyword_only():
+    """Convention 1 of issue 15: the question positional, the setup keyword-only."""
+    with pytest.raises(TypeError):
+        pabi.sampled_gaussian_rdp(8.0, 0.01, 1.0)  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        pabi.rdp_to_dp_epsilon([2.0], [0.5], 1e-5)  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        pabi.dpsgd_per_instance_rdp(8.0, 0.01, 1.0, np.ones((2, 2)))  # type: ignore[misc]

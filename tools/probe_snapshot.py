@@ -452,6 +452,7 @@ OPTIONS_BY_FN = {
     **{f: {"variant": _PN_VARIANT} for f in ("pnsgd_delta", "pnsgd_log_delta", "pnsgd_epsilon",
                                              "pnsgd_calibrate_sigma")},
     "hoeffding_sample_size_ln": {"variant": ("corrected", "proof_consistent", "as_published")},
+    "hoeffding_sample_size": {"variant": ("corrected", "proof_consistent", "as_published")},
     "shifted_drift_bound": {"variant": ("exact", "as_published")},
     "PNSGDAccountant": {"order": ("shuffled", "fixed")},
     "PNSGDAccountant#fixed": {"order": ("fixed",)},
@@ -532,6 +533,9 @@ def table() -> dict[str, Entry]:
     add("holder_min_p", dict(n=10.0, alpha=8.0, cap_factor=2.0))
     add("hoeffding_sample_size_ln", dict(alpha=8.0, eps=1.0, eps_prime=2.0, c=0.1, J=0.05, variant="corrected"),
         {"variant": "option"})
+    # the count itself (hoeffding_sample_size_ln is now its log=True form), added with the rename
+    add("hoeffding_sample_size", dict(order=4.0, rdp=0.1, rdp_bound=0.2, tolerance=0.1, failure_prob=0.05,
+                                      variant="corrected"), {"variant": "option"})
     curve = dict(orders=np.array([2.0, 4.0, 8.0]), rdp=np.array([0.5, 1.0, 2.0]))
     add("rdp_to_dp_epsilon", dict(curve, delta=1e-5, method="tight"),
         {"orders": "array", "rdp": "array", "method": "option"})
