@@ -319,44 +319,51 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
             {"log": "option", "variant": "option"}, _SCHED_COUPLED)
     # --- rdp
     frac = {"fractional": "option"}
-    add("sampled_gaussian_rdp", dict(alpha=8.0, q=0.01, noise_multiplier=1.0, fractional="exact"), frac)
-    add("sampled_gaussian_rdp_per_instance", dict(alpha=8.0, q=0.01, sensitivity=0.5, sigma=1.0,
+    add("sampled_gaussian_rdp", dict(order=8.0, sample_rate=0.01, noise_multiplier=1.0, fractional="exact"), frac)
+    add("sampled_gaussian_rdp_per_instance", dict(order=8.0, sample_rate=0.01, sensitivity=0.5, noise_scale=1.0,
                                                   fractional="exact"), frac)
-    add("dpsgd_per_instance_rdp", dict(alpha=8.0, q=0.01, sigma=1.0, sensitivities=_S, p=9.0, variant="corrected"),
-        {"sensitivities": "array", "variant": "option"}, {"p": ("alpha",), "alpha": ("p",)})
-    add("dpsgd_per_instance_rdp#conf", dict(alpha=8.0, q=0.01, sigma=1.0, sensitivities=_S, confidence=0.05,
-                                            max_sensitivity=1.0),
+    add("dpsgd_per_instance_rdp", dict(order=8.0, sample_rate=0.01, noise_scale=1.0, sensitivities=_S,
+                                       holder_exponent=9.0, variant="corrected"),
+        {"sensitivities": "array", "variant": "option"},
+        {"holder_exponent": ("order",), "order": ("holder_exponent",)})
+    add("dpsgd_per_instance_rdp#conf", dict(order=8.0, sample_rate=0.01, noise_scale=1.0, sensitivities=_S,
+                                            failure_prob=0.05, max_sensitivity=1.0),
         {"sensitivities": "array"}, {"max_sensitivity": ("sensitivities",), "sensitivities": ("max_sensitivity",)},
         fn=_f("dpsgd_per_instance_rdp"))
-    add("holder_orders", dict(alpha=2.0, p=2.0, n=3, variant="corrected"), {"variant": "option"})
-    add("holder_composition_bound", dict(alpha=2.0, p=2.0, divergences=np.array([[0.5, 0.25], [0.5, 0.5]]),
+    add("holder_orders", dict(order=2.0, holder_exponent=2.0, steps=3, variant="corrected"), {"variant": "option"})
+    add("holder_composition_bound", dict(order=2.0, holder_exponent=2.0,
+                                         divergences=np.array([[0.5, 0.25], [0.5, 0.5]]),
                                          weights=np.array([[0.5, 0.5], [0.25, 0.75]]), variant="corrected"),
         {"divergences": "array", "weights": "array", "variant": "option"},
         {"weights": ("divergences",), "divergences": ("weights",)})
-    add("holder_min_p", dict(n=10.0, alpha=8.0, cap_factor=2.0))
-    add("hoeffding_sample_size_ln", dict(alpha=8.0, eps=1.0, eps_prime=2.0, c=0.1, J=0.05, variant="corrected"),
-        {"variant": "option"})
+    add("holder_min_exponent", dict(order=8.0, steps=10.0, cap_factor=2.0))
+    add("hoeffding_sample_size", dict(order=8.0, rdp=1.0, rdp_bound=2.0, tolerance=0.1, failure_prob=0.05,
+                                      variant="corrected", log=False), {"variant": "option", "log": "option"})
     curve = dict(orders=np.array([2.0, 4.0, 8.0]), rdp=np.array([0.5, 1.0, 2.0]))
-    add("rdp_to_dp_epsilon", dict(curve, delta=1e-5, method="tight"),
-        {"orders": "array", "rdp": "array", "method": "option"}, {"orders": ("rdp",), "rdp": ("orders",)})
-    add("rdp_to_dp_delta", dict(curve, eps=1.0, method="tight"),
-        {"orders": "array", "rdp": "array", "method": "option"}, {"orders": ("rdp",), "rdp": ("orders",)})
-    add("rdp_compose", dict(curves=np.array([[0.1, 0.2], [0.3, 0.4]])), {"curves": "array"})
-    add("profile_to_rdp", dict(alpha=2.0, eps_grid=_GRID, delta_grid=_grid_delta()),
-        {"eps_grid": "array", "delta_grid": "array"}, {"eps_grid": ("delta_grid",), "delta_grid": ("eps_grid",)})
-    add("gaussian_dp_constant", dict(delta=1e-5, sigma=1.0))
-    add("gaussian_mechanism_epsilon", dict(delta=1e-5, sigma=10.0, sensitivity=1.0, allow_invalid=False),
-        {"allow_invalid": "option"}, {p: ("eps",) for p in ("delta", "sigma", "sensitivity")})
-    add("amplify_by_sampling", dict(eps=1.0, delta=1e-5, q=0.01))
-    add("lp_per_instance_epsilon_delta", dict(q=0.01, p=100.0, delta=1e-5, delta_prime=1e-6, sigma=10.0,
-                                              sensitivities=np.array([0.1, 0.5]), allow_invalid=False),
+    add("rdp_to_dp_epsilon", dict(curve, delta=1e-5, conversion="tight"),
+        {"orders": "array", "rdp": "array", "conversion": "option"}, {"orders": ("rdp",), "rdp": ("orders",)})
+    add("rdp_to_dp_delta", dict(curve, eps=1.0, conversion="tight"),
+        {"orders": "array", "rdp": "array", "conversion": "option"}, {"orders": ("rdp",), "rdp": ("orders",)})
+    add("rdp_compose", dict(rdp=np.array([[0.1, 0.2], [0.3, 0.4]])), {"rdp": "array"})
+    add("profile_to_rdp", dict(order=2.0, eps=_GRID, delta=_grid_delta()),
+        {"eps": "array", "delta": "array"}, {"eps": ("delta",), "delta": ("eps",)})
+    add("gaussian_dp_constant", dict(delta=1e-5, noise_scale=1.0))
+    add("gaussian_mechanism_epsilon", dict(delta=1e-5, noise_scale=10.0, sensitivity=1.0, allow_invalid=False),
+        {"allow_invalid": "option"}, {p: ("eps",) for p in ("delta", "noise_scale", "sensitivity")})
+    add("amplify_by_sampling", dict(eps=1.0, delta=1e-5, sample_rate=0.01))
+    add("lp_per_instance_epsilon_delta", dict(delta=1e-5, delta_prime=1e-6, sample_rate=0.01, lp_exponent=100.0,
+                                              noise_scale=10.0, sensitivities=np.array([0.1, 0.5]),
+                                              allow_invalid=False),
         {"sensitivities": "array", "allow_invalid": "option"},
-        {p: ("C_{delta,sigma}",) for p in ("delta", "sigma", "sensitivities", "p", "q", "delta_prime")})
-    add("general_update_rdp", dict(alpha=3, sigma=1.0, outer=np.array([[0.0]]),
-                                   inner=np.array([[[[1.0], [1.0], [1.0]]]])),
-        {"outer": "array", "inner": "array"}, {"outer": ("inner",), "inner": ("outer", "alpha"), "alpha": ("inner",)})
-    add("weak_triangle_bound", dict(alpha=2.0, p=2.0, d_p_alpha=0.1, d_g_alpha=0.2))
-    add("unlearning_keep", dict(alpha=1.5, beta=0.1, d_2alpha_prev=0.0, d_2alpha_minus_1_step=0.05,
+        {p: ("C_{delta,sigma}",) for p in ("delta", "noise_scale", "sensitivities", "lp_exponent", "sample_rate",
+                                           "delta_prime")})
+    add("general_update_rdp", dict(order=3, noise_scale=1.0, updates_second=np.array([[0.0]]),
+                                   updates_first=np.array([[[[1.0], [1.0], [1.0]]]])),
+        {"updates_second": "array", "updates_first": "array"},
+        {"updates_second": ("updates_first",), "updates_first": ("updates_second", "order"),
+         "order": ("updates_first",)})
+    add("weak_triangle_bound", dict(order=2.0, holder_exponent=2.0, divergence_pq=0.1, divergence_qr=0.2))
+    add("unlearning_keep", dict(order=1.5, threshold=0.1, divergence_previous=0.0, divergence_step=0.05,
                                 variant="corrected"), {"variant": "option"})
     add("shifted_drift_bound", dict(alpha=2.0, sigma=1.0, zeta=1.0, T=10.0, ell=5.0, sbar=1.0, variant="exact"),
         {"variant": "option"})
@@ -465,6 +472,8 @@ TABLE = _table()
 #: public callables deliberately not in the table (no numeric parameter)
 NOT_NUMERIC = {"DomainError", "InternalError", "__version__", "get_num_threads", "simd_level", "DEFAULT_ORDERS",
                "PrivacyLossDistribution", "ComposedPLD", "Bracket", "ErrorBudget", "MultiEpochEpsilon"}
+# named results of the RDP family (typing.NamedTuple classes, not computations)
+NOT_NUMERIC |= {"RdpWithTerms", "EpsilonAtOrder", "DeltaAtOrder", "AmplifiedGuarantee", "PerInstanceGuarantee"}
 
 
 def _other_numeric(defaults: dict[str, Any], kinds: dict[str, str], param: str) -> str | None:

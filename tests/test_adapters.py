@@ -326,7 +326,7 @@ def test_zcdp_event_in_rdp_accountant():
     acc.compose(ev, 10)
     dp = acc.get_epsilon(1e-5)
     # pabi's own conversion of the same composed curve (10 rho alpha) with the same orders
-    tight = pabi.rdp_to_dp_epsilon(orders, 10 * ev.rho * orders, 1e-5, method="tight")[0]
+    tight = pabi.rdp_to_dp_epsilon(1e-5, orders=orders, rdp=10 * ev.rho * orders, conversion="tight")[0]
     assert dp == pytest.approx(tight, rel=1e-9)
     # the closed-form (Mironov, optimised over all alpha) route is looser: 0.2 + 2 sqrt(0.2 ln 1e5)
     assert dp < 0.2 + 2 * math.sqrt(0.2 * math.log(1e5)) == pytest.approx(3.2348, abs=1e-4)

@@ -240,7 +240,7 @@ def test_profile_to_rdp_exact_for_gdp_c18():
     orders = np.array([1.5, 2.0, 4.0, 10.0])
     grid = np.arange(64001) * 1e-3
     prof = np.where(grid < 64, pabi.theta(grid, mu), 0.0)  # theta(64, 0.8) ~ e^-3200
-    r = np.array([pabi.profile_to_rdp(a, grid, prof) for a in orders])
+    r = np.array([pabi.profile_to_rdp(a, eps=grid, delta=prof) for a in orders])
     assert np.all(r >= orders * mu**2 / 2)
     assert np.allclose(r, orders * mu**2 / 2, rtol=2e-3)
 
@@ -256,7 +256,7 @@ def test_multi_epoch_routes_c23():
     spec_orders = np.array([1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64])
     grid = np.arange(64001) * 1e-3
     prof = np.where(grid < 64, shuffled_profile(grid), 0.0)
-    rdp = np.array([pabi.profile_to_rdp(a, grid, prof) for a in spec_orders])
+    rdp = np.array([pabi.profile_to_rdp(a, eps=grid, delta=prof) for a in spec_orders])
     eps_spec = np.min(E * rdp + np.log(1e5) / (spec_orders - 1))
     assert eps_spec == pytest.approx(4.49, abs=0.01)
     # the whole profile through the PLD is the tightest

@@ -110,7 +110,7 @@ def test_p_t11_dp_to_rdp_transfer_is_false():
     assert eps + math.log(delta) / (2 - 1) == pytest.approx(-0.934, abs=1e-3)
     # forward: α-RDP with ε_R = α/2 gives a valid (ε, δ) pair
     orders = np.arange(2.0, 65.0)
-    e_dp, _ = pabi.rdp_to_dp_epsilon(orders, orders / 2, 1e-5, method="classical")
+    e_dp, _ = pabi.rdp_to_dp_epsilon(1e-5, orders=orders, rdp=orders / 2, conversion="classical")
     assert pabi.theta(e_dp, 1.0) <= 1e-5
 
 
@@ -205,9 +205,9 @@ def test_r_t10_noise_is_an_absolute_standard_deviation():
     """T10 (TJM24 §3.2, eq. (21)): the σ of Thm 3.2 is the absolute standard deviation on U; with a
     noise multiplier z and clip norm C it is zC, and only Δ/σ matters."""
     for alpha, q, z, clip in [(2, 0.01, 1.1, 1.0), (8, 0.1, 0.8, 3.0), (32, 0.5, 2.0, 0.1)]:
-        v = pabi.sampled_gaussian_rdp_per_instance(alpha, q, clip, z * clip)
-        assert v == pytest.approx(pabi.sampled_gaussian_rdp(alpha, q, z), rel=1e-13)
-        assert v == pytest.approx(pabi.sampled_gaussian_rdp_per_instance(alpha, q, 1.0, z), rel=1e-13)
+        v = pabi.sampled_gaussian_rdp_per_instance(alpha, sample_rate=q, sensitivity=clip, noise_scale=z * clip)
+        assert v == pytest.approx(pabi.sampled_gaussian_rdp(alpha, sample_rate=q, noise_multiplier=z), rel=1e-13)
+        assert v == pytest.approx(pabi.sampled_gaussian_rdp_per_instance(alpha, sample_rate=q, sensitivity=1.0, noise_scale=z), rel=1e-13)
 
 
 def test_r_k12_convex_bound_at_whole_passes():

@@ -45,22 +45,22 @@ def upper(got, exact, rel=1e-12):
 def test_holder_orders_size_cap(n):
     # 10**12 aborted the process ("memory allocation of 8000000000000 bytes failed"), 2**63
     # panicked ("capacity overflow")
-    domain("n", pabi.holder_orders, 2.0, 2.0, n)
-    domain("n", _core.holder_orders, 2.0, 2.0, n, False)
+    domain("steps", pabi.holder_orders, 2.0, holder_exponent=2.0, steps=n)
+    domain("steps", _core.holder_orders, 2.0, 2.0, n, False)
 
 
 def test_holder_orders_values_and_integer_n():
-    b = pabi.holder_orders(2.0, 2.0, 4)
+    b = pabi.holder_orders(2.0, holder_exponent=2.0, steps=4)
     got = [float(x) for x in ref.holder_orders(2.0, 2.0, 4)]
     np.testing.assert_allclose(b, got, rtol=1e-15)
-    assert pabi.holder_orders(2.0, 2.0, 0).shape == (0,)
-    assert pabi.holder_orders(2.0, 2.0, 3.0).tolist() == [2.0, 3.0, 5.0]  # an integral float is fine
+    assert pabi.holder_orders(2.0, holder_exponent=2.0, steps=0).shape == (0,)
+    assert pabi.holder_orders(2.0, holder_exponent=2.0, steps=3.0).tolist() == [2.0, 3.0, 5.0]  # an integral float is fine
     # 2.7 was truncated to 2
     for bad in (2.7, -1, math.nan, math.inf, 2**64):
-        domain("n", pabi.holder_orders, 2, 2, bad)
+        domain("steps", pabi.holder_orders, 2, holder_exponent=2, steps=bad)
     with pytest.raises(TypeError) as ei:  # a bool is not a count (the conversion rule)
-        pabi.holder_orders(2, 2, True)
-    assert ei.value.param == "n"
+        pabi.holder_orders(2, holder_exponent=2, steps=True)
+    assert ei.value.param == "steps"
 
 
 def test_optimal_residuals_size_cap():
@@ -75,11 +75,11 @@ def test_optimal_residuals_size_cap():
 
 def test_core_holder_orders_validates():
     # _core.holder_orders(0.5, 0.5, 3, False) returned NaNs
-    domain("alpha", _core.holder_orders, 0.5, 0.5, 3, False)
-    domain("p", _core.holder_orders, 2.0, 0.5, 3, False)
-    domain("p", _core.holder_orders, 2.0, INF, 3, True)  # the printed map's (p − 1)/p was NaN
-    domain("alpha", _core.holder_orders, INF, 2.0, 3, False)
-    domain("alpha", _core.holder_orders, math.nan, 2.0, 3, False)
+    domain("order", _core.holder_orders, 0.5, 0.5, 3, False)
+    domain("holder_exponent", _core.holder_orders, 2.0, 0.5, 3, False)
+    domain("holder_exponent", _core.holder_orders, 2.0, INF, 3, True)  # the printed map's (p − 1)/p was NaN
+    domain("order", _core.holder_orders, INF, 2.0, 3, False)
+    domain("order", _core.holder_orders, math.nan, 2.0, 3, False)
 
 
 # ---------------------------------------------------------------- 3. NaN returned / invalid accepted
@@ -92,8 +92,8 @@ def test_rdp_compose_inf_is_no_guarantee():
     upper(out[1], ref.rdp_compose([[0.2], [0.4]])[0])
     # finite values whose sum overflows: +inf, not NaN (Neumaier's compensation gave NaN)
     assert pabi.rdp_compose([[1e308], [1e308]])[0] == INF
-    domain("curves", pabi.rdp_compose, [[0.1, 0.2], [math.nan, 0.4]], index=(1, 0))
-    domain("curves", pabi.rdp_compose, [[0.1, -0.2], [0.3, 0.4]], index=(0, 1))
+    domain("rdp", pabi.rdp_compose, [[0.1, 0.2], [math.nan, 0.4]], index=(1, 0))
+    domain("rdp", pabi.rdp_compose, [[0.1, -0.2], [0.3, 0.4]], index=(0, 1))
 
 
 def test_sum_terms_overflow_is_inf():
@@ -138,24 +138,24 @@ def test_cyclic_calibration_overflow():
 
 def test_hoeffding_tiny_j():
     # hoeffding_sample_size_ln(8, 1, 2, .1, 5e-324) returned NaN (2/J overflowed)
-    got = pabi.hoeffding_sample_size_ln(8, 1, 2, 0.1, 5e-324)
-    exact = ref.hoeffding_sample_size_ln(8, 1, 2, 0.1, 5e-324)
+    got = pabi.hoeffding_sample_size(8, rdp=1, rdp_bound=2, tolerance=0.1, failure_prob=5e-324, log=True)
+    exact = ref.hoeffding_sample_size(8, 1, 2, 0.1, 5e-324, log=True)
     assert got >= float(exact) and got - float(exact) <= 1e-12 * abs(float(exact))
-    domain("eps", pabi.hoeffding_sample_size_ln, 1e308, 1e308, 1.0, 0.1, 0.05)
-    domain("eps_prime", pabi.hoeffding_sample_size_ln, 1e300, 1.0, 1e10, 0.1, 0.05)
+    domain("rdp", pabi.hoeffding_sample_size, 1e308, rdp=1e308, rdp_bound=1.0, tolerance=0.1, failure_prob=0.05, log=True)
+    domain("rdp_bound", pabi.hoeffding_sample_size, 1e300, rdp=1.0, rdp_bound=1e10, tolerance=0.1, failure_prob=0.05)
 
 
 def test_general_update_rdp_sigma_and_alpha():
     inner = [[[[1.0], [1.0], [1.0]]]]
     # sigma = 5e-324 returned NaN (2σ² = 0)
-    domain("sigma", pabi.general_update_rdp, 3, 5e-324, [[0.0]], inner)
-    domain("sigma", pabi.general_update_rdp, 3, 1e300, [[0.0]], inner)
+    domain("noise_scale", pabi.general_update_rdp, 3, noise_scale=5e-324, updates_second=[[0.0]], updates_first=inner)
+    domain("noise_scale", pabi.general_update_rdp, 3, noise_scale=1e300, updates_second=[[0.0]], updates_first=inner)
     # α = 3.7 was truncated to 3
-    domain("alpha", pabi.general_update_rdp, 3.7, 1.0, [[0.0]], inner)
-    domain("alpha", pabi.general_update_rdp, 1, 1.0, [[0.0]], [[[[1.0]]]])
+    domain("order", pabi.general_update_rdp, 3.7, noise_scale=1.0, updates_second=[[0.0]], updates_first=inner)
+    domain("order", pabi.general_update_rdp, 1, noise_scale=1.0, updates_second=[[0.0]], updates_first=[[[[1.0]]]])
     # differences beyond the squares' range: +inf (no finite bound), never NaN
-    assert pabi.general_update_rdp(3, 1.0, [[-1e300]], [[[[1e300], [1e300], [1e300]]]]) == INF
-    got = pabi.general_update_rdp(3, 1.0, [[0.0]], inner)
+    assert pabi.general_update_rdp(3, noise_scale=1.0, updates_second=[[-1e300]], updates_first=[[[[1e300], [1e300], [1e300]]]]) == INF
+    got = pabi.general_update_rdp(3, noise_scale=1.0, updates_second=[[0.0]], updates_first=inner)
     upper(got, ref.general_update_rdp(3, 1.0, [[0.0]], inner))
 
 
@@ -167,22 +167,22 @@ def test_general_update_rdp_core_shape_overflow():
 
 def test_dpsgd_per_instance_p_and_ucb():
     s = np.full((3, 2), 0.5)
-    domain("p", pabi.dpsgd_per_instance_rdp, 8, 0.01, 1, s, p=INF)
-    domain("p", pabi.dpsgd_per_instance_rdp, 8, 0.01, 1, s, p=math.nan)
+    domain("holder_exponent", pabi.dpsgd_per_instance_rdp, 8, sample_rate=0.01, noise_scale=1, sensitivities=s, holder_exponent=INF)
+    domain("holder_exponent", pabi.dpsgd_per_instance_rdp, 8, sample_rate=0.01, noise_scale=1, sensitivities=s, holder_exponent=math.nan)
     # max_sensitivity=nan without confidence was silently ignored
-    domain("max_sensitivity", pabi.dpsgd_per_instance_rdp, 8, 0.01, 1, s, max_sensitivity=math.nan)
-    domain("max_sensitivity", pabi.dpsgd_per_instance_rdp, 8, 0.01, 1, s, max_sensitivity=1.0)
-    domain("confidence", pabi.dpsgd_per_instance_rdp, 8, 0.01, 1, s, confidence=0.1)
-    domain("max_sensitivity", pabi.dpsgd_per_instance_rdp, 8, 0.01, 1, s, confidence=0.1, max_sensitivity=math.nan)
-    v = pabi.dpsgd_per_instance_rdp(8, 0.01, 1, s, confidence=0.1, max_sensitivity=1.0)
-    assert math.isfinite(v) and v >= pabi.dpsgd_per_instance_rdp(8, 0.01, 1, s)
+    domain("max_sensitivity", pabi.dpsgd_per_instance_rdp, 8, sample_rate=0.01, noise_scale=1, sensitivities=s, max_sensitivity=math.nan)
+    domain("max_sensitivity", pabi.dpsgd_per_instance_rdp, 8, sample_rate=0.01, noise_scale=1, sensitivities=s, max_sensitivity=1.0)
+    domain("failure_prob", pabi.dpsgd_per_instance_rdp, 8, sample_rate=0.01, noise_scale=1, sensitivities=s, failure_prob=0.1)
+    domain("max_sensitivity", pabi.dpsgd_per_instance_rdp, 8, sample_rate=0.01, noise_scale=1, sensitivities=s, failure_prob=0.1, max_sensitivity=math.nan)
+    v = pabi.dpsgd_per_instance_rdp(8, sample_rate=0.01, noise_scale=1, sensitivities=s, failure_prob=0.1, max_sensitivity=1.0)
+    assert math.isfinite(v) and v >= pabi.dpsgd_per_instance_rdp(8, sample_rate=0.01, noise_scale=1, sensitivities=s)
 
 
 def test_dpsgd_table_memory_is_capped():
     # orders spread over [2, 1e5] across 1e5 steps asked for ~8e8 binomial-table entries
     # (6.5 GB) before computing anything: refused up front with an explanation
     with pytest.raises(ValueError, match="binomial-table entries"):
-        pabi.dpsgd_per_instance_rdp(2.0, 0.01, 1.0, np.full((100000, 1), 0.5), p=8700.0)
+        pabi.dpsgd_per_instance_rdp(2.0, sample_rate=0.01, noise_scale=1.0, sensitivities=np.full((100000, 1), 0.5), holder_exponent=8700.0)
 
 
 def test_dpsgd_core_shape_overflow():
@@ -192,30 +192,30 @@ def test_dpsgd_core_shape_overflow():
 
 def test_holder_composition_alpha_inf():
     # holder_composition_bound(alpha=inf) returned NaN
-    domain("alpha", pabi.holder_composition_bound, INF, 2.0, [[0.5], [0.5]])
-    domain("p", pabi.holder_composition_bound, 2.0, INF, [[0.5], [0.5]])
+    domain("order", pabi.holder_composition_bound, INF, holder_exponent=2.0, divergences=[[0.5], [0.5]])
+    domain("holder_exponent", pabi.holder_composition_bound, 2.0, holder_exponent=INF, divergences=[[0.5], [0.5]])
     # an order map overflowing the doubles (t = p(β − 1) = inf): an error, not NaN
     with pytest.raises(ValueError, match="order map"):
-        pabi.holder_composition_bound(2.0, 1.0 + 1e-15, np.full((3000, 1), 0.5))
-    assert pabi.holder_composition_bound(2.0, 2.0, [[INF], [0.5]]) == INF
-    upper(pabi.holder_composition_bound(2.0, 2.0, [[0.5], [0.5]]), ref.holder_composition_bound(2.0, 2.0, [[0.5], [0.5]]))
+        pabi.holder_composition_bound(2.0, holder_exponent=1.0 + 1e-15, divergences=np.full((3000, 1), 0.5))
+    assert pabi.holder_composition_bound(2.0, holder_exponent=2.0, divergences=[[INF], [0.5]]) == INF
+    upper(pabi.holder_composition_bound(2.0, holder_exponent=2.0, divergences=[[0.5], [0.5]]), ref.holder_composition_bound(2.0, 2.0, [[0.5], [0.5]]))
 
 
 def test_profile_to_rdp_domain():
-    domain("alpha", pabi.profile_to_rdp, INF, [0.0, 1.0], [0.5, 0.0])
-    domain("alpha", pabi.profile_to_rdp, math.nan, [0.0, 1.0], [0.5, 0.0])
-    domain("delta_grid", pabi.profile_to_rdp, 2.0, [0.0, 1.0], [math.nan, 0.0], index=0)
-    domain("delta_grid", pabi.profile_to_rdp, 2.0, [0.0, 1.0, 2.0], [0.5, 0.6, 0.0], index=1)
-    domain("eps_grid", pabi.profile_to_rdp, 2.0, [0.0, INF], [0.5, 0.0], index=1)
+    domain("order", pabi.profile_to_rdp, INF, eps=[0.0, 1.0], delta=[0.5, 0.0])
+    domain("order", pabi.profile_to_rdp, math.nan, eps=[0.0, 1.0], delta=[0.5, 0.0])
+    domain("delta", pabi.profile_to_rdp, 2.0, eps=[0.0, 1.0], delta=[math.nan, 0.0], index=0)
+    domain("delta", pabi.profile_to_rdp, 2.0, eps=[0.0, 1.0, 2.0], delta=[0.5, 0.6, 0.0], index=1)
+    domain("eps", pabi.profile_to_rdp, 2.0, eps=[0.0, INF], delta=[0.5, 0.0], index=1)
     # huge α: ln(α(α − 1)) as a sum of logs (α(α − 1) overflowed to a spurious +inf)
-    v = pabi.profile_to_rdp(1e200, [0.0, 1e-300], [1e-10, 0.0])
+    v = pabi.profile_to_rdp(1e200, eps=[0.0, 1e-300], delta=[1e-10, 0.0])
     assert math.isfinite(v)
 
 
 def test_profile_to_rdp_tiny_cells_are_counted():
     # (α − 1)h underflowed to 0 and log_expm1(0) = −inf dropped the cell: below the exact value
     a, h, d = 1.0 + 2.0**-52, 1e-300, 0.5
-    got = pabi.profile_to_rdp(a, [0.0, h], [d, 0.0])
+    got = pabi.profile_to_rdp(a, eps=[0.0, h], delta=[d, 0.0])
     with mp.workdps(60):
         am1, aa, hh = mp.mpf(a) - 1, mp.mpf(a), mp.mpf(h)
         integral = d * (mp.expm1(am1 * hh) / am1 + -mp.expm1(-aa * hh) / aa)
@@ -224,28 +224,26 @@ def test_profile_to_rdp_tiny_cells_are_counted():
 
 
 def test_rdp_to_dp_domain():
-    domain("orders", pabi.rdp_to_dp_epsilon, [2.0, INF], [0.1, 0.2], 1e-5, index=1)
-    domain("orders", pabi.rdp_to_dp_delta, [1.0, 2.0], [0.1, 0.2], 1.0, index=0)
-    domain("rdp", pabi.rdp_to_dp_delta, [2.0, 3.0], [0.1, math.nan], 1.0, index=1)
-    domain("rdp", pabi.rdp_to_dp_epsilon, [2.0, 3.0], [-0.1, 0.2], 1e-5, index=0)
+    domain("orders", pabi.rdp_to_dp_epsilon, orders=[2.0, INF], rdp=[0.1, 0.2], delta=1e-5, index=1)
+    domain("orders", pabi.rdp_to_dp_delta, orders=[1.0, 2.0], rdp=[0.1, 0.2], eps=1.0, index=0)
+    domain("rdp", pabi.rdp_to_dp_delta, orders=[2.0, 3.0], rdp=[0.1, math.nan], eps=1.0, index=1)
+    domain("rdp", pabi.rdp_to_dp_epsilon, orders=[2.0, 3.0], rdp=[-0.1, 0.2], delta=1e-5, index=0)
     # eps = +inf is in the domain: delta(inf) = 0 at any order with a finite RDP value, else 1
-    assert pabi.rdp_to_dp_delta([2.0], [0.1], INF) == (0.0, 2.0)
-    assert pabi.rdp_to_dp_delta([2.0, 3.0], [INF, INF], INF) == (1.0, 2.0)
-    domain("eps", pabi.rdp_to_dp_delta, [2.0], [0.1], -1.0)
-    domain("delta", pabi.rdp_to_dp_epsilon, [2.0], [0.1], 0.0)
-    domain("delta", pabi.rdp_to_dp_epsilon, [2.0], [0.1], 1.0)
+    assert pabi.rdp_to_dp_delta(INF, orders=[2.0], rdp=[0.1]) == (0.0, 2.0)
+    assert pabi.rdp_to_dp_delta(INF, orders=[2.0, 3.0], rdp=[INF, INF]) == (1.0, 2.0)
+    domain("eps", pabi.rdp_to_dp_delta, orders=[2.0], rdp=[0.1], eps=-1.0)
+    domain("delta", pabi.rdp_to_dp_epsilon, orders=[2.0], rdp=[0.1], delta=0.0)
+    domain("delta", pabi.rdp_to_dp_epsilon, orders=[2.0], rdp=[0.1], delta=1.0)
     # +inf RDP is "no guarantee" at that order: skipped; all +inf: ε = inf, δ = 1
     for m in ("tight", "classical"):
-        assert pabi.rdp_to_dp_epsilon([2.0, 3.0], [INF, INF], 1e-5, method=m)[0] == INF
-        assert pabi.rdp_to_dp_delta([2.0, 3.0], [INF, INF], 1.0, method=m)[0] == 1.0
-        assert pabi.rdp_to_dp_epsilon([2.0, 3.0], [INF, 0.5], 1e-5, method=m) == pabi.rdp_to_dp_epsilon(
-            [3.0], [0.5], 1e-5, method=m
-        )
+        assert pabi.rdp_to_dp_epsilon(1e-5, orders=[2.0, 3.0], rdp=[INF, INF], conversion=m)[0] == INF
+        assert pabi.rdp_to_dp_delta(1.0, orders=[2.0, 3.0], rdp=[INF, INF], conversion=m)[0] == 1.0
+        assert pabi.rdp_to_dp_epsilon(1e-5, orders=[2.0, 3.0], rdp=[INF, 0.5], conversion=m) == pabi.rdp_to_dp_epsilon(1e-5, orders=[3.0], rdp=[0.5], conversion=m)
 
 
 def test_holder_orders_integer_required():
     # holder_orders(2, 2, 2.7) returned 2 orders
-    domain("n", pabi.holder_orders, 2, 2, 2.7)
+    domain("steps", pabi.holder_orders, 2, holder_exponent=2, steps=2.7)
 
 
 def test_other_underflow_nans():
@@ -259,7 +257,7 @@ def test_other_underflow_nans():
     assert pabi.gaussian_mech_rdp(2.0, 1e-200, 1.0) > 0.0
     assert pabi.last_iterate_rdp_general(2.0, 1e-100, 1e-100, 1.0, 10) > 0.0
     # C_{δ,σ} = inf (σ tiny) times a zero sensitivity: ε = 0, valid
-    assert pabi.gaussian_mechanism_epsilon(1e-5, 5e-324, 0.0) == 0.0
+    assert pabi.gaussian_mechanism_epsilon(1e-5, noise_scale=5e-324, sensitivity=0.0) == 0.0
     # 1.25/δ overflowed for tiny δ: C was +inf
     got = pabi.gaussian_dp_constant(5e-324, 1.0)
     upper(got, ref.gaussian_dp_constant(5e-324, 1.0), 1e-13)
@@ -273,10 +271,10 @@ def test_other_underflow_nans():
 
 def test_sampled_gaussian_sigma_finite():
     # sensitivity = sigma = inf gave r = NaN, silently read as ε = 0
-    domain("sigma", pabi.sampled_gaussian_rdp_per_instance, 2, 0.5, INF, INF)
-    domain("sigma", pabi.sampled_gaussian_rdp_per_instance, [2, 2], 0.5, 1.0, [1.0, INF], index=1)
-    domain("noise_multiplier", pabi.sampled_gaussian_rdp, 2, 0.5, INF)
-    assert pabi.sampled_gaussian_rdp_per_instance(2, 0.5, INF, 1.0) == INF
+    domain("noise_scale", pabi.sampled_gaussian_rdp_per_instance, 2, sample_rate=0.5, sensitivity=INF, noise_scale=INF)
+    domain("noise_scale", pabi.sampled_gaussian_rdp_per_instance, [2, 2], sample_rate=0.5, sensitivity=1.0, noise_scale=[1.0, INF], index=1)
+    domain("noise_multiplier", pabi.sampled_gaussian_rdp, 2, sample_rate=0.5, noise_multiplier=INF)
+    assert pabi.sampled_gaussian_rdp_per_instance(2, sample_rate=0.5, sensitivity=INF, noise_scale=1.0) == INF
 
 
 def test_closed_forms_extreme_factors():
@@ -296,7 +294,7 @@ def test_closed_forms_extreme_factors():
     v = pabi.last_iterate_rdp_general(1e300, 1e-100, 1e-100, 1.0, 10**6)
     upper(v, ref.last_iterate_rdp_general(1e300, 1e-100, 1e-100, 1.0, 10**6), 1e-12)
     # the Hoeffding term of the upper-confidence composition was log_add_exp(inf, inf) = NaN
-    v = pabi.dpsgd_per_instance_rdp(2.0, 0.5, 5e-324, [[1e-300], [0.5]], confidence=0.1, max_sensitivity=1.0)
+    v = pabi.dpsgd_per_instance_rdp(2.0, sample_rate=0.5, noise_scale=5e-324, sensitivities=[[1e-300], [0.5]], failure_prob=0.1, max_sensitivity=1.0)
     assert v == INF
 
 
@@ -377,13 +375,13 @@ def test_zero_curve_means_equal_distributions(method):
     # δ was 1 at ε = 0 while the inversion gave ε = 0 (1.2e-15 after rounding)
     zero = np.zeros(len(ORDERS))
     for eps in (0.0, 5e-324, 1e-10, 1.0, 100.0):
-        assert pabi.rdp_to_dp_delta(ORDERS, zero, eps, method=method)[0] == 0.0
+        assert pabi.rdp_to_dp_delta(eps, orders=ORDERS, rdp=zero, conversion=method)[0] == 0.0
     for delta in (5e-324, 1e-10, 0.5, 0.999):
-        assert pabi.rdp_to_dp_epsilon(ORDERS, zero, delta, method=method)[0] == 0.0
+        assert pabi.rdp_to_dp_epsilon(delta, orders=ORDERS, rdp=zero, conversion=method)[0] == 0.0
     # one zero order is enough: D_α = 0 means P = Q
     curve = [0.3, 0.0, 1.0, 2.0, 5.0]
-    assert pabi.rdp_to_dp_delta(ORDERS, curve, 0.0, method=method) == (0.0, 2.0)
-    assert pabi.rdp_to_dp_epsilon(ORDERS, curve, 1e-9, method=method) == (0.0, 2.0)
+    assert pabi.rdp_to_dp_delta(0.0, orders=ORDERS, rdp=curve, conversion=method) == (0.0, 2.0)
+    assert pabi.rdp_to_dp_epsilon(1e-9, orders=ORDERS, rdp=curve, conversion=method) == (0.0, 2.0)
 
 
 def _random_curve(rng):
@@ -401,33 +399,33 @@ def test_conversions_consistent_and_monotone(method):
     for _ in range(150):
         orders, rdp = _random_curve(rng)
         delta = float(np.exp(rng.uniform(-40, -0.01)))
-        e, a = pabi.rdp_to_dp_epsilon(orders, rdp, delta, method=method)
-        er, _ = ref.rdp_to_dp_epsilon(list(orders), list(rdp), delta, method=method)
+        e, a = pabi.rdp_to_dp_epsilon(delta, orders=orders, rdp=rdp, conversion=method)
+        er, _ = ref.rdp_to_dp_epsilon(list(orders), list(rdp), delta, conversion=method)
         if math.isinf(er):
             assert e == INF
         else:
             assert e >= float(er) and e - float(er) <= 1e-12 * float(er) + 1e-300
         if math.isfinite(e):
             # δ(ε(δ)) ≤ δ, and ε(δ) is the smallest such double
-            assert pabi.rdp_to_dp_delta(orders, rdp, e, method=method)[0] <= delta
+            assert pabi.rdp_to_dp_delta(e, orders=orders, rdp=rdp, conversion=method)[0] <= delta
             if e > 0:
-                assert pabi.rdp_to_dp_delta(orders, rdp, float(np.nextafter(e, 0)), method=method)[0] > delta
+                assert pabi.rdp_to_dp_delta(float(np.nextafter(e, 0)), orders=orders, rdp=rdp, conversion=method)[0] > delta
         eps = float(np.exp(rng.uniform(-8, 3)))
-        d, _ = pabi.rdp_to_dp_delta(orders, rdp, eps, method=method)
-        dr, _ = ref.rdp_to_dp_delta(list(orders), list(rdp), eps, method=method)
+        d, _ = pabi.rdp_to_dp_delta(eps, orders=orders, rdp=rdp, conversion=method)
+        dr, _ = ref.rdp_to_dp_delta(list(orders), list(rdp), eps, conversion=method)
         assert d >= float(dr) and d - float(dr) <= 1e-12 * float(dr) + 1e-300
         # non-increasing in ε on consecutive doubles
         x, prev = eps, d
         for _ in range(40):
             x = float(np.nextafter(x, INF))
-            dn = pabi.rdp_to_dp_delta(orders, rdp, x, method=method)[0]
+            dn = pabi.rdp_to_dp_delta(x, orders=orders, rdp=rdp, conversion=method)[0]
             assert dn <= prev, (orders, rdp, x, dn, prev)
             prev = dn
         # and ε(δ) non-increasing in δ on consecutive doubles
         y, prev_e = delta, e
         for _ in range(10):
             y = float(np.nextafter(y, 1.0))
-            en = pabi.rdp_to_dp_epsilon(orders, rdp, y, method=method)[0]
+            en = pabi.rdp_to_dp_epsilon(y, orders=orders, rdp=rdp, conversion=method)[0]
             assert en <= prev_e
             prev_e = en
 
@@ -438,9 +436,9 @@ def test_delta_monotone_near_kl_switch_and_zero(method):
     rng = np.random.default_rng(7)
     for _ in range(50):
         orders, rdp = _random_curve(rng)
-        x, prev = 0.0, pabi.rdp_to_dp_delta(orders, rdp, 0.0, method=method)[0]
+        x, prev = 0.0, pabi.rdp_to_dp_delta(0.0, orders=orders, rdp=rdp, conversion=method)[0]
         for _ in range(30):
             x = float(np.nextafter(x, INF))
-            dn = pabi.rdp_to_dp_delta(orders, rdp, x, method=method)[0]
+            dn = pabi.rdp_to_dp_delta(x, orders=orders, rdp=rdp, conversion=method)[0]
             assert dn <= prev
             prev = dn

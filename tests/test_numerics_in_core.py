@@ -98,7 +98,7 @@ def test_profile_to_rdp_curve_is_the_scalar_call_bit_for_bit():
     orders = np.array([1.05, 1.5, 2.0, 3.7, 16.0, 64.0])
     curve = _core.profile_to_rdp_curve(orders, grid, vals)
     for a, c in zip(orders, curve):
-        assert c == pabi.profile_to_rdp(float(a), grid, vals)
+        assert c == pabi.profile_to_rdp(float(a), eps=grid, delta=vals)
     # and it bounds the exact RDP α/2 of the 1-GDP pair from above (at the orders where the
     # profile beyond the grid, taken as 0, does not matter)
     assert np.all(curve[:5] >= orders[:5] / 2.0)
@@ -237,8 +237,8 @@ def test_noise_std_down_domain():
 @pytest.mark.parametrize("delta", [0.25, 1e-5, 5e-6, 1e-300, 5e-324])
 def test_rdp_to_dp_epsilon_above_exact(method, delta):
     orders, rdp = np.array([2.0, 4.0, 8.0]), np.array([0.5, 1.0, 2.0])
-    eps, _ = pabi.rdp_to_dp_epsilon(orders, rdp, delta, method=method)
-    want = float(ref.rdp_to_dp_epsilon(orders, rdp, delta, method=method)[0])
+    eps, _ = pabi.rdp_to_dp_epsilon(delta, orders=orders, rdp=rdp, conversion=method)
+    want = float(ref.rdp_to_dp_epsilon(orders, rdp, delta, conversion=method)[0])
     # a subnormal δ stays finite: e^x underflowing to 0 is bounded by 2^-1074, not 2^-1073
     assert math.isfinite(eps)
     # (at δ = 5e-324 the bound is loose by ~1e-3 relative: e^{(α−1)(ε_R − ε)} is subnormal there)
@@ -249,14 +249,14 @@ def test_rdp_to_dp_epsilon_above_exact(method, delta):
 @pytest.mark.parametrize("eps", [0.0, 0.5, 1.0, 3.0, 30.0])
 def test_rdp_to_dp_delta_above_exact(method, eps):
     orders, rdp = np.array([2.0, 4.0, 8.0]), np.array([0.5, 1.0, 2.0])
-    d, _ = pabi.rdp_to_dp_delta(orders, rdp, eps, method=method)
-    want = float(ref.rdp_to_dp_delta(orders, rdp, eps, method=method)[0])
+    d, _ = pabi.rdp_to_dp_delta(eps, orders=orders, rdp=rdp, conversion=method)
+    want = float(ref.rdp_to_dp_delta(orders, rdp, eps, conversion=method)[0])
     assert d >= want and d <= want * (1 + 1e-12) + 1e-300
 
 
 def test_rdp_to_dp_delta_exact_example():
     # tight rule at α = 4, ε_R = 1, ε = 1: (3/4)^3/4 = 27/256 exactly; the bound is just above it
-    d, a = pabi.rdp_to_dp_delta([4.0], [1.0], 1.0, method="tight")
+    d, a = pabi.rdp_to_dp_delta(1.0, orders=[4.0], rdp=[1.0], conversion="tight")
     assert a == 4.0 and Fraction(d) >= Fraction(27, 256)
     assert d <= 27 / 256 * (1 + 1e-13)
 
@@ -272,11 +272,11 @@ def test_rdp_conversions_above_exact_on_random_curves():
         eps = float(rng.uniform(0.0, 10.0))
         dl = float(10 ** rng.uniform(-12, -1))
         for m in ("classical", "tight"):
-            d, _ = pabi.rdp_to_dp_delta(orders, rdp, eps, method=m)
-            w = float(ref.rdp_to_dp_delta(orders, rdp, eps, method=m)[0])
+            d, _ = pabi.rdp_to_dp_delta(eps, orders=orders, rdp=rdp, conversion=m)
+            w = float(ref.rdp_to_dp_delta(orders, rdp, eps, conversion=m)[0])
             assert w <= d <= w * (1 + 1e-12) + 1e-300
-            e, _ = pabi.rdp_to_dp_epsilon(orders, rdp, dl, method=m)
-            w = float(ref.rdp_to_dp_epsilon(orders, rdp, dl, method=m)[0])
+            e, _ = pabi.rdp_to_dp_epsilon(dl, orders=orders, rdp=rdp, conversion=m)
+            w = float(ref.rdp_to_dp_epsilon(orders, rdp, dl, conversion=m)[0])
             assert w <= e <= w * (1 + 1e-12) + 1e-300
 
 

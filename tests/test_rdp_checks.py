@@ -30,11 +30,11 @@ def rel(a, b) -> float:
 def test_c01_q_one_is_gaussian():
     a = np.array([2, 3, 5, 8, 16, 64, 256, 1000], dtype=float)[:, None]
     r = np.array([1e-4, 0.1, 0.7, 1.0, 3.0])[None, :]
-    v = pabi.sampled_gaussian_rdp_per_instance(a, 1.0, r, 1.0)
+    v = pabi.sampled_gaussian_rdp_per_instance(a, sample_rate=1.0, sensitivity=r, noise_scale=1.0)
     exact = a * r * r / 2
     assert np.all(v >= exact) and np.max((v - exact) / exact) < 1e-13  # rounded up by ≤ 2^-46(1 + log2 α)
     # q = 1 − 1e-15 (not special-cased): continuity
-    w = pabi.sampled_gaussian_rdp_per_instance(a, 1 - 1e-15, r, 1.0)
+    w = pabi.sampled_gaussian_rdp_per_instance(a, sample_rate=1 - 1e-15, sensitivity=r, noise_scale=1.0)
     assert np.max(np.abs(w - exact) / exact) < 1e-6
 
 
@@ -43,18 +43,18 @@ def test_c02_fractional_orders_exact_and_sandwiched():
     exact fractional value reproduces the check's quadrature (mp_renyi_mixture_vs_gauss)."""
     for a in (1.5, 2.3, 4.7):
         for q in (0.05, 0.5):
-            v = pabi.sampled_gaussian_rdp(a, q, 1.0)
-            hi = pabi.sampled_gaussian_rdp(math.ceil(a), q, 1.0)
+            v = pabi.sampled_gaussian_rdp(a, sample_rate=q, noise_multiplier=1.0)
+            hi = pabi.sampled_gaussian_rdp(math.ceil(a), sample_rate=q, noise_multiplier=1.0)
             assert v <= hi
             if a >= 2:
-                assert v >= pabi.sampled_gaussian_rdp(math.floor(a), q, 1.0)
+                assert v >= pabi.sampled_gaussian_rdp(math.floor(a), sample_rate=q, noise_multiplier=1.0)
     # one quadrature in the check's own form (30 digits)
     with mp.workdps(30):
         q, d, s, a = mp.mpf(0.05), mp.mpf(1), mp.mpf(1), mp.mpf(2.3)
         mu0 = lambda x: mp.exp(-x * x / 2) / mp.sqrt(2 * mp.pi)  # noqa: E731
         f = lambda x: mu0(x) * (1 - q + q * mp.exp(x - mp.mpf(1) / 2)) ** a  # noqa: E731
         quad = mp.log(mp.quad(f, [-mp.inf, -12, 0, a, a + 12, mp.inf])) / (a - 1)
-    v = pabi.sampled_gaussian_rdp(2.3, 0.05, 1.0)
+    v = pabi.sampled_gaussian_rdp(2.3, sample_rate=0.05, noise_multiplier=1.0)
     assert mp.mpf(v) >= quad * (1 - mp.mpf(10) ** -25) and rel(v, quad) < 1e-12
 
 
@@ -64,39 +64,39 @@ def test_c03_stable_vs_mpmath_subgrid():
     for a in (2, 8, 32, 256):
         for q in (1e-9, 1e-3, 0.5, 0.99):
             for r in (1e-3, 1.0, 4.0):
-                v = pabi.sampled_gaussian_rdp_per_instance(a, q, r, 1.0)
+                v = pabi.sampled_gaussian_rdp_per_instance(a, sample_rate=q, sensitivity=r, noise_scale=1.0)
                 worst = max(worst, rel(v, ref.sampled_gaussian_rdp(a, q, r, dps=40)))
     assert worst < 5e-12
     # the cases where the naive sum fails are finite and right here
-    assert math.isfinite(pabi.sampled_gaussian_rdp_per_instance(256, 0.01, 1.0, 1.0))
-    v = pabi.sampled_gaussian_rdp_per_instance(2, 1e-7, 0.1, 1.0)
+    assert math.isfinite(pabi.sampled_gaussian_rdp_per_instance(256, sample_rate=0.01, sensitivity=1.0, noise_scale=1.0))
+    v = pabi.sampled_gaussian_rdp_per_instance(2, sample_rate=1e-7, sensitivity=0.1, noise_scale=1.0)
     assert rel(v, ref.sampled_gaussian_rdp(2, 1e-7, 0.1)) < 1e-13  # true 1.005e-16 (naive: 2.2e-16)
 
 
 def test_c04_properties_including_fractional_orders():
     for q in (1e-8, 1e-3, 0.3, 0.9):  # alpha = 2 closed form
         for r in (1e-3, 0.5, 2.0):
-            v = pabi.sampled_gaussian_rdp_per_instance(2, q, r, 1.0)
+            v = pabi.sampled_gaussian_rdp_per_instance(2, sample_rate=q, sensitivity=r, noise_scale=1.0)
             assert rel(v, math.log1p(q * q * math.expm1(r * r))) < 1e-13
     for a in (2, 5, 20):  # q → 0 asymptote
         for r in (0.1, 1.0):
-            v = pabi.sampled_gaussian_rdp_per_instance(a, 1e-7, r, 1.0)
+            v = pabi.sampled_gaussian_rdp_per_instance(a, sample_rate=1e-7, sensitivity=r, noise_scale=1.0)
             assert rel(v, a / 2 * 1e-14 * math.expm1(r * r)) < 1e-5
     for r in (0.2, 1.0, 2.0):
-        v = pabi.sampled_gaussian_rdp_per_instance(8, np.linspace(0.001, 0.999, 60), r, 1.0)
+        v = pabi.sampled_gaussian_rdp_per_instance(8, sample_rate=np.linspace(0.001, 0.999, 60), sensitivity=r, noise_scale=1.0)
         assert np.all(np.diff(v) > 0)
-        v = pabi.sampled_gaussian_rdp_per_instance(8, 0.1, np.linspace(0.01, 3, 60), 1.0)
+        v = pabi.sampled_gaussian_rdp_per_instance(8, sample_rate=0.1, sensitivity=np.linspace(0.01, 3, 60), noise_scale=1.0)
         assert np.all(np.diff(v) > 0)
         # non-decreasing in alpha and (alpha − 1)·eps convex in alpha, now on a fractional grid
         a = np.linspace(1.05, 40, 400)
-        e = pabi.sampled_gaussian_rdp_per_instance(a, 0.05, r, 1.0)
+        e = pabi.sampled_gaussian_rdp_per_instance(a, sample_rate=0.05, sensitivity=r, noise_scale=1.0)
         assert np.all(np.diff(e) >= -1e-13 * e[1:])
         w = (a - 1) * e
         assert np.all(np.diff(w, 2) >= -1e-10 * np.abs(w[2:]))
     for a in (2, 7, 50, 2.5, 7.25):
         for q in (0.01, 0.5):
             for r in (0.1, 1, 5):
-                v = pabi.sampled_gaussian_rdp_per_instance(a, q, r, 1.0)
+                v = pabi.sampled_gaussian_rdp_per_instance(a, sample_rate=q, sensitivity=r, noise_scale=1.0)
                 assert 0 <= v <= a * r * r / 2 * (1 + 1e-13)
 
 
@@ -115,8 +115,8 @@ def test_c05_general_update_rule_reduces_to_thm32():
     # q = 1/4: multiplicities 27, 9, 3, 1 out of 64 make the plug-in mean exact
     mult = [int(round(w * 64)) for w in weights]
     inner = [tp for tp, m in zip(tuples, mult) for _ in range(m)]
-    v = pabi.general_update_rdp(alpha, sigma, [[0.0]], [inner])
-    want = pabi.sampled_gaussian_rdp_per_instance(alpha, q, delta, sigma)
+    v = pabi.general_update_rdp(alpha, noise_scale=sigma, updates_second=[[0.0]], updates_first=[inner])
+    want = pabi.sampled_gaussian_rdp_per_instance(alpha, sample_rate=q, sensitivity=delta, noise_scale=sigma)
     assert v == pytest.approx(want, rel=1e-13)
 
 
@@ -126,8 +126,8 @@ def test_c07_translation_invariance():
     base = 3 * 2.0**20  # ≈ 3.1e6; spreads on a 2^-30 grid so that u + base is exact
     u = np.round(rng.normal(0, 1e-3, (4, 1, 2, 1)) * 2**30) / 2**30
     v = np.round(rng.normal(0, 1e-3, (4, 1)) * 2**30) / 2**30
-    a = pabi.general_update_rdp(2, 1e-3, v, u)
-    b = pabi.general_update_rdp(2, 1e-3, v + base, u + base)
+    a = pabi.general_update_rdp(2, noise_scale=1e-3, updates_second=v, updates_first=u)
+    b = pabi.general_update_rdp(2, noise_scale=1e-3, updates_second=v + base, updates_first=u + base)
     assert a == pytest.approx(b, rel=1e-13)
     # the printed form ‖Σ U(T_i)‖... − (α − 1)‖U(V)‖² − ‖Δ‖² loses everything at this offset
     w = u[:, 0, :, 0] + base
@@ -138,19 +138,19 @@ def test_c07_translation_invariance():
 
 
 def test_c08_order_map_and_c13_p_choice():
-    b = pabi.holder_orders(3.0, 2.0, 6)
+    b = pabi.holder_orders(3.0, holder_exponent=2.0, steps=6)
     np.testing.assert_allclose(b, 1 + 2.0 * 2.0 ** np.arange(6), rtol=1e-14)  # p = 2: 2α − 1
-    typo = pabi.holder_orders(3.0, 5.0, 10, variant="as_published")
-    assert np.all(typo >= pabi.holder_orders(3.0, 5.0, 10))
+    typo = pabi.holder_orders(3.0, holder_exponent=5.0, steps=10, variant="as_published")
+    assert np.all(typo >= pabi.holder_orders(3.0, holder_exponent=5.0, steps=10))
     # Fact 3.4: p = 3n keeps orders ≤ 1.5α − 0.5 for all n ≥ 1; closed-form p_min is exact
     for n in (1, 2, 10, 100, 5000):
-        assert pabi.holder_orders(8.0, 3.0 * n, n)[-1] <= 1.5 * 8 - 0.5 + 1e-12
+        assert pabi.holder_orders(8.0, holder_exponent=3.0 * n, steps=n)[-1] <= 1.5 * 8 - 0.5 + 1e-12
     for n in (2, 10, 1000):
         for a in (1.5, 8.0, 64.0):
-            pm = pabi.holder_min_p(n, a)
-            assert rel(pabi.holder_orders(a, pm, n)[-1], 2 * a) < 1e-10
+            pm = pabi.holder_min_exponent(a, steps=n)
+            assert rel(pabi.holder_orders(a, holder_exponent=pm, steps=n)[-1], 2 * a) < 1e-10
     # p = n/10 with n = 100, alpha = 8: g^99 = 2.4e5 (> 16: "p = O(n)" is insufficient)
-    assert pabi.holder_orders(8.0, 10.0, 100)[-1] == pytest.approx(2.4e5, rel=0.05)
+    assert pabi.holder_orders(8.0, holder_exponent=10.0, steps=100)[-1] == pytest.approx(2.4e5, rel=0.05)
 
 
 def test_c11_fixed_shift_gaussian_chain():
@@ -161,9 +161,9 @@ def test_c11_fixed_shift_gaussian_chain():
     exact = a * np.sum(mu**2) / (2 * s * s)
     prev = math.inf
     for p in (1.5, 3.0, 12.0, 1e3, 1e6 * n):
-        betas = pabi.holder_orders(a, p, n)[::-1]  # step j uses β_{n−j}
+        betas = pabi.holder_orders(a, holder_exponent=p, steps=n)[::-1]  # step j uses β_{n−j}
         d = pabi.gaussian_mech_rdp(betas, mu, s)[:, None]
-        v = pabi.holder_composition_bound(a, p, d)
+        v = pabi.holder_composition_bound(a, holder_exponent=p, divergences=d)
         assert v == pytest.approx(np.sum(betas * mu**2) / 2, rel=1e-13)
         assert exact <= v <= prev
         prev = v
@@ -177,9 +177,9 @@ def test_c14_sample_size_variants():
     logR = 3 * (2 * a - 1) * ep
     corr = (math.log(math.log(2 / J)) + 2 * (logR + math.log1p(-math.exp(-logR)))
             - math.log(2) - 2 * (math.log(c) + 3 * (a - 1) * e))
-    assert pabi.hoeffding_sample_size_ln(a, e, ep, c, J, "as_published") == pytest.approx(stmt, rel=1e-13)
-    assert pabi.hoeffding_sample_size_ln(a, e, ep, c, J, "proof_consistent") == pytest.approx(proof, rel=1e-13)
-    v = pabi.hoeffding_sample_size_ln(a, e, ep, c, J)
+    assert pabi.hoeffding_sample_size(a, rdp=e, rdp_bound=ep, tolerance=c, failure_prob=J, variant="as_published", log=True) == pytest.approx(stmt, rel=1e-13)
+    assert pabi.hoeffding_sample_size(a, rdp=e, rdp_bound=ep, tolerance=c, failure_prob=J, variant="proof_consistent", log=True) == pytest.approx(proof, rel=1e-13)
+    v = pabi.hoeffding_sample_size(a, rdp=e, rdp_bound=ep, tolerance=c, failure_prob=J, log=True)
     assert v == pytest.approx(corr, rel=1e-13) and round(v, 1) == 143.2  # l >= e^143
     assert math.exp(stmt) == pytest.approx(4e-19, rel=0.1) and math.exp(proof) == pytest.approx(2e23, rel=0.1)
 
@@ -200,7 +200,7 @@ def test_c15_lp_per_instance():
     for cd in (0.1, 0.5, 0.9):
         cl = math.log1p(q * math.expm1(cd))
         ps = np.array([2, 10, 1e3, 1e6, 1e9])
-        vs = pabi.lp_per_instance_epsilon_delta(q, ps, delta, dp, sigma, [cd / C])[0]
+        vs = pabi.lp_per_instance_epsilon_delta(delta, dp, sample_rate=q, lp_exponent=ps, noise_scale=sigma, sensitivities=[cd / C])[0]
         assert np.all(vs >= cl) and np.all(np.diff(vs) <= 0) and rel(vs[-1], cl) < 1e-6
     # p = 1e4 (the paper's value) vs mpmath, 100 samples: naive e^{pCΔ} overflows
     rng = np.random.default_rng(15)
@@ -210,7 +210,7 @@ def test_c15_lp_per_instance():
         cdm = [mp.mpf(float(x)) for x in (cds / C) * C]  # the samples as pabi sees them
         ap = q * mp.power(mp.fsum(mp.exp(p * x) for x in cdm) / len(cdm), 1 / mp.mpf(p))
         want = mp.log(ap ** (p / (p - 1)) * mp.mpf(dp) ** (-1 / mp.mpf(p - 1)) + 1 - q)
-    e, d = pabi.lp_per_instance_epsilon_delta(q, p, delta, dp, sigma, cds / C)
+    e, d = pabi.lp_per_instance_epsilon_delta(delta, dp, sample_rate=q, lp_exponent=p, noise_scale=sigma, sensitivities=cds / C)
     assert rel(e, want) < 1e-10 and d == pytest.approx(q * delta + dp, rel=1e-14)
     # end-to-end hockey stick on a 1-D sampled Gaussian mechanism (check's setting)
     sigma, delta = 5.0, 1e-5
@@ -220,7 +220,7 @@ def test_c15_lp_per_instance():
     Db = np.array([0.2, 0.5, 0.9, 1.0])
     q2, p2, dp2 = 0.1, 10.0, 1e-6
     sens = np.repeat(Db, (pib * 10).astype(int))
-    epsp, dpp = pabi.lp_per_instance_epsilon_delta(q2, p2, delta, dp2, sigma, sens)
+    epsp, dpp = pabi.lp_per_instance_epsilon_delta(delta, dp2, sample_rate=q2, lp_exponent=p2, noise_scale=sigma, sensitivities=sens)
     assert epsp == pytest.approx(_cor31(q2, p2, dp2, C * sens), rel=1e-13)
     phi = lambda x, m: math.exp(-(x - m) ** 2 / (2 * sigma**2)) / (sigma * math.sqrt(2 * math.pi))  # noqa: E731
     fX = lambda x: sum(pb * phi(x, ub) for ub, pb in zip(u, pib))  # noqa: E731
@@ -234,11 +234,11 @@ def test_c16_classical_constant_validity():
         k = math.sqrt(2 * math.log(1.25 / delta))
         eps = np.linspace(0.01, 0.999, 40)  # (eps = 1 exactly is rounded up past 1 and flagged)
         sens = eps / k  # sigma = 1
-        e = pabi.gaussian_mechanism_epsilon(delta, 1.0, sens)
+        e = pabi.gaussian_mechanism_epsilon(delta, noise_scale=1.0, sensitivity=sens)
         np.testing.assert_allclose(e, eps, rtol=1e-13)
         assert np.all(pabi.theta(eps, sens) <= delta)
         with pytest.raises(ValueError, match="only valid for eps <= 1"):
-            pabi.gaussian_mechanism_epsilon(delta, 1.0, 10.0 / k)
+            pabi.gaussian_mechanism_epsilon(delta, noise_scale=1.0, sensitivity=10.0 / k)
     # delta = 1e-5, eps = 10: exact delta(eps) = 2.27e-5 > delta
     k = math.sqrt(2 * math.log(1.25e5))
     assert pabi.theta(10.0, 10.0 / k) == pytest.approx(2.27e-5, rel=0.01)
@@ -250,7 +250,7 @@ def test_c17_mironov_conversion_valid_on_gaussian():
     for ratio in (0.05, 0.3, 1.0, 3.0):
         curve = pabi.gaussian_mech_rdp(alphas, ratio, 1.0)
         for delta in (1e-3, 1e-6, 1e-10):
-            eps, _ = pabi.rdp_to_dp_epsilon(alphas, curve, delta, method="classical")
+            eps, _ = pabi.rdp_to_dp_epsilon(delta, orders=alphas, rdp=curve, conversion="classical")
             d = pabi.theta(eps, ratio)
             assert d <= delta
             worst = max(worst, d / delta)
@@ -264,15 +264,15 @@ def test_c18_weak_triangle_and_keep_rule():
     x, y = rng.normal(0, 2, (2, 5000))
     g = (pp * a - 1) / (pp - 1)
     lhs = a * y * y / 2
-    rhs = pabi.weak_triangle_bound(a, pp, pp * a * x * x / 2, g * (y - x) ** 2 / 2)  # broadcasts
+    rhs = pabi.weak_triangle_bound(a, holder_exponent=pp, divergence_pq=pp * a * x * x / 2, divergence_qr=g * (y - x) ** 2 / 2)  # broadcasts
     assert np.all(lhs <= rhs * (1 + 1e-12) + 1e-15)
-    rhs2 = pabi.weak_triangle_bound(a, 2.0, 2 * a * x * x / 2, (2 * a - 1) * (y - x) ** 2 / 2)
+    rhs2 = pabi.weak_triangle_bound(a, holder_exponent=2.0, divergence_pq=2 * a * x * x / 2, divergence_qr=(2 * a - 1) * (y - x) ** 2 / 2)
     assert np.all(lhs <= rhs2 * (1 + 1e-12) + 1e-15)
     # printed rule at alpha = 1.5: coefficient −1, accepts an output with D = 6.75 > beta = 0.1
     alpha, beta, a0 = 1.5, 0.1, 3.0
     d_prev = (2 * alpha) * a0**2 / 2
-    assert pabi.unlearning_keep(alpha, beta, d_prev, 0.0, variant="as_published")
-    assert not pabi.unlearning_keep(alpha, beta, d_prev, 0.0)
+    assert pabi.unlearning_keep(alpha, threshold=beta, divergence_previous=d_prev, divergence_step=0.0, variant="as_published")
+    assert not pabi.unlearning_keep(alpha, threshold=beta, divergence_previous=d_prev, divergence_step=0.0)
     assert alpha * a0**2 / 2 == 6.75
 
 
@@ -536,6 +536,6 @@ def test_pabi_c23_profile_to_rdp_route():
     prof[-1] = 0.0  # δ(80) underflows (≈ 1e-300): the profile beyond the grid is 0
     prof = np.minimum.accumulate(prof)
     alphas = [1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64]
-    rdp = np.array([pabi.profile_to_rdp(a, grid, prof) for a in alphas])
-    eps, _ = pabi.rdp_to_dp_epsilon(alphas, E * rdp, 1e-5, method="classical")
+    rdp = np.array([pabi.profile_to_rdp(a, eps=grid, delta=prof) for a in alphas])
+    eps, _ = pabi.rdp_to_dp_epsilon(1e-5, orders=alphas, rdp=E * rdp, conversion="classical")
     assert 4.4895 <= eps <= 4.50

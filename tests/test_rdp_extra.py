@@ -24,38 +24,38 @@ def rel(a, b) -> float:
 def test_gaussian_mechanism_validity_flag():
     c = pabi.gaussian_dp_constant(1e-5, 2.0)
     assert c == pytest.approx(math.sqrt(2 * math.log(1.25e5)) / 2.0, rel=1e-13)
-    assert pabi.gaussian_mechanism_epsilon(1e-5, 10.0, 1.0) <= 1
+    assert pabi.gaussian_mechanism_epsilon(1e-5, noise_scale=10.0, sensitivity=1.0) <= 1
     with pytest.raises(ValueError, match="only valid for eps <= 1"):
-        pabi.gaussian_mechanism_epsilon(1e-5, 0.5, 1.0)
-    e = pabi.gaussian_mechanism_epsilon(1e-5, 0.4845, 1.0, allow_invalid=True)
+        pabi.gaussian_mechanism_epsilon(1e-5, noise_scale=0.5, sensitivity=1.0)
+    e = pabi.gaussian_mechanism_epsilon(1e-5, noise_scale=0.4845, sensitivity=1.0, allow_invalid=True)
     assert e == pytest.approx(10.0, rel=1e-3)
     assert pabi.theta(e, 1 / 0.4845) > 1e-5  # C16: the classical calibration fails at eps = 10
 
 
 def test_amplification_stable():
-    e, d = pabi.amplify_by_sampling(1e-10, 1e-6, 1e-8)  # C15: naive has the wrong sign
+    e, d = pabi.amplify_by_sampling(1e-10, delta=1e-6, sample_rate=1e-8)  # C15: naive has the wrong sign
     assert e == pytest.approx(1e-18, rel=1e-9) and e > 0 and d == pytest.approx(1e-14)
-    assert pabi.amplify_by_sampling(3.0, 0.0, 1.0)[0] == pytest.approx(3.0, rel=1e-13)
-    assert pabi.amplify_by_sampling(3.0, 0.0, 0.0)[0] == 0.0
-    big, _ = pabi.amplify_by_sampling(800.0, 0.0, 0.5)
+    assert pabi.amplify_by_sampling(3.0, delta=0.0, sample_rate=1.0)[0] == pytest.approx(3.0, rel=1e-13)
+    assert pabi.amplify_by_sampling(3.0, delta=0.0, sample_rate=0.0)[0] == 0.0
+    big, _ = pabi.amplify_by_sampling(800.0, delta=0.0, sample_rate=0.5)
     assert big == pytest.approx(800 + math.log(0.5), rel=1e-13)
 
 
 def test_lp_per_instance_against_reference_and_limit():
     sens = [0.01, 0.02, 0.05, 0.03]
     for p in (2.0, 10.0, 1e4):
-        e, d = pabi.lp_per_instance_epsilon_delta(0.01, p, 1e-6, 1e-6, 20.0, sens)
+        e, d = pabi.lp_per_instance_epsilon_delta(1e-6, 1e-6, sample_rate=0.01, lp_exponent=p, noise_scale=20.0, sensitivities=sens)
         er, dr = ref.lp_per_instance_epsilon_delta(0.01, p, 1e-6, 1e-6, 20.0, sens)
         assert mp.mpf(e) >= er and rel(e, er) < 1e-12 and rel(d, dr) < 1e-13
     # p -> inf tends to the classical amplified value for a constant sensitivity (C15)
     c = pabi.gaussian_dp_constant(1e-6, 20.0)
     classical = math.log1p(0.01 * math.expm1(c * 0.05))
-    e_inf, _ = pabi.lp_per_instance_epsilon_delta(0.01, 1e7, 1e-6, 1e-6, 20.0, [0.05])
+    e_inf, _ = pabi.lp_per_instance_epsilon_delta(1e-6, 1e-6, sample_rate=0.01, lp_exponent=1e7, noise_scale=20.0, sensitivities=[0.05])
     assert classical <= e_inf <= classical * 1.01
     with pytest.raises(ValueError, match="calibration is not valid"):
-        pabi.lp_per_instance_epsilon_delta(0.01, 2.0, 1e-5, 1e-6, 0.5, [1.0])
+        pabi.lp_per_instance_epsilon_delta(1e-5, 1e-6, sample_rate=0.01, lp_exponent=2.0, noise_scale=0.5, sensitivities=[1.0])
     with pytest.raises(ValueError, match=r"sensitivities.*index 1"):
-        pabi.lp_per_instance_epsilon_delta(0.01, 2.0, 1e-5, 1e-6, 10.0, [0.1, -1.0])
+        pabi.lp_per_instance_epsilon_delta(1e-5, 1e-6, sample_rate=0.01, lp_exponent=2.0, noise_scale=10.0, sensitivities=[0.1, -1.0])
 
 
 def test_general_update_rule_reduces_to_thm32():
@@ -72,22 +72,22 @@ def test_general_update_rule_reduces_to_thm32():
     reps = np.round(np.array(weights) * 1000).astype(int)
     assert reps.sum() == 1000
     inner = np.array([t for t, r in zip(tuples, reps) for _ in range(r)])[None]
-    v = pabi.general_update_rdp(alpha, sigma, [[0.0]], inner)
-    exact = pabi.sampled_gaussian_rdp_per_instance(alpha, q, delta, sigma)
+    v = pabi.general_update_rdp(alpha, noise_scale=sigma, updates_second=[[0.0]], updates_first=inner)
+    exact = pabi.sampled_gaussian_rdp_per_instance(alpha, sample_rate=q, sensitivity=delta, noise_scale=sigma)
     assert v == pytest.approx(exact, rel=1e-12)
     # translation invariance (stable form; C07): a huge common offset changes nothing
-    v2 = pabi.general_update_rdp(alpha, sigma, [[3e6]], inner + 3e6)
+    v2 = pabi.general_update_rdp(alpha, noise_scale=sigma, updates_second=[[3e6]], updates_first=inner + 3e6)
     assert v2 == pytest.approx(v, rel=1e-9)
 
 
 def test_weak_triangle_and_keep_rule_t8():
-    assert pabi.weak_triangle_bound(2.0, 2.0, 1.0, 0.5) == pytest.approx(2.0, rel=1e-13)
+    assert pabi.weak_triangle_bound(2.0, holder_exponent=2.0, divergence_pq=1.0, divergence_qr=0.5) == pytest.approx(2.0, rel=1e-13)
     # C18: at alpha = 1.5 the printed rule keeps an output with D = 6.75 > beta = 0.1
-    assert pabi.unlearning_keep(1.5, 0.1, 6.75, 0.0, variant="as_published") is True
-    assert pabi.unlearning_keep(1.5, 0.1, 6.75, 0.0) is False
-    assert pabi.unlearning_keep(3.0, 1.0, 0.2, 0.5) is True  # 1.25*0.2 + 0.5 = 0.75 <= 1
+    assert pabi.unlearning_keep(1.5, threshold=0.1, divergence_previous=6.75, divergence_step=0.0, variant="as_published") is True
+    assert pabi.unlearning_keep(1.5, threshold=0.1, divergence_previous=6.75, divergence_step=0.0) is False
+    assert pabi.unlearning_keep(3.0, threshold=1.0, divergence_previous=0.2, divergence_step=0.5) is True  # 1.25*0.2 + 0.5 = 0.75 <= 1
     with pytest.raises(ValueError, match="undefined"):
-        pabi.unlearning_keep(2.0, 0.1, 0.0, 0.0, variant="as_published")
+        pabi.unlearning_keep(2.0, threshold=0.1, divergence_previous=0.0, divergence_step=0.0, variant="as_published")
 
 
 @pytest.mark.parametrize("L,s", [(1.0, 7), (1.5, 1000), (0.7, 50), (1 + 1e-10, 10**6 // 1000), (2.0, 3)])
@@ -201,20 +201,25 @@ def test_erm_output_perturbation():
 def test_fact34_p_choice_t4():
     """C13: p = 3n works for every n; the exact p_min is tight; p = n/10 blows the orders up."""
     for n in (1, 2, 7, 100, 5000):
-        assert pabi.holder_orders(8.0, 3.0 * n, n).max() <= 2 * 8.0
-        pm = pabi.holder_min_p(n, 8.0)
+        assert pabi.holder_orders(8.0, holder_exponent=3.0 * n, steps=n).max() <= 2 * 8.0
+        pm = pabi.holder_min_exponent(8.0, steps=n)
         if n > 1:
-            assert pabi.holder_orders(8.0, pm, n).max() <= 16.0 * (1 + 1e-12)
-            assert pabi.holder_orders(8.0, pm * (1 - 1e-6), n).max() > 16.0
-    assert pabi.holder_orders(8.0, 10.0, 100).max() == pytest.approx(2.4e5, rel=0.02)
+            assert pabi.holder_orders(8.0, holder_exponent=pm, steps=n).max() <= 16.0 * (1 + 1e-12)
+            assert pabi.holder_orders(8.0, holder_exponent=pm * (1 - 1e-6), steps=n).max() > 16.0
+    assert pabi.holder_orders(8.0, holder_exponent=10.0, steps=100).max() == pytest.approx(2.4e5, rel=0.02)
 
 
 def test_fact35_sample_size_t5():
     """C14: printed statement 4e-19 runs, the proof's own tail 2e23, corrected e^143."""
-    args = (8, 1.0, 2.0, 0.1, 0.05)
-    assert math.exp(pabi.hoeffding_sample_size_ln(*args, variant="as_published")) == pytest.approx(4.27e-19, rel=1e-2)
-    assert math.exp(pabi.hoeffding_sample_size_ln(*args, variant="proof_consistent")) == pytest.approx(2.10e23, rel=1e-2)
-    assert pabi.hoeffding_sample_size_ln(*args) == pytest.approx(
+    args = dict(rdp=1.0, rdp_bound=2.0, tolerance=0.1, failure_prob=0.05)
+    assert math.exp(pabi.hoeffding_sample_size(8, **args, variant="as_published", log=True)) == pytest.approx(4.27e-19, rel=1e-2)
+    assert math.exp(pabi.hoeffding_sample_size(8, **args, variant="proof_consistent", log=True)) == pytest.approx(2.10e23, rel=1e-2)
+    # the count itself: 1 run for the printed statement, ceil(2.10e23) for the proof's tail,
+    # beyond the double range (ln l = 143 < 709: finite here) for the corrected one
+    assert pabi.hoeffding_sample_size(8, **args, variant="as_published") == 1.0
+    assert pabi.hoeffding_sample_size(8, **args, variant="proof_consistent") == pytest.approx(2.10e23, rel=1e-2)
+    assert pabi.hoeffding_sample_size(8, **args) == pytest.approx(math.exp(143.21734574639177), rel=1e-12)
+    assert pabi.hoeffding_sample_size(8, **args, log=True) == pytest.approx(
         math.log(math.log(40)) + 2 * 90 - math.log(2) - 2 * math.log(0.1) - 42, rel=1e-12
     )
 
@@ -243,9 +248,28 @@ def test_lemma_c1_cor_c3_mixture():
 
 # (function, scalar arguments): every helper broadcasts like a ufunc; element i of the array
 # result equals the scalar call, scalar in → float out.
+def weak_triangle_bound(order, holder_exponent, divergence_pq, divergence_qr):
+    return pabi.weak_triangle_bound(order, holder_exponent=holder_exponent, divergence_pq=divergence_pq,
+                                    divergence_qr=divergence_qr)
+
+
+def holder_min_exponent(steps, order):
+    return pabi.holder_min_exponent(order, steps=steps)
+
+
+def hoeffding_sample_size(order, rdp, rdp_bound, tolerance, failure_prob):
+    return pabi.hoeffding_sample_size(order, rdp=rdp, rdp_bound=rdp_bound, tolerance=tolerance,
+                                      failure_prob=failure_prob)
+
+
+def hoeffding_sample_size_log(order, rdp, rdp_bound, tolerance, failure_prob):
+    return pabi.hoeffding_sample_size(order, rdp=rdp, rdp_bound=rdp_bound, tolerance=tolerance,
+                                      failure_prob=failure_prob, log=True)
+
+
 BROADCAST = [
     (pabi.gaussian_dp_constant, (1e-5, 2.0)),
-    (pabi.weak_triangle_bound, (3.0, 2.0, 0.1, 0.2)),
+    (weak_triangle_bound, (3.0, 2.0, 0.1, 0.2)),
     (pabi.theta_l, (7, 1.1)),
     (pabi.cyclic_theta_sum, (23, 5, 1.1)),
     (pabi.l_lambda_kappa, (0.1, 0.5, 2.0)),
@@ -256,8 +280,9 @@ BROADCAST = [
     (pabi.shifted_drift_bound, (2.0, 1.0, 0.3, 23, 5)),
     (pabi.sensitivity_multi_epoch, (0.1, 1.0, 5.0, 2.0, 10.0, 4, 2, 3)),
     (pabi.gaussian_mech_rdp, (4.0, 1.0, 2.0)),
-    (pabi.holder_min_p, (100, 8.0)),
-    (pabi.hoeffding_sample_size_ln, (8, 1.0, 2.0, 0.1, 0.05)),
+    (holder_min_exponent, (100, 8.0)),
+    (hoeffding_sample_size_log, (8, 1.0, 2.0, 0.1, 0.05)),
+    (hoeffding_sample_size, (4, 0.1, 0.2, 0.1, 0.05)),
     (pabi.theta_min_steps, (1.5, 1.1)),
     (pabi.last_iterate_rdp_small_step, (2.0, 1.0, 4, 1.0, 5, 0.1, 0.5, 2.0)),
 ]
@@ -277,47 +302,47 @@ def test_helpers_broadcast(fn, args):
 
 
 def test_tuple_and_sample_axis_helpers_broadcast():
-    e, d = pabi.amplify_by_sampling([0.1, 1.0], 1e-6, [[0.01], [0.1]])
+    e, d = pabi.amplify_by_sampling([0.1, 1.0], delta=1e-6, sample_rate=[[0.01], [0.1]])
     assert e.shape == d.shape == (2, 2)
-    assert e[1, 0] == pabi.amplify_by_sampling(0.1, 1e-6, 0.1)[0]
+    assert e[1, 0] == pabi.amplify_by_sampling(0.1, delta=1e-6, sample_rate=0.1)[0]
     rho, gap = pabi.gd_contraction_rho([0.1, 0.2], 1.0, 5.0)
     assert rho[1] == pabi.gd_contraction_rho(0.2, 1.0, 5.0)[0] and gap.shape == (2,)
     lam, ell, sig = pabi.cyclic_calibration(8.0, [0.5, 1.0], 0.5, 2.0, 1.0, 10, 5)
     assert sig[1] == pabi.cyclic_calibration(8.0, 1.0, 0.5, 2.0, 1.0, 10, 5)[2]
     # sample axis last: three records × four batches, p per column of a (2, 3) grid
     sens = np.array([[0.01, 0.02, 0.05, 0.03], [0.0, 0.0, 0.01, 0.0], [0.05, 0.05, 0.05, 0.05]])
-    e, d = pabi.lp_per_instance_epsilon_delta(0.01, [[2.0], [10.0]], 1e-6, 1e-6, 20.0, sens)
+    e, d = pabi.lp_per_instance_epsilon_delta(1e-6, 1e-6, sample_rate=0.01, lp_exponent=[[2.0], [10.0]], noise_scale=20.0, sensitivities=sens)
     assert e.shape == (2, 3)
-    assert e[1, 2] == pabi.lp_per_instance_epsilon_delta(0.01, 10.0, 1e-6, 1e-6, 20.0, sens[2])[0]
+    assert e[1, 2] == pabi.lp_per_instance_epsilon_delta(1e-6, 1e-6, sample_rate=0.01, lp_exponent=10.0, noise_scale=20.0, sensitivities=sens[2])[0]
     curve = pabi.averaged_rdp(np.array([1.5, 2.0, 8.0]), 1.0, [0.1, 0.5])  # an RDP curve
     assert curve.shape == (3,) and curve[1] == pabi.averaged_rdp(2.0, 1.0, [0.1, 0.5])
     m = pabi.mixture_rdp_bound([2.0, 3.0], [0.25, 0.75], [[0.2, 1.0], [0.3, 1.5]])
     assert m[1] == pabi.mixture_rdp_bound(3.0, [0.25, 0.75], [0.3, 1.5])
-    keep = pabi.unlearning_keep([1.5, 3.0], 0.1, 0.0, [0.05, 0.2])
+    keep = pabi.unlearning_keep([1.5, 3.0], threshold=0.1, divergence_previous=0.0, divergence_step=[0.05, 0.2])
     assert keep.dtype == bool and list(keep) == [True, False]
 
 
 BAD = [
     # (call, parameter named in the message)
-    (lambda: pabi.sampled_gaussian_rdp([2.0, 1.0], 0.1, 1.0), r"alpha.*> 1.*index 1"),
-    (lambda: pabi.sampled_gaussian_rdp(2.5, [0.1, 1.5], 1.0), r"q.*\[0, 1\].*index 1"),
-    (lambda: pabi.sampled_gaussian_rdp(2.5, -0.1, 1.0), r"q must be in \[0, 1\]"),
-    (lambda: pabi.sampled_gaussian_rdp(2.5, 0.1, [1.0, -1.0]), r"noise_multiplier.*> 0.*index 1"),
-    (lambda: pabi.sampled_gaussian_rdp_per_instance(2.5, 0.1, [0.1, np.nan], 1.0), r"sensitivity.*index 1"),
-    (lambda: pabi.sampled_gaussian_rdp_per_instance(2.5, 0.1, 1.0, 0.0), r"sigma must be > 0"),
-    (lambda: pabi.sampled_gaussian_rdp(2.5, 0.1, 1.0, fractional="floor"), r"fractional"),
-    (lambda: pabi.holder_composition_bound(1.0, 2.0, [[0.1]]), r"alpha"),
-    (lambda: pabi.holder_composition_bound(2.0, 1.0, [[0.1]]), r"p must be > 1"),
-    (lambda: pabi.holder_composition_bound(2.0, 2.0, [[0.1], [-0.2]]), r"divergences.*\(1, 0\)"),
-    (lambda: pabi.holder_composition_bound(2.0, 2.0, np.ones((0, 2))), r"non-empty"),
-    (lambda: pabi.weak_triangle_bound(2.0, [2.0, 1.0], 0.1, 0.1), r"p must be > 1.*index 1"),
-    (lambda: pabi.weak_triangle_bound(1.0, 2.0, 0.1, 0.1), r"alpha"),
-    (lambda: pabi.holder_min_p(10, 0.5), r"alpha"),
-    (lambda: pabi.lp_per_instance_epsilon_delta(0.01, 1.0, 1e-5, 1e-6, 10.0, [0.1]), r"p must be > 1"),
-    (lambda: pabi.lp_per_instance_epsilon_delta([0.01, 1.2], 2.0, 1e-5, 1e-6, 10.0, [0.1]), r"q.*index 1"),
-    (lambda: pabi.lp_per_instance_epsilon_delta(0.01, 2.0, 1e-5, 1e-6, 10.0, [[0.1, 0.2], [0.1, np.nan]]),
+    (lambda: pabi.sampled_gaussian_rdp([2.0, 1.0], sample_rate=0.1, noise_multiplier=1.0), r"order.*> 1.*index 1"),
+    (lambda: pabi.sampled_gaussian_rdp(2.5, sample_rate=[0.1, 1.5], noise_multiplier=1.0), r"sample_rate.*\[0, 1\].*index 1"),
+    (lambda: pabi.sampled_gaussian_rdp(2.5, sample_rate=-0.1, noise_multiplier=1.0), r"sample_rate must be in \[0, 1\]"),
+    (lambda: pabi.sampled_gaussian_rdp(2.5, sample_rate=0.1, noise_multiplier=[1.0, -1.0]), r"noise_multiplier.*> 0.*index 1"),
+    (lambda: pabi.sampled_gaussian_rdp_per_instance(2.5, sample_rate=0.1, sensitivity=[0.1, np.nan], noise_scale=1.0), r"sensitivity.*index 1"),
+    (lambda: pabi.sampled_gaussian_rdp_per_instance(2.5, sample_rate=0.1, sensitivity=1.0, noise_scale=0.0), r"noise_scale must be > 0"),
+    (lambda: pabi.sampled_gaussian_rdp(2.5, sample_rate=0.1, noise_multiplier=1.0, fractional="floor"), r"fractional"),
+    (lambda: pabi.holder_composition_bound(1.0, holder_exponent=2.0, divergences=[[0.1]]), r"order must be > 1"),
+    (lambda: pabi.holder_composition_bound(2.0, holder_exponent=1.0, divergences=[[0.1]]), r"holder_exponent must be > 1"),
+    (lambda: pabi.holder_composition_bound(2.0, holder_exponent=2.0, divergences=[[0.1], [-0.2]]), r"divergences.*\(1, 0\)"),
+    (lambda: pabi.holder_composition_bound(2.0, holder_exponent=2.0, divergences=np.ones((0, 2))), r"non-empty"),
+    (lambda: pabi.weak_triangle_bound(2.0, holder_exponent=[2.0, 1.0], divergence_pq=0.1, divergence_qr=0.1), r"holder_exponent must be > 1.*index 1"),
+    (lambda: pabi.weak_triangle_bound(1.0, holder_exponent=2.0, divergence_pq=0.1, divergence_qr=0.1), r"order must be > 1"),
+    (lambda: pabi.holder_min_exponent(0.5, steps=10), r"order must be > 1"),
+    (lambda: pabi.lp_per_instance_epsilon_delta(1e-5, 1e-6, sample_rate=0.01, lp_exponent=1.0, noise_scale=10.0, sensitivities=[0.1]), r"lp_exponent must be > 1"),
+    (lambda: pabi.lp_per_instance_epsilon_delta(1e-5, 1e-6, sample_rate=[0.01, 1.2], lp_exponent=2.0, noise_scale=10.0, sensitivities=[0.1]), r"sample_rate.*index 1"),
+    (lambda: pabi.lp_per_instance_epsilon_delta(1e-5, 1e-6, sample_rate=0.01, lp_exponent=2.0, noise_scale=10.0, sensitivities=[[0.1, 0.2], [0.1, np.nan]]),
      r"sensitivities.*\(1, 1\)"),
-    (lambda: pabi.lp_per_instance_epsilon_delta(0.01, 2.0, 1e-5, 1e-6, 10.0, []), r"non-empty"),
+    (lambda: pabi.lp_per_instance_epsilon_delta(1e-5, 1e-6, sample_rate=0.01, lp_exponent=2.0, noise_scale=10.0, sensitivities=[]), r"non-empty"),
     (lambda: pabi.averaged_rdp(2.0, 1.0, np.ones((3, 0))), r"non-empty"),
     (lambda: pabi.averaged_rdp(2.0, 1.0, [0.1, -0.1]), r"sensitivities.*index 1"),
     (lambda: pabi.averaged_rdp([2.0, 1.0], 1.0, [0.1]), r"alpha.*index 1"),
@@ -333,11 +358,11 @@ BAD = [
     (lambda: pabi.shifted_drift_bound(2.0, 1.0, 0.1, 10, 11), r"ell"),
     (lambda: pabi.cyclic_calibration(8.0, [1.0, 0.0], 0.5, 2.0, 1.0, 10, 5), r"eps.*index 1"),
     (lambda: pabi.sensitivity_multi_epoch(0.1, 1.0, 5.0, 2.0, 10.0, 4, [2, 5], 3), r"j must be.*index 1"),
-    (lambda: pabi.dpsgd_per_instance_rdp(8.0, 0.01, 1.0, np.ones((3000, 1)), p=1.001), r"p must be such that the order map"),
-    (lambda: pabi.dpsgd_per_instance_rdp(8.0, 0.01, 1.0, np.ones((3, 0))), r"non-empty"),
-    (lambda: pabi.rdp_to_dp_epsilon([], [], 1e-5), r"orders must be non-empty"),
-    (lambda: pabi.rdp_to_dp_epsilon([2.0, 0.5], [0.1, 0.1], 1e-5), r"orders.*index 1"),
-    (lambda: pabi.rdp_to_dp_epsilon([2.0], [np.nan], 1e-5), r"rdp"),
+    (lambda: pabi.dpsgd_per_instance_rdp(8.0, sample_rate=0.01, noise_scale=1.0, sensitivities=np.ones((3000, 1)), holder_exponent=1.001), r"holder_exponent must be such that the order map"),
+    (lambda: pabi.dpsgd_per_instance_rdp(8.0, sample_rate=0.01, noise_scale=1.0, sensitivities=np.ones((3, 0))), r"non-empty"),
+    (lambda: pabi.rdp_to_dp_epsilon(1e-5, orders=[], rdp=[]), r"orders must be non-empty"),
+    (lambda: pabi.rdp_to_dp_epsilon(1e-5, orders=[2.0, 0.5], rdp=[0.1, 0.1]), r"orders.*index 1"),
+    (lambda: pabi.rdp_to_dp_epsilon(1e-5, orders=[2.0], rdp=[np.nan]), r"rdp"),
 ]
 
 
@@ -373,3 +398,34 @@ def test_last_iterate_step_size_condition_enforced():
             f(np.array([lam_max / 2, 2 * lam_max]))
     # m = M = 0: no condition
     assert pabi.last_iterate_rdp_bounded(2.0, 10.0, 1.0, 10, 1.0, 1.0, 0.0, 0.0) > 0
+
+
+def test_named_results():
+    """Issue 15: the functions returning more than one number return named tuples (unpacking
+    still works), with the same bits in each field as the plain tuple had."""
+    r = pabi.rdp_to_dp_epsilon(1e-5, orders=[2.0, 4.0], rdp=[0.5, 1.0], conversion="classical")
+    assert isinstance(r, pabi.EpsilonAtOrder) and r.order == 4.0 and (r.eps, r.order) == tuple(r)
+    eps, order = r
+    d = pabi.rdp_to_dp_delta(eps, orders=[2.0, 4.0], rdp=[0.5, 1.0], conversion="classical")
+    assert isinstance(d, pabi.DeltaAtOrder) and d.delta <= 1e-5 and d._fields == ("delta", "order")
+    a = pabi.amplify_by_sampling([0.1, 1.0], 1e-6, sample_rate=0.01)
+    assert isinstance(a, pabi.AmplifiedGuarantee) and a.eps.shape == (2,) and a.delta == pytest.approx(1e-8)
+    g = pabi.lp_per_instance_epsilon_delta(1e-5, 1e-6, sample_rate=0.01, lp_exponent=100.0, noise_scale=10.0,
+                                           sensitivities=[0.1, 0.5])
+    assert isinstance(g, pabi.PerInstanceGuarantee) and g.delta == pytest.approx(1.1e-6, rel=1e-12)
+    s = np.full((5, 2), 0.5)
+    t = pabi.dpsgd_per_instance_rdp(8.0, sample_rate=0.01, noise_scale=1.0, sensitivities=s, return_terms=True)
+    assert isinstance(t, pabi.RdpWithTerms) and t.terms.shape == (5,)
+    assert t.rdp == pabi.dpsgd_per_instance_rdp(8.0, sample_rate=0.01, noise_scale=1.0, sensitivities=s)
+    h = pabi.holder_composition_bound(2.0, holder_exponent=2.0, divergences=[[0.5], [0.5]], return_terms=True)
+    assert isinstance(h, pabi.RdpWithTerms) and h.rdp == pytest.approx(1.0, rel=1e-12)
+
+
+def test_setup_is_keyword_only():
+    """Convention 1 of issue 15: the question positional, the setup keyword-only."""
+    with pytest.raises(TypeError):
+        pabi.sampled_gaussian_rdp(8.0, 0.01, 1.0)  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        pabi.rdp_to_dp_epsilon([2.0], [0.5], 1e-5)  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        pabi.dpsgd_per_instance_rdp(8.0, 0.01, 1.0, np.ones((2, 2)))  # type: ignore[misc]

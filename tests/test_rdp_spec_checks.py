@@ -61,7 +61,7 @@ def _general_update_bound(alpha: int, sigma: float, first, second) -> float:
     tuples = np.array(list(itertools.product(first, repeat=alpha)), dtype=float)[:, :, None]
     outer = np.asarray(second, float)[:, None]
     inner = np.broadcast_to(tuples, (len(second),) + tuples.shape)
-    return pabi.general_update_rdp(alpha, sigma, outer, inner)
+    return pabi.general_update_rdp(alpha, noise_scale=sigma, updates_second=outer, updates_first=inner)
 
 
 def _random_pairs():
@@ -164,7 +164,7 @@ def _chain_divergences(p: float, half_width: float = 40.0, h: float = 0.02):
     """(steps, samples) divergences and weights for pabi.holder_composition_bound: step 1 (order
     β1) is deterministic; step 2 (order α) at a trapezoid grid of x1 with normalised Gaussian
     weights (spectrally accurate for these Gaussian-type integrands)."""
-    beta1 = pabi.holder_orders(ALPHA12, p, 2)[1]
+    beta1 = pabi.holder_orders(ALPHA12, holder_exponent=p, steps=2)[1]
     x1 = np.arange(-half_width, half_width + h / 2, h) * S1
     w = np.exp(-(x1**2) / (2 * S1**2))
     w /= w.sum()
@@ -197,7 +197,7 @@ def test_c12_holder_composition_on_state_dependent_chain(p, published):
     exact = _chain_exact()
     assert round(exact, 3) == 0.332
     d, w = _chain_divergences(p)
-    v = pabi.holder_composition_bound(ALPHA12, p, d, w)
+    v = pabi.holder_composition_bound(ALPHA12, holder_exponent=p, divergences=d, weights=w)
     closed = _chain_closed_form(p)
     assert v == pytest.approx(closed, rel=1e-10)
     digits = 2 if published >= 1 else 3
@@ -205,14 +205,19 @@ def test_c12_holder_composition_on_state_dependent_chain(p, published):
     assert v >= exact
 
 
+def _chain_bound(p: float, **grid) -> float:
+    d, w = _chain_divergences(p, **grid)
+    return pabi.holder_composition_bound(ALPHA12, holder_exponent=p, divergences=d, weights=w)
+
+
 def test_c12_optimal_p_is_interior_and_window_is_finite():
-    vals = {p: pabi.holder_composition_bound(ALPHA12, p, *_chain_divergences(p)) for p in (1.3, 2.0, 4.0)}
+    vals = {p: _chain_bound(p) for p in (1.3, 2.0, 4.0)}
     assert vals[2.0] < vals[1.3] and vals[2.0] < vals[4.0]
     # p = 8 is outside the window (2kv ≥ 1): the expectation diverges, so the plug-in value grows
     # without bound as the sample grid widens
     assert _chain_closed_form(8.0) == math.inf
-    narrow = pabi.holder_composition_bound(ALPHA12, 8.0, *_chain_divergences(8.0, half_width=10.0))
-    wide = pabi.holder_composition_bound(ALPHA12, 8.0, *_chain_divergences(8.0, half_width=40.0))
+    narrow = _chain_bound(8.0, half_width=10.0)
+    wide = _chain_bound(8.0, half_width=40.0)
     assert wide > 4 * narrow > 4 * vals[4.0]
 
 
@@ -224,12 +229,12 @@ def test_c12_monte_carlo_interface_dpsgd():
     rng = np.random.default_rng(12)
     x1 = rng.normal(0, S1, 400_000)
     sens = np.stack([np.full_like(x1, M1), np.abs(C * x1 + D)])
-    v = pabi.dpsgd_per_instance_rdp(ALPHA12, 1.0, S, sens, p=2.0)
+    v = pabi.dpsgd_per_instance_rdp(ALPHA12, sample_rate=1.0, noise_scale=S, sensitivities=sens, holder_exponent=2.0)
     assert abs(v / _chain_closed_form(2.0) - 1) < 2e-3
-    beta1 = pabi.holder_orders(ALPHA12, 2.0, 2)[1]
+    beta1 = pabi.holder_orders(ALPHA12, holder_exponent=2.0, steps=2)[1]
     assert beta1 == 5.0
     d = np.stack([np.full_like(x1, beta1 * M1**2 / (2 * S1**2)), ALPHA12 * (C * x1 + D) ** 2 / (2 * S**2)])
-    assert v == pytest.approx(pabi.holder_composition_bound(ALPHA12, 2.0, d), rel=1e-12)
+    assert v == pytest.approx(pabi.holder_composition_bound(ALPHA12, holder_exponent=2.0, divergences=d), rel=1e-12)
 
 
 # ------------------------------------------------------------------ C25: Prop 3.4(b), clipped step

@@ -104,8 +104,7 @@ def test_example_values_equal_the_api(capsys):
         assert b[f"pnsgd_shuffled_epochs_{route}"]["epsilon"] == getattr(multi, route)
     assert b["epochs_gaussian_pld"]["epsilon"] == pabi.dpsgd_epsilon(1e-5, sample_rate=1.0, noise_multiplier=4.0 / 2.0, steps=3)
     orders = pabi.DEFAULT_ORDERS
-    assert b["epochs_gaussian_rdp"]["epsilon"] == pabi.rdp_to_dp_epsilon(
-        orders, 3 * pabi.sampled_gaussian_rdp(orders, 1.0, 2.0), 1e-5)[0]
+    assert b["epochs_gaussian_rdp"]["epsilon"] == pabi.rdp_to_dp_epsilon(1e-5, orders=orders, rdp=3 * pabi.sampled_gaussian_rdp(orders, sample_rate=1.0, noise_multiplier=2.0))[0]
     # last iterate, PNSGD mapping: clip = L, b = 1, iterate noise lr*sigma, T = 3n, ell = n
     assert b["last_iterate_general"]["epsilon"] == epsilon_from_rdp(
         lambda a: pabi.last_iterate_rdp_general(a, 0.05, 1.0, 0.05 * 4.0, 3000), 1e-5)[0]
@@ -181,8 +180,7 @@ def test_dpsgd_poisson_example(capsys):
     b = by_id(rep)
     assert b["dpsgd_pld"]["epsilon"] == pabi.dpsgd_epsilon(1e-5, sample_rate=0.01, noise_multiplier=1.1, steps=1500)
     orders = pabi.DEFAULT_ORDERS
-    assert b["dpsgd_rdp"]["epsilon"] == pabi.rdp_to_dp_epsilon(
-        orders, 1500 * pabi.sampled_gaussian_rdp(orders, 0.01, 1.1), 1e-5)[0]
+    assert b["dpsgd_rdp"]["epsilon"] == pabi.rdp_to_dp_epsilon(1e-5, orders=orders, rdp=1500 * pabi.sampled_gaussian_rdp(orders, sample_rate=0.01, noise_multiplier=1.1))[0]
     assert not b["last_iterate_general"]["applicable"]  # Poisson batches: not a fixed-size batch order
 
 

@@ -82,6 +82,12 @@ DEFAULTS: dict[tuple[str, str], str] = {
     ("pnsgd_log_delta", "order"): "shuffled",
 }
 
+# Command-line flags renamed with their functions: subcommand -> {old flag -> new flag}.
+CLI_FLAGS: dict[str, dict[str, str]] = {
+    "per-instance": {"--q": "--sample-rate", "--sigma": "--noise-scale", "--alpha": "--order",
+                     "--p": "--holder-exponent", "--confidence": "--failure-prob", "--clip": "--max-grad-norm"},
+}
+
 # Parameter renames: public callable -> {old parameter -> glossary name}.
 PARAMS: dict[str, dict[str, str]] = {
     'PNSGDAccountant.__init__': {'h': 'grid_step', 'lipschitz': 'max_grad_norm', 'n': 'steps', 'order': 'ordering', 'sigma': 'noise_scale'},

@@ -144,7 +144,7 @@ def epsilon_from_rdp(rdp: Callable[[float], float], delta: float) -> tuple[float
 
     orders = pabi.DEFAULT_ORDERS
     curve = np.array([rdp(float(a)) for a in orders])
-    return pabi.rdp_to_dp_epsilon(orders, curve, delta)
+    return pabi.rdp_to_dp_epsilon(delta, orders=orders, rdp=curve)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -338,8 +338,8 @@ def _last_iterate(c: dict[str, Any]) -> list[_Bound]:
 
         fn = {"last_iterate_general": "last_iterate_rdp_general", "last_iterate_bounded": "last_iterate_rdp_bounded",
               "last_iterate_cyclic": "last_iterate_rdp_cyclic", "last_iterate_small_step": "last_iterate_rdp_small_step"}[bd["id"]]
-        api = (f"pabi.rdp_to_dp_epsilon(pabi.DEFAULT_ORDERS, [pabi.{fn}(a, ...) for a in pabi.DEFAULT_ORDERS], "
-               f"{c['delta']!r}) with lr={c['lr']!r}, clip={clip!r}, b={b}, sigma={sigma_it!r} (iterate noise), "
+        api = (f"pabi.rdp_to_dp_epsilon({c['delta']!r}, orders=pabi.DEFAULT_ORDERS, "
+               f"rdp=[pabi.{fn}(a, ...) for a in pabi.DEFAULT_ORDERS]) with lr={c['lr']!r}, clip={clip!r}, b={b}, sigma={sigma_it!r} (iterate noise), "
                f"T={T}, ell={ell}, m={m!r}, M={c['smoothness']!r}, model={model!r}")
         out.append(_Bound(bd["id"], bd["name"], bd["source"], base + bd["assumptions"],
                           compute if ok else (lambda: math.nan), api))
@@ -367,8 +367,8 @@ def baseline_bounds(c: dict[str, Any]) -> list[_Bound]:
     out.append(_Bound("dpsgd_rdp", f"DP-SGD, Poisson q = {q:.6g}, {steps} steps, data-independent RDP",
                       "Mironov et al. sampled Gaussian RDP + Balle et al. conversion", poisson,
                       lambda: _rdp_eps(q, z, steps, delta),
-                      f"pabi.rdp_to_dp_epsilon(pabi.DEFAULT_ORDERS, {steps} * pabi.sampled_gaussian_rdp("
-                      f"pabi.DEFAULT_ORDERS, {q!r}, {z!r}), {delta!r})"))
+                      f"pabi.rdp_to_dp_epsilon({delta!r}, orders=pabi.DEFAULT_ORDERS, rdp={steps} * "
+                      f"pabi.sampled_gaussian_rdp(pabi.DEFAULT_ORDERS, sample_rate={q!r}, noise_multiplier={z!r}))"))
     # every record once per epoch, no amplification: E-fold Gaussian mechanism (replace-one)
     if pn:
         sens = None if c["lipschitz"] is None else 2.0 * c["lipschitz"]
@@ -388,8 +388,8 @@ def baseline_bounds(c: dict[str, Any]) -> list[_Bound]:
     out.append(_Bound("epochs_gaussian_rdp", f"{E} x Gaussian mechanism, data-independent RDP",
                       "Gaussian RDP alpha/(2 z^2), composed and converted", once,
                       lambda: 0.0 if math.isinf(z1) else _rdp_eps(1.0, z1, E, delta),
-                      f"pabi.rdp_to_dp_epsilon(pabi.DEFAULT_ORDERS, {E} * pabi.sampled_gaussian_rdp("
-                      f"pabi.DEFAULT_ORDERS, 1.0, {z1!r}), {delta!r})"))
+                      f"pabi.rdp_to_dp_epsilon({delta!r}, orders=pabi.DEFAULT_ORDERS, rdp={E} * "
+                      f"pabi.sampled_gaussian_rdp(pabi.DEFAULT_ORDERS, sample_rate=1.0, noise_multiplier={z1!r}))"))
     # Laplace noise (d = 1): E-fold Laplace mechanism, sensitivity 2L (2C), scale sigma (z C)
     lap_sens = (None if c["lipschitz"] is None else 2.0 * c["lipschitz"]) if pn else 2.0 * c["clip"]
     lap_scale = c["sigma"] if pn else _noise_std_down(1.0, c["sigma"], c["clip"], 1.0)

@@ -16,13 +16,13 @@ fn order_map(as_published: bool) -> core::OrderMap {
 }
 
 #[pyfunction]
-#[pyo3(signature = (alpha, q, sensitivity, sigma, exact=false))]
+#[pyo3(signature = (order, sample_rate, sensitivity, noise_scale, exact=false))]
 fn sampled_gaussian_rdp<'py>(
     py: Python<'py>,
-    alpha: Arr<'py>,
-    q: Arr<'py>,
+    order: Arr<'py>,
+    sample_rate: Arr<'py>,
     sensitivity: Arr<'py>,
-    sigma: Arr<'py>,
+    noise_scale: Arr<'py>,
     exact: bool,
 ) -> Out<'py> {
     let mode = if exact {
@@ -30,45 +30,54 @@ fn sampled_gaussian_rdp<'py>(
     } else {
         core::Fractional::Ceil
     };
-    let [a, qq, s, sg] = slices![alpha, q, sensitivity, sigma];
+    let [a, qq, s, sg] = slices![order, sample_rate, sensitivity, noise_scale];
     fill(py, a.len(), |out| {
         core::sampled_gaussian_rdp_batch(a, qq, s, sg, mode, out)
     })
 }
 
 #[pyfunction]
-#[pyo3(signature = (alpha, q, sigma, sensitivities, steps, samples, p, as_published, confidence=None, max_sensitivity=None))]
+#[pyo3(signature = (order, sample_rate, noise_scale, sensitivities, steps, samples, holder_exponent, as_published, failure_prob=None, max_sensitivity=None))]
 #[allow(clippy::too_many_arguments)]
 fn dpsgd_per_instance_terms<'py>(
     py: Python<'py>,
-    alpha: f64,
-    q: f64,
-    sigma: f64,
+    order: f64,
+    sample_rate: f64,
+    noise_scale: f64,
     sensitivities: Arr<'py>,
     steps: usize,
     samples: usize,
-    p: f64,
+    holder_exponent: f64,
     as_published: bool,
-    confidence: Option<f64>,
+    failure_prob: Option<f64>,
     max_sensitivity: Option<f64>,
 ) -> Out<'py> {
     let s = sensitivities.as_slice()?;
     let opts = core::CompositionOptions {
         map: order_map(as_published),
-        ucb: confidence.map(|c| (c, max_sensitivity)),
+        ucb: failure_prob.map(|c| (c, max_sensitivity)),
     };
     array(py, || {
-        core::dpsgd_per_instance_terms(alpha, q, sigma, s, steps, samples, p, opts)
+        core::dpsgd_per_instance_terms(
+            order,
+            sample_rate,
+            noise_scale,
+            s,
+            steps,
+            samples,
+            holder_exponent,
+            opts,
+        )
     })
 }
 
 #[pyfunction]
-#[pyo3(signature = (alpha, p, divergences, steps, samples, as_published, weights=None))]
+#[pyo3(signature = (order, holder_exponent, divergences, steps, samples, as_published, weights=None))]
 #[allow(clippy::too_many_arguments)]
 fn holder_composition_terms<'py>(
     py: Python<'py>,
-    alpha: f64,
-    p: f64,
+    order: f64,
+    holder_exponent: f64,
     divergences: Arr<'py>,
     steps: usize,
     samples: usize,
@@ -81,7 +90,7 @@ fn holder_composition_terms<'py>(
         order_map(as_published),
     );
     array(py, || {
-        core::holder_composition_terms(alpha, p, d, w, steps, samples, map)
+        core::holder_composition_terms(order, holder_exponent, d, w, steps, samples, map)
     })
 }
 
@@ -94,13 +103,15 @@ fn sum_terms_up(py: Python<'_>, terms: Arr<'_>) -> PyResult<f64> {
 #[pyfunction]
 fn holder_orders<'py>(
     py: Python<'py>,
-    alpha: f64,
-    p: f64,
-    n: u64,
+    order: f64,
+    holder_exponent: f64,
+    steps: u64,
     as_published: bool,
 ) -> PyResult<(Np<'py>, Np<'py>)> {
     let map = order_map(as_published);
-    let (b, k) = detach(py, || core::holder_orders(alpha, p, n, map))?;
+    let (b, k) = detach(py, || {
+        core::holder_orders(order, holder_exponent, steps, map)
+    })?;
     Ok((b.into_pyarray(py), k.into_pyarray(py)))
 }
 
@@ -141,11 +152,11 @@ fn rdp_to_dp_delta(
 }
 
 #[pyfunction]
-fn rdp_compose<'py>(py: Python<'py>, curves: Arr<'py>, k: usize, m: usize) -> Out<'py> {
-    let c = curves.as_slice()?;
+fn rdp_compose<'py>(py: Python<'py>, rdp: Arr<'py>, k: usize, m: usize) -> Out<'py> {
+    let c = rdp.as_slice()?;
     if k.checked_mul(m) != Some(c.len()) {
         return Err(pyo3::exceptions::PyValueError::new_err(format!(
-            "curves has {} values, expected k·m = {k}·{m}",
+            "rdp has {} values, expected k·m = {k}·{m}",
             c.len()
         )));
     }
@@ -153,15 +164,10 @@ fn rdp_compose<'py>(py: Python<'py>, curves: Arr<'py>, k: usize, m: usize) -> Ou
 }
 
 #[pyfunction]
-fn profile_to_rdp(
-    py: Python<'_>,
-    alpha: f64,
-    eps_grid: Arr<'_>,
-    delta_grid: Arr<'_>,
-) -> PyResult<f64> {
-    let [e, d] = slices![eps_grid, delta_grid];
+fn profile_to_rdp(py: Python<'_>, order: f64, eps: Arr<'_>, delta: Arr<'_>) -> PyResult<f64> {
+    let [e, d] = slices![eps, delta];
     guarded(py, e.len() >= LONG_LEN, || {
-        core::profile_to_rdp(alpha, e, d)
+        core::profile_to_rdp(order, e, d)
     })
 }
 
@@ -234,12 +240,12 @@ fn b2f(b: bool) -> f64 {
 
 elementwise!(
     bmap,
-    fn gaussian_dp_constant([delta, sigma])
+    fn gaussian_dp_constant([delta, noise_scale])
     |x| Ok([ex::gaussian_dp_constant(x[0], x[1])?])
 );
 elementwise!(
     bmap,
-    fn gaussian_mechanism_epsilon([delta, sigma, sens])
+    fn gaussian_mechanism_epsilon([delta, noise_scale, sensitivity])
     |x| {
         let (e, ok) = ex::gaussian_mechanism_epsilon(x[0], x[1], x[2])?;
         Ok([e, b2f(ok)])
@@ -247,7 +253,7 @@ elementwise!(
 );
 elementwise!(
     bmap,
-    fn amplify_by_sampling([eps, delta, q])
+    fn amplify_by_sampling([eps, delta, sample_rate])
     |x| {
         let (e, d) = ex::amplify_by_sampling(x[0], x[1], x[2])?;
         Ok([e, d])
@@ -255,12 +261,12 @@ elementwise!(
 );
 elementwise!(
     bmap,
-    fn weak_triangle_bound([alpha, p, d_pa, d_gpa])
+    fn weak_triangle_bound([order, holder_exponent, divergence_pq, divergence_qr])
     |x| Ok([ex::weak_triangle_bound(x[0], x[1], x[2], x[3])?])
 );
 elementwise!(
     bmap,
-    fn unlearning_keep([alpha, beta, d_2a_prev, d_2a1_step], as_published: bool)
+    fn unlearning_keep([order, threshold, divergence_previous, divergence_step], as_published: bool)
     |x| Ok([b2f(ex::unlearning_keep(x[0], x[1], x[2], x[3], as_published)?)])
 );
 elementwise!(
@@ -375,8 +381,8 @@ elementwise!(
 );
 elementwise!(
     bmap,
-    fn holder_min_p([n, alpha, cap_factor])
-    |x| Ok([ex::holder_min_p(int("n", x[0])?, x[1], x[2])?])
+    fn holder_min_exponent([steps, order, cap_factor])
+    |x| Ok([ex::holder_min_exponent(int("steps", x[0])?, x[1], x[2])?])
 );
 
 fn sample_variant(variant: &str) -> PyResult<ex::SampleSizeVariant> {
@@ -394,9 +400,15 @@ fn sample_variant(variant: &str) -> PyResult<ex::SampleSizeVariant> {
 
 elementwise!(
     bmap,
-    fn hoeffding_sample_size_ln([alpha, eps, eps_prime, c, j], variant: &str)
+    fn hoeffding_sample_size_ln([order, rdp, rdp_bound, tolerance, failure_prob], variant: &str)
     let v = sample_variant(variant)?;
     |x| Ok([ex::hoeffding_sample_size_ln(x[0], x[1], x[2], x[3], x[4], v)?])
+);
+elementwise!(
+    bmap,
+    fn hoeffding_sample_size([order, rdp, rdp_bound, tolerance, failure_prob], variant: &str)
+    let v = sample_variant(variant)?;
+    |x| Ok([ex::hoeffding_sample_size(x[0], x[1], x[2], x[3], x[4], v)?])
 );
 
 elementwise!(
@@ -436,7 +448,7 @@ fn row(samples: &[f64], m: usize, r: f64) -> CoreResult<&[f64]> {
 
 elementwise!(
     bmap,
-    fn lp_per_instance_eps_delta([q, p, delta, delta_prime, sigma, rows], sens: Arr<'py>, m: usize)
+    fn lp_per_instance_eps_delta([sample_rate, lp_exponent, delta, delta_prime, noise_scale, rows], sens: Arr<'py>, m: usize)
     let s = sens.as_slice()?;
     |x| {
         let (e, d, ok) =
@@ -472,16 +484,18 @@ fn optimal_residuals<'py>(py: Python<'py>, u: f64, t: u64, tau: f64, s: f64) -> 
 #[allow(clippy::too_many_arguments)]
 fn general_update_rdp(
     py: Python<'_>,
-    alpha: u64,
-    sigma: f64,
-    outer: Arr<'_>,
-    inner: Arr<'_>,
+    order: u64,
+    noise_scale: f64,
+    updates_second: Arr<'_>,
+    updates_first: Arr<'_>,
     b: usize,
     j: usize,
     d: usize,
 ) -> PyResult<f64> {
-    let [o, i] = slices![outer, inner];
-    detach(py, || ex::general_update_rdp(alpha, sigma, o, i, b, j, d))
+    let [o, i] = slices![updates_second, updates_first];
+    detach(py, || {
+        ex::general_update_rdp(order, noise_scale, o, i, b, j, d)
+    })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -519,8 +533,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             gd_contraction_rho,
             sensitivity_multi_epoch,
             gaussian_mech_rdp,
-            holder_min_p,
+            holder_min_exponent,
             hoeffding_sample_size_ln,
+            hoeffding_sample_size,
             theta_min_steps,
             theta_min_steps_l,
             last_iterate_rdp_small_step,

@@ -6,9 +6,9 @@
 //! | [`pos`] | (0, ∞) | `> 0 and finite` |
 //! | [`nonneg`] | [0, ∞) | `>= 0 and finite` |
 //! | [`unit_open`] | (0, 1) | `in (0, 1)` |
-//! | [`unit_closed`] | [0, 1] | `in [0, 1]` (`q` of the sampled Gaussian: [`check_q`]) |
-//! | [`gt1`] | (1, ∞) | `> 1 and finite` (`alpha`: [`order`]; `p`: [`check_p`]) |
-//! | [`check_alpha`] | (1, max] | as [`order`] for max = f64::MAX, else `> 1 and <= max (not NaN)` |
+//! | [`unit_closed`] | [0, 1] | `in [0, 1]` (`sample_rate` of the sampled Gaussian: [`check_q`]) |
+//! | [`gt1`] | (1, ∞) | `> 1 and finite` (`alpha`: [`order`]; `holder_exponent`: [`check_p`]) |
+//! | [`check_alpha`] | (1, max] | the order named `order`: `> 1 and finite` for max = f64::MAX, else `> 1 and <= max (not NaN)` |
 //! | [`count`] | integers ≥ 1 | `an integer >= 1` |
 //! | [`check_t_ell`], [`check_t_star`] | T ≥ ℓ ≥ 1, 1 ≤ t* ≤ ℓ | the cycle's indices |
 //! | [`index_in`] | integers in 1..=upper | the caller's wording of the range |
@@ -68,30 +68,31 @@ pub(super) fn order(alpha: f64) -> Result<()> {
     gt1("alpha", alpha)
 }
 
-/// An RDP order α ∈ (1, max] (max = f64::MAX: the same check and wording as [`order`]).
+/// An RDP order α ∈ (1, max], named `order` (the public name; max = f64::MAX: the wording of
+/// [`gt1`]). [`order`] still names it `alpha` for the last-iterate and ERM bounds.
 pub(super) fn check_alpha(alpha: f64, max: f64) -> Result<()> {
     if max == f64::MAX {
-        order(alpha)
+        gt1("order", alpha)
     } else if alpha > 1.0 && alpha <= max {
         Ok(())
     } else {
         Err(PabiError::domain(
-            "alpha",
+            "order",
             format!("> 1 and <= {max:e} (not NaN)"),
             alpha,
         ))
     }
 }
 
-/// The sampling probability q ∈ [0, 1].
+/// The sampling probability q ∈ [0, 1] (`sample_rate`).
 pub(super) fn check_q(q: f64) -> Result<()> {
-    unit_closed("q", q)
+    unit_closed("sample_rate", q)
 }
 
 /// The Hölder exponent: p > 1 and finite (p = +inf would make t_i = p(β_i − 1) infinite and
 /// the printed map's fixed point (p − 1)/p undefined).
 pub(super) fn check_p(p: f64) -> Result<()> {
-    gt1("p", p)
+    gt1("holder_exponent", p)
 }
 
 /// A count (steps, batch size, cycle length, sample size): an integer ≥ 1.

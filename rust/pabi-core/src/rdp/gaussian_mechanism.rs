@@ -11,7 +11,7 @@ use crate::num::round::up_signed;
 /// C_{δ,σ} = √(2 ln(1.25/δ))/σ (Dwork–Roth; Thudi et al. footnote 3), rounded up.
 pub fn gaussian_dp_constant(delta: f64, sigma: f64) -> Result<f64> {
     unit_open("delta", delta)?;
-    pos("sigma", sigma)?;
+    pos("noise_scale", sigma)?;
     // ln 1.25 − ln δ: 1.25/δ overflows for δ < 7e-309
     Ok(up_signed(
         (2.0 * (1.25f64.ln() - delta.ln())).sqrt() / sigma,
@@ -41,7 +41,7 @@ pub(super) fn amplify(x: f64, q: f64) -> f64 {
 pub fn amplify_by_sampling(eps: f64, delta: f64, q: f64) -> Result<(f64, f64)> {
     nonneg("eps", eps)?;
     unit_closed("delta", delta)?;
-    unit_closed("q", q)?;
+    unit_closed("sample_rate", q)?;
     Ok((
         up_pos(amplify(eps, q), eps > 0.0 && q > 0.0),
         up_pos(q * delta, q > 0.0 && delta > 0.0),

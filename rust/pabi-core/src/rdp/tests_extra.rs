@@ -44,7 +44,7 @@ fn no_nan_from_overflow() {
         hoeffding_sample_size_ln(8.0, 1.0, 2.0, 0.1, 5e-324, SampleSizeVariant::Corrected).unwrap();
     assert!(v.is_finite() && v > 148.0);
     let e = general_update_rdp(3, 5e-324, &[0.0], &[1.0; 3], 1, 1, 1).unwrap_err();
-    assert_eq!(param_of(e), "sigma");
+    assert_eq!(param_of(e), "noise_scale");
     let e = general_update_rdp(1 << 62, 1.0, &[0.0], &[0.0; 4], 1, 4, 1).unwrap_err();
     assert!(matches!(e, PabiError::Shape { .. }));
     assert_eq!(gaussian_mech_rdp(2.0, 0.0, 1e-170).unwrap(), 0.0);
@@ -167,10 +167,13 @@ fn one_wording_per_checker() {
     assert_eq!(msg(order(1.0)), "alpha must be > 1 and finite, got 1");
     assert_eq!(
         msg(check_alpha(f64::INFINITY, f64::MAX)),
-        msg(order(f64::INFINITY))
+        "order must be > 1 and finite, got inf"
     );
-    assert_eq!(msg(check_p(f64::NAN)), "p must be > 1 and finite, got NaN");
-    assert_eq!(msg(check_q(1.5)), "q must be in [0, 1], got 1.5");
+    assert_eq!(
+        msg(check_p(f64::NAN)),
+        "holder_exponent must be > 1 and finite, got NaN"
+    );
+    assert_eq!(msg(check_q(1.5)), "sample_rate must be in [0, 1], got 1.5");
     assert_eq!(msg(gt1("xi", 1.0)), "xi must be > 1 and finite, got 1");
     // the same checker at every site: theta_min_steps and theta_min_steps_l word xi alike
     assert_eq!(
@@ -200,4 +203,29 @@ fn averaged_rdp_below_the_normal_range_stays_an_upper_bound() {
         (3.75e-310..=3.75e-310 * (1.0 + 1e-12) + 8.0 * 5e-324).contains(&v),
         "{v:e}"
     );
+}
+
+#[test]
+fn hoeffding_sample_size_is_the_rounded_up_count() {
+    // ln l = 5.3737 (l = 215.6): 216 runs; never below e^{ln l}, +inf beyond the double range
+    let v = SampleSizeVariant::Corrected;
+    let ln_l = hoeffding_sample_size_ln(2.0, 0.1, 0.1, 0.1, 0.05, v).unwrap();
+    let l = hoeffding_sample_size(2.0, 0.1, 0.1, 0.1, 0.05, v).unwrap();
+    assert_eq!(l, 216.0);
+    assert!(l >= ln_l.exp() && l.fract() == 0.0);
+    assert!(hoeffding_sample_size_ln(8.0, 1.0, 20.0, 0.1, 0.05, v)
+        .unwrap()
+        .is_finite());
+    assert_eq!(
+        hoeffding_sample_size(8.0, 1.0, 20.0, 0.1, 0.05, v).unwrap(),
+        f64::INFINITY
+    );
+    // the printed statement's absurdly small l (4e-19) is still at least one run
+    let p = SampleSizeVariant::AsPublished;
+    assert_eq!(
+        hoeffding_sample_size(8.0, 1.0, 2.0, 0.1, 0.05, p).unwrap(),
+        1.0
+    );
+    let e = hoeffding_sample_size(8.0, 1.0, 2.0, 0.0, 0.05, v).unwrap_err();
+    assert_eq!(param_of(e), "tolerance");
 }
