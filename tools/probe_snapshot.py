@@ -379,6 +379,16 @@ def _params(fn: Any) -> set[str] | None:
         return None
 
 
+def _default(fn: Any, name: str) -> Any:
+    import inspect
+
+    try:
+        p = inspect.signature(fn).parameters.get(name)
+    except (TypeError, ValueError):
+        return None
+    return None if p is None else p.default
+
+
 def translate(qual: str, owner: Any, kw: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     """(today's callable, today's keyword arguments) for a probe written as ``qual(**kw)``.
 
@@ -403,9 +413,15 @@ def translate(qual: str, owner: Any, kw: dict[str, Any]) -> tuple[Any, dict[str,
         if current is not None and k not in current and k in renames:
             k = renames[k]
         out[k] = v
-    # Option VALUES renamed in the plan (plan.VALUES) are not translated here: whether a value
-    # was renamed cannot be read from a signature. The rename of a value adds its translation
-    # to this function when it lands.
+    # Option VALUES renamed in the plan (plan.VALUES): translated once the rename has landed,
+    # read from the signature as the parameter's default being one of the new values.
+    for (f, param), values in plan.VALUES.items():
+        new_param = renames.get(param, param)
+        if f != qual or not isinstance(out.get(new_param), str) or out[new_param] not in values:
+            continue
+        default = _default(fn, new_param)
+        if default in values.values():
+            out[new_param] = values[out[new_param]]
     out.update(extra)
     return fn, out
 
@@ -1154,9 +1170,9 @@ def probe_threaded(R: Recorder) -> None:
             dict({k: v for k, v in pk.items() if k != "sigma"}, eps=np.linspace(0.1, 5.0, 70), delta=1e-5))
     R.probe("sampled_gaussian_rdp", P.sampled_gaussian_rdp,
             dict(alpha=np.linspace(1.5, 5000.5, 101), q=0.01, noise_multiplier=1.0, fractional="exact"))
-    R.probe("last_iterate_rdp_general", P.last_iterate_rdp_general,
+    R.probe("last_iterate_rdp_general", _f("last_iterate_rdp_general"),
             dict(alpha=np.linspace(1.5, 64.0, 4500), lam=0.1, clip=1.0, sigma=1.0, T=100.0))
-    R.probe("gaussian_mech_rdp", P.gaussian_mech_rdp,
+    R.probe("gaussian_mech_rdp", _f("gaussian_mech_rdp"),
             dict(alpha=np.linspace(1.5, 64.0, 4500), sensitivity=1.0, sigma=1.0))
     grid = np.linspace(0.05, 1.0, 64 * 64).reshape(64, 64)
     R.probe("dpsgd_per_instance_rdp", P.dpsgd_per_instance_rdp,
@@ -1209,7 +1225,7 @@ def probe_cli(R: Recorder, tmp: Path) -> None:
         def run(argv: list[str] = argv) -> Any:
             out, err = io.StringIO(), io.StringIO()
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                rc = main(argv)
+                rc = main(_cli_translated(argv))
             return {"status": rc, "stdout": _cli_clean(out.getvalue(), tmp), "stderr": _cli_clean(err.getvalue(), tmp)}
         shown = [a.replace(str(tmp), "<TMP>").replace(str(ROOT), "<ROOT>") for a in argv]
         R.call("cli: pabi " + " ".join(shown), run)
@@ -1280,6 +1296,7 @@ class Diff:
         self.max_rel_key = ""
         self.other: list[str] = []  # non-float leaf changes / structure changes (descriptions)
         self.float_keys: dict[str, list[Any]] = {}  # probe -> [moved, up, down, max relative change]
+        self.named = 0  # plain tuples recorded before the result became a NamedTuple (values compared)
 
     def count(self, node: Any) -> int:
         """Number of values in an encoded node."""
@@ -1339,6 +1356,11 @@ class Diff:
             self.values += self.count(a)
             self.same += self.count(a)
             return True
+        if (isinstance(a, list) and isinstance(b, list) and a[:1] == ["t"] and b[:1] == ["nt"]
+                and len(a[1]) == len(b[2])):
+            # a result renamed into a NamedTuple (issue 15): the same values, field by field
+            self.named += 1
+            return all([self.walk(x, y, key) for x, (_, y) in zip(a[1], b[2])])
         if isinstance(a, list) and isinstance(b, list) and a and b and a[0] == b[0]:
             tag = a[0]
             if tag == "f" or (tag == "np" and isinstance(a[2], str)):
@@ -1381,6 +1403,20 @@ class Diff:
         self.changed += n
         self.other.append(f"{key}: {_short(a)} -> {_short(b)}")
         return False
+
+
+#: CLI flags renamed after the probes were recorded (issue 15): sub-command -> {old -> new}
+CLI_FLAGS = {
+    "last-iterate": {"--alpha": "--order", "--clip": "--max-grad-norm", "--sigma": "--noise-scale",
+                     "--steps-per-epoch": "--batches-per-epoch", "--order": "--ordering", "--t-star": "--index",
+                     "--model": "--contraction"},
+}
+
+
+def _cli_translated(argv: list[str]) -> list[str]:
+    """A recorded command line in today's flags (the probe keeps its recorded name)."""
+    flags = CLI_FLAGS.get(argv[0], {}) if argv else {}
+    return [flags.get(a, a) for a in argv]
 
 
 def _short(node: Any) -> str:
@@ -1426,6 +1462,8 @@ def compare(base: dict[str, Any], new: dict[str, Any], allow: set[str], globs: l
         p(f"NOTE: SIMD level differs ({mb.get('simd_level')} vs {mn.get('simd_level')})")
     p(f"probes compared: {len(set(B) & set(N))}; values: {D.values}; identical: {D.same}; changed: {D.changed}")
     p(f"probes changed: {len(changed_keys)}; missing in new: {len(missing)}; new probes: {len(added)}")
+    if D.named:
+        p(f"tuple results now NamedTuples (values compared field by field): {D.named}")
     if D.up or D.down:
         p(f"changed floats: {D.up} moved up, {D.down} moved down; max relative change {D.max_rel:.3e} "
           f"(at {D.max_rel_key})")

@@ -339,8 +339,9 @@ def _last_iterate(c: dict[str, Any]) -> list[_Bound]:
         fn = {"last_iterate_general": "last_iterate_rdp_general", "last_iterate_bounded": "last_iterate_rdp_bounded",
               "last_iterate_cyclic": "last_iterate_rdp_cyclic", "last_iterate_small_step": "last_iterate_rdp_small_step"}[bd["id"]]
         api = (f"pabi.rdp_to_dp_epsilon(pabi.DEFAULT_ORDERS, [pabi.{fn}(a, ...) for a in pabi.DEFAULT_ORDERS], "
-               f"{c['delta']!r}) with lr={c['lr']!r}, clip={clip!r}, b={b}, sigma={sigma_it!r} (iterate noise), "
-               f"T={T}, ell={ell}, m={m!r}, M={c['smoothness']!r}, model={model!r}")
+               f"{c['delta']!r}) with lr={c['lr']!r}, max_grad_norm={clip!r}, batch_size={b}, "
+               f"noise_scale={sigma_it!r} (on the iterate), steps={T}, batches_per_epoch={ell}, weak_convexity={m!r}, "
+               f"smoothness={c['smoothness']!r}, contraction={model!r}")
         out.append(_Bound(bd["id"], bd["name"], bd["source"], base + bd["assumptions"],
                           compute if ok else (lambda: math.nan), api))
     return out

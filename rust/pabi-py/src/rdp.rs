@@ -286,7 +286,7 @@ elementwise!(
 elementwise!(
     bmap,
     fn cyclic_theta_sum([u, t, ell])
-    |x| Ok([ex::cyclic_theta_sum(x[0], int("T", x[1])?, int("ell", x[2])?)?])
+    |x| Ok([ex::cyclic_theta_sum(x[0], int("steps", x[1])?, int("batches_per_epoch", x[2])?)?])
 );
 elementwise!(
     bmap,
@@ -296,31 +296,33 @@ elementwise!(
 elementwise!(
     bmap,
     fn last_iterate_rdp_general([alpha, lam, clip, sigma, t])
-    |x| Ok([ex::last_iterate_rdp_general(x[0], x[1], x[2], x[3], int("T", x[4])?)?])
+    |x| Ok([ex::last_iterate_rdp_general(x[0], x[1], x[2], x[3], int("steps", x[4])?)?])
 );
 elementwise!(
     bmap,
     fn last_iterate_rdp_general_exact([alpha, lam, clip, sigma, t, b, ell, t_star])
     |x| Ok([ex::last_iterate_rdp_general_exact(
-        x[0], x[1], x[2], x[3], int("T", x[4])?, int("b", x[5])?, int("ell", x[6])?,
-        opt_int("t_star", x[7])?,
+        x[0], x[1], x[2], x[3], int("steps", x[4])?, int("batch_size", x[5])?,
+        int("batches_per_epoch", x[6])?, opt_int("index", x[7])?,
     )?])
 );
 elementwise!(
     bmap,
     fn shifted_drift_bound([alpha, sigma, zeta, sbar, t, ell])
-    |x| Ok([ex::shifted_drift_bound(x[0], x[1], x[2], x[3], int("T", x[4])?, int("ell", x[5])?)?])
+    |x| Ok([ex::shifted_drift_bound(
+        x[0], x[1], x[2], x[3], int("steps", x[4])?, int("batches_per_epoch", x[5])?,
+    )?])
 );
 elementwise!(
     bmap,
     fn shifted_drift_bound_published([alpha, sigma, zeta, t])
-    |x| Ok([ex::shifted_drift_bound_published(x[0], x[1], x[2], int("T", x[3])?)?])
+    |x| Ok([ex::shifted_drift_bound_published(x[0], x[1], x[2], int("steps", x[3])?)?])
 );
 elementwise!(
     bmap,
     fn last_iterate_rdp_bounded([alpha, lam, m, big_m, d_h, clip, b, sigma], as_published: bool)
     |x| Ok([ex::last_iterate_rdp_bounded_smooth(
-        x[0], x[1], x[2], x[3], x[4], x[5], int("b", x[6])?, x[7], lip(as_published),
+        x[0], x[1], x[2], x[3], x[4], x[5], int("batch_size", x[6])?, x[7], lip(as_published),
     )?])
 );
 elementwise!(
@@ -331,15 +333,16 @@ elementwise!(
         model_as_published: bool,
     )
     |x| Ok([ex::last_iterate_rdp_cyclic_smooth(
-        x[0], x[1], x[2], x[3], x[4], int("b", x[5])?, x[6], int("T", x[7])?, int("ell", x[8])?,
-        opt_int("t_star", x[9])?, as_published, lip(model_as_published),
+        x[0], x[1], x[2], x[3], x[4], int("batch_size", x[5])?, x[6], int("steps", x[7])?,
+        int("batches_per_epoch", x[8])?, opt_int("index", x[9])?, as_published,
+        lip(model_as_published),
     )?])
 );
 elementwise!(
     bmap,
     fn shifted_cycle_bound([alpha, sigma, u, tau, sbar, t, ell])
     |x| Ok([ex::shifted_cycle_bound(
-        x[0], x[1], x[2], x[3], x[4], int("T", x[5])?, int("ell", x[6])?,
+        x[0], x[1], x[2], x[3], x[4], int("steps", x[5])?, int("batches_per_epoch", x[6])?,
     )?])
 );
 elementwise!(
@@ -347,7 +350,7 @@ elementwise!(
     fn cyclic_calibration([alpha, eps, rho, big_m, clip, b, epochs], as_published: bool)
     |x| {
         let (l, e, s) = ex::cyclic_calibration(
-            x[0], x[1], x[2], x[3], x[4], int("b", x[5])?, int("epochs", x[6])?, as_published,
+            x[0], x[1], x[2], x[3], x[4], int("batch_size", x[5])?, int("epochs", x[6])?, as_published,
         )?;
         Ok([l, e, s])
     }
@@ -364,7 +367,7 @@ elementwise!(
     bmap,
     fn sensitivity_multi_epoch([eta, mu, smooth, grad_bound, batch, m, j, epochs])
     |x| Ok([ex::sensitivity_multi_epoch(
-        x[0], x[1], x[2], x[3], x[4], int("m", x[5])?, int("j", x[6])?,
+        x[0], x[1], x[2], x[3], x[4], int("batches_per_epoch", x[5])?, int("batch_index", x[6])?,
         opt_int("epochs", x[7])?,
     )?])
 );
@@ -413,7 +416,8 @@ elementwise!(
     bmap,
     fn last_iterate_rdp_small_step([alpha, lam, m, big_m, clip, b, sigma, ell], as_published: bool)
     |x| Ok([ex::last_iterate_rdp_small_step_smooth(
-        x[0], x[1], x[2], x[3], x[4], int("b", x[5])?, x[6], int("ell", x[7])?, lip(as_published),
+        x[0], x[1], x[2], x[3], x[4], int("batch_size", x[5])?, x[6], int("batches_per_epoch", x[7])?,
+        lip(as_published),
     )?])
 );
 
