@@ -397,3 +397,41 @@ def test_last_iterate_step_size_condition_enforced():
             f(np.array([lam_max / 2, 2 * lam_max]))
     # m = M = 0: no condition
     assert pabi.last_iterate_rdp_bounded(2.0, lr=10.0, max_grad_norm=1.0, batch_size=10, noise_scale=1.0, diameter=1.0, weak_convexity=0.0, smoothness=0.0) > 0
+
+
+def test_named_results_and_keyword_only_setup():
+    """Issue 15: the two tuple results are NamedTuples (fields named for the quantities, tuple
+    unpacking unchanged, exported), the setup of the last-iterate and ERM bounds is keyword-only
+    with the glossary's names, and shifted_drift_bound's default variant is "corrected"."""
+    setup = dict(weak_convexity=0.5, smoothness=2.0, max_grad_norm=1.0, batch_size=10, epochs=5)
+    cal = pabi.cyclic_calibrate(8.0, 1.0, **setup)
+    assert isinstance(cal, pabi.CyclicCalibration) and cal._fields == ("lr", "batches_per_epoch", "noise_scale")
+    lr, ell, sigma = cal
+    assert (lr, ell, sigma) == (cal.lr, cal.batches_per_epoch, cal.noise_scale)
+    rl, re, rs = ref.cyclic_calibrate(8.0, 1.0, 0.5, 2.0, 1.0, 10, 5)
+    assert lr == float(rl) == 0.2 and ell >= re and sigma >= rs and rel(sigma, rs) < 1e-13
+    arr = pabi.cyclic_calibrate([4.0, 8.0], 1.0, **setup)
+    assert isinstance(arr, pabi.CyclicCalibration) and arr.noise_scale.shape == (2,) and arr.noise_scale[1] == sigma
+    gd = pabi.gd_contraction(0.5, strong_convexity=1.0, smoothness=3.0)
+    assert isinstance(gd, pabi.GdContraction) and gd._fields == ("rho", "gap")
+    assert (gd.rho, gd.gap) == (0.5000000000000002, 0.4999999999999999) == tuple(gd)
+    assert {"CyclicCalibration", "GdContraction"} <= set(pabi.__all__)
+    # positional setup is refused (it was the source of mixed-up arguments)
+    with pytest.raises(TypeError):
+        pabi.last_iterate_rdp_cyclic(2.0, 0.1, 1.0, 4, 1.0, 23, 5, 0.5, 2.0)  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        pabi.sensitivity_multi_epoch(0.5, 1.0, 1.0, 1.0, 1.0, 4, 2)  # type: ignore[misc]
+    # "exact" was shifted_drift_bound's name for the corrected form
+    drift = dict(noise_scale=1.0, drift=1.0, steps=10, batches_per_epoch=5)
+    assert pabi.shifted_drift_bound(2.0, **drift) == pabi.shifted_drift_bound(2.0, **drift, variant="corrected")
+    assert pabi.shifted_drift_bound(2.0, **drift) == 16.000000000000455
+    with pytest.raises(ValueError, match="variant"):
+        pabi.shifted_drift_bound(2.0, **drift, variant="exact")
+    # errors name the public parameter
+    with pytest.raises(pabi.DomainError) as ei:
+        pabi.last_iterate_rdp_cyclic(2.0, lr=0.1, max_grad_norm=1.0, batch_size=4, noise_scale=1.0, steps=23,
+                                     batches_per_epoch=5, weak_convexity=0.5, smoothness=2.0, index=6)
+    assert ei.value.param == "index"
+    with pytest.raises(pabi.DomainError) as ei:
+        pabi.gaussian_mechanism_rdp(1.0, sensitivity=1.0, noise_scale=1.0)
+    assert ei.value.param == "order"
