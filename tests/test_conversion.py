@@ -60,7 +60,8 @@ def test_integer_parameters_reject_fractions_and_accept_integral_values():
     _raises(DomainError, "n", pabi.holder_orders, 2.0, 2.0, -1)
     _raises(TypeError, "n", pabi.holder_orders, 2.0, 2.0, True)
     _raises(TypeError, "n", pabi.holder_orders, 2.0, 2.0, np.array([3]))
-    _raises(DomainError, "steps", pabi.optimal_shifts, 2.5, initial_distance=0.5, map_difference=1.0, step_lipschitz=1.5)
+    _raises(DomainError, "steps", pabi.optimal_shifts, 2.5, initial_distance=0.5, map_difference=1.0,
+            step_lipschitz=1.5)
     _raises(DomainError, "alpha", pabi.general_update_rdp, 3.5, 1.0, [[0.0]], [[[[1.0], [1.0], [1.0]]]])
     _raises(DomainError, "index", pabi.online_delta, 1.0, 1.0, 0.1, 1.0, [2.0, 2.0, 2.0], index=2.5)
     _raises(DomainError, "steps", pabi.dpsgd_epsilon, 1e-5, sample_rate=0.1, noise_multiplier=1.0, steps=10.5, grid_step=0.01)
@@ -152,7 +153,8 @@ def test_sweep_with_a_none_in_a_grid():
 
 def test_errors_name_the_public_parameter():
     _raises(DomainError, "mu", pabi.gdp_delta, 1.0, -1.0)  # was "r" (theta's name)
-    _raises(DomainError, "batch_size", pabi.sensitivity_multi_epoch, lr=0.5, strong_convexity=1.0, smoothness=1.0, max_grad_norm=1.0, batch_size=math.nan, batches_per_epoch=4, batch_index=2)
+    _raises(DomainError, "batch_size", pabi.sensitivity_multi_epoch, lr=0.5, strong_convexity=1.0, smoothness=1.0,
+            max_grad_norm=1.0, batch_size=math.nan, batches_per_epoch=4, batch_index=2)
     _raises(DomainError, "noise_multiplier", pabi.sampled_gaussian_rdp, 8, 0.01, -1.0)
     _raises(DomainError, "kappa", pabi.shift_weight, 4.0, kappa=math.nan)
     with pytest.raises(ValueError, match=r"kappa has shape \(2,\), steps has shape \(3,\)"):  # was "L has shape"
@@ -189,7 +191,8 @@ def test_array_domain_errors_carry_the_first_bad_index():
     err = _raises(DomainError, "sensitivities", pabi.dpsgd_per_instance_rdp, 8.0, 0.01, 1.0,
                   np.array([[0.5, 0.5], [0.5, math.nan], [-1.0, 0.5]]))
     assert err.index == (1, 1)
-    err = _raises(DomainError, "sensitivities", pabi.averaged_rdp, 2.0, noise_scale=1.0, sensitivities=[[0.0, 1.0], [math.inf, 0.0]])
+    err = _raises(DomainError, "sensitivities", pabi.averaged_rdp, 2.0, noise_scale=1.0,
+                  sensitivities=[[0.0, 1.0], [math.inf, 0.0]])
     assert err.index == (1, 0)
 
 

@@ -145,7 +145,8 @@ def test_p_t18_t19_neighbouring_batch_step_distance():
         w2 = w2 - eta * (h * w2 + R / batch)
         dist.append(abs(w - w2))
     for k, d in enumerate(dist, start=1):
-        bound = pabi.sensitivity_multi_epoch(lr=eta, strong_convexity=mu, smoothness=smooth, max_grad_norm=R, batch_size=batch, batches_per_epoch=1, batch_index=1, epochs=k)
+        bound = pabi.sensitivity_multi_epoch(lr=eta, strong_convexity=mu, smoothness=smooth, max_grad_norm=R,
+                                             batch_size=batch, batches_per_epoch=1, batch_index=1, epochs=k)
         assert d == pytest.approx(bound, rel=1e-13)
 
 
@@ -176,7 +177,8 @@ def test_p_t21_multi_epoch_sensitivity_is_an_upper_bound_in_k():
     assert vals == sorted(vals) and vals[-1] <= lim
     assert lim == pytest.approx(float(ref.sensitivity_multi_epoch(*args)), rel=1e-13)
     with pytest.raises(ValueError):
-        pabi.sensitivity_multi_epoch(lr=2.0 / 5.0 + 0.1, strong_convexity=1.0, smoothness=5.0, max_grad_norm=2.0, batch_size=10.0, batches_per_epoch=4, batch_index=2)
+        pabi.sensitivity_multi_epoch(lr=2.0 / 5.0 + 0.1, strong_convexity=1.0, smoothness=5.0, max_grad_norm=2.0,
+                                     batch_size=10.0, batches_per_epoch=4, batch_index=2)
 
 
 def test_p_t22_gaussian_mechanism_rdp():
@@ -228,5 +230,7 @@ def test_r_k12_convex_bound_at_whole_passes():
 def test_r_k18_steps_per_pass_must_be_an_integer():
     """K18 (KR24 Alg. 1): ℓ = k/b must be an integer (b | k); pabi rejects a fractional ℓ."""
     with pytest.raises(ValueError, match="batches_per_epoch"):
-        pabi.last_iterate_rdp_cyclic(2.0, lr=0.1, max_grad_norm=1.0, batch_size=4.0, noise_scale=1.0, steps=10, batches_per_epoch=2.5, weak_convexity=0.0, smoothness=1.0)
-    assert pabi.last_iterate_rdp_cyclic(2.0, lr=0.1, max_grad_norm=1.0, batch_size=4.0, noise_scale=1.0, steps=10, batches_per_epoch=5.0, weak_convexity=0.0, smoothness=1.0) > 0
+        pabi.last_iterate_rdp_cyclic(2.0, lr=0.1, max_grad_norm=1.0, batch_size=4.0, noise_scale=1.0, steps=10,
+                                     batches_per_epoch=2.5, weak_convexity=0.0, smoothness=1.0)
+    assert pabi.last_iterate_rdp_cyclic(2.0, lr=0.1, max_grad_norm=1.0, batch_size=4.0, noise_scale=1.0, steps=10,
+                                        batches_per_epoch=5.0, weak_convexity=0.0, smoothness=1.0) > 0

@@ -121,12 +121,16 @@ def test_optimal_residuals_large_l_no_overflow():
 
 def test_cyclic_calibration_overflow():
     # cyclic_calibrate(8, 1, weak_convexity=1e308, smoothness=2, ...) returned (0.0, inf, nan)
-    domain("weak_convexity", pabi.cyclic_calibrate, 8, 1, weak_convexity=1e308, smoothness=2, max_grad_norm=1, batch_size=10, epochs=5)
-    domain("smoothness", pabi.cyclic_calibrate, 8, 1, weak_convexity=1.0, smoothness=1e308, max_grad_norm=1, batch_size=10, epochs=5)
+    domain("weak_convexity", pabi.cyclic_calibrate, 8, 1, weak_convexity=1e308, smoothness=2, max_grad_norm=1,
+           batch_size=10, epochs=5)
+    domain("smoothness", pabi.cyclic_calibrate, 8, 1, weak_convexity=1.0, smoothness=1e308, max_grad_norm=1,
+           batch_size=10, epochs=5)
     # ρλ̄ underflows: ℓ̄ would be inf
-    domain("weak_convexity", pabi.cyclic_calibrate, 8, 1, weak_convexity=5e-324, smoothness=1.0, max_grad_norm=1, batch_size=10, epochs=5)
+    domain("weak_convexity", pabi.cyclic_calibrate, 8, 1, weak_convexity=5e-324, smoothness=1.0, max_grad_norm=1,
+           batch_size=10, epochs=5)
     # σ̄ overflows (α/ε = inf)
-    domain("rdp", pabi.cyclic_calibrate, 1e300, 1e-320, weak_convexity=1.0, smoothness=1.0, max_grad_norm=1.0, batch_size=1, epochs=5)
+    domain("rdp", pabi.cyclic_calibrate, 1e300, 1e-320, weak_convexity=1.0, smoothness=1.0, max_grad_norm=1.0,
+           batch_size=1, epochs=5)
     # near the largest accepted M + ρ the values are finite and right
     for args in [(8.0, 1.0, 1e307, 2.0, 1.0, 10, 5), (8.0, 1.0, 0.5, 2.0, 1.0, 10, 10**15)]:
         kw = dict(zip(("weak_convexity", "smoothness", "max_grad_norm", "batch_size", "epochs"), args[2:]))
@@ -253,9 +257,12 @@ def test_other_underflow_nans():
     # σ² underflowed: α/(2σ²) = inf met a zero bracket (inf·0 = NaN); now the exact 0
     assert pabi.gaussian_mechanism_rdp(2.0, sensitivity=0.0, noise_scale=1e-170) == 0.0
     assert pabi.averaged_rdp(2.0, noise_scale=1e-170, sensitivities=[0.0, 0.0]) == 0.0
-    assert pabi.shifted_drift_bound(2.0, noise_scale=1e-170, drift=0.0, steps=10, batches_per_epoch=5, map_difference=0.0) == 0.0
-    assert pabi.last_iterate_rdp_bounded(2.0, lr=0.1, max_grad_norm=0.0, batch_size=10, noise_scale=1e-170, diameter=0.0, weak_convexity=0.0, smoothness=0.0) == 0.0
-    assert pabi.shifted_cycle_bound(2.0, noise_scale=1e-170, steps=10, batches_per_epoch=5, map_difference=0.0, step_lipschitz=1.0) == 0.0
+    assert pabi.shifted_drift_bound(2.0, noise_scale=1e-170, drift=0.0, steps=10, batches_per_epoch=5,
+                                    map_difference=0.0) == 0.0
+    assert pabi.last_iterate_rdp_bounded(2.0, lr=0.1, max_grad_norm=0.0, batch_size=10, noise_scale=1e-170,
+                                         diameter=0.0, weak_convexity=0.0, smoothness=0.0) == 0.0
+    assert pabi.shifted_cycle_bound(2.0, noise_scale=1e-170, steps=10, batches_per_epoch=5, map_difference=0.0,
+                                    step_lipschitz=1.0) == 0.0
     # ... and a positive value that underflows is not 0 (an upper bound must stay above it)
     assert pabi.gaussian_mechanism_rdp(2.0, sensitivity=1e-200, noise_scale=1.0) > 0.0
     assert pabi.last_iterate_rdp_general(2.0, lr=1e-100, max_grad_norm=1e-100, noise_scale=1.0, steps=10) > 0.0
@@ -265,10 +272,12 @@ def test_other_underflow_nans():
     got = pabi.gaussian_dp_constant(5e-324, 1.0)
     upper(got, ref.gaussian_dp_constant(5e-324, 1.0), 1e-13)
     # the gap ημ underflows: (1 − ρ^{km})/(1 − ρ^m) was 0/0 = NaN; the bound is k·(2ηR/|B|)
-    v = pabi.sensitivity_multi_epoch(lr=1e-200, strong_convexity=1e-200, smoothness=1e-200, max_grad_norm=1.0, batch_size=1.0, batches_per_epoch=2, batch_index=1, epochs=3)
+    v = pabi.sensitivity_multi_epoch(lr=1e-200, strong_convexity=1e-200, smoothness=1e-200, max_grad_norm=1.0,
+                                     batch_size=1.0, batches_per_epoch=2, batch_index=1, epochs=3)
     assert v >= 3 * 2e-200 and v <= 3 * 2e-200 * (1 + 1e-12)
     # k·m ≥ 2^64 overflowed the u64 product
-    v = pabi.sensitivity_multi_epoch(lr=0.5, strong_convexity=1.0, smoothness=1.0, max_grad_norm=1.0, batch_size=1.0, batches_per_epoch=2**40, batch_index=1, epochs=2**40)
+    v = pabi.sensitivity_multi_epoch(lr=0.5, strong_convexity=1.0, smoothness=1.0, max_grad_norm=1.0, batch_size=1.0,
+                                     batches_per_epoch=2**40, batch_index=1, epochs=2**40)
     assert math.isfinite(v)
 
 
@@ -284,9 +293,11 @@ def test_closed_forms_extreme_factors():
     # α·T overflowed and met a zero clip / ζ (inf·0 = NaN), found by fuzzing the family
     assert pabi.last_iterate_rdp_general(1e300, lr=1.5, max_grad_norm=0.0, noise_scale=0.5, steps=2**40) == 0.0
     assert pabi.shifted_drift_bound(1.7e308, noise_scale=1.5, drift=0.0, steps=2**40, variant="as_published") == 0.0
-    assert pabi.last_iterate_rdp_general(1.7e308, lr=3.0, max_grad_norm=1e-300, noise_scale=1.7e308, steps=10, batch_size=2, batches_per_epoch=1) >= 0.0
+    assert pabi.last_iterate_rdp_general(1.7e308, lr=3.0, max_grad_norm=1e-300, noise_scale=1.7e308, steps=10,
+                                         batch_size=2, batches_per_epoch=1) >= 0.0
     # b·σ overflowed in the divisor: the value is computed from logarithms instead
-    got = pabi.last_iterate_rdp_cyclic(1.5, lr=1e10, max_grad_norm=2.0, batch_size=2**40, noise_scale=1.7e308, steps=2**40, batches_per_epoch=2**40, weak_convexity=5e-324, smoothness=5e-324)
+    got = pabi.last_iterate_rdp_cyclic(1.5, lr=1e10, max_grad_norm=2.0, batch_size=2**40, noise_scale=1.7e308,
+                                       steps=2**40, batches_per_epoch=2**40, weak_convexity=5e-324, smoothness=5e-324)
     with mp.workdps(40):
         x = mp.mpf(1e10) * 2 / (mp.mpf(2**40) * mp.mpf(1.7e308))
         unit = mp.mpf(1.5) * x**2
@@ -320,7 +331,8 @@ def test_l_lambda_kappa_step_condition():
     # the double 1/(2(m + M)) itself is accepted (a caller's λ̄), and m = M = 0 allows any λ
     for lam, m, M in [(1 / (2 * 3.0), 1.0, 2.0), (0.1, 1.0, 4.0), (5.0, 0.0, 0.0)]:
         for model in ("triangle", "as_published"):
-            upper(pabi.clipped_step_kappa(lam, weak_convexity=m, smoothness=M, contraction=model), ref.clipped_step_kappa(lam, m, M, contraction=model), 1e-13)
+            upper(pabi.clipped_step_kappa(lam, weak_convexity=m, smoothness=M, contraction=model),
+                  ref.clipped_step_kappa(lam, m, M, contraction=model), 1e-13)
     # array input: first bad index
     domain("lr", pabi.clipped_step_kappa, [0.1, 0.2, 0.1], weak_convexity=1.0, smoothness=2.0, index=1)
 
@@ -340,24 +352,32 @@ def test_theta_min_steps_names_l():
 
 
 def test_parameter_names():
-    domain("batch_size", pabi.sensitivity_multi_epoch, lr=0.5, strong_convexity=1.0, smoothness=1.0, max_grad_norm=1.0, batch_size=0.0, batches_per_epoch=1, batch_index=1)
-    domain("batches_per_epoch", pabi.sensitivity_multi_epoch, lr=0.5, strong_convexity=1.0, smoothness=1.0, max_grad_norm=1.0, batch_size=1.0, batches_per_epoch=0, batch_index=1)
-    domain("batches_per_epoch", pabi.shifted_cycle_bound, 2.0, noise_scale=1.0, steps=10, batches_per_epoch=0, map_difference=1.0, step_lipschitz=1.0)
-    domain("batches_per_epoch", pabi.last_iterate_rdp_small_step, 2.0, max_grad_norm=1.0, batch_size=1, noise_scale=1.0, batches_per_epoch=0, lr=0.1, weak_convexity=0.0, smoothness=0.0)
-    domain("batches_per_epoch", pabi.last_iterate_rdp_general, 2.0, lr=0.1, max_grad_norm=1.0, noise_scale=1.0, steps=100, batch_size=10, batches_per_epoch=0)
+    domain("batch_size", pabi.sensitivity_multi_epoch, lr=0.5, strong_convexity=1.0, smoothness=1.0, max_grad_norm=1.0,
+           batch_size=0.0, batches_per_epoch=1, batch_index=1)
+    domain("batches_per_epoch", pabi.sensitivity_multi_epoch, lr=0.5, strong_convexity=1.0, smoothness=1.0,
+           max_grad_norm=1.0, batch_size=1.0, batches_per_epoch=0, batch_index=1)
+    domain("batches_per_epoch", pabi.shifted_cycle_bound, 2.0, noise_scale=1.0, steps=10, batches_per_epoch=0,
+           map_difference=1.0, step_lipschitz=1.0)
+    domain("batches_per_epoch", pabi.last_iterate_rdp_small_step, 2.0, max_grad_norm=1.0, batch_size=1,
+           noise_scale=1.0, batches_per_epoch=0, lr=0.1, weak_convexity=0.0, smoothness=0.0)
+    domain("batches_per_epoch", pabi.last_iterate_rdp_general, 2.0, lr=0.1, max_grad_norm=1.0, noise_scale=1.0,
+           steps=100, batch_size=10, batches_per_epoch=0)
 
 
 def test_mixture_index():
     # a bad element had no index
     domain("rdp", pabi.mixture_rdp_bound, 2.0, weights=[0.5, 0.5], rdp=[0.0, -1.0], index=1)
-    domain("rdp", pabi.mixture_rdp_bound, 2.0, weights=[[0.5, 0.5], [0.5, 0.5]], rdp=[[0.0, 1.0], [0.0, math.nan]], index=(1, 1))
+    domain("rdp", pabi.mixture_rdp_bound, 2.0, weights=[[0.5, 0.5], [0.5, 0.5]], rdp=[[0.0, 1.0], [0.0, math.nan]],
+           index=(1, 1))
     domain("weights", pabi.mixture_rdp_bound, 2.0, weights=[0.5, 1.5], rdp=[0.0, 1.0], index=1)
-    upper(pabi.mixture_rdp_bound(2.0, weights=[0.5, 0.5], rdp=[0.0, 1.0]), ref.mixture_rdp_bound(2.0, [0.5, 0.5], [0.0, 1.0]))
+    upper(pabi.mixture_rdp_bound(2.0, weights=[0.5, 0.5], rdp=[0.0, 1.0]),
+          ref.mixture_rdp_bound(2.0, [0.5, 0.5], [0.0, 1.0]))
 
 
 def test_optional_integer_index_is_int_for_1d():
     # "index (2,)" for 1-D input
-    e = domain("epochs", pabi.sensitivity_multi_epoch, lr=0.5, strong_convexity=1, smoothness=1, max_grad_norm=1, batch_size=1, batches_per_epoch=1, batch_index=1, epochs=[1, 2, math.nan], index=2)
+    e = domain("epochs", pabi.sensitivity_multi_epoch, lr=0.5, strong_convexity=1, smoothness=1, max_grad_norm=1,
+               batch_size=1, batches_per_epoch=1, batch_index=1, epochs=[1, 2, math.nan], index=2)
     assert "(2,)" not in str(e)
     gen = dict(lr=0.1, max_grad_norm=1.0, noise_scale=1.0, steps=100, batch_size=10, batches_per_epoch=10)
     first_use = lambda t: (lambda: pabi.last_iterate_rdp_general(2.0, **gen, index=t))  # noqa: E731

@@ -333,7 +333,8 @@ def test_c20_theta_properties_and_lemma_c1():
     assert np.all(pabi.shift_weight(np.ceil(smin), step_lipschitz=L) <= cap * (1 + 1e-12))
     real = smin >= 1  # θ_L(s) for real s ≥ 1: equality at the threshold
     Lb = np.broadcast_to(L, smin.shape)[real]
-    np.testing.assert_allclose(pabi.shift_weight(smin[real], step_lipschitz=Lb), np.broadcast_to(cap, smin.shape)[real], rtol=1e-8)
+    np.testing.assert_allclose(pabi.shift_weight(smin[real], step_lipschitz=Lb),
+                               np.broadcast_to(cap, smin.shape)[real], rtol=1e-8)
 
 
 def test_c21_lemma_a2_identities():
@@ -384,7 +385,8 @@ def test_c23_prop22_replay_and_exact_residuals():
                 cost += alpha * a[k] ** 2 / (2 * sigma**2)
             assert abs(shift) < 1e-12
             shift = 0.0
-        assert rel(pabi.shifted_cycle_bound(alpha, noise_scale=sigma, steps=T, batches_per_epoch=ell, map_difference=sbar, initial_distance=tau, step_lipschitz=L), cost) < 1e-12
+        assert rel(pabi.shifted_cycle_bound(alpha, noise_scale=sigma, steps=T, batches_per_epoch=ell,
+                                            map_difference=sbar, initial_distance=tau, step_lipschitz=L), cost) < 1e-12
     # (8) and its exact residual sum, replayed with a_t = ζ + s_t (τ stays 0, any L)
     rng = np.random.default_rng(23)
     for _ in range(200):
@@ -392,7 +394,8 @@ def test_c23_prop22_replay_and_exact_residuals():
         T = int(rng.integers(1, 60))
         ell = int(rng.integers(1, T + 1))
         cost = sum((zeta + (sb if k % ell == 0 else 0.0)) ** 2 for k in range(T))
-        v = pabi.shifted_drift_bound(3.0, noise_scale=0.5, drift=zeta, steps=T, batches_per_epoch=ell, map_difference=sb)
+        v = pabi.shifted_drift_bound(3.0, noise_scale=0.5, drift=zeta, steps=T, batches_per_epoch=ell,
+                                     map_difference=sb)
         assert v >= 3.0 * cost / (2 * 0.25) and rel(v, 3.0 * cost / 0.5) < 1e-12
         if zeta > 0:
             # equal when ℓ = 1 (T + 3T = 4T): allow the outward rounding
@@ -403,13 +406,16 @@ def test_c23_prop22_replay_and_exact_residuals():
     b = rng.integers(1, 64, 2000)
     ell = rng.integers(1, 30, 2000)
     T = ell * rng.integers(1, 11, 2000) + rng.integers(0, 1, 2000)
-    tight = pabi.last_iterate_rdp_general(4.0, lr=lam, max_grad_norm=C, noise_scale=sig, steps=T, batch_size=b, batches_per_epoch=ell)
+    tight = pabi.last_iterate_rdp_general(4.0, lr=lam, max_grad_norm=C, noise_scale=sig, steps=T, batch_size=b,
+                                          batches_per_epoch=ell)
     printed = pabi.last_iterate_rdp_general(4.0, lr=lam, max_grad_norm=C, noise_scale=sig, steps=T)
     want = 2 * 4.0 * lam**2 * C**2 / sig**2 * (T + np.ceil(T / ell) * (2 / b + 1 / b**2))
     np.testing.assert_allclose(tight, want, rtol=1e-13)
     assert np.all(tight >= want) and np.all(tight <= printed)
-    t1 = pabi.last_iterate_rdp_general(4.0, lr=lam, max_grad_norm=C, noise_scale=sig, steps=T, batch_size=b, batches_per_epoch=ell, index=1)
-    tl = pabi.last_iterate_rdp_general(4.0, lr=lam, max_grad_norm=C, noise_scale=sig, steps=T, batch_size=b, batches_per_epoch=ell, index=ell)
+    t1 = pabi.last_iterate_rdp_general(4.0, lr=lam, max_grad_norm=C, noise_scale=sig, steps=T, batch_size=b,
+                                       batches_per_epoch=ell, index=1)
+    tl = pabi.last_iterate_rdp_general(4.0, lr=lam, max_grad_norm=C, noise_scale=sig, steps=T, batch_size=b,
+                                       batches_per_epoch=ell, index=ell)
     assert np.all(t1 == tight) and np.all(tl <= tight)
 
 
@@ -419,7 +425,8 @@ def test_c24_l_lambda_remarks():
     assert abs(L(1 / (2 * m), m, 0.0) - math.sqrt(3)) < 1e-14
     # the remark's m = M, λ = 1/(2m) lies outside Prop. 3.4's domain λ ≤ 1/(4m) (K13): the
     # printed value √(5/2) is the reference formula's, pabi refuses the step size
-    assert abs(float(mp.sqrt(1 + ref.clipped_step_kappa(1 / (2 * m), m, m, contraction="as_published"))) - math.sqrt(2.5)) < 1e-14
+    assert abs(float(mp.sqrt(1 + ref.clipped_step_kappa(1 / (2 * m), m, m,
+                                                        contraction="as_published"))) - math.sqrt(2.5)) < 1e-14
     with pytest.raises(pabi.DomainError) as ei:
         L(1 / (2 * m), m, m)
     assert ei.value.param == "lr"
@@ -465,8 +472,10 @@ def test_c28_calibration_k11():
     C, b, alpha, eps, E = 1.0, 10, 8.0, 1.0, 5
     mm = np.array([0.3, 1.0, 0.01, 2.0])
     MM = np.array([1.0, 0.0, 2.0, 2.0])
-    lam, ellbar, sc = pabi.cyclic_calibrate(alpha, rdp=eps, weak_convexity=mm, smoothness=MM, max_grad_norm=C, batch_size=b, epochs=E)
-    _, _, sp = pabi.cyclic_calibrate(alpha, rdp=eps, weak_convexity=mm, smoothness=MM, max_grad_norm=C, batch_size=b, epochs=E, variant="as_published")
+    lam, ellbar, sc = pabi.cyclic_calibrate(alpha, rdp=eps, weak_convexity=mm, smoothness=MM, max_grad_norm=C,
+                                            batch_size=b, epochs=E)
+    _, _, sp = pabi.cyclic_calibrate(alpha, rdp=eps, weak_convexity=mm, smoothness=MM, max_grad_norm=C, batch_size=b,
+                                     epochs=E, variant="as_published")
     np.testing.assert_allclose(lam, 1 / (2 * (MM + mm)), rtol=1e-15)
     np.testing.assert_allclose(ellbar, math.log(2) / np.log1p(mm * lam), rtol=1e-13)
     K = 1 + 4 * mm * E / (MM + mm)
@@ -492,13 +501,15 @@ def test_c29_cor_c3_chain():
     lam = np.minimum(1 / np.sqrt(E), 1 / (2 * (m + M))) * rng.uniform(0.01, 1, n)
     lhs = pabi.last_iterate_rdp_cyclic(2.0, lr=lam, max_grad_norm=1.0, batch_size=1, noise_scale=1.0, steps=T, batches_per_epoch=ell, weak_convexity=m, smoothness=M, variant="as_published",
                                        contraction="as_published")
-    rhs = pabi.last_iterate_rdp_small_step(2.0, max_grad_norm=1.0, batch_size=1, noise_scale=1.0, batches_per_epoch=ell, lr=lam, weak_convexity=m, smoothness=M, contraction="as_published")
+    rhs = pabi.last_iterate_rdp_small_step(2.0, max_grad_norm=1.0, batch_size=1, noise_scale=1.0,
+                                           batches_per_epoch=ell, lr=lam, weak_convexity=m, smoothness=M, contraction="as_published")
     assert np.all(lhs <= rhs * (1 + 1e-12))
 
 
 def test_c30_convex_22_is_twice_pabi_form():
     alpha, lam, C, b, sigma, E, ell = 3.0, 0.1, 1.0, 8, 0.7, 4, 16
-    conv22 = pabi.last_iterate_rdp_cyclic(alpha, lr=lam, max_grad_norm=C, batch_size=b, noise_scale=sigma, steps=E * ell, batches_per_epoch=ell, weak_convexity=0.0, smoothness=0.0, variant="as_published")
+    conv22 = pabi.last_iterate_rdp_cyclic(alpha, lr=lam, max_grad_norm=C, batch_size=b, noise_scale=sigma,
+                                          steps=E * ell, batches_per_epoch=ell, weak_convexity=0.0, smoothness=0.0, variant="as_published")
     pabi_form = 2 * alpha * E * (lam * (C / b) / sigma) ** 2 / ell
     assert conv22 / pabi_form == pytest.approx(2.0, rel=1e-12)
 
@@ -511,8 +522,10 @@ def test_c31_theorems_as_instances_of_prop22():
     # Thm 4.4 = Prop 2.2(a) with T = E = ℓ = 1, τ = d_h (triangle model, m = 0, M = 0.4/λ → L = 1.4; λ ≤ 1/(2(m + M)))
     dh, Mv = 2.0, 0.4 / lam
     L = 1 + lam * Mv
-    v44 = pabi.last_iterate_rdp_bounded(alpha, lr=lam, max_grad_norm=C, batch_size=b, noise_scale=sigma, diameter=dh, weak_convexity=0.0, smoothness=Mv)
-    assert v44 == pytest.approx(pabi.shifted_cycle_bound(alpha, noise_scale=sigma, steps=1, batches_per_epoch=1, map_difference=2 * lam * C / b, initial_distance=dh, step_lipschitz=L), rel=1e-13)
+    v44 = pabi.last_iterate_rdp_bounded(alpha, lr=lam, max_grad_norm=C, batch_size=b, noise_scale=sigma, diameter=dh,
+                                        weak_convexity=0.0, smoothness=Mv)
+    assert v44 == pytest.approx(pabi.shifted_cycle_bound(alpha, noise_scale=sigma, steps=1, batches_per_epoch=1,
+                                                         map_difference=2 * lam * C / b, initial_distance=dh, step_lipschitz=L), rel=1e-13)
     assert v44 == pytest.approx(alpha / (2 * sigma**2) * (L * dh + 2 * lam * C / b) ** 2, rel=1e-13)
     # Prop 2.2(a) with τ = 0 == α s²/(2σ²) Φ_L(T, ℓ)
     s = 2 * lam * C / b

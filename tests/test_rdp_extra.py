@@ -120,7 +120,8 @@ def test_theta_l_kappa_near_one_and_properties():
     vals = [pabi.shift_weight(s, step_lipschitz=1.3) for s in range(1, 60)]
     assert all(np.diff(vals[:30]) < 0) and all(np.diff(vals) < 1e-14) and vals[-1] >= 1 - 1.3**-2  # decreasing, limit 1 - L^-2
     assert pabi.cyclic_shift_weight_sum(17, batches_per_epoch=1, step_lipschitz=1.2) == pytest.approx(17.0)
-    assert pabi.cyclic_shift_weight_sum(12, batches_per_epoch=5, step_lipschitz=1.0) == pytest.approx(2 / 5 + 1 / 2, rel=1e-13)
+    assert pabi.cyclic_shift_weight_sum(12, batches_per_epoch=5, step_lipschitz=1.0) == pytest.approx(2 / 5 + 1 / 2,
+                                                                                                      rel=1e-13)
 
 
 def test_l_lambda_models_k1():
@@ -136,27 +137,38 @@ def test_l_lambda_models_k1():
 def test_last_iterate_regimes_k3_k4():
     # C27: L = 1, ell = 5, T = 5: (21) gives 0.8 vs 2.0 (units alpha (lam C/(b sigma))^2)
     a = 2.0
-    pub = pabi.last_iterate_rdp_cyclic(a, lr=1.0, max_grad_norm=1.0, batch_size=1, noise_scale=1.0, steps=5, batches_per_epoch=5, weak_convexity=0.0, smoothness=0.0, variant="as_published")
-    cor = pabi.last_iterate_rdp_cyclic(a, lr=1.0, max_grad_norm=1.0, batch_size=1, noise_scale=1.0, steps=5, batches_per_epoch=5, weak_convexity=0.0, smoothness=0.0)
+    pub = pabi.last_iterate_rdp_cyclic(a, lr=1.0, max_grad_norm=1.0, batch_size=1, noise_scale=1.0, steps=5,
+                                       batches_per_epoch=5, weak_convexity=0.0, smoothness=0.0, variant="as_published")
+    cor = pabi.last_iterate_rdp_cyclic(a, lr=1.0, max_grad_norm=1.0, batch_size=1, noise_scale=1.0, steps=5,
+                                       batches_per_epoch=5, weak_convexity=0.0, smoothness=0.0)
     assert pub == pytest.approx(0.8 * a, rel=1e-12) and cor == pytest.approx(2.0 * a, rel=1e-12)
     # worst case over t* equals max of the t*-specific bounds
-    ts = [pabi.last_iterate_rdp_cyclic(a, lr=0.1, max_grad_norm=1.0, batch_size=4, noise_scale=1.0, steps=23, batches_per_epoch=5, weak_convexity=0.5, smoothness=2.0, index=t) for t in range(1, 6)]
-    worst = pabi.last_iterate_rdp_cyclic(a, lr=0.1, max_grad_norm=1.0, batch_size=4, noise_scale=1.0, steps=23, batches_per_epoch=5, weak_convexity=0.5, smoothness=2.0)
+    ts = [pabi.last_iterate_rdp_cyclic(a, lr=0.1, max_grad_norm=1.0, batch_size=4, noise_scale=1.0, steps=23,
+                                       batches_per_epoch=5, weak_convexity=0.5, smoothness=2.0, index=t) for t in range(1, 6)]
+    worst = pabi.last_iterate_rdp_cyclic(a, lr=0.1, max_grad_norm=1.0, batch_size=4, noise_scale=1.0, steps=23,
+                                         batches_per_epoch=5, weak_convexity=0.5, smoothness=2.0)
     assert worst == pytest.approx(max(ts), rel=1e-12) and worst >= max(ts)
-    assert pabi.last_iterate_rdp_general(3.0, lr=0.1, max_grad_norm=2.0, noise_scale=0.5, steps=10) == pytest.approx(8 * 3 * 10 * 0.16, rel=1e-13)
-    v = pabi.last_iterate_rdp_bounded(2.0, lr=0.1, max_grad_norm=1.0, batch_size=4, noise_scale=1.0, diameter=3.0, weak_convexity=0.0, smoothness=0.0)
+    assert pabi.last_iterate_rdp_general(3.0, lr=0.1, max_grad_norm=2.0, noise_scale=0.5,
+                                         steps=10) == pytest.approx(8 * 3 * 10 * 0.16, rel=1e-13)
+    v = pabi.last_iterate_rdp_bounded(2.0, lr=0.1, max_grad_norm=1.0, batch_size=4, noise_scale=1.0, diameter=3.0,
+                                      weak_convexity=0.0, smoothness=0.0)
     assert v == pytest.approx(2.0 / 2 * (3.0 + 0.05) ** 2, rel=1e-13)
     # Prop 2.2(a) with tau = 0 is (alpha sbar^2/(2 sigma^2)) Phi_L(T, ell) (C31)
-    v = pabi.shifted_cycle_bound(2.0, noise_scale=1.0, steps=23, batches_per_epoch=5, map_difference=0.3, step_lipschitz=1.1)
-    assert v == pytest.approx(2.0 * 0.09 / 2 * pabi.cyclic_shift_weight_sum(23, batches_per_epoch=5, step_lipschitz=1.1), rel=1e-12)
+    v = pabi.shifted_cycle_bound(2.0, noise_scale=1.0, steps=23, batches_per_epoch=5, map_difference=0.3,
+                                 step_lipschitz=1.1)
+    assert v == pytest.approx(2.0 * 0.09 / 2 * pabi.cyclic_shift_weight_sum(23, batches_per_epoch=5,
+                                                                            step_lipschitz=1.1), rel=1e-12)
     # optimal residuals: sum of squares = (L tau + s)^2 theta_L(T) (Lemma A.2(c))
     r = pabi.optimal_shifts(40, initial_distance=0.5, map_difference=0.2, step_lipschitz=1.05)
-    assert np.sum(r**2) == pytest.approx((1.05 * 0.5 + 0.2) ** 2 * pabi.shift_weight(40, step_lipschitz=1.05), rel=1e-12)
+    assert np.sum(r**2) == pytest.approx((1.05 * 0.5 + 0.2) ** 2 * pabi.shift_weight(40, step_lipschitz=1.05),
+                                         rel=1e-12)
 
 
 def test_calibration_k11():
-    lam, ell, s_cor = pabi.cyclic_calibrate(8.0, rdp=1.0, weak_convexity=0.5, smoothness=2.0, max_grad_norm=1.0, batch_size=10, epochs=5)
-    _, _, s_pub = pabi.cyclic_calibrate(8.0, rdp=1.0, weak_convexity=0.5, smoothness=2.0, max_grad_norm=1.0, batch_size=10, epochs=5, variant="as_published")
+    lam, ell, s_cor = pabi.cyclic_calibrate(8.0, rdp=1.0, weak_convexity=0.5, smoothness=2.0, max_grad_norm=1.0,
+                                            batch_size=10, epochs=5)
+    _, _, s_pub = pabi.cyclic_calibrate(8.0, rdp=1.0, weak_convexity=0.5, smoothness=2.0, max_grad_norm=1.0,
+                                        batch_size=10, epochs=5, variant="as_published")
     assert s_cor / s_pub == pytest.approx(4 * 8.0, rel=1e-12)
     assert lam == pytest.approx(1 / 5.0) and ell == pytest.approx(math.log(2) / math.log1p(0.1), rel=1e-13)
 
@@ -232,8 +244,10 @@ def test_lemma_c1_cor_c3_mixture():
         assert pabi.shift_weight(math.ceil(s), kappa=kap) <= cap
     # Cor C.3 dominates (21) for lambda <= 1/sqrt(E) (C29), here E = 4, lambda = 0.1
     a, C, b, sig, ell, T = 2.0, 1.0, 4, 1.0, 5, 20
-    c3 = pabi.last_iterate_rdp_small_step(a, max_grad_norm=C, batch_size=b, noise_scale=sig, batches_per_epoch=ell, lr=0.1, weak_convexity=0.5, smoothness=2.0, contraction="as_published")
-    eq21 = pabi.last_iterate_rdp_cyclic(a, lr=0.1, max_grad_norm=C, batch_size=b, noise_scale=sig, steps=T, batches_per_epoch=ell, weak_convexity=0.5, smoothness=2.0, variant="as_published", contraction="as_published")
+    c3 = pabi.last_iterate_rdp_small_step(a, max_grad_norm=C, batch_size=b, noise_scale=sig, batches_per_epoch=ell,
+                                          lr=0.1, weak_convexity=0.5, smoothness=2.0, contraction="as_published")
+    eq21 = pabi.last_iterate_rdp_cyclic(a, lr=0.1, max_grad_norm=C, batch_size=b, noise_scale=sig, steps=T,
+                                        batches_per_epoch=ell, weak_convexity=0.5, smoothness=2.0, variant="as_published", contraction="as_published")
     assert eq21 <= c3
     # mixture bound (001 Lemma 3)
     v = pabi.mixture_rdp_bound(3.0, weights=[0.25, 0.75], rdp=[0.2, 1.0])
@@ -295,8 +309,10 @@ def test_tuple_and_sample_axis_helpers_broadcast():
     assert e[1, 0] == pabi.amplify_by_sampling(0.1, 1e-6, 0.1)[0]
     rho, gap = pabi.gd_contraction([0.1, 0.2], strong_convexity=1.0, smoothness=5.0)
     assert rho[1] == pabi.gd_contraction(0.2, strong_convexity=1.0, smoothness=5.0)[0] and gap.shape == (2,)
-    lam, ell, sig = pabi.cyclic_calibrate(8.0, rdp=[0.5, 1.0], weak_convexity=0.5, smoothness=2.0, max_grad_norm=1.0, batch_size=10, epochs=5)
-    assert sig[1] == pabi.cyclic_calibrate(8.0, rdp=1.0, weak_convexity=0.5, smoothness=2.0, max_grad_norm=1.0, batch_size=10, epochs=5)[2]
+    lam, ell, sig = pabi.cyclic_calibrate(8.0, rdp=[0.5, 1.0], weak_convexity=0.5, smoothness=2.0, max_grad_norm=1.0,
+                                          batch_size=10, epochs=5)
+    assert sig[1] == pabi.cyclic_calibrate(8.0, rdp=1.0, weak_convexity=0.5, smoothness=2.0, max_grad_norm=1.0,
+                                           batch_size=10, epochs=5)[2]
     # sample axis last: three records × four batches, p per column of a (2, 3) grid
     sens = np.array([[0.01, 0.02, 0.05, 0.03], [0.0, 0.0, 0.01, 0.0], [0.05, 0.05, 0.05, 0.05]])
     e, d = pabi.lp_per_instance_epsilon_delta(0.01, [[2.0], [10.0]], 1e-6, 1e-6, 20.0, sens)
@@ -384,9 +400,12 @@ def test_last_iterate_step_size_condition_enforced():
     m, M = 0.5, 2.5
     lam_max = 1.0 / (2.0 * (m + M))
     calls = [
-        lambda lam: pabi.last_iterate_rdp_bounded(2.0, lr=lam, max_grad_norm=1.0, batch_size=10, noise_scale=1.0, diameter=1.0, weak_convexity=m, smoothness=M),
-        lambda lam: pabi.last_iterate_rdp_cyclic(2.0, lr=lam, max_grad_norm=1.0, batch_size=10, noise_scale=1.0, steps=20, batches_per_epoch=5, weak_convexity=m, smoothness=M),
-        lambda lam: pabi.last_iterate_rdp_small_step(2.0, max_grad_norm=1.0, batch_size=10, noise_scale=1.0, batches_per_epoch=5, lr=lam, weak_convexity=m, smoothness=M),
+        lambda lam: pabi.last_iterate_rdp_bounded(2.0, lr=lam, max_grad_norm=1.0, batch_size=10, noise_scale=1.0,
+                                                  diameter=1.0, weak_convexity=m, smoothness=M),
+        lambda lam: pabi.last_iterate_rdp_cyclic(2.0, lr=lam, max_grad_norm=1.0, batch_size=10, noise_scale=1.0,
+                                                 steps=20, batches_per_epoch=5, weak_convexity=m, smoothness=M),
+        lambda lam: pabi.last_iterate_rdp_small_step(2.0, max_grad_norm=1.0, batch_size=10, noise_scale=1.0,
+                                                     batches_per_epoch=5, lr=lam, weak_convexity=m, smoothness=M),
     ]
     for f in calls:
         assert f(lam_max) > 0
@@ -396,7 +415,8 @@ def test_last_iterate_step_size_condition_enforced():
         with pytest.raises(ValueError, match=r"at index 1"):
             f(np.array([lam_max / 2, 2 * lam_max]))
     # m = M = 0: no condition
-    assert pabi.last_iterate_rdp_bounded(2.0, lr=10.0, max_grad_norm=1.0, batch_size=10, noise_scale=1.0, diameter=1.0, weak_convexity=0.0, smoothness=0.0) > 0
+    assert pabi.last_iterate_rdp_bounded(2.0, lr=10.0, max_grad_norm=1.0, batch_size=10, noise_scale=1.0, diameter=1.0,
+                                         weak_convexity=0.0, smoothness=0.0) > 0
 
 
 def test_named_results_and_keyword_only_setup():

@@ -304,10 +304,12 @@ def test_c25_last_iterate_bound_uses_the_triangle_constant_by_default():
     is the proven 1 + λ max(m, M); the published eq. (12) gives a smaller (uncertified) value."""
     _, m, big_m, lam = _constants(HESSIANS[1])
     alpha, clip, b, sigma, d_h = 2.0, 1.0, 10, 1.0, 3.0
-    default = pabi.last_iterate_rdp_bounded(alpha, lr=lam, max_grad_norm=clip, batch_size=b, noise_scale=sigma, diameter=d_h, weak_convexity=m, smoothness=big_m)
+    default = pabi.last_iterate_rdp_bounded(alpha, lr=lam, max_grad_norm=clip, batch_size=b, noise_scale=sigma,
+                                            diameter=d_h, weak_convexity=m, smoothness=big_m)
     l_tri = 1 + lam * max(m, big_m)
     assert default == pytest.approx(alpha / (2 * sigma**2) * (l_tri * d_h + 2 * lam * clip / b) ** 2, rel=1e-13)
-    published = pabi.last_iterate_rdp_bounded(alpha, lr=lam, max_grad_norm=clip, batch_size=b, noise_scale=sigma, diameter=d_h, weak_convexity=m, smoothness=big_m, contraction="as_published")
+    published = pabi.last_iterate_rdp_bounded(alpha, lr=lam, max_grad_norm=clip, batch_size=b, noise_scale=sigma,
+                                              diameter=d_h, weak_convexity=m, smoothness=big_m, contraction="as_published")
     l_pub = math.sqrt(1 + 2 * lam * m * (1 + m / (big_m + m)))
     assert published == pytest.approx(alpha / (2 * sigma**2) * (l_pub * d_h + 2 * lam * clip / b) ** 2, rel=1e-13)
     assert published < default
@@ -328,7 +330,8 @@ def test_c26_weak_convexity_constant():
     bad_printed, bad_pabi, bad_at = 0, 0, set()
     for m in (0.5, 2.0, 5.0):
         for big_m in (0.0, 0.5, 3.0):
-            c_pabi = pabi.clipped_step_kappa(lam, weak_convexity=m, smoothness=big_m, contraction="as_published") / (2 * lam)
+            c_pabi = pabi.clipped_step_kappa(lam, weak_convexity=m, smoothness=big_m,
+                                             contraction="as_published") / (2 * lam)
             assert c_pabi == pytest.approx(m + m * m / (big_m + m), rel=1e-13)
             c_printed = m + 1 / (2 * (big_m + m))
             for h in np.linspace(-m, big_m, 41):
@@ -350,8 +353,10 @@ def test_c28_corrected_calibration_certifies_eps_printed_one_16_alpha_sq(m, M):
     printed σ̄ (``variant="as_published"``) certifies 16α²ε (finding K11). The chain's steps
     hold with pabi's θ_L at the integer ℓ = ⌈ℓ̄⌉, with eq. (12)'s L (the corollary's model)."""
     C, b, alpha, eps, E = 1.0, 10.0, 8.0, 1.0, 5
-    lam, ellbar, sig = pabi.cyclic_calibrate(alpha, rdp=eps, weak_convexity=m, smoothness=M, max_grad_norm=C, batch_size=b, epochs=E)
-    _, _, sig_pub = pabi.cyclic_calibrate(alpha, rdp=eps, weak_convexity=m, smoothness=M, max_grad_norm=C, batch_size=b, epochs=E, variant="as_published")
+    lam, ellbar, sig = pabi.cyclic_calibrate(alpha, rdp=eps, weak_convexity=m, smoothness=M, max_grad_norm=C,
+                                             batch_size=b, epochs=E)
+    _, _, sig_pub = pabi.cyclic_calibrate(alpha, rdp=eps, weak_convexity=m, smoothness=M, max_grad_norm=C,
+                                          batch_size=b, epochs=E, variant="as_published")
     assert lam == pytest.approx(1 / (2 * (M + m)), rel=1e-15)
     K = 1 + 4 * m * E / (M + m)
     chain = lambda s: 4 * alpha * (lam * C / (b * s)) ** 2 * K  # noqa: E731

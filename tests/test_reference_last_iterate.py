@@ -109,13 +109,15 @@ def test_theta_min_steps():
     """Lemma C.1 threshold s_min = log_L √(ξ/(ξ − 1)), rounded UP (a safe threshold)."""
     a = Audit("shift_weight_min_steps")
     for xi, L in [(2.0, 2.0), (2.0, 1.5), (1.01, 1.0001), (10.0, 1.7), (1e6, 1.3), (1.5, 3.0), (1.001, 1.01)]:
-        a(pabi.shift_weight_min_steps(xi, step_lipschitz=L), ref.shift_weight_min_steps(xi, step_lipschitz=L), (xi, "L", L))
+        a(pabi.shift_weight_min_steps(xi, step_lipschitz=L), ref.shift_weight_min_steps(xi, step_lipschitz=L),
+          (xi, "L", L))
     rng = np.random.default_rng(20241)
     for _ in range(150):
         xi = 1.0 + logu(rng, 1e-3, 1e15)
         L = 1.0 + logu(rng, 1e-12, 10.0)
         kap = logu(rng, 1e-16, 100.0)
-        a(pabi.shift_weight_min_steps(xi, step_lipschitz=L), ref.shift_weight_min_steps(xi, step_lipschitz=L), (xi, "L", L))
+        a(pabi.shift_weight_min_steps(xi, step_lipschitz=L), ref.shift_weight_min_steps(xi, step_lipschitz=L),
+          (xi, "L", L))
         a(pabi.shift_weight_min_steps(xi, kappa=kap), ref.shift_weight_min_steps(xi, kappa=kap), (xi, "kappa", kap))
     # broadcasting gives the scalar values
     xs, Ls = np.array([1.5, 3.0, 100.0]), np.array([1.1, 2.0, 1.0001])
@@ -141,7 +143,8 @@ def test_cyclic_theta_sum():
     a = Audit("cyclic_shift_weight_sum")
     for T, ell, L in [(10, 4, 1.0), (0, 3, 1.3), (7, 1, 0.7), (12, 4, 2.0), (13, 4, 0.5), (1, 1, 0.0),
                       (9, 3, 0.0), (10**15, 7, 1.2), (2**53, 1000, 1.0 + 1e-9), (400, 399, 0.999)]:
-        a(pabi.cyclic_shift_weight_sum(T, batches_per_epoch=ell, step_lipschitz=L), ref.cyclic_shift_weight_sum(T, ell, step_lipschitz=L), (T, ell, "L", L))
+        a(pabi.cyclic_shift_weight_sum(T, batches_per_epoch=ell, step_lipschitz=L),
+          ref.cyclic_shift_weight_sum(T, ell, step_lipschitz=L), (T, ell, "L", L))
     rng = np.random.default_rng(20242)
     skipped = 0
     for _ in range(120):
@@ -160,7 +163,8 @@ def test_cyclic_theta_sum():
 
 
 def test_cyclic_theta_sum_small_L():
-    got, exact = pabi.cyclic_shift_weight_sum(50, batches_per_epoch=50, step_lipschitz=0.05), ref.cyclic_shift_weight_sum(50, 50, step_lipschitz=0.05)
+    got, exact = pabi.cyclic_shift_weight_sum(50, batches_per_epoch=50,
+                                              step_lipschitz=0.05), ref.cyclic_shift_weight_sum(50, 50, step_lipschitz=0.05)
     assert mp.mpf(got) >= exact and rel(got, exact) <= TOL
 
 
@@ -232,7 +236,8 @@ def test_shifted_cycle_bound():
 
 
 def test_shifted_cycle_bound_underflow_is_zero():
-    got = pabi.shifted_cycle_bound(2.0, noise_scale=1.0, steps=1000, batches_per_epoch=1000, map_difference=0.1, initial_distance=0.0, step_lipschitz=0.3)
+    got = pabi.shifted_cycle_bound(2.0, noise_scale=1.0, steps=1000, batches_per_epoch=1000, map_difference=0.1,
+                                   initial_distance=0.0, step_lipschitz=0.3)
     assert mp.mpf(got) >= ref.shifted_cycle_bound(2.0, 1.0, 1000, 1000, 0.1, 0.0, step_lipschitz=0.3)
 
 
@@ -250,7 +255,8 @@ def test_optimal_residuals():
     and θ_L(T) ≥ 1e-290 (the long-cycle and small-L regression cases follow)."""
     a = Audit("optimal_shifts")
     for T, tau, s, kw in [(7, 0.3, 1.0, {"step_lipschitz": 1.2}), (5, 0.3, 1.0, {"step_lipschitz": 1.2}), (7, 1.0, 0.5, {"step_lipschitz": 0.8}),
-                          (6, 0.0, 2.0, {"step_lipschitz": 1.0}), (20, 0.5, 0.5, {"step_lipschitz": 1.05}), (1, 2.0, 1.0, {"step_lipschitz": 3.0}),
+                          (6, 0.0, 2.0, {"step_lipschitz": 1.0}), (20, 0.5, 0.5, {"step_lipschitz": 1.05}), (1, 2.0,
+                                                                                                             1.0, {"step_lipschitz": 3.0}),
                           (300, 0.1, 1.0, {"kappa": 1e-14}), (50, 0.0, 1.0, {"kappa": -0.5})]:
         _residual_audit(a, T, tau, s, kw)
     rng = np.random.default_rng(20246)
@@ -421,7 +427,8 @@ def test_reference_identities():
             assert abs(v - closed) < mp.mpf(10) ** -45 * closed
             for ts in (1, ell):
                 v = ref.last_iterate_rdp_cyclic(al, lam, C, b, sg, T, ell, m, M, index=ts)
-                assert abs(v - 2 * unit * ref.cyclic_shift_weight_sum(T - ts + 1, ell, step_lipschitz=Lm)) < mp.mpf(10) ** -45 * v
+                assert abs(v - 2 * unit * ref.cyclic_shift_weight_sum(T - ts + 1, ell,
+                                                                      step_lipschitz=Lm)) < mp.mpf(10) ** -45 * v
             # Prop. 2.2(a) with τ = 0 is α s̄²/(2σ²) Φ_L(T, ℓ)  [C31]
             v = ref.shifted_cycle_bound(al, sg, T, ell, sb, 0.0, step_lipschitz=Lm)
             want = al * sb**2 / (2 * mp.mpf(sg) ** 2) * ref.cyclic_shift_weight_sum(T, ell, step_lipschitz=Lm)

@@ -435,7 +435,8 @@ def test_gaussian_mechanism_constants():
         check("gaussian_dp_constant", pabi.gaussian_dp_constant(d, s), ref.gaussian_dp_constant(d, s), what=f"{d!r}, {s!r}")
         check("gaussian_mechanism_epsilon", pabi.gaussian_mechanism_epsilon(d, s, D, allow_invalid=True),
               ref.gaussian_mechanism_epsilon(d, s, D, allow_invalid=True), what=f"{d!r}, {s!r}, {D!r}")
-        check("gaussian_mechanism_rdp", pabi.gaussian_mechanism_rdp(a, sensitivity=D, noise_scale=s), ref.gaussian_mechanism_rdp(a, D, s), what=f"{a!r}, {D!r}, {s!r}")
+        check("gaussian_mechanism_rdp", pabi.gaussian_mechanism_rdp(a, sensitivity=D, noise_scale=s),
+              ref.gaussian_mechanism_rdp(a, D, s), what=f"{a!r}, {D!r}, {s!r}")
         # validity flag (ε ≤ 1) away from the boundary: both raise or neither
         e = float(ref.gaussian_mechanism_epsilon(d, s, D, allow_invalid=True))
         if abs(e - 1) > 1e-9:
@@ -450,8 +451,10 @@ def test_gaussian_mechanism_constants():
     check("gaussian_dp_constant", pabi.gaussian_dp_constant(1e-5, 1.0), ref.gaussian_dp_constant(1e-5, 1.0))
     check("gaussian_mechanism_epsilon", pabi.gaussian_mechanism_epsilon(1e-5, 10.0, 1.0),
           ref.gaussian_mechanism_epsilon(1e-5, 10.0, 1.0))
-    assert pabi.gaussian_mechanism_rdp(4.0, sensitivity=0.0, noise_scale=2.0) == 0.0 and ref.gaussian_mechanism_rdp(4.0, 0.0, 2.0) == 0
-    check("gaussian_mechanism_rdp", pabi.gaussian_mechanism_rdp(4.0, sensitivity=1.0, noise_scale=2.0), ref.gaussian_mechanism_rdp(4.0, 1.0, 2.0))
+    assert pabi.gaussian_mechanism_rdp(4.0, sensitivity=0.0,
+                                       noise_scale=2.0) == 0.0 and ref.gaussian_mechanism_rdp(4.0, 0.0, 2.0) == 0
+    check("gaussian_mechanism_rdp", pabi.gaussian_mechanism_rdp(4.0, sensitivity=1.0, noise_scale=2.0),
+          ref.gaussian_mechanism_rdp(4.0, 1.0, 2.0))
 
 
 def test_amplify_by_sampling():
@@ -488,7 +491,8 @@ UNDERFLOW = [  # (name, pabi call, reference call): exact value > 0 below the do
      lambda: ref.amplify_by_sampling(1e-200, 0.0, 1e-200)[0]),
     ("amplify_by_sampling delta", lambda: pabi.amplify_by_sampling(1.0, 1e-200, 1e-200)[1],
      lambda: ref.amplify_by_sampling(1.0, 1e-200, 1e-200)[1]),
-    ("gaussian_mechanism_rdp", lambda: pabi.gaussian_mechanism_rdp(2.0, sensitivity=1e-200, noise_scale=1.0), lambda: ref.gaussian_mechanism_rdp(2.0, 1e-200, 1.0)),
+    ("gaussian_mechanism_rdp", lambda: pabi.gaussian_mechanism_rdp(2.0, sensitivity=1e-200, noise_scale=1.0),
+     lambda: ref.gaussian_mechanism_rdp(2.0, 1e-200, 1.0)),
     ("gaussian_mechanism_epsilon", lambda: pabi.gaussian_mechanism_epsilon(0.5, 1e300, 1e-300),
      lambda: ref.gaussian_mechanism_epsilon(0.5, 1e300, 1e-300)),
     ("sampled_gaussian_rdp_per_instance", lambda: pabi.sampled_gaussian_rdp_per_instance(2, 1e-200, 1.0, 1.0),

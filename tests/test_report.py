@@ -193,7 +193,8 @@ def test_dpsgd_cyclic_example_last_iterate(capsys):
     sigma_it = 0.05 * 2.0 * 1.0 / 100
     assert b["last_iterate_cyclic"]["valid"]
     assert b["last_iterate_cyclic"]["epsilon"] == epsilon_from_rdp(
-        lambda a: pabi.last_iterate_rdp_cyclic(a, lr=0.05, max_grad_norm=1.0, batch_size=100, noise_scale=sigma_it, steps=2000, batches_per_epoch=100, weak_convexity=0.1, smoothness=1.0, contraction="triangle"),
+        lambda a: pabi.last_iterate_rdp_cyclic(a, lr=0.05, max_grad_norm=1.0, batch_size=100, noise_scale=sigma_it,
+                                               steps=2000, batches_per_epoch=100, weak_convexity=0.1, smoothness=1.0, contraction="triangle"),
         1e-5)[0]
     assert b["epochs_gaussian_pld"]["epsilon"] == pabi.dpsgd_epsilon(1e-5, sample_rate=1.0, noise_multiplier=1.0, steps=20)
     assert not b["dpsgd_pld"]["applicable"]

@@ -357,11 +357,13 @@ def check_misc(rng, k):
     reg = region(f, "L 10^U[-1,1], s int 10^U[0,3.3]")
     for _ in range(k(60)):
         L, s = logu(rng, 0.1, 10), int(logu(rng, 1, 2000))
-        call(reg, f"s={s}, L={L!r}", lambda: pabi.shift_weight(s, step_lipschitz=L), lambda: ref.shift_weight(L, s, dps=DPS))
+        call(reg, f"s={s}, L={L!r}", lambda: pabi.shift_weight(s, step_lipschitz=L),
+             lambda: ref.shift_weight(L, s, dps=DPS))
     reg = region(f, "L = 1 ± 10^U[-12,-2] (L=)")
     for _ in range(k(40)):
         L, s = 1 + rng.choice([-1, 1]) * logu(rng, 1e-12, 1e-2), int(logu(rng, 1, 2000))
-        call(reg, f"s={s}, L={L!r}", lambda: pabi.shift_weight(s, step_lipschitz=L), lambda: ref.shift_weight(L, s, dps=DPS))
+        call(reg, f"s={s}, L={L!r}", lambda: pabi.shift_weight(s, step_lipschitz=L),
+             lambda: ref.shift_weight(L, s, dps=DPS))
     reg = region(f, "κ = ±10^U[-14,-1] (kappa=)")
     for _ in range(k(40)):
         kap, s = rng.choice([-1, 1]) * logu(rng, 1e-14, 0.1), int(logu(rng, 1, 2000))
@@ -392,7 +394,8 @@ def check_misc(rng, k):
         j = int(rng.integers(1, m + 1))
         ep = None if rng.uniform() < 0.3 else int(rng.integers(1, 101))
         call(reg, f"eta={eta!r}, mu={mu!r}, L={Ls!r}, R={R!r}, B={B!r}, m={m}, j={j}, epochs={ep}",
-             lambda: pabi.sensitivity_multi_epoch(lr=eta, strong_convexity=mu, smoothness=Ls, max_grad_norm=R, batch_size=B, batches_per_epoch=m, batch_index=j, epochs=ep),
+             lambda: pabi.sensitivity_multi_epoch(lr=eta, strong_convexity=mu, smoothness=Ls, max_grad_norm=R,
+                                                  batch_size=B, batches_per_epoch=m, batch_index=j, epochs=ep),
              lambda: ref.sensitivity_multi_epoch(eta, mu, Ls, R, B, m, j, ep, dps=DPS))
 
     f = "lp_per_instance_epsilon_delta"
