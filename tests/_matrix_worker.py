@@ -365,39 +365,48 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
     add("weak_triangle_bound", dict(order=2.0, holder_exponent=2.0, divergence_pq=0.1, divergence_qr=0.2))
     add("unlearning_keep", dict(order=1.5, threshold=0.1, divergence_previous=0.0, divergence_step=0.05,
                                 variant="corrected"), {"variant": "option"})
-    add("shifted_drift_bound", dict(alpha=2.0, sigma=1.0, zeta=1.0, T=10.0, ell=5.0, sbar=1.0, variant="exact"),
-        {"variant": "option"})
-    add("theta_l", dict(s=4.0, L=1.5))
-    add("theta_l#kappa", dict(s=4.0, kappa=0.5), fn=_f("theta_l"))
-    add("cyclic_theta_sum", dict(T=10.0, ell=4.0, L=1.5))
-    add("l_lambda_kappa", dict(lam=0.1, m=1.0, M=2.0, model="triangle"), {"model": "option"})
-    add("last_iterate_rdp_general", dict(alpha=2.0, lam=0.1, clip=1.0, sigma=1.0, T=100.0))
-    add("last_iterate_rdp_general#exact", dict(alpha=2.0, lam=0.1, clip=1.0, sigma=1.0, T=100.0, b=10.0, ell=10.0,
-                                               t_star=3.0), None, {"t_star": ("ell",), "ell": ("t_star",)},
-        fn=_f("last_iterate_rdp_general"))
-    lm = {p: ("lam", "m", "M") for p in ("lam", "m", "M")}
-    add("last_iterate_rdp_bounded", dict(alpha=2.0, lam=0.1, clip=1.0, b=10.0, sigma=1.0, d_h=1.0, m=0.5, M=1.0,
-                                         model="triangle"), {"model": "option"}, lm)
-    add("last_iterate_rdp_cyclic", dict(alpha=2.0, lam=0.1, clip=1.0, b=10.0, sigma=1.0, T=20.0, ell=5.0, m=0.5,
-                                        M=1.0, t_star=2.0, variant="corrected", model="triangle"),
-        {"variant": "option", "model": "option"}, lm | {"t_star": ("ell",), "ell": ("t_star",)})
-    add("shifted_cycle_bound", dict(alpha=2.0, sigma=1.0, T=10.0, ell=5.0, sbar=1.0, tau=0.5, L=1.5))
-    add("optimal_residuals", dict(T=5, tau=0.5, s=1.0, L=1.5))
-    add("optimal_residuals#kappa", dict(T=5, tau=0.5, s=1.0, kappa=0.5), fn=_f("optimal_residuals"))
-    add("cyclic_calibration", dict(alpha=8.0, eps=1.0, rho=0.5, M=2.0, clip=1.0, b=10.0, epochs=5.0,
-                                   variant="corrected"), {"variant": "option"})
-    add("theta_min_steps", dict(xi=2.0, L=2.0))
-    add("last_iterate_rdp_small_step", dict(alpha=2.0, clip=1.0, b=1.0, sigma=1.0, ell=4.0, lam=0.1, m=0.5, M=1.0,
-                                            model="triangle"), {"model": "option"}, lm)
-    add("gd_contraction_rho", dict(eta=0.5, mu=1.0, smoothness=3.0), None,
-        {p: ("eta", "mu", "smoothness") for p in ("eta", "mu", "smoothness")})
-    add("sensitivity_multi_epoch", dict(eta=0.5, mu=1.0, smoothness=1.0, grad_bound=1.0, batch_size=1.0, m=4.0,
-                                        j=2.0, epochs=3.0), None,
-        {p: ("eta", "mu", "smoothness", "m", "j") for p in ("eta", "mu", "smoothness", "m", "j")})
-    add("averaged_rdp", dict(alpha=2.0, sigma=1.0, sensitivities=np.array([0.0, 1.0])), {"sensitivities": "array"})
-    add("mixture_rdp_bound", dict(alpha=2.0, weights=np.array([0.5, 0.5]), eps=np.array([0.0, 1.0])),
-        {"weights": "array", "eps": "array"}, {"weights": ("eps",), "eps": ("weights",)})
-    add("gaussian_mech_rdp", dict(alpha=2.0, sensitivity=1.0, sigma=1.0))
+    add("shifted_drift_bound", dict(order=2.0, noise_scale=1.0, drift=1.0, steps=10.0, batches_per_epoch=5.0,
+                                    map_difference=1.0, variant="corrected"), {"variant": "option"})
+    add("shift_weight", dict(steps=4.0, step_lipschitz=1.5))
+    add("shift_weight#kappa", dict(steps=4.0, kappa=0.5), fn=_f("shift_weight"))
+    add("cyclic_shift_weight_sum", dict(steps=10.0, batches_per_epoch=4.0, step_lipschitz=1.5))
+    add("clipped_step_kappa", dict(lr=0.1, weak_convexity=1.0, smoothness=2.0, contraction="triangle"),
+        {"contraction": "option"})
+    add("last_iterate_rdp_general", dict(order=2.0, lr=0.1, max_grad_norm=1.0, noise_scale=1.0, steps=100.0))
+    add("last_iterate_rdp_general#exact", dict(order=2.0, lr=0.1, max_grad_norm=1.0, noise_scale=1.0, steps=100.0,
+                                               batch_size=10.0, batches_per_epoch=10.0, index=3.0), None,
+        {"index": ("batches_per_epoch",), "batches_per_epoch": ("index",)}, fn=_f("last_iterate_rdp_general"))
+    lm = {p: ("lr", "weak_convexity", "smoothness") for p in ("lr", "weak_convexity", "smoothness")}
+    add("last_iterate_rdp_bounded", dict(order=2.0, lr=0.1, max_grad_norm=1.0, batch_size=10.0, noise_scale=1.0,
+                                         diameter=1.0, weak_convexity=0.5, smoothness=1.0, contraction="triangle"),
+        {"contraction": "option"}, lm)
+    add("last_iterate_rdp_cyclic", dict(order=2.0, lr=0.1, max_grad_norm=1.0, batch_size=10.0, noise_scale=1.0,
+                                        steps=20.0, batches_per_epoch=5.0, weak_convexity=0.5, smoothness=1.0,
+                                        index=2.0, variant="corrected", contraction="triangle"),
+        {"variant": "option", "contraction": "option"},
+        lm | {"index": ("batches_per_epoch",), "batches_per_epoch": ("index",)})
+    add("shifted_cycle_bound", dict(order=2.0, noise_scale=1.0, steps=10.0, batches_per_epoch=5.0,
+                                    map_difference=1.0, initial_distance=0.5, step_lipschitz=1.5))
+    add("optimal_shifts", dict(steps=5, initial_distance=0.5, map_difference=1.0, step_lipschitz=1.5))
+    add("optimal_shifts#kappa", dict(steps=5, initial_distance=0.5, map_difference=1.0, kappa=0.5),
+        fn=_f("optimal_shifts"))
+    add("cyclic_calibrate", dict(order=8.0, rdp=1.0, weak_convexity=0.5, smoothness=2.0, max_grad_norm=1.0,
+                                 batch_size=10.0, epochs=5.0, variant="corrected"), {"variant": "option"})
+    add("shift_weight_min_steps", dict(slack=2.0, step_lipschitz=2.0))
+    add("last_iterate_rdp_small_step", dict(order=2.0, lr=0.1, max_grad_norm=1.0, batch_size=1.0, noise_scale=1.0,
+                                            batches_per_epoch=4.0, weak_convexity=0.5, smoothness=1.0,
+                                            contraction="triangle"), {"contraction": "option"}, lm)
+    _gd = ("lr", "strong_convexity", "smoothness")
+    add("gd_contraction", dict(lr=0.5, strong_convexity=1.0, smoothness=3.0), None, {p: _gd for p in _gd})
+    _sme = _gd + ("batches_per_epoch", "batch_index")
+    add("sensitivity_multi_epoch", dict(lr=0.5, strong_convexity=1.0, smoothness=1.0, max_grad_norm=1.0,
+                                        batch_size=1.0, batches_per_epoch=4.0, batch_index=2.0, epochs=3.0), None,
+        {p: _sme for p in _sme})
+    add("averaged_rdp", dict(order=2.0, noise_scale=1.0, sensitivities=np.array([0.0, 1.0])),
+        {"sensitivities": "array"})
+    add("mixture_rdp_bound", dict(order=2.0, weights=np.array([0.5, 0.5]), rdp=np.array([0.0, 1.0])),
+        {"weights": "array", "rdp": "array"}, {"weights": ("rdp",), "rdp": ("weights",)})
+    add("gaussian_mechanism_rdp", dict(order=2.0, sensitivity=1.0, noise_scale=1.0))
     # --- composition
     add("tradeoff_eps_delta", dict(type1_error=0.1, eps=1.0, delta=1e-3))
     add("tradeoff_from_profile", dict(type1_error=0.1, eps=_GRID, delta=_grid_delta()),
@@ -474,6 +483,7 @@ NOT_NUMERIC = {"DomainError", "InternalError", "__version__", "get_num_threads",
                "PrivacyLossDistribution", "ComposedPLD", "Bracket", "ErrorBudget", "MultiEpochEpsilon"}
 # named results of the RDP family (typing.NamedTuple classes, not computations)
 NOT_NUMERIC |= {"RdpWithTerms", "EpsilonAtOrder", "DeltaAtOrder", "AmplifiedGuarantee", "PerInstanceGuarantee"}
+NOT_NUMERIC |= {"CyclicCalibration", "GdContraction"}  # named results (of cyclic_calibrate, gd_contraction)
 
 
 def _other_numeric(defaults: dict[str, Any], kinds: dict[str, str], param: str) -> str | None:

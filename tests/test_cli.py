@@ -147,33 +147,37 @@ def test_dpsgd_equals_the_api(capsys):
 # ---------------------------------------------------------------------------- last-iterate
 
 
-LI = ["--lr", "0.1", "--clip", "1", "--batch-size", "10", "--noise-multiplier", "1", "--steps", "1000",
+LI = ["--lr", "0.1", "--max-grad-norm", "1", "--batch-size", "10", "--noise-multiplier", "1", "--steps", "1000",
       "--n", "1000", "--smoothness", "1", "--diameter", "2"]
 
 
 def test_last_iterate_equals_the_api(capsys):
-    d = run_json(capsys, ["last-iterate", "--alpha", "8", "--delta", "1e-5", *LI])
+    d = run_json(capsys, ["last-iterate", "--order", "8", "--delta", "1e-5", *LI])
     sigma = 0.1 * 1.0 * 1.0 / 10
-    assert d["setup"]["sigma"] == sigma
+    assert d["setup"]["noise_scale"] == sigma
     rows = {r["bound"]: r for r in d["rows"]}
     rdp = {k: r["rdp"][0]["rdp"] for k, r in rows.items()}
-    assert rows["last_iterate_general"]["rdp"][0]["alpha"] == 8.0
-    assert rdp["last_iterate_general"] == pabi.last_iterate_rdp_general(8.0, 0.1, 1.0, sigma, 1000)
-    assert rdp["last_iterate_bounded"] == pabi.last_iterate_rdp_bounded(8.0, 0.1, 1.0, 10, sigma, 2.0, 0.0, 1.0)
-    assert rdp["last_iterate_cyclic"] == pabi.last_iterate_rdp_cyclic(8.0, 0.1, 1.0, 10, sigma, 1000, 100, 0.0, 1.0)
-    assert rdp["last_iterate_small_step"] == pabi.last_iterate_rdp_small_step(8.0, 1.0, 10, sigma, 100, 0.1, 0.0, 1.0)
+    assert rows["last_iterate_general"]["rdp"][0]["order"] == 8.0
+    setup = dict(lr=0.1, max_grad_norm=1.0, noise_scale=sigma)
+    cyc = dict(setup, batch_size=10, steps=1000, batches_per_epoch=100, weak_convexity=0.0, smoothness=1.0)
+    assert rdp["last_iterate_general"] == pabi.last_iterate_rdp_general(8.0, **setup, steps=1000)
+    assert rdp["last_iterate_bounded"] == pabi.last_iterate_rdp_bounded(
+        8.0, **setup, batch_size=10, diameter=2.0, weak_convexity=0.0, smoothness=1.0)
+    assert rdp["last_iterate_cyclic"] == pabi.last_iterate_rdp_cyclic(8.0, **cyc)
+    assert rdp["last_iterate_small_step"] == pabi.last_iterate_rdp_small_step(
+        8.0, **{k: v for k, v in cyc.items() if k != "steps"})
     orders = pabi.DEFAULT_ORDERS
-    curve = [pabi.last_iterate_rdp_cyclic(float(a), 0.1, 1.0, 10, sigma, 1000, 100, 0.0, 1.0) for a in orders]
+    curve = [pabi.last_iterate_rdp_cyclic(float(a), **cyc) for a in orders]
     e = rows["last_iterate_cyclic"]["eps"][0]
     assert (e["delta"], e["eps"], e["order"]) == (1e-5, *pabi.rdp_to_dp_epsilon(1e-5, orders=orders, rdp=curve))
     assert all(r["valid"] for r in d["rows"])
-    assert main(["last-iterate", "--alpha", "8", "--delta", "1e-5", *LI]) == 0
-    assert "RDP (alpha=8)" in capsys.readouterr().out
+    assert main(["last-iterate", "--order", "8", "--delta", "1e-5", *LI]) == 0
+    assert "RDP (order=8)" in capsys.readouterr().out
 
 
 def test_last_iterate_unmet_step_size_condition(capsys):
     args = [a if a != "0.1" else "0.6" for a in LI]  # lr = 0.6 > 1/(2(m + M)) = 0.5
-    d = run_json(capsys, ["last-iterate", "--alpha", "4", *args])
+    d = run_json(capsys, ["last-iterate", "--order", "4", *args])
     by = {r["bound"]: r for r in d["rows"]}
     assert by["last_iterate_general"]["valid"] and by["last_iterate_general"]["rdp"][0]["rdp"] > 0
     for k in ("last_iterate_bounded", "last_iterate_cyclic", "last_iterate_small_step"):
@@ -272,7 +276,8 @@ def test_config_errors_are_one_line(tmp_path, capsys):
     (["pnsgd", "--sigma", "4", *PN, "--smoothness", "100", "--eps", "1"], "lr"),
     (["dpsgd", "--q", "1.5", "--sigma", "1", "--steps", "10", "--delta", "1e-5"], "sample_rate"),
     (["dpsgd", "--q", "0.1", "--sigma", "1", "--steps", "2.5", "--delta", "1e-5"], "steps"),
-    (["last-iterate", "--alpha", "8", "--lr", "0.1", "--clip", "1", "--sigma", "1", "--steps", "10", "--n", "7",
+    (["last-iterate", "--order", "8", "--lr", "0.1", "--max-grad-norm", "1", "--noise-scale", "1", "--steps", "10",
+      "--n", "7",
       "--batch-size", "2"], "divide"),
     (["per-instance", "/nonexistent/s.csv", "--sample-rate", "0.1", "--noise-scale", "1"], "not found"),
     (["report", "/nonexistent/r.toml"], "not found"),

@@ -60,7 +60,8 @@ def test_integer_parameters_reject_fractions_and_accept_integral_values():
     _raises(DomainError, "steps", pabi.holder_orders, 2.0, holder_exponent=2.0, steps=-1)
     _raises(TypeError, "steps", pabi.holder_orders, 2.0, holder_exponent=2.0, steps=True)
     _raises(TypeError, "steps", pabi.holder_orders, 2.0, holder_exponent=2.0, steps=np.array([3]))
-    _raises(DomainError, "T", pabi.optimal_residuals, 2.5, 0.5, 1.0, L=1.5)
+    _raises(DomainError, "steps", pabi.optimal_shifts, 2.5, initial_distance=0.5, map_difference=1.0,
+            step_lipschitz=1.5)
     _raises(DomainError, "order", pabi.general_update_rdp, 3.5, noise_scale=1.0, updates_second=[[0.0]], updates_first=[[[[1.0], [1.0], [1.0]]]])
     _raises(DomainError, "index", pabi.online_delta, 1.0, 1.0, 0.1, 1.0, [2.0, 2.0, 2.0], index=2.5)
     _raises(DomainError, "steps", pabi.dpsgd_epsilon, 1e-5, sample_rate=0.1, noise_multiplier=1.0, steps=10.5, grid_step=0.01)
@@ -152,12 +153,13 @@ def test_sweep_with_a_none_in_a_grid():
 
 def test_errors_name_the_public_parameter():
     _raises(DomainError, "mu", pabi.gdp_delta, 1.0, -1.0)  # was "r" (theta's name)
-    _raises(DomainError, "batch_size", pabi.sensitivity_multi_epoch, 0.5, 1.0, 1.0, 1.0, math.nan, 4, 2)
+    _raises(DomainError, "batch_size", pabi.sensitivity_multi_epoch, lr=0.5, strong_convexity=1.0, smoothness=1.0,
+            max_grad_norm=1.0, batch_size=math.nan, batches_per_epoch=4, batch_index=2)
     _raises(DomainError, "noise_multiplier", pabi.sampled_gaussian_rdp, 8, sample_rate=0.01, noise_multiplier=-1.0)
-    _raises(DomainError, "kappa", pabi.theta_l, 4.0, kappa=math.nan)
-    with pytest.raises(ValueError, match=r"kappa has shape \(2,\), s has shape \(3,\)"):  # was "L has shape"
-        pabi.theta_l([1.0, 2.0, 3.0], kappa=[0.5, 0.5])
-    _raises(DomainError, "L", pabi.theta_min_steps, 2.0, L=math.nan)
+    _raises(DomainError, "kappa", pabi.shift_weight, 4.0, kappa=math.nan)
+    with pytest.raises(ValueError, match=r"kappa has shape \(2,\), steps has shape \(3,\)"):  # was "L has shape"
+        pabi.shift_weight([1.0, 2.0, 3.0], kappa=[0.5, 0.5])
+    _raises(DomainError, "step_lipschitz", pabi.shift_weight_min_steps, 2.0, step_lipschitz=math.nan)
     _raises(DomainError, "orders", pabi.multi_epoch_epsilon, 1e-3, profile=lambda e: pabi.gdp_delta(e, 0.5), epochs=2,
             orders=[2.0, 0.5])
 
@@ -189,7 +191,8 @@ def test_array_domain_errors_carry_the_first_bad_index():
     err = _raises(DomainError, "sensitivities", pabi.dpsgd_per_instance_rdp, 8.0, sample_rate=0.01, noise_scale=1.0,
                   sensitivities=np.array([[0.5, 0.5], [0.5, math.nan], [-1.0, 0.5]]))
     assert err.index == (1, 1)
-    err = _raises(DomainError, "sensitivities", pabi.averaged_rdp, 2.0, 1.0, [[0.0, 1.0], [math.inf, 0.0]])
+    err = _raises(DomainError, "sensitivities", pabi.averaged_rdp, 2.0, noise_scale=1.0,
+                  sensitivities=[[0.0, 1.0], [math.inf, 0.0]])
     assert err.index == (1, 0)
 
 

@@ -64,10 +64,10 @@ def test_holder_orders_values_and_integer_n():
 
 
 def test_optimal_residuals_size_cap():
-    domain("T", pabi.optimal_residuals, 10**12, 0.1, 1.0, L=1.2)
-    domain("T", pabi.optimal_residuals, 2**63, 0.1, 1.0, L=1.2)
-    domain("T", pabi.optimal_residuals, 0, 0.1, 1.0, L=1.2)
-    domain("T", pabi.optimal_residuals, 2.5, 0.1, 1.0, L=1.2)
+    domain("steps", pabi.optimal_shifts, 10**12, initial_distance=0.1, map_difference=1.0, step_lipschitz=1.2)
+    domain("steps", pabi.optimal_shifts, 2**63, initial_distance=0.1, map_difference=1.0, step_lipschitz=1.2)
+    domain("steps", pabi.optimal_shifts, 0, initial_distance=0.1, map_difference=1.0, step_lipschitz=1.2)
+    domain("steps", pabi.optimal_shifts, 2.5, initial_distance=0.1, map_difference=1.0, step_lipschitz=1.2)
 
 
 # ---------------------------------------------------------------- 2. every core function validates
@@ -102,9 +102,9 @@ def test_sum_terms_overflow_is_inf():
 
 @pytest.mark.parametrize("T", [1, 2, 5])
 def test_optimal_residuals_at_l_zero(T):
-    # optimal_residuals(5, 1, 1, L=0.0) returned NaNs: L = 0 is the limit of the formula
-    got = pabi.optimal_residuals(T, 1.0, 1.0, L=0.0)
-    exact = [float(v) for v in ref.optimal_residuals(T, 1.0, 1.0, L=0.0)]
+    # optimal_shifts(5, 1, 1, L=0.0) returned NaNs: L = 0 is the limit of the formula
+    got = pabi.optimal_shifts(T, initial_distance=1.0, map_difference=1.0, step_lipschitz=0.0)
+    exact = [float(v) for v in ref.optimal_shifts(T, 1.0, 1.0, step_lipschitz=0.0)]
     assert got.tolist() == exact
     assert exact == ([1.0] if T == 1 else [0.0] * T)
 
@@ -112,25 +112,30 @@ def test_optimal_residuals_at_l_zero(T):
 def test_optimal_residuals_large_l_no_overflow():
     # Lτ overflowed while a_t for t ≥ 2 is finite
     L, T = 1e300, 3
-    got = pabi.optimal_residuals(T, 1e10, 1.0, L=L)
-    exact = ref.optimal_residuals(T, 1e10, 1.0, L=L)
+    got = pabi.optimal_shifts(T, initial_distance=1e10, map_difference=1.0, step_lipschitz=L)
+    exact = ref.optimal_shifts(T, 1e10, 1.0, step_lipschitz=L)
     assert got[0] == INF and mp.mpf(exact[0]) > mp.mpf('1.8e308')
     for g, e in zip(got[1:], exact[1:]):
         assert abs(g - float(e)) <= 1e-12 * float(e)
 
 
 def test_cyclic_calibration_overflow():
-    # cyclic_calibration(8, 1, 1e308, 2, 1, 10, 5) returned (0.0, inf, nan)
-    domain("rho", pabi.cyclic_calibration, 8, 1, 1e308, 2, 1, 10, 5)
-    domain("M", pabi.cyclic_calibration, 8, 1, 1.0, 1e308, 1, 10, 5)
+    # cyclic_calibrate(8, 1, weak_convexity=1e308, smoothness=2, ...) returned (0.0, inf, nan)
+    domain("weak_convexity", pabi.cyclic_calibrate, 8, 1, weak_convexity=1e308, smoothness=2, max_grad_norm=1,
+           batch_size=10, epochs=5)
+    domain("smoothness", pabi.cyclic_calibrate, 8, 1, weak_convexity=1.0, smoothness=1e308, max_grad_norm=1,
+           batch_size=10, epochs=5)
     # ρλ̄ underflows: ℓ̄ would be inf
-    domain("rho", pabi.cyclic_calibration, 8, 1, 5e-324, 1.0, 1, 10, 5)
+    domain("weak_convexity", pabi.cyclic_calibrate, 8, 1, weak_convexity=5e-324, smoothness=1.0, max_grad_norm=1,
+           batch_size=10, epochs=5)
     # σ̄ overflows (α/ε = inf)
-    domain("eps", pabi.cyclic_calibration, 1e300, 1e-320, 1.0, 1.0, 1.0, 1, 5)
+    domain("rdp", pabi.cyclic_calibrate, 1e300, 1e-320, weak_convexity=1.0, smoothness=1.0, max_grad_norm=1.0,
+           batch_size=1, epochs=5)
     # near the largest accepted M + ρ the values are finite and right
     for args in [(8.0, 1.0, 1e307, 2.0, 1.0, 10, 5), (8.0, 1.0, 0.5, 2.0, 1.0, 10, 10**15)]:
-        lam, ell, sig = pabi.cyclic_calibration(*args)
-        rl, re, rs = ref.cyclic_calibration(*args)
+        kw = dict(zip(("weak_convexity", "smoothness", "max_grad_norm", "batch_size", "epochs"), args[2:]))
+        lam, ell, sig = pabi.cyclic_calibrate(*args[:2], **kw)
+        rl, re, rs = ref.cyclic_calibrate(*args)
         assert abs(lam - float(rl)) <= 1e-15 * float(rl)
         upper(ell, re)
         upper(sig, rs)
@@ -248,24 +253,29 @@ def test_holder_orders_integer_required():
 
 def test_other_underflow_nans():
     # σ² underflowed: α/(2σ²) = inf met a zero bracket (inf·0 = NaN); now the exact 0
-    assert pabi.gaussian_mech_rdp(2.0, 0.0, 1e-170) == 0.0
-    assert pabi.averaged_rdp(2.0, 1e-170, [0.0, 0.0]) == 0.0
-    assert pabi.shifted_drift_bound(2.0, 1e-170, 0.0, 10, 5, sbar=0.0) == 0.0
-    assert pabi.last_iterate_rdp_bounded(2.0, 0.1, 0.0, 10, 1e-170, 0.0, 0.0, 0.0) == 0.0
-    assert pabi.shifted_cycle_bound(2.0, 1e-170, 10, 5, 0.0, L=1.0) == 0.0
+    assert pabi.gaussian_mechanism_rdp(2.0, sensitivity=0.0, noise_scale=1e-170) == 0.0
+    assert pabi.averaged_rdp(2.0, noise_scale=1e-170, sensitivities=[0.0, 0.0]) == 0.0
+    assert pabi.shifted_drift_bound(2.0, noise_scale=1e-170, drift=0.0, steps=10, batches_per_epoch=5,
+                                    map_difference=0.0) == 0.0
+    assert pabi.last_iterate_rdp_bounded(2.0, lr=0.1, max_grad_norm=0.0, batch_size=10, noise_scale=1e-170,
+                                         diameter=0.0, weak_convexity=0.0, smoothness=0.0) == 0.0
+    assert pabi.shifted_cycle_bound(2.0, noise_scale=1e-170, steps=10, batches_per_epoch=5, map_difference=0.0,
+                                    step_lipschitz=1.0) == 0.0
     # ... and a positive value that underflows is not 0 (an upper bound must stay above it)
-    assert pabi.gaussian_mech_rdp(2.0, 1e-200, 1.0) > 0.0
-    assert pabi.last_iterate_rdp_general(2.0, 1e-100, 1e-100, 1.0, 10) > 0.0
+    assert pabi.gaussian_mechanism_rdp(2.0, sensitivity=1e-200, noise_scale=1.0) > 0.0
+    assert pabi.last_iterate_rdp_general(2.0, lr=1e-100, max_grad_norm=1e-100, noise_scale=1.0, steps=10) > 0.0
     # C_{δ,σ} = inf (σ tiny) times a zero sensitivity: ε = 0, valid
     assert pabi.gaussian_mechanism_epsilon(1e-5, noise_scale=5e-324, sensitivity=0.0) == 0.0
     # 1.25/δ overflowed for tiny δ: C was +inf
     got = pabi.gaussian_dp_constant(5e-324, 1.0)
     upper(got, ref.gaussian_dp_constant(5e-324, 1.0), 1e-13)
     # the gap ημ underflows: (1 − ρ^{km})/(1 − ρ^m) was 0/0 = NaN; the bound is k·(2ηR/|B|)
-    v = pabi.sensitivity_multi_epoch(1e-200, 1e-200, 1e-200, 1.0, 1.0, 2, 1, epochs=3)
+    v = pabi.sensitivity_multi_epoch(lr=1e-200, strong_convexity=1e-200, smoothness=1e-200, max_grad_norm=1.0,
+                                     batch_size=1.0, batches_per_epoch=2, batch_index=1, epochs=3)
     assert v >= 3 * 2e-200 and v <= 3 * 2e-200 * (1 + 1e-12)
     # k·m ≥ 2^64 overflowed the u64 product
-    v = pabi.sensitivity_multi_epoch(0.5, 1.0, 1.0, 1.0, 1.0, 2**40, 1, epochs=2**40)
+    v = pabi.sensitivity_multi_epoch(lr=0.5, strong_convexity=1.0, smoothness=1.0, max_grad_norm=1.0, batch_size=1.0,
+                                     batches_per_epoch=2**40, batch_index=1, epochs=2**40)
     assert math.isfinite(v)
 
 
@@ -279,19 +289,21 @@ def test_sampled_gaussian_sigma_finite():
 
 def test_closed_forms_extreme_factors():
     # α·T overflowed and met a zero clip / ζ (inf·0 = NaN), found by fuzzing the family
-    assert pabi.last_iterate_rdp_general(1e300, 1.5, 0.0, 0.5, 2**40) == 0.0
-    assert pabi.shifted_drift_bound(1.7e308, 1.5, 0.0, 2**40, variant="as_published") == 0.0
-    assert pabi.last_iterate_rdp_general(1.7e308, 3.0, 1e-300, 1.7e308, 10, b=2, ell=1) >= 0.0
+    assert pabi.last_iterate_rdp_general(1e300, lr=1.5, max_grad_norm=0.0, noise_scale=0.5, steps=2**40) == 0.0
+    assert pabi.shifted_drift_bound(1.7e308, noise_scale=1.5, drift=0.0, steps=2**40, variant="as_published") == 0.0
+    assert pabi.last_iterate_rdp_general(1.7e308, lr=3.0, max_grad_norm=1e-300, noise_scale=1.7e308, steps=10,
+                                         batch_size=2, batches_per_epoch=1) >= 0.0
     # b·σ overflowed in the divisor: the value is computed from logarithms instead
-    got = pabi.last_iterate_rdp_cyclic(1.5, 1e10, 2.0, 2**40, 1.7e308, 2**40, 2**40, 5e-324, 5e-324)
+    got = pabi.last_iterate_rdp_cyclic(1.5, lr=1e10, max_grad_norm=2.0, batch_size=2**40, noise_scale=1.7e308,
+                                       steps=2**40, batches_per_epoch=2**40, weak_convexity=5e-324, smoothness=5e-324)
     with mp.workdps(40):
         x = mp.mpf(1e10) * 2 / (mp.mpf(2**40) * mp.mpf(1.7e308))
         unit = mp.mpf(1.5) * x**2
     assert math.isfinite(got) and got >= unit * 2  # 2α(λC/(bσ))²Φ with Φ ≥ 1
     # a value below the double range is not returned as 0 (an upper bound must stay above it)
-    v = pabi.gaussian_mech_rdp(1e300, 1e-200, 1.0)
-    upper(v, ref.gaussian_mech_rdp(1e300, 1e-200, 1.0), 1e-12)
-    v = pabi.last_iterate_rdp_general(1e300, 1e-100, 1e-100, 1.0, 10**6)
+    v = pabi.gaussian_mechanism_rdp(1e300, sensitivity=1e-200, noise_scale=1.0)
+    upper(v, ref.gaussian_mechanism_rdp(1e300, 1e-200, 1.0), 1e-12)
+    v = pabi.last_iterate_rdp_general(1e300, lr=1e-100, max_grad_norm=1e-100, noise_scale=1.0, steps=10**6)
     upper(v, ref.last_iterate_rdp_general(1e300, 1e-100, 1e-100, 1.0, 10**6), 1e-12)
     # the Hoeffding term of the upper-confidence composition was log_add_exp(inf, inf) = NaN
     v = pabi.dpsgd_per_instance_rdp(2.0, sample_rate=0.5, noise_scale=5e-324, sensitivities=[[1e-300], [0.5]], failure_prob=0.1, max_sensitivity=1.0)
@@ -302,7 +314,7 @@ def test_theta_subnormal_u():
     # u = log1p(κ) subnormal: the quotient of two subnormal expm1 values was off by up to 25%
     # (θ at s = 2.6 came out below the exact value)
     for s in (2.6, 3.0, 7.5):
-        got = pabi.theta_l(s, kappa=5e-324)
+        got = pabi.shift_weight(s, kappa=5e-324)
         with mp.workdps(60):
             exact = 1 / mp.mpf(s)  # u ~ 5e-324: θ = (1/s)(1 + O(u))
         assert got >= exact and got <= exact * (1 + 1e-13)
@@ -312,56 +324,65 @@ def test_theta_subnormal_u():
 
 
 def test_l_lambda_kappa_step_condition():
-    domain("lam", pabi.l_lambda_kappa, 1.0, 1.0, 2.0)
-    domain("lam", pabi.l_lambda_kappa, 0.3, 0.0, 2.0, model="as_published")
+    domain("lr", pabi.clipped_step_kappa, 1.0, weak_convexity=1.0, smoothness=2.0)
+    domain("lr", pabi.clipped_step_kappa, 0.3, weak_convexity=0.0, smoothness=2.0, contraction="as_published")
     # the double 1/(2(m + M)) itself is accepted (a caller's λ̄), and m = M = 0 allows any λ
     for lam, m, M in [(1 / (2 * 3.0), 1.0, 2.0), (0.1, 1.0, 4.0), (5.0, 0.0, 0.0)]:
         for model in ("triangle", "as_published"):
-            upper(pabi.l_lambda_kappa(lam, m, M, model=model), ref.l_lambda_kappa(lam, m, M, model=model), 1e-13)
+            upper(pabi.clipped_step_kappa(lam, weak_convexity=m, smoothness=M, contraction=model),
+                  ref.clipped_step_kappa(lam, m, M, contraction=model), 1e-13)
     # array input: first bad index
-    domain("lam", pabi.l_lambda_kappa, [0.1, 0.2, 0.1], 1.0, 2.0, index=1)
+    domain("lr", pabi.clipped_step_kappa, [0.1, 0.2, 0.1], weak_convexity=1.0, smoothness=2.0, index=1)
 
 
 def test_theta_min_steps_names_l():
-    # theta_min_steps(L=huge) failed with a message about kappa
-    got = pabi.theta_min_steps(2.0, L=1e200)
-    upper(got, ref.theta_min_steps(2.0, L=1e200), 1e-13)
-    got = pabi.theta_min_steps(2.0, L=1.5)
-    upper(got, ref.theta_min_steps(2.0, L=1.5), 1e-13)
-    e = domain("L", pabi.theta_min_steps, 2.0, L=1.0)
+    # shift_weight_min_steps(L=huge) failed with a message about kappa
+    got = pabi.shift_weight_min_steps(2.0, step_lipschitz=1e200)
+    upper(got, ref.shift_weight_min_steps(2.0, step_lipschitz=1e200), 1e-13)
+    got = pabi.shift_weight_min_steps(2.0, step_lipschitz=1.5)
+    upper(got, ref.shift_weight_min_steps(2.0, step_lipschitz=1.5), 1e-13)
+    e = domain("step_lipschitz", pabi.shift_weight_min_steps, 2.0, step_lipschitz=1.0)
     assert "kappa" not in str(e)
-    domain("L", pabi.theta_min_steps, 2.0, L=INF)
-    domain("L", pabi.theta_min_steps, 2.0, L=[2.0, 0.5], index=1)
-    domain("kappa", pabi.theta_min_steps, 2.0, kappa=0.0)
-    upper(pabi.theta_min_steps(2.0, kappa=3.0), ref.theta_min_steps(2.0, kappa=3.0), 1e-13)
+    domain("step_lipschitz", pabi.shift_weight_min_steps, 2.0, step_lipschitz=INF)
+    domain("step_lipschitz", pabi.shift_weight_min_steps, 2.0, step_lipschitz=[2.0, 0.5], index=1)
+    domain("kappa", pabi.shift_weight_min_steps, 2.0, kappa=0.0)
+    upper(pabi.shift_weight_min_steps(2.0, kappa=3.0), ref.shift_weight_min_steps(2.0, kappa=3.0), 1e-13)
 
 
 def test_parameter_names():
-    domain("batch_size", pabi.sensitivity_multi_epoch, 0.5, 1.0, 1.0, 1.0, 0.0, 1, 1)
-    domain("m", pabi.sensitivity_multi_epoch, 0.5, 1.0, 1.0, 1.0, 1.0, 0, 1)
-    domain("ell", pabi.shifted_cycle_bound, 2.0, 1.0, 10, 0, 1.0, L=1.0)
-    domain("ell", pabi.last_iterate_rdp_small_step, 2.0, 1.0, 1, 1.0, 0, 0.1, 0.0, 0.0)
-    domain("ell", pabi.last_iterate_rdp_general, 2.0, 0.1, 1.0, 1.0, 100, b=10, ell=0)
+    domain("batch_size", pabi.sensitivity_multi_epoch, lr=0.5, strong_convexity=1.0, smoothness=1.0, max_grad_norm=1.0,
+           batch_size=0.0, batches_per_epoch=1, batch_index=1)
+    domain("batches_per_epoch", pabi.sensitivity_multi_epoch, lr=0.5, strong_convexity=1.0, smoothness=1.0,
+           max_grad_norm=1.0, batch_size=1.0, batches_per_epoch=0, batch_index=1)
+    domain("batches_per_epoch", pabi.shifted_cycle_bound, 2.0, noise_scale=1.0, steps=10, batches_per_epoch=0,
+           map_difference=1.0, step_lipschitz=1.0)
+    domain("batches_per_epoch", pabi.last_iterate_rdp_small_step, 2.0, max_grad_norm=1.0, batch_size=1,
+           noise_scale=1.0, batches_per_epoch=0, lr=0.1, weak_convexity=0.0, smoothness=0.0)
+    domain("batches_per_epoch", pabi.last_iterate_rdp_general, 2.0, lr=0.1, max_grad_norm=1.0, noise_scale=1.0,
+           steps=100, batch_size=10, batches_per_epoch=0)
 
 
 def test_mixture_index():
     # a bad element had no index
-    domain("eps", pabi.mixture_rdp_bound, 2.0, [0.5, 0.5], [0.0, -1.0], index=1)
-    domain("eps", pabi.mixture_rdp_bound, 2.0, [[0.5, 0.5], [0.5, 0.5]], [[0.0, 1.0], [0.0, math.nan]], index=(1, 1))
-    domain("weights", pabi.mixture_rdp_bound, 2.0, [0.5, 1.5], [0.0, 1.0], index=1)
-    upper(pabi.mixture_rdp_bound(2.0, [0.5, 0.5], [0.0, 1.0]), ref.mixture_rdp_bound(2.0, [0.5, 0.5], [0.0, 1.0]))
+    domain("rdp", pabi.mixture_rdp_bound, 2.0, weights=[0.5, 0.5], rdp=[0.0, -1.0], index=1)
+    domain("rdp", pabi.mixture_rdp_bound, 2.0, weights=[[0.5, 0.5], [0.5, 0.5]], rdp=[[0.0, 1.0], [0.0, math.nan]],
+           index=(1, 1))
+    domain("weights", pabi.mixture_rdp_bound, 2.0, weights=[0.5, 1.5], rdp=[0.0, 1.0], index=1)
+    upper(pabi.mixture_rdp_bound(2.0, weights=[0.5, 0.5], rdp=[0.0, 1.0]),
+          ref.mixture_rdp_bound(2.0, [0.5, 0.5], [0.0, 1.0]))
 
 
 def test_optional_integer_index_is_int_for_1d():
     # "index (2,)" for 1-D input
-    e = domain("epochs", pabi.sensitivity_multi_epoch, 0.5, 1, 1, 1, 1, 1, 1, epochs=[1, 2, math.nan], index=2)
+    e = domain("epochs", pabi.sensitivity_multi_epoch, lr=0.5, strong_convexity=1, smoothness=1, max_grad_norm=1,
+               batch_size=1, batches_per_epoch=1, batch_index=1, epochs=[1, 2, math.nan], index=2)
     assert "(2,)" not in str(e)
-    e = domain("t_star", pabi.last_iterate_rdp_general, 2.0, 0.1, 1.0, 1.0, 100, b=10, ell=10,
-               t_star=[1, 2, math.nan], index=2)
+    gen = dict(lr=0.1, max_grad_norm=1.0, noise_scale=1.0, steps=100, batch_size=10, batches_per_epoch=10)
+    first_use = lambda t: (lambda: pabi.last_iterate_rdp_general(2.0, **gen, index=t))  # noqa: E731
+    e = domain("index", first_use([1, 2, math.nan]), index=2)
     assert "(2,)" not in str(e)
-    domain("t_star", pabi.last_iterate_rdp_general, 2.0, 0.1, 1.0, 1.0, 100, b=10, ell=10, t_star=[1, 2, 0], index=2)
-    domain("t_star", pabi.last_iterate_rdp_general, 2.0, 0.1, 1.0, 1.0, 100, b=10, ell=10,
-           t_star=[[1, 2], [math.nan, 1]], index=(1, 0))
+    domain("index", first_use([1, 2, 0]), index=2)
+    domain("index", first_use([[1, 2], [math.nan, 1]]), index=(1, 0))
 
 
 # ---------------------------------------------------------------- 5. the conversions agree

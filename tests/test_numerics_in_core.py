@@ -214,12 +214,12 @@ def test_cli_last_iterate_uses_the_rounded_down_std(capsys):
 
     from pabi.cli import main
 
-    rc = main(["last-iterate", "--alpha", "8", "--lr", "0.1", "--clip", "1", "--batch-size", "3",
-               "--noise-multiplier", "1.1", "--steps", "30", "--steps-per-epoch", "10", "--json"])
+    rc = main(["last-iterate", "--order", "8", "--lr", "0.1", "--max-grad-norm", "1", "--batch-size", "3",
+               "--noise-multiplier", "1.1", "--steps", "30", "--batches-per-epoch", "10", "--json"])
     assert rc == 0
     out = json.loads(capsys.readouterr().out)
     sigma = _core.noise_std_down(0.1, 1.1, 1.0, 3.0)
-    assert out["setup"]["sigma"] == sigma and sigma < 0.1 * 1.1 * 1.0 / 3
+    assert out["setup"]["noise_scale"] == sigma and sigma < 0.1 * 1.1 * 1.0 / 3
 
 
 def test_noise_std_down_domain():

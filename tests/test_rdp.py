@@ -529,7 +529,7 @@ def test_conversions_random_curves_against_reference():
 
 def test_theta_l_from_L_keeps_kappa_accuracy():
     for L, s in ((1 + 1e-8, 10000), (0.999, 20000), (1 + 1e-12, 20000), (0.3, 200)):
-        v, e = pabi.theta_l(s, L=L), ref.theta_l(L, s)
+        v, e = pabi.shift_weight(s, step_lipschitz=L), ref.shift_weight(L, s)
         assert mp.mpf(v) >= e and rel(v, e) < 1e-12
 
 

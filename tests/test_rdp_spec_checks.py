@@ -269,8 +269,8 @@ def test_c25_clipped_step_breaks_eq12_but_not_the_default_constant(k):
     h = HESSIANS[k]
     ev, m, big_m, lam = _constants(h)
     clip = 1.0
-    l_pub = math.sqrt(1 + pabi.l_lambda_kappa(lam, m, big_m, model="as_published"))
-    l_def = math.sqrt(1 + pabi.l_lambda_kappa(lam, m, big_m))
+    l_pub = math.sqrt(1 + pabi.clipped_step_kappa(lam, weak_convexity=m, smoothness=big_m, contraction="as_published"))
+    l_def = math.sqrt(1 + pabi.clipped_step_kappa(lam, weak_convexity=m, smoothness=big_m))
     assert l_pub == pytest.approx(math.sqrt(1 + 2 * lam * m * (1 + m / (big_m + m))), rel=1e-14)
     assert l_def == pytest.approx(1 + lam * max(m, big_m), rel=1e-14)
     # sup over random points of the Jacobian norm of x ↦ x − λ clip(Hx)
@@ -305,14 +305,16 @@ def test_c25_clipped_step_breaks_eq12_but_not_the_default_constant(k):
 
 
 def test_c25_last_iterate_bound_uses_the_triangle_constant_by_default():
-    """The bounded-domain last-iterate bound (Thm 4.4) takes L_λ from l_lambda_kappa: its default
+    """The bounded-domain last-iterate bound (Thm 4.4) takes L_λ from clipped_step_kappa: its default
     is the proven 1 + λ max(m, M); the published eq. (12) gives a smaller (uncertified) value."""
     _, m, big_m, lam = _constants(HESSIANS[1])
     alpha, clip, b, sigma, d_h = 2.0, 1.0, 10, 1.0, 3.0
-    default = pabi.last_iterate_rdp_bounded(alpha, lam, clip, b, sigma, d_h, m, big_m)
+    default = pabi.last_iterate_rdp_bounded(alpha, lr=lam, max_grad_norm=clip, batch_size=b, noise_scale=sigma,
+                                            diameter=d_h, weak_convexity=m, smoothness=big_m)
     l_tri = 1 + lam * max(m, big_m)
     assert default == pytest.approx(alpha / (2 * sigma**2) * (l_tri * d_h + 2 * lam * clip / b) ** 2, rel=1e-13)
-    published = pabi.last_iterate_rdp_bounded(alpha, lam, clip, b, sigma, d_h, m, big_m, model="as_published")
+    published = pabi.last_iterate_rdp_bounded(alpha, lr=lam, max_grad_norm=clip, batch_size=b, noise_scale=sigma,
+                                              diameter=d_h, weak_convexity=m, smoothness=big_m, contraction="as_published")
     l_pub = math.sqrt(1 + 2 * lam * m * (1 + m / (big_m + m)))
     assert published == pytest.approx(alpha / (2 * sigma**2) * (l_pub * d_h + 2 * lam * clip / b) ** 2, rel=1e-13)
     assert published < default
@@ -325,7 +327,7 @@ def test_c26_weak_convexity_constant():
     """Lemma 3.2 (Kong–Ribero): ⟨∇f(x) − ∇f(y), x − y⟩ ≥ −c‖x − y‖² + ‖∇f(x) − ∇f(y)‖²/(2(M + m))
     for m-weakly convex, M-smooth f. On the 1-D quadratics f = h x²/2, h ∈ [−m, M], it reads
     h ≥ −c + h²/(2(M + m)). The corrected constant m + m²/(M + m) (finding K2) is the one encoded
-    in pabi's eq. (12), L_λ² = 1 + 2λ·c (l_lambda_kappa(model="as_published")): it is never
+    in pabi's eq. (12), L_λ² = 1 + 2λ·c (clipped_step_kappa(model="as_published")): it is never
     violated. The printed m + 1/(2(M + m)) is violated, only for m > 1.
 
     pabi has no public function for the Lemma 3.2 constant itself; it is read off eq. (12)."""
@@ -333,7 +335,8 @@ def test_c26_weak_convexity_constant():
     bad_printed, bad_pabi, bad_at = 0, 0, set()
     for m in (0.5, 2.0, 5.0):
         for big_m in (0.0, 0.5, 3.0):
-            c_pabi = pabi.l_lambda_kappa(lam, m, big_m, model="as_published") / (2 * lam)
+            c_pabi = pabi.clipped_step_kappa(lam, weak_convexity=m, smoothness=big_m,
+                                             contraction="as_published") / (2 * lam)
             assert c_pabi == pytest.approx(m + m * m / (big_m + m), rel=1e-13)
             c_printed = m + 1 / (2 * (big_m + m))
             for h in np.linspace(-m, big_m, 41):
@@ -355,18 +358,20 @@ def test_c28_corrected_calibration_certifies_eps_printed_one_16_alpha_sq(m, M):
     printed σ̄ (``variant="as_published"``) certifies 16α²ε (finding K11). The chain's steps
     hold with pabi's θ_L at the integer ℓ = ⌈ℓ̄⌉, with eq. (12)'s L (the corollary's model)."""
     C, b, alpha, eps, E = 1.0, 10.0, 8.0, 1.0, 5
-    lam, ellbar, sig = pabi.cyclic_calibration(alpha, eps, m, M, C, b, E)
-    _, _, sig_pub = pabi.cyclic_calibration(alpha, eps, m, M, C, b, E, variant="as_published")
+    lam, ellbar, sig = pabi.cyclic_calibrate(alpha, rdp=eps, weak_convexity=m, smoothness=M, max_grad_norm=C,
+                                             batch_size=b, epochs=E)
+    _, _, sig_pub = pabi.cyclic_calibrate(alpha, rdp=eps, weak_convexity=m, smoothness=M, max_grad_norm=C,
+                                          batch_size=b, epochs=E, variant="as_published")
     assert lam == pytest.approx(1 / (2 * (M + m)), rel=1e-15)
     K = 1 + 4 * m * E / (M + m)
     chain = lambda s: 4 * alpha * (lam * C / (b * s)) ** 2 * K  # noqa: E731
     assert chain(sig) == pytest.approx(eps, rel=1e-12) and chain(sig) <= eps * (1 + 1e-13)
     assert chain(sig_pub) == pytest.approx(16 * alpha**2 * eps, rel=1e-12)
-    kappa = pabi.l_lambda_kappa(lam, m, M, model="as_published")
+    kappa = pabi.clipped_step_kappa(lam, weak_convexity=m, smoothness=M, contraction="as_published")
     L = math.sqrt(1 + kappa)
     ell = math.ceil(ellbar)
     assert L >= math.sqrt(1 + m * lam)
     assert ell >= math.log(math.sqrt(2)) / math.log(L) - 1e-12
-    th = pabi.theta_l(ell, kappa=kappa)
+    th = pabi.shift_weight(ell, kappa=kappa)
     assert th <= 2 * (1 - L**-2) + 1e-15 <= 4 * m / (M + m) + 2e-15
     assert 4 * alpha * (lam * C / (b * sig)) ** 2 * (1 + E * th) <= eps * (1 + 1e-12)

@@ -5,7 +5,7 @@ amplification, composition, and paper 001 (Lemma 2, Lemma 3, Gaussian RDP).
 
 Criteria (every point): relative error ≤ 1e-12, and the side of the exact value that pabi
 documents. Every returned ε, δ, RDP value or bound is an upper bound rounded up (module
-docstring of pabi.rdp); ``gd_contraction_rho`` returns ρ rounded up and 1 − ρ rounded down;
+docstring of pabi.rdp); ``gd_contraction`` returns ρ rounded up and 1 − ρ rounded down;
 ``holder_min_p`` is rounded up (a larger p keeps the orders below the cap);
 ``hoeffding_sample_size_ln`` is a required sample size, so rounding up is its safe side too.
 ``holder_orders`` documents no direction (non-integer orders): two-sided. ``unlearning_keep``
@@ -210,7 +210,7 @@ def test_general_update_rdp_cancelling_batches():
 
 
 def _mix_check(a, w, e):
-    check("mixture_rdp_bound", pabi.mixture_rdp_bound(a, w, e), ref.mixture_rdp_bound(a, w.tolist(), e.tolist()),
+    check("mixture_rdp_bound", pabi.mixture_rdp_bound(a, weights=w, rdp=e), ref.mixture_rdp_bound(a, w.tolist(), e.tolist()),
           what=f"alpha={a!r}, weights={w.tolist()!r}, eps={e.tolist()!r}")
 
 
@@ -231,7 +231,7 @@ def test_mixture_rdp_bound():
     # α broadcasts against the leading axes (a curve at several orders)
     orders = np.array([2.0, 8.0, 32.0])
     eps = np.array([[0.3, 1.0], [0.9, 3.0], [2.0, 9.0]])
-    got = pabi.mixture_rdp_bound(orders, [0.4, 0.6], eps)
+    got = pabi.mixture_rdp_bound(orders, weights=[0.4, 0.6], rdp=eps)
     for k in range(3):
         check("mixture_rdp_bound", got[k], ref.mixture_rdp_bound(orders[k], [0.4, 0.6], eps[k].tolist()))
 
@@ -459,7 +459,8 @@ def test_gaussian_mechanism_constants():
         check("gaussian_dp_constant", pabi.gaussian_dp_constant(d, s), ref.gaussian_dp_constant(d, s), what=f"{d!r}, {s!r}")
         check("gaussian_mechanism_epsilon", pabi.gaussian_mechanism_epsilon(d, noise_scale=s, sensitivity=D, allow_invalid=True),
               ref.gaussian_mechanism_epsilon(d, s, D, allow_invalid=True), what=f"{d!r}, {s!r}, {D!r}")
-        check("gaussian_mech_rdp", pabi.gaussian_mech_rdp(a, D, s), ref.gaussian_mech_rdp(a, D, s), what=f"{a!r}, {D!r}, {s!r}")
+        check("gaussian_mechanism_rdp", pabi.gaussian_mechanism_rdp(a, sensitivity=D, noise_scale=s),
+              ref.gaussian_mechanism_rdp(a, D, s), what=f"{a!r}, {D!r}, {s!r}")
         # validity flag (ε ≤ 1) away from the boundary: both raise or neither
         e = float(ref.gaussian_mechanism_epsilon(d, s, D, allow_invalid=True))
         if abs(e - 1) > 1e-9:
@@ -474,8 +475,10 @@ def test_gaussian_mechanism_constants():
     check("gaussian_dp_constant", pabi.gaussian_dp_constant(1e-5, 1.0), ref.gaussian_dp_constant(1e-5, 1.0))
     check("gaussian_mechanism_epsilon", pabi.gaussian_mechanism_epsilon(1e-5, noise_scale=10.0, sensitivity=1.0),
           ref.gaussian_mechanism_epsilon(1e-5, 10.0, 1.0))
-    assert pabi.gaussian_mech_rdp(4.0, 0.0, 2.0) == 0.0 and ref.gaussian_mech_rdp(4.0, 0.0, 2.0) == 0
-    check("gaussian_mech_rdp", pabi.gaussian_mech_rdp(4.0, 1.0, 2.0), ref.gaussian_mech_rdp(4.0, 1.0, 2.0))
+    assert pabi.gaussian_mechanism_rdp(4.0, sensitivity=0.0,
+                                       noise_scale=2.0) == 0.0 and ref.gaussian_mechanism_rdp(4.0, 0.0, 2.0) == 0
+    check("gaussian_mechanism_rdp", pabi.gaussian_mechanism_rdp(4.0, sensitivity=1.0, noise_scale=2.0),
+          ref.gaussian_mechanism_rdp(4.0, 1.0, 2.0))
 
 
 def test_amplify_by_sampling():
@@ -512,7 +515,8 @@ UNDERFLOW = [  # (name, pabi call, reference call): exact value > 0 below the do
      lambda: ref.amplify_by_sampling(1e-200, 0.0, 1e-200)[0]),
     ("amplify_by_sampling delta", lambda: pabi.amplify_by_sampling(1.0, delta=1e-200, sample_rate=1e-200)[1],
      lambda: ref.amplify_by_sampling(1.0, 1e-200, 1e-200)[1]),
-    ("gaussian_mech_rdp", lambda: pabi.gaussian_mech_rdp(2.0, 1e-200, 1.0), lambda: ref.gaussian_mech_rdp(2.0, 1e-200, 1.0)),
+    ("gaussian_mechanism_rdp", lambda: pabi.gaussian_mechanism_rdp(2.0, sensitivity=1e-200, noise_scale=1.0),
+     lambda: ref.gaussian_mechanism_rdp(2.0, 1e-200, 1.0)),
     ("gaussian_mechanism_epsilon", lambda: pabi.gaussian_mechanism_epsilon(0.5, noise_scale=1e300, sensitivity=1e-300),
      lambda: ref.gaussian_mechanism_epsilon(0.5, 1e300, 1e-300)),
     ("sampled_gaussian_rdp_per_instance", lambda: pabi.sampled_gaussian_rdp_per_instance(2, sample_rate=1e-200, sensitivity=1.0, noise_scale=1.0),
@@ -545,11 +549,11 @@ def test_gd_contraction_rho():
             pts.append((eta, mu, L))
     pts += [(0.5, 1.0, 3.0), (2 / 11, 1.0, 10.0), (1e-12, 1.0, 10.0), (0.2 - 1e-11, 1.0, 10.0), (0.5, 1.0, 1.0)]
     for eta, mu, L in pts:
-        (r, gap), (er, eg) = pabi.gd_contraction_rho(eta, mu, L), ref.gd_contraction_rho(eta, mu, L)
-        check("gd_contraction_rho", r, er, side=+1, what=f"rho: {eta!r}, {mu!r}, {L!r}")
-        check("gd_contraction_rho", gap, eg, side=-1, what=f"1-rho: {eta!r}, {mu!r}, {L!r}")
+        (r, gap), (er, eg) = pabi.gd_contraction(eta, strong_convexity=mu, smoothness=L), ref.gd_contraction(eta, mu, L)
+        check("gd_contraction", r, er, side=+1, what=f"rho: {eta!r}, {mu!r}, {L!r}")
+        check("gd_contraction", gap, eg, side=-1, what=f"1-rho: {eta!r}, {mu!r}, {L!r}")
     # ρ = 0 (ημ = ηL = 1): exactly 0 in the reference; pabi's ρ is a few subnormals above
-    r, gap = pabi.gd_contraction_rho(1.0, 1.0, 1.0)
-    er, eg = ref.gd_contraction_rho(1.0, 1.0, 1.0)
+    r, gap = pabi.gd_contraction(1.0, strong_convexity=1.0, smoothness=1.0)
+    er, eg = ref.gd_contraction(1.0, 1.0, 1.0)
     assert er == 0 and eg == 1 and 0 <= r <= 1e-300 and gap <= 1
-    check("gd_contraction_rho", gap, eg, side=-1)
+    check("gd_contraction", gap, eg, side=-1)

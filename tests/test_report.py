@@ -107,9 +107,9 @@ def test_example_values_equal_the_api(capsys):
     assert b["epochs_gaussian_rdp"]["epsilon"] == pabi.rdp_to_dp_epsilon(1e-5, orders=orders, rdp=3 * pabi.sampled_gaussian_rdp(orders, sample_rate=1.0, noise_multiplier=2.0))[0]
     # last iterate, PNSGD mapping: clip = L, b = 1, iterate noise lr*sigma, T = 3n, ell = n
     assert b["last_iterate_general"]["epsilon"] == epsilon_from_rdp(
-        lambda a: pabi.last_iterate_rdp_general(a, 0.05, 1.0, 0.05 * 4.0, 3000), 1e-5)[0]
+        lambda a: pabi.last_iterate_rdp_general(a, lr=0.05, max_grad_norm=1.0, noise_scale=0.05 * 4.0, steps=3000), 1e-5)[0]
     assert b["last_iterate_bounded"]["epsilon"] == epsilon_from_rdp(
-        lambda a: pabi.last_iterate_rdp_bounded(a, 0.05, 1.0, 1, 0.2, 1.0, 0.0, 10.0, "as_published"), 1e-5)[0]
+        lambda a: pabi.last_iterate_rdp_bounded(a, lr=0.05, max_grad_norm=1.0, batch_size=1, noise_scale=0.2, diameter=1.0, weak_convexity=0.0, smoothness=10.0, contraction="as_published"), 1e-5)[0]
 
 
 @pytest.mark.parametrize("sampling, expected", [("shuffled", "pnsgd_shuffled"),
@@ -191,7 +191,8 @@ def test_dpsgd_cyclic_example_last_iterate(capsys):
     sigma_it = 0.05 * 2.0 * 1.0 / 100
     assert b["last_iterate_cyclic"]["valid"]
     assert b["last_iterate_cyclic"]["epsilon"] == epsilon_from_rdp(
-        lambda a: pabi.last_iterate_rdp_cyclic(a, 0.05, 1.0, 100, sigma_it, 2000, 100, 0.1, 1.0, model="triangle"),
+        lambda a: pabi.last_iterate_rdp_cyclic(a, lr=0.05, max_grad_norm=1.0, batch_size=100, noise_scale=sigma_it,
+                                               steps=2000, batches_per_epoch=100, weak_convexity=0.1, smoothness=1.0, contraction="triangle"),
         1e-5)[0]
     assert b["epochs_gaussian_pld"]["epsilon"] == pabi.dpsgd_epsilon(1e-5, sample_rate=1.0, noise_multiplier=1.0, steps=20)
     assert not b["dpsgd_pld"]["applicable"]

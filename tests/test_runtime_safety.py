@@ -398,7 +398,7 @@ def test_issue_examples_raise_exceptions_or_return_empty():
     # capacity overflows: an Exception (MemoryError / DomainError / InternalError), never a
     # BaseException-only PanicException
     for call in (lambda: pabi.holder_orders(2.0, holder_exponent=2.0, steps=2**63),
-                 lambda: pabi.optimal_residuals(2**63, 1.0, 1.0, L=0.5),
+                 lambda: pabi.optimal_shifts(2**63, initial_distance=1.0, map_difference=1.0, step_lipschitz=0.5),
                  lambda: core.rdp_compose(one, 2**63, 2)):
         with pytest.raises(Exception) as e:
             call()

@@ -381,6 +381,16 @@ def _params(fn: Any) -> set[str] | None:
         return None
 
 
+def _default(fn: Any, name: str) -> Any:
+    import inspect
+
+    try:
+        p = inspect.signature(fn).parameters.get(name)
+    except (TypeError, ValueError):
+        return None
+    return None if p is None else p.default
+
+
 def translate(qual: str, owner: Any, kw: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     """(today's callable, today's keyword arguments) for a probe written as ``qual(**kw)``.
 
@@ -409,9 +419,15 @@ def translate(qual: str, owner: Any, kw: dict[str, Any]) -> tuple[Any, dict[str,
         if old and k in renames:
             k = renames[k]
         out[k] = v
-    # Option VALUES renamed in the plan (plan.VALUES) are not translated here: whether a value
-    # was renamed cannot be read from a signature. The rename of a value adds its translation
-    # to this function when it lands.
+    # Option VALUES renamed in the plan (plan.VALUES): translated once the rename has landed,
+    # read from the signature as the parameter's default being one of the new values.
+    for (f, param), values in plan.VALUES.items():
+        new_param = renames.get(param, param)
+        if f != qual or not isinstance(out.get(new_param), str) or out[new_param] not in values:
+            continue
+        default = _default(fn, new_param)
+        if default in values.values():
+            out[new_param] = values[out[new_param]]
     out.update(extra)
     return fn, out
 
@@ -1165,9 +1181,9 @@ def probe_threaded(R: Recorder) -> None:
             dict({k: v for k, v in pk.items() if k != "sigma"}, eps=np.linspace(0.1, 5.0, 70), delta=1e-5))
     R.probe("sampled_gaussian_rdp", P.sampled_gaussian_rdp,
             dict(alpha=np.linspace(1.5, 5000.5, 101), q=0.01, noise_multiplier=1.0, fractional="exact"))
-    R.probe("last_iterate_rdp_general", P.last_iterate_rdp_general,
+    R.probe("last_iterate_rdp_general", _f("last_iterate_rdp_general"),
             dict(alpha=np.linspace(1.5, 64.0, 4500), lam=0.1, clip=1.0, sigma=1.0, T=100.0))
-    R.probe("gaussian_mech_rdp", P.gaussian_mech_rdp,
+    R.probe("gaussian_mech_rdp", _f("gaussian_mech_rdp"),
             dict(alpha=np.linspace(1.5, 64.0, 4500), sensitivity=1.0, sigma=1.0))
     grid = np.linspace(0.05, 1.0, 64 * 64).reshape(64, 64)
     R.probe("dpsgd_per_instance_rdp", P.dpsgd_per_instance_rdp,
@@ -1294,6 +1310,7 @@ class Diff:
         self.max_rel_key = ""
         self.other: list[str] = []  # non-float leaf changes / structure changes (descriptions)
         self.float_keys: dict[str, list[Any]] = {}  # probe -> [moved, up, down, max relative change]
+        self.named = 0  # plain tuples recorded before the result became a NamedTuple (values compared)
 
     def count(self, node: Any) -> int:
         """Number of values in an encoded node."""
@@ -1367,6 +1384,11 @@ class Diff:
                 for x, y in zip(xs, ys):
                     self.walk(x, y, key)
                 return False
+        if (isinstance(a, list) and isinstance(b, list) and a[:1] == ["t"] and b[:1] == ["nt"]
+                and len(a[1]) == len(b[2])):
+            # a result renamed into a NamedTuple (issue 15): the same values, field by field
+            self.named += 1
+            return all([self.walk(x, y, key) for x, (_, y) in zip(a[1], b[2])])
         if isinstance(a, list) and isinstance(b, list) and a and b and a[0] == b[0]:
             tag = a[0]
             if tag == "f" or (tag == "np" and isinstance(a[2], str)):
@@ -1481,6 +1503,8 @@ def compare(base: dict[str, Any], new: dict[str, Any], allow: set[str], globs: l
         p(f"NOTE: SIMD level differs ({mb.get('simd_level')} vs {mn.get('simd_level')})")
     p(f"probes compared: {len(set(B) & set(N))}; values: {D.values}; identical: {D.same}; changed: {D.changed}")
     p(f"probes changed: {len(changed_keys)}; missing in new: {len(missing)}; new probes: {len(added)}")
+    if D.named:
+        p(f"tuple results now NamedTuples (values compared field by field): {D.named}")
     if D.up or D.down:
         p(f"changed floats: {D.up} moved up, {D.down} moved down; max relative change {D.max_rel:.3e} "
           f"(at {D.max_rel_key})")

@@ -353,15 +353,17 @@ def check_conversions(rng, k):
 
 
 def check_misc(rng, k):
-    f = "theta_l"
+    f = "shift_weight"
     reg = region(f, "L 10^U[-1,1], s int 10^U[0,3.3]")
     for _ in range(k(60)):
         L, s = logu(rng, 0.1, 10), int(logu(rng, 1, 2000))
-        call(reg, f"s={s}, L={L!r}", lambda: pabi.theta_l(s, L=L), lambda: ref.theta_l(L, s, dps=DPS))
+        call(reg, f"s={s}, L={L!r}", lambda: pabi.shift_weight(s, step_lipschitz=L),
+             lambda: ref.shift_weight(L, s, dps=DPS))
     reg = region(f, "L = 1 ± 10^U[-12,-2] (L=)")
     for _ in range(k(40)):
         L, s = 1 + rng.choice([-1, 1]) * logu(rng, 1e-12, 1e-2), int(logu(rng, 1, 2000))
-        call(reg, f"s={s}, L={L!r}", lambda: pabi.theta_l(s, L=L), lambda: ref.theta_l(L, s, dps=DPS))
+        call(reg, f"s={s}, L={L!r}", lambda: pabi.shift_weight(s, step_lipschitz=L),
+             lambda: ref.shift_weight(L, s, dps=DPS))
     reg = region(f, "κ = ±10^U[-14,-1] (kappa=)")
     for _ in range(k(40)):
         kap, s = rng.choice([-1, 1]) * logu(rng, 1e-14, 0.1), int(logu(rng, 1, 2000))
@@ -369,9 +371,9 @@ def check_misc(rng, k):
         def exact(kap=kap, s=s):
             with mp.workdps(DPS + 40):
                 L = mp.sqrt(1 + mp.mpf(float(kap)))
-            return ref.theta_l(L, s, dps=DPS)
+            return ref.shift_weight(L, s, dps=DPS)
 
-        call(reg, f"s={s}, kappa={kap!r}", lambda: pabi.theta_l(s, kappa=kap), exact)
+        call(reg, f"s={s}, kappa={kap!r}", lambda: pabi.shift_weight(s, kappa=kap), exact)
 
     f = "averaged_rdp"
     reg = region(f, "α-1 10^U[-4,2], 1-50 samples")
@@ -379,7 +381,7 @@ def check_misc(rng, k):
         a, sg = 1 + logu(rng, 1e-4, 100), logu(rng, 0.1, 10)
         sens = rng.uniform(0, 1, int(rng.integers(1, 51))) * logu(rng, 1e-3, 5)
         call(reg, f"alpha={a!r}, sigma={sg!r}, sens[{sens.size}] max {sens.max():.3g}",
-             lambda: pabi.averaged_rdp(a, sg, sens), lambda: ref.averaged_rdp(a, sg, sens.tolist(), dps=DPS))
+             lambda: pabi.averaged_rdp(a, noise_scale=sg, sensitivities=sens), lambda: ref.averaged_rdp(a, sg, sens.tolist(), dps=DPS))
 
     f = "sensitivity_multi_epoch"
     reg = region(f, "ρ∈(0,1), m≤1000, epochs None/1-100")
@@ -392,7 +394,8 @@ def check_misc(rng, k):
         j = int(rng.integers(1, m + 1))
         ep = None if rng.uniform() < 0.3 else int(rng.integers(1, 101))
         call(reg, f"eta={eta!r}, mu={mu!r}, L={Ls!r}, R={R!r}, B={B!r}, m={m}, j={j}, epochs={ep}",
-             lambda: pabi.sensitivity_multi_epoch(eta, mu, Ls, R, B, m, j, ep),
+             lambda: pabi.sensitivity_multi_epoch(lr=eta, strong_convexity=mu, smoothness=Ls, max_grad_norm=R,
+                                                  batch_size=B, batches_per_epoch=m, batch_index=j, epochs=ep),
              lambda: ref.sensitivity_multi_epoch(eta, mu, Ls, R, B, m, j, ep, dps=DPS))
 
     f = "lp_per_instance_epsilon_delta"
@@ -444,7 +447,7 @@ def check_misc(rng, k):
 COVERED = {
     "sampled_gaussian_rdp", "sampled_gaussian_rdp_per_instance", "dpsgd_per_instance_rdp",
     "holder_composition_bound", "holder_orders", "rdp_to_dp_epsilon", "rdp_to_dp_delta",
-    "profile_to_rdp", "theta_l", "averaged_rdp", "sensitivity_multi_epoch",
+    "profile_to_rdp", "shift_weight", "averaged_rdp", "sensitivity_multi_epoch",
     "lp_per_instance_epsilon_delta",
 }
 

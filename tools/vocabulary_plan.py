@@ -86,6 +86,9 @@ DEFAULTS: dict[tuple[str, str], str] = {
 CLI_FLAGS: dict[str, dict[str, str]] = {
     "per-instance": {"--q": "--sample-rate", "--sigma": "--noise-scale", "--alpha": "--order",
                      "--p": "--holder-exponent", "--confidence": "--failure-prob", "--clip": "--max-grad-norm"},
+    "last-iterate": {"--alpha": "--order", "--clip": "--max-grad-norm", "--sigma": "--noise-scale",
+                     "--steps-per-epoch": "--batches-per-epoch", "--order": "--ordering", "--t-star": "--index",
+                     "--model": "--contraction"},
 }
 
 # Parameter renames: public callable -> {old parameter -> glossary name}.

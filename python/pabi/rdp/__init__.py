@@ -61,23 +61,25 @@ __all__ = [
     "unlearning_keep",
     "shifted_drift_bound",
     # last iterate of cyclic DP-SGD (Kong-Ribero)
-    "theta_l",
-    "cyclic_theta_sum",
-    "l_lambda_kappa",
+    "shift_weight",
+    "cyclic_shift_weight_sum",
+    "clipped_step_kappa",
     "last_iterate_rdp_general",
     "last_iterate_rdp_bounded",
     "last_iterate_rdp_cyclic",
     "shifted_cycle_bound",
-    "optimal_residuals",
-    "cyclic_calibration",
-    "theta_min_steps",
+    "optimal_shifts",
+    "cyclic_calibrate",
+    "CyclicCalibration",
+    "shift_weight_min_steps",
     "last_iterate_rdp_small_step",
     # ERM output perturbation (paper 001)
-    "gd_contraction_rho",
+    "gd_contraction",
+    "GdContraction",
     "sensitivity_multi_epoch",
     "averaged_rdp",
     "mixture_rdp_bound",
-    "gaussian_mech_rdp",
+    "gaussian_mechanism_rdp",
 ]
 
 # The functions live in the concept modules imported above; they present themselves as

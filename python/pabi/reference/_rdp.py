@@ -31,7 +31,7 @@ __all__ = [
     "rdp_to_dp_delta",
     "gaussian_profile",
     "profile_to_rdp",
-    "theta_l",
+    "shift_weight",
     "averaged_rdp",
     "sensitivity_multi_epoch",
     "lp_per_instance_epsilon_delta",
@@ -181,30 +181,36 @@ def profile_to_rdp(order: Real, delta: Callable[[mp.mpf], mp.mpf], dps: int = 30
         return mp.log1p(a * (a - 1) * integral) / (a - 1)
 
 
-def theta_l(L: Real, s: int, dps: int = DEFAULT_DPS) -> mp.mpf:
-    """Kong–Ribero eq. (6) by its definition L^{2(s−1)}/Σ_{j<s} L^{2j} (integer s)."""
+def shift_weight(step_lipschitz: Real, steps: int, dps: int = DEFAULT_DPS) -> mp.mpf:
+    """The shift weight θ_L(s), Kong–Ribero eq. (6), by its definition L^{2(s−1)}/Σ_{j<s} L^{2j}
+    (L = ``step_lipschitz``, integer s = ``steps``)."""
+    s = steps
     with mp.workdps(dps + 10):
-        L = mp.mpf(L)
+        L = mp.mpf(step_lipschitz)
         if s == 0:
             return mp.mpf(0)
         return L ** (2 * (s - 1)) / mp.fsum(L ** (2 * j) for j in range(s))
 
 
-def averaged_rdp(alpha: Real, sigma: Real, sens, dps: int = DEFAULT_DPS) -> mp.mpf:
+def averaged_rdp(order: Real, noise_scale: Real, sensitivities, dps: int = DEFAULT_DPS) -> mp.mpf:
     """Paper 001 Prop. 3: (1/(α−1)) ln mean_j exp(α(α−1)Δ_j²/(2σ²))."""
+    sens = sensitivities
     with mp.workdps(dps + 10):
-        a, s = mp.mpf(alpha), mp.mpf(sigma)
+        a, s = mp.mpf(order), mp.mpf(noise_scale)
         v = mp.fsum(mp.exp(a * (a - 1) * mp.mpf(d) ** 2 / (2 * s * s)) for d in sens) / len(sens)
         return mp.log(v) / (a - 1)
 
 
-def sensitivity_multi_epoch(eta, mu, smooth, grad_bound, batch, m, j, epochs=None, dps=DEFAULT_DPS):
-    """Paper 001 eq. (7) with ρ = max{|1 − ημ|, |1 − ηL|}."""
+def sensitivity_multi_epoch(lr, strong_convexity, smoothness, max_grad_norm, batch_size, batches_per_epoch,
+                            batch_index, epochs=None, dps=DEFAULT_DPS):
+    """Paper 001 eq. (7) with ρ = max{|1 − ημ|, |1 − ηL|} (η = ``lr``, μ = ``strong_convexity``,
+    L = ``smoothness``; m = ``batches_per_epoch``, j = ``batch_index``)."""
+    m, j = batches_per_epoch, batch_index
     with mp.workdps(dps + 10):
-        eta, mu, L = mp.mpf(eta), mp.mpf(mu), mp.mpf(smooth)
+        eta, mu, L = mp.mpf(lr), mp.mpf(strong_convexity), mp.mpf(smoothness)
         rho = max(abs(1 - eta * mu), abs(1 - eta * L))
         num = 1 if epochs is None else 1 - rho ** (epochs * m)
-        return rho ** (m - j) * 2 * eta * mp.mpf(grad_bound) / mp.mpf(batch) * num / (1 - rho**m)
+        return rho ** (m - j) * 2 * eta * mp.mpf(max_grad_norm) / mp.mpf(batch_size) * num / (1 - rho**m)
 
 
 def lp_per_instance_epsilon_delta(sample_rate, lp_exponent, delta, delta_prime, noise_scale, sens, dps=DEFAULT_DPS):

@@ -23,9 +23,9 @@ Thudi et al. 2024, *Gradients look alike* ([002]; docs/derivations/rdp.md):
 
 Paper 001 (Rényi-DP ERM supplement; docs/derivations/rdp.md#erm):
 
-* :func:`gd_contraction_rho`: Lemma 2, ρ = max{|1 − ημ|, |1 − ηL|} and 1 − ρ (exact rationals).
+* :func:`gd_contraction`: Lemma 2, ρ = max{|1 − ημ|, |1 − ηL|} and 1 − ρ (exact rationals).
 * :func:`mixture_rdp_bound`: Lemma 3, (1/(α − 1)) ln Σ_j q_j e^{(α−1)ε_j}.
-* :func:`gaussian_mech_rdp`: Mironov 2017 / Prop. 3 proof, αΔ²/(2σ²).
+* :func:`gaussian_mechanism_rdp`: Mironov 2017 / Prop. 3 proof, αΔ²/(2σ²).
 
 Rational-valued quantities (sums, products, the ρ of Lemma 2, the Thm 3.6 exponents, the
 keep-rule's left side) are computed exactly with :class:`fractions.Fraction` from the exact
@@ -64,10 +64,10 @@ __all__ = [
     "weak_triangle_bound",
     "amplify_by_sampling",
     "gaussian_dp_constant",
-    "gaussian_mech_rdp",
+    "gaussian_mechanism_rdp",
     "gaussian_mechanism_epsilon",
     "rdp_compose",
-    "gd_contraction_rho",
+    "gd_contraction",
 ]
 
 DEFAULT_DPS = 50
@@ -415,34 +415,35 @@ def rdp_compose(rdp, dps: int = DEFAULT_DPS) -> list:
     return [_round(sum((_frac(float(r[j])) for r in rows), Fraction(0)), dps) for j in range(len(rows[0]))]
 
 
-def gaussian_mech_rdp(alpha: Real, sensitivity: Real, sigma: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
+def gaussian_mechanism_rdp(order: Real, sensitivity: Real, noise_scale: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
     """D_α(N(Δ, σ²) ‖ N(0, σ²)) = αΔ²/(2σ²) (Mironov 2017), an exact rational rounded once."""
-    return _round(_frac(alpha) * _frac(sensitivity) ** 2 / (2 * _frac(sigma) ** 2), dps)
+    return _round(_frac(order) * _frac(sensitivity) ** 2 / (2 * _frac(noise_scale) ** 2), dps)
 
 
 # ----------------------------------------------------------------------------- paper 001
 
 
-def gd_contraction_rho(eta: Real, mu: Real, smoothness: Real, dps: int = DEFAULT_DPS) -> tuple:
-    """(ρ, 1 − ρ), ρ = max{|1 − ημ|, |1 − ηL|} (001 Lemma 2), both exact rationals rounded once
-    (1 − ρ by its definition, no cancellation). Domain 0 < μ ≤ L, 0 < η < 2/L."""
-    e, m, L = _frac(eta), _frac(mu), _frac(smoothness)
+def gd_contraction(lr: Real, strong_convexity: Real, smoothness: Real, dps: int = DEFAULT_DPS) -> tuple:
+    """(ρ, 1 − ρ), ρ = max{|1 − ημ|, |1 − ηL|} (001 Lemma 2; η = ``lr``, μ = ``strong_convexity``,
+    L = ``smoothness``), both exact rationals rounded once (1 − ρ by its definition, no
+    cancellation). Domain 0 < μ ≤ L, 0 < η < 2/L."""
+    e, m, L = _frac(lr), _frac(strong_convexity), _frac(smoothness)
     if not (0 < m <= L and 0 < e and e * L < 2):
-        raise ValueError("need 0 < mu <= smoothness and 0 < eta < 2/smoothness")
+        raise ValueError("need 0 < strong_convexity <= smoothness and 0 < lr < 2/smoothness")
     rho = max(abs(1 - e * m), abs(1 - e * L))
     return _round(rho, dps), _round(1 - rho, dps)
 
 
-def mixture_rdp_bound(alpha: Real, weights, eps, dps: int = DEFAULT_DPS) -> mp.mpf:
-    """001 Lemma 3: (1/(α − 1)) ln Σ_j q_j e^{(α−1)ε_j} (one mixture: 1-D ``weights``, ``eps``;
+def mixture_rdp_bound(order: Real, weights, rdp, dps: int = DEFAULT_DPS) -> mp.mpf:
+    """001 Lemma 3: (1/(α − 1)) ln Σ_j q_j e^{(α−1)ε_j} (one mixture: 1-D ``weights``, ``rdp``;
     the weights as given, zero weights dropped)."""
     ws = [_frac(float(w)) for w in weights]
-    es = [float(x) for x in eps]
+    es = [float(x) for x in rdp]
     if len(ws) != len(es) or not ws:
-        raise ValueError("weights and eps must be non-empty with equal lengths")
+        raise ValueError("weights and rdp must be non-empty with equal lengths")
 
     def value():
-        t = mp.mpf(alpha) - 1
+        t = mp.mpf(order) - 1
         return _log_wsum_exp([t * mp.mpf(x) for x in es], ws) / t
 
     return _converged(value, dps)

@@ -271,12 +271,12 @@ elementwise!(
 );
 elementwise!(
     bmap,
-    fn kappa_from_l([l])
+    fn kappa_from_l([step_lipschitz])
     |x| Ok([ex::kappa_from_l(x[0])?])
 );
 elementwise!(
     bmap,
-    fn lip_u_from_l([l])
+    fn lip_u_from_l([step_lipschitz])
     |x| Ok([ex::lip_u_from_l(x[0])?])
 );
 elementwise!(
@@ -286,81 +286,98 @@ elementwise!(
 );
 elementwise!(
     bmap,
-    fn theta_l_u([u, s])
+    fn theta_l_u([u, steps])
     |x| Ok([ex::theta_l_u(x[0], x[1])?])
 );
 elementwise!(
     bmap,
-    fn cyclic_theta_sum([u, t, ell])
-    |x| Ok([ex::cyclic_theta_sum(x[0], int("T", x[1])?, int("ell", x[2])?)?])
+    fn cyclic_theta_sum([u, steps, batches_per_epoch])
+    |x| Ok([ex::cyclic_theta_sum(x[0], int("steps", x[1])?, int("batches_per_epoch", x[2])?)?])
 );
 elementwise!(
     bmap,
-    fn l_lambda_kappa([lam, m, big_m], as_published: bool)
+    fn l_lambda_kappa([lr, weak_convexity, smoothness], as_published: bool)
     |x| Ok([ex::l_lambda_kappa(x[0], x[1], x[2], lip(as_published))?])
 );
 elementwise!(
     bmap,
-    fn last_iterate_rdp_general([alpha, lam, clip, sigma, t])
-    |x| Ok([ex::last_iterate_rdp_general(x[0], x[1], x[2], x[3], int("T", x[4])?)?])
+    fn last_iterate_rdp_general([order, lr, max_grad_norm, noise_scale, steps])
+    |x| Ok([ex::last_iterate_rdp_general(x[0], x[1], x[2], x[3], int("steps", x[4])?)?])
 );
 elementwise!(
     bmap,
-    fn last_iterate_rdp_general_exact([alpha, lam, clip, sigma, t, b, ell, t_star])
+    fn last_iterate_rdp_general_exact(
+        [order, lr, max_grad_norm, noise_scale, steps, batch_size, batches_per_epoch, index]
+    )
     |x| Ok([ex::last_iterate_rdp_general_exact(
-        x[0], x[1], x[2], x[3], int("T", x[4])?, int("b", x[5])?, int("ell", x[6])?,
-        opt_int("t_star", x[7])?,
+        x[0], x[1], x[2], x[3], int("steps", x[4])?, int("batch_size", x[5])?,
+        int("batches_per_epoch", x[6])?, opt_int("index", x[7])?,
     )?])
 );
 elementwise!(
     bmap,
-    fn shifted_drift_bound([alpha, sigma, zeta, sbar, t, ell])
-    |x| Ok([ex::shifted_drift_bound(x[0], x[1], x[2], x[3], int("T", x[4])?, int("ell", x[5])?)?])
+    fn shifted_drift_bound(
+        [order, noise_scale, drift, map_difference, steps, batches_per_epoch]
+    )
+    |x| Ok([ex::shifted_drift_bound(
+        x[0], x[1], x[2], x[3], int("steps", x[4])?, int("batches_per_epoch", x[5])?,
+    )?])
 );
 elementwise!(
     bmap,
-    fn shifted_drift_bound_published([alpha, sigma, zeta, t])
-    |x| Ok([ex::shifted_drift_bound_published(x[0], x[1], x[2], int("T", x[3])?)?])
+    fn shifted_drift_bound_published([order, noise_scale, drift, steps])
+    |x| Ok([ex::shifted_drift_bound_published(x[0], x[1], x[2], int("steps", x[3])?)?])
 );
 elementwise!(
     bmap,
-    fn last_iterate_rdp_bounded([alpha, lam, m, big_m, d_h, clip, b, sigma], as_published: bool)
+    fn last_iterate_rdp_bounded(
+        [order, lr, weak_convexity, smoothness, diameter, max_grad_norm, batch_size, noise_scale],
+        as_published: bool,
+    )
     |x| Ok([ex::last_iterate_rdp_bounded_smooth(
-        x[0], x[1], x[2], x[3], x[4], x[5], int("b", x[6])?, x[7], lip(as_published),
+        x[0], x[1], x[2], x[3], x[4], x[5], int("batch_size", x[6])?, x[7], lip(as_published),
     )?])
 );
 elementwise!(
     bmap,
     fn last_iterate_rdp_cyclic(
-        [alpha, lam, m, big_m, clip, b, sigma, t, ell, t_star],
+        [order, lr, weak_convexity, smoothness, max_grad_norm, batch_size, noise_scale, steps,
+         batches_per_epoch, index],
         as_published: bool,
         model_as_published: bool,
     )
     |x| Ok([ex::last_iterate_rdp_cyclic_smooth(
-        x[0], x[1], x[2], x[3], x[4], int("b", x[5])?, x[6], int("T", x[7])?, int("ell", x[8])?,
-        opt_int("t_star", x[9])?, as_published, lip(model_as_published),
+        x[0], x[1], x[2], x[3], x[4], int("batch_size", x[5])?, x[6], int("steps", x[7])?,
+        int("batches_per_epoch", x[8])?, opt_int("index", x[9])?, as_published,
+        lip(model_as_published),
     )?])
 );
 elementwise!(
     bmap,
-    fn shifted_cycle_bound([alpha, sigma, u, tau, sbar, t, ell])
+    fn shifted_cycle_bound(
+        [order, noise_scale, u, initial_distance, map_difference, steps, batches_per_epoch]
+    )
     |x| Ok([ex::shifted_cycle_bound(
-        x[0], x[1], x[2], x[3], x[4], int("T", x[5])?, int("ell", x[6])?,
+        x[0], x[1], x[2], x[3], x[4], int("steps", x[5])?, int("batches_per_epoch", x[6])?,
     )?])
 );
 elementwise!(
     bmap,
-    fn cyclic_calibration([alpha, eps, rho, big_m, clip, b, epochs], as_published: bool)
+    fn cyclic_calibration(
+        [order, rdp, weak_convexity, smoothness, max_grad_norm, batch_size, epochs],
+        as_published: bool,
+    )
     |x| {
         let (l, e, s) = ex::cyclic_calibration(
-            x[0], x[1], x[2], x[3], x[4], int("b", x[5])?, int("epochs", x[6])?, as_published,
+            x[0], x[1], x[2], x[3], x[4], int("batch_size", x[5])?, int("epochs", x[6])?,
+            as_published,
         )?;
         Ok([l, e, s])
     }
 );
 elementwise!(
     bmap,
-    fn gd_contraction_rho([eta, mu, smooth])
+    fn gd_contraction_rho([lr, strong_convexity, smoothness])
     |x| {
         let (r, g) = ex::gd_contraction_rho(x[0], x[1], x[2])?;
         Ok([r, g])
@@ -368,15 +385,18 @@ elementwise!(
 );
 elementwise!(
     bmap,
-    fn sensitivity_multi_epoch([eta, mu, smooth, grad_bound, batch, m, j, epochs])
+    fn sensitivity_multi_epoch(
+        [lr, strong_convexity, smoothness, max_grad_norm, batch_size, batches_per_epoch,
+         batch_index, epochs]
+    )
     |x| Ok([ex::sensitivity_multi_epoch(
-        x[0], x[1], x[2], x[3], x[4], int("m", x[5])?, int("j", x[6])?,
+        x[0], x[1], x[2], x[3], x[4], int("batches_per_epoch", x[5])?, int("batch_index", x[6])?,
         opt_int("epochs", x[7])?,
     )?])
 );
 elementwise!(
     bmap,
-    fn gaussian_mech_rdp([alpha, sens, sigma])
+    fn gaussian_mech_rdp([order, sensitivity, noise_scale])
     |x| Ok([ex::gaussian_mech_rdp(x[0], x[1], x[2])?])
 );
 elementwise!(
@@ -413,19 +433,24 @@ elementwise!(
 
 elementwise!(
     bmap,
-    fn theta_min_steps([kappa, xi])
+    fn theta_min_steps([kappa, slack])
     |x| Ok([ex::theta_min_steps(x[0], x[1])?])
 );
 elementwise!(
     bmap,
-    fn theta_min_steps_l([l, xi])
+    fn theta_min_steps_l([step_lipschitz, slack])
     |x| Ok([ex::theta_min_steps_l(x[0], x[1])?])
 );
 elementwise!(
     bmap,
-    fn last_iterate_rdp_small_step([alpha, lam, m, big_m, clip, b, sigma, ell], as_published: bool)
+    fn last_iterate_rdp_small_step(
+        [order, lr, weak_convexity, smoothness, max_grad_norm, batch_size, noise_scale,
+         batches_per_epoch],
+        as_published: bool,
+    )
     |x| Ok([ex::last_iterate_rdp_small_step_smooth(
-        x[0], x[1], x[2], x[3], x[4], int("b", x[5])?, x[6], int("ell", x[7])?, lip(as_published),
+        x[0], x[1], x[2], x[3], x[4], int("batch_size", x[5])?, x[6],
+        int("batches_per_epoch", x[7])?, lip(as_published),
     )?])
 );
 
@@ -459,23 +484,29 @@ elementwise!(
 
 elementwise!(
     bmap,
-    fn averaged_rdp([alpha, sigma, rows], sens: Arr<'py>, m: usize)
+    fn averaged_rdp([order, noise_scale, rows], sens: Arr<'py>, m: usize)
     let s = sens.as_slice()?;
     |x| Ok([ex::averaged_rdp(x[0], x[1], row(s, m, x[2])?)?])
 );
 
 elementwise!(
     bmap,
-    fn mixture_rdp_bound([alpha, wrows, erows], weights: Arr<'py>, eps: Arr<'py>, m: usize)
+    fn mixture_rdp_bound([order, wrows, rrows], weights: Arr<'py>, rdp: Arr<'py>, m: usize)
     let w = weights.as_slice()?;
-    let e = eps.as_slice()?;
+    let e = rdp.as_slice()?;
     |x| Ok([ex::mixture_rdp_bound(x[0], row(w, m, x[1])?, row(e, m, x[2])?)?])
 );
 
 #[pyfunction]
-fn optimal_residuals<'py>(py: Python<'py>, u: f64, t: u64, tau: f64, s: f64) -> Out<'py> {
-    let v = guarded(py, t >= LONG_LEN as u64, || {
-        ex::optimal_residuals(u, t, tau, s)
+fn optimal_residuals<'py>(
+    py: Python<'py>,
+    u: f64,
+    steps: u64,
+    initial_distance: f64,
+    map_difference: f64,
+) -> Out<'py> {
+    let v = guarded(py, steps >= LONG_LEN as u64, || {
+        ex::optimal_residuals(u, steps, initial_distance, map_difference)
     })?;
     Ok(v.into_pyarray(py))
 }
