@@ -220,7 +220,7 @@ def test_delta_at_huge_eps():
     ("P.gaussian(float('nan'))", "noise_scale"),
     ("P.gaussian(1e300, sensitivity=1e-300)", "sensitivity"),
     ("P.gaussian(2, grid_step=0)", "grid_step"),
-    ("P.subsampled_gaussian(sample_rate=0.1, noise_multiplier=2.0, neighboring='both')", "neighboring"),
+    ("P.subsampled_gaussian(sample_rate=0.1, noise_multiplier=2.0, direction='both')", "direction"),
     ("pabi.dpsgd_calibrate_noise_multiplier(2.0, 1e-5, sample_rate=0.01, steps=100, grid_step=0)", "grid_step"),  # "target not reached"
 ])
 def test_messages_name_the_parameter(expr, param):

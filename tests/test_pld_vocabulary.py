@@ -92,7 +92,7 @@ def test_old_names_are_gone():
     (lambda: P.laplace(-1.0), "noise_scale"),
     (lambda: P.subsampled_gaussian(sample_rate=1.5, noise_multiplier=1.0), "sample_rate"),
     (lambda: P.subsampled_gaussian(sample_rate=0.1, noise_multiplier=0.0), "noise_multiplier"),
-    (lambda: P.subsampled_gaussian(sample_rate=0.1, noise_multiplier=1.0, neighboring="both"), "neighboring"),
+    (lambda: P.subsampled_gaussian(sample_rate=0.1, noise_multiplier=1.0, direction="both"), "direction"),
     (lambda: P.from_profile(np.array([0.5, 0.6, 0.1])), "profile"),
     (lambda: P.from_profile(lambda e: pabi.gdp_delta(e, 0.5), tail_mass=2.0), "tail_mass"),
     (lambda: P.gaussian(1.0).compose(0), "count"),

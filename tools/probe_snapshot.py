@@ -1051,7 +1051,7 @@ def probe_extra(R: Recorder) -> None:
     pld_g = P.PrivacyLossDistribution.gaussian(2.0, grid_step=0.05)
     pld_l = P.PrivacyLossDistribution.laplace(1.0, grid_step=0.05)
     pld_s = P.PrivacyLossDistribution.subsampled_gaussian(sample_rate=0.05, noise_multiplier=1.0, grid_step=0.05)
-    pld_a = P.PrivacyLossDistribution.subsampled_gaussian(sample_rate=0.05, noise_multiplier=1.0, neighboring="add",
+    pld_a = P.PrivacyLossDistribution.subsampled_gaussian(sample_rate=0.05, noise_multiplier=1.0, direction="add",
                                                           grid_step=0.05)
     pld_e = P.PrivacyLossDistribution.from_eps_delta(0.5, 1e-4, grid_step=0.05)
     plds = {"gauss2": pld_g, "laplace1": pld_l, "subs": pld_s, "subs_add": pld_a, "epsdelta": pld_e}

@@ -100,7 +100,7 @@ PARAMS: dict[str, dict[str, str]] = {
     'PrivacyLossDistribution.from_profile': {'delta': 'profile', 'h': 'grid_step', 'tail': 'tail_mass'},
     'PrivacyLossDistribution.gaussian': {'h': 'grid_step', 'sigma': 'noise_scale'},
     'PrivacyLossDistribution.laplace': {'h': 'grid_step', 'scale': 'noise_scale'},
-    'PrivacyLossDistribution.subsampled_gaussian': {'h': 'grid_step', 'neighbour': 'neighboring', 'q': 'sample_rate', 'sigma': 'noise_multiplier'},
+    'PrivacyLossDistribution.subsampled_gaussian': {'h': 'grid_step', 'neighbour': 'direction', 'q': 'sample_rate', 'sigma': 'noise_multiplier'},
     'amplify_by_sampling': {'q': 'sample_rate'},
     'approx_dp_composition_delta': {'k': 'count'},
     'approx_dp_composition_epsilon': {'k': 'count'},

@@ -167,9 +167,11 @@ TERMS: dict[str, Term] = {
                     "discretization interval).", "> 0"),
     "tail_mass": _t(_C, "Probability mass a PLD composition may truncate from each tail "
                     "(accounted for in the certified bracket).", "(0, 1)"),
-    "neighboring": _t(_C, "Which neighbouring datasets a privacy-loss distribution compares, for "
-                      "add-or-remove neighbours: ``\"remove\"`` (the first dataset has the extra record; "
-                      "default) or ``\"add\"`` (dp-accounting's adjacency type).", "str"),
+    "direction": _t(_C, "Which add-or-remove neighbour a privacy-loss distribution describes: "
+                    "``\"remove\"`` (the first dataset has the extra record; default) or ``\"add\"`` "
+                    "(dp-accounting's adjacency type).", "str"),
+    "neighboring": _t(_S, "The neighbouring relation a guarantee is for: ``\"add_remove\"`` (add or remove one "
+                      "record) or ``\"replace_one\"`` (replace one record).", "str"),
     "parts": _t(_C, "The PLDs of a heterogeneous composition, each with its count.",
                 "sequence of (PLD, count)"),
     "rtol": _t(_C, "Relative tolerance of a calibration search.", "> 0"),

@@ -433,13 +433,13 @@ class PrivacyLossDistribution:
     @classmethod
     def subsampled_gaussian(
         cls, *, sample_rate: float, noise_multiplier: float,
-        neighboring: Literal["remove", "add"] = "remove", grid_step: float = 1e-4,
+        direction: Literal["remove", "add"] = "remove", grid_step: float = 1e-4,
     ) -> PrivacyLossDistribution:
         """Poisson-subsampled Gaussian mechanism of sensitivity 1: each record is sampled with
         probability q = ``sample_rate`` ∈ (0, 1], Gaussian noise of standard deviation z =
         ``noise_multiplier`` > 0 (in units of the sensitivity, DP-SGD's std / clipping norm).
 
-        ``neighboring="remove"``: P = (1−q)N(0,z²) + qN(1,z²), Q = N(0,z²); ``"add"``: swapped
+        ``direction="remove"``: P = (1−q)N(0,z²) + qN(1,z²), Q = N(0,z²); ``"add"``: swapped
         (the two directions of add-or-remove neighbours; dp-accounting's AdjacencyType). q = 1
         is the Gaussian mechanism. ``grid_step`` h ∈ (0, 0.1]. The grid spans the loss over
         x ∈ [−9.5z, 1 + 9.5z], about 1/z² + 19/z wide for q = 1: it must fit 2^21 points.
@@ -448,11 +448,11 @@ class PrivacyLossDistribution:
         >>> round(pld.compose(1000).epsilon(1e-5).upper, 2)
         1.83
         """
-        if neighboring not in ("remove", "add"):
-            raise _domain("neighboring", "'remove' or 'add'", neighboring)
+        if direction not in ("remove", "add"):
+            raise _domain("direction", "'remove' or 'add'", direction)
         return cls(_core._Pld.subsampled_gaussian(
             real_scalar("sample_rate", sample_rate), real_scalar("noise_multiplier", noise_multiplier),
-            neighboring, real_scalar("grid_step", grid_step)))
+            direction, real_scalar("grid_step", grid_step)))
 
     @classmethod
     def gaussian(cls, noise_scale: float, *, sensitivity: float = 1.0,

@@ -127,9 +127,9 @@ class PabiAccountant(IAccountant):  # type: ignore[misc]
         import pabi
 
         worst = 0.0
-        for neighboring in ("remove", "add"):
+        for direction in ("remove", "add"):
             parts = [(pabi.PrivacyLossDistribution.subsampled_gaussian(
-                sample_rate=q, noise_multiplier=z, neighboring=neighboring, grid_step=self.grid_step), n)
+                sample_rate=q, noise_multiplier=z, direction=direction, grid_step=self.grid_step), n)
                 for z, q, n in runs]
             worst = max(worst, float(pabi.compose_plds(parts).epsilon(delta).upper))
         return worst

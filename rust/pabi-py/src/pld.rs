@@ -130,10 +130,10 @@ impl PyPld {
         py: Python<'_>,
         sample_rate: f64,
         noise_multiplier: f64,
-        neighboring: &str,
+        direction: &str,
         grid_step: f64,
     ) -> PyResult<Self> {
-        let d = options::neighbour(neighboring).map_err(|e| to_py(py, e))?;
+        let d = options::neighbour(direction).map_err(|e| to_py(py, e))?;
         let inner = detach(py, || {
             pld::Pld::subsampled_gaussian(sample_rate, noise_multiplier, d, grid_step)
         })?;
