@@ -67,11 +67,11 @@ def report(sigma: float = SIGMA) -> dict:
     sens = workload()
     p = 3.0 * STEPS
     t_base, v_base = best_of(lambda: baseline(ALPHA, Q, sigma, sens, p), repeat=1)
-    t_pabi, v_pabi = best_of(lambda: pabi.dpsgd_per_instance_rdp(ALPHA, Q, sigma, sens), repeat=5)
+    t_pabi, v_pabi = best_of(lambda: pabi.dpsgd_per_instance_rdp(ALPHA, sample_rate=Q, noise_scale=sigma, sensitivities=sens), repeat=5)
     threads = pabi.get_num_threads()
     pabi.set_num_threads(1)
     try:
-        t_one, _ = best_of(lambda: pabi.dpsgd_per_instance_rdp(ALPHA, Q, sigma, sens), repeat=3)
+        t_one, _ = best_of(lambda: pabi.dpsgd_per_instance_rdp(ALPHA, sample_rate=Q, noise_scale=sigma, sensitivities=sens), repeat=3)
     finally:
         pabi.set_num_threads(threads)
     return dict(
@@ -102,7 +102,7 @@ def fractional_report() -> None:
     zs = np.array([z for _, z in FRAC_GRID])[:, None]
 
     def ours() -> np.ndarray:
-        return pabi.sampled_gaussian_rdp(FRAC_ORDERS[None, :], qs, zs)
+        return pabi.sampled_gaussian_rdp(FRAC_ORDERS[None, :], sample_rate=qs, noise_multiplier=zs)
 
     t_dp, v_dp = best_of(theirs, repeat=3)
     t_pa, v_pa = best_of(ours, repeat=5)
@@ -138,7 +138,7 @@ def show(r: dict, sigma: float, regime: str) -> None:
 @pytest.mark.benchmark(group="dpsgd_per_instance_rdp")
 def test_bench_pabi(benchmark) -> None:
     sens = workload(2000, SAMPLES)
-    benchmark(lambda: pabi.dpsgd_per_instance_rdp(ALPHA, Q, SIGMA, sens))
+    benchmark(lambda: pabi.dpsgd_per_instance_rdp(ALPHA, sample_rate=Q, noise_scale=SIGMA, sensitivities=sens))
 
 
 @pytest.mark.benchmark(group="dpsgd_per_instance_rdp")

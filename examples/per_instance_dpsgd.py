@@ -9,7 +9,7 @@ clipped gradient norm of EVERY record at the current model (its per-step sensiti
 Per record x*, the per-instance RDP of the whole run is bounded by Thm 3.3 (Hölder
 composition, p = 3T) with per-step sampled-Gaussian RDP at r = ‖clip_C ∇ℓ(θ_t, x*)‖/(zC)
 (Thm 3.2), the expectation over the model state estimated by the mean over runs (plug-in, as
-in the paper; pass ``confidence=`` for a Hoeffding upper-confidence version). The result is
+in the paper; pass ``failure_prob=`` for a Hoeffding upper-confidence version). The result is
 converted to (ε, δ) over a grid of orders and compared with the data-independent bound
 (every record at the clip norm, classical composition T·ε_SGM(α), same conversion).
 
@@ -83,10 +83,10 @@ def per_instance_epsilons(
     eps = np.empty(n)
     for i in range(n):
         sens = np.ascontiguousarray(norms[:, :, i].T)  # (steps, runs), training order
-        curve = np.array([pabi.dpsgd_per_instance_rdp(a, q, sigma, sens) for a in orders])
-        eps[i] = pabi.rdp_to_dp_epsilon(orders, curve, delta)[0]
-    base = steps * pabi.sampled_gaussian_rdp(orders, q, z)
-    eps_di = pabi.rdp_to_dp_epsilon(orders, base, delta)[0]
+        curve = np.array([pabi.dpsgd_per_instance_rdp(a, sample_rate=q, noise_scale=sigma, sensitivities=sens) for a in orders])
+        eps[i] = pabi.rdp_to_dp_epsilon(delta, orders=orders, rdp=curve)[0]
+    base = steps * pabi.sampled_gaussian_rdp(orders, sample_rate=q, noise_multiplier=z)
+    eps_di = pabi.rdp_to_dp_epsilon(delta, orders=orders, rdp=base)[0]
     return eps, eps_di
 
 

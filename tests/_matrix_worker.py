@@ -174,7 +174,7 @@ def _grid_delta() -> np.ndarray:
 
 
 def _pld() -> Any:
-    return _pabi().PrivacyLossDistribution.gaussian(1.0, h=0.01)
+    return _pabi().PrivacyLossDistribution.gaussian(1.0, grid_step=0.01)
 
 
 def _composed() -> Any:
@@ -200,8 +200,8 @@ def _composed_method(method: str) -> Callable[..., Any]:
     return f
 
 
-def _compose_plds(times: Any, tail: Any = 1e-15) -> Any:
-    return _pabi().compose_plds([(_pld(), times)], tail=tail)
+def _compose_plds(count: Any, tail_mass: Any = 1e-15) -> Any:
+    return _pabi().compose_plds([(_pld(), count)], tail_mass=tail_mass)
 
 
 def _sweep(**kw: Any) -> Any:
@@ -319,78 +319,94 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
             {"log": "option", "variant": "option"}, _SCHED_COUPLED)
     # --- rdp
     frac = {"fractional": "option"}
-    add("sampled_gaussian_rdp", dict(alpha=8.0, q=0.01, noise_multiplier=1.0, fractional="exact"), frac)
-    add("sampled_gaussian_rdp_per_instance", dict(alpha=8.0, q=0.01, sensitivity=0.5, sigma=1.0,
+    add("sampled_gaussian_rdp", dict(order=8.0, sample_rate=0.01, noise_multiplier=1.0, fractional="exact"), frac)
+    add("sampled_gaussian_rdp_per_instance", dict(order=8.0, sample_rate=0.01, sensitivity=0.5, noise_scale=1.0,
                                                   fractional="exact"), frac)
-    add("dpsgd_per_instance_rdp", dict(alpha=8.0, q=0.01, sigma=1.0, sensitivities=_S, p=9.0, variant="corrected"),
-        {"sensitivities": "array", "variant": "option"}, {"p": ("alpha",), "alpha": ("p",)})
-    add("dpsgd_per_instance_rdp#conf", dict(alpha=8.0, q=0.01, sigma=1.0, sensitivities=_S, confidence=0.05,
-                                            max_sensitivity=1.0),
+    add("dpsgd_per_instance_rdp", dict(order=8.0, sample_rate=0.01, noise_scale=1.0, sensitivities=_S,
+                                       holder_exponent=9.0, variant="corrected"),
+        {"sensitivities": "array", "variant": "option"},
+        {"holder_exponent": ("order",), "order": ("holder_exponent",)})
+    add("dpsgd_per_instance_rdp#conf", dict(order=8.0, sample_rate=0.01, noise_scale=1.0, sensitivities=_S,
+                                            failure_prob=0.05, max_sensitivity=1.0),
         {"sensitivities": "array"}, {"max_sensitivity": ("sensitivities",), "sensitivities": ("max_sensitivity",)},
         fn=_f("dpsgd_per_instance_rdp"))
-    add("holder_orders", dict(alpha=2.0, p=2.0, n=3, variant="corrected"), {"variant": "option"})
-    add("holder_composition_bound", dict(alpha=2.0, p=2.0, divergences=np.array([[0.5, 0.25], [0.5, 0.5]]),
+    add("holder_orders", dict(order=2.0, holder_exponent=2.0, steps=3, variant="corrected"), {"variant": "option"})
+    add("holder_composition_bound", dict(order=2.0, holder_exponent=2.0,
+                                         divergences=np.array([[0.5, 0.25], [0.5, 0.5]]),
                                          weights=np.array([[0.5, 0.5], [0.25, 0.75]]), variant="corrected"),
         {"divergences": "array", "weights": "array", "variant": "option"},
         {"weights": ("divergences",), "divergences": ("weights",)})
-    add("holder_min_p", dict(n=10.0, alpha=8.0, cap_factor=2.0))
-    add("hoeffding_sample_size_ln", dict(alpha=8.0, eps=1.0, eps_prime=2.0, c=0.1, J=0.05, variant="corrected"),
-        {"variant": "option"})
+    add("holder_min_exponent", dict(order=8.0, steps=10.0, cap_factor=2.0))
+    add("hoeffding_sample_size", dict(order=8.0, rdp=1.0, rdp_bound=2.0, tolerance=0.1, failure_prob=0.05,
+                                      variant="corrected", log=False), {"variant": "option", "log": "option"})
     curve = dict(orders=np.array([2.0, 4.0, 8.0]), rdp=np.array([0.5, 1.0, 2.0]))
-    add("rdp_to_dp_epsilon", dict(curve, delta=1e-5, method="tight"),
-        {"orders": "array", "rdp": "array", "method": "option"}, {"orders": ("rdp",), "rdp": ("orders",)})
-    add("rdp_to_dp_delta", dict(curve, eps=1.0, method="tight"),
-        {"orders": "array", "rdp": "array", "method": "option"}, {"orders": ("rdp",), "rdp": ("orders",)})
-    add("rdp_compose", dict(curves=np.array([[0.1, 0.2], [0.3, 0.4]])), {"curves": "array"})
-    add("profile_to_rdp", dict(alpha=2.0, eps_grid=_GRID, delta_grid=_grid_delta()),
-        {"eps_grid": "array", "delta_grid": "array"}, {"eps_grid": ("delta_grid",), "delta_grid": ("eps_grid",)})
-    add("gaussian_dp_constant", dict(delta=1e-5, sigma=1.0))
-    add("gaussian_mechanism_epsilon", dict(delta=1e-5, sigma=10.0, sensitivity=1.0, allow_invalid=False),
-        {"allow_invalid": "option"}, {p: ("eps",) for p in ("delta", "sigma", "sensitivity")})
-    add("amplify_by_sampling", dict(eps=1.0, delta=1e-5, q=0.01))
-    add("lp_per_instance_epsilon_delta", dict(q=0.01, p=100.0, delta=1e-5, delta_prime=1e-6, sigma=10.0,
-                                              sensitivities=np.array([0.1, 0.5]), allow_invalid=False),
+    add("rdp_to_dp_epsilon", dict(curve, delta=1e-5, conversion="tight"),
+        {"orders": "array", "rdp": "array", "conversion": "option"}, {"orders": ("rdp",), "rdp": ("orders",)})
+    add("rdp_to_dp_delta", dict(curve, eps=1.0, conversion="tight"),
+        {"orders": "array", "rdp": "array", "conversion": "option"}, {"orders": ("rdp",), "rdp": ("orders",)})
+    add("rdp_compose", dict(rdp=np.array([[0.1, 0.2], [0.3, 0.4]])), {"rdp": "array"})
+    add("profile_to_rdp", dict(order=2.0, eps=_GRID, delta=_grid_delta()),
+        {"eps": "array", "delta": "array"}, {"eps": ("delta",), "delta": ("eps",)})
+    add("gaussian_dp_constant", dict(delta=1e-5, noise_scale=1.0))
+    add("gaussian_mechanism_epsilon", dict(delta=1e-5, noise_scale=10.0, sensitivity=1.0, allow_invalid=False),
+        {"allow_invalid": "option"}, {p: ("eps",) for p in ("delta", "noise_scale", "sensitivity")})
+    add("amplify_by_sampling", dict(eps=1.0, delta=1e-5, sample_rate=0.01))
+    add("lp_per_instance_epsilon_delta", dict(delta=1e-5, delta_prime=1e-6, sample_rate=0.01, lp_exponent=100.0,
+                                              noise_scale=10.0, sensitivities=np.array([0.1, 0.5]),
+                                              allow_invalid=False),
         {"sensitivities": "array", "allow_invalid": "option"},
-        {p: ("C_{delta,sigma}",) for p in ("delta", "sigma", "sensitivities", "p", "q", "delta_prime")})
-    add("general_update_rdp", dict(alpha=3, sigma=1.0, outer=np.array([[0.0]]),
-                                   inner=np.array([[[[1.0], [1.0], [1.0]]]])),
-        {"outer": "array", "inner": "array"}, {"outer": ("inner",), "inner": ("outer", "alpha"), "alpha": ("inner",)})
-    add("weak_triangle_bound", dict(alpha=2.0, p=2.0, d_p_alpha=0.1, d_g_alpha=0.2))
-    add("unlearning_keep", dict(alpha=1.5, beta=0.1, d_2alpha_prev=0.0, d_2alpha_minus_1_step=0.05,
+        {p: ("C_{delta,sigma}",) for p in ("delta", "noise_scale", "sensitivities", "lp_exponent", "sample_rate",
+                                           "delta_prime")})
+    add("general_update_rdp", dict(order=3, noise_scale=1.0, updates_second=np.array([[0.0]]),
+                                   updates_first=np.array([[[[1.0], [1.0], [1.0]]]])),
+        {"updates_second": "array", "updates_first": "array"},
+        {"updates_second": ("updates_first",), "updates_first": ("updates_second", "order"),
+         "order": ("updates_first",)})
+    add("weak_triangle_bound", dict(order=2.0, holder_exponent=2.0, divergence_pq=0.1, divergence_qr=0.2))
+    add("unlearning_keep", dict(order=1.5, threshold=0.1, divergence_previous=0.0, divergence_step=0.05,
                                 variant="corrected"), {"variant": "option"})
-    add("shifted_drift_bound", dict(alpha=2.0, sigma=1.0, zeta=1.0, T=10.0, ell=5.0, sbar=1.0, variant="exact"),
-        {"variant": "option"})
-    add("theta_l", dict(s=4.0, L=1.5))
-    add("theta_l#kappa", dict(s=4.0, kappa=0.5), fn=_f("theta_l"))
-    add("cyclic_theta_sum", dict(T=10.0, ell=4.0, L=1.5))
-    add("l_lambda_kappa", dict(lam=0.1, m=1.0, M=2.0, model="triangle"), {"model": "option"})
-    add("last_iterate_rdp_general", dict(alpha=2.0, lam=0.1, clip=1.0, sigma=1.0, T=100.0))
-    add("last_iterate_rdp_general#exact", dict(alpha=2.0, lam=0.1, clip=1.0, sigma=1.0, T=100.0, b=10.0, ell=10.0,
-                                               t_star=3.0), None, {"t_star": ("ell",), "ell": ("t_star",)},
-        fn=_f("last_iterate_rdp_general"))
-    lm = {p: ("lam", "m", "M") for p in ("lam", "m", "M")}
-    add("last_iterate_rdp_bounded", dict(alpha=2.0, lam=0.1, clip=1.0, b=10.0, sigma=1.0, d_h=1.0, m=0.5, M=1.0,
-                                         model="triangle"), {"model": "option"}, lm)
-    add("last_iterate_rdp_cyclic", dict(alpha=2.0, lam=0.1, clip=1.0, b=10.0, sigma=1.0, T=20.0, ell=5.0, m=0.5,
-                                        M=1.0, t_star=2.0, variant="corrected", model="triangle"),
-        {"variant": "option", "model": "option"}, lm | {"t_star": ("ell",), "ell": ("t_star",)})
-    add("shifted_cycle_bound", dict(alpha=2.0, sigma=1.0, T=10.0, ell=5.0, sbar=1.0, tau=0.5, L=1.5))
-    add("optimal_residuals", dict(T=5, tau=0.5, s=1.0, L=1.5))
-    add("optimal_residuals#kappa", dict(T=5, tau=0.5, s=1.0, kappa=0.5), fn=_f("optimal_residuals"))
-    add("cyclic_calibration", dict(alpha=8.0, eps=1.0, rho=0.5, M=2.0, clip=1.0, b=10.0, epochs=5.0,
-                                   variant="corrected"), {"variant": "option"})
-    add("theta_min_steps", dict(xi=2.0, L=2.0))
-    add("last_iterate_rdp_small_step", dict(alpha=2.0, clip=1.0, b=1.0, sigma=1.0, ell=4.0, lam=0.1, m=0.5, M=1.0,
-                                            model="triangle"), {"model": "option"}, lm)
-    add("gd_contraction_rho", dict(eta=0.5, mu=1.0, smoothness=3.0), None,
-        {p: ("eta", "mu", "smoothness") for p in ("eta", "mu", "smoothness")})
-    add("sensitivity_multi_epoch", dict(eta=0.5, mu=1.0, smoothness=1.0, grad_bound=1.0, batch_size=1.0, m=4.0,
-                                        j=2.0, epochs=3.0), None,
-        {p: ("eta", "mu", "smoothness", "m", "j") for p in ("eta", "mu", "smoothness", "m", "j")})
-    add("averaged_rdp", dict(alpha=2.0, sigma=1.0, sensitivities=np.array([0.0, 1.0])), {"sensitivities": "array"})
-    add("mixture_rdp_bound", dict(alpha=2.0, weights=np.array([0.5, 0.5]), eps=np.array([0.0, 1.0])),
-        {"weights": "array", "eps": "array"}, {"weights": ("eps",), "eps": ("weights",)})
-    add("gaussian_mech_rdp", dict(alpha=2.0, sensitivity=1.0, sigma=1.0))
+    add("shifted_drift_bound", dict(order=2.0, noise_scale=1.0, drift=1.0, steps=10.0, batches_per_epoch=5.0,
+                                    map_difference=1.0, variant="corrected"), {"variant": "option"})
+    add("shift_weight", dict(steps=4.0, step_lipschitz=1.5))
+    add("shift_weight#kappa", dict(steps=4.0, kappa=0.5), fn=_f("shift_weight"))
+    add("cyclic_shift_weight_sum", dict(steps=10.0, batches_per_epoch=4.0, step_lipschitz=1.5))
+    add("clipped_step_kappa", dict(lr=0.1, weak_convexity=1.0, smoothness=2.0, contraction="triangle"),
+        {"contraction": "option"})
+    add("last_iterate_rdp_general", dict(order=2.0, lr=0.1, max_grad_norm=1.0, noise_scale=1.0, steps=100.0))
+    add("last_iterate_rdp_general#exact", dict(order=2.0, lr=0.1, max_grad_norm=1.0, noise_scale=1.0, steps=100.0,
+                                               batch_size=10.0, batches_per_epoch=10.0, index=3.0), None,
+        {"index": ("batches_per_epoch",), "batches_per_epoch": ("index",)}, fn=_f("last_iterate_rdp_general"))
+    lm = {p: ("lr", "weak_convexity", "smoothness") for p in ("lr", "weak_convexity", "smoothness")}
+    add("last_iterate_rdp_bounded", dict(order=2.0, lr=0.1, max_grad_norm=1.0, batch_size=10.0, noise_scale=1.0,
+                                         diameter=1.0, weak_convexity=0.5, smoothness=1.0, contraction="triangle"),
+        {"contraction": "option"}, lm)
+    add("last_iterate_rdp_cyclic", dict(order=2.0, lr=0.1, max_grad_norm=1.0, batch_size=10.0, noise_scale=1.0,
+                                        steps=20.0, batches_per_epoch=5.0, weak_convexity=0.5, smoothness=1.0,
+                                        index=2.0, variant="corrected", contraction="triangle"),
+        {"variant": "option", "contraction": "option"},
+        lm | {"index": ("batches_per_epoch",), "batches_per_epoch": ("index",)})
+    add("shifted_cycle_bound", dict(order=2.0, noise_scale=1.0, steps=10.0, batches_per_epoch=5.0,
+                                    map_difference=1.0, initial_distance=0.5, step_lipschitz=1.5))
+    add("optimal_shifts", dict(steps=5, initial_distance=0.5, map_difference=1.0, step_lipschitz=1.5))
+    add("optimal_shifts#kappa", dict(steps=5, initial_distance=0.5, map_difference=1.0, kappa=0.5),
+        fn=_f("optimal_shifts"))
+    add("cyclic_calibrate", dict(order=8.0, rdp=1.0, weak_convexity=0.5, smoothness=2.0, max_grad_norm=1.0,
+                                 batch_size=10.0, epochs=5.0, variant="corrected"), {"variant": "option"})
+    add("shift_weight_min_steps", dict(slack=2.0, step_lipschitz=2.0))
+    add("last_iterate_rdp_small_step", dict(order=2.0, lr=0.1, max_grad_norm=1.0, batch_size=1.0, noise_scale=1.0,
+                                            batches_per_epoch=4.0, weak_convexity=0.5, smoothness=1.0,
+                                            contraction="triangle"), {"contraction": "option"}, lm)
+    _gd = ("lr", "strong_convexity", "smoothness")
+    add("gd_contraction", dict(lr=0.5, strong_convexity=1.0, smoothness=3.0), None, {p: _gd for p in _gd})
+    _sme = _gd + ("batches_per_epoch", "batch_index")
+    add("sensitivity_multi_epoch", dict(lr=0.5, strong_convexity=1.0, smoothness=1.0, max_grad_norm=1.0,
+                                        batch_size=1.0, batches_per_epoch=4.0, batch_index=2.0, epochs=3.0), None,
+        {p: _sme for p in _sme})
+    add("averaged_rdp", dict(order=2.0, noise_scale=1.0, sensitivities=np.array([0.0, 1.0])),
+        {"sensitivities": "array"})
+    add("mixture_rdp_bound", dict(order=2.0, weights=np.array([0.5, 0.5]), rdp=np.array([0.0, 1.0])),
+        {"weights": "array", "rdp": "array"}, {"weights": ("rdp",), "rdp": ("weights",)})
+    add("gaussian_mechanism_rdp", dict(order=2.0, sensitivity=1.0, noise_scale=1.0))
     # --- composition
     add("tradeoff_eps_delta", dict(type1_error=0.1, eps=1.0, delta=1e-3))
     add("tradeoff_from_profile", dict(type1_error=0.1, eps=_GRID, delta=_grid_delta()),
@@ -404,23 +420,28 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
         {"eps": ("delta",), "delta": ("eps",)})
     add("gdp_dominating_pair", dict(eps=_GRID, log_delta=np.log(_grid_delta()[:-1]).tolist() + [-800.0]),
         {"eps": "array", "log_delta": "array"}, {"eps": ("log_delta", "delta"), "log_delta": ("eps", "delta")})
-    grid = {p: ("h", "sigma", "sensitivity", "q") for p in ("sigma", "sensitivity", "q", "h")}
-    add("PrivacyLossDistribution.gaussian", dict(sigma=1.0, sensitivity=1.0, h=0.01), fn=_call_pld("gaussian"),
-        coupled=grid)
-    add("PrivacyLossDistribution.subsampled_gaussian", dict(q=0.1, sigma=1.0, neighbour="remove", h=0.01),
-        {"neighbour": "option"}, grid, fn=_call_pld("subsampled_gaussian"))
-    add("PrivacyLossDistribution.laplace", dict(scale=1.0, sensitivity=1.0, h=0.01), fn=_call_pld("laplace"),
-        coupled={"scale": ("sensitivity", "delta"), "sensitivity": ("scale", "delta")})
-    add("PrivacyLossDistribution.from_eps_delta", dict(eps0=1.0, delta0=1e-3, h=0.01),
+    _g = ("grid_step", "noise_scale", "noise_multiplier", "sensitivity", "sample_rate")
+    grid = {p: _g for p in _g}
+    add("PrivacyLossDistribution.gaussian", dict(noise_scale=1.0, sensitivity=1.0, grid_step=0.01),
+        fn=_call_pld("gaussian"), coupled=grid)
+    add("PrivacyLossDistribution.subsampled_gaussian", dict(sample_rate=0.1, noise_multiplier=1.0,
+                                                            direction="remove", grid_step=0.01),
+        {"neighboring": "option"}, grid, fn=_call_pld("subsampled_gaussian"))
+    add("PrivacyLossDistribution.laplace", dict(noise_scale=1.0, sensitivity=1.0, grid_step=0.01),
+        fn=_call_pld("laplace"),
+        coupled={"noise_scale": ("sensitivity", "profile"), "sensitivity": ("noise_scale", "profile")})
+    add("PrivacyLossDistribution.from_eps_delta", dict(eps0=1.0, delta0=1e-3, grid_step=0.01),
         fn=_call_pld("from_eps_delta"))
-    add("PrivacyLossDistribution.from_profile", dict(delta=_grid_delta(), h=0.1, tail=1e-18),
-        {"delta": "array"}, {"h": ("delta",)}, fn=_call_pld("from_profile"))
-    add("PrivacyLossDistribution.from_profile#callable", dict(delta=_profile, h=0.1, eps_max=20.0, tail=1e-18),
-        {"delta": "skip"}, {"h": ("delta", "eps_max"), "eps_max": ("delta", "h")}, fn=_call_pld("from_profile"))
-    add("PrivacyLossDistribution.compose", dict(times=3, tail=1e-15), fn=_pld_compose)
+    add("PrivacyLossDistribution.from_profile", dict(profile=_grid_delta(), grid_step=0.1, tail_mass=1e-18),
+        {"profile": "array"}, {"grid_step": ("profile",)}, fn=_call_pld("from_profile"))
+    add("PrivacyLossDistribution.from_profile#callable", dict(profile=_profile, grid_step=0.1, eps_max=20.0,
+                                                              tail_mass=1e-18),
+        {"profile": "skip"}, {"grid_step": ("profile", "eps_max"), "eps_max": ("profile", "grid_step")},
+        fn=_call_pld("from_profile"))
+    add("PrivacyLossDistribution.compose", dict(count=3, tail_mass=1e-15), fn=_pld_compose)
     add("ComposedPLD.delta", dict(eps=1.0), fn=_composed_method("delta"))
     add("ComposedPLD.epsilon", dict(delta=1e-3), fn=_composed_method("epsilon"))
-    add("compose_plds", dict(times=3, tail=1e-15), fn=_compose_plds)
+    add("compose_plds", dict(count=3, tail_mass=1e-15), fn=_compose_plds)
     _dp = ("sample_rate", "noise_multiplier", "steps", "grid_step")
     add("dpsgd_epsilon", dict(delta=1e-5, sample_rate=0.1, noise_multiplier=1.0, steps=10, grid_step=0.01), None,
         {p: _dp for p in _dp})
@@ -429,9 +450,9 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
     _cal = ("eps", "delta", "sample_rate", "steps", "grid_step", "rtol")
     add("dpsgd_calibrate_noise_multiplier", dict(eps=2.0, delta=1e-5, sample_rate=0.1, steps=10, grid_step=0.01,
                                                  rtol=1e-2), None, {p: _cal + ("noise_multiplier",) for p in _cal})
-    add("multi_epoch_epsilon", dict(delta=_profile, epochs=2, target_delta=1e-3, h=0.05, eps_max=20.0,
-                                    orders=np.array([2.0, 4.0]), log_delta=None),
-        {"delta": "skip", "log_delta": "skip", "orders": "array"})
+    add("multi_epoch_epsilon", dict(delta=1e-3, profile=_profile, epochs=2, grid_step=0.05, eps_max=20.0,
+                                    orders=np.array([2.0, 4.0]), log_profile=None),
+        {"profile": "skip", "log_profile": "skip", "orders": "array"})
     # --- sweep and adapters
     add("sweep", dict(eps=np.array([0.5, 1.0]), shift=np.array([1.0]), chunk_size=1), {"eps": "array", "shift": "array"},
         fn=_sweep)
@@ -448,16 +469,21 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
     add("PNSGDAccountant.epoch_profile", dict(eps=1.0), fn=_acc_method("epoch_profile"))
     add("pnsgd_zcdp_rho", dict(_RDP_PNSGD), None, _PNSGD_COUPLED, fn=_adapter("pnsgd_zcdp_rho"))
     add("pnsgd_zcdp_event", dict(_RDP_PNSGD), None, _PNSGD_COUPLED, fn=_adapter("pnsgd_zcdp_event"))
-    add("pnsgd_epoch_pld", dict(_ACC_KW, eps_max=8.0), None, _PNSGD_COUPLED, fn=_adapter("pnsgd_epoch_pld"))
-    add("pld_from_profile", dict(delta=_grid_delta(), h=0.1, tail=1e-18), {"delta": "array"}, {"h": ("delta",)},
-        fn=_adapter("pld_from_profile"))
+    # its h is checked by pld_from_profile as grid_step (the name h takes in the PNSGD family's rename)
+    add("pnsgd_epoch_pld", dict(_ACC_KW, eps_max=8.0), None, dict(_PNSGD_COUPLED, h=("grid_step",)),
+        fn=_adapter("pnsgd_epoch_pld"))
+    add("pld_from_profile", dict(profile=_grid_delta(), grid_step=0.1, tail_mass=1e-18), {"profile": "array"},
+        {"grid_step": ("profile",)}, fn=_adapter("pld_from_profile"))
     return T
 
 
 TABLE = _table()
 #: public callables deliberately not in the table (no numeric parameter)
 NOT_NUMERIC = {"DomainError", "InternalError", "__version__", "get_num_threads", "simd_level", "DEFAULT_ORDERS",
-               "PrivacyLossDistribution", "ComposedPLD"}
+               "PrivacyLossDistribution", "ComposedPLD", "Bracket", "ErrorBudget", "MultiEpochEpsilon"}
+# named results of the RDP family (typing.NamedTuple classes, not computations)
+NOT_NUMERIC |= {"RdpWithTerms", "EpsilonAtOrder", "DeltaAtOrder", "AmplifiedGuarantee", "PerInstanceGuarantee"}
+NOT_NUMERIC |= {"CyclicCalibration", "GdContraction"}  # named results (of cyclic_calibrate, gd_contraction)
 
 
 def _other_numeric(defaults: dict[str, Any], kinds: dict[str, str], param: str) -> str | None:
@@ -507,9 +533,9 @@ def _has_nan(x: Any, depth: int = 0) -> bool:
     if isinstance(x, dict):
         return any(_has_nan(v, depth + 1) for v in x.values())
     if hasattr(x, "_core") and hasattr(x, "pmf"):  # a PrivacyLossDistribution
-        return _has_nan([x.h, x.pmf, x.inf], depth + 1)
+        return _has_nan([x.grid_step, x.pmf, x.inf], depth + 1)
     if hasattr(x, "_core") and hasattr(x, "error_budget"):  # a ComposedPLD
-        return _has_nan(list(x.error_budget.values()), depth + 1)
+        return _has_nan(list(x.error_budget), depth + 1)
     if hasattr(x, "get_epsilon_for_delta"):  # a dp-accounting PLD
         return _has_nan(x.get_delta_for_epsilon(1.0), depth + 1)
     if hasattr(x, "columns") and hasattr(x, "to_numpy"):  # a DataFrame

@@ -27,7 +27,7 @@ def shuffled_profile(e):
 
 @pytest.fixture(scope="module")
 def epoch_pld():
-    return pabi.PrivacyLossDistribution.from_profile(shuffled_profile, h=1e-3)
+    return pabi.PrivacyLossDistribution.from_profile(shuffled_profile, grid_step=1e-3)
 
 
 def test_import_pabi_does_not_load_adapters():
@@ -75,11 +75,11 @@ def test_accountant_equals_multi_epoch_epsilon_pld_route():
     kw = dict(KW, sigma=2.0)  # decays below 1e-300 before eps = 64 (the RDP route needs it)
     acc = PNSGDAccountant(**kw, eps_max=64.0)
     acc.epoch_done(2)
-    ref = pabi.multi_epoch_epsilon(lambda e: pabi.pnsgd_delta(e, order="shuffled", **kw), 2, 1e-6,
+    ref = pabi.multi_epoch_epsilon(1e-6, profile=lambda e: pabi.pnsgd_delta(e, order="shuffled", **kw), epochs=2,
                                    eps_max=64.0)
-    assert acc.get_epsilon(1e-6) == ref["pld"]
+    assert acc.get_epsilon(1e-6) == ref.pld
     best = acc.get_epsilon(1e-6, method="best")
-    assert best == min(ref["pld"], ref["single_point"], ref["rdp"]) <= ref["pld"]
+    assert best == min(ref.pld, ref.single_point, ref.rdp) <= ref.pld
 
 
 def test_accountant_partial_epochs(epoch_pld):
@@ -102,7 +102,7 @@ def test_accountant_partial_epochs(epoch_pld):
 
     def pld(m):
         return pabi.PrivacyLossDistribution.from_profile(
-            lambda e: pabi.pnsgd_delta(e, order="fixed", index=3, **dict(kw, n=m)), h=1e-3)
+            lambda e: pabi.pnsgd_delta(e, order="fixed", index=3, **dict(kw, n=m)), grid_step=1e-3)
 
     assert fixed.get_delta(1.0) == pld(5).compose(1).delta(1.0)[2]
     fixed.step(5 + 3)  # one full epoch and 3 steps of the next
@@ -123,7 +123,7 @@ def test_accountant_laplace_noise():
     acc = PNSGDAccountant(**kw)
     acc.epoch_done(4)
     direct = pabi.PrivacyLossDistribution.from_profile(
-        lambda e: pabi.pnsgd_delta(e, order="shuffled", **kw), h=1e-3).compose(4)
+        lambda e: pabi.pnsgd_delta(e, order="shuffled", **kw), grid_step=1e-3).compose(4)
     assert acc.get_epsilon(1e-6) == direct.epsilon(1e-6)[2]
 
 
@@ -247,7 +247,7 @@ def test_accountant_as_dp_accounting_pld():
 
     def pld(m):
         return pabi.PrivacyLossDistribution.from_profile(
-            lambda e: pabi.pnsgd_delta(e, order="fixed", index=4, **dict(kw, n=m)), h=1e-3)
+            lambda e: pabi.pnsgd_delta(e, order="fixed", index=4, **dict(kw, n=m)), grid_step=1e-3)
 
     direct_lo, direct_est, direct_up = pabi.compose_plds([(pld(10), 1), (pld(6), 1)]).epsilon(1e-6)
     assert acc.get_epsilon(1e-6) == direct_up
@@ -281,13 +281,13 @@ def test_pabi_profile_pld_matches_dp_accounting_connect_the_dots(epoch_pld):
 
 def test_pld_from_profile_gdp_and_bad_profile():
     pytest.importorskip("dp_accounting")
-    q = pld_from_profile(lambda e: pabi.gdp_delta(e, 0.5), h=1e-3).self_compose(4)
+    q = pld_from_profile(lambda e: pabi.gdp_delta(e, 0.5), grid_step=1e-3).self_compose(4)
     assert q.get_epsilon_for_delta(1e-5) == pytest.approx(pabi.gdp_epsilon(1e-5, 1.0), rel=1e-4)
     assert q.get_epsilon_for_delta(1e-5) >= pabi.gdp_epsilon(1e-5, 1.0) * (1 - 1e-9)
-    with pytest.raises(ValueError, match="h must be > 0"):
-        pld_from_profile(lambda e: pabi.gdp_delta(e, 0.5), h=0.0)
-    with pytest.raises(ValueError, match="delta"):
-        pld_from_profile(np.array([0.1, 0.5, 0.0]), h=1e-3)  # not non-increasing
+    with pytest.raises(ValueError, match="grid_step must be > 0"):
+        pld_from_profile(lambda e: pabi.gdp_delta(e, 0.5), grid_step=0.0)
+    with pytest.raises(ValueError, match="profile"):
+        pld_from_profile(np.array([0.1, 0.5, 0.0]), grid_step=1e-3)  # not non-increasing
 
 
 def test_pnsgd_epoch_pld_bad_input():
@@ -326,7 +326,7 @@ def test_zcdp_event_in_rdp_accountant():
     acc.compose(ev, 10)
     dp = acc.get_epsilon(1e-5)
     # pabi's own conversion of the same composed curve (10 rho alpha) with the same orders
-    tight = pabi.rdp_to_dp_epsilon(orders, 10 * ev.rho * orders, 1e-5, method="tight")[0]
+    tight = pabi.rdp_to_dp_epsilon(1e-5, orders=orders, rdp=10 * ev.rho * orders, conversion="tight")[0]
     assert dp == pytest.approx(tight, rel=1e-9)
     # the closed-form (Mironov, optimised over all alpha) route is looser: 0.2 + 2 sqrt(0.2 ln 1e5)
     assert dp < 0.2 + 2 * math.sqrt(0.2 * math.log(1e5)) == pytest.approx(3.2348, abs=1e-4)

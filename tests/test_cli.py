@@ -134,7 +134,7 @@ def test_dpsgd_equals_the_api(capsys):
     assert (row["eps_pld_lower"], row["eps_pld_estimate"], row["eps_pld"]) == (lo, est, up)
     assert round(up, 3) == 1.828  # dp-accounting / prv-accountant value
     orders = pabi.DEFAULT_ORDERS
-    eps_rdp, order = pabi.rdp_to_dp_epsilon(orders, 1000 * pabi.sampled_gaussian_rdp(orders, 0.01, 1.0), 1e-5)
+    eps_rdp, order = pabi.rdp_to_dp_epsilon(1e-5, orders=orders, rdp=1000 * pabi.sampled_gaussian_rdp(orders, sample_rate=0.01, noise_multiplier=1.0))
     assert (row["eps_rdp"], row["rdp_order"]) == (eps_rdp, order)
     assert row["eps_rdp"] > row["eps_pld"]  # the RDP route is looser
     e = run_json(capsys, ["dpsgd", "--q", "0.01", "--sigma", "1", "--steps", "100", "--eps", "1"])
@@ -147,33 +147,37 @@ def test_dpsgd_equals_the_api(capsys):
 # ---------------------------------------------------------------------------- last-iterate
 
 
-LI = ["--lr", "0.1", "--clip", "1", "--batch-size", "10", "--noise-multiplier", "1", "--steps", "1000",
+LI = ["--lr", "0.1", "--max-grad-norm", "1", "--batch-size", "10", "--noise-multiplier", "1", "--steps", "1000",
       "--n", "1000", "--smoothness", "1", "--diameter", "2"]
 
 
 def test_last_iterate_equals_the_api(capsys):
-    d = run_json(capsys, ["last-iterate", "--alpha", "8", "--delta", "1e-5", *LI])
+    d = run_json(capsys, ["last-iterate", "--order", "8", "--delta", "1e-5", *LI])
     sigma = 0.1 * 1.0 * 1.0 / 10
-    assert d["setup"]["sigma"] == sigma
+    assert d["setup"]["noise_scale"] == sigma
     rows = {r["bound"]: r for r in d["rows"]}
     rdp = {k: r["rdp"][0]["rdp"] for k, r in rows.items()}
-    assert rows["last_iterate_general"]["rdp"][0]["alpha"] == 8.0
-    assert rdp["last_iterate_general"] == pabi.last_iterate_rdp_general(8.0, 0.1, 1.0, sigma, 1000)
-    assert rdp["last_iterate_bounded"] == pabi.last_iterate_rdp_bounded(8.0, 0.1, 1.0, 10, sigma, 2.0, 0.0, 1.0)
-    assert rdp["last_iterate_cyclic"] == pabi.last_iterate_rdp_cyclic(8.0, 0.1, 1.0, 10, sigma, 1000, 100, 0.0, 1.0)
-    assert rdp["last_iterate_small_step"] == pabi.last_iterate_rdp_small_step(8.0, 1.0, 10, sigma, 100, 0.1, 0.0, 1.0)
+    assert rows["last_iterate_general"]["rdp"][0]["order"] == 8.0
+    setup = dict(lr=0.1, max_grad_norm=1.0, noise_scale=sigma)
+    cyc = dict(setup, batch_size=10, steps=1000, batches_per_epoch=100, weak_convexity=0.0, smoothness=1.0)
+    assert rdp["last_iterate_general"] == pabi.last_iterate_rdp_general(8.0, **setup, steps=1000)
+    assert rdp["last_iterate_bounded"] == pabi.last_iterate_rdp_bounded(
+        8.0, **setup, batch_size=10, diameter=2.0, weak_convexity=0.0, smoothness=1.0)
+    assert rdp["last_iterate_cyclic"] == pabi.last_iterate_rdp_cyclic(8.0, **cyc)
+    assert rdp["last_iterate_small_step"] == pabi.last_iterate_rdp_small_step(
+        8.0, **{k: v for k, v in cyc.items() if k != "steps"})
     orders = pabi.DEFAULT_ORDERS
-    curve = [pabi.last_iterate_rdp_cyclic(float(a), 0.1, 1.0, 10, sigma, 1000, 100, 0.0, 1.0) for a in orders]
+    curve = [pabi.last_iterate_rdp_cyclic(float(a), **cyc) for a in orders]
     e = rows["last_iterate_cyclic"]["eps"][0]
-    assert (e["delta"], e["eps"], e["order"]) == (1e-5, *pabi.rdp_to_dp_epsilon(orders, curve, 1e-5))
+    assert (e["delta"], e["eps"], e["order"]) == (1e-5, *pabi.rdp_to_dp_epsilon(1e-5, orders=orders, rdp=curve))
     assert all(r["valid"] for r in d["rows"])
-    assert main(["last-iterate", "--alpha", "8", "--delta", "1e-5", *LI]) == 0
-    assert "RDP (alpha=8)" in capsys.readouterr().out
+    assert main(["last-iterate", "--order", "8", "--delta", "1e-5", *LI]) == 0
+    assert "RDP (order=8)" in capsys.readouterr().out
 
 
 def test_last_iterate_unmet_step_size_condition(capsys):
     args = [a if a != "0.1" else "0.6" for a in LI]  # lr = 0.6 > 1/(2(m + M)) = 0.5
-    d = run_json(capsys, ["last-iterate", "--alpha", "4", *args])
+    d = run_json(capsys, ["last-iterate", "--order", "4", *args])
     by = {r["bound"]: r for r in d["rows"]}
     assert by["last_iterate_general"]["valid"] and by["last_iterate_general"]["rdp"][0]["rdp"] > 0
     for k in ("last_iterate_bounded", "last_iterate_cyclic", "last_iterate_small_step"):
@@ -192,21 +196,21 @@ def sens() -> np.ndarray:
 def test_per_instance_wide_csv_equals_the_api(tmp_path, capsys, sens):
     f = tmp_path / "s.csv"
     np.savetxt(f, sens, delimiter=",", header="run0,run1,run2", comments="")
-    d = run_json(capsys, ["per-instance", str(f), "--q", "0.01", "--sigma", "1", "--alpha", "8",
-                          "--delta", "1e-5", "--clip", "1"])
+    d = run_json(capsys, ["per-instance", str(f), "--sample-rate", "0.01", "--noise-scale", "1", "--order", "8",
+                          "--delta", "1e-5", "--max-grad-norm", "1"])
     rec = d["records"][0]
     assert (rec["steps"], rec["samples"]) == (40, 3)
-    assert rec["rdp@8"] == pabi.dpsgd_per_instance_rdp(8.0, 0.01, 1.0, sens)
+    assert rec["rdp@8"] == pabi.dpsgd_per_instance_rdp(8.0, sample_rate=0.01, noise_scale=1.0, sensitivities=sens)
     orders = np.array([1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64], dtype=float)
-    curve = [pabi.dpsgd_per_instance_rdp(float(o), 0.01, 1.0, sens) for o in orders]
-    assert (rec["eps"], rec["order"]) == pabi.rdp_to_dp_epsilon(orders, curve, 1e-5)
-    assert d["data_independent"]["rdp@8"] == 40 * pabi.sampled_gaussian_rdp_per_instance(8.0, 0.01, 1.0, 1.0)
+    curve = [pabi.dpsgd_per_instance_rdp(float(o), sample_rate=0.01, noise_scale=1.0, sensitivities=sens) for o in orders]
+    assert (rec["eps"], rec["order"]) == pabi.rdp_to_dp_epsilon(1e-5, orders=orders, rdp=curve)
+    assert d["data_independent"]["rdp@8"] == 40 * pabi.sampled_gaussian_rdp_per_instance(8.0, sample_rate=0.01, sensitivity=1.0, noise_scale=1.0)
     # transposed file (one row per run), explicit p
     g = tmp_path / "t.csv"
     np.savetxt(g, sens.T, delimiter=",")
-    d2 = run_json(capsys, ["per-instance", str(g), "--transpose", "--q", "0.01", "--sigma", "1", "--alpha", "8",
-                           "--p", "50"])
-    assert d2["records"][0]["rdp@8"] == pabi.dpsgd_per_instance_rdp(8.0, 0.01, 1.0, sens, 50.0)
+    d2 = run_json(capsys, ["per-instance", str(g), "--transpose", "--sample-rate", "0.01", "--noise-scale", "1", "--order", "8",
+                           "--holder-exponent", "50"])
+    assert d2["records"][0]["rdp@8"] == pabi.dpsgd_per_instance_rdp(8.0, sample_rate=0.01, noise_scale=1.0, sensitivities=sens, holder_exponent=50.0)
 
 
 def test_per_instance_parquet_and_long_format(tmp_path, capsys, sens):
@@ -214,18 +218,18 @@ def test_per_instance_parquet_and_long_format(tmp_path, capsys, sens):
     pytest.importorskip("pyarrow")
     f = tmp_path / "s.parquet"
     pd.DataFrame(sens, columns=["a", "b", "c"]).to_parquet(f)
-    d = run_json(capsys, ["per-instance", str(f), "--q", "0.02", "--sigma", "2", "--alpha", "4"])
-    assert d["records"][0]["rdp@4"] == pabi.dpsgd_per_instance_rdp(4.0, 0.02, 2.0, sens)
+    d = run_json(capsys, ["per-instance", str(f), "--sample-rate", "0.02", "--noise-scale", "2", "--order", "4"])
+    assert d["records"][0]["rdp@4"] == pabi.dpsgd_per_instance_rdp(4.0, sample_rate=0.02, noise_scale=2.0, sensitivities=sens)
     # long format: record, step, run, sensitivity (rows shuffled) -> per-record values + summary
     rows = [(r, t, k, float(sens[t, k] * (r + 1) / 3)) for r in range(3) for t in range(40) for k in range(3)]
     rows = [rows[i] for i in np.random.default_rng(2).permutation(len(rows))]
     g = tmp_path / "long.csv"
     g.write_text("record,step,run,sensitivity\n" + "\n".join(",".join(map(repr, x)) for x in rows) + "\n")
-    d = run_json(capsys, ["per-instance", str(g), "--q", "0.02", "--sigma", "2", "--alpha", "4"])
-    vals = [pabi.dpsgd_per_instance_rdp(4.0, 0.02, 2.0, sens * (r + 1) / 3) for r in range(3)]
+    d = run_json(capsys, ["per-instance", str(g), "--sample-rate", "0.02", "--noise-scale", "2", "--order", "4"])
+    vals = [pabi.dpsgd_per_instance_rdp(4.0, sample_rate=0.02, noise_scale=2.0, sensitivities=sens * (r + 1) / 3) for r in range(3)]
     assert [rec["rdp@4"] for rec in d["records"]] == vals
     assert d["summary"]["rdp@4"]["max"] == max(vals) and d["summary"]["rdp@4"]["min"] == min(vals)
-    assert main(["per-instance", str(g), "--q", "0.02", "--sigma", "2", "--alpha", "4"]) == 0
+    assert main(["per-instance", str(g), "--sample-rate", "0.02", "--noise-scale", "2", "--order", "4"]) == 0
     assert "median" in capsys.readouterr().out
 
 
@@ -272,9 +276,10 @@ def test_config_errors_are_one_line(tmp_path, capsys):
     (["pnsgd", "--sigma", "4", *PN, "--smoothness", "100", "--eps", "1"], "lr"),
     (["dpsgd", "--q", "1.5", "--sigma", "1", "--steps", "10", "--delta", "1e-5"], "sample_rate"),
     (["dpsgd", "--q", "0.1", "--sigma", "1", "--steps", "2.5", "--delta", "1e-5"], "steps"),
-    (["last-iterate", "--alpha", "8", "--lr", "0.1", "--clip", "1", "--sigma", "1", "--steps", "10", "--n", "7",
+    (["last-iterate", "--order", "8", "--lr", "0.1", "--max-grad-norm", "1", "--noise-scale", "1", "--steps", "10",
+      "--n", "7",
       "--batch-size", "2"], "divide"),
-    (["per-instance", "/nonexistent/s.csv", "--q", "0.1", "--sigma", "1"], "not found"),
+    (["per-instance", "/nonexistent/s.csv", "--sample-rate", "0.1", "--noise-scale", "1"], "not found"),
     (["report", "/nonexistent/r.toml"], "not found"),
     (["nosuchcommand"], "invalid choice"),
     (["theta", "1"], "required"),
@@ -291,7 +296,7 @@ def test_errors_in_a_subprocess_have_no_traceback(tmp_path):
     for argv, contains in [(["pnsgd", "--sigma", "-1", *PN, "--eps", "1"], "sigma"),
                            (["report", str(bad)], "invalid TOML"),
                            (["report", str(tmp_path / "missing.toml")], "not found"),
-                           (["per-instance", str(csv), "--q", "0.1", "--sigma", "1"], "not a number"),
+                           (["per-instance", str(csv), "--sample-rate", "0.1", "--noise-scale", "1"], "not a number"),
                            (["pnsgd", "--frobnicate"], "")]:
         r = run_cli(*argv)
         assert_one_line_error(r.returncode, r.stderr, 2, contains)
@@ -333,16 +338,16 @@ def test_figures_without_matplotlib_is_a_one_line_error(tmp_path, capsys, monkey
 def test_per_instance_hoeffding_confidence_equals_the_api(tmp_path, capsys, sens):
     f = tmp_path / "s.csv"
     np.savetxt(f, sens, delimiter=",")
-    d = run_json(capsys, ["per-instance", str(f), "--q", "0.01", "--sigma", "1", "--alpha", "4",
-                          "--confidence", "0.05", "--max-sensitivity", "1", "--variant", "as_published"])
-    want = pabi.dpsgd_per_instance_rdp(4.0, 0.01, 1.0, sens, variant="as_published", confidence=0.05,
+    d = run_json(capsys, ["per-instance", str(f), "--sample-rate", "0.01", "--noise-scale", "1", "--order", "4",
+                          "--failure-prob", "0.05", "--max-sensitivity", "1", "--variant", "as_published"])
+    want = pabi.dpsgd_per_instance_rdp(4.0, sample_rate=0.01, noise_scale=1.0, sensitivities=sens, variant="as_published", failure_prob=0.05,
                                        max_sensitivity=1.0)
     assert d["records"][0]["rdp@4"] == want
-    plug_in = pabi.dpsgd_per_instance_rdp(4.0, 0.01, 1.0, sens, variant="as_published")
+    plug_in = pabi.dpsgd_per_instance_rdp(4.0, sample_rate=0.01, noise_scale=1.0, sensitivities=sens, variant="as_published")
     assert want >= plug_in  # the upper-confidence version is never below the plug-in mean
     bad = tmp_path / "neg.csv"
     bad.write_text("0.1,0.2\n-0.5,0.3\n")
-    assert_one_line_error(main(["per-instance", str(bad), "--q", "0.01", "--sigma", "1"]),
+    assert_one_line_error(main(["per-instance", str(bad), "--sample-rate", "0.01", "--noise-scale", "1"]),
                           capsys.readouterr().err, 2, "sensitivit")
 
 
@@ -358,7 +363,7 @@ def test_figures_help_names_every_figure(capsys):
 
 # ------------------------------------------- per-instance: no data dropped or silently wrong
 
-PI = ["--q", "0.01", "--sigma", "1", "--alpha", "8"]
+PI = ["--sample-rate", "0.01", "--noise-scale", "1", "--order", "8"]
 
 
 def test_per_instance_first_row_with_a_missing_cell_is_an_error_not_a_header(tmp_path, capsys):
@@ -378,7 +383,7 @@ def test_per_instance_first_row_with_a_missing_cell_is_an_error_not_a_header(tmp
     # a real header is detected, and --header / --no-header force the choice
     f.write_text("run_0,Run 1\n0.5,0.25\n0.5,0.5\n")
     d = run_json(capsys, ["per-instance", str(f), *PI])
-    want = pabi.dpsgd_per_instance_rdp(8.0, 0.01, 1.0, np.array([[0.5, 0.25], [0.5, 0.5]]))
+    want = pabi.dpsgd_per_instance_rdp(8.0, sample_rate=0.01, noise_scale=1.0, sensitivities=np.array([[0.5, 0.25], [0.5, 0.5]]))
     assert d["records"][0]["steps"] == 2 and d["records"][0]["rdp@8"] == want
     f.write_text("NA,NA\n0.5,0.25\n0.5,0.5\n")
     assert run_json(capsys, ["per-instance", str(f), *PI, "--header"])["records"][0]["rdp@8"] == want
@@ -388,10 +393,10 @@ def test_per_instance_first_row_with_a_missing_cell_is_an_error_not_a_header(tmp
     assert_one_line_error(main(["per-instance", str(f), *PI, "--no-header"]), capsys.readouterr().err, 2,
                           "line 1, column 1: not a number: 'a'")
     cfg = tmp_path / "c.toml"
-    cfg.write_text("q = 0.01\nsigma = 1.0\nalpha = 8\nheader = false\n")
+    cfg.write_text("sample_rate = 0.01\nnoise_scale = 1.0\norder = 8\nheader = false\n")
     assert_one_line_error(main(["per-instance", str(f), "--config", str(cfg)]), capsys.readouterr().err, 2,
                           "line 1, column 1")
-    cfg.write_text("q = 0.01\nsigma = 1.0\nalpha = 8\nheader = true\n")
+    cfg.write_text("sample_rate = 0.01\nnoise_scale = 1.0\norder = 8\nheader = true\n")
     f.write_text("NA,NA\n0.5,0.25\n0.5,0.5\n")
     assert run_json(capsys, ["per-instance", str(f), "--config", str(cfg)])["records"][0]["rdp@8"] == want
 
@@ -409,7 +414,7 @@ def test_per_instance_rows_of_empty_cells_and_ragged_rows_are_errors(tmp_path, c
                           "line 2 has 4 columns but the header has 3")
     f.write_text("# comment\n\n0.5,0.25\n   \n0.5,0.5\n")  # comments and blank lines are not data
     d = run_json(capsys, ["per-instance", str(f), *PI])
-    assert d["records"][0]["rdp@8"] == pabi.dpsgd_per_instance_rdp(8.0, 0.01, 1.0, [[0.5, 0.25], [0.5, 0.5]])
+    assert d["records"][0]["rdp@8"] == pabi.dpsgd_per_instance_rdp(8.0, sample_rate=0.01, noise_scale=1.0, sensitivities=[[0.5, 0.25], [0.5, 0.5]])
     f.write_text("0.5,0.5\n0.5,inf\n")
     assert_one_line_error(main(["per-instance", str(f), *PI]), capsys.readouterr().err, 2,
                           "line 2, column 2: 'inf' is not a finite number")
@@ -505,7 +510,7 @@ def test_per_instance_long_format_inconsistencies_are_errors(tmp_path, capsys):
     f.write_text("record,step,sensitivity\n12345678901,0,0.5\n12345678902,0,0.25\n")
     d = run_json(capsys, ["per-instance", str(f), *PI])
     assert [r["record"] for r in d["records"]] == ["12345678901", "12345678902"]
-    assert d["records"][1]["rdp@8"] == pabi.dpsgd_per_instance_rdp(8.0, 0.01, 1.0, [[0.25]])
+    assert d["records"][1]["rdp@8"] == pabi.dpsgd_per_instance_rdp(8.0, sample_rate=0.01, noise_scale=1.0, sensitivities=[[0.25]])
 
 
 def test_unwritable_output_path_is_a_one_line_error_with_status_2(tmp_path, capsys, monkeypatch):

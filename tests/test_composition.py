@@ -65,7 +65,7 @@ def test_tradeoff_vs_reference():
 
 @pytest.mark.parametrize("E,eps0,delta0", [(10, 0.5, 1e-4), (64, 0.3, 1e-6), (100, 1.0, 1e-3)])
 def test_fft_composition_of_four_point_pld_equals_exact(E, eps0, delta0):
-    pld = pabi.PrivacyLossDistribution.from_eps_delta(eps0, delta0, h=eps0 / 500)
+    pld = pabi.PrivacyLossDistribution.from_eps_delta(eps0, delta0, grid_step=eps0 / 500)
     comp = pld.compose(E)
     for eps in [0.0, 0.5, 1.0, 2.0, 4.0, 7.0]:
         exact = float(ref.approx_dp_composition_delta(eps0, delta0, E, eps))
@@ -80,20 +80,20 @@ def test_fft_bars_are_rigorous_at_large_t():
     # four-point PLD with ±ε0 on the grid: the discretisation is exact, so |estimate − exact| is
     # pure FFT round-off, which the rigorous fft_err must cover
     eps0, delta0, E = 0.01, 0.0, 20_000
-    comp = pabi.PrivacyLossDistribution.from_eps_delta(eps0, delta0, h=eps0 / 10).compose(E)
+    comp = pabi.PrivacyLossDistribution.from_eps_delta(eps0, delta0, grid_step=eps0 / 10).compose(E)
     budget = comp.error_budget
-    assert 0 < budget["fft_err"] < 1e-9
+    assert 0 < budget.fft_error < 1e-9
     for eps in [0.0, 1.0, 2.5, 4.0]:
         exact = float(ref.approx_dp_composition_delta(eps0, delta0, E, eps))
         lo, est, up = comp.delta(eps)
         assert lo <= exact <= up
-        assert abs(est - exact) <= budget["fft_err"] + 1e-15
-        assert up - exact <= 2 * budget["fft_err"] + 1e-14
+        assert abs(est - exact) <= budget.fft_error + 1e-15
+        assert up - exact <= 2 * budget.fft_error + 1e-14
 
 
 def test_gaussian_bracket_spec_example():
     # μ = 0.5, E = 16, h = 1e-3: the round-up discretisation gives [0.508409, 0.511314] ∋ θ(1, 2) = 0.509862
-    comp = pabi.PrivacyLossDistribution.gaussian(2.0, h=1e-3).compose(16)
+    comp = pabi.PrivacyLossDistribution.gaussian(2.0, grid_step=1e-3).compose(16)
     lo, est, up = comp.delta(1.0)
     exact = float(ref.theta(1.0, 2.0))
     assert exact == pytest.approx(0.509862, abs=1e-6)
@@ -110,7 +110,7 @@ def test_gaussian_bracket_spec_example():
     eps=st.floats(0.0, 8.0),
 )
 def test_gaussian_bracket_contains_exact(mu, E, eps):
-    comp = pabi.PrivacyLossDistribution.gaussian(1 / mu, h=1e-3).compose(E)
+    comp = pabi.PrivacyLossDistribution.gaussian(1 / mu, grid_step=1e-3).compose(E)
     lo, est, up = comp.delta(eps)
     exact = pabi.theta(eps, np.sqrt(E) * mu)  # rounded up by <= 1.5e-14 relative
     assert lo <= exact and exact * (1 - 3e-14) <= up
@@ -123,8 +123,8 @@ def test_gaussian_bracket_contains_exact(mu, E, eps):
 
 
 def test_delta_non_increasing_and_heterogeneous():
-    g1 = pabi.PrivacyLossDistribution.gaussian(2.0, h=1e-3)
-    g2 = pabi.PrivacyLossDistribution.gaussian(4.0, h=1e-3)
+    g1 = pabi.PrivacyLossDistribution.gaussian(2.0, grid_step=1e-3)
+    g2 = pabi.PrivacyLossDistribution.gaussian(4.0, grid_step=1e-3)
     comp = pabi.compose_plds([(g1, 3), (g2, 5)])
     eps = np.linspace(0, 6, 61)
     lo, est, up = comp.delta(eps)
@@ -135,7 +135,7 @@ def test_delta_non_increasing_and_heterogeneous():
 
 
 def test_laplace_pld_single_step():
-    pld = pabi.PrivacyLossDistribution.laplace(1.0, h=1e-3)
+    pld = pabi.PrivacyLossDistribution.laplace(1.0, grid_step=1e-3)
     comp = pld.compose(1)
     for eps in [0.0, 0.3, 0.9]:
         lo, est, up = comp.delta(eps)
@@ -240,27 +240,27 @@ def test_profile_to_rdp_exact_for_gdp_c18():
     orders = np.array([1.5, 2.0, 4.0, 10.0])
     grid = np.arange(64001) * 1e-3
     prof = np.where(grid < 64, pabi.theta(grid, mu), 0.0)  # theta(64, 0.8) ~ e^-3200
-    r = np.array([pabi.profile_to_rdp(a, grid, prof) for a in orders])
+    r = np.array([pabi.profile_to_rdp(a, eps=grid, delta=prof) for a in orders])
     assert np.all(r >= orders * mu**2 / 2)
     assert np.allclose(r, orders * mu**2 / 2, rtol=2e-3)
 
 
 def test_multi_epoch_routes_c23():
-    res = pabi.multi_epoch_epsilon(shuffled_profile, E, 1e-5, log_delta=shuffled_log_profile)
-    assert res["single_point"] == pytest.approx(19.0, abs=0.05)
+    res = pabi.multi_epoch_epsilon(1e-5, profile=shuffled_profile, epochs=E, log_profile=shuffled_log_profile)
+    assert res.single_point == pytest.approx(19.0, abs=0.05)
     # GDP over every ε: μ* ≤ 2L/σ = 0.5 plus a δ_J < 1e-300 atom, so at most 7.51
     # (docs/derivations/composition.md#multi-epoch) (μ* = 2L/σ exactly) and close to it
-    assert 7.45 <= res["gdp"] <= 7.51 + 1e-3
+    assert 7.45 <= res.gdp <= 7.51 + 1e-3
     # 4.49 is at the orders {1.5,...,64}; the finer default grid can only be lower
-    assert res["rdp"] <= 4.49 + 1e-3
+    assert res.rdp <= 4.49 + 1e-3
     spec_orders = np.array([1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64])
     grid = np.arange(64001) * 1e-3
     prof = np.where(grid < 64, shuffled_profile(grid), 0.0)
-    rdp = np.array([pabi.profile_to_rdp(a, grid, prof) for a in spec_orders])
+    rdp = np.array([pabi.profile_to_rdp(a, eps=grid, delta=prof) for a in spec_orders])
     eps_spec = np.min(E * rdp + np.log(1e5) / (spec_orders - 1))
     assert eps_spec == pytest.approx(4.49, abs=0.01)
     # the whole profile through the PLD is the tightest
-    assert res["pld"] < res["rdp"] < res["gdp"] < res["single_point"]
+    assert res.pld < res.rdp < res.gdp < res.single_point
 
 
 def test_gdp_dominating_pair_dominates_everywhere():
@@ -329,8 +329,8 @@ def test_calibrate_sigma():
         (lambda: pabi.approx_dp_composition_delta(0.1, 1.5, 3, 1.0), "delta0"),
         (lambda: pabi.approx_dp_composition_delta(0.1, 0.0, 2.5, 1.0), "count"),
         (lambda: pabi.tradeoff_eps_delta(1.5, 1.0, 0.0), "type1_error"),
-        (lambda: pabi.PrivacyLossDistribution.from_profile(np.array([0.5, 0.6, 0.1])), "delta"),
-        (lambda: pabi.PrivacyLossDistribution.from_profile(np.array([1.5, 0.6, 0.1])), "delta"),
+        (lambda: pabi.PrivacyLossDistribution.from_profile(np.array([0.5, 0.6, 0.1])), "profile"),
+        (lambda: pabi.PrivacyLossDistribution.from_profile(np.array([1.5, 0.6, 0.1])), "profile"),
         (lambda: pabi.gdp_epsilon(0.0, 1.0), "delta"),
     ],
 )
@@ -353,7 +353,7 @@ def test_docstring_examples():
 def test_profile_pld_of_gdp_composes_to_gdp(mu, E):
     # the PLD built from the GDP profile alone (symmetric reflection, hull masses) must compose
     # to the GDP profile √E·μ
-    pld = pabi.PrivacyLossDistribution.from_profile(lambda e: pabi.theta(e, mu), h=1e-3)
+    pld = pabi.PrivacyLossDistribution.from_profile(lambda e: pabi.theta(e, mu), grid_step=1e-3)
     assert abs(pld.pmf.sum() + pld.inf - 1) < 1e-9
     comp = pld.compose(E)
     for eps in [0.0, 0.5, 2.0]:

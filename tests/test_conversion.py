@@ -33,17 +33,17 @@ def _raises(exc: type[BaseException], param: str, fn, *a, **kw) -> BaseException
 
 
 def test_numeric_strings_rejected_by_scalar_functions():
-    _raises(TypeError, "q", pabi.dpsgd_per_instance_rdp, 8, "1.0", 1, S)
-    _raises(TypeError, "q", pabi.dpsgd_per_instance_rdp, 8.0, q="0.5", sigma=1.0, sensitivities=S)
+    _raises(TypeError, "sample_rate", pabi.dpsgd_per_instance_rdp, 8, sample_rate="1.0", noise_scale=1, sensitivities=S)
+    _raises(TypeError, "sample_rate", pabi.dpsgd_per_instance_rdp, 8.0, sample_rate="0.5", noise_scale=1.0, sensitivities=S)
     _raises(TypeError, "mu", pabi.gdp_compose, ["0.3", "0.4"])
-    _raises(TypeError, "alpha", pabi.holder_orders, "2", 2.0, 3)
-    _raises(TypeError, "delta", pabi.rdp_to_dp_epsilon, [2.0], [0.5], "1e-5")
+    _raises(TypeError, "order", pabi.holder_orders, "2", holder_exponent=2.0, steps=3)
+    _raises(TypeError, "delta", pabi.rdp_to_dp_epsilon, orders=[2.0], rdp=[0.5], delta="1e-5")
     _raises(TypeError, "noise_multiplier", pabi.dpsgd_epsilon, 1e-5, sample_rate=0.01, noise_multiplier="1.0", steps=10)
     _raises(TypeError, "eps", pabi.online_delta, "1.0", 1.0, 0.1, 1.0, [2.0, 2.0])
     # the elementwise functions always rejected them, and still do
     _raises(TypeError, "eps", pabi.theta, "1.0", 1.0)
     # the valid numbers give the same results as before
-    assert pabi.dpsgd_per_instance_rdp(8, 1.0, 1, S) == pabi.dpsgd_per_instance_rdp(8.0, 1.0, 1.0, S)
+    assert pabi.dpsgd_per_instance_rdp(8, sample_rate=1.0, noise_scale=1, sensitivities=S) == pabi.dpsgd_per_instance_rdp(8.0, sample_rate=1.0, noise_scale=1.0, sensitivities=S)
     assert pabi.gdp_compose([0.3, 0.4]) == pytest.approx(0.5, rel=1e-15)
 
 
@@ -51,21 +51,22 @@ def test_numeric_strings_rejected_by_scalar_functions():
 
 
 def test_integer_parameters_reject_fractions_and_accept_integral_values():
-    err = _raises(DomainError, "n", pabi.holder_orders, 2, 2, 2.7)  # was truncated to n = 2
+    err = _raises(DomainError, "steps", pabi.holder_orders, 2, holder_exponent=2, steps=2.7)  # was truncated to n = 2
     assert "an integer" in str(err) and err.value == 2.7
     expect = np.array([2.0, 3.0, 5.0])
     for n in (3, 3.0, np.int64(3), np.uint8(3), np.float64(3), np.array(3), np.array(3.0)):
-        np.testing.assert_array_equal(pabi.holder_orders(2.0, 2.0, n), expect)
-    _raises(DomainError, "n", pabi.holder_orders, 2.0, 2.0, math.nan)
-    _raises(DomainError, "n", pabi.holder_orders, 2.0, 2.0, -1)
-    _raises(TypeError, "n", pabi.holder_orders, 2.0, 2.0, True)
-    _raises(TypeError, "n", pabi.holder_orders, 2.0, 2.0, np.array([3]))
-    _raises(DomainError, "T", pabi.optimal_residuals, 2.5, 0.5, 1.0, L=1.5)
-    _raises(DomainError, "alpha", pabi.general_update_rdp, 3.5, 1.0, [[0.0]], [[[[1.0], [1.0], [1.0]]]])
+        np.testing.assert_array_equal(pabi.holder_orders(2.0, holder_exponent=2.0, steps=n), expect)
+    _raises(DomainError, "steps", pabi.holder_orders, 2.0, holder_exponent=2.0, steps=math.nan)
+    _raises(DomainError, "steps", pabi.holder_orders, 2.0, holder_exponent=2.0, steps=-1)
+    _raises(TypeError, "steps", pabi.holder_orders, 2.0, holder_exponent=2.0, steps=True)
+    _raises(TypeError, "steps", pabi.holder_orders, 2.0, holder_exponent=2.0, steps=np.array([3]))
+    _raises(DomainError, "steps", pabi.optimal_shifts, 2.5, initial_distance=0.5, map_difference=1.0,
+            step_lipschitz=1.5)
+    _raises(DomainError, "order", pabi.general_update_rdp, 3.5, noise_scale=1.0, updates_second=[[0.0]], updates_first=[[[[1.0], [1.0], [1.0]]]])
     _raises(DomainError, "index", pabi.online_delta, 1.0, 1.0, 0.1, 1.0, [2.0, 2.0, 2.0], index=2.5)
     _raises(DomainError, "steps", pabi.dpsgd_epsilon, 1e-5, sample_rate=0.1, noise_multiplier=1.0, steps=10.5, grid_step=0.01)
-    _raises(DomainError, "times", pabi.compose_plds, [(pabi.PrivacyLossDistribution.gaussian(1.0, h=0.01), 1.5)])
-    _raises(DomainError, "epochs", pabi.multi_epoch_epsilon, lambda e: pabi.gdp_delta(e, 0.5), 1.5, 1e-3)
+    _raises(DomainError, "count", pabi.compose_plds, [(pabi.PrivacyLossDistribution.gaussian(1.0, grid_step=0.01), 1.5)])
+    _raises(DomainError, "epochs", pabi.multi_epoch_epsilon, 1e-3, profile=lambda e: pabi.gdp_delta(e, 0.5), epochs=1.5)
 
 
 def test_numpy_scalars_and_0d_arrays_accepted_by_scalar_functions():
@@ -81,8 +82,8 @@ def test_numpy_scalars_and_0d_arrays_accepted_by_scalar_functions():
         assert pabi.online_delta(1.0, 1.0, 0.1, 1.0, [2.0, 2.0, 2.0], index=index) == v
     assert pabi.online_delta(np.array(1.0), np.float32(1.0), np.float64(0.1), np.int8(1),
                              [2.0, 2.0, 2.0], index=3) == v
-    r = pabi.dpsgd_per_instance_rdp(8.0, 0.01, 1.0, S)
-    assert pabi.dpsgd_per_instance_rdp(np.array(8.0), np.float64(0.01), np.int64(1), S) == r
+    r = pabi.dpsgd_per_instance_rdp(8.0, sample_rate=0.01, noise_scale=1.0, sensitivities=S)
+    assert pabi.dpsgd_per_instance_rdp(np.array(8.0), sample_rate=np.float64(0.01), noise_scale=np.int64(1), sensitivities=S) == r
     _raises(TypeError, "sample_rate", pabi.dpsgd_epsilon, 1e-5, sample_rate=np.array([0.1]), noise_multiplier=1.0, steps=10)  # 1-d is not a scalar
 
 
@@ -97,13 +98,13 @@ def test_huge_integers():
     assert pabi.theta(10**400, 1.0) == pabi.theta(math.inf, 1.0)  # beyond the double range: inf
     _raises(DomainError, "shift", pabi.theta, 1.0, -(10**400))
     _raises(DomainError, "sample_rate", pabi.dpsgd_epsilon, 1e-5, sample_rate=2**63, noise_multiplier=1.0, steps=10)
-    _raises(DomainError, "q", pabi.dpsgd_per_instance_rdp, 8.0, 10**30, 1.0, S)
+    _raises(DomainError, "sample_rate", pabi.dpsgd_per_instance_rdp, 8.0, sample_rate=10**30, noise_scale=1.0, sensitivities=S)
     # an integer parameter: DomainError (not OverflowError)
     for big in (2**63, 10**30, 10**400):
         _raises(DomainError, "steps", pabi.dpsgd_epsilon, 1e-5, sample_rate=0.1, noise_multiplier=1.0, steps=big)
-        _raises(DomainError, "n", pabi.holder_orders, 2.0, 2.0, big)
+        _raises(DomainError, "steps", pabi.holder_orders, 2.0, holder_exponent=2.0, steps=big)
         _raises(DomainError, "index", pabi.online_delta, 1.0, 1.0, 0.1, 1.0, [2.0, 2.0], index=big)
-        _raises(DomainError, "alpha", pabi.general_update_rdp, big, 1.0, [[0.0]], [[[[1.0], [1.0], [1.0]]]])
+        _raises(DomainError, "order", pabi.general_update_rdp, big, noise_scale=1.0, updates_second=[[0.0]], updates_first=[[[[1.0], [1.0], [1.0]]]])
 
 
 # ------------------------------------------------------------------ wrong types name the parameter
@@ -152,13 +153,14 @@ def test_sweep_with_a_none_in_a_grid():
 
 def test_errors_name_the_public_parameter():
     _raises(DomainError, "mu", pabi.gdp_delta, 1.0, -1.0)  # was "r" (theta's name)
-    _raises(DomainError, "batch_size", pabi.sensitivity_multi_epoch, 0.5, 1.0, 1.0, 1.0, math.nan, 4, 2)
-    _raises(DomainError, "noise_multiplier", pabi.sampled_gaussian_rdp, 8, 0.01, -1.0)
-    _raises(DomainError, "kappa", pabi.theta_l, 4.0, kappa=math.nan)
-    with pytest.raises(ValueError, match=r"kappa has shape \(2,\), s has shape \(3,\)"):  # was "L has shape"
-        pabi.theta_l([1.0, 2.0, 3.0], kappa=[0.5, 0.5])
-    _raises(DomainError, "L", pabi.theta_min_steps, 2.0, L=math.nan)
-    _raises(DomainError, "orders", pabi.multi_epoch_epsilon, lambda e: pabi.gdp_delta(e, 0.5), 2, 1e-3,
+    _raises(DomainError, "batch_size", pabi.sensitivity_multi_epoch, lr=0.5, strong_convexity=1.0, smoothness=1.0,
+            max_grad_norm=1.0, batch_size=math.nan, batches_per_epoch=4, batch_index=2)
+    _raises(DomainError, "noise_multiplier", pabi.sampled_gaussian_rdp, 8, sample_rate=0.01, noise_multiplier=-1.0)
+    _raises(DomainError, "kappa", pabi.shift_weight, 4.0, kappa=math.nan)
+    with pytest.raises(ValueError, match=r"kappa has shape \(2,\), steps has shape \(3,\)"):  # was "L has shape"
+        pabi.shift_weight([1.0, 2.0, 3.0], kappa=[0.5, 0.5])
+    _raises(DomainError, "step_lipschitz", pabi.shift_weight_min_steps, 2.0, step_lipschitz=math.nan)
+    _raises(DomainError, "orders", pabi.multi_epoch_epsilon, 1e-3, profile=lambda e: pabi.gdp_delta(e, 0.5), epochs=2,
             orders=[2.0, 0.5])
 
 
@@ -176,9 +178,9 @@ def test_array_dtypes_byte_orders_and_strides():
     np.testing.assert_array_equal(pabi.theta(np.array([2**63], dtype=np.uint64), 1.0),
                                   pabi.theta(np.array([float(2**63)]), 1.0))
     s = np.asfortranarray(np.full((3, 2), 0.5, dtype=">f4"))
-    assert pabi.dpsgd_per_instance_rdp(8.0, 0.01, 1.0, s) == pabi.dpsgd_per_instance_rdp(8.0, 0.01, 1.0, S)
-    _raises(TypeError, "sensitivities", pabi.dpsgd_per_instance_rdp, 8.0, 0.01, 1.0, S.astype(bool))
-    _raises(TypeError, "sensitivities", pabi.dpsgd_per_instance_rdp, 8.0, 0.01, 1.0, S.astype(object))
+    assert pabi.dpsgd_per_instance_rdp(8.0, sample_rate=0.01, noise_scale=1.0, sensitivities=s) == pabi.dpsgd_per_instance_rdp(8.0, sample_rate=0.01, noise_scale=1.0, sensitivities=S)
+    _raises(TypeError, "sensitivities", pabi.dpsgd_per_instance_rdp, 8.0, sample_rate=0.01, noise_scale=1.0, sensitivities=S.astype(bool))
+    _raises(TypeError, "sensitivities", pabi.dpsgd_per_instance_rdp, 8.0, sample_rate=0.01, noise_scale=1.0, sensitivities=S.astype(object))
 
 
 def test_array_domain_errors_carry_the_first_bad_index():
@@ -186,10 +188,11 @@ def test_array_domain_errors_carry_the_first_bad_index():
     assert err.index == (1, 0)
     err = _raises(DomainError, "eps", pabi.theta, [0.5, -1.0, -2.0], 1.0)
     assert err.index == 1
-    err = _raises(DomainError, "sensitivities", pabi.dpsgd_per_instance_rdp, 8.0, 0.01, 1.0,
-                  np.array([[0.5, 0.5], [0.5, math.nan], [-1.0, 0.5]]))
+    err = _raises(DomainError, "sensitivities", pabi.dpsgd_per_instance_rdp, 8.0, sample_rate=0.01, noise_scale=1.0,
+                  sensitivities=np.array([[0.5, 0.5], [0.5, math.nan], [-1.0, 0.5]]))
     assert err.index == (1, 1)
-    err = _raises(DomainError, "sensitivities", pabi.averaged_rdp, 2.0, 1.0, [[0.0, 1.0], [math.inf, 0.0]])
+    err = _raises(DomainError, "sensitivities", pabi.averaged_rdp, 2.0, noise_scale=1.0,
+                  sensitivities=[[0.0, 1.0], [math.inf, 0.0]])
     assert err.index == (1, 0)
 
 
@@ -226,16 +229,16 @@ def test_helpers():
 def test_pld_profile_grid_arguments_checked_before_the_grid_is_built():
     P = pabi.PrivacyLossDistribution
     prof = lambda e: pabi.gdp_delta(e, 0.5)  # noqa: E731
-    _raises(DomainError, "h", P.from_profile, prof, h=0.0, eps_max=20.0)  # was ZeroDivisionError
-    _raises(DomainError, "h", P.from_profile, prof, h=math.nan, eps_max=20.0)  # was "cannot convert NaN"
-    _raises(DomainError, "eps_max", P.from_profile, prof, h=0.1, eps_max=math.inf)  # was OverflowError
-    _raises(DomainError, "eps_max", P.from_profile, prof, h=0.1, eps_max=10**30)  # was "Maximum allowed size"
-    _raises(DomainError, "eps_max", P.from_profile, prof, h=0.1, eps_max=-0.0)
-    _raises(DomainError, "scale", P.laplace, 5e-324, h=0.01)  # r = inf: was OverflowError
-    _raises(DomainError, "h", P.laplace, 1.0, h=-0.0)  # was ZeroDivisionError
-    _raises(TypeError, "scale", P.laplace, "1.0")
-    _raises(DomainError, "h", pabi.multi_epoch_epsilon, prof, 2, 1e-3, h=5e-324)
-    assert P.from_profile(prof, h=0.1, eps_max=20.0).h == 0.1
+    _raises(DomainError, "grid_step", P.from_profile, prof, grid_step=0.0, eps_max=20.0)  # was ZeroDivisionError
+    _raises(DomainError, "grid_step", P.from_profile, prof, grid_step=math.nan, eps_max=20.0)  # was "cannot convert NaN"
+    _raises(DomainError, "eps_max", P.from_profile, prof, grid_step=0.1, eps_max=math.inf)  # was OverflowError
+    _raises(DomainError, "eps_max", P.from_profile, prof, grid_step=0.1, eps_max=10**30)  # was "Maximum allowed size"
+    _raises(DomainError, "eps_max", P.from_profile, prof, grid_step=0.1, eps_max=-0.0)
+    _raises(DomainError, "noise_scale", P.laplace, 5e-324, grid_step=0.01)  # r = inf: was OverflowError
+    _raises(DomainError, "grid_step", P.laplace, 1.0, grid_step=-0.0)  # was ZeroDivisionError
+    _raises(TypeError, "noise_scale", P.laplace, "1.0")
+    _raises(DomainError, "grid_step", pabi.multi_epoch_epsilon, 1e-3, profile=prof, epochs=2, grid_step=5e-324)
+    assert P.from_profile(prof, grid_step=0.1, eps_max=20.0).grid_step == 0.1
 
 
 def test_array_likes_and_real_number_objects():

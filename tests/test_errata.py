@@ -104,13 +104,13 @@ def test_p_t11_dp_to_rdp_transfer_is_false():
     delta = pabi.theta(eps, 1.0)
     assert delta == pytest.approx(0.2384, abs=1e-4)
     for alpha, true in [(2.0, 1.0), (10.0, 5.0)]:
-        assert pabi.gaussian_mech_rdp(alpha, 1.0, 1.0) == pytest.approx(true, rel=1e-15)
+        assert pabi.gaussian_mechanism_rdp(alpha, sensitivity=1.0, noise_scale=1.0) == pytest.approx(true, rel=1e-15)
         claimed = eps + math.log(delta) / (alpha - 1)
         assert claimed < true - 1.0
     assert eps + math.log(delta) / (2 - 1) == pytest.approx(-0.934, abs=1e-3)
     # forward: α-RDP with ε_R = α/2 gives a valid (ε, δ) pair
     orders = np.arange(2.0, 65.0)
-    e_dp, _ = pabi.rdp_to_dp_epsilon(orders, orders / 2, 1e-5, method="classical")
+    e_dp, _ = pabi.rdp_to_dp_epsilon(1e-5, orders=orders, rdp=orders / 2, conversion="classical")
     assert pabi.theta(e_dp, 1.0) <= 1e-5
 
 
@@ -133,7 +133,7 @@ def test_p_t18_t19_neighbouring_batch_step_distance():
     ρ = max(|1 − ημ|, |1 − ηL|). On f(w, d) = ½hw² − dw (|d| ≤ R, h ∈ [μ, L]) the worst case
     attains it, and pabi's multi-epoch sensitivity is the iterated bound."""
     mu, smooth, R, batch, eta = 1.0, 4.0, 1.0, 5.0, 0.1
-    rho, gap = pabi.gd_contraction_rho(eta, mu, smooth)
+    rho, gap = pabi.gd_contraction(eta, strong_convexity=mu, smoothness=smooth)
     assert rho == pytest.approx(max(abs(1 - eta * mu), abs(1 - eta * smooth)), rel=1e-15)
     assert gap == pytest.approx(1 - rho, rel=1e-14)
     # one epoch, m = 1 batch, the record in it: distance from equal starts is 2ηR/|B|
@@ -145,7 +145,8 @@ def test_p_t18_t19_neighbouring_batch_step_distance():
         w2 = w2 - eta * (h * w2 + R / batch)
         dist.append(abs(w - w2))
     for k, d in enumerate(dist, start=1):
-        bound = pabi.sensitivity_multi_epoch(eta, mu, smooth, R, batch, 1, 1, k)
+        bound = pabi.sensitivity_multi_epoch(lr=eta, strong_convexity=mu, smoothness=smooth, max_grad_norm=R,
+                                             batch_size=batch, batches_per_epoch=1, batch_index=1, epochs=k)
         assert d == pytest.approx(bound, rel=1e-13)
 
 
@@ -156,12 +157,12 @@ def test_p_t20_mixture_bound():
     q = [0.2, 0.5, 0.3]
     eps = [0.1, 1.0, 4.0]
     want = mp.log(sum(mp.mpf(qj) * mp.e ** ((alpha - 1) * ej) for qj, ej in zip(q, eps))) / (alpha - 1)
-    assert pabi.mixture_rdp_bound(alpha, q, eps) == pytest.approx(float(want), rel=1e-14)
+    assert pabi.mixture_rdp_bound(alpha, weights=q, rdp=eps) == pytest.approx(float(want), rel=1e-14)
     # mixture Σ q_j N(Δ_j, 1) vs N(0, 1), with ε_j = αΔ_j²/2
     deltas = [math.sqrt(2 * e / alpha) for e in eps]
     f = lambda x: sum(qj * mp.npdf(x, dj, 1) for qj, dj in zip(q, deltas)) ** alpha * mp.npdf(x) ** (1 - alpha)
     true = mp.log(mp.quad(f, [-mp.inf, 0, 5, mp.inf])) / (alpha - 1)
-    assert float(true) <= pabi.mixture_rdp_bound(alpha, q, eps)
+    assert float(true) <= pabi.mixture_rdp_bound(alpha, weights=q, rdp=eps)
 
 
 def test_p_t21_multi_epoch_sensitivity_is_an_upper_bound_in_k():
@@ -169,12 +170,15 @@ def test_p_t21_multi_epoch_sensitivity_is_an_upper_bound_in_k():
     with k to the k → ∞ value (a lim sup bound, not a limit of the true distances); it needs
     0 < η < 2/L and μ > 0 (ρ < 1)."""
     args = (0.1, 1.0, 5.0, 2.0, 10.0, 4, 2)
-    vals = [pabi.sensitivity_multi_epoch(*args, k) for k in (1, 2, 5, 50)]
-    lim = pabi.sensitivity_multi_epoch(*args)
+    setup = dict(zip(("lr", "strong_convexity", "smoothness", "max_grad_norm", "batch_size", "batches_per_epoch",
+                      "batch_index"), args))
+    vals = [pabi.sensitivity_multi_epoch(**setup, epochs=k) for k in (1, 2, 5, 50)]
+    lim = pabi.sensitivity_multi_epoch(**setup)
     assert vals == sorted(vals) and vals[-1] <= lim
     assert lim == pytest.approx(float(ref.sensitivity_multi_epoch(*args)), rel=1e-13)
     with pytest.raises(ValueError):
-        pabi.sensitivity_multi_epoch(2.0 / 5.0 + 0.1, 1.0, 5.0, 2.0, 10.0, 4, 2)
+        pabi.sensitivity_multi_epoch(lr=2.0 / 5.0 + 0.1, strong_convexity=1.0, smoothness=5.0, max_grad_norm=2.0,
+                                     batch_size=10.0, batches_per_epoch=4, batch_index=2)
 
 
 def test_p_t22_gaussian_mechanism_rdp():
@@ -182,7 +186,7 @@ def test_p_t22_gaussian_mechanism_rdp():
     for alpha, d, s in [(1.5, 1.0, 1.0), (4.0, 0.3, 0.7), (10.0, 2.0, 3.0)]:
         f = lambda x: mp.npdf(x, d, s) ** alpha * mp.npdf(x, 0, s) ** (1 - alpha)
         true = mp.log(mp.quad(f, [-mp.inf, 0, d, mp.inf])) / (alpha - 1)
-        assert pabi.gaussian_mech_rdp(alpha, d, s) == pytest.approx(float(true), rel=1e-13)
+        assert pabi.gaussian_mechanism_rdp(alpha, sensitivity=d, noise_scale=s) == pytest.approx(float(true), rel=1e-13)
 
 
 def test_p_t23_clk19_rho_is_not_adc20_m():
@@ -190,11 +194,11 @@ def test_p_t23_clk19_rho_is_not_adc20_m():
     convexity); for η ≤ 2/(β + ρ_sc) it is 1 − ηρ_sc ≤ M, with equality at η = 2/(β + ρ_sc)."""
     beta, rho_sc = 4.0, 1.0
     for eta in [0.05, 0.2, 0.35]:
-        r, _ = pabi.gd_contraction_rho(eta, rho_sc, beta)
+        r, _ = pabi.gd_contraction(eta, strong_convexity=rho_sc, smoothness=beta)
         assert r == pytest.approx(1 - eta * rho_sc, rel=1e-15)
         assert r <= float(ref.step_contraction_m(eta, beta, rho_sc))
     eta = 2 / (beta + rho_sc)
-    r, _ = pabi.gd_contraction_rho(eta, rho_sc, beta)
+    r, _ = pabi.gd_contraction(eta, strong_convexity=rho_sc, smoothness=beta)
     assert r == pytest.approx(float(ref.step_contraction_m(eta, beta, rho_sc)), rel=1e-14)
 
 
@@ -205,9 +209,9 @@ def test_r_t10_noise_is_an_absolute_standard_deviation():
     """T10 (TJM24 §3.2, eq. (21)): the σ of Thm 3.2 is the absolute standard deviation on U; with a
     noise multiplier z and clip norm C it is zC, and only Δ/σ matters."""
     for alpha, q, z, clip in [(2, 0.01, 1.1, 1.0), (8, 0.1, 0.8, 3.0), (32, 0.5, 2.0, 0.1)]:
-        v = pabi.sampled_gaussian_rdp_per_instance(alpha, q, clip, z * clip)
-        assert v == pytest.approx(pabi.sampled_gaussian_rdp(alpha, q, z), rel=1e-13)
-        assert v == pytest.approx(pabi.sampled_gaussian_rdp_per_instance(alpha, q, 1.0, z), rel=1e-13)
+        v = pabi.sampled_gaussian_rdp_per_instance(alpha, sample_rate=q, sensitivity=clip, noise_scale=z * clip)
+        assert v == pytest.approx(pabi.sampled_gaussian_rdp(alpha, sample_rate=q, noise_multiplier=z), rel=1e-13)
+        assert v == pytest.approx(pabi.sampled_gaussian_rdp_per_instance(alpha, sample_rate=q, sensitivity=1.0, noise_scale=z), rel=1e-13)
 
 
 def test_r_k12_convex_bound_at_whole_passes():
@@ -217,14 +221,16 @@ def test_r_k12_convex_bound_at_whole_passes():
     alpha, lam, clip, b, sigma, ell = 2.0, 0.1, 1.0, 4.0, 1.0, 5
     unit = 4 * alpha * (lam * clip / (b * sigma)) ** 2
     for T, bracket in [(10, 2 * (1 / ell)), (12, 2 * (1 / ell) + 1 / 2), (5, 1 / ell)]:
-        v = pabi.last_iterate_rdp_cyclic(alpha, lam, clip, b, sigma, T, ell, 0.0, 1.0,
-                                          variant="as_published", model="as_published")
+        v = pabi.last_iterate_rdp_cyclic(alpha, lr=lam, max_grad_norm=clip, batch_size=b, noise_scale=sigma, steps=T, batches_per_epoch=ell, weak_convexity=0.0, smoothness=1.0,
+                                          variant="as_published", contraction="as_published")
         assert v == pytest.approx(unit * bracket, rel=1e-13), T
-    assert pabi.theta_l(0, 1.0) == 0.0
+    assert pabi.shift_weight(0, step_lipschitz=1.0) == 0.0
 
 
 def test_r_k18_steps_per_pass_must_be_an_integer():
     """K18 (KR24 Alg. 1): ℓ = k/b must be an integer (b | k); pabi rejects a fractional ℓ."""
-    with pytest.raises(ValueError, match="ell"):
-        pabi.last_iterate_rdp_cyclic(2.0, 0.1, 1.0, 4.0, 1.0, 10, 2.5, 0.0, 1.0)
-    assert pabi.last_iterate_rdp_cyclic(2.0, 0.1, 1.0, 4.0, 1.0, 10, 5.0, 0.0, 1.0) > 0
+    with pytest.raises(ValueError, match="batches_per_epoch"):
+        pabi.last_iterate_rdp_cyclic(2.0, lr=0.1, max_grad_norm=1.0, batch_size=4.0, noise_scale=1.0, steps=10,
+                                     batches_per_epoch=2.5, weak_convexity=0.0, smoothness=1.0)
+    assert pabi.last_iterate_rdp_cyclic(2.0, lr=0.1, max_grad_norm=1.0, batch_size=4.0, noise_scale=1.0, steps=10,
+                                        batches_per_epoch=5.0, weak_convexity=0.0, smoothness=1.0) > 0

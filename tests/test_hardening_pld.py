@@ -72,31 +72,31 @@ def assert_domain(expr: str, param: str) -> dict:
 
 @pytest.mark.parametrize("expr, param", [
     # (khi - klo + 1) as usize wrapped to 0: the guard passed and the cell loop ran ~2^64 times
-    ("P.gaussian(2.0, h=5e-324)", "h"),
+    ("P.gaussian(2.0, grid_step=5e-324)", "grid_step"),
     ("P.gaussian(2.0, sensitivity=2**63)", "sensitivity"),
-    ("P.subsampled_gaussian(0.1, 2.0, h=5e-324)", "h"),
-    ("P.subsampled_gaussian(1.0, 1e-300)", "sigma"),
-    ("P.subsampled_gaussian(1.0, 5e-324)", "sigma"),
+    ("P.subsampled_gaussian(sample_rate=0.1, noise_multiplier=2.0, grid_step=5e-324)", "grid_step"),
+    ("P.subsampled_gaussian(sample_rate=1.0, noise_multiplier=1e-300)", "noise_multiplier"),
+    ("P.subsampled_gaussian(sample_rate=1.0, noise_multiplier=5e-324)", "noise_multiplier"),
     # 1.6 TB allocation: abort of the process
-    ("P.from_eps_delta(1e5, 1e-5, h=1e-6)", "h"),
-    ("P.from_eps_delta(1e6, 1e-5, h=0.1)", "eps0"),
+    ("P.from_eps_delta(1e5, 1e-5, grid_step=1e-6)", "grid_step"),
+    ("P.from_eps_delta(1e6, 1e-5, grid_step=0.1)", "eps0"),
     # 7.6 GB for 16 s, then numpy's MemoryError; 74.5 GiB
-    ("P.laplace(1, sensitivity=1e5, h=1e-4)", "h"),
-    ("P.laplace(1e-6, h=1e-4)", "scale"),
-    ("P.laplace(1, sensitivity=1e7, h=1e-4)", "sensitivity"),
+    ("P.laplace(1, sensitivity=1e5, grid_step=1e-4)", "grid_step"),
+    ("P.laplace(1e-6, grid_step=1e-4)", "noise_scale"),
+    ("P.laplace(1, sensitivity=1e7, grid_step=1e-4)", "sensitivity"),
     ("P.laplace(1e-300, sensitivity=1e300)", "sensitivity"),
     # a sampled profile: checked before the callable is evaluated on arange(n)
-    ("P.from_profile(lambda e: np.exp(-e), h=1e-9, eps_max=40.0)", "h"),
-    ("P.from_profile(lambda e: np.exp(-e), h=1e-3, eps_max=1e12)", "eps_max"),
-    ("P.from_profile(lambda e: np.exp(-e), h=1e-3, eps_max=float('inf'))", "eps_max"),
-    ("P.from_profile(np.zeros(2**20 + 1), h=1e-3)", "delta"),
+    ("P.from_profile(lambda e: np.exp(-e), grid_step=1e-9, eps_max=40.0)", "grid_step"),
+    ("P.from_profile(lambda e: np.exp(-e), grid_step=1e-3, eps_max=1e12)", "eps_max"),
+    ("P.from_profile(lambda e: np.exp(-e), grid_step=1e-3, eps_max=float('inf'))", "eps_max"),
+    ("P.from_profile(np.zeros(2**20 + 1), grid_step=1e-3)", "profile"),
     # composition: window / FFT length, multiplicities
-    ("P.gaussian(2.0, h=1e-3).compose(10**15)", "h"),
-    ("P.gaussian(2.0, h=1e-3).compose(2**60)", "times"),
-    ("P.gaussian(2.0, h=1e-3).compose(float('inf'))", "times"),
-    ("P.gaussian(2.0, h=1e-3).compose(0)", "times"),
-    ("pabi.compose_plds([(P.gaussian(2.0, h=1e-3), 3), (P.gaussian(3.0, h=1e-3), 2**54)])",
-     "times"),
+    ("P.gaussian(2.0, grid_step=1e-3).compose(10**15)", "grid_step"),
+    ("P.gaussian(2.0, grid_step=1e-3).compose(2**60)", "count"),
+    ("P.gaussian(2.0, grid_step=1e-3).compose(float('inf'))", "count"),
+    ("P.gaussian(2.0, grid_step=1e-3).compose(0)", "count"),
+    ("pabi.compose_plds([(P.gaussian(2.0, grid_step=1e-3), 3), (P.gaussian(3.0, grid_step=1e-3), 2**54)])",
+     "count"),
     # DP-SGD: a sigma too small for the caps even at h = 0.1
     ("pabi.dpsgd_epsilon(sample_rate=1.0, noise_multiplier=1e-3, steps=1000, delta=1e-5)", "noise_multiplier"),
 ])
@@ -104,33 +104,33 @@ def test_grid_caps(expr, param):
     assert_domain(expr, param)
 
 
-def test_grid_error_suggests_a_coarser_h():
-    r = assert_domain("P.from_eps_delta(1e5, 1e-5, h=1e-6)", "h")
-    assert "2^21" in r["msg"] and "use h >=" in r["msg"]
-    # the suggested h works (and the grid then has at most 2^21 points)
-    hmin = float(r["msg"].split("use h >= ")[1].split(")")[0])
-    pld = P.from_eps_delta(1e5, 1e-5, h=hmin)
+def test_grid_error_suggests_a_coarser_grid_step():
+    r = assert_domain("P.from_eps_delta(1e5, 1e-5, grid_step=1e-6)", "grid_step")
+    assert "2^21" in r["msg"] and "use grid_step >=" in r["msg"]
+    # the suggested grid_step works (and the grid then has at most 2^21 points)
+    hmin = float(r["msg"].split("use grid_step >= ")[1].split(")")[0])
+    pld = P.from_eps_delta(1e5, 1e-5, grid_step=hmin)
     assert len(pld.pmf) <= 2**21
-    r = assert_domain("P.laplace(1, sensitivity=1e5, h=1e-4)", "h")
-    hmin = float(r["msg"].split("use h >= ")[1].split(")")[0])
+    r = assert_domain("P.laplace(1, sensitivity=1e5, grid_step=1e-4)", "grid_step")
+    hmin = float(r["msg"].split("use grid_step >= ")[1].split(")")[0])
     assert math.ceil(1e5 / hmin) + 2 <= 2**20
 
 
-def test_times_error_index():
+def test_count_error_index():
     r = assert_domain(
-        "pabi.compose_plds([(P.gaussian(2.0, h=1e-3), 3), (P.gaussian(3.0, h=1e-3), 2**54)])",
-        "times")
+        "pabi.compose_plds([(P.gaussian(2.0, grid_step=1e-3), 3), (P.gaussian(3.0, grid_step=1e-3), 2**54)])",
+        "count")
     assert r["index"] == 1
 
 
 def test_largest_grids_still_build():
     # just inside the caps: the four-point PLD at eps0 with 2·eps0/h + 3 <= 2^21 points
     eps0 = (2**21 - 3) * 1e-2 / 2 - 1e-2
-    pld = P.from_eps_delta(eps0, 0.0, h=1e-2)
+    pld = P.from_eps_delta(eps0, 0.0, grid_step=1e-2)
     assert len(pld.pmf) <= 2**21
     assert pld.losses[0] <= -eps0 and pld.losses[-1] >= eps0
     # a Laplace profile of exactly 2^20 samples
-    pld = P.laplace(1.0, sensitivity=(2**20 - 2) * 1e-3, h=1e-3)
+    pld = P.laplace(1.0, sensitivity=(2**20 - 2) * 1e-3, grid_step=1e-3)
     assert len(pld.pmf) == 2 * 2**20 - 1
 
 
@@ -198,7 +198,7 @@ def test_dpsgd_tiny_q_is_exact_zero():
 
 def test_delta_at_huge_eps():
     # first_above: (eps/h) as usize saturated and +1 wrapped to 0 for eps = inf (delta = 1)
-    c = P.gaussian(2.0, h=1e-3).compose(16)
+    c = P.gaussian(2.0, grid_step=1e-3).compose(16)
     for eps in (1e300, np.inf):
         lo, est, up = c.delta(eps)
         assert lo == 0.0 and 0.0 <= up < 1e-12  # exact delta(inf) of a Gaussian = 0
@@ -210,17 +210,17 @@ def test_delta_at_huge_eps():
 # 3. misleading messages
 
 @pytest.mark.parametrize("expr, param", [
-    ("P.laplace(1, h=float('inf'))", "h"),       # complained about eps (nan at index 0)
-    ("P.laplace(1, h=float('nan'))", "h"),
-    ("P.laplace(1, h=0)", "h"),                  # ZeroDivisionError
-    ("P.laplace(float('inf'))", "scale"),
+    ("P.laplace(1, grid_step=float('inf'))", "grid_step"),       # complained about eps (nan at index 0)
+    ("P.laplace(1, grid_step=float('nan'))", "grid_step"),
+    ("P.laplace(1, grid_step=0)", "grid_step"),                  # ZeroDivisionError
+    ("P.laplace(float('inf'))", "noise_scale"),
     ("P.laplace(1, sensitivity=float('inf'))", "sensitivity"),
     ("P.gaussian(2, sensitivity=float('inf'))", "sensitivity"),  # "sigma ... got 0"
     ("P.gaussian(2, sensitivity=0)", "sensitivity"),
-    ("P.gaussian(float('nan'))", "sigma"),
+    ("P.gaussian(float('nan'))", "noise_scale"),
     ("P.gaussian(1e300, sensitivity=1e-300)", "sensitivity"),
-    ("P.gaussian(2, h=0)", "h"),
-    ("P.subsampled_gaussian(0.1, 2.0, neighbour='both')", "neighbour"),
+    ("P.gaussian(2, grid_step=0)", "grid_step"),
+    ("P.subsampled_gaussian(sample_rate=0.1, noise_multiplier=2.0, direction='both')", "direction"),
     ("pabi.dpsgd_calibrate_noise_multiplier(2.0, 1e-5, sample_rate=0.01, steps=100, grid_step=0)", "grid_step"),  # "target not reached"
 ])
 def test_messages_name_the_parameter(expr, param):
@@ -231,7 +231,7 @@ def test_messages_name_the_parameter(expr, param):
 # 4. n-d index of ComposedPLD queries
 
 def test_composed_queries_report_nd_index():
-    c = P.gaussian(2.0, h=1e-3).compose(4)
+    c = P.gaussian(2.0, grid_step=1e-3).compose(4)
     with pytest.raises(DomainError) as ei:
         c.delta(np.array([[1.0, 2.0], [3.0, -1.0]]))
     assert ei.value.param == "eps" and ei.value.index == (1, 1)
@@ -257,7 +257,7 @@ def test_composed_queries_report_nd_index():
 
 def test_gaussian_values_unchanged_in_range():
     # mu = 0.5 Gaussian, 16-fold = 2-GDP: exact delta(1) = theta(1, 2)
-    c = P.gaussian(2.0, h=1e-3).compose(16)
+    c = P.gaussian(2.0, grid_step=1e-3).compose(16)
     lo, est, up = c.delta(1.0)
     exact = float(pabi.theta(1.0, 2.0))
     assert lo <= exact <= up and (up - exact) / exact < 1e-5

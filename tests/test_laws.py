@@ -858,10 +858,10 @@ def test_sampled_gaussian_rdp_monotone_across_integer_orders_pinned():
     # 2.7e-14, the fractional one 7e-15): sampled_gaussian_rdp(2.0, 0.5, 1.0) = 0.35737401950879866
     # was above the value at 2.0000000000000004, 0.35737401950879166 (exact 0.357374019508789...)
     for frac in ("exact", "ceil"):
-        f = lambda a: pabi.sampled_gaussian_rdp(a, 0.5, 1.0, fractional=frac)  # noqa: E731
+        f = lambda a: pabi.sampled_gaussian_rdp(a, sample_rate=0.5, noise_multiplier=1.0, fractional=frac)  # noqa: E731
         assert f(nxt(2.0, DOWN)) <= f(2.0) <= f(nxt(2.0)) <= f(2.5) <= f(3.0)
-    assert pabi.sampled_gaussian_rdp(2.0, 0.5, 1.0) == 0.35737401950879866
-    assert pabi.sampled_gaussian_rdp(nxt(2.0), 0.5, 1.0) == 0.35737401950879866
+    assert pabi.sampled_gaussian_rdp(2.0, sample_rate=0.5, noise_multiplier=1.0) == 0.35737401950879866
+    assert pabi.sampled_gaussian_rdp(nxt(2.0), sample_rate=0.5, noise_multiplier=1.0) == 0.35737401950879866
 
 
 @exactness('sampled_gaussian_rdp(1.5, 0.8359375, 1.5) = 0.24106208316424302 > sampled_gaussian_rdp(1.5000000000000002, '
@@ -873,11 +873,11 @@ def test_sampled_gaussian_rdp_monotone_across_integer_orders_pinned():
 @example(a1=1.5, a2=1.5, q1=0.8359375, z1=1.5, frac='exact')
 def test_sampled_gaussian_rdp_monotone(exact, a1, a2, q1, z1, frac):
     mode(exact)
-    f = lambda a, q, z: pabi.sampled_gaussian_rdp(a, q, z, fractional=frac)  # noqa: E731
+    f = lambda a, q, z: pabi.sampled_gaussian_rdp(a, sample_rate=q, noise_multiplier=z, fractional=frac)  # noqa: E731
     check_monotone(lambda a: f(a, q1, z1), a1, a2, +1, f"alpha q={q1!r} z={z1!r} {frac}", lo=nxt(1.0), hi=1e7)
     assert f(a1, q1, z1) >= 0.0
     if frac == "exact":  # the exact fractional order never exceeds the ceiling rule
-        assert pabi.sampled_gaussian_rdp(a1, q1, z1) <= pabi.sampled_gaussian_rdp(a1, q1, z1, fractional="ceil")
+        assert pabi.sampled_gaussian_rdp(a1, sample_rate=q1, noise_multiplier=z1) <= pabi.sampled_gaussian_rdp(a1, sample_rate=q1, noise_multiplier=z1, fractional="ceil")
 
 
 @exactness('sampled_gaussian_rdp(3.0, 0.35546874999999994, 1.0) = 0.4114451355729909 > sampled_gaussian_rdp(3.0, '
@@ -888,7 +888,7 @@ def test_sampled_gaussian_rdp_monotone(exact, a1, a2, q1, z1, frac):
 @example(a1=3.0, q1=0.35546875, q2=0.35546875, z1=1.0, z2=1.0, frac='exact')
 def test_sampled_gaussian_rdp_monotone_in_q_and_noise(exact, a1, q1, q2, z1, z2, frac):
     mode(exact)
-    f = lambda a, q, z: pabi.sampled_gaussian_rdp(a, q, z, fractional=frac)  # noqa: E731
+    f = lambda a, q, z: pabi.sampled_gaussian_rdp(a, sample_rate=q, noise_multiplier=z, fractional=frac)  # noqa: E731
     check_monotone(lambda q: f(a1, q, z1), q1, q2, +1, f"q alpha={a1!r} z={z1!r} {frac}", lo=0.0, hi=1.0)
     check_monotone(lambda z: f(a1, q1, z), z1, z2, -1, f"z alpha={a1!r} q={q1!r} {frac}", lo=5e-324)
 
@@ -900,8 +900,8 @@ def test_sampled_gaussian_rdp_array_equals_scalar(rows):
     for frac in ("exact", "ceil"):
         g = lambda frac=frac, **k: pabi.sampled_gaussian_rdp(**k, fractional=frac)  # noqa: E731
         g.__name__ = "sampled_gaussian_rdp"
-        check_array_matches_scalars(g, ("alpha", "q", "noise_multiplier"), [a, q, z])
-    check_broadcast_2d(lambda **k: pabi.sampled_gaussian_rdp(k["alpha"], k["q"], k["z"]),
+        check_array_matches_scalars(g, ("order", "sample_rate", "noise_multiplier"), [a, q, z])
+    check_broadcast_2d(lambda **k: pabi.sampled_gaussian_rdp(k["alpha"], sample_rate=k["q"], noise_multiplier=k["z"]),
                        row=dict(alpha=list(a[:6])), col=dict(q=list(q[:5])), fixed=dict(z=z[0]))
 
 
@@ -912,7 +912,7 @@ def rdp_curve(draw):
     steps = draw(st.integers(1, 10**5))
     k = draw(st.integers(1, len(pabi.DEFAULT_ORDERS)))
     orders = np.sort(draw(st.permutations(list(pabi.DEFAULT_ORDERS)))[:k])
-    rdp = steps * pabi.sampled_gaussian_rdp(orders, q, z)
+    rdp = steps * pabi.sampled_gaussian_rdp(orders, sample_rate=q, noise_multiplier=z)
     assume(np.all(np.isfinite(rdp)))
     return orders, rdp
 
@@ -923,9 +923,9 @@ def rdp_curve(draw):
 @example(curve=(np.array([1.25]), np.array([0.6250000000000178])), d1=0.5, method="classical")
 def test_rdp_to_dp_inverts(curve, d1, method):
     orders, rdp = curve
-    e, a = pabi.rdp_to_dp_epsilon(orders, rdp, d1, method=method)
+    e, a = pabi.rdp_to_dp_epsilon(d1, orders=orders, rdp=rdp, conversion=method)
     assert a in orders and e >= 0.0
-    d_back, _ = pabi.rdp_to_dp_delta(orders, rdp, e, method=method)
+    d_back, _ = pabi.rdp_to_dp_delta(e, orders=orders, rdp=rdp, conversion=method)
     assert d_back <= d1, (orders.tolist(), rdp.tolist(), d1, method, e, d_back)
 
 
@@ -937,15 +937,15 @@ def test_rdp_to_dp_inverts(curve, d1, method):
 def test_rdp_to_dp_monotone(exact, curve, d1, d2, method, scale):
     mode(exact)
     orders, rdp = curve
-    e = pabi.rdp_to_dp_epsilon(orders, rdp, d1, method=method)[0]
-    eps_of = lambda d: pabi.rdp_to_dp_epsilon(orders, rdp, d, method=method)[0]  # noqa: E731
+    e = pabi.rdp_to_dp_epsilon(d1, orders=orders, rdp=rdp, conversion=method)[0]
+    eps_of = lambda d: pabi.rdp_to_dp_epsilon(d, orders=orders, rdp=rdp, conversion=method)[0]  # noqa: E731
     where = f"{method} orders={orders.tolist()} rdp={rdp.tolist()}"
     check_monotone(eps_of, d1, d2, -1, f"rdp_to_dp_epsilon delta {where}", lo=5e-324, hi=nxt(1.0, DOWN))
-    non_decreasing(lambda c: pabi.rdp_to_dp_epsilon(orders, rdp * c, d1, method=method)[0], 1.0, scale,
+    non_decreasing(lambda c: pabi.rdp_to_dp_epsilon(d1, orders=orders, rdp=rdp * c, conversion=method)[0], 1.0, scale,
                    f"rdp_to_dp_epsilon curve x {scale} {method}")
-    delta_of = lambda x: pabi.rdp_to_dp_delta(orders, rdp, x, method=method)[0]  # noqa: E731
+    delta_of = lambda x: pabi.rdp_to_dp_delta(x, orders=orders, rdp=rdp, conversion=method)[0]  # noqa: E731
     check_monotone(delta_of, e, e * scale + 0.1, -1, f"rdp_to_dp_delta eps {where}", lo=0.0)
-    non_decreasing(lambda c: pabi.rdp_to_dp_delta(orders, rdp * c, e, method=method)[0], 1.0, scale,
+    non_decreasing(lambda c: pabi.rdp_to_dp_delta(e, orders=orders, rdp=rdp * c, conversion=method)[0], 1.0, scale,
                    f"rdp_to_dp_delta curve x {scale} {method}")
 
 
@@ -974,7 +974,7 @@ def test_rdp_compose_sound_and_monotone(exact, k, m, data):
                    "0.009120193456902119 < dpsgd_per_instance_rdp(9.0, 0.125, 3.0, [[1.0]]) = 0.00912019345690212 "
                    "(must not fall as q grows)")
 def test_dpsgd_per_instance_rdp_monotone_in_q_pinned():
-    non_decreasing(lambda q: pabi.dpsgd_per_instance_rdp(9.0, q, 3.0, [[1.0]]), 0.125, 0.12500000000000003, "q")
+    non_decreasing(lambda q: pabi.dpsgd_per_instance_rdp(9.0, sample_rate=q, noise_scale=3.0, sensitivities=[[1.0]]), 0.125, 0.12500000000000003, "q")
 
 
 @n_examples(0.5)
@@ -983,10 +983,10 @@ def test_dpsgd_per_instance_rdp_monotone_in_q_pinned():
 def test_dpsgd_per_instance_rdp_monotone(alpha, q, sigma, steps, samples, data):
     # up to rounding: the exact (ulp) law is pinned by test_dpsgd_per_instance_rdp_monotone_in_q_pinned
     mode(False)
-    f = lambda a=alpha, qq=q, sg=sigma, ss=None: pabi.dpsgd_per_instance_rdp(a, qq, sg, s if ss is None else ss)  # noqa: E731
+    f = lambda a=alpha, qq=q, sg=sigma, ss=None: pabi.dpsgd_per_instance_rdp(a, sample_rate=qq, noise_scale=sg, sensitivities=s if ss is None else ss)  # noqa: E731
     s = np.array(data.draw(st.lists(st.floats(0.0, 3.0, **finite), min_size=steps * samples,
                                     max_size=steps * samples))).reshape(steps, samples)
-    base = pabi.dpsgd_per_instance_rdp(alpha, q, sigma, s)
+    base = pabi.dpsgd_per_instance_rdp(alpha, sample_rate=q, noise_scale=sigma, sensitivities=s)
     assert base >= 0.0
     i, j = data.draw(st.integers(0, steps - 1)), data.draw(st.integers(0, samples - 1))
     s2 = s.copy()

@@ -108,7 +108,7 @@ def test_sampled_gaussian_rdp_exactly_monotone_across_integer_orders(frac):
         n = float(g.integers(2, 80))
         q = float(g.choice([g.uniform(0.0, 1.0), 10.0 ** g.uniform(-6, 0), 1.0]))
         z = float(10.0 ** g.uniform(-0.5, 1.5))
-        f = lambda a: pabi.sampled_gaussian_rdp(a, q, z, fractional=frac)  # noqa: E731
+        f = lambda a: pabi.sampled_gaussian_rdp(a, sample_rate=q, noise_multiplier=z, fractional=frac)  # noqa: E731
         lo, hi = nxt(n, DOWN), nxt(n)
         assert f(lo) <= f(n) <= f(hi) <= f(n + 0.5) <= f(n + 1.0), (n, q, z, frac, f(lo), f(n), f(hi))
 
@@ -117,12 +117,12 @@ def test_sampled_gaussian_rdp_exactly_monotone_across_integer_orders(frac):
 def test_sampled_gaussian_rdp_exactly_monotone_into_q_one(alpha):
     """The sampled values never exceed the unsampled one α·r²/2 (rounded up): no reversal at q = 1."""
     for z in (0.1, 0.5, 1.0, 3.0, 10.0):
-        f = lambda q: pabi.sampled_gaussian_rdp(alpha, q, z)  # noqa: E731
+        f = lambda q: pabi.sampled_gaussian_rdp(alpha, sample_rate=q, noise_multiplier=z)  # noqa: E731
         q = 1.0
         for _ in range(4):
             q = nxt(q, DOWN)
         neighbours(f, [q], +1, f"sampled_gaussian_rdp({alpha}, q, {z}) below q = 1")
-    assert pabi.sampled_gaussian_rdp(3.0, nxt(1.0, DOWN), 1.0) <= pabi.sampled_gaussian_rdp(3.0, 1.0, 1.0)
+    assert pabi.sampled_gaussian_rdp(3.0, sample_rate=nxt(1.0, DOWN), noise_multiplier=1.0) <= pabi.sampled_gaussian_rdp(3.0, sample_rate=1.0, noise_multiplier=1.0)
 
 
 # ============================================================================ schedule limits δ*

@@ -98,7 +98,7 @@ def test_profile_to_rdp_curve_is_the_scalar_call_bit_for_bit():
     orders = np.array([1.05, 1.5, 2.0, 3.7, 16.0, 64.0])
     curve = _core.profile_to_rdp_curve(orders, grid, vals)
     for a, c in zip(orders, curve):
-        assert c == pabi.profile_to_rdp(float(a), grid, vals)
+        assert c == pabi.profile_to_rdp(float(a), eps=grid, delta=vals)
     # and it bounds the exact RDP α/2 of the 1-GDP pair from above (at the orders where the
     # profile beyond the grid, taken as 0, does not matter)
     assert np.all(curve[:5] >= orders[:5] / 2.0)
@@ -116,7 +116,7 @@ def test_decayed_eps_max_is_the_first_decayed_power_and_bounded():
     assert _decayed_eps_max(prof) == 256.0
     assert calls == [64.0, 128.0, 256.0]
     calls.clear()
-    with pytest.raises(pabi.DomainError, match="delta"):
+    with pytest.raises(pabi.DomainError, match="profile"):
         _decayed_eps_max(lambda x: np.full_like(x, 1e-3))
     # at most 7 evaluations (64, ..., 4096), one point each
     n = []
@@ -138,9 +138,9 @@ def test_the_three_eps_max_callers_agree():
     assert acc.epoch_profile(em) <= 1e-300 and (em == 64.0 or acc.epoch_profile(em / 2) > 1e-300)
     # multi_epoch_epsilon's default is the helper's value: explicit eps_max gives the same RDP
     prof = acc.epoch_profile
-    a = pabi.multi_epoch_epsilon(prof, 2, 1e-5, h=0.02, orders=np.array([2.0, 8.0]))
-    b = pabi.multi_epoch_epsilon(prof, 2, 1e-5, h=0.02, eps_max=em, orders=np.array([2.0, 8.0]))
-    assert a["rdp"] == b["rdp"]
+    a = pabi.multi_epoch_epsilon(1e-5, profile=prof, epochs=2, grid_step=0.02, orders=np.array([2.0, 8.0]))
+    b = pabi.multi_epoch_epsilon(1e-5, profile=prof, epochs=2, grid_step=0.02, eps_max=em, orders=np.array([2.0, 8.0]))
+    assert a.rdp == b.rdp
 
 
 # ---------------------------------------------------------------------------------------------
@@ -177,14 +177,14 @@ def test_tradeoff_from_profile_errors_name_the_first_bad_index():
 
 
 def test_losses_are_the_core_grid_points():
-    pld = pabi.PrivacyLossDistribution.gaussian(1.0, h=1e-3)
+    pld = pabi.PrivacyLossDistribution.gaussian(1.0, grid_step=1e-3)
     c = pld._core
-    want = (c.lo + np.arange(len(c.pmf))) * c.h  # the former Python formula: the same doubles
+    want = (c.lo + np.arange(len(c.pmf))) * c.grid_step  # the former Python formula: the same doubles
     assert np.array_equal(pld.losses, want)
     # exact grid points k·h to the nearest double
     k = np.arange(len(c.pmf))[:: max(1, len(c.pmf) // 50)]
     for kk in k:
-        exact = Fraction(int(c.lo + kk)) * Fraction(c.h)
+        exact = Fraction(int(c.lo + kk)) * Fraction(c.grid_step)
         assert abs(Fraction(float(pld.losses[kk])) - exact) <= Fraction(math.ulp(float(pld.losses[kk])))
 
 
@@ -214,12 +214,12 @@ def test_cli_last_iterate_uses_the_rounded_down_std(capsys):
 
     from pabi.cli import main
 
-    rc = main(["last-iterate", "--alpha", "8", "--lr", "0.1", "--clip", "1", "--batch-size", "3",
-               "--noise-multiplier", "1.1", "--steps", "30", "--steps-per-epoch", "10", "--json"])
+    rc = main(["last-iterate", "--order", "8", "--lr", "0.1", "--max-grad-norm", "1", "--batch-size", "3",
+               "--noise-multiplier", "1.1", "--steps", "30", "--batches-per-epoch", "10", "--json"])
     assert rc == 0
     out = json.loads(capsys.readouterr().out)
     sigma = _core.noise_std_down(0.1, 1.1, 1.0, 3.0)
-    assert out["setup"]["sigma"] == sigma and sigma < 0.1 * 1.1 * 1.0 / 3
+    assert out["setup"]["noise_scale"] == sigma and sigma < 0.1 * 1.1 * 1.0 / 3
 
 
 def test_noise_std_down_domain():
@@ -237,8 +237,8 @@ def test_noise_std_down_domain():
 @pytest.mark.parametrize("delta", [0.25, 1e-5, 5e-6, 1e-300, 5e-324])
 def test_rdp_to_dp_epsilon_above_exact(method, delta):
     orders, rdp = np.array([2.0, 4.0, 8.0]), np.array([0.5, 1.0, 2.0])
-    eps, _ = pabi.rdp_to_dp_epsilon(orders, rdp, delta, method=method)
-    want = float(ref.rdp_to_dp_epsilon(orders, rdp, delta, method=method)[0])
+    eps, _ = pabi.rdp_to_dp_epsilon(delta, orders=orders, rdp=rdp, conversion=method)
+    want = float(ref.rdp_to_dp_epsilon(orders, rdp, delta, conversion=method)[0])
     # a subnormal δ stays finite: e^x underflowing to 0 is bounded by 2^-1074, not 2^-1073
     assert math.isfinite(eps)
     # (at δ = 5e-324 the bound is loose by ~1e-3 relative: e^{(α−1)(ε_R − ε)} is subnormal there)
@@ -249,14 +249,14 @@ def test_rdp_to_dp_epsilon_above_exact(method, delta):
 @pytest.mark.parametrize("eps", [0.0, 0.5, 1.0, 3.0, 30.0])
 def test_rdp_to_dp_delta_above_exact(method, eps):
     orders, rdp = np.array([2.0, 4.0, 8.0]), np.array([0.5, 1.0, 2.0])
-    d, _ = pabi.rdp_to_dp_delta(orders, rdp, eps, method=method)
-    want = float(ref.rdp_to_dp_delta(orders, rdp, eps, method=method)[0])
+    d, _ = pabi.rdp_to_dp_delta(eps, orders=orders, rdp=rdp, conversion=method)
+    want = float(ref.rdp_to_dp_delta(orders, rdp, eps, conversion=method)[0])
     assert d >= want and d <= want * (1 + 1e-12) + 1e-300
 
 
 def test_rdp_to_dp_delta_exact_example():
     # tight rule at α = 4, ε_R = 1, ε = 1: (3/4)^3/4 = 27/256 exactly; the bound is just above it
-    d, a = pabi.rdp_to_dp_delta([4.0], [1.0], 1.0, method="tight")
+    d, a = pabi.rdp_to_dp_delta(1.0, orders=[4.0], rdp=[1.0], conversion="tight")
     assert a == 4.0 and Fraction(d) >= Fraction(27, 256)
     assert d <= 27 / 256 * (1 + 1e-13)
 
@@ -272,11 +272,11 @@ def test_rdp_conversions_above_exact_on_random_curves():
         eps = float(rng.uniform(0.0, 10.0))
         dl = float(10 ** rng.uniform(-12, -1))
         for m in ("classical", "tight"):
-            d, _ = pabi.rdp_to_dp_delta(orders, rdp, eps, method=m)
-            w = float(ref.rdp_to_dp_delta(orders, rdp, eps, method=m)[0])
+            d, _ = pabi.rdp_to_dp_delta(eps, orders=orders, rdp=rdp, conversion=m)
+            w = float(ref.rdp_to_dp_delta(orders, rdp, eps, conversion=m)[0])
             assert w <= d <= w * (1 + 1e-12) + 1e-300
-            e, _ = pabi.rdp_to_dp_epsilon(orders, rdp, dl, method=m)
-            w = float(ref.rdp_to_dp_epsilon(orders, rdp, dl, method=m)[0])
+            e, _ = pabi.rdp_to_dp_epsilon(dl, orders=orders, rdp=rdp, conversion=m)
+            w = float(ref.rdp_to_dp_epsilon(orders, rdp, dl, conversion=m)[0])
             assert w <= e <= w * (1 + 1e-12) + 1e-300
 
 

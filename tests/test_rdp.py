@@ -36,7 +36,7 @@ def rel(a: float, b) -> float:
      (64, 0.2, 0.7), (65, 0.01, 0.1), (256, 1e-3, 1.0), (1000, 1e-5, 0.1), (1000, 0.99, 1e-3)],
 )
 def test_sgm_against_reference(a, q, r):
-    v = pabi.sampled_gaussian_rdp_per_instance(a, q, r, 1.0)
+    v = pabi.sampled_gaussian_rdp_per_instance(a, sample_rate=q, sensitivity=r, noise_scale=1.0)
     exact = ref.sampled_gaussian_rdp(a, q, r)
     assert mp.mpf(v) >= exact  # upper bound
     assert rel(v, exact) < 1e-12
@@ -50,7 +50,7 @@ def test_sgm_golden_file():
     a = np.array([float(x["alpha"]) for x in rows])
     q = np.array([float(x["q"]) for x in rows])
     r = np.array([float(x["r"]) for x in rows])
-    v = pabi.sampled_gaussian_rdp_per_instance(a, q, r, 1.0)
+    v = pabi.sampled_gaussian_rdp_per_instance(a, sample_rate=q, sensitivity=r, noise_scale=1.0)
     worst = 0.0
     for vi, x in zip(v, rows):
         e = mp.mpf(x["rdp"])
@@ -70,7 +70,7 @@ def test_sgm_equals_dp_accounting_integer_orders():
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 theirs = R._compute_rdp_poisson_subsampled_gaussian(q, z, orders)
-            ours = pabi.sampled_gaussian_rdp(orders.astype(float), q, z)
+            ours = pabi.sampled_gaussian_rdp(orders.astype(float), sample_rate=q, noise_multiplier=z)
             assert np.all(np.isfinite(ours)) and np.all(np.isfinite(theirs))
             d = np.abs(ours - theirs) / theirs
             # theirs sums ln A including the k = 0, 1 terms: ln A = (alpha - 1) eps suffers
@@ -88,32 +88,32 @@ def test_sgm_equals_dp_accounting_integer_orders():
 def test_sgm_q_one_alpha_two_and_special():
     a = np.array([2, 3, 8, 64, 1000, 1e5])
     for r in (1e-3, 0.5, 3.0):
-        v = pabi.sampled_gaussian_rdp_per_instance(a, 1.0, r, 1.0)  # C01
+        v = pabi.sampled_gaussian_rdp_per_instance(a, sample_rate=1.0, sensitivity=r, noise_scale=1.0)  # C01
         np.testing.assert_allclose(v, a * r * r / 2, rtol=1e-13)
         assert np.all(v >= a * r * r / 2)
     for q in (1e-8, 1e-3, 0.3, 0.9):  # C04 closed form at alpha = 2
         for r in (1e-3, 0.5, 2.0):
-            v = pabi.sampled_gaussian_rdp_per_instance(2, q, r, 1.0)
+            v = pabi.sampled_gaussian_rdp_per_instance(2, sample_rate=q, sensitivity=r, noise_scale=1.0)
             assert abs(v - math.log1p(q * q * math.expm1(r * r))) <= 1e-13 * v
-    assert pabi.sampled_gaussian_rdp_per_instance(5, 0.0, 1.0, 1.0) == 0.0
-    assert pabi.sampled_gaussian_rdp_per_instance(5, 0.3, 0.0, 1.0) == 0.0
+    assert pabi.sampled_gaussian_rdp_per_instance(5, sample_rate=0.0, sensitivity=1.0, noise_scale=1.0) == 0.0
+    assert pabi.sampled_gaussian_rdp_per_instance(5, sample_rate=0.3, sensitivity=0.0, noise_scale=1.0) == 0.0
     # fractional orders, ceiling rule; (1, 2] -> 2
-    assert pabi.sampled_gaussian_rdp(2.3, 0.1, 1.0, fractional="ceil") == pabi.sampled_gaussian_rdp(3, 0.1, 1.0)
-    assert pabi.sampled_gaussian_rdp(1.01, 0.1, 1.0, fractional="ceil") == pabi.sampled_gaussian_rdp(2, 0.1, 1.0)
+    assert pabi.sampled_gaussian_rdp(2.3, sample_rate=0.1, noise_multiplier=1.0, fractional="ceil") == pabi.sampled_gaussian_rdp(3, sample_rate=0.1, noise_multiplier=1.0)
+    assert pabi.sampled_gaussian_rdp(1.01, sample_rate=0.1, noise_multiplier=1.0, fractional="ceil") == pabi.sampled_gaussian_rdp(2, sample_rate=0.1, noise_multiplier=1.0)
     # exact (default): strictly between the integer orders
-    v = pabi.sampled_gaussian_rdp(2.3, 0.1, 1.0)
-    assert pabi.sampled_gaussian_rdp(2, 0.1, 1.0) < v < pabi.sampled_gaussian_rdp(3, 0.1, 1.0)
+    v = pabi.sampled_gaussian_rdp(2.3, sample_rate=0.1, noise_multiplier=1.0)
+    assert pabi.sampled_gaussian_rdp(2, sample_rate=0.1, noise_multiplier=1.0) < v < pabi.sampled_gaussian_rdp(3, sample_rate=0.1, noise_multiplier=1.0)
     # scale invariance in (Delta, sigma)
-    assert pabi.sampled_gaussian_rdp_per_instance(7, 0.1, 3.0, 2.0) == pytest.approx(
-        pabi.sampled_gaussian_rdp_per_instance(7, 0.1, 1.5, 1.0), rel=1e-15
+    assert pabi.sampled_gaussian_rdp_per_instance(7, sample_rate=0.1, sensitivity=3.0, noise_scale=2.0) == pytest.approx(
+        pabi.sampled_gaussian_rdp_per_instance(7, sample_rate=0.1, sensitivity=1.5, noise_scale=1.0), rel=1e-15
     )
 
 
 def test_sgm_small_q_asymptote_and_extremes():
     for a in (2, 5, 20):
-        v = pabi.sampled_gaussian_rdp_per_instance(a, 1e-7, 0.1, 1.0)
+        v = pabi.sampled_gaussian_rdp_per_instance(a, sample_rate=1e-7, sensitivity=0.1, noise_scale=1.0)
         assert v == pytest.approx(a / 2 * 1e-14 * math.expm1(0.01), rel=1e-5)
-    v = pabi.sampled_gaussian_rdp(np.array([4096.0, 1e5]), 1e-9, 1.0)
+    v = pabi.sampled_gaussian_rdp(np.array([4096.0, 1e5]), sample_rate=1e-9, noise_multiplier=1.0)
     assert np.all(np.isfinite(v)) and np.all(v > 0)
 
 
@@ -124,49 +124,49 @@ def test_sgm_small_q_asymptote_and_extremes():
     r=st.floats(1e-3, 3.0),
 )
 def test_sgm_monotone_and_bounded(a, q, r):
-    v = pabi.sampled_gaussian_rdp_per_instance(a, q, r, 1.0)
+    v = pabi.sampled_gaussian_rdp_per_instance(a, sample_rate=q, sensitivity=r, noise_scale=1.0)
     assert 0 <= v <= a * r * r / 2 * (1 + 1e-12)
-    assert pabi.sampled_gaussian_rdp_per_instance(a + 1, q, r, 1.0) >= v * (1 - 1e-13)
-    assert pabi.sampled_gaussian_rdp_per_instance(a, min(1.0, q * 1.01), r, 1.0) >= v
-    assert pabi.sampled_gaussian_rdp_per_instance(a, q, r * 1.01, 1.0) >= v
+    assert pabi.sampled_gaussian_rdp_per_instance(a + 1, sample_rate=q, sensitivity=r, noise_scale=1.0) >= v * (1 - 1e-13)
+    assert pabi.sampled_gaussian_rdp_per_instance(a, sample_rate=min(1.0, q * 1.01), sensitivity=r, noise_scale=1.0) >= v
+    assert pabi.sampled_gaussian_rdp_per_instance(a, sample_rate=q, sensitivity=r * 1.01, noise_scale=1.0) >= v
 
 
 def test_sgm_errors():
-    with pytest.raises(ValueError, match="alpha"):
-        pabi.sampled_gaussian_rdp(1.0, 0.1, 1.0)
-    with pytest.raises(ValueError, match="q"):
-        pabi.sampled_gaussian_rdp(2.0, 1.5, 1.0)
+    with pytest.raises(ValueError, match="order must be > 1"):
+        pabi.sampled_gaussian_rdp(1.0, sample_rate=0.1, noise_multiplier=1.0)
+    with pytest.raises(ValueError, match="sample_rate must be in"):
+        pabi.sampled_gaussian_rdp(2.0, sample_rate=1.5, noise_multiplier=1.0)
     with pytest.raises(ValueError, match="noise_multiplier must be > 0"):
-        pabi.sampled_gaussian_rdp(2.0, 0.5, 0.0)
+        pabi.sampled_gaussian_rdp(2.0, sample_rate=0.5, noise_multiplier=0.0)
     with pytest.raises(ValueError, match=r"noise_multiplier.*index \(1, 0\)"):
-        pabi.sampled_gaussian_rdp(2.0, 0.5, [[1.0], [-1.0]])
+        pabi.sampled_gaussian_rdp(2.0, sample_rate=0.5, noise_multiplier=[[1.0], [-1.0]])
     with pytest.raises(ValueError, match=r"sensitivity.*index 2"):
-        pabi.sampled_gaussian_rdp_per_instance(2.0, 0.5, [1.0, 0.5, float("nan")], 1.0)
+        pabi.sampled_gaussian_rdp_per_instance(2.0, sample_rate=0.5, sensitivity=[1.0, 0.5, float("nan")], noise_scale=1.0)
     with pytest.raises(TypeError):
-        pabi.sampled_gaussian_rdp("a", 0.5, 1.0)
+        pabi.sampled_gaussian_rdp("a", sample_rate=0.5, noise_multiplier=1.0)
 
 
 # ------------------------------------------------------------------ composition (Thm 3.3)
 
 
 def test_holder_orders_corrected_and_printed():
-    b = pabi.holder_orders(3.0, 2.0, 4)  # Thm A.2: g(a) = 2a - 1
+    b = pabi.holder_orders(3.0, holder_exponent=2.0, steps=4)  # Thm A.2: g(a) = 2a - 1
     np.testing.assert_allclose(b, [3.0, 5.0, 9.0, 17.0], rtol=1e-15)
-    for i, bi in enumerate(pabi.holder_orders(8.0, 7.5, 6)):
+    for i, bi in enumerate(pabi.holder_orders(8.0, holder_exponent=7.5, steps=6)):
         assert rel(bi, ref.holder_order_map(8.0, 7.5, i)) < 1e-13
-    pub = pabi.holder_orders(8.0, 7.5, 6, variant="as_published")
+    pub = pabi.holder_orders(8.0, holder_exponent=7.5, steps=6, variant="as_published")
     for i, bi in enumerate(pub):
         assert rel(bi, ref.holder_order_map(8.0, 7.5, i, "as_published")) < 1e-13
-    assert np.all(pub >= pabi.holder_orders(8.0, 7.5, 6))  # T1: printed map is larger
+    assert np.all(pub >= pabi.holder_orders(8.0, holder_exponent=7.5, steps=6))  # T1: printed map is larger
     # p = 3n keeps every order <= 1 + 1.5(alpha - 1)  (Fact 3.4, corrected)
     for n in (1, 2, 10, 1000):
-        assert pabi.holder_orders(8.0, 3.0 * n, n).max() <= 1 + 1.5 * 7 + 1e-12
+        assert pabi.holder_orders(8.0, holder_exponent=3.0 * n, steps=n).max() <= 1 + 1.5 * 7 + 1e-12
 
 
 def test_composition_one_step_identity():
     s = np.array([[0.3, 0.9, 0.5]])
-    v = pabi.dpsgd_per_instance_rdp(6.5, 0.05, 1.3, s)
-    assert v == pytest.approx(pabi.sampled_gaussian_rdp_per_instance(7, 0.05, 0.9, 1.3), rel=1e-13)
+    v = pabi.dpsgd_per_instance_rdp(6.5, sample_rate=0.05, noise_scale=1.3, sensitivities=s)
+    assert v == pytest.approx(pabi.sampled_gaussian_rdp_per_instance(7, sample_rate=0.05, sensitivity=0.9, noise_scale=1.3), rel=1e-13)
 
 
 @pytest.mark.parametrize("alpha,q,sigma,sens,p", [
@@ -182,8 +182,8 @@ def test_composition_one_step_identity():
 def test_composition_orders_on_and_near_integers(alpha, q, sigma, sens, p):
     """The Hölder orders ⌈β_i⌉ are those of the exact β_i of the given doubles (decided in
     double-double, and exactly in integers on an integer): never below the reference."""
-    v = pabi.dpsgd_per_instance_rdp(alpha, q, sigma, sens, p=p)
-    e = ref.dpsgd_per_instance_rdp(alpha, q, sigma, sens, p=p)
+    v = pabi.dpsgd_per_instance_rdp(alpha, sample_rate=q, noise_scale=sigma, sensitivities=sens, holder_exponent=p)
+    e = ref.dpsgd_per_instance_rdp(alpha, q, sigma, sens, holder_exponent=p)
     assert mp.mpf(v) >= e and rel(v, e) < 1e-12, (v, e)
 
 
@@ -192,12 +192,12 @@ def test_composition_against_reference_weighted_form(variant):
     rng = np.random.default_rng(1)
     s = rng.uniform(0, 1.5, size=(5, 3))
     for alpha, p in ((2.5, 4.0), (8.0, 15.0)):
-        v = pabi.dpsgd_per_instance_rdp(alpha, 0.1, 1.0, s, p=p, variant=variant)
-        e = ref.dpsgd_per_instance_rdp(alpha, 0.1, 1.0, s.tolist(), p=p, variant=variant)
+        v = pabi.dpsgd_per_instance_rdp(alpha, sample_rate=0.1, noise_scale=1.0, sensitivities=s, holder_exponent=p, variant=variant)
+        e = ref.dpsgd_per_instance_rdp(alpha, 0.1, 1.0, s.tolist(), holder_exponent=p, variant=variant)
         assert mp.mpf(v) >= e
         assert rel(v, e) < 1e-12
-    assert pabi.dpsgd_per_instance_rdp(8.0, 0.1, 1.0, s, variant="as_published") >= (
-        pabi.dpsgd_per_instance_rdp(8.0, 0.1, 1.0, s)
+    assert pabi.dpsgd_per_instance_rdp(8.0, sample_rate=0.1, noise_scale=1.0, sensitivities=s, variant="as_published") >= (
+        pabi.dpsgd_per_instance_rdp(8.0, sample_rate=0.1, noise_scale=1.0, sensitivities=s)
     )
 
 
@@ -213,7 +213,7 @@ def test_composition_against_reference_weighted_form(variant):
 def test_composition_small_exponents_against_reference(alpha, q, sigma, rows):
     """Rows whose t_i·D are ≪ 1 (small q or sensitivities): ln mean e^{tD} is evaluated as
     log1p(mean expm1(tD)), without the cancellation of the shifted form."""
-    v, terms = pabi.dpsgd_per_instance_rdp(alpha, q, sigma, np.array(rows), return_terms=True)
+    v, terms = pabi.dpsgd_per_instance_rdp(alpha, sample_rate=q, noise_scale=sigma, sensitivities=np.array(rows), return_terms=True)
     e = ref.dpsgd_per_instance_rdp(alpha, q, sigma, rows, dps=50)
     assert mp.mpf(v) >= e and rel(v, e) < 1e-12, rel(v, e)
 
@@ -230,7 +230,7 @@ def test_composition_small_exponents_against_reference(alpha, q, sigma, rows):
 def test_composition_nice_inputs_against_reference(alpha, q, sigma, rows):
     """Dyadic sensitivities and round parameters (where the log-mean-exp bug hid): never below
     the 40-digit reference, within 1e-12."""
-    v = pabi.dpsgd_per_instance_rdp(alpha, q, sigma, np.array(rows))
+    v = pabi.dpsgd_per_instance_rdp(alpha, sample_rate=q, noise_scale=sigma, sensitivities=np.array(rows))
     e = ref.dpsgd_per_instance_rdp(alpha, q, sigma, rows, dps=40)
     if e == 0:
         assert v == 0
@@ -243,22 +243,22 @@ def test_composition_gaussian_chain_limit():
     classical composition n * ceil(alpha) r^2 / 2 as p -> inf."""
     n, r = 20, 0.3
     s = np.full((n, 2), r)
-    vals = [pabi.dpsgd_per_instance_rdp(7.5, 1.0, 1.0, s, p=p) for p in (3 * n, 30 * n, 1e9 * n)]
+    vals = [pabi.dpsgd_per_instance_rdp(7.5, sample_rate=1.0, noise_scale=1.0, sensitivities=s, holder_exponent=p) for p in (3 * n, 30 * n, 1e9 * n)]
     assert vals[0] >= vals[1] >= vals[2]
     assert vals[2] == pytest.approx(n * 8 * r * r / 2, rel=1e-12)
-    betas = pabi.holder_orders(7.5, 3.0 * n, n)
+    betas = pabi.holder_orders(7.5, holder_exponent=3.0 * n, steps=n)
     assert vals[0] == pytest.approx(np.sum(np.ceil(betas)) * r * r / 2, rel=1e-12)
 
 
 def test_composition_per_instance_beats_worst_case():
     rng = np.random.default_rng(0)
     s = np.minimum(rng.gamma(2.0, 0.1, size=(200, 10)), 1.0)
-    v = pabi.dpsgd_per_instance_rdp(8.0, 0.01, 1.0, s)
-    worst = pabi.dpsgd_per_instance_rdp(8.0, 0.01, 1.0, np.ones_like(s))
+    v = pabi.dpsgd_per_instance_rdp(8.0, sample_rate=0.01, noise_scale=1.0, sensitivities=s)
+    worst = pabi.dpsgd_per_instance_rdp(8.0, sample_rate=0.01, noise_scale=1.0, sensitivities=np.ones_like(s))
     assert v < 0.5 * worst
     # at least the plug-in composition of the means is not beaten by much (sanity): >= mean path
     mean_path = sum(
-        float(np.mean(pabi.sampled_gaussian_rdp_per_instance(8, 0.01, row, 1.0))) for row in s
+        float(np.mean(pabi.sampled_gaussian_rdp_per_instance(8, sample_rate=0.01, sensitivity=row, noise_scale=1.0))) for row in s
     )
     assert v >= mean_path
 
@@ -268,48 +268,48 @@ def test_composition_skip_path_matches_direct_evaluation():
     rng = np.random.default_rng(3)
     s = np.minimum(rng.gamma(2.0, 0.4, size=(4, 30)), 1.0)
     s[:, 0] = 1.0
-    v = pabi.dpsgd_per_instance_rdp(12.0, 0.02, 0.7, s, p=12.0)
-    e = ref.dpsgd_per_instance_rdp(12.0, 0.02, 0.7, s.tolist(), p=12.0, dps=25)
+    v = pabi.dpsgd_per_instance_rdp(12.0, sample_rate=0.02, noise_scale=0.7, sensitivities=s, holder_exponent=12.0)
+    e = ref.dpsgd_per_instance_rdp(12.0, 0.02, 0.7, s.tolist(), holder_exponent=12.0, dps=25)
     assert mp.mpf(v) >= e and rel(v, e) < 1e-12
 
 
 def test_composition_ucb_and_terms():
     rng = np.random.default_rng(2)
     s = rng.uniform(0, 1, size=(50, 10))
-    plain, terms = pabi.dpsgd_per_instance_rdp(4.0, 0.05, 1.0, s, return_terms=True)
+    plain, terms = pabi.dpsgd_per_instance_rdp(4.0, sample_rate=0.05, noise_scale=1.0, sensitivities=s, return_terms=True)
     assert terms.shape == (50,) and np.sum(terms) == pytest.approx(plain, rel=1e-13)
-    ucb = pabi.dpsgd_per_instance_rdp(4.0, 0.05, 1.0, s, confidence=0.05, max_sensitivity=1.0)
-    worst = pabi.dpsgd_per_instance_rdp(4.0, 0.05, 1.0, np.ones_like(s))
+    ucb = pabi.dpsgd_per_instance_rdp(4.0, sample_rate=0.05, noise_scale=1.0, sensitivities=s, failure_prob=0.05, max_sensitivity=1.0)
+    worst = pabi.dpsgd_per_instance_rdp(4.0, sample_rate=0.05, noise_scale=1.0, sensitivities=np.ones_like(s))
     assert plain < ucb <= worst * (1 + 1e-12)
     with pytest.raises(ValueError, match="max_sensitivity"):
-        pabi.dpsgd_per_instance_rdp(4.0, 0.05, 1.0, s, confidence=0.05)
+        pabi.dpsgd_per_instance_rdp(4.0, sample_rate=0.05, noise_scale=1.0, sensitivities=s, failure_prob=0.05)
     with pytest.raises(ValueError, match="max_sensitivity"):
-        pabi.dpsgd_per_instance_rdp(4.0, 0.05, 1.0, s, confidence=0.05, max_sensitivity=0.5)
+        pabi.dpsgd_per_instance_rdp(4.0, sample_rate=0.05, noise_scale=1.0, sensitivities=s, failure_prob=0.05, max_sensitivity=0.5)
 
 
 def test_composition_errors():
     s = np.ones((10, 3))
-    with pytest.raises(ValueError, match=r"p must be such that the order map stays.*p = 3\*steps"):
-        pabi.dpsgd_per_instance_rdp(8.0, 0.01, 1.0, np.ones((3000, 1)), p=1.001)
-    with pytest.raises(ValueError, match="alpha"):
-        pabi.dpsgd_per_instance_rdp(1.0, 0.01, 1.0, s)
-    with pytest.raises(ValueError, match="q"):
-        pabi.dpsgd_per_instance_rdp(2.0, -0.1, 1.0, s)
-    with pytest.raises(ValueError, match="sigma"):
-        pabi.dpsgd_per_instance_rdp(2.0, 0.1, 0.0, s)
-    with pytest.raises(ValueError, match="p must"):
-        pabi.dpsgd_per_instance_rdp(2.0, 0.1, 1.0, s, p=1.0)
+    with pytest.raises(ValueError, match=r"holder_exponent must be such that the order map stays.*p = 3\*steps"):
+        pabi.dpsgd_per_instance_rdp(8.0, sample_rate=0.01, noise_scale=1.0, sensitivities=np.ones((3000, 1)), holder_exponent=1.001)
+    with pytest.raises(ValueError, match="order must be > 1"):
+        pabi.dpsgd_per_instance_rdp(1.0, sample_rate=0.01, noise_scale=1.0, sensitivities=s)
+    with pytest.raises(ValueError, match="sample_rate must be in"):
+        pabi.dpsgd_per_instance_rdp(2.0, sample_rate=-0.1, noise_scale=1.0, sensitivities=s)
+    with pytest.raises(ValueError, match="noise_scale must be > 0"):
+        pabi.dpsgd_per_instance_rdp(2.0, sample_rate=0.1, noise_scale=0.0, sensitivities=s)
+    with pytest.raises(ValueError, match="holder_exponent must"):
+        pabi.dpsgd_per_instance_rdp(2.0, sample_rate=0.1, noise_scale=1.0, sensitivities=s, holder_exponent=1.0)
     bad = s.copy()
     bad[4, 2] = -1.0
     with pytest.raises(ValueError, match=r"sensitivities.*\(4, 2\)"):
-        pabi.dpsgd_per_instance_rdp(2.0, 0.1, 1.0, bad)
+        pabi.dpsgd_per_instance_rdp(2.0, sample_rate=0.1, noise_scale=1.0, sensitivities=bad)
     bad[4, 2] = np.nan
     with pytest.raises(ValueError, match=r"\(4, 2\)"):
-        pabi.dpsgd_per_instance_rdp(2.0, 0.1, 1.0, bad)
+        pabi.dpsgd_per_instance_rdp(2.0, sample_rate=0.1, noise_scale=1.0, sensitivities=bad)
     with pytest.raises(ValueError, match="non-empty|shape"):
-        pabi.dpsgd_per_instance_rdp(2.0, 0.1, 1.0, np.ones((0, 3)))
+        pabi.dpsgd_per_instance_rdp(2.0, sample_rate=0.1, noise_scale=1.0, sensitivities=np.ones((0, 3)))
     with pytest.raises(ValueError, match="variant"):
-        pabi.dpsgd_per_instance_rdp(2.0, 0.1, 1.0, s, variant="paper")
+        pabi.dpsgd_per_instance_rdp(2.0, sample_rate=0.1, noise_scale=1.0, sensitivities=s, variant="paper")
 
 
 # ------------------------------------------------------------------ conversions
@@ -330,13 +330,13 @@ def test_tight_conversion_matches_dp_accounting_dpsgd():
     )
     theirs = acc.get_epsilon(delta)
     orders = np.asarray(acc._orders, dtype=float)
-    curve = pabi.rdp_compose(np.tile(pabi.sampled_gaussian_rdp(orders, q, z), (steps, 1)))
-    eps, order = pabi.rdp_to_dp_epsilon(orders, curve, delta)
+    curve = pabi.rdp_compose(np.tile(pabi.sampled_gaussian_rdp(orders, sample_rate=q, noise_multiplier=z), (steps, 1)))
+    eps, order = pabi.rdp_to_dp_epsilon(delta, orders=orders, rdp=curve)
     assert eps >= theirs * (1 - 1e-12) and eps == pytest.approx(theirs, rel=1e-10)
     d_theirs, _ = R.compute_delta(orders, curve, eps)
-    d_ours, _ = pabi.rdp_to_dp_delta(orders, curve, eps)
+    d_ours, _ = pabi.rdp_to_dp_delta(eps, orders=orders, rdp=curve)
     assert d_ours == pytest.approx(d_theirs, rel=1e-10) and d_ours >= d_theirs
-    classical, _ = pabi.rdp_to_dp_epsilon(orders, curve, delta, method="classical")
+    classical, _ = pabi.rdp_to_dp_epsilon(delta, orders=orders, rdp=curve, conversion="classical")
     assert classical > eps
 
 
@@ -344,11 +344,11 @@ def test_conversions_against_reference():
     orders = np.array([1.5, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0])
     rdp = 0.05 * orders
     for method in ("tight", "classical"):
-        e, o = pabi.rdp_to_dp_epsilon(orders, rdp, 1e-6, method=method)
-        er, orr = ref.rdp_to_dp_epsilon(orders, rdp, 1e-6, method=method)
+        e, o = pabi.rdp_to_dp_epsilon(1e-6, orders=orders, rdp=rdp, conversion=method)
+        er, orr = ref.rdp_to_dp_epsilon(orders, rdp, 1e-6, conversion=method)
         assert o == float(orr) and mp.mpf(e) >= er and rel(e, er) < 1e-12
-        d, o = pabi.rdp_to_dp_delta(orders, rdp, 1.0, method=method)
-        dr, orr = ref.rdp_to_dp_delta(orders, rdp, 1.0, method=method)
+        d, o = pabi.rdp_to_dp_delta(1.0, orders=orders, rdp=rdp, conversion=method)
+        dr, orr = ref.rdp_to_dp_delta(orders, rdp, 1.0, conversion=method)
         assert o == float(orr) and mp.mpf(d) >= dr and rel(d, dr) < 1e-12
 
 
@@ -357,21 +357,21 @@ def test_mironov_conversion_valid_on_gaussian():
     mu, delta = 1.0, 1e-5
     orders = pabi.DEFAULT_ORDERS
     for method in ("classical", "tight"):
-        eps, _ = pabi.rdp_to_dp_epsilon(orders, orders * mu * mu / 2, delta, method=method)
+        eps, _ = pabi.rdp_to_dp_epsilon(delta, orders=orders, rdp=orders * mu * mu / 2, conversion=method)
         assert pabi.theta(eps, mu) <= delta
 
 
 def test_compose_and_errors():
     np.testing.assert_allclose(pabi.rdp_compose([[0.1, 0.2], [0.3, 0.4]]), [0.4, 0.6])
     with pytest.raises(ValueError, match="delta"):
-        pabi.rdp_to_dp_epsilon([2.0], [0.1], 0.0)
+        pabi.rdp_to_dp_epsilon(0.0, orders=[2.0], rdp=[0.1])
     with pytest.raises(ValueError, match="orders"):
-        pabi.rdp_to_dp_epsilon([1.0], [0.1], 1e-5)
+        pabi.rdp_to_dp_epsilon(1e-5, orders=[1.0], rdp=[0.1])
     with pytest.raises(ValueError, match="rdp"):
-        pabi.rdp_to_dp_delta([2.0], [-0.1], 1.0)
-    with pytest.raises(ValueError, match="method"):
-        pabi.rdp_to_dp_delta([2.0], [0.1], 1.0, method="rough")
-    with pytest.raises(ValueError, match=r"curves.*\(1, 0\)"):
+        pabi.rdp_to_dp_delta(1.0, orders=[2.0], rdp=[-0.1])
+    with pytest.raises(ValueError, match="conversion must be one of"):
+        pabi.rdp_to_dp_delta(1.0, orders=[2.0], rdp=[0.1], conversion="rough")
+    with pytest.raises(ValueError, match=r"rdp must be.*\(1, 0\)"):
         pabi.rdp_compose([[0.1, 0.2], [-0.3, 0.4]])
 
 
@@ -383,19 +383,19 @@ def test_profile_to_rdp_gaussian():
     delta = pabi.theta(eps, mu)
     delta[-1] = 0.0  # theta(40, 0.8) underflows far below anything that matters
     for alpha in (1.5, 2.0, 5.0, 10.0):
-        v = pabi.profile_to_rdp(alpha, eps, delta)
+        v = pabi.profile_to_rdp(alpha, eps=eps, delta=delta)
         exact = alpha * mu * mu / 2
         assert exact <= v <= exact * (1 + 2e-3)
     e = ref.profile_to_rdp(3.0, lambda x: ref.gaussian_profile(x, mu))
     assert rel(e, 3.0 * mu * mu / 2) < 1e-12
-    v2 = pabi.profile_to_rdp(3.0, eps, lambda x: np.where(x < 40, pabi.theta(x, mu), 0.0))
-    assert v2 == pabi.profile_to_rdp(3.0, eps, delta)
-    with pytest.raises(ValueError, match="delta_grid.*0 at the last"):
-        pabi.profile_to_rdp(2.0, [0.0, 1.0], [0.5, 0.1])
+    v2 = pabi.profile_to_rdp(3.0, eps=eps, delta=lambda x: np.where(x < 40, pabi.theta(x, mu), 0.0))
+    assert v2 == pabi.profile_to_rdp(3.0, eps=eps, delta=delta)
+    with pytest.raises(ValueError, match="delta must be 0 at the last"):
+        pabi.profile_to_rdp(2.0, eps=[0.0, 1.0], delta=[0.5, 0.1])
     with pytest.raises(ValueError, match="non-increasing"):
-        pabi.profile_to_rdp(2.0, [0.0, 1.0, 2.0], [0.1, 0.5, 0.0])
-    with pytest.raises(ValueError, match="eps_grid"):
-        pabi.profile_to_rdp(2.0, [0.5, 1.0], [0.1, 0.0])
+        pabi.profile_to_rdp(2.0, eps=[0.0, 1.0, 2.0], delta=[0.1, 0.5, 0.0])
+    with pytest.raises(ValueError, match="eps must be starting at 0"):
+        pabi.profile_to_rdp(2.0, eps=[0.5, 1.0], delta=[0.1, 0.0])
 
 
 def test_docstring_examples():
@@ -434,7 +434,7 @@ def _chain_case(rng, n: int, S: int, alpha: float, p: float, variant: str = "cor
         px.append(a)
         py.append(b)
     exact = _renyi(np.array(px), np.array(py), alpha)
-    betas = pabi.holder_orders(alpha, p, n, variant=variant)  # beta_i, i = 0..n-1
+    betas = pabi.holder_orders(alpha, holder_exponent=p, steps=n, variant=variant)  # beta_i, i = 0..n-1
     div = np.zeros((n, S))
     w = np.zeros((n, S))
     div[0, 0], w[0, 0] = _renyi(X1, Y1, betas[n - 1]), 1.0
@@ -446,7 +446,7 @@ def _chain_case(rng, n: int, S: int, alpha: float, p: float, variant: str = "cor
         w[j - 1] = marg
         naive += float(marg @ [_renyi(Xt[j - 2][x], Yt[j - 2][x], alpha) for x in range(S)])
         marg = marg @ Xt[j - 2]
-    bound = pabi.holder_composition_bound(alpha, p, div, w, variant=variant)
+    bound = pabi.holder_composition_bound(alpha, holder_exponent=p, divergences=div, weights=w, variant=variant)
     return exact, bound, naive
 
 
@@ -478,16 +478,16 @@ def test_holder_composition_matches_dpsgd_path():
     rng = np.random.default_rng(5)
     s = rng.uniform(0, 1, size=(6, 4))
     alpha, p, q = 5.0, 18.0, 0.05
-    betas = pabi.holder_orders(alpha, p, 6)
+    betas = pabi.holder_orders(alpha, holder_exponent=p, steps=6)
     div = np.empty_like(s)
     for j in range(6):  # row j = step j + 1 uses beta_{n-1-j} at the ceiling order
-        div[j] = pabi.sampled_gaussian_rdp_per_instance(np.ceil(betas[5 - j]), q, s[j], 1.0)
+        div[j] = pabi.sampled_gaussian_rdp_per_instance(np.ceil(betas[5 - j]), sample_rate=q, sensitivity=s[j], noise_scale=1.0)
     div[0] = div[0].max()
-    a = pabi.holder_composition_bound(alpha, p, div)
-    b = pabi.dpsgd_per_instance_rdp(alpha, q, 1.0, s, p=p)
+    a = pabi.holder_composition_bound(alpha, holder_exponent=p, divergences=div)
+    b = pabi.dpsgd_per_instance_rdp(alpha, sample_rate=q, noise_scale=1.0, sensitivities=s, holder_exponent=p)
     assert a == pytest.approx(b, rel=1e-13)
     with pytest.raises(ValueError, match=r"weights"):
-        pabi.holder_composition_bound(alpha, p, div, np.full(div.shape, 0.3))
+        pabi.holder_composition_bound(alpha, holder_exponent=p, divergences=div, weights=np.full(div.shape, 0.3))
 
 
 def test_plug_in_biased_low_ucb_covers():
@@ -495,20 +495,20 @@ def test_plug_in_biased_low_ucb_covers():
     many trials; the Hoeffding UCB mode (confidence J = 0.05) stays above it."""
     n, m, alpha, q, p = 5, 10, 4.0, 0.1, 15.0
     lo, hi, pi = 0.1, 1.0, 0.2
-    betas = pabi.holder_orders(alpha, p, n)
+    betas = pabi.holder_orders(alpha, holder_exponent=p, steps=n)
     div = np.empty((n, 2))
     for j in range(n):
-        div[j] = pabi.sampled_gaussian_rdp_per_instance(np.ceil(betas[n - 1 - j]), q, [lo, hi], 1.0)
+        div[j] = pabi.sampled_gaussian_rdp_per_instance(np.ceil(betas[n - 1 - j]), sample_rate=q, sensitivity=[lo, hi], noise_scale=1.0)
     w = np.tile([1 - pi, pi], (n, 1))
     w[0] = [0.0, 1.0]  # step 1 deterministic at the high sensitivity
-    exact = pabi.holder_composition_bound(alpha, p, div, w)
+    exact = pabi.holder_composition_bound(alpha, holder_exponent=p, divergences=div, weights=w)
     rng = np.random.default_rng(32)
     below_plug, below_ucb, trials = 0, 0, 200
     for _ in range(trials):
         s = np.where(rng.random((n, m)) < pi, hi, lo)
         s[0] = hi
-        below_plug += pabi.dpsgd_per_instance_rdp(alpha, q, 1.0, s, p=p) < exact
-        ucb = pabi.dpsgd_per_instance_rdp(alpha, q, 1.0, s, p=p, confidence=0.05, max_sensitivity=hi)
+        below_plug += pabi.dpsgd_per_instance_rdp(alpha, sample_rate=q, noise_scale=1.0, sensitivities=s, holder_exponent=p) < exact
+        ucb = pabi.dpsgd_per_instance_rdp(alpha, sample_rate=q, noise_scale=1.0, sensitivities=s, holder_exponent=p, failure_prob=0.05, max_sensitivity=hi)
         below_ucb += ucb < exact
     assert below_plug > 0.3 * trials
     assert below_ucb <= 0.05 * trials
@@ -521,15 +521,15 @@ def test_conversions_random_curves_against_reference():
         r = rng.uniform(0.001, 0.3) * o
         for method in ("tight", "classical"):
             d, e = 10 ** rng.uniform(-12, -2), rng.uniform(0.1, 5)
-            v, er = pabi.rdp_to_dp_epsilon(o, r, d, method)[0], ref.rdp_to_dp_epsilon(o, r, d, method)[0]
+            v, er = pabi.rdp_to_dp_epsilon(d, orders=o, rdp=r, conversion=method)[0], ref.rdp_to_dp_epsilon(o, r, d, method)[0]
             assert mp.mpf(v) >= er and rel(v, er) < 1e-12
-            v, dr = pabi.rdp_to_dp_delta(o, r, e, method)[0], ref.rdp_to_dp_delta(o, r, e, method)[0]
+            v, dr = pabi.rdp_to_dp_delta(e, orders=o, rdp=r, conversion=method)[0], ref.rdp_to_dp_delta(o, r, e, method)[0]
             assert mp.mpf(v) >= dr and rel(v, dr) < 1e-12
 
 
 def test_theta_l_from_L_keeps_kappa_accuracy():
     for L, s in ((1 + 1e-8, 10000), (0.999, 20000), (1 + 1e-12, 20000), (0.3, 200)):
-        v, e = pabi.theta_l(s, L=L), ref.theta_l(L, s)
+        v, e = pabi.shift_weight(s, step_lipschitz=L), ref.shift_weight(L, s)
         assert mp.mpf(v) >= e and rel(v, e) < 1e-12
 
 
@@ -543,8 +543,8 @@ def _frac_golden_worst(path):
     a = np.array([float(x["alpha"]) for x in rows])
     q = np.array([float(x["q"]) for x in rows])
     r = np.array([float(x["r"]) for x in rows])
-    v = pabi.sampled_gaussian_rdp_per_instance(a, q, r, 1.0)
-    ceil = pabi.sampled_gaussian_rdp_per_instance(a, q, r, 1.0, fractional="ceil")
+    v = pabi.sampled_gaussian_rdp_per_instance(a, sample_rate=q, sensitivity=r, noise_scale=1.0)
+    ceil = pabi.sampled_gaussian_rdp_per_instance(a, sample_rate=q, sensitivity=r, noise_scale=1.0, fractional="ceil")
     worst = 0.0
     for vi, ci, x in zip(v, ceil, rows):
         e = mp.mpf(x["rdp"])
@@ -575,7 +575,7 @@ def test_sgm_fractional_cancellation_corner():
 
 @pytest.mark.parametrize("a,q,r", [(1.01, 0.5, 0.01), (1.0005, 0.45, 0.002), (1.0001, 0.7, 0.05), (1.003, 1e-7, 3.0)])
 def test_sgm_fractional_corner_against_quadrature(a, q, r):
-    v = pabi.sampled_gaussian_rdp_per_instance(a, q, r, 1.0)
+    v = pabi.sampled_gaussian_rdp_per_instance(a, sample_rate=q, sensitivity=r, noise_scale=1.0)
     exact = ref.sampled_gaussian_rdp_quad(a, q, r, dps=50)
     assert mp.mpf(v) >= exact * (1 - mp.mpf(10) ** -25)
     assert rel(v, exact) < 1e-12
@@ -588,7 +588,7 @@ def test_sgm_fractional_corner_against_quadrature(a, q, r):
      (1.25, 1.0, 0.5), (7.5, 1.0, 0.5)],
 )
 def test_sgm_fractional_against_quadrature(a, q, r):
-    v = pabi.sampled_gaussian_rdp_per_instance(a, q, r, 1.0)
+    v = pabi.sampled_gaussian_rdp_per_instance(a, sample_rate=q, sensitivity=r, noise_scale=1.0)
     exact = ref.sampled_gaussian_rdp_quad(a, q, r, dps=30)
     assert mp.mpf(v) >= exact * (1 - mp.mpf(10) ** -25)
     assert rel(v, exact) < 1e-12
@@ -608,7 +608,7 @@ def test_sgm_fractional_vs_dp_accounting():
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 theirs = R._compute_rdp_poisson_subsampled_gaussian(q, z, orders)
-            ours = pabi.sampled_gaussian_rdp(orders, q, z)
+            ours = pabi.sampled_gaussian_rdp(orders, sample_rate=q, noise_multiplier=z)
             d = np.abs(ours - theirs) / theirs
             worst = max(worst, float(np.median(d)))
             i = int(np.argmax(d))
@@ -616,12 +616,12 @@ def test_sgm_fractional_vs_dp_accounting():
                 far = (float(d[i]), (orders[i], q, 1 / z))
     assert worst < 1e-12  # typical agreement
     # the largest disagreement (3e-10 at alpha = 10.5, q = 0.01, z = 1): ours is the exact one
-    assert rel(pabi.sampled_gaussian_rdp(far[1][0], far[1][1], 1 / far[1][2]),
+    assert rel(pabi.sampled_gaussian_rdp(far[1][0], sample_rate=far[1][1], noise_multiplier=1 / far[1][2]),
                ref.sampled_gaussian_rdp_quad(*far[1], dps=30)) < 1e-12
     # small fractional order: dp-accounting is far off, pabi matches the quadrature
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         theirs = R._compute_rdp_poisson_subsampled_gaussian(0.01, 1.0, [1.25])[0]
-    ours = pabi.sampled_gaussian_rdp(1.25, 0.01, 1.0)
+    ours = pabi.sampled_gaussian_rdp(1.25, sample_rate=0.01, noise_multiplier=1.0)
     exact = ref.sampled_gaussian_rdp_quad(1.25, 0.01, 1.0, dps=30)
     assert rel(ours, exact) < 1e-12 and rel(theirs, exact) > 1e-2

@@ -30,11 +30,11 @@ def rel(a, b) -> float:
 def test_c01_q_one_is_gaussian():
     a = np.array([2, 3, 5, 8, 16, 64, 256, 1000], dtype=float)[:, None]
     r = np.array([1e-4, 0.1, 0.7, 1.0, 3.0])[None, :]
-    v = pabi.sampled_gaussian_rdp_per_instance(a, 1.0, r, 1.0)
+    v = pabi.sampled_gaussian_rdp_per_instance(a, sample_rate=1.0, sensitivity=r, noise_scale=1.0)
     exact = a * r * r / 2
     assert np.all(v >= exact) and np.max((v - exact) / exact) < 1e-13  # rounded up by ≤ 2^-46(1 + log2 α)
     # q = 1 − 1e-15 (not special-cased): continuity
-    w = pabi.sampled_gaussian_rdp_per_instance(a, 1 - 1e-15, r, 1.0)
+    w = pabi.sampled_gaussian_rdp_per_instance(a, sample_rate=1 - 1e-15, sensitivity=r, noise_scale=1.0)
     assert np.max(np.abs(w - exact) / exact) < 1e-6
 
 
@@ -43,18 +43,18 @@ def test_c02_fractional_orders_exact_and_sandwiched():
     exact fractional value reproduces the check's quadrature (mp_renyi_mixture_vs_gauss)."""
     for a in (1.5, 2.3, 4.7):
         for q in (0.05, 0.5):
-            v = pabi.sampled_gaussian_rdp(a, q, 1.0)
-            hi = pabi.sampled_gaussian_rdp(math.ceil(a), q, 1.0)
+            v = pabi.sampled_gaussian_rdp(a, sample_rate=q, noise_multiplier=1.0)
+            hi = pabi.sampled_gaussian_rdp(math.ceil(a), sample_rate=q, noise_multiplier=1.0)
             assert v <= hi
             if a >= 2:
-                assert v >= pabi.sampled_gaussian_rdp(math.floor(a), q, 1.0)
+                assert v >= pabi.sampled_gaussian_rdp(math.floor(a), sample_rate=q, noise_multiplier=1.0)
     # one quadrature in the check's own form (30 digits)
     with mp.workdps(30):
         q, d, s, a = mp.mpf(0.05), mp.mpf(1), mp.mpf(1), mp.mpf(2.3)
         mu0 = lambda x: mp.exp(-x * x / 2) / mp.sqrt(2 * mp.pi)  # noqa: E731
         f = lambda x: mu0(x) * (1 - q + q * mp.exp(x - mp.mpf(1) / 2)) ** a  # noqa: E731
         quad = mp.log(mp.quad(f, [-mp.inf, -12, 0, a, a + 12, mp.inf])) / (a - 1)
-    v = pabi.sampled_gaussian_rdp(2.3, 0.05, 1.0)
+    v = pabi.sampled_gaussian_rdp(2.3, sample_rate=0.05, noise_multiplier=1.0)
     assert mp.mpf(v) >= quad * (1 - mp.mpf(10) ** -25) and rel(v, quad) < 1e-12
 
 
@@ -64,39 +64,39 @@ def test_c03_stable_vs_mpmath_subgrid():
     for a in (2, 8, 32, 256):
         for q in (1e-9, 1e-3, 0.5, 0.99):
             for r in (1e-3, 1.0, 4.0):
-                v = pabi.sampled_gaussian_rdp_per_instance(a, q, r, 1.0)
+                v = pabi.sampled_gaussian_rdp_per_instance(a, sample_rate=q, sensitivity=r, noise_scale=1.0)
                 worst = max(worst, rel(v, ref.sampled_gaussian_rdp(a, q, r, dps=40)))
     assert worst < 5e-12
     # the cases where the naive sum fails are finite and right here
-    assert math.isfinite(pabi.sampled_gaussian_rdp_per_instance(256, 0.01, 1.0, 1.0))
-    v = pabi.sampled_gaussian_rdp_per_instance(2, 1e-7, 0.1, 1.0)
+    assert math.isfinite(pabi.sampled_gaussian_rdp_per_instance(256, sample_rate=0.01, sensitivity=1.0, noise_scale=1.0))
+    v = pabi.sampled_gaussian_rdp_per_instance(2, sample_rate=1e-7, sensitivity=0.1, noise_scale=1.0)
     assert rel(v, ref.sampled_gaussian_rdp(2, 1e-7, 0.1)) < 1e-13  # true 1.005e-16 (naive: 2.2e-16)
 
 
 def test_c04_properties_including_fractional_orders():
     for q in (1e-8, 1e-3, 0.3, 0.9):  # alpha = 2 closed form
         for r in (1e-3, 0.5, 2.0):
-            v = pabi.sampled_gaussian_rdp_per_instance(2, q, r, 1.0)
+            v = pabi.sampled_gaussian_rdp_per_instance(2, sample_rate=q, sensitivity=r, noise_scale=1.0)
             assert rel(v, math.log1p(q * q * math.expm1(r * r))) < 1e-13
     for a in (2, 5, 20):  # q → 0 asymptote
         for r in (0.1, 1.0):
-            v = pabi.sampled_gaussian_rdp_per_instance(a, 1e-7, r, 1.0)
+            v = pabi.sampled_gaussian_rdp_per_instance(a, sample_rate=1e-7, sensitivity=r, noise_scale=1.0)
             assert rel(v, a / 2 * 1e-14 * math.expm1(r * r)) < 1e-5
     for r in (0.2, 1.0, 2.0):
-        v = pabi.sampled_gaussian_rdp_per_instance(8, np.linspace(0.001, 0.999, 60), r, 1.0)
+        v = pabi.sampled_gaussian_rdp_per_instance(8, sample_rate=np.linspace(0.001, 0.999, 60), sensitivity=r, noise_scale=1.0)
         assert np.all(np.diff(v) > 0)
-        v = pabi.sampled_gaussian_rdp_per_instance(8, 0.1, np.linspace(0.01, 3, 60), 1.0)
+        v = pabi.sampled_gaussian_rdp_per_instance(8, sample_rate=0.1, sensitivity=np.linspace(0.01, 3, 60), noise_scale=1.0)
         assert np.all(np.diff(v) > 0)
         # non-decreasing in alpha and (alpha − 1)·eps convex in alpha, now on a fractional grid
         a = np.linspace(1.05, 40, 400)
-        e = pabi.sampled_gaussian_rdp_per_instance(a, 0.05, r, 1.0)
+        e = pabi.sampled_gaussian_rdp_per_instance(a, sample_rate=0.05, sensitivity=r, noise_scale=1.0)
         assert np.all(np.diff(e) >= -1e-13 * e[1:])
         w = (a - 1) * e
         assert np.all(np.diff(w, 2) >= -1e-10 * np.abs(w[2:]))
     for a in (2, 7, 50, 2.5, 7.25):
         for q in (0.01, 0.5):
             for r in (0.1, 1, 5):
-                v = pabi.sampled_gaussian_rdp_per_instance(a, q, r, 1.0)
+                v = pabi.sampled_gaussian_rdp_per_instance(a, sample_rate=q, sensitivity=r, noise_scale=1.0)
                 assert 0 <= v <= a * r * r / 2 * (1 + 1e-13)
 
 
@@ -115,8 +115,8 @@ def test_c05_general_update_rule_reduces_to_thm32():
     # q = 1/4: multiplicities 27, 9, 3, 1 out of 64 make the plug-in mean exact
     mult = [int(round(w * 64)) for w in weights]
     inner = [tp for tp, m in zip(tuples, mult) for _ in range(m)]
-    v = pabi.general_update_rdp(alpha, sigma, [[0.0]], [inner])
-    want = pabi.sampled_gaussian_rdp_per_instance(alpha, q, delta, sigma)
+    v = pabi.general_update_rdp(alpha, noise_scale=sigma, updates_second=[[0.0]], updates_first=[inner])
+    want = pabi.sampled_gaussian_rdp_per_instance(alpha, sample_rate=q, sensitivity=delta, noise_scale=sigma)
     assert v == pytest.approx(want, rel=1e-13)
 
 
@@ -126,8 +126,8 @@ def test_c07_translation_invariance():
     base = 3 * 2.0**20  # ≈ 3.1e6; spreads on a 2^-30 grid so that u + base is exact
     u = np.round(rng.normal(0, 1e-3, (4, 1, 2, 1)) * 2**30) / 2**30
     v = np.round(rng.normal(0, 1e-3, (4, 1)) * 2**30) / 2**30
-    a = pabi.general_update_rdp(2, 1e-3, v, u)
-    b = pabi.general_update_rdp(2, 1e-3, v + base, u + base)
+    a = pabi.general_update_rdp(2, noise_scale=1e-3, updates_second=v, updates_first=u)
+    b = pabi.general_update_rdp(2, noise_scale=1e-3, updates_second=v + base, updates_first=u + base)
     assert a == pytest.approx(b, rel=1e-13)
     # the printed form ‖Σ U(T_i)‖... − (α − 1)‖U(V)‖² − ‖Δ‖² loses everything at this offset
     w = u[:, 0, :, 0] + base
@@ -138,19 +138,19 @@ def test_c07_translation_invariance():
 
 
 def test_c08_order_map_and_c13_p_choice():
-    b = pabi.holder_orders(3.0, 2.0, 6)
+    b = pabi.holder_orders(3.0, holder_exponent=2.0, steps=6)
     np.testing.assert_allclose(b, 1 + 2.0 * 2.0 ** np.arange(6), rtol=1e-14)  # p = 2: 2α − 1
-    typo = pabi.holder_orders(3.0, 5.0, 10, variant="as_published")
-    assert np.all(typo >= pabi.holder_orders(3.0, 5.0, 10))
+    typo = pabi.holder_orders(3.0, holder_exponent=5.0, steps=10, variant="as_published")
+    assert np.all(typo >= pabi.holder_orders(3.0, holder_exponent=5.0, steps=10))
     # Fact 3.4: p = 3n keeps orders ≤ 1.5α − 0.5 for all n ≥ 1; closed-form p_min is exact
     for n in (1, 2, 10, 100, 5000):
-        assert pabi.holder_orders(8.0, 3.0 * n, n)[-1] <= 1.5 * 8 - 0.5 + 1e-12
+        assert pabi.holder_orders(8.0, holder_exponent=3.0 * n, steps=n)[-1] <= 1.5 * 8 - 0.5 + 1e-12
     for n in (2, 10, 1000):
         for a in (1.5, 8.0, 64.0):
-            pm = pabi.holder_min_p(n, a)
-            assert rel(pabi.holder_orders(a, pm, n)[-1], 2 * a) < 1e-10
+            pm = pabi.holder_min_exponent(a, steps=n)
+            assert rel(pabi.holder_orders(a, holder_exponent=pm, steps=n)[-1], 2 * a) < 1e-10
     # p = n/10 with n = 100, alpha = 8: g^99 = 2.4e5 (> 16: "p = O(n)" is insufficient)
-    assert pabi.holder_orders(8.0, 10.0, 100)[-1] == pytest.approx(2.4e5, rel=0.05)
+    assert pabi.holder_orders(8.0, holder_exponent=10.0, steps=100)[-1] == pytest.approx(2.4e5, rel=0.05)
 
 
 def test_c11_fixed_shift_gaussian_chain():
@@ -161,9 +161,9 @@ def test_c11_fixed_shift_gaussian_chain():
     exact = a * np.sum(mu**2) / (2 * s * s)
     prev = math.inf
     for p in (1.5, 3.0, 12.0, 1e3, 1e6 * n):
-        betas = pabi.holder_orders(a, p, n)[::-1]  # step j uses β_{n−j}
-        d = pabi.gaussian_mech_rdp(betas, mu, s)[:, None]
-        v = pabi.holder_composition_bound(a, p, d)
+        betas = pabi.holder_orders(a, holder_exponent=p, steps=n)[::-1]  # step j uses β_{n−j}
+        d = pabi.gaussian_mechanism_rdp(betas, sensitivity=mu, noise_scale=s)[:, None]
+        v = pabi.holder_composition_bound(a, holder_exponent=p, divergences=d)
         assert v == pytest.approx(np.sum(betas * mu**2) / 2, rel=1e-13)
         assert exact <= v <= prev
         prev = v
@@ -177,9 +177,9 @@ def test_c14_sample_size_variants():
     logR = 3 * (2 * a - 1) * ep
     corr = (math.log(math.log(2 / J)) + 2 * (logR + math.log1p(-math.exp(-logR)))
             - math.log(2) - 2 * (math.log(c) + 3 * (a - 1) * e))
-    assert pabi.hoeffding_sample_size_ln(a, e, ep, c, J, "as_published") == pytest.approx(stmt, rel=1e-13)
-    assert pabi.hoeffding_sample_size_ln(a, e, ep, c, J, "proof_consistent") == pytest.approx(proof, rel=1e-13)
-    v = pabi.hoeffding_sample_size_ln(a, e, ep, c, J)
+    assert pabi.hoeffding_sample_size(a, rdp=e, rdp_bound=ep, tolerance=c, failure_prob=J, variant="as_published", log=True) == pytest.approx(stmt, rel=1e-13)
+    assert pabi.hoeffding_sample_size(a, rdp=e, rdp_bound=ep, tolerance=c, failure_prob=J, variant="proof_consistent", log=True) == pytest.approx(proof, rel=1e-13)
+    v = pabi.hoeffding_sample_size(a, rdp=e, rdp_bound=ep, tolerance=c, failure_prob=J, log=True)
     assert v == pytest.approx(corr, rel=1e-13) and round(v, 1) == 143.2  # l >= e^143
     assert math.exp(stmt) == pytest.approx(4e-19, rel=0.1) and math.exp(proof) == pytest.approx(2e23, rel=0.1)
 
@@ -200,7 +200,7 @@ def test_c15_lp_per_instance():
     for cd in (0.1, 0.5, 0.9):
         cl = math.log1p(q * math.expm1(cd))
         ps = np.array([2, 10, 1e3, 1e6, 1e9])
-        vs = pabi.lp_per_instance_epsilon_delta(q, ps, delta, dp, sigma, [cd / C])[0]
+        vs = pabi.lp_per_instance_epsilon_delta(delta, dp, sample_rate=q, lp_exponent=ps, noise_scale=sigma, sensitivities=[cd / C])[0]
         assert np.all(vs >= cl) and np.all(np.diff(vs) <= 0) and rel(vs[-1], cl) < 1e-6
     # p = 1e4 (the paper's value) vs mpmath, 100 samples: naive e^{pCΔ} overflows
     rng = np.random.default_rng(15)
@@ -210,7 +210,7 @@ def test_c15_lp_per_instance():
         cdm = [mp.mpf(float(x)) for x in (cds / C) * C]  # the samples as pabi sees them
         ap = q * mp.power(mp.fsum(mp.exp(p * x) for x in cdm) / len(cdm), 1 / mp.mpf(p))
         want = mp.log(ap ** (p / (p - 1)) * mp.mpf(dp) ** (-1 / mp.mpf(p - 1)) + 1 - q)
-    e, d = pabi.lp_per_instance_epsilon_delta(q, p, delta, dp, sigma, cds / C)
+    e, d = pabi.lp_per_instance_epsilon_delta(delta, dp, sample_rate=q, lp_exponent=p, noise_scale=sigma, sensitivities=cds / C)
     assert rel(e, want) < 1e-10 and d == pytest.approx(q * delta + dp, rel=1e-14)
     # end-to-end hockey stick on a 1-D sampled Gaussian mechanism (check's setting)
     sigma, delta = 5.0, 1e-5
@@ -220,7 +220,7 @@ def test_c15_lp_per_instance():
     Db = np.array([0.2, 0.5, 0.9, 1.0])
     q2, p2, dp2 = 0.1, 10.0, 1e-6
     sens = np.repeat(Db, (pib * 10).astype(int))
-    epsp, dpp = pabi.lp_per_instance_epsilon_delta(q2, p2, delta, dp2, sigma, sens)
+    epsp, dpp = pabi.lp_per_instance_epsilon_delta(delta, dp2, sample_rate=q2, lp_exponent=p2, noise_scale=sigma, sensitivities=sens)
     assert epsp == pytest.approx(_cor31(q2, p2, dp2, C * sens), rel=1e-13)
     phi = lambda x, m: math.exp(-(x - m) ** 2 / (2 * sigma**2)) / (sigma * math.sqrt(2 * math.pi))  # noqa: E731
     fX = lambda x: sum(pb * phi(x, ub) for ub, pb in zip(u, pib))  # noqa: E731
@@ -234,11 +234,11 @@ def test_c16_classical_constant_validity():
         k = math.sqrt(2 * math.log(1.25 / delta))
         eps = np.linspace(0.01, 0.999, 40)  # (eps = 1 exactly is rounded up past 1 and flagged)
         sens = eps / k  # sigma = 1
-        e = pabi.gaussian_mechanism_epsilon(delta, 1.0, sens)
+        e = pabi.gaussian_mechanism_epsilon(delta, noise_scale=1.0, sensitivity=sens)
         np.testing.assert_allclose(e, eps, rtol=1e-13)
         assert np.all(pabi.theta(eps, sens) <= delta)
         with pytest.raises(ValueError, match="only valid for eps <= 1"):
-            pabi.gaussian_mechanism_epsilon(delta, 1.0, 10.0 / k)
+            pabi.gaussian_mechanism_epsilon(delta, noise_scale=1.0, sensitivity=10.0 / k)
     # delta = 1e-5, eps = 10: exact delta(eps) = 2.27e-5 > delta
     k = math.sqrt(2 * math.log(1.25e5))
     assert pabi.theta(10.0, 10.0 / k) == pytest.approx(2.27e-5, rel=0.01)
@@ -248,9 +248,9 @@ def test_c17_mironov_conversion_valid_on_gaussian():
     worst = 0.0
     alphas = np.concatenate([np.linspace(1.01, 10, 400), np.linspace(10, 2000, 400)])
     for ratio in (0.05, 0.3, 1.0, 3.0):
-        curve = pabi.gaussian_mech_rdp(alphas, ratio, 1.0)
+        curve = pabi.gaussian_mechanism_rdp(alphas, sensitivity=ratio, noise_scale=1.0)
         for delta in (1e-3, 1e-6, 1e-10):
-            eps, _ = pabi.rdp_to_dp_epsilon(alphas, curve, delta, method="classical")
+            eps, _ = pabi.rdp_to_dp_epsilon(delta, orders=alphas, rdp=curve, conversion="classical")
             d = pabi.theta(eps, ratio)
             assert d <= delta
             worst = max(worst, d / delta)
@@ -264,15 +264,15 @@ def test_c18_weak_triangle_and_keep_rule():
     x, y = rng.normal(0, 2, (2, 5000))
     g = (pp * a - 1) / (pp - 1)
     lhs = a * y * y / 2
-    rhs = pabi.weak_triangle_bound(a, pp, pp * a * x * x / 2, g * (y - x) ** 2 / 2)  # broadcasts
+    rhs = pabi.weak_triangle_bound(a, holder_exponent=pp, divergence_pq=pp * a * x * x / 2, divergence_qr=g * (y - x) ** 2 / 2)  # broadcasts
     assert np.all(lhs <= rhs * (1 + 1e-12) + 1e-15)
-    rhs2 = pabi.weak_triangle_bound(a, 2.0, 2 * a * x * x / 2, (2 * a - 1) * (y - x) ** 2 / 2)
+    rhs2 = pabi.weak_triangle_bound(a, holder_exponent=2.0, divergence_pq=2 * a * x * x / 2, divergence_qr=(2 * a - 1) * (y - x) ** 2 / 2)
     assert np.all(lhs <= rhs2 * (1 + 1e-12) + 1e-15)
     # printed rule at alpha = 1.5: coefficient −1, accepts an output with D = 6.75 > beta = 0.1
     alpha, beta, a0 = 1.5, 0.1, 3.0
     d_prev = (2 * alpha) * a0**2 / 2
-    assert pabi.unlearning_keep(alpha, beta, d_prev, 0.0, variant="as_published")
-    assert not pabi.unlearning_keep(alpha, beta, d_prev, 0.0)
+    assert pabi.unlearning_keep(alpha, threshold=beta, divergence_previous=d_prev, divergence_step=0.0, variant="as_published")
+    assert not pabi.unlearning_keep(alpha, threshold=beta, divergence_previous=d_prev, divergence_step=0.0)
     assert alpha * a0**2 / 2 == 6.75
 
 
@@ -289,7 +289,7 @@ def test_c19_theta_stable():
     Ls = [0.3, 0.9, 1 - 1e-9, 1.0, 1 + 1e-15, 1 + 1e-12, 1 + 1e-6, 1.01, 1.5, math.sqrt(3), 3.0]
     ss = [0, 1, 2, 3, 7, 50, 1000, 10**5]
     L, s = np.meshgrid(Ls, ss, indexing="ij")
-    v = pabi.theta_l(s, L=L)  # broadcast
+    v = pabi.shift_weight(s, step_lipschitz=L)  # broadcast
     worst = 0.0
     with mp.workdps(60):
         for i, Li in enumerate(Ls):
@@ -310,30 +310,31 @@ def test_c19_theta_stable():
     with mp.workdps(60):
         Lq = mp.mpf(1 + 1e-15)
         want = (1 - Lq**-2) / (1 - Lq ** (-2 * 10**6))
-    assert rel(pabi.theta_l(10**6, L=1 + 1e-15), want) < 2e-14  # nearest: 1e-15; + INFLATE 2^-46
-    assert rel(pabi.theta_l(10, kappa=1e-17), 0.1) < 4e-16 * 40  # κ input, rounded up by ≤ 2^-46
+    assert rel(pabi.shift_weight(10**6, step_lipschitz=1 + 1e-15), want) < 2e-14  # nearest: 1e-15; + INFLATE 2^-46
+    assert rel(pabi.shift_weight(10, kappa=1e-17), 0.1) < 4e-16 * 40  # κ input, rounded up by ≤ 2^-46
 
 
 def test_c20_theta_properties_and_lemma_c1():
     s = np.arange(1, 100)
-    np.testing.assert_allclose(pabi.theta_l(s, L=1.0), 1 / s, rtol=1e-13)
+    np.testing.assert_allclose(pabi.shift_weight(s, step_lipschitz=1.0), 1 / s, rtol=1e-13)
     for L in (0.5, 0.99, 1.0, 1.001, 1.3, 1.732):
-        v = pabi.theta_l(np.arange(1, 400), L=L)
+        v = pabi.shift_weight(np.arange(1, 400), step_lipschitz=L)
         assert np.all(v <= 1) and np.all(np.diff(v) <= 1e-15)
     for s in (2, 5, 40):
-        assert np.all(np.diff(pabi.theta_l(s, L=np.linspace(0.2, 3, 200))) > 0)
-    assert rel(pabi.theta_l(10**6, L=1.2), 1 - 1.2**-2) < 1e-13
-    assert pabi.theta_l(10**4, L=0.8) < 1e-300
+        assert np.all(np.diff(pabi.shift_weight(s, step_lipschitz=np.linspace(0.2, 3, 200))) > 0)
+    assert rel(pabi.shift_weight(10**6, step_lipschitz=1.2), 1 - 1.2**-2) < 1e-13
+    assert pabi.shift_weight(10**4, step_lipschitz=0.8) < 1e-300
     # Lemma C.1: threshold valid at the ceiling and tight (equality) at real s_min
     L = np.array([1.0001, 1.01, 1.3, 1.7])[:, None]
     xi = np.array([1.01, 1.5, 2, 10, 1e6])[None, :]
-    smin = pabi.theta_min_steps(xi, L=L)
+    smin = pabi.shift_weight_min_steps(xi, step_lipschitz=L)
     np.testing.assert_allclose(smin, -np.log1p(-1 / xi) / (2 * np.log(L)), rtol=1e-10)
     cap = xi * (1 - L**-2)
-    assert np.all(pabi.theta_l(np.ceil(smin), L=L) <= cap * (1 + 1e-12))
+    assert np.all(pabi.shift_weight(np.ceil(smin), step_lipschitz=L) <= cap * (1 + 1e-12))
     real = smin >= 1  # θ_L(s) for real s ≥ 1: equality at the threshold
     Lb = np.broadcast_to(L, smin.shape)[real]
-    np.testing.assert_allclose(pabi.theta_l(smin[real], L=Lb), np.broadcast_to(cap, smin.shape)[real], rtol=1e-8)
+    np.testing.assert_allclose(pabi.shift_weight(smin[real], step_lipschitz=Lb),
+                               np.broadcast_to(cap, smin.shape)[real], rtol=1e-8)
 
 
 def test_c21_lemma_a2_identities():
@@ -344,7 +345,7 @@ def test_c21_lemma_a2_identities():
                 Lm = mp.mpf(L)
                 S = mp.fsum(Lm ** (2 * i) for i in range(T))
                 b = [Lm ** (T - t) / S * Lm ** (T - 1) for t in range(1, T + 1)]
-                bt = pabi.optimal_residuals(T, 0.0, 1.0, L=L)
+                bt = pabi.optimal_shifts(T, initial_distance=0.0, map_difference=1.0, step_lipschitz=L)
                 worst = max(worst, max(rel(x, y) for x, y in zip(bt, b)))
                 worst = max(worst, rel(float(np.sum(bt**2)), _theta_def(L, T)))
     assert worst < 1e-13
@@ -362,8 +363,8 @@ def test_c22_qp_closed_form_vs_slsqp(L, T, tau, s):
     res = optimize.minimize(lambda a: 0.5 * a @ a, x0=np.full(T, (L * tau + s) / T), jac=lambda a: a,
                             constraints=cons, bounds=[(0, None)] * T, method="SLSQP",
                             options={"ftol": 1e-15, "maxiter": 2000})
-    a = pabi.optimal_residuals(T, tau, s, L=L)
-    obj = 0.5 * (L * tau + s) ** 2 * pabi.theta_l(T, L=L)
+    a = pabi.optimal_shifts(T, initial_distance=tau, map_difference=s, step_lipschitz=L)
+    obj = 0.5 * (L * tau + s) ** 2 * pabi.shift_weight(T, step_lipschitz=L)
     assert res.success and rel(res.fun, obj) < 1e-7
     assert np.max(np.abs(res.x - a)) / np.max(a) < 1e-4
     assert abs(0.5 * a @ a - obj) < 1e-12 * obj
@@ -377,14 +378,15 @@ def test_c23_prop22_replay_and_exact_residuals():
         shift, cost = tau, 0.0
         E, r = divmod(T, ell)
         for Tc in [ell] * E + ([r] if r else []):
-            a = pabi.optimal_residuals(Tc, shift, sbar, L=L)
+            a = pabi.optimal_shifts(Tc, initial_distance=shift, map_difference=sbar, step_lipschitz=L)
             for k in range(Tc):
                 shift = L * shift + (sbar if k == 0 else 0.0) - a[k]
                 assert shift >= -1e-12
                 cost += alpha * a[k] ** 2 / (2 * sigma**2)
             assert abs(shift) < 1e-12
             shift = 0.0
-        assert rel(pabi.shifted_cycle_bound(alpha, sigma, T, ell, sbar, tau, L=L), cost) < 1e-12
+        assert rel(pabi.shifted_cycle_bound(alpha, noise_scale=sigma, steps=T, batches_per_epoch=ell,
+                                            map_difference=sbar, initial_distance=tau, step_lipschitz=L), cost) < 1e-12
     # (8) and its exact residual sum, replayed with a_t = ζ + s_t (τ stays 0, any L)
     rng = np.random.default_rng(23)
     for _ in range(200):
@@ -392,43 +394,48 @@ def test_c23_prop22_replay_and_exact_residuals():
         T = int(rng.integers(1, 60))
         ell = int(rng.integers(1, T + 1))
         cost = sum((zeta + (sb if k % ell == 0 else 0.0)) ** 2 for k in range(T))
-        v = pabi.shifted_drift_bound(3.0, 0.5, zeta, T, ell, sbar=sb)
+        v = pabi.shifted_drift_bound(3.0, noise_scale=0.5, drift=zeta, steps=T, batches_per_epoch=ell,
+                                     map_difference=sb)
         assert v >= 3.0 * cost / (2 * 0.25) and rel(v, 3.0 * cost / 0.5) < 1e-12
         if zeta > 0:
             # equal when ℓ = 1 (T + 3T = 4T): allow the outward rounding
-            assert pabi.shifted_drift_bound(3.0, 0.5, zeta, T, ell) <= pabi.shifted_drift_bound(
-                3.0, 0.5, zeta, T, variant="as_published") * (1 + 1e-13)
+            assert pabi.shifted_drift_bound(3.0, noise_scale=0.5, drift=zeta, steps=T, batches_per_epoch=ell) <= pabi.shifted_drift_bound(
+                3.0, noise_scale=0.5, drift=zeta, steps=T, variant="as_published") * (1 + 1e-13)
     # Thm 4.3, exact residual variant ≤ 8αT(λC/σ)², maximised at t* = 1 (vectorised draws)
     lam, C, sig = rng.uniform(0.01, 1, (3, 2000))
     b = rng.integers(1, 64, 2000)
     ell = rng.integers(1, 30, 2000)
     T = ell * rng.integers(1, 11, 2000) + rng.integers(0, 1, 2000)
-    tight = pabi.last_iterate_rdp_general(4.0, lam, C, sig, T, b=b, ell=ell)
-    printed = pabi.last_iterate_rdp_general(4.0, lam, C, sig, T)
+    tight = pabi.last_iterate_rdp_general(4.0, lr=lam, max_grad_norm=C, noise_scale=sig, steps=T, batch_size=b,
+                                          batches_per_epoch=ell)
+    printed = pabi.last_iterate_rdp_general(4.0, lr=lam, max_grad_norm=C, noise_scale=sig, steps=T)
     want = 2 * 4.0 * lam**2 * C**2 / sig**2 * (T + np.ceil(T / ell) * (2 / b + 1 / b**2))
     np.testing.assert_allclose(tight, want, rtol=1e-13)
     assert np.all(tight >= want) and np.all(tight <= printed)
-    t1 = pabi.last_iterate_rdp_general(4.0, lam, C, sig, T, b=b, ell=ell, t_star=1)
-    tl = pabi.last_iterate_rdp_general(4.0, lam, C, sig, T, b=b, ell=ell, t_star=ell)
+    t1 = pabi.last_iterate_rdp_general(4.0, lr=lam, max_grad_norm=C, noise_scale=sig, steps=T, batch_size=b,
+                                       batches_per_epoch=ell, index=1)
+    tl = pabi.last_iterate_rdp_general(4.0, lr=lam, max_grad_norm=C, noise_scale=sig, steps=T, batch_size=b,
+                                       batches_per_epoch=ell, index=ell)
     assert np.all(t1 == tight) and np.all(tl <= tight)
 
 
 def test_c24_l_lambda_remarks():
     m = 0.7
-    L = lambda lam, mm, MM: math.sqrt(1 + pabi.l_lambda_kappa(lam, mm, MM, model="as_published"))  # noqa: E731
+    L = lambda lam, mm, MM: math.sqrt(1 + pabi.clipped_step_kappa(lam, weak_convexity=mm, smoothness=MM, contraction="as_published"))  # noqa: E731
     assert abs(L(1 / (2 * m), m, 0.0) - math.sqrt(3)) < 1e-14
     # the remark's m = M, λ = 1/(2m) lies outside Prop. 3.4's domain λ ≤ 1/(4m) (K13): the
     # printed value √(5/2) is the reference formula's, pabi refuses the step size
-    assert abs(float(mp.sqrt(1 + ref.l_lambda_kappa(1 / (2 * m), m, m, model="as_published"))) - math.sqrt(2.5)) < 1e-14
+    assert abs(float(mp.sqrt(1 + ref.clipped_step_kappa(1 / (2 * m), m, m,
+                                                        contraction="as_published"))) - math.sqrt(2.5)) < 1e-14
     with pytest.raises(pabi.DomainError) as ei:
         L(1 / (2 * m), m, m)
-    assert ei.value.param == "lam"
+    assert ei.value.param == "lr"
     assert L(0.25, 0.0, 2.0) == 1.0
     rng = np.random.default_rng(24)
     mm, MM = rng.exponential(1, (2, 20000))
     lam = rng.uniform(0, 1, 20000) / (2 * (mm + MM))
     lam = np.maximum(lam, 1e-300)
-    k = pabi.l_lambda_kappa(lam, mm, MM, model="as_published")
+    k = pabi.clipped_step_kappa(lam, weak_convexity=mm, smoothness=MM, contraction="as_published")
     assert np.max(np.sqrt(1 + k)) <= math.sqrt(3) + 1e-14
     assert abs(L(1 / (2 * 1.3), 0.3, 1.0) ** 2 - (1 + 0.3 / 1.3 * (1 + 0.3 / 1.3))) < 1e-14
 
@@ -440,31 +447,35 @@ def test_c27_thm45_indexing():
         for ell in (2, 3, 5, 10):
             T = np.arange(ell, 6 * ell + 1)
             # triangle model with λ = 1, M = L − 1: κ = L² − 1
-            kw = dict(alpha=2.0, lam=1.0, clip=1.0, b=1, sigma=1.0, ell=ell, m=0.0, M=Lv - 1.0)
-            paper = pabi.last_iterate_rdp_cyclic(T=T, variant="as_published", **kw) / 2.0
-            corr = pabi.last_iterate_rdp_cyclic(T=T, **kw) / 2.0
+            kw = dict(lr=1.0, max_grad_norm=1.0, batch_size=1, noise_scale=1.0, batches_per_epoch=ell,
+                      weak_convexity=0.0, smoothness=Lv - 1.0)
+            paper = pabi.last_iterate_rdp_cyclic(2.0, steps=T, variant="as_published", **kw) / 2.0
+            corr = pabi.last_iterate_rdp_cyclic(2.0, steps=T, **kw) / 2.0
             E, r0 = np.divmod(T, ell)
-            th = pabi.theta_l(ell, L=Lv)
+            th = pabi.shift_weight(ell, step_lipschitz=Lv)
             closed = 2 * np.where(r0 >= 1, E * th + 1, (E - 1) * th + 1)
             np.testing.assert_allclose(corr, closed, rtol=1e-12)
             assert np.all(corr <= 2 * (1 + E * th) * (1 + 1e-12))
-            per_t = [pabi.last_iterate_rdp_cyclic(T=T, t_star=ts, **kw) / 2.0 for ts in range(1, ell + 1)]
+            per_t = [pabi.last_iterate_rdp_cyclic(2.0, steps=T, index=ts, **kw) / 2.0 for ts in range(1, ell + 1)]
             np.testing.assert_allclose(np.max(per_t, axis=0), corr, rtol=1e-12)
             cnt += int(np.sum(paper < corr - 1e-12))
             tot += T.size
     assert (cnt, tot) == (94, 312)
     # e.g. L = 1, ell = 5, T = 5: 0.8 versus 2.0 (units α(λC/(bσ))²)
-    kw = dict(alpha=2.0, lam=1.0, clip=1.0, b=1, sigma=1.0, T=5, ell=5, m=0.0, M=0.0)
-    assert pabi.last_iterate_rdp_cyclic(variant="as_published", **kw) / 2 == pytest.approx(0.8, rel=1e-12)
-    assert pabi.last_iterate_rdp_cyclic(**kw) / 2 == pytest.approx(2.0, rel=1e-12)
+    kw = dict(lr=1.0, max_grad_norm=1.0, batch_size=1, noise_scale=1.0, steps=5, batches_per_epoch=5,
+              weak_convexity=0.0, smoothness=0.0)
+    assert pabi.last_iterate_rdp_cyclic(2.0, variant="as_published", **kw) / 2 == pytest.approx(0.8, rel=1e-12)
+    assert pabi.last_iterate_rdp_cyclic(2.0, **kw) / 2 == pytest.approx(2.0, rel=1e-12)
 
 
 def test_c28_calibration_k11():
     C, b, alpha, eps, E = 1.0, 10, 8.0, 1.0, 5
     mm = np.array([0.3, 1.0, 0.01, 2.0])
     MM = np.array([1.0, 0.0, 2.0, 2.0])
-    lam, ellbar, sc = pabi.cyclic_calibration(alpha, eps, mm, MM, C, b, E)
-    _, _, sp = pabi.cyclic_calibration(alpha, eps, mm, MM, C, b, E, variant="as_published")
+    lam, ellbar, sc = pabi.cyclic_calibrate(alpha, rdp=eps, weak_convexity=mm, smoothness=MM, max_grad_norm=C,
+                                            batch_size=b, epochs=E)
+    _, _, sp = pabi.cyclic_calibrate(alpha, rdp=eps, weak_convexity=mm, smoothness=MM, max_grad_norm=C, batch_size=b,
+                                     epochs=E, variant="as_published")
     np.testing.assert_allclose(lam, 1 / (2 * (MM + mm)), rtol=1e-15)
     np.testing.assert_allclose(ellbar, math.log(2) / np.log1p(mm * lam), rtol=1e-13)
     K = 1 + 4 * mm * E / (MM + mm)
@@ -472,10 +483,10 @@ def test_c28_calibration_k11():
     np.testing.assert_allclose(bnd(sp), 16 * alpha**2 * eps, rtol=1e-12)  # 1024 ε at α = 8
     assert np.all(bnd(sc) <= eps) and np.all(bnd(sc) > eps * (1 - 1e-12))
     # the inequality chain with eq. (12)'s L: θ_L(ℓ) ≤ 2(1 − L^-2) ≤ 4m/(M + m)
-    k = pabi.l_lambda_kappa(lam, mm, MM, model="as_published")
+    k = pabi.clipped_step_kappa(lam, weak_convexity=mm, smoothness=MM, contraction="as_published")
     L = np.sqrt(1 + k)
     ell = np.ceil(ellbar)
-    th = pabi.theta_l(ell, kappa=k)
+    th = pabi.shift_weight(ell, kappa=k)
     assert np.all(L >= np.sqrt(1 + mm * lam)) and np.all(ell >= np.log(math.sqrt(2)) / np.log(L) - 1e-12)
     assert np.all(th <= 2 * (1 - L**-2) + 1e-15) and np.all(2 * (1 - L**-2) <= 4 * mm / (MM + mm) + 1e-15)
 
@@ -488,15 +499,17 @@ def test_c29_cor_c3_chain():
     E = rng.integers(1, 100, n)
     T = E * ell + rng.integers(0, ell)
     lam = np.minimum(1 / np.sqrt(E), 1 / (2 * (m + M))) * rng.uniform(0.01, 1, n)
-    lhs = pabi.last_iterate_rdp_cyclic(2.0, lam, 1.0, 1, 1.0, T, ell, m, M, variant="as_published",
-                                       model="as_published")
-    rhs = pabi.last_iterate_rdp_small_step(2.0, 1.0, 1, 1.0, ell, lam, m, M, model="as_published")
+    lhs = pabi.last_iterate_rdp_cyclic(2.0, lr=lam, max_grad_norm=1.0, batch_size=1, noise_scale=1.0, steps=T, batches_per_epoch=ell, weak_convexity=m, smoothness=M, variant="as_published",
+                                       contraction="as_published")
+    rhs = pabi.last_iterate_rdp_small_step(2.0, max_grad_norm=1.0, batch_size=1, noise_scale=1.0,
+                                           batches_per_epoch=ell, lr=lam, weak_convexity=m, smoothness=M, contraction="as_published")
     assert np.all(lhs <= rhs * (1 + 1e-12))
 
 
 def test_c30_convex_22_is_twice_pabi_form():
     alpha, lam, C, b, sigma, E, ell = 3.0, 0.1, 1.0, 8, 0.7, 4, 16
-    conv22 = pabi.last_iterate_rdp_cyclic(alpha, lam, C, b, sigma, E * ell, ell, 0.0, 0.0, variant="as_published")
+    conv22 = pabi.last_iterate_rdp_cyclic(alpha, lr=lam, max_grad_norm=C, batch_size=b, noise_scale=sigma,
+                                          steps=E * ell, batches_per_epoch=ell, weak_convexity=0.0, smoothness=0.0, variant="as_published")
     pabi_form = 2 * alpha * E * (lam * (C / b) / sigma) ** 2 / ell
     assert conv22 / pabi_form == pytest.approx(2.0, rel=1e-12)
 
@@ -504,19 +517,21 @@ def test_c30_convex_22_is_twice_pabi_form():
 def test_c31_theorems_as_instances_of_prop22():
     alpha, lam, C, b, sigma = 4.0, 0.05, 1.0, 16, 0.3
     # Thm 4.3 = Prop 2.2(b) (printed) with ζ = s̄ = 2λC
-    assert pabi.last_iterate_rdp_general(alpha, lam, C, sigma, 100) == pytest.approx(
-        pabi.shifted_drift_bound(alpha, sigma, 2 * lam * C, 100, variant="as_published"), rel=1e-14)
+    assert pabi.last_iterate_rdp_general(alpha, lr=lam, max_grad_norm=C, noise_scale=sigma, steps=100) == pytest.approx(
+        pabi.shifted_drift_bound(alpha, noise_scale=sigma, drift=2 * lam * C, steps=100, variant="as_published"), rel=1e-14)
     # Thm 4.4 = Prop 2.2(a) with T = E = ℓ = 1, τ = d_h (triangle model, m = 0, M = 0.4/λ → L = 1.4; λ ≤ 1/(2(m + M)))
     dh, Mv = 2.0, 0.4 / lam
     L = 1 + lam * Mv
-    v44 = pabi.last_iterate_rdp_bounded(alpha, lam, C, b, sigma, dh, 0.0, Mv)
-    assert v44 == pytest.approx(pabi.shifted_cycle_bound(alpha, sigma, 1, 1, 2 * lam * C / b, dh, L=L), rel=1e-13)
+    v44 = pabi.last_iterate_rdp_bounded(alpha, lr=lam, max_grad_norm=C, batch_size=b, noise_scale=sigma, diameter=dh,
+                                        weak_convexity=0.0, smoothness=Mv)
+    assert v44 == pytest.approx(pabi.shifted_cycle_bound(alpha, noise_scale=sigma, steps=1, batches_per_epoch=1,
+                                                         map_difference=2 * lam * C / b, initial_distance=dh, step_lipschitz=L), rel=1e-13)
     assert v44 == pytest.approx(alpha / (2 * sigma**2) * (L * dh + 2 * lam * C / b) ** 2, rel=1e-13)
     # Prop 2.2(a) with τ = 0 == α s²/(2σ²) Φ_L(T, ℓ)
     s = 2 * lam * C / b
     for T, ell in [(10, 3), (12, 4), (7, 7)]:
-        assert pabi.shifted_cycle_bound(alpha, sigma, T, ell, s, L=1.3) == pytest.approx(
-            alpha * s * s / (2 * sigma**2) * pabi.cyclic_theta_sum(T, ell, L=1.3), rel=1e-13)
+        assert pabi.shifted_cycle_bound(alpha, noise_scale=sigma, steps=T, batches_per_epoch=ell, map_difference=s, step_lipschitz=1.3) == pytest.approx(
+            alpha * s * s / (2 * sigma**2) * pabi.cyclic_shift_weight_sum(T, batches_per_epoch=ell, step_lipschitz=1.3), rel=1e-13)
 
 
 # ------------------------------------------------- check docs/errata.md#p-c23 (RDP route)
@@ -536,6 +551,6 @@ def test_pabi_c23_profile_to_rdp_route():
     prof[-1] = 0.0  # δ(80) underflows (≈ 1e-300): the profile beyond the grid is 0
     prof = np.minimum.accumulate(prof)
     alphas = [1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64]
-    rdp = np.array([pabi.profile_to_rdp(a, grid, prof) for a in alphas])
-    eps, _ = pabi.rdp_to_dp_epsilon(alphas, E * rdp, 1e-5, method="classical")
+    rdp = np.array([pabi.profile_to_rdp(a, eps=grid, delta=prof) for a in alphas])
+    eps, _ = pabi.rdp_to_dp_epsilon(1e-5, orders=alphas, rdp=E * rdp, conversion="classical")
     assert 4.4895 <= eps <= 4.50

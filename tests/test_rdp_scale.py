@@ -40,8 +40,8 @@ def test_ceiling_of_the_exact_product(e, k):
 
 def test_multi_epoch_rdp_route_uses_it():
     prof = lambda e: pabi.pnsgd_delta(e, order="shuffled", sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=100)
-    r = pabi.multi_epoch_epsilon(prof, 100, 1e-5, h=0.05, eps_max=120.0, orders=[2.0, 4.0, 8.0, 16.0, 32.0])
-    assert r["rdp"] == 62.22391071222602  # was 62.223910712226015 (100·ε rounded to nearest)
+    r = pabi.multi_epoch_epsilon(1e-5, profile=prof, epochs=100, grid_step=0.05, eps_max=120.0, orders=[2.0, 4.0, 8.0, 16.0, 32.0])
+    assert r.rdp == 62.22391071222602  # was 62.223910712226015 (100·ε rounded to nearest)
 
 
 @pytest.mark.parametrize("k", [0, -1, 1.5, 2**53 + 2])

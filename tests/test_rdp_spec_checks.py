@@ -61,7 +61,7 @@ def _general_update_bound(alpha: int, sigma: float, first, second) -> float:
     tuples = np.array(list(itertools.product(first, repeat=alpha)), dtype=float)[:, :, None]
     outer = np.asarray(second, float)[:, None]
     inner = np.broadcast_to(tuples, (len(second),) + tuples.shape)
-    return pabi.general_update_rdp(alpha, sigma, outer, inner)
+    return pabi.general_update_rdp(alpha, noise_scale=sigma, updates_second=outer, updates_first=inner)
 
 
 def _random_pairs():
@@ -164,7 +164,7 @@ def _chain_divergences(p: float, half_width: float = 40.0, h: float = 0.02):
     """(steps, samples) divergences and weights for pabi.holder_composition_bound: step 1 (order
     β1) is deterministic; step 2 (order α) at a trapezoid grid of x1 with normalised Gaussian
     weights (spectrally accurate for these Gaussian-type integrands)."""
-    beta1 = pabi.holder_orders(ALPHA12, p, 2)[1]
+    beta1 = pabi.holder_orders(ALPHA12, holder_exponent=p, steps=2)[1]
     x1 = np.arange(-half_width, half_width + h / 2, h) * S1
     w = np.exp(-(x1**2) / (2 * S1**2))
     w /= w.sum()
@@ -197,7 +197,7 @@ def test_c12_holder_composition_on_state_dependent_chain(p, published):
     exact = _chain_exact()
     assert round(exact, 3) == 0.332
     d, w = _chain_divergences(p)
-    v = pabi.holder_composition_bound(ALPHA12, p, d, w)
+    v = pabi.holder_composition_bound(ALPHA12, holder_exponent=p, divergences=d, weights=w)
     closed = _chain_closed_form(p)
     assert v == pytest.approx(closed, rel=1e-10)
     digits = 2 if published >= 1 else 3
@@ -205,14 +205,19 @@ def test_c12_holder_composition_on_state_dependent_chain(p, published):
     assert v >= exact
 
 
+def _chain_bound(p: float, **grid) -> float:
+    d, w = _chain_divergences(p, **grid)
+    return pabi.holder_composition_bound(ALPHA12, holder_exponent=p, divergences=d, weights=w)
+
+
 def test_c12_optimal_p_is_interior_and_window_is_finite():
-    vals = {p: pabi.holder_composition_bound(ALPHA12, p, *_chain_divergences(p)) for p in (1.3, 2.0, 4.0)}
+    vals = {p: _chain_bound(p) for p in (1.3, 2.0, 4.0)}
     assert vals[2.0] < vals[1.3] and vals[2.0] < vals[4.0]
     # p = 8 is outside the window (2kv ≥ 1): the expectation diverges, so the plug-in value grows
     # without bound as the sample grid widens
     assert _chain_closed_form(8.0) == math.inf
-    narrow = pabi.holder_composition_bound(ALPHA12, 8.0, *_chain_divergences(8.0, half_width=10.0))
-    wide = pabi.holder_composition_bound(ALPHA12, 8.0, *_chain_divergences(8.0, half_width=40.0))
+    narrow = _chain_bound(8.0, half_width=10.0)
+    wide = _chain_bound(8.0, half_width=40.0)
     assert wide > 4 * narrow > 4 * vals[4.0]
 
 
@@ -224,12 +229,12 @@ def test_c12_monte_carlo_interface_dpsgd():
     rng = np.random.default_rng(12)
     x1 = rng.normal(0, S1, 400_000)
     sens = np.stack([np.full_like(x1, M1), np.abs(C * x1 + D)])
-    v = pabi.dpsgd_per_instance_rdp(ALPHA12, 1.0, S, sens, p=2.0)
+    v = pabi.dpsgd_per_instance_rdp(ALPHA12, sample_rate=1.0, noise_scale=S, sensitivities=sens, holder_exponent=2.0)
     assert abs(v / _chain_closed_form(2.0) - 1) < 2e-3
-    beta1 = pabi.holder_orders(ALPHA12, 2.0, 2)[1]
+    beta1 = pabi.holder_orders(ALPHA12, holder_exponent=2.0, steps=2)[1]
     assert beta1 == 5.0
     d = np.stack([np.full_like(x1, beta1 * M1**2 / (2 * S1**2)), ALPHA12 * (C * x1 + D) ** 2 / (2 * S**2)])
-    assert v == pytest.approx(pabi.holder_composition_bound(ALPHA12, 2.0, d), rel=1e-12)
+    assert v == pytest.approx(pabi.holder_composition_bound(ALPHA12, holder_exponent=2.0, divergences=d), rel=1e-12)
 
 
 # ------------------------------------------------------------------ C25: Prop 3.4(b), clipped step
@@ -264,8 +269,8 @@ def test_c25_clipped_step_breaks_eq12_but_not_the_default_constant(k):
     h = HESSIANS[k]
     ev, m, big_m, lam = _constants(h)
     clip = 1.0
-    l_pub = math.sqrt(1 + pabi.l_lambda_kappa(lam, m, big_m, model="as_published"))
-    l_def = math.sqrt(1 + pabi.l_lambda_kappa(lam, m, big_m))
+    l_pub = math.sqrt(1 + pabi.clipped_step_kappa(lam, weak_convexity=m, smoothness=big_m, contraction="as_published"))
+    l_def = math.sqrt(1 + pabi.clipped_step_kappa(lam, weak_convexity=m, smoothness=big_m))
     assert l_pub == pytest.approx(math.sqrt(1 + 2 * lam * m * (1 + m / (big_m + m))), rel=1e-14)
     assert l_def == pytest.approx(1 + lam * max(m, big_m), rel=1e-14)
     # sup over random points of the Jacobian norm of x ↦ x − λ clip(Hx)
@@ -300,14 +305,16 @@ def test_c25_clipped_step_breaks_eq12_but_not_the_default_constant(k):
 
 
 def test_c25_last_iterate_bound_uses_the_triangle_constant_by_default():
-    """The bounded-domain last-iterate bound (Thm 4.4) takes L_λ from l_lambda_kappa: its default
+    """The bounded-domain last-iterate bound (Thm 4.4) takes L_λ from clipped_step_kappa: its default
     is the proven 1 + λ max(m, M); the published eq. (12) gives a smaller (uncertified) value."""
     _, m, big_m, lam = _constants(HESSIANS[1])
     alpha, clip, b, sigma, d_h = 2.0, 1.0, 10, 1.0, 3.0
-    default = pabi.last_iterate_rdp_bounded(alpha, lam, clip, b, sigma, d_h, m, big_m)
+    default = pabi.last_iterate_rdp_bounded(alpha, lr=lam, max_grad_norm=clip, batch_size=b, noise_scale=sigma,
+                                            diameter=d_h, weak_convexity=m, smoothness=big_m)
     l_tri = 1 + lam * max(m, big_m)
     assert default == pytest.approx(alpha / (2 * sigma**2) * (l_tri * d_h + 2 * lam * clip / b) ** 2, rel=1e-13)
-    published = pabi.last_iterate_rdp_bounded(alpha, lam, clip, b, sigma, d_h, m, big_m, model="as_published")
+    published = pabi.last_iterate_rdp_bounded(alpha, lr=lam, max_grad_norm=clip, batch_size=b, noise_scale=sigma,
+                                              diameter=d_h, weak_convexity=m, smoothness=big_m, contraction="as_published")
     l_pub = math.sqrt(1 + 2 * lam * m * (1 + m / (big_m + m)))
     assert published == pytest.approx(alpha / (2 * sigma**2) * (l_pub * d_h + 2 * lam * clip / b) ** 2, rel=1e-13)
     assert published < default
@@ -320,7 +327,7 @@ def test_c26_weak_convexity_constant():
     """Lemma 3.2 (Kong–Ribero): ⟨∇f(x) − ∇f(y), x − y⟩ ≥ −c‖x − y‖² + ‖∇f(x) − ∇f(y)‖²/(2(M + m))
     for m-weakly convex, M-smooth f. On the 1-D quadratics f = h x²/2, h ∈ [−m, M], it reads
     h ≥ −c + h²/(2(M + m)). The corrected constant m + m²/(M + m) (finding K2) is the one encoded
-    in pabi's eq. (12), L_λ² = 1 + 2λ·c (l_lambda_kappa(model="as_published")): it is never
+    in pabi's eq. (12), L_λ² = 1 + 2λ·c (clipped_step_kappa(model="as_published")): it is never
     violated. The printed m + 1/(2(M + m)) is violated, only for m > 1.
 
     pabi has no public function for the Lemma 3.2 constant itself; it is read off eq. (12)."""
@@ -328,7 +335,8 @@ def test_c26_weak_convexity_constant():
     bad_printed, bad_pabi, bad_at = 0, 0, set()
     for m in (0.5, 2.0, 5.0):
         for big_m in (0.0, 0.5, 3.0):
-            c_pabi = pabi.l_lambda_kappa(lam, m, big_m, model="as_published") / (2 * lam)
+            c_pabi = pabi.clipped_step_kappa(lam, weak_convexity=m, smoothness=big_m,
+                                             contraction="as_published") / (2 * lam)
             assert c_pabi == pytest.approx(m + m * m / (big_m + m), rel=1e-13)
             c_printed = m + 1 / (2 * (big_m + m))
             for h in np.linspace(-m, big_m, 41):
@@ -350,18 +358,20 @@ def test_c28_corrected_calibration_certifies_eps_printed_one_16_alpha_sq(m, M):
     printed σ̄ (``variant="as_published"``) certifies 16α²ε (finding K11). The chain's steps
     hold with pabi's θ_L at the integer ℓ = ⌈ℓ̄⌉, with eq. (12)'s L (the corollary's model)."""
     C, b, alpha, eps, E = 1.0, 10.0, 8.0, 1.0, 5
-    lam, ellbar, sig = pabi.cyclic_calibration(alpha, eps, m, M, C, b, E)
-    _, _, sig_pub = pabi.cyclic_calibration(alpha, eps, m, M, C, b, E, variant="as_published")
+    lam, ellbar, sig = pabi.cyclic_calibrate(alpha, rdp=eps, weak_convexity=m, smoothness=M, max_grad_norm=C,
+                                             batch_size=b, epochs=E)
+    _, _, sig_pub = pabi.cyclic_calibrate(alpha, rdp=eps, weak_convexity=m, smoothness=M, max_grad_norm=C,
+                                          batch_size=b, epochs=E, variant="as_published")
     assert lam == pytest.approx(1 / (2 * (M + m)), rel=1e-15)
     K = 1 + 4 * m * E / (M + m)
     chain = lambda s: 4 * alpha * (lam * C / (b * s)) ** 2 * K  # noqa: E731
     assert chain(sig) == pytest.approx(eps, rel=1e-12) and chain(sig) <= eps * (1 + 1e-13)
     assert chain(sig_pub) == pytest.approx(16 * alpha**2 * eps, rel=1e-12)
-    kappa = pabi.l_lambda_kappa(lam, m, M, model="as_published")
+    kappa = pabi.clipped_step_kappa(lam, weak_convexity=m, smoothness=M, contraction="as_published")
     L = math.sqrt(1 + kappa)
     ell = math.ceil(ellbar)
     assert L >= math.sqrt(1 + m * lam)
     assert ell >= math.log(math.sqrt(2)) / math.log(L) - 1e-12
-    th = pabi.theta_l(ell, kappa=kappa)
+    th = pabi.shift_weight(ell, kappa=kappa)
     assert th <= 2 * (1 - L**-2) + 1e-15 <= 4 * m / (M + m) + 2e-15
     assert 4 * alpha * (lam * C / (b * sig)) ** 2 * (1 + E * th) <= eps * (1 + 1e-12)

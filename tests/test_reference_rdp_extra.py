@@ -5,7 +5,7 @@ amplification, composition, and paper 001 (Lemma 2, Lemma 3, Gaussian RDP).
 
 Criteria (every point): relative error ≤ 1e-12, and the side of the exact value that pabi
 documents. Every returned ε, δ, RDP value or bound is an upper bound rounded up (module
-docstring of pabi.rdp); ``gd_contraction_rho`` returns ρ rounded up and 1 − ρ rounded down;
+docstring of pabi.rdp); ``gd_contraction`` returns ρ rounded up and 1 − ρ rounded down;
 ``holder_min_p`` is rounded up (a larger p keeps the orders below the cap);
 ``hoeffding_sample_size_ln`` is a required sample size, so rounding up is its safe side too.
 ``holder_orders`` documents no direction (non-integer orders): two-sided. ``unlearning_keep``
@@ -90,22 +90,27 @@ def _sgm_points():
     return pts
 
 
+def _sgrpi(order, sample_rate, sensitivity, noise_scale):
+    return pabi.sampled_gaussian_rdp_per_instance(order, sample_rate=sample_rate, sensitivity=sensitivity,
+                                                  noise_scale=noise_scale)
+
+
 def test_sampled_gaussian_rdp_per_instance_integer_orders_and_ceil():
     g = gen(2)
     for a, q, s, sg in _sgm_points():
-        check("sampled_gaussian_rdp_per_instance", pabi.sampled_gaussian_rdp_per_instance(a, q, s, sg),
+        check("sampled_gaussian_rdp_per_instance", pabi.sampled_gaussian_rdp_per_instance(a, sample_rate=q, sensitivity=s, noise_scale=sg),
               ref.sampled_gaussian_rdp_per_instance(a, q, s, sg), what=f"{a}, {q!r}, {s!r}, {sg!r}")
         af = 1 + logu(g, 1e-3, 255)  # fractional order, ceiling rule ([002] §3.2)
-        check("sampled_gaussian_rdp_per_instance", pabi.sampled_gaussian_rdp_per_instance(af, q, s, sg, fractional="ceil"),
+        check("sampled_gaussian_rdp_per_instance", pabi.sampled_gaussian_rdp_per_instance(af, sample_rate=q, sensitivity=s, noise_scale=sg, fractional="ceil"),
               ref.sampled_gaussian_rdp_per_instance(af, q, s, sg, fractional="ceil"), what=f"{af!r}, {q!r}, {s!r}, {sg!r}, ceil")
     # representative / edge points: q = 1 (α r²/2), q = 0 and s = 0 (exact zeros), α = 1000,
     # α just above 1 with the ceiling rule (order 2), the docstring example
     for args in [(8, 0.01, 0.5, 1.0), (3.0, 1.0, 0.7, 1.3), (2.5, 0.0, 0.7, 1.3), (2, 0.3, 0.0, 1.3),
                  (1000, 0.01, 1.0, 1.0), (64, 1e-9, 5.0, 2.0), (32, 0.999, 0.3, 1.0)]:
-        check("sampled_gaussian_rdp_per_instance", pabi.sampled_gaussian_rdp_per_instance(*args),
+        check("sampled_gaussian_rdp_per_instance", _sgrpi(*args),
               ref.sampled_gaussian_rdp_per_instance(*args), what=str(args))
     check("sampled_gaussian_rdp_per_instance",
-          pabi.sampled_gaussian_rdp_per_instance(1 + 2**-40, 0.2, 1.0, 1.0, fractional="ceil"),
+          pabi.sampled_gaussian_rdp_per_instance(1 + 2**-40, sample_rate=0.2, sensitivity=1.0, noise_scale=1.0, fractional="ceil"),
           ref.sampled_gaussian_rdp_per_instance(1 + 2**-40, 0.2, 1.0, 1.0, fractional="ceil"), what="α→1, ceil")
 
 
@@ -118,7 +123,7 @@ def test_sampled_gaussian_rdp_per_instance_integer_orders_and_ceil():
 ])
 def test_sampled_gaussian_rdp_per_instance_fractional_exact(args):
     """Default ``fractional="exact"`` against the defining integral (quadrature, 30 digits)."""
-    check("sampled_gaussian_rdp_per_instance", pabi.sampled_gaussian_rdp_per_instance(*args),
+    check("sampled_gaussian_rdp_per_instance", _sgrpi(*args),
           ref.sampled_gaussian_rdp_per_instance(*args, dps=30), what=str(args))
 
 
@@ -150,7 +155,7 @@ GUR_CANCELLING = 10.0  # cancellation ratio beyond which pabi's absolute margin 
 
 
 def _gur_check(a, sg, outer, inner):
-    check("general_update_rdp", pabi.general_update_rdp(a, sg, outer, inner),
+    check("general_update_rdp", pabi.general_update_rdp(a, noise_scale=sg, updates_second=outer, updates_first=inner),
           ref.general_update_rdp(a, sg, outer.tolist(), inner.tolist()), what=f"alpha={a}, sigma={sg!r}, {inner.shape}")
 
 
@@ -205,7 +210,7 @@ def test_general_update_rdp_cancelling_batches():
 
 
 def _mix_check(a, w, e):
-    check("mixture_rdp_bound", pabi.mixture_rdp_bound(a, w, e), ref.mixture_rdp_bound(a, w.tolist(), e.tolist()),
+    check("mixture_rdp_bound", pabi.mixture_rdp_bound(a, weights=w, rdp=e), ref.mixture_rdp_bound(a, w.tolist(), e.tolist()),
           what=f"alpha={a!r}, weights={w.tolist()!r}, eps={e.tolist()!r}")
 
 
@@ -226,7 +231,7 @@ def test_mixture_rdp_bound():
     # α broadcasts against the leading axes (a curve at several orders)
     orders = np.array([2.0, 8.0, 32.0])
     eps = np.array([[0.3, 1.0], [0.9, 3.0], [2.0, 9.0]])
-    got = pabi.mixture_rdp_bound(orders, [0.4, 0.6], eps)
+    got = pabi.mixture_rdp_bound(orders, weights=[0.4, 0.6], rdp=eps)
     for k in range(3):
         check("mixture_rdp_bound", got[k], ref.mixture_rdp_bound(orders[k], [0.4, 0.6], eps[k].tolist()))
 
@@ -245,11 +250,11 @@ def test_mixture_rdp_bound_small_exponent():
 
 
 def _holder_check(a, p, D, W, variant):
-    got, terms = pabi.holder_composition_bound(a, p, D, W, variant=variant, return_terms=True)
+    got, terms = pabi.holder_composition_bound(a, holder_exponent=p, divergences=D, weights=W, variant=variant, return_terms=True)
     ex, ex_terms = ref.holder_composition_bound(a, p, D, None if W is None else W.tolist(), variant=variant,
                                                 return_terms=True)
     what = f"alpha={a!r}, p={p!r}, {variant}, D {D.shape}{', weighted' if W is not None else ''}"
-    assert pabi.holder_composition_bound(a, p, D, W, variant=variant) == got
+    assert pabi.holder_composition_bound(a, holder_exponent=p, divergences=D, weights=W, variant=variant) == got
     check("holder_composition_bound", got, ex, what=what)
     assert len(terms) == len(ex_terms)
     for k, (t, e) in enumerate(zip(terms, ex_terms)):
@@ -266,7 +271,7 @@ def test_holder_composition_bound_plug_in(variant):
         D = logu(g, 1e-8, 10, (n, m)) * (g.uniform(size=(n, m)) < 0.9)
         _holder_check(a, p, D, None, variant)
     _holder_check(2.0, 2.0, np.array([[0.5], [0.5]]), None, variant)  # Thm A.2, constant
-    inf = pabi.holder_composition_bound(2.0, 3.0, [[0.1, np.inf], [0.2, 0.3]], variant=variant)
+    inf = pabi.holder_composition_bound(2.0, holder_exponent=3.0, divergences=[[0.1, np.inf], [0.2, 0.3]], variant=variant)
     assert inf == math.inf and ref.holder_composition_bound(2.0, 3.0, [[0.1, math.inf], [0.2, 0.3]], variant=variant) == mp.inf
 
 
@@ -306,16 +311,16 @@ def test_holder_orders(variant):
     g = gen(11 if variant == "corrected" else 12)
     for _ in range(30):
         a, p, n = 1 + logu(g, 0.01, 63), 1 + logu(g, 0.05, 100), int(g.integers(1, 41))
-        got = pabi.holder_orders(a, p, n, variant=variant)
+        got = pabi.holder_orders(a, holder_exponent=p, steps=n, variant=variant)
         ex = ref.holder_orders(a, p, n, variant)
         assert len(got) == n and got[0] == a  # β_0 = α exactly
         for i, (b, e) in enumerate(zip(got, ex)):
             check("holder_orders", b, e, side=0, what=f"alpha={a!r}, p={p!r}, i={i}, {variant}")
-    got = pabi.holder_orders(8.0, 300.0, 100, variant=variant)  # p = 3n: orders ≤ 1 + 1.5(α − 1)
+    got = pabi.holder_orders(8.0, holder_exponent=300.0, steps=100, variant=variant)  # p = 3n: orders ≤ 1 + 1.5(α − 1)
     for i, (b, e) in enumerate(zip(got, ref.holder_orders(8.0, 300.0, 100, variant))):
         check("holder_orders", b, e, side=0, what=f"8, 300, i={i}")
     if variant == "corrected":
-        assert list(pabi.holder_orders(2.0, 2.0, 3)) == [2.0, 3.0, 5.0]  # docstring; exact here
+        assert list(pabi.holder_orders(2.0, holder_exponent=2.0, steps=3)) == [2.0, 3.0, 5.0]  # docstring; exact here
 
 
 def test_holder_min_p():
@@ -325,17 +330,17 @@ def test_holder_min_p():
     for _ in range(120):
         n, a = int(logu(g, 2, 1e7)), 1 + logu(g, 1e-3, 1e4)
         K = 2.0 if _ % 3 == 0 else float(g.uniform(1.01, 10))
-        check("holder_min_p", pabi.holder_min_p(n, a, K), ref.holder_min_p(n, a, K), what=f"n={n}, alpha={a!r}, K={K!r}")
+        check("holder_min_p", pabi.holder_min_exponent(a, steps=n, cap_factor=K), ref.holder_min_exponent(n, a, K), what=f"n={n}, alpha={a!r}, K={K!r}")
     for n in (1, 2, 7, 100, 5000):
-        check("holder_min_p", pabi.holder_min_p(n, 8.0), ref.holder_min_p(n, 8.0), what=f"n={n}, 8")
-    assert pabi.holder_min_p(1, 8.0) == 1.0 and ref.holder_min_p(1, 8.0) == 1
+        check("holder_min_p", pabi.holder_min_exponent(8.0, steps=n), ref.holder_min_exponent(n, 8.0), what=f"n={n}, 8")
+    assert pabi.holder_min_exponent(8.0, steps=1) == 1.0 and ref.holder_min_exponent(1, 8.0) == 1
 
 
 def test_holder_min_p_cap_factor_near_one():
     g = gen(14)
     pts = [(int(logu(g, 2, 1e6)), 1 + logu(g, 1e-3, 1e3), 1 + logu(g, 1e-9, 1e-2)) for _ in range(40)]
     pts.append((100, 8.0, 1 + 1e-9))
-    all_fail_free(lambda n, a, K: check("holder_min_p", pabi.holder_min_p(n, a, K), ref.holder_min_p(n, a, K),
+    all_fail_free(lambda n, a, K: check("holder_min_p", pabi.holder_min_exponent(a, steps=n, cap_factor=K), ref.holder_min_exponent(n, a, K),
                                         what=f"n={n}, alpha={a!r}, K={K!r}"), pts)
 
 
@@ -353,9 +358,14 @@ def _hoeffding_points():
     return pts
 
 
+def _hoeffding(order, rdp, rdp_bound, tolerance, failure_prob, variant, log=False):
+    return pabi.hoeffding_sample_size(order, rdp=rdp, rdp_bound=rdp_bound, tolerance=tolerance,
+                                      failure_prob=failure_prob, variant=variant, log=log)
+
+
 def _hoeffding_check(pt, side):
     # ln l is a logarithm: its absolute error is the relative error of the sample size l
-    got, exact = pabi.hoeffding_sample_size_ln(*pt), ref.hoeffding_sample_size_ln(*pt)
+    got, exact = _hoeffding(*pt, log=True), ref.hoeffding_sample_size(*pt, log=True)
     with mp.workdps(60):
         check("hoeffding_sample_size_ln", mp.exp(mp.mpf(got)), mp.exp(exact), side=side, what=str(pt))
 
@@ -372,6 +382,20 @@ def test_hoeffding_sample_size_ln_rounded_up():
     all_fail_free(lambda *pt: _hoeffding_check(pt, +1), _hoeffding_points())
 
 
+def test_hoeffding_sample_size_count():
+    """The default (log=False) form is the whole number of runs: ⌈l⌉ or the next integer (never
+    below the exact l), +inf exactly where l exceeds the double range."""
+    pts = _hoeffding_points() + [(8, 1.0, 20.0, 0.1, 0.05, "corrected"), (2, 0.1, 0.1, 0.1, 0.05, "corrected")]
+    for pt in pts:
+        got, exact = _hoeffding(*pt), ref.hoeffding_sample_size(*pt)
+        if exact > mp.mpf(1.7e308):
+            assert got == math.inf, pt
+            continue
+        assert got == math.floor(got) and mp.mpf(got) >= exact, (pt, got, exact)
+        assert got <= math.ceil(float(exact) * (1 + 1e-12)) + 1, (pt, got, exact)
+    assert _hoeffding(2, 0.1, 0.1, 0.1, 0.05, "corrected") == 216.0  # l = 215.6
+
+
 # ------------------------------------------------------------------ §5.4 weak triangle, keep-rule
 
 
@@ -381,10 +405,10 @@ def test_weak_triangle_bound():
         a, p = 1 + logu(g, 1e-3, 100), 1 + logu(g, 1e-3, 1e3)
         d1 = logu(g, 1e-6, 100) * (g.uniform() < 0.9)
         d2 = logu(g, 1e-6, 100) * (g.uniform() < 0.9)
-        check("weak_triangle_bound", pabi.weak_triangle_bound(a, p, d1, d2), ref.weak_triangle_bound(a, p, d1, d2),
+        check("weak_triangle_bound", pabi.weak_triangle_bound(a, holder_exponent=p, divergence_pq=d1, divergence_qr=d2), ref.weak_triangle_bound(a, p, d1, d2),
               what=f"{a!r}, {p!r}, {d1!r}, {d2!r}")
-    check("weak_triangle_bound", pabi.weak_triangle_bound(2.0, 2.0, 0.1, 0.2), ref.weak_triangle_bound(2.0, 2.0, 0.1, 0.2))
-    assert pabi.weak_triangle_bound(3.0, 2.0, 0.0, 0.0) == 0.0
+    check("weak_triangle_bound", pabi.weak_triangle_bound(2.0, holder_exponent=2.0, divergence_pq=0.1, divergence_qr=0.2), ref.weak_triangle_bound(2.0, 2.0, 0.1, 0.2))
+    assert pabi.weak_triangle_bound(3.0, holder_exponent=2.0, divergence_pq=0.0, divergence_qr=0.0) == 0.0
 
 
 @pytest.mark.parametrize("variant", ["corrected", "as_published"])
@@ -401,7 +425,7 @@ def test_unlearning_keep(variant):
         coef = (a - 0.5) / (a - 1) if variant == "corrected" else (a - 1) / (a - 2)
         lhs = coef * d1 + d2
         beta = max(lhs * (1 + g.choice([-1, 1]) * logu(g, 1e-10, 1)), 0.0)
-        got = pabi.unlearning_keep(a, beta, d1, d2, variant=variant)
+        got = pabi.unlearning_keep(a, threshold=beta, divergence_previous=d1, divergence_step=d2, variant=variant)
         ex = ref.unlearning_keep(a, beta, d1, d2, variant=variant)
         assert isinstance(got, bool)
         assert got == ex, (a, beta, d1, d2, variant, got, ex)
@@ -412,14 +436,14 @@ def test_unlearning_keep(variant):
     d1, d2 = 0.5, 0.375
     beta = 1.0 if variant == "corrected" else 1.375
     assert ref.unlearning_keep(3.0, beta, d1, d2, variant=variant) is True
-    assert pabi.unlearning_keep(3.0, beta, d1, d2, variant=variant) is False  # conservative at the tie
-    assert pabi.unlearning_keep(3.0, beta * (1 + 1e-12), d1, d2, variant=variant) is True
+    assert pabi.unlearning_keep(3.0, threshold=beta, divergence_previous=d1, divergence_step=d2, variant=variant) is False  # conservative at the tie
+    assert pabi.unlearning_keep(3.0, threshold=beta * (1 + 1e-12), divergence_previous=d1, divergence_step=d2, variant=variant) is True
     # C18 / T8: the printed rule keeps an output with D = 6.75 > β = 0.1 at α = 1.5
-    assert pabi.unlearning_keep(1.5, 0.1, 6.75, 0.0, variant=variant) is ref.unlearning_keep(1.5, 0.1, 6.75, 0.0, variant=variant)
+    assert pabi.unlearning_keep(1.5, threshold=0.1, divergence_previous=6.75, divergence_step=0.0, variant=variant) is ref.unlearning_keep(1.5, 0.1, 6.75, 0.0, variant=variant)
     assert ref.unlearning_keep(1.5, 0.1, 6.75, 0.0, variant=variant) is (variant == "as_published")
     if variant == "as_published":
         with pytest.raises(ValueError):
-            pabi.unlearning_keep(2.0, 0.1, 0.0, 0.0, variant=variant)
+            pabi.unlearning_keep(2.0, threshold=0.1, divergence_previous=0.0, divergence_step=0.0, variant=variant)
         with pytest.raises(ValueError):
             ref.unlearning_keep(2.0, 0.1, 0.0, 0.0, variant=variant)
 
@@ -433,25 +457,28 @@ def test_gaussian_mechanism_constants():
         d, s, D = logu(g, 1e-300, 0.999), logu(g, 1e-3, 1e3), logu(g, 1e-3, 1e3)
         a = 1 + logu(g, 1e-6, 1e4)
         check("gaussian_dp_constant", pabi.gaussian_dp_constant(d, s), ref.gaussian_dp_constant(d, s), what=f"{d!r}, {s!r}")
-        check("gaussian_mechanism_epsilon", pabi.gaussian_mechanism_epsilon(d, s, D, allow_invalid=True),
+        check("gaussian_mechanism_epsilon", pabi.gaussian_mechanism_epsilon(d, noise_scale=s, sensitivity=D, allow_invalid=True),
               ref.gaussian_mechanism_epsilon(d, s, D, allow_invalid=True), what=f"{d!r}, {s!r}, {D!r}")
-        check("gaussian_mech_rdp", pabi.gaussian_mech_rdp(a, D, s), ref.gaussian_mech_rdp(a, D, s), what=f"{a!r}, {D!r}, {s!r}")
+        check("gaussian_mechanism_rdp", pabi.gaussian_mechanism_rdp(a, sensitivity=D, noise_scale=s),
+              ref.gaussian_mechanism_rdp(a, D, s), what=f"{a!r}, {D!r}, {s!r}")
         # validity flag (ε ≤ 1) away from the boundary: both raise or neither
         e = float(ref.gaussian_mechanism_epsilon(d, s, D, allow_invalid=True))
         if abs(e - 1) > 1e-9:
             if e > 1:
                 with pytest.raises(ValueError):
-                    pabi.gaussian_mechanism_epsilon(d, s, D)
+                    pabi.gaussian_mechanism_epsilon(d, noise_scale=s, sensitivity=D)
                 with pytest.raises(ValueError):
                     ref.gaussian_mechanism_epsilon(d, s, D)
             else:
-                check("gaussian_mechanism_epsilon", pabi.gaussian_mechanism_epsilon(d, s, D),
+                check("gaussian_mechanism_epsilon", pabi.gaussian_mechanism_epsilon(d, noise_scale=s, sensitivity=D),
                       ref.gaussian_mechanism_epsilon(d, s, D), what=f"{d!r}, {s!r}, {D!r} valid")
     check("gaussian_dp_constant", pabi.gaussian_dp_constant(1e-5, 1.0), ref.gaussian_dp_constant(1e-5, 1.0))
-    check("gaussian_mechanism_epsilon", pabi.gaussian_mechanism_epsilon(1e-5, 10.0, 1.0),
+    check("gaussian_mechanism_epsilon", pabi.gaussian_mechanism_epsilon(1e-5, noise_scale=10.0, sensitivity=1.0),
           ref.gaussian_mechanism_epsilon(1e-5, 10.0, 1.0))
-    assert pabi.gaussian_mech_rdp(4.0, 0.0, 2.0) == 0.0 and ref.gaussian_mech_rdp(4.0, 0.0, 2.0) == 0
-    check("gaussian_mech_rdp", pabi.gaussian_mech_rdp(4.0, 1.0, 2.0), ref.gaussian_mech_rdp(4.0, 1.0, 2.0))
+    assert pabi.gaussian_mechanism_rdp(4.0, sensitivity=0.0,
+                                       noise_scale=2.0) == 0.0 and ref.gaussian_mechanism_rdp(4.0, 0.0, 2.0) == 0
+    check("gaussian_mechanism_rdp", pabi.gaussian_mechanism_rdp(4.0, sensitivity=1.0, noise_scale=2.0),
+          ref.gaussian_mechanism_rdp(4.0, 1.0, 2.0))
 
 
 def test_amplify_by_sampling():
@@ -460,7 +487,7 @@ def test_amplify_by_sampling():
     pts += [(1e-10, 1e-6, 1e-8), (800.0, 0.5, 0.5), (800.0, 0.5, 1.0), (3.0, 0.2, 1.0), (3.0, 0.2, 0.0),
             (0.0, 0.5, 0.3), (1e3, 1.0, 1e-12)]
     for e, d, q in pts:
-        (ge, gd), (re, rd) = pabi.amplify_by_sampling(e, d, q), ref.amplify_by_sampling(e, d, q)
+        (ge, gd), (re, rd) = pabi.amplify_by_sampling(e, delta=d, sample_rate=q), ref.amplify_by_sampling(e, d, q)
         check("amplify_by_sampling", ge, re, what=f"eps: {e!r}, {d!r}, {q!r}")
         check("amplify_by_sampling", gd, rd, what=f"delta: {e!r}, {d!r}, {q!r}")
 
@@ -482,16 +509,17 @@ def test_rdp_compose():
 
 
 UNDERFLOW = [  # (name, pabi call, reference call): exact value > 0 below the double range
-    ("amplify_by_sampling eps", lambda: pabi.amplify_by_sampling(5e-324, 0.0, 0.5)[0],
+    ("amplify_by_sampling eps", lambda: pabi.amplify_by_sampling(5e-324, delta=0.0, sample_rate=0.5)[0],
      lambda: ref.amplify_by_sampling(5e-324, 0.0, 0.5)[0]),
-    ("amplify_by_sampling eps", lambda: pabi.amplify_by_sampling(1e-200, 0.0, 1e-200)[0],
+    ("amplify_by_sampling eps", lambda: pabi.amplify_by_sampling(1e-200, delta=0.0, sample_rate=1e-200)[0],
      lambda: ref.amplify_by_sampling(1e-200, 0.0, 1e-200)[0]),
-    ("amplify_by_sampling delta", lambda: pabi.amplify_by_sampling(1.0, 1e-200, 1e-200)[1],
+    ("amplify_by_sampling delta", lambda: pabi.amplify_by_sampling(1.0, delta=1e-200, sample_rate=1e-200)[1],
      lambda: ref.amplify_by_sampling(1.0, 1e-200, 1e-200)[1]),
-    ("gaussian_mech_rdp", lambda: pabi.gaussian_mech_rdp(2.0, 1e-200, 1.0), lambda: ref.gaussian_mech_rdp(2.0, 1e-200, 1.0)),
-    ("gaussian_mechanism_epsilon", lambda: pabi.gaussian_mechanism_epsilon(0.5, 1e300, 1e-300),
+    ("gaussian_mechanism_rdp", lambda: pabi.gaussian_mechanism_rdp(2.0, sensitivity=1e-200, noise_scale=1.0),
+     lambda: ref.gaussian_mechanism_rdp(2.0, 1e-200, 1.0)),
+    ("gaussian_mechanism_epsilon", lambda: pabi.gaussian_mechanism_epsilon(0.5, noise_scale=1e300, sensitivity=1e-300),
      lambda: ref.gaussian_mechanism_epsilon(0.5, 1e300, 1e-300)),
-    ("sampled_gaussian_rdp_per_instance", lambda: pabi.sampled_gaussian_rdp_per_instance(2, 1e-200, 1.0, 1.0),
+    ("sampled_gaussian_rdp_per_instance", lambda: pabi.sampled_gaussian_rdp_per_instance(2, sample_rate=1e-200, sensitivity=1.0, noise_scale=1.0),
      lambda: ref.sampled_gaussian_rdp_per_instance(2, 1e-200, 1.0, 1.0)),
 ]
 
@@ -521,11 +549,11 @@ def test_gd_contraction_rho():
             pts.append((eta, mu, L))
     pts += [(0.5, 1.0, 3.0), (2 / 11, 1.0, 10.0), (1e-12, 1.0, 10.0), (0.2 - 1e-11, 1.0, 10.0), (0.5, 1.0, 1.0)]
     for eta, mu, L in pts:
-        (r, gap), (er, eg) = pabi.gd_contraction_rho(eta, mu, L), ref.gd_contraction_rho(eta, mu, L)
-        check("gd_contraction_rho", r, er, side=+1, what=f"rho: {eta!r}, {mu!r}, {L!r}")
-        check("gd_contraction_rho", gap, eg, side=-1, what=f"1-rho: {eta!r}, {mu!r}, {L!r}")
+        (r, gap), (er, eg) = pabi.gd_contraction(eta, strong_convexity=mu, smoothness=L), ref.gd_contraction(eta, mu, L)
+        check("gd_contraction", r, er, side=+1, what=f"rho: {eta!r}, {mu!r}, {L!r}")
+        check("gd_contraction", gap, eg, side=-1, what=f"1-rho: {eta!r}, {mu!r}, {L!r}")
     # ρ = 0 (ημ = ηL = 1): exactly 0 in the reference; pabi's ρ is a few subnormals above
-    r, gap = pabi.gd_contraction_rho(1.0, 1.0, 1.0)
-    er, eg = ref.gd_contraction_rho(1.0, 1.0, 1.0)
+    r, gap = pabi.gd_contraction(1.0, strong_convexity=1.0, smoothness=1.0)
+    er, eg = ref.gd_contraction(1.0, 1.0, 1.0)
     assert er == 0 and eg == 1 and 0 <= r <= 1e-300 and gap <= 1
-    check("gd_contraction_rho", gap, eg, side=-1)
+    check("gd_contraction", gap, eg, side=-1)

@@ -83,6 +83,7 @@ def test_rdp_comparison_delta_from_log_is_upper_bound():
 def test_erm_multi_epoch_sensitivity_is_upper_bound(epochs):
     """rdp/erm.rs's powers of rho (exp_prod_up, one_minus_exp_prod): >= the exact eq. (7)."""
     for eta, mu, smooth, m, j in ((0.1, 0.5, 2.0, 100, 3), (0.01, 1e-3, 1.0, 378, 1), (0.5, 1.0, 1.0, 5, 5)):
-        got = pabi.rdp.sensitivity_multi_epoch(eta, mu, smooth, 1.0, 10.0, m, j, epochs)
+        got = pabi.rdp.sensitivity_multi_epoch(lr=eta, strong_convexity=mu, smoothness=smooth, max_grad_norm=1.0,
+                                               batch_size=10.0, batches_per_epoch=m, batch_index=j, epochs=epochs)
         exact = ref.sensitivity_multi_epoch(eta, mu, smooth, 1.0, 10.0, m, j, epochs)
         assert got >= exact and got <= exact * (1 + 1e-12), (eta, mu, smooth, m, j)

@@ -64,7 +64,7 @@ def heavy_mix() -> list[np.ndarray]:
         pabi.pnsgd_calibrate_sigma(eps=1.0, delta=1e-6, lipschitz=1.0, lr=0.1, diameter=DIAM,
                                    n=500, order="shuffled"),
         pabi.online_delta(1.0, 1.0, 0.1, 1.0, SIG),
-        np.asarray(pabi.sampled_gaussian_rdp(np.linspace(1.5, 64.0, 5_000), 0.01, 1.1)),
+        np.asarray(pabi.sampled_gaussian_rdp(np.linspace(1.5, 64.0, 5_000), sample_rate=0.01, noise_multiplier=1.1)),
     ]
 
 
@@ -206,7 +206,7 @@ def test_small_calls_never_build_the_pool():
         t0 = threads()
         print(pabi.pnsgd_delta(eps=1.0, sigma=2.0, lipschitz=1.0, lr=0.1, diameter=1.0, n=100,
                                order="shuffled") > 0)
-        pabi.theta(np.ones(1000), np.ones(1000)); pabi.sampled_gaussian_rdp(2.0, 0.01, 1.0)
+        pabi.theta(np.ones(1000), np.ones(1000)); pabi.sampled_gaussian_rdp(2.0, sample_rate=0.01, noise_multiplier=1.0)
         pabi.pnsgd_calibrate_sigma(eps=1.0, delta=1e-6, lipschitz=1.0, lr=0.1, diameter=1.0,
                                    n=100, order="shuffled")
         print(threads() - t0)
@@ -397,8 +397,8 @@ def test_issue_examples_raise_exceptions_or_return_empty():
                          "gaussian", "shuffled", "refined", False, 1)
     # capacity overflows: an Exception (MemoryError / DomainError / InternalError), never a
     # BaseException-only PanicException
-    for call in (lambda: pabi.holder_orders(2.0, 2.0, 2**63),
-                 lambda: pabi.optimal_residuals(2**63, 1.0, 1.0, L=0.5),
+    for call in (lambda: pabi.holder_orders(2.0, holder_exponent=2.0, steps=2**63),
+                 lambda: pabi.optimal_shifts(2**63, initial_distance=1.0, map_difference=1.0, step_lipschitz=0.5),
                  lambda: core.rdp_compose(one, 2**63, 2)):
         with pytest.raises(Exception) as e:
             call()
@@ -410,7 +410,7 @@ import inspect, sys, numpy as np
 import pabi._core as core
 
 class Sentinel: pass
-STR = {"noise": "gaussian", "order": "shuffled", "variant": "refined", "neighbour_": "remove"}
+STR = {"noise": "gaussian", "order": "shuffled", "variant": "refined", "neighboring": "remove"}
 KINDS = ["arr", "float", "int", "bool", "str"]
 mode = sys.argv[1]
 

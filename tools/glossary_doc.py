@@ -51,6 +51,8 @@ def _public_callables() -> Iterator[tuple[str, object]]:
                 for meth_name, meth in inspect.getmembers(obj):
                     if (meth_name.startswith("_") and meth_name != "__init__") or not callable(meth):
                         continue
+                    if getattr(meth, "__qualname__", "").startswith("tuple."):
+                        continue  # a named-tuple result's inherited count/index
                     if meth_name == "__init__" and (meth is object.__init__ or _wraps_core(meth)):
                         continue  # built by classmethods from a core object (not a user call)
                     yield f"{obj.__name__}.{meth_name}", meth

@@ -161,7 +161,8 @@ def enc(x: Any, depth: int = 0) -> Any:
     tn = type(x).__name__
     mod = type(x).__module__ or ""
     if mod.startswith("pabi") and tn == "PrivacyLossDistribution":
-        return ["PLD", [["h", enc(x.h, d)], ["pmf", enc(x.pmf, d)], ["losses", enc(x.losses, d)],
+        # recorded as "h" before the rename of issue 15 (the attribute is grid_step now)
+        return ["PLD", [["h", enc(x.grid_step, d)], ["pmf", enc(x.pmf, d)], ["losses", enc(x.losses, d)],
                         ["inf", enc(x.inf, d)]]]
     if mod.startswith("pabi") and tn == "ComposedPLD":
         return ["ComposedPLD", [["error_budget", enc(x.error_budget, d)]]]
@@ -251,7 +252,7 @@ _BASE_PLD: dict[str, Any] = {}
 def _pld() -> Any:
     """The base PLD (Gaussian, sigma 1, h 0.01); built once per recording (it is immutable)."""
     if "pld" not in _BASE_PLD:
-        _BASE_PLD["pld"] = _pabi().PrivacyLossDistribution.gaussian(1.0, h=0.01)
+        _BASE_PLD["pld"] = _pabi().PrivacyLossDistribution.gaussian(1.0, grid_step=0.01)
     return _BASE_PLD["pld"]
 
 
@@ -283,7 +284,8 @@ def _composed_method(method: str) -> Callable[..., Any]:
 
 
 def _compose_plds(times: Any, tail: Any = 1e-15) -> Any:
-    return _pabi().compose_plds([(_pld(), times)], tail=tail)
+    # the probe's recorded names (times, tail) are compose_plds' count of the part and tail_mass
+    return _pabi().compose_plds([(_pld(), times)], tail_mass=tail)
 
 
 def _sweep(**kw: Any) -> Any:
@@ -379,6 +381,16 @@ def _params(fn: Any) -> set[str] | None:
         return None
 
 
+def _default(fn: Any, name: str) -> Any:
+    import inspect
+
+    try:
+        p = inspect.signature(fn).parameters.get(name)
+    except (TypeError, ValueError):
+        return None
+    return None if p is None else p.default
+
+
 def translate(qual: str, owner: Any, kw: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     """(today's callable, today's keyword arguments) for a probe written as ``qual(**kw)``.
 
@@ -398,14 +410,24 @@ def translate(qual: str, owner: Any, kw: dict[str, Any]) -> tuple[Any, dict[str,
         raise AttributeError(f"{qual}: neither in the API nor in tools/vocabulary_plan.py")
     current = _params(fn)
     renames = plan.PARAMS.get(qual, {})
+    # a call recorded in the old vocabulary (some argument the signature no longer takes) is
+    # renamed as a whole: an old name that is also a new one (multi_epoch_epsilon's delta ->
+    # profile, target_delta -> delta) takes its new name too
+    old = current is not None and any(k not in current and k in renames for k in kw)
     out: dict[str, Any] = {}
     for k, v in kw.items():
-        if current is not None and k not in current and k in renames:
+        if old and k in renames:
             k = renames[k]
         out[k] = v
-    # Option VALUES renamed in the plan (plan.VALUES) are not translated here: whether a value
-    # was renamed cannot be read from a signature. The rename of a value adds its translation
-    # to this function when it lands.
+    # Option VALUES renamed in the plan (plan.VALUES): translated once the rename has landed,
+    # read from the signature as the parameter's default being one of the new values.
+    for (f, param), values in plan.VALUES.items():
+        new_param = renames.get(param, param)
+        if f != qual or not isinstance(out.get(new_param), str) or out[new_param] not in values:
+            continue
+        default = _default(fn, new_param)
+        if default in values.values():
+            out[new_param] = values[out[new_param]]
     out.update(extra)
     return fn, out
 
@@ -452,6 +474,7 @@ OPTIONS_BY_FN = {
     **{f: {"variant": _PN_VARIANT} for f in ("pnsgd_delta", "pnsgd_log_delta", "pnsgd_epsilon",
                                              "pnsgd_calibrate_sigma")},
     "hoeffding_sample_size_ln": {"variant": ("corrected", "proof_consistent", "as_published")},
+    "hoeffding_sample_size": {"variant": ("corrected", "proof_consistent", "as_published")},
     "shifted_drift_bound": {"variant": ("exact", "as_published")},
     "PNSGDAccountant": {"order": ("shuffled", "fixed")},
     "PNSGDAccountant#fixed": {"order": ("fixed",)},
@@ -532,6 +555,9 @@ def table() -> dict[str, Entry]:
     add("holder_min_p", dict(n=10.0, alpha=8.0, cap_factor=2.0))
     add("hoeffding_sample_size_ln", dict(alpha=8.0, eps=1.0, eps_prime=2.0, c=0.1, J=0.05, variant="corrected"),
         {"variant": "option"})
+    # the count itself (hoeffding_sample_size_ln is now its log=True form), added with the rename
+    add("hoeffding_sample_size", dict(order=4.0, rdp=0.1, rdp_bound=0.2, tolerance=0.1, failure_prob=0.05,
+                                      variant="corrected"), {"variant": "option"})
     curve = dict(orders=np.array([2.0, 4.0, 8.0]), rdp=np.array([0.5, 1.0, 2.0]))
     add("rdp_to_dp_epsilon", dict(curve, delta=1e-5, method="tight"),
         {"orders": "array", "rdp": "array", "method": "option"})
@@ -1022,14 +1048,15 @@ def probe_extra(R: Recorder) -> None:
                         dict(eps=np.array([0.0, 0.1, 1.0, 10.0]), **dict(pk, n=n), order=order, noise=noise,
                              index=1.0 if order == "fixed" else None))
     # PLD objects and compositions
-    pld_g = P.PrivacyLossDistribution.gaussian(2.0, h=0.05)
-    pld_l = P.PrivacyLossDistribution.laplace(1.0, h=0.05)
-    pld_s = P.PrivacyLossDistribution.subsampled_gaussian(0.05, 1.0, h=0.05)
-    pld_a = P.PrivacyLossDistribution.subsampled_gaussian(0.05, 1.0, neighbour="add", h=0.05)
-    pld_e = P.PrivacyLossDistribution.from_eps_delta(0.5, 1e-4, h=0.05)
+    pld_g = P.PrivacyLossDistribution.gaussian(2.0, grid_step=0.05)
+    pld_l = P.PrivacyLossDistribution.laplace(1.0, grid_step=0.05)
+    pld_s = P.PrivacyLossDistribution.subsampled_gaussian(sample_rate=0.05, noise_multiplier=1.0, grid_step=0.05)
+    pld_a = P.PrivacyLossDistribution.subsampled_gaussian(sample_rate=0.05, noise_multiplier=1.0, direction="add",
+                                                          grid_step=0.05)
+    pld_e = P.PrivacyLossDistribution.from_eps_delta(0.5, 1e-4, grid_step=0.05)
     plds = {"gauss2": pld_g, "laplace1": pld_l, "subs": pld_s, "subs_add": pld_a, "epsdelta": pld_e}
     for nm, pld in plds.items():
-        R.call(f"PrivacyLossDistribution[{nm}].(h, pmf, losses, inf)", lambda pld=pld: (pld.h, pld.pmf, pld.losses,
+        R.call(f"PrivacyLossDistribution[{nm}].(h, pmf, losses, inf)", lambda pld=pld: (pld.grid_step, pld.pmf, pld.losses,
                                                                                          pld.inf))
         for times in (1, 2, 10, 100):
             R.call(f"PrivacyLossDistribution[{nm}].compose(times={times}).error_budget",
@@ -1154,9 +1181,9 @@ def probe_threaded(R: Recorder) -> None:
             dict({k: v for k, v in pk.items() if k != "sigma"}, eps=np.linspace(0.1, 5.0, 70), delta=1e-5))
     R.probe("sampled_gaussian_rdp", P.sampled_gaussian_rdp,
             dict(alpha=np.linspace(1.5, 5000.5, 101), q=0.01, noise_multiplier=1.0, fractional="exact"))
-    R.probe("last_iterate_rdp_general", P.last_iterate_rdp_general,
+    R.probe("last_iterate_rdp_general", _f("last_iterate_rdp_general"),
             dict(alpha=np.linspace(1.5, 64.0, 4500), lam=0.1, clip=1.0, sigma=1.0, T=100.0))
-    R.probe("gaussian_mech_rdp", P.gaussian_mech_rdp,
+    R.probe("gaussian_mech_rdp", _f("gaussian_mech_rdp"),
             dict(alpha=np.linspace(1.5, 64.0, 4500), sensitivity=1.0, sigma=1.0))
     grid = np.linspace(0.05, 1.0, 64 * 64).reshape(64, 64)
     R.probe("dpsgd_per_instance_rdp", P.dpsgd_per_instance_rdp,
@@ -1205,11 +1232,14 @@ def probe_cli(R: Recorder, tmp: Path) -> None:
         return {"status": r.returncode, "stdout": _cli_clean(r.stdout, tmp), "stderr": _cli_clean(r.stderr, tmp)}
 
     R.call("cli(subprocess): python -m pabi theta 2 0.5 --json", real)
+    cli_flags = getattr(_plan(), "CLI_FLAGS", {})
     for argv in lines:
         def run(argv: list[str] = argv) -> Any:
+            # command lines recorded with renamed flags run with today's (tools/vocabulary_plan.py)
+            flags = cli_flags.get(argv[0], {}) if argv else {}
             out, err = io.StringIO(), io.StringIO()
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                rc = main(argv)
+                rc = main([flags.get(a, a) for a in argv])
             return {"status": rc, "stdout": _cli_clean(out.getvalue(), tmp), "stderr": _cli_clean(err.getvalue(), tmp)}
         shown = [a.replace(str(tmp), "<TMP>").replace(str(ROOT), "<ROOT>") for a in argv]
         R.call("cli: pabi " + " ".join(shown), run)
@@ -1280,6 +1310,7 @@ class Diff:
         self.max_rel_key = ""
         self.other: list[str] = []  # non-float leaf changes / structure changes (descriptions)
         self.float_keys: dict[str, list[Any]] = {}  # probe -> [moved, up, down, max relative change]
+        self.named = 0  # plain tuples recorded before the result became a NamedTuple (values compared)
 
     def count(self, node: Any) -> int:
         """Number of values in an encoded node."""
@@ -1339,6 +1370,25 @@ class Diff:
             self.values += self.count(a)
             self.same += self.count(a)
             return True
+        named = _named_result(a, b)
+        if named is not None:
+            return all([self.walk(x, y, key) for x, y in named])
+        if isinstance(a, list) and isinstance(b, list) and a and b and {a[0], b[0]} == {"t", "nt"}:
+            # a tuple result that became a named tuple (issue 15) or back: compare the elements,
+            # report the change of type once
+            xs, ys = [a[1] if n[0] == "t" else [v for _, v in n[2]] for n in (a, b)]
+            if len(xs) == len(ys):
+                named = a if a[0] == "nt" else b
+                self.other.append(f"{key}: tuple {'->' if b is named else '<-'} named tuple {named[1]} "
+                                  f"({', '.join(f for f, _ in named[2])})")
+                for x, y in zip(xs, ys):
+                    self.walk(x, y, key)
+                return False
+        if (isinstance(a, list) and isinstance(b, list) and a[:1] == ["t"] and b[:1] == ["nt"]
+                and len(a[1]) == len(b[2])):
+            # a result renamed into a NamedTuple (issue 15): the same values, field by field
+            self.named += 1
+            return all([self.walk(x, y, key) for x, (_, y) in zip(a[1], b[2])])
         if isinstance(a, list) and isinstance(b, list) and a and b and a[0] == b[0]:
             tag = a[0]
             if tag == "f" or (tag == "np" and isinstance(a[2], str)):
@@ -1381,6 +1431,33 @@ class Diff:
         self.changed += n
         self.other.append(f"{key}: {_short(a)} -> {_short(b)}")
         return False
+
+
+#: results that became named tuples in the rename of issue 15: type -> {recorded dict key ->
+#: field} (None: a tuple, or a dict with the fields' names). A recorded tuple or dict is compared
+#: with the named tuple field by field; anything else about it is a change.
+NAMED_RESULTS: dict[str, dict[str, str] | None] = {
+    "Bracket": None,
+    "MultiEpochEpsilon": None,
+    "ErrorBudget": {"h": "grid_step", "window_points": "window_points", "inf": "inf_mass", "bad": "truncated_mass",
+                    "tail_hi": "tail_above", "tail_lo": "tail_below", "fft_err": "fft_error",
+                    "steps": "compositions"},
+}
+
+
+def _named_result(a: Any, b: Any) -> list[tuple[Any, Any]] | None:
+    """The (recorded, new) pairs of a recorded tuple/dict ``a`` that is now the named tuple ``b``
+    (:data:`NAMED_RESULTS`), or None."""
+    if not (isinstance(a, list) and isinstance(b, list) and a and b and b[0] == "nt" and b[1] in NAMED_RESULTS):
+        return None
+    fields = [f for f, _ in b[2]]
+    if a[0] == "t" and len(a[1]) == len(fields):
+        return list(zip(a[1], [v for _, v in b[2]]))
+    if a[0] == "d" and a[1] == "dict" and len(a[2]) == len(fields):
+        keys = NAMED_RESULTS[b[1]] or {f: f for f in fields}
+        if [keys.get(k) for k, _ in a[2]] == fields:
+            return list(zip([v for _, v in a[2]], [v for _, v in b[2]]))
+    return None
 
 
 def _short(node: Any) -> str:
@@ -1426,6 +1503,8 @@ def compare(base: dict[str, Any], new: dict[str, Any], allow: set[str], globs: l
         p(f"NOTE: SIMD level differs ({mb.get('simd_level')} vs {mn.get('simd_level')})")
     p(f"probes compared: {len(set(B) & set(N))}; values: {D.values}; identical: {D.same}; changed: {D.changed}")
     p(f"probes changed: {len(changed_keys)}; missing in new: {len(missing)}; new probes: {len(added)}")
+    if D.named:
+        p(f"tuple results now NamedTuples (values compared field by field): {D.named}")
     if D.up or D.down:
         p(f"changed floats: {D.up} moved up, {D.down} moved down; max relative change {D.max_rel:.3e} "
           f"(at {D.max_rel_key})")

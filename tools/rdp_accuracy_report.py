@@ -154,13 +154,13 @@ def check_sampled_gaussian(rng, k):
     reg = region(f, "int α∈[2,256], q 10^U[-9,0], z 10^U[.3,50]")
     for _ in range(k(150)):
         a, q, z = int(rng.integers(2, 257)), logu(rng, 1e-9, 1), logu(rng, *Z)
-        call(reg, f"alpha={a}, q={q!r}, z={z!r}", lambda: pabi.sampled_gaussian_rdp(a, q, z),
+        call(reg, f"alpha={a}, q={q!r}, z={z!r}", lambda: pabi.sampled_gaussian_rdp(a, sample_rate=q, noise_multiplier=z),
              lambda: ref.sampled_gaussian_rdp(a, q, inv(z), dps=DPS))
 
     reg = region(f, "int α∈[2,256], q∈[0.5,1] (incl. q=1)")
     for i in range(k(40)):
         a, q, z = int(rng.integers(2, 257)), (1.0 if i % 5 == 0 else rng.uniform(0.5, 1)), logu(rng, *Z)
-        call(reg, f"alpha={a}, q={q!r}, z={z!r}", lambda: pabi.sampled_gaussian_rdp(a, q, z),
+        call(reg, f"alpha={a}, q={q!r}, z={z!r}", lambda: pabi.sampled_gaussian_rdp(a, sample_rate=q, noise_multiplier=z),
              lambda: ref.sampled_gaussian_rdp(a, q, inv(z), dps=DPS))
 
     # the reference costs ~1e-4 s per unit of α (up to 4x more for q ≳ 1e-2): α ≤ 3e4 at random
@@ -169,7 +169,7 @@ def check_sampled_gaussian(rng, k):
     pts = [(int(round(logu(rng, 257, 3e4))), logu(rng, 1e-9, 1), logu(rng, *Z)) for _ in range(k(6))]
     pts.append((100000, logu(rng, 1e-9, 1e-3), logu(rng, *Z)))
     for a, q, z in pts:
-        call(reg, f"alpha={a}, q={q!r}, z={z!r}", lambda: pabi.sampled_gaussian_rdp(a, q, z),
+        call(reg, f"alpha={a}, q={q!r}, z={z!r}", lambda: pabi.sampled_gaussian_rdp(a, sample_rate=q, noise_multiplier=z),
              lambda: ref.sampled_gaussian_rdp(a, q, inv(z), dps=DPS))
 
     reg = region(f, "frac α∈(1,256) exact vs quad")
@@ -178,14 +178,14 @@ def check_sampled_gaussian(rng, k):
         if a == int(a):
             a += 0.5
         q, z = logu(rng, 1e-9, 1), logu(rng, *Z)
-        call(reg, f"alpha={a!r}, q={q!r}, z={z!r}", lambda: pabi.sampled_gaussian_rdp(a, q, z),
+        call(reg, f"alpha={a!r}, q={q!r}, z={z!r}", lambda: pabi.sampled_gaussian_rdp(a, sample_rate=q, noise_multiplier=z),
              lambda: ref.sampled_gaussian_rdp_quad(a, q, inv(z), dps=DPS))
 
     reg = region(f, "frac α∈(1,3), q∈[.25,.75], z∈[10,50]")
     for _ in range(k(6)):
         a = 1 + logu(rng, 1e-3, 2)
         q, z = rng.uniform(0.25, 0.75), rng.uniform(10, 50)
-        call(reg, f"alpha={a!r}, q={q!r}, z={z!r}", lambda: pabi.sampled_gaussian_rdp(a, q, z),
+        call(reg, f"alpha={a!r}, q={q!r}, z={z!r}", lambda: pabi.sampled_gaussian_rdp(a, sample_rate=q, noise_multiplier=z),
              lambda: ref.sampled_gaussian_rdp_quad(a, q, inv(z), dps=DPS))
 
     reg = region(f, 'frac α∈(1,256), fractional="ceil"')
@@ -193,7 +193,7 @@ def check_sampled_gaussian(rng, k):
         a = 1 + logu(rng, 1e-3, 255)
         q, z = logu(rng, 1e-9, 1), logu(rng, *Z)
         call(reg, f"alpha={a!r}, q={q!r}, z={z!r}, ceil",
-             lambda: pabi.sampled_gaussian_rdp(a, q, z, fractional="ceil"),
+             lambda: pabi.sampled_gaussian_rdp(a, sample_rate=q, noise_multiplier=z, fractional="ceil"),
              lambda: ref.sampled_gaussian_rdp(a, q, inv(z), dps=DPS))
 
     f = "sampled_gaussian_rdp_per_instance"
@@ -205,7 +205,7 @@ def check_sampled_gaussian(rng, k):
             continue
         done += 1
         call(reg, f"alpha={a}, q={q!r}, s={s!r}, sigma={sg!r}",
-             lambda: pabi.sampled_gaussian_rdp_per_instance(a, q, s, sg),
+             lambda: pabi.sampled_gaussian_rdp_per_instance(a, sample_rate=q, sensitivity=s, noise_scale=sg),
              lambda: ref.sampled_gaussian_rdp(a, q, ratio(s, sg), dps=DPS))
 
     reg = region(f, "frac α∈(1,64) exact vs quad")
@@ -213,7 +213,7 @@ def check_sampled_gaussian(rng, k):
         a = 1 + logu(rng, 1e-3, 63)
         q, s, sg = logu(rng, 1e-6, 1), logu(rng, 1e-2, 3), logu(rng, 0.5, 3)
         call(reg, f"alpha={a!r}, q={q!r}, s={s!r}, sigma={sg!r}",
-             lambda: pabi.sampled_gaussian_rdp_per_instance(a, q, s, sg),
+             lambda: pabi.sampled_gaussian_rdp_per_instance(a, sample_rate=q, sensitivity=s, noise_scale=sg),
              lambda: ref.sampled_gaussian_rdp_quad(a, q, ratio(s, sg), dps=DPS))
 
 
@@ -255,7 +255,7 @@ def check_holder(rng, k):
             s = rng.uniform(0, 1, (n, m)) * rng.uniform(0.1, 3)
             p = None if rng.uniform() < 0.5 else float(rng.uniform(1.5, 3 * n))
             desc = f"alpha={a!r}, q={q!r}, sigma={sg!r}, p={p!r}, {variant}, sens {n}x{m} (max {s.max():.3g})"
-            call(reg, desc, lambda: pabi.dpsgd_per_instance_rdp(a, q, sg, s, p, variant=variant),
+            call(reg, desc, lambda: pabi.dpsgd_per_instance_rdp(a, sample_rate=q, noise_scale=sg, sensitivities=s, holder_exponent=p, variant=variant),
                  lambda: ref.dpsgd_per_instance_rdp(a, q, sg, s.tolist(), p, variant=variant, dps=DPS))
 
     # targeted: α within a few ulps of a value whose order β_i = g_p^i(α) is an integer, so that
@@ -279,7 +279,7 @@ def check_holder(rng, k):
             for _ in range(abs(u)):
                 au = float(np.nextafter(au, math.inf if u > 0 else -math.inf))
             desc = f"alpha={au!r}, q={q!r}, sigma={sg!r}, p={p!r}, {variant}, sens={s.tolist()!r}"
-            call(reg, desc, lambda: pabi.dpsgd_per_instance_rdp(au, q, sg, s, p, variant=variant),
+            call(reg, desc, lambda: pabi.dpsgd_per_instance_rdp(au, sample_rate=q, noise_scale=sg, sensitivities=s, holder_exponent=p, variant=variant),
                  lambda: ref.dpsgd_per_instance_rdp(au, q, sg, s.tolist(), p, variant=variant, dps=DPS))
 
     f = "holder_composition_bound"
@@ -295,7 +295,7 @@ def check_holder(rng, k):
                     W = rng.uniform(size=(n, m))
                     W /= W.sum(axis=1, keepdims=True)
                 desc = f"alpha={a!r}, p={p!r}, {variant}, D {n}x{m} (max {D.max():.3g}){', weighted' if weighted else ''}"
-                call(reg, desc, lambda: pabi.holder_composition_bound(a, p, D, W, variant=variant),
+                call(reg, desc, lambda: pabi.holder_composition_bound(a, holder_exponent=p, divergences=D, weights=W, variant=variant),
                      lambda: holder_exact(a, p, D, W, variant))
 
     f = "holder_orders"
@@ -304,7 +304,7 @@ def check_holder(rng, k):
         for _ in range(k(12)):
             a, p, n = 1 + logu(rng, 0.01, 63), 1 + logu(rng, 0.05, 100), int(rng.integers(2, 41))
             try:
-                betas = pabi.holder_orders(a, p, n, variant=variant)
+                betas = pabi.holder_orders(a, holder_exponent=p, steps=n, variant=variant)
             except ValueError:
                 reg.skip()
                 continue
@@ -320,7 +320,7 @@ def check_conversions(rng, k):
 
     def curve():
         q, z, steps = logu(rng, 1e-5, 1), logu(rng, 0.3, 50), int(logu(rng, 1, 1e4))
-        rdp = np.asarray(pabi.sampled_gaussian_rdp(orders, q, z)) * steps
+        rdp = np.asarray(pabi.sampled_gaussian_rdp(orders, sample_rate=q, noise_multiplier=z)) * steps
         return rdp, f"curve = {steps}*sampled_gaussian_rdp(DEFAULT_ORDERS, {q!r}, {z!r})"
 
     for method in ("tight", "classical"):
@@ -329,15 +329,15 @@ def check_conversions(rng, k):
             rdp, cd = curve()
             d = logu(rng, 1e-12, 0.1)
             call(reg, f"{cd}, delta={d!r}, {method}",
-                 lambda: pabi.rdp_to_dp_epsilon(orders, rdp, d, method=method)[0],
-                 lambda: ref.rdp_to_dp_epsilon(orders.tolist(), rdp.tolist(), d, method=method, dps=DPS)[0])
+                 lambda: pabi.rdp_to_dp_epsilon(d, orders=orders, rdp=rdp, conversion=method)[0],
+                 lambda: ref.rdp_to_dp_epsilon(orders.tolist(), rdp.tolist(), d, conversion=method, dps=DPS)[0])
         reg = region("rdp_to_dp_delta", f"{method}, ε 10^U[-2,1.5]")
         for _ in range(k(60)):
             rdp, cd = curve()
             e = logu(rng, 1e-2, 30)
             call(reg, f"{cd}, eps={e!r}, {method}",
-                 lambda: pabi.rdp_to_dp_delta(orders, rdp, e, method=method)[0],
-                 lambda: ref.rdp_to_dp_delta(orders.tolist(), rdp.tolist(), e, method=method, dps=DPS)[0])
+                 lambda: pabi.rdp_to_dp_delta(e, orders=orders, rdp=rdp, conversion=method)[0],
+                 lambda: ref.rdp_to_dp_delta(orders.tolist(), rdp.tolist(), e, conversion=method, dps=DPS)[0])
 
     reg = region("profile_to_rdp", "[side only] Gaussian profile, 2e5-pt grid", side_only=True)
     for _ in range(k(4)):
@@ -345,7 +345,7 @@ def check_conversions(rng, k):
         grid = np.linspace(0, 40 * mu + 40, 200001)
         dg = np.asarray(pabi.gdp_delta(grid, mu), dtype=float)
         dg[-1] = 0.0
-        call(reg, f"alpha={a!r}, GDP mu={mu!r}", lambda: pabi.profile_to_rdp(a, grid, dg),
+        call(reg, f"alpha={a!r}, GDP mu={mu!r}", lambda: pabi.profile_to_rdp(a, eps=grid, delta=dg),
              lambda: ref.profile_to_rdp(a, lambda e: ref.gaussian_profile(e, mu, dps=DPS), dps=DPS))
 
 
@@ -353,15 +353,17 @@ def check_conversions(rng, k):
 
 
 def check_misc(rng, k):
-    f = "theta_l"
+    f = "shift_weight"
     reg = region(f, "L 10^U[-1,1], s int 10^U[0,3.3]")
     for _ in range(k(60)):
         L, s = logu(rng, 0.1, 10), int(logu(rng, 1, 2000))
-        call(reg, f"s={s}, L={L!r}", lambda: pabi.theta_l(s, L=L), lambda: ref.theta_l(L, s, dps=DPS))
+        call(reg, f"s={s}, L={L!r}", lambda: pabi.shift_weight(s, step_lipschitz=L),
+             lambda: ref.shift_weight(L, s, dps=DPS))
     reg = region(f, "L = 1 ± 10^U[-12,-2] (L=)")
     for _ in range(k(40)):
         L, s = 1 + rng.choice([-1, 1]) * logu(rng, 1e-12, 1e-2), int(logu(rng, 1, 2000))
-        call(reg, f"s={s}, L={L!r}", lambda: pabi.theta_l(s, L=L), lambda: ref.theta_l(L, s, dps=DPS))
+        call(reg, f"s={s}, L={L!r}", lambda: pabi.shift_weight(s, step_lipschitz=L),
+             lambda: ref.shift_weight(L, s, dps=DPS))
     reg = region(f, "κ = ±10^U[-14,-1] (kappa=)")
     for _ in range(k(40)):
         kap, s = rng.choice([-1, 1]) * logu(rng, 1e-14, 0.1), int(logu(rng, 1, 2000))
@@ -369,9 +371,9 @@ def check_misc(rng, k):
         def exact(kap=kap, s=s):
             with mp.workdps(DPS + 40):
                 L = mp.sqrt(1 + mp.mpf(float(kap)))
-            return ref.theta_l(L, s, dps=DPS)
+            return ref.shift_weight(L, s, dps=DPS)
 
-        call(reg, f"s={s}, kappa={kap!r}", lambda: pabi.theta_l(s, kappa=kap), exact)
+        call(reg, f"s={s}, kappa={kap!r}", lambda: pabi.shift_weight(s, kappa=kap), exact)
 
     f = "averaged_rdp"
     reg = region(f, "α-1 10^U[-4,2], 1-50 samples")
@@ -379,7 +381,7 @@ def check_misc(rng, k):
         a, sg = 1 + logu(rng, 1e-4, 100), logu(rng, 0.1, 10)
         sens = rng.uniform(0, 1, int(rng.integers(1, 51))) * logu(rng, 1e-3, 5)
         call(reg, f"alpha={a!r}, sigma={sg!r}, sens[{sens.size}] max {sens.max():.3g}",
-             lambda: pabi.averaged_rdp(a, sg, sens), lambda: ref.averaged_rdp(a, sg, sens.tolist(), dps=DPS))
+             lambda: pabi.averaged_rdp(a, noise_scale=sg, sensitivities=sens), lambda: ref.averaged_rdp(a, sg, sens.tolist(), dps=DPS))
 
     f = "sensitivity_multi_epoch"
     reg = region(f, "ρ∈(0,1), m≤1000, epochs None/1-100")
@@ -392,7 +394,8 @@ def check_misc(rng, k):
         j = int(rng.integers(1, m + 1))
         ep = None if rng.uniform() < 0.3 else int(rng.integers(1, 101))
         call(reg, f"eta={eta!r}, mu={mu!r}, L={Ls!r}, R={R!r}, B={B!r}, m={m}, j={j}, epochs={ep}",
-             lambda: pabi.sensitivity_multi_epoch(eta, mu, Ls, R, B, m, j, ep),
+             lambda: pabi.sensitivity_multi_epoch(lr=eta, strong_convexity=mu, smoothness=Ls, max_grad_norm=R,
+                                                  batch_size=B, batches_per_epoch=m, batch_index=j, epochs=ep),
              lambda: ref.sensitivity_multi_epoch(eta, mu, Ls, R, B, m, j, ep, dps=DPS))
 
     f = "lp_per_instance_epsilon_delta"
@@ -405,7 +408,7 @@ def check_misc(rng, k):
         sens = rng.uniform(0, 1, int(rng.integers(1, 31))) / c
         desc = f"q={q!r}, p={p!r}, delta={d!r}, delta'={dp_!r}, sigma={sg!r}, sens[{sens.size}]"
         try:
-            ge, gd = pabi.lp_per_instance_epsilon_delta(q, p, d, dp_, sg, sens)
+            ge, gd = pabi.lp_per_instance_epsilon_delta(d, dp_, sample_rate=q, lp_exponent=p, noise_scale=sg, sensitivities=sens)
         except ValueError:
             reg_e.skip()
             reg_d.skip()
@@ -444,7 +447,7 @@ def check_misc(rng, k):
 COVERED = {
     "sampled_gaussian_rdp", "sampled_gaussian_rdp_per_instance", "dpsgd_per_instance_rdp",
     "holder_composition_bound", "holder_orders", "rdp_to_dp_epsilon", "rdp_to_dp_delta",
-    "profile_to_rdp", "theta_l", "averaged_rdp", "sensitivity_multi_epoch",
+    "profile_to_rdp", "shift_weight", "averaged_rdp", "sensitivity_multi_epoch",
     "lp_per_instance_epsilon_delta",
 }
 

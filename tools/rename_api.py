@@ -90,6 +90,8 @@ def _callee(node: ast.Call) -> tuple[str, str, ast.AST] | None:
                 return f.attr, "public", f
         if isinstance(v, ast.Attribute) and v.attr == "reference":
             return f.attr, "reference", f
+        if isinstance(v, ast.Attribute) and v.attr in METHOD_OWNERS:  # pabi.PrivacyLossDistribution.f
+            return f"PrivacyLossDistribution.{f.attr}", "public", f
     return None
 
 

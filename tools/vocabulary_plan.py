@@ -82,16 +82,25 @@ DEFAULTS: dict[tuple[str, str], str] = {
     ("pnsgd_log_delta", "order"): "shuffled",
 }
 
+# Command-line flags renamed with their functions: subcommand -> {old flag -> new flag}.
+CLI_FLAGS: dict[str, dict[str, str]] = {
+    "per-instance": {"--q": "--sample-rate", "--sigma": "--noise-scale", "--alpha": "--order",
+                     "--p": "--holder-exponent", "--confidence": "--failure-prob", "--clip": "--max-grad-norm"},
+    "last-iterate": {"--alpha": "--order", "--clip": "--max-grad-norm", "--sigma": "--noise-scale",
+                     "--steps-per-epoch": "--batches-per-epoch", "--order": "--ordering", "--t-star": "--index",
+                     "--model": "--contraction"},
+}
+
 # Parameter renames: public callable -> {old parameter -> glossary name}.
 PARAMS: dict[str, dict[str, str]] = {
     'PNSGDAccountant.__init__': {'h': 'grid_step', 'lipschitz': 'max_grad_norm', 'n': 'steps', 'order': 'ordering', 'sigma': 'noise_scale'},
     'PNSGDAccountant.get_epsilon': {'method': 'conversion'},
     'PrivacyLossDistribution.compose': {'tail': 'tail_mass', 'times': 'count'},
     'PrivacyLossDistribution.from_eps_delta': {'h': 'grid_step'},
-    'PrivacyLossDistribution.from_profile': {'h': 'grid_step', 'tail': 'tail_mass'},
+    'PrivacyLossDistribution.from_profile': {'delta': 'profile', 'h': 'grid_step', 'tail': 'tail_mass'},
     'PrivacyLossDistribution.gaussian': {'h': 'grid_step', 'sigma': 'noise_scale'},
     'PrivacyLossDistribution.laplace': {'h': 'grid_step', 'scale': 'noise_scale'},
-    'PrivacyLossDistribution.subsampled_gaussian': {'h': 'grid_step', 'neighbour': 'neighboring', 'q': 'sample_rate', 'sigma': 'noise_multiplier'},
+    'PrivacyLossDistribution.subsampled_gaussian': {'h': 'grid_step', 'neighbour': 'direction', 'q': 'sample_rate', 'sigma': 'noise_multiplier'},
     'amplify_by_sampling': {'q': 'sample_rate'},
     'approx_dp_composition_delta': {'k': 'count'},
     'approx_dp_composition_epsilon': {'k': 'count'},
@@ -143,7 +152,7 @@ PARAMS: dict[str, dict[str, str]] = {
     'online_laplace_delta_star_lower': {'lipschitz': 'max_grad_norm'},
     'online_laplace_delta_star_upper': {'lipschitz': 'max_grad_norm'},
     'optimal_residuals': {'L': 'step_lipschitz', 'T': 'steps', 's': 'map_difference', 'tau': 'initial_distance'},
-    'pld_from_profile': {'h': 'grid_step', 'tail': 'tail_mass'},
+    'pld_from_profile': {'delta': 'profile', 'h': 'grid_step', 'tail': 'tail_mass'},
     'pnsgd_calibrate_sigma': {'lipschitz': 'max_grad_norm', 'n': 'steps', 'order': 'ordering'},
     'pnsgd_delta': {'lipschitz': 'max_grad_norm', 'n': 'steps', 'order': 'ordering', 'sigma': 'noise_scale'},
     'pnsgd_epoch_pld': {'h': 'grid_step', 'lipschitz': 'max_grad_norm', 'n': 'steps', 'order': 'ordering', 'sigma': 'noise_scale'},

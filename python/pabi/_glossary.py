@@ -59,7 +59,8 @@ TERMS: dict[str, Term] = {
                       "evaluated.", "[0, 1]"),
     "rdp": _t(_R, "Rényi-DP values ε(α) at the matching ``order``/``orders`` (nats). An array "
               "of curves stacks them on the leading axis.", "≥ 0"),
-    "profile": _t(_G, "A privacy profile ε ↦ δ(ε) (a vectorised callable returning upper bounds).",
+    "profile": _t(_G, "A privacy profile ε ↦ δ(ε) (a vectorised callable returning upper bounds; "
+                  "where stated, also the array of its samples δ(k·grid_step), k = 0, 1, ...).",
                   "callable"),
     "log_profile": _t(_G, "The privacy profile in log form, ε ↦ ln δ(ε).", "callable"),
     "eps_max": _t(_C, "Largest ε at which a privacy profile is sampled; the profile is taken as "
@@ -166,8 +167,11 @@ TERMS: dict[str, Term] = {
                     "discretization interval).", "> 0"),
     "tail_mass": _t(_C, "Probability mass a PLD composition may truncate from each tail "
                     "(accounted for in the certified bracket).", "(0, 1)"),
-    "neighboring": _t(_C, "Neighbouring relation: ``\"add_remove\"`` (add or remove one record) "
-                      "or ``\"replace_one\"``.", "str"),
+    "direction": _t(_C, "Which add-or-remove neighbour a privacy-loss distribution describes: "
+                    "``\"remove\"`` (the first dataset has the extra record; default) or ``\"add\"`` "
+                    "(dp-accounting's adjacency type).", "str"),
+    "neighboring": _t(_S, "The neighbouring relation a guarantee is for: ``\"add_remove\"`` (add or remove one "
+                      "record) or ``\"replace_one\"`` (replace one record).", "str"),
     "parts": _t(_C, "The PLDs of a heterogeneous composition, each with its count.",
                 "sequence of (PLD, count)"),
     "rtol": _t(_C, "Relative tolerance of a calibration search.", "> 0"),

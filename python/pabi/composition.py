@@ -1,7 +1,8 @@
 """Composition: f-DP, Gaussian DP, exact (ε,δ) composition, privacy-loss distributions composed
 by FFT with certified error bars, and the DP-SGD accountant (docs/derivations/composition.md; paper 003 §5).
 
-Every privacy-loss-distribution (PLD) query returns a triple ``(lower, estimate, upper)``:
+Every privacy-loss-distribution (PLD) query returns a :class:`Bracket` ``(lower, estimate,
+upper)`` (a named tuple; the grid step h is ``grid_step``, T the number of composed mechanisms):
 
 * ``upper`` is a **valid upper bound** (on δ, or on ε): the loss grid is discretised
   pessimistically ("connect the dots": each cell's mass is split between its two grid points so
@@ -26,7 +27,8 @@ from __future__ import annotations
 
 
 import math
-from typing import Callable, Literal, Sequence, Union, overload
+import sys
+from typing import Any, Callable, Generic, Literal, NamedTuple, Sequence, TypeVar, Union, overload
 
 import numpy as np
 
@@ -36,6 +38,8 @@ from ._bridge import (
     ArrayLike,
     DomainError,
     Float,
+    FloatArray,
+    Scalar,
     as_real,
     call as _call,
     domain_error,
@@ -57,6 +61,8 @@ __all__ = [
     "gdp_compose",
     "gdp_mu_dominating",
     "gdp_dominating_pair",
+    "Bracket",
+    "ErrorBudget",
     "PrivacyLossDistribution",
     "ComposedPLD",
     "compose_plds",
@@ -64,9 +70,36 @@ __all__ = [
     "dpsgd_delta",
     "dpsgd_calibrate_noise_multiplier",
     "multi_epoch_epsilon",
+    "MultiEpochEpsilon",
 ]
 
-Bracket = tuple[float, float, float]
+_T = TypeVar("_T")
+
+if sys.version_info >= (3, 11):
+    class Bracket(NamedTuple, Generic[_T]):
+        """A certified bracket of a PLD query: ``(lower, estimate, upper)`` (a named tuple, so
+        ``lo, est, up = ...`` unpacks it). Each field is a float for a scalar query and an array
+        of the query's shape for an array query (``Bracket[float]``,
+        ``Bracket[NDArray[np.float64]]``).
+
+        ``lower`` is a valid lower bound, ``upper`` a valid upper bound (the certificate) and
+        ``estimate`` the discretised value without the error terms (module doc).
+
+        >>> b = PrivacyLossDistribution.gaussian(1.0).compose(10).epsilon(1e-5)
+        >>> b.lower <= b.estimate <= b.upper
+        True
+        """
+
+        lower: _T
+        estimate: _T
+        upper: _T
+else:  # pragma: no cover - generic named tuples need Python 3.11: the same fields, untyped
+    class Bracket(NamedTuple):
+        """A certified bracket of a PLD query: ``(lower, estimate, upper)``."""
+
+        lower: Any
+        estimate: Any
+        upper: Any
 
 
 def _domain(param: str, allowed: str, value: object) -> DomainError:
@@ -77,6 +110,10 @@ def _domain(param: str, allowed: str, value: object) -> DomainError:
 # f-DP and exact composition
 
 
+@overload
+def tradeoff_eps_delta(type1_error: Scalar, eps: Scalar, delta: Scalar) -> float: ...
+@overload
+def tradeoff_eps_delta(type1_error: ArrayLike, eps: ArrayLike, delta: ArrayLike) -> FloatArray: ...
 def tradeoff_eps_delta(type1_error: ArrayLike, eps: ArrayLike, delta: ArrayLike) -> Float:
     """The trade-off function of (ε,δ)-DP at the type-I error α = ``type1_error``,
     f_{ε,δ}(α) = max{0, 1−δ−e^ε α, e^{−ε}(1−δ−α)}.
@@ -91,6 +128,10 @@ def tradeoff_eps_delta(type1_error: ArrayLike, eps: ArrayLike, delta: ArrayLike)
     return _call(_core.tradeoff_eps_delta, ("type1_error", "eps", "delta"), type1_error, eps, delta)
 
 
+@overload
+def tradeoff_from_profile(type1_error: Scalar, eps: ArrayLike, delta: ArrayLike) -> float: ...
+@overload
+def tradeoff_from_profile(type1_error: ArrayLike, eps: ArrayLike, delta: ArrayLike) -> FloatArray: ...
 def tradeoff_from_profile(type1_error: ArrayLike, eps: ArrayLike, delta: ArrayLike) -> Float:
     """Trade-off function of a mechanism given by a privacy profile δ(ε) on a grid of ε.
 
@@ -122,6 +163,12 @@ def tradeoff_from_profile(type1_error: ArrayLike, eps: ArrayLike, delta: ArrayLi
     return float(out[0]) if a.ndim == 0 else out.reshape(a.shape)
 
 
+@overload
+def approx_dp_composition_delta(eps0: Scalar, delta0: Scalar, count: Scalar, eps: Scalar) -> float: ...
+@overload
+def approx_dp_composition_delta(
+    eps0: ArrayLike, delta0: ArrayLike, count: ArrayLike, eps: ArrayLike
+) -> FloatArray: ...
 def approx_dp_composition_delta(
     eps0: ArrayLike, delta0: ArrayLike, count: ArrayLike, eps: ArrayLike
 ) -> Float:
@@ -144,6 +191,12 @@ def approx_dp_composition_delta(
     )
 
 
+@overload
+def approx_dp_composition_epsilon(eps0: Scalar, delta0: Scalar, count: Scalar, delta: Scalar) -> float: ...
+@overload
+def approx_dp_composition_epsilon(
+    eps0: ArrayLike, delta0: ArrayLike, count: ArrayLike, delta: ArrayLike
+) -> FloatArray: ...
 def approx_dp_composition_epsilon(
     eps0: ArrayLike, delta0: ArrayLike, count: ArrayLike, delta: ArrayLike
 ) -> Float:
@@ -166,6 +219,10 @@ def approx_dp_composition_epsilon(
 # Gaussian DP
 
 
+@overload
+def gdp_delta(eps: Scalar, mu: Scalar) -> float: ...
+@overload
+def gdp_delta(eps: ArrayLike, mu: ArrayLike) -> FloatArray: ...
 def gdp_delta(eps: ArrayLike, mu: ArrayLike) -> Float:
     """δ_μ(ε) of μ-GDP, Φ(−ε/μ+μ/2) − e^ε Φ(−ε/μ−μ/2) = θ_{e^ε}(μ) (DRS Cor. 2.13).
 
@@ -180,6 +237,10 @@ def gdp_delta(eps: ArrayLike, mu: ArrayLike) -> Float:
         raise rename(exc, "shift", "mu") from None
 
 
+@overload
+def gdp_epsilon(delta: Scalar, mu: Scalar) -> float: ...
+@overload
+def gdp_epsilon(delta: ArrayLike, mu: ArrayLike) -> FloatArray: ...
 def gdp_epsilon(delta: ArrayLike, mu: ArrayLike) -> Float:
     """Smallest ε ≥ 0 with δ_μ(ε) ≤ δ for μ-GDP (an upper bound on the exact inverse).
 
@@ -192,6 +253,10 @@ def gdp_epsilon(delta: ArrayLike, mu: ArrayLike) -> Float:
     return _call(_core.gdp_epsilon, ("delta", "mu"), delta, mu)
 
 
+@overload
+def gdp_mu(eps: Scalar, delta: Scalar) -> float: ...
+@overload
+def gdp_mu(eps: ArrayLike, delta: ArrayLike) -> FloatArray: ...
 def gdp_mu(eps: ArrayLike, delta: ArrayLike) -> Float:
     """Largest μ with δ_μ(ε) ≤ δ: the μ-GDP level that certifies (ε, δ)-DP (rounded down).
 
@@ -280,11 +345,11 @@ _MAX_PROFILE = 2**20
 _H_MAX = 0.1
 
 
-def _check_h(h: object) -> float:
-    """The grid step as a float in (0, 0.1] (DomainError on ``h`` otherwise)."""
-    hf = real_scalar("h", h)
+def _check_grid_step(grid_step: object) -> float:
+    """The grid step as a float in (0, 0.1] (DomainError on ``grid_step`` otherwise)."""
+    hf = real_scalar("grid_step", grid_step)
     if not (0.0 < hf <= _H_MAX):
-        raise _domain("h", "in (0, 0.1]", h)
+        raise _domain("grid_step", "in (0, 0.1]", grid_step)
     return hf
 
 
@@ -297,157 +362,220 @@ def _check_positive(name: str, value: object) -> float:
 
 def _profile_samples(span: float, h: float, extra: int, param: str, value: object) -> int:
     """ceil(span/h) + extra profile samples, checked against the cap before anything is
-    sampled: DomainError on ``h`` if a coarser step (<= 0.1) fits, else on ``param``."""
+    sampled: DomainError on ``grid_step`` if a coarser step (<= 0.1) fits, else on ``param``."""
     need = span / h + extra
     if need <= _MAX_PROFILE:
         return int(np.ceil(span / h)) + extra
     if span / _H_MAX + extra <= _MAX_PROFILE:
         hmin = min(span / (_MAX_PROFILE - extra - 1) * 1.001, _H_MAX)
-        raise _domain("h", f"large enough that the profile has at most 2^20 samples (this h "
-                           f"needs {need:.3e}; use h >= {hmin:.3e})", h)
+        raise _domain("grid_step", f"large enough that the profile has at most 2^20 samples (this "
+                                   f"grid_step needs {need:.3e}; use grid_step >= {hmin:.3e})", h)
     raise _domain(param, f"such that the profile has at most 2^20 samples even at the coarsest "
-                         f"h = 0.1 (it needs {span / _H_MAX + extra:.3e})", value)
+                         f"grid_step = 0.1 (it needs {span / _H_MAX + extra:.3e})", value)
+
+
+def _decay_point(value_at: Callable[[np.ndarray], np.ndarray], bound: float, start: float,
+                 doublings: int) -> float | None:
+    """The smallest x = start·2^k, k = 0..doublings, with value_at(x) ≤ bound (None if there is
+    none): at most doublings + 1 evaluations of ``value_at`` at one point each. A NaN value stops
+    the search there (the caller's checks of the sampled values then reject it)."""
+    x = start
+    for _ in range(doublings + 1):
+        if not float(np.asarray(value_at(np.array([x])), dtype=float).reshape(-1)[0]) > bound:
+            return x
+        x *= 2.0
+    return None
 
 
 class PrivacyLossDistribution:
-    """A privacy-loss distribution discretised pessimistically on the grid ℓ_k = k·h.
+    """A privacy-loss distribution discretised pessimistically on the grid ℓ_k = k·h, h =
+    ``grid_step``.
 
     Build with a constructor (:meth:`gaussian`, :meth:`subsampled_gaussian`, :meth:`laplace`,
     :meth:`from_eps_delta`, :meth:`from_profile`) and compose with :func:`compose_plds` or
-    :meth:`compose`. Attributes: ``h``, ``pmf`` (masses), ``losses`` (grid), ``inf`` (mass at +∞).
+    :meth:`compose`. Attributes: ``grid_step``, ``pmf`` (masses), ``losses`` (grid), ``inf``
+    (mass at +∞).
 
-    Resource limits: the grid step is ``h`` ∈ (0, 0.1]; a PLD has at most 2^21 grid points and a
+    Resource limits: ``grid_step`` ∈ (0, 0.1]; a PLD has at most 2^21 grid points and a
     sampled profile at most 2^20 samples; a composition's FFT window at most 2^22 points. Sizes
-    are checked before anything is allocated: a DomainError names ``h`` (with the coarsest step
-    that fits) when a coarser grid would do, else the mechanism's parameter (``sigma``,
-    ``sensitivity``, ``scale``, ``eps0``, ``eps_max``).
+    are checked before anything is allocated: a DomainError names ``grid_step`` (with the
+    coarsest step that fits) when a coarser grid would do, else the mechanism's parameter
+    (``noise_scale``, ``noise_multiplier``, ``sensitivity``, ``eps0``, ``eps_max``).
+
+    >>> pld = PrivacyLossDistribution.gaussian(1.0, grid_step=1e-3)
+    >>> pld.grid_step, round(pld.compose(10).epsilon(1e-5).upper, 2)  # √10-GDP: 17.86
+    (0.001, 17.86)
     """
 
-    def __init__(self, core: object) -> None:
+    def __init__(self, core: Any) -> None:
         self._core = core
 
     @property
-    def h(self) -> float:
-        return self._core.h  # type: ignore[attr-defined]
+    def grid_step(self) -> float:
+        """The spacing h of the loss grid (the constructor's ``grid_step``)."""
+        return float(self._core.grid_step)
 
     @property
-    def pmf(self) -> np.ndarray:
-        return self._core.pmf  # type: ignore[attr-defined]
+    def pmf(self) -> FloatArray:
+        """The probability masses at the grid points ``losses``."""
+        return self._core.pmf  # type: ignore[no-any-return]
 
     @property
-    def losses(self) -> np.ndarray:
+    def losses(self) -> FloatArray:
         """The grid points ℓ_k = k·h of ``pmf`` as the core computes and uses them."""
-        return self._core.losses  # type: ignore[attr-defined]
+        return self._core.losses  # type: ignore[no-any-return]
 
     @property
     def inf(self) -> float:
-        return self._core.inf  # type: ignore[attr-defined]
+        """The mass at +∞ (the loss is infinite: counted in full in every upper δ)."""
+        return float(self._core.inf)
 
     @classmethod
     def subsampled_gaussian(
-        cls, q: float, sigma: float, *, neighbour: Literal["remove", "add"] = "remove",
-        h: float = 1e-4,
+        cls, *, sample_rate: float, noise_multiplier: float,
+        direction: Literal["remove", "add"] = "remove", grid_step: float = 1e-4,
     ) -> PrivacyLossDistribution:
-        """Poisson-subsampled Gaussian mechanism: sensitivity 1, noise std σ, sampling rate q.
+        """Poisson-subsampled Gaussian mechanism of sensitivity 1: each record is sampled with
+        probability q = ``sample_rate`` ∈ (0, 1], Gaussian noise of standard deviation z =
+        ``noise_multiplier`` > 0 (in units of the sensitivity, DP-SGD's std / clipping norm).
 
-        ``neighbour="remove"``: P = (1−q)N(0,σ²) + qN(1,σ²), Q = N(0,σ²); ``"add"``: swapped
-        (dp-accounting's conventions). q = 1 is the Gaussian mechanism. The grid spans the loss
-        over x ∈ [−9.5σ, 1 + 9.5σ], about 1/σ² + 19/σ wide for q = 1: it must fit 2^21 points.
+        ``direction="remove"``: P = (1−q)N(0,z²) + qN(1,z²), Q = N(0,z²); ``"add"``: swapped
+        (the two directions of add-or-remove neighbours; dp-accounting's AdjacencyType). q = 1
+        is the Gaussian mechanism. ``grid_step`` h ∈ (0, 0.1]. The grid spans the loss over
+        x ∈ [−9.5z, 1 + 9.5z], about 1/z² + 19/z wide for q = 1: it must fit 2^21 points.
+
+        >>> pld = PrivacyLossDistribution.subsampled_gaussian(sample_rate=0.01, noise_multiplier=1.0)
+        >>> round(pld.compose(1000).epsilon(1e-5).upper, 2)
+        1.83
         """
-        if neighbour not in ("remove", "add"):
-            raise _domain("neighbour", "'remove' or 'add'", neighbour)
+        if direction not in ("remove", "add"):
+            raise _domain("direction", "'remove' or 'add'", direction)
         return cls(_core._Pld.subsampled_gaussian(
-            real_scalar("q", q), real_scalar("sigma", sigma), neighbour, real_scalar("h", h)))
+            real_scalar("sample_rate", sample_rate), real_scalar("noise_multiplier", noise_multiplier),
+            direction, real_scalar("grid_step", grid_step)))
 
     @classmethod
-    def gaussian(cls, sigma: float, *, sensitivity: float = 1.0, h: float = 1e-4):
-        """Gaussian mechanism N(Δ, σ²) vs N(0, σ²) (μ-GDP with μ = Δ/σ); σ, Δ > 0 finite and
-        the grid of σ/Δ must fit (see the class doc)."""
-        s = _check_positive("sigma", sigma)
+    def gaussian(cls, noise_scale: float, *, sensitivity: float = 1.0,
+                 grid_step: float = 1e-4) -> PrivacyLossDistribution:
+        """Gaussian mechanism N(Δ, σ²) vs N(0, σ²), σ = ``noise_scale`` (the noise's standard
+        deviation), Δ = ``sensitivity`` (μ-GDP with μ = Δ/σ); σ, Δ > 0 finite, ``grid_step``
+        h ∈ (0, 0.1], and the grid of σ/Δ must fit (see the class doc).
+
+        >>> round(PrivacyLossDistribution.gaussian(2.0).compose(4).delta(1.0).upper, 6)
+        0.126937
+        """
+        s = _check_positive("noise_scale", noise_scale)
         d = _check_positive("sensitivity", sensitivity)
         ratio = s / d
         if not (0.0 < ratio < np.inf):
-            raise _domain("sensitivity", f"such that sigma/sensitivity is a positive finite "
+            raise _domain("sensitivity", f"such that noise_scale/sensitivity is a positive finite "
                                          f"float (it is {ratio!r})", sensitivity)
         try:
-            return cls.subsampled_gaussian(1.0, ratio, h=h)
+            return cls.subsampled_gaussian(sample_rate=1.0, noise_multiplier=ratio, grid_step=grid_step)
         except DomainError as exc:
-            if getattr(exc, "param", None) == "sigma" and d != 1.0:
-                raise _domain("sensitivity", f"small enough relative to sigma that the loss "
-                                             f"grid of sigma/sensitivity = {ratio!r} fits its "
-                                             f"cap of 2^21 points even at the coarsest h = 0.1",
+            if getattr(exc, "param", None) == "noise_multiplier" and d != 1.0:
+                raise _domain("sensitivity", f"small enough relative to noise_scale that the loss "
+                                             f"grid of noise_scale/sensitivity = {ratio!r} fits its "
+                                             f"cap of 2^21 points even at the coarsest grid_step = 0.1",
                               sensitivity) from None
+            if getattr(exc, "param", None) == "noise_multiplier":  # the core's message, relabelled
+                err = DomainError("noise_scale" + str(exc)[len("noise_multiplier"):])
+                err.param, err.allowed, err.value, err.index = (
+                    "noise_scale", exc.allowed, exc.value, exc.index)
+                raise err from None
             raise
 
     @classmethod
-    def from_eps_delta(cls, eps0: float, delta0: float, *, h: float = 1e-4):
+    def from_eps_delta(cls, eps0: float, delta0: float, *,
+                       grid_step: float = 1e-4) -> PrivacyLossDistribution:
         """The four-point PLD of f_{ε0,δ0} (Kairouz–Oh–Viswanath, Thm 3.4): +∞ w.p. δ0, ±ε0
-        otherwise. The grid spans [−ε0 − h, ε0 + h] and must fit 2^21 points (ε0 ≤ ~1e5 at
-        h = 0.1)."""
+        otherwise; ε0 ≥ 0, δ0 ∈ [0, 1]. The grid spans [−ε0 − h, ε0 + h] (h = ``grid_step`` ∈
+        (0, 0.1]) and must fit 2^21 points (ε0 ≤ ~1e5 at h = 0.1).
+
+        >>> p = PrivacyLossDistribution.from_eps_delta(0.5, 1e-4, grid_step=0.01)
+        >>> round(p.compose(10).delta(2.0).upper, 4)  # the exact KOV value is 0.1463
+        0.1463
+        """
         return cls(_core._Pld.eps_delta(real_scalar("eps0", eps0), real_scalar("delta0", delta0),
-                                        real_scalar("h", h)))
+                                        real_scalar("grid_step", grid_step)))
 
     @classmethod
     def from_profile(
         cls,
-        delta: Union[Callable[[np.ndarray], np.ndarray], ArrayLike],
+        profile: Union[Callable[[np.ndarray], np.ndarray], ArrayLike],
         *,
-        h: float = 1e-3,
+        grid_step: float = 1e-3,
         eps_max: float | None = None,
-        tail: float = 1e-18,
+        tail_mass: float = 1e-18,
     ) -> PrivacyLossDistribution:
         """The PLD dominating every mechanism with the **symmetric** privacy profile δ(ε).
 
-        ``delta`` is a vectorized callable ε ↦ δ(ε) (ε ≥ 0) or an array of δ(k·h), k = 0..J.
-        The profile is sampled at ε_k = k·h up to ``eps_max`` (default: the first power-of-two
-        multiple of 1 where δ ≤ ``tail``, ``tail`` ∈ (0, 1)); the mass δ(ε_J) goes to +∞.
-        Since a true profile is convex in e^ε, the convex hull (in e^ε) of the samples
-        dominates it between samples. At most 2^20 samples (eps_max/h + 1), checked before
-        the callable is evaluated. Raises DomainError if δ is not in [0, 1], not
-        non-increasing, or inconsistent.
+        ``profile`` is a vectorized callable ε ↦ δ(ε) (ε ≥ 0; upper bounds of the profile) or an
+        array of δ(k·h), k = 0..J, h = ``grid_step`` ∈ (0, 0.1]. A callable is sampled at
+        ε_k = k·h up to ``eps_max`` (default: the first power-of-two multiple of 1 where δ ≤
+        ``tail_mass``, ``tail_mass`` ∈ (0, 1)); the mass δ(ε_J) goes to +∞. Since a true
+        profile is convex in e^ε, the convex hull (in e^ε) of the samples dominates it between
+        samples. At most 2^20 samples (eps_max/h + 1), checked before the callable is evaluated.
+        Raises DomainError on ``profile`` if δ is not in [0, 1], not non-increasing, or
+        inconsistent.
+
+        >>> pld = PrivacyLossDistribution.from_profile(lambda e: gdp_delta(e, 0.5))
+        >>> round(pld.compose(4).epsilon(1e-5).upper, 2), round(gdp_epsilon(1e-5, 1.0), 2)
+        (4.38, 4.38)
         """
-        hf = _check_h(h)
-        if callable(delta):
-            tl = real_scalar("tail", tail)
+        hf = _check_grid_step(grid_step)
+        if callable(profile):
+            tl = real_scalar("tail_mass", tail_mass)
             if not (0.0 < tl < 1.0):
-                raise _domain("tail", "in (0, 1)", tail)
+                raise _domain("tail_mass", "in (0, 1)", tail_mass)
             if eps_max is None:
-                # the first of 1, 2, 4, ..., 8192 where δ ≤ tail (at most 14 evaluations)
-                found = _decay_point(delta, tl, 1.0, 13)
+                # the first of 1, 2, 4, ..., 8192 where δ ≤ tail_mass (at most 14 evaluations)
+                found = _decay_point(profile, tl, 1.0, 13)
                 if found is None:
-                    raise _domain("delta", f"a profile reaching {tl} for eps <= 1e4", delta)
+                    raise _domain("profile", f"a profile reaching {tl} for eps <= 1e4", profile)
                 em = found
             else:
                 em = _check_positive("eps_max", eps_max)
             n = _profile_samples(em, hf, 1, "eps_max", eps_max if eps_max is not None else em)
-            vals = real_array("delta", delta(np.arange(n) * hf)).reshape(-1)
+            vals = real_array("profile", profile(np.arange(n) * hf)).reshape(-1)
         else:
-            vals = real_array("delta", delta).reshape(-1)
+            vals = real_array("profile", profile).reshape(-1)
         return cls(_core._Pld.from_profile(hf, vals))
 
     @classmethod
-    def laplace(cls, scale: float, *, sensitivity: float = 1.0, h: float = 1e-4):
-        """Laplace mechanism Lap(Δ, b) vs Lap(0, b) via its exact profile (pabi.laplace_theta),
-        sampled at ⌈(Δ/b)/h⌉ + 2 ≤ 2^20 points; b, Δ > 0 finite, h ∈ (0, 0.1]."""
+    def laplace(cls, noise_scale: float, *, sensitivity: float = 1.0,
+                grid_step: float = 1e-4) -> PrivacyLossDistribution:
+        """Laplace mechanism Lap(Δ, b) vs Lap(0, b), b = ``noise_scale`` (the Laplace scale), Δ =
+        ``sensitivity``, via its exact profile (pabi.laplace_theta) sampled at ⌈(Δ/b)/h⌉ + 2 ≤
+        2^20 points; b, Δ > 0 finite, h = ``grid_step`` ∈ (0, 0.1].
+
+        >>> round(PrivacyLossDistribution.laplace(1.0, grid_step=1e-3).compose(1).epsilon(1e-9).upper, 3)
+        1.0
+        """
         from ._api import laplace_theta
 
-        b = _check_positive("scale", scale)
+        b = _check_positive("noise_scale", noise_scale)
         d = _check_positive("sensitivity", sensitivity)
-        hf = _check_h(h)
+        hf = _check_grid_step(grid_step)
         r = d / b
-        mech, mval = ("sensitivity", sensitivity) if d != 1.0 else ("scale", scale)
+        mech, mval = ("sensitivity", sensitivity) if d != 1.0 else ("noise_scale", noise_scale)
         if not (r < np.inf):
-            raise _domain(mech, f"such that sensitivity/scale is finite (it is {r!r})", mval)
+            raise _domain(mech, f"such that sensitivity/noise_scale is finite (it is {r!r})", mval)
         n = _profile_samples(r, hf, 2, mech, mval)
-        return cls.from_profile(laplace_theta(np.arange(n) * hf, r), h=hf)
+        return cls.from_profile(laplace_theta(np.arange(n) * hf, r), grid_step=hf)
 
-    def compose(self, times: int, *, tail: float = 1e-15) -> ComposedPLD:
-        """The ``times``-fold self-composition (``times`` an integer in [1, 2^53])."""
-        return compose_plds([(self, times)], tail=tail)
+    def compose(self, count: int, *, tail_mass: float = 1e-15) -> ComposedPLD:
+        """The ``count``-fold self-composition (``count`` an integer in [1, 2^53];
+        ``tail_mass`` as in :func:`compose_plds`).
+
+        >>> round(PrivacyLossDistribution.gaussian(1.0).compose(10).epsilon(1e-5).upper, 2)
+        17.86
+        """
+        return compose_plds([(self, count)], tail_mass=tail_mass)
 
 
 def _bracket(query: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]],
-             name: str, x: ArrayLike) -> tuple[Float, Float, Float]:
+             name: str, x: ArrayLike) -> Bracket[Any]:
     """(lower, estimate, upper) of a core composition query at every element of ``x``; a
     domain error reports the caller's n-d index (as the elementwise functions do)."""
     from ._bridge import relocate
@@ -458,41 +586,102 @@ def _bracket(query: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndar
     except DomainError as exc:
         raise relocate(exc, a.shape, a.ndim == 0) from None
     if a.ndim == 0:
-        return float(lo[0]), float(es[0]), float(up[0])
-    return lo.reshape(a.shape), es.reshape(a.shape), up.reshape(a.shape)
+        return Bracket(float(lo[0]), float(es[0]), float(up[0]))
+    return Bracket(lo.reshape(a.shape), es.reshape(a.shape), up.reshape(a.shape))
+
+
+class ErrorBudget(NamedTuple):
+    """The error terms of a composed PLD (:attr:`ComposedPLD.error_budget`); probabilities
+    unless stated. ``upper`` adds ``inf_mass``, the two tails and ``fft_error`` to the
+    discretised value; ``lower`` subtracts ``truncated_mass`` and a Hoeffding term in
+    ``compositions`` and ``grid_step`` (module doc).
+
+    >>> b = PrivacyLossDistribution.gaussian(1.0).compose(10).error_budget
+    >>> b.compositions, b.grid_step, b.tail_above < 1e-15
+    (10.0, 0.0001, True)
+    """
+
+    grid_step: float
+    """The spacing h of the composed loss grid."""
+    window_points: float
+    """Grid points of the composed FFT window."""
+    inf_mass: float
+    """Composed mass at +∞, 1 − Π(1 − inf_i)^{T_i} (counted as +∞ by ``upper``)."""
+    truncated_mass: float
+    """Σ T_i·(mass each part moved by truncation) (subtracted by ``lower``)."""
+    tail_above: float
+    """Chernoff bound on the finite composed mass above the window."""
+    tail_below: float
+    """Chernoff bound on the finite composed mass below the window."""
+    fft_error: float
+    """Bound on the FFT round-off of the composed masses' queries."""
+    compositions: float
+    """Σ T_i: the number of composed mechanisms."""
 
 
 class ComposedPLD:
-    """A composed PLD; :meth:`delta` and :meth:`epsilon` return (lower, estimate, upper)."""
+    """A composed PLD; :meth:`delta` and :meth:`epsilon` return a :class:`Bracket`
+    (lower, estimate, upper).
 
-    def __init__(self, core: object) -> None:
+    >>> comp = PrivacyLossDistribution.gaussian(1.0).compose(10)
+    >>> lo, est, up = comp.delta(8.0)
+    >>> lo <= est <= up
+    True
+    """
+
+    def __init__(self, core: Any) -> None:
         self._core = core
 
-    def delta(self, eps: ArrayLike) -> tuple[Float, Float, Float]:
-        """δ(ε) as (lower bound, estimate, valid upper bound). ε ∈ [0, +∞]."""
-        return _bracket(self._core.delta, "eps", eps)  # type: ignore[attr-defined]
+    @overload
+    def delta(self, eps: Scalar) -> Bracket[float]: ...
+    @overload
+    def delta(self, eps: ArrayLike) -> Bracket[FloatArray]: ...
+    def delta(self, eps: ArrayLike) -> Bracket[Any]:
+        """δ(ε) as a :class:`Bracket` (lower bound, estimate, valid upper bound), each of the
+        shape of ``eps``; ε ∈ [0, +∞].
 
-    def epsilon(self, delta: ArrayLike) -> tuple[Float, Float, Float]:
-        """ε(δ) as (lower bound, estimate, valid upper bound); +inf if δ cannot be certified."""
-        return _bracket(self._core.epsilon, "delta", delta)  # type: ignore[attr-defined]
+        >>> b = PrivacyLossDistribution.gaussian(1.0).compose(4).delta(1.0)
+        >>> round(b.upper, 6), round(gdp_delta(1.0, 2.0), 6)  # 4 Gaussians of σ = 1: 2-GDP
+        (0.509862, 0.509862)
+        """
+        return _bracket(self._core.delta, "eps", eps)
+
+    @overload
+    def epsilon(self, delta: Scalar) -> Bracket[float]: ...
+    @overload
+    def epsilon(self, delta: ArrayLike) -> Bracket[FloatArray]: ...
+    def epsilon(self, delta: ArrayLike) -> Bracket[Any]:
+        """ε(δ) as a :class:`Bracket` (lower bound, estimate, valid upper bound), each of the
+        shape of ``delta`` ∈ (0, 1); +inf where δ cannot be certified.
+
+        >>> b = PrivacyLossDistribution.gaussian(1.0).compose(10).epsilon(1e-5)
+        >>> b.lower <= gdp_epsilon(1e-5, 10**0.5) <= b.upper, round(b.upper, 2)
+        (True, 17.86)
+        """
+        return _bracket(self._core.epsilon, "delta", delta)
 
     @property
-    def error_budget(self) -> dict[str, float]:
-        """The error terms: +∞ mass, truncated mass, Chernoff tails, FFT round-off, ..."""
-        return dict(self._core.budget())  # type: ignore[attr-defined]
+    def error_budget(self) -> ErrorBudget:
+        """The error terms of the composition as an :class:`ErrorBudget`."""
+        return ErrorBudget(**dict(self._core.budget()))
 
 
-_MAX_TIMES = 2**53
+_MAX_COUNT = 2**53
 
 
 def compose_plds(
-    parts: Sequence[tuple[PrivacyLossDistribution, int]], *, tail: float = 1e-15
+    parts: Sequence[tuple[PrivacyLossDistribution, int]], *, tail_mass: float = 1e-15
 ) -> ComposedPLD:
     """Heterogeneous composition Π_i PLD_i^{⊗T_i} by FFT (one window, frequency-domain
-    powering). All parts must share the grid step h; each T_i is an integer in [1, 2^53].
-    ``tail`` ∈ (0, 1e-3) bounds the mass outside the window. The window (at most 2^22 points)
-    is sized before anything is allocated; a wider one is a DomainError on ``h`` (a coarser h,
-    or fewer compositions, narrows it in proportion).
+    powering). ``parts``: pairs (PLD, T_i), all on the same ``grid_step``, each count T_i an
+    integer in [1, 2^53]. ``tail_mass`` ∈ (0, 1e-3) bounds the mass outside the window (added
+    to the upper bound). The window (at most 2^22 points) is sized before anything is allocated;
+    a wider one is a DomainError on ``grid_step`` (a coarser grid, or fewer compositions,
+    narrows it in proportion).
+
+    >>> g = PrivacyLossDistribution.gaussian(2.0, grid_step=1e-3)
+    >>> round(compose_plds([(g, 3), (g, 1)]).delta(1.0).upper, 6)  # 1-GDP: 0.126937
+    0.126937
     """
     core_parts = []
     for i, (p, t) in enumerate(parts):
@@ -500,14 +689,14 @@ def compose_plds(
             raise TypeError(f"parts[{i}] must pair a PrivacyLossDistribution with an integer, "
                             f"got {type(p).__name__}")
         try:
-            ti = int_scalar("times", t, lo=1, hi=_MAX_TIMES)
+            ti = int_scalar("count", t, lo=1, hi=_MAX_COUNT)
         except DomainError as e:
             if len(parts) > 1:
                 e.args = (f"{e.args[0]} at index {i}",)
                 e.index = i  # type: ignore[attr-defined]
             raise
         core_parts.append((p._core, ti))
-    return ComposedPLD(_core.pld_compose(core_parts, real_scalar("tail", tail)))
+    return ComposedPLD(_core.pld_compose(core_parts, real_scalar("tail_mass", tail_mass)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -528,12 +717,12 @@ def dpsgd_epsilon(delta: float, *, sample_rate: float, noise_multiplier: float, 
                   grid_step: float = ..., bracket: Literal[False] = ...) -> float: ...
 @overload
 def dpsgd_epsilon(delta: float, *, sample_rate: float, noise_multiplier: float, steps: int,
-                  grid_step: float = ..., bracket: Literal[True]) -> Bracket: ...
+                  grid_step: float = ..., bracket: Literal[True]) -> Bracket[float]: ...
 def dpsgd_epsilon(delta, *, sample_rate, noise_multiplier, steps, grid_step=1e-4, bracket=False):
     """ε(δ) of DP-SGD: ``steps`` compositions of the Poisson-subsampled Gaussian mechanism
     (``sample_rate`` q, ``noise_multiplier`` z = noise std / clipping norm), add-or-remove-one
     neighbours (worse direction), by the PLD/FFT accountant. Returns the **valid upper bound**;
-    ``bracket=True`` returns (lower, estimate, upper).
+    ``bracket=True`` returns the :class:`Bracket` (lower, estimate, upper).
 
     Matches dp-accounting's PLD accountant and prv-accountant to ~1e-5 (their tight values
     1.828 / 6.188 / 25.573 for q = 0.01, z = 1, δ = 1e-5, T = 1e3 / 1e4 / 1e5).
@@ -551,14 +740,14 @@ def dpsgd_epsilon(delta, *, sample_rate, noise_multiplier, steps, grid_step=1e-4
     """
     r = _core.dpsgd_epsilon(_scalar("sample_rate", sample_rate), _scalar("noise_multiplier", noise_multiplier),
                             _check_steps(steps), _scalar("delta", delta), _scalar("grid_step", grid_step))
-    return tuple(r) if bracket else r[2]
+    return Bracket(*r) if bracket else r[2]
 
 
 def dpsgd_delta(eps: float, *, sample_rate: float, noise_multiplier: float, steps: int,
-                grid_step: float = 1e-4) -> Bracket:
-    """δ(ε) of DP-SGD as (lower, estimate, valid upper bound), ε ∈ [0, +∞]; see
+                grid_step: float = 1e-4) -> Bracket[float]:
+    """δ(ε) of DP-SGD as a :class:`Bracket` (lower, estimate, valid upper bound), ε ∈ [0, +∞]; see
     :func:`dpsgd_epsilon` (same parameters, domains and resource limits)."""
-    return tuple(_core.dpsgd_delta(_scalar("sample_rate", sample_rate),
+    return Bracket(*_core.dpsgd_delta(_scalar("sample_rate", sample_rate),
                                    _scalar("noise_multiplier", noise_multiplier), _check_steps(steps),
                                    _scalar("eps", eps), _scalar("grid_step", grid_step)))
 
@@ -592,141 +781,6 @@ def dpsgd_calibrate_noise_multiplier(
 
 
 # ---------------------------------------------------------------------------------------------
-# Multi-epoch composition of a per-epoch privacy profile (003 §5)
+# Multi-epoch composition of a per-epoch privacy profile (003 §5): pabi._multi_epoch
 
-
-# The RDP route takes a profile as 0 beyond eps_max, which needs δ(eps_max) ≤ 1e-300 (an
-# upper bound that underflows is a few subnormal ulps, never 0): the default eps_max is the
-# first of 64·2^k, k = 0..6, where the profile has decayed (:func:`_decayed_eps_max`, the one
-# search; multi_epoch_epsilon, the accountant's method="best" and the CLI report use it).
-_DECAYED = 1e-300
-_EPS_MAX_START, _EPS_MAX_DOUBLINGS = 64.0, 6
-
-
-def _decay_point(value_at: Callable[[np.ndarray], np.ndarray], bound: float, start: float,
-                 doublings: int) -> float | None:
-    """The smallest x = start·2^k, k = 0..doublings, with value_at(x) ≤ bound (None if there is
-    none): at most doublings + 1 evaluations of ``value_at`` at one point each. A NaN value stops
-    the search there (the caller's checks of the sampled values then reject it)."""
-    x = start
-    for _ in range(doublings + 1):
-        if not float(np.asarray(value_at(np.array([x])), dtype=float).reshape(-1)[0]) > bound:
-            return x
-        x *= 2.0
-    return None
-
-
-def _decayed_eps_max(delta: Callable[[np.ndarray], np.ndarray]) -> float:
-    """The smallest eps_max in 64·2^k (k ≤ 6: at most 4096) with δ(eps_max) ≤ 1e-300; a
-    DomainError on ``delta`` if the profile has not decayed by 4096."""
-    em = _decay_point(delta, _DECAYED, _EPS_MAX_START, _EPS_MAX_DOUBLINGS)
-    if em is None:
-        top = _EPS_MAX_START * 2.0**_EPS_MAX_DOUBLINGS
-        raise _domain("delta", f"a profile that decays to <= {_DECAYED:g} at some eps <= {top:g} "
-                               f"(64*2^k): give eps_max", delta)
-    return em
-
-
-def _profile_rdp_curve(
-    delta: Callable[[np.ndarray], np.ndarray], orders: np.ndarray, eps_max: float, h: float
-) -> np.ndarray:
-    """ε_R(α) of a profile at each order, by the core's profile → RDP bound (the one
-    implementation, docs/derivations/composition.md#profile-to-rdp; one array call over the
-    orders, each value bit-identical to :func:`pabi.rdp.profile_to_rdp`) on the grid 0, h, ...,
-    eps_max. The grid points k·h are rounded to nearest: they are the points where the profile
-    is evaluated, so the samples are upper bounds at exactly those doubles."""
-    grid = np.arange(int(np.ceil(eps_max / h)) + 1) * h
-    values = np.array(delta(grid), dtype=float)
-    # Beyond eps_max the profile is taken as 0, which requires it to have decayed there:
-    # checked as δ(eps_max) ≤ 1e-300 (assumption documented in multi_epoch_epsilon).
-    if not values[-1] <= _DECAYED:
-        raise _domain("eps_max", f"large enough that the profile has decayed (delta(eps_max) = {values[-1]:.3g} "
-                      "> 1e-300): increase eps_max", eps_max)
-    values[-1] = 0.0
-    return _core.profile_to_rdp_curve(np.ascontiguousarray(orders, dtype=np.float64), grid, values)
-
-
-def _check_rdp_grid(eps_max: float, h: float) -> None:
-    """The RDP route's profile grid 0, h, ..., eps_max has at most 2^25 points (as in the
-    PLD's limit)."""
-    if eps_max / h > 2**25:
-        raise _domain("h", f"large enough that eps_max/h <= 2^25 (eps_max = {eps_max})", h)
-
-
-def multi_epoch_epsilon(
-    delta: Callable[[np.ndarray], np.ndarray],
-    epochs: int,
-    target_delta: float,
-    *,
-    h: float = 1e-3,
-    eps_max: float | None = None,
-    orders: ArrayLike | None = None,
-    log_delta: Callable[[np.ndarray], np.ndarray] | None = None,
-) -> dict[str, float]:
-    """ε after composing ``epochs`` epochs of a per-epoch symmetric privacy profile δ(ε)
-    (e.g. the shuffled-PNSGD bound of 003 Thm 2), by four routes (003 §5; docs/derivations/composition.md):
-
-    * ``"single_point"``: the paper's route, one (ε0, δ(ε0)) point composed exactly
-      (f_{ε0,δ0}^{⊗E}, KOV), minimised over ε0 ∈ {0.05, 0.1, ..., 20};
-    * ``"pld"``: the whole profile composed through the PLD (valid upper bound);
-    * ``"rdp"``: profile → RDP (sound, docs/derivations/composition.md#profile-to-rdp;
-    :func:`pabi.rdp.profile_to_rdp`), composed,
-      Mironov conversion;
-    * ``"gdp"``: the GDP pair (μ*, δ_J) of :func:`gdp_dominating_pair` over every ε ≥ 0, from
-      the samples ε = 0, h, 2h, ... up to the first ε ≥ 1 where δ ≤ 1e-300 (ln δ ≤ −690.8;
-      at most 1e4), composed to 1 − (1−δ_J)^E + (1−δ_J)^E δ_{√E μ*} and inverted.
-
-    All four are valid upper bounds (the smallest is the best certificate). Pass ``log_delta``,
-    ε ↦ ln δ(ε), so that large ε do not underflow in the GDP route. The RDP route takes the
-    profile as 0 beyond ``eps_max`` and requires δ(eps_max) ≤ 1e-300 (default: the first of
-    64, 128, ..., 4096 where it holds; the PLD route then samples up to its own default, see
-    :meth:`PrivacyLossDistribution.from_profile`).
-    """
-    E = int_scalar("epochs", epochs)
-    target_delta, h = real_scalar("target_delta", target_delta), real_scalar("h", h)
-    eps_max = opt_real_scalar("eps_max", eps_max)
-    if not (h > 0 and math.isfinite(h)):
-        raise _domain("h", "> 0 and finite", h)
-    if eps_max is not None and not (eps_max > 0 and math.isfinite(eps_max)):
-        raise _domain("eps_max", "> 0 and finite", eps_max)
-    if eps_max is not None:
-        _check_rdp_grid(eps_max, h)
-    if not (0 < target_delta < 1):
-        raise _domain("target_delta", "in (0, 1)", target_delta)
-    a = np.asarray(real_array("orders", orders, ndim=1) if orders is not None else np.concatenate(
-        [np.linspace(1.05, 2, 20), np.linspace(2.1, 20, 180), np.linspace(21, 64, 44)]))
-    if a.size == 0:
-        raise ValueError("orders must be a non-empty 1-D array")
-    bad = ~((a > 1) & (a < np.inf))
-    if bad.any():
-        k = int(np.argmax(bad))
-        raise domain_error("orders", "> 1 and finite", float(a[k]), k)
-    rdp_eps_max = eps_max if eps_max is not None else _decayed_eps_max(delta)
-    _check_rdp_grid(rdp_eps_max, h)
-    pld = PrivacyLossDistribution.from_profile(delta, h=h, eps_max=eps_max)
-    res: dict[str, float] = {"pld": pld.compose(E).epsilon(target_delta)[2]}
-    e0 = np.linspace(0.0, 20.0, 401)[1:]
-    d0 = np.ascontiguousarray(np.asarray(delta(e0), dtype=float))
-    res["single_point"] = _core.single_point_composed_epsilon(
-        np.ascontiguousarray(e0), d0, float(E), float(target_delta))
-    from .rdp import rdp_to_dp_epsilon
-    from .rdp._conversions import _rdp_scale as rdp_scale
-
-    rdp = _profile_rdp_curve(delta, a, rdp_eps_max, h)
-    res["rdp"] = rdp_to_dp_epsilon(a, rdp_scale(rdp, E, "epochs"), target_delta, method="classical")[0]
-
-    # the GDP grid ends at the first ε = 2^k ≥ 1 (k ≤ 13) where δ ≤ 1e-300 (ln δ ≤ −690.8), else 2^14
-    if log_delta is not None:
-        top = _decay_point(log_delta, -690.8, 1.0, 13)
-    else:
-        top = _decay_point(delta, math.exp(-690.8), 1.0, 13)
-    top = 2.0**14 if top is None else top
-    if top / h > 2**25:
-        raise _domain("h", f"large enough that the GDP route's grid up to eps = {top} has <= 2^25 points", h)
-    grid = np.arange(int(np.ceil(top / h)) + 1) * h
-    if log_delta is not None:
-        mu, dj = gdp_dominating_pair(grid, log_delta=np.asarray(log_delta(grid), dtype=float))
-    else:
-        mu, dj = gdp_dominating_pair(grid, delta=np.asarray(delta(grid), dtype=float))
-    res["gdp"] = _core.gdp_composed_epsilon(float(target_delta), mu, dj, float(E))
-    return res
+from ._multi_epoch import MultiEpochEpsilon, _decayed_eps_max, multi_epoch_epsilon  # noqa: E402,F401

@@ -306,10 +306,10 @@ def per_instance_hist(fig: Any) -> None:
     eps = np.empty(norms.shape[2])
     for i in range(eps.size):
         sens = np.ascontiguousarray(norms[:, :, i].T)
-        curve = np.array([cast(float, pabi.dpsgd_per_instance_rdp(a, q, sigma, sens)) for a in orders])
-        eps[i] = pabi.rdp_to_dp_epsilon(orders, curve, delta)[0]
-    base = rdp_scale(pabi.sampled_gaussian_rdp(orders, q, z), steps, "steps")
-    eps_di = pabi.rdp_to_dp_epsilon(orders, base, delta)[0]
+        curve = np.array([cast(float, pabi.dpsgd_per_instance_rdp(a, sample_rate=q, noise_scale=sigma, sensitivities=sens)) for a in orders])
+        eps[i] = pabi.rdp_to_dp_epsilon(delta, orders=orders, rdp=curve)[0]
+    base = rdp_scale(pabi.sampled_gaussian_rdp(orders, sample_rate=q, noise_multiplier=z), steps, "steps")
+    eps_di = pabi.rdp_to_dp_epsilon(delta, orders=orders, rdp=base)[0]
     left, right = fig.subplots(1, 2)
     plot_per_instance_histogram(eps, eps_di, ax=left, bins=30)
     left.set_title(f"{eps.size} records: median ε = {np.median(eps):.2f}, data-independent {eps_di:.2f}",

@@ -22,6 +22,6 @@ reveal_type(pabi.hockey_stick_divergence([0.5, 0.5], [0.25, 0.75], x))  # -> nda
 reveal_type(pabi.contraction_coefficient([[0.9, 0.1], [0.1, 0.9]], 0.5))  # -> float
 
 # composition and DP-SGD
-reveal_type(pabi.gdp_delta(1.0, 1.0))  # -> float pending
-reveal_type(pabi.gdp_delta(x, 1.0))  # -> ndarray pending
+reveal_type(pabi.gdp_delta(1.0, 1.0))  # -> float
+reveal_type(pabi.gdp_delta(x, 1.0))  # -> ndarray
 reveal_type(pabi.dpsgd_epsilon(1e-5, sample_rate=0.01, noise_multiplier=1.0, steps=1000))  # -> float

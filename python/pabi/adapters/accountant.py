@@ -88,7 +88,7 @@ class PNSGDAccountant:
     >>> round(eps, 4)
     9.1693
     >>> profile = lambda e: pabi.pnsgd_delta(e, order="shuffled", **kw)
-    >>> pld = pabi.PrivacyLossDistribution.from_profile(profile, h=1e-3)
+    >>> pld = pabi.PrivacyLossDistribution.from_profile(profile, grid_step=1e-3)
     >>> eps == pld.compose(3).epsilon(1e-5)[2]
     True
     >>> acc.get_delta(eps) <= 1e-5
@@ -216,7 +216,7 @@ class PNSGDAccountant:
             profile: Callable[[np.ndarray], Any] = lambda e: pnsgd_delta(e, **cfg)  # noqa: E731
             if len(self._plds) > 4:  # full epoch + a few partial ones
                 self._plds = {k: v for k, v in self._plds.items() if k == self.n}
-            self._plds[m] = PrivacyLossDistribution.from_profile(profile, h=self._h,
+            self._plds[m] = PrivacyLossDistribution.from_profile(profile, grid_step=self._h,
                                                                  eps_max=self._eps_max)
         return self._plds[m]
 
@@ -270,9 +270,9 @@ class PNSGDAccountant:
         # the RDP route needs the profile to have decayed (≤ 1e-300) at eps_max; the PLD route
         # samples up to the same eps_max
         eps_max = _decayed_eps_max(self.epoch_profile)
-        res = multi_epoch_epsilon(self.epoch_profile, self.epochs, delta, h=self._h,
+        res = multi_epoch_epsilon(delta, profile=self.epoch_profile, epochs=self.epochs, grid_step=self._h,
                                   eps_max=eps_max)
-        return min(res["pld"], res["single_point"], res["rdp"])
+        return min(res.pld, res.single_point, res.rdp)
 
     def get_delta(self, eps: float) -> float:
         """A valid upper bound on δ(``eps``) of the run so far (0.0 before the first step)."""

@@ -71,7 +71,7 @@ def to_dp_accounting_pld(pld: Any) -> Any:
     both are upper bounds for the mechanism.
 
     >>> import pabi
-    >>> p = pabi.PrivacyLossDistribution.from_eps_delta(1.0, 1e-6, h=1e-3)
+    >>> p = pabi.PrivacyLossDistribution.from_eps_delta(1.0, 1e-6, grid_step=1e-3)
     >>> q = to_dp_accounting_pld(p)
     >>> d_dp, d_pabi = q.get_delta_for_epsilon(0.5), p.compose(1).delta(0.5)[1]
     >>> round(float(d_dp), 12), bool(abs(d_dp - d_pabi) < 1e-12 * d_pabi)
@@ -82,7 +82,7 @@ def to_dp_accounting_pld(pld: Any) -> Any:
     if not isinstance(pld, PrivacyLossDistribution):
         raise TypeError(f"pld must be a pabi.PrivacyLossDistribution, got {type(pld).__name__}")
     pld_pmf, privacy_loss_distribution = _dp_accounting()
-    h = float(pld.h)
+    h = float(pld.grid_step)
     lower = int(round(float(pld.losses[0]) / h)) if len(pld.pmf) else 0
     probs = np.array(pld.pmf, dtype=np.float64)  # a copy: dp-accounting may keep the array
     pmf = pld_pmf.DensePLDPmf(h, lower, probs, float(pld.inf), True)
@@ -90,32 +90,32 @@ def to_dp_accounting_pld(pld: Any) -> Any:
 
 
 def pld_from_profile(
-    delta: Union[Callable[[np.ndarray], np.ndarray], ArrayLike],
+    profile: Union[Callable[[np.ndarray], np.ndarray], ArrayLike],
     *,
-    h: float = 1e-3,
+    grid_step: float = 1e-3,
     eps_max: Optional[float] = None,
-    tail: float = 1e-18,
+    tail_mass: float = 1e-18,
 ) -> Any:
     """The dp-accounting PLD dominating every mechanism with the symmetric privacy profile δ(ε).
 
-    ``delta``: a vectorized callable ε ↦ δ(ε) (an upper bound of the profile, e.g. a pabi
-    function) or the array δ(k·h), k = 0..J. Built by
-    :meth:`pabi.PrivacyLossDistribution.from_profile` (same ``h``, ``eps_max``, ``tail``;
-    raises ``DomainError`` naming ``delta`` for a profile that is not in [0, 1] or not
-    non-increasing) and converted by :func:`to_dp_accounting_pld`.
+    ``profile``: a vectorized callable ε ↦ δ(ε) (an upper bound of the profile, e.g. a pabi
+    function) or the array δ(k·h), k = 0..J, h = ``grid_step`` > 0. Built by
+    :meth:`pabi.PrivacyLossDistribution.from_profile` (same ``grid_step``, ``eps_max``,
+    ``tail_mass``; raises ``DomainError`` naming ``profile`` for a profile that is not in
+    [0, 1] or not non-increasing) and converted by :func:`to_dp_accounting_pld`.
 
     >>> import numpy as np, pabi
     >>> prof = lambda e: pabi.gdp_delta(e, 0.5)  # 0.5-GDP
-    >>> q = pld_from_profile(prof, h=1e-3).self_compose(4)
+    >>> q = pld_from_profile(prof, grid_step=1e-3).self_compose(4)
     >>> round(q.get_epsilon_for_delta(1e-5), 3), round(pabi.gdp_epsilon(1e-5, 1.0), 3)  # 1-GDP
     (4.377, 4.377)
     """
     from ..composition import PrivacyLossDistribution
 
-    if not (isinstance(h, (int, float)) and h > 0 and math.isfinite(h)):
-        raise _domain("h", "> 0 and finite", h)
-    return to_dp_accounting_pld(PrivacyLossDistribution.from_profile(delta, h=h, eps_max=eps_max,
-                                                                     tail=tail))
+    if not (isinstance(grid_step, (int, float)) and grid_step > 0 and math.isfinite(grid_step)):
+        raise _domain("grid_step", "> 0 and finite", grid_step)
+    return to_dp_accounting_pld(PrivacyLossDistribution.from_profile(profile, grid_step=grid_step, eps_max=eps_max,
+                                                                     tail_mass=tail_mass))
 
 
 def pnsgd_epoch_pld(
@@ -159,7 +159,7 @@ def pnsgd_epoch_pld(
     def profile(e: np.ndarray) -> np.ndarray:
         return np.asarray(pnsgd_delta(e, **kw))
 
-    return pld_from_profile(profile, h=h, eps_max=eps_max)
+    return pld_from_profile(profile, grid_step=h, eps_max=eps_max)
 
 
 def pnsgd_zcdp_rho(

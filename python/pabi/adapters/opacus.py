@@ -127,10 +127,11 @@ class PabiAccountant(IAccountant):  # type: ignore[misc]
         import pabi
 
         worst = 0.0
-        for neighbour in ("remove", "add"):
+        for direction in ("remove", "add"):
             parts = [(pabi.PrivacyLossDistribution.subsampled_gaussian(
-                q, z, neighbour=neighbour, h=self.grid_step), n) for z, q, n in runs]
-            worst = max(worst, float(pabi.compose_plds(parts).epsilon(delta)[2]))
+                sample_rate=q, noise_multiplier=z, direction=direction, grid_step=self.grid_step), n)
+                for z, q, n in runs]
+            worst = max(worst, float(pabi.compose_plds(parts).epsilon(delta).upper))
         return worst
 
     def get_privacy_spent(self, *, delta: float) -> tuple[float, None]:

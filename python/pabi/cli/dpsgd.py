@@ -52,8 +52,8 @@ def rdp_epsilon(q: float, sigma: float, steps: int, delta: float) -> tuple[float
     from pabi.rdp._conversions import _rdp_scale as rdp_scale
 
     orders = pabi.DEFAULT_ORDERS
-    curve = rdp_scale(pabi.sampled_gaussian_rdp(orders, q, sigma), steps, "steps")
-    return pabi.rdp_to_dp_epsilon(orders, curve, delta)
+    curve = rdp_scale(pabi.sampled_gaussian_rdp(orders, sample_rate=q, noise_multiplier=sigma), steps, "steps")
+    return pabi.rdp_to_dp_epsilon(delta, orders=orders, rdp=curve)
 
 
 def rdp_delta(q: float, sigma: float, steps: int, eps: float) -> tuple[float, float]:
@@ -61,8 +61,8 @@ def rdp_delta(q: float, sigma: float, steps: int, eps: float) -> tuple[float, fl
     from pabi.rdp._conversions import _rdp_scale as rdp_scale
 
     orders = pabi.DEFAULT_ORDERS
-    curve = rdp_scale(pabi.sampled_gaussian_rdp(orders, q, sigma), steps, "steps")
-    return pabi.rdp_to_dp_delta(orders, curve, eps)
+    curve = rdp_scale(pabi.sampled_gaussian_rdp(orders, sample_rate=q, noise_multiplier=sigma), steps, "steps")
+    return pabi.rdp_to_dp_delta(eps, orders=orders, rdp=curve)
 
 
 def _steps(values: list[float]) -> list[int]:

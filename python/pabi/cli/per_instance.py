@@ -30,16 +30,17 @@ No data is dropped: empty lines and lines starting with '#' are skipped; any oth
 (or the header), and an empty, NA or non-finite cell is an error naming its line and column.
 The first CSV line is a header only if every cell is a name (starts with a letter or '_', not a
 number, not NA/null/none/-); force it with --header or --no-header.
-Output: the RDP at --alpha, and with --delta the eps minimised over --orders (tight RDP -> DP
+Output: the RDP at --order, and with --delta the eps minimised over --orders (tight RDP -> DP
 conversion). The plug-in means over runs are biased low (not a certificate) unless
---confidence J and --max-sensitivity are given (Hoeffding bound, holds with prob. >= 1 - J).
---clip C adds the data-independent baseline: every step at sensitivity C (steps x per-step RDP)."""
+--failure-prob J and --max-sensitivity are given (Hoeffding bound, holds with prob. >= 1 - J).
+--max-grad-norm C adds the data-independent baseline: every step at sensitivity C (steps x
+per-step RDP)."""
 
 EPILOG = """\
 Examples:
-  pabi per-instance sens.csv --q 0.01 --sigma 1 --alpha 8
-  pabi per-instance sens.parquet --q 0.01 --sigma 1 --delta 1e-5 --clip 1 --json
-  pabi per-instance records.csv --q 0.1 --sigma 1 --delta 1e-5   # long format: record,step,run,sensitivity"""
+  pabi per-instance sens.csv --sample-rate 0.01 --noise-scale 1 --order 8
+  pabi per-instance sens.parquet --sample-rate 0.01 --noise-scale 1 --delta 1e-5 --max-grad-norm 1 --json
+  pabi per-instance records.csv --sample-rate 0.1 --noise-scale 1 --delta 1e-5   # long format: record,step,run,sensitivity"""
 
 DEFAULT_ORDERS = [1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0, 48.0, 64.0]
 
@@ -48,19 +49,19 @@ def add_parser(sub: argparse._SubParsersAction, fmt_cls: Any) -> argparse.Argume
     p = sub.add_parser("per-instance", formatter_class=fmt_cls, description=DESCRIPTION, epilog=EPILOG,
                        help="per-instance RDP / eps of DP-SGD from a CSV/Parquet file of sensitivities")
     p.add_argument("file", metavar="FILE", help="CSV or Parquet file of sensitivities (see above)")
-    p.add_argument("--q", type=number, required=True, help="Poisson sampling rate q in [0, 1]")
-    p.add_argument("--sigma", type=number, required=True,
+    p.add_argument("--sample-rate", type=number, required=True, help="Poisson sampling rate q in [0, 1]")
+    p.add_argument("--noise-scale", type=number, required=True,
                    help="absolute noise std on the update (same units as the sensitivities), > 0")
-    p.add_argument("--alpha", type=numbers, help="Renyi order(s) alpha > 1 (default 8 when --delta is not given)")
+    p.add_argument("--order", type=numbers, help="Renyi order(s) alpha > 1 (default 8 when --delta is not given)")
     p.add_argument("--delta", type=number, help="target delta in (0, 1): also print eps over --orders")
     p.add_argument("--orders", type=numbers, default=DEFAULT_ORDERS, metavar="LIST",
                    help="orders for the eps conversion (default: %s)" % ",".join(f"{o:g}" for o in DEFAULT_ORDERS))
-    p.add_argument("--p", type=number, help="Hoelder exponent p > 1 (default 3 x steps)")
+    p.add_argument("--holder-exponent", type=number, help="Hoelder exponent p > 1 (default 3 x steps)")
     p.add_argument("--variant", choices=("corrected", "as_published"), default="corrected",
                    help="order map of Thm 3.3 (as_published: the printed one, looser)")
-    p.add_argument("--confidence", type=number, help="Hoeffding failure probability J (needs --max-sensitivity)")
-    p.add_argument("--max-sensitivity", type=number, help="a bound on every sensitivity (for --confidence)")
-    p.add_argument("--clip", type=number, help="also print the data-independent bound at sensitivity C")
+    p.add_argument("--failure-prob", type=number, help="Hoeffding failure probability J (needs --max-sensitivity)")
+    p.add_argument("--max-sensitivity", type=number, help="a bound on every sensitivity (for --failure-prob)")
+    p.add_argument("--max-grad-norm", type=number, help="also print the data-independent bound at sensitivity C")
     p.add_argument("--transpose", action="store_true", help="wide file is samples x steps (one row per run)")
     p.add_argument("--header", action=argparse.BooleanOptionalAction, default=None,
                    help="CSV: the first line is (--header) or is not (--no-header) a line of column names; "
@@ -293,46 +294,53 @@ def run(args: argparse.Namespace) -> int:
     from pabi.rdp._conversions import _rdp_scale as rdp_scale
 
     records = load_sensitivities(args.file, args.transpose, args.header)
-    alphas = args.alpha if args.alpha is not None else ([] if args.delta is not None else [8.0])
-    kw: dict[str, Any] = dict(variant=args.variant, confidence=args.confidence,
+    alphas = args.order if args.order is not None else ([] if args.delta is not None else [8.0])
+    kw: dict[str, Any] = dict(variant=args.variant, failure_prob=args.failure_prob,
                               max_sensitivity=args.max_sensitivity)
     orders = np.asarray(args.orders, dtype=np.float64)
     per: list[dict[str, Any]] = []
     for label, sens in records.items():
         row: dict[str, Any] = {"record": label, "steps": sens.shape[0], "samples": sens.shape[1]}
         for a in alphas:
-            row[f"rdp@{a:g}"] = pabi.dpsgd_per_instance_rdp(a, args.q, args.sigma, sens, args.p, **kw)
+            row[f"rdp@{a:g}"] = pabi.dpsgd_per_instance_rdp(a, sample_rate=args.sample_rate, noise_scale=args.noise_scale,
+                                                            sensitivities=sens, holder_exponent=args.holder_exponent, **kw)
         if args.delta is not None:
-            curve = [float(pabi.dpsgd_per_instance_rdp(float(o), args.q, args.sigma, sens, args.p, **kw))  # type: ignore[arg-type]
+            curve = [float(pabi.dpsgd_per_instance_rdp(float(o), sample_rate=args.sample_rate,
+                                                        noise_scale=args.noise_scale, sensitivities=sens,
+                                                        holder_exponent=args.holder_exponent, **kw))
                      for o in orders]
-            row["eps"], row["order"] = pabi.rdp_to_dp_epsilon(orders, curve, args.delta)
+            row["eps"], row["order"] = pabi.rdp_to_dp_epsilon(args.delta, orders=orders, rdp=curve)
         per.append(row)
     value_keys = [k for k in per[0] if k.startswith("rdp@")] + (["eps"] if args.delta is not None else [])
     baseline: dict[str, Any] = {}
-    if args.clip is not None:
+    if args.max_grad_norm is not None:
         steps = per[0]["steps"]
         for a in alphas:
-            one = pabi.sampled_gaussian_rdp_per_instance(a, args.q, args.clip, args.sigma)
+            one = pabi.sampled_gaussian_rdp_per_instance(a, sample_rate=args.sample_rate, sensitivity=args.max_grad_norm,
+                                                         noise_scale=args.noise_scale)
             baseline[f"rdp@{a:g}"] = float(rdp_scale(one, steps, "steps")[0])
         if args.delta is not None:
-            curve = rdp_scale(pabi.sampled_gaussian_rdp_per_instance(orders, args.q, args.clip, args.sigma), steps,
+            curve = rdp_scale(pabi.sampled_gaussian_rdp_per_instance(orders, sample_rate=args.sample_rate,
+                                                                    sensitivity=args.max_grad_norm,
+                                                                    noise_scale=args.noise_scale), steps,
                               "steps")
-            baseline["eps"], baseline["order"] = pabi.rdp_to_dp_epsilon(orders, curve, args.delta)
-    setup = {"file": str(args.file), "q": args.q, "sigma": args.sigma, "delta": args.delta, "p": args.p,
-             "variant": args.variant, "confidence": args.confidence, "records": len(per)}
+            baseline["eps"], baseline["order"] = pabi.rdp_to_dp_epsilon(args.delta, orders=orders, rdp=curve)
+    setup = {"file": str(args.file), "sample_rate": args.sample_rate, "noise_scale": args.noise_scale,
+             "delta": args.delta, "holder_exponent": args.holder_exponent, "variant": args.variant,
+             "failure_prob": args.failure_prob, "records": len(per)}
     payload: dict[str, Any] = {"setup": setup, "records": per}
     if baseline:
         payload["data_independent"] = baseline
-    head = (f"Per-instance DP-SGD (Thudi et al. Thm 3.3), q = {args.q:g}, sigma = {args.sigma:g}, "
+    head = (f"Per-instance DP-SGD (Thudi et al. Thm 3.3), q = {args.sample_rate:g}, sigma = {args.noise_scale:g}, "
             f"{len(per)} record(s), {per[0]['steps']} steps x {per[0]['samples']} samples"
-            + ("" if args.confidence else "; plug-in means (not a certificate: pass --confidence)"))
+            + ("" if args.failure_prob else "; plug-in means (not a certificate: pass --failure-prob)"))
     if len(per) == 1:
         cols = [(k, k.replace("rdp@", "RDP at alpha = ")) for k in value_keys]
         rows = [per[0]]
         if args.delta is not None:
             cols.append(("order", "order"))
         if baseline:
-            rows = [dict(per[0], kind="per-instance"), dict(baseline, kind=f"data-independent (C = {args.clip:g})")]
+            rows = [dict(per[0], kind="per-instance"), dict(baseline, kind=f"data-independent (C = {args.max_grad_norm:g})")]
             cols = [("kind", "bound")] + cols
         text = table(rows, cols)
     else:
@@ -344,5 +352,5 @@ def run(args: argparse.Namespace) -> int:
         text = table(rows, cols)
         if baseline:
             text += "\n\ndata-independent (C = %g): %s" % (
-                args.clip, ", ".join(f"{k} = {fmt(baseline[k])}" for k in value_keys))
+                args.max_grad_norm, ", ".join(f"{k} = {fmt(baseline[k])}" for k in value_keys))
     return emit(args, payload, head + "\n\n" + text)

@@ -18,9 +18,9 @@ Every returned ε or δ is an upper bound of the formula it implements (rounded 
 ~1e-13 relative of the exact value (see ``pabi.reference`` for the mpmath definitions).
 
 >>> import pabi
->>> round(pabi.sampled_gaussian_rdp(2, 1.0, 1.0), 12)   # q = 1: α/(2 z²)
+>>> round(pabi.sampled_gaussian_rdp(2, sample_rate=1.0, noise_multiplier=1.0), 12)   # q = 1: α/(2 z²)
 1.0
->>> round(pabi.sampled_gaussian_rdp(32, 0.01, 1.0), 10)   # the k = 32 term dominates
+>>> round(pabi.sampled_gaussian_rdp(32, sample_rate=0.01, noise_multiplier=1.0), 10)   # the k = 32 term dominates
 11.246275937
 """
 
@@ -39,12 +39,18 @@ __all__ = [
     "dpsgd_per_instance_rdp",
     "holder_orders",
     "holder_composition_bound",
-    "holder_min_p",
-    "hoeffding_sample_size_ln",
+    "holder_min_exponent",
+    "hoeffding_sample_size",
     "rdp_to_dp_epsilon",
     "rdp_to_dp_delta",
     "rdp_compose",
     "profile_to_rdp",
+    # named results
+    "RdpWithTerms",
+    "EpsilonAtOrder",
+    "DeltaAtOrder",
+    "AmplifiedGuarantee",
+    "PerInstanceGuarantee",
     # classical Gaussian mechanism, amplification, L_p per-instance, general updates, unlearning
     "gaussian_dp_constant",
     "gaussian_mechanism_epsilon",
@@ -55,23 +61,25 @@ __all__ = [
     "unlearning_keep",
     "shifted_drift_bound",
     # last iterate of cyclic DP-SGD (Kong-Ribero)
-    "theta_l",
-    "cyclic_theta_sum",
-    "l_lambda_kappa",
+    "shift_weight",
+    "cyclic_shift_weight_sum",
+    "clipped_step_kappa",
     "last_iterate_rdp_general",
     "last_iterate_rdp_bounded",
     "last_iterate_rdp_cyclic",
     "shifted_cycle_bound",
-    "optimal_residuals",
-    "cyclic_calibration",
-    "theta_min_steps",
+    "optimal_shifts",
+    "cyclic_calibrate",
+    "CyclicCalibration",
+    "shift_weight_min_steps",
     "last_iterate_rdp_small_step",
     # ERM output perturbation (paper 001)
-    "gd_contraction_rho",
+    "gd_contraction",
+    "GdContraction",
     "sensitivity_multi_epoch",
     "averaged_rdp",
     "mixture_rdp_bound",
-    "gaussian_mech_rdp",
+    "gaussian_mechanism_rdp",
 ]
 
 # The functions live in the concept modules imported above; they present themselves as

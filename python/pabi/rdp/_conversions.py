@@ -6,14 +6,13 @@ public names).
 
 from __future__ import annotations
 
-from typing import Callable, Union
+from typing import Callable, NamedTuple, Union
 
 import numpy as np
 
 from .. import _core
-from .._bridge import ArrayLike, DomainError, int_scalar as _int, real_array as _real_array, real_scalar as _real
-from .._bridge import relocate as _relocate
-
+from .._bridge import ArrayLike, DomainError, FloatArray, int_scalar as _int, real_array as _real_array
+from .._bridge import real_scalar as _real, relocate as _relocate, rename as _rename
 
 
 #: Default grid of orders for conversions (docs/derivations/rdp.md#conversions plus larger orders).
@@ -23,7 +22,27 @@ DEFAULT_ORDERS: np.ndarray = np.array(
     + [64.0, 128.0, 256.0, 512.0, 1024.0],
     dtype=np.float64,
 )
-_METHODS = ("tight", "classical")
+_CONVERSIONS = ("tight", "classical")
+
+
+class EpsilonAtOrder(NamedTuple):
+    """The ε of :func:`rdp_to_dp_epsilon` and the order that attains it; unpacks as
+    ``eps, order = ...``."""
+
+    #: the smallest ε over the orders (rounded up)
+    eps: float
+    #: the Rényi order at which it is attained
+    order: float
+
+
+class DeltaAtOrder(NamedTuple):
+    """The δ of :func:`rdp_to_dp_delta` and the order that attains it; unpacks as
+    ``delta, order = ...``."""
+
+    #: the smallest δ over the orders (rounded up, ≤ 1)
+    delta: float
+    #: the Rényi order at which it is attained
+    order: float
 
 
 def _curve(orders: ArrayLike, rdp: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
@@ -36,63 +55,73 @@ def _curve(orders: ArrayLike, rdp: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     return o, r
 
 
-def _method(method: str) -> bool:
-    if method not in _METHODS:
-        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
-    return method == "tight"
+def _conversion(conversion: str) -> bool:
+    if conversion not in _CONVERSIONS:
+        raise ValueError(f"conversion must be one of {_CONVERSIONS}, got {conversion!r}")
+    return conversion == "tight"
 
 
 def rdp_to_dp_epsilon(
-    orders: ArrayLike, rdp: ArrayLike, delta: float, method: str = "tight"
-) -> tuple[float, float]:
-    """(ε, optimal order) from an RDP curve ε_R(α) at target δ, minimised over the orders.
+    delta: float, *, orders: ArrayLike, rdp: ArrayLike, conversion: str = "tight"
+) -> EpsilonAtOrder:
+    """ε at target ``delta`` ∈ (0, 1) from an RDP curve ε_R(α), minimised over the orders.
 
-    ``method="classical"`` (Mironov 2017 Prop. 3): ε = ε_R + ln(1/δ)/(α − 1).
-    ``method="tight"`` (Balle et al. 2020 / Canonne–Kamath–Steinke 2020 Prop. 12, as in
+    ``orders``: the Rényi orders α > 1 (finite) of the curve; ``rdp``: its RDP values
+    ε_R(α) ≥ 0 at those orders (same length, or one value for all).
+    ``conversion="classical"`` (Mironov 2017 Prop. 3): ε = ε_R + ln(1/δ)/(α − 1).
+    ``conversion="tight"`` (Balle et al. 2020 / Canonne–Kamath–Steinke 2020 Prop. 12, as in
     dp-accounting): ε = ε_R + ln((α − 1)/α) − (ln δ + ln α)/(α − 1), and ε = 0 when
     δ ≥ √(1 − e^{−ε_R}) (total variation via KL). Rounded up.
 
-    ε is the smallest double with ``rdp_to_dp_delta(orders, rdp, ε) <= δ`` (so the two
+    Returns :class:`EpsilonAtOrder` (``eps``, ``order``: the optimal order). ε is the smallest
+    double with ``rdp_to_dp_delta(ε, orders=orders, rdp=rdp).delta <= δ`` (so the two
     conversions agree exactly: δ(ε(δ)) ≤ δ). An RDP value of 0 at some order means the two
     distributions are equal: ε = 0 for every δ. +inf values ("no guarantee" at that order) are
     allowed; orders must be > 1 and finite, RDP values ≥ 0 (DomainError with the index).
 
-    >>> rdp_to_dp_epsilon([2.0, 4.0], [0.5, 1.0], 1e-5, method="classical")[1]
+    >>> rdp_to_dp_epsilon(1e-5, orders=[2.0, 4.0], rdp=[0.5, 1.0], conversion="classical").order
     4.0
+    >>> eps, order = rdp_to_dp_epsilon(1e-5, orders=[2.0, 4.0], rdp=[0.5, 1.0])
     """
     o, r = _curve(orders, rdp)
-    return _core.rdp_to_dp_epsilon(o, r, _real("delta", delta), _method(method))
+    return EpsilonAtOrder(*_core.rdp_to_dp_epsilon(o, r, _real("delta", delta), _conversion(conversion)))
 
 
 def rdp_to_dp_delta(
-    orders: ArrayLike, rdp: ArrayLike, eps: float, method: str = "tight"
-) -> tuple[float, float]:
-    """(δ, optimal order) from an RDP curve at target ε, minimised over the orders (≤ 1).
+    eps: float, *, orders: ArrayLike, rdp: ArrayLike, conversion: str = "tight"
+) -> DeltaAtOrder:
+    """δ at target ``eps`` ≥ 0 (+inf allowed) from an RDP curve (``orders``, ``rdp`` as in
+    :func:`rdp_to_dp_epsilon`), minimised over the orders (≤ 1).
 
-    ``classical``: δ = exp((α − 1)(ε_R − ε)); ``tight``: min of CKS Prop. 12,
+    ``conversion="classical"``: δ = exp((α − 1)(ε_R − ε)); ``"tight"``: min of CKS Prop. 12,
     δ = exp((α − 1)(ε_R − ε + ln(1 − 1/α)) − ln α), and the KL rule √(1 − e^{−ε_R}).
     Rounded up by a chain of monotone operations: δ is non-increasing in ε to the last ulp.
     An RDP value of 0 at some order (equal distributions) gives δ = 0 for every ε ≥ 0.
+    Returns :class:`DeltaAtOrder` (``delta``, ``order``).
+
+    >>> rdp_to_dp_delta(1.0, orders=[2.0, 4.0], rdp=[0.0, 1.0]).delta
+    0.0
     """
     o, r = _curve(orders, rdp)
-    return _core.rdp_to_dp_delta(o, r, _real("eps", eps), _method(method))
+    return DeltaAtOrder(*_core.rdp_to_dp_delta(o, r, _real("eps", eps), _conversion(conversion)))
 
 
-def rdp_compose(curves: ArrayLike) -> np.ndarray:
+def rdp_compose(rdp: ArrayLike) -> FloatArray:
     """Composition of RDP curves (Mironov 2017 Prop. 1): Σ_k ε_k(α) for each order.
 
-    ``curves`` has shape (mechanisms, orders); returns the summed curve (rounded up). +inf
-    ("no guarantee" at that order) composes to +inf; NaN or negative entries are a
+    ``rdp`` holds RDP values ≥ 0 (+inf allowed) with shape (mechanisms, orders): row k is the
+    curve of mechanism k on a common grid of orders; returns the summed curve (rounded up).
+    +inf ("no guarantee" at that order) composes to +inf; NaN or negative entries are a
     DomainError with their (mechanism, order) index.
 
     >>> rdp_compose([[0.1, 0.2], [0.3, 0.4]])
     array([0.4, 0.6])
     """
-    c = _real_array("curves", curves)
+    c = _real_array("rdp", rdp)
     if c.ndim == 1:
         c = c[None, :]
     if c.ndim != 2 or c.size == 0:
-        raise ValueError(f"curves must be a non-empty (mechanisms, orders) array, got {c.shape}")
+        raise ValueError(f"rdp must be a non-empty (mechanisms, orders) array, got {c.shape}")
     k, m = c.shape
     try:
         return _core.rdp_compose(np.ascontiguousarray(c).reshape(-1), k, m)
@@ -101,30 +130,35 @@ def rdp_compose(curves: ArrayLike) -> np.ndarray:
 
 
 def profile_to_rdp(
-    alpha: float,
-    eps_grid: ArrayLike,
-    delta_grid: Union[ArrayLike, Callable[[np.ndarray], ArrayLike]],
+    order: float,
+    *,
+    eps: ArrayLike,
+    delta: Union[ArrayLike, Callable[[np.ndarray], ArrayLike]],
 ) -> float:
-    """RDP at order α from a symmetric privacy profile δ(ε)
+    """RDP at the Rényi ``order`` α > 1 from a symmetric privacy profile δ(ε)
     (docs/derivations/composition.md#profile-to-rdp, sound form).
 
     e^{(α−1)D_α} ≤ 1 + α(α − 1)∫_0^∞ (e^{(α−1)ε} + e^{−αε}) δ(ε) dε, evaluated with a certified
     upper quadrature: δ(ε) ≤ δ(ε_j) on [ε_j, ε_{j+1}] (profiles are non-increasing) and the
-    weight integrated exactly. ``delta_grid`` is an array on ``eps_grid`` or a callable
-    evaluated there. Requirements: eps_grid starts at 0 and increases, δ is non-increasing
-    in [0, 1] and δ = 0 at the last point (the profile beyond the grid is taken as 0: extend
-    the grid until δ underflows). This replaces the unsound "(ε, δ) → RDP" map printed in the
-    shuffled-PNSGD paper (docs/errata.md#p-t11), which is deliberately not offered.
+    weight integrated exactly. ``eps`` is the grid of ε values (starting at 0, increasing,
+    finite); ``delta`` the profile's δ(ε) ∈ [0, 1] on it (an array, or a callable evaluated
+    there), non-increasing and 0 at the last point (the profile beyond the grid is taken as 0:
+    extend the grid until δ underflows). This replaces the unsound "(ε, δ) → RDP" map printed
+    in the shuffled-PNSGD paper (docs/errata.md#p-t11), which is deliberately not offered.
+
+    >>> round(profile_to_rdp(2.0, eps=[0.0, 0.5, 1.0, 2.0], delta=[0.2, 0.05, 0.01, 0.0]), 6)
+    0.469429
     """
-    alpha = _real("alpha", alpha)
-    e = _real_array("eps_grid", eps_grid).reshape(-1)
-    d = delta_grid(e) if callable(delta_grid) else delta_grid
-    dd = _real_array("delta_grid", d).reshape(-1)
+    alpha = _real("order", order)
+    e = _real_array("eps", eps).reshape(-1)
+    d = delta(e) if callable(delta) else delta
+    dd = _real_array("delta", d).reshape(-1)
     if dd.shape != e.shape:
-        raise ValueError(f"eps_grid and delta_grid must have the same length, got {e.size} and {dd.size}")
+        raise ValueError(f"eps and delta must have the same length, got {e.size} and {dd.size}")
     try:
         return float(_core.profile_to_rdp(alpha, e, dd))
     except DomainError as exc:
+        exc = _rename(_rename(exc, "eps_grid", "eps"), "delta_grid", "delta")
         raise _relocate(exc, e.shape, False) from None
 
 

@@ -31,7 +31,7 @@ __all__ = [
     "rdp_to_dp_delta",
     "gaussian_profile",
     "profile_to_rdp",
-    "theta_l",
+    "shift_weight",
     "averaged_rdp",
     "sensitivity_multi_epoch",
     "lp_per_instance_epsilon_delta",
@@ -40,11 +40,12 @@ __all__ = [
 DEFAULT_DPS = 50
 
 
-def sampled_gaussian_rdp(alpha: Real, q: Real, r: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
-    """ε(⌈α⌉) = ln(Σ_k C(a,k)(1−q)^{a−k} q^k e^{r²(k²−k)/2})/(a − 1), a = max(2, ⌈α⌉)."""
-    a = max(2, int(math.ceil(float(alpha))))
+def sampled_gaussian_rdp(order: Real, sample_rate: Real, r: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
+    """ε(⌈α⌉) = ln(Σ_k C(a,k)(1−q)^{a−k} q^k e^{r²(k²−k)/2})/(a − 1), a = max(2, ⌈α⌉), at
+    α = ``order``, q = ``sample_rate`` and r = noise_multiplier⁻¹ (sensitivity/noise std)."""
+    a = max(2, int(math.ceil(float(order))))
     with mp.workdps(dps + 20):
-        q = mp.mpf(q)
+        q = mp.mpf(sample_rate)
         c = mp.mpf(r) ** 2 / 2
         # A - 1 = Σ_{k≥2} pmf_k expm1(c k(k-1)): positive terms, no cancellation
         s = mp.fsum(
@@ -96,15 +97,16 @@ def holder_order_map(alpha: Real, p: Real, i: int, variant: str = "corrected") -
 
 
 def dpsgd_per_instance_rdp(
-    alpha: Real,
-    q: Real,
-    sigma: Real,
+    order: Real,
+    sample_rate: Real,
+    noise_scale: Real,
     sensitivities: Sequence[Sequence[Real]],
-    p: Real = None,
+    holder_exponent: Real = None,
     variant: str = "corrected",
     dps: int = 30,
 ) -> mp.mpf:
     """Thm 3.3 with plug-in means, in the printed weighted form (not the soft-max form)."""
+    alpha, q, sigma, p = order, sample_rate, noise_scale, holder_exponent
     n = len(sensitivities)
     p = 3 * n if p is None else p
     with mp.workdps(dps + 10):
@@ -124,8 +126,10 @@ def dpsgd_per_instance_rdp(
         return total
 
 
-def rdp_to_dp_epsilon(orders, rdp, delta, method: str = "tight", dps: int = DEFAULT_DPS):
-    """min over orders of the classical (Mironov) or tight (CKS Prop. 12 + KL) conversion."""
+def rdp_to_dp_epsilon(orders, rdp, delta, conversion: str = "tight", dps: int = DEFAULT_DPS):
+    """(ε, order): min over orders of the classical (Mironov) or tight (CKS Prop. 12 + KL)
+    conversion (the arguments in the order of the data, not the public question-first one)."""
+    method = conversion
     with mp.workdps(dps):
         best = (mp.inf, None)
         d = mp.mpf(delta)
@@ -143,7 +147,9 @@ def rdp_to_dp_epsilon(orders, rdp, delta, method: str = "tight", dps: int = DEFA
         return best
 
 
-def rdp_to_dp_delta(orders, rdp, eps, method: str = "tight", dps: int = DEFAULT_DPS):
+def rdp_to_dp_delta(orders, rdp, eps, conversion: str = "tight", dps: int = DEFAULT_DPS):
+    """(δ, order): min over orders of the classical or tight conversion, δ ≤ 1."""
+    method = conversion
     with mp.workdps(dps):
         best = (mp.inf, None)
         e = mp.mpf(eps)
@@ -166,44 +172,52 @@ def gaussian_profile(eps: Real, mu: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
         return +(mp.ncdf(m / 2 - e / m) - mp.exp(e) * mp.ncdf(-m / 2 - e / m))
 
 
-def profile_to_rdp(alpha: Real, delta: Callable[[mp.mpf], mp.mpf], dps: int = 30) -> mp.mpf:
-    """(1/(α−1))·ln(1 + α(α−1)∫_0^∞ (e^{(α−1)ε} + e^{−αε}) δ(ε) dε) by quadrature."""
+def profile_to_rdp(order: Real, delta: Callable[[mp.mpf], mp.mpf], dps: int = 30) -> mp.mpf:
+    """(1/(α−1))·ln(1 + α(α−1)∫_0^∞ (e^{(α−1)ε} + e^{−αε}) δ(ε) dε) by quadrature, α = ``order``."""
     with mp.workdps(dps):
-        a = mp.mpf(alpha)
+        a = mp.mpf(order)
         f = lambda e: (mp.exp((a - 1) * e) + mp.exp(-a * e)) * delta(e)  # noqa: E731
         integral = mp.quad(f, [0, 1, 4, 16, 64, mp.inf])
         return mp.log1p(a * (a - 1) * integral) / (a - 1)
 
 
-def theta_l(L: Real, s: int, dps: int = DEFAULT_DPS) -> mp.mpf:
-    """Kong–Ribero eq. (6) by its definition L^{2(s−1)}/Σ_{j<s} L^{2j} (integer s)."""
+def shift_weight(step_lipschitz: Real, steps: int, dps: int = DEFAULT_DPS) -> mp.mpf:
+    """The shift weight θ_L(s), Kong–Ribero eq. (6), by its definition L^{2(s−1)}/Σ_{j<s} L^{2j}
+    (L = ``step_lipschitz``, integer s = ``steps``)."""
+    s = steps
     with mp.workdps(dps + 10):
-        L = mp.mpf(L)
+        L = mp.mpf(step_lipschitz)
         if s == 0:
             return mp.mpf(0)
         return L ** (2 * (s - 1)) / mp.fsum(L ** (2 * j) for j in range(s))
 
 
-def averaged_rdp(alpha: Real, sigma: Real, sens, dps: int = DEFAULT_DPS) -> mp.mpf:
+def averaged_rdp(order: Real, noise_scale: Real, sensitivities, dps: int = DEFAULT_DPS) -> mp.mpf:
     """Paper 001 Prop. 3: (1/(α−1)) ln mean_j exp(α(α−1)Δ_j²/(2σ²))."""
+    sens = sensitivities
     with mp.workdps(dps + 10):
-        a, s = mp.mpf(alpha), mp.mpf(sigma)
+        a, s = mp.mpf(order), mp.mpf(noise_scale)
         v = mp.fsum(mp.exp(a * (a - 1) * mp.mpf(d) ** 2 / (2 * s * s)) for d in sens) / len(sens)
         return mp.log(v) / (a - 1)
 
 
-def sensitivity_multi_epoch(eta, mu, smooth, grad_bound, batch, m, j, epochs=None, dps=DEFAULT_DPS):
-    """Paper 001 eq. (7) with ρ = max{|1 − ημ|, |1 − ηL|}."""
+def sensitivity_multi_epoch(lr, strong_convexity, smoothness, max_grad_norm, batch_size, batches_per_epoch,
+                            batch_index, epochs=None, dps=DEFAULT_DPS):
+    """Paper 001 eq. (7) with ρ = max{|1 − ημ|, |1 − ηL|} (η = ``lr``, μ = ``strong_convexity``,
+    L = ``smoothness``; m = ``batches_per_epoch``, j = ``batch_index``)."""
+    m, j = batches_per_epoch, batch_index
     with mp.workdps(dps + 10):
-        eta, mu, L = mp.mpf(eta), mp.mpf(mu), mp.mpf(smooth)
+        eta, mu, L = mp.mpf(lr), mp.mpf(strong_convexity), mp.mpf(smoothness)
         rho = max(abs(1 - eta * mu), abs(1 - eta * L))
         num = 1 if epochs is None else 1 - rho ** (epochs * m)
-        return rho ** (m - j) * 2 * eta * mp.mpf(grad_bound) / mp.mpf(batch) * num / (1 - rho**m)
+        return rho ** (m - j) * 2 * eta * mp.mpf(max_grad_norm) / mp.mpf(batch_size) * num / (1 - rho**m)
 
 
-def lp_per_instance_epsilon_delta(q, p, delta, delta_prime, sigma, sens, dps=DEFAULT_DPS):
+def lp_per_instance_epsilon_delta(sample_rate, lp_exponent, delta, delta_prime, noise_scale, sens, dps=DEFAULT_DPS):
     """Thudi et al. Cor. 3.1 as printed: a_p = q (E e^{pCΔ})^{1/p},
-    ε' = ln(a_p^{p/(p−1)} δ'^{−1/(p−1)} + 1 − q), δ'' = qδ + δ'."""
+    ε' = ln(a_p^{p/(p−1)} δ'^{−1/(p−1)} + 1 − q), δ'' = qδ + δ' (q = ``sample_rate``,
+    p = ``lp_exponent``, σ = ``noise_scale``)."""
+    q, p, sigma = sample_rate, lp_exponent, noise_scale
     with mp.workdps(dps + 10):
         q, p, dl, dp_ = mp.mpf(q), mp.mpf(p), mp.mpf(delta), mp.mpf(delta_prime)
         c = mp.sqrt(2 * mp.log(mp.mpf(1.25) / dl)) / mp.mpf(sigma)

@@ -9,9 +9,9 @@ Thudi et al. 2024, *Gradients look alike* ([002]; docs/derivations/rdp.md):
   or the printed pα/(p − 1) − 1/p, docs/errata.md#r-t1).
 * :func:`holder_composition_bound`: Thm 3.3 in its printed weighted form
   (1/(α−1))·Σ_{i<n−1} (p−1)^i/p^{i+1} ln E e^{p(β_i−1)D_i} + (1/(α−1))((p−1)/p)^{n−1}(β_{n−1}−1)·max D.
-* :func:`holder_min_p`: Fact 3.4 (corrected, docs/errata.md#r-t4): the root p of g_p^{n−1}(α) = Kα, found
+* :func:`holder_min_exponent`: Fact 3.4 (corrected, docs/errata.md#r-t4): the root p of g_p^{n−1}(α) = Kα, found
   numerically (not from the closed form).
-* :func:`hoeffding_sample_size_ln`: Fact 3.5, ln of the sample size l (corrected two-sided
+* :func:`hoeffding_sample_size`: Fact 3.5, the sample size l (ln l with ``log=True``) (corrected two-sided
   Hoeffding l = ln(2/J)(R − 1)²/(2c²e^{6(α−1)ε}), R = e^{3(2α−1)ε'}; the printed proof's tail and
   the printed statement, docs/errata.md#r-t5).
 * :func:`general_update_rdp`: Thm 3.6 with the printed Δ_{U,α} (exact rational arithmetic).
@@ -23,9 +23,9 @@ Thudi et al. 2024, *Gradients look alike* ([002]; docs/derivations/rdp.md):
 
 Paper 001 (Rényi-DP ERM supplement; docs/derivations/rdp.md#erm):
 
-* :func:`gd_contraction_rho`: Lemma 2, ρ = max{|1 − ημ|, |1 − ηL|} and 1 − ρ (exact rationals).
+* :func:`gd_contraction`: Lemma 2, ρ = max{|1 − ημ|, |1 − ηL|} and 1 − ρ (exact rationals).
 * :func:`mixture_rdp_bound`: Lemma 3, (1/(α − 1)) ln Σ_j q_j e^{(α−1)ε_j}.
-* :func:`gaussian_mech_rdp`: Mironov 2017 / Prop. 3 proof, αΔ²/(2σ²).
+* :func:`gaussian_mechanism_rdp`: Mironov 2017 / Prop. 3 proof, αΔ²/(2σ²).
 
 Rational-valued quantities (sums, products, the ρ of Lemma 2, the Thm 3.6 exponents, the
 keep-rule's left side) are computed exactly with :class:`fractions.Fraction` from the exact
@@ -58,16 +58,16 @@ __all__ = [
     "mixture_rdp_bound",
     "holder_composition_bound",
     "holder_orders",
-    "holder_min_p",
-    "hoeffding_sample_size_ln",
+    "holder_min_exponent",
+    "hoeffding_sample_size",
     "unlearning_keep",
     "weak_triangle_bound",
     "amplify_by_sampling",
     "gaussian_dp_constant",
-    "gaussian_mech_rdp",
+    "gaussian_mechanism_rdp",
     "gaussian_mechanism_epsilon",
     "rdp_compose",
-    "gd_contraction_rho",
+    "gd_contraction",
 ]
 
 DEFAULT_DPS = 50
@@ -129,7 +129,8 @@ def _log_wsum_exp(xs: Sequence[mp.mpf], ws: Sequence[Fraction]) -> mp.mpf:
 
 
 def sampled_gaussian_rdp_per_instance(
-    alpha: Real, q: Real, sensitivity: Real, sigma: Real, *, fractional: str = "exact", dps: int = DEFAULT_DPS
+    order: Real, sample_rate: Real, sensitivity: Real, noise_scale: Real, *, fractional: str = "exact",
+    dps: int = DEFAULT_DPS,
 ) -> mp.mpf:
     """Thm 3.2: D_α((1 − q)N(0, 1) + qN(r, 1) ‖ N(0, 1)), r = sensitivity/σ (exact quotient).
 
@@ -139,20 +140,24 @@ def sampled_gaussian_rdp_per_instance(
     """
     if fractional not in ("exact", "ceil"):
         raise ValueError(f"fractional must be one of ('exact', 'ceil'), got {fractional!r}")
+    alpha, q = order, sample_rate
     with mp.workdps(dps + 30):
-        r = mp.mpf(sensitivity) / mp.mpf(sigma)
+        r = mp.mpf(sensitivity) / mp.mpf(noise_scale)
     a = mp.mpf(alpha)
     if fractional == "ceil" or a == mp.floor(a):
         return sampled_gaussian_rdp(alpha, q, r, dps=dps)
     return sampled_gaussian_rdp_quad(alpha, q, r, dps=dps)
 
 
-def holder_orders(alpha: Real, p: Real, n: int, variant: str = "corrected", dps: int = DEFAULT_DPS) -> list:
-    """[β_0, ..., β_{n−1}], β_0 = α, β_{i+1} = g_p(β_i), iterating :func:`holder_order_map` (the
-    orders are carried at its 60 digits)."""
+def holder_orders(
+    order: Real, holder_exponent: Real, steps: int, variant: str = "corrected", dps: int = DEFAULT_DPS
+) -> list:
+    """[β_0, ..., β_{n−1}], β_0 = α = ``order``, β_{i+1} = g_p(β_i), p = ``holder_exponent``,
+    n = ``steps``, iterating :func:`holder_order_map` (the orders are carried at its 60 digits)."""
+    alpha, p, n = order, holder_exponent, steps
     _variant(variant)
     if not mp.mpf(alpha) > 1 or not mp.mpf(p) > 1:
-        raise ValueError("alpha and p must be > 1")
+        raise ValueError("order and holder_exponent must be > 1")
     out, b = [], mp.mpf(alpha)
     for i in range(int(n)):
         if i:
@@ -163,8 +168,8 @@ def holder_orders(alpha: Real, p: Real, n: int, variant: str = "corrected", dps:
 
 
 def holder_composition_bound(
-    alpha: Real,
-    p: Real,
+    order: Real,
+    holder_exponent: Real,
     divergences,
     weights=None,
     *,
@@ -181,6 +186,7 @@ def holder_composition_bound(
     the maximum over the samples of positive weight. ``return_terms``: also the n terms in
     chain order (row order).
     """
+    alpha, p = order, holder_exponent
     _variant(variant)
     rows = [[float(d) for d in row] for row in divergences]
     n = len(rows)
@@ -217,20 +223,21 @@ def holder_composition_bound(
     return (total, ts) if return_terms else total
 
 
-def holder_min_p(n: int, alpha: Real, cap_factor: Real = 2.0, dps: int = DEFAULT_DPS) -> mp.mpf:
+def holder_min_exponent(steps: int, order: Real, cap_factor: Real = 2.0, dps: int = DEFAULT_DPS) -> mp.mpf:
     """Fact 3.4 (corrected): the smallest p > 1 with g_p^{n−1}(α) ≤ Kα (K = ``cap_factor``).
 
     g_p^{n−1}(α) = 1 + (α − 1)(p/(p − 1))^{n−1} is decreasing in p, so this is the root of
     h(p) = ln(g_p^{n−1}(α) − 1) − ln(Kα − 1), bracketed by bisection in ln(p − 1) and polished
-    by mpmath's root finder. 1 for n = 1 (every p > 1 works; the infimum).
+    by mpmath's root finder. 1 for n = 1 (every p > 1 works; the infimum). n = ``steps``,
+    α = ``order``.
     """
-    n = int(n)
+    n, alpha = int(steps), order
     if n < 1:
-        raise ValueError("n must be >= 1")
+        raise ValueError("steps must be >= 1")
     with mp.workdps(dps + 20):
         a, K = mp.mpf(alpha), mp.mpf(cap_factor)
         if not (a > 1 and K > 1):
-            raise ValueError("alpha and cap_factor must be > 1")
+            raise ValueError("order and cap_factor must be > 1")
         if n == 1:
             return mp.mpf(1)
         target = mp.log(K * a - 1)
@@ -255,10 +262,13 @@ def holder_min_p(n: int, alpha: Real, cap_factor: Real = 2.0, dps: int = DEFAULT
         return +val
 
 
-def hoeffding_sample_size_ln(
-    alpha: Real, eps: Real, eps_prime: Real, c: Real, J: Real, variant: str = "corrected", dps: int = DEFAULT_DPS
+def hoeffding_sample_size(
+    order: Real, rdp: Real, rdp_bound: Real, tolerance: Real, failure_prob: Real, variant: str = "corrected",
+    dps: int = DEFAULT_DPS, *, log: bool = False,
 ) -> mp.mpf:
-    """Fact 3.5: ln l, l the number of runs.
+    """Fact 3.5: l, the number of runs (``log=True``: ln l; the public function returns
+    ⌈l⌉ as a double, +inf beyond the double range), at α = ``order``, ε = ``rdp``,
+    ε' = ``rdp_bound``, c = ``tolerance``, J = ``failure_prob``.
 
     * ``"corrected"``: l = ln(2/J)(R − 1)²/(2c²e^{6(α−1)ε}), R = e^{3(2α−1)ε'} (two-sided
       Hoeffding for f ∈ [1, R] at deviation c·e^{3(α−1)ε});
@@ -268,7 +278,7 @@ def hoeffding_sample_size_ln(
     if variant not in ("corrected", "proof_consistent", "as_published"):
         raise ValueError(f"unknown variant {variant!r}")
     with mp.workdps(dps + 20):
-        a, e, ep, cc, j = (mp.mpf(x) for x in (alpha, eps, eps_prime, c, J))
+        a, e, ep, cc, j = (mp.mpf(x) for x in (order, rdp, rdp_bound, tolerance, failure_prob))
         if variant == "corrected":
             R = mp.exp(3 * (2 * a - 1) * ep)
             l = mp.log(2 / j) * (R - 1) ** 2 / (2 * cc**2 * mp.exp(6 * (a - 1) * e))
@@ -276,24 +286,27 @@ def hoeffding_sample_size_ln(
             l = -mp.log(j) / cc**2 * mp.exp(3 * (2 * a - 1) * ep - 6 * (a - 1) * e)
         else:
             l = -mp.log(j) / cc**2 * mp.exp(6 * (a - 1) * e - 3 * (2 * a - 1) * ep)
-        val = mp.log(l)
+        val = mp.log(l) if log else l
     with mp.workdps(dps):
         return +val
 
 
-def general_update_rdp(alpha: int, sigma: Real, outer, inner, dps: int = DEFAULT_DPS) -> mp.mpf:
+def general_update_rdp(
+    order: int, noise_scale: Real, updates_second, updates_first, dps: int = DEFAULT_DPS
+) -> mp.mpf:
     """Thm 3.6 with plug-in means, printed form:
 
         (1/(α − 1)) mean_b ln mean_j exp(−Δ_{U,α}(T^{(b,j)}, V_b)/(2σ²)),
         Δ_{U,α}(T, V) = Σ_i ‖U(T_i)‖² − (α − 1)‖U(V)‖² − ‖Σ_i U(T_i) − (α − 1)U(V)‖²,
 
-    ``outer[b]`` = U(V_b), ``inner[b][j]`` = the α-tuple (U(T_1), ..., U(T_α)). The exponents are
-    exact rationals; the logarithms at increasing precision until stable.
+    ``updates_second[b]`` = U(V_b), ``updates_first[b][j]`` = the α-tuple (U(T_1), ..., U(T_α)),
+    α = ``order``, σ = ``noise_scale``. The exponents are exact rationals; the logarithms at
+    increasing precision until stable.
     """
-    a = int(alpha)
+    a, outer, inner = int(order), updates_second, updates_first
     if a < 2:
-        raise ValueError("alpha must be an integer >= 2")
-    s2 = 2 * _frac(sigma) ** 2
+        raise ValueError("order must be an integer >= 2")
+    s2 = 2 * _frac(noise_scale) ** 2
     zs = []
     for v, tuples in zip(outer, inner):
         V = [_frac(x) for x in v]
@@ -301,7 +314,7 @@ def general_update_rdp(alpha: int, sigma: Real, outer, inner, dps: int = DEFAULT
         for tup in tuples:
             T = [[_frac(x) for x in u] for u in tup]
             if len(T) != a:
-                raise ValueError("inner tuples must have length alpha")
+                raise ValueError("updates_first tuples must have length order")
             sq_t = sum((x * x for u in T for x in u), Fraction(0))
             sq_v = sum((x * x for x in V), Fraction(0))
             dvec = [sum((u[k] for u in T), Fraction(0)) - (a - 1) * V[k] for k in range(len(V))]
@@ -319,64 +332,68 @@ def general_update_rdp(alpha: int, sigma: Real, outer, inner, dps: int = DEFAULT
     return _converged(value, dps)
 
 
-def weak_triangle_bound(alpha: Real, p: Real, d_p_alpha: Real, d_g_alpha: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
+def weak_triangle_bound(
+    order: Real, holder_exponent: Real, divergence_pq: Real, divergence_qr: Real, dps: int = DEFAULT_DPS
+) -> mp.mpf:
     """Mironov 2017 Prop. 11 (Hölder-p form): (α − 1/p)/(α − 1)·D_{pα}(P‖Q) + D_{g_p(α)}(Q‖R),
     an exact rational rounded once."""
-    a, pp = _frac(alpha), _frac(p)
+    a, pp = _frac(order), _frac(holder_exponent)
     if not (a > 1 and pp > 1):
-        raise ValueError("alpha and p must be > 1")
-    return _round((a - 1 / pp) / (a - 1) * _frac(d_p_alpha) + _frac(d_g_alpha), dps)
+        raise ValueError("order and holder_exponent must be > 1")
+    return _round((a - 1 / pp) / (a - 1) * _frac(divergence_pq) + _frac(divergence_qr), dps)
 
 
 def unlearning_keep(
-    alpha: Real, beta: Real, d_2alpha_prev: Real, d_2alpha_minus_1_step: Real, variant: str = "corrected",
+    order: Real, threshold: Real, divergence_previous: Real, divergence_step: Real, variant: str = "corrected",
     dps: int = DEFAULT_DPS,
 ) -> bool:
     """§5.4 keep-rule: c(α)·D_{2α}(prev‖A(D^{t−1})) + D_{2α−1}(A(D^{t−1})‖A(D^t)) ≤ β, decided
     exactly in rationals; c(α) = (α − ½)/(α − 1) (corrected, Mironov Cor. 4) or the printed
     (α − 1)/(α − 2) (``"as_published"``, undefined at α = 2: ValueError). ``dps`` is unused."""
     _variant(variant)
-    a = _frac(alpha)
+    a = _frac(order)
     if not a > 1:
-        raise ValueError("alpha must be > 1")
+        raise ValueError("order must be > 1")
     if variant == "as_published":
         if a == 2:
             raise ValueError("the published coefficient (alpha-1)/(alpha-2) is undefined at alpha = 2")
         coef = (a - 1) / (a - 2)
     else:
         coef = (a - Fraction(1, 2)) / (a - 1)
-    return coef * _frac(d_2alpha_prev) + _frac(d_2alpha_minus_1_step) <= _frac(beta)
+    return coef * _frac(divergence_previous) + _frac(divergence_step) <= _frac(threshold)
 
 
 # ------------------------------------------------------------ classical mechanism, conversions
 
 
-def gaussian_dp_constant(delta: Real, sigma: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
-    """C_{δ,σ} = √(2 ln(1.25/δ))/σ (Dwork–Roth Thm A.1; [002] footnote 3)."""
+def gaussian_dp_constant(delta: Real, noise_scale: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
+    """C_{δ,σ} = √(2 ln(1.25/δ))/σ, σ = ``noise_scale`` (Dwork–Roth Thm A.1; [002] footnote 3)."""
     with mp.workdps(dps + 15):
-        val = mp.sqrt(2 * mp.log(mp.mpf(1.25) / mp.mpf(delta))) / mp.mpf(sigma)
+        val = mp.sqrt(2 * mp.log(mp.mpf(1.25) / mp.mpf(delta))) / mp.mpf(noise_scale)
     with mp.workdps(dps):
         return +val
 
 
 def gaussian_mechanism_epsilon(
-    delta: Real, sigma: Real, sensitivity: Real, allow_invalid: bool = False, dps: int = DEFAULT_DPS
+    delta: Real, noise_scale: Real, sensitivity: Real, allow_invalid: bool = False, dps: int = DEFAULT_DPS
 ) -> mp.mpf:
     """ε = C_{δ,σ}·Δ; ValueError when ε > 1 (not a valid guarantee, docs/errata.md#r-t9) unless
     ``allow_invalid``."""
     with mp.workdps(dps + 15):
-        val = gaussian_dp_constant(delta, sigma, dps + 15) * mp.mpf(sensitivity)
+        val = gaussian_dp_constant(delta, noise_scale, dps + 15) * mp.mpf(sensitivity)
     if val > 1 and not allow_invalid:
         raise ValueError("the classical Gaussian calibration is only valid for eps <= 1")
     with mp.workdps(dps):
         return +val
 
 
-def amplify_by_sampling(eps: Real, delta: Real, q: Real, dps: int = DEFAULT_DPS) -> tuple:
-    """(ln(q e^ε + 1 − q), qδ): (ε, δ)-DP under Poisson sampling with rate q ([002] §3.1).
+def amplify_by_sampling(eps: Real, delta: Real, sample_rate: Real, dps: int = DEFAULT_DPS) -> tuple:
+    """(ln(q e^ε + 1 − q), qδ): (ε, δ)-DP under Poisson sampling with rate q = ``sample_rate``
+    ([002] §3.1).
 
     The defining form is evaluated with guard digits for the cancellation in 1 − q + q e^ε
     (about −log10(q·min(ε, 1)) digits)."""
+    q = sample_rate
     e, d, qq = mp.mpf(eps), mp.mpf(delta), mp.mpf(q)
     if qq == 0 or e == 0:
         eps_out = mp.mpf(0)
@@ -388,43 +405,45 @@ def amplify_by_sampling(eps: Real, delta: Real, q: Real, dps: int = DEFAULT_DPS)
         return +eps_out, _round(_frac(q) * _frac(delta), dps)
 
 
-def rdp_compose(curves, dps: int = DEFAULT_DPS) -> list:
-    """Mironov 2017 Prop. 1: the curve Σ_k ε_k(α) of ``curves`` (mechanisms × orders; a 1-D curve
+def rdp_compose(rdp, dps: int = DEFAULT_DPS) -> list:
+    """Mironov 2017 Prop. 1: the curve Σ_k ε_k(α) of ``rdp`` (mechanisms × orders; a 1-D curve
     is one mechanism), exact rational sums rounded once."""
+    curves = rdp
     rows = [list(curves)] if not hasattr(curves[0], "__len__") else [list(r) for r in curves]
     if any(float(x) < 0 or math.isnan(float(x)) for r in rows for x in r):
-        raise ValueError("curves must be >= 0")
+        raise ValueError("rdp must be >= 0")
     return [_round(sum((_frac(float(r[j])) for r in rows), Fraction(0)), dps) for j in range(len(rows[0]))]
 
 
-def gaussian_mech_rdp(alpha: Real, sensitivity: Real, sigma: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
+def gaussian_mechanism_rdp(order: Real, sensitivity: Real, noise_scale: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
     """D_α(N(Δ, σ²) ‖ N(0, σ²)) = αΔ²/(2σ²) (Mironov 2017), an exact rational rounded once."""
-    return _round(_frac(alpha) * _frac(sensitivity) ** 2 / (2 * _frac(sigma) ** 2), dps)
+    return _round(_frac(order) * _frac(sensitivity) ** 2 / (2 * _frac(noise_scale) ** 2), dps)
 
 
 # ----------------------------------------------------------------------------- paper 001
 
 
-def gd_contraction_rho(eta: Real, mu: Real, smoothness: Real, dps: int = DEFAULT_DPS) -> tuple:
-    """(ρ, 1 − ρ), ρ = max{|1 − ημ|, |1 − ηL|} (001 Lemma 2), both exact rationals rounded once
-    (1 − ρ by its definition, no cancellation). Domain 0 < μ ≤ L, 0 < η < 2/L."""
-    e, m, L = _frac(eta), _frac(mu), _frac(smoothness)
+def gd_contraction(lr: Real, strong_convexity: Real, smoothness: Real, dps: int = DEFAULT_DPS) -> tuple:
+    """(ρ, 1 − ρ), ρ = max{|1 − ημ|, |1 − ηL|} (001 Lemma 2; η = ``lr``, μ = ``strong_convexity``,
+    L = ``smoothness``), both exact rationals rounded once (1 − ρ by its definition, no
+    cancellation). Domain 0 < μ ≤ L, 0 < η < 2/L."""
+    e, m, L = _frac(lr), _frac(strong_convexity), _frac(smoothness)
     if not (0 < m <= L and 0 < e and e * L < 2):
-        raise ValueError("need 0 < mu <= smoothness and 0 < eta < 2/smoothness")
+        raise ValueError("need 0 < strong_convexity <= smoothness and 0 < lr < 2/smoothness")
     rho = max(abs(1 - e * m), abs(1 - e * L))
     return _round(rho, dps), _round(1 - rho, dps)
 
 
-def mixture_rdp_bound(alpha: Real, weights, eps, dps: int = DEFAULT_DPS) -> mp.mpf:
-    """001 Lemma 3: (1/(α − 1)) ln Σ_j q_j e^{(α−1)ε_j} (one mixture: 1-D ``weights``, ``eps``;
+def mixture_rdp_bound(order: Real, weights, rdp, dps: int = DEFAULT_DPS) -> mp.mpf:
+    """001 Lemma 3: (1/(α − 1)) ln Σ_j q_j e^{(α−1)ε_j} (one mixture: 1-D ``weights``, ``rdp``;
     the weights as given, zero weights dropped)."""
     ws = [_frac(float(w)) for w in weights]
-    es = [float(x) for x in eps]
+    es = [float(x) for x in rdp]
     if len(ws) != len(es) or not ws:
-        raise ValueError("weights and eps must be non-empty with equal lengths")
+        raise ValueError("weights and rdp must be non-empty with equal lengths")
 
     def value():
-        t = mp.mpf(alpha) - 1
+        t = mp.mpf(order) - 1
         return _log_wsum_exp([t * mp.mpf(x) for x in es], ws) / t
 
     return _converged(value, dps)

@@ -495,8 +495,8 @@ proptest! {
         let ce = rdp::sampled_gaussian_rdp_at(alpha, q, r, Fractional::Ceil).unwrap();
         prop_assert!(ex >= 0.0 && ce >= 0.0, "{alpha} {q} {r}: {ex} {ce}");
         prop_assert!(ex <= ce, "{alpha} {q} {r}: exact {ex} > ceil {ce}");
-        assert_domain(rdp::sampled_gaussian_rdp_at(1.0, q, r, Fractional::Exact), "alpha");
-        assert_domain(rdp::sampled_gaussian_rdp_at(alpha, 1.0 + 1e-9, r, Fractional::Exact), "q");
+        assert_domain(rdp::sampled_gaussian_rdp_at(1.0, q, r, Fractional::Exact), "order");
+        assert_domain(rdp::sampled_gaussian_rdp_at(alpha, 1.0 + 1e-9, r, Fractional::Exact), "sample_rate");
         assert_domain(rdp::sampled_gaussian_rdp_at(alpha, q, f64::NAN, Fractional::Exact), "r");
     }
 

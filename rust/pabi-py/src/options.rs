@@ -64,10 +64,10 @@ pub(crate) fn order(order: &str, variant: &str) -> Result<Order> {
     }
 }
 
-/// The neighbouring relation of a subsampled-Gaussian PLD: `'remove'` or `'add'`.
+/// The direction of a subsampled-Gaussian PLD (which add-or-remove neighbour is P): `'remove'` or `'add'`.
 pub(crate) fn neighbour(s: &str) -> Result<Neighbour> {
     choose(
-        "neighbour",
+        "direction",
         s,
         &[("remove", Neighbour::Remove), ("add", Neighbour::Add)],
     )

@@ -128,31 +128,33 @@ impl PyPld {
     #[staticmethod]
     fn subsampled_gaussian(
         py: Python<'_>,
-        q: f64,
-        sigma: f64,
-        neighbour_: &str,
-        h: f64,
+        sample_rate: f64,
+        noise_multiplier: f64,
+        direction: &str,
+        grid_step: f64,
     ) -> PyResult<Self> {
-        let d = options::neighbour(neighbour_).map_err(|e| to_py(py, e))?;
-        let inner = detach(py, || pld::Pld::subsampled_gaussian(q, sigma, d, h))?;
+        let d = options::neighbour(direction).map_err(|e| to_py(py, e))?;
+        let inner = detach(py, || {
+            pld::Pld::subsampled_gaussian(sample_rate, noise_multiplier, d, grid_step)
+        })?;
         Ok(PyPld { inner })
     }
 
     #[staticmethod]
-    fn eps_delta(py: Python<'_>, eps0: f64, delta0: f64, h: f64) -> PyResult<Self> {
-        let inner = crate::guarded(py, false, || pld::Pld::eps_delta(eps0, delta0, h))?;
+    fn eps_delta(py: Python<'_>, eps0: f64, delta0: f64, grid_step: f64) -> PyResult<Self> {
+        let inner = crate::guarded(py, false, || pld::Pld::eps_delta(eps0, delta0, grid_step))?;
         Ok(PyPld { inner })
     }
 
     #[staticmethod]
-    fn from_profile(py: Python<'_>, h: f64, delta: Arr<'_>) -> PyResult<Self> {
-        let d = delta.as_slice()?;
-        let inner = detach(py, || pld::Pld::from_profile(h, d))?;
+    fn from_profile(py: Python<'_>, grid_step: f64, profile: Arr<'_>) -> PyResult<Self> {
+        let d = profile.as_slice()?;
+        let inner = detach(py, || pld::Pld::from_profile(grid_step, d))?;
         Ok(PyPld { inner })
     }
 
     #[getter]
-    fn h(&self) -> f64 {
+    fn grid_step(&self) -> f64 {
         self.inner.h
     }
     #[getter]
@@ -198,21 +200,21 @@ impl PyComposition {
         fill3(py, d.len(), |a, b, c| self.inner.epsilon_each(d, a, b, c))
     }
 
-    /// dict of the error-budget terms
+    /// the error-budget terms under the names of `pabi.ErrorBudget`'s fields
     fn budget(&self) -> Vec<(&'static str, f64)> {
         self.inner.budget().to_vec()
     }
 }
 
 #[pyfunction]
-#[pyo3(signature = (parts, tail = pld::DEFAULT_TAIL))]
+#[pyo3(signature = (parts, tail_mass = pld::DEFAULT_TAIL))]
 fn pld_compose(
     py: Python<'_>,
     parts: Vec<(Bound<'_, PyPld>, u64)>,
-    tail: f64,
+    tail_mass: f64,
 ) -> PyResult<PyComposition> {
     let refs: Vec<(&pld::Pld, u64)> = parts.iter().map(|(p, t)| (&p.get().inner, *t)).collect();
-    let inner = detach(py, || pld::compose(&refs, tail))?;
+    let inner = detach(py, || pld::compose(&refs, tail_mass))?;
     Ok(PyComposition { inner })
 }
 

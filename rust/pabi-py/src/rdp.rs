@@ -16,13 +16,13 @@ fn order_map(as_published: bool) -> core::OrderMap {
 }
 
 #[pyfunction]
-#[pyo3(signature = (alpha, q, sensitivity, sigma, exact=false))]
+#[pyo3(signature = (order, sample_rate, sensitivity, noise_scale, exact=false))]
 fn sampled_gaussian_rdp<'py>(
     py: Python<'py>,
-    alpha: Arr<'py>,
-    q: Arr<'py>,
+    order: Arr<'py>,
+    sample_rate: Arr<'py>,
     sensitivity: Arr<'py>,
-    sigma: Arr<'py>,
+    noise_scale: Arr<'py>,
     exact: bool,
 ) -> Out<'py> {
     let mode = if exact {
@@ -30,45 +30,54 @@ fn sampled_gaussian_rdp<'py>(
     } else {
         core::Fractional::Ceil
     };
-    let [a, qq, s, sg] = slices![alpha, q, sensitivity, sigma];
+    let [a, qq, s, sg] = slices![order, sample_rate, sensitivity, noise_scale];
     fill(py, a.len(), |out| {
         core::sampled_gaussian_rdp_batch(a, qq, s, sg, mode, out)
     })
 }
 
 #[pyfunction]
-#[pyo3(signature = (alpha, q, sigma, sensitivities, steps, samples, p, as_published, confidence=None, max_sensitivity=None))]
+#[pyo3(signature = (order, sample_rate, noise_scale, sensitivities, steps, samples, holder_exponent, as_published, failure_prob=None, max_sensitivity=None))]
 #[allow(clippy::too_many_arguments)]
 fn dpsgd_per_instance_terms<'py>(
     py: Python<'py>,
-    alpha: f64,
-    q: f64,
-    sigma: f64,
+    order: f64,
+    sample_rate: f64,
+    noise_scale: f64,
     sensitivities: Arr<'py>,
     steps: usize,
     samples: usize,
-    p: f64,
+    holder_exponent: f64,
     as_published: bool,
-    confidence: Option<f64>,
+    failure_prob: Option<f64>,
     max_sensitivity: Option<f64>,
 ) -> Out<'py> {
     let s = sensitivities.as_slice()?;
     let opts = core::CompositionOptions {
         map: order_map(as_published),
-        ucb: confidence.map(|c| (c, max_sensitivity)),
+        ucb: failure_prob.map(|c| (c, max_sensitivity)),
     };
     array(py, || {
-        core::dpsgd_per_instance_terms(alpha, q, sigma, s, steps, samples, p, opts)
+        core::dpsgd_per_instance_terms(
+            order,
+            sample_rate,
+            noise_scale,
+            s,
+            steps,
+            samples,
+            holder_exponent,
+            opts,
+        )
     })
 }
 
 #[pyfunction]
-#[pyo3(signature = (alpha, p, divergences, steps, samples, as_published, weights=None))]
+#[pyo3(signature = (order, holder_exponent, divergences, steps, samples, as_published, weights=None))]
 #[allow(clippy::too_many_arguments)]
 fn holder_composition_terms<'py>(
     py: Python<'py>,
-    alpha: f64,
-    p: f64,
+    order: f64,
+    holder_exponent: f64,
     divergences: Arr<'py>,
     steps: usize,
     samples: usize,
@@ -81,7 +90,7 @@ fn holder_composition_terms<'py>(
         order_map(as_published),
     );
     array(py, || {
-        core::holder_composition_terms(alpha, p, d, w, steps, samples, map)
+        core::holder_composition_terms(order, holder_exponent, d, w, steps, samples, map)
     })
 }
 
@@ -94,13 +103,15 @@ fn sum_terms_up(py: Python<'_>, terms: Arr<'_>) -> PyResult<f64> {
 #[pyfunction]
 fn holder_orders<'py>(
     py: Python<'py>,
-    alpha: f64,
-    p: f64,
-    n: u64,
+    order: f64,
+    holder_exponent: f64,
+    steps: u64,
     as_published: bool,
 ) -> PyResult<(Np<'py>, Np<'py>)> {
     let map = order_map(as_published);
-    let (b, k) = detach(py, || core::holder_orders(alpha, p, n, map))?;
+    let (b, k) = detach(py, || {
+        core::holder_orders(order, holder_exponent, steps, map)
+    })?;
     Ok((b.into_pyarray(py), k.into_pyarray(py)))
 }
 
@@ -141,11 +152,11 @@ fn rdp_to_dp_delta(
 }
 
 #[pyfunction]
-fn rdp_compose<'py>(py: Python<'py>, curves: Arr<'py>, k: usize, m: usize) -> Out<'py> {
-    let c = curves.as_slice()?;
+fn rdp_compose<'py>(py: Python<'py>, rdp: Arr<'py>, k: usize, m: usize) -> Out<'py> {
+    let c = rdp.as_slice()?;
     if k.checked_mul(m) != Some(c.len()) {
         return Err(pyo3::exceptions::PyValueError::new_err(format!(
-            "curves has {} values, expected k·m = {k}·{m}",
+            "rdp has {} values, expected k·m = {k}·{m}",
             c.len()
         )));
     }
@@ -153,15 +164,10 @@ fn rdp_compose<'py>(py: Python<'py>, curves: Arr<'py>, k: usize, m: usize) -> Ou
 }
 
 #[pyfunction]
-fn profile_to_rdp(
-    py: Python<'_>,
-    alpha: f64,
-    eps_grid: Arr<'_>,
-    delta_grid: Arr<'_>,
-) -> PyResult<f64> {
-    let [e, d] = slices![eps_grid, delta_grid];
+fn profile_to_rdp(py: Python<'_>, order: f64, eps: Arr<'_>, delta: Arr<'_>) -> PyResult<f64> {
+    let [e, d] = slices![eps, delta];
     guarded(py, e.len() >= LONG_LEN, || {
-        core::profile_to_rdp(alpha, e, d)
+        core::profile_to_rdp(order, e, d)
     })
 }
 
@@ -234,12 +240,12 @@ fn b2f(b: bool) -> f64 {
 
 elementwise!(
     bmap,
-    fn gaussian_dp_constant([delta, sigma])
+    fn gaussian_dp_constant([delta, noise_scale])
     |x| Ok([ex::gaussian_dp_constant(x[0], x[1])?])
 );
 elementwise!(
     bmap,
-    fn gaussian_mechanism_epsilon([delta, sigma, sens])
+    fn gaussian_mechanism_epsilon([delta, noise_scale, sensitivity])
     |x| {
         let (e, ok) = ex::gaussian_mechanism_epsilon(x[0], x[1], x[2])?;
         Ok([e, b2f(ok)])
@@ -247,7 +253,7 @@ elementwise!(
 );
 elementwise!(
     bmap,
-    fn amplify_by_sampling([eps, delta, q])
+    fn amplify_by_sampling([eps, delta, sample_rate])
     |x| {
         let (e, d) = ex::amplify_by_sampling(x[0], x[1], x[2])?;
         Ok([e, d])
@@ -255,22 +261,22 @@ elementwise!(
 );
 elementwise!(
     bmap,
-    fn weak_triangle_bound([alpha, p, d_pa, d_gpa])
+    fn weak_triangle_bound([order, holder_exponent, divergence_pq, divergence_qr])
     |x| Ok([ex::weak_triangle_bound(x[0], x[1], x[2], x[3])?])
 );
 elementwise!(
     bmap,
-    fn unlearning_keep([alpha, beta, d_2a_prev, d_2a1_step], as_published: bool)
+    fn unlearning_keep([order, threshold, divergence_previous, divergence_step], as_published: bool)
     |x| Ok([b2f(ex::unlearning_keep(x[0], x[1], x[2], x[3], as_published)?)])
 );
 elementwise!(
     bmap,
-    fn kappa_from_l([l])
+    fn kappa_from_l([step_lipschitz])
     |x| Ok([ex::kappa_from_l(x[0])?])
 );
 elementwise!(
     bmap,
-    fn lip_u_from_l([l])
+    fn lip_u_from_l([step_lipschitz])
     |x| Ok([ex::lip_u_from_l(x[0])?])
 );
 elementwise!(
@@ -280,81 +286,98 @@ elementwise!(
 );
 elementwise!(
     bmap,
-    fn theta_l_u([u, s])
+    fn theta_l_u([u, steps])
     |x| Ok([ex::theta_l_u(x[0], x[1])?])
 );
 elementwise!(
     bmap,
-    fn cyclic_theta_sum([u, t, ell])
-    |x| Ok([ex::cyclic_theta_sum(x[0], int("T", x[1])?, int("ell", x[2])?)?])
+    fn cyclic_theta_sum([u, steps, batches_per_epoch])
+    |x| Ok([ex::cyclic_theta_sum(x[0], int("steps", x[1])?, int("batches_per_epoch", x[2])?)?])
 );
 elementwise!(
     bmap,
-    fn l_lambda_kappa([lam, m, big_m], as_published: bool)
+    fn l_lambda_kappa([lr, weak_convexity, smoothness], as_published: bool)
     |x| Ok([ex::l_lambda_kappa(x[0], x[1], x[2], lip(as_published))?])
 );
 elementwise!(
     bmap,
-    fn last_iterate_rdp_general([alpha, lam, clip, sigma, t])
-    |x| Ok([ex::last_iterate_rdp_general(x[0], x[1], x[2], x[3], int("T", x[4])?)?])
+    fn last_iterate_rdp_general([order, lr, max_grad_norm, noise_scale, steps])
+    |x| Ok([ex::last_iterate_rdp_general(x[0], x[1], x[2], x[3], int("steps", x[4])?)?])
 );
 elementwise!(
     bmap,
-    fn last_iterate_rdp_general_exact([alpha, lam, clip, sigma, t, b, ell, t_star])
+    fn last_iterate_rdp_general_exact(
+        [order, lr, max_grad_norm, noise_scale, steps, batch_size, batches_per_epoch, index]
+    )
     |x| Ok([ex::last_iterate_rdp_general_exact(
-        x[0], x[1], x[2], x[3], int("T", x[4])?, int("b", x[5])?, int("ell", x[6])?,
-        opt_int("t_star", x[7])?,
+        x[0], x[1], x[2], x[3], int("steps", x[4])?, int("batch_size", x[5])?,
+        int("batches_per_epoch", x[6])?, opt_int("index", x[7])?,
     )?])
 );
 elementwise!(
     bmap,
-    fn shifted_drift_bound([alpha, sigma, zeta, sbar, t, ell])
-    |x| Ok([ex::shifted_drift_bound(x[0], x[1], x[2], x[3], int("T", x[4])?, int("ell", x[5])?)?])
+    fn shifted_drift_bound(
+        [order, noise_scale, drift, map_difference, steps, batches_per_epoch]
+    )
+    |x| Ok([ex::shifted_drift_bound(
+        x[0], x[1], x[2], x[3], int("steps", x[4])?, int("batches_per_epoch", x[5])?,
+    )?])
 );
 elementwise!(
     bmap,
-    fn shifted_drift_bound_published([alpha, sigma, zeta, t])
-    |x| Ok([ex::shifted_drift_bound_published(x[0], x[1], x[2], int("T", x[3])?)?])
+    fn shifted_drift_bound_published([order, noise_scale, drift, steps])
+    |x| Ok([ex::shifted_drift_bound_published(x[0], x[1], x[2], int("steps", x[3])?)?])
 );
 elementwise!(
     bmap,
-    fn last_iterate_rdp_bounded([alpha, lam, m, big_m, d_h, clip, b, sigma], as_published: bool)
+    fn last_iterate_rdp_bounded(
+        [order, lr, weak_convexity, smoothness, diameter, max_grad_norm, batch_size, noise_scale],
+        as_published: bool,
+    )
     |x| Ok([ex::last_iterate_rdp_bounded_smooth(
-        x[0], x[1], x[2], x[3], x[4], x[5], int("b", x[6])?, x[7], lip(as_published),
+        x[0], x[1], x[2], x[3], x[4], x[5], int("batch_size", x[6])?, x[7], lip(as_published),
     )?])
 );
 elementwise!(
     bmap,
     fn last_iterate_rdp_cyclic(
-        [alpha, lam, m, big_m, clip, b, sigma, t, ell, t_star],
+        [order, lr, weak_convexity, smoothness, max_grad_norm, batch_size, noise_scale, steps,
+         batches_per_epoch, index],
         as_published: bool,
         model_as_published: bool,
     )
     |x| Ok([ex::last_iterate_rdp_cyclic_smooth(
-        x[0], x[1], x[2], x[3], x[4], int("b", x[5])?, x[6], int("T", x[7])?, int("ell", x[8])?,
-        opt_int("t_star", x[9])?, as_published, lip(model_as_published),
+        x[0], x[1], x[2], x[3], x[4], int("batch_size", x[5])?, x[6], int("steps", x[7])?,
+        int("batches_per_epoch", x[8])?, opt_int("index", x[9])?, as_published,
+        lip(model_as_published),
     )?])
 );
 elementwise!(
     bmap,
-    fn shifted_cycle_bound([alpha, sigma, u, tau, sbar, t, ell])
+    fn shifted_cycle_bound(
+        [order, noise_scale, u, initial_distance, map_difference, steps, batches_per_epoch]
+    )
     |x| Ok([ex::shifted_cycle_bound(
-        x[0], x[1], x[2], x[3], x[4], int("T", x[5])?, int("ell", x[6])?,
+        x[0], x[1], x[2], x[3], x[4], int("steps", x[5])?, int("batches_per_epoch", x[6])?,
     )?])
 );
 elementwise!(
     bmap,
-    fn cyclic_calibration([alpha, eps, rho, big_m, clip, b, epochs], as_published: bool)
+    fn cyclic_calibration(
+        [order, rdp, weak_convexity, smoothness, max_grad_norm, batch_size, epochs],
+        as_published: bool,
+    )
     |x| {
         let (l, e, s) = ex::cyclic_calibration(
-            x[0], x[1], x[2], x[3], x[4], int("b", x[5])?, int("epochs", x[6])?, as_published,
+            x[0], x[1], x[2], x[3], x[4], int("batch_size", x[5])?, int("epochs", x[6])?,
+            as_published,
         )?;
         Ok([l, e, s])
     }
 );
 elementwise!(
     bmap,
-    fn gd_contraction_rho([eta, mu, smooth])
+    fn gd_contraction_rho([lr, strong_convexity, smoothness])
     |x| {
         let (r, g) = ex::gd_contraction_rho(x[0], x[1], x[2])?;
         Ok([r, g])
@@ -362,21 +385,24 @@ elementwise!(
 );
 elementwise!(
     bmap,
-    fn sensitivity_multi_epoch([eta, mu, smooth, grad_bound, batch, m, j, epochs])
+    fn sensitivity_multi_epoch(
+        [lr, strong_convexity, smoothness, max_grad_norm, batch_size, batches_per_epoch,
+         batch_index, epochs]
+    )
     |x| Ok([ex::sensitivity_multi_epoch(
-        x[0], x[1], x[2], x[3], x[4], int("m", x[5])?, int("j", x[6])?,
+        x[0], x[1], x[2], x[3], x[4], int("batches_per_epoch", x[5])?, int("batch_index", x[6])?,
         opt_int("epochs", x[7])?,
     )?])
 );
 elementwise!(
     bmap,
-    fn gaussian_mech_rdp([alpha, sens, sigma])
+    fn gaussian_mech_rdp([order, sensitivity, noise_scale])
     |x| Ok([ex::gaussian_mech_rdp(x[0], x[1], x[2])?])
 );
 elementwise!(
     bmap,
-    fn holder_min_p([n, alpha, cap_factor])
-    |x| Ok([ex::holder_min_p(int("n", x[0])?, x[1], x[2])?])
+    fn holder_min_exponent([steps, order, cap_factor])
+    |x| Ok([ex::holder_min_exponent(int("steps", x[0])?, x[1], x[2])?])
 );
 
 fn sample_variant(variant: &str) -> PyResult<ex::SampleSizeVariant> {
@@ -394,26 +420,37 @@ fn sample_variant(variant: &str) -> PyResult<ex::SampleSizeVariant> {
 
 elementwise!(
     bmap,
-    fn hoeffding_sample_size_ln([alpha, eps, eps_prime, c, j], variant: &str)
+    fn hoeffding_sample_size_ln([order, rdp, rdp_bound, tolerance, failure_prob], variant: &str)
     let v = sample_variant(variant)?;
     |x| Ok([ex::hoeffding_sample_size_ln(x[0], x[1], x[2], x[3], x[4], v)?])
+);
+elementwise!(
+    bmap,
+    fn hoeffding_sample_size([order, rdp, rdp_bound, tolerance, failure_prob], variant: &str)
+    let v = sample_variant(variant)?;
+    |x| Ok([ex::hoeffding_sample_size(x[0], x[1], x[2], x[3], x[4], v)?])
 );
 
 elementwise!(
     bmap,
-    fn theta_min_steps([kappa, xi])
+    fn theta_min_steps([kappa, slack])
     |x| Ok([ex::theta_min_steps(x[0], x[1])?])
 );
 elementwise!(
     bmap,
-    fn theta_min_steps_l([l, xi])
+    fn theta_min_steps_l([step_lipschitz, slack])
     |x| Ok([ex::theta_min_steps_l(x[0], x[1])?])
 );
 elementwise!(
     bmap,
-    fn last_iterate_rdp_small_step([alpha, lam, m, big_m, clip, b, sigma, ell], as_published: bool)
+    fn last_iterate_rdp_small_step(
+        [order, lr, weak_convexity, smoothness, max_grad_norm, batch_size, noise_scale,
+         batches_per_epoch],
+        as_published: bool,
+    )
     |x| Ok([ex::last_iterate_rdp_small_step_smooth(
-        x[0], x[1], x[2], x[3], x[4], int("b", x[5])?, x[6], int("ell", x[7])?, lip(as_published),
+        x[0], x[1], x[2], x[3], x[4], int("batch_size", x[5])?, x[6],
+        int("batches_per_epoch", x[7])?, lip(as_published),
     )?])
 );
 
@@ -436,7 +473,7 @@ fn row(samples: &[f64], m: usize, r: f64) -> CoreResult<&[f64]> {
 
 elementwise!(
     bmap,
-    fn lp_per_instance_eps_delta([q, p, delta, delta_prime, sigma, rows], sens: Arr<'py>, m: usize)
+    fn lp_per_instance_eps_delta([sample_rate, lp_exponent, delta, delta_prime, noise_scale, rows], sens: Arr<'py>, m: usize)
     let s = sens.as_slice()?;
     |x| {
         let (e, d, ok) =
@@ -447,23 +484,29 @@ elementwise!(
 
 elementwise!(
     bmap,
-    fn averaged_rdp([alpha, sigma, rows], sens: Arr<'py>, m: usize)
+    fn averaged_rdp([order, noise_scale, rows], sens: Arr<'py>, m: usize)
     let s = sens.as_slice()?;
     |x| Ok([ex::averaged_rdp(x[0], x[1], row(s, m, x[2])?)?])
 );
 
 elementwise!(
     bmap,
-    fn mixture_rdp_bound([alpha, wrows, erows], weights: Arr<'py>, eps: Arr<'py>, m: usize)
+    fn mixture_rdp_bound([order, wrows, rrows], weights: Arr<'py>, rdp: Arr<'py>, m: usize)
     let w = weights.as_slice()?;
-    let e = eps.as_slice()?;
+    let e = rdp.as_slice()?;
     |x| Ok([ex::mixture_rdp_bound(x[0], row(w, m, x[1])?, row(e, m, x[2])?)?])
 );
 
 #[pyfunction]
-fn optimal_residuals<'py>(py: Python<'py>, u: f64, t: u64, tau: f64, s: f64) -> Out<'py> {
-    let v = guarded(py, t >= LONG_LEN as u64, || {
-        ex::optimal_residuals(u, t, tau, s)
+fn optimal_residuals<'py>(
+    py: Python<'py>,
+    u: f64,
+    steps: u64,
+    initial_distance: f64,
+    map_difference: f64,
+) -> Out<'py> {
+    let v = guarded(py, steps >= LONG_LEN as u64, || {
+        ex::optimal_residuals(u, steps, initial_distance, map_difference)
     })?;
     Ok(v.into_pyarray(py))
 }
@@ -472,16 +515,18 @@ fn optimal_residuals<'py>(py: Python<'py>, u: f64, t: u64, tau: f64, s: f64) -> 
 #[allow(clippy::too_many_arguments)]
 fn general_update_rdp(
     py: Python<'_>,
-    alpha: u64,
-    sigma: f64,
-    outer: Arr<'_>,
-    inner: Arr<'_>,
+    order: u64,
+    noise_scale: f64,
+    updates_second: Arr<'_>,
+    updates_first: Arr<'_>,
     b: usize,
     j: usize,
     d: usize,
 ) -> PyResult<f64> {
-    let [o, i] = slices![outer, inner];
-    detach(py, || ex::general_update_rdp(alpha, sigma, o, i, b, j, d))
+    let [o, i] = slices![updates_second, updates_first];
+    detach(py, || {
+        ex::general_update_rdp(order, noise_scale, o, i, b, j, d)
+    })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -519,8 +564,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             gd_contraction_rho,
             sensitivity_multi_epoch,
             gaussian_mech_rdp,
-            holder_min_p,
+            holder_min_exponent,
             hoeffding_sample_size_ln,
+            hoeffding_sample_size,
             theta_min_steps,
             theta_min_steps_l,
             last_iterate_rdp_small_step,

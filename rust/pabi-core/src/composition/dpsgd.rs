@@ -92,13 +92,12 @@ fn check_dpsgd(q: f64, sigma: f64, steps: f64) -> Result<()> {
     Ok(())
 }
 
-/// A domain error of the PLD constructor under the accountant's names (its q, sigma, h are the
-/// accountant's sample_rate, noise_multiplier, grid_step).
-fn pld_names(e: PabiError) -> PabiError {
+/// A domain error of the PLD composition under the accountant's names (its `count` of
+/// composed mechanisms is the accountant's `steps`; the PLD constructor already names
+/// sample_rate, noise_multiplier and grid_step as the accountant does).
+fn composition_names(e: PabiError) -> PabiError {
     e.renamed(|param| match param {
-        "q" => SAMPLE_RATE,
-        "sigma" => NOISE_MULTIPLIER,
-        "h" => GRID_STEP,
+        "count" => "steps",
         other => other,
     })
 }
@@ -135,17 +134,19 @@ fn dpsgd_direction(q: f64, sigma: f64, steps: f64, dir: Neighbour, h: f64) -> Re
             hh = (hh * 2.0).min(H_MAX);
             continue;
         }
-        let p = Pld::subsampled_gaussian(q, sigma, dir, hh).map_err(pld_names)?;
-        let w = window(&[(&p, t)], DEFAULT_TAIL)?.width();
+        let p = Pld::subsampled_gaussian(q, sigma, dir, hh)?;
+        let w = window(&[(&p, t)], DEFAULT_TAIL)
+            .map_err(composition_names)?
+            .width();
         if w <= MAX_WINDOW as i128 {
-            return compose(&[(&p, t)], DEFAULT_TAIL);
+            return compose(&[(&p, t)], DEFAULT_TAIL).map_err(composition_names);
         }
         if hh >= H_MAX {
             return Err(PabiError::domain(
                 NOISE_MULTIPLIER,
                 format!(
                     "large enough that {steps} compositions fit the composed window's cap of \
-                     2^22 points even at the coarsest h = 0.1 (it needs {w}; or use fewer steps)"
+                     2^22 points even at the coarsest grid_step = 0.1 (it needs {w}; or use fewer steps)"
                 ),
                 sigma,
             ));

@@ -6,9 +6,9 @@
 //! | [`pos`] | (0, ∞) | `> 0 and finite` |
 //! | [`nonneg`] | [0, ∞) | `>= 0 and finite` |
 //! | [`unit_open`] | (0, 1) | `in (0, 1)` |
-//! | [`unit_closed`] | [0, 1] | `in [0, 1]` (`q` of the sampled Gaussian: [`check_q`]) |
-//! | [`gt1`] | (1, ∞) | `> 1 and finite` (`alpha`: [`order`]; `p`: [`check_p`]) |
-//! | [`check_alpha`] | (1, max] | as [`order`] for max = f64::MAX, else `> 1 and <= max (not NaN)` |
+//! | [`unit_closed`] | [0, 1] | `in [0, 1]` (`sample_rate` of the sampled Gaussian: [`check_q`]) |
+//! | [`gt1`] | (1, ∞) | `> 1 and finite` (`order`: [`rdp_order`]; `holder_exponent`: [`check_p`]) |
+//! | [`check_alpha`] | (1, max] | the order named `order`: `> 1 and finite` for max = f64::MAX, else `> 1 and <= max (not NaN)` |
 //! | [`count`] | integers ≥ 1 | `an integer >= 1` |
 //! | [`check_t_ell`], [`check_t_star`] | T ≥ ℓ ≥ 1, 1 ≤ t* ≤ ℓ | the cycle's indices |
 //! | [`index_in`] | integers in 1..=upper | the caller's wording of the range |
@@ -63,35 +63,31 @@ pub(super) fn gt1(name: &'static str, v: f64) -> Result<()> {
     }
 }
 
-/// An RDP order α > 1, finite.
-pub(super) fn order(alpha: f64) -> Result<()> {
-    gt1("alpha", alpha)
-}
-
-/// An RDP order α ∈ (1, max] (max = f64::MAX: the same check and wording as [`order`]).
+/// An RDP order α ∈ (1, max], named `order` (the public name; max = f64::MAX: the wording of
+/// [`gt1`]).
 pub(super) fn check_alpha(alpha: f64, max: f64) -> Result<()> {
     if max == f64::MAX {
-        order(alpha)
+        gt1("order", alpha)
     } else if alpha > 1.0 && alpha <= max {
         Ok(())
     } else {
         Err(PabiError::domain(
-            "alpha",
+            "order",
             format!("> 1 and <= {max:e} (not NaN)"),
             alpha,
         ))
     }
 }
 
-/// The sampling probability q ∈ [0, 1].
+/// The sampling probability q ∈ [0, 1] (`sample_rate`).
 pub(super) fn check_q(q: f64) -> Result<()> {
-    unit_closed("q", q)
+    unit_closed("sample_rate", q)
 }
 
 /// The Hölder exponent: p > 1 and finite (p = +inf would make t_i = p(β_i − 1) infinite and
 /// the printed map's fixed point (p − 1)/p undefined).
 pub(super) fn check_p(p: f64) -> Result<()> {
-    gt1("p", p)
+    gt1("holder_exponent", p)
 }
 
 /// A count (steps, batch size, cycle length, sample size): an integer ≥ 1.
@@ -105,11 +101,11 @@ pub(super) fn count(name: &'static str, v: u64) -> Result<()> {
 
 /// T ≥ ℓ ≥ 1, each error naming the parameter at fault.
 pub(super) fn check_t_ell(t: u64, ell: u64) -> Result<()> {
-    count("ell", ell)?;
+    count("batches_per_epoch", ell)?;
     if t < ell {
         return Err(PabiError::domain(
-            "T",
-            format!("an integer >= ell (ell = {ell})"),
+            "steps",
+            format!("an integer >= batches_per_epoch (batches_per_epoch = {ell})"),
             t as f64,
         ));
     }
@@ -131,15 +127,15 @@ pub(super) fn index_in(
 
 /// The first index t* of the record in a cycle of length ℓ: 1 ≤ t* ≤ ℓ.
 pub(super) fn check_t_star(ts: u64, ell: u64) -> Result<()> {
-    index_in("t_star", ts, ell, || format!("an integer in 1..={ell}"))
+    index_in("index", ts, ell, || format!("an integer in 1..={ell}"))
 }
 
 /// The clipped noisy gradient step of the last-iterate bounds: step size λ > 0, clipping
 /// norm C ≥ 0, noise σ > 0 (in that order).
 pub(super) fn noisy_step(lam: f64, clip: f64, sigma: f64) -> Result<()> {
-    pos("lam", lam)?;
-    nonneg("clip", clip)?;
-    pos("sigma", sigma)
+    pos("lr", lam)?;
+    nonneg("max_grad_norm", clip)?;
+    pos("noise_scale", sigma)
 }
 
 /// The shifted-divergence bounds (Kong–Ribero Prop. 2.2): order α > 1, noise σ > 0, the
@@ -150,10 +146,10 @@ pub(super) fn shift_args(
     drift: (&'static str, f64),
     sbar: Option<f64>,
 ) -> Result<()> {
-    order(alpha)?;
-    pos("sigma", sigma)?;
+    rdp_order(alpha)?;
+    pos("noise_scale", sigma)?;
     nonneg(drift.0, drift.1)?;
-    sbar.map_or(Ok(()), |s| nonneg("sbar", s))
+    sbar.map_or(Ok(()), |s| nonneg("map_difference", s))
 }
 
 /// Sensitivity samples: non-empty, finite, non-negative (first bad index reported).
@@ -166,4 +162,9 @@ pub(super) fn check_sensitivities(sens: &[f64]) -> Result<()> {
     crate::batch::check(sens, "sensitivities", ">= 0 and finite", |x| {
         x >= 0.0 && x.is_finite()
     })
+}
+
+/// An RDP order α > 1, finite, named by its public name `order` (the glossary's).
+pub(super) fn rdp_order(alpha: f64) -> Result<()> {
+    gt1("order", alpha)
 }

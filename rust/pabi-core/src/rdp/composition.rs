@@ -113,12 +113,10 @@ pub fn sum_terms_up(terms: &[f64]) -> f64 {
 pub fn rdp_compose(curves: &[f64], k: usize, m: usize, out: &mut [f64]) -> Result<()> {
     if k.checked_mul(m) != Some(curves.len()) || out.len() != m {
         return Err(PabiError::Shape {
-            message: format!("curves must have shape (k, m) = ({k}, {m})"),
+            message: format!("rdp must have shape (k, m) = ({k}, {m})"),
         });
     }
-    crate::batch::check(curves, "curves", ">= 0 (not NaN; +inf allowed)", |x| {
-        x >= 0.0
-    })?;
+    crate::batch::check(curves, "rdp", ">= 0 (not NaN; +inf allowed)", |x| x >= 0.0)?;
     for (j, o) in out.iter_mut().enumerate() {
         let col = || (0..k).map(|i| curves[i * m + j]);
         *o = if col().any(f64::is_infinite) {

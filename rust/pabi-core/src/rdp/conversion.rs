@@ -271,7 +271,7 @@ fn check_profile_grid(eps: &[f64], delta: &[f64]) -> Result<()> {
     let n = eps.len();
     if n < 2 {
         return Err(PabiError::Shape {
-            message: "eps_grid must have at least 2 points".into(),
+            message: "the eps grid must have at least 2 points".into(),
         });
     }
     crate::batch::check_len(n, &[("delta_grid", delta.len())])?;
@@ -301,7 +301,7 @@ fn check_profile_grid(eps: &[f64], delta: &[f64]) -> Result<()> {
     if delta[n - 1] != 0.0 {
         return Err(PabiError::domain(
             "delta_grid",
-            "0 at the last grid point (the profile beyond eps_grid[-1] is unknown; extend the grid)",
+            "0 at the last grid point (the profile beyond the grid is unknown; extend the grid)",
             delta[n - 1],
         )
         .at(n - 1));

@@ -3,7 +3,7 @@
 //! gradient step (Lemma 2), the multi-epoch sensitivity (Prop. 2), averaged RDP (Prop. 3) and
 //! the mixture bound (Lemma 3). Derivations: docs/derivations/rdp.md.
 
-use super::checks::{check_sensitivities, count, index_in, nonneg, order, pos};
+use super::checks::{check_sensitivities, count, index_in, nonneg, pos, rdp_order};
 use super::logexp::{log_mean_exp, log_weighted_sum_exp};
 use super::scalar::{mul0, prod_div, up_pos};
 use crate::dd::{two_prod, Dd};
@@ -15,17 +15,17 @@ use crate::num::round::{exp_prod_up, one_minus_exp_prod, rel_dn, rel_up, EPS3};
 /// Mixture bound (001 Lemma 3): D_α(M(D)‖M(D')) ≤ (1/(α − 1))·ln Σ_j q_j e^{(α−1)ε_j(α)}
 /// for a mixture with weights q_j (summing to 1) of mechanisms with RDP ε_j.
 pub fn mixture_rdp_bound(alpha: f64, weights: &[f64], eps: &[f64]) -> Result<f64> {
-    order(alpha)?;
+    rdp_order(alpha)?;
     if weights.is_empty() {
         return Err(PabiError::Shape {
             message: "weights must be non-empty".into(),
         });
     }
-    crate::batch::check_len(weights.len(), &[("eps", eps.len())])?;
+    crate::batch::check_len(weights.len(), &[("rdp", eps.len())])?;
     crate::batch::check(weights, "weights", "in [0, 1]", |x| {
         (0.0..=1.0).contains(&x)
     })?;
-    crate::batch::check(eps, "eps", ">= 0 (not NaN)", |x| x >= 0.0)?;
+    crate::batch::check(eps, "rdp", ">= 0 (not NaN)", |x| x >= 0.0)?;
     let tot = neumaier_sum(weights.iter().copied());
     if (tot - 1.0).abs() > 1e-9 {
         return Err(PabiError::domain("weights", "summing to 1", tot));
@@ -41,12 +41,16 @@ pub fn mixture_rdp_bound(alpha: f64, weights: &[f64], eps: &[f64]) -> Result<f64
 /// difference by two_sum); 2 − ηL loses everything to cancellation in doubles when ηL ≈ 2.
 /// Domain 0 < μ ≤ L, 0 < η < 2/L.
 fn contraction_gap_dd(eta: f64, mu: f64, smooth: f64) -> Result<Dd> {
-    pos("mu", mu)?;
+    pos("strong_convexity", mu)?;
     if !(smooth >= mu && smooth.is_finite()) {
-        return Err(PabiError::domain("smoothness", ">= mu and finite", smooth));
+        return Err(PabiError::domain(
+            "smoothness",
+            ">= strong_convexity and finite",
+            smooth,
+        ));
     }
     if !(eta > 0.0 && eta * smooth < 2.0) {
-        return Err(PabiError::domain("eta", "in (0, 2/smoothness)", eta));
+        return Err(PabiError::domain("lr", "in (0, 2/smoothness)", eta));
     }
     let (p1, e1) = two_prod(eta, mu);
     let (p2, e2) = two_prod(eta, smooth);
@@ -86,10 +90,12 @@ pub fn sensitivity_multi_epoch(
     epochs: Option<u64>,
 ) -> Result<f64> {
     let g = contraction_gap_dd(eta, mu, smooth)?;
-    nonneg("grad_bound", grad_bound)?;
+    nonneg("max_grad_norm", grad_bound)?;
     pos("batch_size", batch_size)?;
-    count("m", m)?;
-    index_in("j", j, m, || format!("an integer in 1..=m (m = {m} >= 1)"))?;
+    count("batches_per_epoch", m)?;
+    index_in("batch_index", j, m, || {
+        format!("an integer in 1..=batches_per_epoch (batches_per_epoch = {m} >= 1)")
+    })?;
     let l = if g.hi < 0.5 {
         (-g.hi).ln_1p() - g.lo / (1.0 - g.hi)
     } else {
@@ -137,8 +143,8 @@ pub fn sensitivity_multi_epoch(
 /// Averaged RDP (001 Prop. 3): (1/(α − 1))·ln mean_j exp(α(α − 1)Δ_j²/(2σ²)), stable
 /// (log1p(mean expm1) form when small, log-mean-exp otherwise; α → 1 limit mean Δ²/(2σ²)).
 pub fn averaged_rdp(alpha: f64, sigma: f64, sens: &[f64]) -> Result<f64> {
-    order(alpha)?;
-    pos("sigma", sigma)?;
+    rdp_order(alpha)?;
+    pos("noise_scale", sigma)?;
     check_sensitivities(sens)?;
     let t = alpha - 1.0;
     // α/2·(Δ/σ)²: Δ²/(2σ²) was 0/0 = NaN for Δ = 0 once σ² underflowed

@@ -3,7 +3,7 @@
 //! Poisson sampling, and the Rényi divergence α Δ²/(2σ²) (Mironov 2017, Prop. 7).
 //! Derivations: docs/derivations/rdp.md.
 
-use super::checks::{nonneg, order, pos, unit_closed, unit_open};
+use super::checks::{nonneg, pos, rdp_order, unit_closed, unit_open};
 use super::scalar::{mul0, prod_div, up_pos};
 use crate::error::Result;
 use crate::num::round::up_signed;
@@ -11,7 +11,7 @@ use crate::num::round::up_signed;
 /// C_{δ,σ} = √(2 ln(1.25/δ))/σ (Dwork–Roth; Thudi et al. footnote 3), rounded up.
 pub fn gaussian_dp_constant(delta: f64, sigma: f64) -> Result<f64> {
     unit_open("delta", delta)?;
-    pos("sigma", sigma)?;
+    pos("noise_scale", sigma)?;
     // ln 1.25 − ln δ: 1.25/δ overflows for δ < 7e-309
     Ok(up_signed(
         (2.0 * (1.25f64.ln() - delta.ln())).sqrt() / sigma,
@@ -41,7 +41,7 @@ pub(super) fn amplify(x: f64, q: f64) -> f64 {
 pub fn amplify_by_sampling(eps: f64, delta: f64, q: f64) -> Result<(f64, f64)> {
     nonneg("eps", eps)?;
     unit_closed("delta", delta)?;
-    unit_closed("q", q)?;
+    unit_closed("sample_rate", q)?;
     Ok((
         up_pos(amplify(eps, q), eps > 0.0 && q > 0.0),
         up_pos(q * delta, q > 0.0 && delta > 0.0),
@@ -50,9 +50,9 @@ pub fn amplify_by_sampling(eps: f64, delta: f64, q: f64) -> Result<(f64, f64)> {
 
 /// Gaussian mechanism RDP α Δ²/(2σ²) (Mironov; 001 Prop. 3 proof).
 pub fn gaussian_mech_rdp(alpha: f64, sens: f64, sigma: f64) -> Result<f64> {
-    order(alpha)?;
+    rdp_order(alpha)?;
     nonneg("sensitivity", sens)?;
-    pos("sigma", sigma)?;
+    pos("noise_scale", sigma)?;
     // Δ²/(2σ²) was 0/0 = NaN for Δ = 0 and tiny σ
     let v = prod_div(&[0.5, alpha, sens, sens], &[sigma, sigma]);
     Ok(up_pos(v, sens > 0.0))

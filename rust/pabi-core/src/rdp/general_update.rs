@@ -23,15 +23,15 @@ pub fn general_update_rdp(
     d: usize,
 ) -> Result<f64> {
     if alpha < 2 {
-        return Err(PabiError::domain("alpha", "an integer >= 2", alpha as f64));
+        return Err(PabiError::domain("order", "an integer >= 2", alpha as f64));
     }
-    pos("sigma", sigma)?;
+    pos("noise_scale", sigma)?;
     // the exponents are differences of squared norms divided by 2σ²: 2σ² must be a positive
     // normal double (σ = 5e-324 gave 0/0 = NaN)
     let s2 = 2.0 * sigma * sigma;
     if !(s2 >= f64::MIN_POSITIVE && s2.is_finite()) {
         return Err(PabiError::domain(
-            "sigma",
+            "noise_scale",
             "> 0 with 2*sigma^2 a finite normal double (about 1.1e-154 to 9.5e153)",
             sigma,
         ));
@@ -46,15 +46,16 @@ pub fn general_update_rdp(
     {
         return Err(PabiError::Shape {
             message: format!(
-                "outer must have shape (B, d) and inner (B, J, alpha, d) with B, J, d >= 1; got \
-                 {} and {} values for B={b}, J={j}, alpha={a}, d={d}",
+                "updates_second must have shape (B, d) and updates_first (B, J, order, d) with \
+                 B, J, d >= 1; got \
+                 {} and {} values for B={b}, J={j}, order={a}, d={d}",
                 outer.len(),
                 inner.len()
             ),
         });
     }
-    crate::batch::check(outer, "outer", "finite", f64::is_finite)?;
-    crate::batch::check(inner, "inner", "finite", f64::is_finite)?;
+    crate::batch::check(outer, "updates_second", "finite", f64::is_finite)?;
+    crate::batch::check(inner, "updates_first", "finite", f64::is_finite)?;
     let mut per_b = Vec::with_capacity(b);
     let mut err_sum = 0.0; // Σ_b of the error bounds of ln mean_j e^{z_j}
     let mut z = vec![0.0; j];

@@ -6,14 +6,14 @@
 //! (Fact 3.4, corrected: docs/errata.md#r-t4) and the Monte-Carlo sample size (Fact 3.5,
 //! docs/errata.md#r-t5). Derivations: docs/derivations/rdp.md.
 
-use super::checks::{check_alpha, check_p, count, gt1, nonneg, order, pos, unit_open};
+use super::checks::{check_alpha, check_p, count, gt1, nonneg, pos, unit_open};
 use super::sampled_gaussian::ceil_order;
 
 use crate::dd::Dd;
 use crate::error::{PabiError, Result};
 use crate::num::logspace::log_expm1_std;
 use crate::num::neumaier_sum;
-use crate::num::round::up_signed;
+use crate::num::round::{exp_up, up_signed};
 use crate::num::round::{rel_err, EPS8};
 
 /// Which order map to use in the Hölder composition.
@@ -39,7 +39,7 @@ pub fn holder_orders(alpha: f64, p: f64, n: u64, map: OrderMap) -> Result<(Vec<f
     check_p(p)?;
     if n > MAX_LEN {
         return Err(PabiError::domain(
-            "n",
+            "steps",
             format!("an integer in 0..={MAX_LEN} (2^26)"),
             n as f64,
         ));
@@ -226,9 +226,9 @@ pub(super) fn order_map_overflow(
     cap: f64,
 ) -> PabiError {
     let (param, value) = if alpha <= cap && (p * (alpha - 1.0)).is_finite() {
-        ("p", p)
+        ("holder_exponent", p)
     } else {
-        ("alpha", alpha)
+        ("order", alpha)
     };
     PabiError::domain(
         param,
@@ -246,9 +246,9 @@ pub(super) fn order_map_overflow(
 /// uses 2): p_min = 1/(−expm1(−c)), c = ln((Kα − 1)/(α − 1))/(n − 1); 1 for n = 1.
 /// p = 3n always satisfies K = 2 (order ≤ 1 + 1.5(α − 1)); "p = O(n)" as printed is wrong:
 /// p = Ω(n) is what is needed (docs/errata.md#r-t4).
-pub fn holder_min_p(n: u64, alpha: f64, cap_factor: f64) -> Result<f64> {
-    order(alpha)?;
-    count("n", n)?;
+pub fn holder_min_exponent(n: u64, alpha: f64, cap_factor: f64) -> Result<f64> {
+    check_alpha(alpha, f64::MAX)?;
+    count("steps", n)?;
     gt1("cap_factor", cap_factor)?;
     if n == 1 {
         return Ok(1.0);
@@ -281,26 +281,26 @@ pub fn hoeffding_sample_size_ln(
     j: f64,
     variant: SampleSizeVariant,
 ) -> Result<f64> {
-    order(alpha)?;
-    nonneg("eps", eps)?;
-    pos("eps_prime", eps_prime)?;
-    pos("c", c)?;
-    unit_open("J", j)?;
+    check_alpha(alpha, f64::MAX)?;
+    nonneg("rdp", eps)?;
+    pos("rdp_bound", eps_prime)?;
+    pos("tolerance", c)?;
+    unit_open("failure_prob", j)?;
     let a = 6.0 * (alpha - 1.0) * eps;
     let b = 3.0 * (2.0 * alpha - 1.0) * eps_prime;
     // ln l is a sum of these exponents: each must be a finite double (ln l itself would be
     // ±inf − inf = NaN otherwise)
     if !a.is_finite() {
         return Err(PabiError::domain(
-            "eps",
-            "such that 6(alpha - 1)*eps is finite",
+            "rdp",
+            "such that 6(order - 1)*rdp is finite",
             eps,
         ));
     }
     if !b.is_finite() {
         return Err(PabiError::domain(
-            "eps_prime",
-            "such that 3(2 alpha - 1)*eps_prime is finite",
+            "rdp_bound",
+            "such that 3(2 order - 1)*rdp_bound is finite",
             eps_prime,
         ));
     }
@@ -321,4 +321,20 @@ pub fn hoeffding_sample_size_ln(
     let v = neumaier_sum(terms);
     let mag: f64 = terms.iter().map(|x| x.abs()).sum();
     Ok(v + EPS8 * mag)
+}
+
+/// The number l of training runs of Fact 3.5 itself: ⌈e^{ln l}⌉ with ln l from
+/// [`hoeffding_sample_size_ln`] (already rounded up) and the exponential rounded up, so never
+/// below the exact count; +inf where l exceeds the double range (ln l > 709.78, common for
+/// large orders: use the log form there).
+pub fn hoeffding_sample_size(
+    alpha: f64,
+    eps: f64,
+    eps_prime: f64,
+    c: f64,
+    j: f64,
+    variant: SampleSizeVariant,
+) -> Result<f64> {
+    let ln_l = hoeffding_sample_size_ln(alpha, eps, eps_prime, c, j, variant)?;
+    Ok(exp_up(ln_l).ceil())
 }

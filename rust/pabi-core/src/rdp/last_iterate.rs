@@ -6,7 +6,7 @@
 //! (docs/errata.md#r-k11). Derivations: docs/derivations/rdp.md.
 
 use super::checks::{
-    check_t_ell, check_t_star, count, gt1, index_in, noisy_step, nonneg, order, pos, shift_args,
+    check_t_ell, check_t_star, count, gt1, index_in, noisy_step, nonneg, pos, rdp_order, shift_args,
 };
 use super::scalar::{mul0, prod_div, up_pos};
 use crate::error::{PabiError, Result};
@@ -74,7 +74,7 @@ pub fn lip_u_from_kappa(kappa: f64) -> Result<f64> {
 /// accuracy near 1), 2·ln L elsewhere (full accuracy for small L, which κ = L² − 1 ≈ −1 loses:
 /// its ulp is 1e-16/L² of L²); −∞ at L = 0.
 pub fn lip_u_from_l(l: f64) -> Result<f64> {
-    nonneg("L", l)?;
+    nonneg("step_lipschitz", l)?;
     if l == 0.0 {
         return Ok(f64::NEG_INFINITY);
     }
@@ -94,10 +94,14 @@ pub fn theta_l_kappa(kappa: f64, s: f64) -> Result<f64> {
 /// θ_L(s) from u = ln L² (−∞ for L = 0), rounded up.
 pub fn theta_l_u(u: f64, s: f64) -> Result<f64> {
     if u.is_nan() || u == f64::INFINITY {
-        return Err(PabiError::domain("L", "finite (ln L^2 < inf)", u));
+        return Err(PabiError::domain(
+            "step_lipschitz",
+            "finite (ln L^2 < inf)",
+            u,
+        ));
     }
     if !(s == 0.0 || s >= 1.0) || !s.is_finite() {
-        return Err(PabiError::domain("s", "0 or >= 1 (finite)", s));
+        return Err(PabiError::domain("steps", "0 or >= 1 (finite)", s));
     }
     let v = theta_u(u, s);
     if s == 0.0 || v == 1.0 || u == f64::NEG_INFINITY {
@@ -115,7 +119,7 @@ pub fn theta_l_u(u: f64, s: f64) -> Result<f64> {
 /// Φ_L(T, ℓ) = ⌊T/ℓ⌋θ_L(ℓ) + θ_L(T mod ℓ) (bracket of Kong–Ribero (7), (21), (27)).
 /// `u` = ln L² ([`lip_u_from_l`], [`lip_u_from_kappa`]).
 pub fn cyclic_theta_sum(u: f64, t: u64, ell: u64) -> Result<f64> {
-    count("ell", ell)?;
+    count("batches_per_epoch", ell)?;
     let e = (t / ell) as f64;
     let r = (t % ell) as f64;
     Ok(up_signed(e * theta_l_u(u, ell as f64)? + theta_l_u(u, r)?))
@@ -140,18 +144,18 @@ pub enum LipschitzModel {
 /// Lipschitz constant is not established and the result would not be one: a domain error
 /// naming `lam` and the limit.
 pub fn l_lambda_kappa(lam: f64, m: f64, big_m: f64, model: LipschitzModel) -> Result<f64> {
-    pos("lam", lam)?;
-    nonneg("m", m)?;
-    nonneg("M", big_m)?;
+    pos("lr", lam)?;
+    nonneg("weak_convexity", m)?;
+    nonneg("smoothness", big_m)?;
     let s = m + big_m;
     if s > 0.0 {
         let lam_max = 0.5 / s;
         if lam > lam_max {
             return Err(PabiError::domain(
-                "lam",
+                "lr",
                 format!(
-                    "<= 1/(2(m + M)) = {lam_max} (m = {m}, M = {big_m}), the step-size \
-                     condition of the theorems"
+                    "<= 1/(2(weak_convexity + smoothness)) = {lam_max} (weak_convexity = {m}, \
+                     smoothness = {big_m}), the step-size condition of the theorems"
                 ),
                 lam,
             ));
@@ -186,7 +190,7 @@ pub fn last_iterate_rdp_general(
     sigma: f64,
     t: u64,
 ) -> Result<f64> {
-    order(alpha)?;
+    rdp_order(alpha)?;
     noisy_step(lam, clip, sigma)?;
     // T = 0 steps: 0 (not 0·inf when λC/σ overflows); an underflowed positive product is not 0
     let v = prod_div(
@@ -210,9 +214,11 @@ pub fn shifted_drift_bound(
     t: u64,
     ell: u64,
 ) -> Result<f64> {
-    shift_args(alpha, sigma, ("zeta", zeta), Some(sbar))?;
-    count("T", t)?;
-    index_in("ell", ell, t, || format!("an integer in 1..=T (T = {t})"))?;
+    shift_args(alpha, sigma, ("drift", zeta), Some(sbar))?;
+    count("steps", t)?;
+    index_in("batches_per_epoch", ell, t, || {
+        format!("an integer in 1..=steps (steps = {t})")
+    })?;
     let occ = t.div_ceil(ell) as f64;
     // in units of σ: α/(2σ²) overflowed for tiny σ and met a zero body (inf·0 = NaN)
     let v = prod_div(&[0.5, alpha, t as f64, zeta, zeta], &[sigma, sigma])
@@ -222,8 +228,8 @@ pub fn shifted_drift_bound(
 
 /// Kong–Ribero Prop. 2.2(b) as printed, eq. (8): 2αT(ζ/σ)² (τ = 0, ζ = s̄, any L).
 pub fn shifted_drift_bound_published(alpha: f64, sigma: f64, zeta: f64, t: u64) -> Result<f64> {
-    shift_args(alpha, sigma, ("zeta", zeta), None)?;
-    count("T", t)?;
+    shift_args(alpha, sigma, ("drift", zeta), None)?;
+    count("steps", t)?;
     let v = prod_div(&[2.0, alpha, t as f64, zeta, zeta], &[sigma, sigma]);
     Ok(up_pos(v, zeta > 0.0))
 }
@@ -239,9 +245,9 @@ fn check_cyclic(
     b: u64,
     ell: u64,
 ) -> Result<()> {
-    order(alpha)?;
+    rdp_order(alpha)?;
     noisy_step(lam, clip, sigma)?;
-    count("b", b)?;
+    count("batch_size", b)?;
     check_t_ell(t, ell)
 }
 
@@ -285,11 +291,11 @@ pub fn last_iterate_rdp_general_exact(
 /// rounded up for it). The θ_L family takes u = ln L² instead ([`lip_u_from_l`]): κ ≈ −1 loses
 /// the relative accuracy of L² for small L.
 pub fn kappa_from_l(l: f64) -> Result<f64> {
-    nonneg("L", l)?;
+    nonneg("step_lipschitz", l)?;
     let k = (l - 1.0) * (l + 1.0);
     if !k.is_finite() {
         return Err(PabiError::domain(
-            "L",
+            "step_lipschitz",
             "<= 1.34e154 (L^2 - 1 must be a finite double)",
             l,
         ));
@@ -307,11 +313,11 @@ pub fn last_iterate_rdp_bounded(
     b: u64,
     sigma: f64,
 ) -> Result<f64> {
-    order(alpha)?;
+    rdp_order(alpha)?;
     nonneg("kappa", kappa)?;
-    nonneg("d_h", d_h)?;
+    nonneg("diameter", d_h)?;
     noisy_step(lam, clip, sigma)?;
-    count("b", b)?;
+    count("batch_size", b)?;
     let x = (1.0 + kappa).sqrt() * d_h + 2.0 * lam * clip / b as f64;
     // (x/σ)², not x²/σ²: σ² underflows (α/(2σ²)·0 was inf·0 = NaN)
     Ok(up_pos(
@@ -382,7 +388,7 @@ pub fn shifted_cycle_bound(
     t: u64,
     ell: u64,
 ) -> Result<f64> {
-    shift_args(alpha, sigma, ("tau", tau), Some(sbar))?;
+    shift_args(alpha, sigma, ("initial_distance", tau), Some(sbar))?;
     check_t_ell(t, ell)?;
     let th = theta_l_u(u, ell as f64)?;
     let l = rel_up((0.5 * u).exp(), EPS2); // L rounded up
@@ -407,11 +413,11 @@ pub fn shifted_cycle_bound(
 /// τ, s ≥ 0 finite, u < +inf. L = 0 (u = −∞) is the limit of the formula,
 /// θ_L(T)L^{1−t} = L^{2T−1−t}/Σ_{j<T} L^{2j}: a_1 = s for T = 1, every a_t = 0 for T ≥ 2.
 pub fn optimal_residuals(u: f64, t: u64, tau: f64, s: f64) -> Result<Vec<f64>> {
-    nonneg("tau", tau)?;
-    nonneg("s", s)?;
+    nonneg("initial_distance", tau)?;
+    nonneg("map_difference", s)?;
     if t == 0 || t > super::MAX_LEN {
         return Err(PabiError::domain(
-            "T",
+            "steps",
             format!("an integer in 1..={} (2^26)", super::MAX_LEN),
             t as f64,
         ));
@@ -448,24 +454,25 @@ pub fn cyclic_calibration(
     epochs: u64,
     as_published: bool,
 ) -> Result<(f64, f64, f64)> {
-    order(alpha)?;
-    pos("eps", eps)?;
-    pos("rho", rho)?;
-    nonneg("M", big_m)?;
-    pos("clip", clip)?;
-    count("b", b)?;
+    rdp_order(alpha)?;
+    pos("rdp", eps)?;
+    pos("weak_convexity", rho)?;
+    nonneg("smoothness", big_m)?;
+    pos("max_grad_norm", clip)?;
+    count("batch_size", b)?;
     // λ̄ = 1/(2(M + ρ)) must be a positive normal double: M + ρ ≤ 2^1021 (ρ = 1e308 gave
     // 2(M + ρ) = inf, λ̄ = 0, ℓ̄ = inf and σ̄ = NaN)
     let sum = big_m + rho;
     if !(sum <= MAX_M_PLUS_RHO) {
         let (param, v) = if rho >= big_m {
-            ("rho", rho)
+            ("weak_convexity", rho)
         } else {
-            ("M", big_m)
+            ("smoothness", big_m)
         };
         return Err(PabiError::domain(
             param,
-            "such that M + rho <= 2^1021 (lambda = 1/(2(M + rho)) a normal double)",
+            "such that smoothness + weak_convexity <= 2^1021 (lr = 1/(2(smoothness + \
+             weak_convexity)) a normal double)",
             v,
         ));
     }
@@ -474,8 +481,9 @@ pub fn cyclic_calibration(
     let ell = std::f64::consts::LN_2 / rl.ln_1p();
     if !(rl >= f64::MIN_POSITIVE && ell.is_finite()) {
         return Err(PabiError::domain(
-            "rho",
-            "large enough relative to M that rho/(2(M + rho)) is a normal double (ell finite)",
+            "weak_convexity",
+            "large enough relative to smoothness that weak_convexity/(2(smoothness + \
+             weak_convexity)) is a normal double (batches_per_epoch finite)",
             rho,
         ));
     }
@@ -489,16 +497,16 @@ pub fn cyclic_calibration(
     };
     if !s.is_finite() {
         return Err(PabiError::domain(
-            "eps",
-            "large enough (for this clip, lam, b and alpha) that the noise level sigma is a \
-             finite double",
+            "rdp",
+            "large enough (for this max_grad_norm, lr, batch_size and order) that the noise \
+             scale is a finite double",
             eps,
         ));
     }
     if !(s > 0.0) {
         return Err(PabiError::domain(
-            "clip",
-            "large enough that the noise level sigma does not underflow to 0",
+            "max_grad_norm",
+            "large enough that the noise scale does not underflow to 0",
             clip,
         ));
     }
@@ -514,7 +522,7 @@ pub fn theta_min_steps(kappa: f64, xi: f64) -> Result<f64> {
     if !(kappa > 0.0 && kappa.is_finite()) {
         return Err(PabiError::domain("kappa", "> 0 (L > 1) and finite", kappa));
     }
-    gt1("xi", xi)?;
+    gt1("slack", xi)?;
     // ln(ξ/(ξ − 1)) = log1p(1/(ξ − 1)) with ξ − 1 exact (ξ < 2^53): −log1p(−1/ξ) lost
     // 1e-16/(ξ − 1) absolute to the rounding of 1/ξ (below the exact threshold for ξ − 1 < 1e-4)
     Ok(up_signed((1.0 / (xi - 1.0)).ln_1p() / kappa.ln_1p()))
@@ -525,8 +533,8 @@ pub fn theta_min_steps(kappa: f64, xi: f64) -> Result<f64> {
 /// not rounded up; the final rounding up covers the few ulp). κ = L² − 1 overflowed for
 /// L > 1.34e154 and the error then named `kappa`, which the caller never passed.
 pub fn theta_min_steps_l(l: f64, xi: f64) -> Result<f64> {
-    gt1("L", l)?;
-    gt1("xi", xi)?;
+    gt1("step_lipschitz", l)?;
+    gt1("slack", xi)?;
     let u = if l <= 2.0 {
         2.0 * (l - 1.0).ln_1p()
     } else {
@@ -545,11 +553,11 @@ pub fn last_iterate_rdp_small_step(
     sigma: f64,
     ell: u64,
 ) -> Result<f64> {
-    order(alpha)?;
-    nonneg("clip", clip)?;
-    pos("sigma", sigma)?;
-    count("b", b)?;
-    count("ell", ell)?;
+    rdp_order(alpha)?;
+    nonneg("max_grad_norm", clip)?;
+    pos("noise_scale", sigma)?;
+    count("batch_size", b)?;
+    count("batches_per_epoch", ell)?;
     let bf = b as f64;
     let f = up_signed(1.0 + theta_l_kappa(kappa, ell as f64)?);
     Ok(up_pos(

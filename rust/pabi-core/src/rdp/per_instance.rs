@@ -5,7 +5,7 @@
 //! Cor. 3.1 (the L_p-norm (ε, δ)). Derivation and the rounding of each term:
 //! docs/derivations/rdp.md.
 
-use super::checks::{check_alpha, check_p, check_q, check_sensitivities, unit_open};
+use super::checks::{check_alpha, check_p, check_q, check_sensitivities, gt1, unit_open};
 use super::gaussian_mechanism::{amplify, gaussian_dp_constant};
 use super::holder::{holder_ceil_order, holder_order, order_map_overflow, OrderMap};
 use super::logexp::{log_mean_exp, LME_DIRECT_MAX};
@@ -61,7 +61,7 @@ pub fn dpsgd_per_instance_terms(
     check_alpha(alpha, MAX_COMPOSITION_ORDER)?;
     check_q(q)?;
     if !(sigma > 0.0) {
-        return Err(PabiError::domain("sigma", "> 0 (not NaN)", sigma));
+        return Err(PabiError::domain("noise_scale", "> 0 (not NaN)", sigma));
     }
     check_p(p)?;
     if steps == 0 || samples == 0 {
@@ -86,12 +86,12 @@ pub fn dpsgd_per_instance_terms(
     let mut cmax = 0.0;
     if let Some((conf, smax)) = opts.ucb {
         if !(conf > 0.0 && conf < 1.0) {
-            return Err(PabiError::domain("confidence", "in (0, 1)", conf));
+            return Err(PabiError::domain("failure_prob", "in (0, 1)", conf));
         }
         let Some(smax) = smax else {
             return Err(PabiError::domain(
                 "max_sensitivity",
-                ">= 0 and finite (required with confidence)",
+                ">= 0 and finite (required with failure_prob)",
                 f64::NAN,
             ));
         };
@@ -137,7 +137,7 @@ pub fn dpsgd_per_instance_terms(
         // a resource limit set by the order map: raising p lowers every order (a Domain error
         // naming p, as `order_map_overflow` does for the order cap)
         return Err(PabiError::domain(
-            "p",
+            "holder_exponent",
             format!(
                 "such that the {steps} steps need at most {MAX_TABLE_ENTRIES} binomial-table \
                  entries ({} MiB; they need {entries}: the orders beta_i range up to {:e} at \
@@ -353,9 +353,9 @@ pub fn lp_per_instance_eps_delta(
     sens: &[f64],
 ) -> Result<(f64, f64, bool)> {
     if !(q > 0.0 && q <= 1.0) {
-        return Err(PabiError::domain("q", "in (0, 1]", q));
+        return Err(PabiError::domain("sample_rate", "in (0, 1]", q));
     }
-    check_p(p)?;
+    gt1("lp_exponent", p)?;
     unit_open("delta_prime", delta_prime)?;
     check_sensitivities(sens)?;
     let c = gaussian_dp_constant(delta, sigma)?;

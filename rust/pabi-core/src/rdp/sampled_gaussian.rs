@@ -229,19 +229,19 @@ pub fn sampled_gaussian_rdp_batch(
     crate::batch::check_len(
         n,
         &[
-            ("q", q.len()),
+            ("sample_rate", q.len()),
             ("sensitivity", sens.len()),
-            ("sigma", sigma.len()),
+            ("noise_scale", sigma.len()),
             ("out", out.len()),
         ],
     )?;
-    crate::batch::check(alpha, "alpha", "> 1 and <= 1e7 (not NaN)", |a| {
+    crate::batch::check(alpha, "order", "> 1 and <= 1e7 (not NaN)", |a| {
         a > 1.0 && a <= MAX_ORDER
     })?;
-    crate::batch::check(q, "q", "in [0, 1]", |x| (0.0..=1.0).contains(&x))?;
+    crate::batch::check(q, "sample_rate", "in [0, 1]", |x| (0.0..=1.0).contains(&x))?;
     crate::batch::check(sens, "sensitivity", ">= 0 (not NaN)", |x| x >= 0.0)?;
     // σ = +inf with an infinite sensitivity made r = inf/inf = NaN, read as ε = 0
-    crate::batch::check(sigma, "sigma", "> 0 and finite", |x| {
+    crate::batch::check(sigma, "noise_scale", "> 0 and finite", |x| {
         x > 0.0 && x.is_finite()
     })?;
     let kernel = |a: &[f64], qq: &[f64], s: &[f64], sg: &[f64], o: &mut [f64]| {

@@ -133,7 +133,13 @@ fn errors() {
         ucb: None,
     };
     let e = dpsgd_per_instance_terms(8.0, 0.01, 1.0, &[1.0; 2000], 2000, 1, 1.001, o);
-    assert!(matches!(e, Err(PabiError::Domain { param: "p", .. })));
+    assert!(matches!(
+        e,
+        Err(PabiError::Domain {
+            param: "holder_exponent",
+            ..
+        })
+    ));
     let e = dpsgd_per_instance_terms(8.0, 0.01, 1.0, &[1.0, -1.0], 1, 2, 3.0, o);
     assert!(matches!(e, Err(PabiError::Domain { index: Some(1), .. })));
 }
@@ -150,7 +156,10 @@ pub(super) fn param_of(e: PabiError) -> &'static str {
 fn sizes_are_checked_before_allocation() {
     let c = OrderMap::Corrected;
     for n in [MAX_LEN + 1, 1_000_000_000_000, 1 << 63, u64::MAX] {
-        assert_eq!(param_of(holder_orders(2.0, 2.0, n, c).unwrap_err()), "n");
+        assert_eq!(
+            param_of(holder_orders(2.0, 2.0, n, c).unwrap_err()),
+            "steps"
+        );
     }
     assert_eq!(
         holder_orders(2.0, 2.0, 3, c).unwrap().0,
@@ -158,11 +167,11 @@ fn sizes_are_checked_before_allocation() {
     );
     assert_eq!(
         param_of(holder_orders(0.5, 0.5, 3, c).unwrap_err()),
-        "alpha"
+        "order"
     );
     assert_eq!(
         param_of(holder_orders(2.0, f64::INFINITY, 3, OrderMap::AsPublished).unwrap_err()),
-        "p"
+        "holder_exponent"
     );
     // products of shapes that overflow usize are shape errors, not wrapped matches
     let o = CompositionOptions { map: c, ucb: None };
@@ -188,7 +197,13 @@ fn composition_tables_are_capped() {
     let sens = vec![0.5; 100_000];
     let e = dpsgd_per_instance_terms(2.0, 0.01, 1.0, &sens, 100_000, 1, 8700.0, o);
     assert!(
-        matches!(e, Err(PabiError::Domain { param: "p", .. })),
+        matches!(
+            e,
+            Err(PabiError::Domain {
+                param: "holder_exponent",
+                ..
+            })
+        ),
         "{e:?}"
     );
     assert!(format!("{e:?}").contains("binomial-table entries"));
@@ -208,7 +223,7 @@ fn compose_inf_and_overflow() {
     assert!(matches!(
         e,
         PabiError::Domain {
-            param: "curves",
+            param: "rdp",
             index: Some(2),
             ..
         }
@@ -287,7 +302,7 @@ fn conversions_agree_and_are_monotone() {
 #[test]
 fn profile_domain_and_tiny_cells() {
     let e = profile_to_rdp(f64::INFINITY, &[0.0, 1.0], &[0.5, 0.0]).unwrap_err();
-    assert_eq!(param_of(e), "alpha");
+    assert_eq!(param_of(e), "order");
     // (α − 1)h underflows: the cell still counts (≈ α·2h·δ, here 1e-300)
     let v = profile_to_rdp(1.0 + f64::EPSILON, &[0.0, 1e-300], &[0.5, 0.0]).unwrap();
     assert!((1e-300..1.000_001e-300).contains(&v), "{v}");

@@ -26,7 +26,7 @@ fn optimal_residuals_cap_and_l_zero() {
     for t in [crate::rdp::MAX_LEN + 1, 1_000_000_000_000, u64::MAX, 0] {
         assert_eq!(
             param_of(optimal_residuals(u12, t, 0.1, 1.0).unwrap_err()),
-            "T"
+            "steps"
         );
     }
     let z = lip_u_from_l(0.0).unwrap();
@@ -39,12 +39,12 @@ fn optimal_residuals_cap_and_l_zero() {
 #[test]
 fn no_nan_from_overflow() {
     let e = cyclic_calibration(8.0, 1.0, 1e308, 2.0, 1.0, 10, 5, false).unwrap_err();
-    assert_eq!(param_of(e), "rho");
+    assert_eq!(param_of(e), "weak_convexity");
     let v =
         hoeffding_sample_size_ln(8.0, 1.0, 2.0, 0.1, 5e-324, SampleSizeVariant::Corrected).unwrap();
     assert!(v.is_finite() && v > 148.0);
     let e = general_update_rdp(3, 5e-324, &[0.0], &[1.0; 3], 1, 1, 1).unwrap_err();
-    assert_eq!(param_of(e), "sigma");
+    assert_eq!(param_of(e), "noise_scale");
     let e = general_update_rdp(1 << 62, 1.0, &[0.0], &[0.0; 4], 1, 4, 1).unwrap_err();
     assert!(matches!(e, PabiError::Shape { .. }));
     assert_eq!(gaussian_mech_rdp(2.0, 0.0, 1e-170).unwrap(), 0.0);
@@ -81,13 +81,16 @@ fn prod_div_extremes() {
 fn step_condition_and_names() {
     assert_eq!(
         param_of(l_lambda_kappa(1.0, 1.0, 2.0, LipschitzModel::Triangle).unwrap_err()),
-        "lam"
+        "lr"
     );
     // the double 1/(2(m + M)) itself is accepted
     assert!(l_lambda_kappa(1.0 / 6.0, 1.0, 2.0, LipschitzModel::AsPublished).is_ok());
     assert!(l_lambda_kappa(0.1, 1.0, 4.0, LipschitzModel::Triangle).is_ok());
     assert!(l_lambda_kappa(1e6, 0.0, 0.0, LipschitzModel::Triangle).is_ok());
-    assert_eq!(param_of(theta_min_steps_l(1.0, 2.0).unwrap_err()), "L");
+    assert_eq!(
+        param_of(theta_min_steps_l(1.0, 2.0).unwrap_err()),
+        "step_lipschitz"
+    );
     let v = theta_min_steps_l(1e200, 2.0).unwrap();
     let exact = std::f64::consts::LN_2 / (2.0 * 1e200f64.ln());
     assert!(v >= exact && v < exact * (1.0 + 1e-13));
@@ -95,11 +98,11 @@ fn step_condition_and_names() {
     assert_eq!(param_of(e), "batch_size");
     assert_eq!(
         param_of(last_iterate_rdp_small_step(2.0, 0.0, 1.0, 1, 1.0, 0).unwrap_err()),
-        "ell"
+        "batches_per_epoch"
     );
     assert_eq!(
         param_of(shifted_cycle_bound(2.0, 1.0, 0.0, 0.0, 1.0, 10, 0).unwrap_err()),
-        "ell"
+        "batches_per_epoch"
     );
 }
 
@@ -156,7 +159,7 @@ fn smooth_step_bounds_are_the_two_step_composition() {
         1.5,
         LipschitzModel::Triangle,
     );
-    assert_eq!(param_of(e.unwrap_err()), "lam");
+    assert_eq!(param_of(e.unwrap_err()), "lr");
 }
 
 #[test]
@@ -164,15 +167,21 @@ fn one_wording_per_checker() {
     use super::checks::*;
     let msg = |r: crate::error::Result<()>| r.unwrap_err().to_string();
     assert_eq!(msg(count("b", 0)), "b must be an integer >= 1, got 0");
-    assert_eq!(msg(order(1.0)), "alpha must be > 1 and finite, got 1");
     assert_eq!(
         msg(check_alpha(f64::INFINITY, f64::MAX)),
-        msg(order(f64::INFINITY))
+        "order must be > 1 and finite, got inf"
     );
-    assert_eq!(msg(check_p(f64::NAN)), "p must be > 1 and finite, got NaN");
-    assert_eq!(msg(check_q(1.5)), "q must be in [0, 1], got 1.5");
-    assert_eq!(msg(gt1("xi", 1.0)), "xi must be > 1 and finite, got 1");
-    // the same checker at every site: theta_min_steps and theta_min_steps_l word xi alike
+    assert_eq!(
+        msg(check_p(f64::NAN)),
+        "holder_exponent must be > 1 and finite, got NaN"
+    );
+    assert_eq!(msg(check_q(1.5)), "sample_rate must be in [0, 1], got 1.5");
+    assert_eq!(msg(rdp_order(1.0)), "order must be > 1 and finite, got 1");
+    assert_eq!(
+        msg(gt1("slack", 1.0)),
+        "slack must be > 1 and finite, got 1"
+    );
+    // the same checker at every site: theta_min_steps and theta_min_steps_l word slack alike
     assert_eq!(
         theta_min_steps(1.0, 0.5).unwrap_err().to_string(),
         theta_min_steps_l(2.0, 0.5).unwrap_err().to_string()
@@ -200,4 +209,29 @@ fn averaged_rdp_below_the_normal_range_stays_an_upper_bound() {
         (3.75e-310..=3.75e-310 * (1.0 + 1e-12) + 8.0 * 5e-324).contains(&v),
         "{v:e}"
     );
+}
+
+#[test]
+fn hoeffding_sample_size_is_the_rounded_up_count() {
+    // ln l = 5.3737 (l = 215.6): 216 runs; never below e^{ln l}, +inf beyond the double range
+    let v = SampleSizeVariant::Corrected;
+    let ln_l = hoeffding_sample_size_ln(2.0, 0.1, 0.1, 0.1, 0.05, v).unwrap();
+    let l = hoeffding_sample_size(2.0, 0.1, 0.1, 0.1, 0.05, v).unwrap();
+    assert_eq!(l, 216.0);
+    assert!(l >= ln_l.exp() && l.fract() == 0.0);
+    assert!(hoeffding_sample_size_ln(8.0, 1.0, 20.0, 0.1, 0.05, v)
+        .unwrap()
+        .is_finite());
+    assert_eq!(
+        hoeffding_sample_size(8.0, 1.0, 20.0, 0.1, 0.05, v).unwrap(),
+        f64::INFINITY
+    );
+    // the printed statement's absurdly small l (4e-19) is still at least one run
+    let p = SampleSizeVariant::AsPublished;
+    assert_eq!(
+        hoeffding_sample_size(8.0, 1.0, 2.0, 0.1, 0.05, p).unwrap(),
+        1.0
+    );
+    let e = hoeffding_sample_size(8.0, 1.0, 2.0, 0.0, 0.05, v).unwrap_err();
+    assert_eq!(param_of(e), "tolerance");
 }

@@ -3,7 +3,7 @@
 //! look alike*, §5.4) with the corrected coefficient (docs/errata.md#r-t8).
 //! Derivations: docs/derivations/rdp.md.
 
-use super::checks::{nonneg, order};
+use super::checks::{check_alpha, nonneg};
 use crate::error::{PabiError, Result};
 use crate::num::round::up_inflate;
 use crate::num::round::up_signed;
@@ -11,12 +11,12 @@ use crate::num::round::up_signed;
 /// Weak triangle inequality (Mironov Prop. 11, Hölder-p form):
 /// D_α(P‖R) ≤ (α − 1/p)/(α − 1)·D_{pα}(P‖Q) + D_{g_p(α)}(Q‖R).
 pub fn weak_triangle_bound(alpha: f64, p: f64, d_pa: f64, d_gpa: f64) -> Result<f64> {
-    order(alpha)?;
+    check_alpha(alpha, f64::MAX)?;
     if !(p > 1.0) {
-        return Err(PabiError::domain("p", "> 1", p));
+        return Err(PabiError::domain("holder_exponent", "> 1", p));
     }
-    nonneg("d_p_alpha", d_pa)?;
-    nonneg("d_g_alpha", d_gpa)?;
+    nonneg("divergence_pq", d_pa)?;
+    nonneg("divergence_qr", d_gpa)?;
     Ok(up_signed((alpha - 1.0 / p) / (alpha - 1.0) * d_pa + d_gpa))
 }
 
@@ -31,14 +31,14 @@ pub fn unlearning_keep(
     d_2a1_step: f64,
     as_published: bool,
 ) -> Result<bool> {
-    order(alpha)?;
-    nonneg("beta", beta)?;
-    nonneg("d_2alpha_prev", d_2a_prev)?;
-    nonneg("d_2alpha_minus_1_step", d_2a1_step)?;
+    check_alpha(alpha, f64::MAX)?;
+    nonneg("threshold", beta)?;
+    nonneg("divergence_previous", d_2a_prev)?;
+    nonneg("divergence_step", d_2a1_step)?;
     let c = if as_published {
         if alpha == 2.0 {
             return Err(PabiError::domain(
-                "alpha",
+                "order",
                 "!= 2 (the published coefficient (alpha-1)/(alpha-2) is undefined)",
                 alpha,
             ));

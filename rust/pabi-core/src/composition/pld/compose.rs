@@ -58,16 +58,18 @@ pub(in crate::composition) fn window(parts: &[(&Pld, u64)], tail: f64) -> Result
         return Err(PabiError::domain("parts", "at least one PLD", 0.0));
     }
     if !(tail > 0.0 && tail < 1e-3) {
-        return Err(PabiError::domain("tail", "in (0, 1e-3)", tail));
+        return Err(PabiError::domain("tail_mass", "in (0, 1e-3)", tail));
     }
     let h = parts[0].0.h;
     check_h(h)?;
     for (i, (p, t)) in parts.iter().enumerate() {
         if p.h != h {
-            return Err(PabiError::domain("h", "the same grid step for all parts", p.h).at(i));
+            return Err(
+                PabiError::domain("grid_step", "the same grid step for all parts", p.h).at(i),
+            );
         }
         if *t < 1 || *t > MAX_TIMES {
-            return Err(PabiError::domain("steps", "an integer in [1, 2^53]", *t as f64).at(i));
+            return Err(PabiError::domain("count", "an integer in [1, 2^53]", *t as f64).at(i));
         }
         // a Pld built by this module satisfies these; its fields are public, so check them
         let len = p.pmf.len();
@@ -83,7 +85,7 @@ pub(in crate::composition) fn window(parts: &[(&Pld, u64)], tail: f64) -> Result
     }
     let overflow = || {
         PabiError::domain(
-            "steps",
+            "count",
             "small enough that the composed support indices fit (use fewer compositions)",
             parts.iter().map(|(_, t)| *t as f64).sum::<f64>(),
         )
@@ -151,10 +153,10 @@ pub(in crate::composition) fn window(parts: &[(&Pld, u64)], tail: f64) -> Result
 /// shrinks it in proportion).
 fn window_error(width: i128, h: f64) -> PabiError {
     PabiError::domain(
-        "h",
+        "grid_step",
         format!(
-            "large enough that the composed window fits its cap of 2^22 points (this h needs \
-             {width}; use a coarser h or fewer compositions)"
+            "large enough that the composed window fits its cap of 2^22 points (this grid_step \
+             needs {width}; use a coarser grid_step or fewer compositions)"
         ),
         h,
     )
@@ -174,9 +176,9 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
     }
     if (win.k_lo as f64).abs() > MAX_INDEX || (win.k_top as f64).abs() > MAX_INDEX {
         return Err(PabiError::domain(
-            "steps",
+            "count",
             "small enough that the composed window's grid indices stay within 2^53 \
-             (use fewer compositions or a coarser h)",
+             (use fewer compositions or a coarser grid_step)",
             parts.iter().map(|(_, t)| *t as f64).sum::<f64>(),
         ));
     }

@@ -136,16 +136,20 @@ impl Pld {
     /// probability `q`; q = 1 is the plain Gaussian mechanism), one neighbouring direction.
     pub fn subsampled_gaussian(q: f64, sigma: f64, dir: Neighbour, h: f64) -> Result<Pld> {
         if !(q > 0.0 && q <= 1.0) {
-            return Err(PabiError::domain("q", "in (0, 1]", q));
+            return Err(PabiError::domain("sample_rate", "in (0, 1]", q));
         }
         if !(sigma > 0.0 && sigma.is_finite()) {
-            return Err(PabiError::domain("sigma", "> 0 and finite", sigma));
+            return Err(PabiError::domain(
+                "noise_multiplier",
+                "> 0 and finite",
+                sigma,
+            ));
         }
         check_h(h)?;
         // grid size decided before any allocation (no integer conversion of unchecked floats)
         let (lmin, lmax) = sg_loss_range(q, sigma, dir);
         let (klo, khi) = grid_span(lmin, lmax, h, MAX_GRID)
-            .ok_or_else(|| grid_error(lmin, lmax, h, MAX_GRID, "sigma", sigma))?;
+            .ok_or_else(|| grid_error(lmin, lmax, h, MAX_GRID, "noise_multiplier", sigma))?;
         let m = (khi - klo + 1) as usize; // <= MAX_GRID
         let s = 1.0 / sigma;
         let l1q = (-q).ln_1p(); // ln(1-q), −∞ for q = 1

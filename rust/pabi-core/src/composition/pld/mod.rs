@@ -115,7 +115,7 @@ pub const MAX_TIMES: u64 = 1 << 53;
 
 fn check_h(h: f64) -> Result<()> {
     if !(h > 0.0 && h <= H_MAX) {
-        return Err(PabiError::domain("h", "in (0, 0.1]", h));
+        return Err(PabiError::domain("grid_step", "in (0, 0.1]", h));
     }
     Ok(())
 }
@@ -161,10 +161,10 @@ pub(super) fn grid_error(
     if grid_span(lmin, lmax, H_MAX, cap).is_some() {
         let hmin = ((lmax - lmin) / (cap as f64 - 3.0) * 1.001).min(H_MAX);
         PabiError::domain(
-            "h",
+            "grid_step",
             format!(
                 "large enough for the loss grid to fit its cap of 2^21 points \
-                 (this h needs {need}; use h >= {hmin:.3e})"
+                 (this grid_step needs {need}; use grid_step >= {hmin:.3e})"
             ),
             h,
         )
@@ -173,7 +173,7 @@ pub(super) fn grid_error(
             param,
             format!(
                 "such that the loss grid fits its cap of 2^21 points even at the \
-                 coarsest h = 0.1 (the loss range [{lmin:.3e}, {lmax:.3e}] does not)"
+                 coarsest grid_step = 0.1 (the loss range [{lmin:.3e}, {lmax:.3e}] does not)"
             ),
             value,
         )

@@ -17,7 +17,7 @@ impl Pld {
         let j = delta.len();
         if j < 2 {
             return Err(PabiError::domain(
-                "delta",
+                "profile",
                 "a profile sampled at >= 2 points",
                 j as f64,
             ));
@@ -25,19 +25,19 @@ impl Pld {
         // the PLD has 2J − 1 points (the profile is reflected): J ≤ 2^20
         if j > MAX_PROFILE {
             return Err(PabiError::domain(
-                "delta",
+                "profile",
                 "a profile of at most 2^20 samples (its PLD has 2J - 1 grid points, capped at \
-                 2^21; sample with a coarser h or a smaller eps_max)",
+                 2^21; sample with a coarser grid_step or a smaller eps_max)",
                 j as f64,
             ));
         }
         for (i, &d) in delta.iter().enumerate() {
             if !(0.0..=1.0).contains(&d) {
-                return Err(PabiError::domain("delta", "in [0, 1] (a privacy profile)", d).at(i));
+                return Err(PabiError::domain("profile", "in [0, 1] (a privacy profile)", d).at(i));
             }
             if i > 0 && d > delta[i - 1] {
                 return Err(PabiError::domain(
-                    "delta",
+                    "profile",
                     "non-increasing in eps (a privacy profile)",
                     d,
                 )
@@ -84,7 +84,7 @@ impl Pld {
         let w0 = 2.0 * s0 + 1.0 - delta[0];
         if w0 < -1e-12 {
             return Err(PabiError::domain(
-                "delta",
+                "profile",
                 "a valid symmetric privacy profile (slope at eps = 0 too steep for delta(0))",
                 delta[0],
             ));
@@ -101,7 +101,7 @@ impl Pld {
         }
         if total > 1.0 + 1e-9 {
             return Err(PabiError::domain(
-                "delta",
+                "profile",
                 "a valid symmetric privacy profile (implied total mass > 1)",
                 total,
             ));

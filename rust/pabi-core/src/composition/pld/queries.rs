@@ -71,19 +71,20 @@ impl Composition {
         Ok(())
     }
 
-    /// The terms of the error budget under their names: the grid step, the number of window
-    /// points, the +∞ mass, the truncated mass, the two Chernoff tails, the FFT round-off and
-    /// the number of composed steps.
+    /// The terms of the error budget under their public names (the fields of Python's
+    /// `pabi.ErrorBudget`): the grid step, the number of window points, the +∞ mass, the
+    /// truncated mass, the Chernoff tails above and below the window, the FFT round-off and the
+    /// number of composed mechanisms.
     pub fn budget(&self) -> [(&'static str, f64); 8] {
         [
-            ("h", self.h),
+            ("grid_step", self.h),
             ("window_points", self.pmf.len() as f64),
-            ("inf", self.inf),
-            ("bad", self.bad),
-            ("tail_hi", self.tail_hi),
-            ("tail_lo", self.tail_lo),
-            ("fft_err", self.fft_err),
-            ("steps", self.steps),
+            ("inf_mass", self.inf),
+            ("truncated_mass", self.bad),
+            ("tail_above", self.tail_hi),
+            ("tail_below", self.tail_lo),
+            ("fft_error", self.fft_err),
+            ("compositions", self.steps),
         ]
     }
 }

@@ -31,13 +31,13 @@ fn grid_span_never_wraps() {
 fn single_step_grids_are_capped_before_allocation() {
     let g = |sigma: f64, h: f64| Pld::subsampled_gaussian(1.0, sigma, Neighbour::Remove, h);
     // (khi − klo + 1) as usize wrapped to 0 here, and the cell loop ran ~2^64 times
-    assert_eq!(param_of(g(2.0, 5e-324)), "h");
-    assert_eq!(param_of(g(2.0 / 2f64.powi(63), 1e-4)), "sigma");
-    assert_eq!(param_of(g(5e-324, 0.1)), "sigma"); // 1/σ = +∞
+    assert_eq!(param_of(g(2.0, 5e-324)), "grid_step");
+    assert_eq!(param_of(g(2.0 / 2f64.powi(63), 1e-4)), "noise_multiplier");
+    assert_eq!(param_of(g(5e-324, 0.1)), "noise_multiplier"); // 1/σ = +∞
     let sub = Pld::subsampled_gaussian(0.1, 2.0, Neighbour::Add, 5e-324);
-    assert_eq!(param_of(sub), "h");
+    assert_eq!(param_of(sub), "grid_step");
     // 1.6 TB allocation (abort) before
-    assert_eq!(param_of(Pld::eps_delta(1e5, 1e-5, 1e-6)), "h");
+    assert_eq!(param_of(Pld::eps_delta(1e5, 1e-5, 1e-6)), "grid_step");
     assert_eq!(param_of(Pld::eps_delta(1e6, 1e-5, 0.1)), "eps0");
     assert!(Pld::eps_delta(1e5, 1e-5, 0.0955).is_ok());
     // the suggested h fits
@@ -45,7 +45,7 @@ fn single_step_grids_are_capped_before_allocation() {
         panic!()
     };
     let hmin: f64 = allowed
-        .split("use h >= ")
+        .split("use grid_step >= ")
         .nth(1)
         .unwrap()
         .trim_end_matches(')')
@@ -67,7 +67,7 @@ fn single_step_grids_are_capped_before_allocation() {
     ));
     // from_profile: at most 2^20 samples
     let d = vec![0.0; MAX_PROFILE + 1];
-    assert_eq!(param_of(Pld::from_profile(1e-3, &d)), "delta");
+    assert_eq!(param_of(Pld::from_profile(1e-3, &d)), "profile");
     assert_eq!(
         Pld::from_profile(1e-3, &d[..MAX_PROFILE])
             .unwrap()
@@ -83,10 +83,10 @@ fn compose_sizes_checked() {
     // window of 1e15 compositions: far beyond 2^22 points
     assert_eq!(
         param_of(compose(&[(&p, 1_000_000_000_000_000)], DEFAULT_TAIL)),
-        "h"
+        "grid_step"
     );
-    assert_eq!(param_of(compose(&[(&p, 1 << 60)], DEFAULT_TAIL)), "steps");
-    assert_eq!(param_of(compose(&[(&p, 0)], DEFAULT_TAIL)), "steps");
+    assert_eq!(param_of(compose(&[(&p, 1 << 60)], DEFAULT_TAIL)), "count");
+    assert_eq!(param_of(compose(&[(&p, 0)], DEFAULT_TAIL)), "count");
     // a hand-made Pld (public fields) with indices that would overflow i64
     let bad = Pld {
         h: 1e-3,
@@ -109,7 +109,7 @@ fn compose_sizes_checked() {
         pmf: vec![0.5, 0.5],
         ..bad.clone()
     };
-    assert_eq!(param_of(compose(&[(&far, 1 << 10)], DEFAULT_TAIL)), "steps");
+    assert_eq!(param_of(compose(&[(&far, 1 << 10)], DEFAULT_TAIL)), "count");
     // a two-point PLD composed 2^20 times: the window fits, the values are binomial
     let two = Pld {
         lo: 0,
