@@ -128,20 +128,20 @@ def test_pnsgd_laplace_smooth_and_calibration(capsys):
 
 
 def test_dpsgd_equals_the_api(capsys):
-    d = run_json(capsys, ["dpsgd", "--q", "0.01", "--sigma", "1", "--steps", "1000", "--delta", "1e-5"])
+    d = run_json(capsys, ["dpsgd", "--sample-rate", "0.01", "--noise-multiplier", "1", "--steps", "1000", "--delta", "1e-5"])
     row = d["rows"][0]
     lo, est, up = pabi.dpsgd_epsilon(1e-5, sample_rate=0.01, noise_multiplier=1.0, steps=1000, bracket=True)
     assert (row["eps_pld_lower"], row["eps_pld_estimate"], row["eps_pld"]) == (lo, est, up)
     assert round(up, 3) == 1.828  # dp-accounting / prv-accountant value
     orders = pabi.DEFAULT_ORDERS
-    eps_rdp, order = pabi.rdp_to_dp_epsilon(1e-5, orders=orders, rdp=1000 * pabi.sampled_gaussian_rdp(orders, sample_rate=0.01, noise_multiplier=1.0))
+    eps_rdp, order = pabi.rdp_to_dp_epsilon(1e-5, orders=orders, rdp=pabi.rdp_compose(pabi.sampled_gaussian_rdp(orders, sample_rate=0.01, noise_multiplier=1.0), count=1000))
     assert (row["eps_rdp"], row["rdp_order"]) == (eps_rdp, order)
     assert row["eps_rdp"] > row["eps_pld"]  # the RDP route is looser
-    e = run_json(capsys, ["dpsgd", "--q", "0.01", "--sigma", "1", "--steps", "100", "--eps", "1"])
+    e = run_json(capsys, ["dpsgd", "--sample-rate", "0.01", "--noise-multiplier", "1", "--steps", "100", "--eps", "1"])
     assert e["rows"][0]["delta_pld"] == pabi.dpsgd_delta(1.0, sample_rate=0.01, noise_multiplier=1.0, steps=100)[2]
-    c = run_json(capsys, ["dpsgd", "--q", "0.01", "--steps", "100", "--eps", "2", "--delta", "1e-5",
-                          "--calibrate-sigma"])
-    assert c["rows"][0]["sigma"] == pabi.dpsgd_calibrate_noise_multiplier(2.0, 1e-5, sample_rate=0.01, steps=100)
+    c = run_json(capsys, ["dpsgd", "--sample-rate", "0.01", "--steps", "100", "--eps", "2", "--delta", "1e-5",
+                          "--calibrate-noise-multiplier"])
+    assert c["rows"][0]["noise_multiplier"] == pabi.dpsgd_calibrate_noise_multiplier(2.0, 1e-5, sample_rate=0.01, steps=100)
 
 
 # ---------------------------------------------------------------------------- last-iterate
@@ -246,7 +246,7 @@ def test_config_file_and_flag_override(tmp_path, capsys):
     d = run_json(capsys, ["pnsgd", "--config", str(cfg), "--sigma", "2", "--delta", "1e-5"])
     assert d["rows"][0]["eps"] == pabi.pnsgd_epsilon(1e-5, sigma=2.0, order="shuffled", **PN_KW)
     flat = tmp_path / "flat.toml"
-    flat.write_text("q = 0.01\nsigma = 1.0\nsteps = 100\ndelta = 1e-5\nno_rdp = true\njson = true\n")
+    flat.write_text("sample_rate = 0.01\nnoise_multiplier = 1.0\nsteps = 100\ndelta = 1e-5\nno_rdp = true\njson = true\n")
     assert main(["dpsgd", f"--config={flat}"]) == 0
     row = json.loads(capsys.readouterr().out)["rows"][0]
     assert row["eps_pld"] == pabi.dpsgd_epsilon(1e-5, sample_rate=0.01, noise_multiplier=1.0, steps=100) and "eps_rdp" not in row
@@ -274,8 +274,8 @@ def test_config_errors_are_one_line(tmp_path, capsys):
     (["pnsgd", "--sigma", "4", *PN, "--eps", "1", "--delta", "1e-5"], "exactly one"),
     (["pnsgd", "--sigma", "4", *PN, "--order", "fixed", "--eps", "1"], "index"),
     (["pnsgd", "--sigma", "4", *PN, "--smoothness", "100", "--eps", "1"], "lr"),
-    (["dpsgd", "--q", "1.5", "--sigma", "1", "--steps", "10", "--delta", "1e-5"], "sample_rate"),
-    (["dpsgd", "--q", "0.1", "--sigma", "1", "--steps", "2.5", "--delta", "1e-5"], "steps"),
+    (["dpsgd", "--sample-rate", "1.5", "--noise-multiplier", "1", "--steps", "10", "--delta", "1e-5"], "sample_rate"),
+    (["dpsgd", "--sample-rate", "0.1", "--noise-multiplier", "1", "--steps", "2.5", "--delta", "1e-5"], "steps"),
     (["last-iterate", "--order", "8", "--lr", "0.1", "--max-grad-norm", "1", "--noise-scale", "1", "--steps", "10",
       "--n", "7",
       "--batch-size", "2"], "divide"),
@@ -529,7 +529,7 @@ def test_unwritable_output_path_is_a_one_line_error_with_status_2(tmp_path, caps
 
 def test_core_panic_is_a_one_line_error(capsys, monkeypatch):
     """pyo3's PanicException derives from BaseException and escaped main() as a traceback
-    (`pabi dpsgd --q 1 --sigma 1e-10 ...` hit an integer overflow in the PLD grid size)."""
+    (`pabi dpsgd --sample-rate 1 --noise-multiplier 1e-10 ...` hit an integer overflow in the PLD grid size)."""
     class PanicException(BaseException):
         pass
 
@@ -537,11 +537,11 @@ def test_core_panic_is_a_one_line_error(capsys, monkeypatch):
         raise PanicException("index out of bounds: the len is 0 but the index is 62457343")
 
     monkeypatch.setattr(pabi, "dpsgd_epsilon", boom)
-    assert_one_line_error(main(["dpsgd", "--q", "1", "--sigma", "1e-10", "--steps", "3", "--delta", "1e-5",
+    assert_one_line_error(main(["dpsgd", "--sample-rate", "1", "--noise-multiplier", "1e-10", "--steps", "3", "--delta", "1e-5",
                                 "--no-rdp"]), capsys.readouterr().err, 2, "internal error in pabi")
     monkeypatch.undo()
     # the real command: a one-line error with status 2 whether the core panics or rejects sigma
-    assert_one_line_error(main(["dpsgd", "--q", "1", "--sigma", "1e-10", "--steps", "3", "--delta", "1e-5",
+    assert_one_line_error(main(["dpsgd", "--sample-rate", "1", "--noise-multiplier", "1e-10", "--steps", "3", "--delta", "1e-5",
                                 "--no-rdp"]), capsys.readouterr().err, 2)
 
 

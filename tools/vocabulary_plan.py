@@ -84,6 +84,8 @@ DEFAULTS: dict[tuple[str, str], str] = {
 
 # Command-line flags renamed with their functions: subcommand -> {old flag -> new flag}.
 CLI_FLAGS: dict[str, dict[str, str]] = {
+    "dpsgd": {"--q": "--sample-rate", "--sigma": "--noise-multiplier", "--h": "--grid-step",
+              "--calibrate-sigma": "--calibrate-noise-multiplier"},
     "per-instance": {"--q": "--sample-rate", "--sigma": "--noise-scale", "--alpha": "--order",
                      "--p": "--holder-exponent", "--confidence": "--failure-prob", "--clip": "--max-grad-norm"},
     "last-iterate": {"--alpha": "--order", "--clip": "--max-grad-norm", "--sigma": "--noise-scale",

@@ -209,8 +209,8 @@ def _pnsgd_entries(s: Setup, delta: float) -> list[_Entry]:
 
         setup = _setup_expr(s)
         eps_max = _decayed_eps_max(s.epoch_profile)
-        multi = call("pabi.multi_epoch_epsilon", setup.attr("epoch_profile"), E, delta, eps_max=eps_max,
-                     orders=list(PROFILE_ORDERS), log_profile=setup.attr("epoch_log_profile"))
+        multi = call("pabi.multi_epoch_epsilon", delta, profile=setup.attr("epoch_profile"), epochs=E,
+                     eps_max=eps_max, orders=list(PROFILE_ORDERS), log_profile=setup.attr("epoch_log_profile"))
     for route, name, src, cert in [
         ("pld", "whole per-epoch profile composed (PLD)", "Sordello-Bu-Dong Thm 2 + PLD composition", True),
         ("rdp", "per-epoch profile -> RDP, composed", "Sordello-Bu-Dong Thm 2 + profile->RDP bound", True),
@@ -322,7 +322,7 @@ def _last_iterate_entries(s: Setup, delta: float) -> list[_Entry]:
         expr = None
         if all(x.satisfied for x in a):
             curve = call(fn, _orders(), **kw)
-            expr = call("pabi.rdp_to_dp_epsilon", delta, orders=_orders(), rdp=curve)[0]
+            expr = call("pabi.rdp_to_dp_epsilon", delta, orders=_orders(), rdp=curve).attr("eps")
         out.append(_Entry(oid, name, "last_iterate", src, a, expr, extra={"curve": (fn, kw)}))
     return out
 
@@ -344,7 +344,7 @@ def _baseline_entries(s: Setup, delta: float) -> list[_Entry]:
         curve = call("pabi.sampled_gaussian_rdp", _orders(), sample_rate=s.sample_rate,
                      noise_multiplier=s.noise_multiplier)
         expr = call("pabi.rdp_to_dp_epsilon", delta, orders=_orders(),
-                    rdp=call("pabi.rdp_compose", curve, count=s.steps))[0]
+                    rdp=call("pabi.rdp_compose", curve, count=s.steps)).attr("eps")
     out.append(_Entry("dpsgd_rdp", f"DP-SGD{desc}, data-independent RDP", "dpsgd",
                       "Mironov et al. sampled Gaussian RDP + Balle et al. conversion", poisson, expr))
 
@@ -370,7 +370,8 @@ def _baseline_entries(s: Setup, delta: float) -> list[_Entry]:
     if ok and z1 is not None and not math.isinf(z1):
         pld = call("pabi.dpsgd_epsilon", delta, sample_rate=1.0, noise_multiplier=z1, steps=E)
         curve = call("pabi.sampled_gaussian_rdp", _orders(), sample_rate=1.0, noise_multiplier=z1)
-        rdp = call("pabi.rdp_to_dp_epsilon", delta, orders=_orders(), rdp=call("pabi.rdp_compose", curve, count=E))[0]
+        rdp = call("pabi.rdp_to_dp_epsilon", delta, orders=_orders(),
+                   rdp=call("pabi.rdp_compose", curve, count=E)).attr("eps")
     elif ok:  # L = 0: the output does not depend on the data
         pld = rdp = _Expr("0.0", lambda: 0.0)
     out.append(_Entry("epochs_gaussian_pld", f"{E} x Gaussian mechanism, no amplification (q = 1, noise multiplier {zdesc})",
@@ -386,7 +387,7 @@ def _baseline_entries(s: Setup, delta: float) -> list[_Entry]:
             expr = _Expr("0.0", lambda: 0.0)
         else:
             pld_l = call("pabi.PrivacyLossDistribution.laplace", s.noise_scale, sensitivity=2.0 * s.max_grad_norm)
-            expr = _method(_method(pld_l, "compose", E), "epsilon", delta)[2]
+            expr = _method(_method(pld_l, "compose", E), "epsilon", delta).attr("upper")
     out.append(_Entry("epochs_laplace_pld", f"{E} x Laplace mechanism, no amplification (PLD)", "baseline",
                       "composition of the per-epoch Laplace mechanism (PLD accountant)", lap, expr))
     return out

@@ -255,7 +255,7 @@ class PNSGD(_Questions):
         self._require()
         if self.epochs == 1:
             return float(self.epoch_profile(eps))
-        return float(self._composed().delta(eps)[2])
+        return float(self._composed().delta(eps).upper)
 
     def _epsilon(self, delta: float) -> float:
         import pabi
@@ -263,7 +263,7 @@ class PNSGD(_Questions):
         self._require()
         if self.epochs == 1:
             return float(pabi.pnsgd_epsilon(delta, **self.bound_arguments()))
-        return float(self._composed().epsilon(delta)[2])
+        return float(self._composed().epsilon(delta).upper)
 
     def calibrate(self, eps: float, delta: float) -> "PNSGD":
         """A copy whose ``noise_scale`` is the smallest (certified) one with ε ≤ ``eps`` at
@@ -326,7 +326,7 @@ class DPSGD(_Questions):
         import pabi
 
         self._require()
-        return float(pabi.dpsgd_delta(eps, **self.bound_arguments())[2])
+        return float(pabi.dpsgd_delta(eps, **self.bound_arguments()).upper)
 
     def _epsilon(self, delta: float) -> float:
         import pabi
@@ -420,13 +420,13 @@ class CyclicDPSGD(_Questions):
     def _epsilon(self, delta: float) -> float:
         import pabi
 
-        return min(float(pabi.rdp_to_dp_epsilon(delta, orders=pabi.DEFAULT_ORDERS, rdp=c)[0])
+        return min(float(pabi.rdp_to_dp_epsilon(delta, orders=pabi.DEFAULT_ORDERS, rdp=c).eps)
                    for _, c in self._curves())
 
     def _delta(self, eps: float) -> float:
         import pabi
 
-        return min(float(pabi.rdp_to_dp_delta(eps, orders=pabi.DEFAULT_ORDERS, rdp=c)[0])
+        return min(float(pabi.rdp_to_dp_delta(eps, orders=pabi.DEFAULT_ORDERS, rdp=c).delta)
                    for _, c in self._curves())
 
     def calibrate(self, eps: float, delta: float) -> "CyclicDPSGD":

@@ -12,7 +12,7 @@ from .formatting import table
 
 DESCRIPTION = """\
 (eps, delta) of DP-SGD: `steps` compositions of the Poisson-subsampled Gaussian mechanism with
-sampling rate q and noise multiplier sigma (noise std = sigma x clip norm), add-or-remove-one
+sample rate q and noise multiplier z (noise std = z x max_grad_norm), add-or-remove-one
 neighbours. Two accountants side by side:
   PLD  - privacy-loss distribution composed by FFT (pabi.dpsgd_epsilon / dpsgd_delta): the
          certified upper bound, with a lower bound and the estimate (the bracket is the
@@ -23,45 +23,44 @@ Needs only the sampling: no convexity, smoothness or bounded domain."""
 
 EPILOG = """\
 Examples:
-  pabi dpsgd --q 0.01 --sigma 1 --steps 1000 --delta 1e-5
-  pabi dpsgd --q 0.01 --sigma 1 --steps 1000,10000 --eps 1,2 --json
-  pabi dpsgd --q 0.01 --steps 1000 --eps 1.828 --delta 1e-5 --calibrate-sigma"""
+  pabi dpsgd --sample-rate 0.01 --noise-multiplier 1 --steps 1000 --delta 1e-5
+  pabi dpsgd --sample-rate 0.01 --noise-multiplier 1 --steps 1000,10000 --eps 1,2 --json
+  pabi dpsgd --sample-rate 0.01 --steps 1000 --eps 1.828 --delta 1e-5 --calibrate-noise-multiplier"""
 
 
 def add_parser(sub: argparse._SubParsersAction, fmt_cls: Any) -> argparse.ArgumentParser:
     p = sub.add_parser("dpsgd", formatter_class=fmt_cls, description=DESCRIPTION, epilog=EPILOG,
                        help="DP-SGD accountant (PLD, with the RDP route for comparison)")
-    p.add_argument("--q", type=number, required=True, help="Poisson sampling rate q in [0, 1] (batch size / n)")
-    p.add_argument("--sigma", type=number, help="noise multiplier sigma > 0 (noise std / clip norm)")
+    p.add_argument("--sample-rate", type=number, required=True,
+                   help="Poisson sample rate q in [0, 1] (expected batch size / records)")
+    p.add_argument("--noise-multiplier", type=number, help="noise multiplier z > 0 (noise std / max_grad_norm)")
     p.add_argument("--steps", type=numbers, required=True, metavar="STEPS",
                    help="number of steps (integer >= 1; comma list allowed)")
     p.add_argument("--delta", type=numbers, help="target delta(s) in (0, 1): print eps")
     p.add_argument("--eps", type=numbers, help="privacy level(s) eps >= 0: print delta")
-    p.add_argument("--calibrate-sigma", action="store_true",
+    p.add_argument("--calibrate-noise-multiplier", action="store_true",
                    help="print the smallest noise multiplier whose certified eps at --delta is <= --eps")
-    p.add_argument("--h", type=number, default=1e-4, help="PLD grid step (smaller: tighter, slower)")
+    p.add_argument("--grid-step", type=number, default=1e-4, help="PLD grid step (smaller: tighter, slower)")
     p.add_argument("--no-rdp", action="store_true", help="skip the RDP comparison")
     add_json(p)
     return p
 
 
-def rdp_epsilon(q: float, sigma: float, steps: int, delta: float) -> tuple[float, float]:
+def rdp_epsilon(sample_rate: float, noise_multiplier: float, steps: int, delta: float) -> tuple[float, float]:
     """(eps, order) of the RDP route: steps x sampled_gaussian_rdp over DEFAULT_ORDERS (rounded up),
     tight conversion."""
     import pabi
-    from pabi.rdp._conversions import _rdp_scale as rdp_scale
 
     orders = pabi.DEFAULT_ORDERS
-    curve = rdp_scale(pabi.sampled_gaussian_rdp(orders, sample_rate=q, noise_multiplier=sigma), steps, "steps")
+    curve = pabi.rdp_compose(pabi.sampled_gaussian_rdp(orders, sample_rate=sample_rate, noise_multiplier=noise_multiplier), count=steps)
     return pabi.rdp_to_dp_epsilon(delta, orders=orders, rdp=curve)
 
 
-def rdp_delta(q: float, sigma: float, steps: int, eps: float) -> tuple[float, float]:
+def rdp_delta(sample_rate: float, noise_multiplier: float, steps: int, eps: float) -> tuple[float, float]:
     import pabi
-    from pabi.rdp._conversions import _rdp_scale as rdp_scale
 
     orders = pabi.DEFAULT_ORDERS
-    curve = rdp_scale(pabi.sampled_gaussian_rdp(orders, sample_rate=q, noise_multiplier=sigma), steps, "steps")
+    curve = pabi.rdp_compose(pabi.sampled_gaussian_rdp(orders, sample_rate=sample_rate, noise_multiplier=noise_multiplier), count=steps)
     return pabi.rdp_to_dp_delta(eps, orders=orders, rdp=curve)
 
 
@@ -79,46 +78,46 @@ def run(args: argparse.Namespace) -> int:
 
     steps = _steps(args.steps)
     rows: list[dict[str, Any]] = []
-    if args.calibrate_sigma:
+    if args.calibrate_noise_multiplier:
         if args.eps is None or args.delta is None:
-            raise CliError("--calibrate-sigma needs both --eps and --delta")
-        if args.sigma is not None:
-            raise CliError("--calibrate-sigma computes sigma: do not give --sigma")
+            raise CliError("--calibrate-noise-multiplier needs both --eps and --delta")
+        if args.noise_multiplier is not None:
+            raise CliError("--calibrate-noise-multiplier computes it: do not give --noise-multiplier")
         for t in steps:
             for e in args.eps:
                 for d in args.delta:
                     rows.append({"steps": t, "eps": e, "delta": d,
-                                 "sigma": pabi.dpsgd_calibrate_noise_multiplier(e, d, sample_rate=args.q, steps=t, grid_step=args.h)})
-        cols = [("steps", "steps"), ("eps", "eps"), ("delta", "delta"), ("sigma", "noise multiplier")]
+                                 "noise_multiplier": pabi.dpsgd_calibrate_noise_multiplier(e, d, sample_rate=args.sample_rate, steps=t, grid_step=args.grid_step)})
+        cols = [("steps", "steps"), ("eps", "eps"), ("delta", "delta"), ("noise_multiplier", "noise multiplier")]
     else:
-        if args.sigma is None:
-            raise CliError("--sigma is required (or use --calibrate-sigma)")
+        if args.noise_multiplier is None:
+            raise CliError("--noise-multiplier is required (or use --calibrate-noise-multiplier)")
         if (args.eps is None) == (args.delta is None):
-            raise CliError("give exactly one of --eps and --delta (both only with --calibrate-sigma)")
+            raise CliError("give exactly one of --eps and --delta (both only with --calibrate-noise-multiplier)")
         for t in steps:
             if args.delta is not None:
                 for d in args.delta:
-                    lo, est, up = pabi.dpsgd_epsilon(d, sample_rate=args.q, noise_multiplier=args.sigma, steps=t, grid_step=args.h, bracket=True)
+                    lo, est, up = pabi.dpsgd_epsilon(d, sample_rate=args.sample_rate, noise_multiplier=args.noise_multiplier, steps=t, grid_step=args.grid_step, bracket=True)
                     row: dict[str, Any] = {"steps": t, "delta": d, "eps_pld": up, "eps_pld_lower": lo,
                                            "eps_pld_estimate": est}
                     if not args.no_rdp:
-                        row["eps_rdp"], row["rdp_order"] = rdp_epsilon(args.q, args.sigma, t, d)
+                        row["eps_rdp"], row["rdp_order"] = rdp_epsilon(args.sample_rate, args.noise_multiplier, t, d)
                     rows.append(row)
                 cols = [("steps", "steps"), ("delta", "delta"), ("eps_pld", "eps PLD (upper)"),
                         ("eps_pld_lower", "PLD lower"), ("eps_rdp", "eps RDP"), ("rdp_order", "order")]
             else:
                 for e in args.eps:
-                    lo, est, up = pabi.dpsgd_delta(e, sample_rate=args.q, noise_multiplier=args.sigma, steps=t, grid_step=args.h)
+                    lo, est, up = pabi.dpsgd_delta(e, sample_rate=args.sample_rate, noise_multiplier=args.noise_multiplier, steps=t, grid_step=args.grid_step)
                     row = {"steps": t, "eps": e, "delta_pld": up, "delta_pld_lower": lo,
                            "delta_pld_estimate": est}
                     if not args.no_rdp:
-                        row["delta_rdp"], row["rdp_order"] = rdp_delta(args.q, args.sigma, t, e)
+                        row["delta_rdp"], row["rdp_order"] = rdp_delta(args.sample_rate, args.noise_multiplier, t, e)
                     rows.append(row)
                 cols = [("steps", "steps"), ("eps", "eps"), ("delta_pld", "delta PLD (upper)"),
                         ("delta_pld_lower", "PLD lower"), ("delta_rdp", "delta RDP"), ("rdp_order", "order")]
         if args.no_rdp:
             cols = [c for c in cols if "rdp" not in c[0]]
-    setup = {"q": args.q, "sigma": args.sigma, "h": args.h}
-    head = f"DP-SGD, Poisson sampling q = {args.q:g}" + (
-        f", noise multiplier {args.sigma:g}" if args.sigma is not None else "") + ", add-or-remove neighbours"
+    setup = {"sample_rate": args.sample_rate, "noise_multiplier": args.noise_multiplier, "grid_step": args.grid_step}
+    head = f"DP-SGD, Poisson sampling q = {args.sample_rate:g}" + (
+        f", noise multiplier {args.noise_multiplier:g}" if args.noise_multiplier is not None else "") + ", add-or-remove neighbours"
     return emit(args, {"setup": setup, "rows": rows}, head + "\n\n" + table(rows, cols, results=("delta_pld", "delta_pld_lower", "delta_rdp")))

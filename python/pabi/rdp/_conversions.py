@@ -106,16 +106,21 @@ def rdp_to_dp_delta(
     return DeltaAtOrder(*_core.rdp_to_dp_delta(o, r, _real("eps", eps), _conversion(conversion)))
 
 
-def rdp_compose(rdp: ArrayLike) -> FloatArray:
-    """Composition of RDP curves (Mironov 2017 Prop. 1): Σ_k ε_k(α) for each order.
+def rdp_compose(rdp: ArrayLike, *, count: int = 1) -> FloatArray:
+    """Composition of RDP curves (Mironov 2017 Prop. 1): count·Σ_k ε_k(α) for each order.
 
     ``rdp`` holds RDP values ≥ 0 (+inf allowed) with shape (mechanisms, orders): row k is the
     curve of mechanism k on a common grid of orders; returns the summed curve (rounded up).
+    ``count`` (an integer ≥ 1, default 1): the whole sequence is run ``count`` times (e.g. a
+    curve of one step composed over ``steps`` steps); the product is rounded up again, so for
+    one curve the result is the smallest double ≥ count·ε(α).
     +inf ("no guarantee" at that order) composes to +inf; NaN or negative entries are a
     DomainError with their (mechanism, order) index.
 
     >>> rdp_compose([[0.1, 0.2], [0.3, 0.4]])
     array([0.4, 0.6])
+    >>> [float(v) for v in rdp_compose([0.1, 0.25], count=10)]  # 10 x 0.1 is 1.0 to nearest, below the exact
+    [1.0000000000000002, 2.5]
     """
     c = _real_array("rdp", rdp)
     if c.ndim == 1:
@@ -123,10 +128,14 @@ def rdp_compose(rdp: ArrayLike) -> FloatArray:
     if c.ndim != 2 or c.size == 0:
         raise ValueError(f"rdp must be a non-empty (mechanisms, orders) array, got {c.shape}")
     k, m = c.shape
+    n = _int("count", count, lo=1)
+    if n > 1 and k == 1:  # one curve run n times: n·ε(α), one upward rounding
+        return _rdp_scale(c[0], n, "count")
     try:
-        return _core.rdp_compose(np.ascontiguousarray(c).reshape(-1), k, m)
+        out = _core.rdp_compose(np.ascontiguousarray(c).reshape(-1), k, m)
     except DomainError as exc:
         raise _relocate(exc, c.shape, False) from None
+    return out if n == 1 else _rdp_scale(out, n, "count")
 
 
 def profile_to_rdp(
