@@ -51,6 +51,8 @@ def _public_callables() -> Iterator[tuple[str, object]]:
                 for meth_name, meth in inspect.getmembers(obj):
                     if (meth_name.startswith("_") and meth_name != "__init__") or not callable(meth):
                         continue
+                    if getattr(meth, "__objclass__", None) is tuple:
+                        continue  # a NamedTuple result's count/index (tuple's, not pabi's)
                     if meth_name == "__init__" and (meth is object.__init__ or _wraps_core(meth)):
                         continue  # built by classmethods from a core object (not a user call)
                     yield f"{obj.__name__}.{meth_name}", meth

@@ -81,6 +81,20 @@ DEFAULTS: dict[tuple[str, str], str] = {
     ("pnsgd_calibrate_sigma", "order"): "shuffled",
     ("pnsgd_log_delta", "order"): "shuffled",
 }
+# The defaults they replace (a call recorded without the argument ran with these).
+DEFAULTS_BEFORE: dict[tuple[str, str], str] = {
+    ("pnsgd_delta", "order"): "fixed",
+    ("pnsgd_epsilon", "order"): "fixed",
+    ("pnsgd_calibrate_sigma", "order"): "fixed",
+    ("pnsgd_log_delta", "order"): "fixed",
+}
+
+# Command-line flags renamed with the functions they call: sub-command -> {old flag -> new flag}
+# (the option values follow VALUES: ``--variant refined`` is ``--variant corrected``).
+CLI_FLAGS: dict[str, dict[str, str]] = {
+    "pnsgd": {"--sigma": "--noise-scale", "--lipschitz": "--max-grad-norm", "--n": "--steps",
+              "--order": "--ordering", "--calibrate-sigma": "--calibrate-noise-scale"},
+}
 
 # Parameter renames: public callable -> {old parameter -> glossary name}.
 PARAMS: dict[str, dict[str, str]] = {
