@@ -95,11 +95,11 @@ def test_example_report_runs_and_ranks(capsys):
 def test_example_values_equal_the_api(capsys):
     rep = report(capsys, EXAMPLE)
     b = by_id(rep)
-    kw = dict(noise="gaussian", sigma=4.0, lipschitz=1.0, lr=0.05, diameter=1.0, n=1000, smoothness=10.0,
-              strong_convexity=0.0, order="shuffled")
+    kw = dict(noise="gaussian", noise_scale=4.0, max_grad_norm=1.0, lr=0.05, diameter=1.0, steps=1000, smoothness=10.0,
+              strong_convexity=0.0, ordering="shuffled")
     prof = lambda e: pabi.pnsgd_delta(e, **kw)  # noqa: E731
     multi = pabi.multi_epoch_epsilon(1e-5, profile=prof, epochs=3, eps_max=_decayed_eps_max(prof), orders=rp.RDP_ORDERS,
-                                     log_profile=lambda e: pabi.pnsgd_log_delta(e, **kw))
+                                     log_profile=lambda e: pabi.pnsgd_delta(e, **kw, log=True))
     for route in ("pld", "rdp", "single_point", "gdp"):
         assert b[f"pnsgd_shuffled_epochs_{route}"]["epsilon"] == getattr(multi, route)
     assert b["epochs_gaussian_pld"]["epsilon"] == pabi.dpsgd_epsilon(1e-5, sample_rate=1.0, noise_multiplier=4.0 / 2.0, steps=3)
@@ -120,20 +120,20 @@ def test_one_epoch_orders_equal_the_api(tmp_path, capsys, sampling, expected):
                                                           beta=10.0, extra="")))
     check_ranking(rep)
     b = by_id(rep)
-    kw = dict(noise="gaussian", sigma=4.0, lipschitz=1.0, lr=0.05, diameter=1.0, n=1000, smoothness=10.0,
+    kw = dict(noise="gaussian", noise_scale=4.0, max_grad_norm=1.0, lr=0.05, diameter=1.0, steps=1000, smoothness=10.0,
               strong_convexity=0.0)
     order = {"pnsgd_shuffled": "shuffled", "pnsgd_random_stop": "random_stop", "pnsgd_fixed": "fixed"}[expected]
     extra = {"index": 1000} if order == "fixed" else {}
     assert b[expected]["valid"]
-    assert b[expected]["epsilon"] == pabi.pnsgd_epsilon(1e-5, order=order, **kw, **extra)
+    assert b[expected]["epsilon"] == pabi.pnsgd_epsilon(1e-5, ordering=order, **kw, **extra)
     others = {"pnsgd_shuffled", "pnsgd_random_stop", "pnsgd_fixed"} - {expected}
     assert all(not b[o]["applicable"] for o in others)
     if sampling == "cyclic":  # the RDP comparison bound (000 Prop. 1) and the cyclic last-iterate bound apply
         assert b["pnsgd_rdp"]["epsilon"] == pabi.pnsgd_rdp_epsilon(
-            1e-5, sigma=4.0, lipschitz=1.0, lr=0.05, n=1000, index=1000, smoothness=10.0, strong_convexity=0.0)
+            1e-5, noise_scale=4.0, max_grad_norm=1.0, lr=0.05, steps=1000, index=1000, smoothness=10.0, strong_convexity=0.0)
         assert b["last_iterate_cyclic"]["valid"]
     if sampling == "shuffled":  # the random-stop worst case equals the shuffled bound (docs/errata.md#p-t12) but needs random stop
-        assert b["pnsgd_shuffled"]["epsilon"] == pabi.pnsgd_epsilon(1e-5, order="random_stop", **kw)
+        assert b["pnsgd_shuffled"]["epsilon"] == pabi.pnsgd_epsilon(1e-5, ordering="random_stop", **kw)
 
 
 def test_rdp_comparison_composes_epochs_conservatively(tmp_path, capsys):
@@ -141,7 +141,7 @@ def test_rdp_comparison_composes_epochs_conservatively(tmp_path, capsys):
     rep = report(capsys, write(tmp_path, text.replace("epochs = 1", "epochs = 4")))
     eps = by_id(rep)["pnsgd_rdp"]["epsilon"]
     # RDP adds over epochs: c -> 4c, i.e. sigma -> sigma / 2 (rounded down, so never below)
-    exact = pabi.pnsgd_rdp_epsilon(1e-5, sigma=2.0, lipschitz=1.0, lr=0.05, n=1000, index=1000, smoothness=10.0)
+    exact = pabi.pnsgd_rdp_epsilon(1e-5, noise_scale=2.0, max_grad_norm=1.0, lr=0.05, steps=1000, index=1000, smoothness=10.0)
     assert exact <= eps <= exact * (1 + 1e-14)
 
 
@@ -168,7 +168,7 @@ def test_laplace_dimension_one_is_valid(tmp_path, capsys):
     b = by_id(rep)
     assert b["pnsgd_shuffled"]["valid"]
     assert b["pnsgd_shuffled"]["epsilon"] == pabi.pnsgd_epsilon(
-        1e-5, noise="laplace", sigma=4.0, lipschitz=1.0, lr=0.05, diameter=1.0, n=1000, order="shuffled",
+        1e-5, noise="laplace", noise_scale=4.0, max_grad_norm=1.0, lr=0.05, diameter=1.0, steps=1000, ordering="shuffled",
         smoothness=10.0)
     assert not b["epochs_gaussian_pld"]["applicable"]  # needs Gaussian noise
 

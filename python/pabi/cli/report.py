@@ -212,8 +212,8 @@ def _pnsgd_common(c: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _pnsgd_kw(c: dict[str, Any]) -> dict[str, Any]:
-    return dict(noise=c["kind"], sigma=c["sigma"], lipschitz=c["lipschitz"], lr=c["lr"],
-                diameter=c["diameter"], n=c["n"], smoothness=c["smoothness"],
+    return dict(noise=c["kind"], noise_scale=c["sigma"], max_grad_norm=c["lipschitz"], lr=c["lr"],
+                diameter=c["diameter"], steps=c["n"], smoothness=c["smoothness"],
                 strong_convexity=c["strong_convexity"])
 
 
@@ -231,21 +231,21 @@ def pnsgd_bounds(c: dict[str, Any]) -> list[_Bound]:
     one = _a("one epoch", E == 1, f"epochs = {E}")
 
     def single(order: str, **extra: Any) -> Callable[[], Any]:
-        return lambda: pabi.pnsgd_epsilon(delta, order=order, **kw, **extra)
+        return lambda: pabi.pnsgd_epsilon(delta, ordering=order, **kw, **extra)
 
     out.append(_Bound("pnsgd_shuffled", "PNSGD shuffled, amplification by iteration",
                       "Sordello-Bu-Dong Thm 2",
                       common + [_a("shuffled order", s == "shuffled", f"sampling = {s}"), one],
-                      single("shuffled"), f"pabi.pnsgd_epsilon({delta!r}, order='shuffled', {_kw_text(kw)})"))
+                      single("shuffled"), f"pabi.pnsgd_epsilon({delta!r}, ordering='shuffled', {_kw_text(kw)})"))
     out.append(_Bound("pnsgd_random_stop", "PNSGD random stop (worst record)",
                       "Asoodeh-Diaz-Calmon Thm 5, refined (Sordello-Bu-Dong Sec. 1)",
                       common + [_a("random-stop output", s == "random_stop", f"sampling = {s}"), one],
-                      single("random_stop"), f"pabi.pnsgd_epsilon({delta!r}, order='random_stop', {_kw_text(kw)})"))
+                      single("random_stop"), f"pabi.pnsgd_epsilon({delta!r}, ordering='random_stop', {_kw_text(kw)})"))
     out.append(_Bound("pnsgd_fixed", "PNSGD fixed order, worst record (i = n)",
                       "Sordello-Bu-Dong Thm 1 / Asoodeh-Diaz-Calmon Thms 3-4",
                       common + [_a("fixed (cyclic) order", s == "cyclic", f"sampling = {s}"), one],
                       single("fixed", index=c["n"]),
-                      f"pabi.pnsgd_epsilon({delta!r}, order='fixed', index={c['n']}, {_kw_text(kw)})"))
+                      f"pabi.pnsgd_epsilon({delta!r}, ordering='fixed', index={c['n']}, {_kw_text(kw)})"))
 
     # several shuffled epochs: compose the per-epoch profile (one multi_epoch_epsilon call)
     cache: dict[str, Any] = {}
@@ -255,9 +255,9 @@ def pnsgd_bounds(c: dict[str, Any]) -> list[_Bound]:
             if "r" not in cache:
                 from ..composition import _decayed_eps_max
 
-                kws = dict(kw, order="shuffled")
+                kws = dict(kw, ordering="shuffled")
                 prof: Any = lambda e: pabi.pnsgd_delta(e, **kws)  # noqa: E731
-                logp: Any = lambda e: pabi.pnsgd_log_delta(e, **kws)  # noqa: E731
+                logp: Any = lambda e: pabi.pnsgd_delta(e, **kws, log=True)  # noqa: E731
                 try:
                     cache["r"] = pabi.multi_epoch_epsilon(delta, profile=prof, epochs=E, eps_max=_decayed_eps_max(prof),
                                                           orders=RDP_ORDERS, log_profile=logp)
@@ -270,7 +270,7 @@ def pnsgd_bounds(c: dict[str, Any]) -> list[_Bound]:
 
     several = _a("shuffled order, several epochs (each a fresh permutation)", s == "shuffled" and E >= 2,
                  f"sampling = {s}, epochs = {E}")
-    api = (f"pabi.multi_epoch_epsilon({delta!r}, profile=lambda e: pabi.pnsgd_delta(e, order='shuffled', "
+    api = (f"pabi.multi_epoch_epsilon({delta!r}, profile=lambda e: pabi.pnsgd_delta(e, ordering='shuffled', "
            f"{_kw_text(kw)}), epochs={E}, eps_max=..., orders=RDP_ORDERS)")
     for route, name, src, cert in [
         ("pld", "whole per-epoch profile composed (PLD)", "Sordello-Bu-Dong Thm 2 + PLD composition", True),
@@ -285,7 +285,7 @@ def pnsgd_bounds(c: dict[str, Any]) -> list[_Bound]:
                           "for the shuffled profile (docs/errata.md#p-c23): not a certificate"))
 
     # RDP comparison bound (000 Prop. 1): fixed order, worst record, epochs composed
-    rkw = dict(sigma=c["sigma"], lipschitz=c["lipschitz"], lr=c["lr"], n=c["n"], index=c["n"],
+    rkw = dict(noise_scale=c["sigma"], max_grad_norm=c["lipschitz"], lr=c["lr"], steps=c["n"], index=c["n"],
                smoothness=c["smoothness"], strong_convexity=c["strong_convexity"])
     sig_e = c["sigma"] if E == 1 else float(np.nextafter(np.nextafter(c["sigma"] / math.sqrt(E), 0.0), 0.0))
     rdp_common = [a for a in common if not a["text"].startswith(("bounded", "Gaussian noise,"))]
@@ -293,8 +293,8 @@ def pnsgd_bounds(c: dict[str, Any]) -> list[_Bound]:
                       "Asoodeh-Diaz-Calmon Prop. 1",
                       rdp_common + [_a("Gaussian noise", c["kind"] == "gaussian", f"kind = {c['kind']}"),
                                     _a("fixed (cyclic) order", s == "cyclic", f"sampling = {s}")],
-                      lambda: pabi.pnsgd_rdp_epsilon(delta, **dict(rkw, sigma=sig_e)),  # type: ignore[arg-type]
-                      f"pabi.pnsgd_rdp_epsilon({delta!r}, {_kw_text(dict(rkw, sigma=sig_e))})"
+                      lambda: pabi.pnsgd_rdp_epsilon(delta, **dict(rkw, noise_scale=sig_e)),  # type: ignore[arg-type]
+                      f"pabi.pnsgd_rdp_epsilon({delta!r}, {_kw_text(dict(rkw, noise_scale=sig_e))})"
                       + ("" if E == 1 else f"  # sigma/sqrt({E}) rounded down: RDP adds over epochs")))
     return out
 
