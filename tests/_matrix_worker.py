@@ -431,7 +431,7 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
         fn=_call_pld("gaussian"), coupled=grid)
     add("PrivacyLossDistribution.subsampled_gaussian", dict(sample_rate=0.1, noise_multiplier=1.0,
                                                             direction="remove", grid_step=0.01),
-        {"neighboring": "option"}, grid, fn=_call_pld("subsampled_gaussian"))
+        {"direction": "option"}, grid, fn=_call_pld("subsampled_gaussian"))
     add("PrivacyLossDistribution.laplace", dict(noise_scale=1.0, sensitivity=1.0, grid_step=0.01),
         fn=_call_pld("laplace"),
         coupled={"noise_scale": ("sensitivity", "profile"), "sensitivity": ("noise_scale", "profile")})

@@ -49,7 +49,7 @@ def test_pnsgd_options_accepted():
 def test_neighbour_option_error():
     with pytest.raises(DomainError) as exc:
         _core._Pld.subsampled_gaussian(0.1, 1.0, "replace", 1e-3)
-    _option_error(exc, "neighboring", "replace")
+    _option_error(exc, "direction", "replace")
 
 
 ONLINE = (A(1.0), A(10.0), A(0.01), A(1.0), A(1e6), A(100.0), A(100.0), A(100.0), A(1.5))
