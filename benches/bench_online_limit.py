@@ -17,9 +17,9 @@ import time
 import pabi
 
 REPEAT = 3
-GAUSS = (10.0, 0.01, 1.0, 100, 100.0, 100.0, 1.5)  # lipschitz, lr, diameter, index, c1, c2, decay
-LAPLACE = (10.0, 0.1, 1.0, 3, 1.0, 1e250, 1.5)
-KINDS = ("delta_limit", "delta_limit_bound", "delta_star_upper", "delta_star_lower")
+GAUSS = dict(max_grad_norm=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
+LAPLACE = dict(max_grad_norm=10.0, lr=0.1, diameter=1.0, index=3, c1=1.0, c2=1e250, decay=1.5)
+KINDS = ("delta_limit", "delta_limit_upper", "delta_limit_closed_upper", "delta_limit_lower")
 
 
 def best(f):
@@ -33,11 +33,11 @@ def best(f):
 
 def main() -> None:
     print(f"{'function':38s} {'eps':>6s} {'ln delta':>24s} {'time [s]':>9s}")
-    for mech, args, epss in (("gauss", GAUSS, (1.0, 1e3, 1e30)), ("laplace", LAPLACE, (1e3,))):
+    for mech, kw, epss in (("gaussian", GAUSS, (1.0, 1e3, 1e30)), ("laplace", LAPLACE, (1e3,))):
         for kind in KINDS:
             fn = getattr(pabi, f"online_{mech}_{kind}")
             for eps in epss:
-                v, t = best(lambda: fn(eps, *args, log=True))
+                v, t = best(lambda: fn(eps, **kw, log=True))
                 print(f"{fn.__name__:38s} {eps:6.0e} {v:24.16e} {t:9.4f}")
 
 

@@ -15,7 +15,7 @@ B rounded to a double, δ = A(1 − B^n)/(n(1 − B)) with np.power. Reported: w
 subsample, plus how many numpy values are non-finite or below the exact bound (optimistic).
 
 Inversions (``--inversions``, or ``python benches/bench_pnsgd.py inversions``): ``pnsgd_epsilon``
-and ``pnsgd_calibrate_sigma`` on 1e4 random elements each (shuffled, random stop, fixed order
+and ``pnsgd_calibrate_noise_scale`` on 1e4 random elements each (shuffled, random stop, fixed order
 with large condition number |k ln B| (the precise path), Gaussian and Laplace) against a numpy
 bisection on the double grid over pabi's own vectorized ``pnsgd_delta`` (same bracketing by ×4,
 same bit bisection: it returns the same smallest double, counted as "equal").
@@ -61,7 +61,7 @@ def sweep_points(n: int = N):
     return 10 ** rng.uniform(-0.5, 1, n), np.floor(10 ** rng.uniform(0, 12, n))
 
 
-PROFILE = dict(sigma=1.0, lipschitz=L, lr=0.5, diameter=D, n=1000, order="shuffled")
+PROFILE = dict(noise_scale=1.0, max_grad_norm=L, lr=0.5, diameter=D, steps=1000, ordering="shuffled")
 
 
 def pabi_profile(eps):
@@ -73,7 +73,7 @@ def naive_profile(eps):
 
 
 def pabi_sweep(sigma, n):
-    return pabi.pnsgd_delta(1.0, sigma=sigma, lipschitz=L, lr=LR, diameter=D, n=n, order="shuffled")
+    return pabi.pnsgd_delta(1.0, noise_scale=sigma, max_grad_norm=L, lr=LR, diameter=D, steps=n, ordering="shuffled")
 
 
 def naive_sweep(sigma, n):
@@ -123,9 +123,9 @@ def report(n: int = N) -> list[dict]:
     sigma, nn = sweep_points(n)
     t_n, t_p = best_of(naive_sweep, sigma, nn), best_of(pabi_sweep, sigma, nn)
     fast, slow = pabi_sweep(sigma, nn), naive_sweep(sigma, nn)
-    kw = dict(lipschitz=L, lr=LR, diameter=D, order="shuffled")
-    wp, wn, below = accuracy(fast, slow, lambda i: ref.pnsgd_delta(1.0, sigma=float(sigma[i]),
-                                                                   n=int(nn[i]), **kw), sub)
+    kw = dict(max_grad_norm=L, lr=LR, diameter=D, ordering="shuffled")
+    wp, wn, below = accuracy(fast, slow, lambda i: ref.pnsgd_delta(1.0, noise_scale=float(sigma[i]),
+                                                                   steps=int(nn[i]), **kw), sub)
     rows.append(dict(name="sweep (1e6 sigma, n)", numpy_s=t_n, pabi_s=t_p, wp=wp, wn=wn, below=below,
                      nonfinite=int((~np.isfinite(slow)).sum()), n=n))
     return rows
@@ -151,17 +151,17 @@ def inversion_cases(m: int = 10_000) -> list[tuple[str, str, dict]]:
     nn = np.floor(10 ** rng.uniform(1, 6, m))
     delta = 10 ** rng.uniform(-12, -2, m)
     eps = rng.uniform(0.5, 8.0, m)
-    base = dict(lipschitz=1.0, lr=0.05, diameter=1.0)
+    base = dict(max_grad_norm=1.0, lr=0.05, diameter=1.0)
     ix = np.floor(nn * rng.uniform(0, 1, m)) + 1
     return [
-        ("epsilon", "shuffled G", dict(delta=delta, sigma=sig, n=nn, order="shuffled", **base)),
-        ("epsilon", "random_stop L", dict(delta=delta, sigma=sig, n=nn, order="random_stop",
+        ("epsilon", "shuffled G", dict(delta=delta, noise_scale=sig, steps=nn, ordering="shuffled", **base)),
+        ("epsilon", "random_stop L", dict(delta=delta, noise_scale=sig, steps=nn, ordering="random_stop",
                                           noise="laplace", index=ix, **base)),
         # B near 1 and n - i up to 1e6: |k ln B| large, the precise path decides
-        ("epsilon", "fixed G precise", dict(delta=delta, sigma=4 * sig, n=nn, order="fixed",
+        ("epsilon", "fixed G precise", dict(delta=delta, noise_scale=4 * sig, steps=nn, ordering="fixed",
                                             index=np.maximum(1.0, np.floor(nn / 3)), **base)),
-        ("sigma", "shuffled G", dict(eps=eps, delta=delta, n=nn, order="shuffled", **base)),
-        ("sigma", "fixed L", dict(eps=eps, delta=delta, n=nn, order="fixed", noise="laplace",
+        ("noise_scale", "shuffled G", dict(eps=eps, delta=delta, steps=nn, ordering="shuffled", **base)),
+        ("noise_scale", "fixed L", dict(eps=eps, delta=delta, steps=nn, ordering="fixed", noise="laplace",
                                   index=ix, **base)),
     ]
 
@@ -179,7 +179,7 @@ def numpy_invert(kind: str, kw: dict) -> np.ndarray:
         k = {a: (v[i] if isinstance(v, np.ndarray) else v) for a, v in kw.items()}
         if kind == "epsilon":
             return pabi.pnsgd_delta(x, **k) <= delta[i]
-        return pabi.pnsgd_delta(eps[i] if eps.ndim else eps, sigma=x, **k) <= delta[i]
+        return pabi.pnsgd_delta(eps[i] if eps.ndim else eps, noise_scale=x, **k) <= delta[i]
 
     every = np.arange(m)
     start = 0.0 if kind == "epsilon" else np.finfo(float).tiny
@@ -221,7 +221,7 @@ def inversions(m: int = 10_000) -> None:
     print(f"{'case':24s} {'pabi ms':>9s} {'numpy ms':>9s} {'ratio':>6s}  {'equal':>11s}"
           f"  {'before: pabi ms / ratio':>24s}")
     for kind, name, kw in inversion_cases(m):
-        f = pabi.pnsgd_epsilon if kind == "epsilon" else pabi.pnsgd_calibrate_sigma
+        f = pabi.pnsgd_epsilon if kind == "epsilon" else pabi.pnsgd_calibrate_noise_scale
         args = (kw["delta"],) if kind == "epsilon" else (kw["eps"], kw["delta"])
         rest = {k: v for k, v in kw.items() if k not in ("delta", "eps")}
         t_p = best_of(lambda: f(*args, **rest))

@@ -2,7 +2,7 @@
 
 1. ``pabi.online_delta`` over a 1e6-step noise array (δ_n(i) for every i) against the numpy
    baseline ``np.log`` of the scipy-based θ + reversed ``cumsum``.
-2. ``pabi.gauss_schedule_delta`` over 1e6 values of n (n ∈ [1, 1e15]) against the numpy
+2. ``pabi.gaussian_schedule_delta`` over 1e6 values of n (n ∈ [1, 1e15]) against the numpy
    baseline (scipy ``lambertw``, θ from ``ndtr``, (1 − B^n)/(n(1 − B))).
 
 Prints wall time (best of 5), the ratio and the worst relative error of both against
@@ -75,21 +75,21 @@ def report() -> list[tuple]:
     # 1. online suffix product, sigma decaying like t^-0.3 plus noise
     t = np.arange(1, N + 1)
     noise = 40.0 * t ** -0.3 * rng.uniform(0.8, 1.2, N)
-    t_np, t_pabi = best(online_np, noise), best(lambda x: pabi.online_delta(EPS, L, LR, D, x), noise)
-    fast, slow = pabi.online_delta(EPS, L, LR, D, noise), online_np(noise)
+    t_np, t_pabi = best(online_np, noise), best(lambda x: pabi.online_delta(EPS, max_grad_norm=L, lr=LR, diameter=D, noise_scale=x), noise)
+    fast, slow = pabi.online_delta(EPS, max_grad_norm=L, lr=LR, diameter=D, noise_scale=noise), online_np(noise)
     idx = [N - 1, N - 2, N - 10, N - 30]  # the last indices (short products, exact is cheap)
     exact = [ref.online_delta(EPS, L, LR, D, list(noise[i:]), 1) for i in idx]
     rows.append(("online_delta (1e6 steps, all i)", t_np, t_pabi, worst_rel(fast[idx], exact),
                  worst_rel(slow[idx], exact)))
     # 2. Gaussian schedule delta(n) for 1e6 values of n
     n = np.floor(10 ** rng.uniform(0, 15, N))
-    f = lambda x: pabi.gauss_schedule_delta(EPS, 10.0, LR, D, x, 1e5, 100.0)  # noqa: E731
+    f = lambda x: pabi.gaussian_schedule_delta(EPS, max_grad_norm=10.0, lr=LR, diameter=D, steps=x, c1=1e5, c2=100.0)  # noqa: E731
     g = lambda x: gauss_sched_np(x)  # noqa: E731
     t_np, t_pabi = best(g, n), best(f, n)
     fast, slow = f(n), g(n)
     sub = rng.choice(N, 12, replace=False)
-    exact = [ref.gauss_schedule_delta(EPS, 10.0, LR, D, float(n[i]), 1e5, 100.0) for i in sub]
-    rows.append(("gauss_schedule_delta (1e6 n)", t_np, t_pabi, worst_rel(fast[sub], exact),
+    exact = [ref.gaussian_schedule_delta(EPS, 10.0, LR, D, float(n[i]), 1e5, 100.0) for i in sub]
+    rows.append(("gaussian_schedule_delta (1e6 n)", t_np, t_pabi, worst_rel(fast[sub], exact),
                  worst_rel(slow[sub], exact)))
     # the engine floor: both functions cost two θ-type engine evaluations per element
     r1, r2 = 2 * L / noise, D / (LR * noise)
@@ -108,7 +108,7 @@ def _noise(n=N):
 @pytest.mark.parametrize("impl", ["pabi", "numpy"])
 def test_bench_online(benchmark, impl):
     noise = _noise()
-    f = (lambda x: pabi.online_delta(EPS, L, LR, D, x)) if impl == "pabi" else online_np
+    f = (lambda x: pabi.online_delta(EPS, max_grad_norm=L, lr=LR, diameter=D, noise_scale=x)) if impl == "pabi" else online_np
     benchmark(f, noise)
 
 
@@ -116,7 +116,7 @@ def test_bench_online(benchmark, impl):
 @pytest.mark.parametrize("impl", ["pabi", "numpy"])
 def test_bench_gauss_schedule(benchmark, impl):
     n = np.floor(10 ** np.random.default_rng(0).uniform(0, 15, N))
-    f = (lambda x: pabi.gauss_schedule_delta(EPS, 10.0, LR, D, x, 1e5, 100.0)) if impl == "pabi" else gauss_sched_np
+    f = (lambda x: pabi.gaussian_schedule_delta(EPS, max_grad_norm=10.0, lr=LR, diameter=D, steps=x, c1=1e5, c2=100.0)) if impl == "pabi" else gauss_sched_np
     benchmark(f, n)
 
 

@@ -54,8 +54,8 @@ OPTION_CLASSES = ("bogus", "None", "number")
 #: for the slow functions (a valid call costs 0.05-0.2 s), the classes that only exercise the
 #: shared array conversion of pabi._bridge (covered by every cheap function) are left out
 BRIDGE_ONLY = {"0-d", "noncontig", "bigendian", "float32", "int-array", "object-array", "complex", "object"}
-SLOW = {"online_gauss_delta_limit", "online_gauss_delta_limit_bound", "online_laplace_delta_limit",
-        "online_laplace_delta_limit_bound", "dpsgd_calibrate_noise_multiplier", "pnsgd_epoch_pld", "multi_epoch_epsilon",
+SLOW = {"online_gaussian_delta_limit", "online_gaussian_delta_limit_upper", "online_laplace_delta_limit",
+        "online_laplace_delta_limit_upper", "dpsgd_calibrate_noise_multiplier", "pnsgd_epoch_pld", "multi_epoch_epsilon",
         "PNSGDAccountant.get_epsilon", "PNSGDAccountant.get_delta", "PNSGDAccountant.get_privacy_spent"}
 #: input classes whose natural answer is a structural ValueError
 STRUCTURAL = {"empty", "0-d", "mismatch", "noncontig", "bigendian", "float32", "int-array"}
@@ -214,7 +214,7 @@ def _accountant(**kw: Any) -> Any:
     return PNSGDAccountant(**kw)
 
 
-_ACC_KW = dict(sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=10, h=0.05)
+_ACC_KW = dict(noise_scale=1.0, max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=10, grid_step=0.05)
 
 
 def _acc_method(method: str) -> Callable[..., Any]:
@@ -243,17 +243,19 @@ def _set_num_threads(**kw: Any) -> Any:
         pabi.set_num_threads(1)
 
 
-_PNSGD = dict(sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=10.0, index=3.0, smoothness=2.0,
+_PNSGD = dict(noise_scale=1.0, max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=10.0, index=3.0, smoothness=2.0,
               strong_convexity=0.5)
-_PNSGD_OPT = dict(noise="gaussian", order="fixed", variant="refined")
-_PNSGD_COUPLED = {p: ("lr", "smoothness", "strong_convexity", "index", "n", "sigma", "diameter", "lipschitz", "eps", "delta")
-                  for p in ("lr", "smoothness", "strong_convexity", "index", "n", "noise", "order", "variant")}
-_RDP_PNSGD = dict(sigma=1.0, lipschitz=1.0, lr=0.1, n=10.0, index=3.0, smoothness=2.0, strong_convexity=0.5)
-_SCHED = dict(eps=1.0, lipschitz=1.0, lr=0.1, diameter=1.0, n=100.0, c1=10.0, c2=2.0, smoothness=2.0,
+_PNSGD_OPT = dict(noise="gaussian", ordering="fixed", variant="corrected")
+_PNSGD_COUPLED = {p: ("lr", "smoothness", "strong_convexity", "index", "steps", "noise_scale", "diameter",
+                      "max_grad_norm", "eps", "delta")
+                  for p in ("lr", "smoothness", "strong_convexity", "index", "steps", "noise", "ordering", "variant")}
+_RDP_PNSGD = dict(noise_scale=1.0, max_grad_norm=1.0, lr=0.1, steps=10.0, index=3.0, smoothness=2.0,
+                  strong_convexity=0.5)
+_SCHED = dict(eps=1.0, max_grad_norm=1.0, lr=0.1, diameter=1.0, steps=100.0, c1=10.0, c2=2.0, smoothness=2.0,
               strong_convexity=0.5)
-_SCHED_COUPLED = {p: ("lr", "smoothness", "strong_convexity", "n", "c1", "c2", "eps", "index", "decay")
-                  for p in ("lr", "smoothness", "strong_convexity", "n", "c1", "c2", "index", "decay", "eps")}
-_ONLINE = dict(eps=1.0, lipschitz=1.0, lr=0.1, diameter=1.0, index=3.0, c1=10.0, c2=2.0, decay=1.5,
+_SCHED_COUPLED = {p: ("lr", "smoothness", "strong_convexity", "steps", "c1", "c2", "eps", "index", "decay")
+                  for p in ("lr", "smoothness", "strong_convexity", "steps", "c1", "c2", "index", "decay", "eps")}
+_ONLINE = dict(eps=1.0, max_grad_norm=1.0, lr=0.1, diameter=1.0, index=3.0, c1=10.0, c2=2.0, decay=1.5,
                smoothness=2.0, strong_convexity=0.5)
 _S = np.array([[0.5, 0.25], [0.5, 0.75], [1.0, 0.5]])
 
@@ -285,37 +287,40 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
     add("hockey_stick_divergence", dict(p_mass=np.array([0.5, 0.25, 0.25]), q_mass=np.array([0.25, 0.25, 0.5]),
                                         eps=1.0), {"p_mass": "array", "q_mass": "array"})
     add("contraction_coefficient", dict(kernel=np.array([[0.9, 0.1], [0.1, 0.9]]), eps=0.5), {"kernel": "array"})
-    opt = {"noise": "option", "order": "option", "variant": "option"}
+    opt = {"noise": "option", "ordering": "option", "variant": "option"}
     add("pnsgd_delta", dict(eps=1.0, **_PNSGD, **_PNSGD_OPT), opt, _PNSGD_COUPLED)
-    add("pnsgd_log_delta", dict(eps=1.0, **_PNSGD, **_PNSGD_OPT), opt, _PNSGD_COUPLED)
+    add("pnsgd_delta#log", dict(eps=1.0, **_PNSGD, **_PNSGD_OPT, log=True), dict(opt, log="option"),
+        _PNSGD_COUPLED, fn=_f("pnsgd_delta"))
     add("pnsgd_epsilon", dict(delta=1e-3, **_PNSGD, **_PNSGD_OPT), opt, _PNSGD_COUPLED)
-    add("pnsgd_calibrate_sigma", dict(eps=1.0, delta=1e-3, **{k: v for k, v in _PNSGD.items() if k != "sigma"},
+    add("pnsgd_calibrate_noise_scale", dict(eps=1.0, delta=1e-3, **{k: v for k, v in _PNSGD.items() if k != "noise_scale"},
                                       **_PNSGD_OPT), opt, _PNSGD_COUPLED)
-    add("pnsgd_factors", dict(eps=1.0, noise="gaussian", **{k: v for k, v in _PNSGD.items() if k not in ("n", "index")}),
+    add("pnsgd_factors", dict(eps=1.0, noise="gaussian", **{k: v for k, v in _PNSGD.items() if k not in ("steps", "index")}),
         {"noise": "option"}, _PNSGD_COUPLED)
-    for f, first in (("pnsgd_rdp_delta", dict(eps=1.0)), ("pnsgd_rdp_log_delta", dict(eps=1.0)),
-                     ("pnsgd_rdp_epsilon", dict(delta=1e-3)), ("pnsgd_rdp_slope", {})):
+    for f, first in (("pnsgd_rdp_delta", dict(eps=1.0)), ("pnsgd_rdp_epsilon", dict(delta=1e-3)),
+                     ("pnsgd_rdp_slope", {})):
         add(f, dict(**first, **_RDP_PNSGD), None, _PNSGD_COUPLED)
-    noise_kw = {k: _SCHED[k] for k in ("n", "c1", "c2", "lr", "diameter", "smoothness", "strong_convexity")}
-    add("laplace_schedule_scale", noise_kw, None, _SCHED_COUPLED)
-    add("gauss_schedule_sigma", noise_kw, None, _SCHED_COUPLED)
+    add("pnsgd_rdp_delta#log", dict(eps=1.0, **_RDP_PNSGD, log=True), {"log": "option"}, _PNSGD_COUPLED,
+        fn=_f("pnsgd_rdp_delta"))
+    noise_kw = {k: _SCHED[k] for k in ("steps", "c1", "c2", "lr", "diameter", "smoothness", "strong_convexity")}
+    add("laplace_schedule_noise_scale", noise_kw, None, _SCHED_COUPLED)
+    add("gaussian_schedule_noise_scale", noise_kw, None, _SCHED_COUPLED)
     add("laplace_schedule_delta", dict(_SCHED), None, _SCHED_COUPLED)
-    add("gauss_schedule_delta", dict(_SCHED), None, _SCHED_COUPLED)
-    add("laplace_schedule_delta_star", dict(eps=1.0, c1=10.0))
-    add("gauss_schedule_delta_star", dict(eps=1.0, c1=10.0))
-    add("schedule_c1_for_target", dict(delta_star=1e-3, eps=1.0, mechanism="laplace"), {"mechanism": "option"})
-    add("online_delta", dict(eps=1.0, lipschitz=1.0, lr=0.1, diameter=1.0, noise=np.array([2.0, 2.0, 2.0]),
-                             index=2, mechanism="gaussian", smoothness=2.0, strong_convexity=0.5, log=False),
-        {"noise": "array", "mechanism": "option", "log": "option"}, _SCHED_COUPLED | {"noise": ("index",)})
+    add("gaussian_schedule_delta", dict(_SCHED), None, _SCHED_COUPLED)
+    add("laplace_schedule_delta_limit", dict(eps=1.0, c1=10.0))
+    add("gaussian_schedule_delta_limit", dict(eps=1.0, c1=10.0))
+    add("schedule_calibrate_c1", dict(eps=1.0, delta=1e-3, noise="laplace"), {"noise": "option"})
+    add("online_delta", dict(eps=1.0, max_grad_norm=1.0, lr=0.1, diameter=1.0, noise_scale=np.array([2.0, 2.0, 2.0]),
+                             index=2, noise="gaussian", smoothness=2.0, strong_convexity=0.5, log=False),
+        {"noise_scale": "array", "noise": "option", "log": "option"}, _SCHED_COUPLED | {"noise_scale": ("index",)})
     on_noise = dict(index=3.0, c1=10.0, c2=2.0, decay=1.5, lr=0.1, diameter=1.0, smoothness=2.0,
                     strong_convexity=0.5)
-    add("online_laplace_scale", on_noise, None, _SCHED_COUPLED)
-    add("online_gauss_sigma", on_noise, None, _SCHED_COUPLED)
-    for kind in ("laplace", "gauss"):
-        add(f"online_{kind}_delta", dict(_ONLINE, n=50.0, log=False), {"log": "option"}, _SCHED_COUPLED)
-        for suffix in ("delta_limit", "delta_limit_bound", "delta_star_lower"):
+    add("online_laplace_noise_scale", on_noise, None, _SCHED_COUPLED)
+    add("online_gaussian_noise_scale", on_noise, None, _SCHED_COUPLED)
+    for kind in ("laplace", "gaussian"):
+        add(f"online_{kind}_delta", dict(_ONLINE, steps=50.0, log=False), {"log": "option"}, _SCHED_COUPLED)
+        for suffix in ("delta_limit", "delta_limit_upper", "delta_limit_lower"):
             add(f"online_{kind}_{suffix}", dict(_ONLINE, log=False), {"log": "option"}, _SCHED_COUPLED)
-        add(f"online_{kind}_delta_star_upper", dict(_ONLINE, variant="corrected", log=False),
+        add(f"online_{kind}_delta_limit_closed_upper", dict(_ONLINE, variant="corrected", log=False),
             {"log": "option", "variant": "option"}, _SCHED_COUPLED)
     # --- rdp
     frac = {"fractional": "option"}
@@ -426,7 +431,7 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
         fn=_call_pld("gaussian"), coupled=grid)
     add("PrivacyLossDistribution.subsampled_gaussian", dict(sample_rate=0.1, noise_multiplier=1.0,
                                                             direction="remove", grid_step=0.01),
-        {"neighboring": "option"}, grid, fn=_call_pld("subsampled_gaussian"))
+        {"direction": "option"}, grid, fn=_call_pld("subsampled_gaussian"))
     add("PrivacyLossDistribution.laplace", dict(noise_scale=1.0, sensitivity=1.0, grid_step=0.01),
         fn=_call_pld("laplace"),
         coupled={"noise_scale": ("sensitivity", "profile"), "sensitivity": ("noise_scale", "profile")})
@@ -457,10 +462,10 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
     add("sweep", dict(eps=np.array([0.5, 1.0]), shift=np.array([1.0]), chunk_size=1), {"eps": "array", "shift": "array"},
         fn=_sweep)
     add("grid_size", dict(eps=np.array([0.5, 1.0]), r=np.array([1.0])), {"eps": "array", "r": "array"})
-    acc_opt = {"noise": "option", "order": "option"}
-    add("PNSGDAccountant", dict(_ACC_KW, noise="gaussian", order="shuffled", smoothness=2.0, strong_convexity=0.5,
+    acc_opt = {"noise": "option", "ordering": "option"}
+    add("PNSGDAccountant", dict(_ACC_KW, noise="gaussian", ordering="shuffled", smoothness=2.0, strong_convexity=0.5,
                                 eps_max=8.0), acc_opt, _PNSGD_COUPLED, fn=_accountant)
-    add("PNSGDAccountant#fixed", dict(_ACC_KW, order="fixed", index=3), acc_opt, _PNSGD_COUPLED, fn=_accountant)
+    add("PNSGDAccountant#fixed", dict(_ACC_KW, ordering="fixed", index=3), acc_opt, _PNSGD_COUPLED, fn=_accountant)
     add("PNSGDAccountant.step", dict(count=2), fn=_acc_method("step"))
     add("PNSGDAccountant.epoch_done", dict(count=1), fn=_acc_method("epoch_done"))
     add("PNSGDAccountant.get_epsilon", dict(delta=1e-3), fn=_acc_method("get_epsilon"))
@@ -480,7 +485,8 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
 TABLE = _table()
 #: public callables deliberately not in the table (no numeric parameter)
 NOT_NUMERIC = {"DomainError", "InternalError", "__version__", "get_num_threads", "simd_level", "DEFAULT_ORDERS",
-               "PrivacyLossDistribution", "ComposedPLD", "Bracket", "ErrorBudget", "MultiEpochEpsilon"}
+               "PrivacyLossDistribution", "ComposedPLD", "Bracket", "ErrorBudget", "MultiEpochEpsilon",
+               "PNSGDFactors"}
 # named results of the RDP family (typing.NamedTuple classes, not computations)
 NOT_NUMERIC |= {"RdpWithTerms", "EpsilonAtOrder", "DeltaAtOrder", "AmplifiedGuarantee", "PerInstanceGuarantee"}
 NOT_NUMERIC |= {"CyclicCalibration", "GdContraction"}  # named results (of cyclic_calibrate, gd_contraction)

@@ -18,11 +18,11 @@ from pabi.adapters import (
     to_dp_accounting_pld,
 )
 
-KW = dict(sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=100)
+KW = dict(noise_scale=1.0, max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=100)
 
 
 def shuffled_profile(e):
-    return pabi.pnsgd_delta(e, order="shuffled", **KW)
+    return pabi.pnsgd_delta(e, ordering="shuffled", **KW)
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +45,7 @@ def test_import_pabi_does_not_load_adapters():
 def test_accountant_equals_direct_pld_composition(epoch_pld):
     acc = PNSGDAccountant(**KW)
     assert acc.get_epsilon(1e-5) == 0.0 and acc.get_delta(1.0) == 0.0 and len(acc) == 0
-    for _ in range(3 * KW["n"]):
+    for _ in range(3 * KW["steps"]):
         acc.step()
     assert (len(acc), acc.epochs, acc.epochs_completed, acc.mechanism()) == (300, 3, 3, "pnsgd")
     assert acc.history == [(1.0, 100, 300)]
@@ -58,27 +58,27 @@ def test_accountant_equals_direct_pld_composition(epoch_pld):
         assert acc.get_delta(eps) == composed.delta(eps)[2]
     assert acc.get_delta(acc.get_epsilon(1e-5)) <= 1e-5
     assert acc.get_privacy_spent(1e-5) == (acc.get_epsilon(1e-5), 3)
-    assert acc.epoch_profile(1.0) == pabi.pnsgd_delta(1.0, order="shuffled", **KW)
+    assert acc.epoch_profile(1.0) == pabi.pnsgd_delta(1.0, ordering="shuffled", **KW)
 
 
 def test_accountant_single_epoch_brackets_the_exact_inverse():
     acc = PNSGDAccountant(**KW)
     acc.epoch_done()
-    direct = pabi.pnsgd_epsilon(1e-5, order="shuffled", **KW)  # the profile's exact inverse
+    direct = pabi.pnsgd_epsilon(1e-5, ordering="shuffled", **KW)  # the profile's exact inverse
     got = acc.get_epsilon(1e-5)
     assert direct <= got <= direct * (1 + 1e-6)  # the PLD discretisation is pessimistic
-    assert acc.get_delta(2.0) >= pabi.pnsgd_delta(2.0, order="shuffled", **KW)
+    assert acc.get_delta(2.0) >= pabi.pnsgd_delta(2.0, ordering="shuffled", **KW)
 
 
 def test_accountant_equals_multi_epoch_epsilon_pld_route():
     # the same eps_max on both sides: the PLD route of multi_epoch_epsilon is the same call
-    kw = dict(KW, sigma=2.0)  # decays below 1e-300 before eps = 64 (the RDP route needs it)
+    kw = dict(KW, noise_scale=2.0)  # decays below 1e-300 before eps = 64 (the RDP route needs it)
     acc = PNSGDAccountant(**kw, eps_max=64.0)
     acc.epoch_done(2)
-    ref = pabi.multi_epoch_epsilon(1e-6, profile=lambda e: pabi.pnsgd_delta(e, order="shuffled", **kw), epochs=2,
+    ref = pabi.multi_epoch_epsilon(1e-6, profile=lambda e: pabi.pnsgd_delta(e, ordering="shuffled", **kw), epochs=2,
                                    eps_max=64.0)
     assert acc.get_epsilon(1e-6) == ref.pld
-    best = acc.get_epsilon(1e-6, method="best")
+    best = acc.get_epsilon(1e-6, conversion="best")
     assert best == min(ref.pld, ref.single_point, ref.rdp) <= ref.pld
 
 
@@ -94,15 +94,15 @@ def test_accountant_partial_epochs(epoch_pld):
     acc.epoch_done()
     assert acc.steps == 300
     # fixed order, record 3 of 10: nothing before it is processed, then a run of m steps
-    kw = dict(KW, n=10)
-    fixed = PNSGDAccountant(**kw, order="fixed", index=3)
+    kw = dict(KW, steps=10)
+    fixed = PNSGDAccountant(**kw, ordering="fixed", index=3)
     fixed.step(2)
     assert fixed.get_epsilon(1e-5) == 0.0 and fixed.get_delta(0.0) == 0.0
     fixed.step(3)  # 5 steps: the record was the 3rd, 2 contraction steps since
 
     def pld(m):
         return pabi.PrivacyLossDistribution.from_profile(
-            lambda e: pabi.pnsgd_delta(e, order="fixed", index=3, **dict(kw, n=m)), grid_step=1e-3)
+            lambda e: pabi.pnsgd_delta(e, ordering="fixed", index=3, **dict(kw, steps=m)), grid_step=1e-3)
 
     assert fixed.get_delta(1.0) == pld(5).compose(1).delta(1.0)[2]
     fixed.step(5 + 3)  # one full epoch and 3 steps of the next
@@ -119,11 +119,11 @@ def test_accountant_partial_epochs(epoch_pld):
 
 
 def test_accountant_laplace_noise():
-    kw = dict(noise="laplace", sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=20)
+    kw = dict(noise="laplace", noise_scale=1.0, max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=20)
     acc = PNSGDAccountant(**kw)
     acc.epoch_done(4)
     direct = pabi.PrivacyLossDistribution.from_profile(
-        lambda e: pabi.pnsgd_delta(e, order="shuffled", **kw), grid_step=1e-3).compose(4)
+        lambda e: pabi.pnsgd_delta(e, ordering="shuffled", **kw), grid_step=1e-3).compose(4)
     assert acc.get_epsilon(1e-6) == direct.epsilon(1e-6)[2]
 
 
@@ -135,8 +135,8 @@ def test_state_dict_round_trip_and_mismatch():
     b = PNSGDAccountant(**KW)
     b.load_state_dict(state)
     assert len(b) == 250 and b.get_epsilon(1e-5) == a.get_epsilon(1e-5)
-    with pytest.raises(ValueError, match="sigma=1.0, this accountant has sigma=2.0"):
-        PNSGDAccountant(**dict(KW, sigma=2.0)).load_state_dict(state)
+    with pytest.raises(ValueError, match="noise_scale=1.0, this accountant has noise_scale=2.0"):
+        PNSGDAccountant(**dict(KW, noise_scale=2.0)).load_state_dict(state)
     with pytest.raises(ValueError, match="mechanism 'rdp'"):
         b.load_state_dict(dict(state, mechanism="rdp"))
     with pytest.raises(ValueError, match="non-empty dict"):
@@ -148,19 +148,19 @@ def test_state_dict_round_trip_and_mismatch():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        (dict(KW, sigma=-1.0), "sigma"),
-        (dict(KW, sigma=float("nan")), "sigma"),
-        (dict(KW, n=0), r"n must be an integer in \[1, 2\^53\)"),
-        (dict(KW, n=2.5), r"n must be an integer in \[1, 2\^53\)"),
+        (dict(KW, noise_scale=-1.0), "noise_scale"),
+        (dict(KW, noise_scale=float("nan")), "noise_scale"),
+        (dict(KW, steps=0), r"steps must be an integer in \[1, 2\^53\)"),
+        (dict(KW, steps=2.5), r"steps must be an integer in \[1, 2\^53\)"),
         (dict(KW, diameter=-1.0), "diameter"),
         (dict(KW, lr=0.0), "lr"),
         (dict(KW, lr=2.0, smoothness=2.0), "lr"),  # lr > 2/(beta + rho): the bound is false
-        (dict(KW, order="random_stop"), "order must be one of"),
-        (dict(KW, order="fixed"), "needs index"),
-        (dict(KW, order="fixed", index=101), r"index must be an integer in \[1, 100\]"),
+        (dict(KW, ordering="random_stop"), "ordering must be one of"),
+        (dict(KW, ordering="fixed"), "needs index"),
+        (dict(KW, ordering="fixed", index=101), r"index must be an integer in \[1, 100\]"),
         (dict(KW, index=3), "index only applies"),
         (dict(KW, noise="cauchy"), "noise must be one of"),
-        (dict(KW, h=0.0), "h must be > 0"),
+        (dict(KW, grid_step=0.0), "grid_step must be > 0"),
         (dict(KW, eps_max=-1.0), "eps_max must be > 0"),
     ],
 )
@@ -170,18 +170,18 @@ def test_accountant_bad_construction(kwargs, match):
 
 
 def test_adapter_scalars_follow_the_conversion_rule():
-    for kw in (dict(n=float("nan")), dict(n=float("inf")), dict(order="fixed", index=float("nan"))):
+    for kw in (dict(steps=float("nan")), dict(steps=float("inf")), dict(ordering="fixed", index=float("nan"))):
         with pytest.raises(DomainError) as ei:
             PNSGDAccountant(**dict(KW, **kw))
-        assert ei.value.param in ("n", "index")
+        assert ei.value.param in ("steps", "index")
     from pabi.adapters.dp_accounting import pnsgd_zcdp_rho
     with pytest.raises(TypeError) as ti:
-        pnsgd_zcdp_rho(sigma=np.array([1.0, 2.0]), lipschitz=1.0, lr=0.1, n=10, index=1)
-    assert ti.value.param == "sigma"
+        pnsgd_zcdp_rho(noise_scale=np.array([1.0, 2.0]), max_grad_norm=1.0, lr=0.1, steps=10, index=1)
+    assert ti.value.param == "noise_scale"
     # numpy scalars and 0-d arrays are scalars
-    assert pnsgd_zcdp_rho(sigma=np.float64(1.0), lipschitz=1, lr=0.1, n=np.int64(100),
-                          index=np.array(1)) == pnsgd_zcdp_rho(sigma=1.0, lipschitz=1.0, lr=0.1,
-                                                               n=100, index=1)
+    assert pnsgd_zcdp_rho(noise_scale=np.float64(1.0), max_grad_norm=1, lr=0.1, steps=np.int64(100),
+                          index=np.array(1)) == pnsgd_zcdp_rho(noise_scale=1.0, max_grad_norm=1.0, lr=0.1,
+                                                               steps=100, index=1)
 
 
 def test_accountant_bad_calls():
@@ -192,20 +192,20 @@ def test_accountant_bad_calls():
         acc.step(1.5)
     with pytest.raises(TypeError, match="count must be an integer"):
         acc.epoch_done(True)
-    with pytest.raises(TypeError, match="sigma must be a real number"):
-        PNSGDAccountant(**dict(KW, sigma="1"))
+    with pytest.raises(TypeError, match="noise_scale must be a real number"):
+        PNSGDAccountant(**dict(KW, noise_scale="1"))
     acc.step(10)
     for bad in (0.0, 1.0, -1e-5, float("nan")):
         with pytest.raises(ValueError, match="delta must be in \\(0, 1\\)"):
             acc.get_epsilon(bad)
     with pytest.raises(ValueError, match="eps must be >= 0 and finite"):
         acc.get_delta(-0.5)
-    with pytest.raises(ValueError, match="method must be"):
-        acc.get_epsilon(1e-5, method="gdp")
-    with pytest.raises(ValueError, match="order='shuffled' only"):
-        PNSGDAccountant(**KW, order="fixed", index=1).get_epsilon(1e-5, method="best")
+    with pytest.raises(ValueError, match="conversion must be"):
+        acc.get_epsilon(1e-5, conversion="gdp")
+    with pytest.raises(ValueError, match="ordering='shuffled' only"):
+        PNSGDAccountant(**KW, ordering="fixed", index=1).get_epsilon(1e-5, conversion="best")
     with pytest.raises(pabi.DomainError):  # DomainError is a ValueError
-        PNSGDAccountant(**dict(KW, lipschitz=-1.0))
+        PNSGDAccountant(**dict(KW, max_grad_norm=-1.0))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -240,14 +240,14 @@ def test_dp_accounting_composition_matches_pabi(epoch_pld):
 
 def test_accountant_as_dp_accounting_pld():
     pytest.importorskip("dp_accounting")
-    acc = PNSGDAccountant(**dict(KW, n=10), order="fixed", index=4)
+    acc = PNSGDAccountant(**dict(KW, steps=10), ordering="fixed", index=4)
     assert acc.to_dp_accounting_pld() is None
     acc.step(10 + 6)  # a full epoch and a partial one (record 4 processed 2 steps ago)
-    kw = dict(KW, n=10)
+    kw = dict(KW, steps=10)
 
     def pld(m):
         return pabi.PrivacyLossDistribution.from_profile(
-            lambda e: pabi.pnsgd_delta(e, order="fixed", index=4, **dict(kw, n=m)), grid_step=1e-3)
+            lambda e: pabi.pnsgd_delta(e, ordering="fixed", index=4, **dict(kw, steps=m)), grid_step=1e-3)
 
     direct_lo, direct_est, direct_up = pabi.compose_plds([(pld(10), 1), (pld(6), 1)]).epsilon(1e-6)
     assert acc.get_epsilon(1e-6) == direct_up
@@ -291,19 +291,19 @@ def test_pld_from_profile_gdp_and_bad_profile():
 
 
 def test_pnsgd_epoch_pld_bad_input():
-    with pytest.raises(ValueError, match="sigma"):
-        pnsgd_epoch_pld(**dict(KW, sigma=-1.0))
+    with pytest.raises(ValueError, match="noise_scale"):
+        pnsgd_epoch_pld(**dict(KW, noise_scale=-1.0))
     with pytest.raises(ValueError, match="lr"):
         pnsgd_epoch_pld(**dict(KW, lr=2.0, smoothness=2.0))
-    with pytest.raises(TypeError, match="sigma must be a scalar"):
-        pnsgd_epoch_pld(**dict(KW, sigma=[1.0, 2.0]))
+    with pytest.raises(TypeError, match="noise_scale must be a scalar"):
+        pnsgd_epoch_pld(**dict(KW, noise_scale=[1.0, 2.0]))
 
 
 @pytest.mark.parametrize("args", [
-    dict(sigma=1.0, lipschitz=1.0, lr=0.1, n=100, index=1),
-    dict(sigma=2.0, lipschitz=0.5, lr=0.1, n=1000, index=1000),
-    dict(sigma=0.3, lipschitz=1.0, lr=0.2, n=50, index=7, smoothness=2.0, strong_convexity=0.5),
-    dict(sigma=1.0, lipschitz=1.0, lr=0.01, n=10**6, index=1),
+    dict(noise_scale=1.0, max_grad_norm=1.0, lr=0.1, steps=100, index=1),
+    dict(noise_scale=2.0, max_grad_norm=0.5, lr=0.1, steps=1000, index=1000),
+    dict(noise_scale=0.3, max_grad_norm=1.0, lr=0.2, steps=50, index=7, smoothness=2.0, strong_convexity=0.5),
+    dict(noise_scale=1.0, max_grad_norm=1.0, lr=0.01, steps=10**6, index=1),
 ])
 def test_zcdp_rho_is_the_rdp_constant(args):
     from pabi import reference as ref
@@ -318,7 +318,7 @@ def test_zcdp_rho_is_the_rdp_constant(args):
 
 def test_zcdp_event_in_rdp_accountant():
     dp_accounting = pytest.importorskip("dp_accounting")
-    args = dict(sigma=1.0, lipschitz=1.0, lr=0.1, n=100, index=1)
+    args = dict(noise_scale=1.0, max_grad_norm=1.0, lr=0.1, steps=100, index=1)
     ev = pnsgd_zcdp_event(**args)
     assert isinstance(ev, dp_accounting.ZCDpEvent) and ev.rho == pnsgd_zcdp_rho(**args)
     orders = np.concatenate([np.linspace(1.1, 10.9, 99), np.arange(11, 64), [128, 256, 512]])

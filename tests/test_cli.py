@@ -18,8 +18,8 @@ from pabi.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 SUBCOMMANDS = ["demo", "theta", "pnsgd", "dpsgd", "per-instance", "last-iterate", "report", "figures"]
-PN = ["--lipschitz", "1", "--lr", "0.05", "--diameter", "1", "--n", "1000"]
-PN_KW = dict(lipschitz=1.0, lr=0.05, diameter=1.0, n=1000)
+PN = ["--max-grad-norm", "1", "--lr", "0.05", "--diameter", "1", "--steps", "1000"]
+PN_KW = dict(max_grad_norm=1.0, lr=0.05, diameter=1.0, steps=1000)
 
 
 def run_json(capsys, argv):
@@ -95,31 +95,31 @@ def test_theta_and_demo(capsys):
 
 
 def test_pnsgd_delta_and_epsilon_equal_the_api(capsys):
-    d = run_json(capsys, ["pnsgd", "--sigma", "4", *PN, "--order", "shuffled", "--eps", "0.5,1,2"])
+    d = run_json(capsys, ["pnsgd", "--noise-scale", "4", *PN, "--ordering", "shuffled", "--eps", "0.5,1,2"])
     for row in d["rows"]:
-        assert row["delta"] == pabi.pnsgd_delta(row["eps"], sigma=4.0, order="shuffled", **PN_KW)
-        assert row["log_delta"] == pabi.pnsgd_log_delta(row["eps"], sigma=4.0, order="shuffled", **PN_KW)
-    e = run_json(capsys, ["pnsgd", "--sigma", "4", *PN, "--order", "shuffled", "--delta", "1e-5"])
-    assert e["rows"][0]["eps"] == pabi.pnsgd_epsilon(1e-5, sigma=4.0, order="shuffled", **PN_KW)
-    f = run_json(capsys, ["pnsgd", "--sigma", "1", "--lipschitz", "1", "--lr", "0.5", "--diameter", "1",
-                          "--n", "100", "--order", "fixed", "--index", "1", "--eps", "1"])
-    assert f["rows"][0]["delta"] == pabi.pnsgd_delta(1.0, sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=100,
-                                                    order="fixed", index=1)
+        assert row["delta"] == pabi.pnsgd_delta(row["eps"], noise_scale=4.0, ordering="shuffled", **PN_KW)
+        assert row["log_delta"] == pabi.pnsgd_delta(row["eps"], noise_scale=4.0, ordering="shuffled", **PN_KW, log=True)
+    e = run_json(capsys, ["pnsgd", "--noise-scale", "4", *PN, "--ordering", "shuffled", "--delta", "1e-5"])
+    assert e["rows"][0]["eps"] == pabi.pnsgd_epsilon(1e-5, noise_scale=4.0, ordering="shuffled", **PN_KW)
+    f = run_json(capsys, ["pnsgd", "--noise-scale", "1", "--max-grad-norm", "1", "--lr", "0.5", "--diameter", "1",
+                          "--steps", "100", "--ordering", "fixed", "--index", "1", "--eps", "1"])
+    assert f["rows"][0]["delta"] == pabi.pnsgd_delta(1.0, noise_scale=1.0, max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=100,
+                                                    ordering="fixed", index=1)
     assert 5.56e-30 < f["rows"][0]["delta"] < 5.57e-30  # the docstring's value
 
 
 def test_pnsgd_laplace_smooth_and_calibration(capsys):
-    kw = dict(noise="laplace", sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=5, order="fixed", index=3,
+    kw = dict(noise="laplace", noise_scale=1.0, max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=5, ordering="fixed", index=3,
               smoothness=1.0, strong_convexity=0.5)
-    d = run_json(capsys, ["pnsgd", "--noise", "laplace", "--sigma", "1", "--lipschitz", "1", "--lr", "0.5",
-                          "--diameter", "1", "--n", "5", "--order", "fixed", "--index", "3", "--smoothness", "1",
+    d = run_json(capsys, ["pnsgd", "--noise", "laplace", "--noise-scale", "1", "--max-grad-norm", "1", "--lr", "0.5",
+                          "--diameter", "1", "--steps", "5", "--ordering", "fixed", "--index", "3", "--smoothness", "1",
                           "--strong-convexity", "0.5", "--eps", "0.1"])
     assert d["rows"][0]["delta"] == pabi.pnsgd_delta(0.1, **kw)
-    c = run_json(capsys, ["pnsgd", "--lipschitz", "1", "--lr", "0.5", "--diameter", "1", "--n", "100",
-                          "--order", "shuffled", "--eps", "1", "--delta", "1e-5", "--calibrate-sigma"])
-    s = pabi.pnsgd_calibrate_sigma(1.0, 1e-5, lipschitz=1.0, lr=0.5, diameter=1.0, n=100, order="shuffled")
-    assert c["rows"][0]["sigma"] == s
-    assert main(["pnsgd", "--sigma", "4", *PN, "--eps", "1"]) == 0
+    c = run_json(capsys, ["pnsgd", "--max-grad-norm", "1", "--lr", "0.5", "--diameter", "1", "--steps", "100",
+                          "--ordering", "shuffled", "--eps", "1", "--delta", "1e-5", "--calibrate-noise-scale"])
+    s = pabi.pnsgd_calibrate_noise_scale(1.0, 1e-5, max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=100)
+    assert c["rows"][0]["noise_scale"] == s
+    assert main(["pnsgd", "--noise-scale", "4", *PN, "--eps", "1"]) == 0
     out = capsys.readouterr().out
     assert "delta (upper bound)" in out and "shuffled" in out
 
@@ -238,13 +238,13 @@ def test_per_instance_parquet_and_long_format(tmp_path, capsys, sens):
 
 def test_config_file_and_flag_override(tmp_path, capsys):
     cfg = tmp_path / "c.toml"
-    cfg.write_text('[pnsgd]\nsigma = 4.0\nlipschitz = 1.0\nlr = 0.05\ndiameter = 1.0\nn = 1000\n'
-                   'order = "shuffled"\ndelta = [1e-5, 1e-6]\n')
+    cfg.write_text('[pnsgd]\nnoise_scale = 4.0\nmax_grad_norm = 1.0\nlr = 0.05\ndiameter = 1.0\nsteps = 1000\n'
+                   'ordering = "shuffled"\ndelta = [1e-5, 1e-6]\n')
     d = run_json(capsys, ["pnsgd", "--config", str(cfg)])
-    assert [r["eps"] for r in d["rows"]] == [pabi.pnsgd_epsilon(x, sigma=4.0, order="shuffled", **PN_KW)
+    assert [r["eps"] for r in d["rows"]] == [pabi.pnsgd_epsilon(x, noise_scale=4.0, ordering="shuffled", **PN_KW)
                                              for x in (1e-5, 1e-6)]
-    d = run_json(capsys, ["pnsgd", "--config", str(cfg), "--sigma", "2", "--delta", "1e-5"])
-    assert d["rows"][0]["eps"] == pabi.pnsgd_epsilon(1e-5, sigma=2.0, order="shuffled", **PN_KW)
+    d = run_json(capsys, ["pnsgd", "--config", str(cfg), "--noise-scale", "2", "--delta", "1e-5"])
+    assert d["rows"][0]["eps"] == pabi.pnsgd_epsilon(1e-5, noise_scale=2.0, ordering="shuffled", **PN_KW)
     flat = tmp_path / "flat.toml"
     flat.write_text("sample_rate = 0.01\nnoise_multiplier = 1.0\nsteps = 100\ndelta = 1e-5\nno_rdp = true\njson = true\n")
     assert main(["dpsgd", f"--config={flat}"]) == 0
@@ -254,26 +254,26 @@ def test_config_file_and_flag_override(tmp_path, capsys):
 
 def test_config_errors_are_one_line(tmp_path, capsys):
     bad = tmp_path / "bad.toml"
-    bad.write_text("[pnsgd]\nsigmaa = 4.0\n")
-    assert_one_line_error(main(["pnsgd", "--config", str(bad)]), capsys.readouterr().err, 2, "'sigmaa'")
-    bad.write_text("[pnsgd\nsigma = 4\n")
+    bad.write_text("[pnsgd]\nnoise_scalee = 4.0\n")
+    assert_one_line_error(main(["pnsgd", "--config", str(bad)]), capsys.readouterr().err, 2, "'noise_scalee'")
+    bad.write_text("[pnsgd\nnoise_scale = 4\n")
     assert_one_line_error(main(["pnsgd", "--config", str(bad)]), capsys.readouterr().err, 2, "invalid TOML")
     assert_one_line_error(main(["pnsgd", "--config", str(tmp_path / "none.toml")]), capsys.readouterr().err, 2,
                           "not found")
-    bad.write_text("[pnsgd]\nsigma = [1, 'a']\n")
-    assert_one_line_error(main(["pnsgd", "--config", str(bad)]), capsys.readouterr().err, 2, "sigma")
+    bad.write_text("[pnsgd]\nnoise_scale = [1, 'a']\n")
+    assert_one_line_error(main(["pnsgd", "--config", str(bad)]), capsys.readouterr().err, 2, "noise_scale")
 
 
 # ---------------------------------------------------------------------------------- errors
 
 
 @pytest.mark.parametrize("argv, contains", [
-    (["pnsgd", "--sigma", "-1", *PN, "--eps", "1"], "sigma"),
-    (["pnsgd", "--sigma", "x", *PN, "--eps", "1"], "--sigma"),
-    (["pnsgd", *PN, "--eps", "1"], "--sigma is required"),
-    (["pnsgd", "--sigma", "4", *PN, "--eps", "1", "--delta", "1e-5"], "exactly one"),
-    (["pnsgd", "--sigma", "4", *PN, "--order", "fixed", "--eps", "1"], "index"),
-    (["pnsgd", "--sigma", "4", *PN, "--smoothness", "100", "--eps", "1"], "lr"),
+    (["pnsgd", "--noise-scale", "-1", *PN, "--eps", "1"], "noise_scale"),
+    (["pnsgd", "--noise-scale", "x", *PN, "--eps", "1"], "--noise-scale"),
+    (["pnsgd", *PN, "--eps", "1"], "--noise-scale is required"),
+    (["pnsgd", "--noise-scale", "4", *PN, "--eps", "1", "--delta", "1e-5"], "exactly one"),
+    (["pnsgd", "--noise-scale", "4", *PN, "--ordering", "fixed", "--eps", "1"], "index"),
+    (["pnsgd", "--noise-scale", "4", *PN, "--smoothness", "100", "--eps", "1"], "lr"),
     (["dpsgd", "--sample-rate", "1.5", "--noise-multiplier", "1", "--steps", "10", "--delta", "1e-5"], "sample_rate"),
     (["dpsgd", "--sample-rate", "0.1", "--noise-multiplier", "1", "--steps", "2.5", "--delta", "1e-5"], "steps"),
     (["last-iterate", "--order", "8", "--lr", "0.1", "--max-grad-norm", "1", "--noise-scale", "1", "--steps", "10",
@@ -293,7 +293,7 @@ def test_errors_in_a_subprocess_have_no_traceback(tmp_path):
     bad.write_text("this is = = not toml\n")
     csv = tmp_path / "bad.csv"
     csv.write_text("1,2\n3,abc\n")
-    for argv, contains in [(["pnsgd", "--sigma", "-1", *PN, "--eps", "1"], "sigma"),
+    for argv, contains in [(["pnsgd", "--noise-scale", "-1", *PN, "--eps", "1"], "noise_scale"),
                            (["report", str(bad)], "invalid TOML"),
                            (["report", str(tmp_path / "missing.toml")], "not found"),
                            (["per-instance", str(csv), "--sample-rate", "0.1", "--noise-scale", "1"], "not a number"),

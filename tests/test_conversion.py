@@ -39,7 +39,7 @@ def test_numeric_strings_rejected_by_scalar_functions():
     _raises(TypeError, "order", pabi.holder_orders, "2", holder_exponent=2.0, steps=3)
     _raises(TypeError, "delta", pabi.rdp_to_dp_epsilon, orders=[2.0], rdp=[0.5], delta="1e-5")
     _raises(TypeError, "noise_multiplier", pabi.dpsgd_epsilon, 1e-5, sample_rate=0.01, noise_multiplier="1.0", steps=10)
-    _raises(TypeError, "eps", pabi.online_delta, "1.0", 1.0, 0.1, 1.0, [2.0, 2.0])
+    _raises(TypeError, "eps", pabi.online_delta, "1.0", max_grad_norm=1.0, lr=0.1, diameter=1.0, noise_scale=[2.0, 2.0])
     # the elementwise functions always rejected them, and still do
     _raises(TypeError, "eps", pabi.theta, "1.0", 1.0)
     # the valid numbers give the same results as before
@@ -63,7 +63,8 @@ def test_integer_parameters_reject_fractions_and_accept_integral_values():
     _raises(DomainError, "steps", pabi.optimal_shifts, 2.5, initial_distance=0.5, map_difference=1.0,
             step_lipschitz=1.5)
     _raises(DomainError, "order", pabi.general_update_rdp, 3.5, noise_scale=1.0, updates_second=[[0.0]], updates_first=[[[[1.0], [1.0], [1.0]]]])
-    _raises(DomainError, "index", pabi.online_delta, 1.0, 1.0, 0.1, 1.0, [2.0, 2.0, 2.0], index=2.5)
+    _raises(DomainError, "index", pabi.online_delta, 1.0, max_grad_norm=1.0, lr=0.1, diameter=1.0,
+            noise_scale=[2.0, 2.0, 2.0], index=2.5)
     _raises(DomainError, "steps", pabi.dpsgd_epsilon, 1e-5, sample_rate=0.1, noise_multiplier=1.0, steps=10.5, grid_step=0.01)
     _raises(DomainError, "count", pabi.compose_plds, [(pabi.PrivacyLossDistribution.gaussian(1.0, grid_step=0.01), 1.5)])
     _raises(DomainError, "epochs", pabi.multi_epoch_epsilon, 1e-3, profile=lambda e: pabi.gdp_delta(e, 0.5), epochs=1.5)
@@ -77,11 +78,11 @@ def test_numpy_scalars_and_0d_arrays_accepted_by_scalar_functions():
     for steps in (np.int64(10), np.int32(10), np.uint16(10), np.array(10), 10.0, np.float64(10)):
         assert pabi.dpsgd_epsilon(1e-5, sample_rate=0.1, noise_multiplier=1.0, steps=steps, grid_step=0.01) == base
         assert pabi.dpsgd_delta(1.0, sample_rate=0.1, noise_multiplier=1.0, steps=steps, grid_step=0.01) == pabi.dpsgd_delta(1.0, sample_rate=0.1, noise_multiplier=1.0, steps=10, grid_step=0.01)
-    v = pabi.online_delta(1.0, 1.0, 0.1, 1.0, [2.0, 2.0, 2.0], index=3)
+    v = pabi.online_delta(1.0, max_grad_norm=1.0, lr=0.1, diameter=1.0, noise_scale=[2.0, 2.0, 2.0], index=3)
     for index in (np.float64(3), np.int64(3), np.array(3), 3.0):
-        assert pabi.online_delta(1.0, 1.0, 0.1, 1.0, [2.0, 2.0, 2.0], index=index) == v
-    assert pabi.online_delta(np.array(1.0), np.float32(1.0), np.float64(0.1), np.int8(1),
-                             [2.0, 2.0, 2.0], index=3) == v
+        assert pabi.online_delta(1.0, max_grad_norm=1.0, lr=0.1, diameter=1.0, noise_scale=[2.0, 2.0, 2.0], index=index) == v
+    assert pabi.online_delta(np.array(1.0), max_grad_norm=np.float32(1.0), lr=np.float64(0.1), diameter=np.int8(1),
+                             noise_scale=[2.0, 2.0, 2.0], index=3) == v
     r = pabi.dpsgd_per_instance_rdp(8.0, sample_rate=0.01, noise_scale=1.0, sensitivities=S)
     assert pabi.dpsgd_per_instance_rdp(np.array(8.0), sample_rate=np.float64(0.01), noise_scale=np.int64(1), sensitivities=S) == r
     _raises(TypeError, "sample_rate", pabi.dpsgd_epsilon, 1e-5, sample_rate=np.array([0.1]), noise_multiplier=1.0, steps=10)  # 1-d is not a scalar
@@ -103,7 +104,8 @@ def test_huge_integers():
     for big in (2**63, 10**30, 10**400):
         _raises(DomainError, "steps", pabi.dpsgd_epsilon, 1e-5, sample_rate=0.1, noise_multiplier=1.0, steps=big)
         _raises(DomainError, "steps", pabi.holder_orders, 2.0, holder_exponent=2.0, steps=big)
-        _raises(DomainError, "index", pabi.online_delta, 1.0, 1.0, 0.1, 1.0, [2.0, 2.0], index=big)
+        _raises(DomainError, "index", pabi.online_delta, 1.0, max_grad_norm=1.0, lr=0.1, diameter=1.0,
+                noise_scale=[2.0, 2.0], index=big)
         _raises(DomainError, "order", pabi.general_update_rdp, big, noise_scale=1.0, updates_second=[[0.0]], updates_first=[[[[1.0], [1.0], [1.0]]]])
 
 
@@ -122,14 +124,15 @@ def test_none_and_wrong_types_name_the_parameter():
     _raises(TypeError, "shift", pabi.theta, 1.0, np.array([1 + 0j]))
     _raises(TypeError, "shift", pabi.theta, 1.0, np.array(["1.0"]))
     # the generic "'None' is not an instance of 'ndarray'" of the binding
-    for fn, kw in ((pabi.pnsgd_delta, dict(eps=1.0, sigma=None, lipschitz=1.0, lr=0.5, diameter=1.0, n=10,
-                                            index=3)),
-                   (pabi.pnsgd_rdp_slope, dict(sigma=1.0, lipschitz=1.0, lr=0.1, n=10, index=None)),
-                   (pabi.laplace_schedule_delta, dict(eps=1.0, lipschitz=1.0, lr=0.1, diameter=1.0, n=None,
+    for fn, kw in ((pabi.pnsgd_delta, dict(eps=1.0, noise_scale=None, max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=10,
+                                            index=3, ordering="fixed")),
+                   (pabi.pnsgd_rdp_slope, dict(noise_scale=1.0, max_grad_norm=1.0, lr=0.1, steps=10, index=None)),
+                   (pabi.laplace_schedule_delta, dict(eps=1.0, max_grad_norm=1.0, lr=0.1, diameter=1.0, steps=None,
                                                       c1=10.0, c2=2.0))):
         missing = [k for k, v in kw.items() if v is None][0]
         _raises(TypeError, missing, fn, **kw)
-    _raises(TypeError, "log", pabi.online_gauss_delta, 1.0, 1.0, 0.1, 1.0, 50, 3, 10.0, 2.0, 1.5, log="yes")
+    _raises(TypeError, "log", pabi.online_gaussian_delta, 1.0, max_grad_norm=1.0, lr=0.1, diameter=1.0, steps=50,
+            index=3, c1=10.0, c2=2.0, decay=1.5, log="yes")
 
 
 def test_list_with_a_bad_element_names_its_index():

@@ -22,7 +22,7 @@ def _option_error(exc, param, value):
     assert str(e).endswith(f'got "{value}"')
 
 
-def _pnsgd(noise="gaussian", order="fixed", variant="refined"):
+def _pnsgd(noise="gaussian", order="fixed", variant="corrected"):
     one = A(1.0)
     return _core.pnsgd_delta(A(1.0), A(2.0), one, A(0.1), one, A(10.0), A(3.0), None, A(0.0),
                              noise, order, variant, False, 1)
@@ -30,7 +30,7 @@ def _pnsgd(noise="gaussian", order="fixed", variant="refined"):
 
 @pytest.mark.parametrize("kw, param, value", [
     (dict(noise="gauss"), "noise", "gauss"),
-    (dict(order="cyclic"), "order", "cyclic"),
+    (dict(order="cyclic"), "ordering", "cyclic"),
     (dict(variant="published"), "variant", "published"),
     (dict(order="fixed", variant="as_published"), "variant", "as_published"),
 ])
@@ -49,7 +49,7 @@ def test_pnsgd_options_accepted():
 def test_neighbour_option_error():
     with pytest.raises(DomainError) as exc:
         _core._Pld.subsampled_gaussian(0.1, 1.0, "replace", 1e-3)
-    _option_error(exc, "neighboring", "replace")
+    _option_error(exc, "direction", "replace")
 
 
 ONLINE = (A(1.0), A(10.0), A(0.01), A(1.0), A(1e6), A(100.0), A(100.0), A(100.0), A(1.5))
@@ -57,22 +57,23 @@ NAMES = ["delta", "limit", "limit_bound", "star_upper", "star_lower"]
 
 
 # the public function of each named quantity (online Laplace / Gaussian), same arguments
-PUBLIC = {"delta": "delta", "limit": "delta_limit", "limit_bound": "delta_limit_bound",
-          "star_upper": "delta_star_upper", "star_lower": "delta_star_lower"}
+PUBLIC = {"delta": "delta", "limit": "delta_limit", "limit_bound": "delta_limit_upper",
+          "star_upper": "delta_limit_closed_upper", "star_lower": "delta_limit_lower"}
 
 
 @pytest.mark.parametrize("laplace", [False, True])
 @pytest.mark.parametrize("name", NAMES)
 def test_online_quantity_names_give_the_public_values(name, laplace):
     import pabi
-    fn = getattr(pabi, f"online_{'laplace' if laplace else 'gauss'}_{PUBLIC[name]}")
+    fn = getattr(pabi, f"online_{'laplace' if laplace else 'gaussian'}_{PUBLIC[name]}")
     eps, lip, lr, d, n, i, c1, c2, decay = (float(a[0]) for a in ONLINE)
     for log in (False, True):
         core = _core.online_schedule_bound(name, *ONLINE, None, A(0.0), laplace=laplace,
                                            as_published=False, log=log)
-        kw = dict(log=log)
-        args = (eps, lip, lr, d, n, i, c1, c2, decay) if name == "delta" else (eps, lip, lr, d, i, c1, c2, decay)
-        public = fn(*args, **kw)
+        kw = dict(max_grad_norm=lip, lr=lr, diameter=d, index=i, c1=c1, c2=c2, decay=decay, log=log)
+        if name == "delta":
+            kw["steps"] = n
+        public = fn(eps, **kw)
         assert np.float64(public).tobytes() == core[0].tobytes()
         smooth = _core.online_schedule_bound(name, *ONLINE, A(1.0), A(0.5), laplace=laplace,
                                              as_published=False, log=log)
@@ -104,18 +105,18 @@ def test_smoothness_none_is_the_absent_argument():
     for laplace in (False, True):
         args = (A(1e6), A(1e5), A(2.0), A(0.1), A(1.0))
         new = _core.schedule_noise(*args, None, A(0.0), laplace)
-        pub = (pabi.laplace_schedule_scale if laplace else pabi.gauss_schedule_sigma)(1e6, 1e5, 2.0, 0.1, 1.0)
+        pub = (pabi.laplace_schedule_noise_scale if laplace else pabi.gaussian_schedule_noise_scale)(1e6, c1=1e5, c2=2.0, lr=0.1, diameter=1.0)
         assert new.tobytes() == np.float64(pub).tobytes()
         with_beta = _core.schedule_noise(*args, A(1.0), A(0.5), laplace)
         assert with_beta[0] != new[0]
         oargs = (A(100.0), A(100.0), A(100.0), A(1.5), A(0.01), A(1.0))
         new = _core.online_schedule_noise(*oargs, None, A(0.0), laplace)
-        pub = (pabi.online_laplace_scale if laplace else pabi.online_gauss_sigma)(100.0, 100.0, 100.0, 1.5, 0.01, 1.0)
+        pub = (pabi.online_laplace_noise_scale if laplace else pabi.online_gaussian_noise_scale)(100.0, c1=100.0, c2=100.0, decay=1.5, lr=0.01, diameter=1.0)
         assert new.tobytes() == np.float64(pub).tobytes()
         d = (A(1.0), A(10.0), A(0.1), A(1.0), A(1e12, 1e6), A(1e5), A(2.0))
         new = _core.schedule_delta(*d, None, A(0.0), laplace, 2)
-        sched = pabi.laplace_schedule_delta if laplace else pabi.gauss_schedule_delta
-        assert new.tobytes() == np.asarray(sched(1.0, 10.0, 0.1, 1.0, [1e12, 1e6], 1e5, 2.0)).tobytes()
+        sched = pabi.laplace_schedule_delta if laplace else pabi.gaussian_schedule_delta
+        assert new.tobytes() == np.asarray(sched(1.0, max_grad_norm=10.0, lr=0.1, diameter=1.0, steps=[1e12, 1e6], c1=1e5, c2=2.0)).tobytes()
         assert (new > 0).all()
 
 

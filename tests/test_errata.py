@@ -63,7 +63,7 @@ def test_p_r4_t10_step_constant_and_its_condition():
         m = float(ref.step_contraction_m(eta, beta, rho))
         assert np.max(np.abs(1 - eta * lam)) <= m * (1 + 1e-15)
         # pabi's B uses exactly this M
-        _, b, _ = pabi.pnsgd_factors(1.0, sigma=1.0, lipschitz=1.0, lr=eta, diameter=0.5,
+        _, b, _ = pabi.pnsgd_factors(1.0, noise_scale=1.0, max_grad_norm=1.0, lr=eta, diameter=0.5,
                                      smoothness=beta, strong_convexity=rho)
         assert b == pytest.approx(pabi.theta(1.0, m * 0.5 / eta), rel=1e-13)
     # η = 1.9/β > 2/(β+ρ): 1 − 2ηβρ/(β+ρ) = 0.24, M = 0.49 < the true constant max|1 − ηλ| = 0.9
@@ -71,7 +71,7 @@ def test_p_r4_t10_step_constant_and_its_condition():
     m_printed = math.sqrt(1 - 2 * eta * beta * rho / (beta + rho))
     assert np.max(np.abs(1 - eta * lam)) > m_printed + 0.4
     with pytest.raises(ValueError):
-        pabi.pnsgd_factors(1.0, sigma=1.0, lipschitz=1.0, lr=eta, diameter=0.5,
+        pabi.pnsgd_factors(1.0, noise_scale=1.0, max_grad_norm=1.0, lr=eta, diameter=0.5,
                            smoothness=beta, strong_convexity=rho)
 
 
@@ -89,11 +89,11 @@ def test_p_t8_a_factor_dominates_the_gaussian_schedule():
     r_b = 2 * mp.sqrt(mp.lambertw(z).real)
     a = pabi.theta(eps, float(2 * lr * lip / diam * r_b))
     assert abs((1 - a) - 0.46) < 0.01
-    d = pabi.gauss_schedule_delta(eps, lip, lr, diam, n, c1, c2)
-    ds = pabi.gauss_schedule_delta_star(eps, c1)
+    d = pabi.gaussian_schedule_delta(eps, max_grad_norm=lip, lr=lr, diameter=diam, steps=n, c1=c1, c2=c2)
+    ds = pabi.gaussian_schedule_delta_limit(eps, c1=c1)
     assert d < 0.6 * ds
     # with η = 0.1 (κ_G = 2) the A factor is 1 to many digits and δ(n) is above δ*
-    assert pabi.gauss_schedule_delta(eps, lip, 0.1, diam, n, c1, c2) > ds
+    assert pabi.gaussian_schedule_delta(eps, max_grad_norm=lip, lr=0.1, diameter=diam, steps=n, c1=c1, c2=c2) > ds
 
 
 def test_p_t11_dp_to_rdp_transfer_is_false():

@@ -8,7 +8,7 @@ minimality of the inversions). Every value is checked against pabi.reference (mp
 * The RDP slope c_i = (2L²/σ²)·x(1−x)^k/(1 − (1−x)^{k+1}) has the condition number
   k·x/(1 − x) in x = 1 − M²: ln(1 − x) = ln M² is formed in double-double.
 * c_i = 0 (L = 0, or M = 0 with k > 0) is 0-zCDP: δ = 0 at every ε ≥ 0 and ε(δ) = 0.
-* The inversions (pnsgd_epsilon, pnsgd_calibrate_sigma) are minimal to the ulp with respect
+* The inversions (pnsgd_epsilon, pnsgd_calibrate_noise_scale) are minimal to the ulp with respect
   to pnsgd_delta for every normal target.
 """
 
@@ -25,6 +25,18 @@ import pabi
 from pabi import reference as ref
 
 INFLATE = 2.0 ** -46
+
+
+def pub(fn_name, *args, log=None, variant=None, **kw):
+    """pabi's ``fn_name`` on arguments written positionally in the reference's order (the public
+    signature takes the setup by keyword, question first)."""
+    import inspect as _inspect
+
+    twin = getattr(ref, fn_name, None) or getattr(ref, fn_name.replace("_limit_upper", "_limit"))
+    bound = _inspect.signature(twin).bind_partial(*args, **kw)
+    extra = {k: v for k, v in (("log", log), ("variant", variant)) if v is not None}
+    return getattr(pabi, fn_name)(**bound.arguments, **extra)
+
 
 
 def rel(v, exact) -> float:
@@ -45,10 +57,10 @@ SC = dict(smoothness=1.0, strong_convexity=0.5)  # M = sqrt(1 - 1/15)
 # factor near r_A = ε) times a few ulp of the radius.
 SCHEDULE_CASES = [
     # the issue's example: before 4.2948759670466016e-154 (8.4e-12 below exact)
-    ("gauss_schedule_delta", (5.0, 0.5, 0.1, 1.0, 100, 1e3, 2.0), SC, 1e-12),
+    ("gaussian_schedule_delta", (5.0, 0.5, 0.1, 1.0, 100, 1e3, 2.0), SC, 1e-12),
     ("laplace_schedule_delta", (5.0, 16.3, 0.1, 1.0, 100, 1e3, 2.0), SC, 1e-12),
     ("laplace_schedule_delta", (1.0, 10.0, 0.1, 1.0, 1e6, 1e3, 2.0), SC, 1e-13),
-    ("online_gauss_delta", (1.0, 10.0, 0.1, 1.0, 200, 3, 100.0, 100.0, 1.5), SC, 1e-12),
+    ("online_gaussian_delta", (1.0, 10.0, 0.1, 1.0, 200, 3, 100.0, 100.0, 1.5), SC, 1e-12),
     ("online_laplace_delta", (5.0, 2.625, 0.1, 1.0, 50, 3, 100.0, 100.0, 1.5), SC, 5e-12),
 ]
 
@@ -56,27 +68,27 @@ SCHEDULE_CASES = [
 @pytest.mark.parametrize("fn,args,kw,tol", SCHEDULE_CASES)
 def test_strongly_convex_schedules_never_below_exact(fn, args, kw, tol):
     exact = getattr(ref, fn)(*args, **kw)
-    got = getattr(pabi, fn)(*args, **kw)
+    got = pub(fn, *args, **kw)
     assert mp.mpf(got) >= exact, (fn, got, mp.nstr(exact, 20))
     assert rel(got, exact) <= tol, (fn, rel(got, exact))
 
 
 def test_issue_example_gauss_schedule_pinned():
     args = (5.0, 0.5, 0.1, 1.0, 100, 1e3, 2.0)
-    exact = ref.gauss_schedule_delta(*args, **SC)
+    exact = ref.gaussian_schedule_delta(*args, **SC)
     assert abs(exact / mp.mpf("4.29487596708275e-154") - 1) < 1e-14
-    got = pabi.gauss_schedule_delta(*args, **SC)
+    got = pub("gaussian_schedule_delta", *args, **SC)
     assert got >= 4.29487596708275e-154 and rel(got, exact) <= 1e-12
     # the array path (block kernels) gives the same bits
-    arr = pabi.gauss_schedule_delta(5.0, 0.5, 0.1, 1.0, np.array([100.0, 100.0]), 1e3, 2.0, **SC)
+    arr = pabi.gaussian_schedule_delta(5.0, max_grad_norm=0.5, lr=0.1, diameter=1.0, steps=np.array([100.0, 100.0]), c1=1e3, c2=2.0, **SC)
     assert (arr == got).all()
 
 
 def test_online_gauss_log_issue_example():
     """ln δ at the bottom of the double range: before −743.4993381704614 (5.9e-12 below)."""
     args = (5.0, 0.5, 0.1, 1.0, 100, 3, 1e3, 2.0, 1.5)
-    exact = mp.log(ref.online_gauss_delta(*args, **SC))
-    got = pabi.online_gauss_delta(*args, **SC, log=True)
+    exact = mp.log(ref.online_gaussian_delta(*args, **SC))
+    got = pub("online_gaussian_delta", *args, **SC, log=True)
     assert mp.mpf(got) >= exact
     assert float(got - exact) <= 1e-12 * float(abs(exact))
 
@@ -84,15 +96,15 @@ def test_online_gauss_log_issue_example():
 def test_schedule_noise_to_nearest_with_strong_convexity():
     """σ(n), v(n) are the noise the user applies: to nearest (M no longer inflated by 2^-46)."""
     for n in [1.0, 100.0, 1e6, 1e15]:
-        s, se = pabi.gauss_schedule_sigma(n, 1e3, 2.0, 0.1, 1.0, **SC), ref.gauss_schedule_sigma(
+        s, se = pabi.gaussian_schedule_noise_scale(n, c1=1e3, c2=2.0, lr=0.1, diameter=1.0, **SC), ref.gaussian_schedule_noise_scale(
             n, 1e3, 2.0, 0.1, 1.0, **SC)
         assert abs(rel(s, se)) < 1e-15
-        v, ve = pabi.laplace_schedule_scale(n, 1e3, 2.0, 0.1, 1.0, **SC), ref.laplace_schedule_scale(
+        v, ve = pabi.laplace_schedule_noise_scale(n, c1=1e3, c2=2.0, lr=0.1, diameter=1.0, **SC), ref.laplace_schedule_noise_scale(
             n, 1e3, 2.0, 0.1, 1.0, **SC)
         assert abs(rel(v, ve)) < 1e-15
     for j in [3, 50, 10**6]:
-        s = pabi.online_gauss_sigma(j, 100.0, 100.0, 1.5, 0.1, 1.0, **SC)
-        assert abs(rel(s, ref.online_gauss_sigma(j, 100.0, 100.0, 1.5, 0.1, 1.0, **SC))) < 1e-15
+        s = pabi.online_gaussian_noise_scale(j, c1=100.0, c2=100.0, decay=1.5, lr=0.1, diameter=1.0, **SC)
+        assert abs(rel(s, ref.online_gaussian_noise_scale(j, 100.0, 100.0, 1.5, 0.1, 1.0, **SC))) < 1e-15
 
 
 def test_random_strongly_convex_schedules_never_below_exact():
@@ -105,9 +117,9 @@ def test_random_strongly_convex_schedules_never_below_exact():
         eps, L, D = rnd.uniform(0, 6), 10 ** rnd.uniform(-1, 1.5), 10 ** rnd.uniform(-0.5, 0.5)
         n, c1, c2 = float(int(10 ** rnd.uniform(0, 9)) + 1), 10 ** rnd.uniform(0, 5), rnd.uniform(0, 100)
         kw = dict(smoothness=beta, strong_convexity=rho)
-        for fn in ("gauss_schedule_delta", "laplace_schedule_delta"):
+        for fn in ("gaussian_schedule_delta", "laplace_schedule_delta"):
             try:
-                got = getattr(pabi, fn)(eps, L, lr, D, n, c1, c2, **kw)
+                got = pub(fn, eps, L, lr, D, n, c1, c2, **kw)
             except ValueError:
                 continue
             exact = getattr(ref, fn)(eps, L, lr, D, n, c1, c2, **kw)
@@ -125,7 +137,7 @@ def test_random_strongly_convex_schedules_never_below_exact():
 # ----------------------------------------------------------------------------------------------
 # 2. The RDP route with strong convexity
 
-RDP_KW = dict(sigma=0.01, lipschitz=100.0, lr=0.47920579130483265, n=81, index=2,
+RDP_KW = dict(noise_scale=0.01, max_grad_norm=100.0, lr=0.47920579130483265, steps=81, index=2,
               smoothness=2.317021061480099, strong_convexity=1.856551203901308)
 
 
@@ -140,15 +152,15 @@ def test_rdp_issue_example_pinned():
         e = pabi.pnsgd_rdp_epsilon(d, **RDP_KW)
         assert mp.mpf(e) >= e_ex and rel(e, e_ex) <= 1e-12, (d, rel(e, e_ex))
         # ln δ at that ε (|ln δ| up to 690): relative error of c carries over to ln δ
-        l_ex = ref.pnsgd_rdp_log_delta(e, **RDP_KW)
-        lg = pabi.pnsgd_rdp_log_delta(e, **RDP_KW)
+        l_ex = ref.pnsgd_rdp_delta(e, **RDP_KW, log=True)
+        lg = pabi.pnsgd_rdp_delta(e, **RDP_KW, log=True)
         assert mp.mpf(lg) >= l_ex and float(lg - l_ex) <= 1e-12 * float(abs(l_ex)), d
         v_ex = ref.pnsgd_rdp_delta(e, **RDP_KW)
         v = pabi.pnsgd_rdp_delta(e, **RDP_KW)
         assert mp.mpf(v) >= v_ex and rel(v, v_ex) <= 1e-12 * max(1.0, float(abs(l_ex))), d
     # far in the tail (ln δ ≈ −2.3e142): only the log is representable
-    l_ex = ref.pnsgd_rdp_log_delta(1.0, **RDP_KW)
-    lg = pabi.pnsgd_rdp_log_delta(1.0, **RDP_KW)
+    l_ex = ref.pnsgd_rdp_delta(1.0, **RDP_KW, log=True)
+    lg = pabi.pnsgd_rdp_delta(1.0, **RDP_KW, log=True)
     assert mp.mpf(lg) >= l_ex and float((lg - l_ex) / abs(l_ex)) <= 1e-13
 
 
@@ -159,7 +171,7 @@ def _random_rdp_cases(seed: int, count: int):
         rho = beta * rnd.uniform(0.01, 1)
         lr = rnd.uniform(0.01, 1.0) * 2 / (beta + rho)
         n = int(10 ** rnd.uniform(0, 3.5)) + 1
-        kw = dict(sigma=10 ** rnd.uniform(-2, 1), lipschitz=10 ** rnd.uniform(-1, 2), lr=lr, n=n,
+        kw = dict(noise_scale=10 ** rnd.uniform(-2, 1), max_grad_norm=10 ** rnd.uniform(-1, 2), lr=lr, steps=n,
                   index=rnd.randint(1, n), smoothness=beta, strong_convexity=rho)
         yield rnd, kw
 
@@ -186,8 +198,8 @@ def test_rdp_random_strongly_convex_against_reference():
             assert rel(e, e_ex) <= 1e-12, (d, kw)
             worst["eps"] = max(worst["eps"], rel(e, e_ex))
         x = float(c_ex) * rnd.uniform(1.0, 1e3) + rnd.uniform(0, 3)
-        l_ex = ref.pnsgd_rdp_log_delta(x, **kw)
-        lg = pabi.pnsgd_rdp_log_delta(x, **kw)
+        l_ex = ref.pnsgd_rdp_delta(x, **kw, log=True)
+        lg = pabi.pnsgd_rdp_delta(x, **kw, log=True)
         assert mp.mpf(lg) >= l_ex, (x, kw)
         if l_ex < 0:
             worst["log"] = max(worst["log"], float((lg - l_ex) / abs(l_ex)))
@@ -203,8 +215,8 @@ def test_rdp_random_strongly_convex_against_reference():
 
 
 @pytest.mark.parametrize("kw", [
-    dict(sigma=1.0, lipschitz=0.0, lr=0.1, n=10, index=3),  # L = 0
-    dict(sigma=1.0, lipschitz=1.0, lr=1.0, n=10, index=3, smoothness=1.0, strong_convexity=1.0),  # M = 0
+    dict(noise_scale=1.0, max_grad_norm=0.0, lr=0.1, steps=10, index=3),  # L = 0
+    dict(noise_scale=1.0, max_grad_norm=1.0, lr=1.0, steps=10, index=3, smoothness=1.0, strong_convexity=1.0),  # M = 0
 ])
 def test_rdp_zero_slope_is_zero_delta_everywhere(kw):
     """c = 0: the outputs are identically distributed, δ = 0 for every ε ≥ 0 (ε = 0 included,
@@ -212,7 +224,7 @@ def test_rdp_zero_slope_is_zero_delta_everywhere(kw):
     assert pabi.pnsgd_rdp_slope(**kw) == 0.0 and ref.pnsgd_rdp_slope(**kw) == 0
     for e in [0.0, 1e-300, 0.1, 10.0]:
         assert pabi.pnsgd_rdp_delta(e, **kw) == 0.0
-        assert pabi.pnsgd_rdp_log_delta(e, **kw) == -math.inf
+        assert pabi.pnsgd_rdp_delta(e, **kw, log=True) == -math.inf
         assert ref.pnsgd_rdp_delta(e, **kw) == 0
     for d in [1e-300, 0.1, 0.9]:
         assert pabi.pnsgd_rdp_epsilon(d, **kw) == 0.0
@@ -222,30 +234,30 @@ def test_rdp_zero_slope_is_zero_delta_everywhere(kw):
 
 
 def test_rdp_k_zero_with_m_zero_is_the_last_step():
-    kw = dict(sigma=1.0, lipschitz=1.0, lr=1.0, n=10, index=10, smoothness=1.0, strong_convexity=1.0)
+    kw = dict(noise_scale=1.0, max_grad_norm=1.0, lr=1.0, steps=10, index=10, smoothness=1.0, strong_convexity=1.0)
     assert pabi.pnsgd_rdp_slope(**kw) >= 2.0 and rel(pabi.pnsgd_rdp_slope(**kw), mp.mpf(2)) < 1e-15
     assert pabi.pnsgd_rdp_delta(0.0, **kw) == 1.0 == ref.pnsgd_rdp_delta(0.0, **kw)
 
 
-DIAM0 = dict(sigma=1.0, lipschitz=1.0, lr=0.5, diameter=0.0, n=10)
+DIAM0 = dict(noise_scale=1.0, max_grad_norm=1.0, lr=0.5, diameter=0.0, steps=10)
 
 
 @pytest.mark.parametrize("noise", ["gaussian", "laplace"])
-@pytest.mark.parametrize("order", [dict(order="fixed", index=3), dict(order="fixed", index=10),
-                                   dict(order="shuffled"), dict(order="random_stop"),
-                                   dict(order="random_stop", index=4),
-                                   dict(order="random_stop", variant="as_published")])
+@pytest.mark.parametrize("order", [dict(ordering="fixed", index=3), dict(ordering="fixed", index=10),
+                                   dict(ordering="shuffled"), dict(ordering="random_stop"),
+                                   dict(ordering="random_stop", index=4),
+                                   dict(ordering="random_stop", variant="as_published")])
 def test_diameter_zero_entry_points_agree(noise, order):
     """D = 0 (B = 0): δ, ln δ, ε(δ) and σ(ε, δ) agree with each other and with the reference's
     formula (A·0^(n−i): 0 for i < n, A at i = n; A/n shuffled; A·m/n... random stop)."""
     kw = dict(DIAM0, noise=noise, **order)
     ks = dict(kw)
-    del ks["sigma"]
+    del ks["noise_scale"]
     for e in [0.0, 0.3, 2.0]:
         d = pabi.pnsgd_delta(e, **kw)
         ex = ref.pnsgd_delta(e, **kw)
         assert mp.mpf(d) >= ex and (ex == 0 and d == 0 or rel(d, ex) <= 1e-12)
-        ld = pabi.pnsgd_log_delta(e, **kw)
+        ld = pabi.pnsgd_delta(e, **kw, log=True)
         assert (d == 0 and ld == -math.inf) or abs(math.exp(ld) / d - 1) < 1e-12
     for t in [0.5, 0.05, 1e-3, 1e-9]:
         try:
@@ -256,12 +268,12 @@ def test_diameter_zero_entry_points_agree(noise, order):
         assert e == 0.0 or pabi.pnsgd_delta(prev(e), **kw) > t
         if pabi.pnsgd_delta(0.0, **kw) <= t:
             assert e == 0.0
-        s = pabi.pnsgd_calibrate_sigma(0.5, t, **ks)
+        s = pabi.pnsgd_calibrate_noise_scale(0.5, delta=t, **ks)
         if s > 0:
-            assert pabi.pnsgd_delta(0.5, sigma=s, **ks) <= t < pabi.pnsgd_delta(0.5, sigma=prev(s), **ks)
+            assert pabi.pnsgd_delta(0.5, noise_scale=s, **ks) <= t < pabi.pnsgd_delta(0.5, noise_scale=prev(s), **ks)
     if order.get("order") == "fixed" and order["index"] < 10:
         assert pabi.pnsgd_delta(0.0, **kw) == 0.0 and pabi.pnsgd_epsilon(1e-300, **kw) == 0.0
-        assert pabi.pnsgd_calibrate_sigma(0.0, 1e-300, **ks) == 0.0
+        assert pabi.pnsgd_calibrate_noise_scale(0.0, delta=1e-300, **ks) == 0.0
 
 
 def _consecutive(x0: float, m: int) -> np.ndarray:
@@ -281,12 +293,12 @@ def test_rdp_delta_monotone_to_the_ulp():
         for x0 in [rnd.uniform(0, 8), c, c * rnd.uniform(1, 3), float(prev(c))]:
             xs = _consecutive(x0, 200)
             d = pabi.pnsgd_rdp_delta(xs, **kw)
-            ld = pabi.pnsgd_rdp_log_delta(xs, **kw)
+            ld = pabi.pnsgd_rdp_delta(xs, **kw, log=True)
             assert (np.diff(d) <= 0).all() and (np.diff(ld) <= 0).all(), (x0, kw)
         xs = np.linspace(0, 10, 2001)
         assert (np.diff(pabi.pnsgd_rdp_delta(xs, **kw)) <= 0).all()
         ns = kw["index"] + np.arange(0, 300, dtype=float)
-        cs = pabi.pnsgd_rdp_slope(**dict(kw, n=ns))
+        cs = pabi.pnsgd_rdp_slope(**dict(kw, steps=ns))
         assert (np.diff(cs) <= 0).all(), kw
 
 
@@ -299,9 +311,9 @@ def test_pnsgd_delta_monotone_in_eps_within_engine_ulps():
     for _ in range(60):
         noise = rnd.choice(["gaussian", "laplace"])
         n = int(10 ** rnd.uniform(0, 8)) + 1
-        kw = dict(noise=noise, sigma=10 ** rnd.uniform(-1, 1), lipschitz=10 ** rnd.uniform(-1, 0.5),
-                  lr=10 ** rnd.uniform(-2, 0), diameter=10 ** rnd.uniform(-1, 1), n=n,
-                  order="fixed", index=rnd.randint(1, n))
+        kw = dict(noise=noise, noise_scale=10 ** rnd.uniform(-1, 1), max_grad_norm=10 ** rnd.uniform(-1, 0.5),
+                  lr=10 ** rnd.uniform(-2, 0), diameter=10 ** rnd.uniform(-1, 1), steps=n,
+                  ordering="fixed", index=rnd.randint(1, n))
         xs = np.concatenate([_consecutive(rnd.uniform(0, 6), 100), np.linspace(0, 8, 201)])
         xs.sort()
         d = pabi.pnsgd_delta(xs, **kw)
@@ -316,9 +328,9 @@ def test_schedule_delta_monotone_in_small_n():
         eps, L, lr, D = rnd.uniform(0, 3), 10 ** rnd.uniform(-1, 1), 10 ** rnd.uniform(-2, -0.5), 1.0
         c1, c2 = 10 ** rnd.uniform(0, 3), rnd.uniform(0, 10)
         ns = np.arange(1, 400, dtype=float)
-        for fn in ("gauss_schedule_delta", "laplace_schedule_delta"):
+        for fn in ("gaussian_schedule_delta", "laplace_schedule_delta"):
             try:
-                d = getattr(pabi, fn)(eps, L, lr, D, ns, c1, c2, **SC)
+                d = pub(fn, eps, L, lr, D, ns, c1, c2, **SC)
             except ValueError:
                 continue
             df = np.diff(d)
@@ -340,20 +352,20 @@ def _inversion_cases(seed: int, count: int):
         noise = rnd.choice(["gaussian", "laplace"])
         kind = rnd.choice(["fixed", "fixed_near_end", "shuffled", "random_stop", "as_published"])
         n = int(10 ** rnd.uniform(0, 14)) + 1
-        kw = dict(noise=noise, sigma=10 ** rnd.uniform(-1, 1), lipschitz=10 ** rnd.uniform(-1, 0.5),
-                  lr=10 ** rnd.uniform(-2, 0), diameter=10 ** rnd.uniform(-1, 1), n=n)
+        kw = dict(noise=noise, noise_scale=10 ** rnd.uniform(-1, 1), max_grad_norm=10 ** rnd.uniform(-1, 0.5),
+                  lr=10 ** rnd.uniform(-2, 0), diameter=10 ** rnd.uniform(-1, 1), steps=n)
         if rnd.random() < 0.35:
             b = 10 ** rnd.uniform(-1, 1)
             r = b * rnd.uniform(0, 1)
             kw.update(smoothness=b, strong_convexity=r, lr=min(kw["lr"], 1.99 / (b + r)))
         if kind == "fixed":
-            kw.update(order="fixed", index=rnd.randint(1, n))
+            kw.update(ordering="fixed", index=rnd.randint(1, n))
         elif kind == "fixed_near_end":  # |k ln B| large: the precise path decides
-            kw.update(order="fixed", index=max(1, n - int(10 ** rnd.uniform(0, math.log10(n)))))
+            kw.update(ordering="fixed", index=max(1, n - int(10 ** rnd.uniform(0, math.log10(n)))))
         elif kind == "as_published":
-            kw.update(order="random_stop", variant="as_published")
+            kw.update(ordering="random_stop", variant="as_published")
         else:
-            kw.update(order=kind)
+            kw.update(ordering=kind)
         # targets down to the bottom of the normal range (the band 1e-308..1e-290 included)
         t = 10 ** rnd.uniform(-307.5, -285) if rnd.random() < 0.4 else 10 ** rnd.uniform(-280, -0.5)
         yield rnd, kw, t
@@ -374,31 +386,31 @@ def test_inversions_minimal_to_the_ulp():
             assert pabi.pnsgd_delta(e, **kw) <= t, (kw, t, e)
             assert e == 0.0 or pabi.pnsgd_delta(prev(e), **kw) > t, (kw, t, e)
         ks = dict(kw)
-        del ks["sigma"]
+        del ks["noise_scale"]
         x = rnd.uniform(0, 5)
         try:
-            s = pabi.pnsgd_calibrate_sigma(x, t, **ks)
+            s = pabi.pnsgd_calibrate_noise_scale(x, delta=t, **ks)
         except ValueError:
             continue
         if s > 0:
-            assert pabi.pnsgd_delta(x, sigma=s, **ks) <= t, (kw, x, t, s)
-            assert pabi.pnsgd_delta(x, sigma=prev(s), **ks) > t, (kw, x, t, s)
+            assert pabi.pnsgd_delta(x, noise_scale=s, **ks) <= t, (kw, x, t, s)
+            assert pabi.pnsgd_delta(x, noise_scale=prev(s), **ks) > t, (kw, x, t, s)
     assert checked > 100
 
 
 def test_inversion_regressions_pinned():
     # the log-space band: t = 3.67e-299 was decided on ln δ, 1 ulp (here 3.5e-7 of δ) short
-    kw = dict(noise="laplace", sigma=2.1273715251269696, lipschitz=0.3401804439465042,
-              lr=0.27671961543803003, diameter=0.17648710418244845, n=428682741170803,
-              order="fixed", index=428682741170765)
+    kw = dict(noise="laplace", noise_scale=2.1273715251269696, max_grad_norm=0.3401804439465042,
+              lr=0.27671961543803003, diameter=0.17648710418244845, steps=428682741170803,
+              ordering="fixed", index=428682741170765)
     t = 3.6664576213287186e-299
     e = pabi.pnsgd_epsilon(t, **kw)
     assert pabi.pnsgd_delta(e, **kw) <= t < pabi.pnsgd_delta(prev(e), **kw)
     e_ref = ref.pnsgd_epsilon(t, **kw)
     assert e >= float(e_ref) * (1 - 1e-15) and abs(rel(e, e_ref)) < 1e-12
     # B -> 0 within an ulp: the fast value is off by any factor there
-    kw = dict(noise="laplace", sigma=4.223922094336047, lipschitz=0.5719483862595468,
-              lr=0.4245283306512001, diameter=0.15015011098358264, n=137, order="fixed", index=120)
+    kw = dict(noise="laplace", noise_scale=4.223922094336047, max_grad_norm=0.5719483862595468,
+              lr=0.4245283306512001, diameter=0.15015011098358264, steps=137, ordering="fixed", index=120)
     for t in [2.131269115747227e-301, 1e-305]:
         e = pabi.pnsgd_epsilon(t, **kw)
         assert pabi.pnsgd_delta(e, **kw) <= t < pabi.pnsgd_delta(prev(e), **kw)
@@ -412,10 +424,10 @@ def test_inversion_regressions_pinned():
 
 
 def test_subnormal_targets_decided_in_log_space():
-    kw = dict(sigma=1.5, lipschitz=1.0, lr=0.3, diameter=2.0, n=100, order="fixed", index=90)
+    kw = dict(noise_scale=1.5, max_grad_norm=1.0, lr=0.3, diameter=2.0, steps=100, ordering="fixed", index=90)
     e = pabi.pnsgd_epsilon(1e-310, **kw)
-    assert pabi.pnsgd_log_delta(e, **kw) <= math.log(1e-310)
-    assert pabi.pnsgd_log_delta(prev(e), **kw) > math.log(1e-310) * (1 + 4 * 2.0 ** -53)
+    assert pabi.pnsgd_delta(e, **kw, log=True) <= math.log(1e-310)
+    assert pabi.pnsgd_delta(prev(e), **kw, log=True) > math.log(1e-310) * (1 + 4 * 2.0 ** -53)
 
 
 def test_rdp_epsilon_round_trip_minimal():
@@ -433,7 +445,7 @@ def test_rdp_epsilon_round_trip_minimal():
     # subnormal targets: on the logarithm
     kw = next(_random_rdp_cases(7, 1))[1]
     e = pabi.pnsgd_rdp_epsilon(1e-310, **kw)
-    assert pabi.pnsgd_rdp_log_delta(e, **kw) <= math.log(1e-310)
+    assert pabi.pnsgd_rdp_delta(e, **kw, log=True) <= math.log(1e-310)
     # the pinned settings: within 1e-14 of the exact inverse, above it
     for d in [1e-10, 7e-218]:
         e, x = pabi.pnsgd_rdp_epsilon(d, **RDP_KW), ref.pnsgd_rdp_epsilon(d, **RDP_KW)
@@ -449,7 +461,7 @@ def test_fixed_order_delta_monotone_in_n_and_index_exactly():
     rnd = random.Random(4)
     for _ in range(80):
         noise = rnd.choice(["gaussian", "laplace"])
-        kw = dict(noise=noise, sigma=10 ** rnd.uniform(-1, 1), lipschitz=10 ** rnd.uniform(-1, 0.5),
+        kw = dict(noise=noise, noise_scale=10 ** rnd.uniform(-1, 1), max_grad_norm=10 ** rnd.uniform(-1, 0.5),
                   lr=10 ** rnd.uniform(-2, 0), diameter=10 ** rnd.uniform(-1, 1))
         if rnd.random() < 0.3:
             b = 10 ** rnd.uniform(-1, 1)
@@ -460,8 +472,8 @@ def test_fixed_order_delta_monotone_in_n_and_index_exactly():
         i = rnd.randint(1, n0)
         ns = np.arange(n0, n0 + 300, dtype=float)
         ix = np.arange(max(1, n0 - 299), n0 + 1, dtype=float)
-        for f in (pabi.pnsgd_delta, pabi.pnsgd_log_delta):
-            d = f(eps, n=ns, order="fixed", index=i, **kw)
+        for f in (pabi.pnsgd_delta, (lambda *a, **k: pabi.pnsgd_delta(*a, log=True, **k))):
+            d = f(eps, steps=ns, ordering="fixed", index=i, **kw)
             assert all(b <= a for a, b in zip(d[:-1], d[1:])), (kw, n0, i, eps)
-            d = f(eps, n=n0, order="fixed", index=ix, **kw)
+            d = f(eps, steps=n0, ordering="fixed", index=ix, **kw)
             assert all(b >= a for a, b in zip(d[:-1], d[1:])), (kw, n0, eps)

@@ -164,9 +164,9 @@ def pnsgd_kw(draw, orders=("fixed", "shuffled", "random_stop"), noises=("gaussia
     lr, beta, rho = draw(contraction())
     n = draw(st.one_of(st.integers(1, 200), st.integers(1, 2**53 - 1))) if big_n else draw(st.integers(1, 200))
     order = draw(st.sampled_from(orders))
-    kw = dict(noise=draw(st.sampled_from(noises)), sigma=draw(st.floats(1e-2, 1e2, **finite)),
-              lipschitz=draw(st.floats(0.0, 100.0, **finite)), lr=lr,
-              diameter=draw(st.floats(0.0, 10.0, **finite)), n=n, order=order,
+    kw = dict(noise=draw(st.sampled_from(noises)), noise_scale=draw(st.floats(1e-2, 1e2, **finite)),
+              max_grad_norm=draw(st.floats(0.0, 100.0, **finite)), lr=lr,
+              diameter=draw(st.floats(0.0, 10.0, **finite)), steps=n, ordering=order,
               smoothness=beta, strong_convexity=rho)
     if order == "fixed":
         kw["index"] = draw(st.integers(1, n))
@@ -186,8 +186,8 @@ def rdp_kw(draw, strong=None):
         while lr > lr_max:
             lr = nxt(lr, DOWN)
     n = draw(st.one_of(st.integers(1, 300), st.integers(1, 2**53 - 1)))
-    return dict(sigma=draw(st.floats(1e-2, 1e2, **finite)), lipschitz=draw(st.floats(0.0, 100.0, **finite)),
-                lr=lr, n=n, index=draw(st.integers(1, n)), smoothness=beta, strong_convexity=rho)
+    return dict(noise_scale=draw(st.floats(1e-2, 1e2, **finite)), max_grad_norm=draw(st.floats(0.0, 100.0, **finite)),
+                lr=lr, steps=n, index=draw(st.integers(1, n)), smoothness=beta, strong_convexity=rho)
 
 
 def with_(kw: dict, **changes) -> dict:
@@ -329,39 +329,39 @@ def _delta(kw, **ch):
     return pabi.pnsgd_delta(**with_(kw, **ch))
 
 
-@exactness("pnsgd_log_delta(5.999999999999999, sigma=16.0, lipschitz=49.0, lr=1.0, diameter=0.0, n=1, "
-           "order='shuffled') = -0.029754214211940713 < the same at eps=6.0: -0.02975421421194071")
+@exactness("pnsgd_log_delta(5.999999999999999, noise_scale=16.0, max_grad_norm=49.0, lr=1.0, diameter=0.0, steps=1, "
+           "ordering='shuffled') = -0.029754214211940713 < the same at eps=6.0: -0.02975421421194071")
 @n_examples(1)
 @given(pnsgd_kw(), st.floats(0.0, 30.0, **finite), st.floats(0.0, 30.0, **finite))
-@example(kw=dict(noise="gaussian", sigma=16.0, lipschitz=49.0, lr=1.0, diameter=0.0, n=1, order="shuffled",
+@example(kw=dict(noise="gaussian", noise_scale=16.0, max_grad_norm=49.0, lr=1.0, diameter=0.0, steps=1, ordering="shuffled",
                  smoothness=None, strong_convexity=0.0), e1=6.0, e2=0.0)
 def test_pnsgd_delta_monotone_in_eps(exact, kw, e1, e2):
     mode(exact)
-    for f in (pabi.pnsgd_delta, pabi.pnsgd_log_delta):
+    for f in (pabi.pnsgd_delta, (lambda *a, **k: pabi.pnsgd_delta(*a, log=True, **k))):
         check_monotone(lambda e: f(e, **kw), e1, e2, -1, f"{f.__name__} eps {kw}", lo=0.0)
 
 
-@exactness("pnsgd_delta(0.0, sigma=41.0, lipschitz=16.999999999999996, lr=1.0, diameter=0.0, n=1, order='fixed', index=1) = 0.3215902526801352 > the same at lipschitz=17.0 = 0.32159025268013497 (A = theta(0, 2L/sigma) reverses, see test_engine_monotone_in_r)")
+@exactness("pnsgd_delta(0.0, noise_scale=41.0, max_grad_norm=16.999999999999996, lr=1.0, diameter=0.0, steps=1, ordering='fixed', index=1) = 0.3215902526801352 > the same at max_grad_norm=17.0 = 0.32159025268013497 (A = theta(0, 2L/sigma) reverses, see test_engine_monotone_in_r)")
 @n_examples(1)
 @given(pnsgd_kw(), st.floats(0.0, 5.0, **finite), st.floats(1e-2, 1e2, **finite))
-@example(kw=dict(noise='gaussian', sigma=41.0, lipschitz=17.0, lr=1.0, diameter=0.0, n=1, order='fixed', index=1, smoothness=None, strong_convexity=0.0), e=0.0, s2=41.0)
+@example(kw=dict(noise='gaussian', noise_scale=41.0, max_grad_norm=17.0, lr=1.0, diameter=0.0, steps=1, ordering='fixed', index=1, smoothness=None, strong_convexity=0.0), e=0.0, s2=41.0)
 def test_pnsgd_delta_monotone_in_noise_lipschitz_diameter(exact, kw, e, s2):
     mode(exact)
-    s1 = kw.pop("sigma")
-    check_monotone(lambda s: _delta(kw, eps=e, sigma=s), s1, s2, -1, f"sigma {kw}", lo=1e-300)
-    kw["sigma"] = s1
-    L = kw["lipschitz"]
-    check_monotone(lambda v: _delta(kw, eps=e, lipschitz=v), L, L * 1.5 + 0.1, +1, f"lipschitz {kw}", lo=0.0)
+    s1 = kw.pop("noise_scale")
+    check_monotone(lambda s: _delta(kw, eps=e, noise_scale=s), s1, s2, -1, f"sigma {kw}", lo=1e-300)
+    kw["noise_scale"] = s1
+    L = kw["max_grad_norm"]
+    check_monotone(lambda v: _delta(kw, eps=e, max_grad_norm=v), L, L * 1.5 + 0.1, +1, f"lipschitz {kw}", lo=0.0)
     D = kw["diameter"]
     check_monotone(lambda v: _delta(kw, eps=e, diameter=v), D, D * 1.5 + 0.1, +1, f"diameter {kw}", lo=0.0)
 
 
-@exactness("pnsgd_delta(1.0, noise='laplace', sigma=0.01, lipschitz=1.0, lr=3.9384615384615387, diameter=2.0, n=2, "
-           "order='shuffled', smoothness=0.3125, strong_convexity=0.19531249999999997) = 0.9976480774538957 < the same at "
+@exactness("pnsgd_delta(1.0, noise='laplace', noise_scale=0.01, max_grad_norm=1.0, lr=3.9384615384615387, diameter=2.0, steps=2, "
+           "ordering='shuffled', smoothness=0.3125, strong_convexity=0.19531249999999997) = 0.9976480774538957 < the same at "
            "strong_convexity=0.1953125: 0.9976480774538959 (delta must not grow with strong convexity)")
 @n_examples(1)
 @given(pnsgd_kw(), st.floats(0.0, 5.0, **finite), st.floats(0.0, 1.0, **finite))
-@example(kw=dict(noise="laplace", sigma=0.01, lipschitz=1.0, lr=3.9384615384615387, diameter=2.0, n=2, order="shuffled",
+@example(kw=dict(noise="laplace", noise_scale=0.01, max_grad_norm=1.0, lr=3.9384615384615387, diameter=2.0, steps=2, ordering="shuffled",
                  smoothness=0.3125, strong_convexity=0.1953125), e=1.0, frac=0.0)
 def test_pnsgd_delta_monotone_in_lr_and_strong_convexity(exact, kw, e, frac):
     mode(exact)
@@ -381,32 +381,32 @@ def test_pnsgd_delta_monotone_in_lr_and_strong_convexity(exact, kw, e, frac):
         check_monotone(f, rho, rho2, -1, f"strong_convexity {kw}", lo=0.0, hi=rho_max)
 
 
-@exactness("pnsgd_delta(0.0, sigma=2.0, lipschitz=1.0, lr=1.0, diameter=1.0, n=33, order='random_stop', index=2) = 0.014457972146590777 > the same at index=1 = 0.014457972146590775 (delta_i = A sum_{k<=n-i} B^k / n must not grow with i)")
+@exactness("pnsgd_delta(0.0, noise_scale=2.0, max_grad_norm=1.0, lr=1.0, diameter=1.0, steps=33, ordering='random_stop', index=2) = 0.014457972146590777 > the same at index=1 = 0.014457972146590775 (delta_i = A sum_{k<=n-i} B^k / n must not grow with i)")
 @n_examples(1)
 @given(pnsgd_kw(orders=("fixed", "shuffled")), st.floats(0.0, 5.0, **finite), st.integers(0, 1000))
-@example(kw=dict(noise='gaussian', sigma=2.0, lipschitz=1.0, lr=1.0, diameter=1.0, n=33, order='shuffled', smoothness=None, strong_convexity=0.0), e=0.0, dn=1)
+@example(kw=dict(noise='gaussian', noise_scale=2.0, max_grad_norm=1.0, lr=1.0, diameter=1.0, steps=33, ordering='shuffled', smoothness=None, strong_convexity=0.0), e=0.0, dn=1)
 def test_pnsgd_delta_monotone_in_n_and_index(exact, kw, e, dn):
     mode(exact)
-    n = kw["n"]
+    n = kw["steps"]
     assume(n + dn + 1 < 2**53)
     # fixed: δ_i = A·B^(n−i) falls with n, grows with i; shuffled: mean of B^k, k < n, falls with n
-    non_increasing(lambda m: _delta(kw, eps=e, n=m), n, n + dn, f"n {kw}")
-    non_increasing(lambda m: _delta(kw, eps=e, n=m), n, n + 1, f"n+1 {kw}")
-    if kw["order"] == "fixed":
+    non_increasing(lambda m: _delta(kw, eps=e, steps=m), n, n + dn, f"n {kw}")
+    non_increasing(lambda m: _delta(kw, eps=e, steps=m), n, n + 1, f"n+1 {kw}")
+    if kw["ordering"] == "fixed":
         i = kw["index"]
         non_decreasing(lambda j: _delta(kw, eps=e, index=j), i, min(n, i + dn), f"index {kw}")
         non_decreasing(lambda j: _delta(kw, eps=e, index=j), max(1, i - 1), i, f"index-1 {kw}")
     # random_stop: δ_i = A Σ_{k ≤ n−i} B^k / n falls with i; index=None is i = 1, the shuffled value
-    rs = with_(kw, order="random_stop", index=None)
+    rs = with_(kw, ordering="random_stop", index=None)
     i = kw.get("index") or 1
     non_increasing(lambda j: _delta(rs, eps=e, index=j), i, min(n, i + dn), f"random_stop index {kw}")
-    assert _delta(rs, eps=e) == _delta(with_(kw, order="shuffled", index=None), eps=e)
+    assert _delta(rs, eps=e) == _delta(with_(kw, ordering="shuffled", index=None), eps=e)
 
 
 @n_examples(1)
 @given(pnsgd_kw(), st.floats(0.0, 30.0, **finite))
 def test_pnsgd_log_delta_consistent(kw, e):
-    d, ld = pabi.pnsgd_delta(e, **kw), pabi.pnsgd_log_delta(e, **kw)
+    d, ld = pabi.pnsgd_delta(e, **kw), pabi.pnsgd_delta(e, **kw, log=True)
     assert 0.0 <= d <= 1.0 and ld <= 0.0
     if d >= 2.2250738585072014e-308:
         assert abs(math.log(d) - ld) <= 1e-12 * max(1.0, abs(ld)), (kw, e, d, ld)
@@ -414,12 +414,12 @@ def test_pnsgd_log_delta_consistent(kw, e):
         assert ld <= math.log(nxt(d)) + 1e-9 if d > 0 else True, (kw, e, d, ld)
 
 
-@exactness("pnsgd_epsilon(0.2747037434488584, sigma=87.49999999999999, lipschitz=31.0, lr=1.0, diameter=0.0, n=1, "
-           "order='fixed', index=1) = 0.0060142417206994125 < the same at sigma=87.5: 0.0060142417206998445 (eps must "
+@exactness("pnsgd_epsilon(0.2747037434488584, noise_scale=87.49999999999999, max_grad_norm=31.0, lr=1.0, diameter=0.0, steps=1, "
+           "ordering='fixed', index=1) = 0.0060142417206994125 < the same at noise_scale=87.5: 0.0060142417206998445 (eps must "
            "not fall as the noise falls)")
 @n_examples(1)
 @given(pnsgd_kw(big_n=False), st.floats(1e-12, 0.5, **finite), st.floats(1e-12, 0.5, **finite))
-@example(kw=dict(noise="gaussian", sigma=87.5, lipschitz=31.0, lr=1.0, diameter=0.0, n=1, order="fixed", index=1,
+@example(kw=dict(noise="gaussian", noise_scale=87.5, max_grad_norm=31.0, lr=1.0, diameter=0.0, steps=1, ordering="fixed", index=1,
                  smoothness=None, strong_convexity=0.0), d1=0.2747037434488584, d2=0.5)
 def test_pnsgd_epsilon_inverts_and_is_monotone(exact, kw, d1, d2):
     mode(exact)
@@ -433,40 +433,40 @@ def test_pnsgd_epsilon_inverts_and_is_monotone(exact, kw, d1, d2):
     try:
         check_monotone(lambda d: pabi.pnsgd_epsilon(d, **kw), d1, d2, -1, f"pnsgd_epsilon delta {kw}",
                        lo=1e-300, hi=nxt(1.0, DOWN))
-        s = kw.pop("sigma")
-        check_monotone(lambda v: pabi.pnsgd_epsilon(d1, sigma=v, **kw), s, s * 1.7, -1,
+        s = kw.pop("noise_scale")
+        check_monotone(lambda v: pabi.pnsgd_epsilon(d1, noise_scale=v, **kw), s, s * 1.7, -1,
                        f"pnsgd_epsilon sigma {kw}", lo=1e-300)
     except ValueError:
         assume(False)
 
 
-@exactness("pnsgd_calibrate_sigma(2.0, 0.5, noise='gaussian', lipschitz=4.0, lr=0.5, diameter=10.0, "
-           "n=190, order='shuffled') = 2.95871291899152 > the same at eps = 1.9999999999999998: "
+@exactness("pnsgd_calibrate_noise_scale(2.0, 0.5, noise='gaussian', max_grad_norm=4.0, lr=0.5, diameter=10.0, "
+           "steps=190, ordering='shuffled') = 2.95871291899152 > the same at eps = 1.9999999999999998: "
            "2.9587129189915196 (one-ulp reversal inherited from theta, which is not monotone to the "
            "last ulp; the calibrated sigma is exactly minimal for pabi's own delta)")
 @n_examples(1)
 @given(pnsgd_kw(big_n=False), st.floats(0.0, 10.0, **finite), st.floats(1e-12, 0.5, **finite),
        st.floats(0.0, 10.0, **finite))
-@example(kw=dict(noise="gaussian", sigma=1.0, lipschitz=4.0, lr=0.5, diameter=10.0, n=190, order="shuffled",
+@example(kw=dict(noise="gaussian", noise_scale=1.0, max_grad_norm=4.0, lr=0.5, diameter=10.0, steps=190, ordering="shuffled",
                  smoothness=None, strong_convexity=0.0), e=2.0, d=0.5, e2=0.0)
-@example(kw=dict(noise="laplace", sigma=1.0, lipschitz=1.0, lr=1.0, diameter=1.0, n=2, order="fixed", index=1,
+@example(kw=dict(noise="laplace", noise_scale=1.0, max_grad_norm=1.0, lr=1.0, diameter=1.0, steps=2, ordering="fixed", index=1,
                  smoothness=None, strong_convexity=0.0), e=1.0, d=1e-12, e2=0.0)
 def test_pnsgd_calibrate_sigma_meets_target_and_is_monotone(exact, kw, e, d, e2):
     mode(exact)
-    kw = {k: v for k, v in kw.items() if k != "sigma"}  # (the @example dict is shared)
+    kw = {k: v for k, v in kw.items() if k != "noise_scale"}  # (the @example dict is shared)
     try:
-        s = pabi.pnsgd_calibrate_sigma(e, d, **kw)
+        s = pabi.pnsgd_calibrate_noise_scale(e, delta=d, **kw)
     except ValueError:
         assume(False)
     if s > 0:
-        assert pabi.pnsgd_delta(e, sigma=s, **kw) <= d, (kw, e, d, s)
+        assert pabi.pnsgd_delta(e, noise_scale=s, **kw) <= d, (kw, e, d, s)
         below = nxt(s, DOWN)
         if below > 0:
-            assert pabi.pnsgd_delta(e, sigma=below, **kw) > d, (kw, e, d, s)
+            assert pabi.pnsgd_delta(e, noise_scale=below, **kw) > d, (kw, e, d, s)
     try:
-        check_monotone(lambda x: pabi.pnsgd_calibrate_sigma(x, d, **kw), e, e2, -1,
+        check_monotone(lambda x: pabi.pnsgd_calibrate_noise_scale(x, delta=d, **kw), e, e2, -1,
                        f"calibrate eps {kw}", lo=0.0)
-        check_monotone(lambda x: pabi.pnsgd_calibrate_sigma(e, x, **kw), d, d * 3.0, -1,
+        check_monotone(lambda x: pabi.pnsgd_calibrate_noise_scale(e, delta=x, **kw), d, d * 3.0, -1,
                        f"calibrate delta {kw}", lo=1e-300, hi=nxt(1.0, DOWN))
     except ValueError:
         assume(False)
@@ -480,16 +480,16 @@ def test_pnsgd_calibrate_sigma_meets_target_and_is_monotone(exact, kw, e, d, e2)
 def test_pnsgd_array_equals_scalar(rows, noise, order, ct, dtarget):
     e, s, L, n = (list(c) for c in zip(*rows))
     lr, beta, rho = ct
-    opts = dict(noise=noise, order=order, lr=lr, diameter=1.0, smoothness=beta, strong_convexity=rho)
+    opts = dict(noise=noise, ordering=order, lr=lr, diameter=1.0, smoothness=beta, strong_convexity=rho)
     if order == "fixed":
-        names, cols = ("eps", "sigma", "lipschitz", "n", "index"), [e, s, L, n, [max(1, m // 2) for m in n]]
+        names, cols = ("eps", "noise_scale", "max_grad_norm", "steps", "index"), [e, s, L, n, [max(1, m // 2) for m in n]]
     else:
-        names, cols = ("eps", "sigma", "lipschitz", "n"), [e, s, L, n]
+        names, cols = ("eps", "noise_scale", "max_grad_norm", "steps"), [e, s, L, n]
 
     def call(f, first):
         return lambda **a: f(a.pop(first), **a, **opts)
 
-    for f in (pabi.pnsgd_delta, pabi.pnsgd_log_delta):
+    for f in (pabi.pnsgd_delta, (lambda *a, **k: pabi.pnsgd_delta(*a, log=True, **k))):
         g = call(f, "eps")
         g.__name__ = f.__name__
         check_array_matches_scalars(g, names, cols)
@@ -499,10 +499,10 @@ def test_pnsgd_array_equals_scalar(rows, noise, order, ct, dtarget):
     try:
         check_array_matches_scalars(lambda **a: pabi.pnsgd_epsilon(dtarget, **{x: y for x, y in a.items() if x != "eps"},
                                                                    **opts), names, sub)
-        cal = {x: y for x, y in zip(names, sub) if x != "sigma"}
+        cal = {x: y for x, y in zip(names, sub) if x != "noise_scale"}
         cal_names = tuple(cal)
         check_array_matches_scalars(
-            lambda **a: pabi.pnsgd_calibrate_sigma(a.pop("eps"), dtarget, **a, **opts), cal_names,
+            lambda **a: pabi.pnsgd_calibrate_noise_scale(a.pop("eps"), delta=dtarget, **a, **opts), cal_names,
             [cal[x] for x in cal_names])
     except ValueError:
         pass
@@ -512,15 +512,15 @@ def test_pnsgd_array_equals_scalar(rows, noise, order, ct, dtarget):
 @given(st.lists(st.floats(0.0, 10.0, **finite), min_size=1, max_size=7),
        st.lists(st.floats(1e-2, 1e2, **finite), min_size=1, max_size=7), pnsgd_kw())
 def test_pnsgd_broadcast_2d(es, ss, kw):
-    kw = {k: v for k, v in kw.items() if k != "sigma"}  # (the @example dict is shared)
+    kw = {k: v for k, v in kw.items() if k != "noise_scale"}  # (the @example dict is shared)
     eps_first = lambda **a: pabi.pnsgd_delta(a.pop("eps"), **a)  # noqa: E731
     eps_first.__name__ = "pnsgd_delta"
-    check_broadcast_2d(eps_first, row=dict(sigma=ss), col=dict(eps=es), fixed=kw)
+    check_broadcast_2d(eps_first, row=dict(noise_scale=ss), col=dict(eps=es), fixed=kw)
 
 
 # ============================================================================ PNSGD RDP route (000 Prop. 1)
 
-_STRONG_FAIL = dict(sigma=0.01, lipschitz=100.0, lr=0.47920579130483265, n=81, index=2,
+_STRONG_FAIL = dict(noise_scale=0.01, max_grad_norm=100.0, lr=0.47920579130483265, steps=81, index=2,
                     smoothness=2.317021061480099, strong_convexity=1.856551203901308)
 
 
@@ -546,10 +546,11 @@ def test_pnsgd_rdp_slope_strong_convexity_ge_reference(kw):
 @given(rdp_kw(), st.floats(0.0, 50.0, **finite))
 def test_pnsgd_rdp_delta_ge_reference(kw, e):
     got = pabi.pnsgd_rdp_delta(e, **kw)
-    exact = ref.pnsgd_rdp_delta(e, **kw, dps=45)
+    lexact = ref.pnsgd_rdp_delta(e, **kw, dps=45, log=True)
+    # exp of ln δ below -1e6 (mpmath's exp of e.g. -2e62 does not finish): δ is 0 to doubles
+    exact = ref.pnsgd_rdp_delta(e, **kw, dps=45) if lexact > -1e6 else 0.0
     assert got >= exact * (1 - 1e-12), (kw, e, got, float(exact))
-    lgot = pabi.pnsgd_rdp_log_delta(e, **kw)
-    lexact = ref.pnsgd_rdp_log_delta(e, **kw, dps=45)
+    lgot = pabi.pnsgd_rdp_delta(e, **kw, log=True)
     assert lgot >= lexact - 1e-12 * abs(lexact), (kw, e, lgot, float(lexact))
 
 
@@ -559,13 +560,13 @@ def test_pnsgd_rdp_delta_ge_reference(kw, e):
 def test_pnsgd_rdp_slope_monotone(exact, kw, s2, dk):
     mode(exact)
     f = lambda **ch: pabi.pnsgd_rdp_slope(**with_(kw, **ch))  # noqa: E731
-    check_monotone(lambda s: f(sigma=s), kw["sigma"], s2, -1, f"rdp_slope sigma {kw}", lo=1e-300)
-    L = kw["lipschitz"]
-    check_monotone(lambda v: f(lipschitz=v), L, 2 * L + 1, +1, f"rdp_slope lipschitz {kw}", lo=0.0)
-    n, i = kw["n"], kw["index"]
+    check_monotone(lambda s: f(noise_scale=s), kw["noise_scale"], s2, -1, f"rdp_slope sigma {kw}", lo=1e-300)
+    L = kw["max_grad_norm"]
+    check_monotone(lambda v: f(max_grad_norm=v), L, 2 * L + 1, +1, f"rdp_slope lipschitz {kw}", lo=0.0)
+    n, i = kw["steps"], kw["index"]
     assume(n + dk + 1 < 2**53)
-    non_increasing(lambda m: f(n=m), n, n + dk, f"rdp_slope n {kw}")
-    non_increasing(lambda m: f(n=m), n, n + 1, f"rdp_slope n+1 {kw}")
+    non_increasing(lambda m: f(steps=m), n, n + dk, f"rdp_slope n {kw}")
+    non_increasing(lambda m: f(steps=m), n, n + 1, f"rdp_slope n+1 {kw}")
     non_decreasing(lambda j: f(index=j), max(1, i - 1), i, f"rdp_slope index {kw}")
     non_decreasing(lambda j: f(index=j), i, min(n, i + dk), f"rdp_slope index {kw}")
 
@@ -575,24 +576,24 @@ def test_pnsgd_rdp_slope_monotone(exact, kw, s2, dk):
 @given(rdp_kw(), st.floats(0.0, 50.0, **finite), st.floats(0.0, 50.0, **finite))
 def test_pnsgd_rdp_delta_monotone_in_eps_and_log_consistent(exact, kw, e1, e2):
     mode(exact)
-    for f in (pabi.pnsgd_rdp_delta, pabi.pnsgd_rdp_log_delta):
+    for f in (pabi.pnsgd_rdp_delta, (lambda *a, **k: pabi.pnsgd_rdp_delta(*a, log=True, **k))):
         check_monotone(lambda e: f(e, **kw), e1, e2, -1, f"{f.__name__} eps {kw}", lo=0.0)
-    d, ld = pabi.pnsgd_rdp_delta(e1, **kw), pabi.pnsgd_rdp_log_delta(e1, **kw)
+    d, ld = pabi.pnsgd_rdp_delta(e1, **kw), pabi.pnsgd_rdp_delta(e1, **kw, log=True)
     if d >= 2.2250738585072014e-308:
         assert abs(math.log(d) - ld) <= 1e-13 * max(1.0, abs(ld)), (kw, e1, d, ld)
 
 
 def test_pnsgd_rdp_zero_slope_inversion_pinned():
-    kw = dict(sigma=1.0, lipschitz=0.0, lr=1.0, n=1, index=1)
+    kw = dict(noise_scale=1.0, max_grad_norm=0.0, lr=1.0, steps=1, index=1)
     e = pabi.pnsgd_rdp_epsilon(0.5, **kw)
     assert pabi.pnsgd_rdp_delta(e, **kw) <= 0.5
 
 
 @n_examples(1)
 @given(rdp_kw(), st.floats(1e-300, 1.0, exclude_max=True, **finite))
-@example(kw=dict(sigma=1.0, lipschitz=1.0, lr=1.0, n=1, index=1, smoothness=None, strong_convexity=0.0), d1=0.875)
+@example(kw=dict(noise_scale=1.0, max_grad_norm=1.0, lr=1.0, steps=1, index=1, smoothness=None, strong_convexity=0.0), d1=0.875)
 def test_pnsgd_rdp_epsilon_inverts(kw, d1):
-    assume(kw["lipschitz"] > 0)  # c = 0: see test_pnsgd_rdp_zero_slope_inversion_pinned
+    assume(kw["max_grad_norm"] > 0)  # c = 0: see test_pnsgd_rdp_zero_slope_inversion_pinned
     e = pabi.pnsgd_rdp_epsilon(d1, **kw)
     assert pabi.pnsgd_rdp_delta(e, **kw) <= d1, (kw, d1, e)
 
@@ -609,7 +610,7 @@ def test_pnsgd_rdp_epsilon_monotone(exact, kw, d1, d2):
 @n_examples(0.5)
 @given(st.lists(rdp_kw(), min_size=1, max_size=30), st.floats(0.0, 20.0, **finite))
 def test_pnsgd_rdp_array_equals_scalar(kws, e):
-    names = ("sigma", "lipschitz", "lr", "n", "index", "smoothness", "strong_convexity")
+    names = ("noise_scale", "max_grad_norm", "lr", "steps", "index", "smoothness", "strong_convexity")
     # smoothness None cannot sit in an array: give every row one (convex rows: β large enough)
     rows = []
     for kw in kws:
@@ -637,23 +638,23 @@ def schedule_kw(draw):
     c2 = draw(st.floats(0.0, 200.0, **finite))
     n = draw(st.one_of(st.floats(1.0, 1e4, **finite), st.floats(1.0, 1e15, **finite))).__round__()
     assume(n / c1 + c2 > 1.0 + 1e-9)
-    return dict(lipschitz=draw(st.floats(0.0, 30.0, **finite)), lr=lr, diameter=draw(st.floats(1e-2, 10.0, **finite)),
-                n=float(n), c1=c1, c2=c2, smoothness=beta, strong_convexity=rho)
+    return dict(max_grad_norm=draw(st.floats(0.0, 30.0, **finite)), lr=lr, diameter=draw(st.floats(1e-2, 10.0, **finite)),
+                steps=float(n), c1=c1, c2=c2, smoothness=beta, strong_convexity=rho)
 
 
-SCHED = [pabi.gauss_schedule_delta, pabi.laplace_schedule_delta]
+SCHED = [pabi.gaussian_schedule_delta, pabi.laplace_schedule_delta]
 
 
-@exactness('gauss_schedule_delta(1.7500000000000002, 18.0, 0.0001, 0.01, 46.0, 1.0, 0.0) = 0.046219143138463085 > gauss_schedule_delta(1.75, 18.0, 0.0001, 0.01, 46.0, 1.0, 0.0) = 0.046219143138463065 (delta must not grow with eps)')
+@exactness('gaussian_schedule_delta(1.7500000000000002, 18.0, 0.0001, 0.01, 46.0, 1.0, 0.0) = 0.046219143138463085 > gaussian_schedule_delta(1.75, 18.0, 0.0001, 0.01, 46.0, 1.0, 0.0) = 0.046219143138463065 (delta must not grow with eps)')
 @n_examples(1)
 @given(schedule_kw(), st.floats(0.0, 20.0, **finite), st.floats(0.0, 20.0, **finite))
-@example(kw=dict(lipschitz=18.0, lr=0.0001, diameter=0.01, n=46.0, c1=1.0, c2=0.0, smoothness=None, strong_convexity=0.0), e1=1.75, e2=1.75)
+@example(kw=dict(max_grad_norm=18.0, lr=0.0001, diameter=0.01, steps=46.0, c1=1.0, c2=0.0, smoothness=None, strong_convexity=0.0), e1=1.75, e2=1.75)
 def test_schedule_delta_monotone(exact, kw, e1, e2):
     mode(exact)
     for f in SCHED:
         check_monotone(lambda e: f(e, **kw), e1, e2, -1, f"{f.__name__} eps {kw}", lo=0.0)
-        L = kw["lipschitz"]
-        check_monotone(lambda v: f(e1, **with_(kw, lipschitz=v)), L, 2 * L + 0.5, +1,
+        L = kw["max_grad_norm"]
+        check_monotone(lambda v: f(e1, **with_(kw, max_grad_norm=v)), L, 2 * L + 0.5, +1,
                        f"{f.__name__} lipschitz {kw}", lo=0.0)
         d = f(e1, **kw)
         assert 0.0 <= d <= 1.0
@@ -666,7 +667,7 @@ def test_schedule_delta_monotone(exact, kw, e1, e2):
 @example(e1=9.875, e2=9.875, c1=0.001, c2=0.001)
 def test_schedule_delta_star_monotone(exact, e1, e2, c1, c2):
     mode(exact)
-    for f in (pabi.gauss_schedule_delta_star, pabi.laplace_schedule_delta_star):
+    for f in (pabi.gaussian_schedule_delta_limit, pabi.laplace_schedule_delta_limit):
         check_monotone(lambda e: f(e, c1), e1, e2, -1, f"{f.__name__} eps c1={c1!r}", lo=0.0)
         check_monotone(lambda c: f(e1, c), c1, c2, -1, f"{f.__name__} c1 eps={e1!r}", lo=5e-324)
 
@@ -675,8 +676,8 @@ def test_schedule_delta_star_monotone(exact, e1, e2, c1, c2):
 @given(st.floats(1e-12, 1.0, exclude_max=True, **finite), st.floats(0.0, 20.0, **finite),
        st.sampled_from(["gaussian", "laplace"]))
 def test_schedule_c1_for_target_inverts(ds, e, mech):
-    c1 = pabi.schedule_c1_for_target(ds, e, mechanism=mech)
-    star = pabi.gauss_schedule_delta_star if mech == "gaussian" else pabi.laplace_schedule_delta_star
+    c1 = pabi.schedule_calibrate_c1(e, ds, noise=mech)
+    star = pabi.gaussian_schedule_delta_limit if mech == "gaussian" else pabi.laplace_schedule_delta_limit
     back = star(e, c1)
     # c1 is to nearest (not a certified side): the limit is met to rounding
     assert abs(back - ds) <= 1e-12 * ds, (ds, e, mech, c1, back)
@@ -685,12 +686,12 @@ def test_schedule_c1_for_target_inverts(ds, e, mech):
 @n_examples(1)
 @given(schedule_kw(), st.integers(1, 10**4))
 def test_schedule_noise_monotone(kw, dn):
-    n, c1, c2, lr, D = kw["n"], kw["c1"], kw["c2"], kw["lr"], kw["diameter"]
+    n, c1, c2, lr, D = kw["steps"], kw["c1"], kw["c2"], kw["lr"], kw["diameter"]
     sm, rho = kw["smoothness"], kw["strong_convexity"]
-    for f in (pabi.gauss_schedule_sigma, pabi.laplace_schedule_scale):
+    for f in (pabi.gaussian_schedule_noise_scale, pabi.laplace_schedule_noise_scale):
         # more steps: less noise per step; to nearest, so only up to rounding (4 ulp)
-        a = f(n, c1, c2, lr, D, sm, rho)
-        b = f(n + dn, c1, c2, lr, D, sm, rho)
+        a = f(n, c1=c1, c2=c2, lr=lr, diameter=D, smoothness=sm, strong_convexity=rho)
+        b = f(n + dn, c1=c1, c2=c2, lr=lr, diameter=D, smoothness=sm, strong_convexity=rho)
         assert b <= a * (1 + 8 * 2.0**-53), (f.__name__, kw, dn, a, b)
 
 
@@ -708,11 +709,11 @@ def online_kw(draw, laplace=False, big_n=False):
     n = draw(st.one_of(st.integers(index, index + 500), st.integers(index, index + 2**14)))
     if big_n:
         n = draw(st.integers(index + 2**18, 10**12))
-    return dict(eps=e, lipschitz=draw(st.floats(0.0, 30.0, **finite)), lr=draw(st.floats(1e-3, 1.0, **finite)),
-                diameter=draw(st.floats(0.1, 10.0, **finite)), n=n, index=index, c1=c1, c2=c2, decay=decay)
+    return dict(eps=e, max_grad_norm=draw(st.floats(0.0, 30.0, **finite)), lr=draw(st.floats(1e-3, 1.0, **finite)),
+                diameter=draw(st.floats(0.1, 10.0, **finite)), steps=n, index=index, c1=c1, c2=c2, decay=decay)
 
 
-ONLINE = [(pabi.online_gauss_delta, False), (pabi.online_laplace_delta, True)]
+ONLINE = [(pabi.online_gaussian_delta, False), (pabi.online_laplace_delta, True)]
 
 
 def _online_monotone_laws(kws, de) -> None:
@@ -722,11 +723,11 @@ def _online_monotone_laws(kws, de) -> None:
         # Laplace: a larger eps can leave the domain (index^decay + c1 c2 > c1 e^(eps/2)); go down
         check_monotone(lambda v: g(eps=v), e, max(0.0, e - de) if lap else e + de, -1, f"{f.__name__} eps {kw}",
                        lo=0.0, hi=e if lap else math.inf)
-        L = kw["lipschitz"]
-        check_monotone(lambda v: g(lipschitz=v), L, 2 * L + 0.5, +1, f"{f.__name__} lipschitz {kw}", lo=0.0)
-        n, i = kw["n"], kw["index"]
-        non_increasing(lambda m: g(n=m), n, n + 1, f"{f.__name__} n {kw}")
-        non_increasing(lambda m: g(n=m), n, 2 * n + 7, f"{f.__name__} n {kw}")
+        L = kw["max_grad_norm"]
+        check_monotone(lambda v: g(max_grad_norm=v), L, 2 * L + 0.5, +1, f"{f.__name__} lipschitz {kw}", lo=0.0)
+        n, i = kw["steps"], kw["index"]
+        non_increasing(lambda m: g(steps=m), n, n + 1, f"{f.__name__} n {kw}")
+        non_increasing(lambda m: g(steps=m), n, 2 * n + 7, f"{f.__name__} n {kw}")
         non_decreasing(lambda j: g(index=j), i, min(n, i + 3), f"{f.__name__} index {kw}")
         lg = f(**kw, log=True)
         d = f(**kw)
@@ -734,11 +735,11 @@ def _online_monotone_laws(kws, de) -> None:
             assert abs(math.log(d) - lg) <= 1e-12 * max(1.0, abs(lg)), (f.__name__, kw, d, lg)
 
 
-_ONLINE_FAIL = dict(eps=0.0, lipschitz=1.0, lr=0.5, diameter=3.0, n=1, index=1, c1=1.0, c2=92.0, decay=2.0)
+_ONLINE_FAIL = dict(eps=0.0, max_grad_norm=1.0, lr=0.5, diameter=3.0, steps=1, index=1, c1=1.0, c2=92.0, decay=2.0)
 
 
-@exactness("online_gauss_delta(eps=0.0, lipschitz=1.0, lr=0.5, diameter=3.0, n=1, index=1, c1=1.0, c2=92.0, decay=2.0) "
-           "= 0.45655510790851317 > the same at lipschitz=1.0000000000000002: 0.456555107908513 (theta reverses)")
+@exactness("online_gaussian_delta(eps=0.0, max_grad_norm=1.0, lr=0.5, diameter=3.0, steps=1, index=1, c1=1.0, c2=92.0, decay=2.0) "
+           "= 0.45655510790851317 > the same at max_grad_norm=1.0000000000000002: 0.456555107908513 (theta reverses)")
 @n_examples(0.5)
 @given(online_kw(), online_kw(laplace=True), st.floats(0.0, 3.0, **finite))
 @example(kg=_ONLINE_FAIL, kl=_ONLINE_FAIL, de=0.0)
@@ -757,14 +758,14 @@ def test_online_delta_monotone_big_n(kg, kl, de):
 @n_examples(0.08)
 @given(st.data())
 def test_online_limits_bracketed(data):
-    for pre, lap in (("online_gauss", False), ("online_laplace", True)):
+    for pre, lap in (("online_gaussian", False), ("online_laplace", True)):
         kw = data.draw(online_kw(laplace=lap))
-        n = kw.pop("n")
-        lower = getattr(pabi, pre + "_delta_star_lower")(**kw)
+        n = kw.pop("steps")
+        lower = getattr(pabi, pre + "_delta_limit_lower")(**kw)
         limit = getattr(pabi, pre + "_delta_limit")(**kw)
-        bound = getattr(pabi, pre + "_delta_limit_bound")(**kw)
-        upper = getattr(pabi, pre + "_delta_star_upper")(**kw)
-        dn = getattr(pabi, pre + "_delta")(**kw, n=n)
+        bound = getattr(pabi, pre + "_delta_limit_upper")(**kw)
+        upper = getattr(pabi, pre + "_delta_limit_closed_upper")(**kw)
+        dn = getattr(pabi, pre + "_delta")(**kw, steps=n)
         # lower is rounded down below the exact δ_∞, every other value is ≥ the exact δ_∞ and δ_n ≥ δ_∞
         for name, v in (("limit", limit), ("bound", bound), ("upper", upper), ("delta_n", dn)):
             assert lower <= v, (pre, kw, n, name, lower, v)
@@ -781,15 +782,15 @@ def test_online_limits_bracketed(data):
 def test_online_delta_generic(exact, noise, j, factor, e, L, mech):
     mode(exact)
     lr, D = 0.1, 1.0
-    kw = dict(mechanism=mech)
+    kw = dict(noise=mech)
     try:
-        base = pabi.online_delta(e, L, lr, D, noise, **kw)
+        base = pabi.online_delta(e, max_grad_norm=L, lr=lr, diameter=D, noise_scale=noise, **kw)
     except ValueError:
         assume(False)
     n = len(noise)
     for i in range(1, n + 1):  # the suffix scan and the single-index call agree bit for bit
-        assert base[i - 1] == pabi.online_delta(e, L, lr, D, noise, index=i, **kw), (noise, i)
-    lg = pabi.online_delta(e, L, lr, D, noise, log=True, **kw)
+        assert base[i - 1] == pabi.online_delta(e, max_grad_norm=L, lr=lr, diameter=D, noise_scale=noise, index=i, **kw), (noise, i)
+    lg = pabi.online_delta(e, max_grad_norm=L, lr=lr, diameter=D, noise_scale=noise, log=True, **kw)
     for d, l_ in zip(base, lg):
         if d >= 2.2250738585072014e-308:
             assert abs(math.log(d) - l_) <= 1e-12 * max(1.0, abs(l_))
@@ -799,11 +800,11 @@ def test_online_delta_generic(exact, noise, j, factor, e, L, mech):
     variants = {"noise x factor": more, "noise next up": list(noise)}
     variants["noise next up"][j % n] = nxt(noise[j % n])
     for what, nz in variants.items():
-        other = pabi.online_delta(e, L, lr, D, nz, **kw)
+        other = pabi.online_delta(e, max_grad_norm=L, lr=lr, diameter=D, noise_scale=nz, **kw)
         for i in range(n):
             assert _le(other[i], base[i], None), (what, e, L, mech, noise, nz, i, base[i], other[i])
     for e2 in (e + 0.25, nxt(e)):
-        other = pabi.online_delta(e2, L, lr, D, noise, **kw)
+        other = pabi.online_delta(e2, max_grad_norm=L, lr=lr, diameter=D, noise_scale=noise, **kw)
         for i in range(n):
             assert _le(other[i], base[i], None), ("eps", e, e2, L, mech, noise, i, base[i], other[i])
 
@@ -811,7 +812,7 @@ def test_online_delta_generic(exact, noise, j, factor, e, L, mech):
 @n_examples(0.5)
 @given(st.lists(schedule_kw(), min_size=1, max_size=20), st.floats(0.0, 10.0, **finite))
 def test_schedule_array_equals_scalar(kws, e):
-    names = ("lipschitz", "lr", "diameter", "n", "c1", "c2", "smoothness", "strong_convexity")
+    names = ("max_grad_norm", "lr", "diameter", "steps", "c1", "c2", "smoothness", "strong_convexity")
     rows = []
     for kw in kws:
         kw = dict(kw)
@@ -823,26 +824,26 @@ def test_schedule_array_equals_scalar(kws, e):
         g = lambda _f=f, **a: _f(e, **a)  # noqa: E731
         g.__name__ = f.__name__
         check_array_matches_scalars(g, names, cols)
-    for f in (pabi.gauss_schedule_sigma, pabi.laplace_schedule_scale):
-        nn = ("n", "c1", "c2", "lr", "diameter", "smoothness", "strong_convexity")
+    for f in (pabi.gaussian_schedule_noise_scale, pabi.laplace_schedule_noise_scale):
+        nn = ("steps", "c1", "c2", "lr", "diameter", "smoothness", "strong_convexity")
         check_array_matches_scalars(f, nn, [[r[k] for r in rows] for k in nn])
     es = [r["c1"] % 7.0 for r in rows]
-    for f in (pabi.gauss_schedule_delta_star, pabi.laplace_schedule_delta_star):
+    for f in (pabi.gaussian_schedule_delta_limit, pabi.laplace_schedule_delta_limit):
         check_array_matches_scalars(f, ("eps", "c1"), [es, [r["c1"] for r in rows]])
 
 
 @n_examples(0.15)
 @given(st.lists(online_kw(), min_size=1, max_size=8))
 def test_online_array_equals_scalar(kws):
-    names = ("eps", "lipschitz", "lr", "diameter", "n", "index", "c1", "c2", "decay")
+    names = ("eps", "max_grad_norm", "lr", "diameter", "steps", "index", "c1", "c2", "decay")
     cols = [[kw[k] for kw in kws] for k in names]
-    check_array_matches_scalars(pabi.online_gauss_delta, names, cols)
+    check_array_matches_scalars(pabi.online_gaussian_delta, names, cols)
     if len(kws) == 1:  # the limit sums 2^18 log-factors: ~0.1 s a call
-        check_array_matches_scalars(pabi.online_gauss_delta_limit, tuple(x for x in names if x != "n"),
-                                    [[kw[k] for kw in kws] for k in names if k != "n"])
-    names2 = tuple(x for x in names if x != "n")
+        check_array_matches_scalars(pabi.online_gaussian_delta_limit, tuple(x for x in names if x != "steps"),
+                                    [[kw[k] for kw in kws] for k in names if k != "steps"])
+    names2 = tuple(x for x in names if x != "steps")
     cols2 = [[kw[k] for kw in kws] for k in names2]
-    for f in (pabi.online_gauss_delta_star_upper, pabi.online_gauss_delta_star_lower):
+    for f in (pabi.online_gaussian_delta_limit_closed_upper, pabi.online_gaussian_delta_limit_lower):
         check_array_matches_scalars(f, names2, cols2)
 
 

@@ -128,7 +128,7 @@ def test_sampled_gaussian_rdp_exactly_monotone_into_q_one(alpha):
 # ============================================================================ schedule limits δ*
 
 
-STARS = [pabi.gauss_schedule_delta_star, pabi.laplace_schedule_delta_star]
+STARS = [pabi.gaussian_schedule_delta_limit, pabi.laplace_schedule_delta_limit]
 
 
 @pytest.mark.parametrize("f", STARS, ids=lambda f: f.__name__)
@@ -139,10 +139,10 @@ def test_schedule_delta_star_exactly_monotone(f):
         e = float(g.uniform(0.0, 60.0))
         neighbours(lambda x: f(x, c1), [e], -1, f"{f.__name__}(eps, c1={c1!r})", lo=0.0)
         neighbours(lambda c: f(e, c), [c1], -1, f"{f.__name__}(eps={e!r}, c1)", lo=5e-324)
-    assert pabi.laplace_schedule_delta_star(9.875, 0.001) <= pabi.laplace_schedule_delta_star(9.874999999999998, 0.001)
+    assert pabi.laplace_schedule_delta_limit(9.875, c1=0.001) <= pabi.laplace_schedule_delta_limit(9.874999999999998, c1=0.001)
 
 
-@pytest.mark.parametrize("f,k", [(pabi.laplace_schedule_delta_star, 1.0), (pabi.gauss_schedule_delta_star, 2.0)],
+@pytest.mark.parametrize("f,k", [(pabi.laplace_schedule_delta_limit, 1.0), (pabi.gaussian_schedule_delta_limit, 2.0)],
                          ids=["laplace", "gauss"])
 def test_schedule_delta_star_monotone_at_switch_points(f, k):
     """x = k·C1·e^{ε/2} crossing the rule switches x = 2 and 40, and the overflow of x."""
@@ -164,11 +164,11 @@ def test_schedule_delta_star_no_intermediate_overflow():
     import mpmath as mp
     with mp.workdps(30):
         for e, c1 in ((1500.0, 5e-324), (1500.0, 1e-300), (2900.0, 5e-324), (1420.0, 1e-10), (1.0, 1e308)):
-            for f, k in ((pabi.laplace_schedule_delta_star, 1), (pabi.gauss_schedule_delta_star, 2)):
+            for f, k in ((pabi.laplace_schedule_delta_limit, 1), (pabi.gaussian_schedule_delta_limit, 2)):
                 x = k * mp.mpf(c1) * mp.e ** (mp.mpf(e) / 2)
                 exact = (1 - mp.e ** (-x)) / x
                 v = f(e, c1)
                 assert v >= exact, (f.__name__, e, c1, v, exact)
                 if exact > 1e-300:
                     assert v <= exact * (1 + 1e-13), (f.__name__, e, c1, v, exact)
-    assert pabi.laplace_schedule_delta_star(1500.0, 5e-324) == pytest.approx(0.0038490532168797, rel=1e-13)
+    assert pabi.laplace_schedule_delta_limit(1500.0, c1=5e-324) == pytest.approx(0.0038490532168797, rel=1e-13)

@@ -132,7 +132,7 @@ def test_the_three_eps_max_callers_agree():
 
     # the report no longer has its own search; the accountant's eps_max is the helper's
     assert not hasattr(report, "_eps_max")
-    acc = PNSGDAccountant(sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=50)
+    acc = PNSGDAccountant(noise_scale=1.0, max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=50)
     em = _decayed_eps_max(acc.epoch_profile)
     assert em in [64.0 * 2**k for k in range(7)]
     assert acc.epoch_profile(em) <= 1e-300 and (em == 64.0 or acc.epoch_profile(em / 2) > 1e-300)

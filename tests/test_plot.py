@@ -21,7 +21,7 @@ def _ax():
 
 def test_privacy_profile_line_is_the_pabi_profile():
     eps = np.linspace(0.0, 6.0, 61)
-    kw = dict(sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=100, order="shuffled")
+    kw = dict(noise_scale=1.0, max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=100, ordering="shuffled")
     want = pabi.pnsgd_delta(eps, **kw)
     ax = pabi.plot.plot_privacy_profile(eps, lambda e: pabi.pnsgd_delta(e, **kw), ax=_ax(), label="shuffled")
     line = ax.lines[-1]
@@ -45,20 +45,20 @@ def test_privacy_profile_shape_mismatch():
 
 def test_delta_convergence_values_gap_and_noise_axis():
     n = np.array([1e4, 1e6, 1e8, 1e10, 1e12])
-    d = pabi.laplace_schedule_delta(1.0, 10.0, 0.1, 1.0, n, 1e5, 2.0)
-    star = pabi.laplace_schedule_delta_star(1.0, 1e5)
+    d = pabi.laplace_schedule_delta(1.0, max_grad_norm=10.0, lr=0.1, diameter=1.0, steps=n, c1=1e5, c2=2.0)
+    star = pabi.laplace_schedule_delta_limit(1.0, c1=1e5)
     fig = Figure()
     ax = pabi.plot.plot_delta_convergence(n, d, star, ax=fig.subplots(),
-                                          noise=pabi.laplace_schedule_scale(n, 1e5, 2.0, 0.1, 1.0),
+                                          noise=pabi.laplace_schedule_noise_scale(n, c1=1e5, c2=2.0, lr=0.1, diameter=1.0),
                                           noise_label="v(n)")
     np.testing.assert_array_equal(ax.lines[0].get_ydata(), d)
     assert ax.lines[1].get_ydata()[0] == star  # the dashed delta* line
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     twin = fig.axes[-1]
     assert twin is not ax and twin.get_ylabel() == "v(n)"
-    np.testing.assert_allclose(twin.lines[0].get_ydata(), pabi.laplace_schedule_scale(n, 1e5, 2.0, 0.1, 1.0))
+    np.testing.assert_allclose(twin.lines[0].get_ydata(), pabi.laplace_schedule_noise_scale(n, c1=1e5, c2=2.0, lr=0.1, diameter=1.0))
     # gap: |delta - delta*| has slope -1 (Sordello-Bu-Dong Thm 3, Fig. 2 right)
-    ax = pabi.plot.plot_delta_convergence(n, lambda m: pabi.laplace_schedule_delta(1.0, 10.0, 0.1, 1.0, m, 1e5, 2.0),
+    ax = pabi.plot.plot_delta_convergence(n, lambda m: pabi.laplace_schedule_delta(1.0, max_grad_norm=10.0, lr=0.1, diameter=1.0, steps=m, c1=1e5, c2=2.0),
                                           star, ax=_ax(), gap=True)
     g = ax.lines[0].get_ydata()
     np.testing.assert_array_equal(g, np.abs(d - star))
@@ -135,9 +135,9 @@ def test_contraction_fig3_draws_the_pabi_bounds():
     pabi.figures.contraction_fig3(fig)
     right = fig.axes[1]
     idx = np.arange(1, 101)
-    kw = dict(sigma=1.0, lipschitz=1.0, n=100, index=idx, lr=0.2, smoothness=4.0, strong_convexity=1.0)
+    kw = dict(noise_scale=1.0, max_grad_norm=1.0, steps=100, index=idx, lr=0.2, smoothness=4.0, strong_convexity=1.0)
     thm4, rdp = (line.get_ydata() for line in right.lines)
-    np.testing.assert_array_equal(thm4, pabi.pnsgd_delta(1.0, diameter=1.0, order="fixed", **kw))
+    np.testing.assert_array_equal(thm4, pabi.pnsgd_delta(1.0, diameter=1.0, ordering="fixed", **kw))
     np.testing.assert_array_equal(rdp, pabi.pnsgd_rdp_delta(1.0, **kw))
     wins = thm4 < rdp
     assert not wins[:96].any() and wins[96:].all()

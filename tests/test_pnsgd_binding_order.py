@@ -1,7 +1,7 @@
 """The PNSGD wrappers and their core bindings name the same parameters in the same order
 (the wrappers pass them by keyword through ``pabi._bridge.Broadcast``, so a mismatch would be a
 TypeError, but one order across both layers keeps the stub readable): the numeric parameters in
-the binding's order, followed in the binding by the options (noise, order, variant)."""
+the binding's order, followed in the binding by the options (noise, ordering, variant, log)."""
 
 import inspect
 
@@ -10,16 +10,14 @@ import pytest
 import pabi
 from pabi import _core
 
-OPTIONS = ("noise", "order", "variant")
+OPTIONS = ("noise", "ordering", "variant", "log")
 
 PAIRS = [
     (pabi.pnsgd_delta, _core.pnsgd_delta),
-    (pabi.pnsgd_log_delta, _core.pnsgd_delta),
     (pabi.pnsgd_epsilon, _core.pnsgd_epsilon),
-    (pabi.pnsgd_calibrate_sigma, _core.pnsgd_calibrate_sigma),
+    (pabi.pnsgd_calibrate_noise_scale, _core.pnsgd_calibrate_noise_scale),
     (pabi.pnsgd_factors, _core.pnsgd_factors),
     (pabi.pnsgd_rdp_delta, _core.pnsgd_rdp_delta),
-    (pabi.pnsgd_rdp_log_delta, _core.pnsgd_rdp_delta),
     (pabi.pnsgd_rdp_epsilon, _core.pnsgd_rdp_epsilon),
     (pabi.pnsgd_rdp_slope, _core.pnsgd_rdp_slope),
 ]

@@ -36,7 +36,7 @@ def _geometry(rnd: random.Random, noise: str, regime: str) -> tuple[float, dict]
     ~1e-12 to 1e-3 via a large r_B) or B in [1e-3, ½] (regime "moderate")."""
     while True:
         eps = rnd.uniform(0.0, 3.0)
-        kw: dict = dict(noise=noise, sigma=1.0, lipschitz=10 ** rnd.uniform(-1, 0.5),
+        kw: dict = dict(noise=noise, noise_scale=1.0, max_grad_norm=10 ** rnd.uniform(-1, 0.5),
                         lr=10 ** rnd.uniform(-2, 0))
         if rnd.random() < 0.35:  # strongly convex: M < 1 carried in double-double
             beta = 10 ** rnd.uniform(-1, 1)
@@ -51,9 +51,9 @@ def _geometry(rnd: random.Random, noise: str, regime: str) -> tuple[float, dict]
                  else eps - 2 * math.log(u))
         else:
             r = 10 ** rnd.uniform(-1.5, 0.6) if noise == "gaussian" else eps + rnd.uniform(0.05, 2)
-        kw["sigma"] = 10 ** rnd.uniform(-0.5, 0.5)
+        kw["noise_scale"] = 10 ** rnd.uniform(-0.5, 0.5)
         m, _ = ref.pnsgd_contraction(kw["lr"], kw.get("smoothness"), kw.get("strong_convexity", 0.0))
-        kw["diameter"] = r * kw["lr"] * kw["sigma"] / float(m)
+        kw["diameter"] = r * kw["lr"] * kw["noise_scale"] / float(m)
         a, b, _ = pabi.pnsgd_factors(eps, **kw)
         if a < 1e-6:
             continue
@@ -76,7 +76,7 @@ def cases(seed: int, per_condition: int, conditions=CONDITIONS) -> Iterator[tupl
                     if k > 10**15:
                         continue
                     i = rnd.randint(1, 1000)
-                    yield eps, dict(kw, order="fixed", n=k + i, index=i), cond
+                    yield eps, dict(kw, ordering="fixed", steps=k + i, index=i), cond
 
 
 TINY_ABS = 6 * 5e-324  # subnormal δ: the outward TINY = 4·2^-1074 plus the rounding
@@ -88,10 +88,10 @@ def errors(eps: float, kw: dict) -> tuple[float, float, float]:
     reference."""
     exact = ref.pnsgd_delta(eps, **kw)
     _, b, _ = ref.pnsgd_factors(eps, **{k: v for k, v in kw.items()
-                                         if k not in ("n", "index", "order")}, dps=30)
-    cond = float(abs((kw["n"] - kw["index"]) * mp.log(b)))
+                                         if k not in ("steps", "index", "ordering")}, dps=30)
+    cond = float(abs((kw["steps"] - kw["index"]) * mp.log(b)))
     got = pabi.pnsgd_delta(eps, **kw)
-    lgot = pabi.pnsgd_log_delta(eps, **kw)
+    lgot = pabi.pnsgd_delta(eps, **kw, log=True)
     diff = mp.mpf(got) - exact
     e = diff / exact if exact >= 2.2250738585072014e-308 else 1e-12 * diff / TINY_ABS
     return float(e), float(lgot - mp.log(exact)), cond
@@ -124,9 +124,9 @@ def test_log_delta_absolute_error_at_huge_conditions(noise):
         for _ in range(4):
             eps, kw = _geometry(rnd, noise, regime)
             for n in [10**6, 10**9, 10**15]:
-                kk = dict(kw, order="fixed", n=n, index=rnd.randint(1, 100))
-                exact = ref.pnsgd_log_delta(eps, **kk)
-                got = pabi.pnsgd_log_delta(eps, **kk)
+                kk = dict(kw, ordering="fixed", steps=n, index=rnd.randint(1, 100))
+                exact = ref.pnsgd_delta(eps, **kk, log=True)
+                got = pabi.pnsgd_delta(eps, **kk, log=True)
                 err = float(got - exact)
                 assert 0.0 <= err <= 2e-13 + 1e-15 * float(abs(exact)), (err, exact, eps, kk)
 
@@ -135,28 +135,28 @@ def test_array_path_equals_scalar_path_with_precise_lanes():
     """Arrays mixing lanes below and above the threshold (|k ln B| = 20) give the scalar values
     bitwise, for both noises (the precise path is per lane), and δ is non-increasing in n."""
     for noise, d in [("gaussian", 0.7), ("laplace", 20.0)]:
-        kw = dict(noise=noise, sigma=1.0, lipschitz=1.0, lr=0.05, diameter=d)
+        kw = dict(noise=noise, noise_scale=1.0, max_grad_norm=1.0, lr=0.05, diameter=d)
         n = np.unique(np.round(np.logspace(0.5, 13, 300)))
-        vec = pabi.pnsgd_delta(0.5, n=n, index=1, order="fixed", **kw)
-        lvec = pabi.pnsgd_log_delta(0.5, n=n, index=1, order="fixed", **kw)
+        vec = pabi.pnsgd_delta(0.5, steps=n, index=1, ordering="fixed", **kw)
+        lvec = pabi.pnsgd_delta(0.5, steps=n, index=1, ordering="fixed", **kw, log=True)
         for j in range(0, len(n), 7):
-            assert vec[j] == pabi.pnsgd_delta(0.5, n=n[j], index=1, order="fixed", **kw)
-            assert lvec[j] == pabi.pnsgd_log_delta(0.5, n=n[j], index=1, order="fixed", **kw)
+            assert vec[j] == pabi.pnsgd_delta(0.5, steps=n[j], index=1, ordering="fixed", **kw)
+            assert lvec[j] == pabi.pnsgd_delta(0.5, steps=n[j], index=1, ordering="fixed", **kw, log=True)
         assert np.all(np.diff(vec) <= 0) and np.all(np.diff(lvec) <= 0)
         # σ varying per lane: the radius differs per lane
         s = np.linspace(0.8, 1.2, 50)
-        vs = pabi.pnsgd_delta(0.5, n=10**6, index=1, order="fixed", **dict(kw, sigma=s))
+        vs = pabi.pnsgd_delta(0.5, steps=10**6, index=1, ordering="fixed", **dict(kw, noise_scale=s))
         for j in range(0, 50, 9):
-            assert vs[j] == pabi.pnsgd_delta(0.5, n=10**6, index=1, order="fixed",
-                                             **dict(kw, sigma=float(s[j])))
+            assert vs[j] == pabi.pnsgd_delta(0.5, steps=10**6, index=1, ordering="fixed",
+                                             **dict(kw, noise_scale=float(s[j])))
 
 
 def test_epsilon_inversion_consistent_with_precise_delta():
     """pnsgd_epsilon in the precise regime (target δ ≪ A): δ(ε) ≤ target and δ(ε⁻) > target
     (ε⁻ the next smaller double), both evaluated by pnsgd_delta."""
     for noise, d in [("gaussian", 0.5), ("laplace", 6.0)]:
-        kw = dict(noise=noise, sigma=1.0, lipschitz=1.0, lr=0.1, diameter=d, order="fixed",
-                  n=200, index=1)
+        kw = dict(noise=noise, noise_scale=1.0, max_grad_norm=1.0, lr=0.1, diameter=d, ordering="fixed",
+                  steps=200, index=1)
         for target in [1e-12, 1e-40, 1e-200]:
             e = pabi.pnsgd_epsilon(target, **kw)
             assert pabi.pnsgd_delta(e, **kw) <= target

@@ -89,8 +89,8 @@ def datasets(i: int):
 
 
 def bound(order: str, noise: str, scale: float, eps: float, **kw) -> float:
-    return pabi.pnsgd_delta(eps, noise=noise, sigma=scale, lipschitz=1.0, lr=ETA, diameter=1.0, n=N_STEPS,
-                            order=order, **kw)
+    return pabi.pnsgd_delta(eps, noise=noise, noise_scale=scale, max_grad_norm=1.0, lr=ETA, diameter=1.0, steps=N_STEPS,
+                            ordering=order, **kw)
 
 
 @pytest.mark.parametrize("noise,scale,eps,w0,ratio", SETTINGS)
@@ -116,13 +116,13 @@ def test_single_step_attains_a(noise, scale, eps, w0, ratio):
     gamma = math.exp(eps)
     s = start(w0)
     hs = hockey_stick(s @ kernel(X_D, noise, scale), s @ kernel(X_D2, noise, scale), gamma)
-    a = pabi.pnsgd_delta(eps, noise=noise, sigma=scale, lipschitz=1.0, lr=ETA, diameter=1.0, n=1,
-                         order="fixed", index=1)
+    a = pabi.pnsgd_delta(eps, noise=noise, noise_scale=scale, max_grad_norm=1.0, lr=ETA, diameter=1.0, steps=1,
+                         ordering="fixed", index=1)
     assert hs <= a
     # attained to 1e-13 from the atom w0 = 0, to 1e-5 from the cell centre w0 = 0.5
     assert 1 - hs / a < (1e-13 if w0 == 0.0 else 2e-5)
     # A, B are the factors pabi reports, equal to the closed forms (003 eqs. (4), (5))
-    fa, fb, _ = pabi.pnsgd_factors(eps, noise=noise, sigma=scale, lipschitz=1.0, lr=ETA, diameter=1.0)
+    fa, fb, _ = pabi.pnsgd_factors(eps, noise=noise, noise_scale=scale, max_grad_norm=1.0, lr=ETA, diameter=1.0)
     ra, rb = closed_form_factors(noise, scale, eps)
     assert a == pytest.approx(fa, rel=1e-14)
     assert fa == pytest.approx(ra, rel=1e-12) and fb == pytest.approx(rb, rel=1e-12)

@@ -39,7 +39,7 @@ def test_ceiling_of_the_exact_product(e, k):
 
 
 def test_multi_epoch_rdp_route_uses_it():
-    prof = lambda e: pabi.pnsgd_delta(e, order="shuffled", sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=100)
+    prof = lambda e: pabi.pnsgd_delta(e, ordering="shuffled", noise_scale=1.0, max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=100)
     r = pabi.multi_epoch_epsilon(1e-5, profile=prof, epochs=100, grid_step=0.05, eps_max=120.0, orders=[2.0, 4.0, 8.0, 16.0, 32.0])
     assert r.rdp == 62.22391071222602  # was 62.223910712226015 (100·ε rounded to nearest)
 

@@ -1,6 +1,6 @@
 """Composition functions and PNSGD σ calibration against their mpmath references
 (``pabi.reference``: tradeoff_from_profile, approx_dp_composition_epsilon, gdp_compose,
-gdp_mu_dominating, gdp_dominating_pair, pnsgd_calibrate_sigma).
+gdp_mu_dominating, gdp_dominating_pair, pnsgd_calibrate_noise_scale).
 
 Every check is two-sided: pabi must be on the conservative side of the exact value (a trade-off
 curve at or below, an ε, μ or σ at or above, an inversion whose exact δ does not exceed the
@@ -56,10 +56,10 @@ def test_references_solve_their_equations():
         gaps = [ref.theta(x, mu, dps=40, log=True) - mp.log(y) for x, y in zip(e, d)]
     assert min(gaps) > -mp.mpf(10) ** -35 and min(abs(g) for g in gaps) < mp.mpf(10) ** -35
     # σ calibration: δ(σ) = target
-    kw = dict(lipschitz=1.0, lr=0.5, diameter=1.0, n=100, order="shuffled")
-    s = ref.pnsgd_calibrate_sigma(1.0, 1e-5, dps=30, **kw)
+    kw = dict(max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=100, ordering="shuffled")
+    s = ref.pnsgd_calibrate_noise_scale(1.0, 1e-5, dps=30, **kw)
     with mp.workdps(30):
-        assert abs(ref.pnsgd_delta(1.0, sigma=s, dps=30, **kw) / mp.mpf(1e-5) - 1) < mp.mpf(10) ** -25
+        assert abs(ref.pnsgd_delta(1.0, noise_scale=s, dps=30, **kw) / mp.mpf(1e-5) - 1) < mp.mpf(10) ** -25
     assert ref.gdp_compose([3.0, 4.0]) == 5 and ref.gdp_compose([0.5]) == mp.mpf("0.5")
 
 
@@ -87,7 +87,7 @@ def test_tradeoff_from_profile_representative():
     _check_tradeoff(alpha, eps, pabi.gdp_delta(eps, 1.0))
     _check_tradeoff(alpha, [1.0], [1e-3])  # a single point: f_{ε,δ} itself
     _check_tradeoff(alpha[:6], [0.0, 700.0], [0.3, 0.0])  # e^ε near overflow
-    kw = dict(sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=100, order="shuffled")
+    kw = dict(noise_scale=1.0, max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=100, ordering="shuffled")
     e = np.linspace(0, 10, 41)
     _check_tradeoff(alpha, e, pabi.pnsgd_delta(e, **kw))
 
@@ -273,7 +273,7 @@ def _check_mu_dominating(eps, delta=None, log_delta=None):
 
 
 L_, SIG, ETA, D_, N_ = 1.0, 4.0, 0.05, 1.0, 1000
-SHUF = dict(sigma=SIG, lipschitz=L_, lr=ETA, diameter=D_, n=N_, order="shuffled")
+SHUF = dict(noise_scale=SIG, max_grad_norm=L_, lr=ETA, diameter=D_, steps=N_, ordering="shuffled")
 
 
 def test_gdp_mu_dominating_representative():
@@ -285,14 +285,14 @@ def test_gdp_mu_dominating_representative():
     _check_mu_dominating(e, log_delta=pabi.theta(e, 0.5, log=True))
     # docs/errata.md#p-c23: the shuffled profile, μ_ε increasing to 2L/σ (log_delta for large ε)
     e = np.array([0.0, 1.0, 5.0, 20.0, 100.0, 200.0])
-    _check_mu_dominating(e, log_delta=pabi.pnsgd_log_delta(e, **SHUF))
+    _check_mu_dominating(e, log_delta=pabi.pnsgd_delta(e, **SHUF, log=True))
     for x in e:
-        _check_mu_dominating([x], log_delta=pabi.pnsgd_log_delta([x], **SHUF))
+        _check_mu_dominating([x], log_delta=pabi.pnsgd_delta([x], **SHUF, log=True))
     # fixed order (r_A = 0.5, r_B = 5, n − i = 10): μ_ε peaks (≈ 0.4949 at ε ≈ 5.7, docs/errata.md#p-c23)
-    fx = dict(sigma=4.0, lipschitz=1.0, lr=0.05, diameter=1.0, n=11, order="fixed", index=1)
+    fx = dict(noise_scale=4.0, max_grad_norm=1.0, lr=0.05, diameter=1.0, steps=11, ordering="fixed", index=1)
     e = np.linspace(0, 12, 25)
-    _check_mu_dominating(e, log_delta=pabi.pnsgd_log_delta(e, **fx))
-    assert float(ref.gdp_mu_dominating(e, log_delta=pabi.pnsgd_log_delta(e, **fx), dps=20)) == \
+    _check_mu_dominating(e, log_delta=pabi.pnsgd_delta(e, **fx, log=True))
+    assert float(ref.gdp_mu_dominating(e, log_delta=pabi.pnsgd_delta(e, **fx, log=True), dps=20)) == \
         pytest.approx(0.4949, abs=1e-4)
     # δ = 0 imposes nothing, δ = 1 needs μ = ∞; tiny δ at ε = 0 (μ ∝ δ)
     _check_mu_dominating([0.0, 1.0], [0.0, 0.1])
@@ -358,7 +358,7 @@ def test_gdp_dominating_pair_representative():
     e = np.arange(2001) * 1e-2
     _check_pair(e, log_delta=pabi.theta(e, 0.5, log=True))  # docstring example, coarser grid
     e = np.arange(41) * 0.5  # μ_i increases with i: every sample is a root solve
-    _check_pair(e, log_delta=pabi.pnsgd_log_delta(e, **SHUF))
+    _check_pair(e, log_delta=pabi.pnsgd_delta(e, **SHUF, log=True))
     e = np.array([0.0, 0.5, 1.0, 2.0])
     _check_pair(e, [0.2, 0.1, 0.05, 0.01])  # δ_J = 0.01 enters μ* through δ_i/(1 − δ_J)
     _check_pair(e, [0.2, 0.1, 0.0, 0.0])
@@ -381,38 +381,38 @@ def test_gdp_dominating_pair_small_delta_is_a_constraint():
 
 
 # ---------------------------------------------------------------------------------------------
-# pnsgd_calibrate_sigma: the smallest σ (to one ulp) whose pnsgd_delta ≤ target; pnsgd_delta is
+# pnsgd_calibrate_noise_scale: the smallest σ (to one ulp) whose pnsgd_delta ≤ target; pnsgd_delta is
 # never below the exact δ, so σ ≥ the exact σ and the exact δ at σ is ≤ the target. Tolerance
 # 1e-12: δ's relative error (≤ 1e-12 + 4e-14·|(n−i) ln B|) is divided by d ln δ/d ln σ, which
 # grows with the same |(n−i) ln B| (observed ≤ 1e-14).
 
 
 def _check_sigma(eps, target, kw):
-    got = pabi.pnsgd_calibrate_sigma(eps, target, **kw)
-    exact = ref.pnsgd_calibrate_sigma(eps, target, dps=30, **kw)
+    got = pabi.pnsgd_calibrate_noise_scale(eps, delta=target, **kw)
+    exact = ref.pnsgd_calibrate_noise_scale(eps, target, dps=30, **kw)
     if exact == 0:
         assert got == 0.0
         return
     assert got >= exact, (got, exact)
-    assert ref.pnsgd_delta(eps, sigma=got, dps=30, **kw) <= target
+    assert ref.pnsgd_delta(eps, noise_scale=got, dps=30, **kw) <= target
     assert relerr(got, exact) <= 1e-12, (relerr(got, exact), eps, target, kw)
 
 
 SIGMA_CASES = [
-    (1.0, 1e-5, dict(lipschitz=1.0, lr=0.5, diameter=1.0, n=100, order="shuffled")),
-    (1.0, 1e-5, dict(lipschitz=1.0, lr=0.5, diameter=1.0, n=100, order="fixed", index=50)),
-    (0.5, 1e-3, dict(lipschitz=1.0, lr=0.5, diameter=1.0, n=100, order="fixed", index=100)),
-    (2.0, 1e-8, dict(lipschitz=1.0, lr=0.05, diameter=1.0, n=1000, order="random_stop")),
-    (2.0, 1e-2, dict(lipschitz=1.0, lr=0.05, diameter=1.0, n=1000, order="random_stop",
+    (1.0, 1e-5, dict(max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=100, ordering="shuffled")),
+    (1.0, 1e-5, dict(max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=100, ordering="fixed", index=50)),
+    (0.5, 1e-3, dict(max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=100, ordering="fixed", index=100)),
+    (2.0, 1e-8, dict(max_grad_norm=1.0, lr=0.05, diameter=1.0, steps=1000, ordering="random_stop")),
+    (2.0, 1e-2, dict(max_grad_norm=1.0, lr=0.05, diameter=1.0, steps=1000, ordering="random_stop",
                      variant="as_published")),
-    (0.1, 1e-3, dict(noise="laplace", lipschitz=1.0, lr=0.5, diameter=1.0, n=5, order="fixed",
+    (0.1, 1e-3, dict(noise="laplace", max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=5, ordering="fixed",
                      index=3)),
-    (0.3, 1e-6, dict(noise="laplace", lipschitz=1.0, lr=0.5, diameter=1.0, n=50, order="shuffled")),
-    (1.0, 1e-6, dict(lipschitz=1.0, lr=0.1, diameter=2.0, n=10**6, order="fixed", index=10,
+    (0.3, 1e-6, dict(noise="laplace", max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=50, ordering="shuffled")),
+    (1.0, 1e-6, dict(max_grad_norm=1.0, lr=0.1, diameter=2.0, steps=10**6, ordering="fixed", index=10,
                      smoothness=1.0, strong_convexity=0.1)),
-    (0.0, 1e-10, dict(lipschitz=2.0, lr=0.3, diameter=0.5, n=10**12, order="fixed", index=1)),
-    (1.0, 1e-5, dict(lipschitz=0.0, lr=0.5, diameter=1.0, n=100, order="shuffled")),  # 0
-    (1.0, 0.02, dict(lipschitz=1.0, lr=0.5, diameter=0.0, n=100, order="shuffled")),  # B = 0: A/n
+    (0.0, 1e-10, dict(max_grad_norm=2.0, lr=0.3, diameter=0.5, steps=10**12, ordering="fixed", index=1)),
+    (1.0, 1e-5, dict(max_grad_norm=0.0, lr=0.5, diameter=1.0, steps=100, ordering="shuffled")),  # 0
+    (1.0, 0.02, dict(max_grad_norm=1.0, lr=0.5, diameter=0.0, steps=100, ordering="shuffled")),  # B = 0: A/n
 ]
 
 
@@ -427,5 +427,5 @@ def test_pnsgd_calibrate_sigma_random():
 
     rnd = random.Random(8675309)
     for eps, kw in _random_cases(8675309, 25, max_log_n=9):
-        kw.pop("sigma")
+        kw.pop("noise_scale")
         _check_sigma(eps, 10 ** rnd.uniform(-12, -0.5), kw)

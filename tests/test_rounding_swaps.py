@@ -19,14 +19,14 @@ from pabi import reference as ref
 MAX = 1.7976931348623157e308
 
 
-def _online_exact_logs(eps, lipschitz, lr, diameter, sigma, smoothness, strong_convexity):
+def _online_exact_logs(eps, max_grad_norm, lr, diameter, noise_scale, smoothness, strong_convexity):
     """(ln A, ln B) of one step at noise sigma, exactly (mpmath): r_A = 2L/sigma,
     r_B = M*D/(eta*sigma), M = sqrt(1 - 2*eta*beta*rho/(beta + rho))."""
     with mp.workdps(40):
         b, r, eta = mp.mpf(smoothness), mp.mpf(strong_convexity), mp.mpf(lr)
         m = mp.sqrt(1 - 2 * eta * b * r / (b + r))
-        ra = 2 * mp.mpf(lipschitz) / sigma
-        rb = m * mp.mpf(diameter) / (eta * sigma)
+        ra = 2 * mp.mpf(max_grad_norm) / noise_scale
+        rb = m * mp.mpf(diameter) / (eta * noise_scale)
         # (400 digits: at eps = 1e154 the reference's default guard loses e^eps's absolute
         # precision and returns theta < 0, ln theta = -inf)
         return ref.theta(eps, ra, dps=400, log=True), ref.theta(eps, rb, dps=400, log=True)
@@ -37,10 +37,10 @@ def test_online_delta_overflowed_partial_sum_is_minus_max(steps):
     """The suffix sum of finite ln B overflows below -f64::MAX: ln delta was ln A (the NaN sum
     bounded by 0: -5e307 at index 1, far above the exact value below -f64::MAX), now -f64::MAX,
     its upward rounding; indices whose exact value is finite stay upper bounds within 1e-12."""
-    kw = dict(lipschitz=1.0, lr=0.1, diameter=1.0, smoothness=2.0, strong_convexity=0.5)
+    kw = dict(max_grad_norm=1.0, lr=0.1, diameter=1.0, smoothness=2.0, strong_convexity=0.5)
     eps = 1e154
-    got = pabi.online_delta(eps, noise=np.full(steps, 2.0), log=True, **kw)
-    la, lb = _online_exact_logs(eps, sigma=2.0, **kw)
+    got = pabi.online_delta(eps, noise_scale=np.full(steps, 2.0), log=True, **kw)
+    la, lb = _online_exact_logs(eps, noise_scale=2.0, **kw)
     exact = [la + (steps - i) * lb for i in range(1, steps + 1)]
     below = [e < -MAX for e in exact]
     assert below[0] and not below[-1]
@@ -51,19 +51,19 @@ def test_online_delta_overflowed_partial_sum_is_minus_max(steps):
             assert got[i] >= exact[i] and got[i] <= exact[i] * (1 - 1e-12), i
     assert np.all(got[np.array(below)] == -MAX)
     # the single index takes the same scan
-    assert pabi.online_delta(eps, noise=np.full(steps, 2.0), index=1, log=True, **kw) == -MAX
+    assert pabi.online_delta(eps, noise_scale=np.full(steps, 2.0), index=1, log=True, **kw) == -MAX
     # delta itself: exp(-f64::MAX) rounded up is positive, never 0
-    assert pabi.online_delta(eps, noise=np.full(steps, 2.0), index=1, **kw) == 2e-323
+    assert pabi.online_delta(eps, noise_scale=np.full(steps, 2.0), index=1, **kw) == 2e-323
 
 
 def test_online_delta_from_log_is_upper_bound():
     """prob_up (the former prob_from_log): delta = up(exp(ln delta)) <= 1, >= the exact value."""
-    kw = dict(lipschitz=1.0, lr=0.1, diameter=1.0, smoothness=2.0, strong_convexity=0.5)
+    kw = dict(max_grad_norm=1.0, lr=0.1, diameter=1.0, smoothness=2.0, strong_convexity=0.5)
     for eps in (0.5, 3.0, 30.0):
-        got = pabi.online_delta(eps, noise=[1.5, 2.0, 2.5], **kw)
+        got = pabi.online_delta(eps, noise_scale=[1.5, 2.0, 2.5], **kw)
         for i, s_next in enumerate([(1.5, 2.0, 2.5), (2.0, 2.5), (2.5,)]):
-            la, _ = _online_exact_logs(eps, sigma=s_next[0], **kw)
-            lbs = [_online_exact_logs(eps, sigma=s, **kw)[1] for s in s_next[1:]]
+            la, _ = _online_exact_logs(eps, noise_scale=s_next[0], **kw)
+            lbs = [_online_exact_logs(eps, noise_scale=s, **kw)[1] for s in s_next[1:]]
             exact = mp.exp(la + mp.fsum(lbs))
             # (relative accuracy of delta from its log: ~1e-14·|ln delta|)
             assert got[i] >= exact and got[i] <= exact * (1 + 1e-13 * (1 - mp.log(exact))) + 1e-320
@@ -71,7 +71,7 @@ def test_online_delta_from_log_is_upper_bound():
 
 def test_rdp_comparison_delta_from_log_is_upper_bound():
     """pnsgd_rdp_delta (the former rdp_value = prob_up): >= the exact delta_B, 1 at ln delta = 0."""
-    kw = dict(sigma=1.0, lipschitz=1.0, lr=0.1, n=100.0, index=1.0, smoothness=2.0, strong_convexity=0.5)
+    kw = dict(noise_scale=1.0, max_grad_norm=1.0, lr=0.1, steps=100.0, index=1.0, smoothness=2.0, strong_convexity=0.5)
     for eps in (0.01, 0.5, 2.0, 10.0, 60.0):
         got = float(pabi.pnsgd_rdp_delta(eps, **kw))
         exact = ref.pnsgd_rdp_delta(eps, **kw)

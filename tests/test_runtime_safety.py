@@ -59,11 +59,11 @@ def heavy_mix() -> list[np.ndarray]:
         pabi.theta(EPS, R),
         pabi.theta_complement(EPS, R, log=True),
         pabi.gaussian_tail(R - 3.0),
-        pabi.pnsgd_delta(eps=EPS[:20_000], sigma=SIG, lipschitz=1.0, lr=0.1, diameter=1.0,
-                         n=1000, order="shuffled"),
-        pabi.pnsgd_calibrate_sigma(eps=1.0, delta=1e-6, lipschitz=1.0, lr=0.1, diameter=DIAM,
-                                   n=500, order="shuffled"),
-        pabi.online_delta(1.0, 1.0, 0.1, 1.0, SIG),
+        pabi.pnsgd_delta(eps=EPS[:20_000], noise_scale=SIG, max_grad_norm=1.0, lr=0.1, diameter=1.0,
+                         steps=1000, ordering="shuffled"),
+        pabi.pnsgd_calibrate_noise_scale(eps=1.0, delta=1e-6, max_grad_norm=1.0, lr=0.1, diameter=DIAM,
+                                   steps=500, ordering="shuffled"),
+        pabi.online_delta(1.0, max_grad_norm=1.0, lr=0.1, diameter=1.0, noise_scale=SIG),
         np.asarray(pabi.sampled_gaussian_rdp(np.linspace(1.5, 64.0, 5_000), sample_rate=0.01, noise_multiplier=1.1)),
     ]
 
@@ -204,11 +204,11 @@ def test_small_calls_never_build_the_pool():
         def threads(): return len(os.listdir("/proc/self/task"))
         pabi.set_num_threads(64)
         t0 = threads()
-        print(pabi.pnsgd_delta(eps=1.0, sigma=2.0, lipschitz=1.0, lr=0.1, diameter=1.0, n=100,
-                               order="shuffled") > 0)
+        print(pabi.pnsgd_delta(eps=1.0, noise_scale=2.0, max_grad_norm=1.0, lr=0.1, diameter=1.0, steps=100,
+                               ordering="shuffled") > 0)
         pabi.theta(np.ones(1000), np.ones(1000)); pabi.sampled_gaussian_rdp(2.0, sample_rate=0.01, noise_multiplier=1.0)
-        pabi.pnsgd_calibrate_sigma(eps=1.0, delta=1e-6, lipschitz=1.0, lr=0.1, diameter=1.0,
-                                   n=100, order="shuffled")
+        pabi.pnsgd_calibrate_noise_scale(eps=1.0, delta=1e-6, max_grad_norm=1.0, lr=0.1, diameter=1.0,
+                                   steps=100, ordering="shuffled")
         print(threads() - t0)
         pabi.theta(np.ones(100_000), np.ones(100_000))
         print(threads() - t0)
@@ -232,11 +232,11 @@ elif kind == "theta_one_thread":
     f = lambda: pabi.theta(e, r)
 elif kind == "pnsgd_calibrate":
     d = np.linspace(0.5, 5.0, 1_000_000)
-    f = lambda: pabi.pnsgd_calibrate_sigma(eps=1.0, delta=1e-6, lipschitz=1.0, lr=0.1,
-                                           diameter=d, n=1000, order="shuffled")
+    f = lambda: pabi.pnsgd_calibrate_noise_scale(eps=1.0, delta=1e-6, max_grad_norm=1.0, lr=0.1,
+                                           diameter=d, steps=1000, ordering="shuffled")
 elif kind == "online":
     s = np.linspace(1.0, 3.0, 20_000_000)
-    f = lambda: pabi.online_delta(1.0, 1.0, 0.1, 1.0, s)
+    f = lambda: pabi.online_delta(1.0, max_grad_norm=1.0, lr=0.1, diameter=1.0, noise_scale=s)
 elif kind == "dpsgd":
     f = lambda: pabi.dpsgd_epsilon(1e-5, sample_rate=0.01, noise_multiplier=1.0, steps=100_000, grid_step=1e-5)
 elif kind == "kov_scalar":  # one scalar call of ~4 s: ~60 KOV sums of sqrt(1e10) terms
@@ -244,8 +244,9 @@ elif kind == "kov_scalar":  # one scalar call of ~4 s: ~60 KOV sums of sqrt(1e10
 elif kind == "online_limit":  # 40 limits of ~0.05 s each (2^18 direct terms, then the certified
     # tail); a scalar call of the family is no longer long (issue 13: the slow paths at huge eps
     # took ~2-4 s, now <= 0.3 s), so an array of indices stands in
-    f = lambda: pabi.online_gauss_delta_limit_bound(1.0, 10.0, 0.01, 1.0, np.arange(1, 41), 100.0, 100.0,
-                                                    1.5, log=True)
+    f = lambda: pabi.online_gaussian_delta_limit_upper(1.0, max_grad_norm=10.0, lr=0.01, diameter=1.0,
+                                                       index=np.arange(1, 41), c1=100.0, c2=100.0,
+                                                       decay=1.5, log=True)
 # one full call first: its poll counts (work units: chunks begun) are the yardstick
 pabi._core._interrupt_stats(True)
 f()
@@ -376,12 +377,12 @@ def test_panics_become_internal_error():
 
 def test_issue_examples_raise_exceptions_or_return_empty():
     E = np.zeros(0)
-    common = dict(lipschitz=1.0, lr=0.1, diameter=1.0)
+    common = dict(max_grad_norm=1.0, lr=0.1, diameter=1.0, ordering="fixed")
     # empty n / index: an empty result (numpy broadcasting with a size-0 axis), was a panic
-    assert pabi.pnsgd_delta(eps=1.0, sigma=1.0, n=E, index=1, **common).shape == (0,)
-    assert pabi.pnsgd_delta(eps=1.0, sigma=1.0, n=10, index=E, **common).shape == (0,)
-    assert pabi.pnsgd_epsilon(delta=1e-5, sigma=1.0, n=E, index=1, **common).shape == (0,)
-    assert pabi.pnsgd_calibrate_sigma(eps=1.0, delta=1e-5, n=E, index=1, **common).shape == (0,)
+    assert pabi.pnsgd_delta(eps=1.0, noise_scale=1.0, steps=E, index=1, **common).shape == (0,)
+    assert pabi.pnsgd_delta(eps=1.0, noise_scale=1.0, steps=10, index=E, **common).shape == (0,)
+    assert pabi.pnsgd_epsilon(delta=1e-5, noise_scale=1.0, steps=E, index=1, **common).shape == (0,)
+    assert pabi.pnsgd_calibrate_noise_scale(eps=1.0, delta=1e-5, steps=E, index=1, **common).shape == (0,)
     one = np.ones(1)
     for fn in (core.pnsgd_rdp_delta,):
         assert fn(one, one, one, one, E, one, None, np.zeros(1), False, 0).shape == (0,)
@@ -391,10 +392,10 @@ def test_issue_examples_raise_exceptions_or_return_empty():
     # a length that no argument has is refused before any allocation
     with pytest.raises(ValueError, match="len = 1099511627776 matches no argument"):
         core.pnsgd_delta(one, one, one, one, one, one, None, None, np.zeros(1),
-                         "gaussian", "shuffled", "refined", False, 2**40)
-    with pytest.raises(ValueError, match="n has length 0, expected 1$"):
+                         "gaussian", "shuffled", "corrected", False, 2**40)
+    with pytest.raises(ValueError, match="steps has length 0, expected 1$"):
         core.pnsgd_delta(one, one, one, one, one, E, None, None, np.zeros(1),
-                         "gaussian", "shuffled", "refined", False, 1)
+                         "gaussian", "shuffled", "corrected", False, 1)
     # capacity overflows: an Exception (MemoryError / DomainError / InternalError), never a
     # BaseException-only PanicException
     for call in (lambda: pabi.holder_orders(2.0, holder_exponent=2.0, steps=2**63),
@@ -410,7 +411,7 @@ import inspect, sys, numpy as np
 import pabi._core as core
 
 class Sentinel: pass
-STR = {"noise": "gaussian", "order": "shuffled", "variant": "refined", "neighboring": "remove"}
+STR = {"noise": "gaussian", "ordering": "shuffled", "variant": "corrected", "direction": "remove"}
 KINDS = ["arr", "float", "int", "bool", "str"]
 mode = sys.argv[1]
 

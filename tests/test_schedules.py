@@ -21,6 +21,18 @@ TOL = 1e-12
 INFLATE = 2.0 ** -46  # the engine's outward rounding of every log-factor (pabi_core::num::INFLATE)
 
 
+def pub(fn_name, *args, log=None, variant=None, **kw):
+    """pabi's ``fn_name`` on arguments written positionally in the reference's order (the public
+    signature takes the setup by keyword, question first)."""
+    import inspect as _inspect
+
+    twin = getattr(ref, fn_name, None) or getattr(ref, fn_name.replace("_limit_upper", "_limit"))
+    bound = _inspect.signature(twin).bind_partial(*args, **kw)
+    extra = {k: v for k, v in (("log", log), ("variant", variant)) if v is not None}
+    return getattr(pabi, fn_name)(**bound.arguments, **extra)
+
+
+
 def relerr(v, exact):
     return float(abs((mp.mpf(v) - exact) / exact))
 
@@ -55,10 +67,10 @@ LAP_POINTS = [  # eps, L, lr, D, n, c1, c2
 @pytest.mark.parametrize("p", LAP_POINTS)
 def test_laplace_schedule_against_reference(p):
     eps, L, lr, D, n, c1, c2 = p
-    assert_upper(pabi.laplace_schedule_delta(*p), ref.laplace_schedule_delta(*p), what="laplace delta")
-    v, ve = pabi.laplace_schedule_scale(n, c1, c2, lr, D), ref.laplace_schedule_scale(n, c1, c2, lr, D)
+    assert_upper(pub("laplace_schedule_delta", *p), ref.laplace_schedule_delta(*p), what="laplace delta")
+    v, ve = pabi.laplace_schedule_noise_scale(n, c1=c1, c2=c2, lr=lr, diameter=D), ref.laplace_schedule_noise_scale(n, c1, c2, lr, D)
     assert relerr(v, ve) < 1e-14
-    assert_upper(pabi.laplace_schedule_delta_star(eps, c1), ref.laplace_schedule_delta_star(eps, c1))
+    assert_upper(pabi.laplace_schedule_delta_limit(eps, c1=c1), ref.laplace_schedule_delta_limit(eps, c1))
 
 
 GAU_POINTS = [  # eps, L, lr, D, n, c1, c2
@@ -74,33 +86,33 @@ GAU_POINTS = [  # eps, L, lr, D, n, c1, c2
 @pytest.mark.parametrize("p", GAU_POINTS)
 def test_gauss_schedule_against_reference(p):
     eps, L, lr, D, n, c1, c2 = p
-    assert_upper(pabi.gauss_schedule_delta(*p), ref.gauss_schedule_delta(*p), what="gauss delta")
-    s, se = pabi.gauss_schedule_sigma(n, c1, c2, lr, D), ref.gauss_schedule_sigma(n, c1, c2, lr, D)
+    assert_upper(pub("gaussian_schedule_delta", *p), ref.gaussian_schedule_delta(*p), what="gauss delta")
+    s, se = pabi.gaussian_schedule_noise_scale(n, c1=c1, c2=c2, lr=lr, diameter=D), ref.gaussian_schedule_noise_scale(n, c1, c2, lr, D)
     assert relerr(s, se) < 1e-14
-    assert_upper(pabi.gauss_schedule_delta_star(eps, c1), ref.gauss_schedule_delta_star(eps, c1))
+    assert_upper(pabi.gaussian_schedule_delta_limit(eps, c1=c1), ref.gaussian_schedule_delta_limit(eps, c1))
 
 
 def test_strong_convexity_enters_through_m():
     args = (1.0, 10.0, 0.1, 1.0, 1e6, 1e3, 2.0)
     kw = dict(smoothness=2.0, strong_convexity=1.0)
     exact = ref.laplace_schedule_delta(*args, **kw)
-    assert_upper(pabi.laplace_schedule_delta(*args, **kw), exact, tol=1e-11)
-    exact = ref.gauss_schedule_delta(*args, **kw)
-    assert_upper(pabi.gauss_schedule_delta(*args, **kw), exact, tol=1e-11)
+    assert_upper(pub("laplace_schedule_delta", *args, **kw), exact, tol=1e-11)
+    exact = ref.gaussian_schedule_delta(*args, **kw)
+    assert_upper(pub("gaussian_schedule_delta", *args, **kw), exact, tol=1e-11)
     # the schedule scales the noise with M, so a contracting step gets less noise (same r_B)
-    assert pabi.gauss_schedule_sigma(1e6, 1e3, 2.0, 0.1, 1.0, **kw) < pabi.gauss_schedule_sigma(1e6, 1e3, 2.0, 0.1, 1.0)
+    assert pabi.gaussian_schedule_noise_scale(1e6, c1=1e3, c2=2.0, lr=0.1, diameter=1.0, **kw) < pabi.gaussian_schedule_noise_scale(1e6, c1=1e3, c2=2.0, lr=0.1, diameter=1.0)
 
 
 def test_fig2_laplace_rate_one_over_n_and_T7_counterexample():
-    ds = pabi.laplace_schedule_delta_star(1.0, 1e5)
+    ds = pabi.laplace_schedule_delta_limit(1.0, c1=1e5)
     assert abs(ds / 6.065307e-6 - 1) < 1e-6
     ns = 10.0 ** np.arange(4, 13)
-    d = pabi.laplace_schedule_delta(1.0, 10.0, 0.1, 1.0, ns, 1e5, 2.0)
+    d = pabi.laplace_schedule_delta(1.0, max_grad_norm=10.0, lr=0.1, diameter=1.0, steps=ns, c1=1e5, c2=2.0)
     slopes = np.diff(np.log10(np.abs(d - ds)))
     assert abs(slopes[-1] + 1.0) < 5e-4
     assert abs(ns[-1] * (d[-1] - ds) - 1.21306) < 1e-5
     # kappa_L = 0.5 (eta = 0.025): rate n^-0.5, not O(1/n) (docs/errata.md#p-t7)
-    d2 = pabi.laplace_schedule_delta(1.0, 10.0, 0.025, 1.0, ns, 1e5, 2.0)
+    d2 = pabi.laplace_schedule_delta(1.0, max_grad_norm=10.0, lr=0.025, diameter=1.0, steps=ns, c1=1e5, c2=2.0)
     slopes2 = np.diff(np.log10(np.abs(d2 - ds)))
     assert abs(slopes2[-1] + 0.5) < 2e-3
     assert np.all(d2 < ds)  # approaches from below
@@ -108,10 +120,10 @@ def test_fig2_laplace_rate_one_over_n_and_T7_counterexample():
 
 def test_fig3_gauss_rate_one_over_log_n():
     eps, c1 = 1.0, 1e5
-    ds = pabi.gauss_schedule_delta_star(eps, c1)
+    ds = pabi.gaussian_schedule_delta_limit(eps, c1=c1)
     expected = {12: 1.0585, 20: 1.0939, 40: 1.1117, 100: 1.1201, 300: 1.1234}
     for k, want in expected.items():
-        d = pabi.gauss_schedule_delta(eps, 10.0, 0.1, 1.0, 10.0 ** k, c1, 100.0)
+        d = pabi.gaussian_schedule_delta(eps, max_grad_norm=10.0, lr=0.1, diameter=1.0, steps=10.0 ** k, c1=c1, c2=100.0)
         z = mp.mpf(10) ** (2 * k) / (2 * mp.pi * c1 ** 2) + 100
         w = float(mp.lambertw(z).real)
         assert abs((d - ds) * w / ds - want) < 6e-5, k
@@ -123,24 +135,24 @@ def test_fig3_gauss_rate_one_over_log_n():
 def test_gauss_schedule_sigma_huge_n_and_c21():
     # C21: n(1 - B)/(2 C1 e^{eps/2}) at n = 1e15 and 1e100
     for n, want in ((1e15, 0.974074), (1e100, 0.997399)):
-        s = pabi.gauss_schedule_sigma(n, 1e5, 100.0, lr=1.0, diameter=1.0)
+        s = pabi.gaussian_schedule_noise_scale(n, c1=1e5, c2=100.0, lr=1.0, diameter=1.0)
         u = pabi.theta_complement(1.0, 1.0 / s)  # r_B = M D/(lr sigma)
         assert abs(n * u / (2e5 * math.exp(0.5)) - want) < 2e-6
-    assert np.isfinite(pabi.gauss_schedule_sigma(1e300, 1e-100, 0.0, 0.1, 1.0))
+    assert np.isfinite(pabi.gaussian_schedule_noise_scale(1e300, c1=1e-100, c2=0.0, lr=0.1, diameter=1.0))
 
 
 @pytest.mark.parametrize("target", [0.999999, 0.9, 0.6, 0.5, 0.1, 1e-3, 6.065306597126334e-06, 1e-9, 1e-300])
 @pytest.mark.parametrize("mech", ["laplace", "gaussian"])
 def test_calibration_round_trip(target, mech):
-    c1 = pabi.schedule_c1_for_target(target, 0.7, mechanism=mech)
-    star = ref.laplace_schedule_delta_star if mech == "laplace" else ref.gauss_schedule_delta_star
+    c1 = pabi.schedule_calibrate_c1(0.7, target, noise=mech)
+    star = ref.laplace_schedule_delta_limit if mech == "laplace" else ref.gaussian_schedule_delta_limit
     assert relerr(target, star(0.7, c1)) < 1e-13
     if target > 1e-12:
-        assert relerr(c1, ref.schedule_c1_for_target(target, 0.7, mech)) < 1e-12
+        assert relerr(c1, ref.schedule_calibrate_c1(0.7, target, mech)) < 1e-12
 
 
 def test_calibration_recovers_fig2_c1():
-    c1 = pabi.schedule_c1_for_target(pabi.laplace_schedule_delta_star(1.0, 1e5), 1.0, mechanism="laplace")
+    c1 = pabi.schedule_calibrate_c1(1.0, pabi.laplace_schedule_delta_limit(1.0, c1=1e5), noise="laplace")
     assert abs(c1 / 1e5 - 1) < 1e-12
 
 
@@ -148,12 +160,12 @@ def test_calibration_recovers_fig2_c1():
 @given(st.floats(0, 5), st.floats(1, 1e15), st.floats(1e-2, 1e6))
 def test_schedule_delta_properties(eps, n, c1):
     n = float(math.floor(n))
-    d = pabi.gauss_schedule_delta(eps, 1.0, 0.1, 1.0, n, c1, 2.0)
-    a = pabi.theta(eps, 2.0 / pabi.gauss_schedule_sigma(n, c1, 2.0, 0.1, 1.0))
+    d = pabi.gaussian_schedule_delta(eps, max_grad_norm=1.0, lr=0.1, diameter=1.0, steps=n, c1=c1, c2=2.0)
+    a = pabi.theta(eps, 2.0 / pabi.gaussian_schedule_noise_scale(n, c1=c1, c2=2.0, lr=0.1, diameter=1.0))
     assert 0 <= d <= a * (1 + 1e-10)  # A recomputed from the rounded sigma (condition ~ a^2)
-    assert pabi.gauss_schedule_delta(eps + 0.5, 1.0, 0.1, 1.0, n, c1, 2.0) <= d * (1 + 1e-13)
-    dl = pabi.laplace_schedule_delta(eps, 1.0, 0.1, 1.0, n, c1, 2.0)
-    assert pabi.laplace_schedule_delta(eps + 0.5, 1.0, 0.1, 1.0, n, c1, 2.0) <= dl * (1 + 1e-13)
+    assert pabi.gaussian_schedule_delta(eps + 0.5, max_grad_norm=1.0, lr=0.1, diameter=1.0, steps=n, c1=c1, c2=2.0) <= d * (1 + 1e-13)
+    dl = pabi.laplace_schedule_delta(eps, max_grad_norm=1.0, lr=0.1, diameter=1.0, steps=n, c1=c1, c2=2.0)
+    assert pabi.laplace_schedule_delta(eps + 0.5, max_grad_norm=1.0, lr=0.1, diameter=1.0, steps=n, c1=c1, c2=2.0) <= dl * (1 + 1e-13)
 
 
 # --------------------------------------------------------------------------------------------
@@ -163,24 +175,24 @@ def test_schedule_delta_properties(eps, n, c1):
 def test_online_suffix_product_vs_brute_force(mech):
     rng = np.random.default_rng(3)
     noise = rng.uniform(0.5, 40.0, 25)
-    kw = dict(mechanism=mech)
-    out = pabi.online_delta(0.8, 1.0, 0.05, 1.0, noise, **kw)
+    kw = dict(noise=mech)
+    out = pabi.online_delta(0.8, max_grad_norm=1.0, lr=0.05, diameter=1.0, noise_scale=noise, **kw)
     for i in range(1, 26):
-        exact = ref.online_delta(0.8, 1.0, 0.05, 1.0, list(noise), i, mechanism=mech)
+        exact = ref.online_delta(0.8, 1.0, 0.05, 1.0, list(noise), i, noise=mech)
         assert_upper(out[i - 1], exact, what=f"i={i}")
-        assert pabi.online_delta(0.8, 1.0, 0.05, 1.0, noise, i, **kw) == out[i - 1]
-    logs = pabi.online_delta(0.8, 1.0, 0.05, 1.0, noise, log=True, **kw)
+        assert pabi.online_delta(0.8, max_grad_norm=1.0, lr=0.05, diameter=1.0, noise_scale=noise, index=i, **kw) == out[i - 1]
+    logs = pabi.online_delta(0.8, max_grad_norm=1.0, lr=0.05, diameter=1.0, noise_scale=noise, log=True, **kw)
     np.testing.assert_allclose(np.exp(logs), out, rtol=1e-13)
 
 
 def test_online_constant_noise_reduces_to_fixed_order():
     n, sigma = 1000, 3.0
-    d = pabi.online_delta(1.0, 1.0, 0.1, 1.0, np.full(n, sigma), log=True)
+    d = pabi.online_delta(1.0, max_grad_norm=1.0, lr=0.1, diameter=1.0, noise_scale=np.full(n, sigma), log=True)
     la = pabi.theta(1.0, 2.0 / sigma, log=True)
     lb = pabi.theta(1.0, 1.0 / (0.1 * sigma), log=True)
     i = np.arange(1, n + 1)
     np.testing.assert_allclose(d, la + (n - i) * lb, rtol=1e-13)
-    d = pabi.online_delta(1.0, 1.0, 0.1, 1.0, np.full(n, sigma), mechanism="laplace")
+    d = pabi.online_delta(1.0, max_grad_norm=1.0, lr=0.1, diameter=1.0, noise_scale=np.full(n, sigma), noise="laplace")
     a = pabi.laplace_theta(1.0, 2.0 / sigma)
     b = pabi.laplace_theta(1.0, 1.0 / (0.1 * sigma))
     np.testing.assert_allclose(d, a * b ** (n - i), rtol=1e-11)
@@ -191,9 +203,9 @@ def test_online_long_array_parallel_path_matches_single_index(mech):
     rng = np.random.default_rng(11)
     n = 60_000  # above the parallel threshold (2^15)
     noise = rng.uniform(5.0, 50.0, n)
-    out = pabi.online_delta(0.5, 100.0, 0.01, 1.0, noise, mechanism=mech, log=True)
+    out = pabi.online_delta(0.5, max_grad_norm=100.0, lr=0.01, diameter=1.0, noise_scale=noise, noise=mech, log=True)
     for i in (1, 17, 32_769, 59_999, n):
-        one = pabi.online_delta(0.5, 100.0, 0.01, 1.0, noise, i, mechanism=mech, log=True)
+        one = pabi.online_delta(0.5, max_grad_norm=100.0, lr=0.01, diameter=1.0, noise_scale=noise, index=i, noise=mech, log=True)
         assert one == pytest.approx(out[i - 1], rel=1e-13, abs=1e-13)
     assert np.all(np.isfinite(out)) and np.all(out <= 0)
 
@@ -203,28 +215,28 @@ def test_online_nonincreasing_in_n_and_laplace_zero_factor():
     noise = rng.uniform(1.0, 30.0, 200)
     prev = None
     for n in range(5, 200, 17):
-        v = pabi.online_delta(1.0, 2.0, 0.05, 1.0, noise[:n], 5)
+        v = pabi.online_delta(1.0, max_grad_norm=2.0, lr=0.05, diameter=1.0, noise_scale=noise[:n], index=5)
         assert prev is None or v <= prev
         prev = v
     # a Laplace step with eps >= M D/(lr v) has B = 0: every earlier index gets delta = 0
     noise = np.array([1.0, 1.0, 50.0, 1.0])
-    d = pabi.online_delta(1.0, 30.0, 0.1, 1.0, noise, mechanism="laplace")
+    d = pabi.online_delta(1.0, max_grad_norm=30.0, lr=0.1, diameter=1.0, noise_scale=noise, noise="laplace")
     assert d[0] == d[1] == 0.0 and d[2] > 0 and d[3] > 0
 
 
 # --------------------------------------------------------------------------------------------
 # Online schedules (003 Thms 6, 7)
 
-FIG45 = dict(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
+FIG45 = dict(eps=1.0, max_grad_norm=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
 FIG45_POS = (1.0, 10.0, 0.01, 1.0)
 
 
 def test_fig4_online_laplace_limits():
     lim = pabi.online_laplace_delta_limit(**FIG45)
-    cert = pabi.online_laplace_delta_limit_bound(**FIG45)
-    up = pabi.online_laplace_delta_star_upper(**FIG45)
-    lo = pabi.online_laplace_delta_star_lower(**FIG45)
-    pr = pabi.online_laplace_delta_star_upper(**FIG45, variant="as_published")
+    cert = pabi.online_laplace_delta_limit_upper(**FIG45)
+    up = pabi.online_laplace_delta_limit_closed_upper(**FIG45)
+    lo = pabi.online_laplace_delta_limit_lower(**FIG45)
+    pr = pabi.online_laplace_delta_limit_closed_upper(**FIG45, variant="as_published")
     assert abs(lim / 1.54704013e-8 - 1) < 1e-8
     assert abs(up / 1.55875243e-8 - 1) < 1e-8
     assert abs(lo / 1.53540521e-8 - 1) < 1e-8
@@ -232,9 +244,9 @@ def test_fig4_online_laplace_limits():
     assert lo < lim <= cert < up < pr
     assert cert / lim - 1 < 2e-12  # certified and within the EM error of the limit
     # A_i = 0.356025: the n = index product is A_i itself
-    a = pabi.online_laplace_delta(n=100, **FIG45)
+    a = pabi.online_laplace_delta(steps=100, **FIG45)
     assert abs(a - 0.356025) < 1e-6
-    v = pabi.online_laplace_scale(100, 100.0, 100.0, 1.5, lr=0.01, diameter=1.0)
+    v = pabi.online_laplace_noise_scale(100, c1=100.0, c2=100.0, decay=1.5, lr=0.01, diameter=1.0)
     assert a == pytest.approx(pabi.laplace_theta(1.0, 20.0 / v), rel=1e-13)
 
 
@@ -243,51 +255,51 @@ def test_fig4_against_reference():
     kw = dict(c1=100.0, c2=100.0, decay=1.5)
     exact = ref.online_schedule_delta_limit(*args, index=100, **kw, dps=50, T=600)
     assert_upper(pabi.online_laplace_delta_limit(**FIG45), exact)
-    assert mp.mpf(pabi.online_laplace_delta_limit_bound(**FIG45)) >= exact
-    exact = ref.online_laplace_delta_star_upper(*FIG45_POS, index=100, **kw)
-    assert_upper(pabi.online_laplace_delta_star_upper(**FIG45), exact)
-    exact = ref.online_laplace_delta_star_upper(*FIG45_POS, index=100, **kw, variant="as_published")
-    assert_upper(pabi.online_laplace_delta_star_upper(**FIG45, variant="as_published"), exact)
-    exact = ref.online_laplace_delta_star_lower(*FIG45_POS, index=100, **kw)
-    lo = pabi.online_laplace_delta_star_lower(**FIG45)
+    assert mp.mpf(pabi.online_laplace_delta_limit_upper(**FIG45)) >= exact
+    exact = ref.online_laplace_delta_limit_closed_upper(*FIG45_POS, index=100, **kw)
+    assert_upper(pabi.online_laplace_delta_limit_closed_upper(**FIG45), exact)
+    exact = ref.online_laplace_delta_limit_closed_upper(*FIG45_POS, index=100, **kw, variant="as_published")
+    assert_upper(pabi.online_laplace_delta_limit_closed_upper(**FIG45, variant="as_published"), exact)
+    exact = ref.online_laplace_delta_limit_lower(*FIG45_POS, index=100, **kw)
+    lo = pabi.online_laplace_delta_limit_lower(**FIG45)
     assert mp.mpf(lo) <= exact and relerr(lo, exact) < TOL
     for n in (150, 5000, 10 ** 6, 10 ** 15):
-        exact = ref.online_schedule_delta(*args, n=n, index=100, **kw, dps=50, T=600)
-        assert_upper(pabi.online_laplace_delta(n=n, **FIG45), exact, what=f"n={n}")
+        exact = ref.online_schedule_delta(*args, steps=n, index=100, **kw, dps=50, T=600)
+        assert_upper(pabi.online_laplace_delta(steps=n, **FIG45), exact, what=f"steps={n}")
 
 
 def test_fig4_rate_is_algebraic_T9():
     lim = pabi.online_laplace_delta_limit(**FIG45)
     c = 100.0 * math.exp(0.5)
     ns = 10.0 ** np.arange(8, 13)
-    d = pabi.online_laplace_delta(n=ns, **FIG45) - lim
+    d = pabi.online_laplace_delta(steps=ns, **FIG45) - lim
     slope = np.diff(np.log10(d))[-1]
     assert abs(slope + 0.5002) < 5e-4
     assert abs(d[-1] / (lim * c / (0.5 * ns[-1] ** 0.5)) - 1.00016) < 2e-4
     # delta_n - delta*(13) changes sign
-    up = pabi.online_laplace_delta_star_upper(**FIG45)
-    assert pabi.online_laplace_delta(n=200, **FIG45) - up == pytest.approx(8.768e-2, rel=1e-3)
+    up = pabi.online_laplace_delta_limit_closed_upper(**FIG45)
+    assert pabi.online_laplace_delta(steps=200, **FIG45) - up == pytest.approx(8.768e-2, rel=1e-3)
     assert lim - up == pytest.approx(-1.171e-10, rel=1e-3)
 
 
 def test_fig5_online_gauss_limits():
-    lim = pabi.online_gauss_delta_limit(**FIG45)
-    cert = pabi.online_gauss_delta_limit_bound(**FIG45)
-    up = pabi.online_gauss_delta_star_upper(**FIG45)
-    lo = pabi.online_gauss_delta_star_lower(**FIG45)
+    lim = pabi.online_gaussian_delta_limit(**FIG45)
+    cert = pabi.online_gaussian_delta_limit_upper(**FIG45)
+    up = pabi.online_gaussian_delta_limit_closed_upper(**FIG45)
+    lo = pabi.online_gaussian_delta_limit_lower(**FIG45)
     assert abs(lim / 2.85616898e-23 - 1) < 1e-8
     assert abs(up / 3.00803866e-23 - 1) < 1e-8
     assert abs(lo / 2.71177618e-23 - 1) < 1e-8
     assert lo < lim <= cert < up
     assert cert / lim - 1 < 3e-12
-    assert abs(pabi.online_gauss_delta(n=100, **FIG45) - 0.049504) < 1e-6
+    assert abs(pabi.online_gaussian_delta(steps=100, **FIG45) - 0.049504) < 1e-6
     # the printed eq. (15) (docs/errata.md#p-t6): theta(4.55e-22) = 10^(-1.05e42), falsely ~ 0
-    pr = pabi.online_gauss_delta_star_upper(**FIG45, variant="as_published", log=True)
+    pr = pabi.online_gaussian_delta_limit_closed_upper(**FIG45, variant="as_published", log=True)
     assert -1.06e42 < pr / math.log(10) < -1.04e42
-    assert pabi.online_gauss_delta_star_upper(**FIG45, variant="as_published") < 1e-300
+    assert pabi.online_gaussian_delta_limit_closed_upper(**FIG45, variant="as_published") < 1e-300
     # rate n^(1 - alpha): delta_n - delta_inf at 1e6..1e12 (C16)
     ns = 10.0 ** np.array([6, 8, 10, 12])
-    d = pabi.online_gauss_delta(n=ns, **FIG45) - lim
+    d = pabi.online_gaussian_delta(steps=ns, **FIG45) - lim
     np.testing.assert_allclose(d, [2.551e-23, 1.901e-24, 1.856e-25, 1.856e-26], rtol=2e-3)
     slopes = np.diff(np.log10(d)) / 2
     np.testing.assert_allclose(slopes, [-0.5639, -0.5052, -0.4999], atol=2e-3)
@@ -297,24 +309,24 @@ def test_fig5_against_reference():
     args = ("gaussian", *FIG45_POS)
     kw = dict(c1=100.0, c2=100.0, decay=1.5)
     exact = ref.online_schedule_delta_limit(*args, index=100, **kw, dps=50, T=300)
-    assert_upper(pabi.online_gauss_delta_limit(**FIG45), exact)
+    assert_upper(pabi.online_gaussian_delta_limit(**FIG45), exact)
     # the certified bound (proven: concavity condition + rigorous quadrature) lies above the
     # 50-digit limit, within 2e-12 (gap g'(a)/12 + the quadrature width)
-    cert = mp.mpf(pabi.online_gauss_delta_limit_bound(**FIG45))
+    cert = mp.mpf(pabi.online_gaussian_delta_limit_upper(**FIG45))
     assert cert >= exact and relerr(cert, exact) < 2e-12
-    exact = ref.online_gauss_delta_star_upper(*FIG45_POS, index=100, **kw)
-    assert_upper(pabi.online_gauss_delta_star_upper(**FIG45), exact)
-    exact = ref.online_gauss_delta_star_lower(*FIG45_POS, index=100, **kw)
-    lo = pabi.online_gauss_delta_star_lower(**FIG45)
+    exact = ref.online_gaussian_delta_limit_closed_upper(*FIG45_POS, index=100, **kw)
+    assert_upper(pabi.online_gaussian_delta_limit_closed_upper(**FIG45), exact)
+    exact = ref.online_gaussian_delta_limit_lower(*FIG45_POS, index=100, **kw)
+    lo = pabi.online_gaussian_delta_limit_lower(**FIG45)
     assert mp.mpf(lo) <= exact and relerr(lo, exact) < 6 * INFLATE * 52
-    exact = ref.online_gauss_delta(*FIG45_POS, n=300, index=100, **kw)
-    assert_upper(pabi.online_gauss_delta(n=300, **FIG45), exact)
-    s, se = pabi.online_gauss_sigma(1000, 100.0, 100.0, 1.5, 0.01, 1.0), ref.online_gauss_sigma(
+    exact = ref.online_gaussian_delta(*FIG45_POS, steps=300, index=100, **kw)
+    assert_upper(pabi.online_gaussian_delta(steps=300, **FIG45), exact)
+    s, se = pabi.online_gaussian_noise_scale(1000, c1=100.0, c2=100.0, decay=1.5, lr=0.01, diameter=1.0), ref.online_gaussian_noise_scale(
         1000, 100.0, 100.0, 1.5, 0.01, 1.0)
     assert relerr(s, se) < 1e-14
 
 
-SLOW = dict(eps=0.5, lipschitz=1.0, lr=0.1, diameter=1.0, index=100, c1=5.0, c2=3.0, decay=1.15)
+SLOW = dict(eps=0.5, max_grad_norm=1.0, lr=0.1, diameter=1.0, index=100, c1=5.0, c2=3.0, decay=1.15)
 
 
 @pytest.mark.parametrize("mech", ["gaussian", "laplace"])
@@ -329,12 +341,12 @@ def test_online_delta_past_direct_sum_against_reference(mech, kw, n):
     """δ_n(i) for n − i > 2^18: direct sum, then the certified upper bound of the remaining finite
     sum (pabi_core::schedules::online, "The certified sums"): never below the 50-digit value,
     within the module's contract (relative error ≤ 6·2^-46·|ln δ|, ≤ 1e-12 where |ln δ| ≤ 12)."""
-    fn = pabi.online_gauss_delta if mech == "gaussian" else pabi.online_laplace_delta
-    pos = (kw["eps"], kw["lipschitz"], kw["lr"], kw["diameter"])
-    exact = ref.online_schedule_delta(mech, *pos, n=n, index=kw["index"], c1=kw["c1"], c2=kw["c2"],
+    fn = pabi.online_gaussian_delta if mech == "gaussian" else pabi.online_laplace_delta
+    pos = (kw["eps"], kw["max_grad_norm"], kw["lr"], kw["diameter"])
+    exact = ref.online_schedule_delta(mech, *pos, steps=n, index=kw["index"], c1=kw["c1"], c2=kw["c2"],
                                       decay=kw["decay"], dps=50, T=300)
-    assert_upper(fn(n=n, **kw), exact, what=f"{mech} n={n}")
-    lv = fn(n=n, log=True, **kw)
+    assert_upper(fn(steps=n, **kw), exact, what=f"{mech} steps={n}")
+    lv = fn(steps=n, log=True, **kw)
     assert lv >= mp.log(exact) and lv - mp.log(exact) <= 6 * INFLATE * max(1.0, abs(lv))
 
 
@@ -353,22 +365,22 @@ def test_gauss_online_log_factor_concavity_condition():
 
 
 def test_gauss_certified_limit_bound_other_parameters():
-    p = dict(eps=2.0, lipschitz=4.0, lr=0.05, diameter=1.0, index=10, c1=1.0, c2=10.0, decay=1.2)
-    pos = (p["eps"], p["lipschitz"], p["lr"], p["diameter"])
+    p = dict(eps=2.0, max_grad_norm=4.0, lr=0.05, diameter=1.0, index=10, c1=1.0, c2=10.0, decay=1.2)
+    pos = (p["eps"], p["max_grad_norm"], p["lr"], p["diameter"])
     exact = ref.online_schedule_delta_limit("gaussian", *pos, index=10, c1=1.0, c2=10.0, decay=1.2, dps=50, T=300)
-    assert_upper(pabi.online_gauss_delta_limit(**p), exact)
-    cert = mp.mpf(pabi.online_gauss_delta_limit_bound(**p))
+    assert_upper(pabi.online_gaussian_delta_limit(**p), exact)
+    cert = mp.mpf(pabi.online_gaussian_delta_limit_upper(**p))
     assert cert >= exact and relerr(cert, exact) < 2e-12
-    up = pabi.online_gauss_delta_star_upper(**p)
+    up = pabi.online_gaussian_delta_limit_closed_upper(**p)
     assert float(cert) < up
 
 
 def test_gauss_certified_limit_bound_without_concavity():
     """C2 = 1e20: the concavity condition fails at a = i + 2^18 + 1 and the bound drops the g(a)/2
     term (monotone bound ∫_a^∞ g): still above the limit, by ≈ |g(a)|/2 in the log."""
-    p = dict(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=1e20, decay=1.5)
-    lim = pabi.online_gauss_delta_limit(**p, log=True)
-    cert = pabi.online_gauss_delta_limit_bound(**p, log=True)
+    p = dict(eps=1.0, max_grad_norm=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=1e20, decay=1.5)
+    lim = pabi.online_gaussian_delta_limit(**p, log=True)
+    cert = pabi.online_gaussian_delta_limit_upper(**p, log=True)
     a = 100 + 2 ** 18 + 1
     ga = float(ref.online_schedule_log_factor("gaussian", a, 1.0, 0.01, 1.0, 100.0, 1e20, 1.5, dps=30))
     assert cert > lim
@@ -379,28 +391,28 @@ def test_gauss_online_bounds_where_theta_underflows_near_the_index():
     """Tiny W near the index with a large ε (θ(ε, r_B) ~ e^-56000 at t = 30): the quadrature of
     the paper's bounds used to lose g there (1 − θ rounds to 1): the lower bound was NaN and the
     upper one dropped its integral. Now ordered and finite around the limit."""
-    p = dict(eps=7.1125, lipschitz=1.0, lr=0.1, diameter=1.0, index=29, c1=4788.0, c2=0.0, decay=1.4255)
-    lo = pabi.online_gauss_delta_star_lower(**p, log=True)
-    lim = pabi.online_gauss_delta_limit(**p, log=True)
-    cert = pabi.online_gauss_delta_limit_bound(**p, log=True)
-    up = pabi.online_gauss_delta_star_upper(**p, log=True)
+    p = dict(eps=7.1125, max_grad_norm=1.0, lr=0.1, diameter=1.0, index=29, c1=4788.0, c2=0.0, decay=1.4255)
+    lo = pabi.online_gaussian_delta_limit_lower(**p, log=True)
+    lim = pabi.online_gaussian_delta_limit(**p, log=True)
+    cert = pabi.online_gaussian_delta_limit_upper(**p, log=True)
+    up = pabi.online_gaussian_delta_limit_closed_upper(**p, log=True)
     assert all(math.isfinite(v) for v in (lo, lim, cert, up))
     assert lo < lim <= cert < up
     assert (up - lim) / abs(lim) < 0.02 and (lim - lo) / abs(lim) < 0.02
 
 
 @pytest.mark.parametrize("p", [
-    dict(eps=0.5, lipschitz=10.0, lr=0.1, diameter=2.0, index=3, c1=5.0, c2=3.0, decay=2.0),
-    dict(eps=2.0, lipschitz=4.0, lr=0.05, diameter=1.0, index=10, c1=1.0, c2=10.0, decay=1.2),
+    dict(eps=0.5, max_grad_norm=10.0, lr=0.1, diameter=2.0, index=3, c1=5.0, c2=3.0, decay=2.0),
+    dict(eps=2.0, max_grad_norm=4.0, lr=0.05, diameter=1.0, index=10, c1=1.0, c2=10.0, decay=1.2),
 ])
 def test_online_laplace_other_parameters(p):
-    pos = (p["eps"], p["lipschitz"], p["lr"], p["diameter"])
+    pos = (p["eps"], p["max_grad_norm"], p["lr"], p["diameter"])
     kw = dict(c1=p["c1"], c2=p["c2"], decay=p["decay"])
     exact = ref.online_schedule_delta_limit("laplace", *pos, index=p["index"], **kw, dps=50, T=600)
     assert_upper(pabi.online_laplace_delta_limit(**p), exact)
-    assert pabi.online_laplace_delta_limit_bound(**p) >= float(exact)
-    v, ve = pabi.online_laplace_scale(7, p["c1"], p["c2"], p["decay"], p["lr"], p["diameter"]), \
-        ref.online_laplace_scale(7, p["c1"], p["c2"], p["decay"], p["lr"], p["diameter"])
+    assert pabi.online_laplace_delta_limit_upper(**p) >= float(exact)
+    v, ve = pabi.online_laplace_noise_scale(7, c1=p["c1"], c2=p["c2"], decay=p["decay"], lr=p["lr"], diameter=p["diameter"]), \
+        ref.online_laplace_noise_scale(7, p["c1"], p["c2"], p["decay"], p["lr"], p["diameter"])
     assert relerr(v, ve) < 1e-14
 
 
@@ -428,8 +440,9 @@ def test_lemma5_corrected_asymptotic(eps, c, coef):
 # Bad input
 
 def _raises(param, fn, *a, **k):
+    """``fn`` (a public schedule function) on arguments in the reference's positional order."""
     with pytest.raises(ValueError) as ei:
-        fn(*a, **k)
+        pub(fn.__name__, *a, **k)
     assert getattr(ei.value, "param", param) == param, str(ei.value)
     assert param in str(ei.value)
     return ei.value
@@ -437,34 +450,34 @@ def _raises(param, fn, *a, **k):
 
 def test_bad_input():
     _raises("c1", pabi.laplace_schedule_delta, 1.0, 1.0, 0.1, 1.0, 10, 0.0, 2.0)
-    _raises("c2", pabi.gauss_schedule_delta, 1.0, 1.0, 0.1, 1.0, 10, 1.0, -1.0)
-    _raises("n", pabi.laplace_schedule_scale, 1, 10.0, 0.5, 0.1, 1.0)  # n/c1 + c2 = 0.6 <= 1
-    _raises("n", pabi.laplace_schedule_delta, 1.0, 1.0, 0.1, 1.0, 0.0, 1.0, 2.0)
-    _raises("n", pabi.gauss_schedule_delta, 1.0, 1.0, 0.1, 1.0, 2.5, 1.0, 2.0)
-    _raises("eps", pabi.gauss_schedule_delta, -1.0, 1.0, 0.1, 1.0, 2, 1.0, 2.0)
-    _raises("lr", pabi.gauss_schedule_delta, 1.0, 1.0, 3.0, 1.0, 2, 1.0, 2.0, smoothness=1.0)
-    e = _raises("n", pabi.laplace_schedule_delta, 1.0, 1.0, 0.1, 1.0, [5, 6, -1], 1.0, 2.0)
+    _raises("c2", pabi.gaussian_schedule_delta, 1.0, 1.0, 0.1, 1.0, 10, 1.0, -1.0)
+    _raises("steps", pabi.laplace_schedule_noise_scale, 1, 10.0, 0.5, 0.1, 1.0)  # n/c1 + c2 = 0.6 <= 1
+    _raises("steps", pabi.laplace_schedule_delta, 1.0, 1.0, 0.1, 1.0, 0.0, 1.0, 2.0)
+    _raises("steps", pabi.gaussian_schedule_delta, 1.0, 1.0, 0.1, 1.0, 2.5, 1.0, 2.0)
+    _raises("eps", pabi.gaussian_schedule_delta, -1.0, 1.0, 0.1, 1.0, 2, 1.0, 2.0)
+    _raises("lr", pabi.gaussian_schedule_delta, 1.0, 1.0, 3.0, 1.0, 2, 1.0, 2.0, smoothness=1.0)
+    e = _raises("steps", pabi.laplace_schedule_delta, 1.0, 1.0, 0.1, 1.0, [5, 6, -1], 1.0, 2.0)
     assert e.index == 2
-    _raises("delta_star", pabi.schedule_c1_for_target, 1.0, 1.0)
+    _raises("delta", pabi.schedule_calibrate_c1, 1.0, 1.0)
     _raises("decay", pabi.online_laplace_delta_limit, **{**FIG45, "decay": 1.0})
-    _raises("c1", pabi.online_gauss_delta_limit, **{**FIG45, "c1": -1.0})
+    _raises("c1", pabi.online_gaussian_delta_limit, **{**FIG45, "c1": -1.0})
     # domain i^alpha + c1 c2 > c1 e^{eps/2}: c1 = 100, c2 = 0, i = 1
     _raises("index", pabi.online_laplace_delta_limit, **{**FIG45, "c2": 0.0, "index": 1})
-    _raises("n", pabi.online_laplace_delta, n=50, **FIG45)  # n < index
-    _raises("noise", pabi.online_delta, 1.0, 1.0, 0.1, 1.0, [1.0, 0.0, 2.0])
-    e = _raises("noise", pabi.online_delta, 1.0, 1.0, 0.1, 1.0, [1.0, 2.0, -3.0, 0.0])
+    _raises("steps", pabi.online_laplace_delta, steps=50, **FIG45)  # n < index
+    _raises("noise_scale", pabi.online_delta, 1.0, 1.0, 0.1, 1.0, [1.0, 0.0, 2.0])
+    e = _raises("noise_scale", pabi.online_delta, 1.0, 1.0, 0.1, 1.0, [1.0, 2.0, -3.0, 0.0])
     assert e.index == 2
     with pytest.raises(ValueError):
-        pabi.online_delta(1.0, 1.0, 0.1, 1.0, [])
+        pabi.online_delta(1.0, max_grad_norm=1.0, lr=0.1, diameter=1.0, noise_scale=[])
     _raises("index", pabi.online_delta, 1.0, 1.0, 0.1, 1.0, [1.0, 2.0], 3)
     with pytest.raises(ValueError, match="variant"):
-        pabi.online_gauss_delta_star_upper(**FIG45, variant="printed")
-    with pytest.raises(ValueError, match="mechanism"):
-        pabi.online_delta(1.0, 1.0, 0.1, 1.0, [1.0], mechanism="cauchy")
+        pabi.online_gaussian_delta_limit_closed_upper(**FIG45, variant="printed")
+    with pytest.raises(ValueError, match="noise"):
+        pabi.online_delta(1.0, max_grad_norm=1.0, lr=0.1, diameter=1.0, noise_scale=[1.0], noise="cauchy")
     with pytest.raises(TypeError):
-        pabi.gauss_schedule_delta("1", 1.0, 0.1, 1.0, 2, 1.0, 2.0)
+        pabi.gaussian_schedule_delta("1", max_grad_norm=1.0, lr=0.1, diameter=1.0, steps=2, c1=1.0, c2=2.0)
     with pytest.raises(pabi.DomainError, match="index must be an integer"):  # non-integral index
-        pabi.online_delta(1.0, 1.0, 0.1, 1.0, [1.0, 2.0], 1.5)
+        pabi.online_delta(1.0, max_grad_norm=1.0, lr=0.1, diameter=1.0, noise_scale=[1.0, 2.0], index=1.5)
 
 
 def test_docstring_examples():
@@ -478,12 +491,12 @@ def test_docstring_examples():
         assert r.attempted > 0 and r.failed == 0
 
 
-@pytest.mark.parametrize("fn", [pabi.online_laplace_delta, pabi.online_gauss_delta])
+@pytest.mark.parametrize("fn", [pabi.online_laplace_delta, pabi.online_gaussian_delta])
 def test_online_schedule_delta_monotone_across_direct_sum_boundary(fn):
     """δ_n(i) switches from a direct sum to Euler–Maclaurin tails at n − i = 2^18: it must stay
     non-increasing and continuous there (each step multiplies by B_n = e^{g(n)})."""
     ns = 100 + 2 ** 18 + np.arange(-2, 4)
-    d = fn(n=ns, **FIG45, log=True)
+    d = fn(steps=ns, **FIG45, log=True)
     steps = np.diff(d)
     assert np.all(steps < 0)
     assert np.all(np.abs(steps / steps[0] - 1) < 1e-4)  # each step is ~ g(n), smooth in n
@@ -507,32 +520,32 @@ def test_online_gauss_limit_at_huge_eps_is_informative_and_consistent():
     args = (10.0, 0.01, 1.0, 100, 100.0, 100.0, 1.5)
     exact = ref.online_schedule_log_delta_limit("gaussian", 1e3, *args, dps=16, T=20)
     assert float(exact) == pytest.approx(-3.9326696928443671e94, rel=1e-15)
-    est = pabi.online_gauss_delta_limit(1e3, *args, log=True)
-    bound = pabi.online_gauss_delta_limit_bound(1e3, *args, log=True)
-    upper = pabi.online_gauss_delta_star_upper(1e3, *args, log=True)
-    lower = pabi.online_gauss_delta_star_lower(1e3, *args, log=True)
+    est = pub("online_gaussian_delta_limit", 1e3, *args, log=True)
+    bound = pub("online_gaussian_delta_limit_upper", 1e3, *args, log=True)
+    upper = pub("online_gaussian_delta_limit_closed_upper", 1e3, *args, log=True)
+    lower = pub("online_gaussian_delta_limit_lower", 1e3, *args, log=True)
     for v in (est, upper):
         assert v >= exact and (v - exact) / abs(exact) < 1e-12
     assert lower <= exact and (exact - lower) / abs(exact) < 1e-12
     assert bound >= exact and (bound - exact) / abs(exact) < 2e-3
     assert est <= bound
-    assert pabi.online_gauss_delta_limit(1e3, *args) == 2e-323  # exp(-3.9e94) rounded up
-    for f in (pabi.online_gauss_delta_limit, pabi.online_gauss_delta_limit_bound,
-              pabi.online_gauss_delta_star_upper):
-        assert f(1e30, *args, log=True) == -MAX
-    assert pabi.online_gauss_delta_star_lower(1e30, *args, log=True) == -math.inf
-    for f in (pabi.online_gauss_delta_limit, pabi.online_gauss_delta_limit_bound):
-        assert f(1e308, *args, log=True) == -MAX  # was 0.0 (delta = 1)
-        assert f(1e308, *args) == 2e-323  # exp(-f64::MAX) rounded up: positive, never 0
-    assert -MAX <= pabi.online_gauss_delta_star_upper(1e308, *args, log=True) < -1.79e308
+    assert pub("online_gaussian_delta_limit", 1e3, *args) == 2e-323  # exp(-3.9e94) rounded up
+    for f in ("online_gaussian_delta_limit", "online_gaussian_delta_limit_upper",
+              "online_gaussian_delta_limit_closed_upper"):
+        assert pub(f, 1e30, *args, log=True) == -MAX
+    assert pub("online_gaussian_delta_limit_lower", 1e30, *args, log=True) == -math.inf
+    for f in ("online_gaussian_delta_limit", "online_gaussian_delta_limit_upper"):
+        assert pub(f, 1e308, *args, log=True) == -MAX  # was 0.0 (delta = 1)
+        assert pub(f, 1e308, *args) == 2e-323  # exp(-f64::MAX) rounded up: positive, never 0
+    assert -MAX <= pub("online_gaussian_delta_limit_closed_upper", 1e308, *args, log=True) < -1.79e308
 
 
 def test_online_delta_overflowed_log_sum_is_minus_max():
-    kw = dict(lipschitz=1.0, lr=0.1, diameter=1.0, smoothness=2.0, strong_convexity=0.5)
+    kw = dict(max_grad_norm=1.0, lr=0.1, diameter=1.0, smoothness=2.0, strong_convexity=0.5)
     # ln A + sum ln B is far below -f64::MAX here (each factor is ~exp(-(eps/r)^2/2))
-    assert pabi.online_delta(1e300, noise=[2.0, 2.0, 2.0], index=2, log=True, **kw) == -MAX
-    assert pabi.online_delta(1e300, noise=[2.0, 2.0, 2.0], index=2, **kw) == 2e-323
-    assert pabi.online_gauss_delta(1e300, index=3.0, c1=10.0, c2=2.0, decay=1.5, n=50.0, log=True, **kw) == -MAX
+    assert pabi.online_delta(1e300, noise_scale=[2.0, 2.0, 2.0], index=2, log=True, **kw) == -MAX
+    assert pabi.online_delta(1e300, noise_scale=[2.0, 2.0, 2.0], index=2, **kw) == 2e-323
+    assert pabi.online_gaussian_delta(1e300, index=3.0, c1=10.0, c2=2.0, decay=1.5, steps=50.0, log=True, **kw) == -MAX
 
 
 def test_subnormal_lipschitz_radius_does_not_underflow_to_zero():
@@ -540,8 +553,8 @@ def test_subnormal_lipschitz_radius_does_not_underflow_to_zero():
     flushed to 0), so A = theta(eps, 0) = 0 and delta = 0, below the exact (positive) value. The
     quotient now stays positive (num::round below 2^-969) and delta is the smallest upper bound."""
     kw = dict(smoothness=2.0, strong_convexity=0.5)
-    assert pabi.gauss_schedule_delta(1.0, 5e-324, 0.1, 1.0, 100.0, 10.0, 2.0, **kw) == 2e-323  # was 0.0
-    ld = pabi.online_gauss_delta(1.0, 5e-324, 0.1, 1.0, 50.0, 3.0, 10.0, 2.0, 1.5, log=True, **kw)
+    assert pabi.gaussian_schedule_delta(1.0, max_grad_norm=5e-324, lr=0.1, diameter=1.0, steps=100.0, c1=10.0, c2=2.0, **kw) == 2e-323  # was 0.0
+    ld = pabi.online_gaussian_delta(1.0, max_grad_norm=5e-324, lr=0.1, diameter=1.0, steps=50.0, index=3.0, c1=10.0, c2=2.0, decay=1.5, log=True, **kw)
     assert -MAX <= ld < -1e300  # was -inf
 
 
@@ -553,17 +566,17 @@ def test_online_laplace_limit_at_huge_eps_against_reference():
     args = (10.0, 0.1, 1.0, 3, 1.0, 1e250, 1.5)
     exact = ref.online_schedule_log_delta_limit("laplace", 1e3, *args, dps=16, T=20)
     assert float(exact) == pytest.approx(-1.5755623716758827e134, rel=1e-15)
-    est = pabi.online_laplace_delta_limit(1e3, *args, log=True)
-    upper = pabi.online_laplace_delta_star_upper(1e3, *args, log=True)
-    lower = pabi.online_laplace_delta_star_lower(1e3, *args, log=True)
-    bound = pabi.online_laplace_delta_limit_bound(1e3, *args, log=True)
+    est = pub("online_laplace_delta_limit", 1e3, *args, log=True)
+    upper = pub("online_laplace_delta_limit_closed_upper", 1e3, *args, log=True)
+    lower = pub("online_laplace_delta_limit_lower", 1e3, *args, log=True)
+    bound = pub("online_laplace_delta_limit_upper", 1e3, *args, log=True)
     for v in (est, upper):
         assert v >= exact and (v - exact) / abs(exact) < 1e-12
     assert lower <= exact and (exact - lower) / abs(exact) < 1e-12
     assert bound >= exact and (bound - exact) / abs(exact) < 1e-3
     # a finite horizon past the direct sum takes the same certified fallback: above the limit
     # (δ_n ≥ δ_∞), within the fallback's looseness of it at n = 1e300 (past the mass)
-    n300 = pabi.online_laplace_delta(1e3, 10.0, 0.1, 1.0, n=1e300, index=3, c1=1.0, c2=1e250, decay=1.5,
+    n300 = pabi.online_laplace_delta(1e3, max_grad_norm=10.0, lr=0.1, diameter=1.0, steps=1e300, index=3, c1=1.0, c2=1e250, decay=1.5,
                                      log=True)
     assert exact <= n300 < 0 and (n300 - exact) / abs(exact) < 1e-3
 
@@ -573,8 +586,8 @@ def test_online_gauss_limit_at_huge_eps_n_past_direct_sum():
     huge ε: never below the limit, and ≈ the limit's value once n is past the mass."""
     args = (1e3, 10.0, 0.01, 1.0)
     kw = dict(index=100, c1=100.0, c2=100.0, decay=1.5)
-    lim = pabi.online_gauss_delta_limit(*args, **kw, log=True)
-    d = pabi.online_gauss_delta(*args, n=np.array([1e6, 1e100, 1e300]), **kw, log=True)
+    lim = pub("online_gaussian_delta_limit", *args, **kw, log=True)
+    d = pub("online_gaussian_delta", *args, steps=np.array([1e6, 1e100, 1e300]), **kw, log=True)
     assert np.all(np.diff(d) <= 0) and np.all(d >= lim)
     assert (d[-1] - lim) / abs(lim) < 2e-3
 
@@ -587,11 +600,11 @@ def test_online_gauss_certified_bound_at_large_eps_is_informative(eps):
     estimate. ε = 2500: the mass lies past x = f64::MAX where the monotone grid stops (its bound
     stays sound, ≈ 4× looser there: a known limit)."""
     args = (eps, 10.0, 0.01, 1.0, 100, 100.0, 100.0, 1.5)
-    est = pabi.online_gauss_delta_limit(*args, log=True)
-    bound = pabi.online_gauss_delta_limit_bound(*args, log=True)
+    est = pub("online_gaussian_delta_limit", *args, log=True)
+    bound = pub("online_gaussian_delta_limit_upper", *args, log=True)
     assert est <= bound < 0
     if eps < 1000:
         assert (bound - est) / abs(est) < 2e-3
-    n15 = pabi.online_gauss_delta(eps, 10.0, 0.01, 1.0, n=1e15, index=100, c1=100.0, c2=100.0, decay=1.5,
+    n15 = pabi.online_gaussian_delta(eps, max_grad_norm=10.0, lr=0.01, diameter=1.0, steps=1e15, index=100, c1=100.0, c2=100.0, decay=1.5,
                                   log=True)
     assert bound <= n15 < 0

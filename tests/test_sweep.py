@@ -217,7 +217,7 @@ def test_failed_sweep_leaves_the_previous_file_untouched(tmp_path):
     assert out.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["p.parquet"]
     assert pq.read_table(out).num_rows == 2
     # a constraint between grids (not caught by the per-grid probe) also leaves nothing behind
-    fixed = dict(sigma=1.0, lipschitz=1.0, diameter=1.0, n=10, order="shuffled", smoothness=1.0)
+    fixed = dict(noise_scale=1.0, max_grad_norm=1.0, diameter=1.0, steps=10, ordering="shuffled", smoothness=1.0)
     with pytest.raises(pabi.DomainError):
         pabi.sweep(pabi.pnsgd_delta, eps=[0.5, 1.0, 2.0], lr=[0.5, 1.0, 1.5, 3.0], fixed=fixed,
                    chunk_size=2, output=out)
@@ -240,11 +240,11 @@ def test_parquet_metadata_records_the_sweep(tmp_path):
     assert (g_r["name"], g_r["length"], g_r["dtype"]) == ("shift", 20_001, "float64") and "values" not in g_r
     assert g_r["sha256"] == hashlib.sha256(r.astype("<f8").tobytes()).hexdigest()
     assert g_eps["sha256"] == hashlib.sha256(eps.astype("<f8").tobytes()).hexdigest()
-    fixed = dict(sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, order="shuffled")
-    path = pabi.sweep(pabi.pnsgd_delta, eps=[0.5], n=[10, 100], fixed=fixed, output=tmp_path / "f.parquet")
+    fixed = dict(noise_scale=1.0, max_grad_norm=1.0, lr=0.5, diameter=1.0, ordering="shuffled")
+    path = pabi.sweep(pabi.pnsgd_delta, eps=[0.5], steps=[10, 100], fixed=fixed, output=tmp_path / "f.parquet")
     meta = json.loads(pq.ParquetFile(path).metadata.metadata[b"pabi.sweep"])
     assert meta["function"] == "pabi.pnsgd_delta" and meta["fixed"] == fixed
-    assert meta["grids"][1] == {"name": "n", "length": 2, "dtype": "int64", "values": [10, 100],
+    assert meta["grids"][1] == {"name": "steps", "length": 2, "dtype": "int64", "values": [10, 100],
                                 "sha256": hashlib.sha256(np.array([10, 100], "<i8").tobytes()).hexdigest()}
 
 

@@ -77,11 +77,11 @@ TYPED = {
     # Options are typed values: flags are bool, an absent smoothness is None, an online quantity
     # is named ('delta', 'limit', 'limit_bound', 'star_upper', 'star_lower').
     "schedule_noise": (
-        "def schedule_noise(n: _Arr, c1: _Arr, c2: _Arr, lr: _Arr, diameter: _Arr, smoothness: _Arr | None, "
+        "def schedule_noise(steps: _Arr, c1: _Arr, c2: _Arr, lr: _Arr, diameter: _Arr, smoothness: _Arr | None, "
         "strong_convexity: _Arr, laplace: bool) -> _Arr: ..."
     ),
     "schedule_delta": (
-        "def schedule_delta(eps: _Arr, lipschitz: _Arr, lr: _Arr, diameter: _Arr, n: _Arr, c1: _Arr, c2: _Arr, "
+        "def schedule_delta(eps: _Arr, max_grad_norm: _Arr, lr: _Arr, diameter: _Arr, steps: _Arr, c1: _Arr, c2: _Arr, "
         "smoothness: _Arr | None, strong_convexity: _Arr, laplace: bool, len: int) -> _Arr: ..."
     ),
     "online_schedule_noise": (
@@ -89,16 +89,16 @@ TYPED = {
         "smoothness: _Arr | None, strong_convexity: _Arr, laplace: bool) -> _Arr: ..."
     ),
     "online_schedule_bound": (
-        "def online_schedule_bound(quantity: str, eps: _Arr, lipschitz: _Arr, lr: _Arr, diameter: _Arr, "
-        "n: _Arr, index: _Arr, c1: _Arr, c2: _Arr, decay: _Arr, smoothness: _Arr | None, strong_convexity: _Arr, "
+        "def online_schedule_bound(quantity: str, eps: _Arr, max_grad_norm: _Arr, lr: _Arr, diameter: _Arr, "
+        "steps: _Arr, index: _Arr, c1: _Arr, c2: _Arr, decay: _Arr, smoothness: _Arr | None, strong_convexity: _Arr, "
         "laplace: bool, as_published: bool, log: bool) -> _Arr: ..."
     ),
     "online_delta": (
-        "def online_delta(noise: _Arr, eps: float, lipschitz: float, lr: float, diameter: float, "
+        "def online_delta(noise_scale: _Arr, eps: float, max_grad_norm: float, lr: float, diameter: float, "
         "smoothness: float | None, strong_convexity: float, laplace: bool, log: bool) -> _Arr: ..."
     ),
     "online_delta_at": (
-        "def online_delta_at(noise: _Arr, index: float, eps: float, lipschitz: float, lr: float, diameter: float, "
+        "def online_delta_at(noise_scale: _Arr, index: float, eps: float, max_grad_norm: float, lr: float, diameter: float, "
         "smoothness: float | None, strong_convexity: float, laplace: bool, log: bool) -> float: ..."
     ),
 }

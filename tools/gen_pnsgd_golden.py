@@ -58,7 +58,7 @@ def main():
         d = ref.pnsgd_delta(eps, **kw)
         cond = 0.0
         if kw["order"] == "fixed":
-            _, b, _ = ref.pnsgd_factors(eps, noise=kw["noise"], sigma=kw["sigma"], lipschitz=kw["lipschitz"],
+            _, b, _ = ref.pnsgd_factors(eps, noise=kw["noise"], noise_scale=kw["sigma"], max_grad_norm=kw["lipschitz"],
                                         lr=kw["lr"], diameter=kw["diameter"], smoothness=kw["smoothness"],
                                         strong_convexity=kw["strong_convexity"], dps=20)
             cond = float(abs((kw["n"] - kw["index"]) * mp.log(b))) if b > 0 else 0.0
@@ -80,7 +80,7 @@ def main():
         eps = 10 ** rnd.uniform(-2, 1.5)
         common = ["gaussian", "fixed", None, repr(kw["sigma"]), repr(kw["lipschitz"]), repr(kw["lr"]), "0.0",
                   str(n), str(i), fmt(kw["smoothness"]), repr(kw["strong_convexity"])]
-        ld = ref.pnsgd_rdp_log_delta(eps, **kw)
+        ld = ref.pnsgd_rdp_delta(eps, **kw, log=True)
         common[2] = repr(eps)
         rows.append(["rdp_log_delta", *common, mp.nstr(ld, 40), "0"])
         if ld > -700:  # δ_B a normal double (mp.exp of a huge negative log is very slow)

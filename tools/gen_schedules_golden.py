@@ -39,11 +39,11 @@ def main():
         c2 = rnd.choice([0.0, 1.5, 2.0, 100.0]) if n / c1 > 1.5 else rnd.uniform(1.1, 100.0)
         kw = dict(eps=eps, lipschitz=L, lr=lr, diameter=D, n=n, c1=c1, c2=c2)
         rows.append(row("laplace_schedule_delta", S.laplace_schedule_delta(eps, L, lr, D, n, c1, c2), **kw))
-        rows.append(row("laplace_schedule_scale", S.laplace_schedule_scale(n, c1, c2, lr, D), **kw))
-        rows.append(row("gauss_schedule_delta", S.gauss_schedule_delta(eps, L, lr, D, n, c1, c2), **kw))
-        rows.append(row("gauss_schedule_sigma", S.gauss_schedule_sigma(n, c1, c2, lr, D), **kw))
-        rows.append(row("laplace_schedule_delta_star", S.laplace_schedule_delta_star(eps, c1), **kw))
-        rows.append(row("gauss_schedule_delta_star", S.gauss_schedule_delta_star(eps, c1), **kw))
+        rows.append(row("laplace_schedule_scale", S.laplace_schedule_noise_scale(n, c1, c2, lr, D), **kw))
+        rows.append(row("gauss_schedule_delta", S.gaussian_schedule_delta(eps, L, lr, D, n, c1, c2), **kw))
+        rows.append(row("gauss_schedule_sigma", S.gaussian_schedule_noise_scale(n, c1, c2, lr, D), **kw))
+        rows.append(row("laplace_schedule_delta_star", S.laplace_schedule_delta_limit(eps, c1), **kw))
+        rows.append(row("gauss_schedule_delta_star", S.gaussian_schedule_delta_limit(eps, c1), **kw))
     # online schedules: Fig. 4 / Fig. 5 parameters and two variations
     pts = [(1.0, 10.0, 0.01, 1.0, 100, 100.0, 100.0, 1.5), (0.5, 10.0, 0.1, 2.0, 3, 5.0, 3.0, 2.0),
            (2.0, 4.0, 0.05, 1.0, 10, 1.0, 10.0, 1.2)]

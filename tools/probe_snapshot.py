@@ -410,24 +410,29 @@ def translate(qual: str, owner: Any, kw: dict[str, Any]) -> tuple[Any, dict[str,
         raise AttributeError(f"{qual}: neither in the API nor in tools/vocabulary_plan.py")
     current = _params(fn)
     renames = plan.PARAMS.get(qual, {})
-    # a call recorded in the old vocabulary (some argument the signature no longer takes) is
-    # renamed as a whole: an old name that is also a new one (multi_epoch_epsilon's delta ->
-    # profile, target_delta -> delta) takes its new name too
+    # the recorded arguments are in the old vocabulary as a whole: once one of them is gone from
+    # today's signature, every planned rename applies (a rename may reuse a retired name, e.g.
+    # online_delta's noise -> noise_scale, mechanism -> noise)
     old = current is not None and any(k not in current and k in renames for k in kw)
     out: dict[str, Any] = {}
     for k, v in kw.items():
-        if old and k in renames:
+        if current is not None and k in renames and (old or k not in current):
+            values = getattr(plan, "VALUES", {}).get((qual, k))
+            if values and isinstance(v, str) and v in values and values[v] not in values:
+                v = values[v]  # an option value renamed with the parameter
             k = renames[k]
         out[k] = v
-    # Option VALUES renamed in the plan (plan.VALUES): translated once the rename has landed,
-    # read from the signature as the parameter's default being one of the new values.
-    for (f, param), values in plan.VALUES.items():
-        new_param = renames.get(param, param)
-        if f != qual or not isinstance(out.get(new_param), str) or out[new_param] not in values:
-            continue
-        default = _default(fn, new_param)
-        if default in values.values():
-            out[new_param] = values[out[new_param]]
+    # option values renamed in the plan (plan.VALUES) where the parameter kept its name
+    for (f, p), values in getattr(plan, "VALUES", {}).items():
+        if f == qual and p in out and p not in renames and isinstance(out[p], str) and out[p] in values:
+            new = values[out[p]]
+            if current is not None and (old or getattr(owner, name, None) is None):
+                out[p] = new
+    # defaults that changed: a recorded call without the argument ran with the old default
+    if old or getattr(owner, name, None) is None:
+        for (f, p), before in getattr(plan, "DEFAULTS_BEFORE", {}).items():
+            if f == qual and p not in kw:
+                out.setdefault(renames.get(p, p), before)
     out.update(extra)
     return fn, out
 
@@ -1085,7 +1090,7 @@ def probe_extra(R: Recorder) -> None:
                 R.probe("dpsgd_delta", P.dpsgd_delta, dict(q=q, sigma=sigma, steps=steps, eps=1.0, h=0.01))
     # accountant: the public surface
     def acc(**kw: Any) -> Any:
-        return adapters.PNSGDAccountant(**dict(_ACC_KW, **kw))
+        return _accountant(**dict(_ACC_KW, **kw))
 
     def acc_run(kw: dict[str, Any], steps: int, epochs: int = 0) -> Any:
         a = acc(**kw)
@@ -1124,8 +1129,8 @@ def probe_extra(R: Recorder) -> None:
     R.call("sweep(theta, eps 7 x r 3, chunk 4)",
            lambda: P.sweep(P.theta, progress=False, chunk_size=4, eps=np.linspace(0, 3, 7), shift=np.array([0.5, 1, 2])))
     R.call("sweep(pnsgd_delta, fixed)",
-           lambda: P.sweep(P.pnsgd_delta, progress=False, eps=np.array([0.5, 1.0]), sigma=np.array([1.0, 2.0]),
-                           fixed=dict(lipschitz=1.0, lr=0.5, diameter=1.0, n=10.0, index=3.0)))
+           lambda: _sweep_translated("pnsgd_delta", dict(eps=np.array([0.5, 1.0]), sigma=np.array([1.0, 2.0])),
+                                     dict(lipschitz=1.0, lr=0.5, diameter=1.0, n=10.0, index=3.0)))
     R.call("sweep(gdp_delta, validate=False)",
            lambda: P.sweep(P.gdp_delta, progress=False, validate=False, eps=np.array([0.0, 1.0]), mu=np.array([1.0])))
     R.call("sweep(theta, bad backend)",
@@ -1177,7 +1182,7 @@ def probe_threaded(R: Recorder) -> None:
         kw = dict(pk, order=order, **({} if order == "fixed" else {"index": None}))
         R.probe("pnsgd_delta", P.pnsgd_delta, dict(kw, eps=np.linspace(0.0, 8.0, n_d)))
         R.probe("pnsgd_epsilon", P.pnsgd_epsilon, dict(kw, delta=np.geomspace(1e-12, 0.5, 70)))
-    R.probe("pnsgd_calibrate_sigma", P.pnsgd_calibrate_sigma,
+    R.probe("pnsgd_calibrate_sigma", _f("pnsgd_calibrate_sigma"),
             dict({k: v for k, v in pk.items() if k != "sigma"}, eps=np.linspace(0.1, 5.0, 70), delta=1e-5))
     R.probe("sampled_gaussian_rdp", P.sampled_gaussian_rdp,
             dict(alpha=np.linspace(1.5, 5000.5, 101), q=0.01, noise_multiplier=1.0, fractional="exact"))
@@ -1193,6 +1198,22 @@ def probe_threaded(R: Recorder) -> None:
                  mechanism="gaussian", smoothness=2.0, strong_convexity=0.5))
     for f in ("online_gauss_delta", "online_laplace_delta"):
         R.probe(f, _f(f), dict(_ONLINE, n=float((1 << 15) + 1)))
+
+
+def _sweep_translated(name: str, grids: dict[str, Any], fixed: dict[str, Any]) -> Any:
+    """``sweep(name, **grids, fixed=fixed)`` recorded in the old vocabulary: the grids and the
+    fixed parameters translated together, like one call of ``name``."""
+    fn, kw = translate(name, _pabi(), {**grids, **fixed})
+    renames = _plan().PARAMS.get(name, {})
+    new_grids = {renames.get(k, k) for k in grids}
+    return _pabi().sweep(fn, progress=False, **{k: v for k, v in kw.items() if k in new_grids},
+                   fixed={k: v for k, v in kw.items() if k not in new_grids})
+
+
+def _cli_translate(argv: list[str]) -> list[str]:
+    """A recorded command line in today's flags (tools/vocabulary_plan.py CLI_FLAGS)."""
+    flags = getattr(_plan(), "CLI_FLAGS", {}).get(argv[0] if argv else "", {})
+    return [flags.get(a, a) for a in argv]
 
 
 def probe_cli(R: Recorder, tmp: Path) -> None:
@@ -1239,7 +1260,7 @@ def probe_cli(R: Recorder, tmp: Path) -> None:
             flags = cli_flags.get(argv[0], {}) if argv else {}
             out, err = io.StringIO(), io.StringIO()
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                rc = main([flags.get(a, a) for a in argv])
+                rc = main(_cli_translate(argv))
             return {"status": rc, "stdout": _cli_clean(out.getvalue(), tmp), "stderr": _cli_clean(err.getvalue(), tmp)}
         shown = [a.replace(str(tmp), "<TMP>").replace(str(ROOT), "<ROOT>") for a in argv]
         R.call("cli: pabi " + " ".join(shown), run)

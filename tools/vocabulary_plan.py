@@ -81,11 +81,21 @@ DEFAULTS: dict[tuple[str, str], str] = {
     ("pnsgd_calibrate_sigma", "order"): "shuffled",
     ("pnsgd_log_delta", "order"): "shuffled",
 }
+# The defaults they replace (a call recorded without the argument ran with these).
+DEFAULTS_BEFORE: dict[tuple[str, str], str] = {
+    ("pnsgd_delta", "order"): "fixed",
+    ("pnsgd_epsilon", "order"): "fixed",
+    ("pnsgd_calibrate_sigma", "order"): "fixed",
+    ("pnsgd_log_delta", "order"): "fixed",
+}
 
-# Command-line flags renamed with their functions: subcommand -> {old flag -> new flag}.
+# Command-line flags renamed with the functions they call: sub-command -> {old flag -> new flag}
+# (the option values follow VALUES: ``--variant refined`` is ``--variant corrected``).
 CLI_FLAGS: dict[str, dict[str, str]] = {
     "dpsgd": {"--q": "--sample-rate", "--sigma": "--noise-multiplier", "--h": "--grid-step",
               "--calibrate-sigma": "--calibrate-noise-multiplier"},
+    "pnsgd": {"--sigma": "--noise-scale", "--lipschitz": "--max-grad-norm", "--n": "--steps",
+              "--order": "--ordering", "--calibrate-sigma": "--calibrate-noise-scale"},
     "per-instance": {"--q": "--sample-rate", "--sigma": "--noise-scale", "--alpha": "--order",
                      "--p": "--holder-exponent", "--confidence": "--failure-prob", "--clip": "--max-grad-norm"},
     "last-iterate": {"--alpha": "--order", "--clip": "--max-grad-norm", "--sigma": "--noise-scale",

@@ -65,12 +65,12 @@ def _contraction(fig: Any, records: Iterable[int], regimes: list[tuple[str, dict
 
     n = 100
     eps = np.linspace(0.02, 6.0, 300)
-    base: dict[str, Any] = dict(sigma=1.0, lipschitz=1.0, n=n)
+    base: dict[str, Any] = dict(noise_scale=1.0, max_grad_norm=1.0, steps=n)
     axes = fig.subplots(1, len(regimes) + 1)
     colors = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple"]
     for ax, (name, kw) in zip(axes, regimes):
         for c, i in zip(colors, records):
-            thm4 = pabi.pnsgd_delta(eps, diameter=1.0, order="fixed", index=i, **base, **kw)
+            thm4 = pabi.pnsgd_delta(eps, diameter=1.0, ordering="fixed", index=i, **base, **kw)
             rdp = pabi.pnsgd_rdp_delta(eps, index=i, **base, **kw)
             ax.plot(eps, thm4, color=c, label=f"Thm 4, i = {i}")
             ax.plot(eps, rdp, color=c, linestyle="--", label=f"RDP (Prop. 1), i = {i}")
@@ -85,7 +85,7 @@ def _contraction(fig: Any, records: Iterable[int], regimes: list[tuple[str, dict
     ax = axes[-1]
     idx = np.arange(1, n + 1)
     for c, (name, kw) in zip(colors, regimes):
-        thm4 = pabi.pnsgd_delta(1.0, diameter=1.0, order="fixed", index=idx, **base, **kw)
+        thm4 = pabi.pnsgd_delta(1.0, diameter=1.0, ordering="fixed", index=idx, **base, **kw)
         ax.plot(idx, thm4, color=c, label=f"Thm 4, {name.split(':')[0]}")
     lrs = {kw["lr"] for _, kw in regimes}
     for c, (name, kw) in zip(colors, regimes):
@@ -136,16 +136,16 @@ def schedule_fig2(fig: Any) -> None:
     from .plot import plot_delta_convergence
 
     eps, L, lr, D, c1, c2 = 1.0, 10.0, 0.1, 1.0, 1e5, 2.0
-    star = float(pabi.laplace_schedule_delta_star(eps, c1))
+    star = float(pabi.laplace_schedule_delta_limit(eps, c1=c1))
     n = _int_grid(10, 1e12, 240)
     left, right = fig.subplots(1, 2)
-    plot_delta_convergence(n, lambda m: pabi.laplace_schedule_delta(eps, L, lr, D, m, c1, c2), star,
-                           ax=left, noise=lambda m: pabi.laplace_schedule_scale(m, c1, c2, lr, D),
+    plot_delta_convergence(n, lambda m: pabi.laplace_schedule_delta(eps, max_grad_norm=L, lr=lr, diameter=D, steps=m, c1=c1, c2=c2), star,
+                           ax=left, noise=lambda m: pabi.laplace_schedule_noise_scale(m, c1=c1, c2=c2, lr=lr, diameter=D),
                            noise_label="Laplace scale v(n)")
     left.set_title("δ(n) → δ* (eq. (8)), v(n) of eq. (7)", fontsize="small")
-    plot_delta_convergence(n, lambda m: pabi.laplace_schedule_delta(eps, L, lr, D, m, c1, c2), star,
+    plot_delta_convergence(n, lambda m: pabi.laplace_schedule_delta(eps, max_grad_norm=L, lr=lr, diameter=D, steps=m, c1=c1, c2=c2), star,
                            ax=right, gap=True, label=r"η = 0.1 ($\kappa_L$ = 2): slope −1")
-    plot_delta_convergence(n, lambda m: pabi.laplace_schedule_delta(eps, L, 0.025, D, m, c1, c2), star,
+    plot_delta_convergence(n, lambda m: pabi.laplace_schedule_delta(eps, max_grad_norm=L, lr=0.025, diameter=D, steps=m, c1=c1, c2=c2), star,
                            ax=right, gap=True, color="tab:red",
                            label=r"η = 0.025 ($\kappa_L$ = 0.5): slope −1/2 (erratum T7)")
     ref = n[n >= 1e6]
@@ -162,18 +162,18 @@ def schedule_fig3(fig: Any) -> None:
     from .plot import plot_delta_convergence
 
     eps, L, D, c1, c2 = 1.0, 10.0, 1.0, 1e5, 100.0
-    star = float(pabi.gauss_schedule_delta_star(eps, c1))
+    star = float(pabi.gaussian_schedule_delta_limit(eps, c1=c1))
     n = _int_grid(10, 1e40, 300)
     axes = fig.subplots(2, 2).ravel()
     for ax, lr in zip(axes[:3], (0.1, 0.02, 0.01)):
-        plot_delta_convergence(n, lambda m: pabi.gauss_schedule_delta(eps, L, lr, D, m, c1, c2), star,
-                               ax=ax, noise=lambda m: pabi.gauss_schedule_sigma(m, c1, c2, lr, D),
+        plot_delta_convergence(n, lambda m: pabi.gaussian_schedule_delta(eps, max_grad_norm=L, lr=lr, diameter=D, steps=m, c1=c1, c2=c2), star,
+                               ax=ax, noise=lambda m: pabi.gaussian_schedule_noise_scale(m, c1=c1, c2=c2, lr=lr, diameter=D),
                                noise_label="σ(n) of eq. (9)")
         ax.set_ylim(star / 20, 1.5)
         ax.set_title(f"η = {lr} ($\\kappa_G$ = {2 * lr * L / D:g})", fontsize="small")
     ax = axes[3]
     big = _int_grid(1e4, 1e300, 300)
-    d = pabi.gauss_schedule_delta(eps, L, 0.1, D, big, c1, c2)
+    d = pabi.gaussian_schedule_delta(eps, max_grad_norm=L, lr=0.1, diameter=D, steps=big, c1=c1, c2=c2)
     ax.plot(np.log(big), 1e-6 / (d - star), color="black", label="η = 0.1")
     ax.set_xlabel("ln n")
     ax.set_ylabel("(δ(n) − δ*)⁻¹ × 1e-6")
@@ -183,28 +183,28 @@ def schedule_fig3(fig: Any) -> None:
                  "C1 = 1e5, C2 = 100)", fontsize="medium")
 
 
-_ONLINE = dict(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
+_ONLINE = dict(eps=1.0, max_grad_norm=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
 
 
 def _online(fig: Any, kind: str) -> None:
     import pabi
 
     p = _ONLINE
-    short = "laplace" if kind == "laplace" else "gauss"
+    short = "laplace" if kind == "laplace" else "gaussian"
     delta, limit, upper, lower = (getattr(pabi, f"online_{short}_{what}") for what in
-                                  ("delta", "delta_limit", "delta_star_upper", "delta_star_lower"))
+                                  ("delta", "delta_limit", "delta_limit_closed_upper", "delta_limit_lower"))
     if kind == "laplace":
-        noise = pabi.online_laplace_scale
+        noise = pabi.online_laplace_noise_scale
         noise_label, eq = r"Laplace scale $v_n$ of eq. (12)", "13"
     else:
-        noise = pabi.online_gauss_sigma
+        noise = pabi.online_gaussian_noise_scale
         noise_label, eq = r"$\sigma_n$ of eq. (14)", "15 corrected (T6)"
     # δ_n costs O(min(n, 2^18)) (direct sum, then a certified tail bound): few points at large n
     if kind == "laplace":  # ~0.05 s per n beyond 2^18
         n = np.concatenate([_int_grid(100, 2e5, 60), _int_grid(1e6, 1e12, 13)])
     else:  # ~0.4 s per n beyond 1e5
         n = np.concatenate([_int_grid(100, 1e4, 40), [3e4, 1e5, 1e6, 1e8, 1e10, 1e12]])
-    d = delta(n=n, **p)
+    d = delta(steps=n, **p)
     lim, up, lo = limit(**p), upper(**p), lower(**p)
     left, right = fig.subplots(1, 2)
     left.plot(n, d, color="black", marker=".", markersize=3, label=r"$\delta_n(i = 100)$")

@@ -16,7 +16,7 @@ it. The figures of the source papers are produced by :mod:`pabi.figures` (``pabi
 >>> from matplotlib.figure import Figure
 >>> ax = Figure().subplots()
 >>> eps = np.linspace(0.1, 5, 50)
->>> kw = dict(sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=100, order="shuffled")
+>>> kw = dict(noise_scale=1.0, max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=100)
 >>> ax = pabi.plot.plot_privacy_profile(eps, lambda e: pabi.pnsgd_delta(e, **kw), ax=ax, label="shuffled")
 >>> ax.get_xlabel(), ax.get_yscale()
 ('privacy level ε', 'log')
@@ -140,8 +140,8 @@ def plot_delta_convergence(
     >>> import numpy as np, pabi
     >>> from matplotlib.figure import Figure
     >>> n = np.array([1e4, 1e6, 1e8])
-    >>> d = lambda n: pabi.laplace_schedule_delta(1.0, 10.0, 0.1, 1.0, n, 1e5, 2.0)
-    >>> star = pabi.laplace_schedule_delta_star(1.0, 1e5)
+    >>> d = lambda n: pabi.laplace_schedule_delta(1.0, max_grad_norm=10.0, lr=0.1, diameter=1.0, steps=n, c1=1e5, c2=2.0)
+    >>> star = pabi.laplace_schedule_delta_limit(1.0, c1=1e5)
     >>> ax = plot_delta_convergence(n, d, star, ax=Figure().subplots(), gap=True)
     >>> ax.lines[0].get_ydata()   # rate 1/n for large n
     array([7.3687...e-05, 1.1297...e-06, 1.2120...e-08])

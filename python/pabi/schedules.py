@@ -3,20 +3,25 @@
 Sordello, Bu, Dong, *Privacy amplification via iteration for shuffled and online PNSGD*
 (paper 003), §4 (Theorems 3, 4) and §6 (Theorems 6, 7); docs/derivations/schedules.md.
 
-Common parameters (all broadcast like numpy ufuncs unless stated):
+Common parameters (all broadcast like numpy ufuncs unless stated; the quantity asked about,
+``eps`` or ``steps``/``index`` for a noise level, is positional, the setup keyword-only):
 
 * ``eps`` ≥ 0: privacy level ε (γ = e^ε is never formed).
-* ``lipschitz`` ≥ 0: Lipschitz constant L of the loss (gradient bound).
+* ``max_grad_norm`` ≥ 0: bound L on the gradient norm (the Lipschitz constant of the loss).
 * ``lr`` > 0: learning rate η. ``smoothness`` β (optional) and ``strong_convexity`` ρ ≥ 0 enter
   only through the contraction factor M = sqrt(1 − 2ηβρ/(β + ρ)) of a gradient step (ρ = 0
   gives M = 1); η ≤ 2/(β + ρ) is required when β is given.
 * ``diameter`` > 0: diameter D of the constraint set (for Laplace noise, d = 1, K = [a, b] and
   ``diameter`` = b − a).
 * ``c1`` > 0, ``c2`` ≥ 0: the schedule constants C1, C2; ``decay`` > 1: the online exponent α.
-* ``n`` ≥ 1: number of steps; ``index`` (1-based): the record i that differs.
+* ``steps`` ≥ 1: number n of steps; ``index`` (1-based): the record i that differs (for the
+  online noise levels: the step j whose noise is returned).
+* ``noise``: ``"gaussian"`` or ``"laplace"`` where one function serves both;
+  ``noise_scale``: the noise's standard deviation σ or Laplace scale v (per step for online
+  noise).
 
 Rounding: every δ is an upper bound of the formula it implements (never below the exact value),
-except the ``*_delta_star_lower`` functions, which are rounded down (they bracket δ_∞ from
+except the ``*_delta_limit_lower`` functions, which are rounded down (they bracket δ_∞ from
 below). Accuracy (measured against ``pabi.reference`` at 50 digits): within 1e-12 relative for
 the shuffled schedules; for products of many factors (online), within max(1e-12, 6·2⁻⁴⁶·|ln δ|)
 relative, because every log-factor carries the engine's outward rounding 2⁻⁴⁶ (so ln δ itself is
@@ -29,39 +34,39 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable, Literal, Optional, ParamSpec, Union
+from typing import Any, Callable, Literal, Optional, Protocol, TypeVar, Union, overload
 
 import numpy as np
 
 from . import _core
-from ._bridge import (ArrayLike, Broadcast, Float, call as _call, flag, int_scalar, opt_real_scalar, real_array,
-                      real_scalar)
+from ._bridge import (ArrayLike, Broadcast, Float, FloatArray, Scalar, call as _call, flag, int_scalar,
+                      opt_real_scalar, real_array, real_scalar)
 
 __all__ = [
-    "laplace_schedule_scale",
+    "laplace_schedule_noise_scale",
     "laplace_schedule_delta",
-    "laplace_schedule_delta_star",
-    "gauss_schedule_sigma",
-    "gauss_schedule_delta",
-    "gauss_schedule_delta_star",
-    "schedule_c1_for_target",
+    "laplace_schedule_delta_limit",
+    "gaussian_schedule_noise_scale",
+    "gaussian_schedule_delta",
+    "gaussian_schedule_delta_limit",
+    "schedule_calibrate_c1",
     "online_delta",
-    "online_laplace_scale",
+    "online_laplace_noise_scale",
     "online_laplace_delta",
     "online_laplace_delta_limit",
-    "online_laplace_delta_limit_bound",
-    "online_laplace_delta_star_upper",
-    "online_laplace_delta_star_lower",
-    "online_gauss_sigma",
-    "online_gauss_delta",
-    "online_gauss_delta_limit",
-    "online_gauss_delta_limit_bound",
-    "online_gauss_delta_star_upper",
-    "online_gauss_delta_star_lower",
+    "online_laplace_delta_limit_upper",
+    "online_laplace_delta_limit_closed_upper",
+    "online_laplace_delta_limit_lower",
+    "online_gaussian_noise_scale",
+    "online_gaussian_delta",
+    "online_gaussian_delta_limit",
+    "online_gaussian_delta_limit_upper",
+    "online_gaussian_delta_limit_closed_upper",
+    "online_gaussian_delta_limit_lower",
 ]
 
-Mechanism = Literal["gaussian", "laplace"]
-_P = ParamSpec("_P")
+Noise = Literal["gaussian", "laplace"]
+_F = TypeVar("_F")
 
 
 def _call_setup(fn: Callable[..., np.ndarray], names: tuple[str, ...], *values: Optional[ArrayLike]) -> Float:
@@ -71,21 +76,22 @@ def _call_setup(fn: Callable[..., np.ndarray], names: tuple[str, ...], *values: 
     return b.apply(lambda: fn(*b.full()))
 
 
-def _mech(mechanism: str) -> bool:
-    if mechanism not in ("gaussian", "laplace"):
-        raise ValueError(f"mechanism must be 'gaussian' or 'laplace', got {mechanism!r}")
-    return mechanism == "laplace"
+def _noise_kind(noise: str) -> bool:
+    if noise not in ("gaussian", "laplace"):
+        raise ValueError(f"noise must be 'gaussian' or 'laplace', got {noise!r}")
+    return noise == "laplace"
 
 
-def _shaped(shape: Callable[_P, Any],
-            impl: Callable[[dict[str, Any]], Float]) -> Callable[[Callable[..., Any]], Callable[_P, Float]]:
+def _shaped(shape: Callable[..., Any], impl: Callable[[dict[str, Any]], Float],
+            typed: type[_F]) -> Callable[[Callable[..., Any]], _F]:
     """The public function of a family of bounds: the stub's name and docstring, the signature of
-    the family (written once, as the stub function ``shape``: the type checker and
-    ``inspect.signature``/``help`` see it) and ``impl`` on the bound arguments (defaults applied).
+    the family (written once, as the stub function ``shape``: ``inspect.signature``/``help`` see
+    it), typed as the protocol ``typed`` (the same signature, scalar overload -> ``float``, array
+    overload -> ``NDArray[float64]``) and ``impl`` on the bound arguments (defaults applied).
     Calls bind like the signature: the same positional and keyword arguments and defaults."""
     sig = inspect.signature(shape).replace(return_annotation="Float")
 
-    def deco(stub: Callable[..., Any]) -> Callable[_P, Float]:
+    def deco(stub: Callable[..., Any]) -> _F:
         def f(*args: Any, **kwargs: Any) -> Float:
             try:
                 bound = sig.bind(*args, **kwargs)
@@ -97,42 +103,111 @@ def _shaped(shape: Callable[_P, Any],
         functools.update_wrapper(f, stub)
         delattr(f, "__wrapped__")  # the stub's (*args, **kwargs) is not the signature
         f.__signature__ = sig  # type: ignore[attr-defined]
-        return f
+        return f  # type: ignore[return-value]
 
     return deco
 
 
 # The signatures of the families (each written once; the public functions below take them).
-def _noise_shape(n: ArrayLike, c1: ArrayLike, c2: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
+def _noise_shape(steps: ArrayLike, *, c1: ArrayLike, c2: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
                  smoothness: Optional[ArrayLike] = None, strong_convexity: ArrayLike = 0.0) -> Any: ...
 
 
-def _delta_shape(eps: ArrayLike, lipschitz: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
-                 n: ArrayLike, c1: ArrayLike, c2: ArrayLike, smoothness: Optional[ArrayLike] = None,
+def _delta_shape(eps: ArrayLike, *, max_grad_norm: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
+                 steps: ArrayLike, c1: ArrayLike, c2: ArrayLike, smoothness: Optional[ArrayLike] = None,
                  strong_convexity: ArrayLike = 0.0) -> Any: ...
 
 
-def _online_noise_shape(index: ArrayLike, c1: ArrayLike, c2: ArrayLike, decay: ArrayLike, lr: ArrayLike,
+def _online_noise_shape(index: ArrayLike, *, c1: ArrayLike, c2: ArrayLike, decay: ArrayLike, lr: ArrayLike,
                         diameter: ArrayLike, smoothness: Optional[ArrayLike] = None,
                         strong_convexity: ArrayLike = 0.0) -> Any: ...
 
 
-def _online_delta_shape(eps: ArrayLike, lipschitz: ArrayLike, lr: ArrayLike, diameter: ArrayLike, n: ArrayLike,
-                        index: ArrayLike, c1: ArrayLike, c2: ArrayLike, decay: ArrayLike,
-                        smoothness: Optional[ArrayLike] = None, strong_convexity: ArrayLike = 0.0, *,
+def _online_delta_shape(eps: ArrayLike, *, max_grad_norm: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
+                        steps: ArrayLike, index: ArrayLike, c1: ArrayLike, c2: ArrayLike, decay: ArrayLike,
+                        smoothness: Optional[ArrayLike] = None, strong_convexity: ArrayLike = 0.0,
                         log: bool = False) -> Any: ...
 
 
-def _online_limit_shape(eps: ArrayLike, lipschitz: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
+def _online_limit_shape(eps: ArrayLike, *, max_grad_norm: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
                         index: ArrayLike, c1: ArrayLike, c2: ArrayLike, decay: ArrayLike,
-                        smoothness: Optional[ArrayLike] = None, strong_convexity: ArrayLike = 0.0, *,
+                        smoothness: Optional[ArrayLike] = None, strong_convexity: ArrayLike = 0.0,
                         log: bool = False) -> Any: ...
 
 
-def _online_star_upper_shape(eps: ArrayLike, lipschitz: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
-                             index: ArrayLike, c1: ArrayLike, c2: ArrayLike, decay: ArrayLike,
-                             smoothness: Optional[ArrayLike] = None, strong_convexity: ArrayLike = 0.0, *,
-                             variant: Literal["corrected", "as_published"] = "corrected", log: bool = False) -> Any: ...
+def _online_closed_upper_shape(eps: ArrayLike, *, max_grad_norm: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
+                               index: ArrayLike, c1: ArrayLike, c2: ArrayLike, decay: ArrayLike,
+                               smoothness: Optional[ArrayLike] = None, strong_convexity: ArrayLike = 0.0,
+                               variant: Literal["corrected", "as_published"] = "corrected",
+                               log: bool = False) -> Any: ...
+
+
+# Their exact types: a scalar for every numeric argument gives a float, else a float64 array.
+class _NoiseFn(Protocol):
+    @overload
+    def __call__(self, steps: Scalar, *, c1: Scalar, c2: Scalar, lr: Scalar, diameter: Scalar,
+                 smoothness: Optional[Scalar] = ..., strong_convexity: Scalar = ...) -> float: ...
+    @overload
+    def __call__(self, steps: ArrayLike, *, c1: ArrayLike, c2: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
+                 smoothness: Optional[ArrayLike] = ..., strong_convexity: ArrayLike = ...) -> FloatArray: ...
+
+
+class _DeltaFn(Protocol):
+    @overload
+    def __call__(self, eps: Scalar, *, max_grad_norm: Scalar, lr: Scalar, diameter: Scalar, steps: Scalar,
+                 c1: Scalar, c2: Scalar, smoothness: Optional[Scalar] = ...,
+                 strong_convexity: Scalar = ...) -> float: ...
+    @overload
+    def __call__(self, eps: ArrayLike, *, max_grad_norm: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
+                 steps: ArrayLike, c1: ArrayLike, c2: ArrayLike, smoothness: Optional[ArrayLike] = ...,
+                 strong_convexity: ArrayLike = ...) -> FloatArray: ...
+
+
+class _OnlineNoiseFn(Protocol):
+    @overload
+    def __call__(self, index: Scalar, *, c1: Scalar, c2: Scalar, decay: Scalar, lr: Scalar, diameter: Scalar,
+                 smoothness: Optional[Scalar] = ..., strong_convexity: Scalar = ...) -> float: ...
+    @overload
+    def __call__(self, index: ArrayLike, *, c1: ArrayLike, c2: ArrayLike, decay: ArrayLike, lr: ArrayLike,
+                 diameter: ArrayLike, smoothness: Optional[ArrayLike] = ...,
+                 strong_convexity: ArrayLike = ...) -> FloatArray: ...
+
+
+class _OnlineDeltaFn(Protocol):
+    @overload
+    def __call__(self, eps: Scalar, *, max_grad_norm: Scalar, lr: Scalar, diameter: Scalar, steps: Scalar,
+                 index: Scalar, c1: Scalar, c2: Scalar, decay: Scalar, smoothness: Optional[Scalar] = ...,
+                 strong_convexity: Scalar = ..., log: bool = ...) -> float: ...
+    @overload
+    def __call__(self, eps: ArrayLike, *, max_grad_norm: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
+                 steps: ArrayLike, index: ArrayLike, c1: ArrayLike, c2: ArrayLike, decay: ArrayLike,
+                 smoothness: Optional[ArrayLike] = ..., strong_convexity: ArrayLike = ...,
+                 log: bool = ...) -> FloatArray: ...
+
+
+class _OnlineLimitFn(Protocol):
+    @overload
+    def __call__(self, eps: Scalar, *, max_grad_norm: Scalar, lr: Scalar, diameter: Scalar, index: Scalar,
+                 c1: Scalar, c2: Scalar, decay: Scalar, smoothness: Optional[Scalar] = ...,
+                 strong_convexity: Scalar = ..., log: bool = ...) -> float: ...
+    @overload
+    def __call__(self, eps: ArrayLike, *, max_grad_norm: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
+                 index: ArrayLike, c1: ArrayLike, c2: ArrayLike, decay: ArrayLike,
+                 smoothness: Optional[ArrayLike] = ..., strong_convexity: ArrayLike = ...,
+                 log: bool = ...) -> FloatArray: ...
+
+
+class _OnlineClosedUpperFn(Protocol):
+    @overload
+    def __call__(self, eps: Scalar, *, max_grad_norm: Scalar, lr: Scalar, diameter: Scalar, index: Scalar,
+                 c1: Scalar, c2: Scalar, decay: Scalar, smoothness: Optional[Scalar] = ...,
+                 strong_convexity: Scalar = ..., variant: Literal["corrected", "as_published"] = ...,
+                 log: bool = ...) -> float: ...
+    @overload
+    def __call__(self, eps: ArrayLike, *, max_grad_norm: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
+                 index: ArrayLike, c1: ArrayLike, c2: ArrayLike, decay: ArrayLike,
+                 smoothness: Optional[ArrayLike] = ..., strong_convexity: ArrayLike = ...,
+                 variant: Literal["corrected", "as_published"] = ..., log: bool = ...) -> FloatArray: ...
 
 
 # The array arguments of each family, in the order the core takes them (its signature's order).
@@ -172,61 +247,65 @@ def _online(quantity: str, laplace: bool) -> Callable[[dict[str, Any]], Float]:
         as_published = _variant(a.get("variant", "corrected"))
         fn = functools.partial(_core.online_schedule_bound, quantity, laplace=laplace,
                                as_published=as_published, log=flag("log", a["log"]))
-        return _call_setup(fn, _ONLINE_NAMES, *(a.get(k, 1.0) if k == "n" else a[k] for k in _ONLINE_NAMES))
+        return _call_setup(fn, _ONLINE_NAMES, *(a.get(k, 1.0) if k == "steps" else a[k] for k in _ONLINE_NAMES))
     return impl
 
 
-@_shaped(_noise_shape, _noise(True))
-def laplace_schedule_scale(*args: Any, **kwargs: Any) -> Any:
+@_shaped(_noise_shape, _noise(True), _NoiseFn)
+def laplace_schedule_noise_scale(*args: Any, **kwargs: Any) -> Any:
     """Laplace noise scale v(n) = M·D/(2η·ln(n/C1 + C2)) for a run of n steps (003 Thm 3, eq. (7)).
 
     Requires n/C1 + C2 > 1. To nearest.
 
-    >>> laplace_schedule_scale(1e6, 1e5, 2.0, lr=0.1, diameter=1.0)
+    >>> laplace_schedule_noise_scale(1e6, c1=1e5, c2=2.0, lr=0.1, diameter=1.0)
     2.01214802190...
     """
 
 
-@_shaped(_delta_shape, _delta(True))
+@_shaped(_delta_shape, _delta(True), _DeltaFn)
 def laplace_schedule_delta(*args: Any, **kwargs: Any) -> Any:
     """δ(n) of shuffled PNSGD under the Laplace schedule (003 Thm 3;
     docs/derivations/schedules.md#laplace-schedule).
 
     δ(n) = A_n·(1 − B_n^n)/(n(1 − B_n)) with 1 − B_n = e^{ε/2}/(n/C1 + C2) exactly and
     A_n = (1 − e^{ε/2}(n/C1 + C2)^{−κ_L})_+, κ_L = 2ηL/(M·D). Stable for n up to 1e15 and beyond.
-    δ(n) → δ* (:func:`laplace_schedule_delta_star`) at rate n^{−min(1, κ_L)} (docs/errata.md#p-t7: the
+    δ(n) → δ* (:func:`laplace_schedule_delta_limit`) at rate n^{−min(1, κ_L)} (docs/errata.md#p-t7: the
     paper's O(1/n) needs κ_L ≥ 1).
 
     Fig. 2 of 003 (L = 10, η = 0.1, ε = 1, [a, b] = [0, 1], C1 = 1e5, C2 = 2):
 
-    >>> d = laplace_schedule_delta(1.0, 10.0, 0.1, 1.0, 1e12, 1e5, 2.0)
-    >>> round(1e12 * (d - laplace_schedule_delta_star(1.0, 1e5)), 4)
+    >>> d = laplace_schedule_delta(1.0, max_grad_norm=10.0, lr=0.1, diameter=1.0, steps=1e12, c1=1e5, c2=2.0)
+    >>> round(1e12 * (d - laplace_schedule_delta_limit(1.0, c1=1e5)), 4)
     1.2131
     """
 
 
-def laplace_schedule_delta_star(eps: ArrayLike, c1: ArrayLike) -> Float:
+@overload
+def laplace_schedule_delta_limit(eps: Scalar, c1: Scalar) -> float: ...
+@overload
+def laplace_schedule_delta_limit(eps: ArrayLike, c1: ArrayLike) -> FloatArray: ...
+def laplace_schedule_delta_limit(eps: ArrayLike, c1: ArrayLike) -> Float:
     """Limit δ* = (1 − e^{−x})/x, x = C1·e^{ε/2}, of the Laplace schedule (003 eq. (8)). Rounded up.
 
-    >>> laplace_schedule_delta_star(1.0, 1e5)
+    >>> laplace_schedule_delta_limit(1.0, c1=1e5)
     6.06530659712...e-06
     """
     return _call(functools.partial(_core.schedule_delta_star, laplace=True), ("eps", "c1"), eps, c1)
 
 
-@_shaped(_noise_shape, _noise(False))
-def gauss_schedule_sigma(*args: Any, **kwargs: Any) -> Any:
+@_shaped(_noise_shape, _noise(False), _NoiseFn)
+def gaussian_schedule_noise_scale(*args: Any, **kwargs: Any) -> Any:
     """Gaussian noise σ(n) = M·D/(2η·sqrt(W0(n²/(2πC1²) + C2))) (003 Thm 4, eq. (9)). To nearest.
 
     W0 is evaluated from ln z (Wright omega), so n may be as large as 1e300.
 
-    >>> gauss_schedule_sigma(1e300, 1e5, 100.0, lr=0.1, diameter=1.0)
+    >>> gaussian_schedule_noise_scale(1e300, c1=1e5, c2=100.0, lr=0.1, diameter=1.0)
     0.13610898699...
     """
 
 
-@_shaped(_delta_shape, _delta(False))
-def gauss_schedule_delta(*args: Any, **kwargs: Any) -> Any:
+@_shaped(_delta_shape, _delta(False), _DeltaFn)
+def gaussian_schedule_delta(*args: Any, **kwargs: Any) -> Any:
     """δ(n) of shuffled PNSGD under the Gaussian (Lambert-W) schedule (003 Thm 4;
     docs/derivations/schedules.md#gaussian-schedule).
 
@@ -234,57 +313,75 @@ def gauss_schedule_delta(*args: Any, **kwargs: Any) -> Any:
     complement 1 − θ computed directly (1 − B_n ≈ 1e-13 at n = 1e15). δ(n) → δ* at rate 1/log n:
     (δ − δ*)·W(z_n)/δ* → (1 + ε²/8)·h(x_G) (docs/derivations/schedules.md#gaussian-schedule; Fig. 3 of 003):
 
-    >>> ds = gauss_schedule_delta_star(1.0, 1e5)
-    >>> d = gauss_schedule_delta(1.0, 10.0, 0.1, 1.0, 1e300, 1e5, 100.0)
-    >>> w = float(np.exp(2 * np.log(2 * gauss_schedule_sigma(1e300, 1e5, 100.0, 0.1, 1.0) * 0.1) * -1))
+    >>> ds = gaussian_schedule_delta_limit(1.0, c1=1e5)
+    >>> d = gaussian_schedule_delta(1.0, max_grad_norm=10.0, lr=0.1, diameter=1.0, steps=1e300, c1=1e5, c2=100.0)
+    >>> w = float(np.exp(2 * np.log(2 * gaussian_schedule_noise_scale(1e300, c1=1e5, c2=100.0, lr=0.1, diameter=1.0) * 0.1) * -1))
     >>> round((d - ds) * w / ds, 4)
     1.1234
     """
 
 
-def gauss_schedule_delta_star(eps: ArrayLike, c1: ArrayLike) -> Float:
+@overload
+def gaussian_schedule_delta_limit(eps: Scalar, c1: Scalar) -> float: ...
+@overload
+def gaussian_schedule_delta_limit(eps: ArrayLike, c1: ArrayLike) -> FloatArray: ...
+def gaussian_schedule_delta_limit(eps: ArrayLike, c1: ArrayLike) -> Float:
     """Limit δ* = (1 − e^{−x})/x, x = 2·C1·e^{ε/2}, of the Gaussian schedule (003 eq. (10)). Rounded up.
 
-    >>> gauss_schedule_delta_star(1.0, 1e5)
+    >>> gaussian_schedule_delta_limit(1.0, c1=1e5)
     3.0326532985...e-06
     """
     return _call(functools.partial(_core.schedule_delta_star, laplace=False), ("eps", "c1"), eps, c1)
 
 
-def schedule_c1_for_target(delta_star: ArrayLike, eps: ArrayLike, mechanism: Mechanism = "gaussian") -> Float:
-    """The schedule constant C1 whose limit δ* equals ``delta_star`` ∈ (0, 1)
-    (docs/derivations/schedules.md#laplace-schedule; check docs/errata.md#p-c24).
+@overload
+def schedule_calibrate_c1(eps: Scalar, delta: Scalar, *, noise: Noise = ...) -> float: ...
+@overload
+def schedule_calibrate_c1(eps: ArrayLike, delta: ArrayLike, *, noise: Noise = ...) -> FloatArray: ...
+def schedule_calibrate_c1(eps: ArrayLike, delta: ArrayLike, *, noise: Noise = "gaussian") -> Float:
+    """The schedule constant C1 whose limit δ* (:func:`laplace_schedule_delta_limit`,
+    :func:`gaussian_schedule_delta_limit`) at ``eps`` equals ``delta`` ∈ (0, 1), for the
+    schedule of ``noise`` (docs/derivations/schedules.md#laplace-schedule; check
+    docs/errata.md#p-c24).
 
     Solves (1 − e^{−x})/x = δ* by x = 1/δ* + W0(−e^{−1/δ*}/δ*) (δ* ≤ 1/2) or by Newton on the
     cancellation-free series of 1 − (1 − e^{−x})/x (δ* > 1/2); C1 = x·e^{−ε/2} (Laplace, eq. (8))
     or x·e^{−ε/2}/2 (Gaussian, eq. (10)). To nearest.
 
-    >>> schedule_c1_for_target(6.065306597126334e-06, 1.0, mechanism="laplace")
+    >>> schedule_calibrate_c1(1.0, 6.065306597126334e-06, noise="laplace")
     100000.0000...
     """
-    fn = functools.partial(_core.schedule_c1_for_target, laplace=_mech(mechanism))
-    return _call(fn, ("delta_star", "eps"), delta_star, eps)
+    fn = functools.partial(_core.schedule_calibrate_c1, laplace=_noise_kind(noise))
+    return _call(fn, ("eps", "delta"), eps, delta)
 
 
-def online_delta(eps: float, lipschitz: float, lr: float, diameter: float, noise: ArrayLike,
-                 index: Optional[int] = None, *, mechanism: Mechanism = "gaussian",
-                 smoothness: Optional[float] = None, strong_convexity: float = 0.0,
-                 log: bool = False) -> Union[float, np.ndarray]:
+@overload
+def online_delta(eps: Scalar, *, max_grad_norm: Scalar, lr: Scalar, diameter: Scalar, noise_scale: ArrayLike,
+                 index: None = ..., noise: Noise = ..., smoothness: Optional[Scalar] = ...,
+                 strong_convexity: Scalar = ..., log: bool = ...) -> FloatArray: ...
+@overload
+def online_delta(eps: Scalar, *, max_grad_norm: Scalar, lr: Scalar, diameter: Scalar, noise_scale: ArrayLike,
+                 index: int, noise: Noise = ..., smoothness: Optional[Scalar] = ...,
+                 strong_convexity: Scalar = ..., log: bool = ...) -> float: ...
+def online_delta(eps: Scalar, *, max_grad_norm: Scalar, lr: Scalar, diameter: Scalar, noise_scale: ArrayLike,
+                 index: Optional[int] = None, noise: Noise = "gaussian", smoothness: Optional[Scalar] = None,
+                 strong_convexity: Scalar = 0.0, log: bool = False) -> Union[float, FloatArray]:
     """δ_n(i) = A_i·∏_{t=i+1}^n B_t of online PNSGD with any per-step noise (003 eq. (11);
     docs/derivations/schedules.md#online).
 
-    ``noise`` is the 1-D array (σ_1, …, σ_n) (Gaussian std) or (v_1, …, v_n) (Laplace scale) of
-    the n steps; A_i and B_t are eqs. (4)/(5) with the step's own noise. With ``index=None``
-    returns the array of δ_n(i) for every i = 1..n in one O(n) suffix scan (log space, Neumaier
-    compensation); with ``index`` (1-based) the single value. The other parameters are scalars.
+    ``noise_scale`` is the 1-D array (σ_1, …, σ_n) (``noise="gaussian"``: standard deviations)
+    or (v_1, …, v_n) (``noise="laplace"``: Laplace scales) of the n steps; A_i and B_t are
+    eqs. (4)/(5) with the step's own noise. With ``index=None`` returns the array of δ_n(i) for
+    every i = 1..n in one O(n) suffix scan (log space, Neumaier compensation); with ``index``
+    (1-based) the single value. The other parameters are scalars.
 
-    >>> online_delta(1.0, 1.0, 0.1, 1.0, [2.0, 2.0, 2.0]).round(6)
+    >>> online_delta(1.0, max_grad_norm=1.0, lr=0.1, diameter=1.0, noise_scale=[2.0, 2.0, 2.0]).round(6)
     array([0.121873, 0.124379, 0.126937])
     """
-    laplace = _mech(mechanism)
-    arr = real_array("noise", noise, ndim=1)
+    laplace = _noise_kind(noise)
+    arr = real_array("noise_scale", noise_scale, ndim=1)
     args = [real_scalar(nm, v) for nm, v in
-            (("eps", eps), ("lipschitz", lipschitz), ("lr", lr), ("diameter", diameter),
+            (("eps", eps), ("max_grad_norm", max_grad_norm), ("lr", lr), ("diameter", diameter),
              ("strong_convexity", strong_convexity))]
     sm = opt_real_scalar("smoothness", smoothness)
     log = flag("log", log)
@@ -294,27 +391,27 @@ def online_delta(eps: float, lipschitz: float, lr: float, diameter: float, noise
     return _core.online_delta_at(arr, i, args[0], args[1], args[2], args[3], sm, args[4], laplace, log)
 
 
-@_shaped(_online_noise_shape, _online_noise(True))
-def online_laplace_scale(*args: Any, **kwargs: Any) -> Any:
+@_shaped(_online_noise_shape, _online_noise(True), _OnlineNoiseFn)
+def online_laplace_noise_scale(*args: Any, **kwargs: Any) -> Any:
     """Online Laplace scale of step j: v_j = M(b−a)/(2η·ln(j^α/C1 + C2)), α = ``decay`` > 1 (003 eq. (12)).
 
     Requires j^α/C1 + C2 > 1. To nearest.
 
-    >>> online_laplace_scale(100, 100.0, 100.0, 1.5, lr=0.01, diameter=1.0)
+    >>> online_laplace_noise_scale(100, c1=100.0, c2=100.0, decay=1.5, lr=0.01, diameter=1.0)
     10.6372106910...
     """
 
 
-@_shaped(_online_noise_shape, _online_noise(False))
-def online_gauss_sigma(*args: Any, **kwargs: Any) -> Any:
+@_shaped(_online_noise_shape, _online_noise(False), _OnlineNoiseFn)
+def online_gaussian_noise_scale(*args: Any, **kwargs: Any) -> Any:
     """Online Gaussian std of step j: σ_j = M·D/(2η·sqrt(W0(j^{2α}/(2πC1²) + C2))) (003 eq. (14)). To nearest.
 
-    >>> online_gauss_sigma(100, 100.0, 100.0, 1.5, lr=0.01, diameter=1.0)
+    >>> online_gaussian_noise_scale(100, c1=100.0, c2=100.0, decay=1.5, lr=0.01, diameter=1.0)
     26.7258318121...
     """
 
 
-@_shaped(_online_delta_shape, _online("delta", True))
+@_shaped(_online_delta_shape, _online("delta", True), _OnlineDeltaFn)
 def online_laplace_delta(*args: Any, **kwargs: Any) -> Any:
     """δ_n(i) = A_i·∏_{t=i+1}^n B_t of online PNSGD under the Laplace (eq. (12)) schedule (003 Thm 6).
 
@@ -329,30 +426,30 @@ def online_laplace_delta(*args: Any, **kwargs: Any) -> Any:
     Domain: ``decay`` α > 1 and index^α + C1·C2 > C1·e^{ε/2} (every B_t > 0), else ValueError naming ``index``. Fig. 4 of 003:
 
 
-    >>> online_laplace_delta(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, n=10**12, index=100, c1=100.0, c2=100.0, decay=1.5)
+    >>> online_laplace_delta(1.0, max_grad_norm=10.0, lr=0.01, diameter=1.0, steps=10**12, index=100, c1=100.0, c2=100.0, decay=1.5)
     1.5475503430...e-08
 """
 
 
-@_shaped(_online_limit_shape, _online("limit", True))
+@_shaped(_online_limit_shape, _online("limit", True), _OnlineLimitFn)
 def online_laplace_delta_limit(*args: Any, **kwargs: Any) -> Any:
     """The exact limit δ_∞(i) = A_i·∏_{t>i} B_t of online PNSGD under the Laplace (eq. (12)) schedule (003 Thm 6).
 
     Direct sum of the first 2^18 log-factors, then the Euler–Maclaurin tail
     ∫_a^∞ g + g(a)/2 − g'(a)/12 (integral by tanh–sinh quadrature); rounded up, within
     max(1e-12, 6·2⁻⁴⁶·|ln δ|) relative of the exact product. Lies strictly between the paper's integral bounds
-    :func:`online_laplace_delta_star_lower` and :func:`online_laplace_delta_star_upper`.
+    :func:`online_laplace_delta_limit_lower` and :func:`online_laplace_delta_limit_closed_upper`.
 
     Domain: ``decay`` α > 1 and index^α + C1·C2 > C1·e^{ε/2} (every B_t > 0), else ValueError naming ``index``. Fig. 4 of 003:
 
 
-    >>> online_laplace_delta_limit(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
+    >>> online_laplace_delta_limit(1.0, max_grad_norm=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
     1.5470401313...e-08
 """
 
 
-@_shaped(_online_limit_shape, _online("limit_bound", True))
-def online_laplace_delta_limit_bound(*args: Any, **kwargs: Any) -> Any:
+@_shaped(_online_limit_shape, _online("limit_bound", True), _OnlineLimitFn)
+def online_laplace_delta_limit_upper(*args: Any, **kwargs: Any) -> Any:
     """Certified upper bound of δ_∞(i) for the Laplace (eq. (12)) schedule, tighter than eq. (13).
 
     After the direct sum of the first 2^18 log-factors (each rounded up), the tail Σ_{t≥a} g(t),
@@ -371,13 +468,13 @@ def online_laplace_delta_limit_bound(*args: Any, **kwargs: Any) -> Any:
     Domain: ``decay`` α > 1 and index^α + C1·C2 > C1·e^{ε/2} (every B_t > 0), else ValueError naming ``index``. Fig. 4 of 003:
 
 
-    >>> online_laplace_delta_limit_bound(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
+    >>> online_laplace_delta_limit_upper(1.0, max_grad_norm=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
     1.5470401313...e-08
 """
 
 
-@_shaped(_online_star_upper_shape, _online("star_upper", True))
-def online_laplace_delta_star_upper(*args: Any, **kwargs: Any) -> Any:
+@_shaped(_online_closed_upper_shape, _online("star_upper", True), _OnlineClosedUpperFn)
+def online_laplace_delta_limit_closed_upper(*args: Any, **kwargs: Any) -> Any:
     """The paper's closed bound δ* ≥ δ_∞(i) for the Laplace (eq. (12)) schedule: A_i·exp(∫_{i+1}^∞ ln B_x dx) (003 eq. (13)).
 
     ``variant="corrected"`` (default) applies the erratum docs/errata.md#p-t5 (first factor e^{+ε/2−κ_L·ln(i^α/C1+C2)}, as in the proof). ``variant="as_published"``
@@ -386,15 +483,15 @@ def online_laplace_delta_star_upper(*args: Any, **kwargs: Any) -> Any:
     Domain: ``decay`` α > 1 and index^α + C1·C2 > C1·e^{ε/2} (every B_t > 0), else ValueError naming ``index``. Fig. 4 of 003:
 
 
-    >>> online_laplace_delta_star_upper(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
+    >>> online_laplace_delta_limit_closed_upper(1.0, max_grad_norm=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
     1.5587524304...e-08
-    >>> online_laplace_delta_star_upper(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5, variant="as_published", log=True)
+    >>> online_laplace_delta_limit_closed_upper(1.0, max_grad_norm=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5, variant="as_published", log=True)
     -17.21441464...
 """
 
 
-@_shaped(_online_limit_shape, _online("star_lower", True))
-def online_laplace_delta_star_lower(*args: Any, **kwargs: Any) -> Any:
+@_shaped(_online_limit_shape, _online("star_lower", True), _OnlineLimitFn)
+def online_laplace_delta_limit_lower(*args: Any, **kwargs: Any) -> Any:
     """The paper's lower bound A_i·exp(∫_i^∞ ln B_x dx) ≤ δ_∞(i) for the Laplace (eq. (12)) schedule (003 §6).
 
     Rounded DOWN (it brackets δ_∞ from below).
@@ -402,13 +499,13 @@ def online_laplace_delta_star_lower(*args: Any, **kwargs: Any) -> Any:
     Domain: ``decay`` α > 1 and index^α + C1·C2 > C1·e^{ε/2} (every B_t > 0), else ValueError naming ``index``. Fig. 4 of 003:
 
 
-    >>> online_laplace_delta_star_lower(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
+    >>> online_laplace_delta_limit_lower(1.0, max_grad_norm=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
     1.5354052055...e-08
 """
 
 
-@_shaped(_online_delta_shape, _online("delta", False))
-def online_gauss_delta(*args: Any, **kwargs: Any) -> Any:
+@_shaped(_online_delta_shape, _online("delta", False), _OnlineDeltaFn)
+def online_gaussian_delta(*args: Any, **kwargs: Any) -> Any:
     """δ_n(i) = A_i·∏_{t=i+1}^n B_t of online PNSGD under the Gaussian (eq. (14)) schedule (003 Thm 7).
 
     For any n ≥ ``index`` up to 1e15 and beyond: the first 2^18 factors are summed in log space
@@ -416,36 +513,36 @@ def online_gauss_delta(*args: Any, **kwargs: Any) -> Any:
     with its proven defect for concave g, certified quadrature of ∫_a^n g; see
     ``pabi_core::schedules::online``). A proven upper bound of the exact product, within
     max(1e-12, 6·2⁻⁴⁶·|ln δ|) relative (tests against mpmath at 50 digits up to n = 1e15). The
-    convergence to :func:`online_gauss_delta_limit` is algebraic, ≈ δ_∞·c·n^{1−α}/(α−1) (docs/errata.md#p-t9: not the
+    convergence to :func:`online_gaussian_delta_limit` is algebraic, ≈ δ_∞·c·n^{1−α}/(α−1) (docs/errata.md#p-t9: not the
     1/log n the paper reports).
 
     Domain: ``decay`` α > 1, index ≥ 1. Fig. 5 of 003:
 
 
-    >>> online_gauss_delta(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, n=10**12, index=100, c1=100.0, c2=100.0, decay=1.5)
+    >>> online_gaussian_delta(1.0, max_grad_norm=10.0, lr=0.01, diameter=1.0, steps=10**12, index=100, c1=100.0, c2=100.0, decay=1.5)
     2.858025336...e-23
 """
 
 
-@_shaped(_online_limit_shape, _online("limit", False))
-def online_gauss_delta_limit(*args: Any, **kwargs: Any) -> Any:
+@_shaped(_online_limit_shape, _online("limit", False), _OnlineLimitFn)
+def online_gaussian_delta_limit(*args: Any, **kwargs: Any) -> Any:
     """The exact limit δ_∞(i) = A_i·∏_{t>i} B_t of online PNSGD under the Gaussian (eq. (14)) schedule (003 Thm 7).
 
     Direct sum of the first 2^18 log-factors, then the Euler–Maclaurin tail
     ∫_a^∞ g + g(a)/2 − g'(a)/12 (integral by tanh–sinh quadrature); rounded up, within
     max(1e-12, 6·2⁻⁴⁶·|ln δ|) relative of the exact product. Lies strictly between the paper's integral bounds
-    :func:`online_gauss_delta_star_lower` and :func:`online_gauss_delta_star_upper`.
+    :func:`online_gaussian_delta_limit_lower` and :func:`online_gaussian_delta_limit_closed_upper`.
 
     Domain: ``decay`` α > 1, index ≥ 1. Fig. 5 of 003:
 
 
-    >>> online_gauss_delta_limit(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
+    >>> online_gaussian_delta_limit(1.0, max_grad_norm=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
     2.856168977...e-23
 """
 
 
-@_shaped(_online_limit_shape, _online("limit_bound", False))
-def online_gauss_delta_limit_bound(*args: Any, **kwargs: Any) -> Any:
+@_shaped(_online_limit_shape, _online("limit_bound", False), _OnlineLimitFn)
+def online_gaussian_delta_limit_upper(*args: Any, **kwargs: Any) -> Any:
     """Certified upper bound of δ_∞(i) for the Gaussian (eq. (14)) schedule, tighter than eq. (15).
 
     After the direct sum of the first 2^18 log-factors (each rounded up), the tail Σ_{t≥a} g(t),
@@ -467,30 +564,30 @@ def online_gauss_delta_limit_bound(*args: Any, **kwargs: Any) -> Any:
     Domain: ``decay`` α > 1, index ≥ 1. Fig. 5 of 003:
 
 
-    >>> online_gauss_delta_limit_bound(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
+    >>> online_gaussian_delta_limit_upper(1.0, max_grad_norm=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
     2.856168977...e-23
 """
 
 
-@_shaped(_online_star_upper_shape, _online("star_upper", False))
-def online_gauss_delta_star_upper(*args: Any, **kwargs: Any) -> Any:
+@_shaped(_online_closed_upper_shape, _online("star_upper", False), _OnlineClosedUpperFn)
+def online_gaussian_delta_limit_closed_upper(*args: Any, **kwargs: Any) -> Any:
     """The paper's closed bound δ* ≥ δ_∞(i) for the Gaussian (eq. (14)) schedule: A_i·exp(∫_{i+1}^∞ ln B_x dx) (003 eq. (15)).
 
     ``variant="corrected"`` (default) applies the erratum docs/errata.md#p-t6 (the exponential multiplies θ(2L/σ_i) instead of sitting inside θ). ``variant="as_published"``
-    evaluates the printed formula: θ_{e^ε}(2L/σ_i·exp(∫…)), which is UNSOUND: it certifies δ ≈ 10^(−1e42) at the Fig. 5 parameters where the true δ_∞ is 2.86e-23 (use log=True to see it). Note also (docs/errata.md#p-t15) that eq. (15) is an integral bound, not a closed form of the limit: it is 5.3 % above δ_∞ there; use :func:`online_gauss_delta_limit` for the limit itself.
+    evaluates the printed formula: θ_{e^ε}(2L/σ_i·exp(∫…)), which is UNSOUND: it certifies δ ≈ 10^(−1e42) at the Fig. 5 parameters where the true δ_∞ is 2.86e-23 (use log=True to see it). Note also (docs/errata.md#p-t15) that eq. (15) is an integral bound, not a closed form of the limit: it is 5.3 % above δ_∞ there; use :func:`online_gaussian_delta_limit` for the limit itself.
 
     Domain: ``decay`` α > 1, index ≥ 1. Fig. 5 of 003:
 
 
-    >>> online_gauss_delta_star_upper(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
+    >>> online_gaussian_delta_limit_closed_upper(1.0, max_grad_norm=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
     3.008038658...e-23
-    >>> online_gauss_delta_star_upper(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5, variant="as_published", log=True)
+    >>> online_gaussian_delta_limit_closed_upper(1.0, max_grad_norm=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5, variant="as_published", log=True)
     -2.41812055...e+42
 """
 
 
-@_shaped(_online_limit_shape, _online("star_lower", False))
-def online_gauss_delta_star_lower(*args: Any, **kwargs: Any) -> Any:
+@_shaped(_online_limit_shape, _online("star_lower", False), _OnlineLimitFn)
+def online_gaussian_delta_limit_lower(*args: Any, **kwargs: Any) -> Any:
     """The paper's lower bound A_i·exp(∫_i^∞ ln B_x dx) ≤ δ_∞(i) for the Gaussian (eq. (14)) schedule (003 §6).
 
     Rounded DOWN (it brackets δ_∞ from below).
@@ -498,6 +595,6 @@ def online_gauss_delta_star_lower(*args: Any, **kwargs: Any) -> Any:
     Domain: ``decay`` α > 1, index ≥ 1. Fig. 5 of 003:
 
 
-    >>> online_gauss_delta_star_lower(eps=1.0, lipschitz=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
+    >>> online_gaussian_delta_limit_lower(1.0, max_grad_norm=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
     2.711776184...e-23
 """

@@ -44,19 +44,20 @@ def _real(name: str, value: object) -> float:
 
 
 class PNSGDAccountant:
-    """Privacy accountant for a PNSGD training loop (one record per step, ``n`` steps per epoch).
+    """Privacy accountant for a PNSGD training loop (one record per step, ``steps`` steps per
+    epoch).
 
     Parameters are those of :func:`pabi.pnsgd_delta` (scalars): ``noise`` ("gaussian" or
-    "laplace"), ``sigma``, ``lipschitz`` L, ``lr`` η, ``diameter`` D, ``n`` records per epoch,
-    ``smoothness`` β and ``strong_convexity`` ρ (contraction factor M, η ≤ 2/(β+ρ) enforced),
-    and ``order``:
+    "laplace"), ``noise_scale`` σ, ``max_grad_norm`` L, ``lr`` η, ``diameter`` D, ``steps``
+    records per epoch, ``smoothness`` β and ``strong_convexity`` ρ (contraction factor M,
+    η ≤ 2/(β+ρ) enforced), and ``ordering``:
 
     * ``"shuffled"`` (default): a fresh uniformly random permutation of the records each epoch
       (003 Thm 2);
     * ``"fixed"``: the records in index order every epoch; the guarantee is for record
-      ``index`` (1-based; the last record, ``index=n``, is the worst: δ = A, no amplification).
+      ``index`` (1-based; the last record, ``index=steps``, is the worst: δ = A, no amplification).
 
-    ``h`` (default 1e-3) is the loss-grid step of the PLD and ``eps_max`` the largest ε at which
+    ``grid_step`` (default 1e-3) is the loss-grid step of the PLD and ``eps_max`` the largest ε at which
     the per-epoch profile is sampled (default: where it falls below 1e-18; see
     :meth:`pabi.PrivacyLossDistribution.from_profile`).
 
@@ -65,7 +66,7 @@ class PNSGDAccountant:
     :meth:`get_epsilon` is valid at every step:
 
     * fixed order: the partial run is PNSGD with m steps, bounded by :func:`pabi.pnsgd_delta`
-      with ``n=m`` (003 Thm 1) if record ``index`` ≤ m was processed, and not at all otherwise;
+      with ``steps=m`` (003 Thm 1) if record ``index`` ≤ m was processed, and not at all otherwise;
     * shuffled: the differing record sits at a uniform position p of the permutation; for
       p > m both runs coincide, so by joint convexity (the argument of 003 Thm 2)
       δ ≤ A(1 − B^m)/(n(1 − B)) ≤ A(1 − B^n)/(n(1 − B)): a started epoch is counted as a full
@@ -78,7 +79,7 @@ class PNSGDAccountant:
 
     >>> import pabi
     >>> from pabi.adapters import PNSGDAccountant
-    >>> kw = dict(sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=100)
+    >>> kw = dict(noise_scale=1.0, max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=100)
     >>> acc = PNSGDAccountant(**kw)
     >>> for _ in range(300):  # three epochs, one record per step
     ...     acc.step()
@@ -87,7 +88,7 @@ class PNSGDAccountant:
     >>> eps = acc.get_epsilon(1e-5)
     >>> round(eps, 4)
     9.1693
-    >>> profile = lambda e: pabi.pnsgd_delta(e, order="shuffled", **kw)
+    >>> profile = lambda e: pabi.pnsgd_delta(e, ordering="shuffled", **kw)
     >>> pld = pabi.PrivacyLossDistribution.from_profile(profile, grid_step=1e-3)
     >>> eps == pld.compose(3).epsilon(1e-5)[2]
     True
@@ -95,7 +96,7 @@ class PNSGDAccountant:
     True
     >>> one = PNSGDAccountant(**kw)
     >>> one.epoch_done()  # one epoch: close to the direct inverse of the profile
-    >>> round(one.get_epsilon(1e-5), 4), round(pabi.pnsgd_epsilon(1e-5, order="shuffled", **kw), 4)
+    >>> round(one.get_epsilon(1e-5), 4), round(pabi.pnsgd_epsilon(1e-5, ordering="shuffled", **kw), 4)
     (7.5819, 7.5819)
     """
 
@@ -103,38 +104,39 @@ class PNSGDAccountant:
         self,
         *,
         noise: str = "gaussian",
-        sigma: float,
-        lipschitz: float,
+        noise_scale: float,
+        max_grad_norm: float,
         lr: float,
         diameter: float,
-        n: int,
-        order: str = "shuffled",
+        steps: int,
+        ordering: str = "shuffled",
         index: Optional[int] = None,
         smoothness: Optional[float] = None,
         strong_convexity: float = 0.0,
-        h: float = 1e-3,
+        grid_step: float = 1e-3,
         eps_max: Optional[float] = None,
     ) -> None:
         from .. import pnsgd_delta
 
-        if order not in _ORDERS:
-            raise ValueError(f"order must be one of {_ORDERS}, got {order!r} (a per-epoch random "
+        if ordering not in _ORDERS:
+            raise ValueError(f"ordering must be one of {_ORDERS}, got {ordering!r} (a per-epoch random "
                              "stop is not a step-by-step training loop)")
-        if order == "fixed" and index is None:
-            raise ValueError("order='fixed' needs index, the 1-based position of the protected record")
-        if order == "shuffled" and index is not None:
-            raise ValueError("index only applies to order='fixed'")
-        n = int_scalar("n", n, lo=1)
+        if ordering == "fixed" and index is None:
+            raise ValueError("ordering='fixed' needs index, the 1-based position of the protected record")
+        if ordering == "shuffled" and index is not None:
+            raise ValueError("index only applies to ordering='fixed'")
+        steps = int_scalar("steps", steps, lo=1)
         if index is not None:
-            index = int_scalar("index", index, lo=1, hi=n)
+            index = int_scalar("index", index, lo=1, hi=steps)
         cfg: dict[str, Any] = dict(
-            noise=noise, sigma=_real("sigma", sigma), lipschitz=_real("lipschitz", lipschitz),
-            lr=_real("lr", lr), diameter=_real("diameter", diameter), n=n, order=order,
-            index=index, smoothness=None if smoothness is None else _real("smoothness", smoothness),
+            noise=noise, noise_scale=_real("noise_scale", noise_scale),
+            max_grad_norm=_real("max_grad_norm", max_grad_norm), lr=_real("lr", lr),
+            diameter=_real("diameter", diameter), steps=steps, ordering=ordering, index=index,
+            smoothness=None if smoothness is None else _real("smoothness", smoothness),
             strong_convexity=_real("strong_convexity", strong_convexity))
-        h = _real("h", h)
+        h = _real("grid_step", grid_step)
         if not (h > 0 and math.isfinite(h)):
-            raise _domain("h", "> 0 and finite", h)
+            raise _domain("grid_step", "> 0 and finite", h)
         if eps_max is not None:
             eps_max = _real("eps_max", eps_max)
             if not (eps_max > 0 and math.isfinite(eps_max)):
@@ -178,11 +180,11 @@ class PNSGDAccountant:
 
     @property
     def sigma(self) -> float:
-        return float(self._cfg["sigma"])
+        return float(self._cfg["noise_scale"])
 
     @property
     def n(self) -> int:
-        return int(self._cfg["n"])
+        return int(self._cfg["steps"])
 
     @property
     def steps(self) -> int:
@@ -212,7 +214,7 @@ class PNSGDAccountant:
 
             cfg = dict(self._cfg)
             if m != self.n:  # fixed order, record already processed: a run of m steps
-                cfg["n"] = m
+                cfg["steps"] = m
             profile: Callable[[np.ndarray], Any] = lambda e: pnsgd_delta(e, **cfg)  # noqa: E731
             if len(self._plds) > 4:  # full epoch + a few partial ones
                 self._plds = {k: v for k, v in self._plds.items() if k == self.n}
@@ -223,7 +225,7 @@ class PNSGDAccountant:
     def _parts(self) -> list[tuple[Any, int]]:
         full, m = divmod(self._steps, self.n)
         parts: list[tuple[Any, int]] = []
-        if m and self._cfg["order"] == "shuffled":
+        if m and self._cfg["ordering"] == "shuffled":
             full, m = full + 1, 0  # a started shuffled epoch is bounded by a full one
         if full:
             parts.append((self._epoch_pld(self.n), full))
@@ -240,11 +242,11 @@ class PNSGDAccountant:
             self._composed = (key, compose_plds(parts) if parts else None)
         return self._composed[1]
 
-    def get_epsilon(self, delta: float, *, method: str = "pld") -> float:
+    def get_epsilon(self, delta: float, *, conversion: str = "pld") -> float:
         """A valid upper bound on ε such that the run so far is (ε, ``delta``)-DP.
 
-        ``method="pld"`` (default): the epochs' privacy-loss distributions composed by FFT
-        (the certified upper end of :meth:`pabi.ComposedPLD.epsilon`). ``method="best"``: the
+        ``conversion="pld"`` (default): the epochs' privacy-loss distributions composed by FFT
+        (the certified upper end of :meth:`pabi.ComposedPLD.epsilon`). ``conversion="best"``: the
         smallest of the valid routes of :func:`pabi.multi_epoch_epsilon` (PLD, single point,
         RDP; slower, ~seconds; complete epochs of shuffled order only, a started one counted
         as full). 0.0 before the first step; +inf if δ cannot be certified.
@@ -252,15 +254,15 @@ class PNSGDAccountant:
         delta = _real("delta", delta)
         if not 0 < delta < 1:
             raise _domain("delta", "in (0, 1)", delta)
-        if method not in ("pld", "best"):
-            raise ValueError(f"method must be 'pld' or 'best', got {method!r}")
-        if method == "best" and self._cfg["order"] != "shuffled":
-            raise ValueError("method='best' supports order='shuffled' only")
+        if conversion not in ("pld", "best"):
+            raise ValueError(f"conversion must be 'pld' or 'best', got {conversion!r}")
+        if conversion == "best" and self._cfg["ordering"] != "shuffled":
+            raise ValueError("conversion='best' supports ordering='shuffled' only")
         composed = self._composed_pld()
         if composed is None:
             return 0.0
         eps = float(composed.epsilon(delta)[2])
-        if method == "best":
+        if conversion == "best":
             eps = min(eps, self._multi_epoch(delta))
         return eps
 
@@ -290,7 +292,7 @@ class PNSGDAccountant:
         ``value_discretization_interval`` (= ``h``) and neighbouring relation (replace-one).
         Needs dp-accounting; ``None`` before the protected record was processed.
 
-        >>> acc = PNSGDAccountant(sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=100)
+        >>> acc = PNSGDAccountant(noise_scale=1.0, max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=100)
         >>> acc.epoch_done(3)
         >>> round(acc.to_dp_accounting_pld().get_epsilon_for_delta(1e-5), 4)
         9.1693
@@ -313,16 +315,16 @@ class PNSGDAccountant:
     def state_dict(self, destination: Optional[dict[str, Any]] = None) -> dict[str, Any]:
         """The accountant's state (opacus-style): mechanism, configuration and step count.
 
-        >>> a = PNSGDAccountant(sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=10)
+        >>> a = PNSGDAccountant(noise_scale=1.0, max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=10)
         >>> a.step(25)
-        >>> b = PNSGDAccountant(sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=10)
+        >>> b = PNSGDAccountant(noise_scale=1.0, max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=10)
         >>> b.load_state_dict(a.state_dict()); len(b)
         25
         """
         out: dict[str, Any] = OrderedDict() if destination is None else destination
         out["mechanism"] = self.mechanism()
         out["steps"] = self._steps
-        out["config"] = dict(self._cfg, h=self._h, eps_max=self._eps_max)
+        out["config"] = dict(self._cfg, grid_step=self._h, eps_max=self._eps_max)
         return out
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
@@ -333,7 +335,7 @@ class PNSGDAccountant:
             raise ValueError("state_dict must be a non-empty dict from PNSGDAccountant.state_dict()")
         if state_dict.get("mechanism") != self.mechanism():
             raise ValueError(f"state_dict is for mechanism {state_dict.get('mechanism')!r}, not 'pnsgd'")
-        mine = dict(self._cfg, h=self._h, eps_max=self._eps_max)
+        mine = dict(self._cfg, grid_step=self._h, eps_max=self._eps_max)
         theirs = state_dict.get("config", {})
         for key, value in mine.items():
             if theirs.get(key, object()) != value:

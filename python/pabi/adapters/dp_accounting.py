@@ -121,37 +121,39 @@ def pld_from_profile(
 def pnsgd_epoch_pld(
     *,
     noise: str = "gaussian",
-    sigma: float,
-    lipschitz: float,
+    noise_scale: float,
+    max_grad_norm: float,
     lr: float,
     diameter: float,
-    n: int,
-    order: str = "shuffled",
+    steps: int,
+    ordering: str = "shuffled",
     index: Optional[int] = None,
     smoothness: Optional[float] = None,
     strong_convexity: float = 0.0,
-    h: float = 1e-3,
+    grid_step: float = 1e-3,
     eps_max: Optional[float] = None,
 ) -> Any:
-    """dp-accounting PLD of one PNSGD run (one epoch over ``n`` records, last iterate released)
-    from its privacy profile :func:`pabi.pnsgd_delta` (Sordello–Bu–Dong Thm 2 for
-    ``order="shuffled"``, Thm 1 for ``"fixed"`` with ``index``; see :mod:`pabi.pnsgd`).
+    """dp-accounting PLD of one PNSGD run (one epoch over ``steps`` records, last iterate
+    released) from its privacy profile :func:`pabi.pnsgd_delta` (Sordello–Bu–Dong Thm 2 for
+    ``ordering="shuffled"``, Thm 1 for ``"fixed"`` with ``index``; see :mod:`pabi.pnsgd`), on
+    the privacy-loss grid of spacing ``grid_step``.
 
     Several epochs (fresh permutation each, continuing from the last iterate) compose as
     ``pld.self_compose(epochs)``; other mechanisms on the same data as ``pld.compose(other)``.
     All scalar parameters; validated by :func:`pabi.pnsgd_delta` (``DomainError`` naming the
     parameter).
 
-    >>> kw = dict(sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=100)
+    >>> kw = dict(noise_scale=1.0, max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=100)
     >>> pld = pnsgd_epoch_pld(**kw)
     >>> round(pld.self_compose(3).get_epsilon_for_delta(1e-5), 2)
     9.17
     """
     from .. import pnsgd_delta
 
-    kw: dict[str, Any] = dict(noise=noise, sigma=sigma, lipschitz=lipschitz, lr=lr, diameter=diameter, n=n,
-              order=order, index=index, smoothness=smoothness, strong_convexity=strong_convexity)
-    for name in ("sigma", "lipschitz", "lr", "diameter", "n", "index", "smoothness",
+    kw: dict[str, Any] = dict(noise=noise, noise_scale=noise_scale, max_grad_norm=max_grad_norm, lr=lr,
+                              diameter=diameter, steps=steps, ordering=ordering, index=index,
+                              smoothness=smoothness, strong_convexity=strong_convexity)
+    for name in ("noise_scale", "max_grad_norm", "lr", "diameter", "steps", "index", "smoothness",
                  "strong_convexity"):
         if kw[name] is not None and np.ndim(kw[name]) != 0:
             raise TypeError(f"{name} must be a scalar, got shape {np.shape(kw[name])}")
@@ -159,15 +161,15 @@ def pnsgd_epoch_pld(
     def profile(e: np.ndarray) -> np.ndarray:
         return np.asarray(pnsgd_delta(e, **kw))
 
-    return pld_from_profile(profile, grid_step=h, eps_max=eps_max)
+    return pld_from_profile(profile, grid_step=grid_step, eps_max=eps_max)
 
 
 def pnsgd_zcdp_rho(
     *,
-    sigma: float,
-    lipschitz: float,
+    noise_scale: float,
+    max_grad_norm: float,
     lr: float,
-    n: int,
+    steps: int,
     index: int,
     smoothness: Optional[float] = None,
     strong_convexity: float = 0.0,
@@ -176,44 +178,44 @@ def pnsgd_zcdp_rho(
     (α, α c_i)-RDP for all α > 1 (Asoodeh–Diaz–Calmon Prop. 1): :func:`pabi.pnsgd_rdp_slope`
     (rounded up by the engine), as a plain float.
 
-    >>> pnsgd_zcdp_rho(sigma=1.0, lipschitz=1.0, lr=0.1, n=100, index=1)  # 2/100
+    >>> pnsgd_zcdp_rho(noise_scale=1.0, max_grad_norm=1.0, lr=0.1, steps=100, index=1)  # 2/100
     0.02000000000...
     """
     from .. import pnsgd_rdp_slope
     from .._bridge import int_scalar, opt_real_scalar, real_scalar
 
-    sigma, lipschitz, lr = (real_scalar("sigma", sigma), real_scalar("lipschitz", lipschitz),
-                            real_scalar("lr", lr))
-    n = int_scalar("n", n, lo=1)
-    index = int_scalar("index", index, lo=1, hi=n)
+    noise_scale, max_grad_norm, lr = (real_scalar("noise_scale", noise_scale),
+                                      real_scalar("max_grad_norm", max_grad_norm), real_scalar("lr", lr))
+    steps = int_scalar("steps", steps, lo=1)
+    index = int_scalar("index", index, lo=1, hi=steps)
     smoothness = opt_real_scalar("smoothness", smoothness)
     strong_convexity = real_scalar("strong_convexity", strong_convexity)
-    return float(pnsgd_rdp_slope(sigma=sigma, lipschitz=lipschitz, lr=lr, n=n, index=index,
+    return float(pnsgd_rdp_slope(noise_scale=noise_scale, max_grad_norm=max_grad_norm, lr=lr, steps=steps, index=index,
                                  smoothness=smoothness, strong_convexity=strong_convexity))
 
 
 def pnsgd_zcdp_event(
     *,
-    sigma: float,
-    lipschitz: float,
+    noise_scale: float,
+    max_grad_norm: float,
     lr: float,
-    n: int,
+    steps: int,
     index: int,
     smoothness: Optional[float] = None,
     strong_convexity: float = 0.0,
 ) -> Any:
     """``dp_accounting.ZCDpEvent(rho=c_i)`` for record ``index`` of fixed-order Gaussian PNSGD
     (see :func:`pnsgd_zcdp_rho`), to compose in dp-accounting's ``RdpAccountant``. The worst
-    record of a fixed-order run is the last one (index = n: ρ = 2L²/σ², no amplification).
+    record of a fixed-order run is the last one (index = steps: ρ = 2L²/σ², no amplification).
 
     >>> import dp_accounting
-    >>> ev = pnsgd_zcdp_event(sigma=1.0, lipschitz=1.0, lr=0.1, n=100, index=1)
+    >>> ev = pnsgd_zcdp_event(noise_scale=1.0, max_grad_norm=1.0, lr=0.1, steps=100, index=1)
     >>> acc = dp_accounting.rdp.RdpAccountant().compose(ev, 10)
     >>> round(float(acc.get_epsilon(1e-5)), 3)  # pabi: 0.2 + 2*sqrt(0.2 ln 1e5) = 3.235
     2.814
     """
     import dp_accounting
 
-    rho = pnsgd_zcdp_rho(sigma=sigma, lipschitz=lipschitz, lr=lr, n=n, index=index,
+    rho = pnsgd_zcdp_rho(noise_scale=noise_scale, max_grad_norm=max_grad_norm, lr=lr, steps=steps, index=index,
                          smoothness=smoothness, strong_convexity=strong_convexity)
     return dp_accounting.ZCDpEvent(rho=rho)

@@ -65,7 +65,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
         epilog="Every command accepts --json (machine-readable output); all but report accept --config FILE\n"
         "(options from a TOML file; flags override it).\n\nExamples:\n"
         "  pabi report examples/report.toml\n"
-        "  pabi pnsgd --sigma 4 --lipschitz 1 --lr 0.05 --diameter 1 --n 1000 --order shuffled --delta 1e-5\n"
+        "  pabi pnsgd --noise-scale 4 --max-grad-norm 1 --lr 0.05 --diameter 1 --steps 1000 --delta 1e-5\n"
         "  pabi dpsgd --sample-rate 0.01 --noise-multiplier 1 --steps 1000 --delta 1e-5",
     )
     parser.add_argument("--version", action="store_true", help="print the pabi version and exit")

@@ -26,14 +26,14 @@ def demo_bounds() -> dict[str, float]:
     """A few headline numbers of the bound families (one training setup each)."""
     import pabi
 
-    setup: dict[str, Any] = dict(sigma=4.0, lipschitz=1.0, lr=0.05, diameter=1.0, n=1000)
+    setup: dict[str, Any] = dict(noise_scale=4.0, max_grad_norm=1.0, lr=0.05, diameter=1.0, steps=1000)
     return {
         "shuffled PNSGD, Gaussian noise sigma=4, n=1000: delta at eps=1": float(
-            pabi.pnsgd_delta(1.0, order="shuffled", **setup)),
+            pabi.pnsgd_delta(1.0, ordering="shuffled", **setup)),
         "shuffled PNSGD, same setup: eps at delta=1e-5": float(
-            pabi.pnsgd_epsilon(1e-5, order="shuffled", **setup)),
+            pabi.pnsgd_epsilon(1e-5, ordering="shuffled", **setup)),
         "Gaussian noise schedule (Lambert W), C1=1e5: limit delta* at eps=1": float(
-            pabi.gauss_schedule_delta_star(1.0, 1e5)),
+            pabi.gaussian_schedule_delta_limit(1.0, c1=1e5)),
         "DP-SGD q=0.01 sigma=1 T=1000: eps at delta=1e-5 (PLD upper bound)": float(
             pabi.dpsgd_epsilon(1e-5, sample_rate=0.01, noise_multiplier=1.0, steps=1000)),
     }

@@ -8,8 +8,8 @@ n − i up to 1e15. Float inputs are taken as exact binary values.
 
 >>> import mpmath
 >>> from pabi import reference as ref
->>> d = ref.pnsgd_delta(1.0, sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=100,
-...                     order="shuffled")
+>>> d = ref.pnsgd_delta(1.0, noise_scale=1.0, max_grad_norm=1.0, lr=0.5, diameter=1.0,
+...                     steps=100, ordering="shuffled")
 >>> mpmath.nstr(d, 15)
 '0.0104024031278912'
 """
@@ -28,12 +28,10 @@ __all__ = [
     "pnsgd_contraction",
     "pnsgd_factors",
     "pnsgd_delta",
-    "pnsgd_log_delta",
     "pnsgd_epsilon",
-    "pnsgd_calibrate_sigma",
+    "pnsgd_calibrate_noise_scale",
     "pnsgd_rdp_slope",
     "pnsgd_rdp_delta",
-    "pnsgd_rdp_log_delta",
     "pnsgd_rdp_epsilon",
 ]
 
@@ -86,8 +84,8 @@ def pnsgd_factors(
     eps: Real,
     *,
     noise: str = "gaussian",
-    sigma: Real,
-    lipschitz: Real,
+    noise_scale: Real,
+    max_grad_norm: Real,
     lr: Real,
     diameter: Real,
     smoothness: Optional[Real] = None,
@@ -99,8 +97,8 @@ def pnsgd_factors(
     (docs/derivations/pnsgd.md#factors). B carries ``dps + extra`` digits."""
     with mp.workdps(dps + extra + 30):
         m, _ = pnsgd_contraction(lr, smoothness, strong_convexity)
-        e, s = mp.mpf(eps), mp.mpf(sigma)
-        ra = 2 * mp.mpf(lipschitz) / s
+        e, s = mp.mpf(eps), mp.mpf(noise_scale)
+        ra = 2 * mp.mpf(max_grad_norm) / s
         rb = m * mp.mpf(diameter) / (mp.mpf(lr) * s)
         a = _h(noise, e, ra, dps + 10)
         b = _h(noise, e, rb, dps + extra + 10)
@@ -112,60 +110,61 @@ def pnsgd_delta(
     eps: Real,
     *,
     noise: str = "gaussian",
-    sigma: Real,
-    lipschitz: Real,
+    noise_scale: Real,
+    max_grad_norm: Real,
     lr: Real,
     diameter: Real,
-    n: int,
-    order: str = "fixed",
+    steps: int,
+    ordering: str = "shuffled",
     index: Optional[int] = None,
     smoothness: Optional[Real] = None,
     strong_convexity: Real = 0.0,
-    variant: str = "refined",
+    variant: str = "corrected",
     dps: int = DEFAULT_DPS,
+    log: bool = False,
 ) -> mp.mpf:
-    """δ of the PNSGD bound by its defining formula (docs/derivations/pnsgd.md):
+    """δ of the PNSGD bound by its defining formula (docs/derivations/pnsgd.md); its ln
+    (−inf where δ = 0) with ``log=True``:
 
     * fixed: A·B^(n−i) (003 Thm 1; 000 Thms 3, 4)
     * shuffled: A(1 − B^n)/(n(1 − B)) (003 Thm 2)
     * random_stop: A(1 − B^(n−i+1))/(n(1 − B)), i = 1 when index is None (003 §1);
       variant="as_published": min(1, A/(n(1 − B))) (000 eq. (16)).
     """
-    n = int(n)
+    if log:
+        v = pnsgd_delta(eps, noise=noise, noise_scale=noise_scale, max_grad_norm=max_grad_norm, lr=lr,
+                        diameter=diameter, steps=steps, ordering=ordering, index=index,
+                        smoothness=smoothness, strong_convexity=strong_convexity, variant=variant,
+                        dps=dps)
+        with mp.workdps(dps):
+            return mp.log(v) if v > 0 else mp.ninf
+    n, order = int(steps), ordering
     _, _, u0 = pnsgd_factors(
-        eps, noise=noise, sigma=sigma, lipschitz=lipschitz, lr=lr, diameter=diameter,
+        eps, noise=noise, noise_scale=noise_scale, max_grad_norm=max_grad_norm, lr=lr, diameter=diameter,
         smoothness=smoothness, strong_convexity=strong_convexity, dps=20,
     )
     extra = _digits(u0, n)
     a, b, u = pnsgd_factors(
-        eps, noise=noise, sigma=sigma, lipschitz=lipschitz, lr=lr, diameter=diameter,
+        eps, noise=noise, noise_scale=noise_scale, max_grad_norm=max_grad_norm, lr=lr, diameter=diameter,
         smoothness=smoothness, strong_convexity=strong_convexity, dps=dps, extra=extra,
     )
     with mp.workdps(dps + extra + 10):
         if order == "fixed":
             if index is None:
-                raise ValueError("index is required with order='fixed'")
+                raise ValueError("index is required with ordering='fixed'")
             val = a * b ** (n - int(index))
         elif order == "shuffled":
             val = a if b == 1 else a * (1 - b**n) / (n * (1 - b))
-        elif order == "random_stop" and variant == "refined":
+        elif order == "random_stop" and variant == "corrected":
             m = n - (1 if index is None else int(index)) + 1
             val = a * m / n if b == 1 else a * (1 - b**m) / (n * (1 - b))
         elif order == "random_stop" and variant == "as_published":
             # 1 − B as the complement (equal to 1 − b; b may have rounded to 1)
             val = mp.mpf(0) if a == 0 else (mp.mpf(1) if u == 0 else min(mp.mpf(1), a / (n * u)))
         else:
-            raise ValueError(f"unknown order/variant {order!r}/{variant!r}")
+            raise ValueError(f"unknown ordering/variant {order!r}/{variant!r}")
     with mp.workdps(dps):
         return +val
-
-
-def pnsgd_log_delta(eps: Real, **kwargs) -> mp.mpf:
-    """ln of :func:`pnsgd_delta` (−inf where δ = 0); same arguments."""
-    dps = kwargs.get("dps", DEFAULT_DPS)
-    v = pnsgd_delta(eps, **kwargs)
-    with mp.workdps(dps):
-        return mp.log(v) if v > 0 else mp.ninf
 
 
 def pnsgd_epsilon(delta: Real, *, dps: int = 30, **kwargs) -> mp.mpf:
@@ -188,12 +187,12 @@ def pnsgd_epsilon(delta: Real, *, dps: int = 30, **kwargs) -> mp.mpf:
 
 
 def _delta_zero_noise(
-    lipschitz: Real, lr: Real, diameter: Real, n: int, order: str, index: Optional[int],
+    max_grad_norm: Real, lr: Real, diameter: Real, n: int, order: str, index: Optional[int],
     smoothness: Optional[Real], strong_convexity: Real, variant: str,
 ) -> mp.mpf:
     """lim_{σ→0+} of :func:`pnsgd_delta` (any ε ≥ 0 finite): A → 1 when L > 0 (0 when L = 0),
     B → 1 when M·D > 0 (0 when M·D = 0; 1 − B → 0 resp. 1)."""
-    if mp.mpf(lipschitz) == 0:
+    if mp.mpf(max_grad_norm) == 0:
         return mp.mpf(0)
     m, _ = pnsgd_contraction(lr, smoothness, strong_convexity)
     b1 = m * mp.mpf(diameter) > 0
@@ -201,38 +200,38 @@ def _delta_zero_noise(
         return mp.mpf(1) if (b1 or n == int(index)) else mp.mpf(0)
     if order == "shuffled":
         return mp.mpf(1) if b1 else mp.mpf(1) / n
-    if order == "random_stop" and variant == "refined":
+    if order == "random_stop" and variant == "corrected":
         k = n - (1 if index is None else int(index)) + 1
         return mp.mpf(k) / n if b1 else mp.mpf(1) / n
     if order == "random_stop" and variant == "as_published":
         return mp.mpf(1) if b1 else min(mp.mpf(1), mp.mpf(1) / n)
-    raise ValueError(f"unknown order/variant {order!r}/{variant!r}")
+    raise ValueError(f"unknown ordering/variant {order!r}/{variant!r}")
 
 
-def pnsgd_calibrate_sigma(
+def pnsgd_calibrate_noise_scale(
     eps: Real,
     delta: Real,
     *,
     noise: str = "gaussian",
-    lipschitz: Real,
+    max_grad_norm: Real,
     lr: Real,
     diameter: Real,
-    n: int,
-    order: str = "fixed",
+    steps: int,
+    ordering: str = "shuffled",
     index: Optional[int] = None,
     smoothness: Optional[Real] = None,
     strong_convexity: Real = 0.0,
-    variant: str = "refined",
+    variant: str = "corrected",
     dps: int = DEFAULT_DPS,
 ) -> mp.mpf:
-    """Smallest noise σ (Gaussian std or Laplace scale) with :func:`pnsgd_delta` (eps, sigma=σ,
-    ...) ≤ delta, i.e. inf{σ > 0 : δ(σ) ≤ delta}; 0 when every σ > 0 works (δ(0+) ≤ delta,
-    e.g. lipschitz = 0). δ is continuous and non-increasing in σ: σ is bracketed by factors of
+    """Smallest noise σ (Gaussian std or Laplace scale) with :func:`pnsgd_delta` (eps,
+    noise_scale=σ, ...) ≤ delta, i.e. inf{σ > 0 : δ(σ) ≤ delta}; 0 when every σ > 0 works
+    (δ(0+) ≤ delta, e.g. max_grad_norm = 0). δ is continuous and non-increasing in σ: σ is bracketed by factors of
     4 from σ = 1 (ValueError beyond 4^500 ≈ 1e301) and the bracket [δ > delta, δ ≤ delta] is
     shrunk on ln δ(σ) − ln delta (reference δ at ``dps + 10`` digits) by Illinois regula falsi
     with bisection fallback, to relative 10^-(dps+3)."""
-    n = int(n)
-    kw = dict(noise=noise, lipschitz=lipschitz, lr=lr, diameter=diameter, n=n, order=order,
+    n, order = int(steps), ordering
+    kw = dict(noise=noise, max_grad_norm=max_grad_norm, lr=lr, diameter=diameter, steps=n, ordering=order,
               index=index, smoothness=smoothness, strong_convexity=strong_convexity,
               variant=variant)
     with mp.workdps(dps + 20):
@@ -241,13 +240,13 @@ def pnsgd_calibrate_sigma(
             raise ValueError("eps must be >= 0 and finite")
         if not (0 < t < 1):
             raise ValueError("delta must be in (0, 1)")
-        if _delta_zero_noise(lipschitz, lr, diameter, n, order, index, smoothness,
+        if _delta_zero_noise(max_grad_norm, lr, diameter, n, order, index, smoothness,
                              strong_convexity, variant) <= t:
             return mp.mpf(0)
         lt = mp.log(t)
 
         def g(s: mp.mpf) -> mp.mpf:
-            v = pnsgd_delta(e, sigma=s, dps=dps + 10, **kw)
+            v = pnsgd_delta(e, noise_scale=s, dps=dps + 10, **kw)
             return mp.log(v) - lt if v > 0 else mp.ninf
 
         hi = mp.mpf(1)
@@ -273,10 +272,10 @@ def pnsgd_calibrate_sigma(
 
 def pnsgd_rdp_slope(
     *,
-    sigma: Real,
-    lipschitz: Real,
+    noise_scale: Real,
+    max_grad_norm: Real,
     lr: Real,
-    n: int,
+    steps: int,
     index: int,
     smoothness: Optional[Real] = None,
     strong_convexity: Real = 0.0,
@@ -284,10 +283,10 @@ def pnsgd_rdp_slope(
 ) -> mp.mpf:
     """c_i of 000 Prop. 1 (docs/derivations/pnsgd.md#rdp-comparison): PNSGD is (α, α c_i)-RDP for record i,
     c_i = (2L²/σ²)·M^{2k}(1 − M²)/(1 − M^{2(k+1)}), k = n − i; 2L²/(σ²(k+1)) when M = 1."""
-    k = int(n) - int(index)
+    k = int(steps) - int(index)
     with mp.workdps(dps + 40):
         m, x = pnsgd_contraction(lr, smoothness, strong_convexity)
-        base = 2 * mp.mpf(lipschitz) ** 2 / mp.mpf(sigma) ** 2
+        base = 2 * mp.mpf(max_grad_norm) ** 2 / mp.mpf(noise_scale) ** 2
         if x == 0:
             return base / (k + 1)
         extra = max(0, int(-mp.log10(x * (k + 1))) + 5)
@@ -299,7 +298,7 @@ def pnsgd_rdp_slope(
         return +val
 
 
-def pnsgd_rdp_log_delta(eps: Real, *, dps: int = DEFAULT_DPS, **kwargs) -> mp.mpf:
+def _rdp_log_delta(eps: Real, *, dps: int = DEFAULT_DPS, **kwargs) -> mp.mpf:
     """ln δ_B = −(ε − c)²/(4c) for ε > c, else 0 (000 Prop. 1). c = 0 (L = 0, or M = 0 with
     k > 0) is 0-zCDP: the two output distributions are equal and δ = 0 at every ε ≥ 0 (−inf),
     as the inverse ε(δ) = 0 says; the "else 0" (δ = 1) is only the trivial bound."""
@@ -313,9 +312,12 @@ def pnsgd_rdp_log_delta(eps: Real, *, dps: int = DEFAULT_DPS, **kwargs) -> mp.mp
         return -((e - c) ** 2) / (4 * c)
 
 
-def pnsgd_rdp_delta(eps: Real, *, dps: int = DEFAULT_DPS, **kwargs) -> mp.mpf:
-    """δ_B = exp(−(ε − c)²/(4c)) for ε > c, else 1 (000 Prop. 1, docs/derivations/pnsgd.md#rdp-comparison)."""
-    lv = pnsgd_rdp_log_delta(eps, dps=dps, **kwargs)
+def pnsgd_rdp_delta(eps: Real, *, dps: int = DEFAULT_DPS, log: bool = False, **kwargs) -> mp.mpf:
+    """δ_B = exp(−(ε − c)²/(4c)) for ε > c, else 1 (000 Prop. 1, docs/derivations/pnsgd.md#rdp-comparison);
+    its ln with ``log=True``."""
+    lv = _rdp_log_delta(eps, dps=dps, **kwargs)
+    if log:
+        return lv
     with mp.workdps(dps):
         return mp.exp(lv)
 

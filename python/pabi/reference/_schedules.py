@@ -7,7 +7,7 @@ mpmath's numerical differentiation), integrals by tanh–sinh quadrature after x
 Float inputs are exact binary values; M = sqrt(1 − 2ηβρ/(β+ρ)) is recomputed exactly.
 
 >>> import mpmath
->>> mpmath.nstr(laplace_schedule_delta_star(1.0, 1e5), 10)
+>>> mpmath.nstr(laplace_schedule_delta_limit(1.0, 1e5), 10)
 '6.065306597e-6'
 """
 
@@ -23,16 +23,16 @@ Real = Union[float, int, "mp.mpf"]
 
 __all__ = [
     "step_contraction_m",
-    "laplace_schedule_scale",
+    "laplace_schedule_noise_scale",
     "laplace_schedule_delta",
-    "laplace_schedule_delta_star",
-    "gauss_schedule_sigma",
-    "gauss_schedule_delta",
-    "gauss_schedule_delta_star",
-    "schedule_c1_for_target",
+    "laplace_schedule_delta_limit",
+    "gaussian_schedule_noise_scale",
+    "gaussian_schedule_delta",
+    "gaussian_schedule_delta_limit",
+    "schedule_calibrate_c1",
     "online_delta",
-    "online_laplace_scale",
-    "online_gauss_sigma",
+    "online_laplace_noise_scale",
+    "online_gaussian_noise_scale",
     "online_schedule_log_factor",
     "online_schedule_delta",
     "online_schedule_delta_limit",
@@ -42,12 +42,12 @@ __all__ = [
     "theta_complement_asymptotic",
     "online_laplace_delta",
     "online_laplace_delta_limit",
-    "online_laplace_delta_star_upper",
-    "online_laplace_delta_star_lower",
-    "online_gauss_delta",
-    "online_gauss_delta_limit",
-    "online_gauss_delta_star_upper",
-    "online_gauss_delta_star_lower",
+    "online_laplace_delta_limit_closed_upper",
+    "online_laplace_delta_limit_lower",
+    "online_gaussian_delta",
+    "online_gaussian_delta_limit",
+    "online_gaussian_delta_limit_closed_upper",
+    "online_gaussian_delta_limit_lower",
 ]
 
 DEFAULT_DPS = 50
@@ -73,23 +73,23 @@ def _geom(u, n):
     return -mp.expm1(n * mp.log1p(-u)) / (n * u) if u < 1 else 1 / mp.mpf(n)
 
 
-def laplace_schedule_scale(n, c1, c2, lr, diameter, smoothness=None, strong_convexity=0, dps=DEFAULT_DPS):
+def laplace_schedule_noise_scale(steps, c1, c2, lr, diameter, smoothness=None, strong_convexity=0, dps=DEFAULT_DPS):
     """v(n) = M D/(2η ln(n/C1 + C2)) (003 eq. (7))."""
     with mp.workdps(dps + 10):
-        v = _mdl(lr, diameter, smoothness, strong_convexity) / (2 * mp.log(mp.mpf(n) / c1 + c2))
+        v = _mdl(lr, diameter, smoothness, strong_convexity) / (2 * mp.log(mp.mpf(steps) / c1 + c2))
     with mp.workdps(dps):
         return +v
 
 
-def laplace_schedule_delta(eps, lipschitz, lr, diameter, n, c1, c2, smoothness=None, strong_convexity=0,
+def laplace_schedule_delta(eps, max_grad_norm, lr, diameter, steps, c1, c2, smoothness=None, strong_convexity=0,
                            dps=DEFAULT_DPS):
     """δ(n) = A_n (1 − B_n^n)/(n(1 − B_n)) with v(n) of eq. (7) in eq. (5) (003 Thm 3, Thm 2)."""
     with mp.workdps(dps + 20):
-        v = laplace_schedule_scale(n, c1, c2, lr, diameter, smoothness, strong_convexity, dps + 20)
-        a = laplace_theta(eps, 2 * mp.mpf(lipschitz) / v, dps + 20)
+        v = laplace_schedule_noise_scale(steps, c1, c2, lr, diameter, smoothness, strong_convexity, dps + 20)
+        a = laplace_theta(eps, 2 * mp.mpf(max_grad_norm) / v, dps + 20)
         mdl = _mdl(lr, diameter, smoothness, strong_convexity)
         u = min(mp.mpf(1), mp.exp(mp.mpf(eps) / 2 - mdl / (2 * v)))
-        val = a * _geom(u, mp.mpf(n))
+        val = a * _geom(u, mp.mpf(steps))
     with mp.workdps(dps):
         return +val
 
@@ -98,7 +98,7 @@ def _star(x):
     return -mp.expm1(-x) / x
 
 
-def laplace_schedule_delta_star(eps, c1, dps=DEFAULT_DPS):
+def laplace_schedule_delta_limit(eps, c1, dps=DEFAULT_DPS):
     """δ* = (1 − e^{−x})/x, x = C1 e^{ε/2} (003 eq. (8))."""
     with mp.workdps(dps + 10):
         val = _star(mp.mpf(c1) * mp.exp(mp.mpf(eps) / 2))
@@ -106,7 +106,7 @@ def laplace_schedule_delta_star(eps, c1, dps=DEFAULT_DPS):
         return +val
 
 
-def gauss_schedule_delta_star(eps, c1, dps=DEFAULT_DPS):
+def gaussian_schedule_delta_limit(eps, c1, dps=DEFAULT_DPS):
     """δ* = (1 − e^{−x})/x, x = 2 C1 e^{ε/2} (003 eq. (10))."""
     with mp.workdps(dps + 10):
         val = _star(2 * mp.mpf(c1) * mp.exp(mp.mpf(eps) / 2))
@@ -119,33 +119,33 @@ def _w_sched(n, c1, c2, power=2):
     return mp.lambertw(z).real
 
 
-def gauss_schedule_sigma(n, c1, c2, lr, diameter, smoothness=None, strong_convexity=0, dps=DEFAULT_DPS):
+def gaussian_schedule_noise_scale(steps, c1, c2, lr, diameter, smoothness=None, strong_convexity=0, dps=DEFAULT_DPS):
     """σ(n) = M D/(2η sqrt(W0(n²/(2πC1²) + C2))) (003 eq. (9))."""
     with mp.workdps(dps + 10):
-        v = _mdl(lr, diameter, smoothness, strong_convexity) / (2 * mp.sqrt(_w_sched(n, c1, c2)))
+        v = _mdl(lr, diameter, smoothness, strong_convexity) / (2 * mp.sqrt(_w_sched(steps, c1, c2)))
     with mp.workdps(dps):
         return +v
 
 
-def gauss_schedule_delta(eps, lipschitz, lr, diameter, n, c1, c2, smoothness=None, strong_convexity=0,
+def gaussian_schedule_delta(eps, max_grad_norm, lr, diameter, steps, c1, c2, smoothness=None, strong_convexity=0,
                          dps=DEFAULT_DPS):
     """δ(n) = θ(2L/σ) (1 − B^n)/(n(1 − B)), B = θ(MD/(ησ)), σ = σ(n) of eq. (9) (003 Thm 4)."""
     with mp.workdps(dps + 20):
-        s = gauss_schedule_sigma(n, c1, c2, lr, diameter, smoothness, strong_convexity, dps + 20)
-        a = theta(eps, 2 * mp.mpf(lipschitz) / s, dps + 20)
+        s = gaussian_schedule_noise_scale(steps, c1, c2, lr, diameter, smoothness, strong_convexity, dps + 20)
+        a = theta(eps, 2 * mp.mpf(max_grad_norm) / s, dps + 20)
         u = theta_complement(eps, _mdl(lr, diameter, smoothness, strong_convexity) / s, dps + 20)
-        val = a * _geom(u, mp.mpf(n))
+        val = a * _geom(u, mp.mpf(steps))
     with mp.workdps(dps):
         return +val
 
 
-def schedule_c1_for_target(delta_star, eps, mechanism="gaussian", dps=DEFAULT_DPS):
-    """C1 with δ*(C1) = delta_star (root of (1 − e^{−x})/x = δ*, then x → C1)."""
+def schedule_calibrate_c1(eps, delta, noise="gaussian", dps=DEFAULT_DPS):
+    """C1 with δ*(C1) = delta (root of (1 − e^{−x})/x = δ*, then x → C1)."""
     with mp.workdps(dps + 10):
-        ds = mp.mpf(delta_star)
+        ds = mp.mpf(delta)
         x = mp.findroot(lambda x: _star(x) - ds, (mp.mpf(1e-30), 2 / ds + 2), solver="anderson")
         c1 = x * mp.exp(-mp.mpf(eps) / 2)
-        if mechanism == "gaussian":
+        if noise == "gaussian":
             c1 /= 2
     with mp.workdps(dps):
         return +c1
@@ -155,20 +155,20 @@ def _h(mechanism, eps, r, dps):
     return laplace_theta(eps, r, dps) if mechanism == "laplace" else theta(eps, r, dps)
 
 
-def online_delta(eps, lipschitz, lr, diameter, noise: Sequence[Real], index: int, mechanism="gaussian",
+def online_delta(eps, max_grad_norm, lr, diameter, noise_scale: Sequence[Real], index: int, noise="gaussian",
                  smoothness=None, strong_convexity=0, dps=DEFAULT_DPS):
-    """δ_n(i) = A_i ∏_{t=i+1}^n B_t (003 eq. (11)), brute-force product, noise = (s_1..s_n)."""
+    """δ_n(i) = A_i ∏_{t=i+1}^n B_t (003 eq. (11)), brute-force product, noise_scale = (s_1..s_n)."""
     with mp.workdps(dps + 20):
         mdl = _mdl(lr, diameter, smoothness, strong_convexity)
         i = int(index)
-        val = _h(mechanism, eps, 2 * mp.mpf(lipschitz) / mp.mpf(noise[i - 1]), dps + 20)
-        for s in noise[i:]:
-            val *= _h(mechanism, eps, mdl / mp.mpf(s), dps + 20)
+        val = _h(noise, eps, 2 * mp.mpf(max_grad_norm) / mp.mpf(noise_scale[i - 1]), dps + 20)
+        for s in noise_scale[i:]:
+            val *= _h(noise, eps, mdl / mp.mpf(s), dps + 20)
     with mp.workdps(dps):
         return +val
 
 
-def online_laplace_scale(index, c1, c2, decay, lr, diameter, smoothness=None, strong_convexity=0,
+def online_laplace_noise_scale(index, c1, c2, decay, lr, diameter, smoothness=None, strong_convexity=0,
                          dps=DEFAULT_DPS):
     """v_j = M D/(2η ln(j^α/C1 + C2)) (003 eq. (12))."""
     with mp.workdps(dps + 10):
@@ -178,7 +178,7 @@ def online_laplace_scale(index, c1, c2, decay, lr, diameter, smoothness=None, st
         return +v
 
 
-def online_gauss_sigma(index, c1, c2, decay, lr, diameter, smoothness=None, strong_convexity=0,
+def online_gaussian_noise_scale(index, c1, c2, decay, lr, diameter, smoothness=None, strong_convexity=0,
                        dps=DEFAULT_DPS):
     """σ_j = M D/(2η sqrt(W0(j^{2α}/(2πC1²) + C2))) (003 eq. (14))."""
     with mp.workdps(dps + 10):
@@ -189,7 +189,7 @@ def online_gauss_sigma(index, c1, c2, decay, lr, diameter, smoothness=None, stro
 
 
 def _sched_noise(mechanism, t, c1, c2, decay, lr, diameter, smoothness, strong_convexity, dps):
-    f = online_laplace_scale if mechanism == "laplace" else online_gauss_sigma
+    f = online_laplace_noise_scale if mechanism == "laplace" else online_gaussian_noise_scale
     return f(t, c1, c2, decay, lr, diameter, smoothness, strong_convexity, dps)
 
 
@@ -210,10 +210,10 @@ def online_schedule_log_factor(mechanism, t, eps, lr, diameter, c1, c2, decay, s
         return +val
 
 
-def _a_i(mechanism, eps, lipschitz, lr, diameter, index, c1, c2, decay, smoothness, strong_convexity, dps,
+def _a_i(mechanism, eps, max_grad_norm, lr, diameter, index, c1, c2, decay, smoothness, strong_convexity, dps,
          as_published=False):
     s = _sched_noise(mechanism, index, c1, c2, decay, lr, diameter, smoothness, strong_convexity, dps)
-    r = 2 * mp.mpf(lipschitz) / s
+    r = 2 * mp.mpf(max_grad_norm) / s
     if mechanism == "laplace" and as_published:
         return max(mp.mpf(0), 1 - mp.exp(-mp.mpf(eps) / 2 - r / 2))
     return _h(mechanism, eps, r, dps)
@@ -252,15 +252,15 @@ def _g(mechanism, eps, lr, diameter, c1, c2, decay, smoothness, strong_convexity
                                                 strong_convexity, None)
 
 
-def online_schedule_delta(mechanism, eps, lipschitz, lr, diameter, n, index, c1, c2, decay, smoothness=None,
+def online_schedule_delta(mechanism, eps, max_grad_norm, lr, diameter, steps, index, c1, c2, decay, smoothness=None,
                           strong_convexity=0, dps=DEFAULT_DPS, T=2000):
     """δ_n(i) = A_i ∏_{t=i+1}^n B_t under the online schedule; for n − i > T as the sum to i + T
     plus Euler–Maclaurin tails (tail(i+T+1) − tail(n+1))."""
     with mp.workdps(dps + 15):
         g = _g(mechanism, eps, lr, diameter, c1, c2, decay, smoothness, strong_convexity, dps + 15)
-        a = _a_i(mechanism, eps, lipschitz, lr, diameter, index, c1, c2, decay, smoothness, strong_convexity,
+        a = _a_i(mechanism, eps, max_grad_norm, lr, diameter, index, c1, c2, decay, smoothness, strong_convexity,
                  dps + 15)
-        i, n = int(index), int(n)
+        i, n = int(index), int(steps)
         if n - i <= T:
             s = mp.fsum(g(t) for t in range(i + 1, n + 1))
         else:
@@ -270,38 +270,38 @@ def online_schedule_delta(mechanism, eps, lipschitz, lr, diameter, n, index, c1,
         return +val
 
 
-def _limit_parts(mechanism, eps, lipschitz, lr, diameter, index, c1, c2, decay, smoothness, strong_convexity,
+def _limit_parts(mechanism, eps, max_grad_norm, lr, diameter, index, c1, c2, decay, smoothness, strong_convexity,
                  dps, T):
     g = _g(mechanism, eps, lr, diameter, c1, c2, decay, smoothness, strong_convexity, dps)
-    a = _a_i(mechanism, eps, lipschitz, lr, diameter, index, c1, c2, decay, smoothness, strong_convexity, dps)
+    a = _a_i(mechanism, eps, max_grad_norm, lr, diameter, index, c1, c2, decay, smoothness, strong_convexity, dps)
     i = int(index)
     return a, mp.fsum(g(t) for t in range(i + 1, i + T + 1)) + _em_tail(g, i + T + 1)
 
 
-def online_schedule_delta_limit(mechanism, eps, lipschitz, lr, diameter, index, c1, c2, decay,
+def online_schedule_delta_limit(mechanism, eps, max_grad_norm, lr, diameter, index, c1, c2, decay,
                                 smoothness=None, strong_convexity=0, dps=DEFAULT_DPS, T=2000):
     """δ_∞(i) = A_i ∏_{t>i} B_t (direct sum to i + T, Euler–Maclaurin tail with 6 terms)."""
     with mp.workdps(dps + 15):
-        a, s = _limit_parts(mechanism, eps, lipschitz, lr, diameter, index, c1, c2, decay, smoothness,
+        a, s = _limit_parts(mechanism, eps, max_grad_norm, lr, diameter, index, c1, c2, decay, smoothness,
                             strong_convexity, dps + 15, T)
         val = a * mp.exp(s)
     with mp.workdps(dps):
         return +val
 
 
-def online_schedule_log_delta_limit(mechanism, eps, lipschitz, lr, diameter, index, c1, c2, decay,
+def online_schedule_log_delta_limit(mechanism, eps, max_grad_norm, lr, diameter, index, c1, c2, decay,
                                     smoothness=None, strong_convexity=0, dps=DEFAULT_DPS, T=2000):
     """ln δ_∞(i) = ln A_i + Σ_{t>i} ln B_t, as :func:`online_schedule_delta_limit` but in logs (at
     huge ε the sum is far below any float exponent: ≈ −3.9e94 at ε = 1e3 with the Fig. 5 schedule)."""
     with mp.workdps(dps + 15):
-        a, s = _limit_parts(mechanism, eps, lipschitz, lr, diameter, index, c1, c2, decay, smoothness,
+        a, s = _limit_parts(mechanism, eps, max_grad_norm, lr, diameter, index, c1, c2, decay, smoothness,
                             strong_convexity, dps + 15, T)
         val = mp.log(a) + s
     with mp.workdps(dps):
         return +val
 
 
-def online_schedule_delta_star_upper(mechanism, eps, lipschitz, lr, diameter, index, c1, c2, decay,
+def online_schedule_delta_star_upper(mechanism, eps, max_grad_norm, lr, diameter, index, c1, c2, decay,
                                      smoothness=None, strong_convexity=0, variant="corrected",
                                      dps=DEFAULT_DPS):
     """003 eq. (13)/(15): corrected A_i exp(∫_{i+1}^∞ g); ``as_published``: eq. (13) with e^{−ε/2}
@@ -311,21 +311,21 @@ def online_schedule_delta_star_upper(mechanism, eps, lipschitz, lr, diameter, in
         integral = _int_from(g, int(index) + 1)
         pub = variant == "as_published"
         if pub and mechanism == "gaussian":
-            s = online_gauss_sigma(index, c1, c2, decay, lr, diameter, smoothness, strong_convexity, dps + 15)
-            val = theta(eps, 2 * mp.mpf(lipschitz) / s * mp.exp(integral), dps + 15)
+            s = online_gaussian_noise_scale(index, c1, c2, decay, lr, diameter, smoothness, strong_convexity, dps + 15)
+            val = theta(eps, 2 * mp.mpf(max_grad_norm) / s * mp.exp(integral), dps + 15)
         else:
-            val = _a_i(mechanism, eps, lipschitz, lr, diameter, index, c1, c2, decay, smoothness,
+            val = _a_i(mechanism, eps, max_grad_norm, lr, diameter, index, c1, c2, decay, smoothness,
                        strong_convexity, dps + 15, as_published=pub) * mp.exp(integral)
     with mp.workdps(dps):
         return +val
 
 
-def online_schedule_delta_star_lower(mechanism, eps, lipschitz, lr, diameter, index, c1, c2, decay,
+def online_schedule_delta_star_lower(mechanism, eps, max_grad_norm, lr, diameter, index, c1, c2, decay,
                                      smoothness=None, strong_convexity=0, dps=DEFAULT_DPS):
     """A_i exp(∫_i^∞ g) ≤ δ_∞(i)."""
     with mp.workdps(dps + 15):
         g = _g(mechanism, eps, lr, diameter, c1, c2, decay, smoothness, strong_convexity, dps + 15)
-        a = _a_i(mechanism, eps, lipschitz, lr, diameter, index, c1, c2, decay, smoothness, strong_convexity,
+        a = _a_i(mechanism, eps, max_grad_norm, lr, diameter, index, c1, c2, decay, smoothness, strong_convexity,
                  dps + 15)
         val = a * mp.exp(_int_from(g, int(index)))
     with mp.workdps(dps):
@@ -348,57 +348,57 @@ def theta_complement_asymptotic(eps, c, sigma, order=2, dps=DEFAULT_DPS):
 
 # Same names and argument order as the public functions in ``pabi.schedules``.
 
-def online_laplace_delta(eps, lipschitz, lr, diameter, n, index, c1, c2, decay, smoothness=None,
+def online_laplace_delta(eps, max_grad_norm, lr, diameter, steps, index, c1, c2, decay, smoothness=None,
                          strong_convexity=0, dps=DEFAULT_DPS):
     """δ_n(i) under the online Laplace schedule (003 Thm 6, eq. (11))."""
-    return online_schedule_delta("laplace", eps, lipschitz, lr, diameter, n, index, c1, c2, decay, smoothness,
+    return online_schedule_delta("laplace", eps, max_grad_norm, lr, diameter, steps, index, c1, c2, decay, smoothness,
                                  strong_convexity, dps)
 
 
-def online_gauss_delta(eps, lipschitz, lr, diameter, n, index, c1, c2, decay, smoothness=None,
+def online_gaussian_delta(eps, max_grad_norm, lr, diameter, steps, index, c1, c2, decay, smoothness=None,
                        strong_convexity=0, dps=DEFAULT_DPS):
     """δ_n(i) under the online Gaussian schedule (003 Thm 7, eq. (11))."""
-    return online_schedule_delta("gaussian", eps, lipschitz, lr, diameter, n, index, c1, c2, decay,
+    return online_schedule_delta("gaussian", eps, max_grad_norm, lr, diameter, steps, index, c1, c2, decay,
                                  smoothness, strong_convexity, dps)
 
 
-def online_laplace_delta_limit(eps, lipschitz, lr, diameter, index, c1, c2, decay, smoothness=None,
+def online_laplace_delta_limit(eps, max_grad_norm, lr, diameter, index, c1, c2, decay, smoothness=None,
                                strong_convexity=0, dps=DEFAULT_DPS):
     """δ_∞(i) under the online Laplace schedule."""
-    return online_schedule_delta_limit("laplace", eps, lipschitz, lr, diameter, index, c1, c2, decay,
+    return online_schedule_delta_limit("laplace", eps, max_grad_norm, lr, diameter, index, c1, c2, decay,
                                        smoothness, strong_convexity, dps)
 
 
-def online_gauss_delta_limit(eps, lipschitz, lr, diameter, index, c1, c2, decay, smoothness=None,
+def online_gaussian_delta_limit(eps, max_grad_norm, lr, diameter, index, c1, c2, decay, smoothness=None,
                              strong_convexity=0, dps=DEFAULT_DPS):
     """δ_∞(i) under the online Gaussian schedule."""
-    return online_schedule_delta_limit("gaussian", eps, lipschitz, lr, diameter, index, c1, c2, decay,
+    return online_schedule_delta_limit("gaussian", eps, max_grad_norm, lr, diameter, index, c1, c2, decay,
                                        smoothness, strong_convexity, dps)
 
 
-def online_laplace_delta_star_upper(eps, lipschitz, lr, diameter, index, c1, c2, decay, smoothness=None,
+def online_laplace_delta_limit_closed_upper(eps, max_grad_norm, lr, diameter, index, c1, c2, decay, smoothness=None,
                                     strong_convexity=0, variant="corrected", dps=DEFAULT_DPS):
     """003 eq. (13), corrected (default) or as printed."""
-    return online_schedule_delta_star_upper("laplace", eps, lipschitz, lr, diameter, index, c1, c2, decay,
+    return online_schedule_delta_star_upper("laplace", eps, max_grad_norm, lr, diameter, index, c1, c2, decay,
                                             smoothness, strong_convexity, variant, dps)
 
 
-def online_gauss_delta_star_upper(eps, lipschitz, lr, diameter, index, c1, c2, decay, smoothness=None,
+def online_gaussian_delta_limit_closed_upper(eps, max_grad_norm, lr, diameter, index, c1, c2, decay, smoothness=None,
                                   strong_convexity=0, variant="corrected", dps=DEFAULT_DPS):
     """003 eq. (15), corrected parenthesisation (default) or as printed (unsound)."""
-    return online_schedule_delta_star_upper("gaussian", eps, lipschitz, lr, diameter, index, c1, c2, decay,
+    return online_schedule_delta_star_upper("gaussian", eps, max_grad_norm, lr, diameter, index, c1, c2, decay,
                                             smoothness, strong_convexity, variant, dps)
 
 
-def online_laplace_delta_star_lower(eps, lipschitz, lr, diameter, index, c1, c2, decay, smoothness=None,
+def online_laplace_delta_limit_lower(eps, max_grad_norm, lr, diameter, index, c1, c2, decay, smoothness=None,
                                     strong_convexity=0, dps=DEFAULT_DPS):
     """A_i exp(∫_i^∞ g) ≤ δ_∞(i), Laplace."""
-    return online_schedule_delta_star_lower("laplace", eps, lipschitz, lr, diameter, index, c1, c2, decay,
+    return online_schedule_delta_star_lower("laplace", eps, max_grad_norm, lr, diameter, index, c1, c2, decay,
                                             smoothness, strong_convexity, dps)
 
 
-def online_gauss_delta_star_lower(eps, lipschitz, lr, diameter, index, c1, c2, decay, smoothness=None,
+def online_gaussian_delta_limit_lower(eps, max_grad_norm, lr, diameter, index, c1, c2, decay, smoothness=None,
                                   strong_convexity=0, dps=DEFAULT_DPS):
     """A_i exp(∫_i^∞ g) ≤ δ_∞(i), Gaussian."""
-    return online_schedule_delta_star_lower("gaussian", eps, lipschitz, lr, diameter, index, c1, c2, decay,
+    return online_schedule_delta_star_lower("gaussian", eps, max_grad_norm, lr, diameter, index, c1, c2, decay,
                                             smoothness, strong_convexity, dps)

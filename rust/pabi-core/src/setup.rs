@@ -12,14 +12,14 @@
 //!
 //! | parameter | allowed |
 //! |---|---|
-//! | `lipschitz` | finite and >= 0 |
+//! | `max_grad_norm` | finite and >= 0 |
 //! | `lr` | finite and > 0 (and <= 2/(β + ρ) when β is given: [`crate::gd::step_contraction`]) |
 //! | `diameter` | finite and >= 0; the schedules also need D > 0 ([`diameter_schedule`]) |
 //! | `smoothness` | finite and > 0 (optional) |
 //! | `strong_convexity` | finite and >= 0 (0 unless β is given, <= β) |
 //! | `eps` | finite and >= 0 |
 //! | `n` | PNSGD: an integer in [1, 2^53) ([`n_pnsgd`]); schedules: any integer >= 1 ([`count`]) |
-//! | `index` | an integer in 1..=n (n = …) ([`index`]) |
+//! | `index` | an integer in 1..=steps (steps = …) ([`index`]) |
 //!
 //! Two deliberate differences, kept:
 //! * **D > 0 for the schedules.** A schedule sets its noise proportional to M·D
@@ -102,8 +102,8 @@ pub fn eps(x: f64) -> Result<()> {
 
 /// L: finite and >= 0.
 #[inline(always)]
-pub fn lipschitz(x: f64) -> Result<()> {
-    finite_nonneg("lipschitz", x)
+pub fn max_grad_norm(x: f64) -> Result<()> {
+    finite_nonneg("max_grad_norm", x)
 }
 
 /// η: finite and > 0 (its upper limit 2/(β + ρ) is checked with the contraction).
@@ -173,7 +173,7 @@ pub fn is_count_pnsgd(x: f64) -> bool {
 
 /// PNSGD's n over an array: an integer in [1, 2^53), the first bad index named.
 pub fn n_pnsgd(n: &[f64]) -> Result<()> {
-    check(n, "n", "an integer in [1, 2^53)", is_count_pnsgd)
+    check(n, "steps", "an integer in [1, 2^53)", is_count_pnsgd)
 }
 
 /// The 1-based index `i` of the differing record, an integer in 1..=n.
@@ -184,7 +184,7 @@ pub fn index(i: f64, n: f64) -> Result<()> {
     } else {
         Err(PabiError::domain(
             "index",
-            format!("an integer in 1..=n (n = {n})"),
+            format!("an integer in 1..=steps (steps = {n})"),
             i,
         ))
     }
@@ -196,7 +196,7 @@ pub fn index(i: f64, n: f64) -> Result<()> {
 /// The scalar training setup: L, η, D, β (optional), ρ.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Setup {
-    pub lipschitz: f64,
+    pub max_grad_norm: f64,
     pub lr: f64,
     pub diameter: f64,
     pub smoothness: Option<f64>,
@@ -208,7 +208,7 @@ impl Setup {
     /// [`crate::gd::step_contraction`]) and return the step contraction M.
     #[inline]
     pub fn validate(&self) -> Result<StepContraction> {
-        lipschitz(self.lipschitz)?;
+        max_grad_norm(self.max_grad_norm)?;
         diameter(self.diameter)?;
         self.contraction()
     }
@@ -216,7 +216,7 @@ impl Setup {
     /// [`Setup::validate`] with the schedules' D > 0 ([`diameter_schedule`]).
     #[inline]
     pub fn validate_schedule(&self) -> Result<StepContraction> {
-        lipschitz(self.lipschitz)?;
+        max_grad_norm(self.max_grad_norm)?;
         diameter_schedule(self.diameter)?;
         self.contraction()
     }
@@ -254,7 +254,7 @@ pub fn check_broadcast(len: usize, lens: &[(&'static str, usize)]) -> Result<()>
 /// The setup as broadcast slices (each of length 1 or the output length).
 #[derive(Debug, Clone, Copy)]
 pub struct SetupArgs<'a> {
-    pub lipschitz: &'a [f64],
+    pub max_grad_norm: &'a [f64],
     pub lr: &'a [f64],
     pub diameter: &'a [f64],
     /// None: no smoothness (convex case, M = 1).
@@ -266,7 +266,7 @@ impl<'a> SetupArgs<'a> {
     /// The (name, length) of every slice, in the order of the checks.
     pub fn lens(&self) -> Vec<(&'static str, usize)> {
         let mut v = vec![
-            ("lipschitz", self.lipschitz.len()),
+            ("max_grad_norm", self.max_grad_norm.len()),
             ("lr", self.lr.len()),
             ("diameter", self.diameter.len()),
             ("strong_convexity", self.strong_convexity.len()),
@@ -277,11 +277,11 @@ impl<'a> SetupArgs<'a> {
         v
     }
 
-    /// Each range over the whole array (lipschitz, lr, diameter, smoothness,
+    /// Each range over the whole array (max_grad_norm, lr, diameter, smoothness,
     /// strong_convexity), naming the first bad index; the relations between η, β and ρ are
     /// checked per element by [`Setup::contraction`].
     pub fn check_ranges(&self) -> Result<()> {
-        check(self.lipschitz, "lipschitz", NONNEG, is_nonneg)?;
+        check(self.max_grad_norm, "max_grad_norm", NONNEG, is_nonneg)?;
         check(self.lr, "lr", POS, is_pos)?;
         check(self.diameter, "diameter", NONNEG, is_nonneg)?;
         if let Some(b) = self.smoothness {
@@ -299,7 +299,7 @@ impl<'a> SetupArgs<'a> {
     /// Every slice a broadcast scalar.
     pub fn scalar(&self) -> bool {
         [
-            self.lipschitz,
+            self.max_grad_norm,
             self.lr,
             self.diameter,
             self.strong_convexity,
@@ -320,7 +320,7 @@ impl<'a> SetupArgs<'a> {
     #[inline(always)]
     pub fn at(&self, j: usize) -> Setup {
         Setup {
-            lipschitz: at(self.lipschitz, j),
+            max_grad_norm: at(self.max_grad_norm, j),
             lr: at(self.lr, j),
             diameter: at(self.diameter, j),
             smoothness: self.smoothness.map(|b| at(b, j)),
@@ -350,7 +350,7 @@ mod tests {
         assert!(diameter(0.0).is_ok());
         assert_eq!(
             index(11.0, 10.0).unwrap_err().to_string(),
-            "index must be an integer in 1..=n (n = 10), got 11"
+            "index must be an integer in 1..=steps (steps = 10), got 11"
         );
         assert!(index(1.5, 10.0).is_err() && index(10.0, 10.0).is_ok());
         assert_eq!(
@@ -362,7 +362,7 @@ mod tests {
             Err(PabiError::Option { param: "noise", .. })
         ));
         let a = SetupArgs {
-            lipschitz: &[1.0, 1.0, -1.0],
+            max_grad_norm: &[1.0, 1.0, -1.0],
             lr: &[0.1],
             diameter: &[1.0],
             smoothness: None,
@@ -370,10 +370,10 @@ mod tests {
         };
         assert_eq!(
             a.check(3).unwrap_err().to_string(),
-            "lipschitz must be finite and >= 0, got -1 at index 2"
+            "max_grad_norm must be finite and >= 0, got -1 at index 2"
         );
         assert!(matches!(a.check(4), Err(PabiError::Shape { .. })));
-        assert_eq!(a.at(1).lipschitz, 1.0);
+        assert_eq!(a.at(1).max_grad_norm, 1.0);
         let s = a.at(0);
         assert_eq!(s.validate().unwrap().m, 1.0);
     }

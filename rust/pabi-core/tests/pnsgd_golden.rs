@@ -17,7 +17,7 @@ struct Row<'a> {
     order: Order,
     x: f64,
     sigma: f64,
-    lipschitz: f64,
+    max_grad_norm: f64,
     lr: f64,
     diameter: f64,
     n: f64,
@@ -44,7 +44,7 @@ fn rows() -> Vec<Row<'static>> {
             let f: Vec<&str> = l.split(',').collect();
             let (order, variant) = match f[2] {
                 "as_published" => ("random_stop", "as_published"),
-                o => (o, "refined"),
+                o => (o, "corrected"),
             };
             Row {
                 kind: f[0],
@@ -52,7 +52,7 @@ fn rows() -> Vec<Row<'static>> {
                 order: Order::parse(order, variant).unwrap(),
                 x: f[3].parse().unwrap(),
                 sigma: f[4].parse().unwrap(),
-                lipschitz: f[5].parse().unwrap(),
+                max_grad_norm: f[5].parse().unwrap(),
                 lr: f[6].parse().unwrap(),
                 diameter: f[7].parse().unwrap(),
                 n: f[8].parse().unwrap(),
@@ -69,7 +69,7 @@ fn rows() -> Vec<Row<'static>> {
 fn eval(r: &Row) -> f64 {
     let (sigma, lip, lr, diam, n, sc) = (
         [r.sigma],
-        [r.lipschitz],
+        [r.max_grad_norm],
         [r.lr],
         [r.diameter],
         [r.n],
@@ -82,7 +82,7 @@ fn eval(r: &Row) -> f64 {
     if r.kind.starts_with("rdp") {
         let p = RdpParams {
             sigma: &sigma,
-            lipschitz: &lip,
+            max_grad_norm: &lip,
             lr: &lr,
             n: &n,
             index: index.as_ref().unwrap(),
@@ -102,7 +102,7 @@ fn eval(r: &Row) -> f64 {
             noise: r.noise,
             order: r.order,
             setup: SetupArgs {
-                lipschitz: &lip,
+                max_grad_norm: &lip,
                 lr: &lr,
                 diameter: &diam,
                 smoothness: smooth.as_ref().map(|b| &b[..]),
@@ -190,7 +190,7 @@ fn profile_fast_path_equals_general_path() {
             noise: Noise::Gaussian,
             order: Order::Shuffled,
             setup: SetupArgs {
-                lipschitz: &[1.0],
+                max_grad_norm: &[1.0],
                 lr: &[0.1],
                 diameter: &[1.0],
                 smoothness: Some(&[4.0]),

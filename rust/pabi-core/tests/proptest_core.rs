@@ -298,7 +298,7 @@ struct P {
     noise: Noise,
     order: Order,
     sigma: f64,
-    lipschitz: f64,
+    max_grad_norm: f64,
     lr: f64,
     diameter: f64,
     n: f64,
@@ -318,7 +318,7 @@ fn pnsgd_wide() -> impl Strategy<Value = P> {
         any::<bool>(),
     )
         .prop_map(
-            |(noise, o, sigma, lipschitz, lr, diameter, n, seed, with_index)| {
+            |(noise, o, sigma, max_grad_norm, lr, diameter, n, seed, with_index)| {
                 let order = [Order::Fixed, Order::Shuffled, Order::RandomStop][o as usize];
                 let i = 1.0 + (seed % (n as u64)) as f64;
                 let index = match order {
@@ -330,7 +330,7 @@ fn pnsgd_wide() -> impl Strategy<Value = P> {
                     noise,
                     order,
                     sigma,
-                    lipschitz,
+                    max_grad_norm,
                     lr,
                     diameter,
                     n,
@@ -346,7 +346,7 @@ fn params<'a>(p: &P, bufs: &'a [[f64; 1]; 7]) -> Params<'a> {
             noise: p.noise,
             order: p.order,
             setup: SetupArgs {
-                lipschitz: &bufs[1],
+                max_grad_norm: &bufs[1],
                 lr: &bufs[2],
                 diameter: &bufs[3],
                 smoothness: None,
@@ -362,7 +362,7 @@ fn params<'a>(p: &P, bufs: &'a [[f64; 1]; 7]) -> Params<'a> {
 fn bufs(p: &P) -> [[f64; 1]; 7] {
     [
         [p.sigma],
-        [p.lipschitz],
+        [p.max_grad_norm],
         [p.lr],
         [p.diameter],
         [p.n],
@@ -396,8 +396,8 @@ proptest! {
         match pnsgd::epsilon(&[delta], params(&p, &b), &mut out) {
             Ok(()) => prop_assert!(out[0] >= 0.0, "epsilon({delta}, {p:?}) = {}", out[0]),
             Err(PabiError::Unreachable { .. }) => {}
-            // no finite eps reaches delta: the noise is too small for 2*lipschitz
-            Err(PabiError::Domain { param: "sigma", .. }) => {}
+            // no finite eps reaches delta: the noise is too small for 2*max_grad_norm
+            Err(PabiError::Domain { param: "noise_scale", .. }) => {}
             Err(e) => prop_assert!(false, "epsilon({delta}, {p:?}): {e}"),
         }
         match pnsgd::calibrate_sigma(&[eps], &[delta], params(&p, &b).model, &mut out) {
@@ -416,7 +416,7 @@ proptest! {
             p.order = Order::Fixed;
             p.index = Some(1.0);
         }
-        let names = ["sigma", "lipschitz", "lr", "diameter", "n", "index"];
+        let names = ["noise_scale", "max_grad_norm", "lr", "diameter", "steps", "index"];
         b[which][0] = bad;
         let mut out = [0.0];
         assert_domain(pnsgd::delta(&[1.0], params(&p, &b), &mut out), names[which]);
@@ -426,7 +426,7 @@ proptest! {
         // non-integer / out-of-range counts
         let mut b2 = bufs(&p);
         b2[4][0] = 1.5;
-        assert_domain(pnsgd::delta(&[1.0], params(&p, &b2), &mut out), "n");
+        assert_domain(pnsgd::delta(&[1.0], params(&p, &b2), &mut out), "steps");
         if p.order == Order::Fixed {
             let mut b3 = bufs(&p);
             b3[5][0] = p.n + 1.0;
@@ -449,7 +449,7 @@ proptest! {
         let _ = ra;
         let oracle = la.hi + la.lo + k * (lb.hi + lb.lo);
         let oerr = ea + k * eb + 4.0 * f64::EPSILON * oracle.abs();
-        let p = P { noise: Noise::Gaussian, order: Order::Fixed, sigma, lipschitz: l, lr, diameter: d,
+        let p = P { noise: Noise::Gaussian, order: Order::Fixed, sigma, max_grad_norm: l, lr, diameter: d,
                     n: n as f64, index: Some(index as f64) };
         let b = bufs(&p);
         let mut out = [0.0];
@@ -465,19 +465,19 @@ proptest! {
                         eps in nonneg_finite(), delta in 1e-300..1.0f64) {
         let index = 1.0 + (i % (n as u64)) as f64;
         let (s, ll, lrr, nn, ii, rho) = ([sigma], [l], [lr], [n], [index], [0.0]);
-        let p = RdpParams { sigma: &s, lipschitz: &ll, lr: &lrr, n: &nn, index: &ii, smoothness: None, strong_convexity: &rho };
+        let p = RdpParams { sigma: &s, max_grad_norm: &ll, lr: &lrr, n: &nn, index: &ii, smoothness: None, strong_convexity: &rho };
         let mut out = [f64::NAN];
         pnsgd::rdp_slope_values(p, &mut out).unwrap();
         prop_assert!(out[0] >= 0.0, "slope = {}", out[0]);
-        let p = RdpParams { sigma: &s, lipschitz: &ll, lr: &lrr, n: &nn, index: &ii, smoothness: None, strong_convexity: &rho };
+        let p = RdpParams { sigma: &s, max_grad_norm: &ll, lr: &lrr, n: &nn, index: &ii, smoothness: None, strong_convexity: &rho };
         pnsgd::rdp_delta(&[eps], p, &mut out, false).unwrap();
         prop_assert!((0.0..=1.0).contains(&out[0]), "rdp delta = {}", out[0]);
-        let p = RdpParams { sigma: &s, lipschitz: &ll, lr: &lrr, n: &nn, index: &ii, smoothness: None, strong_convexity: &rho };
+        let p = RdpParams { sigma: &s, max_grad_norm: &ll, lr: &lrr, n: &nn, index: &ii, smoothness: None, strong_convexity: &rho };
         pnsgd::rdp_epsilon(&[delta], p, &mut out).unwrap();
         prop_assert!(out[0] >= 0.0, "rdp epsilon = {}", out[0]);
         let bad = [f64::NAN];
-        let p = RdpParams { sigma: &bad, lipschitz: &ll, lr: &lrr, n: &nn, index: &ii, smoothness: None, strong_convexity: &rho };
-        assert_domain(pnsgd::rdp_slope_values(p, &mut out), "sigma");
+        let p = RdpParams { sigma: &bad, max_grad_norm: &ll, lr: &lrr, n: &nn, index: &ii, smoothness: None, strong_convexity: &rho };
+        assert_domain(pnsgd::rdp_slope_values(p, &mut out), "noise_scale");
     }
 }
 

@@ -34,11 +34,11 @@ pub(crate) fn noise(s: &str) -> Result<Noise> {
     )
 }
 
-/// The order of the PNSGD bounds, `'fixed'`, `'shuffled'` or `'random_stop'`, with its
-/// `variant`, `'refined'` or `'as_published'` (the latter with `'random_stop'` only).
+/// The ordering of the PNSGD bounds, `'fixed'`, `'shuffled'` or `'random_stop'`, with its
+/// `variant`, `'corrected'` or `'as_published'` (the latter with `'random_stop'` only).
 pub(crate) fn order(order: &str, variant: &str) -> Result<Order> {
     let o = choose(
-        "order",
+        "ordering",
         order,
         &[
             ("fixed", Order::Fixed),
@@ -49,7 +49,7 @@ pub(crate) fn order(order: &str, variant: &str) -> Result<Order> {
     let published = choose(
         "variant",
         variant,
-        &[("refined", false), ("as_published", true)],
+        &[("corrected", false), ("as_published", true)],
     )?;
     match (o, published) {
         (_, false) => Ok(o),
@@ -57,7 +57,7 @@ pub(crate) fn order(order: &str, variant: &str) -> Result<Order> {
         _ => Err(PabiError::option(
             "variant",
             format!(
-                "one of 'refined' (with order '{order}'; 'as_published' needs order 'random_stop')"
+                "one of 'corrected' (with ordering '{order}'; 'as_published' needs ordering 'random_stop')"
             ),
             variant,
         )),

@@ -12,14 +12,14 @@ use crate::{to_py, Out};
 
 /// The training setup (L, η, D, β, ρ), borrowed.
 fn setup_args<'a>(
-    lipschitz: &'a Arr<'_>,
+    max_grad_norm: &'a Arr<'_>,
     lr: &'a Arr<'_>,
     diameter: &'a Arr<'_>,
     smoothness: &'a Option<Arr<'_>>,
     strong_convexity: &'a Arr<'_>,
 ) -> PyResult<SetupArgs<'a>> {
     Ok(SetupArgs {
-        lipschitz: lipschitz.as_slice()?,
+        max_grad_norm: max_grad_norm.as_slice()?,
         lr: lr.as_slice()?,
         diameter: diameter.as_slice()?,
         smoothness: opt_slice(smoothness)?,
@@ -32,7 +32,7 @@ fn empty(py: Python<'_>) -> Np<'_> {
     numpy::PyArray1::zeros(py, 0, false)
 }
 
-/// An amplification-bound binding `$name($lead..., lipschitz, lr, diameter, n, index,
+/// An amplification-bound binding `$name($lead..., max_grad_norm, lr, diameter, n, index,
 /// smoothness, strong_convexity, noise, order, variant, $flag..., $len)`; `$body` sees the
 /// leading arrays, the flags, `$len`, `$py` and the borrowed, parsed rest as `$s`: a [`Model`]
 /// (everything but σ).
@@ -46,33 +46,33 @@ macro_rules! amplification {
         fn $name<'py>(
             $py: Python<'py>,
             $($lead: Arr<'py>,)+
-            lipschitz: Arr<'py>,
+            max_grad_norm: Arr<'py>,
             lr: Arr<'py>,
             diameter: Arr<'py>,
-            n: Arr<'py>,
+            steps: Arr<'py>,
             index: Option<Arr<'py>>,
             smoothness: Option<Arr<'py>>,
             strong_convexity: Arr<'py>,
             noise: &str,
-            order: &str,
+            ordering: &str,
             variant: &str,
             $($flag: $fty,)*
             $len: usize,
         ) -> Out<'py> {
-            let setup = setup_args(&lipschitz, &lr, &diameter, &smoothness, &strong_convexity)?;
+            let setup = setup_args(&max_grad_norm, &lr, &diameter, &smoothness, &strong_convexity)?;
             let $s = Model {
                 setup,
-                n: n.as_slice()?,
+                n: steps.as_slice()?,
                 index: opt_slice(&index)?,
                 noise: options::noise(noise).map_err(|e| to_py($py, e))?,
-                order: options::order(order, variant).map_err(|e| to_py($py, e))?,
+                order: options::order(ordering, variant).map_err(|e| to_py($py, e))?,
             };
             check_broadcast($len, &[
                 $((stringify!($lead), Some($lead.as_slice()?)),)+
-                ("lipschitz", Some(setup.lipschitz)),
+                ("max_grad_norm", Some(setup.max_grad_norm)),
                 ("lr", Some(setup.lr)),
                 ("diameter", Some(setup.diameter)),
-                ("n", Some($s.n)),
+                ("steps", Some($s.n)),
                 ("index", $s.index),
                 ("smoothness", setup.smoothness),
                 ("strong_convexity", Some(setup.strong_convexity)),
@@ -85,7 +85,7 @@ macro_rules! amplification {
     };
 }
 
-/// A comparison-bound binding `$name($lead..., sigma, lipschitz, lr, n, index, smoothness,
+/// A comparison-bound binding `$name($lead..., sigma, max_grad_norm, lr, n, index, smoothness,
 /// strong_convexity, $flag..., $len)`; `$body` sees the borrowed [`RdpParams`] as `$p`.
 macro_rules! comparison {
     ($(#[doc = $doc:literal])*
@@ -97,10 +97,10 @@ macro_rules! comparison {
         fn $name<'py>(
             $py: Python<'py>,
             $($lead: Arr<'py>,)*
-            sigma: Arr<'py>,
-            lipschitz: Arr<'py>,
+            noise_scale: Arr<'py>,
+            max_grad_norm: Arr<'py>,
             lr: Arr<'py>,
-            n: Arr<'py>,
+            steps: Arr<'py>,
             index: Arr<'py>,
             smoothness: Option<Arr<'py>>,
             strong_convexity: Arr<'py>,
@@ -108,20 +108,20 @@ macro_rules! comparison {
             $len: usize,
         ) -> Out<'py> {
             let $p = RdpParams {
-                sigma: sigma.as_slice()?,
-                lipschitz: lipschitz.as_slice()?,
+                sigma: noise_scale.as_slice()?,
+                max_grad_norm: max_grad_norm.as_slice()?,
                 lr: lr.as_slice()?,
-                n: n.as_slice()?,
+                n: steps.as_slice()?,
                 index: index.as_slice()?,
                 smoothness: opt_slice(&smoothness)?,
                 strong_convexity: strong_convexity.as_slice()?,
             };
             check_broadcast($len, &[
                 $((stringify!($lead), Some($lead.as_slice()?)),)*
-                ("sigma", Some($p.sigma)),
-                ("lipschitz", Some($p.lipschitz)),
+                ("noise_scale", Some($p.sigma)),
+                ("max_grad_norm", Some($p.max_grad_norm)),
                 ("lr", Some($p.lr)),
-                ("n", Some($p.n)),
+                ("steps", Some($p.n)),
                 ("index", Some($p.index)),
                 ("smoothness", $p.smoothness),
                 ("strong_convexity", Some($p.strong_convexity)),
@@ -136,8 +136,8 @@ macro_rules! comparison {
 
 amplification! {
     /// δ (or ln δ with `log=True`) of the PNSGD bound, broadcast length `len`.
-    fn pnsgd_delta(py; eps, sigma; log: bool; len) |s| {
-        let (e, p) = (eps.as_slice()?, s.with_sigma(sigma.as_slice()?));
+    fn pnsgd_delta(py; eps, noise_scale; log: bool; len) |s| {
+        let (e, p) = (eps.as_slice()?, s.with_sigma(noise_scale.as_slice()?));
         fill(py, len, |out| {
             if log {
                 pnsgd::log_delta(e, p, out)
@@ -150,15 +150,15 @@ amplification! {
 
 amplification! {
     /// Smallest ε whose δ does not exceed the target.
-    fn pnsgd_epsilon(py; delta, sigma; ; len) |s| {
-        let (d, p) = (delta.as_slice()?, s.with_sigma(sigma.as_slice()?));
+    fn pnsgd_epsilon(py; delta, noise_scale; ; len) |s| {
+        let (d, p) = (delta.as_slice()?, s.with_sigma(noise_scale.as_slice()?));
         fill(py, len, |out| pnsgd::epsilon(d, p, out))
     }
 }
 
 amplification! {
     /// Smallest noise meeting (ε, δ).
-    fn pnsgd_calibrate_sigma(py; eps, delta; ; len) |s| {
+    fn pnsgd_calibrate_noise_scale(py; eps, delta; ; len) |s| {
         let (e, d) = (eps.as_slice()?, delta.as_slice()?);
         fill(py, len, |out| pnsgd::calibrate_sigma(e, d, s, out))
     }
@@ -170,8 +170,8 @@ amplification! {
 fn pnsgd_factors<'py>(
     py: Python<'py>,
     eps: Arr<'py>,
-    sigma: Arr<'py>,
-    lipschitz: Arr<'py>,
+    noise_scale: Arr<'py>,
+    max_grad_norm: Arr<'py>,
     lr: Arr<'py>,
     diameter: Arr<'py>,
     smoothness: Option<Arr<'py>>,
@@ -179,10 +179,16 @@ fn pnsgd_factors<'py>(
     noise: &str,
     len: usize,
 ) -> Triple<'py> {
-    let setup = setup_args(&lipschitz, &lr, &diameter, &smoothness, &strong_convexity)?;
+    let setup = setup_args(
+        &max_grad_norm,
+        &lr,
+        &diameter,
+        &smoothness,
+        &strong_convexity,
+    )?;
     let p = FactorParams {
         noise: options::noise(noise).map_err(|e| to_py(py, e))?,
-        sigma: sigma.as_slice()?,
+        sigma: noise_scale.as_slice()?,
         setup,
     };
     let e = eps.as_slice()?;
@@ -190,8 +196,8 @@ fn pnsgd_factors<'py>(
         len,
         &[
             ("eps", Some(e)),
-            ("sigma", Some(p.sigma)),
-            ("lipschitz", Some(setup.lipschitz)),
+            ("noise_scale", Some(p.sigma)),
+            ("max_grad_norm", Some(setup.max_grad_norm)),
             ("lr", Some(setup.lr)),
             ("diameter", Some(setup.diameter)),
             ("smoothness", setup.smoothness),
@@ -234,7 +240,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             pnsgd_rdp_slope,
             pnsgd_delta,
             pnsgd_epsilon,
-            pnsgd_calibrate_sigma,
+            pnsgd_calibrate_noise_scale,
             pnsgd_factors,
             pnsgd_rdp_delta,
             pnsgd_rdp_epsilon

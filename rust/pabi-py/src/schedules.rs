@@ -26,11 +26,11 @@ fn with_smoothness<'a, const K: usize, const S: usize>(
 
 /// Schedule noise level (σ or v) of a run of n steps.
 #[pyfunction]
-#[pyo3(signature = (n, c1, c2, lr, diameter, smoothness, strong_convexity, laplace))]
+#[pyo3(signature = (steps, c1, c2, lr, diameter, smoothness, strong_convexity, laplace))]
 #[allow(clippy::too_many_arguments)]
 fn schedule_noise<'py>(
     py: Python<'py>,
-    n: A<'py>,
+    steps: A<'py>,
     c1: A<'py>,
     c2: A<'py>,
     lr: A<'py>,
@@ -40,7 +40,7 @@ fn schedule_noise<'py>(
     laplace: bool,
 ) -> Out<'py> {
     let sm = crate::args::opt_slice(&smoothness)?;
-    let arrays = crate::args::slices![n, c1, c2, lr, diameter, n, strong_convexity];
+    let arrays = crate::args::slices![steps, c1, c2, lr, diameter, steps, strong_convexity];
     let (arrays, given) = with_smoothness::<7, 5>(arrays, sm);
     let kind = mechanism(laplace);
     map(py, arrays, |[n, c1, c2, lr, d, sm, st]| {
@@ -50,15 +50,15 @@ fn schedule_noise<'py>(
 
 /// δ(n) of a shuffled schedule; every array has length 1 (broadcast) or `len`.
 #[pyfunction]
-#[pyo3(signature = (eps, lipschitz, lr, diameter, n, c1, c2, smoothness, strong_convexity, laplace, len))]
+#[pyo3(signature = (eps, max_grad_norm, lr, diameter, steps, c1, c2, smoothness, strong_convexity, laplace, len))]
 #[allow(clippy::too_many_arguments)]
 fn schedule_delta<'py>(
     py: Python<'py>,
     eps: A<'py>,
-    lipschitz: A<'py>,
+    max_grad_norm: A<'py>,
     lr: A<'py>,
     diameter: A<'py>,
-    n: A<'py>,
+    steps: A<'py>,
     c1: A<'py>,
     c2: A<'py>,
     smoothness: Option<A<'py>>,
@@ -68,10 +68,10 @@ fn schedule_delta<'py>(
 ) -> Out<'py> {
     let args = sc::ScheduleArgs {
         eps: eps.as_slice()?,
-        lipschitz: lipschitz.as_slice()?,
+        max_grad_norm: max_grad_norm.as_slice()?,
         lr: lr.as_slice()?,
         diameter: diameter.as_slice()?,
-        n: n.as_slice()?,
+        n: steps.as_slice()?,
         c1: c1.as_slice()?,
         c2: c2.as_slice()?,
         smoothness: crate::args::opt_slice(&smoothness)?,
@@ -81,10 +81,10 @@ fn schedule_delta<'py>(
         len,
         &[
             ("eps", Some(args.eps)),
-            ("lipschitz", Some(args.lipschitz)),
+            ("max_grad_norm", Some(args.max_grad_norm)),
             ("lr", Some(args.lr)),
             ("diameter", Some(args.diameter)),
-            ("n", Some(args.n)),
+            ("steps", Some(args.n)),
             ("c1", Some(args.c1)),
             ("c2", Some(args.c2)),
             ("smoothness", args.smoothness),
@@ -107,18 +107,18 @@ elementwise!(
 
 elementwise!(
     map,
-    fn schedule_c1_for_target([delta_star, eps], laplace: bool)
+    fn schedule_calibrate_c1([eps, delta], laplace: bool)
     let kind = mechanism(laplace);
-    |[d, e]| sc::schedule_c1_for_target(kind, d, e)
+    |[e, d]| sc::schedule_c1_for_target(kind, d, e)
 );
 
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 fn online_delta<'py>(
     py: Python<'py>,
-    noise: A<'py>,
+    noise_scale: A<'py>,
     eps: f64,
-    lipschitz: f64,
+    max_grad_norm: f64,
     lr: f64,
     diameter: f64,
     smoothness: Option<f64>,
@@ -126,10 +126,17 @@ fn online_delta<'py>(
     laplace: bool,
     log: bool,
 ) -> Out<'py> {
-    let xs = noise.as_slice()?;
+    let xs = noise_scale.as_slice()?;
     let kind = mechanism(laplace);
     fill(py, xs.len(), |out| {
-        let p = Problem::new(eps, lipschitz, lr, diameter, smoothness, strong_convexity)?;
+        let p = Problem::new(
+            eps,
+            max_grad_norm,
+            lr,
+            diameter,
+            smoothness,
+            strong_convexity,
+        )?;
         online::online_delta_all(kind, &p, xs, out, log)
     })
 }
@@ -138,10 +145,10 @@ fn online_delta<'py>(
 #[allow(clippy::too_many_arguments)]
 fn online_delta_at(
     py: Python<'_>,
-    noise: A<'_>,
+    noise_scale: A<'_>,
     index: f64,
     eps: f64,
-    lipschitz: f64,
+    max_grad_norm: f64,
     lr: f64,
     diameter: f64,
     smoothness: Option<f64>,
@@ -149,10 +156,17 @@ fn online_delta_at(
     laplace: bool,
     log: bool,
 ) -> PyResult<f64> {
-    let xs = noise.as_slice()?;
+    let xs = noise_scale.as_slice()?;
     let kind = mechanism(laplace);
     guarded(py, xs.len() >= LONG_LEN, || {
-        let p = Problem::new(eps, lipschitz, lr, diameter, smoothness, strong_convexity)?;
+        let p = Problem::new(
+            eps,
+            max_grad_norm,
+            lr,
+            diameter,
+            smoothness,
+            strong_convexity,
+        )?;
         online::online_delta_at(kind, &p, xs, index, log)
     })
 }
@@ -188,7 +202,7 @@ fn online_schedule_noise<'py>(
 /// form with `as_published`), 'star_lower' = integral lower bound); ln δ with `log`.
 #[pyfunction]
 #[pyo3(signature = (
-    quantity, eps, lipschitz, lr, diameter, n, index, c1, c2, decay, smoothness, strong_convexity,
+    quantity, eps, max_grad_norm, lr, diameter, steps, index, c1, c2, decay, smoothness, strong_convexity,
     laplace, as_published, log
 ))]
 #[allow(clippy::too_many_arguments)]
@@ -196,10 +210,10 @@ fn online_schedule_bound<'py>(
     py: Python<'py>,
     quantity: &str,
     eps: A<'py>,
-    lipschitz: A<'py>,
+    max_grad_norm: A<'py>,
     lr: A<'py>,
     diameter: A<'py>,
-    n: A<'py>,
+    steps: A<'py>,
     index: A<'py>,
     c1: A<'py>,
     c2: A<'py>,
@@ -214,10 +228,10 @@ fn online_schedule_bound<'py>(
     let sm = crate::args::opt_slice(&smoothness)?;
     let arrays = crate::args::slices![
         eps,
-        lipschitz,
+        max_grad_norm,
         lr,
         diameter,
-        n,
+        steps,
         index,
         c1,
         c2,
@@ -240,7 +254,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             schedule_noise,
             schedule_delta,
             schedule_delta_star,
-            schedule_c1_for_target,
+            schedule_calibrate_c1,
             online_delta,
             online_delta_at,
             online_schedule_noise,

@@ -159,7 +159,7 @@ pub(super) fn solve_epsilon(prep: &Prepared, target: &[f64], j: usize) -> Result
 }
 
 /// The smallest noise σ (Gaussian std or Laplace scale, to one ulp) for which the bound meets
-/// (ε, δ); δ is non-increasing in σ. Returns 0 when every σ > 0 meets it (e.g. lipschitz = 0).
+/// (ε, δ); δ is non-increasing in σ. Returns 0 when every σ > 0 meets it (e.g. max_grad_norm = 0).
 /// Errors with [`PabiError::Unreachable`] when no σ ≤ 1e300 does.
 pub fn calibrate_sigma(eps: &[f64], target: &[f64], m: Model, out: &mut [f64]) -> Result<()> {
     let len = out.len();
@@ -204,12 +204,12 @@ pub(super) fn solve_sigma(prep: &Prepared, eps: &[f64], target: &[f64], j: usize
 pub(super) fn no_epsilon(e: &Elem, s: f64, t: f64, j: usize) -> PabiError {
     let (ra, _) = e.radii(s);
     // the bound stays above the target for every finite eps: the noise is too small for the
-    // sensitivity (2*lipschitz/sigma overflows or nearly so)
+    // sensitivity (2*max_grad_norm/noise_scale overflows or nearly so)
     PabiError::domain(
-        "sigma",
+        "noise_scale",
         format!(
-            "large enough relative to 2*lipschitz that a finite eps reaches delta = {t:e} \
-             (2*lipschitz/sigma = {ra:e}; the bound at the largest eps tried is still above \
+            "large enough relative to 2*max_grad_norm that a finite eps reaches delta = {t:e} \
+             (2*max_grad_norm/noise_scale = {ra:e}; the bound at the largest eps tried is still above \
              the target)"
         ),
         s,

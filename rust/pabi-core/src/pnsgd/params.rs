@@ -24,7 +24,7 @@ pub enum Order {
     Fixed,
     /// One uniformly random permutation (Sordello–Bu–Dong Thm 2); `index` must not be given.
     Shuffled,
-    /// Output w_T, T uniform on 1..n (refined form, Sordello–Bu–Dong §1); `index` None = worst
+    /// Output w_T, T uniform on 1..n (corrected form, Sordello–Bu–Dong §1); `index` None = worst
     /// case over i.
     RandomStop,
     /// Asoodeh–Diaz–Calmon eq. (16), A/(n(1 − B)) clamped to 1 (looser; often vacuous). `index`
@@ -33,8 +33,8 @@ pub enum Order {
 }
 
 impl Order {
-    /// `order` in {"fixed", "shuffled", "random_stop"}, `variant` in {"refined", "as_published"}
-    /// (the variant only applies to "random_stop").
+    /// `ordering` in {"fixed", "shuffled", "random_stop"}, `variant` in {"corrected",
+    /// "as_published"} (the variant only applies to "random_stop").
     pub fn parse(order: &str, variant: &str) -> Result<Order> {
         let o = match order {
             "fixed" => Order::Fixed,
@@ -42,25 +42,25 @@ impl Order {
             "random_stop" => Order::RandomStop,
             _ => {
                 return Err(PabiError::option(
-                    "order",
+                    "ordering",
                     "'fixed', 'shuffled' or 'random_stop'",
                     order,
                 ))
             }
         };
         match (o, variant) {
-            (_, "refined") => Ok(o),
+            (_, "corrected") => Ok(o),
             (Order::RandomStop, "as_published") => Ok(Order::RandomStopAsPublished),
             (_, "as_published") => Err(PabiError::option(
                 "variant",
                 format!(
-                    "'refined' with order={order:?} ('as_published' only applies to order='random_stop')"
+                    "'corrected' with ordering={order:?} ('as_published' only applies to ordering='random_stop')"
                 ),
                 variant,
             )),
             _ => Err(PabiError::option(
                 "variant",
-                "'refined' or 'as_published'",
+                "'corrected' or 'as_published'",
                 variant,
             )),
         }
@@ -108,7 +108,7 @@ impl<'a> Model<'a> {
 
 /// σ finite and > 0 (where given), naming its first bad index.
 pub(super) fn check_sigma(sigma: &[f64]) -> Result<()> {
-    check(sigma, "sigma", "finite and > 0", |x| {
+    check(sigma, "noise_scale", "finite and > 0", |x| {
         x > 0.0 && x.is_finite()
     })
 }
@@ -118,9 +118,9 @@ pub(super) fn check_sigma(sigma: &[f64]) -> Result<()> {
 pub(super) fn check_model(m: &Model, sigma: Option<&[f64]>, len: usize) -> Result<()> {
     let s = m.setup;
     let mut lens = s.lens();
-    lens.push(("n", m.n.len()));
+    lens.push(("steps", m.n.len()));
     if let Some(sg) = sigma {
-        lens.push(("sigma", sg.len()));
+        lens.push(("noise_scale", sg.len()));
     }
     if let Some(i) = m.index {
         lens.push(("index", i.len()));
@@ -161,7 +161,7 @@ pub(super) fn check_model(m: &Model, sigma: Option<&[f64]>, len: usize) -> Resul
 pub(super) fn check_factor_params(f: &FactorParams, len: usize) -> Result<()> {
     let s = f.setup;
     let mut lens = s.lens();
-    lens.push(("sigma", f.sigma.len()));
+    lens.push(("noise_scale", f.sigma.len()));
     check_broadcast(len, &lens)?;
     check_sigma(f.sigma)?;
     s.check_ranges()
@@ -179,7 +179,7 @@ pub(super) fn check_target(delta: &[f64]) -> Result<()> {
 #[derive(Debug, Clone, Copy)]
 pub struct RdpParams<'a> {
     pub sigma: &'a [f64],
-    pub lipschitz: &'a [f64],
+    pub max_grad_norm: &'a [f64],
     pub lr: &'a [f64],
     pub n: &'a [f64],
     pub index: &'a [f64],
@@ -195,7 +195,7 @@ impl<'a> RdpParams<'a> {
             noise: Noise::Gaussian,
             order: Order::Fixed,
             setup: SetupArgs {
-                lipschitz: self.lipschitz,
+                max_grad_norm: self.max_grad_norm,
                 lr: self.lr,
                 diameter: &[0.0],
                 smoothness: self.smoothness,

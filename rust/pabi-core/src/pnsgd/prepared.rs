@@ -16,7 +16,7 @@ use super::params::{check_factor_params, check_model, FactorParams, Model, Noise
 /// The noise scales and radii of validated arguments: the setup (L, η, D, β, ρ), σ where given
 /// (`None` while [`calibrate_sigma`](super::calibrate_sigma) searches it), and what does not
 /// vary across elements: M (lr, smoothness, strong_convexity scalars), the radii numerators
-/// (also lipschitz, diameter scalars), the radii themselves (also sigma scalar).
+/// (also max_grad_norm, diameter scalars), the radii themselves (also sigma scalar).
 pub(super) struct Scales<'a> {
     pub(super) setup: SetupArgs<'a>,
     sigma: Option<&'a [f64]>,
@@ -33,13 +33,12 @@ impl<'a> Scales<'a> {
         } else {
             None
         };
-        let rad_once =
-            match m_once {
-                Some(m) if setup.lipschitz.len() == 1 && setup.diameter.len() == 1 => Some(
-                    Radii::new(setup.lipschitz[0], m, setup.diameter[0], setup.lr[0]),
-                ),
-                _ => None,
-            };
+        let rad_once = match m_once {
+            Some(m) if setup.max_grad_norm.len() == 1 && setup.diameter.len() == 1 => Some(
+                Radii::new(setup.max_grad_norm[0], m, setup.diameter[0], setup.lr[0]),
+            ),
+            _ => None,
+        };
         let r_once = match (rad_once, sigma) {
             (Some(r), Some(s)) if s.len() == 1 => Some(r.at(s[0])),
             _ => None,
@@ -70,7 +69,7 @@ impl<'a> Scales<'a> {
                     None => contraction(&self.setup, j)?,
                 };
                 let s = &self.setup;
-                Radii::new(at(s.lipschitz, j), m, at(s.diameter, j), at(s.lr, j))
+                Radii::new(at(s.max_grad_norm, j), m, at(s.diameter, j), at(s.lr, j))
             }
         })
     }

@@ -96,11 +96,11 @@ impl RdpM {
 /// to a double moves ln(−expm1(t1)) by ≤ ulp·|t1|·e^{t1}/(1 − e^{t1}) ≤ 1 ulp), and every
 /// rounding of the sum is bounded by 4 half-ulps of the magnitude of the summed terms.
 #[inline]
-pub fn rdp_log_slope(lipschitz: f64, sigma: f64, cm: &RdpM, k: f64) -> f64 {
-    if lipschitz == 0.0 {
+pub fn rdp_log_slope(max_grad_norm: f64, sigma: f64, cm: &RdpM, k: f64) -> f64 {
+    if max_grad_norm == 0.0 {
         return f64::NEG_INFINITY;
     }
-    let lq = vmath::ln(lipschitz) - vmath::ln(sigma);
+    let lq = vmath::ln(max_grad_norm) - vmath::ln(sigma);
     let lbase = std::f64::consts::LN_2 + 2.0 * lq;
     let x = cm.x;
     // (value, magnitude of the summed terms, extra absolute error)
@@ -129,15 +129,15 @@ pub fn rdp_log_slope(lipschitz: f64, sigma: f64, cm: &RdpM, k: f64) -> f64 {
 /// The RDP slope c_i itself, rounded up: computed in value space (relative error a few ulp
 /// times 1 + |k ln M²|) when it is a normal double, else exp of [`rdp_log_slope`]; 0 iff c = 0.
 #[inline]
-pub fn rdp_slope(lipschitz: f64, sigma: f64, cm: &RdpM, k: f64) -> f64 {
-    let lc = rdp_log_slope(lipschitz, sigma, cm, k);
+pub fn rdp_slope(max_grad_norm: f64, sigma: f64, cm: &RdpM, k: f64) -> f64 {
+    let lc = rdp_log_slope(max_grad_norm, sigma, cm, k);
     if lc == f64::NEG_INFINITY {
         return 0.0;
     }
     if lc < -700.0 {
         return up(vmath::exp(lc));
     }
-    let q = lipschitz / sigma;
+    let q = max_grad_norm / sigma;
     let base = 2.0 * q * q;
     let x = cm.x;
     let (f, ulps) = if x == 0.0 {
@@ -165,7 +165,7 @@ fn rdp_slope_at(p: &RdpParams, j: usize) -> Result<(f64, f64)> {
     )
     .map_err(|e| e.at(j))?;
     let k = at(p.n, j) - at(p.index, j);
-    let (l, s) = (at(p.lipschitz, j), at(p.sigma, j));
+    let (l, s) = (at(p.max_grad_norm, j), at(p.sigma, j));
     let cm = RdpM::new(&c);
     Ok((rdp_log_slope(l, s, &cm, k), rdp_slope(l, s, &cm, k)))
 }

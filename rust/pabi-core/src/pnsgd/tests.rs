@@ -20,7 +20,7 @@ fn params<'a>(order: Order, index: Option<&'a [f64]>) -> Params<'a> {
             noise: Noise::Gaussian,
             order,
             setup: SetupArgs {
-                lipschitz: &[1.0],
+                max_grad_norm: &[1.0],
                 lr: &[0.5],
                 diameter: &[1.0],
                 smoothness: None,
@@ -148,7 +148,7 @@ fn lock_step_solvers_equal_scalar() {
             p.model.n = &n;
             p.model.setup.lr = &[0.05];
             p.model.setup.diameter = &diam;
-            p.model.setup.lipschitz = &lip;
+            p.model.setup.max_grad_norm = &lip;
             p.model.setup.smoothness = Some(&beta);
             p.model.setup.strong_convexity = &rho;
             if order != Order::Shuffled {
@@ -311,7 +311,7 @@ fn fixed_precise_golden() {
                 noise,
                 order: Order::Fixed,
                 setup: SetupArgs {
-                    lipschitz: &[1.0],
+                    max_grad_norm: &[1.0],
                     lr: &[lr],
                     diameter: &[d],
                     smoothness: sm.as_ref().map(|b| &b[..]),
@@ -395,13 +395,16 @@ fn options_and_index_errors() {
         other => panic!("not an Option error: {other:?}"),
     };
     assert_eq!(opt(Noise::parse("cauchy").unwrap_err()), "noise");
-    assert_eq!(opt(Order::parse("cyclic", "refined").unwrap_err()), "order");
+    assert_eq!(
+        opt(Order::parse("cyclic", "corrected").unwrap_err()),
+        "ordering"
+    );
     assert_eq!(opt(Order::parse("fixed", "fast").unwrap_err()), "variant");
     let e = Order::parse("fixed", "as_published").unwrap_err();
     assert_eq!(
         e.to_string(),
-        "variant must be 'refined' with order=\"fixed\" ('as_published' only applies to \
-         order='random_stop'), got \"as_published\""
+        "variant must be 'corrected' with ordering=\"fixed\" ('as_published' only applies to \
+         ordering='random_stop'), got \"as_published\""
     );
     assert_eq!(
         Order::parse("random_stop", "as_published").unwrap(),
@@ -417,6 +420,6 @@ fn options_and_index_errors() {
     let e = delta(&[1.0], params(Order::Fixed, Some(&[1.0, 101.0])), &mut out).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "index must be an integer in 1..=n (n = 100), got 101 at index 1"
+        "index must be an integer in 1..=steps (steps = 100), got 101 at index 1"
     );
 }

@@ -161,7 +161,7 @@ fn one_minus_f_series(x: f64) -> (f64, f64) {
 /// (`docs/derivations/schedules.md`, calibration; checked in `docs/errata.md#p-c24`).
 pub fn x_for_delta_star(delta_star: f64) -> Result<f64> {
     if !(delta_star > 0.0 && delta_star < 1.0) {
-        return Err(PabiError::domain("delta_star", "in (0, 1)", delta_star));
+        return Err(PabiError::domain("delta", "in (0, 1)", delta_star));
     }
     if delta_star <= 0.5 {
         let y = 1.0 / delta_star;

@@ -43,7 +43,7 @@ pub fn laplace_schedule_scale(
     strong_convexity: f64,
 ) -> Result<f64> {
     let p = noise_problem(n, c1, c2, lr, diameter, smoothness, strong_convexity)?;
-    let lz = ln_laplace_arg(n, c1, c2, "n")?;
+    let lz = ln_laplace_arg(n, c1, c2, "steps")?;
     Ok(p.mdl_near() / (2.0 * lz))
 }
 
@@ -52,7 +52,7 @@ pub fn laplace_schedule_scale(
 #[multiversion(targets = "simd")]
 pub fn laplace_schedule_delta(p: &Problem, n: f64, c1: f64, c2: f64) -> Result<f64> {
     check_step(n, c1, c2)?;
-    let lz = ln_laplace_arg(n, c1, c2, "n")?;
+    let lz = ln_laplace_arg(n, c1, c2, "steps")?;
     // A = laplace_theta(ε, r_A) with r_A = 2L/v = 2κ·ln z, nudged up (A increases with r).
     let a = theta::laplace_theta(p.eps, rel_up(2.0 * p.kappa() * lz, EPS2));
     // u = e^{ε/2 − ln z}, exponent moved down by its rounding error.

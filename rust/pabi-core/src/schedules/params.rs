@@ -17,7 +17,7 @@ pub use crate::setup::Noise;
 #[derive(Debug, Clone, Copy)]
 pub struct Problem {
     pub eps: f64,
-    pub lipschitz: f64,
+    pub max_grad_norm: f64,
     pub lr: f64,
     pub diameter: f64,
     /// M rounded up: the radius r_B = M·D/(η·s) of a given noise s ([`Problem::radii`]).
@@ -39,14 +39,14 @@ impl Problem {
     #[inline(always)]
     pub fn new(
         eps: f64,
-        lipschitz: f64,
+        max_grad_norm: f64,
         lr: f64,
         diameter: f64,
         smoothness: Option<f64>,
         strong_convexity: f64,
     ) -> Result<Self> {
         let s = Setup {
-            lipschitz,
+            max_grad_norm,
             lr,
             diameter,
             smoothness,
@@ -62,7 +62,7 @@ impl Problem {
         let c = s.validate_schedule()?;
         Ok(Problem {
             eps,
-            lipschitz: s.lipschitz,
+            max_grad_norm: s.max_grad_norm,
             lr: s.lr,
             diameter: s.diameter,
             m: c.m,
@@ -74,7 +74,7 @@ impl Problem {
     /// The numerators of the radii r_A = 2L/s, r_B = M·D/(η s) ([`gd::Radii`], rounded up).
     #[inline(always)]
     pub fn radii(&self) -> gd::Radii {
-        gd::Radii::new(self.lipschitz, self.m, self.diameter, self.lr)
+        gd::Radii::new(self.max_grad_norm, self.m, self.diameter, self.lr)
     }
 
     /// M·D/η to nearest (≤ 1.5 ulp): the numerator of the schedules' noise levels
@@ -88,7 +88,7 @@ impl Problem {
     /// M rounded down (κ decreases with M).
     #[inline(always)]
     pub(crate) fn kappa(&self) -> f64 {
-        gd::Radii::kappa(self.lipschitz, self.m_dn, self.diameter, self.lr)
+        gd::Radii::kappa(self.max_grad_norm, self.m_dn, self.diameter, self.lr)
     }
 }
 
@@ -102,7 +102,7 @@ pub(super) fn check_c(c1: f64, c2: f64) -> Result<()> {
 #[inline(always)]
 pub(super) fn check_step(n: f64, c1: f64, c2: f64) -> Result<()> {
     check_c(c1, c2)?;
-    count("n", n, 1.0)
+    count("steps", n, 1.0)
 }
 
 /// The problem of a schedule's noise level (σ(n) or v(n): ε and L play no part) with C1, C2
@@ -135,11 +135,11 @@ pub(super) fn check_decay(decay: f64) -> Result<()> {
 pub(super) fn check_noise(noise: &[f64]) -> Result<()> {
     if noise.is_empty() {
         return Err(PabiError::Shape {
-            message: "noise must be a non-empty array of per-step noise levels".into(),
+            message: "noise_scale must be a non-empty array of per-step noise levels".into(),
         });
     }
     if let Some(i) = crate::batch::first_bad(noise, |x| x > 0.0 && x.is_finite()) {
-        return Err(PabiError::domain("noise", "finite and > 0", noise[i]).at(i));
+        return Err(PabiError::domain("noise_scale", "finite and > 0", noise[i]).at(i));
     }
     Ok(())
 }
@@ -148,7 +148,7 @@ pub(super) fn check_noise(noise: &[f64]) -> Result<()> {
 #[derive(Debug, Clone, Copy)]
 pub struct ScheduleArgs<'a> {
     pub eps: &'a [f64],
-    pub lipschitz: &'a [f64],
+    pub max_grad_norm: &'a [f64],
     pub lr: &'a [f64],
     pub diameter: &'a [f64],
     pub n: &'a [f64],
@@ -170,7 +170,7 @@ impl ScheduleArgs<'_> {
     #[inline(always)]
     pub(super) fn setup(&self) -> SetupArgs<'_> {
         SetupArgs {
-            lipschitz: self.lipschitz,
+            max_grad_norm: self.max_grad_norm,
             lr: self.lr,
             diameter: self.diameter,
             smoothness: self.smoothness,
@@ -186,7 +186,7 @@ impl ScheduleArgs<'_> {
         let mut all = vec![("eps", self.eps.len())];
         all.extend(s.lens());
         all.extend([
-            ("n", self.n.len()),
+            ("steps", self.n.len()),
             ("c1", self.c1.len()),
             ("c2", self.c2.len()),
         ]);

@@ -364,9 +364,9 @@ impl OnlineSchedule {
     /// ln δ_n(i) = ln A_i + Σ_{t=i+1}^n g(t) (n ≥ i; n up to 1e15 and beyond).
     pub fn log_delta(&self, n: f64, i: f64) -> Result<f64> {
         self.check_index("index", i)?;
-        count("n", n, 1.0)?;
+        count("steps", n, 1.0)?;
         if n < i {
-            return Err(PabiError::domain("n", format!(">= index ({i})"), n));
+            return Err(PabiError::domain("steps", format!(">= index ({i})"), n));
         }
         let la = self.log_a(i, false);
         if self.saturated(i + 1.0, Some(n)) {

@@ -214,7 +214,7 @@ pub fn online_log_delta_at(kind: Noise, p: &Problem, noise: &[f64], index: f64) 
     if !(index >= 1.0 && index <= n && index == index.floor()) {
         return Err(PabiError::domain(
             "index",
-            format!("an integer in 1..=n (n = {n})"),
+            format!("an integer in 1..=steps (steps = {n})"),
             index,
         ));
     }
