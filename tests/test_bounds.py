@@ -137,8 +137,9 @@ def test_setups_validate_every_field(cls, kw, param):
 
 
 def test_unmet_assumption_is_an_error_naming_it():
-    with pytest.raises(pabi.DomainError, match="convex loss"):
+    with pytest.raises(pabi.DomainError, match="convex loss") as e:
         pabi.PNSGD(**dict(PN, convex=False)).epsilon(1e-5)
+    assert e.value.param == "convex"
     with pytest.raises(pabi.DomainError, match="diameter"):
         pabi.PNSGD(**dict(PN, diameter=None)).delta(1.0)
     with pytest.raises(pabi.DomainError, match="2/\\(beta"):

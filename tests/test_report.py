@@ -13,7 +13,6 @@ import pytest
 import pabi
 from pabi.cli import main
 from pabi.cli import report as rp
-from pabi.composition import _decayed_eps_max
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "report.toml"
@@ -102,8 +101,7 @@ def test_example_values_equal_the_api(capsys):
     kw = dict(noise="gaussian", noise_scale=4.0, max_grad_norm=1.0, lr=0.05, diameter=1.0, steps=1000,
               smoothness=10.0, strong_convexity=0.0, ordering="shuffled")
     prof = lambda e: pabi.pnsgd_delta(e, **kw)  # noqa: E731
-    multi = pabi.multi_epoch_epsilon(1e-5, profile=prof, epochs=3, eps_max=_decayed_eps_max(prof),
-                                     orders=list(pabi._bounds.PROFILE_ORDERS),
+    multi = pabi.multi_epoch_epsilon(1e-5, profile=prof, epochs=3, orders=list(pabi._bounds.PROFILE_ORDERS),
                                      log_profile=lambda e: pabi.pnsgd_delta(e, **kw, log=True))
     for route in ("pld", "rdp", "single_point", "gdp"):
         assert b[f"pnsgd_shuffled_epochs_{route}"]["epsilon"] == getattr(multi, route)

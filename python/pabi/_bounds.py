@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Callable, NamedTuple, Optional
 
 from ._bridge import domain_error, real_scalar
 from .setups import DPSGD, PNSGD, CyclicDPSGD, Setup
@@ -33,8 +33,7 @@ PROFILE_ORDERS = (1.1, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, 7.0, 
                   16.0, 20.0, 24.0, 28.0, 32.0, 40.0, 48.0, 56.0, 64.0)
 
 
-@dataclass(frozen=True)
-class Assumption:
+class Assumption(NamedTuple):
     """One assumption of a bound: its ``text``, whether the setup ``satisfied`` it, and a
     ``detail`` (the values that decided it)."""
 
@@ -43,8 +42,7 @@ class Assumption:
     detail: str = ""
 
 
-@dataclass(frozen=True)
-class Bound:
+class Bound(NamedTuple):
     """One bound for a setup at the target ``delta``. ``epsilon`` is None when the bound does
     not apply (an assumption fails) or could not be computed (``note`` says why). ``valid``:
     applicable, certified, finite and not vacuous; ``rank`` 1, 2, ... among the valid ones."""
@@ -72,7 +70,7 @@ class Bound:
 
     def as_dict(self) -> dict[str, Any]:
         """The record as JSON-ready data (``pabi report --json``)."""
-        d = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        d = dict(self._asdict())
         d["assumptions"] = [{"text": a.text, "satisfied": a.satisfied, "detail": a.detail} for a in self.assumptions]
         return d
 
@@ -205,12 +203,9 @@ def _pnsgd_entries(s: Setup, delta: float) -> list[_Entry]:
                          ordering == "shuffled" and E >= 2, f"ordering = {ordering}, epochs = {E}")
     multi: Optional[_Expr] = None
     if is_pn and all(x.satisfied for x in common) and several.satisfied:
-        from .composition import _decayed_eps_max
-
         setup = _setup_expr(s)
-        eps_max = _decayed_eps_max(s.epoch_profile)
         multi = call("pabi.multi_epoch_epsilon", delta, profile=setup.attr("epoch_profile"), epochs=E,
-                     eps_max=eps_max, orders=list(PROFILE_ORDERS), log_profile=setup.attr("epoch_log_profile"))
+                     orders=list(PROFILE_ORDERS), log_profile=setup.attr("epoch_log_profile"))
     for route, name, src, cert in [
         ("pld", "whole per-epoch profile composed (PLD)", "Sordello-Bu-Dong Thm 2 + PLD composition", True),
         ("rdp", "per-epoch profile -> RDP, composed", "Sordello-Bu-Dong Thm 2 + profile->RDP bound", True),
@@ -434,7 +429,5 @@ def bounds(setup: Setup, delta: float) -> list[Bound]:
         records.append(Bound(e.id, e.name, e.family, e.source, tuple(e.assumptions), d, eps, applicable,
                              e.certified, vacuous, valid, None, "" if e.expr is None else e.expr.text, note, seconds))
     ranked = sorted((r for r in records if r.valid), key=lambda r: r.epsilon)  # type: ignore[arg-type,return-value]
-    import dataclasses
-
-    ranked = [dataclasses.replace(r, rank=i) for i, r in enumerate(ranked, 1)]
+    ranked = [r._replace(rank=i) for i, r in enumerate(ranked, 1)]
     return ranked + [r for r in records if not r.valid]

@@ -24,7 +24,7 @@ deviation (Laplace: the scale) of the noise in the units of the gradient it is a
 >>> run = pabi.PNSGD(records=1000, lr=0.05, noise_scale=4.0, max_grad_norm=1.0, diameter=1.0,
 ...                  smoothness=10.0, convex=True)
 >>> round(run.epsilon(1e-5), 6)
-1.279419
+1.561742
 >>> quieter = run.calibrate(1.0, 1e-5)
 >>> quieter.noise_scale > run.noise_scale and quieter.epsilon(1e-5) <= 1.0
 True
@@ -217,10 +217,15 @@ class PNSGD(_Questions):
         ]
 
     def _require(self) -> None:
-        unmet = [(t, d) for t, ok, d in self.assumptions() if not ok]
-        if unmet:
-            text, detail = unmet[0]
-            raise DomainError(f"PNSGD amplification by iteration needs: {text} ({detail})")
+        fields = {"convex": "convex", "bounded": "diameter", "beta-smooth": "smoothness" if self.smoothness is None
+                  else "lr", "Gaussian": "dimension", "replace-one": "neighboring"}
+        for text, ok, detail in self.assumptions():
+            if not ok:
+                field = next(f for k, f in fields.items() if text.startswith(k))
+                err = DomainError(f"PNSGD amplification by iteration needs: {text} ({detail})")
+                err.param, err.allowed, err.value, err.index = (  # type: ignore[attr-defined]
+                    field, text, getattr(self, field), None)
+                raise err
         if self.epochs > 1 and self.ordering != "shuffled":
             raise NotImplementedError(f"PNSGD with ordering = {self.ordering!r} over {self.epochs} epochs: "
                                       "pabi composes epochs for the shuffled ordering only")
