@@ -57,6 +57,9 @@ def test_every_public_callable_is_probed() -> None:
     heads = {re.split(r"[(\[#]", k, maxsplit=1)[0] for k in keys}
     names = [n for n in pabi.__all__ if n not in ("DomainError", "InternalError", "__version__", "DEFAULT_ORDERS",
                                                    "ComposedPLD", "simd_level", "get_num_threads")]
+    # named results (NamedTuples) are probed through the functions returning them (the encoding
+    # records the type and its fields)
+    names = [n for n in names if not (isinstance(getattr(pabi, n), type) and issubclass(getattr(pabi, n), tuple))]
     names += list(adapters.__all__)
     names += [f"PrivacyLossDistribution.{m}" for m in ("gaussian", "subsampled_gaussian", "laplace", "from_eps_delta",
                                                          "from_profile", "compose")]
