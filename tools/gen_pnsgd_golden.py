@@ -31,17 +31,17 @@ def cases(rnd, count):
             i = rnd.randint(1, n)
         else:
             i = max(1, n - int(10 ** rnd.uniform(0, math.log10(n) if n > 1 else 0)))
-        kw = dict(noise=noise, sigma=10 ** rnd.uniform(-1, 1), lipschitz=10 ** rnd.uniform(-1, 0.5),
-                  lr=10 ** rnd.uniform(-2, 0), diameter=10 ** rnd.uniform(-1, 1.3), n=n,
+        kw = dict(noise=noise, noise_scale=10 ** rnd.uniform(-1, 1), max_grad_norm=10 ** rnd.uniform(-1, 0.5),
+                  lr=10 ** rnd.uniform(-2, 0), diameter=10 ** rnd.uniform(-1, 1.3), steps=n,
                   smoothness=None, strong_convexity=0.0)
         if rnd.random() < 0.3:
             beta = 10 ** rnd.uniform(-1, 1)
             rho = beta * rnd.uniform(0, 1)
             kw.update(smoothness=beta, strong_convexity=rho, lr=min(kw["lr"], 1.99 / (beta + rho)))
-        kw["order"], kw["index"], kw["variant"] = {
-            "fixed": ("fixed", i, "refined"),
-            "shuffled": ("shuffled", None, "refined"),
-            "random_stop": ("random_stop", i if rnd.random() < 0.7 else None, "refined"),
+        kw["ordering"], kw["index"], kw["variant"] = {
+            "fixed": ("fixed", i, "corrected"),
+            "shuffled": ("shuffled", None, "corrected"),
+            "random_stop": ("random_stop", i if rnd.random() < 0.7 else None, "corrected"),
             "as_published": ("random_stop", None, "as_published"),
         }[order]
         yield rnd.uniform(0, 6), kw, order
@@ -57,13 +57,13 @@ def main():
     for eps, kw, label in cases(rnd, 400):
         d = ref.pnsgd_delta(eps, **kw)
         cond = 0.0
-        if kw["order"] == "fixed":
-            _, b, _ = ref.pnsgd_factors(eps, noise=kw["noise"], noise_scale=kw["sigma"], max_grad_norm=kw["lipschitz"],
+        if kw["ordering"] == "fixed":
+            _, b, _ = ref.pnsgd_factors(eps, noise=kw["noise"], noise_scale=kw["noise_scale"], max_grad_norm=kw["max_grad_norm"],
                                         lr=kw["lr"], diameter=kw["diameter"], smoothness=kw["smoothness"],
                                         strong_convexity=kw["strong_convexity"], dps=20)
-            cond = float(abs((kw["n"] - kw["index"]) * mp.log(b))) if b > 0 else 0.0
-        common = [kw["noise"], label, repr(eps), repr(kw["sigma"]), repr(kw["lipschitz"]), repr(kw["lr"]),
-                  repr(kw["diameter"]), str(kw["n"]), fmt(kw["index"]), fmt(kw["smoothness"]),
+            cond = float(abs((kw["steps"] - kw["index"]) * mp.log(b))) if b > 0 else 0.0
+        common = [kw["noise"], label, repr(eps), repr(kw["noise_scale"]), repr(kw["max_grad_norm"]), repr(kw["lr"]),
+                  repr(kw["diameter"]), str(kw["steps"]), fmt(kw["index"]), fmt(kw["smoothness"]),
                   repr(kw["strong_convexity"])]
         rows.append(["delta", *common, mp.nstr(d, 40), f"{cond:.3g}"])
         ld = mp.log(d) if d > 0 else mp.ninf
@@ -71,14 +71,14 @@ def main():
     for _ in range(120):  # RDP comparison bound (000 Prop. 1)
         n = max(1, int(10 ** rnd.uniform(0, 12)))
         i = rnd.randint(1, n) if rnd.random() < 0.5 else max(1, n - rnd.randint(0, 50))
-        kw = dict(sigma=10 ** rnd.uniform(-1, 1), lipschitz=10 ** rnd.uniform(-1, 0.5),
-                  lr=10 ** rnd.uniform(-3, 0), n=n, index=i, smoothness=None, strong_convexity=0.0)
+        kw = dict(noise_scale=10 ** rnd.uniform(-1, 1), max_grad_norm=10 ** rnd.uniform(-1, 0.5),
+                  lr=10 ** rnd.uniform(-3, 0), steps=n, index=i, smoothness=None, strong_convexity=0.0)
         if rnd.random() < 0.6:
             beta = 10 ** rnd.uniform(-1, 1)
             kw.update(smoothness=beta, strong_convexity=beta * 10 ** rnd.uniform(-10, 0))
             kw["lr"] = min(kw["lr"], 1.99 / (beta + kw["strong_convexity"]))
         eps = 10 ** rnd.uniform(-2, 1.5)
-        common = ["gaussian", "fixed", None, repr(kw["sigma"]), repr(kw["lipschitz"]), repr(kw["lr"]), "0.0",
+        common = ["gaussian", "fixed", None, repr(kw["noise_scale"]), repr(kw["max_grad_norm"]), repr(kw["lr"]), "0.0",
                   str(n), str(i), fmt(kw["smoothness"]), repr(kw["strong_convexity"])]
         ld = ref.pnsgd_rdp_delta(eps, **kw, log=True)
         common[2] = repr(eps)

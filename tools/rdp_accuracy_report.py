@@ -419,7 +419,8 @@ def check_misc(rng, k):
 
     def pnsgd_kw():
         n = int(logu(rng, 1, 1e6))
-        kw = dict(sigma=logu(rng, 0.1, 10), lipschitz=logu(rng, 0.1, 10), n=n, index=int(rng.integers(1, n + 1)))
+        kw = dict(noise_scale=logu(rng, 0.1, 10), max_grad_norm=logu(rng, 0.1, 10), steps=n,
+                  index=int(rng.integers(1, n + 1)))
         if rng.uniform() < 0.5:
             kw["lr"] = logu(rng, 1e-3, 1)
         else:
@@ -429,10 +430,11 @@ def check_misc(rng, k):
         return kw
 
     for fn, arg in (("pnsgd_rdp_slope", None), ("pnsgd_rdp_epsilon", "delta"),
-                    ("pnsgd_rdp_delta", "eps"), ("pnsgd_rdp_log_delta", "eps")):
+                    ("pnsgd_rdp_delta", "eps"), ("pnsgd_rdp_delta#log", "eps")):
         reg = region(fn, "M=1 and M<1, n ≤ 1e6")
+        fn, log = (fn[:-4], {"log": True}) if fn.endswith("#log") else (fn, {})
         for _ in range(k(40)):
-            kw = pnsgd_kw()
+            kw = dict(pnsgd_kw(), **log)
             if arg is None:
                 call(reg, f"{kw}", lambda: getattr(pabi, fn)(**kw), lambda: getattr(ref, fn)(**kw, dps=DPS))
                 continue
