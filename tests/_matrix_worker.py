@@ -260,6 +260,20 @@ _ONLINE = dict(eps=1.0, max_grad_norm=1.0, lr=0.1, diameter=1.0, index=3.0, c1=1
 _S = np.array([[0.5, 0.25], [0.5, 0.75], [1.0, 0.5]])
 
 
+def _setup_epsilon(name: str) -> Callable[..., Any]:
+    def f(**kw: Any) -> Any:
+        return getattr(_pabi(), name)(**kw).epsilon(1e-3)
+
+    f.__name__ = name
+    return f
+
+
+def _bounds_best(**kw: Any) -> Any:
+    pabi = _pabi()
+    recs = pabi.bounds(pabi.DPSGD(sample_rate=0.1, noise_multiplier=1.0, steps=10, grid_step=0.01), **kw)
+    return recs[0].epsilon
+
+
 def _f(name: str) -> Callable[..., Any]:
     def f(**kw: Any) -> Any:
         return getattr(_pabi(), name)(**kw)
@@ -458,6 +472,23 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
     add("multi_epoch_epsilon", dict(delta=1e-3, profile=_profile, epochs=2, grid_step=0.05, eps_max=20.0,
                                     orders=np.array([2.0, 4.0]), log_profile=None),
         {"profile": "skip", "log_profile": "skip", "orders": "array"})
+    # --- training setups (validated at construction; the matrix asks each for eps at 1e-3) and pabi.bounds
+    _pn_setup = dict(records=10, lr=0.5, noise_scale=1.0, max_grad_norm=1.0, diameter=1.0, smoothness=2.0,
+                     strong_convexity=0.5, convex=True, weak_convexity=0.0, noise="gaussian", ordering="shuffled",
+                     index=None, epochs=1, dimension=None, neighboring="replace_one")
+    _pn_c = tuple(k for k in _pn_setup if k not in ("noise", "ordering", "neighboring", "convex"))
+    add("PNSGD", _pn_setup, {"noise": "option", "ordering": "option", "neighboring": "option", "convex": "option"},
+        {p: _pn_c for p in _pn_c}, fn=_setup_epsilon("PNSGD"))
+    _dp_setup = dict(sample_rate=0.1, noise_multiplier=1.0, steps=10, neighboring="add_remove", grid_step=0.01)
+    add("DPSGD", _dp_setup, {"neighboring": "option"}, {p: _dp for p in _dp}, fn=_setup_epsilon("DPSGD"))
+    _cy_setup = dict(records=100, batch_size=10, epochs=2, lr=0.1, max_grad_norm=1.0, noise_multiplier=1.0,
+                     ordering="cyclic", weak_convexity=0.1, smoothness=1.0, diameter=1.0, clipping_inactive=False,
+                     neighboring="replace_one")
+    _cy_c = ("records", "batch_size", "epochs", "lr", "max_grad_norm", "noise_multiplier", "weak_convexity",
+             "smoothness", "diameter")
+    add("CyclicDPSGD", _cy_setup, {"ordering": "option", "neighboring": "option", "clipping_inactive": "option"},
+        {p: _cy_c for p in _cy_c}, fn=_setup_epsilon("CyclicDPSGD"))
+    add("bounds", dict(delta=1e-3), fn=_bounds_best)
     # --- sweep and adapters
     add("sweep", dict(eps=np.array([0.5, 1.0]), shift=np.array([1.0]), chunk_size=1), {"eps": "array", "shift": "array"},
         fn=_sweep)
@@ -489,7 +520,7 @@ NOT_NUMERIC = {"DomainError", "InternalError", "__version__", "get_num_threads",
                "PNSGDFactors"}
 # named results of the RDP family (typing.NamedTuple classes, not computations)
 NOT_NUMERIC |= {"RdpWithTerms", "EpsilonAtOrder", "DeltaAtOrder", "AmplifiedGuarantee", "PerInstanceGuarantee"}
-NOT_NUMERIC |= {"CyclicCalibration", "GdContraction"}  # named results (of cyclic_calibrate, gd_contraction)
+NOT_NUMERIC |= {"CyclicCalibration", "GdContraction", "Bound", "Assumption"}  # named results (of cyclic_calibrate, gd_contraction)
 
 
 def _other_numeric(defaults: dict[str, Any], kinds: dict[str, str], param: str) -> str | None:

@@ -458,6 +458,24 @@ def _call_translated(name: str, fn: Callable[..., Any], kw: dict[str, Any]) -> A
     return f2(**kw2)
 
 
+def _setup_epsilon(name: str) -> Callable[..., Any]:
+    def f(**kw: Any) -> Any:
+        return getattr(_pabi(), name)(**kw).epsilon(1e-3)
+
+    f.__name__ = name
+    return f
+
+
+def _bounds_records(delta: Any) -> Any:
+    """(id, epsilon, valid) of every bound of two small setups (PNSGD over two epochs, cyclic DP-SGD)."""
+    P = _pabi()
+    setups = [P.PNSGD(records=10, lr=0.5, noise_scale=1.0, max_grad_norm=1.0, diameter=1.0, smoothness=2.0,
+                      convex=True, epochs=2),
+              P.CyclicDPSGD(records=100, batch_size=10, epochs=2, lr=0.1, max_grad_norm=1.0, noise_multiplier=1.0,
+                            weak_convexity=0.1, smoothness=1.0, diameter=1.0)]
+    return [(b.id, b.epsilon, b.valid) for s in setups for b in P.bounds(s, delta)]
+
+
 def _f(name: str) -> Callable[..., Any]:
     def f(**kw: Any) -> Any:
         fn, kw2 = translate(name, _pabi(), kw)
@@ -670,6 +688,15 @@ def table() -> dict[str, Entry]:
     add("pnsgd_epoch_pld", dict(_ACC_KW, eps_max=8.0), fn=_adapter("pnsgd_epoch_pld"))
     add("pld_from_profile", dict(delta=_grid_delta(), h=0.1, tail=1e-18), {"delta": "array"},
         fn=_adapter("pld_from_profile"))
+    # --- training setups (issue 15; written in today's vocabulary): each asked for eps at 1e-3
+    add("PNSGD", dict(records=10, lr=0.5, noise_scale=1.0, max_grad_norm=1.0, diameter=1.0, smoothness=2.0,
+                      strong_convexity=0.5, convex=True, ordering="shuffled", epochs=1),
+        {"convex": "skip", "ordering": "option"}, fn=_setup_epsilon("PNSGD"))
+    add("DPSGD", dict(sample_rate=0.1, noise_multiplier=1.0, steps=10, grid_step=0.01), fn=_setup_epsilon("DPSGD"))
+    add("CyclicDPSGD", dict(records=100, batch_size=10, epochs=2, lr=0.1, max_grad_norm=1.0, noise_multiplier=1.0,
+                            ordering="cyclic", weak_convexity=0.1, smoothness=1.0, diameter=1.0),
+        {"ordering": "option"}, fn=_setup_epsilon("CyclicDPSGD"))
+    add("bounds", dict(delta=1e-3), fn=_bounds_records)
     return T
 
 
@@ -702,7 +729,7 @@ EXPENSIVE = {"online_gauss_delta_limit", "online_gauss_delta_limit_bound", "onli
              "PNSGDAccountant.get_epsilon#rdp", "PNSGDAccountant.get_delta", "PNSGDAccountant.get_privacy_spent",
              "pnsgd_zcdp_rho", "pnsgd_zcdp_event", "sweep", "dpsgd_epsilon", "dpsgd_epsilon#bracket", "dpsgd_delta",
              "compose_plds", "PrivacyLossDistribution.compose", "ComposedPLD.delta", "ComposedPLD.epsilon",
-             "tradeoff_from_profile"}
+             "tradeoff_from_profile", "DPSGD", "bounds", "PNSGD"}
 
 
 #: (callable, parameter) -> (lo, hi): finite arguments with lo < |v| < hi are not probed, because

@@ -40,7 +40,7 @@ from typing import Any, Literal, Optional, TypeVar, Union, overload
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._bridge import DomainError, domain_error, flag, int_scalar, opt_real_scalar, real_scalar
+from ._bridge import DomainError, domain_error, flag, int_scalar, real_scalar, rename
 
 __all__ = ["PNSGD", "DPSGD", "CyclicDPSGD", "Setup"]
 
@@ -75,6 +75,22 @@ def _opt_positive(name: str, value: object) -> Optional[float]:
 
 def _opt_nonneg(name: str, value: object) -> Optional[float]:
     return None if value is None else _nonneg(name, value)
+
+
+class _fields_named:
+    """Re-label a DomainError of the flat function a setup calls with the setup's field name
+    (PNSGD's ``records`` is the flat functions' ``steps``)."""
+
+    def __init__(self, names: dict[str, str]) -> None:
+        self.names = names
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, typ: Any, exc: Any, tb: Any) -> bool:
+        if isinstance(exc, DomainError) and getattr(exc, "param", None) in self.names:
+            raise rename(exc, exc.param, self.names[exc.param]) from None  # type: ignore[attr-defined]
+        return False
 
 
 def _set(obj: object, **values: Any) -> None:
@@ -258,17 +274,19 @@ class PNSGD(_Questions):
 
     def _delta(self, eps: float) -> float:
         self._require()
-        if self.epochs == 1:
-            return float(self.epoch_profile(eps))
-        return float(self._composed().delta(eps).upper)
+        with _fields_named({"steps": "records"}):
+            if self.epochs == 1:
+                return float(self.epoch_profile(eps))
+            return float(self._composed().delta(eps).upper)
 
     def _epsilon(self, delta: float) -> float:
         import pabi
 
         self._require()
-        if self.epochs == 1:
-            return float(pabi.pnsgd_epsilon(delta, **self.bound_arguments()))
-        return float(self._composed().epsilon(delta).upper)
+        with _fields_named({"steps": "records"}):
+            if self.epochs == 1:
+                return float(pabi.pnsgd_epsilon(delta, **self.bound_arguments()))
+            return float(self._composed().epsilon(delta).upper)
 
     def calibrate(self, eps: float, delta: float) -> "PNSGD":
         """A copy whose ``noise_scale`` is the smallest (certified) one with ε ≤ ``eps`` at
@@ -281,7 +299,8 @@ class PNSGD(_Questions):
             raise NotImplementedError("calibrating PNSGD over several epochs is not implemented yet")
         kw = self.bound_arguments()
         del kw["noise_scale"]
-        return self.replace(noise_scale=float(pabi.pnsgd_calibrate_noise_scale(e, d, **kw)))
+        with _fields_named({"steps": "records"}):
+            return self.replace(noise_scale=float(pabi.pnsgd_calibrate_noise_scale(e, d, **kw)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -393,6 +412,12 @@ class CyclicDPSGD(_Questions):
              clipping_inactive=flag("clipping_inactive", self.clipping_inactive),
              neighboring=_choice("neighboring", self.neighboring, ("replace_one", "add_remove")))
         _set(self, batch_size=int_scalar("batch_size", self.batch_size, 1, self.records))
+        from . import _core
+
+        if not _core.noise_std_down(self.lr, self.noise_multiplier, self.max_grad_norm, float(self.batch_size)) > 0:
+            raise domain_error("noise_multiplier", "large enough that the noise on the iterate, "
+                               "lr * noise_multiplier * max_grad_norm / batch_size, is a positive double",
+                               self.noise_multiplier)
 
     @property
     def batches_per_epoch(self) -> int:
