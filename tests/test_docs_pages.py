@@ -58,3 +58,15 @@ def test_fences_are_balanced():
     for page in PAGES + DERIVATIONS:
         fences = re.findall(r"^```", page.read_text(encoding="utf-8"), re.M)
         assert len(fences) % 2 == 0, page.name
+
+
+def test_readme_examples():
+    """The README's ```python examples (the quick look at the API) print what they claim."""
+    readme = DOCS.parent / "README.md"
+    text = "\n\n".join(m.group(1) for m in BLOCK.finditer(readme.read_text(encoding="utf-8")))
+    test = doctest.DocTestParser().get_doctest(text, {"__name__": "__readme__"}, "README.md", str(readme), 0)
+    assert len(test.examples) >= 5
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    result = runner.summarize(verbose=False)
+    assert result.failed == 0, f"{result.failed} of {result.attempted} README examples failed"
