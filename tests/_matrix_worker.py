@@ -320,6 +320,10 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
     add("gaussian_schedule_noise_scale", noise_kw, None, _SCHED_COUPLED)
     add("laplace_schedule_delta", dict(_SCHED), None, _SCHED_COUPLED)
     add("gaussian_schedule_delta", dict(_SCHED), None, _SCHED_COUPLED)
+    _sched_inv = {k: v for k, v in _SCHED.items() if k != "eps"}
+    _inv_coupled = {p: c + ("delta",) for p, c in _SCHED_COUPLED.items()} | {"delta": _SCHED_COUPLED["eps"]}
+    for f in ("laplace_schedule_epsilon", "gaussian_schedule_epsilon"):
+        add(f, dict(delta=1e-3, **_sched_inv), None, _inv_coupled)
     add("laplace_schedule_delta_limit", dict(eps=1.0, c1=10.0))
     add("gaussian_schedule_delta_limit", dict(eps=1.0, c1=10.0))
     add("schedule_calibrate_c1", dict(eps=1.0, delta=1e-3, noise="laplace"), {"noise": "option"})

@@ -45,9 +45,11 @@ from ._bridge import (ArrayLike, Broadcast, Float, FloatArray, Scalar, call as _
 __all__ = [
     "laplace_schedule_noise_scale",
     "laplace_schedule_delta",
+    "laplace_schedule_epsilon",
     "laplace_schedule_delta_limit",
     "gaussian_schedule_noise_scale",
     "gaussian_schedule_delta",
+    "gaussian_schedule_epsilon",
     "gaussian_schedule_delta_limit",
     "schedule_calibrate_c1",
     "online_delta",
@@ -118,6 +120,11 @@ def _delta_shape(eps: ArrayLike, *, max_grad_norm: ArrayLike, lr: ArrayLike, dia
                  strong_convexity: ArrayLike = 0.0) -> Any: ...
 
 
+def _epsilon_shape(delta: ArrayLike, *, max_grad_norm: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
+                   steps: ArrayLike, c1: ArrayLike, c2: ArrayLike, smoothness: Optional[ArrayLike] = None,
+                   strong_convexity: ArrayLike = 0.0) -> Any: ...
+
+
 def _online_noise_shape(index: ArrayLike, *, c1: ArrayLike, c2: ArrayLike, decay: ArrayLike, lr: ArrayLike,
                         diameter: ArrayLike, smoothness: Optional[ArrayLike] = None,
                         strong_convexity: ArrayLike = 0.0) -> Any: ...
@@ -159,6 +166,17 @@ class _DeltaFn(Protocol):
                  strong_convexity: Scalar = ...) -> float: ...
     @overload
     def __call__(self, eps: ArrayLike, *, max_grad_norm: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
+                 steps: ArrayLike, c1: ArrayLike, c2: ArrayLike, smoothness: Optional[ArrayLike] = ...,
+                 strong_convexity: ArrayLike = ...) -> FloatArray: ...
+
+
+class _EpsilonFn(Protocol):
+    @overload
+    def __call__(self, delta: Scalar, *, max_grad_norm: Scalar, lr: Scalar, diameter: Scalar, steps: Scalar,
+                 c1: Scalar, c2: Scalar, smoothness: Optional[Scalar] = ...,
+                 strong_convexity: Scalar = ...) -> float: ...
+    @overload
+    def __call__(self, delta: ArrayLike, *, max_grad_norm: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
                  steps: ArrayLike, c1: ArrayLike, c2: ArrayLike, smoothness: Optional[ArrayLike] = ...,
                  strong_convexity: ArrayLike = ...) -> FloatArray: ...
 
@@ -213,6 +231,7 @@ class _OnlineClosedUpperFn(Protocol):
 # The array arguments of each family, in the order the core takes them (its signature's order).
 _NOISE_NAMES = tuple(inspect.signature(_noise_shape).parameters)
 _DELTA_NAMES = tuple(inspect.signature(_delta_shape).parameters)
+_EPSILON_NAMES = tuple(inspect.signature(_epsilon_shape).parameters)
 _ONLINE_NOISE_NAMES = tuple(inspect.signature(_online_noise_shape).parameters)
 _ONLINE_NAMES = tuple(p for p in inspect.signature(_online_delta_shape).parameters if p != "log")
 
@@ -227,6 +246,13 @@ def _delta(laplace: bool) -> Callable[[dict[str, Any]], Float]:
         # broadcast without materializing scalars (length-1 arrays, stride 0 in Rust)
         b = Broadcast(_DELTA_NAMES, tuple(a[k] for k in _DELTA_NAMES), optional=("smoothness",))
         return b.apply(lambda: _core.schedule_delta(**b.flat, laplace=laplace, len=b.size))
+    return impl
+
+
+def _epsilon(laplace: bool) -> Callable[[dict[str, Any]], Float]:
+    def impl(a: dict[str, Any]) -> Float:
+        b = Broadcast(_EPSILON_NAMES, tuple(a[k] for k in _EPSILON_NAMES), optional=("smoothness",))
+        return b.apply(lambda: _core.schedule_epsilon(**b.flat, laplace=laplace, len=b.size))
     return impl
 
 
@@ -280,6 +306,21 @@ def laplace_schedule_delta(*args: Any, **kwargs: Any) -> Any:
     """
 
 
+@_shaped(_epsilon_shape, _epsilon(True), _EpsilonFn)
+def laplace_schedule_epsilon(*args: Any, **kwargs: Any) -> Any:
+    """ε(δ) of shuffled PNSGD under the Laplace schedule: the smallest ε (a double) whose
+    certified δ(n) (:func:`laplace_schedule_delta`) is ≤ ``delta`` ∈ (0, 1), by an exact search
+    over the doubles (docs/derivations/schedules.md#inversions). Certified: the run is
+    (ε, δ)-DP for the returned ε (``laplace_schedule_delta(result, ...) <= delta``); 0 when
+    δ(0) ≤ ``delta``.
+
+    >>> kw = dict(max_grad_norm=10.0, lr=0.1, diameter=1.0, steps=1e6, c1=1e5, c2=2.0)
+    >>> e = laplace_schedule_epsilon(1e-5, **kw)
+    >>> laplace_schedule_delta(e, **kw) <= 1e-5 < laplace_schedule_delta(float(np.nextafter(e, 0)), **kw)
+    True
+    """
+
+
 @overload
 def laplace_schedule_delta_limit(eps: Scalar, c1: Scalar) -> float: ...
 @overload
@@ -318,6 +359,20 @@ def gaussian_schedule_delta(*args: Any, **kwargs: Any) -> Any:
     >>> w = float(np.exp(2 * np.log(2 * gaussian_schedule_noise_scale(1e300, c1=1e5, c2=100.0, lr=0.1, diameter=1.0) * 0.1) * -1))
     >>> round((d - ds) * w / ds, 4)
     1.1234
+    """
+
+
+@_shaped(_epsilon_shape, _epsilon(False), _EpsilonFn)
+def gaussian_schedule_epsilon(*args: Any, **kwargs: Any) -> Any:
+    """ε(δ) of shuffled PNSGD under the Gaussian (Lambert-W) schedule: the smallest ε (a double)
+    whose certified δ(n) (:func:`gaussian_schedule_delta`) is ≤ ``delta`` ∈ (0, 1), by an exact
+    search over the doubles (docs/derivations/schedules.md#inversions). Certified on the safe
+    side, like :func:`laplace_schedule_epsilon`.
+
+    >>> kw = dict(max_grad_norm=10.0, lr=0.1, diameter=1.0, steps=1e6, c1=1e5, c2=100.0)
+    >>> e = gaussian_schedule_epsilon([1e-5, 1e-7], **kw)
+    >>> bool(np.all(gaussian_schedule_delta(e, **kw) <= [1e-5, 1e-7]) and e[0] < e[1])
+    True
     """
 
 

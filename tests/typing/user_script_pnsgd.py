@@ -42,3 +42,5 @@ reveal_type(pabi.online_gaussian_delta_limit(1.0, max_grad_norm=1.0, lr=0.01, di
 reveal_type(pabi.online_laplace_delta_limit_upper(x, max_grad_norm=1.0, lr=0.01, diameter=1.0, index=10, c1=100.0, c2=100.0, decay=1.5))  # -> ndarray
 reveal_type(pabi.online_gaussian_delta_limit_closed_upper(1.0, max_grad_norm=1.0, lr=0.01, diameter=1.0, index=10, c1=100.0, c2=100.0, decay=1.5, variant="as_published"))  # -> float
 reveal_type(pabi.online_laplace_delta_limit_lower(1.0, max_grad_norm=1.0, lr=0.01, diameter=1.0, index=10, c1=100.0, c2=100.0, decay=1.5))  # -> float
+reveal_type(pabi.gaussian_schedule_epsilon(1e-5, max_grad_norm=1.0, lr=0.1, diameter=1.0, steps=100, c1=1e5, c2=1.0))  # -> float
+reveal_type(pabi.laplace_schedule_epsilon(x * 1e-3, max_grad_norm=1.0, lr=0.1, diameter=1.0, steps=100, c1=1e5, c2=2.0))  # -> ndarray

@@ -98,6 +98,57 @@ fn schedule_delta<'py>(
     fill(py, len, |out| sc::schedule_delta(kind, args, out))
 }
 
+/// ε(δ) of a shuffled schedule (the smallest ε with the certified δ(n) ≤ δ); every array has
+/// length 1 (broadcast) or `len`.
+#[pyfunction]
+#[pyo3(signature = (delta, max_grad_norm, lr, diameter, steps, c1, c2, smoothness, strong_convexity, laplace, len))]
+#[allow(clippy::too_many_arguments)]
+fn schedule_epsilon<'py>(
+    py: Python<'py>,
+    delta: A<'py>,
+    max_grad_norm: A<'py>,
+    lr: A<'py>,
+    diameter: A<'py>,
+    steps: A<'py>,
+    c1: A<'py>,
+    c2: A<'py>,
+    smoothness: Option<A<'py>>,
+    strong_convexity: A<'py>,
+    laplace: bool,
+    len: usize,
+) -> Out<'py> {
+    let args = sc::ScheduleArgs {
+        eps: delta.as_slice()?,
+        max_grad_norm: max_grad_norm.as_slice()?,
+        lr: lr.as_slice()?,
+        diameter: diameter.as_slice()?,
+        n: steps.as_slice()?,
+        c1: c1.as_slice()?,
+        c2: c2.as_slice()?,
+        smoothness: crate::args::opt_slice(&smoothness)?,
+        strong_convexity: strong_convexity.as_slice()?,
+    };
+    check_broadcast(
+        len,
+        &[
+            ("delta", Some(args.eps)),
+            ("max_grad_norm", Some(args.max_grad_norm)),
+            ("lr", Some(args.lr)),
+            ("diameter", Some(args.diameter)),
+            ("steps", Some(args.n)),
+            ("c1", Some(args.c1)),
+            ("c2", Some(args.c2)),
+            ("smoothness", args.smoothness),
+            ("strong_convexity", Some(args.strong_convexity)),
+        ],
+    )?;
+    if len == 0 {
+        return Ok(numpy::PyArray1::zeros(py, 0, false)); // nothing to evaluate
+    }
+    let kind = mechanism(laplace);
+    fill(py, len, |out| sc::schedule_epsilon(kind, args, out))
+}
+
 elementwise!(
     map,
     fn schedule_delta_star([eps, c1], laplace: bool)
@@ -253,6 +304,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         [
             schedule_noise,
             schedule_delta,
+            schedule_epsilon,
             schedule_delta_star,
             schedule_calibrate_c1,
             online_delta,

@@ -43,6 +43,7 @@
 mod array;
 mod delta_star;
 mod gauss;
+mod inverse;
 mod laplace;
 mod noise_level;
 pub mod online;
@@ -53,6 +54,7 @@ mod tests;
 pub use array::{map_args, opt, schedule_delta};
 pub use delta_star::{schedule_c1_for_target, schedule_delta_star, x_for_delta_star};
 pub use gauss::{gauss_schedule_delta, gauss_schedule_sigma};
+pub use inverse::schedule_epsilon;
 pub use laplace::{laplace_schedule_delta, laplace_schedule_scale};
 pub use noise_level::schedule_noise;
 pub use params::{Noise, Problem, ScheduleArgs};

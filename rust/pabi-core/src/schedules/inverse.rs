@@ -1,0 +1,74 @@
+//! ε(δ) of the fixed-horizon noise schedules (Sordello–Bu–Dong Thms 3–4): the inversion of the
+//! certified δ(n) of [`super::laplace_schedule_delta`] / [`super::gauss_schedule_delta`].
+//!
+//! The returned ε is the smallest double with δ_up(ε) ≤ δ, found by [`first_ok`] (an exact
+//! search over the bit patterns of doubles from ε = 1, at most ~2·64 evaluations of δ). It is
+//! certified by construction: the certified upper bound δ_up at the returned ε is ≤ the target,
+//! so the run is (ε, δ)-DP for the returned ε, whatever the ulp-level behaviour of δ_up. The
+//! true δ(ε) is non-increasing in ε (A_n = θ(ε, r_A) falls with ε, 1 − B_n grows and
+//! G(u, n) = (1 − (1 − u)^n)/(n·u) falls with u), and tends to 0, so every δ ∈ (0, 1) has a
+//! finite ε; a target at or above δ(0) gives ε = 0.
+
+use super::params::{Noise, Problem, ScheduleArgs};
+use super::{gauss_schedule_delta, laplace_schedule_delta};
+use crate::error::{PabiError, Result};
+use crate::num::bisect::first_ok;
+use crate::setup::at;
+
+/// Elements per chunk of the parallel driver (each costs ~130 evaluations of δ).
+const CHUNK: usize = 16;
+/// Parallel from this many elements.
+const PAR_MIN: usize = 64;
+
+/// ε(δ) of one element: `p` carries the setup (its ε is replaced at each evaluation).
+fn epsilon_one(kind: Noise, p: Problem, delta: f64, n: f64, c1: f64, c2: f64) -> Result<f64> {
+    if !(delta > 0.0 && delta < 1.0) {
+        return Err(PabiError::domain("delta", "in (0, 1)", delta));
+    }
+    let eval = |eps: f64| -> Result<f64> {
+        let q = Problem { eps, ..p };
+        match kind {
+            Noise::Laplace => laplace_schedule_delta(&q, n, c1, c2),
+            Noise::Gaussian => gauss_schedule_delta(&q, n, c1, c2),
+        }
+    };
+    eval(1.0)?; // validates n, C1, C2 before the search (an error there is the caller's)
+    let err = std::cell::Cell::new(None);
+    let ok = |eps: f64| match eval(eps) {
+        Ok(d) => d <= delta,
+        Err(e) => {
+            if err.take().is_none() {
+                err.set(Some(e));
+            }
+            true
+        }
+    };
+    let eps = first_ok(&ok, 1.0);
+    match err.take() {
+        Some(e) => Err(e),
+        None => Ok(eps),
+    }
+}
+
+/// ε(δ) of the Laplace or Gaussian schedule (`kind`) elementwise with broadcasting: `a.eps`
+/// holds the targets δ ∈ (0, 1) (errors name `delta`), the other slices the setup as in
+/// [`super::schedule_delta`] (length 1 or `out.len()`); errors are located at the first failing
+/// index.
+pub fn schedule_epsilon(kind: Noise, a: ScheduleArgs, out: &mut [f64]) -> Result<()> {
+    let len = out.len();
+    a.check_lengths(len)
+        .map_err(|e| e.renamed(|n| if n == "eps" { "delta" } else { n }))?;
+    crate::driver::for_chunks([out], PAR_MIN, CHUNK, |j0, [o]| {
+        for (t, ot) in o.iter_mut().enumerate() {
+            let j = j0 + t;
+            // the setup of element j, validated with a placeholder ε (replaced in the search)
+            let mut q = a;
+            let one = [0.0];
+            q.eps = &one;
+            let p = q.problem(j).map_err(|e| e.at(j))?;
+            *ot = epsilon_one(kind, p, at(a.eps, j), at(a.n, j), at(a.c1, j), at(a.c2, j))
+                .map_err(|e| e.at(j))?;
+        }
+        Ok(())
+    })
+}
