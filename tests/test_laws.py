@@ -203,10 +203,14 @@ ENGINE_DEC_EPS = [pabi.theta, log_theta, pabi.laplace_theta]
 ENGINE_INC_EPS = [pabi.theta_complement, log_theta_complement, pabi.laplace_theta_complement]
 
 
-@exactness()
+@exactness("theta(1.0, 2.0) = 0.5098616600546776 > theta(0.9999999999999999, 2.0) = 0.5098616600546775 and "
+           "theta_complement(1.9999999999999998, 2.0) = 0.6681020012231693 > theta_complement(2.0, 2.0) = "
+           "0.6681020012231658 (found by the long random profile: theta is not exactly monotone in eps either, "
+           "see test_theta_monotone.py::test_monotone_on_runs_exact)")
 @n_examples(1.5)
 @given(eps_st, eps_st, r_st)
 @example(e1=197852358.0, e2=0.0, r=1.0)
+@example(e1=1.0, e2=0.0, r=2.0)
 def test_engine_monotone_in_eps(exact, e1, e2, r):
     mode(exact)
     for f in ENGINE_DEC_EPS:
