@@ -492,6 +492,10 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
              "smoothness", "diameter")
     add("CyclicDPSGD", _cy_setup, {"ordering": "option", "neighboring": "option", "clipping_inactive": "option"},
         {p: _cy_c for p in _cy_c}, fn=_setup_epsilon("CyclicDPSGD"))
+    _sc_setup = dict(steps=100.0, lr=0.1, max_grad_norm=1.0, diameter=1.0, c1=10.0, c2=2.0, noise="gaussian",
+                     smoothness=2.0, strong_convexity=0.5, neighboring="replace_one")
+    add("ScheduledPNSGD", _sc_setup, {"noise": "option", "neighboring": "option"}, _SCHED_COUPLED,
+        fn=_setup_epsilon("ScheduledPNSGD"))
     add("bounds", dict(delta=1e-3), fn=_bounds_best)
     # --- sweep and adapters
     add("sweep", dict(eps=np.array([0.5, 1.0]), shift=np.array([1.0]), chunk_size=1), {"eps": "array", "shift": "array"},

@@ -171,3 +171,35 @@ def test_bounds_ranking_and_records():
     assert all(r.source for r in recs) and all(isinstance(a, pabi.Assumption) for r in recs for a in r.assumptions)
     gdp = next(r for r in recs if r.id == "pnsgd_shuffled_epochs_gdp")
     assert not gdp.certified and not gdp.valid and gdp.epsilon is not None
+
+
+SCHED = dict(steps=1e6, lr=0.1, max_grad_norm=10.0, diameter=1.0, c1=1e5, c2=100.0)
+
+
+@pytest.mark.parametrize("noise", ["gaussian", "laplace"])
+def test_scheduled_pnsgd_setup_answers_with_the_flat_api(noise):
+    kw = dict(SCHED, c2=100.0 if noise == "gaussian" else 2.0)
+    run = pabi.ScheduledPNSGD(**kw, noise=noise)
+    flat = dict(kw)
+    flat.update(smoothness=None, strong_convexity=0.0)
+    delta_fn = getattr(pabi, f"{noise}_schedule_delta")
+    eps_fn = getattr(pabi, f"{noise}_schedule_epsilon")
+    assert run.delta(1.0) == delta_fn(1.0, **flat)
+    assert run.epsilon(1e-5) == eps_fn(1e-5, **flat)
+    assert run.delta(run.epsilon(1e-5)) <= 1e-5
+    assert run.noise_scale > 0
+    recs = pabi.bounds(run, 1e-5)
+    best = recs[0]
+    assert best.id == "schedule" and best.valid and best.epsilon == run.epsilon(1e-5)
+    assert eval(best.repro, {"pabi": pabi}) == best.epsilon
+    with pytest.raises(NotImplementedError):
+        run.calibrate(1.0, 1e-5)
+
+
+def test_scheduled_pnsgd_validates_up_front():
+    with pytest.raises(pabi.DomainError) as e:
+        pabi.ScheduledPNSGD(**dict(SCHED, steps=2.5))
+    assert e.value.param == "steps"
+    with pytest.raises(pabi.DomainError) as e:
+        pabi.ScheduledPNSGD(**dict(SCHED, c1=0.0))
+    assert e.value.param == "c1"

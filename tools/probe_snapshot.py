@@ -696,6 +696,9 @@ def table() -> dict[str, Entry]:
     add("CyclicDPSGD", dict(records=100, batch_size=10, epochs=2, lr=0.1, max_grad_norm=1.0, noise_multiplier=1.0,
                             ordering="cyclic", weak_convexity=0.1, smoothness=1.0, diameter=1.0),
         {"ordering": "option"}, fn=_setup_epsilon("CyclicDPSGD"))
+    add("ScheduledPNSGD", dict(steps=100.0, lr=0.1, max_grad_norm=1.0, diameter=1.0, c1=10.0, c2=2.0, noise="laplace",
+                               smoothness=2.0, strong_convexity=0.5), {"noise": "option"},
+        fn=_setup_epsilon("ScheduledPNSGD"))
     add("bounds", dict(delta=1e-3), fn=_bounds_records)
     # --- schedule inversions (issue 16; today's vocabulary)
     _inv = dict(delta=1e-3, max_grad_norm=1.0, lr=0.1, diameter=1.0, steps=100.0, c1=10.0, c2=2.0, smoothness=2.0,

@@ -30,7 +30,7 @@ from .rdp import *  # noqa: F401,F403
 from .rdp import __all__ as _all_rdp
 from .schedules import *  # noqa: F401,F403
 from .schedules import __all__ as _all_schedules
-from .setups import DPSGD, PNSGD, CyclicDPSGD
+from .setups import DPSGD, PNSGD, CyclicDPSGD, ScheduledPNSGD
 from ._bounds import Assumption, Bound, bounds
 from .sweep import grid_size, sweep
 
@@ -55,6 +55,7 @@ __all__ = [
     "PNSGD",
     "DPSGD",
     "CyclicDPSGD",
+    "ScheduledPNSGD",
     "bounds",
     "Bound",
     "Assumption",

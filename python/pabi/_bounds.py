@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple, Optional
 
 from ._bridge import domain_error, real_scalar
-from .setups import DPSGD, PNSGD, CyclicDPSGD, Setup
+from .setups import DPSGD, PNSGD, CyclicDPSGD, ScheduledPNSGD, Setup
 
 __all__ = ["bounds", "Bound", "Assumption", "PROFILE_ORDERS"]
 
@@ -388,6 +388,22 @@ def _baseline_entries(s: Setup, delta: float) -> list[_Entry]:
     return out
 
 
+def _schedule_entries(s: Setup, delta: float) -> list[_Entry]:
+    ok = isinstance(s, ScheduledPNSGD)
+    a = [Assumption("PNSGD with a fixed-horizon noise schedule (one epoch, shuffled records)", ok,
+                    "" if ok else f"setup = {type(s).__name__}"),
+         Assumption("replace-one neighbours", ok and s.neighboring == "replace_one",
+                    f"neighboring = {s.neighboring}")]
+    expr = None
+    if ok and all(x.satisfied for x in a):
+        family = "gaussian" if s.noise == "gaussian" else "laplace"
+        expr = call(f"pabi.{family}_schedule_epsilon", delta, **s.bound_arguments())
+    noise = s.noise if ok else "gaussian"
+    src = "Sordello-Bu-Dong Thm 4 (Gaussian schedule)" if noise == "gaussian" else "Sordello-Bu-Dong Thm 3 (Laplace schedule)"
+    return [_Entry("schedule", f"PNSGD shuffled, {noise} noise schedule, amplification by iteration", "schedule",
+                   src, a, expr)]
+
+
 def bounds(setup: Setup, delta: float) -> list[Bound]:
     """Every bound pabi has for ``setup``, as ε at ``delta``: the valid ones ranked, tightest
     (smallest ε) first, then those that do not apply (with the assumptions they miss), are not
@@ -402,12 +418,14 @@ def bounds(setup: Setup, delta: float) -> list[Bound]:
     >>> eval(best.repro, {"pabi": pabi}) == best.epsilon
     True
     """
-    if not isinstance(setup, (PNSGD, DPSGD, CyclicDPSGD)):
-        raise TypeError(f"setup must be a pabi setup (PNSGD, DPSGD or CyclicDPSGD), got {type(setup).__name__}")
+    if not isinstance(setup, (PNSGD, DPSGD, CyclicDPSGD, ScheduledPNSGD)):
+        raise TypeError("setup must be a pabi setup (PNSGD, DPSGD, CyclicDPSGD or ScheduledPNSGD), "
+                        f"got {type(setup).__name__}")
     d = real_scalar("delta", delta)
     if not 0 < d < 1:
         raise domain_error("delta", "in (0, 1)", d)
-    entries = _pnsgd_entries(setup, d) + _last_iterate_entries(setup, d) + _baseline_entries(setup, d)
+    entries = (_pnsgd_entries(setup, d) + _schedule_entries(setup, d) + _last_iterate_entries(setup, d)
+               + _baseline_entries(setup, d))
     limit = math.log(1.0 / d)
     records: list[Bound] = []
     for e in entries:

@@ -42,7 +42,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ._bridge import DomainError, domain_error, flag, int_scalar, real_scalar, rename
 
-__all__ = ["PNSGD", "DPSGD", "CyclicDPSGD", "Setup"]
+__all__ = ["PNSGD", "DPSGD", "CyclicDPSGD", "ScheduledPNSGD", "Setup"]
 
 Noise = Literal["gaussian", "laplace"]
 Neighboring = Literal["replace_one", "add_remove"]
@@ -464,4 +464,89 @@ class CyclicDPSGD(_Questions):
         raise NotImplementedError("calibrating the last-iterate bounds is not implemented yet")
 
 
-Setup = Union[PNSGD, DPSGD, CyclicDPSGD]
+# ---------------------------------------------------------------------------------------------
+# PNSGD with a noise schedule (fixed horizon)
+
+
+@dataclass(frozen=True)
+class ScheduledPNSGD(_Questions):
+    """Shuffled PNSGD over ``steps`` records (one epoch, one record per step) whose noise
+    follows a fixed-horizon schedule (Sordello–Bu–Dong §4): Laplace scale
+    v(n) = M·D/(2η·ln(n/C1 + C2)) (Thm 3) or Gaussian σ(n) = M·D/(2η·sqrt(W0(n²/(2πC1²) + C2)))
+    (Thm 4), with ``c1``, ``c2`` the schedule's constants; ``max_grad_norm`` L, ``lr`` η,
+    ``diameter`` D of the projection set, ``smoothness``/``strong_convexity`` of the loss (they
+    set the step contraction M). Replace-one neighbours; the loss is convex (the theorems' setting).
+
+    Primary bound: δ(n) of the schedule (``pabi.gaussian_schedule_delta`` /
+    ``laplace_schedule_delta``) and its exact inversion in ε (``*_schedule_epsilon``).
+    ``noise_scale`` is the noise the schedule applies. Calibrating C1 for a finite horizon is
+    not implemented yet (``pabi.schedule_calibrate_c1`` calibrates the limit δ*).
+
+    >>> import pabi
+    >>> run = pabi.ScheduledPNSGD(steps=10**6, lr=0.1, max_grad_norm=10.0, diameter=1.0, c1=1e5, c2=100.0)
+    >>> run.delta(run.epsilon(1e-5)) <= 1e-5
+    True
+    """
+
+    steps: float
+    lr: float
+    max_grad_norm: float
+    diameter: float
+    c1: float
+    c2: float
+    noise: Noise = "gaussian"
+    smoothness: Optional[float] = None
+    strong_convexity: float = 0.0
+    neighboring: Neighboring = "replace_one"
+
+    def __post_init__(self) -> None:
+        _set(self, steps=_positive("steps", self.steps), lr=_positive("lr", self.lr),
+             max_grad_norm=_nonneg("max_grad_norm", self.max_grad_norm), diameter=_positive("diameter", self.diameter),
+             c1=_positive("c1", self.c1), c2=_nonneg("c2", self.c2),
+             noise=_choice("noise", self.noise, ("gaussian", "laplace")),
+             smoothness=_opt_positive("smoothness", self.smoothness),
+             strong_convexity=_nonneg("strong_convexity", self.strong_convexity),
+             neighboring=_choice("neighboring", self.neighboring, ("replace_one", "add_remove")))
+        # the setup's own checks (integral steps, lr against the smoothness, ...), up front
+        self._bound_function("delta")(1.0, **self.bound_arguments())
+
+    def _bound_function(self, question: Literal["delta", "epsilon"]) -> Any:
+        """The flat function answering ``question`` for this schedule."""
+        import pabi
+
+        family = "gaussian" if self.noise == "gaussian" else "laplace"
+        return getattr(pabi, f"{family}_schedule_{question}")
+
+    def bound_arguments(self) -> dict[str, Any]:
+        """The keyword arguments of ``pabi.*_schedule_delta`` / ``*_schedule_epsilon``."""
+        return dict(max_grad_norm=self.max_grad_norm, lr=self.lr, diameter=self.diameter, steps=self.steps,
+                    c1=self.c1, c2=self.c2, smoothness=self.smoothness, strong_convexity=self.strong_convexity)
+
+    @property
+    def noise_scale(self) -> float:
+        """The noise level the schedule applies at this horizon (σ(n) or v(n), to nearest)."""
+        import pabi
+
+        fn = pabi.gaussian_schedule_noise_scale if self.noise == "gaussian" else pabi.laplace_schedule_noise_scale
+        return float(fn(self.steps, c1=self.c1, c2=self.c2, lr=self.lr, diameter=self.diameter,
+                        smoothness=self.smoothness, strong_convexity=self.strong_convexity))
+
+    def _require(self) -> None:
+        if self.neighboring != "replace_one":
+            raise DomainError("the schedule bounds are for replace-one neighbours (neighboring = 'add_remove')")
+
+    def _delta(self, eps: float) -> float:
+        self._require()
+        return float(self._bound_function("delta")(eps, **self.bound_arguments()))
+
+    def _epsilon(self, delta: float) -> float:
+        self._require()
+        return float(self._bound_function("epsilon")(delta, **self.bound_arguments()))
+
+    def calibrate(self, eps: float, delta: float) -> "ScheduledPNSGD":
+        """Not implemented yet (``pabi.schedule_calibrate_c1`` calibrates the limit δ*)."""
+        raise NotImplementedError("calibrating a finite-horizon schedule is not implemented yet; "
+                                  "pabi.schedule_calibrate_c1 gives the C1 of a target limit delta*")
+
+
+Setup = Union[PNSGD, DPSGD, CyclicDPSGD, ScheduledPNSGD]
