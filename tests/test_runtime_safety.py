@@ -321,9 +321,10 @@ def test_ctrl_c_stops_a_long_call_promptly(kind):
         assert 0 <= after <= workers  # (2)
         assert full >= 4 * workers
         if stop == 0:
-            # the request came after the call's last poll: every chunk had run, and only a final
-            # phase without polls was left; allowed only where such a phase is known
-            assert kind in UNPOLLED_TAIL and go == full, (go, full)
+            # the request came after the call's last poll: every chunk had begun (the request
+            # landed during the final chunk, or in a final phase without polls, UNPOLLED_TAIL),
+            # so nothing ran late; a rare race for every kind (1 chunk in ~2,400 for theta)
+            assert go == full, (go, full, kind)
             return
         assert go < full  # (3)
     assert stop >= 1  # (1)
