@@ -56,7 +56,7 @@ OPTION_CLASSES = ("bogus", "None", "number")
 BRIDGE_ONLY = {"0-d", "noncontig", "bigendian", "float32", "int-array", "object-array", "complex", "object"}
 SLOW = {"online_gaussian_delta_limit", "online_gaussian_delta_limit_upper", "online_laplace_delta_limit",
         "online_laplace_delta_limit_upper", "dpsgd_calibrate_noise_multiplier", "pnsgd_epoch_pld", "multi_epoch_epsilon",
-        "PNSGDAccountant.get_epsilon", "PNSGDAccountant.get_delta", "PNSGDAccountant.get_privacy_spent"}
+        "PNSGDAccountant.epsilon", "PNSGDAccountant.delta"}
 #: input classes whose natural answer is a structural ValueError
 STRUCTURAL = {"empty", "0-d", "mismatch", "noncontig", "bigendian", "float32", "int-array"}
 
@@ -220,7 +220,7 @@ _ACC_KW = dict(noise_scale=1.0, max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=1
 def _acc_method(method: str) -> Callable[..., Any]:
     def f(**kw: Any) -> Any:
         acc = _accountant(**_ACC_KW)
-        acc.step(10)
+        acc.record_steps(10)
         return getattr(acc, method)(**kw)
 
     return f
@@ -505,11 +505,10 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
     add("PNSGDAccountant", dict(_ACC_KW, noise="gaussian", ordering="shuffled", smoothness=2.0, strong_convexity=0.5,
                                 eps_max=8.0), acc_opt, _PNSGD_COUPLED, fn=_accountant)
     add("PNSGDAccountant#fixed", dict(_ACC_KW, ordering="fixed", index=3), acc_opt, _PNSGD_COUPLED, fn=_accountant)
-    add("PNSGDAccountant.step", dict(count=2), fn=_acc_method("step"))
-    add("PNSGDAccountant.epoch_done", dict(count=1), fn=_acc_method("epoch_done"))
-    add("PNSGDAccountant.get_epsilon", dict(delta=1e-3), fn=_acc_method("get_epsilon"))
-    add("PNSGDAccountant.get_delta", dict(eps=2.0), fn=_acc_method("get_delta"))
-    add("PNSGDAccountant.get_privacy_spent", dict(delta=1e-3), fn=_acc_method("get_privacy_spent"))
+    add("PNSGDAccountant.record_steps", dict(count=2), fn=_acc_method("record_steps"))
+    add("PNSGDAccountant.record_epochs", dict(count=1), fn=_acc_method("record_epochs"))
+    add("PNSGDAccountant.epsilon", dict(delta=1e-3), fn=_acc_method("epsilon"))
+    add("PNSGDAccountant.delta", dict(eps=2.0), fn=_acc_method("delta"))
     add("PNSGDAccountant.epoch_profile", dict(eps=1.0), fn=_acc_method("epoch_profile"))
     add("pnsgd_zcdp_rho", dict(_RDP_PNSGD), None, _PNSGD_COUPLED, fn=_adapter("pnsgd_zcdp_rho"))
     add("pnsgd_zcdp_event", dict(_RDP_PNSGD), None, _PNSGD_COUPLED, fn=_adapter("pnsgd_zcdp_event"))

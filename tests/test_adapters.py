@@ -44,97 +44,98 @@ def test_import_pabi_does_not_load_adapters():
 
 def test_accountant_equals_direct_pld_composition(epoch_pld):
     acc = PNSGDAccountant(**KW)
-    assert acc.get_epsilon(1e-5) == 0.0 and acc.get_delta(1.0) == 0.0 and len(acc) == 0
+    assert acc.epsilon(1e-5) == 0.0 and acc.delta(1.0) == 0.0 and acc.steps_taken == 0
     for _ in range(3 * KW["steps"]):
-        acc.step()
-    assert (len(acc), acc.epochs, acc.epochs_completed, acc.mechanism()) == (300, 3, 3, "pnsgd")
-    assert acc.history == [(1.0, 100, 300)]
+        acc.record_steps()
+    assert (acc.steps_taken, acc.epochs, acc.epochs_completed, acc.records, acc.noise_scale) == (300, 3, 3, 100, 1.0)
+    # not a pretend Opacus accountant: none of IAccountant's names
+    for opacus_name in ("step", "get_epsilon", "get_privacy_spent", "mechanism", "history", "__len__"):
+        assert not hasattr(acc, opacus_name), opacus_name
     composed = epoch_pld.compose(3)
-    assert acc.get_epsilon(1e-5) == composed.epsilon(1e-5)[2]
+    assert acc.epsilon(1e-5) == composed.epsilon(1e-5)[2]
     # dp-accounting's estimate of the same composition is 9.169275809239; pabi's value is the
     # certified upper end (discretisation + rigorous FFT round-off), a few 1e-6 above it
-    assert 0 <= acc.get_epsilon(1e-5) - 9.169275809239 <= 5e-6 * 9.17
+    assert 0 <= acc.epsilon(1e-5) - 9.169275809239 <= 5e-6 * 9.17
     for eps in (0.5, 2.0, 9.0):
-        assert acc.get_delta(eps) == composed.delta(eps)[2]
-    assert acc.get_delta(acc.get_epsilon(1e-5)) <= 1e-5
-    assert acc.get_privacy_spent(1e-5) == (acc.get_epsilon(1e-5), 3)
+        assert acc.delta(eps) == composed.delta(eps)[2]
+    assert acc.delta(acc.epsilon(1e-5)) <= 1e-5
     assert acc.epoch_profile(1.0) == pabi.pnsgd_delta(1.0, ordering="shuffled", **KW)
 
 
 def test_accountant_single_epoch_brackets_the_exact_inverse():
     acc = PNSGDAccountant(**KW)
-    acc.epoch_done()
+    acc.record_epochs()
     direct = pabi.pnsgd_epsilon(1e-5, ordering="shuffled", **KW)  # the profile's exact inverse
-    got = acc.get_epsilon(1e-5)
+    got = acc.epsilon(1e-5)
     assert direct <= got <= direct * (1 + 1e-6)  # the PLD discretisation is pessimistic
-    assert acc.get_delta(2.0) >= pabi.pnsgd_delta(2.0, ordering="shuffled", **KW)
+    assert acc.delta(2.0) >= pabi.pnsgd_delta(2.0, ordering="shuffled", **KW)
 
 
 def test_accountant_equals_multi_epoch_epsilon_pld_route():
     # the same eps_max on both sides: the PLD route of multi_epoch_epsilon is the same call
     kw = dict(KW, noise_scale=2.0)  # decays below 1e-300 before eps = 64 (the RDP route needs it)
     acc = PNSGDAccountant(**kw, eps_max=64.0)
-    acc.epoch_done(2)
+    acc.record_epochs(2)
     ref = pabi.multi_epoch_epsilon(1e-6, profile=lambda e: pabi.pnsgd_delta(e, ordering="shuffled", **kw), epochs=2,
                                    eps_max=64.0)
-    assert acc.get_epsilon(1e-6) == ref.pld
-    best = acc.get_epsilon(1e-6, conversion="best")
+    assert acc.epsilon(1e-6) == ref.pld
+    best = acc.epsilon(1e-6, conversion="best")
     assert best == min(ref.pld, ref.single_point, ref.rdp) <= ref.pld
 
 
 def test_accountant_partial_epochs(epoch_pld):
     # shuffled: a started epoch counts as a full one
     acc = PNSGDAccountant(**KW)
-    acc.step(150)
+    acc.record_steps(150)
     assert acc.epochs == 2 and acc.epochs_completed == 1
-    assert acc.get_epsilon(1e-5) == epoch_pld.compose(2).epsilon(1e-5)[2]
+    assert acc.epsilon(1e-5) == epoch_pld.compose(2).epsilon(1e-5)[2]
     with pytest.raises(ValueError, match="middle of an epoch"):
-        acc.epoch_done()
-    acc.step(50)
-    acc.epoch_done()
-    assert acc.steps == 300
+        acc.record_epochs()
+    acc.record_steps(50)
+    acc.record_epochs()
+    assert acc.steps_taken == 300
     # fixed order, record 3 of 10: nothing before it is processed, then a run of m steps
     kw = dict(KW, steps=10)
     fixed = PNSGDAccountant(**kw, ordering="fixed", index=3)
-    fixed.step(2)
-    assert fixed.get_epsilon(1e-5) == 0.0 and fixed.get_delta(0.0) == 0.0
-    fixed.step(3)  # 5 steps: the record was the 3rd, 2 contraction steps since
+    fixed.record_steps(2)
+    assert fixed.epsilon(1e-5) == 0.0 and fixed.delta(0.0) == 0.0
+    fixed.record_steps(3)  # 5 steps: the record was the 3rd, 2 contraction steps since
 
     def pld(m):
         return pabi.PrivacyLossDistribution.from_profile(
             lambda e: pabi.pnsgd_delta(e, ordering="fixed", index=3, **dict(kw, steps=m)), grid_step=1e-3)
 
-    assert fixed.get_delta(1.0) == pld(5).compose(1).delta(1.0)[2]
-    fixed.step(5 + 3)  # one full epoch and 3 steps of the next
+    assert fixed.delta(1.0) == pld(5).compose(1).delta(1.0)[2]
+    fixed.record_steps(5 + 3)  # one full epoch and 3 steps of the next
     direct = pabi.compose_plds([(pld(10), 1), (pld(3), 1)])
-    assert fixed.get_epsilon(1e-5) == direct.epsilon(1e-5)[2]
+    assert fixed.epsilon(1e-5) == direct.epsilon(1e-5)[2]
     # within the epoch the record contracts away (delta = A B^(m-3) shrinks with m), so the
     # fixed-order bound decreases until the epoch boundary, where it is two full epochs
-    eps = [fixed.get_epsilon(1e-5)]
+    eps = [fixed.epsilon(1e-5)]
     for _ in range(7):
-        fixed.step()
-        eps.append(fixed.get_epsilon(1e-5))
+        fixed.record_steps()
+        eps.append(fixed.epsilon(1e-5))
     assert all(b <= a for a, b in zip(eps, eps[1:])) and eps[-1] < eps[0]
-    assert fixed.steps == 20 and eps[-1] == pld(10).compose(2).epsilon(1e-5)[2]
+    assert fixed.steps_taken == 20 and eps[-1] == pld(10).compose(2).epsilon(1e-5)[2]
 
 
 def test_accountant_laplace_noise():
     kw = dict(noise="laplace", noise_scale=1.0, max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=20)
     acc = PNSGDAccountant(**kw)
-    acc.epoch_done(4)
+    acc.record_epochs(4)
     direct = pabi.PrivacyLossDistribution.from_profile(
         lambda e: pabi.pnsgd_delta(e, ordering="shuffled", **kw), grid_step=1e-3).compose(4)
-    assert acc.get_epsilon(1e-6) == direct.epsilon(1e-6)[2]
+    assert acc.epsilon(1e-6) == direct.epsilon(1e-6)[2]
 
 
 def test_state_dict_round_trip_and_mismatch():
     a = PNSGDAccountant(**KW)
-    a.step(250)
+    a.record_steps(250)
     state = a.state_dict()
     assert state["mechanism"] == "pnsgd" and state["steps"] == 250
     b = PNSGDAccountant(**KW)
     b.load_state_dict(state)
-    assert len(b) == 250 and b.get_epsilon(1e-5) == a.get_epsilon(1e-5)
+    assert b.steps_taken == 250 and b.epsilon(1e-5) == a.epsilon(1e-5)
     with pytest.raises(ValueError, match="noise_scale=1.0, this accountant has noise_scale=2.0"):
         PNSGDAccountant(**dict(KW, noise_scale=2.0)).load_state_dict(state)
     with pytest.raises(ValueError, match="mechanism 'rdp'"):
@@ -187,23 +188,23 @@ def test_adapter_scalars_follow_the_conversion_rule():
 def test_accountant_bad_calls():
     acc = PNSGDAccountant(**KW)
     with pytest.raises(ValueError, match=r"count must be an integer in \[0, 2\^53\)"):
-        acc.step(-1)
+        acc.record_steps(-1)
     with pytest.raises(ValueError, match="count must be an integer"):  # the integer rule
-        acc.step(1.5)
+        acc.record_steps(1.5)
     with pytest.raises(TypeError, match="count must be an integer"):
-        acc.epoch_done(True)
+        acc.record_epochs(True)
     with pytest.raises(TypeError, match="noise_scale must be a real number"):
         PNSGDAccountant(**dict(KW, noise_scale="1"))
-    acc.step(10)
+    acc.record_steps(10)
     for bad in (0.0, 1.0, -1e-5, float("nan")):
         with pytest.raises(ValueError, match="delta must be in \\(0, 1\\)"):
-            acc.get_epsilon(bad)
+            acc.epsilon(bad)
     with pytest.raises(ValueError, match="eps must be >= 0 and finite"):
-        acc.get_delta(-0.5)
+        acc.delta(-0.5)
     with pytest.raises(ValueError, match="conversion must be"):
-        acc.get_epsilon(1e-5, conversion="gdp")
+        acc.epsilon(1e-5, conversion="gdp")
     with pytest.raises(ValueError, match="ordering='shuffled' only"):
-        PNSGDAccountant(**KW, ordering="fixed", index=1).get_epsilon(1e-5, conversion="best")
+        PNSGDAccountant(**KW, ordering="fixed", index=1).epsilon(1e-5, conversion="best")
     with pytest.raises(pabi.DomainError):  # DomainError is a ValueError
         PNSGDAccountant(**dict(KW, max_grad_norm=-1.0))
 
@@ -242,7 +243,7 @@ def test_accountant_as_dp_accounting_pld():
     pytest.importorskip("dp_accounting")
     acc = PNSGDAccountant(**dict(KW, steps=10), ordering="fixed", index=4)
     assert acc.to_dp_accounting_pld() is None
-    acc.step(10 + 6)  # a full epoch and a partial one (record 4 processed 2 steps ago)
+    acc.record_steps(10 + 6)  # a full epoch and a partial one (record 4 processed 2 steps ago)
     kw = dict(KW, steps=10)
 
     def pld(m):
@@ -250,7 +251,7 @@ def test_accountant_as_dp_accounting_pld():
             lambda e: pabi.pnsgd_delta(e, ordering="fixed", index=4, **dict(kw, steps=m)), grid_step=1e-3)
 
     direct_lo, direct_est, direct_up = pabi.compose_plds([(pld(10), 1), (pld(6), 1)]).epsilon(1e-6)
-    assert acc.get_epsilon(1e-6) == direct_up
+    assert acc.epsilon(1e-6) == direct_up
     dp = acc.to_dp_accounting_pld().get_epsilon_for_delta(1e-6)
     assert direct_lo <= dp <= direct_up
     assert dp == pytest.approx(direct_est, rel=1e-9)  # same PLD, FFT to FFT
@@ -346,3 +347,20 @@ def test_docstring_examples(name):
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_accountant_from_a_setup():
+    """The accountant of a pabi.PNSGD setup answers what the setup answers once the loop has
+    reported the setup's epochs; a setup that misses an assumption is refused naming it."""
+    run = pabi.PNSGD(records=100, lr=0.5, noise_scale=1.0, max_grad_norm=1.0, diameter=1.0, smoothness=2.0,
+                     convex=True, epochs=2)
+    acc = PNSGDAccountant.from_setup(run)
+    acc.record_steps(150)
+    assert acc.epochs == 2 and acc.epsilon(1e-5) == run.epsilon(1e-5)  # a started epoch counts as full
+    fixed = PNSGDAccountant.from_setup(run.replace(ordering="fixed", epochs=1))
+    fixed.record_epochs()
+    direct = pabi.pnsgd_epsilon(1e-5, **{**run.bound_arguments(), "ordering": "fixed", "index": 100})
+    assert direct <= fixed.epsilon(1e-5) <= direct * (1 + 1e-5)  # the PLD route, within its grid error
+    with pytest.raises(pabi.DomainError) as e:
+        PNSGDAccountant.from_setup(run.replace(convex=False))
+    assert e.value.param == "convex"

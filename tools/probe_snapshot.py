@@ -309,7 +309,7 @@ _ACC_KW = dict(sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=10, h=0.05)
 def _acc_method(method: str) -> Callable[..., Any]:
     def f(**kw: Any) -> Any:
         acc = _accountant(**_ACC_KW)
-        acc.step(10)
+        acc.record_steps(10)
         fn, kw2 = translate(f"PNSGDAccountant.{method}", acc, kw)
         return fn(**kw2)
 
@@ -401,6 +401,13 @@ def translate(qual: str, owner: Any, kw: dict[str, Any]) -> tuple[Any, dict[str,
     name = qual.split(".")[-1]
     extra: dict[str, Any] = {}
     fn = getattr(owner, name, None) if name != "__init__" else owner
+    methods = getattr(plan, "ACCOUNTANT_METHODS", {})
+    if fn is None and qual.startswith("PNSGDAccountant.") and name in methods:
+        if methods[name] is not None:
+            fn = getattr(owner, methods[name])
+        elif name == "get_privacy_spent":  # removed: (epsilon, epochs) from today's methods
+            def fn(delta: Any) -> Any:
+                return owner.epsilon(delta), owner.epochs
     if fn is None and qual in plan.FUNCTIONS:
         target = plan.FUNCTIONS[qual]
         if target.endswith("(log=True)"):
@@ -1129,9 +1136,9 @@ def probe_extra(R: Recorder) -> None:
 
     def acc_run(kw: dict[str, Any], steps: int, epochs: int = 0) -> Any:
         a = acc(**kw)
-        a.step(steps)
+        a.record_steps(steps)
         if epochs:
-            a.epoch_done(epochs)
+            a.record_epochs(epochs)
         return a
 
     for order in ("shuffled", "fixed"):
@@ -1140,23 +1147,25 @@ def probe_extra(R: Recorder) -> None:
             tag = f"PNSGDAccountant[{order},{noise}]"
             R.call(f"{tag}.state_dict()", lambda kw=kw: acc_run(kw, 10, 2).state_dict())
             R.call(f"{tag}.(history, sigma, n, steps, epochs_completed, epochs, len, mechanism())",
-                   lambda kw=kw: (lambda a: [a.history, a.sigma, a.n, a.steps, a.epochs_completed, a.epochs, len(a),
-                                             a.mechanism()])(acc_run(kw, 25)))
-            R.call(f"{tag}.get_epsilon(1e-5)", lambda kw=kw: acc_run(kw, 30).get_epsilon(1e-5))
-            R.call(f"{tag}.get_epsilon(1e-5,rdp)", lambda kw=kw: acc_run(kw, 30).get_epsilon(1e-5, method="rdp"))
-            R.call(f"{tag}.get_delta(1.0)", lambda kw=kw: acc_run(kw, 30).get_delta(1.0))
-            R.call(f"{tag}.get_privacy_spent(1e-5)", lambda kw=kw: acc_run(kw, 20).get_privacy_spent(1e-5))
+                   lambda kw=kw: (lambda a: [[(a.noise_scale, a.records, a.steps_taken)], a.noise_scale, a.records,
+                                             a.steps_taken, a.epochs_completed, a.epochs, a.steps_taken,
+                                             "pnsgd"])(acc_run(kw, 25)))
+            R.call(f"{tag}.get_epsilon(1e-5)", lambda kw=kw: acc_run(kw, 30).epsilon(1e-5))
+            R.call(f"{tag}.get_epsilon(1e-5,rdp)", lambda kw=kw: acc_run(kw, 30).epsilon(1e-5, method="rdp"))
+            R.call(f"{tag}.get_delta(1.0)", lambda kw=kw: acc_run(kw, 30).delta(1.0))
+            R.call(f"{tag}.get_privacy_spent(1e-5)",
+                   lambda kw=kw: (lambda a: (a.epsilon(1e-5), a.epochs))(acc_run(kw, 20)))
             R.call(f"{tag}.epoch_profile(grid)",
                    lambda kw=kw: acc_run(kw, 0).epoch_profile(np.array([0.0, 0.5, 1.0, 4.0])))
             R.call(f"{tag}.to_dp_accounting_pld", lambda kw=kw: acc_run(kw, 20).to_dp_accounting_pld())
-    R.call("PNSGDAccountant.get_epsilon(steps=0)", lambda: acc().get_epsilon(1e-5))
+    R.call("PNSGDAccountant.get_epsilon(steps=0)", lambda: acc().epsilon(1e-5))
     R.call("PNSGDAccountant.epoch_done(mid-epoch)", lambda: acc_run({}, 3, 1))
     R.call("PNSGDAccountant.load_state_dict(roundtrip)",
            lambda: (lambda a, b: (b.load_state_dict(a.state_dict()), b)[1])(acc_run({}, 17), acc()))
     R.call("PNSGDAccountant.load_state_dict(other config)",
            lambda: acc(sigma=2.0).load_state_dict(acc_run({}, 5).state_dict()))
     R.call("PNSGDAccountant.load_state_dict(bad)", lambda: acc().load_state_dict({}))
-    R.call("PNSGDAccountant.mechanism()", lambda: adapters.PNSGDAccountant.mechanism())
+    R.call("PNSGDAccountant.mechanism()", lambda: "pnsgd")  # removed; the state dict's tag
     R.call("to_dp_accounting_pld(pld_from_profile)",
            lambda: adapters.to_dp_accounting_pld(pld_e))
     R.call("to_dp_accounting_pld(bad)", lambda: adapters.to_dp_accounting_pld(1.0))

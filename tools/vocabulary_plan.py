@@ -103,6 +103,14 @@ CLI_FLAGS: dict[str, dict[str, str]] = {
                      "--model": "--contraction"},
 }
 
+# Methods of the PNSGD accountant renamed away from Opacus's IAccountant names (issue 15: an
+# interface that says what it is): old method -> new method (None: removed; the probe tool
+# rebuilds get_privacy_spent's (epsilon, epochs) from the new methods).
+ACCOUNTANT_METHODS: dict[str, str | None] = {
+    "step": "record_steps", "epoch_done": "record_epochs", "get_epsilon": "epsilon", "get_delta": "delta",
+    "get_privacy_spent": None, "mechanism": None,
+}
+
 # Parameter renames: public callable -> {old parameter -> glossary name}.
 PARAMS: dict[str, dict[str, str]] = {
     'PNSGDAccountant.__init__': {'h': 'grid_step', 'lipschitz': 'max_grad_norm', 'n': 'steps', 'order': 'ordering', 'sigma': 'noise_scale'},

@@ -4,9 +4,10 @@ Import explicitly (``import pabi`` does not load this package)::
 
     from pabi.adapters import PNSGDAccountant, pnsgd_epoch_pld, to_dp_accounting_pld
 
-* :mod:`pabi.adapters.accountant`: :class:`PNSGDAccountant`, an opacus-style accountant
-  (``step``, ``get_epsilon``, ``state_dict``) for projected noisy SGD training loops, composing
-  epochs of the PNSGD privacy profile; needs only numpy.
+* :mod:`pabi.adapters.accountant`: :class:`PNSGDAccountant`, the accountant of a projected
+  noisy SGD training loop (``record_steps``, ``record_epochs``, ``epsilon``, ``delta``,
+  ``state_dict``; built from keywords or a :class:`pabi.PNSGD` setup), composing epochs of the
+  PNSGD privacy profile; needs only numpy.
 * :mod:`pabi.adapters.dp_accounting`: pabi profiles and PLDs as dp-accounting
   ``PrivacyLossDistribution`` objects, the PNSGD RDP bound as a ``ZCDpEvent`` (needs
   ``dp-accounting``, imported when a function is called).

@@ -1,4 +1,4 @@
-"""An opacus-style privacy accountant for projected noisy SGD (PNSGD) training loops.
+"""A privacy accountant for projected noisy SGD (PNSGD) training loops.
 
 PNSGD (see :mod:`pabi.pnsgd`) passes over the ``n`` records one at a time, with Gaussian (or
 Laplace) noise on each gradient step and a projection onto a set of diameter D, and only the
@@ -8,10 +8,14 @@ Thm 1 for a fixed order and one record ``index``); :class:`PNSGDAccountant` coun
 composes the epochs through pabi's privacy-loss distribution (docs/derivations/composition.md), which gives a
 valid upper bound on ε(δ) and δ(ε) of the whole run.
 
-The class mirrors the method names of opacus' ``IAccountant`` (``step``, ``get_epsilon``,
-``__len__``, ``mechanism``, ``state_dict``, ``load_state_dict``) without importing opacus;
-the PNSGD parameters are fixed at construction (the bounds assume them constant), so
-``step()`` takes only a step count.
+The interface says what PNSGD is: the training loop reports the records it processed
+(:meth:`PNSGDAccountant.record_steps`, one record per step, or whole epochs with
+:meth:`~PNSGDAccountant.record_epochs`), and the accountant answers :meth:`~PNSGDAccountant.epsilon`
+and :meth:`~PNSGDAccountant.delta` for the last iterate released now. The setup (noise, step
+size, projection diameter, ordering of the records) is fixed at construction — from keywords or
+from a :class:`pabi.PNSGD` value (:meth:`~PNSGDAccountant.from_setup`) — because the bounds
+assume it constant. It is not an Opacus accountant: DP-SGD with Opacus uses
+:class:`pabi.adapters.opacus.PabiAccountant`.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from .._bridge import DomainError, int_scalar, real_scalar
 __all__ = ["PNSGDAccountant"]
 
 _ORDERS = ("shuffled", "fixed")
+_MECHANISM = "pnsgd"  # the state dict's mechanism tag
 
 
 def _domain(param: str, allowed: str, value: object) -> DomainError:
@@ -63,7 +68,7 @@ class PNSGDAccountant:
 
     Epochs compose (each continues from the previous last iterate; the one-epoch bounds hold
     for any starting point). An epoch in progress (m of n steps done) is accounted as well, so
-    :meth:`get_epsilon` is valid at every step:
+    :meth:`epsilon` is valid at every step:
 
     * fixed order: the partial run is PNSGD with m steps, bounded by :func:`pabi.pnsgd_delta`
       with ``steps=m`` (003 Thm 1) if record ``index`` ≤ m was processed, and not at all otherwise;
@@ -82,21 +87,21 @@ class PNSGDAccountant:
     >>> kw = dict(noise_scale=1.0, max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=100)
     >>> acc = PNSGDAccountant(**kw)
     >>> for _ in range(300):  # three epochs, one record per step
-    ...     acc.step()
-    >>> len(acc), acc.epochs
+    ...     acc.record_steps()
+    >>> acc.steps_taken, acc.epochs
     (300, 3)
-    >>> eps = acc.get_epsilon(1e-5)
+    >>> eps = acc.epsilon(1e-5)
     >>> round(eps, 4)
     9.1693
     >>> profile = lambda e: pabi.pnsgd_delta(e, ordering="shuffled", **kw)
     >>> pld = pabi.PrivacyLossDistribution.from_profile(profile, grid_step=1e-3)
     >>> eps == pld.compose(3).epsilon(1e-5)[2]
     True
-    >>> acc.get_delta(eps) <= 1e-5
+    >>> acc.delta(eps) <= 1e-5
     True
     >>> one = PNSGDAccountant(**kw)
-    >>> one.epoch_done()  # one epoch: close to the direct inverse of the profile
-    >>> round(one.get_epsilon(1e-5), 4), round(pabi.pnsgd_epsilon(1e-5, ordering="shuffled", **kw), 4)
+    >>> one.record_epochs()  # one epoch: close to the direct inverse of the profile
+    >>> round(one.epsilon(1e-5), 4), round(pabi.pnsgd_epsilon(1e-5, ordering="shuffled", **kw), 4)
     (7.5819, 7.5819)
     """
 
@@ -148,57 +153,68 @@ class PNSGDAccountant:
         self._plds: dict[int, Any] = {}  # steps in the epoch -> PLD of that (partial) epoch
         self._composed: tuple[Any, Any] = (None, None)  # (key, ComposedPLD) of the last query
 
-    # -- opacus IAccountant-style interface ---------------------------------------------------
-
     @classmethod
-    def mechanism(cls) -> str:
-        """The mechanism name (opacus' ``IAccountant.mechanism``)."""
-        return "pnsgd"
+    def from_setup(cls, setup: Any, *, grid_step: float = 1e-3,
+                   eps_max: Optional[float] = None) -> "PNSGDAccountant":
+        """The accountant of a :class:`pabi.PNSGD` setup (its ``epochs`` is what the loop will
+        report, not read here). The setup must meet the amplification bounds' assumptions
+        (DomainError naming the field otherwise) and use ordering "shuffled" or "fixed".
 
-    def step(self, count: int = 1) -> None:
+        >>> import pabi
+        >>> run = pabi.PNSGD(records=100, lr=0.5, noise_scale=1.0, max_grad_norm=1.0, diameter=1.0,
+        ...                  smoothness=2.0, convex=True, epochs=3)
+        >>> acc = PNSGDAccountant.from_setup(run)
+        >>> acc.record_epochs(3)
+        >>> acc.epsilon(1e-5) == run.epsilon(1e-5)
+        True
+        """
+        setup.replace(epochs=1)._require()  # the amplification bounds' assumptions
+        return cls(noise=setup.noise, noise_scale=setup.noise_scale, max_grad_norm=setup.max_grad_norm,
+                   lr=setup.lr, diameter=setup.diameter, steps=setup.records, ordering=setup.ordering,
+                   index=setup.index if setup.ordering != "fixed" or setup.index is not None else setup.records,
+                   smoothness=setup.smoothness, strong_convexity=setup.strong_convexity, grid_step=grid_step,
+                   eps_max=eps_max)
+
+    # -- the training loop reports its steps ------------------------------------------------
+
+    def record_steps(self, count: int = 1) -> None:
         """Record ``count`` PNSGD steps (one record each)."""
         self._steps += _count("count", count)
 
-    def epoch_done(self, count: int = 1) -> None:
-        """Record ``count`` complete epochs (``count·n`` steps) at an epoch boundary.
+    def record_epochs(self, count: int = 1) -> None:
+        """Record ``count`` complete epochs (``count·records`` steps) at an epoch boundary.
 
-        Raises ``ValueError`` in the middle of an epoch (use :meth:`step` there)."""
+        Raises ``ValueError`` in the middle of an epoch (use :meth:`record_steps` there)."""
         count = _count("count", count)
-        if self._steps % self.n:
-            raise ValueError(f"epoch_done() in the middle of an epoch ({self._steps % self.n} of "
-                             f"n = {self.n} steps done); record the remaining steps with step()")
-        self._steps += count * self.n
-
-    def __len__(self) -> int:
-        """Number of steps recorded (opacus counts history entries; here: steps)."""
-        return self._steps
+        if self._steps % self.records:
+            raise ValueError(f"record_epochs() in the middle of an epoch ({self._steps % self.records} of "
+                             f"{self.records} steps done); record the remaining steps with record_steps()")
+        self._steps += count * self.records
 
     @property
-    def history(self) -> list[tuple[float, int, int]]:
-        """opacus-style history ``[(sigma, n, steps)]`` (one entry: the parameters are fixed)."""
-        return [(self.sigma, self.n, self._steps)] if self._steps else []
-
-    @property
-    def sigma(self) -> float:
+    def noise_scale(self) -> float:
+        """The noise scale of every step."""
         return float(self._cfg["noise_scale"])
 
     @property
-    def n(self) -> int:
+    def records(self) -> int:
+        """Records per epoch (one per step)."""
         return int(self._cfg["steps"])
 
     @property
-    def steps(self) -> int:
+    def steps_taken(self) -> int:
+        """Steps recorded so far."""
         return self._steps
 
     @property
     def epochs_completed(self) -> int:
         """Complete epochs so far."""
-        return self._steps // self.n
+        return self._steps // self.records
 
     @property
     def epochs(self) -> int:
         """Epochs accounted: complete ones plus a started one."""
-        return -(-self._steps // self.n)
+        return -(-self._steps // self.records)
 
     def epoch_profile(self, eps: Any) -> Any:
         """δ(ε) of one complete epoch: :func:`pabi.pnsgd_delta` with this configuration."""
@@ -213,22 +229,22 @@ class PNSGDAccountant:
             from ..composition import PrivacyLossDistribution
 
             cfg = dict(self._cfg)
-            if m != self.n:  # fixed order, record already processed: a run of m steps
+            if m != self.records:  # fixed order, record already processed: a run of m steps
                 cfg["steps"] = m
             profile: Callable[[np.ndarray], Any] = lambda e: pnsgd_delta(e, **cfg)  # noqa: E731
             if len(self._plds) > 4:  # full epoch + a few partial ones
-                self._plds = {k: v for k, v in self._plds.items() if k == self.n}
+                self._plds = {k: v for k, v in self._plds.items() if k == self.records}
             self._plds[m] = PrivacyLossDistribution.from_profile(profile, grid_step=self._h,
                                                                  eps_max=self._eps_max)
         return self._plds[m]
 
     def _parts(self) -> list[tuple[Any, int]]:
-        full, m = divmod(self._steps, self.n)
+        full, m = divmod(self._steps, self.records)
         parts: list[tuple[Any, int]] = []
         if m and self._cfg["ordering"] == "shuffled":
             full, m = full + 1, 0  # a started shuffled epoch is bounded by a full one
         if full:
-            parts.append((self._epoch_pld(self.n), full))
+            parts.append((self._epoch_pld(self.records), full))
         if m and self._cfg["index"] <= m:  # fixed order: protected record already processed
             parts.append((self._epoch_pld(m), 1))
         return parts
@@ -242,7 +258,7 @@ class PNSGDAccountant:
             self._composed = (key, compose_plds(parts) if parts else None)
         return self._composed[1]
 
-    def get_epsilon(self, delta: float, *, conversion: str = "pld") -> float:
+    def epsilon(self, delta: float, *, conversion: str = "pld") -> float:
         """A valid upper bound on ε such that the run so far is (ε, ``delta``)-DP.
 
         ``conversion="pld"`` (default): the epochs' privacy-loss distributions composed by FFT
@@ -276,7 +292,7 @@ class PNSGDAccountant:
                                   eps_max=eps_max)
         return min(res.pld, res.single_point, res.rdp)
 
-    def get_delta(self, eps: float) -> float:
+    def delta(self, eps: float) -> float:
         """A valid upper bound on δ(``eps``) of the run so far (0.0 before the first step)."""
         eps = _real("eps", eps)
         if not (eps >= 0 and math.isfinite(eps)):
@@ -293,7 +309,7 @@ class PNSGDAccountant:
         Needs dp-accounting; ``None`` before the protected record was processed.
 
         >>> acc = PNSGDAccountant(noise_scale=1.0, max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=100)
-        >>> acc.epoch_done(3)
+        >>> acc.record_epochs(3)
         >>> round(acc.to_dp_accounting_pld().get_epsilon_for_delta(1e-5), 4)
         9.1693
         """
@@ -306,23 +322,19 @@ class PNSGDAccountant:
             out = part if out is None else out.compose(part)
         return out
 
-    def get_privacy_spent(self, delta: float) -> tuple[float, int]:
-        """``(epsilon, epochs)``: :meth:`get_epsilon` and the number of epochs it accounts."""
-        return self.get_epsilon(delta), self.epochs
-
     # -- checkpointing ----------------------------------------------------------------------
 
     def state_dict(self, destination: Optional[dict[str, Any]] = None) -> dict[str, Any]:
-        """The accountant's state (opacus-style): mechanism, configuration and step count.
+        """The accountant's state for a checkpoint: mechanism, configuration and step count.
 
         >>> a = PNSGDAccountant(noise_scale=1.0, max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=10)
-        >>> a.step(25)
+        >>> a.record_steps(25)
         >>> b = PNSGDAccountant(noise_scale=1.0, max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=10)
-        >>> b.load_state_dict(a.state_dict()); len(b)
+        >>> b.load_state_dict(a.state_dict()); b.steps_taken
         25
         """
         out: dict[str, Any] = OrderedDict() if destination is None else destination
-        out["mechanism"] = self.mechanism()
+        out["mechanism"] = _MECHANISM
         out["steps"] = self._steps
         out["config"] = dict(self._cfg, grid_step=self._h, eps_max=self._eps_max)
         return out
@@ -333,7 +345,7 @@ class PNSGDAccountant:
         would be accounted with the wrong bound."""
         if not isinstance(state_dict, dict) or not state_dict:
             raise ValueError("state_dict must be a non-empty dict from PNSGDAccountant.state_dict()")
-        if state_dict.get("mechanism") != self.mechanism():
+        if state_dict.get("mechanism") != _MECHANISM:
             raise ValueError(f"state_dict is for mechanism {state_dict.get('mechanism')!r}, not 'pnsgd'")
         mine = dict(self._cfg, grid_step=self._h, eps_max=self._eps_max)
         theirs = state_dict.get("config", {})
