@@ -232,15 +232,39 @@ fn lsb_exp(x: f64) -> i32 {
     e - 1075 + m.trailing_zeros() as i32
 }
 
+/// The sign of p − a·b (exactly) for a product p = fl(a·b) below [`RESIDUAL_EXACT`] of a, b > 0,
+/// where the fma residual may flush: the smaller factor is scaled by 2^600 (exact), so the
+/// scaled product and its residual are normal and exact. A zero p (a·b < 2^-1075) is below.
+#[inline(never)]
+fn tiny_product_cmp(a: f64, b: f64, p: f64) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    if p == 0.0 {
+        return Ordering::Less;
+    }
+    const SCALE: f64 = 4.149515568880993e180; // 2^600
+    let (s, o) = if a <= b { (a, b) } else { (b, a) };
+    let big_p = (s * SCALE) * o; // ≥ 2^-475: normal, with an exact fma residual
+    let r = (s * SCALE).mul_add(o, -big_p);
+    let q = p * SCALE; // exact (p ≥ 2^-1074)
+    match q.partial_cmp(&big_p) {
+        Some(Ordering::Equal) => 0.0f64.partial_cmp(&r).unwrap_or(Ordering::Equal),
+        Some(o) => o,
+        None => Ordering::Equal,
+    }
+}
+
 /// a·b rounded up (a, b ≥ 0), exact residual by fma (a zero or non-finite product as is).
+/// Below [`RESIDUAL_EXACT`] the direction is decided exactly by [`tiny_product_cmp`], so the
+/// result is the correctly rounded-up product there too (monotone in a and b).
 #[inline(always)]
 pub fn mul_up(a: f64, b: f64) -> f64 {
     let p = a * b;
     if p < RESIDUAL_EXACT && a > 0.0 && b > 0.0 {
-        // the residual may have flushed to 0 unless a·b is a multiple of 2^-1074
-        let r = a.mul_add(b, -p);
-        let exact = r < 0.0 || (r == 0.0 && lsb_exp(a) + lsb_exp(b) >= -1074);
-        return if exact { p } else { p.next_up() };
+        return if tiny_product_cmp(a, b, p) == std::cmp::Ordering::Less {
+            p.next_up()
+        } else {
+            p
+        };
     }
     if p.is_finite() && p > 0.0 && a.mul_add(b, -p) > 0.0 {
         p.next_up()
@@ -254,10 +278,11 @@ pub fn mul_up(a: f64, b: f64) -> f64 {
 pub fn mul_dn(a: f64, b: f64) -> f64 {
     let p = a * b;
     if p < RESIDUAL_EXACT && a > 0.0 && b > 0.0 {
-        // the residual may have flushed to 0 unless a·b is a multiple of 2^-1074
-        let r = a.mul_add(b, -p);
-        let exact = r > 0.0 || (r == 0.0 && lsb_exp(a) + lsb_exp(b) >= -1074);
-        return if exact { p } else { p.next_down().max(0.0) };
+        return if tiny_product_cmp(a, b, p) == std::cmp::Ordering::Greater {
+            p.next_down().max(0.0)
+        } else {
+            p
+        };
     }
     if p.is_finite() && p > 0.0 && a.mul_add(b, -p) < 0.0 {
         p.next_down()

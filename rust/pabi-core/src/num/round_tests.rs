@@ -383,3 +383,34 @@ fn exp_up_1ulp_edges() {
     assert_eq!(exp_up_1ulp(f64::INFINITY), f64::INFINITY);
     assert!(exp_up_1ulp(f64::NAN).is_nan());
 }
+
+#[test]
+fn tiny_products_are_rounded_exactly() {
+    // the residual of a subnormal product can flush to zero; the direction is still decided
+    // exactly (issue 13: gdp_compose([5e-324; 3]) was 1.5e-323 > gdp_compose([5e-324; 4]))
+    let two_m1000 = f64::from_bits(((1023 - 1000) as u64) << 52);
+    let r3 = sqrt_up(3.0 * 2f64.powi(-148));
+    let r4 = sqrt_up(4.0 * 2f64.powi(-148));
+    assert_eq!(mul_up(r3, two_m1000), 1e-323); // √3·2^-1074 ≈ 8.7e-324: up to 2·2^-1074
+    assert_eq!(mul_up(r4, two_m1000), 1e-323); // exact
+    assert_eq!(mul_dn(r3, two_m1000), 5e-324);
+    assert!(mul_up(r3, two_m1000) <= mul_up(r4, two_m1000));
+    // exactness and one-ulp brackets across the subnormal range
+    let mut x = 1.0e-160_f64;
+    for _ in 0..200 {
+        let y = 3.3e-162 * x.sqrt();
+        let (u, d) = (mul_up(x, y), mul_dn(x, y));
+        assert!(u.to_bits() - d.to_bits() <= 1, "{x} {y}");
+        let s = 2f64.powi(600);
+        let (p, r) = crate::dd::two_prod(x * s, y);
+        assert!(
+            u * s >= p && (u * s > p || r <= 0.0),
+            "mul_up({x}, {y}) below"
+        );
+        assert!(
+            d * s <= p && (d * s < p || r >= 0.0),
+            "mul_dn({x}, {y}) above"
+        );
+        x *= 1.37;
+    }
+}
