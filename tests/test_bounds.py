@@ -97,6 +97,10 @@ def test_dpsgd_setup_answers_with_the_flat_api():
     assert run.epsilon(1e-5) == pabi.dpsgd_epsilon(1e-5, sample_rate=0.01, noise_multiplier=1.0, steps=1000)
     assert run.delta(1.0) == pabi.dpsgd_delta(1.0, sample_rate=0.01, noise_multiplier=1.0, steps=1000)[2]
     assert run.delta(run.epsilon(1e-5)) <= 1e-5
+    # the profile composes once for every eps, with the same bits as one query per eps
+    grid = np.array([0.0, 0.5, 1.0, 2.0, 8.0])
+    assert run.profile(grid).tolist() == [
+        pabi.dpsgd_delta(float(e), sample_rate=0.01, noise_multiplier=1.0, steps=1000).upper for e in grid]
     cal = run.calibrate(1.5, 1e-5)
     assert cal.noise_multiplier > 1.0 and cal.epsilon(1e-5) <= 1.5
     assert cal.noise_multiplier == pabi.dpsgd_calibrate_noise_multiplier(1.5, 1e-5, sample_rate=0.01, steps=1000)
@@ -111,6 +115,11 @@ def test_cyclic_setup_is_the_best_last_iterate_bound():
     assert run.steps == 2000 and run.batches_per_epoch == 100
     e = run.epsilon(1e-5)
     assert run.delta(e) <= 1e-5 * (1 + 1e-9)
+    curves = [pabi.last_iterate_rdp_cyclic(pabi.DEFAULT_ORDERS, lr=0.05, max_grad_norm=1.0, batch_size=100,
+                                           noise_scale=0.001, steps=2000, batches_per_epoch=100,
+                                           weak_convexity=0.1, smoothness=1.0, contraction="triangle")]
+    direct = min(pabi.rdp_to_dp_delta(e, orders=pabi.DEFAULT_ORDERS, rdp=c).delta for c in curves)
+    assert run.delta(e) <= direct  # the best bound at e is at most the cyclic one
     with pytest.raises(NotImplementedError):
         run.calibrate(1.0, 1e-5)
 

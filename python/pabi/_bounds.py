@@ -426,7 +426,7 @@ def bounds(setup: Setup, delta: float) -> list[Bound]:
         raise domain_error("delta", "in (0, 1)", d)
     entries = (_pnsgd_entries(setup, d) + _schedule_entries(setup, d) + _last_iterate_entries(setup, d)
                + _baseline_entries(setup, d))
-    limit = math.log(1.0 / d)
+    limit = -math.log(d)  # ln(1/δ) with one rounding
     records: list[Bound] = []
     for e in entries:
         applicable = all(a.satisfied for a in e.assumptions) and e.expr is not None

@@ -101,8 +101,8 @@ def _set(obj: object, **values: Any) -> None:
 class _Questions:
     """The four questions, in terms of the two a setup implements (δ(ε) and ε(δ))."""
 
-    def _delta(self, eps: float) -> float:  # pragma: no cover - every setup overrides it
-        raise NotImplementedError
+    def _delta(self, eps: float) -> float:
+        return float(self._delta_all(np.array([eps]))[0])
 
     def _epsilon(self, delta: float) -> float:  # pragma: no cover - every setup overrides it
         raise NotImplementedError
@@ -120,7 +120,13 @@ class _Questions:
         if bad.any():
             k = int(np.argmax(bad.reshape(-1)))
             raise domain_error("eps", ">= 0", float(arr.reshape(-1)[k]), k)
-        return np.array([self._delta(float(e)) for e in arr.reshape(-1)], dtype=float).reshape(arr.shape)
+        flat = np.ascontiguousarray(arr.reshape(-1))
+        return np.asarray(self._delta_all(flat), dtype=float).reshape(arr.shape)
+
+    def _delta_all(self, eps: NDArray[np.float64]) -> NDArray[np.float64]:
+        """δ at every ε of a 1-D array (each ≥ 0, checked): one vectorised call of the setup's
+        bound (each setup overrides this)."""
+        raise NotImplementedError  # pragma: no cover
 
     def epsilon(self, delta: float) -> float:
         """A certified upper bound on ε at ``delta`` ∈ (0, 1)."""
@@ -272,12 +278,12 @@ class PNSGD(_Questions):
 
         return pabi.PrivacyLossDistribution.from_profile(self.epoch_profile).compose(self.epochs)
 
-    def _delta(self, eps: float) -> float:
+    def _delta_all(self, eps: NDArray[np.float64]) -> NDArray[np.float64]:
         self._require()
         with _fields_named({"steps": "records"}):
             if self.epochs == 1:
-                return float(self.epoch_profile(eps))
-            return float(self._composed().delta(eps).upper)
+                return np.asarray(self.epoch_profile(eps), dtype=float)
+            return np.asarray(self._composed().delta(eps).upper, dtype=float)
 
     def _epsilon(self, delta: float) -> float:
         import pabi
@@ -346,11 +352,12 @@ class DPSGD(_Questions):
         return dict(sample_rate=self.sample_rate, noise_multiplier=self.noise_multiplier, steps=self.steps,
                     grid_step=self.grid_step)
 
-    def _delta(self, eps: float) -> float:
-        import pabi
+    def _delta_all(self, eps: NDArray[np.float64]) -> NDArray[np.float64]:
+        from . import _core
 
-        self._require()
-        return float(pabi.dpsgd_delta(eps, **self.bound_arguments()).upper)
+        self._require()  # one pair of compositions for every ε (the profile of the run)
+        return np.asarray(_core.dpsgd_delta_upper_all(self.sample_rate, self.noise_multiplier, float(self.steps),
+                                                      eps, self.grid_step))
 
     def _epsilon(self, delta: float) -> float:
         import pabi
@@ -453,11 +460,12 @@ class CyclicDPSGD(_Questions):
         return min(float(pabi.rdp_to_dp_epsilon(delta, orders=pabi.DEFAULT_ORDERS, rdp=c).eps)
                    for _, c in self._curves())
 
-    def _delta(self, eps: float) -> float:
+    def _delta_all(self, eps: NDArray[np.float64]) -> NDArray[np.float64]:
         import pabi
 
-        return min(float(pabi.rdp_to_dp_delta(eps, orders=pabi.DEFAULT_ORDERS, rdp=c).delta)
-                   for _, c in self._curves())
+        curves = [c for _, c in self._curves()]  # once for every ε
+        return np.array([min(float(pabi.rdp_to_dp_delta(float(e), orders=pabi.DEFAULT_ORDERS, rdp=c).delta)
+                             for c in curves) for e in eps], dtype=float)
 
     def calibrate(self, eps: float, delta: float) -> "CyclicDPSGD":
         """Not implemented yet (the last-iterate bounds have no certified calibration)."""
@@ -535,9 +543,9 @@ class ScheduledPNSGD(_Questions):
         if self.neighboring != "replace_one":
             raise DomainError("the schedule bounds are for replace-one neighbours (neighboring = 'add_remove')")
 
-    def _delta(self, eps: float) -> float:
+    def _delta_all(self, eps: NDArray[np.float64]) -> NDArray[np.float64]:
         self._require()
-        return float(self._bound_function("delta")(eps, **self.bound_arguments()))
+        return np.asarray(self._bound_function("delta")(eps, **self.bound_arguments()), dtype=float)
 
     def _epsilon(self, delta: float) -> float:
         self._require()

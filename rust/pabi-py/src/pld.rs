@@ -242,6 +242,24 @@ fn dpsgd_delta(
     detach(py, || pld::dpsgd_delta(q, sigma, steps, eps, h))
 }
 
+/// The certified upper δ(ε) of DP-SGD at every ε of `eps` (one composition for all).
+#[pyfunction]
+fn dpsgd_delta_upper_all<'py>(
+    py: Python<'py>,
+    q: f64,
+    sigma: f64,
+    steps: f64,
+    eps: Arr<'py>,
+    h: f64,
+) -> Out<'py> {
+    let e = eps.as_slice()?;
+    let mut out = crate::zeros(e.len())?;
+    crate::guarded(py, true, || {
+        pld::dpsgd_delta_upper_all(q, sigma, steps, e, h, &mut out)
+    })?;
+    Ok(out.into_pyarray(py))
+}
+
 #[pyfunction]
 fn dpsgd_calibrate_sigma(
     py: Python<'_>,
@@ -274,6 +292,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             pld_compose,
             dpsgd_epsilon,
             dpsgd_delta,
+            dpsgd_delta_upper_all,
             dpsgd_calibrate_sigma
         ]
     );

@@ -48,6 +48,48 @@ fn schedule_noise<'py>(
     })
 }
 
+/// The broadcast arguments of the fixed-horizon schedules, their lengths checked (1 or `len`);
+/// `first` names the first argument (ε for δ(n), δ for its inversion).
+#[allow(clippy::too_many_arguments)]
+fn schedule_args<'a>(
+    first: (&'static str, &'a [f64]),
+    max_grad_norm: &'a [f64],
+    lr: &'a [f64],
+    diameter: &'a [f64],
+    steps: &'a [f64],
+    c1: &'a [f64],
+    c2: &'a [f64],
+    smoothness: Option<&'a [f64]>,
+    strong_convexity: &'a [f64],
+    len: usize,
+) -> PyResult<sc::ScheduleArgs<'a>> {
+    check_broadcast(
+        len,
+        &[
+            (first.0, Some(first.1)),
+            ("max_grad_norm", Some(max_grad_norm)),
+            ("lr", Some(lr)),
+            ("diameter", Some(diameter)),
+            ("steps", Some(steps)),
+            ("c1", Some(c1)),
+            ("c2", Some(c2)),
+            ("smoothness", smoothness),
+            ("strong_convexity", Some(strong_convexity)),
+        ],
+    )?;
+    Ok(sc::ScheduleArgs {
+        eps: first.1,
+        max_grad_norm,
+        lr,
+        diameter,
+        n: steps,
+        c1,
+        c2,
+        smoothness,
+        strong_convexity,
+    })
+}
+
 /// δ(n) of a shuffled schedule; every array has length 1 (broadcast) or `len`.
 #[pyfunction]
 #[pyo3(signature = (eps, max_grad_norm, lr, diameter, steps, c1, c2, smoothness, strong_convexity, laplace, len))]
@@ -66,30 +108,17 @@ fn schedule_delta<'py>(
     laplace: bool,
     len: usize,
 ) -> Out<'py> {
-    let args = sc::ScheduleArgs {
-        eps: eps.as_slice()?,
-        max_grad_norm: max_grad_norm.as_slice()?,
-        lr: lr.as_slice()?,
-        diameter: diameter.as_slice()?,
-        n: steps.as_slice()?,
-        c1: c1.as_slice()?,
-        c2: c2.as_slice()?,
-        smoothness: crate::args::opt_slice(&smoothness)?,
-        strong_convexity: strong_convexity.as_slice()?,
-    };
-    check_broadcast(
+    let args = schedule_args(
+        ("eps", eps.as_slice()?),
+        max_grad_norm.as_slice()?,
+        lr.as_slice()?,
+        diameter.as_slice()?,
+        steps.as_slice()?,
+        c1.as_slice()?,
+        c2.as_slice()?,
+        crate::args::opt_slice(&smoothness)?,
+        strong_convexity.as_slice()?,
         len,
-        &[
-            ("eps", Some(args.eps)),
-            ("max_grad_norm", Some(args.max_grad_norm)),
-            ("lr", Some(args.lr)),
-            ("diameter", Some(args.diameter)),
-            ("steps", Some(args.n)),
-            ("c1", Some(args.c1)),
-            ("c2", Some(args.c2)),
-            ("smoothness", args.smoothness),
-            ("strong_convexity", Some(args.strong_convexity)),
-        ],
     )?;
     if len == 0 {
         return Ok(numpy::PyArray1::zeros(py, 0, false)); // nothing to evaluate
@@ -117,30 +146,17 @@ fn schedule_epsilon<'py>(
     laplace: bool,
     len: usize,
 ) -> Out<'py> {
-    let args = sc::ScheduleArgs {
-        eps: delta.as_slice()?,
-        max_grad_norm: max_grad_norm.as_slice()?,
-        lr: lr.as_slice()?,
-        diameter: diameter.as_slice()?,
-        n: steps.as_slice()?,
-        c1: c1.as_slice()?,
-        c2: c2.as_slice()?,
-        smoothness: crate::args::opt_slice(&smoothness)?,
-        strong_convexity: strong_convexity.as_slice()?,
-    };
-    check_broadcast(
+    let args = schedule_args(
+        ("delta", delta.as_slice()?),
+        max_grad_norm.as_slice()?,
+        lr.as_slice()?,
+        diameter.as_slice()?,
+        steps.as_slice()?,
+        c1.as_slice()?,
+        c2.as_slice()?,
+        crate::args::opt_slice(&smoothness)?,
+        strong_convexity.as_slice()?,
         len,
-        &[
-            ("delta", Some(args.eps)),
-            ("max_grad_norm", Some(args.max_grad_norm)),
-            ("lr", Some(args.lr)),
-            ("diameter", Some(args.diameter)),
-            ("steps", Some(args.n)),
-            ("c1", Some(args.c1)),
-            ("c2", Some(args.c2)),
-            ("smoothness", args.smoothness),
-            ("strong_convexity", Some(args.strong_convexity)),
-        ],
     )?;
     if len == 0 {
         return Ok(numpy::PyArray1::zeros(py, 0, false)); // nothing to evaluate

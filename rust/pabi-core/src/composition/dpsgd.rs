@@ -207,6 +207,27 @@ pub fn dpsgd_delta(q: f64, sigma: f64, steps: f64, eps: f64, h: f64) -> Result<B
     Ok(worse_direction(&comps, |c| c.delta(eps)))
 }
 
+/// The certified upper ends of δ(ε) of DP-SGD at every ε of `eps` (each ≥ 0; the first bad
+/// one is a DomainError at its index, before any work), from one pair of compositions: the
+/// profile of a run costs one composition, not one per ε.
+pub fn dpsgd_delta_upper_all(
+    q: f64,
+    sigma: f64,
+    steps: f64,
+    eps: &[f64],
+    h: f64,
+    out: &mut [f64],
+) -> Result<()> {
+    if let Some(i) = crate::batch::first_bad(eps, |e| e >= 0.0) {
+        return Err(PabiError::domain("eps", ">= 0", eps[i]).at(i));
+    }
+    let comps = dpsgd_compositions(q, sigma, steps, h)?;
+    for (o, &e) in out.iter_mut().zip(eps) {
+        *o = worse_direction(&comps, |c| c.delta(e)).2;
+    }
+    Ok(())
+}
+
 /// Illinois regula falsi on a decreasing g with g(a) > 0 ≥ g(b): returns a bracket (a, b),
 /// g(b) ≤ 0 < g(a), and b/a ≤ 1 + rtol. Every third step is a bisection in ln σ unless the
 /// log-width has halved since the start of that block of three, so the number of steps is at
@@ -513,6 +534,18 @@ mod tests {
         // an error of g is returned, not read as a value
         let e = |_x: f64| -> Result<f64> { Err(PabiError::domain("h", "x", 0.0)) };
         assert!(illinois(&e, 1.0, 2.0, 1.0, -1.0, 1e-4).is_err());
+    }
+
+    #[test]
+    fn delta_upper_all_is_one_query_per_eps() {
+        let eps = [0.0, 0.5, 2.0];
+        let mut out = [0.0; 3];
+        dpsgd_delta_upper_all(0.05, 1.0, 20.0, &eps, 0.01, &mut out).unwrap();
+        for (o, &e) in out.iter().zip(&eps) {
+            assert_eq!(*o, dpsgd_delta(0.05, 1.0, 20.0, e, 0.01).unwrap().2);
+        }
+        let bad = dpsgd_delta_upper_all(0.05, 1.0, 20.0, &[1.0, f64::NAN], 0.01, &mut out[..2]);
+        assert_eq!(param_of(bad), "eps");
     }
 
     #[test]

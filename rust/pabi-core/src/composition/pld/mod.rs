@@ -63,8 +63,8 @@ pub(super) use discretise::sg_loss_range;
 
 // the former flat namespace `pabi_core::pld` (the binding and the integration tests use it)
 pub use super::dpsgd::{
-    dpsgd_calibrate_sigma, dpsgd_compositions, dpsgd_delta, dpsgd_epsilon, CALIBRATE_EPS_MAX,
-    CALIBRATE_RTOL_MIN, DPSGD_H, DPSGD_H_MIN,
+    dpsgd_calibrate_sigma, dpsgd_compositions, dpsgd_delta, dpsgd_delta_upper_all, dpsgd_epsilon,
+    CALIBRATE_EPS_MAX, CALIBRATE_RTOL_MIN, DPSGD_H, DPSGD_H_MIN,
 };
 pub use super::kov::{
     approx_dp_composition_delta, approx_dp_composition_epsilon, single_point_composed_epsilon,
