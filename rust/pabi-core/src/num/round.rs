@@ -38,11 +38,10 @@
 //!   the tightest directed result (≤ 1 ulp from the exact value) whenever no underflow occurs.
 //!   [`mul_up`]/[`mul_dn`]/[`div_up`]/[`div_dn`] take non-negative operands. Below
 //!   [`RESIDUAL_EXACT`] = 2^-969 the exact residual can have bits under 2^-1074 and its fma
-//!   value may flush to 0, so there a zero residual proves exactness only when the exact value
-//!   is a multiple of 2^-1074 (read from the operands' lowest set bits); otherwise the result is
-//!   moved one step in the named direction unless the residual's (trustworthy, non-zero) sign
-//!   shows the rounded value is already on the right side. An upward product or quotient of positive numbers is
-//!   therefore never 0, and a downward one never above the exact value.
+//!   value may flush to 0, so there the operands are scaled by 2^600 (exactly) and the sign of
+//!   the scaled residual decides the direction exactly: the result is the correctly directed
+//!   value (never a second step), hence monotone. An upward product or quotient of positive
+//!   numbers is therefore never 0, and a downward one never above the exact value.
 //!   Exact zeros (a zero operand) and infinite or NaN results are returned as is.
 //! * Library functions: [`ln_up`], [`ln_dn`], [`exp_up`], [`exp_dn`] step two doubles away
 //!   from std's `ln`/`exp` (faithful, error < 1 ulp, on every supported platform: two steps
@@ -216,22 +215,6 @@ pub fn add_dn(a: f64, b: f64) -> f64 {
 /// exponent e, which is a representable (non-flushing) double only for e ≥ −969.
 pub const RESIDUAL_EXACT: f64 = f64::MIN_POSITIVE * 9_007_199_254_740_992.0;
 
-/// The exponent of the lowest set bit of a finite x > 0 (x is an integer multiple of 2^that):
-/// a product x·y (or q·b, with a a multiple of 2^-1074 anyway) is then a multiple of
-/// 2^(lsb_exp(x) + lsb_exp(y)), so its residual is exact when that is ≥ −1074.
-#[inline(always)]
-fn lsb_exp(x: f64) -> i32 {
-    let bits = x.to_bits();
-    let e = ((bits >> 52) & 0x7ff) as i32;
-    let frac = bits & ((1u64 << 52) - 1);
-    let (m, e) = if e == 0 {
-        (frac, 1)
-    } else {
-        (frac | (1u64 << 52), e)
-    };
-    e - 1075 + m.trailing_zeros() as i32
-}
-
 /// The sign of p − a·b (exactly) for a product p = fl(a·b) below [`RESIDUAL_EXACT`] of a, b > 0,
 /// where the fma residual may flush: the smaller factor is scaled by 2^600 (exact), so the
 /// scaled product and its residual are normal and exact. A zero p (a·b < 2^-1075) is below.
@@ -251,6 +234,20 @@ fn tiny_product_cmp(a: f64, b: f64, p: f64) -> std::cmp::Ordering {
         Some(o) => o,
         None => Ordering::Equal,
     }
+}
+
+/// The sign of q − a/b (exactly) for a quotient q = fl(a/b) below [`RESIDUAL_EXACT`] of a, b > 0
+/// (b finite), where the fma residual q·b − a may flush: q and a are scaled by 2^600 (both
+/// exact: q·b ≈ a < 2^-969·2^1024, so a·2^600 < 2^656), so the scaled residual is a multiple of
+/// lsb(q)·lsb(b)·2^600 ≥ 2^-1074·2^-158·2^600 (a ≥ 2^-1074 forces b ≳ 2^-105 when q < 2^-969) and at most
+/// ulp(q)·b·2^600 in size: exactly representable, its sign exact. Same role as
+/// [`tiny_product_cmp`] for [`div_up`]/[`div_dn`] (issue 13: no second rounding step).
+#[inline(never)]
+fn tiny_quotient_cmp(a: f64, b: f64, q: f64) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    const SCALE: f64 = 4.149515568880993e180; // 2^600
+    let r = (q * SCALE).mul_add(b, -(a * SCALE)); // (q − a/b)·b·2^600, exact
+    r.partial_cmp(&0.0).unwrap_or(Ordering::Equal)
 }
 
 /// a·b rounded up (a, b ≥ 0), exact residual by fma (a zero or non-finite product as is).
@@ -297,10 +294,11 @@ pub fn mul_dn(a: f64, b: f64) -> f64 {
 pub fn div_up(a: f64, b: f64) -> f64 {
     let q = a / b;
     if q < RESIDUAL_EXACT && a > 0.0 && b > 0.0 && b.is_finite() {
-        // the residual q·b − a may have flushed to 0 unless it is a multiple of 2^-1074
-        let r = q.mul_add(b, -a);
-        let exact = r > 0.0 || (r == 0.0 && lsb_exp(q) + lsb_exp(b) >= -1074);
-        return if exact { q } else { q.next_up() };
+        return if tiny_quotient_cmp(a, b, q) == std::cmp::Ordering::Less {
+            q.next_up()
+        } else {
+            q
+        };
     }
     if q.is_finite() && q > 0.0 && q.mul_add(b, -a) < 0.0 {
         q.next_up()
@@ -314,10 +312,11 @@ pub fn div_up(a: f64, b: f64) -> f64 {
 pub fn div_dn(a: f64, b: f64) -> f64 {
     let q = a / b;
     if q < RESIDUAL_EXACT && a > 0.0 && b > 0.0 && b.is_finite() {
-        // the residual q·b − a may have flushed to 0 unless it is a multiple of 2^-1074
-        let r = q.mul_add(b, -a);
-        let exact = r < 0.0 || (r == 0.0 && lsb_exp(q) + lsb_exp(b) >= -1074);
-        return if exact { q } else { q.next_down().max(0.0) };
+        return if tiny_quotient_cmp(a, b, q) == std::cmp::Ordering::Greater {
+            q.next_down().max(0.0)
+        } else {
+            q
+        };
     }
     if q.is_finite() && q > 0.0 && q.mul_add(b, -a) > 0.0 {
         q.next_down()

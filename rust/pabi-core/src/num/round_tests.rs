@@ -414,3 +414,40 @@ fn tiny_products_are_rounded_exactly() {
         x *= 1.37;
     }
 }
+
+#[test]
+fn tiny_quotients_are_rounded_exactly() {
+    // like the products: a subnormal quotient's residual can flush, the direction is still
+    // decided exactly, so div_up/div_dn are the correctly directed quotients (one ulp apart at
+    // most, equal when exact) and never step twice
+    let s = 2f64.powi(600);
+    let mut a = 3.1e-320_f64;
+    for _ in 0..300 {
+        for b in [1.0, 3.0, 7.0, 1.0e10, 3.3e5, 0.7, 1.0 + f64::EPSILON] {
+            let (u, d) = (div_up(a, b), div_dn(a, b));
+            assert!(u.to_bits() - d.to_bits() <= 1, "{a} {b}");
+            // u·b ≥ a ≥ d·b exactly (scaled: both products exact as double-doubles)
+            let (pu, ru) = crate::dd::two_prod(u * s, b);
+            let (pd, rd) = crate::dd::two_prod(d * s, b);
+            let a_s = a * s;
+            assert!(
+                pu > a_s || (pu == a_s && ru >= 0.0),
+                "div_up({a}, {b}) below"
+            );
+            assert!(
+                pd < a_s || (pd == a_s && rd <= 0.0),
+                "div_dn({a}, {b}) above"
+            );
+            if (a / b) * b == a && (pu - a_s == 0.0 && ru == 0.0) {
+                assert_eq!(u, d, "exact quotient {a}/{b} moved");
+            }
+        }
+        a *= 1.61;
+    }
+    // exact subnormal quotients are not moved: 4·2^-1074 / 2 = 2·2^-1074
+    assert_eq!(div_up(2e-323, 2.0), 1e-323);
+    assert_eq!(div_dn(2e-323, 2.0), 1e-323);
+    // 2^-1074 / 3: up is 2^-1074, down is 0
+    assert_eq!(div_up(5e-324, 3.0), 5e-324);
+    assert_eq!(div_dn(5e-324, 3.0), 0.0);
+}
