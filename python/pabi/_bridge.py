@@ -6,8 +6,10 @@ A public function is a thin wrapper::
     def theta(eps, r):
         return call(_core.theta, ("eps", "r"), eps, r)
 
-where the core function takes equally long contiguous 1-D float64 arrays (one per argument, in
-order) and returns a 1-D float64 array. Extra non-array options are bound with
+where the core function takes contiguous 1-D float64 arrays (one per argument, in order) and
+returns a 1-D float64 array. The bindings in :data:`IN_PLACE` read a length-1 argument as a
+broadcast value in place, so a single value is never expanded to the full length (``theta(0.5,
+r)`` allocates its output and nothing else of that size); the others get equally long arrays. Extra non-array options are bound with
 ``functools.partial`` before calling :func:`call`.
 
 The conversion rule (one rule for every public function)
@@ -342,7 +344,37 @@ def call(fn: Callable[..., np.ndarray], names: Sequence[str], *args: ArrayLike, 
                 return tuple(float(o[0]) for o in np.asarray(out).reshape(nout, -1))
             return float(out[0])
     b = Broadcast(names, args)
+    if _binding_name(fn) in IN_PLACE:
+        return b.apply(lambda: fn(*b.flat.values()), nout)
     return b.apply(lambda: fn(*b.full()), nout)
+
+
+#: The bindings that read a length-1 argument as a broadcast value in place (the core's
+#: elementwise drivers: ``pabi_core::driver::at``, the θ block kernels): :func:`call` hands
+#: them a single value as a length-1 array (a stride-0 view) instead of materialising it at the
+#: full length, so ``theta(0.5, r)`` with 1e8 shifts allocates the output and nothing else.
+#: Every other binding gets equally long arrays (:meth:`Broadcast.full`).
+IN_PLACE = frozenset({
+    # θ family (pabi_core::batch, binary kernels)
+    "theta", "log_theta", "theta_complement", "log_theta_complement", "laplace_theta",
+    "laplace_theta_complement",
+    # the binding's elementwise maps (args::map / map_long, rdp::bmap → driver::map_elementwise)
+    "amplify_by_sampling", "approx_dp_composition_delta", "approx_dp_composition_epsilon",
+    "averaged_rdp", "cyclic_calibration", "cyclic_theta_sum", "gaussian_dp_constant",
+    "gaussian_mech_rdp", "gaussian_mechanism_epsilon", "gd_contraction_rho", "hoeffding_sample_size",
+    "hoeffding_sample_size_ln", "holder_min_exponent", "kappa_from_l", "l_lambda_kappa",
+    "last_iterate_rdp_bounded", "last_iterate_rdp_cyclic", "last_iterate_rdp_general",
+    "last_iterate_rdp_general_exact", "last_iterate_rdp_small_step", "lip_u_from_kappa", "lip_u_from_l",
+    "lp_per_instance_eps_delta", "mixture_rdp_bound", "schedule_calibrate_c1", "schedule_delta_star",
+    "sensitivity_multi_epoch", "shifted_cycle_bound", "shifted_drift_bound",
+    "shifted_drift_bound_published", "theta_l_u", "theta_min_steps", "theta_min_steps_l",
+    "tradeoff_eps_delta", "unlearning_keep", "weak_triangle_bound",
+})
+
+
+def _binding_name(fn: Callable[..., Any]) -> str:
+    """The binding's name (through ``functools.partial``)."""
+    return getattr(getattr(fn, "func", fn), "__name__", "")
 
 
 def relocate(exc: BaseException, shape: tuple[int, ...], scalar: bool) -> BaseException:

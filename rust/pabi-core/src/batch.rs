@@ -17,7 +17,7 @@
 
 use multiversion::multiversion;
 
-use crate::driver::blocks;
+use crate::driver::{at, blocks};
 /// The thread pool and its settings live in [`crate::driver`]; re-exported here (the binding
 /// and the bounds' modules use these paths).
 pub use crate::driver::{
@@ -56,12 +56,14 @@ pub fn check(
     }
 }
 
+/// Check the input lengths against the output length `n`: each input has length `n` or 1 (a
+/// broadcast value: the same at every element, read in place, never expanded to `n`).
 pub fn check_len(n: usize, others: &[(&'static str, usize)]) -> Result<()> {
     for &(name, m) in others {
-        if m != n {
+        if m != n && m != 1 {
             return Err(PabiError::Shape {
                 message: format!(
-                    "{name} has length {m}, expected {n} (arrays must have equal lengths)"
+                    "{name} has length {m}, expected {n} or 1 (arrays must have equal lengths or be broadcast)"
                 ),
             });
         }
@@ -79,11 +81,12 @@ fn check_eps_r(eps: &[f64], r: &[f64], out: &[f64]) -> Result<()> {
     check_len(out.len(), &[("eps", eps.len()), (SHIFT, r.len())])?;
     check(eps, "eps", EPS_ALLOWED, |x| x >= 0.0)?;
     check(r, SHIFT, R_ALLOWED, |x| x >= 0.0)?;
-    if let Some(i) = (0..eps.len()).find(|&i| eps[i] == f64::INFINITY && r[i] == f64::INFINITY) {
+    let n = out.len();
+    if let Some(i) = (0..n).find(|&i| at(eps, i) == f64::INFINITY && at(r, i) == f64::INFINITY) {
         return Err(PabiError::domain(
             SHIFT,
             "finite where eps is infinite (theta(inf, inf) is undefined)",
-            r[i],
+            at(r, i),
         )
         .at(i));
     }
@@ -116,8 +119,29 @@ macro_rules! simd_map2 {
             "aarch64+neon"
         ))]
         fn $name(x: &[f64], y: &[f64], out: &mut [f64]) {
-            for ((o, &a), &b) in out.iter_mut().zip(x).zip(y) {
-                *o = $f(a, b);
+            let n = out.len();
+            if n == 0 {
+                return;
+            }
+            match (x.len() == n, y.len() == n) {
+                (true, true) => {
+                    for ((o, &a), &b) in out.iter_mut().zip(x).zip(y) {
+                        *o = $f(a, b);
+                    }
+                }
+                (false, true) => {
+                    let a = x[0];
+                    for (o, &b) in out.iter_mut().zip(y) {
+                        *o = $f(a, b);
+                    }
+                }
+                (true, false) => {
+                    let b = y[0];
+                    for (o, &a) in out.iter_mut().zip(x) {
+                        *o = $f(a, b);
+                    }
+                }
+                (false, false) => out.fill($f(x[0], y[0])),
             }
         }
     };
@@ -145,12 +169,15 @@ macro_rules! simd_block2 {
             "aarch64+neon"
         ))]
         fn $name(x: &[f64], y: &[f64], out: &mut [f64]) -> bool {
+            // a length-1 input is a broadcast value: one stack block of it serves every block
+            let n = out.len();
+            let first = |v: &[f64]| v.first().copied().unwrap_or(0.0);
+            let (xb, yb) = ([first(x); theta::BLOCK], [first(y); theta::BLOCK]);
             let mut ok = true;
-            for ((o, a), b) in out
-                .chunks_mut(theta::BLOCK)
-                .zip(x.chunks(theta::BLOCK))
-                .zip(y.chunks(theta::BLOCK))
-            {
+            for (k, o) in out.chunks_mut(theta::BLOCK).enumerate() {
+                let (s, m) = (k * theta::BLOCK, o.len());
+                let a = if x.len() == n { &x[s..s + m] } else { &xb[..m] };
+                let b = if y.len() == n { &y[s..s + m] } else { &yb[..m] };
                 ok &= eps_r_valid(a, b);
                 $f(a, b, o);
             }
@@ -360,12 +387,46 @@ mod tests {
             "shift must be >= 0 and not NaN, got -2 at index 0"
         );
         assert!(matches!(
-            theta(&[1.0, 2.0], &[1.0], &mut [0.0, 0.0]),
+            theta(&[1.0, 2.0], &[1.0, 2.0, 3.0], &mut [0.0, 0.0]),
             Err(PabiError::Shape { .. })
         ));
+        // a length-1 input is broadcast in place: the same values as the expanded input
+        let (mut a, mut b) = ([0.0; 2], [0.0; 2]);
+        theta(&[1.0, 2.0], &[1.0], &mut a).unwrap();
+        theta(&[1.0, 2.0], &[1.0, 1.0], &mut b).unwrap();
+        assert_eq!(a, b);
         assert!(theta(&[f64::INFINITY], &[f64::INFINITY], &mut [0.0]).is_err());
         assert!(lambertw(&[-0.37], &mut [0.0]).is_err());
         assert!(lambertw(&[MINUS_INV_E], &mut [0.0]).is_ok());
+    }
+
+    #[test]
+    fn broadcast_inputs_are_read_in_place() {
+        // a length-1 input against a long one (parallel chunks, partial last block) gives the
+        // values of the expanded input, for the block kernels and the plain map kernels
+        let n = PAR_MIN * 2 + 37;
+        let r: Vec<f64> = (0..n).map(|i| (i % 211) as f64 * 0.03).collect();
+        type F = fn(&[f64], &[f64], &mut [f64]) -> Result<()>;
+        let fns: [F; 6] = [
+            theta,
+            log_theta,
+            theta_complement,
+            log_theta_complement,
+            laplace_theta,
+            laplace_theta_complement,
+        ];
+        for f in fns {
+            let (mut one, mut full) = (vec![0.0; n], vec![0.0; n]);
+            f(&[0.8], &r, &mut one).unwrap();
+            f(&vec![0.8; n], &r, &mut full).unwrap();
+            assert_eq!(one, full);
+            f(&r, &[1.7], &mut one).unwrap();
+            f(&r, &vec![1.7; n], &mut full).unwrap();
+            assert_eq!(one, full);
+            f(&[0.8], &[1.7], &mut one).unwrap();
+            assert!(one.iter().all(|&x| x == one[0]));
+            f(&[0.8], &[], &mut []).unwrap();
+        }
     }
 
     #[test]

@@ -199,17 +199,42 @@ pub fn pool_built() -> bool {
 // ---------------------------------------------------------------------------------------------
 // Lengths
 
-/// Check that every argument has length `n`; the first one that does not gives
-/// `shape(its length, n)`.
+/// Check that every argument has length `n` or 1 (a length-1 argument is broadcast: the same
+/// value at every element, a stride-0 view, never materialised); the first one that has
+/// neither gives `shape(its length, n)`.
 #[inline]
 pub fn check_lengths(
     args: &[&[f64]],
     n: usize,
     shape: impl Fn(usize, usize) -> PabiError,
 ) -> Result<()> {
-    match args.iter().find(|a| a.len() != n) {
+    match args.iter().find(|a| a.len() != n && a.len() != 1) {
         Some(a) => Err(shape(a.len(), n)),
         None => Ok(()),
+    }
+}
+
+/// The broadcast length of arguments of lengths 1 or n: 0 if any is empty, else the longest
+/// (1 when every argument is a single value). The lengths are checked by [`check_lengths`].
+#[inline]
+pub fn broadcast_len(lens: impl IntoIterator<Item = usize>) -> usize {
+    let mut n = 1;
+    for m in lens {
+        if m == 0 {
+            return 0;
+        }
+        n = n.max(m);
+    }
+    n
+}
+
+/// Element `i` of a broadcast argument (length 1: its one value at every element).
+#[inline(always)]
+pub fn at(a: &[f64], i: usize) -> f64 {
+    if a.len() == 1 {
+        a[0]
+    } else {
+        a[i]
     }
 }
 
@@ -267,8 +292,10 @@ pub fn for_chunks<const M: usize>(
 }
 
 /// The block variant for SIMD block kernels: `k([input chunks; N], out chunk)` over the
-/// matching chunks of N inputs (each as long as `out`, checked by the caller) and `out`; the
-/// kernel's per-chunk values combined in chunk order. Serial in one call below `par_min`.
+/// matching chunks of N inputs (each as long as `out` or of length 1, checked by the caller)
+/// and `out`; the kernel's per-chunk values combined in chunk order. Serial in one call below
+/// `par_min`. A length-1 input is handed to every chunk as is (a broadcast value, never
+/// expanded here): the kernel reads it as the value of every element of its chunk.
 pub fn blocks<R: Send, const N: usize>(
     ins: [&[f64]; N],
     out: &mut [f64],
@@ -283,15 +310,19 @@ pub fn blocks<R: Send, const N: usize>(
         chunk,
         |start, [o]| {
             let end = start + o.len();
-            Ok(k(ins.map(|a| &a[start..end]), o))
+            Ok(k(
+                ins.map(|a| if a.len() == 1 { a } else { &a[start..end] }),
+                o,
+            ))
         },
         combine,
     )
 }
 
-/// `outs[q][i] = f([args[0][i], ..])[q]` for every element i (all slices as long as
-/// `outs[0]`, checked with [`check_lengths`] and `shape` first); an interrupt check before each
-/// element; the first failing element's error, located at its index.
+/// `outs[q][i] = f([args[0][i], ..])[q]` for every element i (the outputs as long as
+/// `outs[0]`, the arguments that long or of length 1 (broadcast, [`at`]), checked with
+/// [`check_lengths`] and `shape` first); an interrupt check before each element; the first
+/// failing element's error, located at its index.
 pub fn map_elementwise<const N: usize, const K: usize>(
     args: [&[f64]; N],
     outs: [&mut [f64]; K],
@@ -309,7 +340,7 @@ pub fn map_elementwise<const N: usize, const K: usize>(
         for j in 0..o.first().map_or(0, |x| x.len()) {
             interrupt::check()?;
             let i = start + j;
-            let y = f(args.map(|a| a[i])).map_err(|e| e.at(i))?;
+            let y = f(args.map(|a| at(a, i))).map_err(|e| e.at(i))?;
             for (q, v) in y.into_iter().enumerate() {
                 o[q][j] = v;
             }
@@ -330,8 +361,8 @@ pub fn map_into<const N: usize>(
     map_elementwise(args, [out], par_min, chunk, shape, |x| f(x).map(|y| [y]))
 }
 
-/// [`map_elementwise`] into a new row-major `(K, n)` vector (n = the first input's length,
-/// every input checked against it before the vector is allocated).
+/// [`map_elementwise`] into a new row-major `(K, n)` vector (n = the inputs' broadcast length
+/// [`broadcast_len`], every input checked against it before the vector is allocated).
 pub fn map_rows<const N: usize, const K: usize>(
     args: [&[f64]; N],
     par_min: usize,
@@ -339,7 +370,7 @@ pub fn map_rows<const N: usize, const K: usize>(
     shape: impl Fn(usize, usize) -> PabiError,
     f: impl Fn([f64; N]) -> Result<[f64; K]> + Sync,
 ) -> Result<Vec<f64>> {
-    let n = args.first().map_or(0, |a| a.len());
+    let n = broadcast_len(args.iter().map(|a| a.len()));
     check_lengths(&args, n, &shape)?;
     let mut out = vec![0.0; K * n];
     let mut rows = out.chunks_mut(n.max(1));

@@ -107,3 +107,27 @@ fn shape_errors_come_from_the_caller() {
         vec![]
     );
 }
+
+#[test]
+fn length_one_arguments_are_broadcast() {
+    let n = 20_000;
+    let a: Vec<f64> = (0..n).map(|i| (i % 1013) as f64 * 0.37).collect();
+    let b = vec![3.5; n];
+    let mut want = vec![0.0; n];
+    map_into([&a, &b], &mut want, 0, 999, shape_args, f2).unwrap();
+    let mut got = vec![0.0; n];
+    map_into([&a, &[3.5]], &mut got, 0, 999, shape_args, f2).unwrap();
+    assert_eq!(got, want);
+    let rows = map_rows([&[3.5][..], &a[..]], 0, 7, shape_elements, |x| {
+        f2([x[1], x[0]]).map(|y| [y, -y])
+    })
+    .unwrap();
+    assert_eq!(rows.len(), 2 * n);
+    assert_eq!(&rows[..n], &want[..]);
+    assert_eq!(broadcast_len([1, 5, 1]), 5);
+    assert_eq!(broadcast_len([1, 0]), 0);
+    assert_eq!(broadcast_len([1, 1]), 1);
+    // a length that is neither 1 nor n is a shape error before any work
+    let e = map_into([&a, &[1.0, 2.0]], &mut got, 0, 1, shape_args, f2).unwrap_err();
+    assert!(matches!(e, PabiError::Shape { .. }));
+}

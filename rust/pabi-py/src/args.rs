@@ -106,14 +106,14 @@ pub(crate) fn check_broadcast(len: usize, args: &[(&'static str, Option<&[f64]>)
     }
 }
 
-/// Element-wise over equally long arrays: `out[i] = f([args[0][i], args[1][i], ...])` with the
-/// GIL released ([`map_args`]: rayon for large arrays, an error located at the first bad index).
+/// Element-wise over equally long arrays (or of length 1: broadcast in place, see
+/// `pabi_core::driver::at`): `out[i] = f([args[0][i], args[1][i], ...])` with the GIL released ([`map_args`]: rayon for large arrays, an error located at the first bad index).
 pub(crate) fn map<'py, const K: usize>(
     py: Python<'py>,
     args: [&[f64]; K],
     f: impl Fn([f64; K]) -> pabi_core::Result<f64> + Sync + Send,
 ) -> Out<'py> {
-    let len = args.first().map_or(0, |a| a.len());
+    let len = pabi_core::driver::broadcast_len(args.iter().map(|a| a.len()));
     fill(py, len, |out| map_args(args, out, &f))
 }
 
@@ -125,7 +125,7 @@ pub(crate) fn map_long<'py, const K: usize>(
     args: [&[f64]; K],
     f: impl Fn([f64; K]) -> pabi_core::Result<f64> + Sync + Send,
 ) -> Out<'py> {
-    let len = args.first().map_or(0, |a| a.len());
+    let len = pabi_core::driver::broadcast_len(args.iter().map(|a| a.len()));
     let mut out = zeros(len)?;
     guarded(py, true, || map_args(args, &mut out, &f))?;
     Ok(out.into_pyarray(py))

@@ -360,11 +360,13 @@ macro_rules! binary {
             y: PyReadonlyArray1<'py, f64>,
         ) -> Out<'py> {
             let (xs, ys) = (x.as_slice()?, y.as_slice()?);
-            let out = PyArray1::<f64>::zeros(py, xs.len(), false);
+            // a length-1 argument is broadcast in place (checked by the core: 1 or n)
+            let n = pabi_core::driver::broadcast_len([xs.len(), ys.len()]);
+            let out = PyArray1::<f64>::zeros(py, n, false);
             {
                 let mut w = out.readwrite();
                 let os = w.as_slice_mut()?;
-                guarded(py, xs.len() >= LONG_LEN, || batch::$name(xs, ys, os))?;
+                guarded(py, n >= LONG_LEN, || batch::$name(xs, ys, os))?;
             }
             Ok(out)
         }

@@ -211,7 +211,7 @@ fn bmap<'py, const N: usize, const K: usize>(
     args: Slices<'_, N>,
     f: impl Fn([f64; N]) -> CoreResult<[f64; K]> + Sync + Send,
 ) -> Out<'py> {
-    let n = args.first().map_or(0, |a| a.len());
+    let n = pabi_core::driver::broadcast_len(args.iter().map(|a| a.len()));
     // chunks of 2048 elements, in parallel from 4096 (the former `rdp::elementwise` driver)
     let shape = |_, _| PabiError::Shape {
         message: "argument arrays must have equal lengths".into(),
