@@ -20,6 +20,18 @@ from pabi import reference as ref
 GOLDEN = pathlib.Path(__file__).resolve().parents[1] / "rust/pabi-core/tests/golden/rdp_sgm.csv"
 
 
+def _pi(*args, **kw):
+    """dpsgd_per_instance_rdp at the ceiling orders (the form these tests were written for; the
+    exact fractional orders are tested in test_per_instance_fractional.py)."""
+    kw.setdefault("fractional", "ceil")
+    return pabi.dpsgd_per_instance_rdp(*args, **kw)
+
+
+def _ref_pi(*args, **kw):
+    kw.setdefault("fractional", "ceil")
+    return ref.dpsgd_per_instance_rdp(*args, **kw)
+
+
 def rel(a: float, b) -> float:
     b = mp.mpf(b)
     if b == 0:
@@ -166,6 +178,8 @@ def test_holder_orders_corrected_and_printed():
 def test_composition_one_step_identity():
     s = np.array([[0.3, 0.9, 0.5]])
     v = pabi.dpsgd_per_instance_rdp(6.5, sample_rate=0.05, noise_scale=1.3, sensitivities=s)
+    assert v == pytest.approx(pabi.sampled_gaussian_rdp_per_instance(6.5, sample_rate=0.05, sensitivity=0.9, noise_scale=1.3), rel=1e-13)
+    v = _pi(6.5, sample_rate=0.05, noise_scale=1.3, sensitivities=s, fractional="ceil")
     assert v == pytest.approx(pabi.sampled_gaussian_rdp_per_instance(7, sample_rate=0.05, sensitivity=0.9, noise_scale=1.3), rel=1e-13)
 
 
@@ -182,8 +196,8 @@ def test_composition_one_step_identity():
 def test_composition_orders_on_and_near_integers(alpha, q, sigma, sens, p):
     """The Hölder orders ⌈β_i⌉ are those of the exact β_i of the given doubles (decided in
     double-double, and exactly in integers on an integer): never below the reference."""
-    v = pabi.dpsgd_per_instance_rdp(alpha, sample_rate=q, noise_scale=sigma, sensitivities=sens, holder_exponent=p)
-    e = ref.dpsgd_per_instance_rdp(alpha, q, sigma, sens, holder_exponent=p)
+    v = _pi(alpha, sample_rate=q, noise_scale=sigma, sensitivities=sens, holder_exponent=p)
+    e = _ref_pi(alpha, q, sigma, sens, holder_exponent=p)
     assert mp.mpf(v) >= e and rel(v, e) < 1e-12, (v, e)
 
 
@@ -192,12 +206,12 @@ def test_composition_against_reference_weighted_form(variant):
     rng = np.random.default_rng(1)
     s = rng.uniform(0, 1.5, size=(5, 3))
     for alpha, p in ((2.5, 4.0), (8.0, 15.0)):
-        v = pabi.dpsgd_per_instance_rdp(alpha, sample_rate=0.1, noise_scale=1.0, sensitivities=s, holder_exponent=p, variant=variant)
-        e = ref.dpsgd_per_instance_rdp(alpha, 0.1, 1.0, s.tolist(), holder_exponent=p, variant=variant)
+        v = _pi(alpha, sample_rate=0.1, noise_scale=1.0, sensitivities=s, holder_exponent=p, variant=variant)
+        e = _ref_pi(alpha, 0.1, 1.0, s.tolist(), holder_exponent=p, variant=variant)
         assert mp.mpf(v) >= e
         assert rel(v, e) < 1e-12
-    assert pabi.dpsgd_per_instance_rdp(8.0, sample_rate=0.1, noise_scale=1.0, sensitivities=s, variant="as_published") >= (
-        pabi.dpsgd_per_instance_rdp(8.0, sample_rate=0.1, noise_scale=1.0, sensitivities=s)
+    assert _pi(8.0, sample_rate=0.1, noise_scale=1.0, sensitivities=s, variant="as_published") >= (
+        _pi(8.0, sample_rate=0.1, noise_scale=1.0, sensitivities=s)
     )
 
 
@@ -213,8 +227,8 @@ def test_composition_against_reference_weighted_form(variant):
 def test_composition_small_exponents_against_reference(alpha, q, sigma, rows):
     """Rows whose t_i·D are ≪ 1 (small q or sensitivities): ln mean e^{tD} is evaluated as
     log1p(mean expm1(tD)), without the cancellation of the shifted form."""
-    v, terms = pabi.dpsgd_per_instance_rdp(alpha, sample_rate=q, noise_scale=sigma, sensitivities=np.array(rows), return_terms=True)
-    e = ref.dpsgd_per_instance_rdp(alpha, q, sigma, rows, dps=50)
+    v, terms = _pi(alpha, sample_rate=q, noise_scale=sigma, sensitivities=np.array(rows), return_terms=True)
+    e = _ref_pi(alpha, q, sigma, rows, dps=50)
     assert mp.mpf(v) >= e and rel(v, e) < 1e-12, rel(v, e)
 
 
@@ -230,8 +244,8 @@ def test_composition_small_exponents_against_reference(alpha, q, sigma, rows):
 def test_composition_nice_inputs_against_reference(alpha, q, sigma, rows):
     """Dyadic sensitivities and round parameters (where the log-mean-exp bug hid): never below
     the 40-digit reference, within 1e-12."""
-    v = pabi.dpsgd_per_instance_rdp(alpha, sample_rate=q, noise_scale=sigma, sensitivities=np.array(rows))
-    e = ref.dpsgd_per_instance_rdp(alpha, q, sigma, rows, dps=40)
+    v = _pi(alpha, sample_rate=q, noise_scale=sigma, sensitivities=np.array(rows))
+    e = _ref_pi(alpha, q, sigma, rows, dps=40)
     if e == 0:
         assert v == 0
     else:
@@ -243,18 +257,27 @@ def test_composition_gaussian_chain_limit():
     classical composition n * ceil(alpha) r^2 / 2 as p -> inf."""
     n, r = 20, 0.3
     s = np.full((n, 2), r)
-    vals = [pabi.dpsgd_per_instance_rdp(7.5, sample_rate=1.0, noise_scale=1.0, sensitivities=s, holder_exponent=p) for p in (3 * n, 30 * n, 1e9 * n)]
+    vals = [_pi(7.5, sample_rate=1.0, noise_scale=1.0, sensitivities=s, holder_exponent=p,
+                                        fractional="ceil") for p in (3 * n, 30 * n, 1e9 * n)]
     assert vals[0] >= vals[1] >= vals[2]
     assert vals[2] == pytest.approx(n * 8 * r * r / 2, rel=1e-12)
     betas = pabi.holder_orders(7.5, holder_exponent=3.0 * n, steps=n)
     assert vals[0] == pytest.approx(np.sum(np.ceil(betas)) * r * r / 2, rel=1e-12)
+    # at the exact fractional orders (the default): D_beta = beta r^2/2 at q = 1, so the chain
+    # is sum_j beta_{n-j} r^2/2, tending to n alpha r^2/2
+    exact = [pabi.dpsgd_per_instance_rdp(7.5, sample_rate=1.0, noise_scale=1.0, sensitivities=s, holder_exponent=p)
+             for p in (3 * n, 1e9 * n)]
+    assert exact[0] == pytest.approx(np.sum(betas) * r * r / 2, rel=1e-12)
+    far = pabi.holder_orders(7.5, holder_exponent=1e9 * n, steps=n)
+    assert exact[1] == pytest.approx(np.sum(far) * r * r / 2, rel=1e-12)
+    assert exact[0] < vals[0]
 
 
 def test_composition_per_instance_beats_worst_case():
     rng = np.random.default_rng(0)
     s = np.minimum(rng.gamma(2.0, 0.1, size=(200, 10)), 1.0)
-    v = pabi.dpsgd_per_instance_rdp(8.0, sample_rate=0.01, noise_scale=1.0, sensitivities=s)
-    worst = pabi.dpsgd_per_instance_rdp(8.0, sample_rate=0.01, noise_scale=1.0, sensitivities=np.ones_like(s))
+    v = _pi(8.0, sample_rate=0.01, noise_scale=1.0, sensitivities=s)
+    worst = _pi(8.0, sample_rate=0.01, noise_scale=1.0, sensitivities=np.ones_like(s))
     assert v < 0.5 * worst
     # at least the plug-in composition of the means is not beaten by much (sanity): >= mean path
     mean_path = sum(
@@ -268,48 +291,48 @@ def test_composition_skip_path_matches_direct_evaluation():
     rng = np.random.default_rng(3)
     s = np.minimum(rng.gamma(2.0, 0.4, size=(4, 30)), 1.0)
     s[:, 0] = 1.0
-    v = pabi.dpsgd_per_instance_rdp(12.0, sample_rate=0.02, noise_scale=0.7, sensitivities=s, holder_exponent=12.0)
-    e = ref.dpsgd_per_instance_rdp(12.0, 0.02, 0.7, s.tolist(), holder_exponent=12.0, dps=25)
+    v = _pi(12.0, sample_rate=0.02, noise_scale=0.7, sensitivities=s, holder_exponent=12.0)
+    e = _ref_pi(12.0, 0.02, 0.7, s.tolist(), holder_exponent=12.0, dps=25)
     assert mp.mpf(v) >= e and rel(v, e) < 1e-12
 
 
 def test_composition_ucb_and_terms():
     rng = np.random.default_rng(2)
     s = rng.uniform(0, 1, size=(50, 10))
-    plain, terms = pabi.dpsgd_per_instance_rdp(4.0, sample_rate=0.05, noise_scale=1.0, sensitivities=s, return_terms=True)
+    plain, terms = _pi(4.0, sample_rate=0.05, noise_scale=1.0, sensitivities=s, return_terms=True)
     assert terms.shape == (50,) and np.sum(terms) == pytest.approx(plain, rel=1e-13)
-    ucb = pabi.dpsgd_per_instance_rdp(4.0, sample_rate=0.05, noise_scale=1.0, sensitivities=s, failure_prob=0.05, max_sensitivity=1.0)
-    worst = pabi.dpsgd_per_instance_rdp(4.0, sample_rate=0.05, noise_scale=1.0, sensitivities=np.ones_like(s))
+    ucb = _pi(4.0, sample_rate=0.05, noise_scale=1.0, sensitivities=s, failure_prob=0.05, max_sensitivity=1.0)
+    worst = _pi(4.0, sample_rate=0.05, noise_scale=1.0, sensitivities=np.ones_like(s))
     assert plain < ucb <= worst * (1 + 1e-12)
     with pytest.raises(ValueError, match="max_sensitivity"):
-        pabi.dpsgd_per_instance_rdp(4.0, sample_rate=0.05, noise_scale=1.0, sensitivities=s, failure_prob=0.05)
+        _pi(4.0, sample_rate=0.05, noise_scale=1.0, sensitivities=s, failure_prob=0.05)
     with pytest.raises(ValueError, match="max_sensitivity"):
-        pabi.dpsgd_per_instance_rdp(4.0, sample_rate=0.05, noise_scale=1.0, sensitivities=s, failure_prob=0.05, max_sensitivity=0.5)
+        _pi(4.0, sample_rate=0.05, noise_scale=1.0, sensitivities=s, failure_prob=0.05, max_sensitivity=0.5)
 
 
 def test_composition_errors():
     s = np.ones((10, 3))
     with pytest.raises(ValueError, match=r"holder_exponent must be such that the order map stays.*p = 3\*steps"):
-        pabi.dpsgd_per_instance_rdp(8.0, sample_rate=0.01, noise_scale=1.0, sensitivities=np.ones((3000, 1)), holder_exponent=1.001)
+        _pi(8.0, sample_rate=0.01, noise_scale=1.0, sensitivities=np.ones((3000, 1)), holder_exponent=1.001)
     with pytest.raises(ValueError, match="order must be > 1"):
-        pabi.dpsgd_per_instance_rdp(1.0, sample_rate=0.01, noise_scale=1.0, sensitivities=s)
+        _pi(1.0, sample_rate=0.01, noise_scale=1.0, sensitivities=s)
     with pytest.raises(ValueError, match="sample_rate must be in"):
-        pabi.dpsgd_per_instance_rdp(2.0, sample_rate=-0.1, noise_scale=1.0, sensitivities=s)
+        _pi(2.0, sample_rate=-0.1, noise_scale=1.0, sensitivities=s)
     with pytest.raises(ValueError, match="noise_scale must be > 0"):
-        pabi.dpsgd_per_instance_rdp(2.0, sample_rate=0.1, noise_scale=0.0, sensitivities=s)
+        _pi(2.0, sample_rate=0.1, noise_scale=0.0, sensitivities=s)
     with pytest.raises(ValueError, match="holder_exponent must"):
-        pabi.dpsgd_per_instance_rdp(2.0, sample_rate=0.1, noise_scale=1.0, sensitivities=s, holder_exponent=1.0)
+        _pi(2.0, sample_rate=0.1, noise_scale=1.0, sensitivities=s, holder_exponent=1.0)
     bad = s.copy()
     bad[4, 2] = -1.0
     with pytest.raises(ValueError, match=r"sensitivities.*\(4, 2\)"):
-        pabi.dpsgd_per_instance_rdp(2.0, sample_rate=0.1, noise_scale=1.0, sensitivities=bad)
+        _pi(2.0, sample_rate=0.1, noise_scale=1.0, sensitivities=bad)
     bad[4, 2] = np.nan
     with pytest.raises(ValueError, match=r"\(4, 2\)"):
-        pabi.dpsgd_per_instance_rdp(2.0, sample_rate=0.1, noise_scale=1.0, sensitivities=bad)
+        _pi(2.0, sample_rate=0.1, noise_scale=1.0, sensitivities=bad)
     with pytest.raises(ValueError, match="non-empty|shape"):
-        pabi.dpsgd_per_instance_rdp(2.0, sample_rate=0.1, noise_scale=1.0, sensitivities=np.ones((0, 3)))
+        _pi(2.0, sample_rate=0.1, noise_scale=1.0, sensitivities=np.ones((0, 3)))
     with pytest.raises(ValueError, match="variant"):
-        pabi.dpsgd_per_instance_rdp(2.0, sample_rate=0.1, noise_scale=1.0, sensitivities=s, variant="paper")
+        _pi(2.0, sample_rate=0.1, noise_scale=1.0, sensitivities=s, variant="paper")
 
 
 # ------------------------------------------------------------------ conversions
@@ -484,7 +507,8 @@ def test_holder_composition_matches_dpsgd_path():
         div[j] = pabi.sampled_gaussian_rdp_per_instance(np.ceil(betas[5 - j]), sample_rate=q, sensitivity=s[j], noise_scale=1.0)
     div[0] = div[0].max()
     a = pabi.holder_composition_bound(alpha, holder_exponent=p, divergences=div)
-    b = pabi.dpsgd_per_instance_rdp(alpha, sample_rate=q, noise_scale=1.0, sensitivities=s, holder_exponent=p)
+    b = _pi(alpha, sample_rate=q, noise_scale=1.0, sensitivities=s, holder_exponent=p,
+                                    fractional="ceil")
     assert a == pytest.approx(b, rel=1e-13)
     with pytest.raises(ValueError, match=r"weights"):
         pabi.holder_composition_bound(alpha, holder_exponent=p, divergences=div, weights=np.full(div.shape, 0.3))
@@ -507,8 +531,10 @@ def test_plug_in_biased_low_ucb_covers():
     for _ in range(trials):
         s = np.where(rng.random((n, m)) < pi, hi, lo)
         s[0] = hi
-        below_plug += pabi.dpsgd_per_instance_rdp(alpha, sample_rate=q, noise_scale=1.0, sensitivities=s, holder_exponent=p) < exact
-        ucb = pabi.dpsgd_per_instance_rdp(alpha, sample_rate=q, noise_scale=1.0, sensitivities=s, holder_exponent=p, failure_prob=0.05, max_sensitivity=hi)
+        below_plug += _pi(alpha, sample_rate=q, noise_scale=1.0, sensitivities=s, holder_exponent=p,
+                                                  fractional="ceil") < exact
+        ucb = _pi(alpha, sample_rate=q, noise_scale=1.0, sensitivities=s, holder_exponent=p,
+                                          failure_prob=0.05, max_sensitivity=hi, fractional="ceil")
         below_ucb += ucb < exact
     assert below_plug > 0.3 * trials
     assert below_ucb <= 0.05 * trials

@@ -104,8 +104,13 @@ def dpsgd_per_instance_rdp(
     holder_exponent: Real = None,
     variant: str = "corrected",
     dps: int = 30,
+    fractional: str = "exact",
 ) -> mp.mpf:
-    """Thm 3.3 with plug-in means, in the printed weighted form (not the soft-max form)."""
+    """Thm 3.3 with plug-in means, in the printed weighted form (not the soft-max form); the
+    per-step RDP at the order β_i itself (``fractional="exact"``: the defining integral,
+    :func:`sampled_gaussian_rdp_quad`, at a non-integer β_i) or at ⌈β_i⌉ (``"ceil"``)."""
+    if fractional not in ("exact", "ceil"):
+        raise ValueError(f"fractional must be one of ('exact', 'ceil'), got {fractional!r}")
     alpha, q, sigma, p = order, sample_rate, noise_scale, holder_exponent
     n = len(sensitivities)
     p = 3 * n if p is None else p
@@ -115,7 +120,10 @@ def dpsgd_per_instance_rdp(
         for i in range(n):
             row = sensitivities[n - 1 - i]
             beta = holder_order_map(alpha, p, i, variant)
-            ds = [sampled_gaussian_rdp(mp.ceil(beta), q, mp.mpf(s) / sg, dps=dps) for s in row]
+            if fractional == "ceil" or beta == mp.floor(beta):
+                ds = [sampled_gaussian_rdp(mp.ceil(beta), q, mp.mpf(s) / sg, dps=dps) for s in row]
+            else:
+                ds = [sampled_gaussian_rdp_quad(beta, q, mp.mpf(s) / sg, dps=dps) for s in row]
             if i == n - 1:
                 w = ((pp - 1) / pp) ** (n - 1) * (beta - 1) / (a - 1)
                 total += w * max(ds)

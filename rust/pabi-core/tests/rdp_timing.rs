@@ -13,6 +13,7 @@ fn timing() {
     let o = CompositionOptions {
         map: OrderMap::Corrected,
         ucb: None,
+        fractional: Fractional::Ceil,
     };
     let t0 = Instant::now();
     let t = dpsgd_per_instance_terms(8.0, 0.01, 1.0, &sens, n, m, 3.0 * n as f64, o).unwrap();

@@ -37,7 +37,7 @@ fn sampled_gaussian_rdp<'py>(
 }
 
 #[pyfunction]
-#[pyo3(signature = (order, sample_rate, noise_scale, sensitivities, steps, samples, holder_exponent, as_published, failure_prob=None, max_sensitivity=None))]
+#[pyo3(signature = (order, sample_rate, noise_scale, sensitivities, steps, samples, holder_exponent, as_published, failure_prob=None, max_sensitivity=None, exact_fractional=true))]
 #[allow(clippy::too_many_arguments)]
 fn dpsgd_per_instance_terms<'py>(
     py: Python<'py>,
@@ -51,11 +51,17 @@ fn dpsgd_per_instance_terms<'py>(
     as_published: bool,
     failure_prob: Option<f64>,
     max_sensitivity: Option<f64>,
+    exact_fractional: bool,
 ) -> Out<'py> {
     let s = sensitivities.as_slice()?;
     let opts = core::CompositionOptions {
         map: order_map(as_published),
         ucb: failure_prob.map(|c| (c, max_sensitivity)),
+        fractional: if exact_fractional {
+            core::Fractional::Exact
+        } else {
+            core::Fractional::Ceil
+        },
     };
     array(py, || {
         core::dpsgd_per_instance_terms(

@@ -65,6 +65,20 @@ pub(super) fn holder_order(alpha: f64, p: f64, i: u64, map: OrderMap) -> (f64, f
     }
 }
 
+/// β_i of [`holder_order`] rounded **up**: never below the exact order for the given doubles α,
+/// p (the error bound of [`holder_ceil_order`] added, then one more step), so that the sampled
+/// Gaussian RDP at it (non-decreasing in the order) and t_i = p(β_i − 1) (the term
+/// (1/t)·ln E e^{tD} is non-decreasing in t) bound the exact term from above. β_0 = α exactly.
+pub(super) fn holder_order_up(alpha: f64, p: f64, i: u64, map: OrderMap) -> f64 {
+    if i == 0 {
+        return alpha;
+    }
+    let (beta, _) = holder_order(alpha, p, i, map);
+    let x = i as f64 * f64::ln_1p(1.0 / (p - 1.0));
+    let err = rel_err(2.0 * (3.0 * x.abs() + 4.0)) * beta.abs();
+    (beta + err).next_up()
+}
+
 /// ⌈β_i⌉ (at least 2) of the exact order β_i of [`holder_order`] for the given doubles α, p.
 ///
 /// The double β_i carries a relative error ≤ (3|x| + 4)·ε_m in its varying part, x = i·ln ρ

@@ -7,9 +7,11 @@
 
 use super::checks::{check_alpha, check_p, check_q, check_sensitivities, gt1, unit_open};
 use super::gaussian_mechanism::{amplify, gaussian_dp_constant};
-use super::holder::{holder_ceil_order, holder_order, order_map_overflow, OrderMap};
+use super::holder::{
+    holder_ceil_order, holder_order, holder_order_up, order_map_overflow, OrderMap,
+};
 use super::logexp::{log_mean_exp, LME_DIRECT_MAX};
-use super::sampled_gaussian::SgmTable;
+use super::sampled_gaussian::{sgm_rdp_value, Fractional, SgmTable};
 use super::scalar::mul0;
 use crate::error::{PabiError, Result};
 use crate::num::logspace::{log_add_exp_std, log_expm1_std, Neumaier};
@@ -40,6 +42,11 @@ pub struct CompositionOptions {
     /// Hoeffding upper-confidence mode: (failure probability J in (0, 1), max sensitivity,
     /// required in this mode: `None` is a domain error naming `max_sensitivity`).
     pub ucb: Option<(f64, Option<f64>)>,
+    /// The per-step RDP at a fractional Hölder order β_i: [`Fractional::Exact`] (the exact
+    /// divergence at β_i rounded up, never above the ceiling rule's) or [`Fractional::Ceil`]
+    /// (the divergence at ⌈β_i⌉, the paper's integer-order form: faster, up to tens of per cent
+    /// looser).
+    pub fractional: Fractional,
 }
 
 /// Per-instance RDP of DP-SGD over a training run (002 Thm 3.3, soft-max form, §2.7).
@@ -168,11 +175,29 @@ pub fn dpsgd_per_instance_terms(
         let row = &sens[step * samples..(step + 1) * samples];
         let tab = &tables[table_of[i]];
         let (beta, kappa) = betas[i];
+        if opts.fractional == Fractional::Exact {
+            let b = holder_order_up(alpha, p, i as u64, opts.map);
+            if b != b.floor() && b < tab.order as f64 {
+                return fractional_term(
+                    b,
+                    kappa,
+                    q,
+                    sigma,
+                    row,
+                    tab,
+                    i == steps - 1,
+                    p,
+                    &opts,
+                    cmax,
+                    ln_ucb,
+                );
+            }
+        }
         if i == steps - 1 {
             // first step: deterministic; take the max
             let smax = row.iter().copied().fold(0.0, f64::max);
             let r = smax / sigma;
-            return kappa * tab.rdp(0.5 * r * r);
+            return kappa * tab.rdp(half_square(r));
         }
         let t = p * (beta - 1.0);
         let rmax = row.iter().copied().fold(0.0, f64::max) / sigma;
@@ -249,6 +274,55 @@ pub fn dpsgd_per_instance_terms(
         *v = up_order(*v, 2.0);
     }
     Ok(terms)
+}
+
+/// c = r²/2, with an underflowed c of a positive r raised to the smallest double: D is
+/// increasing in c and D(0) = 0 would fall below the exact, positive value (r = 0.5/1e308).
+fn half_square(r: f64) -> f64 {
+    let c = 0.5 * r * r;
+    if c == 0.0 && r > 0.0 {
+        f64::from_bits(1)
+    } else {
+        c
+    }
+}
+
+/// One term of the composition at the fractional order `b` (≥ the exact β_i, below the
+/// table's integer order ⌈β_i⌉): the sampled Gaussian RDP at `b` for every sample (the exact
+/// fractional divergence rounded up, clamped to the table's ceiling value), then the first
+/// step's κ·max_s D_s or the later steps' κ·(1/t)·ln mean_s e^{t D_s} with t = p(b − 1), the
+/// Hoeffding term added as on the integer path. Every quantity is non-decreasing in `b`, in t
+/// and in each D_s, so the term is ≥ the exact one at β_i.
+#[allow(clippy::too_many_arguments)]
+fn fractional_term(
+    b: f64,
+    kappa: f64,
+    q: f64,
+    sigma: f64,
+    row: &[f64],
+    tab: &SgmTable,
+    first: bool,
+    p: f64,
+    opts: &CompositionOptions,
+    cmax: f64,
+    ln_ucb: f64,
+) -> f64 {
+    let d = |s: f64| {
+        let r = s / sigma;
+        sgm_rdp_value(b, q, half_square(r), Fractional::Exact, tab)
+    };
+    if first {
+        let smax = row.iter().copied().fold(0.0, f64::max);
+        return kappa * d(smax);
+    }
+    let t = p * (b - 1.0);
+    let buf: Vec<f64> = row.iter().map(|&s| t * d(s)).collect();
+    let mut l = log_mean_exp(&buf);
+    if opts.ucb.is_some() {
+        let dmax = sgm_rdp_value(b, q, cmax, Fractional::Exact, tab);
+        l = log_add_exp_std(l, log_expm1_std(t * dmax) + ln_ucb);
+    }
+    kappa * (l / t)
 }
 
 /// Row kernel of the composition on the direct path, multiversioned so that the `vmath`

@@ -131,6 +131,7 @@ fn errors() {
     let o = CompositionOptions {
         map: OrderMap::Corrected,
         ucb: None,
+        fractional: Fractional::Ceil,
     };
     let e = dpsgd_per_instance_terms(8.0, 0.01, 1.0, &[1.0; 2000], 2000, 1, 1.001, o);
     assert!(matches!(
@@ -174,7 +175,11 @@ fn sizes_are_checked_before_allocation() {
         "holder_exponent"
     );
     // products of shapes that overflow usize are shape errors, not wrapped matches
-    let o = CompositionOptions { map: c, ucb: None };
+    let o = CompositionOptions {
+        map: c,
+        ucb: None,
+        fractional: Fractional::Ceil,
+    };
     let e = dpsgd_per_instance_terms(8.0, 0.01, 1.0, &[0.5; 2], 1 << 63, 2, 3.0, o);
     assert!(matches!(e, Err(PabiError::Shape { .. })));
     let e = holder_composition_terms(2.0, 2.0, &[0.5; 2], None, 1 << 63, 2, c);
@@ -193,6 +198,7 @@ fn composition_tables_are_capped() {
     let o = CompositionOptions {
         map: OrderMap::Corrected,
         ucb: None,
+        fractional: Fractional::Ceil,
     };
     let sens = vec![0.5; 100_000];
     let e = dpsgd_per_instance_terms(2.0, 0.01, 1.0, &sens, 100_000, 1, 8700.0, o);
@@ -313,6 +319,7 @@ fn one_step_identity() {
     let o = CompositionOptions {
         map: OrderMap::Corrected,
         ucb: None,
+        fractional: Fractional::Ceil,
     };
     let t = dpsgd_per_instance_terms(8.0, 0.1, 2.0, &[0.5, 1.0, 0.7], 1, 3, 3.0, o).unwrap();
     let d = sampled_gaussian_rdp(8.0, 0.1, 0.5).unwrap();
@@ -325,6 +332,7 @@ fn ucb_without_max_sensitivity_names_it() {
     let o = CompositionOptions {
         map: OrderMap::Corrected,
         ucb: Some((0.1, None)),
+        fractional: Fractional::Ceil,
     };
     let e = dpsgd_per_instance_terms(8.0, 0.01, 1.0, &sens, 2, 2, 3.0, o).unwrap_err();
     assert!(
@@ -340,6 +348,7 @@ fn ucb_without_max_sensitivity_names_it() {
     let o = CompositionOptions {
         map: OrderMap::Corrected,
         ucb: Some((0.1, Some(1.0))),
+        fractional: Fractional::Ceil,
     };
     assert!(dpsgd_per_instance_terms(8.0, 0.01, 1.0, &sens, 2, 2, 3.0, o).is_ok());
 }
