@@ -70,6 +70,71 @@ def test_q1_replace_one_is_gaussian_at_half_the_noise():
         assert abs(a.upper - b.upper) <= 1e-6 * b.upper
 
 
+# ------------------------------------------------------------------ the dominating pairs, numerically
+
+
+def _hockey(p, q, g, cell):
+    import numpy as np
+
+    return float(np.sum(np.maximum(p - g * q, 0.0)) * cell)
+
+
+@pytest.mark.parametrize("q,z", [(0.05, 0.5), (0.3, 1.0), (0.8, 0.7)])
+def test_poisson_replace_one_antipodal_pair_is_worst(q, z):
+    # after the coupling, a step is bounded by sup over |u|, |v| <= 1 of
+    # E_γ((1-q)N(0)+qN(u) || (1-q)N(0)+qN(v)) (docs/derivations/neighbouring.md): on a grid of
+    # (u, v) in the plane (|u| = a on the first axis, v at angle th) the antipodal pair is the largest
+    import numpy as np
+
+    x = np.linspace(-8.0, 8.0, 641)
+    cell = (x[1] - x[0]) ** 2
+    X, Y = np.meshgrid(x, x, indexing="ij")
+
+    def mix(c):
+        g0 = np.exp(-(X ** 2 + Y ** 2) / (2 * z * z))
+        gc = np.exp(-((X - c[0]) ** 2 + (Y - c[1]) ** 2) / (2 * z * z))
+        return ((1 - q) * g0 + q * gc) / (2 * np.pi * z * z)
+
+    P, Q = mix((1.0, 0.0)), mix((-1.0, 0.0))
+    for eps in (0.0, 0.7):
+        g = math.exp(eps)
+        worst = _hockey(P, Q, g, cell)
+        for a in (0.0, 0.5, 1.0):
+            for b in (0.0, 0.5, 1.0):
+                for th in (0.0, math.pi / 2, 3 * math.pi / 4, math.pi):
+                    v = _hockey(mix((a, 0.0)), mix((b * math.cos(th), b * math.sin(th))), g, cell)
+                    assert v <= worst * (1 + 1e-9) + 1e-15, (a, b, th, v, worst)
+        # and the (coarse) grid sum is the reference value of the pair's E_γ
+        ref = float(R.subsampled_gaussian_delta(eps, q, z, "replace_one", "poisson"))
+        assert abs(worst - ref) <= 1e-3 * ref
+
+
+@pytest.mark.parametrize("q,z", [(0.05, 0.5), (0.3, 1.0)])
+def test_without_replacement_pair_is_worst_in_one_dimension(q, z):
+    # sup over the slot's two records u, v and the swapped-in record w (each in [-1, 1]) of
+    # E_γ((1-q)N(0)+qN(u-w) || (1-q)N(0)+qN(v-w)): the pair (1-q)N(0)+qN(2) vs N(0) (either order)
+    import numpy as np
+
+    x = np.linspace(-10.0, 12.0, 8801)
+    dx = x[1] - x[0]
+
+    def mix(c):
+        return ((1 - q) * np.exp(-x ** 2 / (2 * z * z)) + q * np.exp(-(x - c) ** 2 / (2 * z * z))) / math.sqrt(
+            2 * math.pi * z * z)
+
+    for eps in (0.0, 0.5, 1.5):
+        g = math.exp(eps)
+        worst = max(_hockey(mix(2.0), mix(0.0), g, dx), _hockey(mix(0.0), mix(2.0), g, dx))
+        ref = float(R.subsampled_gaussian_delta(eps, q, z, "replace_one", "without_replacement"))
+        assert abs(worst - ref) <= 1e-6 * ref
+        grid = np.linspace(-1.0, 1.0, 5)
+        for u in grid:
+            for v in grid:
+                for w in grid:
+                    val = _hockey(mix(u - w), mix(v - w), g, dx)
+                    assert val <= worst * (1 + 1e-9) + 1e-15, (u, v, w)
+
+
 # ------------------------------------------------------------------ against dp-accounting
 
 
