@@ -738,6 +738,63 @@ mod tests {
     }
 
     #[test]
+    fn accountings() {
+        let ro = Accounting {
+            relation: Relation::ReplaceOne,
+            sampling: Sampling::Poisson,
+        };
+        let wor = Accounting {
+            relation: Relation::ReplaceOne,
+            sampling: Sampling::WithoutReplacement,
+        };
+        // without replacement under replace-one is the add/remove accountant at noise σ/2
+        assert_eq!(
+            dpsgd_epsilon_with(0.05, 2.0, 20.0, 1e-5, 0.01, wor).unwrap(),
+            dpsgd_epsilon(0.05, 1.0, 20.0, 1e-5, 0.01).unwrap()
+        );
+        // replace-one with Poisson sampling: one symmetric composition
+        assert_eq!(
+            dpsgd_compositions_with(0.05, 1.0, 20.0, 0.01, ro)
+                .unwrap()
+                .len(),
+            1
+        );
+        // the defaults are the functions without `_with`, to the bit
+        assert_eq!(
+            dpsgd_delta_with(0.05, 1.0, 20.0, 1.0, 0.01, Accounting::ADD_REMOVE_POISSON).unwrap(),
+            dpsgd_delta(0.05, 1.0, 20.0, 1.0, 0.01).unwrap()
+        );
+        // sampling without replacement is not defined under add/remove: an option error on
+        // `sampling`, before any work (also for the calibration)
+        let bad = Accounting {
+            relation: Relation::AddRemove,
+            sampling: Sampling::WithoutReplacement,
+        };
+        let is_sampling = |e: PabiError| {
+            matches!(
+                e,
+                PabiError::Option {
+                    param: "sampling",
+                    ..
+                }
+            )
+        };
+        assert!(is_sampling(
+            dpsgd_epsilon_with(0.05, 1.0, 20.0, 1e-5, 0.01, bad).unwrap_err()
+        ));
+        assert!(is_sampling(
+            dpsgd_calibrate_sigma_with(1.0, 1e-5, 0.05, 20.0, 0.01, 1e-3, bad).unwrap_err()
+        ));
+        // a grid-cap error names the caller's noise, not σ/2
+        match dpsgd_epsilon_with(1.0, 1e-4, 10.0, 1e-5, 0.1, wor) {
+            Err(PabiError::Domain { param, value, .. }) => {
+                assert_eq!((param, value), (NOISE_MULTIPLIER, 1e-4))
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
     fn noise_over_sqrt_count_rounds_down() {
         use crate::dd::{two_prod, Dd};
         for (x, k) in [(4.0, 3.0), (0.7, 7.0), (1.0, 1e6), (3.3, 2.0)] {
