@@ -470,6 +470,17 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
         {p: _dp for p in _dp})
     add("dpsgd_delta", dict(eps=1.0, sample_rate=0.1, noise_multiplier=1.0, steps=10, grid_step=0.01), None,
         {p: _dp for p in _dp})
+    _rel = {"neighboring": "option", "sampling": "option"}
+    for how, nb, sa in (("replace_one", "replace_one", "poisson"),
+                        ("without_replacement", "replace_one", "without_replacement")):
+        add(f"dpsgd_epsilon#{how}", dict(delta=1e-5, sample_rate=0.1, noise_multiplier=1.0, steps=10, grid_step=0.01,
+                                         neighboring=nb, sampling=sa), _rel, {p: _dp for p in _dp},
+            fn=_f("dpsgd_epsilon"))
+        add(f"dpsgd_delta#{how}", dict(eps=1.0, sample_rate=0.1, noise_multiplier=1.0, steps=10, grid_step=0.01,
+                                       neighboring=nb, sampling=sa), _rel, {p: _dp for p in _dp},
+            fn=_f("dpsgd_delta"))
+    add("PrivacyLossDistribution.replace_one_gaussian", dict(sample_rate=0.1, noise_multiplier=1.0, grid_step=0.01),
+        None, grid, fn=_call_pld("replace_one_gaussian"))
     _cal = ("eps", "delta", "sample_rate", "steps", "grid_step", "rtol")
     add("dpsgd_calibrate_noise_multiplier", dict(eps=2.0, delta=1e-5, sample_rate=0.1, steps=10, grid_step=0.01,
                                                  rtol=1e-2), None, {p: _cal + ("noise_multiplier",) for p in _cal})
@@ -485,6 +496,8 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
         {p: _pn_c for p in _pn_c}, fn=_setup_epsilon("PNSGD"))
     _dp_setup = dict(sample_rate=0.1, noise_multiplier=1.0, steps=10, neighboring="add_remove", grid_step=0.01)
     add("DPSGD", _dp_setup, {"neighboring": "option"}, {p: _dp for p in _dp}, fn=_setup_epsilon("DPSGD"))
+    add("DPSGD#without_replacement", dict(_dp_setup, neighboring="replace_one", sampling="without_replacement"),
+        {"neighboring": "option", "sampling": "option"}, {p: _dp for p in _dp}, fn=_setup_epsilon("DPSGD"))
     _cy_setup = dict(records=100, batch_size=10, epochs=2, lr=0.1, max_grad_norm=1.0, noise_multiplier=1.0,
                      ordering="cyclic", weak_convexity=0.1, smoothness=1.0, diameter=1.0, clipping_inactive=False,
                      neighboring="replace_one")

@@ -29,7 +29,7 @@ def _examples(page: pathlib.Path) -> str:
 def test_pages_exist_and_are_in_the_nav():
     names = {p.name for p in PAGES}
     assert FAMILY_PAGES | NO_EXAMPLES <= names
-    assert {p.stem for p in DERIVATIONS} == {"theta", "pnsgd", "schedules", "rdp", "composition"}
+    assert {p.stem for p in DERIVATIONS} == {"theta", "pnsgd", "schedules", "rdp", "composition", "neighbouring"}
     nav = (DOCS.parent / "mkdocs.yml").read_text(encoding="utf-8")
     for name in names:
         assert name in nav, f"{name} is not in mkdocs.yml's nav"

@@ -36,7 +36,8 @@ PAGES: dict[str, tuple[str, str, tuple[str, ...]]] = {
                "conversions.", ("pabi.rdp",)),
     "composition.md": ("Composition and DP-SGD accounting",
                        "f-DP, Gaussian DP, exact (ε, δ) composition, privacy-loss "
-                       "distributions and the DP-SGD accountant.", ("pabi.composition", "pabi._multi_epoch")),
+                       "distributions and the DP-SGD accountant.", ("pabi.composition", "pabi._dpsgd",
+                                                                            "pabi._multi_epoch")),
     "sweeps.md": ("Sweeps", "Parameter grids evaluated in chunks.", ("pabi.sweep",)),
     "adapters.md": ("Adapters", "pabi inside dp-accounting and Opacus (import explicitly).",
                     ("pabi.adapters", "pabi.adapters.opacus")),

@@ -498,6 +498,7 @@ OPTIONS = {
     "variant": ("corrected", "as_published"), "mechanism": ("gaussian", "laplace"),
     "fractional": ("exact", "ceil"), "method": ("tight", "classical"), "model": ("triangle", "as_published"),
     "neighbour": ("remove", "add"), "log": (False, True), "allow_invalid": (False, True),
+    "neighboring": ("add_remove", "replace_one"), "sampling": ("poisson", "without_replacement"),
 }
 _PN_VARIANT = ("refined", "as_published")
 OPTIONS_BY_FN = {
@@ -671,6 +672,18 @@ def table() -> dict[str, Entry]:
         {"bracket": "skip"})
     add("dpsgd_delta", dict(q=0.1, sigma=1.0, steps=10, eps=1.0, h=0.01))
     add("dpsgd_calibrate_sigma", dict(eps=2.0, delta=1e-5, q=0.1, steps=10, h=0.01, rtol=1e-2))
+    # the accountant under replace-one neighbours, Poisson or without-replacement sampling
+    _rel = {"neighboring": "option", "sampling": "option"}
+    for how, sa in (("replace_one", "poisson"), ("without_replacement", "without_replacement")):
+        add(f"dpsgd_epsilon#{how}", dict(q=0.1, sigma=1.0, steps=10, delta=1e-5, h=0.01, neighboring="replace_one",
+                                         sampling=sa), _rel, fn=_f("dpsgd_epsilon"))
+        add(f"dpsgd_delta#{how}", dict(q=0.1, sigma=1.0, steps=10, eps=1.0, h=0.01, neighboring="replace_one",
+                                       sampling=sa), _rel, fn=_f("dpsgd_delta"))
+    add("dpsgd_calibrate_sigma#replace_one", dict(eps=2.0, delta=1e-5, q=0.1, steps=10, h=0.01, rtol=1e-2,
+                                                  neighboring="replace_one", sampling="poisson"), _rel,
+        fn=_f("dpsgd_calibrate_sigma"))
+    add("PrivacyLossDistribution.replace_one_gaussian", dict(sample_rate=0.1, noise_multiplier=1.0, grid_step=0.05),
+        fn=_call_pld("replace_one_gaussian"))
     add("multi_epoch_epsilon", dict(delta=_profile, epochs=2, target_delta=1e-3, h=0.05, eps_max=20.0,
                                     orders=np.array([2.0, 4.0]), log_delta=None),
         {"delta": "skip", "log_delta": "skip", "orders": "array"})
@@ -744,7 +757,9 @@ EXPENSIVE = {"online_gauss_delta_limit", "online_gauss_delta_limit_bound", "onli
              "PNSGDAccountant.get_epsilon#rdp", "PNSGDAccountant.get_delta", "PNSGDAccountant.get_privacy_spent",
              "pnsgd_zcdp_rho", "pnsgd_zcdp_event", "sweep", "dpsgd_epsilon", "dpsgd_epsilon#bracket", "dpsgd_delta",
              "compose_plds", "PrivacyLossDistribution.compose", "ComposedPLD.delta", "ComposedPLD.epsilon",
-             "tradeoff_from_profile", "DPSGD", "bounds", "PNSGD"}
+             "tradeoff_from_profile", "DPSGD", "bounds", "PNSGD", "dpsgd_epsilon#replace_one",
+             "dpsgd_epsilon#without_replacement", "dpsgd_delta#replace_one", "dpsgd_delta#without_replacement",
+             "dpsgd_calibrate_sigma#replace_one", "PrivacyLossDistribution.replace_one_gaussian"}
 
 
 #: (callable, parameter) -> (lo, hi): finite arguments with lo < |v| < hi are not probed, because

@@ -14,6 +14,12 @@ test whose false-positive rate is below δ to have power above 1 − e^{-ε}·(1
 protects nothing beyond what δ itself concedes (the hypothesis-testing reading of (ε, δ)-DP,
 Kairouz–Oh–Viswanath Thm 2.1). Valid bounds are ranked by ε, smallest first; the smallest is
 the best certificate. ``pabi report`` prints this list.
+
+Neighbouring relations: every bound is for one relation (``Bound.neighboring``: the PNSGD,
+schedule, last-iterate and per-epoch baselines for replace-one; the DP-SGD accountant for the
+setup's own relation, docs/derivations/neighbouring.md; the sampled-Gaussian RDP route for
+add-or-remove). Only bounds for the setup's relation are ranked together: an ε under add/remove
+and one under replace-one are not the same guarantee.
 """
 
 from __future__ import annotations
@@ -62,6 +68,7 @@ class Bound(NamedTuple):
     repro: str
     note: str = ""
     seconds: Optional[float] = None
+    neighboring: str = ""
 
     @property
     def unmet(self) -> str:
@@ -175,6 +182,8 @@ class _Entry:
     certified: bool = True
     note: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    #: the neighbouring relation the bound is for
+    relation: str = "replace_one"
 
 
 PNSGD_TEXT = "PNSGD: one record per step, noised gradient, last iterate released"
@@ -325,15 +334,26 @@ def _last_iterate_entries(s: Setup, delta: float) -> list[_Entry]:
 def _baseline_entries(s: Setup, delta: float) -> list[_Entry]:
     out: list[_Entry] = []
     is_dp = isinstance(s, DPSGD)
+    rel = s.neighboring if is_dp else "add_remove"
+    samp = s.sampling if isinstance(s, DPSGD) else "poisson"
+    rel_txt = {"add_remove": "add-or-remove neighbours", "replace_one": "replace-one neighbours"}[rel]
+    samp_txt = {"poisson": "Poisson sampling", "without_replacement": "fixed-size batches without replacement"}[samp]
+    sampled = [Assumption("Gaussian noise", True),
+               Assumption(f"{samp_txt} (DP-SGD)", is_dp, "" if is_dp else f"setup = {type(s).__name__}"),
+               Assumption(rel_txt, is_dp, f"neighboring = {s.neighboring}")]
+    ok = all(a.satisfied for a in sampled)
+    desc = f", q = {s.sample_rate:.6g}, {s.steps} steps" if is_dp else ""
+    how = "" if (rel, samp) == ("add_remove", "poisson") else f", {rel_txt}, {samp_txt}"
+    out.append(_Entry("dpsgd_pld", f"DP-SGD accountant{desc} (PLD{how})", "dpsgd",
+                      "PLD/FFT accountant (Koskela et al.; DRS composition)"
+                      + ("" if rel == "add_remove" else "; replace-one pair: Zhu-Dong-Wang 2022 Sec. 5"), sampled,
+                      call("pabi.dpsgd_epsilon", delta, **s.bound_arguments()) if ok else None, relation=rel))
     poisson = [Assumption("Gaussian noise", True),
-               Assumption("Poisson sampling (DP-SGD)", is_dp, "" if is_dp else f"setup = {type(s).__name__}"),
+               Assumption("Poisson sampling (DP-SGD)", is_dp and samp == "poisson",
+                          f"sampling = {samp}" if is_dp else f"setup = {type(s).__name__}"),
                Assumption("add-or-remove neighbours", is_dp and s.neighboring == "add_remove",
                           f"neighboring = {s.neighboring}")]
     ok = all(a.satisfied for a in poisson)
-    desc = f", q = {s.sample_rate:.6g}, {s.steps} steps" if is_dp else ""
-    out.append(_Entry("dpsgd_pld", f"DP-SGD accountant{desc} (PLD)", "dpsgd",
-                      "PLD/FFT accountant (Koskela et al.; DRS composition)", poisson,
-                      call("pabi.dpsgd_epsilon", delta, **s.bound_arguments()) if ok else None))
     expr = None
     if ok:
         curve = call("pabi.sampled_gaussian_rdp", _orders(), sample_rate=s.sample_rate,
@@ -341,7 +361,8 @@ def _baseline_entries(s: Setup, delta: float) -> list[_Entry]:
         expr = call("pabi.rdp_to_dp_epsilon", delta, orders=_orders(),
                     rdp=call("pabi.rdp_compose", curve, count=s.steps)).attr("eps")
     out.append(_Entry("dpsgd_rdp", f"DP-SGD{desc}, data-independent RDP", "dpsgd",
-                      "Mironov et al. sampled Gaussian RDP + Balle et al. conversion", poisson, expr))
+                      "Mironov et al. sampled Gaussian RDP + Balle et al. conversion", poisson, expr,
+                      relation="add_remove"))
 
     # every record in at most one step per epoch, no amplification: E-fold mechanism, replace-one
     once_ok = isinstance(s, (PNSGD, CyclicDPSGD))
@@ -443,9 +464,12 @@ def bounds(setup: Setup, delta: float) -> list[Bound]:
         if vacuous:
             note = (note + "; " if note else "") + (f"vacuous: eps > ln(1/delta) = {limit:.4g}, the guarantee "
                                                     "protects nothing beyond delta")
-        valid = applicable and e.certified and eps is not None and not math.isnan(eps) and not vacuous
+        # only bounds for the setup's own relation are compared (their assumptions say so too)
+        same = e.relation == setup.neighboring
+        valid = applicable and same and e.certified and eps is not None and not math.isnan(eps) and not vacuous
         records.append(Bound(e.id, e.name, e.family, e.source, tuple(e.assumptions), d, eps, applicable,
-                             e.certified, vacuous, valid, None, "" if e.expr is None else e.expr.text, note, seconds))
+                             e.certified, vacuous, valid, None, "" if e.expr is None else e.expr.text, note, seconds,
+                             e.relation))
     ranked = sorted((r for r in records if r.valid), key=lambda r: r.epsilon)  # type: ignore[arg-type,return-value]
     ranked = [r._replace(rank=i) for i, r in enumerate(ranked, 1)]
     return ranked + [r for r in records if not r.valid]

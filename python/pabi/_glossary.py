@@ -81,8 +81,13 @@ TERMS: dict[str, Term] = {
     "max_sensitivity": _t(_N, "A known upper bound on every entry of ``sensitivities`` (used by "
                           "confidence bounds).", "> 0"),
     # -- sampling, steps, epochs -----------------------------------------------------------------
-    "sample_rate": _t(_S, "Poisson sampling probability q of each record at each step "
-                      "(Opacus ``sample_rate``).", "[0, 1]"),
+    "sample_rate": _t(_S, "Sampling probability q of each record at each step (Opacus "
+                      "``sample_rate``): Poisson sampling's inclusion probability, or the batch "
+                      "fraction b/n of fixed-size batches drawn without replacement.", "[0, 1]"),
+    "sampling": _t(_S, "How each step's batch is drawn: ``\"poisson\"`` (every record joins "
+                   "independently with probability ``sample_rate``; default) or "
+                   "``\"without_replacement\"`` (a uniformly random batch of fixed size b out of n "
+                   "records, ``sample_rate`` = b/n; replace-one neighbours only).", "str"),
     "steps": _t(_S, "Number of training steps (iterations) T. Real values are allowed where a "
                 "formula is continuous in T (stated per function).", "≥ 1"),
     "index": _t(_S, "1-based step at which the differing record is used (its first use for "

@@ -455,6 +455,25 @@ class PrivacyLossDistribution:
             direction, real_scalar("grid_step", grid_step)))
 
     @classmethod
+    def replace_one_gaussian(cls, *, sample_rate: float, noise_multiplier: float,
+                             grid_step: float = 1e-4) -> PrivacyLossDistribution:
+        """Poisson-subsampled Gaussian mechanism of clipping norm 1 under **replace-one**
+        neighbours: P = (1−q)N(0,z²) + qN(1,z²) against Q = (1−q)N(0,z²) + qN(−1,z²), q =
+        ``sample_rate`` ∈ (0, 1], z = ``noise_multiplier`` > 0 (dp-accounting's
+        ``AdjacencyType.REPLACE``; docs/derivations/neighbouring.md). The pair is symmetric, so
+        this one PLD covers both orders of the neighbours; q = 1 is N(1, z²) vs N(−1, z²).
+        Pessimistic (connect the dots) like :meth:`subsampled_gaussian`; ``grid_step`` h ∈
+        (0, 0.1], the grid (the loss over x ∈ [−9.5z, 1 + 9.5z]) must fit 2^21 points.
+
+        >>> pld = PrivacyLossDistribution.replace_one_gaussian(sample_rate=0.01, noise_multiplier=1.0)
+        >>> round(pld.compose(1000).epsilon(1e-5).upper, 3)
+        2.843
+        """
+        return cls(_core._Pld.replace_one_gaussian(
+            real_scalar("sample_rate", sample_rate), real_scalar("noise_multiplier", noise_multiplier),
+            real_scalar("grid_step", grid_step)))
+
+    @classmethod
     def gaussian(cls, noise_scale: float, *, sensitivity: float = 1.0,
                  grid_step: float = 1e-4) -> PrivacyLossDistribution:
         """Gaussian mechanism N(Δ, σ²) vs N(0, σ²), σ = ``noise_scale`` (the noise's standard
@@ -700,84 +719,9 @@ def compose_plds(
 
 
 # ---------------------------------------------------------------------------------------------
-# DP-SGD
+# DP-SGD (the accountant under both neighbouring relations and both samplings): pabi._dpsgd
 
-
-def _check_steps(steps: object) -> float:
-    """The ``steps`` count of the DP-SGD accountant (an integer ≥ 1, see pabi._bridge), as the
-    float the core takes (exact below 2^53)."""
-    return float(int_scalar("steps", steps))
-
-
-_scalar = real_scalar
-
-
-@overload
-def dpsgd_epsilon(delta: float, *, sample_rate: float, noise_multiplier: float, steps: int,
-                  grid_step: float = ..., bracket: Literal[False] = ...) -> float: ...
-@overload
-def dpsgd_epsilon(delta: float, *, sample_rate: float, noise_multiplier: float, steps: int,
-                  grid_step: float = ..., bracket: Literal[True]) -> Bracket[float]: ...
-def dpsgd_epsilon(delta, *, sample_rate, noise_multiplier, steps, grid_step=1e-4, bracket=False):
-    """ε(δ) of DP-SGD: ``steps`` compositions of the Poisson-subsampled Gaussian mechanism
-    (``sample_rate`` q, ``noise_multiplier`` z = noise std / clipping norm), add-or-remove-one
-    neighbours (worse direction), by the PLD/FFT accountant. Returns the **valid upper bound**;
-    ``bracket=True`` returns the :class:`Bracket` (lower, estimate, upper).
-
-    Matches dp-accounting's PLD accountant and prv-accountant to ~1e-5 (their tight values
-    1.828 / 6.188 / 25.573 for q = 0.01, z = 1, δ = 1e-5, T = 1e3 / 1e4 / 1e5).
-    q ∈ [0, 1], z > 0, steps an integer in [1, 1e12], δ ∈ (0, 1); ``grid_step`` h of the loss
-    grid ∈ [1e-6, 0.1] (default 1e-4).
-
-    Resource limits: the single-step PLD has at most 2^21 grid points and the composed FFT
-    window at most 2^22. Where h is too fine for them the accountant uses the finest
-    h·2^k (or 0.1) that fits (still a valid, slightly looser bound; at most 18 rounds, sizes
-    checked before allocation); if nothing fits at h = 0.1, z is too small for ``steps``
-    compositions and a DomainError names ``noise_multiplier``.
-
-    >>> round(dpsgd_epsilon(1e-5, sample_rate=0.01, noise_multiplier=1.0, steps=1000), 3)
-    1.828
-    """
-    r = _core.dpsgd_epsilon(_scalar("sample_rate", sample_rate), _scalar("noise_multiplier", noise_multiplier),
-                            _check_steps(steps), _scalar("delta", delta), _scalar("grid_step", grid_step))
-    return Bracket(*r) if bracket else r[2]
-
-
-def dpsgd_delta(eps: float, *, sample_rate: float, noise_multiplier: float, steps: int,
-                grid_step: float = 1e-4) -> Bracket[float]:
-    """δ(ε) of DP-SGD as a :class:`Bracket` (lower, estimate, valid upper bound), ε ∈ [0, +∞]; see
-    :func:`dpsgd_epsilon` (same parameters, domains and resource limits)."""
-    return Bracket(*_core.dpsgd_delta(_scalar("sample_rate", sample_rate),
-                                   _scalar("noise_multiplier", noise_multiplier), _check_steps(steps),
-                                   _scalar("eps", eps), _scalar("grid_step", grid_step)))
-
-
-def dpsgd_calibrate_noise_multiplier(
-    eps: float, delta: float, *, sample_rate: float, steps: int, grid_step: float = 1e-4,
-    rtol: float = 1e-4
-) -> float:
-    """Smallest noise multiplier z (to relative tolerance ``rtol``) whose certified upper ε of
-    DP-SGD is ≤ ``eps`` at ``delta``. The returned z is certified (its upper ε ≤ eps).
-
-    Domains, checked before any work: ``eps`` ∈ (0, 100], ``delta`` ∈ (0, 1), ``sample_rate`` ∈
-    (0, 1], ``steps`` an integer in [1, 1e12], ``grid_step`` ∈ [1e-6, 0.1], ``rtol`` ∈
-    [1e-12, 0.1). An ε above 100 certifies nothing (e^100 ≈ 2.7e43), and the z it would call for
-    can be so small that its loss grid exceeds the caps of :func:`dpsgd_epsilon`: such a target
-    is a DomainError on ``eps`` up front. z is searched in [1e-3, 1e6] (a ValueError says which
-    end was hit) with every loop bounded up front: geometric bracketing on a 10× coarser grid,
-    then Illinois regula falsi safeguarded by bisection in ln z (≤ 3·log2(ln 2/rtol) + 3 steps
-    per phase), a few hundred evaluations at the very most. An error while evaluating ε(z) is
-    raised, never read as "target not met"; if the search reaches a z whose grid exceeds the
-    caps, the DomainError names ``eps`` (the target is too loose to certify within them).
-
-    >>> z = dpsgd_calibrate_noise_multiplier(1.828, 1e-5, sample_rate=0.01, steps=1000)
-    >>> abs(z - 1.0) < 1e-3
-    True
-    """
-    return _core.dpsgd_calibrate_sigma(
-        _scalar("eps", eps), _scalar("delta", delta), _scalar("sample_rate", sample_rate),
-        _check_steps(steps), _scalar("grid_step", grid_step), _scalar("rtol", rtol)
-    )
+from ._dpsgd import dpsgd_calibrate_noise_multiplier, dpsgd_delta, dpsgd_epsilon  # noqa: E402,F401
 
 
 # ---------------------------------------------------------------------------------------------

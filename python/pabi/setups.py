@@ -315,16 +315,22 @@ class PNSGD(_Questions):
 
 @dataclass(frozen=True)
 class DPSGD(_Questions):
-    """DP-SGD with Poisson sampling: every record joins each step's batch independently with
-    probability ``sample_rate``; the clipped gradients' sum gets Gaussian noise of standard
-    deviation ``noise_multiplier`` × clipping norm; ``steps`` steps; add-or-remove-one
-    neighbours (the worse direction). Primary bound: the certified PLD accountant
+    """DP-SGD with subsampled batches: ``sampling="poisson"`` (default; every record joins each
+    step's batch independently with probability ``sample_rate``) or ``"without_replacement"``
+    (a uniformly random batch of fixed size b out of n records each step, ``sample_rate`` =
+    b/n); the clipped gradients' sum gets Gaussian noise of standard deviation
+    ``noise_multiplier`` × clipping norm; ``steps`` steps. ``neighboring``: ``"add_remove"``
+    (default; Poisson sampling only, the worse direction) or ``"replace_one"``
+    (docs/derivations/neighbouring.md). Primary bound: the certified PLD accountant
     (``pabi.dpsgd_delta``/``dpsgd_epsilon``, grid ``grid_step``); calibration of the noise
     multiplier by ``pabi.dpsgd_calibrate_noise_multiplier``.
 
     >>> import pabi
     >>> round(pabi.DPSGD(sample_rate=0.01, noise_multiplier=1.0, steps=1000).epsilon(1e-5), 3)
     1.828
+    >>> round(pabi.DPSGD(sample_rate=0.01, noise_multiplier=1.0, steps=1000,
+    ...                  neighboring="replace_one").epsilon(1e-5), 3)
+    2.843
     """
 
     sample_rate: float
@@ -332,37 +338,43 @@ class DPSGD(_Questions):
     steps: int
     neighboring: Neighboring = "add_remove"
     grid_step: float = 1e-4
+    sampling: Literal["poisson", "without_replacement"] = "poisson"
 
     def __post_init__(self) -> None:
+        from ._dpsgd import relation
+
         q = real_scalar("sample_rate", self.sample_rate)
         if not 0 < q <= 1:
             raise domain_error("sample_rate", "in (0, 1]", q)
+        nb, sa = relation(self.neighboring, self.sampling)
         _set(self, sample_rate=q, noise_multiplier=_positive("noise_multiplier", self.noise_multiplier),
-             steps=int_scalar("steps", self.steps, 1, 10**12),
-             neighboring=_choice("neighboring", self.neighboring, ("replace_one", "add_remove")),
+             steps=int_scalar("steps", self.steps, 1, 10**12), neighboring=nb, sampling=sa,
              grid_step=_positive("grid_step", self.grid_step))
 
-    def _require(self) -> None:
+    def _relation(self) -> dict[str, Any]:
+        """``neighboring``/``sampling`` where they are not the accountant's defaults."""
+        r: dict[str, Any] = {}
         if self.neighboring != "add_remove":
-            raise NotImplementedError("the DP-SGD accountant is for add-or-remove neighbours; "
-                                      "replace-one is not implemented yet")
+            r["neighboring"] = self.neighboring
+        if self.sampling != "poisson":
+            r["sampling"] = self.sampling
+        return r
 
     def bound_arguments(self) -> dict[str, Any]:
         """The keyword arguments of ``pabi.dpsgd_delta``/``dpsgd_epsilon``."""
         return dict(sample_rate=self.sample_rate, noise_multiplier=self.noise_multiplier, steps=self.steps,
-                    grid_step=self.grid_step)
+                    grid_step=self.grid_step, **self._relation())
 
     def _delta_all(self, eps: NDArray[np.float64]) -> NDArray[np.float64]:
         from . import _core
 
-        self._require()  # one pair of compositions for every ε (the profile of the run)
+        # one composition (pair) for every ε (the profile of the run)
         return np.asarray(_core.dpsgd_delta_upper_all(self.sample_rate, self.noise_multiplier, float(self.steps),
-                                                      eps, self.grid_step))
+                                                      eps, self.grid_step, self.neighboring, self.sampling))
 
     def _epsilon(self, delta: float) -> float:
         import pabi
 
-        self._require()
         return float(pabi.dpsgd_epsilon(delta, **self.bound_arguments()))
 
     def calibrate(self, eps: float, delta: float) -> "DPSGD":
@@ -371,9 +383,8 @@ class DPSGD(_Questions):
         import pabi
 
         e, d = _check_target(eps, delta)
-        self._require()
         z = pabi.dpsgd_calibrate_noise_multiplier(e, d, sample_rate=self.sample_rate, steps=self.steps,
-                                                  grid_step=self.grid_step)
+                                                  grid_step=self.grid_step, **self._relation())
         return self.replace(noise_multiplier=float(z))
 
 

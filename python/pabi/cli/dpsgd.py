@@ -1,4 +1,5 @@
-"""``pabi dpsgd``: the DP-SGD accountant (Poisson-subsampled Gaussian mechanism)."""
+"""``pabi dpsgd``: the DP-SGD accountant (subsampled Gaussian mechanism; add-or-remove or
+replace-one neighbours, Poisson sampling or fixed-size batches without replacement)."""
 
 from __future__ import annotations
 
@@ -12,20 +13,24 @@ from .formatting import table
 
 DESCRIPTION = """\
 (eps, delta) of DP-SGD: `steps` compositions of the Poisson-subsampled Gaussian mechanism with
-sample rate q and noise multiplier z (noise std = z x max_grad_norm), add-or-remove-one
-neighbours. Two accountants side by side:
+sample rate q and noise multiplier z (noise std = z x max_grad_norm). --neighboring add_remove
+(default) or replace_one; --sampling poisson (default) or without_replacement (a fixed batch of
+b out of n records, q = b/n; replace-one only). Two accountants side by side:
   PLD  - privacy-loss distribution composed by FFT (pabi.dpsgd_epsilon / dpsgd_delta): the
          certified upper bound, with a lower bound and the estimate (the bracket is the
          discretisation error);
   RDP  - Renyi DP of the sampled Gaussian (pabi.sampled_gaussian_rdp) x steps, converted at the
-         best order of pabi.DEFAULT_ORDERS (pabi.rdp_to_dp_epsilon, tight conversion): looser.
+         best order of pabi.DEFAULT_ORDERS (pabi.rdp_to_dp_epsilon, tight conversion): looser;
+         add-or-remove neighbours with Poisson sampling only (not shown otherwise).
 Needs only the sampling: no convexity, smoothness or bounded domain."""
 
 EPILOG = """\
 Examples:
   pabi dpsgd --sample-rate 0.01 --noise-multiplier 1 --steps 1000 --delta 1e-5
   pabi dpsgd --sample-rate 0.01 --noise-multiplier 1 --steps 1000,10000 --eps 1,2 --json
-  pabi dpsgd --sample-rate 0.01 --steps 1000 --eps 1.828 --delta 1e-5 --calibrate-noise-multiplier"""
+  pabi dpsgd --sample-rate 0.01 --steps 1000 --eps 1.828 --delta 1e-5 --calibrate-noise-multiplier
+  pabi dpsgd --sample-rate 0.01 --noise-multiplier 1 --steps 1000 --delta 1e-5 --neighboring replace_one \
+      --sampling without_replacement"""
 
 
 def add_parser(sub: argparse._SubParsersAction, fmt_cls: Any) -> argparse.ArgumentParser:
@@ -42,6 +47,11 @@ def add_parser(sub: argparse._SubParsersAction, fmt_cls: Any) -> argparse.Argume
                    help="print the smallest noise multiplier whose certified eps at --delta is <= --eps")
     p.add_argument("--grid-step", type=number, default=1e-4, help="PLD grid step (smaller: tighter, slower)")
     p.add_argument("--no-rdp", action="store_true", help="skip the RDP comparison")
+    p.add_argument("--neighboring", choices=("add_remove", "replace_one"), default="add_remove",
+                   help="neighbouring relation (default add_remove)")
+    p.add_argument("--sampling", choices=("poisson", "without_replacement"), default="poisson",
+                   help="batch sampling: poisson (default) or without_replacement (fixed batch size, "
+                   "q = batch_size / records; needs --neighboring replace_one)")
     add_json(p)
     return p
 
@@ -77,6 +87,15 @@ def run(args: argparse.Namespace) -> int:
     import pabi
 
     steps = _steps(args.steps)
+    rel: dict[str, str] = {}
+    if args.neighboring != "add_remove":
+        rel["neighboring"] = args.neighboring
+    if args.sampling != "poisson":
+        rel["sampling"] = args.sampling
+    if args.sampling == "without_replacement" and args.neighboring != "replace_one":
+        raise CliError("--sampling without_replacement needs --neighboring replace_one (under add or "
+                       "remove the dataset size, hence q = batch_size / records, differs between neighbours)")
+    no_rdp = args.no_rdp or bool(rel)  # the RDP route is for add/remove with Poisson sampling
     rows: list[dict[str, Any]] = []
     if args.calibrate_noise_multiplier:
         if args.eps is None or args.delta is None:
@@ -87,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
             for e in args.eps:
                 for d in args.delta:
                     rows.append({"steps": t, "eps": e, "delta": d,
-                                 "noise_multiplier": pabi.dpsgd_calibrate_noise_multiplier(e, d, sample_rate=args.sample_rate, steps=t, grid_step=args.grid_step)})
+                                 "noise_multiplier": pabi.dpsgd_calibrate_noise_multiplier(e, d, sample_rate=args.sample_rate, steps=t, grid_step=args.grid_step, **rel)})
         cols = [("steps", "steps"), ("eps", "eps"), ("delta", "delta"), ("noise_multiplier", "noise multiplier")]
     else:
         if args.noise_multiplier is None:
@@ -97,27 +116,30 @@ def run(args: argparse.Namespace) -> int:
         for t in steps:
             if args.delta is not None:
                 for d in args.delta:
-                    lo, est, up = pabi.dpsgd_epsilon(d, sample_rate=args.sample_rate, noise_multiplier=args.noise_multiplier, steps=t, grid_step=args.grid_step, bracket=True)
+                    lo, est, up = pabi.dpsgd_epsilon(d, sample_rate=args.sample_rate, noise_multiplier=args.noise_multiplier, steps=t, grid_step=args.grid_step, bracket=True, **rel)
                     row: dict[str, Any] = {"steps": t, "delta": d, "eps_pld": up, "eps_pld_lower": lo,
                                            "eps_pld_estimate": est}
-                    if not args.no_rdp:
+                    if not no_rdp:
                         row["eps_rdp"], row["rdp_order"] = rdp_epsilon(args.sample_rate, args.noise_multiplier, t, d)
                     rows.append(row)
                 cols = [("steps", "steps"), ("delta", "delta"), ("eps_pld", "eps PLD (upper)"),
                         ("eps_pld_lower", "PLD lower"), ("eps_rdp", "eps RDP"), ("rdp_order", "order")]
             else:
                 for e in args.eps:
-                    lo, est, up = pabi.dpsgd_delta(e, sample_rate=args.sample_rate, noise_multiplier=args.noise_multiplier, steps=t, grid_step=args.grid_step)
+                    lo, est, up = pabi.dpsgd_delta(e, sample_rate=args.sample_rate, noise_multiplier=args.noise_multiplier, steps=t, grid_step=args.grid_step, **rel)
                     row = {"steps": t, "eps": e, "delta_pld": up, "delta_pld_lower": lo,
                            "delta_pld_estimate": est}
-                    if not args.no_rdp:
+                    if not no_rdp:
                         row["delta_rdp"], row["rdp_order"] = rdp_delta(args.sample_rate, args.noise_multiplier, t, e)
                     rows.append(row)
                 cols = [("steps", "steps"), ("eps", "eps"), ("delta_pld", "delta PLD (upper)"),
                         ("delta_pld_lower", "PLD lower"), ("delta_rdp", "delta RDP"), ("rdp_order", "order")]
-        if args.no_rdp:
+        if no_rdp:
             cols = [c for c in cols if "rdp" not in c[0]]
-    setup = {"sample_rate": args.sample_rate, "noise_multiplier": args.noise_multiplier, "grid_step": args.grid_step}
-    head = f"DP-SGD, Poisson sampling q = {args.sample_rate:g}" + (
-        f", noise multiplier {args.noise_multiplier:g}" if args.noise_multiplier is not None else "") + ", add-or-remove neighbours"
+    setup = {"sample_rate": args.sample_rate, "noise_multiplier": args.noise_multiplier, "grid_step": args.grid_step,
+             **rel}
+    samp = "Poisson sampling" if args.sampling == "poisson" else "fixed-size batches without replacement,"
+    head = f"DP-SGD, {samp} q = {args.sample_rate:g}" + (
+        f", noise multiplier {args.noise_multiplier:g}" if args.noise_multiplier is not None else "") + (
+        ", add-or-remove neighbours" if args.neighboring == "add_remove" else ", replace-one neighbours")
     return emit(args, {"setup": setup, "rows": rows}, head + "\n\n" + table(rows, cols, results=("delta_pld", "delta_pld_lower", "delta_rdp")))

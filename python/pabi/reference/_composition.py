@@ -29,6 +29,9 @@ __all__ = [
     "gdp_compose",
     "gdp_mu_dominating",
     "gdp_dominating_pair",
+    "subsampled_gaussian_pairs",
+    "mixture_privacy_loss",
+    "subsampled_gaussian_delta",
 ]
 
 
@@ -381,3 +384,102 @@ def gdp_dominating_pair(
                 break
     with mp.workdps(dps):
         return +best, +dj
+
+
+# ---------------------------------------------------------------------------------------------
+# DP-SGD's single-step dominating pairs under each neighbouring relation and sampling
+# (docs/derivations/neighbouring.md)
+
+
+def subsampled_gaussian_pairs(sample_rate: float, noise_multiplier: float,
+                              neighboring: str = "add_remove", sampling: str = "poisson") -> list:
+    """The dominating pairs (P, Q) of one DP-SGD step (clipping norm 1, noise std z =
+    ``noise_multiplier``, sampling probability q = ``sample_rate``), each a pair of Gaussian
+    mixtures ``[(weight, mean), ...]`` with the common std z; the step's privacy profile is the
+    largest E_{e^ε}(P‖Q) over the list.
+
+    * add/remove, Poisson: M = (1−q)N(0) + qN(1) against N(0), both orders;
+    * replace-one, Poisson: (1−q)N(0) + qN(1) against (1−q)N(0) + qN(−1) (symmetric);
+    * replace-one, without replacement: (1−q)N(0) + qN(2) against N(0), both orders.
+    """
+    q = mp.mpf(sample_rate)
+    if (neighboring, sampling) == ("add_remove", "poisson"):
+        m, n = [(1 - q, 0), (q, 1)], [(mp.mpf(1), 0)]
+        return [(m, n), (n, m)]
+    if (neighboring, sampling) == ("replace_one", "poisson"):
+        return [([(1 - q, 0), (q, 1)], [(1 - q, 0), (q, -1)])]
+    if (neighboring, sampling) == ("replace_one", "without_replacement"):
+        m, n = [(1 - q, 0), (q, 2)], [(mp.mpf(1), 0)]
+        return [(m, n), (n, m)]
+    raise ValueError(f"no dominating pair for neighboring={neighboring!r}, sampling={sampling!r}")
+
+
+def _mix_pdf(mix, z, x):
+    return mp.fsum(w * mp.npdf(x, mu, z) for w, mu in mix if w != 0)
+
+
+def _mix_sf(mix, z, x):
+    """P(X > x)."""
+    return mp.fsum(w * mp.ncdf(-(x - mu) / z) for w, mu in mix if w != 0)
+
+
+def mixture_privacy_loss(x: float, sample_rate: float, noise_multiplier: float,
+                         neighboring: str = "replace_one", sampling: str = "poisson",
+                         dps: int = 50) -> mp.mpf:
+    """The privacy loss ln(P/Q)(x) of the first pair of :func:`subsampled_gaussian_pairs` at the
+    output x (replace-one, Poisson by default: ln((1−q)φ(x) + qφ(x−1)) − ln((1−q)φ(x) + qφ(x+1))
+    with φ the N(0, z²) density)."""
+    with mp.workdps(dps + 20):
+        z = mp.mpf(noise_multiplier)
+        p, q = subsampled_gaussian_pairs(sample_rate, noise_multiplier, neighboring, sampling)[0]
+        v = mp.log(_mix_pdf(p, z, mp.mpf(x))) - mp.log(_mix_pdf(q, z, mp.mpf(x)))
+    with mp.workdps(dps):
+        return +v
+
+
+def _pair_delta(p, q, z, eps, dps):
+    """E_{e^ε}(P‖Q) = P(A) − e^ε Q(A) with A = {ln(P/Q) > ε}, for mixtures on the line whose
+    loss is monotone (every pair here): A is a half-line, found from the loss's sign at ±R."""
+    g = mp.exp(eps)
+
+    def loss(x):
+        return mp.log(_mix_pdf(p, z, x)) - mp.log(_mix_pdf(q, z, x))
+
+    r = 12 * z + 4
+    lo, hi = loss(-r), loss(r)
+    inc = hi > lo
+    # widen until ε is inside the loss range or the loss has flattened (bounded direction)
+    for _ in range(60):
+        a, b = (lo, hi) if inc else (hi, lo)
+        if a < eps < b:
+            break
+        r *= 2
+        nlo, nhi = loss(-r), loss(r)
+        if abs(nlo - lo) + abs(nhi - hi) < mp.mpf(10) ** (-dps):
+            break
+        lo, hi = nlo, nhi
+    a, b = (lo, hi) if inc else (hi, lo)
+    if not eps < b:
+        return mp.mpf(0)  # the loss never exceeds ε (up to the far tails, below 10^-dps)
+    if not a < eps:  # ε ≥ 0 and E_P[e^{-L}] = 1: the loss is below ε somewhere
+        raise ValueError("eps below the whole loss range")  # pragma: no cover
+    # δ is stationary in x* (P = e^ε Q there): a root to ~10^-(dps/2) gives δ to ~10^-dps
+    xs = _bisect_mp(lambda x: loss(x) - eps, -r, r, dps // 2)
+    if inc:  # A = (x*, ∞)
+        return _mix_sf(p, z, xs) - g * _mix_sf(q, z, xs)
+    return (1 - _mix_sf(p, z, xs)) - g * (1 - _mix_sf(q, z, xs))
+
+
+def subsampled_gaussian_delta(eps: float, sample_rate: float, noise_multiplier: float,
+                              neighboring: str = "add_remove", sampling: str = "poisson",
+                              dps: int = 40) -> mp.mpf:
+    """δ(ε) of ONE DP-SGD step under the relation and the sampling: the largest hockey-stick
+    divergence E_{e^ε}(P‖Q) over the dominating pairs of :func:`subsampled_gaussian_pairs`, by
+    its definition P(A) − e^ε Q(A) on the half-line A where the loss exceeds ε (ε ≥ 0)."""
+    with mp.workdps(dps + 30):
+        z = mp.mpf(noise_multiplier)
+        e = mp.mpf(eps)
+        v = max(_pair_delta(p, q, z, e, dps + 30)
+                for p, q in subsampled_gaussian_pairs(sample_rate, noise_multiplier, neighboring, sampling))
+    with mp.workdps(dps):
+        return +v

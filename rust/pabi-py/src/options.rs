@@ -6,7 +6,7 @@
 //! smoothness is `None`, never a flag and a placeholder). No defaults and no mathematics here: a
 //! value either names a core variant or is rejected.
 
-use pabi_core::pld::Neighbour;
+use pabi_core::pld::{Accounting, Neighbour, Relation, Sampling};
 use pabi_core::pnsgd::{Noise, Order};
 use pabi_core::schedules::online::OnlineQuantity;
 use pabi_core::{schedules, PabiError, Result};
@@ -74,6 +74,29 @@ pub(crate) fn neighbour(s: &str) -> Result<Neighbour> {
 }
 
 /// The noise family of the schedules from the `laplace` flag.
+/// The DP-SGD accountant's `neighboring` (`'add_remove'`, `'replace_one'`) and `sampling`
+/// (`'poisson'`, `'without_replacement'`).
+pub(crate) fn accounting(neighboring: &str, sampling: &str) -> Result<Accounting> {
+    Ok(Accounting {
+        relation: choose(
+            "neighboring",
+            neighboring,
+            &[
+                ("add_remove", Relation::AddRemove),
+                ("replace_one", Relation::ReplaceOne),
+            ],
+        )?,
+        sampling: choose(
+            "sampling",
+            sampling,
+            &[
+                ("poisson", Sampling::Poisson),
+                ("without_replacement", Sampling::WithoutReplacement),
+            ],
+        )?,
+    })
+}
+
 pub(crate) fn mechanism(laplace: bool) -> schedules::Noise {
     if laplace {
         schedules::Noise::Laplace

@@ -140,6 +140,20 @@ impl PyPld {
         Ok(PyPld { inner })
     }
 
+    /// The replace-one pair (1−q)N(0,σ²) + qN(1,σ²) vs (1−q)N(0,σ²) + qN(−1,σ²).
+    #[staticmethod]
+    fn replace_one_gaussian(
+        py: Python<'_>,
+        sample_rate: f64,
+        noise_multiplier: f64,
+        grid_step: f64,
+    ) -> PyResult<Self> {
+        let inner = detach(py, || {
+            pld::Pld::replace_one_gaussian(sample_rate, noise_multiplier, grid_step)
+        })?;
+        Ok(PyPld { inner })
+    }
+
     #[staticmethod]
     fn eps_delta(py: Python<'_>, eps0: f64, delta0: f64, grid_step: f64) -> PyResult<Self> {
         let inner = crate::guarded(py, false, || pld::Pld::eps_delta(eps0, delta0, grid_step))?;
@@ -218,7 +232,14 @@ fn pld_compose(
     Ok(PyComposition { inner })
 }
 
+/// The accounting named by the options (an option error before any work).
+fn acc(py: Python<'_>, neighboring: &str, sampling: &str) -> PyResult<pld::Accounting> {
+    options::accounting(neighboring, sampling).map_err(|e| to_py(py, e))
+}
+
 #[pyfunction]
+#[pyo3(signature = (q, sigma, steps, delta, h, neighboring = "add_remove", sampling = "poisson"))]
+#[allow(clippy::too_many_arguments)]
 fn dpsgd_epsilon(
     py: Python<'_>,
     q: f64,
@@ -226,11 +247,16 @@ fn dpsgd_epsilon(
     steps: f64,
     delta: f64,
     h: f64,
+    neighboring: &str,
+    sampling: &str,
 ) -> PyResult<(f64, f64, f64)> {
-    detach(py, || pld::dpsgd_epsilon(q, sigma, steps, delta, h))
+    let a = acc(py, neighboring, sampling)?;
+    detach(py, || pld::dpsgd_epsilon_with(q, sigma, steps, delta, h, a))
 }
 
 #[pyfunction]
+#[pyo3(signature = (q, sigma, steps, eps, h, neighboring = "add_remove", sampling = "poisson"))]
+#[allow(clippy::too_many_arguments)]
 fn dpsgd_delta(
     py: Python<'_>,
     q: f64,
@@ -238,12 +264,17 @@ fn dpsgd_delta(
     steps: f64,
     eps: f64,
     h: f64,
+    neighboring: &str,
+    sampling: &str,
 ) -> PyResult<(f64, f64, f64)> {
-    detach(py, || pld::dpsgd_delta(q, sigma, steps, eps, h))
+    let a = acc(py, neighboring, sampling)?;
+    detach(py, || pld::dpsgd_delta_with(q, sigma, steps, eps, h, a))
 }
 
 /// The certified upper δ(ε) of DP-SGD at every ε of `eps` (one composition for all).
 #[pyfunction]
+#[pyo3(signature = (q, sigma, steps, eps, h, neighboring = "add_remove", sampling = "poisson"))]
+#[allow(clippy::too_many_arguments)]
 fn dpsgd_delta_upper_all<'py>(
     py: Python<'py>,
     q: f64,
@@ -251,16 +282,21 @@ fn dpsgd_delta_upper_all<'py>(
     steps: f64,
     eps: Arr<'py>,
     h: f64,
+    neighboring: &str,
+    sampling: &str,
 ) -> Out<'py> {
+    let a = acc(py, neighboring, sampling)?;
     let e = eps.as_slice()?;
     let mut out = crate::zeros(e.len())?;
     crate::guarded(py, true, || {
-        pld::dpsgd_delta_upper_all(q, sigma, steps, e, h, &mut out)
+        pld::dpsgd_delta_upper_all_with(q, sigma, steps, e, h, &mut out, a)
     })?;
     Ok(out.into_pyarray(py))
 }
 
 #[pyfunction]
+#[pyo3(signature = (eps, delta, q, steps, h, rtol, neighboring = "add_remove", sampling = "poisson"))]
+#[allow(clippy::too_many_arguments)]
 fn dpsgd_calibrate_sigma(
     py: Python<'_>,
     eps: f64,
@@ -269,9 +305,12 @@ fn dpsgd_calibrate_sigma(
     steps: f64,
     h: f64,
     rtol: f64,
+    neighboring: &str,
+    sampling: &str,
 ) -> PyResult<f64> {
+    let a = acc(py, neighboring, sampling)?;
     detach(py, || {
-        pld::dpsgd_calibrate_sigma(eps, delta, q, steps, h, rtol)
+        pld::dpsgd_calibrate_sigma_with(eps, delta, q, steps, h, rtol, a)
     })
 }
 

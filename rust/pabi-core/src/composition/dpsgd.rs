@@ -1,12 +1,15 @@
-//! The DP-SGD accountant: `steps` Poisson-subsampled Gaussian steps (sampling probability q,
-//! noise σ, add-or-remove-one neighbours) composed as PLDs on a grid coarsened until the size
-//! caps hold ([`dpsgd_compositions`]), ε(δ) and δ(ε) as certified brackets ([`dpsgd_epsilon`],
-//! [`dpsgd_delta`]), and the σ calibration ([`dpsgd_calibrate_sigma`]). Derivation:
-//! `docs/derivations/composition.md`.
+//! The DP-SGD accountant: `steps` subsampled Gaussian steps (sampling probability q, noise σ)
+//! composed as PLDs on a grid coarsened until the size caps hold ([`dpsgd_compositions_with`]),
+//! ε(δ) and δ(ε) as certified brackets ([`dpsgd_epsilon_with`], [`dpsgd_delta_with`]), and the σ
+//! calibration ([`dpsgd_calibrate_sigma_with`]), under an [`Accounting`]: Poisson sampling with
+//! add-or-remove-one neighbours (the default; the functions without `_with`), Poisson sampling
+//! with replace-one neighbours, or sampling without replacement (fixed batch size, q = b/n)
+//! with replace-one neighbours. Derivations: `docs/derivations/composition.md` and
+//! `docs/derivations/neighbouring.md`.
 
 use super::pld::{
-    compose, grid_error, grid_span, sg_loss_range, window, Bracket, Composition, Neighbour, Pld,
-    DEFAULT_TAIL, H_MAX, MAX_GRID, MAX_WINDOW,
+    compose, grid_error, grid_span, ro_loss_range, sg_loss_range, window, Bracket, Composition,
+    Neighbour, Pld, DEFAULT_TAIL, H_MAX, MAX_GRID, MAX_WINDOW,
 };
 use crate::error::{PabiError, Result};
 use crate::num::round::{div_dn, mul_dn, sqrt_up};
@@ -79,6 +82,115 @@ const SAMPLE_RATE: &str = "sample_rate";
 const NOISE_MULTIPLIER: &str = "noise_multiplier";
 const GRID_STEP: &str = "grid_step";
 
+/// The neighbouring relation of the accountant (the glossary's `neighboring`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Relation {
+    /// add or remove one record
+    AddRemove,
+    /// replace one record by another
+    ReplaceOne,
+}
+
+/// How each step's batch is drawn (the glossary's `sampling`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sampling {
+    /// every record joins independently with probability q
+    Poisson,
+    /// a uniformly random batch of fixed size b out of the n records (q = b/n)
+    WithoutReplacement,
+}
+
+/// The relation and the sampling an accountant's bound is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Accounting {
+    pub relation: Relation,
+    pub sampling: Sampling,
+}
+
+impl Accounting {
+    /// Poisson sampling, add-or-remove-one neighbours (the accountant's default).
+    pub const ADD_REMOVE_POISSON: Accounting = Accounting {
+        relation: Relation::AddRemove,
+        sampling: Sampling::Poisson,
+    };
+
+    /// Sampling without replacement is defined for replace-one neighbours only: under add or
+    /// remove the dataset size, hence q = b/n, differs between the neighbours (dp-accounting
+    /// likewise accepts `SampledWithoutReplacementDpEvent` only under `REPLACE_ONE`).
+    fn check(self) -> Result<()> {
+        if self.relation == Relation::AddRemove && self.sampling == Sampling::WithoutReplacement {
+            return Err(PabiError::option(
+                "sampling",
+                "'poisson' under neighboring='add_remove' (sampling without replacement, a fixed \
+                 batch size b out of n records, is defined for neighboring='replace_one': \
+                 adding or removing a record changes n and so q = b/n)",
+                "without_replacement",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The single-step PLDs of one accounting, as (builder, loss range): Poisson add/remove is the
+/// remove and add directions of the subsampled Gaussian; Poisson replace-one the symmetric
+/// replace-one pair (one PLD); sampling without replacement under replace-one the remove and
+/// add directions at noise σ/2 (sensitivity 2: the replaced record's slot may hold either of
+/// two records of norm ≤ 1 whatever the rest of the batch; Zhu–Dong–Wang 2022, §5, see
+/// `docs/derivations/neighbouring.md`). σ/2 is rounded down (exact for normal σ).
+#[derive(Clone, Copy, Debug)]
+enum Pair {
+    Sg(f64, Neighbour),
+    Ro,
+}
+
+impl Pair {
+    fn of(acc: Accounting, sigma: f64) -> Vec<(Pair, f64)> {
+        match (acc.relation, acc.sampling) {
+            (Relation::AddRemove, _) => vec![
+                (Pair::Sg(sigma, Neighbour::Remove), sigma),
+                (Pair::Sg(sigma, Neighbour::Add), sigma),
+            ],
+            (Relation::ReplaceOne, Sampling::Poisson) => vec![(Pair::Ro, sigma)],
+            (Relation::ReplaceOne, Sampling::WithoutReplacement) => {
+                let half = div_dn(sigma, 2.0);
+                vec![
+                    (Pair::Sg(half, Neighbour::Remove), sigma),
+                    (Pair::Sg(half, Neighbour::Add), sigma),
+                ]
+            }
+        }
+    }
+
+    fn range(self, q: f64, sigma: f64) -> (f64, f64) {
+        match self {
+            Pair::Sg(s, dir) => sg_loss_range(q, s, dir),
+            Pair::Ro => ro_loss_range(q, sigma),
+        }
+    }
+
+    fn build(self, q: f64, sigma: f64, h: f64) -> Result<Pld> {
+        match self {
+            Pair::Sg(s, dir) => Pld::subsampled_gaussian(q, s, dir, h),
+            Pair::Ro => Pld::replace_one_gaussian(q, sigma, h),
+        }
+        // the noise named in an error is the caller's σ, not σ/2
+        .map_err(|e| match e {
+            PabiError::Domain {
+                param: NOISE_MULTIPLIER,
+                allowed,
+                index,
+                ..
+            } => PabiError::Domain {
+                param: NOISE_MULTIPLIER,
+                allowed,
+                value: sigma,
+                index,
+            },
+            other => other,
+        })
+    }
+}
+
 fn check_dpsgd(q: f64, sigma: f64, steps: f64) -> Result<()> {
     if !(0.0..=1.0).contains(&q) {
         return Err(PabiError::domain(SAMPLE_RATE, "in [0, 1]", q));
@@ -115,9 +227,9 @@ fn check_dpsgd_h(h: f64) -> Result<()> {
 /// without allocating; each window miss multiplies h' by the power of two that covers the
 /// excess, so there are at most ⌈log2(0.1/1e-6)⌉ + 1 = 18 rounds. If nothing fits at
 /// h' = 0.1, the error names `sigma` (σ too small for the caps).
-fn dpsgd_direction(q: f64, sigma: f64, steps: f64, dir: Neighbour, h: f64) -> Result<Composition> {
+fn dpsgd_direction(q: f64, sigma: f64, steps: f64, pair: Pair, h: f64) -> Result<Composition> {
     let t = steps as u64; // an integer in [1, 1e12] (check_dpsgd)
-    let (lmin, lmax) = sg_loss_range(q, sigma, dir);
+    let (lmin, lmax) = pair.range(q, sigma);
     let mut hh = h;
     for _ in 0..64 {
         if grid_span(lmin, lmax, hh, MAX_GRID).is_none() {
@@ -134,7 +246,7 @@ fn dpsgd_direction(q: f64, sigma: f64, steps: f64, dir: Neighbour, h: f64) -> Re
             hh = (hh * 2.0).min(H_MAX);
             continue;
         }
-        let p = Pld::subsampled_gaussian(q, sigma, dir, hh)?;
+        let p = pair.build(q, sigma, hh)?;
         let w = window(&[(&p, t)], DEFAULT_TAIL)
             .map_err(composition_names)?
             .width();
@@ -163,19 +275,36 @@ fn dpsgd_direction(q: f64, sigma: f64, steps: f64, dir: Neighbour, h: f64) -> Re
 /// The two compositions (remove, add) of `steps` Poisson-subsampled Gaussian steps, each on
 /// the finest grid h·2^k ≤ 0.1 that fits the size caps (see the module doc, "Resource limits").
 pub fn dpsgd_compositions(q: f64, sigma: f64, steps: f64, h: f64) -> Result<Vec<Composition>> {
+    dpsgd_compositions_with(q, sigma, steps, h, Accounting::ADD_REMOVE_POISSON)
+}
+
+/// The compositions of `steps` subsampled Gaussian steps under `acc` (two directions, or the
+/// one symmetric replace-one PLD), each on the finest grid h·2^k ≤ 0.1 that fits the caps.
+pub fn dpsgd_compositions_with(
+    q: f64,
+    sigma: f64,
+    steps: f64,
+    h: f64,
+    acc: Accounting,
+) -> Result<Vec<Composition>> {
     check_dpsgd(q, sigma, steps)?;
     check_dpsgd_h(h)?;
+    acc.check()?;
     if q == 0.0 {
         return Ok(vec![]);
     }
-    let run = |dir: Neighbour| dpsgd_direction(q, sigma, steps, dir, h);
-    let (a, b) = match crate::driver::pool() {
-        Some(pool) => {
-            pool.install(|| rayon::join(|| run(Neighbour::Remove), || run(Neighbour::Add)))
+    let pairs = Pair::of(acc, sigma);
+    let run = |p: (Pair, f64)| dpsgd_direction(q, p.1, steps, p.0, h);
+    match pairs[..] {
+        [a, b] => {
+            let (a, b) = match crate::driver::pool() {
+                Some(pool) => pool.install(|| rayon::join(|| run(a), || run(b))),
+                None => (run(a), run(b)),
+            };
+            Ok(vec![a?, b?])
         }
-        None => (run(Neighbour::Remove), run(Neighbour::Add)),
-    };
-    Ok(vec![a?, b?])
+        _ => pairs.into_iter().map(run).collect(),
+    }
 }
 
 /// The componentwise maximum of `f` over the directions (both brackets are certified, so the
@@ -191,19 +320,43 @@ fn worse_direction(comps: &[Composition], f: impl Fn(&Composition) -> Bracket) -
 
 /// ε(δ) of DP-SGD (add-or-remove-one neighbours, worse direction) as (lower, estimate, upper).
 pub fn dpsgd_epsilon(q: f64, sigma: f64, steps: f64, delta: f64, h: f64) -> Result<Bracket> {
+    dpsgd_epsilon_with(q, sigma, steps, delta, h, Accounting::ADD_REMOVE_POISSON)
+}
+
+/// ε(δ) of DP-SGD under `acc` (the worse direction where there are two).
+pub fn dpsgd_epsilon_with(
+    q: f64,
+    sigma: f64,
+    steps: f64,
+    delta: f64,
+    h: f64,
+    acc: Accounting,
+) -> Result<Bracket> {
     if !(delta > 0.0 && delta < 1.0) {
         return Err(PabiError::domain("delta", "in (0, 1)", delta));
     }
-    let comps = dpsgd_compositions(q, sigma, steps, h)?;
+    let comps = dpsgd_compositions_with(q, sigma, steps, h, acc)?;
     Ok(worse_direction(&comps, |c| c.epsilon(delta)))
 }
 
 /// δ(ε) of DP-SGD as (lower, estimate, upper); ε ∈ [0, +∞].
 pub fn dpsgd_delta(q: f64, sigma: f64, steps: f64, eps: f64, h: f64) -> Result<Bracket> {
+    dpsgd_delta_with(q, sigma, steps, eps, h, Accounting::ADD_REMOVE_POISSON)
+}
+
+/// δ(ε) of DP-SGD under `acc` as (lower, estimate, upper); ε ∈ [0, +∞].
+pub fn dpsgd_delta_with(
+    q: f64,
+    sigma: f64,
+    steps: f64,
+    eps: f64,
+    h: f64,
+    acc: Accounting,
+) -> Result<Bracket> {
     if eps.is_nan() || eps < 0.0 {
         return Err(PabiError::domain("eps", ">= 0", eps));
     }
-    let comps = dpsgd_compositions(q, sigma, steps, h)?;
+    let comps = dpsgd_compositions_with(q, sigma, steps, h, acc)?;
     Ok(worse_direction(&comps, |c| c.delta(eps)))
 }
 
@@ -218,10 +371,23 @@ pub fn dpsgd_delta_upper_all(
     h: f64,
     out: &mut [f64],
 ) -> Result<()> {
+    dpsgd_delta_upper_all_with(q, sigma, steps, eps, h, out, Accounting::ADD_REMOVE_POISSON)
+}
+
+/// [`dpsgd_delta_upper_all`] under `acc`.
+pub fn dpsgd_delta_upper_all_with(
+    q: f64,
+    sigma: f64,
+    steps: f64,
+    eps: &[f64],
+    h: f64,
+    out: &mut [f64],
+    acc: Accounting,
+) -> Result<()> {
     if let Some(i) = crate::batch::first_bad(eps, |e| e >= 0.0) {
         return Err(PabiError::domain("eps", ">= 0", eps[i]).at(i));
     }
-    let comps = dpsgd_compositions(q, sigma, steps, h)?;
+    let comps = dpsgd_compositions_with(q, sigma, steps, h, acc)?;
     for (o, &e) in out.iter_mut().zip(eps) {
         *o = worse_direction(&comps, |c| c.delta(e)).2;
     }
@@ -325,6 +491,27 @@ pub fn dpsgd_calibrate_sigma(
     h: f64,
     rtol: f64,
 ) -> Result<f64> {
+    dpsgd_calibrate_sigma_with(
+        eps,
+        delta,
+        q,
+        steps,
+        h,
+        rtol,
+        Accounting::ADD_REMOVE_POISSON,
+    )
+}
+
+/// [`dpsgd_calibrate_sigma`] under `acc` (same domains, search and guarantees).
+pub fn dpsgd_calibrate_sigma_with(
+    eps: f64,
+    delta: f64,
+    q: f64,
+    steps: f64,
+    h: f64,
+    rtol: f64,
+    acc: Accounting,
+) -> Result<f64> {
     if !(eps > 0.0 && eps <= CALIBRATE_EPS_MAX) {
         return Err(PabiError::domain("eps", "in (0, 100]", eps));
     }
@@ -336,6 +523,7 @@ pub fn dpsgd_calibrate_sigma(
     if !(CALIBRATE_RTOL_MIN..0.1).contains(&rtol) {
         return Err(PabiError::domain("rtol", "in [1e-12, 0.1)", rtol));
     }
+    acc.check()?;
     if q == 0.0 {
         // no privacy loss at q = 0: every sigma meets the target, there is none to calibrate
         return Err(PabiError::domain(
@@ -349,8 +537,9 @@ pub fn dpsgd_calibrate_sigma(
     // valid σ (the search stays in [1e-3/2, 2e6]) is a grid/window cap: on the way down it
     // means the target holds for every σ tried and smaller ones cannot be certified
     // (`met_down`), elsewhere the target is too loose to certify within the caps (`relabel`).
-    let raw =
-        |s: f64, hh: f64| -> Result<f64> { Ok(dpsgd_epsilon(q, s, steps, delta, hh)?.2 - eps) };
+    let raw = |s: f64, hh: f64| -> Result<f64> {
+        Ok(dpsgd_epsilon_with(q, s, steps, delta, hh, acc)?.2 - eps)
+    };
     let cap_of = |e: &PabiError| -> Option<String> {
         match e {
             PabiError::Domain {
@@ -546,6 +735,63 @@ mod tests {
         }
         let bad = dpsgd_delta_upper_all(0.05, 1.0, 20.0, &[1.0, f64::NAN], 0.01, &mut out[..2]);
         assert_eq!(param_of(bad), "eps");
+    }
+
+    #[test]
+    fn accountings() {
+        let ro = Accounting {
+            relation: Relation::ReplaceOne,
+            sampling: Sampling::Poisson,
+        };
+        let wor = Accounting {
+            relation: Relation::ReplaceOne,
+            sampling: Sampling::WithoutReplacement,
+        };
+        // without replacement under replace-one is the add/remove accountant at noise σ/2
+        assert_eq!(
+            dpsgd_epsilon_with(0.05, 2.0, 20.0, 1e-5, 0.01, wor).unwrap(),
+            dpsgd_epsilon(0.05, 1.0, 20.0, 1e-5, 0.01).unwrap()
+        );
+        // replace-one with Poisson sampling: one symmetric composition
+        assert_eq!(
+            dpsgd_compositions_with(0.05, 1.0, 20.0, 0.01, ro)
+                .unwrap()
+                .len(),
+            1
+        );
+        // the defaults are the functions without `_with`, to the bit
+        assert_eq!(
+            dpsgd_delta_with(0.05, 1.0, 20.0, 1.0, 0.01, Accounting::ADD_REMOVE_POISSON).unwrap(),
+            dpsgd_delta(0.05, 1.0, 20.0, 1.0, 0.01).unwrap()
+        );
+        // sampling without replacement is not defined under add/remove: an option error on
+        // `sampling`, before any work (also for the calibration)
+        let bad = Accounting {
+            relation: Relation::AddRemove,
+            sampling: Sampling::WithoutReplacement,
+        };
+        let is_sampling = |e: PabiError| {
+            matches!(
+                e,
+                PabiError::Option {
+                    param: "sampling",
+                    ..
+                }
+            )
+        };
+        assert!(is_sampling(
+            dpsgd_epsilon_with(0.05, 1.0, 20.0, 1e-5, 0.01, bad).unwrap_err()
+        ));
+        assert!(is_sampling(
+            dpsgd_calibrate_sigma_with(1.0, 1e-5, 0.05, 20.0, 0.01, 1e-3, bad).unwrap_err()
+        ));
+        // a grid-cap error names the caller's noise, not σ/2
+        match dpsgd_epsilon_with(1.0, 1e-4, 10.0, 1e-5, 0.1, wor) {
+            Err(PabiError::Domain { param, value, .. }) => {
+                assert_eq!((param, value), (NOISE_MULTIPLIER, 1e-4))
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

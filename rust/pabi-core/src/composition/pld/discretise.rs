@@ -3,20 +3,20 @@
 //! tails moved up; see the module doc of `pld` and `docs/derivations/composition.md`):
 //! [`Pld::subsampled_gaussian`] (cell integrals of the Gaussian by Gauss–Legendre or normal
 //! tails), [`Pld::eps_delta`] (the four-point PLD of f_{ε0,δ0}, Dong–Roth–Su Prop. 2.5) and
-//! [`Pld::from_atoms`].
+//! [`Pld::from_atoms`]. The replace-one pair is in `replace_one.rs`.
 
 use super::{check_h, grid_error, grid_span, Neighbour, Pld, MAX_GRID};
 use crate::composition::kov::check_eps_delta;
 use crate::error::{PabiError, Result};
 use crate::tail::gaussian_tail;
 
-const GL8_X: [f64; 4] = [
+pub(super) const GL8_X: [f64; 4] = [
     0.183_434_642_495_649_8,
     0.525_532_409_916_329,
     0.796_666_477_413_626_7,
     0.960_289_856_497_536_3,
 ];
-const GL8_W: [f64; 4] = [
+pub(super) const GL8_W: [f64; 4] = [
     0.362_683_783_378_362,
     0.313_706_645_877_887_3,
     0.222_381_034_453_374_5,
@@ -35,7 +35,7 @@ fn norm_mass(u: f64, v: f64) -> f64 {
     .max(0.0)
 }
 
-const INV_SQRT_2PI: f64 = 0.398_942_280_401_432_7;
+pub(super) const INV_SQRT_2PI: f64 = 0.398_942_280_401_432_7;
 
 /// For the cell x ∈ [xl, xr] of N(0,1): (A0, Jlo, Khi) with A0 = ∫φ, Jlo = ∫ expm1(s(x−xl))φ,
 /// Khi = ∫ −expm1(s(x−xr))φ (Jlo/Khi = NaN where the endpoint is infinite and unused).
@@ -87,7 +87,7 @@ fn cell_integrals(xl: f64, xr: f64, s: f64) -> (f64, f64, f64) {
 
 /// Relative margin by which the upper split weight is increased (covers the rounding of the
 /// cell integrals; its cost is a relative change of ~1e-12·h in δ).
-const SPLIT_MARGIN: f64 = 1e-11;
+pub(super) const SPLIT_MARGIN: f64 = 1e-11;
 /// Standard-normal tail radius beyond which mass is truncated (Q(9.5) ≈ 1.05e-21).
 pub(super) const XTAIL: f64 = 9.5;
 

@@ -7,6 +7,7 @@
 //! - here: the [`Pld`] type, [`Neighbour`], the size caps and the grid-span checks;
 //! - `discretise.rs`: PLDs of mechanisms on the grid (Poisson-subsampled Gaussian,
 //!   (ε0, δ0)-DP, finitely many atoms);
+//! - `replace_one.rs`: the Poisson-subsampled Gaussian under replace-one neighbours;
 //! - `profile.rs`: the PLD dominating a sampled symmetric privacy profile;
 //! - `compose.rs`: the window (Chernoff bounds) and the FFT composition [`compose`];
 //! - `fft.rs`: FFT lengths, plans, direct DFT bins and the round-off bound coefficients;
@@ -53,6 +54,7 @@ mod discretise;
 mod fft;
 mod profile;
 mod queries;
+mod replace_one;
 #[cfg(test)]
 mod tests;
 
@@ -60,11 +62,14 @@ pub use bracket::{Bracket, Composition};
 pub(super) use compose::window;
 pub use compose::{compose, DEFAULT_TAIL};
 pub(super) use discretise::sg_loss_range;
+pub(super) use replace_one::ro_loss_range;
 
 // the former flat namespace `pabi_core::pld` (the binding and the integration tests use it)
 pub use super::dpsgd::{
-    dpsgd_calibrate_sigma, dpsgd_compositions, dpsgd_delta, dpsgd_delta_upper_all, dpsgd_epsilon,
-    CALIBRATE_EPS_MAX, CALIBRATE_RTOL_MIN, DPSGD_H, DPSGD_H_MIN,
+    dpsgd_calibrate_sigma, dpsgd_calibrate_sigma_with, dpsgd_compositions, dpsgd_compositions_with,
+    dpsgd_delta, dpsgd_delta_upper_all, dpsgd_delta_upper_all_with, dpsgd_delta_with,
+    dpsgd_epsilon, dpsgd_epsilon_with, Accounting, Relation, Sampling, CALIBRATE_EPS_MAX,
+    CALIBRATE_RTOL_MIN, DPSGD_H, DPSGD_H_MIN,
 };
 pub use super::kov::{
     approx_dp_composition_delta, approx_dp_composition_epsilon, single_point_composed_epsilon,
