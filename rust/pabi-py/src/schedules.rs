@@ -314,6 +314,86 @@ fn online_schedule_bound<'py>(
     })
 }
 
+/// ε(δ) of an online schedule for its upper bound `quantity` ('delta', 'limit',
+/// 'limit_bound', 'star_upper' corrected): the smallest certified ε, +∞ where no ε of the
+/// Laplace bound's domain meets δ (`pabi_core::schedules::online::online_schedule_epsilon`).
+#[pyfunction]
+#[pyo3(signature = (
+    quantity, delta, max_grad_norm, lr, diameter, steps, index, c1, c2, decay, smoothness, strong_convexity,
+    laplace
+))]
+#[allow(clippy::too_many_arguments)]
+fn online_schedule_epsilon<'py>(
+    py: Python<'py>,
+    quantity: &str,
+    delta: A<'py>,
+    max_grad_norm: A<'py>,
+    lr: A<'py>,
+    diameter: A<'py>,
+    steps: A<'py>,
+    index: A<'py>,
+    c1: A<'py>,
+    c2: A<'py>,
+    decay: A<'py>,
+    smoothness: Option<A<'py>>,
+    strong_convexity: A<'py>,
+    laplace: bool,
+) -> Out<'py> {
+    let q = options::online_quantity(quantity, false).map_err(|e| to_py(py, e))?;
+    let sm = crate::args::opt_slice(&smoothness)?;
+    let arrays = crate::args::slices![
+        delta,
+        max_grad_norm,
+        lr,
+        diameter,
+        steps,
+        index,
+        c1,
+        c2,
+        decay,
+        delta,
+        strong_convexity
+    ];
+    let (arrays, given) = with_smoothness::<11, 9>(arrays, sm);
+    let kind = mechanism(laplace);
+    map_long(py, arrays, |[dl, l, lr, d, n, i, c1, c2, al, sm, st]| {
+        let p = Problem::new(0.0, l, lr, d, given.then_some(sm), st)?;
+        online::online_schedule_epsilon(kind, &p, c1, c2, al, q, n, i, dl)
+    })
+}
+
+/// ε(δ) at record `index` of a run with the per-step noise array `noise_scale`, for every
+/// target of `delta` (`pabi_core::schedules::online::online_epsilon_at`).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn online_epsilon_at<'py>(
+    py: Python<'py>,
+    noise_scale: A<'py>,
+    index: f64,
+    delta: A<'py>,
+    max_grad_norm: f64,
+    lr: f64,
+    diameter: f64,
+    smoothness: Option<f64>,
+    strong_convexity: f64,
+    laplace: bool,
+) -> Out<'py> {
+    let xs = noise_scale.as_slice()?;
+    let kind = mechanism(laplace);
+    let p = Problem::new(
+        0.0,
+        max_grad_norm,
+        lr,
+        diameter,
+        smoothness,
+        strong_convexity,
+    )
+    .map_err(|e| to_py(py, e))?;
+    map_long(py, [delta.as_slice()?], |[dl]| {
+        online::online_epsilon_at(kind, &p, xs, index, dl)
+    })
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add_functions!(
         m,
@@ -326,7 +406,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             online_delta,
             online_delta_at,
             online_schedule_noise,
-            online_schedule_bound
+            online_schedule_bound,
+            online_schedule_epsilon,
+            online_epsilon_at
         ]
     );
     Ok(())

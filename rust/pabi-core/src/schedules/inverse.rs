@@ -20,6 +20,39 @@ const CHUNK: usize = 16;
 /// Parallel from this many elements.
 const PAR_MIN: usize = 64;
 
+/// The smallest double ε ≥ 0 below `undefined_from` with `delta_up(ε)` ≤ `delta` (the exact
+/// search of [`first_ok`] from ε = 1), or +∞ when no such ε meets it. `undefined_from` is the
+/// smallest ε at which the bound is no longer defined (+∞: defined for every ε); from there on
+/// the predicate is taken as met, which keeps it monotone, and a search that ends there means
+/// that no ε of the bound's domain certifies `delta`. The first error of `delta_up` met during
+/// the search is returned. Shared by every ε(δ) inversion of the schedules (the fixed-horizon
+/// ones here, the online ones in `online/inverse.rs`).
+pub(crate) fn least_epsilon(
+    delta_up: &dyn Fn(f64) -> Result<f64>,
+    delta: f64,
+    undefined_from: f64,
+) -> Result<f64> {
+    let err = std::cell::Cell::new(None);
+    let ok = |eps: f64| {
+        eps >= undefined_from
+            || match delta_up(eps) {
+                Ok(d) => d <= delta,
+                Err(e) => {
+                    // keep the first error (an error ends the search: taken as met)
+                    let first = err.take();
+                    err.set(first.or(Some(e)));
+                    true
+                }
+            }
+    };
+    let eps = first_ok(&ok, 1.0);
+    match err.take() {
+        Some(e) => Err(e),
+        None if eps >= undefined_from => Ok(f64::INFINITY),
+        None => Ok(eps),
+    }
+}
+
 /// ε(δ) of one element: `p` carries the setup (its ε is replaced at each evaluation).
 fn epsilon_one(kind: Noise, p: Problem, delta: f64, n: f64, c1: f64, c2: f64) -> Result<f64> {
     if !(delta > 0.0 && delta < 1.0) {
@@ -33,21 +66,7 @@ fn epsilon_one(kind: Noise, p: Problem, delta: f64, n: f64, c1: f64, c2: f64) ->
         }
     };
     eval(1.0)?; // validates n, C1, C2 before the search (an error there is the caller's)
-    let err = std::cell::Cell::new(None);
-    let ok = |eps: f64| match eval(eps) {
-        Ok(d) => d <= delta,
-        Err(e) => {
-            if err.take().is_none() {
-                err.set(Some(e));
-            }
-            true
-        }
-    };
-    let eps = first_ok(&ok, 1.0);
-    match err.take() {
-        Some(e) => Err(e),
-        None => Ok(eps),
-    }
+    least_epsilon(&eval, delta, f64::INFINITY)
 }
 
 /// ε(δ) of the Laplace or Gaussian schedule (`kind`) elementwise with broadcasting: `a.eps`
