@@ -91,3 +91,41 @@ pub fn schedule_epsilon(kind: Noise, a: ScheduleArgs, out: &mut [f64]) -> Result
         Ok(())
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decreasing(e: f64) -> Result<f64> {
+        Ok(1.0 / (1.0 + e))
+    }
+
+    #[test]
+    fn least_epsilon_is_exact_and_domain_aware() {
+        let e = least_epsilon(&decreasing, 0.4, f64::INFINITY).unwrap();
+        assert!(decreasing(e).unwrap() <= 0.4 && decreasing(e.next_down()).unwrap() > 0.4);
+        // a domain ending at 5: a target met inside it, one met only beyond it (+inf)
+        assert_eq!(least_epsilon(&decreasing, 0.4, 5.0).unwrap(), e);
+        assert_eq!(least_epsilon(&decreasing, 0.1, 5.0).unwrap(), f64::INFINITY);
+        // a target met inside a short domain
+        let z = least_epsilon(&decreasing, 0.99, 0.5).unwrap();
+        assert!(z < 0.5 && z == least_epsilon(&decreasing, 0.99, f64::INFINITY).unwrap());
+    }
+
+    /// Every error met by the search is reported (the first one): an even number of failing
+    /// evaluations used to cancel out and return a value whose evaluation had failed.
+    #[test]
+    fn least_epsilon_keeps_the_first_error() {
+        let fails_above_2 = |e: f64| {
+            if e >= 2.0 {
+                Err(PabiError::domain("eps", "< 2", e))
+            } else {
+                decreasing(e)
+            }
+        };
+        for delta in [0.1, 0.2, 0.3] {
+            let r = least_epsilon(&fails_above_2, delta, f64::INFINITY);
+            assert!(matches!(r, Err(PabiError::Domain { .. })), "{delta}: {r:?}");
+        }
+    }
+}
