@@ -283,7 +283,8 @@ def _online_noise(laplace: bool) -> Callable[[dict[str, Any]], Float]:
 
 def _online_epsilon(laplace: bool) -> Callable[[dict[str, Any]], Float]:
     """ε(δ) of the online schedule's δ_n(i) (the exact search of the core)."""
-    fn = functools.partial(_core.online_schedule_epsilon, "delta", laplace=laplace)
+    fn = functools.partial(_core.online_schedule_bound, "delta", laplace=laplace, as_published=False, log=False,
+                           inverse=True)
     return lambda a: _call_setup(fn, _ONLINE_EPSILON_NAMES, *(a[k] for k in _ONLINE_EPSILON_NAMES))
 
 
