@@ -93,3 +93,95 @@ pub fn online_schedule_epsilon(
     eval(0.0)?; // validates n against the index before the search
     least_epsilon(&eval, delta, undefined_from)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problem(max_grad_norm: f64) -> Problem {
+        Problem::new(0.0, max_grad_norm, 0.01, 1.0, None, 0.0).unwrap()
+    }
+
+    fn delta_at(kind: Noise, p: &Problem, eps: f64, n: f64, i: f64) -> f64 {
+        OnlineSchedule::new(kind, Problem { eps, ..*p }, 100.0, 100.0, 1.5)
+            .unwrap()
+            .quantity(OnlineQuantity::Delta, n, i, false)
+            .unwrap()
+    }
+
+    #[test]
+    fn schedule_inverse_is_the_smallest_double() {
+        for kind in [Noise::Laplace, Noise::Gaussian] {
+            let p = problem(10.0);
+            let e = online_schedule_epsilon(
+                kind,
+                &p,
+                100.0,
+                100.0,
+                1.5,
+                OnlineQuantity::Delta,
+                130.0,
+                100.0,
+                1e-5,
+            )
+            .unwrap();
+            assert!(e > 0.0 && e.is_finite());
+            assert!(delta_at(kind, &p, e, 130.0, 100.0) <= 1e-5);
+            assert!(delta_at(kind, &p, e.next_down(), 130.0, 100.0) > 1e-5);
+        }
+    }
+
+    /// κ_L = 2ηL/(M·D) = 20 > 1 and n = i: δ = A_i stays ≈ 1 up to the end of the Laplace
+    /// domain ε_max = 2 ln((i^α + C1·C2)/C1) ≈ 9.4, so no ε of the domain meets δ: +∞.
+    #[test]
+    fn laplace_domain_gives_infinity() {
+        let p = problem(1000.0);
+        let e = online_schedule_epsilon(
+            Noise::Laplace,
+            &p,
+            100.0,
+            100.0,
+            1.5,
+            OnlineQuantity::Delta,
+            100.0,
+            100.0,
+            0.5,
+        );
+        assert_eq!(e.unwrap(), f64::INFINITY);
+        // the lower bound is no upper bound of δ: not invertible
+        let r = online_schedule_epsilon(
+            Noise::Laplace,
+            &p,
+            100.0,
+            100.0,
+            1.5,
+            OnlineQuantity::StarLower,
+            1.0,
+            100.0,
+            0.5,
+        );
+        assert!(matches!(
+            r,
+            Err(PabiError::Domain {
+                param: "quantity",
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn per_step_noise_inverse() {
+        let p = Problem::new(0.0, 1.0, 0.1, 1.0, None, 0.0).unwrap();
+        let noise = [2.0; 30];
+        let e = online_epsilon_at(Noise::Gaussian, &p, &noise, 10.0, 1e-5).unwrap();
+        let d = |eps: f64| {
+            prob_up(
+                online_log_delta_at(Noise::Gaussian, &Problem { eps, ..p }, &noise, 10.0).unwrap(),
+            )
+        };
+        assert!(d(e) <= 1e-5 && d(e.next_down()) > 1e-5);
+        assert!((e - 4.017301239908116).abs() < 1e-11);
+        assert!(online_epsilon_at(Noise::Gaussian, &p, &noise, 31.0, 1e-5).is_err());
+        assert!(online_epsilon_at(Noise::Gaussian, &p, &noise, 10.0, 1.0).is_err());
+    }
+}
