@@ -139,3 +139,21 @@ def test_calibration_law_cyclic(eps, delta, lr, epochs):
     out = s.calibrate(eps, delta)
     assert out.epsilon(delta) <= eps
     assert s.replace(noise_multiplier=math.nextafter(out.noise_multiplier, 0.0)).epsilon(delta) > eps
+
+
+def test_loose_target_stops_where_the_bound_is_defined():
+    """Several PNSGD epochs compose through a PLD, which needs the epoch profile to reach 1e-18
+    by ε = 1e4: with too little noise the composed bound is undefined (a DomainError), and such a
+    noise does not meet any target. A very loose target gives the smallest noise at which the
+    bound is defined and met, not the PLD's error."""
+    out = MULTI.calibrate(1e6, 0.5)
+    x = out.noise_scale
+    assert out.epsilon(0.5) <= 1e6
+    assert MULTI.replace(noise_scale=math.nextafter(x, 0.0)).epsilon(0.5) > 1e6
+    with pytest.raises(pabi.DomainError) as e:
+        MULTI.replace(noise_scale=x / 8).epsilon(0.5)
+    assert e.value.param == "profile"
+    # a target met nowhere names the field, with the bound's error as its cause
+    with pytest.raises(pabi.DomainError) as e:
+        MULTI.calibrate(1e300, 1e-300)
+    assert e.value.param == "noise_scale"

@@ -159,10 +159,11 @@ def _least_noise(setup: S, field: str, eps: float, delta: float) -> S:
 
     The exact search over the bit patterns of doubles of the core (``_core.first_ok``: exponential
     steps from the current value to a bracket, then bisection; at most ~2·64 evaluations of ε)
-    runs on the values the setup accepts: a value it rejects as too small (a DomainError naming
-    ``field``) misses the target; where the accepted values end above (the first value rejected
-    above the current one, found by the same search) the target is taken as met, which keeps the
-    predicate monotone, and a search ending there finds no accepted value that meets the target.
+    runs on the values the setup accepts: a value it rejects, or at which its bound is not defined
+    (a DomainError, e.g. too little noise for the PLD's grid), misses the target; where the
+    accepted values end above (the first value rejected above the current one, found by the same
+    search) the target is taken as met, which keeps the predicate monotone, and a search ending
+    there finds no accepted value that meets the target.
     The result is checked against the target once more. DomainError naming ``field`` when no
     accepted value meets the target."""
     from . import _core
@@ -177,21 +178,23 @@ def _least_noise(setup: S, field: str, eps: float, delta: float) -> S:
     # the first rejected value above the current one (+inf: every larger value is accepted)
     end = _core.first_ok(lambda x: not accepts(x), float(getattr(setup, field)))
 
+    undefined: list[DomainError] = []  # the bound's errors met on the way (the last one is kept)
+
     def meets(x: float) -> bool:
         if x >= end:
             return True
         try:
             return bool(setup.replace(**{field: x}).epsilon(delta) <= eps)
-        except DomainError as err:
-            if getattr(err, "param", None) == field or not accepts(x):
-                return False
-            raise
+        except DomainError as err:  # the bound is not defined there (e.g. too little noise for a PLD grid)
+            undefined[:] = [err]
+            return False
 
     x = _core.first_ok(meets, float(getattr(setup, field)))
     if x >= end:
+        why = f"; the bound was undefined at some values: {undefined[0]}" if undefined else ""
         raise domain_error(field, f"a value with epsilon <= {eps!r} at delta = {delta!r} (none "
-                           f"{'is finite' if end == math.inf else f'below {end!r}, where the setup ends'})",
-                           end)
+                           f"{'is finite' if end == math.inf else f'below {end!r}, where the setup ends'}{why})",
+                           end) from (undefined[0] if undefined else None)
     out = setup.replace(**{field: x})
     if not out.epsilon(delta) <= eps:  # pragma: no cover - the search returns a value that meets it
         raise AssertionError(f"calibrated {field} = {x!r} misses the target")
