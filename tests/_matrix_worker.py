@@ -332,6 +332,12 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
         {"noise_scale": "array", "noise": "option", "log": "option"}, _SCHED_COUPLED | {"noise_scale": ("index",)})
     on_noise = dict(index=3.0, c1=10.0, c2=2.0, decay=1.5, lr=0.1, diameter=1.0, smoothness=2.0,
                     strong_convexity=0.5)
+    add("online_epsilon", dict(delta=1e-3, max_grad_norm=1.0, lr=0.1, diameter=1.0, noise_scale=np.array([2.0, 2.0, 2.0]),
+                               index=2, noise="gaussian", smoothness=2.0, strong_convexity=0.5),
+        {"noise_scale": "array", "noise": "option"}, _inv_coupled | {"noise_scale": ("index",)})
+    for kind in ("laplace", "gaussian"):
+        add(f"online_{kind}_epsilon", {("delta" if k == "eps" else k): (1e-3 if k == "eps" else v)
+                                       for k, v in dict(_ONLINE, steps=50.0).items()}, None, _inv_coupled)
     add("online_laplace_noise_scale", on_noise, None, _SCHED_COUPLED)
     add("online_gaussian_noise_scale", on_noise, None, _SCHED_COUPLED)
     for kind in ("laplace", "gaussian"):

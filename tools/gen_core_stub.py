@@ -91,7 +91,7 @@ TYPED = {
     "online_schedule_bound": (
         "def online_schedule_bound(quantity: str, eps: _Arr, max_grad_norm: _Arr, lr: _Arr, diameter: _Arr, "
         "steps: _Arr, index: _Arr, c1: _Arr, c2: _Arr, decay: _Arr, smoothness: _Arr | None, strong_convexity: _Arr, "
-        "laplace: bool, as_published: bool, log: bool) -> _Arr: ..."
+        "laplace: bool, as_published: bool, log: bool, inverse: bool = ...) -> _Arr: ..."
     ),
     "online_delta": (
         "def online_delta(noise_scale: _Arr, eps: float, max_grad_norm: float, lr: float, diameter: float, "

@@ -725,6 +725,14 @@ def table() -> dict[str, Entry]:
                 strong_convexity=0.5)
     add("laplace_schedule_epsilon", _inv)
     add("gaussian_schedule_epsilon", _inv)
+    # --- online inversions (issue 16; today's vocabulary)
+    add("online_epsilon", dict(delta=1e-3, max_grad_norm=1.0, lr=0.1, diameter=1.0, noise_scale=np.array([2.0, 2.0, 2.0]),
+                               index=2, noise="gaussian", smoothness=2.0, strong_convexity=0.5),
+        {"noise_scale": "array", "noise": "option"})
+    _on_inv = dict(delta=1e-3, max_grad_norm=1.0, lr=0.1, diameter=1.0, steps=50.0, index=3.0, c1=10.0, c2=2.0,
+                   decay=1.5, smoothness=2.0, strong_convexity=0.5)
+    add("online_laplace_epsilon", _on_inv)
+    add("online_gaussian_epsilon", _on_inv)
     return T
 
 
@@ -772,6 +780,7 @@ SKIP = {
     **{(f"online_{k}_delta_star_{s}", "eps"): (100.0, math.inf) for k in ("gauss", "laplace")
        for s in ("lower", "upper")},
     **{(f"online_{k}_delta", "n"): (1e4, math.inf) for k in ("gauss", "laplace")},
+    **{(f"online_{k}_epsilon", "steps"): (1e3, math.inf) for k in ("gaussian", "laplace")},
     **{(f, "alpha"): (1e4, math.inf) for f in ("sampled_gaussian_rdp", "sampled_gaussian_rdp_per_instance")},
     **{(f"PrivacyLossDistribution.{c}", "h"): (1e-7, 1e-2) for c in ("gaussian", "subsampled_gaussian", "laplace",
                                                                      "from_eps_delta")},

@@ -54,13 +54,16 @@ __all__ = [
     "schedule_calibrate_c1",
     "online_delta",
     "online_laplace_noise_scale",
+    "online_epsilon",
     "online_laplace_delta",
+    "online_laplace_epsilon",
     "online_laplace_delta_limit",
     "online_laplace_delta_limit_upper",
     "online_laplace_delta_limit_closed_upper",
     "online_laplace_delta_limit_lower",
     "online_gaussian_noise_scale",
     "online_gaussian_delta",
+    "online_gaussian_epsilon",
     "online_gaussian_delta_limit",
     "online_gaussian_delta_limit_upper",
     "online_gaussian_delta_limit_closed_upper",
@@ -136,6 +139,11 @@ def _online_delta_shape(eps: ArrayLike, *, max_grad_norm: ArrayLike, lr: ArrayLi
                         log: bool = False) -> Any: ...
 
 
+def _online_epsilon_shape(delta: ArrayLike, *, max_grad_norm: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
+                          steps: ArrayLike, index: ArrayLike, c1: ArrayLike, c2: ArrayLike, decay: ArrayLike,
+                          smoothness: Optional[ArrayLike] = None, strong_convexity: ArrayLike = 0.0) -> Any: ...
+
+
 def _online_limit_shape(eps: ArrayLike, *, max_grad_norm: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
                         index: ArrayLike, c1: ArrayLike, c2: ArrayLike, decay: ArrayLike,
                         smoothness: Optional[ArrayLike] = None, strong_convexity: ArrayLike = 0.0,
@@ -203,6 +211,17 @@ class _OnlineDeltaFn(Protocol):
                  log: bool = ...) -> FloatArray: ...
 
 
+class _OnlineEpsilonFn(Protocol):
+    @overload
+    def __call__(self, delta: Scalar, *, max_grad_norm: Scalar, lr: Scalar, diameter: Scalar, steps: Scalar,
+                 index: Scalar, c1: Scalar, c2: Scalar, decay: Scalar, smoothness: Optional[Scalar] = ...,
+                 strong_convexity: Scalar = ...) -> float: ...
+    @overload
+    def __call__(self, delta: ArrayLike, *, max_grad_norm: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
+                 steps: ArrayLike, index: ArrayLike, c1: ArrayLike, c2: ArrayLike, decay: ArrayLike,
+                 smoothness: Optional[ArrayLike] = ..., strong_convexity: ArrayLike = ...) -> FloatArray: ...
+
+
 class _OnlineLimitFn(Protocol):
     @overload
     def __call__(self, eps: Scalar, *, max_grad_norm: Scalar, lr: Scalar, diameter: Scalar, index: Scalar,
@@ -234,6 +253,7 @@ _DELTA_NAMES = tuple(inspect.signature(_delta_shape).parameters)
 _EPSILON_NAMES = tuple(inspect.signature(_epsilon_shape).parameters)
 _ONLINE_NOISE_NAMES = tuple(inspect.signature(_online_noise_shape).parameters)
 _ONLINE_NAMES = tuple(p for p in inspect.signature(_online_delta_shape).parameters if p != "log")
+_ONLINE_EPSILON_NAMES = tuple(inspect.signature(_online_epsilon_shape).parameters)
 
 
 def _noise(laplace: bool) -> Callable[[dict[str, Any]], Float]:
@@ -259,6 +279,13 @@ def _epsilon(laplace: bool) -> Callable[[dict[str, Any]], Float]:
 def _online_noise(laplace: bool) -> Callable[[dict[str, Any]], Float]:
     fn = functools.partial(_core.online_schedule_noise, laplace=laplace)
     return lambda a: _call_setup(fn, _ONLINE_NOISE_NAMES, *(a[k] for k in _ONLINE_NOISE_NAMES))
+
+
+def _online_epsilon(laplace: bool) -> Callable[[dict[str, Any]], Float]:
+    """ε(δ) of the online schedule's δ_n(i) (the exact search of the core)."""
+    fn = functools.partial(_core.online_schedule_bound, "delta", laplace=laplace, as_published=False, log=False,
+                           inverse=True)
+    return lambda a: _call_setup(fn, _ONLINE_EPSILON_NAMES, *(a[k] for k in _ONLINE_EPSILON_NAMES))
 
 
 def _variant(variant: str) -> bool:
@@ -446,6 +473,40 @@ def online_delta(eps: Scalar, *, max_grad_norm: Scalar, lr: Scalar, diameter: Sc
     return _core.online_delta_at(arr, i, args[0], args[1], args[2], args[3], sm, args[4], laplace, log)
 
 
+@overload
+def online_epsilon(delta: Scalar, *, max_grad_norm: Scalar, lr: Scalar, diameter: Scalar, noise_scale: ArrayLike,
+                   index: int, noise: Noise = ..., smoothness: Optional[Scalar] = ...,
+                   strong_convexity: Scalar = ...) -> float: ...
+@overload
+def online_epsilon(delta: ArrayLike, *, max_grad_norm: Scalar, lr: Scalar, diameter: Scalar,
+                   noise_scale: ArrayLike, index: int, noise: Noise = ..., smoothness: Optional[Scalar] = ...,
+                   strong_convexity: Scalar = ...) -> FloatArray: ...
+def online_epsilon(delta: ArrayLike, *, max_grad_norm: Scalar, lr: Scalar, diameter: Scalar,
+                   noise_scale: ArrayLike, index: int, noise: Noise = "gaussian", smoothness: Optional[Scalar] = None,
+                   strong_convexity: Scalar = 0.0) -> Float:
+    """ε(δ) of online PNSGD with any per-step noise: the smallest ε (a double) whose certified
+    δ_n(``index``) (:func:`online_delta`) is ≤ ``delta`` ∈ (0, 1), by an exact search over the
+    doubles (docs/derivations/schedules.md#online-inversion). Certified: the record ``index``
+    (1-based, required) is (ε, δ)-DP for the returned ε; 0 when δ_n(index) at ε = 0 is ≤
+    ``delta``. ``delta`` may be an array (one search per target); the setup keywords are those
+    of :func:`online_delta`.
+
+    >>> kw = dict(max_grad_norm=1.0, lr=0.1, diameter=1.0, noise_scale=[2.0] * 50, index=10)
+    >>> e = online_epsilon(1e-5, **kw)
+    >>> round(e, 6), online_delta(e, **kw) <= 1e-5 < online_delta(float(np.nextafter(e, 0)), **kw)
+    (3.715123, True)
+    """
+    laplace = _noise_kind(noise)
+    arr = real_array("noise_scale", noise_scale, ndim=1)
+    args = [real_scalar(nm, v) for nm, v in (("max_grad_norm", max_grad_norm), ("lr", lr), ("diameter", diameter),
+                                              ("strong_convexity", strong_convexity))]
+    sm = opt_real_scalar("smoothness", smoothness)
+    i = float(int_scalar("index", index))
+    fn = functools.partial(_core.online_epsilon_at, arr, i, max_grad_norm=args[0], lr=args[1], diameter=args[2],
+                           smoothness=sm, strong_convexity=args[3], laplace=laplace)
+    return _call(fn, ("delta",), delta)
+
+
 @_shaped(_online_noise_shape, _online_noise(True), _OnlineNoiseFn)
 def online_laplace_noise_scale(*args: Any, **kwargs: Any) -> Any:
     """Online Laplace scale of step j: v_j = M(b−a)/(2η·ln(j^α/C1 + C2)), α = ``decay`` > 1 (003 eq. (12)).
@@ -484,6 +545,24 @@ def online_laplace_delta(*args: Any, **kwargs: Any) -> Any:
     >>> online_laplace_delta(1.0, max_grad_norm=10.0, lr=0.01, diameter=1.0, steps=10**12, index=100, c1=100.0, c2=100.0, decay=1.5)
     1.5475503430...e-08
 """
+
+
+@_shaped(_online_epsilon_shape, _online_epsilon(True), _OnlineEpsilonFn)
+def online_laplace_epsilon(*args: Any, **kwargs: Any) -> Any:
+    """ε(δ) of online PNSGD under the Laplace (eq. (12)) schedule: the smallest ε (a double)
+    whose certified δ_n(i) (:func:`online_laplace_delta`) is ≤ ``delta`` ∈ (0, 1), by an exact
+    search over the doubles (docs/derivations/schedules.md#online-inversion).
+
+    The bound is defined only for ε < 2·ln((index^α + C1·C2)/C1) (every B_t > 0): the search
+    stays there, and returns +inf where no ε of that domain meets ``delta`` (the theorem then
+    certifies no finite ε; this happens only when κ_L = 2ηL/(M·D) > 1). An index outside the
+    domain at ε = 0 is a DomainError naming ``index``.
+
+    >>> kw = dict(max_grad_norm=10.0, lr=0.01, diameter=1.0, steps=1000, index=100, c1=100.0, c2=100.0, decay=1.5)
+    >>> e = online_laplace_epsilon(1e-5, **kw)
+    >>> online_laplace_delta(e, **kw) <= 1e-5 < online_laplace_delta(float(np.nextafter(e, 0)), **kw)
+    True
+    """
 
 
 @_shaped(_online_limit_shape, _online("limit", True), _OnlineLimitFn)
@@ -577,6 +656,20 @@ def online_gaussian_delta(*args: Any, **kwargs: Any) -> Any:
     >>> online_gaussian_delta(1.0, max_grad_norm=10.0, lr=0.01, diameter=1.0, steps=10**12, index=100, c1=100.0, c2=100.0, decay=1.5)
     2.858025336...e-23
 """
+
+
+@_shaped(_online_epsilon_shape, _online_epsilon(False), _OnlineEpsilonFn)
+def online_gaussian_epsilon(*args: Any, **kwargs: Any) -> Any:
+    """ε(δ) of online PNSGD under the Gaussian (eq. (14)) schedule: the smallest ε (a double)
+    whose certified δ_n(i) (:func:`online_gaussian_delta`) is ≤ ``delta`` ∈ (0, 1), by an exact
+    search over the doubles (docs/derivations/schedules.md#online-inversion); 0 when δ_n(i) at
+    ε = 0 is ≤ ``delta``.
+
+    >>> kw = dict(max_grad_norm=10.0, lr=0.01, diameter=1.0, steps=1000, index=1000, c1=100.0, c2=100.0, decay=1.5)
+    >>> e = online_gaussian_epsilon(1e-5, **kw)
+    >>> online_gaussian_delta(e, **kw) <= 1e-5 < online_gaussian_delta(float(np.nextafter(e, 0)), **kw)
+    True
+    """
 
 
 @_shaped(_online_limit_shape, _online("limit", False), _OnlineLimitFn)

@@ -152,6 +152,55 @@ def _check_target(eps: object, delta: object) -> tuple[float, float]:
     return e, d
 
 
+def _least_noise(setup: S, field: str, eps: float, delta: float) -> S:
+    """A copy of ``setup`` whose ``field`` (its noise, or the constant that scales it) is the
+    smallest double x with ``setup.replace(field=x).epsilon(delta) <= eps``, for a setup whose ε
+    falls as ``field`` grows.
+
+    The exact search over the bit patterns of doubles of the core (``_core.first_ok``: exponential
+    steps from the current value to a bracket, then bisection; at most ~2·64 evaluations of ε)
+    runs on the values the setup accepts: a value it rejects, or at which its bound is not defined
+    (a DomainError, e.g. too little noise for the PLD's grid), misses the target; where the
+    accepted values end above (the first value rejected above the current one, found by the same
+    search) the target is taken as met, which keeps the predicate monotone, and a search ending
+    there finds no accepted value that meets the target.
+    The result is checked against the target once more. DomainError naming ``field`` when no
+    accepted value meets the target."""
+    from . import _core
+
+    def accepts(x: float) -> bool:
+        try:
+            setup.replace(**{field: x})
+        except DomainError:
+            return False
+        return True
+
+    # the first rejected value above the current one (+inf: every larger value is accepted)
+    end = _core.first_ok(lambda x: not accepts(x), float(getattr(setup, field)))
+
+    undefined: list[DomainError] = []  # the bound's errors met on the way (the last one is kept)
+
+    def meets(x: float) -> bool:
+        if x >= end:
+            return True
+        try:
+            return bool(setup.replace(**{field: x}).epsilon(delta) <= eps)
+        except DomainError as err:  # the bound is not defined there (e.g. too little noise for a PLD grid)
+            undefined[:] = [err]
+            return False
+
+    x = _core.first_ok(meets, float(getattr(setup, field)))
+    if x >= end:
+        why = f"; the bound was undefined at some values: {undefined[0]}" if undefined else ""
+        raise domain_error(field, f"a value with epsilon <= {eps!r} at delta = {delta!r} (none "
+                           f"{'is finite' if end == math.inf else f'below {end!r}, where the setup ends'}{why})",
+                           end) from (undefined[0] if undefined else None)
+    out = setup.replace(**{field: x})
+    if not out.epsilon(delta) <= eps:  # pragma: no cover - the search returns a value that meets it
+        raise AssertionError(f"calibrated {field} = {x!r} misses the target")
+    return out
+
+
 # ---------------------------------------------------------------------------------------------
 # PNSGD
 
@@ -296,13 +345,15 @@ class PNSGD(_Questions):
 
     def calibrate(self, eps: float, delta: float) -> "PNSGD":
         """A copy whose ``noise_scale`` is the smallest (certified) one with ε ≤ ``eps`` at
-        ``delta`` (``pabi.pnsgd_calibrate_noise_scale``; one epoch)."""
+        ``delta``: one epoch by ``pabi.pnsgd_calibrate_noise_scale``; several epochs by the exact
+        search over the doubles of the composed ε (see :func:`_least_noise`), the smallest
+        double whose composed certified ε meets the target."""
         import pabi
 
         e, d = _check_target(eps, delta)
         self._require()
         if self.epochs > 1:
-            raise NotImplementedError("calibrating PNSGD over several epochs is not implemented yet")
+            return _least_noise(self, "noise_scale", e, d)
         kw = self.bound_arguments()
         del kw["noise_scale"]
         with _fields_named({"steps": "records"}):
@@ -404,7 +455,8 @@ class CyclicDPSGD(_Questions):
     ``clipping_inactive`` (every per-record gradient norm is ≤ C, so clipping never acts).
 
     Primary bound: the smallest last-iterate Rényi DP bound whose assumptions hold (Kong–Ribero
-    Thms 4.3–4.5, Cor. C.3), converted to (ε, δ) over ``pabi.DEFAULT_ORDERS``.
+    Thms 4.3–4.5, Cor. C.3), converted to (ε, δ) over ``pabi.DEFAULT_ORDERS``; ``calibrate``
+    sets ``noise_multiplier`` for it.
     """
 
     records: int
@@ -479,8 +531,13 @@ class CyclicDPSGD(_Questions):
                              for c in curves) for e in eps], dtype=float)
 
     def calibrate(self, eps: float, delta: float) -> "CyclicDPSGD":
-        """Not implemented yet (the last-iterate bounds have no certified calibration)."""
-        raise NotImplementedError("calibrating the last-iterate bounds is not implemented yet")
+        """A copy whose ``noise_multiplier`` is the smallest double with ε ≤ ``eps`` at ``delta``
+        for the primary bound (the smallest ε of the last-iterate bounds that apply), by the exact
+        search over the doubles (see :func:`_least_noise`); DomainError naming
+        ``noise_multiplier`` when no finite value meets the target."""
+        e, d = _check_target(eps, delta)
+        self._curves()  # a setup no last-iterate bound applies to is an error before the search
+        return _least_noise(self, "noise_multiplier", e, d)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -498,8 +555,9 @@ class ScheduledPNSGD(_Questions):
 
     Primary bound: δ(n) of the schedule (``pabi.gaussian_schedule_delta`` /
     ``laplace_schedule_delta``) and its exact inversion in ε (``*_schedule_epsilon``).
-    ``noise_scale`` is the noise the schedule applies. Calibrating C1 for a finite horizon is
-    not implemented yet (``pabi.schedule_calibrate_c1`` calibrates the limit δ*).
+    ``noise_scale`` is the noise the schedule applies; ``calibrate`` sets ``c1`` (the constant
+    that scales it) for a target at this horizon (``pabi.schedule_calibrate_c1`` calibrates the
+    limit δ*).
 
     >>> import pabi
     >>> run = pabi.ScheduledPNSGD(steps=10**6, lr=0.1, max_grad_norm=10.0, diameter=1.0, c1=1e5, c2=100.0)
@@ -563,9 +621,14 @@ class ScheduledPNSGD(_Questions):
         return float(self._bound_function("epsilon")(delta, **self.bound_arguments()))
 
     def calibrate(self, eps: float, delta: float) -> "ScheduledPNSGD":
-        """Not implemented yet (``pabi.schedule_calibrate_c1`` calibrates the limit δ*)."""
-        raise NotImplementedError("calibrating a finite-horizon schedule is not implemented yet; "
-                                  "pabi.schedule_calibrate_c1 gives the C1 of a target limit delta*")
+        """A copy whose schedule constant ``c1`` is the smallest double with ε ≤ ``eps`` at
+        ``delta`` at this horizon (C1 scales the noise up: v(n) and σ(n) grow with it, and δ(n)
+        falls), by the exact search over the doubles (see :func:`_least_noise`); the Laplace
+        schedule's C1 ends where steps/C1 + C2 reaches 1. DomainError naming ``c1`` when no
+        accepted C1 meets the target. (``pabi.schedule_calibrate_c1`` calibrates the limit δ*.)"""
+        e, d = _check_target(eps, delta)
+        self._require()
+        return _least_noise(self, "c1", e, d)
 
 
 Setup = Union[PNSGD, DPSGD, CyclicDPSGD, ScheduledPNSGD]

@@ -31,6 +31,9 @@ __all__ = [
     "gaussian_schedule_delta_limit",
     "schedule_calibrate_c1",
     "online_delta",
+    "online_epsilon",
+    "online_laplace_epsilon",
+    "online_gaussian_epsilon",
     "online_laplace_noise_scale",
     "online_gaussian_noise_scale",
     "online_schedule_log_factor",
@@ -402,3 +405,56 @@ def online_gaussian_delta_limit_lower(eps, max_grad_norm, lr, diameter, index, c
     """A_i exp(∫_i^∞ g) ≤ δ_∞(i), Gaussian."""
     return online_schedule_delta_star_lower("gaussian", eps, max_grad_norm, lr, diameter, index, c1, c2, decay,
                                             smoothness, strong_convexity, dps)
+
+
+# ε(δ): the exact inverse of a δ(ε) that is non-increasing in ε, by bisection.
+
+def _inverse(delta_of, delta, eps_end=mp.inf, dps=DEFAULT_DPS, iterations=200):
+    """inf{ε ≥ 0 : δ(ε) ≤ δ} for ε below ``eps_end`` (where δ(ε) is defined), by bisection in
+    mpmath after doubling to a bracket; +inf when no ε below ``eps_end`` meets δ, 0 when δ(0) ≤ δ."""
+    with mp.workdps(dps + 10):
+        target = mp.mpf(delta)
+        if delta_of(mp.mpf(0)) <= target:
+            return mp.mpf(0)
+        lo, hi = mp.mpf(0), mp.mpf(1)
+        if eps_end < mp.inf:
+            hi = eps_end * (1 - mp.mpf(10) ** (-dps))  # just inside the domain
+            if delta_of(hi) > target:
+                return mp.inf
+        else:
+            while delta_of(hi) > target:
+                lo, hi = hi, 2 * hi
+        for _ in range(iterations):
+            mid = (lo + hi) / 2
+            if delta_of(mid) <= target:
+                hi = mid
+            else:
+                lo = mid
+            if hi - lo <= hi * mp.mpf(10) ** (-dps):
+                break
+    with mp.workdps(dps):
+        return +hi
+
+
+def online_epsilon(delta, max_grad_norm, lr, diameter, noise_scale: Sequence[Real], index: int, noise="gaussian",
+                   smoothness=None, strong_convexity=0, dps=DEFAULT_DPS):
+    """ε(δ) of :func:`online_delta` (any per-step noise): the exact inverse inf{ε : δ_n(i)(ε) ≤ δ}."""
+    return _inverse(lambda e: online_delta(e, max_grad_norm, lr, diameter, noise_scale, index, noise, smoothness,
+                                           strong_convexity, dps + 10), delta, dps=dps)
+
+
+def online_laplace_epsilon(delta, max_grad_norm, lr, diameter, steps, index, c1, c2, decay, smoothness=None,
+                           strong_convexity=0, dps=DEFAULT_DPS):
+    """ε(δ) of :func:`online_laplace_delta` on its domain ε < 2·ln((i^α + C1·C2)/C1) (every
+    B_t > 0); +inf when no ε of the domain meets δ."""
+    with mp.workdps(dps + 10):
+        end = 2 * mp.log((mp.mpf(index) ** mp.mpf(decay) + mp.mpf(c1) * mp.mpf(c2)) / mp.mpf(c1))
+    return _inverse(lambda e: online_laplace_delta(e, max_grad_norm, lr, diameter, steps, index, c1, c2, decay,
+                                                   smoothness, strong_convexity, dps + 10), delta, end, dps)
+
+
+def online_gaussian_epsilon(delta, max_grad_norm, lr, diameter, steps, index, c1, c2, decay, smoothness=None,
+                            strong_convexity=0, dps=DEFAULT_DPS):
+    """ε(δ) of :func:`online_gaussian_delta`: the exact inverse inf{ε : δ_n(i)(ε) ≤ δ}."""
+    return _inverse(lambda e: online_gaussian_delta(e, max_grad_norm, lr, diameter, steps, index, c1, c2, decay,
+                                                    smoothness, strong_convexity, dps + 10), delta, dps=dps)

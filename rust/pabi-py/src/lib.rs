@@ -35,6 +35,7 @@ mod pld;
 mod pnsgd;
 mod rdp;
 mod schedules;
+mod search;
 
 pyo3::create_exception!(
     pabi._core,
@@ -471,6 +472,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     pnsgd::register(m)?;
     schedules::register(m)?;
+    search::register(m)?;
     rdp::register(m)?;
     pld::register(m)?;
     epochs::register(m)?;

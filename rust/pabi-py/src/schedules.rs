@@ -266,11 +266,14 @@ fn online_schedule_noise<'py>(
 
 /// A quantity of an online schedule (`quantity`: 'delta' = δ_n(i), 'limit' = δ_∞(i),
 /// 'limit_bound' = certified bound of δ_∞(i), 'star_upper' = eq. (13)/(15) upper bound (printed
-/// form with `as_published`), 'star_lower' = integral lower bound); ln δ with `log`.
+/// form with `as_published`), 'star_lower' = integral lower bound); ln δ with `log`. With
+/// `inverse`, `eps` holds targets δ and the result is ε(δ) of the (upper-bound) quantity, the
+/// smallest certified ε, +∞ where no ε of the Laplace bound's domain meets δ
+/// (`pabi_core::schedules::online::online_schedule_epsilon`; `log` must be false).
 #[pyfunction]
 #[pyo3(signature = (
     quantity, eps, max_grad_norm, lr, diameter, steps, index, c1, c2, decay, smoothness, strong_convexity,
-    laplace, as_published, log
+    laplace, as_published, log, inverse = false
 ))]
 #[allow(clippy::too_many_arguments)]
 fn online_schedule_bound<'py>(
@@ -290,8 +293,15 @@ fn online_schedule_bound<'py>(
     laplace: bool,
     as_published: bool,
     log: bool,
+    inverse: bool,
 ) -> Out<'py> {
     let q = options::online_quantity(quantity, as_published).map_err(|e| to_py(py, e))?;
+    if inverse && log {
+        return Err(to_py(
+            py,
+            pabi_core::PabiError::domain("log", "false for the inverse", 1.0),
+        ));
+    }
     let sm = crate::args::opt_slice(&smoothness)?;
     let arrays = crate::args::slices![
         eps,
@@ -308,9 +318,45 @@ fn online_schedule_bound<'py>(
     ];
     let (arrays, given) = with_smoothness::<11, 9>(arrays, sm);
     let kind = mechanism(laplace);
-    map_long(py, arrays, |[e, l, lr, d, n, i, c1, c2, al, sm, st]| {
-        let p = Problem::new(e, l, lr, d, given.then_some(sm), st)?;
+    map_long(py, arrays, |[x, l, lr, d, n, i, c1, c2, al, sm, st]| {
+        if inverse {
+            let p = Problem::new(0.0, l, lr, d, given.then_some(sm), st)?;
+            return online::online_schedule_epsilon(kind, &p, c1, c2, al, q, n, i, x);
+        }
+        let p = Problem::new(x, l, lr, d, given.then_some(sm), st)?;
         OnlineSchedule::new(kind, p, c1, c2, al)?.quantity(q, n, i, log)
+    })
+}
+
+/// ε(δ) at record `index` of a run with the per-step noise array `noise_scale`, for every
+/// target of `delta` (`pabi_core::schedules::online::online_epsilon_at`).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn online_epsilon_at<'py>(
+    py: Python<'py>,
+    noise_scale: A<'py>,
+    index: f64,
+    delta: A<'py>,
+    max_grad_norm: f64,
+    lr: f64,
+    diameter: f64,
+    smoothness: Option<f64>,
+    strong_convexity: f64,
+    laplace: bool,
+) -> Out<'py> {
+    let xs = noise_scale.as_slice()?;
+    let kind = mechanism(laplace);
+    let p = Problem::new(
+        0.0,
+        max_grad_norm,
+        lr,
+        diameter,
+        smoothness,
+        strong_convexity,
+    )
+    .map_err(|e| to_py(py, e))?;
+    map_long(py, [delta.as_slice()?], |[dl]| {
+        online::online_epsilon_at(kind, &p, xs, index, dl)
     })
 }
 
@@ -326,7 +372,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             online_delta,
             online_delta_at,
             online_schedule_noise,
-            online_schedule_bound
+            online_schedule_bound,
+            online_epsilon_at
         ]
     );
     Ok(())

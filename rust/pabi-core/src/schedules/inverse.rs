@@ -20,6 +20,39 @@ const CHUNK: usize = 16;
 /// Parallel from this many elements.
 const PAR_MIN: usize = 64;
 
+/// The smallest double ε ≥ 0 below `undefined_from` with `delta_up(ε)` ≤ `delta` (the exact
+/// search of [`first_ok`] from ε = 1), or +∞ when no such ε meets it. `undefined_from` is the
+/// smallest ε at which the bound is no longer defined (+∞: defined for every ε); from there on
+/// the predicate is taken as met, which keeps it monotone, and a search that ends there means
+/// that no ε of the bound's domain certifies `delta`. The first error of `delta_up` met during
+/// the search is returned. Shared by every ε(δ) inversion of the schedules (the fixed-horizon
+/// ones here, the online ones in `online/inverse.rs`).
+pub(crate) fn least_epsilon(
+    delta_up: &dyn Fn(f64) -> Result<f64>,
+    delta: f64,
+    undefined_from: f64,
+) -> Result<f64> {
+    let err = std::cell::Cell::new(None);
+    let ok = |eps: f64| {
+        eps >= undefined_from
+            || match delta_up(eps) {
+                Ok(d) => d <= delta,
+                Err(e) => {
+                    // keep the first error (an error ends the search: taken as met)
+                    let first = err.take();
+                    err.set(first.or(Some(e)));
+                    true
+                }
+            }
+    };
+    let eps = first_ok(&ok, 1.0);
+    match err.take() {
+        Some(e) => Err(e),
+        None if eps >= undefined_from => Ok(f64::INFINITY),
+        None => Ok(eps),
+    }
+}
+
 /// ε(δ) of one element: `p` carries the setup (its ε is replaced at each evaluation).
 fn epsilon_one(kind: Noise, p: Problem, delta: f64, n: f64, c1: f64, c2: f64) -> Result<f64> {
     if !(delta > 0.0 && delta < 1.0) {
@@ -33,21 +66,7 @@ fn epsilon_one(kind: Noise, p: Problem, delta: f64, n: f64, c1: f64, c2: f64) ->
         }
     };
     eval(1.0)?; // validates n, C1, C2 before the search (an error there is the caller's)
-    let err = std::cell::Cell::new(None);
-    let ok = |eps: f64| match eval(eps) {
-        Ok(d) => d <= delta,
-        Err(e) => {
-            if err.take().is_none() {
-                err.set(Some(e));
-            }
-            true
-        }
-    };
-    let eps = first_ok(&ok, 1.0);
-    match err.take() {
-        Some(e) => Err(e),
-        None => Ok(eps),
-    }
+    least_epsilon(&eval, delta, f64::INFINITY)
 }
 
 /// ε(δ) of the Laplace or Gaussian schedule (`kind`) elementwise with broadcasting: `a.eps`
@@ -71,4 +90,43 @@ pub fn schedule_epsilon(kind: Noise, a: ScheduleArgs, out: &mut [f64]) -> Result
         }
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decreasing(e: f64) -> Result<f64> {
+        Ok(1.0 / (1.0 + e))
+    }
+
+    #[test]
+    fn least_epsilon_is_exact_and_domain_aware() {
+        let e = least_epsilon(&decreasing, 0.4, f64::INFINITY).unwrap();
+        assert!(decreasing(e).unwrap() <= 0.4 && decreasing(e.next_down()).unwrap() > 0.4);
+        // a domain ending at 5: a target met inside it, one met only beyond it (+inf)
+        assert_eq!(least_epsilon(&decreasing, 0.4, 5.0).unwrap(), e);
+        assert_eq!(least_epsilon(&decreasing, 0.1, 5.0).unwrap(), f64::INFINITY);
+        // a target met inside a short domain
+        let z = least_epsilon(&decreasing, 0.99, 0.5).unwrap();
+        assert!(z < 0.5 && z == least_epsilon(&decreasing, 0.99, f64::INFINITY).unwrap());
+    }
+
+    /// Every error met by the search is reported (the first one): an even number of failing
+    /// evaluations used to cancel out and return a value whose evaluation had failed (with the
+    /// failures from 2.5 on and δ = 0.05 the search meets 52 of them and returned 2.5).
+    #[test]
+    fn least_epsilon_keeps_the_first_error() {
+        for limit in [2.0, 2.5, 3.0, 3.5] {
+            let fails = |e: f64| {
+                if e >= limit {
+                    Err(PabiError::domain("eps", "small", e))
+                } else {
+                    decreasing(e)
+                }
+            };
+            let r = least_epsilon(&fails, 0.05, f64::INFINITY);
+            assert!(matches!(r, Err(PabiError::Domain { .. })), "{limit}: {r:?}");
+        }
+    }
 }

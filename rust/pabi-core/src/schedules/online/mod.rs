@@ -26,10 +26,13 @@
 //!   per-step log factor g(t) = ln B_t.
 //! * `limit.rs` — δ_n(i) for large n, the limit δ_∞(i) and its bounds (direct sums, the
 //!   Euler–Maclaurin tail, the certified sums, eqs. (13)/(15)).
+//! * `inverse.rs` — ε(δ): [`online_epsilon_at`] (a per-step noise array) and
+//!   [`online_schedule_epsilon`] (the schedules, on the Laplace bound's ε-dependent domain).
 //! * `quadrature.rs` — ∫ g: the tanh–sinh estimate and the certified bracket, with the
 //!   concavity and third-derivative conditions the certified sums rely on.
 //! * `tests.rs` — unit tests.
 
+mod inverse;
 mod limit;
 mod quadrature;
 mod quantity;
@@ -37,6 +40,7 @@ mod suffix;
 #[cfg(test)]
 mod tests;
 
+pub use inverse::{online_epsilon_at, online_schedule_epsilon};
 pub use quantity::{online_delta_at, OnlineQuantity};
 pub use suffix::{online_delta_all, online_log_delta_all, online_log_delta_at};
 
