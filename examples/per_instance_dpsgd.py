@@ -75,15 +75,20 @@ def train_runs(
 
 
 def per_instance_epsilons(
-    norms: np.ndarray, q: float, z: float, clip: float, delta: float, orders: np.ndarray
+    norms: np.ndarray, q: float, z: float, clip: float, delta: float, orders: np.ndarray,
+    fractional: str = "ceil",
 ) -> tuple[np.ndarray, float]:
-    """(ε_i for every record, data-independent ε) at δ."""
+    """(ε_i for every record, data-independent ε) at δ. ``fractional="ceil"`` evaluates each
+    step at the ceilings of the Hölder orders (the paper's form, ~150× faster per sample than
+    the default ``"exact"`` fractional orders, which are tighter by a few per cent: use them for
+    the numbers you publish)."""
     runs, steps, n = norms.shape
     sigma = z * clip
     eps = np.empty(n)
     for i in range(n):
         sens = np.ascontiguousarray(norms[:, :, i].T)  # (steps, runs), training order
-        curve = np.array([pabi.dpsgd_per_instance_rdp(a, sample_rate=q, noise_scale=sigma, sensitivities=sens) for a in orders])
+        curve = np.array([pabi.dpsgd_per_instance_rdp(a, sample_rate=q, noise_scale=sigma, sensitivities=sens,
+                                                      fractional=fractional) for a in orders])
         eps[i] = pabi.rdp_to_dp_epsilon(delta, orders=orders, rdp=curve)[0]
     base = steps * pabi.sampled_gaussian_rdp(orders, sample_rate=q, noise_multiplier=z)
     eps_di = pabi.rdp_to_dp_epsilon(delta, orders=orders, rdp=base)[0]
