@@ -161,6 +161,21 @@ impl TwiddleTable {
         }
         Complex::new(re.value(), im.value())
     }
+
+    /// [`Self::direct_dft`] over the nonzero terms only, given as (absolute grid index j0 + j,
+    /// x_j) in increasing j: the same twiddles (r = (j0 + j)·k mod N split as r = r1·B + r0)
+    /// and the same Neumaier sums in the same order, hence the same value.
+    pub(super) fn direct_dft_sparse(&self, nz: &[(i64, f64)], k: usize) -> Complex<f64> {
+        let n = self.n as i128;
+        let (mut re, mut im) = (Neumaier::default(), Neumaier::default());
+        for &(j, x) in nz {
+            let r = ((j as i128) * (k as i128)).rem_euclid(n) as usize;
+            let w = self.t1[r / self.b] * self.t0[r % self.b];
+            re.add(x * w.re);
+            im.add(x * w.im);
+        }
+        Complex::new(re.value(), im.value())
+    }
 }
 
 pub(super) type Plans = (
