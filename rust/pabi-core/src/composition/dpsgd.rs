@@ -134,7 +134,7 @@ fn dpsgd_direction(q: f64, sigma: f64, steps: f64, dir: Neighbour, h: f64) -> Re
             hh = (hh * 2.0).min(H_MAX);
             continue;
         }
-        let p = Pld::subsampled_gaussian(q, sigma, dir, hh)?;
+        let p = Pld::subsampled_gaussian_cached(q, sigma, dir, hh)?;
         let w = window(&[(&p, t)], DEFAULT_TAIL)
             .map_err(composition_names)?
             .width();

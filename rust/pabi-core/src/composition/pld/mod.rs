@@ -11,6 +11,7 @@
 //! - `compose.rs`: the window (Chernoff bounds) and the FFT composition [`compose`];
 //! - `fft.rs`: FFT lengths, plans, direct DFT bins and the round-off bound coefficients;
 //! - `bracket.rs`: the [`Composition`] result and its (lower, estimate, upper) queries;
+//! - `cache.rs`: the cache of single-step subsampled-Gaussian PLDs (DP-SGD queries);
 //! - `tests.rs`: unit tests.
 //!
 //! The KOV and DP-SGD items of the former single file `pld.rs` are re-exported here (below), so
@@ -48,6 +49,7 @@
 //! bound on every loop fixed up front ([`dpsgd_calibrate_sigma`]).
 
 mod bracket;
+mod cache;
 mod compose;
 mod discretise;
 mod fft;

@@ -206,3 +206,37 @@ fn log_mgf_lanes_equal_scalar_recursion() {
         assert_eq!(g.to_bits(), want.to_bits(), "{lam}");
     }
 }
+
+#[test]
+fn cached_subsampled_gaussian_is_the_pld_itself() {
+    for dir in [Neighbour::Remove, Neighbour::Add] {
+        let want = Pld::subsampled_gaussian(0.02, 1.3, dir, 1e-3).unwrap();
+        for _ in 0..2 {
+            // first a miss, then a hit: both bit for bit the directly built PLD
+            let got = Pld::subsampled_gaussian_cached(0.02, 1.3, dir, 1e-3).unwrap();
+            assert_eq!(got.lo, want.lo);
+            assert_eq!(got.h.to_bits(), want.h.to_bits());
+            assert!(got
+                .pmf
+                .iter()
+                .zip(&want.pmf)
+                .all(|(a, b)| a.to_bits() == b.to_bits()));
+            assert_eq!(got.pmf.len(), want.pmf.len());
+            assert_eq!(
+                (
+                    got.inf.to_bits(),
+                    got.bad.to_bits(),
+                    got.inf_exact.to_bits()
+                ),
+                (
+                    want.inf.to_bits(),
+                    want.bad.to_bits(),
+                    want.inf_exact.to_bits()
+                )
+            );
+        }
+    }
+    // errors are returned, not cached
+    let bad = Pld::subsampled_gaussian_cached(0.02, 1.3, Neighbour::Add, 0.2);
+    assert_eq!(param_of(bad), "grid_step");
+}
