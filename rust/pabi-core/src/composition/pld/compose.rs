@@ -9,7 +9,9 @@
 //!
 //! The round-off of the whole pipeline is bounded in the module doc of `fft.rs`.
 
-use super::fft::{direct_dft_coeff, fft_error_coeff, fft_plans, next_smooth, TwiddleTable};
+use super::fft::{
+    direct_dft_coeff, fft_error_coeff, fft_plans, next_smooth, TwiddleTable, DFT_LANES,
+};
 use super::{check_h, Composition, Pld, MAX_GRID, MAX_INDEX, MAX_TIMES, MAX_WINDOW};
 use crate::error::{PabiError, Result};
 use crate::num::round::U;
@@ -373,14 +375,23 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
             let sparse = 4 * nz.len() < m_sup;
             let cost = if sparse { 4 * nz.len() } else { m_sup };
             if (refine.len() as f64) * (cost as f64) <= 4e7 {
-                let one = |k: usize| {
-                    if sparse {
+                // dense: DFT_LANES bins per pass (the last group padded with its last bin)
+                let groups: Vec<[usize; DFT_LANES]> = refine
+                    .chunks(DFT_LANES)
+                    .map(|g| std::array::from_fn(|l| g[l.min(g.len() - 1)]))
+                    .collect();
+                let zs: Vec<Complex<f64>> = if sparse {
+                    run_chunks(refine.len() * cost, &refine, REFINE_CHUNK, |&k| {
                         tw.direct_dft_sparse(&nz, k)
-                    } else {
-                        tw.direct_dft(xs, j0, k)
-                    }
+                    })
+                } else {
+                    run_chunks(refine.len() * cost, &groups, 1, |&g| {
+                        tw.direct_dft_lanes(xs, j0, g)
+                    })
+                    .into_iter()
+                    .flatten()
+                    .collect()
                 };
-                let zs = run_chunks(refine.len() * cost, &refine, REFINE_CHUNK, |&k| one(k));
                 for (&k, z) in refine.iter().zip(zs) {
                     spec[k] = z;
                     ebin[k] = eb_dir + 4.0 * U * z.norm_sqr().sqrt() * (1.0 + 4.0 * U);

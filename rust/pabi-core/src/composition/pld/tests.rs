@@ -174,6 +174,15 @@ fn sparse_direct_dft_equals_dense() {
                 (b.re.to_bits(), b.im.to_bits())
             );
         }
+        // the lane-interleaved dense sums: each lane bit for bit its one-bin sum
+        let ks = [3usize, 0, n / 2, 1234];
+        for (z, &k) in tw.direct_dft_lanes(&xs, j0, ks).iter().zip(&ks) {
+            let a = tw.direct_dft(&xs, j0, k);
+            assert_eq!(
+                (a.re.to_bits(), a.im.to_bits()),
+                (z.re.to_bits(), z.im.to_bits())
+            );
+        }
     }
 }
 
