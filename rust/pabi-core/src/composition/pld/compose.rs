@@ -313,14 +313,15 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
     let (fwd, inv) = fft_plans(n);
     let nc = n / 2 + 1;
     let kappa = fft_error_coeff(n);
-    let mut acc: Vec<Complex<f64>> = vec![Complex::new(1.0, 0.0); nc];
+    // the running product Â: the first part's powers are written into its own spectrum
+    // (Â = 1·ẑ^T, the same operations as a product with a stored 1), so no array of ones
+    let mut acc: Option<Vec<Complex<f64>>> = None;
     let mut accb = vec![0.0f64; nc];
     let mut buf = vec![0.0; n];
     // one scratch for every transform (realfft's `process` would allocate one per call)
     let mut scratch =
         vec![Complex::new(0.0, 0.0); fwd.get_scratch_len().max(inv.get_scratch_len())];
     let mut spec = vec![Complex::new(0.0, 0.0); nc];
-    let mut ebin = vec![0.0f64; nc];
     let mut inf_keep_log = 0.0;
     let mut infx_keep_log = 0.0;
     let mut bad = 0.0;
@@ -328,6 +329,9 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
     let tw = TwiddleTable::new(n);
     for (p, t) in parts {
         crate::interrupt::check()?;
+        if spec.len() != nc {
+            spec = vec![Complex::new(0.0, 0.0); nc];
+        }
         buf.iter_mut().for_each(|v| *v = 0.0);
         let nn = n as i64;
         for (i, &w) in p.pmf.iter().enumerate() {
@@ -360,7 +364,8 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
                 }
             }
         }
-        ebin.iter_mut().for_each(|v| *v = eb_fft);
+        // the bins recomputed directly, ascending, with their bound (every other bin: eb_fft)
+        let mut refined: Vec<(usize, f64)> = Vec::new();
         if !refine.is_empty() {
             let xs = &p.pmf[first..first + m_sup];
             let j0 = p.lo + first as i64;
@@ -394,7 +399,7 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
                 };
                 for (&k, z) in refine.iter().zip(zs) {
                     spec[k] = z;
-                    ebin[k] = eb_dir + 4.0 * U * z.norm_sqr().sqrt() * (1.0 + 4.0 * U);
+                    refined.push((k, eb_dir + 4.0 * U * z.norm_sqr().sqrt() * (1.0 + 4.0 * U)));
                 }
             }
         }
@@ -416,22 +421,60 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
             c_neg,
             prop_neg,
         };
-        let kernel =
-            |acc: &mut [Complex<f64>], accb: &mut [f64], spec: &[Complex<f64>], eb: &[f64]| {
-                for (((a, b), z), &e) in acc.iter_mut().zip(accb.iter_mut()).zip(spec).zip(eb) {
-                    pw.bin(a, b, *z, e);
+        // bins [start, start + len) of one chunk: the bound of bin k is its refined value or
+        // eb_fft; with `acc`, Â_k ← Â_k·ẑ_k^T, else (first part) ẑ_k ← 1·ẑ_k^T in place
+        let kernel = |start: usize,
+                      accb: &mut [f64],
+                      spec: &mut [Complex<f64>],
+                      acc: Option<&mut [Complex<f64>]>| {
+            let lo = refined.partition_point(|r| r.0 < start);
+            let hi = refined.partition_point(|r| r.0 < start + accb.len());
+            let mut rf = refined[lo..hi].iter().peekable();
+            let mut e_at = |k: usize| match rf.peek() {
+                Some(&&(kr, e)) if kr == k => {
+                    rf.next();
+                    e
                 }
+                _ => eb_fft,
             };
+            match acc {
+                Some(acc) => {
+                    for (i, ((a, b), z)) in acc
+                        .iter_mut()
+                        .zip(accb.iter_mut())
+                        .zip(spec.iter())
+                        .enumerate()
+                    {
+                        pw.bin(a, b, *z, e_at(start + i));
+                    }
+                }
+                None => {
+                    for (i, (b, z)) in accb.iter_mut().zip(spec.iter_mut()).enumerate() {
+                        let mut a = Complex::new(1.0, 0.0);
+                        pw.bin(&mut a, b, *z, e_at(start + i));
+                        *z = a;
+                    }
+                }
+            }
+        };
         match crate::driver::pool() {
             Some(pool) if nc >= crate::driver::PAR_MIN => pool.install(|| {
                 use rayon::prelude::*;
-                acc.par_chunks_mut(BIN_CHUNK)
-                    .zip(accb.par_chunks_mut(BIN_CHUNK))
-                    .zip(spec.par_chunks(BIN_CHUNK))
-                    .zip(ebin.par_chunks(BIN_CHUNK))
-                    .for_each(|(((a, b), z), e)| kernel(a, b, z, e))
+                let chunks = accb
+                    .par_chunks_mut(BIN_CHUNK)
+                    .zip(spec.par_chunks_mut(BIN_CHUNK))
+                    .enumerate();
+                match acc.as_mut() {
+                    Some(acc) => chunks
+                        .zip(acc.par_chunks_mut(BIN_CHUNK))
+                        .for_each(|((c, (b, z)), a)| kernel(c * BIN_CHUNK, b, z, Some(a))),
+                    None => chunks.for_each(|(c, (b, z))| kernel(c * BIN_CHUNK, b, z, None)),
+                }
             }),
-            _ => kernel(&mut acc, &mut accb, &spec, &ebin),
+            _ => kernel(0, &mut accb, &mut spec, acc.as_deref_mut()),
+        }
+        if acc.is_none() {
+            acc = Some(std::mem::take(&mut spec));
         }
         inf_keep_log += tf * (-p.inf).ln_1p();
         infx_keep_log += tf * (-p.inf_exact).ln_1p();
@@ -440,6 +483,7 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
     }
     // the DC and Nyquist bins of a real signal are real (dropping the imaginary round-off only
     // moves them closer to the exact values)
+    let mut acc = acc.ok_or_else(|| PabiError::internal("compose: no part"))?;
     acc[0].im = 0.0;
     acc[nc - 1].im = 0.0;
     // inverse: per point ≤ (Σ_k B_k + κ Σ_k |A_k|)/N over the full (Hermitian) spectrum;
