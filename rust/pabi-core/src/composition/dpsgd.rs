@@ -170,7 +170,7 @@ impl Pair {
 
     fn build(self, q: f64, sigma: f64, h: f64) -> Result<Pld> {
         match self {
-            Pair::Sg(s, dir) => Pld::subsampled_gaussian(q, s, dir, h),
+            Pair::Sg(s, dir) => Pld::subsampled_gaussian_cached(q, s, dir, h),
             Pair::Ro => Pld::replace_one_gaussian(q, sigma, h),
         }
         // the noise named in an error is the caller's σ, not σ/2

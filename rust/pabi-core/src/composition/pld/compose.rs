@@ -9,7 +9,9 @@
 //!
 //! The round-off of the whole pipeline is bounded in the module doc of `fft.rs`.
 
-use super::fft::{direct_dft_coeff, fft_error_coeff, fft_plans, next_smooth, TwiddleTable};
+use super::fft::{
+    direct_dft_coeff, fft_error_coeff, fft_plans, next_smooth, TwiddleTable, DFT_LANES,
+};
 use super::{check_h, Composition, Pld, MAX_GRID, MAX_INDEX, MAX_TIMES, MAX_WINDOW};
 use crate::error::{PabiError, Result};
 use crate::num::round::U;
@@ -149,6 +151,95 @@ pub(in crate::composition) fn window(parts: &[(&Pld, u64)], tail: f64) -> Result
     })
 }
 
+/// Bins per parallel chunk of the powering loop (its threshold is the driver's `PAR_MIN`:
+/// below it the loop runs on the calling thread). The loop is elementwise, so the chunking
+/// never changes a value.
+const BIN_CHUNK: usize = 8192;
+/// Directly recomputed bins per parallel task.
+const REFINE_CHUNK: usize = 4;
+/// Below this many terms in all, the direct DFT bins are computed on the calling thread.
+const REFINE_PAR_MIN: usize = 1 << 16;
+
+/// `f` at every element of `xs` (in order), on the pool in chunks of `chunk` elements when
+/// `work` ≥ [`REFINE_PAR_MIN`]. Each value depends only on its element, so the result does not
+/// depend on the thread count.
+fn run_chunks<X: Sync, Y: Send>(
+    work: usize,
+    xs: &[X],
+    chunk: usize,
+    f: impl Fn(&X) -> Y + Sync,
+) -> Vec<Y> {
+    match crate::driver::pool() {
+        Some(p) if work >= REFINE_PAR_MIN && xs.len() > 1 => p.install(|| {
+            use rayon::prelude::*;
+            xs.par_iter().with_min_len(chunk).map(&f).collect()
+        }),
+        _ => xs.iter().map(f).collect(),
+    }
+}
+
+/// The per-bin step of the frequency-domain powering of one part (module doc of `fft.rs`,
+/// steps 2 and 3): ẑ^T in polar form with its error bound E, then the running product
+/// Â ← Â·ẑ^T with its bound B.
+struct Powering {
+    /// the multiplicity T
+    tf: f64,
+    /// R below which T·R^{T−1}·e is replaced by the constant `prop_neg`
+    c_neg: f64,
+    prop_neg: f64,
+}
+
+impl Powering {
+    #[inline]
+    fn bin(&self, a: &mut Complex<f64>, accb: &mut f64, z: Complex<f64>, e: f64) {
+        let tf = self.tf;
+        let r2 = z.norm_sqr();
+        let rt = r2.sqrt() * (1.0 + 4.0 * U); // ≥ |z̃_k|
+                                              // max(|z̃|, |z|) ≤ R; |z| ≤ min(|z̃| + e, 1)
+        let big = rt.max((rt + e).min(1.0));
+        let prop = if tf <= 1.0 {
+            e
+        } else if big <= self.c_neg {
+            self.prop_neg
+        } else {
+            tf * ((tf - 1.0) * big.ln()).exp() * e
+        };
+        let lr = 0.5 * tf * r2.ln();
+        let (pw, pabs, err) = if r2 == 0.0 || lr < -740.0 {
+            // z̃^T ≈ 0 taken as 0: the error is |z^T| ≤ min(|z̃| + e, 1)^T ≤ R·R^{T−1}
+            let zb = (rt + e).min(1.0);
+            let bound = if tf <= 1.0 {
+                zb
+            } else {
+                zb * prop / (tf * e.max(f64::MIN_POSITIVE))
+            };
+            (Complex::new(0.0, 0.0), 0.0, bound * (1.0 + 1e-9))
+        } else {
+            let ang = z.im.atan2(z.re);
+            let th = tf * ang;
+            let mag = lr.exp();
+            let (sn, cs) = th.sin_cos();
+            let pw = Complex::new(mag * cs, mag * sn);
+            // relative error of the polar power vs z̃^T: magnitude (ln of r2 with 3u
+            // relative error, times T/2, exp) and phase (atan2 within 2u relative, ×T,
+            // sin_cos)
+            let rho =
+                (1.5 * tf * U * 1.01 + 2.0 * U * lr.abs() + 4.0 * U * th.abs() + 12.0 * U) * 1.01;
+            (
+                pw,
+                mag * (1.0 + 4.0 * U),
+                (rho * mag + prop) * (1.0 + 1e-12),
+            )
+        };
+        // exact t = z^T satisfies |t| ≤ min(|pw| + err, 1)
+        let tabs = (pabs + err).min(1.0);
+        let aabs = a.norm_sqr().sqrt() * (1.0 + 4.0 * U);
+        let prod = *a * pw;
+        *accb = (3.0 * U * aabs * pabs + aabs * err + *accb * tabs) * (1.0 + 1e-12);
+        *a = prod;
+    }
+}
+
 /// The error for a composed window wider than [`MAX_WINDOW`] (named `h`: a coarser grid
 /// shrinks it in proportion).
 fn window_error(width: i128, h: f64) -> PabiError {
@@ -222,11 +313,15 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
     let (fwd, inv) = fft_plans(n);
     let nc = n / 2 + 1;
     let kappa = fft_error_coeff(n);
-    let mut acc: Vec<Complex<f64>> = vec![Complex::new(1.0, 0.0); nc];
+    // the running product Â: the first part's powers are written into its own spectrum
+    // (Â = 1·ẑ^T, the same operations as a product with a stored 1), so no array of ones
+    let mut acc: Option<Vec<Complex<f64>>> = None;
     let mut accb = vec![0.0f64; nc];
     let mut buf = vec![0.0; n];
+    // one scratch for every transform (realfft's `process` would allocate one per call)
+    let mut scratch =
+        vec![Complex::new(0.0, 0.0); fwd.get_scratch_len().max(inv.get_scratch_len())];
     let mut spec = vec![Complex::new(0.0, 0.0); nc];
-    let mut ebin = vec![0.0f64; nc];
     let mut inf_keep_log = 0.0;
     let mut infx_keep_log = 0.0;
     let mut bad = 0.0;
@@ -234,6 +329,9 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
     let tw = TwiddleTable::new(n);
     for (p, t) in parts {
         crate::interrupt::check()?;
+        if spec.len() != nc {
+            spec = vec![Complex::new(0.0, 0.0); nc];
+        }
         buf.iter_mut().for_each(|v| *v = 0.0);
         let nn = n as i64;
         for (i, &w) in p.pmf.iter().enumerate() {
@@ -242,7 +340,7 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
         }
         // ‖x‖₁ rounded up (all masses ≥ 0; a sub-probability up to round-off)
         let mass = up(crate::num::neumaier_sum(p.pmf.iter().copied()));
-        fwd.process(&mut buf, &mut spec)
+        fwd.process_with_scratch(&mut buf, &mut spec, &mut scratch)
             .map_err(|e| PabiError::internal(format!("FFT failed: {e}")))?;
         let tf = *t as f64;
         let eb_fft = kappa * mass;
@@ -266,14 +364,43 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
                 }
             }
         }
-        ebin.iter_mut().for_each(|v| *v = eb_fft);
-        if !refine.is_empty() && (refine.len() as f64) * (m_sup as f64) <= 4e7 {
+        // the bins recomputed directly, ascending, with their bound (every other bin: eb_fft)
+        let mut refined: Vec<(usize, f64)> = Vec::new();
+        if !refine.is_empty() {
             let xs = &p.pmf[first..first + m_sup];
             let j0 = p.lo + first as i64;
-            for &k in &refine {
-                let z = tw.direct_dft(xs, j0, k);
-                spec[k] = z;
-                ebin[k] = eb_dir + 4.0 * U * z.norm_sqr().sqrt() * (1.0 + 4.0 * U);
+            // a sparse part (e.g. the few atoms of an (ε0, δ0) PLD) costs its nonzero terms
+            // per bin; the same terms in the same order as the dense loop, so the same value
+            let nz: Vec<(i64, f64)> = xs
+                .iter()
+                .enumerate()
+                .filter(|(_, &x)| x != 0.0)
+                .map(|(j, &x)| (j0 + j as i64, x))
+                .collect();
+            let sparse = 4 * nz.len() < m_sup;
+            let cost = if sparse { 4 * nz.len() } else { m_sup };
+            if (refine.len() as f64) * (cost as f64) <= 4e7 {
+                // dense: DFT_LANES bins per pass (the last group padded with its last bin)
+                let groups: Vec<[usize; DFT_LANES]> = refine
+                    .chunks(DFT_LANES)
+                    .map(|g| std::array::from_fn(|l| g[l.min(g.len() - 1)]))
+                    .collect();
+                let zs: Vec<Complex<f64>> = if sparse {
+                    run_chunks(refine.len() * cost, &refine, REFINE_CHUNK, |&k| {
+                        tw.direct_dft_sparse(&nz, k)
+                    })
+                } else {
+                    run_chunks(refine.len() * cost, &groups, 1, |&g| {
+                        tw.direct_dft_lanes(xs, j0, g)
+                    })
+                    .into_iter()
+                    .flatten()
+                    .collect()
+                };
+                for (&k, z) in refine.iter().zip(zs) {
+                    spec[k] = z;
+                    refined.push((k, eb_dir + 4.0 * U * z.norm_sqr().sqrt() * (1.0 + 4.0 * U)));
+                }
             }
         }
         // bins with max(|z̃|,|z|) ≤ c_neg have T·R^{T−1}·e ≤ T·c_neg^{T−1}·e_max ≤ 1e-40:
@@ -289,53 +416,65 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
         } else {
             e_max
         };
-        for (k, (a, z)) in acc.iter_mut().zip(spec.iter()).enumerate() {
-            let e = ebin[k];
-            let r2 = z.norm_sqr();
-            let rt = r2.sqrt() * (1.0 + 4.0 * U); // ≥ |z̃_k|
-                                                  // max(|z̃|, |z|) ≤ R; |z| ≤ min(|z̃| + e, 1)
-            let big = rt.max((rt + e).min(1.0));
-            let prop = if tf <= 1.0 {
-                e
-            } else if big <= c_neg {
-                prop_neg
-            } else {
-                tf * ((tf - 1.0) * big.ln()).exp() * e
+        let pw = Powering {
+            tf,
+            c_neg,
+            prop_neg,
+        };
+        // bins [start, start + len) of one chunk: the bound of bin k is its refined value or
+        // eb_fft; with `acc`, Â_k ← Â_k·ẑ_k^T, else (first part) ẑ_k ← 1·ẑ_k^T in place
+        let kernel = |start: usize,
+                      accb: &mut [f64],
+                      spec: &mut [Complex<f64>],
+                      acc: Option<&mut [Complex<f64>]>| {
+            let lo = refined.partition_point(|r| r.0 < start);
+            let hi = refined.partition_point(|r| r.0 < start + accb.len());
+            let mut rf = refined[lo..hi].iter().peekable();
+            let mut e_at = |k: usize| match rf.peek() {
+                Some(&&(kr, e)) if kr == k => {
+                    rf.next();
+                    e
+                }
+                _ => eb_fft,
             };
-            let lr = 0.5 * tf * r2.ln();
-            let (pw, pabs, err) = if r2 == 0.0 || lr < -740.0 {
-                // z̃^T ≈ 0 taken as 0: the error is |z^T| ≤ min(|z̃| + e, 1)^T ≤ R·R^{T−1}
-                let zb = (rt + e).min(1.0);
-                let bound = if tf <= 1.0 {
-                    zb
-                } else {
-                    zb * prop / (tf * e.max(f64::MIN_POSITIVE))
-                };
-                (Complex::new(0.0, 0.0), 0.0, bound * (1.0 + 1e-9))
-            } else {
-                let ang = z.im.atan2(z.re);
-                let th = tf * ang;
-                let mag = lr.exp();
-                let (sn, cs) = th.sin_cos();
-                let pw = Complex::new(mag * cs, mag * sn);
-                // relative error of the polar power vs z̃^T: magnitude (ln of r2 with 3u
-                // relative error, times T/2, exp) and phase (atan2 within 2u relative, ×T,
-                // sin_cos)
-                let rho =
-                    (1.5 * tf * U * 1.01 + 2.0 * U * lr.abs() + 4.0 * U * th.abs() + 12.0 * U)
-                        * 1.01;
-                (
-                    pw,
-                    mag * (1.0 + 4.0 * U),
-                    (rho * mag + prop) * (1.0 + 1e-12),
-                )
-            };
-            // exact t = z^T satisfies |t| ≤ min(|pw| + err, 1)
-            let tabs = (pabs + err).min(1.0);
-            let aabs = a.norm_sqr().sqrt() * (1.0 + 4.0 * U);
-            let prod = *a * pw;
-            accb[k] = (3.0 * U * aabs * pabs + aabs * err + accb[k] * tabs) * (1.0 + 1e-12);
-            *a = prod;
+            match acc {
+                Some(acc) => {
+                    for (i, ((a, b), z)) in acc
+                        .iter_mut()
+                        .zip(accb.iter_mut())
+                        .zip(spec.iter())
+                        .enumerate()
+                    {
+                        pw.bin(a, b, *z, e_at(start + i));
+                    }
+                }
+                None => {
+                    for (i, (b, z)) in accb.iter_mut().zip(spec.iter_mut()).enumerate() {
+                        let mut a = Complex::new(1.0, 0.0);
+                        pw.bin(&mut a, b, *z, e_at(start + i));
+                        *z = a;
+                    }
+                }
+            }
+        };
+        match crate::driver::pool() {
+            Some(pool) if nc >= crate::driver::PAR_MIN => pool.install(|| {
+                use rayon::prelude::*;
+                let chunks = accb
+                    .par_chunks_mut(BIN_CHUNK)
+                    .zip(spec.par_chunks_mut(BIN_CHUNK))
+                    .enumerate();
+                match acc.as_mut() {
+                    Some(acc) => chunks
+                        .zip(acc.par_chunks_mut(BIN_CHUNK))
+                        .for_each(|((c, (b, z)), a)| kernel(c * BIN_CHUNK, b, z, Some(a))),
+                    None => chunks.for_each(|(c, (b, z))| kernel(c * BIN_CHUNK, b, z, None)),
+                }
+            }),
+            _ => kernel(0, &mut accb, &mut spec, acc.as_deref_mut()),
+        }
+        if acc.is_none() {
+            acc = Some(std::mem::take(&mut spec));
         }
         inf_keep_log += tf * (-p.inf).ln_1p();
         infx_keep_log += tf * (-p.inf_exact).ln_1p();
@@ -344,6 +483,7 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
     }
     // the DC and Nyquist bins of a real signal are real (dropping the imaginary round-off only
     // moves them closer to the exact values)
+    let mut acc = acc.ok_or_else(|| PabiError::internal("compose: no part"))?;
     acc[0].im = 0.0;
     acc[nc - 1].im = 0.0;
     // inverse: per point ≤ (Σ_k B_k + κ Σ_k |A_k|)/N over the full (Hermitian) spectrum;
@@ -358,19 +498,24 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
     }
     let full = |s: f64| 2.0 * s * (1.0 + 1e-12);
     crate::interrupt::check()?;
-    let mut out = vec![0.0; n];
-    inv.process(&mut acc, &mut out)
+    // the inverse writes into `buf` (free after the last forward transform)
+    let out = &mut buf;
+    inv.process_with_scratch(&mut acc, out, &mut scratch)
         .map_err(|e| PabiError::internal(format!("FFT failed: {e}")))?;
     let scale = 1.0 / n as f64;
     // read the window in grid order (exact values are ≥ 0: clipping negatives only helps)
-    let nn = n as i128;
+    // (k_lo + i) mod n, advanced by one per point (one division in all)
+    let mut pos = k_lo.rem_euclid(n as i128) as usize;
     let mut pmf = vec![0.0; width];
     let mut wmass = 0.0;
-    for (i, v) in pmf.iter_mut().enumerate() {
-        let pos = (k_lo + i as i128).rem_euclid(nn) as usize;
+    for v in pmf.iter_mut() {
         let x = out[pos] * scale;
         *v = x.max(0.0);
         wmass += *v;
+        pos += 1;
+        if pos == n {
+            pos = 0;
+        }
     }
     let wf = width as f64;
     let nf = n as f64;

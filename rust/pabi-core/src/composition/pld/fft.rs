@@ -103,6 +103,21 @@ pub(super) fn direct_dft_coeff(m: usize) -> f64 {
     28.0 * U + 4.0 * m as f64 * U * U
 }
 
+/// [`Neumaier::add`] with both compensation candidates formed and one selected: the same
+/// operations on the same values, hence the same sum bit for bit, without the data-dependent
+/// branch (the sign of the imaginary parts alternates, which defeated the branch predictor).
+#[inline(always)]
+fn add_select(acc: &mut Neumaier, x: f64) {
+    let t = acc.s + x;
+    let a = (acc.s - t) + x;
+    let b = (x - t) + acc.s;
+    acc.c += if acc.s.abs() >= x.abs() { a } else { b };
+    acc.s = t;
+}
+
+/// Bins computed together by [`TwiddleTable::direct_dft_lanes`].
+pub(super) const DFT_LANES: usize = 4;
+
 /// Two-level table of e^{−2πi r/N}: r = r1·B + r0 with B a divisor of N near √N.
 pub(super) struct TwiddleTable {
     n: usize,
@@ -136,6 +151,9 @@ impl TwiddleTable {
     }
 
     /// Σ_j x_j e^{−2πi (j0 + j) k / N} with exact index arithmetic and Neumaier summation.
+    /// The one-bin reference of [`Self::direct_dft_lanes`] and [`Self::direct_dft_sparse`]
+    /// (their tests compare bit for bit).
+    #[cfg(test)]
     pub(super) fn direct_dft(&self, xs: &[f64], j0: i64, k: usize) -> Complex<f64> {
         let n = self.n as i128;
         let r = ((j0 as i128) * (k as i128)).rem_euclid(n) as usize;
@@ -158,6 +176,67 @@ impl TwiddleTable {
             if r1 >= self.nb {
                 r1 -= self.nb;
             }
+        }
+        Complex::new(re.value(), im.value())
+    }
+
+    /// [`Self::direct_dft`] at [`DFT_LANES`] bins in one pass over `xs`: each bin keeps its own
+    /// twiddle indices and its own two Neumaier sums, with exactly the operations of
+    /// [`Self::direct_dft`] in the same order (the lanes only interleave independent chains), so
+    /// every value is bit for bit that of the one-bin call.
+    pub(super) fn direct_dft_lanes(
+        &self,
+        xs: &[f64],
+        j0: i64,
+        ks: [usize; DFT_LANES],
+    ) -> [Complex<f64>; DFT_LANES] {
+        let n = self.n as i128;
+        let mut r1 = [0usize; DFT_LANES];
+        let mut r0 = [0usize; DFT_LANES];
+        let mut s1 = [0usize; DFT_LANES];
+        let mut s0 = [0usize; DFT_LANES];
+        for (l, &k) in ks.iter().enumerate() {
+            let r = ((j0 as i128) * (k as i128)).rem_euclid(n) as usize;
+            (r1[l], r0[l]) = (r / self.b, r % self.b);
+            let step = k % self.n;
+            (s1[l], s0[l]) = (step / self.b, step % self.b);
+        }
+        let mut re = [Neumaier::default(); DFT_LANES];
+        let mut im = [Neumaier::default(); DFT_LANES];
+        for &x in xs {
+            if x != 0.0 {
+                for l in 0..DFT_LANES {
+                    let w = self.t1[r1[l]] * self.t0[r0[l]];
+                    add_select(&mut re[l], x * w.re);
+                    add_select(&mut im[l], x * w.im);
+                }
+            }
+            for l in 0..DFT_LANES {
+                r0[l] += s0[l];
+                r1[l] += s1[l];
+                if r0[l] >= self.b {
+                    r0[l] -= self.b;
+                    r1[l] += 1;
+                }
+                if r1[l] >= self.nb {
+                    r1[l] -= self.nb;
+                }
+            }
+        }
+        std::array::from_fn(|l| Complex::new(re[l].value(), im[l].value()))
+    }
+
+    /// [`Self::direct_dft`] over the nonzero terms only, given as (absolute grid index j0 + j,
+    /// x_j) in increasing j: the same twiddles (r = (j0 + j)·k mod N split as r = r1·B + r0)
+    /// and the same Neumaier sums in the same order, hence the same value.
+    pub(super) fn direct_dft_sparse(&self, nz: &[(i64, f64)], k: usize) -> Complex<f64> {
+        let n = self.n as i128;
+        let (mut re, mut im) = (Neumaier::default(), Neumaier::default());
+        for &(j, x) in nz {
+            let r = ((j as i128) * (k as i128)).rem_euclid(n) as usize;
+            let w = self.t1[r / self.b] * self.t0[r % self.b];
+            re.add(x * w.re);
+            im.add(x * w.im);
         }
         Complex::new(re.value(), im.value())
     }

@@ -12,6 +12,7 @@
 //! - `compose.rs`: the window (Chernoff bounds) and the FFT composition [`compose`];
 //! - `fft.rs`: FFT lengths, plans, direct DFT bins and the round-off bound coefficients;
 //! - `bracket.rs`: the [`Composition`] result and its (lower, estimate, upper) queries;
+//! - `cache.rs`: the cache of single-step subsampled-Gaussian PLDs (DP-SGD queries);
 //! - `tests.rs`: unit tests.
 //!
 //! The KOV and DP-SGD items of the former single file `pld.rs` are re-exported here (below), so
@@ -49,6 +50,7 @@
 //! bound on every loop fixed up front ([`dpsgd_calibrate_sigma`]).
 
 mod bracket;
+mod cache;
 mod compose;
 mod discretise;
 mod fft;
@@ -111,6 +113,8 @@ pub const MAX_GRID: usize = 1 << 21;
 pub const MAX_WINDOW: usize = 1 << 22;
 /// Largest number of profile samples of [`Pld::from_profile`] (its grid has 2J − 1 points).
 pub const MAX_PROFILE: usize = MAX_GRID.div_ceil(2);
+/// Number of λ whose moment-generating recursions [`Pld::log_mgf`] runs in one pass.
+const MGF_LANES: usize = 16;
 /// Largest |grid index| (2^53): exact in f64, and index arithmetic cannot overflow i64.
 pub(super) const MAX_INDEX: f64 = 9_007_199_254_740_992.0;
 /// Coarsest loss grid step accepted.
@@ -203,6 +207,10 @@ impl Pld {
     /// ln Σ_k ω_k e^{λ ℓ_k} (finite part) for each λ in `lambdas`, by the exp-free recursion
     /// T_k = ω_k + e^{−|λ|h} T_{k±1} from the end where e^{λℓ} is largest (no overflow); a
     /// relative margin of 1e-9 covers the accumulated rounding.
+    ///
+    /// The recursions of up to [`MGF_LANES`] λ of one sign run in lock-step over the masses (one
+    /// pass, independent chains the compiler vectorises); each chain performs exactly the
+    /// operations of its own scalar recursion, so the values do not depend on the grouping.
     fn log_mgf(&self, lambdas: &[f64]) -> Vec<f64> {
         let first = self.pmf.iter().position(|&w| w > 0.0);
         let last = self.pmf.iter().rposition(|&w| w > 0.0);
@@ -211,24 +219,35 @@ impl Pld {
         };
         let w = &self.pmf[f..=l];
         let (l_top, l_bot) = (self.loss(l), self.loss(f));
-        lambdas
-            .iter()
-            .map(|&lam| {
-                let r = (-lam.abs() * self.h).exp();
-                let mut t = 0.0;
-                if lam > 0.0 {
-                    for &x in w.iter() {
-                        t = x + r * t;
-                    }
-                    lam * l_top + t.ln() + 1e-9
-                } else {
-                    for &x in w.iter().rev() {
-                        t = x + r * t;
-                    }
-                    lam * l_bot + t.ln() + 1e-9
+        let mut out = vec![0.0; lambdas.len()];
+        for positive in [true, false] {
+            let idx: Vec<usize> = (0..lambdas.len())
+                .filter(|&i| (lambdas[i] > 0.0) == positive)
+                .collect();
+            for group in idx.chunks(MGF_LANES) {
+                let mut r = [0.0f64; MGF_LANES];
+                for (rj, &i) in r.iter_mut().zip(group) {
+                    *rj = (-lambdas[i].abs() * self.h).exp();
                 }
-            })
-            .collect()
+                let mut t = [0.0f64; MGF_LANES];
+                let mut step = |x: f64| {
+                    for (tj, &rj) in t.iter_mut().zip(r.iter()) {
+                        *tj = x + rj * *tj;
+                    }
+                };
+                if positive {
+                    w.iter().for_each(|&x| step(x));
+                } else {
+                    w.iter().rev().for_each(|&x| step(x));
+                }
+                for (j, &i) in group.iter().enumerate() {
+                    let lam = lambdas[i];
+                    let edge = if positive { l_top } else { l_bot };
+                    out[i] = lam * edge + t[j].ln() + 1e-9;
+                }
+            }
+        }
+        out
     }
 
     /// Add the mass missing from the total (round-off of the cell masses) to the +∞ atom.

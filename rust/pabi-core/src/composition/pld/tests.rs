@@ -147,3 +147,105 @@ fn tiny_q_range_has_the_right_sign() {
     let (l, _, u) = dpsgd_epsilon(1e-100, 0.3, 1.0, 1e-5, DPSGD_H).unwrap();
     assert_eq!((l, u), (0.0, 0.0)); // was (0, +inf)
 }
+
+#[test]
+fn sparse_direct_dft_equals_dense() {
+    // the sparse path sums the same nonzero terms with the same twiddles in the same order
+    let n = 2 * 3 * 5 * 7 * 64;
+    let tw = super::fft::TwiddleTable::new(n);
+    let mut xs = vec![0.0; 3001];
+    for (i, v) in xs.iter_mut().enumerate() {
+        if i % 250 == 0 || i == 17 {
+            *v = 1.0 / (1.0 + i as f64);
+        }
+    }
+    for j0 in [-1500i64, 0, 7, -3_000_000_000] {
+        let nz: Vec<(i64, f64)> = xs
+            .iter()
+            .enumerate()
+            .filter(|(_, &x)| x != 0.0)
+            .map(|(j, &x)| (j0 + j as i64, x))
+            .collect();
+        for k in [0usize, 1, 2, 99, n / 2 - 1, n / 2] {
+            let a = tw.direct_dft(&xs, j0, k);
+            let b = tw.direct_dft_sparse(&nz, k);
+            assert_eq!(
+                (a.re.to_bits(), a.im.to_bits()),
+                (b.re.to_bits(), b.im.to_bits())
+            );
+        }
+        // the lane-interleaved dense sums: each lane bit for bit its one-bin sum
+        let ks = [3usize, 0, n / 2, 1234];
+        for (z, &k) in tw.direct_dft_lanes(&xs, j0, ks).iter().zip(&ks) {
+            let a = tw.direct_dft(&xs, j0, k);
+            assert_eq!(
+                (a.re.to_bits(), a.im.to_bits()),
+                (z.re.to_bits(), z.im.to_bits())
+            );
+        }
+    }
+}
+
+#[test]
+fn log_mgf_lanes_equal_scalar_recursion() {
+    let p = Pld::subsampled_gaussian(0.05, 0.8, Neighbour::Remove, 1e-3).unwrap();
+    let lambdas: Vec<f64> = (0..37)
+        .map(|i| {
+            if i % 3 == 0 {
+                -0.01 * i as f64
+            } else {
+                0.3 * i as f64
+            }
+        })
+        .collect();
+    let got = p.log_mgf(&lambdas);
+    let first = p.pmf.iter().position(|&w| w > 0.0).unwrap();
+    let last = p.pmf.iter().rposition(|&w| w > 0.0).unwrap();
+    let w = &p.pmf[first..=last];
+    for (&lam, g) in lambdas.iter().zip(got) {
+        let r = (-lam.abs() * p.h).exp();
+        let mut t = 0.0;
+        let want = if lam > 0.0 {
+            w.iter().for_each(|&x| t = x + r * t);
+            lam * p.loss(last) + t.ln() + 1e-9
+        } else {
+            w.iter().rev().for_each(|&x| t = x + r * t);
+            lam * p.loss(first) + t.ln() + 1e-9
+        };
+        assert_eq!(g.to_bits(), want.to_bits(), "{lam}");
+    }
+}
+
+#[test]
+fn cached_subsampled_gaussian_is_the_pld_itself() {
+    for dir in [Neighbour::Remove, Neighbour::Add] {
+        let want = Pld::subsampled_gaussian(0.02, 1.3, dir, 1e-3).unwrap();
+        for _ in 0..2 {
+            // first a miss, then a hit: both bit for bit the directly built PLD
+            let got = Pld::subsampled_gaussian_cached(0.02, 1.3, dir, 1e-3).unwrap();
+            assert_eq!(got.lo, want.lo);
+            assert_eq!(got.h.to_bits(), want.h.to_bits());
+            assert!(got
+                .pmf
+                .iter()
+                .zip(&want.pmf)
+                .all(|(a, b)| a.to_bits() == b.to_bits()));
+            assert_eq!(got.pmf.len(), want.pmf.len());
+            assert_eq!(
+                (
+                    got.inf.to_bits(),
+                    got.bad.to_bits(),
+                    got.inf_exact.to_bits()
+                ),
+                (
+                    want.inf.to_bits(),
+                    want.bad.to_bits(),
+                    want.inf_exact.to_bits()
+                )
+            );
+        }
+    }
+    // errors are returned, not cached
+    let bad = Pld::subsampled_gaussian_cached(0.02, 1.3, Neighbour::Add, 0.2);
+    assert_eq!(param_of(bad), "grid_step");
+}

@@ -1,0 +1,70 @@
+"""Issue 17 (PLD part): the certified PLD brackets after the parallel / sparse composition.
+
+Value tests only (no timing): the randomized-response case that came back +inf, the Gaussian
+composed 1e6 times against its exact value, and the DP-SGD brackets pinned and independent of the
+thread count (the powering loop and the direct DFT bins now run on the pool).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import pabi
+from pabi import reference as ref
+from pabi.composition import PrivacyLossDistribution
+
+
+def test_randomized_response_400_fold_is_finite_and_certified() -> None:
+    # issue 17: eps0 = 0.125 composed 400 times, delta = 1e-9 came back +inf (the FFT error bound
+    # 6.9e-9 exceeded delta: the direct DFT bins were skipped for the sparse two-atom PLD)
+    comp = PrivacyLossDistribution.from_eps_delta(0.125, 0.0).compose(400)
+    b = comp.epsilon(1e-9)
+    exact = float(ref.approx_dp_composition_epsilon(0.125, 0.0, 400, 1e-9))  # 17.398352...
+    assert b.upper < float("inf")
+    assert b.lower <= exact <= b.upper
+    assert b.upper - exact < 0.1
+    assert comp.error_budget.fft_error < 1e-9
+    # and the delta bracket at that epsilon contains the exact KOV value
+    d = comp.delta(17.45)
+    exact_d = float(ref.approx_dp_composition_delta(0.125, 0.0, 400, 17.45))
+    assert d.lower <= exact_d <= d.upper
+
+
+def test_gaussian_million_fold_upper_within_twice_the_estimate_error() -> None:
+    # sigma = 1000 composed 1e6 times is the Gaussian mechanism with mu = 1 (exact)
+    comp = PrivacyLossDistribution.gaussian(1000.0, grid_step=1e-4).compose(10**6)
+    b = comp.epsilon(1e-5)
+    exact = float(ref.gdp_epsilon(1e-5, 1.0))  # 4.377178...
+    assert b.lower <= exact <= b.upper
+    est_err = b.estimate - exact  # the discretisation's own error, 4.2e-3
+    assert 0 < est_err
+    assert b.upper - exact <= 2 * est_err
+    # a finer grid (the window fits the cap) tightens both
+    fine = PrivacyLossDistribution.gaussian(1000.0, grid_step=2e-5).compose(10**6).epsilon(1e-5)
+    assert fine.lower <= exact <= fine.upper
+    assert fine.upper - exact < 4e-4
+
+
+# pinned brackets (q = 0.01, sigma = 1, delta = 1e-5): the upper ends are certified
+DPSGD = {
+    1_000: (1.8185120018843914, 1.8282436458361746, 1.8282437930075244),
+    10_000: (6.157040818007807, 6.18774499802606, 6.187747945924451),
+    100_000: (25.476008875520172, 25.573273494500746, 25.5733596296015),
+}
+
+
+@pytest.mark.parametrize("steps", sorted(DPSGD))
+def test_dpsgd_bracket_pinned_and_thread_independent(steps: int) -> None:
+    before = pabi.get_num_threads()
+    try:
+        got = {}
+        for threads in (1, 2):
+            pabi.set_num_threads(threads)
+            got[threads] = tuple(pabi.dpsgd_epsilon(1e-5, sample_rate=0.01, noise_multiplier=1.0,
+                                                    steps=steps, bracket=True))
+    finally:
+        pabi.set_num_threads(before)
+    assert got[1] == got[2]
+    assert got[1] == pytest.approx(DPSGD[steps], rel=1e-12, abs=0)
+    lo, est, up = got[1]
+    assert lo <= est <= up
