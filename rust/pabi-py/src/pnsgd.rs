@@ -2,7 +2,7 @@
 //! length 1 (broadcast, stride 0) or `len`; the Python layer (`pabi/pnsgd.py`) does the numpy
 //! broadcasting without materializing scalar arguments.
 
-use pabi_core::pnsgd::{self, FactorParams, Model, RdpParams};
+use pabi_core::pnsgd::{self, FactorParams, Model, RdpParams, StepParams};
 use pabi_core::setup::SetupArgs;
 use pyo3::prelude::*;
 
@@ -233,6 +233,109 @@ comparison! {
     }
 }
 
+/// The per-step arguments of the stepwise bounds, borrowed.
+#[allow(clippy::too_many_arguments)]
+fn step_params<'a>(
+    py: Python<'_>,
+    noise_scale: &'a Arr<'_>,
+    setup: SetupArgs<'a>,
+    run_lengths: &'a Option<Arr<'_>>,
+    index: Option<f64>,
+    noise: &str,
+    ordering: &str,
+) -> PyResult<StepParams<'a>> {
+    Ok(StepParams {
+        noise: options::noise(noise).map_err(|e| to_py(py, e))?,
+        order: options::order(ordering, "corrected").map_err(|e| to_py(py, e))?,
+        sigma: noise_scale.as_slice()?,
+        setup,
+        run_lengths: opt_slice(run_lengths)?,
+        index,
+    })
+}
+
+/// δ (or ln δ) of PNSGD with per-step parameters, one value per ε; `dispatch`: a constant
+/// schedule through the constant bound (bit for bit).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn pnsgd_stepwise_delta<'py>(
+    py: Python<'py>,
+    eps: Arr<'py>,
+    noise_scale: Arr<'py>,
+    max_grad_norm: Arr<'py>,
+    lr: Arr<'py>,
+    diameter: Arr<'py>,
+    smoothness: Option<Arr<'py>>,
+    strong_convexity: Arr<'py>,
+    run_lengths: Option<Arr<'py>>,
+    index: Option<f64>,
+    noise: &str,
+    ordering: &str,
+    log: bool,
+    dispatch: bool,
+) -> Out<'py> {
+    let setup = setup_args(
+        &max_grad_norm,
+        &lr,
+        &diameter,
+        &smoothness,
+        &strong_convexity,
+    )?;
+    let p = step_params(
+        py,
+        &noise_scale,
+        setup,
+        &run_lengths,
+        index,
+        noise,
+        ordering,
+    )?;
+    let e = eps.as_slice()?;
+    fill(py, e.len(), |out| {
+        pnsgd::stepwise_delta(e, p, out, log, dispatch)
+    })
+}
+
+/// The smallest ε whose per-step δ does not exceed each target.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn pnsgd_stepwise_epsilon<'py>(
+    py: Python<'py>,
+    delta: Arr<'py>,
+    noise_scale: Arr<'py>,
+    max_grad_norm: Arr<'py>,
+    lr: Arr<'py>,
+    diameter: Arr<'py>,
+    smoothness: Option<Arr<'py>>,
+    strong_convexity: Arr<'py>,
+    run_lengths: Option<Arr<'py>>,
+    index: Option<f64>,
+    noise: &str,
+    ordering: &str,
+    dispatch: bool,
+) -> Out<'py> {
+    let setup = setup_args(
+        &max_grad_norm,
+        &lr,
+        &diameter,
+        &smoothness,
+        &strong_convexity,
+    )?;
+    let p = step_params(
+        py,
+        &noise_scale,
+        setup,
+        &run_lengths,
+        index,
+        noise,
+        ordering,
+    )?;
+    let d = delta.as_slice()?;
+    fill(py, d.len(), |out| {
+        pnsgd::stepwise_epsilon(d, p, out, dispatch)
+    })
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add_functions!(
         m,
@@ -243,7 +346,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             pnsgd_calibrate_noise_scale,
             pnsgd_factors,
             pnsgd_rdp_delta,
-            pnsgd_rdp_epsilon
+            pnsgd_rdp_epsilon,
+            pnsgd_stepwise_delta,
+            pnsgd_stepwise_epsilon
         ]
     );
     Ok(())

@@ -32,6 +32,8 @@
 //! once). A constant schedule is dispatched to the constant bound ([`super::delta`]), bit for
 //! bit; the general path agrees with it to ~1e-14 relative where |Σ m·ln B| is moderate.
 
+use multiversion::multiversion;
+
 use crate::error::{PabiError, Result};
 use crate::gd::Radii;
 use crate::num::bisect::first_ok;
@@ -153,11 +155,13 @@ impl<'a> Steps<'a> {
         Ok(Steps { p, pieces, n })
     }
 
+    #[inline(always)]
     fn run_len(&self, j: usize) -> f64 {
         self.p.run_lengths.map_or(1.0, |r| r[j])
     }
 
     /// Whether pieces j and k have the same parameters (then the same factors).
+    #[inline(always)]
     fn same(&self, j: usize, k: usize) -> bool {
         let s = &self.p.setup;
         let eq = |x: &[f64]| x.len() == 1 || x[j] == x[k];
@@ -176,16 +180,23 @@ impl<'a> Steps<'a> {
 
     /// The factors of piece j at ε (A, ln A rounded up; u = 1 − B rounded down; ln B rounded
     /// up), as in the constant bound, with the radius r_B and the piece.
+    #[inline(always)]
     fn factors(&self, eps: f64, j: usize) -> Result<Run> {
         let s = self.p.setup.at(j);
         let m = s.contraction().map_err(|e| e.at(j))?.m;
         let (ra, rb) = Radii::new(s.max_grad_norm, m, s.diameter, s.lr).at(at(self.p.sigma, j));
-        let f = factors_one(self.p.noise, Order::Fixed, true, eps, ra, rb);
+        let mut f = factors_one(self.p.noise, Order::Fixed, true, eps, ra, rb);
+        if f.a > 1e-300 {
+            // ln of A (θ rounded up, 2^-46 relative) rounded up: tighter than the engine's ln θ
+            // (~1e-14 relative of ln A) where A is a normal double; both are upper bounds
+            f.la = f.la.min(ln_up(f.a));
+        }
         Ok(Run { f, rb, j, eps })
     }
 
     /// k·ln B of a run rounded up; where |k·ln B| makes the fast ln B too coarse (the rule of
     /// the constant bound's fixed order, `fixed_precise`), from the double-double ln B.
+    #[inline(always)]
     fn k_lb(&self, r: &Run, k: f64) -> f64 {
         let fast = prod_up(k, r.f.lb);
         if !wants_precise(self.p.noise, fast, r.rb, 1.0) {
@@ -201,44 +212,20 @@ impl<'a> Steps<'a> {
         }
     }
 
-    /// Call `f(run, first step, steps)` on each run of equal consecutive pieces, in step
-    /// order (or reversed), the factors computed once per run.
-    fn for_runs(
-        &self,
-        eps: f64,
-        rev: bool,
-        mut f: impl FnMut(&Run, f64, f64) -> bool,
-    ) -> Result<()> {
-        let p = self.pieces;
-        let idx = |k: usize| if rev { p - 1 - k } else { k };
-        let (mut k, mut done, mut runs) = (0usize, 0.0f64, 0u32);
-        while k < p {
-            let j0 = idx(k);
-            let mut m = self.run_len(j0);
-            let mut k1 = k + 1;
-            while k1 < p && self.same(j0, idx(k1)) {
-                m += self.run_len(idx(k1));
-                k1 += 1;
-            }
-            runs = runs.wrapping_add(1);
-            if runs & 0xfff == 0 {
-                crate::interrupt::check()?;
-            }
-            let first = if rev {
-                self.n - done - m + 1.0
-            } else {
-                done + 1.0
-            };
-            if !f(&self.factors(eps, j0)?, first, m) {
-                return Ok(());
-            }
-            done += m;
-            k = k1;
+    /// The runs of equal consecutive pieces, in step order (or reversed).
+    #[inline(always)]
+    fn runs(&self, rev: bool) -> Runs<'_, 'a> {
+        Runs {
+            st: self,
+            rev,
+            k: 0,
+            done: 0.0,
+            count: 0,
         }
-        Ok(())
     }
 
     /// ln δ (upper bound, ≤ 0; −∞ where δ = 0) by the general per-run formulas.
+    #[inline(always)]
     fn log_delta_general(&self, eps: f64) -> Result<f64> {
         let total = match (self.p.order, self.p.index) {
             (Order::Fixed, Some(i)) => self.fixed(eps, i)?,
@@ -254,55 +241,71 @@ impl<'a> Steps<'a> {
     }
 
     /// ln A_i + Σ_{t>i} ln B_t.
+    #[inline(always)]
     fn fixed(&self, eps: f64, i: f64) -> Result<f64> {
         let mut acc = f64::NEG_INFINITY;
-        self.for_runs(eps, false, |r, s, m| {
+        for x in self.runs(false) {
+            let (j, s, m) = x?;
             let end = s + m - 1.0;
-            if end >= i {
-                if s <= i {
-                    acc = add_up(r.f.la, self.k_lb(r, end - i));
-                } else {
-                    acc = add_up(acc, self.k_lb(r, m));
-                }
+            if end < i {
+                continue;
             }
-            acc != f64::NEG_INFINITY || end < i
-        })?;
+            let r = self.factors(eps, j)?;
+            acc = if s <= i {
+                add_up(r.f.la, self.k_lb(&r, end - i))
+            } else {
+                add_up(acc, self.k_lb(&r, m))
+            };
+            if acc == f64::NEG_INFINITY {
+                break;
+            }
+        }
         Ok(acc)
     }
 
     /// ln A_i + ln S_i, S_i = Σ_{T=i}^n ∏_{t=i+1}^T B_t: the step i itself (1), then each
     /// later run of m steps adds P·B·m·G(u, m), P the product before it.
+    #[inline(always)]
     fn random_stop_at(&self, eps: f64, i: f64) -> Result<f64> {
         let (mut la, mut ls, mut lp) = (f64::NEG_INFINITY, 0.0, 0.0);
-        self.for_runs(eps, false, |r, s, m| {
+        for x in self.runs(false) {
+            let (j, s, m) = x?;
             let end = s + m - 1.0;
             if end < i {
-                return true;
+                continue;
             }
+            let r = self.factors(eps, j)?;
             let k = if s <= i {
                 la = r.f.la;
                 end - i
             } else {
                 m
             };
-            if k > 0.0 && lp != f64::NEG_INFINITY {
+            if k > 0.0 {
                 ls = lse_up(ls, add_up(add_up(lp, r.f.lb), ln_mg_up(r.f.u, k)));
-                lp = add_up(lp, self.k_lb(r, k));
+                lp = add_up(lp, self.k_lb(&r, k));
             }
-            true
-        })?;
+            if lp == f64::NEG_INFINITY {
+                break;
+            }
+        }
         Ok(add_up(la, ls))
     }
 
     /// ln Σ_i A_i·∏_{t>i} B_t, backwards: a run of m steps with the product P after it adds
     /// A·P·m·G(u, m).
+    #[inline(always)]
     fn shuffled(&self, eps: f64) -> Result<f64> {
         let (mut tot, mut lp) = (f64::NEG_INFINITY, 0.0);
-        self.for_runs(eps, true, |r, _, m| {
+        for x in self.runs(true) {
+            let (j, _, m) = x?;
+            let r = self.factors(eps, j)?;
             tot = lse_up(tot, add_up(add_up(r.f.la, lp), ln_mg_up(r.f.u, m)));
-            lp = add_up(lp, self.k_lb(r, m));
-            lp != f64::NEG_INFINITY
-        })?;
+            lp = add_up(lp, self.k_lb(&r, m));
+            if lp == f64::NEG_INFINITY {
+                break;
+            }
+        }
         Ok(tot)
     }
 
@@ -310,22 +313,72 @@ impl<'a> Steps<'a> {
     /// (B_{e+1}, S_{e+1} those of the next run's first step) and
     /// S_s = (m − 1)·G(u, m − 1) + B^{m−1}·S_e; S_j is monotone on the run, so its maximum is
     /// max(S_s, S_e).
+    #[inline(always)]
     fn random_stop_worst(&self, eps: f64) -> Result<f64> {
         let mut best = f64::NEG_INFINITY;
         // ln(B_{e+1}·S_{e+1}) of the run after the current one (−∞: none)
         let mut lr = f64::NEG_INFINITY;
-        self.for_runs(eps, true, |r, _, m| {
+        for x in self.runs(true) {
+            let (j, _, m) = x?;
+            let r = self.factors(eps, j)?;
             let lse = lse_up(0.0, lr);
             let lss = if m > 1.0 {
-                lse_up(ln_mg_up(r.f.u, m - 1.0), add_up(self.k_lb(r, m - 1.0), lse))
+                lse_up(
+                    ln_mg_up(r.f.u, m - 1.0),
+                    add_up(self.k_lb(&r, m - 1.0), lse),
+                )
             } else {
                 lse
             };
             best = best.max(add_up(r.f.la, lss.max(lse)));
             lr = add_up(r.f.lb, lss);
-            true
-        })?;
+        }
         Ok(best)
+    }
+}
+
+/// The runs of equal consecutive pieces of [`Steps`]: (a piece of the run, its first step,
+/// its number of steps), forwards or backwards; the interrupt flag is polled every 4096 runs.
+struct Runs<'s, 'a> {
+    st: &'s Steps<'a>,
+    rev: bool,
+    k: usize,
+    done: f64,
+    count: u32,
+}
+
+impl Iterator for Runs<'_, '_> {
+    type Item = Result<(usize, f64, f64)>;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<Self::Item> {
+        let (st, p) = (self.st, self.st.pieces);
+        if self.k >= p {
+            return None;
+        }
+        let idx = |k: usize| if self.rev { p - 1 - k } else { k };
+        let j0 = idx(self.k);
+        let mut m = st.run_len(j0);
+        let mut k1 = self.k + 1;
+        while k1 < p && st.same(j0, idx(k1)) {
+            m += st.run_len(idx(k1));
+            k1 += 1;
+        }
+        self.count = self.count.wrapping_add(1);
+        if self.count & 0xfff == 0 {
+            if let Err(e) = crate::interrupt::check() {
+                self.k = p;
+                return Some(Err(e));
+            }
+        }
+        let first = if self.rev {
+            st.n - self.done - m + 1.0
+        } else {
+            self.done + 1.0
+        };
+        self.done += m;
+        self.k = k1;
+        Some(Ok((j0, first, m)))
     }
 }
 
@@ -360,6 +413,14 @@ fn lse_up(a: f64, b: f64) -> f64 {
     }
     let d = add_dn(hi, -lo);
     add_up(hi, up(vmath::log1p(vmath::exp(-d))))
+}
+
+simd! {
+    /// [`Steps::log_delta_general`] compiled for the best instruction set (the fma of the
+    /// directed operations, the engine's kernels inlined).
+    fn log_delta_simd(st: &Steps, eps: f64) -> Result<f64> {
+        st.log_delta_general(eps)
+    }
 }
 
 /// δ from its log (upper bound, ≤ 1; 0 where ln δ = −∞).
@@ -424,7 +485,7 @@ pub fn stepwise_delta(
         *o = if constant {
             constant_delta(&st, e, log)?
         } else {
-            let l = st.log_delta_general(e)?;
+            let l = log_delta_simd(&st, e)?;
             if log {
                 l
             } else {
@@ -436,8 +497,8 @@ pub fn stepwise_delta(
 }
 
 /// The smallest ε with δ(ε) ≤ target for each target of `delta` in (0, 1): an exact search
-/// over the bit patterns of ε ([`first_ok`]) on the certified ln δ (ok where ln δ ≤ ln target
-/// rounded down), so the returned ε is never below the exact inverse. A constant schedule (with
+/// over the bit patterns of ε ([`first_ok`]) on the certified δ (the value returned by
+/// [`stepwise_delta`]), so the returned ε is never below the exact inverse. A constant schedule (with
 /// `dispatch`) goes to the constant bound's inverse ([`super::epsilon`]).
 pub fn stepwise_epsilon(
     delta: &[f64],
@@ -453,10 +514,9 @@ pub fn stepwise_epsilon(
     }
     for (j, o) in out.iter_mut().enumerate() {
         let t = at(delta, j);
-        let lt = ln_dn(t);
         let err = std::cell::Cell::new(None);
-        let ok = |e: f64| match st.log_delta_general(e) {
-            Ok(l) => l <= lt,
+        let ok = |e: f64| match log_delta_simd(&st, e) {
+            Ok(l) => value(l) <= t,
             Err(x) => {
                 err.set(Some(x));
                 true
