@@ -505,11 +505,11 @@ def pnsgd_stepwise_delta(
     >>> kw = dict(noise_scale=1.0, max_grad_norm=1.0, diameter=1.0)
     >>> pnsgd_stepwise_delta(1.0, lr=0.5, run_lengths=[100], **kw) == pnsgd_delta(1.0, lr=0.5, steps=100, **kw)
     True
-    >>> pnsgd_stepwise_delta(1.0, lr=[0.5, 0.1], run_lengths=[50, 50], **kw)  # lr decayed at step 51
-    0.0102007...
+    >>> round(pnsgd_stepwise_delta(1.0, lr=[0.5, 0.1], run_lengths=[50, 50], **kw), 12)  # lr cut at step 51
+    0.265326867735
     >>> pnsgd_stepwise_delta(1.0, lr=[0.5, 0.1], run_lengths=[5 * 10**8] * 2, ordering="fixed", index=1,
-    ...                      log=True, **kw)
-    -87868...
+    ...                      log=True, **kw)  # 1e9 steps in two pieces
+    -336808392.83771...
     """
     return _stepwise(_core.pnsgd_stepwise_delta, ("eps", eps), noise=noise, noise_scale=noise_scale,
                      max_grad_norm=max_grad_norm, lr=lr, diameter=diameter, ordering=ordering, index=index,

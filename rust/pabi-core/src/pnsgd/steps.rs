@@ -91,9 +91,10 @@ impl<'a> Steps<'a> {
             Some(r) => r.len(),
             None => lens.iter().map(|l| l.1).max().unwrap_or(1),
         };
-        if pieces == 0 || lens.iter().any(|l| l.1 == 0) {
+        let runs_len = p.run_lengths.map(|r| ("run_lengths", r.len()));
+        if let Some((name, _)) = lens.iter().chain(runs_len.iter()).find(|l| l.1 == 0) {
             return Err(PabiError::Shape {
-                message: "the per-step arguments need at least one step".into(),
+                message: format!("{name} is empty (the per-step arguments need at least one step)"),
             });
         }
         check_broadcast(pieces, &lens)?;
