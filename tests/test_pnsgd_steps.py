@@ -296,3 +296,24 @@ def test_bad_options_and_shapes():
         pabi.pnsgd_stepwise_epsilon(1.5, **kw)
     with pytest.raises(ValueError, match="ordering"):
         pabi.pnsgd_stepwise_delta(1.0, ordering="cyclic", **kw)
+
+
+def test_epsilon_200_points_safe_side_and_within_1e9():
+    """200 random piecewise schedules (both noises, every ordering): the exact δ (reference, 50
+    digits) at the returned ε is ≤ the target (never on the wrong side) and above it at
+    ε·(1 − 1e-9) (within 1e-9 relative of the exact inverse)."""
+    rnd = random.Random(2016)
+    for _ in range(200):
+        k = rnd.randint(1, 4)
+        runs = [rnd.randint(1, 10**rnd.randint(0, 6)) for _ in range(k)]
+        n = sum(runs)
+        ordering = rnd.choice(["shuffled", "fixed", "random_stop"])
+        index = rnd.randint(1, n) if ordering == "fixed" or (ordering == "random_stop" and rnd.random() < 0.5) else None
+        kw = dict(noise=rnd.choice(["gaussian", "laplace"]), noise_scale=[10 ** rnd.uniform(-0.3, 0.7) for _ in runs],
+                  max_grad_norm=[rnd.uniform(0.2, 1.5) for _ in runs], lr=[10 ** rnd.uniform(-2, -0.3) for _ in runs],
+                  diameter=1.0, run_lengths=runs, ordering=ordering, index=index)
+        target = 10 ** rnd.uniform(-12, -1)
+        e = pabi.pnsgd_stepwise_epsilon(target, **kw)
+        assert ref.pnsgd_stepwise_delta(e, dps=30, **kw) <= target, (kw, target, e)
+        if e > 0:
+            assert ref.pnsgd_stepwise_delta(e * (1 - 1e-9), dps=30, **kw) > target, (kw, target, e)
