@@ -8,7 +8,8 @@ use pyo3::prelude::*;
 
 use crate::args::{add_functions, check_broadcast, fill, fill3, opt_slice, Arr, Np, Triple};
 use crate::options;
-use crate::{to_py, Out};
+use crate::{guarded, to_py, zeros, Out, LONG_LEN};
+use numpy::IntoPyArray;
 
 /// The training setup (L, η, D, β, ρ), borrowed.
 fn setup_args<'a>(
@@ -252,6 +253,35 @@ fn step_params<'a>(
         run_lengths: opt_slice(run_lengths)?,
         index,
     })
+}
+
+/// [`fill`] for the stepwise bounds, whose work is (values) × `evals` × (pieces): the Ctrl-C
+/// handler is installed when that product is long, not only the output.
+fn fill_steps<'py>(
+    py: Python<'py>,
+    len: usize,
+    evals: usize,
+    p: &StepParams,
+    mut f: impl FnMut(&mut [f64]) -> pabi_core::Result<()> + Send,
+) -> Out<'py> {
+    let s = p.setup;
+    let pieces = [
+        p.sigma.len(),
+        s.max_grad_norm.len(),
+        s.lr.len(),
+        s.diameter.len(),
+    ]
+    .into_iter()
+    .chain(p.run_lengths.map(|r| r.len()))
+    .max()
+    .unwrap_or(1);
+    let mut out = zeros(len)?;
+    guarded(
+        py,
+        len.saturating_mul(evals).saturating_mul(pieces) >= LONG_LEN,
+        || f(&mut out),
+    )?;
+    Ok(out.into_pyarray(py))
 }
 
 /// δ (or ln δ) of PNSGD with per-step parameters, one value per ε; `dispatch`: a constant
