@@ -321,7 +321,7 @@ fn pnsgd_stepwise_delta<'py>(
         ordering,
     )?;
     let e = eps.as_slice()?;
-    fill(py, e.len(), |out| {
+    fill_steps(py, e.len(), 1, &p, |out| {
         pnsgd::stepwise_delta(e, p, out, log, dispatch)
     })
 }
@@ -361,7 +361,7 @@ fn pnsgd_stepwise_epsilon<'py>(
         ordering,
     )?;
     let d = delta.as_slice()?;
-    fill(py, d.len(), |out| {
+    fill_steps(py, d.len(), 128, &p, |out| {
         pnsgd::stepwise_epsilon(d, p, out, dispatch)
     })
 }
