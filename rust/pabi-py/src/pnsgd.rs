@@ -255,15 +255,9 @@ fn step_params<'a>(
     })
 }
 
-/// [`fill`] for the stepwise bounds, whose work is (values) × `evals` × (pieces): the Ctrl-C
-/// handler is installed when that product is long, not only the output.
-fn fill_steps<'py>(
-    py: Python<'py>,
-    len: usize,
-    evals: usize,
-    p: &StepParams,
-    mut f: impl FnMut(&mut [f64]) -> pabi_core::Result<()> + Send,
-) -> Out<'py> {
+/// Whether a stepwise call is long (its work is `len` × `evals` × the pieces): then the Ctrl-C
+/// handler of [`guarded`] is installed, as [`fill`] does by the output length alone.
+fn steps_long(len: usize, evals: usize, p: &StepParams) -> bool {
     let s = p.setup;
     let pieces = [
         p.sigma.len(),
@@ -275,13 +269,7 @@ fn fill_steps<'py>(
     .chain(p.run_lengths.map(|r| r.len()))
     .max()
     .unwrap_or(1);
-    let mut out = zeros(len)?;
-    guarded(
-        py,
-        len.saturating_mul(evals).saturating_mul(pieces) >= LONG_LEN,
-        || f(&mut out),
-    )?;
-    Ok(out.into_pyarray(py))
+    len.saturating_mul(evals).saturating_mul(pieces) >= LONG_LEN
 }
 
 /// δ (or ln δ) of PNSGD with per-step parameters, one value per ε; `dispatch`: a constant
@@ -321,9 +309,11 @@ fn pnsgd_stepwise_delta<'py>(
         ordering,
     )?;
     let e = eps.as_slice()?;
-    fill_steps(py, e.len(), 1, &p, |out| {
-        pnsgd::stepwise_delta(e, p, out, log, dispatch)
-    })
+    let mut out = zeros(e.len())?;
+    guarded(py, steps_long(e.len(), 1, &p), || {
+        pnsgd::stepwise_delta(e, p, &mut out, log, dispatch)
+    })?;
+    Ok(out.into_pyarray(py))
 }
 
 /// The smallest ε whose per-step δ does not exceed each target.
@@ -361,9 +351,11 @@ fn pnsgd_stepwise_epsilon<'py>(
         ordering,
     )?;
     let d = delta.as_slice()?;
-    fill_steps(py, d.len(), 128, &p, |out| {
-        pnsgd::stepwise_epsilon(d, p, out, dispatch)
-    })
+    let mut out = zeros(d.len())?;
+    guarded(py, steps_long(d.len(), 128, &p), || {
+        pnsgd::stepwise_epsilon(d, p, &mut out, dispatch)
+    })?;
+    Ok(out.into_pyarray(py))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
