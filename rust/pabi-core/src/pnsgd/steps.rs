@@ -280,7 +280,7 @@ impl<'a> Steps<'a> {
                 break;
             }
         }
-        Ok(acc.up())
+        Ok(acc.upper())
     }
 
     /// ln A_i + ln S_i, S_i = Σ_{T=i}^n ∏_{t=i+1}^T B_t: the step i itself (1), then each
@@ -302,14 +302,14 @@ impl<'a> Steps<'a> {
                 m
             };
             if k > 0.0 {
-                ls.add(add_up(add_up(lp.up(), r.f.lb), ln_mg_up(r.f.u, k)));
+                ls.add(add_up(add_up(lp.upper(), r.f.lb), ln_mg_up(r.f.u, k)));
                 lp.add_pair(self.k_lb(&r, k));
             }
             if lp.hi == f64::NEG_INFINITY {
                 break;
             }
         }
-        Ok(add_up(la, ls.up()))
+        Ok(add_up(la, ls.upper()))
     }
 
     /// ln Σ_i A_i·∏_{t>i} B_t, backwards: a run of m steps with the product P after it adds
@@ -320,13 +320,13 @@ impl<'a> Steps<'a> {
         for x in self.runs(true) {
             let (j, _, m) = x?;
             let r = self.factors(eps, j)?;
-            tot.add(add_up(add_up(r.f.la, lp.up()), ln_mg_up(r.f.u, m)));
+            tot.add(add_up(add_up(r.f.la, lp.upper()), ln_mg_up(r.f.u, m)));
             lp.add_pair(self.k_lb(&r, m));
             if lp.hi == f64::NEG_INFINITY {
                 break;
             }
         }
-        Ok(tot.up())
+        Ok(tot.upper())
     }
 
     /// max_i ln(A_i·S_i), backwards: on a run [s, e] of factor B, S_e = 1 + B_{e+1}·S_{e+1}
@@ -346,7 +346,7 @@ impl<'a> Steps<'a> {
                 let mut t = UpSum::default();
                 t.add_pair(self.k_lb(&r, m - 1.0));
                 t.add(lse);
-                lse_up(ln_mg_up(r.f.u, m - 1.0), t.up())
+                lse_up(ln_mg_up(r.f.u, m - 1.0), t.upper())
             } else {
                 lse
             };
@@ -404,7 +404,7 @@ impl Iterator for Runs<'_, '_> {
 
 /// A sum of logarithms (terms ≤ 0 or −∞) with an upward-certified value: each addition keeps its
 /// exact rounding error (TwoSum) in `lo`; `lo` itself is summed with error ≤ n·u·Σ|e| (recursive
-/// summation, Higham §4.2), which [`UpSum::up`] adds. The error of the result is then ~2 ulp
+/// summation, Higham §4.2), which [`UpSum::upper`] adds. The error of the result is then ~2 ulp
 /// of the sum and n·u² of the terms, whatever the number n of terms (a directed addition per
 /// term would add up to n ulp).
 #[derive(Debug, Clone, Copy, Default)]
@@ -442,7 +442,7 @@ impl UpSum {
     /// rounding of lo (+∞ partial sums cannot occur: every term is ≤ 0; an overflow to −∞ of
     /// finite terms is returned as −f64::MAX, its upward rounding).
     #[inline(always)]
-    fn up(&self) -> f64 {
+    fn upper(&self) -> f64 {
         if self.hi == f64::NEG_INFINITY {
             return f64::NEG_INFINITY;
         }
@@ -454,9 +454,9 @@ impl UpSum {
 }
 
 impl UpSum {
-    /// The sum rounded down (the mirror of [`UpSum::up`]).
+    /// The sum rounded down (the mirror of [`UpSum::upper`]).
     #[inline(always)]
-    fn dn(&self) -> f64 {
+    fn lower(&self) -> f64 {
         if !self.hi.is_finite() {
             return f64::NEG_INFINITY;
         }
@@ -495,22 +495,22 @@ impl LogSum {
             *self = LogSum::new(x);
             return;
         }
-        let lo = self.acc.dn();
+        let lo = self.acc.lower();
         if x <= lo {
             self.acc.add(corr_up(add_dn(lo, -x)));
         } else {
-            let c = corr_up(add_dn(x, -self.acc.up()));
+            let c = corr_up(add_dn(x, -self.acc.upper()));
             *self = LogSum::new(x);
             self.acc.add(c);
         }
     }
 
     #[inline(always)]
-    fn up(&self) -> f64 {
+    fn upper(&self) -> f64 {
         if self.empty {
             f64::NEG_INFINITY
         } else {
-            self.acc.up()
+            self.acc.upper()
         }
     }
 }
