@@ -315,6 +315,15 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
         add(f, dict(**first, **_RDP_PNSGD), None, _PNSGD_COUPLED)
     add("pnsgd_rdp_delta#log", dict(eps=1.0, **_RDP_PNSGD, log=True), {"log": "option"}, _PNSGD_COUPLED,
         fn=_f("pnsgd_rdp_delta"))
+    step = dict(noise_scale=np.array([1.0, 1.5]), max_grad_norm=1.0, lr=np.array([0.5, 0.2]), diameter=1.0,
+                run_lengths=np.array([10.0, 20.0]), smoothness=2.0, strong_convexity=0.5, noise="gaussian",
+                ordering="random_stop", index=12.0)
+    step_k = {"noise_scale": "array", "lr": "array", "run_lengths": "array", "noise": "option", "ordering": "option"}
+    step_c = {p: ("lr", "smoothness", "strong_convexity", "index", "run_lengths", "noise_scale", "max_grad_norm",
+                  "diameter", "eps", "delta") for p in ("lr", "smoothness", "strong_convexity", "index", "run_lengths",
+                                                       "noise_scale", "max_grad_norm", "diameter", "ordering")}
+    add("pnsgd_stepwise_delta", dict(eps=1.0, **step, log=False), dict(step_k, log="option"), step_c)
+    add("pnsgd_stepwise_epsilon", dict(delta=1e-3, **step), step_k, step_c)
     noise_kw = {k: _SCHED[k] for k in ("steps", "c1", "c2", "lr", "diameter", "smoothness", "strong_convexity")}
     add("laplace_schedule_noise_scale", noise_kw, None, _SCHED_COUPLED)
     add("gaussian_schedule_noise_scale", noise_kw, None, _SCHED_COUPLED)

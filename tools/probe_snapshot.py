@@ -544,6 +544,12 @@ def table() -> dict[str, Entry]:
     for f, first in (("pnsgd_rdp_delta", dict(eps=1.0)), ("pnsgd_rdp_log_delta", dict(eps=1.0)),
                      ("pnsgd_rdp_epsilon", dict(delta=1e-3)), ("pnsgd_rdp_slope", {})):
         add(f, dict(**first, **_RDP_PNSGD))
+    step = dict(noise_scale=np.array([1.0, 1.5]), max_grad_norm=1.0, lr=np.array([0.5, 0.2]), diameter=1.0,
+                run_lengths=np.array([10.0, 20.0]), smoothness=2.0, strong_convexity=0.5, noise="gaussian",
+                ordering="random_stop", index=12.0)
+    step_k = {"noise_scale": "array", "lr": "array", "run_lengths": "array", "noise": "option", "ordering": "option"}
+    add("pnsgd_stepwise_delta", dict(eps=1.0, **step, log=False), dict(step_k, log="option"))
+    add("pnsgd_stepwise_epsilon", dict(delta=1e-3, **step), step_k)
     noise_kw = {k: _SCHED[k] for k in ("n", "c1", "c2", "lr", "diameter", "smoothness", "strong_convexity")}
     add("laplace_schedule_scale", noise_kw)
     add("gauss_schedule_sigma", noise_kw)

@@ -92,6 +92,9 @@ TERMS: dict[str, Term] = {
                 "formula is continuous in T (stated per function).", "≥ 1"),
     "index": _t(_S, "1-based step at which the differing record is used (its first use for "
                 "cyclic passes).", "integer in 1..steps"),
+    "run_lengths": _t(_S, "Steps of each piece of a piecewise-constant per-step schedule: the "
+                      "per-step arrays then hold one entry per piece, and the number of steps is "
+                      "the sum.", "integers ≥ 1, total < 2^53"),
     "batch_index": _t(_S, "1-based position, within an epoch, of the batch holding the "
                       "differing record.", "integer in 1..batches_per_epoch"),
     "ordering": _t(_S, "Where the differing record sits in a PNSGD run: ``\"shuffled\"`` (a "

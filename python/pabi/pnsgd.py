@@ -52,7 +52,7 @@ from typing import Any, Callable, NamedTuple, Optional, overload
 import numpy as np
 
 from . import _core
-from ._bridge import ArrayLike, Broadcast, Float, FloatArray, Scalar, flag
+from ._bridge import ArrayLike, Broadcast, Float, FloatArray, Scalar, flag, int_scalar, real_array
 
 __all__ = [
     "pnsgd_delta",
@@ -63,6 +63,8 @@ __all__ = [
     "pnsgd_rdp_delta",
     "pnsgd_rdp_epsilon",
     "pnsgd_rdp_slope",
+    "pnsgd_stepwise_delta",
+    "pnsgd_stepwise_epsilon",
 ]
 
 _NOISES = ("gaussian", "laplace")
@@ -418,3 +420,140 @@ def pnsgd_rdp_slope(
     return _run(_core.pnsgd_rdp_slope, dict(
         noise_scale=noise_scale, max_grad_norm=max_grad_norm, lr=lr, steps=steps, index=index,
         smoothness=smoothness, strong_convexity=strong_convexity), ("smoothness",))
+
+
+# ---------------------------------------------------------------------------------------------
+# Per-step parameters (learning-rate, clipping and noise schedules)
+
+
+def _stepwise(fn: Callable[..., np.ndarray], lead: tuple[str, ArrayLike], *, noise: str,
+              noise_scale: ArrayLike, max_grad_norm: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
+              ordering: str, index: Optional[Scalar], smoothness: Optional[ArrayLike],
+              strong_convexity: ArrayLike, run_lengths: Optional[ArrayLike], **flags: bool) -> Float:
+    """``fn`` on the lead argument (``eps`` or ``delta``, a scalar or 1-D array: one value per
+    element) and the per-step arguments (each a scalar or a 1-D array, one entry per step or,
+    with ``run_lengths``, per piece)."""
+    _check_options(noise, ordering, "corrected")
+    name, value = lead
+    x = real_array(name, value)
+    if x.ndim > 1:
+        raise ValueError(f"{name} must be a scalar or a 1-D array, got shape {x.shape}")
+    vals = dict(noise_scale=noise_scale, max_grad_norm=max_grad_norm, lr=lr, diameter=diameter,
+                strong_convexity=strong_convexity)
+    arrs = {k: real_array(k, v).reshape(-1) if np.ndim(v) == 0 else real_array(k, v, ndim=1)
+            for k, v in vals.items()}
+    sm = None if smoothness is None else (
+        real_array("smoothness", smoothness).reshape(-1) if np.ndim(smoothness) == 0
+        else real_array("smoothness", smoothness, ndim=1))
+    runs = None if run_lengths is None else real_array("run_lengths", run_lengths, ndim=1)
+    ix = None if index is None else float(int_scalar("index", index))
+    out = fn(np.ascontiguousarray(x.reshape(-1)), arrs["noise_scale"], arrs["max_grad_norm"], arrs["lr"],
+             arrs["diameter"], sm, arrs["strong_convexity"], runs, ix, noise, ordering, *flags.values())
+    return float(out[0]) if np.ndim(value) == 0 else out
+
+
+@overload
+def pnsgd_stepwise_delta(eps: Scalar, *, noise: str = ..., noise_scale: ArrayLike, max_grad_norm: ArrayLike,
+                         lr: ArrayLike, diameter: ArrayLike, ordering: str = ..., index: Optional[Scalar] = ...,
+                         smoothness: Optional[ArrayLike] = ..., strong_convexity: ArrayLike = ...,
+                         run_lengths: Optional[ArrayLike] = ..., log: bool = ...) -> float: ...
+@overload
+def pnsgd_stepwise_delta(eps: ArrayLike, *, noise: str = ..., noise_scale: ArrayLike, max_grad_norm: ArrayLike,
+                         lr: ArrayLike, diameter: ArrayLike, ordering: str = ..., index: Optional[Scalar] = ...,
+                         smoothness: Optional[ArrayLike] = ..., strong_convexity: ArrayLike = ...,
+                         run_lengths: Optional[ArrayLike] = ..., log: bool = ...) -> FloatArray: ...
+def pnsgd_stepwise_delta(
+    eps: ArrayLike,
+    *,
+    noise: str = "gaussian",
+    noise_scale: ArrayLike,
+    max_grad_norm: ArrayLike,
+    lr: ArrayLike,
+    diameter: ArrayLike,
+    ordering: str = "shuffled",
+    index: Optional[Scalar] = None,
+    smoothness: Optional[ArrayLike] = None,
+    strong_convexity: ArrayLike = 0.0,
+    run_lengths: Optional[ArrayLike] = None,
+    log: bool = False,
+) -> Float:
+    """δ(ε) of PNSGD whose noise, clipping norm, learning rate, diameter, smoothness and strong
+    convexity change from step to step (learning-rate warm-up and decay, clipping or noise
+    schedules; docs/derivations/pnsgd.md#per-step).
+
+    Each of ``noise_scale`` (σ_t or v_t), ``max_grad_norm`` (L_t), ``lr`` (η_t), ``diameter``
+    (D_t: the diameter of a set holding the iterate that enters step t), ``smoothness`` (β_t)
+    and ``strong_convexity`` (ρ_t) is a scalar (the same at every step) or a 1-D array: one
+    entry per step, or, with ``run_lengths`` (integers ≥ 1), one entry per piece of a
+    piecewise-constant schedule whose piece k lasts ``run_lengths[k]`` steps. The number of
+    steps n is the length of the arrays (or the sum of the run lengths; below 2^53). The cost is
+    O(number of pieces) — a schedule of 1e9 steps in a few pieces takes microseconds — and O(1)
+    extra memory.
+
+    With A_t = h(ε, 2L_t/σ_t) and B_t = h(ε, M_t·D_t/(η_t σ_t)) (h = θ or the Laplace
+    divergence, M_t the contraction of step t; 000 Lemma 3, 003 eq. (11)):
+
+    * ``ordering="fixed"``: δ = A_i·∏_{t>i} B_t for the record processed at step ``index`` = i;
+    * ``"shuffled"``: the average of that over i = 1..n (``index`` not given);
+    * ``"random_stop"``: (1/n)·Σ_{T≥i} A_i·∏_{i<t≤T} B_t for the record at step i, or its
+      maximum over i when ``index`` is None.
+
+    ``eps`` is a scalar (a ``float`` is returned) or a 1-D array (one δ per ε). The result is
+    never below the exact value; ``log=True`` returns ln δ. A constant schedule gives exactly
+    (to the bit) :func:`pnsgd_delta` with ``steps=n``.
+
+    >>> kw = dict(noise_scale=1.0, max_grad_norm=1.0, diameter=1.0)
+    >>> pnsgd_stepwise_delta(1.0, lr=0.5, run_lengths=[100], **kw) == pnsgd_delta(1.0, lr=0.5, steps=100, **kw)
+    True
+    >>> round(pnsgd_stepwise_delta(1.0, lr=[0.5, 0.1], run_lengths=[50, 50], **kw), 12)  # lr cut at step 51
+    0.265326867735
+    >>> pnsgd_stepwise_delta(1.0, lr=[0.5, 0.1], run_lengths=[5 * 10**8] * 2, ordering="fixed", index=1,
+    ...                      log=True, **kw)  # 1e9 steps in two pieces
+    -336808392.83771...
+    """
+    return _stepwise(_core.pnsgd_stepwise_delta, ("eps", eps), noise=noise, noise_scale=noise_scale,
+                     max_grad_norm=max_grad_norm, lr=lr, diameter=diameter, ordering=ordering, index=index,
+                     smoothness=smoothness, strong_convexity=strong_convexity, run_lengths=run_lengths,
+                     log=flag("log", log), dispatch=True)
+
+
+@overload
+def pnsgd_stepwise_epsilon(delta: Scalar, *, noise: str = ..., noise_scale: ArrayLike,
+                           max_grad_norm: ArrayLike, lr: ArrayLike, diameter: ArrayLike, ordering: str = ...,
+                           index: Optional[Scalar] = ..., smoothness: Optional[ArrayLike] = ...,
+                           strong_convexity: ArrayLike = ..., run_lengths: Optional[ArrayLike] = ...) -> float: ...
+@overload
+def pnsgd_stepwise_epsilon(delta: ArrayLike, *, noise: str = ..., noise_scale: ArrayLike,
+                           max_grad_norm: ArrayLike, lr: ArrayLike, diameter: ArrayLike, ordering: str = ...,
+                           index: Optional[Scalar] = ..., smoothness: Optional[ArrayLike] = ...,
+                           strong_convexity: ArrayLike = ...,
+                           run_lengths: Optional[ArrayLike] = ...) -> FloatArray: ...
+def pnsgd_stepwise_epsilon(
+    delta: ArrayLike,
+    *,
+    noise: str = "gaussian",
+    noise_scale: ArrayLike,
+    max_grad_norm: ArrayLike,
+    lr: ArrayLike,
+    diameter: ArrayLike,
+    ordering: str = "shuffled",
+    index: Optional[Scalar] = None,
+    smoothness: Optional[ArrayLike] = None,
+    strong_convexity: ArrayLike = 0.0,
+    run_lengths: Optional[ArrayLike] = None,
+) -> Float:
+    """The smallest ε ≥ 0 (to one ulp) whose :func:`pnsgd_stepwise_delta` does not exceed
+    ``delta`` (in (0, 1); a scalar or a 1-D array), by an exact search over the doubles: the
+    returned ε is never below the exact inverse. Other parameters as in
+    :func:`pnsgd_stepwise_delta`; a constant schedule gives :func:`pnsgd_epsilon` to the bit.
+    ~130 evaluations of δ per target, each O(number of pieces).
+
+    >>> kw = dict(noise_scale=1.0, max_grad_norm=1.0, diameter=1.0, lr=[0.5, 0.1], run_lengths=[50, 50])
+    >>> e = pnsgd_stepwise_epsilon(1e-5, **kw)
+    >>> pnsgd_stepwise_delta(e, **kw) <= 1e-5 < pnsgd_stepwise_delta(e - 1e-12, **kw)
+    True
+    """
+    return _stepwise(_core.pnsgd_stepwise_epsilon, ("delta", delta), noise=noise, noise_scale=noise_scale,
+                     max_grad_norm=max_grad_norm, lr=lr, diameter=diameter, ordering=ordering, index=index,
+                     smoothness=smoothness, strong_convexity=strong_convexity, run_lengths=run_lengths,
+                     dispatch=True)

@@ -33,6 +33,8 @@ __all__ = [
     "pnsgd_rdp_slope",
     "pnsgd_rdp_delta",
     "pnsgd_rdp_epsilon",
+    "pnsgd_stepwise_delta",
+    "pnsgd_stepwise_epsilon",
 ]
 
 DEFAULT_DPS = 50
@@ -329,3 +331,137 @@ def pnsgd_rdp_epsilon(delta: Real, *, dps: int = DEFAULT_DPS, **kwargs) -> mp.mp
         val = c + 2 * mp.sqrt(c * mp.log(1 / mp.mpf(delta)))
     with mp.workdps(dps):
         return +val
+
+
+# ---------------------------------------------------------------------------------------------
+# Per-step parameters (docs/derivations/pnsgd.md#per-step)
+
+
+def _pieces(noise_scale, max_grad_norm, lr, diameter, smoothness, strong_convexity, run_lengths):
+    """The pieces of a per-step schedule: a list of (σ, L, η, D, β, ρ, m)."""
+    cols = dict(noise_scale=noise_scale, max_grad_norm=max_grad_norm, lr=lr, diameter=diameter,
+                smoothness=smoothness, strong_convexity=strong_convexity)
+    lists = {k: (list(v) if hasattr(v, "__len__") else None) for k, v in cols.items()}
+    if run_lengths is not None:
+        runs = [int(m) for m in run_lengths]
+    else:
+        runs = [1] * max([len(v) for v in lists.values() if v is not None] or [1])
+    out = []
+    for j, m in enumerate(runs):
+        row = [lists[k][j] if lists[k] is not None else cols[k] for k in cols]
+        out.append((*row, m))
+    return out
+
+
+def pnsgd_stepwise_delta(
+    eps: Real,
+    *,
+    noise: str = "gaussian",
+    noise_scale,
+    max_grad_norm,
+    lr,
+    diameter,
+    ordering: str = "shuffled",
+    index: Optional[int] = None,
+    smoothness=None,
+    strong_convexity=0.0,
+    run_lengths=None,
+    dps: int = DEFAULT_DPS,
+    log: bool = False,
+) -> mp.mpf:
+    """δ of PNSGD with per-step (or piecewise-constant) parameters, composed from the constant
+    pieces by hand: piece k (m_k steps) has the factors A_k, B_k of :func:`pnsgd_factors` and
+    contributes the geometric sums Σ_{j<m} B_k^j = (1 − B_k^m)/(1 − B_k) (m where B_k = 1):
+
+    * fixed, record i in piece p (last step e_p): A_p·B_p^(e_p − i)·∏_{q>p} B_q^(m_q);
+    * shuffled: (1/n)·Σ_k A_k·(Σ_{j<m_k} B_k^j)·∏_{q>k} B_q^(m_q);
+    * random_stop, record i: (A_p/n)·(1 + Σ over the later segments of P·B·Σ_{j<m} B^j), P the
+      product of the B before the segment; index None: the maximum over i, attained at an end
+      of a piece (docs/derivations/pnsgd.md#per-step), S_j from S_{j} = 1 + B_{j+1}·S_{j+1}.
+
+    ``log=True`` returns ln δ (−inf where δ = 0).
+    """
+    if log:
+        v = pnsgd_stepwise_delta(eps, noise=noise, noise_scale=noise_scale, max_grad_norm=max_grad_norm,
+                                 lr=lr, diameter=diameter, ordering=ordering, index=index,
+                                 smoothness=smoothness, strong_convexity=strong_convexity,
+                                 run_lengths=run_lengths, dps=dps)
+        with mp.workdps(dps):
+            return mp.log(v) if v > 0 else mp.ninf
+    pcs = _pieces(noise_scale, max_grad_norm, lr, diameter, smoothness, strong_convexity, run_lengths)
+    n = sum(p[-1] for p in pcs)
+    fac = []
+    extra_max = 0
+    for (sg, L, eta, D, beta, rho, m) in pcs:
+        kw = dict(noise=noise, noise_scale=sg, max_grad_norm=L, lr=eta, diameter=D, smoothness=beta,
+                  strong_convexity=rho)
+        _, _, u0 = pnsgd_factors(eps, dps=20, **kw)
+        extra = _digits(u0, n)
+        extra_max = max(extra_max, extra)
+        a, b, _ = pnsgd_factors(eps, dps=dps, extra=extra, **kw)
+        fac.append((a, b, m))
+    with mp.workdps(dps + extra_max + 10):
+        def geo(b, m):
+            return mp.mpf(m) if b == 1 else (1 - b**m) / (1 - b)
+
+        ends = []
+        e = 0
+        for (_, _, m) in fac:
+            e += m
+            ends.append(e)
+        if ordering == "fixed":
+            if index is None:
+                raise ValueError("index is required with ordering='fixed'")
+            i = int(index)
+            p = next(k for k, e in enumerate(ends) if e >= i)
+            val = fac[p][0] * fac[p][1] ** (ends[p] - i)
+            for (_, b, m) in fac[p + 1:]:
+                val *= b**m
+        elif ordering == "shuffled":
+            tot, prod = mp.mpf(0), mp.mpf(1)
+            for (a, b, m) in reversed(fac):
+                tot += a * geo(b, m) * prod
+                prod *= b**m
+            val = tot / n
+        elif ordering == "random_stop" and index is not None:
+            i = int(index)
+            p = next(k for k, e in enumerate(ends) if e >= i)
+            s, prod = mp.mpf(1), mp.mpf(1)
+            segs = [(fac[p][1], ends[p] - i)] + [(b, m) for (_, b, m) in fac[p + 1:]]
+            for (b, m) in segs:
+                if m > 0:
+                    s += prod * b * geo(b, m)
+                    prod *= b**m
+            val = fac[p][0] * s / n
+        elif ordering == "random_stop":
+            best, s_next, b_next = mp.mpf(0), None, None
+            for (a, b, m) in reversed(fac):
+                s_end = mp.mpf(1) if s_next is None else 1 + b_next * s_next
+                s_start = geo(b, m - 1) + b ** (m - 1) * s_end if m > 1 else s_end
+                best = max(best, a * max(s_start, s_end))
+                s_next, b_next = s_start, b
+            val = best / n
+        else:
+            raise ValueError(f"unknown ordering {ordering!r}")
+    with mp.workdps(dps):
+        return +val
+
+
+def pnsgd_stepwise_epsilon(delta: Real, *, dps: int = 30, **kwargs) -> mp.mpf:
+    """Smallest ε ≥ 0 with :func:`pnsgd_stepwise_delta` (ε) ≤ delta, by bisection (to ~dps
+    digits)."""
+    target = mp.mpf(delta)
+    f = lambda e: pnsgd_stepwise_delta(e, dps=dps, **kwargs)  # noqa: E731
+    with mp.workdps(dps + 10):
+        if f(mp.mpf(0)) <= target:
+            return mp.mpf(0)
+        lo, hi = mp.mpf(0), mp.mpf(1)
+        while f(hi) > target:
+            lo, hi = hi, hi * 4
+        for _ in range(int(dps * 3.4) + 10):
+            mid = (lo + hi) / 2
+            if f(mid) <= target:
+                hi = mid
+            else:
+                lo = mid
+    return hi

@@ -2,13 +2,14 @@
 //! length 1 (broadcast, stride 0) or `len`; the Python layer (`pabi/pnsgd.py`) does the numpy
 //! broadcasting without materializing scalar arguments.
 
-use pabi_core::pnsgd::{self, FactorParams, Model, RdpParams};
+use pabi_core::pnsgd::{self, FactorParams, Model, RdpParams, StepParams};
 use pabi_core::setup::SetupArgs;
 use pyo3::prelude::*;
 
 use crate::args::{add_functions, check_broadcast, fill, fill3, opt_slice, Arr, Np, Triple};
 use crate::options;
-use crate::{to_py, Out};
+use crate::{guarded, to_py, zeros, Out, LONG_LEN};
+use numpy::IntoPyArray;
 
 /// The training setup (L, η, D, β, ρ), borrowed.
 fn setup_args<'a>(
@@ -233,6 +234,130 @@ comparison! {
     }
 }
 
+/// The per-step arguments of the stepwise bounds, borrowed.
+#[allow(clippy::too_many_arguments)]
+fn step_params<'a>(
+    py: Python<'_>,
+    noise_scale: &'a Arr<'_>,
+    setup: SetupArgs<'a>,
+    run_lengths: &'a Option<Arr<'_>>,
+    index: Option<f64>,
+    noise: &str,
+    ordering: &str,
+) -> PyResult<StepParams<'a>> {
+    Ok(StepParams {
+        noise: options::noise(noise).map_err(|e| to_py(py, e))?,
+        order: options::order(ordering, "corrected").map_err(|e| to_py(py, e))?,
+        sigma: noise_scale.as_slice()?,
+        setup,
+        run_lengths: opt_slice(run_lengths)?,
+        index,
+    })
+}
+
+/// Whether a stepwise call is long (its work is `len` × `evals` × the pieces): then the Ctrl-C
+/// handler of [`guarded`] is installed, as [`fill`] does by the output length alone.
+fn steps_long(len: usize, evals: usize, p: &StepParams) -> bool {
+    let s = p.setup;
+    let pieces = [
+        p.sigma.len(),
+        s.max_grad_norm.len(),
+        s.lr.len(),
+        s.diameter.len(),
+    ]
+    .into_iter()
+    .chain(p.run_lengths.map(|r| r.len()))
+    .max()
+    .unwrap_or(1);
+    len.saturating_mul(evals).saturating_mul(pieces) >= LONG_LEN
+}
+
+/// δ (or ln δ) of PNSGD with per-step parameters, one value per ε; `dispatch`: a constant
+/// schedule through the constant bound (bit for bit).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn pnsgd_stepwise_delta<'py>(
+    py: Python<'py>,
+    eps: Arr<'py>,
+    noise_scale: Arr<'py>,
+    max_grad_norm: Arr<'py>,
+    lr: Arr<'py>,
+    diameter: Arr<'py>,
+    smoothness: Option<Arr<'py>>,
+    strong_convexity: Arr<'py>,
+    run_lengths: Option<Arr<'py>>,
+    index: Option<f64>,
+    noise: &str,
+    ordering: &str,
+    log: bool,
+    dispatch: bool,
+) -> Out<'py> {
+    let setup = setup_args(
+        &max_grad_norm,
+        &lr,
+        &diameter,
+        &smoothness,
+        &strong_convexity,
+    )?;
+    let p = step_params(
+        py,
+        &noise_scale,
+        setup,
+        &run_lengths,
+        index,
+        noise,
+        ordering,
+    )?;
+    let e = eps.as_slice()?;
+    let mut out = zeros(e.len())?;
+    guarded(py, steps_long(e.len(), 1, &p), || {
+        pnsgd::stepwise_delta(e, p, &mut out, log, dispatch)
+    })?;
+    Ok(out.into_pyarray(py))
+}
+
+/// The smallest ε whose per-step δ does not exceed each target.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn pnsgd_stepwise_epsilon<'py>(
+    py: Python<'py>,
+    delta: Arr<'py>,
+    noise_scale: Arr<'py>,
+    max_grad_norm: Arr<'py>,
+    lr: Arr<'py>,
+    diameter: Arr<'py>,
+    smoothness: Option<Arr<'py>>,
+    strong_convexity: Arr<'py>,
+    run_lengths: Option<Arr<'py>>,
+    index: Option<f64>,
+    noise: &str,
+    ordering: &str,
+    dispatch: bool,
+) -> Out<'py> {
+    let setup = setup_args(
+        &max_grad_norm,
+        &lr,
+        &diameter,
+        &smoothness,
+        &strong_convexity,
+    )?;
+    let p = step_params(
+        py,
+        &noise_scale,
+        setup,
+        &run_lengths,
+        index,
+        noise,
+        ordering,
+    )?;
+    let d = delta.as_slice()?;
+    let mut out = zeros(d.len())?;
+    guarded(py, steps_long(d.len(), 128, &p), || {
+        pnsgd::stepwise_epsilon(d, p, &mut out, dispatch)
+    })?;
+    Ok(out.into_pyarray(py))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add_functions!(
         m,
@@ -243,7 +368,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             pnsgd_calibrate_noise_scale,
             pnsgd_factors,
             pnsgd_rdp_delta,
-            pnsgd_rdp_epsilon
+            pnsgd_rdp_epsilon,
+            pnsgd_stepwise_delta,
+            pnsgd_stepwise_epsilon
         ]
     );
     Ok(())

@@ -19,6 +19,8 @@
 //! * `inverse`, `inverse_lanes`: ε for a target δ, σ for a target (ε, δ); the lock-step
 //!   array form of the same searches.
 //! * `rdp_comparison`: the RDP comparison bound (ADC Prop. 1) and its inverse.
+//! * `steps`: per-step (or piecewise-constant) σ_t, L_t, η_t, D_t, β_t, ρ_t: δ_n(i) =
+//!   A_i·∏_{t>i} B_t and its fixed, shuffled and random-stop forms; ε(δ) by an exact search.
 //! * the array drivers: [`crate::driver`] (chunking, the thread pool), with this family's
 //!   chunk sizes and thresholds below ([`PAR_DELTA`], [`PAR_SOLVE`]).
 //!
@@ -104,6 +106,9 @@ mod orders;
 mod params;
 mod prepared;
 mod rdp_comparison;
+mod steps;
+#[cfg(test)]
+mod steps_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
@@ -116,6 +121,7 @@ pub use params::{FactorParams, Model, Noise, Order, Params, RdpParams, N_MAX};
 pub use rdp_comparison::{
     rdp_delta, rdp_epsilon, rdp_log_slope, rdp_slope, rdp_slope_values, RdpM,
 };
+pub use steps::{stepwise_delta, stepwise_epsilon, StepParams};
 
 /// Arrays at least this long are split across the thread pool (δ evaluation).
 pub(crate) const PAR_DELTA: usize = 1 << 14;

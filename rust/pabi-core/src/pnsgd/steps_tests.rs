@@ -1,0 +1,103 @@
+//! Unit tests of the per-step PNSGD bounds (`steps.rs`): the constant dispatch, the general
+//! path against the constant bound, run lengths against the expanded arrays, validation.
+
+use super::params::{Noise, Order};
+use super::steps::{stepwise_delta, stepwise_epsilon, StepParams};
+use crate::setup::SetupArgs;
+
+fn params<'a>(
+    order: Order,
+    sigma: &'a [f64],
+    lr: &'a [f64],
+    runs: Option<&'a [f64]>,
+    index: Option<f64>,
+) -> StepParams<'a> {
+    StepParams {
+        noise: Noise::Gaussian,
+        order,
+        sigma,
+        setup: SetupArgs {
+            max_grad_norm: &[1.0],
+            lr,
+            diameter: &[1.0],
+            smoothness: Some(&[1.0]),
+            strong_convexity: &[0.1],
+        },
+        run_lengths: runs,
+        index,
+    }
+}
+
+fn one(p: StepParams, eps: f64, log: bool, dispatch: bool) -> f64 {
+    let mut o = [0.0];
+    stepwise_delta(&[eps], p, &mut o, log, dispatch).unwrap();
+    o[0]
+}
+
+#[test]
+fn constant_general_agrees() {
+    for (order, ix) in [
+        (Order::Shuffled, None),
+        (Order::Fixed, Some(3.0)),
+        (Order::RandomStop, None),
+        (Order::RandomStop, Some(5.0)),
+    ] {
+        for eps in [0.1, 1.0, 3.0] {
+            let p = params(order, &[2.0], &[0.5], Some(&[20.0]), ix);
+            let (a, b) = (one(p, eps, false, true), one(p, eps, false, false));
+            assert!((b / a - 1.0).abs() < 1e-13, "{order:?} {eps}: {a} {b}");
+        }
+    }
+}
+
+#[test]
+fn run_lengths_equal_expanded_arrays() {
+    let lr = [0.5, 0.5, 0.5, 0.2, 0.2, 0.9];
+    let runs = [3.0, 2.0, 1.0];
+    for (order, ix) in [
+        (Order::Shuffled, None),
+        (Order::Fixed, Some(2.0)),
+        (Order::RandomStop, None),
+        (Order::RandomStop, Some(4.0)),
+    ] {
+        let a = one(params(order, &[1.5], &lr, None, ix), 1.0, true, true);
+        let b = one(
+            params(order, &[1.5], &[0.5, 0.2, 0.9], Some(&runs), ix),
+            1.0,
+            true,
+            true,
+        );
+        assert_eq!(a, b, "{order:?}");
+        assert!(a < 0.0 && a.is_finite());
+    }
+}
+
+#[test]
+fn epsilon_inverts() {
+    let p = params(
+        Order::Shuffled,
+        &[1.5],
+        &[0.5, 0.2],
+        Some(&[10.0, 30.0]),
+        None,
+    );
+    let mut e = [0.0];
+    stepwise_epsilon(&[1e-5], p, &mut e, true).unwrap();
+    assert!(one(p, e[0], false, true) <= 1e-5);
+    assert!(one(p, e[0] * (1.0 - 1e-12), false, true) > 1e-5);
+}
+
+#[test]
+fn validation_names_the_parameter() {
+    let bad = [1.0, -1.0];
+    let p = params(Order::Shuffled, &bad, &[0.5, 0.2], None, None);
+    let e = stepwise_delta(&[1.0], p, &mut [0.0], false, true).unwrap_err();
+    assert!(e.to_string().contains("noise_scale"), "{e}");
+    let p = params(Order::Shuffled, &[1.0], &[0.5], Some(&[3.0, 0.5]), None);
+    let e = stepwise_delta(&[1.0], p, &mut [0.0], false, true).unwrap_err();
+    assert!(e.to_string().contains("run_lengths"), "{e}");
+    // lr beyond 2/(β + ρ) at piece 1
+    let p = params(Order::Shuffled, &[1.0], &[0.5, 1.9], None, None);
+    let e = stepwise_delta(&[1.0], p, &mut [0.0], false, true).unwrap_err();
+    assert!(e.to_string().contains("index 1"), "{e}");
+}
