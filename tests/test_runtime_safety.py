@@ -221,7 +221,11 @@ def test_small_calls_never_build_the_pool():
 # Ctrl-C
 
 CTRL_C_CHILD = """
-import sys, threading, time, numpy as np, pabi
+import signal, sys, threading, time, numpy as np, pabi
+# Python's own Ctrl-C handler whatever the parent did: a test run launched in the background of
+# a non-interactive shell inherits SIGINT ignored, and an ignored SIGINT stays ignored in the
+# child (the test then waited out its timeout instead of measuring anything)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 kind = sys.argv[1]
 if kind == "theta":
     e = np.linspace(0.0, 5.0, 20_000_000); r = np.linspace(0.01, 10.0, 20_000_000)
