@@ -131,21 +131,27 @@ pub(in crate::composition) fn sg_loss_range(q: f64, sigma: f64, dir: Neighbour) 
     }
 }
 
+/// The arguments of a single-step subsampled-Gaussian pair (this one and the replace-one pair of
+/// `replace_one.rs`): q in (0, 1], σ > 0 finite, the grid step h, checked before any work.
+pub(super) fn check_mixture_args(q: f64, sigma: f64, h: f64) -> Result<()> {
+    if !(q > 0.0 && q <= 1.0) {
+        return Err(PabiError::domain("sample_rate", "in (0, 1]", q));
+    }
+    if !(sigma > 0.0 && sigma.is_finite()) {
+        return Err(PabiError::domain(
+            "noise_multiplier",
+            "> 0 and finite",
+            sigma,
+        ));
+    }
+    check_h(h)
+}
+
 impl Pld {
     /// The Poisson-subsampled Gaussian mechanism (sensitivity 1, noise std `sigma`, sampling
     /// probability `q`; q = 1 is the plain Gaussian mechanism), one neighbouring direction.
     pub fn subsampled_gaussian(q: f64, sigma: f64, dir: Neighbour, h: f64) -> Result<Pld> {
-        if !(q > 0.0 && q <= 1.0) {
-            return Err(PabiError::domain("sample_rate", "in (0, 1]", q));
-        }
-        if !(sigma > 0.0 && sigma.is_finite()) {
-            return Err(PabiError::domain(
-                "noise_multiplier",
-                "> 0 and finite",
-                sigma,
-            ));
-        }
-        check_h(h)?;
+        check_mixture_args(q, sigma, h)?;
         // grid size decided before any allocation (no integer conversion of unchecked floats)
         let (lmin, lmax) = sg_loss_range(q, sigma, dir);
         let (klo, khi) = grid_span(lmin, lmax, h, MAX_GRID)

@@ -10,14 +10,14 @@
 //! points). Each cell [xl, xr] is split between its grid points so that E[e^{−L}] is kept,
 //! with the ratio R = Q/P written as differences of positive terms ([`gap`]: no cancellation).
 
-use super::{check_h, grid_error, grid_span, Pld, MAX_GRID};
-use crate::error::{PabiError, Result};
+use super::{grid_error, grid_span, Pld, MAX_GRID};
+use crate::error::Result;
 use crate::num::log_add_exp;
 use crate::num::round::{div_up, rel_err};
 use crate::special::tail::gaussian_tail;
 use std::f64::consts::LN_2;
 
-use super::discretise::{GL8_W, GL8_X, INV_SQRT_2PI, SPLIT_MARGIN, XTAIL};
+use super::discretise::{check_mixture_args, GL8_W, GL8_X, INV_SQRT_2PI, SPLIT_MARGIN, XTAIL};
 
 /// The constants of the pair for (q, σ).
 #[derive(Clone, Copy, Debug)]
@@ -190,17 +190,7 @@ impl Pld {
     /// grid points), the mass beyond moved to +∞ (above) or up into the first cell (below),
     /// and a relative margin moves part of every lower weight to the upper point.
     pub fn replace_one_gaussian(q: f64, sigma: f64, h: f64) -> Result<Pld> {
-        if !(q > 0.0 && q <= 1.0) {
-            return Err(PabiError::domain("sample_rate", "in (0, 1]", q));
-        }
-        if !(sigma > 0.0 && sigma.is_finite()) {
-            return Err(PabiError::domain(
-                "noise_multiplier",
-                "> 0 and finite",
-                sigma,
-            ));
-        }
-        check_h(h)?;
+        check_mixture_args(q, sigma, h)?;
         let (lmin, lmax) = ro_loss_range(q, sigma);
         let (klo, khi) = grid_span(lmin, lmax, h, MAX_GRID)
             .ok_or_else(|| grid_error(lmin, lmax, h, MAX_GRID, "noise_multiplier", sigma))?;
