@@ -562,8 +562,8 @@ fn value(l: f64) -> f64 {
     }
 }
 
-/// The constant bound's arguments for a constant schedule (the first piece, n steps).
-fn constant_delta(st: &Steps, eps: f64, log: bool) -> Result<f64> {
+/// `f` on the constant bound's arguments for a constant schedule (the first piece, n steps).
+fn with_constant<R>(st: &Steps, f: impl FnOnce(Params) -> Result<R>) -> Result<R> {
     let s = st.p.setup;
     let (l, lr, d, rho) = (
         [s.max_grad_norm[0]],
@@ -589,9 +589,16 @@ fn constant_delta(st: &Steps, eps: f64, log: bool) -> Result<f64> {
         },
         sigma: &sg,
     };
-    let mut out = [0.0];
-    super::delta::run_delta(&[eps], p, &mut out, log)?;
-    Ok(out[0])
+    f(p)
+}
+
+/// δ of a constant schedule through the constant bound (bit for bit).
+fn constant_delta(st: &Steps, eps: f64, log: bool) -> Result<f64> {
+    with_constant(st, |p| {
+        let mut out = [0.0];
+        super::delta::run_delta(&[eps], p, &mut out, log)?;
+        Ok(out[0])
+    })
 }
 
 /// δ(ε) (or ln δ with `log`) of PNSGD with per-step parameters, for each ε of `eps` (upper
@@ -663,31 +670,7 @@ pub fn stepwise_epsilon(
     Ok(())
 }
 
+/// ε of a constant schedule through the constant inverse (bit for bit).
 fn constant_epsilon(st: &Steps, delta: &[f64], out: &mut [f64]) -> Result<()> {
-    let s = st.p.setup;
-    let (l, lr, d, rho) = (
-        [s.max_grad_norm[0]],
-        [s.lr[0]],
-        [s.diameter[0]],
-        [s.strong_convexity[0]],
-    );
-    let beta = s.smoothness.map(|b| [b[0]]);
-    let (n, ix, sg) = ([st.n], st.p.index.map(|i| [i]), [st.p.sigma[0]]);
-    let p = Params {
-        model: Model {
-            noise: st.p.noise,
-            order: st.p.order,
-            setup: SetupArgs {
-                max_grad_norm: &l,
-                lr: &lr,
-                diameter: &d,
-                smoothness: beta.as_ref().map(|b| &b[..]),
-                strong_convexity: &rho,
-            },
-            n: &n,
-            index: ix.as_ref().map(|i| &i[..]),
-        },
-        sigma: &sg,
-    };
-    super::epsilon(delta, p, out)
+    with_constant(st, |p| super::epsilon(delta, p, out))
 }
