@@ -502,3 +502,30 @@ def test_bad_options_and_arrays():
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_log_delta_takes_ln_a_from_the_rounded_up_factor():
+    """ln A of the log-mode bound is the smaller of the engine's ln θ (2^-46 relative of ln θ,
+    ~6e-12 absolute at ln A = −448) and ln of the rounded-up θ (θ's 2^-46 relative error becomes
+    ~1.4e-14 absolute): where δ = A is a double, ln δ is within a few ulp of the exact value."""
+    for sig in (3.0, 5.0, 8.0, 12.0):
+        for eps in (5.0, 10.0, 20.0):
+            kw = dict(noise_scale=sig, max_grad_norm=1.0, lr=0.1, diameter=1.0, steps=1, ordering="fixed", index=1)
+            got = pabi.pnsgd_delta(eps, **kw, log=True)
+            exact = float(ref.pnsgd_delta(eps, **kw, log=True))
+            assert got >= exact
+            if exact > -700:  # A representable: ln A from the rounded-up A
+                assert got - exact <= 2e-14 + 8 * math.ulp(exact), (sig, eps, got, exact)
+            else:
+                assert got - exact <= 2e-14 * abs(exact), (sig, eps, got, exact)
+
+
+def test_log_delta_near_one_against_the_reference():
+    """δ = A = 1 − 2.2e-45 (one step): ln δ = −2.2063797940958610e-45; the reference takes the
+    extra digits that ln δ near 0 needs (at 50 digits it had only 5 right)."""
+    kw = dict(noise_scale=0.15683078459949462, max_grad_norm=2.248738914390661, lr=0.2001450525917675,
+              diameter=3.282995040092092, steps=1, ordering="fixed", index=1)
+    exact = float(ref.pnsgd_delta(5.773676493070832, **kw, log=True))
+    assert abs(exact / -2.2063797940958610103e-45 - 1) < 1e-15
+    got = pabi.pnsgd_delta(5.773676493070832, **kw, log=True)
+    assert exact <= got <= exact * (1 - 1e-13)

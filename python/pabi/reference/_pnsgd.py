@@ -134,10 +134,13 @@ def pnsgd_delta(
       variant="as_published": min(1, A/(n(1 − B))) (000 eq. (16)).
     """
     if log:
-        v = pnsgd_delta(eps, noise=noise, noise_scale=noise_scale, max_grad_norm=max_grad_norm, lr=lr,
-                        diameter=diameter, steps=steps, ordering=ordering, index=index,
-                        smoothness=smoothness, strong_convexity=strong_convexity, variant=variant,
-                        dps=dps)
+        kw = dict(noise=noise, noise_scale=noise_scale, max_grad_norm=max_grad_norm, lr=lr, diameter=diameter,
+                  steps=steps, ordering=ordering, index=index, smoothness=smoothness,
+                  strong_convexity=strong_convexity, variant=variant)
+        v = pnsgd_delta(eps, **kw, dps=dps)
+        if 0.5 < v < 1:
+            # ln δ ≈ −(1 − δ) where δ is near 1: δ needs −log10(1 − δ) more digits for ln δ to keep dps
+            v = pnsgd_delta(eps, **kw, dps=dps + int(-mp.log10(1 - v)) + 5)
         with mp.workdps(dps):
             return mp.log(v) if v > 0 else mp.ninf
     n, order = int(steps), ordering

@@ -8,7 +8,7 @@ use crate::theta;
 use crate::vmath;
 
 use super::params::{Noise, Order};
-use crate::num::round::log_up_rel;
+use crate::num::round::{ln_up, log_up_rel};
 
 /// Where u = 1 − B ≤ this, ln B = log1p(−u) (1 − u is exact for u ≥ ½): its absolute error
 /// from the complement's rounding, u·2^-49/B, is below the 2^-46 of ln θ while B ≥ 1/8.
@@ -88,6 +88,25 @@ pub(crate) fn log_b_gauss_block(u: &[f64], eps: &[f64], rb: &[f64], out: &mut [f
     }
 }
 
+/// ln A (rounded up) of one lane for the log-mode bound: the smaller of two upper bounds of
+/// ln θ(ε, r_A), the engine's ln θ (within 2^-46 relative of ln θ, i.e. up to ~1.4e-13 relative
+/// in δ where |ln A| is large) and [`ln_up`] of the engine's θ (θ's error enters ln A as an
+/// absolute ~2^-46, ~1e-14 relative in δ). `a` is the engine's θ(ε, r_A) (rounded up). The same
+/// expression as the per-step bound's (`steps.rs`), so that a constant schedule keeps its bits.
+#[inline(always)]
+fn log_a_gauss(a: f64, eps: f64, ra: f64) -> f64 {
+    theta::log_theta(eps, ra).min(ln_up(a))
+}
+
+/// [`log_a_gauss`] over a block (bitwise equal per lane): `out` holds the engine's ln θ of
+/// every lane on entry.
+#[inline(always)]
+fn log_a_gauss_min_block(a: &[f64], out: &mut [f64]) {
+    for (o, &v) in out.iter_mut().zip(a) {
+        *o = o.min(ln_up(v));
+    }
+}
+
 /// ln A (rounded up) from A = θ (the engine's θ, rounded up) of every lane: ln of the value
 /// (its error, θ's 2^-46 relative, enters δ once), the engine's ln θ where θ ≤ 1e-300.
 #[inline(always)]
@@ -121,9 +140,10 @@ pub(super) fn factors_one(
     match noise {
         Noise::Gaussian => {
             let u = theta::theta_complement(eps, rb);
+            let a = theta::theta(eps, ra);
             Fac {
-                a: theta::theta(eps, ra),
-                la: if log { theta::log_theta(eps, ra) } else { 0.0 },
+                a,
+                la: if log { log_a_gauss(a, eps, ra) } else { 0.0 },
                 u,
                 lb: if fixed { log_b_gauss(u, eps, rb) } else { 0.0 },
             }
@@ -189,6 +209,7 @@ pub(super) fn factors_block(
             theta::theta_block(x, ra, &mut f.a[..n]);
             if log {
                 theta::log_theta_block(x, ra, &mut f.la[..n]);
+                log_a_gauss_min_block(&f.a[..n], &mut f.la[..n]);
             }
             theta::theta_complement_block(x, rb, &mut f.u[..n]);
             if order == Order::Fixed {
