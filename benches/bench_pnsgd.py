@@ -140,8 +140,8 @@ BEFORE = {
     "epsilon shuffled G": (726.5, 48.0),
     "epsilon random_stop L": (107.0, 68.1),
     "epsilon fixed G precise": (176.3, 74.0),
-    "sigma shuffled G": (426.5, 40.9),
-    "sigma fixed L": (112.3, 59.3),
+    "noise_scale shuffled G": (426.5, 40.9),
+    "noise_scale fixed L": (112.3, 59.3),
 }
 
 

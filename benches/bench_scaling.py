@@ -53,6 +53,15 @@ def naive_log_theta(eps: np.ndarray, r: np.ndarray) -> np.ndarray:
         return np.log(naive_theta(eps, r))
 
 
+def naive_online(sig: np.ndarray) -> np.ndarray:
+    """ln θ of the per-step factors with scipy and a reversed cumsum (benches/bench_schedules.py)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        la = np.log(naive_theta(np.full_like(sig, 1.0), 2.0 / sig))
+        lb = np.log(naive_theta(np.full_like(sig, 1.0), 1.0 / (0.1 * sig)))
+    suffix = np.concatenate([np.cumsum(lb[::-1])[::-1][1:], [0.0]])
+    return np.exp(la + suffix)
+
+
 def workloads(large: bool) -> list[tuple[str, int, Callable[[], object], Callable[[], object] | None]]:
     rng = np.random.default_rng(0)
     n = 20_000_000 if large else 4_000_000
@@ -72,7 +81,8 @@ def workloads(large: bool) -> list[tuple[str, int, Callable[[], object], Callabl
          lambda: pabi.dpsgd_per_instance_rdp(8.0, sample_rate=0.01, noise_scale=1.0, sensitivities=sens,
                                              fractional="ceil"), None),
         ("online_delta", k,
-         lambda: pabi.online_delta(1.0, max_grad_norm=1.0, lr=0.1, diameter=1.0, noise_scale=sig), None),
+         lambda: pabi.online_delta(1.0, max_grad_norm=1.0, lr=0.1, diameter=1.0, noise_scale=sig),
+         lambda: naive_online(sig)),
         ("dpsgd_epsilon", 1,
          lambda: pabi.dpsgd_epsilon(1e-5, sample_rate=0.01, noise_multiplier=1.0, steps=100_000, bracket=True),
          None),
