@@ -32,8 +32,31 @@ const CHUNK: usize = 1 << 13;
 // ---------------------------------------------------------------------------------------------
 // Validation
 
-/// Index of the first element failing `ok`, scanning in vectorizable blocks.
-pub fn first_bad(xs: &[f64], ok: impl Fn(f64) -> bool) -> Option<usize> {
+/// Index of the first element failing `ok`, scanning in vectorizable blocks; arrays of at
+/// least [`CHECK_PAR_MIN`] elements are scanned in parallel, in chunks of [`CHECK_CHUNK`]
+/// (the first failing chunk wins, so the index does not depend on the thread count). A serial
+/// scan of a 1e7-element argument (80 MB) took ~8 ms, a tenth of a 16-thread call.
+pub fn first_bad(xs: &[f64], ok: impl Fn(f64) -> bool + Sync) -> Option<usize> {
+    if xs.len() >= CHECK_PAR_MIN {
+        if let Some(p) = pool() {
+            return p.install(|| {
+                use rayon::prelude::*;
+                xs.par_chunks(CHECK_CHUNK)
+                    .enumerate()
+                    .filter_map(|(k, c)| first_bad_serial(c, &ok).map(|j| k * CHECK_CHUNK + j))
+                    .min()
+            });
+        }
+    }
+    first_bad_serial(xs, ok)
+}
+
+/// Arguments at least this long are validated in parallel ([`first_bad`]).
+const CHECK_PAR_MIN: usize = 1 << 20;
+/// Elements per parallel validation task.
+const CHECK_CHUNK: usize = 1 << 16;
+
+fn first_bad_serial(xs: &[f64], ok: impl Fn(f64) -> bool) -> Option<usize> {
     for (k, block) in xs.chunks(1024).enumerate() {
         if !block.iter().fold(true, |acc, &x| acc & ok(x)) {
             let j = block.iter().position(|&x| !ok(x)).unwrap_or(0);
@@ -48,7 +71,7 @@ pub fn check(
     xs: &[f64],
     param: &'static str,
     allowed: &'static str,
-    ok: impl Fn(f64) -> bool,
+    ok: impl Fn(f64) -> bool + Sync,
 ) -> Result<()> {
     match first_bad(xs, ok) {
         Some(i) => Err(PabiError::domain(param, allowed, xs[i]).at(i)),

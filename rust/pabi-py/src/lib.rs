@@ -111,14 +111,26 @@ fn internal_error(payload: Box<dyn std::any::Any + Send>) -> PyErr {
 }
 
 /// A zeroed vector of `len` values, or `MemoryError` when it cannot be allocated (instead of
-/// the process abort of `vec![0.0; len]`).
+/// the process abort of `vec![0.0; len]`). The memory comes zeroed from the allocator
+/// (`calloc`: fresh pages of a large block are zero already), so the output is not written
+/// twice and its pages are first touched by the kernels' worker threads, in parallel (a serial
+/// `resize` cost ~10 % of a 4e6-element `pnsgd_delta` and capped its scaling on 16 cores).
 pub(crate) fn zeros(len: usize) -> PyResult<Vec<f64>> {
-    let mut v: Vec<f64> = Vec::new();
-    v.try_reserve_exact(len).map_err(|_| {
-        PyMemoryError::new_err(format!("cannot allocate an output of {len} values"))
-    })?;
-    v.resize(len, 0.0);
-    Ok(v)
+    let fail = || PyMemoryError::new_err(format!("cannot allocate an output of {len} values"));
+    if len == 0 {
+        return Ok(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<f64>(len).map_err(|_| fail())?;
+    // SAFETY: `layout` has a non-zero size (len > 0); the pointer is checked for null; the
+    // block is `len` zeroed (hence valid) f64 values allocated by the global allocator with
+    // the layout of `[f64; len]`, which is what `Vec::from_raw_parts` requires (capacity = len).
+    unsafe {
+        let ptr = std::alloc::alloc_zeroed(layout).cast::<f64>();
+        if ptr.is_null() {
+            return Err(fail());
+        }
+        Ok(Vec::from_raw_parts(ptr, len, len))
+    }
 }
 
 /// The SIGINT handler installed around long calls (unix).

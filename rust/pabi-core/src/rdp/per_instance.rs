@@ -131,9 +131,19 @@ pub fn dpsgd_per_instance_terms(
     // binomial tables for the distinct integer orders (β_i is increasing in i); their total
     // size Σ (order − 1) is checked before any is built: orders spread over [α, 1e5] across
     // 1e5 steps asked for ~1e9 entries (8 GB)
-    let orders: Vec<u64> = (0..n)
-        .map(|i| holder_ceil_order(alpha, p, i, opts.map))
-        .collect();
+    // per-step orders and Hölder weights (powers: ~10 ms serially at 1e5 steps), in parallel
+    // for long runs; each element depends on its index only
+    let per_step = |i: u64| {
+        (
+            holder_ceil_order(alpha, p, i, opts.map),
+            holder_order(alpha, p, i, opts.map),
+        )
+    };
+    let steps_info: Vec<(u64, (f64, f64))> = match crate::batch::pool() {
+        Some(pl) if steps >= 4096 => pl.install(|| (0..n).into_par_iter().map(per_step).collect()),
+        _ => (0..n).map(per_step).collect(),
+    };
+    let orders: Vec<u64> = steps_info.iter().map(|x| x.0).collect();
     let mut entries = 0u64;
     for (k, &o) in orders.iter().enumerate() {
         if k == 0 || orders[k - 1] != o {
@@ -159,13 +169,12 @@ pub fn dpsgd_per_instance_terms(
     let mut tables: Vec<SgmTable> = Vec::new();
     let mut table_of: Vec<usize> = Vec::with_capacity(steps);
     let mut betas = Vec::with_capacity(steps);
-    for (i, &order) in (0..n).zip(&orders) {
-        let (beta, kappa) = holder_order(alpha, p, i, opts.map);
+    for &(order, beta_kappa) in &steps_info {
         if tables.last().map(|t| t.order) != Some(order) {
             tables.push(SgmTable::new(order, q));
         }
         table_of.push(tables.len() - 1);
-        betas.push((beta, kappa));
+        betas.push(beta_kappa);
     }
     let term = |i: usize| -> f64 {
         if crate::interrupt::requested() {
