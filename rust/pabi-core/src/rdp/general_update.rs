@@ -116,11 +116,30 @@ pub fn general_update_rdp(
         return Ok(f64::INFINITY);
     }
     if res - v > PRECISE_BELOW * v.abs() {
-        if let Some(p) = precise(alpha, sigma, outer, inner, b, j, a, d) {
+        let u = Updates {
+            outer,
+            inner,
+            b,
+            j,
+            a,
+            d,
+        };
+        if let Some(p) = precise(alpha, sigma, &u) {
             return Ok(p.min(res));
         }
     }
     Ok(res)
+}
+
+/// The update tuples of one call: `outer` B × d, `inner` B × J × α × d (α = `a`).
+#[derive(Clone, Copy)]
+struct Updates<'a> {
+    outer: &'a [f64],
+    inner: &'a [f64],
+    b: usize,
+    j: usize,
+    a: usize,
+    d: usize,
 }
 
 /// The double pass's margin above which [`precise`] recomputes the bound (relative).
@@ -139,19 +158,18 @@ const DD_OP: f64 = 1.0 / 79_228_162_514_264_337_593_543_950_336.0; // 2^-96
 /// double-double low parts that underflow; L_b = z_max + ln(mean e^{z − z_max}) is 1-Lipschitz
 /// in z, and its own error is 2^-96·(4 + |z_max| + |ln mean|) (the exponentials, their sum, the
 /// logarithm; J·2^-104 for the sum of the J exponentials); the terms with z − z_max < −700 are
-/// dropped and bounded by J·e^-700 each batch. The mean of the L_b: (1 + B/256)·2^-96·Σ|L_b|. The double-double result plus the bound is rounded to a
-/// double and moved up one ulp (the rounding to nearest of that sum).
-#[allow(clippy::too_many_arguments)]
-fn precise(
-    alpha: u64,
-    sigma: f64,
-    outer: &[f64],
-    inner: &[f64],
-    b: usize,
-    j: usize,
-    a: usize,
-    d: usize,
-) -> Option<f64> {
+/// dropped and bounded by J·e^-700 each batch. The mean of the L_b: (1 + B/256)·2^-96·Σ|L_b|.
+/// The double-double result plus the bound is rounded to a double and moved up one ulp (the
+/// rounding to nearest of that sum).
+fn precise(alpha: u64, sigma: f64, u: &Updates<'_>) -> Option<f64> {
+    let Updates {
+        outer,
+        inner,
+        b,
+        j,
+        a,
+        d,
+    } = *u;
     let s2 = Dd::from_f64(sigma).sqr().ldexp(1);
     if !(s2.hi >= 1e-290 && s2.hi <= 1e290) {
         return None;
