@@ -160,11 +160,40 @@ def test_online_limit():
     s = pabi.OnlinePNSGD(index=100, lr=0.01, max_grad_norm=10.0, diameter=1.0, c1=100.0, c2=0.5, decay=1.5,
                          noise="laplace")
     assert s.delta(0.0) < 1e-9  # the infinite product of B_t < 1 is small even at ε = 0
-    e = s.epsilon(1e-11)
-    assert e > 0 and s.delta(e) <= 1e-11 < s.delta(math.nextafter(e, 0.0))
     target = s.replace(c1=50.0).delta(1.0)
     out = _check(s, 1.0, target)
     assert out.c1 <= 50.0 and abs(out.c1 / 50.0 - 1) < 1e-9
+
+
+def test_online_limit_epsilon():
+    """ε(δ) of the limit: the smallest double whose certified δ_∞ meets δ (Gaussian schedule)."""
+    s = pabi.OnlinePNSGD(index=100, lr=0.01, max_grad_norm=10.0, diameter=1.0, c1=100.0, c2=100.0, decay=1.5)
+    e = s.epsilon(1e-25)
+    assert e > 0 and s.delta(e) <= 1e-25 < s.delta(math.nextafter(e, 0.0))
+    assert s.delta(e) == pabi.online_gaussian_delta_limit_upper(e, max_grad_norm=10.0, lr=0.01, diameter=1.0,
+                                                                 index=100, c1=100.0, c2=100.0, decay=1.5)
+
+
+def test_smallest_eps_search():
+    """The limit's ε search: exact smallest double; with a domain that ends above (the Laplace
+    schedule), +inf when no ε of the domain meets δ, and never an ε outside the domain."""
+    from pabi._setups_more import _smallest_eps
+
+    def f(e):
+        return math.exp(-e)
+
+    e = _smallest_eps(f, 0.01, False)
+    assert f(e) <= 0.01 < f(math.nextafter(e, 0.0))
+
+    def g(e):
+        if e >= 3.0:
+            raise pabi.DomainError("outside")
+        return math.exp(-e)
+
+    e = _smallest_eps(g, 0.1, True)
+    assert g(e) <= 0.1 < g(math.nextafter(e, 0.0))
+    assert _smallest_eps(g, 0.01, True) == math.inf  # e^{-ε} reaches 0.01 only at ε ≈ 4.6 > 3
+    assert _smallest_eps(g, 2.0, True) == 0.0
 
 
 def test_docstring_examples():
@@ -224,6 +253,10 @@ def test_errors_before_any_work():
         (lambda: pabi.LastIterateSGD(theorem="general", **li), "steps", None),
         (lambda: pabi.LastIterateSGD(theorem="general", steps=10, batch_size=2, **li), "batches_per_epoch", None),
         (lambda: pabi.LastIterateSGD(theorem="other", steps=10, **li), "theorem", None),
+        (lambda: pabi.LastIterateSGD(theorem="bounded", batch_size=10, diameter=1.0, steps=10, **li), "steps", None),
+        (lambda: pabi.LastIterateSGD(theorem="general", steps=10, index=2, **li), "index", None),
+        (lambda: pabi.LastIterateSGD(theorem="cyclic", steps=10, batch_size=2, batches_per_epoch=20, **li),
+         "steps", None),
         (lambda: pabi.LastIterateSGD(theorem="general", steps=10, **{**li, "noise_scale": math.nan}),
          "noise_scale", None),
         (lambda: pabi.ERMGradientDescent(**{**erm, "lr": 1.0}), "lr", None),

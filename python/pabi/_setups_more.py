@@ -122,7 +122,7 @@ class StepwisePNSGD(_Questions):
         import pabi
 
         _replace_one(self)
-        return np.asarray(pabi.pnsgd_stepwise_delta(eps, **self.bound_arguments()), dtype=float)
+        return np.asarray(pabi.pnsgd_stepwise_delta(eps, **self.bound_arguments()), dtype=np.float64)
 
     def _epsilon(self, delta: float) -> float:
         import pabi
@@ -143,11 +143,14 @@ class StepwisePNSGD(_Questions):
 # Online PNSGD with decaying noise
 
 
-def _smallest_eps(delta_at: Any, delta: float) -> float:
-    """The smallest double ε ≥ 0 with ``delta_at(ε) <= delta`` (exact search over the doubles);
-    the ε at which ``delta_at`` is undefined (a DomainError) end the search: +inf when no ε
-    below them meets the target."""
+def _smallest_eps(delta_at: Any, delta: float, bounded_domain: bool) -> float:
+    """The smallest double ε ≥ 0 with ``delta_at(ε) <= delta`` (exact search over the doubles).
+    ``bounded_domain``: the ε at which ``delta_at`` is undefined (a DomainError; from some ε on)
+    end the search: +inf when no ε below them meets the target."""
     from . import _core
+
+    if not bounded_domain:
+        return _core.first_ok(lambda x: bool(delta_at(x) <= delta), 1.0)
 
     def undefined(e: float) -> bool:
         try:
@@ -217,8 +220,8 @@ class OnlinePNSGD(_Questions):
                                   index=self.index, c1=self.c1, c2=self.c2, decay=self.decay,
                                   smoothness=self.smoothness, strong_convexity=self.strong_convexity)
         if self.steps is None:
-            return np.asarray(getattr(pabi, f"online_{family}_delta_limit_upper")(eps, **kw), dtype=float)
-        return np.asarray(getattr(pabi, f"online_{family}_delta")(eps, steps=self.steps, **kw), dtype=float)
+            return np.asarray(getattr(pabi, f"online_{family}_delta_limit_upper")(eps, **kw), dtype=np.float64)
+        return np.asarray(getattr(pabi, f"online_{family}_delta")(eps, steps=self.steps, **kw), dtype=np.float64)
 
     def _delta_all(self, eps: NDArray[np.float64]) -> NDArray[np.float64]:
         _replace_one(self)
@@ -229,7 +232,7 @@ class OnlinePNSGD(_Questions):
 
         _replace_one(self)
         if self.steps is None:
-            return _smallest_eps(lambda e: float(self._forward(np.array([e]))[0]), delta)
+            return _smallest_eps(lambda e: float(self._forward(np.array([e]))[0]), delta, self.noise == "laplace")
         family = "gaussian" if self.noise == "gaussian" else "laplace"
         return float(getattr(pabi, f"online_{family}_epsilon")(
             delta, max_grad_norm=self.max_grad_norm, lr=self.lr, diameter=self.diameter, steps=self.steps,
@@ -283,7 +286,7 @@ class _RdpSetup(_Questions):
 
         c = self._curve()
         return np.array([float(pabi.rdp_to_dp_delta(float(e), orders=pabi.DEFAULT_ORDERS, rdp=c).delta)
-                         for e in eps], dtype=float)
+                         for e in eps], dtype=np.float64)
 
     def calibrate(self, eps: float, delta: float) -> Any:
         """A copy whose ``noise_scale`` is the smallest double with ε(``delta``) ≤ ``eps`` (the
@@ -354,6 +357,9 @@ class LastIterateSGD(_RdpSetup):
                 _set(self, **{n: int_scalar(n, getattr(self, n))})
         if self.theorem == "bounded":
             _need(self, ("batch_size", "diameter"), "theorem = 'bounded'")
+            for n in ("steps", "batches_per_epoch", "index"):  # Thm 4.4 is one step's bound: no T, ℓ, t*
+                if getattr(self, n) is not None:
+                    raise domain_error(n, "None for theorem = 'bounded'", getattr(self, n))
         elif self.theorem == "cyclic":
             _need(self, ("steps", "batch_size", "batches_per_epoch"), "theorem = 'cyclic'")
         else:
@@ -362,25 +368,29 @@ class LastIterateSGD(_RdpSetup):
                 missing = "batch_size" if self.batch_size is None else "batches_per_epoch"
                 raise domain_error(missing, "given with the other (the exact residual sum) or neither (the "
                                    "printed bound)", None)
+            if self.index is not None and self.batch_size is None:
+                raise domain_error("index", "None for the printed bound (no batch_size)", self.index)
         self._curve()  # the theorem's own checks (lr against the smoothness, index range...), up front
 
     def _curve(self) -> NDArray[np.float64]:
         import pabi
 
-        o = pabi.DEFAULT_ORDERS
+        kw: dict[str, Any] = dict(lr=self.lr, max_grad_norm=self.max_grad_norm, noise_scale=self.noise_scale)
+        fn: Any
         if self.theorem == "general":
-            return np.asarray(pabi.last_iterate_rdp_general(
-                o, lr=self.lr, max_grad_norm=self.max_grad_norm, noise_scale=self.noise_scale, steps=self.steps,
-                batch_size=self.batch_size, batches_per_epoch=self.batches_per_epoch, index=self.index), dtype=float)
-        if self.theorem == "bounded":
-            return np.asarray(pabi.last_iterate_rdp_bounded(
-                o, lr=self.lr, max_grad_norm=self.max_grad_norm, batch_size=self.batch_size,
-                noise_scale=self.noise_scale, diameter=self.diameter, weak_convexity=self.weak_convexity,
-                smoothness=self.smoothness, contraction=self.contraction), dtype=float)
-        return np.asarray(pabi.last_iterate_rdp_cyclic(
-            o, lr=self.lr, max_grad_norm=self.max_grad_norm, batch_size=self.batch_size, noise_scale=self.noise_scale,
-            steps=self.steps, batches_per_epoch=self.batches_per_epoch, weak_convexity=self.weak_convexity,
-            smoothness=self.smoothness, index=self.index, contraction=self.contraction), dtype=float)
+            fn = pabi.last_iterate_rdp_general
+            kw.update(steps=self.steps, batch_size=self.batch_size, batches_per_epoch=self.batches_per_epoch,
+                      index=self.index)
+        else:
+            kw.update(batch_size=self.batch_size, weak_convexity=self.weak_convexity, smoothness=self.smoothness,
+                      contraction=self.contraction)
+            if self.theorem == "bounded":
+                fn = pabi.last_iterate_rdp_bounded
+                kw.update(diameter=self.diameter)
+            else:
+                fn = pabi.last_iterate_rdp_cyclic
+                kw.update(steps=self.steps, batches_per_epoch=self.batches_per_epoch, index=self.index)
+        return np.asarray(fn(pabi.DEFAULT_ORDERS, **kw), dtype=np.float64)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -451,11 +461,11 @@ class ERMGradientDescent(_RdpSetup):
         if self.batch_order == "fixed":
             j: Any = self.batch_index if self.batch_index is not None else m
         else:
-            j = np.arange(1, m + 1, dtype=float)
+            j = np.arange(1, m + 1, dtype=np.float64)
         return np.atleast_1d(np.asarray(pabi.sensitivity_multi_epoch(
             lr=self.lr, strong_convexity=self.strong_convexity, smoothness=self.smoothness,
             max_grad_norm=self.max_grad_norm, batch_size=float(self.batch_size), batches_per_epoch=m,
-            batch_index=j, epochs=self.epochs), dtype=float))
+            batch_index=j, epochs=self.epochs), dtype=np.float64))
 
     def _curve(self) -> NDArray[np.float64]:
         import pabi
@@ -463,6 +473,6 @@ class ERMGradientDescent(_RdpSetup):
         s = self.sensitivities()
         if self.batch_order == "fixed":
             return np.asarray(pabi.gaussian_mechanism_rdp(pabi.DEFAULT_ORDERS, sensitivity=float(s[0]),
-                                                          noise_scale=self.noise_scale), dtype=float)
+                                                          noise_scale=self.noise_scale), dtype=np.float64)
         return np.asarray(pabi.averaged_rdp(pabi.DEFAULT_ORDERS, noise_scale=self.noise_scale, sensitivities=s),
-                          dtype=float)
+                          dtype=np.float64)

@@ -646,5 +646,4 @@ from ._setups_more import ERMGradientDescent, LastIterateSGD, OnlinePNSGD, Stepw
 
 __all__ += ["StepwisePNSGD", "OnlinePNSGD", "LastIterateSGD", "ERMGradientDescent"]
 
-Setup = Union[PNSGD, DPSGD, CyclicDPSGD, ScheduledPNSGD, StepwisePNSGD, OnlinePNSGD, LastIterateSGD,
-              ERMGradientDescent]
+Setup = Union[PNSGD, DPSGD, CyclicDPSGD, ScheduledPNSGD]  # the setups pabi.bounds ranks bounds for
