@@ -210,18 +210,21 @@ class OnlinePNSGD(_Questions):
              neighboring=_choice("neighboring", self.neighboring, ("replace_one", "add_remove")))
         if self.steps is not None:
             _set(self, steps=float(int_scalar("steps", self.steps, self.index, 2**53 - 1)))
-        self._forward(np.zeros(1))  # the bound's own checks (decay > 1, the domain at ε = 0), up front
+        # the bound's own checks (decay > 1, the domain at ε = 0), up front; for the limit through
+        # the one-step bound δ_i(i) = A_i, which makes the same checks at no cost
+        self._forward(np.zeros(1), self.steps if self.steps is not None else float(self.index))
 
-    def _forward(self, eps: NDArray[np.float64]) -> NDArray[np.float64]:
+    def _forward(self, eps: NDArray[np.float64], steps: Optional[float] = None) -> NDArray[np.float64]:
         import pabi
 
         family = "gaussian" if self.noise == "gaussian" else "laplace"
         kw: dict[str, Any] = dict(max_grad_norm=self.max_grad_norm, lr=self.lr, diameter=self.diameter,
                                   index=self.index, c1=self.c1, c2=self.c2, decay=self.decay,
                                   smoothness=self.smoothness, strong_convexity=self.strong_convexity)
-        if self.steps is None:
+        n = self.steps if steps is None else steps
+        if n is None:
             return np.asarray(getattr(pabi, f"online_{family}_delta_limit_upper")(eps, **kw), dtype=np.float64)
-        return np.asarray(getattr(pabi, f"online_{family}_delta")(eps, steps=self.steps, **kw), dtype=np.float64)
+        return np.asarray(getattr(pabi, f"online_{family}_delta")(eps, steps=n, **kw), dtype=np.float64)
 
     def _delta_all(self, eps: NDArray[np.float64]) -> NDArray[np.float64]:
         _replace_one(self)
