@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Optional
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 
 from ._bridge import DomainError, domain_error, int_scalar, real_array, real_scalar
 from .setups import (Neighboring, Noise, _check_target, _choice, _least_noise, _nonneg, _opt_nonneg,
@@ -402,8 +402,8 @@ class LastIterateSGD(_RdpSetup):
 
 @dataclass(frozen=True)
 class ERMGradientDescent(_RdpSetup):
-    """Mini-batch gradient descent on an ``strong_convexity``-strongly convex, ``smoothness``-
-    smooth loss whose per-example gradients are bounded by ``max_grad_norm`` R, run noiselessly
+    """Mini-batch gradient descent on a loss of strong convexity ``strong_convexity`` μ and
+    smoothness ``smoothness`` L whose per-example gradients are bounded by ``max_grad_norm`` R, run noiselessly
     for ``epochs`` passes (None: to convergence, k → ∞) over ``batches_per_epoch`` m batches of
     ``batch_size`` records with step ``lr``, then released with Gaussian noise of standard
     deviation ``noise_scale`` σ on the output (Chen–Lee–Kifer, Prop. 2 and 3; replace-one
@@ -413,7 +413,7 @@ class ERMGradientDescent(_RdpSetup):
     Gaussian mechanism's RDP αΔ_j²/(2σ²) with the multi-epoch sensitivity Δ_j of
     :func:`pabi.sensitivity_multi_epoch`; ``"random"``: the record's batch is uniform over the m
     batches (a random partition), the averaged RDP of Prop. 3 (:func:`pabi.averaged_rdp`) over
-    Δ_1..Δ_m. Answers through the RDP curve at ``pabi.DEFAULT_ORDERS``; ``calibrate`` sets
+    Δ_1..Δ_m (default). Answers through the RDP curve at ``pabi.DEFAULT_ORDERS``; ``calibrate`` sets
     ``noise_scale`` (docs/derivations/rdp.md#erm-calibration).
 
     >>> import pabi
