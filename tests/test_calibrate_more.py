@@ -154,6 +154,20 @@ def test_exact_inverse_by_bisection(family):
         assert exact * (1 - 1e-12) <= x <= exact * (1 + REL)
 
 
+def test_online_flat_in_c1_stays_safe():
+    """Where δ barely depends on C1 (|d ln δ/d ln C1| ≈ 7e-7: one step, C2 ≈ 1.14, the noise near
+    its floor), the bound's 3e-14 relative excess moves the least certified C1 5.6e-8 above the
+    exact inverse: still on the safe side, and within excess/elasticity of it
+    (docs/derivations/schedules.md#online-calibration)."""
+    s = pabi.OnlinePNSGD(index=1, lr=0.05049698945363808, max_grad_norm=2.627177868642363, diameter=1.0,
+                         c1=3039.9583107767744, c2=1.1359528801749552, decay=1.8377051868322463, steps=1.0)
+    eps, delta = 0.23191929034236655, 0.08341728069937258
+    x = s.calibrate(eps, delta).c1
+    exact = rc.setup_calibration(s, eps, delta, rel=1e-15)
+    assert exact <= x <= exact * (1 + 1e-6)
+    assert rc.setup_forward(s, x, eps) <= delta
+
+
 def test_online_limit():
     """steps=None: the limit δ_∞ (certified upper bound), its ε by the exact search, and C1 for
     a limit target, against the reference limit."""

@@ -77,6 +77,16 @@ def _erm_curve(s: Any, sigma: Any, dps: int) -> list:
     return [averaged_rdp(a, sigma, ds, dps=dps + 10) for a in _orders()]
 
 
+def _c1_end(s: Any, eps: float, dps: int) -> Any:
+    """Where the online Laplace bound at ``eps`` ends in C1: it needs i^α + C1·C2 > C1·e^{ε/2},
+    i.e. C1 < i^α/(e^{ε/2} − C2) when C2 < e^{ε/2}; None where it does not end (Gaussian)."""
+    if type(s).__name__ != "OnlinePNSGD" or s.noise != "laplace":
+        return None
+    with mp.workdps(dps + 10):
+        gap = mp.exp(mp.mpf(eps) / 2) - mp.mpf(s.c2)
+        return mp.mpf(s.index) ** mp.mpf(s.decay) / gap if gap > 0 else None
+
+
 def _forward_fn(setup: Any, target: float, dps: int) -> Callable[[Any], mp.mpf]:
     """x ↦ the exact forward value of ``setup`` with its field set to x, at ``target`` (ε for
     the δ question, δ for the ε question)."""
@@ -96,9 +106,15 @@ def _forward_fn(setup: Any, target: float, dps: int) -> Callable[[Any], mp.mpf]:
     if name == "OnlinePNSGD":
         args = dict(max_grad_norm=s.max_grad_norm, lr=s.lr, diameter=s.diameter, index=s.index, c2=s.c2,
                     decay=s.decay, smoothness=s.smoothness, strong_convexity=s.strong_convexity, dps=dps)
-        if s.steps is None:
-            return lambda x: online_schedule_delta_limit(s.noise, target, c1=x, **args)
-        return lambda x: online_schedule_delta(s.noise, target, steps=int(s.steps), c1=x, **args)
+        cap = _c1_end(s, target, dps)
+
+        def h(x: Any) -> mp.mpf:
+            if cap is not None and mp.mpf(x) >= cap:
+                return mp.inf  # outside the Laplace bound's domain: nothing is certified
+            if s.steps is None:
+                return online_schedule_delta_limit(s.noise, target, c1=x, **args)
+            return online_schedule_delta(s.noise, target, steps=int(s.steps), c1=x, **args)
+        return h
     orders = _orders()
     if name == "LastIterateSGD":
         unit = _last_iterate_unit_curve(s, dps)
@@ -123,15 +139,23 @@ def setup_calibration(setup: Any, eps: float, delta: float, dps: int = DEFAULT_D
     """The exact calibration: the least x with forward(x) ≤ target (δ(``eps``) ≤ ``delta``, or
     ε(``delta``) ≤ ``eps``), by doubling to a bracket from the setup's current value, then
     bisection to relative width ``rel``; returns the upper end of the last bracket (it meets
-    the target)."""
+    the target). The online Laplace bound's domain ends above in C1 (:func:`_c1_end`): the
+    bracket approaches that end geometrically instead of doubling past it."""
     field, question = setup_question(setup)
     f = _forward_fn(setup, eps if question == "delta" else delta, dps)
     goal = mp.mpf(delta if question == "delta" else eps)
     with mp.workdps(dps + 10):
+        cap = _c1_end(setup, eps, dps)
         x = mp.mpf(getattr(setup, field))
+        if cap is not None and x >= cap:
+            x = cap / 2
         lo, hi = x, x
-        while f(hi) > goal:
-            lo, hi = hi, hi * 2
+        for _ in range(4000):
+            if f(hi) <= goal:
+                break
+            lo, hi = hi, (hi * 2 if cap is None else min(hi * 2, (hi + cap) / 2))
+        else:
+            raise ValueError("the target is not met below the end of the bound's domain (or at any C1 found)")
         while lo == hi or f(lo) <= goal:
             lo = lo / 2
         while hi - lo > rel * hi:
