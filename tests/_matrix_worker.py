@@ -524,6 +524,33 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
                      smoothness=2.0, strong_convexity=0.5, neighboring="replace_one")
     add("ScheduledPNSGD", _sc_setup, {"noise": "option", "neighboring": "option"}, _SCHED_COUPLED,
         fn=_setup_epsilon("ScheduledPNSGD"))
+    # the issue-16 setups (validated at construction; each asked for eps at 1e-3)
+    _sw_setup = dict(noise_scale=np.array([1.0, 1.5]), max_grad_norm=1.0, lr=np.array([0.5, 0.2]), diameter=1.0,
+                     noise_factor=1.0, run_lengths=np.array([10.0, 20.0]), ordering="random_stop", index=12.0,
+                     smoothness=2.0, strong_convexity=0.5, noise="gaussian", neighboring="replace_one")
+    _sw_c = ("lr", "smoothness", "strong_convexity", "index", "run_lengths", "noise_scale", "max_grad_norm", "diameter",
+             "noise_factor")
+    add("StepwisePNSGD", _sw_setup, {"noise_scale": "array", "lr": "array", "run_lengths": "array",
+                                     "noise": "option", "ordering": "option", "neighboring": "option"},
+        {p: _sw_c for p in _sw_c + ("ordering",)}, fn=_setup_epsilon("StepwisePNSGD"))
+    _on_setup = dict(index=3, lr=0.1, max_grad_norm=1.0, diameter=1.0, c1=10.0, c2=2.0, decay=1.5, steps=50.0,
+                     noise="gaussian", smoothness=2.0, strong_convexity=0.5, neighboring="replace_one")
+    add("OnlinePNSGD", _on_setup, {"noise": "option", "neighboring": "option"},
+        {p: _SCHED_COUPLED["lr"] + ("max_grad_norm", "diameter") for p in _on_setup},
+        fn=_setup_epsilon("OnlinePNSGD"))
+    _li_setup = dict(theorem="cyclic", lr=0.1, max_grad_norm=1.0, noise_scale=1.0, steps=20, batch_size=5,
+                     batches_per_epoch=10, index=None, diameter=None, weak_convexity=0.1, smoothness=1.0,
+                     contraction="triangle", neighboring="replace_one")
+    _li_c = ("lr", "steps", "batch_size", "batches_per_epoch", "weak_convexity", "smoothness", "noise_scale",
+             "max_grad_norm")
+    add("LastIterateSGD", _li_setup, {"theorem": "option", "contraction": "option", "neighboring": "option"},
+        {p: _li_c for p in _li_c}, fn=_setup_epsilon("LastIterateSGD"))
+    _erm_setup = dict(lr=0.5, strong_convexity=1.0, smoothness=2.0, max_grad_norm=1.0, batch_size=10,
+                      batches_per_epoch=10, noise_scale=1.0, epochs=3, batch_order="random", batch_index=None,
+                      neighboring="replace_one")
+    _erm_c = ("lr", "strong_convexity", "smoothness")
+    add("ERMGradientDescent", _erm_setup, {"batch_order": "option", "neighboring": "option"},
+        {p: _erm_c for p in _erm_c}, fn=_setup_epsilon("ERMGradientDescent"))
     add("bounds", dict(delta=1e-3), fn=_bounds_best)
     # --- sweep and adapters
     add("sweep", dict(eps=np.array([0.5, 1.0]), shift=np.array([1.0]), chunk_size=1), {"eps": "array", "shift": "array"},

@@ -21,7 +21,7 @@ PAGES: dict[str, tuple[str, str, tuple[str, ...]]] = {
                   "A training run as a value (PNSGD, DP-SGD with Poisson sampling, DP-SGD with "
                   "fixed-size batches) answering δ(ε), ε(δ), the profile and calibration, and "
                   "``pabi.bounds``: every bound for a setup, ranked, each with the expression "
-                  "that reproduces it.", ("pabi.setups", "pabi._bounds")),
+                  "that reproduces it.", ("pabi.setups", "pabi._setups_more", "pabi._bounds")),
     "engine.md": ("Engine: θ, Gaussian tail, Lambert W",
                   "The Gaussian and Laplace hockey-stick divergences and the special functions "
                   "every bound is built on, and the hockey-stick divergence and contraction coefficient of "

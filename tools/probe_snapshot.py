@@ -739,6 +739,21 @@ def table() -> dict[str, Entry]:
                    decay=1.5, smoothness=2.0, strong_convexity=0.5)
     add("online_laplace_epsilon", _on_inv)
     add("online_gaussian_epsilon", _on_inv)
+    # --- the issue-16 setups: each asked for eps at 1e-3
+    add("StepwisePNSGD", dict(noise_scale=np.array([1.0, 1.5]), max_grad_norm=1.0, lr=np.array([0.5, 0.2]),
+                              diameter=1.0, noise_factor=1.0, run_lengths=np.array([10.0, 20.0]),
+                              ordering="random_stop", index=12.0, smoothness=2.0, strong_convexity=0.5),
+        {"noise_scale": "array", "lr": "array", "run_lengths": "array", "ordering": "option"},
+        fn=_setup_epsilon("StepwisePNSGD"))
+    add("OnlinePNSGD", dict(index=3, lr=0.1, max_grad_norm=1.0, diameter=1.0, c1=10.0, c2=2.0, decay=1.5, steps=50.0,
+                            noise="laplace", smoothness=2.0, strong_convexity=0.5), {"noise": "option"},
+        fn=_setup_epsilon("OnlinePNSGD"))
+    add("LastIterateSGD", dict(theorem="cyclic", lr=0.1, max_grad_norm=1.0, noise_scale=1.0, steps=20, batch_size=5,
+                               batches_per_epoch=10, weak_convexity=0.1, smoothness=1.0), {"theorem": "option"},
+        fn=_setup_epsilon("LastIterateSGD"))
+    add("ERMGradientDescent", dict(lr=0.5, strong_convexity=1.0, smoothness=2.0, max_grad_norm=1.0, batch_size=10,
+                                   batches_per_epoch=10, noise_scale=1.0, epochs=3, batch_order="random"),
+        {"batch_order": "option"}, fn=_setup_epsilon("ERMGradientDescent"))
     return T
 
 

@@ -31,6 +31,7 @@ from .rdp import __all__ as _all_rdp
 from .schedules import *  # noqa: F401,F403
 from .schedules import __all__ as _all_schedules
 from .setups import DPSGD, PNSGD, CyclicDPSGD, ScheduledPNSGD
+from .setups import ERMGradientDescent, LastIterateSGD, OnlinePNSGD, StepwisePNSGD
 from ._bounds import Assumption, Bound, bounds
 from .sweep import grid_size, sweep
 
@@ -56,6 +57,10 @@ __all__ = [
     "DPSGD",
     "CyclicDPSGD",
     "ScheduledPNSGD",
+    "StepwisePNSGD",
+    "OnlinePNSGD",
+    "LastIterateSGD",
+    "ERMGradientDescent",
     "bounds",
     "Bound",
     "Assumption",

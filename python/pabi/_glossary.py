@@ -220,4 +220,12 @@ TERMS: dict[str, Term] = {
     "dimension": _t(_T, "Number of parameters d (Laplace-noise bounds need d = 1).", "integer >= 1 or None"),
     "clipping_inactive": _t(_T, "Every per-record gradient norm is <= max_grad_norm, so clipping never "
                                 "acts (unlocks the Lipschitz constant of eq. (12) of Kong–Ribero).", "bool"),
+    # issue 16: the setups StepwisePNSGD, LastIterateSGD, ERMGradientDescent
+    "noise_factor": _t(_N, "The factor c that scales a per-step noise sequence: step t gets noise "
+                           "c·noise_scale[t] (:class:`pabi.StepwisePNSGD`; ``calibrate`` sets it).", "> 0"),
+    "theorem": _t(_L, "Which last-iterate theorem of Kong–Ribero bounds a :class:`pabi.LastIterateSGD`: "
+                      "``\"general\"`` (Thm 4.3), ``\"bounded\"`` (Thm 4.4) or ``\"cyclic\"`` (Thm 4.5).", "str"),
+    "batch_order": _t(_S, "How the differing record's batch is chosen in ERM gradient descent: "
+                          "``\"fixed\"`` (batch ``batch_index``, default the worst) or ``\"random\"`` (uniform over "
+                          "the batches of one random partition; Chen–Lee–Kifer's averaged RDP).", "str"),
 }

@@ -152,10 +152,16 @@ def _check_target(eps: object, delta: object) -> tuple[float, float]:
     return e, d
 
 
-def _least_noise(setup: S, field: str, eps: float, delta: float) -> S:
+def _least_noise(setup: S, field: str, eps: float, delta: float,
+                 question: Literal["epsilon", "delta"] = "epsilon",
+                 defined: Optional[Any] = None) -> S:
     """A copy of ``setup`` whose ``field`` (its noise, or the constant that scales it) is the
     smallest double x with ``setup.replace(field=x).epsilon(delta) <= eps``, for a setup whose ε
-    falls as ``field`` grows.
+    falls as ``field`` grows. ``question="delta"``: the target is tested through the forward
+    bound instead, ``setup.replace(field=x).delta(eps) <= delta`` (the same set of x where ε(δ)
+    is the exact smallest-double inverse of that δ(ε); one evaluation of δ instead of a search).
+    ``defined(s)``: for a bound whose domain ends ABOVE (undefined for every larger value, e.g.
+    the online Laplace schedule at a given ε), the values it rejects end the accepted values too.
 
     The exact search over the bit patterns of doubles of the core (``_core.first_ok``: exponential
     steps from the current value to a bracket, then bisection; at most ~2·64 evaluations of ε)
@@ -170,13 +176,16 @@ def _least_noise(setup: S, field: str, eps: float, delta: float) -> S:
 
     def accepts(x: float) -> bool:
         try:
-            setup.replace(**{field: x})
+            s = setup.replace(**{field: x})
+            return defined is None or bool(defined(s))
         except DomainError:
             return False
-        return True
 
     # the first rejected value above the current one (+inf: every larger value is accepted)
     end = _core.first_ok(lambda x: not accepts(x), float(getattr(setup, field)))
+
+    def _met(s: S) -> bool:
+        return bool(s.epsilon(delta) <= eps) if question == "epsilon" else bool(s.delta(eps) <= delta)
 
     undefined: list[DomainError] = []  # the bound's errors met on the way (the last one is kept)
 
@@ -184,7 +193,7 @@ def _least_noise(setup: S, field: str, eps: float, delta: float) -> S:
         if x >= end:
             return True
         try:
-            return bool(setup.replace(**{field: x}).epsilon(delta) <= eps)
+            return _met(setup.replace(**{field: x}))
         except DomainError as err:  # the bound is not defined there (e.g. too little noise for a PLD grid)
             undefined[:] = [err]
             return False
@@ -192,11 +201,13 @@ def _least_noise(setup: S, field: str, eps: float, delta: float) -> S:
     x = _core.first_ok(meets, float(getattr(setup, field)))
     if x >= end:
         why = f"; the bound was undefined at some values: {undefined[0]}" if undefined else ""
-        raise domain_error(field, f"a value with epsilon <= {eps!r} at delta = {delta!r} (none "
+        what = f"epsilon <= {eps!r} at delta = {delta!r}" if question == "epsilon" else \
+            f"delta <= {delta!r} at eps = {eps!r}"
+        raise domain_error(field, f"a value with {what} (none "
                            f"{'is finite' if end == math.inf else f'below {end!r}, where the setup ends'}{why})",
                            end) from (undefined[0] if undefined else None)
     out = setup.replace(**{field: x})
-    if not out.epsilon(delta) <= eps:  # pragma: no cover - the search returns a value that meets it
+    if not _met(out):  # pragma: no cover - the search returns a value that meets it
         raise AssertionError(f"calibrated {field} = {x!r} misses the target")
     return out
 
@@ -631,4 +642,8 @@ class ScheduledPNSGD(_Questions):
         return _least_noise(self, "c1", e, d)
 
 
-Setup = Union[PNSGD, DPSGD, CyclicDPSGD, ScheduledPNSGD]
+from ._setups_more import ERMGradientDescent, LastIterateSGD, OnlinePNSGD, StepwisePNSGD  # noqa: E402
+
+__all__ += ["StepwisePNSGD", "OnlinePNSGD", "LastIterateSGD", "ERMGradientDescent"]
+
+Setup = Union[PNSGD, DPSGD, CyclicDPSGD, ScheduledPNSGD]  # the setups pabi.bounds ranks bounds for

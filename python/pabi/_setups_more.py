@@ -1,0 +1,481 @@
+"""More training setups (issue 16): per-step PNSGD, online decaying noise, the last-iterate
+theorems one at a time, and ERM with output perturbation — each with the four questions of
+:mod:`pabi.setups` (δ(ε), ε(δ), the profile, and ``calibrate``: the least noise, or the
+constant that scales it, whose certified bound meets a target (ε, δ)).
+
+Every calibration is the exact search over the doubles of :func:`pabi.setups._least_noise`:
+the smallest double of the calibrated field at which the setup's own certified bound meets the
+target, checked once more on the returned setup, so the noise is never too small. The RDP
+setups (:class:`LastIterateSGD`, :class:`ERMGradientDescent`) test ε(δ) (their forward
+question: the RDP curve converted by ``pabi.rdp_to_dp_epsilon``); the amplification-by-iteration
+setups (:class:`StepwisePNSGD`, :class:`OnlinePNSGD`) test δ(ε), whose exact smallest-double
+inverse is their ε(δ). Derivations: docs/derivations/pnsgd.md#per-step-calibration,
+docs/derivations/schedules.md#online-calibration, docs/derivations/rdp.md#last-iterate-calibration
+and docs/derivations/rdp.md#erm-calibration.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Literal, Optional
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ._bridge import DomainError, domain_error, int_scalar, real_array, real_scalar
+from .setups import (Neighboring, Noise, _check_target, _choice, _least_noise, _nonneg, _opt_nonneg,
+                     _opt_positive, _positive, _Questions, _set)
+
+__all__ = ["StepwisePNSGD", "OnlinePNSGD", "LastIterateSGD", "ERMGradientDescent"]
+
+
+def _seq(name: str, value: Any) -> Any:
+    """A per-step argument: a float for a scalar, else a read-only 1-D float64 array."""
+    if np.ndim(value) == 0:
+        return real_scalar(name, value)
+    arr = real_array(name, value, ndim=1).copy()
+    arr.setflags(write=False)
+    return arr
+
+
+def _replace_one(setup: Any) -> None:
+    if setup.neighboring != "replace_one":
+        raise DomainError(f"the {type(setup).__name__} bounds are for replace-one neighbours "
+                          "(neighboring = 'add_remove')")
+
+
+# ---------------------------------------------------------------------------------------------
+# PNSGD with per-step parameters
+
+
+@dataclass(frozen=True, eq=False)
+class StepwisePNSGD(_Questions):
+    """PNSGD whose noise, clipping norm, learning rate, diameter, smoothness and strong convexity
+    change from step to step (warm-up, decay, clipping schedules), one record per step, the
+    last iterate released; replace-one neighbours (docs/derivations/pnsgd.md#per-step).
+
+    Each of ``noise_scale`` (the noise shape σ_t⁰ or v_t⁰), ``max_grad_norm`` L_t, ``lr`` η_t,
+    ``diameter`` D_t, ``smoothness`` β_t and ``strong_convexity`` ρ_t is a scalar or a 1-D array
+    (one entry per step, or per piece with ``run_lengths``), as in
+    :func:`pabi.pnsgd_stepwise_delta`. The noise of step t is ``noise_factor`` × σ_t⁰ (each
+    product rounded to nearest, and that rounded sequence is what is bounded): ``calibrate``
+    scales the whole noise sequence by the least factor c that meets a target. For a constant
+    noise with per-step lr/clipping, pass ``noise_scale=1.0`` and read the noise off
+    ``noise_factor``.
+
+    Primary bound: :func:`pabi.pnsgd_stepwise_delta` / ``pnsgd_stepwise_epsilon`` (ordering
+    ``"shuffled"``, ``"random_stop"`` or ``"fixed"`` with ``index``).
+
+    >>> import pabi
+    >>> run = pabi.StepwisePNSGD(noise_scale=1.0, max_grad_norm=1.0, lr=[0.5, 0.1], diameter=1.0,
+    ...                          run_lengths=[50, 50])
+    >>> out = run.calibrate(1.0, 1e-5)
+    >>> out.delta(1.0) <= 1e-5 < run.replace(noise_factor=out.noise_factor * (1 - 1e-9)).delta(1.0)
+    True
+    """
+
+    noise_scale: Any
+    max_grad_norm: Any
+    lr: Any
+    diameter: Any
+    noise_factor: float = 1.0
+    run_lengths: Optional[Any] = None
+    ordering: Literal["shuffled", "random_stop", "fixed"] = "shuffled"
+    index: Optional[int] = None
+    smoothness: Optional[Any] = None
+    strong_convexity: Any = 0.0
+    noise: Noise = "gaussian"
+    neighboring: Neighboring = "replace_one"
+
+    def __post_init__(self) -> None:
+        _set(self, noise_scale=_seq("noise_scale", self.noise_scale),
+             max_grad_norm=_seq("max_grad_norm", self.max_grad_norm), lr=_seq("lr", self.lr),
+             diameter=_seq("diameter", self.diameter), noise_factor=_positive("noise_factor", self.noise_factor),
+             strong_convexity=_seq("strong_convexity", self.strong_convexity),
+             ordering=_choice("ordering", self.ordering, ("shuffled", "random_stop", "fixed")),
+             noise=_choice("noise", self.noise, ("gaussian", "laplace")),
+             neighboring=_choice("neighboring", self.neighboring, ("replace_one", "add_remove")))
+        if self.smoothness is not None:
+            _set(self, smoothness=_seq("smoothness", self.smoothness))
+        if self.run_lengths is not None:
+            _set(self, run_lengths=_seq("run_lengths", self.run_lengths))
+        if self.index is not None:
+            _set(self, index=int_scalar("index", self.index))
+        import pabi
+
+        pabi.pnsgd_stepwise_delta(1.0, **self.bound_arguments())  # every check of the bound, up front
+
+    @property
+    def noise_scales(self) -> Any:
+        """The noise of each step (or piece): ``noise_factor`` × ``noise_scale``, rounded to nearest."""
+        with np.errstate(over="ignore"):  # an overflow is +inf, which the bound rejects
+            return np.multiply(self.noise_factor, self.noise_scale)
+
+    def bound_arguments(self) -> dict[str, Any]:
+        """The keyword arguments of ``pabi.pnsgd_stepwise_delta`` / ``pnsgd_stepwise_epsilon``."""
+        return dict(noise=self.noise, noise_scale=self.noise_scales, max_grad_norm=self.max_grad_norm, lr=self.lr,
+                    diameter=self.diameter, ordering=self.ordering, index=self.index, smoothness=self.smoothness,
+                    strong_convexity=self.strong_convexity, run_lengths=self.run_lengths)
+
+    def _delta_all(self, eps: NDArray[np.float64]) -> NDArray[np.float64]:
+        import pabi
+
+        _replace_one(self)
+        return np.asarray(pabi.pnsgd_stepwise_delta(eps, **self.bound_arguments()), dtype=np.float64)
+
+    def _epsilon(self, delta: float) -> float:
+        import pabi
+
+        _replace_one(self)
+        return float(pabi.pnsgd_stepwise_epsilon(delta, **self.bound_arguments()))
+
+    def calibrate(self, eps: float, delta: float) -> "StepwisePNSGD":
+        """A copy whose ``noise_factor`` c is the smallest double with δ(``eps``) ≤ ``delta`` for
+        the noise sequence c·σ_t⁰ (equivalently ε(``delta``) ≤ ``eps``), by the exact search over
+        the doubles; DomainError naming ``noise_factor`` when no finite factor meets the target."""
+        e, d = _check_target(eps, delta)
+        _replace_one(self)
+        return _least_noise(self, "noise_factor", e, d, question="delta")
+
+
+# ---------------------------------------------------------------------------------------------
+# Online PNSGD with decaying noise
+
+
+def _smallest_eps(delta_at: Any, delta: float, bounded_domain: bool) -> float:
+    """The smallest double ε ≥ 0 with ``delta_at(ε) <= delta`` (exact search over the doubles).
+    ``bounded_domain``: the ε at which ``delta_at`` is undefined (a DomainError; from some ε on)
+    end the search: +inf when no ε below them meets the target."""
+    from . import _core
+
+    if not bounded_domain:
+        return _core.first_ok(lambda x: bool(delta_at(x) <= delta), 1.0)
+
+    def undefined(e: float) -> bool:
+        try:
+            delta_at(e)
+        except DomainError:
+            return True
+        return False
+
+    end = _core.first_ok(undefined, 1.0)
+    e = _core.first_ok(lambda x: x >= end or bool(delta_at(x) <= delta), 1.0)
+    return math.inf if e >= end else e
+
+
+@dataclass(frozen=True)
+class OnlinePNSGD(_Questions):
+    """Online PNSGD (Sordello–Bu–Dong §6): a stream of records, one per step, with the decaying
+    noise schedule of step j, Laplace v_j = M·D/(2η·ln(j^α/C1 + C2)) (eq. (12), Thm 6) or
+    Gaussian σ_j = M·D/(2η·sqrt(W0(j^{2α}/(2πC1²) + C2))) (eq. (14), Thm 7), α = ``decay`` > 1;
+    the privacy of the record at step ``index`` after ``steps`` steps (None: the limit n → ∞,
+    through the certified upper bound of δ_∞). ``max_grad_norm`` L, ``lr`` η, ``diameter`` D,
+    ``smoothness``/``strong_convexity`` (they set the step contraction M). Replace-one
+    neighbours; convex loss.
+
+    Primary bound: ``pabi.online_*_delta`` / ``online_*_epsilon`` at a horizon, and
+    ``pabi.online_*_delta_limit_upper`` (ε by the exact search over the doubles of it) in the
+    limit. ``calibrate`` sets ``c1`` (C1 scales the noise up) for a target at this horizon, or
+    for the limit target with ``steps=None`` (docs/derivations/schedules.md#online-calibration).
+
+    >>> import pabi
+    >>> run = pabi.OnlinePNSGD(index=100, lr=0.01, max_grad_norm=10.0, diameter=1.0, c1=100.0, c2=100.0,
+    ...                        decay=1.5, steps=1000)
+    >>> out = run.calibrate(1.0, 1e-10)
+    >>> out.delta(1.0) <= 1e-10 < run.replace(c1=out.c1 * (1 - 1e-9)).delta(1.0)
+    True
+    """
+
+    index: int
+    lr: float
+    max_grad_norm: float
+    diameter: float
+    c1: float
+    c2: float
+    decay: float
+    steps: Optional[float] = None
+    noise: Noise = "gaussian"
+    smoothness: Optional[float] = None
+    strong_convexity: float = 0.0
+    neighboring: Neighboring = "replace_one"
+
+    def __post_init__(self) -> None:
+        _set(self, index=int_scalar("index", self.index), lr=_positive("lr", self.lr),
+             max_grad_norm=_nonneg("max_grad_norm", self.max_grad_norm), diameter=_positive("diameter", self.diameter),
+             c1=_positive("c1", self.c1), c2=_nonneg("c2", self.c2), decay=_positive("decay", self.decay),
+             noise=_choice("noise", self.noise, ("gaussian", "laplace")),
+             smoothness=_opt_positive("smoothness", self.smoothness),
+             strong_convexity=_nonneg("strong_convexity", self.strong_convexity),
+             neighboring=_choice("neighboring", self.neighboring, ("replace_one", "add_remove")))
+        if self.steps is not None:
+            _set(self, steps=float(int_scalar("steps", self.steps, self.index, 2**53 - 1)))
+        # the bound's own checks (decay > 1, the domain at ε = 0), up front; for the limit through
+        # the one-step bound δ_i(i) = A_i, which makes the same checks at no cost
+        self._forward(np.zeros(1), self.steps if self.steps is not None else float(self.index))
+
+    def _forward(self, eps: NDArray[np.float64], steps: Optional[float] = None) -> NDArray[np.float64]:
+        import pabi
+
+        family = "gaussian" if self.noise == "gaussian" else "laplace"
+        kw: dict[str, Any] = dict(max_grad_norm=self.max_grad_norm, lr=self.lr, diameter=self.diameter,
+                                  index=self.index, c1=self.c1, c2=self.c2, decay=self.decay,
+                                  smoothness=self.smoothness, strong_convexity=self.strong_convexity)
+        n = self.steps if steps is None else steps
+        if n is None:
+            return np.asarray(getattr(pabi, f"online_{family}_delta_limit_upper")(eps, **kw), dtype=np.float64)
+        return np.asarray(getattr(pabi, f"online_{family}_delta")(eps, steps=n, **kw), dtype=np.float64)
+
+    def _delta_all(self, eps: NDArray[np.float64]) -> NDArray[np.float64]:
+        _replace_one(self)
+        return self._forward(eps)
+
+    def _epsilon(self, delta: float) -> float:
+        import pabi
+
+        _replace_one(self)
+        if self.steps is None:
+            return _smallest_eps(lambda e: float(self._forward(np.array([e]))[0]), delta, self.noise == "laplace")
+        family = "gaussian" if self.noise == "gaussian" else "laplace"
+        return float(getattr(pabi, f"online_{family}_epsilon")(
+            delta, max_grad_norm=self.max_grad_norm, lr=self.lr, diameter=self.diameter, steps=self.steps,
+            index=self.index, c1=self.c1, c2=self.c2, decay=self.decay, smoothness=self.smoothness,
+            strong_convexity=self.strong_convexity))
+
+    def calibrate(self, eps: float, delta: float) -> "OnlinePNSGD":
+        """A copy whose schedule constant ``c1`` is the smallest double with δ(``eps``) ≤ ``delta``
+        at this horizon (``steps``; None: the limit δ_∞), by the exact search over the doubles;
+        the Laplace bound at ε is defined only for C1·(e^{ε/2} − C2) < index^α, and the search
+        stays below that end. DomainError naming ``c1`` when no accepted C1 meets it (e.g. a floor of δ as
+        C1 → ∞ when C2 > 0)."""
+        e, d = _check_target(eps, delta)
+        _replace_one(self)
+        if self.noise == "gaussian":
+            return _least_noise(self, "c1", e, d, question="delta")
+
+        def defined(s: "OnlinePNSGD") -> bool:
+            # the Laplace bound at ε needs index^α + C1·C2 > C1·e^{ε/2}: it ends above in C1
+            try:
+                s.delta(e)
+            except DomainError:
+                return False
+            return True
+
+        return _least_noise(self, "c1", e, d, question="delta", defined=defined)
+
+
+# ---------------------------------------------------------------------------------------------
+# The last-iterate theorems (Kong–Ribero), one at a time
+
+
+class _RdpSetup(_Questions):
+    """A setup answered by an RDP curve over ``pabi.DEFAULT_ORDERS`` (``_curve``), converted to
+    (ε, δ) by ``pabi.rdp_to_dp_epsilon`` / ``rdp_to_dp_delta`` (tight conversion)."""
+
+    def _curve(self) -> NDArray[np.float64]:  # pragma: no cover - every subclass overrides it
+        raise NotImplementedError
+
+    def rdp(self) -> NDArray[np.float64]:
+        """The RDP curve of the setup at ``pabi.DEFAULT_ORDERS`` (each value rounded up)."""
+        return self._curve()
+
+    def _epsilon(self, delta: float) -> float:
+        import pabi
+
+        return float(pabi.rdp_to_dp_epsilon(delta, orders=pabi.DEFAULT_ORDERS, rdp=self._curve()).eps)
+
+    def _delta_all(self, eps: NDArray[np.float64]) -> NDArray[np.float64]:
+        import pabi
+
+        c = self._curve()
+        return np.array([float(pabi.rdp_to_dp_delta(float(e), orders=pabi.DEFAULT_ORDERS, rdp=c).delta)
+                         for e in eps], dtype=np.float64)
+
+    def calibrate(self, eps: float, delta: float) -> Any:
+        """A copy whose ``noise_scale`` is the smallest double with ε(``delta``) ≤ ``eps`` (the
+        RDP curve converted by ``pabi.rdp_to_dp_epsilon``), by the exact search over the
+        doubles; DomainError naming ``noise_scale`` when no finite value meets the target."""
+        e, d = _check_target(eps, delta)
+        _replace_one(self)
+        return _least_noise(self, "noise_scale", e, d)
+
+
+def _need(setup: Any, names: tuple[str, ...], why: str) -> None:
+    for n in names:
+        if getattr(setup, n) is None:
+            raise domain_error(n, f"given ({why})", None)
+
+
+@dataclass(frozen=True)
+class LastIterateSGD(_RdpSetup):
+    """The last iterate of noisy (clipped) SGD bounded by one chosen theorem of Kong–Ribero, with
+    the noise ``noise_scale`` σ given on the iterate (for DP-SGD's noise multiplier z on a
+    batch sum, σ = lr·z·C/b; :class:`pabi.CyclicDPSGD` takes the best applicable theorem):
+
+    * ``theorem="general"`` (Thm 4.3, any loss): ``steps`` T; with ``batch_size`` and
+      ``batches_per_epoch`` the exact residual sum of its proof, else the printed 8αT(λC/σ)²
+      (:func:`pabi.last_iterate_rdp_general`);
+    * ``"bounded"`` (Thm 4.4, a projection set of ``diameter`` D): ``batch_size``,
+      ``weak_convexity``, ``smoothness`` (:func:`pabi.last_iterate_rdp_bounded`);
+    * ``"cyclic"`` (Thm 4.5, corrected indexing): ``steps``, ``batch_size``,
+      ``batches_per_epoch``, ``weak_convexity``, ``smoothness``, optional ``index`` t*
+      (:func:`pabi.last_iterate_rdp_cyclic`).
+
+    ``lr`` λ, ``max_grad_norm`` C (the clipping norm), ``contraction`` of the clipped step
+    (``"triangle"``, proven). Replace-one neighbours. Answers through the RDP curve at
+    ``pabi.DEFAULT_ORDERS`` and ``pabi.rdp_to_dp_epsilon``/``rdp_to_dp_delta``;
+    ``calibrate`` sets ``noise_scale`` (docs/derivations/rdp.md#last-iterate-calibration).
+
+    >>> import pabi
+    >>> run = pabi.LastIterateSGD(theorem="general", lr=0.1, max_grad_norm=1.0, noise_scale=1.0, steps=100)
+    >>> out = run.calibrate(1.0, 1e-5)
+    >>> out.epsilon(1e-5) <= 1.0 < run.replace(noise_scale=out.noise_scale * (1 - 1e-9)).epsilon(1e-5)
+    True
+    """
+
+    theorem: Literal["general", "bounded", "cyclic"]
+    lr: float
+    max_grad_norm: float
+    noise_scale: float
+    steps: Optional[int] = None
+    batch_size: Optional[int] = None
+    batches_per_epoch: Optional[int] = None
+    index: Optional[int] = None
+    diameter: Optional[float] = None
+    weak_convexity: float = 0.0
+    smoothness: float = 0.0
+    contraction: Literal["triangle", "as_published"] = "triangle"
+    neighboring: Neighboring = "replace_one"
+
+    def __post_init__(self) -> None:
+        _set(self, theorem=_choice("theorem", self.theorem, ("general", "bounded", "cyclic")),
+             lr=_positive("lr", self.lr), max_grad_norm=_nonneg("max_grad_norm", self.max_grad_norm),
+             noise_scale=_positive("noise_scale", self.noise_scale), diameter=_opt_nonneg("diameter", self.diameter),
+             weak_convexity=_nonneg("weak_convexity", self.weak_convexity),
+             smoothness=_nonneg("smoothness", self.smoothness),
+             contraction=_choice("contraction", self.contraction, ("triangle", "as_published")),
+             neighboring=_choice("neighboring", self.neighboring, ("replace_one", "add_remove")))
+        for n in ("steps", "batch_size", "batches_per_epoch", "index"):
+            if getattr(self, n) is not None:
+                _set(self, **{n: int_scalar(n, getattr(self, n))})
+        if self.theorem == "bounded":
+            _need(self, ("batch_size", "diameter"), "theorem = 'bounded'")
+            for n in ("steps", "batches_per_epoch", "index"):  # Thm 4.4 is one step's bound: no T, ℓ, t*
+                if getattr(self, n) is not None:
+                    raise domain_error(n, "None for theorem = 'bounded'", getattr(self, n))
+        elif self.theorem == "cyclic":
+            _need(self, ("steps", "batch_size", "batches_per_epoch"), "theorem = 'cyclic'")
+        else:
+            _need(self, ("steps",), "theorem = 'general'")
+            if (self.batch_size is None) != (self.batches_per_epoch is None):
+                missing = "batch_size" if self.batch_size is None else "batches_per_epoch"
+                raise domain_error(missing, "given with the other (the exact residual sum) or neither (the "
+                                   "printed bound)", None)
+            if self.index is not None and self.batch_size is None:
+                raise domain_error("index", "None for the printed bound (no batch_size)", self.index)
+        self._curve()  # the theorem's own checks (lr against the smoothness, index range...), up front
+
+    def _curve(self) -> NDArray[np.float64]:
+        import pabi
+
+        kw: dict[str, Any] = dict(lr=self.lr, max_grad_norm=self.max_grad_norm, noise_scale=self.noise_scale)
+        fn: Any
+        if self.theorem == "general":
+            fn = pabi.last_iterate_rdp_general
+            kw.update(steps=self.steps, batch_size=self.batch_size, batches_per_epoch=self.batches_per_epoch,
+                      index=self.index)
+        else:
+            kw.update(batch_size=self.batch_size, weak_convexity=self.weak_convexity, smoothness=self.smoothness,
+                      contraction=self.contraction)
+            if self.theorem == "bounded":
+                fn = pabi.last_iterate_rdp_bounded
+                kw.update(diameter=self.diameter)
+            else:
+                fn = pabi.last_iterate_rdp_cyclic
+                kw.update(steps=self.steps, batches_per_epoch=self.batches_per_epoch, index=self.index)
+        return np.asarray(fn(pabi.DEFAULT_ORDERS, **kw), dtype=np.float64)
+
+
+# ---------------------------------------------------------------------------------------------
+# ERM: mini-batch gradient descent with output perturbation (Chen–Lee–Kifer)
+
+
+@dataclass(frozen=True)
+class ERMGradientDescent(_RdpSetup):
+    """Mini-batch gradient descent on a loss of strong convexity ``strong_convexity`` μ and
+    smoothness ``smoothness`` L whose per-example gradients are bounded by ``max_grad_norm`` R, run noiselessly
+    for ``epochs`` passes (None: to convergence, k → ∞) over ``batches_per_epoch`` m batches of
+    ``batch_size`` records with step ``lr``, then released with Gaussian noise of standard
+    deviation ``noise_scale`` σ on the output (Chen–Lee–Kifer, Prop. 2 and 3; replace-one
+    neighbours).
+
+    ``batch_order="fixed"``: the record is in batch ``batch_index`` (None: the worst, m), the
+    Gaussian mechanism's RDP αΔ_j²/(2σ²) with the multi-epoch sensitivity Δ_j of
+    :func:`pabi.sensitivity_multi_epoch`; ``"random"``: the record's batch is uniform over the m
+    batches (a random partition), the averaged RDP of Prop. 3 (:func:`pabi.averaged_rdp`) over
+    Δ_1..Δ_m (default). Answers through the RDP curve at ``pabi.DEFAULT_ORDERS``; ``calibrate`` sets
+    ``noise_scale`` (docs/derivations/rdp.md#erm-calibration).
+
+    >>> import pabi
+    >>> run = pabi.ERMGradientDescent(lr=0.5, strong_convexity=1.0, smoothness=2.0, max_grad_norm=1.0,
+    ...                               batch_size=10, batches_per_epoch=10, noise_scale=1.0)
+    >>> out = run.calibrate(1.0, 1e-5)
+    >>> out.epsilon(1e-5) <= 1.0 < run.replace(noise_scale=out.noise_scale * (1 - 1e-9)).epsilon(1e-5)
+    True
+    """
+
+    lr: float
+    strong_convexity: float
+    smoothness: float
+    max_grad_norm: float
+    batch_size: int
+    batches_per_epoch: int
+    noise_scale: float
+    epochs: Optional[int] = None
+    batch_order: Literal["fixed", "random"] = "random"
+    batch_index: Optional[int] = None
+    neighboring: Neighboring = "replace_one"
+
+    def __post_init__(self) -> None:
+        _set(self, lr=_positive("lr", self.lr), strong_convexity=_positive("strong_convexity", self.strong_convexity),
+             smoothness=_positive("smoothness", self.smoothness),
+             max_grad_norm=_nonneg("max_grad_norm", self.max_grad_norm),
+             batch_size=int_scalar("batch_size", self.batch_size),
+             batches_per_epoch=int_scalar("batches_per_epoch", self.batches_per_epoch),
+             noise_scale=_positive("noise_scale", self.noise_scale),
+             batch_order=_choice("batch_order", self.batch_order, ("fixed", "random")),
+             neighboring=_choice("neighboring", self.neighboring, ("replace_one", "add_remove")))
+        if self.epochs is not None:
+            _set(self, epochs=int_scalar("epochs", self.epochs))
+        if self.batch_index is not None:
+            if self.batch_order != "fixed":
+                raise domain_error("batch_index", "None unless batch_order = 'fixed'", self.batch_index)
+            _set(self, batch_index=int_scalar("batch_index", self.batch_index, 1, self.batches_per_epoch))
+        if self.batches_per_epoch > 10**6:
+            raise domain_error("batches_per_epoch", "an integer in [1, 10^6]", self.batches_per_epoch)
+        self._curve()  # the checks of the bound (lr < 2/smoothness, strong_convexity <= smoothness), up front
+
+    def sensitivities(self) -> NDArray[np.float64]:
+        """Δ_j of each batch j = 1..m (``batch_order="random"``) or of the record's batch (a
+        1-element array), rounded up (:func:`pabi.sensitivity_multi_epoch`)."""
+        import pabi
+
+        m = self.batches_per_epoch
+        if self.batch_order == "fixed":
+            j: Any = self.batch_index if self.batch_index is not None else m
+        else:
+            j = np.arange(1, m + 1, dtype=np.float64)
+        return np.atleast_1d(np.asarray(pabi.sensitivity_multi_epoch(
+            lr=self.lr, strong_convexity=self.strong_convexity, smoothness=self.smoothness,
+            max_grad_norm=self.max_grad_norm, batch_size=float(self.batch_size), batches_per_epoch=m,
+            batch_index=j, epochs=self.epochs), dtype=np.float64))
+
+    def _curve(self) -> NDArray[np.float64]:
+        import pabi
+
+        s = self.sensitivities()
+        if self.batch_order == "fixed":
+            return np.asarray(pabi.gaussian_mechanism_rdp(pabi.DEFAULT_ORDERS, sensitivity=float(s[0]),
+                                                          noise_scale=self.noise_scale), dtype=np.float64)
+        return np.asarray(pabi.averaged_rdp(pabi.DEFAULT_ORDERS, noise_scale=self.noise_scale, sensitivities=s),
+                          dtype=np.float64)
