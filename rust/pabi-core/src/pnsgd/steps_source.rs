@@ -86,19 +86,10 @@ impl SourceParams {
 
 /// The same error at `off` + its index (a chunk's local index made global).
 fn shifted(e: PabiError, off: usize) -> PabiError {
-    match e {
-        PabiError::Domain {
-            index: Some(i),
-            param,
-            allowed,
-            value,
-        } => PabiError::Domain {
-            param,
-            allowed,
-            value,
-            index: Some(i + off),
-        },
-        other => other,
+    if let PabiError::Domain { index: Some(i), .. } = e {
+        e.at(i + off)
+    } else {
+        e
     }
 }
 
@@ -241,6 +232,30 @@ fn pass_log_delta(
     Ok((l, first))
 }
 
+/// How a sourced call proceeds after its checks.
+enum Begin {
+    /// Nothing to compute (no ε or δ).
+    Done,
+    /// At most [`BLOCK`] steps: read in one chunk, evaluated as that array.
+    One(StepChunk),
+    /// More: passes over the n steps.
+    Passes(usize),
+}
+
+/// The checks of n and the options, then [`Begin`].
+fn begin(q: &SourceParams, src: &mut dyn StepSource, empty: bool) -> Result<Begin> {
+    let n = q.check()?;
+    if empty {
+        return Ok(Begin::Done);
+    }
+    if n > BLOCK {
+        return Ok(Begin::Passes(n));
+    }
+    let mut c = StepChunk::default();
+    load(q, src, 0, n, &mut c)?;
+    Ok(Begin::One(c))
+}
+
 /// [`stepwise_delta`] with the per-step values read from `src` (see the module docs): the
 /// same bits as the array of the same steps.
 pub fn stepwise_delta_source(
@@ -253,15 +268,11 @@ pub fn stepwise_delta_source(
 ) -> Result<()> {
     check_broadcast(out.len(), &[("eps", eps.len())])?;
     check_eps(eps)?;
-    let n = q.check()?;
-    if out.is_empty() {
-        return Ok(());
-    }
-    let mut c = StepChunk::default();
-    if n <= BLOCK {
-        load(&q, src, 0, n, &mut c)?;
-        return stepwise_delta(eps, q.params(&c), out, log, dispatch);
-    }
+    let n = match begin(&q, src, out.is_empty())? {
+        Begin::Done => return Ok(()),
+        Begin::One(c) => return stepwise_delta(eps, q.params(&c), out, log, dispatch),
+        Begin::Passes(n) => n,
+    };
     let (l, first) = pass_log_delta(&q, src, n, eps, out.len())?;
     for (j, o) in out.iter_mut().enumerate() {
         *o = match (&first, dispatch) {
@@ -284,15 +295,11 @@ pub fn stepwise_epsilon_source(
 ) -> Result<()> {
     check_broadcast(out.len(), &[("delta", delta.len())])?;
     check_target(delta)?;
-    let n = q.check()?;
-    if out.is_empty() {
-        return Ok(());
-    }
-    let mut c = StepChunk::default();
-    if n <= BLOCK {
-        load(&q, src, 0, n, &mut c)?;
-        return stepwise_epsilon(delta, q.params(&c), out, dispatch);
-    }
+    let n = match begin(&q, src, out.is_empty())? {
+        Begin::Done => return Ok(()),
+        Begin::One(c) => return stepwise_epsilon(delta, q.params(&c), out, dispatch),
+        Begin::Passes(n) => n,
+    };
     let first = pass(&q, src, n, false, &mut |_, _| Ok(()))?;
     if let (Some(f), true) = (&first, dispatch) {
         return constant_epsilon(&one(&q, f, n), delta, out);
