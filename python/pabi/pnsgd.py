@@ -563,6 +563,10 @@ def pnsgd_stepwise_delta(
     >>> pnsgd_stepwise_delta(1.0, lr=[0.5, 0.1], run_lengths=[5 * 10**8] * 2, ordering="fixed", index=1,
     ...                      log=True, **kw)  # 1e9 steps in two pieces
     -336808392.83771...
+    >>> warm_up = lambda t: 0.5 * np.minimum(1.0, t / 100)  # a callable of the step (vectorised)
+    >>> pnsgd_stepwise_delta(1.0, lr=warm_up, steps=1000, **kw) == pnsgd_stepwise_delta(
+    ...     1.0, lr=warm_up(np.arange(1, 1001)), **kw)
+    True
     """
     return _stepwise(_core.pnsgd_stepwise_delta, ("eps", eps), noise=noise, ordering=ordering, index=index,
                      run_lengths=run_lengths, steps=steps, values=dict(

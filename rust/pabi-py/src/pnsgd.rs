@@ -382,6 +382,21 @@ fn steps_long(len: usize, evals: usize, p: &StepParams) -> bool {
     len.saturating_mul(evals).saturating_mul(pieces) >= LONG_LEN
 }
 
+/// A stepwise binding's body: `f(lead, input, out)` under [`with_steps`], one output per
+/// element of the lead argument (`evals` evaluations of δ each).
+fn stepwise<'py>(
+    py: Python<'py>,
+    lead: Arr<'py>,
+    steps: StepArgs<'py>,
+    evals: usize,
+    f: impl Fn(&[f64], StepInput<'_>, &mut [f64]) -> pabi_core::Result<()> + Send + Sync,
+) -> Out<'py> {
+    let x = lead.as_slice()?;
+    let mut out = zeros(x.len())?;
+    with_steps(py, steps, x.len(), evals, |input| f(x, input, &mut out))?;
+    Ok(out.into_pyarray(py))
+}
+
 /// δ (or ln δ) of PNSGD with per-step parameters ([`StepArgs`]), one value per ε; `dispatch`:
 /// a constant schedule through the constant bound (bit for bit).
 #[pyfunction]
@@ -392,13 +407,10 @@ fn pnsgd_stepwise_delta<'py>(
     log: bool,
     dispatch: bool,
 ) -> Out<'py> {
-    let e = eps.as_slice()?;
-    let mut out = zeros(e.len())?;
-    with_steps(py, steps, e.len(), 1, |input| match input {
-        StepInput::Arrays(p) => pnsgd::stepwise_delta(e, p, &mut out, log, dispatch),
-        StepInput::Source(q, s) => pnsgd::stepwise_delta_source(e, q, s, &mut out, log, dispatch),
-    })?;
-    Ok(out.into_pyarray(py))
+    stepwise(py, eps, steps, 1, |e, input, out| match input {
+        StepInput::Arrays(p) => pnsgd::stepwise_delta(e, p, out, log, dispatch),
+        StepInput::Source(q, s) => pnsgd::stepwise_delta_source(e, q, s, out, log, dispatch),
+    })
 }
 
 /// The smallest ε whose per-step δ ([`StepArgs`]) does not exceed each target.
@@ -409,13 +421,10 @@ fn pnsgd_stepwise_epsilon<'py>(
     steps: StepArgs<'py>,
     dispatch: bool,
 ) -> Out<'py> {
-    let d = delta.as_slice()?;
-    let mut out = zeros(d.len())?;
-    with_steps(py, steps, d.len(), 128, |input| match input {
-        StepInput::Arrays(p) => pnsgd::stepwise_epsilon(d, p, &mut out, dispatch),
-        StepInput::Source(q, s) => pnsgd::stepwise_epsilon_source(d, q, s, &mut out, dispatch),
-    })?;
-    Ok(out.into_pyarray(py))
+    stepwise(py, delta, steps, 128, |d, input, out| match input {
+        StepInput::Arrays(p) => pnsgd::stepwise_epsilon(d, p, out, dispatch),
+        StepInput::Source(q, s) => pnsgd::stepwise_epsilon_source(d, q, s, out, dispatch),
+    })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

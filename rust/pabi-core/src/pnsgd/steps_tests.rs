@@ -127,7 +127,9 @@ impl StepSource for VecSource {
 fn schedule(n: usize) -> (Vec<f64>, Vec<f64>) {
     // deterministic, varying at every step, with runs of equal steps across chunk boundaries
     let sigma = (0..n).map(|t| 1.0 + ((t / 3) % 17) as f64 / 16.0).collect();
-    let lr = (0..n).map(|t| 0.05 + ((t / 5) % 13) as f64 / 30.0).collect();
+    let lr = (0..n)
+        .map(|t| 0.05 + ((t / 5) % 13) as f64 / 30.0)
+        .collect();
     (sigma, lr)
 }
 
@@ -143,7 +145,14 @@ fn source_equals_array_bits() {
         (Order::RandomStop, Some(70_000.0)),
     ] {
         let mut a = [0.0; 2];
-        stepwise_delta(&eps, params(order, &sigma, &lr, None, ix), &mut a, true, true).unwrap();
+        stepwise_delta(
+            &eps,
+            params(order, &sigma, &lr, None, ix),
+            &mut a,
+            true,
+            true,
+        )
+        .unwrap();
         let mut src = VecSource {
             sigma: sigma.clone(),
             lr: lr.clone(),
@@ -182,6 +191,9 @@ fn source_names_the_first_bad_step() {
             index: None,
         };
         let e = stepwise_delta_source(&[1.0], q, &mut src, &mut [0.0], false, true).unwrap_err();
-        assert!(e.to_string().contains("lr") && e.to_string().contains("index 70000"), "{e}");
+        assert!(
+            e.to_string().contains("lr") && e.to_string().contains("index 70000"),
+            "{e}"
+        );
     }
 }
