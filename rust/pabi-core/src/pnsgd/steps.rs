@@ -35,6 +35,14 @@
 //! Consecutive pieces with equal parameters are merged into one run (their factors computed
 //! once). A constant schedule is dispatched to the constant bound ([`super::delta`]), bit for
 //! bit; the general path agrees with it to ~1e-13.
+//!
+//! # Spans and blocks
+//! Each order's formula runs over a [`Span`] of pieces (its first step given), returning a
+//! partial state (a sum of logs, a log-sum, ...). Up to [`BLOCK`] pieces the span is the whole
+//! schedule (the values above); beyond, `steps_blocks` cuts the pieces into blocks of
+//! [`BLOCK`], evaluates the spans in parallel and combines their states in a fixed order (the
+//! same bits for any thread count), and `steps_source` feeds the same blocks from a
+//! [`super::steps_source::StepSource`] one chunk at a time.
 
 use multiversion::multiversion;
 
