@@ -4,7 +4,10 @@
   step decay in 10 pieces, noise and clipping norm changing with it): δ for each ordering, and ε
   for a target δ — the target is n = 1e9 in under 10 s on the 2-core development machine;
 * the array form (one entry per step): steps per second at n = 1e5 and 1e6, every parameter
-  varying (no merging of runs);
+  varying (no merging of runs), on 1 and on 2 threads (beyond 2^16 steps the fold runs in
+  blocks of 2^16 on the pool; the bits are the same for any thread count, checked here);
+* callables of the step (read in chunks of 2^16): the same n = 1e6 schedule as the array
+  (equal bits), and a cosine learning-rate decay with a noise warm-up over n = 1e7 steps;
 * a constant schedule of n = 1e9 steps (dispatched to pnsgd_delta) against pnsgd_delta.
 
 Best of ``REPEAT`` runs; not a timed test.
@@ -55,14 +58,37 @@ def main() -> None:
     t, e = best_of(lambda: pabi.pnsgd_stepwise_epsilon(1e-6, **kw))
     print(f"  epsilon(delta=1e-6, shuffled) = {e:.10g}   {t * 1e3:8.3f} ms")
 
-    print("array form (every parameter varies at every step):")
+    print("array form (every parameter varies at every step), 1 thread vs 2 threads:")
+    before = pabi.get_num_threads()
     for n in (10**5, 10**6):
         rng = np.random.default_rng(0)
         arr = dict(noise_scale=rng.uniform(1.0, 2.0, n), max_grad_norm=rng.uniform(0.5, 1.0, n),
                    lr=rng.uniform(0.01, 0.5, n), diameter=1.0)
         for ordering in ("shuffled", "random_stop"):
-            t, _ = best_of(lambda: pabi.pnsgd_stepwise_delta(1.0, ordering=ordering, **arr), 2)
-            print(f"  n = {n:.0e} {ordering:12} {t:7.3f} s   {n / t / 1e6:6.2f} M steps/s")
+            times, bits = [], []
+            for threads in (1, 2):
+                pabi.set_num_threads(threads)
+                t, v = best_of(lambda: pabi.pnsgd_stepwise_delta(1.0, ordering=ordering, log=True, **arr), 2)
+                times.append(t)
+                bits.append(v)
+            print(f"  n = {n:.0e} {ordering:12} 1 thread {times[0]:7.3f} s ({n / times[0] / 1e6:5.2f} M steps/s)"
+                  f"   2 threads {times[1]:7.3f} s   ratio {times[0] / times[1]:4.2f}   same bits: {bits[0] == bits[1]}")
+    pabi.set_num_threads(before)
+
+    print("callables of the step (chunks of 2^16 steps, one pass):")
+    n = 10**6
+    rng = np.random.default_rng(0)
+    arr = dict(noise_scale=rng.uniform(1.0, 2.0, n), max_grad_norm=rng.uniform(0.5, 1.0, n),
+               lr=rng.uniform(0.01, 0.5, n), diameter=1.0)
+    fns = {k: (lambda t, v=v: v[t - 1]) if isinstance(v, np.ndarray) else v for k, v in arr.items()}
+    t, v = best_of(lambda: pabi.pnsgd_stepwise_delta(1.0, steps=n, log=True, **fns), 2)
+    print(f"  n = 1e6 random schedule (as the array above)   {t:7.3f} s   equal to the array: "
+          f"{v == pabi.pnsgd_stepwise_delta(1.0, log=True, **arr)}")
+    n = 10**7
+    cos = dict(lr=lambda t: 0.05 + 0.45 * 0.5 * (1 + np.cos(np.pi * t / n)),
+               noise_scale=lambda t: 1.0 + np.minimum(t, 10**5) / 10**5, max_grad_norm=1.0, diameter=1.0)
+    t, v = best_of(lambda: pabi.pnsgd_stepwise_delta(1.0, steps=n, log=True, **cos), 1)
+    print(f"  n = 1e7 cosine lr decay, noise warm-up   ln delta = {v:.10g}   {t:7.3f} s")
 
     c = dict(noise_scale=1.0, max_grad_norm=1.0, lr=0.1, diameter=1.0)
     t1, a = best_of(lambda: pabi.pnsgd_stepwise_delta(1.0, run_lengths=[N], **c))

@@ -31,9 +31,9 @@ def _core_delta(eps: float, *, dispatch: bool, noise: str = "gaussian", ordering
     sm = None if smoothness is None else arr(smoothness)
     rl = None if run_lengths is None else arr(run_lengths)
     ix = None if index is None else float(index)
-    return float(_core.pnsgd_stepwise_delta(arr(eps), arr(noise_scale), arr(max_grad_norm), arr(lr),
-                                            arr(diameter), sm, arr(strong_convexity), rl, ix, noise,
-                                            ordering, log, dispatch)[0])
+    args = (arr(noise_scale), arr(max_grad_norm), arr(lr), arr(diameter), sm, arr(strong_convexity), rl, ix,
+            noise, ordering, None, None)
+    return float(_core.pnsgd_stepwise_delta(arr(eps), args, log, dispatch)[0])
 
 
 def _brute(eps: float, ordering: str, index, pieces: list[tuple[dict, int]], noise: str = "gaussian"):
@@ -334,3 +334,177 @@ def test_many_distinct_steps_accuracy():
         v = pabi.pnsgd_stepwise_delta(1.0, ordering=ordering, index=index, log=True, **kw)
         tol = 1e-13 + (1e-14 * abs(v) if ordering == "fixed" else 0.0)
         assert r <= v <= r + tol, (ordering, v, r)
+
+
+# ---------------------------------------------------------------------------------------------
+# callables of the step, the block path (more than 2^16 pieces), thread-count invariance
+
+BLOCK = 2**16
+
+
+def _random_schedule(n: int, seed: int = 0) -> dict:
+    rng = np.random.default_rng(seed)
+    return dict(noise_scale=rng.uniform(1.0, 2.0, n), max_grad_norm=rng.uniform(0.5, 1.0, n),
+                lr=rng.uniform(0.01, 0.5, n), diameter=1.0)
+
+
+def _as_callables(kw: dict) -> dict:
+    """The per-step arrays of ``kw`` as vectorised callables of the 1-based step."""
+    return {k: (lambda t, v=v: v[t - 1]) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+
+
+@pytest.mark.parametrize("ordering,index", [("shuffled", None), ("fixed", 3), ("fixed", 2 * BLOCK + 7),
+                                            ("random_stop", None), ("random_stop", BLOCK + 1)])
+@pytest.mark.parametrize("n", [1000, 2 * BLOCK + 123])
+def test_callable_equals_array_bits(ordering, index, n):
+    """A callable of the step gives the bits of the array of its values (one chunk up to 2^16
+    steps; beyond, chunk by chunk with the array's blocks), for δ and ln δ, several ε."""
+    kw = _random_schedule(n, seed=n)
+    if index is not None and index > n:
+        index = n
+    eps = np.array([0.0, 0.3, 1.0, 2.5])
+    for log in (False, True):
+        a = pabi.pnsgd_stepwise_delta(eps, ordering=ordering, index=index, log=log, **kw)
+        c = pabi.pnsgd_stepwise_delta(eps, ordering=ordering, index=index, log=log, steps=n, **_as_callables(kw))
+        assert a.tobytes() == c.tobytes(), (a, c)
+        assert np.all(np.isfinite(a)) if log else np.all((a > 0) & (a <= 1))
+    # one callable among scalars; smoothness and strong convexity as callables
+    kw2 = dict(noise_scale=1.5, max_grad_norm=1.0, diameter=1.0, lr=kw["lr"], smoothness=1.0 + kw["lr"],
+               strong_convexity=0.3 * kw["noise_scale"] - 0.29)
+    a = pabi.pnsgd_stepwise_delta(eps, ordering=ordering, index=index, **kw2)
+    c = pabi.pnsgd_stepwise_delta(eps, ordering=ordering, index=index, steps=n, **_as_callables(kw2))
+    assert a.tobytes() == c.tobytes()
+
+
+def test_callable_epsilon_equals_array_bits():
+    """ε(δ) from callables = from the arrays, to the bit (a piecewise schedule across the first
+    block boundary: each δ of the search is one pass over the callable)."""
+    n = BLOCK + 5000
+    t = np.arange(1, n + 1)
+    kw = dict(noise_scale=np.where(t <= 40000, 1.5, 2.0), max_grad_norm=1.0, lr=np.where(t <= 60000, 0.5, 0.2),
+              diameter=1.0)
+    for ordering, index in [("shuffled", None), ("fixed", 30000), ("random_stop", None)]:
+        a = pabi.pnsgd_stepwise_epsilon([1e-3, 1e-6], ordering=ordering, index=index, **kw)
+        c = pabi.pnsgd_stepwise_epsilon([1e-3, 1e-6], ordering=ordering, index=index, steps=n, **_as_callables(kw))
+        assert a.tobytes() == c.tobytes(), (ordering, a, c)
+        sched = dict(noise_scale=[1.5, 2.0, 2.0], max_grad_norm=1.0, lr=[0.5, 0.5, 0.2], diameter=1.0,
+                     run_lengths=[40000, 20000, n - 60000], ordering=ordering, index=index)
+        for e, target in zip(c, [1e-3, 1e-6]):  # the safe side, within 1e-9 of the exact inverse
+            assert ref.pnsgd_stepwise_delta(e, dps=30, **sched) <= target
+            assert e == 0 or ref.pnsgd_stepwise_delta(e * (1 - 1e-9), dps=30, **sched) > target
+
+
+def test_constant_callable_is_pnsgd_delta_to_the_bit():
+    n = 3 * BLOCK + 17
+    kw = dict(noise_scale=1.3, max_grad_norm=1.0, diameter=1.0)
+    for ordering, index in [("shuffled", None), ("fixed", 5), ("random_stop", None), ("random_stop", 9)]:
+        want = pabi.pnsgd_delta([0.5, 1.0], steps=n, lr=0.25, ordering=ordering, index=index, **kw)
+        got = pabi.pnsgd_stepwise_delta([0.5, 1.0], steps=n, lr=lambda t: np.full(t.shape, 0.25),
+                                        ordering=ordering, index=index, **kw)
+        assert want.tobytes() == got.tobytes()
+    d = pabi.pnsgd_delta(1.0, steps=n, lr=0.25, **kw)
+    assert pabi.pnsgd_stepwise_epsilon(d, steps=n, lr=lambda t: np.full(t.shape, 0.25), **kw) == \
+        pabi.pnsgd_epsilon(d, steps=n, lr=0.25, **kw)
+
+
+@pytest.mark.parametrize("noise", ["gaussian", "laplace"])
+def test_piecewise_schedule_per_step_and_callable_against_reference(noise):
+    """A 3-piece learning-rate and noise schedule of 150,000 steps given per step (an array:
+    the block path, its runs cut at the block boundaries 65,536 and 131,072) and as callables
+    (chunk by chunk): the 50-digit composition of the pieces (≤ 1e-12 relative, never below)."""
+    runs = [50000, 30000, 70000]
+    lr, sig = [0.5, 0.2, 0.05], [1.5, 2.0, 2.5]
+    n = sum(runs)
+    per = dict(noise_scale=np.repeat(sig, runs), max_grad_norm=1.0, lr=np.repeat(lr, runs), diameter=1.0,
+               smoothness=1.0, strong_convexity=0.1)
+    for ordering, index in [("shuffled", None), ("fixed", 40000), ("random_stop", None), ("random_stop", 90000)]:
+        r = ref.pnsgd_stepwise_delta(0.8, noise=noise, noise_scale=sig, max_grad_norm=1.0, lr=lr, diameter=1.0,
+                                     smoothness=1.0, strong_convexity=0.1, run_lengths=runs, ordering=ordering,
+                                     index=index, log=True)
+        v = pabi.pnsgd_stepwise_delta(0.8, noise=noise, ordering=ordering, index=index, log=True, **per)
+        c = pabi.pnsgd_stepwise_delta(0.8, noise=noise, ordering=ordering, index=index, log=True, steps=n,
+                                      **_as_callables(per))
+        assert v == c
+        if r == -mp.inf:  # Laplace, record in the third piece: A = 0 (L/v = ε/2), pure DP
+            assert v == -np.inf and (noise, index) == ("laplace", 90000)
+            continue
+        assert v >= r and abs(v - float(r)) <= 1e-12 * max(1.0, abs(v)), (ordering, v, r)
+
+
+def test_block_path_agrees_with_one_span():
+    """200,000 steps in runs of 10 (20,000 distinct pieces): per step (the block path, runs cut
+    at block boundaries) and as run lengths (one span) agree to 1e-13 of ln δ."""
+    rng = np.random.default_rng(5)
+    k = 20000
+    pieces = dict(noise_scale=rng.uniform(1.0, 2.0, k), max_grad_norm=rng.uniform(0.5, 1.0, k),
+                  lr=rng.uniform(0.01, 0.5, k), diameter=1.0)
+    per = {key: np.repeat(v, 10) if isinstance(v, np.ndarray) else v for key, v in pieces.items()}
+    for ordering, index in [("shuffled", None), ("fixed", 77777), ("random_stop", None), ("random_stop", 131070)]:
+        a = pabi.pnsgd_stepwise_delta(1.0, ordering=ordering, index=index, log=True, **per)
+        b = pabi.pnsgd_stepwise_delta(1.0, ordering=ordering, index=index, log=True, run_lengths=[10] * k, **pieces)
+        assert abs(a - b) <= 1e-13 * max(1.0, abs(b)), (ordering, a, b)
+
+
+def test_thread_count_invariance():
+    """More than 2^16 pieces are folded in fixed blocks on the pool: the same bits for 1, 2 and
+    3 threads (arrays and run lengths)."""
+    kw = _random_schedule(3 * BLOCK + 999, seed=4)
+    runs = dict(_random_schedule(BLOCK + 10, seed=6), run_lengths=np.arange(1, BLOCK + 11) % 7 + 1)
+    before = pabi.get_num_threads()
+    try:
+        for args in (kw, runs):
+            for ordering, index in [("shuffled", None), ("fixed", 2), ("random_stop", None), ("random_stop", 99999)]:
+                got = []
+                for th in (1, 2, 3):
+                    pabi.set_num_threads(th)
+                    got.append(pabi.pnsgd_stepwise_delta([0.2, 1.0], ordering=ordering, index=index, log=True,
+                                                         **args).tobytes())
+                assert got[0] == got[1] == got[2], ordering
+    finally:
+        pabi.set_num_threads(before)
+
+
+def test_bad_callable_output():
+    n = 2 * BLOCK + 50
+    kw = dict(noise_scale=1.0, max_grad_norm=1.0, diameter=1.0)
+
+    def lr_bad(t):  # out of range at steps 70,001 and 140,001 (0-based 70000, 140000)
+        v = np.full(t.shape, 0.3)
+        v[(t == 70001) | (t == 140001)] = -1.0
+        return v
+
+    for ordering in ("shuffled", "fixed", "random_stop"):  # backward and forward passes
+        with pytest.raises(pabi.DomainError) as ei:
+            pabi.pnsgd_stepwise_delta(1.0, lr=lr_bad, steps=n, ordering=ordering,
+                                      index=1 if ordering == "fixed" else None, **kw)
+        assert ei.value.param == "lr" and ei.value.index == 70000, str(ei.value)
+    with pytest.raises(pabi.DomainError) as ei:  # not finite, in the one-chunk path
+        pabi.pnsgd_stepwise_delta(1.0, lr=lambda t: np.where(t == 7, np.nan, 0.3), steps=100, **kw)
+    assert ei.value.param == "lr" and ei.value.index == 6
+    with pytest.raises(pabi.DomainError) as ei:
+        pabi.pnsgd_stepwise_epsilon(1e-3, lr=0.3, noise_scale=lambda t: 2.0 - t / 6e4, steps=n, max_grad_norm=1.0,
+                                    diameter=1.0)
+    assert ei.value.param == "noise_scale" and ei.value.index == 119999
+    with pytest.raises(ValueError, match="vectorised"):
+        pabi.pnsgd_stepwise_delta(1.0, lr=lambda t: 0.3, steps=n, **kw)
+    with pytest.raises(ValueError, match="vectorised"):
+        pabi.pnsgd_stepwise_delta(1.0, lr=lambda t: np.full(len(t) + 1, 0.3), steps=10, **kw)
+    def boom(t):
+        if t[0] > BLOCK:
+            raise ZeroDivisionError("boom")
+        return 0.3 + 0 * t
+
+    with pytest.raises(ZeroDivisionError, match="boom"):  # the callable's own exception
+        pabi.pnsgd_stepwise_delta(1.0, lr=boom, steps=n, **kw)
+    with pytest.raises(ValueError, match="steps"):
+        pabi.pnsgd_stepwise_delta(1.0, lr=lambda t: 0.3 + 0 * t, **kw)
+    with pytest.raises(ValueError, match="steps"):
+        pabi.pnsgd_stepwise_delta(1.0, lr=[0.3, 0.2], steps=2, **kw)
+    with pytest.raises(ValueError, match="run_lengths"):
+        pabi.pnsgd_stepwise_delta(1.0, lr=lambda t: 0.3 + 0 * t, steps=4, run_lengths=[4], **kw)
+    with pytest.raises(ValueError, match="scalar"):
+        pabi.pnsgd_stepwise_delta(1.0, lr=lambda t: 0.3 + 0 * t, steps=2, **dict(kw, noise_scale=[1.0, 2.0]))
+    with pytest.raises(pabi.DomainError, match="steps"):
+        pabi.pnsgd_stepwise_delta(1.0, lr=lambda t: 0.3 + 0 * t, steps=0, **kw)
+    with pytest.raises(pabi.DomainError, match="index"):
+        pabi.pnsgd_stepwise_delta(1.0, lr=lambda t: 0.3 + 0 * t, steps=n, ordering="fixed", index=n + 1, **kw)

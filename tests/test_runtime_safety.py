@@ -488,6 +488,15 @@ for name, fn in targets():
         print("done", name, outcome(lambda: fn(lambda x: x >= 1.0, 1.0)), outcome(lambda: fn(lambda x: 1 / 0, 1.0)),
               outcome(lambda: fn(None, 1.0)), flush=True)
         continue
+    if name in ("pnsgd_stepwise_delta", "pnsgd_stepwise_epsilon"):  # the per-step arguments: one tuple
+        A = np.zeros(0) if mode == "empty" else np.ones(1)
+        big = float({"empty": 0, "zero": 0, "big63": 2**63, "big64": 2**64 - 1}[mode])
+        flags = (False, True) if name.endswith("delta") else (True,)
+        arrays = (A, A, A, A, None, A, A, big, "gaussian", "random_stop", None, None)
+        source = (None,) * 7 + (None, "gaussian", "shuffled", lambda a, b: (A,) * 6, big)
+        print("done", name, outcome(lambda: fn(A, arrays, *flags)), outcome(lambda: fn(A, source, *flags)),
+              outcome(lambda: fn(A, (1, 2), *flags)), flush=True)
+        continue
     params, kinds = infer(fn)
     if kinds is None:
         print("done", name, "untyped", flush=True)
@@ -522,7 +531,7 @@ def test_every_binding_calls_the_core_through_the_guard():
     import re
 
     src = Path(__file__).resolve().parents[1] / "rust" / "pabi-py" / "src"
-    helper = re.compile(r"\b(guarded|detach|array|fill3?|map|map_long|bmap|\$map)\(")
+    helper = re.compile(r"\b(guarded|detach|array|fill3?|map|map_long|bmap|\$map|stepwise)\(")
     rows = []
     for f in sorted(src.glob("*.rs")):
         s = f.read_text()

@@ -47,7 +47,7 @@ subtraction, for n up to 2^53 and 1 − B down to 1e-300.
 
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple, Optional, overload
+from typing import Any, Callable, NamedTuple, Optional, Union, overload
 
 import numpy as np
 
@@ -426,55 +426,96 @@ def pnsgd_rdp_slope(
 # Per-step parameters (learning-rate, clipping and noise schedules)
 
 
+#: A per-step argument: a scalar, a 1-D array (one entry per step or per piece) or a vectorised
+#: callable of the 1-based step numbers (an int64 array) returning one value per step.
+StepValues = Union[ArrayLike, Callable[[np.ndarray], ArrayLike]]
+
+_STEP_ARGS = ("noise_scale", "max_grad_norm", "lr", "diameter", "smoothness", "strong_convexity")
+
+
+def _step_values(name: str, f: Callable[[np.ndarray], ArrayLike], t: np.ndarray) -> np.ndarray:
+    """``f(t)`` as float64 values, one per step of ``t`` (a ValueError naming ``name`` when the
+    callable does not return an array of ``t``'s shape)."""
+    v = np.asarray(f(t))
+    if v.shape != t.shape:
+        raise ValueError(f"{name}: a callable per-step argument must be vectorised: called with the "
+                         f"int64 array of {t.size} step numbers it must return {t.size} values (shape "
+                         f"{t.shape}), got shape {v.shape}")
+    return real_array(name, v)
+
+
+def _step_source(values: dict[str, object]) -> Callable[[int, int], tuple[Optional[np.ndarray], ...]]:
+    """The chunk function of the per-step arguments (callables evaluated on the 1-based steps
+    start + 1 ..= stop, the others as given): the core reads the steps through it."""
+    def chunk(start: int, stop: int) -> tuple[Optional[np.ndarray], ...]:
+        t = np.arange(start + 1, stop + 1, dtype=np.int64)
+        return tuple(_step_values(k, v, t) if callable(v) else v  # type: ignore[misc]
+                     for k, v in values.items())
+    return chunk
+
+
 def _stepwise(fn: Callable[..., np.ndarray], lead: tuple[str, ArrayLike], *, noise: str,
-              noise_scale: ArrayLike, max_grad_norm: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
-              ordering: str, index: Optional[Scalar], smoothness: Optional[ArrayLike],
-              strong_convexity: ArrayLike, run_lengths: Optional[ArrayLike], **flags: bool) -> Float:
+              ordering: str, index: Optional[Scalar], run_lengths: Optional[ArrayLike],
+              steps: Optional[Scalar], values: dict[str, Any], **flags: bool) -> Float:
     """``fn`` on the lead argument (``eps`` or ``delta``, a scalar or 1-D array: one value per
-    element) and the per-step arguments (each a scalar or a 1-D array, one entry per step or,
-    with ``run_lengths``, per piece)."""
+    element) and the per-step arguments ``values`` (each a scalar or a 1-D array, one entry
+    per step or, with ``run_lengths``, per piece; or callables of the step with ``steps``),
+    passed as one tuple."""
     _check_options(noise, ordering, "corrected")
     name, value = lead
     x = real_array(name, value)
     if x.ndim > 1:
         raise ValueError(f"{name} must be a scalar or a 1-D array, got shape {x.shape}")
-    vals = dict(noise_scale=noise_scale, max_grad_norm=max_grad_norm, lr=lr, diameter=diameter,
-                strong_convexity=strong_convexity)
-    arrs = {k: real_array(k, v).reshape(-1) if np.ndim(v) == 0 else real_array(k, v, ndim=1)
-            for k, v in vals.items()}
-    sm = None if smoothness is None else (
-        real_array("smoothness", smoothness).reshape(-1) if np.ndim(smoothness) == 0
-        else real_array("smoothness", smoothness, ndim=1))
-    runs = None if run_lengths is None else real_array("run_lengths", run_lengths, ndim=1)
+    sourced = any(callable(v) for v in values.values())
+    arrs: dict[str, object] = {}
+    for k, v in values.items():
+        if callable(v) or (v is None and k == "smoothness"):
+            arrs[k] = v
+        elif np.ndim(v) == 0 or sourced:
+            arrs[k] = real_array(k, v, ndim=0).reshape(-1) if sourced else real_array(k, v).reshape(-1)
+        else:
+            arrs[k] = real_array(k, v, ndim=1)
+    runs = None if run_lengths is None or sourced else real_array("run_lengths", run_lengths, ndim=1)
     ix = None if index is None else float(int_scalar("index", index))
-    out = fn(np.ascontiguousarray(x.reshape(-1)), arrs["noise_scale"], arrs["max_grad_norm"], arrs["lr"],
-             arrs["diameter"], sm, arrs["strong_convexity"], runs, ix, noise, ordering, *flags.values())
+    if sourced:
+        if run_lengths is not None:
+            raise ValueError("run_lengths does not apply to callable per-step arguments (give steps)")
+        if steps is None:
+            raise ValueError("steps (the number of steps) is required with callable per-step arguments")
+        args = (None,) * 7 + (ix, noise, ordering, _step_source(arrs), float(int_scalar("steps", steps)))
+    else:
+        if steps is not None:
+            raise ValueError("steps applies only to callable per-step arguments (with arrays the number "
+                             "of steps is their length or the sum of run_lengths)")
+        args = tuple(arrs.values()) + (runs, ix, noise, ordering, None, None)
+    out = fn(np.ascontiguousarray(x.reshape(-1)), args, *flags.values())
     return float(out[0]) if np.ndim(value) == 0 else out
 
 
 @overload
-def pnsgd_stepwise_delta(eps: Scalar, *, noise: str = ..., noise_scale: ArrayLike, max_grad_norm: ArrayLike,
-                         lr: ArrayLike, diameter: ArrayLike, ordering: str = ..., index: Optional[Scalar] = ...,
-                         smoothness: Optional[ArrayLike] = ..., strong_convexity: ArrayLike = ...,
-                         run_lengths: Optional[ArrayLike] = ..., log: bool = ...) -> float: ...
+def pnsgd_stepwise_delta(eps: Scalar, *, noise: str = ..., noise_scale: StepValues, max_grad_norm: StepValues,
+                         lr: StepValues, diameter: StepValues, ordering: str = ..., index: Optional[Scalar] = ...,
+                         smoothness: Optional[StepValues] = ..., strong_convexity: StepValues = ...,
+                         run_lengths: Optional[ArrayLike] = ..., steps: Optional[Scalar] = ..., log: bool = ...) -> float: ...
 @overload
-def pnsgd_stepwise_delta(eps: ArrayLike, *, noise: str = ..., noise_scale: ArrayLike, max_grad_norm: ArrayLike,
-                         lr: ArrayLike, diameter: ArrayLike, ordering: str = ..., index: Optional[Scalar] = ...,
-                         smoothness: Optional[ArrayLike] = ..., strong_convexity: ArrayLike = ...,
-                         run_lengths: Optional[ArrayLike] = ..., log: bool = ...) -> FloatArray: ...
+def pnsgd_stepwise_delta(eps: ArrayLike, *, noise: str = ..., noise_scale: StepValues, max_grad_norm: StepValues,
+                         lr: StepValues, diameter: StepValues, ordering: str = ..., index: Optional[Scalar] = ...,
+                         smoothness: Optional[StepValues] = ..., strong_convexity: StepValues = ...,
+                         run_lengths: Optional[ArrayLike] = ..., steps: Optional[Scalar] = ..., log: bool = ...) -> FloatArray: ...
 def pnsgd_stepwise_delta(
     eps: ArrayLike,
     *,
     noise: str = "gaussian",
-    noise_scale: ArrayLike,
-    max_grad_norm: ArrayLike,
-    lr: ArrayLike,
-    diameter: ArrayLike,
+    noise_scale: StepValues,
+    max_grad_norm: StepValues,
+    lr: StepValues,
+    diameter: StepValues,
     ordering: str = "shuffled",
     index: Optional[Scalar] = None,
-    smoothness: Optional[ArrayLike] = None,
-    strong_convexity: ArrayLike = 0.0,
+    smoothness: Optional[StepValues] = None,
+    strong_convexity: StepValues = 0.0,
     run_lengths: Optional[ArrayLike] = None,
+    steps: Optional[Scalar] = None,
     log: bool = False,
 ) -> Float:
     """δ(ε) of PNSGD whose noise, clipping norm, learning rate, diameter, smoothness and strong
@@ -488,7 +529,19 @@ def pnsgd_stepwise_delta(
     piecewise-constant schedule whose piece k lasts ``run_lengths[k]`` steps. The number of
     steps n is the length of the arrays (or the sum of the run lengths; below 2^53). The cost is
     O(number of pieces) — a schedule of 1e9 steps in a few pieces takes microseconds — and O(1)
-    extra memory.
+    extra memory. Beyond 2^16 pieces the pieces are folded in blocks of 2^16 on the thread pool
+    (:func:`pabi.set_num_threads`), with the same result for any number of threads.
+
+    Each per-step argument may instead be a callable of the step, with ``steps`` = n (the other
+    per-step arguments then scalars, no ``run_lengths``). The callable must be vectorised: it
+    is called with an int64 numpy array of 1-based step numbers (consecutive, up to 2^16 of
+    them per call, the chunks in any order) and must return one value per step (an array of
+    the same shape), e.g. ``lr=lambda t: 0.1 * np.minimum(1.0, t / 1000)`` for a linear
+    warm-up. The values are read chunk by chunk and folded as they come (O(1) extra memory for
+    any n, one pass over the steps for δ); each chunk is checked (a bad value raises
+    ``DomainError`` naming the parameter and the 0-based index t − 1 of the first bad step) and
+    the result is bit for bit that of the array of the same values. An exception raised by the
+    callable propagates as it is.
 
     With A_t = h(ε, 2L_t/σ_t) and B_t = h(ε, M_t·D_t/(η_t σ_t)) (h = θ or the Laplace
     divergence, M_t the contraction of step t; 000 Lemma 3, 003 eq. (11)):
@@ -510,50 +563,57 @@ def pnsgd_stepwise_delta(
     >>> pnsgd_stepwise_delta(1.0, lr=[0.5, 0.1], run_lengths=[5 * 10**8] * 2, ordering="fixed", index=1,
     ...                      log=True, **kw)  # 1e9 steps in two pieces
     -336808392.83771...
+    >>> warm_up = lambda t: 0.5 * np.minimum(1.0, t / 100)  # a callable of the step (vectorised)
+    >>> pnsgd_stepwise_delta(1.0, lr=warm_up, steps=1000, **kw) == pnsgd_stepwise_delta(
+    ...     1.0, lr=warm_up(np.arange(1, 1001)), **kw)
+    True
     """
-    return _stepwise(_core.pnsgd_stepwise_delta, ("eps", eps), noise=noise, noise_scale=noise_scale,
-                     max_grad_norm=max_grad_norm, lr=lr, diameter=diameter, ordering=ordering, index=index,
-                     smoothness=smoothness, strong_convexity=strong_convexity, run_lengths=run_lengths,
+    return _stepwise(_core.pnsgd_stepwise_delta, ("eps", eps), noise=noise, ordering=ordering, index=index,
+                     run_lengths=run_lengths, steps=steps, values=dict(
+                         noise_scale=noise_scale, max_grad_norm=max_grad_norm, lr=lr, diameter=diameter,
+                         smoothness=smoothness, strong_convexity=strong_convexity),
                      log=flag("log", log), dispatch=True)
 
 
 @overload
-def pnsgd_stepwise_epsilon(delta: Scalar, *, noise: str = ..., noise_scale: ArrayLike,
-                           max_grad_norm: ArrayLike, lr: ArrayLike, diameter: ArrayLike, ordering: str = ...,
-                           index: Optional[Scalar] = ..., smoothness: Optional[ArrayLike] = ...,
-                           strong_convexity: ArrayLike = ..., run_lengths: Optional[ArrayLike] = ...) -> float: ...
+def pnsgd_stepwise_epsilon(delta: Scalar, *, noise: str = ..., noise_scale: StepValues,
+                           max_grad_norm: StepValues, lr: StepValues, diameter: StepValues, ordering: str = ...,
+                           index: Optional[Scalar] = ..., smoothness: Optional[StepValues] = ...,
+                           strong_convexity: StepValues = ..., run_lengths: Optional[ArrayLike] = ..., steps: Optional[Scalar] = ...) -> float: ...
 @overload
-def pnsgd_stepwise_epsilon(delta: ArrayLike, *, noise: str = ..., noise_scale: ArrayLike,
-                           max_grad_norm: ArrayLike, lr: ArrayLike, diameter: ArrayLike, ordering: str = ...,
-                           index: Optional[Scalar] = ..., smoothness: Optional[ArrayLike] = ...,
-                           strong_convexity: ArrayLike = ...,
-                           run_lengths: Optional[ArrayLike] = ...) -> FloatArray: ...
+def pnsgd_stepwise_epsilon(delta: ArrayLike, *, noise: str = ..., noise_scale: StepValues,
+                           max_grad_norm: StepValues, lr: StepValues, diameter: StepValues, ordering: str = ...,
+                           index: Optional[Scalar] = ..., smoothness: Optional[StepValues] = ...,
+                           strong_convexity: StepValues = ...,
+                           run_lengths: Optional[ArrayLike] = ..., steps: Optional[Scalar] = ...) -> FloatArray: ...
 def pnsgd_stepwise_epsilon(
     delta: ArrayLike,
     *,
     noise: str = "gaussian",
-    noise_scale: ArrayLike,
-    max_grad_norm: ArrayLike,
-    lr: ArrayLike,
-    diameter: ArrayLike,
+    noise_scale: StepValues,
+    max_grad_norm: StepValues,
+    lr: StepValues,
+    diameter: StepValues,
     ordering: str = "shuffled",
     index: Optional[Scalar] = None,
-    smoothness: Optional[ArrayLike] = None,
-    strong_convexity: ArrayLike = 0.0,
+    smoothness: Optional[StepValues] = None,
+    strong_convexity: StepValues = 0.0,
     run_lengths: Optional[ArrayLike] = None,
+    steps: Optional[Scalar] = None,
 ) -> Float:
     """The smallest ε ≥ 0 (to one ulp) whose :func:`pnsgd_stepwise_delta` does not exceed
     ``delta`` (in (0, 1); a scalar or a 1-D array), by an exact search over the doubles: the
     returned ε is never below the exact inverse. Other parameters as in
     :func:`pnsgd_stepwise_delta`; a constant schedule gives :func:`pnsgd_epsilon` to the bit.
-    ~130 evaluations of δ per target, each O(number of pieces).
+    ~130 evaluations of δ per target, each O(number of pieces); with callables (more than 2^16
+    steps) each evaluation reads the steps again (~130 passes over the callables per target).
 
     >>> kw = dict(noise_scale=1.0, max_grad_norm=1.0, diameter=1.0, lr=[0.5, 0.1], run_lengths=[50, 50])
     >>> e = pnsgd_stepwise_epsilon(1e-5, **kw)
     >>> pnsgd_stepwise_delta(e, **kw) <= 1e-5 < pnsgd_stepwise_delta(e - 1e-12, **kw)
     True
     """
-    return _stepwise(_core.pnsgd_stepwise_epsilon, ("delta", delta), noise=noise, noise_scale=noise_scale,
-                     max_grad_norm=max_grad_norm, lr=lr, diameter=diameter, ordering=ordering, index=index,
-                     smoothness=smoothness, strong_convexity=strong_convexity, run_lengths=run_lengths,
-                     dispatch=True)
+    return _stepwise(_core.pnsgd_stepwise_epsilon, ("delta", delta), noise=noise, ordering=ordering,
+                     index=index, run_lengths=run_lengths, steps=steps, values=dict(
+                         noise_scale=noise_scale, max_grad_norm=max_grad_norm, lr=lr, diameter=diameter,
+                         smoothness=smoothness, strong_convexity=strong_convexity), dispatch=True)

@@ -2,7 +2,9 @@
 //! length 1 (broadcast, stride 0) or `len`; the Python layer (`pabi/pnsgd.py`) does the numpy
 //! broadcasting without materializing scalar arguments.
 
-use pabi_core::pnsgd::{self, FactorParams, Model, RdpParams, StepParams};
+use pabi_core::pnsgd::{
+    self, FactorParams, Model, RdpParams, SourceParams, StepChunk, StepParams, StepSource,
+};
 use pabi_core::setup::SetupArgs;
 use pyo3::prelude::*;
 
@@ -234,25 +236,133 @@ comparison! {
     }
 }
 
-/// The per-step arguments of the stepwise bounds, borrowed.
-#[allow(clippy::too_many_arguments)]
-fn step_params<'a>(
+/// The per-step arguments of the stepwise bindings, one Python tuple: `(noise_scale,
+/// max_grad_norm, lr, diameter, smoothness, strong_convexity, run_lengths, index, noise,
+/// ordering, source, steps)`. Either the six arrays (`smoothness` and `run_lengths` optional;
+/// `source`, `steps` None) or, for a callable of the step, `source` — a function
+/// `(start, stop)` returning the six values of the steps `start + 1 ..= stop` (each a float64
+/// array of stop − start values or of one value, `smoothness` None when not assumed) — and the
+/// number of steps `steps` (the arrays None).
+#[derive(FromPyObject)]
+struct StepArgs<'py>(
+    Option<Arr<'py>>,
+    Option<Arr<'py>>,
+    Option<Arr<'py>>,
+    Option<Arr<'py>>,
+    Option<Arr<'py>>,
+    Option<Arr<'py>>,
+    Option<Arr<'py>>,
+    Option<f64>,
+    String,
+    String,
+    Option<Py<PyAny>>,
+    Option<f64>,
+);
+
+/// A Python chunk function as a [`StepSource`] (called with the GIL; its exception is kept
+/// and raised in place of the core error that stops the computation).
+struct PySource {
+    f: Py<PyAny>,
+    err: Option<PyErr>,
+}
+
+impl StepSource for PySource {
+    fn fill(&mut self, start: usize, len: usize, c: &mut StepChunk) -> pabi_core::Result<()> {
+        let r = Python::attach(|py| -> PyResult<()> {
+            let t = self.f.bind(py).call1((start, start + len))?;
+            type Six<'a> = (
+                Option<Arr<'a>>,
+                Option<Arr<'a>>,
+                Option<Arr<'a>>,
+                Option<Arr<'a>>,
+                Option<Arr<'a>>,
+                Option<Arr<'a>>,
+            );
+            let v: Six<'_> = t.extract()?;
+            let put = |a: &Option<Arr<'_>>, x: &mut Vec<f64>| -> PyResult<()> {
+                x.clear();
+                if let Some(a) = a {
+                    x.extend_from_slice(a.as_slice()?);
+                }
+                Ok(())
+            };
+            put(&v.0, &mut c.sigma)?;
+            put(&v.1, &mut c.max_grad_norm)?;
+            put(&v.2, &mut c.lr)?;
+            put(&v.3, &mut c.diameter)?;
+            match &v.4 {
+                None => c.smoothness = None,
+                b => put(b, c.smoothness.get_or_insert_with(Vec::new))?,
+            }
+            put(&v.5, &mut c.strong_convexity)
+        });
+        r.map_err(|e| {
+            self.err = Some(e);
+            pabi_core::PabiError::Shape {
+                message: "the per-step callable failed".into(),
+            }
+        })
+    }
+}
+
+/// Run `f` on the per-step input of `a` (borrowed arrays or the source) under [`guarded`]
+/// (long: `len` × `evals` × the pieces ≥ [`LONG_LEN`], or any source); an exception of the
+/// source is raised as it is.
+fn with_steps(
     py: Python<'_>,
-    noise_scale: &'a Arr<'_>,
-    setup: SetupArgs<'a>,
-    run_lengths: &'a Option<Arr<'_>>,
-    index: Option<f64>,
-    noise: &str,
-    ordering: &str,
-) -> PyResult<StepParams<'a>> {
-    Ok(StepParams {
-        noise: options::noise(noise).map_err(|e| to_py(py, e))?,
-        order: options::order(ordering, "corrected").map_err(|e| to_py(py, e))?,
-        sigma: noise_scale.as_slice()?,
-        setup,
-        run_lengths: opt_slice(run_lengths)?,
+    a: StepArgs<'_>,
+    len: usize,
+    evals: usize,
+    mut f: impl FnMut(StepInput<'_>) -> pabi_core::Result<()> + Send,
+) -> PyResult<()> {
+    let StepArgs(sg, l, lr, d, sm, rho, runs, index, noise, ordering, source, steps) = a;
+    let noise = options::noise(&noise).map_err(|e| to_py(py, e))?;
+    let order = options::order(&ordering, "corrected").map_err(|e| to_py(py, e))?;
+    if let Some(f0) = source {
+        let q = SourceParams {
+            noise,
+            order,
+            steps: steps.unwrap_or(f64::NAN),
+            index,
+        };
+        let mut src = PySource { f: f0, err: None };
+        let r = guarded(py, true, || f(StepInput::Source(q, &mut src)));
+        return match src.err.take() {
+            Some(e) => Err(e),
+            None => r,
+        };
+    }
+    let p = StepParams {
+        noise,
+        order,
+        sigma: req(&sg)?,
+        setup: SetupArgs {
+            max_grad_norm: req(&l)?,
+            lr: req(&lr)?,
+            diameter: req(&d)?,
+            smoothness: opt_slice(&sm)?,
+            strong_convexity: req(&rho)?,
+        },
+        run_lengths: opt_slice(&runs)?,
         index,
-    })
+    };
+    guarded(py, steps_long(len, evals, &p), || f(StepInput::Arrays(p)))
+}
+
+/// A per-step array that the array form requires.
+fn req<'a>(x: &'a Option<Arr<'_>>) -> PyResult<&'a [f64]> {
+    match x {
+        Some(a) => Ok(a.as_slice()?),
+        None => Err(pyo3::exceptions::PyValueError::new_err(
+            "the per-step arrays are required without a source",
+        )),
+    }
+}
+
+/// The per-step input of a stepwise call.
+enum StepInput<'a> {
+    Arrays(StepParams<'a>),
+    Source(SourceParams, &'a mut PySource),
 }
 
 /// Whether a stepwise call is long (its work is `len` × `evals` × the pieces): then the Ctrl-C
@@ -272,90 +382,49 @@ fn steps_long(len: usize, evals: usize, p: &StepParams) -> bool {
     len.saturating_mul(evals).saturating_mul(pieces) >= LONG_LEN
 }
 
-/// δ (or ln δ) of PNSGD with per-step parameters, one value per ε; `dispatch`: a constant
-/// schedule through the constant bound (bit for bit).
-#[pyfunction]
-#[allow(clippy::too_many_arguments)]
-fn pnsgd_stepwise_delta<'py>(
+/// A stepwise binding's body: `f(lead, input, out)` under [`with_steps`], one output per
+/// element of the lead argument (`evals` evaluations of δ each).
+fn stepwise<'py>(
     py: Python<'py>,
-    eps: Arr<'py>,
-    noise_scale: Arr<'py>,
-    max_grad_norm: Arr<'py>,
-    lr: Arr<'py>,
-    diameter: Arr<'py>,
-    smoothness: Option<Arr<'py>>,
-    strong_convexity: Arr<'py>,
-    run_lengths: Option<Arr<'py>>,
-    index: Option<f64>,
-    noise: &str,
-    ordering: &str,
-    log: bool,
-    dispatch: bool,
+    lead: Arr<'py>,
+    steps: StepArgs<'py>,
+    evals: usize,
+    f: impl Fn(&[f64], StepInput<'_>, &mut [f64]) -> pabi_core::Result<()> + Send + Sync,
 ) -> Out<'py> {
-    let setup = setup_args(
-        &max_grad_norm,
-        &lr,
-        &diameter,
-        &smoothness,
-        &strong_convexity,
-    )?;
-    let p = step_params(
-        py,
-        &noise_scale,
-        setup,
-        &run_lengths,
-        index,
-        noise,
-        ordering,
-    )?;
-    let e = eps.as_slice()?;
-    let mut out = zeros(e.len())?;
-    guarded(py, steps_long(e.len(), 1, &p), || {
-        pnsgd::stepwise_delta(e, p, &mut out, log, dispatch)
-    })?;
+    let x = lead.as_slice()?;
+    let mut out = zeros(x.len())?;
+    with_steps(py, steps, x.len(), evals, |input| f(x, input, &mut out))?;
     Ok(out.into_pyarray(py))
 }
 
-/// The smallest ε whose per-step δ does not exceed each target.
+/// δ (or ln δ) of PNSGD with per-step parameters ([`StepArgs`]), one value per ε; `dispatch`:
+/// a constant schedule through the constant bound (bit for bit).
 #[pyfunction]
-#[allow(clippy::too_many_arguments)]
+fn pnsgd_stepwise_delta<'py>(
+    py: Python<'py>,
+    eps: Arr<'py>,
+    steps: StepArgs<'py>,
+    log: bool,
+    dispatch: bool,
+) -> Out<'py> {
+    stepwise(py, eps, steps, 1, |e, input, out| match input {
+        StepInput::Arrays(p) => pnsgd::stepwise_delta(e, p, out, log, dispatch),
+        StepInput::Source(q, s) => pnsgd::stepwise_delta_source(e, q, s, out, log, dispatch),
+    })
+}
+
+/// The smallest ε whose per-step δ ([`StepArgs`]) does not exceed each target.
+#[pyfunction]
 fn pnsgd_stepwise_epsilon<'py>(
     py: Python<'py>,
     delta: Arr<'py>,
-    noise_scale: Arr<'py>,
-    max_grad_norm: Arr<'py>,
-    lr: Arr<'py>,
-    diameter: Arr<'py>,
-    smoothness: Option<Arr<'py>>,
-    strong_convexity: Arr<'py>,
-    run_lengths: Option<Arr<'py>>,
-    index: Option<f64>,
-    noise: &str,
-    ordering: &str,
+    steps: StepArgs<'py>,
     dispatch: bool,
 ) -> Out<'py> {
-    let setup = setup_args(
-        &max_grad_norm,
-        &lr,
-        &diameter,
-        &smoothness,
-        &strong_convexity,
-    )?;
-    let p = step_params(
-        py,
-        &noise_scale,
-        setup,
-        &run_lengths,
-        index,
-        noise,
-        ordering,
-    )?;
-    let d = delta.as_slice()?;
-    let mut out = zeros(d.len())?;
-    guarded(py, steps_long(d.len(), 128, &p), || {
-        pnsgd::stepwise_epsilon(d, p, &mut out, dispatch)
-    })?;
-    Ok(out.into_pyarray(py))
+    stepwise(py, delta, steps, 128, |d, input, out| match input {
+        StepInput::Arrays(p) => pnsgd::stepwise_epsilon(d, p, out, dispatch),
+        StepInput::Source(q, s) => pnsgd::stepwise_epsilon_source(d, q, s, out, dispatch),
+    })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

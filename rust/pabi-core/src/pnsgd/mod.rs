@@ -21,6 +21,10 @@
 //! * `rdp_comparison`: the RDP comparison bound (ADC Prop. 1) and its inverse.
 //! * `steps`: per-step (or piecewise-constant) σ_t, L_t, η_t, D_t, β_t, ρ_t: δ_n(i) =
 //!   A_i·∏_{t>i} B_t and its fixed, shuffled and random-stop forms; ε(δ) by an exact search.
+//!   `steps_blocks`: beyond 2^16 pieces, the same by blocks (parallel, the same bits for any
+//!   thread count); `steps_source`: the per-step values read chunk by chunk from a
+//!   [`StepSource`] (a callable of the step), the same bits as the array; `steps_sums`: the
+//!   compensated log-space sums.
 //! * the array drivers: [`crate::driver`] (chunking, the thread pool), with this family's
 //!   chunk sizes and thresholds below ([`PAR_DELTA`], [`PAR_SOLVE`]).
 //!
@@ -107,6 +111,9 @@ mod params;
 mod prepared;
 mod rdp_comparison;
 mod steps;
+mod steps_blocks;
+mod steps_source;
+mod steps_sums;
 #[cfg(test)]
 mod steps_tests;
 #[cfg(test)]
@@ -122,6 +129,9 @@ pub use rdp_comparison::{
     rdp_delta, rdp_epsilon, rdp_log_slope, rdp_slope, rdp_slope_values, RdpM,
 };
 pub use steps::{stepwise_delta, stepwise_epsilon, StepParams};
+pub use steps_source::{
+    stepwise_delta_source, stepwise_epsilon_source, SourceParams, StepChunk, StepSource,
+};
 
 /// Arrays at least this long are split across the thread pool (δ evaluation).
 pub(crate) const PAR_DELTA: usize = 1 << 14;

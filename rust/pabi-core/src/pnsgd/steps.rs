@@ -35,22 +35,30 @@
 //! Consecutive pieces with equal parameters are merged into one run (their factors computed
 //! once). A constant schedule is dispatched to the constant bound ([`super::delta`]), bit for
 //! bit; the general path agrees with it to ~1e-13.
+//!
+//! # Spans and blocks
+//! Each order's formula runs over a [`Span`] of pieces (its first step given), returning a
+//! partial state (a sum of logs, a log-sum, ...). Up to [`BLOCK`] pieces the span is the whole
+//! schedule (the values above); beyond, `steps_blocks` cuts the pieces into blocks of
+//! [`BLOCK`], evaluates the spans in parallel and combines their states in a fixed order (the
+//! same bits for any thread count), and `steps_source` feeds the same blocks from a
+//! [`super::steps_source::StepSource`] one chunk at a time.
 
 use multiversion::multiversion;
 
-use crate::dd::{two_prod, two_sum};
+use crate::dd::two_prod;
 use crate::error::{PabiError, Result};
 use crate::gd::Radii;
 use crate::num::bisect::first_ok;
-use crate::num::geometric_average;
-use crate::num::round::{add_dn, add_up, exp_up, ln_dn, ln_up, mul_up, up, U};
+use crate::num::round::{add_dn, add_up, exp_up, ln_dn, ln_up};
 use crate::setup::{check_broadcast, SetupArgs, N_MAX};
-use crate::vmath;
 
 use super::ab_factors::{factors_one, Fac};
 use super::at;
 use super::fixed_precise::{precise_lb, wants_precise, Geo};
 use super::params::{check_eps, check_sigma, check_target, Model, Noise, Order, Params};
+use super::steps_blocks::BLOCK;
+use super::steps_sums::{ln_mg_up, lse_up, LogSum, UpSum};
 
 /// The per-step (or per-piece) arguments. Every slice has length 1 (the same value for every
 /// piece) or the number of pieces P; `run_lengths` (length P) gives the steps of each piece
@@ -78,40 +86,117 @@ struct Run {
     eps: f64,
 }
 
-/// Validated per-step arguments: the number of pieces and of steps.
-struct Steps<'a> {
-    p: StepParams<'a>,
-    pieces: usize,
-    n: f64,
+/// Validated per-step arguments: the number of pieces and of steps (of the whole schedule: a
+/// chunk of a [`super::steps_source::StepSource`] holds some of its steps).
+pub(super) struct Steps<'a> {
+    pub(super) p: StepParams<'a>,
+    pub(super) pieces: usize,
+    pub(super) n: f64,
+}
+
+/// A range of pieces `[lo, hi)` holding steps `off + 1 ..= off + len` (1-based): the whole
+/// schedule, or one block of the block path (`steps_blocks`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Span {
+    pub(super) lo: usize,
+    pub(super) hi: usize,
+    pub(super) off: f64,
+    pub(super) len: f64,
+}
+
+/// The contribution of a span to the random-stop bound at index i (forwards): ln A_i (once
+/// the run holding i is reached, `started`), ln of the sum of the partial products since i
+/// (from 1 at i) and the log-product of the span's factors after i.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct AtPart {
+    pub(super) started: bool,
+    pub(super) la: f64,
+    pub(super) ls: LogSum,
+    pub(super) lp: UpSum,
+}
+
+/// The contribution of a span to the shuffled sum (backwards): ln Σ_{i in span} A_i·∏_{t>i, t
+/// in span} B_t and the log-product of the span's factors.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct ShufPart {
+    pub(super) tot: LogSum,
+    pub(super) lp: UpSum,
+}
+
+/// The domain checks of per-step values (`pieces` entries or broadcast): σ, the setup's
+/// ranges and the step contraction of every piece, the first bad index named.
+pub(super) fn check_values(p: &StepParams, pieces: usize) -> Result<()> {
+    let s = p.setup;
+    check_sigma(p.sigma)?;
+    s.check_ranges()?;
+    if s.contraction_scalar() {
+        s.at(0).contraction()?;
+    } else {
+        for j in 0..pieces {
+            s.at(j).contraction().map_err(|e| e.at(j))?;
+        }
+    }
+    Ok(())
+}
+
+/// The options' checks: `index` given with the fixed order, not with the shuffled one, the
+/// corrected random stop; the index within 1..=n.
+pub(super) fn check_options(order: Order, index: Option<f64>, n: f64) -> Result<()> {
+    match (order, index) {
+        (Order::Fixed, None) => {
+            return Err(PabiError::option(
+                "index",
+                "given with ordering='fixed' (the 1-based step of the differing record)",
+                "None",
+            ))
+        }
+        (Order::Shuffled, Some(i)) => {
+            return Err(PabiError::option(
+                "index",
+                "None with ordering='shuffled' (the bound is uniform in the index)",
+                i.to_string(),
+            ))
+        }
+        (Order::RandomStopAsPublished, _) => {
+            return Err(PabiError::option(
+                "variant",
+                "'corrected' (per-step parameters)",
+                "as_published",
+            ))
+        }
+        _ => {}
+    }
+    if let Some(i) = index {
+        crate::setup::index(i, n)?;
+    }
+    Ok(())
+}
+
+/// The lengths of the per-step arguments: the number of pieces (the run lengths' length, or
+/// the longest argument), after the empty and broadcast checks.
+pub(super) fn check_lengths(p: &StepParams) -> Result<usize> {
+    let mut lens = p.setup.lens();
+    lens.push(("noise_scale", p.sigma.len()));
+    let pieces = match p.run_lengths {
+        Some(r) => r.len(),
+        None => lens.iter().map(|l| l.1).max().unwrap_or(1),
+    };
+    let runs_len = p.run_lengths.map(|r| ("run_lengths", r.len()));
+    if let Some((name, _)) = lens.iter().chain(runs_len.iter()).find(|l| l.1 == 0) {
+        return Err(PabiError::Shape {
+            message: format!("{name} is empty (the per-step arguments need at least one step)"),
+        });
+    }
+    check_broadcast(pieces, &lens)?;
+    Ok(pieces)
 }
 
 impl<'a> Steps<'a> {
     /// Every check before any work: lengths, domains (first bad index named), the step
     /// contraction of every piece, the run lengths and their total (< 2^53), the index.
     fn new(p: StepParams<'a>) -> Result<Steps<'a>> {
-        let s = p.setup;
-        let mut lens = s.lens();
-        lens.push(("noise_scale", p.sigma.len()));
-        let pieces = match p.run_lengths {
-            Some(r) => r.len(),
-            None => lens.iter().map(|l| l.1).max().unwrap_or(1),
-        };
-        let runs_len = p.run_lengths.map(|r| ("run_lengths", r.len()));
-        if let Some((name, _)) = lens.iter().chain(runs_len.iter()).find(|l| l.1 == 0) {
-            return Err(PabiError::Shape {
-                message: format!("{name} is empty (the per-step arguments need at least one step)"),
-            });
-        }
-        check_broadcast(pieces, &lens)?;
-        check_sigma(p.sigma)?;
-        s.check_ranges()?;
-        if s.contraction_scalar() {
-            s.at(0).contraction()?;
-        } else {
-            for j in 0..pieces {
-                s.at(j).contraction().map_err(|e| e.at(j))?;
-            }
-        }
+        let pieces = check_lengths(&p)?;
+        check_values(&p, pieces)?;
         let n = match p.run_lengths {
             None => pieces as f64,
             Some(r) => {
@@ -131,38 +216,23 @@ impl<'a> Steps<'a> {
                 n
             }
         };
-        match (p.order, p.index) {
-            (Order::Fixed, None) => {
-                return Err(PabiError::option(
-                    "index",
-                    "given with ordering='fixed' (the 1-based step of the differing record)",
-                    "None",
-                ))
-            }
-            (Order::Shuffled, Some(i)) => {
-                return Err(PabiError::option(
-                    "index",
-                    "None with ordering='shuffled' (the bound is uniform in the index)",
-                    i.to_string(),
-                ))
-            }
-            (Order::RandomStopAsPublished, _) => {
-                return Err(PabiError::option(
-                    "variant",
-                    "'corrected' (per-step parameters)",
-                    "as_published",
-                ))
-            }
-            _ => {}
-        }
-        if let Some(i) = p.index {
-            crate::setup::index(i, n)?;
-        }
+        check_options(p.order, p.index, n)?;
         Ok(Steps { p, pieces, n })
     }
 
+    /// Every piece (all the steps).
     #[inline(always)]
-    fn run_len(&self, j: usize) -> f64 {
+    pub(super) fn full(&self) -> Span {
+        Span {
+            lo: 0,
+            hi: self.pieces,
+            off: 0.0,
+            len: self.n,
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn run_len(&self, j: usize) -> f64 {
         self.p.run_lengths.map_or(1.0, |r| r[j])
     }
 
@@ -180,8 +250,24 @@ impl<'a> Steps<'a> {
     }
 
     /// Every piece has the parameters of the first.
-    fn constant(&self) -> bool {
+    pub(super) fn constant(&self) -> bool {
         (1..self.pieces).all(|j| self.same(0, j))
+    }
+
+    /// Piece j has the parameters of piece 0 of `o` (another chunk of the same schedule).
+    pub(super) fn same_as(&self, j: usize, o: &Steps) -> bool {
+        let (s, t) = (&self.p.setup, &o.p.setup);
+        let eq = |x: &[f64], y: &[f64]| at(x, j) == y[0];
+        eq(self.p.sigma, o.p.sigma)
+            && eq(s.max_grad_norm, t.max_grad_norm)
+            && eq(s.lr, t.lr)
+            && eq(s.diameter, t.diameter)
+            && eq(s.strong_convexity, t.strong_convexity)
+            && match (s.smoothness, t.smoothness) {
+                (Some(x), Some(y)) => eq(x, y),
+                (None, None) => true,
+                _ => false,
+            }
     }
 
     /// The factors of piece j at ε (A, ln A rounded up; u = 1 − B rounded down; ln B rounded
@@ -231,11 +317,12 @@ impl<'a> Steps<'a> {
         }
     }
 
-    /// The runs of equal consecutive pieces, in step order (or reversed).
+    /// The runs of equal consecutive pieces of the span, in step order (or reversed).
     #[inline(always)]
-    fn runs(&self, rev: bool) -> Runs<'_, 'a> {
+    fn runs(&self, sp: Span, rev: bool) -> Runs<'_, 'a> {
         Runs {
             st: self,
+            sp,
             rev,
             k: 0,
             done: 0.0,
@@ -243,27 +330,31 @@ impl<'a> Steps<'a> {
         }
     }
 
-    /// ln δ (upper bound, ≤ 0; −∞ where δ = 0) by the general per-run formulas.
+    /// ln δ (upper bound, ≤ 0; −∞ where δ = 0) by the general per-run formulas: over the whole
+    /// schedule in one span, or in blocks (`steps_blocks`) beyond [`BLOCK`] pieces.
     #[inline(always)]
     fn log_delta_general(&self, eps: f64) -> Result<f64> {
+        if self.pieces > BLOCK {
+            return super::steps_blocks::log_delta_blocks(self, eps);
+        }
+        let sp = self.full();
         let total = match (self.p.order, self.p.index) {
-            (Order::Fixed, Some(i)) => self.fixed(eps, i)?,
-            (Order::Shuffled, _) => self.shuffled(eps)?,
-            (_, Some(i)) => self.random_stop_at(eps, i)?,
-            (_, None) => self.random_stop_worst(eps)?,
+            (Order::Fixed, Some(i)) => self.fixed_part(eps, i, sp)?.upper(),
+            (Order::Shuffled, _) => self.shuf_part(eps, sp)?.tot.upper(),
+            (_, Some(i)) => {
+                let a = self.at_part(eps, i, sp)?;
+                add_up(a.la, a.ls.upper())
+            }
+            (_, None) => self.worst_part(eps, sp, f64::NEG_INFINITY)?,
         };
-        Ok(if matches!(self.p.order, Order::Fixed) {
-            total.min(0.0)
-        } else {
-            add_up(total, -ln_dn(self.n)).min(0.0)
-        })
+        Ok(finish(self.p.order, total, self.n))
     }
 
-    /// ln A_i + Σ_{t>i} ln B_t.
+    /// ln A_i + Σ_{t>i} ln B_t over the span (its steps from i on).
     #[inline(always)]
-    fn fixed(&self, eps: f64, i: f64) -> Result<f64> {
+    pub(super) fn fixed_part(&self, eps: f64, i: f64, sp: Span) -> Result<UpSum> {
         let mut acc = UpSum::default();
-        for x in self.runs(false) {
+        for x in self.runs(sp, false) {
             let (j, s, m) = x?;
             let end = s + m - 1.0;
             if end < i {
@@ -280,15 +371,20 @@ impl<'a> Steps<'a> {
                 break;
             }
         }
-        Ok(acc.upper())
+        Ok(acc)
     }
 
-    /// ln A_i + ln S_i, S_i = Σ_{T=i}^n ∏_{t=i+1}^T B_t: the step i itself (1), then each
-    /// later run of m steps adds P·B·m·G(u, m), P the product before it.
+    /// ln A_i + ln S_i, S_i = Σ_{T=i}^n ∏_{t=i+1}^T B_t, over the span: the step i itself (1),
+    /// then each later run of m steps adds P·B·m·G(u, m), P the product before it.
     #[inline(always)]
-    fn random_stop_at(&self, eps: f64, i: f64) -> Result<f64> {
-        let (mut la, mut ls, mut lp) = (f64::NEG_INFINITY, LogSum::new(0.0), UpSum::default());
-        for x in self.runs(false) {
+    pub(super) fn at_part(&self, eps: f64, i: f64, sp: Span) -> Result<AtPart> {
+        let mut a = AtPart {
+            started: false,
+            la: f64::NEG_INFINITY,
+            ls: LogSum::new(f64::NEG_INFINITY),
+            lp: UpSum::default(),
+        };
+        for x in self.runs(sp, false) {
             let (j, s, m) = x?;
             let end = s + m - 1.0;
             if end < i {
@@ -296,28 +392,30 @@ impl<'a> Steps<'a> {
             }
             let r = self.factors(eps, j)?;
             let k = if s <= i {
-                la = r.f.la;
+                a.started = true;
+                a.la = r.f.la;
+                a.ls = LogSum::new(0.0);
                 end - i
             } else {
                 m
             };
             if k > 0.0 {
-                ls.add(add_up(add_up(lp.upper(), r.f.lb), ln_mg_up(r.f.u, k)));
-                lp.add_pair(self.k_lb(&r, k));
+                a.ls.add(add_up(add_up(a.lp.upper(), r.f.lb), ln_mg_up(r.f.u, k)));
+                a.lp.add_pair(self.k_lb(&r, k));
             }
-            if lp.hi == f64::NEG_INFINITY {
+            if a.lp.hi == f64::NEG_INFINITY {
                 break;
             }
         }
-        Ok(add_up(la, ls.upper()))
+        Ok(a)
     }
 
-    /// ln Σ_i A_i·∏_{t>i} B_t, backwards: a run of m steps with the product P after it adds
-    /// A·P·m·G(u, m).
+    /// ln Σ_i A_i·∏_{t>i} B_t over the span, backwards: a run of m steps with the product P
+    /// after it adds A·P·m·G(u, m).
     #[inline(always)]
-    fn shuffled(&self, eps: f64) -> Result<f64> {
+    pub(super) fn shuf_part(&self, eps: f64, sp: Span) -> Result<ShufPart> {
         let (mut tot, mut lp) = (LogSum::new(f64::NEG_INFINITY), UpSum::default());
-        for x in self.runs(true) {
+        for x in self.runs(sp, true) {
             let (j, _, m) = x?;
             let r = self.factors(eps, j)?;
             tot.add(add_up(add_up(r.f.la, lp.upper()), ln_mg_up(r.f.u, m)));
@@ -326,19 +424,18 @@ impl<'a> Steps<'a> {
                 break;
             }
         }
-        Ok(tot.upper())
+        Ok(ShufPart { tot, lp })
     }
 
-    /// max_i ln(A_i·S_i), backwards: on a run [s, e] of factor B, S_e = 1 + B_{e+1}·S_{e+1}
+    /// max_i ln(A_i·S_i) over the span, backwards, given `lr` = ln(B_{e+1}·S_{e+1}) of the step
+    /// after the span (−∞: none): on a run [s, e] of factor B, S_e = 1 + B_{e+1}·S_{e+1}
     /// (B_{e+1}, S_{e+1} those of the next run's first step) and
     /// S_s = (m − 1)·G(u, m − 1) + B^{m−1}·S_e; S_j is monotone on the run, so its maximum is
     /// max(S_s, S_e).
     #[inline(always)]
-    fn random_stop_worst(&self, eps: f64) -> Result<f64> {
+    pub(super) fn worst_part(&self, eps: f64, sp: Span, mut lr: f64) -> Result<f64> {
         let mut best = f64::NEG_INFINITY;
-        // ln(B_{e+1}·S_{e+1}) of the run after the current one (−∞: none)
-        let mut lr = f64::NEG_INFINITY;
-        for x in self.runs(true) {
+        for x in self.runs(sp, true) {
             let (j, _, m) = x?;
             let r = self.factors(eps, j)?;
             let lse = lse_up(0.0, lr);
@@ -355,12 +452,42 @@ impl<'a> Steps<'a> {
         }
         Ok(best)
     }
+
+    /// The span's map x ↦ α + β·x from B_{e+1}·S_{e+1} after the span to B_s·S_s at its first
+    /// step s (forwards): α = Σ_{T in span} ∏_{t=s}^T B_t (ln, a [`LogSum`]) and
+    /// β = ∏_{t in span} B_t (ln, an [`UpSum`]); both rounded up (S increases in every B).
+    #[inline(always)]
+    pub(super) fn map_part(&self, eps: f64, sp: Span) -> Result<(LogSum, UpSum)> {
+        let (mut al, mut lp) = (LogSum::new(f64::NEG_INFINITY), UpSum::default());
+        for x in self.runs(sp, false) {
+            let (j, _, m) = x?;
+            let r = self.factors(eps, j)?;
+            al.add(add_up(add_up(lp.upper(), r.f.lb), ln_mg_up(r.f.u, m)));
+            lp.add_pair(self.k_lb(&r, m));
+            if lp.hi == f64::NEG_INFINITY {
+                break;
+            }
+        }
+        Ok((al, lp))
+    }
 }
 
-/// The runs of equal consecutive pieces of [`Steps`]: (a piece of the run, its first step,
-/// its number of steps), forwards or backwards; the interrupt flag is polled every 4096 runs.
+/// ln δ from the order's total: as is for the fixed order, − ln n (rounded up) for the
+/// averaged ones; at most 0.
+pub(super) fn finish(order: Order, total: f64, n: f64) -> f64 {
+    if matches!(order, Order::Fixed) {
+        total.min(0.0)
+    } else {
+        add_up(total, -ln_dn(n)).min(0.0)
+    }
+}
+
+/// The runs of equal consecutive pieces of a [`Span`] of [`Steps`]: (a piece of the run, its
+/// first step, its number of steps), forwards or backwards; the interrupt flag is polled every
+/// 4096 runs.
 struct Runs<'s, 'a> {
     st: &'s Steps<'a>,
+    sp: Span,
     rev: bool,
     k: usize,
     done: f64,
@@ -372,11 +499,12 @@ impl Iterator for Runs<'_, '_> {
 
     #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
-        let (st, p) = (self.st, self.st.pieces);
+        let (st, sp) = (self.st, self.sp);
+        let p = sp.hi - sp.lo;
         if self.k >= p {
             return None;
         }
-        let idx = |k: usize| if self.rev { p - 1 - k } else { k };
+        let idx = |k: usize| if self.rev { sp.hi - 1 - k } else { sp.lo + k };
         let j0 = idx(self.k);
         let mut m = st.run_len(j0);
         let mut k1 = self.k + 1;
@@ -392,9 +520,9 @@ impl Iterator for Runs<'_, '_> {
             }
         }
         let first = if self.rev {
-            st.n - self.done - m + 1.0
+            sp.off + (sp.len - self.done - m + 1.0)
         } else {
-            self.done + 1.0
+            sp.off + (self.done + 1.0)
         };
         self.done += m;
         self.k = k1;
@@ -402,159 +530,17 @@ impl Iterator for Runs<'_, '_> {
     }
 }
 
-/// A sum of logarithms (terms ≤ 0 or −∞) with an upward-certified value: each addition keeps its
-/// exact rounding error (TwoSum) in `lo`; `lo` itself is summed with error ≤ n·u·Σ|e| (recursive
-/// summation, Higham §4.2), which [`UpSum::upper`] adds. The error of the result is then ~2 ulp
-/// of the sum and n·u² of the terms, whatever the number n of terms (a directed addition per
-/// term would add up to n ulp).
-#[derive(Debug, Clone, Copy, Default)]
-struct UpSum {
-    hi: f64,
-    lo: f64,
-    /// Σ|e| (to nearest)
-    mag: f64,
-    n: f64,
-}
-
-impl UpSum {
-    #[inline(always)]
-    fn add(&mut self, x: f64) {
-        if x == f64::NEG_INFINITY || self.hi == f64::NEG_INFINITY {
-            self.hi = f64::NEG_INFINITY;
-            return;
-        }
-        let (s, e) = two_sum(self.hi, x);
-        self.hi = s;
-        self.lo += e;
-        self.mag += e.abs();
-        self.n += 1.0;
-    }
-
-    #[inline(always)]
-    fn add_pair(&mut self, (hi, lo): (f64, f64)) {
-        self.add(hi);
-        if lo != 0.0 {
-            self.add(lo);
-        }
-    }
-
-    /// The sum rounded up: hi + lo rounded up, plus the bound (1 + 2^-46)·n·u·Σ|e| on the
-    /// rounding of lo (+∞ partial sums cannot occur: every term is ≤ 0; an overflow to −∞ of
-    /// finite terms is returned as −f64::MAX, its upward rounding).
-    #[inline(always)]
-    fn upper(&self) -> f64 {
-        if self.hi == f64::NEG_INFINITY {
-            return f64::NEG_INFINITY;
-        }
-        if !self.hi.is_finite() {
-            return -f64::MAX;
-        }
-        add_up(add_up(self.hi, self.lo), up(self.n * U * self.mag))
-    }
-}
-
-impl UpSum {
-    /// The sum rounded down (the mirror of [`UpSum::upper`]).
-    #[inline(always)]
-    fn lower(&self) -> f64 {
-        if !self.hi.is_finite() {
-            return f64::NEG_INFINITY;
-        }
-        add_dn(add_dn(self.hi, self.lo), -up(self.n * U * self.mag))
-    }
-}
-
-/// ln Σ e^{x_k} accumulated term by term with a certified upper value: the running total is an
-/// [`UpSum`] to which each term adds its correction ln(1 + e^{−d}) (rounded up, d rounded down
-/// from the total's lower value: the correction decreases in d), so the total's rounding does not
-/// accumulate; a term above the total restarts it from the term (d from the total's upper value).
-#[derive(Debug, Clone, Copy)]
-struct LogSum {
-    acc: UpSum,
-    empty: bool,
-}
-
-impl LogSum {
-    /// ln e^{x0} (the empty sum when x0 = −∞).
-    #[inline(always)]
-    fn new(x0: f64) -> LogSum {
-        let mut acc = UpSum::default();
-        acc.add(x0);
-        LogSum {
-            acc,
-            empty: x0 == f64::NEG_INFINITY,
-        }
-    }
-
-    #[inline(always)]
-    fn add(&mut self, x: f64) {
-        if x == f64::NEG_INFINITY {
-            return;
-        }
-        if self.empty {
-            *self = LogSum::new(x);
-            return;
-        }
-        let lo = self.acc.lower();
-        if x <= lo {
-            self.acc.add(corr_up(add_dn(lo, -x)));
-        } else {
-            let c = corr_up(add_dn(x, -self.acc.upper()));
-            *self = LogSum::new(x);
-            self.acc.add(c);
-        }
-    }
-
-    #[inline(always)]
-    fn upper(&self) -> f64 {
-        if self.empty {
-            f64::NEG_INFINITY
-        } else {
-            self.acc.upper()
-        }
-    }
-}
-
-/// ln(1 + e^{−d}) for d ≥ 0 (d rounded down by the caller), rounded up: `vmath` to a few ulp,
-/// moved up by [`up`].
-#[inline(always)]
-fn corr_up(d: f64) -> f64 {
-    up(vmath::log1p(vmath::exp(-d.max(0.0))))
-}
-
-/// ln(m·G(u, m)) = ln Σ_{k<m} (1 − u)^k rounded up (u rounded down by the caller: G decreases
-/// in u): G to ~3 ulp ([`geometric_average`]) moved up by [`up`], the product and the log
-/// rounded up; exactly 0 for m = 1.
-#[inline(always)]
-fn ln_mg_up(u: f64, m: f64) -> f64 {
-    if m == 1.0 {
-        return 0.0;
-    }
-    ln_up(mul_up(m, up(geometric_average(u, m))))
-}
-
-/// ln(e^a + e^b) rounded up: the gap d = |a − b| rounded down, ln(1 + e^{−d}) (decreasing in d;
-/// `vmath` to a few ulp) moved up by [`up`], added to the larger by [`add_up`].
-#[inline(always)]
-fn lse_up(a: f64, b: f64) -> f64 {
-    let (hi, lo) = if a >= b { (a, b) } else { (b, a) };
-    if lo == f64::NEG_INFINITY {
-        return hi;
-    }
-    add_up(hi, corr_up(add_dn(hi, -lo)))
-}
-
 simd! {
     /// [`Steps::log_delta_general`] compiled for the best instruction set (the fma of the
     /// directed operations, the engine's kernels inlined).
-    fn log_delta_simd(st: &Steps, eps: f64) -> Result<f64> {
+    pub(super) fn log_delta_simd(st: &Steps, eps: f64) -> Result<f64> {
         st.log_delta_general(eps)
     }
 }
 
 /// δ from its log (upper bound, ≤ 1; 0 where ln δ = −∞).
 #[inline(always)]
-fn value(l: f64) -> f64 {
+pub(super) fn value(l: f64) -> f64 {
     if l == f64::NEG_INFINITY {
         0.0
     } else {
@@ -593,7 +579,7 @@ fn with_constant<R>(st: &Steps, f: impl FnOnce(Params) -> Result<R>) -> Result<R
 }
 
 /// δ of a constant schedule through the constant bound (bit for bit).
-fn constant_delta(st: &Steps, eps: f64, log: bool) -> Result<f64> {
+pub(super) fn constant_delta(st: &Steps, eps: f64, log: bool) -> Result<f64> {
     with_constant(st, |p| {
         let mut out = [0.0];
         super::delta::run_delta(&[eps], p, &mut out, log)?;
@@ -648,10 +634,20 @@ pub fn stepwise_epsilon(
     if dispatch && st.constant() {
         return constant_epsilon(&st, delta, out);
     }
+    search(delta, out, &|e| log_delta_simd(&st, e))
+}
+
+/// For each target t of `delta`, the smallest ε with δ(ε) ≤ t, δ from its log `ld(ε)` (an
+/// exact search over the bit patterns of ε, [`first_ok`]); the first error of `ld` stops it.
+pub(super) fn search(
+    delta: &[f64],
+    out: &mut [f64],
+    ld: &dyn Fn(f64) -> Result<f64>,
+) -> Result<()> {
     for (j, o) in out.iter_mut().enumerate() {
         let t = at(delta, j);
         let err = std::cell::Cell::new(None);
-        let ok = |e: f64| match log_delta_simd(&st, e) {
+        let ok = |e: f64| match ld(e) {
             Ok(l) => value(l) <= t,
             Err(x) => {
                 err.set(Some(x));
@@ -671,6 +667,6 @@ pub fn stepwise_epsilon(
 }
 
 /// ε of a constant schedule through the constant inverse (bit for bit).
-fn constant_epsilon(st: &Steps, delta: &[f64], out: &mut [f64]) -> Result<()> {
+pub(super) fn constant_epsilon(st: &Steps, delta: &[f64], out: &mut [f64]) -> Result<()> {
     with_constant(st, |p| super::epsilon(delta, p, out))
 }

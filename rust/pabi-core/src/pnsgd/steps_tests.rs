@@ -1,8 +1,10 @@
 //! Unit tests of the per-step PNSGD bounds (`steps.rs`): the constant dispatch, the general
-//! path against the constant bound, run lengths against the expanded arrays, validation.
+//! path against the constant bound, run lengths against the expanded arrays, validation; a
+//! source read chunk by chunk against the array (bits) and its first bad step.
 
 use super::params::{Noise, Order};
 use super::steps::{stepwise_delta, stepwise_epsilon, StepParams};
+use super::steps_source::{stepwise_delta_source, SourceParams, StepChunk, StepSource};
 use crate::setup::SetupArgs;
 
 fn params<'a>(
@@ -100,4 +102,98 @@ fn validation_names_the_parameter() {
     let p = params(Order::Shuffled, &[1.0], &[0.5, 1.9], None, None);
     let e = stepwise_delta(&[1.0], p, &mut [0.0], false, true).unwrap_err();
     assert!(e.to_string().contains("index 1"), "{e}");
+}
+
+/// Per-step arrays read through the [`StepSource`] interface, counting the chunks.
+struct VecSource {
+    sigma: Vec<f64>,
+    lr: Vec<f64>,
+    calls: usize,
+}
+
+impl StepSource for VecSource {
+    fn fill(&mut self, start: usize, len: usize, c: &mut StepChunk) -> crate::Result<()> {
+        self.calls += 1;
+        c.sigma = self.sigma[start..start + len].to_vec();
+        c.lr = self.lr[start..start + len].to_vec();
+        c.max_grad_norm = vec![1.0];
+        c.diameter = vec![1.0];
+        c.smoothness = Some(vec![1.0]);
+        c.strong_convexity = vec![0.1];
+        Ok(())
+    }
+}
+
+fn schedule(n: usize) -> (Vec<f64>, Vec<f64>) {
+    // deterministic, varying at every step, with runs of equal steps across chunk boundaries
+    let sigma = (0..n).map(|t| 1.0 + ((t / 3) % 17) as f64 / 16.0).collect();
+    let lr = (0..n)
+        .map(|t| 0.05 + ((t / 5) % 13) as f64 / 30.0)
+        .collect();
+    (sigma, lr)
+}
+
+#[test]
+fn source_equals_array_bits() {
+    let n = 2 * (1 << 16) + 77;
+    let (sigma, lr) = schedule(n);
+    let eps = [0.3, 1.0];
+    for (order, ix) in [
+        (Order::Shuffled, None),
+        (Order::Fixed, Some(100_000.0)),
+        (Order::RandomStop, None),
+        (Order::RandomStop, Some(70_000.0)),
+    ] {
+        let mut a = [0.0; 2];
+        stepwise_delta(
+            &eps,
+            params(order, &sigma, &lr, None, ix),
+            &mut a,
+            true,
+            true,
+        )
+        .unwrap();
+        let mut src = VecSource {
+            sigma: sigma.clone(),
+            lr: lr.clone(),
+            calls: 0,
+        };
+        let q = SourceParams {
+            noise: Noise::Gaussian,
+            order,
+            steps: n as f64,
+            index: ix,
+        };
+        let mut b = [0.0; 2];
+        stepwise_delta_source(&eps, q, &mut src, &mut b, true, true).unwrap();
+        assert_eq!(a.map(f64::to_bits), b.map(f64::to_bits), "{order:?}");
+        assert_eq!(src.calls, 3, "one pass in chunks of 2^16 steps");
+        assert!(a.iter().all(|x| x.is_finite() && *x < 0.0));
+    }
+}
+
+#[test]
+fn source_names_the_first_bad_step() {
+    let n = 3 * (1 << 16);
+    let (sigma, mut lr) = schedule(n);
+    lr[70_000] = -1.0;
+    lr[140_000] = f64::NAN;
+    for order in [Order::Shuffled, Order::RandomStop] {
+        let mut src = VecSource {
+            sigma: sigma.clone(),
+            lr: lr.clone(),
+            calls: 0,
+        };
+        let q = SourceParams {
+            noise: Noise::Gaussian,
+            order,
+            steps: n as f64,
+            index: None,
+        };
+        let e = stepwise_delta_source(&[1.0], q, &mut src, &mut [0.0], false, true).unwrap_err();
+        assert!(
+            e.to_string().contains("lr") && e.to_string().contains("index 70000"),
+            "{e}"
+        );
+    }
 }
