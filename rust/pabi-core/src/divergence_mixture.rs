@@ -17,13 +17,20 @@
 //!
 //! Returned: the upper end (certified positive part rounded up, uncertain bounds, the tail
 //! bound) and the lower end (the certified positive part rounded down) of a bracket of the
-//! exact value for the given doubles.
+//! exact value for the given doubles. Its width is at most 2^-43·E + 1e-301 (the refinement
+//! target) plus the rounding of the certified part, P(A) − γQ(A) on the positive set A with
+//! each Gaussian-tail value moved by 2^-48 (arguments as double-doubles): since
+//! γQ(A) ≤ P(A) ≤ 1 there, at most 2^-46·P(A) ≤ 1.4e-14 — relative 1e-12 unless p and γq nearly
+//! cancel on A (a condition number, E ≪ P(A), whence the absolute floor). Where the log-ratio
+//! ln p − ln γq crosses 0 with a slope far below the log-densities' own slopes (nearly
+//! proportional tails) many cells stay uncertain and the budget may end the refinement first:
+//! the bound stays safe, only wider (the lower end, returned with `bracket`, shows by how much).
 
 use crate::error::{PabiError, Result};
 use crate::interrupt;
 use crate::num::consts::LN_2PI;
+use crate::num::round::mul_up;
 use crate::num::round::{add_dn, add_up, div_dn, div_up, exp_dn, exp_up, ln_dn, ln_up, mul_dn};
-use crate::num::round::{mul_up, INFLATE};
 use crate::tail::gaussian_tail;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -31,9 +38,9 @@ use std::collections::BinaryHeap;
 /// Largest number of components of one mixture.
 pub const MAX_COMPONENTS: usize = 1 << 16;
 /// Largest number of cells of one evaluation (per ε).
-pub const MAX_CELLS: usize = 1 << 14;
+pub const MAX_CELLS: usize = 1 << 16;
 /// Largest total work (components·cells·len(ε)), checked before any allocation.
-pub const MAX_MIXTURE_WORK: u128 = 1 << 38;
+pub const MAX_MIXTURE_WORK: u128 = 1 << 40;
 /// Largest |mean| and the range of a standard deviation.
 pub const MAX_MEAN: f64 = 1e100;
 const MIN_STD: f64 = 1e-100;
@@ -84,7 +91,11 @@ fn check_mixture(m: &Mixture<'_>, names: [&'static str; 3]) -> Result<()> {
     if let Some(i) = m.weights.iter().position(|w| !(0.0..=1.0).contains(w)) {
         return Err(PabiError::domain(names[0], "weights in [0, 1] (not NaN)", m.weights[i]).at(i));
     }
-    if let Some(i) = m.means.iter().position(|x| !(x.abs() <= MAX_MEAN)) {
+    if let Some(i) = m
+        .means
+        .iter()
+        .position(|x| x.is_nan() || x.abs() > MAX_MEAN)
+    {
         return Err(
             PabiError::domain(names[1], "finite means with |mean| <= 1e100", m.means[i]).at(i),
         );
@@ -102,7 +113,7 @@ fn check_mixture(m: &Mixture<'_>, names: [&'static str; 3]) -> Result<()> {
         .at(i));
     }
     let sum: f64 = m.weights.iter().sum();
-    if !((sum - 1.0).abs() <= WEIGHT_SUM_TOL) {
+    if sum.is_nan() || (sum - 1.0).abs() > WEIGHT_SUM_TOL {
         return Err(PabiError::domain(
             names[0],
             "weights summing to 1 (within 1e-12)",
@@ -192,56 +203,66 @@ fn log_density_bound(c: &[Comp], a: f64, b: f64, max: bool, terms: &mut Vec<f64>
     }
 }
 
-/// Q(t) moved up (`up`) or down by [`INFLATE`] (Q to a few ulp for a normal result).
-fn q_dir(t: f64, up: bool) -> f64 {
-    let v = gaussian_tail(t);
-    if up {
-        (v * (1.0 + INFLATE) + crate::num::round::TINY).min(1.0)
+/// Relative margin of the Gaussian tail values: 2^-48, twice the error bound of
+/// [`gaussian_tail`] (8 ulp for arguments ≥ 0, measured ≤ 3.7u against mpmath; the error
+/// model of rdp::fractional), covering also the first-order correction for the low part of
+/// the argument below (its neglected second-order term is ≤ (t·t_lo)² ≲ 2^-80 relative) and
+/// the roundings of the product; for t < 0 the value 1 − Q(|t|) ≥ ½ is within a few ulp.
+const Q_MARGIN: f64 = 1.0 / 281_474_976_710_656.0;
+/// 1/√(2π).
+const INV_SQRT_2PI: f64 = 0.398_942_280_401_432_7;
+
+/// t = (x − μ)/s as a double-double (hi, lo): x − μ exactly by TwoSum, the quotient's
+/// remainder exactly by fma. Without it the argument's rounding (2u|t|) would move Q(t) by
+/// ≈ 2u·t² relative (1.6e-13 at t = 38), amplified by the cancellation in P(A) − γQ(A).
+fn z_dd(x: f64, mu: f64, s: f64) -> (f64, f64) {
+    let (dh, dl) = crate::dd::two_sum(x, -mu);
+    let th = dh / s;
+    let r = (-th).mul_add(s, dh);
+    (th, (r + dl) / s)
+}
+
+/// Q(t_hi + t_lo) for t_hi ≥ 0, moved up (`up`) or down by [`Q_MARGIN`]: Q(t_hi) − φ(t_hi)·t_lo
+/// (first order; |t_lo| ≤ u|t_hi|).
+fn q_dir(t: (f64, f64), up: bool) -> f64 {
+    let (th, tl) = t;
+    let q = gaussian_tail(th);
+    let phi = if th < 40.0 {
+        INV_SQRT_2PI * (-0.5 * th * th).exp()
     } else {
-        (v * (1.0 - INFLATE)).max(0.0)
+        0.0
+    };
+    let v = (q - phi * tl).max(0.0);
+    if up {
+        (v * (1.0 + Q_MARGIN) + crate::num::round::TINY).min(1.0)
+    } else {
+        (v * (1.0 - Q_MARGIN)).max(0.0)
     }
 }
 
-/// (x − μ)/s rounded up or down (±∞ for infinite x).
-fn z_dir(x: f64, mu: f64, s: f64, up: bool) -> f64 {
-    if up {
-        let d = add_up(x, -mu);
-        if d >= 0.0 {
-            div_up(d, s)
-        } else {
-            -div_dn(-d, s)
-        }
-    } else {
-        let d = add_dn(x, -mu);
-        if d >= 0.0 {
-            div_dn(d, s)
-        } else {
-            -div_up(-d, s)
-        }
-    }
+fn neg(t: (f64, f64)) -> (f64, f64) {
+    (-t.0, -t.1)
 }
 
-/// Φ(hi) − Φ(lo) rounded up (`up`) or down, for lo ≤ hi already directed; in tail form.
-fn normal_mass(lo: f64, hi: f64, up: bool) -> f64 {
-    if lo >= hi {
-        return 0.0;
-    }
-    let v = if lo >= 0.0 {
+/// Φ(t_b) − Φ(t_a) for t_a ≤ t_b (double-double arguments), rounded up (`up`) or down; in the
+/// tail form of the side the interval lies on (no cancellation against 1).
+fn normal_mass(ta: (f64, f64), tb: (f64, f64), up: bool) -> f64 {
+    let v = if ta.0 >= 0.0 {
         if up {
-            add_up(q_dir(lo, true), -q_dir(hi, false))
+            add_up(q_dir(ta, true), -q_dir(tb, false))
         } else {
-            add_dn(q_dir(lo, false), -q_dir(hi, true))
+            add_dn(q_dir(ta, false), -q_dir(tb, true))
         }
-    } else if hi <= 0.0 {
+    } else if tb.0 <= 0.0 {
         if up {
-            add_up(q_dir(-hi, true), -q_dir(-lo, false))
+            add_up(q_dir(neg(tb), true), -q_dir(neg(ta), false))
         } else {
-            add_dn(q_dir(-hi, false), -q_dir(-lo, true))
+            add_dn(q_dir(neg(tb), false), -q_dir(neg(ta), true))
         }
     } else if up {
-        add_up(add_up(1.0, -q_dir(-lo, false)), -q_dir(hi, false))
+        add_up(add_up(1.0, -q_dir(neg(ta), false)), -q_dir(tb, false))
     } else {
-        add_dn(add_dn(1.0, -q_dir(-lo, true)), -q_dir(hi, true))
+        add_dn(add_dn(1.0, -q_dir(neg(ta), true)), -q_dir(tb, true))
     };
     v.clamp(0.0, 1.0)
 }
@@ -250,8 +271,7 @@ fn normal_mass(lo: f64, hi: f64, up: bool) -> f64 {
 fn mixture_mass(c: &[Comp], a: f64, b: f64, up: bool) -> f64 {
     let mut s = 0.0;
     for k in c {
-        let (lo, hi) = (z_dir(a, k.mu, k.s, !up), z_dir(b, k.mu, k.s, up));
-        let m = normal_mass(lo, hi, up);
+        let m = normal_mass(z_dd(a, k.mu, k.s), z_dd(b, k.mu, k.s), up);
         s = if up {
             add_up(s, mul_up(k.w, m))
         } else {
@@ -470,7 +490,7 @@ pub fn mixture_hockey_stick(
     if work > MAX_MIXTURE_WORK {
         return Err(PabiError::domain(
             "eps",
-            "short enough that (components of P and Q) * 2^14 cells * len(eps) <= 2^38",
+            "short enough that (components of P and Q) * 2^16 cells * len(eps) <= 2^40",
             eps.len() as f64,
         ));
     }
