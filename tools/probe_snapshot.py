@@ -739,6 +739,14 @@ def table() -> dict[str, Entry]:
                    decay=1.5, smoothness=2.0, strong_convexity=0.5)
     add("online_laplace_epsilon", _on_inv)
     add("online_gaussian_epsilon", _on_inv)
+    add("mixture_hockey_stick_divergence",
+        dict(p_weights=np.array([0.9, 0.1]), p_means=np.array([0.0, 1.0]), p_stds=np.array([1.0, 1.0]),
+             q_weights=np.array([0.9, 0.1]), q_means=np.array([0.0, -1.0]), q_stds=np.array([1.0, 1.0]),
+             eps=1.0, bracket=False),
+        {"p_weights": "array", "p_means": "array", "p_stds": "array", "q_weights": "array", "q_means": "array",
+         "q_stds": "array", "bracket": "skip"},
+        {"p_means": ("p_weights",), "p_stds": ("p_weights",), "q_means": ("q_weights",), "q_stds": ("q_weights",),
+         "p_weights": ("p_means", "p_stds"), "q_weights": ("q_means", "q_stds")})
     return T
 
 

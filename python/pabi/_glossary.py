@@ -220,4 +220,13 @@ TERMS: dict[str, Term] = {
     "dimension": _t(_T, "Number of parameters d (Laplace-noise bounds need d = 1).", "integer >= 1 or None"),
     "clipping_inactive": _t(_T, "Every per-record gradient norm is <= max_grad_norm, so clipping never "
                                 "acts (unlocks the Lipschitz constant of eq. (12) of Kong–Ribero).", "bool"),
+    # the Gaussian-mixture hockey-stick divergence (pabi.mixture_hockey_stick_divergence)
+    "p_weights": _t(_N, "Component weights of the first Gaussian mixture P of a divergence D(P ‖ Q).",
+                    "[0, 1] each, summing to 1"),
+    "p_means": _t(_N, "Component means of the first Gaussian mixture P (1-D).", "finite, |mean| <= 1e100"),
+    "p_stds": _t(_N, "Component standard deviations of the first Gaussian mixture P.", "[1e-100, 1e100]"),
+    "q_weights": _t(_N, "Component weights of the second Gaussian mixture Q of a divergence D(P ‖ Q).",
+                    "[0, 1] each, summing to 1"),
+    "q_means": _t(_N, "Component means of the second Gaussian mixture Q (1-D).", "finite, |mean| <= 1e100"),
+    "q_stds": _t(_N, "Component standard deviations of the second Gaussian mixture Q.", "[1e-100, 1e100]"),
 }
