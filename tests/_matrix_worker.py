@@ -572,6 +572,14 @@ def _table() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, st
         fn=_adapter("pnsgd_epoch_pld"))
     add("pld_from_profile", dict(profile=_grid_delta(), grid_step=0.1, tail_mass=1e-18), {"profile": "array"},
         {"grid_step": ("profile",)}, fn=_adapter("pld_from_profile"))
+    add("mixture_hockey_stick_divergence",
+        dict(p_weights=np.array([0.9, 0.1]), p_means=np.array([0.0, 1.0]), p_stds=np.array([1.0, 1.0]),
+             q_weights=np.array([0.9, 0.1]), q_means=np.array([0.0, -1.0]), q_stds=np.array([1.0, 1.0]),
+             eps=1.0, bracket=False),
+        {"p_weights": "array", "p_means": "array", "p_stds": "array", "q_weights": "array", "q_means": "array",
+         "q_stds": "array", "bracket": "skip"},
+        {"p_means": ("p_weights",), "p_stds": ("p_weights",), "q_means": ("q_weights",), "q_stds": ("q_weights",),
+         "p_weights": ("p_means", "p_stds"), "q_weights": ("q_means", "q_stds")})
     return T
 
 

@@ -24,6 +24,7 @@ from ._core import __version__
 from .composition import *  # noqa: F401,F403
 from .composition import __all__ as _all_composition
 from .divergence import contraction_coefficient, hockey_stick_divergence
+from .divergence import mixture_hockey_stick_divergence
 from .pnsgd import *  # noqa: F401,F403
 from .pnsgd import __all__ as _all_pnsgd
 from .rdp import *  # noqa: F401,F403
@@ -53,6 +54,7 @@ __all__ = [
     "wright_omega",
     "hockey_stick_divergence",
     "contraction_coefficient",
+    "mixture_hockey_stick_divergence",
     "PNSGD",
     "DPSGD",
     "CyclicDPSGD",

@@ -228,4 +228,13 @@ TERMS: dict[str, Term] = {
     "batch_order": _t(_S, "How the differing record's batch is chosen in ERM gradient descent: "
                           "``\"fixed\"`` (batch ``batch_index``, default the worst) or ``\"random\"`` (uniform over "
                           "the batches of one random partition; Chen–Lee–Kifer's averaged RDP).", "str"),
+    # the Gaussian-mixture hockey-stick divergence (pabi.mixture_hockey_stick_divergence)
+    "p_weights": _t(_N, "Component weights of the first Gaussian mixture P of a divergence D(P ‖ Q).",
+                    "[0, 1] each, summing to 1"),
+    "p_means": _t(_N, "Component means of the first Gaussian mixture P (1-D).", "finite, |mean| <= 1e100"),
+    "p_stds": _t(_N, "Component standard deviations of the first Gaussian mixture P.", "[1e-100, 1e100]"),
+    "q_weights": _t(_N, "Component weights of the second Gaussian mixture Q of a divergence D(P ‖ Q).",
+                    "[0, 1] each, summing to 1"),
+    "q_means": _t(_N, "Component means of the second Gaussian mixture Q (1-D).", "finite, |mean| <= 1e100"),
+    "q_stds": _t(_N, "Component standard deviations of the second Gaussian mixture Q.", "[1e-100, 1e100]"),
 }

@@ -21,14 +21,21 @@ bound carries the expression (``repro``) that reproduces it.
   needs 1. The steps are epochs × n / batch_size (rounded up).
 * ``sampling`` (default ``"shuffled"``): ``"shuffled"`` (a fresh random permutation per epoch,
   fixed-size batches), ``"cyclic"`` (the same fixed order every epoch), ``"random_stop"``
-  (``pnsgd``, one epoch, output w_T for T uniform on 1..n) or ``"poisson"`` (``dpsgd``: every
-  record joins each step independently with probability batch_size / n).
+  (``pnsgd``, one epoch, output w_T for T uniform on 1..n), ``"poisson"`` (``dpsgd``: every
+  record joins each step independently with probability batch_size / n) or
+  ``"without_replacement"`` (``dpsgd``: each step draws a uniformly random batch of exactly
+  batch_size records, independently of the other steps; replace-one neighbours only,
+  docs/derivations/neighbouring.md#replace-wor).
 * ``lr`` (required): learning rate η > 0.
 * ``max_grad_norm`` (``dpsgd``: required): clipping norm C > 0 of the per-record gradients.
 * ``delta`` (required): target δ in (0, 1); every bound is reported as ε at this δ.
 * ``neighboring`` (default ``"add_remove"`` for Poisson sampling, else ``"replace_one"``): the
-  neighbouring relation. The PNSGD, last-iterate and per-epoch composition bounds are for
-  replace-one, pabi's Poisson accountant for add-or-remove; the others are marked not applicable.
+  neighbouring relation, ``"add_remove"`` (a record added or removed) or ``"replace_one"`` (a
+  record replaced). Every bound holds for one relation: the PNSGD, last-iterate and per-epoch
+  composition bounds for replace-one, the DP-SGD PLD accountant for the configured relation and
+  sampling (docs/derivations/neighbouring.md), the sampled-Gaussian RDP route for add-or-remove.
+  Only bounds for the configured relation are ranked; the report states the relation and lists
+  the others apart (an ε under add/remove and one under replace-one are different guarantees).
 
 ``[noise]``
 
@@ -91,8 +98,9 @@ SCHEMA: dict[tuple[str, str], tuple[str, bool, Any, str]] = {
     ("training", "records"): ("int>=1", True, None, "number of records n in the training set"),
     ("training", "epochs"): ("int>=1", False, 1, "passes over the data"),
     ("training", "batch_size"): ("int>=1", False, 1, "records per step (Poisson: expected; pnsgd: 1)"),
-    ("training", "sampling"): ("choice:shuffled,cyclic,random_stop,poisson", False, "shuffled",
-                               "fresh permutation per epoch / fixed order / random stop (pnsgd) / Poisson"),
+    ("training", "sampling"): ("choice:shuffled,cyclic,random_stop,poisson,without_replacement", False, "shuffled",
+                               "fresh permutation per epoch / fixed order / random stop (pnsgd) / Poisson / "
+                               "fixed-size random batches drawn without replacement each step (dpsgd)"),
     ("training", "lr"): ("float>0", True, None, "learning rate eta"),
     ("training", "max_grad_norm"): ("float>0", False, None,
                                     "clipping norm C of the per-record gradients (dpsgd: required)"),
@@ -112,6 +120,8 @@ SCHEMA: dict[tuple[str, str], tuple[str, bool, Any, str]] = {
     ("loss", "diameter"): ("float>=0", False, None, "diameter D of the convex set the iterates are projected on"),
     ("loss", "dimension"): ("int>=1", False, None, "number of parameters (Laplace noise needs 1)"),
 }
+
+_REL_TEXT = {"add_remove": "add-or-remove", "replace_one": "replace-one"}
 
 _KIND_TEXT = {"int>=1": "integer >= 1", "float>0": "number > 0", "float>=0": "number >= 0",
               "prob": "number in (0, 1)", "bool": "true/false"}
@@ -199,7 +209,7 @@ def setup_from_config(c: dict[str, Any], path: str = "config") -> Any:
         if c["algorithm"] == "pnsgd":
             if b != 1:
                 raise CliError(f"{path}: [training] batch_size must be 1 for algorithm = 'pnsgd' (one record per step)")
-            if s == "poisson":
+            if s in ("poisson", "without_replacement"):
                 raise CliError(f"{path}: [training] sampling must be shuffled, cyclic or random_stop for algorithm = 'pnsgd'")
             return pabi.PNSGD(records=n, lr=c["lr"], noise_scale=c["noise_scale"], max_grad_norm=c["lipschitz"],
                               diameter=c["diameter"], smoothness=c["smoothness"],
@@ -208,9 +218,15 @@ def setup_from_config(c: dict[str, Any], path: str = "config") -> Any:
                               dimension=c["dimension"], neighboring=c["neighboring"])
         if c["kind"] != "gaussian":
             raise CliError(f"{path}: [noise] kind must be 'gaussian' for algorithm = 'dpsgd'")
-        if s == "poisson":
+        if s in ("poisson", "without_replacement"):
+            if s == "without_replacement" and c["neighboring"] != "replace_one":
+                raise CliError(f"{path}: [training] sampling = 'without_replacement' needs neighboring = "
+                               "'replace_one' (with a fixed batch size, adding a record changes the sampling "
+                               "rate; docs/derivations/neighbouring.md#add-remove-wor)")
+            if s == "without_replacement" and b > n:
+                raise CliError(f"{path}: [training] batch_size must be <= records, got {b!r}")
             return pabi.DPSGD(sample_rate=min(1.0, b / n), noise_multiplier=c["noise_multiplier"],
-                              steps=int(math.ceil(E * n / b)), neighboring=c["neighboring"])
+                              steps=int(math.ceil(E * n / b)), neighboring=c["neighboring"], sampling=s)
         if s == "random_stop":
             raise CliError(f"{path}: [training] sampling = 'random_stop' needs algorithm = 'pnsgd'")
         if b > n:
@@ -232,7 +248,8 @@ def compute_report(cfg: dict[str, Any], path: str = "config") -> dict[str, Any]:
     setup = setup_from_config(cfg, path)
     recs = [r.as_dict() for r in pabi.bounds(setup, cfg["delta"])]
     best = next((r["id"] for r in recs if r["valid"]), None)
-    return {"config": cfg, "setup": repr(setup), "delta": cfg["delta"], "bounds": recs, "best": best}
+    return {"config": cfg, "setup": repr(setup), "delta": cfg["delta"], "neighboring": cfg["neighboring"],
+            "bounds": recs, "best": best}
 
 
 def _setup_line(c: dict[str, Any]) -> str:
@@ -252,10 +269,12 @@ def _setup_line(c: dict[str, Any]) -> str:
 
 
 def render(rep: dict[str, Any], path: str) -> str:
+    rel = rep["config"]["neighboring"]
     lines = [f"pabi report {path}", _setup_line(rep["config"]), f"setup: pabi.{rep['setup']}", ""]
     ranked = [r for r in rep["bounds"] if r["valid"]]
     if ranked:
-        lines.append(f"Valid bounds, tightest first (epsilon at delta = {fmt(rep['delta'])}):")
+        lines.append(f"Valid bounds, tightest first (epsilon at delta = {fmt(rep['delta'])}, all for "
+                     f"{_REL_TEXT[rel]} neighbours):")
         lines.append(table(ranked, [("rank", "#"), ("epsilon", "epsilon"), ("name", "bound"), ("source", "source")]))
     else:
         lines.append("No bound applies to this configuration (see the assumptions below).")
@@ -270,7 +289,10 @@ def render(rep: dict[str, Any], path: str) -> str:
         for r in other:
             if r in pn_only:
                 continue
-            if not r["applicable"]:
+            if r["neighboring"] != rel and r["applicable"] and r["epsilon"] is not None:
+                msg = (f"- {r['name']}: epsilon = {fmt(r['epsilon'])} for {_REL_TEXT[r['neighboring']]} neighbours, "
+                       f"not compared with the {_REL_TEXT[rel]} bounds")
+            elif not r["applicable"]:
                 why = "; ".join(a["text"] + (f" ({a['detail']})" if a["detail"] else "")
                                 for a in r["assumptions"] if not a["satisfied"])
                 msg = f"- {r['name']}: needs {why or r['note']}"

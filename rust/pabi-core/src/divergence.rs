@@ -18,6 +18,16 @@
 //! to far below the sum (a condition number, not a rounding loss). γ is split as e^{min(ε, 700)}
 //! ·e^{ε − 700} so that no intermediate overflows: a term with q_y > 0 is 0 once γq_y ≥ p_y is
 //! certain, which covers ε = +∞.
+//!
+//! E_γ of two Gaussian mixtures (certified by adaptive cells) is in `divergence_mixture.rs`
+//! ([`mixture_hockey_stick`]).
+
+#[path = "divergence_mixture.rs"]
+mod mixture;
+pub use mixture::{
+    mixture_hockey_stick, Mixture, MAX_CELLS, MAX_COMPONENTS, MAX_MEAN, MAX_MIXTURE_WORK,
+    WEIGHT_SUM_TOL,
+};
 
 use crate::dd::{exp_dd, two_sum, Dd};
 use crate::error::{PabiError, Result};

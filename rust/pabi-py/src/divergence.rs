@@ -1,7 +1,7 @@
 //! Bindings for `pabi_core::divergence`: E_γ(P‖Q) of given discrete distributions and the
-//! contraction coefficient η_γ(K) of a given finite kernel.
+//! contraction coefficient η_γ(K) of a given finite kernel; E_γ of two Gaussian mixtures.
 
-use crate::args::{add_functions, array, detach, Arr};
+use crate::args::{add_functions, array, detach, Arr, Np};
 use crate::Out;
 use pabi_core::divergence as core;
 use pyo3::prelude::*;
@@ -35,7 +35,48 @@ fn contraction_coefficient(
     detach(py, || core::contraction_coefficient(k, rows, cols, eps))
 }
 
+/// E_{e^ε}(P‖Q) of two 1-D Gaussian mixtures at each ε: (upper, lower) ends of the certified
+/// bracket.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn mixture_hockey_stick_divergence<'py>(
+    py: Python<'py>,
+    p_weights: Arr<'py>,
+    p_means: Arr<'py>,
+    p_stds: Arr<'py>,
+    q_weights: Arr<'py>,
+    q_means: Arr<'py>,
+    q_stds: Arr<'py>,
+    eps: Arr<'py>,
+) -> PyResult<(Np<'py>, Np<'py>)> {
+    let p = core::Mixture {
+        weights: p_weights.as_slice()?,
+        means: p_means.as_slice()?,
+        stds: p_stds.as_slice()?,
+    };
+    let q = core::Mixture {
+        weights: q_weights.as_slice()?,
+        means: q_means.as_slice()?,
+        stds: q_stds.as_slice()?,
+    };
+    let e = eps.as_slice()?;
+    let (up, lo) = detach(py, || {
+        let (mut up, mut lo) = (vec![0.0; e.len()], vec![0.0; e.len()]);
+        core::mixture_hockey_stick(p, q, e, &mut up, Some(&mut lo))?;
+        Ok((up, lo))
+    })?;
+    use numpy::IntoPyArray;
+    Ok((up.into_pyarray(py), lo.into_pyarray(py)))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    add_functions!(m, [hockey_stick_divergence, contraction_coefficient]);
+    add_functions!(
+        m,
+        [
+            hockey_stick_divergence,
+            contraction_coefficient,
+            mixture_hockey_stick_divergence
+        ]
+    );
     Ok(())
 }
