@@ -80,9 +80,9 @@ TYPED = {
         "def schedule_noise(steps: _Arr, c1: _Arr, c2: _Arr, lr: _Arr, diameter: _Arr, smoothness: _Arr | None, "
         "strong_convexity: _Arr, laplace: bool) -> _Arr: ..."
     ),
-    "schedule_delta": (
-        "def schedule_delta(eps: _Arr, max_grad_norm: _Arr, lr: _Arr, diameter: _Arr, steps: _Arr, c1: _Arr, c2: _Arr, "
-        "smoothness: _Arr | None, strong_convexity: _Arr, laplace: bool, len: int) -> _Arr: ..."
+    "schedule_bound": (
+        "def schedule_bound(eps: _Arr, max_grad_norm: _Arr, lr: _Arr, diameter: _Arr, steps: _Arr, c1: _Arr, c2: _Arr, "
+        "smoothness: _Arr | None, strong_convexity: _Arr, laplace: bool, len: int, inverse: bool) -> _Arr: ..."
     ),
     "online_schedule_noise": (
         "def online_schedule_noise(index: _Arr, c1: _Arr, c2: _Arr, decay: _Arr, lr: _Arr, diameter: _Arr, "
@@ -93,13 +93,15 @@ TYPED = {
         "steps: _Arr, index: _Arr, c1: _Arr, c2: _Arr, decay: _Arr, smoothness: _Arr | None, strong_convexity: _Arr, "
         "laplace: bool, as_published: bool, log: bool, inverse: bool = ...) -> _Arr: ..."
     ),
+    # The scalar setup of a run crosses as one mapping (max_grad_norm, lr, diameter, smoothness,
+    # strong_convexity); online_delta gives every record's δ (an array) or, with index, one.
     "online_delta": (
-        "def online_delta(noise_scale: _Arr, eps: float, max_grad_norm: float, lr: float, diameter: float, "
-        "smoothness: float | None, strong_convexity: float, laplace: bool, log: bool) -> _Arr: ..."
+        "def online_delta(noise_scale: _Arr, eps: float, setup: dict[str, float | None], laplace: bool, log: bool, "
+        "index: float | None = ...) -> _Arr | float: ..."
     ),
-    "online_delta_at": (
-        "def online_delta_at(noise_scale: _Arr, index: float, eps: float, max_grad_norm: float, lr: float, diameter: float, "
-        "smoothness: float | None, strong_convexity: float, laplace: bool, log: bool) -> float: ..."
+    "online_epsilon_at": (
+        "def online_epsilon_at(noise_scale: _Arr, index: float, delta: _Arr, setup: dict[str, float | None], "
+        "laplace: bool) -> _Arr: ..."
     ),
 }
 

@@ -511,7 +511,7 @@ def lp_per_instance_epsilon_delta(
     """
     flat, rows, m = _samples("sensitivities", sensitivities)
     e, d, valid = _call(
-        lambda *a: _core.lp_per_instance_eps_delta(*a, flat, m),
+        lambda *a: _core.lp_per_instance_epsilon_delta(*a, flat, m),
         ("sample_rate", "lp_exponent", "delta", "delta_prime", "noise_scale", "sensitivities"),
         sample_rate, lp_exponent, delta, delta_prime, noise_scale, rows, nout=3,
     )
