@@ -362,7 +362,7 @@ IN_PLACE = frozenset({
     "amplify_by_sampling", "approx_dp_composition_delta", "approx_dp_composition_epsilon",
     "averaged_rdp", "cyclic_calibration", "cyclic_shift_weight_sum", "gaussian_dp_constant",
     "gaussian_mechanism_rdp", "gaussian_mechanism_epsilon", "gd_contraction", "hoeffding_sample_size",
-    "hoeffding_sample_size_ln", "holder_min_exponent", "kappa_from_lipschitz", "clipped_step_kappa",
+    "holder_min_exponent", "kappa_from_lipschitz", "clipped_step_kappa",
     "last_iterate_rdp_bounded", "last_iterate_rdp_cyclic", "last_iterate_rdp_general",
     "last_iterate_rdp_general_exact", "last_iterate_rdp_small_step", "log_lipschitz_squared_from_kappa", "log_lipschitz_squared",
     "lp_per_instance_epsilon_delta", "mixture_rdp_bound", "schedule_calibrate_c1", "schedule_delta_star",

@@ -409,9 +409,9 @@ def hoeffding_sample_size(
     """
     if variant not in _SAMPLE_SIZE_VARIANTS:
         raise ValueError(f"variant must be 'corrected', 'proof_consistent' or 'as_published', got {variant!r}")
-    fn = _core.hoeffding_sample_size_ln if _flag("log", log) else _core.hoeffding_sample_size
+    ln = _flag("log", log)
     return _call(
-        lambda *a: fn(*a, variant),
+        lambda *a: _core.hoeffding_sample_size(*a, variant, ln),
         ("order", "rdp", "rdp_bound", "tolerance", "failure_prob"), order, rdp, rdp_bound, tolerance, failure_prob,
     )
 

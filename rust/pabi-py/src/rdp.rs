@@ -437,15 +437,9 @@ fn sample_variant(variant: &str) -> PyResult<ex::SampleSizeVariant> {
 
 elementwise!(
     map_outputs,
-    fn hoeffding_sample_size_ln([order, rdp, rdp_bound, tolerance, failure_prob], variant: &str)
+    fn hoeffding_sample_size([order, rdp, rdp_bound, tolerance, failure_prob], variant: &str, log: bool)
     let v = sample_variant(variant)?;
-    |x| Ok([ex::hoeffding_sample_size_ln(x[0], x[1], x[2], x[3], x[4], v)?])
-);
-elementwise!(
-    map_outputs,
-    fn hoeffding_sample_size([order, rdp, rdp_bound, tolerance, failure_prob], variant: &str)
-    let v = sample_variant(variant)?;
-    |x| Ok([ex::hoeffding_sample_size(x[0], x[1], x[2], x[3], x[4], v)?])
+    |x| Ok([ex::hoeffding_sample_size(x[0], x[1], x[2], x[3], x[4], v, log)?])
 );
 
 elementwise!(
@@ -583,7 +577,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             sensitivity_multi_epoch,
             gaussian_mechanism_rdp,
             holder_min_exponent,
-            hoeffding_sample_size_ln,
             hoeffding_sample_size,
             shift_weight_min_steps_kappa,
             shift_weight_min_steps,
