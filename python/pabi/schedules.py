@@ -74,11 +74,21 @@ Noise = Literal["gaussian", "laplace"]
 _F = TypeVar("_F")
 
 
+#: The arguments of the training setup: they cross to the schedule bindings as one tuple.
+_SETUP = ("lr", "diameter", "smoothness", "strong_convexity")
+
+
 def _call_setup(fn: Callable[..., np.ndarray], names: tuple[str, ...], *values: Optional[ArrayLike]) -> Float:
-    """``fn`` on the broadcast ``values`` (one equally long array each, in order); an absent
-    ``smoothness`` crosses as ``None``."""
+    """``fn`` on the broadcast ``values`` (one equally long array each): the arguments outside the
+    training setup in order, then the setup's as one tuple in the order of ``_SETUP`` (an absent
+    ``smoothness`` crosses as ``None``)."""
     b = Broadcast(names, values, optional=("smoothness",))
-    return b.apply(lambda: fn(*b.full()))
+
+    def run() -> np.ndarray:
+        full = dict(zip(names, b.full()))
+        return fn(*(full[k] for k in names if k not in _SETUP), tuple(full[k] for k in _SETUP))
+
+    return b.apply(run)
 
 
 def _noise_kind(noise: str) -> bool:

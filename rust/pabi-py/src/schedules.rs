@@ -24,6 +24,10 @@ fn with_smoothness<'a, const K: usize, const S: usize>(
     (args, smoothness.is_some())
 }
 
+/// The arrays of the training setup, as one tuple from Python: `lr`, `diameter`, `smoothness`
+/// (`None` when β is not given), `strong_convexity`.
+type SetupArrays<'py> = (A<'py>, A<'py>, Option<A<'py>>, A<'py>);
+
 /// The core problem of one element of an online binding: ε, L, then the setup (η, D, β, ρ; β
 /// absent unless `given`, see [`with_smoothness`]).
 fn element_problem(
@@ -45,19 +49,15 @@ fn element_problem(
 
 /// Schedule noise level (σ or v) of a run of n steps.
 #[pyfunction]
-#[pyo3(signature = (steps, c1, c2, lr, diameter, smoothness, strong_convexity, laplace))]
-#[allow(clippy::too_many_arguments)]
 fn schedule_noise<'py>(
     py: Python<'py>,
     steps: A<'py>,
     c1: A<'py>,
     c2: A<'py>,
-    lr: A<'py>,
-    diameter: A<'py>,
-    smoothness: Option<A<'py>>,
-    strong_convexity: A<'py>,
+    setup: SetupArrays<'py>,
     laplace: bool,
 ) -> Out<'py> {
+    let (lr, diameter, smoothness, strong_convexity) = setup;
     let smoothness = crate::args::opt_slice(&smoothness)?;
     let arrays = crate::args::slices![steps, c1, c2, lr, diameter, steps, strong_convexity];
     let (arrays, given) = with_smoothness::<7, 5>(arrays, smoothness);
@@ -240,20 +240,16 @@ fn online_delta<'py>(
 
 /// Online schedule noise level of step `index`.
 #[pyfunction]
-#[pyo3(signature = (index, c1, c2, decay, lr, diameter, smoothness, strong_convexity, laplace))]
-#[allow(clippy::too_many_arguments)]
 fn online_schedule_noise<'py>(
     py: Python<'py>,
     index: A<'py>,
     c1: A<'py>,
     c2: A<'py>,
     decay: A<'py>,
-    lr: A<'py>,
-    diameter: A<'py>,
-    smoothness: Option<A<'py>>,
-    strong_convexity: A<'py>,
+    setup: SetupArrays<'py>,
     laplace: bool,
 ) -> Out<'py> {
+    let (lr, diameter, smoothness, strong_convexity) = setup;
     let smoothness = crate::args::opt_slice(&smoothness)?;
     let arrays = crate::args::slices![index, c1, c2, decay, lr, diameter, index, strong_convexity];
     let (arrays, given) = with_smoothness::<8, 6>(arrays, smoothness);
@@ -272,8 +268,8 @@ fn online_schedule_noise<'py>(
 /// (`pabi_core::schedules::online::online_schedule_epsilon`; `log` must be false).
 #[pyfunction]
 #[pyo3(signature = (
-    quantity, eps, max_grad_norm, lr, diameter, steps, index, c1, c2, decay, smoothness, strong_convexity,
-    laplace, as_published, log, inverse = false
+    quantity, eps, max_grad_norm, steps, index, c1, c2, decay, setup, laplace, as_published, log,
+    inverse = false
 ))]
 #[allow(clippy::too_many_arguments)]
 fn online_schedule_bound<'py>(
@@ -281,20 +277,18 @@ fn online_schedule_bound<'py>(
     quantity: &str,
     eps: A<'py>,
     max_grad_norm: A<'py>,
-    lr: A<'py>,
-    diameter: A<'py>,
     steps: A<'py>,
     index: A<'py>,
     c1: A<'py>,
     c2: A<'py>,
     decay: A<'py>,
-    smoothness: Option<A<'py>>,
-    strong_convexity: A<'py>,
+    setup: SetupArrays<'py>,
     laplace: bool,
     as_published: bool,
     log: bool,
     inverse: bool,
 ) -> Out<'py> {
+    let (lr, diameter, smoothness, strong_convexity) = setup;
     let q = options::online_quantity(quantity, as_published).map_err(|e| to_py(py, e))?;
     if inverse && log {
         return Err(to_py(
