@@ -56,6 +56,13 @@ ONLINE = (A(1.0), A(10.0), A(0.01), A(1.0), A(1e6), A(100.0), A(100.0), A(100.0)
 NAMES = ["delta", "limit", "limit_bound", "star_upper", "star_lower"]
 
 
+def _online_core(quantity, smoothness, strong_convexity, **kw):
+    """The online binding on ONLINE (the setup's arrays cross as one tuple: lr, diameter,
+    smoothness, strong_convexity)."""
+    eps, lip, lr, d, *rest = ONLINE
+    return _core.online_schedule_bound(quantity, eps, lip, *rest, (lr, d, smoothness, strong_convexity), **kw)
+
+
 # the public function of each named quantity (online Laplace / Gaussian), same arguments
 PUBLIC = {"delta": "delta", "limit": "delta_limit", "limit_bound": "delta_limit_upper",
           "star_upper": "delta_limit_closed_upper", "star_lower": "delta_limit_lower"}
@@ -68,34 +75,32 @@ def test_online_quantity_names_give_the_public_values(name, laplace):
     fn = getattr(pabi, f"online_{'laplace' if laplace else 'gaussian'}_{PUBLIC[name]}")
     eps, lip, lr, d, n, i, c1, c2, decay = (float(a[0]) for a in ONLINE)
     for log in (False, True):
-        core = _core.online_schedule_bound(name, *ONLINE, None, A(0.0), laplace=laplace,
-                                           as_published=False, log=log)
+        core = _online_core(name, None, A(0.0), laplace=laplace, as_published=False, log=log)
         kw = dict(max_grad_norm=lip, lr=lr, diameter=d, index=i, c1=c1, c2=c2, decay=decay, log=log)
         if name == "delta":
             kw["steps"] = n
         public = fn(eps, **kw)
         assert np.float64(public).tobytes() == core[0].tobytes()
-        smooth = _core.online_schedule_bound(name, *ONLINE, A(1.0), A(0.5), laplace=laplace,
-                                             as_published=False, log=log)
+        smooth = _online_core(name, A(1.0), A(0.5), laplace=laplace, as_published=False, log=log)
         assert np.isfinite(smooth).all()
 
 
 def test_online_quantity_rounding_direction():
     # the lower integral bound is below the exact limit, which is below the certified bound
-    lo, lim, hi = (_core.online_schedule_bound(q, *ONLINE, None, A(0.0), laplace=False, as_published=False,
-                                               log=False)[0] for q in ("star_lower", "limit", "limit_bound"))
+    lo, lim, hi = (_online_core(q, None, A(0.0), laplace=False, as_published=False, log=False)[0]
+                   for q in ("star_lower", "limit", "limit_bound"))
     assert lo < lim <= hi
 
 
 def test_online_quantity_code_is_not_accepted():
     with pytest.raises(TypeError):
-        _core.online_schedule_bound(3, *ONLINE, None, A(0.0), laplace=False, as_published=False, log=False)
+        _online_core(3, None, A(0.0), laplace=False, as_published=False, log=False)
 
 
 @pytest.mark.parametrize("bad", ["upper", "Delta", ""])
 def test_online_quantity_error(bad):
     with pytest.raises(DomainError) as exc:
-        _core.online_schedule_bound(bad, *ONLINE, None, A(0.0), laplace=False, as_published=False, log=False)
+        _online_core(bad, None, A(0.0), laplace=False, as_published=False, log=False)
     assert exc.value.param == "quantity" and exc.value.index is None
     assert exc.value.allowed == "one of 'delta', 'limit', 'limit_bound', 'star_upper', 'star_lower'"
 
@@ -104,17 +109,17 @@ def test_smoothness_none_is_the_absent_argument():
     import pabi
     for laplace in (False, True):
         args = (A(1e6), A(1e5), A(2.0), A(0.1), A(1.0))
-        new = _core.schedule_noise(*args, None, A(0.0), laplace)
+        new = _core.schedule_noise(*args[:3], (*args[3:], None, A(0.0)), laplace)
         pub = (pabi.laplace_schedule_noise_scale if laplace else pabi.gaussian_schedule_noise_scale)(1e6, c1=1e5, c2=2.0, lr=0.1, diameter=1.0)
         assert new.tobytes() == np.float64(pub).tobytes()
-        with_beta = _core.schedule_noise(*args, A(1.0), A(0.5), laplace)
+        with_beta = _core.schedule_noise(*args[:3], (*args[3:], A(1.0), A(0.5)), laplace)
         assert with_beta[0] != new[0]
         oargs = (A(100.0), A(100.0), A(100.0), A(1.5), A(0.01), A(1.0))
-        new = _core.online_schedule_noise(*oargs, None, A(0.0), laplace)
+        new = _core.online_schedule_noise(*oargs[:4], (*oargs[4:], None, A(0.0)), laplace)
         pub = (pabi.online_laplace_noise_scale if laplace else pabi.online_gaussian_noise_scale)(100.0, c1=100.0, c2=100.0, decay=1.5, lr=0.01, diameter=1.0)
         assert new.tobytes() == np.float64(pub).tobytes()
         d = (A(1.0), A(10.0), A(0.1), A(1.0), A(1e12, 1e6), A(1e5), A(2.0))
-        new = _core.schedule_delta(*d, None, A(0.0), laplace, 2)
+        new = _core.schedule_bound(*d, None, A(0.0), laplace, 2, False)
         sched = pabi.laplace_schedule_delta if laplace else pabi.gaussian_schedule_delta
         assert new.tobytes() == np.asarray(sched(1.0, max_grad_norm=10.0, lr=0.1, diameter=1.0, steps=[1e12, 1e6], c1=1e5, c2=2.0)).tobytes()
         assert (new > 0).all()

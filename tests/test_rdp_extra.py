@@ -351,6 +351,21 @@ def test_tuple_and_sample_axis_helpers_broadcast():
     assert keep.dtype == bool and list(keep) == [True, False]
 
 
+
+def test_sample_axis_results_match_their_overloads():
+    """Issue 15: averaged_rdp and mixture_rdp_bound are typed like every other function: one row
+    of samples with scalar arguments gives a float, an order array or several rows an array (the
+    runtime types tests/typing/user_script_rdp.py reveals statically)."""
+    a = pabi.averaged_rdp(2.0, noise_scale=1.0, sensitivities=[0.0, 1.0])
+    assert type(a) is float and a == pytest.approx(math.log((1 + math.e) / 2), rel=1e-13)
+    assert type(pabi.averaged_rdp(2.0, noise_scale=1.0, sensitivities=np.array([0.0, 1.0]))) is float
+    rows = pabi.averaged_rdp(2.0, noise_scale=1.0, sensitivities=np.full((10, 4), 0.5))
+    assert isinstance(rows, np.ndarray) and rows.dtype == np.float64 and rows.shape == (10,)
+    m = pabi.mixture_rdp_bound(2.0, weights=[0.5, 0.5], rdp=[0.0, 1.0])
+    assert type(m) is float and m == pytest.approx(a, rel=1e-13)  # the same log-mean-exp
+    ms = pabi.mixture_rdp_bound(2.0, weights=[[0.5, 0.5]], rdp=[[0.0, 1.0]])
+    assert isinstance(ms, np.ndarray) and ms.dtype == np.float64 and ms.shape == (1,) and ms[0] == m
+
 _CYC = dict(lr=0.1, max_grad_norm=1.0, batch_size=4, noise_scale=1.0, steps=23, batches_per_epoch=5,
             weak_convexity=0.5, smoothness=2.0)
 

@@ -420,7 +420,7 @@ import pabi._core as core
 
 class Sentinel: pass
 STR = {"noise": "gaussian", "ordering": "shuffled", "variant": "corrected", "direction": "remove"}
-KINDS = ["arr", "float", "int", "bool", "str"]
+KINDS = ["arr", "float", "int", "bool", "str", "setup"]
 mode = sys.argv[1]
 
 def value(kind, name, mode):
@@ -428,6 +428,9 @@ def value(kind, name, mode):
     if kind == "float": return 1.0
     if kind == "int": return {"empty": 0, "zero": 0, "big63": 2**63, "big64": 2**64 - 1}[mode]
     if kind == "bool": return False
+    if kind == "setup":  # the schedules' setup arrays (lr, diameter, smoothness, strong_convexity)
+        a = value("arr", name, mode)
+        return (a, a, None, a)
     return STR.get(name, "corrected")
 
 def infer(fn):
@@ -531,7 +534,7 @@ def test_every_binding_calls_the_core_through_the_guard():
     import re
 
     src = Path(__file__).resolve().parents[1] / "rust" / "pabi-py" / "src"
-    helper = re.compile(r"\b(guarded|detach|array|fill3?|map|map_long|bmap|\$map|stepwise)\(")
+    helper = re.compile(r"\b(guarded|detach|array|fill3?|map|map_long|map_outputs|\$map|stepwise)\(")
     rows = []
     for f in sorted(src.glob("*.rs")):
         s = f.read_text()
@@ -542,7 +545,7 @@ def test_every_binding_calls_the_core_through_the_guard():
             body = s[m.end(): s.find("\n}\n", m.end())]
             rows.append((m.group(1), bool(helper.search(body))))
         for m in re.finditer(r"^elementwise!\(\s*(?:///[^\n]*\s*)*(\w+),\s*fn (\w+)", s, re.M):
-            rows.append((m.group(2), m.group(1) in ("map", "map_long", "bmap")))
+            rows.append((m.group(2), m.group(1) in ("map", "map_long", "map_outputs")))
         for m in re.finditer(r"^(?:amplification|comparison)! \{\s*(?:///[^\n]*\s*)*fn (\w+)",
                              s, re.M):
             body = s[m.end(): s.find("\n}\n", m.end())]

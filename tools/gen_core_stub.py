@@ -34,6 +34,8 @@ __all__ = [
 ]
 
 _Arr = npt.NDArray[np.float64]
+# The training setup of the schedule bindings: (lr, diameter, smoothness or None, strong_convexity).
+_Setup = tuple[_Arr, _Arr, _Arr | None, _Arr]
 
 class DomainError(ValueError):
     param: str
@@ -77,29 +79,30 @@ TYPED = {
     # Options are typed values: flags are bool, an absent smoothness is None, an online quantity
     # is named ('delta', 'limit', 'limit_bound', 'star_upper', 'star_lower').
     "schedule_noise": (
-        "def schedule_noise(steps: _Arr, c1: _Arr, c2: _Arr, lr: _Arr, diameter: _Arr, smoothness: _Arr | None, "
-        "strong_convexity: _Arr, laplace: bool) -> _Arr: ..."
+        "def schedule_noise(steps: _Arr, c1: _Arr, c2: _Arr, setup: _Setup, laplace: bool) -> _Arr: ..."
     ),
-    "schedule_delta": (
-        "def schedule_delta(eps: _Arr, max_grad_norm: _Arr, lr: _Arr, diameter: _Arr, steps: _Arr, c1: _Arr, c2: _Arr, "
-        "smoothness: _Arr | None, strong_convexity: _Arr, laplace: bool, len: int) -> _Arr: ..."
+    "schedule_bound": (
+        "def schedule_bound(eps: _Arr, max_grad_norm: _Arr, lr: _Arr, diameter: _Arr, steps: _Arr, c1: _Arr, c2: _Arr, "
+        "smoothness: _Arr | None, strong_convexity: _Arr, laplace: bool, len: int, inverse: bool) -> _Arr: ..."
     ),
     "online_schedule_noise": (
-        "def online_schedule_noise(index: _Arr, c1: _Arr, c2: _Arr, decay: _Arr, lr: _Arr, diameter: _Arr, "
-        "smoothness: _Arr | None, strong_convexity: _Arr, laplace: bool) -> _Arr: ..."
+        "def online_schedule_noise(index: _Arr, c1: _Arr, c2: _Arr, decay: _Arr, setup: _Setup, laplace: bool) "
+        "-> _Arr: ..."
     ),
     "online_schedule_bound": (
-        "def online_schedule_bound(quantity: str, eps: _Arr, max_grad_norm: _Arr, lr: _Arr, diameter: _Arr, "
-        "steps: _Arr, index: _Arr, c1: _Arr, c2: _Arr, decay: _Arr, smoothness: _Arr | None, strong_convexity: _Arr, "
-        "laplace: bool, as_published: bool, log: bool, inverse: bool = ...) -> _Arr: ..."
+        "def online_schedule_bound(quantity: str, eps: _Arr, max_grad_norm: _Arr, steps: _Arr, index: _Arr, c1: _Arr, "
+        "c2: _Arr, decay: _Arr, setup: _Setup, laplace: bool, as_published: bool, log: bool, inverse: bool = ...) "
+        "-> _Arr: ..."
     ),
+    # The scalar setup of a run crosses as one mapping (max_grad_norm, lr, diameter, smoothness,
+    # strong_convexity); online_delta gives every record's δ (an array) or, with index, one.
     "online_delta": (
-        "def online_delta(noise_scale: _Arr, eps: float, max_grad_norm: float, lr: float, diameter: float, "
-        "smoothness: float | None, strong_convexity: float, laplace: bool, log: bool) -> _Arr: ..."
+        "def online_delta(noise_scale: _Arr, eps: float, setup: dict[str, float | None], laplace: bool, log: bool, "
+        "index: float | None = ...) -> _Arr | float: ..."
     ),
-    "online_delta_at": (
-        "def online_delta_at(noise_scale: _Arr, index: float, eps: float, max_grad_norm: float, lr: float, diameter: float, "
-        "smoothness: float | None, strong_convexity: float, laplace: bool, log: bool) -> float: ..."
+    "online_epsilon_at": (
+        "def online_epsilon_at(noise_scale: _Arr, index: float, delta: _Arr, setup: dict[str, float | None], "
+        "laplace: bool) -> _Arr: ..."
     ),
 }
 

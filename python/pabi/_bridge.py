@@ -360,14 +360,14 @@ IN_PLACE = frozenset({
     "laplace_theta_complement",
     # the binding's elementwise maps (args::map / map_long, rdp::bmap → driver::map_elementwise)
     "amplify_by_sampling", "approx_dp_composition_delta", "approx_dp_composition_epsilon",
-    "averaged_rdp", "cyclic_calibration", "cyclic_theta_sum", "gaussian_dp_constant",
-    "gaussian_mech_rdp", "gaussian_mechanism_epsilon", "gd_contraction_rho", "hoeffding_sample_size",
-    "hoeffding_sample_size_ln", "holder_min_exponent", "kappa_from_l", "l_lambda_kappa",
+    "averaged_rdp", "cyclic_calibration", "cyclic_shift_weight_sum", "gaussian_dp_constant",
+    "gaussian_mechanism_rdp", "gaussian_mechanism_epsilon", "gd_contraction", "hoeffding_sample_size",
+    "holder_min_exponent", "kappa_from_lipschitz", "clipped_step_kappa",
     "last_iterate_rdp_bounded", "last_iterate_rdp_cyclic", "last_iterate_rdp_general",
-    "last_iterate_rdp_general_exact", "last_iterate_rdp_small_step", "lip_u_from_kappa", "lip_u_from_l",
-    "lp_per_instance_eps_delta", "mixture_rdp_bound", "schedule_calibrate_c1", "schedule_delta_star",
+    "last_iterate_rdp_general_exact", "last_iterate_rdp_small_step", "log_lipschitz_squared_from_kappa", "log_lipschitz_squared",
+    "lp_per_instance_epsilon_delta", "mixture_rdp_bound", "schedule_calibrate_c1", "schedule_delta_star",
     "sensitivity_multi_epoch", "shifted_cycle_bound", "shifted_drift_bound",
-    "shifted_drift_bound_published", "theta_l_u", "theta_min_steps", "theta_min_steps_l",
+    "shifted_drift_bound_published", "shift_weight", "shift_weight_min_steps_kappa", "shift_weight_min_steps",
     "tradeoff_eps_delta", "unlearning_keep", "weak_triangle_bound",
 })
 

@@ -74,11 +74,21 @@ Noise = Literal["gaussian", "laplace"]
 _F = TypeVar("_F")
 
 
+#: The arguments of the training setup: they cross to the schedule bindings as one tuple.
+_SETUP = ("lr", "diameter", "smoothness", "strong_convexity")
+
+
 def _call_setup(fn: Callable[..., np.ndarray], names: tuple[str, ...], *values: Optional[ArrayLike]) -> Float:
-    """``fn`` on the broadcast ``values`` (one equally long array each, in order); an absent
-    ``smoothness`` crosses as ``None``."""
+    """``fn`` on the broadcast ``values`` (one equally long array each): the arguments outside the
+    training setup in order, then the setup's as one tuple in the order of ``_SETUP`` (an absent
+    ``smoothness`` crosses as ``None``)."""
     b = Broadcast(names, values, optional=("smoothness",))
-    return b.apply(lambda: fn(*b.full()))
+
+    def run() -> np.ndarray:
+        full = dict(zip(names, b.full()))
+        return fn(*(full[k] for k in names if k not in _SETUP), tuple(full[k] for k in _SETUP))
+
+    return b.apply(run)
 
 
 def _noise_kind(noise: str) -> bool:
@@ -126,6 +136,9 @@ def _delta_shape(eps: ArrayLike, *, max_grad_norm: ArrayLike, lr: ArrayLike, dia
 def _epsilon_shape(delta: ArrayLike, *, max_grad_norm: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
                    steps: ArrayLike, c1: ArrayLike, c2: ArrayLike, smoothness: Optional[ArrayLike] = None,
                    strong_convexity: ArrayLike = 0.0) -> Any: ...
+
+
+def _limit_shape(eps: ArrayLike, c1: ArrayLike) -> Any: ...
 
 
 def _online_noise_shape(index: ArrayLike, *, c1: ArrayLike, c2: ArrayLike, decay: ArrayLike, lr: ArrayLike,
@@ -187,6 +200,13 @@ class _EpsilonFn(Protocol):
     def __call__(self, delta: ArrayLike, *, max_grad_norm: ArrayLike, lr: ArrayLike, diameter: ArrayLike,
                  steps: ArrayLike, c1: ArrayLike, c2: ArrayLike, smoothness: Optional[ArrayLike] = ...,
                  strong_convexity: ArrayLike = ...) -> FloatArray: ...
+
+
+class _LimitFn(Protocol):
+    @overload
+    def __call__(self, eps: Scalar, c1: Scalar) -> float: ...
+    @overload
+    def __call__(self, eps: ArrayLike, c1: ArrayLike) -> FloatArray: ...
 
 
 class _OnlineNoiseFn(Protocol):
@@ -261,19 +281,20 @@ def _noise(laplace: bool) -> Callable[[dict[str, Any]], Float]:
     return lambda a: _call_setup(fn, _NOISE_NAMES, *(a[k] for k in _NOISE_NAMES))
 
 
-def _delta(laplace: bool) -> Callable[[dict[str, Any]], Float]:
+def _fixed(laplace: bool, inverse: bool) -> Callable[[dict[str, Any]], Float]:
+    """δ(n) of a shuffled schedule, or with ``inverse`` its ε(δ) (the first argument a δ)."""
+    names = _EPSILON_NAMES if inverse else _DELTA_NAMES
+
     def impl(a: dict[str, Any]) -> Float:
         # broadcast without materializing scalars (length-1 arrays, stride 0 in Rust)
-        b = Broadcast(_DELTA_NAMES, tuple(a[k] for k in _DELTA_NAMES), optional=("smoothness",))
-        return b.apply(lambda: _core.schedule_delta(**b.flat, laplace=laplace, len=b.size))
+        b = Broadcast(names, tuple(a[k] for k in names), optional=("smoothness",))
+        return b.apply(lambda: _core.schedule_bound(*b.flat.values(), laplace=laplace, len=b.size, inverse=inverse))
     return impl
 
 
-def _epsilon(laplace: bool) -> Callable[[dict[str, Any]], Float]:
-    def impl(a: dict[str, Any]) -> Float:
-        b = Broadcast(_EPSILON_NAMES, tuple(a[k] for k in _EPSILON_NAMES), optional=("smoothness",))
-        return b.apply(lambda: _core.schedule_epsilon(**b.flat, laplace=laplace, len=b.size))
-    return impl
+def _limit(laplace: bool) -> Callable[[dict[str, Any]], Float]:
+    fn = functools.partial(_core.schedule_delta_star, laplace=laplace)
+    return lambda a: _call(fn, ("eps", "c1"), a["eps"], a["c1"])
 
 
 def _online_noise(laplace: bool) -> Callable[[dict[str, Any]], Float]:
@@ -315,7 +336,7 @@ def laplace_schedule_noise_scale(*args: Any, **kwargs: Any) -> Any:
     """
 
 
-@_shaped(_delta_shape, _delta(True), _DeltaFn)
+@_shaped(_delta_shape, _fixed(True, inverse=False), _DeltaFn)
 def laplace_schedule_delta(*args: Any, **kwargs: Any) -> Any:
     """δ(n) of shuffled PNSGD under the Laplace schedule (003 Thm 3;
     docs/derivations/schedules.md#laplace-schedule).
@@ -333,7 +354,7 @@ def laplace_schedule_delta(*args: Any, **kwargs: Any) -> Any:
     """
 
 
-@_shaped(_epsilon_shape, _epsilon(True), _EpsilonFn)
+@_shaped(_epsilon_shape, _fixed(True, inverse=True), _EpsilonFn)
 def laplace_schedule_epsilon(*args: Any, **kwargs: Any) -> Any:
     """ε(δ) of shuffled PNSGD under the Laplace schedule: the smallest ε (a double) whose
     certified δ(n) (:func:`laplace_schedule_delta`) is ≤ ``delta`` ∈ (0, 1), by an exact search
@@ -348,17 +369,13 @@ def laplace_schedule_epsilon(*args: Any, **kwargs: Any) -> Any:
     """
 
 
-@overload
-def laplace_schedule_delta_limit(eps: Scalar, c1: Scalar) -> float: ...
-@overload
-def laplace_schedule_delta_limit(eps: ArrayLike, c1: ArrayLike) -> FloatArray: ...
-def laplace_schedule_delta_limit(eps: ArrayLike, c1: ArrayLike) -> Float:
+@_shaped(_limit_shape, _limit(True), _LimitFn)
+def laplace_schedule_delta_limit(*args: Any, **kwargs: Any) -> Any:
     """Limit δ* = (1 − e^{−x})/x, x = C1·e^{ε/2}, of the Laplace schedule (003 eq. (8)). Rounded up.
 
     >>> laplace_schedule_delta_limit(1.0, c1=1e5)
     6.06530659712...e-06
     """
-    return _call(functools.partial(_core.schedule_delta_star, laplace=True), ("eps", "c1"), eps, c1)
 
 
 @_shaped(_noise_shape, _noise(False), _NoiseFn)
@@ -372,7 +389,7 @@ def gaussian_schedule_noise_scale(*args: Any, **kwargs: Any) -> Any:
     """
 
 
-@_shaped(_delta_shape, _delta(False), _DeltaFn)
+@_shaped(_delta_shape, _fixed(False, inverse=False), _DeltaFn)
 def gaussian_schedule_delta(*args: Any, **kwargs: Any) -> Any:
     """δ(n) of shuffled PNSGD under the Gaussian (Lambert-W) schedule (003 Thm 4;
     docs/derivations/schedules.md#gaussian-schedule).
@@ -389,7 +406,7 @@ def gaussian_schedule_delta(*args: Any, **kwargs: Any) -> Any:
     """
 
 
-@_shaped(_epsilon_shape, _epsilon(False), _EpsilonFn)
+@_shaped(_epsilon_shape, _fixed(False, inverse=True), _EpsilonFn)
 def gaussian_schedule_epsilon(*args: Any, **kwargs: Any) -> Any:
     """ε(δ) of shuffled PNSGD under the Gaussian (Lambert-W) schedule: the smallest ε (a double)
     whose certified δ(n) (:func:`gaussian_schedule_delta`) is ≤ ``delta`` ∈ (0, 1), by an exact
@@ -403,17 +420,13 @@ def gaussian_schedule_epsilon(*args: Any, **kwargs: Any) -> Any:
     """
 
 
-@overload
-def gaussian_schedule_delta_limit(eps: Scalar, c1: Scalar) -> float: ...
-@overload
-def gaussian_schedule_delta_limit(eps: ArrayLike, c1: ArrayLike) -> FloatArray: ...
-def gaussian_schedule_delta_limit(eps: ArrayLike, c1: ArrayLike) -> Float:
+@_shaped(_limit_shape, _limit(False), _LimitFn)
+def gaussian_schedule_delta_limit(*args: Any, **kwargs: Any) -> Any:
     """Limit δ* = (1 − e^{−x})/x, x = 2·C1·e^{ε/2}, of the Gaussian schedule (003 eq. (10)). Rounded up.
 
     >>> gaussian_schedule_delta_limit(1.0, c1=1e5)
     3.0326532985...e-06
     """
-    return _call(functools.partial(_core.schedule_delta_star, laplace=False), ("eps", "c1"), eps, c1)
 
 
 @overload
@@ -435,6 +448,17 @@ def schedule_calibrate_c1(eps: ArrayLike, delta: ArrayLike, *, noise: Noise = "g
     """
     fn = functools.partial(_core.schedule_calibrate_c1, laplace=_noise_kind(noise))
     return _call(fn, ("eps", "delta"), eps, delta)
+
+
+def _run_setup(max_grad_norm: Scalar, lr: Scalar, diameter: Scalar, smoothness: Optional[Scalar],
+               strong_convexity: Scalar) -> dict[str, Optional[float]]:
+    """The scalar setup of a run with a given noise array (:func:`online_delta`,
+    :func:`online_epsilon`), each value checked (β last: it is optional)."""
+    setup: dict[str, Optional[float]] = {
+        nm: real_scalar(nm, v) for nm, v in (("max_grad_norm", max_grad_norm), ("lr", lr), ("diameter", diameter),
+                                             ("strong_convexity", strong_convexity))}
+    setup["smoothness"] = opt_real_scalar("smoothness", smoothness)
+    return setup
 
 
 @overload
@@ -462,15 +486,11 @@ def online_delta(eps: Scalar, *, max_grad_norm: Scalar, lr: Scalar, diameter: Sc
     """
     laplace = _noise_kind(noise)
     arr = real_array("noise_scale", noise_scale, ndim=1)
-    args = [real_scalar(nm, v) for nm, v in
-            (("eps", eps), ("max_grad_norm", max_grad_norm), ("lr", lr), ("diameter", diameter),
-             ("strong_convexity", strong_convexity))]
-    sm = opt_real_scalar("smoothness", smoothness)
+    e = real_scalar("eps", eps)
+    setup = _run_setup(max_grad_norm, lr, diameter, smoothness, strong_convexity)
     log = flag("log", log)
-    if index is None:
-        return _core.online_delta(arr, args[0], args[1], args[2], args[3], sm, args[4], laplace, log)
-    i = float(int_scalar("index", index))
-    return _core.online_delta_at(arr, i, args[0], args[1], args[2], args[3], sm, args[4], laplace, log)
+    i = None if index is None else float(int_scalar("index", index))
+    return _core.online_delta(arr, e, setup, laplace, log, i)
 
 
 @overload
@@ -498,12 +518,9 @@ def online_epsilon(delta: ArrayLike, *, max_grad_norm: Scalar, lr: Scalar, diame
     """
     laplace = _noise_kind(noise)
     arr = real_array("noise_scale", noise_scale, ndim=1)
-    args = [real_scalar(nm, v) for nm, v in (("max_grad_norm", max_grad_norm), ("lr", lr), ("diameter", diameter),
-                                              ("strong_convexity", strong_convexity))]
-    sm = opt_real_scalar("smoothness", smoothness)
+    setup = _run_setup(max_grad_norm, lr, diameter, smoothness, strong_convexity)
     i = float(int_scalar("index", index))
-    fn = functools.partial(_core.online_epsilon_at, arr, i, max_grad_norm=args[0], lr=args[1], diameter=args[2],
-                           smoothness=sm, strong_convexity=args[3], laplace=laplace)
+    fn = functools.partial(_core.online_epsilon_at, arr, i, setup=setup, laplace=laplace)
     return _call(fn, ("delta",), delta)
 
 

@@ -33,3 +33,11 @@ reveal_type(pabi.weak_triangle_bound(2.0, holder_exponent=2.0, divergence_pq=0.1
 reveal_type(pabi.rdp_to_dp_epsilon(1e-5, orders=[2.0, 4.0], rdp=[0.5, 1.0]).eps)  # -> float
 reveal_type(pabi.rdp_to_dp_delta(1.0, orders=[2.0, 4.0], rdp=[0.5, 1.0]).delta)  # -> float
 reveal_type(pabi.rdp_compose([[0.1, 0.2], [0.3, 0.4]]))  # -> ndarray
+
+# ERM: averaged and mixture RDP (samples on the last axis; one row with scalar arguments -> float)
+reveal_type(pabi.averaged_rdp(2.0, noise_scale=1.0, sensitivities=[0.0, 1.0]))  # -> float
+reveal_type(pabi.averaged_rdp(x + 1.0, noise_scale=1.0, sensitivities=[0.0, 1.0]))  # -> ndarray
+reveal_type(pabi.averaged_rdp(2.0, noise_scale=1.0, sensitivities=s))  # -> ndarray
+reveal_type(pabi.mixture_rdp_bound(2.0, weights=[0.5, 0.5], rdp=[0.0, 1.0]))  # -> float
+reveal_type(pabi.mixture_rdp_bound(x + 1.0, weights=[0.5, 0.5], rdp=[0.0, 1.0]))  # -> ndarray
+reveal_type(pabi.mixture_rdp_bound(2.0, weights=[[0.5, 0.5]], rdp=[[0.0, 1.0]]))  # -> ndarray

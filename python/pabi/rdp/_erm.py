@@ -7,7 +7,7 @@ public names).
 
 from __future__ import annotations
 
-from typing import NamedTuple, Optional, overload
+from typing import Any, NamedTuple, Optional, Sequence, Union, overload
 
 import numpy as np
 
@@ -15,6 +15,10 @@ from .. import _core
 from .._bridge import ArrayLike, Float, FloatArray, Scalar, call as _call, real_array as _real_array
 from ._common import _opt_int, _check_entries, _samples
 
+#: One row of samples (a list of numbers, or an array typed 1-D): with scalar other arguments the
+#: result is a float. An array of unknown dimension is typed as such a row (a 2-D one holds several
+#: rows and gives an array, which a type checker cannot tell from its type).
+_Row = Union[Sequence[Scalar], "np.ndarray[tuple[int], np.dtype[Any]]"]
 
 
 class GdContraction(NamedTuple):
@@ -36,7 +40,7 @@ def gd_contraction(lr: ArrayLike, *, strong_convexity: ArrayLike, smoothness: Ar
     >>> gd_contraction(0.5, strong_convexity=1.0, smoothness=3.0)
     GdContraction(rho=0.5000000000000002, gap=0.4999999999999999)
     """
-    out = _call(_core.gd_contraction_rho, ("lr", "strong_convexity", "smoothness"), lr, strong_convexity,
+    out = _call(_core.gd_contraction, ("lr", "strong_convexity", "smoothness"), lr, strong_convexity,
                 smoothness, nout=2)
     return GdContraction(*out)
 
@@ -72,6 +76,10 @@ def sensitivity_multi_epoch(*, lr: ArrayLike, strong_convexity: ArrayLike, smoot
     )
 
 
+@overload
+def averaged_rdp(order: Scalar, *, noise_scale: Scalar, sensitivities: _Row) -> float: ...
+@overload
+def averaged_rdp(order: ArrayLike, *, noise_scale: ArrayLike, sensitivities: ArrayLike) -> FloatArray: ...
 def averaged_rdp(order: ArrayLike, *, noise_scale: ArrayLike, sensitivities: ArrayLike) -> Float:
     """Averaged RDP of output perturbation (paper 001 Prop. 3) at α = ``order``:
     (1/(α − 1))·ln mean_j exp(α(α − 1)Δ_j²/(2σ²)), stable (log1p/expm1 near α = 1, log-mean-exp
@@ -102,9 +110,13 @@ def gaussian_mechanism_rdp(order: ArrayLike, *, sensitivity: ArrayLike, noise_sc
     >>> gaussian_mechanism_rdp([2.0, 4.0], sensitivity=1.0, noise_scale=1.0)
     array([1., 2.])
     """
-    return _call(_core.gaussian_mech_rdp, ("order", "sensitivity", "noise_scale"), order, sensitivity, noise_scale)
+    return _call(_core.gaussian_mechanism_rdp, ("order", "sensitivity", "noise_scale"), order, sensitivity, noise_scale)
 
 
+@overload
+def mixture_rdp_bound(order: Scalar, *, weights: _Row, rdp: _Row) -> float: ...
+@overload
+def mixture_rdp_bound(order: ArrayLike, *, weights: ArrayLike, rdp: ArrayLike) -> FloatArray: ...
 def mixture_rdp_bound(order: ArrayLike, *, weights: ArrayLike, rdp: ArrayLike) -> Float:
     """RDP of a mixture of mechanisms (paper 001 Lemma 3) at α = ``order``:
     (1/(α − 1))·ln Σ_j q_j e^{(α−1)ε_j}, log-sum-exp, for ``weights`` q_j (in [0, 1], summing

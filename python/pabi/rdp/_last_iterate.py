@@ -33,8 +33,8 @@ def _lip_u(step_lipschitz: Optional[ArrayLike], kappa: Optional[ArrayLike]) -> t
     if (step_lipschitz is None) == (kappa is None):
         raise ValueError("pass exactly one of step_lipschitz and kappa (= step_lipschitz**2 - 1)")
     if kappa is not None:
-        return _call(_core.lip_u_from_kappa, ("kappa",), kappa), "kappa"
-    return _call(_core.lip_u_from_l, ("step_lipschitz",), step_lipschitz), "step_lipschitz"
+        return _call(_core.log_lipschitz_squared_from_kappa, ("kappa",), kappa), "kappa"
+    return _call(_core.log_lipschitz_squared, ("step_lipschitz",), step_lipschitz), "step_lipschitz"
 
 
 def _contraction_flag(contraction: str) -> bool:
@@ -66,7 +66,7 @@ def shift_weight(steps: ArrayLike, step_lipschitz: Optional[ArrayLike] = None, *
     """
     u, name = _lip_u(step_lipschitz, kappa)
     try:
-        return _call(_core.theta_l_u, (name, "steps"), u, steps)
+        return _call(_core.shift_weight, (name, "steps"), u, steps)
     except DomainError as exc:
         raise _rename(exc, "step_lipschitz", name) from None
 
@@ -93,7 +93,7 @@ def cyclic_shift_weight_sum(steps: ArrayLike, *, batches_per_epoch: ArrayLike,
     u, name = _lip_u(step_lipschitz, kappa)
     try:
         return _call(
-            _core.cyclic_theta_sum, (name, "steps", "batches_per_epoch"), u, steps, batches_per_epoch)
+            _core.cyclic_shift_weight_sum, (name, "steps", "batches_per_epoch"), u, steps, batches_per_epoch)
     except DomainError as exc:
         raise _rename(exc, "step_lipschitz", name) from None
 
@@ -122,7 +122,7 @@ def clipped_step_kappa(lr: ArrayLike, *, weak_convexity: ArrayLike, smoothness: 
     """
     flag = _contraction_flag(contraction)
     return _call(
-        lambda *a: _core.l_lambda_kappa(*a, flag), ("lr", "weak_convexity", "smoothness"),
+        lambda *a: _core.clipped_step_kappa(*a, flag), ("lr", "weak_convexity", "smoothness"),
         lr, weak_convexity, smoothness)
 
 
@@ -396,9 +396,9 @@ def shift_weight_min_steps(slack: ArrayLike, step_lipschitz: Optional[ArrayLike]
     if step_lipschitz is not None:
         # from L itself: κ = L² − 1 overflowed for huge L and the error named kappa
         return _call(
-            _core.theta_min_steps_l, ("step_lipschitz", "slack"), step_lipschitz, slack)
+            _core.shift_weight_min_steps, ("step_lipschitz", "slack"), step_lipschitz, slack)
     assert kappa is not None
-    return _call(_core.theta_min_steps, ("kappa", "slack"), kappa, slack)
+    return _call(_core.shift_weight_min_steps_kappa, ("kappa", "slack"), kappa, slack)
 
 
 @overload

@@ -409,9 +409,9 @@ def hoeffding_sample_size(
     """
     if variant not in _SAMPLE_SIZE_VARIANTS:
         raise ValueError(f"variant must be 'corrected', 'proof_consistent' or 'as_published', got {variant!r}")
-    fn = _core.hoeffding_sample_size_ln if _flag("log", log) else _core.hoeffding_sample_size
+    ln = _flag("log", log)
     return _call(
-        lambda *a: fn(*a, variant),
+        lambda *a: _core.hoeffding_sample_size(*a, variant, ln),
         ("order", "rdp", "rdp_bound", "tolerance", "failure_prob"), order, rdp, rdp_bound, tolerance, failure_prob,
     )
 
@@ -511,7 +511,7 @@ def lp_per_instance_epsilon_delta(
     """
     flat, rows, m = _samples("sensitivities", sensitivities)
     e, d, valid = _call(
-        lambda *a: _core.lp_per_instance_eps_delta(*a, flat, m),
+        lambda *a: _core.lp_per_instance_epsilon_delta(*a, flat, m),
         ("sample_rate", "lp_exponent", "delta", "delta_prime", "noise_scale", "sensitivities"),
         sample_rate, lp_exponent, delta, delta_prime, noise_scale, rows, nout=3,
     )

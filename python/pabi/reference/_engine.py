@@ -82,13 +82,19 @@ def _theta(eps: Real, r: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
         return +val
 
 
-def _log_theta(eps: Real, r: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
-    """ln θ_{e^ε}(r) (−inf where θ = 0; log1p(−(1 − θ)) where θ > 1/2)."""
-    val = _theta(eps, r, dps + 5)
+def _log_of(f, complement, eps: Real, r: Real, dps: int) -> mp.mpf:
+    """ln f(ε, r) for one of θ and 1 − θ (``complement`` the other): log1p(−complement) where
+    f > 1/2, so that ln(1 − tiny) keeps its digits; −inf where f = 0."""
+    val = f(eps, r, dps + 5)
     with mp.workdps(dps + 5):
         if val > 0.5:
-            return mp.log1p(-_theta_complement(eps, r, dps + 5))
+            return mp.log1p(-complement(eps, r, dps + 5))
         return mp.log(val) if val > 0 else mp.mpf("-inf")
+
+
+def _log_theta(eps: Real, r: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
+    """ln θ_{e^ε}(r) (−inf where θ = 0; log1p(−(1 − θ)) where θ > 1/2)."""
+    return _log_of(_theta, _theta_complement, eps, r, dps)
 
 
 def _theta_complement(eps: Real, r: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
@@ -108,11 +114,7 @@ def _theta_complement(eps: Real, r: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
 
 def _log_theta_complement(eps: Real, r: Real, dps: int = DEFAULT_DPS) -> mp.mpf:
     """ln(1 − θ_{e^ε}(r)) (log1p(−θ) where 1 − θ > 1/2)."""
-    val = _theta_complement(eps, r, dps + 5)
-    with mp.workdps(dps + 5):
-        if val > 0.5:
-            return mp.log1p(-_theta(eps, r, dps + 5))
-        return mp.log(val) if val > 0 else mp.mpf("-inf")
+    return _log_of(_theta_complement, _theta, eps, r, dps)
 
 
 def gaussian_tail(x: Real, dps: int = DEFAULT_DPS, *, log: bool = False) -> mp.mpf:

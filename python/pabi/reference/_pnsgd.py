@@ -172,10 +172,10 @@ def pnsgd_delta(
         return +val
 
 
-def pnsgd_epsilon(delta: Real, *, dps: int = 30, **kwargs) -> mp.mpf:
-    """Smallest ε ≥ 0 with δ(ε) ≤ delta, by bisection on the reference δ (to ~dps digits)."""
+def _smallest_epsilon(f, delta: Real, dps: int) -> mp.mpf:
+    """Smallest ε ≥ 0 with ``f(ε)`` ≤ delta (δ non-increasing in ε): 0 when δ(0) meets it,
+    else a bracket by quadrupling from 1, then bisection to ~dps digits (the upper end)."""
     target = mp.mpf(delta)
-    f = lambda e: pnsgd_delta(e, dps=dps, **kwargs)  # noqa: E731
     with mp.workdps(dps + 10):
         if f(mp.mpf(0)) <= target:
             return mp.mpf(0)
@@ -189,6 +189,11 @@ def pnsgd_epsilon(delta: Real, *, dps: int = 30, **kwargs) -> mp.mpf:
             else:
                 lo = mid
     return hi
+
+
+def pnsgd_epsilon(delta: Real, *, dps: int = 30, **kwargs) -> mp.mpf:
+    """Smallest ε ≥ 0 with δ(ε) ≤ delta, by bisection on the reference δ (to ~dps digits)."""
+    return _smallest_epsilon(lambda e: pnsgd_delta(e, dps=dps, **kwargs), delta, dps)
 
 
 def _delta_zero_noise(
@@ -453,18 +458,4 @@ def pnsgd_stepwise_delta(
 def pnsgd_stepwise_epsilon(delta: Real, *, dps: int = 30, **kwargs) -> mp.mpf:
     """Smallest ε ≥ 0 with :func:`pnsgd_stepwise_delta` (ε) ≤ delta, by bisection (to ~dps
     digits)."""
-    target = mp.mpf(delta)
-    f = lambda e: pnsgd_stepwise_delta(e, dps=dps, **kwargs)  # noqa: E731
-    with mp.workdps(dps + 10):
-        if f(mp.mpf(0)) <= target:
-            return mp.mpf(0)
-        lo, hi = mp.mpf(0), mp.mpf(1)
-        while f(hi) > target:
-            lo, hi = hi, hi * 4
-        for _ in range(int(dps * 3.4) + 10):
-            mid = (lo + hi) / 2
-            if f(mid) <= target:
-                hi = mid
-            else:
-                lo = mid
-    return hi
+    return _smallest_epsilon(lambda e: pnsgd_stepwise_delta(e, dps=dps, **kwargs), delta, dps)

@@ -134,42 +134,48 @@ def dpsgd_per_instance_rdp(
         return total
 
 
+def _min_over_orders(orders, rdp, bound):
+    """(min over the orders α of ``bound(α, ε_R(α))``, the first α attaining it); (inf, None)
+    for no orders. At the caller's precision."""
+    best = (mp.inf, None)
+    for a, r in zip(orders, rdp):
+        a = mp.mpf(a)
+        v = bound(a, mp.mpf(r))
+        if v < best[0]:
+            best = (v, a)
+    return best
+
+
 def rdp_to_dp_epsilon(orders, rdp, delta, conversion: str = "tight", dps: int = DEFAULT_DPS):
     """(ε, order): min over orders of the classical (Mironov) or tight (CKS Prop. 12 + KL)
     conversion (the arguments in the order of the data, not the public question-first one)."""
-    method = conversion
     with mp.workdps(dps):
-        best = (mp.inf, None)
         d = mp.mpf(delta)
-        for a, r in zip(orders, rdp):
-            a, r = mp.mpf(a), mp.mpf(r)
-            if method == "classical":
+
+        def eps_at(a, r):
+            if conversion == "classical":
                 e = r + mp.log(1 / d) / (a - 1)
             elif d**2 + mp.expm1(-r) > 0:
                 e = mp.mpf(0)
             else:
                 e = r + mp.log1p(-1 / a) - (mp.log(d) + mp.log(a)) / (a - 1)
-            e = max(e, mp.mpf(0))
-            if e < best[0]:
-                best = (e, a)
-        return best
+            return max(e, mp.mpf(0))
+
+        return _min_over_orders(orders, rdp, eps_at)
 
 
 def rdp_to_dp_delta(orders, rdp, eps, conversion: str = "tight", dps: int = DEFAULT_DPS):
     """(δ, order): min over orders of the classical or tight conversion, δ ≤ 1."""
-    method = conversion
     with mp.workdps(dps):
-        best = (mp.inf, None)
         e = mp.mpf(eps)
-        for a, r in zip(orders, rdp):
-            a, r = mp.mpf(a), mp.mpf(r)
-            if method == "classical":
-                ld = (a - 1) * (r - e)
-            else:
-                kl = -mp.inf if r == 0 else mp.log(1 - mp.exp(-r)) / 2
-                ld = min(kl, (a - 1) * (r - e + mp.log1p(-1 / a)) - mp.log(a))
-            if ld < best[0]:
-                best = (ld, a)
+
+        def log_delta_at(a, r):
+            if conversion == "classical":
+                return (a - 1) * (r - e)
+            kl = -mp.inf if r == 0 else mp.log(1 - mp.exp(-r)) / 2
+            return min(kl, (a - 1) * (r - e + mp.log1p(-1 / a)) - mp.log(a))
+
+        best = _min_over_orders(orders, rdp, log_delta_at)
         return (min(mp.exp(best[0]), mp.mpf(1)), best[1])
 
 

@@ -13,6 +13,7 @@ Float inputs are exact binary values; M = sqrt(1 − 2ηβρ/(β+ρ)) is recompu
 
 from __future__ import annotations
 
+import inspect
 from typing import Optional, Sequence, Union
 
 import mpmath as mp
@@ -351,60 +352,38 @@ def theta_complement_asymptotic(eps, c, sigma, order=2, dps=DEFAULT_DPS):
 
 # Same names and argument order as the public functions in ``pabi.schedules``.
 
-def online_laplace_delta(eps, max_grad_norm, lr, diameter, steps, index, c1, c2, decay, smoothness=None,
-                         strong_convexity=0, dps=DEFAULT_DPS):
-    """δ_n(i) under the online Laplace schedule (003 Thm 6, eq. (11))."""
-    return online_schedule_delta("laplace", eps, max_grad_norm, lr, diameter, steps, index, c1, c2, decay, smoothness,
-                                 strong_convexity, dps)
+def _for_noise(family, noise, name, doc):
+    """The reference function ``name``: ``family`` with its first parameter (the mechanism) set to
+    ``noise``; its signature is the family's other parameters (less the quadrature cut ``T``)."""
+    def f(*args, **kwargs):
+        return family(noise, *args, **kwargs)
+
+    params = list(inspect.signature(family).parameters.values())[1:]
+    f.__signature__ = inspect.Signature([q for q in params if q.name != "T"])
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
+    return f
 
 
-def online_gaussian_delta(eps, max_grad_norm, lr, diameter, steps, index, c1, c2, decay, smoothness=None,
-                       strong_convexity=0, dps=DEFAULT_DPS):
-    """δ_n(i) under the online Gaussian schedule (003 Thm 7, eq. (11))."""
-    return online_schedule_delta("gaussian", eps, max_grad_norm, lr, diameter, steps, index, c1, c2, decay,
-                                 smoothness, strong_convexity, dps)
-
-
-def online_laplace_delta_limit(eps, max_grad_norm, lr, diameter, index, c1, c2, decay, smoothness=None,
-                               strong_convexity=0, dps=DEFAULT_DPS):
-    """δ_∞(i) under the online Laplace schedule."""
-    return online_schedule_delta_limit("laplace", eps, max_grad_norm, lr, diameter, index, c1, c2, decay,
-                                       smoothness, strong_convexity, dps)
-
-
-def online_gaussian_delta_limit(eps, max_grad_norm, lr, diameter, index, c1, c2, decay, smoothness=None,
-                             strong_convexity=0, dps=DEFAULT_DPS):
-    """δ_∞(i) under the online Gaussian schedule."""
-    return online_schedule_delta_limit("gaussian", eps, max_grad_norm, lr, diameter, index, c1, c2, decay,
-                                       smoothness, strong_convexity, dps)
-
-
-def online_laplace_delta_limit_closed_upper(eps, max_grad_norm, lr, diameter, index, c1, c2, decay, smoothness=None,
-                                    strong_convexity=0, variant="corrected", dps=DEFAULT_DPS):
-    """003 eq. (13), corrected (default) or as printed."""
-    return online_schedule_delta_star_upper("laplace", eps, max_grad_norm, lr, diameter, index, c1, c2, decay,
-                                            smoothness, strong_convexity, variant, dps)
-
-
-def online_gaussian_delta_limit_closed_upper(eps, max_grad_norm, lr, diameter, index, c1, c2, decay, smoothness=None,
-                                  strong_convexity=0, variant="corrected", dps=DEFAULT_DPS):
-    """003 eq. (15), corrected parenthesisation (default) or as printed (unsound)."""
-    return online_schedule_delta_star_upper("gaussian", eps, max_grad_norm, lr, diameter, index, c1, c2, decay,
-                                            smoothness, strong_convexity, variant, dps)
-
-
-def online_laplace_delta_limit_lower(eps, max_grad_norm, lr, diameter, index, c1, c2, decay, smoothness=None,
-                                    strong_convexity=0, dps=DEFAULT_DPS):
-    """A_i exp(∫_i^∞ g) ≤ δ_∞(i), Laplace."""
-    return online_schedule_delta_star_lower("laplace", eps, max_grad_norm, lr, diameter, index, c1, c2, decay,
-                                            smoothness, strong_convexity, dps)
-
-
-def online_gaussian_delta_limit_lower(eps, max_grad_norm, lr, diameter, index, c1, c2, decay, smoothness=None,
-                                  strong_convexity=0, dps=DEFAULT_DPS):
-    """A_i exp(∫_i^∞ g) ≤ δ_∞(i), Gaussian."""
-    return online_schedule_delta_star_lower("gaussian", eps, max_grad_norm, lr, diameter, index, c1, c2, decay,
-                                            smoothness, strong_convexity, dps)
+online_laplace_delta = _for_noise(online_schedule_delta, "laplace", "online_laplace_delta",
+                                  "δ_n(i) under the online Laplace schedule (003 Thm 6, eq. (11)).")
+online_gaussian_delta = _for_noise(online_schedule_delta, "gaussian", "online_gaussian_delta",
+                                   "δ_n(i) under the online Gaussian schedule (003 Thm 7, eq. (11)).")
+online_laplace_delta_limit = _for_noise(online_schedule_delta_limit, "laplace", "online_laplace_delta_limit",
+                                        "δ_∞(i) under the online Laplace schedule.")
+online_gaussian_delta_limit = _for_noise(online_schedule_delta_limit, "gaussian", "online_gaussian_delta_limit",
+                                         "δ_∞(i) under the online Gaussian schedule.")
+online_laplace_delta_limit_closed_upper = _for_noise(
+    online_schedule_delta_star_upper, "laplace", "online_laplace_delta_limit_closed_upper",
+    "003 eq. (13), corrected (default) or as printed.")
+online_gaussian_delta_limit_closed_upper = _for_noise(
+    online_schedule_delta_star_upper, "gaussian", "online_gaussian_delta_limit_closed_upper",
+    "003 eq. (15), corrected parenthesisation (default) or as printed (unsound).")
+online_laplace_delta_limit_lower = _for_noise(online_schedule_delta_star_lower, "laplace",
+                                              "online_laplace_delta_limit_lower", "A_i exp(∫_i^∞ g) ≤ δ_∞(i), Laplace.")
+online_gaussian_delta_limit_lower = _for_noise(online_schedule_delta_star_lower, "gaussian",
+                                               "online_gaussian_delta_limit_lower",
+                                               "A_i exp(∫_i^∞ g) ≤ δ_∞(i), Gaussian.")
 
 
 # ε(δ): the exact inverse of a δ(ε) that is non-increasing in ε, by bisection.

@@ -24,13 +24,8 @@ fn schedules_golden() {
         let (got, directed) = match func {
             "laplace_schedule_delta" => (sc::laplace_schedule_delta(&p, n, c1, c2), true),
             "gauss_schedule_delta" => (sc::gauss_schedule_delta(&p, n, c1, c2), true),
-            "laplace_schedule_scale" => (
-                sc::laplace_schedule_scale(n, c1, c2, lr, d, None, 0.0),
-                false,
-            ),
-            "gauss_schedule_sigma" => {
-                (sc::gauss_schedule_sigma(n, c1, c2, lr, d, None, 0.0), false)
-            }
+            "laplace_schedule_scale" => (sc::laplace_schedule_scale(&p, n, c1, c2), false),
+            "gauss_schedule_sigma" => (sc::gauss_schedule_sigma(&p, n, c1, c2), false),
             "laplace_schedule_delta_star" => {
                 (sc::schedule_delta_star(Noise::Laplace, eps, c1), true)
             }

@@ -18,8 +18,10 @@ fn profile_to_rdp_curve<'py>(
     eps_grid: Arr<'py>,
     delta_grid: Arr<'py>,
 ) -> Out<'py> {
-    let [a, e, d] = slices![orders, eps_grid, delta_grid];
-    fill(py, a.len(), |out| core::profile_to_rdp_curve(a, e, d, out))
+    let [orders, eps_grid, delta_grid] = slices![orders, eps_grid, delta_grid];
+    fill(py, orders.len(), |out| {
+        core::profile_to_rdp_curve(orders, eps_grid, delta_grid, out)
+    })
 }
 
 /// max over the samples of f_{ε_j,δ_j}(α_i) at every α_i (rounded down).
@@ -30,9 +32,9 @@ fn tradeoff_from_profile<'py>(
     eps: Arr<'py>,
     delta: Arr<'py>,
 ) -> Out<'py> {
-    let [a, e, d] = slices![alpha, eps, delta];
-    fill(py, a.len(), |out| {
-        sampled::tradeoff_from_profile(a, e, d, out)
+    let [alpha, eps, delta] = slices![alpha, eps, delta];
+    fill(py, alpha.len(), |out| {
+        sampled::tradeoff_from_profile(alpha, eps, delta, out)
     })
 }
 

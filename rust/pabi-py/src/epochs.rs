@@ -8,8 +8,8 @@ use pyo3::prelude::*;
 /// k·curve rounded up (k an integer in [1, 2^53]).
 #[pyfunction]
 fn rdp_scale<'py>(py: Python<'py>, curve: Arr<'py>, k: f64) -> Out<'py> {
-    let c = curve.as_slice()?;
-    fill(py, c.len(), |out| core::rdp_scale(c, k, out))
+    let curve = curve.as_slice()?;
+    fill(py, curve.len(), |out| core::rdp_scale(curve, k, out))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

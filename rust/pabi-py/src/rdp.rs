@@ -30,9 +30,10 @@ fn sampled_gaussian_rdp<'py>(
     } else {
         core::Fractional::Ceil
     };
-    let [a, qq, s, sg] = slices![order, sample_rate, sensitivity, noise_scale];
-    fill(py, a.len(), |out| {
-        core::sampled_gaussian_rdp_batch(a, qq, s, sg, mode, out)
+    let [order, sample_rate, sensitivity, noise_scale] =
+        slices![order, sample_rate, sensitivity, noise_scale];
+    fill(py, order.len(), |out| {
+        core::sampled_gaussian_rdp_batch(order, sample_rate, sensitivity, noise_scale, mode, out)
     })
 }
 
@@ -53,7 +54,7 @@ fn dpsgd_per_instance_terms<'py>(
     max_sensitivity: Option<f64>,
     exact_fractional: bool,
 ) -> Out<'py> {
-    let s = sensitivities.as_slice()?;
+    let sensitivities = sensitivities.as_slice()?;
     let opts = core::CompositionOptions {
         map: order_map(as_published),
         ucb: failure_prob.map(|c| (c, max_sensitivity)),
@@ -68,7 +69,7 @@ fn dpsgd_per_instance_terms<'py>(
             order,
             sample_rate,
             noise_scale,
-            s,
+            sensitivities,
             steps,
             samples,
             holder_exponent,
@@ -90,20 +91,27 @@ fn holder_composition_terms<'py>(
     as_published: bool,
     weights: Option<Arr<'py>>,
 ) -> Out<'py> {
-    let (d, w, map) = (
-        divergences.as_slice()?,
-        opt_slice(&weights)?,
-        order_map(as_published),
-    );
+    let (divergences, weights) = (divergences.as_slice()?, opt_slice(&weights)?);
+    let map = order_map(as_published);
     array(py, || {
-        core::holder_composition_terms(order, holder_exponent, d, w, steps, samples, map)
+        core::holder_composition_terms(
+            order,
+            holder_exponent,
+            divergences,
+            weights,
+            steps,
+            samples,
+            map,
+        )
     })
 }
 
 #[pyfunction]
 fn sum_terms_up(py: Python<'_>, terms: Arr<'_>) -> PyResult<f64> {
-    let t = terms.as_slice()?;
-    guarded(py, t.len() >= LONG_LEN, || Ok(core::sum_terms_up(t)))
+    let terms = terms.as_slice()?;
+    guarded(py, terms.len() >= LONG_LEN, || {
+        Ok(core::sum_terms_up(terms))
+    })
 }
 
 #[pyfunction]
@@ -115,10 +123,10 @@ fn holder_orders<'py>(
     as_published: bool,
 ) -> PyResult<(Np<'py>, Np<'py>)> {
     let map = order_map(as_published);
-    let (b, k) = detach(py, || {
+    let (orders, multiplicities) = detach(py, || {
         core::holder_orders(order, holder_exponent, steps, map)
     })?;
-    Ok((b.into_pyarray(py), k.into_pyarray(py)))
+    Ok((orders.into_pyarray(py), multiplicities.into_pyarray(py)))
 }
 
 fn rule(tight: bool) -> core::Conversion {
@@ -137,9 +145,9 @@ fn rdp_to_dp_epsilon(
     delta: f64,
     tight: bool,
 ) -> PyResult<(f64, f64)> {
-    let [o, r] = slices![orders, rdp];
-    guarded(py, o.len() >= LONG_LEN, || {
-        core::rdp_to_dp_epsilon(o, r, delta, rule(tight))
+    let [orders, rdp] = slices![orders, rdp];
+    guarded(py, orders.len() >= LONG_LEN, || {
+        core::rdp_to_dp_epsilon(orders, rdp, delta, rule(tight))
     })
 }
 
@@ -151,29 +159,29 @@ fn rdp_to_dp_delta(
     eps: f64,
     tight: bool,
 ) -> PyResult<(f64, f64)> {
-    let [o, r] = slices![orders, rdp];
-    guarded(py, o.len() >= LONG_LEN, || {
-        core::rdp_to_dp_delta(o, r, eps, rule(tight))
+    let [orders, rdp] = slices![orders, rdp];
+    guarded(py, orders.len() >= LONG_LEN, || {
+        core::rdp_to_dp_delta(orders, rdp, eps, rule(tight))
     })
 }
 
 #[pyfunction]
 fn rdp_compose<'py>(py: Python<'py>, rdp: Arr<'py>, k: usize, m: usize) -> Out<'py> {
-    let c = rdp.as_slice()?;
-    if k.checked_mul(m) != Some(c.len()) {
+    let curves = rdp.as_slice()?;
+    if k.checked_mul(m) != Some(curves.len()) {
         return Err(pyo3::exceptions::PyValueError::new_err(format!(
             "rdp has {} values, expected k·m = {k}·{m}",
-            c.len()
+            curves.len()
         )));
     }
-    fill(py, m, |out| core::rdp_compose(c, k, m, out))
+    fill(py, m, |out| core::rdp_compose(curves, k, m, out))
 }
 
 #[pyfunction]
 fn profile_to_rdp(py: Python<'_>, order: f64, eps: Arr<'_>, delta: Arr<'_>) -> PyResult<f64> {
-    let [e, d] = slices![eps, delta];
-    guarded(py, e.len() >= LONG_LEN, || {
-        core::profile_to_rdp(order, e, d)
+    let [eps, delta] = slices![eps, delta];
+    guarded(py, eps.len() >= LONG_LEN, || {
+        core::profile_to_rdp(order, eps, delta)
     })
 }
 
@@ -190,7 +198,8 @@ use pabi_core::rdp::extra as ex;
 
 type Slices<'a, const N: usize> = [&'a [f64]; N];
 
-fn int(name: &'static str, v: f64) -> CoreResult<u64> {
+/// An integer parameter sent as a float: an exact non-negative integer (<= 2^53).
+fn integer(name: &'static str, v: f64) -> CoreResult<u64> {
     if v >= 0.0 && v.fract() == 0.0 && v <= 9_007_199_254_740_992.0 {
         Ok(v as u64)
     } else {
@@ -203,16 +212,16 @@ fn int(name: &'static str, v: f64) -> CoreResult<u64> {
 }
 
 /// Optional integer: NaN encodes None.
-fn opt_int(name: &'static str, v: f64) -> CoreResult<Option<u64>> {
+fn optional_integer(name: &'static str, v: f64) -> CoreResult<Option<u64>> {
     if v.is_nan() {
         Ok(None)
     } else {
-        int(name, v).map(Some)
+        integer(name, v).map(Some)
     }
 }
 
 /// The K outputs of `f` on every element, as one flat (K, n) array.
-fn bmap<'py, const N: usize, const K: usize>(
+fn map_outputs<'py, const N: usize, const K: usize>(
     py: Python<'py>,
     args: Slices<'_, N>,
     f: impl Fn([f64; N]) -> CoreResult<[f64; K]> + Sync + Send,
@@ -228,7 +237,8 @@ fn bmap<'py, const N: usize, const K: usize>(
     Ok(v.into_pyarray(py))
 }
 
-fn lip(as_published: bool) -> ex::LipschitzModel {
+/// The Lipschitz model of the clipped step: eq. (12) as printed, or the triangle bound.
+fn contraction_model(as_published: bool) -> ex::LipschitzModel {
     if as_published {
         ex::LipschitzModel::AsPublished
     } else {
@@ -236,7 +246,8 @@ fn lip(as_published: bool) -> ex::LipschitzModel {
     }
 }
 
-fn b2f(b: bool) -> f64 {
+/// A yes/no result as one of the K float outputs: 1.0 or 0.0.
+fn indicator(b: bool) -> f64 {
     if b {
         1.0
     } else {
@@ -245,107 +256,107 @@ fn b2f(b: bool) -> f64 {
 }
 
 elementwise!(
-    bmap,
+    map_outputs,
     fn gaussian_dp_constant([delta, noise_scale])
     |x| Ok([ex::gaussian_dp_constant(x[0], x[1])?])
 );
 elementwise!(
-    bmap,
+    map_outputs,
     fn gaussian_mechanism_epsilon([delta, noise_scale, sensitivity])
     |x| {
-        let (e, ok) = ex::gaussian_mechanism_epsilon(x[0], x[1], x[2])?;
-        Ok([e, b2f(ok)])
+        let (eps, valid) = ex::gaussian_mechanism_epsilon(x[0], x[1], x[2])?;
+        Ok([eps, indicator(valid)])
     }
 );
 elementwise!(
-    bmap,
+    map_outputs,
     fn amplify_by_sampling([eps, delta, sample_rate])
     |x| {
-        let (e, d) = ex::amplify_by_sampling(x[0], x[1], x[2])?;
-        Ok([e, d])
+        let (eps, delta) = ex::amplify_by_sampling(x[0], x[1], x[2])?;
+        Ok([eps, delta])
     }
 );
 elementwise!(
-    bmap,
+    map_outputs,
     fn weak_triangle_bound([order, holder_exponent, divergence_pq, divergence_qr])
     |x| Ok([ex::weak_triangle_bound(x[0], x[1], x[2], x[3])?])
 );
 elementwise!(
-    bmap,
+    map_outputs,
     fn unlearning_keep([order, threshold, divergence_previous, divergence_step], as_published: bool)
-    |x| Ok([b2f(ex::unlearning_keep(x[0], x[1], x[2], x[3], as_published)?)])
+    |x| Ok([indicator(ex::unlearning_keep(x[0], x[1], x[2], x[3], as_published)?)])
 );
 elementwise!(
-    bmap,
-    fn kappa_from_l([step_lipschitz])
+    map_outputs,
+    fn kappa_from_lipschitz([step_lipschitz])
     |x| Ok([ex::kappa_from_l(x[0])?])
 );
 elementwise!(
-    bmap,
-    fn lip_u_from_l([step_lipschitz])
+    map_outputs,
+    fn log_lipschitz_squared([step_lipschitz])
     |x| Ok([ex::lip_u_from_l(x[0])?])
 );
 elementwise!(
-    bmap,
-    fn lip_u_from_kappa([kappa])
+    map_outputs,
+    fn log_lipschitz_squared_from_kappa([kappa])
     |x| Ok([ex::lip_u_from_kappa(x[0])?])
 );
 elementwise!(
-    bmap,
-    fn theta_l_u([u, steps])
+    map_outputs,
+    fn shift_weight([u, steps])
     |x| Ok([ex::theta_l_u(x[0], x[1])?])
 );
 elementwise!(
-    bmap,
-    fn cyclic_theta_sum([u, steps, batches_per_epoch])
-    |x| Ok([ex::cyclic_theta_sum(x[0], int("steps", x[1])?, int("batches_per_epoch", x[2])?)?])
+    map_outputs,
+    fn cyclic_shift_weight_sum([u, steps, batches_per_epoch])
+    |x| Ok([ex::cyclic_theta_sum(x[0], integer("steps", x[1])?, integer("batches_per_epoch", x[2])?)?])
 );
 elementwise!(
-    bmap,
-    fn l_lambda_kappa([lr, weak_convexity, smoothness], as_published: bool)
-    |x| Ok([ex::l_lambda_kappa(x[0], x[1], x[2], lip(as_published))?])
+    map_outputs,
+    fn clipped_step_kappa([lr, weak_convexity, smoothness], as_published: bool)
+    |x| Ok([ex::l_lambda_kappa(x[0], x[1], x[2], contraction_model(as_published))?])
 );
 elementwise!(
-    bmap,
+    map_outputs,
     fn last_iterate_rdp_general([order, lr, max_grad_norm, noise_scale, steps])
-    |x| Ok([ex::last_iterate_rdp_general(x[0], x[1], x[2], x[3], int("steps", x[4])?)?])
+    |x| Ok([ex::last_iterate_rdp_general(x[0], x[1], x[2], x[3], integer("steps", x[4])?)?])
 );
 elementwise!(
-    bmap,
+    map_outputs,
     fn last_iterate_rdp_general_exact(
         [order, lr, max_grad_norm, noise_scale, steps, batch_size, batches_per_epoch, index]
     )
     |x| Ok([ex::last_iterate_rdp_general_exact(
-        x[0], x[1], x[2], x[3], int("steps", x[4])?, int("batch_size", x[5])?,
-        int("batches_per_epoch", x[6])?, opt_int("index", x[7])?,
+        x[0], x[1], x[2], x[3], integer("steps", x[4])?, integer("batch_size", x[5])?,
+        integer("batches_per_epoch", x[6])?, optional_integer("index", x[7])?,
     )?])
 );
 elementwise!(
-    bmap,
+    map_outputs,
     fn shifted_drift_bound(
         [order, noise_scale, drift, map_difference, steps, batches_per_epoch]
     )
     |x| Ok([ex::shifted_drift_bound(
-        x[0], x[1], x[2], x[3], int("steps", x[4])?, int("batches_per_epoch", x[5])?,
+        x[0], x[1], x[2], x[3], integer("steps", x[4])?, integer("batches_per_epoch", x[5])?,
     )?])
 );
 elementwise!(
-    bmap,
+    map_outputs,
     fn shifted_drift_bound_published([order, noise_scale, drift, steps])
-    |x| Ok([ex::shifted_drift_bound_published(x[0], x[1], x[2], int("steps", x[3])?)?])
+    |x| Ok([ex::shifted_drift_bound_published(x[0], x[1], x[2], integer("steps", x[3])?)?])
 );
 elementwise!(
-    bmap,
+    map_outputs,
     fn last_iterate_rdp_bounded(
         [order, lr, weak_convexity, smoothness, diameter, max_grad_norm, batch_size, noise_scale],
         as_published: bool,
     )
     |x| Ok([ex::last_iterate_rdp_bounded_smooth(
-        x[0], x[1], x[2], x[3], x[4], x[5], int("batch_size", x[6])?, x[7], lip(as_published),
+        x[0], x[1], x[2], x[3], x[4], x[5], integer("batch_size", x[6])?, x[7], contraction_model(as_published),
     )?])
 );
 elementwise!(
-    bmap,
+    map_outputs,
     fn last_iterate_rdp_cyclic(
         [order, lr, weak_convexity, smoothness, max_grad_norm, batch_size, noise_scale, steps,
          batches_per_epoch, index],
@@ -353,62 +364,62 @@ elementwise!(
         model_as_published: bool,
     )
     |x| Ok([ex::last_iterate_rdp_cyclic_smooth(
-        x[0], x[1], x[2], x[3], x[4], int("batch_size", x[5])?, x[6], int("steps", x[7])?,
-        int("batches_per_epoch", x[8])?, opt_int("index", x[9])?, as_published,
-        lip(model_as_published),
+        x[0], x[1], x[2], x[3], x[4], integer("batch_size", x[5])?, x[6], integer("steps", x[7])?,
+        integer("batches_per_epoch", x[8])?, optional_integer("index", x[9])?, as_published,
+        contraction_model(model_as_published),
     )?])
 );
 elementwise!(
-    bmap,
+    map_outputs,
     fn shifted_cycle_bound(
         [order, noise_scale, u, initial_distance, map_difference, steps, batches_per_epoch]
     )
     |x| Ok([ex::shifted_cycle_bound(
-        x[0], x[1], x[2], x[3], x[4], int("steps", x[5])?, int("batches_per_epoch", x[6])?,
+        x[0], x[1], x[2], x[3], x[4], integer("steps", x[5])?, integer("batches_per_epoch", x[6])?,
     )?])
 );
 elementwise!(
-    bmap,
+    map_outputs,
     fn cyclic_calibration(
         [order, rdp, weak_convexity, smoothness, max_grad_norm, batch_size, epochs],
         as_published: bool,
     )
     |x| {
-        let (l, e, s) = ex::cyclic_calibration(
-            x[0], x[1], x[2], x[3], x[4], int("batch_size", x[5])?, int("epochs", x[6])?,
+        let (lr, batches_per_epoch, noise_scale) = ex::cyclic_calibration(
+            x[0], x[1], x[2], x[3], x[4], integer("batch_size", x[5])?, integer("epochs", x[6])?,
             as_published,
         )?;
-        Ok([l, e, s])
+        Ok([lr, batches_per_epoch, noise_scale])
     }
 );
 elementwise!(
-    bmap,
-    fn gd_contraction_rho([lr, strong_convexity, smoothness])
+    map_outputs,
+    fn gd_contraction([lr, strong_convexity, smoothness])
     |x| {
-        let (r, g) = ex::gd_contraction_rho(x[0], x[1], x[2])?;
-        Ok([r, g])
+        let (rho, gap) = ex::gd_contraction_rho(x[0], x[1], x[2])?;
+        Ok([rho, gap])
     }
 );
 elementwise!(
-    bmap,
+    map_outputs,
     fn sensitivity_multi_epoch(
         [lr, strong_convexity, smoothness, max_grad_norm, batch_size, batches_per_epoch,
          batch_index, epochs]
     )
     |x| Ok([ex::sensitivity_multi_epoch(
-        x[0], x[1], x[2], x[3], x[4], int("batches_per_epoch", x[5])?, int("batch_index", x[6])?,
-        opt_int("epochs", x[7])?,
+        x[0], x[1], x[2], x[3], x[4], integer("batches_per_epoch", x[5])?, integer("batch_index", x[6])?,
+        optional_integer("epochs", x[7])?,
     )?])
 );
 elementwise!(
-    bmap,
-    fn gaussian_mech_rdp([order, sensitivity, noise_scale])
+    map_outputs,
+    fn gaussian_mechanism_rdp([order, sensitivity, noise_scale])
     |x| Ok([ex::gaussian_mech_rdp(x[0], x[1], x[2])?])
 );
 elementwise!(
-    bmap,
+    map_outputs,
     fn holder_min_exponent([steps, order, cap_factor])
-    |x| Ok([ex::holder_min_exponent(int("steps", x[0])?, x[1], x[2])?])
+    |x| Ok([ex::holder_min_exponent(integer("steps", x[0])?, x[1], x[2])?])
 );
 
 fn sample_variant(variant: &str) -> PyResult<ex::SampleSizeVariant> {
@@ -425,38 +436,32 @@ fn sample_variant(variant: &str) -> PyResult<ex::SampleSizeVariant> {
 }
 
 elementwise!(
-    bmap,
-    fn hoeffding_sample_size_ln([order, rdp, rdp_bound, tolerance, failure_prob], variant: &str)
+    map_outputs,
+    fn hoeffding_sample_size([order, rdp, rdp_bound, tolerance, failure_prob], variant: &str, log: bool)
     let v = sample_variant(variant)?;
-    |x| Ok([ex::hoeffding_sample_size_ln(x[0], x[1], x[2], x[3], x[4], v)?])
-);
-elementwise!(
-    bmap,
-    fn hoeffding_sample_size([order, rdp, rdp_bound, tolerance, failure_prob], variant: &str)
-    let v = sample_variant(variant)?;
-    |x| Ok([ex::hoeffding_sample_size(x[0], x[1], x[2], x[3], x[4], v)?])
+    |x| Ok([ex::hoeffding_sample_size(x[0], x[1], x[2], x[3], x[4], v, log)?])
 );
 
 elementwise!(
-    bmap,
-    fn theta_min_steps([kappa, slack])
+    map_outputs,
+    fn shift_weight_min_steps_kappa([kappa, slack])
     |x| Ok([ex::theta_min_steps(x[0], x[1])?])
 );
 elementwise!(
-    bmap,
-    fn theta_min_steps_l([step_lipschitz, slack])
+    map_outputs,
+    fn shift_weight_min_steps([step_lipschitz, slack])
     |x| Ok([ex::theta_min_steps_l(x[0], x[1])?])
 );
 elementwise!(
-    bmap,
+    map_outputs,
     fn last_iterate_rdp_small_step(
         [order, lr, weak_convexity, smoothness, max_grad_norm, batch_size, noise_scale,
          batches_per_epoch],
         as_published: bool,
     )
     |x| Ok([ex::last_iterate_rdp_small_step_smooth(
-        x[0], x[1], x[2], x[3], x[4], int("batch_size", x[5])?, x[6],
-        int("batches_per_epoch", x[7])?, lip(as_published),
+        x[0], x[1], x[2], x[3], x[4], integer("batch_size", x[5])?, x[6],
+        integer("batches_per_epoch", x[7])?, contraction_model(as_published),
     )?])
 );
 
@@ -478,29 +483,30 @@ fn row(samples: &[f64], m: usize, r: f64) -> CoreResult<&[f64]> {
 }
 
 elementwise!(
-    bmap,
-    fn lp_per_instance_eps_delta([sample_rate, lp_exponent, delta, delta_prime, noise_scale, rows], sens: Arr<'py>, m: usize)
-    let s = sens.as_slice()?;
+    map_outputs,
+    fn lp_per_instance_epsilon_delta([sample_rate, lp_exponent, delta, delta_prime, noise_scale, rows], sens: Arr<'py>, m: usize)
+    let sensitivities = sens.as_slice()?;
     |x| {
-        let (e, d, ok) =
-            ex::lp_per_instance_eps_delta(x[0], x[1], x[2], x[3], x[4], row(s, m, x[5])?)?;
-        Ok([e, d, b2f(ok)])
+        let (eps, delta, valid) = ex::lp_per_instance_eps_delta(
+            x[0], x[1], x[2], x[3], x[4], row(sensitivities, m, x[5])?,
+        )?;
+        Ok([eps, delta, indicator(valid)])
     }
 );
 
 elementwise!(
-    bmap,
+    map_outputs,
     fn averaged_rdp([order, noise_scale, rows], sens: Arr<'py>, m: usize)
-    let s = sens.as_slice()?;
-    |x| Ok([ex::averaged_rdp(x[0], x[1], row(s, m, x[2])?)?])
+    let sensitivities = sens.as_slice()?;
+    |x| Ok([ex::averaged_rdp(x[0], x[1], row(sensitivities, m, x[2])?)?])
 );
 
 elementwise!(
-    bmap,
-    fn mixture_rdp_bound([order, wrows, rrows], weights: Arr<'py>, rdp: Arr<'py>, m: usize)
-    let w = weights.as_slice()?;
-    let e = rdp.as_slice()?;
-    |x| Ok([ex::mixture_rdp_bound(x[0], row(w, m, x[1])?, row(e, m, x[2])?)?])
+    map_outputs,
+    fn mixture_rdp_bound([order, weight_rows, rdp_rows], weights: Arr<'py>, rdp: Arr<'py>, m: usize)
+    let weights = weights.as_slice()?;
+    let rdp = rdp.as_slice()?;
+    |x| Ok([ex::mixture_rdp_bound(x[0], row(weights, m, x[1])?, row(rdp, m, x[2])?)?])
 );
 
 #[pyfunction]
@@ -511,10 +517,10 @@ fn optimal_residuals<'py>(
     initial_distance: f64,
     map_difference: f64,
 ) -> Out<'py> {
-    let v = guarded(py, steps >= LONG_LEN as u64, || {
+    let residuals = guarded(py, steps >= LONG_LEN as u64, || {
         ex::optimal_residuals(u, steps, initial_distance, map_difference)
     })?;
-    Ok(v.into_pyarray(py))
+    Ok(residuals.into_pyarray(py))
 }
 
 #[pyfunction]
@@ -525,13 +531,13 @@ fn general_update_rdp(
     noise_scale: f64,
     updates_second: Arr<'_>,
     updates_first: Arr<'_>,
-    b: usize,
-    j: usize,
-    d: usize,
+    batches: usize,
+    tuples: usize,
+    dimension: usize,
 ) -> PyResult<f64> {
-    let [o, i] = slices![updates_second, updates_first];
+    let [outer, inner] = slices![updates_second, updates_first];
     detach(py, || {
-        ex::general_update_rdp(order, noise_scale, o, i, b, j, d)
+        ex::general_update_rdp(order, noise_scale, outer, inner, batches, tuples, dimension)
     })
 }
 
@@ -553,12 +559,12 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             amplify_by_sampling,
             weak_triangle_bound,
             unlearning_keep,
-            kappa_from_l,
-            lip_u_from_l,
-            lip_u_from_kappa,
-            theta_l_u,
-            cyclic_theta_sum,
-            l_lambda_kappa,
+            kappa_from_lipschitz,
+            log_lipschitz_squared,
+            log_lipschitz_squared_from_kappa,
+            shift_weight,
+            cyclic_shift_weight_sum,
+            clipped_step_kappa,
             last_iterate_rdp_general,
             last_iterate_rdp_general_exact,
             shifted_drift_bound,
@@ -567,16 +573,15 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             last_iterate_rdp_cyclic,
             shifted_cycle_bound,
             cyclic_calibration,
-            gd_contraction_rho,
+            gd_contraction,
             sensitivity_multi_epoch,
-            gaussian_mech_rdp,
+            gaussian_mechanism_rdp,
             holder_min_exponent,
-            hoeffding_sample_size_ln,
             hoeffding_sample_size,
-            theta_min_steps,
-            theta_min_steps_l,
+            shift_weight_min_steps_kappa,
+            shift_weight_min_steps,
             last_iterate_rdp_small_step,
-            lp_per_instance_eps_delta,
+            lp_per_instance_epsilon_delta,
             averaged_rdp,
             mixture_rdp_bound,
             optimal_residuals,

@@ -24,28 +24,61 @@ fn with_smoothness<'a, const K: usize, const S: usize>(
     (args, smoothness.is_some())
 }
 
+/// The arrays of the training setup, as one tuple from Python: `lr`, `diameter`, `smoothness`
+/// (`None` when β is not given), `strong_convexity`.
+type SetupArrays<'py> = (A<'py>, A<'py>, Option<A<'py>>, A<'py>);
+
+/// The core problem of one element of an online binding: ε, L, then the setup (η, D, β, ρ; β
+/// absent unless `given`, see [`with_smoothness`]).
+fn element_problem(
+    eps: f64,
+    max_grad_norm: f64,
+    setup: [f64; 4],
+    given: bool,
+) -> pabi_core::Result<Problem> {
+    let [lr, diameter, smoothness, strong_convexity] = setup;
+    Problem::new(
+        eps,
+        max_grad_norm,
+        lr,
+        diameter,
+        given.then_some(smoothness),
+        strong_convexity,
+    )
+}
+
 /// Schedule noise level (σ or v) of a run of n steps.
 #[pyfunction]
-#[pyo3(signature = (steps, c1, c2, lr, diameter, smoothness, strong_convexity, laplace))]
-#[allow(clippy::too_many_arguments)]
 fn schedule_noise<'py>(
     py: Python<'py>,
     steps: A<'py>,
     c1: A<'py>,
     c2: A<'py>,
-    lr: A<'py>,
-    diameter: A<'py>,
-    smoothness: Option<A<'py>>,
-    strong_convexity: A<'py>,
+    setup: SetupArrays<'py>,
     laplace: bool,
 ) -> Out<'py> {
-    let sm = crate::args::opt_slice(&smoothness)?;
+    let (lr, diameter, smoothness, strong_convexity) = setup;
+    let smoothness = crate::args::opt_slice(&smoothness)?;
     let arrays = crate::args::slices![steps, c1, c2, lr, diameter, steps, strong_convexity];
-    let (arrays, given) = with_smoothness::<7, 5>(arrays, sm);
+    let (arrays, given) = with_smoothness::<7, 5>(arrays, smoothness);
     let kind = mechanism(laplace);
-    map(py, arrays, |[n, c1, c2, lr, d, sm, st]| {
-        sc::schedule_noise(kind, n, c1, c2, lr, d, given.then_some(sm), st)
-    })
+    map(
+        py,
+        arrays,
+        |[steps, c1, c2, lr, diameter, smoothness, strong_convexity]| {
+            let smoothness = given.then_some(smoothness);
+            sc::schedule_noise(
+                kind,
+                steps,
+                c1,
+                c2,
+                lr,
+                diameter,
+                smoothness,
+                strong_convexity,
+            )
+        },
+    )
 }
 
 /// The broadcast arguments of the fixed-horizon schedules, their lengths checked (1 or `len`);
@@ -90,11 +123,13 @@ fn schedule_args<'a>(
     })
 }
 
-/// δ(n) of a shuffled schedule; every array has length 1 (broadcast) or `len`.
+/// δ(n) of a shuffled schedule at the ε of `eps`, or with `inverse` its ε(δ) at the targets δ
+/// that `eps` then holds (the smallest ε with the certified δ(n) ≤ δ); every array has length 1
+/// (broadcast) or `len`.
 #[pyfunction]
-#[pyo3(signature = (eps, max_grad_norm, lr, diameter, steps, c1, c2, smoothness, strong_convexity, laplace, len))]
+#[pyo3(signature = (eps, max_grad_norm, lr, diameter, steps, c1, c2, smoothness, strong_convexity, laplace, len, inverse))]
 #[allow(clippy::too_many_arguments)]
-fn schedule_delta<'py>(
+fn schedule_bound<'py>(
     py: Python<'py>,
     eps: A<'py>,
     max_grad_norm: A<'py>,
@@ -107,9 +142,10 @@ fn schedule_delta<'py>(
     strong_convexity: A<'py>,
     laplace: bool,
     len: usize,
+    inverse: bool,
 ) -> Out<'py> {
     let args = schedule_args(
-        ("eps", eps.as_slice()?),
+        (if inverse { "delta" } else { "eps" }, eps.as_slice()?),
         max_grad_norm.as_slice()?,
         lr.as_slice()?,
         diameter.as_slice()?,
@@ -124,143 +160,103 @@ fn schedule_delta<'py>(
         return Ok(numpy::PyArray1::zeros(py, 0, false)); // nothing to evaluate
     }
     let kind = mechanism(laplace);
-    fill(py, len, |out| sc::schedule_delta(kind, args, out))
-}
-
-/// ε(δ) of a shuffled schedule (the smallest ε with the certified δ(n) ≤ δ); every array has
-/// length 1 (broadcast) or `len`.
-#[pyfunction]
-#[pyo3(signature = (delta, max_grad_norm, lr, diameter, steps, c1, c2, smoothness, strong_convexity, laplace, len))]
-#[allow(clippy::too_many_arguments)]
-fn schedule_epsilon<'py>(
-    py: Python<'py>,
-    delta: A<'py>,
-    max_grad_norm: A<'py>,
-    lr: A<'py>,
-    diameter: A<'py>,
-    steps: A<'py>,
-    c1: A<'py>,
-    c2: A<'py>,
-    smoothness: Option<A<'py>>,
-    strong_convexity: A<'py>,
-    laplace: bool,
-    len: usize,
-) -> Out<'py> {
-    let args = schedule_args(
-        ("delta", delta.as_slice()?),
-        max_grad_norm.as_slice()?,
-        lr.as_slice()?,
-        diameter.as_slice()?,
-        steps.as_slice()?,
-        c1.as_slice()?,
-        c2.as_slice()?,
-        crate::args::opt_slice(&smoothness)?,
-        strong_convexity.as_slice()?,
-        len,
-    )?;
-    if len == 0 {
-        return Ok(numpy::PyArray1::zeros(py, 0, false)); // nothing to evaluate
-    }
-    let kind = mechanism(laplace);
-    fill(py, len, |out| sc::schedule_epsilon(kind, args, out))
+    let bound = if inverse {
+        sc::schedule_epsilon
+    } else {
+        sc::schedule_delta
+    };
+    fill(py, len, |out| bound(kind, args, out))
 }
 
 elementwise!(
     map,
     fn schedule_delta_star([eps, c1], laplace: bool)
     let kind = mechanism(laplace);
-    |[e, c]| sc::schedule_delta_star(kind, e, c)
+    |[eps, c1]| sc::schedule_delta_star(kind, eps, c1)
 );
 
 elementwise!(
     map,
     fn schedule_calibrate_c1([eps, delta], laplace: bool)
     let kind = mechanism(laplace);
-    |[e, d]| sc::schedule_c1_for_target(kind, d, e)
+    |[eps, delta]| sc::schedule_c1_for_target(kind, delta, eps)
 );
 
+/// The scalar setup of a run with a given per-step noise array (`online_delta`,
+/// `online_epsilon_at`): the items of a Python mapping (`max_grad_norm`, `lr`, `diameter`,
+/// `smoothness` (`None` when β is not given), `strong_convexity`), converted once.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+struct RunSetup {
+    max_grad_norm: f64,
+    lr: f64,
+    diameter: f64,
+    smoothness: Option<f64>,
+    strong_convexity: f64,
+}
+
+impl RunSetup {
+    /// The core problem at privacy level `eps` (validated there).
+    fn problem(&self, eps: f64) -> pabi_core::Result<Problem> {
+        let s = pabi_core::setup::Setup {
+            max_grad_norm: self.max_grad_norm,
+            lr: self.lr,
+            diameter: self.diameter,
+            smoothness: self.smoothness,
+            strong_convexity: self.strong_convexity,
+        };
+        Problem::from_setup(eps, &s)
+    }
+}
+
+/// δ_n(i) of a run with the per-step noise array `noise_scale` (ln δ with `log`): for every
+/// record i = 1..n (an array) without `index`, else of the record `index` (a float).
 #[pyfunction]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (noise_scale, eps, setup, laplace, log, index = None))]
 fn online_delta<'py>(
     py: Python<'py>,
     noise_scale: A<'py>,
     eps: f64,
-    max_grad_norm: f64,
-    lr: f64,
-    diameter: f64,
-    smoothness: Option<f64>,
-    strong_convexity: f64,
+    setup: RunSetup,
     laplace: bool,
     log: bool,
-) -> Out<'py> {
-    let xs = noise_scale.as_slice()?;
+    index: Option<f64>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let noise = noise_scale.as_slice()?;
     let kind = mechanism(laplace);
-    fill(py, xs.len(), |out| {
-        let p = Problem::new(
-            eps,
-            max_grad_norm,
-            lr,
-            diameter,
-            smoothness,
-            strong_convexity,
-        )?;
-        online::online_delta_all(kind, &p, xs, out, log)
-    })
-}
-
-#[pyfunction]
-#[allow(clippy::too_many_arguments)]
-fn online_delta_at(
-    py: Python<'_>,
-    noise_scale: A<'_>,
-    index: f64,
-    eps: f64,
-    max_grad_norm: f64,
-    lr: f64,
-    diameter: f64,
-    smoothness: Option<f64>,
-    strong_convexity: f64,
-    laplace: bool,
-    log: bool,
-) -> PyResult<f64> {
-    let xs = noise_scale.as_slice()?;
-    let kind = mechanism(laplace);
-    guarded(py, xs.len() >= LONG_LEN, || {
-        let p = Problem::new(
-            eps,
-            max_grad_norm,
-            lr,
-            diameter,
-            smoothness,
-            strong_convexity,
-        )?;
-        online::online_delta_at(kind, &p, xs, index, log)
-    })
+    match index {
+        None => Ok(fill(py, noise.len(), |out| {
+            online::online_delta_all(kind, &setup.problem(eps)?, noise, out, log)
+        })?
+        .into_any()),
+        Some(i) => {
+            let delta = guarded(py, noise.len() >= LONG_LEN, || {
+                online::online_delta_at(kind, &setup.problem(eps)?, noise, i, log)
+            })?;
+            Ok(pyo3::types::PyFloat::new(py, delta).into_any())
+        }
+    }
 }
 
 /// Online schedule noise level of step `index`.
 #[pyfunction]
-#[pyo3(signature = (index, c1, c2, decay, lr, diameter, smoothness, strong_convexity, laplace))]
-#[allow(clippy::too_many_arguments)]
 fn online_schedule_noise<'py>(
     py: Python<'py>,
     index: A<'py>,
     c1: A<'py>,
     c2: A<'py>,
     decay: A<'py>,
-    lr: A<'py>,
-    diameter: A<'py>,
-    smoothness: Option<A<'py>>,
-    strong_convexity: A<'py>,
+    setup: SetupArrays<'py>,
     laplace: bool,
 ) -> Out<'py> {
-    let sm = crate::args::opt_slice(&smoothness)?;
+    let (lr, diameter, smoothness, strong_convexity) = setup;
+    let smoothness = crate::args::opt_slice(&smoothness)?;
     let arrays = crate::args::slices![index, c1, c2, decay, lr, diameter, index, strong_convexity];
-    let (arrays, given) = with_smoothness::<8, 6>(arrays, sm);
+    let (arrays, given) = with_smoothness::<8, 6>(arrays, smoothness);
     let kind = mechanism(laplace);
-    map(py, arrays, |[j, c1, c2, al, lr, d, sm, st]| {
-        let p = Problem::new(0.0, 0.0, lr, d, given.then_some(sm), st)?;
-        OnlineSchedule::new(kind, p, c1, c2, al)?.noise(j)
+    map(py, arrays, |[step, c1, c2, decay, setup @ ..]| {
+        let p = element_problem(0.0, 0.0, setup, given)?;
+        OnlineSchedule::new(kind, p, c1, c2, decay)?.noise(step)
     })
 }
 
@@ -272,8 +268,8 @@ fn online_schedule_noise<'py>(
 /// (`pabi_core::schedules::online::online_schedule_epsilon`; `log` must be false).
 #[pyfunction]
 #[pyo3(signature = (
-    quantity, eps, max_grad_norm, lr, diameter, steps, index, c1, c2, decay, smoothness, strong_convexity,
-    laplace, as_published, log, inverse = false
+    quantity, eps, max_grad_norm, steps, index, c1, c2, decay, setup, laplace, as_published, log,
+    inverse = false
 ))]
 #[allow(clippy::too_many_arguments)]
 fn online_schedule_bound<'py>(
@@ -281,20 +277,18 @@ fn online_schedule_bound<'py>(
     quantity: &str,
     eps: A<'py>,
     max_grad_norm: A<'py>,
-    lr: A<'py>,
-    diameter: A<'py>,
     steps: A<'py>,
     index: A<'py>,
     c1: A<'py>,
     c2: A<'py>,
     decay: A<'py>,
-    smoothness: Option<A<'py>>,
-    strong_convexity: A<'py>,
+    setup: SetupArrays<'py>,
     laplace: bool,
     as_published: bool,
     log: bool,
     inverse: bool,
 ) -> Out<'py> {
+    let (lr, diameter, smoothness, strong_convexity) = setup;
     let q = options::online_quantity(quantity, as_published).map_err(|e| to_py(py, e))?;
     if inverse && log {
         return Err(to_py(
@@ -302,61 +296,55 @@ fn online_schedule_bound<'py>(
             pabi_core::PabiError::domain("log", "false for the inverse", 1.0),
         ));
     }
-    let sm = crate::args::opt_slice(&smoothness)?;
+    let smoothness = crate::args::opt_slice(&smoothness)?;
     let arrays = crate::args::slices![
         eps,
         max_grad_norm,
-        lr,
-        diameter,
         steps,
         index,
         c1,
         c2,
         decay,
+        lr,
+        diameter,
         eps,
         strong_convexity
     ];
-    let (arrays, given) = with_smoothness::<11, 9>(arrays, sm);
+    let (arrays, given) = with_smoothness::<11, 9>(arrays, smoothness);
     let kind = mechanism(laplace);
-    map_long(py, arrays, |[x, l, lr, d, n, i, c1, c2, al, sm, st]| {
-        if inverse {
-            let p = Problem::new(0.0, l, lr, d, given.then_some(sm), st)?;
-            return online::online_schedule_epsilon(kind, &p, c1, c2, al, q, n, i, x);
-        }
-        let p = Problem::new(x, l, lr, d, given.then_some(sm), st)?;
-        OnlineSchedule::new(kind, p, c1, c2, al)?.quantity(q, n, i, log)
-    })
+    map_long(
+        py,
+        arrays,
+        |[eps_or_delta, max_grad_norm, steps, index, c1, c2, decay, setup @ ..]| {
+            if inverse {
+                let p = element_problem(0.0, max_grad_norm, setup, given)?;
+                let delta = eps_or_delta;
+                return online::online_schedule_epsilon(
+                    kind, &p, c1, c2, decay, q, steps, index, delta,
+                );
+            }
+            let p = element_problem(eps_or_delta, max_grad_norm, setup, given)?;
+            OnlineSchedule::new(kind, p, c1, c2, decay)?.quantity(q, steps, index, log)
+        },
+    )
 }
 
 /// ε(δ) at record `index` of a run with the per-step noise array `noise_scale`, for every
 /// target of `delta` (`pabi_core::schedules::online::online_epsilon_at`).
 #[pyfunction]
-#[allow(clippy::too_many_arguments)]
 fn online_epsilon_at<'py>(
     py: Python<'py>,
     noise_scale: A<'py>,
     index: f64,
     delta: A<'py>,
-    max_grad_norm: f64,
-    lr: f64,
-    diameter: f64,
-    smoothness: Option<f64>,
-    strong_convexity: f64,
+    setup: RunSetup,
     laplace: bool,
 ) -> Out<'py> {
-    let xs = noise_scale.as_slice()?;
+    let noise = noise_scale.as_slice()?;
     let kind = mechanism(laplace);
-    let p = Problem::new(
-        0.0,
-        max_grad_norm,
-        lr,
-        diameter,
-        smoothness,
-        strong_convexity,
-    )
-    .map_err(|e| to_py(py, e))?;
-    map_long(py, [delta.as_slice()?], |[dl]| {
-        online::online_epsilon_at(kind, &p, xs, index, dl)
+    let p = setup.problem(0.0).map_err(|e| to_py(py, e))?;
+    map_long(py, [delta.as_slice()?], |[delta]| {
+        online::online_epsilon_at(kind, &p, noise, index, delta)
     })
 }
 
@@ -365,12 +353,10 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m,
         [
             schedule_noise,
-            schedule_delta,
-            schedule_epsilon,
+            schedule_bound,
             schedule_delta_star,
             schedule_calibrate_c1,
             online_delta,
-            online_delta_at,
             online_schedule_noise,
             online_schedule_bound,
             online_epsilon_at

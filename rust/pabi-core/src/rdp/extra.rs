@@ -10,9 +10,7 @@ pub use super::gaussian_mechanism::{
     amplify_by_sampling, gaussian_dp_constant, gaussian_mech_rdp, gaussian_mechanism_epsilon,
 };
 pub use super::general_update::general_update_rdp;
-pub use super::holder::{
-    hoeffding_sample_size, hoeffding_sample_size_ln, holder_min_exponent, SampleSizeVariant,
-};
+pub use super::holder::{hoeffding_sample_size, holder_min_exponent, SampleSizeVariant};
 pub use super::last_iterate::{
     cyclic_calibration, cyclic_theta_sum, kappa_from_l, l_lambda_kappa, last_iterate_rdp_bounded,
     last_iterate_rdp_bounded_smooth, last_iterate_rdp_cyclic, last_iterate_rdp_cyclic_smooth,

@@ -284,16 +284,20 @@ pub enum SampleSizeVariant {
     AsPublished,
 }
 
-/// ln of the number l of training runs of Fact 3.5 (per-step Monte-Carlo estimate within
-/// c·e^{3(α−1)ε} with probability ≥ 1 − J). Corrected:
-/// ln l = ln ln(2/J) + 2 ln expm1(3(2α−1)ε') − ln 2 − 2 ln c − 6(α−1)ε.
-pub fn hoeffding_sample_size_ln(
+/// The number l of training runs of Fact 3.5 (per-step Monte-Carlo estimate within
+/// c·e^{3(α−1)ε} with probability ≥ 1 − J), or with `log` its logarithm. Corrected:
+/// ln l = ln ln(2/J) + 2 ln expm1(3(2α−1)ε') − ln 2 − 2 ln c − 6(α−1)ε, rounded up; l itself is
+/// ⌈e^{ln l}⌉ with the exponential rounded up, so never below the exact count; +inf where l
+/// exceeds the double range (ln l > 709.78, common for large orders: use the log form there).
+#[allow(clippy::too_many_arguments)]
+pub fn hoeffding_sample_size(
     alpha: f64,
     eps: f64,
     eps_prime: f64,
     c: f64,
     j: f64,
     variant: SampleSizeVariant,
+    log: bool,
 ) -> Result<f64> {
     check_alpha(alpha, f64::MAX)?;
     nonneg("rdp", eps)?;
@@ -334,21 +338,6 @@ pub fn hoeffding_sample_size_ln(
     // a larger sample size is the safe side: moved up by 8 ulp of the terms' magnitude
     let v = neumaier_sum(terms);
     let mag: f64 = terms.iter().map(|x| x.abs()).sum();
-    Ok(v + EPS8 * mag)
-}
-
-/// The number l of training runs of Fact 3.5 itself: ⌈e^{ln l}⌉ with ln l from
-/// [`hoeffding_sample_size_ln`] (already rounded up) and the exponential rounded up, so never
-/// below the exact count; +inf where l exceeds the double range (ln l > 709.78, common for
-/// large orders: use the log form there).
-pub fn hoeffding_sample_size(
-    alpha: f64,
-    eps: f64,
-    eps_prime: f64,
-    c: f64,
-    j: f64,
-    variant: SampleSizeVariant,
-) -> Result<f64> {
-    let ln_l = hoeffding_sample_size_ln(alpha, eps, eps_prime, c, j, variant)?;
-    Ok(exp_up(ln_l).ceil())
+    let ln_l = v + EPS8 * mag;
+    Ok(if log { ln_l } else { exp_up(ln_l).ceil() })
 }

@@ -40,8 +40,16 @@ fn optimal_residuals_cap_and_l_zero() {
 fn no_nan_from_overflow() {
     let e = cyclic_calibration(8.0, 1.0, 1e308, 2.0, 1.0, 10, 5, false).unwrap_err();
     assert_eq!(param_of(e), "weak_convexity");
-    let v =
-        hoeffding_sample_size_ln(8.0, 1.0, 2.0, 0.1, 5e-324, SampleSizeVariant::Corrected).unwrap();
+    let v = hoeffding_sample_size(
+        8.0,
+        1.0,
+        2.0,
+        0.1,
+        5e-324,
+        SampleSizeVariant::Corrected,
+        true,
+    )
+    .unwrap();
     assert!(v.is_finite() && v > 148.0);
     let e = general_update_rdp(3, 5e-324, &[0.0], &[1.0; 3], 1, 1, 1).unwrap_err();
     assert_eq!(param_of(e), "noise_scale");
@@ -215,23 +223,23 @@ fn averaged_rdp_below_the_normal_range_stays_an_upper_bound() {
 fn hoeffding_sample_size_is_the_rounded_up_count() {
     // ln l = 5.3737 (l = 215.6): 216 runs; never below e^{ln l}, +inf beyond the double range
     let v = SampleSizeVariant::Corrected;
-    let ln_l = hoeffding_sample_size_ln(2.0, 0.1, 0.1, 0.1, 0.05, v).unwrap();
-    let l = hoeffding_sample_size(2.0, 0.1, 0.1, 0.1, 0.05, v).unwrap();
+    let ln_l = hoeffding_sample_size(2.0, 0.1, 0.1, 0.1, 0.05, v, true).unwrap();
+    let l = hoeffding_sample_size(2.0, 0.1, 0.1, 0.1, 0.05, v, false).unwrap();
     assert_eq!(l, 216.0);
     assert!(l >= ln_l.exp() && l.fract() == 0.0);
-    assert!(hoeffding_sample_size_ln(8.0, 1.0, 20.0, 0.1, 0.05, v)
+    assert!(hoeffding_sample_size(8.0, 1.0, 20.0, 0.1, 0.05, v, true)
         .unwrap()
         .is_finite());
     assert_eq!(
-        hoeffding_sample_size(8.0, 1.0, 20.0, 0.1, 0.05, v).unwrap(),
+        hoeffding_sample_size(8.0, 1.0, 20.0, 0.1, 0.05, v, false).unwrap(),
         f64::INFINITY
     );
     // the printed statement's absurdly small l (4e-19) is still at least one run
     let p = SampleSizeVariant::AsPublished;
     assert_eq!(
-        hoeffding_sample_size(8.0, 1.0, 2.0, 0.1, 0.05, p).unwrap(),
+        hoeffding_sample_size(8.0, 1.0, 2.0, 0.1, 0.05, p, false).unwrap(),
         1.0
     );
-    let e = hoeffding_sample_size(8.0, 1.0, 2.0, 0.0, 0.05, v).unwrap_err();
+    let e = hoeffding_sample_size(8.0, 1.0, 2.0, 0.0, 0.05, v, false).unwrap_err();
     assert_eq!(param_of(e), "tolerance");
 }

@@ -6,7 +6,7 @@
 
 use multiversion::multiversion;
 
-use super::params::{check_step, noise_problem, Problem};
+use super::params::{check_step, Problem};
 use super::shuffled_value;
 use crate::error::Result;
 use crate::num::consts::LN_2PI;
@@ -32,18 +32,11 @@ fn gauss_w(n: f64, c1: f64, c2: f64) -> f64 {
 }
 
 /// Gaussian noise σ(n) = M·D/(2η·sqrt(W0(n²/(2πC1²) + C2))) (003 eq. (9)), to nearest;
-/// W0 through `wright_omega(ln z)` so n may be as large as 1e300.
-#[multiversion(targets = "simd")]
-pub fn gauss_schedule_sigma(
-    n: f64,
-    c1: f64,
-    c2: f64,
-    lr: f64,
-    diameter: f64,
-    smoothness: Option<f64>,
-    strong_convexity: f64,
-) -> Result<f64> {
-    let p = noise_problem(n, c1, c2, lr, diameter, smoothness, strong_convexity)?;
+/// W0 through `wright_omega(ln z)` so n may be as large as 1e300. ε and L of `p` play no
+/// part (from the setup alone: [`super::schedule_noise`]).
+#[inline(always)]
+pub fn gauss_schedule_sigma(p: &Problem, n: f64, c1: f64, c2: f64) -> Result<f64> {
+    check_step(n, c1, c2)?;
     let w = gauss_w(n, c1, c2);
     Ok(p.mdl_near() / (2.0 * w.sqrt()))
 }

@@ -4,7 +4,7 @@
 
 use multiversion::multiversion;
 
-use super::params::{check_step, noise_problem, Problem};
+use super::params::{check_step, Problem};
 use super::shuffled_value;
 use crate::error::{PabiError, Result};
 use crate::num::down;
@@ -31,18 +31,11 @@ fn ln_laplace_arg(n: f64, c1: f64, c2: f64, name: &'static str) -> Result<f64> {
     })
 }
 
-/// Laplace scale v(n) = M(b−a)/(2η·ln(n/C1 + C2)) (003 eq. (7)), to nearest.
-#[multiversion(targets = "simd")]
-pub fn laplace_schedule_scale(
-    n: f64,
-    c1: f64,
-    c2: f64,
-    lr: f64,
-    diameter: f64,
-    smoothness: Option<f64>,
-    strong_convexity: f64,
-) -> Result<f64> {
-    let p = noise_problem(n, c1, c2, lr, diameter, smoothness, strong_convexity)?;
+/// Laplace scale v(n) = M(b−a)/(2η·ln(n/C1 + C2)) (003 eq. (7)), to nearest. ε and L of `p`
+/// play no part (from the setup alone: [`super::schedule_noise`]).
+#[inline(always)]
+pub fn laplace_schedule_scale(p: &Problem, n: f64, c1: f64, c2: f64) -> Result<f64> {
+    check_step(n, c1, c2)?;
     let lz = ln_laplace_arg(n, c1, c2, "steps")?;
     Ok(p.mdl_near() / (2.0 * lz))
 }

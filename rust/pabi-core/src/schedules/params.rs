@@ -105,23 +105,6 @@ pub(super) fn check_step(n: f64, c1: f64, c2: f64) -> Result<()> {
     count("steps", n, 1.0)
 }
 
-/// The problem of a schedule's noise level (σ(n) or v(n): ε and L play no part) with C1, C2
-/// and n checked, in that order.
-#[inline(always)]
-pub(super) fn noise_problem(
-    n: f64,
-    c1: f64,
-    c2: f64,
-    lr: f64,
-    diameter: f64,
-    smoothness: Option<f64>,
-    strong_convexity: f64,
-) -> Result<Problem> {
-    let p = Problem::new(0.0, 0.0, lr, diameter, smoothness, strong_convexity)?;
-    check_step(n, c1, c2)?;
-    Ok(p)
-}
-
 /// The decay α > 1 (finite) of an online schedule (Sordello–Bu–Dong eqs. (12), (14)).
 #[inline(always)]
 pub(super) fn check_decay(decay: f64) -> Result<()> {
