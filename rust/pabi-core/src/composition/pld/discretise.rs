@@ -88,6 +88,10 @@ fn cell_integrals(xl: f64, xr: f64, s: f64) -> (f64, f64, f64) {
 /// Relative margin by which the upper split weight is increased (covers the rounding of the
 /// cell integrals; its cost is a relative change of ~1e-12·h in δ).
 pub(super) const SPLIT_MARGIN: f64 = 1e-11;
+/// Cells of [`Pld::subsampled_gaussian`] per block of the driver's pool (a cell costs a
+/// few dozen transcendental calls; blocks of this size amortise the scheduling and the
+/// interrupt check, and a grid of h = 1e-4 has a few dozen of them).
+const CELL_CHUNK: usize = 1024;
 /// Standard-normal tail radius beyond which mass is truncated (Q(9.5) ≈ 1.05e-21).
 pub(super) const XTAIL: f64 = 9.5;
 
@@ -190,27 +194,32 @@ impl Pld {
             Neighbour::Add => (gaussian_tail(xmax), gaussian_tail(-xmin)),
         };
         // the loss at xmin/xmax lies inside the grid; the cells cover [lmin, lmax] exactly by
-        // mapping grid points back to x and clamping to [xmin, xmax].
-        for k in klo..khi {
-            crate::interrupt::check()?;
+        // mapping grid points back to x and clamping to [xmin, xmax]. The preimage of grid
+        // point j (g(j) = x at loss ±j·h, by direction) is formed once per point: a cell's
+        // right-hand preimage is the next cell's left-hand one (the same double from the same
+        // expression, so carrying it changes no bit).
+        let g = |j: i64| -> f64 {
+            match dir {
+                Neighbour::Remove => xinv(j as f64 * h),
+                Neighbour::Add => xinv(-(j as f64 * h)),
+            }
+        };
+        // cell k's split (wa to grid point k, wb to k + 1; both 0 for an empty cell), given
+        // g(k) and g(k + 1)
+        let split = |k: i64, gk: f64, gk1: f64| -> (f64, f64) {
             let (a, b) = (k as f64 * h, (k + 1) as f64 * h);
-            // x-interval of the cell
-            let (xl, xr) = match dir {
-                Neighbour::Remove => (xinv(a).max(xmin), xinv(b).min(xmax)),
-                Neighbour::Add => (xinv(-b).max(xmin), xinv(-a).min(xmax)),
+            // the x-interval of the cell before clamping: the loss rises with x in the
+            // remove direction and falls in the add direction
+            let (xl_raw, xr_raw) = match dir {
+                Neighbour::Remove => (gk, gk1),
+                Neighbour::Add => (gk1, gk),
             };
+            let (xl, xr) = (xl_raw.max(xmin), xr_raw.min(xmax));
             if xr.partial_cmp(&xl) != Some(std::cmp::Ordering::Greater) {
-                continue;
+                return (0.0, 0.0);
             }
             // is the cell's loss range exactly [a, b] (both ends interior preimages)?
-            let exact_l = match dir {
-                Neighbour::Remove => xinv(a) >= xmin,
-                Neighbour::Add => xinv(-b) >= xmin,
-            };
-            let exact_r = match dir {
-                Neighbour::Remove => xinv(b) <= xmax,
-                Neighbour::Add => xinv(-a) <= xmax,
-            };
+            let (exact_l, exact_r) = (xl_raw >= xmin, xr_raw <= xmax);
             let (a0, jl, kh) = cell_integrals(xl, xr, s);
             let zl = s * xl - s * s / 2.0;
             let zr = s * xr - s * s / 2.0;
@@ -225,7 +234,6 @@ impl Pld {
                         // e^{a} = 1/(1−q+q e^{zr}), e^{b} = 1/(1−q+q e^{zl})
                         wb = q * zr.exp() * kh * (-a).exp().recip() / emh;
                         wa = q * zl.exp() * jl * (-b).exp().recip() / eh;
-                        let _ = (a, b);
                     }
                 }
             } else {
@@ -236,7 +244,7 @@ impl Pld {
                     Neighbour::Add => (a0, (1.0 - q) * a0 + q * a1),
                 };
                 if p <= 0.0 {
-                    continue;
+                    return (0.0, 0.0);
                 }
                 let t = ((p * (-a).exp() - qm) / (p * ((-a).exp() - (-b).exp()))).clamp(0.0, 1.0);
                 wb = p * t;
@@ -245,8 +253,37 @@ impl Pld {
             let dw = wb * SPLIT_MARGIN;
             wb += dw;
             wa = (wa - dw).max(0.0);
-            pmf[(k - klo) as usize] += wa;
-            pmf[(k + 1 - klo) as usize] += wb;
+            (wa, wb)
+        };
+        // the cells k = klo..khi in blocks on the driver's pool (an interrupt check before
+        // each block); every cell's pair depends on k alone, so the blocks and the thread
+        // count change no bit
+        let cells = m - 1;
+        let mut wa = vec![0.0; cells];
+        let mut wb = vec![0.0; cells];
+        crate::driver::for_chunks(
+            [&mut wa, &mut wb],
+            2 * CELL_CHUNK,
+            CELL_CHUNK,
+            |start, [oa, ob]| {
+                let k0 = klo + start as i64;
+                let mut gk = g(k0);
+                for (j, (oa, ob)) in oa.iter_mut().zip(ob.iter_mut()).enumerate() {
+                    let k = k0 + j as i64;
+                    let gk1 = g(k + 1);
+                    (*oa, *ob) = split(k, gk, gk1);
+                    gk = gk1;
+                }
+                Ok(())
+            },
+        )?;
+        // point i receives wb of cell i − 1 and wa of cell i; the sequential loop added them
+        // in that order to 0 (x + 0 = 0 + x = x for the non-negative weights here), so this
+        // is the same sum
+        for (i, v) in pmf.iter_mut().enumerate() {
+            let lower = if i > 0 { wb[i - 1] } else { 0.0 };
+            let upper = if i < cells { wa[i] } else { 0.0 };
+            *v = lower + upper;
         }
         // mass below the grid's first cell: its loss is <= lmin, moved up to the grid point >= lmin
         pmf[((lmin / h).ceil() as i64 - klo) as usize] += below;
