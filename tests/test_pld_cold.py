@@ -80,3 +80,45 @@ def test_gaussian_case_is_certified(sigma):
                                            steps=steps, bracket=True)
     assert lower <= exact <= upper
     assert upper - exact < 1e-3 * exact
+
+
+# --- tiny noise: losses beyond e^709 (found with issue 17's work) -----------------------------
+# Before: q = 1, sigma = 0.01 gave the bracket (0, 0, 0) (NaN masses from 0·inf in the cell
+# split, read as 0 by the queries), sigma = 0.02 an upper 658.03 (exact 1462.29); q = 0.5,
+# sigma = 0.01 an upper 709.09 (exact ≈ 5409.08: every loss above e^709 overflowed in the
+# inverse of the loss and its mass was put at 709).
+
+
+@pytest.mark.parametrize("sigma", [0.01, 0.02, 0.03])
+def test_tiny_sigma_gaussian_is_certified(sigma):
+    exact = pabi.gdp_epsilon(DELTA, 1.0 / sigma)
+    lower, est, upper = pabi.dpsgd_epsilon(DELTA, sample_rate=1.0, noise_multiplier=sigma,
+                                           steps=1, bracket=True)
+    assert lower <= exact <= upper
+    assert upper - exact < 1e-5 * exact
+
+
+def _remove_delta(q: float, sigma: float, eps: float) -> float:
+    """Exact δ(ε) of the remove direction of the Poisson-subsampled Gaussian (mpmath):
+    P = (1−q)N(0,1) + qN(s,1), Q = N(0,1), s = 1/σ; the loss is increasing in x, so the
+    optimal set is x > x*, e^{loss(x*)} = e^ε."""
+    import mpmath as mp
+
+    with mp.workdps(50):
+        s, qq, e = 1 / mp.mpf(sigma), mp.mpf(q), mp.e ** mp.mpf(eps)
+        xs = (mp.log((e - 1 + qq) / qq) + s ** 2 / 2) / s
+        tail = lambda x: mp.erfc(x / mp.sqrt(2)) / 2  # noqa: E731
+        return float((1 - qq) * tail(xs) + qq * tail(xs - s) - e * tail(xs))
+
+
+@pytest.mark.parametrize("q,sigma", [(0.5, 0.01), (0.01, 0.02), (0.5, 0.03)])
+def test_tiny_sigma_mixture_is_certified(q, sigma):
+    lower, est, upper = pabi.dpsgd_epsilon(DELTA, sample_rate=q, noise_multiplier=sigma,
+                                           steps=1, bracket=True)
+    # δ(upper) ≤ target ≤ δ(lower) for the exact remove-direction curve
+    assert _remove_delta(q, sigma, upper) <= DELTA <= _remove_delta(q, sigma, lower)
+    for direction in ("remove", "add"):
+        p = PrivacyLossDistribution.subsampled_gaussian(
+            sample_rate=q, noise_multiplier=sigma, direction=direction, grid_step=0.1)
+        assert np.all(np.isfinite(p.pmf)) and np.all(p.pmf >= 0.0)
+        assert abs(p.pmf.sum() + p.inf - 1.0) < 1e-9

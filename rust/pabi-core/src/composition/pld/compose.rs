@@ -84,6 +84,22 @@ pub(in crate::composition) fn window(parts: &[(&Pld, u64)], tail: f64) -> Result
             )
             .at(i));
         }
+        // a NaN or negative mass would make every composed value NaN, which the queries read
+        // as 0 (an upper ε of 0 for a σ = 0.01 Gaussian before its split was fixed)
+        let bad_mass = |w: f64| !((0.0..=1.0).contains(&w));
+        if let Some(j) = p.pmf.iter().position(|&w| bad_mass(w)) {
+            return Err(PabiError::domain(
+                "parts",
+                "PLDs whose masses are in [0, 1] (finite)",
+                p.pmf[j],
+            )
+            .at(i));
+        }
+        if bad_mass(p.inf) {
+            return Err(
+                PabiError::domain("parts", "PLDs whose +inf mass is in [0, 1]", p.inf).at(i),
+            );
+        }
     }
     let overflow = || {
         PabiError::domain(

@@ -171,11 +171,16 @@ impl Pld {
             if l <= l1q {
                 return f64::NEG_INFINITY;
             }
-            // e^z = (e^ℓ − 1 + q)/q
+            // e^z = (e^ℓ − 1 + q)/q; beyond ℓ = 700 (where e^ℓ overflows at 709.8, which sent
+            // every loss above it to x = +∞, the mass there to one cell at ℓ ≈ 709 and the
+            // upper ε of a σ = 0.01 mixture to 709 instead of ≈ 5425) as
+            // z = ℓ + ln(1 − (1−q)e^{−ℓ}) − ln q
             let z = if l < 0.0 {
                 (l.exp_m1() + q).ln() - q.ln()
-            } else {
+            } else if l <= 700.0 {
                 (l.exp_m1() / q).ln_1p()
+            } else {
+                l + (-(1.0 - q) * (-l).exp()).ln_1p() - q.ln()
             };
             (z + s * s / 2.0) / s
         };
@@ -223,19 +228,27 @@ impl Pld {
             let (a0, jl, kh) = cell_integrals(xl, xr, s);
             let zl = s * xl - s * s / 2.0;
             let zr = s * xr - s * s / 2.0;
-            let (mut wa, mut wb);
-            if exact_l && exact_r && jl.is_finite() && kh.is_finite() {
-                match dir {
-                    Neighbour::Remove => {
-                        wb = q * zl.exp() * jl / emh;
-                        wa = q * zr.exp() * kh / eh;
-                    }
-                    Neighbour::Add => {
-                        // e^{a} = 1/(1−q+q e^{zr}), e^{b} = 1/(1−q+q e^{zl})
-                        wb = q * zr.exp() * kh * (-a).exp().recip() / emh;
-                        wa = q * zl.exp() * jl * (-b).exp().recip() / eh;
-                    }
+            // the split of a cell with both ends interior preimages; `None` where a product
+            // is not finite (e^{z} overflows beyond z ≈ 709, for σ ≲ 0.03, while the cell
+            // integral underflows to 0: the product was 0·∞ = NaN, which composed to an
+            // upper ε of 0): such a cell takes the general split below
+            let interior = || -> Option<(f64, f64)> {
+                if !(exact_l && exact_r && jl.is_finite() && kh.is_finite()) {
+                    return None;
                 }
+                let (wa, wb) = match dir {
+                    Neighbour::Remove => (q * zr.exp() * kh / eh, q * zl.exp() * jl / emh),
+                    Neighbour::Add => (
+                        // e^{a} = 1/(1−q+q e^{zr}), e^{b} = 1/(1−q+q e^{zl})
+                        q * zl.exp() * jl * (-b).exp().recip() / eh,
+                        q * zr.exp() * kh * (-a).exp().recip() / emh,
+                    ),
+                };
+                (wa.is_finite() && wb.is_finite()).then_some((wa, wb))
+            };
+            let (mut wa, mut wb);
+            if let Some((x, y)) = interior() {
+                (wa, wb) = (x, y);
             } else {
                 // boundary cell: general split from the cell's P and Q masses
                 let a1 = norm_mass(xl - s, xr - s);
@@ -246,7 +259,17 @@ impl Pld {
                 if p <= 0.0 {
                     return (0.0, 0.0);
                 }
-                let t = ((p * (-a).exp() - qm) / (p * ((-a).exp() - (-b).exp()))).clamp(0.0, 1.0);
+                let (ea, eb_) = ((-a).exp(), (-b).exp());
+                let den = p * (ea - eb_);
+                // where e^{−a} overflows (loss < −709) or the denominator leaves the normal
+                // range (losses beyond ≈ 700: 0/0, ∞ − ∞, a quotient of subnormals, or
+                // −qm/0 = −∞, which the clamp turned into all mass down) the whole mass goes
+                // to the upper point, which is pessimistic
+                let t = if ea.is_finite() && den >= f64::MIN_POSITIVE {
+                    ((p * ea - qm) / den).clamp(0.0, 1.0)
+                } else {
+                    1.0
+                };
                 wb = p * t;
                 wa = p - wb;
             }
