@@ -86,19 +86,23 @@ pub(in crate::composition) fn window(parts: &[(&Pld, u64)], tail: f64) -> Result
         }
         // a NaN or negative mass would make every composed value NaN, which the queries read
         // as 0 (an upper ε of 0 for a σ = 0.01 Gaussian before its split was fixed)
-        let bad_mass = |w: f64| !((0.0..=1.0).contains(&w));
+        // (a mass may exceed 1 by the split's margin: only finiteness and sign are checked)
+        let bad_mass = |w: f64| !(w >= 0.0 && w.is_finite());
         if let Some(j) = p.pmf.iter().position(|&w| bad_mass(w)) {
             return Err(PabiError::domain(
                 "parts",
-                "PLDs whose masses are in [0, 1] (finite)",
+                "PLDs whose masses are finite and >= 0",
                 p.pmf[j],
             )
             .at(i));
         }
         if bad_mass(p.inf) {
-            return Err(
-                PabiError::domain("parts", "PLDs whose +inf mass is in [0, 1]", p.inf).at(i),
-            );
+            return Err(PabiError::domain(
+                "parts",
+                "PLDs whose +inf mass is finite and >= 0",
+                p.inf,
+            )
+            .at(i));
         }
     }
     let overflow = || {

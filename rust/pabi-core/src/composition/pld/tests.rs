@@ -103,9 +103,15 @@ fn compose_sizes_checked() {
         ..bad.clone()
     };
     assert_eq!(param_of(compose(&[(&empty, 1)], DEFAULT_TAIL)), "parts");
-    // a NaN or negative mass, or a +inf mass outside [0, 1] (a NaN mass composed to NaN
+    // a NaN, infinite or negative mass (a NaN mass composed to NaN
     // everywhere, which the queries read as an upper ε of 0)
-    for (w, inf) in [(f64::NAN, 0.0), (-1e-3, 0.0), (0.5, f64::NAN), (0.5, 1.5)] {
+    for (w, inf) in [
+        (f64::NAN, 0.0),
+        (-1e-3, 0.0),
+        (f64::INFINITY, 0.0),
+        (0.5, f64::NAN),
+        (0.5, -0.1),
+    ] {
         let p = Pld {
             lo: 0,
             pmf: vec![0.5, w],
