@@ -1537,8 +1537,9 @@ class Diff:
             if tag in ("nt", "dc", "d", "dpa") and a[1] == b[1] and [k for k, _ in a[2]] == [k for k, _ in b[2]]:
                 return all([self.walk(x, y, key) for (_, x), (_, y) in zip(a[2], b[2])])
             if tag in ("PLD", "ComposedPLD", "dpa.PLD") and [k for k, _ in a[1]] == [k for k, _ in b[1]]:
-                if tag == "PLD" and a[1][1] != b[1][1] and a[1][1][2] != b[1][1][2]:
-                    self.other.append(f"{key}: PLD pmf shape {a[1][1][2]} -> {b[1][1][2]}")
+                # a[1][1] = ["pmf", ["nd" | "ndh", dtype, shape, ...]]
+                if tag == "PLD" and a[1][1] != b[1][1] and a[1][1][1][2] != b[1][1][1][2]:
+                    self.other.append(f"{key}: PLD pmf shape {a[1][1][1][2]} -> {b[1][1][1][2]}")
                 return all([self.walk(x, y, key) for (_, x), (_, y) in zip(a[1], b[1])])
             if tag == "PNSGDAccountant":
                 return self.walk(a[1], b[1], key)

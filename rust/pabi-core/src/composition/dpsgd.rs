@@ -8,7 +8,7 @@
 //! `docs/derivations/neighbouring.md`.
 
 use super::pld::{
-    compose, grid_error, grid_span, ro_loss_range, sg_loss_range, window, Bracket, Composition,
+    compose_in, grid_error, grid_span, ro_loss_range, sg_loss_range, window, Bracket, Composition,
     Neighbour, Pld, DEFAULT_TAIL, H_MAX, MAX_GRID, MAX_WINDOW,
 };
 use crate::error::{PabiError, Result};
@@ -247,11 +247,10 @@ fn dpsgd_direction(q: f64, sigma: f64, steps: f64, pair: Pair, h: f64) -> Result
             continue;
         }
         let p = pair.build(q, sigma, hh)?;
-        let w = window(&[(&p, t)], DEFAULT_TAIL)
-            .map_err(composition_names)?
-            .width();
+        let win = window(&[(&p, t)], DEFAULT_TAIL).map_err(composition_names)?;
+        let w = win.width();
         if w <= MAX_WINDOW as i128 {
-            return compose(&[(&p, t)], DEFAULT_TAIL).map_err(composition_names);
+            return compose_in(&[(&p, t)], win).map_err(composition_names);
         }
         if hh >= H_MAX {
             return Err(PabiError::domain(

@@ -32,6 +32,16 @@ pub struct Composition {
     pub(super) s1: Vec<f64>,
 }
 
+impl Drop for Composition {
+    /// The window's buffers go back to the composition's pool (`buffers.rs`) for the next
+    /// composition.
+    fn drop(&mut self) {
+        super::buffers::give_reals(std::mem::take(&mut self.pmf));
+        super::buffers::give_reals(std::mem::take(&mut self.s0));
+        super::buffers::give_reals(std::mem::take(&mut self.s1));
+    }
+}
+
 /// (lower, estimate, upper) triple.
 pub type Bracket = (f64, f64, f64);
 

@@ -12,7 +12,7 @@
 use super::fft::{
     direct_dft_coeff, fft_error_coeff, fft_plans, next_smooth, TwiddleTable, DFT_LANES,
 };
-use super::{check_h, Composition, Pld, MAX_GRID, MAX_INDEX, MAX_TIMES, MAX_WINDOW};
+use super::{buffers, check_h, Composition, Pld, MAX_GRID, MAX_INDEX, MAX_TIMES, MAX_WINDOW};
 use crate::error::{PabiError, Result};
 use crate::num::round::U;
 use crate::num::up;
@@ -81,6 +81,26 @@ pub(in crate::composition) fn window(parts: &[(&Pld, u64)], tail: f64) -> Result
                 "parts",
                 "PLDs of 1..=2^21 grid points with indices within 2^53",
                 len as f64,
+            )
+            .at(i));
+        }
+        // a NaN or negative mass would make every composed value NaN, which the queries read
+        // as 0 (an upper ε of 0 for a σ = 0.01 Gaussian before its split was fixed)
+        // (a mass may exceed 1 by the split's margin: only finiteness and sign are checked)
+        let bad_mass = |w: f64| !(w >= 0.0 && w.is_finite());
+        if let Some(j) = p.pmf.iter().position(|&w| bad_mass(w)) {
+            return Err(PabiError::domain(
+                "parts",
+                "PLDs whose masses are finite and >= 0",
+                p.pmf[j],
+            )
+            .at(i));
+        }
+        if bad_mass(p.inf) {
+            return Err(PabiError::domain(
+                "parts",
+                "PLDs whose +inf mass is finite and >= 0",
+                p.inf,
             )
             .at(i));
         }
@@ -155,6 +175,8 @@ pub(in crate::composition) fn window(parts: &[(&Pld, u64)], tail: f64) -> Result
 /// below it the loop runs on the calling thread). The loop is elementwise, so the chunking
 /// never changes a value.
 const BIN_CHUNK: usize = 8192;
+/// Window points per block of the suffix sums (an interrupt check before each block).
+const SUFFIX_BLOCK: usize = 1 << 16;
 /// Directly recomputed bins per parallel task.
 const REFINE_CHUNK: usize = 4;
 /// Below this many terms in all, the direct DFT bins are computed on the calling thread.
@@ -187,6 +209,10 @@ struct Powering {
     /// R below which T·R^{T−1}·e is replaced by the constant `prop_neg`
     c_neg: f64,
     prop_neg: f64,
+    /// |z̃|² below which the power certainly underflows (T/2·ln|z̃|² < −740 with a margin far
+    /// beyond the rounding of the logarithm): the test that skips the logarithm there takes
+    /// the same branch as the logarithm would
+    r2_tiny: f64,
 }
 
 impl Powering {
@@ -204,7 +230,11 @@ impl Powering {
         } else {
             tf * ((tf - 1.0) * big.ln()).exp() * e
         };
-        let lr = 0.5 * tf * r2.ln();
+        let lr = if r2 < self.r2_tiny {
+            f64::NEG_INFINITY
+        } else {
+            0.5 * tf * r2.ln()
+        };
         let (pw, pabs, err) = if r2 == 0.0 || lr < -740.0 {
             // z̃^T ≈ 0 taken as 0: the error is |z^T| ≤ min(|z̃| + e, 1)^T ≤ R·R^{T−1}
             let zb = (rt + e).min(1.0);
@@ -259,7 +289,16 @@ fn window_error(width: i128, h: f64) -> PabiError {
 /// `DomainError` on `h`), the FFT length n = next 2^a3^b5^c7^d ≥ max(window, 2·longest part,
 /// 1024) ≤ 2^22, and window indices within ±2^53.
 pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
-    let win = window(parts, tail)?;
+    compose_in(parts, window(parts, tail)?)
+}
+
+/// [`compose`] on the window `win` that [`window`] chose for these `parts` (the DP-SGD
+/// accountant checks the window's width before composing and hands it on, instead of
+/// computing the moment-generating functions twice).
+pub(in crate::composition) fn compose_in(
+    parts: &[(&Pld, u64)],
+    win: Window,
+) -> Result<Composition> {
     let h = parts[0].0.h;
     let wid = win.width();
     if wid > MAX_WINDOW as i128 {
@@ -316,12 +355,13 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
     // the running product Â: the first part's powers are written into its own spectrum
     // (Â = 1·ẑ^T, the same operations as a product with a stored 1), so no array of ones
     let mut acc: Option<Vec<Complex<f64>>> = None;
-    let mut accb = vec![0.0f64; nc];
-    let mut buf = vec![0.0; n];
+    let mut accb = buffers::reals(nc);
+    // zeroed per part
+    let mut buf = buffers::reals_any(n);
     // one scratch for every transform (realfft's `process` would allocate one per call)
-    let mut scratch =
-        vec![Complex::new(0.0, 0.0); fwd.get_scratch_len().max(inv.get_scratch_len())];
-    let mut spec = vec![Complex::new(0.0, 0.0); nc];
+    let mut scratch = buffers::complexes_any(fwd.get_scratch_len().max(inv.get_scratch_len()));
+    // (every bin is written by the forward transform)
+    let mut spec = buffers::complexes_any(nc);
     let mut inf_keep_log = 0.0;
     let mut infx_keep_log = 0.0;
     let mut bad = 0.0;
@@ -330,7 +370,7 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
     for (p, t) in parts {
         crate::interrupt::check()?;
         if spec.len() != nc {
-            spec = vec![Complex::new(0.0, 0.0); nc];
+            spec = buffers::complexes_any(nc);
         }
         buf.iter_mut().for_each(|v| *v = 0.0);
         let nn = n as i64;
@@ -342,6 +382,7 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
         let mass = up(crate::num::neumaier_sum(p.pmf.iter().copied()));
         fwd.process_with_scratch(&mut buf, &mut spec, &mut scratch)
             .map_err(|e| PabiError::internal(format!("FFT failed: {e}")))?;
+        crate::interrupt::check()?;
         let tf = *t as f64;
         let eb_fft = kappa * mass;
         // bins whose FFT error would matter after powering: recompute directly
@@ -420,6 +461,7 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
             tf,
             c_neg,
             prop_neg,
+            r2_tiny: (-1480.0 / tf).exp() * (1.0 - 1e-6),
         };
         // bins [start, start + len) of one chunk: the bound of bin k is its refined value or
         // eb_fft; with `acc`, Â_k ← Â_k·ẑ_k^T, else (first part) ẑ_k ← 1·ẑ_k^T in place
@@ -465,14 +507,22 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
                     .zip(spec.par_chunks_mut(BIN_CHUNK))
                     .enumerate();
                 match acc.as_mut() {
-                    Some(acc) => chunks
-                        .zip(acc.par_chunks_mut(BIN_CHUNK))
-                        .for_each(|((c, (b, z)), a)| kernel(c * BIN_CHUNK, b, z, Some(a))),
-                    None => chunks.for_each(|(c, (b, z))| kernel(c * BIN_CHUNK, b, z, None)),
+                    Some(acc) => chunks.zip(acc.par_chunks_mut(BIN_CHUNK)).try_for_each(
+                        |((c, (b, z)), a)| {
+                            crate::interrupt::check()?;
+                            kernel(c * BIN_CHUNK, b, z, Some(a));
+                            Ok::<(), PabiError>(())
+                        },
+                    ),
+                    None => chunks.try_for_each(|(c, (b, z))| {
+                        crate::interrupt::check()?;
+                        kernel(c * BIN_CHUNK, b, z, None);
+                        Ok(())
+                    }),
                 }
-            }),
+            })?,
             _ => kernel(0, &mut accb, &mut spec, acc.as_deref_mut()),
-        }
+        };
         if acc.is_none() {
             acc = Some(std::mem::take(&mut spec));
         }
@@ -502,20 +552,23 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
     let out = &mut buf;
     inv.process_with_scratch(&mut acc, out, &mut scratch)
         .map_err(|e| PabiError::internal(format!("FFT failed: {e}")))?;
+    crate::interrupt::check()?;
     let scale = 1.0 / n as f64;
     // read the window in grid order (exact values are ≥ 0: clipping negatives only helps)
-    // (k_lo + i) mod n, advanced by one per point (one division in all)
-    let mut pos = k_lo.rem_euclid(n as i128) as usize;
-    let mut pmf = vec![0.0; width];
+    // (point i of the window is out[(k_lo + i) mod n]: the slice from k_lo mod n to the end,
+    // then from 0; width ≤ n; every point written)
+    let start = k_lo.rem_euclid(n as i128) as usize;
+    let mut pmf = buffers::reals_any(width);
     let mut wmass = 0.0;
-    for v in pmf.iter_mut() {
-        let x = out[pos] * scale;
-        *v = x.max(0.0);
+    let first = (n - start).min(width);
+    let (head, rest) = pmf.split_at_mut(first);
+    for (v, &x) in head
+        .iter_mut()
+        .zip(&out[start..start + first])
+        .chain(rest.iter_mut().zip(out.iter()))
+    {
+        *v = (x * scale).max(0.0);
         wmass += *v;
-        pos += 1;
-        if pos == n {
-            pos = 0;
-        }
     }
     let wf = width as f64;
     let nf = n as f64;
@@ -523,18 +576,41 @@ pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
     let l2_route = (wf / nf).sqrt() * (full(sb2).sqrt() + kappa * full(sa2).sqrt());
     let fft_err = (l1_route.min(l2_route) + 2.0 * U * wmass) * (1.0 + 1e-9);
     // suffix sums
-    let mut s0 = vec![0.0; width + 1];
-    let mut s1 = vec![0.0; width + 1];
+    let mut s0 = buffers::reals_any(width + 1);
+    let mut s1 = buffers::reals_any(width + 1);
+    s0[width] = 0.0;
+    s1[width] = 0.0;
+    // the running values s0[i + 1], s1[i + 1]
+    let (mut n0, mut n1) = (0.0f64, 0.0f64);
     let emh = (-h).exp();
     let mut c0 = 0.0;
-    for i in (0..width).rev() {
-        // Kahan on s0
-        let y = pmf[i] - c0;
-        let t = s0[i + 1] + y;
-        c0 = (t - s0[i + 1]) - y;
-        s0[i] = t;
-        s1[i] = pmf[i] + emh * s1[i + 1];
+    // from the top down in blocks, an interrupt check before each (the same operations in
+    // the same order as one pass)
+    let mut end = width;
+    while end > 0 {
+        crate::interrupt::check()?;
+        let start = end.saturating_sub(SUFFIX_BLOCK);
+        let rows = pmf[start..end]
+            .iter()
+            .zip(&mut s0[start..end])
+            .zip(&mut s1[start..end]);
+        for ((&w, o0), o1) in rows.rev() {
+            // Kahan on s0
+            let y = w - c0;
+            let t = n0 + y;
+            c0 = (t - n0) - y;
+            n0 = t;
+            *o0 = t;
+            n1 = w + emh * n1;
+            *o1 = n1;
+        }
+        end = start;
     }
+    buffers::give_reals(buf);
+    buffers::give_reals(accb);
+    buffers::give_complexes(acc);
+    buffers::give_complexes(spec);
+    buffers::give_complexes(scratch);
     Ok(Composition {
         h,
         k_lo: k_lo as i64,

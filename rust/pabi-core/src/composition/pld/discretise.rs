@@ -88,6 +88,10 @@ fn cell_integrals(xl: f64, xr: f64, s: f64) -> (f64, f64, f64) {
 /// Relative margin by which the upper split weight is increased (covers the rounding of the
 /// cell integrals; its cost is a relative change of ~1e-12·h in δ).
 pub(super) const SPLIT_MARGIN: f64 = 1e-11;
+/// Cells of [`Pld::subsampled_gaussian`] per block of the driver's pool (a cell costs a
+/// few dozen transcendental calls; blocks of this size amortise the scheduling and the
+/// interrupt check, and a grid of h = 1e-4 has a few dozen of them).
+const CELL_CHUNK: usize = 1024;
 /// Standard-normal tail radius beyond which mass is truncated (Q(9.5) ≈ 1.05e-21).
 pub(super) const XTAIL: f64 = 9.5;
 
@@ -167,11 +171,16 @@ impl Pld {
             if l <= l1q {
                 return f64::NEG_INFINITY;
             }
-            // e^z = (e^ℓ − 1 + q)/q
+            // e^z = (e^ℓ − 1 + q)/q; beyond ℓ = 700 (where e^ℓ overflows at 709.8, which sent
+            // every loss above it to x = +∞, the mass there to one cell at ℓ ≈ 709 and the
+            // upper ε of a σ = 0.01 mixture to 709 instead of ≈ 5425) as
+            // z = ℓ + ln(1 − (1−q)e^{−ℓ}) − ln q
             let z = if l < 0.0 {
                 (l.exp_m1() + q).ln() - q.ln()
-            } else {
+            } else if l <= 700.0 {
                 (l.exp_m1() / q).ln_1p()
+            } else {
+                l + (-(1.0 - q) * (-l).exp()).ln_1p() - q.ln()
             };
             (z + s * s / 2.0) / s
         };
@@ -190,44 +199,56 @@ impl Pld {
             Neighbour::Add => (gaussian_tail(xmax), gaussian_tail(-xmin)),
         };
         // the loss at xmin/xmax lies inside the grid; the cells cover [lmin, lmax] exactly by
-        // mapping grid points back to x and clamping to [xmin, xmax].
-        for k in klo..khi {
-            crate::interrupt::check()?;
+        // mapping grid points back to x and clamping to [xmin, xmax]. The preimage of grid
+        // point j (g(j) = x at loss ±j·h, by direction) is formed once per point: a cell's
+        // right-hand preimage is the next cell's left-hand one (the same double from the same
+        // expression, so carrying it changes no bit).
+        let g = |j: i64| -> f64 {
+            match dir {
+                Neighbour::Remove => xinv(j as f64 * h),
+                Neighbour::Add => xinv(-(j as f64 * h)),
+            }
+        };
+        // cell k's split (wa to grid point k, wb to k + 1; both 0 for an empty cell), given
+        // g(k) and g(k + 1)
+        let split = |k: i64, gk: f64, gk1: f64| -> (f64, f64) {
             let (a, b) = (k as f64 * h, (k + 1) as f64 * h);
-            // x-interval of the cell
-            let (xl, xr) = match dir {
-                Neighbour::Remove => (xinv(a).max(xmin), xinv(b).min(xmax)),
-                Neighbour::Add => (xinv(-b).max(xmin), xinv(-a).min(xmax)),
+            // the x-interval of the cell before clamping: the loss rises with x in the
+            // remove direction and falls in the add direction
+            let (xl_raw, xr_raw) = match dir {
+                Neighbour::Remove => (gk, gk1),
+                Neighbour::Add => (gk1, gk),
             };
+            let (xl, xr) = (xl_raw.max(xmin), xr_raw.min(xmax));
             if xr.partial_cmp(&xl) != Some(std::cmp::Ordering::Greater) {
-                continue;
+                return (0.0, 0.0);
             }
             // is the cell's loss range exactly [a, b] (both ends interior preimages)?
-            let exact_l = match dir {
-                Neighbour::Remove => xinv(a) >= xmin,
-                Neighbour::Add => xinv(-b) >= xmin,
-            };
-            let exact_r = match dir {
-                Neighbour::Remove => xinv(b) <= xmax,
-                Neighbour::Add => xinv(-a) <= xmax,
-            };
+            let (exact_l, exact_r) = (xl_raw >= xmin, xr_raw <= xmax);
             let (a0, jl, kh) = cell_integrals(xl, xr, s);
             let zl = s * xl - s * s / 2.0;
             let zr = s * xr - s * s / 2.0;
-            let (mut wa, mut wb);
-            if exact_l && exact_r && jl.is_finite() && kh.is_finite() {
-                match dir {
-                    Neighbour::Remove => {
-                        wb = q * zl.exp() * jl / emh;
-                        wa = q * zr.exp() * kh / eh;
-                    }
-                    Neighbour::Add => {
-                        // e^{a} = 1/(1−q+q e^{zr}), e^{b} = 1/(1−q+q e^{zl})
-                        wb = q * zr.exp() * kh * (-a).exp().recip() / emh;
-                        wa = q * zl.exp() * jl * (-b).exp().recip() / eh;
-                        let _ = (a, b);
-                    }
+            // the split of a cell with both ends interior preimages; `None` where a product
+            // is not finite (e^{z} overflows beyond z ≈ 709, for σ ≲ 0.03, while the cell
+            // integral underflows to 0: the product was 0·∞ = NaN, which composed to an
+            // upper ε of 0): such a cell takes the general split below
+            let interior = || -> Option<(f64, f64)> {
+                if !(exact_l && exact_r && jl.is_finite() && kh.is_finite()) {
+                    return None;
                 }
+                let (wa, wb) = match dir {
+                    Neighbour::Remove => (q * zr.exp() * kh / eh, q * zl.exp() * jl / emh),
+                    Neighbour::Add => (
+                        // e^{a} = 1/(1−q+q e^{zr}), e^{b} = 1/(1−q+q e^{zl})
+                        q * zl.exp() * jl * (-b).exp().recip() / eh,
+                        q * zr.exp() * kh * (-a).exp().recip() / emh,
+                    ),
+                };
+                (wa.is_finite() && wb.is_finite()).then_some((wa, wb))
+            };
+            let (mut wa, mut wb);
+            if let Some((x, y)) = interior() {
+                (wa, wb) = (x, y);
             } else {
                 // boundary cell: general split from the cell's P and Q masses
                 let a1 = norm_mass(xl - s, xr - s);
@@ -236,17 +257,56 @@ impl Pld {
                     Neighbour::Add => (a0, (1.0 - q) * a0 + q * a1),
                 };
                 if p <= 0.0 {
-                    continue;
+                    return (0.0, 0.0);
                 }
-                let t = ((p * (-a).exp() - qm) / (p * ((-a).exp() - (-b).exp()))).clamp(0.0, 1.0);
+                let (ea, eb_) = ((-a).exp(), (-b).exp());
+                let den = p * (ea - eb_);
+                // where e^{−a} overflows (loss < −709) or the denominator leaves the normal
+                // range (losses beyond ≈ 700: 0/0, ∞ − ∞, a quotient of subnormals, or
+                // −qm/0 = −∞, which the clamp turned into all mass down) the whole mass goes
+                // to the upper point, which is pessimistic
+                let t = if ea.is_finite() && den >= f64::MIN_POSITIVE {
+                    ((p * ea - qm) / den).clamp(0.0, 1.0)
+                } else {
+                    1.0
+                };
                 wb = p * t;
                 wa = p - wb;
             }
             let dw = wb * SPLIT_MARGIN;
             wb += dw;
             wa = (wa - dw).max(0.0);
-            pmf[(k - klo) as usize] += wa;
-            pmf[(k + 1 - klo) as usize] += wb;
+            (wa, wb)
+        };
+        // the cells k = klo..khi in blocks on the driver's pool (an interrupt check before
+        // each block); every cell's pair depends on k alone, so the blocks and the thread
+        // count change no bit
+        let cells = m - 1;
+        let mut wa = vec![0.0; cells];
+        let mut wb = vec![0.0; cells];
+        crate::driver::for_chunks(
+            [&mut wa, &mut wb],
+            2 * CELL_CHUNK,
+            CELL_CHUNK,
+            |start, [oa, ob]| {
+                let k0 = klo + start as i64;
+                let mut gk = g(k0);
+                for (j, (oa, ob)) in oa.iter_mut().zip(ob.iter_mut()).enumerate() {
+                    let k = k0 + j as i64;
+                    let gk1 = g(k + 1);
+                    (*oa, *ob) = split(k, gk, gk1);
+                    gk = gk1;
+                }
+                Ok(())
+            },
+        )?;
+        // point i receives wb of cell i − 1 and wa of cell i; the sequential loop added them
+        // in that order to 0 (x + 0 = 0 + x = x for the non-negative weights here), so this
+        // is the same sum
+        for (i, v) in pmf.iter_mut().enumerate() {
+            let lower = if i > 0 { wb[i - 1] } else { 0.0 };
+            let upper = if i < cells { wa[i] } else { 0.0 };
+            *v = lower + upper;
         }
         // mass below the grid's first cell: its loss is <= lmin, moved up to the grid point >= lmin
         pmf[((lmin / h).ceil() as i64 - klo) as usize] += below;

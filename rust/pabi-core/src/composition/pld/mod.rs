@@ -12,6 +12,7 @@
 //! - `compose.rs`: the window (Chernoff bounds) and the FFT composition [`compose`];
 //! - `fft.rs`: FFT lengths, plans, direct DFT bins and the round-off bound coefficients;
 //! - `bracket.rs`: the [`Composition`] result and its (lower, estimate, upper) queries;
+//! - `buffers.rs`: the recycled working memory of the composition;
 //! - `cache.rs`: the cache of single-step subsampled-Gaussian PLDs (DP-SGD queries);
 //! - `tests.rs`: unit tests.
 //!
@@ -50,6 +51,7 @@
 //! bound on every loop fixed up front ([`dpsgd_calibrate_sigma`]).
 
 mod bracket;
+mod buffers;
 mod cache;
 mod compose;
 mod discretise;
@@ -61,8 +63,8 @@ mod replace_one;
 mod tests;
 
 pub use bracket::{Bracket, Composition};
-pub(super) use compose::window;
 pub use compose::{compose, DEFAULT_TAIL};
+pub(super) use compose::{compose_in, window};
 pub(super) use discretise::sg_loss_range;
 pub(super) use replace_one::ro_loss_range;
 

@@ -103,6 +103,23 @@ fn compose_sizes_checked() {
         ..bad.clone()
     };
     assert_eq!(param_of(compose(&[(&empty, 1)], DEFAULT_TAIL)), "parts");
+    // a NaN, infinite or negative mass (a NaN mass composed to NaN
+    // everywhere, which the queries read as an upper ε of 0)
+    for (w, inf) in [
+        (f64::NAN, 0.0),
+        (-1e-3, 0.0),
+        (f64::INFINITY, 0.0),
+        (0.5, f64::NAN),
+        (0.5, -0.1),
+    ] {
+        let p = Pld {
+            lo: 0,
+            pmf: vec![0.5, w],
+            inf,
+            ..bad.clone()
+        };
+        assert_eq!(param_of(compose(&[(&p, 1)], DEFAULT_TAIL)), "parts");
+    }
     // far from the origin but within 2^53: indices × multiplicity leave ±2^53
     let far = Pld {
         lo: 1 << 50,
@@ -248,4 +265,27 @@ fn cached_subsampled_gaussian_is_the_pld_itself() {
     // errors are returned, not cached
     let bad = Pld::subsampled_gaussian_cached(0.02, 1.3, Neighbour::Add, 0.2);
     assert_eq!(param_of(bad), "grid_step");
+}
+
+#[test]
+fn tiny_sigma_discretisation_is_finite_and_certified() {
+    // σ = 0.01: losses up to ≈ 5945, far beyond e^709. Before: NaN masses (0·∞ in the cell
+    // split) for q = 1, and for q = 0.5 every loss above 709 lumped at 709
+    for q in [1.0, 0.5, 0.01] {
+        for dir in [Neighbour::Remove, Neighbour::Add] {
+            let p = Pld::subsampled_gaussian(q, 0.01, dir, 0.1).unwrap();
+            assert!(
+                p.pmf.iter().all(|w| w.is_finite() && *w >= 0.0),
+                "{q} {dir:?}"
+            );
+            let tot: f64 = p.pmf.iter().sum::<f64>() + p.inf;
+            assert!((tot - 1.0).abs() < 1e-9, "{q} {dir:?}: {tot}");
+        }
+    }
+    // q = 1: the Gaussian mechanism with μ = 100; exact ε(1e-5) = 5425.50984614743 (pabi's
+    // gdp_epsilon, mpmath agrees to 1e-12)
+    let p = Pld::subsampled_gaussian(1.0, 0.01, Neighbour::Remove, 0.1).unwrap();
+    let c = compose(&[(&p, 1)], DEFAULT_TAIL).unwrap();
+    let (lo, _, up) = c.epsilon(1e-5);
+    assert!(lo <= 5425.509846147 && up >= 5425.509846148, "{lo} {up}");
 }

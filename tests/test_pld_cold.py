@@ -1,0 +1,124 @@
+"""The DP-SGD PLD path's speed work changes no value (issue 17): the subsampled-Gaussian
+discretisation runs in blocks on the pool and the composition recycles its buffers, so the
+results must not depend on the thread count, on what ran before (recycled buffers hold old
+values), or on whether the single-step PLD was cached; and the brackets stay certified against
+the exact value where one is known (q = 1 is the Gaussian mechanism, μ = 1/σ)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import pabi
+from pabi.composition import PrivacyLossDistribution
+
+Q, SIGMA, DELTA = 0.01, 1.0, 1e-5
+
+
+@pytest.fixture
+def threads():
+    before = pabi.get_num_threads()
+    yield
+    pabi.set_num_threads(before)
+
+
+def _pld(direction: str, sigma: float = SIGMA, h: float = 1e-4):
+    return PrivacyLossDistribution.subsampled_gaussian(
+        sample_rate=Q, noise_multiplier=sigma, direction=direction, grid_step=h)
+
+
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_discretisation_does_not_depend_on_the_thread_count(threads, direction):
+    # 54,096 grid points: 53 blocks of cells on the pool
+    pabi.set_num_threads(1)
+    one = _pld(direction)
+    pabi.set_num_threads(2)
+    two = _pld(direction)
+    assert len(one.pmf) == 54_096
+    assert one.pmf.tobytes() == two.pmf.tobytes()
+    assert one.inf == two.inf
+    # a probability distribution: masses >= 0 summing to 1 with the +inf atom
+    assert np.all(one.pmf >= 0.0)
+    assert abs(one.pmf.sum() + one.inf - 1.0) < 1e-12
+
+
+def test_dpsgd_epsilon_does_not_depend_on_threads_or_history(threads):
+    def eps(steps, sigma=SIGMA):
+        return tuple(pabi.dpsgd_epsilon(DELTA, sample_rate=Q, noise_multiplier=sigma, steps=steps,
+                                        bracket=True))
+
+    pabi.set_num_threads(1)
+    a = eps(1000)
+    # larger compositions leave larger recycled buffers full of other values
+    eps(100_000)
+    eps(10_000, sigma=1.25)
+    pabi.set_num_threads(2)
+    b = eps(1000)
+    c = eps(1000)  # the single-step PLD now cached
+    assert a == b == c
+    # the same numbers in a fresh process (empty caches and buffer pool)
+    code = ("import pabi; print(repr(tuple(pabi.dpsgd_epsilon(1e-5, sample_rate=0.01, "
+            "noise_multiplier=1.0, steps=1000, bracket=True))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == repr(a)
+    lower, est, upper = a
+    assert lower <= est <= upper
+    # dp-accounting's PLD estimate of this case is 1.8277 and its RDP bound 1.945 (issue 17)
+    assert 1.80 < lower and upper < 1.84
+
+
+@pytest.mark.parametrize("sigma", [0.5, 1.0, 2.0])
+def test_gaussian_case_is_certified(sigma):
+    # q = 1: the Gaussian mechanism of sensitivity 1 and noise sigma, mu = 1/sigma GDP; T steps
+    # compose to mu·sqrt(T)
+    steps = 100
+    exact = pabi.gdp_epsilon(DELTA, np.sqrt(steps) / sigma)
+    lower, est, upper = pabi.dpsgd_epsilon(DELTA, sample_rate=1.0, noise_multiplier=sigma,
+                                           steps=steps, bracket=True)
+    assert lower <= exact <= upper
+    assert upper - exact < 1e-3 * exact
+
+
+# --- tiny noise: losses beyond e^709 (found with issue 17's work) -----------------------------
+# Before: q = 1, sigma = 0.01 gave the bracket (0, 0, 0) (NaN masses from 0·inf in the cell
+# split, read as 0 by the queries), sigma = 0.02 an upper 658.03 (exact 1462.29); q = 0.5,
+# sigma = 0.01 an upper 709.09 (exact ≈ 5409.08: every loss above e^709 overflowed in the
+# inverse of the loss and its mass was put at 709).
+
+
+@pytest.mark.parametrize("sigma", [0.01, 0.02, 0.03])
+def test_tiny_sigma_gaussian_is_certified(sigma):
+    exact = pabi.gdp_epsilon(DELTA, 1.0 / sigma)
+    lower, est, upper = pabi.dpsgd_epsilon(DELTA, sample_rate=1.0, noise_multiplier=sigma,
+                                           steps=1, bracket=True)
+    assert lower <= exact <= upper
+    assert upper - exact < 1e-5 * exact
+
+
+def _remove_delta(q: float, sigma: float, eps: float) -> float:
+    """Exact δ(ε) of the remove direction of the Poisson-subsampled Gaussian (mpmath):
+    P = (1−q)N(0,1) + qN(s,1), Q = N(0,1), s = 1/σ; the loss is increasing in x, so the
+    optimal set is x > x*, e^{loss(x*)} = e^ε."""
+    import mpmath as mp
+
+    with mp.workdps(50):
+        s, qq, e = 1 / mp.mpf(sigma), mp.mpf(q), mp.e ** mp.mpf(eps)
+        xs = (mp.log((e - 1 + qq) / qq) + s ** 2 / 2) / s
+        tail = lambda x: mp.erfc(x / mp.sqrt(2)) / 2  # noqa: E731
+        return float((1 - qq) * tail(xs) + qq * tail(xs - s) - e * tail(xs))
+
+
+@pytest.mark.parametrize("q,sigma", [(0.5, 0.01), (0.01, 0.02), (0.5, 0.03)])
+def test_tiny_sigma_mixture_is_certified(q, sigma):
+    lower, est, upper = pabi.dpsgd_epsilon(DELTA, sample_rate=q, noise_multiplier=sigma,
+                                           steps=1, bracket=True)
+    # δ(upper) ≤ target ≤ δ(lower) for the exact remove-direction curve
+    assert _remove_delta(q, sigma, upper) <= DELTA <= _remove_delta(q, sigma, lower)
+    for direction in ("remove", "add"):
+        p = PrivacyLossDistribution.subsampled_gaussian(
+            sample_rate=q, noise_multiplier=sigma, direction=direction, grid_step=0.1)
+        assert np.all(np.isfinite(p.pmf)) and np.all(p.pmf >= 0.0)
+        assert abs(p.pmf.sum() + p.inf - 1.0) < 1e-9
