@@ -67,7 +67,11 @@ def dpsgd_epsilon(delta, *, sample_rate, noise_multiplier, steps, grid_step=1e-4
     * ``"replace_one"``, ``"poisson"``: (1−q)N(0, z²) + qN(1, z²) against
       (1−q)N(0, z²) + qN(−1, z²) (symmetric: one PLD);
     * ``"replace_one"``, ``"without_replacement"`` (a batch of fixed size b out of n records,
-      q = b/n): (1−q)N(0, z²) + qN(2, z²) against N(0, z²), both directions;
+      q = b/n): (1−q)N(0, z²) + qN(2, z²) against N(0, z²), both directions. **Caveat:** this
+      pair is the proven worst case of one step for γ = e^ε ≥ 1 only; for γ < 1 the reversed pair
+      is, and that composing each order separately (the worse of the two, as peers do) bounds
+      every pair of datasets is not proven (docs/derivations/neighbouring.md#worst-case-proof).
+      The Poisson relations are proven for every γ.
     * ``"add_remove"``, ``"without_replacement"``: not defined (a DomainError naming ``sampling``).
 
     Matches dp-accounting's PLD accountant and prv-accountant to ~1e-5 (their tight values
