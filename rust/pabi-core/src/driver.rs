@@ -37,14 +37,18 @@
 //! lock-step inversions (`pnsgd::drive`/`drive_solve`/`factors`: [`for_chunks`]), the schedules
 //! (`schedules::schedule_delta`: [`for_chunks`]; `schedules::map_args`, the elementwise map of
 //! the bindings: [`map_into`], chunk 4096), the RDP element-wise maps of the binding
-//! ([`map_rows`], chunk 2048) and the sampled-Gaussian tables ([`blocks`]). Each keeps its chunk
-//! size and threshold; the values do not depend on them.
+//! ([`map_rows`], chunk 2048), the sampled-Gaussian tables ([`blocks`]) and the cells of the
+//! DP-SGD PLD discretisation (`composition/pld/discretise.rs`: [`for_chunks`], blocks of 1024
+//! cells). Each keeps its chunk size and threshold; the values do not depend on them.
 //!
 //! The remaining pool users are not elementwise maps and stay as they are (they call [`pool`]
 //! and [`num_threads`] directly): the two-pass scan and the chunked integral sum of
 //! `schedules/online/` (chunk 8192 and its own `CH`), the per-step terms of the Hölder
-//! composition in `rdp/per_instance.rs` (`with_min_len(64)`) and the `rayon::join` of the two
-//! neighbouring relations in `composition/dpsgd.rs`.
+//! composition in `rdp/per_instance.rs` (`with_min_len(64)`; its per-step orders likewise), the
+//! block fold of the per-step PNSGD bound in `pnsgd/steps_blocks.rs` (fixed blocks of 2^16
+//! pieces, combined in order), the parallel validation of long arguments in
+//! `batch::first_bad` (chunks of 2^16, the first failing chunk wins) and the `rayon::join` of
+//! the two neighbouring relations in `composition/dpsgd.rs`.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
