@@ -55,14 +55,19 @@ fn cell_integrals(xl: f64, xr: f64, s: f64) -> (f64, f64, f64) {
         let hw = 0.5 * pw;
         let (mut a0, mut j, mut kk) = (0.0, 0.0, 0.0);
         for pc in 0..pieces {
-            let xm = xl + (pc as f64 + 0.5) * pw;
             for i in 0..4 {
                 for sg in [-1.0, 1.0] {
-                    let x = xm + sg * GL8_X[i] * hw;
+                    // the node by its offsets from both ends (as in `replace_one.rs`): each
+                    // within a few ulp of itself, where x − xl and x − xr formed from the
+                    // rounded node x err by ulp(x), relative ≫ SPLIT_MARGIN in a narrow cell
+                    let u = 0.5 * sg * GL8_X[i];
+                    let d = (pc as f64 + 0.5 + u) * pw; // x − xl
+                    let dr = ((pieces - pc) as f64 - 0.5 - u) * pw; // xr − x
+                    let x = xl + d;
                     let f = GL8_W[i] * INV_SQRT_2PI * (-0.5 * x * x).exp();
                     a0 += f;
-                    j += f * (s * (x - xl)).exp_m1();
-                    kk += f * (-(s * (x - xr)).exp_m1());
+                    j += f * (s * d).exp_m1();
+                    kk += f * (-(-(s * dr)).exp_m1());
                 }
             }
         }
