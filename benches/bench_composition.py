@@ -24,6 +24,8 @@ import numpy as np
 
 import pabi
 
+import _timing  # benches/_timing.py (the script's folder is on sys.path)
+
 Q, SIGMA, DELTA = 0.01, 1.0, 1e-5
 STEPS = [1_000, 10_000, 100_000]
 TARGET = {1_000: 1.828, 10_000: 6.188, 100_000: 25.573}
@@ -33,12 +35,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def best_of(f, repeat: int = REPEAT):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = f()
-        best = min(best, time.perf_counter() - t)
-    return best, out
+    return _timing.best_of(f, repeat)
 
 
 def dp_accounting_eps(steps: int) -> float:

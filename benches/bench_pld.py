@@ -23,6 +23,8 @@ import sys
 import time
 
 import pabi
+
+import _timing  # benches/_timing.py (the script's folder is on sys.path)
 from pabi.composition import PrivacyLossDistribution
 
 Q, SIGMA, DELTA = 0.01, 1.0, 1e-5
@@ -31,12 +33,7 @@ REPEAT = 5
 
 
 def best_of(f, repeat: int = REPEAT):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = f()
-        best = min(best, time.perf_counter() - t)
-    return best, out
+    return _timing.best_of(f, repeat)
 
 
 def timed(f):

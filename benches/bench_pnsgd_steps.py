@@ -17,23 +17,19 @@ Best of ``REPEAT`` runs; not a timed test.
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 
 import pabi
+
+import _timing  # benches/_timing.py (the script's folder is on sys.path)
 
 REPEAT = 3
 N = 10**9
 
 
 def best_of(f, repeat: int = REPEAT):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = f()
-        best = min(best, time.perf_counter() - t)
-    return best, out
+    return _timing.best_of(f, repeat)
 
 
 def billion_step_schedule() -> dict:
