@@ -430,7 +430,6 @@ def pnsgd_rdp_slope(
 #: callable of the 1-based step numbers (an int64 array) returning one value per step.
 StepValues = Union[ArrayLike, Callable[[np.ndarray], ArrayLike]]
 
-_STEP_ARGS = ("noise_scale", "max_grad_norm", "lr", "diameter", "smoothness", "strong_convexity")
 
 
 def _step_values(name: str, f: Callable[[np.ndarray], ArrayLike], t: np.ndarray) -> np.ndarray:

@@ -15,10 +15,10 @@ fn hockey_stick_divergence<'py>(
     eps: Arr<'py>,
 ) -> Out<'py> {
     let (p, q, e) = (p_mass.as_slice()?, q_mass.as_slice()?, eps.as_slice()?);
+    let mut out = crate::zeros(e.len())?;
     array(py, || {
-        let mut out = vec![0.0; e.len()];
         core::hockey_stick(p, q, e, &mut out)?;
-        Ok(out)
+        Ok(std::mem::take(&mut out))
     })
 }
 
@@ -60,10 +60,10 @@ fn mixture_hockey_stick_divergence<'py>(
         stds: q_stds.as_slice()?,
     };
     let e = eps.as_slice()?;
+    let (mut up, mut lo) = (crate::zeros(e.len())?, crate::zeros(e.len())?);
     let (up, lo) = detach(py, || {
-        let (mut up, mut lo) = (vec![0.0; e.len()], vec![0.0; e.len()]);
         core::mixture_hockey_stick(p, q, e, &mut up, Some(&mut lo))?;
-        Ok((up, lo))
+        Ok((std::mem::take(&mut up), std::mem::take(&mut lo)))
     })?;
     use numpy::IntoPyArray;
     Ok((up.into_pyarray(py), lo.into_pyarray(py)))

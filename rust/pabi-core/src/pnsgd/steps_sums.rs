@@ -104,8 +104,13 @@ impl LogSum {
         if x <= lo {
             self.acc.add(corr_up(add_dn(lo, -x)));
         } else {
-            let c = corr_up(add_dn(x, -self.acc.upper()));
-            *self = LogSum::new(x);
+            // ln(e^T + e^x) ≤ big + ln(1 + e^{−(big − small)}) with {big, small} = {x, T_up}:
+            // where x lies inside the total's rounding interval (lo < x < T_up), restarting
+            // from x with d clamped to 0 would add ln 2 < ln(1 + e^{T − x}) (a few ulp low)
+            let t_up = self.acc.upper();
+            let (big, small) = if x >= t_up { (x, t_up) } else { (t_up, x) };
+            let c = corr_up(add_dn(big, -small));
+            *self = LogSum::new(big);
             self.acc.add(c);
         }
     }

@@ -186,7 +186,7 @@ fn precise(alpha: u64, sigma: f64, u: &Updates<'_>) -> Option<f64> {
         let mut zerr: f64 = 0.0;
         for (ji, zj) in z.iter_mut().enumerate() {
             sw.iter_mut().for_each(|x| *x = Dd::default());
-            let (mut sq, mut mag) = (Dd::default(), 0.0f64);
+            let mut sq = Dd::default();
             let mut sa = 0.0f64;
             for k in 0..d {
                 let mut abs_k = 0.0f64;
@@ -206,7 +206,7 @@ fn precise(alpha: u64, sigma: f64, u: &Updates<'_>) -> Option<f64> {
             for x in &sw {
                 tot = tot + x.sqr();
             }
-            mag = mag.max(sa + sq.hi.abs());
+            let mag = sa + sq.hi.abs();
             *zj = (tot - sq) / s2;
             zerr = zerr.max(c * DD_OP * 2.0 * mag / s2.hi + ops * 1e-322 / s2.hi);
         }

@@ -299,7 +299,12 @@ pub(in crate::composition) fn compose_in(
     parts: &[(&Pld, u64)],
     win: Window,
 ) -> Result<Composition> {
-    let h = parts[0].0.h;
+    let Some(&(first, _)) = parts.first() else {
+        return Err(PabiError::Shape {
+            message: "a composition needs at least one part".into(),
+        });
+    };
+    let h = first.h;
     let wid = win.width();
     if wid > MAX_WINDOW as i128 {
         return Err(window_error(wid, h));
@@ -412,12 +417,7 @@ pub(in crate::composition) fn compose_in(
             let j0 = p.lo + first as i64;
             // a sparse part (e.g. the few atoms of an (ε0, δ0) PLD) costs its nonzero terms
             // per bin; the same terms in the same order as the dense loop, so the same value
-            let nz: Vec<(i64, f64)> = xs
-                .iter()
-                .enumerate()
-                .filter(|(_, &x)| x != 0.0)
-                .map(|(j, &x)| (j0 + j as i64, x))
-                .collect();
+            let nz = nonzero_terms(xs, j0);
             let sparse = 4 * nz.len() < m_sup;
             let cost = if sparse { 4 * nz.len() } else { m_sup };
             if (refine.len() as f64) * (cost as f64) <= 4e7 {
@@ -625,4 +625,14 @@ pub(in crate::composition) fn compose_in(
         s0,
         s1,
     })
+}
+
+/// The nonzero masses of `xs` with their grid indices (`xs[j]` at index `j0 + j`), in order:
+/// the terms of the sparse direct DFT.
+pub(super) fn nonzero_terms(xs: &[f64], j0: i64) -> Vec<(i64, f64)> {
+    xs.iter()
+        .enumerate()
+        .filter(|(_, &x)| x != 0.0)
+        .map(|(j, &x)| (j0 + j as i64, x))
+        .collect()
 }

@@ -177,12 +177,7 @@ fn sparse_direct_dft_equals_dense() {
         }
     }
     for j0 in [-1500i64, 0, 7, -3_000_000_000] {
-        let nz: Vec<(i64, f64)> = xs
-            .iter()
-            .enumerate()
-            .filter(|(_, &x)| x != 0.0)
-            .map(|(j, &x)| (j0 + j as i64, x))
-            .collect();
+        let nz = super::compose::nonzero_terms(&xs, j0);
         for k in [0usize, 1, 2, 99, n / 2 - 1, n / 2] {
             let a = tw.direct_dft(&xs, j0, k);
             let b = tw.direct_dft_sparse(&nz, k);
