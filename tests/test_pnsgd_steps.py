@@ -508,3 +508,17 @@ def test_bad_callable_output():
         pabi.pnsgd_stepwise_delta(1.0, lr=lambda t: 0.3 + 0 * t, steps=0, **kw)
     with pytest.raises(pabi.DomainError, match="index"):
         pabi.pnsgd_stepwise_delta(1.0, lr=lambda t: 0.3 + 0 * t, steps=n, ordering="fixed", index=n + 1, **kw)
+
+
+def test_epsilon_with_callables_bounds_its_work_before_reading():
+    """ε(δ) reads the callables once per evaluation of δ (~130 per target): more than 2^40 step
+    reads is a DomainError naming steps, raised before the callable is called once."""
+    calls = []
+
+    def lr(t):
+        calls.append(len(t))
+        return np.full(t.shape, 0.1)
+
+    with pytest.raises(pabi.DomainError) as e:
+        pabi.pnsgd_stepwise_epsilon(1e-5, noise_scale=1.0, max_grad_norm=1.0, diameter=1.0, lr=lr, steps=2**40)
+    assert e.value.param == "steps" and calls == []

@@ -43,8 +43,7 @@ pub fn first_bad(xs: &[f64], ok: impl Fn(f64) -> bool + Sync) -> Option<usize> {
                 use rayon::prelude::*;
                 xs.par_chunks(CHECK_CHUNK)
                     .enumerate()
-                    .filter_map(|(k, c)| first_bad_serial(c, &ok).map(|j| k * CHECK_CHUNK + j))
-                    .min()
+                    .find_map_first(|(k, c)| first_bad_serial(c, &ok).map(|j| k * CHECK_CHUNK + j))
             });
         }
     }

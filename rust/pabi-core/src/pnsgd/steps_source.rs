@@ -84,6 +84,13 @@ impl SourceParams {
     }
 }
 
+/// Evaluations of δ in one target's exact search over the doubles (about: a bracket over the
+/// exponents, then a bisection over the 63 bits of a non-negative double).
+const SEARCH_PASSES: f64 = 130.0;
+/// Largest number of step reads of the callables in one ε(δ) call (2^40, ~1e12: tens of
+/// minutes of a vectorised callable), checked before any work.
+const MAX_SOURCE_READS: f64 = 1_099_511_627_776.0;
+
 /// The same error at `off` + its index (a chunk's local index made global).
 fn shifted(e: PabiError, off: usize) -> PabiError {
     if let PabiError::Domain { index: Some(i), .. } = e {
@@ -295,6 +302,19 @@ pub fn stepwise_epsilon_source(
 ) -> Result<()> {
     check_broadcast(out.len(), &[("delta", delta.len())])?;
     check_target(delta)?;
+    // each target's search reads the steps once per evaluation of δ (≤ SEARCH_PASSES)
+    let reads = out.len() as f64 * SEARCH_PASSES * q.steps;
+    if reads > MAX_SOURCE_READS {
+        return Err(PabiError::domain(
+            "steps",
+            format!(
+                "such that len(delta) * {SEARCH_PASSES} passes * steps <= {MAX_SOURCE_READS:e} \
+                 step reads of the callables (ε(δ) reads them once per evaluation of δ; pass \
+                 arrays or run_lengths, or fewer targets)"
+            ),
+            q.steps,
+        ));
+    }
     let n = match begin(&q, src, out.is_empty())? {
         Begin::Done => return Ok(()),
         Begin::One(c) => return stepwise_epsilon(delta, q.params(&c), out, dispatch),
