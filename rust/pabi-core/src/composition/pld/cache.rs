@@ -7,14 +7,16 @@
 
 use super::{Neighbour, Pld};
 use crate::error::Result;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Bytes of masses the cache may hold in all (the oldest entries are dropped first).
 const CACHE_BYTES: usize = 16 << 20;
 
 type Key = (u64, u64, bool, u64);
 
-static CACHE: Mutex<Vec<(Key, Pld)>> = Mutex::new(Vec::new());
+/// Entries behind `Arc`s: a hit clones the `Arc` under the lock and copies the masses outside
+/// it, so parallel queries do not wait on each other's copies.
+static CACHE: Mutex<Vec<(Key, Arc<Pld>)>> = Mutex::new(Vec::new());
 
 fn bytes(p: &Pld) -> usize {
     p.pmf.len() * std::mem::size_of::<f64>()
@@ -31,21 +33,24 @@ impl Pld {
             dir == Neighbour::Add,
             h.to_bits(),
         );
-        {
+        let hit = {
             let mut c = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(i) = c.iter().position(|(k, _)| *k == key) {
+            c.iter().position(|(k, _)| *k == key).map(|i| {
                 // most recently used last
                 let hit = c.remove(i);
-                let out = hit.1.clone();
+                let out = Arc::clone(&hit.1);
                 c.push(hit);
-                return Ok(out);
-            }
+                out
+            })
+        };
+        if let Some(p) = hit {
+            return Ok((*p).clone());
         }
         let p = Pld::subsampled_gaussian(q, sigma, dir, h)?;
         if bytes(&p) <= CACHE_BYTES / 4 {
             let mut c = CACHE.lock().unwrap_or_else(|e| e.into_inner());
             if !c.iter().any(|(k, _)| *k == key) {
-                c.push((key, p.clone()));
+                c.push((key, Arc::new(p.clone())));
                 let mut total: usize = c.iter().map(|(_, p)| bytes(p)).sum();
                 while total > CACHE_BYTES {
                     total -= bytes(&c.remove(0).1);
