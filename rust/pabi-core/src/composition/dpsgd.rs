@@ -133,18 +133,30 @@ impl Accounting {
 
 /// The single-step PLDs of one accounting, as (builder, loss range): Poisson add/remove is the
 /// remove and add directions of the subsampled Gaussian; Poisson replace-one the symmetric
-/// replace-one pair (one PLD); sampling without replacement under replace-one the remove and
-/// add directions at noise σ/2 (sensitivity 2: the replaced record's slot may hold either of
-/// two records of norm ≤ 1 whatever the rest of the batch; Zhu–Dong–Wang 2022, §5, see
-/// `docs/derivations/neighbouring.md`). σ/2 is rounded down (exact for normal σ).
+/// replace-one pair (one PLD); sampling without replacement under replace-one the
+/// *symmetrised* pair of the remove direction at noise σ/2 (sensitivity 2: the replaced
+/// record's slot may hold either of two records of norm ≤ 1 whatever the rest of the batch;
+/// Zhu–Dong–Wang 2022, §5), whose profile is the per-step worst case for every γ — the remove
+/// pair for γ ≥ 1, the add pair for γ < 1 (`docs/derivations/neighbouring.md#symmetrised-pair`)
+/// — and, for the lower end of the bracket, the two ordered pairs, which datasets attain.
+/// σ/2 is rounded down (exact for normal σ).
 #[derive(Clone, Copy, Debug)]
 enum Pair {
     Sg(f64, Neighbour),
     Ro,
+    /// the symmetrised remove/add pair at this noise (`Pld::symmetrised`)
+    Sym(f64),
+}
+
+/// What a query needs: the whole bracket, or its upper end only (calibration, δ arrays).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Need {
+    Bracket,
+    Upper,
 }
 
 impl Pair {
-    fn of(acc: Accounting, sigma: f64) -> Vec<(Pair, f64)> {
+    fn of(acc: Accounting, sigma: f64, need: Need) -> Vec<(Pair, f64)> {
         match (acc.relation, acc.sampling) {
             (Relation::AddRemove, _) => vec![
                 (Pair::Sg(sigma, Neighbour::Remove), sigma),
@@ -153,10 +165,12 @@ impl Pair {
             (Relation::ReplaceOne, Sampling::Poisson) => vec![(Pair::Ro, sigma)],
             (Relation::ReplaceOne, Sampling::WithoutReplacement) => {
                 let half = div_dn(sigma, 2.0);
-                vec![
-                    (Pair::Sg(half, Neighbour::Remove), sigma),
-                    (Pair::Sg(half, Neighbour::Add), sigma),
-                ]
+                let mut v = vec![(Pair::Sym(half), sigma)];
+                if need == Need::Bracket {
+                    v.push((Pair::Sg(half, Neighbour::Remove), sigma));
+                    v.push((Pair::Sg(half, Neighbour::Add), sigma));
+                }
+                v
             }
         }
     }
@@ -165,6 +179,11 @@ impl Pair {
         match self {
             Pair::Sg(s, dir) => sg_loss_range(q, s, dir),
             Pair::Ro => ro_loss_range(q, sigma),
+            // the add direction's range is the remove direction's mirrored: [−lmax, lmax]
+            Pair::Sym(s) => {
+                let (_, lmax) = sg_loss_range(q, s, Neighbour::Remove);
+                (-lmax, lmax)
+            }
         }
     }
 
@@ -172,6 +191,12 @@ impl Pair {
         match self {
             Pair::Sg(s, dir) => Pld::subsampled_gaussian_cached(q, s, dir, h),
             Pair::Ro => Pld::replace_one_gaussian(q, sigma, h),
+            Pair::Sym(s) => {
+                Pld::subsampled_gaussian_cached(q, s, Neighbour::Remove, h).and_then(|pos| {
+                    let neg = Pld::subsampled_gaussian_cached(q, s, Neighbour::Add, h)?;
+                    Ok(Pld::symmetrised(&pos, &neg))
+                })
+            }
         }
         // the noise named in an error is the caller's σ, not σ/2
         .map_err(|e| match e {
@@ -277,8 +302,11 @@ pub fn dpsgd_compositions(q: f64, sigma: f64, steps: f64, h: f64) -> Result<Vec<
     dpsgd_compositions_with(q, sigma, steps, h, Accounting::ADD_REMOVE_POISSON)
 }
 
-/// The compositions of `steps` subsampled Gaussian steps under `acc` (two directions, or the
-/// one symmetric replace-one PLD), each on the finest grid h·2^k ≤ 0.1 that fits the caps.
+/// The compositions of `steps` subsampled Gaussian steps under `acc`, each on the finest grid
+/// h·2^k ≤ 0.1 that fits the caps: the two directions (Poisson add/remove), the one symmetric
+/// replace-one PLD (Poisson replace-one), or, for sampling without replacement, the
+/// symmetrised pair first (its upper end is the bound) and then the two ordered pairs (their
+/// lower ends are attained by datasets).
 pub fn dpsgd_compositions_with(
     q: f64,
     sigma: f64,
@@ -286,21 +314,42 @@ pub fn dpsgd_compositions_with(
     h: f64,
     acc: Accounting,
 ) -> Result<Vec<Composition>> {
+    compositions(q, sigma, steps, h, acc, Need::Bracket)
+}
+
+fn compositions(
+    q: f64,
+    sigma: f64,
+    steps: f64,
+    h: f64,
+    acc: Accounting,
+    need: Need,
+) -> Result<Vec<Composition>> {
     check_dpsgd(q, sigma, steps)?;
     check_dpsgd_h(h)?;
     acc.check()?;
     if q == 0.0 {
         return Ok(vec![]);
     }
-    let pairs = Pair::of(acc, sigma);
+    let pairs = Pair::of(acc, sigma, need);
     let run = |p: (Pair, f64)| dpsgd_direction(q, p.1, steps, p.0, h);
+    let pool = crate::driver::pool();
     match pairs[..] {
         [a, b] => {
-            let (a, b) = match crate::driver::pool() {
+            let (a, b) = match pool {
                 Some(pool) => pool.install(|| rayon::join(|| run(a), || run(b))),
                 None => (run(a), run(b)),
             };
             Ok(vec![a?, b?])
+        }
+        [a, b, c] => {
+            let (a, (b, c)) = match pool {
+                Some(pool) => {
+                    pool.install(|| rayon::join(|| run(a), || rayon::join(|| run(b), || run(c))))
+                }
+                None => (run(a), (run(b), run(c))),
+            };
+            Ok(vec![a?, b?, c?])
         }
         _ => pairs.into_iter().map(run).collect(),
     }
@@ -308,13 +357,40 @@ pub fn dpsgd_compositions_with(
 
 /// The componentwise maximum of `f` over the directions (both brackets are certified, so the
 /// larger ends bound the add-or-remove-one relation); (0, 0, 0) when there is none (q = 0).
-fn worse_direction(comps: &[Composition], f: impl Fn(&Composition) -> Bracket) -> Bracket {
+fn worse_direction(comps: &[Composition], f: &impl Fn(&Composition) -> Bracket) -> Bracket {
     let mut r: Bracket = (0.0, 0.0, 0.0);
     for c in comps {
         let (l, e, u) = f(c);
         r = (r.0.max(l), r.1.max(e), r.2.max(u));
     }
     r
+}
+
+/// The bracket of a query `f` over the compositions of [`compositions`] under `acc`: the worse
+/// direction, except for sampling without replacement, where the estimate and upper end are the
+/// symmetrised pair's (raised to the ordered pairs' where those are larger, so the bracket stays
+/// ordered) and the lower end is the ordered pairs' (attained by datasets; the symmetrised
+/// pair's lower end bounds only that pair). Only the upper end when the pairs were not composed.
+fn bracket_of(
+    acc: Accounting,
+    comps: &[Composition],
+    f: impl Fn(&Composition) -> Bracket,
+) -> Bracket {
+    if acc.sampling != Sampling::WithoutReplacement {
+        return worse_direction(comps, &f);
+    }
+    match comps.split_first() {
+        None => (0.0, 0.0, 0.0),
+        Some((sym, [])) => {
+            let u = f(sym).2;
+            (u, u, u)
+        }
+        Some((sym, orders)) => {
+            let (l, e, u) = worse_direction(orders, &f);
+            let (_, es, us) = f(sym);
+            (l, es.max(e), us.max(u))
+        }
+    }
 }
 
 /// ε(δ) of DP-SGD (add-or-remove-one neighbours, worse direction) as (lower, estimate, upper).
@@ -334,8 +410,8 @@ pub fn dpsgd_epsilon_with(
     if !(delta > 0.0 && delta < 1.0) {
         return Err(PabiError::domain("delta", "in (0, 1)", delta));
     }
-    let comps = dpsgd_compositions_with(q, sigma, steps, h, acc)?;
-    Ok(worse_direction(&comps, |c| c.epsilon(delta)))
+    let comps = compositions(q, sigma, steps, h, acc, Need::Bracket)?;
+    Ok(bracket_of(acc, &comps, |c| c.epsilon(delta)))
 }
 
 /// δ(ε) of DP-SGD as (lower, estimate, upper); ε ∈ [0, +∞].
@@ -355,8 +431,8 @@ pub fn dpsgd_delta_with(
     if eps.is_nan() || eps < 0.0 {
         return Err(PabiError::domain("eps", ">= 0", eps));
     }
-    let comps = dpsgd_compositions_with(q, sigma, steps, h, acc)?;
-    Ok(worse_direction(&comps, |c| c.delta(eps)))
+    let comps = compositions(q, sigma, steps, h, acc, Need::Bracket)?;
+    Ok(bracket_of(acc, &comps, |c| c.delta(eps)))
 }
 
 /// The certified upper ends of δ(ε) of DP-SGD at every ε of `eps` (each ≥ 0; the first bad
@@ -386,9 +462,9 @@ pub fn dpsgd_delta_upper_all_with(
     if let Some(i) = crate::batch::first_bad(eps, |e| e >= 0.0) {
         return Err(PabiError::domain("eps", ">= 0", eps[i]).at(i));
     }
-    let comps = dpsgd_compositions_with(q, sigma, steps, h, acc)?;
+    let comps = compositions(q, sigma, steps, h, acc, Need::Upper)?;
     for (o, &e) in out.iter_mut().zip(eps) {
-        *o = worse_direction(&comps, |c| c.delta(e)).2;
+        *o = bracket_of(acc, &comps, |c| c.delta(e)).2;
     }
     Ok(())
 }
@@ -537,7 +613,9 @@ pub fn dpsgd_calibrate_sigma_with(
     // means the target holds for every σ tried and smaller ones cannot be certified
     // (`met_down`), elsewhere the target is too loose to certify within the caps (`relabel`).
     let raw = |s: f64, hh: f64| -> Result<f64> {
-        Ok(dpsgd_epsilon_with(q, s, steps, delta, hh, acc)?.2 - eps)
+        // only the upper end is searched on (delta was checked above)
+        let comps = compositions(q, s, steps, hh, acc, Need::Upper)?;
+        Ok(bracket_of(acc, &comps, |c| c.epsilon(delta)).2 - eps)
     };
     let cap_of = |e: &PabiError| -> Option<String> {
         match e {

@@ -69,11 +69,22 @@ fn accountings() {
         relation: Relation::ReplaceOne,
         sampling: Sampling::WithoutReplacement,
     };
-    // without replacement under replace-one is the add/remove accountant at noise σ/2
+    // without replacement under replace-one: the lower end is the add/remove accountant's at
+    // noise σ/2 (the two ordered pairs), the upper end the symmetrised pair's, above it
+    let w = dpsgd_epsilon_with(0.05, 2.0, 20.0, 1e-5, 0.01, wor).unwrap();
+    let ar = dpsgd_epsilon(0.05, 1.0, 20.0, 1e-5, 0.01).unwrap();
+    assert_eq!(w.0, ar.0);
+    assert!(w.1 >= ar.1 && w.2 > ar.2, "{w:?} {ar:?}");
+    // the compositions: the symmetrised pair, then the two ordered pairs
     assert_eq!(
-        dpsgd_epsilon_with(0.05, 2.0, 20.0, 1e-5, 0.01, wor).unwrap(),
-        dpsgd_epsilon(0.05, 1.0, 20.0, 1e-5, 0.01).unwrap()
+        dpsgd_compositions_with(0.05, 2.0, 20.0, 0.01, wor)
+            .unwrap()
+            .len(),
+        3
     );
+    // the calibration searches the upper end alone (one composition per σ)
+    let s = dpsgd_calibrate_sigma_with(w.2, 1e-5, 0.05, 20.0, 0.01, 1e-6, wor).unwrap();
+    assert!((s / 2.0 - 1.0).abs() < 1e-5, "{s}");
     // replace-one with Poisson sampling: one symmetric composition
     assert_eq!(
         dpsgd_compositions_with(0.05, 1.0, 20.0, 0.01, ro)

@@ -8,6 +8,7 @@
 //! - `discretise.rs`: PLDs of mechanisms on the grid (Poisson-subsampled Gaussian,
 //!   (ε0, δ0)-DP, finitely many atoms);
 //! - `replace_one.rs`: the Poisson-subsampled Gaussian under replace-one neighbours;
+//! - `symmetrise.rs`: the symmetrised PLD of a pair (sampling without replacement);
 //! - `profile.rs`: the PLD dominating a sampled symmetric privacy profile;
 //! - `compose.rs`: the window (Chernoff bounds) and the FFT composition [`compose`];
 //! - `fft.rs`: FFT lengths, plans, direct DFT bins and the round-off bound coefficients;
@@ -59,6 +60,7 @@ mod fft;
 mod profile;
 mod queries;
 mod replace_one;
+mod symmetrise;
 #[cfg(test)]
 mod tests;
 
