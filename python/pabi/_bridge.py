@@ -451,10 +451,17 @@ class Broadcast:
         position (broadcast axes at index 0) of every value of every argument that is neither
         a single value nor full-size."""
         firsts = []
+        nd = len(self.shape)
+        strides = [int(np.prod(self.shape[k + 1:], dtype=np.int64)) for k in range(nd)]
         for a in self._own.values():
             if 1 < a.size < self.size:
-                dims = (1,) * (len(self.shape) - a.ndim) + a.shape
-                firsts.append(np.ravel_multi_index(np.unravel_index(np.arange(a.size), dims), self.shape))
+                dims = (1,) * (nd - a.ndim) + a.shape
+                pos = np.zeros((1,) * nd, dtype=np.int64)  # flat index = sum of index x stride
+                for k, n in enumerate(dims):
+                    if n > 1:
+                        axis = (1,) * k + (n,) + (1,) * (nd - k - 1)
+                        pos = pos + (np.arange(n, dtype=np.int64) * strides[k]).reshape(axis)
+                firsts.append(pos.reshape(-1))
         pos = np.unique(np.concatenate(firsts))  # blocked: some argument is neither
         return (pos[s:s + _PROBE] for s in range(0, pos.size, _PROBE))
 
@@ -469,7 +476,7 @@ class Broadcast:
         inserted where it belongs: see :meth:`_search`) raised ``exc``."""
         index = getattr(exc, "index", None)
         if index is None or getattr(exc, "param", None) is None:
-            raise exc  # not located at an element: the same for every piece
+            raise relocate(exc, self.shape, False) from None  # not at an element: as in one call
         i = int(index)
         if best is not None and best[1] not in flat:
             at = int(np.searchsorted(flat, best[1]))
