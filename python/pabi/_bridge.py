@@ -10,7 +10,10 @@ where the core function takes contiguous 1-D float64 arrays (one per argument, i
 returns a 1-D float64 array. The bindings in :data:`IN_PLACE` read a length-1 argument as a
 broadcast value in place, so a single value is never expanded to the full length (``theta(0.5,
 r)`` allocates its output and nothing else of that size); the others get equally long arrays. Extra non-array options are bound with
-``functools.partial`` before calling :func:`call`.
+``functools.partial`` before calling :func:`call`. A broadcast of partly broadcast arguments
+(``eps`` of shape (N, 1) against ``r`` of shape (1, M)) larger than 2^20 elements is computed in
+blocks written into the preallocated output, validated first, with the error of the one-call
+path (:class:`Broadcast`, "Blocked broadcasts"): its extra memory does not grow with N·M.
 
 The conversion rule (one rule for every public function)
 --------------------------------------------------------
@@ -253,6 +256,13 @@ def int_scalar(name: str, value: object, lo: int = 1, hi: int = 2**53 - 1) -> in
     return i
 
 
+#: Output elements per core call of a blocked broadcast (:class:`Broadcast`); tests lower it.
+_BLOCK = 1 << 20
+#: Elements per core call of the validation pass and the error search of a blocked broadcast:
+#: below the core's parallel threshold (2^15), so a call stops at its first failing element.
+_PROBE = 1 << 14
+
+
 class Broadcast:
     """Numeric arguments broadcast together: the one broadcasting rule of every public function.
 
@@ -261,12 +271,42 @@ class Broadcast:
     in ``optional`` and kept as ``None``; elsewhere it is a ``TypeError``. Shapes that cannot be
     broadcast together raise ``ValueError`` naming every shape.
 
-    Attributes: ``shape`` (the broadcast shape), ``size``, ``scalar`` (every argument 0-d: the
-    results are floats) and ``flat`` (name → contiguous float64 array of length 1 for a single
-    value, of length ``size`` otherwise, or ``None``). Bindings taking a length argument read a
-    length-1 array with stride 0 (no materialised copies); :meth:`full` gives equally long
-    arrays for the others. :meth:`apply` runs the core call, relocating its domain errors to the
-    caller's shape and shaping its result.
+    Attributes: ``shape`` (the broadcast shape), ``scalar`` (every argument 0-d: the results are
+    floats), and, for the core call, ``size`` and ``flat`` (name → contiguous float64 array of
+    length 1 for a single value, of length ``size`` otherwise, or ``None``). Bindings taking a
+    length argument read a length-1 array with stride 0 (no materialised copies); :meth:`full`
+    gives equally long arrays for the others. :meth:`apply` runs the core call (a thunk reading
+    ``flat``, ``size`` or :meth:`full`), relocating its domain errors to the caller's shape and
+    shaping its result.
+
+    **Blocked broadcasts** (issue 17). When some argument is neither a single value nor of the
+    full broadcast size (``eps`` of shape (N, 1) against ``r`` of shape (1, M)) and the broadcast
+    has more than :data:`_BLOCK` elements, nothing is materialised at the full size: during
+    :meth:`apply`, ``flat`` and ``size`` describe one *piece* at a time and the thunk runs once
+    per piece, each result written into the preallocated output. The extra memory is a few
+    pieces (``_BLOCK`` elements per argument), whatever the broadcast size.
+
+    1. *Validation first.* Every value of every argument that is neither a single value nor
+       full-size occurs at a first broadcast position (its broadcast axes at index 0). Those
+       positions, sorted in C order, are run through the core first, in pieces of
+       :data:`_PROBE` elements (a small, cheap call): every single-argument domain check of the
+       core sees every value of these arguments before any block is computed, and the first bad
+       one it meets is the first bad one in broadcast order.
+    2. *Blocks.* The broadcast is cut into contiguous C-order blocks along its leading axes
+       (≤ ``_BLOCK`` elements); an argument constant along a block crosses as a length-1 array,
+       the others as the block's slice. Each element is computed by the same scalar formula as
+       in one call over the whole broadcast (every binding here is elementwise), so the values
+       are bit for bit those of the materialising path.
+    3. *The error.* The core reports, for one call, the element failing its earliest check (its
+       checks run in a fixed order: each argument's range over the whole array, then relations
+       between arguments, then the per-element computation), the first such element in index
+       order. Once a piece fails, the error of the whole broadcast is found exactly: the rest of
+       the broadcast is scanned in pieces of ``_PROBE`` elements, each with the best failing
+       element so far inserted at its place in index order, so the core itself decides between
+       them (a piece either names an element that beats it or names it again; a piece with it
+       inserted fails at its check, before any computation of the later checks' work). The error
+       names the parameter and the first bad flat (C-order) index of the original broadcast,
+       as the one-call path does.
     """
 
     def __init__(self, names: Sequence[str], values: Sequence[Optional[ArrayLike]],
@@ -283,14 +323,22 @@ class Broadcast:
             raise ValueError(f"shape mismatch: {shapes}; they cannot be broadcast together") from None
         self.size = int(np.prod(self.shape, dtype=np.int64))
         self.flat: dict[str, Optional[np.ndarray]] = {k: None for k in names}
+        #: the arguments as broadcast views (no copy), for the pieces of a blocked broadcast
+        self._views: dict[str, np.ndarray] = {}
+        self._own: dict[str, np.ndarray] = {}
+        self._single: dict[str, np.ndarray] = {}
+        self.blocked = self.size > _BLOCK and any(1 < a.size < self.size for _, a in arrays)
         for k, a in arrays:
-            if a.size == 1:
-                f = np.ascontiguousarray(a, dtype=np.float64).reshape(1)
+            if self.blocked:
+                self._views[k], self._own[k] = np.broadcast_to(a, self.shape), a
+                if a.size == 1:
+                    self.flat[k] = self._single[k] = np.ascontiguousarray(a, dtype=np.float64).reshape(1)
+            elif a.size == 1:
+                self.flat[k] = np.ascontiguousarray(a, dtype=np.float64).reshape(1)
             elif a.shape == self.shape:
-                f = np.ascontiguousarray(a, dtype=np.float64).reshape(-1)
+                self.flat[k] = np.ascontiguousarray(a, dtype=np.float64).reshape(-1)
             else:
-                f = np.ascontiguousarray(np.broadcast_to(a, self.shape), dtype=np.float64).reshape(-1)
-            self.flat[k] = f
+                self.flat[k] = np.ascontiguousarray(np.broadcast_to(a, self.shape), dtype=np.float64).reshape(-1)
 
     def full(self) -> list[Optional[np.ndarray]]:
         """The arguments (in order) as equally long arrays of ``size`` elements; ``None`` for an
@@ -306,11 +354,17 @@ class Broadcast:
     def apply(self, thunk: Callable[[], Any], nout: int = 1) -> Any:
         """``thunk()`` (the core call) with domain errors relocated to the broadcast shape; its
         result shaped like the arguments: a float or an array, or for a tuple of arrays (or a flat
-        ``(nout, size)`` array with ``nout`` > 1) a tuple of them."""
+        ``(nout, size)`` array with ``nout`` > 1) a tuple of them. A blocked broadcast runs the
+        thunk once per piece (see the class doc)."""
+        if self.blocked:
+            return self._apply_blocked(thunk, nout)
         try:
             out = thunk()
         except DomainError as exc:
             raise relocate(exc, self.shape, self.scalar) from None
+        return self._result(out, nout)
+
+    def _result(self, out: Any, nout: int) -> Any:
         if isinstance(out, tuple):
             return tuple(self._shaped(o) for o in out)
         if nout > 1:
@@ -321,6 +375,139 @@ class Broadcast:
         if self.scalar:
             return float(out[0])
         return out.reshape(self.shape)
+
+    # -- blocked broadcasts ------------------------------------------------------------------
+
+    def _apply_blocked(self, thunk: Callable[[], Any], nout: int) -> Any:
+        total, saved = self.size, dict(self.flat)
+        try:
+            best = self._search(thunk, self._first_positions(), None)
+            if best is None:
+                outs: list[np.ndarray] = []
+                for start, stop, piece in self._blocks():
+                    self._set(piece, stop - start)
+                    try:
+                        res = thunk()
+                    except DomainError as exc:
+                        best = self._failed(exc, np.arange(start, stop), None)
+                        rest = (np.arange(s, min(s + _PROBE, total)) for s in range(stop, total, _PROBE))
+                        best = self._search(thunk, rest, best)
+                        break
+                    parts = list(res) if isinstance(res, tuple) else (
+                        list(np.asarray(res).reshape(nout, -1)) if nout > 1 else [np.asarray(res)])
+                    if not outs:
+                        outs = [np.empty(total, dtype=p.dtype) for p in parts]
+                    for o, p in zip(outs, parts):
+                        o[start:stop] = p
+                    # drop this block's arrays before the next one is built (peak: one block)
+                    tup = isinstance(res, tuple)
+                    del res, parts, p, piece
+                    self.flat = saved
+                if best is None:
+                    shaped = [o.reshape(self.shape) for o in outs]
+                    return tuple(shaped) if tup or nout > 1 else shaped[0]
+            else:
+                every = (np.arange(s, min(s + _PROBE, total)) for s in range(0, total, _PROBE))
+                best = self._search(thunk, every, best)
+        finally:
+            self.size, self.flat = total, saved
+        err, flat, _ = best
+        raise domain_error(err.param, err.allowed, err.value, _index(flat, self.shape)) from None
+
+    def _set(self, piece: dict[str, np.ndarray], n: int) -> None:
+        """Make ``flat`` and ``size`` describe one piece of ``n`` elements."""
+        self.size = n
+        self.flat = {k: piece.get(k) for k in self.flat}
+
+    def _blocks(self) -> Any:
+        """The C-order blocks ``(start, stop, piece)``: a prefix of leading indices fixed, a
+        range of the next axis, every later axis whole; ≤ ``_BLOCK`` elements each (size >
+        ``_BLOCK``, so at least one axis is cut)."""
+        shape = self.shape
+        inner, axis = 1, len(shape)
+        while inner * shape[axis - 1] <= _BLOCK:  # stops before axis 0: size > _BLOCK
+            axis -= 1
+            inner *= shape[axis]
+        a = axis - 1  # the axis cut into ranges of `step` indices (inner: the size of axes > a)
+        step = max(1, _BLOCK // inner)
+        for prefix in np.ndindex(*shape[:a]):
+            base = int(np.ravel_multi_index(prefix + (0,) * (len(shape) - a), shape))
+            for lo in range(0, shape[a], step):
+                hi = min(lo + step, shape[a])
+                piece = {}
+                for k, v in self._views.items():
+                    if k in self._single:
+                        piece[k] = self._single[k]
+                        continue
+                    blk = v[prefix + (slice(lo, hi),)]
+                    if all(st == 0 or n == 1 for st, n in zip(blk.strides, blk.shape)):  # constant along it
+                        piece[k] = np.array([blk.reshape(-1)[0]], dtype=np.float64)
+                    else:
+                        piece[k] = np.ascontiguousarray(blk, dtype=np.float64).reshape(-1)
+                yield base + lo * inner, base + hi * inner, piece
+
+    def _first_positions(self) -> Any:
+        """The pieces (sorted flat indices) of the validation pass: the first broadcast
+        position (broadcast axes at index 0) of every value of every argument that is neither
+        a single value nor full-size."""
+        firsts = []
+        nd = len(self.shape)
+        strides = [int(np.prod(self.shape[k + 1:], dtype=np.int64)) for k in range(nd)]
+        for a in self._own.values():
+            if 1 < a.size < self.size:
+                dims = (1,) * (nd - a.ndim) + a.shape
+                pos = np.zeros((1,) * nd, dtype=np.int64)  # flat index = sum of index x stride
+                for k, n in enumerate(dims):
+                    if n > 1:
+                        axis = (1,) * k + (n,) + (1,) * (nd - k - 1)
+                        pos = pos + (np.arange(n, dtype=np.int64) * strides[k]).reshape(axis)
+                firsts.append(pos.reshape(-1))
+        pos = np.unique(np.concatenate(firsts))  # blocked: some argument is neither
+        return (pos[s:s + _PROBE] for s in range(0, pos.size, _PROBE))
+
+    def _gather(self, flat: np.ndarray) -> dict[str, np.ndarray]:
+        """The arguments at the flat indices ``flat`` (single values stay length 1)."""
+        idx = np.unravel_index(flat, self.shape)
+        return {k: self._single[k] if k in self._single else np.asarray(v[idx], dtype=np.float64)
+                for k, v in self._views.items()}
+
+    def _failed(self, exc: DomainError, flat: np.ndarray, best: Any) -> Any:
+        """The best failing element after a piece over the flat indices ``flat`` (``best``
+        inserted where it belongs: see :meth:`_search`) raised ``exc``."""
+        index = getattr(exc, "index", None)
+        if index is None or getattr(exc, "param", None) is None:
+            raise relocate(exc, self.shape, False) from None  # not at an element: as in one call
+        i = int(index)
+        if best is not None and best[1] not in flat:
+            at = int(np.searchsorted(flat, best[1]))
+            if i == at:
+                return best
+            if i > at:
+                i -= 1
+        f = int(flat[i])
+        return (exc, f, {k: np.asarray(v[np.unravel_index(f, self.shape)], dtype=np.float64).reshape(1)
+                         for k, v in self._views.items()})
+
+    def _search(self, thunk: Callable[[], Any], pieces: Any, best: Any) -> Any:
+        """Run the thunk on each piece (sorted flat indices), the best failing element so far
+        (``(error, flat index, its arguments)``) inserted at its place in index order; the best
+        failing element afterwards (``None`` if every piece passed)."""
+        for flat in pieces:
+            if flat.size == 0:
+                continue
+            piece = self._gather(flat)
+            if best is not None and best[1] not in flat:
+                at = int(np.searchsorted(flat, best[1]))
+                piece = {k: v if k in self._single else np.insert(v, at, best[2][k]) for k, v in piece.items()}
+                n = flat.size + 1
+            else:
+                n = flat.size
+            self._set(piece, n)
+            try:
+                thunk()
+            except DomainError as exc:
+                best = self._failed(exc, flat, best)
+        return best
 
 
 def call(fn: Callable[..., np.ndarray], names: Sequence[str], *args: ArrayLike, nout: int = 1) -> Any:
