@@ -287,9 +287,9 @@ class _RdpSetup(_Questions):
     def _delta_all(self, eps: NDArray[np.float64]) -> NDArray[np.float64]:
         import pabi
 
-        c = self._curve()
-        return np.array([float(pabi.rdp_to_dp_delta(float(e), orders=pabi.DEFAULT_ORDERS, rdp=c).delta)
-                         for e in eps], dtype=np.float64)
+        # one core call for every ε (the loop in the core)
+        return np.asarray(pabi.rdp_to_dp_delta(eps, orders=pabi.DEFAULT_ORDERS, rdp=self._curve()).delta,
+                          dtype=np.float64)
 
     def calibrate(self, eps: float, delta: float) -> Any:
         """A copy whose ``noise_scale`` is the smallest double with ε(``delta``) ≤ ``eps`` (the

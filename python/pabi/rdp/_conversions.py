@@ -6,7 +6,7 @@ public names).
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple, Union
+from typing import Any, Callable, NamedTuple, Union
 
 import numpy as np
 
@@ -27,22 +27,24 @@ _CONVERSIONS = ("tight", "classical")
 
 class EpsilonAtOrder(NamedTuple):
     """The ε of :func:`rdp_to_dp_epsilon` and the order that attains it; unpacks as
-    ``eps, order = ...``."""
+    ``eps, order = ...``. Floats for a scalar δ; for an array of δ, two float64 arrays of its
+    shape (element-wise)."""
 
     #: the smallest ε over the orders (rounded up)
-    eps: float
+    eps: Any
     #: the Rényi order at which it is attained
-    order: float
+    order: Any
 
 
 class DeltaAtOrder(NamedTuple):
     """The δ of :func:`rdp_to_dp_delta` and the order that attains it; unpacks as
-    ``delta, order = ...``."""
+    ``delta, order = ...``. Floats for a scalar ε; for an array of ε, two float64 arrays of
+    its shape (element-wise)."""
 
     #: the smallest δ over the orders (rounded up, ≤ 1)
-    delta: float
+    delta: Any
     #: the Rényi order at which it is attained
-    order: float
+    order: Any
 
 
 def _curve(orders: ArrayLike, rdp: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
@@ -61,8 +63,21 @@ def _conversion(conversion: str) -> bool:
     return conversion == "tight"
 
 
+def _many(fn: Callable[..., Any], name: str, target: ArrayLike, o: np.ndarray, r: np.ndarray,
+          tight: bool) -> tuple[np.ndarray, np.ndarray]:
+    """One curve at every target of an array (``name``: ``"eps"`` or ``"delta"``): one core
+    call (the loop over the targets in the core, in parallel for long arrays), each element
+    bit-identical to the scalar conversion; errors located at the array's own index."""
+    t = _real_array(name, target)
+    try:
+        values, best = fn(o, r, t.reshape(-1), tight)
+    except DomainError as exc:
+        raise (_relocate(exc, t.shape, False) if exc.param == name else exc) from None  # type: ignore[attr-defined]
+    return values.reshape(t.shape), best.reshape(t.shape)
+
+
 def rdp_to_dp_epsilon(
-    delta: float, *, orders: ArrayLike, rdp: ArrayLike, conversion: str = "tight"
+    delta: Union[float, ArrayLike], *, orders: ArrayLike, rdp: ArrayLike, conversion: str = "tight"
 ) -> EpsilonAtOrder:
     """ε at target ``delta`` ∈ (0, 1) from an RDP curve ε_R(α), minimised over the orders.
 
@@ -79,16 +94,22 @@ def rdp_to_dp_epsilon(
     distributions are equal: ε = 0 for every δ. +inf values ("no guarantee" at that order) are
     allowed; orders must be > 1 and finite, RDP values ≥ 0 (DomainError with the index).
 
+    ``delta`` may be an array: one call converts the curve at every δ (the loop in the core,
+    each element bit-identical to the scalar call), and ``eps``/``order`` are arrays of its
+    shape; a bad δ is a DomainError with its index.
+
     >>> rdp_to_dp_epsilon(1e-5, orders=[2.0, 4.0], rdp=[0.5, 1.0], conversion="classical").order
     4.0
     >>> eps, order = rdp_to_dp_epsilon(1e-5, orders=[2.0, 4.0], rdp=[0.5, 1.0])
     """
     o, r = _curve(orders, rdp)
+    if np.ndim(delta) > 0:
+        return EpsilonAtOrder(*_many(_core.rdp_to_dp_epsilon_many, "delta", delta, o, r, _conversion(conversion)))
     return EpsilonAtOrder(*_core.rdp_to_dp_epsilon(o, r, _real("delta", delta), _conversion(conversion)))
 
 
 def rdp_to_dp_delta(
-    eps: float, *, orders: ArrayLike, rdp: ArrayLike, conversion: str = "tight"
+    eps: Union[float, ArrayLike], *, orders: ArrayLike, rdp: ArrayLike, conversion: str = "tight"
 ) -> DeltaAtOrder:
     """δ at target ``eps`` ≥ 0 (+inf allowed) from an RDP curve (``orders``, ``rdp`` as in
     :func:`rdp_to_dp_epsilon`), minimised over the orders (≤ 1).
@@ -97,12 +118,18 @@ def rdp_to_dp_delta(
     δ = exp((α − 1)(ε_R − ε + ln(1 − 1/α)) − ln α), and the KL rule √(1 − e^{−ε_R}).
     Rounded up by a chain of monotone operations: δ is non-increasing in ε to the last ulp.
     An RDP value of 0 at some order (equal distributions) gives δ = 0 for every ε ≥ 0.
-    Returns :class:`DeltaAtOrder` (``delta``, ``order``).
+    Returns :class:`DeltaAtOrder` (``delta``, ``order``). ``eps`` may be an array: one call
+    converts the curve at every ε (each element bit-identical to the scalar call), and
+    ``delta``/``order`` are arrays of its shape; a bad ε is a DomainError with its index.
 
     >>> rdp_to_dp_delta(1.0, orders=[2.0, 4.0], rdp=[0.0, 1.0]).delta
     0.0
+    >>> rdp_to_dp_delta([0.5, 2.0], orders=[2.0, 4.0], rdp=[0.5, 1.0]).order
+    array([2., 4.])
     """
     o, r = _curve(orders, rdp)
+    if np.ndim(eps) > 0:
+        return DeltaAtOrder(*_many(_core.rdp_to_dp_delta_many, "eps", eps, o, r, _conversion(conversion)))
     return DeltaAtOrder(*_core.rdp_to_dp_delta(o, r, _real("eps", eps), _conversion(conversion)))
 
 

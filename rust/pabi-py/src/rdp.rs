@@ -2,7 +2,7 @@
 //! conversions. All numeric work runs with the GIL released.
 
 use crate::args::{add_functions, array, detach, elementwise, fill, opt_slice, slices, Arr, Np};
-use crate::{guarded, Out, LONG_LEN};
+use crate::{guarded, zeros, Out, LONG_LEN};
 use numpy::IntoPyArray;
 use pabi_core::rdp as core;
 use pyo3::prelude::*;
@@ -163,6 +163,50 @@ fn rdp_to_dp_delta(
     guarded(py, orders.len() >= LONG_LEN, || {
         core::rdp_to_dp_delta(orders, rdp, eps, rule(tight))
     })
+}
+
+/// The array conversions: one curve, every target of `targets` (δ for `epsilon`, ε for
+/// `delta`), two new arrays (the values, the optimal orders), with the GIL released.
+type Many =
+    fn(&[f64], &[f64], &[f64], core::Conversion, &mut [f64], &mut [f64]) -> pabi_core::Result<()>;
+
+fn many<'py>(
+    py: Python<'py>,
+    f: Many,
+    orders: Arr<'py>,
+    rdp: Arr<'py>,
+    targets: Arr<'py>,
+    tight: bool,
+) -> PyResult<(Np<'py>, Np<'py>)> {
+    let [orders, rdp, targets] = slices![orders, rdp, targets];
+    let n = targets.len();
+    let (mut values, mut best) = (zeros(n)?, zeros(n)?);
+    guarded(py, n.saturating_mul(orders.len()) >= LONG_LEN, || {
+        f(orders, rdp, targets, rule(tight), &mut values, &mut best)
+    })?;
+    Ok((values.into_pyarray(py), best.into_pyarray(py)))
+}
+
+#[pyfunction]
+fn rdp_to_dp_epsilon_many<'py>(
+    py: Python<'py>,
+    orders: Arr<'py>,
+    rdp: Arr<'py>,
+    delta: Arr<'py>,
+    tight: bool,
+) -> PyResult<(Np<'py>, Np<'py>)> {
+    many(py, core::rdp_to_dp_epsilon_many, orders, rdp, delta, tight)
+}
+
+#[pyfunction]
+fn rdp_to_dp_delta_many<'py>(
+    py: Python<'py>,
+    orders: Arr<'py>,
+    rdp: Arr<'py>,
+    eps: Arr<'py>,
+    tight: bool,
+) -> PyResult<(Np<'py>, Np<'py>)> {
+    many(py, core::rdp_to_dp_delta_many, orders, rdp, eps, tight)
 }
 
 #[pyfunction]
@@ -552,6 +596,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             holder_orders,
             rdp_to_dp_epsilon,
             rdp_to_dp_delta,
+            rdp_to_dp_epsilon_many,
+            rdp_to_dp_delta_many,
             rdp_compose,
             profile_to_rdp,
             gaussian_dp_constant,
