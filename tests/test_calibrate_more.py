@@ -191,7 +191,7 @@ def test_online_limit_epsilon():
 def test_smallest_eps_search():
     """The limit's ε search: exact smallest double; with a domain that ends above (the Laplace
     schedule), +inf when no ε of the domain meets δ, and never an ε outside the domain."""
-    from pabi._setups_more import _smallest_eps
+    from pabi.setups import _smallest_eps
 
     def f(e):
         return math.exp(-e)
@@ -208,6 +208,42 @@ def test_smallest_eps_search():
     assert g(e) <= 0.1 < g(math.nextafter(e, 0.0))
     assert _smallest_eps(g, 0.01, True) == math.inf  # e^{-ε} reaches 0.01 only at ε ≈ 4.6 > 3
     assert _smallest_eps(g, 2.0, True) == 0.0
+
+
+def test_smallest_eps_against_the_reference_search():
+    """The setups' ε search (``pabi.setups._smallest_eps``, on doubles) against its independent
+    mpmath counterpart (``pabi.reference._calibrate.smallest_eps``, bisection on the exact δ):
+    a Gaussian mechanism's profile (σ = 2) with δ(ε) computed in mpmath and rounded up, so the
+    double found is the exact inverse's upper neighbour; and the same with a domain that ends
+    at ε = 1.5 (the Laplace schedule's case): +inf on both sides when the target lies beyond."""
+    from pabi.setups import _smallest_eps
+
+    def exact(e):
+        e, mu = mp.mpf(e), mp.mpf(0.5)
+        return mp.ncdf(mu / 2 - e / mu) - mp.exp(e) * mp.ncdf(-mu / 2 - e / mu)
+
+    def up(e):  # the exact δ rounded up to a double: a certified, non-increasing δ
+        with mp.workdps(40):
+            v = exact(e)
+            f = float(v)
+        return f if f >= v else math.nextafter(f, math.inf)
+
+    def ended(e):
+        if e >= 1.5:
+            raise pabi.DomainError("outside")
+        return up(e)
+
+    for target in (0.1, 1e-3, 1e-6):
+        got = _smallest_eps(up, target, False)
+        with mp.workdps(40):
+            ref = rc.smallest_eps(exact, target, dps=30, rel=1e-20)
+        assert up(got) <= target < up(math.nextafter(got, 0.0))  # the least double of the certified δ
+        assert ref <= got <= ref * (1 + 1e-13)
+        bounded = _smallest_eps(ended, target, True)
+        ref_b = rc.smallest_eps(exact, target, end=1.5, dps=30, rel=1e-20)
+        assert (bounded == math.inf) == (ref_b == mp.inf) == (ref > 1.5)
+        if bounded < math.inf:
+            assert bounded == got
 
 
 def test_docstring_examples():

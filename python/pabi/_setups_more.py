@@ -25,7 +25,7 @@ from numpy.typing import NDArray
 
 from ._bridge import DomainError, domain_error, int_scalar, real_array, real_scalar
 from .setups import (Neighboring, Noise, _check_target, _choice, _least_noise, _nonneg, _opt_nonneg,
-                     _opt_positive, _positive, _Questions, _set)
+                     _opt_positive, _positive, _Questions, _set, _smallest_eps)
 
 __all__ = ["StepwisePNSGD", "OnlinePNSGD", "LastIterateSGD", "ERMGradientDescent"]
 
@@ -143,27 +143,6 @@ class StepwisePNSGD(_Questions):
 # Online PNSGD with decaying noise
 
 
-def _smallest_eps(delta_at: Any, delta: float, bounded_domain: bool) -> float:
-    """The smallest double ε ≥ 0 with ``delta_at(ε) <= delta`` (exact search over the doubles).
-    ``bounded_domain``: the ε at which ``delta_at`` is undefined (a DomainError; from some ε on)
-    end the search: +inf when no ε below them meets the target."""
-    from . import _core
-
-    if not bounded_domain:
-        return _core.first_ok(lambda x: bool(delta_at(x) <= delta), 1.0)
-
-    def undefined(e: float) -> bool:
-        try:
-            delta_at(e)
-        except DomainError:
-            return True
-        return False
-
-    end = _core.first_ok(undefined, 1.0)
-    e = _core.first_ok(lambda x: x >= end or bool(delta_at(x) <= delta), 1.0)
-    return math.inf if e >= end else e
-
-
 @dataclass(frozen=True)
 class OnlinePNSGD(_Questions):
     """Online PNSGD (Sordello–Bu–Dong §6): a stream of records, one per step, with the decaying
@@ -175,8 +154,9 @@ class OnlinePNSGD(_Questions):
     neighbours; convex loss.
 
     Primary bound: ``pabi.online_*_delta`` / ``online_*_epsilon`` at a horizon, and
-    ``pabi.online_*_delta_limit_upper`` (ε by the exact search over the doubles of it) in the
-    limit. ``calibrate`` sets ``c1`` (C1 scales the noise up) for a target at this horizon, or
+    ``pabi.online_*_delta_limit_upper`` in the limit, whose ε is the smallest double that
+    meets δ (``pabi.setups._smallest_eps``, the setups' one search for an ε; its exact mpmath
+    counterpart is ``pabi.reference._calibrate.setup_epsilon``). ``calibrate`` sets ``c1`` (C1 scales the noise up) for a target at this horizon, or
     for the limit target with ``steps=None`` (docs/derivations/schedules.md#online-calibration).
 
     >>> import pabi

@@ -212,6 +212,31 @@ def _least_noise(setup: S, field: str, eps: float, delta: float,
     return out
 
 
+def _smallest_eps(delta_at: Any, delta: float, bounded_domain: bool) -> float:
+    """The smallest double ε ≥ 0 with ``delta_at(ε) <= delta``, for a certified δ(ε) that is
+    non-increasing in ε: the setups' one search for an ε where no core inverse exists (the
+    online schedule's limit δ_∞, :class:`pabi.OnlinePNSGD` with ``steps=None``), by the same
+    exact search over the bit patterns of doubles as :func:`_least_noise` (``_core.first_ok``).
+    ``bounded_domain``: the ε at which ``delta_at`` is undefined (a DomainError; from some ε on)
+    end the search: +inf when no ε below them meets the target. Its exact counterpart is
+    ``pabi.reference._calibrate.smallest_eps`` (bisection in mpmath on the exact δ)."""
+    from . import _core
+
+    if not bounded_domain:
+        return _core.first_ok(lambda x: bool(delta_at(x) <= delta), 1.0)
+
+    def undefined(e: float) -> bool:
+        try:
+            delta_at(e)
+        except DomainError:
+            return True
+        return False
+
+    end = _core.first_ok(undefined, 1.0)
+    e = _core.first_ok(lambda x: x >= end or bool(delta_at(x) <= delta), 1.0)
+    return math.inf if e >= end else e
+
+
 # ---------------------------------------------------------------------------------------------
 # PNSGD
 
