@@ -91,3 +91,91 @@ def test_rdp_setup_profiles_are_the_scalar_questions(k):
     curves = [c for _, c in s._curves()] if isinstance(s, pabi.CyclicDPSGD) else [s.rdp()]
     flat = [min(pabi.rdp_to_dp_delta(float(e), orders=ORDERS, rdp=c).delta for c in curves) for e in eps]
     assert [_bits(v) for v in prof] == [_bits(v) for v in flat]
+
+
+# ------------------------------------------------------------------ least_noise (vectorised calibrate)
+
+
+def _all_setups():
+    return {
+        "PNSGD": pabi.PNSGD(records=1000, lr=0.05, noise_scale=4.0, max_grad_norm=1.0, diameter=1.0,
+                            smoothness=10.0, convex=True),
+        "PNSGD_epochs": pabi.PNSGD(records=100, lr=0.05, noise_scale=4.0, max_grad_norm=1.0, diameter=1.0,
+                                   smoothness=10.0, convex=True, epochs=2),
+        "DPSGD": pabi.DPSGD(sample_rate=0.5, noise_multiplier=1.0, steps=2, grid_step=1e-3),
+        "CyclicDPSGD": _rdp_setups()[2],
+        "ScheduledPNSGD": pabi.ScheduledPNSGD(steps=10**6, lr=0.1, max_grad_norm=10.0, diameter=1.0, c1=1e5,
+                                              c2=100.0),
+        "StepwisePNSGD": pabi.StepwisePNSGD(noise_scale=1.0, max_grad_norm=1.0, lr=[0.5, 0.1], diameter=1.0,
+                                            run_lengths=[50, 50]),
+        "OnlinePNSGD": pabi.OnlinePNSGD(index=100, lr=0.01, max_grad_norm=10.0, diameter=1.0, c1=100.0, c2=100.0,
+                                        decay=1.5, steps=1000),
+        "LastIterateSGD": _rdp_setups()[0],
+        "ERMGradientDescent": _rdp_setups()[1],
+    }
+
+
+FIELDS = {"PNSGD": "noise_scale", "PNSGD_epochs": "noise_scale", "DPSGD": "noise_multiplier",
+          "CyclicDPSGD": "noise_multiplier", "ScheduledPNSGD": "c1", "StepwisePNSGD": "noise_factor",
+          "OnlinePNSGD": "c1", "LastIterateSGD": "noise_scale", "ERMGradientDescent": "noise_scale"}
+
+
+@pytest.mark.parametrize("name", list(FIELDS))
+def test_least_noise_is_the_scalar_calibration(name):
+    """Each element of least_noise over broadcast targets is, to the bit, the scalar calibrate's
+    field; a repeated target gives the same value; two scalars give a 0-d array."""
+    s = _all_setups()[name]
+    assert type(s).calibrated_field == FIELDS[name]
+    if name in ("PNSGD", "ScheduledPNSGD", "StepwisePNSGD", "LastIterateSGD"):
+        eps, delta = np.array([[1.0], [2.0]]), np.array([1e-5, 2e-5])
+    else:  # the slower calibrations: two targets, one repeated
+        eps, delta = np.array([[1.5, 1.5]]), np.array([1e-3])
+    got = s.least_noise(eps, delta)
+    assert got.shape == np.broadcast_shapes(eps.shape, delta.shape) and got.dtype == np.float64
+    e, d = np.broadcast_arrays(eps, delta)
+    want = {}
+    for idx in np.ndindex(got.shape):
+        key = (float(e[idx]), float(d[idx]))
+        if key not in want:
+            want[key] = getattr(s.calibrate(*key), FIELDS[name])
+        assert _bits(got[idx]) == _bits(want[key]), (idx, got[idx], want[key])
+    zero_d = s.least_noise(float(eps.flat[0]), float(delta.flat[0]))
+    assert zero_d.shape == () and _bits(zero_d) == _bits(got.flat[0])
+
+
+def test_least_noise_against_the_exact_inverse():
+    """One element of least_noise against the reference's exact calibration: the last-iterate
+    setup's noise meets the target under the exact (mpmath) ε and is within 1e-9 of the exact
+    least noise; the per-step PNSGD's factor likewise under the exact δ."""
+    s = _all_setups()["LastIterateSGD"]
+    x = s.least_noise([0.5, 1.0], 1e-5)[1]
+    exact = rc.setup_calibration(s, 1.0, 1e-5, dps=20, rel=1e-12)
+    assert exact * (1 - 1e-12) <= x <= exact * (1 + 1e-9)
+    assert rc.setup_forward(s, x, 1e-5, dps=20) <= 1.0
+    st = _all_setups()["StepwisePNSGD"]
+    c = st.least_noise(1.0, [1e-5, 1e-7])[0]
+    f = rc._forward_fn(st, 1.0, 20)
+    assert f(c) <= 1e-5 < f(mp.mpf(c) * (1 - 1e-9))
+
+
+def test_least_noise_errors():
+    s = _all_setups()["LastIterateSGD"]
+    with pytest.raises(pabi.DomainError) as err:  # every target is checked first
+        s.least_noise([[1.0, 2.0], [math.inf, -1.0]], 1e-5)
+    assert (err.value.param, err.value.index) == ("eps", (1, 0))
+    with pytest.raises(pabi.DomainError) as err:
+        s.least_noise(1.0, [1e-5, 1.0])
+    assert (err.value.param, err.value.index) == ("delta", 1)
+    with pytest.raises(pabi.DomainError) as err:
+        s.least_noise(0.0, 1e-5)
+    assert (err.value.param, err.value.index) == ("eps", None)
+    with pytest.raises(ValueError):  # shapes that do not broadcast
+        s.least_noise([1.0, 2.0], [1e-5, 1e-6, 1e-7])
+    with pytest.raises(TypeError):
+        s.least_noise("1.0", 1e-5)
+    # an unreachable target: the scalar calibrate's error, at its index in the broadcast shape
+    lap = pabi.OnlinePNSGD(index=100, lr=0.01, max_grad_norm=10.0, diameter=1.0, c1=100.0, c2=100.0, decay=1.5,
+                           steps=1000, noise="laplace")
+    with pytest.raises(pabi.DomainError) as err:
+        lap.least_noise([[1.0], [1.0]], [1e-3, 1e-10])
+    assert (err.value.param, err.value.index, err.value.value) == ("c1", (0, 1), math.inf)

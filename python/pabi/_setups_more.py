@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Literal, Optional
+from typing import Any, ClassVar, Literal, Optional
 
 import numpy as np
 from numpy.typing import NDArray
@@ -87,6 +87,8 @@ class StepwisePNSGD(_Questions):
     strong_convexity: Any = 0.0
     noise: Noise = "gaussian"
     neighboring: Neighboring = "replace_one"
+
+    calibrated_field: ClassVar[str] = "noise_factor"
 
     def __post_init__(self) -> None:
         _set(self, noise_scale=_seq("noise_scale", self.noise_scale),
@@ -179,6 +181,8 @@ class OnlinePNSGD(_Questions):
     smoothness: Optional[float] = None
     strong_convexity: float = 0.0
     neighboring: Neighboring = "replace_one"
+
+    calibrated_field: ClassVar[str] = "c1"
 
     def __post_init__(self) -> None:
         _set(self, index=int_scalar("index", self.index), lr=_positive("lr", self.lr),
@@ -327,6 +331,8 @@ class LastIterateSGD(_RdpSetup):
     contraction: Literal["triangle", "as_published"] = "triangle"
     neighboring: Neighboring = "replace_one"
 
+    calibrated_field: ClassVar[str] = "noise_scale"
+
     def __post_init__(self) -> None:
         _set(self, theorem=_choice("theorem", self.theorem, ("general", "bounded", "cyclic")),
              lr=_positive("lr", self.lr), max_grad_norm=_nonneg("max_grad_norm", self.max_grad_norm),
@@ -415,6 +421,8 @@ class ERMGradientDescent(_RdpSetup):
     batch_order: Literal["fixed", "random"] = "random"
     batch_index: Optional[int] = None
     neighboring: Neighboring = "replace_one"
+
+    calibrated_field: ClassVar[str] = "noise_scale"
 
     def __post_init__(self) -> None:
         _set(self, lr=_positive("lr", self.lr), strong_convexity=_positive("strong_convexity", self.strong_convexity),
