@@ -179,3 +179,53 @@ def test_least_noise_errors():
     with pytest.raises(pabi.DomainError) as err:
         lap.least_noise([[1.0], [1.0]], [1e-3, 1e-10])
     assert (err.value.param, err.value.index, err.value.value) == ("c1", (0, 1), math.inf)
+
+
+# ------------------------------------------------------------------ pabi.bounds for the newer setups
+
+
+def _newer_setups():
+    erm = dict(lr=0.5, strong_convexity=1.0, smoothness=2.0, max_grad_norm=1.0, batch_size=10, batches_per_epoch=10,
+               noise_scale=1.0)
+    return [
+        pabi.StepwisePNSGD(noise_scale=[1.0, 2.0], max_grad_norm=1.0, lr=[0.5, 0.1], diameter=1.0,
+                           run_lengths=[50, 50], noise_factor=1.5),
+        pabi.OnlinePNSGD(index=100, lr=0.01, max_grad_norm=10.0, diameter=1.0, c1=30.0, c2=100.0, decay=1.5,
+                         steps=1000),
+        pabi.LastIterateSGD(theorem="general", lr=0.1, max_grad_norm=1.0, noise_scale=3.0, steps=100),
+        pabi.LastIterateSGD(theorem="cyclic", lr=0.1, max_grad_norm=1.0, noise_scale=2.0, steps=50, batch_size=5,
+                            batches_per_epoch=10, smoothness=1.0),
+        pabi.ERMGradientDescent(**erm),
+        pabi.ERMGradientDescent(**erm, batch_order="fixed", batch_index=3, epochs=2),
+    ]
+
+
+@pytest.mark.parametrize("k", range(6))
+def test_bounds_rank_the_newer_setups(k):
+    """The best valid bound of each newer setup is its own ε(δ) (or below it where another bound
+    applies too), every applicable bound's repro evaluates to its ε, and under add/remove
+    neighbours none of these replace-one bounds is valid."""
+    s = _newer_setups()[k]
+    delta = 1e-5
+    bs = pabi.bounds(s, delta)
+    valid = [b for b in bs if b.valid]
+    assert valid and valid[0].rank == 1
+    own = s.epsilon(delta)
+    assert valid[0].epsilon <= own
+    assert any(b.epsilon == own for b in valid)  # the setup's primary bound is among them
+    for b in bs:
+        if b.applicable:
+            assert eval(b.repro, {"pabi": pabi, "np": np}) == b.epsilon, b.id  # noqa: S307 - the contract
+    if isinstance(s, pabi.LastIterateSGD) and s.theorem == "cyclic":
+        # the printed Thm 4.3 applies to any run with a step count: ranked after the cyclic theorem
+        assert [b.id for b in valid] == ["last_iterate_sgd", "last_iterate_sgd_general_printed"]
+    if isinstance(s, pabi.ERMGradientDescent) and s.batch_order == "random":
+        # the worst fixed batch (largest sensitivity) bounds a random partition too, less tightly
+        ids = {b.id: b.epsilon for b in valid}
+        assert ids["erm_random_batch"] == own < ids["erm_fixed_batch"]
+        worst = max(s.replace(batch_order="fixed", batch_index=j).epsilon(delta) for j in (1, 5, 10))
+        assert ids["erm_fixed_batch"] >= worst
+    other = pabi.bounds(s.replace(neighboring="add_remove"), delta)
+    assert not any(b.valid for b in other)
+    with pytest.raises(TypeError):
+        pabi.bounds(object(), delta)  # type: ignore[arg-type]

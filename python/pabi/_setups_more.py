@@ -361,25 +361,28 @@ class LastIterateSGD(_RdpSetup):
                 raise domain_error("index", "None for the printed bound (no batch_size)", self.index)
         self._curve()  # the theorem's own checks (lr against the smoothness, index range...), up front
 
+    def curve_arguments(self) -> tuple[str, dict[str, Any]]:
+        """(name of the flat function, its keyword arguments) of the chosen theorem's RDP curve:
+        ``pabi.<name>(pabi.DEFAULT_ORDERS, **kwargs)`` is :meth:`rdp` (``pabi.bounds`` writes
+        its repro with it)."""
+        kw: dict[str, Any] = dict(lr=self.lr, max_grad_norm=self.max_grad_norm, noise_scale=self.noise_scale)
+        if self.theorem == "general":
+            kw.update(steps=self.steps, batch_size=self.batch_size, batches_per_epoch=self.batches_per_epoch,
+                      index=self.index)
+            return "last_iterate_rdp_general", kw
+        kw.update(batch_size=self.batch_size, weak_convexity=self.weak_convexity, smoothness=self.smoothness,
+                  contraction=self.contraction)
+        if self.theorem == "bounded":
+            kw.update(diameter=self.diameter)
+            return "last_iterate_rdp_bounded", kw
+        kw.update(steps=self.steps, batches_per_epoch=self.batches_per_epoch, index=self.index)
+        return "last_iterate_rdp_cyclic", kw
+
     def _curve(self) -> NDArray[np.float64]:
         import pabi
 
-        kw: dict[str, Any] = dict(lr=self.lr, max_grad_norm=self.max_grad_norm, noise_scale=self.noise_scale)
-        fn: Any
-        if self.theorem == "general":
-            fn = pabi.last_iterate_rdp_general
-            kw.update(steps=self.steps, batch_size=self.batch_size, batches_per_epoch=self.batches_per_epoch,
-                      index=self.index)
-        else:
-            kw.update(batch_size=self.batch_size, weak_convexity=self.weak_convexity, smoothness=self.smoothness,
-                      contraction=self.contraction)
-            if self.theorem == "bounded":
-                fn = pabi.last_iterate_rdp_bounded
-                kw.update(diameter=self.diameter)
-            else:
-                fn = pabi.last_iterate_rdp_cyclic
-                kw.update(steps=self.steps, batches_per_epoch=self.batches_per_epoch, index=self.index)
-        return np.asarray(fn(pabi.DEFAULT_ORDERS, **kw), dtype=np.float64)
+        name, kw = self.curve_arguments()
+        return np.asarray(getattr(pabi, name)(pabi.DEFAULT_ORDERS, **kw), dtype=np.float64)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -741,4 +741,5 @@ from ._setups_more import ERMGradientDescent, LastIterateSGD, OnlinePNSGD, Stepw
 
 __all__ += ["StepwisePNSGD", "OnlinePNSGD", "LastIterateSGD", "ERMGradientDescent"]
 
-Setup = Union[PNSGD, DPSGD, CyclicDPSGD, ScheduledPNSGD]  # the setups pabi.bounds ranks bounds for
+# the setups pabi.bounds ranks bounds for
+Setup = Union[PNSGD, DPSGD, CyclicDPSGD, ScheduledPNSGD, StepwisePNSGD, OnlinePNSGD, LastIterateSGD, ERMGradientDescent]
