@@ -272,7 +272,7 @@ class _RdpSetup(_Questions):
         import pabi
 
         # one core call for every ε (the loop in the core)
-        return np.asarray(pabi.rdp_to_dp_delta(eps, orders=pabi.DEFAULT_ORDERS, rdp=self._curve()).delta,
+        return np.asarray(pabi.rdp_to_dp_delta(eps, orders=pabi.DEFAULT_ORDERS, rdp=self._curve())[0],
                           dtype=np.float64)
 
     def calibrate(self, eps: float, delta: float) -> Any:

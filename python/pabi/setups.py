@@ -631,7 +631,7 @@ class CyclicDPSGD(_Questions):
         import pabi
 
         # each curve once, converted at every ε in one core call; the smallest δ per ε
-        return np.minimum.reduce([np.asarray(pabi.rdp_to_dp_delta(eps, orders=pabi.DEFAULT_ORDERS, rdp=c).delta,
+        return np.minimum.reduce([np.asarray(pabi.rdp_to_dp_delta(eps, orders=pabi.DEFAULT_ORDERS, rdp=c)[0],
                                              dtype=float) for _, c in self._curves()])
 
     def calibrate(self, eps: float, delta: float) -> "CyclicDPSGD":

@@ -6,7 +6,7 @@ public names).
 
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple, Union
+from typing import Any, Callable, NamedTuple, Sequence, Union, overload
 
 import numpy as np
 
@@ -27,24 +27,24 @@ _CONVERSIONS = ("tight", "classical")
 
 class EpsilonAtOrder(NamedTuple):
     """The ε of :func:`rdp_to_dp_epsilon` and the order that attains it; unpacks as
-    ``eps, order = ...``. Floats for a scalar δ; for an array of δ, two float64 arrays of its
-    shape (element-wise)."""
+    ``eps, order = ...``. For an array of δ, :func:`rdp_to_dp_epsilon` returns this tuple with
+    two float64 arrays of its shape instead of floats (typed as a pair of arrays)."""
 
     #: the smallest ε over the orders (rounded up)
-    eps: Any
+    eps: float
     #: the Rényi order at which it is attained
-    order: Any
+    order: float
 
 
 class DeltaAtOrder(NamedTuple):
     """The δ of :func:`rdp_to_dp_delta` and the order that attains it; unpacks as
-    ``delta, order = ...``. Floats for a scalar ε; for an array of ε, two float64 arrays of
-    its shape (element-wise)."""
+    ``delta, order = ...``. For an array of ε, :func:`rdp_to_dp_delta` returns this tuple with
+    two float64 arrays of its shape instead of floats (typed as a pair of arrays)."""
 
     #: the smallest δ over the orders (rounded up, ≤ 1)
-    delta: Any
+    delta: float
     #: the Rényi order at which it is attained
-    order: Any
+    order: float
 
 
 def _curve(orders: ArrayLike, rdp: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
@@ -76,9 +76,15 @@ def _many(fn: Callable[..., Any], name: str, target: ArrayLike, o: np.ndarray, r
     return values.reshape(t.shape), best.reshape(t.shape)
 
 
+@overload
+def rdp_to_dp_epsilon(delta: float, *, orders: ArrayLike, rdp: ArrayLike,
+                      conversion: str = "tight") -> EpsilonAtOrder: ...
+@overload
+def rdp_to_dp_epsilon(delta: Union[np.ndarray, Sequence[float]], *, orders: ArrayLike, rdp: ArrayLike,
+                      conversion: str = "tight") -> tuple[FloatArray, FloatArray]: ...
 def rdp_to_dp_epsilon(
     delta: Union[float, ArrayLike], *, orders: ArrayLike, rdp: ArrayLike, conversion: str = "tight"
-) -> EpsilonAtOrder:
+) -> Union[EpsilonAtOrder, tuple[FloatArray, FloatArray]]:
     """ε at target ``delta`` ∈ (0, 1) from an RDP curve ε_R(α), minimised over the orders.
 
     ``orders``: the Rényi orders α > 1 (finite) of the curve; ``rdp``: its RDP values
@@ -95,8 +101,8 @@ def rdp_to_dp_epsilon(
     allowed; orders must be > 1 and finite, RDP values ≥ 0 (DomainError with the index).
 
     ``delta`` may be an array: one call converts the curve at every δ (the loop in the core,
-    each element bit-identical to the scalar call), and ``eps``/``order`` are arrays of its
-    shape; a bad δ is a DomainError with its index.
+    each element bit-identical to the scalar call), and the result's ``eps``/``order`` are
+    arrays of its shape (typed as a pair of arrays); a bad δ is a DomainError with its index.
 
     >>> rdp_to_dp_epsilon(1e-5, orders=[2.0, 4.0], rdp=[0.5, 1.0], conversion="classical").order
     4.0
@@ -104,13 +110,20 @@ def rdp_to_dp_epsilon(
     """
     o, r = _curve(orders, rdp)
     if np.ndim(delta) > 0:
-        return EpsilonAtOrder(*_many(_core.rdp_to_dp_epsilon_many, "delta", delta, o, r, _conversion(conversion)))
+        e, best = _many(_core.rdp_to_dp_epsilon_many, "delta", delta, o, r, _conversion(conversion))
+        return EpsilonAtOrder(e, best)  # type: ignore[arg-type]  # arrays: the overload types the pair
     return EpsilonAtOrder(*_core.rdp_to_dp_epsilon(o, r, _real("delta", delta), _conversion(conversion)))
 
 
+@overload
+def rdp_to_dp_delta(eps: float, *, orders: ArrayLike, rdp: ArrayLike,
+                    conversion: str = "tight") -> DeltaAtOrder: ...
+@overload
+def rdp_to_dp_delta(eps: Union[np.ndarray, Sequence[float]], *, orders: ArrayLike, rdp: ArrayLike,
+                    conversion: str = "tight") -> tuple[FloatArray, FloatArray]: ...
 def rdp_to_dp_delta(
     eps: Union[float, ArrayLike], *, orders: ArrayLike, rdp: ArrayLike, conversion: str = "tight"
-) -> DeltaAtOrder:
+) -> Union[DeltaAtOrder, tuple[FloatArray, FloatArray]]:
     """δ at target ``eps`` ≥ 0 (+inf allowed) from an RDP curve (``orders``, ``rdp`` as in
     :func:`rdp_to_dp_epsilon`), minimised over the orders (≤ 1).
 
@@ -119,8 +132,9 @@ def rdp_to_dp_delta(
     Rounded up by a chain of monotone operations: δ is non-increasing in ε to the last ulp.
     An RDP value of 0 at some order (equal distributions) gives δ = 0 for every ε ≥ 0.
     Returns :class:`DeltaAtOrder` (``delta``, ``order``). ``eps`` may be an array: one call
-    converts the curve at every ε (each element bit-identical to the scalar call), and
-    ``delta``/``order`` are arrays of its shape; a bad ε is a DomainError with its index.
+    converts the curve at every ε (each element bit-identical to the scalar call), and the
+    result's ``delta``/``order`` are arrays of its shape (typed as a pair of arrays); a bad ε
+    is a DomainError with its index.
 
     >>> rdp_to_dp_delta(1.0, orders=[2.0, 4.0], rdp=[0.0, 1.0]).delta
     0.0
@@ -129,7 +143,8 @@ def rdp_to_dp_delta(
     """
     o, r = _curve(orders, rdp)
     if np.ndim(eps) > 0:
-        return DeltaAtOrder(*_many(_core.rdp_to_dp_delta_many, "eps", eps, o, r, _conversion(conversion)))
+        d, best = _many(_core.rdp_to_dp_delta_many, "eps", eps, o, r, _conversion(conversion))
+        return DeltaAtOrder(d, best)  # type: ignore[arg-type]  # arrays: the overload types the pair
     return DeltaAtOrder(*_core.rdp_to_dp_delta(o, r, _real("eps", eps), _conversion(conversion)))
 
 

@@ -165,28 +165,8 @@ fn rdp_to_dp_delta(
     })
 }
 
-/// The array conversions: one curve, every target of `targets` (δ for `epsilon`, ε for
-/// `delta`), two new arrays (the values, the optimal orders), with the GIL released.
-type Many =
-    fn(&[f64], &[f64], &[f64], core::Conversion, &mut [f64], &mut [f64]) -> pabi_core::Result<()>;
-
-fn many<'py>(
-    py: Python<'py>,
-    f: Many,
-    orders: Arr<'py>,
-    rdp: Arr<'py>,
-    targets: Arr<'py>,
-    tight: bool,
-) -> PyResult<(Np<'py>, Np<'py>)> {
-    let [orders, rdp, targets] = slices![orders, rdp, targets];
-    let n = targets.len();
-    let (mut values, mut best) = (zeros(n)?, zeros(n)?);
-    guarded(py, n.saturating_mul(orders.len()) >= LONG_LEN, || {
-        f(orders, rdp, targets, rule(tight), &mut values, &mut best)
-    })?;
-    Ok((values.into_pyarray(py), best.into_pyarray(py)))
-}
-
+/// The array conversions: one curve, every target (δ for `epsilon`, ε for `delta`), two new
+/// arrays (the values, the optimal orders), allocated first, filled with the GIL released.
 #[pyfunction]
 fn rdp_to_dp_epsilon_many<'py>(
     py: Python<'py>,
@@ -195,7 +175,13 @@ fn rdp_to_dp_epsilon_many<'py>(
     delta: Arr<'py>,
     tight: bool,
 ) -> PyResult<(Np<'py>, Np<'py>)> {
-    many(py, core::rdp_to_dp_epsilon_many, orders, rdp, delta, tight)
+    let [orders, rdp, delta] = slices![orders, rdp, delta];
+    let (mut eps, mut best) = (zeros(delta.len())?, zeros(delta.len())?);
+    let long = delta.len().saturating_mul(orders.len()) >= LONG_LEN;
+    guarded(py, long, || {
+        core::rdp_to_dp_epsilon_many(orders, rdp, delta, rule(tight), &mut eps, &mut best)
+    })?;
+    Ok((eps.into_pyarray(py), best.into_pyarray(py)))
 }
 
 #[pyfunction]
@@ -206,7 +192,13 @@ fn rdp_to_dp_delta_many<'py>(
     eps: Arr<'py>,
     tight: bool,
 ) -> PyResult<(Np<'py>, Np<'py>)> {
-    many(py, core::rdp_to_dp_delta_many, orders, rdp, eps, tight)
+    let [orders, rdp, eps] = slices![orders, rdp, eps];
+    let (mut delta, mut best) = (zeros(eps.len())?, zeros(eps.len())?);
+    let long = eps.len().saturating_mul(orders.len()) >= LONG_LEN;
+    guarded(py, long, || {
+        core::rdp_to_dp_delta_many(orders, rdp, eps, rule(tight), &mut delta, &mut best)
+    })?;
+    Ok((delta.into_pyarray(py), best.into_pyarray(py)))
 }
 
 #[pyfunction]
