@@ -186,12 +186,17 @@ def test_online_limit_epsilon():
     assert e > 0 and s.delta(e) <= 1e-25 < s.delta(math.nextafter(e, 0.0))
     assert s.delta(e) == pabi.online_gaussian_delta_limit_upper(e, max_grad_norm=10.0, lr=0.01, diameter=1.0,
                                                                  index=100, c1=100.0, c2=100.0, decay=1.5)
+    # independently: the exact inverse pinned from pabi.reference (one evaluation of the mpmath
+    # δ_∞ costs ~7 s, too slow for the suite): the exact δ_∞ at this e is 9.99999999999409e-26
+    # <= 1e-25 (e is on the safe side) and 1.00000003397004e-25 > 1e-25 at e·(1 − 1e-9) (e is
+    # within 1e-9 of the exact inverse), rc.online_schedule_delta_limit(..., dps=20)
+    assert abs(e / 1.210616974312321 - 1) < 1e-13
 
 
 def test_smallest_eps_search():
     """The limit's ε search: exact smallest double; with a domain that ends above (the Laplace
     schedule), +inf when no ε of the domain meets δ, and never an ε outside the domain."""
-    from pabi._setups_more import _smallest_eps
+    from pabi.setups import _smallest_eps
 
     def f(e):
         return math.exp(-e)
@@ -208,6 +213,42 @@ def test_smallest_eps_search():
     assert g(e) <= 0.1 < g(math.nextafter(e, 0.0))
     assert _smallest_eps(g, 0.01, True) == math.inf  # e^{-ε} reaches 0.01 only at ε ≈ 4.6 > 3
     assert _smallest_eps(g, 2.0, True) == 0.0
+
+
+def test_smallest_eps_against_the_reference_search():
+    """The setups' ε search (``pabi.setups._smallest_eps``, on doubles) against its independent
+    mpmath counterpart (``pabi.reference._calibrate.smallest_eps``, bisection on the exact δ):
+    a Gaussian mechanism's profile (σ = 2) with δ(ε) computed in mpmath and rounded up, so the
+    double found is the exact inverse's upper neighbour; and the same with a domain that ends
+    at ε = 1.5 (the Laplace schedule's case): +inf on both sides when the target lies beyond."""
+    from pabi.setups import _smallest_eps
+
+    def exact(e):
+        e, mu = mp.mpf(e), mp.mpf(0.5)
+        return mp.ncdf(mu / 2 - e / mu) - mp.exp(e) * mp.ncdf(-mu / 2 - e / mu)
+
+    def up(e):  # the exact δ rounded up to a double: a certified, non-increasing δ
+        with mp.workdps(40):
+            v = exact(e)
+            f = float(v)
+        return f if f >= v else math.nextafter(f, math.inf)
+
+    def ended(e):
+        if e >= 1.5:
+            raise pabi.DomainError("outside")
+        return up(e)
+
+    for target in (0.1, 1e-3, 1e-6):
+        got = _smallest_eps(up, target, False)
+        with mp.workdps(40):
+            ref = rc.smallest_eps(exact, target, dps=30, rel=1e-20)
+        assert up(got) <= target < up(math.nextafter(got, 0.0))  # the least double of the certified δ
+        assert ref <= got <= ref * (1 + 1e-13)
+        bounded = _smallest_eps(ended, target, True)
+        ref_b = rc.smallest_eps(exact, target, end=1.5, dps=30, rel=1e-20)
+        assert (bounded == math.inf) == (ref_b == mp.inf) == (ref > 1.5)
+        if bounded < math.inf:
+            assert bounded == got
 
 
 def test_docstring_examples():
@@ -327,3 +368,30 @@ def test_rdp_setups_match_their_flat_functions():
     assert np.array_equal(e.rdp(), pabi.averaged_rdp(pabi.DEFAULT_ORDERS, noise_scale=1.0, sensitivities=d))
     # the delta question goes through rdp_to_dp_delta, and is consistent with epsilon
     assert e.delta(e.epsilon(1e-6)) <= 1e-6 * (1 + 1e-12)
+
+
+def test_rdp_setups_against_the_reference():
+    """The same two setups against pabi.reference (mpmath), independently of the flat functions:
+    the curve at a few orders is at or above the exact RDP within 1e-12, the sensitivities at or
+    above the exact Δ_j, and ε(δ) at or above the exact conversion of the exact curve within
+    1e-12 (it is the least double whose certified δ meets the target)."""
+    from pabi.reference import _last_iterate as rl
+    from pabi.reference import _rdp as rr
+
+    orders = [float(a) for a in pabi.DEFAULT_ORDERS]
+    s = pabi.LastIterateSGD(theorem="cyclic", lr=0.1, max_grad_norm=1.0, noise_scale=2.0, steps=50, batch_size=5,
+                            batches_per_epoch=10, smoothness=1.0)
+    curve = s.rdp()
+    exact = [rl.last_iterate_rdp_cyclic(a, 0.1, 1.0, 5, 2.0, 50, 10, 0.0, 1.0, dps=30) for a in orders]
+    for k in (0, 9, 40, len(orders) - 1):
+        assert exact[k] <= curve[k] <= exact[k] * (1 + 1e-12), orders[k]
+    eps_exact = rr.rdp_to_dp_epsilon(orders, exact, 1e-5, dps=30)[0]
+    assert eps_exact <= s.epsilon(1e-5) <= eps_exact * (1 + 1e-12)
+    e = pabi.ERMGradientDescent(lr=0.5, strong_convexity=1.0, smoothness=2.0, max_grad_norm=1.0, batch_size=10,
+                                batches_per_epoch=4, noise_scale=1.0, epochs=2)
+    sens = [rr.sensitivity_multi_epoch(0.5, 1.0, 2.0, 1.0, 10, 4, j, 2, dps=30) for j in range(1, 5)]
+    assert all(x <= y <= x * (1 + 1e-13) for x, y in zip(sens, e.sensitivities()))
+    exact = [rr.averaged_rdp(a, 1.0, sens, dps=30) for a in orders]
+    assert all(x <= y <= x * (1 + 1e-12) for x, y in zip(exact, e.rdp()))
+    eps_exact = rr.rdp_to_dp_epsilon(orders, exact, 1e-6, dps=30)[0]
+    assert eps_exact <= e.epsilon(1e-6) <= eps_exact * (1 + 1e-12)

@@ -24,13 +24,17 @@ and one under replace-one are not the same guarantee.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple, Optional
 
 from ._bridge import domain_error, real_scalar
-from .setups import DPSGD, PNSGD, CyclicDPSGD, ScheduledPNSGD, Setup
+import numpy as np
+
+from .setups import (DPSGD, PNSGD, CyclicDPSGD, ERMGradientDescent, LastIterateSGD, OnlinePNSGD, ScheduledPNSGD,
+                     Setup, StepwisePNSGD)
 
 __all__ = ["bounds", "Bound", "Assumption", "PROFILE_ORDERS"]
 
@@ -116,6 +120,8 @@ def _text(v: Any) -> str:
         return v.text
     if isinstance(v, float):
         return repr(float(v))
+    if isinstance(v, np.ndarray) and v.ndim == 1 and v.dtype == np.float64:  # per-step parameters
+        return f"np.array({[float(x) for x in v]!r})"
     return repr(v)
 
 
@@ -150,7 +156,7 @@ def _method(obj: _Expr, name: str, *args: Any, **kw: Any) -> _Expr:
 
 
 def _setup_expr(setup: Setup) -> _Expr:
-    fields = {k: getattr(setup, k) for k in setup.__dataclass_fields__}
+    fields = {f.name: getattr(setup, f.name) for f in dataclasses.fields(setup)}  # no ClassVar
     return call(f"pabi.{type(setup).__name__}", **fields)
 
 
@@ -425,6 +431,112 @@ def _schedule_entries(s: Setup, delta: float) -> list[_Entry]:
                    src, a, expr)]
 
 
+def _replace_one(s: Setup) -> Assumption:
+    return Assumption("replace-one neighbours", s.neighboring == "replace_one", f"neighboring = {s.neighboring}")
+
+
+def _kind(s: Setup, cls: type, text: str) -> Assumption:
+    ok = isinstance(s, cls)
+    return Assumption(text, ok, "" if ok else f"setup = {type(s).__name__}")
+
+
+def _rdp_eps(delta: float, curve: _Expr) -> _Expr:
+    return call("pabi.rdp_to_dp_epsilon", delta, orders=_orders(), rdp=curve).attr("eps")
+
+
+def _more_entries(s: Setup, delta: float) -> list[_Entry]:
+    """The bounds of the setups of issue 16 (StepwisePNSGD, OnlinePNSGD, LastIterateSGD,
+    ERMGradientDescent): each setup's primary bound through the flat functions it calls, and
+    the other bounds that hold for the same run (the printed Thm 4.3 for any last-iterate run
+    with a step count; the worst fixed batch for ERM with a random partition)."""
+    out: list[_Entry] = []
+    # per-step PNSGD
+    a = [_kind(s, StepwisePNSGD, "PNSGD with per-step parameters, convex loss, last iterate released"),
+         _replace_one(s)]
+    expr = None
+    if isinstance(s, StepwisePNSGD) and all(x.satisfied for x in a):
+        expr = call("pabi.pnsgd_stepwise_epsilon", delta, **s.bound_arguments())
+    src = "Sordello-Bu-Dong Thms 1-2, per-step form (docs/derivations/pnsgd.md#per-step)"
+    out.append(_Entry("pnsgd_stepwise", "PNSGD per-step parameters, amplification by iteration", "pnsgd", src, a,
+                      expr))
+    # online PNSGD with decaying noise
+    a = [_kind(s, OnlinePNSGD, "online PNSGD with a decaying noise schedule, convex loss"), _replace_one(s)]
+    expr = None
+    limit = isinstance(s, OnlinePNSGD) and s.steps is None
+    if isinstance(s, OnlinePNSGD) and all(x.satisfied for x in a):
+        family = "gaussian" if s.noise == "gaussian" else "laplace"
+        if limit:  # no flat inverse of the limit bound: the setup's own exact search over it
+            expr = _method(_setup_expr(s), "epsilon", delta)
+        else:
+            expr = call(f"pabi.online_{family}_epsilon", delta, max_grad_norm=s.max_grad_norm, lr=s.lr,
+                        diameter=s.diameter, steps=s.steps, index=s.index, c1=s.c1, c2=s.c2, decay=s.decay,
+                        smoothness=s.smoothness, strong_convexity=s.strong_convexity)
+    noise = s.noise if isinstance(s, OnlinePNSGD) else "gaussian"
+    src = ("Sordello-Bu-Dong Thm 7 (Gaussian, eq. (14))" if noise == "gaussian"
+           else "Sordello-Bu-Dong Thm 6 (Laplace, eq. (12))")
+    out.append(_Entry("online_pnsgd", f"online PNSGD, {noise} decaying noise"
+                      + (", limit n -> inf (certified upper bound)" if limit else ", at the horizon"),
+                      "schedule", src, a, expr))
+    # the last-iterate theorems, one chosen
+    a = [_kind(s, LastIterateSGD, "noisy clipped SGD, last iterate released (Kong-Ribero Alg. 1)"),
+         _replace_one(s)]
+    theorem = s.theorem if isinstance(s, LastIterateSGD) else "general"
+    expr = None
+    if isinstance(s, LastIterateSGD) and all(x.satisfied for x in a):
+        name, kw = s.curve_arguments()
+        expr = _rdp_eps(delta, call(f"pabi.{name}", _orders(), **kw))
+    src = {"general": "Kong-Ribero Thm 4.3", "bounded": "Kong-Ribero Thm 4.4",
+           "cyclic": "Kong-Ribero Thm 4.5 / Prop. A.4, corrected indexing (docs/errata.md#r-k3)"}[theorem]
+    out.append(_Entry("last_iterate_sgd", f"last iterate, the chosen theorem ({theorem})", "last_iterate", src,
+                      a, expr))
+    # Thm 4.3 as printed holds for any loss and any batch order: for every run with a step count
+    steps = s.steps if isinstance(s, LastIterateSGD) else None
+    printed = not (theorem == "general" and getattr(s, "batch_size", None) is None)
+    b = a + [Assumption("a step count T (steps given)", steps is not None, f"steps = {steps}"),
+             Assumption("another theorem chosen (else it is the primary bound)", printed, f"theorem = {theorem}")]
+    expr = None
+    if isinstance(s, LastIterateSGD) and all(x.satisfied for x in b):
+        expr = _rdp_eps(delta, call("pabi.last_iterate_rdp_general", _orders(), lr=s.lr,
+                                    max_grad_norm=s.max_grad_norm, noise_scale=s.noise_scale, steps=steps))
+    out.append(_Entry("last_iterate_sgd_general_printed", "last iterate, no curvature assumption (printed bound)",
+                      "last_iterate", "Kong-Ribero Thm 4.3", b, expr))
+    # ERM with output perturbation
+    a = [_kind(s, ERMGradientDescent, "noiseless mini-batch GD on a strongly convex smooth loss, Gaussian output "
+               "perturbation"), _replace_one(s)]
+    is_erm = isinstance(s, ERMGradientDescent) and all(x.satisfied for x in a)
+    order = s.batch_order if isinstance(s, ERMGradientDescent) else "random"
+    for oid, which, name, src in [
+        ("erm_random_batch", "random", "ERM output perturbation, random partition (averaged RDP)",
+         "Chen-Lee-Kifer Prop. 3"),
+        ("erm_fixed_batch", "fixed", "ERM output perturbation, the record's batch fixed (worst unless given)",
+         "Chen-Lee-Kifer Prop. 2"),
+    ]:
+        # a random partition puts the record in some batch: the worst fixed batch bounds it too
+        ok = order == which or which == "fixed"
+        e = a + [Assumption(f"{which} batch order" if which == "random" else "any batch order (fixed, or random:"
+                            " the worst fixed batch)", ok, f"batch_order = {order}")]
+        expr = None
+        if is_erm and ok and isinstance(s, ERMGradientDescent):
+            m = s.batches_per_epoch
+            sens = dict(lr=s.lr, strong_convexity=s.strong_convexity, smoothness=s.smoothness,
+                        max_grad_norm=s.max_grad_norm, batch_size=float(s.batch_size), batches_per_epoch=m)
+            js = _Expr(f"np.arange(1.0, {float(m + 1)!r})", lambda: np.arange(1.0, float(m + 1)))
+            every = call("pabi.sensitivity_multi_epoch", **sens, batch_index=js, epochs=s.epochs)
+            if which == "random":
+                curve = call("pabi.averaged_rdp", _orders(), noise_scale=s.noise_scale, sensitivities=every)
+            else:
+                if order == "fixed":  # the setup's own batch (default m)
+                    j = s.batch_index if s.batch_index is not None else m
+                    d: _Expr = call("pabi.sensitivity_multi_epoch", **sens, batch_index=j, epochs=s.epochs)
+                else:  # a random partition: every batch's Gaussian mechanism, the largest Δ_j (the
+                    # Rényi divergence of a mixture is at most its components' largest)
+                    d = _Expr(f"float(np.max({every.text}))", lambda: float(np.max(every.value())))
+                curve = call("pabi.gaussian_mechanism_rdp", _orders(), sensitivity=d, noise_scale=s.noise_scale)
+            expr = _rdp_eps(delta, curve)
+        out.append(_Entry(oid, name, "erm", src, e, expr))
+    return out
+
+
 def bounds(setup: Setup, delta: float) -> list[Bound]:
     """Every bound pabi has for ``setup``, as ε at ``delta``: the valid ones ranked, tightest
     (smallest ε) first, then those that do not apply (with the assumptions they miss), are not
@@ -439,14 +551,15 @@ def bounds(setup: Setup, delta: float) -> list[Bound]:
     >>> eval(best.repro, {"pabi": pabi}) == best.epsilon
     True
     """
-    if not isinstance(setup, (PNSGD, DPSGD, CyclicDPSGD, ScheduledPNSGD)):
-        raise TypeError("setup must be a pabi setup (PNSGD, DPSGD, CyclicDPSGD or ScheduledPNSGD), "
-                        f"got {type(setup).__name__}")
+    if not isinstance(setup, (PNSGD, DPSGD, CyclicDPSGD, ScheduledPNSGD, StepwisePNSGD, OnlinePNSGD, LastIterateSGD,
+                              ERMGradientDescent)):
+        raise TypeError("setup must be a pabi setup (PNSGD, DPSGD, CyclicDPSGD, ScheduledPNSGD, StepwisePNSGD, "
+                        f"OnlinePNSGD, LastIterateSGD or ERMGradientDescent), got {type(setup).__name__}")
     d = real_scalar("delta", delta)
     if not 0 < d < 1:
         raise domain_error("delta", "in (0, 1)", d)
     entries = (_pnsgd_entries(setup, d) + _schedule_entries(setup, d) + _last_iterate_entries(setup, d)
-               + _baseline_entries(setup, d))
+               + _more_entries(setup, d) + _baseline_entries(setup, d))
     limit = -math.log(d)  # ln(1/δ) with one rounding
     records: list[Bound] = []
     for e in entries:

@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Literal, Optional
+from typing import Any, ClassVar, Literal, Optional
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ._bridge import DomainError, domain_error, int_scalar, real_array, real_scalar
 from .setups import (Neighboring, Noise, _check_target, _choice, _least_noise, _nonneg, _opt_nonneg,
-                     _opt_positive, _positive, _Questions, _set)
+                     _opt_positive, _positive, _Questions, _set, _smallest_eps)
 
 __all__ = ["StepwisePNSGD", "OnlinePNSGD", "LastIterateSGD", "ERMGradientDescent"]
 
@@ -88,6 +88,8 @@ class StepwisePNSGD(_Questions):
     noise: Noise = "gaussian"
     neighboring: Neighboring = "replace_one"
 
+    calibrated_field: ClassVar[str] = "noise_factor"
+
     def __post_init__(self) -> None:
         _set(self, noise_scale=_seq("noise_scale", self.noise_scale),
              max_grad_norm=_seq("max_grad_norm", self.max_grad_norm), lr=_seq("lr", self.lr),
@@ -143,27 +145,6 @@ class StepwisePNSGD(_Questions):
 # Online PNSGD with decaying noise
 
 
-def _smallest_eps(delta_at: Any, delta: float, bounded_domain: bool) -> float:
-    """The smallest double ε ≥ 0 with ``delta_at(ε) <= delta`` (exact search over the doubles).
-    ``bounded_domain``: the ε at which ``delta_at`` is undefined (a DomainError; from some ε on)
-    end the search: +inf when no ε below them meets the target."""
-    from . import _core
-
-    if not bounded_domain:
-        return _core.first_ok(lambda x: bool(delta_at(x) <= delta), 1.0)
-
-    def undefined(e: float) -> bool:
-        try:
-            delta_at(e)
-        except DomainError:
-            return True
-        return False
-
-    end = _core.first_ok(undefined, 1.0)
-    e = _core.first_ok(lambda x: x >= end or bool(delta_at(x) <= delta), 1.0)
-    return math.inf if e >= end else e
-
-
 @dataclass(frozen=True)
 class OnlinePNSGD(_Questions):
     """Online PNSGD (Sordello–Bu–Dong §6): a stream of records, one per step, with the decaying
@@ -175,8 +156,9 @@ class OnlinePNSGD(_Questions):
     neighbours; convex loss.
 
     Primary bound: ``pabi.online_*_delta`` / ``online_*_epsilon`` at a horizon, and
-    ``pabi.online_*_delta_limit_upper`` (ε by the exact search over the doubles of it) in the
-    limit. ``calibrate`` sets ``c1`` (C1 scales the noise up) for a target at this horizon, or
+    ``pabi.online_*_delta_limit_upper`` in the limit, whose ε is the smallest double that
+    meets δ (``pabi.setups._smallest_eps``, the setups' one search for an ε; its exact mpmath
+    counterpart is ``pabi.reference._calibrate.setup_epsilon``). ``calibrate`` sets ``c1`` (C1 scales the noise up) for a target at this horizon, or
     for the limit target with ``steps=None`` (docs/derivations/schedules.md#online-calibration).
 
     >>> import pabi
@@ -199,6 +181,8 @@ class OnlinePNSGD(_Questions):
     smoothness: Optional[float] = None
     strong_convexity: float = 0.0
     neighboring: Neighboring = "replace_one"
+
+    calibrated_field: ClassVar[str] = "c1"
 
     def __post_init__(self) -> None:
         _set(self, index=int_scalar("index", self.index), lr=_positive("lr", self.lr),
@@ -287,9 +271,9 @@ class _RdpSetup(_Questions):
     def _delta_all(self, eps: NDArray[np.float64]) -> NDArray[np.float64]:
         import pabi
 
-        c = self._curve()
-        return np.array([float(pabi.rdp_to_dp_delta(float(e), orders=pabi.DEFAULT_ORDERS, rdp=c).delta)
-                         for e in eps], dtype=np.float64)
+        # one core call for every ε (the loop in the core)
+        return np.asarray(pabi.rdp_to_dp_delta(eps, orders=pabi.DEFAULT_ORDERS, rdp=self._curve())[0],
+                          dtype=np.float64)
 
     def calibrate(self, eps: float, delta: float) -> Any:
         """A copy whose ``noise_scale`` is the smallest double with ε(``delta``) ≤ ``eps`` (the
@@ -347,6 +331,8 @@ class LastIterateSGD(_RdpSetup):
     contraction: Literal["triangle", "as_published"] = "triangle"
     neighboring: Neighboring = "replace_one"
 
+    calibrated_field: ClassVar[str] = "noise_scale"
+
     def __post_init__(self) -> None:
         _set(self, theorem=_choice("theorem", self.theorem, ("general", "bounded", "cyclic")),
              lr=_positive("lr", self.lr), max_grad_norm=_nonneg("max_grad_norm", self.max_grad_norm),
@@ -375,25 +361,28 @@ class LastIterateSGD(_RdpSetup):
                 raise domain_error("index", "None for the printed bound (no batch_size)", self.index)
         self._curve()  # the theorem's own checks (lr against the smoothness, index range...), up front
 
+    def curve_arguments(self) -> tuple[str, dict[str, Any]]:
+        """(name of the flat function, its keyword arguments) of the chosen theorem's RDP curve:
+        ``pabi.<name>(pabi.DEFAULT_ORDERS, **kwargs)`` is :meth:`rdp` (``pabi.bounds`` writes
+        its repro with it)."""
+        kw: dict[str, Any] = dict(lr=self.lr, max_grad_norm=self.max_grad_norm, noise_scale=self.noise_scale)
+        if self.theorem == "general":
+            kw.update(steps=self.steps, batch_size=self.batch_size, batches_per_epoch=self.batches_per_epoch,
+                      index=self.index)
+            return "last_iterate_rdp_general", kw
+        kw.update(batch_size=self.batch_size, weak_convexity=self.weak_convexity, smoothness=self.smoothness,
+                  contraction=self.contraction)
+        if self.theorem == "bounded":
+            kw.update(diameter=self.diameter)
+            return "last_iterate_rdp_bounded", kw
+        kw.update(steps=self.steps, batches_per_epoch=self.batches_per_epoch, index=self.index)
+        return "last_iterate_rdp_cyclic", kw
+
     def _curve(self) -> NDArray[np.float64]:
         import pabi
 
-        kw: dict[str, Any] = dict(lr=self.lr, max_grad_norm=self.max_grad_norm, noise_scale=self.noise_scale)
-        fn: Any
-        if self.theorem == "general":
-            fn = pabi.last_iterate_rdp_general
-            kw.update(steps=self.steps, batch_size=self.batch_size, batches_per_epoch=self.batches_per_epoch,
-                      index=self.index)
-        else:
-            kw.update(batch_size=self.batch_size, weak_convexity=self.weak_convexity, smoothness=self.smoothness,
-                      contraction=self.contraction)
-            if self.theorem == "bounded":
-                fn = pabi.last_iterate_rdp_bounded
-                kw.update(diameter=self.diameter)
-            else:
-                fn = pabi.last_iterate_rdp_cyclic
-                kw.update(steps=self.steps, batches_per_epoch=self.batches_per_epoch, index=self.index)
-        return np.asarray(fn(pabi.DEFAULT_ORDERS, **kw), dtype=np.float64)
+        name, kw = self.curve_arguments()
+        return np.asarray(getattr(pabi, name)(pabi.DEFAULT_ORDERS, **kw), dtype=np.float64)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -435,6 +424,8 @@ class ERMGradientDescent(_RdpSetup):
     batch_order: Literal["fixed", "random"] = "random"
     batch_index: Optional[int] = None
     neighboring: Neighboring = "replace_one"
+
+    calibrated_field: ClassVar[str] = "noise_scale"
 
     def __post_init__(self) -> None:
         _set(self, lr=_positive("lr", self.lr), strong_convexity=_positive("strong_convexity", self.strong_convexity),

@@ -35,12 +35,12 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Any, Literal, Optional, TypeVar, Union, overload
+from typing import Any, ClassVar, Literal, Optional, TypeVar, Union, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._bridge import DomainError, domain_error, flag, int_scalar, real_scalar, rename
+from ._bridge import DomainError, as_real, domain_error, flag, int_scalar, real_scalar, rename
 
 __all__ = ["PNSGD", "DPSGD", "CyclicDPSGD", "ScheduledPNSGD", "Setup"]
 
@@ -143,6 +143,51 @@ class _Questions:
         """A copy with some fields changed (validated again)."""
         return dataclasses.replace(self, **changes)  # type: ignore[type-var]
 
+    #: the field ``calibrate`` sets (the noise, or the constant that scales it)
+    calibrated_field: ClassVar[str] = ""
+
+    def calibrate(self: S, eps: float, delta: float) -> S:  # pragma: no cover - every setup overrides it
+        raise NotImplementedError
+
+    def least_noise(self, eps: ArrayLike, delta: ArrayLike) -> NDArray[np.float64]:
+        """The calibrated value of ``calibrated_field`` (``noise_scale``, ``noise_multiplier``,
+        ``noise_factor`` or ``c1``) for every target: ``eps`` and ``delta`` broadcast together
+        (numpy rules) and the result, an array of the broadcast shape (0-d for two scalars),
+        holds at each element exactly ``getattr(self.calibrate(e, d), self.calibrated_field)``.
+        Every target is checked first (``eps`` > 0 and finite, ``delta`` in (0, 1): a
+        DomainError with the first bad index of that argument); a target no value meets is the
+        scalar ``calibrate``'s DomainError, located at its index in the broadcast shape."""
+        e = np.asarray(as_real("eps", eps), dtype=np.float64)
+        d = np.asarray(as_real("delta", delta), dtype=np.float64)
+        shape = np.broadcast_shapes(e.shape, d.shape)
+        for name, arr, ok in (("eps", e, (e > 0) & (e < math.inf)), ("delta", d, (d > 0) & (d < 1))):
+            if not ok.all():
+                k = int(np.argmin(ok.reshape(-1)))
+                where = None if arr.ndim == 0 else (k if arr.ndim == 1 else np.unravel_index(k, arr.shape))
+                raise domain_error(name, "> 0 and finite" if name == "eps" else "in (0, 1)",
+                                   float(arr.reshape(-1)[k]), tuple(int(i) for i in where)
+                                   if isinstance(where, tuple) else where)
+        ef = np.ascontiguousarray(np.broadcast_to(e, shape)).reshape(-1)
+        df = np.ascontiguousarray(np.broadcast_to(d, shape)).reshape(-1)
+        return self._least_noise_all(ef, df, shape).reshape(shape)
+
+    def _least_noise_all(self, eps: NDArray[np.float64], delta: NDArray[np.float64],
+                         shape: tuple[int, ...]) -> NDArray[np.float64]:
+        """:meth:`least_noise` on checked, flat, equally long targets: the scalar ``calibrate``
+        per distinct target (a setup with an array calibration overrides this)."""
+        out = np.empty(eps.size, dtype=np.float64)
+        seen: dict[tuple[float, float], float] = {}
+        for i, (e, d) in enumerate(zip(eps.tolist(), delta.tolist())):
+            if (e, d) not in seen:
+                try:
+                    seen[(e, d)] = float(getattr(self.calibrate(e, d), self.calibrated_field))
+                except DomainError as exc:
+                    where = i if len(shape) == 1 else tuple(int(j) for j in np.unravel_index(i, shape))
+                    raise domain_error(exc.param, exc.allowed, exc.value,  # type: ignore[attr-defined]
+                                       None if not shape else where) from exc
+            out[i] = seen[(e, d)]
+        return out
+
 
 def _check_target(eps: object, delta: object) -> tuple[float, float]:
     e = _positive("eps", eps)
@@ -212,6 +257,31 @@ def _least_noise(setup: S, field: str, eps: float, delta: float,
     return out
 
 
+def _smallest_eps(delta_at: Any, delta: float, bounded_domain: bool) -> float:
+    """The smallest double ε ≥ 0 with ``delta_at(ε) <= delta``, for a certified δ(ε) that is
+    non-increasing in ε: the setups' one search for an ε where no core inverse exists (the
+    online schedule's limit δ_∞, :class:`pabi.OnlinePNSGD` with ``steps=None``), by the same
+    exact search over the bit patterns of doubles as :func:`_least_noise` (``_core.first_ok``).
+    ``bounded_domain``: the ε at which ``delta_at`` is undefined (a DomainError; from some ε on)
+    end the search: +inf when no ε below them meets the target. Its exact counterpart is
+    ``pabi.reference._calibrate.smallest_eps`` (bisection in mpmath on the exact δ)."""
+    from . import _core
+
+    if not bounded_domain:
+        return _core.first_ok(lambda x: bool(delta_at(x) <= delta), 1.0)
+
+    def undefined(e: float) -> bool:
+        try:
+            delta_at(e)
+        except DomainError:
+            return True
+        return False
+
+    end = _core.first_ok(undefined, 1.0)
+    e = _core.first_ok(lambda x: x >= end or bool(delta_at(x) <= delta), 1.0)
+    return math.inf if e >= end else e
+
+
 # ---------------------------------------------------------------------------------------------
 # PNSGD
 
@@ -255,6 +325,8 @@ class PNSGD(_Questions):
     epochs: int = 1
     dimension: Optional[int] = None
     neighboring: Neighboring = "replace_one"
+
+    calibrated_field: ClassVar[str] = "noise_scale"
 
     def __post_init__(self) -> None:
         _set(self, records=int_scalar("records", self.records), lr=_positive("lr", self.lr),
@@ -370,6 +442,23 @@ class PNSGD(_Questions):
         with _fields_named({"steps": "records"}):
             return self.replace(noise_scale=float(pabi.pnsgd_calibrate_noise_scale(e, d, **kw)))
 
+    def _least_noise_all(self, eps: NDArray[np.float64], delta: NDArray[np.float64],
+                         shape: tuple[int, ...]) -> NDArray[np.float64]:
+        """One epoch: ``pabi.pnsgd_calibrate_noise_scale`` over the arrays in one call (element-wise,
+        the scalar calibration's values); several epochs: the scalar search per target."""
+        import pabi
+
+        if self.epochs > 1:
+            return super()._least_noise_all(eps, delta, shape)
+        self._require()
+        kw = self.bound_arguments()
+        del kw["noise_scale"]
+        with _fields_named({"steps": "records"}):
+            out = np.asarray(pabi.pnsgd_calibrate_noise_scale(eps, delta, **kw), dtype=np.float64).reshape(-1)
+        if not np.all((out > 0) & (out < math.inf)):  # a value calibrate's replace rejects: its error
+            return super()._least_noise_all(eps, delta, shape)
+        return out
+
 
 # ---------------------------------------------------------------------------------------------
 # DP-SGD with Poisson sampling
@@ -401,6 +490,8 @@ class DPSGD(_Questions):
     neighboring: Neighboring = "add_remove"
     grid_step: float = 1e-4
     sampling: Literal["poisson", "without_replacement"] = "poisson"
+
+    calibrated_field: ClassVar[str] = "noise_multiplier"
 
     def __post_init__(self) -> None:
         from ._dpsgd import relation
@@ -483,6 +574,8 @@ class CyclicDPSGD(_Questions):
     clipping_inactive: bool = False
     neighboring: Neighboring = "replace_one"
 
+    calibrated_field: ClassVar[str] = "noise_multiplier"
+
     def __post_init__(self) -> None:
         _set(self, records=int_scalar("records", self.records), epochs=int_scalar("epochs", self.epochs),
              lr=_positive("lr", self.lr), max_grad_norm=_positive("max_grad_norm", self.max_grad_norm),
@@ -537,9 +630,9 @@ class CyclicDPSGD(_Questions):
     def _delta_all(self, eps: NDArray[np.float64]) -> NDArray[np.float64]:
         import pabi
 
-        curves = [c for _, c in self._curves()]  # once for every ε
-        return np.array([min(float(pabi.rdp_to_dp_delta(float(e), orders=pabi.DEFAULT_ORDERS, rdp=c).delta)
-                             for c in curves) for e in eps], dtype=float)
+        # each curve once, converted at every ε in one core call; the smallest δ per ε
+        return np.minimum.reduce([np.asarray(pabi.rdp_to_dp_delta(eps, orders=pabi.DEFAULT_ORDERS, rdp=c)[0],
+                                             dtype=float) for _, c in self._curves()])
 
     def calibrate(self, eps: float, delta: float) -> "CyclicDPSGD":
         """A copy whose ``noise_multiplier`` is the smallest double with ε ≤ ``eps`` at ``delta``
@@ -586,6 +679,8 @@ class ScheduledPNSGD(_Questions):
     smoothness: Optional[float] = None
     strong_convexity: float = 0.0
     neighboring: Neighboring = "replace_one"
+
+    calibrated_field: ClassVar[str] = "c1"
 
     def __post_init__(self) -> None:
         _set(self, steps=_positive("steps", self.steps), lr=_positive("lr", self.lr),
@@ -646,4 +741,5 @@ from ._setups_more import ERMGradientDescent, LastIterateSGD, OnlinePNSGD, Stepw
 
 __all__ += ["StepwisePNSGD", "OnlinePNSGD", "LastIterateSGD", "ERMGradientDescent"]
 
-Setup = Union[PNSGD, DPSGD, CyclicDPSGD, ScheduledPNSGD]  # the setups pabi.bounds ranks bounds for
+# the setups pabi.bounds ranks bounds for
+Setup = Union[PNSGD, DPSGD, CyclicDPSGD, ScheduledPNSGD, StepwisePNSGD, OnlinePNSGD, LastIterateSGD, ERMGradientDescent]

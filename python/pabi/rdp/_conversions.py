@@ -6,7 +6,7 @@ public names).
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple, Union
+from typing import Any, Callable, NamedTuple, Sequence, Union, overload
 
 import numpy as np
 
@@ -27,7 +27,8 @@ _CONVERSIONS = ("tight", "classical")
 
 class EpsilonAtOrder(NamedTuple):
     """The ε of :func:`rdp_to_dp_epsilon` and the order that attains it; unpacks as
-    ``eps, order = ...``."""
+    ``eps, order = ...``. For an array of δ, :func:`rdp_to_dp_epsilon` returns this tuple with
+    two float64 arrays of its shape instead of floats (typed as a pair of arrays)."""
 
     #: the smallest ε over the orders (rounded up)
     eps: float
@@ -37,7 +38,8 @@ class EpsilonAtOrder(NamedTuple):
 
 class DeltaAtOrder(NamedTuple):
     """The δ of :func:`rdp_to_dp_delta` and the order that attains it; unpacks as
-    ``delta, order = ...``."""
+    ``delta, order = ...``. For an array of ε, :func:`rdp_to_dp_delta` returns this tuple with
+    two float64 arrays of its shape instead of floats (typed as a pair of arrays)."""
 
     #: the smallest δ over the orders (rounded up, ≤ 1)
     delta: float
@@ -61,9 +63,28 @@ def _conversion(conversion: str) -> bool:
     return conversion == "tight"
 
 
+def _many(fn: Callable[..., Any], name: str, target: ArrayLike, o: np.ndarray, r: np.ndarray,
+          tight: bool) -> tuple[np.ndarray, np.ndarray]:
+    """One curve at every target of an array (``name``: ``"eps"`` or ``"delta"``): one core
+    call (the loop over the targets in the core, in parallel for long arrays), each element
+    bit-identical to the scalar conversion; errors located at the array's own index."""
+    t = _real_array(name, target)
+    try:
+        values, best = fn(o, r, t.reshape(-1), tight)
+    except DomainError as exc:
+        raise (_relocate(exc, t.shape, False) if exc.param == name else exc) from None  # type: ignore[attr-defined]
+    return values.reshape(t.shape), best.reshape(t.shape)
+
+
+@overload
+def rdp_to_dp_epsilon(delta: float, *, orders: ArrayLike, rdp: ArrayLike,
+                      conversion: str = "tight") -> EpsilonAtOrder: ...
+@overload
+def rdp_to_dp_epsilon(delta: Union[np.ndarray, Sequence[float]], *, orders: ArrayLike, rdp: ArrayLike,
+                      conversion: str = "tight") -> tuple[FloatArray, FloatArray]: ...
 def rdp_to_dp_epsilon(
-    delta: float, *, orders: ArrayLike, rdp: ArrayLike, conversion: str = "tight"
-) -> EpsilonAtOrder:
+    delta: Union[float, ArrayLike], *, orders: ArrayLike, rdp: ArrayLike, conversion: str = "tight"
+) -> Union[EpsilonAtOrder, tuple[FloatArray, FloatArray]]:
     """ε at target ``delta`` ∈ (0, 1) from an RDP curve ε_R(α), minimised over the orders.
 
     ``orders``: the Rényi orders α > 1 (finite) of the curve; ``rdp``: its RDP values
@@ -79,17 +100,30 @@ def rdp_to_dp_epsilon(
     distributions are equal: ε = 0 for every δ. +inf values ("no guarantee" at that order) are
     allowed; orders must be > 1 and finite, RDP values ≥ 0 (DomainError with the index).
 
+    ``delta`` may be an array: one call converts the curve at every δ (the loop in the core,
+    each element bit-identical to the scalar call), and the result's ``eps``/``order`` are
+    arrays of its shape (typed as a pair of arrays); a bad δ is a DomainError with its index.
+
     >>> rdp_to_dp_epsilon(1e-5, orders=[2.0, 4.0], rdp=[0.5, 1.0], conversion="classical").order
     4.0
     >>> eps, order = rdp_to_dp_epsilon(1e-5, orders=[2.0, 4.0], rdp=[0.5, 1.0])
     """
     o, r = _curve(orders, rdp)
+    if np.ndim(delta) > 0:
+        e, best = _many(_core.rdp_to_dp_epsilon_many, "delta", delta, o, r, _conversion(conversion))
+        return EpsilonAtOrder(e, best)  # type: ignore[arg-type]  # arrays: the overload types the pair
     return EpsilonAtOrder(*_core.rdp_to_dp_epsilon(o, r, _real("delta", delta), _conversion(conversion)))
 
 
+@overload
+def rdp_to_dp_delta(eps: float, *, orders: ArrayLike, rdp: ArrayLike,
+                    conversion: str = "tight") -> DeltaAtOrder: ...
+@overload
+def rdp_to_dp_delta(eps: Union[np.ndarray, Sequence[float]], *, orders: ArrayLike, rdp: ArrayLike,
+                    conversion: str = "tight") -> tuple[FloatArray, FloatArray]: ...
 def rdp_to_dp_delta(
-    eps: float, *, orders: ArrayLike, rdp: ArrayLike, conversion: str = "tight"
-) -> DeltaAtOrder:
+    eps: Union[float, ArrayLike], *, orders: ArrayLike, rdp: ArrayLike, conversion: str = "tight"
+) -> Union[DeltaAtOrder, tuple[FloatArray, FloatArray]]:
     """δ at target ``eps`` ≥ 0 (+inf allowed) from an RDP curve (``orders``, ``rdp`` as in
     :func:`rdp_to_dp_epsilon`), minimised over the orders (≤ 1).
 
@@ -97,12 +131,20 @@ def rdp_to_dp_delta(
     δ = exp((α − 1)(ε_R − ε + ln(1 − 1/α)) − ln α), and the KL rule √(1 − e^{−ε_R}).
     Rounded up by a chain of monotone operations: δ is non-increasing in ε to the last ulp.
     An RDP value of 0 at some order (equal distributions) gives δ = 0 for every ε ≥ 0.
-    Returns :class:`DeltaAtOrder` (``delta``, ``order``).
+    Returns :class:`DeltaAtOrder` (``delta``, ``order``). ``eps`` may be an array: one call
+    converts the curve at every ε (each element bit-identical to the scalar call), and the
+    result's ``delta``/``order`` are arrays of its shape (typed as a pair of arrays); a bad ε
+    is a DomainError with its index.
 
     >>> rdp_to_dp_delta(1.0, orders=[2.0, 4.0], rdp=[0.0, 1.0]).delta
     0.0
+    >>> rdp_to_dp_delta([0.5, 2.0], orders=[2.0, 4.0], rdp=[0.5, 1.0]).order
+    array([2., 4.])
     """
     o, r = _curve(orders, rdp)
+    if np.ndim(eps) > 0:
+        d, best = _many(_core.rdp_to_dp_delta_many, "eps", eps, o, r, _conversion(conversion))
+        return DeltaAtOrder(d, best)  # type: ignore[arg-type]  # arrays: the overload types the pair
     return DeltaAtOrder(*_core.rdp_to_dp_delta(o, r, _real("eps", eps), _conversion(conversion)))
 
 

@@ -2,7 +2,7 @@
 //! conversions. All numeric work runs with the GIL released.
 
 use crate::args::{add_functions, array, detach, elementwise, fill, opt_slice, slices, Arr, Np};
-use crate::{guarded, Out, LONG_LEN};
+use crate::{guarded, zeros, Out, LONG_LEN};
 use numpy::IntoPyArray;
 use pabi_core::rdp as core;
 use pyo3::prelude::*;
@@ -163,6 +163,42 @@ fn rdp_to_dp_delta(
     guarded(py, orders.len() >= LONG_LEN, || {
         core::rdp_to_dp_delta(orders, rdp, eps, rule(tight))
     })
+}
+
+/// The array conversions: one curve, every target (δ for `epsilon`, ε for `delta`), two new
+/// arrays (the values, the optimal orders), allocated first, filled with the GIL released.
+#[pyfunction]
+fn rdp_to_dp_epsilon_many<'py>(
+    py: Python<'py>,
+    orders: Arr<'py>,
+    rdp: Arr<'py>,
+    delta: Arr<'py>,
+    tight: bool,
+) -> PyResult<(Np<'py>, Np<'py>)> {
+    let [orders, rdp, delta] = slices![orders, rdp, delta];
+    let (mut eps, mut best) = (zeros(delta.len())?, zeros(delta.len())?);
+    let long = delta.len().saturating_mul(orders.len()) >= LONG_LEN;
+    guarded(py, long, || {
+        core::rdp_to_dp_epsilon_many(orders, rdp, delta, rule(tight), &mut eps, &mut best)
+    })?;
+    Ok((eps.into_pyarray(py), best.into_pyarray(py)))
+}
+
+#[pyfunction]
+fn rdp_to_dp_delta_many<'py>(
+    py: Python<'py>,
+    orders: Arr<'py>,
+    rdp: Arr<'py>,
+    eps: Arr<'py>,
+    tight: bool,
+) -> PyResult<(Np<'py>, Np<'py>)> {
+    let [orders, rdp, eps] = slices![orders, rdp, eps];
+    let (mut delta, mut best) = (zeros(eps.len())?, zeros(eps.len())?);
+    let long = eps.len().saturating_mul(orders.len()) >= LONG_LEN;
+    guarded(py, long, || {
+        core::rdp_to_dp_delta_many(orders, rdp, eps, rule(tight), &mut delta, &mut best)
+    })?;
+    Ok((delta.into_pyarray(py), best.into_pyarray(py)))
 }
 
 #[pyfunction]
@@ -552,6 +588,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             holder_orders,
             rdp_to_dp_epsilon,
             rdp_to_dp_delta,
+            rdp_to_dp_epsilon_many,
+            rdp_to_dp_delta_many,
             rdp_compose,
             profile_to_rdp,
             gaussian_dp_constant,

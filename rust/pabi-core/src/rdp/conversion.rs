@@ -176,17 +176,45 @@ impl ConvOrder {
     }
 }
 
-/// (the smallest value of `f` over the orders of the curve, the first order attaining it);
-/// (+inf, orders[0]) if every value is +inf.
-fn min_over_orders(orders: &[f64], rdp: &[f64], f: impl Fn(&ConvOrder) -> f64) -> (f64, f64) {
+/// (the smallest value of `f` over the prepared orders, the first order attaining it);
+/// (+inf, orders[0]) if every value is +inf. The scalar conversions prepare each order as they
+/// go, the array ones once for every target: the same values, so the same bits.
+fn min_over_orders(
+    orders: &[f64],
+    convs: impl Iterator<Item = ConvOrder>,
+    f: impl Fn(&ConvOrder) -> f64,
+) -> (f64, f64) {
     let mut best = (f64::INFINITY, orders[0]);
-    for (&a, &r) in orders.iter().zip(rdp) {
-        let v = f(&ConvOrder::new(a, r));
+    for (&a, c) in orders.iter().zip(convs) {
+        let v = f(&c);
         if v < best.0 {
             best = (v, a);
         }
     }
     best
+}
+
+/// Each order of a (checked) curve prepared for the conversions, in order.
+fn prepare<'a>(orders: &'a [f64], rdp: &'a [f64]) -> impl Iterator<Item = ConvOrder> + 'a {
+    orders.iter().zip(rdp).map(|(&a, &r)| ConvOrder::new(a, r))
+}
+
+/// [`rdp_to_dp_delta`] on a checked curve (its orders prepared by `convs`) and a checked ε.
+fn delta_at(
+    orders: &[f64],
+    convs: impl Iterator<Item = ConvOrder>,
+    eps: f64,
+    rule: Conversion,
+) -> (f64, f64) {
+    if eps == f64::INFINITY {
+        // δ(∞) = 0 at any order with a finite RDP value (e^{(α−1)(ε_R − ε)} → 0); with none, 1
+        return match orders.iter().zip(convs).find(|(_, c)| c.r.is_finite()) {
+            Some((&a, _)) => (0.0, a),
+            None => (1.0, orders[0]),
+        };
+    }
+    let best = min_over_orders(orders, convs, |o| o.delta(eps, rule));
+    (best.0.min(1.0), best.1)
 }
 
 /// min over the orders of the (ε, δ) conversion; returns (ε, optimal order).
@@ -205,7 +233,9 @@ pub fn rdp_to_dp_epsilon(
     if !(delta > 0.0 && delta < 1.0) {
         return Err(PabiError::domain("delta", "in (0, 1)", delta));
     }
-    Ok(min_over_orders(orders, rdp, |o| o.epsilon(delta, rule)))
+    Ok(min_over_orders(orders, prepare(orders, rdp), |o| {
+        o.epsilon(delta, rule)
+    }))
 }
 
 /// min over the orders of δ(ε); returns (δ, optimal order). δ is capped at 1.
@@ -223,15 +253,83 @@ pub fn rdp_to_dp_delta(
     if !(eps >= 0.0) {
         return Err(PabiError::domain("eps", ">= 0 (+inf allowed)", eps));
     }
-    if eps == f64::INFINITY {
-        // δ(∞) = 0 at any order with a finite RDP value (e^{(α−1)(ε_R − ε)} → 0); with none, 1
-        return Ok(match orders.iter().zip(rdp).find(|(_, &r)| r.is_finite()) {
-            Some((&a, _)) => (0.0, a),
-            None => (1.0, orders[0]),
+    Ok(delta_at(orders, prepare(orders, rdp), eps, rule))
+}
+
+/// The work of one target of the array conversions is one pass over the orders (δ) or one
+/// search per order (ε): they run in parallel (on the shared pool, crate::driver) from this
+/// many order-evaluations, in chunks of [`ARRAY_CHUNK`] targets; the values do not depend on it.
+const ARRAY_PAR_WORK: usize = 1 << 14;
+const ARRAY_CHUNK: usize = 16;
+
+/// One curve, many targets: `(out[0][i], out[1][i]) = f(targets[i])` for the prepared orders,
+/// the targets checked (`check`, the first bad index) and the lengths before any is computed.
+fn many(
+    orders: &[f64],
+    rdp: &[f64],
+    targets: &[f64],
+    out: [&mut [f64]; 2],
+    check: impl FnOnce(&[f64]) -> Result<()>,
+    f: impl Fn(&[ConvOrder], f64) -> (f64, f64) + Sync,
+) -> Result<()> {
+    check_curve(orders, rdp)?;
+    let n = targets.len();
+    if let Some(o) = out.iter().find(|o| o.len() != n) {
+        return Err(PabiError::Shape {
+            message: format!("an output has length {}, expected {n}", o.len()),
         });
     }
-    let best = min_over_orders(orders, rdp, |o| o.delta(eps, rule));
-    Ok((best.0.min(1.0), best.1))
+    check(targets)?;
+    let convs: Vec<ConvOrder> = prepare(orders, rdp).collect();
+    let par_min = (ARRAY_PAR_WORK / orders.len()).max(2 * ARRAY_CHUNK);
+    crate::driver::for_chunks(out, par_min, ARRAY_CHUNK, |start, [v, o]| {
+        for j in 0..v.len() {
+            (v[j], o[j]) = f(&convs, targets[start + j]);
+        }
+        Ok(())
+    })
+}
+
+/// [`rdp_to_dp_delta`] at every ε of `eps` for one curve: `deltas[i]`, `best_orders[i]` are
+/// bit-identical to the scalar call at `eps[i]` (each order prepared once for all ε). The
+/// curve, then `eps` (>= 0, +inf allowed; the first bad index) are checked before any work.
+pub fn rdp_to_dp_delta_many(
+    orders: &[f64],
+    rdp: &[f64],
+    eps: &[f64],
+    rule: Conversion,
+    deltas: &mut [f64],
+    best_orders: &mut [f64],
+) -> Result<()> {
+    many(
+        orders,
+        rdp,
+        eps,
+        [deltas, best_orders],
+        |e| crate::batch::check(e, "eps", ">= 0 (+inf allowed)", |x| x >= 0.0),
+        |convs, e| delta_at(orders, convs.iter().copied(), e, rule),
+    )
+}
+
+/// [`rdp_to_dp_epsilon`] at every δ of `delta` for one curve: `epsilons[i]`, `best_orders[i]`
+/// are bit-identical to the scalar call at `delta[i]`. The curve, then `delta` (in (0, 1);
+/// the first bad index) are checked before any work.
+pub fn rdp_to_dp_epsilon_many(
+    orders: &[f64],
+    rdp: &[f64],
+    delta: &[f64],
+    rule: Conversion,
+    epsilons: &mut [f64],
+    best_orders: &mut [f64],
+) -> Result<()> {
+    many(
+        orders,
+        rdp,
+        delta,
+        [epsilons, best_orders],
+        |d| crate::batch::check(d, "delta", "in (0, 1)", |x| x > 0.0 && x < 1.0),
+        |convs, d| min_over_orders(orders, convs.iter().copied(), |o| o.epsilon(d, rule)),
+    )
 }
 
 /// RDP at order α from a symmetric privacy profile given on a grid (derived in
@@ -385,6 +483,106 @@ mod tests {
             }) => {}
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn array_conversions_are_the_scalar_calls() {
+        // a curve with a zero-free mix of finite and +inf values; enough targets (4000 over 5
+        // orders) to take the parallel path, plus the ends (0, +inf, a subnormal δ)
+        let orders = [1.25, 2.0, 8.0, 64.0, 1024.0];
+        let rdp = [0.01, 0.05, f64::INFINITY, 1.7, 30.0];
+        let mut eps: Vec<f64> = (0..4000).map(|k| k as f64 * 0.004).collect();
+        eps.extend([f64::INFINITY, f64::MAX, 5e-324]);
+        let mut delta: Vec<f64> = (1..4000).map(|k| (-(k as f64) * 0.01).exp()).collect();
+        delta.extend([5e-324, 1.0f64.next_down(), 0.5]);
+        for rule in [Conversion::Tight, Conversion::Classical] {
+            let (mut d, mut o) = (vec![0.0; eps.len()], vec![0.0; eps.len()]);
+            rdp_to_dp_delta_many(&orders, &rdp, &eps, rule, &mut d, &mut o).unwrap();
+            for (i, &e) in eps.iter().enumerate() {
+                let (ds, os) = rdp_to_dp_delta(&orders, &rdp, e, rule).unwrap();
+                assert_eq!(
+                    (d[i].to_bits(), o[i].to_bits()),
+                    (ds.to_bits(), os.to_bits()),
+                    "{e}"
+                );
+            }
+            let (mut e, mut o) = (vec![0.0; delta.len()], vec![0.0; delta.len()]);
+            rdp_to_dp_epsilon_many(&orders, &rdp, &delta, rule, &mut e, &mut o).unwrap();
+            for (i, &dl) in delta.iter().enumerate() {
+                let (es, os) = rdp_to_dp_epsilon(&orders, &rdp, dl, rule).unwrap();
+                assert_eq!(
+                    (e[i].to_bits(), o[i].to_bits()),
+                    (es.to_bits(), os.to_bits()),
+                    "{dl}"
+                );
+            }
+        }
+        // every order +inf: δ(∞) = 1 at the first order, as the scalar call
+        let (mut d, mut o) = ([0.0], [0.0]);
+        rdp_to_dp_delta_many(
+            &[2.0, 3.0],
+            &[f64::INFINITY; 2],
+            &[f64::INFINITY],
+            Conversion::Tight,
+            &mut d,
+            &mut o,
+        )
+        .unwrap();
+        assert_eq!((d[0], o[0]), (1.0, 2.0));
+    }
+
+    #[test]
+    fn array_conversions_check_everything_first() {
+        let (mut a, mut b) = ([7.0; 3], [7.0; 3]);
+        let tight = Conversion::Tight;
+        let bad_eps = rdp_to_dp_delta_many(
+            &[2.0],
+            &[0.1],
+            &[0.5, -1.0, f64::NAN],
+            tight,
+            &mut a,
+            &mut b,
+        );
+        assert!(
+            matches!(
+                bad_eps,
+                Err(PabiError::Domain {
+                    param: "eps",
+                    index: Some(1),
+                    ..
+                })
+            ),
+            "{bad_eps:?}"
+        );
+        let bad_delta =
+            rdp_to_dp_epsilon_many(&[2.0], &[0.1], &[0.5, 0.1, 1.0], tight, &mut a, &mut b);
+        assert!(
+            matches!(
+                bad_delta,
+                Err(PabiError::Domain {
+                    param: "delta",
+                    index: Some(2),
+                    ..
+                })
+            ),
+            "{bad_delta:?}"
+        );
+        // the curve is checked before the targets; nothing was written
+        let bad_curve =
+            rdp_to_dp_delta_many(&[2.0, 0.5], &[0.1, 0.1], &[-1.0; 3], tight, &mut a, &mut b);
+        assert!(matches!(
+            bad_curve,
+            Err(PabiError::Domain {
+                param: "orders",
+                index: Some(1),
+                ..
+            })
+        ));
+        assert_eq!((a, b), ([7.0; 3], [7.0; 3]));
+        let short = rdp_to_dp_delta_many(&[2.0], &[0.1], &[0.5; 3], tight, &mut a, &mut b[..2]);
+        assert!(matches!(short, Err(PabiError::Shape { .. })));
+        // no targets: nothing to do
+        assert!(rdp_to_dp_epsilon_many(&[2.0], &[0.1], &[], tight, &mut [], &mut []).is_ok());
     }
 
     #[test]
