@@ -197,3 +197,61 @@ fn source_names_the_first_bad_step() {
         );
     }
 }
+
+#[test]
+fn work_counts_pieces_and_search_passes() {
+    let lr = [0.5, 0.2, 0.9, 0.5, 0.2, 0.9];
+    let p = params(Order::Shuffled, &[1.5], &lr, None, None);
+    assert_eq!(p.work(10, false), 60);
+    assert_eq!(p.work(10, true), 10 * super::steps::SEARCH_PASSES * 6);
+    let p = params(
+        Order::Shuffled,
+        &[1.5],
+        &lr[..3],
+        Some(&[4.0, 1e9, 2.0]),
+        None,
+    );
+    assert_eq!(p.work(1, false), 3, "the pieces, not the steps");
+    assert_eq!(p.work(usize::MAX, true), usize::MAX, "saturates");
+    assert_eq!(p.work(0, true), 0);
+}
+
+/// Chunks each constant but different from each other: not a constant schedule (a piece of
+/// one chunk compared with step 1 of another), so the source takes the general path as the
+/// array does; all equal: the constant bound, bit for bit.
+#[test]
+fn source_constant_across_chunks() {
+    let n = (1 << 16) + 5;
+    for (s2, constant) in [(2.0, false), (1.0, true)] {
+        let mut sigma = vec![1.0; n];
+        sigma[1 << 16..].fill(s2);
+        let lr = vec![0.5; n];
+        let q = SourceParams {
+            noise: Noise::Gaussian,
+            order: Order::Shuffled,
+            steps: n as f64,
+            index: None,
+        };
+        let mut src = VecSource {
+            sigma: sigma.clone(),
+            lr: lr.clone(),
+            calls: 0,
+        };
+        let mut b = [0.0];
+        stepwise_delta_source(&[1.0], q, &mut src, &mut b, false, true).unwrap();
+        let runs = [(1 << 16) as f64, 5.0];
+        let levels = [1.0, s2];
+        let p = params(Order::Shuffled, &levels, &[0.5], Some(&runs), None);
+        let (a, general) = (one(p, 1.0, false, true), one(p, 1.0, false, false));
+        assert_eq!(a.to_bits(), b[0].to_bits(), "{s2}");
+        // the constant bound of step 1 alone differs from the general value of two levels
+        let first = one(
+            params(Order::Shuffled, &[1.0], &[0.5], Some(&[n as f64]), None),
+            1.0,
+            false,
+            true,
+        );
+        assert_eq!(a.to_bits() == first.to_bits(), constant, "{s2}");
+        assert!(constant || a.to_bits() == general.to_bits());
+    }
+}
