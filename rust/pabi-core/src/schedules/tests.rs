@@ -16,3 +16,57 @@ fn fig2_delta_star_and_calibration() {
     }
     assert!(x_for_delta_star(1.0).is_err());
 }
+
+/// The problems without ε (a noise level, an inversion) are those at ε = 0 (and L = 0 for a
+/// noise level), and the online noise from the setup alone is the schedule's noise, checks in
+/// the same order (setup, C1, C2, decay, step).
+#[test]
+fn problems_without_eps() {
+    let s = crate::setup::Setup {
+        max_grad_norm: 3.0,
+        lr: 0.1,
+        diameter: 2.0,
+        smoothness: Some(4.0),
+        strong_convexity: 0.5,
+    };
+    let a = Problem::for_search(&s).unwrap();
+    let b = Problem::new(0.0, 3.0, 0.1, 2.0, Some(4.0), 0.5).unwrap();
+    assert_eq!(
+        (a.eps, a.max_grad_norm, a.m, a.m_dn),
+        (0.0, 3.0, b.m, b.m_dn)
+    );
+    let c = Problem::for_noise(0.1, 2.0, Some(4.0), 0.5).unwrap();
+    assert_eq!((c.eps, c.max_grad_norm, c.m_near), (0.0, 0.0, b.m_near));
+    for kind in [Noise::Laplace, Noise::Gaussian] {
+        let v = online::online_schedule_noise(kind, 7.0, 3.0, 2.0, 1.5, 0.1, 2.0, Some(4.0), 0.5);
+        let w = online::OnlineSchedule::new(kind, c, 3.0, 2.0, 1.5)
+            .unwrap()
+            .noise(7.0);
+        assert_eq!(v.unwrap().to_bits(), w.unwrap().to_bits());
+        let param = |r: crate::Result<f64>| match r {
+            Err(crate::PabiError::Domain { param, .. }) => param,
+            other => panic!("{other:?}"),
+        };
+        let noise = online::online_schedule_noise;
+        assert_eq!(
+            param(noise(kind, 0.5, -1.0, 2.0, 1.5, -0.1, 2.0, None, 0.0)),
+            "lr"
+        );
+        assert_eq!(
+            param(noise(kind, 0.5, -1.0, -2.0, 0.5, 0.1, 2.0, None, 0.0)),
+            "c1"
+        );
+        assert_eq!(
+            param(noise(kind, 0.5, 1.0, -2.0, 0.5, 0.1, 2.0, None, 0.0)),
+            "c2"
+        );
+        assert_eq!(
+            param(noise(kind, 0.5, 1.0, 2.0, 0.5, 0.1, 2.0, None, 0.0)),
+            "decay"
+        );
+        assert_eq!(
+            param(noise(kind, 0.5, 1.0, 2.0, 1.5, 0.1, 2.0, None, 0.0)),
+            "index"
+        );
+    }
+}
