@@ -263,19 +263,9 @@ fn online_schedule_noise<'py>(
     map(
         py,
         arrays,
-        |[step, c1, c2, decay, lr, diameter, smoothness, strong_convexity]| {
-            let smoothness = given.then_some(smoothness);
-            online::online_schedule_noise(
-                kind,
-                step,
-                c1,
-                c2,
-                decay,
-                lr,
-                diameter,
-                smoothness,
-                strong_convexity,
-            )
+        |[step, c1, c2, decay, lr, d, smoothness, rho]| {
+            let p = Problem::for_noise(lr, d, given.then_some(smoothness), rho)?;
+            OnlineSchedule::new(kind, p, c1, c2, decay)?.noise(step)
         },
     )
 }

@@ -115,10 +115,12 @@ pub(super) struct AtPart {
     pub(super) lp: UpSum,
 }
 
-/// The contribution of a span to the shuffled sum (backwards): ln Σ_{i in span} A_i·∏_{t>i, t
-/// in span} B_t and the log-product of the span's factors.
+/// The geometric part of a span ([`Steps::geo_part`]): a log-sum and the log-product of the
+/// span's factors. Backwards, the contribution of a span to the shuffled sum,
+/// ln Σ_{i in span} A_i·∏_{t>i, t in span} B_t; forwards, the span's map of the random stop's
+/// worst case, ln α = ln Σ_{T in span} ∏_{t=s}^T B_t (s its first step).
 #[derive(Debug, Clone, Copy)]
-pub(super) struct ShufPart {
+pub(super) struct GeoPart {
     pub(super) tot: LogSum,
     pub(super) lp: UpSum,
 }
@@ -355,7 +357,7 @@ impl<'a> Steps<'a> {
         let sp = self.full();
         let total = match (self.p.order, self.p.index) {
             (Order::Fixed, Some(i)) => self.fixed_part(eps, i, sp)?.upper(),
-            (Order::Shuffled, _) => self.shuf_part(eps, sp)?.tot.upper(),
+            (Order::Shuffled, _) => self.geo_part(eps, sp, true)?.tot.upper(),
             (_, Some(i)) => {
                 let a = self.at_part(eps, i, sp)?;
                 add_up(a.la, a.ls.upper())
@@ -425,15 +427,6 @@ impl<'a> Steps<'a> {
         Ok(a)
     }
 
-    /// ln Σ_i A_i·∏_{t>i} B_t over the span and the log-product of its factors
-    /// ([`Steps::geo_part`] backwards: a run of m steps with the product P after it adds
-    /// A·P·m·G(u, m)).
-    #[inline(always)]
-    pub(super) fn shuf_part(&self, eps: f64, sp: Span) -> Result<ShufPart> {
-        let (tot, lp) = self.geo_part(eps, sp, true)?;
-        Ok(ShufPart { tot, lp })
-    }
-
     /// max_i ln(A_i·S_i) over the span, backwards, given `lr` = ln(B_{e+1}·S_{e+1}) of the step
     /// after the span (−∞: none): on a run [s, e] of factor B, S_e = 1 + B_{e+1}·S_{e+1}
     /// (B_{e+1}, S_{e+1} those of the next run's first step) and
@@ -460,20 +453,14 @@ impl<'a> Steps<'a> {
         Ok(best)
     }
 
-    /// The span's map x ↦ α + β·x from B_{e+1}·S_{e+1} after the span to B_s·S_s at its first
-    /// step s: α = Σ_{T in span} ∏_{t=s}^T B_t (ln, a [`LogSum`]) and β = ∏_{t in span} B_t (ln,
-    /// an [`UpSum`]) ([`Steps::geo_part`] forwards); both rounded up (S increases in every B).
+    /// The geometric part of the span ([`GeoPart`]), ln Σ_runs X·P·m·G(u, m) and
+    /// ln ∏_{t in span} B_t, each run of m steps weighted by the product P of the runs already
+    /// passed. Backwards (`rev`) with X = A: the shuffled sum Σ_i A_i·∏_{t>i} B_t. Forwards with
+    /// X = B: the span's map x ↦ α + β·x from B_{e+1}·S_{e+1} after the span to B_s·S_s at its
+    /// first step s (random stop, worst case), α = Σ_{T in span} ∏_{t=s}^T B_t, β the product.
+    /// Every term rounded up (the sums, and S, increase in A, B and G).
     #[inline(always)]
-    pub(super) fn map_part(&self, eps: f64, sp: Span) -> Result<(LogSum, UpSum)> {
-        self.geo_part(eps, sp, false)
-    }
-
-    /// The geometric sum of a span and the log-product of its factors, ln Σ_runs X·P·m·G(u, m)
-    /// and ln ∏_{t in span} B_t, each run of m steps weighted by the product P of the runs
-    /// already passed: backwards with X = A ([`Steps::shuf_part`]) or forwards with X = B
-    /// ([`Steps::map_part`]). Every term rounded up (the sums increase in A, B and G).
-    #[inline(always)]
-    fn geo_part(&self, eps: f64, sp: Span, rev: bool) -> Result<(LogSum, UpSum)> {
+    pub(super) fn geo_part(&self, eps: f64, sp: Span, rev: bool) -> Result<GeoPart> {
         let (mut tot, mut lp) = (LogSum::new(f64::NEG_INFINITY), UpSum::default());
         for x in self.runs(sp, rev) {
             let (j, _, m) = x?;
@@ -486,7 +473,7 @@ impl<'a> Steps<'a> {
                 break;
             }
         }
-        Ok((tot, lp))
+        Ok(GeoPart { tot, lp })
     }
 }
 

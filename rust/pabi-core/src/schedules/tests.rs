@@ -18,8 +18,7 @@ fn fig2_delta_star_and_calibration() {
 }
 
 /// The problems without ε (a noise level, an inversion) are those at ε = 0 (and L = 0 for a
-/// noise level), and the online noise from the setup alone is the schedule's noise, checks in
-/// the same order (setup, C1, C2, decay, step).
+/// noise level): M and the setup as from the full constructor.
 #[test]
 fn problems_without_eps() {
     let s = crate::setup::Setup {
@@ -37,36 +36,11 @@ fn problems_without_eps() {
     );
     let c = Problem::for_noise(0.1, 2.0, Some(4.0), 0.5).unwrap();
     assert_eq!((c.eps, c.max_grad_norm, c.m_near), (0.0, 0.0, b.m_near));
-    for kind in [Noise::Laplace, Noise::Gaussian] {
-        let v = online::online_schedule_noise(kind, 7.0, 3.0, 2.0, 1.5, 0.1, 2.0, Some(4.0), 0.5);
-        let w = online::OnlineSchedule::new(kind, c, 3.0, 2.0, 1.5)
-            .unwrap()
-            .noise(7.0);
-        assert_eq!(v.unwrap().to_bits(), w.unwrap().to_bits());
-        let param = |r: crate::Result<f64>| match r {
-            Err(crate::PabiError::Domain { param, .. }) => param,
-            other => panic!("{other:?}"),
-        };
-        let noise = online::online_schedule_noise;
-        assert_eq!(
-            param(noise(kind, 0.5, -1.0, 2.0, 1.5, -0.1, 2.0, None, 0.0)),
-            "lr"
-        );
-        assert_eq!(
-            param(noise(kind, 0.5, -1.0, -2.0, 0.5, 0.1, 2.0, None, 0.0)),
-            "c1"
-        );
-        assert_eq!(
-            param(noise(kind, 0.5, 1.0, -2.0, 0.5, 0.1, 2.0, None, 0.0)),
-            "c2"
-        );
-        assert_eq!(
-            param(noise(kind, 0.5, 1.0, 2.0, 0.5, 0.1, 2.0, None, 0.0)),
-            "decay"
-        );
-        assert_eq!(
-            param(noise(kind, 0.5, 1.0, 2.0, 1.5, 0.1, 2.0, None, 0.0)),
-            "index"
-        );
-    }
+    let param = |r: crate::Result<Problem>| match r {
+        Err(crate::PabiError::Domain { param, .. }) => param,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(param(Problem::for_noise(0.1, -2.0, None, 0.0)), "diameter");
+    let bad = crate::setup::Setup { lr: f64::NAN, ..s };
+    assert_eq!(param(Problem::for_search(&bad)), "lr");
 }

@@ -22,9 +22,8 @@
 //! Where things are:
 //! * `suffix.rs` — any per-step noise array: [`online_delta_all`], [`online_log_delta_at`]
 //!   (eq. (11) as a compensated suffix scan).
-//! * this file — [`OnlineSchedule`]: the schedule's constants, its noise levels
-//!   ([`online_schedule_noise`] from the setup alone), A_i and the per-step log factor
-//!   g(t) = ln B_t.
+//! * this file — [`OnlineSchedule`]: the schedule's constants, its noise levels, A_i and the
+//!   per-step log factor g(t) = ln B_t.
 //! * `limit.rs` — δ_n(i) for large n, the limit δ_∞(i) and its bounds (direct sums, the
 //!   Euler–Maclaurin tail, the certified sums, eqs. (13)/(15)).
 //! * `inverse.rs` — ε(δ): [`online_epsilon_at`] (a per-step noise array) and
@@ -250,23 +249,4 @@ impl OnlineSchedule {
         };
         ln_neg_log1m(ln_u)
     }
-}
-
-/// The noise of step j of the online schedule (`kind`, C1, C2, decay α; eqs. (12), (14)) of a
-/// setup (η, D, β, ρ: ε and L play no part in a noise level, [`Problem::for_noise`]): the
-/// setup, C1, C2, α, then j checked, in that order ([`OnlineSchedule::noise`]).
-#[allow(clippy::too_many_arguments)]
-pub fn online_schedule_noise(
-    kind: Noise,
-    j: f64,
-    c1: f64,
-    c2: f64,
-    decay: f64,
-    lr: f64,
-    diameter: f64,
-    smoothness: Option<f64>,
-    strong_convexity: f64,
-) -> Result<f64> {
-    let p = Problem::for_noise(lr, diameter, smoothness, strong_convexity)?;
-    OnlineSchedule::new(kind, p, c1, c2, decay)?.noise(j)
 }
