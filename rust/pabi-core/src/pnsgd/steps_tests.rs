@@ -133,6 +133,32 @@ fn schedule(n: usize) -> (Vec<f64>, Vec<f64>) {
     (sigma, lr)
 }
 
+/// δ (ln δ with `log`) at each ε of `eps` of the steps (σ_t, η_t) read through a
+/// [`VecSource`] (differing record at `index`), and the number of chunks read.
+fn sourced(
+    sigma: &[f64],
+    lr: &[f64],
+    order: Order,
+    index: Option<f64>,
+    eps: &[f64],
+    out: &mut [f64],
+    log: bool,
+) -> (crate::Result<()>, usize) {
+    let mut src = VecSource {
+        sigma: sigma.to_vec(),
+        lr: lr.to_vec(),
+        calls: 0,
+    };
+    let q = SourceParams {
+        noise: Noise::Gaussian,
+        order,
+        steps: sigma.len() as f64,
+        index,
+    };
+    let r = stepwise_delta_source(eps, q, &mut src, out, log, true);
+    (r, src.calls)
+}
+
 #[test]
 fn source_equals_array_bits() {
     let n = 2 * (1 << 16) + 77;
@@ -153,21 +179,11 @@ fn source_equals_array_bits() {
             true,
         )
         .unwrap();
-        let mut src = VecSource {
-            sigma: sigma.clone(),
-            lr: lr.clone(),
-            calls: 0,
-        };
-        let q = SourceParams {
-            noise: Noise::Gaussian,
-            order,
-            steps: n as f64,
-            index: ix,
-        };
         let mut b = [0.0; 2];
-        stepwise_delta_source(&eps, q, &mut src, &mut b, true, true).unwrap();
+        let (r, calls) = sourced(&sigma, &lr, order, ix, &eps, &mut b, true);
+        r.unwrap();
         assert_eq!(a.map(f64::to_bits), b.map(f64::to_bits), "{order:?}");
-        assert_eq!(src.calls, 3, "one pass in chunks of 2^16 steps");
+        assert_eq!(calls, 3, "one pass in chunks of 2^16 steps");
         assert!(a.iter().all(|x| x.is_finite() && *x < 0.0));
     }
 }
@@ -179,18 +195,9 @@ fn source_names_the_first_bad_step() {
     lr[70_000] = -1.0;
     lr[140_000] = f64::NAN;
     for order in [Order::Shuffled, Order::RandomStop] {
-        let mut src = VecSource {
-            sigma: sigma.clone(),
-            lr: lr.clone(),
-            calls: 0,
-        };
-        let q = SourceParams {
-            noise: Noise::Gaussian,
-            order,
-            steps: n as f64,
-            index: None,
-        };
-        let e = stepwise_delta_source(&[1.0], q, &mut src, &mut [0.0], false, true).unwrap_err();
+        let e = sourced(&sigma, &lr, order, None, &[1.0], &mut [0.0], false)
+            .0
+            .unwrap_err();
         assert!(
             e.to_string().contains("lr") && e.to_string().contains("index 70000"),
             "{e}"
@@ -225,20 +232,17 @@ fn source_constant_across_chunks() {
     for (s2, constant) in [(2.0, false), (1.0, true)] {
         let mut sigma = vec![1.0; n];
         sigma[1 << 16..].fill(s2);
-        let lr = vec![0.5; n];
-        let q = SourceParams {
-            noise: Noise::Gaussian,
-            order: Order::Shuffled,
-            steps: n as f64,
-            index: None,
-        };
-        let mut src = VecSource {
-            sigma: sigma.clone(),
-            lr: lr.clone(),
-            calls: 0,
-        };
         let mut b = [0.0];
-        stepwise_delta_source(&[1.0], q, &mut src, &mut b, false, true).unwrap();
+        let (r, _) = sourced(
+            &sigma,
+            &vec![0.5; n],
+            Order::Shuffled,
+            None,
+            &[1.0],
+            &mut b,
+            false,
+        );
+        r.unwrap();
         let runs = [(1 << 16) as f64, 5.0];
         let levels = [1.0, s2];
         let p = params(Order::Shuffled, &levels, &[0.5], Some(&runs), None);
