@@ -496,7 +496,14 @@ pub fn mixture_hockey_stick(
     }
     let pc = components(&p);
     let qc = components(&q);
-    let same = canonical(&pc) == canonical(&qc);
+    if canonical(&pc) == canonical(&qc) {
+        // E_γ(P‖P) = 0 for every γ ≥ 1: no cells, no working buffers
+        upper.fill(0.0);
+        if let Some(lw) = lower {
+            lw.fill(0.0);
+        }
+        return Ok(());
+    }
     let mut heap = BinaryHeap::with_capacity(MAX_CELLS + 2);
     let mut pos = Positive {
         cells: Vec::with_capacity(MAX_CELLS + 2),
@@ -504,11 +511,7 @@ pub fn mixture_hockey_stick(
     };
     for (i, &e) in eps.iter().enumerate() {
         interrupt::check()?;
-        let (l, u) = if same {
-            (0.0, 0.0) // E_γ(P‖P) = 0 for every γ ≥ 1
-        } else {
-            bracket_one(&pc, &qc, e, &mut heap, &mut pos)?
-        };
+        let (l, u) = bracket_one(&pc, &qc, e, &mut heap, &mut pos)?;
         upper[i] = u;
         if let Some(lw) = lower.as_deref_mut() {
             lw[i] = l;
@@ -569,6 +572,31 @@ mod tests {
         // huge eps: a wider P has mass far out where q is negligible
         let (l, u) = one((&[1.0], &[0.0], &[2.0]), (&[1.0], &[0.0], &[1.0]), 800.0);
         assert!(l <= u && u.is_finite() && u > 0.0, "{l} {u}");
+    }
+
+    /// P = Q (components in another order, one split in two): 0 at every ε, both ends, without
+    /// the cells (returned before the working buffers are reserved).
+    #[test]
+    fn identical_mixtures_every_eps() {
+        let eps = [0.0, 0.5, 30.0, 800.0, f64::INFINITY];
+        let (mut u, mut l) = ([1.0; 5], [1.0; 5]);
+        mixture_hockey_stick(
+            Mixture {
+                weights: &[0.25, 0.25, 0.5],
+                means: &[2.0, 2.0, -1.0],
+                stds: &[0.5, 0.5, 3.0],
+            },
+            Mixture {
+                weights: &[0.5, 0.5],
+                means: &[-1.0, 2.0],
+                stds: &[3.0, 0.5],
+            },
+            &eps,
+            &mut u,
+            Some(&mut l),
+        )
+        .unwrap();
+        assert_eq!((u, l), ([0.0; 5], [0.0; 5]));
     }
 
     #[test]

@@ -306,13 +306,13 @@ impl StepSource for PySource {
 }
 
 /// Run `f` on the per-step input of `a` (borrowed arrays or the source) under [`guarded`]
-/// (long: `len` × `evals` × the pieces ≥ [`LONG_LEN`], or any source); an exception of the
-/// source is raised as it is.
+/// (long: the core's work of the call, [`StepParams::work`], ≥ [`LONG_LEN`]; any source, which
+/// calls back into Python); an exception of the source is raised as it is.
 fn with_steps(
     py: Python<'_>,
     a: StepArgs<'_>,
     len: usize,
-    evals: usize,
+    inverse: bool,
     mut f: impl FnMut(StepInput<'_>) -> pabi_core::Result<()> + Send,
 ) -> PyResult<()> {
     let StepArgs(sg, l, lr, d, sm, rho, runs, index, noise, ordering, source, steps) = a;
@@ -346,7 +346,9 @@ fn with_steps(
         run_lengths: opt_slice(&runs)?,
         index,
     };
-    guarded(py, steps_long(len, evals, &p), || f(StepInput::Arrays(p)))
+    guarded(py, p.work(len, inverse) >= LONG_LEN, || {
+        f(StepInput::Arrays(p))
+    })
 }
 
 /// A per-step array that the array form requires.
@@ -365,35 +367,18 @@ enum StepInput<'a> {
     Source(SourceParams, &'a mut PySource),
 }
 
-/// Whether a stepwise call is long (its work is `len` × `evals` × the pieces): then the Ctrl-C
-/// handler of [`guarded`] is installed, as [`fill`] does by the output length alone.
-fn steps_long(len: usize, evals: usize, p: &StepParams) -> bool {
-    let s = p.setup;
-    let pieces = [
-        p.sigma.len(),
-        s.max_grad_norm.len(),
-        s.lr.len(),
-        s.diameter.len(),
-    ]
-    .into_iter()
-    .chain(p.run_lengths.map(|r| r.len()))
-    .max()
-    .unwrap_or(1);
-    len.saturating_mul(evals).saturating_mul(pieces) >= LONG_LEN
-}
-
 /// A stepwise binding's body: `f(lead, input, out)` under [`with_steps`], one output per
-/// element of the lead argument (`evals` evaluations of δ each).
+/// element of the lead argument (ε, or with `inverse` a target δ).
 fn stepwise<'py>(
     py: Python<'py>,
     lead: Arr<'py>,
     steps: StepArgs<'py>,
-    evals: usize,
+    inverse: bool,
     f: impl Fn(&[f64], StepInput<'_>, &mut [f64]) -> pabi_core::Result<()> + Send + Sync,
 ) -> Out<'py> {
     let x = lead.as_slice()?;
     let mut out = zeros(x.len())?;
-    with_steps(py, steps, x.len(), evals, |input| f(x, input, &mut out))?;
+    with_steps(py, steps, x.len(), inverse, |input| f(x, input, &mut out))?;
     Ok(out.into_pyarray(py))
 }
 
@@ -407,7 +392,7 @@ fn pnsgd_stepwise_delta<'py>(
     log: bool,
     dispatch: bool,
 ) -> Out<'py> {
-    stepwise(py, eps, steps, 1, |e, input, out| match input {
+    stepwise(py, eps, steps, false, |e, input, out| match input {
         StepInput::Arrays(p) => pnsgd::stepwise_delta(e, p, out, log, dispatch),
         StepInput::Source(q, s) => pnsgd::stepwise_delta_source(e, q, s, out, log, dispatch),
     })
@@ -421,7 +406,7 @@ fn pnsgd_stepwise_epsilon<'py>(
     steps: StepArgs<'py>,
     dispatch: bool,
 ) -> Out<'py> {
-    stepwise(py, delta, steps, 128, |d, input, out| match input {
+    stepwise(py, delta, steps, true, |d, input, out| match input {
         StepInput::Arrays(p) => pnsgd::stepwise_epsilon(d, p, out, dispatch),
         StepInput::Source(q, s) => pnsgd::stepwise_epsilon_source(d, q, s, out, dispatch),
     })

@@ -4,6 +4,7 @@
 
 use pabi_core::schedules::online::{self, OnlineSchedule};
 use pabi_core::schedules::{self as sc, Problem};
+use pabi_core::setup::Setup;
 use pyo3::prelude::*;
 
 use crate::args::{add_functions, check_broadcast, elementwise, fill, map, map_long, Arr as A};
@@ -28,23 +29,17 @@ fn with_smoothness<'a, const K: usize, const S: usize>(
 /// (`None` when β is not given), `strong_convexity`.
 type SetupArrays<'py> = (A<'py>, A<'py>, Option<A<'py>>, A<'py>);
 
-/// The core problem of one element of an online binding: ε, L, then the setup (η, D, β, ρ; β
+/// The training setup of one element of an online binding: L, then the setup (η, D, β, ρ; β
 /// absent unless `given`, see [`with_smoothness`]).
-fn element_problem(
-    eps: f64,
-    max_grad_norm: f64,
-    setup: [f64; 4],
-    given: bool,
-) -> pabi_core::Result<Problem> {
+fn element_setup(max_grad_norm: f64, setup: [f64; 4], given: bool) -> Setup {
     let [lr, diameter, smoothness, strong_convexity] = setup;
-    Problem::new(
-        eps,
+    Setup {
         max_grad_norm,
         lr,
         diameter,
-        given.then_some(smoothness),
+        smoothness: given.then_some(smoothness),
         strong_convexity,
-    )
+    }
 }
 
 /// Schedule noise level (σ or v) of a run of n steps.
@@ -196,16 +191,15 @@ struct RunSetup {
 }
 
 impl RunSetup {
-    /// The core problem at privacy level `eps` (validated there).
-    fn problem(&self, eps: f64) -> pabi_core::Result<Problem> {
-        let s = pabi_core::setup::Setup {
+    /// The core setup (validated by the core's constructors of a problem).
+    fn setup(&self) -> Setup {
+        Setup {
             max_grad_norm: self.max_grad_norm,
             lr: self.lr,
             diameter: self.diameter,
             smoothness: self.smoothness,
             strong_convexity: self.strong_convexity,
-        };
-        Problem::from_setup(eps, &s)
+        }
     }
 }
 
@@ -226,12 +220,24 @@ fn online_delta<'py>(
     let kind = mechanism(laplace);
     match index {
         None => Ok(fill(py, noise.len(), |out| {
-            online::online_delta_all(kind, &setup.problem(eps)?, noise, out, log)
+            online::online_delta_all(
+                kind,
+                &Problem::from_setup(eps, &setup.setup())?,
+                noise,
+                out,
+                log,
+            )
         })?
         .into_any()),
         Some(i) => {
             let delta = guarded(py, noise.len() >= LONG_LEN, || {
-                online::online_delta_at(kind, &setup.problem(eps)?, noise, i, log)
+                online::online_delta_at(
+                    kind,
+                    &Problem::from_setup(eps, &setup.setup())?,
+                    noise,
+                    i,
+                    log,
+                )
             })?;
             Ok(pyo3::types::PyFloat::new(py, delta).into_any())
         }
@@ -254,10 +260,14 @@ fn online_schedule_noise<'py>(
     let arrays = crate::args::slices![index, c1, c2, decay, lr, diameter, index, strong_convexity];
     let (arrays, given) = with_smoothness::<8, 6>(arrays, smoothness);
     let kind = mechanism(laplace);
-    map(py, arrays, |[step, c1, c2, decay, setup @ ..]| {
-        let p = element_problem(0.0, 0.0, setup, given)?;
-        OnlineSchedule::new(kind, p, c1, c2, decay)?.noise(step)
-    })
+    map(
+        py,
+        arrays,
+        |[step, c1, c2, decay, lr, d, smoothness, rho]| {
+            let p = Problem::for_noise(lr, d, given.then_some(smoothness), rho)?;
+            OnlineSchedule::new(kind, p, c1, c2, decay)?.noise(step)
+        },
+    )
 }
 
 /// A quantity of an online schedule (`quantity`: 'delta' = δ_n(i), 'limit' = δ_∞(i),
@@ -316,14 +326,15 @@ fn online_schedule_bound<'py>(
         py,
         arrays,
         |[eps_or_delta, max_grad_norm, steps, index, c1, c2, decay, setup @ ..]| {
+            let s = element_setup(max_grad_norm, setup, given);
             if inverse {
-                let p = element_problem(0.0, max_grad_norm, setup, given)?;
+                let p = Problem::for_search(&s)?;
                 let delta = eps_or_delta;
                 return online::online_schedule_epsilon(
                     kind, &p, c1, c2, decay, q, steps, index, delta,
                 );
             }
-            let p = element_problem(eps_or_delta, max_grad_norm, setup, given)?;
+            let p = Problem::from_setup(eps_or_delta, &s)?;
             OnlineSchedule::new(kind, p, c1, c2, decay)?.quantity(q, steps, index, log)
         },
     )
@@ -342,7 +353,7 @@ fn online_epsilon_at<'py>(
 ) -> Out<'py> {
     let noise = noise_scale.as_slice()?;
     let kind = mechanism(laplace);
-    let p = setup.problem(0.0).map_err(|e| to_py(py, e))?;
+    let p = Problem::for_search(&setup.setup()).map_err(|e| to_py(py, e))?;
     map_long(py, [delta.as_slice()?], |[delta]| {
         online::online_epsilon_at(kind, &p, noise, index, delta)
     })

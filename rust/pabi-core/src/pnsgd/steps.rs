@@ -115,10 +115,12 @@ pub(super) struct AtPart {
     pub(super) lp: UpSum,
 }
 
-/// The contribution of a span to the shuffled sum (backwards): ln Σ_{i in span} A_i·∏_{t>i, t
-/// in span} B_t and the log-product of the span's factors.
+/// The geometric part of a span ([`Steps::geo_part`]): a log-sum and the log-product of the
+/// span's factors. Backwards, the contribution of a span to the shuffled sum,
+/// ln Σ_{i in span} A_i·∏_{t>i, t in span} B_t; forwards, the span's map of the random stop's
+/// worst case, ln α = ln Σ_{T in span} ∏_{t=s}^T B_t (s its first step).
 #[derive(Debug, Clone, Copy)]
-pub(super) struct ShufPart {
+pub(super) struct GeoPart {
     pub(super) tot: LogSum,
     pub(super) lp: UpSum,
 }
@@ -172,15 +174,11 @@ pub(super) fn check_options(order: Order, index: Option<f64>, n: f64) -> Result<
     Ok(())
 }
 
-/// The lengths of the per-step arguments: the number of pieces (the run lengths' length, or
-/// the longest argument), after the empty and broadcast checks.
+/// The lengths of the per-step arguments: the number of pieces ([`StepParams::pieces`]), after
+/// the empty and broadcast checks.
 pub(super) fn check_lengths(p: &StepParams) -> Result<usize> {
-    let mut lens = p.setup.lens();
-    lens.push(("noise_scale", p.sigma.len()));
-    let pieces = match p.run_lengths {
-        Some(r) => r.len(),
-        None => lens.iter().map(|l| l.1).max().unwrap_or(1),
-    };
+    let lens = p.lens();
+    let pieces = p.pieces();
     let runs_len = p.run_lengths.map(|r| ("run_lengths", r.len()));
     if let Some((name, _)) = lens.iter().chain(runs_len.iter()).find(|l| l.1 == 0) {
         return Err(PabiError::Shape {
@@ -189,6 +187,36 @@ pub(super) fn check_lengths(p: &StepParams) -> Result<usize> {
     }
     check_broadcast(pieces, &lens)?;
     Ok(pieces)
+}
+
+/// Evaluations of δ in one target's exact search over the doubles ([`search`]: a bracket over
+/// the exponents, then a bisection over the 63 bits of a non-negative double; about this many).
+pub(super) const SEARCH_PASSES: usize = 130;
+
+impl StepParams<'_> {
+    /// The (name, length) of the setup's arrays and σ, in the order of the checks.
+    fn lens(&self) -> Vec<(&'static str, usize)> {
+        let mut lens = self.setup.lens();
+        lens.push(("noise_scale", self.sigma.len()));
+        lens
+    }
+
+    /// The number of pieces: the run lengths' length, or the longest argument (unchecked).
+    fn pieces(&self) -> usize {
+        match self.run_lengths {
+            Some(r) => r.len(),
+            None => self.lens().iter().map(|l| l.1).max().unwrap_or(1),
+        }
+    }
+
+    /// The work of a call with `len` outputs, in piece evaluations (saturating): each output
+    /// evaluates δ once over the pieces, or [`SEARCH_PASSES`] times for an inversion
+    /// (`inverse`: ε(δ)). What the bindings compare with their threshold of a long
+    /// (interruptible) call; no bound on the work (the pieces are given in memory).
+    pub fn work(&self, len: usize, inverse: bool) -> usize {
+        let evals = if inverse { SEARCH_PASSES } else { 1 };
+        len.saturating_mul(evals).saturating_mul(self.pieces())
+    }
 }
 
 impl<'a> Steps<'a> {
@@ -236,28 +264,12 @@ impl<'a> Steps<'a> {
         self.p.run_lengths.map_or(1.0, |r| r[j])
     }
 
-    /// Whether pieces j and k have the same parameters (then the same factors).
+    /// Whether piece j of this chunk and piece k of `o` (this chunk, or another chunk of the same
+    /// schedule) have the same parameters (then the same factors).
     #[inline(always)]
-    fn same(&self, j: usize, k: usize) -> bool {
-        let s = &self.p.setup;
-        let eq = |x: &[f64]| x.len() == 1 || x[j] == x[k];
-        eq(self.p.sigma)
-            && eq(s.max_grad_norm)
-            && eq(s.lr)
-            && eq(s.diameter)
-            && eq(s.strong_convexity)
-            && s.smoothness.is_none_or(eq)
-    }
-
-    /// Every piece has the parameters of the first.
-    pub(super) fn constant(&self) -> bool {
-        (1..self.pieces).all(|j| self.same(0, j))
-    }
-
-    /// Piece j has the parameters of piece 0 of `o` (another chunk of the same schedule).
-    pub(super) fn same_as(&self, j: usize, o: &Steps) -> bool {
+    pub(super) fn same(&self, j: usize, o: &Steps, k: usize) -> bool {
         let (s, t) = (&self.p.setup, &o.p.setup);
-        let eq = |x: &[f64], y: &[f64]| at(x, j) == y[0];
+        let eq = |x: &[f64], y: &[f64]| at(x, j) == at(y, k);
         eq(self.p.sigma, o.p.sigma)
             && eq(s.max_grad_norm, t.max_grad_norm)
             && eq(s.lr, t.lr)
@@ -268,6 +280,11 @@ impl<'a> Steps<'a> {
                 (None, None) => true,
                 _ => false,
             }
+    }
+
+    /// Every piece has the parameters of the first.
+    pub(super) fn constant(&self) -> bool {
+        (1..self.pieces).all(|j| self.same(0, self, j))
     }
 
     /// The factors of piece j at ε (A, ln A rounded up; u = 1 − B rounded down; ln B rounded
@@ -340,7 +357,7 @@ impl<'a> Steps<'a> {
         let sp = self.full();
         let total = match (self.p.order, self.p.index) {
             (Order::Fixed, Some(i)) => self.fixed_part(eps, i, sp)?.upper(),
-            (Order::Shuffled, _) => self.shuf_part(eps, sp)?.tot.upper(),
+            (Order::Shuffled, _) => self.geo_part(eps, sp, true)?.tot.upper(),
             (_, Some(i)) => {
                 let a = self.at_part(eps, i, sp)?;
                 add_up(a.la, a.ls.upper())
@@ -410,23 +427,6 @@ impl<'a> Steps<'a> {
         Ok(a)
     }
 
-    /// ln Σ_i A_i·∏_{t>i} B_t over the span, backwards: a run of m steps with the product P
-    /// after it adds A·P·m·G(u, m).
-    #[inline(always)]
-    pub(super) fn shuf_part(&self, eps: f64, sp: Span) -> Result<ShufPart> {
-        let (mut tot, mut lp) = (LogSum::new(f64::NEG_INFINITY), UpSum::default());
-        for x in self.runs(sp, true) {
-            let (j, _, m) = x?;
-            let r = self.factors(eps, j)?;
-            tot.add(add_up(add_up(r.f.la, lp.upper()), ln_mg_up(r.f.u, m)));
-            lp.add_pair(self.k_lb(&r, m));
-            if lp.hi == f64::NEG_INFINITY {
-                break;
-            }
-        }
-        Ok(ShufPart { tot, lp })
-    }
-
     /// max_i ln(A_i·S_i) over the span, backwards, given `lr` = ln(B_{e+1}·S_{e+1}) of the step
     /// after the span (−∞: none): on a run [s, e] of factor B, S_e = 1 + B_{e+1}·S_{e+1}
     /// (B_{e+1}, S_{e+1} those of the next run's first step) and
@@ -453,22 +453,27 @@ impl<'a> Steps<'a> {
         Ok(best)
     }
 
-    /// The span's map x ↦ α + β·x from B_{e+1}·S_{e+1} after the span to B_s·S_s at its first
-    /// step s (forwards): α = Σ_{T in span} ∏_{t=s}^T B_t (ln, a [`LogSum`]) and
-    /// β = ∏_{t in span} B_t (ln, an [`UpSum`]); both rounded up (S increases in every B).
+    /// The geometric part of the span ([`GeoPart`]), ln Σ_runs X·P·m·G(u, m) and
+    /// ln ∏_{t in span} B_t, each run of m steps weighted by the product P of the runs already
+    /// passed. Backwards (`rev`) with X = A: the shuffled sum Σ_i A_i·∏_{t>i} B_t. Forwards with
+    /// X = B: the span's map x ↦ α + β·x from B_{e+1}·S_{e+1} after the span to B_s·S_s at its
+    /// first step s (random stop, worst case), α = Σ_{T in span} ∏_{t=s}^T B_t, β the product.
+    /// Every term rounded up (the sums, and S, increase in A, B and G).
     #[inline(always)]
-    pub(super) fn map_part(&self, eps: f64, sp: Span) -> Result<(LogSum, UpSum)> {
-        let (mut al, mut lp) = (LogSum::new(f64::NEG_INFINITY), UpSum::default());
-        for x in self.runs(sp, false) {
+    pub(super) fn geo_part(&self, eps: f64, sp: Span, rev: bool) -> Result<GeoPart> {
+        let (mut tot, mut lp) = (LogSum::new(f64::NEG_INFINITY), UpSum::default());
+        for x in self.runs(sp, rev) {
             let (j, _, m) = x?;
             let r = self.factors(eps, j)?;
-            al.add(add_up(add_up(lp.upper(), r.f.lb), ln_mg_up(r.f.u, m)));
+            let lead = if rev { r.f.la } else { r.f.lb };
+            // add_up is symmetric (the TwoSum residual of a + b is that of b + a)
+            tot.add(add_up(add_up(lead, lp.upper()), ln_mg_up(r.f.u, m)));
             lp.add_pair(self.k_lb(&r, m));
             if lp.hi == f64::NEG_INFINITY {
                 break;
             }
         }
-        Ok((al, lp))
+        Ok(GeoPart { tot, lp })
     }
 }
 
@@ -508,7 +513,7 @@ impl Iterator for Runs<'_, '_> {
         let j0 = idx(self.k);
         let mut m = st.run_len(j0);
         let mut k1 = self.k + 1;
-        while k1 < p && st.same(j0, idx(k1)) {
+        while k1 < p && st.same(j0, st, idx(k1)) {
             m += st.run_len(idx(k1));
             k1 += 1;
         }
@@ -598,21 +603,40 @@ pub fn stepwise_delta(
     log: bool,
     dispatch: bool,
 ) -> Result<()> {
-    check_broadcast(out.len(), &[("eps", eps.len())])?;
-    check_eps(eps)?;
+    check_lead(eps, out.len(), false)?;
     let st = Steps::new(p)?;
-    let constant = dispatch && st.constant();
+    let constant = (dispatch && st.constant()).then_some(&st);
+    fill_delta(eps, out, log, constant, |_, e| log_delta_simd(&st, e))
+}
+
+/// The checks of a stepwise call's lead argument, before the steps' (the same for an array
+/// and a source): its length (1 or the output's), then its domain: ε ≥ 0 ([`check_eps`]) or,
+/// for an inversion, the targets δ in (0, 1) ([`check_target`]).
+pub(super) fn check_lead(x: &[f64], len: usize, inverse: bool) -> Result<()> {
+    if inverse {
+        check_broadcast(len, &[("delta", x.len())])?;
+        check_target(x)
+    } else {
+        check_broadcast(len, &[("eps", x.len())])?;
+        check_eps(x)
+    }
+}
+
+/// δ (ln δ with `log`) at each ε of `eps` into `out`: by the constant bound where the schedule
+/// is `constant` (its steps; bit for bit), else from ln δ = `ld(j, ε)` of element j.
+pub(super) fn fill_delta(
+    eps: &[f64],
+    out: &mut [f64],
+    log: bool,
+    constant: Option<&Steps>,
+    ld: impl Fn(usize, f64) -> Result<f64>,
+) -> Result<()> {
     for (j, o) in out.iter_mut().enumerate() {
         let e = at(eps, j);
-        *o = if constant {
-            constant_delta(&st, e, log)?
-        } else {
-            let l = log_delta_simd(&st, e)?;
-            if log {
-                l
-            } else {
-                value(l)
-            }
+        *o = match constant {
+            Some(st) => constant_delta(st, e, log)?,
+            None if log => ld(j, e)?,
+            None => value(ld(j, e)?),
         };
     }
     Ok(())
@@ -628,8 +652,7 @@ pub fn stepwise_epsilon(
     out: &mut [f64],
     dispatch: bool,
 ) -> Result<()> {
-    check_broadcast(out.len(), &[("delta", delta.len())])?;
-    check_target(delta)?;
+    check_lead(delta, out.len(), true)?;
     let st = Steps::new(p)?;
     if dispatch && st.constant() {
         return constant_epsilon(&st, delta, out);

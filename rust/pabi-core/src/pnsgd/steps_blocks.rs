@@ -30,20 +30,21 @@ use crate::error::Result;
 use crate::num::round::add_up;
 
 use super::params::Order;
-use super::steps::{finish, AtPart, ShufPart, Span, Steps};
+use super::steps::{finish, AtPart, GeoPart, Span, Steps};
 use super::steps_sums::{LogSum, UpSum};
 
 /// Pieces per block (and steps per chunk of a source). Schedules of at most this many pieces
 /// are evaluated in one span.
 pub(super) const BLOCK: usize = 1 << 16;
 
-/// One block's contribution (see the module docs); `Map` is (ln α, ln β) of the worst case.
+/// One block's contribution (see the module docs); `Map` is the map (ln α, ln β) of the worst
+/// case.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Part {
     Fixed(UpSum),
     At(AtPart),
-    Shuf(ShufPart),
-    Map(LogSum, UpSum),
+    Shuf(GeoPart),
+    Map(GeoPart),
 }
 
 /// Which bound a fold computes.
@@ -62,7 +63,7 @@ pub(super) struct Fold {
     kind: Kind,
     fixed: UpSum,
     at: Option<AtPart>,
-    shuf: Option<ShufPart>,
+    shuf: Option<GeoPart>,
     /// worst case: ln(B·S) entering the block to come (from the right)
     lr: LogSum,
     best: f64,
@@ -135,9 +136,9 @@ impl Fold {
                     s.lp.merge(&p.lp);
                 }
             },
-            Part::Map(al, be) => {
-                self.lr.shift(&be);
-                self.lr.add(al.upper());
+            Part::Map(m) => {
+                self.lr.shift(&m.lp);
+                self.lr.add(m.tot.upper());
             }
         }
     }
@@ -161,11 +162,8 @@ simd! {
         Ok(match kind {
             Kind::Fixed(i) => Part::Fixed(st.fixed_part(eps, i, sp)?),
             Kind::At(i) => Part::At(st.at_part(eps, i, sp)?),
-            Kind::Shuf => Part::Shuf(st.shuf_part(eps, sp)?),
-            Kind::Worst => {
-                let (a, b) = st.map_part(eps, sp)?;
-                Part::Map(a, b)
-            }
+            Kind::Shuf => Part::Shuf(st.geo_part(eps, sp, true)?),
+            Kind::Worst => Part::Map(st.geo_part(eps, sp, false)?),
         })
     }
 

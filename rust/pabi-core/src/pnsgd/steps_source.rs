@@ -10,18 +10,18 @@
 //! the earlier chunks again (validation only) so that the error names the first bad step. A
 //! constant schedule (every step equal to step 1) goes, with `dispatch`, to the constant bound
 //! like the array. ε(δ) searches as for an array, each evaluation of δ one pass over the
-//! source (~130 passes per target).
+//! source ([`SEARCH_PASSES`] per target).
 
 use std::cell::RefCell;
 
 use crate::error::{PabiError, Result};
-use crate::setup::{check_broadcast, SetupArgs, N_MAX};
+use crate::setup::{SetupArgs, N_MAX};
 
 use super::at;
-use super::params::{check_eps, check_target, Noise, Order};
+use super::params::{Noise, Order};
 use super::steps::{
-    check_lengths, check_options, check_values, constant_delta, constant_epsilon, finish, search,
-    stepwise_delta, stepwise_epsilon, value, Span, StepParams, Steps,
+    check_lead, check_lengths, check_options, check_values, constant_epsilon, fill_delta, finish,
+    search, stepwise_delta, stepwise_epsilon, Span, StepParams, Steps, SEARCH_PASSES,
 };
 use super::steps_blocks::{Fold, BLOCK};
 
@@ -84,9 +84,6 @@ impl SourceParams {
     }
 }
 
-/// Evaluations of δ in one target's exact search over the doubles (about: a bracket over the
-/// exponents, then a bisection over the 63 bits of a non-negative double).
-const SEARCH_PASSES: f64 = 130.0;
 /// Largest number of step reads of the callables in one ε(δ) call (2^40, ~1e12: tens of
 /// minutes of a vectorised callable), checked before any work.
 const MAX_SOURCE_READS: f64 = 1_099_511_627_776.0;
@@ -162,7 +159,7 @@ fn pass(
             n: n as f64,
         };
         if constant {
-            constant = st.constant() && prev.as_ref().is_none_or(|p| st.same_as(0, &one(q, p, n)));
+            constant = st.constant() && prev.as_ref().is_none_or(|p| st.same(0, &one(q, p, n), 0));
             prev = Some(first_step(&c));
         }
         if b == 0 {
@@ -273,22 +270,16 @@ pub fn stepwise_delta_source(
     log: bool,
     dispatch: bool,
 ) -> Result<()> {
-    check_broadcast(out.len(), &[("eps", eps.len())])?;
-    check_eps(eps)?;
+    check_lead(eps, out.len(), false)?;
     let n = match begin(&q, src, out.is_empty())? {
         Begin::Done => return Ok(()),
         Begin::One(c) => return stepwise_delta(eps, q.params(&c), out, log, dispatch),
         Begin::Passes(n) => n,
     };
     let (l, first) = pass_log_delta(&q, src, n, eps, out.len())?;
-    for (j, o) in out.iter_mut().enumerate() {
-        *o = match (&first, dispatch) {
-            (Some(f), true) => constant_delta(&one(&q, f, n), at(eps, j), log)?,
-            _ if log => l[j],
-            _ => value(l[j]),
-        };
-    }
-    Ok(())
+    let first = first.filter(|_| dispatch);
+    let constant = first.as_ref().map(|f| one(&q, f, n));
+    fill_delta(eps, out, log, constant.as_ref(), |j, _| Ok(l[j]))
 }
 
 /// [`stepwise_epsilon`] with the per-step values read from `src`: a first pass checks the
@@ -300,10 +291,9 @@ pub fn stepwise_epsilon_source(
     out: &mut [f64],
     dispatch: bool,
 ) -> Result<()> {
-    check_broadcast(out.len(), &[("delta", delta.len())])?;
-    check_target(delta)?;
+    check_lead(delta, out.len(), true)?;
     // each target's search reads the steps once per evaluation of δ (≤ SEARCH_PASSES)
-    let reads = out.len() as f64 * SEARCH_PASSES * q.steps;
+    let reads = out.len() as f64 * SEARCH_PASSES as f64 * q.steps;
     if reads > MAX_SOURCE_READS {
         return Err(PabiError::domain(
             "steps",

@@ -133,6 +133,32 @@ fn schedule(n: usize) -> (Vec<f64>, Vec<f64>) {
     (sigma, lr)
 }
 
+/// δ (ln δ with `log`) at each ε of `eps` of the steps (σ_t, η_t) read through a
+/// [`VecSource`] (differing record at `index`), and the number of chunks read.
+fn sourced(
+    sigma: &[f64],
+    lr: &[f64],
+    order: Order,
+    index: Option<f64>,
+    eps: &[f64],
+    out: &mut [f64],
+    log: bool,
+) -> (crate::Result<()>, usize) {
+    let mut src = VecSource {
+        sigma: sigma.to_vec(),
+        lr: lr.to_vec(),
+        calls: 0,
+    };
+    let q = SourceParams {
+        noise: Noise::Gaussian,
+        order,
+        steps: sigma.len() as f64,
+        index,
+    };
+    let r = stepwise_delta_source(eps, q, &mut src, out, log, true);
+    (r, src.calls)
+}
+
 #[test]
 fn source_equals_array_bits() {
     let n = 2 * (1 << 16) + 77;
@@ -153,21 +179,11 @@ fn source_equals_array_bits() {
             true,
         )
         .unwrap();
-        let mut src = VecSource {
-            sigma: sigma.clone(),
-            lr: lr.clone(),
-            calls: 0,
-        };
-        let q = SourceParams {
-            noise: Noise::Gaussian,
-            order,
-            steps: n as f64,
-            index: ix,
-        };
         let mut b = [0.0; 2];
-        stepwise_delta_source(&eps, q, &mut src, &mut b, true, true).unwrap();
+        let (r, calls) = sourced(&sigma, &lr, order, ix, &eps, &mut b, true);
+        r.unwrap();
         assert_eq!(a.map(f64::to_bits), b.map(f64::to_bits), "{order:?}");
-        assert_eq!(src.calls, 3, "one pass in chunks of 2^16 steps");
+        assert_eq!(calls, 3, "one pass in chunks of 2^16 steps");
         assert!(a.iter().all(|x| x.is_finite() && *x < 0.0));
     }
 }
@@ -179,21 +195,67 @@ fn source_names_the_first_bad_step() {
     lr[70_000] = -1.0;
     lr[140_000] = f64::NAN;
     for order in [Order::Shuffled, Order::RandomStop] {
-        let mut src = VecSource {
-            sigma: sigma.clone(),
-            lr: lr.clone(),
-            calls: 0,
-        };
-        let q = SourceParams {
-            noise: Noise::Gaussian,
-            order,
-            steps: n as f64,
-            index: None,
-        };
-        let e = stepwise_delta_source(&[1.0], q, &mut src, &mut [0.0], false, true).unwrap_err();
+        let e = sourced(&sigma, &lr, order, None, &[1.0], &mut [0.0], false)
+            .0
+            .unwrap_err();
         assert!(
             e.to_string().contains("lr") && e.to_string().contains("index 70000"),
             "{e}"
         );
+    }
+}
+
+#[test]
+fn work_counts_pieces_and_search_passes() {
+    let lr = [0.5, 0.2, 0.9, 0.5, 0.2, 0.9];
+    let p = params(Order::Shuffled, &[1.5], &lr, None, None);
+    assert_eq!(p.work(10, false), 60);
+    assert_eq!(p.work(10, true), 10 * super::steps::SEARCH_PASSES * 6);
+    let p = params(
+        Order::Shuffled,
+        &[1.5],
+        &lr[..3],
+        Some(&[4.0, 1e9, 2.0]),
+        None,
+    );
+    assert_eq!(p.work(1, false), 3, "the pieces, not the steps");
+    assert_eq!(p.work(usize::MAX, true), usize::MAX, "saturates");
+    assert_eq!(p.work(0, true), 0);
+}
+
+/// Chunks each constant but different from each other: not a constant schedule (a piece of
+/// one chunk compared with step 1 of another), so the source takes the general path as the
+/// array does; all equal: the constant bound, bit for bit.
+#[test]
+fn source_constant_across_chunks() {
+    let n = (1 << 16) + 5;
+    for (s2, constant) in [(2.0, false), (1.0, true)] {
+        let mut sigma = vec![1.0; n];
+        sigma[1 << 16..].fill(s2);
+        let mut b = [0.0];
+        let (r, _) = sourced(
+            &sigma,
+            &vec![0.5; n],
+            Order::Shuffled,
+            None,
+            &[1.0],
+            &mut b,
+            false,
+        );
+        r.unwrap();
+        let runs = [(1 << 16) as f64, 5.0];
+        let levels = [1.0, s2];
+        let p = params(Order::Shuffled, &levels, &[0.5], Some(&runs), None);
+        let (a, general) = (one(p, 1.0, false, true), one(p, 1.0, false, false));
+        assert_eq!(a.to_bits(), b[0].to_bits(), "{s2}");
+        // the constant bound of step 1 alone differs from the general value of two levels
+        let first = one(
+            params(Order::Shuffled, &[1.0], &[0.5], Some(&[n as f64]), None),
+            1.0,
+            false,
+            true,
+        );
+        assert_eq!(a.to_bits() == first.to_bits(), constant, "{s2}");
+        assert!(constant || a.to_bits() == general.to_bits());
     }
 }

@@ -14,6 +14,14 @@ use super::PAR_DELTA;
 use super::*;
 use crate::setup::SetupArgs;
 
+/// Every order (the published random stop included).
+const ORDERS: [Order; 4] = [
+    Order::Fixed,
+    Order::Shuffled,
+    Order::RandomStop,
+    Order::RandomStopAsPublished,
+];
+
 fn params<'a>(order: Order, index: Option<&'a [f64]>) -> Params<'a> {
     Params {
         model: Model {
@@ -106,12 +114,7 @@ fn lock_step_solvers_equal_scalar() {
     let mut total = 0;
     let mut precise = 0;
     for noise in [Noise::Gaussian, Noise::Laplace] {
-        for order in [
-            Order::Fixed,
-            Order::Shuffled,
-            Order::RandomStop,
-            Order::RandomStopAsPublished,
-        ] {
+        for order in ORDERS {
             let n: Vec<f64> = (0..m).map(|_| (10f64.powf(6.0 * rnd())).floor()).collect();
             let ix: Vec<f64> = n
                 .iter()
@@ -212,12 +215,7 @@ fn block_kernel_equals_scalar_path() {
         .collect();
     let idx: Vec<f64> = n.iter().map(|&x| (x - 3.0).max(1.0)).collect();
     for noise in [Noise::Gaussian, Noise::Laplace] {
-        for order in [
-            Order::Fixed,
-            Order::Shuffled,
-            Order::RandomStop,
-            Order::RandomStopAsPublished,
-        ] {
+        for order in ORDERS {
             for log in [false, true] {
                 let mut p = params(order, None);
                 p.model.noise = noise;

@@ -22,7 +22,7 @@ pub fn schedule_noise(
     smoothness: Option<f64>,
     strong_convexity: f64,
 ) -> Result<f64> {
-    let p = Problem::new(0.0, 0.0, lr, diameter, smoothness, strong_convexity)?;
+    let p = Problem::for_noise(lr, diameter, smoothness, strong_convexity)?;
     match kind {
         Noise::Laplace => laplace_schedule_scale(&p, n, c1, c2),
         Noise::Gaussian => gauss_schedule_sigma(&p, n, c1, c2),

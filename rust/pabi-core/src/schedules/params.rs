@@ -71,6 +71,27 @@ impl Problem {
         })
     }
 
+    /// The problem of a noise level: η, D, β, ρ validated and M (as [`Problem::new`]). ε and L
+    /// play no part in a noise level (σ(n), v(n), σ_j, v_j: they enter δ only), so the caller
+    /// gives neither; they are held at 0 (in the domain: validation passes on them).
+    #[inline(always)]
+    pub fn for_noise(
+        lr: f64,
+        diameter: f64,
+        smoothness: Option<f64>,
+        strong_convexity: f64,
+    ) -> Result<Self> {
+        Self::new(0.0, 0.0, lr, diameter, smoothness, strong_convexity)
+    }
+
+    /// The problem of an inversion, whose ε is searched: the setup validated (as
+    /// [`Problem::from_setup`]) at ε = 0, the point where every search of ε starts; each
+    /// evaluation of δ takes a copy at its own ε.
+    #[inline(always)]
+    pub fn for_search(s: &Setup) -> Result<Self> {
+        Self::from_setup(0.0, s)
+    }
+
     /// The numerators of the radii r_A = 2L/s, r_B = M·D/(η s) ([`gd::Radii`], rounded up).
     #[inline(always)]
     pub fn radii(&self) -> gd::Radii {

@@ -36,7 +36,7 @@ fn check_delta(delta: f64) -> Result<()> {
 
 /// ε(δ) at record `index` of a run with the per-step noise array `noise` (σ_t or v_t): the
 /// smallest double ε with δ_n(index) ≤ `delta` (δ_n from [`online_log_delta_at`], rounded up).
-/// `p` carries the setup; its ε is replaced at each evaluation.
+/// `p` carries the setup ([`Problem::for_search`]); its ε is replaced at each evaluation.
 pub fn online_epsilon_at(
     kind: Noise,
     p: &Problem,
@@ -56,7 +56,8 @@ pub fn online_epsilon_at(
 /// ε(δ) of an online schedule (`kind`, constants C1, C2, decay α) for one of its upper bounds
 /// `q` (δ_n(i), the limit δ_∞(i) or its certified bound, or the corrected eq. (13)/(15)) at
 /// record `i` after `n` steps: the smallest double ε of the bound's domain with q(ε) ≤ `delta`,
-/// +∞ when none (see the module doc). `p` carries the setup; its ε is replaced.
+/// +∞ when none (see the module doc). `p` carries the setup ([`Problem::for_search`]); its ε
+/// is replaced.
 #[allow(clippy::too_many_arguments)]
 pub fn online_schedule_epsilon(
     kind: Noise,
