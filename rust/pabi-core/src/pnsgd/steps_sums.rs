@@ -19,16 +19,29 @@ pub(super) struct UpSum {
     /// Σ|e| (to nearest)
     mag: f64,
     n: f64,
+    /// finite terms whose sum overflowed to −∞ (the sum is below −f64::MAX, not −∞)
+    overflow: bool,
 }
 
 impl UpSum {
     #[inline(always)]
     pub(super) fn add(&mut self, x: f64) {
         if x == f64::NEG_INFINITY || self.hi == f64::NEG_INFINITY {
+            // an exact −∞ term (a factor 0) makes the sum −∞, whatever overflowed before
             self.hi = f64::NEG_INFINITY;
+            self.overflow = false;
+            return;
+        }
+        if self.overflow {
             return;
         }
         let (s, e) = two_sum(self.hi, x);
+        if s == f64::NEG_INFINITY {
+            // two finite terms overflowed: the sum is finite and below −f64::MAX (not −∞, which
+            // would read as δ = 0); `upper` returns −f64::MAX, its upward rounding
+            self.overflow = true;
+            return;
+        }
         self.hi = s;
         self.lo += e;
         self.mag += e.abs();
@@ -48,11 +61,11 @@ impl UpSum {
     /// finite terms is returned as −f64::MAX, its upward rounding).
     #[inline(always)]
     pub(super) fn upper(&self) -> f64 {
+        if self.overflow {
+            return -f64::MAX;
+        }
         if self.hi == f64::NEG_INFINITY {
             return f64::NEG_INFINITY;
-        }
-        if !self.hi.is_finite() {
-            return -f64::MAX;
         }
         add_up(add_up(self.hi, self.lo), up(self.n * U * self.mag))
     }
@@ -62,7 +75,7 @@ impl UpSum {
     /// The sum rounded down (the mirror of [`UpSum::upper`]).
     #[inline(always)]
     pub(super) fn lower(&self) -> f64 {
-        if !self.hi.is_finite() {
+        if self.overflow || !self.hi.is_finite() {
             return f64::NEG_INFINITY;
         }
         add_dn(add_dn(self.hi, self.lo), -up(self.n * U * self.mag))
@@ -176,9 +189,18 @@ impl UpSum {
         }
         if o.hi == f64::NEG_INFINITY || self.hi == f64::NEG_INFINITY {
             self.hi = f64::NEG_INFINITY;
+            self.overflow = false;
+            return;
+        }
+        if o.overflow || self.overflow {
+            self.overflow = true;
             return;
         }
         let (s, e) = two_sum(self.hi, o.hi);
+        if s == f64::NEG_INFINITY {
+            self.overflow = true;
+            return;
+        }
         self.hi = s;
         self.lo = self.lo + o.lo + e;
         self.mag = self.mag + o.mag + e.abs();
@@ -194,5 +216,39 @@ impl LogSum {
         if !self.empty {
             self.acc.merge(s);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::UpSum;
+
+    #[test]
+    fn finite_terms_overflowing_stay_finite() {
+        // two finite terms whose sum overflows: the sum is below −f64::MAX, not −∞ (δ > 0)
+        let mut s = UpSum::default();
+        s.add(-f64::MAX);
+        s.add(-f64::MAX);
+        assert!(s.overflow);
+        assert_eq!(s.upper(), -f64::MAX);
+        assert_eq!(s.lower(), f64::NEG_INFINITY);
+        s.add(-1.0);
+        assert_eq!(s.upper(), -f64::MAX);
+        // the same through merge
+        let (mut a, mut b) = (UpSum::default(), UpSum::default());
+        a.add(-f64::MAX);
+        b.add(-0.75 * f64::MAX);
+        a.merge(&b);
+        assert_eq!(a.upper(), -f64::MAX);
+        // an exact −∞ term (a factor 0) still makes the sum −∞
+        s.add(f64::NEG_INFINITY);
+        assert_eq!(s.upper(), f64::NEG_INFINITY);
+        a.merge(&s);
+        assert_eq!(a.upper(), f64::NEG_INFINITY);
+        // finite sums as before: rounded up by at most an ulp here
+        let mut f = UpSum::default();
+        f.add(-1.5);
+        f.add(-2.25);
+        assert!(f.upper() >= -3.75 && f.upper() <= (-3.75f64).next_up());
     }
 }
