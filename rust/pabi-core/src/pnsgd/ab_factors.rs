@@ -67,9 +67,9 @@ pub(crate) fn log_b_gauss_block(u: &[f64], eps: &[f64], rb: &[f64], out: &mut [f
     for j in 0..n {
         out[j] = log_up_rel(vmath::log1p(-u[j]));
     }
-    for j in 0..n {
+    for (j, &uj) in u[..n].iter().enumerate() {
         idx[nb] = j;
-        nb += (u[j] > U_LOG1P) as usize;
+        nb += (uj > U_LOG1P) as usize;
     }
     if nb == 0 {
         return;
