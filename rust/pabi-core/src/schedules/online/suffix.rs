@@ -133,12 +133,18 @@ pub(super) fn finish_suffix(la: f64, s: f64, zero: bool) -> f64 {
 ))]
 fn scan_chunk(out: &mut [f64], lb: &[f64], mut acc: Neumaier, mut zero: bool, log: bool) {
     for t in (0..out.len()).rev() {
-        let v = finish_suffix(out[t], acc.sum(), zero);
-        out[t] = if log { v } else { prob_up(v) };
+        out[t] = finish_suffix(out[t], acc.sum(), zero);
         if lb[t] == f64::NEG_INFINITY {
             zero = true;
         } else {
             acc.add(lb[t]);
+        }
+    }
+    // δ from ln δ in a loop of its own: inside the serial scan the exponential ran per step
+    // in scalar code (a fifth of the kernel where δ does not underflow); here it vectorizes
+    if !log {
+        for o in out.iter_mut() {
+            *o = prob_up(*o);
         }
     }
 }
