@@ -81,6 +81,13 @@ def report() -> list[tuple]:
     exact = [ref.online_delta(EPS, L, LR, D, list(noise[i:]), 1) for i in idx]
     rows.append(("online_delta (1e6 steps, all i)", t_np, t_pabi, worst_rel(fast[idx], exact),
                  worst_rel(slow[idx], exact)))
+    threads = pabi.get_num_threads()  # the same on one thread (issue 17: 1- and n-thread times)
+    pabi.set_num_threads(1)
+    try:
+        t_pabi1 = best(lambda x: pabi.online_delta(EPS, max_grad_norm=L, lr=LR, diameter=D, noise_scale=x), noise)
+    finally:
+        pabi.set_num_threads(threads)
+    rows.append(("  the same, pabi on 1 thread", t_np, t_pabi1, float("nan"), float("nan")))
     # 2. Gaussian schedule delta(n) for 1e6 values of n
     n = np.floor(10 ** rng.uniform(0, 15, N))
     f = lambda x: pabi.gaussian_schedule_delta(EPS, max_grad_norm=10.0, lr=LR, diameter=D, steps=x, c1=1e5, c2=100.0)  # noqa: E731

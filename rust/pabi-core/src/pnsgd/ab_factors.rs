@@ -63,10 +63,13 @@ pub(crate) fn log_b_gauss_block(u: &[f64], eps: &[f64], rb: &[f64], out: &mut [f
     let n = out.len().min(u.len()).min(B);
     let mut idx = [0usize; B + 1]; // (branch-free compaction writes one past the group)
     let mut nb = 0;
+    // two loops: the compaction's carried count kept the log1p loop from vectorizing
     for j in 0..n {
         out[j] = log_up_rel(vmath::log1p(-u[j]));
+    }
+    for (j, &uj) in u[..n].iter().enumerate() {
         idx[nb] = j;
-        nb += (u[j] > U_LOG1P) as usize;
+        nb += (uj > U_LOG1P) as usize;
     }
     if nb == 0 {
         return;

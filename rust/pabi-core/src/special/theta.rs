@@ -388,23 +388,47 @@ fn fin_theta(p: &Pre, num: f64, y: f64) -> f64 {
     }
 }
 
+/// ln θ in the divided-difference form (a ≥ −1), rounded up; `num` as in [`fin_theta`].
+/// a + c and b + c are ≥ 3 and finite in those lanes (their ln skips the special cases).
+#[inline(always)]
+fn log_theta_pos(p: &Pre, num: f64) -> f64 {
+    let ld = p.ha_hi
+        + ((p.ha_lo + vmath::ln(num) + vmath::ln(p.r))
+            - vmath::ln_pos_normal(p.ac)
+            - vmath::ln_pos_normal(p.bc));
+    shift_log(ld, 1.0, ld.abs().max(1.0))
+}
+
+/// ln θ = log1p(−C) in the complement form (a < −1), C = 1 − θ rounded down, the result
+/// rounded up; `y` as in [`fin_theta`].
+#[inline(always)]
+fn log_theta_neg(ha_hi: f64, ha_lo: f64, y: f64) -> f64 {
+    let c = exp_mul_down(exp_scaled(ha_hi, ha_lo), y, INFLATE);
+    let lc = vmath::log1p(-c);
+    shift_log(lc, 1.0, lc.abs())
+}
+
+/// ln of the exact θ of the special inputs (θ ∈ {0, 1}): −∞ or 0, as `vmath::ln` gives them.
+#[inline(always)]
+fn ln_fixed(fixed: f64) -> f64 {
+    if fixed == 0.0 {
+        f64::NEG_INFINITY
+    } else {
+        0.0
+    }
+}
+
 #[inline(always)]
 fn fin_log_theta(p: &Pre, num: f64, y: f64) -> f64 {
-    let ld =
-        p.ha_hi + ((p.ha_lo + vmath::ln(num) + vmath::ln(p.r)) - vmath::ln(p.ac) - vmath::ln(p.bc));
-    let pos = p.a >= -1.0;
-    // C = 1 − θ (complement form), 0 in the lanes that do not use it (no subnormal in log1p).
-    let c = exp_mul_down(exp_scaled(p.ha_hi, p.ha_lo), y, INFLATE);
-    let lc = vmath::log1p(-(if pos { 0.0 } else { c }));
-    let v = if pos {
-        shift_log(ld, 1.0, ld.abs().max(1.0))
+    let v = if p.a >= -1.0 {
+        log_theta_pos(p, num)
     } else {
-        shift_log(lc, 1.0, lc.abs())
+        log_theta_neg(p.ha_hi, p.ha_lo, y)
     };
     // a ≥ LOG_A_MAX: ln θ ≤ −a²/2 ≤ −f64::MAX, whose upward rounding is −f64::MAX
     let v = if p.a >= LOG_A_MAX { -f64::MAX } else { v };
     if !p.fixed.is_nan() {
-        vmath::ln(p.fixed)
+        ln_fixed(p.fixed)
     } else {
         v
     }
@@ -449,7 +473,7 @@ fn fin_log_theta_complement(p: &Pre, num: f64, y: f64) -> f64 {
         f64::NEG_INFINITY
     };
     if !p.fixed.is_nan() {
-        vmath::ln(1.0 - p.fixed)
+        ln_fixed(1.0 - p.fixed)
     } else {
         v
     }
@@ -496,231 +520,13 @@ pub fn log_theta_complement(eps: f64, r: f64) -> f64 {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Block entry points for the array kernels: the same formulas, organised so that the
-// latency-bound polynomial pass runs over BLOCK independent lanes (several SIMD registers in
-// flight) and the two erfcx evaluations of the complement form are computed only for the lanes
-// that need them (gathered, then scattered back).
+// Block entry points for the array kernels (`theta_block.rs`).
 
-/// Lanes per block.
-pub const BLOCK: usize = 32;
-/// Lanes evaluated together in the gathered complement stage (a multiple divides BLOCK).
-const GROUP: usize = 8;
-
-/// Structure-of-arrays storage of [`Pre`] for one block (so every stage loop vectorizes).
-struct PreBlock {
-    a: [f64; BLOCK],
-    b: [f64; BLOCK],
-    ha_hi: [f64; BLOCK],
-    ha_lo: [f64; BLOCK],
-    ac: [f64; BLOCK],
-    bc: [f64; BLOCK],
-    inv: [f64; BLOCK],
-    sa: [f64; BLOCK],
-    sb: [f64; BLOCK],
-    hd: [f64; BLOCK],
-    r: [f64; BLOCK],
-    fixed: [f64; BLOCK],
-}
-
-impl PreBlock {
-    #[inline(always)]
-    fn set(&mut self, j: usize, p: Pre) {
-        self.a[j] = p.a;
-        self.b[j] = p.b;
-        self.ha_hi[j] = p.ha_hi;
-        self.ha_lo[j] = p.ha_lo;
-        self.ac[j] = p.ac;
-        self.bc[j] = p.bc;
-        self.inv[j] = p.inv;
-        self.sa[j] = p.sa;
-        self.sb[j] = p.sb;
-        self.hd[j] = p.hd;
-        self.r[j] = p.r;
-        self.fixed[j] = p.fixed;
-    }
-
-    #[inline(always)]
-    fn get(&self, j: usize) -> Pre {
-        Pre {
-            a: self.a[j],
-            b: self.b[j],
-            ha_hi: self.ha_hi[j],
-            ha_lo: self.ha_lo[j],
-            ac: self.ac[j],
-            bc: self.bc[j],
-            inv: self.inv[j],
-            sa: self.sa[j],
-            sb: self.sb[j],
-            hd: self.hd[j],
-            r: self.r[j],
-            fixed: self.fixed[j],
-        }
-    }
-}
-
-/// The finishing formula of a block kernel, as a type: static dispatch through an
-/// `#[inline(always)]` method. (Passing the `fin_*` functions as `impl Fn` values goes through
-/// the compiler's `Fn::call` shim, which is not always inlined; the shim is compiled without the
-/// caller's target features, so the large log finishers ran per lane with software FMAs,
-/// ~12× slower.)
-trait Finish {
-    fn fin(p: &Pre, num: f64, y: f64) -> f64;
-}
-
-macro_rules! finish {
-    ($ty:ident, $f:ident) => {
-        struct $ty;
-        impl Finish for $ty {
-            #[inline(always)]
-            fn fin(p: &Pre, num: f64, y: f64) -> f64 {
-                $f(p, num, y)
-            }
-        }
-    };
-}
-finish!(FinTheta, fin_theta);
-finish!(FinLogTheta, fin_log_theta);
-finish!(FinThetaComplement, fin_theta_complement);
-finish!(FinLogThetaComplement, fin_log_theta_complement);
-
-/// Lanes with a < `comp_below` read the complement factor (−1 for θ and log θ, 0 for the
-/// complements).
-#[inline(always)]
-fn block_eval<F: Finish>(eps: &[f64], r: &[f64], out: &mut [f64], clamp_a: f64, comp_below: f64) {
-    let n = out.len().min(eps.len()).min(r.len()).min(BLOCK);
-    if n == BLOCK {
-        // Fixed-size views: with the lengths known at compile time every stage loop vectorizes
-        // over all BLOCK lanes (with slices, bounds checks left a scalar epilogue of 8 lanes).
-        if let (Ok(e), Ok(x), Ok(o)) = (
-            <&[f64; BLOCK]>::try_from(&eps[..BLOCK]),
-            <&[f64; BLOCK]>::try_from(&r[..BLOCK]),
-            <&mut [f64; BLOCK]>::try_from(&mut out[..BLOCK]),
-        ) {
-            block_full::<F>(e, x, o, clamp_a, comp_below);
-        }
-    } else {
-        // Partial block: padded with harmless lanes (ε = r = 1).
-        let mut e = [1.0_f64; BLOCK];
-        let mut x = [1.0_f64; BLOCK];
-        e[..n].copy_from_slice(&eps[..n]);
-        x[..n].copy_from_slice(&r[..n]);
-        let mut o = [0.0_f64; BLOCK];
-        block_full::<F>(&e, &x, &mut o, clamp_a, comp_below);
-        out[..n].copy_from_slice(&o[..n]);
-    }
-}
-
-#[inline(always)]
-fn block_full<F: Finish>(
-    eps: &[f64; BLOCK],
-    r: &[f64; BLOCK],
-    out: &mut [f64; BLOCK],
-    clamp_a: f64,
-    comp_below: f64,
-) {
-    let z = [0.0_f64; BLOCK];
-    let mut p = PreBlock {
-        a: z,
-        b: z,
-        ha_hi: z,
-        ha_lo: z,
-        ac: z,
-        bc: z,
-        inv: z,
-        sa: z,
-        sb: z,
-        hd: z,
-        r: z,
-        fixed: z,
-    };
-    for j in 0..BLOCK {
-        p.set(j, pre(eps[j], r[j], clamp_a, comp_below));
-    }
-    // Polynomial pass, k outer so that BLOCK lanes (several registers) run in parallel.
-    let m = THETA_POLY.len();
-    let mut u = [THETA_POLY[m - 1]; BLOCK];
-    let mut v = [0.0_f64; BLOCK];
-    let mut k = m - 1;
-    while k > 0 {
-        k -= 1;
-        let ck = THETA_POLY[k];
-        for j in 0..BLOCK {
-            v[j] = v[j].mul_add(p.sa[j], u[j]);
-            u[j] = u[j].mul_add(p.sb[j], ck);
-        }
-    }
-    // Complement factor: from the polynomial pass near the origin; the rare lanes with
-    // −a > POLY_COMP_MAX (r ≳ 16) take erfcx_pos, found from a bit mask and gathered in groups
-    // of GROUP lanes (one AVX-512 register; padded lanes get harmless arguments, so each group
-    // is one straight-line vector evaluation).
-    let mut y = [1.0_f64; BLOCK];
-    let mut far = 0_u64;
-    for j in 0..BLOCK {
-        let near = comp_near(p.a[j], p.b[j], comp_below);
-        y[j] = if near {
-            comp_y_near(p.hd[j], v[j], u[j])
-        } else {
-            1.0
-        };
-        far |= ((!near & (p.a[j] < comp_below)) as u64) << j;
-    }
-    if far != 0 {
-        let mut ga = [[-2.0_f64; GROUP]; BLOCK / GROUP];
-        let mut gb = [[1.0_f64; GROUP]; BLOCK / GROUP];
-        let mut cnt = 0;
-        let mut m = far;
-        while m != 0 {
-            let j = m.trailing_zeros() as usize % BLOCK;
-            ga[cnt / GROUP % (BLOCK / GROUP)][cnt % GROUP] = p.a[j];
-            gb[cnt / GROUP % (BLOCK / GROUP)][cnt % GROUP] = p.b[j];
-            cnt += 1;
-            m &= m - 1;
-        }
-        let mut gy = [[1.0_f64; GROUP]; BLOCK / GROUP];
-        let groups = cnt.div_ceil(GROUP);
-        for ((gy, ga), gb) in gy.iter_mut().zip(&ga).zip(&gb).take(groups) {
-            for t in 0..GROUP {
-                gy[t] = comp_y_far(ga[t], gb[t]);
-            }
-        }
-        let mut t = 0;
-        let mut m = far;
-        while m != 0 {
-            let j = m.trailing_zeros() as usize % BLOCK;
-            y[j] = gy[t / GROUP % (BLOCK / GROUP)][t % GROUP];
-            t += 1;
-            m &= m - 1;
-        }
-    }
-    for j in 0..BLOCK {
-        let q = p.get(j);
-        out[j] = F::fin(&q, num(v[j]), y[j]);
-    }
-}
-
-/// θ over a block of at most [`BLOCK`] lanes (bitwise equal to [`theta`] per lane).
-#[inline(always)]
-pub fn theta_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    block_eval::<FinTheta>(eps, r, out, 40.0, -1.0);
-}
-
-/// ln θ over a block (bitwise equal to [`log_theta`] per lane).
-#[inline(always)]
-pub fn log_theta_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    block_eval::<FinLogTheta>(eps, r, out, LOG_A_MAX, -1.0);
-}
-
-/// 1 − θ over a block (bitwise equal to [`theta_complement`] per lane).
-#[inline(always)]
-pub fn theta_complement_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    block_eval::<FinThetaComplement>(eps, r, out, 40.0, 0.0);
-}
-
-/// ln(1 − θ) over a block (bitwise equal to [`log_theta_complement`] per lane).
-#[inline(always)]
-pub fn log_theta_complement_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    block_eval::<FinLogThetaComplement>(eps, r, out, LOG_A_MAX, 0.0);
-}
+#[path = "theta_block.rs"]
+mod block;
+pub use block::{
+    log_theta_block, log_theta_complement_block, theta_block, theta_complement_block, BLOCK,
+};
 
 // ---------------------------------------------------------------------------------------------
 // The Laplace analogue and the tight logarithms live in sibling files; their old paths

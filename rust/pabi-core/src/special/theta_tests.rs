@@ -208,3 +208,55 @@ fn subnormal_r() {
         assert!(l < -1e300, "log_theta(1, {r:e}) = {l:e}");
     }
 }
+
+/// The gathered complement lanes of the ln θ block kernel (a < −1: exp + log1p only there):
+/// blocks with 0, 1, 8, 9, 17 and 32 such lanes, at scattered positions, mixed with special
+/// inputs and huge a, equal the scalar ln θ bitwise; and ln θ agrees with ln of θ there.
+#[test]
+fn log_theta_block_gathered_complement_lanes() {
+    for &k in &[0_usize, 1, 8, 9, 17, 32] {
+        for shift in 0..3 {
+            let mut eps = [2.0_f64; BLOCK];
+            let mut r = [0.5_f64; BLOCK];
+            for t in 0..k {
+                let j = (t * 7 + shift) % BLOCK;
+                // a = ε/r − r/2 ∈ (−9, −1): near and far complement lanes (r up to 30)
+                r[j] = 3.0 + t as f64;
+                eps[j] = 0.01 * (t + 1) as f64;
+            }
+            if k < 32 {
+                let j = (k * 7 + shift + 1) % BLOCK;
+                if eps[j] == 2.0 {
+                    (eps[j], r[j]) = (0.0, 0.0); // θ = 0
+                }
+                let j = (k * 7 + shift + 3) % BLOCK;
+                if eps[j] == 2.0 {
+                    (eps[j], r[j]) = (1.0, f64::INFINITY); // θ = 1
+                }
+                let j = (k * 7 + shift + 5) % BLOCK;
+                if eps[j] == 2.0 {
+                    (eps[j], r[j]) = (3e154, 1.0); // a ≥ LOG_A_MAX
+                }
+            }
+            let mut out = [0.0; BLOCK];
+            log_theta_block(&eps, &r, &mut out);
+            for j in 0..BLOCK {
+                let want = log_theta(eps[j], r[j]);
+                assert_eq!(
+                    out[j].to_bits(),
+                    want.to_bits(),
+                    "k {k} lane {j}: {} {}",
+                    eps[j],
+                    r[j]
+                );
+                let th = theta(eps[j], r[j]);
+                if th > 1e-300 && th < 1.0 {
+                    assert!(
+                        (out[j] - th.ln()).abs() <= 1e-13 * out[j].abs().max(1.0),
+                        "{j}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -75,7 +75,12 @@ const MONO_PANELS: usize = 1 << 15;
 /// Σ_{k=lo}^{hi−1} g(from + k) for the Gaussian schedule, compensated, in the order of the
 /// scalar loop (bitwise equal to it): the radii of 32 steps at a time, then the engine's
 /// [`theta::log_theta_tight_block`] (independent lanes: throughput- instead of latency-bound).
-#[multiversion(targets = "simd")]
+/// AVX-512 included (multiversion's `"simd"` preset stops at AVX2).
+#[multiversion(targets(
+    "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
+    "x86_64+avx2+fma",
+    "aarch64+neon"
+))]
 pub(super) fn gauss_direct_chunk(sc: &OnlineSchedule, from: f64, lo: u64, hi: u64) -> Neumaier {
     const BL: usize = theta::BLOCK;
     let e = [sc.p.eps; BL];

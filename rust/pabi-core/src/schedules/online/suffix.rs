@@ -11,7 +11,7 @@ use super::{Neumaier, Noise, Problem, EPS4};
 use crate::batch::{pool, PAR_MIN};
 use crate::error::{PabiError, Result};
 use crate::gd::Radii;
-use crate::num::round::prob_up;
+use crate::num::round::{prob_up, RESIDUAL_EXACT};
 use crate::num::{shift_log, INFLATE};
 use crate::pnsgd::{log_a_gauss_block, log_b_gauss_block};
 use crate::theta;
@@ -20,8 +20,13 @@ use crate::theta;
 /// [`Radii::at`] (rounded up), the Gaussian factors by the engine's block kernels (one θ-type
 /// evaluation per factor: ln A from θ, ln B from 1 − θ as in the fixed-order PNSGD bound, see
 /// `pnsgd::log_b_gauss_block`), the Laplace factors in closed form.
-/// Compiled for the best SIMD target: every engine call below is inlined into the clone.
-#[multiversion(targets = "simd")]
+/// Compiled for the best SIMD target, AVX-512 included (multiversion's `"simd"` preset stops at
+/// AVX2): every engine call below is inlined into the clone.
+#[multiversion(targets(
+    "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
+    "x86_64+avx2+fma",
+    "aarch64+neon"
+))]
 pub(super) fn fill_factor_logs(
     kind: Noise,
     eps: f64,
@@ -35,9 +40,7 @@ pub(super) fn fill_factor_logs(
     for ((sc, ac), bc) in s.chunks(BL).zip(a.chunks_mut(BL)).zip(b.chunks_mut(BL)) {
         let nl = sc.len();
         let (mut ra, mut rb) = ([0.0; BL], [0.0; BL]);
-        for t in 0..nl {
-            (ra[t], rb[t]) = rad.at(sc[t]);
-        }
+        radii_block(&rad, sc, &mut ra, &mut rb);
         match kind {
             Noise::Gaussian => {
                 let (mut th, mut u) = ([0.0; BL], [0.0; BL]);
@@ -52,6 +55,46 @@ pub(super) fn fill_factor_logs(
                     bc[t] = theta::log_laplace_theta(eps, rb[t]);
                 }
             }
+        }
+    }
+}
+
+/// a/b rounded up as [`crate::num::round::div_up`] rounds it wherever the quotient is at least
+/// [`RESIDUAL_EXACT`] (its general case: one ulp up where the exact fma residual q·b − a is
+/// negative), branch-free so that a block of lanes vectorizes; and whether that holds (the
+/// tiny quotients and NaN go through `div_up` itself).
+#[inline(always)]
+fn quot_up(a: f64, b: f64) -> (f64, bool) {
+    let q = a / b;
+    let bump = q.is_finite() & (q.mul_add(b, -a) < 0.0);
+    (
+        f64::from_bits(q.to_bits().wrapping_add(bump as u64)),
+        q >= RESIDUAL_EXACT,
+    )
+}
+
+/// [`Radii::at`] of every lane of a block (bitwise equal): the quotients by [`quot_up`] (a
+/// radius ≥ 2^-969 is above the 1e-300 floor of `Radii::at`), the rare other lanes by
+/// `Radii::at`. (`Radii::at` per lane is two scalar divisions with branches: a third of the
+/// time of the online kernel.)
+#[inline(always)]
+pub(super) fn radii_block(
+    rad: &Radii,
+    s: &[f64],
+    ra: &mut [f64; theta::BLOCK],
+    rb: &mut [f64; theta::BLOCK],
+) {
+    let n = s.len().min(theta::BLOCK);
+    let mut odd = false;
+    for t in 0..n {
+        let (x, okx) = quot_up(rad.two_l, s[t]);
+        let (y, oky) = quot_up(rad.mdl, s[t]);
+        (ra[t], rb[t]) = (x, y);
+        odd |= !(okx & oky);
+    }
+    if odd {
+        for t in 0..n {
+            (ra[t], rb[t]) = rad.at(s[t]);
         }
     }
 }
@@ -83,15 +126,25 @@ pub(super) fn finish_suffix(la: f64, s: f64, zero: bool) -> f64 {
 /// read with [`Neumaier::sum`]: a partial sum that overflowed (finite ln B summing below
 /// −f64::MAX) is −∞ there, and [`finish_suffix`] makes ln δ −f64::MAX, its upward rounding
 /// (`value` gave NaN, which [`finish_suffix`] must bound by 0: ln δ = ln A, far looser).
-#[multiversion(targets = "simd")]
+#[multiversion(targets(
+    "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
+    "x86_64+avx2+fma",
+    "aarch64+neon"
+))]
 fn scan_chunk(out: &mut [f64], lb: &[f64], mut acc: Neumaier, mut zero: bool, log: bool) {
     for t in (0..out.len()).rev() {
-        let v = finish_suffix(out[t], acc.sum(), zero);
-        out[t] = if log { v } else { prob_up(v) };
+        out[t] = finish_suffix(out[t], acc.sum(), zero);
         if lb[t] == f64::NEG_INFINITY {
             zero = true;
         } else {
             acc.add(lb[t]);
+        }
+    }
+    // δ from ln δ in a loop of its own: inside the serial scan the exponential ran per step
+    // in scalar code (a fifth of the kernel where δ does not underflow); here it vectorizes
+    if !log {
+        for o in out.iter_mut() {
+            *o = prob_up(*o);
         }
     }
 }

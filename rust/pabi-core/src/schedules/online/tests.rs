@@ -4,7 +4,7 @@
 
 use super::limit::gauss_direct_chunk;
 use super::quadrature::QPoint;
-use super::suffix::{fill_factor_logs, SCAN_CHUNK};
+use super::suffix::{fill_factor_logs, radii_block, SCAN_CHUNK};
 use super::*;
 use crate::pnsgd::log_b_gauss_block;
 
@@ -460,5 +460,59 @@ fn saturation_only_where_proven() {
     assert_eq!(sch.log_delta_star_lower(100.0).unwrap(), f64::NEG_INFINITY);
     for s in schedules().into_iter().chain(huge_eps()) {
         assert!(!s.saturated(101.0, None), "{:?}", s.kind);
+    }
+}
+
+/// The branch-free block radii equal `Radii::at` bitwise on every lane: quotients exact and
+/// inexact, tiny (below 2^-969, the `div_up` special path, and below the 1e-300 floor), huge,
+/// infinite noise, and blocks mixing those with ordinary lanes (the fallback recomputes the block).
+#[test]
+fn radii_block_equals_radii_at() {
+    use crate::gd::Radii;
+    use crate::num::test_rng::XorShift;
+    let mut rng = XorShift::new();
+    let special = [
+        1.0,
+        3.0,
+        0.1,
+        1e-300,
+        5e-324,
+        1e300,
+        f64::MAX,
+        f64::INFINITY,
+        1e290,
+        2.0f64.powi(968),
+        2.0f64.powi(-1000),
+        7.0,
+    ];
+    for rad in [
+        Radii::new(1.0, 1.0, 1.0, 0.1),
+        Radii::new(3.0, 0.7, 2.5, 0.03),
+        Radii::new(1e-300, 1.0, 1e-10, 1.0),
+        Radii::new(1e300, 1.0, 1e5, 1e-3),
+    ] {
+        for round in 0..200 {
+            let n = 1 + round % theta::BLOCK;
+            let s: Vec<f64> = (0..n)
+                .map(|_| {
+                    if rng.next_f64() < 0.1 {
+                        special[(rng.next_f64() * special.len() as f64) as usize % special.len()]
+                    } else {
+                        10f64.powf(rng.next_f64() * 8.0 - 4.0)
+                    }
+                })
+                .collect();
+            let (mut ra, mut rb) = ([0.0; theta::BLOCK], [0.0; theta::BLOCK]);
+            radii_block(&rad, &s, &mut ra, &mut rb);
+            for t in 0..n {
+                let (x, y) = rad.at(s[t]);
+                assert_eq!(
+                    (ra[t].to_bits(), rb[t].to_bits()),
+                    (x.to_bits(), y.to_bits()),
+                    "{}",
+                    s[t]
+                );
+            }
+        }
     }
 }
