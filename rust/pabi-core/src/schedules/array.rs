@@ -76,7 +76,11 @@ fn schedule_delta_block(
     Ok(())
 }
 
-#[multiversion(targets = "simd")]
+#[multiversion(targets(
+    "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
+    "x86_64+avx2+fma",
+    "aarch64+neon"
+))]
 fn k_schedule_delta(
     laplace: bool,
     a: &ScheduleArgs,

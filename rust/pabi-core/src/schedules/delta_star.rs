@@ -101,7 +101,11 @@ fn far(x: f64) -> f64 {
 /// (The former ln x = ln C1 + ε/2 moved down by 4 ulp and −expm1(−x)/x reversed by one ulp:
 /// laplace_schedule_delta_star(9.875, 0.001) = 0.9334192401790746 > the value at
 /// 9.874999999999998, 0.9334192401790745.)
-#[multiversion(targets = "simd")]
+#[multiversion(targets(
+    "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
+    "x86_64+avx2+fma",
+    "aarch64+neon"
+))]
 pub fn schedule_delta_star(noise: Noise, eps: f64, c1: f64) -> Result<f64> {
     finite_nonneg("eps", eps)?;
     finite_pos("c1", c1)?;
@@ -187,7 +191,11 @@ pub fn x_for_delta_star(delta_star: f64) -> Result<f64> {
 
 /// C1 such that the schedule's limit δ* equals `delta_star` (003 eqs. (8), (10) inverted):
 /// C1 = x·e^{−ε/2} (Laplace), x·e^{−ε/2}/2 (Gaussian). Rounded to nearest.
-#[multiversion(targets = "simd")]
+#[multiversion(targets(
+    "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
+    "x86_64+avx2+fma",
+    "aarch64+neon"
+))]
 pub fn schedule_c1_for_target(noise: Noise, delta_star: f64, eps: f64) -> Result<f64> {
     finite_nonneg("eps", eps)?;
     let x = x_for_delta_star(delta_star)?;

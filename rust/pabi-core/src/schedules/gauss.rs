@@ -51,7 +51,11 @@ pub(super) fn gauss_schedule_radii(p: &Problem, n: f64, c1: f64, c2: f64) -> Res
 }
 
 /// δ(n) = θ(ε, κ_G r_B)·G(1 − θ(ε, r_B), n), r_B = 2·sqrt(W0(z_n)) (003 Thm 4).
-#[multiversion(targets = "simd")]
+#[multiversion(targets(
+    "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
+    "x86_64+avx2+fma",
+    "aarch64+neon"
+))]
 pub fn gauss_schedule_delta(p: &Problem, n: f64, c1: f64, c2: f64) -> Result<f64> {
     let (ra, rb) = gauss_schedule_radii(p, n, c1, c2)?;
     let a = theta::theta(p.eps, ra);

@@ -42,7 +42,11 @@ pub fn laplace_schedule_scale(p: &Problem, n: f64, c1: f64, c2: f64) -> Result<f
 
 /// δ(n) = A_n·G(u_n, n) for the Laplace schedule (003 Thm 3): u_n = e^{ε/2}/(n/C1+C2)
 /// exactly, A_n = (1 − e^{ε/2}(n/C1 + C2)^{−κ_L})_+. Upper bound, ≤ 1e-13 relative.
-#[multiversion(targets = "simd")]
+#[multiversion(targets(
+    "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
+    "x86_64+avx2+fma",
+    "aarch64+neon"
+))]
 pub fn laplace_schedule_delta(p: &Problem, n: f64, c1: f64, c2: f64) -> Result<f64> {
     check_step(n, c1, c2)?;
     let lz = ln_laplace_arg(n, c1, c2, "steps")?;

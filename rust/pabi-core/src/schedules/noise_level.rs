@@ -11,7 +11,11 @@ use crate::error::Result;
 /// [`laplace_schedule_scale`] or [`gauss_schedule_sigma`], as `kind` says, of the setup (η, D,
 /// β, ρ: ε and L play no part in a noise level).
 #[allow(clippy::too_many_arguments)]
-#[multiversion(targets = "simd")]
+#[multiversion(targets(
+    "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
+    "x86_64+avx2+fma",
+    "aarch64+neon"
+))]
 pub fn schedule_noise(
     kind: Noise,
     n: f64,

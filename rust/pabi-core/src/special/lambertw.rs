@@ -102,7 +102,11 @@ const OMEGA_EXP_ROUTE: f64 = -1.0;
 /// Defined for x ≥ −1/e, where −1/e means the double −0.36787944117144233 (which
 /// returns −1). x < −0.36787944117144233 and NaN give NaN; +∞ gives +∞.
 /// Accurate to ≤ 2 ulp on the whole domain (see the module documentation).
-#[multiversion::multiversion(targets = "simd")]
+#[multiversion::multiversion(targets(
+    "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
+    "x86_64+avx2+fma",
+    "aarch64+neon"
+))]
 pub fn lambertw0(x: f64) -> f64 {
     if x.is_nan() || x < NEG_INV_E {
         return f64::NAN;
@@ -140,7 +144,11 @@ pub fn lambertw0(x: f64) -> f64 {
 ///
 /// +∞ gives +∞, −∞ gives 0 (as does any y with e^y below the smallest subnormal),
 /// NaN gives NaN. Accurate to ≤ 2 ulp (see the module documentation).
-#[multiversion::multiversion(targets = "simd")]
+#[multiversion::multiversion(targets(
+    "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
+    "x86_64+avx2+fma",
+    "aarch64+neon"
+))]
 pub fn wright_omega(y: f64) -> f64 {
     if y.is_nan() {
         return f64::NAN;
