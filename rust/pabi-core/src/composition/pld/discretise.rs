@@ -170,6 +170,11 @@ pub(super) struct SgGrid {
     q: f64,
     sigma: f64,
     h: f64,
+    /// 1/σ, ln(1 − q) (−∞ for q = 1), e^h − 1, 1 − e^{−h}
+    s: f64,
+    l1q: f64,
+    eh: f64,
+    emh: f64,
     /// the remove direction's grid [klo, khi]
     klo: i64,
     khi: i64,
@@ -205,6 +210,10 @@ impl SgGrid {
             q,
             sigma,
             h,
+            s: 1.0 / sigma,
+            l1q: (-q).ln_1p(),
+            eh: h.exp_m1(),
+            emh: -(-h).exp_m1(),
             klo,
             khi,
         })
@@ -215,17 +224,13 @@ impl SgGrid {
         (self.khi - self.klo) as usize
     }
 
-    fn s(&self) -> f64 {
-        1.0 / self.sigma
-    }
-
     /// Inverse of the remove-direction loss: x with lrem(x) = ℓ (−∞ when ℓ ≤ ln(1−q)).
     fn xinv(&self, l: f64) -> f64 {
-        let (q, s) = (self.q, self.s());
+        let (q, s) = (self.q, self.s);
         if q == 1.0 {
             return (l + s * s / 2.0) / s;
         }
-        if l <= (-q).ln_1p() {
+        if l <= self.l1q {
             return f64::NEG_INFINITY;
         }
         // e^z = (e^ℓ − 1 + q)/q; beyond ℓ = 700 (where e^ℓ overflows at 709.8, which sent
@@ -249,7 +254,7 @@ impl SgGrid {
 
     /// The direction-free part of the cell between preimages `gl` < `gr` (`None`: empty).
     fn cell(&self, gl: f64, gr: f64) -> Option<Cell> {
-        let s = self.s();
+        let s = self.s;
         let (xmin, xmax) = (-XTAIL, s + XTAIL);
         let (xl, xr) = (gl.max(xmin), gr.min(xmax));
         if xr.partial_cmp(&xl) != Some(std::cmp::Ordering::Greater) {
@@ -282,12 +287,11 @@ impl SgGrid {
         let Some(c) = cell else {
             return (0.0, 0.0);
         };
-        let (q, s, h) = (self.q, self.s(), self.h);
+        let (q, s, h) = (self.q, self.s, self.h);
         let (a, b) = (k as f64 * h, (k + 1) as f64 * h);
-        let eh = h.exp_m1(); // e^h − 1
-        let emh = -(-h).exp_m1(); // 1 − e^{−h}
-                                  // the split of a cell with both ends interior preimages; `None` where a product is
-                                  // not finite
+        let (eh, emh) = (self.eh, self.emh);
+        // the split of a cell with both ends interior preimages; `None` where a product is
+        // not finite
         let interior = c.ez.and_then(|(ezl, ezr)| {
             let (wa, wb) = match dir {
                 Neighbour::Remove => (q * ezr * c.kh / eh, q * ezl * c.jl / emh),
@@ -360,7 +364,7 @@ impl SgGrid {
     /// the remove direction's cell, as written there).
     pub(super) fn assemble(&self, dir: Neighbour, wa: &[f64], wb: &[f64]) -> Pld {
         let (q, h) = (self.q, self.h);
-        let s = self.s();
+        let s = self.s;
         let (xmin, xmax) = (-XTAIL, s + XTAIL);
         let (lmin, _) = sg_loss_range(q, self.sigma, dir);
         let cells = self.cells_len();
