@@ -36,9 +36,9 @@ impl Drop for Composition {
     /// The window's buffers go back to the composition's pool (`buffers.rs`) for the next
     /// composition.
     fn drop(&mut self) {
-        super::buffers::give_reals(std::mem::take(&mut self.pmf));
-        super::buffers::give_reals(std::mem::take(&mut self.s0));
-        super::buffers::give_reals(std::mem::take(&mut self.s1));
+        super::buffers::give(std::mem::take(&mut self.pmf));
+        super::buffers::give(std::mem::take(&mut self.s0));
+        super::buffers::give(std::mem::take(&mut self.s1));
     }
 }
 

@@ -5,7 +5,11 @@
 //! page by page on its first write; at T = 1e5 DP-SGD steps (about 30 MB per direction) those
 //! page faults cost about as much as the inverse FFT. Every buffer taken is filled (zeros) to
 //! its length before use, so no value depends on the pool.
+//!
+//! The pool is one least-recently-used list ([`Lru`]) of real and complex buffers; the
+//! functions are generic over the element type ([`Elem`]).
 
+use super::cache::Lru;
 use realfft::num_complex::Complex;
 use std::sync::Mutex;
 
@@ -13,95 +17,109 @@ use std::sync::Mutex;
 /// larger than a quarter of it is never kept.
 const POOL_BYTES: usize = 64 << 20;
 
-struct Pool {
-    reals: Vec<Vec<f64>>,
-    complexes: Vec<Vec<Complex<f64>>>,
+/// A pooled buffer of either element type.
+pub(super) enum Buf {
+    Real(Vec<f64>),
+    Complex(Vec<Complex<f64>>),
 }
 
-static POOL: Mutex<Pool> = Mutex::new(Pool {
-    reals: Vec::new(),
-    complexes: Vec::new(),
-});
-
-fn bytes<T>(v: &Vec<T>) -> usize {
-    v.capacity() * std::mem::size_of::<T>()
+/// An element type of pooled buffers: its zero and its variant of [`Buf`].
+pub(super) trait Elem: Copy + Sized {
+    const ZERO: Self;
+    fn wrap(v: Vec<Self>) -> Buf;
+    fn unwrap(b: Buf) -> Option<Vec<Self>>;
+    /// The capacity of `b` if it holds this element type.
+    fn capacity(b: &Buf) -> Option<usize>;
 }
 
-/// The smallest pooled buffer that holds `len` elements, if any.
-fn pick<T>(list: &mut Vec<Vec<T>>, len: usize) -> Option<Vec<T>> {
-    let i = list
-        .iter()
-        .enumerate()
-        .filter(|(_, v)| v.capacity() >= len)
-        .min_by_key(|(_, v)| v.capacity())
-        .map(|(i, _)| i)?;
-    Some(list.swap_remove(i))
+impl Elem for f64 {
+    const ZERO: Self = 0.0;
+    fn wrap(v: Vec<Self>) -> Buf {
+        Buf::Real(v)
+    }
+    fn unwrap(b: Buf) -> Option<Vec<Self>> {
+        match b {
+            Buf::Real(v) => Some(v),
+            Buf::Complex(_) => None,
+        }
+    }
+    fn capacity(b: &Buf) -> Option<usize> {
+        match b {
+            Buf::Real(v) => Some(v.capacity()),
+            Buf::Complex(_) => None,
+        }
+    }
 }
 
-fn lock() -> std::sync::MutexGuard<'static, Pool> {
+impl Elem for Complex<f64> {
+    const ZERO: Self = Complex::new(0.0, 0.0);
+    fn wrap(v: Vec<Self>) -> Buf {
+        Buf::Complex(v)
+    }
+    fn unwrap(b: Buf) -> Option<Vec<Self>> {
+        match b {
+            Buf::Complex(v) => Some(v),
+            Buf::Real(_) => None,
+        }
+    }
+    fn capacity(b: &Buf) -> Option<usize> {
+        match b {
+            Buf::Complex(v) => Some(v.capacity()),
+            Buf::Real(_) => None,
+        }
+    }
+}
+
+fn bytes(b: &Buf) -> usize {
+    match b {
+        Buf::Real(v) => v.capacity() * std::mem::size_of::<f64>(),
+        Buf::Complex(v) => v.capacity() * std::mem::size_of::<Complex<f64>>(),
+    }
+}
+
+static POOL: Mutex<Lru<Buf>> = Mutex::new(Lru::new(POOL_BYTES, bytes));
+
+fn lock() -> std::sync::MutexGuard<'static, Lru<Buf>> {
     POOL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// The smallest pooled buffer of element type `T` that holds `len` elements (empty if none).
+fn pick<T: Elem>(len: usize) -> Vec<T> {
+    lock()
+        .take(|bs| {
+            bs.iter()
+                .enumerate()
+                .filter_map(|(i, b)| T::capacity(b).filter(|&c| c >= len).map(|c| (i, c)))
+                .min_by_key(|&(_, c)| c)
+                .map(|(i, _)| i)
+        })
+        .and_then(T::unwrap)
+        .unwrap_or_default()
+}
+
 /// A buffer of `len` zeros (recycled when the pool has one large enough).
-pub(super) fn reals(len: usize) -> Vec<f64> {
-    let mut v = pick(&mut lock().reals, len).unwrap_or_default();
+pub(super) fn zeros<T: Elem>(len: usize) -> Vec<T> {
+    let mut v = pick::<T>(len);
     v.clear();
-    v.resize(len, 0.0);
+    v.resize(len, T::ZERO);
     v
 }
 
 /// A buffer of `len` elements with unspecified contents (zeros or values of an earlier use):
 /// for a caller that writes every element before reading it.
-pub(super) fn reals_any(len: usize) -> Vec<f64> {
-    let mut v = pick(&mut lock().reals, len).unwrap_or_default();
-    v.resize(len, 0.0);
+pub(super) fn any<T: Elem>(len: usize) -> Vec<T> {
+    let mut v = pick::<T>(len);
+    v.resize(len, T::ZERO);
     v
-}
-
-/// [`reals_any`] for complex buffers (an FFT's output, a scratch).
-pub(super) fn complexes_any(len: usize) -> Vec<Complex<f64>> {
-    let mut v = pick(&mut lock().complexes, len).unwrap_or_default();
-    v.resize(len, Complex::new(0.0, 0.0));
-    v
-}
-
-/// Drop the oldest buffers until the pool holds at most [`POOL_BYTES`].
-fn trim(p: &mut Pool) {
-    let mut total: usize =
-        p.reals.iter().map(bytes).sum::<usize>() + p.complexes.iter().map(bytes).sum::<usize>();
-    while total > POOL_BYTES {
-        // the older of the two lists' first entries is unknown: drop the larger list's first
-        let v = if bytes_of(&p.reals) >= bytes_of(&p.complexes) {
-            bytes(&p.reals.remove(0))
-        } else {
-            bytes(&p.complexes.remove(0))
-        };
-        total -= v;
-    }
-}
-
-fn bytes_of<T>(list: &[Vec<T>]) -> usize {
-    list.iter().map(bytes).sum()
 }
 
 /// Give a buffer back (kept if it is at most a quarter of the pool's budget).
-pub(super) fn give_reals(v: Vec<f64>) {
-    if bytes(&v) == 0 || bytes(&v) > POOL_BYTES / 4 {
-        return;
-    }
+pub(super) fn give<T: Elem>(v: Vec<T>) {
+    let b = T::wrap(v);
     let mut p = lock();
-    p.reals.push(v);
-    trim(&mut p);
-}
-
-/// Give a complex buffer back (kept if it is at most a quarter of the pool's budget).
-pub(super) fn give_complexes(v: Vec<Complex<f64>>) {
-    if bytes(&v) == 0 || bytes(&v) > POOL_BYTES / 4 {
-        return;
-    }
-    let mut p = lock();
-    p.complexes.push(v);
-    trim(&mut p);
+    if p.keeps(bytes(&b)) {
+        p.push(b);
+    } // (else `b` is freed after the lock is released)
 }
 
 #[cfg(test)]
@@ -110,23 +128,27 @@ mod tests {
 
     #[test]
     fn taken_buffers_are_zero_and_budget_holds() {
-        let mut v = reals(1000);
+        let mut v = zeros::<f64>(1000);
         v.iter_mut().for_each(|x| *x = 7.0);
-        give_reals(v);
-        let w = reals(500);
+        give(v);
+        let w = zeros::<f64>(500);
         assert!(w.len() == 500 && w.iter().all(|&x| x == 0.0));
-        let mut w = reals_any(800);
+        let mut w = any::<f64>(800);
         assert_eq!(w.len(), 800);
         w[799] = 1.0;
-        give_reals(w);
-        let mut c = complexes_any(300);
+        give(w);
+        let mut c = any::<Complex<f64>>(300);
         c[3] = Complex::new(1.0, 2.0);
-        give_complexes(c);
-        assert_eq!(complexes_any(200).len(), 200);
+        give(c);
+        assert_eq!(any::<Complex<f64>>(200).len(), 200);
+        let z = zeros::<Complex<f64>>(250);
+        assert!(z.iter().all(|&x| x == Complex::new(0.0, 0.0)));
         for _ in 0..40 {
-            give_reals(vec![1.0; 1 << 20]); // 8 MiB each: at most 8 kept
+            give(vec![1.0f64; 1 << 20]); // 8 MiB each: at most 8 kept
         }
+        give(vec![1.0f64; 3 << 20]); // 24 MiB: more than a quarter, never kept
         let p = lock();
-        assert!(bytes_of(&p.reals) + bytes_of(&p.complexes) <= POOL_BYTES);
+        assert!(p.bytes() <= POOL_BYTES);
+        assert!(p.items().iter().all(|b| bytes(b) <= POOL_BYTES / 4));
     }
 }

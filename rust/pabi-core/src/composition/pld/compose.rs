@@ -360,13 +360,14 @@ pub(in crate::composition) fn compose_in(
     // the running product Â: the first part's powers are written into its own spectrum
     // (Â = 1·ẑ^T, the same operations as a product with a stored 1), so no array of ones
     let mut acc: Option<Vec<Complex<f64>>> = None;
-    let mut accb = buffers::reals(nc);
+    let mut accb = buffers::zeros::<f64>(nc);
     // zeroed per part
-    let mut buf = buffers::reals_any(n);
+    let mut buf = buffers::any::<f64>(n);
     // one scratch for every transform (realfft's `process` would allocate one per call)
-    let mut scratch = buffers::complexes_any(fwd.get_scratch_len().max(inv.get_scratch_len()));
+    let mut scratch =
+        buffers::any::<Complex<f64>>(fwd.get_scratch_len().max(inv.get_scratch_len()));
     // (every bin is written by the forward transform)
-    let mut spec = buffers::complexes_any(nc);
+    let mut spec = buffers::any::<Complex<f64>>(nc);
     let mut inf_keep_log = 0.0;
     let mut infx_keep_log = 0.0;
     let mut bad = 0.0;
@@ -375,7 +376,7 @@ pub(in crate::composition) fn compose_in(
     for (p, t) in parts {
         crate::interrupt::check()?;
         if spec.len() != nc {
-            spec = buffers::complexes_any(nc);
+            spec = buffers::any::<Complex<f64>>(nc);
         }
         buf.iter_mut().for_each(|v| *v = 0.0);
         let nn = n as i64;
@@ -502,24 +503,20 @@ pub(in crate::composition) fn compose_in(
         match crate::driver::pool() {
             Some(pool) if nc >= crate::driver::PAR_MIN => pool.install(|| {
                 use rayon::prelude::*;
-                let chunks = accb
-                    .par_chunks_mut(BIN_CHUNK)
+                // the chunks of `acc` (none for the first part)
+                let mut acc_chunks: Vec<Option<&mut [Complex<f64>]>> = match acc.as_mut() {
+                    Some(acc) => acc.chunks_mut(BIN_CHUNK).map(Some).collect(),
+                    None => (0..nc.div_ceil(BIN_CHUNK)).map(|_| None).collect(),
+                };
+                accb.par_chunks_mut(BIN_CHUNK)
                     .zip(spec.par_chunks_mut(BIN_CHUNK))
-                    .enumerate();
-                match acc.as_mut() {
-                    Some(acc) => chunks.zip(acc.par_chunks_mut(BIN_CHUNK)).try_for_each(
-                        |((c, (b, z)), a)| {
-                            crate::interrupt::check()?;
-                            kernel(c * BIN_CHUNK, b, z, Some(a));
-                            Ok::<(), PabiError>(())
-                        },
-                    ),
-                    None => chunks.try_for_each(|(c, (b, z))| {
+                    .zip(acc_chunks.par_iter_mut())
+                    .enumerate()
+                    .try_for_each(|(c, ((b, z), a))| {
                         crate::interrupt::check()?;
-                        kernel(c * BIN_CHUNK, b, z, None);
-                        Ok(())
-                    }),
-                }
+                        kernel(c * BIN_CHUNK, b, z, a.take());
+                        Ok::<(), PabiError>(())
+                    })
             })?,
             _ => kernel(0, &mut accb, &mut spec, acc.as_deref_mut()),
         };
@@ -558,7 +555,7 @@ pub(in crate::composition) fn compose_in(
     // (point i of the window is out[(k_lo + i) mod n]: the slice from k_lo mod n to the end,
     // then from 0; width ≤ n; every point written)
     let start = k_lo.rem_euclid(n as i128) as usize;
-    let mut pmf = buffers::reals_any(width);
+    let mut pmf = buffers::any::<f64>(width);
     let mut wmass = 0.0;
     let first = (n - start).min(width);
     let (head, rest) = pmf.split_at_mut(first);
@@ -576,8 +573,8 @@ pub(in crate::composition) fn compose_in(
     let l2_route = (wf / nf).sqrt() * (full(sb2).sqrt() + kappa * full(sa2).sqrt());
     let fft_err = (l1_route.min(l2_route) + 2.0 * U * wmass) * (1.0 + 1e-9);
     // suffix sums
-    let mut s0 = buffers::reals_any(width + 1);
-    let mut s1 = buffers::reals_any(width + 1);
+    let mut s0 = buffers::any::<f64>(width + 1);
+    let mut s1 = buffers::any::<f64>(width + 1);
     s0[width] = 0.0;
     s1[width] = 0.0;
     // the running values s0[i + 1], s1[i + 1]
@@ -606,11 +603,11 @@ pub(in crate::composition) fn compose_in(
         }
         end = start;
     }
-    buffers::give_reals(buf);
-    buffers::give_reals(accb);
-    buffers::give_complexes(acc);
-    buffers::give_complexes(spec);
-    buffers::give_complexes(scratch);
+    buffers::give(buf);
+    buffers::give(accb);
+    buffers::give(acc);
+    buffers::give(spec);
+    buffers::give(scratch);
     Ok(Composition {
         h,
         k_lo: k_lo as i64,

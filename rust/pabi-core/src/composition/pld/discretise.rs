@@ -96,7 +96,7 @@ pub(super) const SPLIT_MARGIN: f64 = 1e-11;
 /// Cells of [`Pld::subsampled_gaussian`] per block of the driver's pool (a cell costs a
 /// few dozen transcendental calls; blocks of this size amortise the scheduling and the
 /// interrupt check, and a grid of h = 1e-4 has a few dozen of them).
-const CELL_CHUNK: usize = 1024;
+pub(super) const CELL_CHUNK: usize = 1024;
 /// Standard-normal tail radius beyond which mass is truncated (Q(9.5) ≈ 1.05e-21).
 pub(super) const XTAIL: f64 = 9.5;
 
@@ -156,44 +156,224 @@ pub(super) fn check_mixture_args(q: f64, sigma: f64, h: f64) -> Result<()> {
     check_h(h)
 }
 
-impl Pld {
-    /// The Poisson-subsampled Gaussian mechanism (sensitivity 1, noise std `sigma`, sampling
-    /// probability `q`; q = 1 is the plain Gaussian mechanism), one neighbouring direction.
-    pub fn subsampled_gaussian(q: f64, sigma: f64, dir: Neighbour, h: f64) -> Result<Pld> {
+/// The grid of [`Pld::subsampled_gaussian`] and its cells, shared by the two directions.
+///
+/// The add direction's loss at x is minus the remove direction's (P and Q swap), so the
+/// remove direction's cell c (losses [c·h, (c+1)·h]) covers the same x-interval as the add
+/// direction's cell −(c+1) (losses [−(c+1)·h, −c·h]), with the same doubles as endpoints: the
+/// add direction's preimage of grid point j is xinv(−(j·h)) and the remove direction's of −j is
+/// xinv((−j)·h), the same argument (negation is exact; xinv(±0) agree). The cell integrals,
+/// most of the work, therefore serve both directions bit for bit ([`SgGrid::cells`] with both
+/// directions is what the single-step cache builds on a miss). The grids mirror each other
+/// exactly (⌊−x⌋ = −⌈x⌉): the add direction's is [−khi, −klo].
+pub(super) struct SgGrid {
+    q: f64,
+    sigma: f64,
+    h: f64,
+    /// 1/σ, ln(1 − q) (−∞ for q = 1), e^h − 1, 1 − e^{−h}
+    s: f64,
+    l1q: f64,
+    eh: f64,
+    emh: f64,
+    /// the remove direction's grid [klo, khi]
+    klo: i64,
+    khi: i64,
+}
+
+/// One cell's direction-free part: its clamped x-interval, whether both ends are interior
+/// preimages, the cell integrals, and e^{z} at both ends where the interior split may use them.
+struct Cell {
+    xl: f64,
+    xr: f64,
+    a0: f64,
+    jl: f64,
+    kh: f64,
+    /// e^{zl}, e^{zr} when both ends are interior and jl, kh are finite (else `None`: the
+    /// general split)
+    ez: Option<(f64, f64)>,
+}
+
+impl SgGrid {
+    /// The arguments checked and the grid sized (no allocation) for direction `dir` (its
+    /// errors named as for that direction; the grid is the same for both).
+    pub(super) fn new(q: f64, sigma: f64, dir: Neighbour, h: f64) -> Result<SgGrid> {
         check_mixture_args(q, sigma, h)?;
         // grid size decided before any allocation (no integer conversion of unchecked floats)
         let (lmin, lmax) = sg_loss_range(q, sigma, dir);
         let (klo, khi) = grid_span(lmin, lmax, h, MAX_GRID)
             .ok_or_else(|| grid_error(lmin, lmax, h, MAX_GRID, "noise_multiplier", sigma))?;
-        let m = (khi - klo + 1) as usize; // <= MAX_GRID
-        let s = 1.0 / sigma;
-        let l1q = (-q).ln_1p(); // ln(1-q), −∞ for q = 1
-                                // inverse of the remove-direction loss: x with lrem(x) = ℓ (−∞ when ℓ ≤ ln(1−q))
-        let xinv = |l: f64| -> f64 {
-            if q == 1.0 {
-                return (l + s * s / 2.0) / s;
-            }
-            if l <= l1q {
-                return f64::NEG_INFINITY;
-            }
-            // e^z = (e^ℓ − 1 + q)/q; beyond ℓ = 700 (where e^ℓ overflows at 709.8, which sent
-            // every loss above it to x = +∞, the mass there to one cell at ℓ ≈ 709 and the
-            // upper ε of a σ = 0.01 mixture to 709 instead of ≈ 5425) as
-            // z = ℓ + ln(1 − (1−q)e^{−ℓ}) − ln q
-            let z = if l < 0.0 {
-                (l.exp_m1() + q).ln() - q.ln()
-            } else if l <= 700.0 {
-                (l.exp_m1() / q).ln_1p()
-            } else {
-                l + (-(1.0 - q) * (-l).exp()).ln_1p() - q.ln()
-            };
-            (z + s * s / 2.0) / s
+        let (klo, khi) = match dir {
+            Neighbour::Remove => (klo, khi),
+            Neighbour::Add => (-khi, -klo),
         };
+        Ok(SgGrid {
+            q,
+            sigma,
+            h,
+            s: 1.0 / sigma,
+            l1q: (-q).ln_1p(),
+            eh: h.exp_m1(),
+            emh: -(-h).exp_m1(),
+            klo,
+            khi,
+        })
+    }
+
+    /// Number of cells (grid points − 1; ≤ [`MAX_GRID`]).
+    pub(super) fn cells_len(&self) -> usize {
+        (self.khi - self.klo) as usize
+    }
+
+    /// Inverse of the remove-direction loss: x with lrem(x) = ℓ (−∞ when ℓ ≤ ln(1−q)).
+    fn xinv(&self, l: f64) -> f64 {
+        let (q, s) = (self.q, self.s);
+        if q == 1.0 {
+            return (l + s * s / 2.0) / s;
+        }
+        if l <= self.l1q {
+            return f64::NEG_INFINITY;
+        }
+        // e^z = (e^ℓ − 1 + q)/q; beyond ℓ = 700 (where e^ℓ overflows at 709.8, which sent
+        // every loss above it to x = +∞, the mass there to one cell at ℓ ≈ 709 and the
+        // upper ε of a σ = 0.01 mixture to 709 instead of ≈ 5425) as
+        // z = ℓ + ln(1 − (1−q)e^{−ℓ}) − ln q
+        let z = if l < 0.0 {
+            (l.exp_m1() + q).ln() - q.ln()
+        } else if l <= 700.0 {
+            (l.exp_m1() / q).ln_1p()
+        } else {
+            l + (-(1.0 - q) * (-l).exp()).ln_1p() - q.ln()
+        };
+        (z + s * s / 2.0) / s
+    }
+
+    /// The preimage of the remove direction's grid point c (x at loss c·h).
+    fn g(&self, c: i64) -> f64 {
+        self.xinv(c as f64 * self.h)
+    }
+
+    /// The direction-free part of the cell between preimages `gl` < `gr` (`None`: empty).
+    fn cell(&self, gl: f64, gr: f64) -> Option<Cell> {
+        let s = self.s;
         let (xmin, xmax) = (-XTAIL, s + XTAIL);
-        let mut pmf = vec![0.0; m];
-        let eh = h.exp_m1(); // e^h − 1
-        let emh = -(-h).exp_m1(); // 1 − e^{−h}
-                                  // tails outside [xmin, xmax]
+        let (xl, xr) = (gl.max(xmin), gr.min(xmax));
+        if xr.partial_cmp(&xl) != Some(std::cmp::Ordering::Greater) {
+            return None;
+        }
+        // is the cell's loss range exactly the grid cell (both ends interior preimages)?
+        let exact = gl >= xmin && gr <= xmax;
+        let (a0, jl, kh) = cell_integrals(xl, xr, s);
+        // e^{z} overflows beyond z ≈ 709 (σ ≲ 0.03) while the cell integral underflows to 0:
+        // the product was 0·∞ = NaN, which composed to an upper ε of 0; such a cell takes the
+        // general split
+        let ez = (exact && jl.is_finite() && kh.is_finite()).then(|| {
+            let zl = s * xl - s * s / 2.0;
+            let zr = s * xr - s * s / 2.0;
+            (zl.exp(), zr.exp())
+        });
+        Some(Cell {
+            xl,
+            xr,
+            a0,
+            jl,
+            kh,
+            ez,
+        })
+    }
+
+    /// Cell k of direction `dir` (wa to grid point k, wb to k + 1; both 0 for an empty cell),
+    /// from its direction-free part.
+    fn split(&self, dir: Neighbour, k: i64, cell: &Option<Cell>) -> (f64, f64) {
+        let Some(c) = cell else {
+            return (0.0, 0.0);
+        };
+        let (q, s, h) = (self.q, self.s, self.h);
+        let (a, b) = (k as f64 * h, (k + 1) as f64 * h);
+        let (eh, emh) = (self.eh, self.emh);
+        // the split of a cell with both ends interior preimages; `None` where a product is
+        // not finite
+        let interior = c.ez.and_then(|(ezl, ezr)| {
+            let (wa, wb) = match dir {
+                Neighbour::Remove => (q * ezr * c.kh / eh, q * ezl * c.jl / emh),
+                Neighbour::Add => (
+                    // e^{a} = 1/(1−q+q e^{zr}), e^{b} = 1/(1−q+q e^{zl})
+                    q * ezl * c.jl * (-b).exp().recip() / eh,
+                    q * ezr * c.kh * (-a).exp().recip() / emh,
+                ),
+            };
+            (wa.is_finite() && wb.is_finite()).then_some((wa, wb))
+        });
+        let (mut wa, mut wb);
+        if let Some((x, y)) = interior {
+            (wa, wb) = (x, y);
+        } else {
+            // boundary cell: general split from the cell's P and Q masses
+            let a1 = norm_mass(c.xl - s, c.xr - s);
+            let (p, qm) = match dir {
+                Neighbour::Remove => ((1.0 - q) * c.a0 + q * a1, c.a0),
+                Neighbour::Add => (c.a0, (1.0 - q) * c.a0 + q * a1),
+            };
+            if p <= 0.0 {
+                return (0.0, 0.0);
+            }
+            let (ea, eb_) = ((-a).exp(), (-b).exp());
+            let den = p * (ea - eb_);
+            // where e^{−a} overflows (loss < −709) or the denominator leaves the normal
+            // range (losses beyond ≈ 700: 0/0, ∞ − ∞, a quotient of subnormals, or
+            // −qm/0 = −∞, which the clamp turned into all mass down) the whole mass goes
+            // to the upper point, which is pessimistic
+            let t = if ea.is_finite() && den >= f64::MIN_POSITIVE {
+                ((p * ea - qm) / den).clamp(0.0, 1.0)
+            } else {
+                1.0
+            };
+            wb = p * t;
+            wa = p - wb;
+        }
+        let dw = wb * SPLIT_MARGIN;
+        wb += dw;
+        wa = (wa - dw).max(0.0);
+        (wa, wb)
+    }
+
+    /// The splits of the cells `start..start + len` (cell c = klo + index of the remove
+    /// direction, cell −(c+1) of the add direction) into `out` = [remove wa, remove wb, add wa,
+    /// add wb] (each `len` long, or empty for a direction not in `dirs` = [remove, add]).
+    /// Every cell depends on its index alone, so the chunking changes no bit.
+    pub(super) fn cells(&self, start: usize, len: usize, dirs: [bool; 2], out: [&mut [f64]; 4]) {
+        let [ra, rb, aa, ab] = out;
+        let c0 = self.klo + start as i64;
+        // a cell's right-hand preimage is the next cell's left-hand one (the same double from
+        // the same expression, so carrying it changes no bit)
+        let mut gl = self.g(c0);
+        for j in 0..len {
+            let c = c0 + j as i64;
+            let gr = self.g(c + 1);
+            let cell = self.cell(gl, gr);
+            if dirs[0] {
+                (ra[j], rb[j]) = self.split(Neighbour::Remove, c, &cell);
+            }
+            if dirs[1] {
+                (aa[j], ab[j]) = self.split(Neighbour::Add, -(c + 1), &cell);
+            }
+            gl = gr;
+        }
+    }
+
+    /// The PLD of direction `dir` from the splits of [`Self::cells`] (`wa`, `wb` indexed by
+    /// the remove direction's cell, as written there).
+    pub(super) fn assemble(&self, dir: Neighbour, wa: &[f64], wb: &[f64]) -> Pld {
+        let (q, h) = (self.q, self.h);
+        let s = self.s;
+        let (xmin, xmax) = (-XTAIL, s + XTAIL);
+        let (lmin, _) = sg_loss_range(q, self.sigma, dir);
+        let cells = self.cells_len();
+        // cell k of this direction at index i of `wa`/`wb`
+        let (klo, at): (i64, &dyn Fn(usize) -> usize) = match dir {
+            Neighbour::Remove => (self.klo, &|k| k),
+            Neighbour::Add => (-self.khi, &|k| cells - 1 - k),
+        };
+        // tails outside [xmin, xmax]
         let (below, above) = match dir {
             // P = (1−q)N(0) + qN(s); x > xmax: loss > lmax → +∞; x < xmin: lowest point
             Neighbour::Remove => (
@@ -203,119 +383,17 @@ impl Pld {
             // P = N(0); loss decreasing in x: x < xmin → loss > lmax → +∞
             Neighbour::Add => (gaussian_tail(xmax), gaussian_tail(-xmin)),
         };
-        // the loss at xmin/xmax lies inside the grid; the cells cover [lmin, lmax] exactly by
-        // mapping grid points back to x and clamping to [xmin, xmax]. The preimage of grid
-        // point j (g(j) = x at loss ±j·h, by direction) is formed once per point: a cell's
-        // right-hand preimage is the next cell's left-hand one (the same double from the same
-        // expression, so carrying it changes no bit).
-        let g = |j: i64| -> f64 {
-            match dir {
-                Neighbour::Remove => xinv(j as f64 * h),
-                Neighbour::Add => xinv(-(j as f64 * h)),
-            }
-        };
-        // cell k's split (wa to grid point k, wb to k + 1; both 0 for an empty cell), given
-        // g(k) and g(k + 1)
-        let split = |k: i64, gk: f64, gk1: f64| -> (f64, f64) {
-            let (a, b) = (k as f64 * h, (k + 1) as f64 * h);
-            // the x-interval of the cell before clamping: the loss rises with x in the
-            // remove direction and falls in the add direction
-            let (xl_raw, xr_raw) = match dir {
-                Neighbour::Remove => (gk, gk1),
-                Neighbour::Add => (gk1, gk),
-            };
-            let (xl, xr) = (xl_raw.max(xmin), xr_raw.min(xmax));
-            if xr.partial_cmp(&xl) != Some(std::cmp::Ordering::Greater) {
-                return (0.0, 0.0);
-            }
-            // is the cell's loss range exactly [a, b] (both ends interior preimages)?
-            let (exact_l, exact_r) = (xl_raw >= xmin, xr_raw <= xmax);
-            let (a0, jl, kh) = cell_integrals(xl, xr, s);
-            let zl = s * xl - s * s / 2.0;
-            let zr = s * xr - s * s / 2.0;
-            // the split of a cell with both ends interior preimages; `None` where a product
-            // is not finite (e^{z} overflows beyond z ≈ 709, for σ ≲ 0.03, while the cell
-            // integral underflows to 0: the product was 0·∞ = NaN, which composed to an
-            // upper ε of 0): such a cell takes the general split below
-            let interior = || -> Option<(f64, f64)> {
-                if !(exact_l && exact_r && jl.is_finite() && kh.is_finite()) {
-                    return None;
-                }
-                let (wa, wb) = match dir {
-                    Neighbour::Remove => (q * zr.exp() * kh / eh, q * zl.exp() * jl / emh),
-                    Neighbour::Add => (
-                        // e^{a} = 1/(1−q+q e^{zr}), e^{b} = 1/(1−q+q e^{zl})
-                        q * zl.exp() * jl * (-b).exp().recip() / eh,
-                        q * zr.exp() * kh * (-a).exp().recip() / emh,
-                    ),
-                };
-                (wa.is_finite() && wb.is_finite()).then_some((wa, wb))
-            };
-            let (mut wa, mut wb);
-            if let Some((x, y)) = interior() {
-                (wa, wb) = (x, y);
-            } else {
-                // boundary cell: general split from the cell's P and Q masses
-                let a1 = norm_mass(xl - s, xr - s);
-                let (p, qm) = match dir {
-                    Neighbour::Remove => ((1.0 - q) * a0 + q * a1, a0),
-                    Neighbour::Add => (a0, (1.0 - q) * a0 + q * a1),
-                };
-                if p <= 0.0 {
-                    return (0.0, 0.0);
-                }
-                let (ea, eb_) = ((-a).exp(), (-b).exp());
-                let den = p * (ea - eb_);
-                // where e^{−a} overflows (loss < −709) or the denominator leaves the normal
-                // range (losses beyond ≈ 700: 0/0, ∞ − ∞, a quotient of subnormals, or
-                // −qm/0 = −∞, which the clamp turned into all mass down) the whole mass goes
-                // to the upper point, which is pessimistic
-                let t = if ea.is_finite() && den >= f64::MIN_POSITIVE {
-                    ((p * ea - qm) / den).clamp(0.0, 1.0)
-                } else {
-                    1.0
-                };
-                wb = p * t;
-                wa = p - wb;
-            }
-            let dw = wb * SPLIT_MARGIN;
-            wb += dw;
-            wa = (wa - dw).max(0.0);
-            (wa, wb)
-        };
-        // the cells k = klo..khi in blocks on the driver's pool (an interrupt check before
-        // each block); every cell's pair depends on k alone, so the blocks and the thread
-        // count change no bit
-        let cells = m - 1;
-        let mut wa = vec![0.0; cells];
-        let mut wb = vec![0.0; cells];
-        crate::driver::for_chunks(
-            [&mut wa, &mut wb],
-            2 * CELL_CHUNK,
-            CELL_CHUNK,
-            |start, [oa, ob]| {
-                let k0 = klo + start as i64;
-                let mut gk = g(k0);
-                for (j, (oa, ob)) in oa.iter_mut().zip(ob.iter_mut()).enumerate() {
-                    let k = k0 + j as i64;
-                    let gk1 = g(k + 1);
-                    (*oa, *ob) = split(k, gk, gk1);
-                    gk = gk1;
-                }
-                Ok(())
-            },
-        )?;
-        // point i receives wb of cell i − 1 and wa of cell i; the sequential loop added them
-        // in that order to 0 (x + 0 = 0 + x = x for the non-negative weights here), so this
-        // is the same sum
+        // point i receives wb of cell i − 1 and wa of cell i, added in that order to 0
+        // (x + 0 = 0 + x = x for the non-negative weights here)
+        let mut pmf = vec![0.0; cells + 1];
         for (i, v) in pmf.iter_mut().enumerate() {
-            let lower = if i > 0 { wb[i - 1] } else { 0.0 };
-            let upper = if i < cells { wa[i] } else { 0.0 };
+            let lower = if i > 0 { wb[at(i - 1)] } else { 0.0 };
+            let upper = if i < cells { wa[at(i)] } else { 0.0 };
             *v = lower + upper;
         }
         // mass below the grid's first cell: its loss is <= lmin, moved up to the grid point >= lmin
         pmf[((lmin / h).ceil() as i64 - klo) as usize] += below;
-        Ok(Pld {
+        Pld {
             h,
             lo: klo,
             pmf,
@@ -323,7 +401,35 @@ impl Pld {
             bad: below + above,
             inf_exact: 0.0,
         }
-        .close_mass())
+        .close_mass()
+    }
+}
+
+impl Pld {
+    /// The Poisson-subsampled Gaussian mechanism (sensitivity 1, noise std `sigma`, sampling
+    /// probability `q`; q = 1 is the plain Gaussian mechanism), one neighbouring direction.
+    pub fn subsampled_gaussian(q: f64, sigma: f64, dir: Neighbour, h: f64) -> Result<Pld> {
+        let grid = SgGrid::new(q, sigma, dir, h)?;
+        let dirs = [dir == Neighbour::Remove, dir == Neighbour::Add];
+        let n = grid.cells_len();
+        let (mut wa, mut wb) = (vec![0.0; n], vec![0.0; n]);
+        // the cells in blocks on the driver's pool (an interrupt check before each block)
+        crate::driver::for_chunks(
+            [&mut wa, &mut wb],
+            2 * CELL_CHUNK,
+            CELL_CHUNK,
+            |start, [a, b]| {
+                let len = a.len();
+                let (mut x, mut y) = (vec![], vec![]);
+                let out = match dir {
+                    Neighbour::Remove => [a, b, &mut x[..], &mut y[..]],
+                    Neighbour::Add => [&mut x[..], &mut y[..], a, b],
+                };
+                grid.cells(start, len, dirs, out);
+                Ok(())
+            },
+        )?;
+        Ok(grid.assemble(dir, &wa, &wb))
     }
 
     /// The four-point PLD of an (ε0, δ0)-DP mechanism (its dominating pair; Dong–Roth–Su

@@ -228,38 +228,68 @@ fn log_mgf_lanes_equal_scalar_recursion() {
     }
 }
 
+/// Whether two PLDs are the same bit for bit.
+fn same_bits(a: &Pld, b: &Pld) -> bool {
+    a.lo == b.lo
+        && a.h.to_bits() == b.h.to_bits()
+        && a.pmf.len() == b.pmf.len()
+        && a.pmf
+            .iter()
+            .zip(&b.pmf)
+            .all(|(x, y)| x.to_bits() == y.to_bits())
+        && [a.inf, a.bad, a.inf_exact].map(f64::to_bits)
+            == [b.inf, b.bad, b.inf_exact].map(f64::to_bits)
+}
+
 #[test]
 fn cached_subsampled_gaussian_is_the_pld_itself() {
     for dir in [Neighbour::Remove, Neighbour::Add] {
         let want = Pld::subsampled_gaussian(0.02, 1.3, dir, 1e-3).unwrap();
         for _ in 0..2 {
-            // first a miss, then a hit: both bit for bit the directly built PLD
+            // first a miss (the remove direction builds both), then hits: all bit for bit
+            // the directly built PLD
             let got = Pld::subsampled_gaussian_cached(0.02, 1.3, dir, 1e-3).unwrap();
-            assert_eq!(got.lo, want.lo);
-            assert_eq!(got.h.to_bits(), want.h.to_bits());
-            assert!(got
-                .pmf
-                .iter()
-                .zip(&want.pmf)
-                .all(|(a, b)| a.to_bits() == b.to_bits()));
-            assert_eq!(got.pmf.len(), want.pmf.len());
-            assert_eq!(
-                (
-                    got.inf.to_bits(),
-                    got.bad.to_bits(),
-                    got.inf_exact.to_bits()
-                ),
-                (
-                    want.inf.to_bits(),
-                    want.bad.to_bits(),
-                    want.inf_exact.to_bits()
-                )
-            );
+            assert!(same_bits(&got, &want), "{dir:?}");
         }
     }
     // errors are returned, not cached
     let bad = Pld::subsampled_gaussian_cached(0.02, 1.3, Neighbour::Add, 0.2);
     assert_eq!(param_of(bad), "grid_step");
+}
+
+#[test]
+fn pair_build_shared_by_concurrent_callers_is_the_pld_itself() {
+    // the two directions asked at once on the pool (as the DP-SGD accountant does) and from
+    // plain threads: the pair is built once with its cells shared, every caller gets the
+    // directly built PLD bit for bit; keys used by no other test. (σ = 0.01, h = 0.1: cells
+    // whose e^z overflow, general splits; q = 1: the Gaussian)
+    for (q, sigma, h) in [(0.03, 1.37, 2e-4), (1.0, 0.01, 0.1), (0.5, 0.011, 0.1)] {
+        let want = [Neighbour::Remove, Neighbour::Add]
+            .map(|d| Pld::subsampled_gaussian(q, sigma, d, h).unwrap());
+        let (a, b) = crate::driver::pool().unwrap().install(|| {
+            rayon::join(
+                || Pld::subsampled_gaussian_cached(q, sigma, Neighbour::Remove, h),
+                || Pld::subsampled_gaussian_cached(q, sigma, Neighbour::Add, h),
+            )
+        });
+        assert!(same_bits(&a.unwrap(), &want[0]), "{q} {sigma}");
+        assert!(same_bits(&b.unwrap(), &want[1]), "{q} {sigma}");
+    }
+    let (q, sigma, h) = (0.07, 0.93, 5e-4);
+    let want = [Neighbour::Remove, Neighbour::Add]
+        .map(|d| Pld::subsampled_gaussian(q, sigma, d, h).unwrap());
+    std::thread::scope(|sc| {
+        let hs: Vec<_> = (0..6)
+            .map(|i| {
+                let d = [Neighbour::Remove, Neighbour::Add][i % 2];
+                sc.spawn(move || (i % 2, Pld::subsampled_gaussian_cached(q, sigma, d, h)))
+            })
+            .collect();
+        for t in hs {
+            let (i, p) = t.join().unwrap();
+            assert!(same_bits(&p.unwrap(), &want[i]), "{i}");
+        }
+    });
 }
 
 #[test]
