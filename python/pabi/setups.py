@@ -87,10 +87,9 @@ class _fields_named:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, typ: Any, exc: Any, tb: Any) -> bool:
+    def __exit__(self, typ: Any, exc: Any, tb: Any) -> None:
         if isinstance(exc, DomainError) and getattr(exc, "param", None) in self.names:
             raise rename(exc, exc.param, self.names[exc.param]) from None  # type: ignore[attr-defined]
-        return False
 
 
 def _set(obj: object, **values: Any) -> None:

@@ -209,8 +209,8 @@ def profile_to_rdp(
     try:
         return float(_core.profile_to_rdp(alpha, e, dd))
     except DomainError as exc:
-        exc = _rename(_rename(exc, "eps_grid", "eps"), "delta_grid", "delta")
-        raise _relocate(exc, e.shape, False) from None
+        renamed = _rename(_rename(exc, "eps_grid", "eps"), "delta_grid", "delta")
+        raise _relocate(renamed, e.shape, False) from None
 
 
 def _rdp_scale(curve: ArrayLike, k: int, name: str = "k") -> np.ndarray:
