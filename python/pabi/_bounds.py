@@ -352,7 +352,9 @@ def _baseline_entries(s: Setup, delta: float) -> list[_Entry]:
     how = "" if (rel, samp) == ("add_remove", "poisson") else f", {rel_txt}, {samp_txt}"
     out.append(_Entry("dpsgd_pld", f"DP-SGD accountant{desc} (PLD{how})", "dpsgd",
                       "PLD/FFT accountant (Koskela et al.; DRS composition)"
-                      + ("" if rel == "add_remove" else "; replace-one pair: Zhu-Dong-Wang 2022 Sec. 5"), sampled,
+                      + ("" if rel == "add_remove" else "; replace-one pair: Zhu-Dong-Wang 2022 Sec. 5")
+                      + ("; symmetrised pair (docs/derivations/neighbouring.md#symmetrised-pair)"
+                         if samp == "without_replacement" else ""), sampled,
                       call("pabi.dpsgd_epsilon", delta, **s.bound_arguments()) if ok else None, relation=rel))
     poisson = [Assumption("Gaussian noise", True),
                Assumption("Poisson sampling (DP-SGD)", is_dp and samp == "poisson",
