@@ -42,18 +42,7 @@ def _outcome(fn: Any, *args: Any, **kw: Any) -> Any:
         return ("err", type(exc).__name__, str(exc))
 
 
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, tuple) and isinstance(b, tuple):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        a, b = np.asarray(a), np.asarray(b)
-        return a.shape == b.shape and a.dtype == b.dtype and bool(
-            np.all((a == b) | (np.isnan(a) & np.isnan(b))) if a.dtype.kind == "f" else np.all(a == b))
-    if type(a) is not type(b):
-        return False
-    if type(a).__eq__ is object.__eq__:
-        return True
-    return bool(a == b)
+_same = mw.same_outcome
 
 
 def _blocked(monkeypatch: pytest.MonkeyPatch, block: int = 5, probe: int = 3) -> None:
