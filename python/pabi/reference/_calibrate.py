@@ -27,7 +27,7 @@ from typing import Any, Callable
 import mpmath as mp
 
 from ._last_iterate import last_iterate_rdp_bounded, last_iterate_rdp_cyclic, last_iterate_rdp_general
-from ._pnsgd import pnsgd_stepwise_delta
+from ._pnsgd import pnsgd_stepwise_delta, smallest_eps
 from ._rdp import averaged_rdp, rdp_to_dp_epsilon, sensitivity_multi_epoch
 from ._rdp_extra import gaussian_mechanism_rdp
 from ._schedules import online_schedule_delta, online_schedule_delta_limit
@@ -170,34 +170,6 @@ def setup_calibration(setup: Any, eps: float, delta: float, dps: int = DEFAULT_D
                 lo = mid
         return hi
 
-
-def smallest_eps(delta_at: Callable[[Any], Any], delta: float, end: Any = None, dps: int = DEFAULT_DPS,
-                 rel: float = 1e-13) -> mp.mpf:
-    """The least ε ≥ 0 with ``delta_at(ε) <= delta`` for an exact δ(ε) non-increasing in ε
-    (``delta_at`` takes an ``mpmath.mpf``), by doubling to a bracket from 1 and bisection to
-    relative width ``rel``; returns the upper end of the last bracket (it meets the target).
-    ``end``: δ is defined only for ε < ``end`` (the bracket approaches it geometrically and
-    never evaluates there): +inf when no ε below it meets the target, as ``_smallest_eps``."""
-    goal = mp.mpf(delta)
-    with mp.workdps(dps + 10):
-        if delta_at(mp.mpf(0)) <= goal:
-            return mp.mpf(0)
-        lo, hi = mp.mpf(0), mp.mpf(1) if end is None else min(mp.mpf(1), mp.mpf(end) / 2)
-        for _ in range(4000):
-            if delta_at(hi) <= goal:
-                break
-            lo, hi = hi, (hi * 2 if end is None else (hi + mp.mpf(end)) / 2)
-            if end is not None and mp.mpf(end) - hi < mp.mpf(end) * mp.mpf(2) ** (-2 * mp.mp.prec):
-                return mp.inf  # the bracket reached the end of the domain unmet
-        else:
-            return mp.inf
-        while hi - lo > rel * hi:
-            mid = (lo + hi) / 2
-            if delta_at(mid) <= goal:
-                hi = mid
-            else:
-                lo = mid
-        return hi
 
 
 def _eps_end(s: Any, dps: int) -> Any:

@@ -16,7 +16,7 @@ n − i up to 1e15. Float inputs are taken as exact binary values.
 
 from __future__ import annotations
 
-from typing import Optional, Union
+from typing import Any, Callable, Optional, Union
 
 import mpmath as mp
 
@@ -172,28 +172,38 @@ def pnsgd_delta(
         return +val
 
 
-def _smallest_epsilon(f, delta: Real, dps: int) -> mp.mpf:
-    """Smallest ε ≥ 0 with ``f(ε)`` ≤ delta (δ non-increasing in ε): 0 when δ(0) meets it,
-    else a bracket by quadrupling from 1, then bisection to ~dps digits (the upper end)."""
-    target = mp.mpf(delta)
+def smallest_eps(delta_at: Callable[[Any], Any], delta: float, end: Any = None, dps: int = 30,
+                 rel: Any = 1e-13) -> mp.mpf:
+    """The least ε ≥ 0 with ``delta_at(ε) <= delta`` for an exact δ(ε) non-increasing in ε
+    (``delta_at`` takes an ``mpmath.mpf``), by doubling to a bracket from 1 and bisection to
+    relative width ``rel``; returns the upper end of the last bracket (it meets the target).
+    ``end``: δ is defined only for ε < ``end`` (the bracket approaches it geometrically and
+    never evaluates there): +inf when no ε below it meets the target, as ``_smallest_eps``."""
+    goal = mp.mpf(delta)
     with mp.workdps(dps + 10):
-        if f(mp.mpf(0)) <= target:
+        if delta_at(mp.mpf(0)) <= goal:
             return mp.mpf(0)
-        lo, hi = mp.mpf(0), mp.mpf(1)
-        while f(hi) > target:
-            lo, hi = hi, hi * 4
-        for _ in range(int(dps * 3.4) + 10):
+        lo, hi = mp.mpf(0), mp.mpf(1) if end is None else min(mp.mpf(1), mp.mpf(end) / 2)
+        for _ in range(4000):
+            if delta_at(hi) <= goal:
+                break
+            lo, hi = hi, (hi * 2 if end is None else (hi + mp.mpf(end)) / 2)
+            if end is not None and mp.mpf(end) - hi < mp.mpf(end) * mp.mpf(2) ** (-2 * mp.mp.prec):
+                return mp.inf  # the bracket reached the end of the domain unmet
+        else:
+            return mp.inf
+        while hi - lo > rel * hi:
             mid = (lo + hi) / 2
-            if f(mid) <= target:
+            if delta_at(mid) <= goal:
                 hi = mid
             else:
                 lo = mid
-    return hi
+        return hi
 
 
 def pnsgd_epsilon(delta: Real, *, dps: int = 30, **kwargs) -> mp.mpf:
     """Smallest ε ≥ 0 with δ(ε) ≤ delta, by bisection on the reference δ (to ~dps digits)."""
-    return _smallest_epsilon(lambda e: pnsgd_delta(e, dps=dps, **kwargs), delta, dps)
+    return smallest_eps(lambda e: pnsgd_delta(e, dps=dps, **kwargs), delta, None, dps, mp.mpf(10) ** -dps)
 
 
 def _delta_zero_noise(
@@ -458,4 +468,4 @@ def pnsgd_stepwise_delta(
 def pnsgd_stepwise_epsilon(delta: Real, *, dps: int = 30, **kwargs) -> mp.mpf:
     """Smallest ε ≥ 0 with :func:`pnsgd_stepwise_delta` (ε) ≤ delta, by bisection (to ~dps
     digits)."""
-    return _smallest_epsilon(lambda e: pnsgd_stepwise_delta(e, dps=dps, **kwargs), delta, dps)
+    return smallest_eps(lambda e: pnsgd_stepwise_delta(e, dps=dps, **kwargs), delta, None, dps, mp.mpf(10) ** -dps)
