@@ -5,13 +5,13 @@ the others apart; invalid combinations are one-line errors."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 import pabi
 from pabi.cli import main
+from test_report import by_id as _by_id, report as _json
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -41,22 +41,11 @@ def _write(tmp_path: Path, sampling: str, neighboring: str | None = None) -> Pat
     return p
 
 
-def _json(capsys, path: Path) -> dict:
-    rc = main(["report", str(path), "--json"])
-    out, err = capsys.readouterr()
-    assert rc == 0, err
-    return json.loads(out)
-
-
 def _text(capsys, path: Path) -> str:
     rc = main(["report", str(path)])
     out, err = capsys.readouterr()
     assert rc == 0, err
     return out
-
-
-def _by_id(rep: dict) -> dict[str, dict]:
-    return {b["id"]: b for b in rep["bounds"]}
 
 
 @pytest.mark.parametrize("sampling,neighboring,expected_rel", [
