@@ -13,6 +13,7 @@ use super::pld::{
 };
 use crate::error::{PabiError, Result};
 use crate::num::round::{div_dn, mul_dn, sqrt_up};
+use rayon::prelude::*;
 
 /// Default loss grid step of the DP-SGD accountant.
 pub const DPSGD_H: f64 = 1e-4;
@@ -333,26 +334,12 @@ fn compositions(
     }
     let pairs = Pair::of(acc, sigma, need);
     let run = |p: (Pair, f64)| dpsgd_direction(q, p.1, steps, p.0, h);
-    let pool = crate::driver::pool();
-    match pairs[..] {
-        [a, b] => {
-            let (a, b) = match pool {
-                Some(pool) => pool.install(|| rayon::join(|| run(a), || run(b))),
-                None => (run(a), run(b)),
-            };
-            Ok(vec![a?, b?])
-        }
-        [a, b, c] => {
-            let (a, (b, c)) = match pool {
-                Some(pool) => {
-                    pool.install(|| rayon::join(|| run(a), || rayon::join(|| run(b), || run(c))))
-                }
-                None => (run(a), (run(b), run(c))),
-            };
-            Ok(vec![a?, b?, c?])
-        }
+    // the pairs are composed in parallel; the first error in their order is returned
+    let parts: Vec<Result<Composition>> = match crate::driver::pool() {
+        Some(pool) if pairs.len() > 1 => pool.install(|| pairs.into_par_iter().map(run).collect()),
         _ => pairs.into_iter().map(run).collect(),
-    }
+    };
+    parts.into_iter().collect()
 }
 
 /// The componentwise maximum of `f` over the directions (both brackets are certified, so the
