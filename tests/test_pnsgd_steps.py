@@ -522,3 +522,35 @@ def test_epsilon_with_callables_bounds_its_work_before_reading():
     with pytest.raises(pabi.DomainError) as e:
         pabi.pnsgd_stepwise_epsilon(1e-5, noise_scale=1.0, max_grad_norm=1.0, diameter=1.0, lr=lr, steps=2**40)
     assert e.value.param == "steps" and calls == []
+
+
+def test_failing_chunk_is_not_followed_by_reads():
+    """After a bad chunk, a forward pass reads nothing again (the earlier chunks were checked), a
+    backward pass reads the earlier chunks once more (to name the first bad step), and a callable
+    that raises is not called again."""
+    n = 3 * BLOCK + 10
+    kw = dict(noise_scale=1.0, max_grad_norm=1.0, diameter=1.0)
+    calls: list[int] = []
+
+    def lr_bad(t):  # out of range in the third chunk only
+        calls.append(int(t[0]))
+        return np.where(t == 2 * BLOCK + 5, -1.0, 0.3)
+
+    with pytest.raises(pabi.DomainError) as ei:  # ordering="fixed" at index 1: a forward pass
+        pabi.pnsgd_stepwise_delta(1.0, lr=lr_bad, steps=n, ordering="fixed", index=1, **kw)
+    assert ei.value.index == 2 * BLOCK + 4 and calls == [1, BLOCK + 1, 2 * BLOCK + 1]
+    calls.clear()
+    with pytest.raises(pabi.DomainError) as ei:  # shuffled: a backward pass, then chunks 1-2 again
+        pabi.pnsgd_stepwise_delta(1.0, lr=lr_bad, steps=n, **kw)
+    assert ei.value.index == 2 * BLOCK + 4 and calls == [3 * BLOCK + 1, 2 * BLOCK + 1, 1, BLOCK + 1]
+    calls.clear()
+
+    def boom(t):
+        calls.append(int(t[0]))
+        if t[0] > BLOCK:
+            raise ZeroDivisionError("boom")
+        return 0.3 + 0 * t
+
+    with pytest.raises(ZeroDivisionError):
+        pabi.pnsgd_stepwise_delta(1.0, lr=boom, steps=n, ordering="fixed", index=1, **kw)
+    assert calls == [1, BLOCK + 1]

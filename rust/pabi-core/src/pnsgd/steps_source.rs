@@ -107,6 +107,11 @@ fn load(
     c: &mut StepChunk,
 ) -> Result<()> {
     src.fill(start, len, c)?;
+    check_chunk(q, start, len, c)
+}
+
+/// The checks of a chunk read by [`load`]: its lengths and its values (indices from `start`).
+fn check_chunk(q: &SourceParams, start: usize, len: usize, c: &StepChunk) -> Result<()> {
     let p = q.params(c);
     let pieces = check_lengths(&p)?;
     if pieces != len {
@@ -150,8 +155,16 @@ fn pass(
         let b = if backward { nb - 1 - k } else { k };
         let (start, len) = (b * BLOCK, BLOCK.min(n - b * BLOCK));
         crate::interrupt::check()?;
-        if let Err(e) = load(q, src, start, len, &mut c) {
-            return Err(first_error(q, src, b, e, &mut c));
+        // a failure of the source itself (the callable raised) is returned as is
+        src.fill(start, len, &mut c)?;
+        if let Err(e) = check_chunk(q, start, len, &c) {
+            // a forward pass has checked every earlier chunk already; a backward pass reads
+            // them again (checks only) so that the first bad step is the one named
+            return Err(if backward {
+                first_error(q, src, b, e, &mut c)
+            } else {
+                e
+            });
         }
         let st = Steps {
             p: q.params(&c),
@@ -201,7 +214,7 @@ fn first_error(
     let n = q.steps as usize;
     for k in 0..b {
         let (start, len) = (k * BLOCK, BLOCK.min(n - k * BLOCK));
-        if let Err(x) = load(q, src, start, len, c) {
+        if let Err(x) = crate::interrupt::check().and_then(|()| load(q, src, start, len, c)) {
             return x;
         }
     }
@@ -292,7 +305,13 @@ pub fn stepwise_epsilon_source(
     dispatch: bool,
 ) -> Result<()> {
     check_lead(delta, out.len(), true)?;
-    // each target's search reads the steps once per evaluation of δ (≤ SEARCH_PASSES)
+    let n = match begin(&q, src, out.is_empty())? {
+        Begin::Done => return Ok(()),
+        Begin::One(c) => return stepwise_epsilon(delta, q.params(&c), out, dispatch),
+        Begin::Passes(n) => n,
+    };
+    // beyond one chunk each target's search reads the steps once per evaluation of δ
+    // (≤ SEARCH_PASSES): bounded here, before any read (`begin` reads nothing for `Passes`)
     let reads = out.len() as f64 * SEARCH_PASSES as f64 * q.steps;
     if reads > MAX_SOURCE_READS {
         return Err(PabiError::domain(
@@ -305,11 +324,6 @@ pub fn stepwise_epsilon_source(
             q.steps,
         ));
     }
-    let n = match begin(&q, src, out.is_empty())? {
-        Begin::Done => return Ok(()),
-        Begin::One(c) => return stepwise_epsilon(delta, q.params(&c), out, dispatch),
-        Begin::Passes(n) => n,
-    };
     let first = pass(&q, src, n, false, &mut |_, _| Ok(()))?;
     if let (Some(f), true) = (&first, dispatch) {
         return constant_epsilon(&one(&q, f, n), delta, out);
