@@ -462,7 +462,11 @@ class Broadcast:
                         axis = (1,) * k + (n,) + (1,) * (nd - k - 1)
                         pos = pos + (np.arange(n, dtype=np.int64) * strides[k]).reshape(axis)
                 firsts.append(pos.reshape(-1))
-        pos = np.unique(np.concatenate(firsts))  # blocked: some argument is neither
+        # blocked: some argument is neither scalar nor full. Each argument's positions are
+        # increasing and distinct, so a sort and a neighbour test merge them (np.unique's hash
+        # path took seconds on a few million positions)
+        pos = np.sort(np.concatenate(firsts), kind="stable")
+        pos = pos[np.r_[True, pos[1:] != pos[:-1]]]
         return (pos[s:s + _PROBE] for s in range(0, pos.size, _PROBE))
 
     def _gather(self, flat: np.ndarray) -> dict[str, np.ndarray]:
