@@ -192,12 +192,8 @@ impl Pair {
         match self {
             Pair::Sg(s, dir) => Pld::subsampled_gaussian_cached(q, s, dir, h),
             Pair::Ro => Pld::replace_one_gaussian(q, sigma, h),
-            Pair::Sym(s) => {
-                Pld::subsampled_gaussian_cached(q, s, Neighbour::Remove, h).and_then(|pos| {
-                    let neg = Pld::subsampled_gaussian_cached(q, s, Neighbour::Add, h)?;
-                    Ok(Pld::symmetrised(&pos, &neg))
-                })
-            }
+            Pair::Sym(s) => Pld::subsampled_gaussian_pair_cached(q, s, h)
+                .map(|(pos, neg)| Pld::symmetrised(&pos, &neg)),
         }
         // the noise named in an error is the caller's σ, not σ/2
         .map_err(|e| match e {

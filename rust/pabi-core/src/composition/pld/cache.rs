@@ -117,9 +117,12 @@ struct SetOnUnwind<'a>(&'a OnceLock<Splits>);
 
 impl Drop for SetOnUnwind<'_> {
     fn drop(&mut self) {
-        let _ = self
-            .0
-            .set(Err(PabiError::internal("a discretisation chunk failed")));
+        // (a set slot, the normal case, builds no error)
+        if self.0.get().is_none() {
+            let _ = self
+                .0
+                .set(Err(PabiError::internal("a discretisation chunk failed")));
+        }
     }
 }
 
@@ -238,50 +241,90 @@ impl Pld {
     /// while the pair is being built computes a share of its cells. Errors are returned as
     /// built, never cached.
     pub fn subsampled_gaussian_cached(q: f64, sigma: f64, dir: Neighbour, h: f64) -> Result<Pld> {
-        let key = key_of(q, sigma, dir, h);
-        if let Some(p) = hit(key) {
-            return Ok((*p).clone());
-        }
-        let pkey: PairKey = (q.to_bits(), sigma.to_bits(), h.to_bits());
-        let (job, mine) = {
-            let mut js = jobs();
-            match js.iter().find(|(k, _)| *k == pkey) {
-                Some((_, j)) => (Arc::clone(j), false),
-                None => {
-                    // (the creator keeps the PLDs before it unregisters: look again)
-                    if let Some(p) = hit(key) {
-                        drop(js);
-                        return Ok((*p).clone());
-                    }
-                    let j = Arc::new(PairJob::new(SgGrid::new(q, sigma, dir, h)?));
-                    js.push((pkey, Arc::clone(&j)));
-                    (j, true)
-                }
-            }
-        };
-        if !mine {
-            job.work();
-            return job.result(dir);
-        }
-        let _unregister = Unregister(pkey);
-        // every worker of the pool may take a share (the other direction's caller takes its
-        // share through its own call)
-        match crate::driver::pool() {
-            Some(pool) if job.slots.len() > 1 => pool.install(|| {
-                use rayon::prelude::*;
-                (0..crate::driver::num_threads())
-                    .into_par_iter()
-                    .for_each(|_| job.work())
-            }),
-            _ => job.work(),
-        }
-        let p = job.result(dir)?;
-        keep(key, &p);
-        let other = match dir {
-            Neighbour::Remove => Neighbour::Add,
-            Neighbour::Add => Neighbour::Remove,
-        };
-        keep(key_of(q, sigma, other, h), &job.result(other)?);
-        Ok(p)
+        Ok(cached_pair(q, sigma, dir, h, false)?.0)
     }
+
+    /// Both directions (remove, add) through the cache, from one build of the pair when either
+    /// is missing (a pair too large for the cache is built once, not once per direction).
+    pub(crate) fn subsampled_gaussian_pair_cached(
+        q: f64,
+        sigma: f64,
+        h: f64,
+    ) -> Result<(Pld, Pld)> {
+        let (p, o) = cached_pair(q, sigma, Neighbour::Remove, h, true)?;
+        Ok((
+            p,
+            o.ok_or_else(|| PabiError::internal("the pair build lost a direction"))?,
+        ))
+    }
+}
+
+/// Direction `dir` (and with `both` the other one too) through the cache: see
+/// [`Pld::subsampled_gaussian_cached`].
+fn cached_pair(
+    q: f64,
+    sigma: f64,
+    dir: Neighbour,
+    h: f64,
+    both: bool,
+) -> Result<(Pld, Option<Pld>)> {
+    let other = match dir {
+        Neighbour::Remove => Neighbour::Add,
+        Neighbour::Add => Neighbour::Remove,
+    };
+    let (key, okey) = (key_of(q, sigma, dir, h), key_of(q, sigma, other, h));
+    let hits = || -> Option<(Pld, Option<Pld>)> {
+        let p = hit(key)?;
+        let o = if both {
+            Some((*hit(okey)?).clone())
+        } else {
+            None
+        };
+        Some(((*p).clone(), o))
+    };
+    if let Some(r) = hits() {
+        return Ok(r);
+    }
+    let pkey: PairKey = (q.to_bits(), sigma.to_bits(), h.to_bits());
+    let (job, mine) = {
+        let mut js = jobs();
+        match js.iter().find(|(k, _)| *k == pkey) {
+            Some((_, j)) => (Arc::clone(j), false),
+            None => {
+                // (the creator keeps the PLDs before it unregisters: look again)
+                if let Some(r) = hits() {
+                    drop(js);
+                    return Ok(r);
+                }
+                let j = Arc::new(PairJob::new(SgGrid::new(q, sigma, dir, h)?));
+                js.push((pkey, Arc::clone(&j)));
+                (j, true)
+            }
+        }
+    };
+    let results = |job: &PairJob| -> Result<(Pld, Option<Pld>)> {
+        let o = if both { Some(job.result(other)?) } else { None };
+        Ok((job.result(dir)?, o))
+    };
+    if !mine {
+        job.work();
+        return results(&job);
+    }
+    let _unregister = Unregister(pkey);
+    // every worker of the pool may take a share (the other direction's caller takes its
+    // share through its own call)
+    match crate::driver::pool() {
+        Some(pool) if job.slots.len() > 1 => pool.install(|| {
+            use rayon::prelude::*;
+            (0..crate::driver::num_threads())
+                .into_par_iter()
+                .for_each(|_| job.work())
+        }),
+        _ => job.work(),
+    }
+    let p = job.result(dir)?;
+    keep(key, &p);
+    let o = job.result(other)?;
+    keep(okey, &o);
+    Ok((p, both.then_some(o)))
 }

@@ -115,4 +115,20 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn pair_through_the_cache_is_the_two_direct_builds() {
+        // h = 1e-5 at σ = 0.5: over 2^19 points per direction, too large for the cache, so the
+        // pair is built in one pass and kept nowhere; then a small one that the cache keeps
+        for &(q, sigma, h) in &[(0.3, 0.5, 1e-5), (0.05, 1.0, 1e-3)] {
+            let (r, a) = Pld::subsampled_gaussian_pair_cached(q, sigma, h).unwrap();
+            for (got, dir) in [(&r, Neighbour::Remove), (&a, Neighbour::Add)] {
+                let want = Pld::subsampled_gaussian(q, sigma, dir, h).unwrap();
+                assert_eq!(got.lo, want.lo);
+                assert_eq!(got.inf.to_bits(), want.inf.to_bits());
+                assert!(got.pmf.iter().zip(&want.pmf).all(|(x, y)| x.to_bits() == y.to_bits()));
+                assert_eq!(got.pmf.len(), want.pmf.len());
+            }
+        }
+    }
 }
