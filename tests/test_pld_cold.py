@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import pabi
+from pabi import reference as R
 from pabi.composition import PrivacyLossDistribution
 
 Q, SIGMA, DELTA = 0.01, 1.0, 1e-5
@@ -75,7 +76,7 @@ def test_gaussian_case_is_certified(sigma):
     # q = 1: the Gaussian mechanism of sensitivity 1 and noise sigma, mu = 1/sigma GDP; T steps
     # compose to mu·sqrt(T)
     steps = 100
-    exact = pabi.gdp_epsilon(DELTA, np.sqrt(steps) / sigma)
+    exact = float(R.gdp_epsilon(DELTA, np.sqrt(steps) / sigma))
     lower, est, upper = pabi.dpsgd_epsilon(DELTA, sample_rate=1.0, noise_multiplier=sigma,
                                            steps=steps, bracket=True)
     assert lower <= exact <= upper
@@ -91,32 +92,20 @@ def test_gaussian_case_is_certified(sigma):
 
 @pytest.mark.parametrize("sigma", [0.01, 0.02, 0.03])
 def test_tiny_sigma_gaussian_is_certified(sigma):
-    exact = pabi.gdp_epsilon(DELTA, 1.0 / sigma)
+    exact = float(R.gdp_epsilon(DELTA, 1.0 / sigma))
     lower, est, upper = pabi.dpsgd_epsilon(DELTA, sample_rate=1.0, noise_multiplier=sigma,
                                            steps=1, bracket=True)
     assert lower <= exact <= upper
     assert upper - exact < 1e-5 * exact
 
 
-def _remove_delta(q: float, sigma: float, eps: float) -> float:
-    """Exact δ(ε) of the remove direction of the Poisson-subsampled Gaussian (mpmath):
-    P = (1−q)N(0,1) + qN(s,1), Q = N(0,1), s = 1/σ; the loss is increasing in x, so the
-    optimal set is x > x*, e^{loss(x*)} = e^ε."""
-    import mpmath as mp
-
-    with mp.workdps(50):
-        s, qq, e = 1 / mp.mpf(sigma), mp.mpf(q), mp.e ** mp.mpf(eps)
-        xs = (mp.log((e - 1 + qq) / qq) + s ** 2 / 2) / s
-        tail = lambda x: mp.erfc(x / mp.sqrt(2)) / 2  # noqa: E731
-        return float((1 - qq) * tail(xs) + qq * tail(xs - s) - e * tail(xs))
-
-
 @pytest.mark.parametrize("q,sigma", [(0.5, 0.01), (0.01, 0.02), (0.5, 0.03)])
 def test_tiny_sigma_mixture_is_certified(q, sigma):
     lower, est, upper = pabi.dpsgd_epsilon(DELTA, sample_rate=q, noise_multiplier=sigma,
                                            steps=1, bracket=True)
-    # δ(upper) ≤ target ≤ δ(lower) for the exact remove-direction curve
-    assert _remove_delta(q, sigma, upper) <= DELTA <= _remove_delta(q, sigma, lower)
+    # δ(upper) ≤ target ≤ δ(lower) for the exact add-or-remove curve (the worse direction)
+    exact = lambda e: float(R.subsampled_gaussian_delta(e, q, sigma))  # noqa: E731
+    assert exact(upper) <= DELTA <= exact(lower)
     for direction in ("remove", "add"):
         p = PrivacyLossDistribution.subsampled_gaussian(
             sample_rate=q, noise_multiplier=sigma, direction=direction, grid_step=0.1)
