@@ -16,7 +16,6 @@ and docs/derivations/rdp.md#erm-calibration.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, Optional
 

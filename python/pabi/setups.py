@@ -40,7 +40,7 @@ from typing import Any, ClassVar, Literal, Optional, TypeVar, Union, overload
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._bridge import DomainError, as_real, domain_error, flag, int_scalar, real_scalar, rename
+from ._bridge import DomainError, _index, as_real, domain_error, flag, int_scalar, real_scalar, rename
 
 __all__ = ["PNSGD", "DPSGD", "CyclicDPSGD", "ScheduledPNSGD", "Setup"]
 
@@ -162,7 +162,7 @@ class _Questions:
         for name, arr, ok in (("eps", e, (e > 0) & (e < math.inf)), ("delta", d, (d > 0) & (d < 1))):
             if not ok.all():
                 k = int(np.argmin(ok.reshape(-1)))
-                where = None if arr.ndim == 0 else (k if arr.ndim == 1 else np.unravel_index(k, arr.shape))
+                where = None if arr.ndim == 0 else _index(k, arr.shape)
                 raise domain_error(name, "> 0 and finite" if name == "eps" else "in (0, 1)",
                                    float(arr.reshape(-1)[k]), tuple(int(i) for i in where)
                                    if isinstance(where, tuple) else where)
@@ -181,9 +181,8 @@ class _Questions:
                 try:
                     seen[(e, d)] = float(getattr(self.calibrate(e, d), self.calibrated_field))
                 except DomainError as exc:
-                    where = i if len(shape) == 1 else tuple(int(j) for j in np.unravel_index(i, shape))
                     raise domain_error(exc.param, exc.allowed, exc.value,  # type: ignore[attr-defined]
-                                       None if not shape else where) from exc
+                                       None if not shape else _index(i, shape)) from exc
             out[i] = seen[(e, d)]
         return out
 

@@ -178,7 +178,8 @@ def smallest_eps(delta_at: Callable[[Any], Any], delta: float, end: Any = None, 
     (``delta_at`` takes an ``mpmath.mpf``), by doubling to a bracket from 1 and bisection to
     relative width ``rel``; returns the upper end of the last bracket (it meets the target).
     ``end``: δ is defined only for ε < ``end`` (the bracket approaches it geometrically and
-    never evaluates there): +inf when no ε below it meets the target, as ``_smallest_eps``."""
+    never evaluates there): +inf when no ε more than ``rel``·end below it meets the target, as
+    ``_smallest_eps``."""
     goal = mp.mpf(delta)
     with mp.workdps(dps + 10):
         if delta_at(mp.mpf(0)) <= goal:
@@ -188,7 +189,7 @@ def smallest_eps(delta_at: Callable[[Any], Any], delta: float, end: Any = None, 
             if delta_at(hi) <= goal:
                 break
             lo, hi = hi, (hi * 2 if end is None else (hi + mp.mpf(end)) / 2)
-            if end is not None and mp.mpf(end) - hi < mp.mpf(end) * mp.mpf(2) ** (-2 * mp.mp.prec):
+            if end is not None and mp.mpf(end) - hi <= rel * mp.mpf(end):
                 return mp.inf  # the bracket reached the end of the domain unmet
         else:
             return mp.inf
