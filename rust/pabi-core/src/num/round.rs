@@ -307,6 +307,20 @@ pub fn div_up(a: f64, b: f64) -> f64 {
     }
 }
 
+/// [`div_up`]'s general case without branches, for blocks of lanes that vectorize: a/b with one
+/// ulp up where the exact fma residual q·b − a is negative (a ≥ 0, b > 0), and whether that
+/// is [`div_up`]'s value (the quotient is at least [`RESIDUAL_EXACT`], or +∞); the other lanes
+/// (tiny quotients, NaN) must go through [`div_up`] itself.
+#[inline(always)]
+pub fn div_up_lanes(a: f64, b: f64) -> (f64, bool) {
+    let q = a / b;
+    let bump = q.is_finite() & (q.mul_add(b, -a) < 0.0);
+    (
+        f64::from_bits(q.to_bits().wrapping_add(bump as u64)),
+        q >= RESIDUAL_EXACT,
+    )
+}
+
 /// a/b rounded down (a ≥ 0, b > 0).
 #[inline(always)]
 pub fn div_dn(a: f64, b: f64) -> f64 {

@@ -451,3 +451,25 @@ fn tiny_quotients_are_rounded_exactly() {
     assert_eq!(div_up(5e-324, 3.0), 5e-324);
     assert_eq!(div_dn(5e-324, 3.0), 0.0);
 }
+
+#[test]
+fn div_up_lanes_is_div_up_where_it_says_so() {
+    let mut x = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        f64::from_bits(x >> 2) // positive doubles of every exponent (and some NaN)
+    };
+    let mut checked = 0;
+    for _ in 0..200_000 {
+        let (a, b) = (next(), next());
+        let (q, ok) = div_up_lanes(a, b);
+        if ok {
+            assert_eq!(q.to_bits(), div_up(a, b).to_bits(), "{a:e}/{b:e}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 50_000);
+    assert_eq!(div_up_lanes(1.0, 3.0), (div_up(1.0, 3.0), true));
+}

@@ -126,7 +126,11 @@ mod tests {
                 let want = Pld::subsampled_gaussian(q, sigma, dir, h).unwrap();
                 assert_eq!(got.lo, want.lo);
                 assert_eq!(got.inf.to_bits(), want.inf.to_bits());
-                assert!(got.pmf.iter().zip(&want.pmf).all(|(x, y)| x.to_bits() == y.to_bits()));
+                assert!(got
+                    .pmf
+                    .iter()
+                    .zip(&want.pmf)
+                    .all(|(x, y)| x.to_bits() == y.to_bits()));
                 assert_eq!(got.pmf.len(), want.pmf.len());
             }
         }

@@ -11,7 +11,7 @@ use super::{Neumaier, Noise, Problem, EPS4};
 use crate::batch::{pool, PAR_MIN};
 use crate::error::{PabiError, Result};
 use crate::gd::Radii;
-use crate::num::round::{prob_up, RESIDUAL_EXACT};
+use crate::num::round::{div_up_lanes, prob_up};
 use crate::num::{shift_log, INFLATE};
 use crate::pnsgd::{log_a_gauss_block, log_b_gauss_block};
 use crate::theta;
@@ -59,21 +59,7 @@ pub(super) fn fill_factor_logs(
     }
 }
 
-/// a/b rounded up as [`crate::num::round::div_up`] rounds it wherever the quotient is at least
-/// [`RESIDUAL_EXACT`] (its general case: one ulp up where the exact fma residual q·b − a is
-/// negative), branch-free so that a block of lanes vectorizes; and whether that holds (the
-/// tiny quotients and NaN go through `div_up` itself).
-#[inline(always)]
-fn quot_up(a: f64, b: f64) -> (f64, bool) {
-    let q = a / b;
-    let bump = q.is_finite() & (q.mul_add(b, -a) < 0.0);
-    (
-        f64::from_bits(q.to_bits().wrapping_add(bump as u64)),
-        q >= RESIDUAL_EXACT,
-    )
-}
-
-/// [`Radii::at`] of every lane of a block (bitwise equal): the quotients by [`quot_up`] (a
+/// [`Radii::at`] of every lane of a block (bitwise equal): the quotients by [`div_up_lanes`] (a
 /// radius ≥ 2^-969 is above the 1e-300 floor of `Radii::at`), the rare other lanes by
 /// `Radii::at`. (`Radii::at` per lane is two scalar divisions with branches: a third of the
 /// time of the online kernel.)
@@ -87,8 +73,8 @@ pub(super) fn radii_block(
     let n = s.len().min(theta::BLOCK);
     let mut odd = false;
     for t in 0..n {
-        let (x, okx) = quot_up(rad.two_l, s[t]);
-        let (y, oky) = quot_up(rad.mdl, s[t]);
+        let (x, okx) = div_up_lanes(rad.two_l, s[t]);
+        let (y, oky) = div_up_lanes(rad.mdl, s[t]);
         (ra[t], rb[t]) = (x, y);
         odd |= !(okx & oky);
     }
