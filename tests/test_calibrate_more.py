@@ -186,10 +186,11 @@ def test_online_limit_epsilon():
     assert e > 0 and s.delta(e) <= 1e-25 < s.delta(math.nextafter(e, 0.0))
     assert s.delta(e) == pabi.online_gaussian_delta_limit_upper(e, max_grad_norm=10.0, lr=0.01, diameter=1.0,
                                                                  index=100, c1=100.0, c2=100.0, decay=1.5)
-    # independently: the exact inverse pinned from pabi.reference (one evaluation of the mpmath
-    # δ_∞ costs ~7 s, too slow for the suite): the exact δ_∞ at this e is 9.99999999999409e-26
-    # <= 1e-25 (e is on the safe side) and 1.00000003397004e-25 > 1e-25 at e·(1 − 1e-9) (e is
-    # within 1e-9 of the exact inverse), rc.online_schedule_delta_limit(..., dps=20)
+    # a regression pin of pabi's value (not an independent check: one evaluation of the mpmath
+    # δ_∞ costs ~7 s, too slow for the suite). Checked once offline with
+    # rc.online_schedule_delta_limit(..., dps=20): the exact δ_∞ at this e is
+    # 9.99999999999409e-26 <= 1e-25 (the safe side) and 1.00000003397004e-25 > 1e-25 at
+    # e·(1 − 1e-9), so e is within 1e-9 above the exact inverse
     assert abs(e / 1.210616974312321 - 1) < 1e-13
 
 
