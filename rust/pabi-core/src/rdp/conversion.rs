@@ -217,6 +217,17 @@ fn delta_at(
     (best.0.min(1.0), best.1)
 }
 
+/// The domain of a conversion's ε (scalar or array): ≥ 0, +inf allowed (NaN fails).
+const EPS_RANGE: &str = ">= 0 (+inf allowed)";
+fn eps_ok(x: f64) -> bool {
+    x >= 0.0
+}
+/// The domain of a conversion's δ: (0, 1).
+const DELTA_RANGE: &str = "in (0, 1)";
+fn delta_ok(x: f64) -> bool {
+    x > 0.0 && x < 1.0
+}
+
 /// min over the orders of the (ε, δ) conversion; returns (ε, optimal order).
 ///
 /// ε is the smallest double with [`rdp_to_dp_delta`](ε) ≤ δ, so the two conversions agree
@@ -230,8 +241,8 @@ pub fn rdp_to_dp_epsilon(
     rule: Conversion,
 ) -> Result<(f64, f64)> {
     check_curve(orders, rdp)?;
-    if !(delta > 0.0 && delta < 1.0) {
-        return Err(PabiError::domain("delta", "in (0, 1)", delta));
+    if !delta_ok(delta) {
+        return Err(PabiError::domain("delta", DELTA_RANGE, delta));
     }
     Ok(min_over_orders(orders, prepare(orders, rdp), |o| {
         o.epsilon(delta, rule)
@@ -250,8 +261,8 @@ pub fn rdp_to_dp_delta(
     rule: Conversion,
 ) -> Result<(f64, f64)> {
     check_curve(orders, rdp)?;
-    if !(eps >= 0.0) {
-        return Err(PabiError::domain("eps", ">= 0 (+inf allowed)", eps));
+    if !eps_ok(eps) {
+        return Err(PabiError::domain("eps", EPS_RANGE, eps));
     }
     Ok(delta_at(orders, prepare(orders, rdp), eps, rule))
 }
@@ -306,7 +317,7 @@ pub fn rdp_to_dp_delta_many(
         rdp,
         eps,
         [deltas, best_orders],
-        |e| crate::batch::check(e, "eps", ">= 0 (+inf allowed)", |x| x >= 0.0),
+        |e| crate::batch::check(e, "eps", EPS_RANGE, eps_ok),
         |convs, e| delta_at(orders, convs.iter().copied(), e, rule),
     )
 }
@@ -327,7 +338,7 @@ pub fn rdp_to_dp_epsilon_many(
         rdp,
         delta,
         [epsilons, best_orders],
-        |d| crate::batch::check(d, "delta", "in (0, 1)", |x| x > 0.0 && x < 1.0),
+        |d| crate::batch::check(d, "delta", DELTA_RANGE, delta_ok),
         |convs, d| min_over_orders(orders, convs.iter().copied(), |o| o.epsilon(d, rule)),
     )
 }
