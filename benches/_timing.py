@@ -16,3 +16,19 @@ def best_of(f: Callable[[], T], repeat: int) -> tuple[float, T]:
         out = f()
         best = min(best, time.perf_counter() - t)
     return best, out  # type: ignore[return-value]
+
+
+def per_threads(f: Callable[[], T], repeat: int, threads: tuple[int, ...] = (1, 2)) -> dict[int, float]:
+    """Best wall time of ``f`` (over ``repeat`` calls) with pabi's pool at each thread count in
+    ``threads`` (``pabi.set_num_threads``); the caller's thread count is restored afterwards."""
+    import pabi
+
+    before = pabi.get_num_threads()
+    out: dict[int, float] = {}
+    try:
+        for n in threads:
+            pabi.set_num_threads(n)
+            out[n] = best_of(f, repeat)[0]
+    finally:
+        pabi.set_num_threads(before)
+    return out

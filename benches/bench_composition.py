@@ -80,11 +80,13 @@ def memory() -> None:
 def table(with_prv: bool) -> None:
     print(f"{'T':>7} | {'pabi lower':>10} {'pabi est':>10} {'pabi upper':>10} {'t pabi':>7} | "
           f"{'dp-acc eps':>10} {'t dp-acc':>8} | {'prv lower':>9} {'prv est':>9} {'prv upper':>9}"
-          f" {'t prv':>7} | {'dp-acc/pabi':>11} | {'upper-target':>12}")
+          f" {'t prv':>7} | {'dp-acc/pabi':>11} | {'upper-target':>12} | {'t pabi 1T / 2T':>15}")
     for steps in STEPS:
         tp, (lo, est, up) = best_of(
             lambda: pabi.dpsgd_epsilon(DELTA, sample_rate=Q, noise_multiplier=SIGMA, steps=steps, bracket=True))
         td, ed = best_of(lambda: dp_accounting_eps(steps), repeat=1 if steps > 10_000 else REPEAT)
+        by_t = _timing.per_threads(lambda: pabi.dpsgd_epsilon(DELTA, sample_rate=Q, noise_multiplier=SIGMA,
+                                                              steps=steps), REPEAT)
         if with_prv:
             try:
                 tv, ev = best_of(lambda: prv_eps(steps), repeat=1)
@@ -95,7 +97,7 @@ def table(with_prv: bool) -> None:
             prv = f"{'skipped':>37}"
         ok = "ok" if PRV_LOW[steps] <= up <= TARGET[steps] + 0.002 else "MISSED"
         print(f"{steps:>7} | {lo:10.4f} {est:10.5f} {up:10.5f} {tp:7.3f} | {ed:10.5f} {td:8.3f} | "
-              f"{prv} | {td / tp:10.1f}x | {up - TARGET[steps]:+.5f} {ok}")
+              f"{prv} | {td / tp:10.1f}x | {up - TARGET[steps]:+.5f} {ok:>6} | {by_t[1]:6.3f} / {by_t[2]:6.3f}")
 
 
 def calibration() -> None:
@@ -147,8 +149,10 @@ def gdp_inversions() -> None:
         return hi
 
     tr, er = best_of(lambda: pabi.gdp_epsilon(d, mu))
+    by_t = _timing.per_threads(lambda: pabi.gdp_epsilon(d, mu), REPEAT)
     tn, en = best_of(numpy_bisect, repeat=1)
-    print(f"gdp_epsilon on {n} points: pabi {tr * 1e3:.1f} ms, numpy bisection {tn * 1e3:.1f} ms "
+    print(f"gdp_epsilon on {n} points: pabi {tr * 1e3:.1f} ms (1 thread {by_t[1] * 1e3:.1f} ms, 2 threads "
+          f"{by_t[2] * 1e3:.1f} ms), numpy bisection {tn * 1e3:.1f} ms "
           f"({tn / tr:.1f}x), max difference {np.max(np.abs(er - en) / np.maximum(en, 1.0)):.1e} "
           "(relative, absolute below 1)")
 

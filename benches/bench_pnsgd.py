@@ -36,6 +36,8 @@ from scipy.special import ndtr
 
 import pabi
 
+import _timing  # benches/_timing.py (the script's folder is on sys.path)
+
 N = 1_000_000
 LR, D, L = 0.05, 1.0, 1.0
 
@@ -114,19 +116,21 @@ def report(n: int = N) -> list[dict]:
     rows = []
     eps = profile_points(n)
     t_n, t_p = best_of(naive_profile, eps), best_of(pabi_profile, eps)
+    by_t = _timing.per_threads(lambda: pabi_profile(eps), 3)
     fast, slow = pabi_profile(eps), naive_profile(eps)
     sub = np.random.default_rng(2).choice(n, 200, replace=False)
     wp, wn, below = accuracy(fast, slow, lambda i: ref.pnsgd_delta(float(eps[i]), **PROFILE), sub)
-    rows.append(dict(name="profile (1e6 eps)", numpy_s=t_n, pabi_s=t_p, wp=wp, wn=wn, below=below,
+    rows.append(dict(name="profile (1e6 eps)", numpy_s=t_n, pabi_s=t_p, by_t=by_t, wp=wp, wn=wn, below=below,
                      nonfinite=int((~np.isfinite(slow)).sum()), n=n))
 
     sigma, nn = sweep_points(n)
     t_n, t_p = best_of(naive_sweep, sigma, nn), best_of(pabi_sweep, sigma, nn)
+    by_t = _timing.per_threads(lambda: pabi_sweep(sigma, nn), 3)
     fast, slow = pabi_sweep(sigma, nn), naive_sweep(sigma, nn)
     kw = dict(max_grad_norm=L, lr=LR, diameter=D, ordering="shuffled")
     wp, wn, below = accuracy(fast, slow, lambda i: ref.pnsgd_delta(1.0, noise_scale=float(sigma[i]),
                                                                    steps=int(nn[i]), **kw), sub)
-    rows.append(dict(name="sweep (1e6 sigma, n)", numpy_s=t_n, pabi_s=t_p, wp=wp, wn=wn, below=below,
+    rows.append(dict(name="sweep (1e6 sigma, n)", numpy_s=t_n, pabi_s=t_p, by_t=by_t, wp=wp, wn=wn, below=below,
                      nonfinite=int((~np.isfinite(slow)).sum()), n=n))
     return rows
 
@@ -219,17 +223,18 @@ def numpy_invert(kind: str, kw: dict) -> np.ndarray:
 def inversions(m: int = 10_000) -> None:
     print(f"inversions, {m} elements per case (wall-clock, best of 3; loaded 2-core machine)")
     print(f"{'case':24s} {'pabi ms':>9s} {'numpy ms':>9s} {'ratio':>6s}  {'equal':>11s}"
-          f"  {'before: pabi ms / ratio':>24s}")
+          f"  {'before: pabi ms / ratio':>24s}  {'pabi ms 1T / 2T':>16s}")
     for kind, name, kw in inversion_cases(m):
         f = pabi.pnsgd_epsilon if kind == "epsilon" else pabi.pnsgd_calibrate_noise_scale
         args = (kw["delta"],) if kind == "epsilon" else (kw["eps"], kw["delta"])
         rest = {k: v for k, v in kw.items() if k not in ("delta", "eps")}
         t_p = best_of(lambda: f(*args, **rest))
+        by_t = _timing.per_threads(lambda: f(*args, **rest), 3)
         t_n = best_of(lambda: numpy_invert(kind, kw), repeat=1)
         same = int(np.sum(f(*args, **rest) == numpy_invert(kind, kw)))
         bp, bn = BEFORE[kind + " " + name]
         print(f"{kind + ' ' + name:24s} {t_p * 1e3:9.1f} {t_n * 1e3:9.1f} {t_n / t_p:6.2f}  "
-              f"{same:5d}/{m}  {bp:14.1f} / {bn / bp:5.2f}")
+              f"{same:5d}/{m}  {bp:14.1f} / {bn / bp:5.2f}  {by_t[1] * 1e3:7.1f} / {by_t[2] * 1e3:6.1f}")
 
 
 def main() -> None:
@@ -239,10 +244,12 @@ def main() -> None:
     rows = report()
     print(f"pabi {pabi.__version__}, threads={pabi.get_num_threads()}, simd={pabi.simd_level()}")
     print(f"{'workload':22s} {'numpy s':>9s} {'pabi s':>9s} {'ratio':>7s}  {'pabi worst rel':>14s}"
-          f"  {'numpy worst rel':>15s}  {'numpy below exact':>17s}  {'numpy non-finite':>16s}")
+          f"  {'numpy worst rel':>15s}  {'numpy below exact':>17s}  {'numpy non-finite':>16s}"
+          f"  {'pabi s 1T / 2T':>15s}")
     for r in rows:
         print(f"{r['name']:22s} {r['numpy_s']:9.3f} {r['pabi_s']:9.3f} {r['numpy_s'] / r['pabi_s']:7.2f}"
-              f"  {r['wp']:14.2e}  {r['wn']:15.2e}  {r['below']:11d}/200  {r['nonfinite']:9d}/{r['n']}")
+              f"  {r['wp']:14.2e}  {r['wn']:15.2e}  {r['below']:11d}/200  {r['nonfinite']:9d}/{r['n']}"
+              f"  {r['by_t'][1]:6.3f} / {r['by_t'][2]:6.3f}")
 
 
 @pytest.mark.parametrize("impl", ["pabi", "numpy"])
