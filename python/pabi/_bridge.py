@@ -7,9 +7,10 @@ A public function is a thin wrapper::
         return call(_core.theta, ("eps", "r"), eps, r)
 
 where the core function takes contiguous 1-D float64 arrays (one per argument, in order) and
-returns a 1-D float64 array. The bindings in :data:`IN_PLACE` read a length-1 argument as a
-broadcast value in place, so a single value is never expanded to the full length (``theta(0.5,
-r)`` allocates its output and nothing else of that size); the others get equally long arrays. Extra non-array options are bound with
+returns a 1-D float64 array. Every binding reads a length-1 argument as a broadcast value in
+place (``pabi_core::driver::at``: a stride-0 view), so a single value is never expanded to the
+full length (``theta(0.5, r)`` and ``pnsgd_delta(eps_array, noise_scale=1.0, ...)`` allocate
+their output and nothing else of that size). Extra non-array options are bound with
 ``functools.partial`` before calling :func:`call`. A broadcast of partly broadcast arguments
 (``eps`` of shape (N, 1) against ``r`` of shape (1, M)) larger than 2^20 elements is computed in
 blocks written into the preallocated output, validated first, with the error of the one-call
@@ -273,10 +274,9 @@ class Broadcast:
 
     Attributes: ``shape`` (the broadcast shape), ``scalar`` (every argument 0-d: the results are
     floats), and, for the core call, ``size`` and ``flat`` (name → contiguous float64 array of
-    length 1 for a single value, of length ``size`` otherwise, or ``None``). Bindings taking a
-    length argument read a length-1 array with stride 0 (no materialised copies); :meth:`full`
-    gives equally long arrays for the others. :meth:`apply` runs the core call (a thunk reading
-    ``flat``, ``size`` or :meth:`full`), relocating its domain errors to the caller's shape and
+    length 1 for a single value, of length ``size`` otherwise, or ``None``). Every binding reads
+    a length-1 array as a broadcast value (stride 0: no materialised copies). :meth:`apply` runs
+    the core call (a thunk reading ``flat`` or ``size``), relocating its domain errors to the caller's shape and
     shaping its result.
 
     **Blocked broadcasts** (issue 17). When some argument is neither a single value nor of the
@@ -339,17 +339,6 @@ class Broadcast:
                 self.flat[k] = np.ascontiguousarray(a, dtype=np.float64).reshape(-1)
             else:
                 self.flat[k] = np.ascontiguousarray(np.broadcast_to(a, self.shape), dtype=np.float64).reshape(-1)
-
-    def full(self) -> list[Optional[np.ndarray]]:
-        """The arguments (in order) as equally long arrays of ``size`` elements; ``None`` for an
-        absent optional argument."""
-        out: list[Optional[np.ndarray]] = []
-        for f in self.flat.values():
-            if f is None or f.size == self.size:
-                out.append(f)
-            else:
-                out.append(np.ascontiguousarray(np.broadcast_to(f, (self.size,))))
-        return out
 
     def apply(self, thunk: Callable[[], Any], nout: int = 1) -> Any:
         """``thunk()`` (the core call) with domain errors relocated to the broadcast shape; its
@@ -515,8 +504,8 @@ class Broadcast:
 
 
 def call(fn: Callable[..., np.ndarray], names: Sequence[str], *args: ArrayLike, nout: int = 1) -> Any:
-    """``fn`` (a binding taking one equally long float64 array per argument, in order) on the
-    broadcast ``args`` (``names`` for messages): a float for scalar arguments, else an array of
+    """``fn`` (a binding taking one float64 array per argument, in order, each of the broadcast
+    length or of length 1) on the broadcast ``args`` (``names`` for messages): a float for scalar arguments, else an array of
     the broadcast shape; with ``nout`` > 1 ``fn`` returns a flat (nout, size) array and the
     result is a tuple of ``nout`` of them. See :class:`Broadcast`."""
     # Fast path for plain Python numbers (the common scalar call of an accounting service):
@@ -535,37 +524,7 @@ def call(fn: Callable[..., np.ndarray], names: Sequence[str], *args: ArrayLike, 
                 return tuple(float(o[0]) for o in np.asarray(out).reshape(nout, -1))
             return float(out[0])
     b = Broadcast(names, args)
-    if _binding_name(fn) in IN_PLACE:
-        return b.apply(lambda: fn(*b.flat.values()), nout)
-    return b.apply(lambda: fn(*b.full()), nout)
-
-
-#: The bindings that read a length-1 argument as a broadcast value in place (the core's
-#: elementwise drivers: ``pabi_core::driver::at``, the θ block kernels): :func:`call` hands
-#: them a single value as a length-1 array (a stride-0 view) instead of materialising it at the
-#: full length, so ``theta(0.5, r)`` with 1e8 shifts allocates the output and nothing else.
-#: Every other binding gets equally long arrays (:meth:`Broadcast.full`).
-IN_PLACE = frozenset({
-    # θ family (pabi_core::batch, binary kernels)
-    "theta", "log_theta", "theta_complement", "log_theta_complement", "laplace_theta",
-    "laplace_theta_complement",
-    # the binding's elementwise maps (args::map / map_long, rdp::bmap → driver::map_elementwise)
-    "amplify_by_sampling", "approx_dp_composition_delta", "approx_dp_composition_epsilon",
-    "averaged_rdp", "cyclic_calibration", "cyclic_shift_weight_sum", "gaussian_dp_constant",
-    "gaussian_mechanism_rdp", "gaussian_mechanism_epsilon", "gd_contraction", "hoeffding_sample_size",
-    "holder_min_exponent", "kappa_from_lipschitz", "clipped_step_kappa",
-    "last_iterate_rdp_bounded", "last_iterate_rdp_cyclic", "last_iterate_rdp_general",
-    "last_iterate_rdp_general_exact", "last_iterate_rdp_small_step", "log_lipschitz_squared_from_kappa", "log_lipschitz_squared",
-    "lp_per_instance_epsilon_delta", "mixture_rdp_bound", "schedule_calibrate_c1", "schedule_delta_star",
-    "sensitivity_multi_epoch", "shifted_cycle_bound", "shifted_drift_bound",
-    "shifted_drift_bound_published", "shift_weight", "shift_weight_min_steps_kappa", "shift_weight_min_steps",
-    "tradeoff_eps_delta", "unlearning_keep", "weak_triangle_bound",
-})
-
-
-def _binding_name(fn: Callable[..., Any]) -> str:
-    """The binding's name (through ``functools.partial``)."""
-    return getattr(getattr(fn, "func", fn), "__name__", "")
+    return b.apply(lambda: fn(*b.flat.values()), nout)
 
 
 def relocate(exc: BaseException, shape: tuple[int, ...], scalar: bool) -> BaseException:

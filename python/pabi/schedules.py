@@ -79,14 +79,15 @@ _SETUP = ("lr", "diameter", "smoothness", "strong_convexity")
 
 
 def _call_setup(fn: Callable[..., np.ndarray], names: tuple[str, ...], *values: Optional[ArrayLike]) -> Float:
-    """``fn`` on the broadcast ``values`` (one equally long array each): the arguments outside the
+    """``fn`` on the broadcast ``values`` (one array each, of the broadcast length or of length 1, read
+    in place by the core): the arguments outside the
     training setup in order, then the setup's as one tuple in the order of ``_SETUP`` (an absent
     ``smoothness`` crosses as ``None``)."""
     b = Broadcast(names, values, optional=("smoothness",))
 
     def run() -> np.ndarray:
-        full = dict(zip(names, b.full()))
-        return fn(*(full[k] for k in names if k not in _SETUP), tuple(full[k] for k in _SETUP))
+        flat = b.flat
+        return fn(*(flat[k] for k in names if k not in _SETUP), tuple(flat[k] for k in _SETUP))
 
     return b.apply(run)
 

@@ -107,7 +107,7 @@ def sampled_gaussian_rdp(
     exact = _fractional_flag(fractional)
     try:
         return _call(
-            lambda a, qq, zz: _core.sampled_gaussian_rdp(a, qq, np.ones_like(zz), zz, exact),
+            lambda a, qq, zz: _core.sampled_gaussian_rdp(a, qq, np.ones(1), zz, exact),
             ("order", "sample_rate", "noise_multiplier"),
             order,
             sample_rate,

@@ -10,6 +10,7 @@ use crate::options;
 use crate::{to_py, Out};
 use numpy::IntoPyArray;
 use pabi_core::composition::sampled::{self, ProfileValues};
+use pabi_core::driver::broadcast_len;
 use pabi_core::gdp;
 use pabi_core::pld;
 use pyo3::prelude::*;
@@ -43,13 +44,17 @@ fn single_point_composed_epsilon(
 #[pyfunction]
 fn gdp_epsilon<'py>(py: Python<'py>, delta: Arr<'py>, mu: Arr<'py>) -> Out<'py> {
     let [d, m] = slices![delta, mu];
-    fill(py, d.len(), |out| gdp::gdp_epsilon_array(d, m, out))
+    fill(py, broadcast_len([d.len(), m.len()]), |out| {
+        gdp::gdp_epsilon_array(d, m, out)
+    })
 }
 
 #[pyfunction]
 fn gdp_mu<'py>(py: Python<'py>, eps: Arr<'py>, delta: Arr<'py>) -> Out<'py> {
     let [e, d] = slices![eps, delta];
-    fill(py, e.len(), |out| gdp::gdp_mu_array(e, d, out))
+    fill(py, broadcast_len([e.len(), d.len()]), |out| {
+        gdp::gdp_mu_array(e, d, out)
+    })
 }
 
 #[pyfunction]

@@ -4,6 +4,7 @@
 use crate::args::{add_functions, array, detach, elementwise, fill, opt_slice, slices, Arr, Np};
 use crate::{guarded, zeros, Out, LONG_LEN};
 use numpy::IntoPyArray;
+use pabi_core::driver::broadcast_len;
 use pabi_core::rdp as core;
 use pyo3::prelude::*;
 
@@ -32,7 +33,8 @@ fn sampled_gaussian_rdp<'py>(
     };
     let [order, sample_rate, sensitivity, noise_scale] =
         slices![order, sample_rate, sensitivity, noise_scale];
-    fill(py, order.len(), |out| {
+    let len = broadcast_len([order, sample_rate, sensitivity, noise_scale].map(<[f64]>::len));
+    fill(py, len, |out| {
         core::sampled_gaussian_rdp_batch(order, sample_rate, sensitivity, noise_scale, mode, out)
     })
 }

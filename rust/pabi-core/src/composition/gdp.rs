@@ -22,6 +22,7 @@
 //! atom", the Gaussians to √E·μ*, DRS Cor. 3.3). With δ_J ≈ 0 (the profile sampled until it has
 //! decayed) this is the GDP route with a proof-backed tail instead of a sup over a finite ε range.
 
+use crate::driver::at;
 use crate::error::{PabiError, Result};
 use crate::num::bisect::{bisect_bits, first_ok};
 use crate::num::consts::LN_2PI;
@@ -455,19 +456,23 @@ pub fn gdp_composed_epsilon(delta: f64, mu: f64, delta_tail: f64, epochs: f64) -
 ))]
 fn k_gdp_epsilon(d: &[f64], m: &[f64], out: &mut [f64]) {
     const B: usize = crate::theta::BLOCK;
-    for ((o, a), b) in out.chunks_mut(B).zip(d.chunks(B)).zip(m.chunks(B)) {
-        if o.len() == B && a.len() == B && b.len() == B {
+    // an input of length 1 is a broadcast value (`driver::at`): read in place, never expanded
+    for (c, o) in out.chunks_mut(B).enumerate() {
+        let s = c * B;
+        if o.len() == B {
             let mut ob = [0.0; B];
             let mut ab = [0.0; B];
             let mut bb = [0.0; B];
-            ab.copy_from_slice(a);
-            bb.copy_from_slice(b);
+            for j in 0..B {
+                ab[j] = at(d, s + j);
+                bb[j] = at(m, s + j);
+            }
             gdp_epsilon_block(&ab, &bb, &mut ob);
             o.copy_from_slice(&ob);
         } else {
-            for ((o, &a), &b) in o.iter_mut().zip(a).zip(b) {
+            for (j, o) in o.iter_mut().enumerate() {
                 // validated: cannot fail; +∞ is the safe side should it ever
-                *o = gdp_epsilon(a, b).unwrap_or(f64::INFINITY);
+                *o = gdp_epsilon(at(d, s + j), at(m, s + j)).unwrap_or(f64::INFINITY);
             }
         }
     }
@@ -570,12 +575,13 @@ fn gdp_epsilon_block(
     "aarch64+neon"
 ))]
 fn k_gdp_mu(e: &[f64], d: &[f64], out: &mut [f64]) {
-    for ((o, &a), &b) in out.iter_mut().zip(e).zip(d) {
-        *o = gdp_mu(a, b).unwrap_or(0.0);
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = gdp_mu(at(e, i), at(d, i)).unwrap_or(0.0);
     }
 }
 
-/// [`gdp_epsilon`] elementwise (equal lengths).
+/// [`gdp_epsilon`] elementwise: `delta` and `mu` as long as `out` or of length 1 (a broadcast
+/// value, read in place).
 pub fn gdp_epsilon_array(delta: &[f64], mu: &[f64], out: &mut [f64]) -> Result<()> {
     crate::batch::check_len(out.len(), &[("delta", delta.len()), ("mu", mu.len())])?;
     crate::batch::check(delta, "delta", "in (0, 1)", |x| x > 0.0 && x < 1.0)?;
@@ -584,7 +590,8 @@ pub fn gdp_epsilon_array(delta: &[f64], mu: &[f64], out: &mut [f64]) -> Result<(
     Ok(())
 }
 
-/// [`gdp_mu`] elementwise (equal lengths).
+/// [`gdp_mu`] elementwise: `eps` and `delta` as long as `out` or of length 1 (a broadcast value,
+/// read in place).
 pub fn gdp_mu_array(eps: &[f64], delta: &[f64], out: &mut [f64]) -> Result<()> {
     crate::batch::check_len(out.len(), &[("eps", eps.len()), ("delta", delta.len())])?;
     crate::batch::check(eps, "eps", ">= 0 and finite", |x| x >= 0.0 && x.is_finite())?;
@@ -622,6 +629,26 @@ mod tests {
                 m[i]
             );
         }
+    }
+
+    /// A length-1 argument is a broadcast value: the arrays equal their materialised calls
+    /// (the block kernel once zipped its inputs and left every lane after the first at 0).
+    #[test]
+    fn single_values_are_broadcast_in_place() {
+        let n = 3 * crate::theta::BLOCK + 5;
+        let d: Vec<f64> = (0..n).map(|i| 10f64.powf(-1.0 - (i % 17) as f64)).collect();
+        let (mut a, mut b) = (vec![0.0; n], vec![0.0; n]);
+        gdp_epsilon_array(&d, &[1.5], &mut a).unwrap();
+        gdp_epsilon_array(&d, &vec![1.5; n], &mut b).unwrap();
+        assert_eq!(a, b);
+        let mu: Vec<f64> = d.iter().map(|x| 1.0 - x.ln() / 50.0).collect();
+        gdp_epsilon_array(&[1e-6], &mu, &mut a).unwrap();
+        gdp_epsilon_array(&vec![1e-6; n], &mu, &mut b).unwrap();
+        assert_eq!(a, b);
+        gdp_mu_array(&d, &[1e-3], &mut a).unwrap();
+        gdp_mu_array(&d, &vec![1e-3; n], &mut b).unwrap();
+        assert_eq!(a, b);
+        assert!(gdp_mu_array(&d, &[1e-3, 1e-4], &mut a).is_err());
     }
 
     /// The issue's example: gdp_delta(gdp_epsilon(0.9977000638225533, 10), 10) was

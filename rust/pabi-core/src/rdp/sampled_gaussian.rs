@@ -22,6 +22,7 @@
 
 use super::checks::{check_alpha, check_q};
 use super::fractional;
+use crate::driver::at;
 use crate::error::{PabiError, Result};
 use crate::num::binom::log_binom_pmf_int;
 use crate::num::logspace::{log_expm1_std, softplus_std};
@@ -215,8 +216,9 @@ pub fn sampled_gaussian_rdp(alpha: f64, q: f64, r: f64) -> Result<f64> {
     sampled_gaussian_rdp_at(alpha, q, r, Fractional::Ceil)
 }
 
-/// Batch version over equally long arrays (orders, q, sensitivity, sigma): r = sens/σ.
-/// Consecutive elements with the same (⌈α⌉, q) share one binomial table.
+/// Batch version over arrays as long as `out` or of length 1 (a broadcast value, read in place;
+/// orders, q, sensitivity, sigma): r = sens/σ. Consecutive elements with the same (⌈α⌉, q)
+/// share one binomial table.
 pub fn sampled_gaussian_rdp_batch(
     alpha: &[f64],
     q: &[f64],
@@ -225,14 +227,14 @@ pub fn sampled_gaussian_rdp_batch(
     mode: Fractional,
     out: &mut [f64],
 ) -> Result<()> {
-    let n = alpha.len();
+    let n = out.len();
     crate::batch::check_len(
         n,
         &[
+            ("order", alpha.len()),
             ("sample_rate", q.len()),
             ("sensitivity", sens.len()),
             ("noise_scale", sigma.len()),
-            ("out", out.len()),
         ],
     )?;
     crate::batch::check(alpha, "order", "> 1 and <= 1e7 (not NaN)", |a| {
@@ -246,16 +248,18 @@ pub fn sampled_gaussian_rdp_batch(
     })?;
     let kernel = |a: &[f64], qq: &[f64], s: &[f64], sg: &[f64], o: &mut [f64]| {
         let mut cache: Option<SgmTable> = None;
-        for i in 0..a.len() {
-            let order = ceil_order(a[i]);
-            let reuse = matches!(&cache, Some(t) if t.order == order && t.q == qq[i]);
+        // an input of length 1 is a broadcast value (`driver::at`), read in place
+        for (i, oi) in o.iter_mut().enumerate() {
+            let (ai, qi) = (at(a, i), at(qq, i));
+            let order = ceil_order(ai);
+            let reuse = matches!(&cache, Some(t) if t.order == order && t.q == qi);
             if !reuse {
-                cache = Some(SgmTable::new(order, qq[i]));
+                cache = Some(SgmTable::new(order, qi));
             }
-            let r = s[i] / sg[i];
-            o[i] = cache
+            let r = at(s, i) / at(sg, i);
+            *oi = cache
                 .as_ref()
-                .map_or(0.0, |t| sgm_rdp_value(a[i], qq[i], 0.5 * r * r, mode, t));
+                .map_or(0.0, |t| sgm_rdp_value(ai, qi, 0.5 * r * r, mode, t));
         }
     };
     let frac_work = if mode == Fractional::Exact {
@@ -266,7 +270,8 @@ pub fn sampled_gaussian_rdp_batch(
     let work: f64 = alpha
         .iter()
         .map(|&a| a.min(1e6) + if a != a.floor() { frac_work } else { 0.0 })
-        .sum();
+        .sum::<f64>()
+        * if alpha.len() == 1 { n as f64 } else { 1.0 };
     // parallel (chunks of n/(4·threads): the rows are independent, the chunking only splits
     // the work) when the estimated work is large, on the calling thread otherwise
     let par_min = if n > 1 && work > 2e5 { 2 } else { usize::MAX };
