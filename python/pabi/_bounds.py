@@ -466,13 +466,10 @@ def _more_entries(s: Setup, delta: float) -> list[_Entry]:
     expr = None
     limit = isinstance(s, OnlinePNSGD) and s.steps is None
     if isinstance(s, OnlinePNSGD) and all(x.satisfied for x in a):
-        family = "gaussian" if s.noise == "gaussian" else "laplace"
         if limit:  # no flat inverse of the limit bound: the setup's own exact search over it
             expr = _method(_setup_expr(s), "epsilon", delta)
         else:
-            expr = call(f"pabi.online_{family}_epsilon", delta, max_grad_norm=s.max_grad_norm, lr=s.lr,
-                        diameter=s.diameter, steps=s.steps, index=s.index, c1=s.c1, c2=s.c2, decay=s.decay,
-                        smoothness=s.smoothness, strong_convexity=s.strong_convexity)
+            expr = call(f"pabi.{s.bound_name('epsilon')}", delta, **s.bound_arguments())
     noise = s.noise if isinstance(s, OnlinePNSGD) else "gaussian"
     src = ("Sordello-Bu-Dong Thm 7 (Gaussian, eq. (14))" if noise == "gaussian"
            else "Sordello-Bu-Dong Thm 6 (Laplace, eq. (12))")
@@ -520,20 +517,18 @@ def _more_entries(s: Setup, delta: float) -> list[_Entry]:
         expr = None
         if is_erm and ok and isinstance(s, ERMGradientDescent):
             m = s.batches_per_epoch
-            sens = dict(lr=s.lr, strong_convexity=s.strong_convexity, smoothness=s.smoothness,
-                        max_grad_norm=s.max_grad_norm, batch_size=float(s.batch_size), batches_per_epoch=m)
             js = _Expr(f"np.arange(1.0, {float(m + 1)!r})", lambda: np.arange(1.0, float(m + 1)))
-            every = call("pabi.sensitivity_multi_epoch", **sens, batch_index=js, epochs=s.epochs)
+            every = call("pabi.sensitivity_multi_epoch", **s.sensitivity_arguments(js))
             if which == "random":
-                curve = call("pabi.averaged_rdp", _orders(), noise_scale=s.noise_scale, sensitivities=every)
+                fn, kw = s.curve_arguments(every, "random")
             else:
                 if order == "fixed":  # the setup's own batch (default m)
-                    j = s.batch_index if s.batch_index is not None else m
-                    d: _Expr = call("pabi.sensitivity_multi_epoch", **sens, batch_index=j, epochs=s.epochs)
+                    d: _Expr = call("pabi.sensitivity_multi_epoch", **s.sensitivity_arguments(s.record_batch))
                 else:  # a random partition: every batch's Gaussian mechanism, the largest Δ_j (the
                     # Rényi divergence of a mixture is at most its components' largest)
                     d = _Expr(f"float(np.max({every.text}))", lambda: float(np.max(every.value())))
-                curve = call("pabi.gaussian_mechanism_rdp", _orders(), sensitivity=d, noise_scale=s.noise_scale)
+                fn, kw = s.curve_arguments(d, "fixed")
+            curve = call(f"pabi.{fn}", _orders(), **kw)
             expr = _rdp_eps(delta, curve)
         out.append(_Entry(oid, name, "erm", src, e, expr))
     return out
