@@ -180,23 +180,56 @@ def _composed() -> Any:
     return _BUILT["composed"]
 
 
-def _call_pld(method: str) -> Callable[..., Any]:
-    def f(**kw: Any) -> Any:
-        return getattr(_pabi().PrivacyLossDistribution, method)(**kw)
+#: how an entry's callable is found and called: (qualified name, owner, keyword arguments) ->
+#: (callable, keyword arguments)
+Resolve = Callable[[str, Any, dict[str, Any]], tuple[Callable[..., Any], dict[str, Any]]]
 
-    f.__name__ = f"PrivacyLossDistribution.{method}"
+
+def plain(qual: str, owner: Any, kw: dict[str, Any]) -> tuple[Callable[..., Any], dict[str, Any]]:
+    """The callable ``qual`` names on ``owner`` and ``kw`` as they are: a call in today's
+    vocabulary (``tools/probe_snapshot.py`` resolves through its ``translate`` instead, which
+    maps its recorded vocabulary to today's)."""
+    name = qual.split(".")[-1]
+    return (owner if name == "__init__" else getattr(owner, name)), kw
+
+
+def on(owner: Callable[[], Any], qual: str, resolve: Resolve = plain) -> Callable[..., Any]:
+    """An entry's callable: ``qual`` (``"name"``, ``"Class.method"`` or ``"Class.__init__"``)
+    looked up on ``owner()`` and called with the keyword arguments, both through ``resolve``."""
+    def f(**kw: Any) -> Any:
+        fn, kw2 = resolve(qual, owner(), kw)
+        return fn(**kw2)
+
+    f.__name__ = qual
     return f
+
+
+def _pld_class() -> Any:
+    return _pabi().PrivacyLossDistribution
+
+
+def _adapters() -> Any:
+    from pabi import adapters
+
+    return adapters
+
+
+def _accountant_class() -> Any:
+    from pabi.adapters import PNSGDAccountant
+
+    return PNSGDAccountant
+
+
+def _call_pld(method: str, resolve: Resolve = plain) -> Callable[..., Any]:
+    return on(_pld_class, f"PrivacyLossDistribution.{method}", resolve)
 
 
 def _pld_compose(**kw: Any) -> Any:
-    return _pld().compose(**kw)
+    return on(_pld, "PrivacyLossDistribution.compose")(**kw)
 
 
-def _composed_method(method: str) -> Callable[..., Any]:
-    def f(**kw: Any) -> Any:
-        return getattr(_composed(), method)(**kw)
-
-    return f
+def _composed_method(method: str, resolve: Resolve = plain) -> Callable[..., Any]:
+    return on(_composed, f"ComposedPLD.{method}", resolve)
 
 
 def _compose_plds(count: Any, tail_mass: Any = 1e-15) -> Any:
@@ -208,30 +241,25 @@ def _sweep(**kw: Any) -> Any:
 
 
 def _accountant(**kw: Any) -> Any:
-    from pabi.adapters import PNSGDAccountant
-
-    return PNSGDAccountant(**kw)
+    return on(_accountant_class, "PNSGDAccountant.__init__")(**kw)
 
 
 _ACC_KW = dict(noise_scale=1.0, max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=10, grid_step=0.05)
 
 
-def _acc_method(method: str) -> Callable[..., Any]:
-    def f(**kw: Any) -> Any:
-        acc = _accountant(**_ACC_KW)
+def _acc_method(method: str, make: Callable[..., Any] = _accountant, acc_kw: dict[str, Any] = _ACC_KW,
+                resolve: Resolve = plain) -> Callable[..., Any]:
+    """``method`` of an accountant ``make(**acc_kw)`` that has recorded 10 steps."""
+    def started() -> Any:
+        acc = make(**acc_kw)
         acc.record_steps(10)
-        return getattr(acc, method)(**kw)
+        return acc
 
-    return f
+    return on(started, f"PNSGDAccountant.{method}", resolve)
 
 
-def _adapter(name: str) -> Callable[..., Any]:
-    def f(**kw: Any) -> Any:
-        from pabi import adapters
-
-        return getattr(adapters, name)(**kw)
-
-    return f
+def _adapter(name: str, resolve: Resolve = plain) -> Callable[..., Any]:
+    return on(_adapters, name, resolve)
 
 
 def _set_num_threads(**kw: Any) -> Any:
@@ -273,12 +301,8 @@ def _bounds_best(**kw: Any) -> Any:
     return recs[0].epsilon
 
 
-def _f(name: str) -> Callable[..., Any]:
-    def f(**kw: Any) -> Any:
-        return getattr(_pabi(), name)(**kw)
-
-    f.__name__ = name
-    return f
+def _f(name: str, resolve: Resolve = plain) -> Callable[..., Any]:
+    return on(_pabi, name, resolve)
 
 
 def table() -> dict[str, Entry]:

@@ -235,7 +235,7 @@ if str(ROOT / "tests") not in sys.path:
     sys.path.insert(0, str(ROOT / "tests"))
 
 import _api_table  # noqa: E402
-from _api_table import (ARRAY_CLASSES, SCALAR_CLASSES, _composed, _grid_delta, _pld, _profile,  # noqa: E402
+from _api_table import (ARRAY_CLASSES, SCALAR_CLASSES, _grid_delta, _pld, _profile,  # noqa: E402
                         _setup_epsilon, _GRID, _S, array_input, scalar_input)
 
 
@@ -246,16 +246,11 @@ def _pabi() -> Any:
 
 
 def _call_pld(method: str) -> Callable[..., Any]:
-    def f(**kw: Any) -> Any:
-        fn, kw2 = translate(f"PrivacyLossDistribution.{method}", _pabi().PrivacyLossDistribution, kw)
-        return fn(**kw2)
-
-    return f
+    return _api_table._call_pld(method, translate)
 
 
 def _pld_compose(**kw: Any) -> Any:
-    fn, kw2 = translate("PrivacyLossDistribution.compose", _pld(), kw)
-    return fn(**kw2)
+    return _api_table.on(_pld, "PrivacyLossDistribution.compose", translate)(**kw)
 
 
 def _compose_plds(times: Any, tail: Any = 1e-15) -> Any:
@@ -272,33 +267,18 @@ def _sweep(**kw: Any) -> Any:
 
 
 def _accountant(**kw: Any) -> Any:
-    from pabi.adapters import PNSGDAccountant
-
-    fn, kw2 = translate("PNSGDAccountant.__init__", PNSGDAccountant, kw)
-    return fn(**kw2)
+    return _api_table.on(_api_table._accountant_class, "PNSGDAccountant.__init__", translate)(**kw)
 
 
 _ACC_KW = dict(sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=10, h=0.05)
 
 
 def _acc_method(method: str) -> Callable[..., Any]:
-    def f(**kw: Any) -> Any:
-        acc = _accountant(**_ACC_KW)
-        acc.record_steps(10)
-        fn, kw2 = translate(f"PNSGDAccountant.{method}", acc, kw)
-        return fn(**kw2)
-
-    return f
+    return _api_table._acc_method(method, _accountant, _ACC_KW, translate)
 
 
 def _adapter(name: str) -> Callable[..., Any]:
-    def f(**kw: Any) -> Any:
-        from pabi import adapters
-
-        fn, kw2 = translate(name, adapters, kw)
-        return fn(**kw2)
-
-    return f
+    return _api_table._adapter(name, translate)
 
 
 THREADS = [1]
@@ -450,12 +430,7 @@ def _bounds_records(delta: Any) -> Any:
 
 
 def _f(name: str) -> Callable[..., Any]:
-    def f(**kw: Any) -> Any:
-        fn, kw2 = translate(name, _pabi(), kw)
-        return fn(**kw2)
-
-    f.__name__ = name
-    return f
+    return _api_table._f(name, translate)
 
 
 #: option values probed, by parameter name (per-function overrides in OPTIONS_BY_FN)
