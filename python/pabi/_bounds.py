@@ -475,7 +475,7 @@ def _more_entries(s: Setup, delta: float) -> list[_Entry]:
         if limit:  # no flat inverse of the limit bound: the setup's own exact search over it
             expr = _method(_setup_expr(s), "epsilon", delta)
         else:
-            expr = call(f"pabi.{s.bound_name('epsilon')}", delta, **s.bound_arguments())
+            expr = call(f"pabi.{s._bound_name('epsilon')}", delta, **s.bound_arguments())
     noise = s.noise if isinstance(s, OnlinePNSGD) else "gaussian"
     src = ("Sordello-Bu-Dong Thm 7 (Gaussian, eq. (14))" if noise == "gaussian"
            else "Sordello-Bu-Dong Thm 6 (Laplace, eq. (12))")

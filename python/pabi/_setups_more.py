@@ -198,7 +198,7 @@ class OnlinePNSGD(_Questions):
         # the one-step bound δ_i(i) = A_i, which makes the same checks at no cost
         self._forward(np.zeros(1), self.steps if self.steps is not None else float(self.index))
 
-    def bound_name(self, question: Literal["delta", "epsilon", "delta_limit_upper"]) -> str:
+    def _bound_name(self, question: Literal["delta", "epsilon", "delta_limit_upper"]) -> str:
         """The name of the flat function of this noise family answering ``question``:
         ``online_gaussian_delta``, ``online_laplace_epsilon``, ... (``"delta_limit_upper"``: the
         certified upper bound of the limit δ_∞, the bound of ``steps=None``)."""
@@ -221,8 +221,8 @@ class OnlinePNSGD(_Questions):
         kw.pop("steps", None)
         n = self.steps if steps is None else steps
         if n is None:
-            return np.asarray(getattr(pabi, self.bound_name("delta_limit_upper"))(eps, **kw), dtype=np.float64)
-        return np.asarray(getattr(pabi, self.bound_name("delta"))(eps, steps=n, **kw), dtype=np.float64)
+            return np.asarray(getattr(pabi, self._bound_name("delta_limit_upper"))(eps, **kw), dtype=np.float64)
+        return np.asarray(getattr(pabi, self._bound_name("delta"))(eps, steps=n, **kw), dtype=np.float64)
 
     def _delta_all(self, eps: NDArray[np.float64]) -> NDArray[np.float64]:
         _replace_one(self)
@@ -234,7 +234,7 @@ class OnlinePNSGD(_Questions):
         _replace_one(self)
         if self.steps is None:
             return _smallest_eps(lambda e: float(self._forward(np.array([e]))[0]), delta, self.noise == "laplace")
-        return float(getattr(pabi, self.bound_name("epsilon"))(delta, **self.bound_arguments()))
+        return float(getattr(pabi, self._bound_name("epsilon"))(delta, **self.bound_arguments()))
 
     def calibrate(self, eps: float, delta: float) -> "OnlinePNSGD":
         """A copy whose schedule constant ``c1`` is the smallest double with δ(``eps``) ≤ ``delta``
