@@ -7,8 +7,9 @@ single returned bit". This tool records, before the reshape, what every public c
 (or raises) on a fixed, broad, deterministic probe set, and shows afterwards that the reshaped
 code returns the same bits -- or, where a value moved, by how much and in which direction.
 
-The probe set (all deterministic; built from the valid default call of every public callable,
-the table of ``tests/_matrix_worker.py`` copied below so that the tool stands alone):
+The probe set (all deterministic; built from the valid default call of every public callable:
+the one table of ``tests/_api_table.py``, shared with the bad-input matrix, and the entries first
+recorded in the vocabulary of that time, kept below as that record):
 
 * every callable of ``pabi.__all__`` and ``pabi.adapters.__all__``, the public methods and
   properties of ``PrivacyLossDistribution``, ``ComposedPLD`` and ``PNSGDAccountant``
@@ -223,8 +224,19 @@ def key_of(name: str, kw: dict[str, Any]) -> str:
 
 
 # ============================================================================ the table
-# Copied from tests/_matrix_worker.py (a valid, cheap default call per public callable) so that
-# this tool, and the probe set it defines, do not move when the test table is edited.
+# The one table of the public callables is tests/_api_table.py (shared with the bad-input matrix):
+# its fixtures and input classes are used here, and its entries that the probe set holds in today's
+# vocabulary are taken from it by name (FROM_API_TABLE). The entries written below are the record of
+# the first recording, in the vocabulary of that time (translated when called, see ``translate``).
+# A changed default of a shared entry changes its probe keys: ``compare`` reports them as missing
+# and new probes.
+
+if str(ROOT / "tests") not in sys.path:
+    sys.path.insert(0, str(ROOT / "tests"))
+
+import _api_table  # noqa: E402
+from _api_table import (ARRAY_CLASSES, SCALAR_CLASSES, _grid_delta, _pld, _profile,  # noqa: E402
+                        _setup_epsilon, _GRID, _S, array_input, scalar_input)
 
 
 def _pabi() -> Any:
@@ -233,54 +245,12 @@ def _pabi() -> Any:
     return pabi
 
 
-def _profile(e: Any) -> Any:
-    return _pabi().gdp_delta(e, 0.5)
-
-
-_GRID = np.arange(0, 101) * 0.1
-
-
-def _grid_delta() -> np.ndarray:
-    d = np.asarray(_profile(_GRID), dtype=np.float64)
-    d[-1] = 0.0
-    return d
-
-
-_BASE_PLD: dict[str, Any] = {}
-
-
-def _pld() -> Any:
-    """The base PLD (Gaussian, sigma 1, h 0.01); built once per recording (it is immutable)."""
-    if "pld" not in _BASE_PLD:
-        _BASE_PLD["pld"] = _pabi().PrivacyLossDistribution.gaussian(1.0, grid_step=0.01)
-    return _BASE_PLD["pld"]
-
-
-def _composed() -> Any:
-    if "composed" not in _BASE_PLD:
-        _BASE_PLD["composed"] = _pld().compose(3)
-    return _BASE_PLD["composed"]
-
-
 def _call_pld(method: str) -> Callable[..., Any]:
-    def f(**kw: Any) -> Any:
-        fn, kw2 = translate(f"PrivacyLossDistribution.{method}", _pabi().PrivacyLossDistribution, kw)
-        return fn(**kw2)
-
-    return f
+    return _api_table._call_pld(method, translate)
 
 
 def _pld_compose(**kw: Any) -> Any:
-    fn, kw2 = translate("PrivacyLossDistribution.compose", _pld(), kw)
-    return fn(**kw2)
-
-
-def _composed_method(method: str) -> Callable[..., Any]:
-    def f(**kw: Any) -> Any:
-        fn, kw2 = translate(f"ComposedPLD.{method}", _composed(), kw)
-        return fn(**kw2)
-
-    return f
+    return _api_table.on(_pld, "PrivacyLossDistribution.compose", translate)(**kw)
 
 
 def _compose_plds(times: Any, tail: Any = 1e-15) -> Any:
@@ -297,33 +267,18 @@ def _sweep(**kw: Any) -> Any:
 
 
 def _accountant(**kw: Any) -> Any:
-    from pabi.adapters import PNSGDAccountant
-
-    fn, kw2 = translate("PNSGDAccountant.__init__", PNSGDAccountant, kw)
-    return fn(**kw2)
+    return _api_table.on(_api_table._accountant_class, "PNSGDAccountant.__init__", translate)(**kw)
 
 
 _ACC_KW = dict(sigma=1.0, lipschitz=1.0, lr=0.5, diameter=1.0, n=10, h=0.05)
 
 
 def _acc_method(method: str) -> Callable[..., Any]:
-    def f(**kw: Any) -> Any:
-        acc = _accountant(**_ACC_KW)
-        acc.record_steps(10)
-        fn, kw2 = translate(f"PNSGDAccountant.{method}", acc, kw)
-        return fn(**kw2)
-
-    return f
+    return _api_table._acc_method(method, _accountant, _ACC_KW, translate)
 
 
 def _adapter(name: str) -> Callable[..., Any]:
-    def f(**kw: Any) -> Any:
-        from pabi import adapters
-
-        fn, kw2 = translate(name, adapters, kw)
-        return fn(**kw2)
-
-    return f
+    return _api_table._adapter(name, translate)
 
 
 THREADS = [1]
@@ -348,7 +303,6 @@ _SCHED = dict(eps=1.0, lipschitz=1.0, lr=0.1, diameter=1.0, n=100.0, c1=10.0, c2
               strong_convexity=0.5)
 _ONLINE = dict(eps=1.0, lipschitz=1.0, lr=0.1, diameter=1.0, index=3.0, c1=10.0, c2=2.0, decay=1.5,
                smoothness=2.0, strong_convexity=0.5)
-_S = np.array([[0.5, 0.25], [0.5, 0.75], [1.0, 0.5]])
 
 
 # ---------------------------------------------------------------------------- renames
@@ -465,14 +419,6 @@ def _call_translated(name: str, fn: Callable[..., Any], kw: dict[str, Any]) -> A
     return f2(**kw2)
 
 
-def _setup_epsilon(name: str) -> Callable[..., Any]:
-    def f(**kw: Any) -> Any:
-        return getattr(_pabi(), name)(**kw).epsilon(1e-3)
-
-    f.__name__ = name
-    return f
-
-
 def _bounds_records(delta: Any) -> Any:
     """(id, epsilon, valid) of every bound of two small setups (PNSGD over two epochs, cyclic DP-SGD)."""
     P = _pabi()
@@ -484,12 +430,7 @@ def _bounds_records(delta: Any) -> Any:
 
 
 def _f(name: str) -> Callable[..., Any]:
-    def f(**kw: Any) -> Any:
-        fn, kw2 = translate(name, _pabi(), kw)
-        return fn(**kw2)
-
-    f.__name__ = name
-    return f
+    return _api_table._f(name, translate)
 
 
 #: option values probed, by parameter name (per-function overrides in OPTIONS_BY_FN)
@@ -513,6 +454,13 @@ OPTIONS_BY_FN = {
 
 Entry = tuple[Callable[..., Any], dict[str, Any], dict[str, str]]
 
+#: the entries of the probe set taken from tests/_api_table.py (written there once, in today's
+#: vocabulary, with the same defaults and kinds the probe set was recorded with)
+FROM_API_TABLE = ("lambertw", "wright_omega", "gdp_delta", "hockey_stick_divergence", "contraction_coefficient",
+                  "pnsgd_stepwise_delta", "pnsgd_stepwise_epsilon", "gdp_epsilon", "gdp_mu", "gdp_mu_dominating",
+                  "ComposedPLD.delta", "ComposedPLD.epsilon", "grid_size", "PNSGDAccountant.epoch_profile",
+                  "laplace_schedule_epsilon", "gaussian_schedule_epsilon", "online_epsilon")
+
 
 def table() -> dict[str, Entry]:
     """name -> (callable, valid default keyword arguments, kinds of the non-scalar parameters)."""
@@ -522,17 +470,24 @@ def table() -> dict[str, Entry]:
             fn: Callable[..., Any] | None = None) -> None:
         T[name] = (fn or _f(name.split("#")[0]), defaults, kinds or {})
 
+    api = _api_table.table()
+
+    def take(name: str) -> None:
+        assert name in FROM_API_TABLE, name
+        fn, defaults, kinds, _ = api[name]
+        T[name] = (fn, defaults, kinds)
+
     for f in ("gaussian_tail", "log_gaussian_tail"):
         add(f, dict(t=1.0))
     for f in ("lambertw", "wright_omega"):
-        add(f, dict(x=1.0))
+        take(f)
     for f in ("theta", "log_theta", "theta_complement", "log_theta_complement", "laplace_theta",
-              "laplace_theta_complement", "gdp_delta"):
-        add(f, dict(eps=1.0, r=1.0) if f != "gdp_delta" else dict(eps=1.0, mu=1.0))
+              "laplace_theta_complement"):
+        add(f, dict(eps=1.0, r=1.0))
+    take("gdp_delta")
     add("set_num_threads", dict(n=2), fn=_set_num_threads)
-    add("hockey_stick_divergence", dict(p_mass=np.array([0.5, 0.25, 0.25]), q_mass=np.array([0.25, 0.25, 0.5]),
-                                        eps=1.0), {"p_mass": "array", "q_mass": "array"})
-    add("contraction_coefficient", dict(kernel=np.array([[0.9, 0.1], [0.1, 0.9]]), eps=0.5), {"kernel": "array"})
+    take("hockey_stick_divergence")
+    take("contraction_coefficient")
     opt = {"noise": "option", "order": "option", "variant": "option"}
     add("pnsgd_delta", dict(eps=1.0, **_PNSGD, **_PNSGD_OPT), opt)
     add("pnsgd_log_delta", dict(eps=1.0, **_PNSGD, **_PNSGD_OPT), opt)
@@ -544,12 +499,8 @@ def table() -> dict[str, Entry]:
     for f, first in (("pnsgd_rdp_delta", dict(eps=1.0)), ("pnsgd_rdp_log_delta", dict(eps=1.0)),
                      ("pnsgd_rdp_epsilon", dict(delta=1e-3)), ("pnsgd_rdp_slope", {})):
         add(f, dict(**first, **_RDP_PNSGD))
-    step = dict(noise_scale=np.array([1.0, 1.5]), max_grad_norm=1.0, lr=np.array([0.5, 0.2]), diameter=1.0,
-                run_lengths=np.array([10.0, 20.0]), smoothness=2.0, strong_convexity=0.5, noise="gaussian",
-                ordering="random_stop", index=12.0)
-    step_k = {"noise_scale": "array", "lr": "array", "run_lengths": "array", "noise": "option", "ordering": "option"}
-    add("pnsgd_stepwise_delta", dict(eps=1.0, **step, log=False), dict(step_k, log="option"))
-    add("pnsgd_stepwise_epsilon", dict(delta=1e-3, **step), step_k)
+    take("pnsgd_stepwise_delta")
+    take("pnsgd_stepwise_epsilon")
     noise_kw = {k: _SCHED[k] for k in ("n", "c1", "c2", "lr", "diameter", "smoothness", "strong_convexity")}
     add("laplace_schedule_scale", noise_kw)
     add("gauss_schedule_sigma", noise_kw)
@@ -652,10 +603,10 @@ def table() -> dict[str, Entry]:
     add("tradeoff_from_profile", dict(alpha=0.1, eps=_GRID, delta=_grid_delta()), {"eps": "array", "delta": "array"})
     add("approx_dp_composition_delta", dict(eps0=0.5, delta0=1e-4, k=10.0, eps=2.0))
     add("approx_dp_composition_epsilon", dict(eps0=0.5, delta0=1e-4, k=10.0, delta=0.1))
-    add("gdp_epsilon", dict(delta=1e-5, mu=1.0))
-    add("gdp_mu", dict(eps=1.0, delta=1e-3))
+    take("gdp_epsilon")
+    take("gdp_mu")
     add("gdp_compose", dict(mus=np.array([0.3, 0.4])), {"mus": "array"})
-    add("gdp_mu_dominating", dict(eps=_GRID, delta=_grid_delta()), {"eps": "array", "delta": "array"})
+    take("gdp_mu_dominating")
     ld = np.array(np.log(_grid_delta()[:-1]).tolist() + [-800.0])
     add("gdp_mu_dominating#log", dict(eps=_GRID, log_delta=ld), {"eps": "array", "log_delta": "array"})
     add("gdp_dominating_pair", dict(eps=_GRID, log_delta=ld), {"eps": "array", "log_delta": "array"})
@@ -670,8 +621,8 @@ def table() -> dict[str, Entry]:
     add("PrivacyLossDistribution.from_profile#callable", dict(delta=_profile, h=0.1, eps_max=20.0, tail=1e-18),
         {"delta": "skip"}, fn=_call_pld("from_profile"))
     add("PrivacyLossDistribution.compose", dict(times=3, tail=1e-15), fn=_pld_compose)
-    add("ComposedPLD.delta", dict(eps=1.0), fn=_composed_method("delta"))
-    add("ComposedPLD.epsilon", dict(delta=1e-3), fn=_composed_method("epsilon"))
+    take("ComposedPLD.delta")
+    take("ComposedPLD.epsilon")
     add("compose_plds", dict(times=3, tail=1e-15), fn=_compose_plds)
     add("dpsgd_epsilon", dict(q=0.1, sigma=1.0, steps=10, delta=1e-5, h=0.01))
     add("dpsgd_epsilon#bracket", dict(q=0.1, sigma=1.0, steps=10, delta=1e-5, h=0.01, bracket=True),
@@ -696,7 +647,7 @@ def table() -> dict[str, Entry]:
     # --- sweep and adapters
     add("sweep", dict(eps=np.array([0.5, 1.0]), r=np.array([1.0]), chunk_size=1), {"eps": "array", "r": "array"},
         fn=_sweep)
-    add("grid_size", dict(eps=np.array([0.5, 1.0]), r=np.array([1.0])), {"eps": "array", "r": "array"})
+    take("grid_size")
     acc_opt = {"noise": "option", "order": "option"}
     add("PNSGDAccountant", dict(_ACC_KW, noise="gaussian", order="shuffled", smoothness=2.0, strong_convexity=0.5,
                                 eps_max=8.0), acc_opt, fn=_accountant)
@@ -708,7 +659,7 @@ def table() -> dict[str, Entry]:
         fn=_acc_method("get_epsilon"))
     add("PNSGDAccountant.get_delta", dict(eps=2.0), fn=_acc_method("get_delta"))
     add("PNSGDAccountant.get_privacy_spent", dict(delta=1e-3), fn=_acc_method("get_privacy_spent"))
-    add("PNSGDAccountant.epoch_profile", dict(eps=1.0), fn=_acc_method("epoch_profile"))
+    take("PNSGDAccountant.epoch_profile")
     add("pnsgd_zcdp_rho", dict(_RDP_PNSGD), fn=_adapter("pnsgd_zcdp_rho"))
     add("pnsgd_zcdp_event", dict(_RDP_PNSGD), fn=_adapter("pnsgd_zcdp_event"))
     add("pnsgd_epoch_pld", dict(_ACC_KW, eps_max=8.0), fn=_adapter("pnsgd_epoch_pld"))
@@ -727,14 +678,10 @@ def table() -> dict[str, Entry]:
         fn=_setup_epsilon("ScheduledPNSGD"))
     add("bounds", dict(delta=1e-3), fn=_bounds_records)
     # --- schedule inversions (issue 16; today's vocabulary)
-    _inv = dict(delta=1e-3, max_grad_norm=1.0, lr=0.1, diameter=1.0, steps=100.0, c1=10.0, c2=2.0, smoothness=2.0,
-                strong_convexity=0.5)
-    add("laplace_schedule_epsilon", _inv)
-    add("gaussian_schedule_epsilon", _inv)
+    take("laplace_schedule_epsilon")
+    take("gaussian_schedule_epsilon")
     # --- online inversions (issue 16; today's vocabulary)
-    add("online_epsilon", dict(delta=1e-3, max_grad_norm=1.0, lr=0.1, diameter=1.0, noise_scale=np.array([2.0, 2.0, 2.0]),
-                               index=2, noise="gaussian", smoothness=2.0, strong_convexity=0.5),
-        {"noise_scale": "array", "noise": "option"})
+    take("online_epsilon")
     _on_inv = dict(delta=1e-3, max_grad_norm=1.0, lr=0.1, diameter=1.0, steps=50.0, index=3.0, c1=10.0, c2=2.0,
                    decay=1.5, smoothness=2.0, strong_convexity=0.5)
     add("online_laplace_epsilon", _on_inv)
@@ -778,12 +725,9 @@ MEDIUM = (0.0, 5e-324, 1e-6, 0.1, 0.5, 1.0, 2.0, 10.0, 1e3, 1e15, 1e300, math.in
 #: the default (see EXPENSIVE)
 SHORT = (0.0, math.inf, math.nan, -math.inf, -1.0)
 #: non-numeric / structural bad-input classes of the matrix (tests/_matrix_worker.py)
-BAD = ("half", "str", "None", "complex", "bool", "object", "empty", "0-d", "noncontig", "bigendian",
-       "float32", "int-array", "bool-array", "object-array", "mismatch")
+BAD = SCALAR_CLASSES[SCALAR_CLASSES.index("half"):]  # the numeric ones are in FLOATS and INTS
 BAD_SHORT = ("str", "None", "bool", "empty", "mismatch")
-ARRAY_BAD = ("el-nan", "el-+inf", "el--inf", "el--0.0", "el-negative", "el-zero", "el-5e-324", "el-1e308",
-             "el-2**63", "el-10**30", "str", "None", "complex", "bool", "object", "empty", "0-d", "noncontig",
-             "bigendian", "float32", "int-array", "bool-array", "object-array", "mismatch")
+ARRAY_BAD = ARRAY_CLASSES
 OPTION_BAD = ("bogus", None, 3)
 
 #: expensive callables (a valid call costs 10-200 ms, more at extreme arguments): short sweeps.
@@ -831,82 +775,6 @@ def _capped(name: str, p: str, v: Any) -> bool:
 
 #: the most expensive ones (~0.15 s a call): one accepted value per parameter besides the default
 VERY_EXPENSIVE = {"online_gauss_delta_limit", "online_gauss_delta_limit_bound"}
-
-
-def _special(cls: str, v: Any) -> Any:
-    fv = float(v)
-    if cls == "half":
-        return fv + 0.5
-    if cls == "str":
-        return repr(fv)
-    if cls == "None":
-        return None
-    if cls == "complex":
-        return complex(fv, 0.0)
-    if cls == "bool":
-        return True
-    if cls == "object":
-        return object()
-    if cls == "empty":
-        return np.array([], dtype=np.float64)
-    if cls == "0-d":
-        return np.array(fv)
-    if cls == "noncontig":
-        return np.array([fv, -1.0, fv, -1.0])[::2]
-    if cls == "bigendian":
-        return np.array([fv, fv], dtype=">f8")
-    if cls == "float32":
-        return np.array([fv, fv], dtype=np.float32)
-    if cls == "int-array":
-        return np.array([round(fv), round(fv)], dtype=np.int64)
-    if cls == "bool-array":
-        return np.array([True, False])
-    if cls == "object-array":
-        return np.array([fv, fv], dtype=object)
-    if cls == "mismatch":
-        return np.array([fv, fv])
-    raise KeyError(cls)
-
-
-_EL = {"nan": math.nan, "+inf": math.inf, "-inf": -math.inf, "-0.0": -0.0, "zero": 0.0, "5e-324": 5e-324,
-       "1e308": 1e308, "2**63": 2**63, "10**30": 10**30}
-
-
-def _array_bad(cls: str, v: np.ndarray) -> Any:
-    v = np.asarray(v, dtype=np.float64)
-    if cls.startswith("el-"):
-        what = cls[3:]
-        if what in ("2**63", "10**30"):
-            lst = v.tolist()
-            inner = lst
-            while isinstance(inner[-1], list):
-                inner = inner[-1]
-            inner[-1] = _EL[what]
-            return lst
-        out = v.copy()
-        out.reshape(-1)[-1] = -abs(out.reshape(-1)[-1]) - 1.0 if what == "negative" else _EL[what]
-        return out
-    if cls in ("str", "None", "complex", "bool", "object"):
-        return _special(cls, 1.0)
-    if cls == "empty":
-        return np.empty((0,) * v.ndim if v.ndim else (0,))
-    if cls == "0-d":
-        return np.array(v.reshape(-1)[0])
-    if cls == "noncontig":
-        return np.repeat(v[..., None], 2, axis=-1)[..., 0]
-    if cls == "bigendian":
-        return v.astype(">f8")
-    if cls == "float32":
-        return v.astype(np.float32)
-    if cls == "int-array":
-        return np.ceil(v).astype(np.int64)
-    if cls == "bool-array":
-        return v.astype(bool)
-    if cls == "object-array":
-        return v.astype(object)
-    if cls == "mismatch":
-        return np.concatenate([v.reshape(-1), v.reshape(-1)[:1]]).reshape(-1, 1) if v.ndim <= 1 else v[..., :-1][:-1]
-    raise KeyError(cls)
 
 
 # ============================================================================ the recorder
@@ -1008,7 +876,7 @@ def probe_entry(R: Recorder, name: str, entry: Entry) -> None:
                     ok.append(v)
             for cls in bad:
                 kw = dict(base)
-                kw[p] = _special(cls, v0)
+                kw[p] = scalar_input(cls, v0)
                 if cls == "mismatch":
                     other = next((q for q in numeric if q != p), None)
                     if other is None:
@@ -1051,7 +919,7 @@ def probe_entry(R: Recorder, name: str, entry: Entry) -> None:
     # --- array-valued parameters: the matrix's bad classes
     for p in arrays:
         for cls in (ARRAY_BAD if not expensive else ("el-nan", "el-negative", "empty", "mismatch", "str")):
-            R.probe(name, fn, dict(defaults, **{p: _array_bad(cls, np.asarray(defaults[p], dtype=np.float64))}))
+            R.probe(name, fn, dict(defaults, **{p: array_input(cls, np.asarray(defaults[p], dtype=np.float64))}))
     # --- option parameters: bad values, then every combination with its own sweep
     for p in base_opts:
         for bad in OPTION_BAD:
@@ -1371,7 +1239,7 @@ def record(threads: int = 1, timing: bool = False, only: str | None = None) -> d
 
     THREADS[0] = threads
     pabi.set_num_threads(threads)
-    _BASE_PLD.clear()
+    _api_table.forget_built()  # the base PLDs are built again under this thread count
     R = Recorder(timing)
     t0 = time.perf_counter()
     with np.errstate(all="ignore"):

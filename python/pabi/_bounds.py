@@ -196,12 +196,13 @@ PNSGD_TEXT = "PNSGD: one record per step, noised gradient, last iterate released
 
 
 def _pnsgd_entries(s: Setup, delta: float) -> list[_Entry]:
-    is_pn = isinstance(s, PNSGD)
+    pn = s if isinstance(s, PNSGD) else None
+    is_pn = pn is not None
     kind = [Assumption(PNSGD_TEXT, is_pn, "" if is_pn else f"setup = {type(s).__name__}")]
-    common = kind + ([Assumption(t, ok, d) for t, ok, d in s.assumptions()] if is_pn else [])
+    common = kind + ([Assumption(t, ok, d) for t, ok, d in pn.assumptions()] if pn is not None else [])
     out: list[_Entry] = []
-    E = s.epochs if is_pn else 1
-    ordering = s.ordering if is_pn else None
+    E = pn.epochs if pn is not None else 1
+    ordering = pn.ordering if pn is not None else None
     one = Assumption("one epoch", E == 1, f"epochs = {E}")
     for oid, order, name, src in [
         ("pnsgd_shuffled", "shuffled", "PNSGD shuffled, amplification by iteration", "Sordello-Bu-Dong Thm 2"),
@@ -211,14 +212,15 @@ def _pnsgd_entries(s: Setup, delta: float) -> list[_Entry]:
          "Sordello-Bu-Dong Thm 1 / Asoodeh-Diaz-Calmon Thms 3-4"),
     ]:
         a = common + [Assumption(f"{order} ordering", ordering == order, f"ordering = {ordering}"), one]
-        expr = call("pabi.pnsgd_epsilon", delta, **s.bound_arguments()) if is_pn and all(x.satisfied for x in a) else None
+        expr = (call("pabi.pnsgd_epsilon", delta, **pn.bound_arguments())
+                if pn is not None and all(x.satisfied for x in a) else None)
         out.append(_Entry(oid, name, "pnsgd", src, a, expr))
 
     several = Assumption("shuffled ordering, several epochs (each a fresh permutation)",
                          ordering == "shuffled" and E >= 2, f"ordering = {ordering}, epochs = {E}")
     multi: Optional[_Expr] = None
-    if is_pn and all(x.satisfied for x in common) and several.satisfied:
-        setup = _setup_expr(s)
+    if pn is not None and all(x.satisfied for x in common) and several.satisfied:
+        setup = _setup_expr(pn)
         multi = call("pabi.multi_epoch_epsilon", delta, profile=setup.attr("epoch_profile"), epochs=E,
                      orders=list(PROFILE_ORDERS), log_profile=setup.attr("epoch_log_profile"))
     for route, name, src, cert in [
@@ -233,20 +235,20 @@ def _pnsgd_entries(s: Setup, delta: float) -> list[_Entry]:
                           "for the shuffled profile (docs/errata.md#p-c23): not a certificate"))
 
     # RDP comparison bound (Asoodeh-Diaz-Calmon Prop. 1): fixed order, worst record, epochs added
-    rdp_common = kind + ([Assumption(t, ok, d) for t, ok, d in s.assumptions()
-                          if not t.startswith(("bounded", "Gaussian noise,"))] if is_pn else [])
-    a = rdp_common + [Assumption("Gaussian noise", is_pn and s.noise == "gaussian",
-                                 f"noise = {s.noise}" if is_pn else ""),
+    rdp_common = kind + ([Assumption(t, ok, d) for t, ok, d in pn.assumptions()
+                          if not t.startswith(("bounded", "Gaussian noise,"))] if pn is not None else [])
+    a = rdp_common + [Assumption("Gaussian noise", pn is not None and pn.noise == "gaussian",
+                                 f"noise = {pn.noise}" if pn is not None else ""),
                       Assumption("fixed ordering", ordering == "fixed", f"ordering = {ordering}")]
     expr = None
-    if is_pn and all(x.satisfied for x in a):
+    if pn is not None and all(x.satisfied for x in a):
         # RDP adds over epochs: E·c(sigma) = c(sigma/sqrt(E)), sigma/sqrt(E) rounded down
         from . import _core
 
-        sig = s.noise_scale if E == 1 else float(_core.noise_over_sqrt_count(s.noise_scale, float(E)))
-        expr = call("pabi.pnsgd_rdp_epsilon", delta, noise_scale=sig, max_grad_norm=s.max_grad_norm, lr=s.lr,
-                    steps=s.records, index=s.records if s.index is None else s.index, smoothness=s.smoothness,
-                    strong_convexity=s.strong_convexity)
+        sig = pn.noise_scale if E == 1 else float(_core.noise_over_sqrt_count(pn.noise_scale, float(E)))
+        expr = call("pabi.pnsgd_rdp_epsilon", delta, noise_scale=sig, max_grad_norm=pn.max_grad_norm, lr=pn.lr,
+                    steps=pn.records, index=pn.records if pn.index is None else pn.index,
+                    smoothness=pn.smoothness, strong_convexity=pn.strong_convexity)
     out.append(_Entry("pnsgd_rdp", "PNSGD fixed order, worst record, RDP (Feldman/Balle)"
                       + ("" if E == 1 else f", {E} epochs added"), "pnsgd", "Asoodeh-Diaz-Calmon Prop. 1", a, expr))
     return out
@@ -339,48 +341,51 @@ def _last_iterate_entries(s: Setup, delta: float) -> list[_Entry]:
 
 def _baseline_entries(s: Setup, delta: float) -> list[_Entry]:
     out: list[_Entry] = []
-    is_dp = isinstance(s, DPSGD)
-    rel = s.neighboring if is_dp else "add_remove"
-    samp = s.sampling if isinstance(s, DPSGD) else "poisson"
+    dp = s if isinstance(s, DPSGD) else None
+    is_dp = dp is not None
+    rel = dp.neighboring if dp is not None else "add_remove"
+    samp = dp.sampling if dp is not None else "poisson"
     rel_txt = {"add_remove": "add-or-remove neighbours", "replace_one": "replace-one neighbours"}[rel]
     samp_txt = {"poisson": "Poisson sampling", "without_replacement": "fixed-size batches without replacement"}[samp]
     sampled = [Assumption("Gaussian noise", True),
                Assumption(f"{samp_txt} (DP-SGD)", is_dp, "" if is_dp else f"setup = {type(s).__name__}"),
                Assumption(rel_txt, is_dp, f"neighboring = {s.neighboring}")]
     ok = all(a.satisfied for a in sampled)
-    desc = f", q = {s.sample_rate:.6g}, {s.steps} steps" if is_dp else ""
+    desc = f", q = {dp.sample_rate:.6g}, {dp.steps} steps" if dp is not None else ""
     how = "" if (rel, samp) == ("add_remove", "poisson") else f", {rel_txt}, {samp_txt}"
     out.append(_Entry("dpsgd_pld", f"DP-SGD accountant{desc} (PLD{how})", "dpsgd",
                       "PLD/FFT accountant (Koskela et al.; DRS composition)"
                       + ("" if rel == "add_remove" else "; replace-one pair: Zhu-Dong-Wang 2022 Sec. 5")
                       + ("; symmetrised pair (docs/derivations/neighbouring.md#symmetrised-pair)"
                          if samp == "without_replacement" else ""), sampled,
-                      call("pabi.dpsgd_epsilon", delta, **s.bound_arguments()) if ok else None, relation=rel))
+                      call("pabi.dpsgd_epsilon", delta, **dp.bound_arguments()) if ok and dp is not None else None,
+                      relation=rel))
     poisson = [Assumption("Gaussian noise", True),
                Assumption("Poisson sampling (DP-SGD)", is_dp and samp == "poisson",
                           f"sampling = {samp}" if is_dp else f"setup = {type(s).__name__}"),
-               Assumption("add-or-remove neighbours", is_dp and s.neighboring == "add_remove",
+               Assumption("add-or-remove neighbours", dp is not None and dp.neighboring == "add_remove",
                           f"neighboring = {s.neighboring}")]
     ok = all(a.satisfied for a in poisson)
     expr = None
-    if ok:
-        curve = call("pabi.sampled_gaussian_rdp", _orders(), sample_rate=s.sample_rate,
-                     noise_multiplier=s.noise_multiplier)
+    if ok and dp is not None:
+        curve = call("pabi.sampled_gaussian_rdp", _orders(), sample_rate=dp.sample_rate,
+                     noise_multiplier=dp.noise_multiplier)
         expr = call("pabi.rdp_to_dp_epsilon", delta, orders=_orders(),
-                    rdp=call("pabi.rdp_compose", curve, count=s.steps)).attr("eps")
+                    rdp=call("pabi.rdp_compose", curve, count=dp.steps)).attr("eps")
     out.append(_Entry("dpsgd_rdp", f"DP-SGD{desc}, data-independent RDP", "dpsgd",
                       "Mironov et al. sampled Gaussian RDP + Balle et al. conversion", poisson, expr,
                       relation="add_remove"))
 
     # every record in at most one step per epoch, no amplification: E-fold mechanism, replace-one
-    once_ok = isinstance(s, (PNSGD, CyclicDPSGD))
+    epochs_run = s if isinstance(s, (PNSGD, CyclicDPSGD)) else None
+    once_ok = epochs_run is not None
     once = [Assumption("every record in at most one step per epoch (shuffled, cyclic or random stop)", once_ok,
                        "" if once_ok else f"setup = {type(s).__name__}"),
             Assumption("replace-one neighbours (sensitivity 2L or 2C)", once_ok and s.neighboring == "replace_one",
                        f"neighboring = {s.neighboring}")]
     gauss = isinstance(s, CyclicDPSGD) or (isinstance(s, PNSGD) and s.noise == "gaussian")
     g = [Assumption("Gaussian noise", gauss, "" if gauss else "Laplace noise or no noise model")] + once
-    E = s.epochs if once_ok else 1
+    E = epochs_run.epochs if epochs_run is not None else 1
     z1: Optional[float] = None
     if isinstance(s, PNSGD):
         z1 = math.inf if s.max_grad_norm == 0 else _noise_std_down(1.0, s.noise_scale, 1.0, 2.0 * s.max_grad_norm)
@@ -418,16 +423,17 @@ def _baseline_entries(s: Setup, delta: float) -> list[_Entry]:
 
 
 def _schedule_entries(s: Setup, delta: float) -> list[_Entry]:
-    ok = isinstance(s, ScheduledPNSGD)
+    sc = s if isinstance(s, ScheduledPNSGD) else None
+    ok = sc is not None
     a = [Assumption("PNSGD with a fixed-horizon noise schedule (one epoch, shuffled records)", ok,
                     "" if ok else f"setup = {type(s).__name__}"),
          Assumption("replace-one neighbours", ok and s.neighboring == "replace_one",
                     f"neighboring = {s.neighboring}")]
     expr = None
-    if ok and all(x.satisfied for x in a):
-        family = "gaussian" if s.noise == "gaussian" else "laplace"
-        expr = call(f"pabi.{family}_schedule_epsilon", delta, **s.bound_arguments())
-    noise = s.noise if ok else "gaussian"
+    if sc is not None and all(x.satisfied for x in a):
+        family = "gaussian" if sc.noise == "gaussian" else "laplace"
+        expr = call(f"pabi.{family}_schedule_epsilon", delta, **sc.bound_arguments())
+    noise = sc.noise if sc is not None else "gaussian"
     src = "Sordello-Bu-Dong Thm 4 (Gaussian schedule)" if noise == "gaussian" else "Sordello-Bu-Dong Thm 3 (Laplace schedule)"
     return [_Entry("schedule", f"PNSGD shuffled, {noise} noise schedule, amplification by iteration", "schedule",
                    src, a, expr)]
@@ -466,13 +472,10 @@ def _more_entries(s: Setup, delta: float) -> list[_Entry]:
     expr = None
     limit = isinstance(s, OnlinePNSGD) and s.steps is None
     if isinstance(s, OnlinePNSGD) and all(x.satisfied for x in a):
-        family = "gaussian" if s.noise == "gaussian" else "laplace"
         if limit:  # no flat inverse of the limit bound: the setup's own exact search over it
             expr = _method(_setup_expr(s), "epsilon", delta)
         else:
-            expr = call(f"pabi.online_{family}_epsilon", delta, max_grad_norm=s.max_grad_norm, lr=s.lr,
-                        diameter=s.diameter, steps=s.steps, index=s.index, c1=s.c1, c2=s.c2, decay=s.decay,
-                        smoothness=s.smoothness, strong_convexity=s.strong_convexity)
+            expr = call(f"pabi.{s._bound_name('epsilon')}", delta, **s.bound_arguments())
     noise = s.noise if isinstance(s, OnlinePNSGD) else "gaussian"
     src = ("Sordello-Bu-Dong Thm 7 (Gaussian, eq. (14))" if noise == "gaussian"
            else "Sordello-Bu-Dong Thm 6 (Laplace, eq. (12))")
@@ -520,20 +523,18 @@ def _more_entries(s: Setup, delta: float) -> list[_Entry]:
         expr = None
         if is_erm and ok and isinstance(s, ERMGradientDescent):
             m = s.batches_per_epoch
-            sens = dict(lr=s.lr, strong_convexity=s.strong_convexity, smoothness=s.smoothness,
-                        max_grad_norm=s.max_grad_norm, batch_size=float(s.batch_size), batches_per_epoch=m)
             js = _Expr(f"np.arange(1.0, {float(m + 1)!r})", lambda: np.arange(1.0, float(m + 1)))
-            every = call("pabi.sensitivity_multi_epoch", **sens, batch_index=js, epochs=s.epochs)
+            every = call("pabi.sensitivity_multi_epoch", **s.sensitivity_arguments(js))
             if which == "random":
-                curve = call("pabi.averaged_rdp", _orders(), noise_scale=s.noise_scale, sensitivities=every)
+                fn, kw = s.curve_arguments(every, "random")
             else:
                 if order == "fixed":  # the setup's own batch (default m)
-                    j = s.batch_index if s.batch_index is not None else m
-                    d: _Expr = call("pabi.sensitivity_multi_epoch", **sens, batch_index=j, epochs=s.epochs)
+                    d: _Expr = call("pabi.sensitivity_multi_epoch", **s.sensitivity_arguments(s.record_batch))
                 else:  # a random partition: every batch's Gaussian mechanism, the largest Δ_j (the
                     # Rényi divergence of a mixture is at most its components' largest)
                     d = _Expr(f"float(np.max({every.text}))", lambda: float(np.max(every.value())))
-                curve = call("pabi.gaussian_mechanism_rdp", _orders(), sensitivity=d, noise_scale=s.noise_scale)
+                fn, kw = s.curve_arguments(d, "fixed")
+            curve = call(f"pabi.{fn}", _orders(), **kw)
             expr = _rdp_eps(delta, curve)
         out.append(_Entry(oid, name, "erm", src, e, expr))
     return out

@@ -68,7 +68,7 @@ def _profile_rdp_curve(
     orders, each value bit-identical to :func:`pabi.rdp.profile_to_rdp`) on the grid 0, h, ...,
     eps_max. The grid points k·h are rounded to nearest: they are the points where the profile
     is evaluated, so the samples are upper bounds at exactly those doubles."""
-    grid = np.arange(int(np.ceil(eps_max / h)) + 1) * h
+    grid = np.asarray(np.arange(int(np.ceil(eps_max / h)) + 1) * h, dtype=np.float64)  # float64 already: no copy
     values = np.array(profile(grid), dtype=float)
     # Beyond eps_max the profile is taken as 0, which requires it to have decayed there:
     # checked as δ(eps_max) ≤ 1e-300 (assumption documented in multi_epoch_epsilon).

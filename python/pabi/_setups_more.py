@@ -157,8 +157,9 @@ class OnlinePNSGD(_Questions):
     Primary bound: ``pabi.online_*_delta`` / ``online_*_epsilon`` at a horizon, and
     ``pabi.online_*_delta_limit_upper`` in the limit, whose ε is the smallest double that
     meets δ (``pabi.setups._smallest_eps``, the setups' one search for an ε; its exact mpmath
-    counterpart is ``pabi.reference._calibrate.setup_epsilon``). ``calibrate`` sets ``c1`` (C1 scales the noise up) for a target at this horizon, or
-    for the limit target with ``steps=None`` (docs/derivations/schedules.md#online-calibration).
+    counterpart is ``pabi.reference._calibrate.smallest_eps``). ``calibrate`` sets ``c1`` (C1
+    scales the noise up) for a target at this horizon, or for the limit target with
+    ``steps=None`` (docs/derivations/schedules.md#online-calibration).
 
     >>> import pabi
     >>> run = pabi.OnlinePNSGD(index=100, lr=0.01, max_grad_norm=10.0, diameter=1.0, c1=100.0, c2=100.0,
@@ -197,17 +198,31 @@ class OnlinePNSGD(_Questions):
         # the one-step bound δ_i(i) = A_i, which makes the same checks at no cost
         self._forward(np.zeros(1), self.steps if self.steps is not None else float(self.index))
 
+    def _bound_name(self, question: Literal["delta", "epsilon", "delta_limit_upper"]) -> str:
+        """The name of the flat function of this noise family answering ``question``:
+        ``online_gaussian_delta``, ``online_laplace_epsilon``, ... (``"delta_limit_upper"``: the
+        certified upper bound of the limit δ_∞, the bound of ``steps=None``)."""
+        return f"online_{'gaussian' if self.noise == 'gaussian' else 'laplace'}_{question}"
+
+    def bound_arguments(self) -> dict[str, Any]:
+        """The keyword arguments of ``pabi.online_*_delta`` / ``online_*_epsilon`` at the horizon
+        ``steps``; with ``steps=None`` (no ``steps`` key) those of ``online_*_delta_limit_upper``."""
+        kw: dict[str, Any] = dict(max_grad_norm=self.max_grad_norm, lr=self.lr, diameter=self.diameter,
+                                  steps=self.steps, index=self.index, c1=self.c1, c2=self.c2, decay=self.decay,
+                                  smoothness=self.smoothness, strong_convexity=self.strong_convexity)
+        if self.steps is None:
+            del kw["steps"]
+        return kw
+
     def _forward(self, eps: NDArray[np.float64], steps: Optional[float] = None) -> NDArray[np.float64]:
         import pabi
 
-        family = "gaussian" if self.noise == "gaussian" else "laplace"
-        kw: dict[str, Any] = dict(max_grad_norm=self.max_grad_norm, lr=self.lr, diameter=self.diameter,
-                                  index=self.index, c1=self.c1, c2=self.c2, decay=self.decay,
-                                  smoothness=self.smoothness, strong_convexity=self.strong_convexity)
+        kw = self.bound_arguments()
+        kw.pop("steps", None)
         n = self.steps if steps is None else steps
         if n is None:
-            return np.asarray(getattr(pabi, f"online_{family}_delta_limit_upper")(eps, **kw), dtype=np.float64)
-        return np.asarray(getattr(pabi, f"online_{family}_delta")(eps, steps=n, **kw), dtype=np.float64)
+            return np.asarray(getattr(pabi, self._bound_name("delta_limit_upper"))(eps, **kw), dtype=np.float64)
+        return np.asarray(getattr(pabi, self._bound_name("delta"))(eps, steps=n, **kw), dtype=np.float64)
 
     def _delta_all(self, eps: NDArray[np.float64]) -> NDArray[np.float64]:
         _replace_one(self)
@@ -219,11 +234,7 @@ class OnlinePNSGD(_Questions):
         _replace_one(self)
         if self.steps is None:
             return _smallest_eps(lambda e: float(self._forward(np.array([e]))[0]), delta, self.noise == "laplace")
-        family = "gaussian" if self.noise == "gaussian" else "laplace"
-        return float(getattr(pabi, f"online_{family}_epsilon")(
-            delta, max_grad_norm=self.max_grad_norm, lr=self.lr, diameter=self.diameter, steps=self.steps,
-            index=self.index, c1=self.c1, c2=self.c2, decay=self.decay, smoothness=self.smoothness,
-            strong_convexity=self.strong_convexity))
+        return float(getattr(pabi, self._bound_name("epsilon"))(delta, **self.bound_arguments()))
 
     def calibrate(self, eps: float, delta: float) -> "OnlinePNSGD":
         """A copy whose schedule constant ``c1`` is the smallest double with δ(``eps``) ≤ ``delta``
@@ -445,27 +456,43 @@ class ERMGradientDescent(_RdpSetup):
             raise domain_error("batches_per_epoch", "an integer in [1, 10^6]", self.batches_per_epoch)
         self._curve()  # the checks of the bound (lr < 2/smoothness, strong_convexity <= smoothness), up front
 
+    @property
+    def record_batch(self) -> int:
+        """The batch j of the differing record under ``batch_order="fixed"``: ``batch_index``,
+        default the worst, m."""
+        return self.batch_index if self.batch_index is not None else self.batches_per_epoch
+
+    def sensitivity_arguments(self, batch_index: Any) -> dict[str, Any]:
+        """The keyword arguments of :func:`pabi.sensitivity_multi_epoch` for the batch (or array
+        of batches) ``batch_index`` (``pabi.bounds`` writes its repro with them)."""
+        return dict(lr=self.lr, strong_convexity=self.strong_convexity, smoothness=self.smoothness,
+                    max_grad_norm=self.max_grad_norm, batch_size=float(self.batch_size),
+                    batches_per_epoch=self.batches_per_epoch, batch_index=batch_index, epochs=self.epochs)
+
+    def curve_arguments(self, sensitivity: Any, batch_order: Optional[Literal["fixed", "random"]] = None
+                        ) -> tuple[str, dict[str, Any]]:
+        """(name of the flat function, its keyword arguments) of the RDP curve for
+        ``batch_order`` (default the setup's): ``pabi.<name>(pabi.DEFAULT_ORDERS, **kwargs)``.
+        ``"random"``: :func:`pabi.averaged_rdp` over ``sensitivity`` = Δ_1..Δ_m (Prop. 3);
+        ``"fixed"``: :func:`pabi.gaussian_mechanism_rdp` with ``sensitivity`` = Δ_j of the
+        record's batch (Prop. 2)."""
+        if (self.batch_order if batch_order is None else batch_order) == "random":
+            return "averaged_rdp", dict(noise_scale=self.noise_scale, sensitivities=sensitivity)
+        return "gaussian_mechanism_rdp", dict(sensitivity=sensitivity, noise_scale=self.noise_scale)
+
     def sensitivities(self) -> NDArray[np.float64]:
         """Δ_j of each batch j = 1..m (``batch_order="random"``) or of the record's batch (a
         1-element array), rounded up (:func:`pabi.sensitivity_multi_epoch`)."""
         import pabi
 
-        m = self.batches_per_epoch
-        if self.batch_order == "fixed":
-            j: Any = self.batch_index if self.batch_index is not None else m
-        else:
-            j = np.arange(1, m + 1, dtype=np.float64)
-        return np.atleast_1d(np.asarray(pabi.sensitivity_multi_epoch(
-            lr=self.lr, strong_convexity=self.strong_convexity, smoothness=self.smoothness,
-            max_grad_norm=self.max_grad_norm, batch_size=float(self.batch_size), batches_per_epoch=m,
-            batch_index=j, epochs=self.epochs), dtype=np.float64))
+        j: Any = (self.record_batch if self.batch_order == "fixed"
+                  else np.arange(1, self.batches_per_epoch + 1, dtype=np.float64))
+        return np.atleast_1d(np.asarray(pabi.sensitivity_multi_epoch(**self.sensitivity_arguments(j)),
+                                        dtype=np.float64))
 
     def _curve(self) -> NDArray[np.float64]:
         import pabi
 
         s = self.sensitivities()
-        if self.batch_order == "fixed":
-            return np.asarray(pabi.gaussian_mechanism_rdp(pabi.DEFAULT_ORDERS, sensitivity=float(s[0]),
-                                                          noise_scale=self.noise_scale), dtype=np.float64)
-        return np.asarray(pabi.averaged_rdp(pabi.DEFAULT_ORDERS, noise_scale=self.noise_scale, sensitivities=s),
-                          dtype=np.float64)
+        name, kw = self.curve_arguments(float(s[0]) if self.batch_order == "fixed" else s)
+        return np.asarray(getattr(pabi, name)(pabi.DEFAULT_ORDERS, **kw), dtype=np.float64)

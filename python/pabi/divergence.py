@@ -69,9 +69,11 @@ def contraction_coefficient(kernel: ArrayLike, eps: Scalar = 0.0) -> float:
     return float(_core.contraction_coefficient(k.reshape(-1), k.shape[0], k.shape[1], e))
 
 
-def _mixture(prefix: str, weights: ArrayLike, means: ArrayLike, stds: ArrayLike) -> list[FloatArray]:
-    return [real_array(f"{prefix}_{n}", a, ndim=1)
-            for n, a in (("weights", weights), ("means", means), ("stds", stds))]
+def _mixture(prefix: str, weights: ArrayLike, means: ArrayLike, stds: ArrayLike
+             ) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """(weights, means, stds) of one mixture, each a checked 1-D float64 array."""
+    return (real_array(f"{prefix}_weights", weights, ndim=1), real_array(f"{prefix}_means", means, ndim=1),
+            real_array(f"{prefix}_stds", stds, ndim=1))
 
 
 def mixture_hockey_stick_divergence(p_weights: ArrayLike, p_means: ArrayLike, p_stds: ArrayLike,

@@ -217,7 +217,8 @@ def _online(fig: Any, kind: str) -> None:
     left.set_ylabel(r"$\delta_n(i)$")
     twin = left.twinx()
     j = _int_grid(1, 1e12, 200)
-    twin.plot(j, noise(j, p["c1"], p["c2"], p["decay"], p["lr"], p["diameter"]), color="tab:blue",
+    twin.plot(j, noise(j, c1=p["c1"], c2=p["c2"], decay=p["decay"], lr=p["lr"], diameter=p["diameter"]),
+              color="tab:blue",
               label=noise_label)
     twin.set_ylabel(noise_label + " at step n", color="tab:blue")
     twin.tick_params(axis="y", colors="tab:blue")

@@ -476,6 +476,7 @@ def _stepwise(fn: Callable[..., np.ndarray], lead: tuple[str, ArrayLike], *, noi
             arrs[k] = real_array(k, v, ndim=1)
     runs = None if run_lengths is None or sourced else real_array("run_lengths", run_lengths, ndim=1)
     ix = None if index is None else float(int_scalar("index", index))
+    args: tuple[Any, ...]
     if sourced:
         if run_lengths is not None:
             raise ValueError("run_lengths does not apply to callable per-step arguments (give steps)")

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable, Literal, Optional, Protocol, TypeVar, Union, overload
+from typing import Any, Callable, Literal, Optional, Protocol, TypeVar, Union, cast, overload
 
 import numpy as np
 
@@ -99,7 +99,7 @@ def _noise_kind(noise: str) -> bool:
 
 
 def _shaped(shape: Callable[..., Any], impl: Callable[[dict[str, Any]], Float],
-            typed: type[_F]) -> Callable[[Callable[..., Any]], _F]:
+            typed: Callable[..., _F]) -> Callable[[Callable[..., Any]], _F]:
     """The public function of a family of bounds: the stub's name and docstring, the signature of
     the family (written once, as the stub function ``shape``: ``inspect.signature``/``help`` see
     it), typed as the protocol ``typed`` (the same signature, scalar overload -> ``float``, array
@@ -289,7 +289,10 @@ def _fixed(laplace: bool, inverse: bool) -> Callable[[dict[str, Any]], Float]:
     def impl(a: dict[str, Any]) -> Float:
         # broadcast without materializing scalars (length-1 arrays, stride 0 in Rust)
         b = Broadcast(names, tuple(a[k] for k in names), optional=("smoothness",))
-        return b.apply(lambda: _core.schedule_bound(*b.flat.values(), laplace=laplace, len=b.size, inverse=inverse))
+        # b.flat holds the arguments in the binding's order (``names``); mypy cannot type a star
+        # over a dict's values against fixed positional parameters, hence the cast
+        bound = cast(Callable[..., np.ndarray], _core.schedule_bound)
+        return b.apply(lambda: bound(*b.flat.values(), laplace=laplace, len=b.size, inverse=inverse))
     return impl
 
 

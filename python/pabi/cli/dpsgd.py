@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     import pabi
 
     steps = _steps(args.steps)
-    rel: dict[str, str] = {}
+    rel: dict[str, Any] = {}  # neighboring= / sampling= where not the defaults
     if args.neighboring != "add_remove":
         rel["neighboring"] = args.neighboring
     if args.sampling != "poisson":

@@ -323,11 +323,11 @@ def run(args: argparse.Namespace) -> int:
                                                          noise_scale=args.noise_scale)
             baseline[f"rdp@{a:g}"] = float(rdp_scale(one, steps, "steps")[0])
         if args.delta is not None:
-            curve = rdp_scale(pabi.sampled_gaussian_rdp_per_instance(orders, sample_rate=args.sample_rate,
-                                                                    sensitivity=args.max_grad_norm,
-                                                                    noise_scale=args.noise_scale), steps,
-                              "steps")
-            baseline["eps"], baseline["order"] = pabi.rdp_to_dp_epsilon(args.delta, orders=orders, rdp=curve)
+            base_curve = rdp_scale(pabi.sampled_gaussian_rdp_per_instance(orders, sample_rate=args.sample_rate,
+                                                                         sensitivity=args.max_grad_norm,
+                                                                         noise_scale=args.noise_scale), steps,
+                                   "steps")
+            baseline["eps"], baseline["order"] = pabi.rdp_to_dp_epsilon(args.delta, orders=orders, rdp=base_curve)
     setup = {"file": str(args.file), "sample_rate": args.sample_rate, "noise_scale": args.noise_scale,
              "delta": args.delta, "holder_exponent": args.holder_exponent, "variant": args.variant,
              "fractional": args.fractional,

@@ -17,8 +17,9 @@ from ._common import _opt_int, _check_entries, _samples
 
 #: One row of samples (a list of numbers, or an array typed 1-D): with scalar other arguments the
 #: result is a float. An array of unknown dimension is typed as such a row (a 2-D one holds several
-#: rows and gives an array, which a type checker cannot tell from its type).
-_Row = Union[Sequence[Scalar], "np.ndarray[tuple[int], np.dtype[Any]]"]
+#: rows and gives an array, which a type checker cannot tell from its type). ``Sequence[float]``
+#: takes ints too (and numpy's float64, a float); it is array-like, as the implementations need.
+_Row = Union[Sequence[float], "np.ndarray[tuple[int], np.dtype[Any]]"]
 
 
 class GdContraction(NamedTuple):

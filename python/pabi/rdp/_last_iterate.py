@@ -26,15 +26,15 @@ from ._common import _map_flag, _opt_int
 _VARIANTS_DRIFT = ("corrected", "as_published")
 
 
-def _lip_u(step_lipschitz: Optional[ArrayLike], kappa: Optional[ArrayLike]) -> tuple[ArrayLike, str]:
+def _lip_u(step_lipschitz: Optional[ArrayLike], kappa: Optional[ArrayLike]) -> tuple[Float, str]:
     """(u = ln L² from L or κ, the name of the parameter it came from, for messages). u is the
     core's carrier for θ_L: accurate near L = 1 from κ, and for small L from L, where κ ≈ −1
     has lost the relative accuracy of L²."""
-    if (step_lipschitz is None) == (kappa is None):
-        raise ValueError("pass exactly one of step_lipschitz and kappa (= step_lipschitz**2 - 1)")
-    if kappa is not None:
+    if kappa is not None and step_lipschitz is None:
         return _call(_core.log_lipschitz_squared_from_kappa, ("kappa",), kappa), "kappa"
-    return _call(_core.log_lipschitz_squared, ("step_lipschitz",), step_lipschitz), "step_lipschitz"
+    if step_lipschitz is not None and kappa is None:
+        return _call(_core.log_lipschitz_squared, ("step_lipschitz",), step_lipschitz), "step_lipschitz"
+    raise ValueError("pass exactly one of step_lipschitz and kappa (= step_lipschitz**2 - 1)")
 
 
 def _contraction_flag(contraction: str) -> bool:
@@ -122,7 +122,7 @@ def clipped_step_kappa(lr: ArrayLike, *, weak_convexity: ArrayLike, smoothness: 
     """
     flag = _contraction_flag(contraction)
     return _call(
-        lambda *a: _core.clipped_step_kappa(*a, flag), ("lr", "weak_convexity", "smoothness"),
+        functools.partial(_core.clipped_step_kappa, as_published=flag), ("lr", "weak_convexity", "smoothness"),
         lr, weak_convexity, smoothness)
 
 
@@ -160,7 +160,7 @@ def last_iterate_rdp_general(order: ArrayLike, *, lr: ArrayLike, max_grad_norm: 
     if (batch_size is None) != (batches_per_epoch is None):
         raise ValueError("pass both batch_size and batches_per_epoch (exact residual sum) or neither "
                          "(printed bound)")
-    if batch_size is None:
+    if batch_size is None or batches_per_epoch is None:  # both None (checked above)
         return _call(
             _core.last_iterate_rdp_general, ("order", "lr", "max_grad_norm", "noise_scale", "steps"),
             order, lr, max_grad_norm, noise_scale, steps)
@@ -273,7 +273,7 @@ def last_iterate_rdp_cyclic(order: ArrayLike, *, lr: ArrayLike, max_grad_norm: A
     """
     vflag, mflag = _map_flag(variant), _contraction_flag(contraction)
     return _call(
-        lambda *a: _core.last_iterate_rdp_cyclic(*a, vflag, mflag),
+        functools.partial(_core.last_iterate_rdp_cyclic, as_published=vflag, model_as_published=mflag),
         ("order", "lr", "weak_convexity", "smoothness", "max_grad_norm", "batch_size", "noise_scale", "steps",
          "batches_per_epoch", "index"),
         order, lr, weak_convexity, smoothness, max_grad_norm, batch_size, noise_scale, steps, batches_per_epoch,
@@ -369,7 +369,7 @@ def cyclic_calibrate(
     """
     flag = _map_flag(variant)
     out = _call(
-        lambda *a: _core.cyclic_calibration(*a, flag),
+        functools.partial(_core.cyclic_calibration, as_published=flag),
         ("order", "rdp", "weak_convexity", "smoothness", "max_grad_norm", "batch_size", "epochs"),
         order, rdp, weak_convexity, smoothness, max_grad_norm, batch_size, epochs, nout=3,
     )

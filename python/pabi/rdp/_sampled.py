@@ -8,6 +8,7 @@ public names).
 
 from __future__ import annotations
 
+import functools
 from typing import Literal, NamedTuple, Optional, Union, overload
 
 import numpy as np
@@ -411,7 +412,7 @@ def hoeffding_sample_size(
         raise ValueError(f"variant must be 'corrected', 'proof_consistent' or 'as_published', got {variant!r}")
     ln = _flag("log", log)
     return _call(
-        lambda *a: _core.hoeffding_sample_size(*a, variant, ln),
+        functools.partial(_core.hoeffding_sample_size, variant=variant, log=ln),
         ("order", "rdp", "rdp_bound", "tolerance", "failure_prob"), order, rdp, rdp_bound, tolerance, failure_prob,
     )
 
@@ -511,7 +512,7 @@ def lp_per_instance_epsilon_delta(
     """
     flat, rows, m = _samples("sensitivities", sensitivities)
     e, d, valid = _call(
-        lambda *a: _core.lp_per_instance_epsilon_delta(*a, flat, m),
+        functools.partial(_core.lp_per_instance_epsilon_delta, sens=flat, m=m),
         ("sample_rate", "lp_exponent", "delta", "delta_prime", "noise_scale", "sensitivities"),
         sample_rate, lp_exponent, delta, delta_prime, noise_scale, rows, nout=3,
     )
@@ -614,7 +615,7 @@ def unlearning_keep(
     """
     flag = _map_flag(variant)
     v = _call(
-        lambda *a: _core.unlearning_keep(*a, flag),
+        functools.partial(_core.unlearning_keep, as_published=flag),
         ("order", "threshold", "divergence_previous", "divergence_step"),
         order, threshold, divergence_previous, divergence_step,
     )

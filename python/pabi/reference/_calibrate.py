@@ -13,8 +13,8 @@ whose exact forward value meets a target, by bisection on it.
   once at σ = 1 and scaled by 1/σ² exactly.
 
 The setups' one search for an ε (``pabi.setups._smallest_eps``, the online limit's ε(δ)) has
-its exact counterpart here: :func:`smallest_eps` (bisection on an exact δ(ε), with an optional
-end of the domain) and :func:`setup_epsilon` (the online limit's exact ε(δ)).
+its exact counterpart in :func:`pabi.reference._pnsgd.smallest_eps` (bisection on an exact δ(ε),
+with an optional end of the domain), re-exported here.
 
 The question each one answers (``"delta"``: δ at the target ε, ``"epsilon"``: ε at the target
 δ) is the one the setup's ``calibrate`` tests; both fall as the field grows.
@@ -32,7 +32,7 @@ from ._rdp import averaged_rdp, rdp_to_dp_epsilon, sensitivity_multi_epoch
 from ._rdp_extra import gaussian_mechanism_rdp
 from ._schedules import online_schedule_delta, online_schedule_delta_limit
 
-__all__ = ["setup_question", "setup_forward", "setup_calibration", "smallest_eps", "setup_epsilon"]
+__all__ = ["setup_question", "setup_forward", "setup_calibration", "smallest_eps"]
 
 DEFAULT_DPS = 30
 
@@ -169,26 +169,3 @@ def setup_calibration(setup: Any, eps: float, delta: float, dps: int = DEFAULT_D
             else:
                 lo = mid
         return hi
-
-
-
-def _eps_end(s: Any, dps: int) -> Any:
-    """Where the online Laplace bound ends in ε: it needs i^α + C1·C2 > C1·e^{ε/2}, i.e.
-    ε < 2·ln(i^α/C1 + C2); None where it does not end (Gaussian)."""
-    if s.noise != "laplace":
-        return None
-    with mp.workdps(dps + 10):
-        return 2 * mp.log(mp.mpf(s.index) ** mp.mpf(s.decay) / mp.mpf(s.c1) + mp.mpf(s.c2))
-
-
-def setup_epsilon(setup: Any, delta: float, dps: int = DEFAULT_DPS, rel: float = 1e-13) -> mp.mpf:
-    """The exact ε(``delta``) of :class:`pabi.OnlinePNSGD` in the limit (``steps=None``): the
-    least ε with the exact δ_∞(ε) ≤ ``delta`` (:func:`smallest_eps` on
-    :func:`online_schedule_delta_limit`; the Laplace bound's domain ends at
-    ε = 2·ln(i^α/C1 + C2))."""
-    s = setup
-    if type(s).__name__ != "OnlinePNSGD" or s.steps is not None:
-        raise TypeError("setup_epsilon answers OnlinePNSGD with steps=None (the other setups have a core inverse)")
-    args = dict(max_grad_norm=s.max_grad_norm, lr=s.lr, diameter=s.diameter, index=s.index, c1=s.c1, c2=s.c2,
-                decay=s.decay, smoothness=s.smoothness, strong_convexity=s.strong_convexity, dps=dps)
-    return smallest_eps(lambda e: online_schedule_delta_limit(s.noise, e, **args), delta, _eps_end(s, dps), dps, rel)

@@ -12,7 +12,7 @@ FFT window): ``PrivacyLossDistribution``, ``compose_plds``, ``dpsgd_*``, ``multi
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence, Union
 
 import mpmath as mp
 
@@ -51,14 +51,18 @@ def tradeoff_from_profile(
     (ε_i, δ_i), of the (ε,δ)-DP trade-off curves (DRS Prop. 2.12;
     docs/derivations/composition.md#tradeoff). ``type1_error`` α is a scalar; ``eps`` and ``delta`` equally
     long non-empty sequences (a finite maximum: exact)."""
-    e = list(eps) if _iterable(eps) else [eps]
-    d = list(delta) if _iterable(delta) else [delta]
+    e, d = _as_list(eps), _as_list(delta)
     if len(e) == 0 or len(e) != len(d):
         raise ValueError("eps and delta must be non-empty sequences of equal length")
     with mp.workdps(dps + 10):
         v = max(tradeoff_eps_delta(type1_error, ei, di, dps + 10) for ei, di in zip(e, d))
     with mp.workdps(dps):
         return +v
+
+
+def _as_list(x: Any) -> list[Any]:
+    """A number as a one-element list, an iterable as the list of its elements."""
+    return list(x) if _iterable(x) else [x]
 
 
 def _iterable(x) -> bool:

@@ -41,7 +41,7 @@ at working precision), as in the public functions.
 
 from __future__ import annotations
 
-from typing import Optional, Union
+from typing import Optional, Sequence, Union
 
 import mpmath as mp
 
@@ -343,7 +343,7 @@ def last_iterate_rdp_cyclic(
                 ts = _int("index", t_star, 1)
                 if ts > ell:
                     raise ValueError("index must be in 1..batches_per_epoch")
-                stars = [ts]
+                stars: Sequence[int] = [ts]
             else:
                 stars = range(1, ell + 1)
             cache: dict = {}

@@ -134,9 +134,9 @@ def pnsgd_delta(
       variant="as_published": min(1, A/(n(1 − B))) (000 eq. (16)).
     """
     if log:
-        kw = dict(noise=noise, noise_scale=noise_scale, max_grad_norm=max_grad_norm, lr=lr, diameter=diameter,
-                  steps=steps, ordering=ordering, index=index, smoothness=smoothness,
-                  strong_convexity=strong_convexity, variant=variant)
+        kw: dict[str, Any] = dict(noise=noise, noise_scale=noise_scale, max_grad_norm=max_grad_norm, lr=lr,
+                                  diameter=diameter, steps=steps, ordering=ordering, index=index,
+                                  smoothness=smoothness, strong_convexity=strong_convexity, variant=variant)
         v = pnsgd_delta(eps, **kw, dps=dps)
         if 0.5 < v < 1:
             # ln δ ≈ −(1 − δ) where δ is near 1: δ needs −log10(1 − δ) more digits for ln δ to keep dps
@@ -218,6 +218,8 @@ def _delta_zero_noise(
     m, _ = pnsgd_contraction(lr, smoothness, strong_convexity)
     b1 = m * mp.mpf(diameter) > 0
     if order == "fixed":
+        if index is None:
+            raise ValueError("ordering='fixed' needs index")
         return mp.mpf(1) if (b1 or n == int(index)) else mp.mpf(0)
     if order == "shuffled":
         return mp.mpf(1) if b1 else mp.mpf(1) / n
@@ -252,9 +254,9 @@ def pnsgd_calibrate_noise_scale(
     shrunk on ln δ(σ) − ln delta (reference δ at ``dps + 10`` digits) by Illinois regula falsi
     with bisection fallback, to relative 10^-(dps+3)."""
     n, order = int(steps), ordering
-    kw = dict(noise=noise, max_grad_norm=max_grad_norm, lr=lr, diameter=diameter, steps=n, ordering=order,
-              index=index, smoothness=smoothness, strong_convexity=strong_convexity,
-              variant=variant)
+    kw: dict[str, Any] = dict(noise=noise, max_grad_norm=max_grad_norm, lr=lr, diameter=diameter, steps=n,
+                              ordering=order, index=index, smoothness=smoothness,
+                              strong_convexity=strong_convexity, variant=variant)
     with mp.workdps(dps + 20):
         e, t = mp.mpf(eps), mp.mpf(delta)
         if not (e >= 0 and mp.isfinite(e)):

@@ -82,8 +82,8 @@ def sampled_gaussian_rdp_quad(alpha: Real, q: Real, r: Real, dps: int = DEFAULT_
             pts.add(mp.mpf(k))
             pts.add(centre + k)
         cut = max(abs(p) for p in pts) + 60
-        pts = sorted(p for p in pts if abs(p) < cut)
-        am1 = mp.quad(f, [-mp.inf] + pts + [mp.inf])
+        splits = sorted(p for p in pts if abs(p) < cut)
+        am1 = mp.quad(f, [-mp.inf] + splits + [mp.inf])
         return +(mp.log1p(am1) / (a - 1))
 
 
