@@ -459,7 +459,8 @@ Entry = tuple[Callable[..., Any], dict[str, Any], dict[str, str]]
 FROM_API_TABLE = ("lambertw", "wright_omega", "gdp_delta", "hockey_stick_divergence", "contraction_coefficient",
                   "pnsgd_stepwise_delta", "pnsgd_stepwise_epsilon", "gdp_epsilon", "gdp_mu", "gdp_mu_dominating",
                   "ComposedPLD.delta", "ComposedPLD.epsilon", "grid_size", "PNSGDAccountant.epoch_profile",
-                  "laplace_schedule_epsilon", "gaussian_schedule_epsilon", "online_epsilon")
+                  "laplace_schedule_epsilon", "gaussian_schedule_epsilon", "online_epsilon",
+                  "mixture_hockey_stick_divergence")
 
 
 def table() -> dict[str, Entry]:
@@ -701,14 +702,9 @@ def table() -> dict[str, Entry]:
     add("ERMGradientDescent", dict(lr=0.5, strong_convexity=1.0, smoothness=2.0, max_grad_norm=1.0, batch_size=10,
                                    batches_per_epoch=10, noise_scale=1.0, epochs=3, batch_order="random"),
         {"batch_order": "option"}, fn=_setup_epsilon("ERMGradientDescent"))
-    add("mixture_hockey_stick_divergence",
-        dict(p_weights=np.array([0.9, 0.1]), p_means=np.array([0.0, 1.0]), p_stds=np.array([1.0, 1.0]),
-             q_weights=np.array([0.9, 0.1]), q_means=np.array([0.0, -1.0]), q_stds=np.array([1.0, 1.0]),
-             eps=1.0, bracket=False),
-        {"p_weights": "array", "p_means": "array", "p_stds": "array", "q_weights": "array", "q_means": "array",
-         "q_stds": "array", "bracket": "skip"},
-        {"p_means": ("p_weights",), "p_stds": ("p_weights",), "q_means": ("q_weights",), "q_stds": ("q_weights",),
-         "p_weights": ("p_means", "p_stds"), "q_weights": ("q_means", "q_stds")})
+    # its coupled names were passed here as ``fn`` (a copy of the matrix's four-field entry into
+    # this three-field ``add``): every probe of it recorded "TypeError: 'dict' object is not callable"
+    take("mixture_hockey_stick_divergence")
     return T
 
 
