@@ -355,7 +355,8 @@ def _baseline_entries(s: Setup, delta: float) -> list[_Entry]:
     how = "" if (rel, samp) == ("add_remove", "poisson") else f", {rel_txt}, {samp_txt}"
     out.append(_Entry("dpsgd_pld", f"DP-SGD accountant{desc} (PLD{how})", "dpsgd",
                       "PLD/FFT accountant (Koskela et al.; DRS composition)"
-                      + ("" if rel == "add_remove" else "; replace-one pair: Zhu-Dong-Wang 2022 Sec. 5")
+                      + ("" if rel == "add_remove" else "; replace-one pair: docs/derivations/neighbouring.md"
+                         " (dominating pairs: Zhu-Dong-Wang 2022, Def. 7, Thm 10)")
                       + ("; symmetrised pair (docs/derivations/neighbouring.md#symmetrised-pair)"
                          if samp == "without_replacement" else ""), sampled,
                       call("pabi.dpsgd_epsilon", delta, **dp.bound_arguments()) if ok and dp is not None else None,
