@@ -198,16 +198,7 @@ class OnlinePNSGD(_Questions):
         self._forward(np.zeros(1), self.steps if self.steps is not None else float(self.index))
 
     def _forward(self, eps: NDArray[np.float64], steps: Optional[float] = None) -> NDArray[np.float64]:
-        import pabi
-
-        family = "gaussian" if self.noise == "gaussian" else "laplace"
-        kw: dict[str, Any] = dict(max_grad_norm=self.max_grad_norm, lr=self.lr, diameter=self.diameter,
-                                  index=self.index, c1=self.c1, c2=self.c2, decay=self.decay,
-                                  smoothness=self.smoothness, strong_convexity=self.strong_convexity)
-        n = self.steps if steps is None else steps
-        if n is None:
-            return np.asarray(getattr(pabi, f"online_{family}_delta_limit_upper")(eps, **kw), dtype=np.float64)
-        return np.asarray(getattr(pabi, f"online_{family}_delta")(eps, steps=n, **kw), dtype=np.float64)
+        return self._forward_with(eps, self.c1, self.steps if steps is None else steps)
 
     def _delta_all(self, eps: NDArray[np.float64]) -> NDArray[np.float64]:
         _replace_one(self)
@@ -235,16 +226,53 @@ class OnlinePNSGD(_Questions):
         _replace_one(self)
         if self.noise == "gaussian":
             return _least_noise(self, "c1", e, d, question="delta")
+        return _least_noise(self, "c1", e, d, question="delta", defined=lambda s: self._defined(s, e))
 
-        def defined(s: "OnlinePNSGD") -> bool:
-            # the Laplace bound at ε needs index^α + C1·C2 > C1·e^{ε/2}: it ends above in C1
-            try:
-                s.delta(e)
-            except DomainError:
-                return False
-            return True
+    @staticmethod
+    def _defined(s: "OnlinePNSGD", e: float) -> bool:
+        """Whether the Laplace bound of ``s`` is defined at ε = e: it needs index^α + C1·C2 >
+        C1·e^{ε/2}, so it ends above in C1."""
+        try:
+            s.delta(e)
+        except DomainError:
+            return False
+        return True
 
-        return _least_noise(self, "c1", e, d, question="delta", defined=defined)
+    def _forward_c1(self, eps: NDArray[np.float64], c1: NDArray[np.float64]) -> NDArray[np.float64]:
+        """:meth:`_forward` at ``eps`` with ``c1`` an array (broadcast, element by element the
+        scalar values), after the checks ``replace`` makes at each C1 (a DomainError when one
+        fails: the lock-step search then judges the values one by one)."""
+        if not np.all((c1 > 0) & (c1 < np.inf)):
+            raise DomainError("a C1 replace rejects: judged one by one")
+        zero = self.steps if self.steps is not None else float(self.index)
+        self._forward_with(np.zeros(c1.size), c1, zero)  # replace's check (__post_init__), at every C1
+        return self._forward_with(eps, c1, self.steps)
+
+    def _forward_with(self, eps: NDArray[np.float64], c1: Any, steps: Optional[float]) -> NDArray[np.float64]:
+        """The primary bound at ``eps`` with constant ``c1`` (a scalar or an array) after ``steps``
+        steps (None: the limit)."""
+        import pabi
+
+        family = "gaussian" if self.noise == "gaussian" else "laplace"
+        kw: dict[str, Any] = dict(max_grad_norm=self.max_grad_norm, lr=self.lr, diameter=self.diameter,
+                                  index=self.index, c1=c1, c2=self.c2, decay=self.decay,
+                                  smoothness=self.smoothness, strong_convexity=self.strong_convexity)
+        if steps is None:
+            return np.asarray(getattr(pabi, f"online_{family}_delta_limit_upper")(eps, **kw), dtype=np.float64)
+        return np.asarray(getattr(pabi, f"online_{family}_delta")(eps, steps=steps, **kw), dtype=np.float64)
+
+    def _least_noise_all(self, eps: NDArray[np.float64], delta: NDArray[np.float64],
+                         shape: tuple[int, ...]) -> NDArray[np.float64]:
+        from ._lockstep import least_noise_many  # the lock-step search over every target
+
+        def defined_many(x: NDArray[np.float64], e: NDArray[np.float64]) -> NDArray[np.bool_]:
+            self._forward_c1(e, x)  # a DomainError where some value is not accepted
+            return np.ones(x.size, dtype=bool)
+
+        laplace = self.noise == "laplace"
+        return least_noise_many(self, "c1", eps, delta, shape, lambda x, e, d: self._forward_c1(e, x) <= d,
+                                lambda: _replace_one(self), "delta", self._defined if laplace else None,
+                                defined_many if laplace else None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -281,6 +309,30 @@ class _RdpSetup(_Questions):
         e, d = _check_target(eps, delta)
         _replace_one(self)
         return _least_noise(self, "noise_scale", e, d)
+
+    def _curves_at(self, x: NDArray[np.float64]) -> NDArray[np.float64]:  # pragma: no cover - overridden
+        """The RDP curves at ``pabi.DEFAULT_ORDERS`` with ``noise_scale`` = each x: shape (x.size, orders)."""
+        raise NotImplementedError
+
+    def _met_many(self, x: NDArray[np.float64], eps: NDArray[np.float64],
+                  delta: NDArray[np.float64]) -> NDArray[np.bool_]:
+        """:meth:`calibrate`'s test at noise scales ``x``: every curve in one call (orders × x
+        broadcast), converted row by row in one core call (``_core.rdp_to_dp_epsilon_rows``)."""
+        import pabi
+
+        from . import _core
+
+        if not np.all((x > 0) & (x < np.inf)):
+            raise DomainError("a noise scale replace rejects: judged one by one")
+        o = np.asarray(pabi.DEFAULT_ORDERS, dtype=np.float64)
+        rows = np.ascontiguousarray(np.broadcast_to(self._curves_at(x), (x.size, o.size)), dtype=np.float64)
+        return np.asarray(_core.rdp_to_dp_epsilon_rows(o, rows.reshape(-1), delta)) <= eps
+
+    def _least_noise_all(self, eps: NDArray[np.float64], delta: NDArray[np.float64],
+                         shape: tuple[int, ...]) -> NDArray[np.float64]:
+        from ._lockstep import least_noise_many  # the lock-step search over every target
+
+        return least_noise_many(self, "noise_scale", eps, delta, shape, self._met_many, lambda: _replace_one(self))
 
 
 def _need(setup: Any, names: tuple[str, ...], why: str) -> None:
@@ -383,6 +435,13 @@ class LastIterateSGD(_RdpSetup):
         name, kw = self.curve_arguments()
         return np.asarray(getattr(pabi, name)(pabi.DEFAULT_ORDERS, **kw), dtype=np.float64)
 
+    def _curves_at(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        import pabi
+
+        name, kw = self.curve_arguments()
+        o = np.asarray(pabi.DEFAULT_ORDERS, dtype=np.float64)
+        return np.asarray(getattr(pabi, name)(o[None, :], **dict(kw, noise_scale=x[:, None])), dtype=np.float64)
+
 
 # ---------------------------------------------------------------------------------------------
 # ERM: mini-batch gradient descent with output perturbation (Chen–Lee–Kifer)
@@ -469,3 +528,13 @@ class ERMGradientDescent(_RdpSetup):
                                                           noise_scale=self.noise_scale), dtype=np.float64)
         return np.asarray(pabi.averaged_rdp(pabi.DEFAULT_ORDERS, noise_scale=self.noise_scale, sensitivities=s),
                           dtype=np.float64)
+
+    def _curves_at(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        import pabi
+
+        s = self.sensitivities()  # (they do not depend on the noise)
+        o = np.asarray(pabi.DEFAULT_ORDERS, dtype=np.float64)[None, :]
+        if self.batch_order == "fixed":
+            return np.asarray(pabi.gaussian_mechanism_rdp(o, sensitivity=float(s[0]), noise_scale=x[:, None]),
+                              dtype=np.float64)
+        return np.asarray(pabi.averaged_rdp(o, noise_scale=x[:, None], sensitivities=s), dtype=np.float64)
