@@ -83,16 +83,15 @@ def _by_halves(many: Callable[[NDArray[np.intp]], Bools], one: Callable[[int], b
 def least_noise_many(setup: Any, field: str, eps: NDArray[np.float64], delta: NDArray[np.float64],
                      shape: tuple[int, ...], met_many: Callable[..., Bools],
                      precheck: Callable[[], Any], question: str = "epsilon",
-                     defined: Optional[Callable[[Any, float], bool]] = None,
-                     defined_many: Optional[Callable[..., Bools]] = None) -> NDArray[np.float64]:
+                     defined: Optional[Callable[[Any, float], bool]] = None) -> NDArray[np.float64]:
     """``setup.least_noise`` on flat, checked targets by the lock-step search.
 
     ``met_many(x, eps, delta)``: whether the setup with ``field`` = x[j] meets the target
     (eps[j], delta[j]) (arrays of one length; a DomainError when the bound is undefined at
     some element). ``precheck()``: the setup's own checks that ``calibrate`` makes before its
     search. ``defined(s, e)``: for a setup whose accepted values end above per target (the
-    ``defined`` of :func:`pabi.setups._least_noise` at ε = e), and ``defined_many(x, eps)``, its
-    array form (whether each value is accepted at its ε; a DomainError when some is not)."""
+    ``defined`` of :func:`pabi.setups._least_noise` at ε = e); that end is found per distinct ε
+    by the scalar search (most of its probes are undefined somewhere: no array call helps)."""
     from . import _core
     from .setups import _Questions
 
@@ -102,22 +101,13 @@ def least_noise_many(setup: Any, field: str, eps: NDArray[np.float64], delta: ND
         return _Questions._least_noise_all(setup, eps, delta, shape)
     n = eps.size
     x0 = float(getattr(setup, field))
-    if defined is None or defined_many is None:
+    if defined is None:
         end = np.full(n, _core.first_ok(lambda x: not _accepts_one(setup, field, x), x0))
-    else:  # the first rejected value above x0, per distinct ε
+    else:  # the end depends on ε: the scalar search per distinct ε (an array call would raise in most rounds)
         ue, inv = np.unique(eps, return_inverse=True)
-
-        def rejected(x: NDArray[np.float64], k: NDArray[np.int64]) -> Bools:
-            def many(sel: NDArray[np.intp]) -> Bools:
-                return ~np.asarray(defined_many(x[sel], ue[k[sel]]), dtype=bool)
-
-            def one(j: int) -> bool:
-                e = float(ue[k[j]])
-                return not _accepts_one(setup, field, float(x[j]), lambda s: defined(s, e))
-
-            return _by_halves(many, one, x.size)
-
-        end = np.asarray(_core.first_ok_many(rejected, np.full(ue.size, x0)))[inv.reshape(-1)]
+        ends = [_core.first_ok(lambda x, e=float(e): not _accepts_one(setup, field, x, lambda s: defined(s, e)), x0)
+                for e in ue.tolist()]
+        end = np.asarray(ends, dtype=np.float64)[inv.reshape(-1)]
 
     def round_(x: NDArray[np.float64], k: NDArray[np.int64]) -> Bools:
         out = x >= end[k]

@@ -265,14 +265,8 @@ class OnlinePNSGD(_Questions):
                          shape: tuple[int, ...]) -> NDArray[np.float64]:
         from ._lockstep import least_noise_many  # the lock-step search over every target
 
-        def defined_many(x: NDArray[np.float64], e: NDArray[np.float64]) -> NDArray[np.bool_]:
-            self._forward_c1(e, x)  # a DomainError where some value is not accepted
-            return np.ones(x.size, dtype=bool)
-
-        laplace = self.noise == "laplace"
         return least_noise_many(self, "c1", eps, delta, shape, lambda x, e, d: self._forward_c1(e, x) <= d,
-                                lambda: _replace_one(self), "delta", self._defined if laplace else None,
-                                defined_many if laplace else None)
+                                lambda: _replace_one(self), "delta", self._defined if self.noise == "laplace" else None)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -182,6 +182,8 @@ class _Questions:
                 try:
                     seen[(e, d)] = float(getattr(self.calibrate(e, d), self.calibrated_field))
                 except DomainError as exc:
+                    if getattr(exc, "param", None) is None:  # an error of the setup, not of this target
+                        raise
                     raise domain_error(exc.param, exc.allowed, exc.value,  # type: ignore[attr-defined]
                                        None if not shape else _index(i, shape)) from exc
             out[i] = seen[(e, d)]
@@ -442,6 +444,8 @@ class PNSGD(_Questions):
             try:
                 out[i] = self.calibrate(float(eps[i]), float(delta[i])).noise_scale
             except DomainError as exc:
+                if getattr(exc, "param", None) is None:  # an error of the setup, not of this target
+                    raise
                 raise domain_error(exc.param, exc.allowed, exc.value,  # type: ignore[attr-defined]
                                    None if not shape else _index(int(i), shape)) from exc
         return out

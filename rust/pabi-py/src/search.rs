@@ -117,7 +117,13 @@ fn rdp_to_dp_epsilon_rows<'py>(
     let mut out = zeros(delta.len())?;
     guarded(py, rdp.len() >= crate::LONG_LEN, || {
         for ((o, row), &d) in out.iter_mut().zip(rdp.chunks_exact(k)).zip(delta) {
-            *o = pabi_core::rdp::rdp_to_dp_epsilon(orders, row, d, pabi_core::rdp::Conversion::Tight)?.0;
+            *o = pabi_core::rdp::rdp_to_dp_epsilon(
+                orders,
+                row,
+                d,
+                pabi_core::rdp::Conversion::Tight,
+            )?
+            .0;
         }
         Ok(())
     })?;

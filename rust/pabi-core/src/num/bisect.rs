@@ -291,7 +291,10 @@ mod tests {
     #[test]
     fn degenerate_brackets() {
         assert_eq!(bisect_bits(1.0, 1.0, |_| unreachable!()), 1.0);
-        assert_eq!(bisect_bits(1.0, 1.0f64.next_up(), |_| unreachable!()), 1.0f64.next_up());
+        assert_eq!(
+            bisect_bits(1.0, 1.0f64.next_up(), |_| unreachable!()),
+            1.0f64.next_up()
+        );
         assert_eq!(Search::bisect(2.0, 1.0).result(), Some(1.0));
     }
 }
