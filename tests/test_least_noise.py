@@ -104,6 +104,20 @@ def test_lock_step_errors_are_the_scalar_errors():
         no_bound.least_noise([1.0, 2.0], 1e-5)
 
 
+def test_pnsgd_unreachable_is_the_scalar_error():
+    """One-epoch PNSGD (one core call for every target): a calibrated value that replace
+    rejects (no gradient, no noise needed: 0) is the scalar calibrate's error at its index,
+    without rerunning every target."""
+    s = pabi.PNSGD(records=1000, lr=0.05, noise_scale=4.0, max_grad_norm=0.0, diameter=1.0, smoothness=10.0,
+                   convex=True)
+    with pytest.raises(pabi.DomainError) as scalar:
+        s.calibrate(1.0, 1e-5)
+    with pytest.raises(pabi.DomainError) as err:
+        s.least_noise([[1.0, 2.0]], 1e-5)
+    assert (err.value.param, err.value.index) == ("noise_scale", (0, 0))
+    assert str(err.value) == str(scalar.value) + " at index (0, 0)"
+
+
 def test_first_ok_many():
     """The lock-step primitive: each element is the scalar first_ok of its own predicate (here
     thresholds t_k, a non-monotone one, and one never met); one call per round; a bad return

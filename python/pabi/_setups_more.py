@@ -9,7 +9,9 @@ target, checked once more on the returned setup, so the noise is never too small
 setups (:class:`LastIterateSGD`, :class:`ERMGradientDescent`) test ε(δ) (their forward
 question: the RDP curve converted by ``pabi.rdp_to_dp_epsilon``); the amplification-by-iteration
 setups (:class:`StepwisePNSGD`, :class:`OnlinePNSGD`) test δ(ε), whose exact smallest-double
-inverse is their ε(δ). Derivations: docs/derivations/pnsgd.md#per-step-calibration,
+inverse is their ε(δ). ``least_noise`` over many targets runs the same search in lock-step
+(:mod:`pabi._lockstep`; each element the scalar ``calibrate``'s to the bit), except for
+:class:`StepwisePNSGD`, whose bound takes one noise sequence per call (a loop). Derivations: docs/derivations/pnsgd.md#per-step-calibration,
 docs/derivations/schedules.md#online-calibration, docs/derivations/rdp.md#last-iterate-calibration
 and docs/derivations/rdp.md#erm-calibration.
 """

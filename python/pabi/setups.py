@@ -156,7 +156,15 @@ class _Questions:
         holds at each element exactly ``getattr(self.calibrate(e, d), self.calibrated_field)``.
         Every target is checked first (``eps`` > 0 and finite, ``delta`` in (0, 1): a
         DomainError with the first bad index of that argument); a target no value meets is the
-        scalar ``calibrate``'s DomainError, located at its index in the broadcast shape."""
+        scalar ``calibrate``'s DomainError, located at its index in the broadcast shape.
+
+        How: one-epoch :class:`PNSGD` is one core call; :class:`CyclicDPSGD`,
+        :class:`ScheduledPNSGD`, ``OnlinePNSGD``, ``LastIterateSGD`` and ``ERMGradientDescent``
+        run the exact search of ``calibrate`` for every target in lock-step
+        (:func:`pabi._lockstep.least_noise_many`: one array evaluation of the bound per round,
+        each element probing the scalar search's doubles); multi-epoch PNSGD (a PLD per noise
+        value), ``StepwisePNSGD`` (a noise sequence per factor) and :class:`DPSGD` (its own core
+        calibration, scalar) calibrate target by target."""
         e = np.asarray(as_real("eps", eps), dtype=np.float64)
         d = np.asarray(as_real("delta", delta), dtype=np.float64)
         shape = np.broadcast_shapes(e.shape, d.shape)
