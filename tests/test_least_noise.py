@@ -174,6 +174,7 @@ def test_online_gaussian_limit_calibration_against_the_reference():
     s = pabi.OnlinePNSGD(**kw, c1=85.57977217456917)
     c = s.calibrate(1.0, 1e-20).c1
     assert s.replace(c1=c).delta(1.0) <= 1e-20 < s.replace(c1=math.nextafter(c, 0.0)).delta(1.0)
+    assert _bits(s.least_noise(1.0, 1e-20)) == _bits(c)  # the lock-step search on the limit: the same
     exact = lambda x, dps: rs.online_schedule_delta_limit("gaussian", 1.0, c1=x, dps=dps, T=40, **kw)  # noqa: E731
     assert exact(c, 12) <= mp.mpf(1e-20)  # the safe side: C1 at least the exact inverse
     assert exact(c * (1 - 1e-9), 8) > mp.mpf(1e-20)  # and less than 1e-9 above it
