@@ -130,6 +130,8 @@ def least_noise_many(setup: Any, field: str, eps: NDArray[np.float64], delta: ND
         try:
             res[i] = float(getattr(setup.calibrate(float(eps[i]), float(delta[i])), field))
         except DomainError as exc:
+            if getattr(exc, "param", None) is None:  # an error of the setup, not of this target
+                raise
             raise domain_error(exc.param, exc.allowed, exc.value,  # type: ignore[attr-defined]
                                None if not shape else _index(int(i), shape)) from exc
     if not np.all(res < math.inf):  # pragma: no cover - a search below its end is finite
