@@ -9,7 +9,9 @@ target, checked once more on the returned setup, so the noise is never too small
 setups (:class:`LastIterateSGD`, :class:`ERMGradientDescent`) test ε(δ) (their forward
 question: the RDP curve converted by ``pabi.rdp_to_dp_epsilon``); the amplification-by-iteration
 setups (:class:`StepwisePNSGD`, :class:`OnlinePNSGD`) test δ(ε), whose exact smallest-double
-inverse is their ε(δ). Derivations: docs/derivations/pnsgd.md#per-step-calibration,
+inverse is their ε(δ). ``least_noise`` over many targets runs the same search in lock-step
+(:mod:`pabi._lockstep`; each element the scalar ``calibrate``'s to the bit), except for
+:class:`StepwisePNSGD`, whose bound takes one noise sequence per call (a loop). Derivations: docs/derivations/pnsgd.md#per-step-calibration,
 docs/derivations/schedules.md#online-calibration, docs/derivations/rdp.md#last-iterate-calibration
 and docs/derivations/rdp.md#erm-calibration.
 """
@@ -215,14 +217,7 @@ class OnlinePNSGD(_Questions):
         return kw
 
     def _forward(self, eps: NDArray[np.float64], steps: Optional[float] = None) -> NDArray[np.float64]:
-        import pabi
-
-        kw = self.bound_arguments()
-        kw.pop("steps", None)
-        n = self.steps if steps is None else steps
-        if n is None:
-            return np.asarray(getattr(pabi, self._bound_name("delta_limit_upper"))(eps, **kw), dtype=np.float64)
-        return np.asarray(getattr(pabi, self._bound_name("delta"))(eps, steps=n, **kw), dtype=np.float64)
+        return self._forward_with(eps, self.c1, self.steps if steps is None else steps)
 
     def _delta_all(self, eps: NDArray[np.float64]) -> NDArray[np.float64]:
         _replace_one(self)
@@ -246,16 +241,45 @@ class OnlinePNSGD(_Questions):
         _replace_one(self)
         if self.noise == "gaussian":
             return _least_noise(self, "c1", e, d, question="delta")
+        return _least_noise(self, "c1", e, d, question="delta", defined=lambda s: self._defined(s, e))
 
-        def defined(s: "OnlinePNSGD") -> bool:
-            # the Laplace bound at ε needs index^α + C1·C2 > C1·e^{ε/2}: it ends above in C1
-            try:
-                s.delta(e)
-            except DomainError:
-                return False
-            return True
+    @staticmethod
+    def _defined(s: "OnlinePNSGD", e: float) -> bool:
+        """Whether the Laplace bound of ``s`` is defined at ε = e: it needs index^α + C1·C2 >
+        C1·e^{ε/2}, so it ends above in C1."""
+        try:
+            s.delta(e)
+        except DomainError:
+            return False
+        return True
 
-        return _least_noise(self, "c1", e, d, question="delta", defined=defined)
+    def _forward_c1(self, eps: NDArray[np.float64], c1: NDArray[np.float64]) -> NDArray[np.float64]:
+        """:meth:`_forward` at ``eps`` with ``c1`` an array (broadcast, element by element the
+        scalar values), after the checks ``replace`` makes at each C1 (a DomainError when one
+        fails: the lock-step search then judges the values one by one)."""
+        if not np.all((c1 > 0) & (c1 < np.inf)):
+            raise DomainError("a C1 replace rejects: judged one by one")
+        zero = self.steps if self.steps is not None else float(self.index)
+        self._forward_with(np.zeros(c1.size), c1, zero)  # replace's check (__post_init__), at every C1
+        return self._forward_with(eps, c1, self.steps)
+
+    def _forward_with(self, eps: NDArray[np.float64], c1: Any, steps: Optional[float]) -> NDArray[np.float64]:
+        """The primary bound at ``eps`` with constant ``c1`` (a scalar or an array) after ``steps``
+        steps (None: the limit)."""
+        import pabi
+
+        kw = dict(self.bound_arguments(), c1=c1)
+        kw.pop("steps", None)
+        if steps is None:
+            return np.asarray(getattr(pabi, self._bound_name("delta_limit_upper"))(eps, **kw), dtype=np.float64)
+        return np.asarray(getattr(pabi, self._bound_name("delta"))(eps, steps=steps, **kw), dtype=np.float64)
+
+    def _least_noise_all(self, eps: NDArray[np.float64], delta: NDArray[np.float64],
+                         shape: tuple[int, ...]) -> NDArray[np.float64]:
+        from ._lockstep import least_noise_many  # the lock-step search over every target
+
+        return least_noise_many(self, "c1", eps, delta, shape, lambda x, e, d: self._forward_c1(e, x) <= d,
+                                lambda: _replace_one(self), "delta", self._defined if self.noise == "laplace" else None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -292,6 +316,30 @@ class _RdpSetup(_Questions):
         e, d = _check_target(eps, delta)
         _replace_one(self)
         return _least_noise(self, "noise_scale", e, d)
+
+    def _curves_at(self, x: NDArray[np.float64]) -> NDArray[np.float64]:  # pragma: no cover - overridden
+        """The RDP curves at ``pabi.DEFAULT_ORDERS`` with ``noise_scale`` = each x: shape (x.size, orders)."""
+        raise NotImplementedError
+
+    def _met_many(self, x: NDArray[np.float64], eps: NDArray[np.float64],
+                  delta: NDArray[np.float64]) -> NDArray[np.bool_]:
+        """:meth:`calibrate`'s test at noise scales ``x``: every curve in one call (orders × x
+        broadcast), converted row by row in one core call (``_core.rdp_to_dp_epsilon_rows``)."""
+        import pabi
+
+        from . import _core
+
+        if not np.all((x > 0) & (x < np.inf)):
+            raise DomainError("a noise scale replace rejects: judged one by one")
+        o = np.asarray(pabi.DEFAULT_ORDERS, dtype=np.float64)
+        rows = np.ascontiguousarray(np.broadcast_to(self._curves_at(x), (x.size, o.size)), dtype=np.float64)
+        return np.asarray(_core.rdp_to_dp_epsilon_rows(o, rows.reshape(-1), delta)) <= eps
+
+    def _least_noise_all(self, eps: NDArray[np.float64], delta: NDArray[np.float64],
+                         shape: tuple[int, ...]) -> NDArray[np.float64]:
+        from ._lockstep import least_noise_many  # the lock-step search over every target
+
+        return least_noise_many(self, "noise_scale", eps, delta, shape, self._met_many, lambda: _replace_one(self))
 
 
 def _need(setup: Any, names: tuple[str, ...], why: str) -> None:
@@ -393,6 +441,13 @@ class LastIterateSGD(_RdpSetup):
 
         name, kw = self.curve_arguments()
         return np.asarray(getattr(pabi, name)(pabi.DEFAULT_ORDERS, **kw), dtype=np.float64)
+
+    def _curves_at(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        import pabi
+
+        name, kw = self.curve_arguments()
+        o = np.asarray(pabi.DEFAULT_ORDERS, dtype=np.float64)
+        return np.asarray(getattr(pabi, name)(o[None, :], **dict(kw, noise_scale=x[:, None])), dtype=np.float64)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -496,3 +551,12 @@ class ERMGradientDescent(_RdpSetup):
         s = self.sensitivities()
         name, kw = self.curve_arguments(float(s[0]) if self.batch_order == "fixed" else s)
         return np.asarray(getattr(pabi, name)(pabi.DEFAULT_ORDERS, **kw), dtype=np.float64)
+
+    def _curves_at(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The RDP curves at every noise scale of ``x`` (rows) over ``pabi.DEFAULT_ORDERS``."""
+        import pabi
+
+        s = self.sensitivities()  # (they do not depend on the noise)
+        o = np.asarray(pabi.DEFAULT_ORDERS, dtype=np.float64)[None, :]
+        name, kw = self.curve_arguments(float(s[0]) if self.batch_order == "fixed" else s)
+        return np.asarray(getattr(pabi, name)(o, **dict(kw, noise_scale=x[:, None])), dtype=np.float64)

@@ -41,6 +41,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._bridge import DomainError, _index, as_real, domain_error, flag, int_scalar, real_scalar, rename
+from ._lockstep import _accepts_one, _meets_one, _met
 
 __all__ = ["PNSGD", "DPSGD", "CyclicDPSGD", "ScheduledPNSGD", "Setup"]
 
@@ -155,7 +156,15 @@ class _Questions:
         holds at each element exactly ``getattr(self.calibrate(e, d), self.calibrated_field)``.
         Every target is checked first (``eps`` > 0 and finite, ``delta`` in (0, 1): a
         DomainError with the first bad index of that argument); a target no value meets is the
-        scalar ``calibrate``'s DomainError, located at its index in the broadcast shape."""
+        scalar ``calibrate``'s DomainError, located at its index in the broadcast shape.
+
+        How: one-epoch :class:`PNSGD` is one core call; :class:`CyclicDPSGD`,
+        :class:`ScheduledPNSGD`, ``OnlinePNSGD``, ``LastIterateSGD`` and ``ERMGradientDescent``
+        run the exact search of ``calibrate`` for every target in lock-step
+        (:func:`pabi._lockstep.least_noise_many`: one array evaluation of the bound per round,
+        each element probing the scalar search's doubles); multi-epoch PNSGD (a PLD per noise
+        value), ``StepwisePNSGD`` (a noise sequence per factor) and :class:`DPSGD` (its own core
+        calibration, scalar) calibrate target by target."""
         e = np.asarray(as_real("eps", eps), dtype=np.float64)
         d = np.asarray(as_real("delta", delta), dtype=np.float64)
         shape = np.broadcast_shapes(e.shape, d.shape)
@@ -181,6 +190,8 @@ class _Questions:
                 try:
                     seen[(e, d)] = float(getattr(self.calibrate(e, d), self.calibrated_field))
                 except DomainError as exc:
+                    if getattr(exc, "param", None) is None:  # an error of the setup, not of this target
+                        raise
                     raise domain_error(exc.param, exc.allowed, exc.value,  # type: ignore[attr-defined]
                                        None if not shape else _index(i, shape)) from exc
             out[i] = seen[(e, d)]
@@ -217,29 +228,11 @@ def _least_noise(setup: S, field: str, eps: float, delta: float,
     accepted value meets the target."""
     from . import _core
 
-    def accepts(x: float) -> bool:
-        try:
-            s = setup.replace(**{field: x})
-            return defined is None or bool(defined(s))
-        except DomainError:
-            return False
-
-    # the first rejected value above the current one (+inf: every larger value is accepted)
-    end = _core.first_ok(lambda x: not accepts(x), float(getattr(setup, field)))
-
-    def _met(s: S) -> bool:
-        return bool(s.epsilon(delta) <= eps) if question == "epsilon" else bool(s.delta(eps) <= delta)
-
+    end = _core.first_ok(lambda x: not _accepts_one(setup, field, x, defined), float(getattr(setup, field)))
     undefined: list[DomainError] = []  # the bound's errors met on the way (the last one is kept)
 
     def meets(x: float) -> bool:
-        if x >= end:
-            return True
-        try:
-            return _met(setup.replace(**{field: x}))
-        except DomainError as err:  # the bound is not defined there (e.g. too little noise for a PLD grid)
-            undefined[:] = [err]
-            return False
+        return x >= end or _meets_one(setup, field, x, eps, delta, question, undefined)
 
     x = _core.first_ok(meets, float(getattr(setup, field)))
     if x >= end:
@@ -250,7 +243,7 @@ def _least_noise(setup: S, field: str, eps: float, delta: float,
                            f"{'is finite' if end == math.inf else f'below {end!r}, where the setup ends'}{why})",
                            end) from (undefined[0] if undefined else None)
     out = setup.replace(**{field: x})
-    if not _met(out):  # pragma: no cover - the search returns a value that meets it
+    if not _met(out, eps, delta, question):  # pragma: no cover - the search returns a value that meets it
         raise AssertionError(f"calibrated {field} = {x!r} misses the target")
     return out
 
@@ -443,7 +436,9 @@ class PNSGD(_Questions):
     def _least_noise_all(self, eps: NDArray[np.float64], delta: NDArray[np.float64],
                          shape: tuple[int, ...]) -> NDArray[np.float64]:
         """One epoch: ``pabi.pnsgd_calibrate_noise_scale`` over the arrays in one call (element-wise,
-        the scalar calibration's values); several epochs: the scalar search per target."""
+        the scalar calibration's values; a value ``calibrate`` rejects is its error, at the first
+        such index); several epochs: the scalar search per target (each target's composed PLD is
+        its own: no array call evaluates several noise scales at once)."""
         import pabi
 
         if self.epochs > 1:
@@ -453,8 +448,14 @@ class PNSGD(_Questions):
         del kw["noise_scale"]
         with _fields_named({"steps": "records"}):
             out = np.asarray(pabi.pnsgd_calibrate_noise_scale(eps, delta, **kw), dtype=np.float64).reshape(-1)
-        if not np.all((out > 0) & (out < math.inf)):  # a value calibrate's replace rejects: its error
-            return super()._least_noise_all(eps, delta, shape)
+        for i in np.flatnonzero(~((out > 0) & (out < math.inf))):  # a value replace rejects: calibrate's error
+            try:
+                out[i] = self.calibrate(float(eps[i]), float(delta[i])).noise_scale
+            except DomainError as exc:
+                if getattr(exc, "param", None) is None:  # an error of the setup, not of this target
+                    raise
+                raise domain_error(exc.param, exc.allowed, exc.value,  # type: ignore[attr-defined]
+                                   None if not shape else _index(int(i), shape)) from exc
         return out
 
 
@@ -641,6 +642,39 @@ class CyclicDPSGD(_Questions):
         self._curves()  # a setup no last-iterate bound applies to is an error before the search
         return _least_noise(self, "noise_multiplier", e, d)
 
+    def _met_many(self, x: NDArray[np.float64], eps: NDArray[np.float64],
+                  delta: NDArray[np.float64]) -> NDArray[np.bool_]:
+        """:meth:`calibrate`'s test at noise multipliers ``x``, targets (``eps``, ``delta``): each
+        applicable curve with the iterate noise of every x in one call (orders × x broadcast),
+        converted row by row in one core call (``_core.rdp_to_dp_epsilon_rows``)."""
+        import pabi
+
+        from . import _core
+
+        if not np.all((x > 0) & (x < math.inf)):
+            raise DomainError("a noise multiplier calibrate's replace rejects: judged one by one")
+        noise = np.array([_core.noise_std_down(self.lr, float(z), self.max_grad_norm, float(self.batch_size))
+                          for z in x.tolist()])
+        if not np.all(noise > 0):
+            raise DomainError("no noise on the iterate: judged one by one")
+        from ._bounds import _last_iterate_entries
+
+        o = np.asarray(pabi.DEFAULT_ORDERS, dtype=np.float64)
+        best = np.full(x.size, math.inf)
+        for e in _last_iterate_entries(self, 0.5):  # which bounds apply does not depend on the noise
+            if e.expr is not None:
+                fn, kw = e.extra["curve"]
+                curves = getattr(pabi, fn.split(".")[1])(o[None, :], **dict(kw, noise_scale=noise[:, None]))
+                rows = np.ascontiguousarray(np.broadcast_to(curves, (x.size, o.size)), dtype=np.float64)
+                best = np.minimum(best, _core.rdp_to_dp_epsilon_rows(o, rows.reshape(-1), delta))
+        return best <= eps
+
+    def _least_noise_all(self, eps: NDArray[np.float64], delta: NDArray[np.float64],
+                         shape: tuple[int, ...]) -> NDArray[np.float64]:
+        from ._lockstep import least_noise_many  # the lock-step search over every target
+
+        return least_noise_many(self, "noise_multiplier", eps, delta, shape, self._met_many, self._curves)
+
 
 # ---------------------------------------------------------------------------------------------
 # PNSGD with a noise schedule (fixed horizon)
@@ -733,6 +767,18 @@ class ScheduledPNSGD(_Questions):
         e, d = _check_target(eps, delta)
         self._require()
         return _least_noise(self, "c1", e, d)
+
+    def _met_many(self, x: NDArray[np.float64], eps: NDArray[np.float64],
+                  delta: NDArray[np.float64]) -> NDArray[np.bool_]:
+        """:meth:`calibrate`'s test at constants ``x``: ε(δ) of the schedule, broadcast over C1."""
+        kw = dict(self.bound_arguments(), c1=x)
+        return np.asarray(self._bound_function("epsilon")(delta, **kw), dtype=np.float64) <= eps
+
+    def _least_noise_all(self, eps: NDArray[np.float64], delta: NDArray[np.float64],
+                         shape: tuple[int, ...]) -> NDArray[np.float64]:
+        from ._lockstep import least_noise_many  # the lock-step search over every target
+
+        return least_noise_many(self, "c1", eps, delta, shape, self._met_many, self._require)
 
 
 from ._setups_more import ERMGradientDescent, LastIterateSGD, OnlinePNSGD, StepwisePNSGD  # noqa: E402

@@ -33,11 +33,29 @@ type SetupArrays<'py> = (A<'py>, A<'py>, Option<A<'py>>, A<'py>);
 /// absent unless `given`, see [`with_smoothness`]).
 fn element_setup(max_grad_norm: f64, setup: [f64; 4], given: bool) -> Setup {
     let [lr, diameter, smoothness, strong_convexity] = setup;
+    core_setup(
+        max_grad_norm,
+        lr,
+        diameter,
+        given.then_some(smoothness),
+        strong_convexity,
+    )
+}
+
+/// The core's training setup (L, η, D, β or `None`, ρ; validated later by the core's
+/// constructors of a problem): the one place this module builds a [`Setup`].
+fn core_setup(
+    max_grad_norm: f64,
+    lr: f64,
+    diameter: f64,
+    smoothness: Option<f64>,
+    strong_convexity: f64,
+) -> Setup {
     Setup {
         max_grad_norm,
         lr,
         diameter,
-        smoothness: given.then_some(smoothness),
+        smoothness,
         strong_convexity,
     }
 }
@@ -193,13 +211,13 @@ struct RunSetup {
 impl RunSetup {
     /// The core setup (validated by the core's constructors of a problem).
     fn setup(&self) -> Setup {
-        Setup {
-            max_grad_norm: self.max_grad_norm,
-            lr: self.lr,
-            diameter: self.diameter,
-            smoothness: self.smoothness,
-            strong_convexity: self.strong_convexity,
-        }
+        core_setup(
+            self.max_grad_norm,
+            self.lr,
+            self.diameter,
+            self.smoothness,
+            self.strong_convexity,
+        )
     }
 }
 

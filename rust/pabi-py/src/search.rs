@@ -1,12 +1,17 @@
 //! The core's exact search over the bit patterns of doubles (`pabi_core::num::bisect::first_ok`)
-//! for a predicate written in Python: the setups' calibrations (`pabi/setups.py`) find their
-//! smallest certified noise with it. No mathematics here.
+//! for a predicate written in Python, and its lock-step form over many guesses
+//! (`first_ok_many`, one Python call per round for every running search): the setups'
+//! calibrations (`pabi/setups.py`) find their smallest certified noise with them. No
+//! mathematics here.
 
 use std::cell::Cell;
 
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use crate::guarded;
+use crate::args::{slices, Arr, Np};
+use crate::{guarded, zeros};
 
 /// The smallest double x ≥ 0 near `x0` with `ok(x)` true, for `ok` false below a threshold and
 /// true from it on (0 if ok(0), +inf if no finite double is ok); ≤ ~2·64 calls of `ok`. The
@@ -41,6 +46,92 @@ fn first_ok(py: Python<'_>, ok: Py<PyAny>, x0: f64) -> PyResult<f64> {
     }
 }
 
+/// The predicate's values for one round: a bool array (or a sequence of bools) of the round's
+/// length.
+fn round_values(r: &Bound<'_, PyAny>, oks: &mut [bool]) -> PyResult<()> {
+    let values: Vec<bool> = match r.extract::<PyReadonlyArray1<'_, bool>>() {
+        Ok(a) => a.as_slice()?.to_vec(),
+        Err(_) => r.extract()?,
+    };
+    if values.len() != oks.len() {
+        return Err(PyValueError::new_err(format!(
+            "first_ok_many: the predicate returned {} values for {} probes",
+            values.len(),
+            oks.len()
+        )));
+    }
+    oks.copy_from_slice(&values);
+    Ok(())
+}
+
+/// `first_ok` for every guess of `x0` at once: element k is the smallest double x ≥ 0 near
+/// `x0[k]` with element k's predicate true, found by exactly the probes of the scalar search
+/// (the same result to the bit). Each round calls `ok_many(x, active)` once: `x` (float64) the
+/// doubles to test, `active` (int64) the indices of their elements; it returns a bool array of
+/// the same length. The first exception it raises ends the search and is raised again.
+#[pyfunction]
+fn first_ok_many<'py>(py: Python<'py>, ok_many: Py<PyAny>, x0: Arr<'py>) -> PyResult<Np<'py>> {
+    let [x0] = slices![x0];
+    let mut out = zeros(x0.len())?;
+    let err = guarded(py, false, || {
+        let err: Cell<Option<PyErr>> = Cell::new(None);
+        // an Err(()) of a round has its exception in `err`
+        let _ = pabi_core::num::bisect::first_ok_many(x0, &mut out, |active, probes, oks| {
+            Python::attach(|py| {
+                let idx: Vec<i64> = active.iter().map(|&k| k as i64).collect();
+                ok_many
+                    .bind(py)
+                    .call1((PyArray1::from_slice(py, probes), idx.into_pyarray(py)))
+                    .and_then(|r| round_values(&r, oks))
+            })
+            .map_err(|e| err.set(Some(e)))
+        });
+        Ok(err.take())
+    })?;
+    match err {
+        Some(e) => Err(e),
+        None => Ok(out.into_pyarray(py)),
+    }
+}
+
+/// The tight RDP-to-DP ε (`pabi_core::rdp::rdp_to_dp_epsilon`) of many curves over the same
+/// `orders`, curve j (row j of `rdp`, flat, row-major) at `delta[j]`: a lock-step calibration
+/// tests every running search's curve in one call. Each element is the single-curve call's ε
+/// to the bit; the first error is raised (its index is within its row).
+#[pyfunction]
+fn rdp_to_dp_epsilon_rows<'py>(
+    py: Python<'py>,
+    orders: Arr<'py>,
+    rdp: Arr<'py>,
+    delta: Arr<'py>,
+) -> PyResult<Np<'py>> {
+    let [orders, rdp, delta] = slices![orders, rdp, delta];
+    let k = orders.len();
+    if k == 0 || rdp.len() != k.saturating_mul(delta.len()) {
+        return Err(PyValueError::new_err(format!(
+            "rdp_to_dp_epsilon_rows: {} RDP values for {} curves of {k} orders",
+            rdp.len(),
+            delta.len()
+        )));
+    }
+    let mut out = zeros(delta.len())?;
+    guarded(py, rdp.len() >= crate::LONG_LEN, || {
+        for ((o, row), &d) in out.iter_mut().zip(rdp.chunks_exact(k)).zip(delta) {
+            *o = pabi_core::rdp::rdp_to_dp_epsilon(
+                orders,
+                row,
+                d,
+                pabi_core::rdp::Conversion::Tight,
+            )?
+            .0;
+        }
+        Ok(())
+    })?;
+    Ok(out.into_pyarray(py))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(first_ok, m)?)
+    m.add_function(wrap_pyfunction!(first_ok, m)?)?;
+    m.add_function(wrap_pyfunction!(first_ok_many, m)?)?;
+    m.add_function(wrap_pyfunction!(rdp_to_dp_epsilon_rows, m)?)
 }

@@ -1,0 +1,139 @@
+"""The setups' calibrations for many targets at once (``setup.least_noise``): the exact search of
+:func:`pabi.setups._least_noise` run in lock-step over every target (``_core.first_ok_many``),
+each round one array evaluation of the setup's forward bound for all still-running searches.
+
+Why each element is the scalar ``calibrate``'s value to the bit: the core's lock-step search
+probes, for element k, exactly the doubles the scalar search ``_core.first_ok`` probes for
+target k, in the same order (one state machine drives both), so it suffices that every probe
+gets the scalar verdict. A probe at or above the end of the accepted values is met (as in the
+scalar search); any other is judged by the setup's ``_met_many`` (its flat functions broadcast
+over the calibrated field, each element bit-identical to the scalar call). Where that array
+call raises a DomainError (the bound is undefined at some probe, e.g. too little noise), the
+batch is split in halves until each undefined probe is judged alone by the scalar rule
+(:func:`_meets_one`: a rejected or undefined value misses the target). A target that no
+accepted value meets, and any error of the setup itself, is raised by the scalar
+``calibrate`` of the first such element, at its index (the same error and message as the
+per-target loop).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Optional
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ._bridge import DomainError, _index, domain_error
+
+__all__ = ["least_noise_many"]
+
+Bools = NDArray[np.bool_]
+
+
+def _accepts_one(setup: Any, field: str, x: float, defined: Optional[Any] = None) -> bool:
+    """Whether ``setup`` accepts ``x`` as its ``field`` (and ``defined`` holds there): the
+    accepted values of :func:`_least_noise`."""
+    try:
+        s = setup.replace(**{field: x})
+        return defined is None or bool(defined(s))
+    except DomainError:
+        return False
+
+
+def _met(s: Any, eps: float, delta: float, question: str) -> bool:
+    """Whether setup ``s`` meets the target: ε(δ) ≤ eps, or δ(ε) ≤ delta (``question="delta"``)."""
+    return bool(s.epsilon(delta) <= eps) if question == "epsilon" else bool(s.delta(eps) <= delta)
+
+
+def _meets_one(setup: Any, field: str, x: float, eps: float, delta: float, question: str,
+               undefined: Optional[list[DomainError]] = None) -> bool:
+    """The scalar verdict of :func:`_least_noise` below the end of the accepted values: a
+    value the setup rejects, or where its bound is undefined, misses the target (the error is
+    kept in ``undefined``)."""
+    try:
+        return _met(setup.replace(**{field: x}), eps, delta, question)
+    except DomainError as err:
+        if undefined is not None:
+            undefined[:] = [err]
+        return False
+
+
+def _by_halves(many: Callable[[NDArray[np.intp]], Bools], one: Callable[[int], bool], n: int) -> Bools:
+    """``many(sel)`` (the verdicts of the positions ``sel``, or a DomainError when one of them is
+    undefined) for all n positions, splitting a batch that raises in halves down to single
+    positions, which ``one`` judges."""
+    out = np.zeros(n, dtype=bool)
+    stack = [np.arange(n)]
+    while stack:
+        sel = stack.pop()
+        if sel.size == 0:
+            continue
+        if sel.size == 1:
+            out[sel[0]] = one(int(sel[0]))
+            continue
+        try:
+            out[sel] = np.asarray(many(sel), dtype=bool)
+        except DomainError:
+            h = sel.size // 2
+            stack += [sel[h:], sel[:h]]
+    return out
+
+
+def least_noise_many(setup: Any, field: str, eps: NDArray[np.float64], delta: NDArray[np.float64],
+                     shape: tuple[int, ...], met_many: Callable[..., Bools],
+                     precheck: Callable[[], Any], question: str = "epsilon",
+                     defined: Optional[Callable[[Any, float], bool]] = None) -> NDArray[np.float64]:
+    """``setup.least_noise`` on flat, checked targets by the lock-step search.
+
+    ``met_many(x, eps, delta)``: whether the setup with ``field`` = x[j] meets the target
+    (eps[j], delta[j]) (arrays of one length; a DomainError when the bound is undefined at
+    some element). ``precheck()``: the setup's own checks that ``calibrate`` makes before its
+    search. ``defined(s, e)``: for a setup whose accepted values end above per target (the
+    ``defined`` of :func:`pabi.setups._least_noise` at ε = e); that end is found per distinct ε
+    by the scalar search (most of its probes are undefined somewhere: no array call helps)."""
+    from . import _core
+    from .setups import _Questions
+
+    try:
+        precheck()
+    except (DomainError, NotImplementedError):  # the per-target loop raises it, at the first target
+        return _Questions._least_noise_all(setup, eps, delta, shape)
+    n = eps.size
+    x0 = float(getattr(setup, field))
+    if defined is None:
+        end = np.full(n, _core.first_ok(lambda x: not _accepts_one(setup, field, x), x0))
+    else:  # the end depends on ε: the scalar search per distinct ε (an array call would raise in most rounds)
+        ue, inv = np.unique(eps, return_inverse=True)
+        ends = [_core.first_ok(lambda x, e=float(e): not _accepts_one(setup, field, x, lambda s: defined(s, e)), x0)
+                for e in ue.tolist()]
+        end = np.asarray(ends, dtype=np.float64)[inv.reshape(-1)]
+
+    def round_(x: NDArray[np.float64], k: NDArray[np.int64]) -> Bools:
+        out = x >= end[k]
+        todo = np.flatnonzero(~out)
+        if todo.size:
+            xt, kt = x[todo], k[todo]
+
+            def many(sel: NDArray[np.intp]) -> Bools:
+                return np.asarray(met_many(xt[sel], eps[kt[sel]], delta[kt[sel]]), dtype=bool)
+
+            def one(j: int) -> bool:
+                i = int(kt[j])
+                return _meets_one(setup, field, float(xt[j]), float(eps[i]), float(delta[i]), question)
+
+            out[todo] = _by_halves(many, one, todo.size)
+        return out
+
+    res = np.asarray(_core.first_ok_many(round_, np.full(n, x0)), dtype=np.float64)
+    for i in np.flatnonzero(res >= end):  # no accepted value meets it: the scalar calibrate's error
+        try:
+            res[i] = float(getattr(setup.calibrate(float(eps[i]), float(delta[i])), field))
+        except DomainError as exc:
+            if getattr(exc, "param", None) is None:  # an error of the setup, not of this target
+                raise
+            raise domain_error(exc.param, exc.allowed, exc.value,  # type: ignore[attr-defined]
+                               None if not shape else _index(int(i), shape)) from exc
+    if not np.all(res < math.inf):  # pragma: no cover - a search below its end is finite
+        raise AssertionError("least_noise: a lock-step search ended at +inf")
+    return res
