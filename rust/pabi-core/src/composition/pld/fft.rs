@@ -37,6 +37,9 @@ use crate::num::logspace::Neumaier;
 use crate::num::round::U;
 use realfft::num_complex::Complex;
 use realfft::RealFftPlanner;
+use std::sync::Mutex;
+
+use super::cache::Lru;
 
 /// Smallest even 2^a·3^b·5^c·7^d ≥ n (FFT-friendly length).
 pub(super) fn next_smooth(n: usize) -> usize {
@@ -247,31 +250,39 @@ pub(super) type Plans = (
     std::sync::Arc<dyn realfft::ComplexToReal<f64>>,
 );
 
-/// FFT plans of length n; the last two lengths ≤ 2^21 are kept (planning computes O(n)
-/// twiddles, a sizeable part of one composition; calibration and the two neighbouring
-/// directions often reuse a length). At most ~100 MB stays cached.
+/// Bytes of FFT plans kept between calls (an [`Lru`] by estimated plan size): every length up
+/// to ≈ 1.4e6 is kept (the DP-SGD accountant's T = 1e5 at h = 1e-4 needs 714420), the least
+/// recently used dropped first.
+const PLAN_BYTES: usize = 128 << 20;
+
+/// Estimated bytes of the plans of length n: realfft's packing twiddles (n/4 complex) and the
+/// half-length complex FFT's twiddles (≈ n/2 complex), forward and inverse: ≈ 24·n.
+fn plan_bytes(e: &(usize, Plans)) -> usize {
+    24 * e.0
+}
+
+static PLANS: Mutex<Lru<(usize, Plans)>> = Mutex::new(Lru::new(PLAN_BYTES, plan_bytes));
+
+/// FFT plans of length n, kept in a least-recently-used list of at most [`PLAN_BYTES`]
+/// (planning computes O(n) twiddles, a sizeable part of one composition; calibration, repeated
+/// queries and the two neighbouring directions reuse a length). A plan is a pure function of
+/// n, so no value depends on the cache. Two threads missing the same length at once both plan
+/// it (outside the lock); the first to finish keeps its copy.
 pub(super) fn fft_plans(n: usize) -> Plans {
-    use std::sync::{Mutex, OnceLock};
-    static CACHE: OnceLock<Mutex<Vec<(usize, Plans)>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(|| Mutex::new(Vec::new()));
-    if let Some((_, p)) = cache
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .iter()
-        .find(|(m, _)| *m == n)
+    let lock = || PLANS.lock().unwrap_or_else(|e| e.into_inner());
     {
-        return p.clone();
+        let mut c = lock();
+        if let Some(hit) = c.take(|es| es.iter().position(|(m, _)| *m == n)) {
+            let plans = hit.1.clone();
+            c.push(hit);
+            return plans;
+        }
     }
     let mut planner = RealFftPlanner::<f64>::new();
     let plans: Plans = (planner.plan_fft_forward(n), planner.plan_fft_inverse(n));
-    if n <= 1 << 21 {
-        let mut c = cache.lock().unwrap_or_else(|e| e.into_inner());
-        if !c.iter().any(|(m, _)| *m == n) {
-            if c.len() >= 2 {
-                c.remove(0);
-            }
-            c.push((n, plans.clone()));
-        }
+    let mut c = lock();
+    if !c.items().iter().any(|(m, _)| *m == n) {
+        c.push((n, plans.clone()));
     }
     plans
 }
