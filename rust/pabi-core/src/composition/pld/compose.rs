@@ -216,7 +216,7 @@ struct Powering {
 }
 
 impl Powering {
-    #[inline]
+    #[inline(always)]
     fn bin(&self, a: &mut Complex<f64>, accb: &mut f64, z: Complex<f64>, e: f64) {
         let tf = self.tf;
         let r2 = z.norm_sqr();
