@@ -177,6 +177,8 @@ pub(in crate::composition) fn window(parts: &[(&Pld, u64)], tail: f64) -> Result
 const BIN_CHUNK: usize = 8192;
 /// Window points per block of the suffix sums (an interrupt check before each block).
 const SUFFIX_BLOCK: usize = 1 << 16;
+/// Bins tested together when the bins to recompute directly are looked for.
+const SCAN: usize = 16;
 /// Directly recomputed bins per parallel task.
 const REFINE_CHUNK: usize = 4;
 /// Below this many terms in all, the direct DFT bins are computed on the calling thread.
@@ -404,10 +406,16 @@ pub(in crate::composition) fn compose_in(
         };
         let mut refine: Vec<usize> = Vec::new();
         if tf * eb_fft > 1e-18 && eb_dir < eb_fft {
-            for (k, z) in spec.iter().enumerate() {
-                let r = z.norm_sqr().sqrt() * (1.0 + 4.0 * U) + eb_fft;
-                if r.min(1.0) > r_cut {
-                    refine.push(k);
+            // the test of SCAN bins at a time as a branch-free map (vectorised), then the
+            // rare hits pushed in order
+            for (c, zs) in spec.chunks(SCAN).enumerate() {
+                let mut hit = [false; SCAN];
+                for (h, z) in hit.iter_mut().zip(zs) {
+                    let r = z.norm_sqr().sqrt() * (1.0 + 4.0 * U) + eb_fft;
+                    *h = r.min(1.0) > r_cut;
+                }
+                if hit.contains(&true) {
+                    refine.extend((0..zs.len()).filter(|&j| hit[j]).map(|j| c * SCAN + j));
                 }
             }
         }
@@ -558,12 +566,12 @@ pub(in crate::composition) fn compose_in(
     // (an elementwise map: the window's mass is summed in the suffix pass below)
     let mut pmf = buffers::any::<f64>(width);
     let first = (n - start).min(width);
+    // (two plain loops, not one chained iterator, so that the compiler vectorises them)
     let (head, rest) = pmf.split_at_mut(first);
-    for (v, &x) in head
-        .iter_mut()
-        .zip(&out[start..start + first])
-        .chain(rest.iter_mut().zip(out.iter()))
-    {
+    for (v, &x) in head.iter_mut().zip(&out[start..start + first]) {
+        *v = (x * scale).max(0.0);
+    }
+    for (v, &x) in rest.iter_mut().zip(out.iter()) {
         *v = (x * scale).max(0.0);
     }
     // suffix sums
