@@ -64,10 +64,11 @@ def pabi_eps(steps: int, sigma: float = SIGMA):
     return pabi.dpsgd_epsilon(DELTA, sample_rate=Q, noise_multiplier=sigma, steps=steps, bracket=True)
 
 
-def cold_best(steps: int, salt: int, repeat: int = 3) -> float:
-    """Best of `repeat` cold calls: each with a noise multiplier not seen before in this
-    process (its single-step PLDs are discretised anew; FFT plans of the same length may be
-    cached)."""
+def cold_best(steps: int, salt: int, repeat: int = REPEAT) -> float:
+    """Best of `repeat` cold calls (as many as the warm and the peers' timings take, so that
+    the cold column is not the noisier one on a shared machine): each with a noise multiplier
+    not seen before in this process (its single-step PLDs are discretised anew; FFT plans of
+    the same length may be cached). `repeat` ≤ 16 (the salts of two cases never meet)."""
     best = float("inf")
     for r in range(repeat):
         sigma = SIGMA * (1.0 + 1e-9 * (1 + salt * 16 + r))

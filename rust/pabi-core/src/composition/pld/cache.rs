@@ -11,8 +11,8 @@
 //! two threads at the same time: the second caller finds the first one's build in progress
 //! ([`PairJob`]) and computes its share of the cells instead of building its direction anew.
 //!
-//! Also the one least-recently-used list ([`Lru`]) of the module, used by this cache and by the
-//! buffer pool of `buffers.rs`.
+//! Also the one least-recently-used list ([`Lru`]) of the module, used by this cache, by the
+//! buffer pool of `buffers.rs` and by the FFT plans of `fft.rs`.
 
 use super::discretise::{SgGrid, CELL_CHUNK};
 use super::{Neighbour, Pld};

@@ -177,6 +177,8 @@ pub(in crate::composition) fn window(parts: &[(&Pld, u64)], tail: f64) -> Result
 const BIN_CHUNK: usize = 8192;
 /// Window points per block of the suffix sums (an interrupt check before each block).
 const SUFFIX_BLOCK: usize = 1 << 16;
+/// Bins tested together when the bins to recompute directly are looked for.
+const SCAN: usize = 16;
 /// Directly recomputed bins per parallel task.
 const REFINE_CHUNK: usize = 4;
 /// Below this many terms in all, the direct DFT bins are computed on the calling thread.
@@ -216,7 +218,7 @@ struct Powering {
 }
 
 impl Powering {
-    #[inline]
+    #[inline(always)]
     fn bin(&self, a: &mut Complex<f64>, accb: &mut f64, z: Complex<f64>, e: f64) {
         let tf = self.tf;
         let r2 = z.norm_sqr();
@@ -404,10 +406,16 @@ pub(in crate::composition) fn compose_in(
         };
         let mut refine: Vec<usize> = Vec::new();
         if tf * eb_fft > 1e-18 && eb_dir < eb_fft {
-            for (k, z) in spec.iter().enumerate() {
-                let r = z.norm_sqr().sqrt() * (1.0 + 4.0 * U) + eb_fft;
-                if r.min(1.0) > r_cut {
-                    refine.push(k);
+            // the test of SCAN bins at a time as a branch-free map (vectorised), then the
+            // rare hits pushed in order
+            for (c, zs) in spec.chunks(SCAN).enumerate() {
+                let mut hit = [false; SCAN];
+                for (h, z) in hit.iter_mut().zip(zs) {
+                    let r = z.norm_sqr().sqrt() * (1.0 + 4.0 * U) + eb_fft;
+                    *h = r.min(1.0) > r_cut;
+                }
+                if hit.contains(&true) {
+                    refine.extend((0..zs.len()).filter(|&j| hit[j]).map(|j| c * SCAN + j));
                 }
             }
         }
@@ -555,23 +563,17 @@ pub(in crate::composition) fn compose_in(
     // (point i of the window is out[(k_lo + i) mod n]: the slice from k_lo mod n to the end,
     // then from 0; width ≤ n; every point written)
     let start = k_lo.rem_euclid(n as i128) as usize;
+    // (an elementwise map: the window's mass is summed in the suffix pass below)
     let mut pmf = buffers::any::<f64>(width);
-    let mut wmass = 0.0;
     let first = (n - start).min(width);
+    // (two plain loops, not one chained iterator, so that the compiler vectorises them)
     let (head, rest) = pmf.split_at_mut(first);
-    for (v, &x) in head
-        .iter_mut()
-        .zip(&out[start..start + first])
-        .chain(rest.iter_mut().zip(out.iter()))
-    {
+    for (v, &x) in head.iter_mut().zip(&out[start..start + first]) {
         *v = (x * scale).max(0.0);
-        wmass += *v;
     }
-    let wf = width as f64;
-    let nf = n as f64;
-    let l1_route = wf / nf * (full(sb1) + kappa * full(sa1));
-    let l2_route = (wf / nf).sqrt() * (full(sb2).sqrt() + kappa * full(sa2).sqrt());
-    let fft_err = (l1_route.min(l2_route) + 2.0 * U * wmass) * (1.0 + 1e-9);
+    for (v, &x) in rest.iter_mut().zip(out.iter()) {
+        *v = (x * scale).max(0.0);
+    }
     // suffix sums
     let mut s0 = buffers::any::<f64>(width + 1);
     let mut s1 = buffers::any::<f64>(width + 1);
@@ -581,17 +583,26 @@ pub(in crate::composition) fn compose_in(
     let (mut n0, mut n1) = (0.0f64, 0.0f64);
     let emh = (-h).exp();
     let mut c0 = 0.0;
+    // the window's mass Σ pmf_i, summed from the bottom up (i = 0, 1, …) in the same pass:
+    // the Kahan chain below is latency-bound (four dependent additions per point), so this
+    // third independent chain runs in its shadow; its own order of operations is that of one
+    // left-to-right loop, so its value does not depend on the fusion
+    let mut wmass = 0.0;
+    let mut up_next = 0usize;
     // from the top down in blocks, an interrupt check before each (the same operations in
     // the same order as one pass)
     let mut end = width;
     while end > 0 {
         crate::interrupt::check()?;
         let start = end.saturating_sub(SUFFIX_BLOCK);
+        let len = end - start;
         let rows = pmf[start..end]
             .iter()
             .zip(&mut s0[start..end])
-            .zip(&mut s1[start..end]);
-        for ((&w, o0), o1) in rows.rev() {
+            .zip(&mut s1[start..end])
+            .rev()
+            .zip(&pmf[up_next..up_next + len]);
+        for (((&w, o0), o1), &m) in rows {
             // Kahan on s0
             let y = w - c0;
             let t = n0 + y;
@@ -600,9 +611,16 @@ pub(in crate::composition) fn compose_in(
             *o0 = t;
             n1 = w + emh * n1;
             *o1 = n1;
+            wmass += m;
         }
+        up_next += len;
         end = start;
     }
+    let wf = width as f64;
+    let nf = n as f64;
+    let l1_route = wf / nf * (full(sb1) + kappa * full(sa1));
+    let l2_route = (wf / nf).sqrt() * (full(sb2).sqrt() + kappa * full(sa2).sqrt());
+    let fft_err = (l1_route.min(l2_route) + 2.0 * U * wmass) * (1.0 + 1e-9);
     buffers::give(buf);
     buffers::give(accb);
     buffers::give(acc);

@@ -10,13 +10,13 @@ use crate::composition::kov::check_eps_delta;
 use crate::error::{PabiError, Result};
 use crate::tail::gaussian_tail;
 
-pub(super) const GL8_X: [f64; 4] = [
+const GL8_X: [f64; 4] = [
     0.183_434_642_495_649_8,
     0.525_532_409_916_329,
     0.796_666_477_413_626_7,
     0.960_289_856_497_536_3,
 ];
-pub(super) const GL8_W: [f64; 4] = [
+const GL8_W: [f64; 4] = [
     0.362_683_783_378_362,
     0.313_706_645_877_887_3,
     0.222_381_034_453_374_5,
@@ -37,6 +37,35 @@ fn norm_mass(u: f64, v: f64) -> f64 {
 
 pub(super) const INV_SQRT_2PI: f64 = 0.398_942_280_401_432_7;
 
+/// The nodes of composite 8-point Gauss–Legendre on the cell [xl, xl + w] cut into `pieces`
+/// equal pieces: `f(weight, x, d, dr)` at each node in a fixed order (piece by piece, the
+/// four node pairs ±u of [`GL8_X`] within a piece), with the node's weight `GL8_W[i]`, the node
+/// x = xl + d and its offsets d = x − xl and dr = xr − x from both ends. The offsets are formed
+/// from the piece index and the node's position, each within a few ulp of itself: x − xl and
+/// xr − x formed from the rounded node x would err by ulp(x), relative ≫ [`SPLIT_MARGIN`] in a
+/// narrow cell. Returns the half piece width, the factor of the weighted sums. Shared by the
+/// cells of the subsampled Gaussian (here) and of the replace-one pair (`replace_one.rs`).
+#[inline(always)]
+pub(super) fn gl8_nodes(
+    xl: f64,
+    w: f64,
+    pieces: usize,
+    mut f: impl FnMut(f64, f64, f64, f64),
+) -> f64 {
+    let pw = w / pieces as f64;
+    for pc in 0..pieces {
+        for i in 0..4 {
+            for sg in [-1.0, 1.0] {
+                let u = 0.5 * sg * GL8_X[i];
+                let d = (pc as f64 + 0.5 + u) * pw; // x − xl
+                let dr = ((pieces - pc) as f64 - 0.5 - u) * pw; // xr − x
+                f(GL8_W[i], xl + d, d, dr);
+            }
+        }
+    }
+    0.5 * pw
+}
+
 /// For the cell x ∈ [xl, xr] of N(0,1): (A0, Jlo, Khi) with A0 = ∫φ, Jlo = ∫ expm1(s(x−xl))φ,
 /// Khi = ∫ −expm1(s(x−xr))φ (Jlo/Khi = NaN where the endpoint is infinite and unused).
 ///
@@ -51,26 +80,13 @@ fn cell_integrals(xl: f64, xr: f64, s: f64) -> (f64, f64, f64) {
         // here w ≤ 1/s and |x| ≤ s + 9.5 (or w ≤ s + 19 for s < 1): at most a few hundred
         // pieces; the clamp only documents that the conversion is bounded
         let pieces = (w * (1.0 + xa) / 0.25).ceil().clamp(1.0, 1e6) as usize;
-        let pw = w / pieces as f64;
-        let hw = 0.5 * pw;
         let (mut a0, mut j, mut kk) = (0.0, 0.0, 0.0);
-        for pc in 0..pieces {
-            for i in 0..4 {
-                for sg in [-1.0, 1.0] {
-                    // the node by its offsets from both ends (as in `replace_one.rs`): each
-                    // within a few ulp of itself, where x − xl and x − xr formed from the
-                    // rounded node x err by ulp(x), relative ≫ SPLIT_MARGIN in a narrow cell
-                    let u = 0.5 * sg * GL8_X[i];
-                    let d = (pc as f64 + 0.5 + u) * pw; // x − xl
-                    let dr = ((pieces - pc) as f64 - 0.5 - u) * pw; // xr − x
-                    let x = xl + d;
-                    let f = GL8_W[i] * INV_SQRT_2PI * (-0.5 * x * x).exp();
-                    a0 += f;
-                    j += f * (s * d).exp_m1();
-                    kk += f * (-(-(s * dr)).exp_m1());
-                }
-            }
-        }
+        let hw = gl8_nodes(xl, w, pieces, |wt, x, d, dr| {
+            let f = wt * INV_SQRT_2PI * (-0.5 * x * x).exp();
+            a0 += f;
+            j += f * (s * d).exp_m1();
+            kk += f * (-(-(s * dr)).exp_m1());
+        });
         (a0 * hw, j * hw, kk * hw)
     } else {
         let a0 = norm_mass(xl, xr);

@@ -35,8 +35,12 @@
 
 use crate::num::logspace::Neumaier;
 use crate::num::round::U;
+use multiversion::multiversion;
 use realfft::num_complex::Complex;
 use realfft::RealFftPlanner;
+use std::sync::Mutex;
+
+use super::cache::Lru;
 
 /// Smallest even 2^a·3^b·5^c·7^d ≥ n (FFT-friendly length).
 pub(super) fn next_smooth(n: usize) -> usize {
@@ -190,40 +194,7 @@ impl TwiddleTable {
         j0: i64,
         ks: [usize; DFT_LANES],
     ) -> [Complex<f64>; DFT_LANES] {
-        let n = self.n as i128;
-        let mut r1 = [0usize; DFT_LANES];
-        let mut r0 = [0usize; DFT_LANES];
-        let mut s1 = [0usize; DFT_LANES];
-        let mut s0 = [0usize; DFT_LANES];
-        for (l, &k) in ks.iter().enumerate() {
-            let r = ((j0 as i128) * (k as i128)).rem_euclid(n) as usize;
-            (r1[l], r0[l]) = (r / self.b, r % self.b);
-            let step = k % self.n;
-            (s1[l], s0[l]) = (step / self.b, step % self.b);
-        }
-        let mut re = [Neumaier::default(); DFT_LANES];
-        let mut im = [Neumaier::default(); DFT_LANES];
-        for &x in xs {
-            if x != 0.0 {
-                for l in 0..DFT_LANES {
-                    let w = self.t1[r1[l]] * self.t0[r0[l]];
-                    add_select(&mut re[l], x * w.re);
-                    add_select(&mut im[l], x * w.im);
-                }
-            }
-            for l in 0..DFT_LANES {
-                r0[l] += s0[l];
-                r1[l] += s1[l];
-                if r0[l] >= self.b {
-                    r0[l] -= self.b;
-                    r1[l] += 1;
-                }
-                if r1[l] >= self.nb {
-                    r1[l] -= self.nb;
-                }
-            }
-        }
-        std::array::from_fn(|l| Complex::new(re[l].value(), im[l].value()))
+        dft_lanes(self, xs, j0, ks)
     }
 
     /// [`Self::direct_dft`] over the nonzero terms only, given as (absolute grid index j0 + j,
@@ -242,36 +213,95 @@ impl TwiddleTable {
     }
 }
 
+/// The body of [`TwiddleTable::direct_dft_lanes`], compiled for the widest vector unit the CPU
+/// has (chosen at run time). Rust never contracts a·b + c into a fused multiply-add, so every
+/// target performs the same IEEE operations in the same order: the value is bit for bit the
+/// same on every target (the lanes are only packed into wider registers).
+#[multiversion(targets(
+    "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
+    "x86_64+avx2+fma",
+    "aarch64+neon"
+))]
+fn dft_lanes(
+    tw: &TwiddleTable,
+    xs: &[f64],
+    j0: i64,
+    ks: [usize; DFT_LANES],
+) -> [Complex<f64>; DFT_LANES] {
+    let n = tw.n as i128;
+    let mut r1 = [0usize; DFT_LANES];
+    let mut r0 = [0usize; DFT_LANES];
+    let mut s1 = [0usize; DFT_LANES];
+    let mut s0 = [0usize; DFT_LANES];
+    for (l, &k) in ks.iter().enumerate() {
+        let r = ((j0 as i128) * (k as i128)).rem_euclid(n) as usize;
+        (r1[l], r0[l]) = (r / tw.b, r % tw.b);
+        let step = k % tw.n;
+        (s1[l], s0[l]) = (step / tw.b, step % tw.b);
+    }
+    let mut re = [Neumaier::default(); DFT_LANES];
+    let mut im = [Neumaier::default(); DFT_LANES];
+    for &x in xs {
+        if x != 0.0 {
+            for l in 0..DFT_LANES {
+                let w = tw.t1[r1[l]] * tw.t0[r0[l]];
+                add_select(&mut re[l], x * w.re);
+                add_select(&mut im[l], x * w.im);
+            }
+        }
+        for l in 0..DFT_LANES {
+            r0[l] += s0[l];
+            r1[l] += s1[l];
+            if r0[l] >= tw.b {
+                r0[l] -= tw.b;
+                r1[l] += 1;
+            }
+            if r1[l] >= tw.nb {
+                r1[l] -= tw.nb;
+            }
+        }
+    }
+    std::array::from_fn(|l| Complex::new(re[l].value(), im[l].value()))
+}
+
 pub(super) type Plans = (
     std::sync::Arc<dyn realfft::RealToComplex<f64>>,
     std::sync::Arc<dyn realfft::ComplexToReal<f64>>,
 );
 
-/// FFT plans of length n; the last two lengths ≤ 2^21 are kept (planning computes O(n)
-/// twiddles, a sizeable part of one composition; calibration and the two neighbouring
-/// directions often reuse a length). At most ~100 MB stays cached.
+/// Bytes of FFT plans kept between calls (an [`Lru`] by estimated plan size): every length up
+/// to ≈ 1.4e6 is kept (the DP-SGD accountant's T = 1e5 at h = 1e-4 needs 714420), the least
+/// recently used dropped first.
+const PLAN_BYTES: usize = 128 << 20;
+
+/// Estimated bytes of the plans of length n: realfft's packing twiddles (n/4 complex) and the
+/// half-length complex FFT's twiddles (≈ n/2 complex), forward and inverse: ≈ 24·n.
+fn plan_bytes(e: &(usize, Plans)) -> usize {
+    24 * e.0
+}
+
+static PLANS: Mutex<Lru<(usize, Plans)>> = Mutex::new(Lru::new(PLAN_BYTES, plan_bytes));
+
+/// FFT plans of length n, kept in a least-recently-used list of at most [`PLAN_BYTES`]
+/// (planning computes O(n) twiddles, a sizeable part of one composition; calibration, repeated
+/// queries and the two neighbouring directions reuse a length). A plan is a pure function of
+/// n, so no value depends on the cache. Two threads missing the same length at once both plan
+/// it (outside the lock); the first to finish keeps its copy.
 pub(super) fn fft_plans(n: usize) -> Plans {
-    use std::sync::{Mutex, OnceLock};
-    static CACHE: OnceLock<Mutex<Vec<(usize, Plans)>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(|| Mutex::new(Vec::new()));
-    if let Some((_, p)) = cache
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .iter()
-        .find(|(m, _)| *m == n)
+    let lock = || PLANS.lock().unwrap_or_else(|e| e.into_inner());
     {
-        return p.clone();
+        let mut c = lock();
+        if let Some(hit) = c.take(|es| es.iter().position(|(m, _)| *m == n)) {
+            let plans = hit.1.clone();
+            c.push(hit);
+            return plans;
+        }
     }
     let mut planner = RealFftPlanner::<f64>::new();
     let plans: Plans = (planner.plan_fft_forward(n), planner.plan_fft_inverse(n));
-    if n <= 1 << 21 {
-        let mut c = cache.lock().unwrap_or_else(|e| e.into_inner());
-        if !c.iter().any(|(m, _)| *m == n) {
-            if c.len() >= 2 {
-                c.remove(0);
-            }
-            c.push((n, plans.clone()));
-        }
+    let mut c = lock();
+    if !c.items().iter().any(|(m, _)| *m == n) {
+        c.push((n, plans.clone()));
     }
     plans
 }

@@ -17,7 +17,7 @@ use crate::num::round::{div_up, rel_err};
 use crate::special::tail::gaussian_tail;
 use std::f64::consts::LN_2;
 
-use super::discretise::{check_mixture_args, GL8_W, GL8_X, INV_SQRT_2PI, SPLIT_MARGIN, XTAIL};
+use super::discretise::{check_mixture_args, gl8_nodes, INV_SQRT_2PI, SPLIT_MARGIN, XTAIL};
 
 /// The constants of the pair for (q, σ).
 #[derive(Clone, Copy, Debug)]
@@ -142,29 +142,19 @@ fn cell(c: &Ro, xl: f64, xr: f64, all_up: bool) -> (f64, f64) {
     let xa = xl.abs().max(xr.abs());
     // bounded: w ≤ 19 + s and xa ≤ 9.5 + s with s ≤ ~1e3 for a grid that fits the caps
     let pieces = (w * (1.0 + xa + 2.0 * s) / 0.25).ceil().clamp(1.0, 1e7) as usize;
-    let pw = w / pieces as f64;
     let (rl, rr) = (c.ratios(xl), c.ratios(xr));
     let (rl3, rr3) = ((rl.0, rl.1, rl.2), (rr.0, rr.1, rr.2));
     let (mut p, mut jb, mut ja) = (0.0, 0.0, 0.0);
-    for pc in 0..pieces {
-        for i in 0..4 {
-            for sg in [-1.0, 1.0] {
-                let u = 0.5 * sg * GL8_X[i];
-                let d = (pc as f64 + 0.5 + u) * pw; // x − xl
-                let dr = ((pieces - pc) as f64 - 0.5 - u) * pw; // xr − x
-                let x = xl + d;
-                let r = c.ratios(x);
-                let f = GL8_W[i] * r.3;
-                p += f;
-                if !all_up {
-                    let r3 = (r.0, r.1, r.2);
-                    jb += f * gap(s, d, rl3, r3);
-                    ja += f * gap(s, dr, r3, rr3);
-                }
-            }
+    let hw = gl8_nodes(xl, w, pieces, |wt, x, d, dr| {
+        let r = c.ratios(x);
+        let f = wt * r.3;
+        p += f;
+        if !all_up {
+            let r3 = (r.0, r.1, r.2);
+            jb += f * gap(s, d, rl3, r3);
+            ja += f * gap(s, dr, r3, rr3);
         }
-    }
-    let hw = 0.5 * pw;
+    });
     let p = p * hw;
     let den = gap(s, w, rl3, rr3);
     if all_up || !(den > 0.0 && den.is_finite()) {

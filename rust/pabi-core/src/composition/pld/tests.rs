@@ -186,16 +186,29 @@ fn sparse_direct_dft_equals_dense() {
                 (b.re.to_bits(), b.im.to_bits())
             );
         }
-        // the lane-interleaved dense sums: each lane bit for bit its one-bin sum
+        // the lane-interleaved dense sums (compiled for the CPU's vector unit): each lane bit
+        // for bit its one-bin sum, on the sparse masses and on dense ones
         let ks = [3usize, 0, n / 2, 1234];
-        for (z, &k) in tw.direct_dft_lanes(&xs, j0, ks).iter().zip(&ks) {
-            let a = tw.direct_dft(&xs, j0, k);
-            assert_eq!(
-                (a.re.to_bits(), a.im.to_bits()),
-                (z.re.to_bits(), z.im.to_bits())
-            );
+        let dense: Vec<f64> = (0..3001).map(|i| (-(i as f64) / 300.0).exp()).collect();
+        for x in [&xs, &dense] {
+            for (z, &k) in tw.direct_dft_lanes(x, j0, ks).iter().zip(&ks) {
+                let a = tw.direct_dft(x, j0, k);
+                assert_eq!(
+                    (a.re.to_bits(), a.im.to_bits()),
+                    (z.re.to_bits(), z.im.to_bits())
+                );
+            }
         }
     }
+}
+
+#[test]
+fn fft_plans_are_kept_and_reused() {
+    // the second call finds the plans of the first in the Lru (the same objects)
+    let (f1, i1) = super::fft::fft_plans(6006);
+    let (f2, i2) = super::fft::fft_plans(6006);
+    assert!(std::sync::Arc::ptr_eq(&f1, &f2) && std::sync::Arc::ptr_eq(&i1, &i2));
+    assert_eq!((f1.len(), i1.len()), (6006, 6006));
 }
 
 #[test]
