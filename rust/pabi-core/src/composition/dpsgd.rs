@@ -137,7 +137,7 @@ impl Accounting {
 /// replace-one pair (one PLD); sampling without replacement under replace-one the
 /// *symmetrised* pair of the remove direction at noise σ/2 (sensitivity 2: the replaced
 /// record's slot may hold either of two records of norm ≤ 1 whatever the rest of the batch;
-/// Zhu–Dong–Wang 2022, §5), whose profile is the per-step worst case for every γ — the remove
+/// dominating pairs: Zhu–Dong–Wang 2022, Def. 7 and Thm 10), whose profile is the per-step worst case for every γ — the remove
 /// pair for γ ≥ 1, the add pair for γ < 1 (`docs/derivations/neighbouring.md#symmetrised-pair`)
 /// — and, for the lower end of the bracket, the two ordered pairs, which datasets attain.
 /// σ/2 is rounded down (exact for normal σ).

@@ -1,7 +1,7 @@
 //! The Poisson-subsampled Gaussian under replace-one neighbours, discretised pessimistically:
 //! [`Pld::replace_one_gaussian`] builds the PLD of the pair P = (1−q)N(0,σ²) + qN(1,σ²),
-//! Q = (1−q)N(0,σ²) + qN(−1,σ²) (sensitivity 1 = the clipping norm; Zhu–Dong–Wang 2022, §5 and
-//! dp-accounting's `AdjacencyType.REPLACE`). Derivation: `docs/derivations/neighbouring.md`.
+//! Q = (1−q)N(0,σ²) + qN(−1,σ²) (sensitivity 1 = the clipping norm; as dp-accounting's
+//! `AdjacencyType.REPLACE`). Derivation: `docs/derivations/neighbouring.md`.
 //!
 //! In units of σ (s = 1/σ, rounded up: a larger shift only loosens the bound), with
 //! z = s x − s²/2, the loss L(x) = ln((1−q) + q e^{z}) − ln((1−q) + q e^{−z−s²}) is increasing and

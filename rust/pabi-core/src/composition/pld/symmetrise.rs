@@ -1,5 +1,5 @@
 //! The symmetrised PLD of a pair: one PLD whose profile is max(E_γ(P‖Q), E_γ(Q‖P)) for every
-//! γ ≥ 0 (Zhu–Dong–Wang 2022, §5, the symmetrisation of a dominating pair; in trade-off terms
+//! γ ≥ 0 (the symmetrisation of a dominating pair in the sense of Zhu–Dong–Wang 2022, Def. 7; in trade-off terms
 //! Dong–Roth–Su's min{f, f⁻¹}**). Derivation: `docs/derivations/neighbouring.md#symmetrised-pair`.
 //!
 //! # Construction
