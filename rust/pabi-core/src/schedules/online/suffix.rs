@@ -13,7 +13,7 @@ use crate::error::{PabiError, Result};
 use crate::gd::Radii;
 use crate::num::round::{div_up_lanes, prob_up};
 use crate::num::{shift_log, INFLATE};
-use crate::pnsgd::{log_a_gauss_block, log_b_gauss_block};
+use crate::pnsgd::{log_a_gauss_block, log_a_up, log_b_gauss_block};
 use crate::theta;
 
 /// Fill ln A_t, ln B_t (rounded up) for one chunk of steps, block by block: radii from
@@ -51,7 +51,8 @@ pub(super) fn fill_factor_logs(
             }
             Noise::Laplace => {
                 for t in 0..nl {
-                    ac[t] = theta::log_laplace_theta(eps, ra[t]);
+                    let direct = theta::log_laplace_theta(eps, ra[t]);
+                    ac[t] = log_a_up(theta::laplace_theta(eps, ra[t]), direct);
                     bc[t] = theta::log_laplace_theta(eps, rb[t]);
                 }
             }
