@@ -157,3 +157,20 @@ def test_bad_input_is_a_domain_error_with_index(kwargs: dict, param: str, index:
 def test_length_mismatch_is_an_error() -> None:
     with pytest.raises(ValueError):
         mix([0.5, 0.5], [0.0], [1.0, 1.0], [1.0], [0.0], [1.0], 0.0)
+
+
+def test_density_bounds_without_a_sum_margin() -> None:
+    # the log-sum-exp of the per-component density bounds is directed term by term (exp_up /
+    # exp_dn, add_up / add_dn): its former extra (1 ± 2nε) factor is gone (issue 14). The
+    # refinement then ends on other cells; this mixture's upper end moved 0.0012065347868772821
+    # -> 0.0012065347868772313 (exact 0.0012065347868772147: 5.6e-14 -> 1.4e-14 relative)
+    a = ([0.4775556640288123, 0.24575279155650853, 0.2406923318127838, 0.035999212601895356],
+         [-1.7851127305830123, -1.000368502677321, -2.577172449022976, -2.814840960072628],
+         [2.2128198636427525, 0.32550242145164826, 0.9615465686437394, 2.8940240254496876],
+         [0.10727736072543188, 0.7358156781894498, 0.1569069610851184],
+         [2.5615226964791287, -0.3887482225278527, -1.7706932361587777],
+         [2.7237634668974184, 2.0169981760937903, 0.5516474826962703])
+    lo, up = mix(*a, 3.0, bracket=True)
+    ex = ref.mixture_hockey_stick_divergence(*a, 3.0, grid=1500, sigmas=12)
+    assert mp.mpf(lo) <= ex <= mp.mpf(up)
+    assert up - ex <= 3e-14 * ex, (up, ex)

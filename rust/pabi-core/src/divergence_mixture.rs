@@ -29,8 +29,10 @@
 use crate::error::{PabiError, Result};
 use crate::interrupt;
 use crate::num::consts::LN_2PI;
-use crate::num::round::mul_up;
-use crate::num::round::{add_dn, add_up, div_dn, div_up, exp_dn, exp_up, ln_dn, ln_up, mul_dn};
+use crate::num::round::{
+    add_dn, add_up, div_dn, div_up, exp_dn, exp_up, ln_dn, ln_up, mul_dn, mul_up, rel_dn, rel_up,
+    EPS2, TINY,
+};
 use crate::tail::gaussian_tail;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -124,8 +126,9 @@ fn check_mixture(m: &Mixture<'_>, names: [&'static str; 3]) -> Result<()> {
 }
 
 fn components(m: &Mixture<'_>) -> Vec<Comp> {
-    let half_ln_2pi_up = LN_2PI * 0.5 * (1.0 + 2.0 * f64::EPSILON);
-    let half_ln_2pi_dn = LN_2PI * 0.5 * (1.0 - 2.0 * f64::EPSILON);
+    // ½ln(2π) bracketed: the constant is correctly rounded, 2ε relative covers its ½ ulp
+    let half_ln_2pi_up = rel_up(0.5 * LN_2PI, EPS2);
+    let half_ln_2pi_dn = rel_dn(0.5 * LN_2PI, EPS2);
     (0..m.weights.len())
         .filter(|&i| m.weights[i] > 0.0)
         .map(|i| {
@@ -187,19 +190,20 @@ fn log_density_bound(c: &[Comp], a: f64, b: f64, max: bool, terms: &mut Vec<f64>
     if m == f64::NEG_INFINITY {
         return m;
     }
-    let n = terms.len() as f64;
+    // the sums need no margin: each term is rounded in the sum's direction (exp_up / exp_dn
+    // of a directed difference) and so is each addition (add_up / add_dn)
     if max {
         let mut s = 0.0;
         for &t in terms.iter() {
             s = add_up(s, exp_up(add_up(t, -m)));
         }
-        add_up(m, ln_up(s * (1.0 + 2.0 * n * f64::EPSILON)))
+        add_up(m, ln_up(s))
     } else {
         let mut s = 0.0;
         for &t in terms.iter() {
             s = add_dn(s, exp_dn(add_dn(t, -m)));
         }
-        add_dn(m, ln_dn(s * (1.0 - 2.0 * n * f64::EPSILON)))
+        add_dn(m, ln_dn(s))
     }
 }
 
@@ -234,9 +238,9 @@ fn q_dir(t: (f64, f64), up: bool) -> f64 {
     };
     let v = (q - phi * tl).max(0.0);
     if up {
-        (v * (1.0 + Q_MARGIN) + crate::num::round::TINY).min(1.0)
+        (rel_up(v, Q_MARGIN) + TINY).min(1.0)
     } else {
-        (v * (1.0 - Q_MARGIN)).max(0.0)
+        rel_dn(v, Q_MARGIN).max(0.0)
     }
 }
 

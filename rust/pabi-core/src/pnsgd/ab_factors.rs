@@ -91,27 +91,34 @@ pub(crate) fn log_b_gauss_block(u: &[f64], eps: &[f64], rb: &[f64], out: &mut [f
     }
 }
 
-/// ln A (rounded up) of one lane for the log-mode bound: the smaller of two upper bounds of
-/// ln θ(ε, r_A), the engine's ln θ (within 2^-46 relative of ln θ, i.e. up to ~1.4e-13 relative
-/// in δ where |ln A| is large) and [`ln_up`] of the engine's θ (θ's error enters ln A as an
-/// absolute ~2^-46, ~1e-14 relative in δ). `a` is the engine's θ(ε, r_A) (rounded up). The same
-/// expression as the per-step bound's (`steps.rs`), so that a constant schedule keeps its bits.
+/// ln A rounded up: the one rule for ln A (both noises; the constant bound's scalar and block
+/// forms, the per-step bound). The smaller of two upper bounds of ln h(ε, r_A): `direct`, the
+/// engine's logarithm computed without forming A (Gaussian [`theta::log_theta`], within 2^-46
+/// relative of ln θ: the tighter one where |ln A| is small; Laplace
+/// [`theta::log_laplace_theta`]), and [`ln_up`] of `a`, the engine's h rounded up (its 2^-46
+/// relative error enters ln A as an absolute ~2^-46, ~1.4e-14 relative in δ: the tighter one
+/// where |ln A| is large, up to 6e-12 relative in δ better at ln A = −448). Both are upper
+/// bounds for any a ≥ A (subnormal a included, and a = 0 gives −∞ = ln 0), so their minimum is.
 #[inline(always)]
-fn log_a_gauss(a: f64, eps: f64, ra: f64) -> f64 {
-    theta::log_theta(eps, ra).min(ln_up(a))
+pub(crate) fn log_a_up(a: f64, direct: f64) -> f64 {
+    direct.min(ln_up(a))
 }
 
-/// [`log_a_gauss`] over a block (bitwise equal per lane): `out` holds the engine's ln θ of
-/// every lane on entry.
+/// [`log_a_up`] over a block (bitwise equal per lane): `out` holds `direct` of every lane on
+/// entry.
 #[inline(always)]
-fn log_a_gauss_min_block(a: &[f64], out: &mut [f64]) {
+fn log_a_up_block(a: &[f64], out: &mut [f64]) {
     for (o, &v) in out.iter_mut().zip(a) {
-        *o = o.min(ln_up(v));
+        *o = log_a_up(v, *o);
     }
 }
 
-/// ln A (rounded up) from A = θ (the engine's θ, rounded up) of every lane: ln of the value
-/// (its error, θ's 2^-46 relative, enters δ once), the engine's ln θ where θ ≤ 1e-300.
+/// ln A (rounded up) of the online schedules' Gaussian kernel from A = θ (the engine's θ,
+/// rounded up) of every lane: the second bound of [`log_a_up`] alone, ln of the value (its
+/// error, θ's 2^-46 relative, enters δ once) by the vectorized ln moved up by [`log_up_rel`],
+/// and the engine's ln θ where θ ≤ 1e-300. The first bound of [`log_a_up`] (the engine's ln θ
+/// in every lane) would be a third θ-type evaluation per step, about half the kernel's time,
+/// for at most 2^-46 relative in δ (where |ln A| < 1).
 #[inline(always)]
 pub(crate) fn log_a_gauss_block(a: &[f64], eps: &[f64], ra: &[f64], out: &mut [f64]) {
     let n = out.len().min(a.len());
@@ -146,7 +153,11 @@ pub(super) fn factors_one(
             let a = theta::theta(eps, ra);
             Fac {
                 a,
-                la: if log { log_a_gauss(a, eps, ra) } else { 0.0 },
+                la: if log {
+                    log_a_up(a, theta::log_theta(eps, ra))
+                } else {
+                    0.0
+                },
                 u,
                 lb: if fixed { log_b_gauss(u, eps, rb) } else { 0.0 },
             }
@@ -155,7 +166,11 @@ pub(super) fn factors_one(
             let a = theta::laplace_theta(eps, ra);
             Fac {
                 a,
-                la: if log { log_up_rel(vmath::ln(a)) } else { 0.0 },
+                la: if log {
+                    log_a_up(a, theta::log_laplace_theta(eps, ra))
+                } else {
+                    0.0
+                },
                 u: theta::laplace_theta_complement(eps, rb),
                 lb: if fixed {
                     theta::log_laplace_theta(eps, rb)
@@ -212,7 +227,7 @@ pub(super) fn factors_block(
             theta::theta_block(x, ra, &mut f.a[..n]);
             if log {
                 theta::log_theta_block(x, ra, &mut f.la[..n]);
-                log_a_gauss_min_block(&f.a[..n], &mut f.la[..n]);
+                log_a_up_block(&f.a[..n], &mut f.la[..n]);
             }
             theta::theta_complement_block(x, rb, &mut f.u[..n]);
             if order == Order::Fixed {

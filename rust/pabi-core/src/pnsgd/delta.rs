@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use crate::dd::Dd;
 use crate::error::{PabiError, Result};
-use crate::gd::Radii;
+use crate::gd::{radii_lanes, Radii};
 use crate::setup::check_broadcast;
 use crate::theta;
 
@@ -97,15 +97,15 @@ fn delta_block(
                 (None, Some(rad)) => {
                     let mut s = [1.0; B];
                     lanes(&mut s[..nl], prep.sigma(), lo);
-                    for t in 0..nl {
-                        (ra[t], rb[t]) = rad.at(s[t]);
-                    }
+                    rad.at_block(&s[..nl], &mut ra, &mut rb);
                 }
                 (None, None) => {
-                    for t in 0..nl {
-                        let e = prep.elem(lo + t)?;
-                        (ra[t], rb[t]) = prep.radii(&e, lo + t);
+                    let (mut s, mut rad) = ([1.0; B], [Radii::default(); B]);
+                    lanes(&mut s[..nl], prep.sigma(), lo);
+                    for (t, r) in rad[..nl].iter_mut().enumerate() {
+                        *r = prep.elem(lo + t)?.rad;
                     }
+                    radii_lanes(|t| rad[t], &s[..nl], &mut ra, &mut rb);
                 }
             }
             factors_block(p.noise, p.order, log, &x[..nl], &ra[..nl], &rb[..nl])
@@ -179,8 +179,16 @@ simd! {
             let nl = ab.len();
             let (mut x, mut ra, mut rb) = ([0.0; B], [0.0; B], [0.0; B]);
             lanes(&mut x[..nl], eps, lo);
-            for t in 0..nl {
-                (ra[t], rb[t]) = prep.sc.radii_at(lo + t)?;
+            match prep.sc.r_once {
+                Some((a, b)) => (ra, rb) = ([a; B], [b; B]),
+                None => {
+                    let (mut s, mut rad) = ([1.0; B], [Radii::default(); B]);
+                    lanes(&mut s[..nl], prep.sc.sigma(), lo);
+                    for (t, r) in rad[..nl].iter_mut().enumerate() {
+                        *r = prep.sc.numerators(lo + t)?;
+                    }
+                    radii_lanes(|t| rad[t], &s[..nl], &mut ra, &mut rb);
+                }
             }
             match prep.noise {
                 Noise::Gaussian => {

@@ -4,6 +4,7 @@
 //! bounds being inverted.
 
 use crate::error::{PabiError, Result};
+use crate::gd::{radii_lanes, Radii};
 use crate::num::round::rel_dn;
 use crate::theta;
 use crate::vmath;
@@ -223,6 +224,11 @@ pub(super) fn solve_lanes(
         let mut live = false;
         let mut log = false;
         let (mut x, mut s, mut ra, mut rb) = ([1.0; B], [1.0; B], [1.0; B], [1.0; B]);
+        // empty slots: numerators 1 at s = 1 (radii 1, as before; ignored)
+        let mut rad = [Radii {
+            two_l: 1.0,
+            mdl: 1.0,
+        }; B];
         for k in 0..w {
             while slot[k].is_none() && next < len {
                 let j = j0 + next;
@@ -236,12 +242,13 @@ pub(super) fn solve_lanes(
                 live = true;
                 log |= l.t < LOG_TARGET;
                 (x[k], s[k]) = l.point(kind);
-                (ra[k], rb[k]) = l.e.radii(s[k]);
+                rad[k] = l.e.rad;
             }
         }
         if !live {
             break;
         }
+        radii_lanes(|k| rad[k], &s[..w], &mut ra, &mut rb);
         let f = factors_block(p.noise, p.order, log, &x[..w], &ra[..w], &rb[..w]);
         for k in 0..w {
             if let Some(l) = &mut slot[k] {

@@ -121,7 +121,7 @@ mod tests;
 #[cfg(test)]
 mod tests_rdp;
 
-pub(crate) use ab_factors::{log_a_gauss_block, log_b_gauss_block};
+pub(crate) use ab_factors::{log_a_gauss_block, log_a_up, log_b_gauss_block};
 pub use delta::{delta, factors, log_delta};
 pub use inverse::{calibrate_sigma, epsilon};
 pub use params::{FactorParams, Model, Noise, Order, Params, RdpParams, N_MAX};

@@ -73,24 +73,6 @@ impl<'a> Scales<'a> {
             }
         })
     }
-
-    /// The radii of element j (numerators `rad`) at its own σ.
-    #[inline(always)]
-    pub(super) fn radii(&self, rad: &Radii, j: usize) -> (f64, f64) {
-        match self.r_once {
-            Some(r) => r,
-            None => rad.at(at(self.sigma(), j)),
-        }
-    }
-
-    /// The radii of element j at its own σ (the factors' kernel).
-    #[inline(always)]
-    pub(super) fn radii_at(&self, j: usize) -> Result<(f64, f64)> {
-        match self.r_once {
-            Some(r) => Ok(r),
-            None => Ok(self.radii(&self.numerators(j)?, j)),
-        }
-    }
 }
 
 /// The contraction factor M (rounded up, within 2 ulp: [`crate::gd::step_contraction`]) for element j.
@@ -162,12 +144,6 @@ impl<'a> Prepared<'a> {
             i: p.index.map_or(1.0, |ix| at(ix, j)),
             geo: Geo::at(&self.sc.setup, j),
         })
-    }
-
-    /// The radii of element j (data `e`) at its own σ.
-    #[inline(always)]
-    pub(super) fn radii(&self, e: &Elem, j: usize) -> (f64, f64) {
-        self.sc.radii(&e.rad, j)
     }
 }
 

@@ -21,14 +21,15 @@
 //! `docs/derivations/pnsgd.md#per-step`.
 //!
 //! # Numerics (every operation rounded in the direction that raises δ)
-//! The factors are those of the constant bound ([`factors_one`]): A and ln A rounded up (ln A
-//! also as ln of the rounded-up A where that is tighter), u rounded down (G decreases in u),
+//! The factors are those of the constant bound ([`factors_one`]): A and ln A rounded up (ln A by
+//! the one rule of `ab_factors::log_a_up`), u rounded down (G decreases in u),
 //! ln B rounded up (towards 0; from the double-double ln B where |m·ln B| is large, as in the
 //! fixed order of the constant bound). Everything else is in log space with the operations of
 //! [`crate::num::round`]: m·ln B exact ([`two_prod`]), the sums of logs in an [`UpSum`] (the
 //! TwoSum errors kept, their own rounding bounded and added: ~2 ulp whatever the number of
 //! runs), the log-sums ln Σ e^x in a [`LogSum`] (each correction ln(1 + e^{−d}) rounded up with d
-//! rounded down, added to an [`UpSum`]), ln(m·G) by [`ln_up`] of an upward product, and − ln n by
+//! rounded down, added to an [`UpSum`]), ln(m·G) by [`crate::num::round::ln_up`] of an upward
+//! product, and − ln n by
 //! [`ln_dn`]. Measured against the 50-digit reference: ≲ 1e-13 relative for a few pieces; with
 //! 3000 distinct steps, ln δ within 4e-14 (shuffled, random stop) and, for the fixed order,
 //! within ~6e-15·Σ|ln B_t| (the per-step factors' own rounding: 3e-12 at Σ|ln B_t| = 519).
@@ -50,7 +51,7 @@ use crate::dd::two_prod;
 use crate::error::{PabiError, Result};
 use crate::gd::Radii;
 use crate::num::bisect::first_ok;
-use crate::num::round::{add_dn, add_up, exp_up, ln_dn, ln_up};
+use crate::num::round::{add_dn, add_up, exp_up, ln_dn};
 use crate::setup::{check_broadcast, SetupArgs, N_MAX};
 
 use super::ab_factors::{factors_one, Fac};
@@ -294,12 +295,7 @@ impl<'a> Steps<'a> {
         let s = self.p.setup.at(j);
         let m = s.contraction().map_err(|e| e.at(j))?.m;
         let (ra, rb) = Radii::new(s.max_grad_norm, m, s.diameter, s.lr).at(at(self.p.sigma, j));
-        let mut f = factors_one(self.p.noise, Order::Fixed, true, eps, ra, rb);
-        if f.a > 1e-300 {
-            // ln of A (θ rounded up, 2^-46 relative) rounded up: tighter than the engine's ln θ
-            // (~1e-14 relative of ln A) where A is a normal double; both are upper bounds
-            f.la = f.la.min(ln_up(f.a));
-        }
+        let f = factors_one(self.p.noise, Order::Fixed, true, eps, ra, rb);
         Ok(Run { f, rb, j, eps })
     }
 

@@ -418,20 +418,35 @@ fn ln_fixed(fixed: f64) -> f64 {
     }
 }
 
+/// Whether ln θ takes the complement form ([`log_theta_neg`], a < −1) rather than the
+/// divided-difference form ([`log_theta_pos`]): the one statement of [`fin_log_theta`]'s branch,
+/// shared with its block form (`theta_block.rs`).
 #[inline(always)]
-fn fin_log_theta(p: &Pre, num: f64, y: f64) -> f64 {
-    let v = if p.a >= -1.0 {
-        log_theta_pos(p, num)
-    } else {
-        log_theta_neg(p.ha_hi, p.ha_lo, y)
-    };
-    // a ≥ LOG_A_MAX: ln θ ≤ −a²/2 ≤ −f64::MAX, whose upward rounding is −f64::MAX
+fn log_theta_is_neg(p: &Pre) -> bool {
+    p.a < -1.0 || p.a.is_nan()
+}
+
+/// ln θ of one lane from the value `v` of its form ([`log_theta_is_neg`]): −f64::MAX where
+/// a ≥ LOG_A_MAX (ln θ ≤ −a²/2 ≤ −f64::MAX, whose upward rounding is −f64::MAX), the exact
+/// −∞ or 0 of the special inputs. Shared with the block form.
+#[inline(always)]
+fn log_theta_finish(p: &Pre, v: f64) -> f64 {
     let v = if p.a >= LOG_A_MAX { -f64::MAX } else { v };
     if !p.fixed.is_nan() {
         ln_fixed(p.fixed)
     } else {
         v
     }
+}
+
+#[inline(always)]
+fn fin_log_theta(p: &Pre, num: f64, y: f64) -> f64 {
+    let v = if log_theta_is_neg(p) {
+        log_theta_neg(p.ha_hi, p.ha_lo, y)
+    } else {
+        log_theta_pos(p, num)
+    };
+    log_theta_finish(p, v)
 }
 
 #[inline(always)]

@@ -244,26 +244,19 @@ pub fn log_theta_complement_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
     block_eval::<FinLogThetaComplement>(eps, r, out, LOG_A_MAX, 0.0);
 }
 
-/// [`fin_log_theta`] over a block (bitwise equal per lane). The divided-difference form is
+/// [`fin_log_theta`] over a block (bitwise equal per lane: the same branch
+/// [`log_theta_is_neg`] and finish [`log_theta_finish`]). The divided-difference form is
 /// evaluated on every lane; the complement form (an exponential and a log1p) only on the
-/// lanes with a < −1, gathered in groups of [`GROUP`] (a few per block on typical inputs:
+/// lanes that take it, gathered in groups of [`GROUP`] (a few per block on typical inputs:
 /// computing both forms on every lane and selecting cost a third of the kernel).
 #[inline(always)]
 fn fin_log_theta_block(p: &PreBlock, v: &[f64; BLOCK], y: &[f64; BLOCK], out: &mut [f64; BLOCK]) {
     let mut neg = 0_u64;
     for j in 0..BLOCK {
         let q = p.get(j);
-        let w = log_theta_pos(&q, num(v[j]));
-        let w = if q.a >= LOG_A_MAX { -f64::MAX } else { w };
-        out[j] = if !q.fixed.is_nan() {
-            ln_fixed(q.fixed)
-        } else {
-            w
-        };
-        neg |= ((q.a < -1.0) as u64) << j;
+        out[j] = log_theta_finish(&q, log_theta_pos(&q, num(v[j])));
+        neg |= (log_theta_is_neg(&q) as u64) << j;
     }
-    // complement lanes: a < −1, so neither the LOG_A_MAX nor the special-input case applies
-    // (special inputs are sanitized to ε = r = 1, a = ½)
     let mut m = neg;
     while m != 0 {
         let (mut gh, mut gl, mut gy) = ([0.0_f64; GROUP], [0.0_f64; GROUP], [0.5_f64; GROUP]);
@@ -280,7 +273,8 @@ fn fin_log_theta_block(p: &PreBlock, v: &[f64; BLOCK], y: &[f64; BLOCK], out: &m
             gv[t] = log_theta_neg(gh[t], gl[t], gy[t]);
         }
         for t in 0..cnt {
-            out[idx[t] % BLOCK] = gv[t];
+            let j = idx[t] % BLOCK;
+            out[j] = log_theta_finish(&p.get(j), gv[t]);
         }
     }
 }

@@ -11,13 +11,13 @@ use super::{Neumaier, Noise, Problem, EPS4};
 use crate::batch::{pool, PAR_MIN};
 use crate::error::{PabiError, Result};
 use crate::gd::Radii;
-use crate::num::round::{div_up_lanes, prob_up};
+use crate::num::round::prob_up;
 use crate::num::{shift_log, INFLATE};
-use crate::pnsgd::{log_a_gauss_block, log_b_gauss_block};
+use crate::pnsgd::{log_a_gauss_block, log_a_up, log_b_gauss_block};
 use crate::theta;
 
 /// Fill ln A_t, ln B_t (rounded up) for one chunk of steps, block by block: radii from
-/// [`Radii::at`] (rounded up), the Gaussian factors by the engine's block kernels (one θ-type
+/// [`Radii::at_block`] (rounded up), the Gaussian factors by the engine's block kernels (one θ-type
 /// evaluation per factor: ln A from θ, ln B from 1 − θ as in the fixed-order PNSGD bound, see
 /// `pnsgd::log_b_gauss_block`), the Laplace factors in closed form.
 /// Compiled for the best SIMD target, AVX-512 included (multiversion's `"simd"` preset stops at
@@ -40,7 +40,7 @@ pub(super) fn fill_factor_logs(
     for ((sc, ac), bc) in s.chunks(BL).zip(a.chunks_mut(BL)).zip(b.chunks_mut(BL)) {
         let nl = sc.len();
         let (mut ra, mut rb) = ([0.0; BL], [0.0; BL]);
-        radii_block(&rad, sc, &mut ra, &mut rb);
+        rad.at_block(sc, &mut ra, &mut rb);
         match kind {
             Noise::Gaussian => {
                 let (mut th, mut u) = ([0.0; BL], [0.0; BL]);
@@ -51,36 +51,11 @@ pub(super) fn fill_factor_logs(
             }
             Noise::Laplace => {
                 for t in 0..nl {
-                    ac[t] = theta::log_laplace_theta(eps, ra[t]);
+                    let direct = theta::log_laplace_theta(eps, ra[t]);
+                    ac[t] = log_a_up(theta::laplace_theta(eps, ra[t]), direct);
                     bc[t] = theta::log_laplace_theta(eps, rb[t]);
                 }
             }
-        }
-    }
-}
-
-/// [`Radii::at`] of every lane of a block (bitwise equal): the quotients by [`div_up_lanes`] (a
-/// radius ≥ 2^-969 is above the 1e-300 floor of `Radii::at`), the rare other lanes by
-/// `Radii::at`. (`Radii::at` per lane is two scalar divisions with branches: a third of the
-/// time of the online kernel.)
-#[inline(always)]
-pub(super) fn radii_block(
-    rad: &Radii,
-    s: &[f64],
-    ra: &mut [f64; theta::BLOCK],
-    rb: &mut [f64; theta::BLOCK],
-) {
-    let n = s.len().min(theta::BLOCK);
-    let mut odd = false;
-    for t in 0..n {
-        let (x, okx) = div_up_lanes(rad.two_l, s[t]);
-        let (y, oky) = div_up_lanes(rad.mdl, s[t]);
-        (ra[t], rb[t]) = (x, y);
-        odd |= !(okx & oky);
-    }
-    if odd {
-        for t in 0..n {
-            (ra[t], rb[t]) = rad.at(s[t]);
         }
     }
 }

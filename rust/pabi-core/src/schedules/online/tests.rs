@@ -4,7 +4,7 @@
 
 use super::limit::gauss_direct_chunk;
 use super::quadrature::QPoint;
-use super::suffix::{fill_factor_logs, radii_block, SCAN_CHUNK};
+use super::suffix::{fill_factor_logs, SCAN_CHUNK};
 use super::*;
 use crate::pnsgd::log_b_gauss_block;
 
@@ -463,7 +463,8 @@ fn saturation_only_where_proven() {
     }
 }
 
-/// The branch-free block radii equal `Radii::at` bitwise on every lane: quotients exact and
+/// The branch-free block radii (`Radii::at_block`, `gd::radii_lanes`) equal `Radii::at`
+/// bitwise on every lane: quotients exact and
 /// inexact, tiny (below 2^-969, the `div_up` special path, and below the 1e-300 floor), huge,
 /// infinite noise, and blocks mixing those with ordinary lanes (the fallback recomputes the block).
 #[test]
@@ -503,11 +504,23 @@ fn radii_block_equals_radii_at() {
                 })
                 .collect();
             let (mut ra, mut rb) = ([0.0; theta::BLOCK], [0.0; theta::BLOCK]);
-            radii_block(&rad, &s, &mut ra, &mut rb);
+            rad.at_block(&s, &mut ra, &mut rb);
+            // per-lane numerators (the pnsgd kernels): this numerator on odd lanes
+            let other = Radii::new(0.5, 0.9, 3.0, 0.2);
+            let pick = |t: usize| if t % 2 == 1 { rad } else { other };
+            let (mut pa, mut pb) = ([0.0; theta::BLOCK], [0.0; theta::BLOCK]);
+            crate::gd::radii_lanes(pick, &s, &mut pa, &mut pb);
             for t in 0..n {
                 let (x, y) = rad.at(s[t]);
                 assert_eq!(
                     (ra[t].to_bits(), rb[t].to_bits()),
+                    (x.to_bits(), y.to_bits()),
+                    "{}",
+                    s[t]
+                );
+                let (x, y) = pick(t).at(s[t]);
+                assert_eq!(
+                    (pa[t].to_bits(), pb[t].to_bits()),
                     (x.to_bits(), y.to_bits()),
                     "{}",
                     s[t]
