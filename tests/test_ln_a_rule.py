@@ -73,3 +73,17 @@ def test_stepwise_laplace_ln_a_is_the_constant_bounds():
                                      **kw, log=True)
     assert mp.mpf(got) >= exact
     assert abs(float((got - exact) / exact)) < 1e-13
+
+
+@pytest.mark.parametrize("steps", [2, 1000])
+def test_pnsgd_laplace_ln_b_near_eps_equal_radius(steps):
+    # ln B = ln(1 − e^{(ε − r_B)/2}) at ε − r_B = −2^-53 (exact): the factor's input was moved
+    # down by 2^-52·(ε + r)/2 although ε − r is exact there, so B came out ~5 times 2^-54 and
+    # ln δ = ln A + (n − 1) ln B was off by (n − 1)·ln 5: −36,322 against the exact −37,429.95
+    # at n = 1000 (3 % relative); now within 1e-14
+    kw = dict(noise="laplace", noise_scale=2.0, max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=steps,
+              ordering="fixed", index=1)
+    got = pabi.pnsgd_delta(0.9999999999999999, **kw, log=True)
+    exact = ref.pnsgd_delta(0.9999999999999999, **kw, log=True)
+    assert mp.mpf(got) >= exact
+    assert abs(float((got - exact) / exact)) < 1e-14

@@ -6,18 +6,22 @@
 
 use crate::dd::two_sum;
 use crate::num::log1mexp;
-use crate::num::round::{down, up_inflate, EPS2, EPS4};
+use crate::num::round::{down, up_inflate, EPS4};
 use crate::vmath;
 
 /// ln of the Laplace factor max(0, 1 − e^{(ε−r)/2}) rounded up (−∞ where it is 0): x = (ε − r)/2
-/// is moved down by its rounding error, then ln(1 − e^x) by `log1mexp` (a few ulp, relative).
-/// For products of many factors (B^(n−i), online noise) where a relative shift per factor
-/// would accumulate.
+/// taken at or below its exact value (ε − r = d + dl exactly by `two_sum`; x = d/2, one double
+/// lower when dl < 0), then ln(1 − e^x) by `log1mexp` (a few ulp, relative). For products of
+/// many factors (B^(n−i), online noise) where a relative shift per factor would accumulate.
+///
+/// The input was once moved down by 2^-52·(ε + r)/2, the bound on the rounding of ε − r, also
+/// where that difference is exact: at ε ≈ r (d exact by Sterbenz, |d| ≪ ε + r) x moved by many
+/// times itself and the factor came out up to ~9× its exact value (ε = 1 − 2^-53, r = 1).
 #[inline(always)]
 pub fn log_laplace_theta(eps: f64, r: f64) -> f64 {
     // the sign of ε − r is exact (a difference of doubles rounds to 0 only when it is 0); its
     // half may not be: (0 − 5e-324)/2 rounds to −0, and the factor 2.5e-324 came out as −∞
-    let d = eps - r;
+    let (d, dl) = two_sum(eps, -r);
     if d >= 0.0 {
         return f64::NEG_INFINITY;
     }
@@ -26,8 +30,14 @@ pub fn log_laplace_theta(eps: f64, r: f64) -> f64 {
         let v = vmath::ln(-d) - std::f64::consts::LN_2;
         return v - EPS4 * v;
     }
-    let x = 0.5 * d;
-    let x = x - EPS2 * 0.5 * (eps + r);
+    // d ≤ −1e-300: d/2 is exact, and |dl| ≤ ulp(d)/2, so x = (d + dl)/2 lies in
+    // [next_down(d/2), d/2] when dl < 0 and at or above d/2 otherwise (ln(1 − e^x) falls as x
+    // grows: a lower x rounds the result up). Infinite ε or r: dl is NaN, d = −∞ gives 0.
+    let x = if dl < 0.0 {
+        (0.5 * d).next_down()
+    } else {
+        0.5 * d
+    };
     let v = log1mexp(x);
     // log1mexp is good to a few ulp (relative); the input error is covered by moving x down.
     v - EPS4 * v
