@@ -161,6 +161,25 @@ def test_rdp_to_dp_epsilon_rows():
         _core.rdp_to_dp_epsilon_rows(o, rows.reshape(-1), np.array([1e-5, 1.5, 0.2]))
 
 
+
+def test_rdp_to_dp_epsilon_rows_in_parallel():
+    """Enough rows for the core's parallel path (chunks of rows on the pool): every row still
+    the single-curve conversion to the bit, and the first failing row's error."""
+    o = np.asarray(pabi.DEFAULT_ORDERS, dtype=np.float64)
+    rng = np.random.default_rng(7)
+    scale = 10 ** rng.uniform(-3, 1, 600)
+    rows = np.outer(scale, o)
+    d = 10 ** rng.uniform(-10, -1, 600)
+    got = _core.rdp_to_dp_epsilon_rows(o, rows.reshape(-1), d)
+    for j in range(0, 600, 7):
+        assert _bits(got[j]) == _bits(pabi.rdp_to_dp_epsilon(float(d[j]), orders=o, rdp=rows[j]).eps)
+    bad = rows.copy()
+    bad[400, 3] = -1.0
+    bad[500, 2] = np.nan
+    with pytest.raises(pabi.DomainError) as e:
+        _core.rdp_to_dp_epsilon_rows(o, bad.reshape(-1), d)
+    assert e.value.index == 3
+
 def test_online_gaussian_limit_calibration_against_the_reference():
     """C1 for a target of the limit δ_∞ (steps=None, Gaussian schedule): the smallest double
     whose certified δ_∞ meets δ = 1e-20 at ε = 1, on the safe side of the exact (mpmath) inverse

@@ -1,8 +1,8 @@
 //! The core's exact search over the bit patterns of doubles (`pabi_core::num::bisect::first_ok`)
 //! for a predicate written in Python, and its lock-step form over many guesses
 //! (`first_ok_many`, one Python call per round for every running search): the setups'
-//! calibrations (`pabi/setups.py`) find their smallest certified noise with them. No
-//! mathematics here.
+//! calibrations (`pabi/setups.py`) find their smallest certified noise with them; and the
+//! binding of the many-curve RDP conversion they test curves with. No mathematics here.
 
 use std::cell::Cell;
 
@@ -94,10 +94,8 @@ fn first_ok_many<'py>(py: Python<'py>, ok_many: Py<PyAny>, x0: Arr<'py>) -> PyRe
     }
 }
 
-/// The tight RDP-to-DP ε (`pabi_core::rdp::rdp_to_dp_epsilon`) of many curves over the same
-/// `orders`, curve j (row j of `rdp`, flat, row-major) at `delta[j]`: a lock-step calibration
-/// tests every running search's curve in one call. Each element is the single-curve call's ε
-/// to the bit; the first error is raised (its index is within its row).
+/// The tight RDP-to-DP ε of many curves over the same `orders`, row j of `rdp` (flat,
+/// row-major) at `delta[j]` (`pabi_core::rdp::rdp_to_dp_epsilon_rows`, GIL released).
 #[pyfunction]
 fn rdp_to_dp_epsilon_rows<'py>(
     py: Python<'py>,
@@ -106,26 +104,15 @@ fn rdp_to_dp_epsilon_rows<'py>(
     delta: Arr<'py>,
 ) -> PyResult<Np<'py>> {
     let [orders, rdp, delta] = slices![orders, rdp, delta];
-    let k = orders.len();
-    if k == 0 || rdp.len() != k.saturating_mul(delta.len()) {
-        return Err(PyValueError::new_err(format!(
-            "rdp_to_dp_epsilon_rows: {} RDP values for {} curves of {k} orders",
-            rdp.len(),
-            delta.len()
-        )));
-    }
     let mut out = zeros(delta.len())?;
     guarded(py, rdp.len() >= crate::LONG_LEN, || {
-        for ((o, row), &d) in out.iter_mut().zip(rdp.chunks_exact(k)).zip(delta) {
-            *o = pabi_core::rdp::rdp_to_dp_epsilon(
-                orders,
-                row,
-                d,
-                pabi_core::rdp::Conversion::Tight,
-            )?
-            .0;
-        }
-        Ok(())
+        pabi_core::rdp::rdp_to_dp_epsilon_rows(
+            orders,
+            rdp,
+            delta,
+            pabi_core::rdp::Conversion::Tight,
+            &mut out,
+        )
     })?;
     Ok(out.into_pyarray(py))
 }

@@ -348,6 +348,39 @@ pub fn rdp_to_dp_epsilon_many(
 /// e^{(α−1)D_α} ≤ 1 + α(α−1)∫_0^∞ (e^{(α−1)ε} + e^{−αε}) δ(ε) dε, with the certified upper
 /// quadrature δ(ε) ≤ δ(ε_j) on [ε_j, ε_{j+1}] (profiles are non-increasing) and the weights
 /// integrated exactly. Requires eps_grid[0] = 0, strictly increasing, δ non-increasing in
+
+/// [`rdp_to_dp_epsilon`] of many curves over the same `orders`: curve j is row j of `rdp`
+/// (flat, row-major, `k = orders.len()` values a row) at `delta[j]`, its ε into `epsilons[j]`
+/// (bit-identical to the single-curve call). A lock-step calibration tests every running
+/// search's curve in one call. The shapes are checked before any work; the rows run in
+/// parallel for long inputs; the error is the first failing row's (its index within the row).
+pub fn rdp_to_dp_epsilon_rows(
+    orders: &[f64],
+    rdp: &[f64],
+    delta: &[f64],
+    rule: Conversion,
+    epsilons: &mut [f64],
+) -> Result<()> {
+    let k = orders.len();
+    if k == 0 || rdp.len() != k.saturating_mul(delta.len()) || epsilons.len() != delta.len() {
+        return Err(PabiError::Shape {
+            message: format!(
+                "{} RDP values and {} outputs for {} curves of {k} orders",
+                rdp.len(),
+                epsilons.len(),
+                delta.len()
+            ),
+        });
+    }
+    let par_min = (ARRAY_PAR_WORK / k).max(2 * ARRAY_CHUNK);
+    crate::driver::for_chunks([epsilons], par_min, ARRAY_CHUNK, |start, [o]| {
+        for (j, e) in o.iter_mut().enumerate() {
+            let row = &rdp[(start + j) * k..(start + j + 1) * k];
+            *e = rdp_to_dp_epsilon(orders, row, delta[start + j], rule)?.0;
+        }
+        Ok(())
+    })
+}
 /// [0, 1], and δ = 0 at the last grid point (beyond it the profile is taken as 0).
 pub fn profile_to_rdp(alpha: f64, eps: &[f64], delta: &[f64]) -> Result<f64> {
     check_alpha(alpha, f64::MAX)?;

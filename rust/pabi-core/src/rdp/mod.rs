@@ -46,7 +46,7 @@ pub use epochs::*;
 pub use composition::{holder_composition_terms, rdp_compose, sum_terms_up};
 pub use conversion::{
     profile_to_rdp, profile_to_rdp_curve, rdp_to_dp_delta, rdp_to_dp_delta_many, rdp_to_dp_epsilon,
-    rdp_to_dp_epsilon_many, Conversion,
+    rdp_to_dp_epsilon_many, rdp_to_dp_epsilon_rows, Conversion,
 };
 pub use holder::{holder_orders, OrderMap, MAX_LEN};
 pub use per_instance::{
