@@ -71,7 +71,7 @@ TYPED = {
     "profile_to_rdp_curve": "def profile_to_rdp_curve(orders: _Arr, eps_grid: _Arr, delta_grid: _Arr) -> _Arr: ...",
     "tradeoff_from_profile": "def tradeoff_from_profile(alpha: _Arr, eps: _Arr, delta: _Arr) -> _Arr: ...",
     "noise_std_down": (
-        "def noise_std_down(lr: float, noise_multiplier: float, clip: float, batch_size: float) -> float: ..."
+        "def noise_std_down(lr: _Arr, noise_multiplier: _Arr, clip: _Arr, batch_size: _Arr) -> _Arr: ..."
     ),
     "set_num_threads": "def set_num_threads(threads: int) -> None: ...",
     "get_num_threads": "def get_num_threads() -> int: ...",

@@ -167,11 +167,10 @@ def _orders() -> _Named:
 
 
 def _noise_std_down(lr: float, multiplier: float, clip: float, batch: float) -> float:
-    """lr·multiplier·clip/batch rounded down by the core (a larger noise gives a smaller bound,
-    so no noise parameter of a bound may exceed its exact value)."""
-    from . import _core
+    """:func:`pabi._dpsgd.iterate_noise_std` of scalars, as a float."""
+    from ._dpsgd import iterate_noise_std
 
-    return float(_core.noise_std_down(float(lr), float(multiplier), float(clip), float(batch)))
+    return float(iterate_noise_std(float(lr), float(multiplier), float(clip), float(batch)))
 
 
 # ------------------------------------------------------------------------ the catalogue

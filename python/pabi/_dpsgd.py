@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Literal, overload
 
 from . import _core
-from ._bridge import domain_error, int_scalar, real_scalar
+from ._bridge import ArrayLike, Float, call, domain_error, int_scalar, real_scalar
 from .composition import Bracket
 
 __all__ = ["dpsgd_epsilon", "dpsgd_delta", "dpsgd_calibrate_noise_multiplier", "NEIGHBORING", "SAMPLING"]
@@ -138,3 +138,13 @@ def dpsgd_calibrate_noise_multiplier(
         real_scalar("eps", eps), real_scalar("delta", delta), real_scalar("sample_rate", sample_rate),
         _check_steps(steps), real_scalar("grid_step", grid_step), real_scalar("rtol", rtol), nb, sa
     )
+
+
+def iterate_noise_std(lr: ArrayLike, noise_multiplier: ArrayLike, max_grad_norm: ArrayLike,
+                      batch_size: ArrayLike) -> Float:
+    """The standard deviation of the noise on a DP-SGD iterate, lr·noise_multiplier·max_grad_norm
+    / batch_size, rounded down by the core (a larger noise gives a smaller bound, so no noise
+    parameter of a bound may exceed its exact value). Broadcasts: a float for scalars, an array
+    otherwise (one core call)."""
+    return call(_core.noise_std_down, ("lr", "noise_multiplier", "max_grad_norm", "batch_size"),
+                lr, noise_multiplier, max_grad_norm, batch_size)

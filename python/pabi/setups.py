@@ -585,9 +585,9 @@ class CyclicDPSGD(_Questions):
              clipping_inactive=flag("clipping_inactive", self.clipping_inactive),
              neighboring=_choice("neighboring", self.neighboring, ("replace_one", "add_remove")))
         _set(self, batch_size=int_scalar("batch_size", self.batch_size, 1, self.records))
-        from . import _core
+        from ._dpsgd import iterate_noise_std
 
-        if not _core.noise_std_down(self.lr, self.noise_multiplier, self.max_grad_norm, float(self.batch_size)) > 0:
+        if not iterate_noise_std(self.lr, self.noise_multiplier, self.max_grad_norm, float(self.batch_size)) > 0:
             raise domain_error("noise_multiplier", "large enough that the noise on the iterate, "
                                "lr * noise_multiplier * max_grad_norm / batch_size, is a positive double",
                                self.noise_multiplier)
@@ -602,18 +602,23 @@ class CyclicDPSGD(_Questions):
         """T = epochs × batches_per_epoch."""
         return self.epochs * self.batches_per_epoch
 
-    def _curves(self) -> list[tuple[str, Any]]:
+    def _curves(self, noise: Optional[NDArray[np.float64]] = None) -> list[tuple[str, Any]]:
         """(bound id, RDP curve over pabi.DEFAULT_ORDERS) of every last-iterate bound whose
-        assumptions hold."""
+        assumptions hold; with ``noise`` (iterate noise stds, 1-D) each curve at every one of
+        them instead of the setup's: an array of shape (noise.size, orders), one call a bound."""
         import pabi
 
         from ._bounds import _last_iterate_entries
 
+        orders: Any = pabi.DEFAULT_ORDERS
+        over: dict[str, Any] = {}
+        if noise is not None:
+            orders, over = np.asarray(orders, dtype=np.float64)[None, :], {"noise_scale": noise[:, None]}
         out = []
-        for e in _last_iterate_entries(self, 0.5):
+        for e in _last_iterate_entries(self, 0.5):  # which bounds apply does not depend on the noise
             if e.expr is not None:
                 fn, kw = e.extra["curve"]
-                out.append((e.id, getattr(pabi, fn.split(".")[1])(pabi.DEFAULT_ORDERS, **kw)))
+                out.append((e.id, getattr(pabi, fn.split(".")[1])(orders, **dict(kw, **over))))
         if not out:
             why = "; ".join(a.text + (f" ({a.detail})" if a.detail else "")
                             for e in _last_iterate_entries(self, 0.5) for a in e.assumptions if not a.satisfied)
@@ -650,23 +655,19 @@ class CyclicDPSGD(_Questions):
         import pabi
 
         from . import _core
+        from ._dpsgd import iterate_noise_std
 
         if not np.all((x > 0) & (x < math.inf)):
             raise DomainError("a noise multiplier calibrate's replace rejects: judged one by one")
-        noise = np.array([_core.noise_std_down(self.lr, float(z), self.max_grad_norm, float(self.batch_size))
-                          for z in x.tolist()])
+        noise = np.asarray(iterate_noise_std(self.lr, x, self.max_grad_norm, float(self.batch_size)),
+                           dtype=np.float64)
         if not np.all(noise > 0):
             raise DomainError("no noise on the iterate: judged one by one")
-        from ._bounds import _last_iterate_entries
-
         o = np.asarray(pabi.DEFAULT_ORDERS, dtype=np.float64)
         best = np.full(x.size, math.inf)
-        for e in _last_iterate_entries(self, 0.5):  # which bounds apply does not depend on the noise
-            if e.expr is not None:
-                fn, kw = e.extra["curve"]
-                curves = getattr(pabi, fn.split(".")[1])(o[None, :], **dict(kw, noise_scale=noise[:, None]))
-                rows = np.ascontiguousarray(np.broadcast_to(curves, (x.size, o.size)), dtype=np.float64)
-                best = np.minimum(best, _core.rdp_to_dp_epsilon_rows(o, rows.reshape(-1), delta))
+        for _, curves in self._curves(noise):
+            rows = np.ascontiguousarray(np.broadcast_to(curves, (x.size, o.size)), dtype=np.float64)
+            best = np.minimum(best, _core.rdp_to_dp_epsilon_rows(o, rows.reshape(-1), delta))
         return best <= eps
 
     def _least_noise_all(self, eps: NDArray[np.float64], delta: NDArray[np.float64],

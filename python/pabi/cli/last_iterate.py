@@ -8,7 +8,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .. import _core
+from .._dpsgd import iterate_noise_std
 from .common import add_json, emit, integer, number, numbers
 from .config import CliError
 from .formatting import table
@@ -165,8 +165,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         ell = args.batches_per_epoch
     # the iterate noise std lr·z·C/b rounded down by the core (a larger std gives a smaller bound)
-    sigma = args.noise_scale if args.noise_scale is not None else _core.noise_std_down(
-        float(args.lr), float(args.noise_multiplier), float(args.max_grad_norm), float(b))
+    sigma = args.noise_scale if args.noise_scale is not None else float(iterate_noise_std(
+        float(args.lr), float(args.noise_multiplier), float(args.max_grad_norm), float(b)))
     bounds = last_iterate_bounds(lam=args.lr, clip=args.max_grad_norm, b=b, sigma=sigma, T=args.steps, ell=ell,
                                  m=args.weak_convexity, M=args.smoothness, diameter=args.diameter,
                                  cyclic=args.ordering == "cyclic", t_star=args.index, model=args.contraction)

@@ -4,7 +4,7 @@
 //! and `pabi_core::composition::dpsgd::iterate_noise_std` (lr·z·C/b rounded down). No
 //! mathematics here.
 
-use crate::args::{add_functions, fill, slices, Arr};
+use crate::args::{add_functions, elementwise, fill, map, slices, Arr};
 use crate::Out;
 use pabi_core::composition::{dpsgd, sampled};
 use pabi_core::rdp as core;
@@ -38,19 +38,13 @@ fn tradeoff_from_profile<'py>(
     })
 }
 
-/// lr·noise_multiplier·clip/batch_size rounded down.
-#[pyfunction]
-fn noise_std_down(
-    py: Python<'_>,
-    lr: f64,
-    noise_multiplier: f64,
-    clip: f64,
-    batch_size: f64,
-) -> PyResult<f64> {
-    crate::guarded(py, false, || {
-        dpsgd::iterate_noise_std(lr, noise_multiplier, clip, batch_size)
-    })
-}
+elementwise!(
+    /// lr·noise_multiplier·clip/batch_size rounded down, elementwise (arrays of one length or
+    /// of length 1).
+    map,
+    fn noise_std_down([lr, noise_multiplier, clip, batch_size])
+    |x| dpsgd::iterate_noise_std(x[0], x[1], x[2], x[3])
+);
 
 /// noise/√count rounded down.
 #[pyfunction]
