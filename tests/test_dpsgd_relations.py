@@ -231,6 +231,21 @@ def test_without_replacement_is_the_symmetrised_pair(q, z, steps):
     assert one.upper == pytest.approx(rem.upper, rel=1e-6)  # the FFT error bars differ (grids)
 
 
+def test_without_replacement_upper_end_is_one_value_by_every_route():
+    """The bracket's upper end is the symmetrised pair's alone, the value the upper-only route
+    (δ arrays, the calibration's search) gives: it was raised to the ordered pairs' upper end
+    where that was larger (q = 1, z = 2, T = 1, ε = 0.5: 0.2384217081558625 against the
+    upper-only 0.23842170815586233), so a calibrated noise could miss its target by ulps."""
+    from pabi import _core
+
+    eps = np.array([0.0, 0.5, 1.0, 2.0])
+    for q, z, steps in [(1.0, 2.0, 1), (0.5, 1.0, 3), (0.1, 0.7, 5)]:
+        upper = _core.dpsgd_delta_upper_all(q, z, float(steps), eps, 1e-3, "replace_one", "without_replacement")
+        for e, u in zip(eps.tolist(), upper.tolist()):
+            lo, est, up = _core.dpsgd_delta(q, z, float(steps), e, 1e-3, "replace_one", "without_replacement")
+            assert up == u and lo <= est <= up, (q, z, steps, e, (lo, est, up), u)
+
+
 @pytest.mark.parametrize("neighboring,sampling", NEW)
 @pytest.mark.parametrize("q,z,steps", [(0.05, 0.8, 50), (0.2, 2.0, 20), (1.0, 4.0, 10)])
 def test_agrees_with_dp_accounting(neighboring, sampling, q, z, steps):

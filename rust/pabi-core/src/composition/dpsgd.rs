@@ -351,8 +351,8 @@ fn worse_direction(comps: &[Composition], f: &impl Fn(&Composition) -> Bracket) 
 
 /// The bracket of a query `f` over the compositions of [`compositions`] under `acc`: the worse
 /// direction, except for sampling without replacement, where the estimate and upper end are the
-/// symmetrised pair's (raised to the ordered pairs' where those are larger, so the bracket stays
-/// ordered) and the lower end is the ordered pairs' (attained by datasets; the symmetrised
+/// symmetrised pair's (the estimate at least the ordered pairs', at most the upper end) and the
+/// lower end is the ordered pairs' (attained by datasets; the symmetrised
 /// pair's lower end bounds only that pair). Only the upper end when the pairs were not composed.
 fn bracket_of(
     acc: Accounting,
@@ -369,9 +369,11 @@ fn bracket_of(
             (u, u, u)
         }
         Some((sym, orders)) => {
-            let (l, e, u) = worse_direction(orders, &f);
+            let (l, e, _) = worse_direction(orders, &f);
             let (_, es, us) = f(sym);
-            (l, es.max(e), us.max(u))
+            // l ≤ the ordered pairs' value ≤ the symmetrised pair's ≤ us: the bracket is
+            // ordered without raising us (the upper-only route gives us alone, the same value)
+            (l, es.max(e).min(us), us)
         }
     }
 }

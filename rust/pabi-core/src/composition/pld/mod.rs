@@ -266,12 +266,16 @@ impl Pld {
         }
         self.inf += moved;
         self.bad += moved;
-        let tot = crate::num::neumaier_sum(self.pmf.iter().copied()) + self.inf;
-        let miss = 1.0 - tot;
+        let miss = self.missing_mass();
         if miss > 0.0 {
             self.inf += miss;
             self.bad += miss;
         }
         self
+    }
+
+    /// 1 − (Σ pmf + the +∞ atom), the mass the grid points do not carry (to nearest; a few ε).
+    pub(super) fn missing_mass(&self) -> f64 {
+        1.0 - (crate::num::neumaier_sum(self.pmf.iter().copied()) + self.inf)
     }
 }

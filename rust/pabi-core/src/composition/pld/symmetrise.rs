@@ -25,7 +25,6 @@
 //! end from the two ordered pairs, which real neighbouring datasets attain).
 
 use super::Pld;
-use crate::num::neumaier_sum;
 use crate::num::round::EPS4;
 
 impl Pld {
@@ -44,23 +43,26 @@ impl Pld {
         let top = (pos.lo + pos.pmf.len() as i64 - 1).max(0);
         let bottom = neg.lo.min(0);
         // ≤ len(pos) + len(neg) + 1 points
-        let mut pmf: Vec<f64> = (bottom..=top)
+        let pmf: Vec<f64> = (bottom..=top)
             .map(|j| match j {
                 0 => 0.0,
                 j if j > 0 => mass(pos, j),
                 j => mass(neg, j),
             })
             .collect();
-        let rest = 1.0 - (neumaier_sum(pmf.iter().copied()) + pos.inf);
-        pmf[(-bottom) as usize] = if rest > 0.0 { rest + EPS4 } else { 0.0 };
-        Pld {
+        let mut out = Pld {
             h: pos.h,
             lo: bottom,
             pmf,
             inf: pos.inf,
             bad: pos.bad + neg.bad,
             inf_exact: pos.inf_exact,
-        }
+        };
+        // the mass at 0 is what the halves leave, plus the margin of that difference (≤ ~2ε)
+        // also where it computes to ≤ 0: a true remainder in (0, 2ε] must not go missing
+        let rest = out.missing_mass();
+        out.pmf[(-bottom) as usize] = (rest + EPS4).max(0.0);
+        out
     }
 }
 
