@@ -49,18 +49,25 @@ fn first_ok(py: Python<'_>, ok: Py<PyAny>, x0: f64) -> PyResult<f64> {
 /// The predicate's values for one round: a bool array (or a sequence of bools) of the round's
 /// length.
 fn round_values(r: &Bound<'_, PyAny>, oks: &mut [bool]) -> PyResult<()> {
-    let values: Vec<bool> = match r.extract::<PyReadonlyArray1<'_, bool>>() {
-        Ok(a) => a.as_slice()?.to_vec(),
-        Err(_) => r.extract()?,
-    };
-    if values.len() != oks.len() {
-        return Err(PyValueError::new_err(format!(
-            "first_ok_many: the predicate returned {} values for {} probes",
-            values.len(),
+    let len_error = |n: usize| {
+        PyValueError::new_err(format!(
+            "first_ok_many: the predicate returned {n} values for {} probes",
             oks.len()
-        )));
+        ))
+    };
+    if let Ok(a) = r.extract::<PyReadonlyArray1<'_, bool>>() {
+        let v = a.as_slice()?;
+        if v.len() != oks.len() {
+            return Err(len_error(v.len()));
+        }
+        oks.copy_from_slice(v);
+    } else {
+        let v: Vec<bool> = r.extract()?;
+        if v.len() != oks.len() {
+            return Err(len_error(v.len()));
+        }
+        oks.copy_from_slice(&v);
     }
-    oks.copy_from_slice(&values);
     Ok(())
 }
 
@@ -73,10 +80,11 @@ fn round_values(r: &Bound<'_, PyAny>, oks: &mut [bool]) -> PyResult<()> {
 fn first_ok_many<'py>(py: Python<'py>, ok_many: Py<PyAny>, x0: Arr<'py>) -> PyResult<Np<'py>> {
     let [x0] = slices![x0];
     let mut out = zeros(x0.len())?;
+    out.copy_from_slice(x0); // the guesses; the results on return
     let err = guarded(py, false, || {
         let err: Cell<Option<PyErr>> = Cell::new(None);
         // an Err(()) of a round has its exception in `err`
-        let _ = pabi_core::num::bisect::first_ok_many(x0, &mut out, |active, probes, oks| {
+        let _ = pabi_core::num::bisect::first_ok_many(&mut out, |active, probes, oks| {
             Python::attach(|py| {
                 let idx: Vec<i64> = active.iter().map(|&k| k as i64).collect();
                 ok_many

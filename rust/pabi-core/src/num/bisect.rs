@@ -161,22 +161,18 @@ pub fn first_ok(ok: &dyn Fn(f64) -> bool, x0: f64) -> f64 {
     Search::first_ok(x0).run(ok)
 }
 
-/// [`first_ok`] for every guess `x0[k]` at once, in lock-step rounds: each round calls
+/// [`first_ok`] for every guess at once, in lock-step rounds: `x` holds the guesses on entry
+/// and the results on exit (one slice: no length to mismatch). Each round calls
 /// `round(active, probes, oks)` once with the indices of the still-running searches and the
 /// double each one evaluates next, and the predicate of search `active[j]` at `probes[j]` is
-/// to be written to `oks[j]`. Element k probes exactly the doubles of
-/// `first_ok(ok_k, x0[k])`, in the same order, so `out[k]` is that scalar search's result to
-/// the bit. At most ~2·64 rounds; the first error of `round` ends the search and is returned.
-/// `out` has the length of `x0` (else nothing is searched: an empty result).
+/// to be written to `oks[j]`. Element k probes exactly the doubles of `first_ok(ok_k, x[k])`,
+/// in the same order, so its result is that scalar search's to the bit. At most ~2·64 rounds;
+/// the first error of `round` ends the search and is returned (`x` then unchanged).
 pub fn first_ok_many<E>(
-    x0: &[f64],
-    out: &mut [f64],
+    x: &mut [f64],
     mut round: impl FnMut(&[usize], &[f64], &mut [bool]) -> Result<(), E>,
 ) -> Result<(), E> {
-    if out.len() != x0.len() {
-        return Ok(());
-    }
-    let mut states: Vec<Search> = x0.iter().map(|&x| Search::first_ok(x)).collect();
+    let mut states: Vec<Search> = x.iter().map(|&g| Search::first_ok(g)).collect();
     let (mut active, mut probes, mut oks) = (Vec::new(), Vec::new(), Vec::new());
     loop {
         active.clear();
@@ -197,7 +193,7 @@ pub fn first_ok_many<E>(
             states[k].feed(ok);
         }
     }
-    for (o, s) in out.iter_mut().zip(&states) {
+    for (o, s) in x.iter_mut().zip(&states) {
         *o = s.result().unwrap_or(f64::NAN);
     }
     Ok(())
@@ -249,10 +245,10 @@ mod tests {
         };
         let mut x0 = vec![0.0, f64::INFINITY, -1.0, f64::NAN, 1e-300, 5e-324, 1e300];
         x0.extend((0..40).map(|k| 0.37 * k as f64 + 1e-3));
-        let mut out = vec![0.0; x0.len()];
+        let mut out = x0.clone();
         let logs: RefCell<Vec<Vec<f64>>> = RefCell::new(vec![Vec::new(); x0.len()]);
         let mut rounds = 0;
-        let res: Result<(), ()> = first_ok_many(&x0, &mut out, |active, probes, oks| {
+        let res: Result<(), ()> = first_ok_many(&mut out, |active, probes, oks| {
             rounds += 1;
             for ((&k, &x), ok) in active.iter().zip(probes).zip(oks.iter_mut()) {
                 logs.borrow_mut()[k].push(x);
@@ -276,7 +272,8 @@ mod tests {
         }
         // the first error of a round ends the search
         let mut calls = 0;
-        let err = first_ok_many(&x0, &mut out, |_, _, _| {
+        let mut out = x0.clone();
+        let err = first_ok_many(&mut out, |_, _, _| {
             calls += 1;
             if calls == 3 {
                 Err("stop")
@@ -285,6 +282,7 @@ mod tests {
             }
         });
         assert_eq!((err, calls), (Err("stop"), 3));
+        assert!(out.iter().zip(&x0).all(|(a, b)| a.to_bits() == b.to_bits()));
     }
 
     /// bisect_bits through the state machine: the bracket's end when it is one ulp or less.

@@ -265,18 +265,19 @@ fn log_theta_block_gathered_complement_lanes() {
 /// was once moved down by 2^-52·(ε + r)/2 there, and the factor came out ~5× its exact value).
 #[test]
 fn log_laplace_theta_tight_where_the_difference_is_exact() {
-    let eps = 1.0 - f64::EPSILON / 2.0; // ε − 1 = −2^-53 exactly
-    let v = log_laplace_theta(eps, 1.0);
-    // exact: ln(1 − e^{−2^-54}) = −54 ln 2 + ln(1 − 2^-55 + …) ≈ −37.42994775023705
-    let exact = -54.0 * std::f64::consts::LN_2 - f64::EPSILON / 8.0;
-    assert!(
-        v >= exact - 1e-14 && v <= exact * (1.0 - 1e-13),
-        "{v} vs {exact}"
+    // exact values by mpmath (40 digits), rounded down to a double: the result must not be
+    // below them (rounded up) and within 1e-14 relative above
+    let check = |v: f64, exact_down: f64| {
+        assert!(
+            v >= exact_down && v <= exact_down + 1e-14 * exact_down.abs(),
+            "{v} vs {exact_down}"
+        );
+    };
+    // ε − 1 = −2^-53 exactly: ln(1 − e^{−2^-54}) = −37.429947750237046736...
+    check(
+        log_laplace_theta(1.0 - f64::EPSILON / 2.0, 1.0),
+        -37.42994775023705,
     );
-    // an inexact difference still rounds the result up (ε = 3, r = 2^-30: ε − r inexact)
-    let (e, r) = (3.0, 2f64.powi(-30));
-    let x = 0.5 * (e - r);
-    let reference = (-(-x).exp_m1()).ln(); // a few ulp of the exact value
-    let v = log_laplace_theta(r, e);
-    assert!(v >= reference - 1e-15 * reference.abs() && v <= reference + 1e-13 * reference.abs());
+    // an inexact difference (2^-60 − 3 rounds to −3): ln(1 − e^{(2^-60 − 3)/2}) = −0.25248245892545399616...
+    check(log_laplace_theta(2f64.powi(-60), 3.0), -0.252482458925454);
 }
