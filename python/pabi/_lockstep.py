@@ -24,7 +24,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 from numpy.typing import NDArray
 
-from ._bridge import DomainError, _index, domain_error
+from ._bridge import DomainError
 
 __all__ = ["least_noise_many"]
 
@@ -127,13 +127,7 @@ def least_noise_many(setup: Any, field: str, eps: NDArray[np.float64], delta: ND
 
     res = np.asarray(_core.first_ok_many(round_, np.full(n, x0)), dtype=np.float64)
     for i in np.flatnonzero(res >= end):  # no accepted value meets it: the scalar calibrate's error
-        try:
-            res[i] = float(getattr(setup.calibrate(float(eps[i]), float(delta[i])), field))
-        except DomainError as exc:
-            if getattr(exc, "param", None) is None:  # an error of the setup, not of this target
-                raise
-            raise domain_error(exc.param, exc.allowed, exc.value,  # type: ignore[attr-defined]
-                               None if not shape else _index(int(i), shape)) from exc
+        res[i] = setup._calibrated_at(float(eps[i]), float(delta[i]), int(i), shape)
     if not np.all(res < math.inf):  # pragma: no cover - a search below its end is finite
         raise AssertionError("least_noise: a lock-step search ended at +inf")
     return res

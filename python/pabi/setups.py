@@ -187,15 +187,21 @@ class _Questions:
         seen: dict[tuple[float, float], float] = {}
         for i, (e, d) in enumerate(zip(eps.tolist(), delta.tolist())):
             if (e, d) not in seen:
-                try:
-                    seen[(e, d)] = float(getattr(self.calibrate(e, d), self.calibrated_field))
-                except DomainError as exc:
-                    if getattr(exc, "param", None) is None:  # an error of the setup, not of this target
-                        raise
-                    raise domain_error(exc.param, exc.allowed, exc.value,  # type: ignore[attr-defined]
-                                       None if not shape else _index(i, shape)) from exc
+                seen[(e, d)] = self._calibrated_at(e, d, i, shape)
             out[i] = seen[(e, d)]
         return out
+
+    def _calibrated_at(self, eps: float, delta: float, i: int, shape: tuple[int, ...]) -> float:
+        """The calibrated field of the scalar ``calibrate(eps, delta)`` for target ``i`` of
+        :meth:`least_noise`: its DomainError located at that index of ``shape`` (an error of the
+        setup itself, without a parameter, is raised as it is)."""
+        try:
+            return float(getattr(self.calibrate(eps, delta), self.calibrated_field))
+        except DomainError as exc:
+            if getattr(exc, "param", None) is None:
+                raise
+            raise domain_error(exc.param, exc.allowed, exc.value,  # type: ignore[attr-defined]
+                               None if not shape else _index(i, shape)) from exc
 
 
 def _check_target(eps: object, delta: object) -> tuple[float, float]:
@@ -449,13 +455,7 @@ class PNSGD(_Questions):
         with _fields_named({"steps": "records"}):
             out = np.asarray(pabi.pnsgd_calibrate_noise_scale(eps, delta, **kw), dtype=np.float64).reshape(-1)
         for i in np.flatnonzero(~((out > 0) & (out < math.inf))):  # a value replace rejects: calibrate's error
-            try:
-                out[i] = self.calibrate(float(eps[i]), float(delta[i])).noise_scale
-            except DomainError as exc:
-                if getattr(exc, "param", None) is None:  # an error of the setup, not of this target
-                    raise
-                raise domain_error(exc.param, exc.allowed, exc.value,  # type: ignore[attr-defined]
-                                   None if not shape else _index(int(i), shape)) from exc
+            out[i] = self._calibrated_at(float(eps[i]), float(delta[i]), int(i), shape)
         return out
 
 
