@@ -15,8 +15,6 @@
 //! single worker), so it stays interruptible; the values do not depend on the thread count
 //! (every chunk is computed by the same kernel).
 
-use multiversion::multiversion;
-
 use crate::driver::{at, blocks};
 /// The thread pool and its settings live in [`crate::driver`]; re-exported here (the binding
 /// and the bounds' modules use these paths).
@@ -120,14 +118,11 @@ fn check_eps_r(eps: &[f64], r: &[f64], out: &[f64]) -> Result<()> {
 
 macro_rules! simd_map1 {
     ($name:ident, $f:path) => {
-        #[multiversion(targets(
-            "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
-            "x86_64+avx2+fma",
-            "aarch64+neon"
-        ))]
-        fn $name(x: &[f64], out: &mut [f64]) {
-            for (o, &a) in out.iter_mut().zip(x) {
-                *o = $f(a);
+        simd! {
+            fn $name(x: &[f64], out: &mut [f64]) {
+                for (o, &a) in out.iter_mut().zip(x) {
+                    *o = $f(a);
+                }
             }
         }
     };
@@ -135,35 +130,32 @@ macro_rules! simd_map1 {
 
 macro_rules! simd_map2 {
     ($name:ident, $f:path) => {
-        #[multiversion(targets(
-            "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
-            "x86_64+avx2+fma",
-            "aarch64+neon"
-        ))]
-        fn $name(x: &[f64], y: &[f64], out: &mut [f64]) {
-            let n = out.len();
-            if n == 0 {
-                return;
-            }
-            match (x.len() == n, y.len() == n) {
-                (true, true) => {
-                    for ((o, &a), &b) in out.iter_mut().zip(x).zip(y) {
-                        *o = $f(a, b);
-                    }
+        simd! {
+            fn $name(x: &[f64], y: &[f64], out: &mut [f64]) {
+                let n = out.len();
+                if n == 0 {
+                    return;
                 }
-                (false, true) => {
-                    let a = x[0];
-                    for (o, &b) in out.iter_mut().zip(y) {
-                        *o = $f(a, b);
+                match (x.len() == n, y.len() == n) {
+                    (true, true) => {
+                        for ((o, &a), &b) in out.iter_mut().zip(x).zip(y) {
+                            *o = $f(a, b);
+                        }
                     }
-                }
-                (true, false) => {
-                    let b = y[0];
-                    for (o, &a) in out.iter_mut().zip(x) {
-                        *o = $f(a, b);
+                    (false, true) => {
+                        let a = x[0];
+                        for (o, &b) in out.iter_mut().zip(y) {
+                            *o = $f(a, b);
+                        }
                     }
+                    (true, false) => {
+                        let b = y[0];
+                        for (o, &a) in out.iter_mut().zip(x) {
+                            *o = $f(a, b);
+                        }
+                    }
+                    (false, false) => out.fill($f(x[0], y[0])),
                 }
-                (false, false) => out.fill($f(x[0], y[0])),
             }
         }
     };
@@ -185,25 +177,22 @@ fn eps_r_valid(eps: &[f64], r: &[f64]) -> bool {
 /// the caller discards.
 macro_rules! simd_block2 {
     ($name:ident, $f:path) => {
-        #[multiversion(targets(
-            "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
-            "x86_64+avx2+fma",
-            "aarch64+neon"
-        ))]
-        fn $name(x: &[f64], y: &[f64], out: &mut [f64]) -> bool {
-            // a length-1 input is a broadcast value: one stack block of it serves every block
-            let n = out.len();
-            let first = |v: &[f64]| v.first().copied().unwrap_or(0.0);
-            let (xb, yb) = ([first(x); theta::BLOCK], [first(y); theta::BLOCK]);
-            let mut ok = true;
-            for (k, o) in out.chunks_mut(theta::BLOCK).enumerate() {
-                let (s, m) = (k * theta::BLOCK, o.len());
-                let a = if x.len() == n { &x[s..s + m] } else { &xb[..m] };
-                let b = if y.len() == n { &y[s..s + m] } else { &yb[..m] };
-                ok &= eps_r_valid(a, b);
-                $f(a, b, o);
+        simd! {
+            fn $name(x: &[f64], y: &[f64], out: &mut [f64]) -> bool {
+                // a length-1 input is a broadcast value: one stack block of it serves every block
+                let n = out.len();
+                let first = |v: &[f64]| v.first().copied().unwrap_or(0.0);
+                let (xb, yb) = ([first(x); theta::BLOCK], [first(y); theta::BLOCK]);
+                let mut ok = true;
+                for (k, o) in out.chunks_mut(theta::BLOCK).enumerate() {
+                    let (s, m) = (k * theta::BLOCK, o.len());
+                    let a = if x.len() == n { &x[s..s + m] } else { &xb[..m] };
+                    let b = if y.len() == n { &y[s..s + m] } else { &yb[..m] };
+                    ok &= eps_r_valid(a, b);
+                    $f(a, b, o);
+                }
+                ok
             }
-            ok
         }
     };
 }

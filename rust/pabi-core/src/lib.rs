@@ -25,6 +25,21 @@
 //!   thread pool, chunked parallel map independent of the thread count).
 //! - [`batch`]: the engine's array functions (validation with first bad index, SIMD dispatch).
 
+/// Compile each kernel for the listed instruction sets, dispatched at run time (AVX-512 and
+/// AVX2 with FMA, NEON; the one list of targets of the crate).
+macro_rules! simd {
+    ($($item:item)*) => {
+        $(
+            #[::multiversion::multiversion(targets(
+                "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
+                "x86_64+avx2+fma",
+                "aarch64+neon"
+            ))]
+            $item
+        )*
+    };
+}
+
 pub mod batch;
 pub mod composition;
 pub mod divergence;

@@ -449,30 +449,27 @@ pub fn gdp_composed_epsilon(delta: f64, mu: f64, delta_tail: f64, epochs: f64) -
 
 // Element loops compiled per target (outside a multiversioned function `f64::mul_add` is a
 // software call, ~10x slower).
-#[multiversion::multiversion(targets(
-    "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
-    "x86_64+avx2+fma",
-    "aarch64+neon"
-))]
-fn k_gdp_epsilon(d: &[f64], m: &[f64], out: &mut [f64]) {
-    const B: usize = crate::theta::BLOCK;
-    // an input of length 1 is a broadcast value (`driver::at`): read in place, never expanded
-    for (c, o) in out.chunks_mut(B).enumerate() {
-        let s = c * B;
-        if o.len() == B {
-            let mut ob = [0.0; B];
-            let mut ab = [0.0; B];
-            let mut bb = [0.0; B];
-            for j in 0..B {
-                ab[j] = at(d, s + j);
-                bb[j] = at(m, s + j);
-            }
-            gdp_epsilon_block(&ab, &bb, &mut ob);
-            o.copy_from_slice(&ob);
-        } else {
-            for (j, o) in o.iter_mut().enumerate() {
-                // validated: cannot fail; +∞ is the safe side should it ever
-                *o = gdp_epsilon(at(d, s + j), at(m, s + j)).unwrap_or(f64::INFINITY);
+simd! {
+    fn k_gdp_epsilon(d: &[f64], m: &[f64], out: &mut [f64]) {
+        const B: usize = crate::theta::BLOCK;
+        // an input of length 1 is a broadcast value (`driver::at`): read in place, never expanded
+        for (c, o) in out.chunks_mut(B).enumerate() {
+            let s = c * B;
+            if o.len() == B {
+                let mut ob = [0.0; B];
+                let mut ab = [0.0; B];
+                let mut bb = [0.0; B];
+                for j in 0..B {
+                    ab[j] = at(d, s + j);
+                    bb[j] = at(m, s + j);
+                }
+                gdp_epsilon_block(&ab, &bb, &mut ob);
+                o.copy_from_slice(&ob);
+            } else {
+                for (j, o) in o.iter_mut().enumerate() {
+                    // validated: cannot fail; +∞ is the safe side should it ever
+                    *o = gdp_epsilon(at(d, s + j), at(m, s + j)).unwrap_or(f64::INFINITY);
+                }
             }
         }
     }
@@ -569,14 +566,11 @@ fn gdp_epsilon_block(
     }
 }
 
-#[multiversion::multiversion(targets(
-    "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
-    "x86_64+avx2+fma",
-    "aarch64+neon"
-))]
-fn k_gdp_mu(e: &[f64], d: &[f64], out: &mut [f64]) {
-    for (i, o) in out.iter_mut().enumerate() {
-        *o = gdp_mu(at(e, i), at(d, i)).unwrap_or(0.0);
+simd! {
+    fn k_gdp_mu(e: &[f64], d: &[f64], out: &mut [f64]) {
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = gdp_mu(at(e, i), at(d, i)).unwrap_or(0.0);
+        }
     }
 }
 

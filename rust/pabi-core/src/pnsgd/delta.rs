@@ -3,8 +3,6 @@
 //! `pnsgd`, "Speed"). The formulas are in `orders.rs`, the factors in `ab_factors.rs`; see
 //! `docs/derivations/pnsgd.md`.
 
-use multiversion::multiversion;
-
 use std::sync::OnceLock;
 
 use crate::dd::Dd;

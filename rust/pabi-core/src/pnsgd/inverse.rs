@@ -3,8 +3,6 @@
 //! returns (bisection on the bit patterns of a bound monotone in ε and in σ). Arrays run the same
 //! searches in lock-step (`inverse_lanes.rs`). See `docs/derivations/pnsgd.md`.
 
-use multiversion::multiversion;
-
 use crate::error::{PabiError, Result};
 use crate::vmath;
 

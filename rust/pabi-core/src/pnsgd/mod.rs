@@ -87,20 +87,6 @@
 use crate::num::round::LOG_REL;
 use crate::setup::at;
 
-/// Compile each kernel for the listed instruction sets, dispatched at run time.
-macro_rules! simd {
-    ($($item:item)*) => {
-        $(
-            #[multiversion(targets(
-                "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
-                "x86_64+avx2+fma",
-                "aarch64+neon"
-            ))]
-            $item
-        )*
-    };
-}
-
 mod ab_factors;
 mod delta;
 mod fixed_precise;

@@ -45,8 +45,6 @@
 //! same bits for any thread count), and `steps_source` feeds the same blocks from a
 //! [`super::steps_source::StepSource`] one chunk at a time.
 
-use multiversion::multiversion;
-
 use crate::dd::two_prod;
 use crate::error::{PabiError, Result};
 use crate::gd::Radii;

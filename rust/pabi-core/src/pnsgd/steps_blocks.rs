@@ -23,7 +23,6 @@
 //! Every combination rounds up (the quantities are increasing in every part), so the block
 //! path is an upper bound like the one-span path; it differs from it by a few ulps of ln δ.
 
-use multiversion::multiversion;
 use rayon::prelude::*;
 
 use crate::error::Result;

@@ -343,12 +343,6 @@ pub fn rdp_to_dp_epsilon_many(
     )
 }
 
-/// RDP at order α from a symmetric privacy profile given on a grid (derived in
-/// docs/derivations/rdp.md):
-/// e^{(α−1)D_α} ≤ 1 + α(α−1)∫_0^∞ (e^{(α−1)ε} + e^{−αε}) δ(ε) dε, with the certified upper
-/// quadrature δ(ε) ≤ δ(ε_j) on [ε_j, ε_{j+1}] (profiles are non-increasing) and the weights
-/// integrated exactly. Requires eps_grid[0] = 0, strictly increasing, δ non-increasing in
-
 /// [`rdp_to_dp_epsilon`] of many curves over the same `orders`: curve j is row j of `rdp`
 /// (flat, row-major, `k = orders.len()` values a row) at `delta[j]`, its ε into `epsilons[j]`
 /// (bit-identical to the single-curve call). A lock-step calibration tests every running
@@ -381,6 +375,12 @@ pub fn rdp_to_dp_epsilon_rows(
         Ok(())
     })
 }
+
+/// RDP at order α from a symmetric privacy profile given on a grid (derived in
+/// docs/derivations/rdp.md):
+/// e^{(α−1)D_α} ≤ 1 + α(α−1)∫_0^∞ (e^{(α−1)ε} + e^{−αε}) δ(ε) dε, with the certified upper
+/// quadrature δ(ε) ≤ δ(ε_j) on [ε_j, ε_{j+1}] (profiles are non-increasing) and the weights
+/// integrated exactly. Requires eps_grid[0] = 0, strictly increasing, δ non-increasing in
 /// [0, 1], and δ = 0 at the last grid point (beyond it the profile is taken as 0).
 pub fn profile_to_rdp(alpha: f64, eps: &[f64], delta: &[f64]) -> Result<f64> {
     check_alpha(alpha, f64::MAX)?;

@@ -334,81 +334,78 @@ fn fractional_term(
     kappa * (l / t)
 }
 
-/// Row kernel of the composition on the direct path, multiversioned so that the `vmath`
-/// kernels and the k-recurrences vectorize across samples (AVX2/AVX-512 + FMA clones).
-/// Returns (max_s D_s, ln mean_s e^{t D_s}) with D_s = up_signed(ln A_s/(α − 1)).
-#[multiversion::multiversion(targets(
-    "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
-    "x86_64+avx2+fma",
-    "aarch64+neon"
-))]
-#[allow(clippy::needless_range_loop)]
-pub(super) fn row_direct(pmf: &[f64], order: u64, row: &[f64], sigma: f64, t: f64) -> (f64, f64) {
-    const B: usize = 32;
-    let am1 = (order - 1) as f64;
-    let scale = (1.0 + INFLATE * (1.0 + (order as f64).log2())) / am1;
-    let mut dmax = 0.0_f64;
-    let mut sum = 0.0;
-    let mut shift = f64::NEG_INFINITY;
-    let (mut direct, mut count) = (Neumaier::default(), 0usize);
-    let mut d = [0.0_f64; B];
-    for chunk in row.chunks(B) {
-        let len = chunk.len();
-        // fixed trip counts (padded with r = 0) so that every loop vectorizes
-        let mut x = [0.0_f64; B];
-        x[..len].copy_from_slice(chunk);
-        let (mut m, mut acc, mut e) = ([0.0_f64; B], [0.0_f64; B], [0.0_f64; B]);
-        for s in 0..B {
-            let r = x[s] / sigma;
-            m[s] = crate::vmath::expm1(r * r);
-        }
-        let (mut g, mut f) = (m, m);
-        for &pk in pmf {
+simd! {
+    /// Row kernel of the composition on the direct path, multiversioned so that the `vmath`
+    /// kernels and the k-recurrences vectorize across samples (AVX2/AVX-512 + FMA clones).
+    /// Returns (max_s D_s, ln mean_s e^{t D_s}) with D_s = up_signed(ln A_s/(α − 1)).
+    #[allow(clippy::needless_range_loop)]
+    pub(super) fn row_direct(pmf: &[f64], order: u64, row: &[f64], sigma: f64, t: f64) -> (f64, f64) {
+        const B: usize = 32;
+        let am1 = (order - 1) as f64;
+        let scale = (1.0 + INFLATE * (1.0 + (order as f64).log2())) / am1;
+        let mut dmax = 0.0_f64;
+        let mut sum = 0.0;
+        let mut shift = f64::NEG_INFINITY;
+        let (mut direct, mut count) = (Neumaier::default(), 0usize);
+        let mut d = [0.0_f64; B];
+        for chunk in row.chunks(B) {
+            let len = chunk.len();
+            // fixed trip counts (padded with r = 0) so that every loop vectorizes
+            let mut x = [0.0_f64; B];
+            x[..len].copy_from_slice(chunk);
+            let (mut m, mut acc, mut e) = ([0.0_f64; B], [0.0_f64; B], [0.0_f64; B]);
             for s in 0..B {
-                acc[s] += pk * f[s];
-                g[s] += m[s] * (1.0 + g[s]);
-                f[s] += g[s] + f[s] * g[s];
+                let r = x[s] / sigma;
+                m[s] = crate::vmath::expm1(r * r);
             }
-        }
-        for s in 0..B {
-            d[s] = crate::vmath::log1p(acc[s]) * scale + TINY;
-        }
-        let cm = d[..len].iter().copied().fold(0.0, f64::max);
-        dmax = dmax.max(cm);
-        // streaming log-mean-exp of t·d ≥ 0 (see `log_mean_exp`): Σ expm1(t·d) while the
-        // running max stays ≤ LME_DIRECT_MAX (no cancellation when t·d ≪ 1), then the
-        // shifted sum Σ e^{t·d − shift}, rescaled when the running max grows
-        let cmax = cm * t;
-        if shift == f64::NEG_INFINITY && cmax <= LME_DIRECT_MAX {
+            let (mut g, mut f) = (m, m);
+            for &pk in pmf {
+                for s in 0..B {
+                    acc[s] += pk * f[s];
+                    g[s] += m[s] * (1.0 + g[s]);
+                    f[s] += g[s] + f[s] * g[s];
+                }
+            }
             for s in 0..B {
-                e[s] = crate::vmath::expm1(t * floor_d(x[s], d[s]));
+                d[s] = crate::vmath::log1p(acc[s]) * scale + TINY;
             }
-            // chunk sums (≤ 31 ulp) accumulated with Neumaier's compensation
-            let v = e[..len].iter().sum::<f64>();
-            direct.add(v);
-            count += len;
-            continue;
+            let cm = d[..len].iter().copied().fold(0.0, f64::max);
+            dmax = dmax.max(cm);
+            // streaming log-mean-exp of t·d ≥ 0 (see `log_mean_exp`): Σ expm1(t·d) while the
+            // running max stays ≤ LME_DIRECT_MAX (no cancellation when t·d ≪ 1), then the
+            // shifted sum Σ e^{t·d − shift}, rescaled when the running max grows
+            let cmax = cm * t;
+            if shift == f64::NEG_INFINITY && cmax <= LME_DIRECT_MAX {
+                for s in 0..B {
+                    e[s] = crate::vmath::expm1(t * floor_d(x[s], d[s]));
+                }
+                // chunk sums (≤ 31 ulp) accumulated with Neumaier's compensation
+                let v = e[..len].iter().sum::<f64>();
+                direct.add(v);
+                count += len;
+                continue;
+            }
+            if shift == f64::NEG_INFINITY {
+                // switch: Σ e^{x − shift} over the elements so far = (Σ expm1(x) + count)·e^{−shift}
+                sum = (direct.value() + count as f64) * f64::exp(-cmax);
+                shift = cmax;
+            }
+            if cmax > shift {
+                sum *= f64::exp(shift - cmax);
+                shift = cmax;
+            }
+            for s in 0..B {
+                e[s] = crate::vmath::exp(t * floor_d(x[s], d[s]) - shift);
+            }
+            sum += e[..len].iter().sum::<f64>();
         }
-        if shift == f64::NEG_INFINITY {
-            // switch: Σ e^{x − shift} over the elements so far = (Σ expm1(x) + count)·e^{−shift}
-            sum = (direct.value() + count as f64) * f64::exp(-cmax);
-            shift = cmax;
-        }
-        if cmax > shift {
-            sum *= f64::exp(shift - cmax);
-            shift = cmax;
-        }
-        for s in 0..B {
-            e[s] = crate::vmath::exp(t * floor_d(x[s], d[s]) - shift);
-        }
-        sum += e[..len].iter().sum::<f64>();
+        let lme = if shift == f64::NEG_INFINITY {
+            f64::ln_1p(direct.value() / row.len() as f64)
+        } else {
+            shift + f64::ln(sum / row.len() as f64)
+        };
+        (dmax, lme)
     }
-    let lme = if shift == f64::NEG_INFINITY {
-        f64::ln_1p(direct.value() / row.len() as f64)
-    } else {
-        shift + f64::ln(sum / row.len() as f64)
-    };
-    (dmax, lme)
 }
 
 /// D as used in e^{t·D}: exactly 0 for a zero sensitivity (and the padded lanes), otherwise at

@@ -2,8 +2,6 @@
 //! broadcasting ([`schedule_delta`], the Gaussian factors by the engine's block kernels), and
 //! [`map_args`] / [`opt`], the generic elementwise driver the bindings of several families use.
 
-use multiversion::multiversion;
-
 use super::gauss::gauss_schedule_radii;
 use super::laplace_schedule_delta;
 use super::params::{Noise, Problem, ScheduleArgs};
@@ -76,22 +74,19 @@ fn schedule_delta_block(
     Ok(())
 }
 
-#[multiversion(targets(
-    "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
-    "x86_64+avx2+fma",
-    "aarch64+neon"
-))]
-fn k_schedule_delta(
-    laplace: bool,
-    a: &ScheduleArgs,
-    once: Option<Problem>,
-    j0: usize,
-    out: &mut [f64],
-) -> Result<()> {
-    for (c, o) in out.chunks_mut(theta::BLOCK).enumerate() {
-        schedule_delta_block(laplace, a, once, j0 + c * theta::BLOCK, o)?;
+simd! {
+    fn k_schedule_delta(
+        laplace: bool,
+        a: &ScheduleArgs,
+        once: Option<Problem>,
+        j0: usize,
+        out: &mut [f64],
+    ) -> Result<()> {
+        for (c, o) in out.chunks_mut(theta::BLOCK).enumerate() {
+            schedule_delta_block(laplace, a, once, j0 + c * theta::BLOCK, o)?;
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// Map `f` over equally long argument slices (index k gets `args[j][k]`), in parallel for long

@@ -2,8 +2,6 @@
 //! (x_L = C1·e^{ε/2}, x_G = 2·C1·e^{ε/2}: Sordello–Bu–Dong §4, eqs. (8), (10)) and the
 //! calibration that inverts it, C1 for a target δ* (derivation: `docs/derivations/schedules.md`).
 
-use multiversion::multiversion;
-
 use super::params::{finite_nonneg, finite_pos, Noise};
 use crate::error::{PabiError, Result};
 use crate::num::up;
@@ -90,53 +88,50 @@ fn far(x: f64) -> f64 {
     laplace_rule(y) / 32.0 * prod
 }
 
-/// δ* = (1 − e^{−x})/x (003 eqs. (8), (10)), rounded up, **exactly non-increasing in ε and in
-/// C1** (a bisection over either needs no one-ulp reversal): x = C1·e^{ε/2} (·2 for the Gaussian
-/// schedule, exact) is one rounded product of two non-decreasing factors ([`exp_monotone`]),
-/// δ*(x) is exactly non-increasing ([`delta_star_of_x`]) and `up` is an increasing map.
-/// Error budget: x ≤ 3.5 ulp (δ* has elasticity ≤ 1 in x), δ*(x) ≤ ~16 ulp, against the 2^-46
-/// (128 ulp) of `up`. Where x overflows (C1·e^{ε/2} > f64::MAX) δ* < 1/f64::MAX and an
-/// upward e^{−ln x} capped by 1/f64::MAX is used (below the values at finite x, so no reversal
-/// at the switch; inside that subnormal range monotone only to rounding).
-/// (The former ln x = ln C1 + ε/2 moved down by 4 ulp and −expm1(−x)/x reversed by one ulp:
-/// laplace_schedule_delta_star(9.875, 0.001) = 0.9334192401790746 > the value at
-/// 9.874999999999998, 0.9334192401790745.)
-#[multiversion(targets(
-    "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
-    "x86_64+avx2+fma",
-    "aarch64+neon"
-))]
-pub fn schedule_delta_star(noise: Noise, eps: f64, c1: f64) -> Result<f64> {
-    finite_nonneg("eps", eps)?;
-    finite_pos("c1", c1)?;
-    let factor = match noise {
-        Noise::Laplace => 1.0,
-        Noise::Gaussian => 2.0,
-    };
-    // x = C1·e^{y} as a product of factors e^{≤ 700} (no intermediate overflow while x itself
-    // is finite: C1 ≥ 2^-1074 > e^-745, so x > f64::MAX once y > 1455), each non-decreasing
-    let y = 0.5 * eps;
-    let (y1, y2, y3) = (
-        y.min(700.0),
-        (y - 700.0).clamp(0.0, 700.0),
-        (y - 1400.0).max(0.0),
-    );
-    let x = factor * (((c1 * exp_monotone(y1)) * exp_monotone(y2)) * exp_monotone(y3));
-    let v = if x.is_finite() {
-        delta_star_of_x(x)
-    } else {
-        // x > f64::MAX: δ* < 1/x = e^{−(ln C1 + y)}/factor < 1/f64::MAX, from logarithms moved
-        // up by their rounding error (sound; monotone only to rounding in this subnormal range)
-        let lv = -(c1.ln() + y + factor.ln());
-        let lv = lv + 4.0 * f64::EPSILON * (c1.ln().abs() + y + 1.0);
-        let e = lv.exp(); // faithful: 0 only below 2^-1074, which `up`'s TINY covers
-        if e > 0.0 {
-            e.next_up().min(1.0 / f64::MAX)
+simd! {
+    /// δ* = (1 − e^{−x})/x (003 eqs. (8), (10)), rounded up, **exactly non-increasing in ε and in
+    /// C1** (a bisection over either needs no one-ulp reversal): x = C1·e^{ε/2} (·2 for the Gaussian
+    /// schedule, exact) is one rounded product of two non-decreasing factors ([`exp_monotone`]),
+    /// δ*(x) is exactly non-increasing ([`delta_star_of_x`]) and `up` is an increasing map.
+    /// Error budget: x ≤ 3.5 ulp (δ* has elasticity ≤ 1 in x), δ*(x) ≤ ~16 ulp, against the 2^-46
+    /// (128 ulp) of `up`. Where x overflows (C1·e^{ε/2} > f64::MAX) δ* < 1/f64::MAX and an
+    /// upward e^{−ln x} capped by 1/f64::MAX is used (below the values at finite x, so no reversal
+    /// at the switch; inside that subnormal range monotone only to rounding).
+    /// (The former ln x = ln C1 + ε/2 moved down by 4 ulp and −expm1(−x)/x reversed by one ulp:
+    /// laplace_schedule_delta_star(9.875, 0.001) = 0.9334192401790746 > the value at
+    /// 9.874999999999998, 0.9334192401790745.)
+    pub fn schedule_delta_star(noise: Noise, eps: f64, c1: f64) -> Result<f64> {
+        finite_nonneg("eps", eps)?;
+        finite_pos("c1", c1)?;
+        let factor = match noise {
+            Noise::Laplace => 1.0,
+            Noise::Gaussian => 2.0,
+        };
+        // x = C1·e^{y} as a product of factors e^{≤ 700} (no intermediate overflow while x itself
+        // is finite: C1 ≥ 2^-1074 > e^-745, so x > f64::MAX once y > 1455), each non-decreasing
+        let y = 0.5 * eps;
+        let (y1, y2, y3) = (
+            y.min(700.0),
+            (y - 700.0).clamp(0.0, 700.0),
+            (y - 1400.0).max(0.0),
+        );
+        let x = factor * (((c1 * exp_monotone(y1)) * exp_monotone(y2)) * exp_monotone(y3));
+        let v = if x.is_finite() {
+            delta_star_of_x(x)
         } else {
-            0.0
-        }
-    };
-    Ok(up(v).min(1.0))
+            // x > f64::MAX: δ* < 1/x = e^{−(ln C1 + y)}/factor < 1/f64::MAX, from logarithms moved
+            // up by their rounding error (sound; monotone only to rounding in this subnormal range)
+            let lv = -(c1.ln() + y + factor.ln());
+            let lv = lv + 4.0 * f64::EPSILON * (c1.ln().abs() + y + 1.0);
+            let e = lv.exp(); // faithful: 0 only below 2^-1074, which `up`'s TINY covers
+            if e > 0.0 {
+                e.next_up().min(1.0 / f64::MAX)
+            } else {
+                0.0
+            }
+        };
+        Ok(up(v).min(1.0))
+    }
 }
 
 /// 1 − (1 − e^{−x})/x = (x − 1 + e^{−x})/x and its derivative, by their series (x ≤ 2).
@@ -189,34 +184,31 @@ pub fn x_for_delta_star(delta_star: f64) -> Result<f64> {
     Ok(x)
 }
 
-/// C1 such that the schedule's limit δ* equals `delta_star` (003 eqs. (8), (10) inverted):
-/// C1 = x·e^{−ε/2} (Laplace), x·e^{−ε/2}/2 (Gaussian). Rounded to nearest.
-#[multiversion(targets(
-    "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
-    "x86_64+avx2+fma",
-    "aarch64+neon"
-))]
-pub fn schedule_c1_for_target(noise: Noise, delta_star: f64, eps: f64) -> Result<f64> {
-    finite_nonneg("eps", eps)?;
-    let x = x_for_delta_star(delta_star)?;
-    let lc = vmath::ln(x)
-        - 0.5 * eps
-        - match noise {
-            Noise::Laplace => 0.0,
-            Noise::Gaussian => std::f64::consts::LN_2,
-        };
-    if lc < -745.0 {
-        // the constant exists but is below the smallest double: the eps asked for is too large
-        return Err(PabiError::domain(
-            "eps",
-            format!(
-                "small enough that c1 for delta_star = {delta_star} is a positive double \
-                 (here ln c1 = {lc:e} < -745)"
-            ),
-            eps,
-        ));
+simd! {
+    /// C1 such that the schedule's limit δ* equals `delta_star` (003 eqs. (8), (10) inverted):
+    /// C1 = x·e^{−ε/2} (Laplace), x·e^{−ε/2}/2 (Gaussian). Rounded to nearest.
+    pub fn schedule_c1_for_target(noise: Noise, delta_star: f64, eps: f64) -> Result<f64> {
+        finite_nonneg("eps", eps)?;
+        let x = x_for_delta_star(delta_star)?;
+        let lc = vmath::ln(x)
+            - 0.5 * eps
+            - match noise {
+                Noise::Laplace => 0.0,
+                Noise::Gaussian => std::f64::consts::LN_2,
+            };
+        if lc < -745.0 {
+            // the constant exists but is below the smallest double: the eps asked for is too large
+            return Err(PabiError::domain(
+                "eps",
+                format!(
+                    "small enough that c1 for delta_star = {delta_star} is a positive double \
+                     (here ln c1 = {lc:e} < -745)"
+                ),
+                eps,
+            ));
+        }
+        Ok(vmath::exp(lc))
     }
-    Ok(vmath::exp(lc))
 }
 
 // Gauss–Legendre nodes s_i and weights w_i on [0, 1] (numpy leggauss, mapped): 8 points.

@@ -4,8 +4,6 @@
 //! `docs/derivations/schedules.md`. Its limit δ* is in `delta_star.rs`; the online schedule
 //! reuses [`ln_gauss_arg`].
 
-use multiversion::multiversion;
-
 use super::params::{check_step, Problem};
 use super::shuffled_value;
 use crate::error::Result;
@@ -50,15 +48,12 @@ pub(super) fn gauss_schedule_radii(p: &Problem, n: f64, c1: f64, c2: f64) -> Res
     Ok((rel_up(p.kappa() * rb, EPS2), rb))
 }
 
-/// δ(n) = θ(ε, κ_G r_B)·G(1 − θ(ε, r_B), n), r_B = 2·sqrt(W0(z_n)) (003 Thm 4).
-#[multiversion(targets(
-    "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
-    "x86_64+avx2+fma",
-    "aarch64+neon"
-))]
-pub fn gauss_schedule_delta(p: &Problem, n: f64, c1: f64, c2: f64) -> Result<f64> {
-    let (ra, rb) = gauss_schedule_radii(p, n, c1, c2)?;
-    let a = theta::theta(p.eps, ra);
-    let u = theta::theta_complement(p.eps, rb);
-    Ok(shuffled_value(a, u, n))
+simd! {
+    /// δ(n) = θ(ε, κ_G r_B)·G(1 − θ(ε, r_B), n), r_B = 2·sqrt(W0(z_n)) (003 Thm 4).
+    pub fn gauss_schedule_delta(p: &Problem, n: f64, c1: f64, c2: f64) -> Result<f64> {
+        let (ra, rb) = gauss_schedule_radii(p, n, c1, c2)?;
+        let a = theta::theta(p.eps, ra);
+        let u = theta::theta_complement(p.eps, rb);
+        Ok(shuffled_value(a, u, n))
+    }
 }

@@ -2,8 +2,6 @@
 //! its bound δ(n) = A_n·G(u_n, n) (Sordello–Bu–Dong §4, Thm 3, eq. (7)); derivation and
 //! rounding directions in `docs/derivations/schedules.md`. Its limit δ* is in `delta_star.rs`.
 
-use multiversion::multiversion;
-
 use super::params::{check_step, Problem};
 use super::shuffled_value;
 use crate::error::{PabiError, Result};
@@ -40,21 +38,18 @@ pub fn laplace_schedule_scale(p: &Problem, n: f64, c1: f64, c2: f64) -> Result<f
     Ok(p.mdl_near() / (2.0 * lz))
 }
 
-/// δ(n) = A_n·G(u_n, n) for the Laplace schedule (003 Thm 3): u_n = e^{ε/2}/(n/C1+C2)
-/// exactly, A_n = (1 − e^{ε/2}(n/C1 + C2)^{−κ_L})_+. Upper bound, ≤ 1e-13 relative.
-#[multiversion(targets(
-    "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
-    "x86_64+avx2+fma",
-    "aarch64+neon"
-))]
-pub fn laplace_schedule_delta(p: &Problem, n: f64, c1: f64, c2: f64) -> Result<f64> {
-    check_step(n, c1, c2)?;
-    let lz = ln_laplace_arg(n, c1, c2, "steps")?;
-    // A = laplace_theta(ε, r_A) with r_A = 2L/v = 2κ·ln z, nudged up (A increases with r).
-    let a = theta::laplace_theta(p.eps, rel_up(2.0 * p.kappa() * lz, EPS2));
-    // u = e^{ε/2 − ln z}, exponent moved down by its rounding error.
-    let e = 0.5 * p.eps - lz;
-    let e_dn = e - EPS4 * (0.5 * p.eps + lz);
-    let u = down(vmath::exp(e_dn)).min(1.0);
-    Ok(shuffled_value(a, u, n))
+simd! {
+    /// δ(n) = A_n·G(u_n, n) for the Laplace schedule (003 Thm 3): u_n = e^{ε/2}/(n/C1+C2)
+    /// exactly, A_n = (1 − e^{ε/2}(n/C1 + C2)^{−κ_L})_+. Upper bound, ≤ 1e-13 relative.
+    pub fn laplace_schedule_delta(p: &Problem, n: f64, c1: f64, c2: f64) -> Result<f64> {
+        check_step(n, c1, c2)?;
+        let lz = ln_laplace_arg(n, c1, c2, "steps")?;
+        // A = laplace_theta(ε, r_A) with r_A = 2L/v = 2κ·ln z, nudged up (A increases with r).
+        let a = theta::laplace_theta(p.eps, rel_up(2.0 * p.kappa() * lz, EPS2));
+        // u = e^{ε/2 − ln z}, exponent moved down by its rounding error.
+        let e = 0.5 * p.eps - lz;
+        let e_dn = e - EPS4 * (0.5 * p.eps + lz);
+        let u = down(vmath::exp(e_dn)).min(1.0);
+        Ok(shuffled_value(a, u, n))
+    }
 }

@@ -96,89 +96,83 @@ const TINY: f64 = 1e-4;
 /// Below this y, `wright_omega` goes through `lambertw0(exp(y))`.
 const OMEGA_EXP_ROUTE: f64 = -1.0;
 
-/// Principal branch W0(x) of the Lambert W function: the solution w ≥ −1 of
-/// w·e^w = x.
-///
-/// Defined for x ≥ −1/e, where −1/e means the double −0.36787944117144233 (which
-/// returns −1). x < −0.36787944117144233 and NaN give NaN; +∞ gives +∞.
-/// Accurate to ≤ 2 ulp on the whole domain (see the module documentation).
-#[multiversion::multiversion(targets(
-    "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
-    "x86_64+avx2+fma",
-    "aarch64+neon"
-))]
-pub fn lambertw0(x: f64) -> f64 {
-    if x.is_nan() || x < NEG_INV_E {
-        return f64::NAN;
-    }
-    if x == f64::INFINITY {
-        return f64::INFINITY;
-    }
-    if x < BRANCH_BAND_END {
-        return branch_band(x);
-    }
-    if x.abs() < TINY {
-        return tiny_series(x);
-    }
-    let mut w = if x < 3.0 {
-        pade_start(x)
-    } else {
-        asymptotic_start(x.ln())
-    };
-    for _ in 0..6 {
-        // z = ln(x / w) − w with x/w as the double-double r + r_lo.
-        let r = x / w;
-        let r_lo = (-r).mul_add(w, x) / w;
-        let z = (r.ln() - w) + r_lo / r;
-        let (w_new, eps) = fsc_update(w, z);
-        w = w_new;
-        if eps.abs() < 1e-6 {
-            break;
+simd! {
+    /// Principal branch W0(x) of the Lambert W function: the solution w ≥ −1 of
+    /// w·e^w = x.
+    ///
+    /// Defined for x ≥ −1/e, where −1/e means the double −0.36787944117144233 (which
+    /// returns −1). x < −0.36787944117144233 and NaN give NaN; +∞ gives +∞.
+    /// Accurate to ≤ 2 ulp on the whole domain (see the module documentation).
+    pub fn lambertw0(x: f64) -> f64 {
+        if x.is_nan() || x < NEG_INV_E {
+            return f64::NAN;
         }
+        if x == f64::INFINITY {
+            return f64::INFINITY;
+        }
+        if x < BRANCH_BAND_END {
+            return branch_band(x);
+        }
+        if x.abs() < TINY {
+            return tiny_series(x);
+        }
+        let mut w = if x < 3.0 {
+            pade_start(x)
+        } else {
+            asymptotic_start(x.ln())
+        };
+        for _ in 0..6 {
+            // z = ln(x / w) − w with x/w as the double-double r + r_lo.
+            let r = x / w;
+            let r_lo = (-r).mul_add(w, x) / w;
+            let z = (r.ln() - w) + r_lo / r;
+            let (w_new, eps) = fsc_update(w, z);
+            w = w_new;
+            if eps.abs() < 1e-6 {
+                break;
+            }
+        }
+        w
     }
-    w
 }
 
-/// Wright omega function ω(y) = W0(e^y), the solution of w + ln w = y, for all
-/// real y, without forming e^y when it would overflow or lose accuracy.
-///
-/// +∞ gives +∞, −∞ gives 0 (as does any y with e^y below the smallest subnormal),
-/// NaN gives NaN. Accurate to ≤ 2 ulp (see the module documentation).
-#[multiversion::multiversion(targets(
-    "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
-    "x86_64+avx2+fma",
-    "aarch64+neon"
-))]
-pub fn wright_omega(y: f64) -> f64 {
-    if y.is_nan() {
-        return f64::NAN;
-    }
-    if y == f64::INFINITY {
-        return f64::INFINITY;
-    }
-    if y < OMEGA_EXP_ROUTE {
-        // Also covers y = −∞ (exp gives 0, and W0(0) = 0).
-        return lambertw0(y.exp());
-    }
-    let mut w = if y < 1.1 {
-        pade_start(y.exp())
-    } else {
-        asymptotic_start(y)
-    };
-    for _ in 0..6 {
-        // y − w is exact (Sterbenz) for y ≥ 0; for y < 0, y − ln w is.
-        let z = if y >= 0.0 {
-            (y - w) - w.ln()
-        } else {
-            (y - w.ln()) - w
-        };
-        let (w_new, eps) = fsc_update(w, z);
-        w = w_new;
-        if eps.abs() < 1e-6 {
-            break;
+simd! {
+    /// Wright omega function ω(y) = W0(e^y), the solution of w + ln w = y, for all
+    /// real y, without forming e^y when it would overflow or lose accuracy.
+    ///
+    /// +∞ gives +∞, −∞ gives 0 (as does any y with e^y below the smallest subnormal),
+    /// NaN gives NaN. Accurate to ≤ 2 ulp (see the module documentation).
+    pub fn wright_omega(y: f64) -> f64 {
+        if y.is_nan() {
+            return f64::NAN;
         }
+        if y == f64::INFINITY {
+            return f64::INFINITY;
+        }
+        if y < OMEGA_EXP_ROUTE {
+            // Also covers y = −∞ (exp gives 0, and W0(0) = 0).
+            return lambertw0(y.exp());
+        }
+        let mut w = if y < 1.1 {
+            pade_start(y.exp())
+        } else {
+            asymptotic_start(y)
+        };
+        for _ in 0..6 {
+            // y − w is exact (Sterbenz) for y ≥ 0; for y < 0, y − ln w is.
+            let z = if y >= 0.0 {
+                (y - w) - w.ln()
+            } else {
+                (y - w.ln()) - w
+            };
+            let (w_new, eps) = fsc_update(w, z);
+            w = w_new;
+            if eps.abs() < 1e-6 {
+                break;
+            }
+        }
+        w
     }
-    w
 }
 
 /// One Fritsch–Shafer–Crowley step for w + ln w = L given the residual

@@ -35,7 +35,6 @@
 
 use crate::num::logspace::Neumaier;
 use crate::num::round::U;
-use multiversion::multiversion;
 use realfft::num_complex::Complex;
 use realfft::RealFftPlanner;
 use std::sync::Mutex;
@@ -213,55 +212,52 @@ impl TwiddleTable {
     }
 }
 
-/// The body of [`TwiddleTable::direct_dft_lanes`], compiled for the widest vector unit the CPU
-/// has (chosen at run time). Rust never contracts a·b + c into a fused multiply-add, so every
-/// target performs the same IEEE operations in the same order: the value is bit for bit the
-/// same on every target (the lanes are only packed into wider registers).
-#[multiversion(targets(
-    "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
-    "x86_64+avx2+fma",
-    "aarch64+neon"
-))]
-fn dft_lanes(
-    tw: &TwiddleTable,
-    xs: &[f64],
-    j0: i64,
-    ks: [usize; DFT_LANES],
-) -> [Complex<f64>; DFT_LANES] {
-    let n = tw.n as i128;
-    let mut r1 = [0usize; DFT_LANES];
-    let mut r0 = [0usize; DFT_LANES];
-    let mut s1 = [0usize; DFT_LANES];
-    let mut s0 = [0usize; DFT_LANES];
-    for (l, &k) in ks.iter().enumerate() {
-        let r = ((j0 as i128) * (k as i128)).rem_euclid(n) as usize;
-        (r1[l], r0[l]) = (r / tw.b, r % tw.b);
-        let step = k % tw.n;
-        (s1[l], s0[l]) = (step / tw.b, step % tw.b);
-    }
-    let mut re = [Neumaier::default(); DFT_LANES];
-    let mut im = [Neumaier::default(); DFT_LANES];
-    for &x in xs {
-        if x != 0.0 {
+simd! {
+    /// The body of [`TwiddleTable::direct_dft_lanes`], compiled for the widest vector unit the CPU
+    /// has (chosen at run time). Rust never contracts a·b + c into a fused multiply-add, so every
+    /// target performs the same IEEE operations in the same order: the value is bit for bit the
+    /// same on every target (the lanes are only packed into wider registers).
+    fn dft_lanes(
+        tw: &TwiddleTable,
+        xs: &[f64],
+        j0: i64,
+        ks: [usize; DFT_LANES],
+    ) -> [Complex<f64>; DFT_LANES] {
+        let n = tw.n as i128;
+        let mut r1 = [0usize; DFT_LANES];
+        let mut r0 = [0usize; DFT_LANES];
+        let mut s1 = [0usize; DFT_LANES];
+        let mut s0 = [0usize; DFT_LANES];
+        for (l, &k) in ks.iter().enumerate() {
+            let r = ((j0 as i128) * (k as i128)).rem_euclid(n) as usize;
+            (r1[l], r0[l]) = (r / tw.b, r % tw.b);
+            let step = k % tw.n;
+            (s1[l], s0[l]) = (step / tw.b, step % tw.b);
+        }
+        let mut re = [Neumaier::default(); DFT_LANES];
+        let mut im = [Neumaier::default(); DFT_LANES];
+        for &x in xs {
+            if x != 0.0 {
+                for l in 0..DFT_LANES {
+                    let w = tw.t1[r1[l]] * tw.t0[r0[l]];
+                    add_select(&mut re[l], x * w.re);
+                    add_select(&mut im[l], x * w.im);
+                }
+            }
             for l in 0..DFT_LANES {
-                let w = tw.t1[r1[l]] * tw.t0[r0[l]];
-                add_select(&mut re[l], x * w.re);
-                add_select(&mut im[l], x * w.im);
+                r0[l] += s0[l];
+                r1[l] += s1[l];
+                if r0[l] >= tw.b {
+                    r0[l] -= tw.b;
+                    r1[l] += 1;
+                }
+                if r1[l] >= tw.nb {
+                    r1[l] -= tw.nb;
+                }
             }
         }
-        for l in 0..DFT_LANES {
-            r0[l] += s0[l];
-            r1[l] += s1[l];
-            if r0[l] >= tw.b {
-                r0[l] -= tw.b;
-                r1[l] += 1;
-            }
-            if r1[l] >= tw.nb {
-                r1[l] -= tw.nb;
-            }
-        }
+        std::array::from_fn(|l| Complex::new(re[l].value(), im[l].value()))
     }
-    std::array::from_fn(|l| Complex::new(re[l].value(), im[l].value()))
 }
 
 pub(super) type Plans = (

@@ -54,8 +54,6 @@
 
 use rayon::prelude::*;
 
-use multiversion::multiversion;
-
 use super::super::params::count;
 use super::quadrature::Bracket;
 use super::suffix::finish_suffix;
@@ -72,33 +70,30 @@ use crate::{theta, vmath};
 /// 4× this: its work bound).
 const MONO_PANELS: usize = 1 << 15;
 
-/// Σ_{k=lo}^{hi−1} g(from + k) for the Gaussian schedule, compensated, in the order of the
-/// scalar loop (bitwise equal to it): the radii of 32 steps at a time, then the engine's
-/// [`theta::log_theta_tight_block`] (independent lanes: throughput- instead of latency-bound).
-/// AVX-512 included (multiversion's `"simd"` preset stops at AVX2).
-#[multiversion(targets(
-    "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
-    "x86_64+avx2+fma",
-    "aarch64+neon"
-))]
-pub(super) fn gauss_direct_chunk(sc: &OnlineSchedule, from: f64, lo: u64, hi: u64) -> Neumaier {
-    const BL: usize = theta::BLOCK;
-    let e = [sc.p.eps; BL];
-    let mut acc = Neumaier::default();
-    let mut k = lo;
-    while k < hi {
-        let m = ((hi - k) as usize).min(BL);
-        let (mut r, mut g) = ([1.0; BL], [0.0; BL]);
-        for (j, rj) in r[..m].iter_mut().enumerate() {
-            *rj = sc.gauss_rb(from + (k + j as u64) as f64) * (1.0 + EPS2);
+simd! {
+    /// Σ_{k=lo}^{hi−1} g(from + k) for the Gaussian schedule, compensated, in the order of the
+    /// scalar loop (bitwise equal to it): the radii of 32 steps at a time, then the engine's
+    /// [`theta::log_theta_tight_block`] (independent lanes: throughput- instead of latency-bound).
+    /// AVX-512 included (multiversion's `"simd"` preset stops at AVX2).
+    pub(super) fn gauss_direct_chunk(sc: &OnlineSchedule, from: f64, lo: u64, hi: u64) -> Neumaier {
+        const BL: usize = theta::BLOCK;
+        let e = [sc.p.eps; BL];
+        let mut acc = Neumaier::default();
+        let mut k = lo;
+        while k < hi {
+            let m = ((hi - k) as usize).min(BL);
+            let (mut r, mut g) = ([1.0; BL], [0.0; BL]);
+            for (j, rj) in r[..m].iter_mut().enumerate() {
+                *rj = sc.gauss_rb(from + (k + j as u64) as f64) * (1.0 + EPS2);
+            }
+            theta::log_theta_tight_block(&e[..m], &r[..m], &mut g[..m]);
+            for &v in &g[..m] {
+                acc.add(v);
+            }
+            k += m as u64;
         }
-        theta::log_theta_tight_block(&e[..m], &r[..m], &mut g[..m]);
-        for &v in &g[..m] {
-            acc.add(v);
-        }
-        k += m as u64;
+        acc
     }
-    acc
 }
 
 impl OnlineSchedule {

@@ -4,8 +4,6 @@
 
 use rayon::prelude::*;
 
-use multiversion::multiversion;
-
 use super::super::params::check_noise;
 use super::{Neumaier, Noise, Problem, EPS4};
 use crate::batch::{pool, PAR_MIN};
@@ -16,44 +14,41 @@ use crate::num::{shift_log, INFLATE};
 use crate::pnsgd::{log_a_gauss_block, log_a_up, log_b_gauss_block};
 use crate::theta;
 
-/// Fill ln A_t, ln B_t (rounded up) for one chunk of steps, block by block: radii from
-/// [`Radii::at_block`] (rounded up), the Gaussian factors by the engine's block kernels (one θ-type
-/// evaluation per factor: ln A from θ, ln B from 1 − θ as in the fixed-order PNSGD bound, see
-/// `pnsgd::log_b_gauss_block`), the Laplace factors in closed form.
-/// Compiled for the best SIMD target, AVX-512 included (multiversion's `"simd"` preset stops at
-/// AVX2): every engine call below is inlined into the clone.
-#[multiversion(targets(
-    "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
-    "x86_64+avx2+fma",
-    "aarch64+neon"
-))]
-pub(super) fn fill_factor_logs(
-    kind: Noise,
-    eps: f64,
-    rad: Radii,
-    s: &[f64],
-    a: &mut [f64],
-    b: &mut [f64],
-) {
-    const BL: usize = theta::BLOCK;
-    let x = [eps; BL];
-    for ((sc, ac), bc) in s.chunks(BL).zip(a.chunks_mut(BL)).zip(b.chunks_mut(BL)) {
-        let nl = sc.len();
-        let (mut ra, mut rb) = ([0.0; BL], [0.0; BL]);
-        rad.at_block(sc, &mut ra, &mut rb);
-        match kind {
-            Noise::Gaussian => {
-                let (mut th, mut u) = ([0.0; BL], [0.0; BL]);
-                theta::theta_block(&x[..nl], &ra[..nl], &mut th[..nl]);
-                log_a_gauss_block(&th[..nl], &x[..nl], &ra[..nl], ac);
-                theta::theta_complement_block(&x[..nl], &rb[..nl], &mut u[..nl]);
-                log_b_gauss_block(&u[..nl], &x[..nl], &rb[..nl], bc);
-            }
-            Noise::Laplace => {
-                for t in 0..nl {
-                    let direct = theta::log_laplace_theta(eps, ra[t]);
-                    ac[t] = log_a_up(theta::laplace_theta(eps, ra[t]), direct);
-                    bc[t] = theta::log_laplace_theta(eps, rb[t]);
+simd! {
+    /// Fill ln A_t, ln B_t (rounded up) for one chunk of steps, block by block: radii from
+    /// [`Radii::at_block`] (rounded up), the Gaussian factors by the engine's block kernels (one θ-type
+    /// evaluation per factor: ln A from θ, ln B from 1 − θ as in the fixed-order PNSGD bound, see
+    /// `pnsgd::log_b_gauss_block`), the Laplace factors in closed form.
+    /// Compiled for the best SIMD target, AVX-512 included (multiversion's `"simd"` preset stops at
+    /// AVX2): every engine call below is inlined into the clone.
+    pub(super) fn fill_factor_logs(
+        kind: Noise,
+        eps: f64,
+        rad: Radii,
+        s: &[f64],
+        a: &mut [f64],
+        b: &mut [f64],
+    ) {
+        const BL: usize = theta::BLOCK;
+        let x = [eps; BL];
+        for ((sc, ac), bc) in s.chunks(BL).zip(a.chunks_mut(BL)).zip(b.chunks_mut(BL)) {
+            let nl = sc.len();
+            let (mut ra, mut rb) = ([0.0; BL], [0.0; BL]);
+            rad.at_block(sc, &mut ra, &mut rb);
+            match kind {
+                Noise::Gaussian => {
+                    let (mut th, mut u) = ([0.0; BL], [0.0; BL]);
+                    theta::theta_block(&x[..nl], &ra[..nl], &mut th[..nl]);
+                    log_a_gauss_block(&th[..nl], &x[..nl], &ra[..nl], ac);
+                    theta::theta_complement_block(&x[..nl], &rb[..nl], &mut u[..nl]);
+                    log_b_gauss_block(&u[..nl], &x[..nl], &rb[..nl], bc);
+                }
+                Noise::Laplace => {
+                    for t in 0..nl {
+                        let direct = theta::log_laplace_theta(eps, ra[t]);
+                        ac[t] = log_a_up(theta::laplace_theta(eps, ra[t]), direct);
+                        bc[t] = theta::log_laplace_theta(eps, rb[t]);
+                    }
                 }
             }
         }
@@ -82,30 +77,27 @@ pub(super) fn finish_suffix(la: f64, s: f64, zero: bool) -> f64 {
     shift_log(v, 1.0, EPS4 / INFLATE * scale)
 }
 
-/// Pass 2 of the scan for one chunk: out[t] holds ln A_t on entry; `acc`/`zero` carry the
-/// (compensated) sum of the ln B of every later step. Converts to δ unless `log`. The sum is
-/// read with [`Neumaier::sum`]: a partial sum that overflowed (finite ln B summing below
-/// −f64::MAX) is −∞ there, and [`finish_suffix`] makes ln δ −f64::MAX, its upward rounding
-/// (`value` gave NaN, which [`finish_suffix`] must bound by 0: ln δ = ln A, far looser).
-#[multiversion(targets(
-    "x86_64+avx512f+avx512vl+avx512dq+avx2+fma",
-    "x86_64+avx2+fma",
-    "aarch64+neon"
-))]
-fn scan_chunk(out: &mut [f64], lb: &[f64], mut acc: Neumaier, mut zero: bool, log: bool) {
-    for t in (0..out.len()).rev() {
-        out[t] = finish_suffix(out[t], acc.sum(), zero);
-        if lb[t] == f64::NEG_INFINITY {
-            zero = true;
-        } else {
-            acc.add(lb[t]);
+simd! {
+    /// Pass 2 of the scan for one chunk: out[t] holds ln A_t on entry; `acc`/`zero` carry the
+    /// (compensated) sum of the ln B of every later step. Converts to δ unless `log`. The sum is
+    /// read with [`Neumaier::sum`]: a partial sum that overflowed (finite ln B summing below
+    /// −f64::MAX) is −∞ there, and [`finish_suffix`] makes ln δ −f64::MAX, its upward rounding
+    /// (`value` gave NaN, which [`finish_suffix`] must bound by 0: ln δ = ln A, far looser).
+    fn scan_chunk(out: &mut [f64], lb: &[f64], mut acc: Neumaier, mut zero: bool, log: bool) {
+        for t in (0..out.len()).rev() {
+            out[t] = finish_suffix(out[t], acc.sum(), zero);
+            if lb[t] == f64::NEG_INFINITY {
+                zero = true;
+            } else {
+                acc.add(lb[t]);
+            }
         }
-    }
-    // δ from ln δ in a loop of its own: inside the serial scan the exponential ran per step
-    // in scalar code (a fifth of the kernel where δ does not underflow); here it vectorizes
-    if !log {
-        for o in out.iter_mut() {
-            *o = prob_up(*o);
+        // δ from ln δ in a loop of its own: inside the serial scan the exponential ran per step
+        // in scalar code (a fifth of the kernel where δ does not underflow); here it vectorizes
+        if !log {
+            for o in out.iter_mut() {
+                *o = prob_up(*o);
+            }
         }
     }
 }
