@@ -24,6 +24,7 @@ import pytest
 import pabi
 from pabi import _core
 from pabi import reference as ref
+from pabi._dpsgd import iterate_noise_std
 from pabi.composition import _decay_point, _decayed_eps_max
 
 # ---------------------------------------------------------------------------------------------
@@ -195,7 +196,7 @@ def test_losses_are_the_core_grid_points():
 @pytest.mark.parametrize("lr,z,c,b", [(0.1, 1.1, 0.7, 3.0), (0.1, 1.1, 1.0, 3.0), (0.3, 0.7, 1.3, 7.0), (0.01, 2.5, 1.0, 10.0),
                                      (1.0, 3.0, 1.0, 1.0), (0.5, 2.0, 1.0, 4.0)])
 def test_noise_std_down_is_at_most_the_exact_value(lr, z, c, b):
-    s = _core.noise_std_down(lr, z, c, b)
+    s = iterate_noise_std(lr, z, c, b)
     exact = Fraction(lr) * Fraction(z) * Fraction(c) / Fraction(b)
     assert Fraction(s) <= exact
     assert exact - Fraction(s) <= 3 * Fraction(math.ulp(s))
@@ -206,7 +207,7 @@ def test_noise_std_issue_example_nearest_was_above_the_exact_value():
     near = lr * z * c / b
     exact = Fraction(lr) * Fraction(z) * Fraction(c) / Fraction(b)
     assert Fraction(near) > exact  # the former CLI value: above the exact std (optimistic)
-    assert Fraction(_core.noise_std_down(lr, z, c, b)) <= exact
+    assert Fraction(iterate_noise_std(lr, z, c, b)) <= exact
 
 
 def test_cli_last_iterate_uses_the_rounded_down_std(capsys):
@@ -218,15 +219,15 @@ def test_cli_last_iterate_uses_the_rounded_down_std(capsys):
                "--noise-multiplier", "1.1", "--steps", "30", "--batches-per-epoch", "10", "--json"])
     assert rc == 0
     out = json.loads(capsys.readouterr().out)
-    sigma = _core.noise_std_down(0.1, 1.1, 1.0, 3.0)
+    sigma = iterate_noise_std(0.1, 1.1, 1.0, 3.0)
     assert out["setup"]["noise_scale"] == sigma and sigma < 0.1 * 1.1 * 1.0 / 3
 
 
 def test_noise_std_down_domain():
     with pytest.raises(pabi.DomainError, match="batch_size"):
-        _core.noise_std_down(0.1, 1.0, 1.0, 0.0)
+        iterate_noise_std(0.1, 1.0, 1.0, 0.0)
     with pytest.raises(pabi.DomainError, match="lr"):
-        _core.noise_std_down(-0.1, 1.0, 1.0, 1.0)
+        iterate_noise_std(-0.1, 1.0, 1.0, 1.0)
 
 
 # ---------------------------------------------------------------------------------------------
