@@ -194,10 +194,20 @@ class _Entry:
 PNSGD_TEXT = "PNSGD: one record per step, noised gradient, last iterate released"
 
 
+def _replace_one(s: Setup) -> Assumption:
+    """The assumption of replace-one neighbours."""
+    return Assumption("replace-one neighbours", s.neighboring == "replace_one", f"neighboring = {s.neighboring}")
+
+
+def _kind(s: Setup, cls: type | tuple[type, ...], text: str) -> Assumption:
+    """The assumption that ``s`` is a ``cls`` (its detail names the setup's type when not)."""
+    ok = isinstance(s, cls)
+    return Assumption(text, ok, "" if ok else f"setup = {type(s).__name__}")
+
+
 def _pnsgd_entries(s: Setup, delta: float) -> list[_Entry]:
     pn = s if isinstance(s, PNSGD) else None
-    is_pn = pn is not None
-    kind = [Assumption(PNSGD_TEXT, is_pn, "" if is_pn else f"setup = {type(s).__name__}")]
+    kind = [_kind(s, PNSGD, PNSGD_TEXT)]
     common = kind + ([Assumption(t, ok, d) for t, ok, d in pn.assumptions()] if pn is not None else [])
     out: list[_Entry] = []
     E = pn.epochs if pn is not None else 1
@@ -253,16 +263,41 @@ def _pnsgd_entries(s: Setup, delta: float) -> list[_Entry]:
     return out
 
 
-def _last_iterate_view(s: Setup) -> Optional[dict[str, Any]]:
-    """The quantities of the last-iterate analyses (Kong–Ribero Alg. 1) for a setup: PNSGD is
-    the case b = 1, C = L, iterate noise lr·noise_scale, clipping inactive."""
+class _Run(NamedTuple):
+    """The quantities of the last-iterate analyses (Kong–Ribero Alg. 1) for one run."""
+
+    lr: float
+    clip: float
+    b: int
+    divides: bool
+    noise: float
+    T: int
+    ell: int
+    m: float
+    M: Optional[float]
+    diameter: Optional[float]
+    ordering: Optional[str]
+    unclipped: bool
+    gaussian: bool
+    neighboring: str
+
+
+#: the placeholder run of a setup the last-iterate analyses do not model: its values only fill
+#: the details of assumptions that fail anyway
+_NO_RUN = _Run(lr=1.0, clip=1.0, b=1, divides=False, noise=1.0, T=1, ell=1, m=0.0, M=None, diameter=None,
+               ordering=None, unclipped=False, gaussian=False, neighboring="")
+
+
+def _last_iterate_view(s: Setup) -> Optional[_Run]:
+    """The last-iterate run of a setup: PNSGD is the case b = 1, C = L, iterate noise
+    lr·noise_scale, clipping inactive; None for a setup these analyses do not model."""
     if isinstance(s, PNSGD):
-        return dict(lr=s.lr, clip=s.max_grad_norm, b=1, divides=True, noise=_noise_std_down(s.lr, s.noise_scale, 1.0, 1.0),
+        return _Run(lr=s.lr, clip=s.max_grad_norm, b=1, divides=True, noise=_noise_std_down(s.lr, s.noise_scale, 1.0, 1.0),
                     T=s.epochs * s.records, ell=s.records, m=0.0 if s.convex else s.weak_convexity,
                     M=s.smoothness, diameter=s.diameter, ordering={"fixed": "cyclic"}.get(s.ordering, s.ordering),
                     unclipped=True, gaussian=s.noise == "gaussian", neighboring=s.neighboring)
     if isinstance(s, CyclicDPSGD):
-        return dict(lr=s.lr, clip=s.max_grad_norm, b=s.batch_size, divides=s.records % s.batch_size == 0,
+        return _Run(lr=s.lr, clip=s.max_grad_norm, b=s.batch_size, divides=s.records % s.batch_size == 0,
                     noise=_noise_std_down(s.lr, s.noise_multiplier, s.max_grad_norm, s.batch_size),
                     T=s.steps, ell=s.batches_per_epoch, m=s.weak_convexity, M=s.smoothness, diameter=s.diameter,
                     ordering=s.ordering, unclipped=s.clipping_inactive, gaussian=True, neighboring=s.neighboring)
@@ -270,62 +305,58 @@ def _last_iterate_view(s: Setup) -> Optional[dict[str, Any]]:
 
 
 def _last_iterate_entries(s: Setup, delta: float) -> list[_Entry]:
-    v = _last_iterate_view(s)
-    fixed_size = v is not None and v["ordering"] in ("cyclic", "shuffled") and v["divides"]
-    base = [Assumption("Gaussian noise", v is not None and v["gaussian"], "" if v is None or v["gaussian"] else "Laplace noise"),
-            Assumption("fixed-size batches in cyclic or shuffled order, b divides n", fixed_size,
-                       f"setup = {type(s).__name__}" if v is None else f"ordering = {v['ordering']}, batch_size = {v['b']}"),
-            Assumption("replace-one neighbours", v is not None and v["neighboring"] == "replace_one",
-                       "" if v is None else f"neighboring = {v['neighboring']}")]
-    if v is None:
-        v = dict(lr=1.0, clip=1.0, b=1, noise=1.0, T=1, ell=1, m=0.0, M=None, diameter=None, ordering=None,
-                 unclipped=False)
-    m = v["m"]
-    M, lam = v["M"], v["lr"]
-    has_M = M is not None
-    lam_max = math.inf if not has_M or (m + M) == 0 else 1.0 / (2.0 * (m + M))
-    step_ok = has_M and lam <= lam_max
+    run = _last_iterate_view(s)
+    v = _NO_RUN if run is None else run
+    base = [Assumption("Gaussian noise", v.gaussian, "" if run is None or v.gaussian else "Laplace noise"),
+            Assumption("fixed-size batches in cyclic or shuffled order, b divides n",
+                       v.ordering in ("cyclic", "shuffled") and v.divides,
+                       f"setup = {type(s).__name__}" if run is None else f"ordering = {v.ordering}, batch_size = {v.b}"),
+            Assumption("replace-one neighbours", v.neighboring == "replace_one",
+                       "" if run is None else f"neighboring = {v.neighboring}")]
+    m, M, lam = v.m, v.M, v.lr
+    lam_max = math.inf if M is None or (m + M) == 0 else 1.0 / (2.0 * (m + M))
+    step_ok = M is not None and lam <= lam_max
     step_txt = "step size lr <= 1/(2(m + M))"
-    step_detail = ("smoothness M not given" if not has_M
+    step_detail = ("smoothness M not given" if M is None
                    else f"lr = {lam:g}, 1/(2(m+M)) = {lam_max:.6g}")
     Mv = 0.0 if M is None else float(M)
-    T, ell = v["T"], v["ell"]
+    T, ell = v.T, v.ell
     E = T // ell if ell >= 1 else 0
-    model = "as_published" if v["unclipped"] else "triangle"
+    model = "as_published" if v.unclipped else "triangle"
     model_txt = ("L_lr = 1 + lr max(m, M) (proven with clipping)" if model == "triangle"
                  else "L_lr from eq. (12) (valid when clipping is inactive); clipping never acts "
                  "(||grad|| <= C), so eq. (12) holds (docs/errata.md#r-k1)")
-    cyclic = v["ordering"] == "cyclic"
-    common = dict(max_grad_norm=v["clip"], noise_scale=v["noise"])
-    rows = [
+    cyclic = v.ordering == "cyclic"
+    common = dict(max_grad_norm=v.clip, noise_scale=v.noise)
+    rows: list[tuple[str, str, str, list[Assumption], str, dict[str, Any]]] = [
         ("last_iterate_general", "last iterate, no curvature assumption", "Kong-Ribero Thm 4.3",
          [Assumption("clipped gradients (or every ||grad|| <= C)", True),
           Assumption("batches chosen independently of the data (any order)", True)],
          "pabi.last_iterate_rdp_general", dict(lr=lam, **common, steps=T)),
         ("last_iterate_bounded", "last iterate, bounded domain", "Kong-Ribero Thm 4.4",
-         [Assumption("bounded domain (diameter d)", v["diameter"] is not None,
-                     "" if v["diameter"] is not None else "diameter not given"),
-          Assumption("curvature bounds m (weak convexity), M (smoothness) known", has_M, step_detail),
+         [Assumption("bounded domain (diameter d)", v.diameter is not None,
+                     "" if v.diameter is not None else "diameter not given"),
+          Assumption("curvature bounds m (weak convexity), M (smoothness) known", M is not None, step_detail),
           Assumption(step_txt, step_ok, step_detail), Assumption(model_txt, True)],
-         "pabi.last_iterate_rdp_bounded", dict(lr=lam, **common, batch_size=v["b"], diameter=v["diameter"],
+         "pabi.last_iterate_rdp_bounded", dict(lr=lam, **common, batch_size=v.b, diameter=v.diameter,
                                                 weak_convexity=m, smoothness=Mv, contraction=model)),
         ("last_iterate_cyclic", "last iterate, cyclic batches (corrected indexing)",
          "Kong-Ribero Thm 4.5 / Prop. A.4, corrected indexing (docs/errata.md#r-k3)",
-         [Assumption("cyclic (fixed) batch order", cyclic, f"ordering = {v['ordering']}"),
+         [Assumption("cyclic (fixed) batch order", cyclic, f"ordering = {v.ordering}"),
           Assumption(step_txt, step_ok, step_detail),
           Assumption("T >= ell (at least one full pass)", T >= ell, f"T = {T}, ell = {ell}"),
           Assumption(model_txt, True)],
-         "pabi.last_iterate_rdp_cyclic", dict(lr=lam, **common, batch_size=v["b"], steps=T, batches_per_epoch=ell,
+         "pabi.last_iterate_rdp_cyclic", dict(lr=lam, **common, batch_size=v.b, steps=T, batches_per_epoch=ell,
                                                weak_convexity=m, smoothness=Mv, contraction=model)),
     ]
     cap = min(1.0 / math.sqrt(E), lam_max) if E >= 1 else 0.0
     rows.append(("last_iterate_small_step", "last iterate, small step size", "Kong-Ribero Cor. C.3",
-                 [Assumption("cyclic (fixed) batch order", cyclic, f"ordering = {v['ordering']}"),
+                 [Assumption("cyclic (fixed) batch order", cyclic, f"ordering = {v.ordering}"),
                   Assumption("T >= ell", T >= ell, f"T = {T}, ell = {ell}"),
-                  Assumption("lr <= min(1/sqrt(E), 1/(2(m + M))), E = floor(T/ell)", has_M and lam <= cap,
-                             step_detail if not has_M else f"lr = {lam:g}, cap = {cap:.6g}"),
+                  Assumption("lr <= min(1/sqrt(E), 1/(2(m + M))), E = floor(T/ell)", M is not None and lam <= cap,
+                             step_detail if M is None else f"lr = {lam:g}, cap = {cap:.6g}"),
                   Assumption(model_txt, True)],
-                 "pabi.last_iterate_rdp_small_step", dict(lr=lam, **common, batch_size=v["b"], batches_per_epoch=ell,
+                 "pabi.last_iterate_rdp_small_step", dict(lr=lam, **common, batch_size=v.b, batches_per_epoch=ell,
                                                            weak_convexity=m, smoothness=Mv, contraction=model)))
     out = []
     for oid, name, src, extra, fn, kw in rows:
@@ -341,14 +372,13 @@ def _last_iterate_entries(s: Setup, delta: float) -> list[_Entry]:
 def _baseline_entries(s: Setup, delta: float) -> list[_Entry]:
     out: list[_Entry] = []
     dp = s if isinstance(s, DPSGD) else None
-    is_dp = dp is not None
     rel = dp.neighboring if dp is not None else "add_remove"
     samp = dp.sampling if dp is not None else "poisson"
     rel_txt = {"add_remove": "add-or-remove neighbours", "replace_one": "replace-one neighbours"}[rel]
     samp_txt = {"poisson": "Poisson sampling", "without_replacement": "fixed-size batches without replacement"}[samp]
     sampled = [Assumption("Gaussian noise", True),
-               Assumption(f"{samp_txt} (DP-SGD)", is_dp, "" if is_dp else f"setup = {type(s).__name__}"),
-               Assumption(rel_txt, is_dp, f"neighboring = {s.neighboring}")]
+               _kind(s, DPSGD, f"{samp_txt} (DP-SGD)"),
+               Assumption(rel_txt, dp is not None, f"neighboring = {s.neighboring}")]
     ok = all(a.satisfied for a in sampled)
     desc = f", q = {dp.sample_rate:.6g}, {dp.steps} steps" if dp is not None else ""
     how = "" if (rel, samp) == ("add_remove", "poisson") else f", {rel_txt}, {samp_txt}"
@@ -361,8 +391,8 @@ def _baseline_entries(s: Setup, delta: float) -> list[_Entry]:
                       call("pabi.dpsgd_epsilon", delta, **dp.bound_arguments()) if ok and dp is not None else None,
                       relation=rel))
     poisson = [Assumption("Gaussian noise", True),
-               Assumption("Poisson sampling (DP-SGD)", is_dp and samp == "poisson",
-                          f"sampling = {samp}" if is_dp else f"setup = {type(s).__name__}"),
+               Assumption("Poisson sampling (DP-SGD)", dp is not None and samp == "poisson",
+                          f"sampling = {samp}" if dp is not None else f"setup = {type(s).__name__}"),
                Assumption("add-or-remove neighbours", dp is not None and dp.neighboring == "add_remove",
                           f"neighboring = {s.neighboring}")]
     ok = all(a.satisfied for a in poisson)
@@ -378,11 +408,9 @@ def _baseline_entries(s: Setup, delta: float) -> list[_Entry]:
 
     # every record in at most one step per epoch, no amplification: E-fold mechanism, replace-one
     epochs_run = s if isinstance(s, (PNSGD, CyclicDPSGD)) else None
-    once_ok = epochs_run is not None
-    once = [Assumption("every record in at most one step per epoch (shuffled, cyclic or random stop)", once_ok,
-                       "" if once_ok else f"setup = {type(s).__name__}"),
-            Assumption("replace-one neighbours (sensitivity 2L or 2C)", once_ok and s.neighboring == "replace_one",
-                       f"neighboring = {s.neighboring}")]
+    once = [_kind(s, (PNSGD, CyclicDPSGD), "every record in at most one step per epoch (shuffled, cyclic or random stop)"),
+            Assumption("replace-one neighbours (sensitivity 2L or 2C)",
+                       epochs_run is not None and s.neighboring == "replace_one", f"neighboring = {s.neighboring}")]
     gauss = isinstance(s, CyclicDPSGD) or (isinstance(s, PNSGD) and s.noise == "gaussian")
     g = [Assumption("Gaussian noise", gauss, "" if gauss else "Laplace noise or no noise model")] + once
     E = epochs_run.epochs if epochs_run is not None else 1
@@ -424,10 +452,8 @@ def _baseline_entries(s: Setup, delta: float) -> list[_Entry]:
 
 def _schedule_entries(s: Setup, delta: float) -> list[_Entry]:
     sc = s if isinstance(s, ScheduledPNSGD) else None
-    ok = sc is not None
-    a = [Assumption("PNSGD with a fixed-horizon noise schedule (one epoch, shuffled records)", ok,
-                    "" if ok else f"setup = {type(s).__name__}"),
-         Assumption("replace-one neighbours", ok and s.neighboring == "replace_one",
+    a = [_kind(s, ScheduledPNSGD, "PNSGD with a fixed-horizon noise schedule (one epoch, shuffled records)"),
+         Assumption("replace-one neighbours", sc is not None and s.neighboring == "replace_one",
                     f"neighboring = {s.neighboring}")]
     expr = None
     if sc is not None and all(x.satisfied for x in a):
@@ -437,15 +463,6 @@ def _schedule_entries(s: Setup, delta: float) -> list[_Entry]:
     src = "Sordello-Bu-Dong Thm 4 (Gaussian schedule)" if noise == "gaussian" else "Sordello-Bu-Dong Thm 3 (Laplace schedule)"
     return [_Entry("schedule", f"PNSGD shuffled, {noise} noise schedule, amplification by iteration", "schedule",
                    src, a, expr)]
-
-
-def _replace_one(s: Setup) -> Assumption:
-    return Assumption("replace-one neighbours", s.neighboring == "replace_one", f"neighboring = {s.neighboring}")
-
-
-def _kind(s: Setup, cls: type, text: str) -> Assumption:
-    ok = isinstance(s, cls)
-    return Assumption(text, ok, "" if ok else f"setup = {type(s).__name__}")
 
 
 def _rdp_eps(delta: float, curve: _Expr) -> _Expr:
@@ -508,7 +525,7 @@ def _more_entries(s: Setup, delta: float) -> list[_Entry]:
     # ERM with output perturbation
     a = [_kind(s, ERMGradientDescent, "noiseless mini-batch GD on a strongly convex smooth loss, Gaussian output "
                "perturbation"), _replace_one(s)]
-    is_erm = isinstance(s, ERMGradientDescent) and all(x.satisfied for x in a)
+    erm = s if isinstance(s, ERMGradientDescent) and all(x.satisfied for x in a) else None
     order = s.batch_order if isinstance(s, ERMGradientDescent) else "random"
     for oid, which, name, src in [
         ("erm_random_batch", "random", "ERM output perturbation, random partition (averaged RDP)",
@@ -521,19 +538,19 @@ def _more_entries(s: Setup, delta: float) -> list[_Entry]:
         e = a + [Assumption(f"{which} batch order" if which == "random" else "any batch order (fixed, or random:"
                             " the worst fixed batch)", ok, f"batch_order = {order}")]
         expr = None
-        if is_erm and ok and isinstance(s, ERMGradientDescent):
-            m = s.batches_per_epoch
+        if erm is not None and ok:
+            m = erm.batches_per_epoch
             js = _Expr(f"np.arange(1.0, {float(m + 1)!r})", lambda: np.arange(1.0, float(m + 1)))
-            every = call("pabi.sensitivity_multi_epoch", **s.sensitivity_arguments(js))
+            every = call("pabi.sensitivity_multi_epoch", **erm.sensitivity_arguments(js))
             if which == "random":
-                fn, kw = s.curve_arguments(every, "random")
+                fn, kw = erm.curve_arguments(every, "random")
             else:
                 if order == "fixed":  # the setup's own batch (default m)
-                    d: _Expr = call("pabi.sensitivity_multi_epoch", **s.sensitivity_arguments(s.record_batch))
+                    d: _Expr = call("pabi.sensitivity_multi_epoch", **erm.sensitivity_arguments(erm.record_batch))
                 else:  # a random partition: every batch's Gaussian mechanism, the largest Δ_j (the
                     # Rényi divergence of a mixture is at most its components' largest)
                     d = _Expr(f"float(np.max({every.text}))", lambda: float(np.max(every.value())))
-                fn, kw = s.curve_arguments(d, "fixed")
+                fn, kw = erm.curve_arguments(d, "fixed")
             curve = call(f"pabi.{fn}", _orders(), **kw)
             expr = _rdp_eps(delta, curve)
         out.append(_Entry(oid, name, "erm", src, e, expr))
