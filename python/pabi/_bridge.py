@@ -44,7 +44,7 @@ The conversion rule (one rule for every public function)
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Optional, Sequence, Union
+from typing import Any, Callable, Iterator, Optional, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -264,6 +264,12 @@ _BLOCK = 1 << 20
 _PROBE = 1 << 14
 
 
+def _runs(start: int, stop: int) -> Iterator[np.ndarray]:
+    """The flat indices start..stop-1 in consecutive runs of :data:`_PROBE` (the error search
+    of a blocked broadcast)."""
+    return (np.arange(s, min(s + _PROBE, stop)) for s in range(start, stop, _PROBE))
+
+
 class Broadcast:
     """Numeric arguments broadcast together: the one broadcasting rule of every public function.
 
@@ -379,8 +385,7 @@ class Broadcast:
                         res = thunk()
                     except DomainError as exc:
                         best = self._failed(exc, np.arange(start, stop), None)
-                        rest = (np.arange(s, min(s + _PROBE, total)) for s in range(stop, total, _PROBE))
-                        best = self._search(thunk, rest, best)
+                        best = self._search(thunk, _runs(stop, total), best)
                         break
                     parts = list(res) if isinstance(res, tuple) else (
                         list(np.asarray(res).reshape(nout, -1)) if nout > 1 else [np.asarray(res)])
@@ -396,8 +401,7 @@ class Broadcast:
                     shaped = [o.reshape(self.shape) for o in outs]
                     return tuple(shaped) if tup or nout > 1 else shaped[0]
             else:
-                every = (np.arange(s, min(s + _PROBE, total)) for s in range(0, total, _PROBE))
-                best = self._search(thunk, every, best)
+                best = self._search(thunk, _runs(0, total), best)
         finally:
             self.size, self.flat = total, saved
         err, flat, _ = best

@@ -30,6 +30,13 @@ No data is lost or silently wrong:
   so that a bad value in a grid raises its ``DomainError`` (addressed to its grid point) before
   anything is written. Constraints between grids surface when their chunk is evaluated.
 
+A sweep is not the blocked broadcast of :class:`pabi._bridge.Broadcast`, although both cut a
+large product into pieces: the broadcast runs inside one public call (a core binding on flat
+arrays, any n-d shapes, one preallocated result, the exact first bad index of the whole
+broadcast), while a sweep sits above the public functions (any callable with keyword grids and
+``fixed`` options, 1-D grids only, the grid columns written with each chunk, a chunk's error
+addressed to its grid point). Each chunk of a sweep goes through that broadcast.
+
 Optional dependencies: pandas (DataFrame result), pyarrow (Parquet output), tqdm (progress
 bar), dask[distributed] (cluster backend): ``pip install pabi[sweep]`` / ``pabi[dask]``.
 """
