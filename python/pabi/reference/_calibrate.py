@@ -27,7 +27,7 @@ from typing import Any, Callable
 import mpmath as mp
 
 from ._last_iterate import last_iterate_rdp_bounded, last_iterate_rdp_cyclic, last_iterate_rdp_general
-from ._pnsgd import pnsgd_stepwise_delta, smallest_eps
+from ._pnsgd import bisect_least, pnsgd_stepwise_delta, smallest_eps
 from ._rdp import averaged_rdp, rdp_to_dp_epsilon, sensitivity_multi_epoch
 from ._rdp_extra import gaussian_mechanism_rdp
 from ._schedules import online_schedule_delta, online_schedule_delta_limit
@@ -162,10 +162,4 @@ def setup_calibration(setup: Any, eps: float, delta: float, dps: int = DEFAULT_D
             raise ValueError("the target is not met below the end of the bound's domain (or at any C1 found)")
         while lo == hi or f(lo) <= goal:
             lo = lo / 2
-        while hi - lo > rel * hi:
-            mid = (lo + hi) / 2
-            if f(mid) <= goal:
-                hi = mid
-            else:
-                lo = mid
-        return hi
+        return bisect_least(f, goal, lo, hi, rel)

@@ -193,13 +193,20 @@ def smallest_eps(delta_at: Callable[[Any], Any], delta: float, end: Any = None, 
                 return mp.inf  # the bracket reached the end of the domain unmet
         else:
             return mp.inf
-        while hi - lo > rel * hi:
-            mid = (lo + hi) / 2
-            if delta_at(mid) <= goal:
-                hi = mid
-            else:
-                lo = mid
-        return hi
+        return bisect_least(delta_at, goal, lo, hi, rel)
+
+
+def bisect_least(f: Callable[[Any], Any], goal: Any, lo: Any, hi: Any, rel: Any) -> Any:
+    """Bisection of a bracket [lo, hi] of a non-increasing ``f`` (f(lo) > goal ≥ f(hi)) to
+    relative width ``rel``: the upper end, which meets the goal (at the working precision of
+    the caller)."""
+    while hi - lo > rel * hi:
+        mid = (lo + hi) / 2
+        if f(mid) <= goal:
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 def pnsgd_epsilon(delta: Real, *, dps: int = 30, **kwargs) -> mp.mpf:
