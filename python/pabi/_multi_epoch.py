@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _core
 from ._bridge import ArrayLike, domain_error, int_scalar, opt_real_scalar, real_array, real_scalar
-from .composition import PrivacyLossDistribution, _decay_point, _domain, gdp_dominating_pair
+from .composition import PrivacyLossDistribution, _decay_point, gdp_dominating_pair
 
 __all__ = ["multi_epoch_epsilon", "MultiEpochEpsilon"]
 
@@ -55,7 +55,7 @@ def _decayed_eps_max(profile: Callable[[np.ndarray], np.ndarray]) -> float:
     em = _decay_point(profile, _DECAYED, _EPS_MAX_START, _EPS_MAX_DOUBLINGS)
     if em is None:
         top = _EPS_MAX_START * 2.0**_EPS_MAX_DOUBLINGS
-        raise _domain("profile", f"a profile that decays to <= {_DECAYED:g} at some eps <= {top:g} "
+        raise domain_error("profile", f"a profile that decays to <= {_DECAYED:g} at some eps <= {top:g} "
                                  f"(64*2^k): give eps_max", profile)
     return em
 
@@ -73,7 +73,7 @@ def _profile_rdp_curve(
     # Beyond eps_max the profile is taken as 0, which requires it to have decayed there:
     # checked as δ(eps_max) ≤ 1e-300 (assumption documented in multi_epoch_epsilon).
     if not values[-1] <= _DECAYED:
-        raise _domain("eps_max", f"large enough that the profile has decayed (delta(eps_max) = {values[-1]:.3g} "
+        raise domain_error("eps_max", f"large enough that the profile has decayed (delta(eps_max) = {values[-1]:.3g} "
                       "> 1e-300): increase eps_max", eps_max)
     values[-1] = 0.0
     return _core.profile_to_rdp_curve(np.ascontiguousarray(orders, dtype=np.float64), grid, values)
@@ -83,7 +83,7 @@ def _check_rdp_grid(eps_max: float, h: float) -> None:
     """The RDP route's profile grid 0, h, ..., eps_max (h = grid_step) has at most 2^25 points
     (as in the PLD's limit)."""
     if eps_max / h > 2**25:
-        raise _domain("grid_step", f"large enough that eps_max/grid_step <= 2^25 (eps_max = {eps_max})", h)
+        raise domain_error("grid_step", f"large enough that eps_max/grid_step <= 2^25 (eps_max = {eps_max})", h)
 
 
 
@@ -128,13 +128,13 @@ def multi_epoch_epsilon(
     delta, h = real_scalar("delta", delta), real_scalar("grid_step", grid_step)
     eps_max = opt_real_scalar("eps_max", eps_max)
     if not (h > 0 and math.isfinite(h)):
-        raise _domain("grid_step", "> 0 and finite", h)
+        raise domain_error("grid_step", "> 0 and finite", h)
     if eps_max is not None and not (eps_max > 0 and math.isfinite(eps_max)):
-        raise _domain("eps_max", "> 0 and finite", eps_max)
+        raise domain_error("eps_max", "> 0 and finite", eps_max)
     if eps_max is not None:
         _check_rdp_grid(eps_max, h)
     if not (0 < delta < 1):
-        raise _domain("delta", "in (0, 1)", delta)
+        raise domain_error("delta", "in (0, 1)", delta)
     a = np.asarray(real_array("orders", orders, ndim=1) if orders is not None else np.concatenate(
         [np.linspace(1.05, 2, 20), np.linspace(2.1, 20, 180), np.linspace(21, 64, 44)]))
     if a.size == 0:
@@ -162,7 +162,7 @@ def multi_epoch_epsilon(
         top = _decay_point(profile, math.exp(-690.8), 1.0, 13)
     top = 2.0**14 if top is None else top
     if top / h > 2**25:
-        raise _domain("grid_step", f"large enough that the GDP route's grid up to eps = {top} has <= 2^25 points", h)
+        raise domain_error("grid_step", f"large enough that the GDP route's grid up to eps = {top} has <= 2^25 points", h)
     grid = np.arange(int(np.ceil(top / h)) + 1) * h
     if log_profile is not None:
         mu, dj = gdp_dominating_pair(grid, log_delta=np.asarray(log_profile(grid), dtype=float))

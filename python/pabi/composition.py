@@ -102,10 +102,6 @@ else:  # pragma: no cover - generic named tuples need Python 3.11: the same fiel
         upper: Any
 
 
-def _domain(param: str, allowed: str, value: object) -> DomainError:
-    return domain_error(param, allowed, value)
-
-
 # ---------------------------------------------------------------------------------------------
 # f-DP and exact composition
 
@@ -349,14 +345,14 @@ def _check_grid_step(grid_step: object) -> float:
     """The grid step as a float in (0, 0.1] (DomainError on ``grid_step`` otherwise)."""
     hf = real_scalar("grid_step", grid_step)
     if not (0.0 < hf <= _H_MAX):
-        raise _domain("grid_step", "in (0, 0.1]", grid_step)
+        raise domain_error("grid_step", "in (0, 0.1]", grid_step)
     return hf
 
 
 def _check_positive(name: str, value: object) -> float:
     v = real_scalar(name, value)
     if not (0.0 < v < np.inf):
-        raise _domain(name, "> 0 and finite", value)
+        raise domain_error(name, "> 0 and finite", value)
     return v
 
 
@@ -368,9 +364,9 @@ def _profile_samples(span: float, h: float, extra: int, param: str, value: objec
         return int(np.ceil(span / h)) + extra
     if span / _H_MAX + extra <= _MAX_PROFILE:
         hmin = min(span / (_MAX_PROFILE - extra - 1) * 1.001, _H_MAX)
-        raise _domain("grid_step", f"large enough that the profile has at most 2^20 samples (this "
+        raise domain_error("grid_step", f"large enough that the profile has at most 2^20 samples (this "
                                    f"grid_step needs {need:.3e}; use grid_step >= {hmin:.3e})", h)
-    raise _domain(param, f"such that the profile has at most 2^20 samples even at the coarsest "
+    raise domain_error(param, f"such that the profile has at most 2^20 samples even at the coarsest "
                          f"grid_step = 0.1 (it needs {span / _H_MAX + extra:.3e})", value)
 
 
@@ -449,7 +445,7 @@ class PrivacyLossDistribution:
         1.83
         """
         if direction not in ("remove", "add"):
-            raise _domain("direction", "'remove' or 'add'", direction)
+            raise domain_error("direction", "'remove' or 'add'", direction)
         return cls(_core._Pld.subsampled_gaussian(
             real_scalar("sample_rate", sample_rate), real_scalar("noise_multiplier", noise_multiplier),
             direction, real_scalar("grid_step", grid_step)))
@@ -487,13 +483,13 @@ class PrivacyLossDistribution:
         d = _check_positive("sensitivity", sensitivity)
         ratio = s / d
         if not (0.0 < ratio < np.inf):
-            raise _domain("sensitivity", f"such that noise_scale/sensitivity is a positive finite "
+            raise domain_error("sensitivity", f"such that noise_scale/sensitivity is a positive finite "
                                          f"float (it is {ratio!r})", sensitivity)
         try:
             return cls.subsampled_gaussian(sample_rate=1.0, noise_multiplier=ratio, grid_step=grid_step)
         except DomainError as exc:
             if getattr(exc, "param", None) == "noise_multiplier" and d != 1.0:
-                raise _domain("sensitivity", f"small enough relative to noise_scale that the loss "
+                raise domain_error("sensitivity", f"small enough relative to noise_scale that the loss "
                                              f"grid of noise_scale/sensitivity = {ratio!r} fits its "
                                              f"cap of 2^21 points even at the coarsest grid_step = 0.1",
                               sensitivity) from None
@@ -546,12 +542,12 @@ class PrivacyLossDistribution:
         if callable(profile):
             tl = real_scalar("tail_mass", tail_mass)
             if not (0.0 < tl < 1.0):
-                raise _domain("tail_mass", "in (0, 1)", tail_mass)
+                raise domain_error("tail_mass", "in (0, 1)", tail_mass)
             if eps_max is None:
                 # the first of 1, 2, 4, ..., 8192 where δ ≤ tail_mass (at most 14 evaluations)
                 found = _decay_point(profile, tl, 1.0, 13)
                 if found is None:
-                    raise _domain("profile", f"a profile reaching {tl} for eps <= 1e4", profile)
+                    raise domain_error("profile", f"a profile reaching {tl} for eps <= 1e4", profile)
                 em = found
             else:
                 em = _check_positive("eps_max", eps_max)
@@ -579,7 +575,7 @@ class PrivacyLossDistribution:
         r = d / b
         mech, mval = ("sensitivity", sensitivity) if d != 1.0 else ("noise_scale", noise_scale)
         if not (r < np.inf):
-            raise _domain(mech, f"such that sensitivity/noise_scale is finite (it is {r!r})", mval)
+            raise domain_error(mech, f"such that sensitivity/noise_scale is finite (it is {r!r})", mval)
         n = _profile_samples(r, hf, 2, mech, mval)
         return cls.from_profile(laplace_theta(np.arange(n) * hf, r), grid_step=hf)
 

@@ -26,7 +26,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .._bridge import DomainError, int_scalar, real_scalar
+from .._bridge import domain_error, int_scalar, opt_real_scalar, real_scalar
 
 __all__ = ["PNSGDAccountant"]
 
@@ -34,18 +34,8 @@ _ORDERS = ("shuffled", "fixed")
 _MECHANISM = "pnsgd"  # the state dict's mechanism tag
 
 
-def _domain(param: str, allowed: str, value: object) -> DomainError:
-    e = DomainError(f"{param} must be {allowed}, got {value!r}")
-    e.param, e.allowed, e.value, e.index = param, allowed, value, None  # type: ignore[attr-defined,assignment]
-    return e
-
-
 def _count(name: str, value: object) -> int:
     return int_scalar(name, value, lo=0)
-
-
-def _real(name: str, value: object) -> float:
-    return real_scalar(name, value)
 
 
 class PNSGDAccountant:
@@ -134,18 +124,18 @@ class PNSGDAccountant:
         if index is not None:
             index = int_scalar("index", index, lo=1, hi=steps)
         cfg: dict[str, Any] = dict(
-            noise=noise, noise_scale=_real("noise_scale", noise_scale),
-            max_grad_norm=_real("max_grad_norm", max_grad_norm), lr=_real("lr", lr),
-            diameter=_real("diameter", diameter), steps=steps, ordering=ordering, index=index,
-            smoothness=None if smoothness is None else _real("smoothness", smoothness),
-            strong_convexity=_real("strong_convexity", strong_convexity))
-        h = _real("grid_step", grid_step)
+            noise=noise, noise_scale=real_scalar("noise_scale", noise_scale),
+            max_grad_norm=real_scalar("max_grad_norm", max_grad_norm), lr=real_scalar("lr", lr),
+            diameter=real_scalar("diameter", diameter), steps=steps, ordering=ordering, index=index,
+            smoothness=opt_real_scalar("smoothness", smoothness),
+            strong_convexity=real_scalar("strong_convexity", strong_convexity))
+        h = real_scalar("grid_step", grid_step)
         if not (h > 0 and math.isfinite(h)):
-            raise _domain("grid_step", "> 0 and finite", h)
+            raise domain_error("grid_step", "> 0 and finite", h)
         if eps_max is not None:
-            eps_max = _real("eps_max", eps_max)
+            eps_max = real_scalar("eps_max", eps_max)
             if not (eps_max > 0 and math.isfinite(eps_max)):
-                raise _domain("eps_max", "> 0 and finite", eps_max)
+                raise domain_error("eps_max", "> 0 and finite", eps_max)
         pnsgd_delta(1.0, **cfg)  # validates noise and every parameter (DomainError naming it)
         self._cfg = cfg
         self._h, self._eps_max = h, eps_max
@@ -267,9 +257,9 @@ class PNSGDAccountant:
         RDP; slower, ~seconds; complete epochs of shuffled order only, a started one counted
         as full). 0.0 before the first step; +inf if δ cannot be certified.
         """
-        delta = _real("delta", delta)
+        delta = real_scalar("delta", delta)
         if not 0 < delta < 1:
-            raise _domain("delta", "in (0, 1)", delta)
+            raise domain_error("delta", "in (0, 1)", delta)
         if conversion not in ("pld", "best"):
             raise ValueError(f"conversion must be 'pld' or 'best', got {conversion!r}")
         if conversion == "best" and self._cfg["ordering"] != "shuffled":
@@ -294,9 +284,9 @@ class PNSGDAccountant:
 
     def delta(self, eps: float) -> float:
         """A valid upper bound on δ(``eps``) of the run so far (0.0 before the first step)."""
-        eps = _real("eps", eps)
+        eps = real_scalar("eps", eps)
         if not (eps >= 0 and math.isfinite(eps)):
-            raise _domain("eps", ">= 0 and finite", eps)
+            raise domain_error("eps", ">= 0 and finite", eps)
         composed = self._composed_pld()
         if composed is None:
             return 0.0

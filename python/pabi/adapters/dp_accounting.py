@@ -41,7 +41,7 @@ from typing import Any, Callable, Optional, Union
 
 import numpy as np
 
-from .._bridge import ArrayLike, DomainError
+from .._bridge import ArrayLike, domain_error
 
 __all__ = ["to_dp_accounting_pld", "pld_from_profile", "pnsgd_epoch_pld", "pnsgd_zcdp_rho",
            "pnsgd_zcdp_event"]
@@ -54,12 +54,6 @@ def _dp_accounting() -> Any:
     except ImportError as exc:  # pragma: no cover - optional dependency
         raise ImportError("pabi.adapters.dp_accounting needs dp-accounting: pip install dp-accounting") from exc
     return pld_pmf, privacy_loss_distribution
-
-
-def _domain(param: str, allowed: str, value: object) -> DomainError:
-    e = DomainError(f"{param} must be {allowed}, got {value!r}")
-    e.param, e.allowed, e.value, e.index = param, allowed, value, None  # type: ignore[attr-defined,assignment]
-    return e
 
 
 def to_dp_accounting_pld(pld: Any) -> Any:
@@ -113,7 +107,7 @@ def pld_from_profile(
     from ..composition import PrivacyLossDistribution
 
     if not (isinstance(grid_step, (int, float)) and grid_step > 0 and math.isfinite(grid_step)):
-        raise _domain("grid_step", "> 0 and finite", grid_step)
+        raise domain_error("grid_step", "> 0 and finite", grid_step)
     return to_dp_accounting_pld(PrivacyLossDistribution.from_profile(profile, grid_step=grid_step, eps_max=eps_max,
                                                                      tail_mass=tail_mass))
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .._bridge import DomainError, real_scalar
+from .._bridge import DomainError, domain_error, real_scalar
 
 try:  # Opacus's accountant base class and registry (torch is imported by Opacus itself)
     from opacus.accountants import IAccountant, register_accountant
@@ -42,12 +42,6 @@ except ImportError as exc:  # the message a user without Opacus sees
 __all__ = ["PabiAccountant"]
 
 MECHANISM = "pabi"
-
-
-def _domain(param: str, allowed: str, value: object) -> DomainError:
-    e = DomainError(f"{param} must be {allowed}, got {value!r}")
-    e.param, e.allowed, e.value, e.index = param, allowed, value, None  # type: ignore[attr-defined,assignment]
-    return e
 
 
 class PabiAccountant(IAccountant):  # type: ignore[misc]
@@ -70,7 +64,7 @@ class PabiAccountant(IAccountant):  # type: ignore[misc]
         super().__init__()
         h = real_scalar("grid_step", grid_step)
         if not (1e-6 <= h <= 0.1):
-            raise _domain("grid_step", "in [1e-6, 0.1]", grid_step)
+            raise domain_error("grid_step", "in [1e-6, 0.1]", grid_step)
         self.grid_step = h
 
     @classmethod
@@ -83,9 +77,9 @@ class PabiAccountant(IAccountant):  # type: ignore[misc]
         z = real_scalar("noise_multiplier", noise_multiplier)
         q = real_scalar("sample_rate", sample_rate)
         if not (z > 0 and math.isfinite(z)):
-            raise _domain("noise_multiplier", "> 0 and finite", noise_multiplier)
+            raise domain_error("noise_multiplier", "> 0 and finite", noise_multiplier)
         if not (0.0 <= q <= 1.0):
-            raise _domain("sample_rate", "in [0, 1]", sample_rate)
+            raise domain_error("sample_rate", "in [0, 1]", sample_rate)
         if self.history and self.history[-1][:2] == (z, q):
             self.history[-1] = (z, q, self.history[-1][2] + 1)
         else:
@@ -103,7 +97,7 @@ class PabiAccountant(IAccountant):  # type: ignore[misc]
 
         d = real_scalar("delta", delta)
         if not (0.0 < d < 1.0):
-            raise _domain("delta", "in (0, 1)", delta)
+            raise domain_error("delta", "in (0, 1)", delta)
         runs = [(float(z), float(q), int(n)) for z, q, n in self.history if q > 0.0 and n > 0]
         if not runs:
             return 0.0
