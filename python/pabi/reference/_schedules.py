@@ -19,6 +19,7 @@ from typing import Optional, Sequence, Union
 import mpmath as mp
 
 from ._engine import laplace_theta, theta, theta_complement
+from ._pnsgd import _h, pnsgd_contraction
 
 Real = Union[float, int, "mp.mpf"]
 
@@ -58,12 +59,8 @@ DEFAULT_DPS = 50
 
 
 def step_contraction_m(lr: Real, smoothness: Optional[Real] = None, strong_convexity: Real = 0) -> mp.mpf:
-    """M = sqrt(1 − 2ηβρ/(β+ρ)) (1 when ρ = 0)."""
-    lr, rho = mp.mpf(lr), mp.mpf(strong_convexity)
-    if rho == 0:
-        return mp.mpf(1)
-    beta = mp.mpf(smoothness)
-    return mp.sqrt(1 - 2 * lr * beta * rho / (beta + rho))
+    """M = sqrt(1 − 2ηβρ/(β+ρ)) (1 when ρ = 0): :func:`pabi.reference.pnsgd_contraction`'s M."""
+    return pnsgd_contraction(lr, smoothness, strong_convexity)[0]
 
 
 def _mdl(lr, diameter, smoothness, strong_convexity):
@@ -153,10 +150,6 @@ def schedule_calibrate_c1(eps, delta, noise="gaussian", dps=DEFAULT_DPS):
             c1 /= 2
     with mp.workdps(dps):
         return +c1
-
-
-def _h(mechanism, eps, r, dps):
-    return laplace_theta(eps, r, dps) if mechanism == "laplace" else theta(eps, r, dps)
 
 
 def online_delta(eps, max_grad_norm, lr, diameter, noise_scale: Sequence[Real], index: int, noise="gaussian",
