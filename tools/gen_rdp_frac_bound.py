@@ -32,6 +32,8 @@ import random
 
 import mpmath as mp
 
+from pabi.reference._rdp import sampled_gaussian_am1_quad
+
 OUT = pathlib.Path(__file__).resolve().parents[1] / "rust/pabi-core/tests/golden/rdp_sgm_frac_bound.csv"
 DPS = 30
 
@@ -39,20 +41,7 @@ DPS = 30
 def am1_exact(alpha: float, q: float, c: float, dps: int = DPS) -> mp.mpf:
     """A_α − 1 at the double inputs (α, q, c) by quadrature (see the module docstring)."""
     with mp.workdps(dps + 15):
-        a, q_, r = mp.mpf(alpha), mp.mpf(q), mp.sqrt(2 * mp.mpf(c))
-
-        def f(x: mp.mpf) -> mp.mpf:
-            y = q_ * mp.expm1(r * x - r * r / 2)
-            return mp.npdf(x) * ((1 + y) ** a - 1 - a * y)
-
-        pts = {mp.mpf(0), r / 2, r, mp.log((1 - q_) / q_) / r + r / 2}
-        centre = a * r  # the tilted mass sits near α r for large orders
-        for k in range(-12, 13):
-            pts.add(mp.mpf(k))
-            pts.add(centre + k)
-        cut = max(abs(p) for p in pts) + 60
-        nodes = sorted(p for p in pts if abs(p) < cut)
-        return mp.quad(f, [-mp.inf] + nodes + [mp.inf])
+        return sampled_gaussian_am1_quad(alpha, q, mp.sqrt(2 * mp.mpf(c)))
 
 
 def _round(x: float, digits: int = 6) -> float:

@@ -69,22 +69,29 @@ def sampled_gaussian_rdp_quad(alpha: Real, q: Real, r: Real, dps: int = DEFAULT_
             return mp.mpf(0)
         if q == 1:
             return a * r * r / 2
+        return +(mp.log1p(sampled_gaussian_am1_quad(a, q, r)) / (a - 1))
 
-        def f(x):
-            y = q * mp.expm1(r * x - r * r / 2)
-            return mp.npdf(x) * ((1 + y) ** a - 1 - a * y)
 
-        pts = {mp.mpf(0), r / 2, r}
-        z0 = mp.log((1 - q) / q) / r + r / 2
-        pts.add(z0)
-        centre = a * r  # the tilted mass sits near α r for large orders
-        for k in range(-12, 13):
-            pts.add(mp.mpf(k))
-            pts.add(centre + k)
-        cut = max(abs(p) for p in pts) + 60
-        splits = sorted(p for p in pts if abs(p) < cut)
-        am1 = mp.quad(f, [-mp.inf] + splits + [mp.inf])
-        return +(mp.log1p(am1) / (a - 1))
+def sampled_gaussian_am1_quad(alpha: Real, q: Real, r: Real) -> mp.mpf:
+    """A_α − 1 of the sampled Gaussian mechanism for q ∈ (0, 1), r > 0, by the quadrature of
+    :func:`sampled_gaussian_rdp_quad`, at the caller's working precision (the golden table of
+    the fractional-order series' error bound, tools/gen_rdp_frac_bound.py, uses it too)."""
+    a, q, r = mp.mpf(alpha), mp.mpf(q), mp.mpf(r)
+
+    def f(x):
+        y = q * mp.expm1(r * x - r * r / 2)
+        return mp.npdf(x) * ((1 + y) ** a - 1 - a * y)
+
+    pts = {mp.mpf(0), r / 2, r}
+    z0 = mp.log((1 - q) / q) / r + r / 2
+    pts.add(z0)
+    centre = a * r  # the tilted mass sits near α r for large orders
+    for k in range(-12, 13):
+        pts.add(mp.mpf(k))
+        pts.add(centre + k)
+    cut = max(abs(p) for p in pts) + 60
+    splits = sorted(p for p in pts if abs(p) < cut)
+    return mp.quad(f, [-mp.inf] + splits + [mp.inf])
 
 
 def holder_order_map(alpha: Real, p: Real, i: int, variant: str = "corrected") -> mp.mpf:
