@@ -166,6 +166,11 @@ def _orders() -> _Named:
     return _Named("pabi.DEFAULT_ORDERS", pabi.DEFAULT_ORDERS)
 
 
+def _rdp_eps(delta: float, curve: _Expr) -> _Expr:
+    """ε at ``delta`` of an RDP curve over :data:`pabi.DEFAULT_ORDERS` (the tight conversion)."""
+    return call("pabi.rdp_to_dp_epsilon", delta, orders=_orders(), rdp=curve).attr("eps")
+
+
 def _noise_std_down(lr: float, multiplier: float, clip: float, batch: float) -> float:
     """:func:`pabi._dpsgd.iterate_noise_std` of scalars, as a float."""
     from ._dpsgd import iterate_noise_std
@@ -363,8 +368,7 @@ def _last_iterate_entries(s: Setup, delta: float) -> list[_Entry]:
         a = base + extra
         expr = None
         if all(x.satisfied for x in a):
-            curve = call(fn, _orders(), **kw)
-            expr = call("pabi.rdp_to_dp_epsilon", delta, orders=_orders(), rdp=curve).attr("eps")
+            expr = _rdp_eps(delta, call(fn, _orders(), **kw))
         out.append(_Entry(oid, name, "last_iterate", src, a, expr, extra={"curve": (fn, kw)}))
     return out
 
@@ -400,8 +404,7 @@ def _baseline_entries(s: Setup, delta: float) -> list[_Entry]:
     if ok and dp is not None:
         curve = call("pabi.sampled_gaussian_rdp", _orders(), sample_rate=dp.sample_rate,
                      noise_multiplier=dp.noise_multiplier)
-        expr = call("pabi.rdp_to_dp_epsilon", delta, orders=_orders(),
-                    rdp=call("pabi.rdp_compose", curve, count=dp.steps)).attr("eps")
+        expr = _rdp_eps(delta, call("pabi.rdp_compose", curve, count=dp.steps))
     out.append(_Entry("dpsgd_rdp", f"DP-SGD{desc}, data-independent RDP", "dpsgd",
                       "Mironov et al. sampled Gaussian RDP + Balle et al. conversion", poisson, expr,
                       relation="add_remove"))
@@ -427,8 +430,7 @@ def _baseline_entries(s: Setup, delta: float) -> list[_Entry]:
     if ok and z1 is not None and not math.isinf(z1):
         pld = call("pabi.dpsgd_epsilon", delta, sample_rate=1.0, noise_multiplier=z1, steps=E)
         curve = call("pabi.sampled_gaussian_rdp", _orders(), sample_rate=1.0, noise_multiplier=z1)
-        rdp = call("pabi.rdp_to_dp_epsilon", delta, orders=_orders(),
-                   rdp=call("pabi.rdp_compose", curve, count=E)).attr("eps")
+        rdp = _rdp_eps(delta, call("pabi.rdp_compose", curve, count=E))
     elif ok:  # L = 0: the output does not depend on the data
         pld = rdp = _Expr("0.0", lambda: 0.0)
     out.append(_Entry("epochs_gaussian_pld", f"{E} x Gaussian mechanism, no amplification (q = 1, noise multiplier {zdesc})",
@@ -463,10 +465,6 @@ def _schedule_entries(s: Setup, delta: float) -> list[_Entry]:
     src = "Sordello-Bu-Dong Thm 4 (Gaussian schedule)" if noise == "gaussian" else "Sordello-Bu-Dong Thm 3 (Laplace schedule)"
     return [_Entry("schedule", f"PNSGD shuffled, {noise} noise schedule, amplification by iteration", "schedule",
                    src, a, expr)]
-
-
-def _rdp_eps(delta: float, curve: _Expr) -> _Expr:
-    return call("pabi.rdp_to_dp_epsilon", delta, orders=_orders(), rdp=curve).attr("eps")
 
 
 def _more_entries(s: Setup, delta: float) -> list[_Entry]:
