@@ -56,7 +56,7 @@ def _decayed_eps_max(profile: Callable[[np.ndarray], np.ndarray]) -> float:
     if em is None:
         top = _EPS_MAX_START * 2.0**_EPS_MAX_DOUBLINGS
         raise domain_error("profile", f"a profile that decays to <= {_DECAYED:g} at some eps <= {top:g} "
-                                 f"(64*2^k): give eps_max", profile)
+                                      f"(64*2^k): give eps_max", profile)
     return em
 
 
@@ -74,7 +74,7 @@ def _profile_rdp_curve(
     # checked as δ(eps_max) ≤ 1e-300 (assumption documented in multi_epoch_epsilon).
     if not values[-1] <= _DECAYED:
         raise domain_error("eps_max", f"large enough that the profile has decayed (delta(eps_max) = {values[-1]:.3g} "
-                      "> 1e-300): increase eps_max", eps_max)
+                           "> 1e-300): increase eps_max", eps_max)
     values[-1] = 0.0
     return _core.profile_to_rdp_curve(np.ascontiguousarray(orders, dtype=np.float64), grid, values)
 

@@ -365,9 +365,9 @@ def _profile_samples(span: float, h: float, extra: int, param: str, value: objec
     if span / _H_MAX + extra <= _MAX_PROFILE:
         hmin = min(span / (_MAX_PROFILE - extra - 1) * 1.001, _H_MAX)
         raise domain_error("grid_step", f"large enough that the profile has at most 2^20 samples (this "
-                                   f"grid_step needs {need:.3e}; use grid_step >= {hmin:.3e})", h)
+                                        f"grid_step needs {need:.3e}; use grid_step >= {hmin:.3e})", h)
     raise domain_error(param, f"such that the profile has at most 2^20 samples even at the coarsest "
-                         f"grid_step = 0.1 (it needs {span / _H_MAX + extra:.3e})", value)
+                              f"grid_step = 0.1 (it needs {span / _H_MAX + extra:.3e})", value)
 
 
 def _decay_point(value_at: Callable[[np.ndarray], np.ndarray], bound: float, start: float,
@@ -484,15 +484,15 @@ class PrivacyLossDistribution:
         ratio = s / d
         if not (0.0 < ratio < np.inf):
             raise domain_error("sensitivity", f"such that noise_scale/sensitivity is a positive finite "
-                                         f"float (it is {ratio!r})", sensitivity)
+                                              f"float (it is {ratio!r})", sensitivity)
         try:
             return cls.subsampled_gaussian(sample_rate=1.0, noise_multiplier=ratio, grid_step=grid_step)
         except DomainError as exc:
             if getattr(exc, "param", None) == "noise_multiplier" and d != 1.0:
                 raise domain_error("sensitivity", f"small enough relative to noise_scale that the loss "
-                                             f"grid of noise_scale/sensitivity = {ratio!r} fits its "
-                                             f"cap of 2^21 points even at the coarsest grid_step = 0.1",
-                              sensitivity) from None
+                                                  f"grid of noise_scale/sensitivity = {ratio!r} fits its "
+                                                  f"cap of 2^21 points even at the coarsest grid_step = 0.1",
+                                   sensitivity) from None
             if getattr(exc, "param", None) == "noise_multiplier":  # the core's message, relabelled
                 err = DomainError("noise_scale" + str(exc)[len("noise_multiplier"):])
                 err.param, err.allowed, err.value, err.index = (
