@@ -16,6 +16,7 @@ import numpy as np
 
 from . import _core
 from ._bridge import ArrayLike, DomainError, Float, FloatArray, Scalar, call as _call, flag as _flag
+from ._bridge import domain_error as _domain_error
 
 InternalError = _core.InternalError
 
@@ -195,9 +196,7 @@ def set_num_threads(threads: int) -> None:
     k = int(threads)
     if not 1 <= k <= MAX_THREADS:
         allowed = f"an integer >= 1 and <= {MAX_THREADS}"
-        e = DomainError(f"threads must be {allowed}, got {k}")
-        e.param, e.allowed, e.value, e.index = "threads", allowed, k, None  # type: ignore[attr-defined]
-        raise e
+        raise _domain_error("threads", allowed, k)
     _core.set_num_threads(k)
 
 

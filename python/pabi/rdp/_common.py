@@ -14,7 +14,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from .._bridge import ArrayLike, DomainError, as_real as _as_real, domain_error as _domain_error
+from .._bridge import ArrayLike, as_real as _as_real, domain_error as _domain_error
 
 
 _VARIANTS = ("corrected", "as_published")
@@ -46,9 +46,7 @@ def _check_entries(name: str, arr: np.ndarray, allowed: str, ok: Callable[[np.nd
     if bad.any():
         pos = np.unravel_index(int(np.argmax(bad)), arr.shape)
         where: object = int(pos[0]) if arr.ndim == 1 else tuple(int(i) for i in pos)
-        err = DomainError(f"{name} must be {allowed}, got {float(arr[pos])!r} at index {where}")
-        err.param, err.allowed, err.value, err.index = name, allowed, float(arr[pos]), where  # type: ignore[attr-defined,assignment]
-        raise err
+        raise _domain_error(name, allowed, float(arr[pos]), where)
 
 
 def _samples(name: str, samples: ArrayLike) -> tuple[np.ndarray, np.ndarray, int]:
