@@ -17,20 +17,9 @@ from hypothesis import given, settings, strategies as st
 import pabi
 from pabi import reference as ref
 
+from _helpers import INFLATE, pub
+
 TOL = 1e-12
-INFLATE = 2.0 ** -46  # the engine's outward rounding of every log-factor (pabi_core::num::INFLATE)
-
-
-def pub(fn_name, *args, log=None, variant=None, **kw):
-    """pabi's ``fn_name`` on arguments written positionally in the reference's order (the public
-    signature takes the setup by keyword, question first)."""
-    import inspect as _inspect
-
-    twin = getattr(ref, fn_name, None) or getattr(ref, fn_name.replace("_limit_upper", "_limit"))
-    bound = _inspect.signature(twin).bind_partial(*args, **kw)
-    extra = {k: v for k, v in (("log", log), ("variant", variant)) if v is not None}
-    return getattr(pabi, fn_name)(**bound.arguments, **extra)
-
 
 
 def relerr(v, exact):
@@ -64,15 +53,6 @@ LAP_POINTS = [  # eps, L, lr, D, n, c1, c2
 ]
 
 
-@pytest.mark.parametrize("p", LAP_POINTS)
-def test_laplace_schedule_against_reference(p):
-    eps, L, lr, D, n, c1, c2 = p
-    assert_upper(pub("laplace_schedule_delta", *p), ref.laplace_schedule_delta(*p), what="laplace delta")
-    v, ve = pabi.laplace_schedule_noise_scale(n, c1=c1, c2=c2, lr=lr, diameter=D), ref.laplace_schedule_noise_scale(n, c1, c2, lr, D)
-    assert relerr(v, ve) < 1e-14
-    assert_upper(pabi.laplace_schedule_delta_limit(eps, c1=c1), ref.laplace_schedule_delta_limit(eps, c1))
-
-
 GAU_POINTS = [  # eps, L, lr, D, n, c1, c2
     (1.0, 10.0, 0.1, 1.0, 1e4, 1e5, 100.0),
     (1.0, 10.0, 0.1, 1.0, 1e12, 1e5, 100.0),
@@ -83,13 +63,17 @@ GAU_POINTS = [  # eps, L, lr, D, n, c1, c2
 ]
 
 
-@pytest.mark.parametrize("p", GAU_POINTS)
-def test_gauss_schedule_against_reference(p):
+@pytest.mark.parametrize("kind,p", [("laplace", p) for p in LAP_POINTS] + [("gaussian", p) for p in GAU_POINTS])
+def test_schedule_against_reference(kind, p):
+    """δ, the noise scale and the limit of the shuffled schedule (003 Thms 3, 4) against the reference."""
     eps, L, lr, D, n, c1, c2 = p
-    assert_upper(pub("gaussian_schedule_delta", *p), ref.gaussian_schedule_delta(*p), what="gauss delta")
-    s, se = pabi.gaussian_schedule_noise_scale(n, c1=c1, c2=c2, lr=lr, diameter=D), ref.gaussian_schedule_noise_scale(n, c1, c2, lr, D)
-    assert relerr(s, se) < 1e-14
-    assert_upper(pabi.gaussian_schedule_delta_limit(eps, c1=c1), ref.gaussian_schedule_delta_limit(eps, c1))
+    name = f"{kind}_schedule"
+    exact = getattr(ref, f"{name}_delta")(*p)
+    assert_upper(pub(f"{name}_delta", *p), exact, what=f"{kind} delta")
+    v = getattr(pabi, f"{name}_noise_scale")(n, c1=c1, c2=c2, lr=lr, diameter=D)
+    assert relerr(v, getattr(ref, f"{name}_noise_scale")(n, c1, c2, lr, D)) < 1e-14
+    exact = getattr(ref, f"{name}_delta_limit")(eps, c1)
+    assert_upper(getattr(pabi, f"{name}_delta_limit")(eps, c1=c1), exact)
 
 
 def test_strong_convexity_enters_through_m():
