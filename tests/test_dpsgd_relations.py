@@ -62,13 +62,17 @@ def test_reference_loss_is_odd_and_q1_linear():
 
 
 def test_q1_replace_one_is_gaussian_at_half_the_noise():
-    # N(1, z²) vs N(−1, z²) is N(2, z²) vs N(0, z²): the add/remove q = 1 accountant at z/2
+    # N(1, z²) vs N(−1, z²) is N(2, z²) vs N(0, z²): the add/remove q = 1 accountant at z/2, and
+    # 5 steps of it are μ-GDP with μ = 2√5/z, whose exact ε(δ) (Dong–Roth–Su Cor. 2.13; mpmath)
+    # the bracket holds, within 1e-6 of its upper end (the grid's discretisation)
     for z in (1.0, 3.0):
         a = pabi.dpsgd_epsilon(1e-5, sample_rate=1.0, noise_multiplier=z, steps=5, neighboring="replace_one",
                                bracket=True)
         b = pabi.dpsgd_epsilon(1e-5, sample_rate=1.0, noise_multiplier=z / 2, steps=5, bracket=True)
         assert a.lower <= b.upper and b.lower <= a.upper
         assert abs(a.upper - b.upper) <= 1e-6 * b.upper
+        exact = R.gdp_epsilon(1e-5, 2 * math.sqrt(5) / z, dps=30)
+        assert a.lower <= exact <= a.upper and a.upper - exact <= 1e-6 * exact, (a, exact)
 
 
 # ------------------------------------------------------------------ the dominating pairs, numerically
