@@ -22,6 +22,8 @@ import pabi
 from pabi import reference as R
 from pabi._bridge import DomainError
 
+from _helpers import dpa_symmetric_epsilon
+
 RELATIONS = [("add_remove", "poisson"), ("replace_one", "poisson"), ("replace_one", "without_replacement")]
 NEW = RELATIONS[1:]
 
@@ -196,17 +198,12 @@ def test_issue_example_pinned(neighboring, sampling):
         assert ref <= b.upper and b.upper - ref < 1e-6 * b.upper
 
 
-def _symmetrised_profile_epsilon(q: float, z: float, steps: int, delta: float, h: float = 1e-4) -> float:
+def _symmetrised_profile_epsilon(q: float, z: float, steps: int, delta: float) -> float:
     """ε of the composed symmetrised without-replacement pair by a route independent of pabi: the
     exact profile δ(ε) = E_{e^ε}(P‖Q) of P = (1−q)N(0, 1) + qN(μ, 1) against Q = N(0, 1), μ = 2/z,
     for ε ≥ 0 (scipy, from its definition P(A) − e^ε Q(A) on the half-line A = {x > x*} where
-    the loss exceeds ε), extended to ε < 0 as the profile of a symmetric pair,
-    δ(−t) = 1 − e^{−t} + e^{−t}δ(t) (docs/derivations/neighbouring.md#symmetrised-pair: the
-    symmetrisation), discretised by dp-accounting's pessimistic connect-the-dots
-    (``create_pmf_pessimistic_connect_dots``, Doroshenko et al. 2022, Alg. 1) on the grid
-    ε = kh, |ε| up to where δ < 1e-25, and composed by dp-accounting (``self_compose``)."""
-    from dp_accounting.pld import pld_pmf
-    from dp_accounting.pld import privacy_loss_distribution as dpa_pld
+    the loss exceeds ε), as the profile of a symmetric pair (the symmetrisation), discretised
+    and composed by dp-accounting (``_helpers.dpa_symmetric_epsilon``)."""
     from scipy.stats import norm
 
     mu = 2.0 / z
@@ -214,18 +211,9 @@ def _symmetrised_profile_epsilon(q: float, z: float, steps: int, delta: float, h
     def profile(e):
         e = np.asarray(e, dtype=float)
         x = (np.log((np.exp(e) - (1 - q)) / q) + mu * mu / 2) / mu
-        return np.clip((1 - q) * norm.sf(x) + q * norm.sf(x - mu) - np.exp(e) * norm.sf(x), 0.0, 1.0)
+        return (1 - q) * norm.sf(x) + q * norm.sf(x - mu) - np.exp(e) * norm.sf(x)
 
-    top = 1.0
-    while profile(top) > 1e-25:
-        top *= 1.5
-    k = np.arange(0, math.ceil(top / h) + 1)
-    d = profile(k * h)
-    t = k[1:][::-1] * h  # the negative half, ε = −t, ascending
-    ks = np.concatenate([-k[1:][::-1], k])
-    ds = np.concatenate([-np.expm1(-t) + np.exp(-t) * d[1:][::-1], d])
-    pld = dpa_pld.PrivacyLossDistribution(pld_pmf.create_pmf_pessimistic_connect_dots(h, ks, ds))
-    return float(pld.self_compose(steps).get_epsilon_for_delta(delta))
+    return dpa_symmetric_epsilon(profile, steps, delta)
 
 
 @pytest.mark.parametrize("q,z,steps", [(0.1, 2.0, 50), (0.01, 5.0, 1000), (0.2, 10.0, 100)])
