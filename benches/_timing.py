@@ -18,6 +18,16 @@ def best_of(f: Callable[[], T], repeat: int) -> tuple[float, T]:
     return best, out  # type: ignore[return-value]
 
 
+def best_time(f: Callable[..., object], *args: object, repeat: int = 3, warm: int | None = 1000) -> float:
+    """Best wall time in seconds of ``f(*args)`` over ``repeat`` calls, after one warm-up call
+    (page faults, caches) on the first ``warm`` elements of each argument, or on the whole
+    arguments when ``warm`` is None (``f()`` when there are none)."""
+    import numpy as np
+
+    f(*(np.asarray(a)[:warm] for a in args)) if warm is not None else f(*args)
+    return best_of(lambda: f(*args), repeat)[0]
+
+
 def per_threads(f: Callable[[], T], repeat: int, threads: tuple[int, ...] = (1, 2)) -> dict[int, float]:
     """Best wall time of ``f`` (over ``repeat`` calls) with pabi's pool at each thread count in
     ``threads`` (``pabi.set_num_threads``); the caller's thread count is restored afterwards."""

@@ -28,7 +28,6 @@ same bit bisection: it returns the same smallest double, counted as "equal").
 from __future__ import annotations
 
 import sys
-import time
 
 import numpy as np
 import pytest
@@ -82,16 +81,6 @@ def naive_sweep(sigma, n):
     return naive_shuffled(1.0, sigma, n)
 
 
-def best_of(f, *args, repeat: int = 3) -> float:
-    f(*(np.asarray(a)[:1000] for a in args))
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        f(*args)
-        times.append(time.perf_counter() - t0)
-    return min(times)
-
-
 def accuracy(fast, slow, exact_fn, idx):
     """Worst relative error of pabi and numpy vs the reference on idx; numpy failures."""
     worst_p = worst_n = 0.0
@@ -115,7 +104,7 @@ def report(n: int = N) -> list[dict]:
 
     rows = []
     eps = profile_points(n)
-    t_n, t_p = best_of(naive_profile, eps), best_of(pabi_profile, eps)
+    t_n, t_p = _timing.best_time(naive_profile, eps), _timing.best_time(pabi_profile, eps)
     by_t = _timing.per_threads(lambda: pabi_profile(eps), 3)
     fast, slow = pabi_profile(eps), naive_profile(eps)
     sub = np.random.default_rng(2).choice(n, 200, replace=False)
@@ -124,7 +113,7 @@ def report(n: int = N) -> list[dict]:
                      nonfinite=int((~np.isfinite(slow)).sum()), n=n))
 
     sigma, nn = sweep_points(n)
-    t_n, t_p = best_of(naive_sweep, sigma, nn), best_of(pabi_sweep, sigma, nn)
+    t_n, t_p = _timing.best_time(naive_sweep, sigma, nn), _timing.best_time(pabi_sweep, sigma, nn)
     by_t = _timing.per_threads(lambda: pabi_sweep(sigma, nn), 3)
     fast, slow = pabi_sweep(sigma, nn), naive_sweep(sigma, nn)
     kw = dict(max_grad_norm=L, lr=LR, diameter=D, ordering="shuffled")
@@ -228,9 +217,9 @@ def inversions(m: int = 10_000) -> None:
         f = pabi.pnsgd_epsilon if kind == "epsilon" else pabi.pnsgd_calibrate_noise_scale
         args = (kw["delta"],) if kind == "epsilon" else (kw["eps"], kw["delta"])
         rest = {k: v for k, v in kw.items() if k not in ("delta", "eps")}
-        t_p = best_of(lambda: f(*args, **rest))
+        t_p = _timing.best_time(lambda: f(*args, **rest))
         by_t = _timing.per_threads(lambda: f(*args, **rest), 3)
-        t_n = best_of(lambda: numpy_invert(kind, kw), repeat=1)
+        t_n = _timing.best_time(lambda: numpy_invert(kind, kw), repeat=1)
         same = int(np.sum(f(*args, **rest) == numpy_invert(kind, kw)))
         bp, bn = BEFORE[kind + " " + name]
         print(f"{kind + ' ' + name:24s} {t_p * 1e3:9.1f} {t_n * 1e3:9.1f} {t_n / t_p:6.2f}  "

@@ -14,7 +14,6 @@ pabi.reference (mpmath, 50 digits) on a small subsample.
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 import pytest
@@ -22,6 +21,8 @@ from scipy.special import lambertw, ndtr
 
 import pabi
 from pabi import reference as ref
+
+import _timing  # benches/_timing.py (the script's folder is on sys.path)
 
 N = 1_000_000
 EPS, L, LR, D = 1.0, 1.0, 0.1, 1.0
@@ -49,16 +50,6 @@ def gauss_sched_np(n, c1=1e5, c2=100.0):
         return a * (1 - b ** n) / (n * (1 - b))
 
 
-def best(f, *args, repeat=5):
-    f(*args)
-    t = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        f(*args)
-        t.append(time.perf_counter() - t0)
-    return min(t)
-
-
 def worst_rel(vals, exact):
     out = 0.0
     for v, e in zip(vals, exact):
@@ -75,7 +66,10 @@ def report() -> list[tuple]:
     # 1. online suffix product, sigma decaying like t^-0.3 plus noise
     t = np.arange(1, N + 1)
     noise = 40.0 * t ** -0.3 * rng.uniform(0.8, 1.2, N)
-    t_np, t_pabi = best(online_np, noise), best(lambda x: pabi.online_delta(EPS, max_grad_norm=L, lr=LR, diameter=D, noise_scale=x), noise)
+    def online(x):
+        return pabi.online_delta(EPS, max_grad_norm=L, lr=LR, diameter=D, noise_scale=x)
+
+    t_np, t_pabi = _timing.best_time(online_np, noise, repeat=5, warm=None), _timing.best_time(online, noise, repeat=5, warm=None)
     fast, slow = pabi.online_delta(EPS, max_grad_norm=L, lr=LR, diameter=D, noise_scale=noise), online_np(noise)
     idx = [N - 1, N - 2, N - 10, N - 30]  # the last indices (short products, exact is cheap)
     exact = [ref.online_delta(EPS, L, LR, D, list(noise[i:]), 1) for i in idx]
@@ -84,7 +78,7 @@ def report() -> list[tuple]:
     threads = pabi.get_num_threads()  # the same on one thread (issue 17: 1- and n-thread times)
     pabi.set_num_threads(1)
     try:
-        t_pabi1 = best(lambda x: pabi.online_delta(EPS, max_grad_norm=L, lr=LR, diameter=D, noise_scale=x), noise)
+        t_pabi1 = _timing.best_time(online, noise, repeat=5, warm=None)
     finally:
         pabi.set_num_threads(threads)
     rows.append(("  the same, pabi on 1 thread", t_np, t_pabi1, float("nan"), float("nan")))
@@ -92,7 +86,7 @@ def report() -> list[tuple]:
     n = np.floor(10 ** rng.uniform(0, 15, N))
     f = lambda x: pabi.gaussian_schedule_delta(EPS, max_grad_norm=10.0, lr=LR, diameter=D, steps=x, c1=1e5, c2=100.0)  # noqa: E731
     g = lambda x: gauss_sched_np(x)  # noqa: E731
-    t_np, t_pabi = best(g, n), best(f, n)
+    t_np, t_pabi = _timing.best_time(g, n, repeat=5, warm=None), _timing.best_time(f, n, repeat=5, warm=None)
     fast, slow = f(n), g(n)
     sub = rng.choice(N, 12, replace=False)
     exact = [ref.gaussian_schedule_delta(EPS, 10.0, LR, D, float(n[i]), 1e5, 100.0) for i in sub]
@@ -100,8 +94,8 @@ def report() -> list[tuple]:
                  worst_rel(slow[sub], exact)))
     # the engine floor: both functions cost two θ-type engine evaluations per element
     r1, r2 = 2 * L / noise, D / (LR * noise)
-    t_eng = best(lambda: (pabi.theta(EPS, r1), pabi.theta_complement(EPS, r2)))
-    t_np2 = best(lambda: (theta_np(EPS, r1), theta_np(EPS, r2)))
+    t_eng = _timing.best_time(lambda: (pabi.theta(EPS, r1), pabi.theta_complement(EPS, r2)), repeat=5)
+    t_np2 = _timing.best_time(lambda: (theta_np(EPS, r1), theta_np(EPS, r2)), repeat=5)
     rows.append(("[floor] pabi.theta + theta_complement", t_np2, t_eng, float("nan"), float("nan")))
     return rows
 

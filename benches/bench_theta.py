@@ -28,6 +28,8 @@ from scipy.special import ndtr
 
 import pabi
 
+import _timing  # benches/_timing.py (the script's folder is on sys.path)
+
 N = 10_000_000
 
 
@@ -42,19 +44,6 @@ def naive_theta(eps: np.ndarray, r: np.ndarray) -> np.ndarray:
         return ndtr(-(eps / r - r / 2)) - np.exp(eps) * ndtr(-(eps / r + r / 2))
 
 
-def best_of(f, *args, repeat: int = 5) -> float:
-    if args:
-        f(*(a[:1000] for a in args))
-    else:
-        f()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        f(*args)
-        times.append(time.perf_counter() - t0)
-    return min(times)
-
-
 def best_cpu(f, *args, repeat: int = 3) -> float:
     """Process CPU time (all threads): on a shared machine the wall clock measures the load."""
     times = []
@@ -67,20 +56,20 @@ def best_cpu(f, *args, repeat: int = 3) -> float:
 
 def report(n: int = N) -> dict:
     eps, r = points(n)
-    t_naive = best_of(naive_theta, eps, r)
+    t_naive = _timing.best_time(naive_theta, eps, r, repeat=5)
     c_naive = best_cpu(naive_theta, eps, r)
-    t_pabi = best_of(pabi.theta, eps, r)
+    t_pabi = _timing.best_time(pabi.theta, eps, r, repeat=5)
     threads = pabi.get_num_threads()
     pabi.set_num_threads(1)
     try:
-        t_pabi1 = best_of(pabi.theta, eps, r, repeat=3)
+        t_pabi1 = _timing.best_time(pabi.theta, eps, r, repeat=3)
         c_pabi1 = best_cpu(pabi.theta, eps, r)
         # Where the single-thread time goes: the same kernel on cache-resident blocks (no output
         # allocation, no page faults, no memory traffic), and a bare output allocation + write.
         m = 1 << 16
         blocks = [(eps[i : i + m], r[i : i + m]) for i in range(0, min(n, 16 * m), m)]
-        t_cached = best_of(lambda: [pabi.theta(a, b) for a, b in blocks], repeat=3) / (len(blocks) * m)
-        t_alloc = best_of(lambda: np.empty(n).fill(0.5), repeat=3) / n
+        t_cached = _timing.best_time(lambda: [pabi.theta(a, b) for a, b in blocks], repeat=3) / (len(blocks) * m)
+        t_alloc = _timing.best_time(lambda: np.empty(n).fill(0.5), repeat=3) / n
     finally:
         pabi.set_num_threads(threads)
 

@@ -23,6 +23,7 @@ import pytest
 import pabi
 import pabi._setups_more
 from pabi.reference import _calibrate as rc
+from pabi.reference import _schedules as rs
 
 REL = 1e-9
 POINTS = 200
@@ -180,18 +181,19 @@ def test_online_limit():
 
 
 def test_online_limit_epsilon():
-    """ε(δ) of the limit: the smallest double whose certified δ_∞ meets δ (Gaussian schedule)."""
-    s = pabi.OnlinePNSGD(index=100, lr=0.01, max_grad_norm=10.0, diameter=1.0, c1=100.0, c2=100.0, decay=1.5)
+    """ε(δ) of the limit: the smallest double whose certified δ_∞ meets δ (Gaussian schedule), on
+    the safe side of the exact (mpmath) inverse and within 1e-9 of it. The reference's δ_∞ (direct
+    sum over 200 steps, Euler–Maclaurin tail) at 15 digits is 9.99999999999409536e-26 at this ε,
+    its 30-digit value to 5e-15 relative, far inside the margin (5.9e-13 below δ); at 8 digits
+    it is within 2e-10 of exact, far inside the other margin (3.4e-8 above δ at ε·(1 − 1e-9))."""
+    kw = dict(max_grad_norm=10.0, lr=0.01, diameter=1.0, index=100, c1=100.0, c2=100.0, decay=1.5)
+    s = pabi.OnlinePNSGD(**kw)
     e = s.epsilon(1e-25)
     assert e > 0 and s.delta(e) <= 1e-25 < s.delta(math.nextafter(e, 0.0))
-    assert s.delta(e) == pabi.online_gaussian_delta_limit_upper(e, max_grad_norm=10.0, lr=0.01, diameter=1.0,
-                                                                 index=100, c1=100.0, c2=100.0, decay=1.5)
-    # a regression pin of pabi's value (not an independent check: one evaluation of the mpmath
-    # δ_∞ costs ~7 s, too slow for the suite). Checked once offline with
-    # rc.online_schedule_delta_limit(..., dps=20): the exact δ_∞ at this e is
-    # 9.99999999999409e-26 <= 1e-25 (the safe side) and 1.00000003397004e-25 > 1e-25 at
-    # e·(1 − 1e-9), so e is within 1e-9 above the exact inverse
-    assert abs(e / 1.210616974312321 - 1) < 1e-13
+    assert s.delta(e) == pabi.online_gaussian_delta_limit_upper(e, **kw)
+    exact = lambda x, dps: rs.online_schedule_delta_limit("gaussian", x, dps=dps, T=200, **kw)  # noqa: E731
+    assert exact(e, 15) <= mp.mpf(1e-25)  # the safe side: e at least the exact inverse
+    assert exact(e * (1 - 1e-9), 8) > mp.mpf(1e-25)  # and less than 1e-9 above it
 
 
 def test_smallest_eps_search():

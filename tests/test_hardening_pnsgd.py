@@ -24,19 +24,7 @@ import pytest
 import pabi
 from pabi import reference as ref
 
-INFLATE = 2.0 ** -46
-
-
-def pub(fn_name, *args, log=None, variant=None, **kw):
-    """pabi's ``fn_name`` on arguments written positionally in the reference's order (the public
-    signature takes the setup by keyword, question first)."""
-    import inspect as _inspect
-
-    twin = getattr(ref, fn_name, None) or getattr(ref, fn_name.replace("_limit_upper", "_limit"))
-    bound = _inspect.signature(twin).bind_partial(*args, **kw)
-    extra = {k: v for k, v in (("log", log), ("variant", variant)) if v is not None}
-    return getattr(pabi, fn_name)(**bound.arguments, **extra)
-
+from _helpers import INFLATE, pub
 
 
 def rel(v, exact) -> float:

@@ -135,6 +135,12 @@ def check_array_matches_scalars(f, names, columns, **options) -> None:
             f"at {({k: float(v[i]) for k, v in arrays.items()})}")
 
 
+def smooth_rows(kws) -> list[dict]:
+    """The keyword rows ``kws`` ready for an array call: smoothness None cannot sit in an array, so
+    a row without one gets β = 1/lr (a convex row, ρ = 0: lr ≤ 2/β holds with room)."""
+    return [dict(kw, smoothness=1.0 / kw["lr"]) if kw["smoothness"] is None else kw for kw in kws]
+
+
 def check_broadcast_2d(f, row: dict, col: dict, fixed: dict, **options) -> None:
     """A 2-D broadcast call (row args of shape (1, b), col args of shape (a, 1)) equals the
     scalar calls at every (i, j)."""
@@ -634,13 +640,7 @@ def test_pnsgd_rdp_epsilon_monotone(exact, kw, d1, d2):
 @given(st.lists(rdp_kw(), min_size=1, max_size=30), st.floats(0.0, 20.0, **finite))
 def test_pnsgd_rdp_array_equals_scalar(kws, e):
     names = ("noise_scale", "max_grad_norm", "lr", "steps", "index", "smoothness", "strong_convexity")
-    # smoothness None cannot sit in an array: give every row one (convex rows: β large enough)
-    rows = []
-    for kw in kws:
-        kw = dict(kw)
-        if kw["smoothness"] is None:
-            kw["smoothness"] = 1.0 / kw["lr"]  # ρ = 0: lr ≤ 2/β holds with room
-        rows.append(kw)
+    rows = smooth_rows(kws)
     cols = [[r[k] for r in rows] for k in names]
     check_array_matches_scalars(pabi.pnsgd_rdp_slope, names, cols)
     g = lambda **a: pabi.pnsgd_rdp_delta(e, **a)  # noqa: E731
@@ -836,12 +836,7 @@ def test_online_delta_generic(exact, noise, j, factor, e, L, mech):
 @given(st.lists(schedule_kw(), min_size=1, max_size=20), st.floats(0.0, 10.0, **finite))
 def test_schedule_array_equals_scalar(kws, e):
     names = ("max_grad_norm", "lr", "diameter", "steps", "c1", "c2", "smoothness", "strong_convexity")
-    rows = []
-    for kw in kws:
-        kw = dict(kw)
-        if kw["smoothness"] is None:
-            kw["smoothness"] = 1.0 / kw["lr"]  # ρ = 0: lr ≤ 2/β holds with room
-        rows.append(kw)
+    rows = smooth_rows(kws)
     cols = [[r[k] for r in rows] for k in names]
     for f in SCHED:
         g = lambda _f=f, **a: _f(e, **a)  # noqa: E731

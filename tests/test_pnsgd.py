@@ -301,6 +301,12 @@ def test_c11_comparison_numbers():
     assert pabi.pnsgd_delta(1.0, lr=0.5, diameter=1.0, ordering="fixed", index=1, **kw) == pytest.approx(
         5.5620587e-30, rel=1e-7)
     assert pabi.pnsgd_rdp_delta(1.0, lr=0.5, index=1, **kw) == pytest.approx(6.1135679e-06, rel=1e-7)
+    # the printed numbers are pabi's: each against the exact value (mpmath), above it within 1e-12
+    for lr in (0.05, 0.5):
+        got = pabi.pnsgd_delta(1.0, lr=lr, diameter=1.0, ordering="fixed", index=1, **kw)
+        assert 0 <= relerr(got, ref.pnsgd_delta(1.0, lr=lr, diameter=1.0, ordering="fixed", index=1, **kw)) <= 1e-12
+        got = pabi.pnsgd_rdp_delta(1.0, lr=lr, index=1, **kw)
+        assert 0 <= relerr(got, ref.pnsgd_rdp_delta(1.0, lr=lr, index=1, **kw)) <= 1e-12
 
 
 def test_contraction_paper_figures_2_3_finding():

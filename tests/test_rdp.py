@@ -176,11 +176,15 @@ def test_holder_orders_corrected_and_printed():
 
 
 def test_composition_one_step_identity():
+    """One step of per-instance DP-SGD is Thm 3.2 at the largest sensitivity: against pabi's
+    primitive, and the exact (mpmath) value: above it, within 1e-12 (a composed bound)."""
     s = np.array([[0.3, 0.9, 0.5]])
-    v = pabi.dpsgd_per_instance_rdp(6.5, sample_rate=0.05, noise_scale=1.3, sensitivities=s)
-    assert v == pytest.approx(pabi.sampled_gaussian_rdp_per_instance(6.5, sample_rate=0.05, sensitivity=0.9, noise_scale=1.3), rel=1e-13)
-    v = _pi(6.5, sample_rate=0.05, noise_scale=1.3, sensitivities=s, fractional="ceil")
-    assert v == pytest.approx(pabi.sampled_gaussian_rdp_per_instance(7, sample_rate=0.05, sensitivity=0.9, noise_scale=1.3), rel=1e-13)
+    for fractional, at in (("exact", 6.5), ("ceil", 7)):
+        v = pabi.dpsgd_per_instance_rdp(6.5, sample_rate=0.05, noise_scale=1.3, sensitivities=s, fractional=fractional)
+        assert v == pytest.approx(pabi.sampled_gaussian_rdp_per_instance(at, sample_rate=0.05, sensitivity=0.9,
+                                                                         noise_scale=1.3), rel=1e-13)
+        exact = ref.sampled_gaussian_rdp_per_instance(at, 0.05, 0.9, 1.3, dps=40)
+        assert exact <= v <= exact * (1 + 1e-12), (fractional, v, exact)
 
 
 @pytest.mark.parametrize("alpha,q,sigma,sens,p", [

@@ -23,6 +23,14 @@ def test_pinned_values():
     # (7.97292151038066 until the conversion's e^x became exp_up_1ulp, one double tighter;
     # exact conversion of this curve at the optimal order 3: 7.972921510380654)
     assert rdp_epsilon(0.1, 1.0, 100, 1e-5)[0] == 7.972921510380658  # was 7.972921510380659
+    # and against the exact value (mpmath: the exact curve 100·ε(α) over the same orders, tight
+    # conversion, 7.97292151038053800 at α = 3): above it, within 1e-12 (a composed bound)
+    from pabi.reference import _rdp as ref_rdp
+
+    orders = [float(a) for a in pabi.DEFAULT_ORDERS]
+    curve = [100 * ref_rdp.sampled_gaussian_rdp(a, 0.1, 1.0, dps=20) for a in orders]
+    exact = ref_rdp.rdp_to_dp_epsilon(orders, curve, 1e-5, dps=20)[0]
+    assert exact <= 7.972921510380658 <= exact * (1 + 1e-12)
 
 
 @settings(max_examples=300, deadline=None)

@@ -50,6 +50,16 @@ def report(capsys, path: Path) -> dict:
     return json.loads(out)
 
 
+def assert_one_line_error(capsys, path: Path, contains: str) -> None:
+    """``pabi report path`` fails with exit status 2 and one line on stderr that names the problem
+    (``contains``), no traceback."""
+    rc = main(["report", str(path)])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert len(err.strip().splitlines()) == 1 and err.startswith("pabi: error: ")
+    assert contains in err and "Traceback" not in err, err
+
+
 def by_id(rep: dict) -> dict[str, dict]:
     return {b["id"]: b for b in rep["bounds"]}
 
@@ -239,11 +249,7 @@ lipschitz = 1.0
     ("[training\nn = 1", "invalid TOML"),
 ])
 def test_config_validation_errors_are_one_line(tmp_path, capsys, text, contains):
-    rc = main(["report", str(write(tmp_path, text))])
-    err = capsys.readouterr().err
-    assert rc == 2
-    assert len(err.strip().splitlines()) == 1 and err.startswith("pabi: error: ")
-    assert contains in err and "Traceback" not in err
+    assert_one_line_error(capsys, write(tmp_path, text), contains)
 
 
 def test_every_key_is_documented():

@@ -17,20 +17,9 @@ from hypothesis import given, settings, strategies as st
 import pabi
 from pabi import reference as ref
 
+from _helpers import INFLATE, pub
+
 TOL = 1e-12
-INFLATE = 2.0 ** -46  # the engine's outward rounding of every log-factor (pabi_core::num::INFLATE)
-
-
-def pub(fn_name, *args, log=None, variant=None, **kw):
-    """pabi's ``fn_name`` on arguments written positionally in the reference's order (the public
-    signature takes the setup by keyword, question first)."""
-    import inspect as _inspect
-
-    twin = getattr(ref, fn_name, None) or getattr(ref, fn_name.replace("_limit_upper", "_limit"))
-    bound = _inspect.signature(twin).bind_partial(*args, **kw)
-    extra = {k: v for k, v in (("log", log), ("variant", variant)) if v is not None}
-    return getattr(pabi, fn_name)(**bound.arguments, **extra)
-
 
 
 def relerr(v, exact):
@@ -64,15 +53,6 @@ LAP_POINTS = [  # eps, L, lr, D, n, c1, c2
 ]
 
 
-@pytest.mark.parametrize("p", LAP_POINTS)
-def test_laplace_schedule_against_reference(p):
-    eps, L, lr, D, n, c1, c2 = p
-    assert_upper(pub("laplace_schedule_delta", *p), ref.laplace_schedule_delta(*p), what="laplace delta")
-    v, ve = pabi.laplace_schedule_noise_scale(n, c1=c1, c2=c2, lr=lr, diameter=D), ref.laplace_schedule_noise_scale(n, c1, c2, lr, D)
-    assert relerr(v, ve) < 1e-14
-    assert_upper(pabi.laplace_schedule_delta_limit(eps, c1=c1), ref.laplace_schedule_delta_limit(eps, c1))
-
-
 GAU_POINTS = [  # eps, L, lr, D, n, c1, c2
     (1.0, 10.0, 0.1, 1.0, 1e4, 1e5, 100.0),
     (1.0, 10.0, 0.1, 1.0, 1e12, 1e5, 100.0),
@@ -83,13 +63,17 @@ GAU_POINTS = [  # eps, L, lr, D, n, c1, c2
 ]
 
 
-@pytest.mark.parametrize("p", GAU_POINTS)
-def test_gauss_schedule_against_reference(p):
+@pytest.mark.parametrize("kind,p", [("laplace", p) for p in LAP_POINTS] + [("gaussian", p) for p in GAU_POINTS])
+def test_schedule_against_reference(kind, p):
+    """δ, the noise scale and the limit of the shuffled schedule (003 Thms 3, 4) against the reference."""
     eps, L, lr, D, n, c1, c2 = p
-    assert_upper(pub("gaussian_schedule_delta", *p), ref.gaussian_schedule_delta(*p), what="gauss delta")
-    s, se = pabi.gaussian_schedule_noise_scale(n, c1=c1, c2=c2, lr=lr, diameter=D), ref.gaussian_schedule_noise_scale(n, c1, c2, lr, D)
-    assert relerr(s, se) < 1e-14
-    assert_upper(pabi.gaussian_schedule_delta_limit(eps, c1=c1), ref.gaussian_schedule_delta_limit(eps, c1))
+    name = f"{kind}_schedule"
+    exact = getattr(ref, f"{name}_delta")(*p)
+    assert_upper(pub(f"{name}_delta", *p), exact, what=f"{kind} delta")
+    v = getattr(pabi, f"{name}_noise_scale")(n, c1=c1, c2=c2, lr=lr, diameter=D)
+    assert relerr(v, getattr(ref, f"{name}_noise_scale")(n, c1, c2, lr, D)) < 1e-14
+    exact = getattr(ref, f"{name}_delta_limit")(eps, c1)
+    assert_upper(getattr(pabi, f"{name}_delta_limit")(eps, c1=c1), exact)
 
 
 def test_strong_convexity_enters_through_m():
@@ -505,6 +489,25 @@ def test_online_schedule_delta_monotone_across_direct_sum_boundary(fn):
 MAX = 1.7976931348623157e308
 
 
+def _limit_forms_at_eps_1e3(kind, args, ln_exact, bound_tol):
+    """The four forms of the online ``kind`` schedule's limit ln δ_∞ at ε = 1e3 against the mpmath
+    limit (16 digits, T = 20; checked against its pinned value ``ln_exact``): the estimate and
+    eq. (15) (corrected) above it within 1e-12, the lower form of eq. (13)/(15) below it within
+    1e-12, the certified bound above it within ``bound_tol``. Returns (exact, estimate, bound)."""
+    exact = ref.online_schedule_log_delta_limit(kind, 1e3, *args, dps=16, T=20)
+    assert float(exact) == pytest.approx(ln_exact, rel=1e-15)
+    name = f"online_{kind}_delta_limit"
+    est = pub(name, 1e3, *args, log=True)
+    upper = pub(f"{name}_closed_upper", 1e3, *args, log=True)
+    lower = pub(f"{name}_lower", 1e3, *args, log=True)
+    bound = pub(f"{name}_upper", 1e3, *args, log=True)
+    for v in (est, upper):
+        assert v >= exact and (v - exact) / abs(exact) < 1e-12
+    assert lower <= exact and (exact - lower) / abs(exact) < 1e-12
+    assert bound >= exact and (bound - exact) / abs(exact) < bound_tol
+    return exact, est, bound
+
+
 def test_online_gauss_limit_at_huge_eps_is_informative_and_consistent():
     """ε = 1e3, Fig. 5 schedule: every factor up to t ≈ 1e50 is below e^-48 (θ(ε, r_t) with
     r_t = 2√W(z_t) ≪ √(2ε)), so ln δ_∞ ≈ −3.93e94 comes from far beyond the direct sum
@@ -518,16 +521,7 @@ def test_online_gauss_limit_at_huge_eps_is_informative_and_consistent():
     (ln δ ≈ −e^{1e29}): −f64::MAX, its upward rounding, proven without summing (was
     −1.14e63 after ≈ 4 s), and −inf for the lower bound."""
     args = (10.0, 0.01, 1.0, 100, 100.0, 100.0, 1.5)
-    exact = ref.online_schedule_log_delta_limit("gaussian", 1e3, *args, dps=16, T=20)
-    assert float(exact) == pytest.approx(-3.9326696928443671e94, rel=1e-15)
-    est = pub("online_gaussian_delta_limit", 1e3, *args, log=True)
-    bound = pub("online_gaussian_delta_limit_upper", 1e3, *args, log=True)
-    upper = pub("online_gaussian_delta_limit_closed_upper", 1e3, *args, log=True)
-    lower = pub("online_gaussian_delta_limit_lower", 1e3, *args, log=True)
-    for v in (est, upper):
-        assert v >= exact and (v - exact) / abs(exact) < 1e-12
-    assert lower <= exact and (exact - lower) / abs(exact) < 1e-12
-    assert bound >= exact and (bound - exact) / abs(exact) < 2e-3
+    _, est, bound = _limit_forms_at_eps_1e3("gaussian", args, -3.9326696928443671e94, 2e-3)
     assert est <= bound
     assert pub("online_gaussian_delta_limit", 1e3, *args) == 2e-323  # exp(-3.9e94) rounded up
     for f in ("online_gaussian_delta_limit", "online_gaussian_delta_limit_upper",
@@ -564,16 +558,7 @@ def test_online_laplace_limit_at_huge_eps_against_reference():
     certified bound had taken ≈ 2 s each). Against the mpmath limit (its breakpoints now follow
     the peak of the integrand: 16 and 25 digits agree to 1e-19)."""
     args = (10.0, 0.1, 1.0, 3, 1.0, 1e250, 1.5)
-    exact = ref.online_schedule_log_delta_limit("laplace", 1e3, *args, dps=16, T=20)
-    assert float(exact) == pytest.approx(-1.5755623716758827e134, rel=1e-15)
-    est = pub("online_laplace_delta_limit", 1e3, *args, log=True)
-    upper = pub("online_laplace_delta_limit_closed_upper", 1e3, *args, log=True)
-    lower = pub("online_laplace_delta_limit_lower", 1e3, *args, log=True)
-    bound = pub("online_laplace_delta_limit_upper", 1e3, *args, log=True)
-    for v in (est, upper):
-        assert v >= exact and (v - exact) / abs(exact) < 1e-12
-    assert lower <= exact and (exact - lower) / abs(exact) < 1e-12
-    assert bound >= exact and (bound - exact) / abs(exact) < 1e-3
+    exact, _, _ = _limit_forms_at_eps_1e3("laplace", args, -1.5755623716758827e134, 1e-3)
     # a finite horizon past the direct sum takes the same certified fallback: above the limit
     # (δ_n ≥ δ_∞), within the fallback's looseness of it at n = 1e300 (past the mass)
     n300 = pabi.online_laplace_delta(1e3, max_grad_norm=10.0, lr=0.1, diameter=1.0, steps=1e300, index=3, c1=1.0, c2=1e250, decay=1.5,

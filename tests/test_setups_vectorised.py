@@ -203,8 +203,9 @@ def _newer_setups():
 @pytest.mark.parametrize("k", range(6))
 def test_bounds_rank_the_newer_setups(k):
     """The best valid bound of each newer setup is its own ε(δ) (or below it where another bound
-    applies too), every applicable bound's repro evaluates to its ε, and under add/remove
-    neighbours none of these replace-one bounds is valid."""
+    applies too; here it is its own), checked against the exact (mpmath) value of the setup's
+    bound, every applicable bound's repro evaluates to its ε, and under add/remove neighbours
+    none of these replace-one bounds is valid."""
     s = _newer_setups()[k]
     delta = 1e-5
     bs = pabi.bounds(s, delta)
@@ -213,6 +214,19 @@ def test_bounds_rank_the_newer_setups(k):
     own = s.epsilon(delta)
     assert valid[0].epsilon <= own
     assert any(b.epsilon == own for b in valid)  # the setup's primary bound is among them
+    # the best bound against the reference (mpmath): here it is the setup's primary bound
+    best = valid[0].epsilon
+    assert best == own
+    field, question = rc.setup_question(s)
+    x = getattr(s, field)
+    if question == "epsilon":  # an RDP curve's ε(δ), a composed bound: above the exact, within 1e-12
+        exact = rc.setup_forward(s, x, delta, dps=30)
+        assert exact <= best <= exact * (1 + 1e-12), (best, exact)
+    else:  # ε(δ) by inverting a certified δ(ε): on the safe side of the exact inverse, within 1e-9
+        # (15 digits: the online δ is within 4e-17 of its 30-digit value, its margin below δ 9e-14;
+        # 8 digits: within 6e-11, the margin above δ 4e-9)
+        assert rc.setup_forward(s, x, best, dps=15) <= delta
+        assert rc.setup_forward(s, x, best * (1 - 1e-9), dps=8) > delta
     for b in bs:
         if b.applicable:
             assert eval(b.repro, {"pabi": pabi, "np": np}) == b.epsilon, b.id  # noqa: S307 - the contract

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import pathlib
 
-import mpmath as mp
-
-from pabi.reference import sampled_gaussian_rdp_quad
+from gen_rdp_golden import write_quad_csv  # tools/ (the script's folder is on sys.path)
 
 OUT = pathlib.Path(__file__).resolve().parents[1] / "rust/pabi-core/tests/golden/rdp_sgm_frac_corner.csv"
 
@@ -32,12 +30,7 @@ POINTS += [(a, q, r) for a in _NEAR1_ORDERS for q in _NEAR1_Q for r in _NEAR1_R]
 
 
 def main() -> None:
-    rows = ["alpha,q,r,rdp"]
-    for a, q, r in POINTS:
-        v = sampled_gaussian_rdp_quad(a, q, r, dps=50)
-        rows.append(f"{a!r},{q!r},{r!r},{mp.nstr(v, 20, min_fixed=-1, max_fixed=-1)}")
-    OUT.write_text("\n".join(rows) + "\n")
-    print(f"wrote {len(rows) - 1} points to {OUT}")
+    write_quad_csv(POINTS, OUT)
 
 
 if __name__ == "__main__":

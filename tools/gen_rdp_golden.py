@@ -43,13 +43,20 @@ POINTS += [(4096, 0.01, 1.0), (10000, 1e-3, 0.05), (20000, 0.01, 0.05), (20000, 
 POINTS += [(100000, 1e-9, 1e-3), (100000, 1e-4, 0.01)]
 
 
-def main_frac() -> None:
+def write_quad_csv(points, out: pathlib.Path) -> None:
+    """Write ``out`` (columns alpha, q, r, rdp): the divergence at each (α, q, r) of ``points`` by
+    quadrature (``sampled_gaussian_rdp_quad``, 50 digits), printed with 20 significant digits.
+    Also used by tools/gen_rdp_frac_corner.py."""
     rows = ["alpha,q,r,rdp"]
-    for a, q, r in FRAC_POINTS:
+    for a, q, r in points:
         v = sampled_gaussian_rdp_quad(a, q, r, dps=50)
         rows.append(f"{a!r},{q!r},{r!r},{mp.nstr(v, 20, min_fixed=-1, max_fixed=-1)}")
-    OUT_FRAC.write_text("\n".join(rows) + "\n")
-    print(f"wrote {len(rows) - 1} points to {OUT_FRAC}")
+    out.write_text("\n".join(rows) + "\n")
+    print(f"wrote {len(rows) - 1} points to {out}")
+
+
+def main_frac() -> None:
+    write_quad_csv(FRAC_POINTS, OUT_FRAC)
 
 
 def main() -> None:

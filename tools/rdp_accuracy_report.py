@@ -323,21 +323,18 @@ def check_conversions(rng, k):
         rdp = np.asarray(pabi.sampled_gaussian_rdp(orders, sample_rate=q, noise_multiplier=z)) * steps
         return rdp, f"curve = {steps}*sampled_gaussian_rdp(DEFAULT_ORDERS, {q!r}, {z!r})"
 
+    # each conversion's direction: (function, its target's name, the target's range, its label)
+    directions = (("rdp_to_dp_epsilon", "delta", (1e-12, 0.1), "δ 10^U[-12,-1]"),
+                  ("rdp_to_dp_delta", "eps", (1e-2, 30), "ε 10^U[-2,1.5]"))
     for method in ("tight", "classical"):
-        reg = region("rdp_to_dp_epsilon", f"{method}, δ 10^U[-12,-1]")
-        for _ in range(k(60)):
-            rdp, cd = curve()
-            d = logu(rng, 1e-12, 0.1)
-            call(reg, f"{cd}, delta={d!r}, {method}",
-                 lambda: pabi.rdp_to_dp_epsilon(d, orders=orders, rdp=rdp, conversion=method)[0],
-                 lambda: ref.rdp_to_dp_epsilon(orders.tolist(), rdp.tolist(), d, conversion=method, dps=DPS)[0])
-        reg = region("rdp_to_dp_delta", f"{method}, ε 10^U[-2,1.5]")
-        for _ in range(k(60)):
-            rdp, cd = curve()
-            e = logu(rng, 1e-2, 30)
-            call(reg, f"{cd}, eps={e!r}, {method}",
-                 lambda: pabi.rdp_to_dp_delta(e, orders=orders, rdp=rdp, conversion=method)[0],
-                 lambda: ref.rdp_to_dp_delta(orders.tolist(), rdp.tolist(), e, conversion=method, dps=DPS)[0])
+        for fn, target, (lo, hi), label in directions:
+            reg = region(fn, f"{method}, {label}")
+            for _ in range(k(60)):
+                rdp, cd = curve()
+                t = logu(rng, lo, hi)
+                call(reg, f"{cd}, {target}={t!r}, {method}",
+                     lambda: getattr(pabi, fn)(t, orders=orders, rdp=rdp, conversion=method)[0],
+                     lambda: getattr(ref, fn)(orders.tolist(), rdp.tolist(), t, conversion=method, dps=DPS)[0])
 
     reg = region("profile_to_rdp", "[side only] Gaussian profile, 2e5-pt grid", side_only=True)
     for _ in range(k(4)):
