@@ -22,6 +22,26 @@ def _option_error(exc, param, value):
     assert str(e).endswith(f'got "{value}"')
 
 
+@pytest.mark.parametrize("call, param, value", [
+    (lambda: pabi.pnsgd_delta(1.0, noise="gauss", noise_scale=1, max_grad_norm=1, lr=0.5, diameter=1,
+                              steps=10), "noise", "gauss"),
+    (lambda: pabi.pnsgd_delta(1.0, noise_scale=1, max_grad_norm=1, lr=0.5, diameter=1, steps=10,
+                              ordering="cyclic"), "ordering", "cyclic"),
+    (lambda: pabi.online_gaussian_delta_limit_closed_upper(1.0, max_grad_norm=10.0, lr=0.01, diameter=1.0,
+                                                           index=100, c1=100.0, c2=100.0, decay=1.5,
+                                                           variant="x"), "variant", "x"),
+    (lambda: pabi.clipped_step_kappa(0.1, weak_convexity=0.5, smoothness=1.0, contraction="bogus"),
+     "contraction", "bogus"),
+    (lambda: pabi.rdp_to_dp_epsilon(1e-5, orders=[2.0], rdp=[1.0], conversion="loose"), "conversion", "loose"),
+    (lambda: pabi.sweep(pabi.theta, eps=[1.0], fixed={"r": 1.0}, backend="spark"), "backend", "spark"),
+])
+def test_python_option_errors_have_the_core_wording(call, param, value):
+    """Options checked in Python (before any core call) raise the core's DomainError wording."""
+    with pytest.raises(DomainError) as exc:
+        call()
+    _option_error(exc, param, value)
+
+
 def _pnsgd(noise="gaussian", order="fixed", variant="corrected"):
     one = A(1.0)
     return _core.pnsgd_delta(A(1.0), A(2.0), one, A(0.1), one, A(10.0), A(3.0), None, A(0.0),

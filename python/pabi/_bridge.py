@@ -117,6 +117,19 @@ def domain_error(name: str, allowed: str, value: object, index: object = None) -
     return err
 
 
+def choice(name: str, value: object, allowed: Sequence[str], hint: str = "") -> str:
+    """``value`` if it is one of the option strings ``allowed``, else the :class:`DomainError`
+    of ``name`` with the wording of the core's options (``"<name> must be one of 'a', 'b', got
+    'x'"``), followed by ``hint``."""
+    if isinstance(value, str) and value in allowed:
+        return value
+    names = "one of " + ", ".join(f"'{a}'" for a in allowed)
+    err = domain_error(name, names, value)
+    shown = f'"{value}"' if isinstance(value, str) else repr(value)  # as the core shows a string
+    err.args = (f"{name} must be {names}, got {shown}" + (f" {hint}" if hint else ""),)
+    raise err
+
+
 def _int_to_float(v: int) -> float:
     """A Python int as the nearest double; ±inf when it exceeds the double range."""
     try:

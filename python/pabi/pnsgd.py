@@ -52,7 +52,7 @@ from typing import Any, Callable, NamedTuple, Optional, Union, overload
 import numpy as np
 
 from . import _core
-from ._bridge import ArrayLike, Broadcast, Float, FloatArray, Scalar, flag, int_scalar, real_array
+from ._bridge import ArrayLike, Broadcast, choice, Float, FloatArray, Scalar, flag, int_scalar, real_array
 
 __all__ = [
     "pnsgd_delta",
@@ -94,16 +94,13 @@ def _run(fn: Callable[..., Any], numeric: dict[str, Optional[ArrayLike]], option
 
 
 def _check_noise(noise: str) -> None:
-    if noise not in _NOISES:
-        raise ValueError(f"noise must be one of {_NOISES}, got {noise!r}")
+    choice("noise", noise, _NOISES)
 
 
 def _check_options(noise: str, ordering: str, variant: str) -> None:
     _check_noise(noise)
-    if ordering not in _ORDERINGS:
-        raise ValueError(f"ordering must be one of {_ORDERINGS}, got {ordering!r}")
-    if variant not in _VARIANTS:
-        raise ValueError(f"variant must be one of {_VARIANTS}, got {variant!r}")
+    choice("ordering", ordering, _ORDERINGS)
+    choice("variant", variant, _VARIANTS)
     if variant == "as_published" and ordering != "random_stop":
         raise ValueError("variant='as_published' only applies to ordering='random_stop'")
 

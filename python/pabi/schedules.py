@@ -39,8 +39,9 @@ from typing import Any, Callable, Literal, Optional, Protocol, TypeVar, Union, c
 import numpy as np
 
 from . import _core
-from ._bridge import (ArrayLike, Broadcast, Float, FloatArray, Scalar, call as _call, flag, int_scalar,
+from ._bridge import (ArrayLike, Broadcast, choice, Float, FloatArray, Scalar, call as _call, flag, int_scalar,
                       opt_real_scalar, real_array, real_scalar)
+from .pnsgd import _NOISES
 
 __all__ = [
     "laplace_schedule_noise_scale",
@@ -93,9 +94,7 @@ def _call_setup(fn: Callable[..., np.ndarray], names: tuple[str, ...], *values: 
 
 
 def _noise_kind(noise: str) -> bool:
-    if noise not in ("gaussian", "laplace"):
-        raise ValueError(f"noise must be 'gaussian' or 'laplace', got {noise!r}")
-    return noise == "laplace"
+    return choice("noise", noise, _NOISES) == "laplace"
 
 
 def _shaped(shape: Callable[..., Any], impl: Callable[[dict[str, Any]], Float],
@@ -314,9 +313,7 @@ def _online_epsilon(laplace: bool) -> Callable[[dict[str, Any]], Float]:
 
 
 def _variant(variant: str) -> bool:
-    if variant not in ("corrected", "as_published"):
-        raise ValueError(f"variant must be 'corrected' or 'as_published', got {variant!r}")
-    return variant == "as_published"
+    return choice("variant", variant, ("corrected", "as_published")) == "as_published"
 
 
 def _online(quantity: str, laplace: bool) -> Callable[[dict[str, Any]], Float]:

@@ -54,7 +54,7 @@ from typing import Any, Callable, Iterator, Mapping, Optional, Sequence
 
 import numpy as np
 
-from ._bridge import DomainError, int_scalar
+from ._bridge import DomainError, choice, int_scalar
 
 __all__ = ["sweep", "grid_size"]
 
@@ -388,8 +388,7 @@ def sweep(
     chunk_size = int_scalar("chunk_size", chunk_size)
     if progress is not None and not isinstance(progress, (bool, np.bool_)):
         raise TypeError(f"progress must be None, True or False, got {progress!r}")
-    if backend not in ("local", "dask"):
-        raise ValueError(f"backend must be 'local' or 'dask', got {backend!r}")
+    choice("backend", backend, ("local", "dask"))
     if not isinstance(validate, (bool, np.bool_)):
         raise TypeError(f"validate must be True or False, got {validate!r}")
     names, axes = _grids(grids)

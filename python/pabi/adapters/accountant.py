@@ -26,7 +26,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .._bridge import domain_error, int_scalar, opt_real_scalar, real_scalar
+from .._bridge import choice, domain_error, int_scalar, opt_real_scalar, real_scalar
 
 __all__ = ["PNSGDAccountant"]
 
@@ -113,9 +113,7 @@ class PNSGDAccountant:
     ) -> None:
         from .. import pnsgd_delta
 
-        if ordering not in _ORDERS:
-            raise ValueError(f"ordering must be one of {_ORDERS}, got {ordering!r} (a per-epoch random "
-                             "stop is not a step-by-step training loop)")
+        choice("ordering", ordering, _ORDERS, "(a per-epoch random stop is not a step-by-step training loop)")
         if ordering == "fixed" and index is None:
             raise ValueError("ordering='fixed' needs index, the 1-based position of the protected record")
         if ordering == "shuffled" and index is not None:
@@ -260,8 +258,7 @@ class PNSGDAccountant:
         delta = real_scalar("delta", delta)
         if not 0 < delta < 1:
             raise domain_error("delta", "in (0, 1)", delta)
-        if conversion not in ("pld", "best"):
-            raise ValueError(f"conversion must be 'pld' or 'best', got {conversion!r}")
+        choice("conversion", conversion, ("pld", "best"))
         if conversion == "best" and self._cfg["ordering"] != "shuffled":
             raise ValueError("conversion='best' supports ordering='shuffled' only")
         composed = self._composed_pld()

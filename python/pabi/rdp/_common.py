@@ -14,16 +14,14 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from .._bridge import ArrayLike, as_real as _as_real, domain_error as _domain_error
+from .._bridge import ArrayLike, choice, as_real as _as_real, domain_error as _domain_error
 
 
 _VARIANTS = ("corrected", "as_published")
 
 
 def _map_flag(variant: str) -> bool:
-    if variant not in _VARIANTS:
-        raise ValueError(f"variant must be one of {_VARIANTS}, got {variant!r}")
-    return variant == "as_published"
+    return choice("variant", variant, _VARIANTS) == "as_published"
 
 
 def _opt_int(name: str, v: Optional[ArrayLike]) -> ArrayLike:

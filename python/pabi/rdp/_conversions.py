@@ -11,7 +11,7 @@ from typing import Any, Callable, NamedTuple, Sequence, Union, overload
 import numpy as np
 
 from .. import _core
-from .._bridge import ArrayLike, DomainError, FloatArray, int_scalar as _int, real_array as _real_array
+from .._bridge import ArrayLike, DomainError, choice, FloatArray, int_scalar as _int, real_array as _real_array
 from .._bridge import real_scalar as _real, relocate as _relocate, rename as _rename
 
 
@@ -58,9 +58,7 @@ def _curve(orders: ArrayLike, rdp: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _conversion(conversion: str) -> bool:
-    if conversion not in _CONVERSIONS:
-        raise ValueError(f"conversion must be one of {_CONVERSIONS}, got {conversion!r}")
-    return conversion == "tight"
+    return choice("conversion", conversion, _CONVERSIONS) == "tight"
 
 
 def _many(fn: Callable[..., Any], name: str, target: ArrayLike, o: np.ndarray, r: np.ndarray,

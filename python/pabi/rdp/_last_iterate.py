@@ -19,7 +19,7 @@ from typing import NamedTuple, Optional, overload
 import numpy as np
 
 from .. import _core
-from .._bridge import ArrayLike, DomainError, Float, FloatArray, Scalar, call as _call, int_scalar as _int
+from .._bridge import ArrayLike, DomainError, choice, Float, FloatArray, Scalar, call as _call, int_scalar as _int
 from .._bridge import opt_real_scalar as _opt_real, real_scalar as _real, relocate as _relocate, rename as _rename
 from ._common import _map_flag, _opt_int
 
@@ -38,9 +38,7 @@ def _lip_u(step_lipschitz: Optional[ArrayLike], kappa: Optional[ArrayLike]) -> t
 
 
 def _contraction_flag(contraction: str) -> bool:
-    if contraction not in ("triangle", "as_published"):
-        raise ValueError(f"contraction must be 'triangle' or 'as_published', got {contraction!r}")
-    return contraction == "as_published"
+    return choice("contraction", contraction, ("triangle", "as_published")) == "as_published"
 
 
 @overload
@@ -200,8 +198,7 @@ def shifted_drift_bound(order: ArrayLike, *, noise_scale: ArrayLike, drift: Arra
     >>> shifted_drift_bound(2.0, noise_scale=1.0, drift=1.0, steps=10, variant="as_published")
     40.00000000000057
     """
-    if variant not in _VARIANTS_DRIFT:
-        raise ValueError(f"variant must be one of {_VARIANTS_DRIFT}, got {variant!r}")
+    choice("variant", variant, _VARIANTS_DRIFT)
     if variant == "as_published":
         return _call(
             _core.shifted_drift_bound_published, ("order", "noise_scale", "drift", "steps"),

@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 from .. import _core
 from .._bridge import ArrayLike, DomainError, Float, FloatArray, Scalar, as_real as _as_real, call as _call
-from .._bridge import flag as _flag, int_scalar as _int
+from .._bridge import choice, flag as _flag, int_scalar as _int
 from .._bridge import opt_real_scalar as _opt_real, real_array as _real_array, real_scalar as _real
 from .._bridge import relocate as _relocate, rename as _rename
 from ._common import _map_flag, _samples
@@ -25,9 +25,7 @@ _FRACTIONAL = ("exact", "ceil")
 
 
 def _fractional_flag(fractional: str) -> bool:
-    if fractional not in _FRACTIONAL:
-        raise ValueError(f"fractional must be one of {_FRACTIONAL}, got {fractional!r}")
-    return fractional == "exact"
+    return choice("fractional", fractional, _FRACTIONAL) == "exact"
 
 
 class RdpWithTerms(NamedTuple):
@@ -408,8 +406,7 @@ def hoeffding_sample_size(
     >>> hoeffding_sample_size(8, rdp=1.0, rdp_bound=20.0, tolerance=0.1, failure_prob=0.05)   # e^1763: use log=True
     inf
     """
-    if variant not in _SAMPLE_SIZE_VARIANTS:
-        raise ValueError(f"variant must be 'corrected', 'proof_consistent' or 'as_published', got {variant!r}")
+    choice("variant", variant, _SAMPLE_SIZE_VARIANTS)
     ln = _flag("log", log)
     return _call(
         functools.partial(_core.hoeffding_sample_size, variant=variant, log=ln),
