@@ -158,7 +158,7 @@ class OnlinePNSGD(_Questions):
 
     Primary bound: ``pabi.online_*_delta`` / ``online_*_epsilon`` at a horizon, and
     ``pabi.online_*_delta_limit_upper`` in the limit, whose ε is the smallest double that
-    meets δ (``pabi.setups._smallest_eps``, the setups' one search for an ε; its exact mpmath
+    meets δ (``pabi._lockstep._smallest_eps``, the setups' one search for an ε; its exact mpmath
     counterpart is ``pabi.reference._calibrate.smallest_eps``). ``calibrate`` sets ``c1`` (C1
     scales the noise up) for a target at this horizon, or for the limit target with
     ``steps=None`` (docs/derivations/schedules.md#online-calibration).
