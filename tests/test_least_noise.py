@@ -217,6 +217,35 @@ def test_dpsgd_many_targets_are_the_scalar_calibration():
     assert (err.value.param, err.value.index) == ("eps", (0, 1)) and str(err.value) == str(loop.value)
 
 
+def test_setup_leftovers():
+    """Issue 14: ERM's sensitivities are computed once per setup (not once per lock-step round
+    of least_noise), and the online setup's arguments are built once, in the flat functions'
+    order, with ``steps`` only at a horizon."""
+    from pabi import _setups_more
+
+    erm = pabi.ERMGradientDescent(lr=0.5, strong_convexity=1.0, smoothness=2.0, max_grad_norm=1.0, batch_size=10,
+                                  batches_per_epoch=3, noise_scale=1.0)
+    calls = []
+    orig = pabi.sensitivity_multi_epoch
+    try:
+        pabi.sensitivity_multi_epoch = lambda **kw: calls.append(kw) or orig(**kw)
+        x = np.array([0.5, 1.0, 2.0])
+        rounds = [erm._met_many(x, np.full(3, 1.0), np.full(3, 1e-5)) for _ in range(3)]  # three rounds
+    finally:
+        pabi.sensitivity_multi_epoch = orig
+    assert calls == [] and all(np.array_equal(r, [erm.replace(noise_scale=v).epsilon(1e-5) <= 1.0 for v in x])
+                               for r in rounds)
+    s = erm.sensitivities()
+    s[0] = -1.0  # a copy: the setup's own values are untouched
+    assert erm.sensitivities()[0] > 0 and np.array_equal(erm.sensitivities(), orig(**erm.sensitivity_arguments(
+        np.arange(1, 4, dtype=np.float64))))
+    kw = dict(index=10, lr=0.01, max_grad_norm=10.0, diameter=1.0, c1=100.0, c2=1.0, decay=1.5)
+    order = ["max_grad_norm", "lr", "diameter", "steps", "index", "c1", "c2", "decay", "smoothness",
+             "strong_convexity"]
+    assert list(_setups_more.OnlinePNSGD(**kw, steps=20).bound_arguments()) == order
+    assert list(_setups_more.OnlinePNSGD(**kw).bound_arguments()) == [k for k in order if k != "steps"]
+
+
 def test_multi_epoch_pnsgd_lock_step_is_the_scalar_calibration():
     """Multi-epoch PNSGD: each round's PLDs (one per target) built and composed by the core in
     parallel; every element is the scalar calibrate's noise scale to the bit."""
