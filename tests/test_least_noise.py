@@ -197,3 +197,91 @@ def test_online_gaussian_limit_calibration_against_the_reference():
     exact = lambda x, dps: rs.online_schedule_delta_limit("gaussian", 1.0, c1=x, dps=dps, T=40, **kw)  # noqa: E731
     assert exact(c, 12) <= mp.mpf(1e-20)  # the safe side: C1 at least the exact inverse
     assert exact(c * (1 - 1e-9), 8) > mp.mpf(1e-20)  # and less than 1e-9 above it
+
+
+def test_dpsgd_many_targets_are_the_scalar_calibration():
+    """DP-SGD: the core calibrates every distinct target in one call, in parallel; each element
+    is the scalar calibrate's noise multiplier to the bit (a repeated target once), and an
+    unreachable target (ε above the calibration's 100) is the scalar error at its first index."""
+    s = pabi.DPSGD(sample_rate=0.5, noise_multiplier=1.0, steps=2, grid_step=1e-3, neighboring="replace_one")
+    eps = np.array([[1.5, 3.0, 1.5], [0.9, 3.0, 2.2]])
+    delta = np.array([[1e-3, 1e-5, 1e-3], [1e-4, 1e-5, 1e-3]])
+    got = s.least_noise(eps, delta)
+    want = {(e, d): s.calibrate(e, d).noise_multiplier for e, d in set(zip(eps.flat, delta.flat))}
+    assert np.array_equal(_bits(got.reshape(-1)), _bits([want[(e, d)] for e, d in zip(eps.flat, delta.flat)]))
+    e, d = np.array([1.5, 150.0, 150.0, 1.5]), np.array([1e-3, 1e-5, 1e-6, 1e-3])
+    with pytest.raises(pabi.DomainError) as loop:  # the per-target loop's error (the scalar calibrate's)
+        pabi.setups._Questions._least_noise_all(s, e, d, (2, 2))
+    with pytest.raises(pabi.DomainError) as err:
+        s.least_noise(e.reshape(2, 2), d.reshape(2, 2))
+    assert (err.value.param, err.value.index) == ("eps", (0, 1)) and str(err.value) == str(loop.value)
+
+
+def test_setup_leftovers():
+    """Issue 14: ERM's sensitivities are computed once per setup (not once per lock-step round
+    of least_noise), and the online setup's arguments are built once, in the flat functions'
+    order, with ``steps`` only at a horizon."""
+    from pabi import _setups_more
+
+    erm = pabi.ERMGradientDescent(lr=0.5, strong_convexity=1.0, smoothness=2.0, max_grad_norm=1.0, batch_size=10,
+                                  batches_per_epoch=3, noise_scale=1.0)
+    calls = []
+    orig = pabi.sensitivity_multi_epoch
+    try:
+        pabi.sensitivity_multi_epoch = lambda **kw: calls.append(kw) or orig(**kw)
+        x = np.array([0.5, 1.0, 2.0])
+        rounds = [erm._met_many(x, np.full(3, 1.0), np.full(3, 1e-5)) for _ in range(3)]  # three rounds
+    finally:
+        pabi.sensitivity_multi_epoch = orig
+    assert calls == [] and all(np.array_equal(r, [erm.replace(noise_scale=v).epsilon(1e-5) <= 1.0 for v in x])
+                               for r in rounds)
+    s = erm.sensitivities()
+    s[0] = -1.0  # a copy: the setup's own values are untouched
+    assert erm.sensitivities()[0] > 0 and np.array_equal(erm.sensitivities(), orig(**erm.sensitivity_arguments(
+        np.arange(1, 4, dtype=np.float64))))
+    kw = dict(index=10, lr=0.01, max_grad_norm=10.0, diameter=1.0, c1=100.0, c2=1.0, decay=1.5)
+    order = ["max_grad_norm", "lr", "diameter", "steps", "index", "c1", "c2", "decay", "smoothness",
+             "strong_convexity"]
+    assert list(_setups_more.OnlinePNSGD(**kw, steps=20).bound_arguments()) == order
+    assert list(_setups_more.OnlinePNSGD(**kw).bound_arguments()) == [k for k in order if k != "steps"]
+
+
+def test_multi_epoch_pnsgd_lock_step_is_the_scalar_calibration():
+    """Multi-epoch PNSGD: each round's PLDs (one per target) built and composed by the core in
+    parallel; every element is the scalar calibrate's noise scale to the bit."""
+    s = pabi.PNSGD(records=100, lr=0.05, noise_scale=4.0, max_grad_norm=1.0, diameter=1.0, smoothness=10.0,
+                   convex=True, epochs=2)
+    eps, delta = np.array([1.0, 3.0, 1.0]), np.array([1e-5, 1e-6, 1e-5])
+    got = s.least_noise(eps, delta)
+    want = [s.calibrate(float(e), float(d)).noise_scale for e, d in zip(eps[:2], delta[:2])]
+    assert np.array_equal(_bits(got), _bits(want + want[:1])), (got, want)
+
+
+def test_profiles_composed_epsilon_is_the_one_by_one_route():
+    """The core's parallel PLD step of multi-epoch PNSGD: each profile's composed upper ε is what
+    PrivacyLossDistribution.from_profile(...).compose(...).epsilon(...) gives; a profile the PLD
+    rejects (increasing δ, too short) is NaN, not an error of the batch."""
+    prof = [pabi.gdp_delta(np.arange(4001) * 1e-3, 0.5), np.array([0.1, 0.2, 0.3]), np.array([0.5]),
+            pabi.gdp_delta(np.arange(3001) * 1e-3, 0.3)]
+    offsets = np.cumsum([0] + [p.size for p in prof])
+    delta = np.array([1e-5, 1e-5, 1e-5, 1e-3])
+    got = _core.pld_profiles_composed_epsilon(1e-3, np.concatenate(prof), offsets.tolist(), 3, 1e-15, delta)
+    one = [pabi.PrivacyLossDistribution.from_profile(prof[k], grid_step=1e-3).compose(3).epsilon(delta[k]).upper
+           for k in (0, 3)]
+    assert np.array_equal(_bits(got[[0, 3]]), _bits(one)) and np.isnan(got[1:3]).all()
+
+
+def test_lock_step_judges_undefined_elements_one_by_one():
+    """A round evaluation that reports some elements undefined (``(verdicts, undefined)``) has
+    those judged by the scalar rule: the result is still the scalar calibration, to the bit."""
+    from pabi._lockstep import least_noise_many
+
+    s, eps, delta = _targets("ScheduledPNSGD", 6)
+    rng = np.random.default_rng(7)
+
+    def met(x, e, d):  # the true verdicts, with wrong ones marked undefined at random
+        undefined = rng.uniform(size=x.size) < 0.5
+        return np.where(undefined, ~s._met_many(x, e, d), s._met_many(x, e, d)), undefined
+
+    got = least_noise_many(s, "c1", eps, delta, (6,), met, s._require)
+    assert np.array_equal(_bits(got), _bits([s.calibrate(float(e), float(d)).c1 for e, d in zip(eps, delta)]))

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from typing import Literal, overload
 
+import numpy as np
+from numpy.typing import NDArray
+
 from . import _core
 from ._bridge import ArrayLike, Float, call, domain_error, int_scalar, real_scalar
 from .composition import Bracket
@@ -21,6 +24,8 @@ Sampling = Literal["poisson", "without_replacement"]
 #: the allowed values of ``neighboring`` and ``sampling`` (the glossary's)
 NEIGHBORING = ("add_remove", "replace_one")
 SAMPLING = ("poisson", "without_replacement")
+#: the default relative tolerance of :func:`dpsgd_calibrate_noise_multiplier`
+CALIBRATE_RTOL = 1e-4
 
 
 def _check_steps(steps: object) -> float:
@@ -112,7 +117,7 @@ def dpsgd_delta(eps: float, *, sample_rate: float, noise_multiplier: float, step
 
 def dpsgd_calibrate_noise_multiplier(
     eps: float, delta: float, *, sample_rate: float, steps: int, grid_step: float = 1e-4,
-    rtol: float = 1e-4, neighboring: Neighboring = "add_remove", sampling: Sampling = "poisson"
+    rtol: float = CALIBRATE_RTOL, neighboring: Neighboring = "add_remove", sampling: Sampling = "poisson"
 ) -> float:
     """Smallest noise multiplier z (to relative tolerance ``rtol``) whose certified upper ε of
     DP-SGD is ≤ ``eps`` at ``delta``, under ``neighboring``/``sampling`` (see
@@ -138,6 +143,24 @@ def dpsgd_calibrate_noise_multiplier(
         real_scalar("eps", eps), real_scalar("delta", delta), real_scalar("sample_rate", sample_rate),
         _check_steps(steps), real_scalar("grid_step", grid_step), real_scalar("rtol", rtol), nb, sa
     )
+
+
+def calibrate_many(eps: NDArray[np.float64], delta: NDArray[np.float64], *, sample_rate: float, steps: int,
+                   grid_step: float, neighboring: str, sampling: str) -> NDArray[np.float64]:
+    """:func:`dpsgd_calibrate_noise_multiplier` (default ``rtol``) of every target (``eps[i]``,
+    ``delta[i]``; flat, equally long, checked by the caller), each distinct target once, all in
+    one core call that runs them in parallel (``_core.dpsgd_calibrate_sigma_many``: each value
+    the scalar calibration's); NaN where a calibration failed (the caller raises that target's
+    error by the scalar calibration)."""
+    pairs = np.stack([eps, delta], axis=1)
+    uniq, first, inv = np.unique(pairs, axis=0, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")  # the distinct targets in the order of their first index
+    z = _core.dpsgd_calibrate_sigma_many(
+        np.ascontiguousarray(uniq[order, 0]), np.ascontiguousarray(uniq[order, 1]), sample_rate, _check_steps(steps),
+        real_scalar("grid_step", grid_step), CALIBRATE_RTOL, *relation(neighboring, sampling))
+    back = np.empty(order.size, dtype=np.intp)
+    back[order] = np.arange(order.size)
+    return np.asarray(z, dtype=np.float64)[back[inv.reshape(-1)]]
 
 
 def iterate_noise_std(lr: ArrayLike, noise_multiplier: ArrayLike, max_grad_norm: ArrayLike,

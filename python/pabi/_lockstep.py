@@ -7,26 +7,30 @@ probes, for element k, exactly the doubles the scalar search ``_core.first_ok`` 
 target k, in the same order (one state machine drives both), so it suffices that every probe
 gets the scalar verdict. A probe at or above the end of the accepted values is met (as in the
 scalar search); any other is judged by the setup's ``_met_many`` (its flat functions broadcast
-over the calibrated field, each element bit-identical to the scalar call). Where that array
+over the calibrated field, each element bit-identical to the scalar call; for multi-epoch PNSGD,
+one PLD per element, built and composed in parallel by the core). Where that array
 call raises a DomainError (the bound is undefined at some probe, e.g. too little noise), the
 batch is split in halves until each undefined probe is judged alone by the scalar rule
 (:func:`_meets_one`: a rejected or undefined value misses the target). A target that no
 accepted value meets, and any error of the setup itself, is raised by the scalar
 ``calibrate`` of the first such element, at its index (the same error and message as the
 per-target loop).
+
+Also the setups' one search for an ε (:func:`_smallest_eps`, re-exported as
+``pabi.setups._smallest_eps``).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Union
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ._bridge import DomainError
 
-__all__ = ["least_noise_many"]
+__all__ = ["least_noise_many", "composed_pnsgd_met"]
 
 Bools = NDArray[np.bool_]
 
@@ -81,14 +85,15 @@ def _by_halves(many: Callable[[NDArray[np.intp]], Bools], one: Callable[[int], b
 
 
 def least_noise_many(setup: Any, field: str, eps: NDArray[np.float64], delta: NDArray[np.float64],
-                     shape: tuple[int, ...], met_many: Callable[..., Bools],
+                     shape: tuple[int, ...], met_many: Callable[..., Union[Bools, tuple[Bools, Bools]]],
                      precheck: Callable[[], Any], question: str = "epsilon",
                      defined: Optional[Callable[[Any, float], bool]] = None) -> NDArray[np.float64]:
     """``setup.least_noise`` on flat, checked targets by the lock-step search.
 
     ``met_many(x, eps, delta)``: whether the setup with ``field`` = x[j] meets the target
     (eps[j], delta[j]) (arrays of one length; a DomainError when the bound is undefined at
-    some element). ``precheck()``: the setup's own checks that ``calibrate`` makes before its
+    some element), or a pair (verdicts, undefined) whose undefined elements are judged one by
+    one (for a bound computed element by element, which reports each failure). ``precheck()``: the setup's own checks that ``calibrate`` makes before its
     search. ``defined(s, e)``: for a setup whose accepted values end above per target (the
     ``defined`` of :func:`pabi.setups._least_noise` at ε = e); that end is found per distinct ε
     by the scalar search (most of its probes are undefined somewhere: no array call helps)."""
@@ -116,7 +121,13 @@ def least_noise_many(setup: Any, field: str, eps: NDArray[np.float64], delta: ND
             xt, kt = x[todo], k[todo]
 
             def many(sel: NDArray[np.intp]) -> Bools:
-                return np.asarray(met_many(xt[sel], eps[kt[sel]], delta[kt[sel]]), dtype=bool)
+                r = met_many(xt[sel], eps[kt[sel]], delta[kt[sel]])
+                if not isinstance(r, tuple):
+                    return np.asarray(r, dtype=bool)
+                v, undefined = np.array(r[0], dtype=bool), np.asarray(r[1], dtype=bool)
+                for j in np.flatnonzero(undefined):  # (verdicts, undefined): those judged one by one
+                    v[j] = one(int(sel[j]))
+                return v
 
             def one(j: int) -> bool:
                 i = int(kt[j])
@@ -131,3 +142,64 @@ def least_noise_many(setup: Any, field: str, eps: NDArray[np.float64], delta: ND
     if not np.all(res < math.inf):  # pragma: no cover - a search below its end is finite
         raise AssertionError("least_noise: a lock-step search ended at +inf")
     return res
+
+
+def composed_pnsgd_met(setup: Any, x: NDArray[np.float64], eps: NDArray[np.float64],
+                       delta: NDArray[np.float64]) -> tuple[Bools, Bools]:
+    """Multi-epoch :class:`pabi.PNSGD`'s ``calibrate`` test at noise scales ``x``, targets (``eps``,
+    ``delta``): (verdicts, undefined). Each element is what ``PNSGD._composed`` at that noise
+    scale computes, step by step: the decay point of
+    ``PrivacyLossDistribution.from_profile`` (the first ε = 2^k, k ≤ 13, with δ ≤ its
+    ``tail_mass``), its samples of the epoch profile at ε = k·h (one ``pabi.pnsgd_delta`` call
+    for every element), then the PLD, its composition and ε(δ) by the core, element by
+    element in parallel (``_core.pld_profiles_composed_epsilon``). An element where one step
+    fails (no decay point, too many samples, an error of the core) is undefined: judged one
+    by one."""
+    import pabi
+
+    from . import _core
+    from .composition import _MAX_PROFILE
+
+    if not np.all((x > 0) & (x < math.inf)):
+        raise DomainError("a noise scale replace rejects: judged one by one")
+    h, tail, doublings = 1e-3, 1e-18, 13  # from_profile's grid_step, tail_mass and search
+    kw = setup.bound_arguments()
+    pts = 2.0 ** np.arange(doublings + 1)
+    dec = np.asarray(pabi.pnsgd_delta(pts[None, :], **dict(kw, noise_scale=x[:, None])), dtype=np.float64)
+    stop = ~(dec > tail)
+    em = pts[np.argmax(stop, axis=1)]
+    ok = stop.any(axis=1) & (em / h + 1 <= _MAX_PROFILE)
+    counts = np.where(ok, np.ceil(em / h) + 1, 0).astype(np.int64)
+    if counts.sum() > 2**24:  # (memory) fewer elements at a time
+        raise DomainError("too many profile samples in one round: judged in halves")
+    offsets = np.concatenate([[0], np.cumsum(counts)])
+    grid = (np.arange(offsets[-1]) - np.repeat(offsets[:-1], counts)) * h
+    vals = np.asarray(pabi.pnsgd_delta(grid, **dict(kw, noise_scale=np.repeat(x, counts))), dtype=np.float64)
+    up = np.asarray(_core.pld_profiles_composed_epsilon(h, np.ascontiguousarray(vals), offsets.tolist(),
+                                                        setup.epochs, 1e-15, np.ascontiguousarray(delta)))
+    return up <= eps, ~ok | np.isnan(up)
+
+
+def _smallest_eps(delta_at: Any, delta: float, bounded_domain: bool) -> float:
+    """The smallest double ε ≥ 0 with ``delta_at(ε) <= delta``, for a certified δ(ε) that is
+    non-increasing in ε: the setups' one search for an ε where no core inverse exists (the
+    online schedule's limit δ_∞, :class:`pabi.OnlinePNSGD` with ``steps=None``), by the same
+    exact search over the bit patterns of doubles as :func:`_least_noise` (``_core.first_ok``).
+    ``bounded_domain``: the ε at which ``delta_at`` is undefined (a DomainError; from some ε on)
+    end the search: +inf when no ε below them meets the target. Its exact counterpart is
+    ``pabi.reference._calibrate.smallest_eps`` (bisection in mpmath on the exact δ)."""
+    from . import _core
+
+    if not bounded_domain:
+        return _core.first_ok(lambda x: bool(delta_at(x) <= delta), 1.0)
+
+    def undefined(e: float) -> bool:
+        try:
+            delta_at(e)
+        except DomainError:
+            return True
+        return False
+
+    end = _core.first_ok(undefined, 1.0)
+    e = _core.first_ok(lambda x: x >= end or bool(delta_at(x) <= delta), 1.0)
+    return math.inf if e >= end else e

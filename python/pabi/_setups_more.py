@@ -18,6 +18,7 @@ and docs/derivations/rdp.md#erm-calibration.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, Optional
 
@@ -158,7 +159,7 @@ class OnlinePNSGD(_Questions):
 
     Primary bound: ``pabi.online_*_delta`` / ``online_*_epsilon`` at a horizon, and
     ``pabi.online_*_delta_limit_upper`` in the limit, whose ε is the smallest double that
-    meets δ (``pabi.setups._smallest_eps``, the setups' one search for an ε; its exact mpmath
+    meets δ (``pabi._lockstep._smallest_eps``, the setups' one search for an ε; its exact mpmath
     counterpart is ``pabi.reference._calibrate.smallest_eps``). ``calibrate`` sets ``c1`` (C1
     scales the noise up) for a target at this horizon, or for the limit target with
     ``steps=None`` (docs/derivations/schedules.md#online-calibration).
@@ -209,12 +210,15 @@ class OnlinePNSGD(_Questions):
     def bound_arguments(self) -> dict[str, Any]:
         """The keyword arguments of ``pabi.online_*_delta`` / ``online_*_epsilon`` at the horizon
         ``steps``; with ``steps=None`` (no ``steps`` key) those of ``online_*_delta_limit_upper``."""
-        kw: dict[str, Any] = dict(max_grad_norm=self.max_grad_norm, lr=self.lr, diameter=self.diameter,
-                                  steps=self.steps, index=self.index, c1=self.c1, c2=self.c2, decay=self.decay,
-                                  smoothness=self.smoothness, strong_convexity=self.strong_convexity)
-        if self.steps is None:
-            del kw["steps"]
-        return kw
+        return self._arguments(self.c1, self.steps)
+
+    def _arguments(self, c1: Any, steps: Optional[float]) -> dict[str, Any]:
+        """:meth:`bound_arguments` with the constant ``c1`` (a scalar or an array) and the horizon
+        ``steps`` (None: the limit, no ``steps`` key)."""
+        horizon = {} if steps is None else {"steps": steps}
+        return dict(max_grad_norm=self.max_grad_norm, lr=self.lr, diameter=self.diameter, **horizon,
+                    index=self.index, c1=c1, c2=self.c2, decay=self.decay, smoothness=self.smoothness,
+                    strong_convexity=self.strong_convexity)
 
     def _forward(self, eps: NDArray[np.float64], steps: Optional[float] = None) -> NDArray[np.float64]:
         return self._forward_with(eps, self.c1, self.steps if steps is None else steps)
@@ -268,11 +272,8 @@ class OnlinePNSGD(_Questions):
         steps (None: the limit)."""
         import pabi
 
-        kw = dict(self.bound_arguments(), c1=c1)
-        kw.pop("steps", None)
-        if steps is None:
-            return np.asarray(getattr(pabi, self._bound_name("delta_limit_upper"))(eps, **kw), dtype=np.float64)
-        return np.asarray(getattr(pabi, self._bound_name("delta"))(eps, steps=steps, **kw), dtype=np.float64)
+        fn = getattr(pabi, self._bound_name("delta_limit_upper" if steps is None else "delta"))
+        return np.asarray(fn(eps, **self._arguments(c1, steps)), dtype=np.float64)
 
     def _least_noise_all(self, eps: NDArray[np.float64], delta: NDArray[np.float64],
                          shape: tuple[int, ...]) -> NDArray[np.float64]:
@@ -538,25 +539,36 @@ class ERMGradientDescent(_RdpSetup):
     def sensitivities(self) -> NDArray[np.float64]:
         """Δ_j of each batch j = 1..m (``batch_order="random"``) or of the record's batch (a
         1-element array), rounded up (:func:`pabi.sensitivity_multi_epoch`)."""
+        return self._sensitivities.copy()
+
+    @functools.cached_property
+    def _sensitivities(self) -> NDArray[np.float64]:
+        """:meth:`sensitivities`, computed once per setup (read-only): they do not depend on the
+        noise, so the lock-step rounds of ``least_noise`` share them."""
         import pabi
 
         j: Any = (self.record_batch if self.batch_order == "fixed"
                   else np.arange(1, self.batches_per_epoch + 1, dtype=np.float64))
-        return np.atleast_1d(np.asarray(pabi.sensitivity_multi_epoch(**self.sensitivity_arguments(j)),
-                                        dtype=np.float64))
+        s = np.atleast_1d(np.asarray(pabi.sensitivity_multi_epoch(**self.sensitivity_arguments(j)), dtype=np.float64))
+        s.setflags(write=False)
+        return s
+
+    def _curve_at(self, orders: Any, noise_scale: Any) -> NDArray[np.float64]:
+        """The RDP curve of the setup's batch order at ``orders`` with ``noise_scale`` (arrays
+        broadcast: one curve a row)."""
+        import pabi
+
+        s = self._sensitivities
+        name, kw = self.curve_arguments(float(s[0]) if self.batch_order == "fixed" else s)
+        return np.asarray(getattr(pabi, name)(orders, **dict(kw, noise_scale=noise_scale)), dtype=np.float64)
 
     def _curve(self) -> NDArray[np.float64]:
         import pabi
 
-        s = self.sensitivities()
-        name, kw = self.curve_arguments(float(s[0]) if self.batch_order == "fixed" else s)
-        return np.asarray(getattr(pabi, name)(pabi.DEFAULT_ORDERS, **kw), dtype=np.float64)
+        return self._curve_at(pabi.DEFAULT_ORDERS, self.noise_scale)
 
     def _curves_at(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
         """The RDP curves at every noise scale of ``x`` (rows) over ``pabi.DEFAULT_ORDERS``."""
         import pabi
 
-        s = self.sensitivities()  # (they do not depend on the noise)
-        o = np.asarray(pabi.DEFAULT_ORDERS, dtype=np.float64)[None, :]
-        name, kw = self.curve_arguments(float(s[0]) if self.batch_order == "fixed" else s)
-        return np.asarray(getattr(pabi, name)(o, **dict(kw, noise_scale=x[:, None])), dtype=np.float64)
+        return self._curve_at(np.asarray(pabi.DEFAULT_ORDERS, dtype=np.float64)[None, :], x[:, None])

@@ -41,7 +41,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._bridge import DomainError, _index, as_real, domain_error, flag, int_scalar, real_scalar, rename
-from ._lockstep import _accepts_one, _meets_one, _met
+from ._lockstep import _accepts_one, _meets_one, _met, _smallest_eps  # noqa: F401 (pabi.setups._smallest_eps)
 
 __all__ = ["PNSGD", "DPSGD", "CyclicDPSGD", "ScheduledPNSGD", "Setup"]
 
@@ -158,13 +158,12 @@ class _Questions:
         DomainError with the first bad index of that argument); a target no value meets is the
         scalar ``calibrate``'s DomainError, located at its index in the broadcast shape.
 
-        How: one-epoch :class:`PNSGD` is one core call; :class:`CyclicDPSGD`,
-        :class:`ScheduledPNSGD`, ``OnlinePNSGD``, ``LastIterateSGD`` and ``ERMGradientDescent``
-        run the exact search of ``calibrate`` for every target in lock-step
-        (:func:`pabi._lockstep.least_noise_many`: one array evaluation of the bound per round,
-        each element probing the scalar search's doubles); multi-epoch PNSGD (a PLD per noise
-        value), ``StepwisePNSGD`` (a noise sequence per factor) and :class:`DPSGD` (its own core
-        calibration, scalar) calibrate target by target."""
+        How: one-epoch :class:`PNSGD` and :class:`DPSGD` are one core call (DP-SGD's targets in
+        parallel); the other setups run the exact search of ``calibrate`` for every target in
+        lock-step (:func:`pabi._lockstep.least_noise_many`: per round one array evaluation of the
+        bound, or for multi-epoch PNSGD one parallel core call building a PLD per target, each
+        element probing the scalar search's doubles); ``StepwisePNSGD`` (a noise sequence per
+        factor) calibrates target by target."""
         e = np.asarray(as_real("eps", eps), dtype=np.float64)
         d = np.asarray(as_real("delta", delta), dtype=np.float64)
         shape = np.broadcast_shapes(e.shape, d.shape)
@@ -189,6 +188,15 @@ class _Questions:
             if (e, d) not in seen:
                 seen[(e, d)] = self._calibrated_at(e, d, i, shape)
             out[i] = seen[(e, d)]
+        return out
+
+    def _or_scalar_error(self, out: NDArray[np.float64], eps: NDArray[np.float64], delta: NDArray[np.float64],
+                         shape: tuple[int, ...]) -> NDArray[np.float64]:
+        """``out``, the calibrated values of an array calibration, where each element that is not
+        a positive finite double (a failed target, or a value ``replace`` rejects) is the scalar
+        ``calibrate``'s: its error, at the first such index."""
+        for i in np.flatnonzero(~((out > 0) & (out < math.inf))):
+            out[i] = self._calibrated_at(float(eps[i]), float(delta[i]), int(i), shape)
         return out
 
     def _calibrated_at(self, eps: float, delta: float, i: int, shape: tuple[int, ...]) -> float:
@@ -252,31 +260,6 @@ def _least_noise(setup: S, field: str, eps: float, delta: float,
     if not _met(out, eps, delta, question):  # pragma: no cover - the search returns a value that meets it
         raise AssertionError(f"calibrated {field} = {x!r} misses the target")
     return out
-
-
-def _smallest_eps(delta_at: Any, delta: float, bounded_domain: bool) -> float:
-    """The smallest double ε ≥ 0 with ``delta_at(ε) <= delta``, for a certified δ(ε) that is
-    non-increasing in ε: the setups' one search for an ε where no core inverse exists (the
-    online schedule's limit δ_∞, :class:`pabi.OnlinePNSGD` with ``steps=None``), by the same
-    exact search over the bit patterns of doubles as :func:`_least_noise` (``_core.first_ok``).
-    ``bounded_domain``: the ε at which ``delta_at`` is undefined (a DomainError; from some ε on)
-    end the search: +inf when no ε below them meets the target. Its exact counterpart is
-    ``pabi.reference._calibrate.smallest_eps`` (bisection in mpmath on the exact δ)."""
-    from . import _core
-
-    if not bounded_domain:
-        return _core.first_ok(lambda x: bool(delta_at(x) <= delta), 1.0)
-
-    def undefined(e: float) -> bool:
-        try:
-            delta_at(e)
-        except DomainError:
-            return True
-        return False
-
-    end = _core.first_ok(undefined, 1.0)
-    e = _core.first_ok(lambda x: x >= end or bool(delta_at(x) <= delta), 1.0)
-    return math.inf if e >= end else e
 
 
 # ---------------------------------------------------------------------------------------------
@@ -443,20 +426,24 @@ class PNSGD(_Questions):
                          shape: tuple[int, ...]) -> NDArray[np.float64]:
         """One epoch: ``pabi.pnsgd_calibrate_noise_scale`` over the arrays in one call (element-wise,
         the scalar calibration's values; a value ``calibrate`` rejects is its error, at the first
-        such index); several epochs: the scalar search per target (each target's composed PLD is
-        its own: no array call evaluates several noise scales at once)."""
+        such index); several epochs: the lock-step search (:func:`pabi._lockstep.least_noise_many`),
+        each round's PLDs, one per target, built and composed by the core in parallel
+        (:func:`pabi._lockstep.composed_pnsgd_met`)."""
         import pabi
 
         if self.epochs > 1:
-            return super()._least_noise_all(eps, delta, shape)
+            if self.epochs > 2**53:  # beyond compose's count: every target is calibrate's error
+                return super()._least_noise_all(eps, delta, shape)
+            from ._lockstep import composed_pnsgd_met, least_noise_many
+
+            return least_noise_many(self, "noise_scale", eps, delta, shape,
+                                    lambda x, e, d: composed_pnsgd_met(self, x, e, d), self._require)
         self._require()
         kw = self.bound_arguments()
         del kw["noise_scale"]
         with _fields_named({"steps": "records"}):
             out = np.asarray(pabi.pnsgd_calibrate_noise_scale(eps, delta, **kw), dtype=np.float64).reshape(-1)
-        for i in np.flatnonzero(~((out > 0) & (out < math.inf))):  # a value replace rejects: calibrate's error
-            out[i] = self._calibrated_at(float(eps[i]), float(delta[i]), int(i), shape)
-        return out
+        return self._or_scalar_error(out, eps, delta, shape)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -538,6 +525,17 @@ class DPSGD(_Questions):
         z = pabi.dpsgd_calibrate_noise_multiplier(e, d, sample_rate=self.sample_rate, steps=self.steps,
                                                   grid_step=self.grid_step, **self._relation())
         return self.replace(noise_multiplier=float(z))
+
+    def _least_noise_all(self, eps: NDArray[np.float64], delta: NDArray[np.float64],
+                         shape: tuple[int, ...]) -> NDArray[np.float64]:
+        """Every distinct target calibrated by the core in one call, in parallel
+        (:func:`pabi._dpsgd.calibrate_many`: each element the scalar calibration's value); a
+        target it cannot calibrate is :meth:`calibrate`'s error at its first index."""
+        from ._dpsgd import calibrate_many
+
+        return self._or_scalar_error(calibrate_many(eps, delta, sample_rate=self.sample_rate, steps=self.steps,
+                                                    grid_step=self.grid_step, neighboring=self.neighboring,
+                                                    sampling=self.sampling), eps, delta, shape)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -329,13 +329,19 @@ fn compositions(
         return Ok(vec![]);
     }
     let pairs = Pair::of(acc, sigma, need);
-    let run = |p: (Pair, f64)| dpsgd_direction(q, p.1, steps, p.0, h);
     // the pairs are composed in parallel; the first error in their order is returned
-    let parts: Vec<Result<Composition>> = match crate::driver::pool() {
-        Some(pool) if pairs.len() > 1 => pool.install(|| pairs.into_par_iter().map(run).collect()),
-        _ => pairs.into_iter().map(run).collect(),
-    };
-    parts.into_iter().collect()
+    each(pairs, |p| dpsgd_direction(q, p.1, steps, p.0, h))
+        .into_iter()
+        .collect()
+}
+
+/// `f` of every item, in their order: in parallel on the shared pool when there are several
+/// (each item a whole composition or calibration, so one item a task), else on this thread.
+fn each<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync + Send) -> Vec<R> {
+    match crate::driver::pool() {
+        Some(pool) if items.len() > 1 => pool.install(|| items.into_par_iter().map(f).collect()),
+        _ => items.into_iter().map(f).collect(),
+    }
 }
 
 /// The componentwise maximum of `f` over the directions (both brackets are certified, so the
@@ -734,6 +740,40 @@ pub fn dpsgd_calibrate_sigma_with(
     }
     let (_, b) = illinois(&g, a, b, ga, gb, rtol)?;
     Ok(b)
+}
+
+/// [`dpsgd_calibrate_sigma_with`] of every target (`eps[i]`, `delta[i]`), the targets in
+/// parallel (one calibration a task on the shared pool): element i is exactly the scalar
+/// calibration's result for target i, its value or its error (each target runs the same
+/// deterministic search; the thread count changes nothing). The outer error: `eps` and `delta`
+/// of different lengths (before any work), or a stop requested while running
+/// ([`crate::interrupt`], checked before each target).
+#[allow(clippy::too_many_arguments)]
+pub fn dpsgd_calibrate_sigma_many_with(
+    eps: &[f64],
+    delta: &[f64],
+    q: f64,
+    steps: f64,
+    h: f64,
+    rtol: f64,
+    acc: Accounting,
+) -> Result<Vec<Result<f64>>> {
+    if delta.len() != eps.len() {
+        return Err(PabiError::domain(
+            "delta",
+            format!("as long as eps ({} targets)", eps.len()),
+            delta.len() as f64,
+        ));
+    }
+    let targets: Vec<(f64, f64)> = eps.iter().copied().zip(delta.iter().copied()).collect();
+    let out = each(targets, |(e, d)| {
+        crate::interrupt::check()?;
+        dpsgd_calibrate_sigma_with(e, d, q, steps, h, rtol, acc)
+    });
+    if out.iter().any(|r| matches!(r, Err(PabiError::Interrupted))) {
+        return Err(PabiError::Interrupted);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -177,3 +177,40 @@ fn iterate_noise_std_rounds_down() {
         "batch_size"
     );
 }
+
+#[test]
+fn calibrate_many_is_the_scalar_calibration_of_each_target() {
+    // every element the scalar search's value or error (errors in their place), any relation
+    let eps = [1.0, 2.5, 1.0, 150.0, 0.7];
+    let delta = [1e-5, 1e-6, 1e-5, 1e-5, 0.5];
+    for acc in [
+        Accounting::ADD_REMOVE_POISSON,
+        Accounting {
+            relation: Relation::ReplaceOne,
+            sampling: Sampling::WithoutReplacement,
+        },
+    ] {
+        let many =
+            dpsgd_calibrate_sigma_many_with(&eps, &delta, 0.05, 20.0, 0.01, 1e-3, acc).unwrap();
+        assert_eq!(many.len(), eps.len());
+        for ((r, &e), &d) in many.iter().zip(&eps).zip(&delta) {
+            let one = dpsgd_calibrate_sigma_with(e, d, 0.05, 20.0, 0.01, 1e-3, acc);
+            match (r, one) {
+                (Ok(a), Ok(b)) => assert_eq!(a.to_bits(), b.to_bits(), "eps {e} delta {d}"),
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+                (a, b) => panic!("eps {e} delta {d}: {a:?} vs {b:?}"),
+            }
+        }
+        assert!(many[3].is_err() && many[0].is_ok());
+    }
+    let bad = dpsgd_calibrate_sigma_many_with(
+        &eps,
+        &delta[..2],
+        0.05,
+        20.0,
+        0.01,
+        1e-3,
+        Accounting::ADD_REMOVE_POISSON,
+    );
+    assert_eq!(param_of(bad.map(|_| 0.0)), "delta");
+}
