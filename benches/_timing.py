@@ -24,7 +24,10 @@ def best_time(f: Callable[..., object], *args: object, repeat: int = 3, warm: in
     arguments when ``warm`` is None (``f()`` when there are none)."""
     import numpy as np
 
-    f(*(np.asarray(a)[:warm] for a in args)) if warm is not None else f(*args)
+    if warm is None:
+        f(*args)
+    else:
+        f(*(np.asarray(a)[:warm] if np.ndim(a) > 0 else a for a in args))
     return best_of(lambda: f(*args), repeat)[0]
 
 

@@ -52,8 +52,9 @@ def dpa_symmetric_epsilon(profile, steps: int, delta: float, h: float = 1e-4) ->
     from dp_accounting.pld import privacy_loss_distribution as dpa_pld
 
     top = 1.0
-    while float(np.asarray(profile(np.array([top])))[0]) > 1e-25:
+    while float(np.asarray(profile(np.array([top])))[0]) > 1e-25:  # 1.5^k, k <= 40: ε up to ~1e7
         top *= 1.5
+        assert top < 1e7, "the profile does not fall below 1e-25"
     k = np.arange(0, math.ceil(top / h) + 1)
     d = np.clip(np.asarray(profile(k * h), dtype=float), 0.0, 1.0)
     t = k[1:][::-1] * h  # the negative half, ε = −t, ascending
@@ -61,3 +62,14 @@ def dpa_symmetric_epsilon(profile, steps: int, delta: float, h: float = 1e-4) ->
     ds = np.concatenate([-np.expm1(-t) + np.exp(-t) * d[1:][::-1], d])
     pld = dpa_pld.PrivacyLossDistribution(pld_pmf.create_pmf_pessimistic_connect_dots(h, ks, ds))
     return float(pld.self_compose(steps).get_epsilon_for_delta(delta))
+
+
+def assert_one_line_error(rc: int, err: str, status: int = 2, contains: str = "") -> None:
+    """A CLI failure: exit status ``status`` and one line on stderr, ``pabi: error: ...`` naming
+    the problem (``contains``), no traceback."""
+    assert rc == status
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("pabi: error: ")
+    assert "Traceback" not in err
+    assert contains in lines[0]

@@ -199,7 +199,7 @@ def test_online_limit_epsilon():
 def test_smallest_eps_search():
     """The limit's ε search: exact smallest double; with a domain that ends above (the Laplace
     schedule), +inf when no ε of the domain meets δ, and never an ε outside the domain."""
-    from pabi.setups import _smallest_eps
+    from pabi._lockstep import _smallest_eps
 
     def f(e):
         return math.exp(-e)
@@ -224,7 +224,7 @@ def test_smallest_eps_against_the_reference_search():
     a Gaussian mechanism's profile (σ = 2) with δ(ε) computed in mpmath and rounded up, so the
     double found is the exact inverse's upper neighbour; and the same with a domain that ends
     at ε = 1.5 (the Laplace schedule's case): +inf on both sides when the target lies beyond."""
-    from pabi.setups import _smallest_eps
+    from pabi._lockstep import _smallest_eps
 
     def exact(e):
         e, mu = mp.mpf(e), mp.mpf(0.5)

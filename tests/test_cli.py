@@ -16,6 +16,8 @@ import pytest
 import pabi
 from pabi.cli import main
 
+from _helpers import assert_one_line_error
+
 ROOT = Path(__file__).resolve().parents[1]
 SUBCOMMANDS = ["demo", "theta", "pnsgd", "dpsgd", "per-instance", "last-iterate", "report", "figures"]
 PN = ["--max-grad-norm", "1", "--lr", "0.05", "--diameter", "1", "--steps", "1000"]
@@ -33,15 +35,6 @@ def run_cli(*argv: str, **kw) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
     return subprocess.run([sys.executable, "-m", "pabi", *argv], capture_output=True, text=True, env=env,
                           cwd=kw.get("cwd", ROOT), timeout=60)
-
-
-def assert_one_line_error(rc: int, err: str, status: int = 2, contains: str = "") -> None:
-    assert rc == status
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith("pabi: error: ")
-    assert "Traceback" not in err
-    assert contains in lines[0]
 
 
 # ------------------------------------------------------------------------------------ help

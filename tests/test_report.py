@@ -14,6 +14,8 @@ import pabi
 from pabi.cli import main
 from pabi.cli import report as rp
 
+from _helpers import assert_one_line_error
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "report.toml"
 
@@ -50,14 +52,9 @@ def report(capsys, path: Path) -> dict:
     return json.loads(out)
 
 
-def assert_one_line_error(capsys, path: Path, contains: str) -> None:
-    """``pabi report path`` fails with exit status 2 and one line on stderr that names the problem
-    (``contains``), no traceback."""
-    rc = main(["report", str(path)])
-    err = capsys.readouterr().err
-    assert rc == 2
-    assert len(err.strip().splitlines()) == 1 and err.startswith("pabi: error: ")
-    assert contains in err and "Traceback" not in err, err
+def assert_report_error(capsys, path: Path, contains: str) -> None:
+    """``pabi report path`` fails with exit status 2 and one line naming the problem."""
+    assert_one_line_error(main(["report", str(path)]), capsys.readouterr().err, 2, contains)
 
 
 def by_id(rep: dict) -> dict[str, dict]:
@@ -249,7 +246,7 @@ lipschitz = 1.0
     ("[training\nn = 1", "invalid TOML"),
 ])
 def test_config_validation_errors_are_one_line(tmp_path, capsys, text, contains):
-    assert_one_line_error(capsys, write(tmp_path, text), contains)
+    assert_report_error(capsys, write(tmp_path, text), contains)
 
 
 def test_every_key_is_documented():

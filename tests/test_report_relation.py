@@ -11,7 +11,7 @@ import pytest
 
 import pabi
 from pabi.cli import main
-from test_report import BASE, assert_one_line_error, write
+from test_report import BASE, assert_report_error, write
 from test_report import by_id as _by_id, report as _json
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -119,4 +119,4 @@ def test_the_example_config(capsys) -> None:
      "sampling must be shuffled, cyclic or random_stop"),
 ])
 def test_invalid_combinations_are_one_line_errors(tmp_path, capsys, text, contains) -> None:
-    assert_one_line_error(capsys, write(tmp_path, text, "bad.toml"), contains)
+    assert_report_error(capsys, write(tmp_path, text, "bad.toml"), contains)

@@ -109,25 +109,24 @@ def type_error(name: str, expected: str, value: object, index: object = None,
     return err
 
 
-def domain_error(name: str, allowed: str, value: object, index: object = None) -> DomainError:
-    """A :class:`DomainError` with the attributes of the core's (param, allowed, value, index)."""
+def domain_error(name: str, allowed: str, value: object, index: object = None, *, shown: str = "",
+                 hint: str = "") -> DomainError:
+    """A :class:`DomainError` with the attributes of the core's (param, allowed, value, index);
+    the message shows ``value`` as ``shown`` (default its repr), then ``hint``."""
     where = "" if index is None else f" at index {index}"
-    err = DomainError(f"{name} must be {allowed}, got {value!r}{where}")
+    err = DomainError(f"{name} must be {allowed}, got {shown or repr(value)}{where}" + (f" {hint}" if hint else ""))
     err.param, err.allowed, err.value, err.index = name, allowed, value, index  # type: ignore[attr-defined,assignment]
     return err
 
 
 def choice(name: str, value: object, allowed: Sequence[str], hint: str = "") -> str:
     """``value`` if it is one of the option strings ``allowed``, else the :class:`DomainError`
-    of ``name`` with the wording of the core's options (``"<name> must be one of 'a', 'b', got
-    'x'"``), followed by ``hint``."""
+    of ``name`` with the wording of the core's options (``<name> must be one of 'a', 'b', got
+    "x"``), followed by ``hint``."""
     if isinstance(value, str) and value in allowed:
         return value
-    names = "one of " + ", ".join(f"'{a}'" for a in allowed)
-    err = domain_error(name, names, value)
-    shown = f'"{value}"' if isinstance(value, str) else repr(value)  # as the core shows a string
-    err.args = (f"{name} must be {names}, got {shown}" + (f" {hint}" if hint else ""),)
-    raise err
+    raise domain_error(name, "one of " + ", ".join(f"'{a}'" for a in allowed), value, hint=hint,
+                       shown=f'"{value}"' if isinstance(value, str) else "")  # as the core shows a string
 
 
 def _int_to_float(v: int) -> float:

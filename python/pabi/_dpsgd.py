@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from . import _core
-from ._bridge import ArrayLike, Float, call, domain_error, int_scalar, real_scalar
+from ._bridge import ArrayLike, Float, call, choice, domain_error, int_scalar, real_scalar
 from .composition import Bracket
 
 __all__ = ["dpsgd_epsilon", "dpsgd_delta", "dpsgd_calibrate_noise_multiplier", "NEIGHBORING", "SAMPLING"]
@@ -38,16 +38,13 @@ def relation(neighboring: object, sampling: object) -> tuple[str, str]:
     """``(neighboring, sampling)`` checked: each one of its allowed strings, and sampling without
     replacement only with replace-one neighbours (under add or remove the dataset size, hence
     q = b/n, differs between the neighbours). A DomainError names the parameter."""
-    if not isinstance(neighboring, str) or neighboring not in NEIGHBORING:
-        raise domain_error("neighboring", "one of 'add_remove', 'replace_one'", neighboring)
-    if not isinstance(sampling, str) or sampling not in SAMPLING:
-        raise domain_error("sampling", "one of 'poisson', 'without_replacement'", sampling)
-    if sampling == "without_replacement" and neighboring != "replace_one":
+    nb, sa = choice("neighboring", neighboring, NEIGHBORING), choice("sampling", sampling, SAMPLING)
+    if sa == "without_replacement" and nb != "replace_one":
         raise domain_error("sampling", "'poisson' under neighboring='add_remove' (sampling without "
                            "replacement, a fixed batch size b out of n records, is defined for "
                            "neighboring='replace_one': adding or removing a record changes n and so q = b/n)",
-                           sampling)
-    return neighboring, sampling
+                           sa)
+    return nb, sa
 
 
 @overload
@@ -152,15 +149,11 @@ def calibrate_many(eps: NDArray[np.float64], delta: NDArray[np.float64], *, samp
     one core call that runs them in parallel (``_core.dpsgd_calibrate_sigma_many``: each value
     the scalar calibration's); NaN where a calibration failed (the caller raises that target's
     error by the scalar calibration)."""
-    pairs = np.stack([eps, delta], axis=1)
-    uniq, first, inv = np.unique(pairs, axis=0, return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")  # the distinct targets in the order of their first index
-    z = _core.dpsgd_calibrate_sigma_many(
-        np.ascontiguousarray(uniq[order, 0]), np.ascontiguousarray(uniq[order, 1]), sample_rate, _check_steps(steps),
-        real_scalar("grid_step", grid_step), CALIBRATE_RTOL, *relation(neighboring, sampling))
-    back = np.empty(order.size, dtype=np.intp)
-    back[order] = np.arange(order.size)
-    return np.asarray(z, dtype=np.float64)[back[inv.reshape(-1)]]
+    uniq, inv = np.unique(np.stack([eps, delta], axis=1), axis=0, return_inverse=True)
+    z = _core.dpsgd_calibrate_sigma_many(np.ascontiguousarray(uniq[:, 0]), np.ascontiguousarray(uniq[:, 1]),
+                                         float(sample_rate), int(steps), float(grid_step), CALIBRATE_RTOL,
+                                         neighboring, sampling)
+    return np.asarray(z, dtype=np.float64)[inv.reshape(-1)]
 
 
 def iterate_noise_std(lr: ArrayLike, noise_multiplier: ArrayLike, max_grad_norm: ArrayLike,

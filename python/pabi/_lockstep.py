@@ -16,8 +16,7 @@ accepted value meets, and any error of the setup itself, is raised by the scalar
 ``calibrate`` of the first such element, at its index (the same error and message as the
 per-target loop).
 
-Also the setups' one search for an ε (:func:`_smallest_eps`, re-exported as
-``pabi.setups._smallest_eps``).
+Also the setups' one search for an ε (:func:`_smallest_eps`).
 """
 
 from __future__ import annotations
@@ -158,11 +157,11 @@ def composed_pnsgd_met(setup: Any, x: NDArray[np.float64], eps: NDArray[np.float
     import pabi
 
     from . import _core
-    from .composition import _MAX_PROFILE
+    from .composition import _COMPOSE_TAIL, _MAX_PROFILE, _PROFILE_DOUBLINGS, _PROFILE_GRID_STEP, _PROFILE_TAIL
 
     if not np.all((x > 0) & (x < math.inf)):
         raise DomainError("a noise scale replace rejects: judged one by one")
-    h, tail, doublings = 1e-3, 1e-18, 13  # from_profile's grid_step, tail_mass and search
+    h, tail, doublings = _PROFILE_GRID_STEP, _PROFILE_TAIL, _PROFILE_DOUBLINGS  # from_profile's defaults
     kw = setup.bound_arguments()
     pts = 2.0 ** np.arange(doublings + 1)
     dec = np.asarray(pabi.pnsgd_delta(pts[None, :], **dict(kw, noise_scale=x[:, None])), dtype=np.float64)
@@ -176,7 +175,7 @@ def composed_pnsgd_met(setup: Any, x: NDArray[np.float64], eps: NDArray[np.float
     grid = (np.arange(offsets[-1]) - np.repeat(offsets[:-1], counts)) * h
     vals = np.asarray(pabi.pnsgd_delta(grid, **dict(kw, noise_scale=np.repeat(x, counts))), dtype=np.float64)
     up = np.asarray(_core.pld_profiles_composed_epsilon(h, np.ascontiguousarray(vals), offsets.tolist(),
-                                                        setup.epochs, 1e-15, np.ascontiguousarray(delta)))
+                                                        setup.epochs, _COMPOSE_TAIL, np.ascontiguousarray(delta)))
     return up <= eps, ~ok | np.isnan(up)
 
 

@@ -25,9 +25,10 @@ from typing import Any, ClassVar, Literal, Optional
 import numpy as np
 from numpy.typing import NDArray
 
-from ._bridge import DomainError, domain_error, int_scalar, real_array, real_scalar
-from .setups import (Neighboring, Noise, _check_target, _choice, _least_noise, _nonneg, _opt_nonneg,
-                     _opt_positive, _positive, _Questions, _set, _smallest_eps)
+from ._bridge import DomainError, choice, domain_error, int_scalar, real_array, real_scalar
+from .setups import (Neighboring, Noise, _check_target, _least_noise, _nonneg, _opt_nonneg,
+                     _opt_positive, _positive, _Questions, _set)
+from ._lockstep import _smallest_eps
 
 __all__ = ["StepwisePNSGD", "OnlinePNSGD", "LastIterateSGD", "ERMGradientDescent"]
 
@@ -97,9 +98,9 @@ class StepwisePNSGD(_Questions):
              max_grad_norm=_seq("max_grad_norm", self.max_grad_norm), lr=_seq("lr", self.lr),
              diameter=_seq("diameter", self.diameter), noise_factor=_positive("noise_factor", self.noise_factor),
              strong_convexity=_seq("strong_convexity", self.strong_convexity),
-             ordering=_choice("ordering", self.ordering, ("shuffled", "random_stop", "fixed")),
-             noise=_choice("noise", self.noise, ("gaussian", "laplace")),
-             neighboring=_choice("neighboring", self.neighboring, ("replace_one", "add_remove")))
+             ordering=choice("ordering", self.ordering, ("shuffled", "random_stop", "fixed")),
+             noise=choice("noise", self.noise, ("gaussian", "laplace")),
+             neighboring=choice("neighboring", self.neighboring, ("replace_one", "add_remove")))
         if self.smoothness is not None:
             _set(self, smoothness=_seq("smoothness", self.smoothness))
         if self.run_lengths is not None:
@@ -191,10 +192,10 @@ class OnlinePNSGD(_Questions):
         _set(self, index=int_scalar("index", self.index), lr=_positive("lr", self.lr),
              max_grad_norm=_nonneg("max_grad_norm", self.max_grad_norm), diameter=_positive("diameter", self.diameter),
              c1=_positive("c1", self.c1), c2=_nonneg("c2", self.c2), decay=_positive("decay", self.decay),
-             noise=_choice("noise", self.noise, ("gaussian", "laplace")),
+             noise=choice("noise", self.noise, ("gaussian", "laplace")),
              smoothness=_opt_positive("smoothness", self.smoothness),
              strong_convexity=_nonneg("strong_convexity", self.strong_convexity),
-             neighboring=_choice("neighboring", self.neighboring, ("replace_one", "add_remove")))
+             neighboring=choice("neighboring", self.neighboring, ("replace_one", "add_remove")))
         if self.steps is not None:
             _set(self, steps=float(int_scalar("steps", self.steps, self.index, 2**53 - 1)))
         # the bound's own checks (decay > 1, the domain at ε = 0), up front; for the limit through
@@ -393,13 +394,13 @@ class LastIterateSGD(_RdpSetup):
     calibrated_field: ClassVar[str] = "noise_scale"
 
     def __post_init__(self) -> None:
-        _set(self, theorem=_choice("theorem", self.theorem, ("general", "bounded", "cyclic")),
+        _set(self, theorem=choice("theorem", self.theorem, ("general", "bounded", "cyclic")),
              lr=_positive("lr", self.lr), max_grad_norm=_nonneg("max_grad_norm", self.max_grad_norm),
              noise_scale=_positive("noise_scale", self.noise_scale), diameter=_opt_nonneg("diameter", self.diameter),
              weak_convexity=_nonneg("weak_convexity", self.weak_convexity),
              smoothness=_nonneg("smoothness", self.smoothness),
-             contraction=_choice("contraction", self.contraction, ("triangle", "as_published")),
-             neighboring=_choice("neighboring", self.neighboring, ("replace_one", "add_remove")))
+             contraction=choice("contraction", self.contraction, ("triangle", "as_published")),
+             neighboring=choice("neighboring", self.neighboring, ("replace_one", "add_remove")))
         for n in ("steps", "batch_size", "batches_per_epoch", "index"):
             if getattr(self, n) is not None:
                 _set(self, **{n: int_scalar(n, getattr(self, n))})
@@ -500,8 +501,8 @@ class ERMGradientDescent(_RdpSetup):
              batch_size=int_scalar("batch_size", self.batch_size),
              batches_per_epoch=int_scalar("batches_per_epoch", self.batches_per_epoch),
              noise_scale=_positive("noise_scale", self.noise_scale),
-             batch_order=_choice("batch_order", self.batch_order, ("fixed", "random")),
-             neighboring=_choice("neighboring", self.neighboring, ("replace_one", "add_remove")))
+             batch_order=choice("batch_order", self.batch_order, ("fixed", "random")),
+             neighboring=choice("neighboring", self.neighboring, ("replace_one", "add_remove")))
         if self.epochs is not None:
             _set(self, epochs=int_scalar("epochs", self.epochs))
         if self.batch_index is not None:

@@ -42,6 +42,7 @@ from ._bridge import (
     Scalar,
     as_real,
     call as _call,
+    choice,
     domain_error,
     int_scalar,
     opt_real_scalar,
@@ -338,6 +339,11 @@ def gdp_dominating_pair(
 # most 2^21 grid points, so a sampled profile at most 2^20 samples (its PLD is reflected); the
 # coarsest grid step is 0.1. Checked here too so that no profile is sampled beyond them.
 _MAX_PROFILE = 2**20
+#: from_profile's defaults: the grid step, the tail mass that ends the profile and the number of
+#: doublings of ε searched for it (shared with the lock-step calibration of multi-epoch PNSGD)
+_PROFILE_GRID_STEP, _PROFILE_TAIL, _PROFILE_DOUBLINGS = 1e-3, 1e-18, 13
+#: compose's default tail mass (the mass cut from each end of the composition's window)
+_COMPOSE_TAIL = 1e-15
 _H_MAX = 0.1
 
 
@@ -444,8 +450,7 @@ class PrivacyLossDistribution:
         >>> round(pld.compose(1000).epsilon(1e-5).upper, 2)
         1.83
         """
-        if direction not in ("remove", "add"):
-            raise domain_error("direction", "'remove' or 'add'", direction)
+        choice("direction", direction, ("remove", "add"))
         return cls(_core._Pld.subsampled_gaussian(
             real_scalar("sample_rate", sample_rate), real_scalar("noise_multiplier", noise_multiplier),
             direction, real_scalar("grid_step", grid_step)))
@@ -519,9 +524,9 @@ class PrivacyLossDistribution:
         cls,
         profile: Union[Callable[[np.ndarray], np.ndarray], ArrayLike],
         *,
-        grid_step: float = 1e-3,
+        grid_step: float = _PROFILE_GRID_STEP,
         eps_max: float | None = None,
-        tail_mass: float = 1e-18,
+        tail_mass: float = _PROFILE_TAIL,
     ) -> PrivacyLossDistribution:
         """The PLD dominating every mechanism with the **symmetric** privacy profile δ(ε).
 
@@ -545,7 +550,7 @@ class PrivacyLossDistribution:
                 raise domain_error("tail_mass", "in (0, 1)", tail_mass)
             if eps_max is None:
                 # the first of 1, 2, 4, ..., 8192 where δ ≤ tail_mass (at most 14 evaluations)
-                found = _decay_point(profile, tl, 1.0, 13)
+                found = _decay_point(profile, tl, 1.0, _PROFILE_DOUBLINGS)
                 if found is None:
                     raise domain_error("profile", f"a profile reaching {tl} for eps <= 1e4", profile)
                 em = found
@@ -579,7 +584,7 @@ class PrivacyLossDistribution:
         n = _profile_samples(r, hf, 2, mech, mval)
         return cls.from_profile(laplace_theta(np.arange(n) * hf, r), grid_step=hf)
 
-    def compose(self, count: int, *, tail_mass: float = 1e-15) -> ComposedPLD:
+    def compose(self, count: int, *, tail_mass: float = _COMPOSE_TAIL) -> ComposedPLD:
         """The ``count``-fold self-composition (``count`` an integer in [1, 2^53];
         ``tail_mass`` as in :func:`compose_plds`).
 
@@ -685,7 +690,7 @@ _MAX_COUNT = 2**53
 
 
 def compose_plds(
-    parts: Sequence[tuple[PrivacyLossDistribution, int]], *, tail_mass: float = 1e-15
+    parts: Sequence[tuple[PrivacyLossDistribution, int]], *, tail_mass: float = _COMPOSE_TAIL
 ) -> ComposedPLD:
     """Heterogeneous composition Π_i PLD_i^{⊗T_i} by FFT (one window, frequency-domain
     powering). ``parts``: pairs (PLD, T_i), all on the same ``grid_step``, each count T_i an

@@ -40,20 +40,14 @@ from typing import Any, ClassVar, Literal, Optional, TypeVar, Union, overload
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._bridge import DomainError, _index, as_real, domain_error, flag, int_scalar, real_scalar, rename
-from ._lockstep import _accepts_one, _meets_one, _met, _smallest_eps  # noqa: F401 (pabi.setups._smallest_eps)
+from ._bridge import DomainError, _index, as_real, choice, domain_error, flag, int_scalar, real_scalar, rename
+from ._lockstep import _accepts_one, _meets_one, _met
 
 __all__ = ["PNSGD", "DPSGD", "CyclicDPSGD", "ScheduledPNSGD", "Setup"]
 
 Noise = Literal["gaussian", "laplace"]
 Neighboring = Literal["replace_one", "add_remove"]
 S = TypeVar("S", bound="_Questions")
-
-
-def _choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
-    if not isinstance(value, str) or value not in allowed:
-        raise domain_error(name, "one of " + ", ".join(repr(a) for a in allowed), value)
-    return value
 
 
 def _positive(name: str, value: object) -> float:
@@ -316,10 +310,10 @@ class PNSGD(_Questions):
              smoothness=_opt_positive("smoothness", self.smoothness),
              strong_convexity=_nonneg("strong_convexity", self.strong_convexity),
              convex=flag("convex", self.convex), weak_convexity=_nonneg("weak_convexity", self.weak_convexity),
-             noise=_choice("noise", self.noise, ("gaussian", "laplace")),
-             ordering=_choice("ordering", self.ordering, ("shuffled", "random_stop", "fixed")),
+             noise=choice("noise", self.noise, ("gaussian", "laplace")),
+             ordering=choice("ordering", self.ordering, ("shuffled", "random_stop", "fixed")),
              epochs=int_scalar("epochs", self.epochs),
-             neighboring=_choice("neighboring", self.neighboring, ("replace_one", "add_remove")))
+             neighboring=choice("neighboring", self.neighboring, ("replace_one", "add_remove")))
         if self.index is not None:
             if self.ordering != "fixed":
                 raise domain_error("index", "None unless ordering = 'fixed'", self.index)
@@ -432,7 +426,9 @@ class PNSGD(_Questions):
         import pabi
 
         if self.epochs > 1:
-            if self.epochs > 2**53:  # beyond compose's count: every target is calibrate's error
+            from .composition import _MAX_COUNT
+
+            if self.epochs > _MAX_COUNT:  # beyond compose's count: every target is calibrate's error
                 return super()._least_noise_all(eps, delta, shape)
             from ._lockstep import composed_pnsgd_met, least_noise_many
 
@@ -577,11 +573,11 @@ class CyclicDPSGD(_Questions):
         _set(self, records=int_scalar("records", self.records), epochs=int_scalar("epochs", self.epochs),
              lr=_positive("lr", self.lr), max_grad_norm=_positive("max_grad_norm", self.max_grad_norm),
              noise_multiplier=_positive("noise_multiplier", self.noise_multiplier),
-             ordering=_choice("ordering", self.ordering, ("cyclic", "shuffled")),
+             ordering=choice("ordering", self.ordering, ("cyclic", "shuffled")),
              weak_convexity=_nonneg("weak_convexity", self.weak_convexity),
              smoothness=_opt_nonneg("smoothness", self.smoothness), diameter=_opt_nonneg("diameter", self.diameter),
              clipping_inactive=flag("clipping_inactive", self.clipping_inactive),
-             neighboring=_choice("neighboring", self.neighboring, ("replace_one", "add_remove")))
+             neighboring=choice("neighboring", self.neighboring, ("replace_one", "add_remove")))
         _set(self, batch_size=int_scalar("batch_size", self.batch_size, 1, self.records))
         from ._dpsgd import iterate_noise_std
 
@@ -717,10 +713,10 @@ class ScheduledPNSGD(_Questions):
         _set(self, steps=_positive("steps", self.steps), lr=_positive("lr", self.lr),
              max_grad_norm=_nonneg("max_grad_norm", self.max_grad_norm), diameter=_positive("diameter", self.diameter),
              c1=_positive("c1", self.c1), c2=_nonneg("c2", self.c2),
-             noise=_choice("noise", self.noise, ("gaussian", "laplace")),
+             noise=choice("noise", self.noise, ("gaussian", "laplace")),
              smoothness=_opt_positive("smoothness", self.smoothness),
              strong_convexity=_nonneg("strong_convexity", self.strong_convexity),
-             neighboring=_choice("neighboring", self.neighboring, ("replace_one", "add_remove")))
+             neighboring=choice("neighboring", self.neighboring, ("replace_one", "add_remove")))
         # the setup's own checks (integral steps, lr against the smoothness, ...), up front
         self._bound_function("delta")(1.0, **self.bound_arguments())
 

@@ -12,7 +12,7 @@ whose exact forward value meets a target, by bisection on it.
   The last-iterate curves are α·K/σ² (Kong–Ribero Thms 4.3–4.5), so the curve is evaluated
   once at σ = 1 and scaled by 1/σ² exactly.
 
-The setups' one search for an ε (``pabi.setups._smallest_eps``, the online limit's ε(δ)) has
+The setups' one search for an ε (``pabi._lockstep._smallest_eps``, the online limit's ε(δ)) has
 its exact counterpart in :func:`pabi.reference._pnsgd.smallest_eps` (bisection on an exact δ(ε),
 with an optional end of the domain), re-exported here.
 
