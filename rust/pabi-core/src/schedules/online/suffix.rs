@@ -208,14 +208,17 @@ pub(super) fn scan_all(
         let (lo, hi) = (c0 * SCAN_CHUNK, (c1 * SCAN_CHUNK).min(n));
         let (s, o, b) = (&noise[lo..hi], &mut out[lo..hi], &mut lb[..hi - lo]);
         let k = c1 - c0;
-        let pass1 =
-            |((s, a), (b, sum)): ((&[f64], &mut [f64]), (&mut [f64], &mut (Neumaier, bool)))| {
-                if crate::interrupt::requested() {
-                    return; // discarded: checked after the pass
-                }
-                fill_factor_logs(kind, eps, rad, s, a, b);
-                *sum = chunk_sum(b);
-            };
+        type Chunk<'a> = (
+            (&'a [f64], &'a mut [f64]),
+            (&'a mut [f64], &'a mut (Neumaier, bool)),
+        );
+        let pass1 = |((s, a), (b, sum)): Chunk| {
+            if crate::interrupt::requested() {
+                return; // discarded: checked after the pass
+            }
+            fill_factor_logs(kind, eps, rad, s, a, b);
+            *sum = chunk_sum(b);
+        };
         match par {
             Some((pl, _)) => pl.install(|| {
                 s.par_chunks(SCAN_CHUNK)
