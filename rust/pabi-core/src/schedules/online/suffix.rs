@@ -19,6 +19,18 @@ simd! {
     /// [`Radii::at_block`] (rounded up), the Gaussian factors by the engine's block kernels (one θ-type
     /// evaluation per factor: ln A from θ, ln B from 1 − θ as in the fixed-order PNSGD bound, see
     /// `pnsgd::log_b_gauss_block`), the Laplace factors in closed form.
+    ///
+    /// ln A, Gaussian: only the second bound of the one rule for ln A, [`log_a_up`] (ln of the
+    /// engine's θ rounded up, by `pnsgd::log_a_gauss_block`), not the minimum with the engine's
+    /// ln θ (the Laplace lanes take the full rule: both bounds are closed forms there). Measured
+    /// (1e6 steps of `benches/bench_schedules.py`, one thread, best-of-15 CPU time, same
+    /// machine, load ≈ 7 on 2 cores): 37.7–40.0 ms as written, 57.6–57.8 ms with the full rule
+    /// (the engine's ln θ block kernel and [`log_a_up`] per lane), i.e. +45–53 %, for a gain in δ
+    /// of at most ≈ 2^-46 relative (where |ln A| < 1); on arrays of 1,000 to 200,000 steps
+    /// the full rule moved 0.03–100 % of the values, all by about one ulp of ln δ (≤ 2.3e-10
+    /// relative where the suffix sums reach ≈ −1e6), and 35 of them up by ≤ 7e-15 (the
+    /// rounding margin grows with |ln A|). Kept as is.
+    ///
     /// Compiled for the best SIMD target, AVX-512 included (multiversion's `"simd"` preset stops at
     /// AVX2): every engine call below is inlined into the clone.
     pub(super) fn fill_factor_logs(
