@@ -31,6 +31,20 @@ def best_time(f: Callable[..., object], *args: object, repeat: int = 3, warm: in
     return best_of(lambda: f(*args), repeat)[0]
 
 
+def best_pair(f: Callable[..., object], g: Callable[..., object], *args: object, repeat: int = 9) -> tuple[float, float]:
+    """Best-of-``repeat`` wall times of ``f(*args)`` and ``g(*args)``, measured alternately
+    (one of each per round, after one warm-up call of each), so that a change of the machine's
+    load between the two measurements does not skew their ratio."""
+    f(*args), g(*args)
+    tf, tg = [], []
+    for _ in range(repeat):
+        for fn, ts in ((f, tf), (g, tg)):
+            t0 = time.perf_counter()
+            fn(*args)
+            ts.append(time.perf_counter() - t0)
+    return min(tf), min(tg)
+
+
 def per_threads(f: Callable[[], T], repeat: int, threads: tuple[int, ...] = (1, 2)) -> dict[int, float]:
     """Best wall time of ``f`` (over ``repeat`` calls) with pabi's pool at each thread count in
     ``threads`` (``pabi.set_num_threads``); the caller's thread count is restored afterwards."""

@@ -99,7 +99,9 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     counts = [int(t) for t in a.threads.split(",")]
     only = {s for s in a.only.split(",") if s}
-    print(f"pabi {pabi.__version__}, cpus={os.cpu_count()}, simd={pabi.simd_level()}, threads={counts}")
+    load = os.getloadavg()
+    print(f"pabi {pabi.__version__}, cpus={os.cpu_count()}, simd={pabi.simd_level()}, threads={counts}, "
+          f"load={load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (1, 5, 15 min)")
     rows = []
     for name, size, run, base in workloads(a.large):
         if only and name not in only:

@@ -5,8 +5,8 @@
 //! δ_n(i) = A_i·∏_{t=i+1}^n B_t (003 eq. (11)), evaluated as ln A_i + Σ_t ln B_t.
 //!
 //! * Any per-step noise array: [`online_delta_all`] (every index: the per-step factor logs by
-//!   the engine's block kernels, then an O(n) Neumaier-compensated suffix scan in two parallel
-//!   passes) and [`online_log_delta_at`].
+//!   the engine's block kernels, then an O(n) Neumaier-compensated suffix scan, chunk by chunk
+//!   from the last, in parallel over groups of chunks) and [`online_log_delta_at`].
 //! * The online schedules v_j (eq. (12)) and σ_j (eq. (14)) ([`OnlineSchedule`]): δ_n(i) for n up
 //!   to 1e15 and beyond (direct sum of the first 2^18 factors, then a certified upper bound of
 //!   the remaining finite sum, `limit.rs`); the exact limit δ_∞(i) = A_i·exp(Σ_{t>i} g(t)) (direct

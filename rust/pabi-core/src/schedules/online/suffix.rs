@@ -1,12 +1,12 @@
 //! δ_n(i) = A_i·∏_{t=i+1}^n B_t for any per-step noise array (Sordello–Bu–Dong §6, eq. (11)):
 //! the per-step factor logs by the engine's block kernels, then an O(n) Neumaier-compensated
-//! suffix scan in two parallel passes (derivation: `docs/derivations/schedules.md`).
+//! suffix scan, chunk by chunk from the last (derivation: `docs/derivations/schedules.md`).
 
 use rayon::prelude::*;
 
 use super::super::params::check_noise;
 use super::{Neumaier, Noise, Problem, EPS4};
-use crate::batch::{pool, PAR_MIN};
+use crate::batch::{num_threads, pool, Pool, PAR_MIN};
 use crate::error::{PabiError, Result};
 use crate::gd::Radii;
 use crate::num::round::prob_up;
@@ -19,6 +19,18 @@ simd! {
     /// [`Radii::at_block`] (rounded up), the Gaussian factors by the engine's block kernels (one θ-type
     /// evaluation per factor: ln A from θ, ln B from 1 − θ as in the fixed-order PNSGD bound, see
     /// `pnsgd::log_b_gauss_block`), the Laplace factors in closed form.
+    ///
+    /// ln A, Gaussian: only the second bound of the one rule for ln A, [`log_a_up`] (ln of the
+    /// engine's θ rounded up, by `pnsgd::log_a_gauss_block`), not the minimum with the engine's
+    /// ln θ (the Laplace lanes take the full rule: both bounds are closed forms there). Measured
+    /// (1e6 steps of `benches/bench_schedules.py`, one thread, best-of-15 CPU time, same
+    /// machine, load ≈ 7 on 2 cores): 37.7–40.0 ms as written, 57.6–57.8 ms with the full rule
+    /// (the engine's ln θ block kernel and [`log_a_up`] per lane), i.e. +45–53 %, for a gain in δ
+    /// of at most ≈ 2^-46 relative (where |ln A| < 1); on arrays of 1,000 to 200,000 steps
+    /// the full rule moved 0.03–100 % of the values, all by about one ulp of ln δ (≤ 2.3e-10
+    /// relative where the suffix sums reach ≈ −1e6), and 35 of them up by ≤ 7e-15 (the
+    /// rounding margin grows with |ln A|). Kept as is.
+    ///
     /// Compiled for the best SIMD target, AVX-512 included (multiversion's `"simd"` preset stops at
     /// AVX2): every engine call below is inlined into the clone.
     pub(super) fn fill_factor_logs(
@@ -78,22 +90,34 @@ pub(super) fn finish_suffix(la: f64, s: f64, zero: bool) -> f64 {
 }
 
 simd! {
-    /// Pass 2 of the scan for one chunk: out[t] holds ln A_t on entry; `acc`/`zero` carry the
-    /// (compensated) sum of the ln B of every later step. Converts to δ unless `log`. The sum is
-    /// read with [`Neumaier::sum`]: a partial sum that overflowed (finite ln B summing below
-    /// −f64::MAX) is −∞ there, and [`finish_suffix`] makes ln δ −f64::MAX, its upward rounding
-    /// (`value` gave NaN, which [`finish_suffix`] must bound by 0: ln δ = ln A, far looser).
-    fn scan_chunk(out: &mut [f64], lb: &[f64], mut acc: Neumaier, mut zero: bool, log: bool) {
-        for t in (0..out.len()).rev() {
-            out[t] = finish_suffix(out[t], acc.sum(), zero);
-            if lb[t] == f64::NEG_INFINITY {
-                zero = true;
+    /// Pass 2 of the scan for one chunk: out[t] holds ln A_t on entry, `lb` the ln B_t of the
+    /// chunk (overwritten); `acc`/`zero` carry the (compensated) sum of the ln B of every later
+    /// step. Converts to δ unless `log`. The sum is read with [`Neumaier::sum`]: a partial sum
+    /// that overflowed (finite ln B summing below −f64::MAX) is −∞ there, and
+    /// [`finish_suffix`] makes ln δ −f64::MAX, its upward rounding (`value` gave NaN, which
+    /// [`finish_suffix`] must bound by 0: ln δ = ln A, far looser).
+    ///
+    /// Three loops: the serial compensated sum only records the running sum before each step
+    /// (in place of its ln B) and the last zero factor; [`finish_suffix`] and the exponential
+    /// then run over the chunk in loops that vectorize (inside the serial loop they ran per
+    /// step in scalar code).
+    fn scan_chunk(out: &mut [f64], lb: &mut [f64], mut acc: Neumaier, zero: bool, log: bool) {
+        let n = out.len().min(lb.len());
+        let mut last_zero = 0; // 1 + the last t with B_t = 0 (0: none)
+        for t in (0..n).rev() {
+            let v = lb[t];
+            lb[t] = acc.sum();
+            if v == f64::NEG_INFINITY {
+                last_zero = last_zero.max(t + 1);
             } else {
-                acc.add(lb[t]);
+                acc.add(v);
             }
         }
-        // δ from ln δ in a loop of its own: inside the serial scan the exponential ran per step
-        // in scalar code (a fifth of the kernel where δ does not underflow); here it vectorizes
+        // step t sees a zero factor when one comes later in the chunk (t + 1 < last_zero) or
+        // in a later chunk (`zero`)
+        for t in 0..n {
+            out[t] = finish_suffix(out[t], lb[t], zero || t + 1 < last_zero);
+        }
         if !log {
             for o in out.iter_mut() {
                 *o = prob_up(*o);
@@ -117,15 +141,40 @@ fn chunk_sum(lb: &[f64]) -> (Neumaier, bool) {
     (acc, zero)
 }
 
-/// Steps per chunk of the parallel scan.
+/// The offset of the chunk before one (the compensated sum of the ln B of every later step)
+/// from the chunk's own offset and its [`chunk_sum`].
+#[inline(always)]
+fn next_offset(off: (Neumaier, bool), sum: (Neumaier, bool)) -> (Neumaier, bool) {
+    let (mut acc, zero) = off;
+    let (s, z) = sum;
+    acc.add(s.s);
+    if s.s.is_finite() {
+        acc.add(s.c); // (an overflowed chunk sum is −∞, its compensation NaN)
+    }
+    (acc, zero || z)
+}
+
+/// Steps per chunk of the scan.
 pub(super) const SCAN_CHUNK: usize = 1 << 13;
 
+/// Chunks per worker thread in one group of the parallel scan (see [`online_delta_all`]; the
+/// result does not depend on it). 2 threads: 2^17 steps, a 1 MB buffer of ln B. (32 per
+/// thread, fewer joins but a 4 MB buffer, was not faster on 1e6 steps: 2-thread wall times
+/// 43–60 ms against 32–41 ms with 8, on a loaded 2-core machine.)
+const GROUP_CHUNKS_PER_THREAD: usize = 8;
+
 /// δ_n(i) (or ln δ_n(i) with `log`) for every i = 1..n (out[i−1]), noise[t−1] = σ_t (Gaussian)
-/// or v_t (Laplace); rounded up. ln δ_n(i) = ln A_i + Σ_{t>i} ln B_t as a suffix scan in two
-/// passes, both parallel for long arrays: (1) the per-step factors ln A_t, ln B_t (the
-/// expensive part) and each chunk's Neumaier sum of ln B; the chunk offsets (suffix sums of
-/// the chunk sums, compensated); (2) the Neumaier suffix scan inside each chunk from its
-/// offset. With one chunk this is the sequential compensated scan.
+/// or v_t (Laplace); rounded up. ln δ_n(i) = ln A_i + Σ_{t>i} ln B_t as a compensated suffix
+/// scan over chunks of [`SCAN_CHUNK`] steps, taken from the last chunk to the first: for each
+/// chunk, (1) the per-step factors ln A_t (into `out`) and ln B_t (into a buffer of the chunk,
+/// still in cache for the scan; the expensive part) and the chunk's own Neumaier sum of the
+/// ln B; (2) the Neumaier suffix scan inside the chunk, started from the chunk's offset (the
+/// compensated sum of the later chunks' sums); then the offset of the chunk before. Long
+/// arrays on several threads take a group of chunks at a time (a few per thread), each step
+/// in parallel over the group's chunks; the chunks, sums and offsets are the same, so the
+/// result is bitwise the same for any thread count. (Two passes over the whole array had kept
+/// every ln B in an array as long as the input: its page faults and the second sweep cost
+/// about a tenth of the kernel.)
 pub fn online_delta_all(
     kind: Noise,
     p: &Problem,
@@ -134,72 +183,99 @@ pub fn online_delta_all(
     log: bool,
 ) -> Result<()> {
     check_noise(noise)?;
-    let n = noise.len();
-    if out.len() != n {
+    if out.len() != noise.len() {
         return Err(PabiError::Shape {
             message: "output length differs from the noise length".into(),
         });
     }
-    let mut lb = vec![0.0; n];
+    let threads = num_threads();
+    let par = pool().filter(|_| noise.len() >= PAR_MIN && threads > 1);
+    scan_all(
+        kind,
+        p,
+        noise,
+        out,
+        log,
+        par.map(|pl| (pl, threads * GROUP_CHUNKS_PER_THREAD)),
+    )
+}
+
+/// [`online_delta_all`] after its checks: serially, or on `par` = (pool, chunks per group).
+pub(super) fn scan_all(
+    kind: Noise,
+    p: &Problem,
+    noise: &[f64],
+    out: &mut [f64],
+    log: bool,
+    par: Option<(Pool, usize)>,
+) -> Result<()> {
+    let n = noise.len();
     let (eps, rad) = (p.eps, p.radii());
-    let pl = pool().filter(|_| n >= PAR_MIN);
-    let pass1 = |(s, (a, b)): (&[f64], (&mut [f64], &mut [f64]))| {
-        if crate::interrupt::requested() {
-            return (Neumaier::default(), false); // discarded: checked after the pass
+    let chunks = n.div_ceil(SCAN_CHUNK);
+    let group = par.map_or(1, |(_, g)| g.max(1));
+    let mut lb = vec![0.0; n.min(group * SCAN_CHUNK)];
+    let mut sums = vec![(Neumaier::default(), false); group.min(chunks)];
+    let mut offsets = sums.clone();
+    let mut off = (Neumaier::default(), false); // offset of the group's last chunk
+    let mut c1 = chunks; // the group is chunks c0..c1
+    while c1 > 0 {
+        let c0 = c1.saturating_sub(group);
+        let (lo, hi) = (c0 * SCAN_CHUNK, (c1 * SCAN_CHUNK).min(n));
+        let (s, o, b) = (&noise[lo..hi], &mut out[lo..hi], &mut lb[..hi - lo]);
+        let k = c1 - c0;
+        type Chunk<'a> = (
+            (&'a [f64], &'a mut [f64]),
+            (&'a mut [f64], &'a mut (Neumaier, bool)),
+        );
+        let pass1 = |((s, a), (b, sum)): Chunk| {
+            if crate::interrupt::requested() {
+                return; // discarded: checked after the pass
+            }
+            fill_factor_logs(kind, eps, rad, s, a, b);
+            *sum = chunk_sum(b);
+        };
+        match par {
+            Some((pl, _)) => pl.install(|| {
+                s.par_chunks(SCAN_CHUNK)
+                    .zip(o.par_chunks_mut(SCAN_CHUNK))
+                    .zip(b.par_chunks_mut(SCAN_CHUNK).zip(sums[..k].par_iter_mut()))
+                    .for_each(pass1)
+            }),
+            None => s
+                .chunks(SCAN_CHUNK)
+                .zip(o.chunks_mut(SCAN_CHUNK))
+                .zip(b.chunks_mut(SCAN_CHUNK).zip(sums[..k].iter_mut()))
+                .for_each(pass1),
         }
-        fill_factor_logs(kind, eps, rad, s, a, b);
-        chunk_sum(b)
-    };
-    let sums: Vec<(Neumaier, bool)> = match &pl {
-        Some(pl) => pl.install(|| {
-            noise
-                .par_chunks(SCAN_CHUNK)
-                .zip(
-                    out.par_chunks_mut(SCAN_CHUNK)
-                        .zip(lb.par_chunks_mut(SCAN_CHUNK)),
-                )
-                .map(pass1)
-                .collect()
-        }),
-        None => noise
-            .chunks(SCAN_CHUNK)
-            .zip(out.chunks_mut(SCAN_CHUNK).zip(lb.chunks_mut(SCAN_CHUNK)))
-            .map(pass1)
-            .collect(),
-    };
-    crate::interrupt::check()?;
-    // offsets[c] = Σ over the chunks after c
-    let mut offsets = vec![(Neumaier::default(), false); sums.len()];
-    for c in (0..sums.len().saturating_sub(1)).rev() {
-        let (mut acc, zero) = offsets[c + 1];
-        let (s, z) = sums[c + 1];
-        acc.add(s.s);
-        if s.s.is_finite() {
-            acc.add(s.c); // (an overflowed chunk sum is −∞, its compensation NaN)
+        crate::interrupt::check()?;
+        for j in (0..k).rev() {
+            offsets[j] = off;
+            off = next_offset(off, sums[j]);
         }
-        offsets[c] = (acc, zero || z);
+        type Part<'a> = ((&'a mut [f64], &'a mut [f64]), &'a (Neumaier, bool));
+        let pass2 = |((o, b), &(acc, zero)): Part| {
+            if crate::interrupt::requested() {
+                return; // the partial output is discarded: checked after the pass
+            }
+            scan_chunk(o, b, acc, zero, log)
+        };
+        match par {
+            Some((pl, _)) => pl.install(|| {
+                o.par_chunks_mut(SCAN_CHUNK)
+                    .zip(b.par_chunks_mut(SCAN_CHUNK))
+                    .zip(offsets[..k].par_iter())
+                    .for_each(pass2)
+            }),
+            None => o
+                .chunks_mut(SCAN_CHUNK)
+                .zip(b.chunks_mut(SCAN_CHUNK))
+                .zip(offsets[..k].iter())
+                .for_each(pass2),
+        }
+        crate::interrupt::check()?;
+        c1 = c0;
     }
-    type Part<'a> = ((&'a mut [f64], &'a [f64]), &'a (Neumaier, bool));
-    let pass2 = |((o, b), &(acc, zero)): Part| {
-        if crate::interrupt::requested() {
-            return; // the partial output is discarded: checked after the pass
-        }
-        scan_chunk(o, b, acc, zero, log)
-    };
-    match &pl {
-        Some(pl) => pl.install(|| {
-            out.par_chunks_mut(SCAN_CHUNK)
-                .zip(lb.par_chunks(SCAN_CHUNK))
-                .zip(offsets.par_iter())
-                .for_each(pass2)
-        }),
-        None => out
-            .chunks_mut(SCAN_CHUNK)
-            .zip(lb.chunks(SCAN_CHUNK))
-            .zip(offsets.iter())
-            .for_each(pass2),
-    }
-    crate::interrupt::check()
+    Ok(())
 }
 
 /// ln δ_n(i) for every i = 1..n (see [`online_delta_all`]).

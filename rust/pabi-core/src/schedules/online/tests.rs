@@ -4,7 +4,7 @@
 
 use super::limit::gauss_direct_chunk;
 use super::quadrature::QPoint;
-use super::suffix::{fill_factor_logs, SCAN_CHUNK};
+use super::suffix::{fill_factor_logs, scan_all, SCAN_CHUNK};
 use super::*;
 use crate::pnsgd::log_b_gauss_block;
 
@@ -65,6 +65,39 @@ fn chunked_scan_matches_sequential() {
         for t in 0..s.len() {
             let e = out[t].exp();
             assert!(v[t] >= e && v[t] <= 1.0 && v[t] <= e * (1.0 + 1e-13) + 1e-320);
+        }
+    }
+}
+
+/// The scan taken in groups of chunks on the pool gives the serial scan's bits, whatever the
+/// group size (the chunks, their sums and offsets do not depend on it), zero factors included.
+#[test]
+fn grouped_parallel_scan_equals_serial_bitwise() {
+    let p = Problem::new(1.0, 1.0, 0.1, 1.0, None, 0.0).unwrap();
+    let pl = crate::batch::pool().unwrap();
+    for kind in [Noise::Gaussian, Noise::Laplace] {
+        let mut s = noise(5 * SCAN_CHUNK + 77);
+        if kind == Noise::Laplace {
+            s.iter_mut().for_each(|x| *x /= 20.0);
+            s[3 * SCAN_CHUNK + 5] = 100.0; // B = 0 inside a chunk
+        }
+        for log in [true, false] {
+            let mut want = vec![0.0; s.len()];
+            scan_all(kind, &p, &s, &mut want, log, None).unwrap();
+            for group in [1, 2, 4, 16] {
+                let mut got = vec![0.0; s.len()];
+                scan_all(kind, &p, &s, &mut got, log, Some((pl, group))).unwrap();
+                for t in 0..s.len() {
+                    assert_eq!(got[t].to_bits(), want[t].to_bits(), "{kind:?} {group} {t}");
+                }
+            }
+            if kind == Noise::Laplace {
+                // every step up to the zero factor is −∞ (log) / 0, none after it
+                let z = 3 * SCAN_CHUNK + 5;
+                let gone = if log { f64::NEG_INFINITY } else { 0.0 };
+                assert!(want[..z].iter().all(|&v| v == gone));
+                assert!(want[z + 1..].iter().all(|&v| v != gone)); // (A_z = 0 too)
+            }
         }
     }
 }
