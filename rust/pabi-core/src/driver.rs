@@ -242,6 +242,26 @@ pub fn at(a: &[f64], i: usize) -> f64 {
     }
 }
 
+/// `f` of every item, in their order: in parallel on the shared pool when there are several
+/// (each item a whole task, e.g. one composition or one calibration), else on this thread.
+/// For many independent whole computations (the many-target calibrations and compositions);
+/// element-wise kernels use the chunked drivers below.
+pub fn each<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync + Send) -> Vec<R> {
+    match pool() {
+        Some(pool) if items.len() > 1 => pool.install(|| items.into_par_iter().map(f).collect()),
+        _ => items.into_iter().map(f).collect(),
+    }
+}
+
+/// The outer result of [`each`] over tasks that check for a stop request: `Interrupted` if
+/// any task was stopped, else every task's own result.
+pub fn unless_interrupted<R>(out: Vec<Result<R>>) -> Result<Vec<Result<R>>> {
+    if out.iter().any(|r| matches!(r, Err(PabiError::Interrupted))) {
+        return Err(PabiError::Interrupted);
+    }
+    Ok(out)
+}
+
 // ---------------------------------------------------------------------------------------------
 // Chunked drivers
 

@@ -345,12 +345,9 @@ fn dpsgd_calibrate_sigma_many<'py>(
     Ok(vals.into_pyarray(py))
 }
 
-/// For every profile k (`values[offsets[k]..offsets[k + 1]]`, δ at ε = 0, h, 2h, ...), the
-/// certified upper ε at `delta[k]` of its PLD (`Pld::from_profile`, grid `grid_step`) composed
-/// `count` times (`pld::compose`, `tail_mass`): exactly what `from_profile`, `pld_compose` and
-/// the composition's `epsilon` give one by one, the profiles in parallel with the GIL
-/// released; NaN where one of those steps fails (the caller judges that profile by the
-/// one-by-one route, which raises its error).
+/// [`pld::profiles_composed_epsilon`] (each profile's PLD composed, its certified upper ε at
+/// its δ; the profiles in parallel, the GIL released); NaN where that profile's steps fail (the
+/// caller judges that profile by the one-by-one route, which raises its error).
 #[pyfunction]
 fn pld_profiles_composed_epsilon<'py>(
     py: Python<'py>,
@@ -361,30 +358,12 @@ fn pld_profiles_composed_epsilon<'py>(
     tail_mass: f64,
     delta: Arr<'py>,
 ) -> Out<'py> {
-    use pabi_core::PabiError;
-    use rayon::prelude::*;
     let [v, d] = slices![values, delta];
-    let n = d.len();
-    if offsets.len() != n + 1 || offsets.windows(2).any(|w| w[0] > w[1]) || offsets[n] > v.len() {
-        return Err(pyo3::exceptions::PyValueError::new_err(
-            "offsets must be n + 1 non-decreasing positions in values (n = len(delta))",
-        ));
-    }
-    let run = |k: usize| -> pabi_core::Result<f64> {
-        pabi_core::interrupt::check()?;
-        let one = pld::Pld::from_profile(grid_step, &v[offsets[k]..offsets[k + 1]])
-            .and_then(|p| pld::compose(&[(&p, count)], tail_mass))
-            .and_then(|c| pld::Composition::check_delta(&d[k..=k]).map(|_| c.epsilon(d[k]).2));
-        match one {
-            Err(PabiError::Interrupted) => Err(PabiError::Interrupted),
-            r => Ok(r.unwrap_or(f64::NAN)),
-        }
-    };
-    let out = detach(py, || match pabi_core::driver::pool() {
-        Some(p) if n > 1 => p.install(|| (0..n).into_par_iter().map(run).collect()),
-        _ => (0..n).map(run).collect::<pabi_core::Result<Vec<f64>>>(),
+    let res = detach(py, || {
+        pld::profiles_composed_epsilon(grid_step, v, &offsets, count, tail_mass, d)
     })?;
-    Ok(out.into_pyarray(py))
+    let vals: Vec<f64> = res.into_iter().map(|r| r.unwrap_or(f64::NAN)).collect();
+    Ok(vals.into_pyarray(py))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -13,7 +13,6 @@ use super::pld::{
 };
 use crate::error::{PabiError, Result};
 use crate::num::round::{div_dn, mul_dn, sqrt_up};
-use rayon::prelude::*;
 
 /// Default loss grid step of the DP-SGD accountant.
 pub const DPSGD_H: f64 = 1e-4;
@@ -330,18 +329,9 @@ fn compositions(
     }
     let pairs = Pair::of(acc, sigma, need);
     // the pairs are composed in parallel; the first error in their order is returned
-    each(pairs, |p| dpsgd_direction(q, p.1, steps, p.0, h))
+    crate::driver::each(pairs, |p| dpsgd_direction(q, p.1, steps, p.0, h))
         .into_iter()
         .collect()
-}
-
-/// `f` of every item, in their order: in parallel on the shared pool when there are several
-/// (each item a whole composition or calibration, so one item a task), else on this thread.
-fn each<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync + Send) -> Vec<R> {
-    match crate::driver::pool() {
-        Some(pool) if items.len() > 1 => pool.install(|| items.into_par_iter().map(f).collect()),
-        _ => items.into_iter().map(f).collect(),
-    }
 }
 
 /// The componentwise maximum of `f` over the directions (both brackets are certified, so the
@@ -766,14 +756,10 @@ pub fn dpsgd_calibrate_sigma_many_with(
         ));
     }
     let targets: Vec<(f64, f64)> = eps.iter().copied().zip(delta.iter().copied()).collect();
-    let out = each(targets, |(e, d)| {
+    crate::driver::unless_interrupted(crate::driver::each(targets, |(e, d)| {
         crate::interrupt::check()?;
         dpsgd_calibrate_sigma_with(e, d, q, steps, h, rtol, acc)
-    });
-    if out.iter().any(|r| matches!(r, Err(PabiError::Interrupted))) {
-        return Err(PabiError::Interrupted);
-    }
-    Ok(out)
+    }))
 }
 
 #[cfg(test)]

@@ -117,3 +117,40 @@ impl Pld {
         .close_mass())
     }
 }
+
+/// For every profile k (`values[offsets[k]..offsets[k + 1]]`: δ at ε = 0, h, 2h, ...), the
+/// certified upper ε at `delta[k]` of its PLD ([`Pld::from_profile`], grid `h`) composed
+/// `count` times ([`super::compose`], `tail_mass`): element k is exactly what those calls and
+/// the composition's `epsilon` give one by one (its value or its error), the profiles in
+/// parallel on the shared pool ([`crate::driver::each`]). The outer error, before any work:
+/// `offsets` not n + 1 non-decreasing positions in `values` (n = `delta.len()`), a `delta`
+/// outside (0, 1) (with its index); or a stop requested while running.
+pub fn profiles_composed_epsilon(
+    h: f64,
+    values: &[f64],
+    offsets: &[usize],
+    count: u64,
+    tail_mass: f64,
+    delta: &[f64],
+) -> Result<Vec<Result<f64>>> {
+    let n = delta.len();
+    if offsets.len() != n + 1
+        || offsets.windows(2).any(|w| w[0] > w[1])
+        || offsets[n] > values.len()
+    {
+        return Err(PabiError::domain(
+            "offsets",
+            "n + 1 non-decreasing positions in values (n = len(delta))",
+            offsets.len() as f64,
+        ));
+    }
+    super::Composition::check_delta(delta)?;
+    let profiles: Vec<(&[f64], f64)> = (0..n)
+        .map(|k| (&values[offsets[k]..offsets[k + 1]], delta[k]))
+        .collect();
+    crate::driver::unless_interrupted(crate::driver::each(profiles, |(v, d)| {
+        crate::interrupt::check()?;
+        let c = super::compose(&[(&Pld::from_profile(h, v)?, count)], tail_mass)?;
+        Ok(c.epsilon(d).2)
+    }))
+}

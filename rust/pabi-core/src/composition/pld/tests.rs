@@ -327,3 +327,45 @@ fn tiny_sigma_discretisation_is_finite_and_certified() {
     let (lo, _, up) = c.epsilon(1e-5);
     assert!(lo <= 5425.509846147 && up >= 5425.509846148, "{lo} {up}");
 }
+
+#[test]
+fn profiles_composed_epsilon_is_the_one_by_one_route() {
+    // three Laplace-mechanism profiles δ(kh) = max(0, 1 − e^{(kh − ε0)/2}) (ε0 = 0.5, 1, 2) and
+    // one that is not a profile (increasing): each element is from_profile + compose +
+    // epsilon's upper end, or its error
+    let h = 0.05;
+    let mut values = Vec::new();
+    let mut offsets = vec![0];
+    for e0 in [0.5f64, 1.0, 2.0] {
+        values.extend((0..=60).map(|k| (-((k as f64 * h - e0) / 2.0).exp_m1()).max(0.0)));
+        offsets.push(values.len());
+    }
+    values.extend([0.1, 0.2, 0.3]);
+    offsets.push(values.len());
+    let delta = [1e-5, 1e-6, 1e-5, 1e-5];
+    let out = profiles_composed_epsilon(h, &values, &offsets, 3, DEFAULT_TAIL, &delta).unwrap();
+    for k in 0..4 {
+        let one = Pld::from_profile(h, &values[offsets[k]..offsets[k + 1]])
+            .and_then(|p| compose(&[(&p, 3)], DEFAULT_TAIL))
+            .map(|c| c.epsilon(delta[k]).2);
+        match (&out[k], one) {
+            (Ok(a), Ok(b)) => assert_eq!(a.to_bits(), b.to_bits(), "{k}"),
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{k}"),
+            (a, b) => panic!("{k}: {a:?} vs {b:?}"),
+        }
+    }
+    assert!(out[3].is_err());
+    // the outer errors come before any work: bad offsets, a δ outside (0, 1) with its index
+    assert!(profiles_composed_epsilon(h, &values, &offsets[..4], 3, DEFAULT_TAIL, &delta).is_err());
+    let e = profiles_composed_epsilon(
+        h,
+        &values,
+        &offsets,
+        3,
+        DEFAULT_TAIL,
+        &[1e-5, 1e-5, 1.5, 1e-5],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("delta") && e.contains("index 2"), "{e}");
+}
