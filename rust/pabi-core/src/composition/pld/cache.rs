@@ -429,18 +429,8 @@ fn build(q: f64, sigma: f64, h: f64, dirs: &[Neighbour]) -> Result<Vec<Pld>> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::same_bits as same;
     use super::*;
-
-    fn same(a: &Pld, b: &Pld) -> bool {
-        a.lo == b.lo
-            && a.pmf.len() == b.pmf.len()
-            && a.pmf
-                .iter()
-                .zip(&b.pmf)
-                .all(|(x, y)| x.to_bits() == y.to_bits())
-            && [a.inf, a.bad, a.inf_exact].map(f64::to_bits)
-                == [b.inf, b.bad, b.inf_exact].map(f64::to_bits)
-    }
 
     #[test]
     fn a_miss_builds_and_keeps_only_the_direction_asked() {
