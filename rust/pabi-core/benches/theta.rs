@@ -37,7 +37,7 @@ fn blocks(eps: &[f64], r: &[f64], out: &mut [f64]) {
 
 // the unit tests' generator (a test-only module of the crate, so included here as a file)
 #[path = "../src/num/test_rng.rs"]
-#[allow(dead_code)]
+#[allow(dead_code, unused_imports)]
 mod test_rng;
 
 fn points(n: usize) -> (Vec<f64>, Vec<f64>) {
