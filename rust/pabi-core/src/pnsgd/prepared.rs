@@ -70,7 +70,8 @@ impl<'a> Scales<'a> {
         rb: &mut [f64; B],
     ) -> Result<()> {
         if let Some((a, b)) = self.r_once {
-            (*ra, *rb) = ([a; B], [b; B]);
+            ra.fill(a);
+            rb.fill(b);
             return Ok(());
         }
         let mut s = [1.0; B];
