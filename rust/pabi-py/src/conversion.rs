@@ -10,28 +10,33 @@ use pabi_core::composition::{dpsgd, sampled};
 use pabi_core::rdp as core;
 use pyo3::prelude::*;
 
-/// A binding of three arrays with one value per element of the first, written by the core's
-/// `f(first, second, third, out)`.
-macro_rules! over_first {
-    ($(#[doc = $doc:literal])* fn $name:ident($a:ident, $b:ident, $c:ident) = $f:path) => {
-        $(#[doc = $doc])*
-        #[pyfunction]
-        fn $name<'py>(py: Python<'py>, $a: Arr<'py>, $b: Arr<'py>, $c: Arr<'py>) -> Out<'py> {
-            let [$a, $b, $c] = slices![$a, $b, $c];
-            fill(py, $a.len(), |out| $f($a, $b, $c, out))
-        }
-    };
+/// ε_R(α) of a sampled symmetric profile at every order (rounded up).
+#[pyfunction]
+fn profile_to_rdp_curve<'py>(
+    py: Python<'py>,
+    orders: Arr<'py>,
+    eps_grid: Arr<'py>,
+    delta_grid: Arr<'py>,
+) -> Out<'py> {
+    let [orders, eps_grid, delta_grid] = slices![orders, eps_grid, delta_grid];
+    fill(py, orders.len(), |out| {
+        core::profile_to_rdp_curve(orders, eps_grid, delta_grid, out)
+    })
 }
 
-over_first!(
-    /// ε_R(α) of a sampled symmetric profile at every order (rounded up).
-    fn profile_to_rdp_curve(orders, eps_grid, delta_grid) = core::profile_to_rdp_curve
-);
-
-over_first!(
-    /// max over the samples of f_{ε_j,δ_j}(α_i) at every α_i (rounded down).
-    fn tradeoff_from_profile(alpha, eps, delta) = sampled::tradeoff_from_profile
-);
+/// max over the samples of f_{ε_j,δ_j}(α_i) at every α_i (rounded down).
+#[pyfunction]
+fn tradeoff_from_profile<'py>(
+    py: Python<'py>,
+    alpha: Arr<'py>,
+    eps: Arr<'py>,
+    delta: Arr<'py>,
+) -> Out<'py> {
+    let [alpha, eps, delta] = slices![alpha, eps, delta];
+    fill(py, alpha.len(), |out| {
+        sampled::tradeoff_from_profile(alpha, eps, delta, out)
+    })
+}
 
 elementwise!(
     /// lr·noise_multiplier·clip/batch_size rounded down, elementwise (arrays of one length or
