@@ -35,14 +35,14 @@ fn blocks(eps: &[f64], r: &[f64], out: &mut [f64]) {
     }
 }
 
+// the unit tests' generator (a test-only module of the crate, so included here as a file)
+#[path = "../src/num/test_rng.rs"]
+#[allow(dead_code, unused_imports)]
+mod test_rng;
+
 fn points(n: usize) -> (Vec<f64>, Vec<f64>) {
-    let mut s = 0x2545_F491_4F6C_DD1D_u64;
-    let mut rnd = move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        (s >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut rng = test_rng::XorShift::with_seed(0x2545_F491_4F6C_DD1D);
+    let mut rnd = move || rng.next_f64();
     let eps = (0..n).map(|_| 10.0 * rnd()).collect();
     let r = (0..n).map(|_| 10f64.powf(-2.0 + 3.0 * rnd())).collect();
     (eps, r)

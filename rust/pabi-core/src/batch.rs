@@ -229,14 +229,7 @@ pub fn run2(
     out: &mut [f64],
     k: fn(&[f64], &[f64], &mut [f64]),
 ) -> Result<()> {
-    blocks(
-        [x, y],
-        out,
-        PAR_MIN,
-        CHUNK,
-        |[a, b], o| k(a, b, o),
-        |(), ()| (),
-    )
+    run2_with(x, y, out, k, |(), ()| ())
 }
 
 /// Like [`run2`] for kernels that also validate their lanes: true iff every chunk was valid.
@@ -246,14 +239,18 @@ fn run2_checked(
     out: &mut [f64],
     k: fn(&[f64], &[f64], &mut [f64]) -> bool,
 ) -> Result<bool> {
-    blocks(
-        [x, y],
-        out,
-        PAR_MIN,
-        CHUNK,
-        |[a, b], o| k(a, b, o),
-        |a, b| a & b,
-    )
+    run2_with(x, y, out, k, |a, b| a & b)
+}
+
+/// [`run2`] for kernels returning a verdict per chunk, the verdicts combined by `all`.
+fn run2_with<R: Send>(
+    x: &[f64],
+    y: &[f64],
+    out: &mut [f64],
+    k: fn(&[f64], &[f64], &mut [f64]) -> R,
+    all: fn(R, R) -> R,
+) -> Result<R> {
+    blocks([x, y], out, PAR_MIN, CHUNK, |[a, b], o| k(a, b, o), all)
 }
 
 // ---------------------------------------------------------------------------------------------

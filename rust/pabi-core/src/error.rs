@@ -96,36 +96,35 @@ impl PabiError {
     /// The same error under another parameter name (`f` maps the name a shared check uses to
     /// the caller's public one); other variants are returned as they are.
     pub fn renamed(self, f: impl Fn(&'static str) -> &'static str) -> Self {
-        match self {
-            PabiError::Domain {
-                param,
-                allowed,
-                value,
-                index,
-            } => PabiError::Domain {
-                param: f(param),
-                allowed,
-                value,
-                index,
-            },
-            other => other,
-        }
+        self.map_domain(|param, index| (f(param), index))
     }
 
     /// The same error, located at flat index `i` of an array argument.
     pub fn at(self, i: usize) -> Self {
+        self.map_domain(|param, _| (param, Some(i)))
+    }
+
+    /// A domain error with its parameter name and index mapped by `f`; other variants are
+    /// returned as they are.
+    fn map_domain(
+        self,
+        f: impl FnOnce(&'static str, Option<usize>) -> (&'static str, Option<usize>),
+    ) -> Self {
         match self {
             PabiError::Domain {
                 param,
                 allowed,
                 value,
-                ..
-            } => PabiError::Domain {
-                param,
-                allowed,
-                value,
-                index: Some(i),
-            },
+                index,
+            } => {
+                let (param, index) = f(param, index);
+                PabiError::Domain {
+                    param,
+                    allowed,
+                    value,
+                    index,
+                }
+            }
             other => other,
         }
     }

@@ -288,13 +288,8 @@ mod tests {
     /// κ from m_dn is ≥ the exact 2ηL/(M·D).
     #[test]
     fn m_rounded_both_ways() {
-        let mut st = 0x9E37_79B9_7F4A_7C15_u64;
-        let mut rnd = move || {
-            st ^= st << 13;
-            st ^= st >> 7;
-            st ^= st << 17;
-            (st >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = crate::num::test_rng::XorShift::new();
+        let mut rnd = move || rng.next_f64();
         for _ in 0..20_000 {
             let beta = 10f64.powf(2.0 * rnd() - 1.0);
             let rho = beta * rnd();

@@ -11,26 +11,32 @@ use crate::args::{add_functions, check_broadcast, elementwise, fill, map, map_lo
 use crate::options::{self, mechanism};
 use crate::{guarded, to_py, Out, LONG_LEN};
 
-/// The arrays of an element-wise binding with the smoothness array at position `S`: when it is
-/// absent, another argument's array takes its place (same length) and `given` is false, so the
-/// kernel reads `None` there.
-fn with_smoothness<'a, const K: usize, const S: usize>(
-    mut args: [&'a [f64]; K],
-    smoothness: Option<&'a [f64]>,
-) -> ([&'a [f64]; K], bool) {
-    match smoothness {
-        Some(s) => args[S] = s,
-        None => args[S] = args[0],
-    }
-    (args, smoothness.is_some())
-}
-
 /// The arrays of the training setup, as one tuple from Python: `lr`, `diameter`, `smoothness`
 /// (`None` when β is not given), `strong_convexity`.
 type SetupArrays<'py> = (A<'py>, A<'py>, Option<A<'py>>, A<'py>);
 
+/// The arrays of an element-wise binding: `lead` (`L` of them), then the setup's η, D, β, ρ
+/// (`K` = `L` + 4 in all), and whether β is given: when it is absent, `lead[0]` takes its place
+/// (same length) so that the kernel, told it is not `given`, reads `None` there.
+fn with_setup<'a, const L: usize, const K: usize>(
+    lead: [&'a [f64]; L],
+    setup: &'a SetupArrays<'_>,
+) -> PyResult<([&'a [f64]; K], bool)> {
+    const { assert!(K == L + 4 && L > 0) };
+    let (lr, diameter, smoothness, strong_convexity) = setup;
+    let smoothness = crate::args::opt_slice(smoothness)?;
+    let tail = [
+        lr.as_slice()?,
+        diameter.as_slice()?,
+        smoothness.unwrap_or(lead[0]),
+        strong_convexity.as_slice()?,
+    ];
+    let all = std::array::from_fn(|i| if i < L { lead[i] } else { tail[i - L] });
+    Ok((all, smoothness.is_some()))
+}
+
 /// The training setup of one element of an online binding: L, then the setup (η, D, β, ρ; β
-/// absent unless `given`, see [`with_smoothness`]).
+/// absent unless `given`, see [`with_setup`]).
 fn element_setup(max_grad_norm: f64, setup: [f64; 4], given: bool) -> Setup {
     let [lr, diameter, smoothness, strong_convexity] = setup;
     core_setup(
@@ -70,10 +76,7 @@ fn schedule_noise<'py>(
     setup: SetupArrays<'py>,
     laplace: bool,
 ) -> Out<'py> {
-    let (lr, diameter, smoothness, strong_convexity) = setup;
-    let smoothness = crate::args::opt_slice(&smoothness)?;
-    let arrays = crate::args::slices![steps, c1, c2, lr, diameter, steps, strong_convexity];
-    let (arrays, given) = with_smoothness::<7, 5>(arrays, smoothness);
+    let (arrays, given) = with_setup::<3, 7>(crate::args::slices![steps, c1, c2], &setup)?;
     let kind = mechanism(laplace);
     map(
         py,
@@ -273,10 +276,8 @@ fn online_schedule_noise<'py>(
     setup: SetupArrays<'py>,
     laplace: bool,
 ) -> Out<'py> {
-    let (lr, diameter, smoothness, strong_convexity) = setup;
-    let smoothness = crate::args::opt_slice(&smoothness)?;
-    let arrays = crate::args::slices![index, c1, c2, decay, lr, diameter, index, strong_convexity];
-    let (arrays, given) = with_smoothness::<8, 6>(arrays, smoothness);
+    let lead = crate::args::slices![index, c1, c2, decay];
+    let (arrays, given) = with_setup::<4, 8>(lead, &setup)?;
     let kind = mechanism(laplace);
     map(
         py,
@@ -316,7 +317,6 @@ fn online_schedule_bound<'py>(
     log: bool,
     inverse: bool,
 ) -> Out<'py> {
-    let (lr, diameter, smoothness, strong_convexity) = setup;
     let q = options::online_quantity(quantity, as_published).map_err(|e| to_py(py, e))?;
     if inverse && log {
         return Err(to_py(
@@ -324,21 +324,8 @@ fn online_schedule_bound<'py>(
             pabi_core::PabiError::domain("log", "false for the inverse", 1.0),
         ));
     }
-    let smoothness = crate::args::opt_slice(&smoothness)?;
-    let arrays = crate::args::slices![
-        eps,
-        max_grad_norm,
-        steps,
-        index,
-        c1,
-        c2,
-        decay,
-        lr,
-        diameter,
-        eps,
-        strong_convexity
-    ];
-    let (arrays, given) = with_smoothness::<11, 9>(arrays, smoothness);
+    let lead = crate::args::slices![eps, max_grad_norm, steps, index, c1, c2, decay];
+    let (arrays, given) = with_setup::<7, 11>(lead, &setup)?;
     let kind = mechanism(laplace);
     map_long(
         py,

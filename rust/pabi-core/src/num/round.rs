@@ -288,29 +288,29 @@ pub fn mul_dn(a: f64, b: f64) -> f64 {
     }
 }
 
-/// a/b rounded up (a ≥ 0, b > 0): the fma residual q·b − a is exact, its sign tells whether
-/// the rounded quotient is below the exact one.
+/// a/b rounded up (a ≥ 0, b > 0): [`div_up_lanes`] (the fma residual q·b − a is exact, its
+/// sign tells whether the rounded quotient is below the exact one), and below
+/// [`RESIDUAL_EXACT`] the scaled residual of `tiny_quotient_cmp`. A zero, infinite or NaN
+/// operand gives the quotient as is.
 #[inline(always)]
 pub fn div_up(a: f64, b: f64) -> f64 {
-    let q = a / b;
-    if q < RESIDUAL_EXACT && a > 0.0 && b > 0.0 && b.is_finite() {
-        return if tiny_quotient_cmp(a, b, q) == std::cmp::Ordering::Less {
-            q.next_up()
-        } else {
-            q
-        };
+    let (up, general) = div_up_lanes(a, b);
+    if general {
+        return up;
     }
-    if q.is_finite() && q > 0.0 && q.mul_add(b, -a) < 0.0 {
+    let q = a / b;
+    if a > 0.0 && b > 0.0 && b.is_finite() && tiny_quotient_cmp(a, b, q) == std::cmp::Ordering::Less
+    {
         q.next_up()
     } else {
         q
     }
 }
 
-/// [`div_up`]'s general case without branches, for blocks of lanes that vectorize: a/b with one
-/// ulp up where the exact fma residual q·b − a is negative (a ≥ 0, b > 0), and whether that
-/// is [`div_up`]'s value (the quotient is at least [`RESIDUAL_EXACT`], or +∞); the other lanes
-/// (tiny quotients, NaN) must go through [`div_up`] itself.
+/// The general case of [`div_up`] without branches, for blocks of lanes that vectorize: a/b
+/// with one ulp up where the exact fma residual q·b − a is negative (a ≥ 0, b > 0), and
+/// whether that is [`div_up`]'s value (the quotient is at least [`RESIDUAL_EXACT`], or +∞);
+/// the other lanes (tiny quotients, NaN) must go through [`div_up`] itself.
 #[inline(always)]
 pub fn div_up_lanes(a: f64, b: f64) -> (f64, bool) {
     let q = a / b;

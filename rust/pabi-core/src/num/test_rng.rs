@@ -1,6 +1,7 @@
 //! The unit tests' random numbers: one deterministic xorshift64 generator (Marsaglia,
 //! *Xorshift RNGs*, 2003; shifts 13, 7, 17), shared by every test that needs pseudo-random
-//! arguments (the θ block kernels, the GDP array path). Test-only.
+//! arguments (the θ block kernels, the GDP array path, the rounding and solver tests), and by
+//! the θ benchmark (which includes this file). Test-only.
 
 /// xorshift64 with a fixed seed: the same sequence on every run and platform.
 #[derive(Clone, Debug)]
@@ -9,16 +10,26 @@ pub(crate) struct XorShift(u64);
 impl XorShift {
     /// The generator at the tests' fixed seed (the golden-ratio constant 0x9E37_79B9_7F4A_7C15).
     pub(crate) fn new() -> Self {
-        XorShift(0x9E37_79B9_7F4A_7C15)
+        XorShift::with_seed(0x9E37_79B9_7F4A_7C15)
     }
 
-    /// The next uniform double in [0, 1) (53 random bits).
-    pub(crate) fn next_f64(&mut self) -> f64 {
+    /// The generator at another fixed seed (not 0).
+    pub(crate) fn with_seed(seed: u64) -> Self {
+        XorShift(seed)
+    }
+
+    /// The next state, all 64 bits.
+    pub(crate) fn next_u64(&mut self) -> u64 {
         let s = &mut self.0;
         *s ^= *s << 13;
         *s ^= *s >> 7;
         *s ^= *s << 17;
-        (*s >> 11) as f64 / (1u64 << 53) as f64
+        *s
+    }
+
+    /// The next uniform double in [0, 1) (53 random bits).
+    pub(crate) fn next_f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 }
 

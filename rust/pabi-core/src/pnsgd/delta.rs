@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use crate::dd::Dd;
 use crate::error::{PabiError, Result};
-use crate::gd::{radii_lanes, Radii};
+use crate::gd::Radii;
 use crate::setup::check_broadcast;
 use crate::theta;
 
@@ -18,7 +18,7 @@ use super::fixed_precise::{
 };
 use super::orders::{finish_block_value, finish_log};
 use super::params::{check_eps, FactorParams, Noise, Order, Params};
-use super::prepared::{Elem, Prepared, PreparedFactors};
+use super::prepared::{lanes, Elem, Prepared, PreparedFactors};
 use super::{drive, PAR_DELTA};
 #[cfg(test)]
 use super::{fixed_precise::precise_fixed, orders::finish_value};
@@ -38,16 +38,6 @@ pub(super) fn delta_log(e: &Elem, eps: f64, s: f64, ra: f64, rb: f64) -> f64 {
     let f = factors_one(e.noise, e.order, true, eps, ra, rb);
     let v = finish_log(e, &f);
     precise_fixed(e, &f, eps, s, rb, true).map_or(v, |w| v.min(w))
-}
-
-/// `dst[t] = src[lo + t]` (or the broadcast scalar) for the lanes of a block.
-#[inline(always)]
-fn lanes(dst: &mut [f64], src: &[f64], lo: usize) {
-    if src.len() == 1 {
-        dst.fill(src[0]);
-    } else {
-        dst.copy_from_slice(&src[lo..lo + dst.len()]);
-    }
 }
 
 /// δ (or ln δ) for the lanes `lo..lo + o.len()`: per-lane data, the factors of the block by
@@ -71,41 +61,18 @@ fn delta_block(
     if let Some(i) = p.index {
         lanes(&mut ix[..nl], i, lo);
     }
-    let mut rb = [0.0; B];
+    let (mut ra, mut rb) = ([0.0; B], [0.0; B]);
+    prep.sc.radii_block(lo, nl, &mut ra, &mut rb)?;
     let f = match fac_once {
-        Some(f) => {
-            if let Some((_, b)) = prep.sc.r_once {
-                rb = [b; B];
-            }
-            Facs {
-                a: [f.a; B],
-                la: [f.la; B],
-                u: [f.u; B],
-                lb: [f.lb; B],
-            }
-        }
+        Some(f) => Facs {
+            a: [f.a; B],
+            la: [f.la; B],
+            u: [f.u; B],
+            lb: [f.lb; B],
+        },
         None => {
-            let (mut x, mut ra) = ([0.0; B], [0.0; B]);
+            let mut x = [0.0; B];
             lanes(&mut x[..nl], eps, lo);
-            match (prep.sc.r_once, prep.sc.rad_once) {
-                (Some((a, b)), _) => {
-                    ra = [a; B];
-                    rb = [b; B];
-                }
-                (None, Some(rad)) => {
-                    let mut s = [1.0; B];
-                    lanes(&mut s[..nl], prep.sigma(), lo);
-                    rad.at_block(&s[..nl], &mut ra, &mut rb);
-                }
-                (None, None) => {
-                    let (mut s, mut rad) = ([1.0; B], [Radii::default(); B]);
-                    lanes(&mut s[..nl], prep.sigma(), lo);
-                    for (t, r) in rad[..nl].iter_mut().enumerate() {
-                        *r = prep.elem(lo + t)?.rad;
-                    }
-                    radii_lanes(|t| rad[t], &s[..nl], &mut ra, &mut rb);
-                }
-            }
             factors_block(p.noise, p.order, log, &x[..nl], &ra[..nl], &rb[..nl])
         }
     };
@@ -177,17 +144,7 @@ simd! {
             let nl = ab.len();
             let (mut x, mut ra, mut rb) = ([0.0; B], [0.0; B], [0.0; B]);
             lanes(&mut x[..nl], eps, lo);
-            match prep.sc.r_once {
-                Some((a, b)) => (ra, rb) = ([a; B], [b; B]),
-                None => {
-                    let (mut s, mut rad) = ([1.0; B], [Radii::default(); B]);
-                    lanes(&mut s[..nl], prep.sc.sigma(), lo);
-                    for (t, r) in rad[..nl].iter_mut().enumerate() {
-                        *r = prep.sc.numerators(lo + t)?;
-                    }
-                    radii_lanes(|t| rad[t], &s[..nl], &mut ra, &mut rb);
-                }
-            }
+            prep.sc.radii_block(lo, nl, &mut ra, &mut rb)?;
             match prep.noise {
                 Noise::Gaussian => {
                     theta::theta_block(&x[..nl], &ra[..nl], ab);

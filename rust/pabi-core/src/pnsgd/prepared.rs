@@ -6,7 +6,7 @@
 //! r_B = M·D/(η·s) are those of Sordello–Bu–Dong Thm 1. See `docs/derivations/pnsgd.md`.
 
 use crate::error::Result;
-use crate::gd::Radii;
+use crate::gd::{radii_lanes, Radii};
 use crate::setup::SetupArgs;
 
 use super::at;
@@ -58,6 +58,37 @@ impl<'a> Scales<'a> {
         self.sigma.unwrap_or(&[f64::NAN])
     }
 
+    /// The radii (r_A, r_B) of the lanes `lo..lo + nl` of a block at σ as given (bitwise
+    /// `self.numerators(j)?.at(σ_j)`; `nl` ≤ B, lanes past it left as they are): the constants
+    /// where they do not vary, else by [`radii_lanes`] from the numerators (once or per lane).
+    #[inline(always)]
+    pub(super) fn radii_block<const B: usize>(
+        &self,
+        lo: usize,
+        nl: usize,
+        ra: &mut [f64; B],
+        rb: &mut [f64; B],
+    ) -> Result<()> {
+        if let Some((a, b)) = self.r_once {
+            ra.fill(a);
+            rb.fill(b);
+            return Ok(());
+        }
+        let mut s = [1.0; B];
+        lanes(&mut s[..nl], self.sigma(), lo);
+        match self.rad_once {
+            Some(rad) => rad.at_block(&s[..nl], ra, rb),
+            None => {
+                let mut rad = [Radii::default(); B];
+                for (t, r) in rad[..nl].iter_mut().enumerate() {
+                    *r = self.numerators(lo + t)?;
+                }
+                radii_lanes(|t| rad[t], &s[..nl], ra, rb);
+            }
+        }
+        Ok(())
+    }
+
     /// The radii numerators (2L, M·D/η) of element j.
     #[inline(always)]
     pub(super) fn numerators(&self, j: usize) -> Result<Radii> {
@@ -72,6 +103,16 @@ impl<'a> Scales<'a> {
                 Radii::new(at(s.max_grad_norm, j), m, at(s.diameter, j), at(s.lr, j))
             }
         })
+    }
+}
+
+/// `dst[t] = src[lo + t]` (or the broadcast scalar) for the lanes of a block.
+#[inline(always)]
+pub(super) fn lanes(dst: &mut [f64], src: &[f64], lo: usize) {
+    if src.len() == 1 {
+        dst.fill(src[0]);
+    } else {
+        dst.copy_from_slice(&src[lo..lo + dst.len()]);
     }
 }
 

@@ -103,13 +103,8 @@ fn inversions_round_trip() {
 /// per element, L = 0 lanes; and the same error (the first failing element) as the scalar loop.
 #[test]
 fn lock_step_solvers_equal_scalar() {
-    let mut st = 0x2545_F491_4F6C_DD1D_u64;
-    let mut rnd = move || {
-        st ^= st << 13;
-        st ^= st >> 7;
-        st ^= st << 17;
-        (st >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut rng = crate::num::test_rng::XorShift::with_seed(0x2545_F491_4F6C_DD1D);
+    let mut rnd = move || rng.next_f64();
     let m = 300;
     let mut total = 0;
     let mut precise = 0;

@@ -257,13 +257,8 @@ fn conversions_agree_and_are_monotone() {
         );
     }
     // a deterministic family of curves: δ(ε(δ)) ≤ δ, ε minimal, δ non-increasing per ulp
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut unif = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut rng = crate::num::test_rng::XorShift::with_seed(0x2545_f491_4f6c_dd1d);
+    let mut unif = || rng.next_f64();
     for _ in 0..200 {
         let k = 1 + (unif() * 5.0) as usize;
         let o: Vec<f64> = (0..k).map(|_| 1.0 + (unif() * 10.0 - 4.0).exp()).collect();

@@ -5,11 +5,13 @@
 //! The PLD is a deterministic function of its four doubles, so a cached copy is the PLD itself:
 //! no value depends on the cache.
 //!
-//! A miss discretises both directions at once: their cells coincide (the add direction's cell
-//! −(c+1) is the remove direction's cell c, see `discretise.rs`), so the cell integrals, most of
-//! the work, are computed once for both. The DP-SGD accountant asks for the two directions on
-//! two threads at the same time: the second caller finds the first one's build in progress
-//! ([`PairJob`]) and computes its share of the cells instead of building its direction anew.
+//! A miss discretises only the directions asked. The two directions' cells coincide (the add
+//! direction's cell −(c+1) is the remove direction's cell c, see `discretise.rs`), so when both
+//! are asked the cell integrals, most of the work, are computed once for both: in one call
+//! ([`Pld::subsampled_gaussian_pair_cached`]), or when the DP-SGD accountant asks for the two
+//! directions on two threads at the same time: the second caller finds the first one's build
+//! in progress ([`PairJob`]), adds its direction to it and computes its share of the cells
+//! instead of building its direction anew.
 //!
 //! Also the one least-recently-used list ([`Lru`]) of the module, used by this cache, by the
 //! buffer pool of `buffers.rs` and by the FFT plans of `fft.rs`.
@@ -17,7 +19,7 @@
 use super::discretise::{SgGrid, CELL_CHUNK};
 use super::{Neighbour, Pld};
 use crate::error::{PabiError, Result};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// A list of entries, least recently used first, holding at most `budget` bytes in all (as
@@ -98,74 +100,148 @@ fn lock() -> std::sync::MutexGuard<'static, Lru<(Key, Arc<Pld>)>> {
     CACHE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// The cell splits of one chunk of cells, [remove wa, remove wb, add wa, add wb].
-type Splits = Result<[Vec<f64>; 4]>;
+/// One chunk's splits of one direction, [wa, wb].
+type Splits = Result<[Vec<f64>; 2]>;
 
-/// A discretisation of both directions in progress. Every caller asking for either direction
-/// meanwhile claims chunks of cells from `next` and computes them; once none is left it waits
-/// only for the chunks others have claimed, each of which is straight-line arithmetic on the
-/// claiming thread (no lock, no pool task, no wait inside), so every wait ends.
+/// One chunk of cells of one direction: whether a thread has claimed it (it then computes it
+/// and sets `done`).
+#[derive(Default)]
+struct Slot {
+    claimed: AtomicBool,
+    done: OnceLock<Splits>,
+}
+
+/// A discretisation of one or both directions in progress. Only the directions asked are
+/// computed: `want` holds those asked so far, and a caller asking for the other one meanwhile
+/// adds it. Every caller claims chunks of cells from `next` and computes, for each, the
+/// splits of every direction wanted at that time whose slot is still unclaimed (the cell
+/// integrals, most of the work, are shared by both); then it claims the chunks of its own
+/// direction that no one took (those claimed before it joined). It waits only for slots
+/// others have claimed, each computed as straight-line arithmetic on the claiming thread (no
+/// lock, no pool task, no wait inside), so every wait ends.
 struct PairJob {
     grid: SgGrid,
     next: AtomicUsize,
-    slots: Vec<OnceLock<Splits>>,
+    want: [AtomicBool; 2],
+    /// chunk i of direction d at `slots[i][d]` (d = 0 remove, 1 add)
+    slots: Vec<[Slot; 2]>,
 }
 
-/// Sets its slot to an error if it is dropped unset (a panic while computing the chunk), so
-/// that no caller waits for it forever.
-struct SetOnUnwind<'a>(&'a OnceLock<Splits>);
+/// Sets its slots to an error if they are dropped unset (a panic while computing the
+/// chunk), so that no caller waits for them forever.
+struct SetOnUnwind<'a>([Option<&'a OnceLock<Splits>>; 2]);
 
 impl Drop for SetOnUnwind<'_> {
     fn drop(&mut self) {
-        // (a set slot, the normal case, builds no error)
-        if self.0.get().is_none() {
-            let _ = self
-                .0
-                .set(Err(PabiError::internal("a discretisation chunk failed")));
+        for s in self.0.iter().flatten() {
+            // (a set slot, the normal case, builds no error)
+            if s.get().is_none() {
+                let _ = s.set(Err(PabiError::internal("a discretisation chunk failed")));
+            }
         }
+    }
+}
+
+/// The index of direction `dir` in [`PairJob::want`] and a chunk's slots.
+fn side(dir: Neighbour) -> usize {
+    match dir {
+        Neighbour::Remove => 0,
+        Neighbour::Add => 1,
     }
 }
 
 impl PairJob {
-    fn new(grid: SgGrid) -> PairJob {
+    /// The build of the directions `sides` (remove, add) on `grid`, nothing computed yet.
+    fn new(grid: SgGrid, sides: [bool; 2]) -> PairJob {
         let chunks = grid.cells_len().div_ceil(CELL_CHUNK);
         PairJob {
             grid,
             next: AtomicUsize::new(0),
-            slots: (0..chunks).map(|_| OnceLock::new()).collect(),
+            want: sides.map(AtomicBool::new),
+            slots: (0..chunks).map(|_| Default::default()).collect(),
         }
     }
 
-    /// Claim and compute chunks until none is left (an interrupt check before each).
-    fn work(&self) {
-        let n = self.grid.cells_len();
+    /// Add `dir` to the directions computed from now on.
+    fn ask(&self, dir: Neighbour) {
+        self.want[side(dir)].store(true, Ordering::Relaxed);
+    }
+
+    /// Compute chunk `i` for the directions `sides` of it (claimed by this thread; an
+    /// interrupt check first).
+    fn compute(&self, i: usize, sides: [bool; 2]) {
+        let slots = &self.slots[i];
+        let _unset = SetOnUnwind([0, 1].map(|d| sides[d].then_some(&slots[d].done)));
+        let start = i * CELL_CHUNK;
+        let len = CELL_CHUNK.min(self.grid.cells_len() - start);
+        let lens = sides.map(|on| if on { len } else { 0 });
+        let r = crate::interrupt::check().map(|()| {
+            let [mut ra, mut rb, mut aa, mut ab] =
+                [lens[0], lens[0], lens[1], lens[1]].map(|n| vec![0.0; n]);
+            self.grid
+                .cells(start, len, sides, [&mut ra, &mut rb, &mut aa, &mut ab]);
+            [[ra, rb], [aa, ab]]
+        });
+        match r {
+            Ok([r0, r1]) => {
+                for (d, out) in [r0, r1].into_iter().enumerate() {
+                    if sides[d] {
+                        let _ = slots[d].done.set(Ok(out));
+                    }
+                }
+            }
+            Err(e) => {
+                for d in (0..2).filter(|&d| sides[d]) {
+                    let _ = slots[d].done.set(Err(e.clone()));
+                }
+            }
+        }
+    }
+
+    /// Claim and compute chunks until none is left, then the chunks of the directions
+    /// `mine` (remove, add) that no one claimed.
+    fn work(&self, mine: [bool; 2]) {
         loop {
             let i = self.next.fetch_add(1, Ordering::Relaxed);
-            let Some(slot) = self.slots.get(i) else {
-                return;
+            let Some(slots) = self.slots.get(i) else {
+                break;
             };
-            let _unset = SetOnUnwind(slot);
-            let start = i * CELL_CHUNK;
-            let len = CELL_CHUNK.min(n - start);
-            let r = crate::interrupt::check().map(|()| {
-                let mut out: [Vec<f64>; 4] = std::array::from_fn(|_| vec![0.0; len]);
-                let [a, b, c, d] = &mut out;
-                self.grid.cells(start, len, [true, true], [a, b, c, d]);
-                out
+            let sides = [0, 1].map(|d| {
+                self.want[d].load(Ordering::Relaxed)
+                    && !slots[d].claimed.swap(true, Ordering::Relaxed)
             });
-            let _ = slot.set(r);
+            if sides != [false, false] {
+                self.compute(i, sides);
+            }
+        }
+        self.fill(mine);
+    }
+
+    /// Claim and compute the chunks of the directions `mine` (remove, add) that no thread has
+    /// claimed.
+    fn fill(&self, mine: [bool; 2]) {
+        for (i, slots) in self.slots.iter().enumerate() {
+            let todo = [0, 1].map(|d| {
+                mine[d]
+                    && !slots[d].claimed.load(Ordering::Relaxed)
+                    && !slots[d].claimed.swap(true, Ordering::Relaxed)
+            });
+            if todo != [false, false] {
+                self.compute(i, todo);
+            }
         }
     }
 
     /// Direction `dir`'s PLD once every chunk is done (the first chunk's error if any).
     fn result(&self, dir: Neighbour) -> Result<Pld> {
-        let off = if dir == Neighbour::Remove { 0 } else { 2 };
+        self.fill(sides(&[dir]));
+        let d = side(dir);
         let n = self.grid.cells_len();
         let (mut wa, mut wb) = (Vec::with_capacity(n), Vec::with_capacity(n));
-        for slot in &self.slots {
+        for slots in &self.slots {
             let mut spins = 0u32;
             let chunk = loop {
-                if let Some(r) = slot.get() {
+                if let Some(r) = slots[d].done.get() {
                     break r;
                 }
                 // claimed by another thread and being computed (at most about a millisecond)
@@ -176,9 +252,9 @@ impl PairJob {
                     std::thread::yield_now();
                 }
             };
-            let out = chunk.as_ref().map_err(Clone::clone)?;
-            wa.extend_from_slice(&out[off]);
-            wb.extend_from_slice(&out[off + 1]);
+            let [a, b] = chunk.as_ref().map_err(Clone::clone)?;
+            wa.extend_from_slice(a);
+            wb.extend_from_slice(b);
         }
         Ok(self.grid.assemble(dir, &wa, &wb))
     }
@@ -215,10 +291,15 @@ fn hit(key: Key) -> Option<Arc<Pld>> {
 
 /// Keep `p` under `key` (unless present or too large; copied outside the lock).
 fn keep(key: Key, p: &Pld) {
-    if lock().keeps(bytes(p)) {
+    let absent = |c: &Lru<(Key, Arc<Pld>)>| !c.items().iter().any(|(k, _)| *k == key);
+    let wanted = {
+        let c = lock();
+        c.keeps(bytes(p)) && absent(&c)
+    };
+    if wanted {
         let entry = (key, Arc::new(p.clone()));
         let mut c = lock();
-        if !c.items().iter().any(|(k, _)| *k == key) {
+        if absent(&c) {
             c.push(entry);
         }
     }
@@ -235,96 +316,165 @@ fn key_of(q: f64, sigma: f64, dir: Neighbour, h: f64) -> Key {
 
 impl Pld {
     /// [`Pld::subsampled_gaussian`] through the cache: a hit returns a copy of the PLD built
-    /// earlier from the same four doubles (bit for bit); a miss builds both directions (the
-    /// same values as two [`Pld::subsampled_gaussian`] calls, sharing the cell integrals),
-    /// keeps copies that fit the cache's budget and returns the one asked. A caller asking
-    /// while the pair is being built computes a share of its cells. Errors are returned as
-    /// built, never cached.
+    /// earlier from the same four doubles (bit for bit); a miss builds this direction alone
+    /// (the same values as [`Pld::subsampled_gaussian`]), keeps a copy if it fits the cache's
+    /// budget and returns it. A caller asking while the pair's build is in progress (either
+    /// direction) computes a share of its cells. Errors are returned as built, never cached.
     pub fn subsampled_gaussian_cached(q: f64, sigma: f64, dir: Neighbour, h: f64) -> Result<Pld> {
-        Ok(cached_pair(q, sigma, dir, h, false)?.0)
+        let [p] = cached(q, sigma, h, [dir])?;
+        Ok(p)
     }
 
-    /// Both directions (remove, add) through the cache, from one build of the pair when either
-    /// is missing (a pair too large for the cache is built once, not once per direction).
+    /// Both directions (remove, add) through the cache; those missing are built in one pass
+    /// sharing the cell integrals (a pair too large for the cache is built once, not once per
+    /// direction).
     pub(crate) fn subsampled_gaussian_pair_cached(
         q: f64,
         sigma: f64,
         h: f64,
     ) -> Result<(Pld, Pld)> {
-        let (p, o) = cached_pair(q, sigma, Neighbour::Remove, h, true)?;
-        Ok((
-            p,
-            o.ok_or_else(|| PabiError::internal("the pair build lost a direction"))?,
-        ))
+        let [r, a] = cached(q, sigma, h, [Neighbour::Remove, Neighbour::Add])?;
+        Ok((r, a))
     }
 }
 
-/// Direction `dir` (and with `both` the other one too) through the cache: see
-/// [`Pld::subsampled_gaussian_cached`].
-fn cached_pair(
-    q: f64,
-    sigma: f64,
-    dir: Neighbour,
-    h: f64,
-    both: bool,
-) -> Result<(Pld, Option<Pld>)> {
-    let other = match dir {
-        Neighbour::Remove => Neighbour::Add,
-        Neighbour::Add => Neighbour::Remove,
-    };
-    let (key, okey) = (key_of(q, sigma, dir, h), key_of(q, sigma, other, h));
-    let hits = || -> Option<(Pld, Option<Pld>)> {
-        let p = hit(key)?;
-        let o = if both {
-            Some((*hit(okey)?).clone())
-        } else {
-            None
-        };
-        Some(((*p).clone(), o))
-    };
-    if let Some(r) = hits() {
-        return Ok(r);
+/// Directions `dirs` through the cache (see [`Pld::subsampled_gaussian_cached`]): the cached
+/// ones copied (outside every lock), the others built together.
+fn cached<const N: usize>(q: f64, sigma: f64, h: f64, dirs: [Neighbour; N]) -> Result<[Pld; N]> {
+    let lost = || PabiError::internal("the cached build lost a direction");
+    let hits = dirs.map(|d| hit(key_of(q, sigma, d, h)));
+    let missing: Vec<Neighbour> = dirs
+        .iter()
+        .zip(&hits)
+        .filter(|(_, p)| p.is_none())
+        .map(|(&d, _)| d)
+        .collect();
+    let mut built = if missing.is_empty() {
+        Vec::new()
+    } else {
+        build(q, sigma, h, &missing)?
     }
+    .into_iter();
+    let all = hits
+        .into_iter()
+        .map(|p| match p {
+            Some(p) => Ok((*p).clone()),
+            None => built.next().ok_or_else(lost),
+        })
+        .collect::<Result<Vec<Pld>>>()?;
+    all.try_into().map_err(|_| lost())
+}
+
+/// Which of the two directions (remove, add) `dirs` holds.
+fn sides(dirs: &[Neighbour]) -> [bool; 2] {
+    let mut s = [false; 2];
+    for &d in dirs {
+        s[side(d)] = true;
+    }
+    s
+}
+
+/// Directions `dirs` (not cached when looked up) built, sharing the pair's build in progress
+/// if there is one, and kept.
+fn build(q: f64, sigma: f64, h: f64, dirs: &[Neighbour]) -> Result<Vec<Pld>> {
+    let keys: Vec<Key> = dirs.iter().map(|&d| key_of(q, sigma, d, h)).collect();
     let pkey: PairKey = (q.to_bits(), sigma.to_bits(), h.to_bits());
     let (job, mine) = {
         let mut js = jobs();
         match js.iter().find(|(k, _)| *k == pkey) {
-            Some((_, j)) => (Arc::clone(j), false),
-            None => {
-                // (the creator keeps the PLDs before it unregisters: look again)
-                if let Some(r) = hits() {
-                    drop(js);
-                    return Ok(r);
+            Some((_, j)) => {
+                for &d in dirs {
+                    j.ask(d);
                 }
-                let j = Arc::new(PairJob::new(SgGrid::new(q, sigma, dir, h)?));
+                (Arc::clone(j), false)
+            }
+            None => {
+                // (a creator keeps its PLDs before it unregisters: look again; the copies are
+                // made once the lock is released)
+                if let Some(ps) = keys.iter().map(|&k| hit(k)).collect::<Option<Vec<_>>>() {
+                    drop(js);
+                    return Ok(ps.iter().map(|p| (**p).clone()).collect());
+                }
+                // (errors named for the first direction asked; the grid is the same for both)
+                let first = dirs.first().copied().unwrap_or(Neighbour::Remove);
+                let j = Arc::new(PairJob::new(SgGrid::new(q, sigma, first, h)?, sides(dirs)));
                 js.push((pkey, Arc::clone(&j)));
                 (j, true)
             }
         }
     };
-    let results = |job: &PairJob| -> Result<(Pld, Option<Pld>)> {
-        let o = if both { Some(job.result(other)?) } else { None };
-        Ok((job.result(dir)?, o))
-    };
-    if !mine {
-        job.work();
-        return results(&job);
-    }
-    let _unregister = Unregister(pkey);
-    // every worker of the pool may take a share (the other direction's caller takes its
+    // (dropped last: the creator keeps its PLDs before the build leaves `JOBS`)
+    let _unregister = mine.then_some(Unregister(pkey));
+    // every worker of the pool may take a share (a caller of the other direction takes its
     // share through its own call)
+    let mine_sides = sides(dirs);
     match crate::driver::pool() {
         Some(pool) if job.slots.len() > 1 => pool.install(|| {
             use rayon::prelude::*;
             (0..crate::driver::num_threads())
                 .into_par_iter()
-                .for_each(|_| job.work())
+                .for_each(|_| job.work(mine_sides))
         }),
-        _ => job.work(),
+        _ => job.work(mine_sides),
     }
-    let p = job.result(dir)?;
-    keep(key, &p);
-    let o = job.result(other)?;
-    keep(okey, &o);
-    Ok((p, both.then_some(o)))
+    let ps = dirs
+        .iter()
+        .map(|&d| job.result(d))
+        .collect::<Result<Vec<Pld>>>()?;
+    for (&k, p) in keys.iter().zip(&ps) {
+        keep(k, p);
+    }
+    Ok(ps)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::same_bits as same;
+    use super::*;
+
+    #[test]
+    fn a_miss_builds_and_keeps_only_the_direction_asked() {
+        // (keys used by no other test) before: the add direction was built and kept too
+        let (q, sigma, h) = (0.021, 1.31, 1e-3);
+        let want = Pld::subsampled_gaussian(q, sigma, Neighbour::Remove, h).unwrap();
+        let got = Pld::subsampled_gaussian_cached(q, sigma, Neighbour::Remove, h).unwrap();
+        assert!(same(&got, &want));
+        let held = |d| {
+            let k = key_of(q, sigma, d, h);
+            lock().items().iter().any(|(x, _)| *x == k)
+        };
+        assert!(held(Neighbour::Remove));
+        assert!(!held(Neighbour::Add));
+    }
+
+    #[test]
+    fn a_job_computes_only_the_directions_wanted_and_a_late_direction_joins() {
+        let (q, sigma, h) = (0.05, 0.9, 1e-3);
+        let want = [Neighbour::Remove, Neighbour::Add]
+            .map(|d| Pld::subsampled_gaussian(q, sigma, d, h).unwrap());
+        let grid = || SgGrid::new(q, sigma, Neighbour::Add, h).unwrap();
+        // the add direction alone: no remove split computed
+        let job = PairJob::new(grid(), [false, true]);
+        assert!(job.slots.len() > 2);
+        job.work([false, true]);
+        assert!(job.slots.iter().all(|s| s[0].done.get().is_none()));
+        assert!(job.slots.iter().all(|s| s[1].done.get().is_some()));
+        assert!(same(&job.result(Neighbour::Add).unwrap(), &want[1]));
+        // the remove direction asked once every chunk is claimed: its caller computes them
+        job.ask(Neighbour::Remove);
+        job.work([true, false]);
+        assert!(same(&job.result(Neighbour::Remove).unwrap(), &want[0]));
+        // one chunk claimed for the add direction alone before the remove direction joins;
+        // the rest computed for both
+        let job = PairJob::new(grid(), [false, true]);
+        let i = job.next.fetch_add(1, Ordering::Relaxed);
+        job.slots[i][1].claimed.store(true, Ordering::Relaxed);
+        job.compute(i, [false, true]);
+        job.ask(Neighbour::Remove);
+        job.work([false, true]);
+        assert!(job.slots[i][0].done.get().is_none());
+        assert!(job.slots[1..].iter().all(|s| s[0].done.get().is_some()));
+        assert!(same(&job.result(Neighbour::Remove).unwrap(), &want[0]));
+        assert!(same(&job.result(Neighbour::Add).unwrap(), &want[1]));
+    }
 }

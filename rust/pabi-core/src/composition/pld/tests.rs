@@ -242,7 +242,7 @@ fn log_mgf_lanes_equal_scalar_recursion() {
 }
 
 /// Whether two PLDs are the same bit for bit.
-fn same_bits(a: &Pld, b: &Pld) -> bool {
+pub(super) fn same_bits(a: &Pld, b: &Pld) -> bool {
     a.lo == b.lo
         && a.h.to_bits() == b.h.to_bits()
         && a.pmf.len() == b.pmf.len()
