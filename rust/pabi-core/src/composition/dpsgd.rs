@@ -190,14 +190,8 @@ impl Pair {
     fn build(self, q: f64, sigma: f64, h: f64) -> Result<Pld> {
         match self {
             // every query with one direction of σ also asks for the other (add/remove, and the
-            // ordered pairs beside the symmetrised one): both are built in one pass that shares
-            // the cell integrals, whichever asks first (on one thread the second is then a hit)
-            Pair::Sg(s, dir) => {
-                Pld::subsampled_gaussian_pair_cached(q, s, h).map(|(r, a)| match dir {
-                    Neighbour::Remove => r,
-                    Neighbour::Add => a,
-                })
-            }
+            // ordered pairs beside the symmetrised one): a miss builds both in one pass
+            Pair::Sg(s, dir) => Pld::subsampled_gaussian_cached_with_other(q, s, dir, h),
             Pair::Ro => Pld::replace_one_gaussian(q, sigma, h),
             Pair::Sym(s) => Pld::subsampled_gaussian_pair_cached(q, s, h)
                 .map(|(pos, neg)| Pld::symmetrised(&pos, &neg)),

@@ -142,16 +142,8 @@ pub(super) fn check_noise(noise: &[f64]) -> Result<()> {
             message: "noise_scale must be a non-empty array of per-step noise levels".into(),
         });
     }
-    // a branch-free pass (it vectorizes) finds that all are valid; the index search runs only
-    // when one is not
-    let all_ok = noise.chunks(1024).all(|c| {
-        c.iter()
-            .fold(true, |ok, &x| ok & (x > 0.0) & (x <= f64::MAX))
-    });
-    if all_ok {
-        return Ok(());
-    }
-    if let Some(i) = crate::batch::first_bad(noise, |x| x > 0.0 && x.is_finite()) {
+    // a branch-free test (no short-circuit), so that first_bad's block fold vectorizes
+    if let Some(i) = crate::batch::first_bad(noise, |x| (x > 0.0) & (x <= f64::MAX)) {
         return Err(PabiError::domain("noise_scale", "finite and > 0", noise[i]).at(i));
     }
     Ok(())

@@ -325,6 +325,23 @@ impl Pld {
         Ok(p)
     }
 
+    /// Direction `dir` through the cache for a caller that will also ask for the other one (the
+    /// DP-SGD accountant): a hit copies `dir` alone; a miss builds both in one pass (sharing
+    /// the cell integrals, as [`Pld::subsampled_gaussian_pair_cached`]) and keeps both, so that
+    /// the other direction's request is a hit (or joins this build).
+    pub(crate) fn subsampled_gaussian_cached_with_other(
+        q: f64,
+        sigma: f64,
+        dir: Neighbour,
+        h: f64,
+    ) -> Result<Pld> {
+        if let Some(p) = hit(key_of(q, sigma, dir, h)) {
+            return Ok((*p).clone());
+        }
+        let (r, a) = Pld::subsampled_gaussian_pair_cached(q, sigma, h)?;
+        Ok(if dir == Neighbour::Add { a } else { r })
+    }
+
     /// Both directions (remove, add) through the cache; those missing are built in one pass
     /// sharing the cell integrals (a pair too large for the cache is built once, not once per
     /// direction).
