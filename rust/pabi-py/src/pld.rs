@@ -319,6 +319,12 @@ fn dpsgd_calibrate_sigma(
     })
 }
 
+/// The values of many tasks' results, NaN where a task failed (the many-target bindings: the
+/// caller judges a NaN element by the one-by-one route, which raises its error).
+fn values_or_nan(res: Vec<pabi_core::Result<f64>>) -> Vec<f64> {
+    res.into_iter().map(|r| r.unwrap_or(f64::NAN)).collect()
+}
+
 /// [`pabi_core::composition::dpsgd::dpsgd_calibrate_sigma_many_with`]: the calibrated σ of
 /// every target (eps[i], delta[i]), in parallel with the GIL released; NaN where a target's
 /// calibration fails (the caller raises its error by the scalar calibration).
@@ -341,8 +347,7 @@ fn dpsgd_calibrate_sigma_many<'py>(
     let res = detach(py, || {
         pabi_core::composition::dpsgd::dpsgd_calibrate_sigma_many_with(e, d, q, steps, h, rtol, a)
     })?;
-    let vals: Vec<f64> = res.into_iter().map(|r| r.unwrap_or(f64::NAN)).collect();
-    Ok(vals.into_pyarray(py))
+    Ok(values_or_nan(res).into_pyarray(py))
 }
 
 /// [`pld::profiles_composed_epsilon`] (each profile's PLD composed, its certified upper ε at
@@ -362,8 +367,7 @@ fn pld_profiles_composed_epsilon<'py>(
     let res = detach(py, || {
         pld::profiles_composed_epsilon(grid_step, v, &offsets, count, tail_mass, d)
     })?;
-    let vals: Vec<f64> = res.into_iter().map(|r| r.unwrap_or(f64::NAN)).collect();
-    Ok(vals.into_pyarray(py))
+    Ok(values_or_nan(res).into_pyarray(py))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

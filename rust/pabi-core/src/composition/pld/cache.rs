@@ -8,10 +8,11 @@
 //! A miss discretises only the directions asked. The two directions' cells coincide (the add
 //! direction's cell −(c+1) is the remove direction's cell c, see `discretise.rs`), so when both
 //! are asked the cell integrals, most of the work, are computed once for both: in one call
-//! ([`Pld::subsampled_gaussian_pair_cached`]), or when the DP-SGD accountant asks for the two
-//! directions on two threads at the same time: the second caller finds the first one's build
-//! in progress ([`PairJob`]), adds its direction to it and computes its share of the cells
-//! instead of building its direction anew.
+//! ([`Pld::subsampled_gaussian_pair_cached`]; the DP-SGD accountant, which always needs both,
+//! asks so on a miss: [`Pld::subsampled_gaussian_cached_with_other`]). A caller that arrives
+//! while a build is in progress ([`PairJob`]; e.g. the accountant's other direction on another
+//! thread) computes its share of the cells, adding its direction to the build if it lacks it,
+//! instead of building anew.
 //!
 //! Also the one least-recently-used list ([`Lru`]) of the module, used by this cache, by the
 //! buffer pool of `buffers.rs` and by the FFT plans of `fft.rs`.

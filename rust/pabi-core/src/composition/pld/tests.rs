@@ -259,7 +259,7 @@ fn cached_subsampled_gaussian_is_the_pld_itself() {
     for dir in [Neighbour::Remove, Neighbour::Add] {
         let want = Pld::subsampled_gaussian(0.02, 1.3, dir, 1e-3).unwrap();
         for _ in 0..2 {
-            // first a miss (the remove direction builds both), then hits: all bit for bit
+            // first a miss (each direction built alone), then hits: all bit for bit
             // the directly built PLD
             let got = Pld::subsampled_gaussian_cached(0.02, 1.3, dir, 1e-3).unwrap();
             assert!(same_bits(&got, &want), "{dir:?}");
