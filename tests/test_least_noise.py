@@ -40,6 +40,8 @@ def _setups():
         "ERMGradientDescent": (pabi.ERMGradientDescent(lr=0.5, strong_convexity=1.0, smoothness=2.0,
                                                        max_grad_norm=1.0, batch_size=10, batches_per_epoch=2,
                                                        noise_scale=1.0), (0.05, 20.0), (1e-9, 1e-3)),
+        "StepwisePNSGD": (pabi.StepwisePNSGD(noise_scale=[1.0, 2.0, 0.5], max_grad_norm=1.0, lr=[0.5, 0.1, 0.2],
+                                             diameter=1.0, run_lengths=[30, 20, 10]), (0.3, 10.0), (0.2, 5.0)),
     }
 
 
@@ -52,7 +54,7 @@ def _targets(name: str, n: int):
     other = np.exp(rng.uniform(math.log(t0), math.log(t1), n))
     loosen = 1 + 1e-4 * rng.uniform(0, 1, n)
     field = type(s).calibrated_field
-    if isinstance(s, pabi.OnlinePNSGD):  # δ(ε) is its question
+    if isinstance(s, (pabi.OnlinePNSGD, pabi.StepwisePNSGD)):  # δ(ε) is their question
         delta = np.array([s.replace(**{field: float(v)}).delta(float(e)) for v, e in zip(x, other)]) * loosen
         return s, other, delta
     eps = np.array([s.replace(**{field: float(v)}).epsilon(float(d)) for v, d in zip(x, other)]) * loosen
@@ -285,3 +287,29 @@ def test_lock_step_judges_undefined_elements_one_by_one():
 
     got = least_noise_many(s, "c1", eps, delta, (6,), met, s._require)
     assert np.array_equal(_bits(got), _bits([s.calibrate(float(e), float(d)).c1 for e, d in zip(eps, delta)]))
+
+
+def test_stepwise_factors_core_call_is_the_one_schedule_bound():
+    """Issue 16 (b): StepwisePNSGD's round evaluation, one core call over candidate noise
+    factors: each δ is the one-schedule bound's at that noise sequence, to the bit; a factor
+    whose sequence overflows (+inf) is undefined (NaN, marked), not an error of the batch; an
+    error of the setup itself (add/remove neighbours) is the scalar calibrate's, raised first."""
+    s = pabi.StepwisePNSGD(noise_scale=[1.0, 1e300], max_grad_norm=1.0, lr=[0.5, 0.1], diameter=1.0,
+                           run_lengths=[50, 50], ordering="random_stop")
+    x, eps = np.array([0.5, 1.0, 1e10, 3.0]), np.array([1.0, 0.5, 1.0, 2.0])
+    ok, undefined = s._met_many(x, eps, np.full(4, 0.1))
+    assert undefined.tolist() == [False, False, True, False]
+    want = [s.replace(noise_factor=float(v)).delta(float(e)) for v, e in zip(x[[0, 1, 3]], eps[[0, 1, 3]])]
+    assert ok.tolist() == [w <= 0.1 for w in want[:2]] + [False, want[2] <= 0.1]
+    from pabi.pnsgd import _stepwise
+    kw = dict(s.bound_arguments(), noise_scale=s.noise_scale)
+    d, _ = _stepwise(lambda lead, a, *_: _core.pnsgd_stepwise_delta_factors(lead, x, a, True), ("eps", eps),
+                     noise=kw.pop("noise"), ordering=kw.pop("ordering"), index=kw.pop("index"),
+                     run_lengths=kw.pop("run_lengths"), steps=None, values=kw)
+    assert np.array_equal(_bits(d[[0, 1, 3]]), _bits(want)) and np.isnan(d[2])
+    ar = s.replace(neighboring="add_remove")
+    with pytest.raises(pabi.DomainError) as scalar:
+        ar.calibrate(1.0, 1e-5)
+    with pytest.raises(pabi.DomainError) as err:
+        ar.least_noise([1.0, 2.0], 1e-5)
+    assert str(err.value) == str(scalar.value)

@@ -10,8 +10,9 @@ setups (:class:`LastIterateSGD`, :class:`ERMGradientDescent`) test ε(δ) (their
 question: the RDP curve converted by ``pabi.rdp_to_dp_epsilon``); the amplification-by-iteration
 setups (:class:`StepwisePNSGD`, :class:`OnlinePNSGD`) test δ(ε), whose exact smallest-double
 inverse is their ε(δ). ``least_noise`` over many targets runs the same search in lock-step
-(:mod:`pabi._lockstep`; each element the scalar ``calibrate``'s to the bit), except for
-:class:`StepwisePNSGD`, whose bound takes one noise sequence per call (a loop). Derivations: docs/derivations/pnsgd.md#per-step-calibration,
+(:mod:`pabi._lockstep`; each element the scalar ``calibrate``'s to the bit); for
+:class:`StepwisePNSGD` each round's candidate noise sequences are one parallel core call
+(``_core.pnsgd_stepwise_delta_factors``). Derivations: docs/derivations/pnsgd.md#per-step-calibration,
 docs/derivations/schedules.md#online-calibration, docs/derivations/rdp.md#last-iterate-calibration
 and docs/derivations/rdp.md#erm-calibration.
 """
@@ -142,6 +143,29 @@ class StepwisePNSGD(_Questions):
         e, d = _check_target(eps, delta)
         _replace_one(self)
         return _least_noise(self, "noise_factor", e, d, question="delta")
+
+    def _met_many(self, x: NDArray[np.float64], eps: NDArray[np.float64],
+                  delta: NDArray[np.float64]) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+        """``calibrate``'s test at noise factors ``x``, targets (``eps``, ``delta``): (δ(eps) ≤
+        delta, undefined), every candidate sequence x[j]·σ_t⁰ in one core call (in parallel),
+        each δ the scalar bound's to the bit; an element where the bound fails is undefined."""
+        from . import _core
+        from .pnsgd import _stepwise
+
+        kw = dict(self.bound_arguments(), noise_scale=self.noise_scale)
+        xs = np.ascontiguousarray(x, dtype=np.float64)
+        r: Any = _stepwise(lambda lead, args, *_: _core.pnsgd_stepwise_delta_factors(lead, xs, args, True),
+                           ("eps", eps), noise=kw.pop("noise"), ordering=kw.pop("ordering"),
+                           index=kw.pop("index"), run_lengths=kw.pop("run_lengths"), steps=None, values=kw)
+        d, undefined = r  # (δ, undefined): the binding's pair
+        return np.asarray(d <= delta, dtype=bool), np.asarray(undefined, dtype=bool)
+
+    def _least_noise_all(self, eps: NDArray[np.float64], delta: NDArray[np.float64],
+                         shape: tuple[int, ...]) -> NDArray[np.float64]:
+        from ._lockstep import least_noise_many  # the lock-step search over every target
+
+        return least_noise_many(self, "noise_factor", eps, delta, shape, self._met_many,
+                                lambda: _replace_one(self), question="delta")
 
 
 # ---------------------------------------------------------------------------------------------

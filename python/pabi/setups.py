@@ -156,8 +156,8 @@ class _Questions:
         parallel); the other setups run the exact search of ``calibrate`` for every target in
         lock-step (:func:`pabi._lockstep.least_noise_many`: per round one array evaluation of the
         bound, or for multi-epoch PNSGD one parallel core call building a PLD per target, each
-        element probing the scalar search's doubles); ``StepwisePNSGD`` (a noise sequence per
-        factor) calibrates target by target."""
+        element probing the scalar search's doubles; for ``StepwisePNSGD`` one parallel core
+        call over the round's candidate noise sequences)."""
         e = np.asarray(as_real("eps", eps), dtype=np.float64)
         d = np.asarray(as_real("delta", delta), dtype=np.float64)
         shape = np.broadcast_shapes(e.shape, d.shape)

@@ -412,6 +412,34 @@ fn pnsgd_stepwise_epsilon<'py>(
     })
 }
 
+/// δ at `eps[j]` of the per-step schedule ([`StepArgs`], arrays only) whose noise is
+/// `factor[j]`·σ_t, for every j (`pnsgd::stepwise_delta_factors`: the candidates in parallel):
+/// (δ, undefined), an element where the one-schedule call fails being NaN and marked in the
+/// bool mask `undefined` (its error is the scalar call's to raise).
+#[pyfunction]
+fn pnsgd_stepwise_delta_factors<'py>(
+    py: Python<'py>,
+    eps: Arr<'py>,
+    factor: Arr<'py>,
+    steps: StepArgs<'py>,
+    dispatch: bool,
+) -> PyResult<(Np<'py>, Bound<'py, numpy::PyArray1<bool>>)> {
+    let (e, c) = (eps.as_slice()?, factor.as_slice()?);
+    let mut res = Vec::new();
+    with_steps(py, steps, e.len(), false, |input| match input {
+        StepInput::Arrays(p) => {
+            res = pnsgd::stepwise_delta_factors(e, c, p, dispatch)?;
+            Ok(())
+        }
+        StepInput::Source(..) => Err(pabi_core::PabiError::Shape {
+            message: "the noise factors need per-step arrays, not a callable".into(),
+        }),
+    })?;
+    let undefined: Vec<bool> = res.iter().map(|r| r.is_err()).collect();
+    let vals: Vec<f64> = res.into_iter().map(|r| r.unwrap_or(f64::NAN)).collect();
+    Ok((vals.into_pyarray(py), undefined.into_pyarray(py)))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add_functions!(
         m,
@@ -424,7 +452,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             pnsgd_rdp_delta,
             pnsgd_rdp_epsilon,
             pnsgd_stepwise_delta,
-            pnsgd_stepwise_epsilon
+            pnsgd_stepwise_epsilon,
+            pnsgd_stepwise_delta_factors
         ]
     );
     Ok(())

@@ -114,7 +114,7 @@ pub use params::{FactorParams, Model, Noise, Order, Params, RdpParams, N_MAX};
 pub use rdp_comparison::{
     rdp_delta, rdp_epsilon, rdp_log_slope, rdp_slope, rdp_slope_values, RdpM,
 };
-pub use steps::{stepwise_delta, stepwise_epsilon, StepParams};
+pub use steps::{stepwise_delta, stepwise_delta_factors, stepwise_epsilon, StepParams};
 pub use steps_source::{
     stepwise_delta_source, stepwise_epsilon_source, SourceParams, StepChunk, StepSource,
 };

@@ -603,6 +603,34 @@ pub fn stepwise_delta(
     fill_delta(eps, out, log, constant, |_, e| log_delta_simd(&st, e))
 }
 
+/// [`stepwise_delta`] for many candidate noise sequences at once (a calibration's probes):
+/// element j is δ(`eps[j]`) of the schedule `p` whose noise is `factor[j]`·σ_t (each product
+/// rounded to nearest, as numpy's `multiply`), bit for bit the one-schedule call with that
+/// noise, or that call's own error (e.g. a product that overflows to +inf). `eps` and
+/// `factor` have one length (checked before any work); the elements run in parallel
+/// ([`crate::driver::each`]), each allocating its one noise sequence. The outer error is a
+/// stop request only.
+pub fn stepwise_delta_factors(
+    eps: &[f64],
+    factor: &[f64],
+    p: StepParams,
+    dispatch: bool,
+) -> Result<Vec<Result<f64>>> {
+    if eps.len() != factor.len() {
+        return Err(PabiError::Shape {
+            message: "eps and the noise factors must have one length".into(),
+        });
+    }
+    let items: Vec<(f64, f64)> = eps.iter().copied().zip(factor.iter().copied()).collect();
+    let out = crate::driver::each(items, |(e, c)| {
+        let sigma: Vec<f64> = p.sigma.iter().map(|s| c * s).collect();
+        let q = StepParams { sigma: &sigma, ..p };
+        let mut o = [0.0];
+        stepwise_delta(&[e], q, &mut o, false, dispatch).map(|()| o[0])
+    });
+    crate::driver::unless_interrupted(out)
+}
+
 /// The checks of a stepwise call's lead argument, before the steps' (the same for an array
 /// and a source): its length (1 or the output's), then its domain: ε ≥ 0 ([`check_eps`]) or,
 /// for an inversion, the targets δ in (0, 1) ([`check_target`]).

@@ -1,9 +1,10 @@
 //! Unit tests of the per-step PNSGD bounds (`steps.rs`): the constant dispatch, the general
 //! path against the constant bound, run lengths against the expanded arrays, validation; a
-//! source read chunk by chunk against the array (bits) and its first bad step.
+//! source read chunk by chunk against the array (bits) and its first bad step; the many-factors
+//! call against the one-schedule call (bits, errors per element).
 
 use super::params::{Noise, Order};
-use super::steps::{stepwise_delta, stepwise_epsilon, StepParams};
+use super::steps::{stepwise_delta, stepwise_delta_factors, stepwise_epsilon, StepParams};
 use super::steps_source::{stepwise_delta_source, SourceParams, StepChunk, StepSource};
 use crate::setup::SetupArgs;
 
@@ -258,4 +259,31 @@ fn source_constant_across_chunks() {
         assert_eq!(a.to_bits() == first.to_bits(), constant, "{s2}");
         assert!(constant || a.to_bits() == general.to_bits());
     }
+}
+
+#[test]
+fn factors_are_the_one_schedule_calls() {
+    let sigma = [1.0, 2.0, 1e300];
+    let (lr, runs) = ([0.5, 0.1, 0.3], [10.0, 5.0, 7.0]);
+    let p = params(Order::Shuffled, &sigma, &lr, Some(&runs), None);
+    let (eps, fac) = ([0.5, 1.0, 2.0, 1.0], [0.7, 3.0, 1e10, 1.0]);
+    let got = stepwise_delta_factors(&eps, &fac, p, true).unwrap();
+    for j in 0..4 {
+        let s: Vec<f64> = sigma.iter().map(|x| fac[j] * x).collect();
+        let mut o = [0.0];
+        let want = stepwise_delta(
+            &[eps[j]],
+            StepParams { sigma: &s, ..p },
+            &mut o,
+            false,
+            true,
+        );
+        match (&got[j], want) {
+            (Ok(a), Ok(())) => assert_eq!(a.to_bits(), o[0].to_bits(), "{j}"),
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{j}"),
+            (a, b) => panic!("{j}: {a:?} vs {b:?}"),
+        }
+    }
+    assert!(got[2].is_err() && got[0].is_ok());
+    assert!(stepwise_delta_factors(&eps[..2], &fac, p, true).is_err());
 }
