@@ -253,6 +253,17 @@ pub fn each<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync + Send) -
     }
 }
 
+/// `f(0), f(1), ..., f(n − 1)`, in order: in parallel on the shared pool when `parallel` (the
+/// caller's size rule) and there is a pool, else on this thread. For per-index work whose
+/// results are combined in index order afterwards (chunk sums, per-step tables), so the
+/// result is the same for every thread count.
+pub fn map_range<R: Send>(n: u64, parallel: bool, f: impl Fn(u64) -> R + Sync + Send) -> Vec<R> {
+    match pool() {
+        Some(pool) if parallel && n > 1 => pool.install(|| (0..n).into_par_iter().map(f).collect()),
+        _ => (0..n).map(f).collect(),
+    }
+}
+
 /// The outer result of [`each`] over tasks that check for a stop request: `Interrupted` if
 /// any task was stopped, else every task's own result.
 pub fn unless_interrupted<R>(out: Vec<Result<R>>) -> Result<Vec<Result<R>>> {

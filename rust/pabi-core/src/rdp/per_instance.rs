@@ -139,10 +139,7 @@ pub fn dpsgd_per_instance_terms(
             holder_order(alpha, p, i, opts.map),
         )
     };
-    let steps_info: Vec<(u64, (f64, f64))> = match crate::batch::pool() {
-        Some(pl) if steps >= 4096 => pl.install(|| (0..n).into_par_iter().map(per_step).collect()),
-        _ => (0..n).map(per_step).collect(),
-    };
+    let steps_info = crate::driver::map_range(n, steps >= 4096, per_step);
     let orders: Vec<u64> = steps_info.iter().map(|x| x.0).collect();
     let mut entries = 0u64;
     for (k, &o) in orders.iter().enumerate() {

@@ -52,15 +52,12 @@
 //!   used: certified, ≈ 1e-3 relative above the exact value at ε = 1e3 (the looseness of the
 //!   `*_limit_bound` functions and of δ_n for n − i > 2^18 in this regime only).
 
-use rayon::prelude::*;
-
 use super::super::params::count;
 use super::quadrature::Bracket;
 use super::suffix::finish_suffix;
 use super::{
     log_factor, Neumaier, Noise, OnlineSchedule, CERT_TOL, DIRECT_TERMS, EPS, EPS2, EPS4, EPS8,
 };
-use crate::batch::pool;
 use crate::error::{PabiError, Result};
 use crate::num::round::{add_dn, mul_dn};
 use crate::num::INFLATE;
@@ -127,10 +124,7 @@ impl OnlineSchedule {
             (acc.s, if acc.s.is_finite() { acc.c } else { 0.0 })
         };
         let nch = n.div_ceil(CH);
-        let parts: Vec<(f64, f64)> = match pool() {
-            Some(pl) if n >= 2 * CH => pl.install(|| (0..nch).into_par_iter().map(chunk).collect()),
-            _ => (0..nch).map(chunk).collect(),
-        };
+        let parts = crate::driver::map_range(nch, n >= 2 * CH, chunk);
         let mut acc = Neumaier::default();
         for (s, c) in parts {
             acc.add(s);
