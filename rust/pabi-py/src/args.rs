@@ -14,6 +14,12 @@ pub(crate) type Arr<'py> = PyReadonlyArray1<'py, f64>;
 /// A new float64 numpy array (an output).
 pub(crate) type Np<'py> = Bound<'py, PyArray1<f64>>;
 
+/// The values of many tasks' results, NaN where a task failed (the many-target bindings: the
+/// caller judges a NaN element by the one-by-one route, which raises its error).
+pub(crate) fn values_or_nan(res: Vec<pabi_core::Result<f64>>) -> Vec<f64> {
+    res.into_iter().map(|r| r.unwrap_or(f64::NAN)).collect()
+}
+
 /// Three new float64 arrays (e.g. lower bound, estimate, upper bound).
 pub(crate) type Triple<'py> = PyResult<(Np<'py>, Np<'py>, Np<'py>)>;
 

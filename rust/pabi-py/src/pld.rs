@@ -3,8 +3,8 @@
 //! mathematics here.
 
 use crate::args::{
-    add_functions, detach, elementwise, fill, fill3, map, map_long, opt_slice, slices, Arr, Np,
-    Triple,
+    add_functions, detach, elementwise, fill, fill3, map, map_long, opt_slice, slices,
+    values_or_nan, Arr, Np, Triple,
 };
 use crate::options;
 use crate::{to_py, Out};
@@ -317,12 +317,6 @@ fn dpsgd_calibrate_sigma(
     detach(py, || {
         pld::dpsgd_calibrate_sigma_with(eps, delta, q, steps, h, rtol, a)
     })
-}
-
-/// The values of many tasks' results, NaN where a task failed (the many-target bindings: the
-/// caller judges a NaN element by the one-by-one route, which raises its error).
-fn values_or_nan(res: Vec<pabi_core::Result<f64>>) -> Vec<f64> {
-    res.into_iter().map(|r| r.unwrap_or(f64::NAN)).collect()
 }
 
 /// [`pabi_core::composition::dpsgd::dpsgd_calibrate_sigma_many_with`]: the calibrated σ of

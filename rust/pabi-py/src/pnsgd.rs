@@ -436,7 +436,7 @@ fn pnsgd_stepwise_delta_factors<'py>(
         }),
     })?;
     let undefined: Vec<bool> = res.iter().map(|r| r.is_err()).collect();
-    let vals: Vec<f64> = res.into_iter().map(|r| r.unwrap_or(f64::NAN)).collect();
+    let vals = crate::args::values_or_nan(res);
     Ok((vals.into_pyarray(py), undefined.into_pyarray(py)))
 }
 
