@@ -172,6 +172,13 @@ def enc(x: Any, depth: int = 0) -> Any:
     if hasattr(x, "columns") and hasattr(x, "to_numpy"):  # a pandas DataFrame
         return ["DataFrame", [str(c) for c in x.columns], [enc(x[c].to_numpy(), d) for c in x.columns]]
     if mod.startswith("dp_accounting") and hasattr(x, "get_delta_for_epsilon"):  # a dp-accounting PLD
+        # what pabi put into it (its dense pmfs), not dp-accounting's δ/ε of it: those go through
+        # numpy's exp/log, whose last bit depends on the CPU (AVX-512 vs AVX2 builds differ)
+        pms = [("remove", x._pmf_remove)] + ([] if x._symmetric else [("add", x._pmf_add)])
+        if all(hasattr(pm, "_probs") for _, pm in pms):
+            return ["dpa.PLD", [[f"{side}.{k}", enc(v, d)] for side, pm in pms for k, v in (
+                ("h", pm._discretization), ("lower", pm._lower_loss), ("probs", np.asarray(pm._probs)),
+                ("inf", pm._infinity_mass), ("pessimistic", pm._pessimistic_estimate))]]
         eps = [0.0, 0.25, 1.0, 2.0, 4.0, 8.0]
         dl = [1e-1, 1e-3, 1e-6, 1e-10]
         return ["dpa.PLD", [["delta", enc([x.get_delta_for_epsilon(e) for e in eps], d)],
@@ -279,6 +286,14 @@ def _acc_method(method: str) -> Callable[..., Any]:
 
 def _adapter(name: str) -> Callable[..., Any]:
     return _api_table._adapter(name, translate)
+
+
+def _geomspace(a: float, b: float, n: int) -> np.ndarray:
+    """``np.geomspace(a, b, n)`` from Python's ``math`` (C libm) instead of numpy's vectorised
+    exp/log, whose last bit depends on the CPU (numpy's AVX-512 and AVX2 loops differ): the probe
+    inputs, and so their keys, are the same doubles on every x86-64 machine."""
+    la, lb = math.log(a), math.log(b)
+    return np.array([a] + [math.exp(la + (lb - la) * i / (n - 1)) for i in range(1, n - 1)] + [b])
 
 
 THREADS = [1]
@@ -608,7 +623,7 @@ def table() -> dict[str, Entry]:
     take("gdp_mu")
     add("gdp_compose", dict(mus=np.array([0.3, 0.4])), {"mus": "array"})
     take("gdp_mu_dominating")
-    ld = np.array(np.log(_grid_delta()[:-1]).tolist() + [-800.0])
+    ld = np.array([math.log(v) for v in _grid_delta()[:-1]] + [-800.0])
     add("gdp_mu_dominating#log", dict(eps=_GRID, log_delta=ld), {"eps": "array", "log_delta": "array"})
     add("gdp_dominating_pair", dict(eps=_GRID, log_delta=ld), {"eps": "array", "log_delta": "array"})
     add("gdp_dominating_pair#delta", dict(eps=_GRID, delta=_grid_delta()), {"eps": "array", "delta": "array"})
@@ -947,8 +962,8 @@ def probe_extra(R: Recorder) -> None:
                         1e4, 1e10, 1e300, math.inf])
     r_pts = np.array([0.0, 5e-324, 1e-300, 1e-10, 1e-3, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 40.0, 100.0, 1e4,
                       1e10, 1e300, math.inf])
-    eg = np.geomspace(1e-8, 1e3, 40).reshape(-1, 1)
-    rg = np.geomspace(1e-4, 1e3, 25).reshape(1, -1)
+    eg = _geomspace(1e-8, 1e3, 40).reshape(-1, 1)
+    rg = _geomspace(1e-4, 1e3, 25).reshape(1, -1)
     for f in ("theta", "log_theta", "theta_complement", "log_theta_complement", "laplace_theta",
               "laplace_theta_complement"):
         fn = _f(f)
@@ -967,7 +982,7 @@ def probe_extra(R: Recorder) -> None:
         R.probe(f, _f(f), dict(t=t))
     mie = -0.36787944117144233
     x = np.concatenate([[mie, math.nextafter(mie, 0), -0.36, -0.3, -0.1, -1e-10, -5e-324, 0.0, -0.0, 5e-324, 1e-10],
-                        np.geomspace(1e-3, 1e300, 60), [math.inf]])
+                        _geomspace(1e-3, 1e300, 60), [math.inf]])
     R.probe("lambertw", P.lambertw, dict(x=x))
     R.probe("lambertw", P.lambertw, dict(x=math.nextafter(mie, -math.inf)))
     w = np.concatenate([np.linspace(-800, 800, 161), [-1e300, -746.0, -745.0, 709.0, 710.0, 1e10, 1e300,
@@ -1074,7 +1089,9 @@ def probe_extra(R: Recorder) -> None:
                    lambda kw=kw: (lambda a: (a.epsilon(1e-5), a.epochs))(acc_run(kw, 20)))
             R.call(f"{tag}.epoch_profile(grid)",
                    lambda kw=kw: acc_run(kw, 0).epoch_profile(np.array([0.0, 0.5, 1.0, 4.0])))
-            R.call(f"{tag}.to_dp_accounting_pld", lambda kw=kw: acc_run(kw, 20).to_dp_accounting_pld())
+            # one epoch (10 steps): its PLD as pabi built it; several epochs are composed by
+            # dp-accounting's numpy FFT, whose last bits depend on the CPU
+            R.call(f"{tag}.to_dp_accounting_pld", lambda kw=kw: acc_run(kw, 10).to_dp_accounting_pld())
     R.call("PNSGDAccountant.get_epsilon(steps=0)", lambda: acc().epsilon(1e-5))
     R.call("PNSGDAccountant.epoch_done(mid-epoch)", lambda: acc_run({}, 3, 1))
     R.call("PNSGDAccountant.load_state_dict(roundtrip)",
@@ -1125,15 +1142,15 @@ def probe_threaded(R: Recorder) -> None:
     import pabi as P
 
     N = (1 << 15) + 7
-    eps = np.geomspace(1e-6, 50.0, N)
-    r = np.geomspace(1e-3, 30.0, N)[::-1].copy()
+    eps = _geomspace(1e-6, 50.0, N)
+    r = _geomspace(1e-3, 30.0, N)[::-1].copy()
     for f in ("theta", "log_theta", "theta_complement", "log_theta_complement", "laplace_theta",
               "laplace_theta_complement"):
         R.probe(f, _f(f), dict(eps=eps, r=r))
     R.probe("gdp_delta", P.gdp_delta, dict(eps=eps, mu=r))
     for f in ("gaussian_tail", "log_gaussian_tail"):
         R.probe(f, _f(f), dict(t=np.linspace(-40.0, 40.0, N)))
-    R.probe("lambertw", P.lambertw, dict(x=np.geomspace(1e-300, 1e300, N)))
+    R.probe("lambertw", P.lambertw, dict(x=_geomspace(1e-300, 1e300, N)))
     R.probe("wright_omega", P.wright_omega, dict(x=np.linspace(-800.0, 800.0, N)))
     for f in ("gauss_schedule_delta", "laplace_schedule_delta"):
         R.probe(f, _f(f), dict(_SCHED, eps=np.linspace(0.0, 5.0, N)))
@@ -1142,7 +1159,7 @@ def probe_threaded(R: Recorder) -> None:
     for order in ("fixed", "shuffled"):
         kw = dict(pk, order=order, **({} if order == "fixed" else {"index": None}))
         R.probe("pnsgd_delta", P.pnsgd_delta, dict(kw, eps=np.linspace(0.0, 8.0, n_d)))
-        R.probe("pnsgd_epsilon", P.pnsgd_epsilon, dict(kw, delta=np.geomspace(1e-12, 0.5, 70)))
+        R.probe("pnsgd_epsilon", P.pnsgd_epsilon, dict(kw, delta=_geomspace(1e-12, 0.5, 70)))
     R.probe("pnsgd_calibrate_sigma", _f("pnsgd_calibrate_sigma"),
             dict({k: v for k, v in pk.items() if k != "sigma"}, eps=np.linspace(0.1, 5.0, 70), delta=1e-5))
     R.probe("sampled_gaussian_rdp", P.sampled_gaussian_rdp,
