@@ -66,17 +66,17 @@ def test_multi_epoch_rdp_route_uses_it():
     # (Mironov) by the reference: 62.22391071220970. pabi's route is never below it and within
     # 1e-12 of it (a composed bound).
     import mpmath as mp
-    from pabi.reference import _pnsgd as ref_pnsgd, _rdp as ref_rdp
+    from pabi import reference as ref
 
     with mp.workdps(30):
         e = [mp.mpf(float(x)) for x in grid[:601]]
-        d = [ref_pnsgd.pnsgd_delta(x, **kw, dps=20) for x in e[:-1]]
+        d = [ref.pnsgd_delta(x, **kw, dps=20) for x in e[:-1]]
         exact_curve = []
         for a in map(mp.mpf, orders):
             cells = mp.fsum(dk * ((mp.exp((a - 1) * e1) - mp.exp((a - 1) * e0)) / (a - 1)
                                   + (mp.exp(-a * e0) - mp.exp(-a * e1)) / a) for dk, e0, e1 in zip(d, e, e[1:]))
             exact_curve.append(mp.log1p(a * (a - 1) * cells) / (a - 1))
-        exact, best = ref_rdp.rdp_to_dp_epsilon(orders, [100 * c for c in exact_curve], 1e-5, "classical", dps=30)
+        exact, best = ref.rdp_to_dp_epsilon(orders, [100 * c for c in exact_curve], 1e-5, "classical", dps=30)
     assert best == 2 and exact <= r.rdp <= exact * (1 + 1e-12)
 
 
