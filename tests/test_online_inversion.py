@@ -99,7 +99,7 @@ def test_matches_the_reference_bisection():
     e = pabi.online_epsilon(1e-5, max_grad_norm=1.0, lr=0.1, diameter=1.0, noise_scale=ns, index=10)
     r = ref.online_epsilon(1e-5, 1.0, 0.1, 1.0, ns, 10, dps=25)
     assert r <= e <= r * (1 + REL)
-    assert e == pytest.approx(4.017301239908116, rel=1e-12)
+    assert e <= r * (1 + 1e-12)  # pabi 4.017301239908116, against the reference's bisection r
 
 
 def test_smallest_double():

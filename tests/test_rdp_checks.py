@@ -521,9 +521,16 @@ def test_c30_convex_22_is_twice_pabi_form():
 
 def test_c31_theorems_as_instances_of_prop22():
     alpha, lam, C, b, sigma = 4.0, 0.05, 1.0, 16, 0.3
-    # Thm 4.3 = Prop 2.2(b) (printed) with ζ = s̄ = 2λC
-    assert pabi.last_iterate_rdp_general(alpha, lr=lam, max_grad_norm=C, noise_scale=sigma, steps=100) == pytest.approx(
-        pabi.shifted_drift_bound(alpha, noise_scale=sigma, drift=2 * lam * C, steps=100, variant="as_published"), rel=1e-14)
+    # Thm 4.3 = Prop 2.2(b) (printed) with ζ = s̄ = 2λC: both equal 8αT(λC/σ)² = 800/9 here
+    # (eq. (18) and eq. (8), 2αT(ζ/σ)², each evaluated in mpmath by pabi.reference from the
+    # doubles given: 88.888888888888905); pabi's two (88.88888888889016) are never below it and
+    # within 1e-13 of it (primitives)
+    thm43 = ref.last_iterate_rdp_general(alpha, lam, C, sigma, 100)
+    assert thm43 == ref.shifted_drift_bound(alpha, sigma, 2 * lam * C, 100, variant="as_published")
+    assert abs(thm43 - mp.mpf(800) / 9) < 1e-13
+    for v in (pabi.last_iterate_rdp_general(alpha, lr=lam, max_grad_norm=C, noise_scale=sigma, steps=100),
+              pabi.shifted_drift_bound(alpha, noise_scale=sigma, drift=2 * lam * C, steps=100, variant="as_published")):
+        assert thm43 <= v <= thm43 * (1 + mp.mpf(1e-13))
     # Thm 4.4 = Prop 2.2(a) with T = E = ℓ = 1, τ = d_h (triangle model, m = 0, M = 0.4/λ → L = 1.4; λ ≤ 1/(2(m + M)))
     dh, Mv = 2.0, 0.4 / lam
     L = 1 + lam * Mv

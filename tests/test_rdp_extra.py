@@ -212,7 +212,8 @@ def test_fact35_sample_size_t5():
     # beyond the double range (ln l = 143 < 709: finite here) for the corrected one
     assert pabi.hoeffding_sample_size(8, **args, variant="as_published") == 1.0
     assert pabi.hoeffding_sample_size(8, **args, variant="proof_consistent") == pytest.approx(2.10e23, rel=1e-2)
-    assert pabi.hoeffding_sample_size(8, **args) == pytest.approx(math.exp(143.21734574639177), rel=1e-12)
+    exact = mp.ceil(ref.hoeffding_sample_size(8, 1.0, 2.0, 0.1, 0.05))  # e^143.2173457463918
+    assert pabi.hoeffding_sample_size(8, **args) == pytest.approx(float(exact), rel=1e-12)
     assert pabi.hoeffding_sample_size(8, **args, log=True) == pytest.approx(
         math.log(math.log(40)) + 2 * 90 - math.log(2) - 2 * math.log(0.1) - 42, rel=1e-12
     )
@@ -483,7 +484,11 @@ def test_named_results_and_keyword_only_setup():
     assert isinstance(arr, pabi.CyclicCalibration) and arr.noise_scale.shape == (2,) and arr.noise_scale[1] == sigma
     gd = pabi.gd_contraction(0.5, strong_convexity=1.0, smoothness=3.0)
     assert isinstance(gd, pabi.GdContraction) and gd._fields == ("rho", "gap")
-    assert (gd.rho, gd.gap) == (0.5000000000000002, 0.4999999999999999) == tuple(gd)
+    assert (gd.rho, gd.gap) == tuple(gd)
+    # exact ρ = max(|1 − ημ|, |1 − ηM|) = 1/2 and gap 1 − ρ = 1/2 (reference: (0.5, 0.5)); pabi's
+    # are rounded outward (0.5000000000000002, 0.4999999999999999), within 1e-15
+    rho, gap = ref.gd_contraction(0.5, 1.0, 3.0)
+    assert rho == gap == 0.5 and rho <= gd.rho <= rho * (1 + 1e-15) and gap * (1 - 1e-15) <= gd.gap <= gap
     assert {"CyclicCalibration", "GdContraction"} <= set(pabi.__all__)
     # positional setup is refused (it was the source of mixed-up arguments)
     with pytest.raises(TypeError):
@@ -493,7 +498,9 @@ def test_named_results_and_keyword_only_setup():
     # "exact" was shifted_drift_bound's name for the corrected form
     drift = dict(noise_scale=1.0, drift=1.0, steps=10, batches_per_epoch=5)
     assert pabi.shifted_drift_bound(2.0, **drift) == pabi.shifted_drift_bound(2.0, **drift, variant="corrected")
-    assert pabi.shifted_drift_bound(2.0, **drift) == 16.000000000000455
+    # (α/(2σ²))Σ(ζ + s_t)² with s̄ = ζ = 1 at steps 1 and 6: 8·1 + 2·4 = 16 (pabi 16.000000000000455)
+    assert ref.shifted_drift_bound(2.0, 1.0, 1.0, 10, 5) == 16
+    assert 16 <= pabi.shifted_drift_bound(2.0, **drift) <= 16 * (1 + 1e-13)
     with pytest.raises(ValueError, match="variant"):
         pabi.shifted_drift_bound(2.0, **drift, variant="exact")
     # errors name the public parameter
