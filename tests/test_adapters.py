@@ -176,6 +176,12 @@ def test_state_dict_round_trip_and_mismatch():
 def test_accountant_bad_construction(kwargs, match):
     with pytest.raises(ValueError, match=match):
         PNSGDAccountant(**kwargs)
+    if kwargs.get("ordering") != "random_stop":  # one validation of the epoch: pnsgd_epoch_pld's error is the same
+        with pytest.raises(ValueError) as pld:
+            pnsgd_epoch_pld(**kwargs)
+        with pytest.raises(ValueError) as acc:
+            PNSGDAccountant(**kwargs)
+        assert type(pld.value) is type(acc.value) and str(pld.value) == str(acc.value)
 
 
 def test_adapter_scalars_follow_the_conversion_rule():
@@ -304,8 +310,15 @@ def test_pnsgd_epoch_pld_bad_input():
         pnsgd_epoch_pld(**dict(KW, noise_scale=-1.0))
     with pytest.raises(ValueError, match="lr"):
         pnsgd_epoch_pld(**dict(KW, lr=2.0, smoothness=2.0))
-    with pytest.raises(TypeError, match="noise_scale must be a scalar"):
+    with pytest.raises(TypeError, match="noise_scale must be a real number"):  # the accountant's wording
         pnsgd_epoch_pld(**dict(KW, noise_scale=[1.0, 2.0]))
+    for bad in (dict(grid_step="0.05"), dict(steps=2.5), dict(eps_max=True)):  # as the accountant says it
+        with pytest.raises((TypeError, ValueError)) as pld:
+            pnsgd_epoch_pld(**dict(KW, **bad))
+        with pytest.raises((TypeError, ValueError)) as acc:
+            PNSGDAccountant(**dict(KW, **bad))
+        assert type(pld.value) is type(acc.value) and str(pld.value) == str(acc.value)
+    assert pnsgd_epoch_pld(**KW, ordering="random_stop") is not None  # a one-epoch profile the loop does not take
 
 
 @pytest.mark.parametrize("args", [

@@ -214,9 +214,25 @@ def test_dpsgd_many_targets_are_the_scalar_calibration():
     e, d = np.array([1.5, 150.0, 150.0, 1.5]), np.array([1e-3, 1e-5, 1e-6, 1e-3])
     with pytest.raises(pabi.DomainError) as loop:  # the per-target loop's error (the scalar calibrate's)
         pabi.setups._Questions._least_noise_all(s, e, d, (2, 2))
-    with pytest.raises(pabi.DomainError) as err:
-        s.least_noise(e.reshape(2, 2), d.reshape(2, 2))
+    orig = pabi.dpsgd_calibrate_noise_multiplier
+    try:  # the failed target's error is the core call's, not found by calibrating it again
+        pabi.dpsgd_calibrate_noise_multiplier = None
+        with pytest.raises(pabi.DomainError) as err:
+            s.least_noise(e.reshape(2, 2), d.reshape(2, 2))
+    finally:
+        pabi.dpsgd_calibrate_noise_multiplier = orig
     assert (err.value.param, err.value.index) == ("eps", (0, 1)) and str(err.value) == str(loop.value)
+    assert isinstance(err.value.__cause__, pabi.DomainError) and err.value.__cause__.index is None
+
+
+def test_failed_elements_of_a_many_target_call():
+    """A many-target core call's failed elements: a DomainError misses the target (the scalar
+    rule's verdict, not run again), any other error is undefined (judged one by one, which
+    raises it)."""
+    from pabi._lockstep import failed_elements
+
+    missed, undefined = failed_elements(4, [(1, pabi.DomainError("x")), (3, ValueError("y"))])
+    assert missed.tolist() == [False, True, False, False] and undefined.tolist() == [False, False, False, True]
 
 
 def test_setup_leftovers():
@@ -262,15 +278,22 @@ def test_multi_epoch_pnsgd_lock_step_is_the_scalar_calibration():
 def test_profiles_composed_epsilon_is_the_one_by_one_route():
     """The core's parallel PLD step of multi-epoch PNSGD: each profile's composed upper ε is what
     PrivacyLossDistribution.from_profile(...).compose(...).epsilon(...) gives; a profile the PLD
-    rejects (increasing δ, too short) is NaN, not an error of the batch."""
+    rejects (increasing δ, too short) is NaN, not an error of the batch, and its error (typed,
+    at its index) is the one-by-one route's, so the caller need not run that route again."""
     prof = [pabi.gdp_delta(np.arange(4001) * 1e-3, 0.5), np.array([0.1, 0.2, 0.3]), np.array([0.5]),
             pabi.gdp_delta(np.arange(3001) * 1e-3, 0.3)]
     offsets = np.cumsum([0] + [p.size for p in prof])
     delta = np.array([1e-5, 1e-5, 1e-5, 1e-3])
-    got = _core.pld_profiles_composed_epsilon(1e-3, np.concatenate(prof), offsets.tolist(), 3, 1e-15, delta)
+    got, errors = _core.pld_profiles_composed_epsilon(1e-3, np.concatenate(prof), offsets.tolist(), 3, 1e-15,
+                                                      delta)
     one = [pabi.PrivacyLossDistribution.from_profile(prof[k], grid_step=1e-3).compose(3).epsilon(delta[k]).upper
            for k in (0, 3)]
     assert np.array_equal(_bits(got[[0, 3]]), _bits(one)) and np.isnan(got[1:3]).all()
+    assert [i for i, _ in errors] == [1, 2]
+    for i, err in errors:
+        with pytest.raises(pabi.DomainError) as scalar:
+            pabi.PrivacyLossDistribution.from_profile(prof[i], grid_step=1e-3).compose(3).epsilon(delta[i])
+        assert type(err) is type(scalar.value) and str(err) == str(scalar.value)
 
 
 def test_lock_step_judges_undefined_elements_one_by_one():
@@ -292,21 +315,26 @@ def test_lock_step_judges_undefined_elements_one_by_one():
 def test_stepwise_factors_core_call_is_the_one_schedule_bound():
     """Issue 16 (b): StepwisePNSGD's round evaluation, one core call over candidate noise
     factors: each δ is the one-schedule bound's at that noise sequence, to the bit; a factor
-    whose sequence overflows (+inf) is undefined (NaN, marked), not an error of the batch; an
+    whose sequence overflows (+inf) is NaN with the one-schedule bound's DomainError at its
+    index (not an error of the batch), so it misses the target without being judged again; an
     error of the setup itself (add/remove neighbours) is the scalar calibrate's, raised first."""
     s = pabi.StepwisePNSGD(noise_scale=[1.0, 1e300], max_grad_norm=1.0, lr=[0.5, 0.1], diameter=1.0,
                            run_lengths=[50, 50], ordering="random_stop")
     x, eps = np.array([0.5, 1.0, 1e10, 3.0]), np.array([1.0, 0.5, 1.0, 2.0])
     ok, undefined = s._met_many(x, eps, np.full(4, 0.1))
-    assert undefined.tolist() == [False, False, True, False]
+    assert not undefined.any()
     want = [s.replace(noise_factor=float(v)).delta(float(e)) for v, e in zip(x[[0, 1, 3]], eps[[0, 1, 3]])]
     assert ok.tolist() == [w <= 0.1 for w in want[:2]] + [False, want[2] <= 0.1]
     from pabi.pnsgd import _stepwise
     kw = dict(s.bound_arguments(), noise_scale=s.noise_scale)
-    d, _ = _stepwise(lambda lead, a, *_: _core.pnsgd_stepwise_delta_factors(lead, x, a, True), ("eps", eps),
-                     noise=kw.pop("noise"), ordering=kw.pop("ordering"), index=kw.pop("index"),
-                     run_lengths=kw.pop("run_lengths"), steps=None, values=kw)
+    d, errors = _stepwise(lambda lead, a, *_: _core.pnsgd_stepwise_delta_factors(lead, x, a, True), ("eps", eps),
+                          noise=kw.pop("noise"), ordering=kw.pop("ordering"), index=kw.pop("index"),
+                          run_lengths=kw.pop("run_lengths"), steps=None, values=kw)
     assert np.array_equal(_bits(d[[0, 1, 3]]), _bits(want)) and np.isnan(d[2])
+    with pytest.raises(pabi.DomainError) as scalar:
+        s.replace(noise_factor=1e10).delta(1.0)
+    [(i, err)] = errors
+    assert i == 2 and type(err) is type(scalar.value) and str(err) == str(scalar.value)
     ar = s.replace(neighboring="add_remove")
     with pytest.raises(pabi.DomainError) as scalar:
         ar.calibrate(1.0, 1e-5)

@@ -534,7 +534,8 @@ def test_every_binding_calls_the_core_through_the_guard():
     import re
 
     src = Path(__file__).resolve().parents[1] / "rust" / "pabi-py" / "src"
-    helper = re.compile(r"\b(guarded|detach|array|fill3?|map|map_long|map_outputs|\$map|stepwise)\(")
+    # (with_steps: the per-step bindings' guarded call, pnsgd.rs)
+    helper = re.compile(r"\b(guarded|detach|array|fill3?|map|map_long|map_outputs|\$map|stepwise|with_steps)\(")
     rows = []
     for f in sorted(src.glob("*.rs")):
         s = f.read_text()

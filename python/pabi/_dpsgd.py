@@ -143,17 +143,21 @@ def dpsgd_calibrate_noise_multiplier(
 
 
 def calibrate_many(eps: NDArray[np.float64], delta: NDArray[np.float64], *, sample_rate: float, steps: int,
-                   grid_step: float, neighboring: str, sampling: str) -> NDArray[np.float64]:
+                   grid_step: float, neighboring: str, sampling: str
+                   ) -> tuple[NDArray[np.float64], dict[int, BaseException]]:
     """:func:`dpsgd_calibrate_noise_multiplier` (default ``rtol``) of every target (``eps[i]``,
     ``delta[i]``; flat, equally long, checked by the caller), each distinct target once, all in
     one core call that runs them in parallel (``_core.dpsgd_calibrate_sigma_many``: each value
-    the scalar calibration's); NaN where a calibration failed (the caller raises that target's
-    error by the scalar calibration)."""
+    the scalar calibration's): (values, errors), NaN where a calibration failed and ``errors``
+    mapping each such index to the scalar calibration's exception."""
     uniq, inv = np.unique(np.stack([eps, delta], axis=1), axis=0, return_inverse=True)
-    z = _core.dpsgd_calibrate_sigma_many(np.ascontiguousarray(uniq[:, 0]), np.ascontiguousarray(uniq[:, 1]),
-                                         float(sample_rate), int(steps), float(grid_step), CALIBRATE_RTOL,
-                                         neighboring, sampling)
-    return np.asarray(z, dtype=np.float64)[inv.reshape(-1)]
+    z, failed = _core.dpsgd_calibrate_sigma_many(np.ascontiguousarray(uniq[:, 0]), np.ascontiguousarray(uniq[:, 1]),
+                                                 float(sample_rate), int(steps), float(grid_step), CALIBRATE_RTOL,
+                                                 neighboring, sampling)
+    inv = inv.reshape(-1)
+    by_target = dict(failed)
+    errors = {int(i): by_target[int(inv[i])] for i in np.flatnonzero(np.isin(inv, list(by_target)))}
+    return np.asarray(z, dtype=np.float64)[inv], errors
 
 
 def iterate_noise_std(lr: ArrayLike, noise_multiplier: ArrayLike, max_grad_norm: ArrayLike,

@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 
 from ._bridge import DomainError
 
-__all__ = ["least_noise_many", "composed_pnsgd_met"]
+__all__ = ["least_noise_many", "composed_pnsgd_met", "failed_elements"]
 
 Bools = NDArray[np.bool_]
 
@@ -60,6 +60,17 @@ def _meets_one(setup: Any, field: str, x: float, eps: float, delta: float, quest
         if undefined is not None:
             undefined[:] = [err]
         return False
+
+
+def failed_elements(n: int, errors: list[tuple[int, BaseException]]) -> tuple[Bools, Bools]:
+    """The failed elements of a many-target core call of ``n`` elements (its ``(index,
+    exception)`` pairs, each the one-by-one route's exception) as (missed, undefined): an element
+    whose bound raised a DomainError misses the target (the verdict of :func:`_meets_one`, without
+    running it again); one with any other error is undefined (judged one by one, which raises it)."""
+    missed, undefined = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+    for i, err in errors:
+        (missed if isinstance(err, DomainError) else undefined)[i] = True
+    return missed, undefined
 
 
 def _by_halves(many: Callable[[NDArray[np.intp]], Bools], one: Callable[[int], bool], n: int) -> Bools:
@@ -151,9 +162,10 @@ def composed_pnsgd_met(setup: Any, x: NDArray[np.float64], eps: NDArray[np.float
     ``PrivacyLossDistribution.from_profile`` (the first ε = 2^k, k ≤ 13, with δ ≤ its
     ``tail_mass``), its samples of the epoch profile at ε = k·h (one ``pabi.pnsgd_delta`` call
     for every element), then the PLD, its composition and ε(δ) by the core, element by
-    element in parallel (``_core.pld_profiles_composed_epsilon``). An element where one step
-    fails (no decay point, too many samples, an error of the core) is undefined: judged one
-    by one."""
+    element in parallel (``_core.pld_profiles_composed_epsilon``). An element where the core
+    raised a DomainError misses the target (:func:`failed_elements`); one where another step
+    fails (no decay point, too many samples, another error of the core) is undefined: judged
+    one by one."""
     import pabi
 
     from . import _core
@@ -174,9 +186,10 @@ def composed_pnsgd_met(setup: Any, x: NDArray[np.float64], eps: NDArray[np.float
     offsets = np.concatenate([[0], np.cumsum(counts)])
     grid = (np.arange(offsets[-1]) - np.repeat(offsets[:-1], counts)) * h
     vals = np.asarray(pabi.pnsgd_delta(grid, **dict(kw, noise_scale=np.repeat(x, counts))), dtype=np.float64)
-    up = np.asarray(_core.pld_profiles_composed_epsilon(h, np.ascontiguousarray(vals), offsets.tolist(),
-                                                        setup.epochs, _COMPOSE_TAIL, np.ascontiguousarray(delta)))
-    return up <= eps, ~ok | np.isnan(up)
+    up, errors = _core.pld_profiles_composed_epsilon(h, np.ascontiguousarray(vals), offsets.tolist(),
+                                                     setup.epochs, _COMPOSE_TAIL, np.ascontiguousarray(delta))
+    missed, undefined = failed_elements(x.size, errors)
+    return (np.asarray(up) <= eps) & ~missed, ~ok | undefined
 
 
 def _smallest_eps(delta_at: Any, delta: float, bounded_domain: bool) -> float:

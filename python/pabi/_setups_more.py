@@ -148,8 +148,10 @@ class StepwisePNSGD(_Questions):
                   delta: NDArray[np.float64]) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
         """``calibrate``'s test at noise factors ``x``, targets (``eps``, ``delta``): (δ(eps) ≤
         delta, undefined), every candidate sequence x[j]·σ_t⁰ in one core call (in parallel),
-        each δ the scalar bound's to the bit; an element where the bound fails is undefined."""
+        each δ the scalar bound's to the bit; an element where the bound fails misses the target or
+        is undefined (:func:`pabi._lockstep.failed_elements`)."""
         from . import _core
+        from ._lockstep import failed_elements
         from .pnsgd import _stepwise
 
         kw = dict(self.bound_arguments(), noise_scale=self.noise_scale)
@@ -157,8 +159,9 @@ class StepwisePNSGD(_Questions):
         r: Any = _stepwise(lambda lead, args, *_: _core.pnsgd_stepwise_delta_factors(lead, xs, args, True),
                            ("eps", eps), noise=kw.pop("noise"), ordering=kw.pop("ordering"),
                            index=kw.pop("index"), run_lengths=kw.pop("run_lengths"), steps=None, values=kw)
-        d, undefined = r  # (δ, undefined): the binding's pair
-        return np.asarray(d <= delta, dtype=bool), np.asarray(undefined, dtype=bool)
+        d, errors = r  # the binding's pair: (δ, the failed elements' errors)
+        missed, undefined = failed_elements(x.size, errors)
+        return (np.asarray(d) <= delta) & ~missed, undefined
 
     def _least_noise_all(self, eps: NDArray[np.float64], delta: NDArray[np.float64],
                          shape: tuple[int, ...]) -> NDArray[np.float64]:

@@ -185,25 +185,37 @@ class _Questions:
         return out
 
     def _or_scalar_error(self, out: NDArray[np.float64], eps: NDArray[np.float64], delta: NDArray[np.float64],
-                         shape: tuple[int, ...]) -> NDArray[np.float64]:
+                         shape: tuple[int, ...], errors: Optional[dict[int, BaseException]] = None
+                         ) -> NDArray[np.float64]:
         """``out``, the calibrated values of an array calibration, where each element that is not
         a positive finite double (a failed target, or a value ``replace`` rejects) is the scalar
-        ``calibrate``'s: its error, at the first such index."""
+        ``calibrate``'s: its error, at the first such index (``errors``: the scalar calibration's
+        exception of the targets that failed, raised without calibrating them again)."""
         for i in np.flatnonzero(~((out > 0) & (out < math.inf))):
+            if errors is not None and int(i) in errors:
+                raise self._located(errors[int(i)], int(i), shape)
             out[i] = self._calibrated_at(float(eps[i]), float(delta[i]), int(i), shape)
         return out
 
     def _calibrated_at(self, eps: float, delta: float, i: int, shape: tuple[int, ...]) -> float:
         """The calibrated field of the scalar ``calibrate(eps, delta)`` for target ``i`` of
-        :meth:`least_noise`: its DomainError located at that index of ``shape`` (an error of the
-        setup itself, without a parameter, is raised as it is)."""
+        :meth:`least_noise`: its error as :meth:`_located` raises it."""
         try:
             return float(getattr(self.calibrate(eps, delta), self.calibrated_field))
         except DomainError as exc:
-            if getattr(exc, "param", None) is None:
-                raise
-            raise domain_error(exc.param, exc.allowed, exc.value,  # type: ignore[attr-defined]
-                               None if not shape else _index(i, shape)) from exc
+            raise self._located(exc, i, shape)
+
+    @staticmethod
+    def _located(exc: BaseException, i: int, shape: tuple[int, ...]) -> BaseException:
+        """The scalar ``calibrate``'s error ``exc`` for target ``i`` of :meth:`least_noise`: a
+        DomainError located at that index of ``shape`` (chained to ``exc``); an error of the
+        setup itself, without a parameter, as it is."""
+        if not isinstance(exc, DomainError) or getattr(exc, "param", None) is None:
+            return exc
+        located = domain_error(exc.param, exc.allowed, exc.value,  # type: ignore[attr-defined]
+                               None if not shape else _index(i, shape))
+        located.__cause__ = exc
+        return located
 
 
 def _check_target(eps: object, delta: object) -> tuple[float, float]:
@@ -526,12 +538,13 @@ class DPSGD(_Questions):
                          shape: tuple[int, ...]) -> NDArray[np.float64]:
         """Every distinct target calibrated by the core in one call, in parallel
         (:func:`pabi._dpsgd.calibrate_many`: each element the scalar calibration's value); a
-        target it cannot calibrate is :meth:`calibrate`'s error at its first index."""
+        target it cannot calibrate is :meth:`calibrate`'s error at its first index (the core's,
+        not calibrated again)."""
         from ._dpsgd import calibrate_many
 
-        return self._or_scalar_error(calibrate_many(eps, delta, sample_rate=self.sample_rate, steps=self.steps,
-                                                    grid_step=self.grid_step, neighboring=self.neighboring,
-                                                    sampling=self.sampling), eps, delta, shape)
+        out, errors = calibrate_many(eps, delta, sample_rate=self.sample_rate, steps=self.steps,
+                                     grid_step=self.grid_step, neighboring=self.neighboring, sampling=self.sampling)
+        return self._or_scalar_error(out, eps, delta, shape, errors)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -34,6 +34,46 @@ _ORDERS = ("shuffled", "fixed")
 _MECHANISM = "pnsgd"  # the state dict's mechanism tag
 
 
+def epoch_config(*, noise: str, noise_scale: float, max_grad_norm: float, lr: float, diameter: float, steps: int,
+                 ordering: str, index: Optional[int], smoothness: Optional[float], strong_convexity: float,
+                 grid_step: float, eps_max: Optional[float], orderings: Optional[tuple[str, ...]] = None,
+                 why: str = ""
+                 ) -> tuple[dict[str, Any], float, Optional[float]]:
+    """The one validation of a PNSGD epoch configuration for a PLD of its profile (the
+    accountant's and :func:`pabi.adapters.dp_accounting.pnsgd_epoch_pld`'s, one wording): the
+    keyword arguments of :func:`pabi.pnsgd_delta` (scalars as Python numbers), the grid step and
+    ``eps_max``. ``ordering`` one of ``orderings`` (``why`` says why others are not; None: any
+    that :func:`pabi.pnsgd_delta` takes); ``index``
+    given exactly for ``"fixed"`` (optional for ``"random_stop"``), in [1, steps]; every range
+    as :func:`pabi.pnsgd_delta` checks it (DomainError naming the parameter)."""
+    from .. import pnsgd_delta
+
+    if orderings is not None:
+        choice("ordering", ordering, orderings, why)
+    if ordering == "fixed" and index is None:
+        raise ValueError("ordering='fixed' needs index, the 1-based position of the protected record")
+    if ordering == "shuffled" and index is not None:
+        raise ValueError("index only applies to ordering='fixed'")
+    steps = int_scalar("steps", steps, lo=1)
+    if index is not None:
+        index = int_scalar("index", index, lo=1, hi=steps)
+    cfg: dict[str, Any] = dict(
+        noise=noise, noise_scale=real_scalar("noise_scale", noise_scale),
+        max_grad_norm=real_scalar("max_grad_norm", max_grad_norm), lr=real_scalar("lr", lr),
+        diameter=real_scalar("diameter", diameter), steps=steps, ordering=ordering, index=index,
+        smoothness=opt_real_scalar("smoothness", smoothness),
+        strong_convexity=real_scalar("strong_convexity", strong_convexity))
+    h = real_scalar("grid_step", grid_step)
+    if not (h > 0 and math.isfinite(h)):
+        raise domain_error("grid_step", "> 0 and finite", h)
+    if eps_max is not None:
+        eps_max = real_scalar("eps_max", eps_max)
+        if not (eps_max > 0 and math.isfinite(eps_max)):
+            raise domain_error("eps_max", "> 0 and finite", eps_max)
+    pnsgd_delta(1.0, **cfg)  # validates noise and every parameter's range (DomainError naming it)
+    return cfg, h, eps_max
+
+
 def _count(name: str, value: object) -> int:
     return int_scalar(name, value, lo=0)
 
@@ -111,30 +151,11 @@ class PNSGDAccountant:
         grid_step: float = 1e-3,
         eps_max: Optional[float] = None,
     ) -> None:
-        from .. import pnsgd_delta
-
-        choice("ordering", ordering, _ORDERS, "(a per-epoch random stop is not a step-by-step training loop)")
-        if ordering == "fixed" and index is None:
-            raise ValueError("ordering='fixed' needs index, the 1-based position of the protected record")
-        if ordering == "shuffled" and index is not None:
-            raise ValueError("index only applies to ordering='fixed'")
-        steps = int_scalar("steps", steps, lo=1)
-        if index is not None:
-            index = int_scalar("index", index, lo=1, hi=steps)
-        cfg: dict[str, Any] = dict(
-            noise=noise, noise_scale=real_scalar("noise_scale", noise_scale),
-            max_grad_norm=real_scalar("max_grad_norm", max_grad_norm), lr=real_scalar("lr", lr),
-            diameter=real_scalar("diameter", diameter), steps=steps, ordering=ordering, index=index,
-            smoothness=opt_real_scalar("smoothness", smoothness),
-            strong_convexity=real_scalar("strong_convexity", strong_convexity))
-        h = real_scalar("grid_step", grid_step)
-        if not (h > 0 and math.isfinite(h)):
-            raise domain_error("grid_step", "> 0 and finite", h)
-        if eps_max is not None:
-            eps_max = real_scalar("eps_max", eps_max)
-            if not (eps_max > 0 and math.isfinite(eps_max)):
-                raise domain_error("eps_max", "> 0 and finite", eps_max)
-        pnsgd_delta(1.0, **cfg)  # validates noise and every parameter (DomainError naming it)
+        cfg, h, eps_max = epoch_config(
+            noise=noise, noise_scale=noise_scale, max_grad_norm=max_grad_norm, lr=lr, diameter=diameter, steps=steps,
+            ordering=ordering, index=index, smoothness=smoothness, strong_convexity=strong_convexity,
+            grid_step=grid_step, eps_max=eps_max, orderings=_ORDERS,
+            why="(a per-epoch random stop is not a step-by-step training loop)")
         self._cfg = cfg
         self._h, self._eps_max = h, eps_max
         self._steps = 0

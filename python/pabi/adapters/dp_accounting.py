@@ -134,8 +134,8 @@ def pnsgd_epoch_pld(
 
     Several epochs (fresh permutation each, continuing from the last iterate) compose as
     ``pld.self_compose(epochs)``; other mechanisms on the same data as ``pld.compose(other)``.
-    All scalar parameters; validated by :func:`pabi.pnsgd_delta` (``DomainError`` naming the
-    parameter).
+    All scalar parameters, validated as :class:`pabi.adapters.PNSGDAccountant` validates them
+    (``DomainError`` naming the parameter).
 
     >>> kw = dict(noise_scale=1.0, max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=100)
     >>> pld = pnsgd_epoch_pld(**kw)
@@ -143,19 +143,17 @@ def pnsgd_epoch_pld(
     9.17
     """
     from .. import pnsgd_delta
+    from .accountant import epoch_config
 
-    kw: dict[str, Any] = dict(noise=noise, noise_scale=noise_scale, max_grad_norm=max_grad_norm, lr=lr,
-                              diameter=diameter, steps=steps, ordering=ordering, index=index,
-                              smoothness=smoothness, strong_convexity=strong_convexity)
-    for name in ("noise_scale", "max_grad_norm", "lr", "diameter", "steps", "index", "smoothness",
-                 "strong_convexity"):
-        if kw[name] is not None and np.ndim(kw[name]) != 0:
-            raise TypeError(f"{name} must be a scalar, got shape {np.shape(kw[name])}")
-    pnsgd_delta(1.0, **kw)  # validates every parameter (DomainError naming it)
+    kw, h, eps_max = epoch_config(noise=noise, noise_scale=noise_scale, max_grad_norm=max_grad_norm, lr=lr,
+                                  diameter=diameter, steps=steps, ordering=ordering, index=index,
+                                  smoothness=smoothness, strong_convexity=strong_convexity, grid_step=grid_step,
+                                  eps_max=eps_max)
+
     def profile(e: np.ndarray) -> np.ndarray:
         return np.asarray(pnsgd_delta(e, **kw))
 
-    return pld_from_profile(profile, grid_step=grid_step, eps_max=eps_max)
+    return pld_from_profile(profile, grid_step=h, eps_max=eps_max)
 
 
 def pnsgd_zcdp_rho(

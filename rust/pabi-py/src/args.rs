@@ -4,9 +4,10 @@
 
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pabi_core::schedules::map_args;
+use pyo3::exceptions::PyBaseException;
 use pyo3::prelude::*;
 
-use crate::{guarded, zeros, Out, LONG_LEN};
+use crate::{guarded, to_py, zeros, Out, LONG_LEN};
 
 /// A contiguous 1-D float64 argument (length 1 for a broadcast scalar, or the output length).
 pub(crate) type Arr<'py> = PyReadonlyArray1<'py, f64>;
@@ -14,10 +15,29 @@ pub(crate) type Arr<'py> = PyReadonlyArray1<'py, f64>;
 /// A new float64 numpy array (an output).
 pub(crate) type Np<'py> = Bound<'py, PyArray1<f64>>;
 
-/// The values of many tasks' results, NaN where a task failed (the many-target bindings: the
-/// caller judges a NaN element by the one-by-one route, which raises its error).
-pub(crate) fn values_or_nan(res: Vec<pabi_core::Result<f64>>) -> Vec<f64> {
-    res.into_iter().map(|r| r.unwrap_or(f64::NAN)).collect()
+/// Many tasks' results as Python receives them (the many-target bindings): their values, NaN
+/// where a task failed, and the failed tasks' `(index, exception)` pairs in index order, each
+/// error mapped once by [`to_py`] (the exception and message the one-task call raises), so the
+/// caller raises or judges a failed task without running it again.
+pub(crate) type Many<'py> = PyResult<(Np<'py>, Vec<(usize, Py<PyBaseException>)>)>;
+
+/// [`Many`] from the tasks' results.
+pub(crate) fn values_and_errors<'py>(
+    py: Python<'py>,
+    res: Vec<pabi_core::Result<f64>>,
+) -> Many<'py> {
+    let mut errors = Vec::new();
+    let values: Vec<f64> = res
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| {
+            r.unwrap_or_else(|e| {
+                errors.push((i, to_py(py, e).into_value(py)));
+                f64::NAN
+            })
+        })
+        .collect();
+    Ok((values.into_pyarray(py), errors))
 }
 
 /// Three new float64 arrays (e.g. lower bound, estimate, upper bound).

@@ -4,7 +4,7 @@
 
 use crate::args::{
     add_functions, detach, elementwise, fill, fill3, map, map_long, opt_slice, slices,
-    values_or_nan, Arr, Np, Triple,
+    values_and_errors, Arr, Many, Np, Triple,
 };
 use crate::options;
 use crate::{to_py, Out};
@@ -320,8 +320,8 @@ fn dpsgd_calibrate_sigma(
 }
 
 /// [`pabi_core::composition::dpsgd::dpsgd_calibrate_sigma_many_with`]: the calibrated σ of
-/// every target (eps[i], delta[i]), in parallel with the GIL released; NaN where a target's
-/// calibration fails (the caller raises its error by the scalar calibration).
+/// every target (eps[i], delta[i]), in parallel with the GIL released: the values and the
+/// failed targets' errors ([`Many`]: each the scalar calibration's exception).
 #[pyfunction]
 #[pyo3(signature = (eps, delta, q, steps, h, rtol, neighboring = "add_remove", sampling = "poisson"))]
 #[allow(clippy::too_many_arguments)]
@@ -335,18 +335,18 @@ fn dpsgd_calibrate_sigma_many<'py>(
     rtol: f64,
     neighboring: &str,
     sampling: &str,
-) -> Out<'py> {
+) -> Many<'py> {
     let a = acc(py, neighboring, sampling)?;
     let [e, d] = slices![eps, delta];
     let res = detach(py, || {
         pabi_core::composition::dpsgd::dpsgd_calibrate_sigma_many_with(e, d, q, steps, h, rtol, a)
     })?;
-    Ok(values_or_nan(res).into_pyarray(py))
+    values_and_errors(py, res)
 }
 
 /// [`pld::profiles_composed_epsilon`] (each profile's PLD composed, its certified upper ε at
-/// its δ; the profiles in parallel, the GIL released); NaN where that profile's steps fail (the
-/// caller judges that profile by the one-by-one route, which raises its error).
+/// its δ; the profiles in parallel, the GIL released): the values and the errors of the
+/// profiles whose steps fail ([`Many`]: each the one-by-one route's exception).
 #[pyfunction]
 fn pld_profiles_composed_epsilon<'py>(
     py: Python<'py>,
@@ -356,12 +356,12 @@ fn pld_profiles_composed_epsilon<'py>(
     count: u64,
     tail_mass: f64,
     delta: Arr<'py>,
-) -> Out<'py> {
+) -> Many<'py> {
     let [v, d] = slices![values, delta];
     let res = detach(py, || {
         pld::profiles_composed_epsilon(grid_step, v, &offsets, count, tail_mass, d)
     })?;
-    Ok(values_or_nan(res).into_pyarray(py))
+    values_and_errors(py, res)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

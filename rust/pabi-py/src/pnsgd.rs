@@ -8,7 +8,10 @@ use pabi_core::pnsgd::{
 use pabi_core::setup::SetupArgs;
 use pyo3::prelude::*;
 
-use crate::args::{add_functions, check_broadcast, fill, fill3, opt_slice, Arr, Np, Triple};
+use crate::args::{
+    add_functions, check_broadcast, fill, fill3, opt_slice, values_and_errors, Arr, Many, Np,
+    Triple,
+};
 use crate::options;
 use crate::{guarded, to_py, zeros, Out, LONG_LEN};
 use numpy::IntoPyArray;
@@ -414,8 +417,8 @@ fn pnsgd_stepwise_epsilon<'py>(
 
 /// δ at `eps[j]` of the per-step schedule ([`StepArgs`], arrays only) whose noise is
 /// `factor[j]`·σ_t, for every j (`pnsgd::stepwise_delta_factors`: the candidates in parallel):
-/// (δ, undefined), an element where the one-schedule call fails being NaN and marked in the
-/// bool mask `undefined` (its error is the scalar call's to raise).
+/// the values and the errors of the elements where the one-schedule call fails ([`Many`]: each
+/// that call's exception).
 #[pyfunction]
 fn pnsgd_stepwise_delta_factors<'py>(
     py: Python<'py>,
@@ -423,7 +426,7 @@ fn pnsgd_stepwise_delta_factors<'py>(
     factor: Arr<'py>,
     steps: StepArgs<'py>,
     dispatch: bool,
-) -> PyResult<(Np<'py>, Bound<'py, numpy::PyArray1<bool>>)> {
+) -> Many<'py> {
     let (e, c) = (eps.as_slice()?, factor.as_slice()?);
     let mut res = Vec::new();
     with_steps(py, steps, e.len(), false, |input| match input {
@@ -435,9 +438,7 @@ fn pnsgd_stepwise_delta_factors<'py>(
             message: "the noise factors need per-step arrays, not a callable".into(),
         }),
     })?;
-    let undefined: Vec<bool> = res.iter().map(|r| r.is_err()).collect();
-    let vals = crate::args::values_or_nan(res);
-    Ok((vals.into_pyarray(py), undefined.into_pyarray(py)))
+    values_and_errors(py, res)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -10,9 +10,10 @@
 //! are asked the cell integrals, most of the work, are computed once for both: in one call
 //! ([`Pld::subsampled_gaussian_pair_cached`]; the DP-SGD accountant, which always needs both,
 //! asks so on a miss: [`Pld::subsampled_gaussian_cached_with_other`]). A caller that arrives
-//! while a build is in progress ([`PairJob`]; e.g. the accountant's other direction on another
-//! thread) computes its share of the cells, adding its direction to the build if it lacks it,
-//! instead of building anew.
+//! while a build of its directions is in progress ([`PairJob`]; e.g. the accountant's other
+//! direction on another thread) computes its share of the cells instead of building anew; one
+//! asking for a direction that build lacks (only a one-direction caller of
+//! [`Pld::subsampled_gaussian_cached`] starts such a build) builds apart.
 //!
 //! Also the one least-recently-used list ([`Lru`]) of the module, used by this cache, by the
 //! buffer pool of `buffers.rs` and by the FFT plans of `fft.rs`.
@@ -20,7 +21,7 @@
 use super::discretise::{SgGrid, CELL_CHUNK};
 use super::{Neighbour, Pld};
 use crate::error::{PabiError, Result};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// A list of entries, least recently used first, holding at most `budget` bytes in all (as
@@ -101,49 +102,40 @@ fn lock() -> std::sync::MutexGuard<'static, Lru<(Key, Arc<Pld>)>> {
     CACHE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// One chunk's splits of one direction, [wa, wb].
-type Splits = Result<[Vec<f64>; 2]>;
+/// One chunk's splits, [wa, wb] of each direction (remove, add; empty for a direction the
+/// build lacks).
+type Splits = Result<[[Vec<f64>; 2]; 2]>;
 
-/// One chunk of cells of one direction: whether a thread has claimed it (it then computes it
-/// and sets `done`).
-#[derive(Default)]
-struct Slot {
-    claimed: AtomicBool,
-    done: OnceLock<Splits>,
-}
-
-/// A discretisation of one or both directions in progress. Only the directions asked are
-/// computed: `want` holds those asked so far, and a caller asking for the other one meanwhile
-/// adds it. Every caller claims chunks of cells from `next` and computes, for each, the
-/// splits of every direction wanted at that time whose slot is still unclaimed (the cell
-/// integrals, most of the work, are shared by both); then it claims the chunks of its own
-/// direction that no one took (those claimed before it joined). It waits only for slots
-/// others have claimed, each computed as straight-line arithmetic on the claiming thread (no
-/// lock, no pool task, no wait inside), so every wait ends.
+/// A discretisation of the directions `sides` (remove, add) in progress. A caller asking only
+/// for directions it builds joins it (a caller asking for one it lacks builds apart): every
+/// caller claims chunks of cells from `next` and computes each for all of `sides` (the cell
+/// integrals, most of the work, are shared by both directions), then waits for the chunks
+/// others claimed, each computed as straight-line arithmetic on the claiming thread (no lock,
+/// no pool task, no wait inside), so every wait ends.
 struct PairJob {
     grid: SgGrid,
+    sides: [bool; 2],
     next: AtomicUsize,
-    want: [AtomicBool; 2],
-    /// chunk i of direction d at `slots[i][d]` (d = 0 remove, 1 add)
-    slots: Vec<[Slot; 2]>,
+    /// chunk i's splits, set by the thread that claimed it
+    slots: Vec<OnceLock<Splits>>,
 }
 
-/// Sets its slots to an error if they are dropped unset (a panic while computing the
-/// chunk), so that no caller waits for them forever.
-struct SetOnUnwind<'a>([Option<&'a OnceLock<Splits>>; 2]);
+/// Sets its slot to an error if it is dropped unset (a panic while computing the chunk), so
+/// that no caller waits for it forever.
+struct SetOnUnwind<'a>(&'a OnceLock<Splits>);
 
 impl Drop for SetOnUnwind<'_> {
     fn drop(&mut self) {
-        for s in self.0.iter().flatten() {
-            // (a set slot, the normal case, builds no error)
-            if s.get().is_none() {
-                let _ = s.set(Err(PabiError::internal("a discretisation chunk failed")));
-            }
+        // (a set slot, the normal case, builds no error)
+        if self.0.get().is_none() {
+            let _ = self
+                .0
+                .set(Err(PabiError::internal("a discretisation chunk failed")));
         }
     }
 }
 
-/// The index of direction `dir` in [`PairJob::want`] and a chunk's slots.
+/// The index of direction `dir` in [`PairJob::sides`] and a chunk's splits.
 fn side(dir: Neighbour) -> usize {
     match dir {
         Neighbour::Remove => 0,
@@ -157,92 +149,56 @@ impl PairJob {
         let chunks = grid.cells_len().div_ceil(CELL_CHUNK);
         PairJob {
             grid,
+            sides,
             next: AtomicUsize::new(0),
-            want: sides.map(AtomicBool::new),
-            slots: (0..chunks).map(|_| Default::default()).collect(),
+            slots: (0..chunks).map(|_| OnceLock::new()).collect(),
         }
     }
 
-    /// Add `dir` to the directions computed from now on.
-    fn ask(&self, dir: Neighbour) {
-        self.want[side(dir)].store(true, Ordering::Relaxed);
+    /// Whether the build computes every direction of `dirs`.
+    fn builds(&self, dirs: &[Neighbour]) -> bool {
+        dirs.iter().all(|&d| self.sides[side(d)])
     }
 
-    /// Compute chunk `i` for the directions `sides` of it (claimed by this thread; an
-    /// interrupt check first).
-    fn compute(&self, i: usize, sides: [bool; 2]) {
-        let slots = &self.slots[i];
-        let _unset = SetOnUnwind([0, 1].map(|d| sides[d].then_some(&slots[d].done)));
+    /// Compute chunk `i` (claimed by this thread; an interrupt check first).
+    fn compute(&self, i: usize) {
+        let slot = &self.slots[i];
+        let _unset = SetOnUnwind(slot);
         let start = i * CELL_CHUNK;
         let len = CELL_CHUNK.min(self.grid.cells_len() - start);
-        let lens = sides.map(|on| if on { len } else { 0 });
+        let lens = self.sides.map(|on| if on { len } else { 0 });
         let r = crate::interrupt::check().map(|()| {
             let [mut ra, mut rb, mut aa, mut ab] =
                 [lens[0], lens[0], lens[1], lens[1]].map(|n| vec![0.0; n]);
             self.grid
-                .cells(start, len, sides, [&mut ra, &mut rb, &mut aa, &mut ab]);
+                .cells(start, len, self.sides, [&mut ra, &mut rb, &mut aa, &mut ab]);
             [[ra, rb], [aa, ab]]
         });
-        match r {
-            Ok([r0, r1]) => {
-                for (d, out) in [r0, r1].into_iter().enumerate() {
-                    if sides[d] {
-                        let _ = slots[d].done.set(Ok(out));
-                    }
-                }
-            }
-            Err(e) => {
-                for d in (0..2).filter(|&d| sides[d]) {
-                    let _ = slots[d].done.set(Err(e.clone()));
-                }
-            }
-        }
+        let _ = slot.set(r);
     }
 
-    /// Claim and compute chunks until none is left, then the chunks of the directions
-    /// `mine` (remove, add) that no one claimed.
-    fn work(&self, mine: [bool; 2]) {
+    /// Claim and compute chunks until none is left.
+    fn work(&self) {
         loop {
             let i = self.next.fetch_add(1, Ordering::Relaxed);
-            let Some(slots) = self.slots.get(i) else {
+            if i >= self.slots.len() {
                 break;
-            };
-            let sides = [0, 1].map(|d| {
-                self.want[d].load(Ordering::Relaxed)
-                    && !slots[d].claimed.swap(true, Ordering::Relaxed)
-            });
-            if sides != [false, false] {
-                self.compute(i, sides);
             }
-        }
-        self.fill(mine);
-    }
-
-    /// Claim and compute the chunks of the directions `mine` (remove, add) that no thread has
-    /// claimed.
-    fn fill(&self, mine: [bool; 2]) {
-        for (i, slots) in self.slots.iter().enumerate() {
-            let todo = [0, 1].map(|d| {
-                mine[d]
-                    && !slots[d].claimed.load(Ordering::Relaxed)
-                    && !slots[d].claimed.swap(true, Ordering::Relaxed)
-            });
-            if todo != [false, false] {
-                self.compute(i, todo);
-            }
+            self.compute(i);
         }
     }
 
-    /// Direction `dir`'s PLD once every chunk is done (the first chunk's error if any).
+    /// Direction `dir`'s PLD (one the build computes) once every chunk is done (the first
+    /// chunk's error if any).
     fn result(&self, dir: Neighbour) -> Result<Pld> {
-        self.fill(sides(&[dir]));
+        self.work();
         let d = side(dir);
         let n = self.grid.cells_len();
         let (mut wa, mut wb) = (Vec::with_capacity(n), Vec::with_capacity(n));
-        for slots in &self.slots {
+        for slot in &self.slots {
             let mut spins = 0u32;
             let chunk = loop {
-                if let Some(r) = slots[d].done.get() {
+                if let Some(r) = slot.get() {
                     break r;
                 }
                 // claimed by another thread and being computed (at most about a millisecond)
@@ -253,7 +209,7 @@ impl PairJob {
                     std::thread::yield_now();
                 }
             };
-            let [a, b] = chunk.as_ref().map_err(Clone::clone)?;
+            let [a, b] = &chunk.as_ref().map_err(Clone::clone)?[d];
             wa.extend_from_slice(a);
             wb.extend_from_slice(b);
         }
@@ -399,13 +355,19 @@ fn build(q: f64, sigma: f64, h: f64, dirs: &[Neighbour]) -> Result<Vec<Pld>> {
     let pkey: PairKey = (q.to_bits(), sigma.to_bits(), h.to_bits());
     let (job, mine) = {
         let mut js = jobs();
-        match js.iter().find(|(k, _)| *k == pkey) {
-            Some((_, j)) => {
-                for &d in dirs {
-                    j.ask(d);
-                }
-                (Arc::clone(j), false)
-            }
+        let running = js
+            .iter()
+            .find(|(k, _)| *k == pkey)
+            .map(|(_, j)| Arc::clone(j));
+        // (errors named for the first direction asked; the grid is the same for both)
+        let first = dirs.first().copied().unwrap_or(Neighbour::Remove);
+        match running {
+            Some(j) if j.builds(dirs) => (j, false),
+            // a build of the other direction alone: ours is built apart (not registered)
+            Some(_) => (
+                Arc::new(PairJob::new(SgGrid::new(q, sigma, first, h)?, sides(dirs))),
+                false,
+            ),
             None => {
                 // (a creator keeps its PLDs before it unregisters: look again; the copies are
                 // made once the lock is released)
@@ -413,27 +375,27 @@ fn build(q: f64, sigma: f64, h: f64, dirs: &[Neighbour]) -> Result<Vec<Pld>> {
                     drop(js);
                     return Ok(ps.iter().map(|p| (**p).clone()).collect());
                 }
-                // (errors named for the first direction asked; the grid is the same for both)
-                let first = dirs.first().copied().unwrap_or(Neighbour::Remove);
                 let j = Arc::new(PairJob::new(SgGrid::new(q, sigma, first, h)?, sides(dirs)));
                 js.push((pkey, Arc::clone(&j)));
                 (j, true)
             }
         }
     };
-    // (dropped last: the creator keeps its PLDs before the build leaves `JOBS`)
-    let _unregister = mine.then_some(Unregister(pkey));
-    // every worker of the pool may take a share (a caller of the other direction takes its
-    // share through its own call)
-    let mine_sides = sides(dirs);
+    // (dropped last: the creator keeps its PLDs before the build leaves `JOBS`; made only by
+    // the creator: `then_some` would build, and at once drop, a joiner's guard too, taking
+    // the build out of `JOBS` while it runs)
+    #[allow(clippy::unnecessary_lazy_evaluations)]
+    let _unregister = mine.then(|| Unregister(pkey));
+    // every worker of the pool may take a share (a caller joining the build takes its share
+    // through its own call)
     match crate::driver::pool() {
         Some(pool) if job.slots.len() > 1 => pool.install(|| {
             use rayon::prelude::*;
             (0..crate::driver::num_threads())
                 .into_par_iter()
-                .for_each(|_| job.work(mine_sides))
+                .for_each(|_| job.work())
         }),
-        _ => job.work(mine_sides),
+        _ => job.work(),
     }
     let ps = dirs
         .iter()
@@ -466,33 +428,39 @@ mod tests {
     }
 
     #[test]
-    fn a_job_computes_only_the_directions_wanted_and_a_late_direction_joins() {
+    fn a_caller_joins_a_build_of_its_directions_and_builds_apart_otherwise() {
+        // (keys used by no other test) a registered build of the add direction alone, not
+        // started: a remove caller builds apart (claims none of its chunks), an add caller
+        // joins it (computes them all); both get the directly built PLD bit for bit
         let (q, sigma, h) = (0.05, 0.9, 1e-3);
         let want = [Neighbour::Remove, Neighbour::Add]
             .map(|d| Pld::subsampled_gaussian(q, sigma, d, h).unwrap());
-        let grid = || SgGrid::new(q, sigma, Neighbour::Add, h).unwrap();
-        // the add direction alone: no remove split computed
-        let job = PairJob::new(grid(), [false, true]);
+        let job = Arc::new(PairJob::new(
+            SgGrid::new(q, sigma, Neighbour::Add, h).unwrap(),
+            [false, true],
+        ));
         assert!(job.slots.len() > 2);
-        job.work([false, true]);
-        assert!(job.slots.iter().all(|s| s[0].done.get().is_none()));
-        assert!(job.slots.iter().all(|s| s[1].done.get().is_some()));
-        assert!(same(&job.result(Neighbour::Add).unwrap(), &want[1]));
-        // the remove direction asked once every chunk is claimed: its caller computes them
-        job.ask(Neighbour::Remove);
-        job.work([true, false]);
-        assert!(same(&job.result(Neighbour::Remove).unwrap(), &want[0]));
-        // one chunk claimed for the add direction alone before the remove direction joins;
-        // the rest computed for both
-        let job = PairJob::new(grid(), [false, true]);
-        let i = job.next.fetch_add(1, Ordering::Relaxed);
-        job.slots[i][1].claimed.store(true, Ordering::Relaxed);
-        job.compute(i, [false, true]);
-        job.ask(Neighbour::Remove);
-        job.work([false, true]);
-        assert!(job.slots[i][0].done.get().is_none());
-        assert!(job.slots[1..].iter().all(|s| s[0].done.get().is_some()));
-        assert!(same(&job.result(Neighbour::Remove).unwrap(), &want[0]));
-        assert!(same(&job.result(Neighbour::Add).unwrap(), &want[1]));
+        let pkey = (q.to_bits(), sigma.to_bits(), h.to_bits());
+        jobs().push((pkey, Arc::clone(&job)));
+        let _unregister = Unregister(pkey);
+        let [r] = build(q, sigma, h, &[Neighbour::Remove])
+            .unwrap()
+            .try_into()
+            .unwrap();
+        assert!(same(&r, &want[0]));
+        assert_eq!(job.next.load(Ordering::Relaxed), 0);
+        let [a] = build(q, sigma, h, &[Neighbour::Add])
+            .unwrap()
+            .try_into()
+            .unwrap();
+        assert!(same(&a, &want[1]));
+        assert!(job.next.load(Ordering::Relaxed) >= job.slots.len());
+        // a joiner leaves the build registered (only its creator takes it out)
+        assert!(jobs().iter().any(|(k, _)| *k == pkey));
+        // the add build computed no remove split
+        assert!(job
+            .slots
+            .iter()
+            .all(|s| matches!(s.get(), Some(Ok([[ra, rb], [aa, _]])) if ra.is_empty() && rb.is_empty() && !aa.is_empty())));
     }
 }
