@@ -217,13 +217,48 @@ struct Powering {
     r2_tiny: f64,
 }
 
+/// Bins of one lane group of [`Powering::run`].
+const POW_LANES: usize = 4;
+
+/// |z̃|² and the bound |z̃|·(1 + 4u) ≥ |z̃| of a computed bin.
+#[inline(always)]
+fn radius(z: Complex<f64>) -> (f64, f64) {
+    let r2 = z.norm_sqr();
+    (r2, r2.sqrt() * (1.0 + 4.0 * U))
+}
+
+/// The running product's step Â ← Â·t̃ with its bound B (module doc of `fft.rs`, step 3), for
+/// the bin's power t̃ = `pw` (|t̃| ≤ `pabs`) within `err` of the exact power.
+#[inline(always)]
+fn accumulate(a: &mut Complex<f64>, accb: &mut f64, pw: Complex<f64>, pabs: f64, err: f64) {
+    // exact t = z^T satisfies |t| ≤ min(|pw| + err, 1)
+    let tabs = (pabs + err).min(1.0);
+    let aabs = a.norm_sqr().sqrt() * (1.0 + 4.0 * U);
+    let prod = *a * pw;
+    *accb = (3.0 * U * aabs * pabs + aabs * err + *accb * tabs) * (1.0 + 1e-12);
+    *a = prod;
+}
+
 impl Powering {
+    /// The error of taking z̃^T ≈ 0 (for |z̃| ≤ `rt` within `e` of |z|, and the propagation
+    /// term `prop` = T·R^{T−1}·e): |z^T| ≤ min(|z̃| + e, 1)^T ≤ R·R^{T−1}.
+    #[inline(always)]
+    fn zero_err(&self, rt: f64, e: f64, prop: f64) -> f64 {
+        let tf = self.tf;
+        let zb = (rt + e).min(1.0);
+        let bound = if tf <= 1.0 {
+            zb
+        } else {
+            zb * prop / (tf * e.max(f64::MIN_POSITIVE))
+        };
+        bound * (1.0 + 1e-9)
+    }
+
     #[inline(always)]
     fn bin(&self, a: &mut Complex<f64>, accb: &mut f64, z: Complex<f64>, e: f64) {
         let tf = self.tf;
-        let r2 = z.norm_sqr();
-        let rt = r2.sqrt() * (1.0 + 4.0 * U); // ≥ |z̃_k|
-                                              // max(|z̃|, |z|) ≤ R; |z| ≤ min(|z̃| + e, 1)
+        let (r2, rt) = radius(z); // rt ≥ |z̃_k|
+                                  // max(|z̃|, |z|) ≤ R; |z| ≤ min(|z̃| + e, 1)
         let big = rt.max((rt + e).min(1.0));
         let prop = if tf <= 1.0 {
             e
@@ -238,14 +273,8 @@ impl Powering {
             0.5 * tf * r2.ln()
         };
         let (pw, pabs, err) = if r2 == 0.0 || lr < -740.0 {
-            // z̃^T ≈ 0 taken as 0: the error is |z^T| ≤ min(|z̃| + e, 1)^T ≤ R·R^{T−1}
-            let zb = (rt + e).min(1.0);
-            let bound = if tf <= 1.0 {
-                zb
-            } else {
-                zb * prop / (tf * e.max(f64::MIN_POSITIVE))
-            };
-            (Complex::new(0.0, 0.0), 0.0, bound * (1.0 + 1e-9))
+            // z̃^T ≈ 0 taken as 0
+            (Complex::new(0.0, 0.0), 0.0, self.zero_err(rt, e, prop))
         } else {
             let ang = z.im.atan2(z.re);
             let th = tf * ang;
@@ -263,12 +292,94 @@ impl Powering {
                 (rho * mag + prop) * (1.0 + 1e-12),
             )
         };
-        // exact t = z^T satisfies |t| ≤ min(|pw| + err, 1)
-        let tabs = (pabs + err).min(1.0);
-        let aabs = a.norm_sqr().sqrt() * (1.0 + 4.0 * U);
-        let prod = *a * pw;
-        *accb = (3.0 * U * aabs * pabs + aabs * err + *accb * tabs) * (1.0 + 1e-12);
-        *a = prod;
+        accumulate(a, accb, pw, pabs, err);
+    }
+
+    /// [`Self::bin`] at the bins `start..start + accb.len()` of one chunk: with `acc`,
+    /// Â_k ← Â_k·ẑ_k^T, else (the first part) ẑ_k ← 1·ẑ_k^T in place. The bound of bin k is
+    /// its entry of `refined` (ascending) or `eb`.
+    ///
+    /// Most bins of a long composition are far from the peaks of |z|: their power underflows
+    /// and their propagation term is the constant `prop_neg`. A group of [`POW_LANES`] such
+    /// bins (none refined; T > 1, |z̃|² < `r2_tiny`, R ≤ `c_neg`) takes the branch-free
+    /// lane-wise form of those branches of [`Self::bin`] (the same operations, so the same
+    /// values bit for bit, in vector registers); any other bin goes through [`Self::bin`].
+    fn run(
+        &self,
+        start: usize,
+        accb: &mut [f64],
+        spec: &mut [Complex<f64>],
+        acc: Option<&mut [Complex<f64>]>,
+        refined: &[(usize, f64)],
+        eb: f64,
+    ) {
+        power_run(self, start, accb, spec, acc, refined, eb)
+    }
+}
+
+simd! {
+    /// The body of [`Powering::run`], compiled for the widest vector unit the CPU has (chosen
+    /// at run time; Rust never contracts a·b + c into a fused multiply-add, so every target
+    /// performs the same IEEE operations: the values do not depend on the target).
+    fn power_run(
+        pw: &Powering,
+        start: usize,
+        accb: &mut [f64],
+        spec: &mut [Complex<f64>],
+        mut acc: Option<&mut [Complex<f64>]>,
+        refined: &[(usize, f64)],
+        eb: f64,
+    ) {
+        let n = accb.len();
+        let lo = refined.partition_point(|r| r.0 < start);
+        let hi = refined.partition_point(|r| r.0 < start + n);
+        let mut rf = refined[lo..hi].iter().map(|&(k, e)| (k - start, e)).peekable();
+        let one = Complex::new(1.0, 0.0);
+        let mut i = 0;
+        while i < n {
+            let next_ref = rf.peek().map_or(usize::MAX, |r| r.0);
+            if pw.tf > 1.0 && i + POW_LANES <= n && next_ref >= i + POW_LANES {
+                let z: [Complex<f64>; POW_LANES] = std::array::from_fn(|l| spec[i + l]);
+                let r = z.map(radius);
+                // (`&`, not `&&`: every lane tested, no branch per lane)
+                let mut far = true;
+                for &(r2, rt) in &r {
+                    far &= (r2 < pw.r2_tiny) & (rt.max((rt + eb).min(1.0)) <= pw.c_neg);
+                }
+                if far {
+                    let mut a: [Complex<f64>; POW_LANES] = match acc.as_deref() {
+                        Some(acc) => std::array::from_fn(|l| acc[i + l]),
+                        None => [one; POW_LANES],
+                    };
+                    let b = &mut accb[i..i + POW_LANES];
+                    for l in 0..POW_LANES {
+                        let err = pw.zero_err(r[l].1, eb, pw.prop_neg);
+                        accumulate(&mut a[l], &mut b[l], Complex::new(0.0, 0.0), 0.0, err);
+                    }
+                    let dst = match acc.as_deref_mut() {
+                        Some(acc) => &mut acc[i..i + POW_LANES],
+                        None => &mut spec[i..i + POW_LANES],
+                    };
+                    dst.copy_from_slice(&a);
+                    i += POW_LANES;
+                    continue;
+                }
+            }
+            let e = if next_ref == i {
+                rf.next().map_or(eb, |r| r.1)
+            } else {
+                eb
+            };
+            match acc.as_deref_mut() {
+                Some(acc) => pw.bin(&mut acc[i], &mut accb[i], spec[i], e),
+                None => {
+                    let mut a = one;
+                    pw.bin(&mut a, &mut accb[i], spec[i], e);
+                    spec[i] = a;
+                }
+            }
+            i += 1;
+        }
     }
 }
 
@@ -472,41 +583,12 @@ pub(in crate::composition) fn compose_in(
             prop_neg,
             r2_tiny: (-1480.0 / tf).exp() * (1.0 - 1e-6),
         };
-        // bins [start, start + len) of one chunk: the bound of bin k is its refined value or
-        // eb_fft; with `acc`, Â_k ← Â_k·ẑ_k^T, else (first part) ẑ_k ← 1·ẑ_k^T in place
+        // bins [start, start + len) of one chunk (`Powering::run`)
         let kernel = |start: usize,
                       accb: &mut [f64],
                       spec: &mut [Complex<f64>],
                       acc: Option<&mut [Complex<f64>]>| {
-            let lo = refined.partition_point(|r| r.0 < start);
-            let hi = refined.partition_point(|r| r.0 < start + accb.len());
-            let mut rf = refined[lo..hi].iter().peekable();
-            let mut e_at = |k: usize| match rf.peek() {
-                Some(&&(kr, e)) if kr == k => {
-                    rf.next();
-                    e
-                }
-                _ => eb_fft,
-            };
-            match acc {
-                Some(acc) => {
-                    for (i, ((a, b), z)) in acc
-                        .iter_mut()
-                        .zip(accb.iter_mut())
-                        .zip(spec.iter())
-                        .enumerate()
-                    {
-                        pw.bin(a, b, *z, e_at(start + i));
-                    }
-                }
-                None => {
-                    for (i, (b, z)) in accb.iter_mut().zip(spec.iter_mut()).enumerate() {
-                        let mut a = Complex::new(1.0, 0.0);
-                        pw.bin(&mut a, b, *z, e_at(start + i));
-                        *z = a;
-                    }
-                }
-            }
+            pw.run(start, accb, spec, acc, &refined, eb_fft)
         };
         match crate::driver::pool() {
             Some(pool) if nc >= crate::driver::PAR_MIN => pool.install(|| {

@@ -106,16 +106,21 @@ pub(super) fn direct_dft_coeff(m: usize) -> f64 {
     28.0 * U + 4.0 * m as f64 * U * U
 }
 
-/// [`Neumaier::add`] with both compensation candidates formed and one selected: the same
-/// operations on the same values, hence the same sum bit for bit, without the data-dependent
-/// branch (the sign of the imaginary parts alternates, which defeated the branch predictor).
+/// [`Neumaier::add`] on every lane: the running sums `s` and compensations `c` of
+/// [`DFT_LANES`] independent Neumaier sums, each with its own term of `x`. Both compensation
+/// candidates are formed and one selected: the same operations on the same values, hence the
+/// same sums bit for bit, without the data-dependent branch (the sign of the imaginary parts
+/// alternates, which defeated the branch predictor), and written as lane-wise steps that the
+/// compiler packs into vector registers.
 #[inline(always)]
-fn add_select(acc: &mut Neumaier, x: f64) {
-    let t = acc.s + x;
-    let a = (acc.s - t) + x;
-    let b = (x - t) + acc.s;
-    acc.c += if acc.s.abs() >= x.abs() { a } else { b };
-    acc.s = t;
+fn add_select_lanes(s: &mut [f64; DFT_LANES], c: &mut [f64; DFT_LANES], x: &[f64; DFT_LANES]) {
+    for l in 0..DFT_LANES {
+        let t = s[l] + x[l];
+        let a = (s[l] - t) + x[l];
+        let b = (x[l] - t) + s[l];
+        c[l] += if s[l].abs() >= x[l].abs() { a } else { b };
+        s[l] = t;
+    }
 }
 
 /// Bins computed together by [`TwiddleTable::direct_dft_lanes`].
@@ -234,15 +239,31 @@ simd! {
             let step = k % tw.n;
             (s1[l], s0[l]) = (step / tw.b, step % tw.b);
         }
-        let mut re = [Neumaier::default(); DFT_LANES];
-        let mut im = [Neumaier::default(); DFT_LANES];
+        // the lanes' state as arrays of plain doubles (structure of arrays), so that each
+        // step below is one lane-wise operation the compiler packs into vector registers;
+        // per lane exactly the operations of `direct_dft`: the twiddle product of num_complex
+        // (re = a.re·b.re − a.im·b.im, im = a.re·b.im + a.im·b.re), the two products with x,
+        // then [`add_select_lanes`] on (s, c) of the real and of the imaginary sum
+        let (mut rs, mut rc) = ([0.0f64; DFT_LANES], [0.0f64; DFT_LANES]);
+        let (mut is, mut ic) = ([0.0f64; DFT_LANES], [0.0f64; DFT_LANES]);
         for &x in xs {
             if x != 0.0 {
+                let mut ar = [0.0f64; DFT_LANES];
+                let mut ai = [0.0f64; DFT_LANES];
+                let mut br = [0.0f64; DFT_LANES];
+                let mut bi = [0.0f64; DFT_LANES];
                 for l in 0..DFT_LANES {
-                    let w = tw.t1[r1[l]] * tw.t0[r0[l]];
-                    add_select(&mut re[l], x * w.re);
-                    add_select(&mut im[l], x * w.im);
+                    let (a, b) = (tw.t1[r1[l]], tw.t0[r0[l]]);
+                    (ar[l], ai[l], br[l], bi[l]) = (a.re, a.im, b.re, b.im);
                 }
+                let mut tr = [0.0f64; DFT_LANES];
+                let mut ti = [0.0f64; DFT_LANES];
+                for l in 0..DFT_LANES {
+                    tr[l] = x * (ar[l] * br[l] - ai[l] * bi[l]);
+                    ti[l] = x * (ar[l] * bi[l] + ai[l] * br[l]);
+                }
+                add_select_lanes(&mut rs, &mut rc, &tr);
+                add_select_lanes(&mut is, &mut ic, &ti);
             }
             for l in 0..DFT_LANES {
                 r0[l] += s0[l];
@@ -256,6 +277,8 @@ simd! {
                 }
             }
         }
+        let re: [Neumaier; DFT_LANES] = std::array::from_fn(|l| Neumaier { s: rs[l], c: rc[l] });
+        let im: [Neumaier; DFT_LANES] = std::array::from_fn(|l| Neumaier { s: is[l], c: ic[l] });
         std::array::from_fn(|l| Complex::new(re[l].value(), im[l].value()))
     }
 }
