@@ -94,6 +94,12 @@ TYPED = {
         "c2: _Arr, decay: _Arr, setup: _Setup, laplace: bool, as_published: bool, log: bool, inverse: bool = ...) "
         "-> _Arr: ..."
     ),
+    # (values, defined): NaN and False where the Laplace bound is undefined
+    "online_schedule_bound_defined": (
+        "def online_schedule_bound_defined(quantity: str, eps: _Arr, max_grad_norm: _Arr, steps: _Arr, index: _Arr, "
+        "c1: _Arr, c2: _Arr, decay: _Arr, setup: _Setup, laplace: bool, as_published: bool, log: bool, "
+        "values: bool = ...) -> tuple[_Arr, Any]: ..."
+    ),
     # The scalar setup of a run crosses as one mapping (max_grad_norm, lr, diameter, smoothness,
     # strong_convexity); online_delta gives every record's δ (an array) or, with index, one.
     "online_delta": (

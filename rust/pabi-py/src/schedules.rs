@@ -2,6 +2,7 @@
 //! Every array argument has been broadcast to one length by `pabi/_bridge.py`; `smoothness` is
 //! `None` when β is not given. Options are converted by `options.rs`.
 
+use numpy::IntoPyArray;
 use pabi_core::schedules::online::{self, OnlineSchedule};
 use pabi_core::schedules::{self as sc, Problem};
 use pabi_core::setup::Setup;
@@ -9,7 +10,7 @@ use pyo3::prelude::*;
 
 use crate::args::{add_functions, check_broadcast, elementwise, fill, map, map_long, Arr as A};
 use crate::options::{self, mechanism};
-use crate::{guarded, to_py, Out, LONG_LEN};
+use crate::{guarded, to_py, zeros, Out, LONG_LEN};
 
 /// The arrays of the training setup, as one tuple from Python: `lr`, `diameter`, `smoothness`
 /// (`None` when β is not given), `strong_convexity`.
@@ -327,22 +328,74 @@ fn online_schedule_bound<'py>(
     let lead = crate::args::slices![eps, max_grad_norm, steps, index, c1, c2, decay];
     let (arrays, given) = with_setup::<7, 11>(lead, &setup)?;
     let kind = mechanism(laplace);
-    map_long(
-        py,
-        arrays,
-        |[eps_or_delta, max_grad_norm, steps, index, c1, c2, decay, setup @ ..]| {
-            let s = element_setup(max_grad_norm, setup, given);
-            if inverse {
-                let p = Problem::for_search(&s)?;
-                let delta = eps_or_delta;
-                return online::online_schedule_epsilon(
-                    kind, &p, c1, c2, decay, q, steps, index, delta,
-                );
-            }
-            let p = Problem::from_setup(eps_or_delta, &s)?;
-            OnlineSchedule::new(kind, p, c1, c2, decay)?.quantity(q, steps, index, log)
-        },
-    )
+    map_long(py, arrays, |a| {
+        if inverse {
+            let [delta, max_grad_norm, steps, index, c1, c2, decay, setup @ ..] = a;
+            let p = Problem::for_search(&element_setup(max_grad_norm, setup, given))?;
+            return online::online_schedule_epsilon(
+                kind, &p, c1, c2, decay, q, steps, index, delta,
+            );
+        }
+        let (s, steps, index) = online_element(kind, given, a)?;
+        s.quantity(q, steps, index, log)
+    })
+}
+
+/// The schedule, horizon n and index i of one element of [`online_schedule_bound`]'s arrays
+/// (ε, L, n, i, C1, C2, α, then the setup; see [`with_setup`]).
+fn online_element(
+    kind: sc::Noise,
+    given: bool,
+    [eps, max_grad_norm, steps, index, c1, c2, decay, setup @ ..]: [f64; 11],
+) -> pabi_core::Result<(OnlineSchedule, f64, f64)> {
+    let p = Problem::from_setup(eps, &element_setup(max_grad_norm, setup, given))?;
+    Ok((OnlineSchedule::new(kind, p, c1, c2, decay)?, steps, index))
+}
+
+/// [`online_schedule_bound`]'s forward quantity with where it is defined: (values, defined).
+/// An element where the Laplace schedule's bound is undefined (index^decay + c1·c2 ≤
+/// c1·e^{ε/2}) is NaN and false in the bool mask `defined` instead of the call's error; every
+/// other error is raised as `online_schedule_bound` raises it, before any value is computed.
+/// With `values` false only the mask is computed (O(1) an element; the values are NaN)
+/// (`pabi_core::schedules::online::quantities_if_defined`).
+#[pyfunction]
+#[pyo3(signature = (
+    quantity, eps, max_grad_norm, steps, index, c1, c2, decay, setup, laplace, as_published, log,
+    values = true
+))]
+#[allow(clippy::too_many_arguments)]
+fn online_schedule_bound_defined<'py>(
+    py: Python<'py>,
+    quantity: &str,
+    eps: A<'py>,
+    max_grad_norm: A<'py>,
+    steps: A<'py>,
+    index: A<'py>,
+    c1: A<'py>,
+    c2: A<'py>,
+    decay: A<'py>,
+    setup: SetupArrays<'py>,
+    laplace: bool,
+    as_published: bool,
+    log: bool,
+    values: bool,
+) -> PyResult<(crate::args::Np<'py>, Bound<'py, numpy::PyArray1<bool>>)> {
+    let q = options::online_quantity(quantity, as_published).map_err(|e| to_py(py, e))?;
+    let lead = crate::args::slices![eps, max_grad_norm, steps, index, c1, c2, decay];
+    let (arrays, given) = with_setup::<7, 11>(lead, &setup)?;
+    let kind = mechanism(laplace);
+    let len = pabi_core::driver::broadcast_len(arrays.iter().map(|a| a.len()));
+    let (mut defined, mut out) = (zeros(len)?, zeros(if values { len } else { 0 })?);
+    guarded(py, true, || {
+        let element = |a| online_element(kind, given, a);
+        let out = values.then_some(&mut out[..]);
+        online::quantities_if_defined(arrays, q, log, element, &mut defined, out)
+    })?;
+    if !values {
+        out = vec![f64::NAN; len];
+    }
+    let mask: Vec<bool> = defined.iter().map(|&d| d == 1.0).collect();
+    Ok((out.into_pyarray(py), mask.into_pyarray(py)))
 }
 
 /// ε(δ) at record `index` of a run with the per-step noise array `noise_scale`, for every
@@ -375,6 +428,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             online_delta,
             online_schedule_noise,
             online_schedule_bound,
+            online_schedule_bound_defined,
             online_epsilon_at
         ]
     );
