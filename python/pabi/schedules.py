@@ -334,8 +334,8 @@ def _online_defined(eps: ArrayLike, laplace: bool, values: bool, **args: Any) ->
     it is NaN and ``defined`` False instead of that function's DomainError; every other error
     is that function's. ``values`` False: the mask only (O(1) an element; the values NaN)."""
     quantity = "delta" if "steps" in args else "limit_bound"
-    fn = functools.partial(_core.online_schedule_bound_defined, quantity, laplace=laplace, as_published=False,
-                           log=False, values=values)
+    fn = functools.partial(_core.online_schedule_bound, quantity, laplace=laplace, as_published=False,
+                           log=False, defined=True, values=values)
     a = {"smoothness": None, "strong_convexity": 0.0, **args, "eps": eps}  # (the flat functions' defaults)
     both = cast(Callable[..., np.ndarray], fn)  # (a pair of arrays, shaped by the broadcast as one)
     return cast(tuple[Any, Any], _call_setup(both, _ONLINE_NAMES, *(a.get(k, 1.0) if k == "steps" else a[k]

@@ -295,11 +295,16 @@ fn online_schedule_noise<'py>(
 /// form with `as_published`), 'star_lower' = integral lower bound); ln δ with `log`. With
 /// `inverse`, `eps` holds targets δ and the result is ε(δ) of the (upper-bound) quantity, the
 /// smallest certified ε, +∞ where no ε of the Laplace bound's domain meets δ
-/// (`pabi_core::schedules::online::online_schedule_epsilon`; `log` must be false).
+/// (`pabi_core::schedules::online::online_schedule_epsilon`; `log` must be false). With
+/// `defined` (not with `inverse`), the pair (values, defined): an element where the Laplace
+/// schedule's bound is undefined (index^decay + c1·c2 ≤ c1·e^{ε/2}) is NaN and false in the
+/// bool mask instead of the call's error; every other error is raised as without `defined`,
+/// before any value is computed; with `values` false only the mask is computed (O(1) an
+/// element; the values are NaN) (`pabi_core::schedules::online::quantities_if_defined`).
 #[pyfunction]
 #[pyo3(signature = (
     quantity, eps, max_grad_norm, steps, index, c1, c2, decay, setup, laplace, as_published, log,
-    inverse = false
+    inverse = false, defined = false, values = true
 ))]
 #[allow(clippy::too_many_arguments)]
 fn online_schedule_bound<'py>(
@@ -317,18 +322,37 @@ fn online_schedule_bound<'py>(
     as_published: bool,
     log: bool,
     inverse: bool,
-) -> Out<'py> {
+    defined: bool,
+    values: bool,
+) -> PyResult<Bound<'py, PyAny>> {
     let q = options::online_quantity(quantity, as_published).map_err(|e| to_py(py, e))?;
+    let bad = |param, allowed| Err(to_py(py, pabi_core::PabiError::domain(param, allowed, 1.0)));
     if inverse && log {
-        return Err(to_py(
-            py,
-            pabi_core::PabiError::domain("log", "false for the inverse", 1.0),
-        ));
+        return bad("log", "false for the inverse");
+    }
+    if inverse && defined {
+        return bad("defined", "false for the inverse");
     }
     let lead = crate::args::slices![eps, max_grad_norm, steps, index, c1, c2, decay];
     let (arrays, given) = with_setup::<7, 11>(lead, &setup)?;
     let kind = mechanism(laplace);
-    map_long(py, arrays, |a| {
+    if defined {
+        let len = pabi_core::driver::broadcast_len(arrays.iter().map(|a| a.len()));
+        let (mut mask, mut out) = (zeros(len)?, zeros(if values { len } else { 0 })?);
+        guarded(py, true, || {
+            let element = |a| online_element(kind, given, a);
+            let out = values.then_some(&mut out[..]);
+            online::quantities_if_defined(arrays, q, log, element, &mut mask, out)
+        })?;
+        if !values {
+            out = vec![f64::NAN; len];
+        }
+        let mask: Vec<bool> = mask.iter().map(|&d| d == 1.0).collect();
+        return Ok((out.into_pyarray(py), mask.into_pyarray(py))
+            .into_pyobject(py)?
+            .into_any());
+    }
+    Ok(map_long(py, arrays, |a| {
         if inverse {
             let [delta, max_grad_norm, steps, index, c1, c2, decay, setup @ ..] = a;
             let p = Problem::for_search(&element_setup(max_grad_norm, setup, given))?;
@@ -338,7 +362,8 @@ fn online_schedule_bound<'py>(
         }
         let (s, steps, index) = online_element(kind, given, a)?;
         s.quantity(q, steps, index, log)
-    })
+    })?
+    .into_any())
 }
 
 /// The schedule, horizon n and index i of one element of [`online_schedule_bound`]'s arrays
@@ -350,52 +375,6 @@ fn online_element(
 ) -> pabi_core::Result<(OnlineSchedule, f64, f64)> {
     let p = Problem::from_setup(eps, &element_setup(max_grad_norm, setup, given))?;
     Ok((OnlineSchedule::new(kind, p, c1, c2, decay)?, steps, index))
-}
-
-/// [`online_schedule_bound`]'s forward quantity with where it is defined: (values, defined).
-/// An element where the Laplace schedule's bound is undefined (index^decay + c1·c2 ≤
-/// c1·e^{ε/2}) is NaN and false in the bool mask `defined` instead of the call's error; every
-/// other error is raised as `online_schedule_bound` raises it, before any value is computed.
-/// With `values` false only the mask is computed (O(1) an element; the values are NaN)
-/// (`pabi_core::schedules::online::quantities_if_defined`).
-#[pyfunction]
-#[pyo3(signature = (
-    quantity, eps, max_grad_norm, steps, index, c1, c2, decay, setup, laplace, as_published, log,
-    values = true
-))]
-#[allow(clippy::too_many_arguments)]
-fn online_schedule_bound_defined<'py>(
-    py: Python<'py>,
-    quantity: &str,
-    eps: A<'py>,
-    max_grad_norm: A<'py>,
-    steps: A<'py>,
-    index: A<'py>,
-    c1: A<'py>,
-    c2: A<'py>,
-    decay: A<'py>,
-    setup: SetupArrays<'py>,
-    laplace: bool,
-    as_published: bool,
-    log: bool,
-    values: bool,
-) -> PyResult<(crate::args::Np<'py>, Bound<'py, numpy::PyArray1<bool>>)> {
-    let q = options::online_quantity(quantity, as_published).map_err(|e| to_py(py, e))?;
-    let lead = crate::args::slices![eps, max_grad_norm, steps, index, c1, c2, decay];
-    let (arrays, given) = with_setup::<7, 11>(lead, &setup)?;
-    let kind = mechanism(laplace);
-    let len = pabi_core::driver::broadcast_len(arrays.iter().map(|a| a.len()));
-    let (mut defined, mut out) = (zeros(len)?, zeros(if values { len } else { 0 })?);
-    guarded(py, true, || {
-        let element = |a| online_element(kind, given, a);
-        let out = values.then_some(&mut out[..]);
-        online::quantities_if_defined(arrays, q, log, element, &mut defined, out)
-    })?;
-    if !values {
-        out = vec![f64::NAN; len];
-    }
-    let mask: Vec<bool> = defined.iter().map(|&d| d == 1.0).collect();
-    Ok((out.into_pyarray(py), mask.into_pyarray(py)))
 }
 
 /// ε(δ) at record `index` of a run with the per-step noise array `noise_scale`, for every
@@ -428,7 +407,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             online_delta,
             online_schedule_noise,
             online_schedule_bound,
-            online_schedule_bound_defined,
             online_epsilon_at
         ]
     );
