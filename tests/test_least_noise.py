@@ -63,19 +63,84 @@ def _targets(name: str, n: int):
 
 @pytest.mark.parametrize("name", list(_setups()))
 def test_lock_step_is_the_scalar_calibration(name):
-    """50 random targets (two of them repeated, in a 2-D shape; 12 for the online Laplace
-    schedule): each element of least_noise is the scalar calibrate's field to the bit."""
-    n = 12 if name == "OnlinePNSGD_laplace" else 50  # (its scalar search costs ~0.1 s a target)
+    """50 random targets (two of them repeated, in a 2-D shape; 16 for the online Laplace
+    schedule, each with its own ε, so its own end of C1's domain): each element of least_noise
+    is the scalar calibrate's field to the bit."""
+    n = 16 if name == "OnlinePNSGD_laplace" else 50  # (its scalar search costs ~0.1 s a target)
     s, eps, delta = _targets(name, n)
     eps[7], delta[7] = eps[3], delta[3]
-    if name == "OnlinePNSGD_laplace":  # three distinct ε: the end of C1's domain is searched per ε
-        eps = np.resize(eps[:3], n)
     got = s.least_noise(eps.reshape(2, -1), delta.reshape(2, -1))
     assert got.shape == (2, n // 2)
     field = type(s).calibrated_field
     want = [getattr(s.calibrate(float(e), float(d)), field) for e, d in zip(eps, delta)]
     assert np.array_equal(_bits(got.reshape(-1)), _bits(want)), [
         (i, got.flat[i], want[i]) for i in range(n) if _bits(got.flat[i]) != _bits(want[i])]
+
+
+def test_online_laplace_limit_lock_step_is_the_scalar_calibration():
+    """The online Laplace schedule in the limit (steps=None: the certified δ_∞, whose domain in
+    C1 ends above at each ε), two targets of two ε (in a 2-D shape; the scalar search costs
+    ~260 certified limits a target): each element is the scalar calibrate's C1 to the bit."""
+    s = pabi.OnlinePNSGD(index=100, lr=0.01, max_grad_norm=10.0, diameter=1.0, c1=1.0, c2=0.5, decay=1.5,
+                         noise="laplace")
+    rng = np.random.default_rng(11)
+    eps = rng.uniform(0.2, 1.0, 2)
+    x = np.exp(rng.uniform(math.log(0.1), math.log(20.0), 2))
+    loosen = 1 + 1e-4 * rng.uniform(0, 1, 2)
+    delta = np.array([s.replace(c1=float(v)).delta(float(e)) for v, e in zip(x, eps)]) * loosen
+    got = s.least_noise(eps.reshape(2, 1), delta.reshape(2, 1))
+    want = [s.calibrate(float(e), float(d)).c1 for e, d in zip(eps, delta)]
+    assert np.array_equal(_bits(got.reshape(-1)), _bits(want)), (got, want)
+
+
+@pytest.mark.parametrize("steps", [1000.0, None])
+def test_online_bound_defined_is_the_flat_function(steps):
+    """The online bound with its "defined" mask (``pabi.schedules._online_defined``, one core
+    call): where the flat function (``online_laplace_delta`` at a horizon,
+    ``online_laplace_delta_limit_upper`` in the limit) returns, the same value to the bit and
+    True; where it raises its DomainError on the Laplace domain (naming ``index``), NaN and
+    False; the mask alone is the same; the Gaussian schedule is defined everywhere; any other
+    error is the flat function's, at its index, even beside undefined elements."""
+    from pabi.schedules import _online_defined
+
+    rng = np.random.default_rng(3)
+    kw = dict(max_grad_norm=10.0, lr=0.01, diameter=1.0, index=100.0, c2=0.5, decay=1.5)
+    if steps is not None:
+        kw["steps"] = steps
+    n = 40 if steps is not None else 12  # (a certified limit costs ~0.1 s)
+    eps = rng.uniform(0.0, 3.0, n)
+    c1 = np.exp(rng.uniform(math.log(100.0), math.log(3000.0), n))  # around the end of the domain
+    flat = pabi.online_laplace_delta if steps is not None else pabi.online_laplace_delta_limit_upper
+    vals, defined = _online_defined(eps, True, True, **kw, c1=c1)
+    assert 0 < defined.sum() < n
+    for j in range(n):
+        try:
+            want = flat(float(eps[j]), **kw, c1=float(c1[j]))
+        except pabi.DomainError as e:
+            assert e.param == "index" and not defined[j] and math.isnan(vals[j])
+        else:
+            assert defined[j] and _bits(vals[j]) == _bits(want)
+    assert np.array_equal(_online_defined(eps, True, False, **kw, c1=c1)[1], defined)
+    g = _online_defined(eps[:6], False, True, **kw, c1=c1[:6])
+    assert g[1].all() and _bits(g[0][5]) == _bits((pabi.online_gaussian_delta if steps is not None else
+                                                    pabi.online_gaussian_delta_limit_upper)(eps[5], **kw, c1=c1[5]))
+    bad = c1.copy()
+    bad[[7, 9]] = -1.0
+    assert not defined[:7].all()  # an undefined element before the bad one: still the bad one's error
+    for values in (True, False):
+        with pytest.raises(pabi.DomainError) as err:
+            _online_defined(eps, True, values, **kw, c1=bad)
+        assert (err.value.param, err.value.index) == ("c1", 7)
+    if steps is not None:
+        with pytest.raises(pabi.DomainError) as want_err:
+            flat(eps, **dict(kw, steps=np.where(np.arange(n) == 30, 50.0, steps)), c1=1.0)
+        with pytest.raises(pabi.DomainError) as err:
+            _online_defined(eps, True, False, **dict(kw, steps=np.where(np.arange(n) == 30, 50.0, steps)), c1=1.0)
+        assert str(err.value) == str(want_err.value) and err.value.index == 30
+    one = np.ones(1)  # the mask is for the forward bound only
+    with pytest.raises(pabi.DomainError, match="defined"):
+        _core.online_schedule_bound("delta", one * 1e-5, one, one * 1e3, one * 1e2, one, one, one * 1.5,
+                                    (one * 0.01, one, None, one * 0.0), True, False, False, inverse=True, defined=True)
 
 
 def test_lock_step_errors_are_the_scalar_errors():

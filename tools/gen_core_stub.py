@@ -89,10 +89,11 @@ TYPED = {
         "def online_schedule_noise(index: _Arr, c1: _Arr, c2: _Arr, decay: _Arr, setup: _Setup, laplace: bool) "
         "-> _Arr: ..."
     ),
+    # an array; with defined=True the pair (values, defined mask)
     "online_schedule_bound": (
         "def online_schedule_bound(quantity: str, eps: _Arr, max_grad_norm: _Arr, steps: _Arr, index: _Arr, c1: _Arr, "
-        "c2: _Arr, decay: _Arr, setup: _Setup, laplace: bool, as_published: bool, log: bool, inverse: bool = ...) "
-        "-> _Arr: ..."
+        "c2: _Arr, decay: _Arr, setup: _Setup, laplace: bool, as_published: bool, log: bool, inverse: bool = ..., "
+        "defined: bool = ..., values: bool = ...) -> Any: ..."
     ),
     # The scalar setup of a run crosses as one mapping (max_grad_norm, lr, diameter, smoothness,
     # strong_convexity); online_delta gives every record's δ (an array) or, with index, one.

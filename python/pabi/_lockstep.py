@@ -14,7 +14,11 @@ batch is split in halves until each undefined probe is judged alone by the scala
 (:func:`_meets_one`: a rejected or undefined value misses the target). A target that no
 accepted value meets, and any error of the setup itself, is raised by the scalar
 ``calibrate`` of the first such element, at its index (the same error and message as the
-per-target loop).
+per-target loop). Where the accepted values end above per target (the online Laplace
+schedule's C1, whose bound is undefined beyond an end that depends on ε), that end is found
+first by the same lock-step search over the distinct ε, each probe judged by the setup's array
+test of acceptance (one core call a round that reports, per element, whether the bound is
+defined, instead of raising for the whole call).
 
 Also the setups' one search for an ε (:func:`_smallest_eps`).
 """
@@ -97,16 +101,21 @@ def _by_halves(many: Callable[[NDArray[np.intp]], Bools], one: Callable[[int], b
 def least_noise_many(setup: Any, field: str, eps: NDArray[np.float64], delta: NDArray[np.float64],
                      shape: tuple[int, ...], met_many: Callable[..., Union[Bools, tuple[Bools, Bools]]],
                      precheck: Callable[[], Any], question: str = "epsilon",
-                     defined: Optional[Callable[[Any, float], bool]] = None) -> NDArray[np.float64]:
+                     defined: Optional[tuple[Callable[[Any, float], bool],
+                                             Callable[[NDArray[np.float64], NDArray[np.float64]], Bools]]] = None
+                     ) -> NDArray[np.float64]:
     """``setup.least_noise`` on flat, checked targets by the lock-step search.
 
     ``met_many(x, eps, delta)``: whether the setup with ``field`` = x[j] meets the target
     (eps[j], delta[j]) (arrays of one length; a DomainError when the bound is undefined at
     some element), or a pair (verdicts, undefined) whose undefined elements are judged one by
     one (for a bound computed element by element, which reports each failure). ``precheck()``: the setup's own checks that ``calibrate`` makes before its
-    search. ``defined(s, e)``: for a setup whose accepted values end above per target (the
-    ``defined`` of :func:`pabi.setups._least_noise` at ε = e); that end is found per distinct ε
-    by the scalar search (most of its probes are undefined somewhere: no array call helps)."""
+    search. ``defined``: for a setup whose accepted values end above per target, a pair
+    (``one(s, e)``, the ``defined`` of :func:`pabi.setups._least_noise` at ε = e; ``many(x, e)``,
+    whether the setup accepts ``field`` = x[j] and ``one`` holds at e[j], for arrays of one
+    length, or a DomainError where it cannot tell: those are judged one by one by
+    :func:`_accepts_one`). That end is found for every distinct ε by the lock-step search too
+    (one call of ``many`` a round), each element probing the scalar search's doubles."""
     from . import _core
     from .setups import _Questions
 
@@ -118,11 +127,21 @@ def least_noise_many(setup: Any, field: str, eps: NDArray[np.float64], delta: ND
     x0 = float(getattr(setup, field))
     if defined is None:
         end = np.full(n, _core.first_ok(lambda x: not _accepts_one(setup, field, x), x0))
-    else:  # the end depends on ε: the scalar search per distinct ε (an array call would raise in most rounds)
+    else:  # the end depends on ε: the lock-step search over the distinct ε
+        defined_one, defined_many = defined
         ue, inv = np.unique(eps, return_inverse=True)
-        ends = [_core.first_ok(lambda x, e=float(e): not _accepts_one(setup, field, x, lambda s: defined(s, e)), x0)
-                for e in ue.tolist()]
-        end = np.asarray(ends, dtype=np.float64)[inv.reshape(-1)]
+
+        def rejected(x: NDArray[np.float64], k: NDArray[np.int64]) -> Bools:
+            def many(sel: NDArray[np.intp]) -> Bools:
+                return ~np.asarray(defined_many(x[sel], ue[k[sel]]), dtype=bool)
+
+            try:  # (one element too: defined_many computes no bound, the scalar test a whole one)
+                return many(np.arange(x.size))
+            except DomainError:
+                return _by_halves(many, lambda j: not _accepts_one(setup, field, float(x[j]),
+                                                                   lambda s: defined_one(s, float(ue[k[j]]))), x.size)
+
+        end = np.asarray(_core.first_ok_many(rejected, np.full(ue.size, x0)), dtype=np.float64)[inv.reshape(-1)]
 
     def round_(x: NDArray[np.float64], k: NDArray[np.int64]) -> Bools:
         out = x >= end[k]

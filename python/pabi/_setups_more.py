@@ -285,15 +285,39 @@ class OnlinePNSGD(_Questions):
             return False
         return True
 
-    def _forward_c1(self, eps: NDArray[np.float64], c1: NDArray[np.float64]) -> NDArray[np.float64]:
-        """:meth:`_forward` at ``eps`` with ``c1`` an array (broadcast, element by element the
-        scalar values), after the checks ``replace`` makes at each C1 (a DomainError when one
-        fails: the lock-step search then judges the values one by one)."""
-        if not np.all((c1 > 0) & (c1 < np.inf)):
-            raise DomainError("a C1 replace rejects: judged one by one")
-        zero = self.steps if self.steps is not None else float(self.index)
-        self._forward_with(np.zeros(c1.size), c1, zero)  # replace's check (__post_init__), at every C1
-        return self._forward_with(eps, c1, self.steps)
+    def _forward_defined(self, eps: NDArray[np.float64], c1: NDArray[np.float64],
+                         values: bool = True) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+        """The primary bound at ``eps`` with constants ``c1`` (arrays of one length), element by
+        element the scalar values (NaN where undefined), and where C1 is accepted and the bound
+        defined: ``replace(c1=x)`` accepts x and ``_defined`` holds at ε (in one core call,
+        ``pabi.schedules._online_defined``; ``values`` False: the mask only). A C1 that is not
+        positive and finite is replace's error (not passed on); for the others, the bound
+        defined at ε is defined at ε = 0, the check replace makes (the Laplace domain only
+        shrinks as ε grows, ``OnlineSchedule::defined_at`` in the core; replace's other checks
+        hold at every C1 or are this call's too). A DomainError where the core rejects some
+        element otherwise (none is known: those are judged one by one)."""
+        from .schedules import _online_defined
+
+        ok = (c1 > 0) & (c1 < np.inf)
+        vals, defined = np.full(c1.size, np.nan), np.zeros(c1.size, dtype=bool)
+        if ok.any():
+            v, d = _online_defined(eps[ok], self.noise == "laplace", values, **self._arguments(c1[ok], self.steps))
+            vals[ok], defined[ok] = v, d
+        return vals, defined
+
+    def _met_many(self, x: NDArray[np.float64], eps: NDArray[np.float64],
+                  delta: NDArray[np.float64]) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+        """:meth:`calibrate`'s test at constants ``x``: (verdicts, undefined), the bound of every
+        element in one core call; a C1 replace rejects or where the bound is undefined is
+        judged one by one (the scalar rule)."""
+        vals, defined = self._forward_defined(eps, x)
+        return vals <= delta, ~defined
+
+    def _accepted_many(self, x: NDArray[np.float64], eps: NDArray[np.float64]) -> NDArray[np.bool_]:
+        """Whether each C1 of ``x`` is an accepted value of :meth:`calibrate`'s Laplace search at
+        ε = ``eps`` (replace accepts it and ``_defined`` holds): the mask of
+        :meth:`_forward_defined`, no bound computed."""
+        return self._forward_defined(eps, x, values=False)[1]
 
     def _forward_with(self, eps: NDArray[np.float64], c1: Any, steps: Optional[float]) -> NDArray[np.float64]:
         """The primary bound at ``eps`` with constant ``c1`` (a scalar or an array) after ``steps``
@@ -307,8 +331,9 @@ class OnlinePNSGD(_Questions):
                          shape: tuple[int, ...]) -> NDArray[np.float64]:
         from ._lockstep import least_noise_many  # the lock-step search over every target
 
-        return least_noise_many(self, "c1", eps, delta, shape, lambda x, e, d: self._forward_c1(e, x) <= d,
-                                lambda: _replace_one(self), "delta", self._defined if self.noise == "laplace" else None)
+        laplace = self.noise == "laplace"
+        return least_noise_many(self, "c1", eps, delta, shape, self._met_many, lambda: _replace_one(self), "delta",
+                                (self._defined, self._accepted_many) if laplace else None)
 
 
 # ---------------------------------------------------------------------------------------------

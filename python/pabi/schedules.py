@@ -326,6 +326,22 @@ def _online(quantity: str, laplace: bool) -> Callable[[dict[str, Any]], Float]:
     return impl
 
 
+def _online_defined(eps: ArrayLike, laplace: bool, values: bool, **args: Any) -> tuple[Any, Any]:
+    """The online schedule's bound of :class:`pabi.OnlinePNSGD` at ``eps`` with where it is
+    defined: (values, defined) for the keyword ``args`` of ``online_*_delta`` (with ``steps``)
+    or of ``online_*_delta_limit_upper`` (without), broadcast as they do. Each value is that
+    function's, to the bit; where the Laplace bound is undefined (index^α + C1·C2 ≤ C1·e^{ε/2})
+    it is NaN and ``defined`` False instead of that function's DomainError; every other error
+    is that function's. ``values`` False: the mask only (O(1) an element; the values NaN)."""
+    quantity = "delta" if "steps" in args else "limit_bound"
+    fn = functools.partial(_core.online_schedule_bound, quantity, laplace=laplace, as_published=False,
+                           log=False, defined=True, values=values)
+    a = {"smoothness": None, "strong_convexity": 0.0, **args, "eps": eps}  # (the flat functions' defaults)
+    both = cast(Callable[..., np.ndarray], fn)  # (a pair of arrays, shaped by the broadcast as one)
+    return cast(tuple[Any, Any], _call_setup(both, _ONLINE_NAMES, *(a.get(k, 1.0) if k == "steps" else a[k]
+                                                                     for k in _ONLINE_NAMES)))
+
+
 @_shaped(_noise_shape, _noise(True), _NoiseFn)
 def laplace_schedule_noise_scale(*args: Any, **kwargs: Any) -> Any:
     """Laplace noise scale v(n) = M·D/(2η·ln(n/C1 + C2)) for a run of n steps (003 Thm 3, eq. (7)).

@@ -157,7 +157,8 @@ class _Questions:
         lock-step (:func:`pabi._lockstep.least_noise_many`: per round one array evaluation of the
         bound, or for multi-epoch PNSGD one parallel core call building a PLD per target, each
         element probing the scalar search's doubles; for ``StepwisePNSGD`` one parallel core
-        call over the round's candidate noise sequences)."""
+        call over the round's candidate noise sequences; for the online Laplace schedule the end
+        of C1's domain at each ε too, one core call a round)."""
         e = np.asarray(as_real("eps", eps), dtype=np.float64)
         d = np.asarray(as_real("delta", delta), dtype=np.float64)
         shape = np.broadcast_shapes(e.shape, d.shape)

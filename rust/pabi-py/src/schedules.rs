@@ -2,6 +2,7 @@
 //! Every array argument has been broadcast to one length by `pabi/_bridge.py`; `smoothness` is
 //! `None` when β is not given. Options are converted by `options.rs`.
 
+use numpy::IntoPyArray;
 use pabi_core::schedules::online::{self, OnlineSchedule};
 use pabi_core::schedules::{self as sc, Problem};
 use pabi_core::setup::Setup;
@@ -9,7 +10,7 @@ use pyo3::prelude::*;
 
 use crate::args::{add_functions, check_broadcast, elementwise, fill, map, map_long, Arr as A};
 use crate::options::{self, mechanism};
-use crate::{guarded, to_py, Out, LONG_LEN};
+use crate::{guarded, to_py, zeros, Out, LONG_LEN};
 
 /// The arrays of the training setup, as one tuple from Python: `lr`, `diameter`, `smoothness`
 /// (`None` when β is not given), `strong_convexity`.
@@ -294,11 +295,16 @@ fn online_schedule_noise<'py>(
 /// form with `as_published`), 'star_lower' = integral lower bound); ln δ with `log`. With
 /// `inverse`, `eps` holds targets δ and the result is ε(δ) of the (upper-bound) quantity, the
 /// smallest certified ε, +∞ where no ε of the Laplace bound's domain meets δ
-/// (`pabi_core::schedules::online::online_schedule_epsilon`; `log` must be false).
+/// (`pabi_core::schedules::online::online_schedule_epsilon`; `log` must be false). With
+/// `defined` (not with `inverse`), the pair (values, defined): an element where the Laplace
+/// schedule's bound is undefined (index^decay + c1·c2 ≤ c1·e^{ε/2}) is NaN and false in the
+/// bool mask instead of the call's error; every other error is raised as without `defined`,
+/// before any value is computed; with `values` false only the mask is computed (O(1) an
+/// element; the values are NaN) (`pabi_core::schedules::online::quantities_if_defined`).
 #[pyfunction]
 #[pyo3(signature = (
     quantity, eps, max_grad_norm, steps, index, c1, c2, decay, setup, laplace, as_published, log,
-    inverse = false
+    inverse = false, defined = false, values = true
 ))]
 #[allow(clippy::too_many_arguments)]
 fn online_schedule_bound<'py>(
@@ -316,33 +322,59 @@ fn online_schedule_bound<'py>(
     as_published: bool,
     log: bool,
     inverse: bool,
-) -> Out<'py> {
+    defined: bool,
+    values: bool,
+) -> PyResult<Bound<'py, PyAny>> {
     let q = options::online_quantity(quantity, as_published).map_err(|e| to_py(py, e))?;
+    let bad = |param, allowed| Err(to_py(py, pabi_core::PabiError::domain(param, allowed, 1.0)));
     if inverse && log {
-        return Err(to_py(
-            py,
-            pabi_core::PabiError::domain("log", "false for the inverse", 1.0),
-        ));
+        return bad("log", "false for the inverse");
+    }
+    if inverse && defined {
+        return bad("defined", "false for the inverse");
     }
     let lead = crate::args::slices![eps, max_grad_norm, steps, index, c1, c2, decay];
     let (arrays, given) = with_setup::<7, 11>(lead, &setup)?;
     let kind = mechanism(laplace);
-    map_long(
-        py,
-        arrays,
-        |[eps_or_delta, max_grad_norm, steps, index, c1, c2, decay, setup @ ..]| {
-            let s = element_setup(max_grad_norm, setup, given);
-            if inverse {
-                let p = Problem::for_search(&s)?;
-                let delta = eps_or_delta;
-                return online::online_schedule_epsilon(
-                    kind, &p, c1, c2, decay, q, steps, index, delta,
-                );
-            }
-            let p = Problem::from_setup(eps_or_delta, &s)?;
-            OnlineSchedule::new(kind, p, c1, c2, decay)?.quantity(q, steps, index, log)
-        },
-    )
+    if defined {
+        let len = pabi_core::driver::broadcast_len(arrays.iter().map(|a| a.len()));
+        let (mut mask, mut out) = (zeros(len)?, zeros(if values { len } else { 0 })?);
+        guarded(py, true, || {
+            let element = |a| online_element(kind, given, a);
+            let out = values.then_some(&mut out[..]);
+            online::quantities_if_defined(arrays, q, log, element, &mut mask, out)
+        })?;
+        if !values {
+            out = vec![f64::NAN; len];
+        }
+        let mask: Vec<bool> = mask.iter().map(|&d| d == 1.0).collect();
+        return Ok((out.into_pyarray(py), mask.into_pyarray(py))
+            .into_pyobject(py)?
+            .into_any());
+    }
+    Ok(map_long(py, arrays, |a| {
+        if inverse {
+            let [delta, max_grad_norm, steps, index, c1, c2, decay, setup @ ..] = a;
+            let p = Problem::for_search(&element_setup(max_grad_norm, setup, given))?;
+            return online::online_schedule_epsilon(
+                kind, &p, c1, c2, decay, q, steps, index, delta,
+            );
+        }
+        let (s, steps, index) = online_element(kind, given, a)?;
+        s.quantity(q, steps, index, log)
+    })?
+    .into_any())
+}
+
+/// The schedule, horizon n and index i of one element of [`online_schedule_bound`]'s arrays
+/// (ε, L, n, i, C1, C2, α, then the setup; see [`with_setup`]).
+fn online_element(
+    kind: sc::Noise,
+    given: bool,
+    [eps, max_grad_norm, steps, index, c1, c2, decay, setup @ ..]: [f64; 11],
+) -> pabi_core::Result<(OnlineSchedule, f64, f64)> {
+    let p = Problem::from_setup(eps, &element_setup(max_grad_norm, setup, given))?;
+    Ok((OnlineSchedule::new(kind, p, c1, c2, decay)?, steps, index))
 }
 
 /// ε(δ) at record `index` of a run with the per-step noise array `noise_scale`, for every

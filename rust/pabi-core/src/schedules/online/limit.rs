@@ -63,6 +63,16 @@ use crate::num::round::{add_dn, mul_dn};
 use crate::num::INFLATE;
 use crate::{theta, vmath};
 
+/// The horizon n of δ_n(i): an integer ≥ 1 and ≥ the index i (the checks of
+/// [`OnlineSchedule::log_delta`] after the index's).
+pub(super) fn check_horizon(n: f64, i: f64) -> Result<()> {
+    count("steps", n, 1.0)?;
+    if n < i {
+        return Err(PabiError::domain("steps", format!(">= index ({i})"), n));
+    }
+    Ok(())
+}
+
 /// Panels of the second grid of [`OnlineSchedule::integral_upper_monotone`] (each grid stops at
 /// 4× this: its work bound).
 const MONO_PANELS: usize = 1 << 15;
@@ -358,10 +368,7 @@ impl OnlineSchedule {
     /// ln δ_n(i) = ln A_i + Σ_{t=i+1}^n g(t) (n ≥ i; n up to 1e15 and beyond).
     pub fn log_delta(&self, n: f64, i: f64) -> Result<f64> {
         self.check_index("index", i)?;
-        count("steps", n, 1.0)?;
-        if n < i {
-            return Err(PabiError::domain("steps", format!(">= index ({i})"), n));
-        }
+        check_horizon(n, i)?;
         let la = self.log_a(i, false);
         if self.saturated(i + 1.0, Some(n)) {
             return Ok(Self::finish(la, f64::NEG_INFINITY));

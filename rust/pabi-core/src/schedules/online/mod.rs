@@ -41,7 +41,7 @@ mod suffix;
 mod tests;
 
 pub use inverse::{online_epsilon_at, online_schedule_epsilon};
-pub use quantity::{online_delta_at, OnlineQuantity};
+pub use quantity::{online_delta_at, quantities_if_defined, OnlineQuantity};
 pub use suffix::{online_delta_all, online_log_delta_all, online_log_delta_at};
 
 use super::params::{check_c, check_decay, count, Noise, Problem};
@@ -135,20 +135,30 @@ impl OnlineSchedule {
     /// (every B_t > 0 from t = i on; 003 Thm 6).
     pub fn check_index(&self, name: &'static str, i: f64) -> Result<()> {
         count(name, i, 1.0)?;
-        if self.kind == Noise::Laplace {
-            let lhs = crate::num::log_add_exp(self.decay * vmath::ln(i), vmath::ln(self.d));
-            if lhs.partial_cmp(&self.ln_c) != Some(std::cmp::Ordering::Greater) {
-                return Err(PabiError::domain(
-                    name,
-                    format!(
-                        "such that {name}^decay + c1*c2 > c1*e^(eps/2) = {} (the schedule's B_t must be > 0)",
-                        self.ln_c.exp()
-                    ),
-                    i,
-                ));
-            }
+        if !self.defined_at(i) {
+            return Err(PabiError::domain(
+                name,
+                format!(
+                    "such that {name}^decay + c1*c2 > c1*e^(eps/2) = {} (the schedule's B_t must be > 0)",
+                    self.ln_c.exp()
+                ),
+                i,
+            ));
         }
         Ok(())
+    }
+
+    /// Whether the bound is defined at the index `i` (an integer ≥ 1): always for the Gaussian
+    /// schedule; for the Laplace schedule where i^α + C1·C2 > C1·e^{ε/2} (the second test of
+    /// [`OnlineSchedule::check_index`]). Monotone in ε as computed: ln(C1·e^{ε/2}) is
+    /// ln C1 + ε/2 rounded, never below ln C1 + 0 for ε ≥ 0, so an index defined at some ε is
+    /// defined at ε = 0 (of the same C1, C2, α).
+    pub fn defined_at(&self, i: f64) -> bool {
+        if self.kind != Noise::Laplace {
+            return true;
+        }
+        let lhs = crate::num::log_add_exp(self.decay * vmath::ln(i), vmath::ln(self.d));
+        lhs.partial_cmp(&self.ln_c) == Some(std::cmp::Ordering::Greater)
     }
 
     /// The noise of step j: v_j (eq. (12)) or σ_j (eq. (14)), to nearest.

@@ -562,3 +562,102 @@ fn radii_block_equals_radii_at() {
         }
     }
 }
+
+/// The many-element entry with a "defined" mask: C1 across the end of the Laplace domain at
+/// a fixed ε (i^α + C1·C2 > C1·e^{ε/2}), and the Gaussian schedule (always defined). Each
+/// element is the one-element `quantity` to the bit where that is defined, and undefined
+/// (mask 0, NaN) exactly where `quantity` fails on the domain; the mask alone (no values) is
+/// the same; an error of the horizon is raised at its element's index even where another
+/// element is undefined, and with no values asked.
+#[test]
+fn quantities_if_defined_mask() {
+    let (i, n, eps) = (100.0, 1000.0, 0.5);
+    // C2 = 0.5, α = 1.5: defined for C1 < 1000/(e^{1/4} − 0.5) ≈ 1275.5
+    let c1: Vec<f64> = [1.0, 100.0, 1275.0, 1276.0, 5000.0, f64::MAX].to_vec();
+    let setup = [0.01, 1.0, 0.0]; // η, D, ρ (no smoothness)
+    let schedule = |kind: Noise, c1: f64| {
+        let p = Problem::new(eps, 10.0, setup[0], setup[1], None, setup[2])?;
+        OnlineSchedule::new(kind, p, c1, 0.5, 1.5)
+    };
+    for (kind, q) in [
+        (Noise::Laplace, OnlineQuantity::Delta),
+        (Noise::Laplace, OnlineQuantity::LimitBound),
+        (Noise::Gaussian, OnlineQuantity::Delta),
+    ] {
+        let steps = [n];
+        let element = |[c1, n]: [f64; 2]| -> Result<(OnlineSchedule, f64, f64)> {
+            Ok((schedule(kind, c1)?, n, i))
+        };
+        let (mut defined, mut values) = (vec![0.0; c1.len()], vec![0.0; c1.len()]);
+        quantities_if_defined(
+            [&c1, &steps],
+            q,
+            false,
+            element,
+            &mut defined,
+            Some(&mut values),
+        )
+        .unwrap();
+        let mut mask_only = vec![0.0; c1.len()];
+        quantities_if_defined([&c1, &steps], q, false, element, &mut mask_only, None).unwrap();
+        assert_eq!(defined, mask_only);
+        for (j, &c) in c1.iter().enumerate() {
+            match schedule(kind, c).unwrap().quantity(q, n, i, false) {
+                Ok(v) => assert!(
+                    defined[j] == 1.0 && v.to_bits() == values[j].to_bits(),
+                    "{j}"
+                ),
+                Err(PabiError::Domain { param: "index", .. }) => {
+                    assert!(defined[j] == 0.0 && values[j].is_nan(), "{j}")
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
+        let want: &[f64] = if kind == Noise::Laplace {
+            &[1.0, 1.0, 1.0, 0.0, 0.0, 0.0]
+        } else {
+            &[1.0; 6]
+        };
+        assert_eq!(defined, want);
+        // a horizon below the index (element 4, undefined for Laplace at element 3): that error
+        let bad = [n, n, n, n, 50.0, n];
+        for values in [Some(&mut values[..]), None] {
+            let r = quantities_if_defined([&c1, &bad], q, false, element, &mut defined, values);
+            if q == OnlineQuantity::Delta && kind == Noise::Gaussian {
+                assert!(matches!(
+                    r,
+                    Err(PabiError::Domain {
+                        param: "steps",
+                        index: Some(4),
+                        ..
+                    })
+                ));
+            } else {
+                // Laplace: element 4 is undefined (the domain comes first), the limit reads no n
+                assert!(r.is_ok(), "{r:?}");
+            }
+        }
+    }
+    // a bad constant is the one-element call's error, at its index
+    let zero = [1.0, 0.0];
+    let element = |[c1]: [f64; 1]| -> Result<(OnlineSchedule, f64, f64)> {
+        Ok((schedule(Noise::Laplace, c1)?, n, i))
+    };
+    let mut defined = vec![0.0; 2];
+    let r = quantities_if_defined(
+        [&zero],
+        OnlineQuantity::Delta,
+        false,
+        element,
+        &mut defined,
+        None,
+    );
+    assert!(matches!(
+        r,
+        Err(PabiError::Domain {
+            param: "c1",
+            index: Some(1),
+            ..
+        })
+    ));
+}
