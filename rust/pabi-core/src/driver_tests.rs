@@ -131,3 +131,69 @@ fn length_one_arguments_are_broadcast() {
     let e = map_into([&a, &[1.0, 2.0]], &mut got, 0, 1, shape_args, f2).unwrap_err();
     assert!(matches!(e, PabiError::Shape { .. }));
 }
+
+/// A suffix scan with a carry that is not associative in floating point (each element gets the
+/// rounded sum of the later elements, the carry between chunks a running sum of the chunks'
+/// own sums): every number of workers gives the serial path's bits, for chunk sizes that do and
+/// do not divide the length, through [`scan_rev_on`] and the public [`scan_rev`] (the pool's
+/// own thread count); with one chunk per element or one chunk overall the carries are those of
+/// a direct loop from the last element.
+#[test]
+fn scan_rev_is_the_serial_scan() {
+    let n = 10_007;
+    let x: Vec<f64> = (0..n)
+        .map(|i| ((i * 7919) % 1000) as f64 * 1e-3 + 1e-17 * i as f64)
+        .collect();
+    let mut want = vec![0.0; n];
+    let mut acc = 0.0_f64;
+    for i in (0..n).rev() {
+        want[i] = acc * 0.5 + x[i].sqrt();
+        acc += x[i];
+    }
+    let first = |start: usize, o: &mut [f64], buf: &mut Vec<f64>| {
+        buf.clear(); // the scratch: per worker, reused chunk after chunk
+        buf.extend_from_slice(&x[start..start + o.len()]);
+        buf.iter().rev().fold(0.0, |s, &v| s + v)
+    };
+    let link = |after: f64, s: f64| after + s;
+    let second = |o: &mut [f64], buf: &mut Vec<f64>, after: f64| {
+        let mut a = after;
+        for j in (0..o.len()).rev() {
+            o[j] = a * 0.5 + buf[j].sqrt();
+            a += buf[j];
+        }
+    };
+    for &chunk in &[1, 64, 1000, 10_007, 20_000] {
+        let scratch = || Vec::with_capacity(chunk);
+        let mut serial = vec![0.0; n];
+        scan_rev_on(&mut serial, chunk, 1, 0.0, scratch, first, link, second).unwrap();
+        if chunk == 1 || chunk >= n {
+            assert_eq!(serial, want, "chunk {chunk}");
+        }
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for workers in [2, 3, 8] {
+            let mut out = vec![0.0; n];
+            scan_rev_on(&mut out, chunk, workers, 0.0, scratch, first, link, second).unwrap();
+            assert_eq!(
+                bits(&out),
+                bits(&serial),
+                "chunk {chunk}, {workers} workers"
+            );
+        }
+        let mut out = vec![0.0; n];
+        scan_rev(&mut out, chunk, true, 0.0, scratch, first, link, second).unwrap();
+        assert_eq!(bits(&out), bits(&serial), "chunk {chunk}, scan_rev");
+    }
+    // an empty output: nothing to do
+    scan_rev(
+        &mut [],
+        8,
+        true,
+        0.0,
+        || (),
+        |_, _, _| 0.0,
+        link,
+        |_, _, _| (),
+    )
+    .unwrap();
+}

@@ -86,12 +86,19 @@ pub fn dpsgd_per_instance_terms(
             ),
         });
     }
-    crate::batch::check(sens, "sensitivities", ">= 0 and finite", |x| {
-        x >= 0.0 && x.is_finite()
-    })?;
+    // the sensitivities' domain (>= 0 and finite) is checked row by row inside the parallel
+    // pass below (a row is in cache there; a separate pass read the whole array once more,
+    // about a tenth of a one-thread call), and by `check_sens` before any other error that
+    // the old order reported after it
+    let check_sens = || {
+        crate::batch::check(sens, "sensitivities", ">= 0 and finite", |x| {
+            x >= 0.0 && x.is_finite()
+        })
+    };
     let mut ln_ucb = f64::NEG_INFINITY;
     let mut cmax = 0.0;
     if let Some((conf, smax)) = opts.ucb {
+        check_sens()?;
         if !(conf > 0.0 && conf < 1.0) {
             return Err(PabiError::domain("failure_prob", "in (0, 1)", conf));
         }
@@ -120,6 +127,7 @@ pub fn dpsgd_per_instance_terms(
     // orders per term i = 0..n-1 (term i belongs to step n - i)
     let (beta_max, _) = holder_order(alpha, p, n - 1, opts.map);
     if !(beta_max <= MAX_COMPOSITION_ORDER && (p * (beta_max - 1.0)).is_finite()) {
+        check_sens()?;
         return Err(order_map_overflow(
             alpha,
             p,
@@ -140,14 +148,18 @@ pub fn dpsgd_per_instance_terms(
         )
     };
     let steps_info = crate::driver::map_range(n, steps >= 4096, per_step);
-    let orders: Vec<u64> = steps_info.iter().map(|x| x.0).collect();
+    // one serial pass over the orders: the runs of equal orders (their first index and order)
+    // and the total table size Σ (order − 1) over the runs
+    let mut runs: Vec<(usize, u64)> = Vec::new();
     let mut entries = 0u64;
-    for (k, &o) in orders.iter().enumerate() {
-        if k == 0 || orders[k - 1] != o {
+    for (k, &(o, _)) in steps_info.iter().enumerate() {
+        if runs.last().map(|r| r.1) != Some(o) {
+            runs.push((k, o));
             entries = entries.saturating_add(o - 1);
         }
     }
     if interior_q(q) && entries > MAX_TABLE_ENTRIES {
+        check_sens()?;
         // a resource limit set by the order map: raising p lowers every order (a Domain error
         // naming p, as `order_map_overflow` does for the order cap)
         return Err(PabiError::domain(
@@ -163,24 +175,23 @@ pub fn dpsgd_per_instance_terms(
             p,
         ));
     }
-    let mut tables: Vec<SgmTable> = Vec::new();
-    let mut table_of: Vec<usize> = Vec::with_capacity(steps);
-    let mut betas = Vec::with_capacity(steps);
-    for &(order, beta_kappa) in &steps_info {
-        if tables.last().map(|t| t.order) != Some(order) {
-            tables.push(SgmTable::new(order, q));
-        }
-        table_of.push(tables.len() - 1);
-        betas.push(beta_kappa);
-    }
+    let tables: Vec<SgmTable> = runs.iter().map(|&(_, o)| SgmTable::new(o, q)).collect();
+    let bad_row = std::sync::atomic::AtomicBool::new(false);
     let term = |i: usize| -> f64 {
         if crate::interrupt::requested() {
             return 0.0; // discarded: checked after the loop
         }
         let step = steps - 1 - i; // 0-based row
         let row = &sens[step * samples..(step + 1) * samples];
-        let tab = &tables[table_of[i]];
-        let (beta, kappa) = betas[i];
+        if !row
+            .iter()
+            .fold(true, |ok, &x| ok & (0.0..=f64::MAX).contains(&x))
+        {
+            bad_row.store(true, std::sync::atomic::Ordering::Relaxed);
+            return f64::NAN; // discarded: `check_sens` reports the first bad value
+        }
+        let tab = &tables[runs.partition_point(|r| r.0 <= i) - 1];
+        let (beta, kappa) = steps_info[i].1;
         if opts.fractional == Fractional::Exact {
             let b = holder_order_up(alpha, p, i as u64, opts.map);
             if b != b.floor() && b < tab.order as f64 {
@@ -260,8 +271,10 @@ pub fn dpsgd_per_instance_terms(
         buf.clear();
         kappa * (l / t)
     };
+    // terms[j] is the term of step j + 1 (training order): term i = steps − 1 − j, rounded
+    // upward by INFLATE relative (logmeanexp adds a few ulp), written in the parallel pass
     let mut terms = vec![0.0; steps];
-    let fill = |(i, o): (usize, &mut f64)| *o = term(i);
+    let fill = |(j, o): (usize, &mut f64)| *o = up_order(term(steps - 1 - j), 2.0);
     match crate::batch::pool() {
         Some(pl) if steps * samples >= 4096 => pl.install(|| {
             terms
@@ -273,11 +286,11 @@ pub fn dpsgd_per_instance_terms(
         _ => terms.iter_mut().enumerate().for_each(fill),
     }
     crate::interrupt::check()?;
-    // terms[i] belongs to step n - i; return in training order
-    terms.reverse();
-    // each term upward by INFLATE relative (logmeanexp adds a few ulp)
-    for v in terms.iter_mut() {
-        *v = up_order(*v, 2.0);
+    if bad_row.into_inner() {
+        check_sens()?;
+        return Err(PabiError::internal(
+            "a sensitivities row was flagged that passes validation",
+        ));
     }
     Ok(terms)
 }

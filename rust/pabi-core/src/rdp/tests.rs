@@ -347,3 +347,72 @@ fn ucb_without_max_sensitivity_names_it() {
     };
     assert!(dpsgd_per_instance_terms(8.0, 0.01, 1.0, &sens, 2, 2, 3.0, o).is_ok());
 }
+
+/// The sensitivities are checked inside the parallel pass of the composition (row by row): the
+/// error is still the first bad value in row-major order (rows are computed from the last step,
+/// in parallel: a later bad row meets the pass first), NaN and +inf included, on the serial and
+/// the parallel path, and it still comes before the order-cap and table-size errors that the
+/// upfront check used to precede; with `ucb` the upfront check stays (before `failure_prob`).
+#[test]
+fn per_instance_sensitivity_errors_come_first_and_in_order() {
+    let o = CompositionOptions {
+        map: OrderMap::Corrected,
+        ucb: None,
+        fractional: Fractional::Ceil,
+    };
+    for &(steps, samples) in &[(40usize, 3usize), (5000, 20)] {
+        let mut sens = vec![0.5; steps * samples];
+        let last = steps * samples - 2;
+        sens[last] = -1.0; // the last row, met first
+        assert_eq!(
+            dpsgd_per_instance_terms(8.0, 0.01, 1.0, &sens, steps, samples, 3.0 * steps as f64, o)
+                .unwrap_err(),
+            PabiError::domain("sensitivities", ">= 0 and finite", -1.0).at(last)
+        );
+        for (k, bad) in [(2 * samples + 1, f64::NAN), (1, f64::INFINITY)] {
+            sens[k] = bad;
+            let e = dpsgd_per_instance_terms(
+                8.0,
+                0.01,
+                1.0,
+                &sens,
+                steps,
+                samples,
+                3.0 * steps as f64,
+                o,
+            )
+            .unwrap_err();
+            assert!(
+                matches!(e, PabiError::Domain { param: "sensitivities", index: Some(i), .. } if i == k),
+                "{steps}x{samples}: {e:?}"
+            );
+        }
+    }
+    // before the order cap (p close to 1) and the table cap (the orders of 1e5 steps at p = 8700)
+    let mut sens = vec![1.0; 2000];
+    let e = dpsgd_per_instance_terms(8.0, 0.01, 1.0, &sens, 2000, 1, 1.001, o).unwrap_err();
+    assert_eq!(param_of(e), "holder_exponent");
+    sens[1500] = -1.0;
+    let e = dpsgd_per_instance_terms(8.0, 0.01, 1.0, &sens, 2000, 1, 1.001, o).unwrap_err();
+    assert_eq!(param_of(e), "sensitivities");
+    let mut sens = vec![0.5; 100_000];
+    sens[99_999] = f64::NAN;
+    let e = dpsgd_per_instance_terms(2.0, 0.01, 1.0, &sens, 100_000, 1, 8700.0, o).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            PabiError::Domain {
+                param: "sensitivities",
+                index: Some(99_999),
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let ucb = CompositionOptions {
+        ucb: Some((2.0, Some(1.0))),
+        ..o
+    };
+    let e = dpsgd_per_instance_terms(8.0, 0.01, 1.0, &[0.5, -0.5], 1, 2, 3.0, ucb).unwrap_err();
+    assert_eq!(param_of(e), "sensitivities");
+}

@@ -6,7 +6,7 @@
 //!
 //! * Any per-step noise array: [`online_delta_all`] (every index: the per-step factor logs by
 //!   the engine's block kernels, then an O(n) Neumaier-compensated suffix scan, chunk by chunk
-//!   from the last, in parallel over groups of chunks) and [`online_log_delta_at`].
+//!   from the last, the chunks in parallel by `driver::scan_rev`) and [`online_log_delta_at`].
 //! * The online schedules v_j (eq. (12)) and σ_j (eq. (14)) ([`OnlineSchedule`]): δ_n(i) for n up
 //!   to 1e15 and beyond (direct sum of the first 2^18 factors, then a certified upper bound of
 //!   the remaining finite sum, `limit.rs`); the exact limit δ_∞(i) = A_i·exp(Σ_{t>i} g(t)) (direct

@@ -2,11 +2,9 @@
 //! the per-step factor logs by the engine's block kernels, then an O(n) Neumaier-compensated
 //! suffix scan, chunk by chunk from the last (derivation: `docs/derivations/schedules.md`).
 
-use rayon::prelude::*;
-
 use super::super::params::check_noise;
 use super::{Neumaier, Noise, Problem, EPS4};
-use crate::batch::{num_threads, pool, Pool, PAR_MIN};
+use crate::batch::PAR_MIN;
 use crate::error::{PabiError, Result};
 use crate::gd::Radii;
 use crate::num::round::prob_up;
@@ -157,24 +155,18 @@ fn next_offset(off: (Neumaier, bool), sum: (Neumaier, bool)) -> (Neumaier, bool)
 /// Steps per chunk of the scan.
 pub(super) const SCAN_CHUNK: usize = 1 << 13;
 
-/// Chunks per worker thread in one group of the parallel scan (see [`online_delta_all`]; the
-/// result does not depend on it). 2 threads: 2^17 steps, a 1 MB buffer of ln B. (32 per
-/// thread, fewer joins but a 4 MB buffer, was not faster on 1e6 steps: 2-thread wall times
-/// 43–60 ms against 32–41 ms with 8, on a loaded 2-core machine.)
-const GROUP_CHUNKS_PER_THREAD: usize = 8;
-
 /// δ_n(i) (or ln δ_n(i) with `log`) for every i = 1..n (out[i−1]), noise[t−1] = σ_t (Gaussian)
 /// or v_t (Laplace); rounded up. ln δ_n(i) = ln A_i + Σ_{t>i} ln B_t as a compensated suffix
-/// scan over chunks of [`SCAN_CHUNK`] steps, taken from the last chunk to the first: for each
-/// chunk, (1) the per-step factors ln A_t (into `out`) and ln B_t (into a buffer of the chunk,
-/// still in cache for the scan; the expensive part) and the chunk's own Neumaier sum of the
-/// ln B; (2) the Neumaier suffix scan inside the chunk, started from the chunk's offset (the
-/// compensated sum of the later chunks' sums); then the offset of the chunk before. Long
-/// arrays on several threads take a group of chunks at a time (a few per thread), each step
-/// in parallel over the group's chunks; the chunks, sums and offsets are the same, so the
-/// result is bitwise the same for any thread count. (Two passes over the whole array had kept
-/// every ln B in an array as long as the input: its page faults and the second sweep cost
-/// about a tenth of the kernel.)
+/// scan over chunks of [`SCAN_CHUNK`] steps, taken from the last chunk to the first
+/// ([`crate::driver::scan_rev`]): for each chunk, (1) the per-step factors ln A_t (into `out`)
+/// and ln B_t (into a buffer of the chunk, still in cache for the scan; the expensive part) and
+/// the chunk's own Neumaier sum of the ln B; (2) the offset of the chunk (the compensated sum of
+/// the later chunks' sums) and (3) the Neumaier suffix scan inside the chunk, started from it.
+/// Long arrays on several threads run the chunks in parallel, each chunk's steps (1)–(3) on one
+/// worker in one go; the chunks, sums and offsets are the same, so the result is bitwise the
+/// same for any thread count. (Two passes over the whole array had kept every ln B in an array
+/// as long as the input: its page faults and the second sweep cost about a tenth of the
+/// kernel.)
 pub fn online_delta_all(
     kind: Noise,
     p: &Problem,
@@ -188,94 +180,34 @@ pub fn online_delta_all(
             message: "output length differs from the noise length".into(),
         });
     }
-    let threads = num_threads();
-    let par = pool().filter(|_| noise.len() >= PAR_MIN && threads > 1);
-    scan_all(
-        kind,
-        p,
-        noise,
-        out,
-        log,
-        par.map(|pl| (pl, threads * GROUP_CHUNKS_PER_THREAD)),
-    )
+    scan_all(kind, p, noise, out, log, noise.len() >= PAR_MIN)
 }
 
-/// [`online_delta_all`] after its checks: serially, or on `par` = (pool, chunks per group).
+/// [`online_delta_all`] after its checks: serially, or in parallel with `parallel` (on a pool
+/// of several workers).
 pub(super) fn scan_all(
     kind: Noise,
     p: &Problem,
     noise: &[f64],
     out: &mut [f64],
     log: bool,
-    par: Option<(Pool, usize)>,
+    parallel: bool,
 ) -> Result<()> {
-    let n = noise.len();
     let (eps, rad) = (p.eps, p.radii());
-    let chunks = n.div_ceil(SCAN_CHUNK);
-    let group = par.map_or(1, |(_, g)| g.max(1));
-    let mut lb = vec![0.0; n.min(group * SCAN_CHUNK)];
-    let mut sums = vec![(Neumaier::default(), false); group.min(chunks)];
-    let mut offsets = sums.clone();
-    let mut off = (Neumaier::default(), false); // offset of the group's last chunk
-    let mut c1 = chunks; // the group is chunks c0..c1
-    while c1 > 0 {
-        let c0 = c1.saturating_sub(group);
-        let (lo, hi) = (c0 * SCAN_CHUNK, (c1 * SCAN_CHUNK).min(n));
-        let (s, o, b) = (&noise[lo..hi], &mut out[lo..hi], &mut lb[..hi - lo]);
-        let k = c1 - c0;
-        type Chunk<'a> = (
-            (&'a [f64], &'a mut [f64]),
-            (&'a mut [f64], &'a mut (Neumaier, bool)),
-        );
-        let pass1 = |((s, a), (b, sum)): Chunk| {
-            if crate::interrupt::requested() {
-                return; // discarded: checked after the pass
-            }
-            fill_factor_logs(kind, eps, rad, s, a, b);
-            *sum = chunk_sum(b);
-        };
-        match par {
-            Some((pl, _)) => pl.install(|| {
-                s.par_chunks(SCAN_CHUNK)
-                    .zip(o.par_chunks_mut(SCAN_CHUNK))
-                    .zip(b.par_chunks_mut(SCAN_CHUNK).zip(sums[..k].par_iter_mut()))
-                    .for_each(pass1)
-            }),
-            None => s
-                .chunks(SCAN_CHUNK)
-                .zip(o.chunks_mut(SCAN_CHUNK))
-                .zip(b.chunks_mut(SCAN_CHUNK).zip(sums[..k].iter_mut()))
-                .for_each(pass1),
-        }
-        crate::interrupt::check()?;
-        for j in (0..k).rev() {
-            offsets[j] = off;
-            off = next_offset(off, sums[j]);
-        }
-        type Part<'a> = ((&'a mut [f64], &'a mut [f64]), &'a (Neumaier, bool));
-        let pass2 = |((o, b), &(acc, zero)): Part| {
-            if crate::interrupt::requested() {
-                return; // the partial output is discarded: checked after the pass
-            }
-            scan_chunk(o, b, acc, zero, log)
-        };
-        match par {
-            Some((pl, _)) => pl.install(|| {
-                o.par_chunks_mut(SCAN_CHUNK)
-                    .zip(b.par_chunks_mut(SCAN_CHUNK))
-                    .zip(offsets[..k].par_iter())
-                    .for_each(pass2)
-            }),
-            None => o
-                .chunks_mut(SCAN_CHUNK)
-                .zip(b.chunks_mut(SCAN_CHUNK))
-                .zip(offsets[..k].iter())
-                .for_each(pass2),
-        }
-        crate::interrupt::check()?;
-        c1 = c0;
-    }
-    Ok(())
+    crate::driver::scan_rev(
+        out,
+        SCAN_CHUNK,
+        parallel,
+        (Neumaier::default(), false),
+        || vec![0.0; SCAN_CHUNK],
+        |start, a, b| {
+            let b = &mut b[..a.len()];
+            fill_factor_logs(kind, eps, rad, &noise[start..start + a.len()], a, b);
+            chunk_sum(b)
+        },
+        next_offset,
+        |o, b, (acc, zero)| scan_chunk(o, &mut b[..o.len()], acc, zero, log),
+    )
 }
 
 /// ln δ_n(i) for every i = 1..n (see [`online_delta_all`]).

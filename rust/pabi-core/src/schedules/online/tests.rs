@@ -14,7 +14,7 @@ fn noise(n: usize) -> Vec<f64> {
         .collect()
 }
 
-/// The chunked two-pass scan (several chunks) against a plain sequential scalar evaluation
+/// The chunked scan (several chunks) against a plain sequential scalar evaluation
 /// of ln A_i + Σ_{t>i} ln B_t with the same per-step factors.
 #[test]
 fn chunked_scan_matches_sequential() {
@@ -69,12 +69,12 @@ fn chunked_scan_matches_sequential() {
     }
 }
 
-/// The scan taken in groups of chunks on the pool gives the serial scan's bits, whatever the
-/// group size (the chunks, their sums and offsets do not depend on it), zero factors included.
+/// The scan taken in parallel on the pool gives the serial scan's bits (the chunks, their sums
+/// and offsets do not depend on the path), zero factors included (any number of workers:
+/// `driver_tests::scan_rev_is_the_serial_scan`).
 #[test]
-fn grouped_parallel_scan_equals_serial_bitwise() {
+fn parallel_scan_equals_serial_bitwise() {
     let p = Problem::new(1.0, 1.0, 0.1, 1.0, None, 0.0).unwrap();
-    let pl = crate::batch::pool().unwrap();
     for kind in [Noise::Gaussian, Noise::Laplace] {
         let mut s = noise(5 * SCAN_CHUNK + 77);
         if kind == Noise::Laplace {
@@ -83,13 +83,11 @@ fn grouped_parallel_scan_equals_serial_bitwise() {
         }
         for log in [true, false] {
             let mut want = vec![0.0; s.len()];
-            scan_all(kind, &p, &s, &mut want, log, None).unwrap();
-            for group in [1, 2, 4, 16] {
-                let mut got = vec![0.0; s.len()];
-                scan_all(kind, &p, &s, &mut got, log, Some((pl, group))).unwrap();
-                for t in 0..s.len() {
-                    assert_eq!(got[t].to_bits(), want[t].to_bits(), "{kind:?} {group} {t}");
-                }
+            scan_all(kind, &p, &s, &mut want, log, false).unwrap();
+            let mut got = vec![0.0; s.len()];
+            scan_all(kind, &p, &s, &mut got, log, true).unwrap();
+            for t in 0..s.len() {
+                assert_eq!(got[t].to_bits(), want[t].to_bits(), "{kind:?} {t}");
             }
             if kind == Noise::Laplace {
                 // every step up to the zero factor is −∞ (log) / 0, none after it
