@@ -440,6 +440,11 @@ pub fn map_rows<const N: usize, const K: usize>(
 ///
 /// An interrupt is checked before each chunk (a stopped scan skips the remaining chunks'
 /// work and returns `Interrupted`).
+///
+/// `first`, `link` and `second` must not use the pool (a worker waiting for a carry must not
+/// pick up another task, which could wait for a chunk buried under it). A panic in `first` or
+/// `link` publishes "skipped" for its chunk, so the workers waiting on it stop and the panic
+/// reaches the caller instead of leaving them spinning.
 #[allow(clippy::too_many_arguments)]
 pub fn scan_rev<C, S, B>(
     out: &mut [f64],
@@ -461,7 +466,7 @@ where
 /// [`scan_rev`] with `workers` tasks claiming chunks (1: serially on this thread). Any number
 /// is safe whatever the pool's size: a chunk only waits for the chunk after it, claimed
 /// earlier by a task that is running (tasks that share a worker run one after the other, and
-/// a task only stops when every chunk is claimed). `first` and `second` must not use the pool.
+/// a task only stops when every chunk is claimed). The closures' rules are [`scan_rev`]'s.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn scan_rev_on<C, S, B>(
     out: &mut [f64],
@@ -518,6 +523,8 @@ where
                 return;
             }
             let c = chunks - 1 - t;
+            // (publishes "skipped" if `first` or `link` unwinds; a no-op after the set below)
+            let _unwind = SkipOnUnwind(&carries[c]);
             let mut o = slots[c].lock().unwrap_or_else(|e| e.into_inner());
             let s = (!interrupt::requested()).then(|| first(c * chunk, &mut o, &mut buf));
             let after = wait(c + 1);
@@ -531,17 +538,28 @@ where
             }
         }
     };
-    if let Some(p) = pool() {
-        p.install(|| {
+    match pool() {
+        Some(p) => p.install(|| {
             (0..workers.min(chunks))
                 .into_par_iter()
                 .for_each(|_| worker())
-        });
+        }),
+        None => worker(), // every chunk on this thread, from the last
     }
     interrupt::check()?;
     match carries[0].get() {
         Some(Some(_)) => Ok(()),
         _ => Err(PabiError::Interrupted),
+    }
+}
+
+/// Sets a scan chunk's carry to "skipped" when dropped, unless it was set: a claimed chunk
+/// whose work unwinds still releases the workers waiting on it.
+struct SkipOnUnwind<'a, C>(&'a std::sync::OnceLock<Option<C>>);
+
+impl<C> Drop for SkipOnUnwind<'_, C> {
+    fn drop(&mut self) {
+        let _ = self.0.set(None);
     }
 }
 

@@ -132,6 +132,35 @@ fn length_one_arguments_are_broadcast() {
     assert!(matches!(e, PabiError::Shape { .. }));
 }
 
+/// A panic in a scan chunk's own work reaches the caller and does not leave the workers
+/// waiting for its carry spinning (the chunk publishes "skipped" as it unwinds).
+#[test]
+fn scan_rev_panic_releases_the_waiters() {
+    let n = 4096;
+    for workers in [2, 4] {
+        let r = std::panic::catch_unwind(|| {
+            let mut out = vec![0.0; n];
+            scan_rev_on(
+                &mut out,
+                64,
+                workers,
+                0.0,
+                || (),
+                |start: usize, _: &mut [f64], _: &mut ()| {
+                    assert!(start != 2048, "planted failure");
+                    1.0
+                },
+                |a: f64, s: f64| a + s,
+                |_: &mut [f64], _: &mut (), _: f64| (),
+            )
+        });
+        assert!(
+            r.is_err(),
+            "{workers} workers: the panic must reach the caller"
+        );
+    }
+}
+
 /// A suffix scan with a carry that is not associative in floating point (each element gets the
 /// rounded sum of the later elements, the carry between chunks a running sum of the chunks'
 /// own sums): every number of workers gives the serial path's bits, for chunk sizes that do and

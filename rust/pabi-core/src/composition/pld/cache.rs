@@ -222,8 +222,18 @@ type PairKey = (u64, u64, u64);
 /// The pair builds in progress.
 static JOBS: Mutex<Vec<(PairKey, Arc<PairJob>)>> = Mutex::new(Vec::new());
 
+/// The process that registered the builds in [`JOBS`]: after a `fork()` the child sees another
+/// pid and forgets the parent's builds, whose claimed chunks belong to threads that do not
+/// exist in the child (a caller joining one would wait for ever).
+static JOBS_PID: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
 fn jobs() -> std::sync::MutexGuard<'static, Vec<(PairKey, Arc<PairJob>)>> {
-    JOBS.lock().unwrap_or_else(|e| e.into_inner())
+    let mut js = JOBS.lock().unwrap_or_else(|e| e.into_inner());
+    let pid = std::process::id();
+    if JOBS_PID.swap(pid, std::sync::atomic::Ordering::Relaxed) != pid {
+        js.clear();
+    }
+    js
 }
 
 /// Removes a pair build from [`JOBS`] when its creator is done (or fails).
