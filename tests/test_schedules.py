@@ -316,11 +316,11 @@ SLOW = dict(eps=0.5, max_grad_norm=1.0, lr=0.1, diameter=1.0, index=100, c1=5.0,
 @pytest.mark.parametrize("mech", ["gaussian", "laplace"])
 @pytest.mark.parametrize("kw,n", [
     (FIG45, 100 + 2 ** 18 + 1000),  # just past the direct sum: a short certified finite sum
-    (FIG45, 10 ** 15),
     (SLOW, 100 + 2 ** 18 + 1),  # one term past the direct sum
-    (SLOW, 10 ** 9),
     (SLOW, 10 ** 15),  # slow decay: the sum beyond 2^18 carries most of ln δ (-419 Gaussian)
-])
+])  # (FIG45 at n = 1e12 is checked against the reference in test_schedules_signatures.py; the
+#     limits n → ∞ in test_fig4/5_against_reference: (FIG45, 1e15) and (SLOW, 1e9) were dropped
+#     for CI time, 20-37 s each)
 def test_online_delta_past_direct_sum_against_reference(mech, kw, n):
     """δ_n(i) for n − i > 2^18: direct sum, then the certified upper bound of the remaining finite
     sum (pabi_core::schedules::online, "The certified sums"): never below the 50-digit value,
