@@ -430,7 +430,7 @@ pub fn map_rows<const N: usize, const K: usize>(
 /// it. The carries are formed by the same calls in the same order (chunk by chunk from the
 /// last) on every path, so the result does not depend on the thread count.
 ///
-/// With `parallel` (the caller's size rule) on a pool of several workers, one pass: each worker
+/// With several `workers` on the pool, one pass: each worker
 /// claims the next chunk in descending order, runs `first` on it, waits for the carry after it
 /// (published by the worker that claimed the chunk after it, which claimed it earlier and is
 /// running), publishes the carry before it, and runs `second` while the chunk and its scratch
@@ -445,30 +445,13 @@ pub fn map_rows<const N: usize, const K: usize>(
 /// pick up another task, which could wait for a chunk buried under it). A panic in `first` or
 /// `link` publishes "skipped" for its chunk, so the workers waiting on it stop and the panic
 /// reaches the caller instead of leaving them spinning.
+///
+/// `workers` tasks claim chunks (1: serially on this thread; the caller's size rule picks
+/// [`num_threads`] or 1). Any number is safe whatever the pool's size: a chunk only waits for
+/// the chunk after it, claimed earlier by a task that is running (tasks that share a worker
+/// run one after the other, and a task only stops when every chunk is claimed).
 #[allow(clippy::too_many_arguments)]
 pub fn scan_rev<C, S, B>(
-    out: &mut [f64],
-    chunk: usize,
-    parallel: bool,
-    init: C,
-    scratch: impl Fn() -> B + Sync,
-    first: impl Fn(usize, &mut [f64], &mut B) -> S + Sync,
-    link: impl Fn(C, S) -> C + Sync,
-    second: impl Fn(&mut [f64], &mut B, C) + Sync,
-) -> Result<()>
-where
-    C: Copy + Send + Sync,
-{
-    let workers = if parallel { num_threads() } else { 1 };
-    scan_rev_on(out, chunk, workers, init, scratch, first, link, second)
-}
-
-/// [`scan_rev`] with `workers` tasks claiming chunks (1: serially on this thread). Any number
-/// is safe whatever the pool's size: a chunk only waits for the chunk after it, claimed
-/// earlier by a task that is running (tasks that share a worker run one after the other, and
-/// a task only stops when every chunk is claimed). The closures' rules are [`scan_rev`]'s.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn scan_rev_on<C, S, B>(
     out: &mut [f64],
     chunk: usize,
     workers: usize,

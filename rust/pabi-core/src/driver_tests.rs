@@ -140,7 +140,7 @@ fn scan_rev_panic_releases_the_waiters() {
     for workers in [2, 4] {
         let r = std::panic::catch_unwind(|| {
             let mut out = vec![0.0; n];
-            scan_rev_on(
+            scan_rev(
                 &mut out,
                 64,
                 workers,
@@ -164,8 +164,8 @@ fn scan_rev_panic_releases_the_waiters() {
 /// A suffix scan with a carry that is not associative in floating point (each element gets the
 /// rounded sum of the later elements, the carry between chunks a running sum of the chunks'
 /// own sums): every number of workers gives the serial path's bits, for chunk sizes that do and
-/// do not divide the length, through [`scan_rev_on`] and the public [`scan_rev`] (the pool's
-/// own thread count); with one chunk per element or one chunk overall the carries are those of
+/// do not divide the length, with 1, 2, 3, 8 workers and the pool's
+/// own thread count; with one chunk per element or one chunk overall the carries are those of
 /// a direct loop from the last element.
 #[test]
 fn scan_rev_is_the_serial_scan() {
@@ -195,14 +195,14 @@ fn scan_rev_is_the_serial_scan() {
     for &chunk in &[1, 64, 1000, 10_007, 20_000] {
         let scratch = || Vec::with_capacity(chunk);
         let mut serial = vec![0.0; n];
-        scan_rev_on(&mut serial, chunk, 1, 0.0, scratch, first, link, second).unwrap();
+        scan_rev(&mut serial, chunk, 1, 0.0, scratch, first, link, second).unwrap();
         if chunk == 1 || chunk >= n {
             assert_eq!(serial, want, "chunk {chunk}");
         }
         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         for workers in [2, 3, 8] {
             let mut out = vec![0.0; n];
-            scan_rev_on(&mut out, chunk, workers, 0.0, scratch, first, link, second).unwrap();
+            scan_rev(&mut out, chunk, workers, 0.0, scratch, first, link, second).unwrap();
             assert_eq!(
                 bits(&out),
                 bits(&serial),
@@ -210,14 +210,24 @@ fn scan_rev_is_the_serial_scan() {
             );
         }
         let mut out = vec![0.0; n];
-        scan_rev(&mut out, chunk, true, 0.0, scratch, first, link, second).unwrap();
+        scan_rev(
+            &mut out,
+            chunk,
+            num_threads(),
+            0.0,
+            scratch,
+            first,
+            link,
+            second,
+        )
+        .unwrap();
         assert_eq!(bits(&out), bits(&serial), "chunk {chunk}, scan_rev");
     }
     // an empty output: nothing to do
     scan_rev(
         &mut [],
         8,
-        true,
+        num_threads(),
         0.0,
         || (),
         |_, _, _| 0.0,

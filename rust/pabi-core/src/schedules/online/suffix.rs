@@ -197,7 +197,11 @@ pub(super) fn scan_all(
     crate::driver::scan_rev(
         out,
         SCAN_CHUNK,
-        parallel,
+        if parallel {
+            crate::driver::num_threads()
+        } else {
+            1
+        },
         (Neumaier::default(), false),
         || vec![0.0; SCAN_CHUNK],
         |start, a, b| {
