@@ -4,7 +4,7 @@
 //! Every kernel is `#[inline(always)]`, calls no libm function, has no early return and no
 //! data-dependent branch (choices are selects with both arms computed, loops have fixed trip
 //! counts), so a loop `out[i] = k(in[i])` compiled with AVX2/AVX-512 + FMA vectorizes
-//! (see `benches/vmath.rs`, which multiversions such loops). `f64::mul_add` is used throughout:
+//! (see `rust/pabi-bench/benches/vmath.rs`, which multiversions such loops). `f64::mul_add` is used throughout:
 //! without hardware FMA in the compiled clone it becomes a (slow, but correct) library call.
 //! Rounding to an integer uses the `1.5 * 2^52` shifter, powers of two are built from bit
 //! patterns, and special values (±0, ±inf, NaN, overflow, underflow) are handled by selects.

@@ -1,6 +1,6 @@
 //! Criterion benchmark of the θ array kernels: the block kernel used by `batch::theta` against
 //! the same scalar function mapped lane by lane (both multiversioned), single-threaded.
-//! `cargo bench -p pabi-core --bench theta`
+//! `cargo bench -p pabi-bench --bench theta`
 //!
 //! "ln_theta_dd + exp_dd per lane" times the double-double evaluation of `theta_dd` on the
 //! lanes of the same workload where θ does not underflow (a < 38): the cost per lane of a
@@ -36,7 +36,7 @@ fn blocks(eps: &[f64], r: &[f64], out: &mut [f64]) {
 }
 
 // the unit tests' generator (a test-only module of the crate, so included here as a file)
-#[path = "../src/num/test_rng.rs"]
+#[path = "../../pabi-core/src/num/test_rng.rs"]
 #[allow(dead_code, unused_imports)]
 mod test_rng;
 

@@ -1,0 +1,1 @@
+//! Criterion micro-benchmarks of pabi-core (see `benches/`); this library is empty.
