@@ -118,8 +118,14 @@ def verdict(case: tuple[str, str, str], res: dict[str, object]) -> str | None:
     return None
 
 
-def run_matrix() -> tuple[list[tuple[tuple[str, str, str], dict[str, object]]], float]:
-    all_cases = mw.cases()
+#: the matrix runs in this many parts, each its own test with its own worker process (so that
+#: pytest-xdist spreads the ~17,000 cases over its processes instead of one holding them all)
+SHARDS = 4
+
+
+def run_matrix(shard: int = 0, shards: int = 1) -> tuple[list[tuple[tuple[str, str, str], dict[str, object]]], float]:
+    """The cases ``shard``, ``shard + shards``, ... of the matrix, and the seconds they took."""
+    all_cases = mw.cases()[shard::shards]
     worker = Worker()
     results = []
     t0 = time.monotonic()
@@ -156,12 +162,14 @@ def test_every_public_callable_is_in_the_table() -> None:
     assert missing == []
 
 
-def test_bad_input_matrix() -> None:
-    results, elapsed = run_matrix()
+@pytest.mark.parametrize("shard", range(SHARDS))
+def test_bad_input_matrix(shard: int) -> None:
+    results, elapsed = run_matrix(shard, SHARDS)
+    assert len(results) > 4000  # every part runs its share of the ~17,000 cases
     counts = collections.Counter(str(r["outcome"]) for _, r in results)
     failures = [(c, r, v) for c, r in results if (v := verdict(c, r)) is not None]
     slow = sorted(((float(r["time"]), c) for c, r in results), reverse=True)[:5]
-    lines = [f"bad-input matrix: {len(results)} cases in {elapsed:.1f} s; outcomes: "
+    lines = [f"bad-input matrix, part {shard + 1} of {SHARDS}: {len(results)} cases in {elapsed:.1f} s; outcomes: "
              + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())),
              "slowest: " + ", ".join(f"{c[0]}({c[1]}={c[2]}) {t:.2f}s" for t, c in slow)]
     print("\n".join(lines))
