@@ -796,6 +796,7 @@ class Recorder:
         self.records: dict[str, Any] = {}
         self.times: dict[str, float] = {}
         self.timing = timing
+        self.unit = ""  # the unit of work now recording (see ``units``)
 
     def call(self, key: str, thunk: Callable[[], Any]) -> Any:
         """Run one probe (once per key); its record."""
@@ -818,6 +819,7 @@ class Recorder:
             rec["warnings"] = [[w.category.__name__, _clean(str(w.message))] for w in mine]
         if self.timing:
             self.times[key] = time.perf_counter() - t0
+        rec["unit"] = self.unit  # not compared: says which part of the set owns the probe
         if TRACE:
             print(f"done {time.perf_counter() - t0:.4f}", file=sys.stderr, flush=True)
         self.records[key] = rec
@@ -1247,7 +1249,31 @@ def probe_cli(R: Recorder, tmp: Path) -> None:
 # ============================================================================ record / compare
 
 
-def record(threads: int = 1, timing: bool = False, only: str | None = None) -> dict[str, Any]:
+def units() -> list[tuple[str, Callable[[Recorder], None]]]:
+    """The probe set's units of work in recording order: one per table entry, then the
+    hand-written ``extra``, ``threaded`` and ``cli`` probes. Each record notes the unit that
+    first produced it (``"unit"``), so that a part of the set can be compared alone (``--shard``)."""
+    def cli(R: Recorder) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            probe_cli(R, Path(tmp))
+
+    out: list[tuple[str, Callable[[Recorder], None]]] = [
+        (name, lambda R, name=name, entry=entry: probe_entry(R, name, entry)) for name, entry in table().items()]
+    return out + [("extra", probe_extra), ("threaded", probe_threaded), ("cli", cli)]
+
+
+def shard_units(shard: str | None) -> set[str] | None:
+    """The units of part ``"k/n"`` (k = 1..n): every n-th unit from the k-th (None: all)."""
+    if shard is None:
+        return None
+    k, n = (int(x) for x in shard.split("/"))
+    if not 1 <= k <= n:
+        raise SystemExit(f"--shard {shard}: k must be in 1..n")
+    return {name for name, _ in units()[k - 1::n]}
+
+
+def record(threads: int = 1, timing: bool = False, only: str | None = None,
+           shard: str | None = None) -> dict[str, Any]:
     import pabi
 
     THREADS[0] = threads
@@ -1255,17 +1281,17 @@ def record(threads: int = 1, timing: bool = False, only: str | None = None) -> d
     _api_table.forget_built()  # the base PLDs are built again under this thread count
     R = Recorder(timing)
     t0 = time.perf_counter()
+    part = shard_units(shard)
     with np.errstate(all="ignore"):
-        for name, entry in table().items():
-            if only is None or any(name.startswith(o) for o in only.split(",")):
-                probe_entry(R, name, entry)
-        if only is None or "extra" in only.split(","):
-            probe_extra(R)
-        if only is None or "threaded" in only.split(","):
-            probe_threaded(R)
-        if only is None or "cli" in only.split(","):
-            with tempfile.TemporaryDirectory() as tmp:
-                probe_cli(R, Path(tmp))
+        for name, run in units():
+            hand = name in ("extra", "threaded", "cli")
+            if only is not None and not (name in only.split(",") if hand
+                                         else any(name.startswith(o) for o in only.split(","))):
+                continue
+            if part is not None and name not in part:
+                continue
+            R.unit = name
+            run(R)
     elapsed = time.perf_counter() - t0
     if timing:
         per_fn: dict[str, float] = {}
@@ -1465,9 +1491,20 @@ def _short(node: Any) -> str:
     return s if len(s) <= 160 else s[:157] + "..."
 
 
+def _compared(rec: dict[str, Any]) -> dict[str, Any]:
+    """A record without its bookkeeping (the unit that produced it)."""
+    return {k: v for k, v in rec.items() if k != "unit"}
+
+
 def compare(base: dict[str, Any], new: dict[str, Any], allow: set[str], globs: list[str],
-            out: Any = sys.stdout) -> int:
+            out: Any = sys.stdout, part: set[str] | None = None) -> int:
     B, N = base["probes"], new["probes"]
+    if part is not None:
+        # a part of the set (``--shard``): the base's probes that its units own, and the probes
+        # its units also produced that another unit owns in a whole recording
+        if any("unit" not in v for v in B.values()):
+            raise SystemExit("--shard needs a baseline recorded with units (record it again)")
+        B = {k: v for k, v in B.items() if v["unit"] in part or k in N}
     missing = sorted(set(B) - set(N))
     added = sorted(set(N) - set(B))
     D = Diff()
@@ -1478,7 +1515,7 @@ def compare(base: dict[str, Any], new: dict[str, Any], allow: set[str], globs: l
         a, b = B[k], N[k]
         if "error" in a or "error" in b:
             D.values += 1
-            if a == b:
+            if _compared(a) == _compared(b):
                 D.same += 1
                 continue
             D.changed += 1
@@ -1561,6 +1598,8 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("new", nargs="?")
     c.add_argument("--allow", help="file of probe keys allowed to differ")
     c.add_argument("--threads", type=int, default=1)
+    c.add_argument("--shard", help="k/n: record and compare only part k of n of the probe set (its units "
+                   "of work: every n-th table entry or hand-written group)")
     a = ap.parse_args(argv)
     if a.cmd == "record":
         t0 = time.perf_counter()
@@ -1570,9 +1609,9 @@ def main(argv: list[str] | None = None) -> int:
               f"({os.path.getsize(a.out)} bytes)")
         return 0
     base = read(a.base)
-    new = read(a.new) if a.new else json.loads(json.dumps(record(a.threads)))
+    new = read(a.new) if a.new else json.loads(json.dumps(record(a.threads, shard=a.shard)))
     allow, globs = _read_allow(a.allow)
-    return compare(base, new, allow, globs)
+    return compare(base, new, allow, globs, part=shard_units(a.shard))
 
 
 if __name__ == "__main__":
