@@ -310,7 +310,7 @@ def test_defaults_unchanged():
     assert tuple(a) == tuple(b)
     # The exact ε, computed without pabi's code or pabi.reference by
     # tools/gen_dpsgd_default_epsilon.py: the characteristic-function accountant of Zhu–Dong–Wang
-    # 2022 (§3, §5) for the pair (1-q)N(0,1) + qN(1,1) vs N(0,1) in both orders, numpy/mpmath
+    # 2022 for the pair (1-q)N(0,1) + qN(1,1) vs N(0,1) in both orders, numpy/mpmath
     # quadrature, checked there against the Gaussian mechanism's closed form and mpmath's adaptive
     # quadrature; three windows/steps agree to 3e-12, so the pin holds the exact value to 1e-10.
     # Peers agree: Opacus's PRV accountant (eps_error 1e-4, 33 s) estimates 1.8282366343 in

@@ -3,15 +3,15 @@ tests/test_dpsgd_relations.py::test_defaults_unchanged.
 
 Setting: Poisson sampling at rate q = 0.01, noise multiplier z = 1, T = 1000 steps, add/remove
 neighbours, δ = 1e-5. One step is dominated by P = (1-q)N(0, z²) + qN(1, z²) against
-Q = N(0, z²), in both orders (Balle–Barthe–Gaboardi 2018;
-Zhu–Dong–Wang 2022, Theorem 10 for the adaptive composition), so
+Q = N(0, z²), in both orders (docs/derivations/neighbouring.md#add-remove; Zhu–Dong–Wang 2022,
+Theorem 10, for the adaptive composition of dominating pairs), so
 
     δ(ε) = max(E_P^T[(1 - e^{ε - Y})_+], E_Q^T[(1 - e^{ε - Y'})_+]),
 
 Y the sum of T independent losses ln dP/dQ(X), X ~ P ("remove"), Y' the sum of T losses
 -ln dP/dQ(X), X ~ Q ("add"). The method is the characteristic-function accountant of
-Zhu–Dong–Wang 2022 (§3, §5): the characteristic function ψ₁(t) of one step's loss is a smooth
-integral over x (trapezoid rule in x with step h, spectrally accurate for a Gaussian weight times
+Zhu–Dong–Wang 2022 ("Optimal accounting of differential privacy via characteristic function"):
+the characteristic function ψ₁(t) of one step's loss is a smooth integral over x (trapezoid rule in x with step h, spectrally accurate for a Gaussian weight times
 a function analytic in a strip), ψ_T = ψ₁^T, and δ(ε) is integrated against the Fourier series
 of Y's density on a window [a, b] that holds its mass (Y ≥ T ln(1 - q) for "remove"):
 
@@ -24,7 +24,7 @@ is δ ≈ 1e-5 carry relative errors ~1e-16. ε solves δ(ε) = 1e-5 (Brent).
 Nothing here uses pabi or pabi.reference (numpy, scipy's root finder, mpmath). The script checks
 itself: (1) the method against the closed form of the Gaussian mechanism (q = 1: μ-GDP,
 Dong–Roth–Su 2019, Corollary 2.13), (2) ψ₁ against mpmath's adaptive quadrature at a few t,
-(3) three windows/steps agree on ε. It prints the values the test pins; about 40 s.
+(3) three windows/steps agree on ε. It prints the value the test pins; about a minute.
 
     python tools/gen_dpsgd_default_epsilon.py
 """
