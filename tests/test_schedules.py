@@ -107,7 +107,7 @@ def test_fig2_laplace_rate_one_over_n_and_T7_counterexample():
     c1, c2 = 1e5, 2.0
     ds = pabi.laplace_schedule_delta_limit(1.0, c1=c1)
     star = (1 - math.exp(-c1 * math.exp(0.5))) / (c1 * math.exp(0.5))  # eq. (8)
-    assert star <= ds <= star * (1 + 1e-13)
+    assert star * (1 - 3e-16) <= ds <= star * (1 + 1e-13)  # to the formula's ulp
     ns = 10.0 ** np.arange(4, 13)
     for lr in (0.1, 0.025):
         d = pabi.laplace_schedule_delta(1.0, max_grad_norm=10.0, lr=lr, diameter=1.0, steps=ns, c1=c1, c2=c2)
@@ -131,6 +131,9 @@ def test_fig2_laplace_rate_one_over_n_and_T7_counterexample():
 def test_fig3_gauss_rate_one_over_log_n():
     eps, c1 = 1.0, 1e5
     ds = pabi.gaussian_schedule_delta_limit(eps, c1=c1)
+    x = 2 * c1 * math.exp(eps / 2)
+    star = -math.expm1(-x) / x  # 003 eq. (10), to 1 ulp
+    assert star * (1 - 3e-16) <= ds <= star * (1 + 1e-13)
     expected = {12: 1.0585, 20: 1.0939, 40: 1.1117, 100: 1.1201, 300: 1.1234}
     for k, want in expected.items():
         d = pabi.gaussian_schedule_delta(eps, max_grad_norm=10.0, lr=0.1, diameter=1.0, steps=10.0 ** k, c1=c1, c2=100.0)
