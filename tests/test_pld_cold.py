@@ -60,11 +60,19 @@ def test_dpsgd_epsilon_does_not_depend_on_threads_or_history(threads):
     b = eps(1000)
     c = eps(1000)  # the single-step PLD now cached
     assert a == b == c
-    # the same numbers in a fresh process (empty caches and buffer pool)
-    code = ("import pabi; print(repr(tuple(pabi.dpsgd_epsilon(1e-5, sample_rate=0.01, "
-            "noise_multiplier=1.0, steps=1000, bracket=True))))")
+    # a miss on 2 and 3 threads (the two directions' cells built together, each direction
+    # assembled by the thread that asked for it; the circle, the refine search and the window
+    # read in chunks on the pool: 108,192 points) against one thread in a fresh process
+    fresh = {}
+    for th, sigma in [(2, 1.1), (3, 1.2)]:
+        pabi.set_num_threads(th)
+        fresh[sigma] = eps(1000, sigma=sigma)
+        assert eps(1000, sigma=sigma) == fresh[sigma]  # and from the cache
+    # the same numbers in a fresh process (empty caches and buffer pool), on one thread
+    code = ("import pabi; pabi.set_num_threads(1); print(repr([tuple(pabi.dpsgd_epsilon(1e-5, "
+            "sample_rate=0.01, noise_multiplier=s, steps=1000, bracket=True)) for s in (1.0, 1.1, 1.2)]))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == repr(a)
+    assert out.stdout.strip() == repr([a, fresh[1.1], fresh[1.2]])
     lower, est, upper = a
     assert lower <= est <= upper
     # dp-accounting's PLD estimate of this case is 1.8277 and its RDP bound 1.945 (issue 17)

@@ -9,7 +9,8 @@
 //! direction's cell −(c+1) is the remove direction's cell c, see `discretise.rs`), so when both
 //! are asked the cell integrals, most of the work, are computed once for both: in one call
 //! ([`Pld::subsampled_gaussian_pair_cached`]; the DP-SGD accountant, which always needs both,
-//! asks so on a miss: [`Pld::subsampled_gaussian_cached_with_other`]). A caller that arrives
+//! asks so on a miss: [`Pld::subsampled_gaussian_cached_with_other`]; each direction is then
+//! assembled by the thread that asked for it). A caller that arrives
 //! while a build of its directions is in progress ([`PairJob`]; e.g. the accountant's other
 //! direction on another thread) computes its share of the cells instead of building anew; one
 //! asking for a direction that build lacks (only a one-direction caller of
@@ -21,7 +22,7 @@
 use super::discretise::{SgGrid, CELL_CHUNK};
 use super::{Neighbour, Pld};
 use crate::error::{PabiError, Result};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// A list of entries, least recently used first, holding at most `budget` bytes in all (as
@@ -118,6 +119,9 @@ struct PairJob {
     next: AtomicUsize,
     /// chunk i's splits, set by the thread that claimed it
     slots: Vec<OnceLock<Splits>>,
+    /// the directions (remove, add) some caller of this build has asked for: each caller
+    /// assembles and keeps those it asked for; the creator also those nobody asked for
+    asked: [AtomicBool; 2],
 }
 
 /// Sets its slot to an error if it is dropped unset (a panic while computing the chunk), so
@@ -152,6 +156,7 @@ impl PairJob {
             sides,
             next: AtomicUsize::new(0),
             slots: (0..chunks).map(|_| OnceLock::new()).collect(),
+            asked: [AtomicBool::new(false), AtomicBool::new(false)],
         }
     }
 
@@ -293,9 +298,11 @@ impl Pld {
     }
 
     /// Direction `dir` through the cache for a caller that will also ask for the other one (the
-    /// DP-SGD accountant): a hit copies `dir` alone; a miss builds both in one pass (sharing
-    /// the cell integrals, as [`Pld::subsampled_gaussian_pair_cached`]) and keeps both, so that
-    /// the other direction's request is a hit (or joins this build).
+    /// DP-SGD accountant): a hit copies `dir` alone; a miss computes the cells of both in one
+    /// pass (sharing the cell integrals, as [`Pld::subsampled_gaussian_pair_cached`]) and
+    /// assembles `dir`; the other direction's request joins this build and assembles its own
+    /// on its thread, or, when none has asked by then, this call keeps it too, so that the
+    /// later request is a hit.
     pub(crate) fn subsampled_gaussian_cached_with_other(
         q: f64,
         sigma: f64,
@@ -305,8 +312,10 @@ impl Pld {
         if let Some(p) = hit(key_of(q, sigma, dir, h)) {
             return Ok((*p).clone());
         }
-        let (r, a) = Pld::subsampled_gaussian_pair_cached(q, sigma, h)?;
-        Ok(if dir == Neighbour::Add { a } else { r })
+        let [p]: [Pld; 1] = build(q, sigma, h, &[dir], true)?
+            .try_into()
+            .map_err(|_| PabiError::internal("the cached build lost a direction"))?;
+        Ok(p)
     }
 
     /// Both directions (remove, add) through the cache; those missing are built in one pass
@@ -336,7 +345,7 @@ fn cached<const N: usize>(q: f64, sigma: f64, h: f64, dirs: [Neighbour; N]) -> R
     let mut built = if missing.is_empty() {
         Vec::new()
     } else {
-        build(q, sigma, h, &missing)?
+        build(q, sigma, h, &missing, false)?
     }
     .into_iter();
     let all = hits
@@ -359,8 +368,12 @@ fn sides(dirs: &[Neighbour]) -> [bool; 2] {
 }
 
 /// Directions `dirs` (not cached when looked up) built, sharing the pair's build in progress
-/// if there is one, and kept.
-fn build(q: f64, sigma: f64, h: f64, dirs: &[Neighbour]) -> Result<Vec<Pld>> {
+/// if there is one, and kept. With `both`, a build this call starts computes both directions
+/// (the caller will ask for the other one too): each caller assembles only the directions it
+/// asked for, and the creator also keeps those no caller has asked for by the time its own are
+/// done (a caller on another thread assembles its own direction in parallel instead of both
+/// threads assembling both).
+fn build(q: f64, sigma: f64, h: f64, dirs: &[Neighbour], both: bool) -> Result<Vec<Pld>> {
     let keys: Vec<Key> = dirs.iter().map(|&d| key_of(q, sigma, d, h)).collect();
     let pkey: PairKey = (q.to_bits(), sigma.to_bits(), h.to_bits());
     let (job, mine) = {
@@ -371,6 +384,7 @@ fn build(q: f64, sigma: f64, h: f64, dirs: &[Neighbour]) -> Result<Vec<Pld>> {
             .map(|(_, j)| Arc::clone(j));
         // (errors named for the first direction asked; the grid is the same for both)
         let first = dirs.first().copied().unwrap_or(Neighbour::Remove);
+        let computed = if both { [true; 2] } else { sides(dirs) };
         match running {
             Some(j) if j.builds(dirs) => (j, false),
             // a build of the other direction alone: ours is built apart (not registered)
@@ -385,7 +399,7 @@ fn build(q: f64, sigma: f64, h: f64, dirs: &[Neighbour]) -> Result<Vec<Pld>> {
                     drop(js);
                     return Ok(ps.iter().map(|p| (**p).clone()).collect());
                 }
-                let j = Arc::new(PairJob::new(SgGrid::new(q, sigma, first, h)?, sides(dirs)));
+                let j = Arc::new(PairJob::new(SgGrid::new(q, sigma, first, h)?, computed));
                 js.push((pkey, Arc::clone(&j)));
                 (j, true)
             }
@@ -396,6 +410,9 @@ fn build(q: f64, sigma: f64, h: f64, dirs: &[Neighbour]) -> Result<Vec<Pld>> {
     // the build out of `JOBS` while it runs)
     #[allow(clippy::unnecessary_lazy_evaluations)]
     let _unregister = mine.then(|| Unregister(pkey));
+    for &d in dirs {
+        job.asked[side(d)].store(true, Ordering::Relaxed);
+    }
     // every worker of the pool may take a share (a caller joining the build takes its share
     // through its own call)
     match crate::driver::pool() {
@@ -413,6 +430,17 @@ fn build(q: f64, sigma: f64, h: f64, dirs: &[Neighbour]) -> Result<Vec<Pld>> {
         .collect::<Result<Vec<Pld>>>()?;
     for (&k, p) in keys.iter().zip(&ps) {
         keep(k, p);
+    }
+    if mine {
+        // the directions computed that no caller asked for (the accountant's other direction
+        // when it is asked later on this thread), kept before the build is unregistered
+        for d in [Neighbour::Remove, Neighbour::Add] {
+            let k = key_of(q, sigma, d, h);
+            if job.sides[side(d)] && !job.asked[side(d)].load(Ordering::Relaxed) && hit(k).is_none()
+            {
+                keep(k, &job.result(d)?);
+            }
+        }
     }
     Ok(ps)
 }
@@ -453,13 +481,13 @@ mod tests {
         let pkey = (q.to_bits(), sigma.to_bits(), h.to_bits());
         jobs().push((pkey, Arc::clone(&job)));
         let _unregister = Unregister(pkey);
-        let [r] = build(q, sigma, h, &[Neighbour::Remove])
+        let [r] = build(q, sigma, h, &[Neighbour::Remove], false)
             .unwrap()
             .try_into()
             .unwrap();
         assert!(same(&r, &want[0]));
         assert_eq!(job.next.load(Ordering::Relaxed), 0);
-        let [a] = build(q, sigma, h, &[Neighbour::Add])
+        let [a] = build(q, sigma, h, &[Neighbour::Add], false)
             .unwrap()
             .try_into()
             .unwrap();

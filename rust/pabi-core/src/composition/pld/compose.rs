@@ -179,6 +179,11 @@ const BIN_CHUNK: usize = 8192;
 const SUFFIX_BLOCK: usize = 1 << 16;
 /// Bins tested together when the bins to recompute directly are looked for.
 const SCAN: usize = 16;
+/// Elements per parallel chunk of the composition's elementwise passes over whole buffers
+/// (placing a part on the circle, the search for bins to refine, reading the window); below
+/// the driver's `PAR_MIN` they run on the calling thread. Each element depends on its index
+/// alone, so the chunking never changes a value.
+const PASS_CHUNK: usize = 1 << 16;
 /// Directly recomputed bins per parallel task.
 const REFINE_CHUNK: usize = 4;
 /// Below this many terms in all, the direct DFT bins are computed on the calling thread.
@@ -491,12 +496,7 @@ pub(in crate::composition) fn compose_in(
         if spec.len() != nc {
             spec = buffers::any::<Complex<f64>>(nc);
         }
-        buf.iter_mut().for_each(|v| *v = 0.0);
-        let nn = n as i64;
-        for (i, &w) in p.pmf.iter().enumerate() {
-            let pos = (p.lo + i as i64).rem_euclid(nn) as usize;
-            buf[pos] += w;
-        }
+        place(&mut buf, p)?;
         // ‖x‖₁ rounded up (all masses ≥ 0; a sub-probability up to round-off)
         let mass = up(crate::num::neumaier_sum(p.pmf.iter().copied()));
         fwd.process_with_scratch(&mut buf, &mut spec, &mut scratch)
@@ -515,21 +515,32 @@ pub(in crate::composition) fn compose_in(
         } else {
             0.0
         };
-        let mut refine: Vec<usize> = Vec::new();
-        if tf * eb_fft > 1e-18 && eb_dir < eb_fft {
-            // the test of SCAN bins at a time as a branch-free map (vectorised), then the
-            // rare hits pushed in order
-            for (c, zs) in spec.chunks(SCAN).enumerate() {
-                let mut hit = [false; SCAN];
-                for (h, z) in hit.iter_mut().zip(zs) {
-                    let r = z.norm_sqr().sqrt() * (1.0 + 4.0 * U) + eb_fft;
-                    *h = r.min(1.0) > r_cut;
+        let refine: Vec<usize> = if tf * eb_fft > 1e-18 && eb_dir < eb_fft {
+            // blocks of PASS_CHUNK bins on the pool (their hits concatenated in block order);
+            // in a block the test of SCAN bins at a time as a branch-free map (vectorised),
+            // then the rare hits pushed in order
+            let blocks = nc.div_ceil(PASS_CHUNK);
+            let par = nc >= crate::driver::PAR_MIN;
+            crate::driver::map_range(blocks as u64, par, |b| {
+                let b0 = b as usize * PASS_CHUNK;
+                let mut hits = Vec::new();
+                for (c, zs) in spec[b0..(b0 + PASS_CHUNK).min(nc)].chunks(SCAN).enumerate() {
+                    let mut hit = [false; SCAN];
+                    for (h, z) in hit.iter_mut().zip(zs) {
+                        let r = z.norm_sqr().sqrt() * (1.0 + 4.0 * U) + eb_fft;
+                        *h = r.min(1.0) > r_cut;
+                    }
+                    if hit.contains(&true) {
+                        let at = b0 + c * SCAN;
+                        hits.extend((0..zs.len()).filter(|&j| hit[j]).map(|j| at + j));
+                    }
                 }
-                if hit.contains(&true) {
-                    refine.extend((0..zs.len()).filter(|&j| hit[j]).map(|j| c * SCAN + j));
-                }
-            }
-        }
+                hits
+            })
+            .concat()
+        } else {
+            Vec::new()
+        };
         // the bins recomputed directly, ascending, with their bound (every other bin: eb_fft)
         let mut refined: Vec<(usize, f64)> = Vec::new();
         if !refine.is_empty() {
@@ -645,17 +656,34 @@ pub(in crate::composition) fn compose_in(
     // (point i of the window is out[(k_lo + i) mod n]: the slice from k_lo mod n to the end,
     // then from 0; width ≤ n; every point written)
     let start = k_lo.rem_euclid(n as i128) as usize;
-    // (an elementwise map: the window's mass is summed in the suffix pass below)
+    // (an elementwise map, in chunks on the pool: the window's mass is summed in the suffix
+    // pass below)
     let mut pmf = buffers::any::<f64>(width);
-    let first = (n - start).min(width);
-    // (two plain loops, not one chained iterator, so that the compiler vectorises them)
-    let (head, rest) = pmf.split_at_mut(first);
-    for (v, &x) in head.iter_mut().zip(&out[start..start + first]) {
-        *v = (x * scale).max(0.0);
-    }
-    for (v, &x) in rest.iter_mut().zip(out.iter()) {
-        *v = (x * scale).max(0.0);
-    }
+    let out: &[f64] = out;
+    // window point i < `wrap` is out[start + i], a later one out[i − wrap]
+    let wrap = n - start;
+    crate::driver::for_chunks(
+        [&mut pmf[..]],
+        crate::driver::PAR_MIN,
+        PASS_CHUNK,
+        |c0, [v]| {
+            let a = wrap.clamp(c0, c0 + v.len()) - c0;
+            // (two plain loops, not one chained iterator, so that the compiler vectorises
+            // them)
+            let (head, rest) = v.split_at_mut(a);
+            if !head.is_empty() {
+                for (v, &x) in head.iter_mut().zip(&out[start + c0..]) {
+                    *v = (x * scale).max(0.0);
+                }
+            }
+            if !rest.is_empty() {
+                for (v, &x) in rest.iter_mut().zip(&out[c0 + a - wrap..]) {
+                    *v = (x * scale).max(0.0);
+                }
+            }
+            Ok(())
+        },
+    )?;
     // suffix sums
     let mut s0 = buffers::any::<f64>(width + 1);
     let mut s1 = buffers::any::<f64>(width + 1);
@@ -721,6 +749,32 @@ pub(in crate::composition) fn compose_in(
         steps,
         s0,
         s1,
+    })
+}
+
+/// Part `p` on the length-n circle `buf` (n = `buf.len()` ≥ 2·its length): its mass at grid
+/// index j at position j mod n, zero elsewhere; in chunks on the pool for long circles. Every
+/// position is written once (0 + w where a mass lands, the value of adding it to a zeroed
+/// buffer), so no earlier contents and no zero-filling pass are needed.
+fn place(buf: &mut [f64], p: &Pld) -> Result<()> {
+    let n = buf.len();
+    let m = p.pmf.len(); // ≤ n/2
+    let s = p.lo.rem_euclid(n as i64) as usize;
+    crate::driver::for_chunks([buf], crate::driver::PAR_MIN, PASS_CHUNK, |c0, [b]| {
+        b.fill(0.0);
+        // the masses occupy the unwrapped positions [off, off + m) for off = s and s − n
+        for off in [s as i64, s as i64 - n as i64] {
+            let lo = off.max(c0 as i64);
+            let hi = (off + m as i64).min((c0 + b.len()) as i64);
+            if lo < hi {
+                let dst = &mut b[(lo - c0 as i64) as usize..(hi - c0 as i64) as usize];
+                let src = &p.pmf[(lo - off) as usize..(hi - off) as usize];
+                for (v, &w) in dst.iter_mut().zip(src) {
+                    *v = 0.0 + w;
+                }
+            }
+        }
+        Ok(())
     })
 }
 

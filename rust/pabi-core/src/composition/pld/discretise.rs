@@ -297,25 +297,43 @@ impl SgGrid {
         })
     }
 
+    /// e^{−ℓ} at the grid point `k` of loss ℓ = k·h (the expression every split uses, so a
+    /// value carried from the neighbouring cell is the same double).
+    #[inline(always)]
+    fn emloss(&self, k: i64) -> f64 {
+        (-(k as f64 * self.h)).exp()
+    }
+
     /// Cell k of direction `dir` (wa to grid point k, wb to k + 1; both 0 for an empty cell),
-    /// from its direction-free part.
-    fn split(&self, dir: Neighbour, k: i64, cell: &Option<Cell>) -> (f64, f64) {
+    /// from its direction-free part; `ems` = (e^{−a}, e^{−b}) at its ends a = k·h, b = (k+1)·h
+    /// ([`Self::emloss`] of k and k + 1) where the caller has them, else they are formed here
+    /// when needed.
+    fn split(
+        &self,
+        dir: Neighbour,
+        k: i64,
+        cell: &Option<Cell>,
+        ems: Option<(f64, f64)>,
+    ) -> (f64, f64) {
         let Some(c) = cell else {
             return (0.0, 0.0);
         };
-        let (q, s, h) = (self.q, self.s, self.h);
-        let (a, b) = (k as f64 * h, (k + 1) as f64 * h);
+        let (q, s) = (self.q, self.s);
+        let ems = || ems.unwrap_or_else(|| (self.emloss(k), self.emloss(k + 1)));
         let (eh, emh) = (self.eh, self.emh);
         // the split of a cell with both ends interior preimages; `None` where a product is
         // not finite
         let interior = c.ez.and_then(|(ezl, ezr)| {
             let (wa, wb) = match dir {
                 Neighbour::Remove => (q * ezr * c.kh / eh, q * ezl * c.jl / emh),
-                Neighbour::Add => (
+                Neighbour::Add => {
                     // e^{a} = 1/(1−q+q e^{zr}), e^{b} = 1/(1−q+q e^{zl})
-                    q * ezl * c.jl * (-b).exp().recip() / eh,
-                    q * ezr * c.kh * (-a).exp().recip() / emh,
-                ),
+                    let (ea, eb) = ems();
+                    (
+                        q * ezl * c.jl * eb.recip() / eh,
+                        q * ezr * c.kh * ea.recip() / emh,
+                    )
+                }
             };
             (wa.is_finite() && wb.is_finite()).then_some((wa, wb))
         });
@@ -332,7 +350,7 @@ impl SgGrid {
             if p <= 0.0 {
                 return (0.0, 0.0);
             }
-            let (ea, eb_) = ((-a).exp(), (-b).exp());
+            let (ea, eb_) = ems();
             let den = p * (ea - eb_);
             // where e^{−a} overflows (loss < −709) or the denominator leaves the normal
             // range (losses beyond ≈ 700: 0/0, ∞ − ∞, a quotient of subnormals, or
@@ -362,15 +380,21 @@ impl SgGrid {
         // a cell's right-hand preimage is the next cell's left-hand one (the same double from
         // the same expression, so carrying it changes no bit)
         let mut gl = self.g(c0);
+        // the add direction's cell −(c+1) has its upper end −c·h at the lower end of cell −c,
+        // the previous one: e^{−ℓ} there is carried (one exponential per cell instead of two)
+        let mut em_top = if dirs[1] { self.emloss(-c0) } else { 0.0 };
         for j in 0..len {
             let c = c0 + j as i64;
             let gr = self.g(c + 1);
             let cell = self.cell(gl, gr);
             if dirs[0] {
-                (ra[j], rb[j]) = self.split(Neighbour::Remove, c, &cell);
+                (ra[j], rb[j]) = self.split(Neighbour::Remove, c, &cell, None);
             }
             if dirs[1] {
-                (aa[j], ab[j]) = self.split(Neighbour::Add, -(c + 1), &cell);
+                let em_bot = self.emloss(-(c + 1));
+                let ems = Some((em_bot, em_top));
+                (aa[j], ab[j]) = self.split(Neighbour::Add, -(c + 1), &cell, ems);
+                em_top = em_bot;
             }
             gl = gr;
         }
