@@ -34,6 +34,7 @@ import pabi.reference as ref
 from _engine_fns import log_gaussian_tail, log_theta, log_theta_complement
 
 BASE = settings.default.max_examples  # 100 under "ci", more under "long"
+SCALES_WITH_PROFILE = True  # (tests/conftest.py: the long profile leaves these counts alone)
 
 
 def n_examples(fraction: float) -> settings:

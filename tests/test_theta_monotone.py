@@ -33,6 +33,7 @@ import pabi.reference as ref
 from _engine_fns import log_theta, log_theta_complement, ref_log_theta, ref_log_theta_complement
 
 BASE = settings.default.max_examples
+SCALES_WITH_PROFILE = True  # (tests/conftest.py: the long profile leaves these counts alone)
 RUN = 12
 DPS = 30
 TOL = 1e-13
