@@ -5,7 +5,9 @@ each round one array evaluation of the setup's forward bound for all still-runni
 Why each element is the scalar ``calibrate``'s value to the bit: the core's lock-step search
 probes, for element k, exactly the doubles the scalar search ``_core.first_ok`` probes for
 target k, in the same order (one state machine drives both), so it suffices that every probe
-gets the scalar verdict. A probe at or above the end of the accepted values is met (as in the
+gets the scalar verdict and the scalar ratio of the bound to its target (which guides where
+both searches probe next): each setup's ``_met_many`` returns its bound's values, each the
+scalar one, and the ratios are formed by the same division. A probe at or above the end of the accepted values is met (as in the
 scalar search); any other is judged by the setup's ``_met_many`` (its flat functions broadcast
 over the calibrated field, each element bit-identical to the scalar call; for multi-epoch PNSGD,
 one PLD per element, built and composed in parallel by the core). Where that array

@@ -238,9 +238,14 @@ def _least_noise(setup: S, field: str, eps: float, delta: float,
     ``defined(s)``: for a bound whose domain ends ABOVE (undefined for every larger value, e.g.
     the online Laplace schedule at a given ε), the values it rejects end the accepted values too.
 
-    The exact search over the bit patterns of doubles of the core (``_core.first_ok``: exponential
-    steps from the current value to a bracket, then bisection; at most ~2·64 evaluations of ε)
-    runs on the values the setup accepts: a value it rejects, or at which its bound is not defined
+    The exact search over the bit patterns of doubles of the core (``_core.first_ok``) runs on the
+    values the setup accepts, guided by the ratio of the bound to its target at each probe
+    (ε(x)/eps, or δ(x)/delta): a first step sized by that ratio and secant steps to a bracket,
+    then regula falsi (Illinois) inside it, with bit bisection as the fallback (about 10-25
+    evaluations where the ratio is smooth; at most ~2·64 + 8 in any case; a probe without a
+    finite positive ratio, such as ε = 0 or an undefined bound, is judged by its verdict alone).
+    The verdicts alone decide: the result is a double that meets the target whose predecessor
+    misses it. On the accepted values: a value it rejects, or at which its bound is not defined
     (a DomainError, e.g. too little noise for the PLD's grid), misses the target; where the
     accepted values end above (the first value rejected above the current one, found by the same
     search) the target is taken as met, which keeps the predicate monotone, and a search ending

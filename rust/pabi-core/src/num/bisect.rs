@@ -96,7 +96,7 @@ fn margin(ok: bool, r: f64) -> f64 {
 #[inline(always)]
 fn ahead(dist: f64, v: f64, v_behind: f64) -> Option<f64> {
     let d = dist * v / (v_behind - v);
-    (d >= 0.0 && d < f64::INFINITY).then_some(d)
+    (0.0..f64::INFINITY).contains(&d).then_some(d)
 }
 
 impl Search {
