@@ -597,15 +597,8 @@ mod tests {
                 );
                 for j in 0..=junk.len() {
                     let (r, log) = if j == junk.len() {
-                        let log = RefCell::new(Vec::new());
-                        let r = first_ok(
-                            &|x| {
-                                log.borrow_mut().push(x);
-                                p(x)
-                            },
-                            x0,
-                        );
-                        (r, log.into_inner())
+                        assert_eq!(first_ok(p, x0).to_bits(), w.to_bits());
+                        valued_log(&|x| (p(x), f64::NAN), x0) // no ratio: first_ok's search
                     } else {
                         // a junk ratio, or a ratio on the wrong side of 1 for the verdict
                         valued_log(&|x| (p(x), if j == 3 && p(x) { 2.0 } else { junk[j] }), x0)
