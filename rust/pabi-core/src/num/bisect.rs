@@ -493,10 +493,9 @@ mod tests {
     /// The search before value guidance, written out: exponential steps from the guess, then
     /// bisection of the bit patterns (the probes a boolean predicate must still get).
     fn boolean_reference(ok: &dyn Fn(f64) -> bool, x0: f64) -> f64 {
-        let (mut a, mut b);
         let g = x0.to_bits().min(INF);
+        let (mut a, mut b) = (g, g);
         if ok(f64::from_bits(g)) {
-            (b, a) = (g, g);
             let mut step = 1u64;
             loop {
                 if b == 0 {
@@ -512,7 +511,6 @@ mod tests {
                 }
             }
         } else {
-            (a, b) = (g, g);
             let mut step = 1u64;
             loop {
                 if a >= INF {
