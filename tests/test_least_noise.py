@@ -316,8 +316,9 @@ def test_setup_leftovers():
         rounds = [erm._met_many(x, np.full(3, 1.0), np.full(3, 1e-5)) for _ in range(3)]  # three rounds
     finally:
         pabi.sensitivity_multi_epoch = orig
-    assert calls == [] and all(np.array_equal(r, [erm.replace(noise_scale=v).epsilon(1e-5) <= 1.0 for v in x])
-                               for r in rounds)
+    eps = [erm.replace(noise_scale=v).epsilon(1e-5) for v in x]  # (verdicts, undefined, ε): the scalar ones
+    assert calls == [] and all(np.array_equal(r[0], [e <= 1.0 for e in eps]) and not r[1].any()
+                               and np.array_equal(r[2], eps) for r in rounds)
     s = erm.sensitivities()
     s[0] = -1.0  # a copy: the setup's own values are untouched
     assert erm.sensitivities()[0] > 0 and np.array_equal(erm.sensitivities(), orig(**erm.sensitivity_arguments(
@@ -369,9 +370,10 @@ def test_lock_step_judges_undefined_elements_one_by_one():
     s, eps, delta = _targets("ScheduledPNSGD", 6)
     rng = np.random.default_rng(7)
 
-    def met(x, e, d):  # the true verdicts, with wrong ones marked undefined at random
+    def met(x, e, d):  # the true verdicts and ε, with wrong verdicts marked undefined at random
         undefined = rng.uniform(size=x.size) < 0.5
-        return np.where(undefined, ~s._met_many(x, e, d), s._met_many(x, e, d)), undefined
+        ok, _, eps_x = s._met_many(x, e, d)
+        return np.where(undefined, ~ok, ok), undefined, eps_x
 
     got = least_noise_many(s, "c1", eps, delta, (6,), met, s._require)
     assert np.array_equal(_bits(got), _bits([s.calibrate(float(e), float(d)).c1 for e, d in zip(eps, delta)]))
@@ -386,10 +388,11 @@ def test_stepwise_factors_core_call_is_the_one_schedule_bound():
     s = pabi.StepwisePNSGD(noise_scale=[1.0, 1e300], max_grad_norm=1.0, lr=[0.5, 0.1], diameter=1.0,
                            run_lengths=[50, 50], ordering="random_stop")
     x, eps = np.array([0.5, 1.0, 1e10, 3.0]), np.array([1.0, 0.5, 1.0, 2.0])
-    ok, undefined = s._met_many(x, eps, np.full(4, 0.1))
+    ok, undefined, d = s._met_many(x, eps, np.full(4, 0.1))
     assert not undefined.any()
     want = [s.replace(noise_factor=float(v)).delta(float(e)) for v, e in zip(x[[0, 1, 3]], eps[[0, 1, 3]])]
     assert ok.tolist() == [w <= 0.1 for w in want[:2]] + [False, want[2] <= 0.1]
+    assert np.array_equal(d[[0, 1, 3]], want) and np.isnan(d[2])  # the δ guiding the search: NaN where it missed
     from pabi.pnsgd import _stepwise
     kw = dict(s.bound_arguments(), noise_scale=s.noise_scale)
     d, errors = _stepwise(lambda lead, a, *_: _core.pnsgd_stepwise_delta_factors(lead, x, a, True), ("eps", eps),

@@ -5,7 +5,9 @@ each round one array evaluation of the setup's forward bound for all still-runni
 Why each element is the scalar ``calibrate``'s value to the bit: the core's lock-step search
 probes, for element k, exactly the doubles the scalar search ``_core.first_ok`` probes for
 target k, in the same order (one state machine drives both), so it suffices that every probe
-gets the scalar verdict. A probe at or above the end of the accepted values is met (as in the
+gets the scalar verdict and the scalar ratio of the bound to its target (which guides where
+both searches probe next): each setup's ``_met_many`` returns its bound's values, each the
+scalar one, and the ratios are formed by the same division. A probe at or above the end of the accepted values is met (as in the
 scalar search); any other is judged by the setup's ``_met_many`` (its flat functions broadcast
 over the calibrated field, each element bit-identical to the scalar call; for multi-epoch PNSGD,
 one PLD per element, built and composed in parallel by the core). Where that array
@@ -50,20 +52,27 @@ def _accepts_one(setup: Any, field: str, x: float, defined: Optional[Any] = None
 
 def _met(s: Any, eps: float, delta: float, question: str) -> bool:
     """Whether setup ``s`` meets the target: ε(δ) ≤ eps, or δ(ε) ≤ delta (``question="delta"``)."""
-    return bool(s.epsilon(delta) <= eps) if question == "epsilon" else bool(s.delta(eps) <= delta)
+    return _met_ratio(s, eps, delta, question)[0]
+
+
+def _met_ratio(s: Any, eps: float, delta: float, question: str) -> tuple[bool, float]:
+    """:func:`_met` and the ratio of the bound to its target (ε(δ)/eps or δ(ε)/delta), which
+    guides the core's search (``_core.first_ok``: > 1 missed, ≤ 1 met; the verdict decides)."""
+    v, t = (float(s.epsilon(delta)), eps) if question == "epsilon" else (float(s.delta(eps)), delta)
+    return bool(v <= t), v / t
 
 
 def _meets_one(setup: Any, field: str, x: float, eps: float, delta: float, question: str,
-               undefined: Optional[list[DomainError]] = None) -> bool:
-    """The scalar verdict of :func:`_least_noise` below the end of the accepted values: a
-    value the setup rejects, or where its bound is undefined, misses the target (the error is
-    kept in ``undefined``)."""
+               undefined: Optional[list[DomainError]] = None) -> tuple[bool, float]:
+    """The scalar verdict of :func:`_least_noise` below the end of the accepted values, with the
+    ratio of :func:`_met_ratio` (NaN: none): a value the setup rejects, or where its bound is
+    undefined, misses the target (the error is kept in ``undefined``)."""
     try:
-        return _met(setup.replace(**{field: x}), eps, delta, question)
+        return _met_ratio(setup.replace(**{field: x}), eps, delta, question)
     except DomainError as err:
         if undefined is not None:
             undefined[:] = [err]
-        return False
+        return False, math.nan
 
 
 def failed_elements(n: int, errors: list[tuple[int, BaseException]]) -> tuple[Bools, Bools]:
@@ -99,7 +108,7 @@ def _by_halves(many: Callable[[NDArray[np.intp]], Bools], one: Callable[[int], b
 
 
 def least_noise_many(setup: Any, field: str, eps: NDArray[np.float64], delta: NDArray[np.float64],
-                     shape: tuple[int, ...], met_many: Callable[..., Union[Bools, tuple[Bools, Bools]]],
+                     shape: tuple[int, ...], met_many: Callable[..., Any],
                      precheck: Callable[[], Any], question: str = "epsilon",
                      defined: Optional[tuple[Callable[[Any, float], bool],
                                              Callable[[NDArray[np.float64], NDArray[np.float64]], Bools]]] = None
@@ -109,7 +118,10 @@ def least_noise_many(setup: Any, field: str, eps: NDArray[np.float64], delta: ND
     ``met_many(x, eps, delta)``: whether the setup with ``field`` = x[j] meets the target
     (eps[j], delta[j]) (arrays of one length; a DomainError when the bound is undefined at
     some element), or a pair (verdicts, undefined) whose undefined elements are judged one by
-    one (for a bound computed element by element, which reports each failure). ``precheck()``: the setup's own checks that ``calibrate`` makes before its
+    one (for a bound computed element by element, which reports each failure), or a triple
+    (verdicts, undefined, the bound: ε, or δ for ``question="delta"``; each element the scalar
+    bound's, NaN where an error missed the target) whose ratios to the targets guide each
+    element's probes as :func:`pabi.setups._least_noise`'s scalar ratios guide its own. ``precheck()``: the setup's own checks that ``calibrate`` makes before its
     search. ``defined``: for a setup whose accepted values end above per target, a pair
     (``one(s, e)``, the ``defined`` of :func:`pabi.setups._least_noise` at ε = e; ``many(x, e)``,
     whether the setup accepts ``field`` = x[j] and ``one`` holds at e[j], for arrays of one
@@ -143,27 +155,35 @@ def least_noise_many(setup: Any, field: str, eps: NDArray[np.float64], delta: ND
 
         end = np.asarray(_core.first_ok_many(rejected, np.full(ue.size, x0)), dtype=np.float64)[inv.reshape(-1)]
 
-    def round_(x: NDArray[np.float64], k: NDArray[np.int64]) -> Bools:
+    target = eps if question == "epsilon" else delta
+
+    def round_(x: NDArray[np.float64], k: NDArray[np.int64]) -> tuple[Bools, NDArray[np.float64]]:
         out = x >= end[k]
+        ratio = np.full(x.size, math.nan)  # the scalar search's ratios (NaN: none), guiding the probes
         todo = np.flatnonzero(~out)
         if todo.size:
             xt, kt = x[todo], k[todo]
+            rt = np.full(todo.size, math.nan)
 
             def many(sel: NDArray[np.intp]) -> Bools:
                 r = met_many(xt[sel], eps[kt[sel]], delta[kt[sel]])
                 if not isinstance(r, tuple):
                     return np.asarray(r, dtype=bool)
                 v, undefined = np.array(r[0], dtype=bool), np.asarray(r[1], dtype=bool)
+                if len(r) > 2:  # the bound's values: each the scalar one (NaN where it missed by an error)
+                    rt[sel] = np.asarray(r[2], dtype=np.float64) / target[kt[sel]]
                 for j in np.flatnonzero(undefined):  # (verdicts, undefined): those judged one by one
                     v[j] = one(int(sel[j]))
                 return v
 
             def one(j: int) -> bool:
                 i = int(kt[j])
-                return _meets_one(setup, field, float(xt[j]), float(eps[i]), float(delta[i]), question)
+                ok, rt[j] = _meets_one(setup, field, float(xt[j]), float(eps[i]), float(delta[i]), question)
+                return ok
 
             out[todo] = _by_halves(many, one, todo.size)
-        return out
+            ratio[todo] = rt
+        return out, ratio
 
     res = np.asarray(_core.first_ok_many(round_, np.full(n, x0)), dtype=np.float64)
     for i in np.flatnonzero(res >= end):  # no accepted value meets it: the scalar calibrate's error
@@ -174,9 +194,9 @@ def least_noise_many(setup: Any, field: str, eps: NDArray[np.float64], delta: ND
 
 
 def composed_pnsgd_met(setup: Any, x: NDArray[np.float64], eps: NDArray[np.float64],
-                       delta: NDArray[np.float64]) -> tuple[Bools, Bools]:
+                       delta: NDArray[np.float64]) -> tuple[Bools, Bools, NDArray[np.float64]]:
     """Multi-epoch :class:`pabi.PNSGD`'s ``calibrate`` test at noise scales ``x``, targets (``eps``,
-    ``delta``): (verdicts, undefined). Each element is what ``PNSGD._composed`` at that noise
+    ``delta``): (verdicts, undefined, the composed ε; NaN where missed). Each element is what ``PNSGD._composed`` at that noise
     scale computes, step by step: the decay point of
     ``PrivacyLossDistribution.from_profile`` (the first ε = 2^k, k ≤ 13, with δ ≤ its
     ``tail_mass``), its samples of the epoch profile at ε = k·h (one ``pabi.pnsgd_delta`` call
@@ -208,21 +228,26 @@ def composed_pnsgd_met(setup: Any, x: NDArray[np.float64], eps: NDArray[np.float
     up, errors = _core.pld_profiles_composed_epsilon(h, np.ascontiguousarray(vals), offsets.tolist(),
                                                      setup.epochs, _COMPOSE_TAIL, np.ascontiguousarray(delta))
     missed, undefined = failed_elements(x.size, errors)
-    return (np.asarray(up) <= eps) & ~missed, ~ok | undefined
+    return (np.asarray(up) <= eps) & ~missed, ~ok | undefined, np.where(missed, math.nan, up)
 
 
 def _smallest_eps(delta_at: Any, delta: float, bounded_domain: bool) -> float:
     """The smallest double ε ≥ 0 with ``delta_at(ε) <= delta``, for a certified δ(ε) that is
     non-increasing in ε: the setups' one search for an ε where no core inverse exists (the
     online schedule's limit δ_∞, :class:`pabi.OnlinePNSGD` with ``steps=None``), by the same
-    exact search over the bit patterns of doubles as :func:`_least_noise` (``_core.first_ok``).
+    exact search over the bit patterns of doubles as :func:`_least_noise` (``_core.first_ok``,
+    guided by the ratio δ(ε)/delta).
     ``bounded_domain``: the ε at which ``delta_at`` is undefined (a DomainError; from some ε on)
     end the search: +inf when no ε below them meets the target. Its exact counterpart is
     ``pabi.reference._calibrate.smallest_eps`` (bisection in mpmath on the exact δ)."""
     from . import _core
 
+    def met(x: float) -> tuple[bool, float]:  # the verdict, and δ(x)/delta to guide the probes
+        d = float(delta_at(x))
+        return bool(d <= delta), d / delta
+
     if not bounded_domain:
-        return _core.first_ok(lambda x: bool(delta_at(x) <= delta), 1.0)
+        return _core.first_ok(met, 1.0)
 
     def undefined(e: float) -> bool:
         try:
@@ -232,5 +257,5 @@ def _smallest_eps(delta_at: Any, delta: float, bounded_domain: bool) -> float:
         return False
 
     end = _core.first_ok(undefined, 1.0)
-    e = _core.first_ok(lambda x: x >= end or bool(delta_at(x) <= delta), 1.0)
+    e = _core.first_ok(lambda x: (True, math.nan) if x >= end else met(x), 1.0)
     return math.inf if e >= end else e

@@ -145,7 +145,7 @@ class StepwisePNSGD(_Questions):
         return _least_noise(self, "noise_factor", e, d, question="delta")
 
     def _met_many(self, x: NDArray[np.float64], eps: NDArray[np.float64],
-                  delta: NDArray[np.float64]) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+                  delta: NDArray[np.float64]) -> tuple[NDArray[np.bool_], NDArray[np.bool_], NDArray[np.float64]]:
         """``calibrate``'s test at noise factors ``x``, targets (``eps``, ``delta``): (δ(eps) ≤
         delta, undefined), every candidate sequence x[j]·σ_t⁰ in one core call (in parallel),
         each δ the scalar bound's to the bit; an element where the bound fails misses the target or
@@ -161,7 +161,7 @@ class StepwisePNSGD(_Questions):
                            index=kw.pop("index"), run_lengths=kw.pop("run_lengths"), steps=None, values=kw)
         d, errors = r  # the binding's pair: (δ, the failed elements' errors)
         missed, undefined = failed_elements(x.size, errors)
-        return (np.asarray(d) <= delta) & ~missed, undefined
+        return (np.asarray(d) <= delta) & ~missed, undefined, np.where(missed, np.nan, d)
 
     def _least_noise_all(self, eps: NDArray[np.float64], delta: NDArray[np.float64],
                          shape: tuple[int, ...]) -> NDArray[np.float64]:
@@ -306,12 +306,12 @@ class OnlinePNSGD(_Questions):
         return vals, defined
 
     def _met_many(self, x: NDArray[np.float64], eps: NDArray[np.float64],
-                  delta: NDArray[np.float64]) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+                  delta: NDArray[np.float64]) -> tuple[NDArray[np.bool_], NDArray[np.bool_], NDArray[np.float64]]:
         """:meth:`calibrate`'s test at constants ``x``: (verdicts, undefined), the bound of every
         element in one core call; a C1 replace rejects or where the bound is undefined is
         judged one by one (the scalar rule)."""
         vals, defined = self._forward_defined(eps, x)
-        return vals <= delta, ~defined
+        return vals <= delta, ~defined, vals
 
     def _accepted_many(self, x: NDArray[np.float64], eps: NDArray[np.float64]) -> NDArray[np.bool_]:
         """Whether each C1 of ``x`` is an accepted value of :meth:`calibrate`'s Laplace search at
@@ -376,8 +376,8 @@ class _RdpSetup(_Questions):
         raise NotImplementedError
 
     def _met_many(self, x: NDArray[np.float64], eps: NDArray[np.float64],
-                  delta: NDArray[np.float64]) -> NDArray[np.bool_]:
-        """:meth:`calibrate`'s test at noise scales ``x``: every curve in one call (orders × x
+                  delta: NDArray[np.float64]) -> tuple[NDArray[np.bool_], NDArray[np.bool_], NDArray[np.float64]]:
+        """:meth:`calibrate`'s test at noise scales ``x`` (verdicts, none undefined, ε): every curve in one call (orders × x
         broadcast), converted row by row in one core call (``_core.rdp_to_dp_epsilon_rows``)."""
         import pabi
 
@@ -387,7 +387,8 @@ class _RdpSetup(_Questions):
             raise DomainError("a noise scale replace rejects: judged one by one")
         o = np.asarray(pabi.DEFAULT_ORDERS, dtype=np.float64)
         rows = np.ascontiguousarray(np.broadcast_to(self._curves_at(x), (x.size, o.size)), dtype=np.float64)
-        return np.asarray(_core.rdp_to_dp_epsilon_rows(o, rows.reshape(-1), delta)) <= eps
+        e = np.asarray(_core.rdp_to_dp_epsilon_rows(o, rows.reshape(-1), delta))
+        return e <= eps, np.zeros(x.size, dtype=bool), e
 
     def _least_noise_all(self, eps: NDArray[np.float64], delta: NDArray[np.float64],
                          shape: tuple[int, ...]) -> NDArray[np.float64]:

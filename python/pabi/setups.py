@@ -238,9 +238,14 @@ def _least_noise(setup: S, field: str, eps: float, delta: float,
     ``defined(s)``: for a bound whose domain ends ABOVE (undefined for every larger value, e.g.
     the online Laplace schedule at a given ε), the values it rejects end the accepted values too.
 
-    The exact search over the bit patterns of doubles of the core (``_core.first_ok``: exponential
-    steps from the current value to a bracket, then bisection; at most ~2·64 evaluations of ε)
-    runs on the values the setup accepts: a value it rejects, or at which its bound is not defined
+    The exact search over the bit patterns of doubles of the core (``_core.first_ok``) runs on the
+    values the setup accepts, guided by the ratio of the bound to its target at each probe
+    (ε(x)/eps, or δ(x)/delta): a first step sized by that ratio and secant steps to a bracket,
+    then regula falsi (Illinois) inside it, with bit bisection as the fallback (about 10-25
+    evaluations where the ratio is smooth; at most ~2·64 + 8 in any case; a probe without a
+    finite positive ratio, such as ε = 0 or an undefined bound, is judged by its verdict alone).
+    The verdicts alone decide: the result is a double that meets the target whose predecessor
+    misses it. On the accepted values: a value it rejects, or at which its bound is not defined
     (a DomainError, e.g. too little noise for the PLD's grid), misses the target; where the
     accepted values end above (the first value rejected above the current one, found by the same
     search) the target is taken as met, which keeps the predicate monotone, and a search ending
@@ -252,8 +257,8 @@ def _least_noise(setup: S, field: str, eps: float, delta: float,
     end = _core.first_ok(lambda x: not _accepts_one(setup, field, x, defined), float(getattr(setup, field)))
     undefined: list[DomainError] = []  # the bound's errors met on the way (the last one is kept)
 
-    def meets(x: float) -> bool:
-        return x >= end or _meets_one(setup, field, x, eps, delta, question, undefined)
+    def meets(x: float) -> tuple[bool, float]:
+        return (True, math.nan) if x >= end else _meets_one(setup, field, x, eps, delta, question, undefined)
 
     x = _core.first_ok(meets, float(getattr(setup, field)))
     if x >= end:
@@ -656,8 +661,8 @@ class CyclicDPSGD(_Questions):
         return _least_noise(self, "noise_multiplier", e, d)
 
     def _met_many(self, x: NDArray[np.float64], eps: NDArray[np.float64],
-                  delta: NDArray[np.float64]) -> NDArray[np.bool_]:
-        """:meth:`calibrate`'s test at noise multipliers ``x``, targets (``eps``, ``delta``): each
+                  delta: NDArray[np.float64]) -> tuple[NDArray[np.bool_], NDArray[np.bool_], NDArray[np.float64]]:
+        """:meth:`calibrate`'s test at noise multipliers ``x`` (verdicts, none undefined, ε), targets (``eps``, ``delta``): each
         applicable curve with the iterate noise of every x in one call (orders × x broadcast),
         converted row by row in one core call (``_core.rdp_to_dp_epsilon_rows``)."""
         import pabi
@@ -676,7 +681,7 @@ class CyclicDPSGD(_Questions):
         for _, curves in self._curves(noise):
             rows = np.ascontiguousarray(np.broadcast_to(curves, (x.size, o.size)), dtype=np.float64)
             best = np.minimum(best, _core.rdp_to_dp_epsilon_rows(o, rows.reshape(-1), delta))
-        return best <= eps
+        return best <= eps, np.zeros(x.size, dtype=bool), best
 
     def _least_noise_all(self, eps: NDArray[np.float64], delta: NDArray[np.float64],
                          shape: tuple[int, ...]) -> NDArray[np.float64]:
@@ -778,10 +783,12 @@ class ScheduledPNSGD(_Questions):
         return _least_noise(self, "c1", e, d)
 
     def _met_many(self, x: NDArray[np.float64], eps: NDArray[np.float64],
-                  delta: NDArray[np.float64]) -> NDArray[np.bool_]:
-        """:meth:`calibrate`'s test at constants ``x``: ε(δ) of the schedule, broadcast over C1."""
+                  delta: NDArray[np.float64]) -> tuple[NDArray[np.bool_], NDArray[np.bool_], NDArray[np.float64]]:
+        """:meth:`calibrate`'s test at constants ``x``: ε(δ) of the schedule, broadcast over C1
+        (verdicts, none undefined, ε)."""
         kw = dict(self.bound_arguments(), c1=x)
-        return np.asarray(self._bound_function("epsilon")(delta, **kw), dtype=np.float64) <= eps
+        e = np.asarray(self._bound_function("epsilon")(delta, **kw), dtype=np.float64)
+        return e <= eps, np.zeros(x.size, dtype=bool), e
 
     def _least_noise_all(self, eps: NDArray[np.float64], delta: NDArray[np.float64],
                          shape: tuple[int, ...]) -> NDArray[np.float64]:

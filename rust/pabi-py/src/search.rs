@@ -9,41 +9,75 @@ use std::cell::Cell;
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyTuple;
 
 use crate::args::{slices, Arr, Np};
 use crate::{guarded, zeros};
 
 /// The smallest double x ≥ 0 near `x0` with `ok(x)` true, for `ok` false below a threshold and
-/// true from it on (0 if ok(0), +inf if no finite double is ok); ≤ ~2·64 calls of `ok`. The
-/// first exception `ok` raises ends the search and is raised again. Runs through [`guarded`]
+/// true from it on (0 if ok(0), +inf if no finite double is ok); ≤ ~2·64 calls of `ok`. `ok`
+/// returns a verdict, or a pair (verdict, ratio of its function to its target) whose ratio
+/// guides the probes (`pabi_core::num::bisect::first_ok_valued`: the same result, decided by
+/// the verdicts; ~10-25 calls). The first exception `ok` raises ends the search and is raised
+/// again. Runs through [`guarded`]
 /// (a panic becomes `InternalError`); each call of `ok` takes the GIL back.
 #[pyfunction]
 fn first_ok(py: Python<'_>, ok: Py<PyAny>, x0: f64) -> PyResult<f64> {
     let (x, err) = guarded(py, false, || {
         let err: Cell<Option<PyErr>> = Cell::new(None);
-        let pred = |x: f64| -> bool {
+        let pred = |x: f64| -> (bool, f64) {
             let failed = err.take();
             if failed.is_some() {
                 err.set(failed);
-                return true; // an error ends the search: every later query is "met"
+                return (true, f64::NAN); // an error ends the search: every later query is "met"
             }
             Python::attach(
-                |py| match ok.bind(py).call1((x,)).and_then(|r| r.is_truthy()) {
-                    Ok(b) => b,
+                |py| match ok.bind(py).call1((x,)).and_then(|r| verdict(&r)) {
+                    Ok(v) => v,
                     Err(e) => {
                         err.set(Some(e));
-                        true
+                        (true, f64::NAN)
                     }
                 },
             )
         };
-        let x = pabi_core::num::bisect::first_ok(&pred, x0);
+        let x = pabi_core::num::bisect::first_ok_valued(&pred, x0);
         Ok((x, err.take()))
     })?;
     match err {
         Some(e) => Err(e),
         None => Ok(x),
     }
+}
+
+/// A scalar predicate's answer: its truth value, or a pair (truth value, ratio) (NaN: no ratio).
+fn verdict(r: &Bound<'_, PyAny>) -> PyResult<(bool, f64)> {
+    if let Ok(t) = r.cast::<PyTuple>() {
+        if t.len() == 2 {
+            return Ok((t.get_item(0)?.is_truthy()?, t.get_item(1)?.extract()?));
+        }
+    }
+    Ok((r.is_truthy()?, f64::NAN))
+}
+
+/// A round's answer: the verdicts, or a pair (verdicts, ratios) whose ratios go to `ratios`.
+fn round_answer(r: &Bound<'_, PyAny>, oks: &mut [bool], ratios: &mut [f64]) -> PyResult<()> {
+    if let Ok(t) = r.cast::<PyTuple>() {
+        if t.len() == 2 {
+            round_values(&t.get_item(0)?, oks)?;
+            let v: Vec<f64> = t.get_item(1)?.extract()?;
+            if v.len() != ratios.len() {
+                return Err(PyValueError::new_err(format!(
+                    "first_ok_many: the predicate returned {} ratios for {} probes",
+                    v.len(),
+                    ratios.len()
+                )));
+            }
+            ratios.copy_from_slice(&v);
+            return Ok(());
+        }
+    }
+    round_values(r, oks)
 }
 
 /// The predicate's values for one round: a bool array (or a sequence of bools) of the round's
@@ -75,7 +109,10 @@ fn round_values(r: &Bound<'_, PyAny>, oks: &mut [bool]) -> PyResult<()> {
 /// `x0[k]` with element k's predicate true, found by exactly the probes of the scalar search
 /// (the same result to the bit). Each round calls `ok_many(x, active)` once: `x` (float64) the
 /// doubles to test, `active` (int64) the indices of their elements; it returns a bool array of
-/// the same length. The first exception it raises ends the search and is raised again.
+/// the same length, or a pair (that array, a float array of the ratios of each function to its
+/// target, NaN where none) whose ratios guide each element's probes as in `first_ok` (element k
+/// then probes the doubles of the scalar search whose `ok` returns the same pairs). The first
+/// exception it raises ends the search and is raised again.
 #[pyfunction]
 fn first_ok_many<'py>(py: Python<'py>, ok_many: Py<PyAny>, x0: Arr<'py>) -> PyResult<Np<'py>> {
     let [x0] = slices![x0];
@@ -84,13 +121,13 @@ fn first_ok_many<'py>(py: Python<'py>, ok_many: Py<PyAny>, x0: Arr<'py>) -> PyRe
     let err = guarded(py, false, || {
         let err: Cell<Option<PyErr>> = Cell::new(None);
         // an Err(()) of a round has its exception in `err`
-        let _ = pabi_core::num::bisect::first_ok_many(&mut out, |active, probes, oks| {
+        let _ = pabi_core::num::bisect::first_ok_many(&mut out, |active, probes, oks, ratios| {
             Python::attach(|py| {
                 let idx: Vec<i64> = active.iter().map(|&k| k as i64).collect();
                 ok_many
                     .bind(py)
                     .call1((PyArray1::from_slice(py, probes), idx.into_pyarray(py)))
-                    .and_then(|r| round_values(&r, oks))
+                    .and_then(|r| round_answer(&r, oks, ratios))
             })
             .map_err(|e| err.set(Some(e)))
         });

@@ -3,146 +3,328 @@
 //!
 //! [`bisect_bits`] bisects a given bracket; [`first_ok`] first finds a bracket by exponential
 //! steps from a guess; [`first_ok_many`] runs [`first_ok`] for many guesses (and predicates) in
-//! lock-step, one batched evaluation per round. All three are driven by one state machine,
+//! lock-step, one batched evaluation per round. All are driven by one state machine,
 //! [`Search`] (each step of the logic written once), so the lock-step search probes, for each
 //! element, exactly the doubles the scalar search would, in the same order, and returns the
 //! same result to the bit even where a predicate is not monotone. None needs the predicate to
-//! be monotone to terminate (at most ~2·64 evaluations per element). With a fixed bracket,
+//! be monotone to terminate. With a fixed bracket,
 //! [`bisect_bits`] also makes an inversion **exactly monotone** whenever the predicates of two
 //! targets are nested (ok₁(x) ⇒ ok₂(x) for every x, e.g. `f(x) > δ₂` ⇒ `f(x) > δ₁` for
 //! δ₁ ≤ δ₂), even if the computed `f` itself is not monotone to the last ulp: both searches
 //! visit the same midpoints until the first one where the predicates differ, and there the
 //! first search continues below that midpoint and the second at or above it.
+//!
+//! **Value-guided search** ([`first_ok_valued`], [`Search::feed_value`]). A predicate of the form
+//! f(x) ≤ target may also report the ratio r = f(x)/target (> 1 where it misses, ≤ 1 where it
+//! holds). The verdict alone still decides every step (the result keeps its meaning: a double
+//! x with ok(x) and !ok at the double below, the last two probes); the ratio only chooses WHERE
+//! to probe, by interpolating ln r linearly in the bit pattern (≈ ln x): from the guess, a first
+//! step sized by |ln r| and then secant extrapolation (aiming 1/8 past the predicted threshold)
+//! replace the exponential steps; inside the bracket, regula falsi with the Illinois
+//! modification (the value of an end kept twice in a row is halved), or, when one end has no
+//! ratio, the secant through the other end and the last point replaced on its side. Safeguards
+//! keep termination independent of the ratios: a step of the bracket search shorter than the
+//! doubled step, and an interpolated probe while the bracket's bisection count (⌈log₂ width⌉)
+//! has no spare left, draw on a budget of [`SPARE`] evaluations that a probe shrinking the
+//! bracket by more than half earns back, so at most ~2·64 + [`SPARE`] evaluations in all (bit
+//! bisection as the fallback). A missing, non-finite or non-positive ratio, or one on the wrong
+//! side of 1 for its verdict, is no information: such a probe is a boolean one, and a search fed
+//! no ratios probes exactly the doubles of the boolean search.
 
 /// The bit pattern of +∞, the largest non-negative double pattern searched.
 const INF: u64 = 0x7ff0_0000_0000_0000;
 
-/// The state of an exact search between two evaluations of its predicate: [`Search::probe`]
-/// gives the double to evaluate next (None once finished), [`Search::feed`] takes the
-/// predicate's value there, [`Search::result`] the answer once finished.
+/// The value-guided steps allowed beyond the boolean search's step count (see the module doc).
+pub const SPARE: u32 = 8;
+
+/// Where the state machine is (bit patterns; `b` met, `a` missed).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Search {
+enum Phase {
     /// [`first_ok`]'s first evaluation, at the guess (bits `b`).
     Start { b: u64 },
-    /// ok(b): stepping down by `step` ulps (doubling) to a double where ok fails.
-    Down { b: u64, step: u64 },
-    /// !ok(b): stepping up by `step` ulps (doubling) to a double where ok holds.
-    Up { b: u64, step: u64 },
-    /// !ok(a), ok(b), b − a > 1: bisection of the bit patterns.
+    /// ok(b): stepping down by `step` ulps to a double where ok fails; `pace` doubles each
+    /// step (the boolean search's step, and the least one beyond [`SPARE`] shorter ones).
+    Down { b: u64, step: u64, pace: u64 },
+    /// !ok(b): stepping up by `step` ulps (`pace` as for `Down`) to a double where ok holds.
+    Up { b: u64, step: u64, pace: u64 },
+    /// !ok(a), ok(b), b − a > 1: bisection (or interpolation) of the bit patterns.
     Bisect { a: u64, b: u64 },
     /// Finished with this result.
     Done(f64),
 }
 
+/// The state of an exact search between two evaluations of its predicate: [`Search::probe`]
+/// gives the double to evaluate next (None once finished), [`Search::feed`] (or
+/// [`Search::feed_value`]) takes the predicate's verdict there, [`Search::result`] the answer
+/// once finished.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Search {
+    phase: Phase,
+    /// The next probe's bits (Down/Up: b ∓ step; Bisect: the midpoint or the interpolated probe).
+    next: u64,
+    /// ln r at `a` (Bisect; NaN: none; Illinois may have halved it).
+    va: f64,
+    /// ln r at `b` (Start/Down/Up: at the last point; Bisect: at b; NaN: none).
+    vb: f64,
+    /// The last valued point left behind (bits, ln r; NaN: none), for one-sided secants.
+    prev: (u64, f64),
+    /// Value-guided steps still allowed beyond the bisection count (see the module doc).
+    spare: u32,
+    /// Bisect: which end the last probe moved (+1 b, −1 a, 0 none), for Illinois.
+    side: i8,
+}
+
+/// ⌈log₂ w⌉: the bisection steps that take a bracket of `w` ≥ 1 ulps to one ulp.
+#[inline(always)]
+fn need(w: u64) -> u32 {
+    64 - (w - 1).leading_zeros()
+}
+
+/// ln r for the verdict `ok`, or NaN where r gives no information (not a positive finite
+/// ratio, or on the wrong side of 1).
+#[inline(always)]
+fn margin(ok: bool, r: f64) -> f64 {
+    if r > 0.0 && r < f64::INFINITY && (ok == (r <= 1.0)) {
+        r.ln()
+    } else {
+        f64::NAN
+    }
+}
+
+/// The offset (ulps, ≥ 0) from a point with ln r = `v` to where the line through it and a point
+/// `dist` ulps behind it with ln r = `v_behind` crosses 0, if that lies ahead (finite, ≥ 0).
+#[inline(always)]
+fn ahead(dist: f64, v: f64, v_behind: f64) -> Option<f64> {
+    let d = dist * v / (v_behind - v);
+    (0.0..f64::INFINITY).contains(&d).then_some(d)
+}
+
 impl Search {
+    #[inline(always)]
+    fn at(phase: Phase, next: u64) -> Self {
+        Search {
+            phase,
+            next,
+            va: f64::NAN,
+            vb: f64::NAN,
+            prev: (0, f64::NAN),
+            spare: SPARE,
+            side: 0,
+        }
+    }
+
     /// [`first_ok`] from the guess `x0` (a negative or NaN guess starts at +∞).
     #[inline(always)]
     pub fn first_ok(x0: f64) -> Self {
-        Search::Start {
-            b: x0.to_bits().min(INF),
-        }
+        let b = x0.to_bits().min(INF);
+        Self::at(Phase::Start { b }, b)
     }
 
     /// [`bisect_bits`] on (lo, hi], given !ok(lo) and ok(hi), both ≥ 0.
     #[inline(always)]
     pub fn bisect(lo: f64, hi: f64) -> Self {
-        Self::bracket(lo.to_bits(), hi.to_bits())
+        let mut s = Self::at(Phase::Done(hi), 0);
+        s.bracket(lo.to_bits(), hi.to_bits(), f64::NAN, f64::NAN);
+        s
     }
 
+    /// Enter the bracket (a, b] (values `va`, `vb`), or finish at b when it is one ulp or less.
     #[inline(always)]
-    fn bracket(a: u64, b: u64) -> Self {
+    fn bracket(&mut self, a: u64, b: u64, va: f64, vb: f64) {
         if b.wrapping_sub(a) > 1 && b > a {
-            Search::Bisect { a, b }
+            (self.va, self.vb, self.side) = (va, vb, 0);
+            self.phase = Phase::Bisect { a, b };
+            self.next = self.inside(a, b);
         } else {
-            Search::Done(f64::from_bits(b))
+            self.phase = Phase::Done(f64::from_bits(b));
+        }
+    }
+
+    /// The probe inside (a, b), b − a ≥ 2: the interpolated one while the budget allows,
+    /// otherwise (and always without values) the midpoint of the bit patterns.
+    #[inline(always)]
+    fn inside(&self, a: u64, b: u64) -> u64 {
+        let w = b - a;
+        let mid = a + w / 2;
+        if self.spare == 0 {
+            return mid;
+        }
+        // the offset from a of the zero of ln r: regula falsi between the ends, or the secant
+        // through the valued end and the last valued point left behind
+        let (va, vb, (p, vp)) = (self.va, self.vb, self.prev);
+        let off = if va.is_finite() && vb.is_finite() {
+            Some(w as f64 * (va / (va - vb)))
+        } else if vp.is_finite() && (va.is_finite() || vb.is_finite()) {
+            let (e, ve) = if va.is_finite() { (a, va) } else { (b, vb) };
+            let d = (e as i128 - p as i128) as f64 * ve / (vp - ve); // signed, from e
+            Some((e - a) as f64 + d)
+        } else {
+            None
+        };
+        match off {
+            Some(o) if o.is_finite() => a + (o.max(1.0) as u64).clamp(1, w - 1),
+            _ => mid,
+        }
+    }
+
+    /// The size of the next step of the bracket search that just moved `dist` ulps from a point
+    /// with ln r = `v_behind` to one with ln r = `v`, its pace doubled to `doubled`: that pace,
+    /// or (with values) the secant's distance to ln r = 0 plus 1/8, a shorter one than the pace
+    /// only while the budget lasts.
+    #[inline(always)]
+    fn next_step(&mut self, dist: u64, doubled: u64, v: f64, v_behind: f64) -> u64 {
+        match ahead(dist as f64, v, v_behind) {
+            Some(d) => {
+                let g = ((d + d / 8.0) as u64).saturating_add(1);
+                if g >= doubled {
+                    g
+                } else if self.spare > 0 {
+                    self.spare -= 1;
+                    g
+                } else {
+                    doubled
+                }
+            }
+            None => doubled,
         }
     }
 
     /// The double at which the predicate is evaluated next; None once finished.
     #[inline(always)]
     pub fn probe(&self) -> Option<f64> {
-        let bits = match *self {
-            Search::Start { b } => b,
-            Search::Down { b, step } => b.saturating_sub(step),
-            Search::Up { b, step } => b.saturating_add(step).min(INF),
-            Search::Bisect { a, b } => a + (b - a) / 2,
-            Search::Done(_) => return None,
-        };
-        Some(f64::from_bits(bits))
+        match self.phase {
+            Phase::Done(_) => None,
+            _ => Some(f64::from_bits(self.next)),
+        }
     }
 
-    /// Advance by the predicate's value `ok` at [`Search::probe`] (no effect once finished).
+    /// Advance by the predicate's verdict `ok` at [`Search::probe`] (no effect once finished).
     #[inline(always)]
     pub fn feed(&mut self, ok: bool) {
-        *self = match *self {
-            Search::Start { b } if ok => Self::down(b, 1),
-            Search::Start { b } => Self::up(b, 1),
-            Search::Down { b, step } => {
-                let lb = b.saturating_sub(step);
-                if ok {
-                    Self::down(lb, step.saturating_mul(2))
+        self.feed_value(ok, f64::NAN)
+    }
+
+    /// Advance by the predicate's verdict `ok` at [`Search::probe`] and the ratio `r` of its
+    /// function to its target there (> 1 missed, ≤ 1 met; NaN: none), which only guides where
+    /// the search probes next (see the module doc). No effect once finished.
+    #[inline(always)]
+    pub fn feed_value(&mut self, ok: bool, r: f64) {
+        let x = self.next;
+        let v = margin(ok, r);
+        match self.phase {
+            Phase::Start { b } => {
+                // the first step: 1 ulp, or |ln r| read as a relative distance (2^52 ulps per
+                // unit of ln x), within [1, 2^44] ulps
+                let step = if v.is_finite() {
+                    ((v.abs() * 4503599627370496.0) as u64).clamp(1, 1 << 44)
                 } else {
-                    Self::bracket(lb, b)
+                    1
+                };
+                self.vb = v;
+                if ok {
+                    self.down(b, step, 1)
+                } else {
+                    self.up(b, step, 1)
                 }
             }
-            Search::Up { b, step } => {
-                let hb = b.saturating_add(step).min(INF);
+            Phase::Down { b, pace, .. } => {
                 if ok {
-                    Self::bracket(b, hb)
+                    let pace = pace.saturating_mul(2);
+                    let s = self.next_step(b - x, pace, v, self.vb);
+                    self.prev = (b, self.vb);
+                    self.vb = v;
+                    self.down(x, s, pace)
                 } else {
-                    Self::up(hb, step.saturating_mul(2))
+                    self.bracket(x, b, v, self.vb)
                 }
             }
-            Search::Bisect { a, b } => {
-                let mid = a + (b - a) / 2;
+            Phase::Up { b, pace, .. } => {
                 if ok {
-                    Self::bracket(a, mid)
+                    let vb = self.vb;
+                    self.bracket(b, x, vb, v)
                 } else {
-                    Self::bracket(mid, b)
+                    let pace = pace.saturating_mul(2);
+                    let s = self.next_step(x - b, pace, v, self.vb);
+                    self.prev = (b, self.vb);
+                    self.vb = v;
+                    self.up(x, s, pace)
                 }
             }
-            done @ Search::Done(_) => done,
+            Phase::Bisect { a, b } => {
+                let before = need(b - a);
+                let (a, b) = if ok {
+                    if self.vb.is_finite() || self.prev.1.is_nan() {
+                        self.prev = (b, self.vb);
+                    }
+                    if self.side > 0 {
+                        self.va *= 0.5; // Illinois: the end kept twice in a row
+                    }
+                    (self.vb, self.side) = (v, 1);
+                    (a, x)
+                } else {
+                    if self.va.is_finite() || self.prev.1.is_nan() {
+                        self.prev = (a, self.va);
+                    }
+                    if self.side < 0 {
+                        self.vb *= 0.5;
+                    }
+                    (self.va, self.side) = (v, -1);
+                    (x, b)
+                };
+                if b - a > 1 {
+                    // the budget: spent by a probe that does not halve the bracket, earned back
+                    // by one that shrinks it more (a midpoint leaves it as it is)
+                    let s = self.spare as i64 + before as i64 - need(b - a) as i64 - 1;
+                    self.spare = s.clamp(0, 64) as u32;
+                    self.phase = Phase::Bisect { a, b };
+                    self.next = self.inside(a, b);
+                } else {
+                    self.phase = Phase::Done(f64::from_bits(b));
+                }
+            }
+            Phase::Done(_) => {}
         }
     }
 
     /// ok(b) holds: 0 if b is 0, else step down.
     #[inline(always)]
-    fn down(b: u64, step: u64) -> Self {
+    fn down(&mut self, b: u64, step: u64, pace: u64) {
         if b == 0 {
-            Search::Done(0.0)
+            self.phase = Phase::Done(0.0);
         } else {
-            Search::Down { b, step }
+            self.phase = Phase::Down { b, step, pace };
+            self.next = b.saturating_sub(step);
         }
     }
 
     /// ok(b) fails: +∞ if b is +∞, else step up.
     #[inline(always)]
-    fn up(b: u64, step: u64) -> Self {
+    fn up(&mut self, b: u64, step: u64, pace: u64) {
         if b >= INF {
-            Search::Done(f64::INFINITY)
+            self.phase = Phase::Done(f64::INFINITY);
         } else {
-            Search::Up { b, step }
+            self.phase = Phase::Up { b, step, pace };
+            self.next = b.saturating_add(step).min(INF);
         }
     }
 
     /// The answer, once finished.
     #[inline(always)]
     pub fn result(&self) -> Option<f64> {
-        match *self {
-            Search::Done(x) => Some(x),
+        match self.phase {
+            Phase::Done(x) => Some(x),
             _ => None,
         }
     }
 
-    /// Run to the end with a scalar predicate.
+    /// Run to the end with a scalar predicate giving (verdict, ratio).
     #[inline(always)]
-    fn run(mut self, ok: impl Fn(f64) -> bool) -> f64 {
-        loop {
-            match self.probe() {
-                Some(x) => self.feed(ok(x)),
-                None => return self.result().unwrap_or(f64::NAN),
-            }
+    fn run(mut self, ok: impl Fn(f64) -> (bool, f64)) -> f64 {
+        while let Some(x) = self.probe() {
+            let (o, r) = ok(x);
+            self.feed_value(o, r);
         }
+        self.result().unwrap_or(f64::NAN)
     }
 }
 
@@ -150,7 +332,7 @@ impl Search {
 /// on the bit patterns (monotone for non-negative doubles), at most 64 steps.
 #[inline(always)]
 pub fn bisect_bits(lo: f64, hi: f64, ok: impl Fn(f64) -> bool) -> f64 {
-    Search::bisect(lo, hi).run(ok)
+    Search::bisect(lo, hi).run(|x| (ok(x), f64::NAN))
 }
 
 /// Exact predicate search: given `ok` false below a threshold and true from it on (or at least
@@ -158,22 +340,32 @@ pub fn bisect_bits(lo: f64, hi: f64, ok: impl Fn(f64) -> bool) -> f64 {
 /// no finite double is ok). Exponential steps over the bit patterns from x0 find a bracket, then
 /// [`bisect_bits`]: ≤ ~2·64 evaluations. The result depends on `x0` where `ok` is not monotone.
 pub fn first_ok(ok: &dyn Fn(f64) -> bool, x0: f64) -> f64 {
+    Search::first_ok(x0).run(|x| (ok(x), f64::NAN))
+}
+
+/// [`first_ok`] for a predicate that also gives the ratio of its function to its target (> 1
+/// missed, ≤ 1 met; NaN: none), which guides the probes (module doc): the same meaning of the
+/// result (ok there, not at the double below, decided by the verdicts alone), in ~10-25
+/// evaluations for a smooth ratio, ≤ ~2·64 + [`SPARE`] in any case.
+pub fn first_ok_valued(ok: &dyn Fn(f64) -> (bool, f64), x0: f64) -> f64 {
     Search::first_ok(x0).run(ok)
 }
 
-/// [`first_ok`] for every guess at once, in lock-step rounds: `x` holds the guesses on entry
-/// and the results on exit (one slice: no length to mismatch). Each round calls
-/// `round(active, probes, oks)` once with the indices of the still-running searches and the
-/// double each one evaluates next, and the predicate of search `active[j]` at `probes[j]` is
-/// to be written to `oks[j]`. Element k probes exactly the doubles of `first_ok(ok_k, x[k])`,
-/// in the same order, so its result is that scalar search's to the bit. At most ~2·64 rounds;
-/// the first error of `round` ends the search and is returned (`x` then unchanged).
+/// [`first_ok_valued`] for every guess at once, in lock-step rounds: `x` holds the guesses on
+/// entry and the results on exit (one slice: no length to mismatch). Each round calls
+/// `round(active, probes, oks, ratios)` once with the indices of the still-running searches and
+/// the double each one evaluates next; the verdict of search `active[j]` at `probes[j]` is to be
+/// written to `oks[j]` and, optionally, its ratio to `ratios[j]` (NaN on entry: a boolean
+/// probe). Element k probes exactly the doubles of `first_ok_valued(ok_k, x[k])`, in the same
+/// order, so its result is that scalar search's to the bit (and [`first_ok`]'s where no ratios
+/// are given). The first error of `round` ends the search and is returned (`x` then unchanged).
 pub fn first_ok_many<E>(
     x: &mut [f64],
-    mut round: impl FnMut(&[usize], &[f64], &mut [bool]) -> Result<(), E>,
+    mut round: impl FnMut(&[usize], &[f64], &mut [bool], &mut [f64]) -> Result<(), E>,
 ) -> Result<(), E> {
     let mut states: Vec<Search> = x.iter().map(|&g| Search::first_ok(g)).collect();
-    let (mut active, mut probes, mut oks) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut active, mut probes, mut oks, mut ratios) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     loop {
         active.clear();
         probes.clear();
@@ -188,9 +380,11 @@ pub fn first_ok_many<E>(
         }
         oks.clear();
         oks.resize(active.len(), false);
-        round(&active, &probes, &mut oks)?;
-        for (&k, &ok) in active.iter().zip(&oks) {
-            states[k].feed(ok);
+        ratios.clear();
+        ratios.resize(active.len(), f64::NAN);
+        round(&active, &probes, &mut oks, &mut ratios)?;
+        for ((&k, &ok), &r) in active.iter().zip(&oks).zip(&ratios) {
+            states[k].feed_value(ok, r);
         }
     }
     for (o, s) in x.iter_mut().zip(&states) {
@@ -248,7 +442,7 @@ mod tests {
         let mut out = x0.clone();
         let logs: RefCell<Vec<Vec<f64>>> = RefCell::new(vec![Vec::new(); x0.len()]);
         let mut rounds = 0;
-        let res: Result<(), ()> = first_ok_many(&mut out, |active, probes, oks| {
+        let res: Result<(), ()> = first_ok_many(&mut out, |active, probes, oks, _| {
             rounds += 1;
             for ((&k, &x), ok) in active.iter().zip(probes).zip(oks.iter_mut()) {
                 logs.borrow_mut()[k].push(x);
@@ -273,7 +467,7 @@ mod tests {
         // the first error of a round ends the search
         let mut calls = 0;
         let mut out = x0.clone();
-        let err = first_ok_many(&mut out, |_, _, _| {
+        let err = first_ok_many(&mut out, |_, _, _, _| {
             calls += 1;
             if calls == 3 {
                 Err("stop")
@@ -294,5 +488,258 @@ mod tests {
             1.0f64.next_up()
         );
         assert_eq!(Search::bisect(2.0, 1.0).result(), Some(1.0));
+    }
+
+    /// The search before value guidance, written out: exponential steps from the guess, then
+    /// bisection of the bit patterns (the probes a boolean predicate must still get).
+    fn boolean_reference(ok: &dyn Fn(f64) -> bool, x0: f64) -> f64 {
+        let g = x0.to_bits().min(INF);
+        let (mut a, mut b) = (g, g);
+        if ok(f64::from_bits(g)) {
+            let mut step = 1u64;
+            loop {
+                if b == 0 {
+                    return 0.0;
+                }
+                let lb = b.saturating_sub(step);
+                if ok(f64::from_bits(lb)) {
+                    b = lb;
+                    step = step.saturating_mul(2);
+                } else {
+                    a = lb;
+                    break;
+                }
+            }
+        } else {
+            let mut step = 1u64;
+            loop {
+                if a >= INF {
+                    return f64::INFINITY;
+                }
+                let hb = a.saturating_add(step).min(INF);
+                if ok(f64::from_bits(hb)) {
+                    b = hb;
+                    break;
+                }
+                a = hb;
+                step = step.saturating_mul(2);
+            }
+        }
+        while b - a > 1 {
+            let mid = a + (b - a) / 2;
+            if ok(f64::from_bits(mid)) {
+                b = mid
+            } else {
+                a = mid
+            }
+        }
+        f64::from_bits(b)
+    }
+
+    /// Runs `first_ok_valued` and returns (result, probes).
+    fn valued_log(ok: &dyn Fn(f64) -> (bool, f64), x0: f64) -> (f64, Vec<f64>) {
+        use std::cell::RefCell;
+        let log = RefCell::new(Vec::new());
+        let r = first_ok_valued(
+            &|x| {
+                log.borrow_mut().push(x);
+                ok(x)
+            },
+            x0,
+        );
+        (r, log.into_inner())
+    }
+
+    /// A small deterministic generator for the property tests (splitmix64).
+    fn mix(state: &mut u64) -> u64 {
+        *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = *state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Without ratios (none given, or NaN, infinite, non-positive, or on the wrong side of 1)
+    /// the search probes exactly the doubles of the boolean search, in order.
+    #[test]
+    fn no_values_is_the_boolean_search() {
+        use std::cell::RefCell;
+        let preds: Vec<Box<dyn Fn(f64) -> bool>> = vec![
+            Box::new(|x| x >= 0.3),
+            Box::new(|x| f64::from_bits(x.to_bits() ^ 5) >= 7.5e-3),
+            Box::new(|_| true),
+            Box::new(|_| false),
+            Box::new(|x| x > 1e300),
+        ];
+        let junk = [f64::NAN, f64::INFINITY, -1.0, 0.0];
+        for (i, p) in preds.iter().enumerate() {
+            for x0 in [
+                0.0,
+                5e-324,
+                1e-200,
+                0.29,
+                0.3,
+                4.0,
+                1e300,
+                f64::INFINITY,
+                -2.0,
+                f64::NAN,
+            ] {
+                let want = RefCell::new(Vec::new());
+                let w = boolean_reference(
+                    &|x| {
+                        want.borrow_mut().push(x.to_bits());
+                        p(x)
+                    },
+                    x0,
+                );
+                for j in 0..=junk.len() {
+                    let (r, log) = if j == junk.len() {
+                        assert_eq!(first_ok(p, x0).to_bits(), w.to_bits());
+                        valued_log(&|x| (p(x), f64::NAN), x0) // no ratio: first_ok's search
+                    } else {
+                        // a junk ratio, or a ratio on the wrong side of 1 for the verdict
+                        valued_log(&|x| (p(x), if j == 3 && p(x) { 2.0 } else { junk[j] }), x0)
+                    };
+                    assert_eq!(r.to_bits(), w.to_bits(), "pred {i} x0 {x0} junk {j}");
+                    let log: Vec<u64> = log.iter().map(|x| x.to_bits()).collect();
+                    assert_eq!(log, *want.borrow(), "pred {i} x0 {x0} junk {j}");
+                }
+            }
+        }
+    }
+
+    /// Smooth monotone ratios (powers, exponentials, a kink, targets far from and at the guess):
+    /// the exact threshold of the boolean search in a few evaluations.
+    #[test]
+    fn values_converge_in_few_steps() {
+        let mut worst = 0;
+        let mut total = 0;
+        let mut n = 0;
+        for k in [0.5, 1.0, 2.0, 7.0] {
+            for t in [1e-12, 1e-3, 0.37, 1.0, 55.0, 1e9] {
+                for x0 in [1e-6, 0.05, 1.0, 4.0, 1e3, 1e12] {
+                    // f falls as x grows: x^-k, x^-k/(1 + x) (its log-slope changing), and one
+                    // with a kink at 1 (x^-k below, x^-2k above)
+                    let fs: [&dyn Fn(f64) -> f64; 3] =
+                        [&|x| x.powf(-k), &|x| x.powf(-k) / (1.0 + x), &|x| {
+                            if x < 1.0 {
+                                x.powf(-k)
+                            } else {
+                                x.powf(-2.0 * k)
+                            }
+                        }];
+                    for f in fs {
+                        let want = boolean_reference(&|x| f(x) <= t, x0);
+                        let (got, log) = valued_log(&|x| (f(x) <= t, f(x) / t), x0);
+                        assert_eq!(got.to_bits(), want.to_bits(), "k {k} t {t} x0 {x0}");
+                        if want > 0.0 && want < f64::INFINITY && f(want) / t > 1e-300 {
+                            worst = worst.max(log.len());
+                            total += log.len();
+                            n += 1;
+                        }
+                    }
+                }
+            }
+        }
+        let mean = total as f64 / n as f64;
+        eprintln!("value-guided: {n} searches, mean {mean:.1}, worst {worst} evaluations");
+        assert!(mean <= 16.0 && worst <= 40, "mean {mean} worst {worst}");
+        // a guess at the threshold: a few evaluations
+        let t = 0.3_f64;
+        let x = boolean_reference(&|x| 1.0 / x <= t, 1.0);
+        let (got, log) = valued_log(&|x| (1.0 / x <= t, (1.0 / x) / t), x);
+        assert!(got == x && log.len() <= 4, "{}", log.len());
+    }
+
+    /// Adversarial ratios (random, on the right side of 1 but of any size, or constant): the
+    /// exact threshold still, within the bound of ~2·64 + SPARE evaluations.
+    #[test]
+    fn adversarial_values_stay_bounded() {
+        let mut seed = 7u64;
+        for i in 0..3000 {
+            let t = f64::from_bits(mix(&mut seed) % INF);
+            let x0 = f64::from_bits(mix(&mut seed) % (INF + 1));
+            let style = i % 4;
+            let s0 = mix(&mut seed);
+            let ratio = |x: f64| -> f64 {
+                let h = mix(&mut (x.to_bits() ^ s0));
+                let m = match style {
+                    0 => 1.0 + (h % 1000) as f64, // any size
+                    1 => 1.0 + 1e-300,            // flat
+                    2 => f64::from_bits(h % INF).max(1e-300) + 1.0,
+                    _ => 1.0 + (x - t).abs(), // linear in x, not in the bits
+                };
+                if x >= t {
+                    1.0 / m
+                } else {
+                    m
+                }
+            };
+            let want = boolean_reference(&|x| x >= t, x0);
+            let (got, log) = valued_log(&|x| (x >= t, ratio(x)), x0);
+            assert_eq!(got.to_bits(), want.to_bits(), "t {t} x0 {x0} style {style}");
+            if log.len() > 2 * 65 + SPARE as usize {
+                let mut st = Search::first_ok(x0);
+                while let Some(x) = st.probe() {
+                    eprintln!("{:?} x={:e}", st, x);
+                    st.feed_value(x >= t, ratio(x));
+                }
+            }
+            assert!(
+                log.len() <= 2 * 65 + SPARE as usize,
+                "{} evaluations",
+                log.len()
+            );
+        }
+    }
+
+    /// Random non-monotone predicates with ratios: the result keeps its meaning (ok there, not
+    /// at the double below; 0 or +∞ at the ends), and the lock-step search is the scalar one.
+    #[test]
+    fn random_property_invariant_and_lock_step() {
+        use std::cell::RefCell;
+        let mut seed = 11u64;
+        let mut guesses = Vec::new();
+        let mut params = Vec::new();
+        for _ in 0..400 {
+            let t = 1e-3 * (1 + mix(&mut seed) % 1_000_000) as f64;
+            let noise = mix(&mut seed) % 64; // the low bits scrambled: not monotone
+            let k = 0.25 + (mix(&mut seed) % 16) as f64 / 4.0;
+            params.push((t, noise, k));
+            guesses.push(f64::from_bits(mix(&mut seed) % INF));
+        }
+        let pred = |j: usize, x: f64| -> (bool, f64) {
+            let (t, noise, k) = params[j];
+            let y = f64::from_bits(x.to_bits() ^ noise);
+            let f = (t / y).powf(k); // ≤ 1 from about t on
+            (f <= 1.0, f)
+        };
+        for (j, &g) in guesses.iter().enumerate() {
+            let (r, _) = valued_log(&|x| pred(j, x), g);
+            if r == f64::INFINITY {
+                assert!(!pred(j, f64::INFINITY).0, "{j}"); // the last probe, +inf, missed
+            } else if r > 0.0 {
+                assert!(pred(j, r).0 && !pred(j, r.next_down()).0, "{j}: {r}");
+            } else {
+                assert!(pred(j, 0.0).0);
+            }
+        }
+        let mut out = guesses.clone();
+        let logs: RefCell<Vec<Vec<u64>>> = RefCell::new(vec![Vec::new(); guesses.len()]);
+        let res: Result<(), ()> = first_ok_many(&mut out, |active, probes, oks, ratios| {
+            for (j, (&k, &x)) in active.iter().zip(probes).enumerate() {
+                logs.borrow_mut()[k].push(x.to_bits());
+                (oks[j], ratios[j]) = pred(k, x);
+            }
+            Ok(())
+        });
+        assert!(res.is_ok());
+        for (j, &g) in guesses.iter().enumerate() {
+            let (r, log) = valued_log(&|x| pred(j, x), g);
+            assert_eq!(out[j].to_bits(), r.to_bits(), "element {j}");
+            let log: Vec<u64> = log.iter().map(|x| x.to_bits()).collect();
+            assert_eq!(logs.borrow()[j], log, "element {j}");
+        }
     }
 }
