@@ -11,7 +11,7 @@ import random
 import mpmath as mp
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import pabi
@@ -356,6 +356,8 @@ params = st.fixed_dictionaries(dict(
 
 @settings(max_examples=150, deadline=None)
 @given(params, st.floats(0, 20, **finite), st.floats(0, 20, **finite), st.floats(0, 1))
+@example(dict(noise="gaussian", noise_scale=1.0, max_grad_norm=1.0, lr=1.0, diameter=0.0, steps=1), 1.0,
+         0.9999999999999999, 0.0)  # found by the long profile: a one-ulp reversal of theta (see below)
 def test_monotone_in_eps_index_n_sigma(kw, e1, e2, frac):
     lo, hi = sorted((e1, e2))
     n = kw["steps"]
@@ -363,8 +365,13 @@ def test_monotone_in_eps_index_n_sigma(kw, e1, e2, frac):
     for order in [dict(ordering="fixed", index=i), dict(ordering="shuffled"), dict(ordering="random_stop", index=i)]:
         d_lo = pabi.pnsgd_delta(lo, **kw, **order)
         d_hi = pabi.pnsgd_delta(hi, **kw, **order)
-        assert 0 <= d_hi <= d_lo <= 1
-        assert pabi.pnsgd_delta(hi, **kw, **order, log=True) <= pabi.pnsgd_delta(lo, **kw, **order, log=True)
+        # within rounding (1e-12 relative, as test_laws.py's REL): the upward-rounded bound can
+        # reverse by an ulp between neighbouring doubles (theta(1.0, 2.0) = 0.5098616600546776 >
+        # theta(prev(1.0), 2.0), found by the long profile here); the exact law is the strict xfail
+        # test_laws.py::test_pnsgd_delta_monotone_in_eps[exact]
+        assert 0 <= d_hi <= d_lo * (1 + 1e-12) and d_lo <= 1
+        assert (pabi.pnsgd_delta(hi, **kw, **order, log=True)
+                <= pabi.pnsgd_delta(lo, **kw, **order, log=True) + 1e-12 * (1 + abs(math.log(max(d_lo, 1e-300)))))
         more_noise = pabi.pnsgd_delta(lo, **dict(kw, noise_scale=kw["noise_scale"] * 1.5), **order)
         assert more_noise <= d_lo
     # later records are less private; more subsequent steps amplify more

@@ -238,20 +238,15 @@ def _least_noise(setup: S, field: str, eps: float, delta: float,
     ``defined(s)``: for a bound whose domain ends ABOVE (undefined for every larger value, e.g.
     the online Laplace schedule at a given ε), the values it rejects end the accepted values too.
 
-    The exact search over the bit patterns of doubles of the core (``_core.first_ok``) runs on the
-    values the setup accepts, guided by the ratio of the bound to its target at each probe
-    (ε(x)/eps, or δ(x)/delta): a first step sized by that ratio and secant steps to a bracket,
-    then regula falsi (Illinois) inside it, with bit bisection as the fallback (about 10-25
-    evaluations where the ratio is smooth; at most ~2·64 + 8 in any case; a probe without a
-    finite positive ratio, such as ε = 0 or an undefined bound, is judged by its verdict alone).
-    The verdicts alone decide: the result is a double that meets the target whose predecessor
-    misses it. On the accepted values: a value it rejects, or at which its bound is not defined
-    (a DomainError, e.g. too little noise for the PLD's grid), misses the target; where the
-    accepted values end above (the first value rejected above the current one, found by the same
-    search) the target is taken as met, which keeps the predicate monotone, and a search ending
-    there finds no accepted value that meets the target.
-    The result is checked against the target once more. DomainError naming ``field`` when no
-    accepted value meets the target."""
+    The core's exact search over the bit patterns of doubles (``_core.first_ok``; see
+    ``num::bisect``) is guided by the ratio ε(x)/eps (or δ(x)/delta) at each probe, ~10-25
+    evaluations where it is smooth, ≤ ~2·64 + 8 always; the verdicts alone decide (the result
+    meets the target, its predecessor misses it). A value the setup rejects, or where its bound
+    is undefined (a DomainError, e.g. too little noise for the PLD's grid), misses the target;
+    at or above the end of the accepted values (the first value rejected above the current one,
+    found by the same search) the target counts as met, which keeps the predicate monotone, and
+    a search ending there finds no accepted value that meets it. The result is checked against
+    the target once more; DomainError naming ``field`` when no accepted value meets it."""
     from . import _core
 
     end = _core.first_ok(lambda x: not _accepts_one(setup, field, x, defined), float(getattr(setup, field)))
@@ -662,8 +657,8 @@ class CyclicDPSGD(_Questions):
 
     def _met_many(self, x: NDArray[np.float64], eps: NDArray[np.float64],
                   delta: NDArray[np.float64]) -> tuple[NDArray[np.bool_], NDArray[np.bool_], NDArray[np.float64]]:
-        """:meth:`calibrate`'s test at noise multipliers ``x`` (verdicts, none undefined, ε), targets (``eps``, ``delta``): each
-        applicable curve with the iterate noise of every x in one call (orders × x broadcast),
+        """:meth:`calibrate`'s test at noise multipliers ``x`` (verdicts, none undefined, ε),
+        targets (``eps``, ``delta``): each applicable curve with the iterate noise of every x in one call (orders × x broadcast),
         converted row by row in one core call (``_core.rdp_to_dp_epsilon_rows``)."""
         import pabi
 
