@@ -345,9 +345,17 @@ fn online_schedule_bound<'py>(
             online::quantities_if_defined(arrays, q, log, element, &mut mask, out)
         })?;
         if !values {
-            out = vec![f64::NAN; len];
+            out = zeros(len)?; // (fallible, as every output of the binding)
+            out.fill(f64::NAN);
         }
-        let mask: Vec<bool> = mask.iter().map(|&d| d == 1.0).collect();
+        let mut flags: Vec<bool> = Vec::new();
+        flags.try_reserve_exact(len).map_err(|_| {
+            pyo3::exceptions::PyMemoryError::new_err(format!(
+                "cannot allocate a mask of {len} values"
+            ))
+        })?;
+        flags.extend(mask.iter().map(|&d| d == 1.0));
+        let mask = flags;
         return Ok((out.into_pyarray(py), mask.into_pyarray(py))
             .into_pyobject(py)?
             .into_any());
