@@ -409,3 +409,16 @@ def test_stepwise_factors_core_call_is_the_one_schedule_bound():
     with pytest.raises(pabi.DomainError) as err:
         ar.least_noise([1.0, 2.0], 1e-5)
     assert str(err.value) == str(scalar.value)
+
+
+def test_search_predicate_answers():
+    """The core search's Python predicates answer by a verdict, or by (verdict, float ratio): a
+    ratio only moves the probes, never the result; any other tuple answers by its truth value,
+    and a round's tuple of bools is that round's verdicts (issue 17's value-guided search)."""
+    want = math.nextafter(1.5, 0.0)  # the threshold is any double: here one below 1.5
+    assert _core.first_ok(lambda x: x >= want, 1.0) == want
+    assert _core.first_ok(lambda x: (x >= want, 2 * want / (x + want)), 1.0) == want
+    assert _core.first_ok(lambda x: (False, False), 1.0) == 0.0  # a non-empty tuple: truthy
+    got = _core.first_ok_many(lambda x, k: tuple(bool(v >= (want, 3.0)[i]) for v, i in zip(x, k)),
+                              np.array([1.0, 1.0]))
+    assert got.tolist() == [want, 3.0]

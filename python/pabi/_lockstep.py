@@ -28,7 +28,7 @@ Also the setups' one search for an ε (:func:`_smallest_eps`).
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Optional
 
 import numpy as np
 from numpy.typing import NDArray
@@ -115,13 +115,13 @@ def least_noise_many(setup: Any, field: str, eps: NDArray[np.float64], delta: ND
                      ) -> NDArray[np.float64]:
     """``setup.least_noise`` on flat, checked targets by the lock-step search.
 
-    ``met_many(x, eps, delta)``: whether the setup with ``field`` = x[j] meets the target
-    (eps[j], delta[j]) (arrays of one length; a DomainError when the bound is undefined at
-    some element), or a pair (verdicts, undefined) whose undefined elements are judged one by
-    one (for a bound computed element by element, which reports each failure), or a triple
-    (verdicts, undefined, the bound: ε, or δ for ``question="delta"``; each element the scalar
-    bound's, NaN where an error missed the target) whose ratios to the targets guide each
-    element's probes as :func:`pabi.setups._least_noise`'s scalar ratios guide its own. ``precheck()``: the setup's own checks that ``calibrate`` makes before its
+    ``met_many(x, eps, delta)``: for the setup with ``field`` = x[j] and the target (eps[j],
+    delta[j]) (arrays of one length), the triple (verdicts, undefined, the bound: ε, or δ for
+    ``question="delta"``, each element the scalar bound's, NaN where an error missed the target),
+    or a DomainError when the bound is undefined at some element. Undefined elements are judged
+    one by one (for a bound computed element by element, which reports each failure); the
+    bound's ratios to the targets guide each element's probes as :func:`pabi.setups._least_noise`'s
+    scalar ratios guide its own (so both probe the same doubles). ``precheck()``: the setup's own checks that ``calibrate`` makes before its
     search. ``defined``: for a setup whose accepted values end above per target, a pair
     (``one(s, e)``, the ``defined`` of :func:`pabi.setups._least_noise` at ε = e; ``many(x, e)``,
     whether the setup accepts ``field`` = x[j] and ``one`` holds at e[j], for arrays of one
@@ -166,12 +166,11 @@ def least_noise_many(setup: Any, field: str, eps: NDArray[np.float64], delta: ND
             rt = np.full(todo.size, math.nan)
 
             def many(sel: NDArray[np.intp]) -> Bools:
-                r = met_many(xt[sel], eps[kt[sel]], delta[kt[sel]])
-                if not isinstance(r, tuple):
-                    return np.asarray(r, dtype=bool)
-                v, undefined = np.array(r[0], dtype=bool), np.asarray(r[1], dtype=bool)
-                if len(r) > 2:  # the bound's values: each the scalar one (NaN where it missed by an error)
-                    rt[sel] = np.asarray(r[2], dtype=np.float64) / target[kt[sel]]
+                verdicts, undefined, values = met_many(xt[sel], eps[kt[sel]], delta[kt[sel]])
+                v, undefined = np.array(verdicts, dtype=bool), np.asarray(undefined, dtype=bool)
+                # the bound's values, each the scalar one (NaN where it missed by an error): the
+                # scalar search's ratios, so that both probe the same doubles
+                rt[sel] = np.asarray(values, dtype=np.float64) / target[kt[sel]]
                 for j in np.flatnonzero(undefined):  # (verdicts, undefined): those judged one by one
                     v[j] = one(int(sel[j]))
                 return v

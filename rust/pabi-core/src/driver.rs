@@ -422,6 +422,24 @@ pub fn map_rows<const N: usize, const K: usize>(
 // ---------------------------------------------------------------------------------------------
 // Scan from the last chunk to the first
 
+/// The value of `cell` once another thread has set it: spin briefly, then yield. Only for a
+/// cell that a running thread is certain to set soon (a claimed chunk of work, each set even
+/// when its work panics), never for one that may stay empty.
+pub(crate) fn spin_get<T>(cell: &std::sync::OnceLock<T>) -> &T {
+    let mut spins = 0u32;
+    loop {
+        if let Some(v) = cell.get() {
+            return v;
+        }
+        spins += 1;
+        if spins < 64 {
+            std::hint::spin_loop();
+        } else {
+            std::thread::yield_now();
+        }
+    }
+}
+
 /// A scan over `out` cut into chunks of `chunk` elements, taken from the last chunk to the first
 /// with a carry (a suffix scan): for each chunk c, `first(start, out chunk, buf)` (the chunk's
 /// own work, e.g. the expensive per-element terms; `buf` is a per-worker scratch from
@@ -484,20 +502,7 @@ where
     let _ = carries[chunks].set(Some(init));
     let slots: Vec<Mutex<&mut [f64]>> = out.chunks_mut(chunk).map(Mutex::new).collect();
     let next = AtomicUsize::new(0);
-    let wait = |c: usize| -> Option<C> {
-        let mut spins = 0u32;
-        loop {
-            if let Some(v) = carries[c].get() {
-                return *v;
-            }
-            spins += 1;
-            if spins < 64 {
-                std::hint::spin_loop();
-            } else {
-                std::thread::yield_now();
-            }
-        }
-    };
+    let wait = |c: usize| -> Option<C> { *spin_get(&carries[c]) };
     let worker = || {
         let mut buf = scratch();
         loop {

@@ -9,13 +9,13 @@ use std::cell::Cell;
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyBool, PyFloat, PyTuple};
 
 use crate::args::{slices, Arr, Np};
 use crate::{guarded, zeros};
 
 /// The smallest double x ≥ 0 near `x0` with `ok(x)` true, for `ok` false below a threshold and
-/// true from it on (0 if ok(0), +inf if no finite double is ok); ≤ ~2·64 calls of `ok`. `ok`
+/// true from it on (0 if ok(0), +inf if no finite double is ok); ≤ ~2·64 + 8 calls of `ok`. `ok`
 /// returns a verdict, or a pair (verdict, ratio of its function to its target) whose ratio
 /// guides the probes (`pabi_core::num::bisect::first_ok_valued`: the same result, decided by
 /// the verdicts; ~10-25 calls). The first exception `ok` raises ends the search and is raised
@@ -50,20 +50,22 @@ fn first_ok(py: Python<'_>, ok: Py<PyAny>, x0: f64) -> PyResult<f64> {
     }
 }
 
-/// A scalar predicate's answer: its truth value, or a pair (truth value, ratio) (NaN: no ratio).
+/// A scalar predicate's answer: its truth value, or a pair (truth value, ratio: a float) (NaN:
+/// no ratio). Any other object, a tuple included, answers by its truth value.
 fn verdict(r: &Bound<'_, PyAny>) -> PyResult<(bool, f64)> {
     if let Ok(t) = r.cast::<PyTuple>() {
-        if t.len() == 2 {
+        if t.len() == 2 && t.get_item(1)?.is_instance_of::<PyFloat>() {
             return Ok((t.get_item(0)?.is_truthy()?, t.get_item(1)?.extract()?));
         }
     }
     Ok((r.is_truthy()?, f64::NAN))
 }
 
-/// A round's answer: the verdicts, or a pair (verdicts, ratios) whose ratios go to `ratios`.
+/// A round's answer: the verdicts, or a pair (verdicts, ratios) whose ratios go to `ratios` (a
+/// tuple of two bools is two verdicts, as before ratios existed).
 fn round_answer(r: &Bound<'_, PyAny>, oks: &mut [bool], ratios: &mut [f64]) -> PyResult<()> {
     if let Ok(t) = r.cast::<PyTuple>() {
-        if t.len() == 2 {
+        if t.len() == 2 && !t.get_item(0)?.is_instance_of::<PyBool>() {
             round_values(&t.get_item(0)?, oks)?;
             let v: Vec<f64> = t.get_item(1)?.extract()?;
             if v.len() != ratios.len() {

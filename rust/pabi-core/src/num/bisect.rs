@@ -679,13 +679,6 @@ mod tests {
             let want = boolean_reference(&|x| x >= t, x0);
             let (got, log) = valued_log(&|x| (x >= t, ratio(x)), x0);
             assert_eq!(got.to_bits(), want.to_bits(), "t {t} x0 {x0} style {style}");
-            if log.len() > 2 * 65 + SPARE as usize {
-                let mut st = Search::first_ok(x0);
-                while let Some(x) = st.probe() {
-                    eprintln!("{:?} x={:e}", st, x);
-                    st.feed_value(x >= t, ratio(x));
-                }
-            }
             assert!(
                 log.len() <= 2 * 65 + SPARE as usize,
                 "{} evaluations",

@@ -201,19 +201,8 @@ impl PairJob {
         let n = self.grid.cells_len();
         let (mut wa, mut wb) = (Vec::with_capacity(n), Vec::with_capacity(n));
         for slot in &self.slots {
-            let mut spins = 0u32;
-            let chunk = loop {
-                if let Some(r) = slot.get() {
-                    break r;
-                }
-                // claimed by another thread and being computed (at most about a millisecond)
-                spins += 1;
-                if spins < 64 {
-                    std::hint::spin_loop();
-                } else {
-                    std::thread::yield_now();
-                }
-            };
+            // (claimed by another thread and being computed: at most about a millisecond)
+            let chunk = crate::driver::spin_get(slot);
             let [a, b] = &chunk.as_ref().map_err(Clone::clone)?[d];
             wa.extend_from_slice(a);
             wb.extend_from_slice(b);
@@ -438,7 +427,10 @@ fn build(q: f64, sigma: f64, h: f64, dirs: &[Neighbour], both: bool) -> Result<V
             let k = key_of(q, sigma, d, h);
             if job.sides[side(d)] && !job.asked[side(d)].load(Ordering::Relaxed) && hit(k).is_none()
             {
-                keep(k, &job.result(d)?);
+                // (a direction nobody asked for: its failure is not this caller's error)
+                if let Ok(p) = job.result(d) {
+                    keep(k, &p);
+                }
             }
         }
     }

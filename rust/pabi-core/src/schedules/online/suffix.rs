@@ -180,28 +180,29 @@ pub fn online_delta_all(
             message: "output length differs from the noise length".into(),
         });
     }
-    scan_all(kind, p, noise, out, log, noise.len() >= PAR_MIN)
+    let workers = if noise.len() >= PAR_MIN {
+        crate::driver::num_threads()
+    } else {
+        1
+    };
+    scan_all(kind, p, noise, out, log, workers)
 }
 
-/// [`online_delta_all`] after its checks: serially, or in parallel with `parallel` (on a pool
-/// of several workers).
+/// [`online_delta_all`] after its checks, on `workers` workers (1: serially); the bits do not
+/// depend on `workers`.
 pub(super) fn scan_all(
     kind: Noise,
     p: &Problem,
     noise: &[f64],
     out: &mut [f64],
     log: bool,
-    parallel: bool,
+    workers: usize,
 ) -> Result<()> {
     let (eps, rad) = (p.eps, p.radii());
     crate::driver::scan_rev(
         out,
         SCAN_CHUNK,
-        if parallel {
-            crate::driver::num_threads()
-        } else {
-            1
-        },
+        workers,
         (Neumaier::default(), false),
         || vec![0.0; SCAN_CHUNK],
         |start, a, b| {

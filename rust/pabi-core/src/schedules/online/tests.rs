@@ -83,11 +83,19 @@ fn parallel_scan_equals_serial_bitwise() {
         }
         for log in [true, false] {
             let mut want = vec![0.0; s.len()];
-            scan_all(kind, &p, &s, &mut want, log, false).unwrap();
-            let mut got = vec![0.0; s.len()];
-            scan_all(kind, &p, &s, &mut got, log, true).unwrap();
-            for t in 0..s.len() {
-                assert_eq!(got[t].to_bits(), want[t].to_bits(), "{kind:?} {t}");
+            scan_all(kind, &p, &s, &mut want, log, 1).unwrap();
+            // several workers whatever the test pool's size (2, 3, 8: fewer, as many as and more
+            // than some chunk counts)
+            for workers in [2, 3, 8] {
+                let mut got = vec![0.0; s.len()];
+                scan_all(kind, &p, &s, &mut got, log, workers).unwrap();
+                for t in 0..s.len() {
+                    assert_eq!(
+                        got[t].to_bits(),
+                        want[t].to_bits(),
+                        "{kind:?} {workers} {t}"
+                    );
+                }
             }
             if kind == Noise::Laplace {
                 // every step up to the zero factor is −∞ (log) / 0, none after it
