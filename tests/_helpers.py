@@ -25,6 +25,19 @@ def pub(fn_name, *args, log=None, variant=None, **kw):
     return getattr(pabi, fn_name)(**bound.arguments, **extra)
 
 
+def random_pnsgd_kw(rnd, noise: str, n: int, smooth_share: float) -> dict:
+    """Random PNSGD arguments for ``steps=n`` from ``rnd`` (a ``random.Random``): the scales
+    log-uniform, and with probability ``smooth_share`` a smooth, strongly convex loss (the
+    learning rate kept below 2/(β + ρ)); ordering and index are the caller's."""
+    kw = dict(noise=noise, noise_scale=10 ** rnd.uniform(-1, 1), max_grad_norm=10 ** rnd.uniform(-1, 0.5),
+              lr=10 ** rnd.uniform(-2, 0), diameter=10 ** rnd.uniform(-1, 1), steps=n)
+    if rnd.random() < smooth_share:
+        beta = 10 ** rnd.uniform(-1, 1)
+        rho = beta * rnd.uniform(0, 1)
+        kw.update(smoothness=beta, strong_convexity=rho, lr=min(kw["lr"], 1.99 / (beta + rho)))
+    return kw
+
+
 def assert_rejects_bad_delta(fn, kw) -> None:
     """An ε(δ) inversion ``fn(delta, **kw)`` rejects every δ outside (0, 1) with a DomainError
     naming ``delta`` (and, in an array, the first bad index), and takes its setup by keyword only."""

@@ -24,7 +24,7 @@ import pytest
 import pabi
 from pabi import reference as ref
 
-from _helpers import INFLATE, pub
+from _helpers import INFLATE, pub, random_pnsgd_kw
 
 
 def rel(v, exact) -> float:
@@ -340,12 +340,7 @@ def _inversion_cases(seed: int, count: int):
         noise = rnd.choice(["gaussian", "laplace"])
         kind = rnd.choice(["fixed", "fixed_near_end", "shuffled", "random_stop", "as_published"])
         n = int(10 ** rnd.uniform(0, 14)) + 1
-        kw = dict(noise=noise, noise_scale=10 ** rnd.uniform(-1, 1), max_grad_norm=10 ** rnd.uniform(-1, 0.5),
-                  lr=10 ** rnd.uniform(-2, 0), diameter=10 ** rnd.uniform(-1, 1), steps=n)
-        if rnd.random() < 0.35:
-            b = 10 ** rnd.uniform(-1, 1)
-            r = b * rnd.uniform(0, 1)
-            kw.update(smoothness=b, strong_convexity=r, lr=min(kw["lr"], 1.99 / (b + r)))
+        kw = random_pnsgd_kw(rnd, noise, n, 0.35)
         if kind == "fixed":
             kw.update(ordering="fixed", index=rnd.randint(1, n))
         elif kind == "fixed_near_end":  # |k ln B| large: the precise path decides

@@ -19,6 +19,8 @@ import pabi.pnsgd
 import pabi.reference._pnsgd
 from pabi import reference as ref
 
+from _helpers import random_pnsgd_kw
+
 GEOM = dict(noise_scale=1.0, max_grad_norm=1.0, lr=0.5, diameter=1.0)
 
 
@@ -40,12 +42,7 @@ def _random_cases(seed: int, count: int, max_log_n: float = 15):
             i = rnd.randint(1, n)
         else:  # near the end, where B^(n-i) is not negligible
             i = max(1, n - int(10 ** rnd.uniform(0, math.log10(n) if n > 1 else 0)))
-        kw = dict(noise=noise, noise_scale=10 ** rnd.uniform(-1, 1), max_grad_norm=10 ** rnd.uniform(-1, 0.5),
-                  lr=10 ** rnd.uniform(-2, 0), diameter=10 ** rnd.uniform(-1, 1), steps=n)
-        if rnd.random() < 0.3:
-            beta = 10 ** rnd.uniform(-1, 1)
-            rho = beta * rnd.uniform(0, 1)
-            kw.update(smoothness=beta, strong_convexity=rho, lr=min(kw["lr"], 1.99 / (beta + rho)))
+        kw = random_pnsgd_kw(rnd, noise, n, 0.3)
         if order == "fixed":
             kw.update(ordering="fixed", index=i)
         elif order == "random_stop":

@@ -113,27 +113,26 @@ def run(args: argparse.Namespace) -> int:
             raise CliError("--noise-multiplier is required (or use --calibrate-noise-multiplier)")
         if (args.eps is None) == (args.delta is None):
             raise CliError("give exactly one of --eps and --delta (both only with --calibrate-noise-multiplier)")
+        # the question: ε at each δ, or δ at each ε (one row shape, named after the answer)
+        given, other = ("delta", "eps") if args.delta is not None else ("eps", "delta")
+        kw = dict(sample_rate=args.sample_rate, noise_multiplier=args.noise_multiplier, grid_step=args.grid_step, **rel)
+
+        def solve(x: float, t: int) -> Any:
+            if given == "delta":
+                return pabi.dpsgd_epsilon(x, steps=t, bracket=True, **kw)
+            return pabi.dpsgd_delta(x, steps=t, **kw)
+
+        rdp = rdp_epsilon if given == "delta" else rdp_delta
         for t in steps:
-            if args.delta is not None:
-                for d in args.delta:
-                    lo, est, up = pabi.dpsgd_epsilon(d, sample_rate=args.sample_rate, noise_multiplier=args.noise_multiplier, steps=t, grid_step=args.grid_step, bracket=True, **rel)
-                    row: dict[str, Any] = {"steps": t, "delta": d, "eps_pld": up, "eps_pld_lower": lo,
-                                           "eps_pld_estimate": est}
-                    if not no_rdp:
-                        row["eps_rdp"], row["rdp_order"] = rdp_epsilon(args.sample_rate, args.noise_multiplier, t, d)
-                    rows.append(row)
-                cols = [("steps", "steps"), ("delta", "delta"), ("eps_pld", "eps PLD (upper)"),
-                        ("eps_pld_lower", "PLD lower"), ("eps_rdp", "eps RDP"), ("rdp_order", "order")]
-            else:
-                for e in args.eps:
-                    lo, est, up = pabi.dpsgd_delta(e, sample_rate=args.sample_rate, noise_multiplier=args.noise_multiplier, steps=t, grid_step=args.grid_step, **rel)
-                    row = {"steps": t, "eps": e, "delta_pld": up, "delta_pld_lower": lo,
-                           "delta_pld_estimate": est}
-                    if not no_rdp:
-                        row["delta_rdp"], row["rdp_order"] = rdp_delta(args.sample_rate, args.noise_multiplier, t, e)
-                    rows.append(row)
-                cols = [("steps", "steps"), ("eps", "eps"), ("delta_pld", "delta PLD (upper)"),
-                        ("delta_pld_lower", "PLD lower"), ("delta_rdp", "delta RDP"), ("rdp_order", "order")]
+            for x in getattr(args, given):
+                lo, est, up = solve(x, t)
+                row: dict[str, Any] = {"steps": t, given: x, f"{other}_pld": up, f"{other}_pld_lower": lo,
+                                       f"{other}_pld_estimate": est}
+                if not no_rdp:
+                    row[f"{other}_rdp"], row["rdp_order"] = rdp(args.sample_rate, args.noise_multiplier, t, x)
+                rows.append(row)
+        cols = [("steps", "steps"), (given, given), (f"{other}_pld", f"{other} PLD (upper)"),
+                (f"{other}_pld_lower", "PLD lower"), (f"{other}_rdp", f"{other} RDP"), ("rdp_order", "order")]
         if no_rdp:
             cols = [c for c in cols if "rdp" not in c[0]]
     setup = {"sample_rate": args.sample_rate, "noise_multiplier": args.noise_multiplier, "grid_step": args.grid_step,

@@ -124,9 +124,7 @@ fn gamma_parts(eps: f64) -> (Dd, f64) {
 /// probability masses on the same support (equal lengths, entries in [0, 1]; they need not
 /// sum exactly to 1: the value is that of the given measures).
 pub fn hockey_stick(p: &[f64], q: &[f64], eps: &[f64], out: &mut [f64]) -> Result<()> {
-    if p.len() != q.len() {
-        return Err(PabiError::lengths("p_mass", p.len(), "q_mass", q.len()));
-    }
+    PabiError::same_lengths("p_mass", p.len(), "q_mass", q.len())?;
     if p.is_empty() || p.len() > MAX_SUPPORT {
         return Err(PabiError::domain(
             "p_mass",
@@ -134,9 +132,7 @@ pub fn hockey_stick(p: &[f64], q: &[f64], eps: &[f64], out: &mut [f64]) -> Resul
             p.len() as f64,
         ));
     }
-    if eps.len() != out.len() {
-        return Err(PabiError::lengths("eps", eps.len(), "out", out.len()));
-    }
+    PabiError::same_lengths("eps", eps.len(), "out", out.len())?;
     let work = (p.len() as u128) * (eps.len() as u128);
     if work > MAX_KERNEL_WORK {
         return Err(PabiError::domain(

@@ -77,12 +77,8 @@ pub struct Mixture<'a> {
 
 fn check_mixture(m: &Mixture<'_>, names: [&'static str; 3]) -> Result<()> {
     let k = m.weights.len();
-    if m.means.len() != k {
-        return Err(PabiError::lengths(names[0], k, names[1], m.means.len()));
-    }
-    if m.stds.len() != k {
-        return Err(PabiError::lengths(names[0], k, names[2], m.stds.len()));
-    }
+    PabiError::same_lengths(names[0], k, names[1], m.means.len())?;
+    PabiError::same_lengths(names[0], k, names[2], m.stds.len())?;
     if k == 0 || k > MAX_COMPONENTS {
         return Err(PabiError::domain(
             names[0],
@@ -479,13 +475,9 @@ pub fn mixture_hockey_stick(
 ) -> Result<()> {
     check_mixture(&p, ["p_weights", "p_means", "p_stds"])?;
     check_mixture(&q, ["q_weights", "q_means", "q_stds"])?;
-    if eps.len() != upper.len() {
-        return Err(PabiError::lengths("eps", eps.len(), "out", upper.len()));
-    }
+    PabiError::same_lengths("eps", eps.len(), "out", upper.len())?;
     if let Some(l) = lower.as_deref() {
-        if l.len() != eps.len() {
-            return Err(PabiError::lengths("eps", eps.len(), "lower", l.len()));
-        }
+        PabiError::same_lengths("eps", eps.len(), "lower", l.len())?;
     }
     if let Some(i) = eps.iter().position(|&e| e.is_nan() || e < 0.0) {
         return Err(PabiError::domain("eps", ">= 0 and not NaN (+inf allowed)", eps[i]).at(i));

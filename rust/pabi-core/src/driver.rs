@@ -6,8 +6,11 @@
 //!
 //! One private rayon pool per process ([`pool`], sized by [`set_num_threads`] /
 //! `PABI_NUM_THREADS`, at most [`MAX_THREADS`]), built only when a call takes a parallel path
-//! ([`Pool::install`]) and rebuilt after `fork()`. Arrays shorter than the caller's threshold
-//! (usually [`PAR_MIN`]) run on the calling thread in one piece.
+//! ([`Pool::install`]) and rebuilt after `fork()` (`PerProcess`, also the crate's caches'
+//! lock: a child never takes a lock the parent's threads may have held). Arrays shorter than
+//! the caller's threshold (usually [`PAR_MIN`]) run on the calling thread in one piece.
+//! [`on_workers`] runs one task on each of several workers (that claim work from a counter:
+//! [`scan_rev`] and the PLD cache's shared builds).
 //!
 //! # The drivers
 //!
@@ -55,8 +58,9 @@
 //! `batch::first_bad` (chunks of 2^16, the first failing chunk wins) and the `rayon::join` of
 //! the two neighbouring relations in `composition/dpsgd.rs`.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use rayon::prelude::*;
 
@@ -78,13 +82,69 @@ pub const PAR_MIN: usize = 1 << 15;
 /// tens of milliseconds to spawn). Unbounded, `set_num_threads(2**63)` never returned.
 pub const MAX_THREADS: usize = 1024;
 
+/// A mutex-guarded value of which every process has its own: after a `fork()` the child's
+/// first [`PerProcess::lock`] sees another pid and starts from a fresh `init()`, **without
+/// taking the parent's lock** (a thread of the parent may have held it at the fork; that thread
+/// does not exist in the child, so the lock would never be released), and whatever the parent
+/// held (a pool's workers, builds other threads were computing) is leaked, never dropped or
+/// joined. The pid is checked before locking, on every call (one `getpid`).
+pub(crate) struct PerProcess<T> {
+    /// The current process's (pid, value), a leaked box (null: not used yet); replaced, never
+    /// freed, when the pid differs.
+    cur: AtomicPtr<(u32, Mutex<T>)>,
+    init: fn() -> T,
+    _value: PhantomData<Mutex<T>>,
+}
+
+impl<T> PerProcess<T> {
+    /// Not used yet: `init()` on first use in each process.
+    pub(crate) const fn new(init: fn() -> T) -> Self {
+        PerProcess {
+            cur: AtomicPtr::new(std::ptr::null_mut()),
+            init,
+            _value: PhantomData,
+        }
+    }
+
+    /// This process's value, locked (a poisoned lock is taken over: the values kept this way
+    /// are caches and registries that every writer leaves consistent).
+    pub(crate) fn lock(&self) -> MutexGuard<'_, T> {
+        self.lock_as(std::process::id())
+    }
+
+    /// [`Self::lock`] as process `pid` (the tests' fork).
+    fn lock_as(&self, pid: u32) -> MutexGuard<'_, T> {
+        let mut p = self.cur.load(Ordering::Acquire);
+        // SAFETY: a non-null pointer is a box leaked below, never freed
+        if p.is_null() || unsafe { (*p).0 } != pid {
+            let fresh = Box::into_raw(Box::new((pid, Mutex::new((self.init)()))));
+            p = match self
+                .cur
+                .compare_exchange(p, fresh, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => fresh,
+                Err(other) => {
+                    // another thread of this process installed its value first
+                    // SAFETY: `fresh` was never shared
+                    drop(unsafe { Box::from_raw(fresh) });
+                    other
+                }
+            };
+        }
+        // SAFETY: as above
+        let m = unsafe { &(*p).1 };
+        m.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
 struct PoolState {
-    pid: u32,
     threads: usize,
     pool: Arc<rayon::ThreadPool>,
 }
 
-static POOL: Mutex<Option<PoolState>> = Mutex::new(None);
+/// The pool, per process: after a `fork()` the parent's worker threads do not exist in the
+/// child, so the child builds its own and the parent's is leaked rather than joined.
+static POOL: PerProcess<Option<PoolState>> = PerProcess::new(|| None);
 /// The thread count set by [`set_num_threads`] (0: not set, use [`default_threads`]).
 static REQUESTED: AtomicUsize = AtomicUsize::new(0);
 
@@ -165,14 +225,12 @@ pub fn pool() -> Option<Pool> {
     })
 }
 
-/// The process's pool of `threads` workers, built on first use. After a `fork()` the child
-/// sees a different pid and gets a fresh pool: the parent's worker threads do not exist in the
-/// child, so the old pool is leaked rather than joined.
+/// The process's pool of `threads` workers, built on first use (rebuilt when the count
+/// changes; a fresh one after a `fork()`, see [`POOL`]).
 fn shared_pool(threads: usize) -> Option<Arc<rayon::ThreadPool>> {
-    let pid = std::process::id();
-    let mut guard = POOL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut guard = POOL.lock();
     if let Some(st) = guard.as_ref() {
-        if st.pid == pid && st.threads == threads {
+        if st.threads == threads {
             return Some(st.pool.clone());
         }
     }
@@ -181,14 +239,8 @@ fn shared_pool(threads: usize) -> Option<Arc<rayon::ThreadPool>> {
         .thread_name(|i| format!("pabi-{i}"))
         .build()
         .ok()?;
-    if let Some(old) = guard.take() {
-        if old.pid != pid {
-            std::mem::forget(old);
-        }
-    }
     let arc = Arc::new(built);
     *guard = Some(PoolState {
-        pid,
         threads,
         pool: arc.clone(),
     });
@@ -198,11 +250,16 @@ fn shared_pool(threads: usize) -> Option<Arc<rayon::ThreadPool>> {
 /// Whether the pool of the current process has been built (for tests: small calls must not
 /// build it).
 pub fn pool_built() -> bool {
-    let pid = std::process::id();
-    POOL.lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .as_ref()
-        .is_some_and(|st| st.pid == pid)
+    POOL.lock().is_some()
+}
+
+/// Run `worker` as `workers` tasks on the shared pool, e.g. workers that claim items from a
+/// shared counter until none is left (one task, or no pool: once on this thread).
+pub fn on_workers(workers: usize, worker: impl Fn() + Sync) {
+    match pool() {
+        Some(p) if workers > 1 => p.install(|| (0..workers).into_par_iter().for_each(|_| worker())),
+        _ => worker(),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -526,14 +583,7 @@ where
             }
         }
     };
-    match pool() {
-        Some(p) => p.install(|| {
-            (0..workers.min(chunks))
-                .into_par_iter()
-                .for_each(|_| worker())
-        }),
-        None => worker(), // every chunk on this thread, from the last
-    }
+    on_workers(workers.min(chunks), worker);
     interrupt::check()?;
     match carries[0].get() {
         Some(Some(_)) => Ok(()),

@@ -236,3 +236,22 @@ fn scan_rev_is_the_serial_scan() {
     )
     .unwrap();
 }
+
+/// A lock held at a fork (here: held by this thread, the "child" another pid) does not block
+/// the child, which starts from a fresh value at once; each process keeps its own value.
+#[test]
+fn per_process_value_is_fresh_after_a_fork_with_the_lock_held() {
+    static V: PerProcess<Vec<u32>> = PerProcess::new(Vec::new);
+    let me = std::process::id();
+    let mut held = V.lock_as(me);
+    held.push(1);
+    let child = me.wrapping_add(1);
+    {
+        let mut c = V.lock_as(child);
+        assert!(c.is_empty());
+        c.push(2);
+    }
+    assert_eq!(*V.lock_as(child), [2]);
+    assert_eq!(*held, [1]);
+    drop(held);
+}

@@ -68,6 +68,16 @@ impl PabiError {
         }
     }
 
+    /// The check of two array arguments' lengths: Ok when they are equal, else
+    /// [`PabiError::lengths`].
+    pub fn same_lengths(a: &str, a_len: usize, b: &str, b_len: usize) -> Result<()> {
+        if a_len == b_len {
+            Ok(())
+        } else {
+            Err(PabiError::lengths(a, a_len, b, b_len))
+        }
+    }
+
     /// An unreachable target (inversion / calibration), with an explanation.
     pub fn unreachable(message: impl Into<String>) -> Self {
         PabiError::Unreachable {

@@ -338,15 +338,14 @@ fn online_schedule_bound<'py>(
     let kind = mechanism(laplace);
     if defined {
         let len = pabi_core::driver::broadcast_len(arrays.iter().map(|a| a.len()));
-        let (mut mask, mut out) = (zeros(len)?, zeros(if values { len } else { 0 })?);
+        let (mut mask, mut out) = (zeros(len)?, zeros(len)?);
         guarded(py, true, || {
             let element = |a| online_element(kind, given, a);
             let out = values.then_some(&mut out[..]);
             online::quantities_if_defined(arrays, q, log, element, &mut mask, out)
         })?;
         if !values {
-            out = zeros(len)?; // (fallible, as every output of the binding)
-            out.fill(f64::NAN);
+            out.fill(f64::NAN); // the values not asked for
         }
         let mut flags: Vec<bool> = Vec::new();
         flags.try_reserve_exact(len).map_err(|_| {

@@ -330,14 +330,7 @@ fn pow2(e: i32) -> f64 {
 /// sup_i μ_i with θ_{e^{ε_i}}(μ_i) = δ_i: the smallest μ whose GDP profile dominates the
 /// profile **at the sample points** (rounded up). `log_delta` = ln δ_i (−∞ = δ 0, skipped).
 pub fn gdp_mu_dominating(eps: &[f64], log_delta: &[f64]) -> Result<f64> {
-    if eps.len() != log_delta.len() {
-        return Err(PabiError::lengths(
-            "eps",
-            eps.len(),
-            "delta",
-            log_delta.len(),
-        ));
-    }
+    PabiError::same_lengths("eps", eps.len(), "delta", log_delta.len())?;
     for (i, &e) in eps.iter().enumerate() {
         if !(e >= 0.0 && e.is_finite()) {
             return Err(PabiError::domain("eps", ">= 0 and finite", e).at(i));

@@ -211,14 +211,7 @@ pub fn single_point_composed_epsilon(
     epochs: f64,
     delta: f64,
 ) -> Result<f64> {
-    if eps0.len() != delta0.len() {
-        return Err(PabiError::lengths(
-            "eps0",
-            eps0.len(),
-            "delta0",
-            delta0.len(),
-        ));
-    }
+    PabiError::same_lengths("eps0", eps0.len(), "delta0", delta0.len())?;
     let mut best = f64::INFINITY;
     for i in 0..eps0.len() {
         check_eps_delta(eps0[i], delta0[i]).map_err(|e| e.at(i))?;

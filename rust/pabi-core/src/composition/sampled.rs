@@ -82,14 +82,7 @@ impl<'a> ProfileValues<'a> {
 
 /// The profile's values must pair with the sample points one to one.
 fn same_length(eps: &[f64], values: &ProfileValues<'_>) -> Result<()> {
-    if eps.len() != values.len() {
-        return Err(PabiError::lengths(
-            "eps",
-            eps.len(),
-            values.param(),
-            values.len(),
-        ));
-    }
+    PabiError::same_lengths("eps", eps.len(), values.param(), values.len())?;
     Ok(())
 }
 

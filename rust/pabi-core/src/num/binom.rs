@@ -82,17 +82,7 @@ pub fn stirlerr_u64(n: u64) -> f64 {
     if n < 16 {
         return STIRLERR_ENTRY14_UP[n as usize];
     }
-    let x = n as f64;
-    let nn = x * x;
-    if n > 500 {
-        (S0 - S1 / nn) / x
-    } else if n > 80 {
-        (S0 - (S1 - S2 / nn) / nn) / x
-    } else if n > 35 {
-        (S0 - (S1 - (S2 - S3 / nn) / nn) / nn) / x
-    } else {
-        (S0 - (S1 - (S2 - (S3 - S4 / nn) / nn) / nn) / nn) / x
-    }
+    stirlerr_series(n as f64)
 }
 
 /// stirlerr(n) for n ≥ 1 given as a double (from `pld.rs`; n ≤ 15 is looked up at ⌊n⌋).
@@ -100,6 +90,12 @@ pub fn stirlerr_f64(n: f64) -> f64 {
     if n <= 15.0 {
         return STIRLERR_NEAREST[n as usize];
     }
+    stirlerr_series(n)
+}
+
+/// stirlerr(n) for n > 15 by its asymptotic series in 1/n², with fewer terms as n grows.
+#[inline(always)]
+fn stirlerr_series(n: f64) -> f64 {
     let nn = n * n;
     if n > 500.0 {
         (S0 - S1 / nn) / n
@@ -112,23 +108,31 @@ pub fn stirlerr_f64(n: f64) -> f64 {
     }
 }
 
+/// The series of bd0 near x ≈ M (|d| < 0.1·s, d = x − M, s = x + M): d·v + Σ_{j≥1}
+/// 2x·v^{2j+1}/(2j + 1), v = d/s, summed until a term leaves the sum unchanged (≤ ~15 terms:
+/// v² < 0.01).
+#[inline(always)]
+fn bd0_series(x: f64, d: f64, s: f64) -> f64 {
+    let v = d / s;
+    let mut acc = d * v;
+    let mut ej = 2.0 * x * v;
+    let v2 = v * v;
+    for j in 1..2000 {
+        ej *= v2;
+        let next = acc + ej / (2 * j + 1) as f64;
+        if next == acc {
+            return next;
+        }
+        acc = next;
+    }
+    acc
+}
+
 /// Deviance bd0(x, M) = x ln(x/M) + M − x ≥ 0, given x, d = x − M, s = x + M and
 /// ln(x/M) (the latter only used away from x ≈ M) (from `rdp.rs`).
 pub fn bd0_ratio(x: f64, d: f64, s: f64, ln_ratio: impl Fn() -> f64) -> f64 {
     if d.abs() < 0.1 * s {
-        let mut v = d / s;
-        let mut acc = d * v;
-        let mut ej = 2.0 * x * v;
-        v *= v;
-        for j in 1..1000 {
-            ej *= v;
-            let next = acc + ej / (2 * j + 1) as f64;
-            if next == acc {
-                return next;
-            }
-            acc = next;
-        }
-        acc
+        bd0_series(x, d, s)
     } else {
         x * ln_ratio() - d
     }
@@ -138,19 +142,7 @@ pub fn bd0_ratio(x: f64, d: f64, s: f64, ln_ratio: impl Fn() -> f64) -> f64 {
 /// (from `pld.rs`).
 pub fn bd0_direct(x: f64, m: f64, d: f64) -> f64 {
     if d.abs() < 0.1 * (x + m) {
-        let v = d / (x + m);
-        let mut s = d * v;
-        let mut ej = 2.0 * x * v;
-        let v2 = v * v;
-        for j in 1..2000 {
-            ej *= v2;
-            let s1 = s + ej / (2 * j + 1) as f64;
-            if s1 == s {
-                return s1;
-            }
-            s = s1;
-        }
-        return s;
+        return bd0_series(x, d, x + m);
     }
     x * (x / m).ln() + m - x
 }

@@ -22,20 +22,37 @@
 //! step sized by |ln r| and then secant extrapolation (aiming 1/8 past the predicted threshold)
 //! replace the exponential steps; inside the bracket, regula falsi with the Illinois
 //! modification (the value of an end kept twice in a row is halved), or, when one end has no
-//! ratio, the secant through the other end and the last point replaced on its side. Safeguards
-//! keep termination independent of the ratios: a step of the bracket search shorter than the
-//! doubled step, and an interpolated probe while the bracket's bisection count (⌈log₂ width⌉)
-//! has no spare left, draw on a budget of [`SPARE`] evaluations that a probe shrinking the
-//! bracket by more than half earns back, so at most ~2·64 + [`SPARE`] evaluations in all (bit
-//! bisection as the fallback). A missing, non-finite or non-positive ratio, or one on the wrong
-//! side of 1 for its verdict, is no information: such a probe is a boolean one, and a search fed
-//! no ratios probes exactly the doubles of the boolean search.
+//! ratio, the secant through the other end and the last point replaced on its side. A missing,
+//! non-finite or non-positive ratio, or one on the wrong side of 1 for its verdict, is no
+//! information: such a probe is a boolean one, and a search fed no ratios probes exactly the
+//! doubles of the boolean search.
+//!
+//! **The worst case: at most [`MAX_EVALS`] = 2·64 + [`SPARE`] evaluations**, whatever the
+//! ratios, by one budget of [`SPARE`] evaluations (`Search::spare`) that both phases share:
+//! a probe the boolean search would not make in the worst case is paid from it.
+//! - *Bracket search* (from the guess): the guess, then steps whose pace doubles at every step
+//!   (1, 2, 4, … ulps). A step at least its pace is free; a shorter one (the secant's) costs 1
+//!   and is taken only while the budget lasts. A free step with a pace of 2⁶³ ulps passes every
+//!   pattern (+∞'s is below 2⁶³), so the search reaches a bracket (or 0, or +∞) by its 64th
+//!   step at the latest, plus one step per unit paid: ≤ 1 + 64 + *paid* evaluations.
+//! - *Bisection* of a bracket of w ulps (w < 2⁶³): the potential *spare* + ⌈log₂ w⌉ (≤ 63 +
+//!   what is left of the budget) falls by at least one at every probe. A midpoint lowers
+//!   ⌈log₂ w⌉ by one; an interpolated probe (made only while the budget is not empty) pays
+//!   from it what it lowers ⌈log₂ w⌉ by less than one and earns back what it lowers it by more
+//!   (the budget capped at 64); an empty budget means midpoints. So ≤ 63 + [`SPARE`] − *paid*.
+//!
+//! In all, 1 + 64 + 63 + [`SPARE`]; the boolean search alone needs at most 2·63 (its bracket
+//! of 2ᵏ⁻¹ ulps after k steps takes k − 1 bisections).
 
 /// The bit pattern of +∞, the largest non-negative double pattern searched.
 const INF: u64 = 0x7ff0_0000_0000_0000;
 
 /// The value-guided steps allowed beyond the boolean search's step count (see the module doc).
 pub const SPARE: u32 = 8;
+
+/// The most evaluations of its predicate any search makes (see the module doc): the guess,
+/// 64 steps of the bracket search, 63 bisections and the [`SPARE`] budget.
+pub const MAX_EVALS: u32 = 1 + 64 + 63 + SPARE;
 
 /// Where the state machine is (bit patterns; `b` met, `a` missed).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -68,7 +85,8 @@ pub struct Search {
     vb: f64,
     /// The last valued point left behind (bits, ln r; NaN: none), for one-sided secants.
     prev: (u64, f64),
-    /// Value-guided steps still allowed beyond the bisection count (see the module doc).
+    /// The budget: value-guided probes still allowed beyond the boolean search's worst case
+    /// (see the module doc; [`SPARE`] at the start, shared by both phases).
     spare: u32,
     /// Bisect: which end the last probe moved (+1 b, −1 a, 0 none), for Illinois.
     side: i8,
@@ -272,10 +290,13 @@ impl Search {
                     (x, b)
                 };
                 if b - a > 1 {
-                    // the budget: spent by a probe that does not halve the bracket, earned back
-                    // by one that shrinks it more (a midpoint leaves it as it is)
-                    let s = self.spare as i64 + before as i64 - need(b - a) as i64 - 1;
-                    self.spare = s.clamp(0, 64) as u32;
+                    // spare + need falls by one (module doc): a probe that does not halve the
+                    // bracket pays the difference, one that shrinks it more earns it back, a
+                    // midpoint (always, with an empty budget) leaves the budget as it is; no
+                    // underflow, since need never rises and falls at a midpoint
+                    let after = need(b - a);
+                    debug_assert!(self.spare + before > after);
+                    self.spare = (self.spare + before - 1 - after).min(64);
                     self.phase = Phase::Bisect { a, b };
                     self.next = self.inside(a, b);
                 } else {
@@ -338,7 +359,7 @@ pub fn bisect_bits(lo: f64, hi: f64, ok: impl Fn(f64) -> bool) -> f64 {
 /// Exact predicate search: given `ok` false below a threshold and true from it on (or at least
 /// evaluated consistently), the smallest double x ≥ 0 with ok(x) near `x0` (0 if ok(0), +∞ if
 /// no finite double is ok). Exponential steps over the bit patterns from x0 find a bracket, then
-/// [`bisect_bits`]: ≤ ~2·64 evaluations. The result depends on `x0` where `ok` is not monotone.
+/// [`bisect_bits`]: ≤ 2·63 evaluations. The result depends on `x0` where `ok` is not monotone.
 pub fn first_ok(ok: &dyn Fn(f64) -> bool, x0: f64) -> f64 {
     Search::first_ok(x0).run(|x| (ok(x), f64::NAN))
 }
@@ -346,7 +367,7 @@ pub fn first_ok(ok: &dyn Fn(f64) -> bool, x0: f64) -> f64 {
 /// [`first_ok`] for a predicate that also gives the ratio of its function to its target (> 1
 /// missed, ≤ 1 met; NaN: none), which guides the probes (module doc): the same meaning of the
 /// result (ok there, not at the double below, decided by the verdicts alone), in ~10-25
-/// evaluations for a smooth ratio, ≤ ~2·64 + [`SPARE`] in any case.
+/// evaluations for a smooth ratio, ≤ [`MAX_EVALS`] in any case.
 pub fn first_ok_valued(ok: &dyn Fn(f64) -> (bool, f64), x0: f64) -> f64 {
     Search::first_ok(x0).run(ok)
 }
@@ -450,7 +471,7 @@ mod tests {
             }
             Ok(())
         });
-        assert!(res.is_ok() && rounds <= 2 * 65);
+        assert!(res.is_ok() && rounds <= MAX_EVALS);
         for (k, &g) in x0.iter().enumerate() {
             let log = RefCell::new(Vec::new());
             let want = first_ok(
@@ -653,7 +674,7 @@ mod tests {
     }
 
     /// Adversarial ratios (random, on the right side of 1 but of any size, or constant): the
-    /// exact threshold still, within the bound of ~2·64 + SPARE evaluations.
+    /// exact threshold still, within the bound of MAX_EVALS = 2·64 + SPARE evaluations.
     #[test]
     fn adversarial_values_stay_bounded() {
         let mut seed = 7u64;
@@ -679,12 +700,35 @@ mod tests {
             let want = boolean_reference(&|x| x >= t, x0);
             let (got, log) = valued_log(&|x| (x >= t, ratio(x)), x0);
             assert_eq!(got.to_bits(), want.to_bits(), "t {t} x0 {x0} style {style}");
-            assert!(
-                log.len() <= 2 * 65 + SPARE as usize,
-                "{} evaluations",
-                log.len()
-            );
+            assert!(log.len() <= MAX_EVALS as usize, "{} evaluations", log.len());
         }
+    }
+
+    /// The boolean search's worst cases (from one end of the doubles to a threshold at the
+    /// other) stay within its bound of 2·63 evaluations, and come close to it.
+    #[test]
+    fn boolean_worst_case() {
+        use std::cell::Cell;
+        let mut worst = 0;
+        for (x0, t) in [
+            (f64::INFINITY, 5e-324),
+            (f64::INFINITY, 1e-300),
+            (0.0, f64::MAX),
+            (0.0, 1e300),
+            (5e-324, f64::INFINITY),
+        ] {
+            let n = Cell::new(0);
+            let r = first_ok(
+                &|x| {
+                    n.set(n.get() + 1);
+                    x >= t
+                },
+                x0,
+            );
+            assert_eq!(r, t);
+            worst = worst.max(n.get());
+        }
+        assert!((120..=2 * 63).contains(&worst), "{worst}");
     }
 
     /// Random non-monotone predicates with ratios: the result keeps its meaning (ok there, not

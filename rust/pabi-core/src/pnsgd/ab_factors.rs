@@ -37,6 +37,17 @@ fn ln_of_theta(th: f64) -> f64 {
     }
 }
 
+/// `l`, a lane's [`ln_of_theta`], or the engine's ln θ(ε, r) where that is the fallback marker
+/// (θ ≤ 1e-300): ln θ rounded up, for ln A and ln B alike.
+#[inline(always)]
+fn or_log_theta(l: f64, eps: f64, r: f64) -> f64 {
+    if l.is_nan() {
+        theta::log_theta(eps, r)
+    } else {
+        l
+    }
+}
+
 /// ln B for a Gaussian B = θ(ε, r_B) from u = 1 − B (the engine's complement, rounded down),
 /// rounded up: log1p(−u) while u ≤ 7/8 (1 − u exact for u ≥ ½; the absolute error from the
 /// complement's rounding, u·2^-49/B, stays below the 2^-46 of θ), else ln of θ (rounded up),
@@ -46,12 +57,7 @@ fn log_b_gauss(u: f64, eps: f64, rb: f64) -> f64 {
     if u <= U_LOG1P {
         log_up_rel(vmath::log1p(-u))
     } else {
-        let l = ln_of_theta(theta::theta(eps, rb));
-        if l.is_nan() {
-            theta::log_theta(eps, rb)
-        } else {
-            l
-        }
+        or_log_theta(ln_of_theta(theta::theta(eps, rb)), eps, rb)
     }
 }
 
@@ -82,12 +88,7 @@ pub(crate) fn log_b_gauss_block(u: &[f64], eps: &[f64], rb: &[f64], out: &mut [f
     theta::theta_block(&gx[..nb], &gr[..nb], &mut gv[..nb]);
     for t in 0..nb {
         let j = idx[t];
-        let l = ln_of_theta(gv[t]);
-        out[j] = if l.is_nan() {
-            theta::log_theta(eps[j], rb[j])
-        } else {
-            l
-        };
+        out[j] = or_log_theta(ln_of_theta(gv[t]), eps[j], rb[j]);
     }
 }
 
@@ -129,9 +130,7 @@ pub(crate) fn log_a_gauss_block(a: &[f64], eps: &[f64], ra: &[f64], out: &mut [f
     }
     if any {
         for j in 0..n {
-            if out[j].is_nan() {
-                out[j] = theta::log_theta(eps[j], ra[j]);
-            }
+            out[j] = or_log_theta(out[j], eps[j], ra[j]);
         }
     }
 }

@@ -200,13 +200,28 @@ pub fn rdp_delta(eps: &[f64], p: RdpParams, out: &mut [f64], log: bool) -> Resul
     let len = out.len();
     check_broadcast(len, &[("eps", eps.len())])?;
     check_eps(eps)?;
-    check_model(&p.model(), Some(p.sigma), len)?;
+    map_slopes(&p, out, |j, (lc, c)| {
+        let l = rdp_log_delta_one(at(eps, j), lc, c);
+        if log {
+            l
+        } else {
+            prob_up(l)
+        }
+    })
+}
+
+/// `f(j, (ln c_j, c_j))` into every element j of `out`, c_j the slope of `p` at j
+/// ([`rdp_slope_at`]; the model's arguments checked first).
+fn map_slopes(
+    p: &RdpParams,
+    out: &mut [f64],
+    f: impl Fn(usize, (f64, f64)) -> f64 + Sync,
+) -> Result<()> {
+    check_model(&p.model(), Some(p.sigma), out.len())?;
     drive(out, PAR_DELTA, |j0, o| {
         for (t, slot) in o.iter_mut().enumerate() {
             let j = j0 + t;
-            let (lc, c) = rdp_slope_at(&p, j)?;
-            let l = rdp_log_delta_one(at(eps, j), lc, c);
-            *slot = if log { l } else { prob_up(l) };
+            *slot = f(j, rdp_slope_at(p, j)?);
         }
         Ok(())
     })
@@ -273,25 +288,11 @@ pub fn rdp_epsilon(target: &[f64], p: RdpParams, out: &mut [f64]) -> Result<()> 
     let len = out.len();
     check_broadcast(len, &[("delta", target.len())])?;
     check_target(target)?;
-    check_model(&p.model(), Some(p.sigma), len)?;
-    drive(out, PAR_DELTA, |j0, o| {
-        for (t, slot) in o.iter_mut().enumerate() {
-            let j = j0 + t;
-            let (lc, c) = rdp_slope_at(&p, j)?;
-            *slot = rdp_epsilon_one(at(target, j), lc, c);
-        }
-        Ok(())
-    })
+    map_slopes(&p, out, |j, (lc, c)| rdp_epsilon_one(at(target, j), lc, c))
 }
 
 /// The RDP slope c_i of Asoodeh–Diaz–Calmon Proposition 1 (PNSGD is (α, α c_i)-RDP, i.e.
 /// c_i-zCDP, for record i), rounded up, elementwise.
 pub fn rdp_slope_values(p: RdpParams, out: &mut [f64]) -> Result<()> {
-    check_model(&p.model(), Some(p.sigma), out.len())?;
-    drive(out, PAR_DELTA, |j0, o| {
-        for (t, slot) in o.iter_mut().enumerate() {
-            *slot = rdp_slope_at(&p, j0 + t)?.1;
-        }
-        Ok(())
-    })
+    map_slopes(&p, out, |_, (_, c)| c)
 }

@@ -10,8 +10,8 @@
 //! functions are generic over the element type ([`Elem`]).
 
 use super::cache::Lru;
+use crate::driver::PerProcess;
 use realfft::num_complex::Complex;
-use std::sync::Mutex;
 
 /// Bytes the pool may keep between calls (the oldest buffers are dropped first); a buffer
 /// larger than a quarter of it is never kept.
@@ -77,10 +77,11 @@ fn bytes(b: &Buf) -> usize {
     }
 }
 
-static POOL: Mutex<Lru<Buf>> = Mutex::new(Lru::new(POOL_BYTES, bytes));
+/// Per process (a child forked while another thread held the lock starts empty).
+static POOL: PerProcess<Lru<Buf>> = PerProcess::new(|| Lru::new(POOL_BYTES, bytes));
 
 fn lock() -> std::sync::MutexGuard<'static, Lru<Buf>> {
-    POOL.lock().unwrap_or_else(|e| e.into_inner())
+    POOL.lock()
 }
 
 /// The smallest pooled buffer of element type `T` that holds `len` elements (empty if none).

@@ -21,9 +21,10 @@
 
 use super::discretise::{SgGrid, CELL_CHUNK};
 use super::{Neighbour, Pld};
+use crate::driver::{num_threads, on_workers, PerProcess};
 use crate::error::{PabiError, Result};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, MutexGuard, OnceLock};
 
 /// A list of entries, least recently used first, holding at most `budget` bytes in all (as
 /// counted by `size`): appending an entry drops the oldest ones until the total fits, and an
@@ -96,11 +97,13 @@ fn entry_bytes(e: &(Key, Arc<Pld>)) -> usize {
 }
 
 /// Entries behind `Arc`s: a hit clones the `Arc` under the lock and copies the masses outside
-/// it, so parallel queries do not wait on each other's copies.
-static CACHE: Mutex<Lru<(Key, Arc<Pld>)>> = Mutex::new(Lru::new(CACHE_BYTES, entry_bytes));
+/// it, so parallel queries do not wait on each other's copies. Per process: a child forked
+/// while another thread held the lock starts empty instead of waiting for ever.
+static CACHE: PerProcess<Lru<(Key, Arc<Pld>)>> =
+    PerProcess::new(|| Lru::new(CACHE_BYTES, entry_bytes));
 
-fn lock() -> std::sync::MutexGuard<'static, Lru<(Key, Arc<Pld>)>> {
-    CACHE.lock().unwrap_or_else(|e| e.into_inner())
+fn lock() -> MutexGuard<'static, Lru<(Key, Arc<Pld>)>> {
+    CACHE.lock()
 }
 
 /// One chunk's splits, [wa, wb] of each direction (remove, add; empty for a direction the
@@ -213,21 +216,13 @@ impl PairJob {
 
 type PairKey = (u64, u64, u64);
 
-/// The pair builds in progress.
-static JOBS: Mutex<Vec<(PairKey, Arc<PairJob>)>> = Mutex::new(Vec::new());
+/// The pair builds in progress, per process: a child of a `fork()` forgets the parent's
+/// builds, whose claimed chunks belong to threads that do not exist in the child (a caller
+/// joining one would wait for ever), without taking the parent's lock.
+static JOBS: PerProcess<Vec<(PairKey, Arc<PairJob>)>> = PerProcess::new(Vec::new);
 
-/// The process that registered the builds in [`JOBS`]: after a `fork()` the child sees another
-/// pid and forgets the parent's builds, whose claimed chunks belong to threads that do not
-/// exist in the child (a caller joining one would wait for ever).
-static JOBS_PID: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-
-fn jobs() -> std::sync::MutexGuard<'static, Vec<(PairKey, Arc<PairJob>)>> {
-    let mut js = JOBS.lock().unwrap_or_else(|e| e.into_inner());
-    let pid = std::process::id();
-    if JOBS_PID.swap(pid, std::sync::atomic::Ordering::Relaxed) != pid {
-        js.clear();
-    }
-    js
+fn jobs() -> MutexGuard<'static, Vec<(PairKey, Arc<PairJob>)>> {
+    JOBS.lock()
 }
 
 /// Removes a pair build from [`JOBS`] when its creator is done (or fails).
@@ -404,15 +399,7 @@ fn build(q: f64, sigma: f64, h: f64, dirs: &[Neighbour], both: bool) -> Result<V
     }
     // every worker of the pool may take a share (a caller joining the build takes its share
     // through its own call)
-    match crate::driver::pool() {
-        Some(pool) if job.slots.len() > 1 => pool.install(|| {
-            use rayon::prelude::*;
-            (0..crate::driver::num_threads())
-                .into_par_iter()
-                .for_each(|_| job.work())
-        }),
-        _ => job.work(),
-    }
+    on_workers(num_threads().min(job.slots.len()), || job.work());
     let ps = dirs
         .iter()
         .map(|&d| job.result(d))

@@ -497,14 +497,7 @@ impl Pld {
     /// [`MAX_GRID`] points.
     pub fn from_atoms(h: f64, losses: &[f64], masses: &[f64], inf: f64) -> Result<Pld> {
         check_h(h)?;
-        if masses.len() != losses.len() {
-            return Err(PabiError::lengths(
-                "losses",
-                losses.len(),
-                "masses",
-                masses.len(),
-            ));
-        }
+        PabiError::same_lengths("losses", losses.len(), "masses", masses.len())?;
         if let Some(i) = losses.iter().position(|l| !l.is_finite()) {
             return Err(PabiError::domain("losses", "finite", losses[i]).at(i));
         }

@@ -33,11 +33,11 @@
 //! For q = 0.01, σ = 1, T = 1e5 (N = 714420) this gives `fft_err` ≈ 9e-10: the upper ε at
 //! δ = 1e-5 moves by ≈ 1e-4.
 
+use crate::driver::PerProcess;
 use crate::num::logspace::Neumaier;
 use crate::num::round::U;
 use realfft::num_complex::Complex;
 use realfft::RealFftPlanner;
-use std::sync::Mutex;
 
 use super::cache::Lru;
 
@@ -299,7 +299,9 @@ fn plan_bytes(e: &(usize, Plans)) -> usize {
     24 * e.0
 }
 
-static PLANS: Mutex<Lru<(usize, Plans)>> = Mutex::new(Lru::new(PLAN_BYTES, plan_bytes));
+/// Per process (a child forked while another thread held the lock starts empty).
+static PLANS: PerProcess<Lru<(usize, Plans)>> =
+    PerProcess::new(|| Lru::new(PLAN_BYTES, plan_bytes));
 
 /// FFT plans of length n, kept in a least-recently-used list of at most [`PLAN_BYTES`]
 /// (planning computes O(n) twiddles, a sizeable part of one composition; calibration, repeated
@@ -307,7 +309,7 @@ static PLANS: Mutex<Lru<(usize, Plans)>> = Mutex::new(Lru::new(PLAN_BYTES, plan_
 /// n, so no value depends on the cache. Two threads missing the same length at once both plan
 /// it (outside the lock); the first to finish keeps its copy.
 pub(super) fn fft_plans(n: usize) -> Plans {
-    let lock = || PLANS.lock().unwrap_or_else(|e| e.into_inner());
+    let lock = || PLANS.lock();
     {
         let mut c = lock();
         if let Some(hit) = c.take(|es| es.iter().position(|(m, _)| *m == n)) {

@@ -365,59 +365,62 @@ impl OnlineSchedule {
         finish_suffix(la, s, false)
     }
 
+    /// ln δ = ln A_i + `sum()`, the sum of g over the steps after i (up to the horizon `n`;
+    /// None: all), rounded up, after the checks of i (and n): −∞ for the sum where those
+    /// factors are saturated (their sum is below −f64::MAX), `sum` not called.
+    fn log_delta_from(&self, i: f64, n: Option<f64>, sum: impl FnOnce() -> f64) -> Result<f64> {
+        self.check_index("index", i)?;
+        if let Some(n) = n {
+            check_horizon(n, i)?;
+        }
+        let la = self.log_a(i, false);
+        let s = if self.saturated(i + 1.0, n) {
+            f64::NEG_INFINITY
+        } else {
+            sum()
+        };
+        Ok(Self::finish(la, s))
+    }
+
     /// ln δ_n(i) = ln A_i + Σ_{t=i+1}^n g(t) (n ≥ i; n up to 1e15 and beyond).
     pub fn log_delta(&self, n: f64, i: f64) -> Result<f64> {
-        self.check_index("index", i)?;
-        check_horizon(n, i)?;
-        let la = self.log_a(i, false);
-        if self.saturated(i + 1.0, Some(n)) {
-            return Ok(Self::finish(la, f64::NEG_INFINITY));
-        }
-        let s = if n - i <= DIRECT_TERMS {
-            self.direct(i + 1.0, n)
-        } else {
-            let t = i + DIRECT_TERMS;
-            self.direct(i + 1.0, t) + self.sum_upper(t + 1.0, Some(n))
-        };
-        Ok(Self::finish(la, s.min(0.0)))
+        self.log_delta_from(i, Some(n), || {
+            let s = if n - i <= DIRECT_TERMS {
+                self.direct(i + 1.0, n)
+            } else {
+                let t = i + DIRECT_TERMS;
+                self.direct(i + 1.0, t) + self.sum_upper(t + 1.0, Some(n))
+            };
+            s.min(0.0)
+        })
     }
 
     /// ln δ_∞(i): the exact limit A_i·exp(Σ_{t>i} g(t)) (Euler–Maclaurin tail), rounded up.
     pub fn log_delta_limit(&self, i: f64) -> Result<f64> {
-        self.check_index("index", i)?;
-        let la = self.log_a(i, false);
-        if self.saturated(i + 1.0, None) {
-            return Ok(Self::finish(la, f64::NEG_INFINITY));
-        }
-        let t = i + DIRECT_TERMS;
-        let (e, m) = self.tail_em(t + 1.0);
-        let d = self.direct(i + 1.0, t);
-        // where the Euler–Maclaurin estimate fails (at huge ε its derivative term dominates: the
-        // margin is not small against the estimate, or estimate + margin is even positive,
-        // although every g ≤ 0), the certified upper bound of the tail stands in: still above
-        // the exact limit (and no longer ln δ = 0)
-        let good = e.is_finite() && m.is_finite() && m <= 1e-9 * e.abs() && e + m <= 0.0;
-        let s = if good {
-            d + e + m
-        } else {
-            d + self.sum_upper(t + 1.0, None)
-        };
-        Ok(Self::finish(la, s))
+        self.log_delta_from(i, None, || {
+            let t = i + DIRECT_TERMS;
+            let (e, m) = self.tail_em(t + 1.0);
+            let d = self.direct(i + 1.0, t);
+            // where the Euler–Maclaurin estimate fails (at huge ε its derivative term
+            // dominates: the margin is not small against the estimate, or estimate + margin is
+            // even positive, although every g ≤ 0), the certified upper bound of the tail
+            // stands in: still above the exact limit (and no longer ln δ = 0)
+            let good = e.is_finite() && m.is_finite() && m <= 1e-9 * e.abs() && e + m <= 0.0;
+            if good {
+                d + e + m
+            } else {
+                d + self.sum_upper(t + 1.0, None)
+            }
+        })
     }
 
     /// Certified upper bound of ln δ_∞(i): direct sum to i + 2^18, then the Hermite–Hadamard
     /// (concave g) or monotone (increasing g) integral bound of the tail.
     pub fn log_delta_limit_bound(&self, i: f64) -> Result<f64> {
-        self.check_index("index", i)?;
-        let la = self.log_a(i, false);
-        if self.saturated(i + 1.0, None) {
-            return Ok(Self::finish(la, f64::NEG_INFINITY));
-        }
-        let t = i + DIRECT_TERMS;
-        Ok(Self::finish(
-            la,
-            self.direct(i + 1.0, t) + self.sum_upper(t + 1.0, None),
-        ))
+        self.log_delta_from(i, None, || {
+            let t = i + DIRECT_TERMS;
+            self.direct(i + 1.0, t) + self.sum_upper(t + 1.0, None)
+        })
     }
 
     /// The paper's bound eq. (13)/(15): A_i·exp(∫_{i+1}^∞ g) (corrected, an upper bound of

@@ -97,6 +97,18 @@ fn ln_neg_log1m(ln_u: f64) -> f64 {
     }
 }
 
+/// ln(−ln θ(ε, r)), −g of the Gaussian schedule at radius r: from ln(1 − θ) where θ ≥ 1/2,
+/// else from ln θ directly (1 − θ would round to 1 where θ underflows, giving ∞).
+#[inline(always)]
+fn ln_neg_log_theta(eps: f64, r: f64) -> f64 {
+    let lu = theta::log_theta_complement_tight(eps, r);
+    if lu > -std::f64::consts::LN_2 {
+        vmath::ln(-theta::log_theta_tight(eps, r))
+    } else {
+        ln_neg_log1m(lu)
+    }
+}
+
 impl OnlineSchedule {
     pub fn new(kind: Noise, p: Problem, c1: f64, c2: f64, decay: f64) -> Result<Self> {
         check_c(c1, c2)?;
@@ -242,21 +254,11 @@ impl OnlineSchedule {
     /// ln(−g(e^{lx})), for the quadrature (no overflow for any lx).
     #[inline(always)]
     fn ln_neg_g(&self, lx: f64) -> f64 {
-        let ln_u = match self.kind {
-            Noise::Laplace => {
-                self.ln_c - crate::num::log_add_exp(self.decay * lx, vmath::ln(self.d))
-            }
-            Noise::Gaussian => {
-                let r = rel_up(self.gauss_rb_log(lx), EPS2);
-                let lu = theta::log_theta_complement_tight(self.p.eps, r);
-                if lu > -std::f64::consts::LN_2 {
-                    // θ < 1/2 (small r): −g = −ln θ directly (1 − θ would round to 1 where θ
-                    // underflows, giving ln(−g) = ∞)
-                    return vmath::ln(-theta::log_theta_tight(self.p.eps, r));
-                }
-                lu
-            }
-        };
-        ln_neg_log1m(ln_u)
+        match self.kind {
+            Noise::Laplace => ln_neg_log1m(
+                self.ln_c - crate::num::log_add_exp(self.decay * lx, vmath::ln(self.d)),
+            ),
+            Noise::Gaussian => ln_neg_log_theta(self.p.eps, rel_up(self.gauss_rb_log(lx), EPS2)),
+        }
     }
 }

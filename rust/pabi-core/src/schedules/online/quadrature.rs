@@ -268,12 +268,7 @@ impl OnlineSchedule {
     fn ln_neg_g_near(&self, lx: f64, pert: f64) -> f64 {
         match self.kind {
             Noise::Gaussian => {
-                let r = self.gauss_rb_log(lx) * (1.0 + pert);
-                let lu = theta::log_theta_complement_tight(self.p.eps, r);
-                if lu > -std::f64::consts::LN_2 {
-                    return vmath::ln(-theta::log_theta_tight(self.p.eps, r));
-                }
-                super::ln_neg_log1m(lu)
+                super::ln_neg_log_theta(self.p.eps, self.gauss_rb_log(lx) * (1.0 + pert))
             }
             Noise::Laplace => {
                 let lu = self.ln_c - crate::num::log_add_exp(self.decay * lx, vmath::ln(self.d));
