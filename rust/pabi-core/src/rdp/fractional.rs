@@ -114,7 +114,7 @@
 
 use super::fractional_quadrature::{QuadPlan, MAX_NODES};
 use crate::num::logspace::Neumaier;
-use crate::num::logspace::{log_expm1_std, softplus_std};
+use crate::num::logspace::{exp_std_flush, log_expm1_std, softplus_std};
 use crate::num::{neumaier_sum, TINY};
 use crate::tail::gaussian_tail;
 use crate::vmath::erfcx_pos;
@@ -352,7 +352,7 @@ impl Setup {
 #[inline(always)]
 fn rel_value(l: f64, dl: f64, lmax: f64) -> (f64, f64) {
     let d = l - lmax;
-    let v = f64::exp(d);
+    let v = exp_std_flush(d);
     // the subtraction (u|d|), exp (1 ulp)
     (v, v * (rel_of(dl + 1.0001 * U * d.abs()) + 2.0002 * U))
 }

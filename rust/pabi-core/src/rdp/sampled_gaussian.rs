@@ -25,7 +25,7 @@ use super::fractional;
 use crate::driver::at;
 use crate::error::{PabiError, Result};
 use crate::num::binom::log_binom_pmf_int;
-use crate::num::logspace::{log_expm1_std, softplus_std};
+use crate::num::logspace::{exp_std_flush, log_expm1_std, softplus_std};
 use crate::num::round::up_order;
 use crate::num::{neumaier_sum, HALF_ULP_ONE, TINY};
 
@@ -118,7 +118,7 @@ impl SgmTable {
         if !mx.is_finite() {
             return 0.0;
         }
-        let s = neumaier_sum(terms.iter().map(|&t| f64::exp(t - mx)));
+        let s = neumaier_sum(terms.iter().map(|&t| exp_std_flush(t - mx)));
         softplus_std(mx + f64::ln(s))
     }
 
