@@ -37,26 +37,35 @@ def workload(steps: int = STEPS, samples: int = SAMPLES, seed: int = 0) -> np.nd
     return s
 
 
-def baseline(alpha: float, q: float, sigma: float, sens: np.ndarray, p: float) -> float:
-    """Straightforward implementation: per row, factorial binomials, numpy over samples."""
+def compose(alpha: float, p: float, sens: np.ndarray, divergences) -> float:
+    """The plug-in soft-max composition (Thm 3.3) from ``divergences(beta, row)``, the per-step
+    RDP of each sample of a row at the order β_i (the baselines' shared outer loop)."""
     n, m = sens.shape
     total = 0.0
     for i in range(n):
-        row = sens[n - 1 - i]
         beta = 1.0 + (alpha - 1.0) * (p / (p - 1.0)) ** i
-        a = math.ceil(beta)
-        c = row**2 / (2.0 * sigma**2)
-        acc = np.zeros_like(row)
-        for k in range(a + 1):
-            binom = math.factorial(a) / (math.factorial(k) * math.factorial(a - k))
-            acc += binom * (1 - q) ** (a - k) * q**k * np.exp(c * (k * k - k))
-        d = np.log(acc) / (a - 1)
+        d = divergences(beta, sens[n - 1 - i])
         if i == n - 1:
             total += float(np.max(d))
         else:
             t = p * (beta - 1.0)
             total += float((logsumexp(t * d) - math.log(m)) / t)
     return total
+
+
+def baseline(alpha: float, q: float, sigma: float, sens: np.ndarray, p: float) -> float:
+    """Straightforward implementation: per row, factorial binomials, numpy over samples."""
+
+    def divergences(beta: float, row: np.ndarray) -> np.ndarray:
+        a = math.ceil(beta)
+        c = row**2 / (2.0 * sigma**2)
+        acc = np.zeros_like(row)
+        for k in range(a + 1):
+            binom = math.factorial(a) / (math.factorial(k) * math.factorial(a - k))
+            acc += binom * (1 - q) ** (a - k) * q**k * np.exp(c * (k * k - k))
+        return np.log(acc) / (a - 1)
+
+    return compose(alpha, p, sens, divergences)
 
 
 def best_of(f, repeat: int = 3) -> tuple[float, float]:
@@ -131,21 +140,13 @@ def peer_exact(alpha: float, q: float, sigma: float, sens: np.ndarray, p: float)
 
     from dp_accounting.rdp import rdp_privacy_accountant as R
 
-    n, m = sens.shape
-    total = 0.0
+    def divergences(beta: float, row: np.ndarray) -> np.ndarray:
+        return np.array([0.0 if s == 0 else float(R._compute_rdp_poisson_subsampled_gaussian(q, sigma / s, [beta])[0])
+                         for s in row])
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for i in range(n):
-            row = sens[n - 1 - i]
-            beta = 1.0 + (alpha - 1.0) * (p / (p - 1.0)) ** i
-            d = np.array([0.0 if s == 0 else float(R._compute_rdp_poisson_subsampled_gaussian(q, sigma / s, [beta])[0])
-                          for s in row])
-            if i == n - 1:
-                total += float(np.max(d))
-            else:
-                t = p * (beta - 1.0)
-                total += float((logsumexp(t * d) - math.log(m)) / t)
-    return total
+        return compose(alpha, p, sens, divergences)
 
 
 #: (label, steps, samples, order, q, σ, sensitivities): issue 17's 64×64 grid and a 1e3 case
