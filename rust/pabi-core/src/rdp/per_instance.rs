@@ -363,9 +363,6 @@ impl FracDivergences {
             of_term: vec![0; steps],
             ..Default::default()
         };
-        // the jobs: (row, c) with c = r²/2 of each distinct sensitivity (or c_max)
-        let mut job_c: Vec<f64> = Vec::new();
-        let mut job_row: Vec<u32> = Vec::new();
         // the tables of the orders ⌊b⌋ of the lower clamp (b increases with i: one per order)
         let mut floors: Vec<SgmTable> = Vec::new();
         let mut floor_of: Vec<Option<u32>> = Vec::new();
@@ -404,12 +401,9 @@ impl FracDivergences {
             }
             let len = out.keys.len() - start;
             let r = out.rows.len() as u32;
-            job_c.extend(out.keys[start..].iter().map(|&s| half_square(s / sigma)));
             if opts.ucb.is_some() && !first {
                 out.keys.push(f64::NAN); // D at c_max, never looked up by a sensitivity
-                job_c.push(cmax);
             }
-            job_row.resize(job_c.len(), r);
             let lo = b.floor();
             let fl = if lo >= 2.0 {
                 if floors.last().map(|t| t.order) != Some(lo as u64) {
@@ -428,20 +422,26 @@ impl FracDivergences {
             });
             out.of_term[i] = r + 1;
         }
-        if job_c.is_empty() {
+        if out.keys.is_empty() {
             return Ok(out);
         }
         let tabs: Vec<&SgmTable> = (0..steps)
             .filter(|&i| out.of_term[i] != 0)
             .map(table_of)
             .collect();
-        let mut d = vec![0.0; job_c.len()];
-        let rows = &out.rows;
+        // one divergence per key: at c = r²/2 of the sensitivity, or at c_max
+        let mut d = vec![0.0; out.keys.len()];
+        let (rows, keys) = (&out.rows, &out.keys);
         crate::driver::for_chunks([&mut d], 2 * FRAC_CHUNK, FRAC_CHUNK, |s0, [o]| {
             for (j, v) in (s0..).zip(o.iter_mut()) {
-                let r = job_row[j] as usize;
+                let r = rows.partition_point(|fr| fr.start <= j) - 1;
+                let c = if j - rows[r].start < rows[r].len {
+                    half_square(keys[j] / sigma)
+                } else {
+                    cmax
+                };
                 let fl = floor_of[r].map(|f| &floors[f as usize]);
-                *v = sgm_rdp_value_floor(rows[r].b, q, job_c[j], Fractional::Exact, tabs[r], fl);
+                *v = sgm_rdp_value_floor(rows[r].b, q, c, Fractional::Exact, tabs[r], fl);
             }
             Ok(())
         })?;
