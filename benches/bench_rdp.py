@@ -6,9 +6,12 @@ Workload (issue 4): 10,000 steps × 100 samples of per-record sensitivities, α 
 Thm 3.2 binomial sum with factorial binomial coefficients, vectorised over the samples with
 numpy, then the log-mean-exp term (scipy), at the ceiling orders ⌈β_i⌉; pabi runs the same
 algorithm (``fractional="ceil"``; its default, the exact fractional orders, is tighter and
-slower). Prints both times, the ratio and the agreement.
+slower). Prints both times, the ratio and the agreement. Then the default exact fractional
+orders (issue 17: a 64×64 grid and a 1e3-sensitivity case) against the ceiling rule and
+against the same composition from dp-accounting's fractional series, in the same run.
 
     python benches/bench_rdp.py
+    python benches/bench_rdp.py --exact [--no-peer]     # the exact-order section only
     pytest benches/bench_rdp.py --benchmark-enable
 """
 
@@ -34,26 +37,35 @@ def workload(steps: int = STEPS, samples: int = SAMPLES, seed: int = 0) -> np.nd
     return s
 
 
-def baseline(alpha: float, q: float, sigma: float, sens: np.ndarray, p: float) -> float:
-    """Straightforward implementation: per row, factorial binomials, numpy over samples."""
+def compose(alpha: float, p: float, sens: np.ndarray, divergences) -> float:
+    """The plug-in soft-max composition (Thm 3.3) from ``divergences(beta, row)``, the per-step
+    RDP of each sample of a row at the order β_i (the baselines' shared outer loop)."""
     n, m = sens.shape
     total = 0.0
     for i in range(n):
-        row = sens[n - 1 - i]
         beta = 1.0 + (alpha - 1.0) * (p / (p - 1.0)) ** i
-        a = math.ceil(beta)
-        c = row**2 / (2.0 * sigma**2)
-        acc = np.zeros_like(row)
-        for k in range(a + 1):
-            binom = math.factorial(a) / (math.factorial(k) * math.factorial(a - k))
-            acc += binom * (1 - q) ** (a - k) * q**k * np.exp(c * (k * k - k))
-        d = np.log(acc) / (a - 1)
+        d = divergences(beta, sens[n - 1 - i])
         if i == n - 1:
             total += float(np.max(d))
         else:
             t = p * (beta - 1.0)
             total += float((logsumexp(t * d) - math.log(m)) / t)
     return total
+
+
+def baseline(alpha: float, q: float, sigma: float, sens: np.ndarray, p: float) -> float:
+    """Straightforward implementation: per row, factorial binomials, numpy over samples."""
+
+    def divergences(beta: float, row: np.ndarray) -> np.ndarray:
+        a = math.ceil(beta)
+        c = row**2 / (2.0 * sigma**2)
+        acc = np.zeros_like(row)
+        for k in range(a + 1):
+            binom = math.factorial(a) / (math.factorial(k) * math.factorial(a - k))
+            acc += binom * (1 - q) ** (a - k) * q**k * np.exp(c * (k * k - k))
+        return np.log(acc) / (a - 1)
+
+    return compose(alpha, p, sens, divergences)
 
 
 def best_of(f, repeat: int = 3) -> tuple[float, float]:
@@ -119,11 +131,59 @@ def fractional_report() -> None:
     print("   matches mpmath quadrature to <= 4e-13 there, see tests/test_rdp.py)")
 
 
+def peer_exact(alpha: float, q: float, sigma: float, sens: np.ndarray, p: float) -> float:
+    """The composition at the exact fractional orders β_i from dp-accounting's fractional-order
+    series (``_compute_rdp_poisson_subsampled_gaussian``, noise multiplier σ/Δ), one call per
+    sample as a user of that library would write it (not a certified bound: its series is
+    truncated), same plug-in form as pabi's."""
+    import warnings
+
+    from dp_accounting.rdp import rdp_privacy_accountant as R
+
+    def divergences(beta: float, row: np.ndarray) -> np.ndarray:
+        return np.array([0.0 if s == 0 else float(R._compute_rdp_poisson_subsampled_gaussian(q, sigma / s, [beta])[0])
+                         for s in row])
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return compose(alpha, p, sens, divergences)
+
+
+#: (label, steps, samples, order, q, σ, sensitivities): issue 17's 64×64 grid and a 1e3 case
+EXACT_CASES = [
+    ("64x64 clipped norms", 64, 64, 8.0, 0.01, 1.0, "clipped"),
+    ("64x64 distinct values", 64, 64, 8.0, 0.01, 1.0, "uniform"),
+    ("10x100 distinct values", 10, 100, 32.0, 0.05, 2.0, "uniform"),
+]
+
+
+def exact_report(peer: bool = True) -> None:
+    """Per-instance RDP at the exact fractional Hölder orders (the default) against the ceiling
+    rule and against the same composition from dp-accounting's fractional series, same run."""
+    for label, steps, samples, alpha, q, sigma, kind in EXACT_CASES:
+        sens = workload(steps, samples) if kind == "clipped" else np.random.default_rng(1).uniform(0.05, 1.0, (steps, samples))
+        kw = dict(sample_rate=q, noise_scale=sigma, sensitivities=sens)
+        t_ex, v_ex = best_of(lambda: pabi.dpsgd_per_instance_rdp(alpha, **kw), repeat=5)
+        t_ce, v_ce = best_of(lambda: pabi.dpsgd_per_instance_rdp(alpha, **kw, fractional="ceil"), repeat=5)
+        print(f"per-instance RDP, exact fractional orders, {label} ({steps * samples} sensitivities, "
+              f"alpha={alpha}, q={q}, sigma={sigma}, p=3n, {pabi.get_num_threads()} threads)")
+        print(f"  pabi exact (default)  : {t_ex * 1e3:10.2f} ms   value {v_ex:.15g}")
+        print(f"  pabi ceil             : {t_ce * 1e3:10.2f} ms   value {v_ce:.15g}  (exact/ceil time {t_ex / t_ce:.0f} x)")
+        if peer:
+            t_dp, v_dp = best_of(lambda: peer_exact(alpha, q, sigma, sens, 3.0 * steps), repeat=1)
+            print(f"  dp-accounting series  : {t_dp * 1e3:10.2f} ms   value {v_dp:.15g}")
+            print(f"  speed ratio vs peer   : {t_dp / t_ex:10.1f} x   relative difference {abs(v_ex - v_dp) / v_dp:.1e}")
+
+
 def main() -> int:
+    if "--exact" in sys.argv:
+        exact_report("--no-peer" not in sys.argv)
+        return 0
     for sigma, regime in ((SIGMA, "most samples far below the row maximum: chord-bound skip"),
                           (5.0, "small t*D: every sample evaluated, vectorized direct path")):
         show(report(sigma), sigma, regime)
     fractional_report()
+    exact_report()
     return 0
 
 

@@ -50,3 +50,75 @@ def test_integer_orders_are_unchanged_and_bad_option() -> None:
     assert pabi.dpsgd_per_instance_rdp(3.0, **kw) == pabi.dpsgd_per_instance_rdp(3.0, **kw, fractional="ceil")
     with pytest.raises(ValueError, match="fractional"):
         pabi.dpsgd_per_instance_rdp(3.0, **kw, fractional="floor")
+
+
+# ------------------------------------------------------------------ issue 17: the fast exact path
+# The divergences at the fractional orders are evaluated once per distinct (order, sensitivity),
+# in parallel over all rows, before the terms are formed; the values must not depend on that.
+
+#: (order, q, σ, p, variant, sensitivities) → pabi.reference.dpsgd_per_instance_rdp(order, q, σ,
+#: sensitivities, holder_exponent=p, variant=variant, dps=25) (mpmath quadrature at each β_i,
+#: ~20 s to recompute, hence stored): repeated values and a zero in the rows
+REFERENCE_CASES = [
+    ((2.25, 0.05, 0.9, 3.0, "corrected", [[0.7, 0.0, 0.7, 1.3, 0.7], [0.2, 0.9, 0.9, 0.2, 0.5]]), "0.04817327335399838808617"),
+    ((12.5, 0.3, 2.0, None, "as_published", [[1.1, 0.4, 0.4], [0.4, 1.1, 0.4]]), "1.651794021020181157986"),
+]
+
+
+@pytest.mark.parametrize("case,exact", REFERENCE_CASES)
+def test_repeated_sensitivities_against_the_reference(case: tuple, exact: str) -> None:
+    order, q, sigma, p, variant, s = case
+    kw = dict(sample_rate=q, noise_scale=sigma, sensitivities=np.array(s), holder_exponent=p, variant=variant)
+    got = pabi.dpsgd_per_instance_rdp(order, **kw)
+    assert float(exact) <= got <= float(exact) * (1 + 1e-12), (got, exact)
+    assert got < pabi.dpsgd_per_instance_rdp(order, **kw, fractional="ceil")
+
+
+def _grid(steps: int, samples: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    s = np.minimum(rng.gamma(2.0, 0.3, (steps, samples)), 1.0)  # clipped norms: many exactly 1
+    s[:, 0] = 0.0
+    return s
+
+
+def test_repeating_every_sample_keeps_the_value() -> None:
+    # the mean over the samples is unchanged when each appears twice (each distinct value is
+    # still evaluated once): equal up to the rounding of the log-mean-exp
+    s = _grid(6, 40, 1)
+    kw = dict(sample_rate=0.02, noise_scale=0.8)
+    once = pabi.dpsgd_per_instance_rdp(5.5, sensitivities=s, **kw, return_terms=True)
+    twice = pabi.dpsgd_per_instance_rdp(5.5, sensitivities=np.hstack([s, s[:, ::-1]]), **kw, return_terms=True)
+    np.testing.assert_allclose(twice.terms, once.terms, rtol=1e-14, atol=0)
+    ceil = pabi.dpsgd_per_instance_rdp(5.5, sensitivities=s, **kw, fractional="ceil")
+    assert once.rdp < ceil
+
+
+@pytest.mark.parametrize("ucb", [False, True])
+def test_exact_path_does_not_depend_on_the_thread_count(ucb: bool) -> None:
+    s = _grid(8, 50, 2)  # 400 divergences: the parallel path
+    kw = dict(sample_rate=0.05, noise_scale=1.2, sensitivities=s)
+    if ucb:
+        kw.update(failure_prob=0.05, max_sensitivity=1.0)
+    before = pabi.get_num_threads()
+    try:
+        pabi.set_num_threads(1)
+        one = pabi.dpsgd_per_instance_rdp(3.3, **kw, return_terms=True)
+        pabi.set_num_threads(3)
+        three = pabi.dpsgd_per_instance_rdp(3.3, **kw, return_terms=True)
+    finally:
+        pabi.set_num_threads(before)
+    assert one.rdp == three.rdp and np.array_equal(one.terms, three.terms)
+
+
+@pytest.mark.parametrize("ucb", [False, True])
+@pytest.mark.parametrize("where", [(0, 3), (5, 0), (2, 7)])
+def test_a_bad_sensitivity_in_a_fractional_row_is_located(ucb: bool, where: tuple) -> None:
+    s = _grid(6, 10, 3)
+    s[where] = np.nan
+    s[4, 9] = -1.0 if where < (4, 9) else s[4, 9]  # a later bad value: the first one is reported
+    kw = dict(sample_rate=0.05, noise_scale=1.2, sensitivities=s)
+    if ucb:
+        kw.update(failure_prob=0.05, max_sensitivity=1.0)
+    with pytest.raises(pabi.DomainError, match="sensitivities") as err:
+        pabi.dpsgd_per_instance_rdp(3.3, **kw)
+    assert err.value.index == where

@@ -277,9 +277,10 @@ def dpsgd_per_instance_rdp(
 
     where D is the sampled Gaussian RDP (Thm 3.2) at order β_i with r = sensitivity/σ: the exact
     divergence at the fractional order (``fractional="exact"``, the default: β_i rounded up, the
-    Mironov–Talwar–Zhang series, never above the integer-order value) or at ⌈β_i⌉
-    (``fractional="ceil"``, the paper's integer-order form: up to tens of per cent looser, about
-    100× faster per sample — for very large inputs). Default holder_exponent = 3n (every order
+    Mironov–Talwar–Zhang series, never above the integer-order value; each distinct sensitivity
+    of a row evaluated once, in parallel) or at ⌈β_i⌉ (``fractional="ceil"``, the paper's
+    integer-order form: up to tens of per cent looser, a few hundred times faster per sample — for
+    very large inputs). Default holder_exponent = 3n (every order
     then stays ≤ 1 + 1.5(α − 1)). Evaluate once with
     runs on D and once with runs on D' and take the maximum for a two-sided per-instance
     guarantee.

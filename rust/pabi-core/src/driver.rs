@@ -53,7 +53,8 @@
 //! and [`num_threads`] directly): the chunked integral sum of `schedules/online/` (its own
 //! `CH`), the per-step terms of the Hölder composition in `rdp/per_instance.rs`
 //! (`with_min_len(64)`, each row's sensitivities checked in the same pass; its per-step orders
-//! through [`map_range`]), the block fold of the per-step PNSGD bound in `pnsgd/steps_blocks.rs` (fixed blocks of 2^16
+//! through [`map_range`]; its divergences at fractional orders, one per distinct sensitivity of
+//! a row, through [`for_chunks`] in chunks of 16 before that pass), the block fold of the per-step PNSGD bound in `pnsgd/steps_blocks.rs` (fixed blocks of 2^16
 //! pieces, combined in order), the parallel validation of long arguments in
 //! `batch::first_bad` (chunks of 2^16, the first failing chunk wins) and the `rayon::join` of
 //! the two neighbouring relations in `composition/dpsgd.rs`.

@@ -71,6 +71,18 @@ pub fn log_add_exp(a: f64, b: f64) -> f64 {
     m + vmath::log1p(vmath::exp(-(a - b).abs()))
 }
 
+/// e^x on std's libm, the same value, without its slow underflow path: below −746 the exact
+/// e^x < 2^-1076 rounds to 0, which is returned directly (libm's exp reaches it through an
+/// error-reporting branch that cost ~5% of the fractional-order RDP at large orders).
+#[inline(always)]
+pub fn exp_std_flush(x: f64) -> f64 {
+    if x < -746.0 {
+        0.0
+    } else {
+        f64::exp(x)
+    }
+}
+
 /// ln(e^a + e^b) without overflow, on std's libm (the former private `rdp::log_add_exp`).
 #[inline(always)]
 pub fn log_add_exp_std(a: f64, b: f64) -> f64 {

@@ -114,7 +114,7 @@
 
 use super::fractional_quadrature::{QuadPlan, MAX_NODES};
 use crate::num::logspace::Neumaier;
-use crate::num::logspace::{log_expm1_std, softplus_std};
+use crate::num::logspace::{exp_std_flush, log_expm1_std, softplus_std};
 use crate::num::{neumaier_sum, TINY};
 use crate::tail::gaussian_tail;
 use crate::vmath::erfcx_pos;
@@ -135,7 +135,7 @@ const FRAC_1_SQRT_2: f64 = std::f64::consts::FRAC_1_SQRT_2;
 const MIN_C: f64 = 1e-200;
 
 /// Relative error bound of e^{x̂} when |x̂ − x| ≤ d: e^d − 1.
-#[inline]
+#[inline(always)]
 fn rel_of(d: f64) -> f64 {
     if d <= 1e-3 {
         d * 1.000_6
@@ -166,6 +166,7 @@ impl Binom {
         }
     }
     /// (i, ln|C(α,i)|, sign, bound on the absolute error of the log) of the current index.
+    #[inline(always)]
     fn get(&self) -> (u64, f64, f64, f64) {
         let s = if self.i <= self.floor + 1 || (self.i - self.floor) % 2 == 1 {
             1.0
@@ -178,6 +179,7 @@ impl Binom {
         let d = 2.01 * U * (self.abs + self.i as f64) + 2.0 * U * lnc.abs();
         (self.i, lnc, s, d)
     }
+    #[inline(always)]
     fn advance(&mut self) {
         let i = self.i as f64;
         let x = f64::ln((self.alpha - i).abs() / (i + 1.0));
@@ -188,7 +190,7 @@ impl Binom {
 }
 
 /// ln of the Mills ratio M(t) = Q(t)/φ(t) for t ≥ 0: ln(√(π/2)·erfcx(t/√2)).
-#[inline]
+#[inline(always)]
 fn ln_mills_pos(t: f64) -> f64 {
     LN_SQRT_PI_OVER_2 + f64::ln(erfcx_pos(t * FRAC_1_SQRT_2))
 }
@@ -255,7 +257,7 @@ impl Setup {
 
     /// Log-weight ln p_i of a side and the exponent e_i of that side, with error bounds:
     /// (ln p_i, its error, e_i, its error).
-    #[inline]
+    #[inline(always)]
     fn side(&self, lower: bool, i: f64, lnc: f64, dlnc: f64) -> (f64, f64, f64, f64) {
         let a = self.alpha;
         let (l1, l2) = if lower {
@@ -283,7 +285,7 @@ impl Setup {
 
     /// Argument of the Mills ratio of a side's term, (i − z0)/σ (lower) or (i + z0 − α)/σ
     /// (upper), with a bound on its absolute error.
-    #[inline]
+    #[inline(always)]
     fn arg(&self, lower: bool, i: f64) -> (f64, f64) {
         let (n, dn) = if lower {
             let n = i - self.z0;
@@ -298,7 +300,7 @@ impl Setup {
     }
 
     /// ln(C(α,i)·K·M(τ)) for τ ≥ 0 given with |τ̂ − τ| ≤ dtau, with its error bound.
-    #[inline]
+    #[inline(always)]
     fn k_mills(&self, lnc: f64, dlnc: f64, tau: f64, dtau: f64) -> (f64, f64) {
         let lm = ln_mills_pos(tau);
         // |d ln M/dτ| = h(τ) − τ ≤ √(2/π) (h the hazard rate), and the same through the
@@ -309,7 +311,23 @@ impl Setup {
         (l, self.d_ln_k + dlnc + dlm + U * (a.abs() + l.abs()))
     }
 
+    /// Term i of tail sequence j with its error bound: the primary side's full terms (j = 0),
+    /// its weights p_i (j = 1), the secondary side's full terms (j = 2). One function (not
+    /// three closures behind `dyn`) so that it is inlined into the multiversioned series.
+    #[inline(always)]
+    fn tail_term(&self, j: usize, prim: bool, i: f64, (lnc, dlnc): (f64, f64)) -> (f64, f64) {
+        match j {
+            0 => self.full_term(prim, i, lnc, dlnc),
+            1 => {
+                let (lp, dlp, _, _) = self.side(prim, i, lnc, dlnc);
+                (lp, dlp)
+            }
+            _ => self.full_term(!prim, i, lnc, dlnc),
+        }
+    }
+
     /// ln|C(α,i)·K·M(t)| of a side's full term (T_i or U_i), with its error bound.
+    #[inline(always)]
     fn full_term(&self, lower: bool, i: f64, lnc: f64, dlnc: f64) -> (f64, f64) {
         let (t, dt) = self.arg(lower, i);
         if t >= 0.0 {
@@ -331,19 +349,40 @@ impl Setup {
 }
 
 /// Value and absolute error bound of e^{l − lmax} for a log l with |l − exact| ≤ dl.
-#[inline]
+#[inline(always)]
 fn rel_value(l: f64, dl: f64, lmax: f64) -> (f64, f64) {
     let d = l - lmax;
-    let v = f64::exp(d);
+    let v = exp_std_flush(d);
     // the subtraction (u|d|), exp (1 ulp)
     (v, v * (rel_of(dl + 1.0001 * U * d.abs()) + 2.0002 * U))
 }
 
+/// Tail sequence j of the series from index i0 (`Setup::tail_term`), with the logs of the
+/// binomial coefficients at i0 + k: a struct rather than a closure so that its evaluation is
+/// inlined into the multiversioned series (a closure is compiled without the clone's features).
+struct TailSeq<'a> {
+    st: &'a Setup,
+    j: usize,
+    prim: bool,
+    i0: u64,
+    lnc: &'a [(f64, f64)],
+}
+
+impl TailSeq<'_> {
+    /// (ln b_k, bound on its error).
+    #[inline(always)]
+    fn value(&self, k: usize) -> (f64, f64) {
+        self.st
+            .tail_term(self.j, self.prim, (self.i0 + k as u64) as f64, self.lnc[k])
+    }
+}
+
 /// Euler transform of Σ_k (−1)^k b_k for a moment sequence b, with b_k = e^{l_k − lmax} given
-/// lazily by `value(k)` → (l_k, bound on the error of l_k) for k < `max_terms`. Returns
+/// lazily by `seq.value(k)` → (l_k, bound on the error of l_k) for k < `max_terms`. Returns
 /// (sum, error bound): the exact value lies in sum ± bound.
-fn euler_tail(value: impl Fn(usize) -> (f64, f64), lmax: f64, max_terms: usize) -> (f64, f64) {
-    let (l0, dl0) = value(0);
+#[inline(always)]
+fn euler_tail(seq: &TailSeq, lmax: f64, max_terms: usize) -> (f64, f64) {
+    let (l0, dl0) = seq.value(0);
     let (b0, e0) = rel_value(l0, dl0, lmax);
     // d[k] = ∇^k b_{m−k} after inserting b_0..b_m
     let mut d: Vec<f64> = Vec::with_capacity(max_terms);
@@ -357,7 +396,7 @@ fn euler_tail(value: impl Fn(usize) -> (f64, f64), lmax: f64, max_terms: usize) 
     };
     let mut rem = 0.5 * b0; // after terms 0..m the remainder is ≤ ∇^{m+1}b_0/2^{m+1} ≤ term m
     for k in 1..max_terms {
-        let (l, dl) = value(k);
+        let (l, dl) = seq.value(k);
         let (bk, ek) = rel_value(l, dl, lmax);
         verr += ek;
         mass += bk;
@@ -398,136 +437,138 @@ pub(super) struct SeriesValue {
     pub(super) bound: f64,
 }
 
-pub(super) fn series_am1(alpha: f64, q: f64, c: f64) -> Option<SeriesValue> {
-    if !(c >= MIN_C) {
-        return None;
-    }
-    let st = Setup::new(alpha, q, c);
-    let prim = st.lower_primary;
-    let floor = alpha.floor() as u64;
-    let j0 = floor + 2;
-    let mut terms: Vec<Term> = Vec::new();
-    let mut lmax = f64::NEG_INFINITY;
-    let push = |terms: &mut Vec<Term>, sign: f64, log: f64, dlog: f64, lmax: &mut f64| {
-        if log > f64::NEG_INFINITY {
-            *lmax = lmax.max(log);
-            terms.push(Term { sign, log, dlog });
-        }
-    };
-    let mut b = Binom::new(alpha);
-    let mut lncs: Vec<(f64, f64)> = Vec::new();
-    loop {
-        let (i, lnc, s, dlnc) = b.get();
-        let fi = i as f64;
-        let (t, dt) = st.arg(prim, fi);
-        let (lp, dlp, e, de) = st.side(prim, fi, lnc, dlnc);
-        if i >= j0 && (t > 0.0 || lp + e < lmax - NEGLIGIBLE) {
-            break;
-        }
-        if i > floor + MAX_EXTRA_TERMS as u64 {
+simd! {
+    /// The series (module doc); multiversioned so that the fused multiply-adds of the Mills
+    /// ratio and the Gaussian tail in its terms are single instructions (an exactly rounded
+    /// fma either way: the values do not depend on the clone).
+    pub(super) fn series_am1(alpha: f64, q: f64, c: f64) -> Option<SeriesValue> {
+        if !(c >= MIN_C) {
             return None;
         }
-        lncs.push((lnc, dlnc));
-        if t <= 0.0 {
-            // p_i·expm1(e_i) − C K M(−t)
-            if e != 0.0 {
-                let le = if e > 0.0 {
-                    log_expm1_std(e)
-                } else {
-                    f64::ln(-f64::exp_m1(e))
-                };
-                // computation ≤ 3.4u + 2u|le|; the error of e through d ln|expm1(e)|/de =
-                // e^e/|expm1(e)| ≤ (1 + max(e, 0))/|e|
-                let dle = 3.4 * U + 2.0 * U * le.abs() + 1.0001 * de / e.abs() * (1.0 + e.max(0.0));
-                let l = lp + le;
-                let dl = dlp + dle + U * l.abs();
-                push(&mut terms, s * e.signum(), l, dl, &mut lmax);
+        let st = Setup::new(alpha, q, c);
+        let prim = st.lower_primary;
+        let floor = alpha.floor() as u64;
+        let j0 = floor + 2;
+        let mut terms: Vec<Term> = Vec::new();
+        let mut lmax = f64::NEG_INFINITY;
+        let push = |terms: &mut Vec<Term>, sign: f64, log: f64, dlog: f64, lmax: &mut f64| {
+            if log > f64::NEG_INFINITY {
+                *lmax = lmax.max(log);
+                terms.push(Term { sign, log, dlog });
             }
-            let (l, dl) = st.k_mills(lnc, dlnc, -t, dt);
-            push(&mut terms, -s, l, dl, &mut lmax);
-        } else {
-            // C K M(t) − p_i
-            let (l, dl) = st.full_term(prim, fi, lnc, dlnc);
-            push(&mut terms, s, l, dl, &mut lmax);
-            push(&mut terms, -s, lp, dlp, &mut lmax);
-        }
-        b.advance();
-    }
-    // secondary side, direct part
-    for (i, &(lnc, dlnc)) in lncs.iter().enumerate() {
-        let s = if (i as u64) <= floor + 1 || (i as u64 - floor) % 2 == 1 {
-            1.0
-        } else {
-            -1.0
         };
-        let (l, dl) = st.full_term(!prim, i as f64, lnc, dlnc);
-        push(&mut terms, s, l, dl, &mut lmax);
-    }
-    // tails from i0 (alternating, first sign s0): primary full terms (+), weights (−),
-    // secondary full terms (+)
-    let (i0, _, s0, _) = b.get();
-    // ln|C(α, i)| for the tail indices (cheap); the tail terms are evaluated lazily
-    let mut lnc_tail = Vec::with_capacity(EULER_TERMS);
-    for _ in 0..EULER_TERMS {
-        let (_, lnc, _, dlnc) = b.get();
-        lnc_tail.push((lnc, dlnc));
-        b.advance();
-    }
-    let fi = |k: usize| (i0 + k as u64) as f64;
-    let prim_full = |k: usize| st.full_term(prim, fi(k), lnc_tail[k].0, lnc_tail[k].1);
-    let weight = |k: usize| {
-        let (lp, dlp, _, _) = st.side(prim, fi(k), lnc_tail[k].0, lnc_tail[k].1);
-        (lp, dlp)
-    };
-    let sec_full = |k: usize| st.full_term(!prim, fi(k), lnc_tail[k].0, lnc_tail[k].1);
-    let firsts = [prim_full(0), weight(0), sec_full(0)];
-    if !lmax.is_finite() {
-        lmax = firsts.iter().map(|f| f.0).fold(f64::NEG_INFINITY, f64::max);
+        let mut b = Binom::new(alpha);
+        let mut lncs: Vec<(f64, f64)> = Vec::new();
+        loop {
+            let (i, lnc, s, dlnc) = b.get();
+            let fi = i as f64;
+            let (t, dt) = st.arg(prim, fi);
+            let (lp, dlp, e, de) = st.side(prim, fi, lnc, dlnc);
+            if i >= j0 && (t > 0.0 || lp + e < lmax - NEGLIGIBLE) {
+                break;
+            }
+            if i > floor + MAX_EXTRA_TERMS as u64 {
+                return None;
+            }
+            lncs.push((lnc, dlnc));
+            if t <= 0.0 {
+                // p_i·expm1(e_i) − C K M(−t)
+                if e != 0.0 {
+                    let le = if e > 0.0 {
+                        log_expm1_std(e)
+                    } else {
+                        f64::ln(-f64::exp_m1(e))
+                    };
+                    // computation ≤ 3.4u + 2u|le|; the error of e through d ln|expm1(e)|/de =
+                    // e^e/|expm1(e)| ≤ (1 + max(e, 0))/|e|
+                    let dle = 3.4 * U + 2.0 * U * le.abs() + 1.0001 * de / e.abs() * (1.0 + e.max(0.0));
+                    let l = lp + le;
+                    let dl = dlp + dle + U * l.abs();
+                    push(&mut terms, s * e.signum(), l, dl, &mut lmax);
+                }
+                let (l, dl) = st.k_mills(lnc, dlnc, -t, dt);
+                push(&mut terms, -s, l, dl, &mut lmax);
+            } else {
+                // C K M(t) − p_i
+                let (l, dl) = st.full_term(prim, fi, lnc, dlnc);
+                push(&mut terms, s, l, dl, &mut lmax);
+                push(&mut terms, -s, lp, dlp, &mut lmax);
+            }
+            b.advance();
+        }
+        // secondary side, direct part
+        for (i, &(lnc, dlnc)) in lncs.iter().enumerate() {
+            let s = if (i as u64) <= floor + 1 || (i as u64 - floor) % 2 == 1 {
+                1.0
+            } else {
+                -1.0
+            };
+            let (l, dl) = st.full_term(!prim, i as f64, lnc, dlnc);
+            push(&mut terms, s, l, dl, &mut lmax);
+        }
+        // tails from i0 (alternating, first sign s0): primary full terms (+), weights (−),
+        // secondary full terms (+)
+        let (i0, _, s0, _) = b.get();
+        // ln|C(α, i)| for the tail indices (cheap); the tail terms are evaluated lazily
+        let mut lnc_tail = Vec::with_capacity(EULER_TERMS);
+        for _ in 0..EULER_TERMS {
+            let (_, lnc, _, dlnc) = b.get();
+            lnc_tail.push((lnc, dlnc));
+            b.advance();
+        }
+        // the three tail sequences j (`Setup::tail_term`), evaluated lazily
+        let seq = |j: usize| TailSeq {
+            st: &st,
+            j,
+            prim,
+            i0,
+            lnc: &lnc_tail,
+        };
+        let firsts = [seq(0).value(0), seq(1).value(0), seq(2).value(0)];
         if !lmax.is_finite() {
-            return Some(SeriesValue {
-                scale: 0.0,
-                sum: 0.0,
-                bound: 0.0,
-            });
+            lmax = firsts.iter().map(|f| f.0).fold(f64::NEG_INFINITY, f64::max);
+            if !lmax.is_finite() {
+                return Some(SeriesValue {
+                    scale: 0.0,
+                    sum: 0.0,
+                    bound: 0.0,
+                });
+            }
         }
-    }
-    let mut vals: Vec<f64> = Vec::with_capacity(terms.len() + 3);
-    let mut err = 0.0;
-    for t in &terms {
-        let (v, e) = rel_value(t.log, t.dlog, lmax);
-        vals.push(t.sign * v);
-        err += e;
-    }
-    let seqs: [(&LazyTerm, f64); 3] = [(&prim_full, 1.0), (&weight, -1.0), (&sec_full, 1.0)];
-    for (j, (seq, sgn)) in seqs.iter().enumerate() {
-        if firsts[j].0 < lmax - NEGLIGIBLE {
-            // moment sequence: the alternating tail lies in [0, first term]
-            let (v, e) = rel_value(firsts[j].0, firsts[j].1, lmax);
-            err += v + e;
-            continue;
+        let mut vals: Vec<f64> = Vec::with_capacity(terms.len() + 3);
+        let mut err = 0.0;
+        for t in &terms {
+            let (v, e) = rel_value(t.log, t.dlog, lmax);
+            vals.push(t.sign * v);
+            err += e;
         }
-        // tail = s0·sgn·(sum ± bound), relative to e^{lmax}
-        let (sum, bound) = euler_tail(seq, lmax, EULER_TERMS);
-        vals.push(s0 * sgn * sum);
-        err += bound;
+        for (j, sgn) in [1.0, -1.0, 1.0].into_iter().enumerate() {
+            if firsts[j].0 < lmax - NEGLIGIBLE {
+                // moment sequence: the alternating tail lies in [0, first term]
+                let (v, e) = rel_value(firsts[j].0, firsts[j].1, lmax);
+                err += v + e;
+                continue;
+            }
+            // tail = s0·sgn·(sum ± bound), relative to e^{lmax}
+            let (sum, bound) = euler_tail(&seq(j), lmax, EULER_TERMS);
+            vals.push(s0 * sgn * sum);
+            err += bound;
+        }
+        // compensated sum: ≤ u|s| + γ²_{n−1}·Σ|v| (Ogita–Rump–Oishi 2005, Prop. 4.5)
+        let n = vals.len() as f64;
+        let s = neumaier_sum(vals.iter().copied());
+        let abs_sum: f64 = vals.iter().map(|v| v.abs()).sum();
+        let gamma = 1.01 * n * U;
+        let round = 1.01 * U * s.abs() + gamma * gamma * abs_sum;
+        // 1.01: the neglected second-order products of the (≤ 1e-6 relative) errors above
+        let bound = 1.01 * (err + round);
+        Some(SeriesValue {
+            scale: lmax,
+            sum: s,
+            bound,
+        })
     }
-    // compensated sum: ≤ u|s| + γ²_{n−1}·Σ|v| (Ogita–Rump–Oishi 2005, Prop. 4.5)
-    let n = vals.len() as f64;
-    let s = neumaier_sum(vals.iter().copied());
-    let abs_sum: f64 = vals.iter().map(|v| v.abs()).sum();
-    let gamma = 1.01 * n * U;
-    let round = 1.01 * U * s.abs() + gamma * gamma * abs_sum;
-    // 1.01: the neglected second-order products of the (≤ 1e-6 relative) errors above
-    let bound = 1.01 * (err + round);
-    Some(SeriesValue {
-        scale: lmax,
-        sum: s,
-        bound,
-    })
 }
-
-/// A lazily evaluated tail sequence: k ↦ (ln b_k, bound on its error).
-type LazyTerm<'a> = dyn Fn(usize) -> (f64, f64) + 'a;
 
 /// The series is used when its error bound moves ln A by at most this fraction (the value is
 /// then within ~SERIES_REL of the exact one); otherwise the quadrature.

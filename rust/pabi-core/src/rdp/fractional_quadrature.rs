@@ -275,6 +275,7 @@ fn trapezoid(plan: &QuadPlan, h: f64) -> Option<(f64, f64, usize)> {
     // upper sweep x = 0, h, 2h, ...: beyond X ≥ κ the remaining nodes sum to at most
     // C2 q² e^{cκ(κ−1)}·[h·w(X − κ) + Q((X − κ)√(2c))]
     let tail_hi;
+    let ln_c_tail = f64::ln(cq2) + ln_up_tail;
     let mut k = 0_u64;
     loop {
         let x = k as f64 * h;
@@ -285,10 +286,21 @@ fn trapezoid(plan: &QuadPlan, h: f64) -> Option<(f64, f64, usize)> {
         let xn = x + h;
         if xn >= kappa {
             let z = xn - kappa;
-            let lb = f64::ln(cq2)
-                + ln_up_tail
-                + log_add_exp(f64::ln(h * norm) - c * z * z, log_gaussian_tail(z * sqrt2c));
-            if lb <= f64::ln(TAIL * acc.value()) {
+            let dens = f64::ln(h * norm) - c * z * z;
+            let thr = f64::ln(TAIL * acc.value());
+            // the bound is ≥ its density part (ln(e^a + e^b) ≥ a): while that part alone lies
+            // above the threshold the sweep goes on without evaluating the Gaussian tail (most
+            // nodes past κ; the margin covers the rounding of the log-sum), so the node where
+            // it stops and the bound added there are the same as when every node evaluated it
+            if ln_c_tail + dens > thr + 1e-9 * (1.0 + thr.abs()) {
+                if n > MAX_NODES {
+                    return None;
+                }
+                k += 1;
+                continue;
+            }
+            let lb = ln_c_tail + log_add_exp(dens, log_gaussian_tail(z * sqrt2c));
+            if lb <= thr {
                 let b = f64::exp(lb) * (1.0 + 16.0 * U);
                 tail_hi = b;
                 break;
@@ -310,8 +322,16 @@ fn trapezoid(plan: &QuadPlan, h: f64) -> Option<(f64, f64, usize)> {
         err += e;
         n += 1;
         let xn = x - h;
-        let b = cq2 * rho * (h * norm * f64::exp(-c * xn * xn) + gaussian_tail(-xn * sqrt2c));
-        if b <= TAIL * acc.value() {
+        let dens = h * norm * f64::exp(-c * xn * xn);
+        let thr = TAIL * acc.value();
+        // as above: the bound is ≥ its density part (every factor and the tail ≥ 0, rounding
+        // monotone), so while that part exceeds the threshold the tail is not evaluated
+        let b = if cq2 * rho * dens > thr {
+            f64::INFINITY
+        } else {
+            cq2 * rho * (dens + gaussian_tail(-xn * sqrt2c))
+        };
+        if b <= thr {
             tail_lo = b;
             break;
         }

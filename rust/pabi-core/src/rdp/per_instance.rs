@@ -11,7 +11,7 @@ use super::holder::{
     holder_ceil_order, holder_order, holder_order_up, order_map_overflow, OrderMap,
 };
 use super::logexp::{log_mean_exp, LME_DIRECT_MAX};
-use super::sampled_gaussian::{sgm_rdp_value, Fractional, SgmTable};
+use super::sampled_gaussian::{sgm_rdp_value_floor, Fractional, SgmTable};
 use super::scalar::mul0;
 use crate::error::{PabiError, Result};
 use crate::num::logspace::{log_add_exp_std, log_expm1_std, Neumaier};
@@ -176,6 +176,26 @@ pub fn dpsgd_per_instance_terms(
         ));
     }
     let tables: Vec<SgmTable> = runs.iter().map(|&(_, o)| SgmTable::new(o, q)).collect();
+    let table_of = |i: usize| &tables[runs.partition_point(|r| r.0 <= i) - 1];
+    // the upper-confidence mode validated the whole array above; otherwise each row is checked
+    // once, by the fractional pass below or in the terms' pass
+    let validated = opts.ucb.is_some();
+    let frac = if opts.fractional == Fractional::Exact {
+        FracDivergences::new(
+            alpha,
+            q,
+            sigma,
+            sens,
+            (steps, samples),
+            p,
+            &opts,
+            cmax,
+            (!validated).then_some(&check_sens),
+            &table_of,
+        )?
+    } else {
+        FracDivergences::default()
+    };
     let bad_row = std::sync::atomic::AtomicBool::new(false);
     let term = |i: usize| -> f64 {
         if crate::interrupt::requested() {
@@ -183,33 +203,20 @@ pub fn dpsgd_per_instance_terms(
         }
         let step = steps - 1 - i; // 0-based row
         let row = &sens[step * samples..(step + 1) * samples];
-        if !row
-            .iter()
-            .fold(true, |ok, &x| ok & (0.0..=f64::MAX).contains(&x))
+        let (beta, kappa) = steps_info[i].1;
+        if let Some(fr) = frac.row(i) {
+            // the row was checked (or validated) and its divergences evaluated above
+            return frac.term(fr, kappa, row, p, opts.ucb.is_some(), ln_ucb);
+        }
+        if !validated
+            && !row
+                .iter()
+                .fold(true, |ok, &x| ok & (0.0..=f64::MAX).contains(&x))
         {
             bad_row.store(true, std::sync::atomic::Ordering::Relaxed);
             return f64::NAN; // discarded: `check_sens` reports the first bad value
         }
-        let tab = &tables[runs.partition_point(|r| r.0 <= i) - 1];
-        let (beta, kappa) = steps_info[i].1;
-        if opts.fractional == Fractional::Exact {
-            let b = holder_order_up(alpha, p, i as u64, opts.map);
-            if b != b.floor() && b < tab.order as f64 {
-                return fractional_term(
-                    b,
-                    kappa,
-                    q,
-                    sigma,
-                    row,
-                    tab,
-                    i == steps - 1,
-                    p,
-                    &opts,
-                    cmax,
-                    ln_ucb,
-                );
-            }
-        }
+        let tab = table_of(i);
         if i == steps - 1 {
             // first step: deterministic; take the max
             let smax = row.iter().copied().fold(0.0, f64::max);
@@ -306,42 +313,173 @@ fn half_square(r: f64) -> f64 {
     }
 }
 
-/// One term of the composition at the fractional order `b` (≥ the exact β_i, below the
-/// table's integer order ⌈β_i⌉): the sampled Gaussian RDP at `b` for every sample (the exact
-/// fractional divergence rounded up, clamped to the table's ceiling value), then the first
-/// step's κ·max_s D_s or the later steps' κ·(1/t)·ln mean_s e^{t D_s} with t = p(b − 1), the
-/// Hoeffding term added as on the integer path. Every quantity is non-decreasing in `b`, in t
-/// and in each D_s, so the term is ≥ the exact one at β_i.
-#[allow(clippy::too_many_arguments)]
-fn fractional_term(
+/// Chunk of the parallel evaluation of the fractional-order divergences (each costs 10–100 µs:
+/// a chunk is about a millisecond, the granularity of the interrupt checks).
+const FRAC_CHUNK: usize = 16;
+
+/// One row of the composition at a fractional order `b` (≥ the exact β_i, below the row's
+/// integer table order ⌈β_i⌉): its distinct sensitivities `keys[start..start + len]` (sorted;
+/// the first step's row keeps only its maximum) and the divergences at them in the same
+/// places of `d`; with the Hoeffding term, D at c_max at `start + len`.
+#[derive(Debug, Clone, Copy)]
+struct FracRow {
     b: f64,
-    kappa: f64,
-    q: f64,
-    sigma: f64,
-    row: &[f64],
-    tab: &SgmTable,
+    start: usize,
+    len: usize,
     first: bool,
-    p: f64,
-    opts: &CompositionOptions,
-    cmax: f64,
-    ln_ucb: f64,
-) -> f64 {
-    let d = |s: f64| {
-        let r = s / sigma;
-        sgm_rdp_value(b, q, half_square(r), Fractional::Exact, tab)
-    };
-    if first {
-        let smax = row.iter().copied().fold(0.0, f64::max);
-        return kappa * d(smax);
+}
+
+/// The sampled Gaussian RDP at the exact fractional orders of a composition, every distinct
+/// (order, sensitivity) pair evaluated once, in parallel over all rows before the terms are
+/// formed (a row of 64 samples was one serial task of ~1–6 ms; the terms' pass parallelises
+/// over rows only).
+#[derive(Debug, Default)]
+struct FracDivergences {
+    /// per term i: 1 + the index of its row in `rows` (0: the term has an integer order)
+    of_term: Vec<u32>,
+    rows: Vec<FracRow>,
+    keys: Vec<f64>,
+    d: Vec<f64>,
+}
+
+impl FracDivergences {
+    /// The rows of the terms at fractional orders and their divergences. With `check_sens`
+    /// (the array not validated yet) each such row is checked here, a bad value answered by
+    /// `check_sens`'s error (the first bad value of the whole array).
+    #[allow(clippy::too_many_arguments)]
+    fn new<'a>(
+        alpha: f64,
+        q: f64,
+        sigma: f64,
+        sens: &[f64],
+        (steps, samples): (usize, usize),
+        p: f64,
+        opts: &CompositionOptions,
+        cmax: f64,
+        check_sens: Option<&dyn Fn() -> Result<()>>,
+        table_of: &(dyn Fn(usize) -> &'a SgmTable + Sync),
+    ) -> Result<FracDivergences> {
+        let mut out = FracDivergences {
+            of_term: vec![0; steps],
+            ..Default::default()
+        };
+        // the tables of the orders ⌊b⌋ of the lower clamp (b increases with i: one per order)
+        let mut floors: Vec<SgmTable> = Vec::new();
+        let mut floor_of: Vec<Option<u32>> = Vec::new();
+        for i in 0..steps {
+            let tab = table_of(i);
+            let b = holder_order_up(alpha, p, i as u64, opts.map);
+            if !(b != b.floor() && b < tab.order as f64) {
+                continue;
+            }
+            let step = steps - 1 - i;
+            let row = &sens[step * samples..(step + 1) * samples];
+            if let Some(check) = check_sens {
+                if !row.iter().all(|&x| (0.0..=f64::MAX).contains(&x)) {
+                    check()?;
+                    return Err(PabiError::internal(
+                        "a sensitivities row was flagged that passes validation",
+                    ));
+                }
+            }
+            let first = i == steps - 1;
+            let start = out.keys.len();
+            if first {
+                out.keys.push(row.iter().copied().fold(0.0, f64::max));
+            } else {
+                out.keys.extend_from_slice(row);
+                let k = &mut out.keys[start..];
+                k.sort_unstable_by(f64::total_cmp);
+                let mut m = 0;
+                for j in 0..k.len() {
+                    if j == 0 || k[j] != k[m - 1] {
+                        k[m] = k[j];
+                        m += 1;
+                    }
+                }
+                out.keys.truncate(start + m);
+            }
+            let len = out.keys.len() - start;
+            let r = out.rows.len() as u32;
+            if opts.ucb.is_some() && !first {
+                out.keys.push(f64::NAN); // D at c_max, never looked up by a sensitivity
+            }
+            let lo = b.floor();
+            let fl = if lo >= 2.0 {
+                if floors.last().map(|t| t.order) != Some(lo as u64) {
+                    floors.push(SgmTable::new(lo as u64, q));
+                }
+                Some(floors.len() as u32 - 1)
+            } else {
+                None
+            };
+            floor_of.push(fl);
+            out.rows.push(FracRow {
+                b,
+                start,
+                len,
+                first,
+            });
+            out.of_term[i] = r + 1;
+        }
+        if out.keys.is_empty() {
+            return Ok(out);
+        }
+        let tabs: Vec<&SgmTable> = (0..steps)
+            .filter(|&i| out.of_term[i] != 0)
+            .map(table_of)
+            .collect();
+        // one divergence per key: at c = r²/2 of the sensitivity, or at c_max
+        let mut d = vec![0.0; out.keys.len()];
+        let (rows, keys) = (&out.rows, &out.keys);
+        crate::driver::for_chunks([&mut d], 2 * FRAC_CHUNK, FRAC_CHUNK, |s0, [o]| {
+            for (j, v) in (s0..).zip(o.iter_mut()) {
+                let r = rows.partition_point(|fr| fr.start <= j) - 1;
+                let c = if j - rows[r].start < rows[r].len {
+                    half_square(keys[j] / sigma)
+                } else {
+                    cmax
+                };
+                let fl = floor_of[r].map(|f| &floors[f as usize]);
+                *v = sgm_rdp_value_floor(rows[r].b, q, c, Fractional::Exact, tabs[r], fl);
+            }
+            Ok(())
+        })?;
+        out.d = d;
+        Ok(out)
     }
-    let t = p * (b - 1.0);
-    let buf: Vec<f64> = row.iter().map(|&s| t * d(s)).collect();
-    let mut l = log_mean_exp(&buf);
-    if opts.ucb.is_some() {
-        let dmax = sgm_rdp_value(b, q, cmax, Fractional::Exact, tab);
-        l = log_add_exp_std(l, log_expm1_std(t * dmax) + ln_ucb);
+
+    /// The fractional row of term i, if it has one.
+    #[inline]
+    fn row(&self, i: usize) -> Option<&FracRow> {
+        match self.of_term.get(i) {
+            Some(&k) if k > 0 => Some(&self.rows[k as usize - 1]),
+            _ => None,
+        }
     }
-    kappa * (l / t)
+
+    /// One term at the fractional order `fr.b`: the first step's κ·max_s D_s or the later
+    /// steps' κ·(1/t)·ln mean_s e^{t D_s} with t = p(b − 1), the Hoeffding term added as on the
+    /// integer path. Every quantity is non-decreasing in `b`, in t and in each D_s, so the
+    /// term is ≥ the exact one at β_i.
+    fn term(&self, fr: &FracRow, kappa: f64, row: &[f64], p: f64, ucb: bool, ln_ucb: f64) -> f64 {
+        let keys = &self.keys[fr.start..fr.start + fr.len];
+        let d = &self.d[fr.start..];
+        if fr.first {
+            return kappa * d[0];
+        }
+        let t = p * (fr.b - 1.0);
+        let buf: Vec<f64> = row
+            .iter()
+            .map(|&s| t * d[keys.partition_point(|&k| k < s)])
+            .collect();
+        let mut l = log_mean_exp(&buf);
+        if ucb {
+            let dmax = d[fr.len];
+            l = log_add_exp_std(l, log_expm1_std(t * dmax) + ln_ucb);
+        }
+        kappa * (l / t)
+    }
 }
 
 simd! {

@@ -25,7 +25,7 @@ use super::fractional;
 use crate::driver::at;
 use crate::error::{PabiError, Result};
 use crate::num::binom::log_binom_pmf_int;
-use crate::num::logspace::{log_expm1_std, softplus_std};
+use crate::num::logspace::{exp_std_flush, log_expm1_std, softplus_std};
 use crate::num::round::up_order;
 use crate::num::{neumaier_sum, HALF_ULP_ONE, TINY};
 
@@ -118,7 +118,7 @@ impl SgmTable {
         if !mx.is_finite() {
             return 0.0;
         }
-        let s = neumaier_sum(terms.iter().map(|&t| f64::exp(t - mx)));
+        let s = neumaier_sum(terms.iter().map(|&t| exp_std_flush(t - mx)));
         softplus_std(mx + f64::ln(s))
     }
 
@@ -164,6 +164,19 @@ pub enum Fractional {
 /// Sampled Gaussian RDP at order α for c = r²/2 (pre-validated inputs): integer orders by the
 /// binomial sum, fractional ones by `mode`.
 pub(super) fn sgm_rdp_value(alpha: f64, q: f64, c: f64, mode: Fractional, table: &SgmTable) -> f64 {
+    sgm_rdp_value_floor(alpha, q, c, mode, table, None)
+}
+
+/// [`sgm_rdp_value`] with the table of the order ⌊α⌋ (used by the fractional path's lower
+/// clamp) given by a caller that evaluates many c at one α; `None` builds it when needed.
+pub(super) fn sgm_rdp_value_floor(
+    alpha: f64,
+    q: f64,
+    c: f64,
+    mode: Fractional,
+    table: &SgmTable,
+    floor_table: Option<&SgmTable>,
+) -> f64 {
     let ceil = table.rdp(c);
     if mode == Fractional::Exact && q == 1.0 && c.is_finite() && alpha != alpha.floor() {
         // no sampling: the Gaussian mechanism's D_α = α·c at every real order (it was the
@@ -194,7 +207,11 @@ pub(super) fn sgm_rdp_value(alpha: f64, q: f64, c: f64, mode: Fractional, table:
     // order 2.0000000000000004, 0.35737401950879166.
     let lo = alpha.floor();
     if lo >= 2.0 {
-        v.max(SgmTable::new(lo as u64, q).rdp(c))
+        let floor_rdp = match floor_table {
+            Some(t) if t.order == lo as u64 && t.q == q => t.rdp(c),
+            _ => SgmTable::new(lo as u64, q).rdp(c),
+        };
+        v.max(floor_rdp)
     } else {
         v
     }
