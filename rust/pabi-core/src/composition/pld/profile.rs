@@ -122,7 +122,8 @@ impl Pld {
 /// certified upper ε at `delta[k]` of its PLD ([`Pld::from_profile`], grid `h`) composed
 /// `count` times ([`super::compose`], `tail_mass`): element k is exactly what those calls and
 /// the composition's `epsilon` give one by one (its value or its error), the profiles in
-/// parallel on the shared pool ([`crate::driver::each`]). The outer error, before any work:
+/// parallel on the shared pool ([`crate::driver::each`]); an element whose composed +∞ mass
+/// alone makes that ε +∞ skips the FFT. The outer error, before any work:
 /// `offsets` not n + 1 non-decreasing positions in `values` (n = `delta.len()`), a `delta`
 /// outside (0, 1) (with its index); or a stop requested while running.
 pub fn profiles_composed_epsilon(
@@ -150,7 +151,6 @@ pub fn profiles_composed_epsilon(
         .collect();
     crate::driver::unless_interrupted(crate::driver::each(profiles, |(v, d)| {
         crate::interrupt::check()?;
-        let c = super::compose(&[(&Pld::from_profile(h, v)?, count)], tail_mass)?;
-        Ok(c.epsilon(d).2)
+        super::compose::upper_epsilon(&[(&Pld::from_profile(h, v)?, count)], tail_mass, d)
     }))
 }
