@@ -3,6 +3,7 @@
 //! lower value by the Azuma–Hoeffding coupling of the module doc of `pld`). Derivation:
 //! `docs/derivations/composition.md`.
 
+use super::Pld;
 use crate::num::round::U;
 use crate::num::up;
 
@@ -50,6 +51,16 @@ pub type Bracket = (f64, f64, f64);
 #[inline]
 fn inf_up(inf: f64) -> f64 {
     inf * (1.0 + 1e-10)
+}
+
+/// The +∞ mass of the composition of `parts`: each part keeps its finite losses with
+/// probability 1 − (its +∞ mass), independently, T times (ln-space product; the value
+/// `compose` reports).
+pub(super) fn composed_inf(parts: &[(&Pld, u64)]) -> f64 {
+    let keep_log = parts
+        .iter()
+        .fold(0.0, |l, (p, t)| l + *t as f64 * (-p.inf).ln_1p());
+    -keep_log.exp_m1()
 }
 
 impl Composition {

@@ -9,6 +9,7 @@
 //!
 //! The round-off of the whole pipeline is bounded in the module doc of `fft.rs`.
 
+use super::bracket::composed_inf;
 use super::fft::{
     direct_dft_coeff, fft_error_coeff, fft_plans, next_smooth, TwiddleTable, DFT_LANES,
 };
@@ -403,7 +404,7 @@ fn window_error(width: i128, h: f64) -> PabiError {
 
 /// The checks [`compose_in`] makes of the window `win` of `parts` before any work (its width
 /// and its indices): the grid step on success.
-fn check_window(parts: &[(&Pld, u64)], win: &Window) -> Result<f64> {
+pub(super) fn check_window(parts: &[(&Pld, u64)], win: &Window) -> Result<f64> {
     let Some(&(first, _)) = parts.first() else {
         return Err(PabiError::Shape {
             message: "a composition needs at least one part".into(),
@@ -423,29 +424,6 @@ fn check_window(parts: &[(&Pld, u64)], win: &Window) -> Result<f64> {
         ));
     }
     Ok(h)
-}
-
-/// The +∞ mass of the composition of `parts`: each part keeps its finite losses with
-/// probability 1 − (its +∞ mass), independently, T times (ln-space product; the value
-/// [`compose`] reports).
-fn composed_inf(parts: &[(&Pld, u64)]) -> f64 {
-    let keep_log = parts
-        .iter()
-        .fold(0.0, |l, (p, t)| l + *t as f64 * (-p.inf).ln_1p());
-    -keep_log.exp_m1()
-}
-
-/// The certified upper ε at `delta` of `compose(parts, tail)` ([`Composition::epsilon`]'s
-/// upper end), or its error: where the composed +∞ mass alone makes that ε +∞
-/// ([`Composition::upper_epsilon_infinite`]) once the window is checked, +∞ without the FFT
-/// (the same value, the same errors: those of [`window`] and [`compose_in`]'s checks come first).
-pub(super) fn upper_epsilon(parts: &[(&Pld, u64)], tail: f64, delta: f64) -> Result<f64> {
-    let win = window(parts, tail)?;
-    check_window(parts, &win)?;
-    if Composition::upper_epsilon_infinite(composed_inf(parts), delta) {
-        return Ok(f64::INFINITY);
-    }
-    Ok(compose_in(parts, win)?.epsilon(delta).2)
 }
 
 /// Compose `parts` = [(PLD, multiplicity)] (all on the same grid step) by FFT.

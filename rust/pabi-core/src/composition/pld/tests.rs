@@ -400,7 +400,7 @@ fn upper_epsilon_is_the_composed_one() {
                 if !(d > 0.0 && d < 1.0) {
                     continue;
                 }
-                let got = super::compose::upper_epsilon(&[(&p, t)], DEFAULT_TAIL, d).unwrap();
+                let got = super::profile::upper_epsilon(&[(&p, t)], DEFAULT_TAIL, d).unwrap();
                 let want = full.epsilon(d).2;
                 assert_eq!(got.to_bits(), want.to_bits(), "c {c} t {t} delta {d}");
                 skipped += usize::from(Composition::upper_epsilon_infinite(m, d));
@@ -416,6 +416,6 @@ fn upper_epsilon_is_the_composed_one() {
     let p = Pld::from_profile(h, &v).unwrap();
     let parts = [(&p, MAX_TIMES + 1)];
     let want = compose(&parts, DEFAULT_TAIL).unwrap_err().to_string();
-    let got = super::compose::upper_epsilon(&parts, DEFAULT_TAIL, 0.5).unwrap_err();
+    let got = super::profile::upper_epsilon(&parts, DEFAULT_TAIL, 0.5).unwrap_err();
     assert_eq!(got.to_string(), want);
 }
