@@ -422,3 +422,36 @@ def test_search_predicate_answers():
     got = _core.first_ok_many(lambda x, k: tuple(bool(v >= (want, 3.0)[i]) for v, i in zip(x, k)),
                               np.array([1.0, 1.0]))
     assert got.tolist() == [want, 3.0]
+
+
+@pytest.mark.parametrize("name,eps,delta", [
+    ("OnlinePNSGD", 1.0, 1e-3), ("OnlinePNSGD", 3.0, 1e-6),
+    ("OnlinePNSGD_laplace", 0.5, 1e-2), ("OnlinePNSGD_laplace", 0.5, 1e-12),
+    ("OnlinePNSGD_laplace_floor", 1.0, 1e-10), ("PNSGD_multi_epoch", 2.0, 1e-3)])
+def test_single_target_calibrate_is_the_scalar_route(name, eps, delta):
+    """The single-target ``calibrate`` of multi-epoch PNSGD and of the online schedules judges each
+    probe through the setup's array test at one element (``_lockstep._meets_one_by``, and the
+    online end of the accepted values by the core's mask): the value, or the error, of the search
+    that judges every probe by ``replace`` and the scalar bound (``met_many=None``)."""
+    from pabi.setups import _least_noise
+
+    setup = _setups()[name][0] if name in _setups() else pabi.PNSGD(
+        records=200, lr=0.05, noise_scale=4.0, max_grad_norm=1.0, diameter=1.0, smoothness=10.0, convex=True, epochs=3)
+    if name.endswith("_floor"):  # C2 = 100: δ has a floor above the target as C1 grows (met nowhere)
+        setup = _setups()["OnlinePNSGD_laplace"][0].replace(c2=100.0)
+    field, question = ("c1", "delta") if name.startswith("Online") else ("noise_scale", "epsilon")
+    laplace = getattr(setup, "noise", "") == "laplace" and name.startswith("Online")
+    defined = (lambda s: setup._defined(s, eps)) if laplace else None
+
+    def run(f):
+        try:
+            return float(getattr(f(), field)), None
+        except pabi.DomainError as e:
+            return None, str(e)
+
+    got = run(lambda: setup.calibrate(eps, delta))
+    want = run(lambda: _least_noise(setup, field, eps, delta, question, defined))
+    assert got == want
+    assert (got[0] is None) == name.endswith("_floor")
+    if got[0] is not None:
+        assert _bits(got[0]) == _bits(want[0])

@@ -50,6 +50,20 @@ def _accepts_one(setup: Any, field: str, x: float, defined: Optional[Any] = None
         return False
 
 
+def _accepts_one_by(accepted_many: Optional[Callable[[NDArray[np.float64]], Bools]], setup: Any, field: str,
+                    x: float, defined: Optional[Any] = None) -> bool:
+    """:func:`_accepts_one` through the setup's array test of acceptance (the ``many`` of
+    :func:`least_noise_many`'s ``defined``, at the search's ε) at the one element x, which tells
+    it without ``replace``'s checks; where it raises a DomainError (or None is given),
+    :func:`_accepts_one` itself."""
+    if accepted_many is None:
+        return _accepts_one(setup, field, x, defined)
+    try:
+        return bool(np.asarray(accepted_many(np.array([x])), dtype=bool)[0])
+    except DomainError:
+        return _accepts_one(setup, field, x, defined)
+
+
 def _met(s: Any, eps: float, delta: float, question: str) -> bool:
     """Whether setup ``s`` meets the target: ε(δ) ≤ eps, or δ(ε) ≤ delta (``question="delta"``)."""
     return _met_ratio(s, eps, delta, question)[0]
@@ -73,6 +87,27 @@ def _meets_one(setup: Any, field: str, x: float, eps: float, delta: float, quest
         if undefined is not None:
             undefined[:] = [err]
         return False, math.nan
+
+
+def _meets_one_by(met_many: Optional[Callable[..., Any]], setup: Any, field: str, x: float, eps: float,
+                  delta: float, question: str, undefined: Optional[list[DomainError]] = None) -> tuple[bool, float]:
+    """:func:`_meets_one` through the setup's array test ``met_many`` (that of
+    :func:`least_noise_many`; None: :func:`_meets_one` itself) at the one element x, without
+    ``replace``: the same verdict and ratio, since each of its elements is the scalar bound's
+    (which the lock-step search relies on too). An element it reports undefined or missed by an
+    error (NaN), or a DomainError of the call, is judged by :func:`_meets_one` (which keeps the
+    error). (Multi-epoch PNSGD: the core skips the FFT where the composed ε is +∞ by the +∞ mass
+    alone; the online schedules: no bound computed twice, once by ``replace``'s checks.)"""
+    if met_many is None:
+        return _meets_one(setup, field, x, eps, delta, question, undefined)
+    try:
+        verdicts, undef, values = met_many(np.array([x]), np.array([eps]), np.array([delta]))
+    except DomainError:
+        return _meets_one(setup, field, x, eps, delta, question, undefined)
+    v = float(np.asarray(values, dtype=np.float64)[0])
+    if bool(np.asarray(undef)[0]) or math.isnan(v):
+        return _meets_one(setup, field, x, eps, delta, question, undefined)
+    return bool(np.asarray(verdicts)[0]), v / (eps if question == "epsilon" else delta)
 
 
 def failed_elements(n: int, errors: list[tuple[int, BaseException]]) -> tuple[Bools, Bools]:

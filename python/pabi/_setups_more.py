@@ -271,9 +271,10 @@ class OnlinePNSGD(_Questions):
         C1 → ∞ when C2 > 0)."""
         e, d = _check_target(eps, delta)
         _replace_one(self)
-        if self.noise == "gaussian":
-            return _least_noise(self, "c1", e, d, question="delta")
-        return _least_noise(self, "c1", e, d, question="delta", defined=lambda s: self._defined(s, e))
+        # each probe judged by the array tests of least_noise (one core call, no replace)
+        return _least_noise(self, "c1", e, d, question="delta",
+                            defined=None if self.noise == "gaussian" else lambda s: self._defined(s, e),
+                            met_many=self._met_many, accepted_many=lambda x: self._accepted_many(x, np.full(x.size, e)))
 
     @staticmethod
     def _defined(s: "OnlinePNSGD", e: float) -> bool:
@@ -331,9 +332,11 @@ class OnlinePNSGD(_Questions):
                          shape: tuple[int, ...]) -> NDArray[np.float64]:
         from ._lockstep import least_noise_many  # the lock-step search over every target
 
-        laplace = self.noise == "laplace"
+        # the end of the accepted values by the mask of the core (no replace, no bound computed;
+        # the Gaussian bound is defined wherever C1 is accepted)
+        one = self._defined if self.noise == "laplace" else lambda s, e: True
         return least_noise_many(self, "c1", eps, delta, shape, self._met_many, lambda: _replace_one(self), "delta",
-                                (self._defined, self._accepted_many) if laplace else None)
+                                (one, self._accepted_many))
 
 
 # ---------------------------------------------------------------------------------------------

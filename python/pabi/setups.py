@@ -41,7 +41,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._bridge import DomainError, _index, as_real, choice, domain_error, flag, int_scalar, real_scalar, rename
-from ._lockstep import _accepts_one, _meets_one, _met
+from ._lockstep import _accepts_one_by, _meets_one_by, _met, composed_pnsgd_met
 
 __all__ = ["PNSGD", "DPSGD", "CyclicDPSGD", "ScheduledPNSGD", "Setup"]
 
@@ -227,9 +227,8 @@ def _check_target(eps: object, delta: object) -> tuple[float, float]:
     return e, d
 
 
-def _least_noise(setup: S, field: str, eps: float, delta: float,
-                 question: Literal["epsilon", "delta"] = "epsilon",
-                 defined: Optional[Any] = None) -> S:
+def _least_noise(setup: S, field: str, eps: float, delta: float, question: Literal["epsilon", "delta"] = "epsilon",
+                 defined: Optional[Any] = None, met_many: Any = None, accepted_many: Any = None) -> S:
     """A copy of ``setup`` whose ``field`` (its noise, or the constant that scales it) is the
     smallest double x with ``setup.replace(field=x).epsilon(delta) <= eps``, for a setup whose ε
     falls as ``field`` grows. ``question="delta"``: the target is tested through the forward
@@ -237,23 +236,24 @@ def _least_noise(setup: S, field: str, eps: float, delta: float,
     is the exact smallest-double inverse of that δ(ε); one evaluation of δ instead of a search).
     ``defined(s)``: for a bound whose domain ends ABOVE (undefined for every larger value, e.g.
     the online Laplace schedule at a given ε), the values it rejects end the accepted values too.
+    ``met_many``, ``accepted_many``: the setup's array tests (of ``least_noise``), which judge each
+    probe where cheaper (:func:`pabi._lockstep._meets_one_by`: the same verdicts and ratios).
 
-    The core's exact search over the bit patterns of doubles (``_core.first_ok``; see
-    ``num::bisect``) is guided by the ratio ε(x)/eps (or δ(x)/delta) at each probe, ~10-25
-    evaluations where it is smooth, ≤ ~2·64 + 8 always; the verdicts alone decide (the result
-    meets the target, its predecessor misses it). A value the setup rejects, or where its bound
-    is undefined (a DomainError, e.g. too little noise for the PLD's grid), misses the target;
-    at or above the end of the accepted values (the first value rejected above the current one,
-    found by the same search) the target counts as met, which keeps the predicate monotone, and
-    a search ending there finds no accepted value that meets it. The result is checked against
-    the target once more; DomainError naming ``field`` when no accepted value meets it."""
+    The core's exact search over the bit patterns of doubles (``_core.first_ok``; ``num::bisect``)
+    is guided by the ratio ε(x)/eps (or δ(x)/delta) at each probe, ~10-25 evaluations where it is
+    smooth, ≤ ~2·64 + 8 always; the verdicts alone decide (the result meets the target, its
+    predecessor misses it). A value the setup rejects, or where its bound is undefined (a
+    DomainError, e.g. too little noise for the PLD's grid), misses the target; at or above the end
+    of the accepted values (the first value rejected above the current one, found by the same
+    search) the target counts as met (a monotone predicate): a search ending there finds no
+    accepted value that meets it, a DomainError naming ``field``. The result is checked once more."""
     from . import _core
 
-    end = _core.first_ok(lambda x: not _accepts_one(setup, field, x, defined), float(getattr(setup, field)))
+    end = _core.first_ok(lambda x: not _accepts_one_by(accepted_many, setup, field, x, defined), getattr(setup, field))
     undefined: list[DomainError] = []  # the bound's errors met on the way (the last one is kept)
 
     def meets(x: float) -> tuple[bool, float]:
-        return (True, math.nan) if x >= end else _meets_one(setup, field, x, eps, delta, question, undefined)
+        return (True, math.nan) if x >= end else _meets_one_by(met_many, setup, field, x, eps, delta, question, undefined)
 
     x = _core.first_ok(meets, float(getattr(setup, field)))
     if x >= end:
@@ -423,7 +423,7 @@ class PNSGD(_Questions):
         e, d = _check_target(eps, delta)
         self._require()
         if self.epochs > 1:
-            return _least_noise(self, "noise_scale", e, d)
+            return _least_noise(self, "noise_scale", e, d, met_many=lambda *a: composed_pnsgd_met(self, *a))
         kw = self.bound_arguments()
         del kw["noise_scale"]
         with _fields_named({"steps": "records"}):

@@ -67,19 +67,32 @@ fn round_answer(r: &Bound<'_, PyAny>, oks: &mut [bool], ratios: &mut [f64]) -> P
     if let Ok(t) = r.cast::<PyTuple>() {
         if t.len() == 2 && !t.get_item(0)?.is_instance_of::<PyBool>() {
             round_values(&t.get_item(0)?, oks)?;
-            let v: Vec<f64> = t.get_item(1)?.extract()?;
-            if v.len() != ratios.len() {
-                return Err(PyValueError::new_err(format!(
-                    "first_ok_many: the predicate returned {} ratios for {} probes",
-                    v.len(),
-                    ratios.len()
-                )));
-            }
-            ratios.copy_from_slice(&v);
-            return Ok(());
+            return round_ratios(&t.get_item(1)?, ratios);
         }
     }
     round_values(r, oks)
+}
+
+/// The ratios of one round: a contiguous float64 array of the round's length, read as one
+/// slice (or any sequence of floats, element by element).
+fn round_ratios(r: &Bound<'_, PyAny>, ratios: &mut [f64]) -> PyResult<()> {
+    let mut copy = |v: &[f64]| {
+        if v.len() != ratios.len() {
+            return Err(PyValueError::new_err(format!(
+                "first_ok_many: the predicate returned {} ratios for {} probes",
+                v.len(),
+                ratios.len()
+            )));
+        }
+        ratios.copy_from_slice(v);
+        Ok(())
+    };
+    if let Ok(a) = r.extract::<PyReadonlyArray1<'_, f64>>() {
+        if let Ok(v) = a.as_slice() {
+            return copy(v);
+        }
+    }
+    copy(&r.extract::<Vec<f64>>()?)
 }
 
 /// The predicate's values for one round: a bool array (or a sequence of bools) of the round's

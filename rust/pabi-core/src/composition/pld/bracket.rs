@@ -3,6 +3,7 @@
 //! lower value by the Azuma–Hoeffding coupling of the module doc of `pld`). Derivation:
 //! `docs/derivations/composition.md`.
 
+use super::Pld;
 use crate::num::round::U;
 use crate::num::up;
 
@@ -44,6 +45,23 @@ impl Drop for Composition {
 
 /// (lower, estimate, upper) triple.
 pub type Bracket = (f64, f64, f64);
+
+/// The +∞ mass of a composition as its upper values count it (a relative margin for its
+/// rounding).
+#[inline]
+fn inf_up(inf: f64) -> f64 {
+    inf * (1.0 + 1e-10)
+}
+
+/// The +∞ mass of the composition of `parts`: each part keeps its finite losses with
+/// probability 1 − (its +∞ mass), independently, T times (ln-space product; the value
+/// `compose` reports).
+pub(super) fn composed_inf(parts: &[(&Pld, u64)]) -> f64 {
+    let keep_log = parts
+        .iter()
+        .fold(0.0, |l, (p, t)| l + *t as f64 * (-p.inf).ln_1p());
+    -keep_log.exp_m1()
+}
 
 impl Composition {
     fn loss(&self, i: usize) -> f64 {
@@ -101,7 +119,15 @@ impl Composition {
     fn add_up(&self) -> f64 {
         // mass below the window only matters for the upper value if it can have positive loss
         let lo_part = if self.k_lo > 0 { self.tail_lo } else { 0.0 };
-        self.inf * (1.0 + 1e-10) + self.tail_hi + lo_part + self.fft_err
+        inf_up(self.inf) + self.tail_hi + lo_part + self.fft_err
+    }
+
+    /// Whether the +∞ mass `inf` of a composition alone makes its certified upper ε at
+    /// `delta` +∞ ([`Self::epsilon`]), whatever its other terms: `add_up` adds non-negative
+    /// terms to [`inf_up`]`(inf)`, each addition rounded to nearest (monotone), so it is at least
+    /// that, and then δ − `add_up` ≤ 0. Lets a caller that only wants that ε skip the FFT.
+    pub(super) fn upper_epsilon_infinite(inf: f64, delta: f64) -> bool {
+        inf_up(inf) >= delta
     }
 
     fn sub_low(&self) -> f64 {

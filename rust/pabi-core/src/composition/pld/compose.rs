@@ -9,6 +9,7 @@
 //!
 //! The round-off of the whole pipeline is bounded in the module doc of `fft.rs`.
 
+use super::bracket::composed_inf;
 use super::fft::{
     direct_dft_coeff, fft_error_coeff, fft_plans, next_smooth, TwiddleTable, DFT_LANES,
 };
@@ -401,22 +402,9 @@ fn window_error(width: i128, h: f64) -> PabiError {
     )
 }
 
-/// Compose `parts` = [(PLD, multiplicity)] (all on the same grid step) by FFT.
-///
-/// Sizes are decided before any allocation: the window (≤ [`MAX_WINDOW`] points, else a
-/// `DomainError` on `h`), the FFT length n = next 2^a3^b5^c7^d ≥ max(window, 2·longest part,
-/// 1024) ≤ 2^22, and window indices within ±2^53.
-pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
-    compose_in(parts, window(parts, tail)?)
-}
-
-/// [`compose`] on the window `win` that [`window`] chose for these `parts` (the DP-SGD
-/// accountant checks the window's width before composing and hands it on, instead of
-/// computing the moment-generating functions twice).
-pub(in crate::composition) fn compose_in(
-    parts: &[(&Pld, u64)],
-    win: Window,
-) -> Result<Composition> {
+/// The checks [`compose_in`] makes of the window `win` of `parts` before any work (its width
+/// and its indices): the grid step on success.
+pub(super) fn check_window(parts: &[(&Pld, u64)], win: &Window) -> Result<f64> {
     let Some(&(first, _)) = parts.first() else {
         return Err(PabiError::Shape {
             message: "a composition needs at least one part".into(),
@@ -435,6 +423,27 @@ pub(in crate::composition) fn compose_in(
             parts.iter().map(|(_, t)| *t as f64).sum::<f64>(),
         ));
     }
+    Ok(h)
+}
+
+/// Compose `parts` = [(PLD, multiplicity)] (all on the same grid step) by FFT.
+///
+/// Sizes are decided before any allocation: the window (≤ [`MAX_WINDOW`] points, else a
+/// `DomainError` on `h`), the FFT length n = next 2^a3^b5^c7^d ≥ max(window, 2·longest part,
+/// 1024) ≤ 2^22, and window indices within ±2^53.
+pub fn compose(parts: &[(&Pld, u64)], tail: f64) -> Result<Composition> {
+    compose_in(parts, window(parts, tail)?)
+}
+
+/// [`compose`] on the window `win` that [`window`] chose for these `parts` (the DP-SGD
+/// accountant checks the window's width before composing and hands it on, instead of
+/// computing the moment-generating functions twice).
+pub(in crate::composition) fn compose_in(
+    parts: &[(&Pld, u64)],
+    win: Window,
+) -> Result<Composition> {
+    let h = check_window(parts, &win)?;
+    let wid = win.width();
     let Window {
         k_lo,
         k_top,
@@ -486,7 +495,6 @@ pub(in crate::composition) fn compose_in(
         buffers::any::<Complex<f64>>(fwd.get_scratch_len().max(inv.get_scratch_len()));
     // (every bin is written by the forward transform)
     let mut spec = buffers::any::<Complex<f64>>(nc);
-    let mut inf_keep_log = 0.0;
     let mut infx_keep_log = 0.0;
     let mut bad = 0.0;
     let mut steps = 0.0;
@@ -624,7 +632,6 @@ pub(in crate::composition) fn compose_in(
         if acc.is_none() {
             acc = Some(std::mem::take(&mut spec));
         }
-        inf_keep_log += tf * (-p.inf).ln_1p();
         infx_keep_log += tf * (-p.inf_exact).ln_1p();
         bad += tf * p.bad;
         steps += tf;
@@ -740,7 +747,7 @@ pub(in crate::composition) fn compose_in(
         h,
         k_lo: k_lo as i64,
         pmf,
-        inf: -inf_keep_log.exp_m1(),
+        inf: composed_inf(parts),
         bad,
         inf_exact: -infx_keep_log.exp_m1() * (1.0 - 1e-12),
         tail_hi,

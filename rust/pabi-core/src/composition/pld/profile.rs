@@ -3,7 +3,9 @@
 //! negative losses; it dominates every mechanism with that profile. Derivation:
 //! `docs/derivations/composition.md`.
 
-use super::{check_h, Pld, MAX_PROFILE};
+use super::bracket::composed_inf;
+use super::compose::{check_window, compose_in, window};
+use super::{check_h, Composition, Pld, MAX_PROFILE};
 use crate::error::{PabiError, Result};
 
 impl Pld {
@@ -122,7 +124,8 @@ impl Pld {
 /// certified upper ε at `delta[k]` of its PLD ([`Pld::from_profile`], grid `h`) composed
 /// `count` times ([`super::compose`], `tail_mass`): element k is exactly what those calls and
 /// the composition's `epsilon` give one by one (its value or its error), the profiles in
-/// parallel on the shared pool ([`crate::driver::each`]). The outer error, before any work:
+/// parallel on the shared pool ([`crate::driver::each`]); an element whose composed +∞ mass
+/// alone makes that ε +∞ skips the FFT. The outer error, before any work:
 /// `offsets` not n + 1 non-decreasing positions in `values` (n = `delta.len()`), a `delta`
 /// outside (0, 1) (with its index); or a stop requested while running.
 pub fn profiles_composed_epsilon(
@@ -144,13 +147,26 @@ pub fn profiles_composed_epsilon(
             offsets.len() as f64,
         ));
     }
-    super::Composition::check_delta(delta)?;
+    Composition::check_delta(delta)?;
     let profiles: Vec<(&[f64], f64)> = (0..n)
         .map(|k| (&values[offsets[k]..offsets[k + 1]], delta[k]))
         .collect();
     crate::driver::unless_interrupted(crate::driver::each(profiles, |(v, d)| {
         crate::interrupt::check()?;
-        let c = super::compose(&[(&Pld::from_profile(h, v)?, count)], tail_mass)?;
-        Ok(c.epsilon(d).2)
+        upper_epsilon(&[(&Pld::from_profile(h, v)?, count)], tail_mass, d)
     }))
+}
+
+/// The certified upper ε at `delta` of `compose(parts, tail)` ([`Composition::epsilon`]'s upper
+/// end), or its error: where the composed +∞ mass alone makes that ε +∞
+/// ([`Composition::upper_epsilon_infinite`]) once the window is checked, +∞ without the FFT
+/// (the same value and the same errors: those of [`window`] and of [`compose_in`]'s checks come
+/// first).
+pub(super) fn upper_epsilon(parts: &[(&Pld, u64)], tail: f64, delta: f64) -> Result<f64> {
+    let win = window(parts, tail)?;
+    check_window(parts, &win)?;
+    if Composition::upper_epsilon_infinite(composed_inf(parts), delta) {
+        return Ok(f64::INFINITY);
+    }
+    Ok(compose_in(parts, win)?.epsilon(delta).2)
 }

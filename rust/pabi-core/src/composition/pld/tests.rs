@@ -369,3 +369,53 @@ fn profiles_composed_epsilon_is_the_one_by_one_route() {
     .to_string();
     assert!(e.contains("delta") && e.contains("index 2"), "{e}");
 }
+
+/// `upper_epsilon` (which skips the FFT where the composed +∞ mass alone makes the upper ε
+/// +∞) is the composition's upper ε to the bit, at targets δ around that mass: profiles with a
+/// +∞ atom (a floor c of δ: the atom c), one to three times, and a profile the composition
+/// rejects (its error first, whatever the target).
+#[test]
+fn upper_epsilon_is_the_composed_one() {
+    let h = 0.05;
+    let mut skipped = 0;
+    for c in [0.05, 0.3, 0.6, 0.9] {
+        // δ(kh) = max(c, 1 − e^{(kh − 1)/2}): a Laplace-like profile over the atom c
+        let v: Vec<f64> = (0..=60)
+            .map(|k| (-((k as f64 * h - 1.0) / 2.0).exp_m1()).max(c))
+            .collect();
+        let p = Pld::from_profile(h, &v).unwrap();
+        for t in 1..=3u64 {
+            let full = compose(&[(&p, t)], DEFAULT_TAIL).unwrap();
+            let m = full.inf;
+            assert!(m > 0.0 && m < 1.0, "{c} {t}: {m}");
+            for d in [
+                m * 0.5,
+                m * (1.0 - 1e-9),
+                m,
+                m * (1.0 + 1e-10),
+                (m * (1.0 + 1e-10)).next_up(),
+                m * (1.0 + 1e-9),
+                (1.0 + m) / 2.0,
+            ] {
+                if !(d > 0.0 && d < 1.0) {
+                    continue;
+                }
+                let got = super::profile::upper_epsilon(&[(&p, t)], DEFAULT_TAIL, d).unwrap();
+                let want = full.epsilon(d).2;
+                assert_eq!(got.to_bits(), want.to_bits(), "c {c} t {t} delta {d}");
+                skipped += usize::from(Composition::upper_epsilon_infinite(m, d));
+            }
+        }
+    }
+    assert!(skipped >= 12, "{skipped}");
+    // a composition it rejects (a count beyond 2^53): the error, also where the +∞ mass alone
+    // would decide
+    let v: Vec<f64> = (0..=60)
+        .map(|k| (-((k as f64 * h - 1.0) / 2.0).exp_m1()).max(0.6))
+        .collect();
+    let p = Pld::from_profile(h, &v).unwrap();
+    let parts = [(&p, MAX_TIMES + 1)];
+    let want = compose(&parts, DEFAULT_TAIL).unwrap_err().to_string();
+    let got = super::profile::upper_epsilon(&parts, DEFAULT_TAIL, 0.5).unwrap_err();
+    assert_eq!(got.to_string(), want);
+}
