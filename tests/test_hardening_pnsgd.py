@@ -131,7 +131,9 @@ RDP_KW = dict(noise_scale=0.01, max_grad_norm=100.0, lr=0.47920579130483265, ste
 
 def test_rdp_issue_example_pinned():
     exact = ref.pnsgd_rdp_slope(**RDP_KW)
-    assert abs(exact / mp.mpf("1.09963230848012e-143") - 1) < 1e-14
+    # lr is 6.9e-18 (relative) above 2/(β + ρ): the step's constant there is ηβ − 1, not Lemma 4's
+    # M, which gave 1.09963230848012e-143 (2.9e-14 lower)
+    assert abs(exact / mp.mpf("1.0996323084801524e-143") - 1) < 1e-15
     got = pabi.pnsgd_rdp_slope(**RDP_KW)  # before: 1.0996323084788642e-143 (1.1e-12 below)
     assert mp.mpf(got) >= exact and rel(got, exact) <= 1e-13
     # the inherited bounds

@@ -565,6 +565,29 @@ def test_pnsgd_rdp_slope_strong_convexity_pinned_example():
     _rdp_slope_sound(_STRONG_FAIL)
 
 
+# lr = 1000 is the double nearest to 2/(β + ρ) for β = ρ = 0.001 but lies above it, where the
+# step's Lipschitz constant is ηβ − 1 ≈ 2.1e-17 (it was taken as M = 0: δ = 0, c = 0); and an
+# in-range M² below 2^-53 (1 − M² rounds to 1), which also gave c = 0 (found by the long profile)
+_TINY_M = [dict(noise_scale=1.0, max_grad_norm=1.0, lr=1000.0, steps=n, index=1, smoothness=0.001,
+                strong_convexity=0.001) for n in (1, 2, 3, 4)] + [
+    dict(noise_scale=1.0, max_grad_norm=1.0, lr=2 / (1 + 0.999999999), steps=3, index=1, smoothness=1.0,
+         strong_convexity=0.999999999)]
+
+
+@pytest.mark.parametrize("kw", _TINY_M)
+def test_pnsgd_rdp_slope_tiny_contraction(kw):
+    _rdp_slope_sound(kw)
+
+
+@pytest.mark.parametrize("ordering", ["fixed", "shuffled"])
+def test_pnsgd_delta_above_the_exact_step_limit(ordering):
+    kw = dict(_TINY_M[2], diameter=1e18, ordering=ordering)
+    if ordering == "shuffled":
+        del kw["index"]
+    got, exact = pabi.pnsgd_delta(0.5, **kw), ref.pnsgd_delta(0.5, **kw)
+    assert exact * (1 - 1e-12) <= got <= exact * (1 + 1e-12), (got, exact)
+
+
 @n_examples(0.6)
 @given(rdp_kw(strong=True))
 @example(kw=_STRONG_FAIL)

@@ -44,7 +44,7 @@ def pnsgd_contraction(
     lr: Real, smoothness: Optional[Real] = None, strong_convexity: Real = 0.0
 ) -> tuple[mp.mpf, mp.mpf]:
     """(M, x = 1 − M²) with x = 2ηβρ/(β+ρ) (000 Lemma 4; docs/derivations/pnsgd.md#step-constant),
-    at the current precision."""
+    at the current precision; M = ηβ − 1 where η exceeds 2/(β+ρ) by less than the tolerance."""
     rho = mp.mpf(strong_convexity)
     if smoothness is None or rho == 0:
         if rho != 0:
@@ -54,6 +54,11 @@ def pnsgd_contraction(
     # lr is accepted up to the double nearest to 2/(β+ρ) (as pabi.gd does)
     if rho > beta or eta > 2 / (beta + rho) * (1 + mp.mpf(2) ** -52):
         raise ValueError("need strong_convexity <= smoothness and lr <= 2/(smoothness + strong_convexity)")
+    if eta * (beta + rho) > 2:
+        # accepted a hair above 2/(β+ρ) (the double nearest to it): Lemma 4 no longer holds there,
+        # the general Lipschitz constant max(|1 − ηρ|, |1 − ηβ|) = ηβ − 1 of the step does
+        m = eta * beta - 1
+        return m, 1 - m * m
     x = 2 * eta * beta * rho / (beta + rho)
     return mp.sqrt(1 - x), x
 

@@ -1,7 +1,8 @@
 //! The contraction factor of one projected gradient step (derivation: docs/derivations/pnsgd.md).
 //!
 //! For a β-smooth, ρ-strongly convex loss the step w ↦ w − η∇ℓ(w) is M-Lipschitz with
-//! M = sqrt(1 − 2ηβρ/(β + ρ)) (Asoodeh–Diaz–Calmon Lemma 4, eq. (14); Sordello–Bu–Dong Thm 1),
+//! M = sqrt(1 − 2ηβρ/(β + ρ)) (Asoodeh–Diaz–Calmon Lemma 4, eq. (14); Sordello–Bu–Dong Thm 1;
+//! a hair above 2/(β + ρ), the general constant ηβ − 1: see [`contraction_dd`]),
 //! **valid only for 0 < η ≤ 2/(β + ρ)**: beyond it M is not a Lipschitz constant and every bound
 //! built on it is false (Sordello–Bu–Dong state Thm 1 without this condition; for η = 1.9/β
 //! the exact Lipschitz constant of a quadratic exceeds M). With ρ = 0, M = 1 (convex case; the caller is
@@ -41,6 +42,9 @@ pub struct StepContraction {
     /// product 2ηβρ, never as 1 − x). (0, 1) when ρ = 0.
     pub x_dd: Dd,
     pub m2_dd: Dd,
+    /// Relative error bound of `m2_dd` ([`m2_dd_rel_err`] for Lemma 4's M², 2^-100 for the
+    /// general constant of [`contraction_dd`], which carries no cancellation).
+    pub m2_rel_err: f64,
 }
 
 /// Relative error bound of the double-double M² of [`contraction_dd`], given M² (≈): the
@@ -55,14 +59,57 @@ pub fn m2_dd_rel_err(m2: f64) -> f64 {
 /// 2^-100: the relative error unit of the double-double M² and M.
 const TWO_M100: f64 = 7.888_609_052_210_118e-31;
 
-/// (x, M²) = (2ηβρ/(β+ρ), (β + ρ − 2ηβρ)/(β + ρ)) as double-doubles (no validation; ρ = 0 or
-/// no β gives (0, 1)). M² is clamped at 0 (η = 2/(β+ρ) rounded can make it a hair negative).
+/// The sign of a + b + c + d + e, exactly (Shewchuk's expansion sum: the running sum is kept
+/// as non-overlapping components, whose most significant non-zero one has the sign of the sum).
+fn sign_of_sum(terms: [f64; 5]) -> f64 {
+    let mut e = [0.0f64; 5];
+    let mut n = 0;
+    for t in terms {
+        let mut q = t;
+        for c in e.iter_mut().take(n) {
+            let (s, r) = two_sum(q, *c);
+            *c = r;
+            q = s;
+        }
+        e[n] = q;
+        n += 1;
+    }
+    e[..n]
+        .iter()
+        .rev()
+        .copied()
+        .find(|&c| c != 0.0)
+        .map_or(0.0, f64::signum)
+}
+
+/// (x, M²) = (1 − M², M²) as double-doubles (no validation; ρ = 0 or no β gives (0, 1)).
+///
+/// For η ≤ 2/(β+ρ), decided exactly (η·β + η·ρ − 2 ≤ 0 in exact arithmetic):
+/// x = 2ηβρ/(β+ρ) and M² = (β + ρ − 2ηβρ)/(β + ρ) (ADC20 Lemma 4). The validators accept η up to
+/// 2/(β+ρ) *rounded to nearest*, which can lie a hair above the exact limit, where Lemma 4's M²
+/// falls below the Lipschitz constant of the step (to 0 or below when β = ρ). There the
+/// general constant max(|1 − ηρ|, |1 − ηβ|) = ηβ − 1 is used (valid for every η; equal to
+/// Lemma 4's M at η = 2/(β+ρ)): M² = (ηβ − 1)², x = ηβ·(2 − ηβ).
 #[inline]
-pub fn contraction_dd(lr: f64, beta: Option<f64>, rho: f64) -> (Dd, Dd) {
+pub fn contraction_dd(lr: f64, beta: Option<f64>, rho: f64) -> (Dd, Dd, f64) {
     let beta = match beta {
         Some(b) if rho > 0.0 => b,
-        _ => return (Dd::from_f64(0.0), Dd::from_f64(1.0)),
+        _ => return (Dd::from_f64(0.0), Dd::from_f64(1.0), 0.0),
     };
+    let (bh, bl) = two_prod(lr, beta);
+    let (rh, rl) = two_prod(lr, rho);
+    // max(|1 − ηρ|, |1 − ηβ|) as (x, M², error): ηβ and ηρ are exact double-doubles
+    // (1 − M² = t·(2 − t) for M = |1 − t|, without cancellation)
+    let general = || {
+        let (tb, tr) = (Dd::new(bh, bl), Dd::new(rh, rl));
+        let (m_b, m_r) = (tb.add_f(-1.0), (-tr).add_f(1.0));
+        let t = if m_b.hi.abs() >= m_r.hi.abs() { tb } else { tr };
+        let m = t.add_f(-1.0);
+        (t * (-t).add_f(2.0), m.sqr(), TWO_M100)
+    };
+    if sign_of_sum([bh, bl, rh, rl, -2.0]) > 0.0 {
+        return general();
+    }
     let (p, pe) = two_prod(2.0 * lr, beta);
     let q = Dd::new(p, pe).mul_f(rho);
     let (sh, sl) = two_sum(beta, rho);
@@ -70,23 +117,26 @@ pub fn contraction_dd(lr: f64, beta: Option<f64>, rho: f64) -> (Dd, Dd) {
     let x = q / s;
     let num = s - q;
     if !(num.hi > 0.0) {
-        return (x, Dd::from_f64(0.0));
+        // M² below the error of the double-double numerator (β − ρ of a few ulp): the general
+        // constant, valid for every η, instead of a clamp to 0
+        return general();
     }
-    (x, num / s)
+    let m2 = num / s;
+    (x, m2, m2_dd_rel_err(m2.hi))
 }
 
 /// (M rounded down, to nearest, rounded up) from the double-double M² of [`contraction_dd`]:
 /// M = sqrt(M²) in double-double (relative error ≤ half that of M², plus ~2^-104), rounded to
 /// the nearest double v; the sign of the remainder (M − v) decides which neighbour is the other
 /// bound when it exceeds the error bound, else both neighbours are taken.
-fn m_bounds(m2: Dd) -> (f64, f64, f64) {
+fn m_bounds(m2: Dd, m2_rel_err: f64) -> (f64, f64, f64) {
     if !(m2.hi > 0.0) {
         return (0.0, 0.0, 0.0);
     }
     let m = m2.sqrt();
     let v = m.hi + m.lo;
     let rem = (m.hi - v) + m.lo; // exact: v + rem = m.hi + m.lo
-    let tol = v * (0.5 * m2_dd_rel_err(m2.hi) + TWO_M100);
+    let tol = v * (0.5 * m2_rel_err + TWO_M100);
     let (dn, up) = if tol > v * 1e-17 {
         // M² tiny (heavy cancellation): widen by the error bound
         let w = 2.0 * tol;
@@ -129,6 +179,7 @@ pub fn step_contraction(
             one_minus_m2: 0.0,
             x_dd: Dd::from_f64(0.0),
             m2_dd: Dd::from_f64(1.0),
+            m2_rel_err: 0.0,
         });
     };
     setup::smoothness(beta)?;
@@ -152,8 +203,8 @@ pub fn step_contraction(
     }
     // 1 − x = (β + ρ − 2ηβρ)/(β + ρ) with the numerator as an exact double-double (no
     // cancellation even for β ≈ ρ, η ≈ 1/β): M is known to ~2^-100 and rounded both ways.
-    let (x_dd, m2_dd) = contraction_dd(lr, Some(beta), rho);
-    let (m_dn, m_near, m) = m_bounds(m2_dd);
+    let (x_dd, m2_dd, m2_rel_err) = contraction_dd(lr, Some(beta), rho);
+    let (m_dn, m_near, m) = m_bounds(m2_dd, m2_rel_err);
     let x = x_dd.to_f64().clamp(0.0, 1.0);
     Ok(StepContraction {
         m,
@@ -162,6 +213,7 @@ pub fn step_contraction(
         one_minus_m2: x,
         x_dd,
         m2_dd,
+        m2_rel_err,
     })
 }
 

@@ -62,7 +62,7 @@ impl RdpM {
             RdpM {
                 x,
                 l1,
-                l1_err: crate::gd::m2_dd_rel_err(c.m2_dd.hi) * 2.0 + l1.hi.abs() * 2f64.powi(-96),
+                l1_err: c.m2_rel_err * 2.0 + l1.hi.abs() * 2f64.powi(-96),
             }
         }
     }
@@ -107,7 +107,9 @@ pub fn rdp_log_slope(max_grad_norm: f64, sigma: f64, cm: &RdpM, k: f64) -> f64 {
     let (v, scale, extra) = if x == 0.0 {
         let l = vmath::ln(k + 1.0);
         (lbase - l, lbase.abs() + l, 0.0)
-    } else if x >= 1.0 || cm.l1.hi == f64::NEG_INFINITY {
+    } else if cm.l1.hi == f64::NEG_INFINITY {
+        // M = 0 exactly (x to nearest is 1 also for 0 < M² < 2^-53: those take the general
+        // form below, where ln x = 0 only rounds up)
         if k > 0.0 {
             return f64::NEG_INFINITY; // M = 0: record i is forgotten
         }
@@ -142,8 +144,8 @@ pub fn rdp_slope(max_grad_norm: f64, sigma: f64, cm: &RdpM, k: f64) -> f64 {
     let x = cm.x;
     let (f, ulps) = if x == 0.0 {
         (1.0 / (k + 1.0), 8.0)
-    } else if x >= 1.0 || cm.l1.hi == f64::NEG_INFINITY {
-        (if k == 0.0 { 1.0 } else { 0.0 }, 8.0)
+    } else if cm.l1.hi == f64::NEG_INFINITY {
+        (if k == 0.0 { 1.0 } else { 0.0 }, 8.0) // M = 0 exactly (as in rdp_log_slope)
     } else {
         let t0 = cm.l1.mul_f(k);
         let t1 = cm.l1.mul_f(k + 1.0).to_f64();

@@ -8,8 +8,10 @@ use super::{rdp_log_slope, rdp_slope, RdpM};
 use crate::num::round::prob_up;
 
 /// The strongly convex example (k·x/(1 − x) ≈ 6400): c_i ≥ the exact
-/// 1.099632308480122e-143 (mpmath, 50 digits) and within 1e-14; it was 1.1e-12 below when
-/// ln(1 − x) came from a rounded x. c = 0 gives δ_B = 0 at every ε and ε(δ) = 0.
+/// 1.0996323084801524e-143 (mpmath, 50 digits) and within 1e-14; it was 1.1e-12 below when
+/// ln(1 − x) came from a rounded x. c = 0 gives δ_B = 0 at every ε and ε(δ) = 0. (lr lies
+/// 6.9e-18 above 2/(β + ρ), so M is the general constant ηβ − 1; Lemma 4's M gave
+/// 1.099632308480122e-143, a hair below.)
 #[test]
 fn rdp_slope_strongly_convex_example() {
     let c = step_contraction(
@@ -20,7 +22,7 @@ fn rdp_slope_strongly_convex_example() {
     .unwrap();
     let cm = RdpM::new(&c);
     let v = rdp_slope(100.0, 0.01, &cm, 79.0);
-    let exact = 1.099_632_308_480_122_2e-143;
+    let exact = 1.099_632_308_480_152_4e-143;
     assert!(v >= exact && v / exact - 1.0 < 1e-14, "{v:e}");
     let lv = rdp_log_slope(100.0, 0.01, &cm, 79.0);
     assert!(lv >= exact.ln() && lv - exact.ln() < 1e-12);
