@@ -571,7 +571,9 @@ def test_pnsgd_rdp_slope_strong_convexity_pinned_example():
 _TINY_M = [dict(noise_scale=1.0, max_grad_norm=1.0, lr=1000.0, steps=n, index=1, smoothness=0.001,
                 strong_convexity=0.001) for n in (1, 2, 3, 4)] + [
     dict(noise_scale=1.0, max_grad_norm=1.0, lr=2 / (1 + 0.999999999), steps=3, index=1, smoothness=1.0,
-         strong_convexity=0.999999999)]
+         strong_convexity=0.999999999),
+    # M = 0 exactly (β = ρ = 1/η): the record is forgotten, c = 0 (the numerator decided exactly)
+    dict(noise_scale=1.0, max_grad_norm=1.0, lr=1.0, steps=3, index=1, smoothness=1.0, strong_convexity=1.0)]
 
 
 @pytest.mark.parametrize("kw", _TINY_M)

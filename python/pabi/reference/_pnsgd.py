@@ -54,7 +54,9 @@ def pnsgd_contraction(
     # lr is accepted up to the double nearest to 2/(β+ρ) (as pabi.gd does)
     if rho > beta or eta > 2 / (beta + rho) * (1 + mp.mpf(2) ** -52):
         raise ValueError("need strong_convexity <= smoothness and lr <= 2/(smoothness + strong_convexity)")
-    if eta * (beta + rho) > 2:
+    with mp.workprec(2300):  # exact for any doubles: η(β + ρ) > 2 decided, not rounded
+        over = eta * (beta + rho) > 2
+    if over:
         # accepted a hair above 2/(β+ρ) (the double nearest to it): Lemma 4 no longer holds there,
         # the general Lipschitz constant max(|1 − ηρ|, |1 − ηβ|) = ηβ − 1 of the step does
         m = eta * beta - 1

@@ -2,7 +2,7 @@
 //!
 //! For a β-smooth, ρ-strongly convex loss the step w ↦ w − η∇ℓ(w) is M-Lipschitz with
 //! M = sqrt(1 − 2ηβρ/(β + ρ)) (Asoodeh–Diaz–Calmon Lemma 4, eq. (14); Sordello–Bu–Dong Thm 1;
-//! a hair above 2/(β + ρ), the general constant ηβ − 1: see [`contraction_dd`]),
+//! a hair above 2/(β + ρ), the constant ηβ − 1 valid for every η: see [`contraction_dd`]),
 //! **valid only for 0 < η ≤ 2/(β + ρ)**: beyond it M is not a Lipschitz constant and every bound
 //! built on it is false (Sordello–Bu–Dong state Thm 1 without this condition; for η = 1.9/β
 //! the exact Lipschitz constant of a quadratic exceeds M). With ρ = 0, M = 1 (convex case; the caller is
@@ -59,12 +59,12 @@ pub fn m2_dd_rel_err(m2: f64) -> f64 {
 /// 2^-100: the relative error unit of the double-double M² and M.
 const TWO_M100: f64 = 7.888_609_052_210_118e-31;
 
-/// The sign of a + b + c + d + e, exactly (Shewchuk's expansion sum: the running sum is kept
-/// as non-overlapping components, whose most significant non-zero one has the sign of the sum).
-fn sign_of_sum(terms: [f64; 5]) -> f64 {
-    let mut e = [0.0f64; 5];
-    let mut n = 0;
-    for t in terms {
+/// The terms' sum as non-overlapping components in increasing magnitude (Shewchuk's
+/// expansion sum: exact; zero components may remain). Its most significant non-zero component
+/// has the sign of the sum, and the top two carry it to ~2^-104 relative.
+fn expansion<const N: usize>(terms: [f64; N]) -> [f64; N] {
+    let mut e = [0.0f64; N];
+    for (n, t) in terms.into_iter().enumerate() {
         let mut q = t;
         for c in e.iter_mut().take(n) {
             let (s, r) = two_sum(q, *c);
@@ -72,24 +72,34 @@ fn sign_of_sum(terms: [f64; 5]) -> f64 {
             q = s;
         }
         e[n] = q;
-        n += 1;
     }
-    e[..n]
-        .iter()
-        .rev()
-        .copied()
-        .find(|&c| c != 0.0)
-        .map_or(0.0, f64::signum)
+    e
 }
 
-/// (x, M²) = (1 − M², M²) as double-doubles (no validation; ρ = 0 or no β gives (0, 1)).
+/// The sum of an [`expansion`] as a double-double (its top two non-zero components), 0 if
+/// it is exactly 0.
+fn expansion_dd<const N: usize>(e: [f64; N]) -> Dd {
+    let mut top = e.iter().rev().copied().filter(|&c| c != 0.0);
+    match (top.next(), top.next()) {
+        (None, _) => Dd::from_f64(0.0),
+        (Some(h), None) => Dd::from_f64(h),
+        (Some(h), Some(l)) => {
+            let (hi, lo) = two_sum(h, l);
+            Dd::new(hi, lo)
+        }
+    }
+}
+
+/// (x, M², relative error bound of M²) with x = 1 − M², as double-doubles (no validation;
+/// ρ = 0 or no β gives (0, 1, 0)).
 ///
 /// For η ≤ 2/(β+ρ), decided exactly (η·β + η·ρ − 2 ≤ 0 in exact arithmetic):
 /// x = 2ηβρ/(β+ρ) and M² = (β + ρ − 2ηβρ)/(β + ρ) (ADC20 Lemma 4). The validators accept η up to
 /// 2/(β+ρ) *rounded to nearest*, which can lie a hair above the exact limit, where Lemma 4's M²
 /// falls below the Lipschitz constant of the step (to 0 or below when β = ρ). There the
-/// general constant max(|1 − ηρ|, |1 − ηβ|) = ηβ − 1 is used (valid for every η; equal to
-/// Lemma 4's M at η = 2/(β+ρ)): M² = (ηβ − 1)², x = ηβ·(2 − ηβ).
+/// constant max(|1 − ηρ|, |1 − ηβ|), valid for every η, is used; above the limit it is
+/// ηβ − 1 (> 1 − ηρ), equal to Lemma 4's M at η = 2/(β+ρ): M² = (ηβ − 1)² and
+/// x = ηβ·(2 − ηβ), from the exact double-double ηβ (no cancellation: error 2^-100).
 #[inline]
 pub fn contraction_dd(lr: f64, beta: Option<f64>, rho: f64) -> (Dd, Dd, f64) {
     let beta = match beta {
@@ -98,17 +108,9 @@ pub fn contraction_dd(lr: f64, beta: Option<f64>, rho: f64) -> (Dd, Dd, f64) {
     };
     let (bh, bl) = two_prod(lr, beta);
     let (rh, rl) = two_prod(lr, rho);
-    // max(|1 − ηρ|, |1 − ηβ|) as (x, M², error): ηβ and ηρ are exact double-doubles
-    // (1 − M² = t·(2 − t) for M = |1 − t|, without cancellation)
-    let general = || {
-        let (tb, tr) = (Dd::new(bh, bl), Dd::new(rh, rl));
-        let (m_b, m_r) = (tb.add_f(-1.0), (-tr).add_f(1.0));
-        let t = if m_b.hi.abs() >= m_r.hi.abs() { tb } else { tr };
-        let m = t.add_f(-1.0);
-        (t * (-t).add_f(2.0), m.sqr(), TWO_M100)
-    };
-    if sign_of_sum([bh, bl, rh, rl, -2.0]) > 0.0 {
-        return general();
+    if expansion_dd(expansion([bh, bl, rh, rl, -2.0])).hi > 0.0 {
+        let t = Dd::new(bh, bl);
+        return (t * (-t).add_f(2.0), t.add_f(-1.0).sqr(), TWO_M100);
     }
     let (p, pe) = two_prod(2.0 * lr, beta);
     let q = Dd::new(p, pe).mul_f(rho);
@@ -117,9 +119,16 @@ pub fn contraction_dd(lr: f64, beta: Option<f64>, rho: f64) -> (Dd, Dd, f64) {
     let x = q / s;
     let num = s - q;
     if !(num.hi > 0.0) {
-        // M² below the error of the double-double numerator (β − ρ of a few ulp): the general
-        // constant, valid for every η, instead of a clamp to 0
-        return general();
+        // the numerator is below the error of its double-double (β − ρ of a few ulp, or
+        // M = 0): formed exactly instead, β + ρ − (2ηβ)·ρ with 2ηβ = p + pe exact (it is ≥ 0
+        // for η ≤ 2/(β+ρ); 0 exactly iff M = 0)
+        let (a, b) = two_prod(p, rho);
+        let (c, d) = two_prod(pe, rho);
+        let num = expansion_dd(expansion([beta, rho, -a, -b, -c, -d]));
+        if !(num.hi > 0.0) {
+            return (x, Dd::from_f64(0.0), 0.0);
+        }
+        return (x, num / s, TWO_M100);
     }
     let m2 = num / s;
     (x, m2, m2_dd_rel_err(m2.hi))
