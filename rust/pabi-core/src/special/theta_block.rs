@@ -8,6 +8,13 @@ use super::*;
 
 /// Lanes per block.
 pub const BLOCK: usize = 32;
+/// Lanes per polynomial pass, chosen per instruction set by the array kernels
+/// (`crate::batch`): the pass keeps 2·W/lanes-per-register accumulators in registers. With
+/// AVX2 (4 lanes, 16 registers) W = 16 keeps all 8 accumulators live (W = BLOCK spilled two
+/// or three of them every step, ~10 % of θ's time); AVX-512 (8 lanes, 32 registers) takes
+/// W = BLOCK (8 independent chains, enough to hide the FMA latency). The per-lane arithmetic
+/// is the same for every W: the values do not depend on it.
+pub const POLY_W_NARROW: usize = 16;
 /// Lanes evaluated together in the gathered complement stage (a multiple divides BLOCK).
 const GROUP: usize = 8;
 
@@ -111,7 +118,13 @@ impl Finish for FinLogTheta {
 /// Lanes with a < `comp_below` read the complement factor (−1 for θ and log θ, 0 for the
 /// complements).
 #[inline(always)]
-fn block_eval<F: Finish>(eps: &[f64], r: &[f64], out: &mut [f64], clamp_a: f64, comp_below: f64) {
+fn block_eval<F: Finish, const W: usize>(
+    eps: &[f64],
+    r: &[f64],
+    out: &mut [f64],
+    clamp_a: f64,
+    comp_below: f64,
+) {
     let n = out.len().min(eps.len()).min(r.len()).min(BLOCK);
     if n == BLOCK {
         // Fixed-size views: with the lengths known at compile time every stage loop vectorizes
@@ -121,7 +134,7 @@ fn block_eval<F: Finish>(eps: &[f64], r: &[f64], out: &mut [f64], clamp_a: f64, 
             <&[f64; BLOCK]>::try_from(&r[..BLOCK]),
             <&mut [f64; BLOCK]>::try_from(&mut out[..BLOCK]),
         ) {
-            block_full::<F>(e, x, o, clamp_a, comp_below);
+            block_full::<F, W>(e, x, o, clamp_a, comp_below);
         }
     } else {
         // Partial block: padded with harmless lanes (ε = r = 1).
@@ -130,13 +143,13 @@ fn block_eval<F: Finish>(eps: &[f64], r: &[f64], out: &mut [f64], clamp_a: f64, 
         e[..n].copy_from_slice(&eps[..n]);
         x[..n].copy_from_slice(&r[..n]);
         let mut o = [0.0_f64; BLOCK];
-        block_full::<F>(&e, &x, &mut o, clamp_a, comp_below);
+        block_full::<F, W>(&e, &x, &mut o, clamp_a, comp_below);
         out[..n].copy_from_slice(&o[..n]);
     }
 }
 
 #[inline(always)]
-fn block_full<F: Finish>(
+fn block_full<F: Finish, const W: usize>(
     eps: &[f64; BLOCK],
     r: &[f64; BLOCK],
     out: &mut [f64; BLOCK],
@@ -161,18 +174,16 @@ fn block_full<F: Finish>(
     for j in 0..BLOCK {
         p.set(j, pre(eps[j], r[j], clamp_a, comp_below));
     }
-    // Polynomial pass, k outer so that BLOCK lanes (several registers) run in parallel.
-    let m = THETA_POLY.len();
-    let mut u = [THETA_POLY[m - 1]; BLOCK];
-    let mut v = [0.0_f64; BLOCK];
-    let mut k = m - 1;
-    while k > 0 {
-        k -= 1;
-        let ck = THETA_POLY[k];
-        for j in 0..BLOCK {
-            v[j] = v[j].mul_add(p.sa[j], u[j]);
-            u[j] = u[j].mul_add(p.sb[j], ck);
-        }
+    // Polynomial pass, k outer so that W lanes (several registers) run in parallel.
+    let (mut u, mut v) = ([0.0_f64; BLOCK], [0.0_f64; BLOCK]);
+    for h in 0..BLOCK / W {
+        let s = h * W;
+        poly_pass::<W>(
+            &p.sa[s..s + W],
+            &p.sb[s..s + W],
+            &mut u[s..s + W],
+            &mut v[s..s + W],
+        );
     }
     // Complement factor: from the polynomial pass near the origin; the rare lanes with
     // −a > POLY_COMP_MAX (r ≳ 16) take erfcx_pos, found from a bit mask and gathered in groups
@@ -220,28 +231,77 @@ fn block_full<F: Finish>(
     F::fin_block(&p, &v, &y, out);
 }
 
-/// θ over a block of at most [`BLOCK`] lanes (bitwise equal to [`theta`] per lane).
+/// The divided-difference recurrence of [`poly_dd`] over W lanes (`v` = DD, `u` = P(y)),
+/// k outer: 2·W independent FMA chains. Fixed-size copies of the arguments, so that the
+/// lane loop has no bounds checks and the accumulators stay in registers.
 #[inline(always)]
-pub fn theta_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    block_eval::<FinTheta>(eps, r, out, 40.0, -1.0);
+fn poly_pass<const W: usize>(sa: &[f64], sb: &[f64], u: &mut [f64], v: &mut [f64]) {
+    let (mut x, mut y) = ([0.0_f64; W], [0.0_f64; W]);
+    x.copy_from_slice(&sa[..W]);
+    y.copy_from_slice(&sb[..W]);
+    let m = THETA_POLY.len();
+    let (mut uu, mut vv) = ([THETA_POLY[m - 1]; W], [0.0_f64; W]);
+    let mut k = m - 1;
+    while k > 0 {
+        k -= 1;
+        let ck = THETA_POLY[k];
+        for j in 0..W {
+            vv[j] = vv[j].mul_add(x[j], uu[j]);
+            uu[j] = uu[j].mul_add(y[j], ck);
+        }
+    }
+    u[..W].copy_from_slice(&uu);
+    v[..W].copy_from_slice(&vv);
+}
+
+/// θ over a block of at most [`BLOCK`] lanes (bitwise equal to [`theta`] per lane), the
+/// polynomial pass W lanes at a time ([`POLY_W_NARROW`] or [`BLOCK`]).
+#[inline(always)]
+pub fn theta_block_w<const W: usize>(eps: &[f64], r: &[f64], out: &mut [f64]) {
+    block_eval::<FinTheta, W>(eps, r, out, 40.0, -1.0);
 }
 
 /// ln θ over a block (bitwise equal to [`log_theta`] per lane).
 #[inline(always)]
-pub fn log_theta_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    block_eval::<FinLogTheta>(eps, r, out, LOG_A_MAX, -1.0);
+pub fn log_theta_block_w<const W: usize>(eps: &[f64], r: &[f64], out: &mut [f64]) {
+    block_eval::<FinLogTheta, W>(eps, r, out, LOG_A_MAX, -1.0);
 }
 
 /// 1 − θ over a block (bitwise equal to [`theta_complement`] per lane).
 #[inline(always)]
-pub fn theta_complement_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    block_eval::<FinThetaComplement>(eps, r, out, 40.0, 0.0);
+pub fn theta_complement_block_w<const W: usize>(eps: &[f64], r: &[f64], out: &mut [f64]) {
+    block_eval::<FinThetaComplement, W>(eps, r, out, 40.0, 0.0);
 }
 
 /// ln(1 − θ) over a block (bitwise equal to [`log_theta_complement`] per lane).
 #[inline(always)]
+pub fn log_theta_complement_block_w<const W: usize>(eps: &[f64], r: &[f64], out: &mut [f64]) {
+    block_eval::<FinLogThetaComplement, W>(eps, r, out, LOG_A_MAX, 0.0);
+}
+
+/// [`theta_block_w`] with the pass over the whole block (the callers outside the array
+/// kernels, which do not choose per instruction set).
+#[inline(always)]
+pub fn theta_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
+    theta_block_w::<BLOCK>(eps, r, out);
+}
+
+/// [`log_theta_block_w`] over the whole block.
+#[inline(always)]
+pub fn log_theta_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
+    log_theta_block_w::<BLOCK>(eps, r, out);
+}
+
+/// [`theta_complement_block_w`] over the whole block.
+#[inline(always)]
+pub fn theta_complement_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
+    theta_complement_block_w::<BLOCK>(eps, r, out);
+}
+
+/// [`log_theta_complement_block_w`] over the whole block.
+#[inline(always)]
 pub fn log_theta_complement_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    block_eval::<FinLogThetaComplement>(eps, r, out, LOG_A_MAX, 0.0);
+    log_theta_complement_block_w::<BLOCK>(eps, r, out);
 }
 
 /// [`fin_log_theta`] over a block (bitwise equal per lane: the same branch

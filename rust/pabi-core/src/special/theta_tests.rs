@@ -34,11 +34,17 @@ fn block_equals_scalar_bitwise() {
         r[8 + 5 * i] = x;
     }
     type Pair = (fn(&[f64], &[f64], &mut [f64]), fn(f64, f64) -> f64);
-    let pairs: [Pair; 4] = [
+    // both widths of the polynomial pass (the array kernels pick one per instruction set)
+    const N: usize = POLY_W_NARROW;
+    let pairs: [Pair; 8] = [
         (theta_block, theta),
         (log_theta_block, log_theta),
         (theta_complement_block, theta_complement),
         (log_theta_complement_block, log_theta_complement),
+        (theta_block_w::<N>, theta),
+        (log_theta_block_w::<N>, log_theta),
+        (theta_complement_block_w::<N>, theta_complement),
+        (log_theta_complement_block_w::<N>, log_theta_complement),
     ];
     for (blk, sc) in pairs {
         let mut out = vec![0.0; n];
