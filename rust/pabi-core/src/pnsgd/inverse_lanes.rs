@@ -1,7 +1,8 @@
 //! The lock-step inversions: the searches of `inverse.rs` for [`theta::BLOCK`] elements at
-//! once, each lane taking exactly the steps of its scalar search (same query points, hence the
-//! same result and the same error). No new mathematics; see `docs/derivations/pnsgd.md` for the
-//! bounds being inverted.
+//! once, each lane returning exactly the result of its scalar search (the same bisection of the
+//! same bracket; most of its midpoints decided by certificates instead of evaluations, see
+//! "Certified skips" below). No new mathematics; see `docs/derivations/pnsgd.md` for the bounds
+//! being inverted.
 
 use crate::error::{PabiError, Result};
 use crate::gd::{radii_lanes, Radii};
@@ -9,9 +10,11 @@ use crate::num::round::rel_dn;
 use crate::theta;
 use crate::vmath;
 
-use super::ab_factors::factors_block;
+use super::ab_factors::{factors_block, Fac};
 use super::at;
 use super::inverse::{meets_with, no_epsilon, no_sigma, LOG_TARGET};
+use super::orders::finish_value;
+use super::params::{Noise, Order};
 use super::prepared::{Elem, Prepared};
 use super::LOG_REL;
 
@@ -26,6 +29,33 @@ use super::LOG_REL;
 // takes the step its scalar search would take. A lane that finishes is refilled with the next
 // element of the chunk. The sequence of query points of an element, hence its result and its
 // error, is exactly the scalar one (unit test `lock_step_solvers_equal_scalar`).
+//
+// Certified skips. The bisection of a bracket of 2^53 ulps takes ~53 evaluations, and the
+// lock-step search cost about as much as a numpy bisection over the vectorised δ. Most of those
+// midpoints are far from the threshold, where the verdict is certain without evaluating it.
+// Let δ*(x) be the exact formula at the doubles the kernel is given (ε, and the radii r_A, r_B
+// rounded up from σ): it is non-increasing in ε and in σ (the rounded radii are non-increasing
+// in σ, δ increases with both), and the computed δ satisfies δ* ≤ δ ≤ δ*·(1 + η). So one
+// evaluated point x₁ with δ(x₁) > target·e^{2η} certifies that every x ≤ x₁ misses
+// (δ(x) ≥ δ*(x) ≥ δ*(x₁) ≥ δ(x₁)/(1 + η) > target), and one x₂ with δ(x₂) ≤ target·e^{−2η}
+// (or δ(x₂) = 0) that every x ≥ x₂ meets (δ(x) ≤ (1 + η)δ*(x) ≤ (1 + η)δ*(x₂) ≤ (1 + η)δ(x₂)
+// ≤ target). Once a bracket is found, a few probes guided by ln(δ/target) (regula falsi in x,
+// aimed 4η beyond the predicted threshold on either side, Illinois halving) look for such
+// certificates close to the threshold; then the bisection of the bracket runs as before,
+// midpoint by midpoint, evaluating only the midpoints that no certificate or earlier probe
+// decides. Where an end of the probes' bracket has no finite value (δ = 0), the probe is the
+// bisection's own midpoint. The bisection's final ends are evaluated when a certificate decided
+// them (so the result meets the target and the double below misses it whatever η), and if that
+// check disagrees the plain bisection runs. Where η bounds the error the midpoints, their
+// verdicts and hence the result are those of the plain bisection, to the bit, and two targets
+// whose predicates are nested still give monotone results (see `num::bisect`). Because δ* is
+// taken at the given doubles, η is the evaluation error only, not the conditioning in r:
+// θ's outward margin 2^-46 (its kernel error is below 2.5e-15) and a few roundings of the
+// orders' formulas (their condition in u = 1 − B is at most 1), ≲ 3e-14 in all; η = 1e-13.
+// The Laplace factor forms ε − r exactly where it is small (Sterbenz) and its complement
+// e^{(ε−r)/2} carries the rounding of ε − r, an absolute 2^-53·(ε + r) in the exponent: there
+// η = 1e-13·(1 + ε + r_A + r_B). Only the value orders of normal targets are guided (the fixed
+// order's precise path and the log-space targets of subnormal δ keep the plain bisection).
 
 /// Chunks shorter than this use the scalar solvers.
 pub(super) const SOLVE_LANES_MIN: usize = 4;
@@ -51,8 +81,117 @@ enum Phase {
     Down,
     /// Querying 1, 4, 16, … (σ: from 4) until one meets.
     Up,
-    /// Bisection on the bit patterns (a, b], querying the midpoint `x`.
+    /// Guided probes inside the bracket, looking for certificates (section doc).
+    Guide,
+    /// Bisection on the bit patterns (a, b], querying the midpoint `x` (midpoints decided by a
+    /// certificate are skipped).
     Bisect,
+    /// The bisection ended at a `b` (`a`) decided by a certificate: evaluating it.
+    ConfirmB,
+    ConfirmA,
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Evaluations made by the lock-step solvers on this thread (unit tests: the certified
+    /// skips' effect).
+    pub(super) static EVALS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Guided probes allowed per search (section doc "Certified skips").
+const GUIDE_PROBES: u32 = 8;
+
+/// The certificates and guided probes of one lane's bisection (section doc).
+#[derive(Debug, Clone, Copy)]
+struct Certs {
+    /// The bracket as found (bits), for the bisection after the guided probes.
+    lo: u64,
+    hi: u64,
+    /// Largest certified miss, smallest certified meet (bits; None: none yet).
+    miss: Option<u64>,
+    meet: Option<u64>,
+    /// The guided probes' bracket (bits) and ln(δ/target) at its ends.
+    ga: u64,
+    gb: u64,
+    va: f64,
+    vb: f64,
+    /// Which end the last guided probe moved (+1 b, −1 a), for the Illinois halving.
+    side: i8,
+    left: u32,
+    /// Whether the current a, b of the bisection were evaluated (not decided by a certificate).
+    a_ev: bool,
+    b_ev: bool,
+    /// The guided probes' points (bits) and verdicts, which the bisection reuses.
+    seen: [u64; MEMO],
+    seen_ok: [bool; MEMO],
+    n_seen: usize,
+}
+
+/// Guided probes remembered for the bisection (the interpolated ones are limited to
+/// [`GUIDE_PROBES`]; the midpoints taken where an end has no finite value are bisection
+/// steps, which the bisection then reuses).
+const MEMO: usize = 24;
+
+impl Certs {
+    const NONE: Certs = Certs {
+        lo: 0,
+        hi: 0,
+        miss: None,
+        meet: None,
+        ga: 0,
+        gb: 0,
+        va: f64::NAN,
+        vb: f64::NAN,
+        side: 0,
+        left: 0,
+        a_ev: true,
+        b_ev: true,
+        seen: [0; MEMO],
+        seen_ok: [false; MEMO],
+        n_seen: 0,
+    };
+
+    /// The verdict at `m` known without evaluating it: a guided probe's, or a certificate's.
+    #[inline(always)]
+    fn decided(&self, m: u64) -> Option<bool> {
+        self.verdict(m).or(if self.miss.is_some_and(|c| m <= c) {
+            Some(false)
+        } else if self.meet.is_some_and(|c| m >= c) {
+            Some(true)
+        } else {
+            None
+        })
+    }
+
+    /// The verdict of a guided probe at `m`, if there was one.
+    #[inline(always)]
+    fn verdict(&self, m: u64) -> Option<bool> {
+        (0..self.n_seen.min(MEMO))
+            .find(|&i| self.seen[i] == m)
+            .map(|i| self.seen_ok[i])
+    }
+}
+
+/// ln(δ/target) at the query and the certificate margin 2η (NaN, NaN: not guided): see the
+/// section doc.
+#[inline(always)]
+fn guide_value(l: &Lane, f: &Fac, ra: f64, rb: f64) -> (f64, f64) {
+    if l.e.order == Order::Fixed || l.t < LOG_TARGET {
+        return (f64::NAN, f64::NAN);
+    }
+    // the evaluation error at the given doubles (section doc): θ's outward margin 2^-46 and
+    // the orders' few roundings; for Laplace also the rounding of ε − r in the exponent of
+    // 1 − B (an absolute 2^-53·(ε + r))
+    let eta = match l.e.noise {
+        Noise::Gaussian => 1e-13,
+        Noise::Laplace => 1e-13 * (1.0 + l.point_eps() + ra + rb),
+    };
+    let v = vmath::ln(finish_value(&l.e, f)) - vmath::ln(l.t);
+    if eta < 1e-3 {
+        (v, 2.0 * eta)
+    } else {
+        (f64::NAN, f64::NAN)
+    }
 }
 
 /// One element's search state.
@@ -70,6 +209,14 @@ struct Lane {
     steps: u32,
     a: u64,
     b: u64,
+    /// The kind of search (which coordinate moves).
+    kind: Solve,
+    /// ln(δ/target) and the certificate margin at the last evaluated point (NaN: not guided).
+    v: f64,
+    mu: f64,
+    /// ln(δ/target) at the point evaluated before it.
+    v_prev: f64,
+    c: Certs,
 }
 
 /// A lane's next query (`None`) or its result.
@@ -107,7 +254,21 @@ impl Lane {
             steps: 0,
             a: 0,
             b: 0,
+            kind,
+            v: f64::NAN,
+            mu: f64::NAN,
+            v_prev: f64::NAN,
+            c: Certs::NONE,
         })
+    }
+
+    /// ε of the query.
+    #[inline(always)]
+    fn point_eps(&self) -> f64 {
+        match self.kind {
+            Solve::Epsilon => self.x,
+            Solve::Sigma => self.fixed,
+        }
     }
 
     /// (ε, σ) of the query.
@@ -119,22 +280,201 @@ impl Lane {
         }
     }
 
-    /// [`bisect_bits`](super::inverse::bisect_bits) on (lo, hi]: its first midpoint, or its result.
+    /// [`bisect_bits`](super::inverse::bisect_bits) on (lo, hi] with ln(δ/target) `va`, `vb`
+    /// at its ends (NaN: none): the guided probes first where both ends have values (section
+    /// doc), then the bisection. Its first query, or its result.
     #[inline(always)]
-    fn bisect(&mut self, lo: f64, hi: f64) -> Next {
+    fn bisect(&mut self, lo: f64, hi: f64, va: f64, vb: f64) -> Next {
+        let (lo, hi) = (lo.to_bits(), hi.to_bits());
+        let mu = self.mu;
+        self.c = Certs {
+            lo,
+            hi,
+            ga: lo,
+            gb: hi,
+            va,
+            vb,
+            left: GUIDE_PROBES,
+            ..Certs::NONE
+        };
+        // guided only with consistent values at both ends (va > 0 missed, vb ≤ 0 met)
+        if mu.is_finite() && va > 0.0 && vb <= 0.0 && va.is_finite() {
+            if va > mu {
+                self.c.miss = Some(lo);
+            }
+            if vb <= -mu {
+                self.c.meet = Some(hi);
+            }
+            if let Some(x) = self.guide_probe() {
+                self.phase = Phase::Guide;
+                self.x = x;
+                return None;
+            }
+        }
+        self.replay()
+    }
+
+    /// The next guided probe (section doc), or None when the guided probes are over.
+    #[inline(always)]
+    fn guide_probe(&self) -> Option<f64> {
+        let c = &self.c;
+        let w = c.gb - c.ga;
+        if c.left == 0 || w <= 2 || c.n_seen >= MEMO || !(c.va > 0.0 && c.vb <= 0.0) {
+            return None;
+        }
+        let (xa, xb) = (f64::from_bits(c.ga), f64::from_bits(c.gb));
+        if !(c.va.is_finite() && c.vb.is_finite()) {
+            // an end without a finite value: the next midpoint the bisection will need (its
+            // verdict is reused there)
+            return self.bisect_next().map(f64::from_bits);
+        }
+        // ln(δ/target) is interpolated linearly in the value x (the bit pattern, ≈ ln x, is
+        // far from linear on brackets that start at 0)
+        let slope = (c.va - c.vb) / (xb - xa);
+        // the predicted width of the certified gap: 2·mu over the slope, in ulps of xb
+        let ulp = f64::from_bits(c.gb + 1) - xb;
+        let gap = 2.0 * self.mu / slope / ulp;
+        if let (Some(m), Some(o)) = (c.miss, c.meet) {
+            if ((o - m) as f64) <= 4.0 * gap.max(1.0) {
+                return None;
+            }
+        }
+        // aim 2·mu beyond the predicted threshold, on the side without a certificate first,
+        // then alternating
+        let miss_side = match (c.miss, c.meet) {
+            (None, Some(_)) => true,
+            (Some(_), None) => false,
+            _ => c.side >= 0,
+        };
+        let aim = if miss_side {
+            2.0 * self.mu
+        } else {
+            -2.0 * self.mu
+        };
+        let x = xa + (c.va - aim) / slope;
+        if !x.is_finite() {
+            return None;
+        }
+        let b = x.to_bits().clamp(c.ga + 1, c.gb - 1);
+        Some(f64::from_bits(b))
+    }
+
+    /// One guided probe's verdict `ok` and value `self.v`.
+    #[inline(always)]
+    fn guide(&mut self, ok: bool) -> Next {
+        let (x, v, mu) = (self.x.to_bits(), self.v, self.mu);
+        let c = &mut self.c;
+        if c.va.is_finite() && c.vb.is_finite() {
+            c.left -= 1; // (midpoints, taken without finite values, are bisection steps: free)
+        }
+        if c.n_seen < MEMO {
+            (c.seen[c.n_seen], c.seen_ok[c.n_seen]) = (x, ok);
+            c.n_seen += 1;
+        }
+        if ok != (v <= 0.0) || v.is_nan() {
+            // a value that contradicts its verdict: no more guidance
+            c.left = 0;
+        } else if ok {
+            // δ = 0 certifies every point beyond (δ* = 0 there, and δ ≤ (1 + η)·δ*)
+            if v <= -mu || v == f64::NEG_INFINITY {
+                c.meet = Some(c.meet.map_or(x, |m| m.min(x)));
+            }
+            if c.side > 0 {
+                c.va *= 0.5; // Illinois: the end kept twice in a row
+            }
+            (c.gb, c.vb, c.side) = (x, v, 1);
+        } else {
+            if v > mu {
+                c.miss = Some(c.miss.map_or(x, |m| m.max(x)));
+            }
+            if c.side < 0 {
+                c.vb *= 0.5;
+            }
+            (c.ga, c.va, c.side) = (x, v, -1);
+        }
+        match self.guide_probe() {
+            Some(x) => {
+                self.x = x;
+                None
+            }
+            None => self.replay(),
+        }
+    }
+
+    /// The bisection of the bracket as found, walked through the midpoints already decided:
+    /// the first one it still needs to evaluate (None: none).
+    #[inline(always)]
+    fn bisect_next(&self) -> Option<u64> {
+        let (mut a, mut b) = (self.c.lo, self.c.hi);
+        while b - a > 1 {
+            let m = a + (b - a) / 2;
+            match self.c.decided(m) {
+                Some(true) => b = m,
+                Some(false) => a = m,
+                None => return Some(m),
+            }
+        }
+        None
+    }
+
+    /// The bisection of the bracket as found, from its start.
+    #[inline(always)]
+    fn replay(&mut self) -> Next {
         self.phase = Phase::Bisect;
-        self.a = lo.to_bits();
-        self.b = hi.to_bits();
+        (self.a, self.b) = (self.c.lo, self.c.hi);
+        (self.c.a_ev, self.c.b_ev) = (true, true);
         self.mid()
     }
 
+    /// The next midpoint that no certificate decides, or the end of the bisection.
     #[inline(always)]
     fn mid(&mut self) -> Next {
-        if self.b - self.a > 1 {
-            self.x = f64::from_bits(self.a + (self.b - self.a) / 2);
-            None
+        while self.b - self.a > 1 {
+            let m = self.a + (self.b - self.a) / 2;
+            if let Some(ok) = self.c.verdict(m) {
+                // evaluated by a guided probe
+                if ok {
+                    (self.b, self.c.b_ev) = (m, true);
+                } else {
+                    (self.a, self.c.a_ev) = (m, true);
+                }
+            } else if self.c.miss.is_some_and(|c| m <= c) {
+                (self.a, self.c.a_ev) = (m, false);
+            } else if self.c.meet.is_some_and(|c| m >= c) {
+                (self.b, self.c.b_ev) = (m, false);
+            } else {
+                self.x = f64::from_bits(m);
+                return None;
+            }
+        }
+        self.finish()
+    }
+
+    /// The end of the bisection: its ends evaluated where a certificate decided them.
+    #[inline(always)]
+    fn finish(&mut self) -> Next {
+        if !self.c.b_ev {
+            self.query(Phase::ConfirmB, f64::from_bits(self.b))
+        } else if !self.c.a_ev {
+            self.query(Phase::ConfirmA, f64::from_bits(self.a))
         } else {
             Some(Ok(f64::from_bits(self.b)))
+        }
+    }
+
+    /// A confirmation's verdict: as certified, or (η was not a bound here) the plain bisection.
+    #[inline(always)]
+    fn confirm(&mut self, as_certified: bool, b_end: bool) -> Next {
+        if as_certified {
+            if b_end {
+                self.c.b_ev = true;
+            } else {
+                self.c.a_ev = true;
+            }
+            self.finish()
+        } else {
+            (self.c.miss, self.c.meet) = (None, None);
+            self.replay()
         }
     }
 
@@ -160,12 +500,14 @@ impl Lane {
                 self.query(Phase::Up, 4.0)
             }
             (Phase::Down, _) if ok => self.query(Phase::Down, self.x * 0.25),
-            (Phase::Down, _) => self.bisect(self.x, self.x * 4.0),
+            (Phase::Down, _) => self.bisect(self.x, self.x * 4.0, self.v, self.v_prev),
             (Phase::Up, Solve::Epsilon) if ok => {
                 let lo = if self.steps == 0 { 0.0 } else { self.x / 4.0 };
-                self.bisect(lo, self.x)
+                self.bisect(lo, self.x, self.v_prev, self.v)
             }
-            (Phase::Up, Solve::Sigma) if ok => self.bisect(self.x / 4.0, self.x),
+            (Phase::Up, Solve::Sigma) if ok => {
+                self.bisect(self.x / 4.0, self.x, self.v_prev, self.v)
+            }
             (Phase::Up, Solve::Epsilon) => {
                 self.x *= 4.0;
                 self.steps += 1;
@@ -182,14 +524,17 @@ impl Lane {
                 }
                 None
             }
+            (Phase::Guide, _) => self.guide(ok),
             (Phase::Bisect, _) => {
                 if ok {
-                    self.b = self.x.to_bits();
+                    (self.b, self.c.b_ev) = (self.x.to_bits(), true);
                 } else {
-                    self.a = self.x.to_bits();
+                    (self.a, self.c.a_ev) = (self.x.to_bits(), true);
                 }
                 self.mid()
             }
+            (Phase::ConfirmB, _) => self.confirm(ok, true),
+            (Phase::ConfirmA, _) => self.confirm(!ok, false),
         }
     }
 }
@@ -252,7 +597,18 @@ pub(super) fn solve_lanes(
         let f = factors_block(p.noise, p.order, log, &x[..w], &ra[..w], &rb[..w]);
         for k in 0..w {
             if let Some(l) = &mut slot[k] {
-                let ok = meets_with(&l.e, &f.get(k), x[k], s[k], rb[k], l.t, l.lt);
+                let fk = f.get(k);
+                #[cfg(test)]
+                EVALS.with(|c| c.set(c.get() + 1));
+                let ok = meets_with(&l.e, &fk, x[k], s[k], rb[k], l.t, l.lt);
+                if matches!(
+                    l.phase,
+                    Phase::Start | Phase::One | Phase::Down | Phase::Up | Phase::Guide
+                ) {
+                    // (the bisection needs no values)
+                    l.v_prev = l.v;
+                    (l.v, l.mu) = guide_value(l, &fk, ra[k], rb[k]);
+                }
                 if let Some(r) = l.advance(kind, ok) {
                     let j = l.j;
                     slot[k] = None;
