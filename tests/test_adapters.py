@@ -199,6 +199,20 @@ def test_adapter_scalars_follow_the_conversion_rule():
                                                                steps=100, index=1)
 
 
+def test_zcdp_rho_ranges_are_the_core_checkers():
+    # one checker per rule: the adapter converts scalars, pnsgd_rdp_slope checks every range
+    kw = dict(noise_scale=1.0, max_grad_norm=1.0, lr=0.1, steps=10, index=3)
+    for bad in (dict(index=0), dict(index=11), dict(index=1.5), dict(steps=0), dict(steps=2.5),
+                dict(noise_scale=0.0), dict(strong_convexity=0.5)):
+        args = dict(kw, **bad)
+        with pytest.raises(DomainError) as mine:
+            pnsgd_zcdp_rho(**args)
+        with pytest.raises(DomainError) as core:
+            pabi.pnsgd_rdp_slope(**args)
+        assert str(mine.value) == str(core.value) and mine.value.param == next(iter(bad))
+    assert "1..=steps (steps = 10)" in str(pytest.raises(DomainError, pnsgd_zcdp_rho, **dict(kw, index=11)).value)
+
+
 def test_accountant_bad_calls():
     acc = PNSGDAccountant(**KW)
     with pytest.raises(ValueError, match=r"count must be an integer in \[0, 2\^53\)"):

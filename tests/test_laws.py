@@ -573,7 +573,11 @@ _TINY_M = [dict(noise_scale=1.0, max_grad_norm=1.0, lr=1000.0, steps=n, index=1,
     dict(noise_scale=1.0, max_grad_norm=1.0, lr=2 / (1 + 0.999999999), steps=3, index=1, smoothness=1.0,
          strong_convexity=0.999999999),
     # M = 0 exactly (β = ρ = 1/η): the record is forgotten, c = 0 (the numerator decided exactly)
-    dict(noise_scale=1.0, max_grad_norm=1.0, lr=1.0, steps=3, index=1, smoothness=1.0, strong_convexity=1.0)]
+    dict(noise_scale=1.0, max_grad_norm=1.0, lr=1.0, steps=3, index=1, smoothness=1.0, strong_convexity=1.0)] + [
+    # M² ≈ 2.5e-21 in range (β − ρ = 2e-10, η = 2/(β + ρ)): a double-double numerator
+    # β + ρ − 2ηβρ carried 2^-100/M² relative, c was 3.2e-10 loose (the exact expansion: 2^-100)
+    dict(noise_scale=1.0, max_grad_norm=1.0, lr=2 / (1 + 0.9999999998), steps=3, index=i, smoothness=1.0,
+         strong_convexity=0.9999999998) for i in (1, 2)]
 
 
 @pytest.mark.parametrize("kw", _TINY_M)

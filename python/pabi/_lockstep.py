@@ -28,7 +28,7 @@ Also the setups' one search for an ε (:func:`_smallest_eps`).
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -38,6 +38,7 @@ from ._bridge import DomainError
 __all__ = ["least_noise_many", "composed_pnsgd_met", "failed_elements"]
 
 Bools = NDArray[np.bool_]
+_T = TypeVar("_T")
 
 
 def _accepts_one(setup: Any, field: str, x: float, defined: Optional[Any] = None) -> bool:
@@ -72,8 +73,14 @@ def _met(s: Any, eps: float, delta: float, question: str) -> bool:
 def _met_ratio(s: Any, eps: float, delta: float, question: str) -> tuple[bool, float]:
     """:func:`_met` and the ratio of the bound to its target (ε(δ)/eps or δ(ε)/delta), which
     guides the core's search (``_core.first_ok``: > 1 missed, ≤ 1 met; the verdict decides)."""
-    v, t = (float(s.epsilon(delta)), eps) if question == "epsilon" else (float(s.delta(eps)), delta)
+    v, t = float(s.epsilon(delta)) if question == "epsilon" else float(s.delta(eps)), _target(eps, delta, question)
     return bool(v <= t), v / t
+
+
+def _target(eps: _T, delta: _T, question: str) -> _T:
+    """The target the bound is held to: eps for ε(δ), delta for δ(ε) (``question="delta"``);
+    scalars or the arrays of :func:`least_noise_many`."""
+    return eps if question == "epsilon" else delta
 
 
 def _meets_one(setup: Any, field: str, x: float, eps: float, delta: float, question: str,
@@ -107,7 +114,7 @@ def _meets_one_by(met_many: Optional[Callable[..., Any]], setup: Any, field: str
     v = float(np.asarray(values, dtype=np.float64)[0])
     if bool(np.asarray(undef)[0]) or math.isnan(v):
         return _meets_one(setup, field, x, eps, delta, question, undefined)
-    return bool(np.asarray(verdicts)[0]), v / (eps if question == "epsilon" else delta)
+    return bool(np.asarray(verdicts)[0]), v / _target(eps, delta, question)
 
 
 def failed_elements(n: int, errors: list[tuple[int, BaseException]]) -> tuple[Bools, Bools]:
@@ -190,7 +197,7 @@ def least_noise_many(setup: Any, field: str, eps: NDArray[np.float64], delta: ND
 
         end = np.asarray(_core.first_ok_many(rejected, np.full(ue.size, x0)), dtype=np.float64)[inv.reshape(-1)]
 
-    target = eps if question == "epsilon" else delta
+    target = _target(eps, delta, question)
 
     def round_(x: NDArray[np.float64], k: NDArray[np.int64]) -> tuple[Bools, NDArray[np.float64]]:
         out = x >= end[k]

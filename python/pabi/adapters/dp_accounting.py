@@ -174,16 +174,15 @@ def pnsgd_zcdp_rho(
     0.02000000000...
     """
     from .. import pnsgd_rdp_slope
-    from .._bridge import int_scalar, opt_real_scalar, real_scalar
+    from .._bridge import opt_real_scalar, real_scalar
 
-    noise_scale, max_grad_norm, lr = (real_scalar("noise_scale", noise_scale),
-                                      real_scalar("max_grad_norm", max_grad_norm), real_scalar("lr", lr))
-    steps = int_scalar("steps", steps, lo=1)
-    index = int_scalar("index", index, lo=1, hi=steps)
-    smoothness = opt_real_scalar("smoothness", smoothness)
-    strong_convexity = real_scalar("strong_convexity", strong_convexity)
-    return float(pnsgd_rdp_slope(noise_scale=noise_scale, max_grad_norm=max_grad_norm, lr=lr, steps=steps, index=index,
-                                 smoothness=smoothness, strong_convexity=strong_convexity))
+    # scalars only (TypeError naming the argument); every range, steps and index included, is
+    # checked once, by pnsgd_rdp_slope's checker (DomainError naming the parameter)
+    return float(pnsgd_rdp_slope(
+        noise_scale=real_scalar("noise_scale", noise_scale), max_grad_norm=real_scalar("max_grad_norm", max_grad_norm),
+        lr=real_scalar("lr", lr), steps=real_scalar("steps", steps), index=real_scalar("index", index),
+        smoothness=opt_real_scalar("smoothness", smoothness),
+        strong_convexity=real_scalar("strong_convexity", strong_convexity)))
 
 
 def pnsgd_zcdp_event(

@@ -37,23 +37,14 @@ pub struct StepContraction {
     /// 1 − M², rounded to nearest (for downstream stable formulas, e.g. the RDP comparison
     /// bound of Feldman et al. / Balle et al., docs/derivations/pnsgd.md).
     pub one_minus_m2: f64,
-    /// x = 1 − M² and M² = 1 − x as double-doubles (both relative error ≲ 2^-100·(1 + 1/M²):
-    /// M² is formed as (β + ρ − 2ηβρ)/(β + ρ) with an exact numerator up to the 2^-104 of the
-    /// product 2ηβρ, never as 1 − x). (0, 1) when ρ = 0.
+    /// x = 1 − M² and M² = 1 − x as double-doubles (each relative error ≲ 2^-100: x =
+    /// 2ηβρ/(β + ρ) from the exact 2ηβ, M² = (β + ρ − 2ηβρ)/(β + ρ) with the numerator an exact
+    /// expansion, never as 1 − x). (0, 1) when ρ = 0.
     pub x_dd: Dd,
     pub m2_dd: Dd,
-    /// Relative error bound of `m2_dd` ([`m2_dd_rel_err`] for Lemma 4's M², 2^-100 for the
-    /// general constant of [`contraction_dd`], which carries no cancellation).
+    /// Relative error bound of `m2_dd`: 2^-100 (both forms of [`contraction_dd`] carry no
+    /// cancellation), 0 where M² is exact (1, or 0).
     pub m2_rel_err: f64,
-}
-
-/// Relative error bound of the double-double M² of [`contraction_dd`], given M² (≈): the
-/// product 2ηβρ carries ≤ 2^-104 relative, which the cancellation in β + ρ − 2ηβρ magnifies by
-/// (β + ρ)/(β + ρ − 2ηβρ) = 1/M²; each further operation adds ≲ 2^-103 (4 of them, 2^-100 as
-/// a generous total).
-#[inline(always)]
-pub fn m2_dd_rel_err(m2: f64) -> f64 {
-    TWO_M100 * (1.0 + 1.0 / m2)
 }
 
 /// 2^-100: the relative error unit of the double-double M² and M.
@@ -117,21 +108,23 @@ pub fn contraction_dd(lr: f64, beta: Option<f64>, rho: f64) -> (Dd, Dd, f64) {
     let (sh, sl) = two_sum(beta, rho);
     let s = Dd::new(sh, sl);
     let x = q / s;
+    // the numerator β + ρ − 2ηβρ: the double-double difference carries the ≤ 2^-104 of q
+    // relative to q, i.e. 2^-104·q/num of itself, within 2^-100 in all (with the ~2^-104 of
+    // each further operation) while q ≤ 8·num (M² ≥ 1/9, no heavy cancellation) ...
     let num = s - q;
-    if !(num.hi > 0.0) {
-        // the numerator is below the error of its double-double (β − ρ of a few ulp, or
-        // M = 0): formed exactly instead, β + ρ − (2ηβ)·ρ with 2ηβ = p + pe exact (it is ≥ 0
-        // for η ≤ 2/(β+ρ); 0 exactly iff M = 0)
-        let (a, b) = two_prod(p, rho);
-        let (c, d) = two_prod(pe, rho);
-        let num = expansion_dd(expansion([beta, rho, -a, -b, -c, -d]));
-        if !(num.hi > 0.0) {
-            return (x, Dd::from_f64(0.0), 0.0);
-        }
+    if num.hi >= 0.125 * q.hi {
         return (x, num / s, TWO_M100);
     }
-    let m2 = num / s;
-    (x, m2, m2_dd_rel_err(m2.hi))
+    // ... else formed as an exact expansion (2ηβ = p + pe exact, each product with ρ split
+    // exactly), whose double-double carries ~2^-104 relative however much β + ρ and 2ηβρ
+    // cancel; ≥ 0 for η ≤ 2/(β+ρ), 0 exactly iff M = 0
+    let (a, b) = two_prod(p, rho);
+    let (c, d) = two_prod(pe, rho);
+    let num = expansion_dd(expansion([beta, rho, -a, -b, -c, -d]));
+    if !(num.hi > 0.0) {
+        return (x, Dd::from_f64(0.0), 0.0);
+    }
+    (x, num / s, TWO_M100)
 }
 
 /// (M rounded down, to nearest, rounded up) from the double-double M² of [`contraction_dd`]:
@@ -147,7 +140,8 @@ fn m_bounds(m2: Dd, m2_rel_err: f64) -> (f64, f64, f64) {
     let rem = (m.hi - v) + m.lo; // exact: v + rem = m.hi + m.lo
     let tol = v * (0.5 * m2_rel_err + TWO_M100);
     let (dn, up) = if tol > v * 1e-17 {
-        // M² tiny (heavy cancellation): widen by the error bound
+        // an error bound above the double's resolution: widen by it (not reached by
+        // contraction_dd's 2^-100; kept so that a looser M² stays bracketed)
         let w = 2.0 * tol;
         ((v - w).next_down(), (v + w).next_up())
     } else if rem > tol {

@@ -228,15 +228,9 @@ impl Setup {
     }
 }
 
-/// Element j of a broadcast argument (length 1: the same value for every element).
-#[inline(always)]
-pub fn at(s: &[f64], j: usize) -> f64 {
-    if s.len() == 1 {
-        s[0]
-    } else {
-        s[j]
-    }
-}
+/// Element j of a broadcast argument (length 1: the same value for every element), the
+/// driver's [`crate::driver::at`], re-exported for the setup's callers.
+pub use crate::driver::at;
 
 /// Every `(name, length)` is 1 (broadcast) or `len`; the first that is not gives a
 /// [`PabiError::Shape`] naming it.

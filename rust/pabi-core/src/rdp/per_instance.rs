@@ -197,7 +197,8 @@ pub fn dpsgd_per_instance_terms(
         FracDivergences::default()
     };
     let bad_row = std::sync::atomic::AtomicBool::new(false);
-    let term = |i: usize| -> f64 {
+    // `buf`: the row's exponents t·D_s, one buffer per worker (reused across its rows)
+    let term = |i: usize, buf: &mut Vec<f64>| -> f64 {
         if crate::interrupt::requested() {
             return 0.0; // discarded: checked after the loop
         }
@@ -206,7 +207,7 @@ pub fn dpsgd_per_instance_terms(
         let (beta, kappa) = steps_info[i].1;
         if let Some(fr) = frac.row(i) {
             // the row was checked (or validated) and its divergences evaluated above
-            return frac.term(fr, kappa, row, p, opts.ucb.is_some(), ln_ucb);
+            return frac.term(fr, kappa, row, p, opts.ucb.is_some(), ln_ucb, buf);
         }
         if !validated
             && !row
@@ -263,34 +264,39 @@ pub fn dpsgd_per_instance_terms(
             }
             return kappa * (l / t);
         }
-        let mut buf: Vec<f64> = row
-            .iter()
-            .map(|&s| {
-                let r = s / sigma;
-                t * tab.rdp(0.5 * r * r)
-            })
-            .collect();
-        let mut l = log_mean_exp(&buf);
+        buf.clear();
+        buf.extend(row.iter().map(|&s| {
+            let r = s / sigma;
+            t * tab.rdp(0.5 * r * r)
+        }));
+        let mut l = log_mean_exp(buf);
         if opts.ucb.is_some() {
             let dmax = tab.rdp(cmax);
             l = log_add_exp_std(l, log_expm1_std(t * dmax) + ln_ucb);
         }
-        buf.clear();
         kappa * (l / t)
     };
     // terms[j] is the term of step j + 1 (training order): term i = steps − 1 − j, rounded
     // upward by INFLATE relative (logmeanexp adds a few ulp), written in the parallel pass
     let mut terms = vec![0.0; steps];
-    let fill = |(j, o): (usize, &mut f64)| *o = up_order(term(steps - 1 - j), 2.0);
+    let fill = |buf: &mut Vec<f64>, (j, o): (usize, &mut f64)| {
+        *o = up_order(term(steps - 1 - j, buf), 2.0)
+    };
     match crate::batch::pool() {
         Some(pl) if steps * samples >= 4096 => pl.install(|| {
             terms
                 .par_iter_mut()
                 .with_min_len(64)
                 .enumerate()
-                .for_each(fill)
+                .for_each_init(|| Vec::with_capacity(samples), fill)
         }),
-        _ => terms.iter_mut().enumerate().for_each(fill),
+        _ => {
+            let mut buf = Vec::with_capacity(samples);
+            terms
+                .iter_mut()
+                .enumerate()
+                .for_each(|jo| fill(&mut buf, jo))
+        }
     }
     crate::interrupt::check()?;
     if bad_row.into_inner() {
@@ -461,19 +467,27 @@ impl FracDivergences {
     /// One term at the fractional order `fr.b`: the first step's κ·max_s D_s or the later
     /// steps' κ·(1/t)·ln mean_s e^{t D_s} with t = p(b − 1), the Hoeffding term added as on the
     /// integer path. Every quantity is non-decreasing in `b`, in t and in each D_s, so the
-    /// term is ≥ the exact one at β_i.
-    fn term(&self, fr: &FracRow, kappa: f64, row: &[f64], p: f64, ucb: bool, ln_ucb: f64) -> f64 {
+    /// term is ≥ the exact one at β_i. `buf`: the caller's scratch for the row's t·D_s.
+    #[allow(clippy::too_many_arguments)]
+    fn term(
+        &self,
+        fr: &FracRow,
+        kappa: f64,
+        row: &[f64],
+        p: f64,
+        ucb: bool,
+        ln_ucb: f64,
+        buf: &mut Vec<f64>,
+    ) -> f64 {
         let keys = &self.keys[fr.start..fr.start + fr.len];
         let d = &self.d[fr.start..];
         if fr.first {
             return kappa * d[0];
         }
         let t = p * (fr.b - 1.0);
-        let buf: Vec<f64> = row
-            .iter()
-            .map(|&s| t * d[keys.partition_point(|&k| k < s)])
-            .collect();
-        let mut l = log_mean_exp(&buf);
+        buf.clear();
+        buf.extend(row.iter().map(|&s| t * d[keys.partition_point(|&k| k < s)]));
+        let mut l = log_mean_exp(buf);
         if ucb {
             let dmax = d[fr.len];
             l = log_add_exp_std(l, log_expm1_std(t * dmax) + ln_ucb);

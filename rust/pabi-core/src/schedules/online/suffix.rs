@@ -230,13 +230,7 @@ pub fn online_log_delta_all(
 pub fn online_log_delta_at(kind: Noise, p: &Problem, noise: &[f64], index: f64) -> Result<f64> {
     check_noise(noise)?;
     let n = noise.len() as f64;
-    if !(index >= 1.0 && index <= n && index == index.floor()) {
-        return Err(PabiError::domain(
-            "index",
-            format!("an integer in 1..=steps (steps = {n})"),
-            index,
-        ));
-    }
+    crate::setup::index(index, n)?;
     let i = index as usize - 1;
     let tail = &noise[i..];
     let mut out = vec![0.0; tail.len()];
