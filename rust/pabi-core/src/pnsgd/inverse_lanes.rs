@@ -52,10 +52,10 @@ use super::LOG_REL;
 // taken at the given doubles, η is the evaluation error only, not the conditioning in r:
 // θ's outward margin 2^-46 (its kernel error is below 2.5e-15) and a few roundings of the
 // orders' formulas (their condition in u = 1 − B is at most 1), ≲ 3e-14 in all; η = 1e-13.
-// The Laplace factor forms ε − r exactly where it is small (Sterbenz) and its complement
-// e^{(ε−r)/2} carries the rounding of ε − r, an absolute 2^-53·(ε + r) in the exponent: there
-// η = 1e-13·(1 + ε + r_A + r_B). Only the value orders of normal targets are guided (the fixed
-// order's precise path and the log-space targets of subnormal δ keep the plain bisection).
+// Only Gaussian noise with the value orders and normal targets is guided: the fixed order's
+// precise path and the log-space targets of subnormal δ keep the plain bisection, and so does
+// Laplace noise, whose δ vanishes beyond ε = r_A (there the guided probes can only bisect; they
+// saved a third of the evaluations but cost more than they saved on a cheap factor).
 
 /// Chunks shorter than this use the scalar solvers.
 pub(super) const SOLVE_LANES_MIN: usize = 4;
@@ -121,16 +121,13 @@ struct Certs {
     /// Whether the current a, b of the bisection were evaluated (not decided by a certificate).
     a_ev: bool,
     b_ev: bool,
-    /// The guided probes' points (bits) and verdicts, which the bisection reuses.
-    seen: [u64; MEMO],
-    seen_ok: [bool; MEMO],
-    n_seen: usize,
+    /// The bisection as far as it went during the guided probes (bits; whether each end
+    /// was evaluated): the midpoints probed where an end had no finite value are its steps.
+    wa: u64,
+    wb: u64,
+    wa_ev: bool,
+    wb_ev: bool,
 }
-
-/// Guided probes remembered for the bisection (the interpolated ones are limited to
-/// [`GUIDE_PROBES`]; the midpoints taken where an end has no finite value are bisection
-/// steps, which the bisection then reuses).
-const MEMO: usize = 24;
 
 impl Certs {
     const NONE: Certs = Certs {
@@ -146,52 +143,37 @@ impl Certs {
         left: 0,
         a_ev: true,
         b_ev: true,
-        seen: [0; MEMO],
-        seen_ok: [false; MEMO],
-        n_seen: 0,
+        wa: 0,
+        wb: 0,
+        wa_ev: true,
+        wb_ev: true,
     };
 
-    /// The verdict at `m` known without evaluating it: a guided probe's, or a certificate's.
+    /// The verdict at `m` decided by a certificate, if any.
     #[inline(always)]
     fn decided(&self, m: u64) -> Option<bool> {
-        self.verdict(m).or(if self.miss.is_some_and(|c| m <= c) {
+        if self.miss.is_some_and(|c| m <= c) {
             Some(false)
         } else if self.meet.is_some_and(|c| m >= c) {
             Some(true)
         } else {
             None
-        })
-    }
-
-    /// The verdict of a guided probe at `m`, if there was one.
-    #[inline(always)]
-    fn verdict(&self, m: u64) -> Option<bool> {
-        (0..self.n_seen.min(MEMO))
-            .find(|&i| self.seen[i] == m)
-            .map(|i| self.seen_ok[i])
+        }
     }
 }
 
 /// ln(δ/target) at the query and the certificate margin 2η (NaN, NaN: not guided): see the
 /// section doc.
 #[inline(always)]
-fn guide_value(l: &Lane, f: &Fac, ra: f64, rb: f64) -> (f64, f64) {
-    if l.e.order == Order::Fixed || l.t < LOG_TARGET {
+fn guide_value(l: &Lane, f: &Fac) -> (f64, f64) {
+    if l.e.order == Order::Fixed || l.e.noise == Noise::Laplace || l.t < LOG_TARGET {
         return (f64::NAN, f64::NAN);
     }
     // the evaluation error at the given doubles (section doc): θ's outward margin 2^-46 and
-    // the orders' few roundings; for Laplace also the rounding of ε − r in the exponent of
-    // 1 − B (an absolute 2^-53·(ε + r))
-    let eta = match l.e.noise {
-        Noise::Gaussian => 1e-13,
-        Noise::Laplace => 1e-13 * (1.0 + l.point_eps() + ra + rb),
-    };
+    // the orders' few roundings
+    const ETA: f64 = 1e-13;
     let v = vmath::ln(finish_value(&l.e, f)) - vmath::ln(l.t);
-    if eta < 1e-3 {
-        (v, 2.0 * eta)
-    } else {
-        (f64::NAN, f64::NAN)
-    }
+    (v, 2.0 * ETA)
 }
 
 /// One element's search state.
@@ -209,8 +191,6 @@ struct Lane {
     steps: u32,
     a: u64,
     b: u64,
-    /// The kind of search (which coordinate moves).
-    kind: Solve,
     /// ln(δ/target) and the certificate margin at the last evaluated point (NaN: not guided).
     v: f64,
     mu: f64,
@@ -254,21 +234,11 @@ impl Lane {
             steps: 0,
             a: 0,
             b: 0,
-            kind,
             v: f64::NAN,
             mu: f64::NAN,
             v_prev: f64::NAN,
             c: Certs::NONE,
         })
-    }
-
-    /// ε of the query.
-    #[inline(always)]
-    fn point_eps(&self) -> f64 {
-        match self.kind {
-            Solve::Epsilon => self.x,
-            Solve::Sigma => self.fixed,
-        }
     }
 
     /// (ε, σ) of the query.
@@ -295,6 +265,8 @@ impl Lane {
             va,
             vb,
             left: GUIDE_PROBES,
+            wa: lo,
+            wb: hi,
             ..Certs::NONE
         };
         // guided only with consistent values at both ends (va > 0 missed, vb ≤ 0 met)
@@ -316,17 +288,17 @@ impl Lane {
 
     /// The next guided probe (section doc), or None when the guided probes are over.
     #[inline(always)]
-    fn guide_probe(&self) -> Option<f64> {
+    fn guide_probe(&mut self) -> Option<f64> {
         let c = &self.c;
         let w = c.gb - c.ga;
-        if c.left == 0 || w <= 2 || c.n_seen >= MEMO || !(c.va > 0.0 && c.vb <= 0.0) {
+        if c.left == 0 || w <= 2 || !(c.va > 0.0 && c.vb <= 0.0) {
             return None;
         }
         let (xa, xb) = (f64::from_bits(c.ga), f64::from_bits(c.gb));
         if !(c.va.is_finite() && c.vb.is_finite()) {
             // an end without a finite value: the next midpoint the bisection will need (its
             // verdict is reused there)
-            return self.bisect_next().map(f64::from_bits);
+            return self.walk_next().map(f64::from_bits);
         }
         // ln(δ/target) is interpolated linearly in the value x (the bit pattern, ≈ ln x, is
         // far from linear on brackets that start at 0)
@@ -367,9 +339,13 @@ impl Lane {
         if c.va.is_finite() && c.vb.is_finite() {
             c.left -= 1; // (midpoints, taken without finite values, are bisection steps: free)
         }
-        if c.n_seen < MEMO {
-            (c.seen[c.n_seen], c.seen_ok[c.n_seen]) = (x, ok);
-            c.n_seen += 1;
+        if c.wb - c.wa > 1 && x == c.wa + (c.wb - c.wa) / 2 {
+            // the bisection's next midpoint: its step
+            if ok {
+                (c.wb, c.wb_ev) = (x, true);
+            } else {
+                (c.wa, c.wa_ev) = (x, true);
+            }
         }
         if ok != (v <= 0.0) || v.is_nan() {
             // a value that contradicts its verdict: no more guidance
@@ -401,28 +377,28 @@ impl Lane {
         }
     }
 
-    /// The bisection of the bracket as found, walked through the midpoints already decided:
-    /// the first one it still needs to evaluate (None: none).
+    /// The bisection's next midpoint to evaluate, after the steps certificates decide (None:
+    /// the bisection is over).
     #[inline(always)]
-    fn bisect_next(&self) -> Option<u64> {
-        let (mut a, mut b) = (self.c.lo, self.c.hi);
-        while b - a > 1 {
-            let m = a + (b - a) / 2;
-            match self.c.decided(m) {
-                Some(true) => b = m,
-                Some(false) => a = m,
+    fn walk_next(&mut self) -> Option<u64> {
+        let c = &mut self.c;
+        while c.wb - c.wa > 1 {
+            let m = c.wa + (c.wb - c.wa) / 2;
+            match c.decided(m) {
+                Some(true) => (c.wb, c.wb_ev) = (m, false),
+                Some(false) => (c.wa, c.wa_ev) = (m, false),
                 None => return Some(m),
             }
         }
         None
     }
 
-    /// The bisection of the bracket as found, from its start.
+    /// The bisection of the bracket as found, from where the guided probes left it.
     #[inline(always)]
     fn replay(&mut self) -> Next {
         self.phase = Phase::Bisect;
-        (self.a, self.b) = (self.c.lo, self.c.hi);
-        (self.c.a_ev, self.c.b_ev) = (true, true);
+        let c = &mut self.c;
+        (self.a, self.b, c.a_ev, c.b_ev) = (c.wa, c.wb, c.wa_ev, c.wb_ev);
         self.mid()
     }
 
@@ -431,14 +407,7 @@ impl Lane {
     fn mid(&mut self) -> Next {
         while self.b - self.a > 1 {
             let m = self.a + (self.b - self.a) / 2;
-            if let Some(ok) = self.c.verdict(m) {
-                // evaluated by a guided probe
-                if ok {
-                    (self.b, self.c.b_ev) = (m, true);
-                } else {
-                    (self.a, self.c.a_ev) = (m, true);
-                }
-            } else if self.c.miss.is_some_and(|c| m <= c) {
+            if self.c.miss.is_some_and(|c| m <= c) {
                 (self.a, self.c.a_ev) = (m, false);
             } else if self.c.meet.is_some_and(|c| m >= c) {
                 (self.b, self.c.b_ev) = (m, false);
@@ -473,7 +442,9 @@ impl Lane {
             }
             self.finish()
         } else {
-            (self.c.miss, self.c.meet) = (None, None);
+            let c = &mut self.c;
+            (c.miss, c.meet) = (None, None);
+            (c.wa, c.wb, c.wa_ev, c.wb_ev) = (c.lo, c.hi, true, true);
             self.replay()
         }
     }
@@ -607,7 +578,7 @@ pub(super) fn solve_lanes(
                 ) {
                     // (the bisection needs no values)
                     l.v_prev = l.v;
-                    (l.v, l.mu) = guide_value(l, &fk, ra[k], rb[k]);
+                    (l.v, l.mu) = guide_value(l, &fk);
                 }
                 if let Some(r) = l.advance(kind, ok) {
                     let j = l.j;
