@@ -131,29 +131,42 @@ pub(super) fn check_model(m: &Model, sigma: Option<&[f64]>, len: usize) -> Resul
     }
     s.check_ranges()?;
     setup::n_pnsgd(m.n)?;
-    match (m.order, m.index) {
-        (Order::Fixed, None) => {
-            return Err(PabiError::option(
-                "index",
-                "given with order='fixed' (index is required: the 1-based position of the differing record)",
-                "None",
-            ))
-        }
-        (Order::Shuffled, Some(ix)) => {
-            return Err(PabiError::option(
-                "index",
-                "None with order='shuffled' (index must not be given: the bound is uniform in the index)",
-                ix.first().map_or_else(|| "an empty array".to_string(), |i| i.to_string()),
-            ))
-        }
-        _ => {}
-    }
+    check_index_option(
+        m.order,
+        m.index.map(|ix| {
+            move || {
+                ix.first()
+                    .map_or_else(|| "an empty array".to_string(), |i| i.to_string())
+            }
+        }),
+    )?;
     if let Some(ix) = m.index {
         for j in 0..ix.len().max(m.n.len()) {
             setup::index(at(ix, j), at(m.n, j)).map_err(|e| e.at(j))?;
         }
     }
     Ok(())
+}
+
+/// The index option of an ordering (one wording for every PNSGD bound): required with the
+/// fixed order, not given with the shuffled one; `index` prints the given value (None: absent).
+pub(super) fn check_index_option<F: FnOnce() -> String>(
+    order: Order,
+    index: Option<F>,
+) -> Result<()> {
+    match (order, index) {
+        (Order::Fixed, None) => Err(PabiError::option(
+            "index",
+            "given with ordering='fixed' (index is required: the 1-based position of the differing record)",
+            "None",
+        )),
+        (Order::Shuffled, Some(v)) => Err(PabiError::option(
+            "index",
+            "None with ordering='shuffled' (index must not be given: the bound is uniform in the index)",
+            v(),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Check the lengths (1 or `len`: the setup's, sigma) and domains (sigma, the setup's ranges)

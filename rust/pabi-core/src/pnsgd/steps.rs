@@ -55,7 +55,9 @@ use crate::setup::{check_broadcast, SetupArgs, N_MAX};
 use super::ab_factors::{factors_one, Fac};
 use super::at;
 use super::fixed_precise::{precise_lb, wants_precise, Geo};
-use super::params::{check_eps, check_sigma, check_target, Model, Noise, Order, Params};
+use super::params::{
+    check_eps, check_index_option, check_sigma, check_target, Model, Noise, Order, Params,
+};
 use super::steps_blocks::BLOCK;
 use super::steps_sums::{ln_mg_up, lse_up, LogSum, UpSum};
 
@@ -143,29 +145,13 @@ pub(super) fn check_values(p: &StepParams, pieces: usize) -> Result<()> {
 /// The options' checks: `index` given with the fixed order, not with the shuffled one, the
 /// corrected random stop; the index within 1..=n.
 pub(super) fn check_options(order: Order, index: Option<f64>, n: f64) -> Result<()> {
-    match (order, index) {
-        (Order::Fixed, None) => {
-            return Err(PabiError::option(
-                "index",
-                "given with ordering='fixed' (the 1-based step of the differing record)",
-                "None",
-            ))
-        }
-        (Order::Shuffled, Some(i)) => {
-            return Err(PabiError::option(
-                "index",
-                "None with ordering='shuffled' (the bound is uniform in the index)",
-                i.to_string(),
-            ))
-        }
-        (Order::RandomStopAsPublished, _) => {
-            return Err(PabiError::option(
-                "variant",
-                "'corrected' (per-step parameters)",
-                "as_published",
-            ))
-        }
-        _ => {}
+    check_index_option(order, index.map(|i| move || i.to_string()))?;
+    if order == Order::RandomStopAsPublished {
+        return Err(PabiError::option(
+            "variant",
+            "'corrected' (per-step parameters)",
+            "as_published",
+        ));
     }
     if let Some(i) = index {
         crate::setup::index(i, n)?;
