@@ -174,13 +174,11 @@ fn eps_r_valid(eps: &[f64], r: &[f64]) -> bool {
 /// θ-family block kernels with the domain check fused into the same pass (the block is in L1
 /// when it is checked): returns whether every lane was valid. The kernels are plain arithmetic
 /// on any input (no panic, no out-of-bounds access), so invalid lanes only produce values that
-/// the caller discards. The polynomial pass's width follows the instruction set of the selected
-/// version (a compile-time constant in each; see [`theta::POLY_W_NARROW`]).
+/// the caller discards.
 macro_rules! simd_block2 {
-    ($name:ident, $f:ident) => {
+    ($name:ident, $f:path) => {
         simd! {
             fn $name(x: &[f64], y: &[f64], out: &mut [f64]) -> bool {
-                let wide = ::multiversion::target::selected_target!().supports_feature_str("avx512f");
                 // a length-1 input is a broadcast value: one stack block of it serves every block
                 let n = out.len();
                 let first = |v: &[f64]| v.first().copied().unwrap_or(0.0);
@@ -191,11 +189,7 @@ macro_rules! simd_block2 {
                     let a = if x.len() == n { &x[s..s + m] } else { &xb[..m] };
                     let b = if y.len() == n { &y[s..s + m] } else { &yb[..m] };
                     ok &= eps_r_valid(a, b);
-                    if wide {
-                        theta::$f::<{ theta::BLOCK }>(a, b, o);
-                    } else {
-                        theta::$f::<{ theta::POLY_W_NARROW }>(a, b, o);
-                    }
+                    $f(a, b, o);
                 }
                 ok
             }
@@ -203,10 +197,10 @@ macro_rules! simd_block2 {
     };
 }
 
-simd_block2!(k_theta, theta_block_w);
-simd_block2!(k_log_theta, log_theta_block_w);
-simd_block2!(k_theta_complement, theta_complement_block_w);
-simd_block2!(k_log_theta_complement, log_theta_complement_block_w);
+simd_block2!(k_theta, theta::theta_block);
+simd_block2!(k_log_theta, theta::log_theta_block);
+simd_block2!(k_theta_complement, theta::theta_complement_block);
+simd_block2!(k_log_theta_complement, theta::log_theta_complement_block);
 simd_map2!(k_laplace_theta, theta::laplace_theta);
 simd_map2!(k_laplace_theta_complement, theta::laplace_theta_complement);
 

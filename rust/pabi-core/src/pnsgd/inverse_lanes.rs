@@ -38,13 +38,12 @@ use super::LOG_REL;
 // in σ, δ increases with both), and the computed δ satisfies δ* ≤ δ ≤ δ*·(1 + η). So one
 // evaluated point x₁ with δ(x₁) > target·e^{2η} certifies that every x ≤ x₁ misses
 // (δ(x) ≥ δ*(x) ≥ δ*(x₁) ≥ δ(x₁)/(1 + η) > target), and one x₂ with δ(x₂) ≤ target·e^{−2η}
-// (or δ(x₂) = 0) that every x ≥ x₂ meets (δ(x) ≤ (1 + η)δ*(x) ≤ (1 + η)δ*(x₂) ≤ (1 + η)δ(x₂)
+// that every x ≥ x₂ meets (δ(x) ≤ (1 + η)δ*(x) ≤ (1 + η)δ*(x₂) ≤ (1 + η)δ(x₂)
 // ≤ target). Once a bracket is found, a few probes guided by ln(δ/target) (regula falsi in x,
 // aimed 4η beyond the predicted threshold on either side, Illinois halving) look for such
 // certificates close to the threshold; then the bisection of the bracket runs as before,
 // midpoint by midpoint, evaluating only the midpoints that no certificate or earlier probe
-// decides. Where an end of the probes' bracket has no finite value (δ = 0), the probe is the
-// bisection's own midpoint. The bisection's final ends are evaluated when a certificate decided
+// decides. The bisection's final ends are evaluated when a certificate decided
 // them (so the result meets the target and the double below misses it whatever η), and if that
 // check disagrees the plain bisection runs. Where η bounds the error the midpoints, their
 // verdicts and hence the result are those of the plain bisection, to the bit, and two targets
@@ -52,8 +51,10 @@ use super::LOG_REL;
 // taken at the given doubles, η is the evaluation error only, not the conditioning in r:
 // θ's outward margin 2^-46 (its kernel error is below 2.5e-15) and a few roundings of the
 // orders' formulas (their condition in u = 1 − B is at most 1), ≲ 3e-14 in all; η = 1e-13.
-// Only Gaussian noise with the value orders and normal targets is guided: the fixed order's
-// precise path and the log-space targets of subnormal δ keep the plain bisection, and so does
+// (The kernels' absolute floor, a few subnormal ulps where θ underflows, is covered by the
+// margin target·η only for targets well inside the normal range: targets below
+// [`GUIDE_MIN_TARGET`] are not guided.) Only Gaussian noise with the value orders is guided:
+// the fixed order's precise path keeps the plain bisection, and so does
 // Laplace noise, whose δ vanishes beyond ε = r_A (there the guided probes can only bisect; they
 // saved a third of the evaluations but cost more than they saved on a cheap factor).
 
@@ -101,6 +102,10 @@ thread_local! {
 /// Guided probes allowed per search (section doc "Certified skips").
 const GUIDE_PROBES: u32 = 8;
 
+/// Targets from which the search is guided (section doc): target·η ≥ 1e-303, far above the
+/// kernels' absolute floor of a few subnormal ulps.
+const GUIDE_MIN_TARGET: f64 = 1e-290;
+
 /// The certificates and guided probes of one lane's bisection (section doc).
 #[derive(Debug, Clone, Copy)]
 struct Certs {
@@ -121,12 +126,6 @@ struct Certs {
     /// Whether the current a, b of the bisection were evaluated (not decided by a certificate).
     a_ev: bool,
     b_ev: bool,
-    /// The bisection as far as it went during the guided probes (bits; whether each end
-    /// was evaluated): the midpoints probed where an end had no finite value are its steps.
-    wa: u64,
-    wb: u64,
-    wa_ev: bool,
-    wb_ev: bool,
 }
 
 impl Certs {
@@ -143,10 +142,6 @@ impl Certs {
         left: 0,
         a_ev: true,
         b_ev: true,
-        wa: 0,
-        wb: 0,
-        wa_ev: true,
-        wb_ev: true,
     };
 
     /// The verdict at `m` decided by a certificate, if any.
@@ -166,7 +161,7 @@ impl Certs {
 /// section doc.
 #[inline(always)]
 fn guide_value(l: &Lane, f: &Fac) -> (f64, f64) {
-    if l.e.order == Order::Fixed || l.e.noise == Noise::Laplace || l.t < LOG_TARGET {
+    if l.e.order == Order::Fixed || l.e.noise == Noise::Laplace || l.t < GUIDE_MIN_TARGET {
         return (f64::NAN, f64::NAN);
     }
     // the evaluation error at the given doubles (section doc): θ's outward margin 2^-46 and
@@ -265,12 +260,10 @@ impl Lane {
             va,
             vb,
             left: GUIDE_PROBES,
-            wa: lo,
-            wb: hi,
             ..Certs::NONE
         };
-        // guided only with consistent values at both ends (va > 0 missed, vb ≤ 0 met)
-        if mu.is_finite() && va > 0.0 && vb <= 0.0 && va.is_finite() {
+        // guided only with consistent finite values at both ends (va > 0 missed, vb ≤ 0 met)
+        if mu.is_finite() && va > 0.0 && vb <= 0.0 && va.is_finite() && vb.is_finite() {
             if va > mu {
                 self.c.miss = Some(lo);
             }
@@ -288,18 +281,14 @@ impl Lane {
 
     /// The next guided probe (section doc), or None when the guided probes are over.
     #[inline(always)]
-    fn guide_probe(&mut self) -> Option<f64> {
+    fn guide_probe(&self) -> Option<f64> {
         let c = &self.c;
         let w = c.gb - c.ga;
+        // (the values stay finite: a probe with a non-finite value ends the guidance)
         if c.left == 0 || w <= 2 || !(c.va > 0.0 && c.vb <= 0.0) {
             return None;
         }
         let (xa, xb) = (f64::from_bits(c.ga), f64::from_bits(c.gb));
-        if !(c.va.is_finite() && c.vb.is_finite()) {
-            // an end without a finite value: the next midpoint the bisection will need (its
-            // verdict is reused there)
-            return self.walk_next().map(f64::from_bits);
-        }
         // ln(δ/target) is interpolated linearly in the value x (the bit pattern, ≈ ln x, is
         // far from linear on brackets that start at 0)
         let slope = (c.va - c.vb) / (xb - xa);
@@ -336,23 +325,12 @@ impl Lane {
     fn guide(&mut self, ok: bool) -> Next {
         let (x, v, mu) = (self.x.to_bits(), self.v, self.mu);
         let c = &mut self.c;
-        if c.va.is_finite() && c.vb.is_finite() {
-            c.left -= 1; // (midpoints, taken without finite values, are bisection steps: free)
-        }
-        if c.wb - c.wa > 1 && x == c.wa + (c.wb - c.wa) / 2 {
-            // the bisection's next midpoint: its step
-            if ok {
-                (c.wb, c.wb_ev) = (x, true);
-            } else {
-                (c.wa, c.wa_ev) = (x, true);
-            }
-        }
-        if ok != (v <= 0.0) || v.is_nan() {
-            // a value that contradicts its verdict: no more guidance
+        c.left -= 1;
+        if ok != (v <= 0.0) || !v.is_finite() {
+            // a value that contradicts its verdict, or none: no more guidance
             c.left = 0;
         } else if ok {
-            // δ = 0 certifies every point beyond (δ* = 0 there, and δ ≤ (1 + η)·δ*)
-            if v <= -mu || v == f64::NEG_INFINITY {
+            if v <= -mu {
                 c.meet = Some(c.meet.map_or(x, |m| m.min(x)));
             }
             if c.side > 0 {
@@ -377,28 +355,12 @@ impl Lane {
         }
     }
 
-    /// The bisection's next midpoint to evaluate, after the steps certificates decide (None:
-    /// the bisection is over).
-    #[inline(always)]
-    fn walk_next(&mut self) -> Option<u64> {
-        let c = &mut self.c;
-        while c.wb - c.wa > 1 {
-            let m = c.wa + (c.wb - c.wa) / 2;
-            match c.decided(m) {
-                Some(true) => (c.wb, c.wb_ev) = (m, false),
-                Some(false) => (c.wa, c.wa_ev) = (m, false),
-                None => return Some(m),
-            }
-        }
-        None
-    }
-
-    /// The bisection of the bracket as found, from where the guided probes left it.
+    /// The bisection of the bracket as found, from its start.
     #[inline(always)]
     fn replay(&mut self) -> Next {
         self.phase = Phase::Bisect;
-        let c = &mut self.c;
-        (self.a, self.b, c.a_ev, c.b_ev) = (c.wa, c.wb, c.wa_ev, c.wb_ev);
+        (self.a, self.b) = (self.c.lo, self.c.hi);
+        (self.c.a_ev, self.c.b_ev) = (true, true);
         self.mid()
     }
 
@@ -407,13 +369,13 @@ impl Lane {
     fn mid(&mut self) -> Next {
         while self.b - self.a > 1 {
             let m = self.a + (self.b - self.a) / 2;
-            if self.c.miss.is_some_and(|c| m <= c) {
-                (self.a, self.c.a_ev) = (m, false);
-            } else if self.c.meet.is_some_and(|c| m >= c) {
-                (self.b, self.c.b_ev) = (m, false);
-            } else {
-                self.x = f64::from_bits(m);
-                return None;
+            match self.c.decided(m) {
+                Some(false) => (self.a, self.c.a_ev) = (m, false),
+                Some(true) => (self.b, self.c.b_ev) = (m, false),
+                None => {
+                    self.x = f64::from_bits(m);
+                    return None;
+                }
             }
         }
         self.finish()
@@ -442,9 +404,7 @@ impl Lane {
             }
             self.finish()
         } else {
-            let c = &mut self.c;
-            (c.miss, c.meet) = (None, None);
-            (c.wa, c.wb, c.wa_ev, c.wb_ev) = (c.lo, c.hi, true, true);
+            (self.c.miss, self.c.meet) = (None, None);
             self.replay()
         }
     }

@@ -540,9 +540,7 @@ pub fn log_theta_complement(eps: f64, r: f64) -> f64 {
 #[path = "theta_block.rs"]
 mod block;
 pub use block::{
-    log_theta_block, log_theta_block_w, log_theta_complement_block, log_theta_complement_block_w,
-    theta_block, theta_block_w, theta_complement_block, theta_complement_block_w, BLOCK,
-    POLY_W_NARROW,
+    log_theta_block, log_theta_complement_block, theta_block, theta_complement_block, BLOCK,
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -8,13 +8,30 @@ use super::*;
 
 /// Lanes per block.
 pub const BLOCK: usize = 32;
-/// Lanes per polynomial pass, chosen per instruction set by the array kernels
-/// (`crate::batch`): the pass keeps 2·W/lanes-per-register accumulators in registers. With
-/// AVX2 (4 lanes, 16 registers) W = 16 keeps all 8 accumulators live (W = BLOCK spilled two
-/// or three of them every step, ~10 % of θ's time); AVX-512 (8 lanes, 32 registers) takes
-/// W = BLOCK (8 independent chains, enough to hide the FMA latency). The per-lane arithmetic
-/// is the same for every W: the values do not depend on it.
-pub const POLY_W_NARROW: usize = 16;
+/// Lanes per polynomial pass where the CPU has no AVX-512 ([`poly_wide`]): the pass keeps
+/// 2·W/lanes-per-register accumulators in registers. With AVX2 (4 lanes, 16 registers) W = 16
+/// keeps all 8 accumulators live (W = BLOCK spilled two or three of them every step, ~10 % of
+/// θ's time); AVX-512 (8 lanes, 32 registers) takes W = BLOCK (8 independent chains, enough to
+/// hide the FMA latency). The per-lane arithmetic is the same for every W: the values do not
+/// depend on it.
+const POLY_W_NARROW: usize = 16;
+
+/// Whether the polynomial pass runs over the whole block (AVX-512, and targets other than
+/// x86-64, whose vector registers are as many as AVX-512's) rather than [`POLY_W_NARROW`]
+/// lanes at a time. A cached run-time check (one load per block): the block kernels are
+/// inlined into every multiversioned caller, which cannot name its own target here, and the
+/// AVX-512 version is the one selected where the CPU has AVX-512.
+#[inline(always)]
+fn poly_wide() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512f")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        true
+    }
+}
 /// Lanes evaluated together in the gathered complement stage (a multiple divides BLOCK).
 const GROUP: usize = 8;
 
@@ -118,7 +135,17 @@ impl Finish for FinLogTheta {
 /// Lanes with a < `comp_below` read the complement factor (−1 for θ and log θ, 0 for the
 /// complements).
 #[inline(always)]
-fn block_eval<F: Finish, const W: usize>(
+fn block_eval<F: Finish>(eps: &[f64], r: &[f64], out: &mut [f64], clamp_a: f64, comp_below: f64) {
+    if poly_wide() {
+        block_eval_w::<F, BLOCK>(eps, r, out, clamp_a, comp_below);
+    } else {
+        block_eval_w::<F, POLY_W_NARROW>(eps, r, out, clamp_a, comp_below);
+    }
+}
+
+/// [`block_eval`] with the polynomial pass W lanes at a time.
+#[inline(always)]
+fn block_eval_w<F: Finish, const W: usize>(
     eps: &[f64],
     r: &[f64],
     out: &mut [f64],
@@ -254,54 +281,47 @@ fn poly_pass<const W: usize>(sa: &[f64], sb: &[f64], u: &mut [f64], v: &mut [f64
     v[..W].copy_from_slice(&vv);
 }
 
-/// θ over a block of at most [`BLOCK`] lanes (bitwise equal to [`theta`] per lane), the
-/// polynomial pass W lanes at a time ([`POLY_W_NARROW`] or [`BLOCK`]).
+/// θ over a block of at most [`BLOCK`] lanes (bitwise equal to [`theta`] per lane).
 #[inline(always)]
-pub fn theta_block_w<const W: usize>(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    block_eval::<FinTheta, W>(eps, r, out, 40.0, -1.0);
+pub fn theta_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
+    block_eval::<FinTheta>(eps, r, out, 40.0, -1.0);
 }
 
 /// ln θ over a block (bitwise equal to [`log_theta`] per lane).
 #[inline(always)]
-pub fn log_theta_block_w<const W: usize>(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    block_eval::<FinLogTheta, W>(eps, r, out, LOG_A_MAX, -1.0);
+pub fn log_theta_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
+    block_eval::<FinLogTheta>(eps, r, out, LOG_A_MAX, -1.0);
 }
 
 /// 1 − θ over a block (bitwise equal to [`theta_complement`] per lane).
 #[inline(always)]
-pub fn theta_complement_block_w<const W: usize>(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    block_eval::<FinThetaComplement, W>(eps, r, out, 40.0, 0.0);
+pub fn theta_complement_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
+    block_eval::<FinThetaComplement>(eps, r, out, 40.0, 0.0);
 }
 
 /// ln(1 − θ) over a block (bitwise equal to [`log_theta_complement`] per lane).
 #[inline(always)]
-pub fn log_theta_complement_block_w<const W: usize>(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    block_eval::<FinLogThetaComplement, W>(eps, r, out, LOG_A_MAX, 0.0);
-}
-
-/// [`theta_block_w`] with the pass over the whole block (the callers outside the array
-/// kernels, which do not choose per instruction set).
-#[inline(always)]
-pub fn theta_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    theta_block_w::<BLOCK>(eps, r, out);
-}
-
-/// [`log_theta_block_w`] over the whole block.
-#[inline(always)]
-pub fn log_theta_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    log_theta_block_w::<BLOCK>(eps, r, out);
-}
-
-/// [`theta_complement_block_w`] over the whole block.
-#[inline(always)]
-pub fn theta_complement_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    theta_complement_block_w::<BLOCK>(eps, r, out);
-}
-
-/// [`log_theta_complement_block_w`] over the whole block.
-#[inline(always)]
 pub fn log_theta_complement_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    log_theta_complement_block_w::<BLOCK>(eps, r, out);
+    block_eval::<FinLogThetaComplement>(eps, r, out, LOG_A_MAX, 0.0);
+}
+
+/// θ over a block with the polynomial pass [`POLY_W_NARROW`] lanes at a time whatever the
+/// CPU (unit tests: both widths bitwise equal to the scalar function).
+#[cfg(test)]
+pub(super) fn theta_block_narrow(eps: &[f64], r: &[f64], out: &mut [f64]) {
+    block_eval_w::<FinTheta, POLY_W_NARROW>(eps, r, out, 40.0, -1.0);
+}
+
+/// ln θ over a block with the narrow polynomial pass (unit tests).
+#[cfg(test)]
+pub(super) fn log_theta_block_narrow(eps: &[f64], r: &[f64], out: &mut [f64]) {
+    block_eval_w::<FinLogTheta, POLY_W_NARROW>(eps, r, out, LOG_A_MAX, -1.0);
+}
+
+/// θ over a block with the whole-block polynomial pass whatever the CPU (unit tests).
+#[cfg(test)]
+pub(super) fn theta_block_wide(eps: &[f64], r: &[f64], out: &mut [f64]) {
+    block_eval_w::<FinTheta, BLOCK>(eps, r, out, 40.0, -1.0);
 }
 
 /// [`fin_log_theta`] over a block (bitwise equal per lane: the same branch

@@ -34,17 +34,15 @@ fn block_equals_scalar_bitwise() {
         r[8 + 5 * i] = x;
     }
     type Pair = (fn(&[f64], &[f64], &mut [f64]), fn(f64, f64) -> f64);
-    // both widths of the polynomial pass (the array kernels pick one per instruction set)
-    const N: usize = POLY_W_NARROW;
-    let pairs: [Pair; 8] = [
+    // both widths of the polynomial pass (the block kernels pick one by the CPU)
+    let pairs: [Pair; 7] = [
         (theta_block, theta),
         (log_theta_block, log_theta),
         (theta_complement_block, theta_complement),
         (log_theta_complement_block, log_theta_complement),
-        (theta_block_w::<N>, theta),
-        (log_theta_block_w::<N>, log_theta),
-        (theta_complement_block_w::<N>, theta_complement),
-        (log_theta_complement_block_w::<N>, log_theta_complement),
+        (block::theta_block_narrow, theta),
+        (block::log_theta_block_narrow, log_theta),
+        (block::theta_block_wide, theta),
     ];
     for (blk, sc) in pairs {
         let mut out = vec![0.0; n];
