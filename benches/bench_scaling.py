@@ -15,7 +15,7 @@ Workloads (``--large`` in brackets):
 * ``pnsgd_delta``: 1e6 [4e6] values of ε against one shuffled-order PNSGD profile;
 * ``per_instance``: ``dpsgd_per_instance_rdp`` on 1e4 [1e5] steps × 100 samples (ceil orders);
 * ``online_delta``: the suffix scan over 2e6 [1e7] per-step noise levels;
-* ``dpsgd_epsilon``: the certified PLD bracket at T = 1e5 (q = 0.01, σ = 1, δ = 1e-5), warm;
+* ``dpsgd_epsilon``: the certified PLD bracket at T = 1e5 (``--steps``; q = 0.01, σ = 1, δ = 1e-5), warm;
 * ``dpsgd_epsilon_cold``: the same, each call with a noise multiplier not seen before in the process
   (its single-step PLDs are discretised anew, as for a user's first call).
 """
@@ -64,7 +64,7 @@ def naive_online(sig: np.ndarray) -> np.ndarray:
     return np.exp(la + suffix)
 
 
-def workloads(large: bool) -> list[tuple[str, int, Callable[[], object], Callable[[], object] | None]]:
+def workloads(large: bool, dpsgd_steps: int = 100_000) -> list[tuple[str, int, Callable[[], object], Callable[[], object] | None]]:
     rng = np.random.default_rng(0)
     n = 20_000_000 if large else 4_000_000
     eps, r = rng.uniform(0, 10, n), 10 ** rng.uniform(-2, 1, n)
@@ -79,7 +79,7 @@ def workloads(large: bool) -> list[tuple[str, int, Callable[[], object], Callabl
 
     def dpsgd_cold() -> float:
         sigma = 1.0 + 1e-9 * next(fresh)  # a noise multiplier not seen before: no cached PLD
-        return pabi.dpsgd_epsilon(1e-5, sample_rate=0.01, noise_multiplier=sigma, steps=100_000, bracket=True)
+        return pabi.dpsgd_epsilon(1e-5, sample_rate=0.01, noise_multiplier=sigma, steps=dpsgd_steps, bracket=True)
 
     return [
         ("theta", n, lambda: pabi.theta(eps, r), lambda: naive_theta(eps, r)),
@@ -92,7 +92,7 @@ def workloads(large: bool) -> list[tuple[str, int, Callable[[], object], Callabl
          lambda: pabi.online_delta(1.0, max_grad_norm=1.0, lr=0.1, diameter=1.0, noise_scale=sig),
          lambda: naive_online(sig)),
         ("dpsgd_epsilon", 1,
-         lambda: pabi.dpsgd_epsilon(1e-5, sample_rate=0.01, noise_multiplier=1.0, steps=100_000, bracket=True),
+         lambda: pabi.dpsgd_epsilon(1e-5, sample_rate=0.01, noise_multiplier=1.0, steps=dpsgd_steps, bracket=True),
          None),
         ("dpsgd_epsilon_cold", 1, dpsgd_cold, None),
     ]
@@ -105,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--only", default="", help="comma-separated workload names")
     ap.add_argument("--json", default="", help="write the table to this file")
+    ap.add_argument("--steps", type=float, default=1e5, help="DP-SGD steps T of the dpsgd_epsilon workloads")
     a = ap.parse_args(argv)
     counts = [int(t) for t in a.threads.split(",")]
     only = {s for s in a.only.split(",") if s}
@@ -112,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"pabi {pabi.__version__}, cpus={os.cpu_count()}, simd={pabi.simd_level()}, threads={counts}, "
           f"load={load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (1, 5, 15 min)")
     rows = []
-    for name, size, run, base in workloads(a.large):
+    for name, size, run, base in workloads(a.large, int(a.steps)):
         if only and name not in only:
             continue
         t_base = best_of(base, a.repeat) if base is not None else None

@@ -419,3 +419,63 @@ fn upper_epsilon_is_the_composed_one() {
     let got = super::profile::upper_epsilon(&parts, DEFAULT_TAIL, 0.5).unwrap_err();
     assert_eq!(got.to_string(), want);
 }
+
+/// The chunked suffix sums: against double-double serial recursions (with the same rounded
+/// e^{−h}) within 1e-14 relative, far inside the (3W + 10)u that the queries add; a one-chunk
+/// window gets exactly the serial pass's bits; no bit depends on the thread count.
+#[test]
+fn chunked_suffix_sums_match_the_serial_recursions() {
+    use super::compose::suffix_sums;
+    use crate::num::dd::Dd;
+    let run = |w: usize, threads: usize| {
+        let pmf: Vec<f64> = (0..w)
+            .map(|i| {
+                let z = (i as f64 - 0.4 * w as f64) / (0.1 * w as f64);
+                (-0.5 * z * z).exp() * 1e-5 * (1.0 + ((i * 7919) % 13) as f64 / 13.0)
+            })
+            .collect();
+        let emh = (-1e-3f64).exp();
+        let (mut s0, mut s1) = (vec![0.0; w + 1], vec![0.0; w + 1]);
+        let prev = crate::driver::num_threads();
+        crate::driver::set_num_threads(threads).unwrap();
+        let mass = suffix_sums(&pmf, &mut s0, &mut s1, emh).unwrap();
+        crate::driver::set_num_threads(prev).unwrap();
+        (pmf, emh, s0, s1, mass)
+    };
+    for w in [5000usize, 3 * (1 << 14) + 12_347] {
+        let (pmf, emh, s0, s1, mass) = run(w, 1);
+        // double-double references, from the top
+        let (mut r0, mut r1) = (Dd::default(), Dd::default());
+        let bound = (3.0 * w as f64 + 10.0) * crate::num::round::U;
+        for i in (0..w).rev() {
+            r0 = r0.add_f(pmf[i]);
+            r1 = r1.mul_f(emh).add_f(pmf[i]);
+            for (got, want) in [(s0[i], r0.to_f64()), (s1[i], r1.to_f64())] {
+                let rel = (got - want).abs() / want;
+                assert!(rel <= 1e-14 && rel <= bound, "w={w} i={i}: {got} vs {want}");
+            }
+        }
+        assert!((mass - r0.to_f64()).abs() <= 1e-14 * mass);
+        assert_eq!((s0[w], s1[w]), (0.0, 0.0));
+        let again = run(w, 3);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!((bits(&s0), bits(&s1)), (bits(&again.2), bits(&again.3)));
+        if w <= 1 << 14 {
+            // one chunk: the serial pass (Kahan on s0, the recursion on s1, the mass upwards)
+            let (mut n0, mut k, mut n1, mut m) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+            for i in (0..w).rev() {
+                let y = pmf[i] - k;
+                let t = n0 + y;
+                k = (t - n0) - y;
+                n0 = t;
+                n1 = pmf[i] + emh * n1;
+                assert_eq!(
+                    (s0[i].to_bits(), s1[i].to_bits()),
+                    (n0.to_bits(), n1.to_bits())
+                );
+            }
+            pmf.iter().for_each(|&x| m += x);
+            assert_eq!(mass.to_bits(), m.to_bits());
+        }
+    }
+}
