@@ -64,7 +64,10 @@ def naive_online(sig: np.ndarray) -> np.ndarray:
     return np.exp(la + suffix)
 
 
-def workloads(large: bool, dpsgd_steps: int = 100_000) -> list[tuple[str, int, Callable[[], object], Callable[[], object] | None]]:
+Workload = tuple[str, int, Callable[[], object], Callable[[], object] | None]
+
+
+def workloads(large: bool, dpsgd_steps: int = 100_000) -> list[Workload]:
     rng = np.random.default_rng(0)
     n = 20_000_000 if large else 4_000_000
     eps, r = rng.uniform(0, 10, n), 10 ** rng.uniform(-2, 1, n)

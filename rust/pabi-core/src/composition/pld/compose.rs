@@ -770,9 +770,11 @@ pub(super) fn suffix_sums(pmf: &[f64], s0: &mut [f64], s1: &mut [f64], emh: f64)
         let ids: [usize; LANES] = std::array::from_fn(|l| 1 + g as usize * LANES + l);
         let mut pad: Vec<f64> = Vec::new();
         let lens: [usize; LANES] = ids.map(|c| {
-            (c < chunks)
-                .then(|| ((c + 1) * SUFFIX_BLOCK).min(width) - c * SUFFIX_BLOCK)
-                .unwrap_or(0)
+            if c < chunks {
+                ((c + 1) * SUFFIX_BLOCK).min(width) - c * SUFFIX_BLOCK
+            } else {
+                0
+            }
         });
         let full = |c: usize| &pmf[c * SUFFIX_BLOCK..(c + 1) * SUFFIX_BLOCK];
         if lens.iter().any(|&len| len < SUFFIX_BLOCK) {
