@@ -481,7 +481,7 @@ pub(in crate::composition) fn compose_in(
     // spectra, with a rigorous per-bin bound B_k ≥ |acc_k − exact_k| (module doc of
     // fft.rs): a forward-FFT bound κ_N·‖x‖₁ per bin, tightened to the direct compensated
     // DFT bound where it matters, propagated through the powering and the products.
-    let (fwd, inv) = fft_plans(n);
+    let plans = fft_plans(n);
     let nc = n / 2 + 1;
     let kappa = fft_error_coeff(n);
     // the running product Â: the first part's powers are written into its own spectrum
@@ -491,8 +491,7 @@ pub(in crate::composition) fn compose_in(
     // zeroed per part
     let mut buf = buffers::any::<f64>(n);
     // one scratch for every transform (realfft's `process` would allocate one per call)
-    let mut scratch =
-        buffers::any::<Complex<f64>>(fwd.get_scratch_len().max(inv.get_scratch_len()));
+    let mut scratch = buffers::any::<Complex<f64>>(plans.scratch_len());
     // (every bin is written by the forward transform)
     let mut spec = buffers::any::<Complex<f64>>(nc);
     let mut infx_keep_log = 0.0;
@@ -507,8 +506,7 @@ pub(in crate::composition) fn compose_in(
         place(&mut buf, p)?;
         // ‖x‖₁ rounded up (all masses ≥ 0; a sub-probability up to round-off)
         let mass = up(crate::num::neumaier_sum(p.pmf.iter().copied()));
-        fwd.process_with_scratch(&mut buf, &mut spec, &mut scratch)
-            .map_err(|e| PabiError::internal(format!("FFT failed: {e}")))?;
+        plans.forward(&mut buf, &mut spec, &mut scratch)?;
         crate::interrupt::check()?;
         let tf = *t as f64;
         let eb_fft = kappa * mass;
@@ -561,13 +559,14 @@ pub(in crate::composition) fn compose_in(
             let cost = if sparse { 4 * nz.len() } else { m_sup };
             if (refine.len() as f64) * (cost as f64) <= 4e7 {
                 // dense: DFT_LANES bins per pass (the last group padded with its last bin)
+                // (`refine` holds positions in the spectrum's layout; the DFTs take bins)
                 let groups: Vec<[usize; DFT_LANES]> = refine
                     .chunks(DFT_LANES)
-                    .map(|g| std::array::from_fn(|l| g[l.min(g.len() - 1)]))
+                    .map(|g| std::array::from_fn(|l| plans.bin(g[l.min(g.len() - 1)])))
                     .collect();
                 let zs: Vec<Complex<f64>> = if sparse {
-                    run_chunks(refine.len() * cost, &refine, REFINE_CHUNK, |&k| {
-                        tw.direct_dft_sparse(&nz, k)
+                    run_chunks(refine.len() * cost, &refine, REFINE_CHUNK, |&p| {
+                        tw.direct_dft_sparse(&nz, plans.bin(p))
                     })
                 } else {
                     run_chunks(refine.len() * cost, &groups, 1, |&g| {
@@ -655,8 +654,7 @@ pub(in crate::composition) fn compose_in(
     crate::interrupt::check()?;
     // the inverse writes into `buf` (free after the last forward transform)
     let out = &mut buf;
-    inv.process_with_scratch(&mut acc, out, &mut scratch)
-        .map_err(|e| PabiError::internal(format!("FFT failed: {e}")))?;
+    plans.inverse(&mut acc, out, &mut scratch)?;
     crate::interrupt::check()?;
     let scale = 1.0 / n as f64;
     // read the window in grid order (exact values are ≥ 0: clipping negatives only helps)

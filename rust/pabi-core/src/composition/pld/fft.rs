@@ -40,6 +40,7 @@ use realfft::num_complex::Complex;
 use realfft::RealFftPlanner;
 
 use super::cache::Lru;
+use super::fft_split::{split_factor, SplitFft};
 
 /// Smallest even 2^a·3^b·5^c·7^d ≥ n (FFT-friendly length).
 pub(super) fn next_smooth(n: usize) -> usize {
@@ -93,6 +94,10 @@ pub(super) fn fft_error_coeff(n: usize) -> f64 {
     // any other factor (not produced by next_smooth): count a generic radix as log2(m)+1 levels
     if m > 1 {
         levels += (m as f64).log2().ceil() + 1.0;
+    }
+    // the split transform's twiddle stage (module doc of `fft_split`)
+    if split_factor(n).is_some() {
+        levels += 1.0;
     }
     let lam = 2.0 * (levels + 2.0) * 32.0 * U;
     lam / (1.0 - lam)
@@ -156,6 +161,28 @@ impl TwiddleTable {
         let t0 = (0..b).map(w).collect();
         let t1 = (0..nb).map(|r1| w(r1 * b)).collect();
         TwiddleTable { n, b, nb, t0, t1 }
+    }
+
+    /// Multiplies `row[k]` by e^{−2πi·step·k/N} (its conjugate with `conj`) for every k, the
+    /// twiddle being the product of the two table entries of r = step·k mod N, reduced exactly
+    /// and incrementally as in [`Self::direct_dft`] (the twiddle stage of `fft_split`).
+    pub(super) fn twist_row(&self, step: usize, row: &mut [Complex<f64>], conj: bool) {
+        let step = step % self.n;
+        let (s1, s0) = (step / self.b, step % self.b);
+        let (mut r1, mut r0) = (0usize, 0usize);
+        for z in row.iter_mut() {
+            let w = self.t1[r1] * self.t0[r0];
+            *z *= if conj { w.conj() } else { w };
+            r0 += s0;
+            r1 += s1;
+            if r0 >= self.b {
+                r0 -= self.b;
+                r1 += 1;
+            }
+            if r1 >= self.nb {
+                r1 -= self.nb;
+            }
+        }
     }
 
     /// Σ_j x_j e^{−2πi (j0 + j) k / N} with exact index arithmetic and Neumaier summation.
@@ -283,10 +310,73 @@ simd! {
     }
 }
 
-pub(super) type Plans = (
-    std::sync::Arc<dyn realfft::RealToComplex<f64>>,
-    std::sync::Arc<dyn realfft::ComplexToReal<f64>>,
-);
+/// The real FFT plans of one length: realfft's serial transforms, or the split transform that
+/// runs on the pool ([`split_factor`] decides, from the length alone).
+#[derive(Clone)]
+pub(super) enum Plans {
+    Serial(
+        std::sync::Arc<dyn realfft::RealToComplex<f64>>,
+        std::sync::Arc<dyn realfft::ComplexToReal<f64>>,
+    ),
+    Split(std::sync::Arc<SplitFft>),
+}
+
+impl Plans {
+    /// The bin (frequency index) held at position `p` of a spectrum of these plans: `p` for
+    /// realfft's natural order, the split transform's permutation otherwise.
+    pub(super) fn bin(&self, p: usize) -> usize {
+        match self {
+            Plans::Serial(..) => p,
+            Plans::Split(s) => s.bin(p),
+        }
+    }
+
+    /// Complex scratch elements the transforms need.
+    pub(super) fn scratch_len(&self) -> usize {
+        match self {
+            Plans::Serial(f, i) => f.get_scratch_len().max(i.get_scratch_len()),
+            Plans::Split(s) => s.scratch_len(),
+        }
+    }
+
+    /// The N/2 + 1 bins of the real signal `x` (length N; `x` may be overwritten), in the order
+    /// of [`Self::bin`].
+    pub(super) fn forward(
+        &self,
+        x: &mut [f64],
+        spec: &mut [Complex<f64>],
+        scratch: &mut [Complex<f64>],
+    ) -> crate::error::Result<()> {
+        match self {
+            Plans::Serial(f, _) => f
+                .process_with_scratch(x, spec, scratch)
+                .map_err(|e| crate::error::PabiError::internal(format!("FFT failed: {e}"))),
+            Plans::Split(s) => {
+                s.forward(x, spec, scratch);
+                Ok(())
+            }
+        }
+    }
+
+    /// The real signal (unnormalised) of the N/2 + 1 bins `spec` in the order of
+    /// [`Self::bin`] (overwritten; the imaginary parts at positions 0 and N/2 must be 0).
+    pub(super) fn inverse(
+        &self,
+        spec: &mut [Complex<f64>],
+        out: &mut [f64],
+        scratch: &mut [Complex<f64>],
+    ) -> crate::error::Result<()> {
+        match self {
+            Plans::Serial(_, i) => i
+                .process_with_scratch(spec, out, scratch)
+                .map_err(|e| crate::error::PabiError::internal(format!("FFT failed: {e}"))),
+            Plans::Split(s) => {
+                s.inverse(spec, out, scratch);
+                Ok(())
+            }
+        }
+    }
+}
 
 /// Bytes of FFT plans kept between calls (an [`Lru`] by estimated plan size): every length up
 /// to ≈ 1.4e6 is kept (the DP-SGD accountant's T = 1e5 at h = 1e-4 needs 714420), the least
@@ -294,9 +384,13 @@ pub(super) type Plans = (
 const PLAN_BYTES: usize = 128 << 20;
 
 /// Estimated bytes of the plans of length n: realfft's packing twiddles (n/4 complex) and the
-/// half-length complex FFT's twiddles (≈ n/2 complex), forward and inverse: ≈ 24·n.
+/// half-length complex FFT's twiddles (≈ n/2 complex), forward and inverse: ≈ 24·n; the split
+/// transform's tables.
 fn plan_bytes(e: &(usize, Plans)) -> usize {
-    24 * e.0
+    match &e.1 {
+        Plans::Serial(..) => 24 * e.0,
+        Plans::Split(s) => s.bytes(),
+    }
 }
 
 /// Per process (a child forked while another thread held the lock starts empty).
@@ -318,8 +412,13 @@ pub(super) fn fft_plans(n: usize) -> Plans {
             return plans;
         }
     }
-    let mut planner = RealFftPlanner::<f64>::new();
-    let plans: Plans = (planner.plan_fft_forward(n), planner.plan_fft_inverse(n));
+    let plans = match SplitFft::new(n) {
+        Some(s) => Plans::Split(std::sync::Arc::new(s)),
+        None => {
+            let mut planner = RealFftPlanner::<f64>::new();
+            Plans::Serial(planner.plan_fft_forward(n), planner.plan_fft_inverse(n))
+        }
+    };
     let mut c = lock();
     if !c.items().iter().any(|(m, _)| *m == n) {
         c.push((n, plans.clone()));

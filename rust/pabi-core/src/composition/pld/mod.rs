@@ -12,6 +12,7 @@
 //! - `profile.rs`: the PLD dominating a sampled symmetric privacy profile;
 //! - `compose.rs`: the window (Chernoff bounds) and the FFT composition [`compose`];
 //! - `fft.rs`: FFT lengths, plans, direct DFT bins and the round-off bound coefficients;
+//! - `fft_split.rs`: the real FFT of long compositions, split to run on every core;
 //! - `bracket.rs`: the [`Composition`] result and its (lower, estimate, upper) queries;
 //! - `buffers.rs`: the recycled working memory of the composition;
 //! - `cache.rs`: the cache of single-step subsampled-Gaussian PLDs (DP-SGD queries);
@@ -57,6 +58,7 @@ mod cache;
 mod compose;
 mod discretise;
 mod fft;
+mod fft_split;
 mod profile;
 mod queries;
 mod replace_one;

@@ -205,10 +205,22 @@ fn sparse_direct_dft_equals_dense() {
 #[test]
 fn fft_plans_are_kept_and_reused() {
     // the second call finds the plans of the first in the Lru (the same objects)
-    let (f1, i1) = super::fft::fft_plans(6006);
-    let (f2, i2) = super::fft::fft_plans(6006);
-    assert!(std::sync::Arc::ptr_eq(&f1, &f2) && std::sync::Arc::ptr_eq(&i1, &i2));
-    assert_eq!((f1.len(), i1.len()), (6006, 6006));
+    use super::fft::Plans;
+    for n in [6006, 98_304] {
+        match (super::fft::fft_plans(n), super::fft::fft_plans(n)) {
+            (Plans::Serial(f1, i1), Plans::Serial(f2, i2)) => {
+                assert!(n < 65_536);
+                assert!(std::sync::Arc::ptr_eq(&f1, &f2) && std::sync::Arc::ptr_eq(&i1, &i2));
+                assert_eq!((f1.len(), i1.len()), (n, n));
+            }
+            (Plans::Split(s1), Plans::Split(s2)) => {
+                assert!(n >= 65_536);
+                assert!(std::sync::Arc::ptr_eq(&s1, &s2));
+                assert_eq!(s1.len(), n);
+            }
+            _ => panic!("n={n}: plans of two kinds"),
+        }
+    }
 }
 
 #[test]
