@@ -206,15 +206,15 @@ fn sparse_direct_dft_equals_dense() {
 fn fft_plans_are_kept_and_reused() {
     // the second call finds the plans of the first in the Lru (the same objects)
     use super::fft::Plans;
-    for n in [6006, 98_304] {
+    for n in [6006, 1 << 20] {
         match (super::fft::fft_plans(n), super::fft::fft_plans(n)) {
             (Plans::Serial(f1, i1), Plans::Serial(f2, i2)) => {
-                assert!(n < 65_536);
+                assert!(n < super::fft_split::SPLIT_MIN);
                 assert!(std::sync::Arc::ptr_eq(&f1, &f2) && std::sync::Arc::ptr_eq(&i1, &i2));
                 assert_eq!((f1.len(), i1.len()), (n, n));
             }
             (Plans::Split(s1), Plans::Split(s2)) => {
-                assert!(n >= 65_536);
+                assert!(n >= super::fft_split::SPLIT_MIN);
                 assert!(std::sync::Arc::ptr_eq(&s1, &s2));
                 assert_eq!(s1.len(), n);
             }
