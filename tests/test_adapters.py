@@ -165,9 +165,9 @@ def test_state_dict_round_trip_and_mismatch():
         (dict(KW, lr=0.0), "lr"),
         (dict(KW, lr=2.0, smoothness=2.0), "lr"),  # lr > 2/(beta + rho): the bound is false
         (dict(KW, ordering="random_stop"), "ordering must be one of"),
-        (dict(KW, ordering="fixed"), "needs index"),
-        (dict(KW, ordering="fixed", index=101), r"index must be an integer in \[1, 100\]"),
-        (dict(KW, index=3), "index only applies"),
+        (dict(KW, ordering="fixed"), "index must be given with ordering='fixed'"),
+        (dict(KW, ordering="fixed", index=101), r"index must be an integer in 1..=steps \(steps = 100\)"),
+        (dict(KW, index=3), "index must be None with ordering='shuffled'"),
         (dict(KW, noise="cauchy"), "noise must be one of"),
         (dict(KW, grid_step=0.0), "grid_step must be > 0"),
         (dict(KW, eps_max=-1.0), "eps_max must be > 0"),

@@ -43,20 +43,13 @@ def epoch_config(*, noise: str, noise_scale: float, max_grad_norm: float, lr: fl
     accountant's and :func:`pabi.adapters.dp_accounting.pnsgd_epoch_pld`'s, one wording): the
     keyword arguments of :func:`pabi.pnsgd_delta` (scalars as Python numbers), the grid step and
     ``eps_max``. ``ordering`` one of ``orderings`` (``why`` says why others are not; None: any
-    that :func:`pabi.pnsgd_delta` takes); ``index``
-    given exactly for ``"fixed"`` (optional for ``"random_stop"``), in [1, steps]; every range
-    as :func:`pabi.pnsgd_delta` checks it (DomainError naming the parameter)."""
+    that :func:`pabi.pnsgd_delta` takes); ``index`` and every range as :func:`pabi.pnsgd_delta`
+    checks them (one checker, in the core: DomainError naming the parameter)."""
     from .. import pnsgd_delta
 
     if orderings is not None:
         choice("ordering", ordering, orderings, why)
-    if ordering == "fixed" and index is None:
-        raise ValueError("ordering='fixed' needs index, the 1-based position of the protected record")
-    if ordering == "shuffled" and index is not None:
-        raise ValueError("index only applies to ordering='fixed'")
     steps = int_scalar("steps", steps, lo=1)
-    if index is not None:
-        index = int_scalar("index", index, lo=1, hi=steps)
     cfg: dict[str, Any] = dict(
         noise=noise, noise_scale=real_scalar("noise_scale", noise_scale),
         max_grad_norm=real_scalar("max_grad_norm", max_grad_norm), lr=real_scalar("lr", lr),
@@ -70,7 +63,11 @@ def epoch_config(*, noise: str, noise_scale: float, max_grad_norm: float, lr: fl
         eps_max = real_scalar("eps_max", eps_max)
         if not (eps_max > 0 and math.isfinite(eps_max)):
             raise domain_error("eps_max", "> 0 and finite", eps_max)
-    pnsgd_delta(1.0, **cfg)  # validates noise and every parameter's range (DomainError naming it)
+    # validates noise, every parameter's range and the index rule (the core's one checker:
+    # DomainError naming the parameter)
+    pnsgd_delta(1.0, **cfg)
+    if index is not None:
+        cfg["index"] = int(real_scalar("index", index))  # an integer in [1, steps], checked above
     return cfg, h, eps_max
 
 
