@@ -163,16 +163,19 @@ impl TwiddleTable {
         TwiddleTable { n, b, nb, t0, t1 }
     }
 
-    /// Multiplies `row[k]` by e^{−2πi·step·k/N} (its conjugate with `conj`) for every k, the
-    /// twiddle being the product of the two table entries of r = step·k mod N, reduced exactly
-    /// and incrementally as in [`Self::direct_dft`] (the twiddle stage of `fft_split`).
-    pub(super) fn twist_row(&self, step: usize, row: &mut [Complex<f64>], conj: bool) {
+    /// The twiddles e^{−2πi·(r + step·k)/N}, k = 0, 1, …: each the product of the two table
+    /// entries of (r + step·k) mod N, the index reduced exactly and incrementally.
+    pub(super) fn twiddles(
+        &self,
+        r: usize,
+        step: usize,
+    ) -> impl Iterator<Item = Complex<f64>> + '_ {
+        let r = r % self.n;
         let step = step % self.n;
         let (s1, s0) = (step / self.b, step % self.b);
-        let (mut r1, mut r0) = (0usize, 0usize);
-        for z in row.iter_mut() {
+        let (mut r1, mut r0) = (r / self.b, r % self.b);
+        std::iter::from_fn(move || {
             let w = self.t1[r1] * self.t0[r0];
-            *z *= if conj { w.conj() } else { w };
             r0 += s0;
             r1 += s1;
             if r0 >= self.b {
@@ -182,7 +185,8 @@ impl TwiddleTable {
             if r1 >= self.nb {
                 r1 -= self.nb;
             }
-        }
+            Some(w)
+        })
     }
 
     /// Σ_j x_j e^{−2πi (j0 + j) k / N} with exact index arithmetic and Neumaier summation.
@@ -190,26 +194,12 @@ impl TwiddleTable {
     /// (their tests compare bit for bit).
     #[cfg(test)]
     pub(super) fn direct_dft(&self, xs: &[f64], j0: i64, k: usize) -> Complex<f64> {
-        let n = self.n as i128;
-        let r = ((j0 as i128) * (k as i128)).rem_euclid(n) as usize;
-        let (mut r1, mut r0) = (r / self.b, r % self.b);
-        let step = k % self.n;
-        let (s1, s0) = (step / self.b, step % self.b);
+        let r = ((j0 as i128) * (k as i128)).rem_euclid(self.n as i128) as usize;
         let (mut re, mut im) = (Neumaier::default(), Neumaier::default());
-        for &x in xs {
+        for (&x, w) in xs.iter().zip(self.twiddles(r, k)) {
             if x != 0.0 {
-                let w = self.t1[r1] * self.t0[r0];
                 re.add(x * w.re);
                 im.add(x * w.im);
-            }
-            r0 += s0;
-            r1 += s1;
-            if r0 >= self.b {
-                r0 -= self.b;
-                r1 += 1;
-            }
-            if r1 >= self.nb {
-                r1 -= self.nb;
             }
         }
         Complex::new(re.value(), im.value())
@@ -348,9 +338,7 @@ impl Plans {
         scratch: &mut [Complex<f64>],
     ) -> crate::error::Result<()> {
         match self {
-            Plans::Serial(f, _) => f
-                .process_with_scratch(x, spec, scratch)
-                .map_err(|e| crate::error::PabiError::internal(format!("FFT failed: {e}"))),
+            Plans::Serial(f, _) => f.process_with_scratch(x, spec, scratch).map_err(failed),
             Plans::Split(s) => {
                 s.forward(x, spec, scratch);
                 Ok(())
@@ -367,15 +355,18 @@ impl Plans {
         scratch: &mut [Complex<f64>],
     ) -> crate::error::Result<()> {
         match self {
-            Plans::Serial(_, i) => i
-                .process_with_scratch(spec, out, scratch)
-                .map_err(|e| crate::error::PabiError::internal(format!("FFT failed: {e}"))),
+            Plans::Serial(_, i) => i.process_with_scratch(spec, out, scratch).map_err(failed),
             Plans::Split(s) => {
                 s.inverse(spec, out, scratch);
                 Ok(())
             }
         }
     }
+}
+
+/// A realfft error (a buffer of the wrong length: a bug) as an internal error.
+fn failed(e: realfft::FftError) -> crate::error::PabiError {
+    crate::error::PabiError::internal(format!("FFT failed: {e}"))
 }
 
 /// Bytes of FFT plans kept between calls (an [`Lru`] by estimated plan size): every length up

@@ -115,7 +115,7 @@ pub(super) struct SplitFft {
     inv1: Arc<dyn Fft<f64>>,
     inv2: Arc<dyn Fft<f64>>,
     /// the twiddles of step 2, row j2 (length M1) at j2·M1: the products of the two-level
-    /// table's entries ([`TwiddleTable::twist_row`] applied to ones)
+    /// table's entries ([`TwiddleTable::twiddles`])
     twid: Vec<C>,
     /// realfft's (halved) packing twiddle of each pair's lower bin a, at a's position
     twp: Vec<C>,
@@ -132,11 +132,13 @@ impl SplitFft {
         let (m1, m2) = halves(n)?;
         let mut planner = FftPlanner::<f64>::new();
         let tw = TwiddleTable::new(m1 * m2);
-        let mut twid = vec![C::new(1.0, 0.0); m1 * m2];
+        let mut twid = vec![C::new(0.0, 0.0); m1 * m2];
         on_pool(|| {
-            twid.par_chunks_mut(m1)
-                .enumerate()
-                .for_each(|(j2, row)| tw.twist_row(j2, row, false))
+            twid.par_chunks_mut(m1).enumerate().for_each(|(j2, row)| {
+                row.iter_mut()
+                    .zip(tw.twiddles(0, j2))
+                    .for_each(|(z, w)| *z = w)
+            })
         });
         Some(SplitFft {
             n,
@@ -287,29 +289,31 @@ fn pack_table(n: usize, m1: usize) -> Vec<C> {
     t
 }
 
-/// realfft's forward packing of one pair: `out` at bin a, `out_rev` at bin M − a (a < M − a),
-/// `twiddle` = e^{−2πia/N}/2; the same operations as `RealToComplexEven::process_with_scratch`.
+/// The part that realfft's forward and inverse packings of a pair share: the sum and the
+/// difference of the pair's values, and the real and imaginary parts of the twiddled terms.
 #[inline(always)]
-fn pair_forward(out: &mut C, out_rev: &mut C, twiddle: C) {
-    let sum = *out + *out_rev;
-    let diff = *out - *out_rev;
-    let half = 0.5;
+fn twiddled(a: C, b: C, twiddle: C) -> (C, C, f64, f64) {
+    let sum = a + b;
+    let diff = a - b;
     let twiddled_re_sum = sum * twiddle.re;
     let twiddled_im_sum = sum * twiddle.im;
     let twiddled_re_diff = diff * twiddle.re;
     let twiddled_im_diff = diff * twiddle.im;
-    let half_sum_re = half * sum.re;
-    let half_diff_im = half * diff.im;
     let output_twiddled_real = twiddled_re_sum.im + twiddled_im_diff.re;
     let output_twiddled_im = twiddled_im_sum.im - twiddled_re_diff.re;
-    *out = C::new(
-        half_sum_re + output_twiddled_real,
-        half_diff_im + output_twiddled_im,
-    );
-    *out_rev = C::new(
-        half_sum_re - output_twiddled_real,
-        output_twiddled_im - half_diff_im,
-    );
+    (sum, diff, output_twiddled_real, output_twiddled_im)
+}
+
+/// realfft's forward packing of one pair: `out` at bin a, `out_rev` at bin M − a (a < M − a),
+/// `twiddle` = e^{−2πia/N}/2; the same operations as `RealToComplexEven::process_with_scratch`.
+#[inline(always)]
+fn pair_forward(out: &mut C, out_rev: &mut C, twiddle: C) {
+    let (sum, diff, real, im) = twiddled(*out, *out_rev, twiddle);
+    let half = 0.5;
+    let half_sum_re = half * sum.re;
+    let half_diff_im = half * diff.im;
+    *out = C::new(half_sum_re + real, half_diff_im + im);
+    *out_rev = C::new(half_sum_re - real, im - half_diff_im);
 }
 
 /// realfft's forward packing of bins 0 and M (from the complex FFT's bin 0).
@@ -339,16 +343,9 @@ fn center_inverse(c: &mut C) {
 #[inline(always)]
 fn pair_inverse(fft_input: &mut C, fft_input_rev: &mut C, half: C) {
     let twiddle = C::new(2.0 * half.re, 2.0 * half.im).conj();
-    let sum = *fft_input + *fft_input_rev;
-    let diff = *fft_input - *fft_input_rev;
-    let twiddled_re_sum = sum * twiddle.re;
-    let twiddled_im_sum = sum * twiddle.im;
-    let twiddled_re_diff = diff * twiddle.re;
-    let twiddled_im_diff = diff * twiddle.im;
-    let output_twiddled_real = twiddled_re_sum.im + twiddled_im_diff.re;
-    let output_twiddled_im = twiddled_im_sum.im - twiddled_re_diff.re;
-    *fft_input = C::new(sum.re - output_twiddled_real, diff.im - output_twiddled_im);
-    *fft_input_rev = C::new(sum.re + output_twiddled_real, -output_twiddled_im - diff.im);
+    let (sum, diff, real, im) = twiddled(*fft_input, *fft_input_rev, twiddle);
+    *fft_input = C::new(sum.re - real, diff.im - im);
+    *fft_input_rev = C::new(sum.re + real, -im - diff.im);
 }
 
 /// realfft's packing pass on `spec` (M + 1 bins, position p = k1·M2 + k2 holding bin
