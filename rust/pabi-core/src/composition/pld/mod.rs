@@ -13,6 +13,7 @@
 //! - `compose.rs`: the window (Chernoff bounds) and the FFT composition [`compose`];
 //! - `fft.rs`: FFT lengths, plans, direct DFT bins and the round-off bound coefficients;
 //! - `fft_split.rs`: the real FFT of long compositions, split to run on every core;
+//! - `suffix.rs`: the suffix sums behind the queries, in chunks on the pool;
 //! - `bracket.rs`: the [`Composition`] result and its (lower, estimate, upper) queries;
 //! - `buffers.rs`: the recycled working memory of the composition;
 //! - `cache.rs`: the cache of single-step subsampled-Gaussian PLDs (DP-SGD queries);
@@ -62,6 +63,7 @@ mod fft_split;
 mod profile;
 mod queries;
 mod replace_one;
+mod suffix;
 mod symmetrise;
 #[cfg(test)]
 mod tests;

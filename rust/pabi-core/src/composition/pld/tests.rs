@@ -437,7 +437,7 @@ fn upper_epsilon_is_the_composed_one() {
 /// window gets exactly the serial pass's bits; no bit depends on the thread count.
 #[test]
 fn chunked_suffix_sums_match_the_serial_recursions() {
-    use super::compose::suffix_sums;
+    use super::suffix::suffix_sums;
     use crate::num::dd::Dd;
     let run = |w: usize, threads: usize| {
         let pmf: Vec<f64> = (0..w)
