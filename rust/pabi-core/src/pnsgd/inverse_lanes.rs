@@ -10,7 +10,7 @@ use crate::num::round::rel_dn;
 use crate::theta;
 use crate::vmath;
 
-use super::ab_factors::{factors_block, Fac};
+use super::ab_factors::factors_block;
 use super::at;
 use super::inverse::{meets_with, no_epsilon, no_sigma, LOG_TARGET};
 use super::orders::finish_value;
@@ -157,18 +157,25 @@ impl Certs {
     }
 }
 
-/// ln(δ/target) at the query and the certificate margin 2η (NaN, NaN: not guided): see the
+/// Whether a lane's search is guided (section doc): Gaussian noise, the value orders, normal
+/// targets. There [`meets_with`]'s verdict is δ ≤ target with δ = [`finish_value`] (no log
+/// space, no precise fixed-order path), so the solver forms δ once for both.
+#[inline(always)]
+fn guided(l: &Lane) -> bool {
+    l.e.order != Order::Fixed && l.e.noise != Noise::Laplace && l.t >= GUIDE_MIN_TARGET
+}
+
+// (guided targets are never log-space targets)
+const _: () = assert!(GUIDE_MIN_TARGET >= LOG_TARGET);
+
+/// ln(δ/target) at a guided lane's query, of its δ `d`, and the certificate margin 2η: see the
 /// section doc.
 #[inline(always)]
-fn guide_value(l: &Lane, f: &Fac) -> (f64, f64) {
-    if l.e.order == Order::Fixed || l.e.noise == Noise::Laplace || l.t < GUIDE_MIN_TARGET {
-        return (f64::NAN, f64::NAN);
-    }
+fn guide_value(l: &Lane, d: f64) -> (f64, f64) {
     // the evaluation error at the given doubles (section doc): θ's outward margin 2^-46 and
     // the orders' few roundings
     const ETA: f64 = 1e-13;
-    let v = vmath::ln(finish_value(&l.e, f)) - vmath::ln(l.t);
-    (v, 2.0 * ETA)
+    (vmath::ln(d) - vmath::ln(l.t), 2.0 * ETA)
 }
 
 /// One element's search state.
@@ -531,14 +538,27 @@ pub(super) fn solve_lanes(
                 let fk = f.get(k);
                 #[cfg(test)]
                 EVALS.with(|c| c.set(c.get() + 1));
-                let ok = meets_with(&l.e, &fk, x[k], s[k], rb[k], l.t, l.lt);
+                let g = guided(l);
+                let (ok, d) = if g {
+                    let d = finish_value(&l.e, &fk);
+                    (d <= l.t, d)
+                } else {
+                    (
+                        meets_with(&l.e, &fk, x[k], s[k], rb[k], l.t, l.lt),
+                        f64::NAN,
+                    )
+                };
                 if matches!(
                     l.phase,
                     Phase::Start | Phase::One | Phase::Down | Phase::Up | Phase::Guide
                 ) {
                     // (the bisection needs no values)
                     l.v_prev = l.v;
-                    (l.v, l.mu) = guide_value(l, &fk);
+                    (l.v, l.mu) = if g {
+                        guide_value(l, d)
+                    } else {
+                        (f64::NAN, f64::NAN)
+                    };
                 }
                 if let Some(r) = l.advance(kind, ok) {
                     let j = l.j;

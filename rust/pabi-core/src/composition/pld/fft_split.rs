@@ -2,18 +2,23 @@
 //!
 //! realfft computes a real FFT of even length N = 2M as one complex FFT of length M (of the
 //! pairs z_j = x_{2j} + i·x_{2j+1}) followed by a packing pass that combines bins k and M − k;
-//! the inverse runs the packing backwards, then the complex inverse FFT. Both passes here are
-//! realfft's, operation for operation (the same twiddles, the same expressions), run in chunks
-//! on the pool. The complex FFT of length M = M1·M2 is computed in four steps (Bailey's
-//! "four-step" FFT, i.e. one Cooley–Tukey split), each of them in row blocks on the pool:
+//! the inverse runs the packing backwards, then the complex inverse FFT. The packing here is
+//! realfft's, operation for operation (the same twiddles, the same expressions), taken a pair of
+//! rows at a time on the pool. The complex FFT of length M = M1·M2 is computed in four steps
+//! (Bailey's "four-step" FFT, i.e. one Cooley–Tukey split), in blocks on the pool:
 //!
 //! 1. the M2 columns j2 of the M1 × M2 input (x_{j1·M2 + j2}) are gathered into rows and
 //!    transformed with rustfft's length-M1 FFT, giving Y[j2][k1];
-//! 2. Y[j2][k1] is multiplied by the twiddle ω_M^{j2·k1} (ω_M = e^{∓2πi/M}), with exact index
-//!    reduction j2·k1 mod M and the two-level table of [`TwiddleTable`];
-//! 3. the M1 columns k1 of Y are gathered into rows and transformed with the length-M2 FFT,
-//!    giving X_{k1 + M1·k2} at row k1, column k2;
-//! 4. a transpose writes X in natural order.
+//! 2. Y[j2][k1] is multiplied by the twiddle ω_M^{j2·k1} (ω_M = e^{−2πi/M}), a cached product
+//!    of two entries of [`TwiddleTable`] (exact index reduction j2·k1 mod M), and scattered
+//!    back as column j2 of the output (the column pass);
+//! 3. each row k1 of the output is transformed in place with the length-M2 FFT (the row
+//!    pass), giving X_{k1 + M1·k2} at position k1·M2 + k2.
+//!
+//! The spectrum is left in that order ([`SplitFft::bin`]) instead of being transposed back:
+//! the composition's per-bin steps do not depend on where a bin sits. The inverse runs the
+//! steps backwards (row pass, conjugate twiddles, column pass writing the signal in natural
+//! order).
 //!
 //! Every row is transformed by the same plan, whichever worker takes its block, so the value
 //! depends on N only, never on the thread count.
@@ -26,7 +31,7 @@
 //! That stage forms fl(w̃·y) with w̃ the product of two table entries, each within 11u of its
 //! exact value, so |w̃ − w| ≤ 22u + u² + √2γ₂(1 + 11u)² ≤ 25.9u, and
 //! |fl(w̃·y) − w·y| ≤ (25.9u + √2γ₂(1 + 25.9u))|y| ≤ 28.8u·|y|: within the per-level η = 32u of
-//! the bound. The gathers and the transpose are exact. So `fft_error_coeff` counts one level
+//! the bound. The gathers and scatters are exact. So `fft_error_coeff` counts one level
 //! more for the lengths that take this path ([`split_factor`]).
 
 use std::sync::Arc;
@@ -192,7 +197,7 @@ impl SplitFft {
             self.m1,
             &self.twp,
             pair_forward,
-            |c| c.im = -c.im,
+            center_forward,
             ends_forward,
         );
     }
@@ -323,6 +328,11 @@ fn ends_forward(first: &mut C, last: &mut C) {
     *last = C::new(v.re - v.im, 0.0);
 }
 
+/// realfft's forward packing of the center bin M/2 (even M).
+fn center_forward(c: &mut C) {
+    c.im = -c.im;
+}
+
 /// realfft's inverse preprocessing of bins 0 and M (imaginary parts taken as 0).
 fn ends_inverse(first: &mut C, last: &mut C) {
     first.im = 0.0;
@@ -426,9 +436,8 @@ fn pack(
 
 /// Writes into one slice from several tasks at once, at indices that the callers partition
 /// between the tasks (each index written by one task only, nothing read while they run): the
-/// column blocks of [`SplitFft::columns`] and the row blocks of [`SplitFft::rows_out`] write
-/// interleaved, disjoint index sets that no safe slice split can express. Every write is
-/// bounds-checked.
+/// column blocks of [`SplitFft::columns`] write interleaved, disjoint index sets (whole
+/// columns) that no safe slice split can express. Every write is bounds-checked.
 #[derive(Clone, Copy)]
 struct Scatter<'a, T> {
     ptr: *mut T,
@@ -610,6 +619,52 @@ mod tests {
         }
     }
 
+    /// The split transform's claimed bound against an independent, more accurate computation:
+    /// on the lengths that take it (κ_N with the twiddle stage's level), sampled bins of the
+    /// spectrum within κ_N·‖x‖₁ of the compensated direct DFT (exact index reduction, Neumaier
+    /// sums; its own bound `direct_dft_coeff` added), in an even×even and an even×odd split.
+    #[test]
+    fn split_fft_within_its_bound_of_the_direct_dft() {
+        use super::super::fft::{direct_dft_coeff, fft_error_coeff};
+        for n in [SPLIT_MIN, 1_058_400] {
+            let s = SplitFft::new(n).unwrap();
+            let (m, m1, m2) = (n / 2, s.m1, s.m2);
+            assert!((m1 % 2, m2 % 2) == (0, 0) || (m1 % 2, m2 % 2) == (0, 1));
+            let x = signal(n);
+            let l1: f64 = x.iter().sum();
+            let mut got = vec![C::new(0.0, 0.0); m + 1];
+            s.forward(&x, &mut got, &mut []);
+            let tw = TwiddleTable::new(n);
+            let pos = |k: usize| if k == m { m } else { (k % m1) * m2 + k / m1 };
+            let kappa = fft_error_coeff(n);
+            let mut worst = 0.0f64;
+            for k in [
+                0,
+                1,
+                2,
+                3,
+                7,
+                40,
+                m1 - 1,
+                m1,
+                m1 + 1,
+                m / 3,
+                m / 2,
+                m - 1,
+                m,
+            ] {
+                assert_eq!(s.bin(pos(k)), k);
+                let want = tw.direct_dft(&x, 0, k);
+                let err = (got[pos(k)] - want).norm();
+                let bound =
+                    (kappa + direct_dft_coeff(n)) * l1 + 4.0 * crate::num::round::U * want.norm();
+                assert!(err <= bound, "n={n} k={k}: {err:e} > {bound:e}");
+                worst = worst.max(err / (kappa * l1));
+            }
+            eprintln!("n={n}: worst error {worst:.2e} of the bound");
+        }
+    }
+
     /// The packing pass is realfft's bit for bit: in natural order (M1 = 1) with rustfft's own
     /// complex FFT of length M in between, the result is realfft's, forward and inverse; in
     /// every split layout (even and odd M1 and M2) it is the natural-order pass, permuted.
@@ -628,14 +683,7 @@ mod tests {
             inner.process(&mut got);
             got.push(C::new(0.0, 0.0));
             let t1 = pack_table(n, 1);
-            pack(
-                &mut got,
-                1,
-                &t1,
-                pair_forward,
-                |c| c.im = -c.im,
-                ends_forward,
-            );
+            pack(&mut got, 1, &t1, pair_forward, center_forward, ends_forward);
             assert_eq!(bits(&got), bits(&want), "forward n={n}");
             // inverse preprocessing + rustfft inverse = realfft's inverse
             let mut spec = want.clone();
@@ -676,15 +724,8 @@ mod tests {
                     pack(&mut a, 1, &t1, pair_inverse, center_inverse, ends_inverse);
                     pack(&mut b, m1, &tp, pair_inverse, center_inverse, ends_inverse);
                 } else {
-                    pack(&mut a, 1, &t1, pair_forward, |c| c.im = -c.im, ends_forward);
-                    pack(
-                        &mut b,
-                        m1,
-                        &tp,
-                        pair_forward,
-                        |c| c.im = -c.im,
-                        ends_forward,
-                    );
+                    pack(&mut a, 1, &t1, pair_forward, center_forward, ends_forward);
+                    pack(&mut b, m1, &tp, pair_forward, center_forward, ends_forward);
                 }
                 let want: Vec<C> = (0..=m)
                     .map(|p| a[(0..=m).find(|&k| pos(k) == p).unwrap()])
@@ -692,60 +733,5 @@ mod tests {
                 assert_eq!(bits(&b), bits(&want), "m1={m1} m2={m2} inverse={inverse}");
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod timing {
-    use super::*;
-
-    fn best(reps: usize, mut f: impl FnMut()) -> f64 {
-        (0..reps)
-            .map(|_| {
-                let t = std::time::Instant::now();
-                f();
-                t.elapsed().as_secs_f64() * 1e3
-            })
-            .fold(f64::INFINITY, f64::min)
-    }
-
-    /// `cargo test --profile fastrel -p pabi-core --lib time_split -- --ignored --nocapture`
-    #[test]
-    #[ignore]
-    fn time_split_vs_realfft() {
-        let n: usize = std::env::var("N")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(714_420);
-        let x: Vec<f64> = (0..n).map(|i| ((i * 7919) % 1000) as f64 * 1e-9).collect();
-        let s = SplitFft::of(n).unwrap();
-        let mut planner = realfft::RealFftPlanner::<f64>::new();
-        let f = planner.plan_fft_forward(n);
-        let iv = planner.plan_fft_inverse(n);
-        let mut out = f.make_output_vec();
-        let mut scr = f.make_scratch_vec();
-        let mut buf = x.clone();
-        let mut back = vec![0.0; n];
-        let prev = crate::driver::num_threads();
-        for threads in [1usize, 2] {
-            crate::driver::set_num_threads(threads).unwrap();
-            let a = best(100, || {
-                buf.copy_from_slice(&x);
-                f.process_with_scratch(&mut buf, &mut out, &mut scr)
-                    .unwrap();
-            });
-            let ai = best(100, || {
-                out[0].im = 0.0;
-                out[n / 2].im = 0.0;
-                iv.process_with_scratch(&mut out, &mut back, &mut scr)
-                    .unwrap();
-            });
-            let b = best(100, || s.forward(&x, &mut out, &mut []));
-            let bi = best(100, || s.inverse(&mut out, &mut back, &mut []));
-            eprintln!(
-                "threads {threads}: realfft fwd {a:.2} inv {ai:.2} ms; split fwd {b:.2} inv {bi:.2} ms"
-            );
-        }
-        crate::driver::set_num_threads(prev).unwrap();
     }
 }
