@@ -442,18 +442,17 @@ pub fn one_minus_exp_prod(y: f64, sign: f64) -> f64 {
 /// 1 ulp), rounded up, in [0, 1]: [`up`] of the exp (≥ e^v as 2^-46 exceeds the exp's error),
 /// capped at 1; 0 at −∞; [`TINY`] below −746, where e^v < 2^-1075 rounds to 0 and `up(0)` =
 /// TINY (the constant: no arithmetic on subnormals, which is slow). 1 at v = 0 exactly.
+///
+/// Written as selects, not branches, so that loops over it vectorize (the cap at 1 changes
+/// nothing below v = −708, where e^v < 1e-307; a NaN gives 1, as `f64::min` does).
 #[inline(always)]
 pub fn prob_up(v: f64) -> f64 {
+    let u = up(super::vmath::exp(v)).min(1.0);
+    let u = if v < -746.0 { TINY } else { u };
     if v == f64::NEG_INFINITY {
         0.0
-    } else if v < -708.0 {
-        if v < -746.0 {
-            TINY
-        } else {
-            up(super::vmath::exp(v))
-        }
     } else {
-        up(super::vmath::exp(v)).min(1.0)
+        u
     }
 }
 

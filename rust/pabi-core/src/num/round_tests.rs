@@ -469,3 +469,48 @@ fn div_up_lanes_is_div_up_where_it_says_so() {
     assert!(checked > 50_000);
     assert_eq!(div_up_lanes(1.0, 3.0), (div_up(1.0, 3.0), true));
 }
+
+/// `prob_up` as selects (so that its loops vectorize) has the bits of the branching form it
+/// replaced, at the branch points and across the range (NaN included).
+#[test]
+fn prob_up_selects_equal_the_branches() {
+    fn branches(v: f64) -> f64 {
+        if v == f64::NEG_INFINITY {
+            0.0
+        } else if v < -708.0 {
+            if v < -746.0 {
+                TINY
+            } else {
+                up(super::super::vmath::exp(v))
+            }
+        } else {
+            up(super::super::vmath::exp(v)).min(1.0)
+        }
+    }
+    let mut xs = vec![
+        f64::NEG_INFINITY,
+        -f64::MAX,
+        -1e300,
+        -746.0,
+        -708.0,
+        -745.9,
+        -0.0,
+        0.0,
+        1e-300,
+        0.5,
+        1.0,
+        710.0,
+        f64::INFINITY,
+        f64::NAN,
+    ];
+    for &b in &[-746.0_f64, -708.0, 0.0] {
+        xs.extend([b.next_down(), b.next_up()]);
+    }
+    let mut rng = crate::num::test_rng::XorShift::with_seed(7);
+    for _ in 0..100_000 {
+        xs.push(-800.0 * rng.next_f64());
+    }
+    for v in xs {
+        assert_eq!(prob_up(v).to_bits(), branches(v).to_bits(), "v = {v:e}");
+    }
+}

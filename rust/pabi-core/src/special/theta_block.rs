@@ -201,10 +201,18 @@ fn block_full<F: Finish, const W: usize>(
     for j in 0..BLOCK {
         p.set(j, pre(eps[j], r[j], clamp_a, comp_below));
     }
-    // Polynomial pass, k outer so that W lanes (several registers) run in parallel.
+    // Polynomial pass, k outer so that W lanes (several registers) run in parallel. In the
+    // complements' kernels (`comp_below` = 0, a constant after inlining) a lane with a < −1
+    // takes the complement form from `erfcx_pos` ([`comp_near`] is false there) and reads
+    // neither u nor v, so a group of W such lanes (large r) skips the pass. (Not a < 0: ln(1 − θ)
+    // takes the divided-difference θ for a ∈ [−1, 0) where θ ≤ ½. θ and ln θ do not test:
+    // measured, the test cost more there than the rare skips saved.)
     let (mut u, mut v) = ([0.0_f64; BLOCK], [0.0_f64; BLOCK]);
     for h in 0..BLOCK / W {
         let s = h * W;
+        if comp_below >= 0.0 && p.a[s..s + W].iter().all(|&a| a < -1.0) {
+            continue;
+        }
         poly_pass::<W>(
             &p.sa[s..s + W],
             &p.sb[s..s + W],

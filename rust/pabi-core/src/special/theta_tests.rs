@@ -65,6 +65,58 @@ fn block_equals_scalar_bitwise() {
     }
 }
 
+/// Whole blocks whose lanes all sit in one band of a = ε/r − r/2 (the complements' kernels skip
+/// the polynomial pass for groups with every a < −1, and ln(1 − θ) reads it for a ∈ [−1, 0)):
+/// block and scalar paths bitwise equal in every band, and across band edges.
+#[test]
+fn block_equals_scalar_on_uniform_bands() {
+    let mut rng = XorShift::with_seed(11);
+    let mut rnd = || rng.next_f64();
+    let bands = [
+        (-1.0, 0.0),
+        (-1.0, -0.999),
+        (-8.0, -1.0),
+        (-1.0001, -0.9999),
+        (-40.0, -8.0),
+        (0.0, 1.0),
+    ];
+    type Pair = (fn(&[f64], &[f64], &mut [f64]), fn(f64, f64) -> f64);
+    let pairs: [Pair; 4] = [
+        (theta_block, theta),
+        (log_theta_block, log_theta),
+        (theta_complement_block, theta_complement),
+        (log_theta_complement_block, log_theta_complement),
+    ];
+    for &(lo, hi) in &bands {
+        // r ∈ [2|lo| + 0.1, 2|lo| + 20] so that ε = r(a + r/2) ≥ 0 for every a of the band
+        let (mut eps, mut r) = (vec![0.0; 4 * BLOCK], vec![0.0; 4 * BLOCK]);
+        for i in 0..4 * BLOCK {
+            let a: f64 = lo + (hi - lo) * rnd();
+            r[i] = 2.0 * lo.abs() + 0.1 + 19.9 * rnd();
+            eps[i] = (r[i] * (a + 0.5 * r[i])).max(0.0);
+        }
+        for (blk, sc) in pairs {
+            let mut out = vec![0.0; eps.len()];
+            for ((o, a), b) in out
+                .chunks_mut(BLOCK)
+                .zip(eps.chunks(BLOCK))
+                .zip(r.chunks(BLOCK))
+            {
+                blk(a, b, o);
+            }
+            for i in 0..eps.len() {
+                assert_eq!(
+                    out[i].to_bits(),
+                    sc(eps[i], r[i]).to_bits(),
+                    "band {lo}..{hi}: eps {} r {}",
+                    eps[i],
+                    r[i]
+                );
+            }
+        }
+    }
+}
+
 /// The polynomial complement factor (1 < −a ≤ POLY_COMP_MAX) agrees with the erfcx_pos one
 /// to a few ulp over its whole range.
 #[test]
