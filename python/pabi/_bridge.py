@@ -282,6 +282,13 @@ def _runs(start: int, stop: int) -> Iterator[np.ndarray]:
     return (np.arange(s, min(s + _PROBE, stop)) for s in range(start, stop, _PROBE))
 
 
+def _copied(a: np.ndarray, size: int) -> bool:
+    """Whether the one-call path would copy this full-size argument: it is not a C-contiguous
+    native float64 array (a strided view such as ``x[::2]``, a transposed array, float32, int
+    or big-endian data). A blocked broadcast converts such an argument one piece at a time."""
+    return a.size == size > 1 and not (a.dtype == np.float64 and a.dtype.isnative and a.flags.c_contiguous)
+
+
 class Broadcast:
     """Numeric arguments broadcast together: the one broadcasting rule of every public function.
 
@@ -298,8 +305,10 @@ class Broadcast:
     shaping its result.
 
     **Blocked broadcasts** (issue 17). When some argument is neither a single value nor of the
-    full broadcast size (``eps`` of shape (N, 1) against ``r`` of shape (1, M)) and the broadcast
-    has more than :data:`_BLOCK` elements, nothing is materialised at the full size: during
+    full broadcast size (``eps`` of shape (N, 1) against ``r`` of shape (1, M)), or is full-size
+    but not a C-contiguous native float64 array (``r[::2]``, a transpose, float32 or int data:
+    the one-call path would copy it whole), and the broadcast has more than :data:`_BLOCK`
+    elements, nothing is materialised at the full size: during
     :meth:`apply`, ``flat`` and ``size`` describe one *piece* at a time and the thunk runs once
     per piece, each result written into the preallocated output. The extra memory is a few
     pieces (``_BLOCK`` elements per argument), whatever the broadcast size.
@@ -345,7 +354,8 @@ class Broadcast:
         self._views: dict[str, np.ndarray] = {}
         self._own: dict[str, np.ndarray] = {}
         self._single: dict[str, np.ndarray] = {}
-        self.blocked = self.size > _BLOCK and any(1 < a.size < self.size for _, a in arrays)
+        self.blocked = self.size > _BLOCK and any(1 < a.size < self.size or _copied(a, self.size)
+                                                  for _, a in arrays)
         for k, a in arrays:
             if self.blocked:
                 self._views[k], self._own[k] = np.broadcast_to(a, self.shape), a
@@ -467,9 +477,10 @@ class Broadcast:
                         axis = (1,) * k + (n,) + (1,) * (nd - k - 1)
                         pos = pos + (np.arange(n, dtype=np.int64) * strides[k]).reshape(axis)
                 firsts.append(pos.reshape(-1))
-        # blocked: some argument is neither scalar nor full. Each argument's positions are
-        # increasing and distinct, so a sort and a neighbour test merge them (np.unique's hash
-        # path took seconds on a few million positions)
+        if not firsts:  # blocked only for a full-size argument that would be copied: no pass
+            return iter(())
+        # Each argument's positions are increasing and distinct, so a sort and a neighbour
+        # test merge them (np.unique's hash path took seconds on a few million positions)
         pos = np.sort(np.concatenate(firsts), kind="stable")
         pos = pos[np.r_[True, pos[1:] != pos[:-1]]]
         return (pos[s:s + _PROBE] for s in range(0, pos.size, _PROBE))
