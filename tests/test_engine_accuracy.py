@@ -84,6 +84,19 @@ def test_theta_family_at_exact_a():
     assert exact <= pabi.theta(10.0, 10.0) <= exact * (1 + mp.mpf(1e-15))
 
 
+def test_log_theta_large_radius_near_the_origin():
+    """log θ for r ∈ [1e3, 1e15] with a = ε/r − r/2 ∈ [−1, 3]: ln r and ln(b + c) are large and
+    nearly cancel, the regime where the divided-difference form's logarithms carry the most
+    absolute rounding (ln θ = −a²/2 + ln(num/((a+c)(b+c))) + ln r). Never below the reference,
+    within the 1e-13 contract."""
+    rng = np.random.default_rng(3)
+    for _ in range(150):
+        r = 10.0 ** rng.uniform(3, 15)
+        e = float(r * (rng.uniform(-1, 3) + r / 2))
+        lex = ref.theta(e, r, log=True)
+        assert 0 <= log_err(pabi.theta(e, r, log=True), lex) <= 1e-13, (e, r)
+
+
 def test_log_theta_where_theta_underflows():
     # The issue's example: eps = 1, r = 1e-3 gives about -5e5.
     v = pabi.theta(1.0, 1e-3, log=True)
