@@ -109,9 +109,13 @@ def _pairs() -> Iterator[tuple[str, str, str]]:
             yield name, ps[0], ps[-1]
 
 
+@pytest.mark.parametrize("layout", ["outer", "strided"])
 @pytest.mark.parametrize("name,p,q", list(_pairs()))
-def test_every_function_blocked_equals_one_call(name: str, p: str, q: str,
+def test_every_function_blocked_equals_one_call(name: str, p: str, q: str, layout: str,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The blocked path gives the one call's values and errors: for an outer grid ((3, 1) against
+    (1, 4)) and for full-size arguments the one-call path would copy (a transpose, reversed
+    strides), converted a piece at a time."""
     fn, defaults, _, _ = TABLE[name]
     runs: list[int] = []
     blocked = _bridge.Broadcast._apply_blocked
@@ -120,37 +124,11 @@ def test_every_function_blocked_equals_one_call(name: str, p: str, q: str,
         runs.append(1)
         return blocked(self, *args, **kw)
 
-    a, b = _vary(defaults[p], (3, 1)), _vary(defaults[q], (1, 4))
-    _blocked(monkeypatch)
-    monkeypatch.setattr(_bridge.Broadcast, "_apply_blocked", counted)
-    got = _outcome(fn, **dict(defaults, **{p: a, q: b}))
-    monkeypatch.undo()
-    want = _outcome(fn, **dict(defaults, **{p: a, q: b}))
-    assert runs, (name, p, q, "the blocked path did not run")
-    assert got[0] == want[0] and (_same(got[1], want[1]) if got[0] == "ok" else got == want), (got, want)
-    # a NaN in each, the later one in the argument the core may check first
-    a, b = a.copy(), b.copy()
-    a[2, 0], b[0, 1] = np.nan, np.nan
-    got, want = _both(monkeypatch, fn, **dict(defaults, **{p: a, q: b}))
-    assert got == want and got[0] != "ok", (got, want)
-
-
-@pytest.mark.parametrize("name,p,q", list(_pairs()))
-def test_every_function_noncontiguous_blocked_equals_one_call(name: str, p: str, q: str,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    """Full-size arguments that the one-call path would copy (a transpose, int data) are
-    converted a piece at a time: same values and errors as the one call."""
-    fn, defaults, _, _ = TABLE[name]
-    runs: list[int] = []
-    blocked = _bridge.Broadcast._apply_blocked
-
-    def counted(self: Any, *args: Any, **kw: Any) -> Any:
-        runs.append(1)
-        return blocked(self, *args, **kw)
-
-    a = _vary(defaults[p], (4, 3)).T  # (3, 4), not C-contiguous
-    b = _vary(defaults[q], (3, 4))[:, ::-1]  # negative strides
-    assert not a.flags.c_contiguous and not b.flags.c_contiguous
+    if layout == "outer":
+        a, b = _vary(defaults[p], (3, 1)), _vary(defaults[q], (1, 4))
+    else:
+        a, b = _vary(defaults[p], (4, 3)).T, _vary(defaults[q], (3, 4))[:, ::-1]
+        assert not a.flags.c_contiguous and not b.flags.c_contiguous
     _blocked(monkeypatch)
     monkeypatch.setattr(_bridge.Broadcast, "_apply_blocked", counted)
     got = _outcome(fn, **dict(defaults, **{p: a, q: b}))
@@ -158,7 +136,9 @@ def test_every_function_noncontiguous_blocked_equals_one_call(name: str, p: str,
     want = _outcome(fn, **dict(defaults, **{p: np.ascontiguousarray(a), q: np.ascontiguousarray(b)}))
     assert runs, (name, p, q, "the blocked path did not run")
     assert got[0] == want[0] and (_same(got[1], want[1]) if got[0] == "ok" else got == want), (got, want)
-    a, b = a.copy(order="F"), b.copy(order="F")  # NaNs at (2, 0) and (0, 1), still non-contiguous
+    # a NaN in each, the later one in the argument the core may check first (Fortran-order
+    # copies: the strided layout stays non-contiguous)
+    a, b = a.copy(order="F"), b.copy(order="F")
     a[2, 0], b[0, 1] = np.nan, np.nan
     got, want = _both(monkeypatch, fn, **dict(defaults, **{p: a, q: b}))
     assert got == want and got[0] != "ok", (got, want)

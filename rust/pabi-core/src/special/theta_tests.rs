@@ -4,6 +4,42 @@
 use super::*;
 use crate::num::test_rng::XorShift;
 
+/// A block kernel and the scalar function it must equal lane by lane.
+type Pair = (fn(&[f64], &[f64], &mut [f64]), fn(f64, f64) -> f64);
+
+/// The four block kernels of the θ family and their scalar functions.
+const FAMILY: [Pair; 4] = [
+    (theta_block, theta),
+    (log_theta_block, log_theta),
+    (theta_complement_block, theta_complement),
+    (log_theta_complement_block, log_theta_complement),
+];
+
+/// Each pair's block kernel over `eps`, `r` (in blocks of [`BLOCK`]) bitwise equal to its scalar
+/// function at every lane (`what` names the inputs in a failure).
+fn assert_blocks_equal_scalars(pairs: &[Pair], eps: &[f64], r: &[f64], what: &str) {
+    for &(blk, sc) in pairs {
+        let mut out = vec![0.0; eps.len()];
+        for ((o, a), b) in out
+            .chunks_mut(BLOCK)
+            .zip(eps.chunks(BLOCK))
+            .zip(r.chunks(BLOCK))
+        {
+            blk(a, b, o);
+        }
+        for i in 0..eps.len() {
+            let want = sc(eps[i], r[i]);
+            assert_eq!(
+                out[i].to_bits(),
+                want.to_bits(),
+                "{what}, lane {i}: eps {} r {}",
+                eps[i],
+                r[i]
+            );
+        }
+    }
+}
+
 /// The block kernels (array path) and the scalar functions are the same formulas: bitwise equal.
 #[test]
 fn block_equals_scalar_bitwise() {
@@ -33,36 +69,14 @@ fn block_equals_scalar_bitwise() {
         eps[8 + 5 * i] = e;
         r[8 + 5 * i] = x;
     }
-    type Pair = (fn(&[f64], &[f64], &mut [f64]), fn(f64, f64) -> f64);
     // both widths of the polynomial pass (the block kernels pick one by the CPU)
-    let pairs: [Pair; 7] = [
-        (theta_block, theta),
-        (log_theta_block, log_theta),
-        (theta_complement_block, theta_complement),
-        (log_theta_complement_block, log_theta_complement),
+    let mut pairs = FAMILY.to_vec();
+    pairs.extend_from_slice(&[
         (block::theta_block_narrow, theta),
         (block::log_theta_block_narrow, log_theta),
         (block::theta_block_wide, theta),
-    ];
-    for (blk, sc) in pairs {
-        let mut out = vec![0.0; n];
-        for ((o, a), b) in out
-            .chunks_mut(BLOCK)
-            .zip(eps.chunks(BLOCK))
-            .zip(r.chunks(BLOCK))
-        {
-            blk(a, b, o);
-        }
-        for i in 0..n {
-            assert_eq!(
-                out[i].to_bits(),
-                sc(eps[i], r[i]).to_bits(),
-                "lane {i}: eps {} r {}",
-                eps[i],
-                r[i]
-            );
-        }
-    }
+    ]);
+    assert_blocks_equal_scalars(&pairs, &eps, &r, "random and special inputs");
 }
 
 /// Whole blocks whose lanes all sit in one band of a = ε/r − r/2 (the complements' kernels skip
@@ -80,13 +94,6 @@ fn block_equals_scalar_on_uniform_bands() {
         (-40.0, -8.0),
         (0.0, 1.0),
     ];
-    type Pair = (fn(&[f64], &[f64], &mut [f64]), fn(f64, f64) -> f64);
-    let pairs: [Pair; 4] = [
-        (theta_block, theta),
-        (log_theta_block, log_theta),
-        (theta_complement_block, theta_complement),
-        (log_theta_complement_block, log_theta_complement),
-    ];
     for &(lo, hi) in &bands {
         // r ∈ [2|lo| + 0.1, 2|lo| + 20] so that ε = r(a + r/2) ≥ 0 for every a of the band
         let (mut eps, mut r) = (vec![0.0; 4 * BLOCK], vec![0.0; 4 * BLOCK]);
@@ -95,25 +102,7 @@ fn block_equals_scalar_on_uniform_bands() {
             r[i] = 2.0 * lo.abs() + 0.1 + 19.9 * rnd();
             eps[i] = (r[i] * (a + 0.5 * r[i])).max(0.0);
         }
-        for (blk, sc) in pairs {
-            let mut out = vec![0.0; eps.len()];
-            for ((o, a), b) in out
-                .chunks_mut(BLOCK)
-                .zip(eps.chunks(BLOCK))
-                .zip(r.chunks(BLOCK))
-            {
-                blk(a, b, o);
-            }
-            for i in 0..eps.len() {
-                assert_eq!(
-                    out[i].to_bits(),
-                    sc(eps[i], r[i]).to_bits(),
-                    "band {lo}..{hi}: eps {} r {}",
-                    eps[i],
-                    r[i]
-                );
-            }
-        }
+        assert_blocks_equal_scalars(&FAMILY, &eps, &r, &format!("band {lo}..{hi}"));
     }
 }
 
