@@ -21,7 +21,7 @@
 //! where DD = (P(s_a) − P(s_b))/(s_a − s_b) comes from a Horner-like recurrence. Hence, for a ≥ −1,
 //!
 //! θ = e^{−a²/2} · (c−1)·r·(−DD) / ((a+c)(b+c)),
-//! log θ = −a²/2 + ln((c−1)·(−DD)/((a+c)(b+c))) + ln r,
+//! log θ = −a²/2 + ln((c−1)·(−DD)·r/((a+c)(b+c))),
 //!
 //! which is accurate for every r (no cancellation as r → 0, no underflow in the log form as
 //! ε/r → ∞) and needs one polynomial pass and one exp: branch-free, so the array kernel
@@ -390,16 +390,44 @@ fn fin_theta(p: &Pre, num: f64, y: f64) -> f64 {
 
 /// ln θ in the divided-difference form (a ≥ −1), rounded up; `num` as in [`fin_theta`].
 ///
-/// ln θ = −a²/2 + ln(num·inv) + ln r with inv = 1/((a+c)(b+c)) (formed for θ already): two
-/// logarithms, not four (ln num + ln r − ln(a+c) − ln(b+c) cost a sixth of the kernel's time).
-/// num·inv is a positive normal double in these lanes: num = (c−1)(−DD) ≥ 0.39 (|F′| ≥ 0.13 on
-/// [−1, 1]) and (a+c)(b+c) ≤ 1.9e304 (a clamped at `LOG_A_MAX`, b + c at 1e150 + c), so
-/// num·inv ≥ 2e-305. r stays apart (subnormal radii). Error of the sum: the product's three
-/// roundings (3u relative, 3.3e-16 absolute in the log) and ½ ulp of ln(num·inv) — no more
-/// than the four logarithms' ½ ulp each, since |ln(num·inv)| ≤ |ln num| + |ln(a+c)| + |ln(b+c)|
-/// — far inside the shift INFLATE·max(|ln θ|, 1).
+/// ln θ = −a²/2 + ln x with x = num·inv·r and inv = 1/((a+c)(b+c)) (formed for θ already): one
+/// logarithm where x is a positive normal double ([`log_theta_pos_one`]: every lane of typical
+/// inputs), else two ([`log_theta_pos_two`]: r or inv tiny). Four logarithms before 2026-11-27
+/// (ln num + ln r − ln(a+c) − ln(b+c)), a sixth of the kernel's time each.
 #[inline(always)]
 fn log_theta_pos(p: &Pre, num: f64) -> f64 {
+    let x = pos_arg(p, num);
+    if x >= f64::MIN_POSITIVE {
+        log_theta_pos_one(p, x)
+    } else {
+        log_theta_pos_two(p, num)
+    }
+}
+
+/// The argument x = num·inv·r of [`log_theta_pos`]'s one-logarithm form.
+#[inline(always)]
+fn pos_arg(p: &Pre, num: f64) -> f64 {
+    num * p.inv * p.r
+}
+
+/// [`log_theta_pos`] for a positive normal x = num·inv·r: ln θ = −a²/2 + ln x. Error of x: its
+/// four roundings (inv's two, the two products), 4u relative, 4.4e-16 absolute in the log; and ½
+/// ulp of ln x, no more than the separate logarithms' half ulps since |ln x| ≤ |ln num| +
+/// |ln inv| + |ln r| (less where ln inv and ln r cancel) — far inside the shift
+/// INFLATE·max(|ln θ|, 1).
+#[inline(always)]
+fn log_theta_pos_one(p: &Pre, x: f64) -> f64 {
+    let ld = p.ha_hi + (p.ha_lo + vmath::ln_pos_normal(x));
+    shift_log(ld, 1.0, ld.abs().max(1.0))
+}
+
+/// [`log_theta_pos`] where num·inv·r is not a normal double (subnormal r, or inv tiny at huge
+/// a): ln θ = −a²/2 + ln(num·inv) + ln r. num·inv is a positive normal double in these lanes:
+/// num = (c−1)(−DD) ≥ 0.39 (|P′| ≥ √(2/π)/6 on [−1, 1]) and (a+c)(b+c) ≤ 1.9e304 (a clamped
+/// at `LOG_A_MAX`, b + c at 1e150 + c), so num·inv ≥ 2e-305; r keeps its own logarithm. Error as
+/// in [`log_theta_pos_one`] (three roundings of the quotient, two logarithms).
+#[inline(always)]
+fn log_theta_pos_two(p: &Pre, num: f64) -> f64 {
     let ld = p.ha_hi + ((p.ha_lo + vmath::ln_pos_normal(num * p.inv)) + vmath::ln(p.r));
     shift_log(ld, 1.0, ld.abs().max(1.0))
 }

@@ -340,10 +340,27 @@ pub(super) fn theta_block_wide(eps: &[f64], r: &[f64], out: &mut [f64]) {
 #[inline(always)]
 fn fin_log_theta_block(p: &PreBlock, v: &[f64; BLOCK], y: &[f64; BLOCK], out: &mut [f64; BLOCK]) {
     let mut neg = 0_u64;
-    for j in 0..BLOCK {
+    // The one-logarithm form on every lane when every lane that reads the divided-difference
+    // form has a normal argument (the per-lane choice of `log_theta_pos` computes both forms in
+    // vector code); the lanes that read the complement form discard it.
+    let mut one = true;
+    for (j, &vj) in v.iter().enumerate() {
         let q = p.get(j);
-        out[j] = log_theta_finish(&q, log_theta_pos(&q, num(v[j])));
-        neg |= (log_theta_is_neg(&q) as u64) << j;
+        one &= (pos_arg(&q, num(vj)) >= f64::MIN_POSITIVE) | log_theta_is_neg(&q);
+    }
+    if one {
+        for j in 0..BLOCK {
+            let q = p.get(j);
+            out[j] = log_theta_finish(&q, log_theta_pos_one(&q, pos_arg(&q, num(v[j]))));
+        }
+    } else {
+        for j in 0..BLOCK {
+            let q = p.get(j);
+            out[j] = log_theta_finish(&q, log_theta_pos(&q, num(v[j])));
+        }
+    }
+    for j in 0..BLOCK {
+        neg |= (log_theta_is_neg(&p.get(j)) as u64) << j;
     }
     let mut m = neg;
     while m != 0 {
