@@ -47,11 +47,13 @@ def test_gaussian_million_fold_upper_within_twice_the_estimate_error() -> None:
     assert fine.upper - exact < 4e-4
 
 
-# q = 0.01, sigma = 1, delta = 1e-5: the peers' tight values to 3 decimals (dp-accounting's PLD
-# and prv-accountant, as docs and dpsgd_epsilon's docstring quote them). pabi's brackets were
-# pinned here; their upper ends are (1.8282437930076123, 6.187747945924451, 25.5733596296015,
-# 139.03401217240233). At 1e6 steps the FFT length (over 2^20) takes the split transform that runs
-# on the pool (composition.md, "The long transforms and the suffix sums, on every core").
+# q = 0.01, sigma = 1, delta = 1e-5: the peers' tight values to 3 decimals for 1e3..1e5 steps
+# (dp-accounting's PLD and prv-accountant, as docs and dpsgd_epsilon's docstring quote them); at
+# 1e6 steps pabi's own upper end to 3 decimals (no quoted peer value: dp-accounting checks it in
+# _check_against_peer, as it does every row). pabi's upper ends are (1.8282437930076123,
+# 6.187747945924451, 25.5733596296015, 139.03401217240233). At 1e6 steps the FFT length (over
+# 2^20) takes the split transform that runs on the pool (composition.md, "The long transforms and
+# the suffix sums, on every core").
 DPSGD = {1_000: 1.828, 10_000: 6.188, 100_000: 25.573, 1_000_000: 139.034}
 
 

@@ -344,14 +344,16 @@ fn fin_log_theta_block(p: &PreBlock, v: &[f64; BLOCK], y: &[f64; BLOCK], out: &m
     // form has a normal argument (the per-lane choice of `log_theta_pos` computes both forms in
     // vector code); the lanes that read the complement form discard it.
     let mut one = true;
-    for (j, &vj) in v.iter().enumerate() {
+    let mut xs = [0.0_f64; BLOCK];
+    for (j, (x, &vj)) in xs.iter_mut().zip(v).enumerate() {
         let q = p.get(j);
-        one &= (pos_arg(&q, num(vj)) >= f64::MIN_POSITIVE) | log_theta_is_neg(&q);
+        *x = pos_arg(&q, num(vj));
+        one &= (*x >= f64::MIN_POSITIVE) | log_theta_is_neg(&q);
     }
     if one {
-        for j in 0..BLOCK {
+        for (j, &x) in xs.iter().enumerate() {
             let q = p.get(j);
-            out[j] = log_theta_finish(&q, log_theta_pos_one(&q, pos_arg(&q, num(v[j]))));
+            out[j] = log_theta_finish(&q, log_theta_pos_one(&q, x));
         }
     } else {
         for j in 0..BLOCK {

@@ -32,8 +32,8 @@ pub(super) fn suffix_sums(pmf: &[f64], s0: &mut [f64], s1: &mut [f64], emh: f64)
     s0[width] = 0.0;
     s1[width] = 0.0;
     let chunks = width.div_ceil(SUFFIX_BLOCK);
-    let par = width >= crate::driver::PAR_MIN;
-    // emh^k by squaring
+    let par = width >= crate::driver::PAR_MIN; // (the size rule of `reduce_chunks` below)
+                                               // emh^k by squaring
     let pw = |k: usize| {
         let (mut r, mut b, mut k) = (1.0f64, emh, k);
         while k > 0 {
@@ -117,35 +117,24 @@ pub(super) fn suffix_sums(pmf: &[f64], s0: &mut [f64], s1: &mut [f64], emh: f64)
         }
         mass
     };
-    let (o0, o1) = (&mut s0[..width], &mut s1[..width]);
-    let masses: Vec<f64> = match crate::driver::pool() {
-        Some(pool) if par => pool.install(|| {
-            use rayon::prelude::*;
-            o0.par_chunks_mut(SUFFIX_BLOCK)
-                .zip(o1.par_chunks_mut(SUFFIX_BLOCK))
-                .enumerate()
-                .map(|(c, (a, b))| {
-                    crate::interrupt::check()?;
-                    Ok(run(c, a, b))
-                })
-                .collect::<Result<Vec<f64>>>()
-        })?,
-        _ => {
-            let mut v = Vec::with_capacity(chunks);
-            for (c, (a, b)) in o0
+    // chunk by chunk (the driver's chunks are the suffix chunks: serially one call over the
+    // whole window, which walks them in order), the masses added in chunk order
+    crate::driver::reduce_chunks(
+        [&mut s0[..width], &mut s1[..width]],
+        crate::driver::PAR_MIN,
+        SUFFIX_BLOCK,
+        |start, [o0, o1]| {
+            let mut mass = 0.0;
+            for (i, (a, b)) in o0
                 .chunks_mut(SUFFIX_BLOCK)
                 .zip(o1.chunks_mut(SUFFIX_BLOCK))
                 .enumerate()
             {
                 crate::interrupt::check()?;
-                v.push(run(c, a, b));
+                mass += run(start / SUFFIX_BLOCK + i, a, b);
             }
-            v
-        }
-    };
-    let mut wmass = 0.0;
-    for m in masses {
-        wmass += m;
-    }
-    Ok(wmass)
+            Ok(mass)
+        },
+        |acc, m| acc + m,
+    )
 }
