@@ -214,3 +214,33 @@ fn calibrate_many_is_the_scalar_calibration_of_each_target() {
     );
     assert_eq!(param_of(bad.map(|_| 0.0)), "delta");
 }
+
+/// The whole DP-SGD composition at a length that takes every parallel path (T = 1e5: the split
+/// FFT of 680,400 / 714,420 points, the chunked round-off sums and suffix sums): the same bits
+/// at 1 and at 3 threads, masses, bounds and the ε bracket.
+#[test]
+fn long_composition_does_not_depend_on_the_thread_count() {
+    let run = |threads: usize| {
+        let prev = crate::driver::num_threads();
+        crate::driver::set_num_threads(threads).unwrap();
+        let comps = dpsgd_compositions(0.01, 1.0, 1e5, DPSGD_H).unwrap();
+        let eps = dpsgd_epsilon(0.01, 1.0, 1e5, 1e-5, DPSGD_H).unwrap();
+        crate::driver::set_num_threads(prev).unwrap();
+        let fields: Vec<Vec<u64>> = comps
+            .iter()
+            .map(|c| {
+                let mut v: Vec<u64> = c.pmf.iter().map(|x| x.to_bits()).collect();
+                v.extend([c.fft_err, c.tail_hi, c.tail_lo, c.inf].map(f64::to_bits));
+                v.push(c.k_lo as u64);
+                v
+            })
+            .collect();
+        (fields, [eps.0, eps.1, eps.2].map(f64::to_bits))
+    };
+    let one = run(1);
+    assert!(
+        one.0.iter().all(|v| v.len() > 1 << 19),
+        "the windows are long"
+    );
+    assert_eq!(one, run(3));
+}
