@@ -69,7 +69,7 @@ fn spread(blk: &[C], len: usize, put: impl Fn(usize, usize, C)) {
 /// Real lengths N from which the split transform is used (below, realfft's own serial one).
 /// Measured on one thread (forward + inverse, best of 15, 2-core AMD EPYC): at N = 2^17 and
 /// 250,000 the split costs 40–50 % more than realfft's transform (realfft's fits the cache);
-/// from N = 680,400 (DP-SGD at T = 1e5) it is within −15 % … +8 % of realfft's (714,420:
+/// from N = 680,400 (DP-SGD at T = 1e5) it is within −16 % … +8 % of realfft's (714,420:
 /// 8.2 vs 8.0 ms; 2^20: 10.7 vs 12.3 ms), and from two threads faster. So the split starts
 /// at 2^19, above the lengths of T ≤ 3·10^4 steps (N ≤ 392,000).
 pub(super) const SPLIT_MIN: usize = 1 << 19;
@@ -547,7 +547,7 @@ mod tests {
     }
 
     #[test]
-    fn split_factor_picks_the_divisor_below_the_root() {
+    fn split_factor_picks_the_largest_short_column() {
         assert_eq!(halves(714_420), Some((126, 2835)));
         assert_eq!(split_factor(714_420), Some((126, 2835)));
         assert_eq!(split_factor(392_000), None); // below SPLIT_MIN: realfft's transform
