@@ -52,7 +52,21 @@ pub fn holder_orders(alpha: f64, p: f64, n: u64, map: OrderMap) -> Result<(Vec<f
 /// Printed map: fixed point a* = (p − 1)/p, β_i = a* + (α − a*)ρ^i and
 /// κ_i = ((p−1)/p)^i (β_i − 1)/(α − 1) = 1 + (1 − ρ^{−i})/(p(α − 1)).
 pub(super) fn holder_order(alpha: f64, p: f64, i: u64, map: OrderMap) -> (f64, f64) {
-    let lrho = f64::ln_1p(1.0 / (p - 1.0));
+    holder_order_at(alpha, p, holder_log_rho(p), i, map)
+}
+
+/// ln ρ = ln(1 + 1/(p − 1)) of the order map (x = i·ln ρ): computed once per p by the loops over
+/// the steps ([`holder_order_at`], [`holder_ceil_order_of`]); [`holder_order`] forms the same
+/// double per call.
+#[inline]
+pub(super) fn holder_log_rho(p: f64) -> f64 {
+    f64::ln_1p(1.0 / (p - 1.0))
+}
+
+/// [`holder_order`] with ln ρ = [`holder_log_rho`]`(p)` given: the same operations, so the same
+/// bits.
+#[inline]
+pub(super) fn holder_order_at(alpha: f64, p: f64, lrho: f64, i: u64, map: OrderMap) -> (f64, f64) {
     let x = i as f64 * lrho;
     match map {
         OrderMap::Corrected => (1.0 + (alpha - 1.0) * f64::exp(x), 1.0),
@@ -66,7 +80,7 @@ pub(super) fn holder_order(alpha: f64, p: f64, i: u64, map: OrderMap) -> (f64, f
 }
 
 /// β_i of [`holder_order`] rounded **up**: never below the exact order for the given doubles α,
-/// p (the error bound of [`holder_ceil_order`] added, then one more step), so that the sampled
+/// p (the error bound of [`holder_ceil_order_of`] added, then one more step), so that the sampled
 /// Gaussian RDP at it (non-decreasing in the order) and t_i = p(β_i − 1) (the term
 /// (1/t)·ln E e^{tD} is non-decreasing in t) bound the exact term from above. β_0 = α exactly.
 pub(super) fn holder_order_up(alpha: f64, p: f64, i: u64, map: OrderMap) -> f64 {
@@ -79,7 +93,21 @@ pub(super) fn holder_order_up(alpha: f64, p: f64, i: u64, map: OrderMap) -> f64 
     (beta + err).next_up()
 }
 
-/// ⌈β_i⌉ (at least 2) of the exact order β_i of [`holder_order`] for the given doubles α, p.
+/// [`holder_ceil_order_of`] with β_i computed here (the tests' entry point).
+#[cfg(test)]
+pub(super) fn holder_ceil_order(alpha: f64, p: f64, i: u64, map: OrderMap) -> u64 {
+    if i == 0 {
+        return ceil_order(alpha);
+    }
+    let lrho = holder_log_rho(p);
+    let (beta, _) = holder_order_at(alpha, p, lrho, i, map);
+    holder_ceil_order_of(alpha, p, lrho, i, map, beta)
+}
+
+/// ⌈β_i⌉ (at least 2) of the exact order β_i of [`holder_order`] for the given doubles α, p, from
+/// ln ρ = [`holder_log_rho`]`(p)` and the double β_i = [`holder_order_at`]`(α, p, ln ρ, i, map).0`
+/// that the caller has already computed (the per-step loop of the per-instance composition
+/// needs both).
 ///
 /// The double β_i carries a relative error ≤ (3|x| + 4)·ε_m in its varying part, x = i·ln ρ
 /// (the quotient, log1p, product with i, exp and the final multiply-add), so an integer within
@@ -89,12 +117,18 @@ pub(super) fn holder_order_up(alpha: f64, p: f64, i: u64, map: OrderMap) -> f64 
 /// (mathematically on it, as β_1 = 1 + 1.5·(4/3) = 3 at α = 2.5, p = 4) β_i is compared with k
 /// exactly in integers where they fit in 128 bits, and otherwise the higher order is taken,
 /// which is sound because D_α is non-decreasing in α. β_0 = α exactly (both maps).
-pub(super) fn holder_ceil_order(alpha: f64, p: f64, i: u64, map: OrderMap) -> u64 {
+pub(super) fn holder_ceil_order_of(
+    alpha: f64,
+    p: f64,
+    lrho: f64,
+    i: u64,
+    map: OrderMap,
+    beta: f64,
+) -> u64 {
     if i == 0 {
         return ceil_order(alpha);
     }
-    let (beta, _) = holder_order(alpha, p, i, map);
-    let x = i as f64 * f64::ln_1p(1.0 / (p - 1.0));
+    let x = i as f64 * lrho;
     let err = rel_err(2.0 * (3.0 * x.abs() + 4.0)) * beta.abs();
     if (beta - err).ceil() == (beta + err).ceil() {
         return ceil_order(beta);
@@ -136,7 +170,7 @@ pub(super) fn holder_ceil_order(alpha: f64, p: f64, i: u64, map: OrderMap) -> u6
 }
 
 /// A non-negative dyadic rational m·2^e with a u128 mantissa: exact products and differences,
-/// `None` when a mantissa would overflow (for [`holder_ceil_order`]'s exact tie-break).
+/// `None` when a mantissa would overflow (for [`holder_ceil_order_of`]'s exact tie-break).
 #[derive(Clone, Copy)]
 struct Dyadic {
     m: u128,

@@ -8,7 +8,8 @@
 use super::checks::{check_alpha, check_p, check_q, check_sensitivities, gt1, unit_open};
 use super::gaussian_mechanism::{amplify, gaussian_dp_constant};
 use super::holder::{
-    holder_ceil_order, holder_order, holder_order_up, order_map_overflow, OrderMap,
+    holder_ceil_order_of, holder_log_rho, holder_order, holder_order_at, holder_order_up,
+    order_map_overflow, OrderMap,
 };
 use super::logexp::{log_mean_exp, LME_DIRECT_MAX};
 use super::sampled_gaussian::{sgm_rdp_value_floor, Fractional, SgmTable};
@@ -141,11 +142,11 @@ pub fn dpsgd_per_instance_terms(
     // 1e5 steps asked for ~1e9 entries (8 GB)
     // per-step orders and Hölder weights (powers: ~10 ms serially at 1e5 steps), in parallel
     // for long runs; each element depends on its index only
+    // (β_i once per step and ⌈β_i⌉ from it, ln ρ once)
+    let lrho = holder_log_rho(p);
     let per_step = |i: u64| {
-        (
-            holder_ceil_order(alpha, p, i, opts.map),
-            holder_order(alpha, p, i, opts.map),
-        )
+        let bk = holder_order_at(alpha, p, lrho, i, opts.map);
+        (holder_ceil_order_of(alpha, p, lrho, i, opts.map, bk.0), bk)
     };
     let steps_info = crate::driver::map_range(n, steps >= 4096, per_step);
     // one serial pass over the orders: the runs of equal orders (their first index and order)
