@@ -28,6 +28,10 @@ pub const MAX_COMPOSITION_ORDER: f64 = 1.0e5;
 /// builds (2^27 entries, 1 GiB): beyond it the composition is refused before allocating.
 pub const MAX_TABLE_ENTRIES: u64 = 1 << 27;
 
+/// Steps per block of the search for runs of equal orders (a fixed size: the runs found do not
+/// depend on the thread count).
+const RUN_BLOCK: usize = 1 << 13;
+
 /// 0 < q < 1: the tables hold entries (q = 0 and q = 1 need none).
 fn interior_q(q: f64) -> bool {
     q > 0.0 && q < 1.0
@@ -149,16 +153,21 @@ pub fn dpsgd_per_instance_terms(
         (holder_ceil_order_of(alpha, p, lrho, i, opts.map, bk.0), bk)
     };
     let steps_info = crate::driver::map_range(n, steps >= 4096, per_step);
-    // one serial pass over the orders: the runs of equal orders (their first index and order)
-    // and the total table size Σ (order − 1) over the runs
-    let mut runs: Vec<(usize, u64)> = Vec::new();
-    let mut entries = 0u64;
-    for (k, &(o, _)) in steps_info.iter().enumerate() {
-        if runs.last().map(|r| r.1) != Some(o) {
-            runs.push((k, o));
-            entries = entries.saturating_add(o - 1);
-        }
-    }
+    // the runs of equal orders (their first index and order: each k whose order differs from
+    // k − 1's), found per block of RUN_BLOCK steps on the pool and concatenated in block order
+    // (the list a serial pass gives; 0.3 ms serially at 1e5 steps), and the total table size
+    // Σ (order − 1) over the runs
+    let info = &steps_info;
+    let runs: Vec<(usize, u64)> =
+        crate::driver::map_range(steps.div_ceil(RUN_BLOCK) as u64, steps >= 4096, |b| {
+            let lo = b as usize * RUN_BLOCK;
+            (lo..(lo + RUN_BLOCK).min(steps))
+                .filter(|&k| k == 0 || info[k - 1].0 != info[k].0)
+                .map(|k| (k, info[k].0))
+                .collect::<Vec<_>>()
+        })
+        .concat();
+    let entries = runs.iter().fold(0u64, |e, &(_, o)| e.saturating_add(o - 1));
     if interior_q(q) && entries > MAX_TABLE_ENTRIES {
         check_sens()?;
         // a resource limit set by the order map: raising p lowers every order (a Domain error
