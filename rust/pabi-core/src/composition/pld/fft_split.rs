@@ -70,8 +70,10 @@ fn spread(blk: &[C], len: usize, put: impl Fn(usize, usize, C)) {
 /// Measured on one thread (forward + inverse, best of 15, 2-core AMD EPYC): at N = 2^17 and
 /// 250,000 the split costs 40–50 % more than realfft's transform (realfft's fits the cache);
 /// from N = 680,400 (DP-SGD at T = 1e5) it is within −16 % … +8 % of realfft's (714,420:
-/// 8.2 vs 8.0 ms; 2^20: 10.7 vs 12.3 ms), and from two threads faster. So the split starts
-/// at 2^19, above the lengths of T ≤ 3·10^4 steps (N ≤ 392,000).
+/// 8.2 vs 8.0 ms; 2^20: 10.7 vs 12.3 ms). So the split starts at 2^19, above the lengths of
+/// T ≤ 3·10^4 steps (N ≤ 392,000). DP-SGD ε at T = 1e5 (two directions side by side): on
+/// 2 cores +3 % on one thread and +8 % on two (both cores were already busy), on 16 cores of a
+/// Xeon 15–16 → 7.5–9 ms.
 pub(super) const SPLIT_MIN: usize = 1 << 19;
 
 /// Complex elements per row block of a pass (a block stays in the cache while it is gathered,
