@@ -83,22 +83,27 @@ pub(super) fn holder_order_at(alpha: f64, p: f64, lrho: f64, i: u64, map: OrderM
 /// p (the error bound of [`holder_ceil_order_of`] added, then one more step), so that the sampled
 /// Gaussian RDP at it (non-decreasing in the order) and t_i = p(β_i − 1) (the term
 /// (1/t)·ln E e^{tD} is non-decreasing in t) bound the exact term from above. β_0 = α exactly.
-pub(super) fn holder_order_up(alpha: f64, p: f64, i: u64, map: OrderMap) -> f64 {
+/// ln ρ = [`holder_log_rho`]`(p)` is given (formed once per call by the loop over the steps).
+pub(super) fn holder_order_up(alpha: f64, p: f64, lrho: f64, i: u64, map: OrderMap) -> f64 {
     if i == 0 {
         return alpha;
     }
-    let (beta, _) = holder_order(alpha, p, i, map);
-    let x = i as f64 * f64::ln_1p(1.0 / (p - 1.0));
-    let err = rel_err(2.0 * (3.0 * x.abs() + 4.0)) * beta.abs();
-    (beta + err).next_up()
+    let (beta, _) = holder_order_at(alpha, p, lrho, i, map);
+    (beta + beta_err(beta, lrho, i)).next_up()
+}
+
+/// A bound on |β_i − exact β_i| for the double β_i of [`holder_order_at`]: relative
+/// (3|x| + 4)·ε_m in its varying part, x = i·ln ρ (the quotient, log1p, product with i, exp and
+/// the final multiply-add), doubled ([`holder_order_up`], [`holder_ceil_order_of`]).
+#[inline]
+fn beta_err(beta: f64, lrho: f64, i: u64) -> f64 {
+    let x = i as f64 * lrho;
+    rel_err(2.0 * (3.0 * x.abs() + 4.0)) * beta.abs()
 }
 
 /// [`holder_ceil_order_of`] with β_i computed here (the tests' entry point).
 #[cfg(test)]
 pub(super) fn holder_ceil_order(alpha: f64, p: f64, i: u64, map: OrderMap) -> u64 {
-    if i == 0 {
-        return ceil_order(alpha);
-    }
     let lrho = holder_log_rho(p);
     let (beta, _) = holder_order_at(alpha, p, lrho, i, map);
     holder_ceil_order_of(alpha, p, lrho, i, map, beta)
@@ -128,8 +133,7 @@ pub(super) fn holder_ceil_order_of(
     if i == 0 {
         return ceil_order(alpha);
     }
-    let x = i as f64 * lrho;
-    let err = rel_err(2.0 * (3.0 * x.abs() + 4.0)) * beta.abs();
+    let err = beta_err(beta, lrho, i);
     if (beta - err).ceil() == (beta + err).ceil() {
         return ceil_order(beta);
     }

@@ -145,8 +145,8 @@ pub fn dpsgd_per_instance_terms(
     // size Σ (order − 1) is checked before any is built: orders spread over [α, 1e5] across
     // 1e5 steps asked for ~1e9 entries (8 GB)
     // per-step orders and Hölder weights (powers: ~10 ms serially at 1e5 steps), in parallel
-    // for long runs; each element depends on its index only
-    // (β_i once per step and ⌈β_i⌉ from it, ln ρ once)
+    // for long runs; each element depends on its index only (β_i once per step and ⌈β_i⌉ from
+    // it, ln ρ once per call)
     let lrho = holder_log_rho(p);
     let per_step = |i: u64| {
         let bk = holder_order_at(alpha, p, lrho, i, opts.map);
@@ -382,9 +382,10 @@ impl FracDivergences {
         // the tables of the orders ⌊b⌋ of the lower clamp (b increases with i: one per order)
         let mut floors: Vec<SgmTable> = Vec::new();
         let mut floor_of: Vec<Option<u32>> = Vec::new();
+        let lrho = holder_log_rho(p);
         for i in 0..steps {
             let tab = table_of(i);
-            let b = holder_order_up(alpha, p, i as u64, opts.map);
+            let b = holder_order_up(alpha, p, lrho, i as u64, opts.map);
             if !(b != b.floor() && b < tab.order as f64) {
                 continue;
             }

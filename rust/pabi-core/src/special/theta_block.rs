@@ -361,6 +361,8 @@ fn fin_log_theta_block(p: &PreBlock, v: &[f64; BLOCK], y: &[f64; BLOCK], out: &m
             out[j] = log_theta_finish(&q, log_theta_pos(&q, num(v[j])));
         }
     }
+    // (the mask in a loop of its own: folded into the loop above, the kernel measured 1.6 %
+    // slower, 21.4 → 21.8 ns/point)
     for j in 0..BLOCK {
         neg |= (log_theta_is_neg(&p.get(j)) as u64) << j;
     }

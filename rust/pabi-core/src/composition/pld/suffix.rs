@@ -32,8 +32,9 @@ pub(super) fn suffix_sums(pmf: &[f64], s0: &mut [f64], s1: &mut [f64], emh: f64)
     s0[width] = 0.0;
     s1[width] = 0.0;
     let chunks = width.div_ceil(SUFFIX_BLOCK);
-    let par = width >= crate::driver::PAR_MIN; // (the size rule of `reduce_chunks` below)
-                                               // emh^k by squaring
+    // (the size rule of `reduce_chunks` below)
+    let par = width >= crate::driver::PAR_MIN;
+    // emh^k by squaring
     let pw = |k: usize| {
         let (mut r, mut b, mut k) = (1.0f64, emh, k);
         while k > 0 {
