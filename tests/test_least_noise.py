@@ -350,11 +350,17 @@ def test_profiles_composed_epsilon_is_the_one_by_one_route():
             pabi.gdp_delta(np.arange(3001) * 1e-3, 0.3)]
     offsets = np.cumsum([0] + [p.size for p in prof])
     delta = np.array([1e-5, 1e-5, 1e-5, 1e-3])
-    got, errors = _core.pld_profiles_composed_epsilon(1e-3, np.concatenate(prof), offsets.tolist(), 3, 1e-15,
-                                                      delta)
-    one = [pabi.PrivacyLossDistribution.from_profile(prof[k], grid_step=1e-3).compose(3).epsilon(delta[k]).upper
-           for k in (0, 3)]
+    got, mass, errors = _core.pld_profiles_composed_epsilon(1e-3, np.concatenate(prof), offsets.tolist(), 3,
+                                                            1e-15, delta)
+    comp = [pabi.PrivacyLossDistribution.from_profile(prof[k], grid_step=1e-3).compose(3) for k in (0, 3)]
+    one = [c.epsilon(d).upper for c, d in zip(comp, delta[[0, 3]])]
     assert np.array_equal(_bits(got[[0, 3]]), _bits(one)) and np.isnan(got[1:3]).all()
+    # the mass each finite ε took from δ (what guides the search across the edge where ε jumps to
+    # +inf): at least the composition's +inf mass, tail above and FFT error, below δ; NaN where failed
+    for m, c, d in zip(mass[[0, 3]], comp, delta[[0, 3]]):
+        b = c.error_budget
+        assert b.inf_mass + b.tail_above + b.fft_error <= m < d, (m, b)
+    assert np.isnan(mass[1:3]).all()
     assert [i for i, _ in errors] == [1, 2]
     for i, err in errors:
         with pytest.raises(pabi.DomainError) as scalar:

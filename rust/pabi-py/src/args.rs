@@ -21,6 +21,9 @@ pub(crate) type Np<'py> = Bound<'py, PyArray1<f64>>;
 /// caller raises or judges a failed task without running it again.
 pub(crate) type Many<'py> = PyResult<(Np<'py>, Vec<(usize, Py<PyBaseException>)>)>;
 
+/// [`Many`] with a second value per task (NaN where the task failed).
+pub(crate) type ManyPairs<'py> = PyResult<(Np<'py>, Np<'py>, Vec<(usize, Py<PyBaseException>)>)>;
+
 /// [`Many`] from the tasks' results.
 pub(crate) fn values_and_errors<'py>(
     py: Python<'py>,

@@ -4,7 +4,7 @@
 
 use crate::args::{
     add_functions, detach, elementwise, fill, fill3, map, map_long, opt_slice, slices,
-    values_and_errors, Arr, Many, Np, Triple,
+    values_and_errors, Arr, Many, ManyPairs, Np, Triple,
 };
 use crate::options;
 use crate::{to_py, Out};
@@ -345,8 +345,9 @@ fn dpsgd_calibrate_sigma_many<'py>(
 }
 
 /// [`pld::profiles_composed_epsilon`] (each profile's PLD composed, its certified upper ε at
-/// its δ; the profiles in parallel, the GIL released): the values and the errors of the
-/// profiles whose steps fail ([`Many`]: each the one-by-one route's exception).
+/// its δ and the composed +∞ mass that ε counts; the profiles in parallel, the GIL released):
+/// the ε values, the masses (NaN where the profile failed) and the errors of the profiles whose
+/// steps fail ([`ManyPairs`]: each the one-by-one route's exception).
 #[pyfunction]
 fn pld_profiles_composed_epsilon<'py>(
     py: Python<'py>,
@@ -356,12 +357,18 @@ fn pld_profiles_composed_epsilon<'py>(
     count: u64,
     tail_mass: f64,
     delta: Arr<'py>,
-) -> Many<'py> {
+) -> ManyPairs<'py> {
     let [v, d] = slices![values, delta];
     let res = detach(py, || {
         pld::profiles_composed_epsilon(grid_step, v, &offsets, count, tail_mass, d)
     })?;
-    values_and_errors(py, res)
+    let inf: Vec<f64> = res
+        .iter()
+        .map(|r| r.as_ref().map_or(f64::NAN, |&(_, m)| m))
+        .collect();
+    let (eps, errors) =
+        values_and_errors(py, res.into_iter().map(|r| r.map(|(e, _)| e)).collect())?;
+    Ok((eps, inf.into_pyarray(py), errors))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

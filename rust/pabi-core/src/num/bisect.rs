@@ -22,7 +22,9 @@
 //! step sized by |ln r| and then secant extrapolation (aiming 1/8 past the predicted threshold)
 //! replace the exponential steps; inside the bracket, regula falsi with the Illinois
 //! modification (the value of an end kept twice in a row is halved), or, when one end has no
-//! ratio, the secant through the other end and the last point replaced on its side. A missing,
+//! ratio, the secant through the other end and the last point replaced on its side (where its
+//! zero lies at or beyond an end, the probe next to that end once per search, then the
+//! midpoint). A missing,
 //! non-finite or non-positive ratio, or one on the wrong side of 1 for its verdict, is no
 //! information: such a probe is a boolean one, and a search fed no ratios probes exactly the
 //! doubles of the boolean search.
@@ -90,6 +92,8 @@ pub struct Search {
     spare: u32,
     /// Bisect: which end the last probe moved (+1 b, −1 a, 0 none), for Illinois.
     side: i8,
+    /// Whether the one-sided secant's probe next to an end was made (see [`Search::inside`]).
+    edge_tried: bool,
 }
 
 /// ⌈log₂ w⌉: the bisection steps that take a bracket of `w` ≥ 1 ulps to one ulp.
@@ -128,6 +132,7 @@ impl Search {
             prev: (0, f64::NAN),
             spare: SPARE,
             side: 0,
+            edge_tried: false,
         }
     }
 
@@ -161,21 +166,36 @@ impl Search {
     /// The probe inside (a, b), b − a ≥ 2: the interpolated one while the budget allows,
     /// otherwise (and always without values) the midpoint of the bit patterns.
     #[inline(always)]
-    fn inside(&self, a: u64, b: u64) -> u64 {
+    fn inside(&mut self, a: u64, b: u64) -> u64 {
         let w = b - a;
         let mid = a + w / 2;
         if self.spare == 0 {
             return mid;
         }
         // the offset from a of the zero of ln r: regula falsi between the ends, or the secant
-        // through the valued end and the last valued point left behind
+        // through the valued end and the last valued point left behind. Where that secant's
+        // zero lies at or beyond an end, the probe next to that end tests whether the answer
+        // is there (as where it is the end of the domain), once per search: where it is not, a
+        // chain of such probes would move the end one ulp at a time, each paid from the budget,
+        // while the midpoint is free
         let (va, vb, (p, vp)) = (self.va, self.vb, self.prev);
         let off = if va.is_finite() && vb.is_finite() {
             Some(w as f64 * (va / (va - vb)))
         } else if vp.is_finite() && (va.is_finite() || vb.is_finite()) {
             let (e, ve) = if va.is_finite() { (a, va) } else { (b, vb) };
             let d = (e as i128 - p as i128) as f64 * ve / (vp - ve); // signed, from e
-            Some((e - a) as f64 + d)
+            let o = (e - a) as f64 + d;
+            let at_end = !(o > 1.0 && o < (w - 1) as f64);
+            if at_end && o.is_finite() {
+                if self.edge_tried {
+                    None
+                } else {
+                    self.edge_tried = true;
+                    Some(o)
+                }
+            } else {
+                Some(o)
+            }
         } else {
             None
         };
@@ -671,6 +691,51 @@ mod tests {
         let x = boolean_reference(&|x| 1.0 / x <= t, 1.0);
         let (got, log) = valued_log(&|x| (1.0 / x <= t, (1.0 / x) / t), x);
         assert!(got == x && log.len() <= 4, "{}", log.len());
+    }
+
+    /// A threshold t just above a region where the function is undefined (no ratio, missed:
+    /// too little noise for the bound), with a smooth ratio on both sides of t (multi-epoch
+    /// PNSGD's guide near the edge where its ε jumps to +∞): the one-sided secant from the met
+    /// side points below the undefined end; its probe next to that end is made once, then the
+    /// search bisects until both ends have values (a chain of one-ulp probes had emptied the
+    /// budget: 65 evaluations from 0.3). And where the answer is next to the undefined end
+    /// (the smallest positive double), that one probe finds it.
+    #[test]
+    fn undefined_region_below_the_threshold() {
+        for (t, u, x0, most) in [
+            (0.054_210_957_927_302_5, 0.0527, 0.3, 25),
+            (0.054_210_957_927_302_5, 0.0527, 4.0, 25),
+            (1.234, 1.0, 100.0, 25),
+            (3e-5, 1e-5, 1.0, 25),
+        ] {
+            let f = |x: f64| -> (bool, f64) {
+                if x < u {
+                    return (false, f64::NAN);
+                }
+                let edge = (t / x).powi(40);
+                let r = if x >= t {
+                    edge.max(1e-3 * (t / x).powi(2))
+                } else {
+                    edge
+                };
+                (x >= t, r)
+            };
+            let want = boolean_reference(&|x| f(x).0, x0);
+            let (got, log) = valued_log(&f, x0);
+            assert_eq!(got.to_bits(), want.to_bits(), "t {t} x0 {x0}");
+            assert!(
+                log.len() <= most,
+                "t {t} x0 {x0}: {} evaluations",
+                log.len()
+            );
+        }
+        // the answer next to the undefined end: 0 rejected, every positive double met
+        let (got, log) = valued_log(
+            &|x| (x > 0.0, if x > 0.0 { 0.5 / (1.0 + x) } else { f64::NAN }),
+            1.0,
+        );
+        assert_eq!(got.to_bits(), 1, "{got}");
+        assert!(log.len() <= 8, "{}", log.len());
     }
 
     /// Adversarial ratios (random, on the right side of 1 but of any size, or constant): the

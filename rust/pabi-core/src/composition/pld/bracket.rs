@@ -49,7 +49,7 @@ pub type Bracket = (f64, f64, f64);
 /// The +∞ mass of a composition as its upper values count it (a relative margin for its
 /// rounding).
 #[inline]
-fn inf_up(inf: f64) -> f64 {
+pub(super) fn inf_up(inf: f64) -> f64 {
     inf * (1.0 + 1e-10)
 }
 
@@ -187,26 +187,36 @@ impl Composition {
         eps.clamp(self.loss(lo), self.loss(hi)).max(0.0)
     }
 
+    /// The upper end of ε(`delta`) ([`Self::epsilon`]'s), and the mass it takes from δ before
+    /// solving: `add_up` (the +∞ mass, the tails and the FFT round-off), plus the query
+    /// round-off at the first solution where there is one. The upper end is +∞ where that
+    /// mass reaches δ: a search for the least noise with a finite ε interpolates the mass
+    /// across that edge (`profiles_composed_epsilon`).
+    pub(super) fn upper_epsilon_and_mass(&self, delta: f64) -> (f64, f64) {
+        let taken = self.add_up();
+        let tu = delta - taken;
+        if tu <= 0.0 {
+            return (f64::INFINITY, taken);
+        }
+        // solve, then move the target down by the query round-off at the solution (s0 is
+        // non-increasing, so the error at the second, larger solution is no larger)
+        let e1 = self.solve(tu * (1.0 - 1e-12));
+        if !e1.is_finite() {
+            return (e1, taken);
+        }
+        let q = self.query_err(e1);
+        let e = self.solve((tu - q) * (1.0 - 1e-12));
+        let upper = if e == 0.0 {
+            0.0
+        } else {
+            e + e.abs() * 1e-13 + 1e-13
+        };
+        (upper, taken + q)
+    }
+
     /// ε(δ) as (lower bound, estimate, upper bound); +∞ where δ cannot be certified.
     pub fn epsilon(&self, delta: f64) -> Bracket {
-        let tu = delta - self.add_up();
-        let upper = if tu <= 0.0 {
-            f64::INFINITY
-        } else {
-            // solve, then move the target down by the query round-off at the solution (s0 is
-            // non-increasing, so the error at the second, larger solution is no larger)
-            let e1 = self.solve(tu * (1.0 - 1e-12));
-            let e = if e1.is_finite() {
-                self.solve((tu - self.query_err(e1)) * (1.0 - 1e-12))
-            } else {
-                e1
-            };
-            if e == 0.0 {
-                0.0
-            } else {
-                e + e.abs() * 1e-13 + 1e-13
-            }
-        };
+        let upper = self.upper_epsilon_and_mass(delta).0;
         let est = self.solve(delta - self.inf);
         let eta = 1e-3 * delta;
         let c = self.drift() + self.hoeffding(eta);

@@ -3,7 +3,7 @@
 //! negative losses; it dominates every mechanism with that profile. Derivation:
 //! `docs/derivations/composition.md`.
 
-use super::bracket::composed_inf;
+use super::bracket::{composed_inf, inf_up};
 use super::compose::{check_window, compose_in, window};
 use super::{check_h, Composition, Pld, MAX_PROFILE};
 use crate::error::{PabiError, Result};
@@ -122,12 +122,13 @@ impl Pld {
 
 /// For every profile k (`values[offsets[k]..offsets[k + 1]]`: δ at ε = 0, h, 2h, ...), the
 /// certified upper ε at `delta[k]` of its PLD ([`Pld::from_profile`], grid `h`) composed
-/// `count` times ([`super::compose`], `tail_mass`): element k is exactly what those calls and
-/// the composition's `epsilon` give one by one (its value or its error), the profiles in
-/// parallel on the shared pool ([`crate::driver::each`]); an element whose composed +∞ mass
-/// alone makes that ε +∞ skips the FFT. The outer error, before any work:
-/// `offsets` not n + 1 non-decreasing positions in `values` (n = `delta.len()`), a `delta`
-/// outside (0, 1) (with its index); or a stop requested while running.
+/// `count` times ([`super::compose`], `tail_mass`), with the mass that upper ε takes from δ
+/// ([`upper_epsilon`]): element k is exactly what those calls and the composition's
+/// `epsilon` give one by one (its value or its error), the profiles in parallel on the shared
+/// pool ([`crate::driver::each`]); an element whose composed +∞ mass alone makes that ε +∞
+/// skips the FFT. The outer error, before any work: `offsets` not n + 1 non-decreasing
+/// positions in `values` (n = `delta.len()`), a `delta` outside (0, 1) (with its index); or a
+/// stop requested while running.
 pub fn profiles_composed_epsilon(
     h: f64,
     values: &[f64],
@@ -135,7 +136,7 @@ pub fn profiles_composed_epsilon(
     count: u64,
     tail_mass: f64,
     delta: &[f64],
-) -> Result<Vec<Result<f64>>> {
+) -> Result<Vec<Result<(f64, f64)>>> {
     let n = delta.len();
     if offsets.len() != n + 1
         || offsets.windows(2).any(|w| w[0] > w[1])
@@ -158,15 +159,18 @@ pub fn profiles_composed_epsilon(
 }
 
 /// The certified upper ε at `delta` of `compose(parts, tail)` ([`Composition::epsilon`]'s upper
-/// end), or its error: where the composed +∞ mass alone makes that ε +∞
-/// ([`Composition::upper_epsilon_infinite`]) once the window is checked, +∞ without the FFT
-/// (the same value and the same errors: those of [`window`] and of [`compose_in`]'s checks come
-/// first).
-pub(super) fn upper_epsilon(parts: &[(&Pld, u64)], tail: f64, delta: f64) -> Result<f64> {
+/// end) and the mass that upper end takes from δ ([`Composition::upper_epsilon_and_mass`]; it is
+/// +∞ where the mass reaches δ), or the error: where the composed +∞ mass alone makes the ε +∞
+/// ([`Composition::upper_epsilon_infinite`]) once the window is checked, +∞ without the FFT,
+/// with that +∞ mass as the upper end counts it ([`inf_up`]; the same ε and the same errors:
+/// those of [`window`] and of [`compose_in`]'s checks come first). The mass is what a search for
+/// the least noise with a finite ε interpolates across the edge where the ε jumps to +∞.
+pub(super) fn upper_epsilon(parts: &[(&Pld, u64)], tail: f64, delta: f64) -> Result<(f64, f64)> {
     let win = window(parts, tail)?;
     check_window(parts, &win)?;
-    if Composition::upper_epsilon_infinite(composed_inf(parts), delta) {
-        return Ok(f64::INFINITY);
+    let inf = composed_inf(parts);
+    if Composition::upper_epsilon_infinite(inf, delta) {
+        return Ok((f64::INFINITY, inf_up(inf)));
     }
-    Ok(compose_in(parts, win)?.epsilon(delta).2)
+    Ok(compose_in(parts, win)?.upper_epsilon_and_mass(delta))
 }

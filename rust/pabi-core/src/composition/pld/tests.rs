@@ -361,7 +361,19 @@ fn profiles_composed_epsilon_is_the_one_by_one_route() {
             .and_then(|p| compose(&[(&p, 3)], DEFAULT_TAIL))
             .map(|c| c.epsilon(delta[k]).2);
         match (&out[k], one) {
-            (Ok(a), Ok(b)) => assert_eq!(a.to_bits(), b.to_bits(), "{k}"),
+            (Ok((a, m)), Ok(b)) => {
+                assert_eq!(a.to_bits(), b.to_bits(), "{k}");
+                // the mass that upper ε takes from δ: the composition's own
+                let p = Pld::from_profile(h, &values[offsets[k]..offsets[k + 1]]).unwrap();
+                let c = compose(&[(&p, 3)], DEFAULT_TAIL).unwrap();
+                let want = c.upper_epsilon_and_mass(delta[k]);
+                assert_eq!(
+                    (a.to_bits(), m.to_bits()),
+                    (want.0.to_bits(), want.1.to_bits()),
+                    "{k}"
+                );
+                assert!(*m >= c.inf && *m < delta[k], "{k}: {m}");
+            }
             (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{k}"),
             (a, b) => panic!("{k}: {a:?} vs {b:?}"),
         }
@@ -412,10 +424,26 @@ fn upper_epsilon_is_the_composed_one() {
                 if !(d > 0.0 && d < 1.0) {
                     continue;
                 }
-                let got = super::profile::upper_epsilon(&[(&p, t)], DEFAULT_TAIL, d).unwrap();
+                let (got, mass) =
+                    super::profile::upper_epsilon(&[(&p, t)], DEFAULT_TAIL, d).unwrap();
                 let want = full.epsilon(d).2;
                 assert_eq!(got.to_bits(), want.to_bits(), "c {c} t {t} delta {d}");
-                skipped += usize::from(Composition::upper_epsilon_infinite(m, d));
+                // the mass that ε takes from δ: the +∞ mass as it counts it where the FFT was
+                // skipped, else the composition's own; it reaches δ where (and only where) ε is +∞
+                let skip = Composition::upper_epsilon_infinite(m, d);
+                let want_mass = if skip {
+                    super::bracket::inf_up(m)
+                } else {
+                    full.upper_epsilon_and_mass(d).1
+                };
+                assert_eq!(mass.to_bits(), want_mass.to_bits(), "c {c} t {t} delta {d}");
+                assert!(mass >= m);
+                assert_eq!(
+                    got == f64::INFINITY,
+                    mass >= d * (1.0 - 1e-15),
+                    "c {c} t {t} delta {d}: {mass}"
+                );
+                skipped += usize::from(skip);
             }
         }
     }
