@@ -6,6 +6,8 @@
 //! vectorizable kernels of [`super::vmath`]) used by the engine, the schedules and the PLDs, and
 //! the `_std` forms on std's libm, used in the scalar loops of the RDP bounds. They are not
 //! interchangeable without changing results by an ulp or so; each caller keeps the one it has.
+//! A formula shared by both is written once on the [`Elementary`] functions and instantiated
+//! for each family.
 
 use super::vmath;
 
@@ -60,15 +62,79 @@ pub fn neumaier_sum(xs: impl IntoIterator<Item = f64>) -> f64 {
     acc.sum()
 }
 
-/// ln(e^a + e^b) without overflow (`vmath` kernels).
+/// The elementary functions a log-space formula is written on: [`Vmath`] (the `vmath`
+/// kernels) or [`Std`] (std's libm). Each formula below is written once, on `E`; its two
+/// public forms (`f` and `f_std`) are that formula on the two families.
+pub trait Elementary {
+    /// e^x.
+    fn exp(x: f64) -> f64;
+    /// e^x − 1.
+    fn expm1(x: f64) -> f64;
+    /// ln x.
+    fn ln(x: f64) -> f64;
+    /// ln(1 + x).
+    fn ln_1p(x: f64) -> f64;
+}
+
+/// The `vmath` kernels (branch-free, vectorizable).
+pub struct Vmath;
+
+/// std's libm.
+pub struct Std;
+
+impl Elementary for Vmath {
+    #[inline(always)]
+    fn exp(x: f64) -> f64 {
+        vmath::exp(x)
+    }
+    #[inline(always)]
+    fn expm1(x: f64) -> f64 {
+        vmath::expm1(x)
+    }
+    #[inline(always)]
+    fn ln(x: f64) -> f64 {
+        vmath::ln(x)
+    }
+    #[inline(always)]
+    fn ln_1p(x: f64) -> f64 {
+        vmath::log1p(x)
+    }
+}
+
+impl Elementary for Std {
+    #[inline(always)]
+    fn exp(x: f64) -> f64 {
+        f64::exp(x)
+    }
+    #[inline(always)]
+    fn expm1(x: f64) -> f64 {
+        f64::exp_m1(x)
+    }
+    #[inline(always)]
+    fn ln(x: f64) -> f64 {
+        f64::ln(x)
+    }
+    #[inline(always)]
+    fn ln_1p(x: f64) -> f64 {
+        f64::ln_1p(x)
+    }
+}
+
+/// ln(e^a + e^b) without overflow, on `E`.
 #[inline(always)]
-pub fn log_add_exp(a: f64, b: f64) -> f64 {
+pub fn log_add_exp_on<E: Elementary>(a: f64, b: f64) -> f64 {
     let m = a.max(b);
     if m.is_infinite() {
         // −∞: both terms are 0; +∞: inf − inf below would be NaN
         return m;
     }
-    m + vmath::log1p(vmath::exp(-(a - b).abs()))
+    m + E::ln_1p(E::exp(-(a - b).abs()))
+}
+
+/// ln(e^a + e^b) without overflow (`vmath` kernels).
+#[inline(always)]
+pub fn log_add_exp(a: f64, b: f64) -> f64 {
+    log_add_exp_on::<Vmath>(a, b)
 }
 
 /// e^x on std's libm, the same value, without its slow underflow path: below −746 the exact
@@ -86,11 +152,7 @@ pub fn exp_std_flush(x: f64) -> f64 {
 /// ln(e^a + e^b) without overflow, on std's libm (the former private `rdp::log_add_exp`).
 #[inline(always)]
 pub fn log_add_exp_std(a: f64, b: f64) -> f64 {
-    let m = a.max(b);
-    if m.is_infinite() {
-        return m; // ±inf (inf − inf made ln(e^inf + e^inf) NaN)
-    }
-    m + f64::ln_1p(f64::exp(-(a - b).abs()))
+    log_add_exp_on::<Std>(a, b)
 }
 
 /// ln Σ e^{x_i} without overflow (−inf for an empty slice).
@@ -102,24 +164,26 @@ pub fn log_sum_exp(xs: &[f64]) -> f64 {
     m + vmath::ln(neumaier_sum(xs.iter().map(|&x| vmath::exp(x - m))))
 }
 
-/// ln(1 − e^{x}) for x ≤ 0, accurate near 0 and for very negative x (Mächler's rule).
+/// ln(1 − e^{x}) for x ≤ 0, accurate near 0 and for very negative x (Mächler's rule), on `E`.
 #[inline(always)]
-pub fn log1mexp(x: f64) -> f64 {
+pub fn log1mexp_on<E: Elementary>(x: f64) -> f64 {
     if x > -std::f64::consts::LN_2 {
-        vmath::ln(-vmath::expm1(x))
+        E::ln(-E::expm1(x))
     } else {
-        vmath::log1p(-vmath::exp(x))
+        E::ln_1p(-E::exp(x))
     }
 }
 
-/// [`log1mexp`] on std's libm (the former private `rdp::log1mexp`).
+/// [`log1mexp_on`] on the `vmath` kernels.
+#[inline(always)]
+pub fn log1mexp(x: f64) -> f64 {
+    log1mexp_on::<Vmath>(x)
+}
+
+/// [`log1mexp_on`] on std's libm (the former private `rdp::log1mexp`).
 #[inline(always)]
 pub fn log1mexp_std(x: f64) -> f64 {
-    if x > -std::f64::consts::LN_2 {
-        f64::ln(-f64::exp_m1(x))
-    } else {
-        f64::ln_1p(-f64::exp(x))
-    }
+    log1mexp_on::<Std>(x)
 }
 
 /// softplus(y) = ln(1 + e^y) on std's libm, with branches (softplus(−∞) = 0): the former
