@@ -4,6 +4,7 @@
 
 use super::params::{finite_nonneg, finite_pos, Noise};
 use crate::error::{PabiError, Result};
+use crate::num::round::EPS4;
 use crate::num::up;
 use crate::{lambertw, vmath};
 
@@ -122,7 +123,7 @@ simd! {
             // x > f64::MAX: δ* < 1/x = e^{−(ln C1 + y)}/factor < 1/f64::MAX, from logarithms moved
             // up by their rounding error (sound; monotone only to rounding in this subnormal range)
             let lv = -(c1.ln() + y + factor.ln());
-            let lv = lv + 4.0 * f64::EPSILON * (c1.ln().abs() + y + 1.0);
+            let lv = lv + EPS4 * (c1.ln().abs() + y + 1.0);
             let e = lv.exp(); // faithful: 0 only below 2^-1074, which `up`'s TINY covers
             if e > 0.0 {
                 e.next_up().min(1.0 / f64::MAX)
