@@ -162,7 +162,9 @@ def least_noise_many(setup: Any, field: str, eps: NDArray[np.float64], delta: ND
 
     ``met_many(x, eps, delta)``: for the setup with ``field`` = x[j] and the target (eps[j],
     delta[j]) (arrays of one length), the triple (verdicts, undefined, the bound: ε, or δ for
-    ``question="delta"``, each element the scalar bound's, NaN where an error missed the target),
+    ``question="delta"``, each element the scalar bound's, NaN where an error missed the target;
+    or a guide in the bound's unit whose ratio to the target only steers the probes, as
+    :func:`composed_pnsgd_met`'s),
     or a DomainError when the bound is undefined at some element. Undefined elements are judged
     one by one (for a bound computed element by element, which reports each failure); the
     bound's ratios to the targets guide each element's probes as :func:`pabi.setups._least_noise`'s
@@ -238,8 +240,9 @@ def least_noise_many(setup: Any, field: str, eps: NDArray[np.float64], delta: ND
 def composed_pnsgd_met(setup: Any, x: NDArray[np.float64], eps: NDArray[np.float64],
                        delta: NDArray[np.float64]) -> tuple[Bools, Bools, NDArray[np.float64]]:
     """Multi-epoch :class:`pabi.PNSGD`'s ``calibrate`` test at noise scales ``x``, targets (``eps``,
-    ``delta``): (verdicts, undefined, the composed ε; NaN where missed). Each element is what ``PNSGD._composed`` at that noise
-    scale computes, step by step: the decay point of
+    ``delta``): (verdicts, undefined, the guide of :func:`_guide`: the composed ε, or where the
+    mass it takes from δ comes near δ that mass in ε's unit; NaN where missed). Each verdict is
+    what ``PNSGD._composed`` at that noise scale computes, step by step: the decay point of
     ``PrivacyLossDistribution.from_profile`` (the first ε = 2^k, k ≤ 13, with δ ≤ its
     ``tail_mass``), its samples of the epoch profile at ε = k·h (one ``pabi.pnsgd_delta`` call
     for every element), then the PLD, its composition and ε(δ) by the core, element by
@@ -267,24 +270,25 @@ def composed_pnsgd_met(setup: Any, x: NDArray[np.float64], eps: NDArray[np.float
     offsets = np.concatenate([[0], np.cumsum(counts)])
     grid = (np.arange(offsets[-1]) - np.repeat(offsets[:-1], counts)) * h
     vals = np.asarray(pabi.pnsgd_delta(grid, **dict(kw, noise_scale=np.repeat(x, counts))), dtype=np.float64)
-    up, inf, errors = _core.pld_profiles_composed_epsilon(h, np.ascontiguousarray(vals), offsets.tolist(),
+    up, mass, errors = _core.pld_profiles_composed_epsilon(h, np.ascontiguousarray(vals), offsets.tolist(),
                                                           setup.epochs, _COMPOSE_TAIL, np.ascontiguousarray(delta))
     missed, undefined = failed_elements(x.size, errors)
-    return (np.asarray(up) <= eps) & ~missed, ~ok | undefined, np.where(missed, math.nan, _guide(up, inf, eps, delta))
+    return (np.asarray(up) <= eps) & ~missed, ~ok | undefined, np.where(missed, math.nan, _guide(up, mass, eps, delta))
 
 
-def _guide(up: NDArray[np.float64], inf: NDArray[np.float64], eps: NDArray[np.float64],
+def _guide(up: NDArray[np.float64], mass: NDArray[np.float64], eps: NDArray[np.float64],
            delta: NDArray[np.float64]) -> NDArray[np.float64]:
     """The value whose ratio to ``eps`` guides the search for the least noise of multi-epoch
-    PNSGD (never the verdict): with r = ``eps``·(+∞ mass / δ) (the composed +∞ mass, which makes
-    the certified ε +∞ once it reaches δ), max(ε, r) where ε is finite, r where it is +∞. Its ratio
+    PNSGD (never the verdict): with r = ``eps``·(``mass`` / δ), ``mass`` being what the certified
+    upper ε takes from δ before solving (the composed +∞ mass, the tails and the round-off; the ε
+    is +∞ once it reaches δ), max(ε, r) where ε is finite, r where it is +∞. Its ratio
     to ``eps`` is continuous across the edge where ε jumps from a finite value to +∞ as the
     noise falls (there the mass crosses δ: the ratio crosses 1), so the value-guided search
     interpolates to that edge (the answer of a loose target) in a few probes instead of
     bisecting ~50 doubles across the jump; away from it (the mass far below δ) the guide is ε.
     A met element (finite ε ≤ eps, mass < δ) keeps a ratio ≤ 1, a missed one ≥ 1."""
     with np.errstate(over="ignore", invalid="ignore"):
-        r = eps * (np.asarray(inf, dtype=np.float64) / delta)
+        r = eps * (np.asarray(mass, dtype=np.float64) / delta)
         up = np.asarray(up, dtype=np.float64)
         return np.where(up < math.inf, np.maximum(up, r), r)
 
