@@ -207,8 +207,8 @@ def test_per_instance_wide_csv_equals_the_api(tmp_path, capsys, sens):
 
 
 def test_per_instance_parquet_and_long_format(tmp_path, capsys, sens):
-    pd = pytest.importorskip("pandas")
-    pytest.importorskip("pyarrow")
+    import pandas as pd
+    import pyarrow  # noqa: F401 (a test dependency: the README's test command installs it)
     f = tmp_path / "s.parquet"
     pd.DataFrame(sens, columns=["a", "b", "c"]).to_parquet(f)
     d = run_json(capsys, ["per-instance", str(f), "--sample-rate", "0.02", "--noise-scale", "2", "--order", "4"])
@@ -425,8 +425,8 @@ def test_per_instance_long_format_nan_record_names_file_row_and_column(tmp_path,
 
 
 def test_per_instance_parquet_nulls_and_text_columns(tmp_path, capsys):
-    pa = pytest.importorskip("pyarrow")
-    pq = pytest.importorskip("pyarrow.parquet")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
     f = tmp_path / "n.parquet"
     pq.write_table(pa.table({"record": [1, 1, None], "step": [0, 1, 0], "sensitivity": [0.5, 0.5, 0.5]}), f)
     assert_one_line_error(main(["per-instance", str(f), *PI]), capsys.readouterr().err, 2,

@@ -245,9 +245,9 @@ def test_pld_profile_grid_arguments_checked_before_the_grid_is_built():
 
 
 def test_array_likes_and_real_number_objects():
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     np.testing.assert_array_equal(pabi.theta(pd.Series([0.5, 1.0]), 1.0), pabi.theta([0.5, 1.0], 1.0))
     np.testing.assert_array_equal(pabi.theta(pd.Series([0.5]), 1.0), pabi.theta([0.5], 1.0))  # not a scalar
     assert pabi.theta(fractions.Fraction(1, 2), 1.0) == pabi.theta(0.5, 1.0)
-    mpmath = pytest.importorskip("mpmath")
+    import mpmath
     np.testing.assert_array_equal(pabi.theta([mpmath.mpf(0.5), 1], 1.0), pabi.theta([0.5, 1.0], 1.0))

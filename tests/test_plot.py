@@ -8,7 +8,7 @@ import pytest
 
 import pabi
 
-matplotlib = pytest.importorskip("matplotlib")
+import matplotlib
 from matplotlib.figure import Figure  # noqa: E402
 
 import pabi.figures  # noqa: E402

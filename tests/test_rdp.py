@@ -56,8 +56,7 @@ def test_sgm_against_reference(a, q, r):
 
 def test_sgm_golden_file():
     """All golden points (mpmath, 50 digits; orders up to 1e5, q down to 1e-9)."""
-    if not GOLDEN.exists():
-        pytest.skip("golden file not generated")
+    assert GOLDEN.exists(), f"{GOLDEN} is missing (a tracked file)"
     rows = list(csv.DictReader(GOLDEN.open()))
     a = np.array([float(x["alpha"]) for x in rows])
     q = np.array([float(x["q"]) for x in rows])
@@ -588,8 +587,7 @@ def test_sgm_fractional_golden_file():
     """Exact series at fractional orders vs numerical integration of the Rényi divergence
     (pabi.reference.sampled_gaussian_rdp_quad, 50 digits): upper bound, ≤ 1e-12 relative on all
     216 points (α ∈ [1.01, 256.5], q ∈ [1e-9, 0.99], r ∈ [0.01, 4]; worst 1.6e-13)."""
-    if not GOLDEN_FRAC.exists():
-        pytest.skip("fractional golden file not generated")
+    assert GOLDEN_FRAC.exists(), f"{GOLDEN_FRAC} is missing (a tracked file)"
     worst, n = _frac_golden_worst(GOLDEN_FRAC)
     assert worst < 1e-12 and n >= 200, worst
 

@@ -8,7 +8,7 @@ import pytest
 import pabi
 from _engine_fns import log_theta
 
-pd = pytest.importorskip("pandas")
+import pandas as pd
 
 
 def test_local_sweep_matches_direct_broadcast():
@@ -36,7 +36,7 @@ def test_fixed_options_and_scalar_grid():
 
 
 def test_parquet_output_is_chunked(tmp_path):
-    pq = pytest.importorskip("pyarrow.parquet")
+    import pyarrow.parquet as pq
     path = pabi.sweep(pabi.theta, eps=np.linspace(0, 3, 50), shift=np.geomspace(0.01, 10, 40),
                       chunk_size=256, output=tmp_path / "s.parquet")
     meta = pq.ParquetFile(path).metadata
@@ -65,8 +65,8 @@ def test_bad_arguments():
 
 
 def test_dask_backend_equals_local(capsys, tmp_path):
-    distributed = pytest.importorskip("distributed")
-    pytest.importorskip("tqdm")
+    import distributed
+    import tqdm  # noqa: F401 (a test dependency: the README's test command installs it)
     eps, r = np.linspace(0, 4, 30), np.geomspace(0.01, 10, 20)
     local = pabi.sweep(pabi.theta, eps=eps, shift=r, chunk_size=64)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
@@ -93,13 +93,13 @@ def test_dask_backend_equals_local(capsys, tmp_path):
 
 
 def test_progress_bar_forced_on_and_off(capsys, tmp_path):
-    pytest.importorskip("tqdm")
+    import tqdm  # noqa: F401 (a test dependency: the README's test command installs it)
     eps, r = np.linspace(0, 4, 7), np.geomspace(0.01, 10, 11)
     df = pabi.sweep(pabi.theta, eps=eps, shift=r, chunk_size=10, progress=True)
     err = capsys.readouterr().err
     assert "77/77" in err and "theta" in err  # desc = function name, counted in points
     assert np.array_equal(df["value"].to_numpy(), pabi.theta(eps[:, None], r[None, :]).ravel())
-    pytest.importorskip("pyarrow")
+    import pyarrow  # noqa: F401 (a test dependency: the README's test command installs it)
     pabi.sweep(pabi.theta, eps=eps, shift=r, chunk_size=10, progress=True, output=tmp_path / "p.parquet")
     assert "77/77" in capsys.readouterr().err
     pabi.sweep(pabi.theta, eps=eps, shift=r, chunk_size=10, progress=False)
@@ -202,7 +202,7 @@ def test_bad_grid_value_is_caught_before_anything_is_written(tmp_path):
 
 
 def test_failed_sweep_leaves_the_previous_file_untouched(tmp_path):
-    pq = pytest.importorskip("pyarrow.parquet")
+    import pyarrow.parquet as pq
     out = tmp_path / "p.parquet"
     pabi.sweep(pabi.theta, eps=[1.0, 2.0], shift=[0.5], output=out)
     before = out.read_bytes()
@@ -228,7 +228,7 @@ def test_parquet_metadata_records_the_sweep(tmp_path):
     import hashlib
     import json
 
-    pq = pytest.importorskip("pyarrow.parquet")
+    import pyarrow.parquet as pq
     eps, r = np.linspace(0, 3, 5), np.geomspace(0.01, 10, 20_001)  # r: too long to store its values
     path = pabi.sweep(pabi.theta, eps=eps, shift=r, chunk_size=30_000, output=tmp_path / "m.parquet")
     meta = json.loads(pq.ParquetFile(path).metadata.metadata[b"pabi.sweep"])
