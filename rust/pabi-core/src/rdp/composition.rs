@@ -4,7 +4,7 @@
 //! Prop. 1). Derivations: docs/derivations/rdp.md.
 
 use super::checks::{check_alpha, check_p};
-use super::holder::{holder_order, order_map_overflow, OrderMap};
+use super::holder::{holder_log_rho, holder_order, holder_order_at, order_map_overflow, OrderMap};
 use super::logexp::{log_mean_exp, log_weighted_sum_exp};
 
 use crate::error::{PabiError, Result};
@@ -63,8 +63,9 @@ pub fn holder_composition_terms(
         return Err(order_map_overflow(alpha, p, steps, beta_max, f64::INFINITY));
     }
     let mut terms = vec![0.0; steps];
+    let lrho = holder_log_rho(p); // once, not per step (the same double)
     for i in 0..n {
-        let (beta, kappa) = holder_order(alpha, p, i, map);
+        let (beta, kappa) = holder_order_at(alpha, p, lrho, i, map);
         let row_idx = (n - 1 - i) as usize;
         let row = &div[row_idx * samples..(row_idx + 1) * samples];
         let wrow = weights.map(|w| &w[row_idx * samples..(row_idx + 1) * samples]);

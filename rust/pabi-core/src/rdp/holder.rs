@@ -44,7 +44,10 @@ pub fn holder_orders(alpha: f64, p: f64, n: u64, map: OrderMap) -> Result<(Vec<f
             n as f64,
         ));
     }
-    Ok((0..n).map(|i| holder_order(alpha, p, i, map)).unzip())
+    let lrho = holder_log_rho(p);
+    Ok((0..n)
+        .map(|i| holder_order_at(alpha, p, lrho, i, map))
+        .unzip())
 }
 
 /// β_i = g_p^i(α) and the Hölder coefficient κ_i multiplying (1/t_i)·ln E e^{t_i D},
@@ -55,9 +58,10 @@ pub(super) fn holder_order(alpha: f64, p: f64, i: u64, map: OrderMap) -> (f64, f
     holder_order_at(alpha, p, holder_log_rho(p), i, map)
 }
 
-/// ln ρ = ln(1 + 1/(p − 1)) of the order map (x = i·ln ρ): computed once per p by the loops over
-/// the steps ([`holder_order_at`], [`holder_ceil_order_of`]); [`holder_order`] forms the same
-/// double per call.
+/// ln ρ = ln(1 + 1/(p − 1)) of the order map (x = i·ln ρ): computed once per p by every loop over
+/// the steps ([`holder_orders`], the Hölder composition, the per-instance passes: with
+/// [`holder_order_at`], [`holder_order_up`], [`holder_ceil_order_of`]); [`holder_order`] forms
+/// the same double for a single step.
 #[inline]
 pub(super) fn holder_log_rho(p: f64) -> f64 {
     f64::ln_1p(1.0 / (p - 1.0))
