@@ -197,7 +197,20 @@ macro_rules! simd_block2 {
     };
 }
 
-simd_block2!(k_theta, theta::theta_block);
+simd! {
+    /// θ: [`theta::theta_many`] (its underflow skip) where both inputs are full arrays, else
+    /// block by block as the other θ-family kernels.
+    fn k_theta(x: &[f64], y: &[f64], out: &mut [f64]) -> bool {
+        if x.len() == out.len() && y.len() == out.len() {
+            let ok = x.chunks(theta::BLOCK).zip(y.chunks(theta::BLOCK)).fold(true, |ok, (a, b)| ok & eps_r_valid(a, b));
+            theta::theta_many(x, y, out);
+            ok
+        } else {
+            k_theta_blocks(x, y, out)
+        }
+    }
+}
+simd_block2!(k_theta_blocks, theta::theta_block);
 simd_block2!(k_log_theta, theta::log_theta_block);
 simd_block2!(k_theta_complement, theta::theta_complement_block);
 simd_block2!(k_log_theta_complement, theta::log_theta_complement_block);

@@ -295,6 +295,75 @@ pub fn theta_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
     block_eval::<FinTheta>(eps, r, out, 40.0, -1.0);
 }
 
+/// a = ε/r − r/2 (rounded) from which [`theta_many`] skips a lane: there the exact a is ≥ 39,
+/// e^{−a²/2} ≤ 2^-1097 and θ's kernel returns exactly TINY (the scaled product e^{−a²/2}·x,
+/// x ≤ 2, truncates to 0 in `unscale`); checked lane by lane against the scalar θ in
+/// `theta_tests.rs`.
+const SKIP_A: f64 = 39.5;
+
+/// Whether [`theta_many`] may return TINY for the lane without running the kernel: ε finite,
+/// r ≥ the smallest normal double (no special lane: r = 0 and ε = ∞ have fixed values; r = ∞
+/// fails the last test, and is invalid beside ε = ∞) and ε ≥ r·(SKIP_A + r/2), i.e.
+/// a ≥ [`SKIP_A`] up to two roundings (no division). NaN lanes are not skipped.
+#[inline(always)]
+fn skips(eps: f64, r: f64) -> bool {
+    (eps < f64::INFINITY) & (r >= f64::MIN_POSITIVE) & (eps >= r * (SKIP_A + 0.5 * r))
+}
+
+/// θ over equal-length slices (bitwise equal to [`theta`] per lane, like [`theta_block`]).
+/// Lanes where θ underflows far below the smallest normal double (a ≥ 39: a third of the lanes
+/// of `benches/bench_theta.py`'s workload) get TINY without the kernel. A block whose lanes all
+/// run the kernel is evaluated in place; the others' running lanes are appended to a pending
+/// block, evaluated when it is full (and once at the end, padded) and scattered back.
+#[inline(always)]
+pub fn theta_many(eps: &[f64], r: &[f64], out: &mut [f64]) {
+    let n = out.len().min(eps.len()).min(r.len());
+    let (eps, r, out) = (&eps[..n], &r[..n], &mut out[..n]);
+    // pending lanes: fewer than BLOCK between blocks, each block appends up to BLOCK more
+    let (mut pe, mut pr) = ([1.0_f64; 2 * BLOCK], [1.0_f64; 2 * BLOCK]);
+    let mut pi = [0_usize; 2 * BLOCK];
+    let mut pv = [0.0_f64; BLOCK];
+    let mut np = 0_usize;
+    for s in (0..n).step_by(BLOCK) {
+        let t = (s + BLOCK).min(n);
+        let (e, x) = (&eps[s..t], &r[s..t]);
+        let mut skip = [false; BLOCK];
+        let mut none = true;
+        for ((k, &e), &x) in skip.iter_mut().zip(e).zip(x) {
+            *k = skips(e, x);
+            none &= !*k;
+        }
+        if none && np == 0 {
+            theta_block(e, x, &mut out[s..t]);
+            continue;
+        }
+        out[s..t].fill(TINY);
+        // branch-free append: every lane is written at the next free slot, which advances
+        // past the lanes that run the kernel
+        for (j, ((&e, &x), &k)) in e.iter().zip(x).zip(&skip).enumerate() {
+            let q = np % (2 * BLOCK);
+            (pe[q], pr[q], pi[q]) = (e, x, s + j);
+            np += (!k) as usize;
+        }
+        if np >= BLOCK {
+            theta_block(&pe[..BLOCK], &pr[..BLOCK], &mut pv);
+            for (&i, &v) in pi[..BLOCK].iter().zip(&pv) {
+                out[i] = v;
+            }
+            np -= BLOCK;
+            pe.copy_within(BLOCK..2 * BLOCK, 0);
+            pr.copy_within(BLOCK..2 * BLOCK, 0);
+            pi.copy_within(BLOCK..2 * BLOCK, 0);
+        }
+    }
+    if np > 0 {
+        theta_block(&pe[..np], &pr[..np], &mut pv[..np]);
+        for (&i, &v) in pi[..np].iter().zip(&pv[..np]) {
+            out[i] = v;
+        }
+    }
+}
+
 /// ln θ over a block (bitwise equal to [`log_theta`] per lane).
 #[inline(always)]
 pub fn log_theta_block(eps: &[f64], r: &[f64], out: &mut [f64]) {

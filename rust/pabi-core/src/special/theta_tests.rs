@@ -324,3 +324,69 @@ fn log_laplace_theta_tight_where_the_difference_is_exact() {
     // an inexact difference (2^-60 − 3 rounds to −3): ln(1 − e^{(2^-60 − 3)/2}) = −0.25248245892545399616...
     check(log_laplace_theta(2f64.powi(-60), 3.0), -0.252482458925454);
 }
+
+/// [`theta_many`] (the array path of θ, with its underflow skip and the pending block) equals
+/// the scalar θ bitwise: lanes around the skip threshold a ≈ 39.5 and the kernel's own floor
+/// (a ≈ 38.6), special lanes (r = 0, ∞, subnormal; ε = 0, ∞; NaN), runs where every lane skips,
+/// where none does, and mixes, at lengths that are not multiples of [`BLOCK`].
+#[test]
+fn theta_many_equals_scalar_bitwise() {
+    let mut rng = XorShift::new();
+    let mut rnd = || rng.next_f64();
+    for round in 0..40 {
+        let n = [0, 1, 31, 33, 257, 1000][round % 6] + round;
+        // share of lanes drawn at a ∈ [37, 42] (the threshold region), the rest from the bench
+        // workload or all-skipping
+        let mode = round % 4;
+        let (mut eps, mut r) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        for _ in 0..n {
+            let x = 10f64.powf(-2.0 + 3.0 * rnd());
+            let e = match mode {
+                0 => 10.0 * rnd(),
+                1 => x * (37.0 + 5.0 * rnd() + 0.5 * x),
+                2 => x * (40.0 + 0.5 * x) + rnd(),
+                _ => {
+                    if rnd() < 0.5 {
+                        10.0 * rnd()
+                    } else {
+                        x * (39.5 + 0.5 * x)
+                    }
+                }
+            };
+            eps.push(e);
+            r.push(x);
+        }
+        if n > 12 {
+            let specials = [
+                (1.0, 0.0),
+                (f64::INFINITY, 1.0),
+                (1.0, f64::INFINITY),
+                (1.0, 5e-324),
+                (1e-300, 1e-310),
+                (0.0, 1e-3),
+                (f64::NAN, 1.0),
+                (1.0, f64::NAN),
+                (1e300, 1e-300),
+                (40.0, 1.0),
+                (39.5 + 0.5 * 0.01, 0.01 * 0.01),
+                (f64::MAX, 1.0),
+            ];
+            for (i, &(e, x)) in specials.iter().enumerate() {
+                eps[i] = e;
+                r[i] = x;
+            }
+        }
+        let mut out = vec![-1.0; n];
+        theta_many(&eps, &r, &mut out);
+        for i in 0..n {
+            let want = theta(eps[i], r[i]);
+            assert_eq!(
+                out[i].to_bits(),
+                want.to_bits(),
+                "round {round}, lane {i}: eps {:e} r {:e}",
+                eps[i],
+                r[i]
+            );
+        }
+    }
+}
