@@ -166,9 +166,9 @@ simd_map1!(k_log_gaussian_tail, tail::log_gaussian_tail);
 /// ε ≥ 0, r ≥ 0 (not NaN) and not both infinite, for every lane (branch-free, vectorizes).
 #[inline(always)]
 fn eps_r_valid(eps: &[f64], r: &[f64]) -> bool {
-    eps.iter().zip(r).fold(true, |acc, (&e, &x)| {
-        acc & (e >= 0.0) & (x >= 0.0) & !(e == f64::INFINITY && x == f64::INFINITY)
-    })
+    eps.iter()
+        .zip(r)
+        .fold(true, |acc, (&e, &x)| acc & theta::in_domain(e, x))
 }
 
 /// θ-family block kernels with the domain check fused into the same pass (the block is in L1
@@ -176,7 +176,7 @@ fn eps_r_valid(eps: &[f64], r: &[f64]) -> bool {
 /// on any input (no panic, no out-of-bounds access), so invalid lanes only produce values that
 /// the caller discards.
 macro_rules! simd_block2 {
-    ($name:ident, $f:path) => {
+    ($name:ident, $m:ident) => {
         simd! {
             fn $name(x: &[f64], y: &[f64], out: &mut [f64]) -> bool {
                 // a length-1 input is a broadcast value: one stack block of it serves every block
@@ -184,12 +184,13 @@ macro_rules! simd_block2 {
                 let first = |v: &[f64]| v.first().copied().unwrap_or(0.0);
                 let (xb, yb) = ([first(x); theta::BLOCK], [first(y); theta::BLOCK]);
                 let mut ok = true;
+                let mut tb = theta::ThetaBlocks::default();
                 for (k, o) in out.chunks_mut(theta::BLOCK).enumerate() {
                     let (s, m) = (k * theta::BLOCK, o.len());
                     let a = if x.len() == n { &x[s..s + m] } else { &xb[..m] };
                     let b = if y.len() == n { &y[s..s + m] } else { &yb[..m] };
                     ok &= eps_r_valid(a, b);
-                    $f(a, b, o);
+                    tb.$m(a, b, o);
                 }
                 ok
             }
@@ -202,18 +203,16 @@ simd! {
     /// block by block as the other θ-family kernels.
     fn k_theta(x: &[f64], y: &[f64], out: &mut [f64]) -> bool {
         if x.len() == out.len() && y.len() == out.len() {
-            let ok = x.chunks(theta::BLOCK).zip(y.chunks(theta::BLOCK)).fold(true, |ok, (a, b)| ok & eps_r_valid(a, b));
-            theta::theta_many(x, y, out);
-            ok
+            theta::theta_many(x, y, out)
         } else {
             k_theta_blocks(x, y, out)
         }
     }
 }
-simd_block2!(k_theta_blocks, theta::theta_block);
-simd_block2!(k_log_theta, theta::log_theta_block);
-simd_block2!(k_theta_complement, theta::theta_complement_block);
-simd_block2!(k_log_theta_complement, theta::log_theta_complement_block);
+simd_block2!(k_theta_blocks, theta);
+simd_block2!(k_log_theta, log_theta);
+simd_block2!(k_theta_complement, theta_complement);
+simd_block2!(k_log_theta_complement, log_theta_complement);
 simd_map2!(k_laplace_theta, theta::laplace_theta);
 simd_map2!(k_laplace_theta_complement, theta::laplace_theta_complement);
 

@@ -206,6 +206,7 @@ impl Facs {
 /// lane by lane (closed forms).
 #[inline(always)]
 pub(super) fn factors_block(
+    tb: &mut theta::ThetaBlocks,
     noise: Noise,
     order: Order,
     log: bool,
@@ -223,12 +224,12 @@ pub(super) fn factors_block(
     };
     match noise {
         Noise::Gaussian => {
-            theta::theta_block(x, ra, &mut f.a[..n]);
+            tb.theta(x, ra, &mut f.a[..n]);
             if log {
-                theta::log_theta_block(x, ra, &mut f.la[..n]);
+                tb.log_theta(x, ra, &mut f.la[..n]);
                 log_a_up_block(&f.a[..n], &mut f.la[..n]);
             }
-            theta::theta_complement_block(x, rb, &mut f.u[..n]);
+            tb.theta_complement(x, rb, &mut f.u[..n]);
             if order == Order::Fixed {
                 log_b_gauss_block(&f.u[..n], x, rb, &mut f.lb[..n]);
             }

@@ -45,6 +45,7 @@ pub(super) fn delta_log(e: &Elem, eps: f64, s: f64, ra: f64, rb: f64) -> f64 {
 /// in a loop per order (so that it vectorizes).
 #[inline(always)]
 fn delta_block(
+    tb: &mut theta::ThetaBlocks,
     prep: &Prepared,
     eps: &[f64],
     fac_once: Option<Fac>,
@@ -73,7 +74,7 @@ fn delta_block(
         None => {
             let mut x = [0.0; B];
             lanes(&mut x[..nl], eps, lo);
-            factors_block(p.noise, p.order, log, &x[..nl], &ra[..nl], &rb[..nl])
+            factors_block(tb, p.noise, p.order, log, &x[..nl], &ra[..nl], &rb[..nl])
         }
     };
     if log {
@@ -124,8 +125,9 @@ fn delta_block(
 simd! {
     /// δ (or ln δ) for one chunk, block by block.
     fn k_delta(prep: &Prepared, eps: &[f64], fac_once: Option<Fac>, lb_once: &OnceLock<Option<Dd>>, log: bool, j0: usize, out: &mut [f64]) -> Result<()> {
+        let mut tb = theta::ThetaBlocks::default();
         for (c, o) in out.chunks_mut(theta::BLOCK).enumerate() {
-            delta_block(prep, eps, fac_once, lb_once, log, j0 + c * theta::BLOCK, o)?;
+            delta_block(&mut tb, prep, eps, fac_once, lb_once, log, j0 + c * theta::BLOCK, o)?;
         }
         Ok(())
     }
@@ -134,6 +136,7 @@ simd! {
     /// kernels (bitwise equal to the scalar functions), Laplace lanes by the closed forms.
     fn k_factors(prep: &PreparedFactors, eps: &[f64], j0: usize, a: &mut [f64], b: &mut [f64], u: &mut [f64]) -> Result<()> {
         const B: usize = theta::BLOCK;
+        let mut tb = theta::ThetaBlocks::default();
         for (c, ((ab, bb), ub)) in a
             .chunks_mut(B)
             .zip(b.chunks_mut(B))
@@ -147,9 +150,9 @@ simd! {
             prep.sc.radii_block(lo, nl, &mut ra, &mut rb)?;
             match prep.noise {
                 Noise::Gaussian => {
-                    theta::theta_block(&x[..nl], &ra[..nl], ab);
-                    theta::theta_block(&x[..nl], &rb[..nl], bb);
-                    theta::theta_complement_block(&x[..nl], &rb[..nl], ub);
+                    tb.theta(&x[..nl], &ra[..nl], ab);
+                    tb.theta(&x[..nl], &rb[..nl], bb);
+                    tb.theta_complement(&x[..nl], &rb[..nl], ub);
                 }
                 Noise::Laplace => {
                     for t in 0..nl {

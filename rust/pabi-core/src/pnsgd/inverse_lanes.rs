@@ -503,6 +503,7 @@ pub(super) fn solve_lanes(
             }
         }
     };
+    let mut tb = theta::ThetaBlocks::default();
     loop {
         let mut live = false;
         let mut log = false;
@@ -532,7 +533,7 @@ pub(super) fn solve_lanes(
             break;
         }
         radii_lanes(|k| rad[k], &s[..w], &mut ra, &mut rb);
-        let f = factors_block(p.noise, p.order, log, &x[..w], &ra[..w], &rb[..w]);
+        let f = factors_block(&mut tb, p.noise, p.order, log, &x[..w], &ra[..w], &rb[..w]);
         for k in 0..w {
             if let Some(l) = &mut slot[k] {
                 let fk = f.get(k);

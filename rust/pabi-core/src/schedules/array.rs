@@ -33,6 +33,7 @@ pub fn schedule_delta(kind: Noise, a: ScheduleArgs, out: &mut [f64]) -> Result<(
 /// δ of the schedule for the lanes `lo..lo + o.len()` (at most one block).
 #[inline(always)]
 fn schedule_delta_block(
+    tb: &mut theta::ThetaBlocks,
     laplace: bool,
     a: &ScheduleArgs,
     once: Option<Problem>,
@@ -66,8 +67,8 @@ fn schedule_delta_block(
             gauss_schedule_radii(&p, n[t], at(a.c1, j), at(a.c2, j)).map_err(|e| e.at(j))?;
     }
     let (mut av, mut uv) = ([0.0; B], [0.0; B]);
-    theta::theta_block(&x[..nl], &ra[..nl], &mut av[..nl]);
-    theta::theta_complement_block(&x[..nl], &rb[..nl], &mut uv[..nl]);
+    tb.theta(&x[..nl], &ra[..nl], &mut av[..nl]);
+    tb.theta_complement(&x[..nl], &rb[..nl], &mut uv[..nl]);
     for t in 0..nl {
         o[t] = shuffled_value(av[t], uv[t], n[t]);
     }
@@ -82,8 +83,9 @@ simd! {
         j0: usize,
         out: &mut [f64],
     ) -> Result<()> {
+        let mut tb = theta::ThetaBlocks::default();
         for (c, o) in out.chunks_mut(theta::BLOCK).enumerate() {
-            schedule_delta_block(laplace, a, once, j0 + c * theta::BLOCK, o)?;
+            schedule_delta_block(&mut tb, laplace, a, once, j0 + c * theta::BLOCK, o)?;
         }
         Ok(())
     }

@@ -573,8 +573,8 @@ pub fn log_theta_complement(eps: f64, r: f64) -> f64 {
 #[path = "theta_block.rs"]
 mod block;
 pub use block::{
-    log_theta_block, log_theta_complement_block, theta_block, theta_complement_block, theta_many,
-    BLOCK,
+    in_domain, log_theta_block, log_theta_complement_block, theta_block, theta_complement_block,
+    theta_many, ThetaBlocks, BLOCK,
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -52,6 +52,26 @@ struct PreBlock {
 }
 
 impl PreBlock {
+    /// Zeroed storage (every lane is overwritten by [`PreBlock::set`] before it is read).
+    #[inline(always)]
+    fn zeroed() -> PreBlock {
+        let z = [0.0_f64; BLOCK];
+        PreBlock {
+            a: z,
+            b: z,
+            ha_hi: z,
+            ha_lo: z,
+            ac: z,
+            bc: z,
+            inv: z,
+            sa: z,
+            sb: z,
+            hd: z,
+            r: z,
+            fixed: z,
+        }
+    }
+
     #[inline(always)]
     fn set(&mut self, j: usize, p: Pre) {
         self.a[j] = p.a;
@@ -135,17 +155,25 @@ impl Finish for FinLogTheta {
 /// Lanes with a < `comp_below` read the complement factor (−1 for θ and log θ, 0 for the
 /// complements).
 #[inline(always)]
-fn block_eval<F: Finish>(eps: &[f64], r: &[f64], out: &mut [f64], clamp_a: f64, comp_below: f64) {
+fn block_eval<F: Finish>(
+    p: &mut PreBlock,
+    eps: &[f64],
+    r: &[f64],
+    out: &mut [f64],
+    clamp_a: f64,
+    comp_below: f64,
+) {
     if poly_wide() {
-        block_eval_w::<F, BLOCK>(eps, r, out, clamp_a, comp_below);
+        block_eval_w::<F, BLOCK>(p, eps, r, out, clamp_a, comp_below);
     } else {
-        block_eval_w::<F, POLY_W_NARROW>(eps, r, out, clamp_a, comp_below);
+        block_eval_w::<F, POLY_W_NARROW>(p, eps, r, out, clamp_a, comp_below);
     }
 }
 
 /// [`block_eval`] with the polynomial pass W lanes at a time.
 #[inline(always)]
 fn block_eval_w<F: Finish, const W: usize>(
+    p: &mut PreBlock,
     eps: &[f64],
     r: &[f64],
     out: &mut [f64],
@@ -161,7 +189,7 @@ fn block_eval_w<F: Finish, const W: usize>(
             <&[f64; BLOCK]>::try_from(&r[..BLOCK]),
             <&mut [f64; BLOCK]>::try_from(&mut out[..BLOCK]),
         ) {
-            block_full::<F, W>(e, x, o, clamp_a, comp_below);
+            block_full::<F, W>(p, e, x, o, clamp_a, comp_below);
         }
     } else {
         // Partial block: padded with harmless lanes (ε = r = 1).
@@ -170,34 +198,20 @@ fn block_eval_w<F: Finish, const W: usize>(
         e[..n].copy_from_slice(&eps[..n]);
         x[..n].copy_from_slice(&r[..n]);
         let mut o = [0.0_f64; BLOCK];
-        block_full::<F, W>(&e, &x, &mut o, clamp_a, comp_below);
+        block_full::<F, W>(p, &e, &x, &mut o, clamp_a, comp_below);
         out[..n].copy_from_slice(&o[..n]);
     }
 }
 
 #[inline(always)]
 fn block_full<F: Finish, const W: usize>(
+    p: &mut PreBlock,
     eps: &[f64; BLOCK],
     r: &[f64; BLOCK],
     out: &mut [f64; BLOCK],
     clamp_a: f64,
     comp_below: f64,
 ) {
-    let z = [0.0_f64; BLOCK];
-    let mut p = PreBlock {
-        a: z,
-        b: z,
-        ha_hi: z,
-        ha_lo: z,
-        ac: z,
-        bc: z,
-        inv: z,
-        sa: z,
-        sb: z,
-        hd: z,
-        r: z,
-        fixed: z,
-    };
     for j in 0..BLOCK {
         p.set(j, pre(eps[j], r[j], clamp_a, comp_below));
     }
@@ -263,7 +277,7 @@ fn block_full<F: Finish, const W: usize>(
             m &= m - 1;
         }
     }
-    F::fin_block(&p, &v, &y, out);
+    F::fin_block(p, &v, &y, out);
 }
 
 /// The divided-difference recurrence of [`poly_dd`] over W lanes (`v` = DD, `u` = P(y)),
@@ -289,10 +303,53 @@ fn poly_pass<const W: usize>(sa: &[f64], sb: &[f64], u: &mut [f64], v: &mut [f64
     v[..W].copy_from_slice(&vv);
 }
 
+/// Storage of the block kernels, reused across the blocks of one call: each free function
+/// below (`theta_block`, …) zeroes a fresh one per block, a 3 KB memset that cost ~5 % of θ's
+/// kernel. Loops over many blocks hold one `ThetaBlocks` and call its methods (bitwise the same
+/// values: every lane of the storage is written before it is read).
+pub struct ThetaBlocks {
+    p: PreBlock,
+}
+
+impl Default for ThetaBlocks {
+    #[inline(always)]
+    fn default() -> Self {
+        ThetaBlocks {
+            p: PreBlock::zeroed(),
+        }
+    }
+}
+
+impl ThetaBlocks {
+    /// θ over a block of at most [`BLOCK`] lanes (bitwise equal to [`theta`] per lane).
+    #[inline(always)]
+    pub fn theta(&mut self, eps: &[f64], r: &[f64], out: &mut [f64]) {
+        block_eval::<FinTheta>(&mut self.p, eps, r, out, 40.0, -1.0);
+    }
+
+    /// ln θ over a block (bitwise equal to [`log_theta`] per lane).
+    #[inline(always)]
+    pub fn log_theta(&mut self, eps: &[f64], r: &[f64], out: &mut [f64]) {
+        block_eval::<FinLogTheta>(&mut self.p, eps, r, out, LOG_A_MAX, -1.0);
+    }
+
+    /// 1 − θ over a block (bitwise equal to [`theta_complement`] per lane).
+    #[inline(always)]
+    pub fn theta_complement(&mut self, eps: &[f64], r: &[f64], out: &mut [f64]) {
+        block_eval::<FinThetaComplement>(&mut self.p, eps, r, out, 40.0, 0.0);
+    }
+
+    /// ln(1 − θ) over a block (bitwise equal to [`log_theta_complement`] per lane).
+    #[inline(always)]
+    pub fn log_theta_complement(&mut self, eps: &[f64], r: &[f64], out: &mut [f64]) {
+        block_eval::<FinLogThetaComplement>(&mut self.p, eps, r, out, LOG_A_MAX, 0.0);
+    }
+}
+
 /// θ over a block of at most [`BLOCK`] lanes (bitwise equal to [`theta`] per lane).
 #[inline(always)]
 pub fn theta_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    block_eval::<FinTheta>(eps, r, out, 40.0, -1.0);
+    ThetaBlocks::default().theta(eps, r, out);
 }
 
 /// a = ε/r − r/2 (rounded) from which [`theta_many`] skips a lane: there the exact a is ≥ 39,
@@ -300,6 +357,13 @@ pub fn theta_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
 /// x ≤ 2, truncates to 0 in `unscale`); checked lane by lane against the scalar θ in
 /// `theta_tests.rs`.
 const SKIP_A: f64 = 39.5;
+
+/// Whether a lane is in the domain of the θ family: ε ≥ 0, r ≥ 0 (not NaN), not both infinite
+/// (branch-free, vectorizes).
+#[inline(always)]
+pub fn in_domain(eps: f64, r: f64) -> bool {
+    (eps >= 0.0) & (r >= 0.0) & !(eps == f64::INFINITY && r == f64::INFINITY)
+}
 
 /// Whether [`theta_many`] may return TINY for the lane without running the kernel: ε finite,
 /// r ≥ the smallest normal double (no special lane: r = 0 and ε = ∞ have fixed values; r = ∞
@@ -315,15 +379,21 @@ fn skips(eps: f64, r: f64) -> bool {
 /// of `benches/bench_theta.py`'s workload) get TINY without the kernel. A block whose lanes all
 /// run the kernel is evaluated in place; the others' running lanes are appended to a pending
 /// block, evaluated when it is full (and once at the end, padded) and scattered back.
+///
+/// Returns whether every lane is in θ's domain ([`in_domain`]), tested in the same pass as the
+/// skip (the array kernel's fused validation; the values of invalid lanes are discarded).
 #[inline(always)]
-pub fn theta_many(eps: &[f64], r: &[f64], out: &mut [f64]) {
+pub fn theta_many(eps: &[f64], r: &[f64], out: &mut [f64]) -> bool {
     let n = out.len().min(eps.len()).min(r.len());
     let (eps, r, out) = (&eps[..n], &r[..n], &mut out[..n]);
     // pending lanes: fewer than BLOCK between blocks, each block appends up to BLOCK more
     let (mut pe, mut pr) = ([1.0_f64; 2 * BLOCK], [1.0_f64; 2 * BLOCK]);
     let mut pi = [0_usize; 2 * BLOCK];
     let mut pv = [0.0_f64; BLOCK];
+    // one PreBlock for every block of the call (zeroing one per block cost a 3 KB memset each)
+    let mut pb = ThetaBlocks::default();
     let mut np = 0_usize;
+    let mut ok = true;
     for s in (0..n).step_by(BLOCK) {
         let t = (s + BLOCK).min(n);
         let (e, x) = (&eps[s..t], &r[s..t]);
@@ -332,9 +402,10 @@ pub fn theta_many(eps: &[f64], r: &[f64], out: &mut [f64]) {
         for ((k, &e), &x) in skip.iter_mut().zip(e).zip(x) {
             *k = skips(e, x);
             none &= !*k;
+            ok &= in_domain(e, x);
         }
         if none && np == 0 {
-            theta_block(e, x, &mut out[s..t]);
+            pb.theta(e, x, &mut out[s..t]);
             continue;
         }
         out[s..t].fill(TINY);
@@ -346,7 +417,7 @@ pub fn theta_many(eps: &[f64], r: &[f64], out: &mut [f64]) {
             np += (!k) as usize;
         }
         if np >= BLOCK {
-            theta_block(&pe[..BLOCK], &pr[..BLOCK], &mut pv);
+            pb.theta(&pe[..BLOCK], &pr[..BLOCK], &mut pv);
             for (&i, &v) in pi[..BLOCK].iter().zip(&pv) {
                 out[i] = v;
             }
@@ -357,48 +428,56 @@ pub fn theta_many(eps: &[f64], r: &[f64], out: &mut [f64]) {
         }
     }
     if np > 0 {
-        theta_block(&pe[..np], &pr[..np], &mut pv[..np]);
+        pb.theta(&pe[..np], &pr[..np], &mut pv[..np]);
         for (&i, &v) in pi[..np].iter().zip(&pv[..np]) {
             out[i] = v;
         }
     }
+    ok
 }
 
 /// ln θ over a block (bitwise equal to [`log_theta`] per lane).
 #[inline(always)]
 pub fn log_theta_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    block_eval::<FinLogTheta>(eps, r, out, LOG_A_MAX, -1.0);
+    ThetaBlocks::default().log_theta(eps, r, out);
 }
 
 /// 1 − θ over a block (bitwise equal to [`theta_complement`] per lane).
 #[inline(always)]
 pub fn theta_complement_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    block_eval::<FinThetaComplement>(eps, r, out, 40.0, 0.0);
+    ThetaBlocks::default().theta_complement(eps, r, out);
 }
 
 /// ln(1 − θ) over a block (bitwise equal to [`log_theta_complement`] per lane).
 #[inline(always)]
 pub fn log_theta_complement_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    block_eval::<FinLogThetaComplement>(eps, r, out, LOG_A_MAX, 0.0);
+    ThetaBlocks::default().log_theta_complement(eps, r, out);
 }
 
 /// θ over a block with the polynomial pass [`POLY_W_NARROW`] lanes at a time whatever the
 /// CPU (unit tests: both widths bitwise equal to the scalar function).
 #[cfg(test)]
 pub(super) fn theta_block_narrow(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    block_eval_w::<FinTheta, POLY_W_NARROW>(eps, r, out, 40.0, -1.0);
+    block_eval_w::<FinTheta, POLY_W_NARROW>(&mut PreBlock::zeroed(), eps, r, out, 40.0, -1.0);
 }
 
 /// ln θ over a block with the narrow polynomial pass (unit tests).
 #[cfg(test)]
 pub(super) fn log_theta_block_narrow(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    block_eval_w::<FinLogTheta, POLY_W_NARROW>(eps, r, out, LOG_A_MAX, -1.0);
+    block_eval_w::<FinLogTheta, POLY_W_NARROW>(
+        &mut PreBlock::zeroed(),
+        eps,
+        r,
+        out,
+        LOG_A_MAX,
+        -1.0,
+    );
 }
 
 /// θ over a block with the whole-block polynomial pass whatever the CPU (unit tests).
 #[cfg(test)]
 pub(super) fn theta_block_wide(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    block_eval_w::<FinTheta, BLOCK>(eps, r, out, 40.0, -1.0);
+    block_eval_w::<FinTheta, BLOCK>(&mut PreBlock::zeroed(), eps, r, out, 40.0, -1.0);
 }
 
 /// [`fin_log_theta`] over a block (bitwise equal per lane: the same branch

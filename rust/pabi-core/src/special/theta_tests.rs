@@ -377,7 +377,15 @@ fn theta_many_equals_scalar_bitwise() {
             }
         }
         let mut out = vec![-1.0; n];
-        theta_many(&eps, &r, &mut out);
+        let valid = eps
+            .iter()
+            .zip(&r)
+            .all(|(&e, &x)| e >= 0.0 && x >= 0.0 && !(e.is_infinite() && x.is_infinite()));
+        assert_eq!(
+            theta_many(&eps, &r, &mut out),
+            valid,
+            "round {round}: the domain verdict"
+        );
         for i in 0..n {
             let want = theta(eps[i], r[i]);
             assert_eq!(

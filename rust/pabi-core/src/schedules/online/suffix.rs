@@ -41,6 +41,7 @@ simd! {
     ) {
         const BL: usize = theta::BLOCK;
         let x = [eps; BL];
+        let mut tb = theta::ThetaBlocks::default();
         for ((sc, ac), bc) in s.chunks(BL).zip(a.chunks_mut(BL)).zip(b.chunks_mut(BL)) {
             let nl = sc.len();
             let (mut ra, mut rb) = ([0.0; BL], [0.0; BL]);
@@ -48,9 +49,9 @@ simd! {
             match kind {
                 Noise::Gaussian => {
                     let (mut th, mut u) = ([0.0; BL], [0.0; BL]);
-                    theta::theta_block(&x[..nl], &ra[..nl], &mut th[..nl]);
+                    tb.theta(&x[..nl], &ra[..nl], &mut th[..nl]);
                     log_a_gauss_block(&th[..nl], &x[..nl], &ra[..nl], ac);
-                    theta::theta_complement_block(&x[..nl], &rb[..nl], &mut u[..nl]);
+                    tb.theta_complement(&x[..nl], &rb[..nl], &mut u[..nl]);
                     log_b_gauss_block(&u[..nl], &x[..nl], &rb[..nl], bc);
                 }
                 Noise::Laplace => {
