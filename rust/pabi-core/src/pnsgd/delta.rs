@@ -41,15 +41,15 @@ pub(super) fn delta_log(e: &Elem, eps: f64, s: f64, ra: f64, rb: f64) -> f64 {
 }
 
 /// δ (or ln δ) for the lanes `lo..lo + o.len()`: per-lane data, the factors of the block by
-/// the engine's block kernels (or `fac_once` when they do not vary), then the order's formula
+/// the engine's block kernels (`tb`: the call's block storage), or `once.0` when they do not
+/// vary (`once.1`: the precise ln B of those, computed at most once), then the order's formula
 /// in a loop per order (so that it vectorizes).
 #[inline(always)]
 fn delta_block(
     tb: &mut theta::ThetaBlocks,
     prep: &Prepared,
     eps: &[f64],
-    fac_once: Option<Fac>,
-    lb_once: &OnceLock<Option<Dd>>,
+    (fac_once, lb_once): (Option<Fac>, &OnceLock<Option<Dd>>),
     log: bool,
     lo: usize,
     o: &mut [f64],
@@ -127,7 +127,7 @@ simd! {
     fn k_delta(prep: &Prepared, eps: &[f64], fac_once: Option<Fac>, lb_once: &OnceLock<Option<Dd>>, log: bool, j0: usize, out: &mut [f64]) -> Result<()> {
         let mut tb = theta::ThetaBlocks::default();
         for (c, o) in out.chunks_mut(theta::BLOCK).enumerate() {
-            delta_block(&mut tb, prep, eps, fac_once, lb_once, log, j0 + c * theta::BLOCK, o)?;
+            delta_block(&mut tb, prep, eps, (fac_once, lb_once), log, j0 + c * theta::BLOCK, o)?;
         }
         Ok(())
     }
