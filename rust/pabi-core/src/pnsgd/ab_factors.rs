@@ -62,9 +62,16 @@ fn log_b_gauss(u: f64, eps: f64, rb: f64) -> f64 {
 }
 
 /// [`log_b_gauss`] over a block (bitwise equal per lane), given u = 1 − B of every lane: the
-/// lanes with u > 7/8 are gathered through the engine's θ block kernel.
+/// lanes with u > 7/8 are gathered through the engine's θ block kernel (`tb`: the caller's
+/// block storage).
 #[inline(always)]
-pub(crate) fn log_b_gauss_block(u: &[f64], eps: &[f64], rb: &[f64], out: &mut [f64]) {
+pub(crate) fn log_b_gauss_block(
+    tb: &mut theta::ThetaBlocks,
+    u: &[f64],
+    eps: &[f64],
+    rb: &[f64],
+    out: &mut [f64],
+) {
     const B: usize = theta::BLOCK;
     let n = out.len().min(u.len()).min(B);
     let mut idx = [0usize; B + 1]; // (branch-free compaction writes one past the group)
@@ -85,7 +92,7 @@ pub(crate) fn log_b_gauss_block(u: &[f64], eps: &[f64], rb: &[f64], out: &mut [f
         gx[t] = eps[idx[t]];
         gr[t] = rb[idx[t]];
     }
-    theta::theta_block(&gx[..nb], &gr[..nb], &mut gv[..nb]);
+    tb.theta(&gx[..nb], &gr[..nb], &mut gv[..nb]);
     for t in 0..nb {
         let j = idx[t];
         out[j] = or_log_theta(ln_of_theta(gv[t]), eps[j], rb[j]);
@@ -231,7 +238,7 @@ pub(super) fn factors_block(
             }
             tb.theta_complement(x, rb, &mut f.u[..n]);
             if order == Order::Fixed {
-                log_b_gauss_block(&f.u[..n], x, rb, &mut f.lb[..n]);
+                log_b_gauss_block(tb, &f.u[..n], x, rb, &mut f.lb[..n]);
             }
         }
         Noise::Laplace => {

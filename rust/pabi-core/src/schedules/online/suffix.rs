@@ -52,7 +52,7 @@ simd! {
                     tb.theta(&x[..nl], &ra[..nl], &mut th[..nl]);
                     log_a_gauss_block(&th[..nl], &x[..nl], &ra[..nl], ac);
                     tb.theta_complement(&x[..nl], &rb[..nl], &mut u[..nl]);
-                    log_b_gauss_block(&u[..nl], &x[..nl], &rb[..nl], bc);
+                    log_b_gauss_block(&mut tb, &u[..nl], &x[..nl], &rb[..nl], bc);
                 }
                 Noise::Laplace => {
                     for t in 0..nl {

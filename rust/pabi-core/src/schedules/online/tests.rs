@@ -128,7 +128,13 @@ fn block_factor_logs_equal_scalar() {
         assert_eq!(la[t].to_bits(), want_a.to_bits(), "ln A at {t}");
         let u = theta::theta_complement(p.eps, rb);
         let mut one = [0.0];
-        log_b_gauss_block(&[u], &[p.eps], &[rb], &mut one);
+        log_b_gauss_block(
+            &mut crate::theta::ThetaBlocks::default(),
+            &[u],
+            &[p.eps],
+            &[rb],
+            &mut one,
+        );
         assert_eq!(lb[t].to_bits(), one[0].to_bits(), "ln B at {t}");
         assert!(lb[t] <= 0.0 && la[t] <= 0.0);
     }
