@@ -8,13 +8,19 @@ use super::*;
 
 /// Lanes per block.
 pub const BLOCK: usize = 32;
-/// Lanes per polynomial pass where the CPU has no AVX-512 ([`poly_wide`]): the pass keeps
-/// 2·W/lanes-per-register accumulators in registers. With AVX2 (4 lanes, 16 registers) W = 16
-/// keeps all 8 accumulators live (W = BLOCK spilled two or three of them every step, ~10 % of
-/// θ's time); AVX-512 (8 lanes, 32 registers) takes W = BLOCK (8 independent chains, enough to
-/// hide the FMA latency). The per-lane arithmetic is the same for every W: the values do not
-/// depend on it.
+/// Lanes per polynomial pass where the CPU has no AVX-512 ([`poly_wide`]), for the complements'
+/// kernels: the pass keeps 2·W/lanes-per-register accumulators in registers. With AVX2 (4 lanes,
+/// 16 registers) W = 16 holds 8 accumulators (W = BLOCK spilled two or three of them every step,
+/// ~10 % of θ's time); AVX-512 (8 lanes, 32 registers) takes W = BLOCK (8 independent chains,
+/// enough to hide the FMA latency). The per-lane arithmetic is the same for every W: the values
+/// do not depend on it.
 const POLY_W_NARROW: usize = 16;
+/// [`POLY_W_NARROW`] for θ and ln θ. At W = 16 the 8 accumulators, the 8 loop-invariant argument
+/// vectors and the coefficient need 17 registers: the compiler kept the arguments and stored two
+/// accumulators to the stack at every step, so two chains paid a store-to-load round trip per
+/// step. W = 8 fits (4 chains); measured on one thread (AVX2, 2026-11-28): θ 14.4 → 14.0 and
+/// ln θ 20.7 → 19.7 ns/point, but the complements were slower (1 − θ 19.5 → 21.7), so they keep 16.
+const POLY_W_THETA: usize = 8;
 
 /// Whether the polynomial pass runs over the whole block (AVX-512, and targets other than
 /// x86-64, whose vector registers are as many as AVX-512's) rather than [`POLY_W_NARROW`]
@@ -165,6 +171,9 @@ fn block_eval<F: Finish>(
 ) {
     if poly_wide() {
         block_eval_w::<F, BLOCK>(p, eps, r, out, clamp_a, comp_below);
+    } else if comp_below < 0.0 {
+        // θ and ln θ (a constant after inlining: one branch is compiled)
+        block_eval_w::<F, POLY_W_THETA>(p, eps, r, out, clamp_a, comp_below);
     } else {
         block_eval_w::<F, POLY_W_NARROW>(p, eps, r, out, clamp_a, comp_below);
     }
@@ -454,17 +463,17 @@ pub fn log_theta_complement_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
     ThetaBlocks::default().log_theta_complement(eps, r, out);
 }
 
-/// θ over a block with the polynomial pass [`POLY_W_NARROW`] lanes at a time whatever the
+/// θ over a block with the polynomial pass [`POLY_W_THETA`] lanes at a time whatever the
 /// CPU (unit tests: both widths bitwise equal to the scalar function).
 #[cfg(test)]
 pub(super) fn theta_block_narrow(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    block_eval_w::<FinTheta, POLY_W_NARROW>(&mut PreBlock::zeroed(), eps, r, out, 40.0, -1.0);
+    block_eval_w::<FinTheta, POLY_W_THETA>(&mut PreBlock::zeroed(), eps, r, out, 40.0, -1.0);
 }
 
 /// ln θ over a block with the narrow polynomial pass (unit tests).
 #[cfg(test)]
 pub(super) fn log_theta_block_narrow(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    block_eval_w::<FinLogTheta, POLY_W_NARROW>(
+    block_eval_w::<FinLogTheta, POLY_W_THETA>(
         &mut PreBlock::zeroed(),
         eps,
         r,
