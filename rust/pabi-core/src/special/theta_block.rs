@@ -158,24 +158,42 @@ impl Finish for FinLogTheta {
     }
 }
 
-/// Lanes with a < `comp_below` read the complement factor (−1 for θ and log θ, 0 for the
-/// complements).
-#[inline(always)]
-fn block_eval<F: Finish>(
-    p: &mut PreBlock,
-    eps: &[f64],
-    r: &[f64],
-    out: &mut [f64],
+/// Which member of the θ family a block kernel computes, as [`pre`] reads it: |a| clamped at
+/// `clamp_a` (40 for the values, [`LOG_A_MAX`] for the logarithms), and the lanes with
+/// a < `comp_below` reading the complement factor (−1 for θ and ln θ, 0 for the complements).
+#[derive(Clone, Copy)]
+struct Form {
     clamp_a: f64,
     comp_below: f64,
-) {
+}
+
+const THETA: Form = Form {
+    clamp_a: 40.0,
+    comp_below: -1.0,
+};
+const LOG_THETA: Form = Form {
+    clamp_a: LOG_A_MAX,
+    comp_below: -1.0,
+};
+const COMPLEMENT: Form = Form {
+    clamp_a: 40.0,
+    comp_below: 0.0,
+};
+const LOG_COMPLEMENT: Form = Form {
+    clamp_a: LOG_A_MAX,
+    comp_below: 0.0,
+};
+
+/// One block of `form` with the polynomial pass width of the CPU and the form.
+#[inline(always)]
+fn block_eval<F: Finish>(p: &mut PreBlock, eps: &[f64], r: &[f64], out: &mut [f64], form: Form) {
     if poly_wide() {
-        block_eval_w::<F, BLOCK>(p, eps, r, out, clamp_a, comp_below);
-    } else if comp_below < 0.0 {
+        block_eval_w::<F, BLOCK>(p, eps, r, out, form);
+    } else if form.comp_below < 0.0 {
         // θ and ln θ (a constant after inlining: one branch is compiled)
-        block_eval_w::<F, POLY_W_THETA>(p, eps, r, out, clamp_a, comp_below);
+        block_eval_w::<F, POLY_W_THETA>(p, eps, r, out, form);
     } else {
-        block_eval_w::<F, POLY_W_NARROW>(p, eps, r, out, clamp_a, comp_below);
+        block_eval_w::<F, POLY_W_NARROW>(p, eps, r, out, form);
     }
 }
 
@@ -186,8 +204,7 @@ fn block_eval_w<F: Finish, const W: usize>(
     eps: &[f64],
     r: &[f64],
     out: &mut [f64],
-    clamp_a: f64,
-    comp_below: f64,
+    form: Form,
 ) {
     let n = out.len().min(eps.len()).min(r.len()).min(BLOCK);
     if n == BLOCK {
@@ -198,7 +215,7 @@ fn block_eval_w<F: Finish, const W: usize>(
             <&[f64; BLOCK]>::try_from(&r[..BLOCK]),
             <&mut [f64; BLOCK]>::try_from(&mut out[..BLOCK]),
         ) {
-            block_full::<F, W>(p, e, x, o, clamp_a, comp_below);
+            block_full::<F, W>(p, e, x, o, form);
         }
     } else {
         // Partial block: padded with harmless lanes (ε = r = 1).
@@ -207,7 +224,7 @@ fn block_eval_w<F: Finish, const W: usize>(
         e[..n].copy_from_slice(&eps[..n]);
         x[..n].copy_from_slice(&r[..n]);
         let mut o = [0.0_f64; BLOCK];
-        block_full::<F, W>(p, &e, &x, &mut o, clamp_a, comp_below);
+        block_full::<F, W>(p, &e, &x, &mut o, form);
         out[..n].copy_from_slice(&o[..n]);
     }
 }
@@ -218,9 +235,12 @@ fn block_full<F: Finish, const W: usize>(
     eps: &[f64; BLOCK],
     r: &[f64; BLOCK],
     out: &mut [f64; BLOCK],
-    clamp_a: f64,
-    comp_below: f64,
+    form: Form,
 ) {
+    let Form {
+        clamp_a,
+        comp_below,
+    } = form;
     for j in 0..BLOCK {
         p.set(j, pre(eps[j], r[j], clamp_a, comp_below));
     }
@@ -333,25 +353,25 @@ impl ThetaBlocks {
     /// θ over a block of at most [`BLOCK`] lanes (bitwise equal to [`theta`] per lane).
     #[inline(always)]
     pub fn theta(&mut self, eps: &[f64], r: &[f64], out: &mut [f64]) {
-        block_eval::<FinTheta>(&mut self.p, eps, r, out, 40.0, -1.0);
+        block_eval::<FinTheta>(&mut self.p, eps, r, out, THETA);
     }
 
     /// ln θ over a block (bitwise equal to [`log_theta`] per lane).
     #[inline(always)]
     pub fn log_theta(&mut self, eps: &[f64], r: &[f64], out: &mut [f64]) {
-        block_eval::<FinLogTheta>(&mut self.p, eps, r, out, LOG_A_MAX, -1.0);
+        block_eval::<FinLogTheta>(&mut self.p, eps, r, out, LOG_THETA);
     }
 
     /// 1 − θ over a block (bitwise equal to [`theta_complement`] per lane).
     #[inline(always)]
     pub fn theta_complement(&mut self, eps: &[f64], r: &[f64], out: &mut [f64]) {
-        block_eval::<FinThetaComplement>(&mut self.p, eps, r, out, 40.0, 0.0);
+        block_eval::<FinThetaComplement>(&mut self.p, eps, r, out, COMPLEMENT);
     }
 
     /// ln(1 − θ) over a block (bitwise equal to [`log_theta_complement`] per lane).
     #[inline(always)]
     pub fn log_theta_complement(&mut self, eps: &[f64], r: &[f64], out: &mut [f64]) {
-        block_eval::<FinLogThetaComplement>(&mut self.p, eps, r, out, LOG_A_MAX, 0.0);
+        block_eval::<FinLogThetaComplement>(&mut self.p, eps, r, out, LOG_COMPLEMENT);
     }
 }
 
@@ -467,26 +487,19 @@ pub fn log_theta_complement_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
 /// CPU (unit tests: both widths bitwise equal to the scalar function).
 #[cfg(test)]
 pub(super) fn theta_block_narrow(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    block_eval_w::<FinTheta, POLY_W_THETA>(&mut PreBlock::zeroed(), eps, r, out, 40.0, -1.0);
+    block_eval_w::<FinTheta, POLY_W_THETA>(&mut PreBlock::zeroed(), eps, r, out, THETA);
 }
 
 /// ln θ over a block with the narrow polynomial pass (unit tests).
 #[cfg(test)]
 pub(super) fn log_theta_block_narrow(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    block_eval_w::<FinLogTheta, POLY_W_THETA>(
-        &mut PreBlock::zeroed(),
-        eps,
-        r,
-        out,
-        LOG_A_MAX,
-        -1.0,
-    );
+    block_eval_w::<FinLogTheta, POLY_W_THETA>(&mut PreBlock::zeroed(), eps, r, out, LOG_THETA);
 }
 
 /// θ over a block with the whole-block polynomial pass whatever the CPU (unit tests).
 #[cfg(test)]
 pub(super) fn theta_block_wide(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    block_eval_w::<FinTheta, BLOCK>(&mut PreBlock::zeroed(), eps, r, out, 40.0, -1.0);
+    block_eval_w::<FinTheta, BLOCK>(&mut PreBlock::zeroed(), eps, r, out, THETA);
 }
 
 /// [`fin_log_theta`] over a block (bitwise equal per lane: the same branch
