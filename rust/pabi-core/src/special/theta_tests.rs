@@ -337,13 +337,18 @@ fn theta_many_equals_scalar_bitwise() {
         let n = [0, 1, 31, 33, 257, 1000][round % 6] + round;
         // share of lanes drawn at a ∈ [37, 42] (the threshold region), the rest from the bench
         // workload or all-skipping
-        let mode = round % 4;
+        let mode = round % 5;
         let (mut eps, mut r) = (Vec::with_capacity(n), Vec::with_capacity(n));
         for _ in 0..n {
-            let x = 10f64.powf(-2.0 + 3.0 * rnd());
+            // mode 4: tiny radii (the scaled quotient of `ab` below 2^-900) around the threshold
+            let x = if mode == 4 {
+                10f64.powf(-307.0 + 40.0 * rnd())
+            } else {
+                10f64.powf(-2.0 + 3.0 * rnd())
+            };
             let e = match mode {
                 0 => 10.0 * rnd(),
-                1 => x * (37.0 + 5.0 * rnd() + 0.5 * x),
+                1 | 4 => x * (37.0 + 5.0 * rnd() + 0.5 * x),
                 2 => x * (40.0 + 0.5 * x) + rnd(),
                 _ => {
                     if rnd() < 0.5 {
@@ -356,7 +361,7 @@ fn theta_many_equals_scalar_bitwise() {
             eps.push(e);
             r.push(x);
         }
-        if n > 12 {
+        if n > 14 {
             let specials = [
                 (1.0, 0.0),
                 (f64::INFINITY, 1.0),
@@ -370,6 +375,8 @@ fn theta_many_equals_scalar_bitwise() {
                 (40.0, 1.0),
                 (39.5 + 0.5 * 0.01, 0.01 * 0.01),
                 (f64::MAX, 1.0),
+                (39.6 * f64::MIN_POSITIVE, f64::MIN_POSITIVE),
+                (1.0, f64::MIN_POSITIVE),
             ];
             for (i, &(e, x)) in specials.iter().enumerate() {
                 eps[i] = e;
