@@ -403,8 +403,14 @@ def test_pnsgd_delta_monotone_in_lr_and_strong_convexity(exact, kw, e, frac):
                    hi=lr_max if beta is not None else math.inf)
     if beta is not None:
         rho_max = min(beta, 2.0 / lr - beta)
-        while rho_max > 0 and 2.0 / (beta + rho_max) < lr:  # keep lr <= 2/(β + ρ) in doubles
+        # keep lr <= 2/(β + ρ) in doubles: a few steps down at most. (An unbounded walk hung the
+        # long random run: with ρ_max ≪ β, β + ρ rounds to β and no step helps.)
+        for _ in range(64):
+            if not (rho_max > 0 and 2.0 / (beta + rho_max) < lr):
+                break
             rho_max = nxt(rho_max, DOWN)
+        else:
+            assume(False)
         rho2 = rho_max * frac
         assume(rho2 >= 0 and rho >= 0 and rho <= rho_max)
         f = lambda v: _delta(kw, eps=e, strong_convexity=v)  # noqa: E731
