@@ -26,12 +26,13 @@ fn lanes(eps: &[f64], r: &[f64], out: &mut [f64]) {
     "x86_64+avx2+fma"
 ))]
 fn blocks(eps: &[f64], r: &[f64], out: &mut [f64]) {
+    let mut tb = theta::ThetaBlocks::default();
     for ((o, a), b) in out
         .chunks_mut(theta::BLOCK)
         .zip(eps.chunks(theta::BLOCK))
         .zip(r.chunks(theta::BLOCK))
     {
-        theta::theta_block(a, b, o);
+        tb.theta(a, b, o);
     }
 }
 

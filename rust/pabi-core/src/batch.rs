@@ -171,6 +171,33 @@ fn eps_r_valid(eps: &[f64], r: &[f64]) -> bool {
         .fold(true, |acc, (&e, &x)| acc & theta::in_domain(e, x))
 }
 
+/// Run `$body` (a `bool` expression on `$a`, `$b`, `$o`) over `$out` in chunks of `$lanes`,
+/// `$a`/`$b` the matching chunks of `$x`/`$y`, or, for a length-1 input (a broadcast value),
+/// chunks of one stack copy of it (no copy as long as the array); the verdicts and-ed.
+macro_rules! broadcast_chunks {
+    ($x:ident, $y:ident, $out:ident, $lanes:expr, |$a:ident, $b:ident, $o:ident| $body:expr) => {{
+        let n = $out.len();
+        let first = |v: &[f64]| v.first().copied().unwrap_or(0.0);
+        let (xb, yb) = ([first($x); $lanes], [first($y); $lanes]);
+        let mut ok = true;
+        for (k, $o) in $out.chunks_mut($lanes).enumerate() {
+            let (s, m) = (k * $lanes, $o.len());
+            let $a = if $x.len() == n {
+                &$x[s..s + m]
+            } else {
+                &xb[..m]
+            };
+            let $b = if $y.len() == n {
+                &$y[s..s + m]
+            } else {
+                &yb[..m]
+            };
+            ok &= $body;
+        }
+        ok
+    }};
+}
+
 /// θ-family block kernels with the domain check fused into the same pass (the block is in L1
 /// when it is checked): returns whether every lane was valid. The kernels are plain arithmetic
 /// on any input (no panic, no out-of-bounds access), so invalid lanes only produce values that
@@ -179,20 +206,12 @@ macro_rules! simd_block2 {
     ($name:ident, $m:ident) => {
         simd! {
             fn $name(x: &[f64], y: &[f64], out: &mut [f64]) -> bool {
-                // a length-1 input is a broadcast value: one stack block of it serves every block
-                let n = out.len();
-                let first = |v: &[f64]| v.first().copied().unwrap_or(0.0);
-                let (xb, yb) = ([first(x); theta::BLOCK], [first(y); theta::BLOCK]);
-                let mut ok = true;
                 let mut tb = theta::ThetaBlocks::default();
-                for (k, o) in out.chunks_mut(theta::BLOCK).enumerate() {
-                    let (s, m) = (k * theta::BLOCK, o.len());
-                    let a = if x.len() == n { &x[s..s + m] } else { &xb[..m] };
-                    let b = if y.len() == n { &y[s..s + m] } else { &yb[..m] };
-                    ok &= eps_r_valid(a, b);
+                broadcast_chunks!(x, y, out, theta::BLOCK, |a, b, o| {
+                    let ok = eps_r_valid(a, b);
                     tb.$m(a, b, o);
-                }
-                ok
+                    ok
+                })
             }
         }
     };
@@ -206,24 +225,13 @@ macro_rules! simd_block2 {
 const BROADCAST_LANES: usize = 32 * theta::BLOCK;
 
 simd! {
-    /// θ by [`theta::theta_many`] (its underflow skip): over the whole chunk where both inputs
-    /// are full arrays; where one is a broadcast value, [`BROADCAST_LANES`] lanes at a time with
-    /// that value copied on the stack (no copy as long as the array).
+    /// θ by [`theta::theta_many`] (its underflow skip, with the domain check): over the whole
+    /// chunk where both inputs are full arrays, else [`BROADCAST_LANES`] lanes at a time.
     fn k_theta(x: &[f64], y: &[f64], out: &mut [f64]) -> bool {
-        let n = out.len();
-        if x.len() == n && y.len() == n {
+        if x.len() == out.len() && y.len() == out.len() {
             return theta::theta_many(x, y, out);
         }
-        let first = |v: &[f64]| v.first().copied().unwrap_or(0.0);
-        let (xb, yb) = ([first(x); BROADCAST_LANES], [first(y); BROADCAST_LANES]);
-        let mut ok = true;
-        for (k, o) in out.chunks_mut(BROADCAST_LANES).enumerate() {
-            let (s, m) = (k * BROADCAST_LANES, o.len());
-            let a = if x.len() == n { &x[s..s + m] } else { &xb[..m] };
-            let b = if y.len() == n { &y[s..s + m] } else { &yb[..m] };
-            ok &= theta::theta_many(a, b, o);
-        }
-        ok
+        broadcast_chunks!(x, y, out, BROADCAST_LANES, |a, b, o| theta::theta_many(a, b, o))
     }
 }
 simd_block2!(k_log_theta, log_theta);

@@ -513,11 +513,12 @@ fn gdp_epsilon_block(
         active[j] = true;
     }
     let mut lt = [0.0; B];
+    let mut tb = crate::theta::ThetaBlocks::default();
     for _ in 0..60 {
         if !active.iter().any(|&a| a) {
             break;
         }
-        crate::theta::log_theta_block(&x, mu, &mut lt);
+        tb.log_theta(&x, mu, &mut lt);
         for j in 0..B {
             if !active[j] {
                 continue;

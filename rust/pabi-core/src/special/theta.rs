@@ -572,10 +572,7 @@ pub fn log_theta_complement(eps: f64, r: f64) -> f64 {
 
 #[path = "theta_block.rs"]
 mod block;
-pub use block::{
-    in_domain, log_theta_block, log_theta_complement_block, theta_block, theta_complement_block,
-    theta_many, ThetaBlocks, BLOCK,
-};
+pub use block::{in_domain, theta_many, ThetaBlocks, BLOCK};
 
 // ---------------------------------------------------------------------------------------------
 // The Laplace analogue and the tight logarithms live in sibling files; their old paths

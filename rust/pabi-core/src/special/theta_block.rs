@@ -332,10 +332,10 @@ fn poly_pass<const W: usize>(sa: &[f64], sb: &[f64], u: &mut [f64], v: &mut [f64
     v[..W].copy_from_slice(&vv);
 }
 
-/// Storage of the block kernels, reused across the blocks of one call: each free function
-/// below (`theta_block`, …) zeroes a fresh one per block, a 3 KB memset that cost ~5 % of θ's
-/// kernel. Loops over many blocks hold one `ThetaBlocks` and call its methods (bitwise the same
-/// values: every lane of the storage is written before it is read).
+/// The block kernels with their storage, reused across the blocks of one call: a storage zeroed
+/// per block (3 KB) cost a `memset` per 32 lanes, ~5 % of θ's kernel. Every loop over blocks
+/// holds one `ThetaBlocks` and calls its methods (every lane of the storage is written before it
+/// is read, so the values do not depend on what it held).
 pub struct ThetaBlocks {
     p: PreBlock,
 }
@@ -375,12 +375,6 @@ impl ThetaBlocks {
     }
 }
 
-/// θ over a block of at most [`BLOCK`] lanes (bitwise equal to [`theta`] per lane).
-#[inline(always)]
-pub fn theta_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    ThetaBlocks::default().theta(eps, r, out);
-}
-
 /// a = ε/r − r/2 (rounded) from which [`theta_many`] skips a lane: there the exact a is ≥ 39,
 /// e^{−a²/2} ≤ 2^-1097 and θ's kernel returns exactly TINY (the scaled product e^{−a²/2}·x,
 /// x ≤ 2, truncates to 0 in `unscale`); checked lane by lane against the scalar θ in
@@ -409,7 +403,7 @@ fn skips(eps: f64, r: f64) -> bool {
     (eps < f64::INFINITY) & (r >= f64::MIN_POSITIVE) & (eps >= r * (SKIP_A + 0.5 * r))
 }
 
-/// θ over equal-length slices (bitwise equal to [`theta`] per lane, like [`theta_block`]).
+/// θ over equal-length slices (bitwise equal to [`theta`] per lane, like [`ThetaBlocks::theta`]).
 /// Lanes where θ underflows far below the smallest normal double (a ≥ 39: a third of the lanes
 /// of `benches/bench_theta.py`'s workload) get TINY without the kernel. A block with fewer than
 /// [`SKIP_MIN`] such lanes is evaluated in place; the others' running lanes are appended to a
@@ -470,24 +464,6 @@ pub fn theta_many(eps: &[f64], r: &[f64], out: &mut [f64]) -> bool {
         }
     }
     ok
-}
-
-/// ln θ over a block (bitwise equal to [`log_theta`] per lane).
-#[inline(always)]
-pub fn log_theta_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    ThetaBlocks::default().log_theta(eps, r, out);
-}
-
-/// 1 − θ over a block (bitwise equal to [`theta_complement`] per lane).
-#[inline(always)]
-pub fn theta_complement_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    ThetaBlocks::default().theta_complement(eps, r, out);
-}
-
-/// ln(1 − θ) over a block (bitwise equal to [`log_theta_complement`] per lane).
-#[inline(always)]
-pub fn log_theta_complement_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
-    ThetaBlocks::default().log_theta_complement(eps, r, out);
 }
 
 /// θ over a block with the polynomial pass [`POLY_W_THETA`] lanes at a time whatever the

@@ -4,6 +4,20 @@
 use super::*;
 use crate::num::test_rng::XorShift;
 
+// One block each with fresh storage (the kernels hold a `ThetaBlocks` per loop).
+fn theta_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
+    ThetaBlocks::default().theta(eps, r, out);
+}
+fn log_theta_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
+    ThetaBlocks::default().log_theta(eps, r, out);
+}
+fn theta_complement_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
+    ThetaBlocks::default().theta_complement(eps, r, out);
+}
+fn log_theta_complement_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
+    ThetaBlocks::default().log_theta_complement(eps, r, out);
+}
+
 /// A block kernel and the scalar function it must equal lane by lane.
 type Pair = (fn(&[f64], &[f64], &mut [f64]), fn(f64, f64) -> f64);
 

@@ -4,10 +4,7 @@
 //! of θ's engine ([`super::theta`]) plus one logarithm in the usual case. Re-exported by
 //! [`super::theta`] (the old paths).
 
-use super::theta::{
-    log_theta, log_theta_complement, theta, theta_block, theta_complement, theta_complement_block,
-    BLOCK,
-};
+use super::theta::{log_theta, log_theta_complement, theta, theta_complement, ThetaBlocks, BLOCK};
 use crate::num::round::EPS2;
 use crate::vmath;
 
@@ -35,9 +32,10 @@ pub fn log_theta_tight(eps: f64, r: f64) -> f64 {
 
 /// [`log_theta_tight`] over a block of at most [`BLOCK`] lanes (bitwise equal per lane): the
 /// complement kernel for the lanes with r² > 2ε, the θ kernel for the others (each run only
-/// when some lane needs it), the rare remaining lanes by [`log_theta`].
+/// when some lane needs it), the rare remaining lanes by [`log_theta`]. `tb`: the caller's block
+/// storage (one per loop over blocks).
 #[inline(always)]
-pub fn log_theta_tight_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
+pub fn log_theta_tight_block(tb: &mut ThetaBlocks, eps: &[f64], r: &[f64], out: &mut [f64]) {
     let n = out.len().min(eps.len()).min(r.len()).min(BLOCK);
     let (mut u, mut t) = ([0.0; BLOCK], [0.0; BLOCK]);
     let mut big = [false; BLOCK];
@@ -48,10 +46,10 @@ pub fn log_theta_tight_block(eps: &[f64], r: &[f64], out: &mut [f64]) {
         any_small |= !big[j];
     }
     if any_big {
-        theta_complement_block(&eps[..n], &r[..n], &mut u[..n]);
+        tb.theta_complement(&eps[..n], &r[..n], &mut u[..n]);
     }
     if any_small {
-        theta_block(&eps[..n], &r[..n], &mut t[..n]);
+        tb.theta(&eps[..n], &r[..n], &mut t[..n]);
     }
     for j in 0..n {
         let v = if big[j] {

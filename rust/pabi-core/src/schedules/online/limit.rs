@@ -86,6 +86,7 @@ simd! {
         const BL: usize = theta::BLOCK;
         let e = [sc.p.eps; BL];
         let mut acc = Neumaier::default();
+        let mut tb = theta::ThetaBlocks::default();
         let mut k = lo;
         while k < hi {
             let m = ((hi - k) as usize).min(BL);
@@ -93,7 +94,7 @@ simd! {
             for (j, rj) in r[..m].iter_mut().enumerate() {
                 *rj = sc.gauss_rb(from + (k + j as u64) as f64) * (1.0 + EPS2);
             }
-            theta::log_theta_tight_block(&e[..m], &r[..m], &mut g[..m]);
+            theta::log_theta_tight_block(&mut tb, &e[..m], &r[..m], &mut g[..m]);
             for &v in &g[..m] {
                 acc.add(v);
             }
