@@ -251,3 +251,43 @@ def test_array_likes_and_real_number_objects():
     assert pabi.theta(fractions.Fraction(1, 2), 1.0) == pabi.theta(0.5, 1.0)
     import mpmath
     np.testing.assert_array_equal(pabi.theta([mpmath.mpf(0.5), 1], 1.0), pabi.theta([0.5, 1.0], 1.0))
+
+
+# ------------------------------------------------------------------ the all-Python-scalars fast path
+
+
+@pytest.mark.parametrize("steps", [100, 2**53 + 1, 10**30, 2**2000], ids=["100", "2^53+1", "1e30", "2^2000"])
+def test_python_scalar_fast_path_equals_the_numpy_path(steps):
+    """Broadcast converts all-Python float/int arguments without numpy broadcasting; the values,
+    the float result and the errors are those of the general path (numpy scalars, 0-d arrays),
+    ints above 2^53 and beyond the double range included."""
+    kw = dict(noise_scale=2.0, max_grad_norm=1.0, lr=0.5, diameter=1.0)
+    def run(**k):
+        try:
+            return pabi.pnsgd_delta(1.0, **kw, **k)
+        except DomainError as e:
+            return ("DomainError", e.param, e.index, str(e))
+    fast = run(steps=steps)
+    as_double = float(steps) if steps < 2**1000 else math.inf
+    slow = run(steps=np.asarray(as_double))
+    assert type(fast) is type(slow)
+    if isinstance(fast, float):
+        assert fast == slow and fast.hex() == slow.hex()
+    else:
+        assert fast == slow
+    arr = run(steps=np.array([as_double]))  # an array argument: the general path, same value
+    if isinstance(slow, tuple):  # the same error, located at index 0 of the array
+        assert isinstance(arr, tuple) and arr[:2] == slow[:2] and arr[2] == 0
+    else:
+        assert float(arr[0]).hex() == slow.hex()
+
+
+def test_python_scalar_fast_path_takes_floats_and_ints_only():
+    """bool, str, None and other objects keep the general path's TypeError naming the parameter;
+    a Fraction converts as before."""
+    kw = dict(noise_scale=2.0, max_grad_norm=1.0, lr=0.5, diameter=1.0, steps=10)
+    _raises(TypeError, "lr", pabi.pnsgd_delta, 1.0, **{**kw, "lr": True})
+    _raises(TypeError, "lr", pabi.pnsgd_delta, 1.0, **{**kw, "lr": "0.5"})
+    _raises(TypeError, "lr", pabi.pnsgd_delta, 1.0, **{**kw, "lr": None})
+    assert pabi.pnsgd_delta(1.0, **{**kw, "lr": fractions.Fraction(1, 2)}) == pabi.pnsgd_delta(1.0, **kw)
+    assert isinstance(pabi.pnsgd_delta(1.0, **kw), float)

@@ -268,6 +268,32 @@ pub fn run2(
     run2_with(x, y, out, k, |(), ()| ())
 }
 
+/// Arrays from this length are split over the pool by [`run2_heavy`] (its chunk length too):
+/// 256 elements of a kernel costing ~1–2 µs each (an inversion: a search of ~20 evaluations)
+/// are ~0.4 ms of work, far above the cost of a parallel dispatch, while [`PAR_MIN`] = 32768
+/// (sized for the ~10 ns engine kernels) kept a 20,000-point `gdp_epsilon` on one thread.
+pub const HEAVY_PAR_MIN: usize = 256;
+
+/// [`run2`] for kernels whose elements cost a microsecond or more (the GDP inversions): the
+/// same driver with [`HEAVY_PAR_MIN`] as threshold and chunk length (a multiple of
+/// [`theta::BLOCK`], so a block kernel sees whole blocks). Values do not depend on it.
+pub fn run2_heavy(
+    x: &[f64],
+    y: &[f64],
+    out: &mut [f64],
+    k: fn(&[f64], &[f64], &mut [f64]),
+) -> Result<()> {
+    const _: () = assert!(HEAVY_PAR_MIN % theta::BLOCK == 0);
+    blocks(
+        [x, y],
+        out,
+        HEAVY_PAR_MIN,
+        HEAVY_PAR_MIN,
+        |[a, b], o| k(a, b, o),
+        |(), ()| (),
+    )
+}
+
 /// Like [`run2`] for kernels that also validate their lanes: true iff every chunk was valid.
 fn run2_checked(
     x: &[f64],

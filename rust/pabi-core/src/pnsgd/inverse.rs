@@ -139,13 +139,13 @@ pub(super) fn solve_epsilon(prep: &Prepared, target: &[f64], j: usize) -> Result
     let s = at(prep.sigma(), j);
     let t = at(target, j);
     let lt = rel_dn(vmath::ln(t), LOG_REL);
-    let ok = |x: f64| meets(&e, x, s, t, lt);
-    if ok(0.0) {
+    // `meets` called directly, not through a closure (see `bisect_bits_inline!`)
+    if meets(&e, 0.0, s, t, lt) {
         return Ok(0.0);
     }
     let mut hi = 1.0_f64;
     let mut steps = 0;
-    while !ok(hi) {
+    while !meets(&e, hi, s, t, lt) {
         hi *= 4.0;
         steps += 1;
         if steps > 520 || !hi.is_finite() {
@@ -153,7 +153,7 @@ pub(super) fn solve_epsilon(prep: &Prepared, target: &[f64], j: usize) -> Result
         }
     }
     let lo = if steps == 0 { 0.0 } else { hi / 4.0 };
-    Ok(bisect_bits(lo, hi, ok))
+    Ok(bisect_bits_inline!(lo, hi, |x| meets(&e, x, s, t, lt)))
 }
 
 /// The smallest noise σ (Gaussian std or Laplace scale, to one ulp) for which the bound meets
@@ -176,27 +176,31 @@ pub(super) fn solve_sigma(prep: &Prepared, eps: &[f64], target: &[f64], j: usize
     let x = at(eps, j);
     let t = at(target, j);
     let lt = rel_dn(vmath::ln(t), LOG_REL);
-    let ok = |s: f64| meets(&e, x, s, t, lt);
-    if e.rad.two_l == 0.0 || ok(f64::MIN_POSITIVE) {
+    // `meets` called directly, not through a closure (see `bisect_bits_inline!`)
+    if e.rad.two_l == 0.0 || meets(&e, x, f64::MIN_POSITIVE, t, lt) {
         return Ok(0.0);
     }
     let mut hi = 1.0_f64;
-    if ok(hi) {
+    if meets(&e, x, hi, t, lt) {
         let mut lo = 0.25_f64;
-        while ok(lo) {
+        while meets(&e, x, lo, t, lt) {
             lo *= 0.25; // terminates: ok(MIN_POSITIVE) is false
         }
-        return Ok(bisect_bits(lo, lo * 4.0, ok));
+        return Ok(bisect_bits_inline!(lo, lo * 4.0, |s| meets(
+            &e, x, s, t, lt
+        )));
     }
     let mut steps = 0;
-    while !ok(hi) {
+    while !meets(&e, x, hi, t, lt) {
         hi *= 4.0;
         steps += 1;
         if steps > 500 {
             return Err(no_sigma(x, t, j));
         }
     }
-    Ok(bisect_bits(hi / 4.0, hi, ok))
+    Ok(bisect_bits_inline!(hi / 4.0, hi, |s| meets(
+        &e, x, s, t, lt
+    )))
 }
 
 pub(super) fn no_epsilon(e: &Elem, s: f64, t: f64, j: usize) -> PabiError {
