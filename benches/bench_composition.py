@@ -14,6 +14,8 @@ interpreter), the time of ``dpsgd_calibrate_noise_multiplier``.
 
 from __future__ import annotations
 
+from typing import Callable
+
 import csv
 import pathlib
 import subprocess
@@ -131,51 +133,42 @@ def kov_exactness() -> None:
           f"(fresh mpmath at k=1e6: {t_ref:.1f} s)")
 
 
+def _numpy_bisect(lo: np.ndarray, hi: np.ndarray, above: Callable[[np.ndarray], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Vectorized bisection (the pre-Rust implementation of the GDP inversions): ``above(x)``
+    true where x is beyond the root; returns the final (lo, hi)."""
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        over = above(mid)
+        hi, lo = np.where(over, mid, hi), np.where(over, lo, mid)
+        if np.all(hi - lo <= 4e-16 * np.maximum(1.0, hi)):
+            break
+    return lo, hi
+
+
+def _inversion_line(name: str, n: int, ours: Callable[[], np.ndarray], numpy: Callable[[], np.ndarray]) -> None:
+    tr, er = best_of(ours)
+    by_t = _timing.per_threads(ours, REPEAT)
+    tn, en = best_of(numpy, repeat=1)
+    print(f"{name} on {n} points: pabi {tr * 1e3:.1f} ms (1 thread {by_t[1] * 1e3:.1f} ms, 2 threads "
+          f"{by_t[2] * 1e3:.1f} ms), numpy bisection {tn * 1e3:.1f} ms "
+          f"({tn / tr:.1f}x), max difference {np.max(np.abs(er - en) / np.maximum(en, 1.0)):.1e} "
+          "(relative, absolute below 1)")
+
+
 def gdp_inversions() -> None:
     rng = np.random.default_rng(0)
     n = 20_000
     d = 10 ** rng.uniform(-12, -1, n)
     mu = rng.uniform(0.1, 5.0, n)
-
-    def numpy_bisect():  # the pre-Rust implementation: vectorized bisection on log θ
-        ld = np.log(d)
-        lo, hi = np.zeros(n), np.maximum(1.0, mu * mu / 2 + mu * np.sqrt(-2 * ld) + 1.0)
-        for _ in range(200):
-            mid = 0.5 * (lo + hi)
-            neg = pabi.theta(mid, mu, log=True) - ld <= 0
-            hi, lo = np.where(neg, mid, hi), np.where(neg, lo, mid)
-            if np.all(hi - lo <= 4e-16 * np.maximum(1.0, hi)):
-                break
-        return hi
-
-    tr, er = best_of(lambda: pabi.gdp_epsilon(d, mu))
-    by_t = _timing.per_threads(lambda: pabi.gdp_epsilon(d, mu), REPEAT)
-    tn, en = best_of(numpy_bisect, repeat=1)
-    print(f"gdp_epsilon on {n} points: pabi {tr * 1e3:.1f} ms (1 thread {by_t[1] * 1e3:.1f} ms, 2 threads "
-          f"{by_t[2] * 1e3:.1f} ms), numpy bisection {tn * 1e3:.1f} ms "
-          f"({tn / tr:.1f}x), max difference {np.max(np.abs(er - en) / np.maximum(en, 1.0)):.1e} "
-          "(relative, absolute below 1)")
-
     eps = rng.uniform(0.0, 10.0, n)
-
-    def numpy_bisect_mu():  # the same vectorized bisection on log θ, in μ
-        ld = np.log(d)
-        lo, hi = np.zeros(n), np.sqrt(2 * eps) + 2 * np.sqrt(-2 * ld) + 2.0
-        for _ in range(200):
-            mid = 0.5 * (lo + hi)
-            over = pabi.theta(eps, mid, log=True) - ld > 0
-            hi, lo = np.where(over, mid, hi), np.where(over, lo, mid)
-            if np.all(hi - lo <= 4e-16 * np.maximum(1.0, hi)):
-                break
-        return lo
-
-    tr, er = best_of(lambda: pabi.gdp_mu(eps, d))
-    by_t = _timing.per_threads(lambda: pabi.gdp_mu(eps, d), REPEAT)
-    tn, en = best_of(numpy_bisect_mu, repeat=1)
-    print(f"gdp_mu on {n} points: pabi {tr * 1e3:.1f} ms (1 thread {by_t[1] * 1e3:.1f} ms, 2 threads "
-          f"{by_t[2] * 1e3:.1f} ms), numpy bisection {tn * 1e3:.1f} ms "
-          f"({tn / tr:.1f}x), max difference {np.max(np.abs(er - en) / np.maximum(en, 1.0)):.1e} "
-          "(relative, absolute below 1)")
+    ld = np.log(d)
+    # ε: the smallest with θ(ε, μ) ≤ δ (θ decreases in ε); μ: the largest with θ(ε, μ) ≤ δ
+    _inversion_line("gdp_epsilon", n, lambda: pabi.gdp_epsilon(d, mu), lambda: _numpy_bisect(
+        np.zeros(n), np.maximum(1.0, mu * mu / 2 + mu * np.sqrt(-2 * ld) + 1.0),
+        lambda x: pabi.theta(x, mu, log=True) - ld <= 0)[1])
+    _inversion_line("gdp_mu", n, lambda: pabi.gdp_mu(eps, d), lambda: _numpy_bisect(
+        np.zeros(n), np.sqrt(2 * eps) + 2 * np.sqrt(-2 * ld) + 2.0,
+        lambda x: pabi.theta(eps, x, log=True) - ld > 0)[0])
 
 
 def main() -> None:

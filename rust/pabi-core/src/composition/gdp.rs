@@ -179,65 +179,177 @@ const CERT_ETA: f64 = 1e-13;
 /// few subnormal ulps (where θ underflows, θ̃ is that floor, not within 1 + η of θ).
 const CERT_MIN_DELTA: f64 = 1e-290;
 
-/// Certificates for [`refine_mu`]'s bisection (bit patterns): every μ ≤ `miss` has
-/// θ̃(ε, μ) ≤ δ and every μ ≥ `meet` has θ̃(ε, μ) > δ, proven by one evaluation each.
+/// The search of [`refine_mu`] for one lane, as a state machine driven by evaluations of θ at
+/// the points it asks for ([`MuSearch::probe`], [`MuSearch::feed`]): the scalar path feeds it
+/// `theta`, the array path ([`gdp_mu_block`]) a block of lanes at once, so both make the same
+/// search (and the result is the plain bisection's in any case, see below).
 ///
-/// θ is increasing in μ and θ ≤ θ̃ ≤ θ·(1 + η) ([`CERT_ETA`]), so an evaluated point x with
-/// θ̃(x) ≤ δ/(1 + η) gives, for every μ ≤ x, θ̃(μ) ≤ (1 + η)θ(μ) ≤ (1 + η)θ(x) ≤ (1 + η)θ̃(x) ≤ δ,
-/// and one with θ̃(x) > δ(1 + η) gives θ̃(μ) ≥ θ(μ) ≥ θ(x) ≥ θ̃(x)/(1 + η) > δ for every μ ≥ x.
-/// The points come from Newton's method on ln θ̃(μ) = ln δ (∂_μ ln θ = φ(a)/θ, DRS Cor. 2.13),
-/// started from the Gaussian-tail guess, then one point 4η beyond the root on each side.
-/// Each evaluation only ever adds a certificate when its inequality holds, so a poor start
-/// or a flat θ costs evaluations, never a different result.
-#[inline(always)]
-fn mu_certificates(eps: f64, delta: f64) -> (Option<u64>, Option<u64>) {
-    let (mut miss, mut meet): (Option<u64>, Option<u64>) = (None, None);
-    let (lo_t, hi_t) = (delta / (1.0 + CERT_ETA), delta * (1.0 + CERT_ETA));
-    let ld = delta.ln();
-    let mut note = |x: f64, t: f64| {
-        let b = x.to_bits();
-        if t <= lo_t {
-            miss = Some(miss.map_or(b, |c| c.max(b)));
-        } else if t > hi_t {
-            meet = Some(meet.map_or(b, |c| c.min(b)));
-        }
-    };
-    // θ ≈ Q(a), a = ε/μ − μ/2: a ≈ √(−2 ln δ) − 1, μ = √(a² + 2ε) − a
-    let a0 = (-2.0 * ld).sqrt() - 1.0;
-    let mut x = (a0 * a0 + 2.0 * eps).sqrt() - a0;
-    if !(x > 0.0 && x.is_finite()) {
-        x = 1.0;
+/// **Certificates** (bit patterns): every μ ≤ `miss` has θ̃(ε, μ) ≤ δ and every μ ≥ `meet`
+/// has θ̃(ε, μ) > δ, each proven by one evaluation. θ is increasing in μ and
+/// θ ≤ θ̃ ≤ θ·(1 + η) ([`CERT_ETA`]), so an evaluated point x with θ̃(x) ≤ δ/(1 + η) gives, for
+/// every μ ≤ x, θ̃(μ) ≤ (1 + η)θ(μ) ≤ (1 + η)θ(x) ≤ (1 + η)θ̃(x) ≤ δ, and one with
+/// θ̃(x) > δ(1 + η) gives θ̃(μ) ≥ θ(μ) ≥ θ(x) ≥ θ̃(x)/(1 + η) > δ for every μ ≥ x. The points
+/// come from Newton's method on ln θ̃(μ) = ln δ (∂_μ ln θ = φ(a)/θ, DRS Cor. 2.13, at most
+/// [`CERT_NEWTON`] steps) started from the Gaussian-tail guess, then one point 4η beyond the
+/// root on each side. An evaluation only adds a certificate when its inequality holds, so a
+/// poor start or a flat θ costs evaluations, never a different result.
+///
+/// **Bisection**: the 64 midpoints of [`bisect_bits`] over all doubles [0, ∞); a midpoint on
+/// the far side of a certificate takes the verdict it proves instead of an evaluation, which is
+/// the verdict the evaluation would give.
+#[derive(Clone, Copy, Debug)]
+struct MuSearch {
+    eps: f64,
+    delta: f64,
+    miss: Option<u64>,
+    meet: Option<u64>,
+    stage: MuStage,
+    search: Search,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum MuStage {
+    /// Newton step `k` at `x`.
+    Newton { k: u32, x: f64 },
+    /// The points x − h, x + h beyond the root (`side` 0, 1).
+    Beyond { side: u32, x: f64, h: f64 },
+    /// The bisection.
+    Bisect,
+}
+
+/// Newton steps of [`MuSearch`]'s certificate stage.
+const CERT_NEWTON: u32 = 8;
+
+impl MuSearch {
+    #[inline(always)]
+    fn new(eps: f64, delta: f64) -> Self {
+        let search = Search::bisect(0.0, f64::INFINITY);
+        let stage = if delta >= CERT_MIN_DELTA {
+            // θ ≈ Q(a), a = ε/μ − μ/2: a ≈ √(−2 ln δ) − 1, μ = √(a² + 2ε) − a
+            let a0 = (-2.0 * delta.ln()).sqrt() - 1.0;
+            let x = (a0 * a0 + 2.0 * eps).sqrt() - a0;
+            let x = if x > 0.0 && x.is_finite() { x } else { 1.0 };
+            MuStage::Newton { k: 0, x }
+        } else {
+            MuStage::Bisect
+        };
+        let mut s = MuSearch {
+            eps,
+            delta,
+            miss: None,
+            meet: None,
+            stage,
+            search,
+        };
+        s.skip_decided();
+        s
     }
-    for _ in 0..8 {
-        let t = theta(eps, x);
-        note(x, t);
-        if !(t > 0.0 && t < 1.0) {
-            return (miss, meet);
+
+    /// The point at which θ is to be evaluated next; None once finished.
+    #[inline(always)]
+    fn probe(&self) -> Option<f64> {
+        match self.stage {
+            MuStage::Newton { x, .. } => Some(x),
+            MuStage::Beyond { side, x, h } => Some(if side == 0 { x - h } else { x + h }),
+            MuStage::Bisect => self.search.probe(),
         }
-        let a = eps / x - 0.5 * x;
-        // ∂_μ ln θ = φ(a)/θ
-        let slope = (-0.5 * a * a - 0.5 * LN_2PI).exp() / t;
-        let g = t.ln() - ld;
+    }
+
+    /// Record a certificate proven by θ̃(x) = t, if any.
+    #[inline(always)]
+    fn note(&mut self, x: f64, t: f64) {
+        let b = x.to_bits();
+        if t <= self.delta / (1.0 + CERT_ETA) {
+            self.miss = Some(self.miss.map_or(b, |c| c.max(b)));
+        } else if t > self.delta * (1.0 + CERT_ETA) {
+            self.meet = Some(self.meet.map_or(b, |c| c.min(b)));
+        }
+    }
+
+    /// Advance the bisection over the midpoints a certificate decides.
+    #[inline(always)]
+    fn skip_decided(&mut self) {
+        if self.stage != MuStage::Bisect {
+            return;
+        }
+        while let Some(x) = self.search.probe() {
+            let b = x.to_bits();
+            if self.miss.is_some_and(|c| b <= c) {
+                self.search.feed(false);
+            } else if self.meet.is_some_and(|c| b >= c) {
+                self.search.feed(true);
+            } else {
+                return;
+            }
+        }
+    }
+
+    /// Take θ̃ = t at [`MuSearch::probe`].
+    #[inline(always)]
+    fn feed(&mut self, t: f64) {
+        let Some(x) = self.probe() else { return };
+        match self.stage {
+            MuStage::Newton { k, .. } => {
+                self.note(x, t);
+                self.stage = self.newton(k, x, t);
+            }
+            MuStage::Beyond { side, x: root, h } => {
+                if x > 0.0 && x.is_finite() {
+                    self.note(x, t);
+                }
+                self.stage = if side == 0 {
+                    MuStage::Beyond {
+                        side: 1,
+                        x: root,
+                        h,
+                    }
+                } else {
+                    MuStage::Bisect
+                };
+            }
+            MuStage::Bisect => self.search.feed(t > self.delta),
+        }
+        self.skip_decided();
+    }
+
+    /// The stage after Newton step `k` at `x` with θ̃(x) = t.
+    #[inline(always)]
+    fn newton(&self, k: u32, x: f64, t: f64) -> MuStage {
+        if !(t > 0.0 && t < 1.0) || k + 1 >= CERT_NEWTON {
+            return MuStage::Bisect;
+        }
+        let a = self.eps / x - 0.5 * x;
+        let slope = (-0.5 * a * a - 0.5 * LN_2PI).exp() / t; // ∂_μ ln θ = φ(a)/θ
+        let g = t.ln() - self.delta.ln();
         if !(slope > 0.0 && slope.is_finite()) {
-            return (miss, meet);
+            return MuStage::Bisect;
         }
-        let step = g / slope;
         if g.abs() <= 8.0 * CERT_ETA {
             // at the root: one point 4η (in ln θ) beyond it on each side
-            let h = 4.0 * CERT_ETA / slope;
-            for y in [x - h, x + h] {
-                if y > 0.0 && y.is_finite() {
-                    note(y, theta(eps, y));
-                }
-            }
-            return (miss, meet);
+            return MuStage::Beyond {
+                side: 0,
+                x,
+                h: 4.0 * CERT_ETA / slope,
+            };
         }
-        x = (x - step).clamp(0.25 * x, 4.0 * x);
-        if !(x > 0.0 && x.is_finite()) {
-            return (miss, meet);
+        let xn = (x - g / slope).clamp(0.25 * x, 4.0 * x);
+        if xn > 0.0 && xn.is_finite() {
+            MuStage::Newton { k: k + 1, x: xn }
+        } else {
+            MuStage::Bisect
         }
     }
-    (miss, meet)
+
+    /// The largest μ with θ̃(ε, μ) ≤ δ, once finished: the first μ with θ̃ > δ, minus one ulp.
+    #[inline(always)]
+    fn result(&self) -> f64 {
+        let first_bad = self.search.result().unwrap_or(f64::NAN);
+        if first_bad == 0.0 {
+            0.0
+        } else {
+            f64::from_bits(first_bad.to_bits() - 1)
+        }
+    }
 }
 
 /// The largest double μ with θ(ε, μ) ≤ δ (δ ≥ f64::MIN_POSITIVE): the first μ with θ > δ,
@@ -248,31 +360,16 @@ fn mu_certificates(eps: f64, delta: f64) -> (Option<u64>, Option<u64>) {
 /// the log-space estimate found different thresholds for neighbouring δ
 /// (gdp_mu(0, 0.15625) = 0.39419816858861395 > gdp_mu(0, 0.15625000000000003) = 0.39419816858861384).
 ///
-/// The bisection's midpoints are the same 64; those on the far side of a certificate
-/// ([`mu_certificates`]) take the verdict it proves instead of an evaluation, which is the
-/// verdict the evaluation would give: the same midpoints, verdicts and result, to the bit
-/// (unit test `refine_mu_equals_plain_bisection`), in ~20 evaluations of θ instead of 64.
+/// The midpoints that certificates decide are not evaluated ([`MuSearch`]): the same
+/// midpoints, verdicts and result, to the bit (unit test `refine_mu_equals_plain_bisection`),
+/// in ~20 evaluations of θ instead of 64.
 #[inline(always)]
 fn refine_mu(eps: f64, delta: f64) -> f64 {
-    let (miss, meet) = if delta >= CERT_MIN_DELTA {
-        mu_certificates(eps, delta)
-    } else {
-        (None, None)
-    };
-    let first_bad = bisect_bits_inline!(0.0, f64::INFINITY, |x| {
-        let b = x.to_bits();
-        if miss.is_some_and(|c| b <= c) {
-            false
-        } else if meet.is_some_and(|c| b >= c) {
-            true
-        } else {
-            theta(eps, x) > delta
-        }
-    });
-    if first_bad == 0.0 {
-        return 0.0;
+    let mut s = MuSearch::new(eps, delta);
+    while let Some(x) = s.probe() {
+        s.feed(theta(eps, x));
     }
-    f64::from_bits(first_bad.to_bits() - 1)
+    s.result()
 }
 
 /// [`gdp_epsilon`]'s log-space stage: the smallest ε with `log_theta(ε, μ)` ≤ ln δ (rounded
@@ -536,156 +633,9 @@ pub fn gdp_composed_epsilon(delta: f64, mu: f64, delta_tail: f64, epochs: f64) -
     gdp_epsilon(t.min(1.0 - 1e-16), mu_e)
 }
 
-// ---------------------------------------------------------------------------------------------
-// Array drivers (validation with the first bad index, rayon for large arrays)
-
-// Element loops compiled per target (outside a multiversioned function `f64::mul_add` is a
-// software call, ~10x slower).
-simd! {
-    fn k_gdp_epsilon(d: &[f64], m: &[f64], out: &mut [f64]) {
-        const B: usize = crate::theta::BLOCK;
-        // an input of length 1 is a broadcast value (`driver::at`): read in place, never expanded
-        for (c, o) in out.chunks_mut(B).enumerate() {
-            let s = c * B;
-            if o.len() == B {
-                let mut ob = [0.0; B];
-                let mut ab = [0.0; B];
-                let mut bb = [0.0; B];
-                for j in 0..B {
-                    ab[j] = at(d, s + j);
-                    bb[j] = at(m, s + j);
-                }
-                gdp_epsilon_block(&ab, &bb, &mut ob);
-                o.copy_from_slice(&ob);
-            } else {
-                for (j, o) in o.iter_mut().enumerate() {
-                    // validated: cannot fail; +∞ is the safe side should it ever
-                    *o = gdp_epsilon(at(d, s + j), at(m, s + j)).unwrap_or(f64::INFINITY);
-                }
-            }
-        }
-    }
-}
-
-/// [`gdp_epsilon`] on a block of validated lanes, bitwise equal per lane. A Newton step waits for
-/// the previous one, and one evaluation of ln θ, ln Q and exp has a latency of ~700 ns against a
-/// throughput of ~50 ns; so the Newton iterations of all lanes run together, each round
-/// evaluating every lane through the block kernel (lanes already done repeat a harmless point).
-/// The per-lane update is [`newton_dec`]'s; a lane not closed after its 60 evaluations takes the
-/// scalar path.
-#[inline(always)]
-fn gdp_epsilon_block(
-    delta: &[f64; crate::theta::BLOCK],
-    mu: &[f64; crate::theta::BLOCK],
-    out: &mut [f64; crate::theta::BLOCK],
-) {
-    const B: usize = crate::theta::BLOCK;
-    let mut ld = [0.0; B];
-    let mut lo = [0.0; B];
-    let mut hi = [0.0; B];
-    let mut x = [0.0; B];
-    let mut active = [false; B];
-    for j in 0..B {
-        let (d, m) = (delta[j], mu[j]);
-        ld[j] = ln_down_2u(d);
-        if m == 0.0 || log_theta(0.0, m) <= ld[j] {
-            out[j] = 0.0;
-            x[j] = 1.0;
-            continue;
-        }
-        let mut h = (m * m / 2.0 + m * (-2.0 * ld[j]).sqrt() + 1.0).max(1.0);
-        while log_theta(h, m) - ld[j] > 0.0 {
-            h *= 2.0;
-            if !h.is_finite() {
-                break;
-            }
-        }
-        if !h.is_finite() {
-            out[j] = f64::INFINITY;
-            x[j] = 1.0;
-            continue;
-        }
-        hi[j] = h;
-        let a0 = ((-2.0 * ld[j]).sqrt() - 1.0).max(0.0);
-        let x0 = m * (a0 + m / 2.0);
-        x[j] = if x0 > 0.0 && x0 < h { x0 } else { 0.5 * h };
-        active[j] = true;
-    }
-    let mut lt = [0.0; B];
-    let mut tb = crate::theta::ThetaBlocks::default();
-    for _ in 0..60 {
-        if !active.iter().any(|&a| a) {
-            break;
-        }
-        tb.log_theta(&x, mu, &mut lt);
-        for j in 0..B {
-            if !active[j] {
-                continue;
-            }
-            let (m, xj) = (mu[j], x[j]);
-            let gx = lt[j] - ld[j];
-            let dx = -(xj + log_gaussian_tail(xj / m + m / 2.0) - lt[j]).exp();
-            if gx > 0.0 {
-                lo[j] = xj;
-            } else {
-                hi[j] = xj;
-            }
-            if hi[j] - lo[j] <= EPS2 * hi[j].abs().max(lo[j].abs()) || hi[j] <= lo[j].next_up() {
-                out[j] = hi[j];
-                active[j] = false;
-                x[j] = 1.0;
-                continue;
-            }
-            let mut xn = xj - gx / dx;
-            let tiny = EPS4 * xj.abs().max(f64::MIN_POSITIVE);
-            if (xn - xj).abs() < tiny {
-                xn = if gx > 0.0 { xj + tiny } else { xj - tiny };
-            }
-            if !(xn > lo[j] && xn < hi[j]) {
-                xn = 0.5 * (lo[j] + hi[j]);
-            }
-            x[j] = xn;
-        }
-    }
-    for j in 0..B {
-        if active[j] {
-            let m = mu[j];
-            let l = ld[j];
-            out[j] = bracket_dec(|e: f64| log_theta(e, m) - l, lo[j], hi[j]).1;
-        }
-    }
-    for j in 0..B {
-        out[j] = refine_eps(delta[j], mu[j], out[j]);
-    }
-}
-
-simd! {
-    fn k_gdp_mu(e: &[f64], d: &[f64], out: &mut [f64]) {
-        for (i, o) in out.iter_mut().enumerate() {
-            *o = gdp_mu(at(e, i), at(d, i)).unwrap_or(0.0);
-        }
-    }
-}
-
-/// [`gdp_epsilon`] elementwise: `delta` and `mu` as long as `out` or of length 1 (a broadcast
-/// value, read in place).
-pub fn gdp_epsilon_array(delta: &[f64], mu: &[f64], out: &mut [f64]) -> Result<()> {
-    crate::batch::check_len(out.len(), &[("delta", delta.len()), ("mu", mu.len())])?;
-    crate::batch::check(delta, "delta", "in (0, 1)", |x| x > 0.0 && x < 1.0)?;
-    crate::batch::check(mu, "mu", ">= 0 and finite", |x| x >= 0.0 && x.is_finite())?;
-    crate::batch::run2_heavy(delta, mu, out, k_gdp_epsilon)?;
-    Ok(())
-}
-
-/// [`gdp_mu`] elementwise: `eps` and `delta` as long as `out` or of length 1 (a broadcast value,
-/// read in place).
-pub fn gdp_mu_array(eps: &[f64], delta: &[f64], out: &mut [f64]) -> Result<()> {
-    crate::batch::check_len(out.len(), &[("eps", eps.len()), ("delta", delta.len())])?;
-    crate::batch::check(eps, "eps", ">= 0 and finite", |x| x >= 0.0 && x.is_finite())?;
-    crate::batch::check(delta, "delta", "in (0, 1)", |x| x > 0.0 && x < 1.0)?;
-    crate::batch::run2_heavy(eps, delta, out, k_gdp_mu)?;
-    Ok(())
-}
+#[path = "gdp_arrays.rs"]
+mod arrays;
+pub use arrays::{gdp_epsilon_array, gdp_mu_array};
 
 #[cfg(test)]
 #[path = "gdp_tests.rs"]

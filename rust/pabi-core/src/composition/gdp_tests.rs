@@ -70,12 +70,11 @@ fn refine_mu_equals_plain_bisection() {
     }
     let mut certified = 0;
     for &(eps, delta) in &cases {
-        let (miss, meet) = if delta >= CERT_MIN_DELTA {
-            mu_certificates(eps, delta)
-        } else {
-            (None, None)
-        };
-        certified += usize::from(miss.is_some() && meet.is_some());
+        let mut m = MuSearch::new(eps, delta);
+        while let Some(x) = m.probe() {
+            m.feed(theta(eps, x));
+        }
+        certified += usize::from(m.miss.is_some() && m.meet.is_some());
         assert_eq!(
             refine_mu(eps, delta).to_bits(),
             plain(eps, delta).to_bits(),
@@ -160,4 +159,49 @@ fn dominating_gdp_profile_is_itself() {
         (0.5..0.5 * 1.0025).contains(&m2) && dj < 1e-300,
         "{m2} {dj}"
     );
+}
+
+/// The lock-step block search of the array path equals the scalar gdp_mu bitwise, with lanes
+/// below the certificates' threshold and below f64::MIN_POSITIVE (the log-space path), ε = 0
+/// and a partial last block.
+#[test]
+fn gdp_mu_array_equals_scalar() {
+    let mut rng = crate::num::test_rng::XorShift::new();
+    let n = 7 * crate::theta::BLOCK + 5;
+    let mut e: Vec<f64> = Vec::with_capacity(n);
+    let mut d: Vec<f64> = Vec::with_capacity(n);
+    for _ in 0..n {
+        let (u, v, w) = (rng.next_f64(), rng.next_f64(), rng.next_f64());
+        e.push(if w < 0.1 {
+            0.0
+        } else {
+            10f64.powf(-4.0 + 7.0 * u)
+        });
+        d.push(10f64.powf(-320.0 * v * v * v).min(0.999));
+    }
+    d[3] = 1e-300;
+    d[4] = 1e-310;
+    d[5] = 5e-324;
+    e[6] = 1e6;
+    let mut out = vec![0.0; n];
+    gdp_mu_array(&e, &d, &mut out).unwrap();
+    for i in 0..n {
+        assert_eq!(
+            out[i].to_bits(),
+            gdp_mu(e[i], d[i]).unwrap().to_bits(),
+            "lane {i}: eps {} delta {}",
+            e[i],
+            d[i]
+        );
+    }
+    // broadcast ε
+    let mut out1 = vec![0.0; n];
+    gdp_mu_array(&[0.7], &d, &mut out1).unwrap();
+    for i in 0..n {
+        assert_eq!(
+            out1[i].to_bits(),
+            gdp_mu(0.7, d[i]).unwrap().to_bits(),
+            "lane {i}"
+        );
+    }
 }
