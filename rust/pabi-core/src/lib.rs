@@ -40,21 +40,6 @@ macro_rules! simd {
     };
 }
 
-/// [`num::bisect::bisect_bits`]`(lo, hi, |x| ok)` written out in the caller's body: the
-/// predicate is an expression, not a closure. A closure is a function of its own, compiled
-/// with the crate's baseline target features unless LLVM inlines it, so a predicate calling
-/// θ (dozens of `mul_add`s) became calls of the software `fma` from inside the AVX2/AVX-512
-/// kernels (30–43 % of the time of the GDP and PNSGD inversions). Same probes, same result.
-macro_rules! bisect_bits_inline {
-    ($lo:expr, $hi:expr, |$x:ident| $ok:expr) => {{
-        let mut search = $crate::num::bisect::Search::bisect($lo, $hi);
-        while let Some($x) = search.probe() {
-            search.feed($ok);
-        }
-        search.result().unwrap_or(f64::NAN)
-    }};
-}
-
 pub mod batch;
 pub mod composition;
 pub mod divergence;

@@ -4,6 +4,7 @@
 //! searches in lock-step (`inverse_lanes.rs`). See `docs/derivations/pnsgd.md`.
 
 use crate::error::{PabiError, Result};
+use crate::num::bisect::Search;
 use crate::vmath;
 
 use super::ab_factors::{factors_one, Fac};
@@ -139,21 +140,46 @@ pub(super) fn solve_epsilon(prep: &Prepared, target: &[f64], j: usize) -> Result
     let s = at(prep.sigma(), j);
     let t = at(target, j);
     let lt = rel_dn(vmath::ln(t), LOG_REL);
-    // `meets` called directly, not through a closure (see `bisect_bits_inline!`)
-    if meets(&e, 0.0, s, t, lt) {
-        return Ok(0.0);
+    // One call site of `meets`, called directly (a closure would be compiled without the
+    // kernel's FMA/AVX, docs/architecture.md): inlined once per instruction set (every call
+    // site is a copy). The steps: ε = 0 (met: 0), then
+    // 1, 4, 16, … until one meets, then the bisection of (previous step, that one].
+    enum Ph {
+        Zero,
+        Up(u32),
+        Bisect(Search),
     }
-    let mut hi = 1.0_f64;
-    let mut steps = 0;
-    while !meets(&e, hi, s, t, lt) {
-        hi *= 4.0;
-        steps += 1;
-        if steps > 520 || !hi.is_finite() {
-            return Err(no_epsilon(&e, s, t, j));
+    let (mut ph, mut x) = (Ph::Zero, 0.0_f64);
+    loop {
+        let ok = meets(&e, x, s, t, lt);
+        match &mut ph {
+            Ph::Zero => {
+                if ok {
+                    return Ok(0.0);
+                }
+                (ph, x) = (Ph::Up(0), 1.0);
+            }
+            Ph::Up(steps) if ok => {
+                let lo = if *steps == 0 { 0.0 } else { x / 4.0 };
+                ph = Ph::Bisect(Search::bisect(lo, x));
+            }
+            Ph::Up(steps) => {
+                x *= 4.0;
+                *steps += 1;
+                if *steps > 520 || !x.is_finite() {
+                    return Err(no_epsilon(&e, s, t, j));
+                }
+                continue;
+            }
+            Ph::Bisect(search) => search.feed(ok),
+        }
+        if let Ph::Bisect(search) = &ph {
+            match search.probe() {
+                Some(p) => x = p,
+                None => return Ok(search.result().unwrap_or(f64::NAN)),
+            }
         }
     }
-    let lo = if steps == 0 { 0.0 } else { hi / 4.0 };
-    Ok(bisect_bits_inline!(lo, hi, |x| meets(&e, x, s, t, lt)))
 }
 
 /// The smallest noise σ (Gaussian std or Laplace scale, to one ulp) for which the bound meets
@@ -176,31 +202,62 @@ pub(super) fn solve_sigma(prep: &Prepared, eps: &[f64], target: &[f64], j: usize
     let x = at(eps, j);
     let t = at(target, j);
     let lt = rel_dn(vmath::ln(t), LOG_REL);
-    // `meets` called directly, not through a closure (see `bisect_bits_inline!`)
-    if e.rad.two_l == 0.0 || meets(&e, x, f64::MIN_POSITIVE, t, lt) {
+    if e.rad.two_l == 0.0 {
         return Ok(0.0);
     }
-    let mut hi = 1.0_f64;
-    if meets(&e, x, hi, t, lt) {
-        let mut lo = 0.25_f64;
-        while meets(&e, x, lo, t, lt) {
-            lo *= 0.25; // terminates: ok(MIN_POSITIVE) is false
-        }
-        return Ok(bisect_bits_inline!(lo, lo * 4.0, |s| meets(
-            &e, x, s, t, lt
-        )));
+    // One call site of `meets` (as in `solve_epsilon`). The steps: σ = MIN_POSITIVE (met: 0),
+    // σ = 1; met there: 1/4, 1/16, … until one fails, else 4, 16, … until one meets; then the
+    // bisection of the last factor of 4.
+    enum Ph {
+        Min,
+        One,
+        Down,
+        Up(u32),
+        Bisect(Search),
     }
-    let mut steps = 0;
-    while !meets(&e, x, hi, t, lt) {
-        hi *= 4.0;
-        steps += 1;
-        if steps > 500 {
-            return Err(no_sigma(x, t, j));
+    let (mut ph, mut sg) = (Ph::Min, f64::MIN_POSITIVE);
+    loop {
+        let ok = meets(&e, x, sg, t, lt);
+        match &mut ph {
+            Ph::Min => {
+                if ok {
+                    return Ok(0.0);
+                }
+                (ph, sg) = (Ph::One, 1.0);
+                continue;
+            }
+            Ph::One if ok => {
+                (ph, sg) = (Ph::Down, 0.25);
+                continue;
+            }
+            Ph::One => {
+                (ph, sg) = (Ph::Up(1), 4.0);
+                continue;
+            }
+            // terminates: ok(MIN_POSITIVE) is false
+            Ph::Down if ok => {
+                sg *= 0.25;
+                continue;
+            }
+            Ph::Down => ph = Ph::Bisect(Search::bisect(sg, sg * 4.0)),
+            Ph::Up(_) if ok => ph = Ph::Bisect(Search::bisect(sg / 4.0, sg)),
+            Ph::Up(steps) => {
+                sg *= 4.0;
+                *steps += 1;
+                if *steps > 500 {
+                    return Err(no_sigma(x, t, j));
+                }
+                continue;
+            }
+            Ph::Bisect(search) => search.feed(ok),
+        }
+        if let Ph::Bisect(search) = &ph {
+            match search.probe() {
+                Some(p) => sg = p,
+                None => return Ok(search.result().unwrap_or(f64::NAN)),
+            }
         }
     }
-    Ok(bisect_bits_inline!(hi / 4.0, hi, |s| meets(
-        &e, x, s, t, lt
-    )))
 }
 
 pub(super) fn no_epsilon(e: &Elem, s: f64, t: f64, j: usize) -> PabiError {
