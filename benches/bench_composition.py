@@ -14,13 +14,12 @@ interpreter), the time of ``dpsgd_calibrate_noise_multiplier``.
 
 from __future__ import annotations
 
-from typing import Callable
-
 import csv
 import pathlib
 import subprocess
 import sys
 import time
+from typing import Callable
 
 import numpy as np
 

@@ -289,7 +289,6 @@ def _copied(a: np.ndarray, size: int) -> bool:
     return a.size == size > 1 and not (a.dtype == np.float64 and a.dtype.isnative and a.flags.c_contiguous)
 
 
-
 def _python_scalars(values: Sequence[object], optional: Sequence[bool] = ()) -> Optional[list[Optional[np.ndarray]]]:
     """The common scalar call (an accounting service's): when every value is a Python float or
     int (or None where ``optional``), each as the length-1 float64 array the general path
@@ -307,6 +306,7 @@ def _python_scalars(values: Sequence[object], optional: Sequence[bool] = ()) -> 
         else:
             return None
     return out
+
 
 class Broadcast:
     """Numeric arguments broadcast together: the one broadcasting rule of every public function.

@@ -265,7 +265,7 @@ pub fn run2(
     out: &mut [f64],
     k: fn(&[f64], &[f64], &mut [f64]),
 ) -> Result<()> {
-    run2_with(x, y, out, k, |(), ()| ())
+    run2_with(x, y, out, k, |(), ()| (), PAR_MIN, CHUNK)
 }
 
 /// Arrays from this length are split over the pool by [`run2_heavy`] (its chunk length too):
@@ -284,14 +284,7 @@ pub fn run2_heavy(
     k: fn(&[f64], &[f64], &mut [f64]),
 ) -> Result<()> {
     const _: () = assert!(HEAVY_PAR_MIN % theta::BLOCK == 0);
-    blocks(
-        [x, y],
-        out,
-        HEAVY_PAR_MIN,
-        HEAVY_PAR_MIN,
-        |[a, b], o| k(a, b, o),
-        |(), ()| (),
-    )
+    run2_with(x, y, out, k, |(), ()| (), HEAVY_PAR_MIN, HEAVY_PAR_MIN)
 }
 
 /// Like [`run2`] for kernels that also validate their lanes: true iff every chunk was valid.
@@ -301,18 +294,21 @@ fn run2_checked(
     out: &mut [f64],
     k: fn(&[f64], &[f64], &mut [f64]) -> bool,
 ) -> Result<bool> {
-    run2_with(x, y, out, k, |a, b| a & b)
+    run2_with(x, y, out, k, |a, b| a & b, PAR_MIN, CHUNK)
 }
 
-/// [`run2`] for kernels returning a verdict per chunk, the verdicts combined by `all`.
+/// [`run2`] for kernels returning a verdict per chunk, the verdicts combined by `all`; arrays
+/// from `par_min` elements split over the pool in chunks of `chunk`.
 fn run2_with<R: Send>(
     x: &[f64],
     y: &[f64],
     out: &mut [f64],
     k: fn(&[f64], &[f64], &mut [f64]) -> R,
     all: fn(R, R) -> R,
+    par_min: usize,
+    chunk: usize,
 ) -> Result<R> {
-    blocks([x, y], out, PAR_MIN, CHUNK, |[a, b], o| k(a, b, o), all)
+    blocks([x, y], out, par_min, chunk, |[a, b], o| k(a, b, o), all)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -24,9 +24,9 @@
 
 use crate::driver::at;
 use crate::error::{PabiError, Result};
-use crate::num::bisect::{bisect_bits, Search};
+use crate::num::bisect::{bisect_bits, Certificates, Search};
 use crate::num::consts::LN_2PI;
-use crate::num::round::{add_up, ln_down_2u, mul_up, sqrt_up, EPS, EPS2, EPS4};
+use crate::num::round::{add_up, div_dn, ln_down_2u, mul_up, sqrt_up, EPS, EPS2, EPS4};
 use crate::num::INFLATE;
 use crate::tail::log_gaussian_tail;
 use crate::theta::{log_theta, theta};
@@ -181,30 +181,41 @@ const CERT_MIN_DELTA: f64 = 1e-290;
 
 /// The search of [`refine_mu`] for one lane, as a state machine driven by evaluations of θ at
 /// the points it asks for ([`MuSearch::probe`], [`MuSearch::feed`]): the scalar path feeds it
-/// `theta`, the array path ([`gdp_mu_block`]) a block of lanes at once, so both make the same
-/// search (and the result is the plain bisection's in any case, see below).
+/// `theta`, the array path (`k_gdp_mu` in `gdp_arrays.rs`) 32 lanes at once through the block
+/// kernel, so both make the same search, to the bit.
 ///
-/// **Certificates** (bit patterns): every μ ≤ `miss` has θ̃(ε, μ) ≤ δ and every μ ≥ `meet`
-/// has θ̃(ε, μ) > δ, each proven by one evaluation. θ is increasing in μ and
-/// θ ≤ θ̃ ≤ θ·(1 + η) ([`CERT_ETA`]), so an evaluated point x with θ̃(x) ≤ δ/(1 + η) gives, for
-/// every μ ≤ x, θ̃(μ) ≤ (1 + η)θ(μ) ≤ (1 + η)θ(x) ≤ (1 + η)θ̃(x) ≤ δ, and one with
-/// θ̃(x) > δ(1 + η) gives θ̃(μ) ≥ θ(μ) ≥ θ(x) ≥ θ̃(x)/(1 + η) > δ for every μ ≥ x. The points
-/// come from Newton's method on ln θ̃(μ) = ln δ (∂_μ ln θ = φ(a)/θ, DRS Cor. 2.13, at most
-/// [`CERT_NEWTON`] steps) started from the Gaussian-tail guess, then one point 4η beyond the
-/// root on each side. An evaluation only adds a certificate when its inequality holds, so a
-/// poor start or a flat θ costs evaluations, never a different result.
+/// **Certificates** ([`Certificates`], for the predicate θ̃(ε, μ) > δ): every μ ≤ `miss` has
+/// θ̃ ≤ δ and every μ ≥ `meet` has θ̃ > δ, each proven by one evaluation. θ is increasing in μ
+/// and θ ≤ θ̃ ≤ θ·(1 + η) ([`CERT_ETA`]), so an evaluated point x with θ̃(x) ≤ δ/(1 + η) gives,
+/// for every μ ≤ x, θ̃(μ) ≤ (1 + η)θ(μ) ≤ (1 + η)θ(x) ≤ (1 + η)θ̃(x) ≤ δ, and one with
+/// θ̃(x) > δ(1 + η) gives θ̃(μ) ≥ θ(μ) ≥ θ(x) ≥ θ̃(x)/(1 + η) > δ for every μ ≥ x. The
+/// thresholds δ/(1 + η) and δ(1 + η) are rounded towards δ's side that keeps them proofs (down,
+/// up). The points come from Newton's method on ln θ̃(μ) = ln δ (∂_μ ln θ = φ(a)/θ, DRS
+/// Cor. 2.13, at most [`CERT_NEWTON`] steps) from the Gaussian-tail guess, then one point 4η
+/// beyond the root on each side (skipped where not positive). An evaluation only adds a
+/// certificate when its inequality holds, so a poor start or a flat θ costs evaluations,
+/// never a different result.
 ///
-/// **Bisection**: the 64 midpoints of [`bisect_bits`] over all doubles [0, ∞); a midpoint on
-/// the far side of a certificate takes the verdict it proves instead of an evaluation, which is
-/// the verdict the evaluation would give.
+/// **Bisection**: the midpoints of [`bisect_bits`] over all doubles [0, ∞); a midpoint on the
+/// far side of a certificate takes the verdict it proves instead of an evaluation. An end of
+/// the final bracket that a certificate decided is then evaluated (as in the PNSGD
+/// inversions): if the evaluation disagrees (η was not a bound there), the plain bisection
+/// runs, so the result is a threshold of θ̃ itself (θ̃(μ) ≤ δ < θ̃(next μ)) whatever η.
 #[derive(Clone, Copy, Debug)]
 struct MuSearch {
     eps: f64,
     delta: f64,
-    miss: Option<u64>,
-    meet: Option<u64>,
+    /// δ/(1 + η) rounded down, δ(1 + η) rounded up: the certificates' thresholds.
+    lo_t: f64,
+    hi_t: f64,
+    proof: Certificates,
     stage: MuStage,
     search: Search,
+    /// The bisection's current ends (bits) and whether a certificate decided them.
+    a: u64,
+    b: u64,
+    a_dec: bool,
+    b_dec: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -215,6 +226,10 @@ enum MuStage {
     Beyond { side: u32, x: f64, h: f64 },
     /// The bisection.
     Bisect,
+    /// Evaluating an end of the final bracket that a certificate decided (`b_end`: b, else a).
+    Confirm { b_end: bool },
+    /// Finished.
+    Done,
 }
 
 /// Newton steps of [`MuSearch`]'s certificate stage.
@@ -223,7 +238,6 @@ const CERT_NEWTON: u32 = 8;
 impl MuSearch {
     #[inline(always)]
     fn new(eps: f64, delta: f64) -> Self {
-        let search = Search::bisect(0.0, f64::INFINITY);
         let stage = if delta >= CERT_MIN_DELTA {
             // θ ≈ Q(a), a = ε/μ − μ/2: a ≈ √(−2 ln δ) − 1, μ = √(a² + 2ε) − a
             let a0 = (-2.0 * delta.ln()).sqrt() - 1.0;
@@ -236,12 +250,17 @@ impl MuSearch {
         let mut s = MuSearch {
             eps,
             delta,
-            miss: None,
-            meet: None,
+            lo_t: div_dn(delta, 1.0 + CERT_ETA),
+            hi_t: mul_up(delta, 1.0 + CERT_ETA),
+            proof: Certificates::NONE,
             stage,
-            search,
+            search: Search::bisect(0.0, f64::INFINITY),
+            a: 0,
+            b: f64::INFINITY.to_bits(),
+            a_dec: false,
+            b_dec: false,
         };
-        s.skip_decided();
+        s.settle();
         s
     }
 
@@ -252,34 +271,69 @@ impl MuSearch {
             MuStage::Newton { x, .. } => Some(x),
             MuStage::Beyond { side, x, h } => Some(if side == 0 { x - h } else { x + h }),
             MuStage::Bisect => self.search.probe(),
+            MuStage::Confirm { b_end } => Some(f64::from_bits(if b_end { self.b } else { self.a })),
+            MuStage::Done => None,
         }
     }
 
     /// Record a certificate proven by θ̃(x) = t, if any.
     #[inline(always)]
     fn note(&mut self, x: f64, t: f64) {
-        let b = x.to_bits();
-        if t <= self.delta / (1.0 + CERT_ETA) {
-            self.miss = Some(self.miss.map_or(b, |c| c.max(b)));
-        } else if t > self.delta * (1.0 + CERT_ETA) {
-            self.meet = Some(self.meet.map_or(b, |c| c.min(b)));
+        if t <= self.lo_t {
+            self.proof.add_miss(x.to_bits());
+        } else if t > self.hi_t {
+            self.proof.add_meet(x.to_bits());
         }
     }
 
-    /// Advance the bisection over the midpoints a certificate decides.
+    /// Feed the bisection one verdict at its probe `x`, tracking its ends.
     #[inline(always)]
-    fn skip_decided(&mut self) {
-        if self.stage != MuStage::Bisect {
-            return;
+    fn bisect_feed(&mut self, x: f64, bad: bool, decided: bool) {
+        if bad {
+            (self.b, self.b_dec) = (x.to_bits(), decided);
+        } else {
+            (self.a, self.a_dec) = (x.to_bits(), decided);
         }
-        while let Some(x) = self.search.probe() {
-            let b = x.to_bits();
-            if self.miss.is_some_and(|c| b <= c) {
-                self.search.feed(false);
-            } else if self.meet.is_some_and(|c| b >= c) {
-                self.search.feed(true);
-            } else {
-                return;
+        self.search.feed(bad);
+    }
+
+    /// Advance to the next point that needs an evaluation: past the points beyond the root that
+    /// are not positive, the midpoints a certificate decides, and at the end of the bisection
+    /// to the confirmation of its decided ends.
+    #[inline(always)]
+    fn settle(&mut self) {
+        loop {
+            match self.stage {
+                MuStage::Beyond { side, x, h } => {
+                    let y = if side == 0 { x - h } else { x + h };
+                    if y > 0.0 && y.is_finite() {
+                        return;
+                    }
+                    self.stage = if side == 0 {
+                        MuStage::Beyond { side: 1, x, h }
+                    } else {
+                        MuStage::Bisect
+                    };
+                }
+                MuStage::Bisect => match self.search.probe() {
+                    Some(m) => match self.proof.decided(m.to_bits()) {
+                        Some(bad) => self.bisect_feed(m, bad, true),
+                        None => return,
+                    },
+                    None if self.b_dec => {
+                        self.stage = MuStage::Confirm { b_end: true };
+                        return;
+                    }
+                    None if self.a_dec => {
+                        self.stage = MuStage::Confirm { b_end: false };
+                        return;
+                    }
+                    None => {
+                        self.stage = MuStage::Done;
+                        return;
+                    }
+                },
+                _ => return,
             }
         }
     }
@@ -294,9 +348,7 @@ impl MuSearch {
                 self.stage = self.newton(k, x, t);
             }
             MuStage::Beyond { side, x: root, h } => {
-                if x > 0.0 && x.is_finite() {
-                    self.note(x, t);
-                }
+                self.note(x, t);
                 self.stage = if side == 0 {
                     MuStage::Beyond {
                         side: 1,
@@ -307,9 +359,28 @@ impl MuSearch {
                     MuStage::Bisect
                 };
             }
-            MuStage::Bisect => self.search.feed(t > self.delta),
+            MuStage::Bisect => self.bisect_feed(x, t > self.delta, false),
+            MuStage::Confirm { b_end } => {
+                if (t > self.delta) == b_end {
+                    // as certified: this end is now evaluated
+                    if b_end {
+                        self.b_dec = false;
+                    } else {
+                        self.a_dec = false;
+                    }
+                    self.stage = MuStage::Bisect;
+                } else {
+                    // η was not a bound here: the plain bisection
+                    self.proof = Certificates::NONE;
+                    self.search = Search::bisect(0.0, f64::INFINITY);
+                    (self.a, self.b, self.a_dec, self.b_dec) =
+                        (0, f64::INFINITY.to_bits(), false, false);
+                    self.stage = MuStage::Bisect;
+                }
+            }
+            MuStage::Done => {}
         }
-        self.skip_decided();
+        self.settle();
     }
 
     /// The stage after Newton step `k` at `x` with θ̃(x) = t.
@@ -320,7 +391,7 @@ impl MuSearch {
         }
         let a = self.eps / x - 0.5 * x;
         let slope = (-0.5 * a * a - 0.5 * LN_2PI).exp() / t; // ∂_μ ln θ = φ(a)/θ
-        let g = t.ln() - self.delta.ln();
+        let g = (t / self.delta).ln();
         if !(slope > 0.0 && slope.is_finite()) {
             return MuStage::Bisect;
         }

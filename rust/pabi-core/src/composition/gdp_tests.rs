@@ -74,7 +74,7 @@ fn refine_mu_equals_plain_bisection() {
         while let Some(x) = m.probe() {
             m.feed(theta(eps, x));
         }
-        certified += usize::from(m.miss.is_some() && m.meet.is_some());
+        certified += usize::from(m.proof.miss.is_some() && m.proof.meet.is_some());
         assert_eq!(
             refine_mu(eps, delta).to_bits(),
             plain(eps, delta).to_bits(),
@@ -87,6 +87,35 @@ fn refine_mu_equals_plain_bisection() {
         "{certified} of {}",
         cases.len()
     );
+}
+
+/// The safety net of [`MuSearch`]: a wrong certificate (as if η were not a bound) decides
+/// midpoints wrongly, the evaluation of the decided end of the final bracket disagrees, and the
+/// plain bisection gives the result; a right one changes nothing.
+#[test]
+fn mu_search_confirms_certified_ends() {
+    for &(eps, delta) in &[(1.0, 1e-5), (0.0, 0.3), (7.5, 1e-12), (0.2, 0.9)] {
+        let want = refine_mu(eps, delta);
+        for wrong_meet in [true, false] {
+            let mut m = MuSearch::new(eps, delta);
+            // claims about the whole side of a point far on the other side of the root
+            if wrong_meet {
+                m.proof.add_meet((0.5 * want).to_bits());
+            } else {
+                m.proof.add_miss((2.0 * want).to_bits());
+            }
+            while let Some(x) = m.probe() {
+                m.feed(theta(eps, x));
+            }
+            assert_eq!(
+                m.result().to_bits(),
+                want.to_bits(),
+                "eps {eps} delta {delta}"
+            );
+            // the contradiction was found: the certificates were dropped
+            assert_eq!(m.proof, Certificates::NONE, "eps {eps} delta {delta}");
+        }
+    }
 }
 
 /// A length-1 argument is a broadcast value: the arrays equal their materialised calls

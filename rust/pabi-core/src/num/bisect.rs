@@ -369,6 +369,51 @@ impl Search {
     }
 }
 
+/// Verdicts proven for a whole side of a threshold search, as bit patterns of non-negative
+/// doubles: the predicate fails at every x ≤ `miss` and holds at every x ≥ `meet` (the certified
+/// skips of the PNSGD and GDP inversions: one evaluation far enough from the target proves a
+/// side; the proofs are in their modules). A bisection takes [`Certificates::decided`]'s verdict
+/// at a midpoint instead of evaluating it, and confirms by evaluation any end of its final
+/// bracket that a certificate decided.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Certificates {
+    /// Largest proven miss, smallest proven meet (bits; None: none yet).
+    pub miss: Option<u64>,
+    pub meet: Option<u64>,
+}
+
+impl Certificates {
+    /// No certificate.
+    pub const NONE: Certificates = Certificates {
+        miss: None,
+        meet: None,
+    };
+
+    /// The verdict at `m` (bits) that a certificate proves, if any.
+    #[inline(always)]
+    pub fn decided(&self, m: u64) -> Option<bool> {
+        if self.miss.is_some_and(|c| m <= c) {
+            Some(false)
+        } else if self.meet.is_some_and(|c| m >= c) {
+            Some(true)
+        } else {
+            None
+        }
+    }
+
+    /// A proven miss at `b` (bits): keeps the largest.
+    #[inline(always)]
+    pub fn add_miss(&mut self, b: u64) {
+        self.miss = Some(self.miss.map_or(b, |c| c.max(b)));
+    }
+
+    /// A proven meet at `b` (bits): keeps the smallest.
+    #[inline(always)]
+    pub fn add_meet(&mut self, b: u64) {
+        self.meet = Some(self.meet.map_or(b, |c| c.min(b)));
+    }
+}
+
 /// Smallest double x in (lo, hi] with `ok(x)`, given !ok(lo) and ok(hi), both ≥ 0: bisection
 /// on the bit patterns (monotone for non-negative doubles), at most 64 steps.
 #[inline(always)]

@@ -6,6 +6,7 @@
 
 use crate::error::{PabiError, Result};
 use crate::gd::{radii_lanes, Radii};
+use crate::num::bisect::Certificates;
 use crate::num::round::rel_dn;
 use crate::theta;
 use crate::vmath;
@@ -112,9 +113,8 @@ struct Certs {
     /// The bracket as found (bits), for the bisection after the guided probes.
     lo: u64,
     hi: u64,
-    /// Largest certified miss, smallest certified meet (bits; None: none yet).
-    miss: Option<u64>,
-    meet: Option<u64>,
+    /// The certified misses and meets (bits).
+    proof: Certificates,
     /// The guided probes' bracket (bits) and ln(δ/target) at its ends.
     ga: u64,
     gb: u64,
@@ -132,8 +132,7 @@ impl Certs {
     const NONE: Certs = Certs {
         lo: 0,
         hi: 0,
-        miss: None,
-        meet: None,
+        proof: Certificates::NONE,
         ga: 0,
         gb: 0,
         va: f64::NAN,
@@ -147,13 +146,7 @@ impl Certs {
     /// The verdict at `m` decided by a certificate, if any.
     #[inline(always)]
     fn decided(&self, m: u64) -> Option<bool> {
-        if self.miss.is_some_and(|c| m <= c) {
-            Some(false)
-        } else if self.meet.is_some_and(|c| m >= c) {
-            Some(true)
-        } else {
-            None
-        }
+        self.proof.decided(m)
     }
 }
 
@@ -272,10 +265,10 @@ impl Lane {
         // guided only with consistent finite values at both ends (va > 0 missed, vb ≤ 0 met)
         if mu.is_finite() && va > 0.0 && vb <= 0.0 && va.is_finite() && vb.is_finite() {
             if va > mu {
-                self.c.miss = Some(lo);
+                self.c.proof.add_miss(lo);
             }
             if vb <= -mu {
-                self.c.meet = Some(hi);
+                self.c.proof.add_meet(hi);
             }
             if let Some(x) = self.guide_probe() {
                 self.phase = Phase::Guide;
@@ -302,14 +295,14 @@ impl Lane {
         // the predicted width of the certified gap: 2·mu over the slope, in ulps of xb
         let ulp = f64::from_bits(c.gb + 1) - xb;
         let gap = 2.0 * self.mu / slope / ulp;
-        if let (Some(m), Some(o)) = (c.miss, c.meet) {
+        if let (Some(m), Some(o)) = (c.proof.miss, c.proof.meet) {
             if ((o - m) as f64) <= 4.0 * gap.max(1.0) {
                 return None;
             }
         }
         // aim 2·mu beyond the predicted threshold, on the side without a certificate first,
         // then alternating
-        let miss_side = match (c.miss, c.meet) {
+        let miss_side = match (c.proof.miss, c.proof.meet) {
             (None, Some(_)) => true,
             (Some(_), None) => false,
             _ => c.side >= 0,
@@ -338,7 +331,7 @@ impl Lane {
             c.left = 0;
         } else if ok {
             if v <= -mu {
-                c.meet = Some(c.meet.map_or(x, |m| m.min(x)));
+                c.proof.add_meet(x);
             }
             if c.side > 0 {
                 c.va *= 0.5; // Illinois: the end kept twice in a row
@@ -346,7 +339,7 @@ impl Lane {
             (c.gb, c.vb, c.side) = (x, v, 1);
         } else {
             if v > mu {
-                c.miss = Some(c.miss.map_or(x, |m| m.max(x)));
+                c.proof.add_miss(x);
             }
             if c.side < 0 {
                 c.vb *= 0.5;
@@ -411,7 +404,7 @@ impl Lane {
             }
             self.finish()
         } else {
-            (self.c.miss, self.c.meet) = (None, None);
+            self.c.proof = Certificates::NONE;
             self.replay()
         }
     }
