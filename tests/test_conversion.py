@@ -291,3 +291,31 @@ def test_python_scalar_fast_path_takes_floats_and_ints_only():
     _raises(TypeError, "lr", pabi.pnsgd_delta, 1.0, **{**kw, "lr": None})
     assert pabi.pnsgd_delta(1.0, **{**kw, "lr": fractions.Fraction(1, 2)}) == pabi.pnsgd_delta(1.0, **kw)
     assert isinstance(pabi.pnsgd_delta(1.0, **kw), float)
+
+
+def test_core_bindings_read_python_floats_as_length_one_arrays():
+    """The scalar call's path: a binding takes a Python float where it takes a float64 array
+    (read as a length-1 array, no numpy array made), with the same bits as the array, the
+    same broadcast against a longer array, and the same errors; anything else that is not an
+    array (a numpy scalar, an int, a string) is still the array conversion's TypeError."""
+    from pabi import _core
+
+    one = np.array([0.75])
+    long = np.array([0.0, 0.5, 3.0, 40.0])
+    for f in (_core.theta, _core.log_theta, _core.theta_complement, _core.log_theta_complement,
+              _core.laplace_theta, _core.laplace_theta_complement):
+        for x, y in ((0.75, 2.0), (0.0, 1e-3), (30.0, 0.5), (1e-300, 5e-324)):
+            a = f(x, y)
+            assert isinstance(a, np.ndarray) and a.shape == (1,)
+            assert a[0].tobytes() == f(np.array([x]), np.array([y]))[0].tobytes(), (f, x, y)
+        assert f(0.75, long).tobytes() == f(one, long).tobytes()
+        assert f(long, 0.75).tobytes() == f(long, one).tobytes()
+    assert _core.gaussian_tail(1.5)[0] == _core.gaussian_tail(np.array([1.5]))[0]
+    with pytest.raises(pabi.DomainError) as e:
+        _core.theta(-1.0, 2.0)
+    assert e.value.param == "eps"
+    for bad in (np.float64(1.0), 1, True, "1.0", [1.0]):
+        with pytest.raises(TypeError):
+            _core.theta(bad, 2.0)
+    # the public scalar call goes this way and agrees with the array call bit for bit
+    assert pabi.theta(0.75, 2.0) == float(pabi.theta(np.array([0.75]), 2.0)[0])

@@ -289,18 +289,18 @@ def _copied(a: np.ndarray, size: int) -> bool:
     return a.size == size > 1 and not (a.dtype == np.float64 and a.dtype.isnative and a.flags.c_contiguous)
 
 
-def _python_scalars(values: Sequence[object], optional: Sequence[bool] = ()) -> Optional[list[Optional[np.ndarray]]]:
+def _python_scalars(values: Sequence[object], optional: Sequence[bool] = ()) -> Optional[list[Optional[float]]]:
     """The common scalar call (an accounting service's): when every value is a Python float or
-    int (or None where ``optional``), each as the length-1 float64 array the general path
-    makes of it (ints convert as in :func:`as_real`, beyond the double range to ±inf), without
-    numpy's dtype inspection and broadcasting (24 of the 50 µs of a scalar ``pnsgd_delta``);
-    else None (the general path)."""
-    out: list[Optional[np.ndarray]] = []
+    int (or None where ``optional``), each as a Python float (ints convert as in :func:`as_real`,
+    beyond the double range to ±inf), which the core bindings read as a length-1 array without
+    a numpy array being made on either side (a scalar ``theta`` 3.8 -> 1.9 µs); else None (the
+    general path: numpy conversion and broadcasting)."""
+    out: list[Optional[float]] = []
     for k, v in enumerate(values):
         if type(v) is float:
-            out.append(np.array([v], dtype=np.float64))
+            out.append(v)  # type: ignore[arg-type]
         elif type(v) is int:
-            out.append(np.array([_int_to_float(v)], dtype=np.float64))  # type: ignore[arg-type]
+            out.append(_int_to_float(v))  # type: ignore[arg-type]
         elif v is None and k < len(optional) and optional[k]:
             out.append(None)
         else:
@@ -366,7 +366,7 @@ class Broadcast:
             self.scalar, self.blocked = True, False
             self.shape: tuple[int, ...] = ()
             self.size = 1
-            self.flat: dict[str, Optional[np.ndarray]] = dict(zip(names, fast))
+            self.flat: dict[str, Union[np.ndarray, float, None]] = dict(zip(names, fast))
             return
         arrays = []
         for k, v in zip(names, values):

@@ -1,8 +1,10 @@
 //! Thin PyO3 layer over pabi-core: argument parsing, numpy borrows, releasing the GIL, error
 //! mapping. No mathematics here: every function forwards to `pabi_core::batch`.
 //!
-//! The functions take contiguous 1-D float64 arrays (the Python wrappers in `pabi/_api.py` do
-//! the broadcasting, dtype checks and scalar handling) and return a new 1-D float64 array.
+//! The functions take contiguous 1-D float64 arrays or Python floats (read as length-1 arrays,
+//! `args::Arr`: the wrappers' scalar calls make no numpy array) — the Python wrappers in
+//! `pabi/_api.py` do the broadcasting, dtype checks and scalar handling — and return a new 1-D
+//! float64 array.
 //! The elementwise functions write into an array allocated by numpy (`zeros`): numpy advises
 //! transparent huge pages for large arrays, so the first writes take 2 MiB page faults instead of
 //! 4 KiB ones (for 1e7 points ~600 faults instead of ~20,000, ~3 ns/point of system time).
@@ -21,7 +23,7 @@
 //!   main thread cut short are run again once the main thread's call has returned (the flag is
 //!   process-wide; the computations are pure).
 
-use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
+use numpy::{PyArray1, PyArrayMethods};
 use pabi_core::{batch, interrupt, PabiError};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -351,7 +353,7 @@ pub(crate) type Out<'py> = PyResult<Bound<'py, PyArray1<f64>>>;
 macro_rules! unary {
     ($name:ident) => {
         #[pyfunction]
-        fn $name<'py>(py: Python<'py>, x: PyReadonlyArray1<'py, f64>) -> Out<'py> {
+        fn $name<'py>(py: Python<'py>, x: args::Arr<'py>) -> Out<'py> {
             let xs = x.as_slice()?;
             let out = PyArray1::<f64>::zeros(py, xs.len(), false);
             {
@@ -367,11 +369,7 @@ macro_rules! unary {
 macro_rules! binary {
     ($name:ident) => {
         #[pyfunction]
-        fn $name<'py>(
-            py: Python<'py>,
-            x: PyReadonlyArray1<'py, f64>,
-            y: PyReadonlyArray1<'py, f64>,
-        ) -> Out<'py> {
+        fn $name<'py>(py: Python<'py>, x: args::Arr<'py>, y: args::Arr<'py>) -> Out<'py> {
             let (xs, ys) = (x.as_slice()?, y.as_slice()?);
             // a length-1 argument is broadcast in place (checked by the core: 1 or n)
             let n = pabi_core::driver::broadcast_len([xs.len(), ys.len()]);
