@@ -244,3 +244,62 @@ fn long_composition_does_not_depend_on_the_thread_count() {
     );
     assert_eq!(one, run(3));
 }
+
+/// The add direction's probe ([`query`]): where it settles, the answer is bit for bit the worse
+/// direction of the two compositions on the grid h (the add direction was not needed); where it
+/// does not (q = 1: the two directions are mirror images; σ large against q, the directions
+/// close), the two fine compositions are taken, so the answer is again that maximum. Also for
+/// δ(ε) queries and when the probe grid is capped at 0.1.
+#[test]
+fn add_direction_probe_keeps_the_bracket() {
+    let plain_eps = |q: f64, s: f64, t: f64, d: f64, h: f64| {
+        let comps = dpsgd_compositions(q, s, t, h).unwrap();
+        worse_direction(&comps, &|c: &Composition| c.epsilon(d))
+    };
+    let plain_delta = |q: f64, s: f64, t: f64, e: f64, h: f64| {
+        let comps = dpsgd_compositions(q, s, t, h).unwrap();
+        worse_direction(&comps, &|c: &Composition| c.delta(e))
+    };
+    let bits = |b: Bracket| [b.0.to_bits(), b.1.to_bits(), b.2.to_bits()];
+    let mut settled = 0;
+    let cases = [
+        (0.01, 1.0, 1000.0, 1e-4),
+        (0.05, 0.8, 100.0, 1e-4),
+        (0.01, 2.0, 1000.0, 1e-4), // close directions: not settled
+        (1.0, 1.0, 10.0, 1e-4),    // mirror images: not settled
+        (0.2, 1.0, 50.0, 0.02),    // probe grid capped at 0.1
+    ];
+    for (q, s, t, h) in cases {
+        for d in [1e-5, 1e-8] {
+            let got = dpsgd_epsilon(q, s, t, d, h).unwrap();
+            assert_eq!(
+                bits(got),
+                bits(plain_eps(q, s, t, d, h)),
+                "eps q={q} s={s} t={t} d={d}"
+            );
+            let probe = dpsgd_direction(
+                q,
+                s,
+                t,
+                Pair::Sg(s, Neighbour::Add),
+                (ADD_PROBE * h).min(H_MAX),
+            )
+            .unwrap()
+            .epsilon(d);
+            let remove = dpsgd_direction(q, s, t, Pair::Sg(s, Neighbour::Remove), h)
+                .unwrap()
+                .epsilon(d);
+            settled += usize::from(worth_a_probe(q, s, h) && probe.2 < remove.0);
+        }
+        for e in [0.5, 2.0] {
+            let got = dpsgd_delta(q, s, t, e, h).unwrap();
+            assert_eq!(
+                bits(got),
+                bits(plain_delta(q, s, t, e, h)),
+                "delta q={q} s={s} t={t} e={e}"
+            );
+        }
+    }
+    // the probe settles the first two cases (and the capped one), not the close ones
+    assert!(settled >= 4, "{settled}");
+}
