@@ -343,8 +343,12 @@ const ADD_PROBE: f64 = 8.0;
 const PROBE_MIN_GRID: i64 = 1 << 12;
 
 /// Whether the remove direction's single-step grid at h has [`PROBE_MIN_GRID`] points or more
-/// (or does not fit its cap at h: the accountant coarsens it).
+/// (or does not fit its cap at h: the accountant coarsens it), for q < 1.
 fn worth_a_probe(q: f64, sigma: f64, h: f64) -> bool {
+    if q >= 1.0 {
+        // no subsampling: the two directions are mirror images, the probe never settles
+        return false;
+    }
     let (lmin, lmax) = Pair::Sg(sigma, Neighbour::Remove).range(q, sigma);
     grid_span(lmin, lmax, h, MAX_GRID).is_none_or(|(a, b)| b - a + 1 >= PROBE_MIN_GRID)
 }
