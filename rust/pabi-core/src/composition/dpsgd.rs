@@ -308,6 +308,13 @@ pub fn dpsgd_compositions_with(
     compositions(q, sigma, steps, h, acc, Need::Bracket)
 }
 
+/// The checks of a query's arguments, in the order the errors are reported.
+fn check_query(q: f64, sigma: f64, steps: f64, h: f64, acc: Accounting) -> Result<()> {
+    check_dpsgd(q, sigma, steps)?;
+    check_dpsgd_h(h)?;
+    acc.check()
+}
+
 fn compositions(
     q: f64,
     sigma: f64,
@@ -316,9 +323,7 @@ fn compositions(
     acc: Accounting,
     need: Need,
 ) -> Result<Vec<Composition>> {
-    check_dpsgd(q, sigma, steps)?;
-    check_dpsgd_h(h)?;
-    acc.check()?;
+    check_query(q, sigma, steps, h, acc)?;
     if q == 0.0 {
         return Ok(vec![]);
     }
@@ -380,9 +385,7 @@ fn query(
         let comps = compositions(q, sigma, steps, h, acc, need)?;
         return Ok(bracket_of(acc, &comps, f));
     }
-    check_dpsgd(q, sigma, steps)?;
-    check_dpsgd_h(h)?;
-    acc.check()?;
+    check_query(q, sigma, steps, h, acc)?;
     let tasks = vec![(Neighbour::Remove, h), (Neighbour::Add, hc)];
     let mut comps: Vec<Composition> = crate::driver::each(tasks, |(dir, hh)| {
         dpsgd_direction(q, sigma, steps, Pair::Sg(sigma, dir), hh)
