@@ -324,6 +324,18 @@ fn compositions(
     need: Need,
 ) -> Result<Vec<Composition>> {
     check_query(q, sigma, steps, h, acc)?;
+    composed_pairs(q, sigma, steps, h, acc, need)
+}
+
+/// The compositions of [`compositions`], for arguments already checked.
+fn composed_pairs(
+    q: f64,
+    sigma: f64,
+    steps: f64,
+    h: f64,
+    acc: Accounting,
+    need: Need,
+) -> Result<Vec<Composition>> {
     if q == 0.0 {
         return Ok(vec![]);
     }
@@ -380,12 +392,12 @@ fn query(
     need: Need,
     f: impl Fn(&Composition) -> Bracket,
 ) -> Result<Bracket> {
+    check_query(q, sigma, steps, h, acc)?;
     let hc = (ADD_PROBE * h).min(H_MAX);
     if acc.relation != Relation::AddRemove || q == 0.0 || hc <= h || !worth_a_probe(q, sigma, h) {
-        let comps = compositions(q, sigma, steps, h, acc, need)?;
+        let comps = composed_pairs(q, sigma, steps, h, acc, need)?;
         return Ok(bracket_of(acc, &comps, f));
     }
-    check_query(q, sigma, steps, h, acc)?;
     let tasks = vec![(Neighbour::Remove, h), (Neighbour::Add, hc)];
     let mut comps: Vec<Composition> = crate::driver::each(tasks, |(dir, hh)| {
         dpsgd_direction(q, sigma, steps, Pair::Sg(sigma, dir), hh)

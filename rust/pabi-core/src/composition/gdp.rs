@@ -236,6 +236,13 @@ enum MuStage {
 const CERT_NEWTON: u32 = 8;
 
 impl MuSearch {
+    /// Whether [`gdp_mu`] answers (ε, δ) by this search ([`refine_mu`]): valid ε and
+    /// δ ∈ [f64::MIN_POSITIVE, 1); else the log-space path (tiny δ) or its domain errors.
+    #[inline(always)]
+    fn applies(eps: f64, delta: f64) -> bool {
+        eps >= 0.0 && eps.is_finite() && (f64::MIN_POSITIVE..1.0).contains(&delta)
+    }
+
     #[inline(always)]
     fn new(eps: f64, delta: f64) -> Self {
         let stage = if delta >= CERT_MIN_DELTA {
@@ -481,7 +488,7 @@ fn gdp_epsilon_log(delta: f64, mu: f64) -> Result<f64> {
 /// Newton on ln θ (the log-space result).
 #[inline(always)]
 pub fn gdp_mu(eps: f64, delta: f64) -> Result<f64> {
-    if eps >= 0.0 && eps.is_finite() && (f64::MIN_POSITIVE..1.0).contains(&delta) {
+    if MuSearch::applies(eps, delta) {
         return Ok(refine_mu(eps, delta));
     }
     gdp_mu_log(eps, delta)

@@ -125,15 +125,15 @@ fn gdp_epsilon_block(
 }
 
 /// The next element of [`k_gdp_mu`]'s chunk whose search needs evaluations (from `*next`
-/// on), with its search; the elements before it are finished in `out` (δ < MIN_POSITIVE by
-/// [`gdp_mu`]'s log-space path, a search decided without evaluations by its result).
+/// on), with its search; the elements before it are finished in `out` (those [`gdp_mu`] does
+/// not answer by the search by [`gdp_mu`], a search decided without evaluations by its result).
 #[inline(always)]
 fn mu_take(e: &[f64], d: &[f64], next: &mut usize, out: &mut [f64]) -> Option<(usize, MuSearch)> {
     while *next < out.len() {
         let i = *next;
         *next += 1;
         let (ei, di) = (at(e, i), at(d, i));
-        if di >= f64::MIN_POSITIVE {
+        if MuSearch::applies(ei, di) {
             let m = MuSearch::new(ei, di);
             if m.probe().is_some() {
                 return Some((i, m));

@@ -142,12 +142,6 @@ impl Certs {
         a_ev: true,
         b_ev: true,
     };
-
-    /// The verdict at `m` decided by a certificate, if any.
-    #[inline(always)]
-    fn decided(&self, m: u64) -> Option<bool> {
-        self.proof.decided(m)
-    }
 }
 
 /// Whether a lane's search is guided (section doc): Gaussian noise, the value orders, normal
@@ -369,7 +363,7 @@ impl Lane {
     fn mid(&mut self) -> Next {
         while self.b - self.a > 1 {
             let m = self.a + (self.b - self.a) / 2;
-            match self.c.decided(m) {
+            match self.c.proof.decided(m) {
                 Some(false) => (self.a, self.c.a_ev) = (m, false),
                 Some(true) => (self.b, self.c.b_ev) = (m, false),
                 None => {

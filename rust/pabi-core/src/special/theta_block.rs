@@ -119,6 +119,9 @@ impl PreBlock {
 /// caller's target features, so the large log finishers ran per lane with software FMAs,
 /// ~12× slower.)
 trait Finish {
+    /// The member's scalar function (bitwise the same value per lane): a short partial block
+    /// takes it lane by lane ([`SCALAR_LANES`]).
+    const SCALAR: fn(f64, f64) -> f64;
     /// The finishing formula of one lane (`v` = the divided difference, `y` = the complement
     /// factor).
     fn fin(p: &Pre, v: f64, y: f64) -> f64;
@@ -132,9 +135,10 @@ trait Finish {
 }
 
 macro_rules! finish {
-    ($ty:ident, $f:ident) => {
+    ($ty:ident, $f:ident, $scalar:ident) => {
         struct $ty;
         impl Finish for $ty {
+            const SCALAR: fn(f64, f64) -> f64 = $scalar;
             #[inline(always)]
             fn fin(p: &Pre, v: f64, y: f64) -> f64 {
                 $f(p, num(v), y)
@@ -142,12 +146,17 @@ macro_rules! finish {
         }
     };
 }
-finish!(FinTheta, fin_theta);
-finish!(FinThetaComplement, fin_theta_complement);
-finish!(FinLogThetaComplement, fin_log_theta_complement);
+finish!(FinTheta, fin_theta, theta);
+finish!(FinThetaComplement, fin_theta_complement, theta_complement);
+finish!(
+    FinLogThetaComplement,
+    fin_log_theta_complement,
+    log_theta_complement
+);
 
 struct FinLogTheta;
 impl Finish for FinLogTheta {
+    const SCALAR: fn(f64, f64) -> f64 = log_theta;
     #[inline(always)]
     fn fin(p: &Pre, v: f64, y: f64) -> f64 {
         fin_log_theta(p, num(v), y)
@@ -187,6 +196,12 @@ const LOG_COMPLEMENT: Form = Form {
 /// One block of `form` with the polynomial pass width of the CPU and the form.
 #[inline(always)]
 fn block_eval<F: Finish>(p: &mut PreBlock, eps: &[f64], r: &[f64], out: &mut [f64], form: Form) {
+    if out.len() <= SCALAR_LANES {
+        for ((o, &e), &x) in out.iter_mut().zip(eps).zip(r) {
+            *o = F::SCALAR(e, x);
+        }
+        return;
+    }
     if poly_wide() {
         block_eval_w::<F, BLOCK>(p, eps, r, out, form);
     } else if form.comp_below < 0.0 {
@@ -349,54 +364,34 @@ impl Default for ThetaBlocks {
     }
 }
 
-/// Lanes up to which a partial block is evaluated lane by lane by the scalar function (bitwise
-/// the same values) instead of padded to [`BLOCK`] lanes: a scalar call (one lane) paid the
+/// Lanes up to which [`block_eval`] evaluates a partial block lane by lane by the member's scalar
+/// function ([`Finish::SCALAR`], bitwise the same values) instead of padding it to [`BLOCK`] lanes: a scalar call (one lane) paid the
 /// whole block, ~0.8 µs of θ's 1.1 µs binding call. The scalar functions cost two to three
 /// block lanes each, so a few lanes are cheaper alone.
 const SCALAR_LANES: usize = 4;
-
-/// `scalar` at each lane (`n` ≤ [`SCALAR_LANES`]).
-#[inline(always)]
-fn lanes(eps: &[f64], r: &[f64], out: &mut [f64], scalar: fn(f64, f64) -> f64) {
-    for ((o, &e), &x) in out.iter_mut().zip(eps).zip(r) {
-        *o = scalar(e, x);
-    }
-}
 
 impl ThetaBlocks {
     /// θ over a block of at most [`BLOCK`] lanes (bitwise equal to [`theta`] per lane).
     #[inline(always)]
     pub fn theta(&mut self, eps: &[f64], r: &[f64], out: &mut [f64]) {
-        if out.len() <= SCALAR_LANES {
-            return lanes(eps, r, out, theta);
-        }
         block_eval::<FinTheta>(&mut self.p, eps, r, out, THETA);
     }
 
     /// ln θ over a block (bitwise equal to [`log_theta`] per lane).
     #[inline(always)]
     pub fn log_theta(&mut self, eps: &[f64], r: &[f64], out: &mut [f64]) {
-        if out.len() <= SCALAR_LANES {
-            return lanes(eps, r, out, log_theta);
-        }
         block_eval::<FinLogTheta>(&mut self.p, eps, r, out, LOG_THETA);
     }
 
     /// 1 − θ over a block (bitwise equal to [`theta_complement`] per lane).
     #[inline(always)]
     pub fn theta_complement(&mut self, eps: &[f64], r: &[f64], out: &mut [f64]) {
-        if out.len() <= SCALAR_LANES {
-            return lanes(eps, r, out, theta_complement);
-        }
         block_eval::<FinThetaComplement>(&mut self.p, eps, r, out, COMPLEMENT);
     }
 
     /// ln(1 − θ) over a block (bitwise equal to [`log_theta_complement`] per lane).
     #[inline(always)]
     pub fn log_theta_complement(&mut self, eps: &[f64], r: &[f64], out: &mut [f64]) {
-        if out.len() <= SCALAR_LANES {
-            return lanes(eps, r, out, log_theta_complement);
-        }
         block_eval::<FinLogThetaComplement>(&mut self.p, eps, r, out, LOG_COMPLEMENT);
     }
 }
