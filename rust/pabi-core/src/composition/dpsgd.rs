@@ -520,6 +520,9 @@ pub fn dpsgd_delta_upper_all_with(
         return Err(PabiError::domain("eps", ">= 0", eps[i]).at(i));
     }
     let comps = compositions(q, sigma, steps, h, acc, Need::Upper)?;
+    if eps.len() >= super::pld::MANY {
+        comps.iter().for_each(|c| c.form_sums());
+    }
     for (o, &e) in out.iter_mut().zip(eps) {
         *o = bracket_of(acc, &comps, |c| c.delta(e)).2;
     }

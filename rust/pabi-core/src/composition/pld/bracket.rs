@@ -13,8 +13,9 @@ pub struct Composition {
     pub h: f64,
     /// grid index of `pmf[0]`
     pub k_lo: i64,
-    /// composed finite masses on the window (negative round-off clipped to 0)
-    pub pmf: Vec<f64>,
+    /// composed finite masses on the window (negative round-off clipped to 0); not changed after
+    /// composing: the suffix sums are formed from it when first read
+    pub(in crate::composition) pmf: Vec<f64>,
     /// composed mass at +∞: 1 − Π(1 − inf_i)^{T_i}
     pub inf: f64,
     /// Σ T_i·bad_i (truncated mass, for the lower value)
@@ -28,9 +29,9 @@ pub struct Composition {
     pub fft_err: f64,
     /// Σ T_i (number of composed steps) — for the lower value's Hoeffding term
     pub steps: f64,
-    // suffix sums for fast queries: s0[k] = Σ_{j≥k} pmf_j, s1[k] = Σ_{j≥k} pmf_j e^{ℓ_k − ℓ_j}
-    pub(super) s0: Vec<f64>,
-    pub(super) s1: Vec<f64>,
+    /// suffix sums for fast queries: s0[k] = Σ_{j≥k} pmf_j, s1[k] = Σ_{j≥k} pmf_j e^{ℓ_k − ℓ_j}
+    /// ([`Self::sums`])
+    pub(super) suffix: super::suffix::Suffix,
 }
 
 impl Drop for Composition {
@@ -38,8 +39,6 @@ impl Drop for Composition {
     /// composition.
     fn drop(&mut self) {
         super::buffers::give(std::mem::take(&mut self.pmf));
-        super::buffers::give(std::mem::take(&mut self.s0));
-        super::buffers::give(std::mem::take(&mut self.s1));
     }
 }
 
@@ -64,6 +63,18 @@ pub(super) fn composed_inf(parts: &[(&Pld, u64)]) -> f64 {
 }
 
 impl Composition {
+    /// (s0[k], s1[k]) for window point k ≤ W (0 at W).
+    #[inline]
+    fn sums(&self, k: usize) -> (f64, f64) {
+        self.suffix.at(&self.pmf, k)
+    }
+
+    /// Every suffix sum formed now, on the pool (before a query of many points, which would
+    /// otherwise form them chunk by chunk on the calling thread; the values are the same).
+    pub(in crate::composition) fn form_sums(&self) {
+        self.suffix.fill(&self.pmf);
+    }
+
     fn loss(&self, i: usize) -> f64 {
         (self.k_lo + i as i64) as f64 * self.h
     }
@@ -90,7 +101,8 @@ impl Composition {
         if k >= self.pmf.len() {
             return 0.0;
         }
-        let v = self.s0[k] - (eps - self.loss(k)).exp() * self.s1[k];
+        let (s0, s1) = self.sums(k);
+        let v = s0 - (eps - self.loss(k)).exp() * s1;
         v.max(0.0)
     }
 
@@ -105,7 +117,8 @@ impl Composition {
         }
         let c = (3.0 * self.pmf.len() as f64 + 10.0) * U
             + 2.0 * U * (eps.abs() + self.loss(k).abs() + 2.0);
-        c * (self.s0[k] + self.s1[k]) * (1.0 + 1e-9)
+        let (s0, s1) = self.sums(k);
+        c * (s0 + s1) * (1.0 + 1e-9)
     }
 
     fn drift(&self) -> f64 {
@@ -164,13 +177,15 @@ impl Composition {
             if k + 1 >= w {
                 0.0
             } else {
-                self.s0[k + 1] - (-self.h).exp() * self.s1[k + 1]
+                let (s0, s1) = self.sums(k + 1);
+                s0 - (-self.h).exp() * s1
             }
         };
         let (mut lo, mut hi) = (0usize, w - 1);
         if dk(0) <= target {
             // ε below the window start: D is linear-exponential there with all mass above
-            let e = (self.s0[0] - target) / self.s1[0];
+            let (s0, s1) = self.sums(0);
+            let e = (s0 - target) / s1;
             return (self.loss(0) + e.ln()).max(0.0);
         }
         while hi - lo > 1 {
@@ -182,7 +197,8 @@ impl Composition {
             }
         }
         // ε in [ℓ_lo, ℓ_hi]: D(ε) = s0[hi] − e^{ε − ℓ_hi} s1[hi]
-        let e = ((self.s0[hi] - target) / self.s1[hi]).max(f64::MIN_POSITIVE);
+        let (s0, s1) = self.sums(hi);
+        let e = ((s0 - target) / s1).max(f64::MIN_POSITIVE);
         let eps = self.loss(hi) + e.ln();
         eps.clamp(self.loss(lo), self.loss(hi)).max(0.0)
     }

@@ -707,10 +707,8 @@ pub(in crate::composition) fn compose_in(
             Ok(())
         },
     )?;
-    // suffix sums, in chunks on the pool
-    let mut s0 = buffers::any::<f64>(width + 1);
-    let mut s1 = buffers::any::<f64>(width + 1);
-    let wmass = super::suffix::suffix_sums(&pmf, &mut s0, &mut s1, (-h).exp())?;
+    // suffix sums, summarised in chunks on the pool (formed where the queries read them)
+    let (suffix, wmass) = super::suffix::Suffix::new(&pmf, (-h).exp())?;
     let wf = width as f64;
     let nf = n as f64;
     let l1_route = wf / nf * (full(sb1) + kappa * full(sa1));
@@ -732,8 +730,7 @@ pub(in crate::composition) fn compose_in(
         tail_lo,
         fft_err,
         steps,
-        s0,
-        s1,
+        suffix,
     })
 }
 

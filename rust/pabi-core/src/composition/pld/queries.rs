@@ -7,6 +7,10 @@ use super::{Bracket, Composition};
 use crate::error::{PabiError, Result};
 use crate::interrupt;
 
+/// Queries from which an array query forms every suffix sum up front, on the pool (fewer
+/// form the chunks they read, one by one).
+pub(in crate::composition) const MANY: usize = 4;
+
 impl Composition {
     /// The first ε of `eps` outside [0, ∞] (or NaN), as a domain error located at its index.
     pub fn check_eps(eps: &[f64]) -> Result<()> {
@@ -63,6 +67,9 @@ impl Composition {
             return Err(PabiError::internal(
                 "Composition query: outputs not as long as the input",
             ));
+        }
+        if n >= MANY {
+            self.form_sums();
         }
         for (i, &x) in xs.iter().enumerate() {
             interrupt::check()?;

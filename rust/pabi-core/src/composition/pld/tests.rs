@@ -462,44 +462,70 @@ fn upper_epsilon_is_the_composed_one() {
 
 /// The chunked suffix sums: against double-double serial recursions (with the same rounded
 /// e^{−h}) within 1e-14 relative, far inside the (3W + 10)u that the queries add; a one-chunk
-/// window gets exactly the serial pass's bits; no bit depends on the thread count.
+/// window gets exactly the serial pass's bits; no bit depends on the thread count, nor on the
+/// order in which the chunks are formed (one by one as read, or all at once on the pool).
 #[test]
 fn chunked_suffix_sums_match_the_serial_recursions() {
-    use super::suffix::suffix_sums;
+    use super::suffix::Suffix;
     use crate::num::dd::Dd;
-    let run = |w: usize, threads: usize| {
-        let pmf: Vec<f64> = (0..w)
+    let w_pmf = |w: usize| -> Vec<f64> {
+        (0..w)
             .map(|i| {
                 let z = (i as f64 - 0.4 * w as f64) / (0.1 * w as f64);
                 (-0.5 * z * z).exp() * 1e-5 * (1.0 + ((i * 7919) % 13) as f64 / 13.0)
             })
-            .collect();
-        let emh = (-1e-3f64).exp();
-        let (mut s0, mut s1) = (vec![0.0; w + 1], vec![0.0; w + 1]);
+            .collect()
+    };
+    let emh = (-1e-3f64).exp();
+    // (s0, s1) at every point, read from the top down (lazily) or formed first on `threads`
+    let run = |pmf: &[f64], threads: usize, fill: bool| {
         let prev = crate::driver::num_threads();
         crate::driver::set_num_threads(threads).unwrap();
-        let mass = suffix_sums(&pmf, &mut s0, &mut s1, emh).unwrap();
+        let (sums, mass) = Suffix::new(pmf, emh).unwrap();
+        if fill {
+            sums.fill(pmf);
+        }
         crate::driver::set_num_threads(prev).unwrap();
-        (pmf, emh, s0, s1, mass)
+        let w = pmf.len();
+        let mut v: Vec<(f64, f64)> = (0..=w).rev().map(|i| sums.at(pmf, i)).collect();
+        v.reverse();
+        (v, mass)
     };
     for w in [5000usize, 3 * (1 << 14) + 12_347] {
-        let (pmf, emh, s0, s1, mass) = run(w, 1);
+        let pmf = w_pmf(w);
+        let (s, mass) = run(&pmf, 1, false);
         // double-double references, from the top
         let (mut r0, mut r1) = (Dd::default(), Dd::default());
         let bound = (3.0 * w as f64 + 10.0) * crate::num::round::U;
         for i in (0..w).rev() {
             r0 = r0.add_f(pmf[i]);
             r1 = r1.mul_f(emh).add_f(pmf[i]);
-            for (got, want) in [(s0[i], r0.to_f64()), (s1[i], r1.to_f64())] {
+            for (got, want) in [(s[i].0, r0.to_f64()), (s[i].1, r1.to_f64())] {
                 let rel = (got - want).abs() / want;
                 assert!(rel <= 1e-14 && rel <= bound, "w={w} i={i}: {got} vs {want}");
             }
         }
         assert!((mass - r0.to_f64()).abs() <= 1e-14 * mass);
-        assert_eq!((s0[w], s1[w]), (0.0, 0.0));
-        let again = run(w, 3);
-        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        assert_eq!((bits(&s0), bits(&s1)), (bits(&again.2), bits(&again.3)));
+        assert_eq!(s[w], (0.0, 0.0));
+        let bits = |v: &[(f64, f64)]| {
+            v.iter()
+                .map(|x| (x.0.to_bits(), x.1.to_bits()))
+                .collect::<Vec<_>>()
+        };
+        for (threads, fill) in [(3, false), (3, true), (1, true)] {
+            let again = run(&pmf, threads, fill);
+            assert_eq!(bits(&s), bits(&again.0));
+            assert_eq!(mass.to_bits(), again.1.to_bits());
+        }
+        // read in a scattered order: the same values
+        let (sums, _) = Suffix::new(&pmf, emh).unwrap();
+        for i in (0..=w).step_by(997).chain([w / 2, 0, w]) {
+            let got = sums.at(&pmf, i);
+            assert_eq!(
+                (got.0.to_bits(), got.1.to_bits()),
+                (s[i].0.to_bits(), s[i].1.to_bits())
+            );
+        }
         if w <= 1 << 14 {
             // one chunk: the serial pass (Kahan on s0, the recursion on s1, the mass upwards)
             let (mut n0, mut k, mut n1, mut m) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
@@ -510,7 +536,7 @@ fn chunked_suffix_sums_match_the_serial_recursions() {
                 n0 = t;
                 n1 = pmf[i] + emh * n1;
                 assert_eq!(
-                    (s0[i].to_bits(), s1[i].to_bits()),
+                    (s[i].0.to_bits(), s[i].1.to_bits()),
                     (n0.to_bits(), n1.to_bits())
                 );
             }
