@@ -9,6 +9,7 @@ use super::{check_h, grid_error, grid_span, Neighbour, Pld, MAX_GRID};
 use crate::composition::kov::check_eps_delta;
 use crate::error::{PabiError, Result};
 use crate::tail::gaussian_tail;
+use crate::vmath;
 
 const GL8_X: [f64; 4] = [
     0.183_434_642_495_649_8,
@@ -39,12 +40,9 @@ pub(super) const INV_SQRT_2PI: f64 = 0.398_942_280_401_432_7;
 
 /// The nodes of composite 8-point Gauss–Legendre on the cell [xl, xl + w] cut into `pieces`
 /// equal pieces: `f(weight, x, d, dr)` at each node in a fixed order (piece by piece, the
-/// four node pairs ±u of [`GL8_X`] within a piece), with the node's weight `GL8_W[i]`, the node
-/// x = xl + d and its offsets d = x − xl and dr = xr − x from both ends. The offsets are formed
-/// from the piece index and the node's position, each within a few ulp of itself: x − xl and
-/// xr − x formed from the rounded node x would err by ulp(x), relative ≫ [`SPLIT_MARGIN`] in a
-/// narrow cell. Returns the half piece width, the factor of the weighted sums. Shared by the
-/// cells of the subsampled Gaussian (here) and of the replace-one pair (`replace_one.rs`).
+/// nodes of [`gl8_piece`] within a piece). Returns the half piece width, the factor of the
+/// weighted sums. The cells of the replace-one pair (`replace_one.rs`) use it; those of the
+/// subsampled Gaussian (here) take [`gl8_piece`]'s nodes a piece at a time, in vector lanes.
 #[inline(always)]
 pub(super) fn gl8_nodes(
     xl: f64,
@@ -54,16 +52,33 @@ pub(super) fn gl8_nodes(
 ) -> f64 {
     let pw = w / pieces as f64;
     for pc in 0..pieces {
-        for i in 0..4 {
-            for sg in [-1.0, 1.0] {
-                let u = 0.5 * sg * GL8_X[i];
-                let d = (pc as f64 + 0.5 + u) * pw; // x − xl
-                let dr = ((pieces - pc) as f64 - 0.5 - u) * pw; // xr − x
-                f(GL8_W[i], xl + d, d, dr);
-            }
+        let [wt, x, d, dr] = gl8_piece(xl, pw, pc, pieces);
+        for l in 0..8 {
+            f(wt[l], x[l], d[l], dr[l]);
         }
     }
     0.5 * pw
+}
+
+/// The eight nodes of piece `pc` (of `pieces`, each `pw` wide) of the cell starting at `xl`,
+/// in a fixed order (the four node pairs ±u of [`GL8_X`]): their weights `GL8_W[i]`, the nodes
+/// x = xl + d and their offsets d = x − xl and dr = xr − x from both ends of the cell. The
+/// offsets are formed from the piece index and the node's position, each within a few ulp of
+/// itself: x − xl and xr − x formed from the rounded node x would err by ulp(x), relative
+/// ≫ [`SPLIT_MARGIN`] in a narrow cell.
+#[inline(always)]
+pub(super) fn gl8_piece(xl: f64, pw: f64, pc: usize, pieces: usize) -> [[f64; 8]; 4] {
+    let mut n = [[0.0; 8]; 4];
+    for i in 0..4 {
+        for (k, sg) in [-1.0, 1.0].into_iter().enumerate() {
+            let l = 2 * i + k;
+            let u = 0.5 * sg * GL8_X[i];
+            let d = (pc as f64 + 0.5 + u) * pw; // x − xl
+            let dr = ((pieces - pc) as f64 - 0.5 - u) * pw; // xr − x
+            (n[0][l], n[1][l], n[2][l], n[3][l]) = (GL8_W[i], xl + d, d, dr);
+        }
+    }
+    n
 }
 
 /// For the cell x ∈ [xl, xr] of N(0,1): (A0, Jlo, Khi) with A0 = ∫φ, Jlo = ∫ expm1(s(x−xl))φ,
@@ -73,6 +88,7 @@ pub(super) fn gl8_nodes(
 /// of width ≤ 0.25/(1 + |x|) (positive integrands, no cancellation; the quadrature error is far
 /// below 1e-16 relative on such pieces). Otherwise the cell is wide enough that the closed forms
 /// through normal tails, A1 e^{−z} − A0, lose at most a few digits.
+#[inline(always)]
 fn cell_integrals(xl: f64, xr: f64, s: f64) -> (f64, f64, f64) {
     let w = xr - xl;
     if xl.is_finite() && xr.is_finite() && s * w <= 1.0 {
@@ -81,12 +97,25 @@ fn cell_integrals(xl: f64, xr: f64, s: f64) -> (f64, f64, f64) {
         // pieces; the clamp only documents that the conversion is bounded
         let pieces = (w * (1.0 + xa) / 0.25).ceil().clamp(1.0, 1e6) as usize;
         let (mut a0, mut j, mut kk) = (0.0, 0.0, 0.0);
-        let hw = gl8_nodes(xl, w, pieces, |wt, x, d, dr| {
-            let f = wt * INV_SQRT_2PI * (-0.5 * x * x).exp();
-            a0 += f;
-            j += f * (s * d).exp_m1();
-            kk += f * (-(-(s * dr)).exp_m1());
-        });
+        let pw = w / pieces as f64;
+        for pc in 0..pieces {
+            // the piece's eight nodes side by side (the branch-free `vmath` kernels, which
+            // vectorise in the SIMD clones of `cells_in`), then summed in node order
+            let [wt, x, d, dr] = gl8_piece(xl, pw, pc, pieces);
+            let (mut g, mut ej, mut ek) = ([0.0; 8], [0.0; 8], [0.0; 8]);
+            for l in 0..8 {
+                g[l] = vmath::exp(-0.5 * x[l] * x[l]);
+                ej[l] = vmath::expm1(s * d[l]);
+                ek[l] = vmath::expm1(-(s * dr[l]));
+            }
+            for l in 0..8 {
+                let f = wt[l] * INV_SQRT_2PI * g[l];
+                a0 += f;
+                j += f * ej[l];
+                kk += f * (-ek[l]);
+            }
+        }
+        let hw = 0.5 * pw;
         (a0 * hw, j * hw, kk * hw)
     } else {
         let a0 = norm_mass(xl, xr);
@@ -113,6 +142,8 @@ pub(super) const SPLIT_MARGIN: f64 = 1e-11;
 /// few dozen transcendental calls; blocks of this size amortise the scheduling and the
 /// interrupt check, and a grid of h = 1e-4 has a few dozen of them).
 pub(super) const CELL_CHUNK: usize = 1024;
+/// Cells whose preimages and exponentials [`SgGrid::cells`] forms together.
+const CELL_BLOCK: usize = 32;
 /// Standard-normal tail radius beyond which mass is truncated (Q(9.5) ≈ 1.05e-21).
 pub(super) const XTAIL: f64 = 9.5;
 
@@ -186,9 +217,10 @@ pub(super) struct SgGrid {
     q: f64,
     sigma: f64,
     h: f64,
-    /// 1/σ, ln(1 − q) (−∞ for q = 1), e^h − 1, 1 − e^{−h}
+    /// 1/σ, ln(1 − q) (−∞ for q = 1), ln q, e^h − 1, 1 − e^{−h}
     s: f64,
     l1q: f64,
+    lnq: f64,
     eh: f64,
     emh: f64,
     /// the remove direction's grid [klo, khi]
@@ -228,6 +260,7 @@ impl SgGrid {
             h,
             s: 1.0 / sigma,
             l1q: (-q).ln_1p(),
+            lnq: q.ln(),
             eh: h.exp_m1(),
             emh: -(-h).exp_m1(),
             klo,
@@ -241,35 +274,54 @@ impl SgGrid {
     }
 
     /// Inverse of the remove-direction loss: x with lrem(x) = ℓ (−∞ when ℓ ≤ ln(1−q)).
+    #[inline(always)]
     fn xinv(&self, l: f64) -> f64 {
         let (q, s) = (self.q, self.s);
         if q == 1.0 {
             return (l + s * s / 2.0) / s;
         }
-        if l <= self.l1q {
-            return f64::NEG_INFINITY;
-        }
-        // e^z = (e^ℓ − 1 + q)/q; beyond ℓ = 700 (where e^ℓ overflows at 709.8, which sent
-        // every loss above it to x = +∞, the mass there to one cell at ℓ ≈ 709 and the
-        // upper ε of a σ = 0.01 mixture to 709 instead of ≈ 5425) as
-        // z = ℓ + ln(1 − (1−q)e^{−ℓ}) − ln q
+        self.xinv_mixture(l)
+    }
+
+    /// [`Self::xinv`] for q < 1, branch-free (every form computed, the right one selected) so
+    /// that a loop of it vectorises; the same value in a loop as alone.
+    ///
+    /// e^z = (e^ℓ − 1 + q)/q; beyond ℓ = 700 (where e^ℓ overflows at 709.8, which sent every
+    /// loss above it to x = +∞, the mass there to one cell at ℓ ≈ 709 and the upper ε of a
+    /// σ = 0.01 mixture to 709 instead of ≈ 5425) as z = ℓ + ln(1 − (1−q)e^{−ℓ}) − ln q.
+    /// (`vmath::expm1` clamps its argument below at −40, which only ℓ ≤ ln(1 − q) reaches:
+    /// 1 − q ≥ 2^-53 > e^{−40} for every double q < 1.)
+    #[inline(always)]
+    fn xinv_mixture(&self, l: f64) -> f64 {
+        let (q, s) = (self.q, self.s);
+        let e = vmath::expm1(l.min(700.0));
+        let z_neg = vmath::ln(e + q) - self.lnq;
+        let z_mid = vmath::log1p(e / q);
+        let z_hi = l + vmath::log1p(-(1.0 - q) * vmath::exp(-l)) - self.lnq;
         let z = if l < 0.0 {
-            (l.exp_m1() + q).ln() - q.ln()
+            z_neg
         } else if l <= 700.0 {
-            (l.exp_m1() / q).ln_1p()
+            z_mid
         } else {
-            l + (-(1.0 - q) * (-l).exp()).ln_1p() - q.ln()
+            z_hi
         };
-        (z + s * s / 2.0) / s
+        let x = (z + s * s / 2.0) / s;
+        if l <= self.l1q {
+            f64::NEG_INFINITY
+        } else {
+            x
+        }
     }
 
     /// The preimage of the remove direction's grid point c (x at loss c·h).
+    #[inline(always)]
     fn g(&self, c: i64) -> f64 {
         self.xinv(c as f64 * self.h)
     }
 
     /// The direction-free part of the cell between preimages `gl` < `gr` (`None`: empty).
-    fn cell(&self, gl: f64, gr: f64) -> Option<Cell> {
+    #[inline(always)]
+    fn cell(&self, gl: f64, gr: f64, ez: (f64, f64)) -> Option<Cell> {
         let s = self.s;
         let (xmin, xmax) = (-XTAIL, s + XTAIL);
         let (xl, xr) = (gl.max(xmin), gr.min(xmax));
@@ -282,11 +334,8 @@ impl SgGrid {
         // e^{z} overflows beyond z ≈ 709 (σ ≲ 0.03) while the cell integral underflows to 0:
         // the product was 0·∞ = NaN, which composed to an upper ε of 0; such a cell takes the
         // general split
-        let ez = (exact && jl.is_finite() && kh.is_finite()).then(|| {
-            let zl = s * xl - s * s / 2.0;
-            let zr = s * xr - s * s / 2.0;
-            (zl.exp(), zr.exp())
-        });
+        // (for such a cell xl = gl and xr = gr: `ez` holds [`Self::ez`] at both)
+        let ez = (exact && jl.is_finite() && kh.is_finite()).then_some(ez);
         Some(Cell {
             xl,
             xr,
@@ -301,13 +350,21 @@ impl SgGrid {
     /// value carried from the neighbouring cell is the same double).
     #[inline(always)]
     fn emloss(&self, k: i64) -> f64 {
-        (-(k as f64 * self.h)).exp()
+        vmath::exp(-(k as f64 * self.h))
+    }
+
+    /// e^{z} at x, z = x/σ − 1/(2σ²) (the interior split's factor at a cell end).
+    #[inline(always)]
+    fn ez(&self, x: f64) -> f64 {
+        let s = self.s;
+        vmath::exp(s * x - s * s / 2.0)
     }
 
     /// Cell k of direction `dir` (wa to grid point k, wb to k + 1; both 0 for an empty cell),
     /// from its direction-free part; `ems` = (e^{−a}, e^{−b}) at its ends a = k·h, b = (k+1)·h
     /// ([`Self::emloss`] of k and k + 1) where the caller has them, else they are formed here
     /// when needed.
+    #[inline(always)]
     fn split(
         &self,
         dir: Neighbour,
@@ -375,28 +432,68 @@ impl SgGrid {
     /// add wb] (each `len` long, or empty for a direction not in `dirs` = [remove, add]).
     /// Every cell depends on its index alone, so the chunking changes no bit.
     pub(super) fn cells(&self, start: usize, len: usize, dirs: [bool; 2], out: [&mut [f64]; 4]) {
+        cells_in(self, start, len, dirs, out);
+    }
+}
+
+simd! {
+    /// The body of [`SgGrid::cells`], compiled for each SIMD target (the quadrature's `vmath`
+    /// kernels vectorise over a piece's eight nodes; every value is the same on every target).
+    fn cells_in(g: &SgGrid, start: usize, len: usize, dirs: [bool; 2], out: [&mut [f64]; 4]) {
+        g.cells_body(start, len, dirs, out);
+    }
+}
+
+impl SgGrid {
+    #[inline(always)]
+    fn cells_body(&self, start: usize, len: usize, dirs: [bool; 2], out: [&mut [f64]; 4]) {
         let [ra, rb, aa, ab] = out;
         let c0 = self.klo + start as i64;
-        // a cell's right-hand preimage is the next cell's left-hand one (the same double from
-        // the same expression, so carrying it changes no bit)
+        // a cell's right-hand preimage is the next cell's left-hand one, and so are e^{z} there
+        // (the same doubles from the same expressions, so carrying them changes no bit)
         let mut gl = self.g(c0);
+        let mut ezl = self.ez(gl);
         // the add direction's cell −(c+1) has its upper end −c·h at the lower end of cell −c,
         // the previous one: e^{−ℓ} there is carried (one exponential per cell instead of two)
         let mut em_top = if dirs[1] { self.emloss(-c0) } else { 0.0 };
-        for j in 0..len {
-            let c = c0 + j as i64;
-            let gr = self.g(c + 1);
-            let cell = self.cell(gl, gr);
-            if dirs[0] {
-                (ra[j], rb[j]) = self.split(Neighbour::Remove, c, &cell, None);
+        // blocks of cells: their preimages and exponentials first (loops of branch-free
+        // kernels, vectorised in the SIMD clones), then the cells one by one
+        let (mut gr, mut ez, mut em) = ([0.0; CELL_BLOCK], [0.0; CELL_BLOCK], [0.0; CELL_BLOCK]);
+        let mut b = 0;
+        while b < len {
+            let n = CELL_BLOCK.min(len - b);
+            let cb = c0 + b as i64;
+            if self.q == 1.0 {
+                for (i, g) in gr[..n].iter_mut().enumerate() {
+                    *g = self.g(cb + i as i64 + 1);
+                }
+            } else {
+                for (i, g) in gr[..n].iter_mut().enumerate() {
+                    *g = self.xinv_mixture((cb + i as i64 + 1) as f64 * self.h);
+                }
+            }
+            for (e, &g) in ez[..n].iter_mut().zip(&gr[..n]) {
+                *e = self.ez(g);
             }
             if dirs[1] {
-                let em_bot = self.emloss(-(c + 1));
-                let ems = Some((em_bot, em_top));
-                (aa[j], ab[j]) = self.split(Neighbour::Add, -(c + 1), &cell, ems);
-                em_top = em_bot;
+                for (i, e) in em[..n].iter_mut().enumerate() {
+                    *e = self.emloss(-(cb + i as i64 + 1));
+                }
             }
-            gl = gr;
+            for i in 0..n {
+                let (j, c) = (b + i, cb + i as i64);
+                let cell = self.cell(gl, gr[i], (ezl, ez[i]));
+                if dirs[0] {
+                    (ra[j], rb[j]) = self.split(Neighbour::Remove, c, &cell, None);
+                }
+                if dirs[1] {
+                    let ems = Some((em[i], em_top));
+                    (aa[j], ab[j]) = self.split(Neighbour::Add, -(c + 1), &cell, ems);
+                    em_top = em[i];
+                }
+                (gl, ezl) = (gr[i], ez[i]);
+            }
+            b += n;
         }
     }
 
