@@ -289,20 +289,38 @@ def _copied(a: np.ndarray, size: int) -> bool:
     return a.size == size > 1 and not (a.dtype == np.float64 and a.dtype.isnative and a.flags.c_contiguous)
 
 
-def _python_scalars(values: Sequence[object], optional: Sequence[bool] = ()) -> Optional[list[Optional[float]]]:
+def _python_scalars(values: Sequence[object]) -> Optional[list[float]]:
     """The common scalar call (an accounting service's): when every value is a Python float or
-    int (or None where ``optional``), each as a Python float (ints convert as in :func:`as_real`,
-    beyond the double range to ±inf), which the core bindings read as a length-1 array without
-    a numpy array being made on either side (a scalar ``theta`` 2.5 -> 1.2 µs); else None (the
-    general path: numpy conversion and broadcasting)."""
-    out: list[Optional[float]] = []
-    for k, v in enumerate(values):
+    int, each as a Python float (ints convert as in :func:`as_real`, beyond the double range to
+    ±inf), which the core bindings read as a length-1 array without a numpy array being made on
+    either side (a scalar ``theta`` 2.5 -> 1.2 µs); else None (the general path: numpy
+    conversion and broadcasting). The positional form of :func:`_python_scalar_map`, kept apart
+    because a map costs a scalar ``theta`` about 0.5 µs more."""
+    out: list[float] = []
+    for v in values:
         if type(v) is float:
             out.append(v)  # type: ignore[arg-type]
         elif type(v) is int:
             out.append(_int_to_float(v))  # type: ignore[arg-type]
-        elif v is None and k < len(optional) and optional[k]:
-            out.append(None)
+        else:
+            return None
+    return out
+
+
+def _python_scalar_map(names: Sequence[Any], values: Sequence[object],
+                       optional: Sequence[Any]) -> Optional[dict[Any, Optional[float]]]:
+    """:func:`_python_scalars` as a name → value map (``None`` allowed for the names in
+    ``optional``), in one pass: all the scalar call of :class:`Broadcast` does before the core
+    (a scalar ``pnsgd_delta`` 10.6 -> 8.6 µs)."""
+    out: dict[Any, Optional[float]] = {}
+    for k, v in zip(names, values):
+        t = type(v)
+        if t is float:
+            out[k] = v  # type: ignore[assignment]
+        elif t is int:
+            out[k] = _int_to_float(v)  # type: ignore[arg-type]
+        elif v is None and k in optional:
+            out[k] = None
         else:
             return None
     return out
@@ -357,17 +375,17 @@ class Broadcast:
 
     def __init__(self, names: Sequence[str], values: Sequence[Optional[ArrayLike]],
                  optional: Sequence[str] = ()) -> None:
-        #: the arguments as broadcast views (no copy), for the pieces of a blocked broadcast
-        self._views: dict[str, np.ndarray] = {}
-        self._own: dict[str, np.ndarray] = {}
-        self._single: dict[str, np.ndarray] = {}
-        fast = _python_scalars(values, [k in optional for k in names])
+        fast = _python_scalar_map(names, values, optional)
         if fast is not None:
             self.scalar, self.blocked = True, False
             self.shape: tuple[int, ...] = ()
             self.size = 1
-            self.flat: dict[str, Union[np.ndarray, float, None]] = dict(zip(names, fast))
+            self.flat: dict[str, Union[np.ndarray, float, None]] = fast  # type: ignore[assignment]
             return
+        #: the arguments as broadcast views (no copy), for the pieces of a blocked broadcast
+        self._views: dict[str, np.ndarray] = {}
+        self._own: dict[str, np.ndarray] = {}
+        self._single: dict[str, np.ndarray] = {}
         arrays = []
         for k, v in zip(names, values):
             if v is not None or k not in optional:  # None outside ``optional``: as_real's TypeError
@@ -405,6 +423,8 @@ class Broadcast:
             out = thunk()
         except DomainError as exc:
             raise relocate(exc, self.shape, self.scalar) from None
+        if self.scalar and nout == 1 and type(out) is np.ndarray:
+            return float(out[0])  # (the scalar call: `_result`'s value without its dispatch)
         return self._result(out, nout)
 
     def _result(self, out: Any, nout: int) -> Any:
