@@ -289,40 +289,50 @@ def _copied(a: np.ndarray, size: int) -> bool:
     return a.size == size > 1 and not (a.dtype == np.float64 and a.dtype.isnative and a.flags.c_contiguous)
 
 
+#: :func:`_python_float`'s answer for a value that is not a plain Python number
+_NOT_SCALAR = object()
+
+
+def _python_float(v: object) -> object:
+    """``v`` as a Python float when it is a Python float or int (ints convert as in
+    :func:`as_real`, beyond the double range to ±inf), else :data:`_NOT_SCALAR`: the one rule of
+    the scalar calls below."""
+    t = type(v)
+    if t is float:
+        return v
+    if t is int:
+        return _int_to_float(v)  # type: ignore[arg-type]
+    return _NOT_SCALAR
+
+
 def _python_scalars(values: Sequence[object]) -> Optional[list[float]]:
-    """The common scalar call (an accounting service's): when every value is a Python float or
-    int, each as a Python float (ints convert as in :func:`as_real`, beyond the double range to
-    ±inf), which the core bindings read as a length-1 array without a numpy array being made on
-    either side (a scalar ``theta`` 2.5 -> 1.2 µs); else None (the general path: numpy
-    conversion and broadcasting). The positional form of :func:`_python_scalar_map`, kept apart
-    because a map costs a scalar ``theta`` about 0.5 µs more."""
+    """The common scalar call (an accounting service's): when every value is a plain Python
+    number, each as a Python float (:func:`_python_float`), which the core bindings read as a
+    length-1 array without a numpy array being made on either side (a scalar ``theta`` 2.5 ->
+    1.2 µs); else None (the general path: numpy conversion and broadcasting). Positional, for
+    :func:`call` (a name map costs a scalar ``theta`` about 0.5 µs more)."""
     out: list[float] = []
     for v in values:
-        if type(v) is float:
-            out.append(v)  # type: ignore[arg-type]
-        elif type(v) is int:
-            out.append(_int_to_float(v))  # type: ignore[arg-type]
-        else:
+        f = _python_float(v)
+        if f is _NOT_SCALAR:
             return None
+        out.append(f)  # type: ignore[arg-type]
     return out
 
 
-def _python_scalar_map(names: Sequence[Any], values: Sequence[object],
-                       optional: Sequence[Any]) -> Optional[dict[Any, Optional[float]]]:
-    """:func:`_python_scalars` as a name → value map (``None`` allowed for the names in
-    ``optional``), in one pass: all the scalar call of :class:`Broadcast` does before the core
-    (a scalar ``pnsgd_delta`` 10.6 -> 8.6 µs)."""
-    out: dict[Any, Optional[float]] = {}
+def _python_scalar_map(names: Sequence[str], values: Sequence[object],
+                       optional: Sequence[str]) -> Optional[dict[str, Optional[float]]]:
+    """:func:`_python_scalars` as the name → value map of :class:`Broadcast` (``None`` kept for
+    the names in ``optional``), in one pass (a scalar ``pnsgd_delta`` 10.6 -> 8.6 µs)."""
+    out: dict[str, Optional[float]] = {}
     for k, v in zip(names, values):
-        t = type(v)
-        if t is float:
-            out[k] = v  # type: ignore[assignment]
-        elif t is int:
-            out[k] = _int_to_float(v)  # type: ignore[arg-type]
-        elif v is None and k in optional:
+        if v is None and k in optional:
             out[k] = None
-        else:
+            continue
+        f = _python_float(v)
+        if f is _NOT_SCALAR:
             return None
+        out[k] = f  # type: ignore[assignment]
     return out
 
 

@@ -305,7 +305,8 @@ pub fn dpsgd_compositions_with(
     h: f64,
     acc: Accounting,
 ) -> Result<Vec<Composition>> {
-    compositions(q, sigma, steps, h, acc, Need::Bracket)
+    check_query(q, sigma, steps, h, acc)?;
+    composed_pairs(q, sigma, steps, h, acc, Need::Bracket)
 }
 
 /// The checks of a query's arguments, in the order the errors are reported.
@@ -315,19 +316,8 @@ fn check_query(q: f64, sigma: f64, steps: f64, h: f64, acc: Accounting) -> Resul
     acc.check()
 }
 
-fn compositions(
-    q: f64,
-    sigma: f64,
-    steps: f64,
-    h: f64,
-    acc: Accounting,
-    need: Need,
-) -> Result<Vec<Composition>> {
-    check_query(q, sigma, steps, h, acc)?;
-    composed_pairs(q, sigma, steps, h, acc, need)
-}
-
-/// The compositions of [`compositions`], for arguments already checked.
+/// The compositions of `steps` steps under `acc` (their arguments checked by [`check_query`]
+/// first): the pairs of [`Pair::of`], in parallel.
 fn composed_pairs(
     q: f64,
     sigma: f64,
@@ -371,7 +361,7 @@ fn worth_a_probe(q: f64, sigma: f64, h: f64) -> bool {
 }
 
 /// The bracket of the query `f` (ε at a δ, or δ at an ε) under `acc`: that of
-/// [`bracket_of`] over the [`compositions`] of `acc`, with one shortcut for add-or-remove-one
+/// [`bracket_of`] over the [`composed_pairs`] of `acc`, with one shortcut for add-or-remove-one
 /// neighbours, whose bracket is the componentwise maximum of the two directions'. The remove
 /// direction is composed on the grid h and, beside it, the add direction on the grid
 /// [`ADD_PROBE`]·h (a coarser grid is a valid, looser bound: its upper end is ≥ the add
@@ -423,7 +413,7 @@ fn worse_direction(comps: &[Composition], f: &impl Fn(&Composition) -> Bracket) 
     r
 }
 
-/// The bracket of a query `f` over the compositions of [`compositions`] under `acc`: the worse
+/// The bracket of a query `f` over the compositions of [`composed_pairs`] under `acc`: the worse
 /// direction, except for sampling without replacement, where the estimate and upper end are the
 /// symmetrised pair's (the estimate at least the ordered pairs', at most the upper end) and the
 /// lower end is the ordered pairs' (attained by datasets; the symmetrised
@@ -519,10 +509,9 @@ pub fn dpsgd_delta_upper_all_with(
     if let Some(i) = crate::batch::first_bad(eps, |e| e >= 0.0) {
         return Err(PabiError::domain("eps", ">= 0", eps[i]).at(i));
     }
-    let comps = compositions(q, sigma, steps, h, acc, Need::Upper)?;
-    if eps.len() >= super::pld::MANY {
-        comps.iter().for_each(|c| c.form_sums());
-    }
+    check_query(q, sigma, steps, h, acc)?;
+    let comps = composed_pairs(q, sigma, steps, h, acc, Need::Upper)?;
+    comps.iter().for_each(|c| c.ready_for(eps.len()));
     for (o, &e) in out.iter_mut().zip(eps) {
         *o = bracket_of(acc, &comps, |c| c.delta(e)).2;
     }

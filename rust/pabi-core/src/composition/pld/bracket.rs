@@ -42,6 +42,9 @@ impl Drop for Composition {
     }
 }
 
+/// Queries from which [`Composition::ready_for`] forms every suffix sum up front.
+const MANY: usize = 4;
+
 /// (lower, estimate, upper) triple.
 pub type Bracket = (f64, f64, f64);
 
@@ -69,10 +72,13 @@ impl Composition {
         self.suffix.at(&self.pmf, k)
     }
 
-    /// Every suffix sum formed now, on the pool (before a query of many points, which would
-    /// otherwise form them chunk by chunk on the calling thread; the values are the same).
-    pub(in crate::composition) fn form_sums(&self) {
-        self.suffix.fill(&self.pmf);
+    /// Ready for `queries` queries: from [`MANY`] on, every suffix sum is formed now, on the
+    /// pool (fewer queries form the chunks they read, one by one, on the calling thread; the
+    /// values are the same either way).
+    pub(in crate::composition) fn ready_for(&self, queries: usize) {
+        if queries >= MANY {
+            self.suffix.fill(&self.pmf);
+        }
     }
 
     fn loss(&self, i: usize) -> f64 {

@@ -438,24 +438,18 @@ impl SgGrid {
 
 simd! {
     /// The body of [`SgGrid::cells`], compiled for each SIMD target (the quadrature's `vmath`
-    /// kernels vectorise over a piece's eight nodes; every value is the same on every target).
-    fn cells_in(g: &SgGrid, start: usize, len: usize, dirs: [bool; 2], out: [&mut [f64]; 4]) {
-        g.cells_body(start, len, dirs, out);
-    }
-}
-
-impl SgGrid {
-    #[inline(always)]
-    fn cells_body(&self, start: usize, len: usize, dirs: [bool; 2], out: [&mut [f64]; 4]) {
+    /// kernels vectorise over a piece's eight nodes, the preimages and exponentials over a
+    /// block of cells; every value is the same on every target).
+    fn cells_in(grid: &SgGrid, start: usize, len: usize, dirs: [bool; 2], out: [&mut [f64]; 4]) {
         let [ra, rb, aa, ab] = out;
-        let c0 = self.klo + start as i64;
+        let c0 = grid.klo + start as i64;
         // a cell's right-hand preimage is the next cell's left-hand one, and so are e^{z} there
         // (the same doubles from the same expressions, so carrying them changes no bit)
-        let mut gl = self.g(c0);
-        let mut ezl = self.ez(gl);
+        let mut gl = grid.g(c0);
+        let mut ezl = grid.ez(gl);
         // the add direction's cell −(c+1) has its upper end −c·h at the lower end of cell −c,
         // the previous one: e^{−ℓ} there is carried (one exponential per cell instead of two)
-        let mut em_top = if dirs[1] { self.emloss(-c0) } else { 0.0 };
+        let mut em_top = if dirs[1] { grid.emloss(-c0) } else { 0.0 };
         // blocks of cells: their preimages and exponentials first (loops of branch-free
         // kernels, vectorised in the SIMD clones), then the cells one by one
         let (mut gr, mut ez, mut em) = ([0.0; CELL_BLOCK], [0.0; CELL_BLOCK], [0.0; CELL_BLOCK]);
@@ -463,32 +457,32 @@ impl SgGrid {
         while b < len {
             let n = CELL_BLOCK.min(len - b);
             let cb = c0 + b as i64;
-            if self.q == 1.0 {
+            if grid.q == 1.0 {
                 for (i, g) in gr[..n].iter_mut().enumerate() {
-                    *g = self.g(cb + i as i64 + 1);
+                    *g = grid.g(cb + i as i64 + 1);
                 }
             } else {
                 for (i, g) in gr[..n].iter_mut().enumerate() {
-                    *g = self.xinv_mixture((cb + i as i64 + 1) as f64 * self.h);
+                    *g = grid.xinv_mixture((cb + i as i64 + 1) as f64 * grid.h);
                 }
             }
             for (e, &g) in ez[..n].iter_mut().zip(&gr[..n]) {
-                *e = self.ez(g);
+                *e = grid.ez(g);
             }
             if dirs[1] {
                 for (i, e) in em[..n].iter_mut().enumerate() {
-                    *e = self.emloss(-(cb + i as i64 + 1));
+                    *e = grid.emloss(-(cb + i as i64 + 1));
                 }
             }
             for i in 0..n {
                 let (j, c) = (b + i, cb + i as i64);
-                let cell = self.cell(gl, gr[i], (ezl, ez[i]));
+                let cell = grid.cell(gl, gr[i], (ezl, ez[i]));
                 if dirs[0] {
-                    (ra[j], rb[j]) = self.split(Neighbour::Remove, c, &cell, None);
+                    (ra[j], rb[j]) = grid.split(Neighbour::Remove, c, &cell, None);
                 }
                 if dirs[1] {
                     let ems = Some((em[i], em_top));
-                    (aa[j], ab[j]) = self.split(Neighbour::Add, -(c + 1), &cell, ems);
+                    (aa[j], ab[j]) = grid.split(Neighbour::Add, -(c + 1), &cell, ems);
                     em_top = em[i];
                 }
                 (gl, ezl) = (gr[i], ez[i]);
@@ -496,7 +490,9 @@ impl SgGrid {
             b += n;
         }
     }
+}
 
+impl SgGrid {
     /// The PLD of direction `dir` from the splits of [`Self::cells`] (`wa`, `wb` indexed by
     /// the remove direction's cell, as written there).
     pub(super) fn assemble(&self, dir: Neighbour, wa: &[f64], wb: &[f64]) -> Pld {

@@ -73,7 +73,6 @@ pub use compose::{compose, DEFAULT_TAIL};
 pub(super) use compose::{compose_in, window};
 pub(super) use discretise::sg_loss_range;
 pub use profile::profiles_composed_epsilon;
-pub(super) use queries::MANY;
 pub(super) use replace_one::ro_loss_range;
 
 // the former flat namespace `pabi_core::pld` (the binding and the integration tests use it)

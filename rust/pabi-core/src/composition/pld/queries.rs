@@ -7,10 +7,6 @@ use super::{Bracket, Composition};
 use crate::error::{PabiError, Result};
 use crate::interrupt;
 
-/// Queries from which an array query forms every suffix sum up front, on the pool (fewer
-/// form the chunks they read, one by one).
-pub(in crate::composition) const MANY: usize = 4;
-
 impl Composition {
     /// The first ε of `eps` outside [0, ∞] (or NaN), as a domain error located at its index.
     pub fn check_eps(eps: &[f64]) -> Result<()> {
@@ -68,9 +64,7 @@ impl Composition {
                 "Composition query: outputs not as long as the input",
             ));
         }
-        if n >= MANY {
-            self.form_sums();
-        }
+        self.ready_for(n);
         for (i, &x) in xs.iter().enumerate() {
             interrupt::check()?;
             (lo[i], est[i], hi[i]) = f(self, x);

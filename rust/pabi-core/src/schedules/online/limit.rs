@@ -109,8 +109,69 @@ simd! {
     /// g's engine call (a few hundred thousand panels) use the hardware FMA there; compiled for
     /// the baseline target, each `mul_add` was a call of the software `fma` (a quarter of the
     /// Gaussian limit's time). The same operations, so the same values on every target.
-    fn monotone_pass_in(sc: &OnlineSchedule, a: f64, end: f64, c: Option<f64>) -> (f64, f64) {
-        sc.monotone_pass_body(a, end, c)
+    fn monotone_pass_in(sched: &OnlineSchedule, a: f64, end: f64, c: Option<f64>) -> (f64, f64) {
+        // magnitudes scaled by 2^-200 (exact): a total above f64::MAX is still seen
+        let sc = 2f64.powi(-200);
+        let limit = f64::MAX * sc;
+        let mut acc = Neumaier::default();
+        let mut q = Neumaier::default();
+        let (mut x, mut gx, mut h) = (a, sched.g(a), 1.0 / 16.0);
+        if c.is_some() {
+            h = 1e-4;
+        }
+        let mut dens_prev = 0.0; // the previous panel's m/h (≈ G)
+        for _ in 0..4 * MONO_PANELS {
+            if crate::interrupt::requested() || gx.is_nan() || gx >= 0.0 {
+                break; // (a truncated grid is still an upper bound; g = 0 from here on)
+            }
+            let xn = (x * vmath::exp(h)).min(end);
+            if !(xn > x && xn.is_finite()) {
+                break;
+            }
+            let gn = sched.g(xn); // rounded up, ≤ 0
+            if gn.is_nan() || gn > 0.0 {
+                break;
+            }
+            let m = mul_dn(add_dn(xn, -x) * sc, -gn);
+            let dens = m / h;
+            let d = (gn - gx) / -gx / h; // slope of ln(−g) per unit of s (≥ 0)
+            if let Some(c) = c {
+                // a panel far wider than its optimum (a knee of G the previous panel did not
+                // show) is taken again, narrower
+                let hopt = c / (dens * d).sqrt();
+                if h > 2.0 * hopt && h > 1e-7 {
+                    h = hopt.max(h / 16.0).max(1e-7);
+                    continue;
+                }
+            }
+            acc.add(m);
+            let tot = acc.value();
+            if tot * (1.0 - EPS4) > limit {
+                return (f64::INFINITY, 0.0);
+            }
+            if xn >= end {
+                break;
+            }
+            q.add((dens * d).sqrt() * h);
+            let falling = dens < dens_prev;
+            // past the mass the rest is ≈ G/(α − 1) or less: stop where that is negligible
+            if falling && dens <= 1e-18 * (sched.decay - 1.0) * tot {
+                break;
+            }
+            h = match c {
+                None if falling => (h * (1e-3 * tot / dens).sqrt().clamp(1.0, 2.0)).min(8.0),
+                None => h,
+                Some(c) => {
+                    let hn = c / (dens * d).sqrt();
+                    (if hn.is_finite() { hn } else { 8.0 })
+                        .clamp(h * 0.5, h * 2.0)
+                        .clamp(1e-7, 8.0)
+                }
+            };
+            dens_prev = dens;
+            (x, gx) = (xn, gn);
+        }
+        ((acc.value() * (1.0 - EPS4)) / sc, q.value())
     }
 }
 
@@ -266,73 +327,6 @@ impl OnlineSchedule {
     /// the peak of G where G is small against the sum so far); Some(c): h = c/√(G·D).
     fn monotone_pass(&self, a: f64, end: f64, c: Option<f64>) -> (f64, f64) {
         monotone_pass_in(self, a, end, c)
-    }
-
-    /// The body of [`Self::monotone_pass`], inlined into its SIMD clones.
-    #[inline(always)]
-    fn monotone_pass_body(&self, a: f64, end: f64, c: Option<f64>) -> (f64, f64) {
-        // magnitudes scaled by 2^-200 (exact): a total above f64::MAX is still seen
-        let sc = 2f64.powi(-200);
-        let limit = f64::MAX * sc;
-        let mut acc = Neumaier::default();
-        let mut q = Neumaier::default();
-        let (mut x, mut gx, mut h) = (a, self.g(a), 1.0 / 16.0);
-        if c.is_some() {
-            h = 1e-4;
-        }
-        let mut dens_prev = 0.0; // the previous panel's m/h (≈ G)
-        for _ in 0..4 * MONO_PANELS {
-            if crate::interrupt::requested() || gx.is_nan() || gx >= 0.0 {
-                break; // (a truncated grid is still an upper bound; g = 0 from here on)
-            }
-            let xn = (x * vmath::exp(h)).min(end);
-            if !(xn > x && xn.is_finite()) {
-                break;
-            }
-            let gn = self.g(xn); // rounded up, ≤ 0
-            if gn.is_nan() || gn > 0.0 {
-                break;
-            }
-            let m = mul_dn(add_dn(xn, -x) * sc, -gn);
-            let dens = m / h;
-            let d = (gn - gx) / -gx / h; // slope of ln(−g) per unit of s (≥ 0)
-            if let Some(c) = c {
-                // a panel far wider than its optimum (a knee of G the previous panel did not
-                // show) is taken again, narrower
-                let hopt = c / (dens * d).sqrt();
-                if h > 2.0 * hopt && h > 1e-7 {
-                    h = hopt.max(h / 16.0).max(1e-7);
-                    continue;
-                }
-            }
-            acc.add(m);
-            let tot = acc.value();
-            if tot * (1.0 - EPS4) > limit {
-                return (f64::INFINITY, 0.0);
-            }
-            if xn >= end {
-                break;
-            }
-            q.add((dens * d).sqrt() * h);
-            let falling = dens < dens_prev;
-            // past the mass the rest is ≈ G/(α − 1) or less: stop where that is negligible
-            if falling && dens <= 1e-18 * (self.decay - 1.0) * tot {
-                break;
-            }
-            h = match c {
-                None if falling => (h * (1e-3 * tot / dens).sqrt().clamp(1.0, 2.0)).min(8.0),
-                None => h,
-                Some(c) => {
-                    let hn = c / (dens * d).sqrt();
-                    (if hn.is_finite() { hn } else { 8.0 })
-                        .clamp(h * 0.5, h * 2.0)
-                        .clamp(1e-7, 8.0)
-                }
-            };
-            dens_prev = dens;
-            (x, gx) = (xn, gn);
-        }
-        ((acc.value() * (1.0 - EPS4)) / sc, q.value())
     }
 
     /// Whether Σ_{t=a}^{⌊x⌋} g(t) and ∫_a^x g are proven below −f64::MAX for some x ≤ `end`
