@@ -369,10 +369,13 @@ fn failed(e: realfft::FftError) -> crate::error::PabiError {
     crate::error::PabiError::internal(format!("FFT failed: {e}"))
 }
 
-/// Bytes of FFT plans kept between calls (an [`Lru`] by estimated plan size): every length up
-/// to ≈ 1.4e6 is kept (the DP-SGD accountant's T = 1e5 at h = 1e-4 needs 714420), the least
-/// recently used dropped first.
-const PLAN_BYTES: usize = 128 << 20;
+/// Bytes of FFT plans kept between calls (an [`Lru`] by estimated plan size, the least recently
+/// used dropped first; a plan above a quarter of it, 64 MiB, is never kept): split plans take
+/// ≈ 16 bytes per point, so every length up to ≈ 4e6 is kept. The DP-SGD accountant at
+/// h = 1e-4 needs 714,420 points at T = 1e5 and 2,204,496 (a 36 MB plan) at T = 1e6; with the
+/// former budget of 128 MiB (quarter 32 MiB) the T = 1e6 plan was computed afresh on every call,
+/// its sines and cosines ~6 % of the call (2026-11-28).
+const PLAN_BYTES: usize = 256 << 20;
 
 /// Estimated bytes of the plans of length n: realfft's packing twiddles (n/4 complex) and the
 /// half-length complex FFT's twiddles (≈ n/2 complex), forward and inverse: ≈ 24·n; the split
