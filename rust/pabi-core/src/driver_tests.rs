@@ -255,3 +255,20 @@ fn per_process_value_is_fresh_after_a_fork_with_the_lock_held() {
     assert_eq!(*held, [1]);
     drop(held);
 }
+
+#[test]
+fn zeroed_outputs_are_zero_on_every_path() {
+    // calloc below PAR_MIN and from 32 MiB, the pool between (the thread count the tests run
+    // with decides; both sides of each threshold either way), the empty vector
+    let big = CALLOC_FRESH_BYTES / 8;
+    for len in [0, 1, PAR_MIN - 1, PAR_MIN, PAR_MIN + 12_345, big - 1, big] {
+        let v = zeroed_output(len).unwrap();
+        assert_eq!(v.len(), len);
+        assert!(v.iter().all(|&x| x.to_bits() == 0), "len {len}");
+    }
+    let mut u = vec![std::mem::MaybeUninit::new(7.0f64); PAR_MIN + 3];
+    zero_fill(&mut u);
+    // SAFETY: every element was initialised (7.0, then zeros)
+    assert!(u.iter().all(|x| unsafe { x.assume_init() }.to_bits() == 0));
+    assert!(zeroed_output(usize::MAX).is_none()); // no layout: None, no abort
+}

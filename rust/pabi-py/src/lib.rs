@@ -112,26 +112,29 @@ fn internal_error(payload: Box<dyn std::any::Any + Send>) -> PyErr {
     ))
 }
 
-/// A zeroed vector of `len` values, or `MemoryError` when it cannot be allocated (instead of
-/// the process abort of `vec![0.0; len]`). The memory comes zeroed from the allocator
-/// (`calloc`: fresh pages of a large block are zero already), so the output is not written
-/// twice and its pages are first touched by the kernels' worker threads, in parallel (a serial
-/// `resize` cost ~10 % of a 4e6-element `pnsgd_delta` and capped its scaling on 16 cores).
+/// A zeroed vector of `len` values ([`pabi_core::driver::zeroed_output`]: long ones zeroed
+/// on the pool), or `MemoryError` when it cannot be allocated (instead of the process abort of
+/// `vec![0.0; len]`).
 pub(crate) fn zeros(len: usize) -> PyResult<Vec<f64>> {
-    let fail = || PyMemoryError::new_err(format!("cannot allocate an output of {len} values"));
-    if len == 0 {
-        return Ok(Vec::new());
+    pabi_core::driver::zeroed_output(len)
+        .ok_or_else(|| PyMemoryError::new_err(format!("cannot allocate an output of {len} values")))
+}
+
+/// A new numpy array of `n` zeros for an elementwise kernel to write: from numpy's `calloc`, or
+/// uninitialised and zeroed on the pool where `calloc` would zero it serially
+/// ([`pabi_core::driver::zero_on_pool`]).
+fn zeros_array(py: Python<'_>, n: usize) -> Bound<'_, PyArray1<f64>> {
+    if !pabi_core::driver::zero_on_pool(n) {
+        return PyArray1::<f64>::zeros(py, n, false);
     }
-    let layout = std::alloc::Layout::array::<f64>(len).map_err(|_| fail())?;
-    // SAFETY: `layout` has a non-zero size (len > 0); the pointer is checked for null; the
-    // block is `len` zeroed (hence valid) f64 values allocated by the global allocator with
-    // the layout of `[f64; len]`, which is what `Vec::from_raw_parts` requires (capacity = len).
+    // SAFETY: a fresh contiguous array of `n` f64 values whose data pointer nothing else holds;
+    // every element is written (zeros) through `MaybeUninit` before any reference to the
+    // elements is formed, as `PyArray::new` requires
     unsafe {
-        let ptr = std::alloc::alloc_zeroed(layout).cast::<f64>();
-        if ptr.is_null() {
-            return Err(fail());
-        }
-        Ok(Vec::from_raw_parts(ptr, len, len))
+        let a = PyArray1::<f64>::new(py, n, false);
+        let data = a.data().cast::<std::mem::MaybeUninit<f64>>();
+        pabi_core::driver::zero_fill(std::slice::from_raw_parts_mut(data, n));
+        a
     }
 }
 
@@ -355,7 +358,7 @@ macro_rules! unary {
         #[pyfunction]
         fn $name<'py>(py: Python<'py>, x: args::Arr<'py>) -> Out<'py> {
             let xs = x.as_slice()?;
-            let out = PyArray1::<f64>::zeros(py, xs.len(), false);
+            let out = zeros_array(py, xs.len());
             {
                 let mut w = out.readwrite();
                 let os = w.as_slice_mut()?;
@@ -373,7 +376,7 @@ macro_rules! binary {
             let (xs, ys) = (x.as_slice()?, y.as_slice()?);
             // a length-1 argument is broadcast in place (checked by the core: 1 or n)
             let n = pabi_core::driver::broadcast_len([xs.len(), ys.len()]);
-            let out = PyArray1::<f64>::zeros(py, n, false);
+            let out = zeros_array(py, n);
             {
                 let mut w = out.readwrite();
                 let os = w.as_slice_mut()?;
