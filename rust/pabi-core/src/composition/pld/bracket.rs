@@ -238,6 +238,7 @@ impl Composition {
 
     /// ε(δ) as (lower bound, estimate, upper bound); +∞ where δ cannot be certified.
     pub fn epsilon(&self, delta: f64) -> Bracket {
+        self.suffix.prepare_search(&self.pmf);
         let upper = self.upper_epsilon_and_mass(delta).0;
         let est = self.solve(delta - self.inf);
         let eta = 1e-3 * delta;
