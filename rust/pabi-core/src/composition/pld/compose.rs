@@ -11,7 +11,8 @@
 
 use super::bracket::composed_inf;
 use super::fft::{
-    direct_dft_coeff, fft_error_coeff, fft_plans, next_smooth, TwiddleTable, DFT_LANES,
+    combine_segments, dft_segments, direct_dft_coeff_of, fft_error_coeff, fft_plans, next_smooth,
+    TwiddleTable, DFT_LANES,
 };
 use super::{buffers, check_h, Composition, Pld, MAX_GRID, MAX_INDEX, MAX_TIMES, MAX_WINDOW};
 use crate::error::{PabiError, Result};
@@ -515,7 +516,7 @@ pub(in crate::composition) fn compose_in(
         let first = p.pmf.iter().position(|&w| w > 0.0).unwrap_or(0);
         let last = p.pmf.iter().rposition(|&w| w > 0.0).unwrap_or(0);
         let m_sup = last + 1 - first.min(last);
-        let eb_dir = direct_dft_coeff(m_sup) * mass;
+        let eb_dir = direct_dft_coeff_of(m_sup) * mass;
         // T·R^{T−1}·ε_fft > 1e-18 ⇔ R > r_cut (one exp per part instead of one per bin)
         let r_cut = if tf > 1.0 {
             ((-41.4 - (tf * eb_fft).ln()) / (tf - 1.0)).exp()
@@ -570,12 +571,19 @@ pub(in crate::composition) fn compose_in(
                         tw.direct_dft_sparse(&nz, plans.bin(p))
                     })
                 } else {
-                    run_chunks(refine.len() * cost, &groups, 1, |&g| {
-                        tw.direct_dft_lanes(xs, j0, g)
-                    })
-                    .into_iter()
-                    .flatten()
-                    .collect()
+                    // (group, segment) tasks: a few groups of long sums are many tasks
+                    let segs = dft_segments(m_sup);
+                    let tasks: Vec<(usize, usize)> = (0..groups.len())
+                        .flat_map(|g| (0..segs.len()).map(move |s| (g, s)))
+                        .collect();
+                    let parts = run_chunks(refine.len() * cost, &tasks, 1, |&(g, s)| {
+                        let (a, b) = segs[s];
+                        tw.direct_dft_partial(&xs[a..b], j0 + a as i64, groups[g])
+                    });
+                    parts
+                        .chunks(segs.len())
+                        .flat_map(combine_segments)
+                        .collect()
                 };
                 for (&k, z) in refine.iter().zip(zs) {
                     spec[k] = z;

@@ -203,6 +203,52 @@ fn sparse_direct_dft_equals_dense() {
 }
 
 #[test]
+fn segmented_direct_dft_within_its_bound() {
+    // the segments cover the terms in order, their count fixed by m; the combined sums agree
+    // with the one-chain sums within the two bounds (each is within its own of the exact sum)
+    use super::fft::{combine_segments, dft_segments, direct_dft_coeff_of, DFT_LANES};
+    for m in [1usize, 4096, 4097, 20_001, 54_096] {
+        let segs = dft_segments(m);
+        assert_eq!(segs.len(), m.div_ceil(4096).max(1));
+        assert_eq!((segs[0].0, segs[segs.len() - 1].1), (0, m));
+        assert!(segs.windows(2).all(|w| w[0].1 == w[1].0 && w[0].0 < w[0].1));
+    }
+    let n = 2 * 3 * 5 * 7 * 64 * 9;
+    let tw = super::fft::TwiddleTable::new(n);
+    let m = 20_001;
+    let xs: Vec<f64> = (0..m)
+        .map(|i| (-(i as f64 - 9000.0).powi(2) / 4e6).exp() * 1e-4)
+        .collect();
+    let l1: f64 = xs.iter().sum();
+    let j0 = -9000i64;
+    let ks: [usize; DFT_LANES] = [0, 1, 777, n / 2];
+    let segs = dft_segments(m);
+    assert!(segs.len() > 1);
+    let parts: Vec<_> = segs
+        .iter()
+        .map(|&(a, b)| tw.direct_dft_partial(&xs[a..b], j0 + a as i64, ks))
+        .collect();
+    let u = crate::num::round::U;
+    for (z, &k) in combine_segments(&parts).iter().zip(&ks) {
+        let a = tw.direct_dft(&xs, j0, k);
+        let bound = 2.0 * direct_dft_coeff_of(m) * l1 + 4.0 * u * (a.norm() + z.norm()) * 1.01;
+        assert!(
+            (z - a).norm() <= bound,
+            "bin {k}: {z} vs {a}, bound {bound}"
+        );
+    }
+    // one segment: the value of the one-chain sum, bit for bit
+    let one = combine_segments(&[tw.direct_dft_partial(&xs[..4000], j0, ks)]);
+    for (z, &k) in one.iter().zip(&ks) {
+        let a = tw.direct_dft(&xs[..4000], j0, k);
+        assert_eq!(
+            (a.re.to_bits(), a.im.to_bits()),
+            (z.re.to_bits(), z.im.to_bits())
+        );
+    }
+}
+
+#[test]
 fn fft_plans_are_kept_and_reused() {
     // the second call finds the plans of the first in the Lru (the same objects)
     use super::fft::Plans;
