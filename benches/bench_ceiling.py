@@ -32,6 +32,8 @@ from typing import Callable
 
 import numpy as np
 
+from _timing import best_time  # benches/_timing.py (the script's folder is on sys.path)
+
 
 def workload(name: str) -> Callable[[], object]:
     import pabi
@@ -55,16 +57,6 @@ def workload(name: str) -> Callable[[], object]:
 WORKLOADS = ("theta", "log_theta", "pnsgd_delta", "per_instance")
 
 
-def best(f: Callable[[], object], repeat: int) -> float:
-    f()
-    ts = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        f()
-        ts.append(time.perf_counter() - t)
-    return min(ts)
-
-
 def child(name: str, threads: int, start_at: float, repeat: int, q: "mp.Queue[float]") -> None:
     import pabi
 
@@ -73,7 +65,7 @@ def child(name: str, threads: int, start_at: float, repeat: int, q: "mp.Queue[fl
     f()  # warm-up before the common start
     while time.time() < start_at:
         time.sleep(0.001)
-    q.put(best(f, repeat))
+    q.put(best_time(f, repeat=repeat, warm=None))
 
 
 def run(name: str, procs: int, threads: int, repeat: int) -> list[float]:
