@@ -58,6 +58,13 @@
 //! pieces, combined in order), the parallel validation of long arguments in
 //! `batch::first_bad` (chunks of 2^16, the first failing chunk wins) and the `rayon::join` of
 //! the two neighbouring relations in `composition/dpsgd.rs`.
+//!
+//! # Output memory
+//!
+//! [`zero_on_pool`], [`zero_fill`], [`fill_uninit`] and [`zeroed_output`]: outputs and
+//! recycled buffers are zeroed on the pool where one serial `memset` would be the serial part of
+//! a parallel call (the binding's outputs below 32 MiB, whose `calloc` reuses heap blocks; the
+//! PLD composition's recycled buffers, `composition/pld/buffers.rs`).
 
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
@@ -274,7 +281,7 @@ const CALLOC_FRESH_BYTES: usize = 32 << 20;
 /// thread, and glibc reuses freed blocks for every size up to its dynamic mmap threshold (which
 /// grows to 32 MiB once such a block has been freed): a 4e6-value output was zeroed serially
 /// before each call of a parallel kernel, ~2.5 ms of a 6 ms `theta` on 16 threads (2026-11-28).
-/// Outputs of at least [`PAR_MIN`] values and below [`CALLOC_FRESH_BYTES`] are therefore
+/// Outputs of at least [`PAR_MIN`] values and below 32 MiB (`CALLOC_FRESH_BYTES`) are therefore
 /// allocated uninitialised and zeroed on the pool (their pages are then also first touched by
 /// the workers that later write them); shorter ones, longer ones (fresh pages, zero already)
 /// and every output with one thread come from `calloc`.

@@ -5,9 +5,11 @@
 //! `args::Arr`: the wrappers' scalar calls make no numpy array) — the Python wrappers in
 //! `pabi/_api.py` do the broadcasting, dtype checks and scalar handling — and return a new 1-D
 //! float64 array.
-//! The elementwise functions write into an array allocated by numpy (`zeros`): numpy advises
-//! transparent huge pages for large arrays, so the first writes take 2 MiB page faults instead of
-//! 4 KiB ones (for 1e7 points ~600 faults instead of ~20,000, ~3 ns/point of system time).
+//! The elementwise functions write into an array allocated by numpy (`zeros_array`): numpy
+//! advises transparent huge pages for large arrays, so the first writes take 2 MiB page faults
+//! instead of 4 KiB ones (for 1e7 points ~600 faults instead of ~20,000, ~3 ns/point of system
+//! time). Outputs that `calloc` would zero with one serial `memset` (a reused heap block, up to
+//! 32 MiB) are zeroed on the pool instead ([`pabi_core::driver::zero_on_pool`]).
 //!
 //! Runtime safety. Every binding runs its core call through [`guarded`] (directly or through
 //! the helpers of `args.rs`):
