@@ -462,3 +462,39 @@ def test_fixed_order_delta_monotone_in_n_and_index_exactly():
             assert all(b <= a for a, b in zip(d[:-1], d[1:])), (kw, n0, i, eps)
             d = f(eps, steps=n0, ordering="fixed", index=ix, **kw)
             assert all(b >= a for a, b in zip(d[:-1], d[1:])), (kw, n0, eps)
+
+
+# An η accepted a hair above 2/(β + ρ) (the double nearest to it): 1.6·1.25 = 2 + 2^-53 exactly,
+# so M = ηβ − 1 = 1 + 2^-53 > 1 (Lemma 4's M² no longer holds there; the step's Lipschitz
+# constant does). Found by the long random property run, 2026-11-28: the RDP slope used the
+# clamped x = 1 − M² = 0 (the M = 1 limit, 4.3e-15 below the exact slope; δ_B 2.3e-12 below
+# the exact value at ε = 30), M's upper bound was capped at 1, and the fixed order's precise
+# path recomputed M from Lemma 4's formula (δ 3.1e-14 below the exact value). The reference's
+# slope took log10 of the negative x (a TypeError).
+_OVER = dict(noise_scale=1.0, lr=1.6, smoothness=1.25, strong_convexity=1.25e-18)
+
+
+@pytest.mark.parametrize("L", [0.0, 1.0, 3.0])
+@pytest.mark.parametrize("steps,index", [(1, 1), (5, 1), (50, 3)])
+def test_rdp_slope_and_delta_with_m_above_one(L, steps, index):
+    kw = dict(_OVER, max_grad_norm=L, steps=steps, index=index)
+    c, exact = pabi.pnsgd_rdp_slope(**kw), ref.pnsgd_rdp_slope(**kw, dps=50)
+    assert c >= exact and (c == 0 or c <= exact * (1 + 1e-13)), (kw, c, exact)
+    for e in (0.0, 0.5, 5.0, 30.0):
+        lexact = ref.pnsgd_rdp_delta(e, **kw, dps=45, log=True)
+        exact_d = ref.pnsgd_rdp_delta(e, **kw, dps=45) if lexact > -1e6 else 0.0
+        got = pabi.pnsgd_rdp_delta(e, **kw)
+        assert got >= exact_d, (kw, e, got, exact_d)
+        assert got <= exact_d * (1 + 1e-11) or exact_d < 1e-300  # (an underflow rounds up)
+
+
+@pytest.mark.parametrize("ordering,index", [("fixed", 1), ("shuffled", None), ("random_stop", 3)])
+@pytest.mark.parametrize("eps", [0.5, 2.0, 5.0])
+@pytest.mark.parametrize("diameter", [0.1, 1.0, 10.0])
+def test_pnsgd_delta_with_m_above_one(ordering, index, eps, diameter):
+    kw = dict(_OVER, max_grad_norm=1.0, diameter=diameter, steps=50, ordering=ordering)
+    if index is not None:
+        kw["index"] = index
+    got, exact = pabi.pnsgd_delta(eps, **kw), ref.pnsgd_delta(eps, **kw)
+    assert got >= exact, (kw, eps, got, exact)
+    assert got <= exact * (1 + 1e-12) or exact < 1e-300, (kw, eps, got, exact)  # (underflow)

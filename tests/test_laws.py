@@ -609,6 +609,12 @@ def test_pnsgd_rdp_slope_strong_convexity_ge_reference(kw):
 
 @n_examples(0.15)
 @given(rdp_kw(), st.floats(0.0, 50.0, **finite))
+# found by the long random run (2026-11-28): lr a hair above 2/(smoothness + strong_convexity),
+# M = 1 + 2^-53 (the reference took log10 of x = 1 − M² < 0; pabi's slope used x = 0)
+@example(kw=dict(noise_scale=1.0, max_grad_norm=0.0, lr=1.6, steps=1, index=1, smoothness=1.25,
+                 strong_convexity=1.25e-18), e=0.0)
+@example(kw=dict(noise_scale=1.0, max_grad_norm=3.0, lr=1.6, steps=50, index=3, smoothness=1.25,
+                 strong_convexity=1.25e-18), e=30.0)
 def test_pnsgd_rdp_delta_ge_reference(kw, e):
     got = pabi.pnsgd_rdp_delta(e, **kw)
     lexact = ref.pnsgd_rdp_delta(e, **kw, dps=45, log=True)

@@ -326,7 +326,8 @@ def pnsgd_rdp_slope(
         base = 2 * mp.mpf(max_grad_norm) ** 2 / mp.mpf(noise_scale) ** 2
         if x == 0:
             return base / (k + 1)
-        extra = max(0, int(-mp.log10(x * (k + 1))) + 5)
+        # (x < 0 where η is accepted a hair above 2/(β+ρ): M > 1, see pnsgd_contraction)
+        extra = max(0, int(-mp.log10(abs(x) * (k + 1))) + 5)
     with mp.workdps(dps + 40 + extra):
         m, x = pnsgd_contraction(lr, smoothness, strong_convexity)
         m2 = 1 - x

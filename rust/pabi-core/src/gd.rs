@@ -130,7 +130,11 @@ pub fn contraction_dd(lr: f64, beta: Option<f64>, rho: f64) -> (Dd, Dd, f64) {
 /// (M rounded down, to nearest, rounded up) from the double-double M² of [`contraction_dd`]:
 /// M = sqrt(M²) in double-double (relative error ≤ half that of M², plus ~2^-104), rounded to
 /// the nearest double v; the sign of the remainder (M − v) decides which neighbour is the other
-/// bound when it exceeds the error bound, else both neighbours are taken.
+/// bound when it exceeds the error bound, else both neighbours are taken. The upper bound is
+/// capped at 1 only where M² ≤ 1: an η accepted a hair above 2/(β+ρ) has M = ηβ − 1 > 1 by up
+/// to ~2^-52 (e.g. η = 1.6, β = 1.25: ηβ = 2 + 2^-53 exactly, M = 1 + 2^-53), and capping its
+/// upper bound at 1 rounded M down (r_B too small: a fixed-order δ 3.1e-14 below the exact
+/// value at ε = 2, D = 1, n = 50; found 2026-11-28).
 fn m_bounds(m2: Dd, m2_rel_err: f64) -> (f64, f64, f64) {
     if !(m2.hi > 0.0) {
         return (0.0, 0.0, 0.0);
@@ -151,7 +155,8 @@ fn m_bounds(m2: Dd, m2_rel_err: f64) -> (f64, f64, f64) {
     } else {
         (v.next_down(), v.next_up())
     };
-    (dn.max(0.0), v, up.min(1.0))
+    let above_one = m2.hi > 1.0 || (m2.hi == 1.0 && m2.lo > 0.0);
+    (dn.max(0.0), v, if above_one { up } else { up.min(1.0) })
 }
 
 /// Validate (lr, smoothness, strong_convexity) and return the contraction factor (the ranges
@@ -386,5 +391,23 @@ mod tests {
         assert!(rb.mul_add(3.0, -r.mdl) >= 0.0);
         assert_eq!(Radii::new(1.0, 1.0, 1.0, 1.0).at(1e301), (1e-300, 1e-300));
         assert!(Radii::kappa(1.0, 1.0, 3.0, 0.3) >= 0.2);
+    }
+}
+
+#[cfg(test)]
+mod tests_over {
+    use super::*;
+
+    /// η accepted a hair above 2/(β+ρ): 1.6·1.25 = 2 + 2^-53 exactly, so M = ηβ − 1 = 1 + 2^-53;
+    /// its upper bound must not be capped at 1, and x = 1 − M² < 0 is kept in the double-double.
+    #[test]
+    fn m_above_one_is_bounded_above() {
+        let c = step_contraction(1.6, Some(1.25), 1.25e-18).unwrap();
+        assert_eq!(c.m, 1.0 + f64::EPSILON); // the next double above 1 + 2^-53
+        assert_eq!(c.m_dn, 1.0);
+        assert!(c.x_dd.hi < 0.0 && c.one_minus_m2 == 0.0);
+        // within Lemma 4's range the cap holds: M ≤ 1
+        let c = step_contraction(1.5999999999999999, Some(1.25), 1.25e-18).unwrap();
+        assert!(c.m <= 1.0 && c.x_dd.hi >= 0.0);
     }
 }

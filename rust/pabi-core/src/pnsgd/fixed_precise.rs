@@ -4,7 +4,7 @@
 //! is kept. The error analysis is in the module doc of `pnsgd` ("Accuracy of the fixed order")
 //! and in `docs/derivations/pnsgd.md`.
 
-use crate::dd::{two_prod, two_sum, Dd};
+use crate::dd::{two_sum, Dd};
 use crate::num::{up, TINY};
 use crate::theta_dd;
 use crate::vmath;
@@ -45,24 +45,20 @@ impl Geo {
         }
     }
 
-    /// M·D/η as a double-double (relative error ~1e-31): 1 − x = (β + ρ − 2ηβρ)/(β + ρ) with
-    /// the numerator in double-double (the formula of [`crate::gd::step_contraction`], validated
-    /// there), M its double-double square root. `None` where M = 0 (B = 0: no precise path needed).
+    /// M·D/η as a double-double (relative error ~1e-31): M the double-double square root of the
+    /// M² of [`crate::gd::contraction_dd`], the one formula of the contraction (Lemma 4's
+    /// (β + ρ − 2ηβρ)/(β + ρ), and (ηβ − 1)² for an η accepted a hair above 2/(β+ρ), where
+    /// Lemma 4's value is below the step's Lipschitz constant: this path used Lemma 4's formula
+    /// there too, and its fixed-order δ came out 3.1e-14 below the exact value for η = 1.6,
+    /// β = 1.25, ρ = 1.25e-18; found 2026-11-28). `None` where M = 0 (B = 0: no precise path
+    /// needed).
     fn mdl_dd(&self) -> Option<Dd> {
-        let m = if self.beta == 0.0 || self.rho == 0.0 {
-            Dd::from_f64(1.0)
-        } else {
-            let (p, pe) = two_prod(2.0 * self.lr, self.beta);
-            let q = Dd::new(p, pe).mul_f(self.rho);
-            let (sh, sl) = two_sum(self.beta, self.rho);
-            let s = Dd::new(sh, sl);
-            let num = s - q;
-            if num.hi.is_nan() || num.hi <= 0.0 {
-                return None;
-            }
-            (num / s).sqrt()
-        };
-        Some(m.mul_f(self.diam).div_f(self.lr))
+        let beta = (self.beta != 0.0).then_some(self.beta);
+        let (_, m2, _) = crate::gd::contraction_dd(self.lr, beta, self.rho);
+        if m2.hi.is_nan() || m2.hi <= 0.0 {
+            return None;
+        }
+        Some(m2.sqrt().mul_f(self.diam).div_f(self.lr))
     }
 }
 

@@ -39,9 +39,14 @@ pub struct RdpM {
 }
 
 impl RdpM {
-    /// From the contraction of [`step_contraction`].
+    /// From the contraction of [`step_contraction`]. x is taken from its double-double x, not
+    /// from the clamped `one_minus_m2`: an η accepted a hair above 2/(β+ρ) has M > 1 and x < 0
+    /// (x ≥ −2^-51), where c_i = (2L²/σ²)/Σ_{j≤k} M^{−2j} exceeds the M = 1 limit
+    /// 2L²/(σ²(k+1)) that the clamped x = 0 gave (c 4.3e-15 below the exact value for
+    /// η = 1.6, β = 1.25, k = 47, and δ_B 2.3e-12 below it at ε = 30; found 2026-11-28). The
+    /// formulas below hold for either sign of x (x and −expm1((k+1) ln M²) share it).
     pub fn new(c: &StepContraction) -> RdpM {
-        let x = c.one_minus_m2;
+        let x = c.x_dd.to_f64().min(1.0);
         if x == 0.0 || c.m2_dd.hi <= 0.0 {
             return RdpM {
                 x,
@@ -117,8 +122,9 @@ pub fn rdp_log_slope(max_grad_norm: f64, sigma: f64, cm: &RdpM, k: f64) -> f64 {
     } else {
         let t0 = cm.l1.mul_f(k);
         let t1 = cm.l1.mul_f(k + 1.0).to_f64();
-        let lx = vmath::ln(x);
-        let ld = vmath::ln(-vmath::expm1(t1));
+        // (x and −expm1(t1) have the same sign: both < 0 where M > 1)
+        let lx = vmath::ln(x.abs());
+        let ld = vmath::ln(vmath::expm1(t1).abs());
         (
             ((lbase + lx) - ld) + t0.hi + t0.lo,
             lbase.abs() + lx.abs() + t0.hi.abs() + 2.0 * ld.abs() + 1.0,
