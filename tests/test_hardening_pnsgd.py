@@ -498,3 +498,31 @@ def test_pnsgd_delta_with_m_above_one(ordering, index, eps, diameter):
     got, exact = pabi.pnsgd_delta(eps, **kw), ref.pnsgd_delta(eps, **kw)
     assert got >= exact, (kw, eps, got, exact)
     assert got <= exact * (1 + 1e-12) or exact < 1e-300, (kw, eps, got, exact)  # (underflow)
+
+
+def test_random_lr_at_the_limit_never_below_exact():
+    """lr = 2/(β + ρ) rounded to nearest (the largest accepted), which lies above the exact limit
+    for about half of the (β, ρ): M = ηβ − 1 there, above 1 when ρ is tiny against β."""
+    rnd = random.Random(20261128)
+    above_one = 0
+    for _ in range(40):
+        beta = 10 ** rnd.uniform(-1, 1)
+        rho = beta * (10 ** rnd.uniform(-30, -16) if rnd.random() < 0.6 else rnd.uniform(0.01, 1))
+        lr = 2 / (beta + rho)
+        with mp.workdps(60):
+            m, _ = ref.pnsgd_contraction(lr, beta, rho)
+            above_one += m > 1
+        eps, D = rnd.uniform(0.1, 5), 10 ** rnd.uniform(-1, 1)
+        kw = dict(noise_scale=10 ** rnd.uniform(-0.5, 0.5), max_grad_norm=10 ** rnd.uniform(-1, 0.5), lr=lr,
+                  smoothness=beta, strong_convexity=rho)
+        n = int(10 ** rnd.uniform(0.5, 2.5))
+        for ordering, index in (("fixed", 1), ("shuffled", None)):
+            pk = dict(kw, diameter=D, steps=n, ordering=ordering)
+            if index is not None:
+                pk["index"] = index
+            got, exact = pabi.pnsgd_delta(eps, **pk), ref.pnsgd_delta(eps, **pk)
+            assert mp.mpf(got) >= exact, (pk, eps, got, exact)
+        rk = dict(kw, steps=n, index=1)
+        c, exact = pabi.pnsgd_rdp_slope(**rk), ref.pnsgd_rdp_slope(**rk, dps=50)
+        assert mp.mpf(c) >= exact, (rk, c, exact)
+    assert above_one >= 5  # the regime is exercised
