@@ -61,7 +61,7 @@
 //!
 //! # Output memory
 //!
-//! [`zero_on_pool`], [`zero_fill`], [`fill_uninit`] and [`zeroed_output`]: outputs and
+//! [`zero_on_pool`], [`zero_fill`], [`fill_uninit`], [`fill_to`] and [`zeroed_output`]: outputs and
 //! recycled buffers are zeroed on the pool where one serial `memset` would be the serial part of
 //! a parallel call (the binding's outputs below 32 MiB, whose `calloc` reuses heap blocks; the
 //! PLD composition's recycled buffers, `composition/pld/buffers.rs`).
@@ -325,10 +325,23 @@ pub fn zeroed_output(len: usize) -> Option<Vec<f64>> {
     }
     let mut v: Vec<f64> = Vec::new();
     v.try_reserve_exact(len).ok()?;
-    zero_fill(&mut v.spare_capacity_mut()[..len]);
-    // SAFETY: the first `len` elements were written (zeros) above
-    unsafe { v.set_len(len) };
+    fill_to(&mut v, len, 0.0);
     Some(v)
+}
+
+/// `v` truncated to `len` elements, or extended to it with `value` ([`fill_uninit`]: on the pool
+/// for a long extension). A missing capacity is reserved as `Vec::resize` would (callers that
+/// must not abort reserve it fallibly first).
+pub fn fill_to<T: Copy + Send + Sync>(v: &mut Vec<T>, len: usize, value: T) {
+    let have = v.len();
+    if len <= have {
+        v.truncate(len);
+        return;
+    }
+    v.reserve_exact(len - have);
+    fill_uninit(&mut v.spare_capacity_mut()[..len - have], value);
+    // SAFETY: the elements [have, len) were written above; the capacity is at least len
+    unsafe { v.set_len(len) };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -129,15 +129,18 @@ fn zeros_array(py: Python<'_>, n: usize) -> Bound<'_, PyArray1<f64>> {
     if !pabi_core::driver::zero_on_pool(n) {
         return PyArray1::<f64>::zeros(py, n, false);
     }
-    // SAFETY: a fresh contiguous array of `n` f64 values whose data pointer nothing else holds;
-    // every element is written (zeros) through `MaybeUninit` before any reference to the
-    // elements is formed, as `PyArray::new` requires
-    unsafe {
+    // SAFETY: a fresh contiguous array of `n` f64 values whose data pointer nothing else holds
+    // (the array is not shared with Python before it is returned); every element is written
+    // (zeros) through `MaybeUninit` before any reference to the elements is formed, as
+    // `PyArray::new` requires
+    let (a, data) = unsafe {
         let a = PyArray1::<f64>::new(py, n, false);
-        let data = a.data().cast::<std::mem::MaybeUninit<f64>>();
-        pabi_core::driver::zero_fill(std::slice::from_raw_parts_mut(data, n));
-        a
-    }
+        let data = std::slice::from_raw_parts_mut(a.data().cast::<std::mem::MaybeUninit<f64>>(), n);
+        (a, data)
+    };
+    // (with the GIL released: up to 32 MiB of writes)
+    py.detach(|| pabi_core::driver::zero_fill(data));
+    a
 }
 
 /// The SIGINT handler installed around long calls (unix).

@@ -39,14 +39,11 @@ pub struct RdpM {
 }
 
 impl RdpM {
-    /// From the contraction of [`step_contraction`]. x is taken from its double-double x, not
-    /// from the clamped `one_minus_m2`: an η accepted a hair above 2/(β+ρ) has M > 1 and x < 0
-    /// (x ≥ −2^-51), where c_i = (2L²/σ²)/Σ_{j≤k} M^{−2j} exceeds the M = 1 limit
-    /// 2L²/(σ²(k+1)) that the clamped x = 0 gave (c 4.3e-15 below the exact value for
-    /// η = 1.6, β = 1.25, k = 47, and δ_B 2.3e-12 below it at ε = 30; found 2026-11-28). The
-    /// formulas below hold for either sign of x (x and −expm1((k+1) ln M²) share it).
+    /// From the contraction of [`step_contraction`]. x < 0 where M > 1 (an η a hair above
+    /// 2/(β+ρ)): there c_i = (2L²/σ²)/Σ_{j≤k} M^{−2j} exceeds the M = 1 limit; the formulas
+    /// below hold for either sign of x (x and −expm1((k+1) ln M²) share it).
     pub fn new(c: &StepContraction) -> RdpM {
-        let x = c.x_dd.to_f64().min(1.0);
+        let x = c.one_minus_m2;
         if x == 0.0 || c.m2_dd.hi <= 0.0 {
             return RdpM {
                 x,

@@ -127,15 +127,20 @@ const DFT_SEGMENT: usize = 4096;
 /// so the whole sum keeps the bound of one Neumaier sum over m + 2S terms:
 /// [`direct_dft_coeff`]`(m + 2S)` (the 2u|s| part added by the caller as before).
 pub(super) fn dft_segments(m: usize) -> Vec<(usize, usize)> {
-    let s = m.div_ceil(DFT_SEGMENT).max(1);
+    let s = dft_segment_count(m);
     let len = m.div_ceil(s);
     (0..s).map(|i| (i * len, ((i + 1) * len).min(m))).collect()
+}
+
+/// The number S of [`dft_segments`] of m terms.
+fn dft_segment_count(m: usize) -> usize {
+    m.div_ceil(DFT_SEGMENT).max(1)
 }
 
 /// The bound coefficient of a direct DFT over m terms as it is computed: one Neumaier sum, or
 /// the [`dft_segments`] combined (their S pairs counted as 2S more terms).
 pub(super) fn direct_dft_coeff_of(m: usize) -> f64 {
-    match dft_segments(m).len() {
+    match dft_segment_count(m) {
         1 => direct_dft_coeff(m),
         s => direct_dft_coeff(m + 2 * s),
     }

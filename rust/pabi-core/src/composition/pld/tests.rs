@@ -237,6 +237,32 @@ fn segmented_direct_dft_within_its_bound() {
             "bin {k}: {z} vs {a}, bound {bound}"
         );
     }
+    // against the exact sum of the same terms (the same twiddle products, added in
+    // double-double): within Neumaier's bound over m + 2S terms, 2u|s| + 4(m + 2S)u²·Σ|terms|
+    // (a combination of the segments' rounded sums would err by ~u·Σ|segment sums|, far
+    // beyond it at a bin where the terms cancel)
+    let s_count = segs.len() as f64;
+    for (z, &k) in combine_segments(&parts).iter().zip(&ks) {
+        let r = ((j0 as i128) * (k as i128)).rem_euclid(n as i128) as usize;
+        let (mut re, mut im) = (crate::dd::Dd::from_f64(0.0), crate::dd::Dd::from_f64(0.0));
+        let (mut abs_re, mut abs_im) = (0.0f64, 0.0f64);
+        for (&x, w) in xs.iter().zip(tw.twiddles(r, k)) {
+            let (tr, ti) = (x * w.re, x * w.im);
+            re = re.add_f(tr);
+            im = im.add_f(ti);
+            abs_re += tr.abs();
+            abs_im += ti.abs();
+        }
+        let coef = 4.0 * (m as f64 + 2.0 * s_count) * u * u * 1.01 + 1e-28;
+        for (got, exact, abs) in [(z.re, re, abs_re), (z.im, im, abs_im)] {
+            let err = (crate::dd::Dd::from_f64(got) - exact).to_f64().abs();
+            let bound = 2.0 * u * exact.to_f64().abs() + coef * abs;
+            assert!(
+                err <= bound,
+                "bin {k}: {got} vs {exact:?}, error {err:e}, bound {bound:e}"
+            );
+        }
+    }
     // one segment: the value of the one-chain sum, bit for bit
     let one = combine_segments(&[tw.direct_dft_partial(&xs[..4000], j0, ks)]);
     for (z, &k) in one.iter().zip(&ks) {
