@@ -526,3 +526,49 @@ def test_random_lr_at_the_limit_never_below_exact():
         c, exact = pabi.pnsgd_rdp_slope(**rk), ref.pnsgd_rdp_slope(**rk, dps=50)
         assert mp.mpf(c) >= exact, (rk, c, exact)
     assert above_one >= 5  # the regime is exercised
+
+
+# ----------------------------------------------------------------------------------------------
+# The published random stop A/(n(1 − B)) where A and 1 − B underflow (found 2026-11-28: A rounded
+# up to 2e-323 and 1 − B rounded down to 0 gave the clamp δ = 1 where the exact value is 2e-4,
+# ln δ = 0, ε = 1158.7 for an exact 0.997 and a calibrated noise 30 % too large). The ratio is
+# now formed in logarithms there (ln A up, ln(1 − B) down): sound, and within ~4e-11 relative
+# (the margins of the two logarithms, each ~1.4e-14·|ln| with |ln| ≈ 1250, do not cancel).
+
+PUBLISHED_UNDERFLOW = [
+    # (eps, kw, exact δ from pabi.reference at 60 digits)
+    (1.0, dict(noise="gaussian", noise_scale=1.0, max_grad_norm=0.01, diameter=100.0, lr=1.0, steps=1),
+     "0.0001998403190500542944"),
+    (1.0, dict(noise="gaussian", noise_scale=1.0, max_grad_norm=0.01, diameter=100.0, lr=1.0, steps=7),
+     "0.000028548617007150613485"),
+    # Laplace: A = 1 − e^{−r_A/2} ≈ 1e-300, 1 − B = e^{−r_B/2} ≈ 1.8e-296 (below the log switch)
+    (0.0, dict(noise="laplace", noise_scale=1.0, max_grad_norm=1e-300, diameter=1362.0, lr=1.0, steps=3),
+     "0.000018941785810351287827"),
+]
+
+
+@pytest.mark.parametrize("eps, kw, exact", PUBLISHED_UNDERFLOW)
+def test_published_random_stop_where_factors_underflow(eps, kw, exact):
+    kw = dict(kw, ordering="random_stop", variant="as_published")
+    ex = mp.mpf(exact)
+    assert mp.almosteq(ref.pnsgd_delta(eps, **kw, dps=40), ex, rel_eps=1e-18)
+    d = pabi.pnsgd_delta(eps, **kw)
+    assert 0.0 <= rel(d, ex) < 1e-10, (d, exact)
+    lg = pabi.pnsgd_delta(eps, **kw, log=True)
+    assert lg >= mp.log(ex) and lg - mp.log(ex) < 1e-10 * abs(mp.log(ex)) + 1e-10, lg
+    # array lanes equal the scalar call
+    arr = pabi.pnsgd_delta(np.array([eps, eps, 2 * eps + 1]), **kw)
+    assert arr[0] == d and arr[1] == d
+
+
+def test_published_random_stop_inversions_where_factors_underflow():
+    kw = dict(noise_scale=1.0, max_grad_norm=0.01, diameter=100.0, lr=1.0, steps=1, ordering="random_stop",
+              variant="as_published")
+    e = pabi.pnsgd_epsilon(0.5, **kw)
+    assert abs(e - 0.99686766300341973) < 1e-12  # was 1158.67 (exact from the reference, 50 digits)
+    assert ref.pnsgd_delta(e, **kw) <= 0.5
+    kw.pop("noise_scale")
+    for delta, exact in ((0.5, 0.99843750548155595), (1e-5, 1.0005986873081117)):
+        s = pabi.pnsgd_calibrate_noise_scale(1.0, delta, **kw)
+        assert exact <= s < exact * (1 + 1e-11), (delta, s)  # was 1.301 and 1.310
+        assert ref.pnsgd_delta(1.0, noise_scale=s, **kw) <= delta

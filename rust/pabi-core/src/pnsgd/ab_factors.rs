@@ -14,9 +14,11 @@ use crate::num::round::{ln_up, log_up_rel};
 /// from the complement's rounding, u·2^-49/B, is below the 2^-46 of ln θ while B ≥ 1/8.
 const U_LOG1P: f64 = 0.875;
 
-/// The θ-type factors of one element at one ε: A (rounded up), ln A (rounded up; log mode
-/// only), u = 1 − B (rounded down, never formed by subtraction) and ln B (rounded up; fixed
-/// order only).
+/// The θ-type factors of one element at one ε: A (rounded up), ln A (rounded up; log mode and
+/// the published random stop), u = 1 − B (rounded down, never formed by subtraction) and `lb`:
+/// ln B (rounded up) for the fixed order, ln(1 − B) (rounded down) for the published random
+/// stop A/(n(1 − B)), whose value is formed in logarithms where A or 1 − B underflow (see
+/// `orders::value_published`), 0 otherwise.
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct Fac {
     pub(super) a: f64,
@@ -153,6 +155,8 @@ pub(super) fn factors_one(
     rb: f64,
 ) -> Fac {
     let fixed = order == Order::Fixed;
+    let published = order == Order::RandomStopAsPublished;
+    let log = log || published;
     match noise {
         Noise::Gaussian => {
             let u = theta::theta_complement(eps, rb);
@@ -165,7 +169,13 @@ pub(super) fn factors_one(
                     0.0
                 },
                 u,
-                lb: if fixed { log_b_gauss(u, eps, rb) } else { 0.0 },
+                lb: if fixed {
+                    log_b_gauss(u, eps, rb)
+                } else if published {
+                    theta::log_theta_complement(eps, rb)
+                } else {
+                    0.0
+                },
             }
         }
         Noise::Laplace => {
@@ -180,6 +190,8 @@ pub(super) fn factors_one(
                 u: theta::laplace_theta_complement(eps, rb),
                 lb: if fixed {
                     theta::log_laplace_theta(eps, rb)
+                } else if published {
+                    theta::log_laplace_theta_complement(eps, rb)
                 } else {
                     0.0
                 },
@@ -229,7 +241,14 @@ pub(super) fn factors_block(
         u: z,
         lb: z,
     };
+    let published = order == Order::RandomStopAsPublished;
     match noise {
+        Noise::Gaussian if published => {
+            for t in 0..n {
+                let g = factors_one(noise, order, log, x[t], ra[t], rb[t]);
+                (f.a[t], f.la[t], f.u[t], f.lb[t]) = (g.a, g.la, g.u, g.lb);
+            }
+        }
         Noise::Gaussian => {
             tb.theta(x, ra, &mut f.a[..n]);
             if log {

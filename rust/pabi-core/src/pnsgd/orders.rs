@@ -46,13 +46,45 @@ fn value_geometric(a: f64, u: f64, m: f64, scale: f64) -> f64 {
     }
 }
 
-/// Random stop as published (Asoodeh–Diaz–Calmon eq. (16), §IV-E): A/(n·u) clamped to 1.
+/// Below this, A or u = 1 − B is formed in logarithms by the published random stop (A rounded
+/// up to a subnormal or TINY, or u rounded down to 0, would make A/(n·u) vacuous: 1 where the
+/// exact value is 2e-4, issue 13).
+const PUBLISHED_LOG_BELOW: f64 = 1e-290;
+
+/// ln of the published random stop, (value, scale): ln A − ln n − ln u, with ln u from the
+/// factor's `lb` (ln(1 − B) rounded down, formed without u) where u is below
+/// [`PUBLISHED_LOG_BELOW`]; `scale` bounds the magnitude of the terms (for [`LOG_REL`]).
 #[inline(always)]
-fn value_published(a: f64, u: f64, n: f64) -> f64 {
+fn log_published(f: &Fac, n: f64) -> (f64, f64) {
+    let ln_n = vmath::ln(n);
+    let ln_u = if f.u < PUBLISHED_LOG_BELOW {
+        f.lb
+    } else {
+        vmath::ln(f.u)
+    };
+    (f.la - ln_n - ln_u, f.la.abs() + ln_n + ln_u.abs())
+}
+
+/// Random stop as published (Asoodeh–Diaz–Calmon eq. (16), §IV-E): A/(n·u) clamped to 1; in
+/// logarithms ([`log_published`]) where A or u is below [`PUBLISHED_LOG_BELOW`].
+#[inline(always)]
+fn value_published(f: &Fac, n: f64) -> f64 {
+    let (a, u) = (f.a, f.u);
     if a == 0.0 {
         0.0
-    } else if u == 0.0 {
-        1.0
+    } else if a < PUBLISHED_LOG_BELOW || u < PUBLISHED_LOG_BELOW {
+        if f.lb == f64::NEG_INFINITY {
+            return 1.0; // u = 0 exactly (B = 1)
+        }
+        let (v, scale) = log_published(f, n);
+        let v = v + LOG_REL * scale;
+        if v >= 0.0 {
+            1.0
+        } else if v < -745.0 {
+            TINY // exp underflows: up(0) without arithmetic on subnormals
+        } else {
+            up(vmath::exp(v)).min(1.0)
+        }
     } else {
         up(a / (n * u)).min(1.0)
     }
@@ -68,7 +100,7 @@ pub(super) fn finish_value(e: &Elem, f: &Fac) -> f64 {
             let m = e.n - e.i + 1.0;
             value_geometric(f.a, f.u, m, m / e.n)
         }
-        Order::RandomStopAsPublished => value_published(f.a, f.u, e.n),
+        Order::RandomStopAsPublished => value_published(f, e.n),
     }
 }
 
@@ -106,11 +138,10 @@ pub(super) fn finish_log(e: &Elem, f: &Fac) -> f64 {
             (la + lg, la.abs() + lg.abs() + 1.0)
         }
         Order::RandomStopAsPublished => {
-            if f.u == 0.0 {
-                return 0.0;
+            if f.lb == f64::NEG_INFINITY {
+                return 0.0; // u = 0 exactly (B = 1): the clamp at 1
             }
-            let (ln_n, ln_u) = (vmath::ln(e.n), vmath::ln(f.u));
-            (la - ln_n - ln_u, la.abs() + ln_n + ln_u.abs())
+            log_published(f, e.n)
         }
     };
     if v == f64::NEG_INFINITY {
@@ -147,7 +178,7 @@ pub(super) fn finish_block_value(order: Order, f: &Facs, n: &[f64], ix: &[f64], 
         }
         Order::RandomStopAsPublished => {
             for t in 0..nl {
-                o[t] = value_published(f.a[t], f.u[t], n[t]);
+                o[t] = value_published(&f.get(t), n[t]);
             }
         }
     }

@@ -64,6 +64,27 @@ pub fn laplace_theta(eps: f64, r: f64) -> f64 {
     }
 }
 
+/// ln(1 − laplace_theta) = min(0, (ε − r)/2), rounded down (−∞ for r = ∞ and finite ε): the
+/// logarithm of [`laplace_theta_complement`] where that underflows. ε − r = d + dl exactly
+/// (`two_sum`); d/2 is exact unless subnormal, and one double lower when dl < 0 (or when the
+/// halving rounded) keeps it at or below (d + dl)/2.
+#[inline(always)]
+pub fn log_laplace_theta_complement(eps: f64, r: f64) -> f64 {
+    let (d, dl) = two_sum(eps, -r);
+    if r == f64::INFINITY && eps < f64::INFINITY {
+        return f64::NEG_INFINITY;
+    }
+    if d >= 0.0 {
+        return 0.0;
+    }
+    let x = 0.5 * d;
+    if dl < 0.0 || 2.0 * x != d {
+        x.next_down()
+    } else {
+        x
+    }
+}
+
 /// 1 − laplace_theta = min(1, e^{(ε−r)/2}), rounded down.
 #[inline(always)]
 pub fn laplace_theta_complement(eps: f64, r: f64) -> f64 {

@@ -578,7 +578,9 @@ pub use block::{in_domain, theta_many, ThetaBlocks, BLOCK};
 // The Laplace analogue and the tight logarithms live in sibling files; their old paths
 // (`crate::theta::laplace_theta`, `crate::theta::log_theta_tight`, ...) are kept.
 
-pub use super::laplace::{laplace_theta, laplace_theta_complement, log_laplace_theta};
+pub use super::laplace::{
+    laplace_theta, laplace_theta_complement, log_laplace_theta, log_laplace_theta_complement,
+};
 pub use super::theta_tight::{log_theta_complement_tight, log_theta_tight, log_theta_tight_block};
 
 #[cfg(test)]
