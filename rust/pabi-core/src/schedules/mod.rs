@@ -42,6 +42,7 @@
 
 mod array;
 mod delta_star;
+mod exact;
 mod gauss;
 mod inverse;
 mod laplace;

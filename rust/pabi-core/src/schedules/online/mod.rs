@@ -47,9 +47,11 @@ pub use suffix::{online_delta_all, online_log_delta_all, online_log_delta_at};
 use super::params::{check_c, check_decay, count, Noise, Problem};
 
 use crate::error::{PabiError, Result};
+use crate::num::dd::{exp_dd, ln_dd, Dd};
 use crate::num::logspace::Neumaier;
 use crate::num::round::{rel_dn, rel_up, EPS, EPS2, EPS4, EPS8};
 use crate::{lambertw, theta, vmath};
+use std::ops::{Add, Sub};
 
 /// Number of factors summed directly before the Euler–Maclaurin tail takes over.
 pub const DIRECT_TERMS: f64 = 262_144.0;
@@ -84,6 +86,10 @@ pub struct OnlineSchedule {
     c: f64,
     ln_c: f64,
     d: f64,
+    /// Laplace: d − c = C1·(C2 − e^{ε/2}) in double-double (relative error ~2^-100), so that
+    /// t^α + d − c, the numerator of B_t = 1 − c/(t^α + d), is formed without the cancellation of
+    /// d against c (e.g. C2 = 1, ε = 0: exactly 0, where d − c in doubles is ~1e-15·C1).
+    dc: Dd,
 }
 
 /// ln(−log1p(−u)) from ln u (u ∈ (0, 1)).
@@ -115,7 +121,17 @@ impl OnlineSchedule {
         check_decay(decay)?;
         let ln_c1 = vmath::ln(c1);
         let ln_c = ln_c1 + 0.5 * p.eps;
-        let c = rel_dn(vmath::exp(ln_c), EPS4);
+        let d = c1 * c2;
+        // c = C1·e^{ε/2} from the exact half ε (≤ 2 ulp; exp(ln C1 + ε/2) carries the rounding
+        // of ln C1 times |ln c|), rounded down; e^{ε/2} in double-double for d − c
+        let (c, dc) = if 0.5 * p.eps <= 700.0 {
+            let e = exp_dd(Dd::from_f64(0.5 * p.eps));
+            let c = rel_dn(c1 * e.hi, EPS4);
+            (c, Dd::from_f64(c2).sub(e).mul_f(c1))
+        } else {
+            let c = rel_dn(vmath::exp(ln_c), EPS4);
+            (c, Dd::from_f64(d - c))
+        };
         Ok(OnlineSchedule {
             kind,
             p,
@@ -130,7 +146,8 @@ impl OnlineSchedule {
             },
             c,
             ln_c,
-            d: c1 * c2,
+            d,
+            dc,
         })
     }
 
@@ -169,8 +186,54 @@ impl OnlineSchedule {
         if self.kind != Noise::Laplace {
             return true;
         }
-        let lhs = crate::num::log_add_exp(self.decay * vmath::ln(i), vmath::ln(self.d));
-        lhs.partial_cmp(&self.ln_c) == Some(std::cmp::Ordering::Greater)
+        let la = self.decay * vmath::ln(i);
+        if la > 700.0 || 0.5 * self.p.eps > 700.0 || !self.dc.hi.is_finite() {
+            let lhs = crate::num::log_add_exp(la, vmath::ln(self.d));
+            return lhs.partial_cmp(&self.ln_c) == Some(std::cmp::Ordering::Greater);
+        }
+        // i^α + (d − c) in double-double (relative errors ~2^-100 each; i^α from exp_dd of
+        // α·ln_dd(i), |α ln i| ≤ 700): defined where the sum exceeds its error bound 1e-28·(i^α +
+        // |d − c|) (not in rounded doubles: C1 = 1.3e306, C2 = 1.036450187595371, ε = 0.0716…
+        // has 1 + C1·C2 − C1·e^{ε/2} < 0 although ln(1 + C1·C2) > ln C1 + ε/2 as rounded)
+        let ia = exp_dd(ln_dd(Dd::from_f64(i)).mul_f(self.decay));
+        let n = ia.add(self.dc);
+        n.hi > 1e-28 * (ia.hi + self.dc.hi.abs())
+    }
+
+    /// ln(j^α/C1 + C2) of the Laplace schedule and a bound of its absolute error: from
+    /// q = j^α/C1 (≤ 2 ulp: j^α of a faithful pow, one division); next to 1 (below 2) as
+    /// log1p(q + (C2 − 1)), and with C2 < 1 (where those terms cancel) from the exact expansion of
+    /// j^α + C1·C2 − C1 (then the 1-ulp error of j^α, ≤ 2^-52·q, enters the absolute error of s).
+    /// Where j^α overflows, the logarithmic form.
+    fn laplace_ln_arg(&self, j: f64) -> (f64, f64) {
+        let ja = j.powf(self.decay);
+        let q = ja / self.c1;
+        let z = q + self.c2;
+        if !z.is_finite() {
+            let la = self.ln_arg(vmath::ln(j));
+            return (
+                la,
+                EPS4 * (la.abs() + self.decay * vmath::ln(j) + self.ln_c1.abs()),
+            );
+        }
+        if z >= 2.0 {
+            // z ≤ 4 ulp, ln ≤ 1 ulp: ≤ 4·2^-53/ln 2 + 2^-52 ≤ 8·2^-53 relative (|ln z| ≥ ln 2)
+            let la = vmath::ln(z);
+            return (la, EPS4 * la.abs());
+        }
+        if self.c2 >= 1.0 {
+            // s ≤ 4 ulp (no cancellation), log1p's condition ≤ 1, its own ≤ 1 ulp
+            let la = vmath::log1p(q + (self.c2 - 1.0));
+            return (la, EPS4 * la.abs());
+        }
+        let (num, _) = super::exact::laplace_gap_times_c1(ja, self.c1, self.c2);
+        let s = num.div_f(self.c1).to_f64();
+        let la = vmath::log1p(s);
+        // s's error (the 1-ulp error of j^α, ≤ 2^-52·q, and its rounding) through log1p' ≤ 1/(1+s)
+        (
+            la,
+            EPS8 * la.abs() + EPS2 * (q + s.abs()) / (1.0 + s).max(0.5),
+        )
     }
 
     /// The noise of step j: v_j (eq. (12)) or σ_j (eq. (14)), to nearest.
@@ -186,13 +249,16 @@ impl OnlineSchedule {
                         j,
                     ));
                 }
-                // ln(j^α/C1 + C2) near 0: recompute with log1p.
-                let q = (self.decay * vmath::ln(j) - self.ln_c1).exp();
-                let la = if q + self.c2 < 2.0 {
-                    vmath::log1p(q + (self.c2 - 1.0))
-                } else {
-                    la
-                };
+                // ln(j^α/C1 + C2) accurately also next to 1 (there its relative error is
+                // that of the noise, and the logarithmic form's is |ln C1|·2^-53/ln(...))
+                let (la, _) = self.laplace_ln_arg(j);
+                if la.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+                    return Err(PabiError::domain(
+                        "index",
+                        "such that index^decay/c1 + c2 > 1 (positive scale)",
+                        j,
+                    ));
+                }
                 Ok(self.p.mdl_near() / (2.0 * la))
             }
             Noise::Gaussian => Ok(self.p.mdl_near() / (2.0 * lambertw::wright_omega(la).sqrt())),
@@ -205,8 +271,10 @@ impl OnlineSchedule {
         let la = self.ln_arg(lj);
         match self.kind {
             Noise::Laplace => {
-                // r_A = 2L/v_i = 2κ ln(i^α/C1 + C2); printed: exponent −ε/2 − κ ln(...)
-                let r = 2.0 * self.p.kappa() * la;
+                // r_A = 2L/v_i = 2κ ln(i^α/C1 + C2) (A increases with r: the logarithm moved
+                // up by its error bound); printed: exponent −ε/2 − κ ln(...)
+                let (la, err) = self.laplace_ln_arg(i);
+                let r = 2.0 * self.p.kappa() * (la + err);
                 if as_published {
                     log_factor(Noise::Laplace, 0.0, r + self.p.eps)
                 } else {
@@ -220,6 +288,22 @@ impl OnlineSchedule {
         }
     }
 
+    /// ln(−g(e^{lx})) of the Laplace schedule to nearest, with ln u = ln(c/(x^α + d)) moved by
+    /// `pert`·((|ln c| + α|lx|)/2 + 1) (the scale of its rounding; [`Self::ln_neg_g_near`]).
+    /// Where B = 1 − u ≤ 1/2, B = (x^α + (d − c))/(x^α + d) is formed directly (from ln u the
+    /// complement 1 − u loses all digits where B is small: C1 = 1e14, C2 = 1, x = 2), B moved by
+    /// 4·`pert` relative.
+    pub(super) fn laplace_ln_neg_g(&self, lx: f64, pert: f64) -> f64 {
+        let lu = self.ln_c - crate::num::log_add_exp(self.decay * lx, vmath::ln(self.d));
+        if lu < -std::f64::consts::LN_2 {
+            let scale = 0.5 * (self.ln_c.abs() + self.decay * lx.abs()) + 1.0;
+            return ln_neg_log1m(lu + pert * scale);
+        }
+        let xa = vmath::exp(self.decay * lx);
+        let b = ((xa + self.dc.hi) + self.dc.lo) / (xa + self.d) * (1.0 + 4.0 * pert);
+        vmath::ln(-vmath::ln(b.max(0.0)))
+    }
+
     /// r_A = 2L/σ_i (Gaussian), used by the printed eq. (15).
     fn r_a(&self, i: f64) -> f64 {
         self.p.kappa() * self.gauss_rb(i)
@@ -231,9 +315,21 @@ impl OnlineSchedule {
         match self.kind {
             Noise::Laplace => {
                 // c is rounded down; c/y and log1p add ≤ 5 ulp (relative): move 8 ulp up.
-                let y = t.powf(self.decay) + self.d;
-                let v = vmath::log1p(-self.c / y);
-                rel_up(v, EPS8)
+                let ta = t.powf(self.decay);
+                let y = ta + self.d;
+                let x = self.c / y;
+                if x <= 0.5 {
+                    return rel_up(vmath::log1p(-x), EPS8);
+                }
+                // B_t ≤ ~1/2: 1 − c/y would turn the rounding of c/y into a relative error of
+                // B_t as large as 2^-53/B_t; form B_t = (t^α + (d − c))/y directly. Numerator
+                // moved up by its error bound (t^α ≤ 1 ulp, d − c ~2^-100, two sums ≤ ½ ulp of
+                // t^α + |d − c| each), y down by 4 ulp (t^α, d, the sum), then the logarithm
+                // (|ln B_t| ≥ ln 2 here: ≤ 2 ulp relative) moved 4 ulp up.
+                let num = (ta + self.dc.hi) + self.dc.lo;
+                let num_up = (num + EPS2 * (ta + self.dc.hi.abs())).max(0.0);
+                let v = vmath::ln(num_up / (y * (1.0 - EPS4)));
+                rel_up(v, EPS4).min(0.0)
             }
             Noise::Gaussian => log_factor(Noise::Gaussian, self.p.eps, self.gauss_rb(t)),
         }
@@ -255,9 +351,7 @@ impl OnlineSchedule {
     #[inline(always)]
     fn ln_neg_g(&self, lx: f64) -> f64 {
         match self.kind {
-            Noise::Laplace => ln_neg_log1m(
-                self.ln_c - crate::num::log_add_exp(self.decay * lx, vmath::ln(self.d)),
-            ),
+            Noise::Laplace => self.laplace_ln_neg_g(lx, 0.0),
             Noise::Gaussian => ln_neg_log_theta(self.p.eps, rel_up(self.gauss_rb_log(lx), EPS2)),
         }
     }

@@ -270,11 +270,7 @@ impl OnlineSchedule {
             Noise::Gaussian => {
                 super::ln_neg_log_theta(self.p.eps, self.gauss_rb_log(lx) * (1.0 + pert))
             }
-            Noise::Laplace => {
-                let lu = self.ln_c - crate::num::log_add_exp(self.decay * lx, vmath::ln(self.d));
-                let scale = 0.5 * (self.ln_c.abs() + self.decay * lx.abs()) + 1.0;
-                super::ln_neg_log1m(lu + pert * scale)
-            }
+            Noise::Laplace => self.laplace_ln_neg_g(lx, pert),
         }
     }
 
@@ -448,8 +444,8 @@ impl OnlineSchedule {
             Noise::Laplace => {
                 // F' = cα e^{−αs}/((1 + d e^{−αs})(1 + (d − c) e^{−αs}))
                 let e = vmath::exp(-alpha * s);
-                let c = vmath::exp(self.ln_c);
-                let (pd, pe) = (self.d * e, (self.d - c) * e);
+                // d − c from its double-double (in doubles it cancels: ~1e-15·C1 off)
+                let (pd, pe) = (self.d * e, self.dc.hi * e);
                 let l =
                     vmath::ln(alpha) + self.ln_c - alpha * s - vmath::log1p(pd) - vmath::log1p(pe);
                 let sl = 4.0
