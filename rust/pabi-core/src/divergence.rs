@@ -11,8 +11,13 @@
 //! point masses attain it, so it is a finite maximum over ordered pairs of rows.
 //!
 //! Rounding (upward, for the given doubles): γq_y is carried as a double-double
-//! (`exp_dd`, relative error ~2^-100, then a product with q_y), lowered by 2^-95 relative to
-//! cover those errors, subtracted from p_y in double-double and rounded up; the positive parts
+//! (`exp_dd`, then a product with q_y), lowered by (ε + 8·min(ε, 1))·2^-102 relative to cover those errors
+//! (exp_dd reduces its argument by k·ln 2 in double-double, an absolute error of about
+//! |x|·2^-104 in the reduced argument, hence a relative error of e^x growing with |x|: measured
+//! 2^-96.4 at ε = 593.78; the former margin was applied as a factor 1 − 2^-95, which rounds to
+//! 1, and E_γ came out 1.2e-9 below the exact value after a cancellation of p_y − γq_y to 2e-21
+//! of p_y there; the margin, now subtracted in double-double, is 4× the bound
+//! (ε + 8·min(ε, 1))·2^-104 of the factors e^{min(ε, 700)}·e^{ε − 700}, their series and products), subtracted from p_y in double-double and rounded up; the positive parts
 //! are summed in double-double and the sum rounded up with a margin of n·2^-100 of it. The
 //! result is therefore ≥ the exact value and within a few ulp of it unless p_y and γq_y cancel
 //! to far below the sum (a condition number, not a rounding loss). γ is split as e^{min(ε, 700)}
@@ -39,8 +44,9 @@ pub const MAX_SUPPORT: usize = 1 << 30;
 /// Largest work of one call: rows²·columns of a contraction coefficient, support·len(ε) of a
 /// divergence (about a second per 2^30 terms).
 pub const MAX_KERNEL_WORK: u128 = 1 << 34;
-/// Relative margin covering the double-double errors of γ·q (exp_dd ~2^-100, two products).
-const GAMMA_Q_MARGIN: f64 = 1.0 / 39_614_081_257_132_168_796_771_975_168.0; // 2^-95
+/// The unit of the relative margin (ε + 8·min(ε, 1))·2^-102 covering the double-double errors of γ·q
+/// (module doc).
+const GAMMA_Q_MARGIN: f64 = 1.0 / 5_070_602_400_912_917_605_986_812_821_504.0; // 2^-102
 
 fn check_masses(param: &'static str, xs: &[f64]) -> Result<()> {
     if let Some(i) = xs.iter().position(|&x| !(0.0..=1.0).contains(&x)) {
@@ -63,10 +69,11 @@ fn check_eps(eps: f64) -> Result<()> {
 }
 
 /// A lower bound on γq as a double-double with the margin applied, or `None` when γq ≥ p is
-/// certain (the term is then 0). `g1` = e^{min(ε, 700)} as a double-double, `e2` = ε − 700 ≥ 0
-/// or 0.
+/// certain (the term is then 0). `g` = ([`gamma_parts`]) e^{min(ε, 700)} as a double-double,
+/// ε − 700 ≥ 0 or 0, and the relative margin.
 #[inline]
-fn gamma_q_lower(g1: Dd, e2: f64, p: f64, q: f64) -> Option<Dd> {
+fn gamma_q_lower(g: Gamma, p: f64, q: f64) -> Option<Dd> {
+    let (g1, e2, margin) = g;
     let mut t = g1.mul_f(q);
     if e2 > 0.0 {
         if t.hi >= p {
@@ -78,12 +85,14 @@ fn gamma_q_lower(g1: Dd, e2: f64, p: f64, q: f64) -> Option<Dd> {
         }
         t = t * exp_dd(Dd::from_f64(e2));
     }
-    Some(t.mul_f(1.0 - GAMMA_Q_MARGIN))
+    // t·(1 − margin) as t − t·margin: 1 − margin rounds to 1 in double precision (the former
+    // `t.mul_f(1.0 - 2^-95)` applied no margin at all)
+    Some(t - t.mul_f(margin))
 }
 
 /// Σ_y (p_y − γq_y)_+ over one pair of mass vectors of equal length, rounded up (validated by
 /// the callers). The double-double sum's error (≤ n·2^-104 of it) is covered by the final margin.
-fn e_gamma_pair(p: &[f64], q: &[f64], g1: Dd, e2: f64) -> f64 {
+fn e_gamma_pair(p: &[f64], q: &[f64], g: Gamma) -> f64 {
     let (mut hi, mut lo) = (0.0f64, 0.0f64);
     for (&py, &qy) in p.iter().zip(q) {
         if py == 0.0 {
@@ -92,7 +101,7 @@ fn e_gamma_pair(p: &[f64], q: &[f64], g1: Dd, e2: f64) -> f64 {
         let d = if qy == 0.0 {
             Dd::from_f64(py)
         } else {
-            match gamma_q_lower(g1, e2, py, qy) {
+            match gamma_q_lower(g, py, qy) {
                 None => continue,
                 Some(t) => Dd::from_f64(py) - t,
             }
@@ -112,12 +121,19 @@ fn e_gamma_pair(p: &[f64], q: &[f64], g1: Dd, e2: f64) -> f64 {
     add_up(sum, mul_up(sum, n * 7.888_609_052_210_118e-31))
 }
 
-fn gamma_parts(eps: f64) -> (Dd, f64) {
+/// γ = e^ε as (e^{min(ε, 700)} in double-double, ε − 700 or 0, the relative margin of γq).
+type Gamma = (Dd, f64, f64);
+
+fn gamma_parts(eps: f64) -> Gamma {
     let e1 = eps.min(700.0);
-    (
-        exp_dd(Dd::from_f64(e1)),
-        if eps > 700.0 { eps - 700.0 } else { 0.0 },
-    )
+    let e2 = if eps > 700.0 { eps - 700.0 } else { 0.0 };
+    // (e2 ≥ 709 never reaches the margin: such a term is 0, see `gamma_q_lower`). Below ε = 1
+    // exp_dd's constant part shrinks with ε (no reduction while ε < ln 2 / 2, the series'
+    // error relative to e^ε − 1 ≈ ε): 8·min(ε, 1); at ε = 0, γ = 1 exactly and there is no
+    // margin, so that p_y = q_y gives 0 exactly (the only exact tie: e^ε is transcendental for
+    // every other double ε) and E_γ does not grow from ε = 0 to the next double.
+    let margin = (e1 + e2.min(709.0) + 8.0 * e1.min(1.0)) * GAMMA_Q_MARGIN;
+    (exp_dd(Dd::from_f64(e1)), e2, margin)
 }
 
 /// E_γ(P‖Q) = Σ_y (p_y − e^ε q_y)_+ for each ε of `eps` (into `out`), rounded up. `p`, `q`:
@@ -148,8 +164,7 @@ pub fn hockey_stick(p: &[f64], q: &[f64], eps: &[f64], out: &mut [f64]) -> Resul
     }
     for (o, &e) in out.iter_mut().zip(eps) {
         interrupt::check()?;
-        let (g1, e2) = gamma_parts(e);
-        *o = e_gamma_pair(p, q, g1, e2);
+        *o = e_gamma_pair(p, q, gamma_parts(e));
     }
     Ok(())
 }
@@ -187,13 +202,13 @@ pub fn contraction_coefficient(kernel: &[f64], rows: usize, cols: usize, eps: f6
             .at(i));
         }
     }
-    let (g1, e2) = gamma_parts(eps);
+    let g = gamma_parts(eps);
     let mut best = 0.0f64;
     for (i, pi) in kernel.chunks_exact(cols).enumerate() {
         interrupt::check()?;
         for (j, pj) in kernel.chunks_exact(cols).enumerate() {
             if i != j {
-                best = best.max(e_gamma_pair(pi, pj, g1, e2));
+                best = best.max(e_gamma_pair(pi, pj, g));
             }
         }
     }
@@ -208,6 +223,51 @@ mod tests {
         let mut out = [0.0];
         hockey_stick(p, q, &[eps], &mut out).unwrap();
         out[0]
+    }
+
+    #[test]
+    fn exp_dd_error_is_inside_the_margin() {
+        // e^x to 60 digits as (nearest double, the rest to nearest); the relative error of
+        // exp_dd grows with |x| (argument reduction), ~2^-96 at 594 and 700
+        let cases = [
+            (
+                593.7841917105679,
+                7.536989344474783e257,
+                3.773471386443382e241,
+            ),
+            (700.0, 1.0142320547350045e304, 1.6666571920734673e287),
+            (35.520932497285095, 2670207280044679.0, -0.2192720483967184),
+            (1.0, 2.718281828459045, 1.4456468917292502e-16),
+        ];
+        for (x, hi, lo) in cases {
+            let e = exp_dd(Dd::from_f64(x));
+            let err = ((e.hi - hi) + (e.lo - lo)).abs() / hi;
+            // a quarter of the margin (x + 8)·2^-102 (the factor's share, module doc)
+            assert!(
+                err < (x + 8.0) * GAMMA_Q_MARGIN / 4.0,
+                "x = {x}: relative error {err:e}"
+            );
+        }
+    }
+
+    #[test]
+    fn heavy_cancellation_is_not_below_the_exact_value() {
+        // p − e^ε·q cancels to 2.2e-21 of p (found 2026-11-28: 2.4530862714413822e-22, 1.2e-9
+        // below the exact 2.453086274470289271679016e-22, mpmath at 80 to 300 digits)
+        let v = e(
+            &[0.10919184769463983],
+            &[1.4487462128984724e-259],
+            593.7841917105679,
+        );
+        let exact = 2.453_086_274_470_289_3e-22;
+        assert!(v >= exact && v < exact * (1.0 + 1e-5), "{v:e}");
+        let v = e(
+            &[0.7662719572126713],
+            &[2.869709639919226e-16],
+            35.520932497285095,
+        );
+        let exact = 1.260_019_304_807_870_1e-16;
+        assert!(v >= exact && v < exact * (1.0 + 1e-13), "{v:e}");
     }
 
     #[test]

@@ -210,6 +210,40 @@ pub fn add_dn(a: f64, b: f64) -> f64 {
     }
 }
 
+/// The exact sum of `xs` (finite doubles) rounded up: Shewchuk's grow-expansion keeps the sum
+/// exactly as non-overlapping components (at most ~40: one per 53 bits of the exponent range,
+/// so O(40·n) work), then s = their rounded sum and the exact sign of the residual (the sign of
+/// a non-overlapping expansion is that of its largest component) decide s or the next double
+/// up. Exact ties and cancellations (weights summing to exactly 1, Σ w − 1 = 1e-33) are
+/// decided exactly.
+pub fn exact_sum_up(xs: impl IntoIterator<Item = f64>) -> f64 {
+    fn grow(h: &mut Vec<f64>, x: f64) {
+        let mut q = x;
+        let mut out = Vec::with_capacity(h.len() + 1);
+        for &c in h.iter() {
+            let (s, e) = two_sum(q, c);
+            if e != 0.0 {
+                out.push(e);
+            }
+            q = s;
+        }
+        if q != 0.0 {
+            out.push(q);
+        }
+        *h = out;
+    }
+    let mut h: Vec<f64> = Vec::new();
+    for x in xs {
+        grow(&mut h, x);
+    }
+    let s: f64 = h.iter().sum();
+    grow(&mut h, -s);
+    match h.last() {
+        Some(&r) if r > 0.0 => s.next_up(),
+        _ => s,
+    }
+}
+
 /// Results below this (2^-969 = 2^53·2^-1022) may have a residual that flushes to zero: the
 /// exact residual of a·b (or of q·b − a) has its lowest bit at ≥ 2^(e − 105) for a result of
 /// exponent e, which is a representable (non-flushing) double only for e ≥ −969.

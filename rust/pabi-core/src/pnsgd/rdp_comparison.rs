@@ -17,7 +17,7 @@ use super::inverse::bisect_bits;
 use super::params::{check_eps, check_model, check_target, RdpParams};
 use super::LOG_REL;
 use super::{drive, PAR_DELTA};
-use crate::num::round::{log_up_rel, prob_up, rel_dn, rel_err, HALF_ULP_ONE};
+use crate::num::round::{log_up_rel, prob_up, rel_dn, rel_err, rel_up, EPS4, HALF_ULP_ONE};
 use crate::setup::check_broadcast;
 
 /// x = 1 − M² of the RDP slope with ln(1 − x) = ln M² as a double-double.
@@ -180,24 +180,107 @@ fn rdp_slope_at(p: &RdpParams, j: usize) -> Result<(f64, f64)> {
 /// distributions is 0, they are equal, and δ = 0 for every ε ≥ 0 (ln δ = −∞), consistently
 /// with ε(δ) = c + 2√(c ln(1/δ)) = 0 (the formula's "else 1" at ε ≤ c is only the trivial
 /// bound; at c = 0 it would contradict the inverse).
+///
+/// (ε − c)²/(4c) decreases in c (both factors do), so the upper bounds `lc`, `c_val` of c give
+/// an upper bound of ln δ. The direct double form is used where d = ε − c, d² and the quotient
+/// are normal, the quotient ≥ 1e-300 and finite (4 roundings against the `LOG_REL` = 4u
+/// margin); elsewhere
+/// (c below 1e-290, d² under- or overflowing, a quotient out of range) [`rdp_log_delta_scaled`].
 #[inline]
 pub(super) fn rdp_log_delta_one(eps: f64, lc: f64, c_val: f64) -> f64 {
     if lc == f64::NEG_INFINITY {
         return f64::NEG_INFINITY;
     }
     let c = c_val;
-    if eps <= c {
+    // (below 1e-290 c_val may be e^{lc} rounded up into the subnormal grid, TINY above it:
+    // the scaled form decides ε ≤ c from ln c)
+    if eps <= c && (c >= 1e-290 || eps <= 0.0) {
         return 0.0;
     }
     if c >= 1e-290 {
         let d = eps - c;
-        return log_up_rel(-(d * d) / (4.0 * c));
+        let dd = d * d;
+        if (f64::MIN_POSITIVE..=f64::MAX).contains(&dd) {
+            let q = dd / (4.0 * c);
+            if (1e-300..=f64::MAX).contains(&q) {
+                return log_up_rel(-q);
+            }
+        }
     }
-    // c below the normal range: −(ε − c)²/(4c) = −exp(2 ln ε − ln 4 − ln c)·(1 − c/ε)², the
-    // last factor is 1 to double precision; an overflowing magnitude becomes −MAX (an upper bound)
-    let t = 2.0 * vmath::ln(eps) - 2.0 * std::f64::consts::LN_2 - lc;
-    let t = t - rel_err(2.0 * (t.abs() + lc.abs() + 2.0 * vmath::ln(eps).abs() + 2.0));
-    -(vmath::exp(t).min(f64::MAX))
+    rdp_log_delta_scaled(eps, lc, c_val)
+}
+
+/// x = m·2^e with m ∈ [1, 2) exactly (x > 0 finite, subnormals included).
+#[inline]
+fn split_exp(x: f64) -> (f64, i64) {
+    let (xs, adj) = if x < f64::MIN_POSITIVE {
+        (x * 18_014_398_509_481_984.0, -54) // 2^54, exact
+    } else {
+        (x, 0)
+    };
+    let b = xs.to_bits();
+    let e = ((b >> 52) & 0x7ff) as i64 - 1023;
+    let m = f64::from_bits((b & ((1u64 << 52) - 1)) | (1023u64 << 52));
+    (m, e + adj)
+}
+
+/// 2^k for an integer k in [−1022, 1023] (from the bit pattern, exact).
+#[inline]
+fn pow2i(k: i64) -> f64 {
+    f64::from_bits(((k + 1023) as u64) << 52)
+}
+
+/// [`rdp_log_delta_one`] for a c or an ε − c outside the direct form's range (c subnormal or
+/// underflowed, from ~2e-320 down; the former "ε²/(4c)" form lost the −c of (ε − c)², 2.25
+/// times too negative at ε = 3c). Exponents and mantissas apart: c ≤ m_c·2^{e_c} (c_val's
+/// exact split where c ≥ e^-700, else e^{lc} as m·2^k by `exp_parts` raised by 8u: c_val was
+/// e^{lc} rounded into the subnormal grid there), ε = m_ε·2^{e_ε}; then
+/// (ε − c)²/(4c) = (m_d²/(4 m_c))·2^{2e_ε − e_c}, m_d = m_ε − m_c·2^{e_c − e_ε} (one rounding;
+/// the subtrahend bounded above by 2^-1000 when smaller), m_d² and the quotient 2 more: the
+/// mantissa quotient lowered by 8u covers the 4u; the power of two is applied in two exact
+/// steps, the last of which may round into the subnormal grid (then lowered by one subnormal
+/// ulp) or overflow (capped at −MAX, an upper bound). ln c below −2000 (c < e^-2000, so
+/// c/ε < e^-1250): ln q = 2 ln ε − ln 4 − ln c, every term rounded down.
+fn rdp_log_delta_scaled(eps: f64, lc: f64, c_val: f64) -> f64 {
+    if lc < -2000.0 {
+        // (1 − c/ε)² = 1 − O(e^-1250) is below the margin
+        let t = 2.0 * vmath::ln(eps) - 2.0 * std::f64::consts::LN_2 - lc;
+        let t = t - rel_err(2.0 * (t.abs() + lc.abs() + 2.0 * vmath::ln(eps).abs() + 2.0));
+        return -(vmath::exp(t).min(f64::MAX));
+    }
+    let (mc, ec) = if lc >= -700.0 && c_val >= f64::MIN_POSITIVE {
+        split_exp(c_val)
+    } else {
+        let (m, k) = vmath::exp_parts(lc);
+        let (m1, e1) = split_exp(m);
+        (rel_up(m1, EPS4), k as i64 + e1) // m1(1 + 8u) ≤ 2·(1 + 2^-50): fine as a mantissa
+    };
+    let (me, ee) = split_exp(eps);
+    let s = ec - ee;
+    if s > 1 {
+        return 0.0; // c ≥ 2^{e_c} > ε (c_val rounded below the reconstruction): trivial bound
+    }
+    let sub = if s < -1000 {
+        pow2i(-1000) // > m_c·2^s
+    } else {
+        mc * pow2i(s)
+    };
+    let md = me - sub;
+    if md <= 0.0 {
+        return 0.0;
+    }
+    let qm = rel_dn(md * md / mc * 0.25, EPS4);
+    // qm ∈ [2^-110, 4): (qm·2^{e1})·2^{e2} with |e1|, |e2| ≤ 660; the first product is normal
+    let e = (2 * ee - ec).clamp(-1320, 1200);
+    let e1 = e / 2;
+    let q = (qm * pow2i(e1)) * pow2i(e - e1);
+    let q = if q <= f64::MIN_POSITIVE {
+        // rounded to nearest in the subnormal grid (or up to MIN_POSITIVE): one ulp down
+        (q - 5e-324).max(0.0)
+    } else {
+        q
+    };
+    -(q.min(f64::MAX))
 }
 
 /// δ_B(ε) of Asoodeh–Diaz–Calmon Proposition 1 (or its log), elementwise; `index` is required.

@@ -46,3 +46,46 @@ fn rdp_slope_feldman_limit() {
     assert!((c0 / (2.0 / (4.0 * 21.0)) - 1.0).abs() < 1e-13);
     assert!((c1 / c0 - 1.0).abs() < 1e-9);
 }
+
+/// ln δ_B for a c below the normal range: c = 2e-300 at ε = 3c was −ε²/(4c) = −4.5e-300 (the
+/// −c of (ε − c)² lost), below the exact −c = −2e-300; c = 1e-320 (subnormal) and c = e^-1000
+/// (underflowed: only ln c is known) at ε = 3c and 2^40·c give −c and −(2^40 − 1)²c/4 to ~1e-13;
+/// d² under/overflowing in the normal range (ε = 2c at c = 1e-160; ε = 5c at c = 2e200).
+#[test]
+fn rdp_log_delta_tiny_slope() {
+    let chk = |eps: f64, lc: f64, c: f64, exact: f64| {
+        let v = rdp_log_delta_one(eps, lc, c);
+        assert!(
+            v >= exact && (v / exact - 1.0).abs() < 1e-12,
+            "{eps:e} {v:e} {exact:e}"
+        );
+    };
+    chk(6e-300, 2e-300f64.ln(), 2e-300, -2e-300 * (1.0 + 1e-15));
+    // c = 1e-320 exactly as e^{lc} (lc to nearest, then raised by a few ulp as the slope does)
+    let c = 1e-320f64;
+    let lc = c.ln() + 4e-13;
+    let cv = crate::num::up(c);
+    // (ε − c)²/(4c) with the raised c: within 1e-12 of the exact at c (the double 1e-320);
+    // a subnormal result within 2 subnormal ulps
+    let v = rdp_log_delta_one(3.0 * c, lc, cv);
+    assert!(v >= -c && v <= -c + 1e-323, "{v:e}");
+    let r = 2f64.powi(40);
+    chk(
+        r * c,
+        lc,
+        cv,
+        -(r - 1.0) * ((r - 1.0) * c) / 4.0 * (1.0 + 1e-15),
+    );
+    let lc = -1000.0;
+    let cv = crate::num::up(0.0);
+    let c = (-1000f64).exp(); // 0: the expected value from the exponent and mantissa
+    assert_eq!(c, 0.0);
+    // ε = 1e-300: ln q = 2 ln ε − ln 4 + 1000 (c/ε ~ e^-309)
+    let t = 2.0 * 1e-300f64.ln() - 4f64.ln() + 1000.0;
+    chk(1e-300, lc, cv, -t.exp() * (1.0 + 1e-13));
+    chk(2e-160, 1e-160f64.ln(), 1e-160, -0.25e-160 * (1.0 + 1e-15));
+    chk(1e201, 2e200f64.ln(), 2e200, -8e200 * (1.0 + 1e-15));
+    // below c, and c underflowed far below ε: ln δ finite, −MAX where it overflows
+    assert_eq!(rdp_log_delta_one(1e-321, 1e-320f64.ln(), 1e-320), 0.0);
+    assert_eq!(rdp_log_delta_one(1.0, -5000.0, 2e-323), -f64::MAX);
+}

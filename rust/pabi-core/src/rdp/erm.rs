@@ -31,10 +31,53 @@ pub fn mixture_rdp_bound(alpha: f64, weights: &[f64], eps: &[f64]) -> Result<f64
         return Err(PabiError::domain("weights", "summing to 1", tot));
     }
     let t = alpha - 1.0;
-    let xs: Vec<f64> = eps.iter().map(|&e| t * e).collect();
+    let e_max = eps.iter().copied().fold(0.0, f64::max);
+    if t * e_max <= MIXTURE_FIRST_ORDER {
+        return Ok(mixture_first_order(t, weights, eps));
+    }
+    // (a product t·ε_j that lands below the normal range is taken one subnormal step up: its
+    // rounding is absolute there, and the bound grows with each x_j)
+    let xs: Vec<f64> = eps
+        .iter()
+        .map(|&e| {
+            let x = t * e;
+            if x < f64::MIN_POSITIVE && e > 0.0 {
+                x.next_up()
+            } else {
+                x
+            }
+        })
+        .collect();
     let ls = log_weighted_sum_exp(weights, &xs);
     // ln Σ q_j e^{t ε_j} ≥ 0 up to the weight rounding; keep it ≥ 0
     Ok(up_signed(ls.max(0.0) / t))
+}
+
+/// Where every x_j = (α − 1)·ε_j is at most this, [`mixture_rdp_bound`] is taken to first
+/// order ([`mixture_first_order`]).
+const MIXTURE_FIRST_ORDER: f64 = 8.673_617_379_884_035e-19; // 2^-60
+
+/// (1/t)·ln Σ_j q_j e^{t ε_j} for t·ε_j ≤ 2^-60, rounded up, without forming the tiny products
+/// t·ε_j (subnormal near α = 1 with small ε_j: the former path lost up to all their digits,
+/// 1e-300 came out as 0.99999999176e-300 at α = 1 + 2^-52 and 1e-308 as 0) or the sum of the
+/// weights to a double (weights whose exact sum is 1 + 1e-33 gave 0 where the exact value is
+/// 1e-33/t). With u = (W − 1) + Σ q_j (e^{tε_j} − 1), W = Σ q_j: ln(1 + u) ≤ u and
+/// (e^x − 1)/x ≤ 1 + x ≤ 1 + 2^-60 for 0 ≤ x ≤ 2^-60, so
+/// value ≤ (W − 1)/t + (1 + 2^-60)·Σ q_j ε_j. W − 1 is the exact sum rounded up
+/// ([`exact_sum_up`]); Σ q_j ε_j is a Neumaier sum of products rounded up, moved up by 2^-51
+/// relative (its error, with the 2^-60) and one step; a negative total (weights summing below 1)
+/// is 0, as before.
+fn mixture_first_order(t: f64, weights: &[f64], eps: &[f64]) -> f64 {
+    use crate::num::round::{add_up, div_up, exact_sum_up, mul_up};
+    let w_m1 = exact_sum_up(weights.iter().copied().chain(std::iter::once(-1.0)));
+    let a = if w_m1 >= 0.0 {
+        div_up(w_m1, t)
+    } else {
+        -crate::num::round::div_dn(-w_m1, t)
+    };
+    let b = neumaier_sum(weights.iter().zip(eps).map(|(&q, &e)| mul_up(q, e)));
+    let b = (b + b * 4.440_892_098_500_626e-16).next_up(); // 2^-51
+    add_up(a, b).max(0.0)
 }
 
 /// 1 − ρ = min{ημ, 2 − ηL} as an exact double-double (the products' FMA residuals, the
@@ -49,11 +92,13 @@ fn contraction_gap_dd(eta: f64, mu: f64, smooth: f64) -> Result<Dd> {
             smooth,
         ));
     }
-    if !(eta > 0.0 && eta * smooth < 2.0) {
+    // η·L < 2 decided exactly: η·L = p2 + e2 (FMA residual); the rounded product alone
+    // rejected an η·L a hair below 2 that rounds to 2.0
+    let (p2, e2) = two_prod(eta, smooth);
+    if !(eta > 0.0 && (p2 < 2.0 || (p2 == 2.0 && e2 < 0.0))) {
         return Err(PabiError::domain("lr", "in (0, 2/smoothness)", eta));
     }
     let (p1, e1) = two_prod(eta, mu);
-    let (p2, e2) = two_prod(eta, smooth);
     let g1 = Dd::new(p1, e1);
     let g2 = Dd::from_f64(2.0) - Dd::new(p2, e2);
     Ok(if (g1 - g2).hi <= 0.0 { g1 } else { g2 })
@@ -200,4 +245,30 @@ fn averaged_rdp_tiny(alpha: f64, sigma: f64, sens: &[f64]) -> Option<f64> {
     }
     let mean = neumaier_sum(ys.iter().copied()) / ys.len() as f64;
     Some(mean * (1.0 + 2.0 * t * ymax))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::gd_contraction_rho;
+
+    /// η·L = 2 − 3.13e-17 exactly rounds to 2.0: rejected by the rounded product, now accepted
+    /// with 1 − ρ = 2 − ηL = −fma residual (3.1309930192723376e-17, exact), rounded down, and ρ
+    /// rounded up to 1; the next η (ηL > 2 exactly) is rejected.
+    #[test]
+    fn gd_contraction_lr_smoothness_rounding_to_two() {
+        let (eta, l) = (25.314_042_171_316_576, 0.079_007_532_122_475_74);
+        assert_eq!(eta * l, 2.0);
+        let (rho, gap) = gd_contraction_rho(eta, l, l).unwrap();
+        let exact = 3.130_993_019_272_337_6e-17;
+        assert!(
+            rho == 1.0 && gap <= exact && gap / exact > 1.0 - 1e-15,
+            "{rho} {gap:e}"
+        );
+        let mut e2 = eta.next_up();
+        while e2.mul_add(l, -2.0) <= 0.0 {
+            e2 = e2.next_up();
+        }
+        assert!(gd_contraction_rho(e2, l, l).is_err());
+        assert!(gd_contraction_rho(e2.next_down(), l, l).is_ok());
+    }
 }
