@@ -52,7 +52,7 @@ from typing import Any, Callable, NamedTuple, Optional, Union, overload
 import numpy as np
 
 from . import _core
-from ._bridge import ArrayLike, Broadcast, choice, Float, FloatArray, Scalar, flag, int_scalar, real_array
+from ._bridge import ArrayLike, Broadcast, call_named, choice, Float, FloatArray, Scalar, flag, int_scalar, real_array
 
 __all__ = [
     "pnsgd_delta",
@@ -89,8 +89,7 @@ def _run(fn: Callable[..., Any], numeric: dict[str, Optional[ArrayLike]], option
          **options: object) -> Any:
     """``fn(**arrays, **options, len=size)``: the numeric arguments broadcast (stride 0 for a
     single value, see :class:`pabi._bridge.Broadcast`) and passed by name, like the options."""
-    b = Broadcast(tuple(numeric), tuple(numeric.values()), optional)
-    return b.apply(lambda: fn(**b.flat, **options, len=b.size))
+    return call_named(fn, numeric, optional, options)
 
 
 def _check_noise(noise: str) -> None:
