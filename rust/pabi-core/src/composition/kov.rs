@@ -235,20 +235,43 @@ pub fn tradeoff_eps_delta(alpha: f64, eps: f64, delta: f64) -> Result<f64> {
     if !(0.0..=1.0).contains(&alpha) {
         return Err(PabiError::domain("type1_error", "in [0, 1]", alpha));
     }
+    // Error bound (u = 2^-53; std's exp is faithful, < 1 ulp ≤ 2u relative; checked below
+    // against 50-digit mpmath in tests/test_hardening_found_rdp_tradeoff.py):
+    // p1: r = fl(1 − δ) is exact for δ ≥ ½ (Sterbenz), else within u·r. t = α·e^ε by
+    // `alpha_exp`, within 6u·t + 2^-1023 (it was e^{ε + ln α}: the ulp of ln α, |ln α| ≤ 745,
+    // is amplified by the exponential to |ln α|·2u relative, 36·2u at α = 2.2e-16, and the
+    // margin 8u·(r + t) did not cover it: 6.2e-31 against the exact 2.5e-31). fl(r − t) adds
+    // u·(r + t); the margin EPS4·(r + t) = 8u·(r + t) ≥ 2u·r + 7u·t + 2^-1023 (r ≥ 2^-53 when
+    // δ < 1; r = 0 makes p1 ≤ 0), so p1 ≤ 1 − δ − α e^ε.
     let r = 1.0 - delta;
     let p1 = if alpha > 0.0 {
-        // r and e^{ε + ln α} carry a few ulp each: that much absolute, taken off (the difference
-        // may cancel, so a relative margin would not do)
-        let t = (eps + alpha.ln()).exp();
+        let t = alpha_exp(alpha, eps);
         r - t - EPS4 * (r + t)
     } else {
         r
     };
-    // 1 − δ − α without rounding 1 − δ first (it cancels for α near 1 − δ: +5e-14 above the
-    // exact value at α = 0.999): two_sum of 1 − α, then δ
+    // p2: 1 − α − δ = s2 + e2 + e1 exactly, (s1, e1) = two_sum(1, −α), (s2, e2) = two_sum(s1,
+    // −δ); the last two additions are within (u + 4u²)·|1 − α − δ| (if δ/2 ≤ s1 ≤ 2δ then
+    // e2 = 0 (Sterbenz) and one rounding remains; else |s2| ≥ s1/2 ≥ |e1|/(2u) and
+    // |e1 + e2| ≤ 3u|s2|, no cancellation). The former s1 + (e1 − δ) rounded e1 − δ to the
+    // grid of δ: an absolute error of ½ulp(δ), 23% of 1 − α − δ = 9.0e-17 at δ = 0.948
+    // (1.1e-16 returned). With e^{−ε} (< 1 ulp) and the product (½ ulp): ≤ 4.1u relative, and
+    // a subnormal product ≤ 2^-1075 absolute, both covered by `down` (2^-46 − 2^-53 relative,
+    // − TINY).
     let (s1, e1) = crate::dd::two_sum(1.0, -alpha);
-    let p2 = (-eps).exp() * (s1 + (e1 - delta));
+    let (s2, e2) = crate::dd::two_sum(s1, -delta);
+    let p2 = (-eps).exp() * (s2 + (e1 + e2));
     Ok(crate::num::down(p1.max(p2).max(0.0)))
+}
+
+/// α·e^ε for α ∈ (0, 1], ε ≥ 0, within 6u + O(u²) relative plus 2^-1023 absolute (+∞ when it
+/// overflows, i.e. when it exceeds 1 by far): h = e^{ε/2} (ε/2 exact, h faithful: ≤ 2u, and
+/// finite for ε < 1419; beyond, α e^ε ≥ 2^-1074·e^{1419} > 1), then (α·h)·h, two roundings of
+/// ≤ u each. α·h ≥ α is normal unless α·h < 2^-1022, which needs h < 2^52: its absolute error
+/// ≤ 2^-1075 grows to ≤ 2^-1023 after the second product.
+fn alpha_exp(alpha: f64, eps: f64) -> f64 {
+    let h = (0.5 * eps).exp();
+    (alpha * h) * h
 }
 
 #[cfg(test)]

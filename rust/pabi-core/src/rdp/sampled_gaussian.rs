@@ -25,6 +25,7 @@ use super::fractional;
 use crate::driver::at;
 use crate::error::{PabiError, Result};
 use crate::num::binom::log_binom_pmf_int;
+use crate::num::dd::{ln_dd, log1p_dd, Dd, LN2_DD};
 use crate::num::logspace::{exp_std_flush, log_expm1_std, softplus_std};
 use crate::num::round::up_order;
 use crate::num::{neumaier_sum, HALF_ULP_ONE, TINY};
@@ -40,9 +41,13 @@ const FAST_MAX_EXPONENT: f64 = 600.0;
 pub(super) struct SgmTable {
     pub(super) order: u64,
     pub(super) q: f64,
-    pub(super) log_pmf: Vec<f64>,
     pub(super) pmf: Vec<f64>,
     pub(super) direct: bool,
+    /// For the log path: ln q as a double-double, ln(1 − q) as one, and
+    /// ln C(order, k) for k = 2..=order as (ln of the mantissa in [1, 2^32), binary exponent)
+    pub(super) lq_dd: Dd,
+    pub(super) l1q_dd: Dd,
+    pub(super) ln_choose: Vec<(f64, f64, f64)>,
 }
 
 impl SgmTable {
@@ -62,12 +67,20 @@ impl SgmTable {
         } else {
             Vec::new()
         };
+        let (mut lq_dd, mut l1q_dd, mut ln_choose) = (Dd::default(), Dd::default(), Vec::new());
+        if interior {
+            lq_dd = ln_dd(Dd::from_f64(q));
+            l1q_dd = log1p_dd(Dd::from_f64(-q));
+            ln_choose = ln_choose_table(order);
+        }
         SgmTable {
             order,
             q,
-            log_pmf,
             pmf,
             direct,
+            lq_dd,
+            l1q_dd,
+            ln_choose,
         }
     }
 
@@ -78,9 +91,15 @@ impl SgmTable {
         self.direct && c * a * (a - 1.0) <= FAST_MAX_EXPONENT
     }
 
-    /// (α − 1)·ε(α) = ln A_α at c = r²/2, to nearest (a few ulp).
+    /// (α − 1)·ε(α) = ln A_α at c = r²/2: to nearest (a few ulp) on the direct path, rounded
+    /// up on the log path (for c + c_lo, c_lo the low part of a double-double c).
     #[inline]
     pub fn log_a(&self, c: f64) -> f64 {
+        self.log_a_dd(c, 0.0)
+    }
+
+    /// [`Self::log_a`] at c + c_lo.
+    pub fn log_a_dd(&self, c: f64, c_lo: f64) -> f64 {
         let a = self.order as f64;
         if self.q == 0.0 || c == 0.0 {
             return 0.0;
@@ -103,28 +122,77 @@ impl SgmTable {
             return f64::ln_1p(acc);
         }
         // log path
+        self.log_a_precise(c, c_lo)
+    }
+
+    /// The log path with each term's logarithm t_k = ln pmf_k + ln expm1(x_k), x_k = c k(k − 1),
+    /// formed without the cancellation of its large parts: k ln q + x_k is ~±1200 at α = 90,
+    /// q = 1.6e-6 where t_k ≈ −1.7, and their ulps (each rounded alone, to nearest, plus the
+    /// rounding of c) had made ln A up to 3.4e-13 relative low, beyond the 1.1e-13 margin of
+    /// `up_order` (sampled_gaussian_rdp(90, 1.56e-6, z = 1.83) was 2.3e-13 below the exact value).
+    /// Here k ln q + (α − k) ln(1 − q) + ln C(α, k) + x_k is summed as a double-double (ln q,
+    /// ln(1 − q) to ~2^-100, x_k = (c + c_lo)·k(k − 1) exactly to ~2^-104), so each t_k is
+    /// within ε_k = 3u·|ln m_k| (ln of C's mantissa m_k, ≤ 1 ulp, and its lo part) + 4u(|g_k| + 1) (g_k =
+    /// ln(1 − e^{−x}) or ln expm1(x) for x ≤ ln 2) + u|t_k| + 2^-89(|t_k| + |ln C| + k|ln q| + α|ln(1−q)| + x_k) + 1e-29·α of its
+    /// exact value; the log-sum-exp adds ≤ 3u + 1.01u|t_k − m| per term and 2u(|ln s| + 1) + u|L|.
+    /// ln Σ e^{t_k + η_k} ≤ ln Σ e^{t_k} + Σ w_k η_k (1 + η) (weights w_k = e^{t_k}/Σ): L is moved
+    /// up by the weighted bound (×1.001); softplus and the division by α − 1 (a few ulp) are left
+    /// to `up_order` (≥ 2^-46 relative).
+    fn log_a_precise(&self, c: f64, c_lo: f64) -> f64 {
+        let u = HALF_ULP_ONE;
+        let n = self.order as f64;
         let mut mx = f64::NEG_INFINITY;
-        let terms: Vec<f64> = self
-            .log_pmf
-            .iter()
-            .enumerate()
-            .map(|(i, &lp)| {
-                let k = (i + 2) as f64;
-                let t = lp + log_expm1_std(c * (k * (k - 1.0)));
-                mx = mx.max(t);
-                t
-            })
-            .collect();
+        let mut terms: Vec<(f64, f64)> = Vec::with_capacity(self.ln_choose.len());
+        for (i, &(lm, e2, lmag)) in self.ln_choose.iter().enumerate() {
+            let k = (i + 2) as f64;
+            let kk = k * (k - 1.0); // exact (< 2^53)
+            let x = Dd::new(c, c_lo).mul_f(kk);
+            let (g, big) = if x.hi > std::f64::consts::LN_2 {
+                (f64::ln_1p(-f64::exp(-x.hi)), true)
+            } else {
+                (log_expm1_std(x.hi), false)
+            };
+            let mut t = self.lq_dd.mul_f(k) + self.l1q_dd.mul_f(n - k) + LN2_DD.mul_f(e2);
+            t = t.add_f(lm);
+            if big {
+                t = t + x;
+            }
+            let tk = t.add_f(g).to_f64();
+            if tk == f64::NEG_INFINITY || tk.is_nan() {
+                continue;
+            }
+            let err = 3.0 * u * lm.abs()
+                + 4.0 * u * (g.abs() + 1.0)
+                + u * tk.abs()
+                + 1e-27
+                    * (tk.abs() + lmag + k * self.lq_dd.hi.abs() + n * self.l1q_dd.hi.abs() + x.hi)
+                + 1e-29 * n;
+            mx = mx.max(tk);
+            terms.push((tk, err));
+        }
         if !mx.is_finite() {
             return 0.0;
         }
-        let s = neumaier_sum(terms.iter().map(|&t| exp_std_flush(t - mx)));
-        softplus_std(mx + f64::ln(s))
+        let mut wsum = 0.0;
+        let s = neumaier_sum(terms.iter().map(|&(t, err)| {
+            let w = exp_std_flush(t - mx);
+            wsum += w * (err + 3.0 * u + 1.01 * u * (t - mx).abs());
+            w
+        }));
+        let ls = f64::ln(s);
+        let l = mx + ls;
+        let margin = (wsum / s) * 1.001 + 2.0 * u * (ls.abs() + 1.0) + 2.0 * u * l.abs();
+        softplus_std(l + margin)
     }
 
     /// ε(α) rounded up.
     #[inline]
     pub fn rdp(&self, c: f64) -> f64 {
+        self.rdp_dd(c, 0.0)
+    }
+
+    /// [`Self::rdp`] at the double-double c + c_lo (|c_lo| ≤ ½ulp(c)).
+    pub fn rdp_dd(&self, c: f64, c_lo: f64) -> f64 {
         let a = self.order as f64;
         let v = if self.q == 1.0 && c.is_finite() {
             // exact α c, rounded up
@@ -134,7 +202,7 @@ impl SgmTable {
             // upper bound for every q (subsampling does not increase D_α): exactly
             // non-decreasing into q = 1 (at α = 3, r = 1 the margin up_order(·, α) made
             // q = 0.9999999999999999 give 1.5000000000000546 > 1.5000000000000426 at q = 1)
-            up_order(self.log_a(c) / (a - 1.0), a).min(up_order(a * c, 2.0))
+            up_order(self.log_a_dd(c, c_lo) / (a - 1.0), a).min(up_order(a * c, 2.0))
         } else {
             up_order(self.log_a(c) / (a - 1.0), a)
         };
@@ -144,6 +212,31 @@ impl SgmTable {
             v
         }
     }
+}
+
+/// ln C(n, k) for k = 2..=n as (ln m, e, |ln C| bound): C = m·2^e with m in [1, 2^32) from
+/// the double-double recurrence C(n, j + 1) = C(n, j)·(n − j)/(j + 1) (relative error ~n·2^-104;
+/// rescaled by exact powers of two), ln m to ≤ 1 ulp, and the lo part folded in as lo/hi.
+fn ln_choose_table(n: u64) -> Vec<(f64, f64, f64)> {
+    let mut out = vec![(0.0, 0.0, 0.0); (n - 1) as usize];
+    let (mut cj, mut e) = (Dd::from_f64(1.0), 0i64);
+    let nf = n as f64;
+    // j = n − k from 0 to n − 2
+    for j in 0..=(n - 2) {
+        let lm = f64::ln(cj.hi) + cj.lo / cj.hi;
+        out[(n - 2 - j) as usize] = (lm, e as f64, lm.abs() + (e as f64).abs());
+        let jf = j as f64;
+        cj = cj.mul_f(nf - jf).div_f(jf + 1.0);
+        while cj.hi >= 4_294_967_296.0 {
+            cj = cj.ldexp(-32);
+            e += 32;
+        }
+        while cj.hi < 1.0 {
+            cj = cj.ldexp(32);
+            e -= 32;
+        }
+    }
+    out
 }
 
 /// The integer order used for a real order α > 1: ⌈α⌉, at least 2.
@@ -163,8 +256,25 @@ pub enum Fractional {
 
 /// Sampled Gaussian RDP at order α for c = r²/2 (pre-validated inputs): integer orders by the
 /// binomial sum, fractional ones by `mode`.
+#[cfg(test)]
 pub(super) fn sgm_rdp_value(alpha: f64, q: f64, c: f64, mode: Fractional, table: &SgmTable) -> f64 {
-    sgm_rdp_value_floor(alpha, q, c, mode, table, None)
+    sgm_rdp_value_inner(alpha, q, (c, 0.0), mode, table, None)
+}
+
+/// c = r²/2 for r = s/σ as a double-double (hi, lo): r = s/σ and its square to ~2^-104 (the
+/// rounded 0.5·r·r carried up to 3u relative, ~1200·3u in ln A at α = 90, z = 1.83).
+#[inline]
+/// The high part is the former c = 0.5·fl(s/σ)² (unchanged, used by the fractional orders);
+/// the low part is the double-double value minus it (exact by two_sum; up to 3u·c).
+fn half_square_ratio(s: f64, sigma: f64) -> (f64, f64) {
+    let r = s / sigma;
+    let c0 = 0.5 * r * r;
+    if !(c0.is_finite() && c0 > 1e-280 && c0 < 1e280) {
+        return (c0, 0.0);
+    }
+    let c = Dd::from_f64(s).div_f(sigma).sqr().mul_f(0.5);
+    let (hi, e) = crate::num::dd::two_sum(c.hi, -c0);
+    (c0, hi + (e + c.lo))
 }
 
 /// [`sgm_rdp_value`] with the table of the order ⌊α⌋ (used by the fractional path's lower
@@ -177,7 +287,19 @@ pub(super) fn sgm_rdp_value_floor(
     table: &SgmTable,
     floor_table: Option<&SgmTable>,
 ) -> f64 {
-    let ceil = table.rdp(c);
+    sgm_rdp_value_inner(alpha, q, (c, 0.0), mode, table, floor_table)
+}
+
+/// [`sgm_rdp_value_floor`] at the double-double c = (hi, lo) (integer orders use both parts).
+fn sgm_rdp_value_inner(
+    alpha: f64,
+    q: f64,
+    (c, c_lo): (f64, f64),
+    mode: Fractional,
+    table: &SgmTable,
+    floor_table: Option<&SgmTable>,
+) -> f64 {
+    let ceil = table.rdp_dd(c, c_lo);
     if mode == Fractional::Exact && q == 1.0 && c.is_finite() && alpha != alpha.floor() {
         // no sampling: the Gaussian mechanism's D_α = α·c at every real order (it was the
         // ceiling rule's ⌈α⌉·c, 60% above at α = 1.25), rounded up as the integer orders
@@ -225,7 +347,14 @@ pub fn sampled_gaussian_rdp_at(alpha: f64, q: f64, r: f64, mode: Fractional) -> 
         return Err(PabiError::domain("r", ">= 0 (not NaN)", r));
     }
     let t = SgmTable::new(ceil_order(alpha), q);
-    Ok(sgm_rdp_value(alpha, q, 0.5 * r * r, mode, &t))
+    Ok(sgm_rdp_value_inner(
+        alpha,
+        q,
+        half_square_ratio(r, 1.0),
+        mode,
+        &t,
+        None,
+    ))
 }
 
 /// Sampled Gaussian RDP ε(⌈α⌉) at c = r²/2 for one (α, q, r), validated (ceiling rule).
@@ -273,10 +402,10 @@ pub fn sampled_gaussian_rdp_batch(
             if !reuse {
                 cache = Some(SgmTable::new(order, qi));
             }
-            let r = at(s, i) / at(sg, i);
+            let cc = half_square_ratio(at(s, i), at(sg, i));
             *oi = cache
                 .as_ref()
-                .map_or(0.0, |t| sgm_rdp_value(ai, qi, 0.5 * r * r, mode, t));
+                .map_or(0.0, |t| sgm_rdp_value_inner(ai, qi, cc, mode, t, None));
         }
     };
     let frac_work = if mode == Fractional::Exact {
