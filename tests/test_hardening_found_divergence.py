@@ -1,6 +1,6 @@
-"""Soundness cases found by the 2026-11-28 bug hunt in the given-distribution divergences and
-the mixture RDP bound (exact values: mpmath at 80 digits and more; each was below the exact value
-before its fix).
+"""Soundness cases found by the 2026-11-28 bug hunt in the given-distribution divergences,
+the mixture RDP bound and amplification by sampling (exact values: mpmath at 80 digits and more;
+each was below the exact value before its fix).
 
 * hockey_stick_divergence: the relative margin on e^ε·q was applied as a factor 1 − 2^-95, which
   rounds to 1 (no margin at all), while exp_dd's error grows with ε (~2^-96 at ε = 594); after a
@@ -9,6 +9,9 @@ before its fix).
 * mixture_rdp_bound: (α − 1)·ε_j in the subnormal range lost its digits (1e-308 → 0), and the
   weights' exact sum above 1 by less than an ulp was dropped (1 + 1e-33 → 0). Below 2^-60 the
   bound is taken to first order from the exact weight sum (see rdp/erm.rs).
+* amplify_by_sampling above ε = 700: x + ln(q + (1 − q)e^{−x}) cancelled (6.7e-12 below) and
+  summed a subnormal e^{−x} (2e-323 for an exact 9.0e-16); now from y = ε + ln q in
+  double-double.
 """
 
 from __future__ import annotations
@@ -89,3 +92,28 @@ def test_mixture_rdp_bound_matches_reference_near_order_one():
         exact = ref.mixture_rdp_bound(alpha, list(map(float, w)), list(map(float, eps)), dps=60)
         assert got >= exact, (alpha, w, eps, got, exact)
         assert got <= max(exact, 0) * (1 + 1e-12) + 1e-320, (alpha, w, eps, got, exact)
+
+
+@pytest.mark.parametrize("eps, q, exact", [
+    (709.8, 5e-324, "9.0366593621598781e-16"),  # was 2e-323 (the sum q + e^{-x} subnormal)
+    (700.4145971221042, 1.2934190167827302e-307, "0.001983823194463796"),  # was 6.7e-12 below
+    (750.0, 1e-320, "13.17276101073042"),
+    (710.0, 1e-310, "0.02209406627837094"),
+])
+def test_amplify_by_sampling_above_exp_range(eps, q, exact):
+    # ln(1 + q(e^eps - 1)) with e^eps beyond or near the double range: formed from
+    # y = eps + ln q in double-double (exact values: mpmath at 80 digits)
+    got = pabi.amplify_by_sampling(eps, 0.0, sample_rate=q).eps
+    ex = mp.mpf(exact)
+    assert ex <= got <= ex * (1 + 2e-14)
+
+
+def test_amplify_by_sampling_never_below_exact_near_the_switch():
+    import numpy as np
+    rng = np.random.default_rng(11)
+    for _ in range(300):
+        e, q = float(rng.uniform(690, 760)), float(10 ** rng.uniform(-323.5, 0))
+        got = pabi.amplify_by_sampling(e, 0.0, sample_rate=q).eps
+        with mp.workdps(80):
+            ex = mp.log(1 + mp.mpf(q) * mp.expm1(mp.mpf(e)))
+        assert got >= ex and (ex < 1e-300 or got <= ex * (1 + 2e-14)), (e, q, got)
