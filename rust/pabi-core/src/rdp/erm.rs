@@ -76,7 +76,12 @@ fn mixture_first_order(t: f64, weights: &[f64], eps: &[f64]) -> f64 {
         -crate::num::round::div_dn(-w_m1, t)
     };
     let b = neumaier_sum(weights.iter().zip(eps).map(|(&q, &e)| mul_up(q, e)));
-    let b = (b + b * 4.440_892_098_500_626e-16).next_up(); // 2^-51
+    // (Σ q_j ε_j = 0 stays 0: every ε_j = 0 gives the exact ln(W)/t, no next_up of 0)
+    let b = if b > 0.0 {
+        (b + b * 4.440_892_098_500_626e-16).next_up() // 2^-51
+    } else {
+        0.0
+    };
     add_up(a, b).max(0.0)
 }
 
