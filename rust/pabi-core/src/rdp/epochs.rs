@@ -6,8 +6,9 @@
 //! smallest double ≥ the exact k·ε(α): never below the exact product, and never below the
 //! round-to-nearest product the Python layer used to form.
 
+use super::scalar::{frexp, mul0};
 use crate::error::{PabiError, Result};
-use crate::num::round::mul_up;
+use crate::num::round::{mul_up, up_signed, INFLATE, TINY};
 
 /// The largest k accepted: every integer up to 2^53 is an exact double.
 pub const MAX_SCALE: f64 = 9_007_199_254_740_992.0;
@@ -35,6 +36,101 @@ pub fn rdp_scale(curve: &[f64], k: f64, out: &mut [f64]) -> Result<()> {
         *o = mul_up(k, e);
     }
     Ok(())
+}
+
+/// The last factor of the multi-epoch sensitivity (Chen et al. 2019 Prop. 2, `erm.rs`):
+/// ρ^x·2·η·R/|B|·ratio rounded up, with ln ρ ≤ `l_up` ≤ 0 and `pw` = the caller's upper bound
+/// of e^{x·l_up}.
+///
+/// Where every partial product of the plain chain (pw·2·η·R/|B|, then ·ratio) is a normal
+/// double, the result is the plain chain's `up_signed` (the same bits as before). Otherwise the
+/// chain lost digits to underflow (e^{x·l_up} < 2^-1022: ρ = ½ at x = 1099 gave 0, exact
+/// 1.47e-331; a subnormal product gave 5.7448057e-315, exact 5.7448057622597e-315) or to an
+/// overflow that a later factor undid, and the value is formed apart from its exponent:
+/// x·l_up = y_h + y_l exactly (FMA), e^y = 2^n·e^r with n = round(y_h/ln 2) and
+/// r = (y_h − n·LN2_HI) − n·LN2_LO + y_l (n·LN2_HI exact for |n| < 2^21, the difference exact
+/// by Sterbenz, |r| ≤ 0.35: error ≤ 2u), e^r within 2u (std's faithful exp), the factors'
+/// mantissas multiplied in (≤ 5 roundings, each ≤ u), so the mantissa is within 10u of the
+/// exact one; it is raised by 2^-46 (≥ 10u + the u of that product), scaled by 2^(exponent)
+/// with ONE rounding (≤ 2^-1075 below the normal range), and [`TINY`] (8·2^-1075) added.
+/// So the result is ≥ the exact value, relatively within 2^-45 of it where normal and within
+/// `TINY` + a subnormal ulp where not (an exact value below 2^-1074 gives `TINY`).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn contraction_sensitivity_up(
+    x: f64,
+    l_up: f64,
+    pw: f64,
+    eta: f64,
+    grad: f64,
+    batch: f64,
+    ratio: f64,
+) -> f64 {
+    let a = pw * 2.0;
+    let b = a * eta;
+    let c = b * grad;
+    let d = c / batch;
+    let v = mul0(d, ratio);
+    let normal = |z: f64| (f64::MIN_POSITIVE..=f64::MAX).contains(&z);
+    let exact_zero = grad == 0.0 || ratio == 0.0 || (pw == 0.0 && l_up == f64::NEG_INFINITY);
+    if exact_zero || [pw, a, b, c, d, v].iter().all(|&z| normal(z)) {
+        return up_signed(v);
+    }
+    if ratio == f64::INFINITY {
+        return f64::INFINITY; // (the other factors are positive: no exact zero)
+    }
+    // y = x·ln ρ (upper end) exactly as y_h + y_l; x = 0 gives ρ^0 = 1 even at ln ρ = −∞
+    let (yh, yl) = if x == 0.0 {
+        (0.0, 0.0)
+    } else {
+        let yh = x * l_up;
+        (yh, x.mul_add(l_up, -yh))
+    };
+    if yh < -1e5 {
+        // 2ηR·ratio/|B| < 2^3200 < e^2300 for doubles (ratio ≤ k ≤ 2^64): the exact value is
+        // below e^-97000, far under 2^-1074
+        return TINY;
+    }
+    const LN2: f64 = std::f64::consts::LN_2;
+    const LN2_HI: f64 = 6.931_471_803_691_238_164_9e-1; // 0x3fe62e42fee00000: 32 bits
+    const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
+    let n = (yh / LN2).round();
+    let r = (yh - n * LN2_HI) - n * LN2_LO + yl;
+    let mut q = r.exp();
+    let mut e = n as i64;
+    for (f, inv) in [
+        (2.0, false),
+        (eta, false),
+        (grad, false),
+        (ratio, false),
+        (batch, true),
+    ] {
+        let (fm, fe) = frexp(f);
+        if inv {
+            q /= fm;
+            e -= fe;
+        } else {
+            q *= fm;
+            e += fe;
+        }
+        let (qm, qe) = frexp(q); // q in [1/2, 1): no intermediate under- or overflow
+        q = qm;
+        e += qe;
+    }
+    ldexp_once(q * (1.0 + INFLATE), e) + TINY
+}
+
+/// q·2^e with one rounding, for q in [1/2, 1.01): two exact scalings by powers of two in
+/// [2^-551, 2^513], the first of which keeps the value normal.
+fn ldexp_once(q: f64, e: i64) -> f64 {
+    if e > 1025 {
+        return f64::INFINITY;
+    }
+    if e < -1100 {
+        return 0.0; // q·2^e < 2^-1099: rounds to 0 (the caller adds TINY)
+    }
+    let pow2 = |k: i64| f64::from_bits(((1023 + k) as u64) << 52);
+    let e1 = e / 2;
+    q * pow2(e1) * pow2(e - e1)
 }
 
 #[cfg(test)]
@@ -95,6 +191,121 @@ mod tests {
         // exact products are kept
         assert_eq!(scale(&[0.5, 0.0], 4.0).unwrap(), vec![2.0, 0.0]);
         assert_eq!(scale(&[0.1], 1.0).unwrap(), vec![0.1]);
+    }
+
+    /// `sensitivity_multi_epoch`'s tail (erm.rs) with the proposed call of
+    /// [`contraction_sensitivity_up`] (epochs = None): ln ρ from the exact gap, its upper end,
+    /// ρ^x from above and 1 − ρ^m from below, as erm.rs forms them.
+    fn sensitivity(eta: f64, mu: f64, smooth: f64, grad: f64, batch: f64, m: u64, j: u64) -> f64 {
+        use crate::dd::{two_prod, Dd};
+        use crate::num::round::{exp_prod_up, one_minus_exp_prod, rel_up, EPS3};
+        let (p1, e1) = two_prod(eta, mu);
+        let (p2, e2) = two_prod(eta, smooth);
+        let (g1, g2) = (Dd::new(p1, e1), Dd::from_f64(2.0) - Dd::new(p2, e2));
+        let g = if (g1 - g2).hi <= 0.0 { g1 } else { g2 };
+        let l = if g.hi < 0.5 {
+            (-g.hi).ln_1p() - g.lo / (1.0 - g.hi)
+        } else {
+            let r = Dd::from_f64(1.0) - g;
+            r.hi.ln() + r.lo / r.hi
+        };
+        let l_up = rel_up(l, EPS3);
+        let x = (m - j) as f64;
+        let pw = if x == 0.0 { 1.0 } else { exp_prod_up(x * l_up) };
+        let ratio = 1.0 / one_minus_exp_prod(m as f64 * l_up, -1.0);
+        contraction_sensitivity_up(x, l_up, pw, eta, grad, batch, ratio)
+    }
+
+    /// The multi-epoch sensitivity's underflowing tail (bug hunt): exact values by
+    /// `pabi.reference.sensitivity_multi_epoch` at dps 50 (confirmed at 80). Before: 5.7448057e-315
+    /// (−1.1e-8 relative, a truncated subnormal) and 0.0 (below the exact 1.47e-331).
+    #[test]
+    fn epochs_contraction_sensitivity_subnormal() {
+        let v = sensitivity(
+            148.412_627_206_364_85,
+            0.005_414_211_143_443_689,
+            0.005_729_923_351_350_138,
+            53.815_518_337_202_45,
+            2.631_368_728_903_077_6,
+            2182,
+            1732,
+        );
+        let exact = 5.744_805_762_259_706_5e-315; // 5.744805762259706477e-315
+        let step = 5e-324;
+        println!("repro 1: {v:?} ({} steps above)", (v - exact) / step);
+        assert!(v >= exact && v <= exact + 12.0 * step, "{v:e}");
+        let v = sensitivity(0.5, 1.0, 1.0, 1.0, 1.0, 1100, 1);
+        // exact 2^-1099·(1 − 2^-1100)^-1 = 1.4724303658045725e-331 < 2^-1074: the TINY floor
+        println!("repro 2: {v:?}");
+        assert!(v > 0.0 && v <= TINY, "{v:e}");
+        // a normal chain keeps the plain up_signed (same bits as before)
+        let (pw, eta, grad, batch, ratio) = (0.25, 0.5, 3.0, 7.0, 1.5);
+        assert_eq!(
+            contraction_sensitivity_up(2.0, 0.5f64.ln(), pw, eta, grad, batch, ratio),
+            up_signed(pw * 2.0 * eta * grad / batch * ratio)
+        );
+        // exact zeros stay 0; an infinite ratio stays +inf even when the chain underflowed
+        assert_eq!(
+            contraction_sensitivity_up(3.0, -1.0, 0.05, 0.5, 0.0, 1.0, 2.0),
+            0.0
+        );
+        assert_eq!(
+            contraction_sensitivity_up(3.0, f64::NEG_INFINITY, 0.0, 0.5, 1.0, 1.0, 2.0),
+            0.0
+        );
+        assert_eq!(
+            contraction_sensitivity_up(1e3, -1.0, 0.0, 0.5, 1.0, 1.0, f64::INFINITY),
+            f64::INFINITY
+        );
+        // e^-1000·2·1e300/4 = 2.54e-135: normal, but the plain chain underflowed at e^-1000;
+        // exact 2.5379794487747285159e-135 (mpmath, dps 50: exp(-1000)*mpf(1e300)/2)
+        let v = contraction_sensitivity_up(1000.0, -1.0, 0.0, 1.0, 1e300, 4.0, 1.0);
+        let exact = 2.537_979_448_774_728_5e-135;
+        assert!(v >= exact && v <= exact * (1.0 + 1e-13), "{v:e} {exact:e}");
+    }
+
+    /// On normal chains the helper returns erm.rs's current value bit for bit (the replica
+    /// above matches erm.rs, and the proposed call moves nothing there).
+    #[test]
+    fn epochs_contraction_sensitivity_matches_erm_on_normal_chains() {
+        let mut st = 0x2545_f491_4f6c_dd1du64;
+        let mut unif = || {
+            st ^= st << 13;
+            st ^= st >> 7;
+            st ^= st << 17;
+            (st >> 11) as f64 / 9_007_199_254_740_992.0
+        };
+        let mut compared = 0;
+        for _ in 0..20_000 {
+            let smooth = 10f64.powf(4.0 * unif() - 2.0);
+            let mu = smooth * (0.01 + 0.99 * unif());
+            let eta = (0.01 + 1.98 * unif()) / smooth;
+            let grad = 10f64.powf(6.0 * unif() - 3.0);
+            let batch = 10f64.powf(3.0 * unif());
+            let m = 1 + (unif() * 3000.0) as u64;
+            let j = 1 + (unif() * m as f64) as u64;
+            let j = j.min(m);
+            let old = super::super::erm::sensitivity_multi_epoch(
+                eta, mu, smooth, grad, batch, m, j, None,
+            )
+            .unwrap();
+            let new = sensitivity(eta, mu, smooth, grad, batch, m, j);
+            if old >= 1e-290 {
+                assert_eq!(
+                    old.to_bits(),
+                    new.to_bits(),
+                    "{eta} {mu} {smooth} {grad} {batch} {m} {j}"
+                );
+                compared += 1;
+            } else {
+                // the scaled path (checked against the reference in the Python tests)
+                assert!(new > 0.0 && new.is_finite(), "{old:e} {new:e}");
+                if std::env::var_os("PABI_PRINT_TINY").is_some() {
+                    println!("TINYCASE {eta:?} {mu:?} {smooth:?} {grad:?} {batch:?} {m} {j} {old:?} {new:?}");
+                }
+            }
+        }
+        assert!(compared > 10_000, "{compared}");
     }
 
     #[test]

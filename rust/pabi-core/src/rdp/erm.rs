@@ -5,7 +5,7 @@
 
 use super::checks::{check_sensitivities, count, index_in, nonneg, pos, rdp_order};
 use super::logexp::{log_mean_exp, log_weighted_sum_exp};
-use super::scalar::{mul0, prod_div, up_pos};
+use super::scalar::{prod_div, up_pos};
 use crate::dd::{two_prod, Dd};
 use crate::error::{PabiError, Result};
 use crate::num::neumaier_sum;
@@ -183,11 +183,19 @@ pub fn sensitivity_multi_epoch(
         Some(k) => k as f64,
         None => 1.0 / den,
     };
-    let v = mul0(
-        pow_up((m - j) as f64) * 2.0 * eta * grad_bound / batch_size,
+    // (every partial product normal: the former up_signed(mul0(...)) bits; else in scaled
+    // mantissas, rounded up once: the subnormal results were truncated, 5.7448057e-315 for an
+    // exact 5.74480576e-315 and 0 for 1.47e-331)
+    let x = (m - j) as f64;
+    Ok(super::epochs::contraction_sensitivity_up(
+        x,
+        l_up,
+        pow_up(x),
+        eta,
+        grad_bound,
+        batch_size,
         ratio,
-    );
-    Ok(up_signed(v))
+    ))
 }
 
 /// Averaged RDP (001 Prop. 3): (1/(α − 1))·ln mean_j exp(α(α − 1)Δ_j²/(2σ²)), stable
