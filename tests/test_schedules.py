@@ -20,6 +20,9 @@ from pabi import reference as ref
 from _helpers import INFLATE, pub
 
 TOL = 1e-12
+#: the online limits' lower bounds (their integrand rounded the safe way with the engine's
+#: 2·2^-46·|ln(1 − θ)| margin; a tight-kernel refinement would bring them back under TOL)
+LOWER_TOL = 2e-11
 
 
 def relerr(v, exact):
@@ -160,8 +163,13 @@ def test_calibration_round_trip(target, mech):
     c1 = pabi.schedule_calibrate_c1(0.7, target, noise=mech)
     star = ref.laplace_schedule_delta_limit if mech == "laplace" else ref.gaussian_schedule_delta_limit
     assert relerr(target, star(0.7, c1)) < 1e-13
+    assert star(0.7, c1) <= target  # the least C1 whose (rounded-up) delta* meets the target
     if target > 1e-12:
-        assert relerr(c1, ref.schedule_calibrate_c1(0.7, target, mech)) < 1e-12
+        root = ref.schedule_calibrate_c1(0.7, target, mech)
+        assert c1 >= root * (1 - 1e-15)
+        # as tight in C1 as delta* allows: delta*'s own upward rounding (2^-46) moves the least
+        # safe C1 by 2^-46/|d ln delta*/d ln C1|, 1.4e-8 relative at delta* = 0.999999
+        assert relerr(c1, root) < (1e-12 if target <= 0.9 else 1e-7)
 
 
 def test_calibration_recovers_fig2_c1():
@@ -274,7 +282,9 @@ def test_fig4_against_reference():
     assert_upper(pabi.online_laplace_delta_limit_closed_upper(**FIG45, variant="as_published"), exact)
     exact = ref.online_laplace_delta_limit_lower(*FIG45_POS, index=100, **kw)
     lo = pabi.online_laplace_delta_limit_lower(**FIG45)
-    assert mp.mpf(lo) <= exact and relerr(lo, exact) < TOL
+    # (the lower bound takes the engine's ln(1 − θ) margin, 2·2^-46·|ln|, on its own side of
+    # the integrand since 2026-11-28: it had been above the exact value at decay near 1)
+    assert mp.mpf(lo) <= exact and relerr(lo, exact) < LOWER_TOL
     for n in (150, 5000, 10 ** 6, 10 ** 15):
         exact = ref.online_schedule_delta(*args, steps=n, index=100, **kw, dps=50, T=600)
         assert_upper(pabi.online_laplace_delta(steps=n, **FIG45), exact, what=f"steps={n}")
@@ -356,7 +366,7 @@ def test_fig5_against_reference():
     assert_upper(pabi.online_gaussian_delta_limit_closed_upper(**FIG45), exact)
     exact = ref.online_gaussian_delta_limit_lower(*FIG45_POS, index=100, **kw, dps=20)
     lo = pabi.online_gaussian_delta_limit_lower(**FIG45)
-    assert mp.mpf(lo) <= exact and relerr(lo, exact) < 6 * INFLATE * 52
+    assert mp.mpf(lo) <= exact and relerr(lo, exact) < LOWER_TOL
     exact = ref.online_gaussian_delta(*FIG45_POS, steps=300, index=100, **kw, dps=20)
     assert_upper(pabi.online_gaussian_delta(steps=300, **FIG45), exact)
     s, se = pabi.online_gaussian_noise_scale(1000, c1=100.0, c2=100.0, decay=1.5, lr=0.01, diameter=1.0), ref.online_gaussian_noise_scale(
@@ -563,7 +573,7 @@ def _limit_forms_at_eps_1e3(kind, args, ln_exact, bound_tol, recompute=True):
     bound = pub(f"{name}_upper", 1e3, *args, log=True)
     for v in (est, upper):
         assert v >= exact and (v - exact) / abs(exact) < 1e-12
-    assert lower <= exact and (exact - lower) / abs(exact) < 1e-12
+    assert lower <= exact and (exact - lower) / abs(exact) < LOWER_TOL
     assert bound >= exact and (bound - exact) / abs(exact) < bound_tol
     return exact, est, bound
 

@@ -144,7 +144,17 @@ def schedule_calibrate_c1(eps, delta, noise="gaussian", dps=DEFAULT_DPS):
     """C1 with δ*(C1) = delta (root of (1 − e^{−x})/x = δ*, then x → C1)."""
     with mp.workdps(dps + 10):
         ds = mp.mpf(delta)
-        x = mp.findroot(lambda x: _star(x) - ds, (mp.mpf(1e-30), 2 / ds + 2), solver="anderson")
+        # (1 − e^{−x})/x decreases from 1 (x → 0) and is < 1/x: the root lies in (0, 1/δ*];
+        # bisection to the working precision (mp.findroot's anderson solver on (1e-30, 2/δ* + 2)
+        # stopped at its bracket edge ≈ 2/δ* for tiny δ*)
+        lo, hi = mp.mpf(0), 1 / ds
+        while hi - lo > hi * mp.mpf(2) ** (8 - mp.mp.prec):
+            mid = (lo + hi) / 2
+            if _star(mid) > ds:
+                lo = mid
+            else:
+                hi = mid
+        x = (lo + hi) / 2
         c1 = x * mp.exp(-mp.mpf(eps) / 2)
         if noise == "gaussian":
             c1 /= 2

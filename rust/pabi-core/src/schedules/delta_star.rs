@@ -187,7 +187,12 @@ pub fn x_for_delta_star(delta_star: f64) -> Result<f64> {
 
 simd! {
     /// C1 such that the schedule's limit δ* equals `delta_star` (003 eqs. (8), (10) inverted):
-    /// C1 = x·e^{−ε/2} (Laplace), x·e^{−ε/2}/2 (Gaussian). Rounded to nearest.
+    /// C1 = x·e^{−ε/2} (Laplace), x·e^{−ε/2}/2 (Gaussian), then made exactly minimal with
+    /// respect to the value [`schedule_delta_star`] returns: the smallest double C1 with
+    /// schedule_delta_star(ε, C1) ≤ δ* ([`least_c1`]; δ* is non-increasing in C1, exactly),
+    /// so the returned constant meets its target (it had been the nearest double to the formula,
+    /// below the exact root by a few ulp: δ*(C1) 2.8e-14 relative above the target at
+    /// ε = 1400, δ* = 1.46e-8). +∞ where even f64::MAX misses the target.
     pub fn schedule_c1_for_target(noise: Noise, delta_star: f64, eps: f64) -> Result<f64> {
         finite_nonneg("eps", eps)?;
         let x = x_for_delta_star(delta_star)?;
@@ -208,8 +213,64 @@ simd! {
                 eps,
             ));
         }
-        Ok(vmath::exp(lc))
+        least_c1(noise, eps, delta_star, vmath::exp(lc))
     }
+}
+
+/// The smallest positive double C1 with `schedule_delta_star`(ε, C1) ≤ δ*, from the estimate
+/// `c0`: a doubling walk on the bit pattern (positive doubles are ordered as their bits) to a
+/// bracket, then bisection over the doubles between (δ* is exactly non-increasing in C1).
+fn least_c1(noise: Noise, eps: f64, target: f64, c0: f64) -> Result<f64> {
+    let ok = |bits: u64| -> Result<bool> {
+        Ok(schedule_delta_star(noise, eps, f64::from_bits(bits))? <= target)
+    };
+    const MAX: u64 = 0x7fef_ffff_ffff_ffff; // f64::MAX
+    if !(c0 > 0.0) {
+        return Ok(c0);
+    }
+    let c0 = c0.min(f64::MAX).to_bits();
+    // invariant: ok(hi), !ok(lo) (lo = 0 stands for "none below": C1 > 0)
+    let (mut lo, mut hi);
+    if ok(c0)? {
+        hi = c0;
+        let mut step = 1u64;
+        loop {
+            let cand = hi.saturating_sub(step).max(1);
+            if !ok(cand)? {
+                lo = cand;
+                break;
+            }
+            hi = cand;
+            if cand == 1 {
+                return Ok(f64::from_bits(1));
+            }
+            step = step.saturating_mul(2);
+        }
+    } else {
+        lo = c0;
+        let mut step = 1u64;
+        loop {
+            let cand = lo.saturating_add(step).min(MAX);
+            if ok(cand)? {
+                hi = cand;
+                break;
+            }
+            if cand == MAX {
+                return Ok(f64::INFINITY);
+            }
+            lo = cand;
+            step = step.saturating_mul(2);
+        }
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if ok(mid)? {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Ok(f64::from_bits(hi))
 }
 
 // Gauss–Legendre nodes s_i and weights w_i on [0, 1] (numpy leggauss, mapped): 8 points.

@@ -474,7 +474,8 @@ impl OnlineSchedule {
         if self.saturated(i, None) {
             return Ok(f64::NEG_INFINITY); // ∫_i^∞ g < −f64::MAX: rounded down
         }
-        let (int, err) = self.integral_est(i);
+        // the integrand with ln(−g) rounded up (g down): `estimate.rs`, module doc
+        let (int, err) = self.integral_est_dir(i, true);
         let (int, err) = if int.is_finite() && err <= 1e-10 * int.abs() {
             (int, err)
         } else {

@@ -32,6 +32,7 @@
 //!   concavity and third-derivative conditions the certified sums rely on.
 //! * `tests.rs` — unit tests.
 
+mod estimate;
 mod inverse;
 mod limit;
 mod quadrature;
