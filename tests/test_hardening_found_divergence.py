@@ -74,10 +74,12 @@ def test_mixture_rdp_bound_with_subnormal_products(alpha, rdp, exact):
 def test_mixture_rdp_bound_keeps_the_exact_weight_excess(alpha, weights, exact):
     # rdp = 0 everywhere: the exact value is ln(Σ q_j)/(α − 1) with the weights' exact sum
     got = pabi.mixture_rdp_bound(alpha, weights=weights, rdp=[0.0] * len(weights))
-    ex = mp.mpf(exact)
+    from fractions import Fraction
+    excess = sum(Fraction(w) for w in weights) - 1  # exact
     with mp.workdps(60):
-        assert mp.almosteq(mp.log(mp.fsum(mp.mpf(w) for w in weights)) / (mp.mpf(alpha) - 1), ex, rel_eps=1e-15)
-    assert ex <= got <= ex * (1 + 1e-13)
+        ex = mp.log1p(mp.mpf(excess.numerator) / excess.denominator) / (mp.mpf(alpha) - 1)
+        assert mp.almosteq(ex, mp.mpf(exact), rel_eps=1e-15)  # (the hunt's value, 17 digits)
+        assert ex <= got <= ex * (1 + 1e-13)
 
 
 def test_mixture_rdp_bound_matches_reference_near_order_one():

@@ -357,12 +357,15 @@ pub(super) fn rdp_epsilon_one(target: f64, lc: f64, c: f64) -> f64 {
     }
     let mut step = 2f64.powi(-44);
     let mut lo = e0 * (1.0 - step);
+    // (down to 0, not to the rounded-up c: below ~1e-290 δ_B decides ε ≤ c from ln c, so a
+    // double just below the stored c can already meet the target; the loop ends where δ_B = 1,
+    // at the latest at ε = 0, after at most ~44 + log2(e0/5e-324) steps)
     while ok(lo) {
-        if lo <= c {
-            break; // (not reached: δ_B = 1 for ε ≤ c)
+        if lo == 0.0 {
+            break;
         }
         step = (step * 2.0).min(0.5);
-        lo = (lo * (1.0 - step)).max(c);
+        lo *= 1.0 - step;
     }
     if ok(lo) {
         return lo;
