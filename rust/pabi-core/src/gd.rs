@@ -16,6 +16,7 @@ use crate::error::{PabiError, Result};
 /// The directed operations the radii use, re-exported from their home [`crate::num::round`]
 /// (`gd::div_up` etc. keep working).
 pub use crate::num::round::{div_up, mul_dn, mul_up};
+use crate::num::round::{expansion, expansion_dd};
 use crate::setup;
 
 /// M and x = 1 − M² = 2ηβρ/(β+ρ) (x exact to rounding, never formed as 1 − M²).
@@ -53,37 +54,6 @@ pub struct StepContraction {
 
 /// 2^-100: the relative error unit of the double-double M² and M.
 const TWO_M100: f64 = 7.888_609_052_210_118e-31;
-
-/// The terms' sum as non-overlapping components in increasing magnitude (Shewchuk's
-/// expansion sum: exact; zero components may remain). Its most significant non-zero component
-/// has the sign of the sum, and the top two carry it to ~2^-104 relative.
-fn expansion<const N: usize>(terms: [f64; N]) -> [f64; N] {
-    let mut e = [0.0f64; N];
-    for (n, t) in terms.into_iter().enumerate() {
-        let mut q = t;
-        for c in e.iter_mut().take(n) {
-            let (s, r) = two_sum(q, *c);
-            *c = r;
-            q = s;
-        }
-        e[n] = q;
-    }
-    e
-}
-
-/// The sum of an [`expansion`] as a double-double (its top two non-zero components), 0 if
-/// it is exactly 0.
-fn expansion_dd<const N: usize>(e: [f64; N]) -> Dd {
-    let mut top = e.iter().rev().copied().filter(|&c| c != 0.0);
-    match (top.next(), top.next()) {
-        (None, _) => Dd::from_f64(0.0),
-        (Some(h), None) => Dd::from_f64(h),
-        (Some(h), Some(l)) => {
-            let (hi, lo) = two_sum(h, l);
-            Dd::new(hi, lo)
-        }
-    }
-}
 
 /// (x, M², relative error bound of M²) with x = 1 − M², as double-doubles (no validation;
 /// ρ = 0 or no β gives (0, 1, 0)).

@@ -54,7 +54,7 @@
 //!   c ulps), [`rel_up`] / [`rel_dn`] (v ± m·|v|, the `k·ε` margins), [`exp_prod_up`] and [`one_minus_exp_prod`] (e^y, 1 − e^y at a rounded product y = x·l,
 //!   margin (|y| + 3)·2ε), [`prob_up`] (a probability from its log with the vectorizable exp).
 
-use super::dd::two_sum;
+use super::dd::{two_sum, Dd};
 
 /// Relative outward rounding applied to directed results: 2^-46 ≈ 1.42e-14, several times the
 /// largest computational error measured against `pabi.reference` (see the golden tests).
@@ -210,32 +210,80 @@ pub fn add_dn(a: f64, b: f64) -> f64 {
     }
 }
 
-/// The exact sum of `xs` (finite doubles) rounded up: Shewchuk's grow-expansion keeps the sum
-/// exactly as non-overlapping components (at most ~40: one per 53 bits of the exponent range,
-/// so O(40·n) work), then s = their rounded sum and the exact sign of the residual (the sign of
-/// a non-overlapping expansion is that of its largest component) decide s or the next double
-/// up. Exact ties and cancellations (weights summing to exactly 1, Σ w − 1 = 1e-33) are
-/// decided exactly.
-pub fn exact_sum_up(xs: impl IntoIterator<Item = f64>) -> f64 {
-    fn grow(h: &mut Vec<f64>, x: f64) {
-        let mut q = x;
-        let mut out = Vec::with_capacity(h.len() + 1);
-        for &c in h.iter() {
-            let (s, e) = two_sum(q, c);
-            if e != 0.0 {
-                out.push(e);
-            }
+/// The terms' sum as non-overlapping components in increasing magnitude (Shewchuk's
+/// expansion sum: exact; zero components may remain). Its most significant non-zero component
+/// has the sign of the sum, and the top two carry it to ~2^-104 relative. The one expansion
+/// of the crate: fixed-length sums here, any length by [`exact_sum_up`] / [`exact_sum_sign`].
+pub fn expansion<const N: usize>(terms: [f64; N]) -> [f64; N] {
+    let mut e = [0.0f64; N];
+    for (n, t) in terms.into_iter().enumerate() {
+        let mut q = t;
+        for c in e.iter_mut().take(n) {
+            let (s, r) = two_sum(q, *c);
+            *c = r;
             q = s;
         }
-        if q != 0.0 {
-            out.push(q);
-        }
-        *h = out;
+        e[n] = q;
     }
+    e
+}
+
+/// The sum of an [`expansion`] as a double-double (its top two non-zero components), 0 if
+/// it is exactly 0.
+pub fn expansion_dd<const N: usize>(e: [f64; N]) -> Dd {
+    let mut top = e.iter().rev().copied().filter(|&c| c != 0.0);
+    match (top.next(), top.next()) {
+        (None, _) => Dd::from_f64(0.0),
+        (Some(h), None) => Dd::from_f64(h),
+        (Some(h), Some(l)) => {
+            let (hi, lo) = two_sum(h, l);
+            Dd::new(hi, lo)
+        }
+    }
+}
+
+/// [`expansion`] of any length: `x` added to the expansion `h` (zero components dropped, so
+/// at most ~40 remain: one per 53 bits of the exponent range).
+fn grow(h: &mut Vec<f64>, x: f64) {
+    let mut q = x;
+    let mut out = Vec::with_capacity(h.len() + 1);
+    for &c in h.iter() {
+        let (s, e) = two_sum(q, c);
+        if e != 0.0 {
+            out.push(e);
+        }
+        q = s;
+    }
+    if q != 0.0 {
+        out.push(q);
+    }
+    *h = out;
+}
+
+/// The exact sum of `xs` (finite doubles) as an expansion ([`grow`], O(40·n) work).
+fn exact_sum(xs: impl IntoIterator<Item = f64>) -> Vec<f64> {
     let mut h: Vec<f64> = Vec::new();
     for x in xs {
         grow(&mut h, x);
     }
+    h
+}
+
+/// The sign (−1, 0, 1) of the exact sum of `xs` (finite doubles): that of the expansion's
+/// largest component.
+pub fn exact_sum_sign(xs: impl IntoIterator<Item = f64>) -> i32 {
+    match exact_sum(xs).last() {
+        Some(&c) if c > 0.0 => 1,
+        Some(_) => -1,
+        None => 0,
+    }
+}
+
+/// The exact sum of `xs` (finite doubles) rounded up: s = the expansion's rounded sum, then
+/// the exact sign of the residual decides s or the next double up. Exact ties and
+/// cancellations (weights summing to exactly 1, Σ w − 1 = 1e-33) are decided exactly.
+pub fn exact_sum_up(xs: impl IntoIterator<Item = f64>) -> f64 {
+    let mut h = exact_sum(xs);
     let s: f64 = h.iter().sum();
     grow(&mut h, -s);
     match h.last() {

@@ -161,30 +161,9 @@ fn tiny_row_term(kappa: f64, t: f64, row: &[f64], wrow: Option<&[f64]>) -> Optio
     Some(term_up_scaled(&[kappa, s, UNSCALE], &[den]))
 }
 
-/// Σ w = 1 exactly: Shewchuk's exact partial sums (non-overlapping, so the exact sum of w − 1
-/// is 0 iff every partial is 0).
+/// Σ w = 1 exactly (the sign of the exact sum of w and −1).
 fn sums_to_one(w: &[f64]) -> bool {
-    let mut partials: Vec<f64> = Vec::new();
-    for &v in w.iter().chain(std::iter::once(&-1.0)) {
-        let mut x = v;
-        let mut i = 0;
-        for j in 0..partials.len() {
-            let mut y = partials[j];
-            if x.abs() < y.abs() {
-                std::mem::swap(&mut x, &mut y);
-            }
-            let hi = x + y;
-            let lo = y - (hi - x);
-            if lo != 0.0 {
-                partials[i] = lo;
-                i += 1;
-            }
-            x = hi;
-        }
-        partials.truncate(i);
-        partials.push(x);
-    }
-    partials.iter().all(|&x| x == 0.0)
+    crate::num::round::exact_sum_sign(w.iter().copied().chain(std::iter::once(-1.0))) == 0
 }
 
 /// Sum of the per-step terms, rounded up (+inf if a term is +inf or the sum overflows; NaN

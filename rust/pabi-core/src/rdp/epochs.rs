@@ -6,7 +6,7 @@
 //! smallest double ≥ the exact k·ε(α): never below the exact product, and never below the
 //! round-to-nearest product the Python layer used to form.
 
-use super::scalar::{frexp, mul0};
+use super::scalar::{mantissa_product, mul0};
 use crate::error::{PabiError, Result};
 use crate::num::round::{mul_up, up_signed, INFLATE, TINY};
 
@@ -95,27 +95,7 @@ pub(super) fn contraction_sensitivity_up(
     const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
     let n = (yh / LN2).round();
     let r = (yh - n * LN2_HI) - n * LN2_LO + yl;
-    let mut q = r.exp();
-    let mut e = n as i64;
-    for (f, inv) in [
-        (2.0, false),
-        (eta, false),
-        (grad, false),
-        (ratio, false),
-        (batch, true),
-    ] {
-        let (fm, fe) = frexp(f);
-        if inv {
-            q /= fm;
-            e -= fe;
-        } else {
-            q *= fm;
-            e += fe;
-        }
-        let (qm, qe) = frexp(q); // q in [1/2, 1): no intermediate under- or overflow
-        q = qm;
-        e += qe;
-    }
+    let (q, e) = mantissa_product((r.exp(), n as i64), &[2.0, eta, grad, ratio], &[batch]);
     ldexp_once(q * (1.0 + INFLATE), e) + TINY
 }
 

@@ -33,7 +33,7 @@ pub fn mixture_rdp_bound(alpha: f64, weights: &[f64], eps: &[f64]) -> Result<f64
     let t = alpha - 1.0;
     let e_max = eps.iter().copied().fold(0.0, f64::max);
     if t * e_max <= MIXTURE_FIRST_ORDER {
-        return Ok(mixture_first_order(t, weights, eps));
+        return Ok(mixture_first_order(alpha, weights, eps));
     }
     // (a product t·ε_j that lands below the normal range is taken one subnormal step up: its
     // rounding is absolute there, and the bound grows with each x_j)
@@ -57,7 +57,7 @@ pub fn mixture_rdp_bound(alpha: f64, weights: &[f64], eps: &[f64]) -> Result<f64
 /// order ([`mixture_first_order`]).
 const MIXTURE_FIRST_ORDER: f64 = 8.673_617_379_884_035e-19; // 2^-60
 
-/// (1/t)·ln Σ_j q_j e^{t ε_j} for t·ε_j ≤ 2^-60, rounded up, without forming the tiny products
+/// (1/t)·ln Σ_j q_j e^{t ε_j}, t = α − 1, for t·ε_j ≤ 2^-60, rounded up, without forming the tiny products
 /// t·ε_j (subnormal near α = 1 with small ε_j: the former path lost up to all their digits,
 /// 1e-300 came out as 0.99999999176e-300 at α = 1 + 2^-52 and 1e-308 as 0) or the sum of the
 /// weights to a double (weights whose exact sum is 1 + 1e-33 gave 0 where the exact value is
@@ -67,13 +67,15 @@ const MIXTURE_FIRST_ORDER: f64 = 8.673_617_379_884_035e-19; // 2^-60
 /// ([`exact_sum_up`]); Σ q_j ε_j is a Neumaier sum of products rounded up, moved up by 2^-51
 /// relative (its error, with the 2^-60) and one step; a negative total (weights summing below 1)
 /// is 0, as before.
-fn mixture_first_order(t: f64, weights: &[f64], eps: &[f64]) -> f64 {
-    use crate::num::round::{add_up, div_up, exact_sum_up, mul_up};
+fn mixture_first_order(alpha: f64, weights: &[f64], eps: &[f64]) -> f64 {
+    use crate::num::round::{add_dn, add_up, div_dn, div_up, exact_sum_up, mul_up};
     let w_m1 = exact_sum_up(weights.iter().copied().chain(std::iter::once(-1.0)));
+    // (W − 1)/t rounded up, with t = α − 1 rounded the way that raises the quotient (exact for
+    // α ≤ 2 by Sterbenz; rounded for larger α)
     let a = if w_m1 >= 0.0 {
-        div_up(w_m1, t)
+        div_up(w_m1, add_dn(alpha, -1.0))
     } else {
-        -crate::num::round::div_dn(-w_m1, t)
+        -div_dn(-w_m1, add_up(alpha, -1.0))
     };
     let b = neumaier_sum(weights.iter().zip(eps).map(|(&q, &e)| mul_up(q, e)));
     // (Σ q_j ε_j = 0 stays 0: every ε_j = 0 gives the exact ln(W)/t, no next_up of 0)

@@ -43,7 +43,29 @@ pub(super) fn prod_div(num: &[f64], den: &[f64]) -> f64 {
     if den.iter().any(|x| x.is_infinite()) {
         return 0.0; // (callers pass finite divisors; their own factors, never a product)
     }
-    let (mut p, mut e) = (1.0f64, 0i64);
+    let (mut p, mut e) = mantissa_product((1.0, 0), num, den);
+    // p·2^e: exact steps of 2^±1000 while p stays normal, one final (possibly subnormal) rounding
+    while e > 1000 {
+        p *= f64::from_bits(((1023 + 1000) as u64) << 52);
+        e -= 1000;
+        if p.is_infinite() {
+            return p;
+        }
+    }
+    while e < -1000 {
+        if p < 1e-300 {
+            break;
+        }
+        p *= f64::from_bits(((1023 - 1000) as u64) << 52);
+        e += 1000;
+    }
+    p * 2f64.powi(e.clamp(-1100, 1100) as i32)
+}
+
+/// p·2^e·Π num/Π den as (mantissa in [1/2, 1), exponent): each factor's mantissa multiplied
+/// (or divided) in and the running value renormalised, its binary exponent summed apart, so no
+/// intermediate over- or underflows (one rounding per factor). Finite non-zero factors.
+pub(super) fn mantissa_product((mut p, mut e): (f64, i64), num: &[f64], den: &[f64]) -> (f64, i64) {
     for (&x, inv) in num
         .iter()
         .map(|x| (x, false))
@@ -61,22 +83,7 @@ pub(super) fn prod_div(num: &[f64], den: &[f64]) -> f64 {
         p = pm;
         e += pk;
     }
-    // p·2^e: exact steps of 2^±1000 while p stays normal, one final (possibly subnormal) rounding
-    while e > 1000 {
-        p *= f64::from_bits(((1023 + 1000) as u64) << 52);
-        e -= 1000;
-        if p.is_infinite() {
-            return p;
-        }
-    }
-    while e < -1000 {
-        if p < 1e-300 {
-            break;
-        }
-        p *= f64::from_bits(((1023 - 1000) as u64) << 52);
-        e += 1000;
-    }
-    p * 2f64.powi(e.clamp(-1100, 1100) as i32)
+    (p, e)
 }
 
 /// (m, k) with x = m·2^k and m ∈ [1/2, 1), for finite x > 0 (subnormals included).

@@ -3,24 +3,8 @@
 //! cancellation (n/C1 + C2 − 1, i^α + C1·C2 − C1·e^{ε/2}) formed without the cancellation's
 //! amplification of rounding errors. Derivations in `docs/derivations/schedules.md`.
 
-use crate::num::dd::{two_prod, two_sum, Dd};
-
-/// Σ xs as a nonoverlapping expansion (Shewchuk's Grow-Expansion: every step a TwoSum, so
-/// the components sum to Σ xs exactly), components in increasing magnitude (zeros allowed).
-#[inline(always)]
-fn expansion<const K: usize>(xs: [f64; K]) -> [f64; K] {
-    let mut e = [0.0; K];
-    for (m, &x) in xs.iter().enumerate() {
-        let mut q = x;
-        for c in e.iter_mut().take(m) {
-            let (s, h) = two_sum(q, *c);
-            *c = h;
-            q = s;
-        }
-        e[m] = q;
-    }
-    e
-}
+use crate::num::dd::{two_prod, Dd};
+use crate::num::round::expansion;
 
 /// Σ xs (finite doubles, no intermediate overflow) as a double-double (relative error
 /// ~2^-104: the partial sums of a nonoverlapping expansion, smallest first, never exceed
