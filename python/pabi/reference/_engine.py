@@ -33,7 +33,23 @@ def _mpf(x: Real) -> mp.mpf:
 
 
 def _q(t: mp.mpf) -> mp.mpf:
-    """Q(t) = erfc(t/√2)/2 at the current working precision."""
+    """Q(t) = erfc(t/√2)/2 at the current working precision.
+
+    For t > 1e100 by the asymptotic series Q(t) = φ(t)/t·Σ_k (−1)^k (2k − 1)!!/t^{2k}: mpmath's
+    erfc raises OverflowError from about t = 1e155 (its series test squares a term count in a
+    float). The series alternates with terms falling by ≥ 1e-200 per step, so stopping at the
+    first term below the working precision leaves an error below that term."""
+    if t > mp.mpf("1e100"):
+        tiny = mp.ldexp(1, -mp.mp.prec - 10)
+        inv2 = 1 / (t * t)
+        total, term, k = mp.mpf(1), mp.mpf(1), 1
+        while True:
+            term = -term * (2 * k - 1) * inv2
+            if abs(term) < tiny:
+                break
+            total += term
+            k += 1
+        return mp.exp(-t * t / 2) / (t * mp.sqrt(2 * mp.pi)) * total
     return mp.erfc(t / mp.sqrt(2)) / 2
 
 

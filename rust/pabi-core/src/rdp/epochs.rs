@@ -6,7 +6,7 @@
 //! smallest double ≥ the exact k·ε(α): never below the exact product, and never below the
 //! round-to-nearest product the Python layer used to form.
 
-use super::scalar::{mantissa_product, mul0};
+use super::scalar::{ldexp_once, mantissa_product, mul0};
 use crate::error::{PabiError, Result};
 use crate::num::round::{mul_up, up_signed, INFLATE, TINY};
 
@@ -97,20 +97,6 @@ pub(super) fn contraction_sensitivity_up(
     let r = (yh - n * LN2_HI) - n * LN2_LO + yl;
     let (q, e) = mantissa_product((r.exp(), n as i64), &[2.0, eta, grad, ratio], &[batch]);
     ldexp_once(q * (1.0 + INFLATE), e) + TINY
-}
-
-/// q·2^e with one rounding, for q in [1/2, 1.01): two exact scalings by powers of two in
-/// [2^-551, 2^513], the first of which keeps the value normal.
-fn ldexp_once(q: f64, e: i64) -> f64 {
-    if e > 1025 {
-        return f64::INFINITY;
-    }
-    if e < -1100 {
-        return 0.0; // q·2^e < 2^-1099: rounds to 0 (the caller adds TINY)
-    }
-    let pow2 = |k: i64| f64::from_bits(((1023 + k) as u64) << 52);
-    let e1 = e / 2;
-    q * pow2(e1) * pow2(e - e1)
 }
 
 #[cfg(test)]
