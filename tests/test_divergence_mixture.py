@@ -48,16 +48,20 @@ def test_single_gaussians_reproduce_theta() -> None:
         s = float(10 ** rng.uniform(-1, 1))
         eps = np.array([0.0, 0.1, 0.5, 1.0, 2.0, 5.0])
         got = mix([1.0], [m1], [s], [1.0], [m2], [s], eps)
-        r = abs(m1 - m2) / s
+        # the exact shift |m1 − m2|/s of the given doubles (a rounded r moved θ by ~5e-15 at
+        # a = 6.8, more than the exact single-pair path's own error)
+        with mp.workdps(60):
+            r = abs(mp.mpf(m1) - mp.mpf(m2)) / mp.mpf(s)
         for e, g in zip(eps, got):
-            ex = ref.theta(float(e), float(r))
+            with mp.workdps(60):  # (mpf(r) inside the reference keeps r's 60 digits)
+                ex = ref.theta(float(e), r)
             t = float(ex)  # the accuracy is measured against the reference, not pabi.theta
             if t < 1e-200:
                 continue
             assert mp.mpf(g) >= ex, (m1, m2, s, e, g, ex)
             # the documented accuracy: 1e-12 relative, or 2^-46 of P(A) where P(A) and
             # e^eps Q(A) cancel (A = {x > eps/r + r/2} in units of s, P(A) = Q(eps/r - r/2))
-            p_a = float(mp.ncdf(-(e / r - r / 2))) if r > 0 else 0.0
+            p_a = float(mp.ncdf(-(e / r - r / 2))) if r > 0 else 0.0  # (r an mpf)
             worst = max(worst, abs(g - t) / (1e-12 * t + 2.0**-46 * p_a))
     assert worst <= 1.0, worst
 

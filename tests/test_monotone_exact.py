@@ -99,12 +99,7 @@ def test_gdp_compose_tight_and_sound():
 
 
 @pytest.mark.parametrize("frac", [
-    pytest.param("exact", marks=pytest.mark.xfail(strict=True, reason=(
-        "sampled_gaussian_rdp(46.0, 0.92650306242204, 0.3712641731578402) = 166.78562060365087 > "
-        "the 'exact' fractional value at the next double: the integer orders' log-space terms "
-        "carry a proven per-term margin since 2026-11-28 (they had been up to 3.8e-13 below the "
-        "exact value), the fractional series not yet; restoring this law needs the same margin "
-        "there (or max with the value at floor(alpha))"))),
+    "exact",  # the fractional path's clamp at floor(alpha) carries c's low part, as the integer path
     "ceil",
 ])
 def test_sampled_gaussian_rdp_exactly_monotone_across_integer_orders(frac):

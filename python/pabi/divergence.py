@@ -88,9 +88,16 @@ def mixture_hockey_stick_divergence(p_weights: ArrayLike, p_means: ArrayLike, p_
     is cut into cells on which the densities are bounded (each component is unimodal), the
     cells where p ≥ e^ε q throughout are summed exactly through the Gaussian tail, and the
     uncertain cells (around the roots of p − e^ε q) are bisected until they hold at most
-    2^-43 of the value plus 1e-301, within a budget of 2^14 cells per ε (past it the bound is
-    still safe, only wider). ``bracket=True`` returns ``(lower, upper)``, the certified
-    bracket of the exact value. One Gaussian each reproduces :func:`pabi.theta`.
+    2^-43 of the value plus 1e-301, within a budget of 2^16 cells per ε (past it the bound is
+    still safe, only wider). Components with the same (mean, std) in P and Q are first merged
+    into one signed coefficient w_P − e^ε w_Q (formed exactly up to the rounding of expm1(ε)),
+    so that identical parts cancel exactly (e.g. a subsampled Gaussian at a tiny sampling
+    rate); one Gaussian each with equal weights and stds is θ_{e^ε}(|Δμ|/s) in double-double
+    (any shift, however small). Where P and e^ε Q otherwise agree to ~1e-15 over a region
+    (several components shifted or rescaled by tiny amounts) the cells cannot separate them:
+    the value is then still an upper bound, but may be far above the exact one — compare
+    with the lower end of ``bracket=True``. ``bracket=True`` returns ``(lower, upper)``, the
+    certified bracket of the exact value. One Gaussian each reproduces :func:`pabi.theta`.
 
     >>> import pabi
     >>> v = mixture_hockey_stick_divergence([1.0], [1.0], [1.0], [1.0], [0.0], [1.0], eps=1.0)

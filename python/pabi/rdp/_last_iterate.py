@@ -340,7 +340,9 @@ class CyclicCalibration(NamedTuple):
     noise scale. Floats for scalar arguments, arrays of the broadcast shape otherwise."""
 
     lr: Float
-    """λ̄ = 1/(2(M + m)), the step size."""
+    """λ̄ = 1/(2(M + m)), the step size: the greatest double ≤ it (decided exactly), so that it
+    satisfies the theorems' λ ≤ 1/(2(m + M)) (0.19999999999999998 for 1/5: the double 0.2 is
+    above 1/5)."""
     batches_per_epoch: Float
     """ℓ̄ = ln 2/log1p(mλ̄), the cycle length (real; use its ceiling)."""
     noise_scale: Float
@@ -361,8 +363,8 @@ def cyclic_calibrate(
 
     >>> cal = cyclic_calibrate(8.0, 1.0, weak_convexity=0.5, smoothness=2.0, max_grad_norm=1.0,
     ...                        batch_size=10, epochs=5)
-    >>> cal.lr, round(cal.noise_scale, 10)
-    (0.2, 0.2529822128)
+    >>> cal.lr, round(cal.noise_scale, 10)   # lr: the greatest double <= 1/5
+    (0.19999999999999998, 0.2529822128)
     """
     flag = _map_flag(variant)
     out = _call(

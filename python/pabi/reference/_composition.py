@@ -87,7 +87,13 @@ def approx_dp_composition_delta(
     k = int(count)
     with mp.workdps(dps + 20):
         e0, d0, e = mp.mpf(eps0), mp.mpf(delta0), mp.mpf(eps)
-        keep = (1 - d0) ** k
+        # (1 − δ0)^k and 1 − (1 − δ0)^k without cancellation for tiny δ0 (1 − (1 − δ0)^k lost
+        # every digit below δ0 ~ 10^-(dps+20)/k)
+        if d0 < 1:
+            lkeep = k * mp.log1p(-d0)
+            keep, atom = mp.exp(lkeep), -mp.expm1(lkeep)
+        else:
+            keep, atom = mp.mpf(0), mp.mpf(1)
         s = mp.mpf(0)
         if e0 > 0:
             p = 1 / (1 + mp.exp(-e0))
@@ -108,7 +114,7 @@ def approx_dp_composition_delta(
                             break
                     term = term * (k - j) / (j + 1) * p / q
                     j += 1
-        v = 1 - keep + keep * s
+        v = atom + keep * s
     with mp.workdps(dps):
         return +v
 

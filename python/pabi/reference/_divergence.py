@@ -92,8 +92,16 @@ def mixture_hockey_stick_divergence(p_weights: Sequence[float], p_means: Sequenc
             signs.append(not signs[-1])
         gamma = mp.exp(e)
 
+        def cell(a: mp.mpf, b: mp.mpf, m: mp.mpf, s: mp.mpf) -> mp.mpf:
+            # P(a < X < b) for X ~ N(m, s²), from the nearer tail: above the mean as
+            # Φ(−(a − m)/s) − Φ(−(b − m)/s), whose terms are small (Φ(b) − Φ(a) rounded both
+            # to 1 there and lost a right-hand interval's whole mass: 3.6e-13 of one value)
+            if a >= m:
+                return mp.ncdf(-(a - m) / s) - mp.ncdf(-(b - m) / s)
+            return mp.ncdf(b, m, s) - mp.ncdf(a, m, s)
+
         def mass(mix: list, a: mp.mpf, b: mp.mpf) -> mp.mpf:
-            return mp.fsum(w * (mp.ncdf(b, m, s) - mp.ncdf(a, m, s)) for w, m, s in mix)
+            return mp.fsum(w * cell(a, b, m, s) for w, m, s in mix)
 
         total = mp.mpf(0)
         for (a, b), positive in zip(zip(ends, ends[1:]), signs):

@@ -226,6 +226,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::approx_constant)] // e rounded, as a test input
     fn exp_dd_error_is_inside_the_margin() {
         // e^x to 60 digits as (nearest double, the rest to nearest); the relative error of
         // exp_dd grows with |x| (argument reduction), ~2^-96 at 594 and 700
@@ -251,6 +252,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::excessive_precision)]
     fn heavy_cancellation_is_not_below_the_exact_value() {
         // p − e^ε·q cancels to 2.2e-21 of p (found 2026-11-28: 2.4530862714413822e-22, 1.2e-9
         // below the exact 2.453086274470289271679016e-22, mpmath at 80 to 300 digits)

@@ -22,20 +22,19 @@
 //! atom", the Gaussians to √E·μ*, DRS Cor. 3.3). With δ_J ≈ 0 (the profile sampled until it has
 //! decayed) this is the GDP route with a proof-backed tail instead of a sup over a finite ε range.
 
+use super::gdp_edges::log_theta_lo;
 use crate::driver::at;
 use crate::error::{PabiError, Result};
 use crate::num::bisect::{bisect_bits, Certificates, Search};
 use crate::num::consts::LN_2PI;
 use crate::num::round::{add_up, div_dn, ln_down_2u, mul_up, sqrt_up, EPS, EPS2, EPS4};
-use crate::num::INFLATE;
 use crate::tail::log_gaussian_tail;
 use crate::theta::{log_theta, theta};
 
-/// Lower bound on ln θ_{e^ε}(μ).
+/// Lower bound on ln θ_{e^ε}(μ), tight near θ = 1 ([`log_theta_lo`]).
 #[inline(always)]
 fn log_theta_low(eps: f64, mu: f64) -> f64 {
-    let v = log_theta(eps, mu);
-    v - 3.0 * INFLATE * v.abs().max(1.0)
+    log_theta_lo(eps, mu).0
 }
 
 /// Illinois regula falsi with bisection fallback for g decreasing, g(lo) > 0 ≥ g(hi); returns
@@ -541,13 +540,17 @@ fn mu_at_least(eps: f64, ld: f64) -> f64 {
     bisect_bits(lo, hi, |m| g(m) <= 0.0)
 }
 
-/// (target − ln θ(ε, μ) + margin·INFLATE·max(1, |ln θ|), its μ-derivative), with
-/// ∂_μ ln θ = φ(a)/θ, a = ε/μ − μ/2 (from DRS Cor. 2.13); margin 0 → the upper-rounded ln θ, 3 → a
-/// certified lower bound of ln θ.
+/// (target − ln θ(ε, μ), its μ-derivative), with ∂_μ ln θ = φ(a)/θ, a = ε/μ − μ/2 (from DRS
+/// Cor. 2.13); margin 0 → the upper-rounded ln θ, > 0 → a certified lower bound of ln θ
+/// ([`log_theta_lo`]: 3·INFLATE·max(1, |ln θ|) below the engine's, or from 1 − θ near θ = 1).
 #[inline(always)]
 fn mu_newton(eps: f64, target: f64, m: f64, margin: f64) -> (f64, f64) {
-    let v = log_theta(eps, m);
-    let lt = v - margin * INFLATE * v.abs().max(1.0);
+    let (lt, v) = if margin > 0.0 {
+        log_theta_lo(eps, m)
+    } else {
+        let v = log_theta(eps, m);
+        (v, v)
+    };
     if m <= 0.0 {
         return (target - lt, f64::NEG_INFINITY);
     }
@@ -630,7 +633,8 @@ pub fn gdp_mu_dominating(eps: &[f64], log_delta: &[f64]) -> Result<f64> {
 
 /// The GDP dominating pair of a symmetric privacy profile over **all** ε ≥ 0 (module doc):
 /// returns (μ*, δ_J) with δ(ε) ≤ δ_J + (1 − δ_J)·θ_{e^ε}(μ*) for every ε ≥ 0, from upper
-/// bounds `log_delta[i]` = ln δ(ε_i) at strictly increasing `eps` starting at 0.
+/// bounds `log_delta[i]` = ln δ(ε_i) at strictly increasing `eps` starting at 0. (+∞, 1) for
+/// ln δ_J = 0; δ_J is returned rounded up (1 where e^{ln δ_J} > 1 − 2^-53, μ* still finite).
 pub fn gdp_dominating_pair(eps: &[f64], log_delta: &[f64]) -> Result<(f64, f64)> {
     let j = eps.len();
     if j < 2 || log_delta.len() != j {
@@ -655,12 +659,23 @@ pub fn gdp_dominating_pair(eps: &[f64], log_delta: &[f64]) -> Result<(f64, f64)>
             return Err(PabiError::domain("delta", "in [0, 1] (a privacy profile)", l.exp()).at(i));
         }
     }
-    let dj = crate::num::exp_up_unit(log_delta[j - 1]);
-    if dj >= 1.0 {
+    let lj = log_delta[j - 1];
+    if lj == 0.0 {
         return Ok((f64::INFINITY, 1.0));
     }
-    // δ_i/(1 − δ_J) in log space, rounded up
-    let shift = -(-dj).ln_1p() * (1.0 + EPS2);
+    let mut dj = crate::num::exp_up_unit(lj);
+    // δ_i/(1 − δ_J) in log space, rounded up: −ln(1 − δ_J) by log1p of δ_J rounded up where
+    // δ_J ≤ ½; above, from ln δ_J itself (δ_J rounded up by INFLATE reached 1 at
+    // δ_J ≥ 1 − 1.4e-14, which gave +∞): 1 − δ_J = −expm1(ln δ_J), expm1 faithful (< 1 ulp),
+    // so c = (its value)·(1 − 2ε) ≤ 1 − δ_J, and −ln c (ln faithful) times 1 + 2ε ≥ −ln(1 − δ_J).
+    // δ_J itself is then e^{ln δ_J} rounded up by two doubles (capped at 1: still an upper bound).
+    let shift = if dj <= 0.5 {
+        -(-dj).ln_1p() * (1.0 + EPS2)
+    } else {
+        dj = crate::num::round::exp_up(lj).min(1.0);
+        let c = -lj.exp_m1() * (1.0 - EPS2);
+        -c.ln() * (1.0 + EPS2)
+    };
     let mut best = 0.0f64;
     for i in 0..j - 1 {
         let l = log_delta[i];

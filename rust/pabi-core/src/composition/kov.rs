@@ -12,11 +12,110 @@
 //!
 //! Derivation and rounding directions: `docs/derivations/composition.md`.
 
+#![allow(clippy::neg_cmp_op_on_partial_ord)] // `!(x <= y)`-style checks also catch NaN
+use crate::dd::{exp_dd, log1p_dd, Dd, LN2_DD};
 use crate::error::{PabiError, Result};
-use crate::num::binom::log_binom_pmf_dev;
+use crate::num::binom::{bd0_dd, log_binom_pmf_dev, stirlerr_f64};
 use crate::num::logspace::Neumaier;
-use crate::num::round::{EPS4, EPS48};
+use crate::num::round::{add_up, EPS4, EPS48, U};
 use crate::num::{log1mexp, up};
+
+/// ln(2π) as a double-double.
+const LN_2PI_DD: Dd = Dd::new(1.837_877_066_409_345_6, -7.756_588_316_134_483e-17);
+/// Terms whose double log exceeds this in magnitude take the double-double log-pmf: the
+/// double path's error, 48 ulp of (|ln T| + ½ln(2πk) + 1), reached 7e-12 relative at ln T ≈ −650.
+/// So do the terms with k − j < k/4 (the mode near k, ε0 ≳ 1): there the double path's
+/// log1p(−j/k) (absolute error u·j/(k − j)) and d = j − kp (formed as (j − k/2) − (k/2)·
+/// tanh(ε0/2), absolute error u·k/2 against a d of order kq) were 1.3e-12 to 3.3e-12 below the
+/// exact value (ε0 = 16, k = 1e6, ε = 1.59999e7; ε0 = 14, ε = 1.39999e7).
+const DD_FROM: f64 = 16.0;
+/// Absolute error of stirlerr(n) − stirlerr(x) − stirlerr(n − x) (doubles): each entry of the
+/// table is correctly rounded (≤ u·0.082), each series is cut after the term of 1/n^9 (n > 15:
+/// the first omitted term 691/360360/n^11 ≤ 1.1e-16), 1/n^7 (n > 35: ≤ 1.1e-17), 1/n^5
+/// (n > 80: ≤ 2.8e-17) or 1/n^3 (n > 500: ≤ 2.6e-17), and its roundings are below 1e-20.
+const STIRLERR_ERR: f64 = 4.0e-16;
+/// Relative error of the double-double quantities (2^-100 for each operation, a few dozen of
+/// them, and the series cut at 1e-32): a generous bound on the deviances, ln and their sum.
+const DD_REL: f64 = 1.0e-28;
+
+/// The binomial Bin(k, p) in double-double for the log-pmf of the deep tail: p, q = 1 − p,
+/// ln p, ln q (p = 1/(1 + e^{−ε0}), each to ~2^-100 relative).
+struct BinomDd {
+    k: f64,
+    p: Dd,
+    q: Dd,
+    lp: Dd,
+    lq: Dd,
+}
+
+impl BinomDd {
+    /// None for ε0 > 700 (e^{−ε0} leaves the range of `exp_dd`; the double path is used).
+    fn new(eps0: f64, k: f64) -> Option<BinomDd> {
+        if !(eps0 <= 700.0) {
+            return None;
+        }
+        let e = exp_dd(Dd::from_f64(-eps0)); // e^{−ε0}
+        let one_e = e.add_f(1.0);
+        let l1 = log1p_dd(e); // ln(1 + e^{−ε0})
+        Some(BinomDd {
+            k,
+            p: Dd::from_f64(1.0) / one_e,
+            q: e / one_e,
+            lp: -l1,
+            lq: -(l1.add_f(eps0)),
+        })
+    }
+
+    /// (ln P_x, bound on its absolute error), P_x = C(k, x) p^x q^(k−x), integer 0 ≤ x ≤ k:
+    /// Loader's saddle point (as `log_binom_pmf_dev`) with the deviances, ln and sums in
+    /// double-double and d = x − kp formed from the double-double kp (exact to 2^-104·kp).
+    fn log_pmf(&self, x: f64) -> (Dd, f64) {
+        let n = self.k;
+        if x == 0.0 {
+            let v = self.lq.mul_f(n);
+            return (v, DD_REL * v.hi.abs());
+        }
+        if x == n {
+            let v = self.lp.mul_f(n);
+            return (v, DD_REL * v.hi.abs());
+        }
+        let xd = Dd::from_f64(x);
+        let m1 = self.p.mul_f(n);
+        let d1 = xd - m1;
+        let (b1, e1) = bd0_dd(x, m1, d1, xd + m1);
+        let x2 = n - x; // exact: integers < 2^53
+        let m2 = self.q.mul_f(n);
+        let (b2, e2) = bd0_dd(x2, m2, -d1, Dd::from_f64(x2) + m2);
+        let st = stirlerr_f64(n) - stirlerr_f64(x) - stirlerr_f64(x2);
+        // ½ ln(2π x (n − x)/n) in double (x, n − x, n exact): three faithful logarithms
+        // (< 2u each), the constant (≤ u) and three sums (≤ u·Σ each), halved: ≤ 2.5u·Σ,
+        // Σ = ln 2π + |ln x| + |ln(n − x)| + ln n (≤ 2.4e-14 at n = 1e10)
+        let (la, lb, lc) = (x.ln(), x2.ln(), n.ln());
+        let lf = 0.5 * (((LN_2PI_DD.hi + la) + lb) - lc);
+        let elf = 3.0 * U * (LN_2PI_DD.hi + la.abs() + lb.abs() + lc.abs());
+        let v = (-(b1 + b2)).add_f(st - lf);
+        (
+            v,
+            STIRLERR_ERR + e1 + e2 + elf + U * (st - lf).abs() + DD_REL * v.hi.abs(),
+        )
+    }
+}
+
+/// 2^e·x (exact unless the result is subnormal: then one rounding, ≤ 2^-1075 absolute).
+fn scale2(x: f64, e: i64) -> f64 {
+    let p = |k: i64| f64::from_bits(((k + 1023) as u64) << 52);
+    let mut v = x;
+    let mut e = e;
+    while e > 1000 {
+        v *= p(1000);
+        e -= 1000;
+    }
+    while e < -1000 {
+        v *= p(-1000);
+        e += 1000;
+    }
+    v * p(e)
+}
 
 pub(super) fn check_eps_delta(eps0: f64, delta0: f64) -> Result<()> {
     if !(eps0 >= 0.0 && eps0.is_finite()) {
@@ -67,14 +166,12 @@ pub fn approx_dp_composition_delta(eps0: f64, delta0: f64, k: f64, eps: f64) -> 
     let lkeep = k * (-delta0).ln_1p(); // ln (1-δ0)^k
     let a = -lkeep.exp_m1();
     let b = lkeep.exp();
-    let mut lsum = f64::NEG_INFINITY;
+    let mut sum = 0.0f64;
     if eps0 > 0.0 && eps.is_finite() && b > 0.0 {
         let lp = -(-eps0).exp().ln_1p();
         let lq = -(eps0 + (-eps0).exp().ln_1p()); // −softplus(ε0), no overflow
         let lmag0 = 0.5 * (2.0 * std::f64::consts::PI * k).ln() + 1.0;
-        // Σ_j e^{lt_j − m}·mag_j: each term's error is ≤ 48 ulp of its magnitude, so the sum's
-        // relative error is ≤ 48 ulp of the magnitudes' weighted mean
-        let mut wmag = 0.0f64;
+        let bdd = BinomDd::new(eps0, k);
         let (p, q) = (lp.exp(), lq.exp());
         // x − k·p = (x − k/2) − (k/2)·tanh(ε0/2): exact first part, so the deviation from the
         // mean carries no k·ulp(p) error
@@ -103,20 +200,43 @@ pub fn approx_dp_composition_delta(eps0: f64, delta0: f64, k: f64, eps: f64) -> 
         };
         let mode = (k * p).floor();
         let lpmf = |j: f64| log_binom_pmf_dev(j, k, p, q, lp, lq, (j - 0.5 * k) - half_t);
-        // streaming log-sum-exp with Neumaier compensation
-        let (mut m, mut acc) = (f64::NEG_INFINITY, Neumaier::default());
-        let add = |lt: f64, m: &mut f64, acc: &mut Neumaier, wmag: &mut f64| {
-            if lt > *m {
-                let f = (*m - lt).exp();
-                acc.s *= f;
-                acc.c *= f;
-                *wmag *= f;
-                *m = lt;
-            }
-            let v = (lt - *m).exp();
-            *wmag += v * (lt.abs() + lmag0);
-            acc.add(v);
-        };
+        // The sum in units of 2^E (Neumaier-compensated), E = the nearest integer to
+        // ln(largest term)/ln 2 so far: a rescaling multiplies by a power of two (exact),
+        // and each term v = e^{lt − E ln 2} is formed from lt in double-double (lt − E·ln 2
+        // to ~2^-100 absolute, std's exp faithful, the product by 1 + lo): its relative error
+        // is ≤ 4u plus the absolute error `el` of lt, accumulated into `err` (same units).
+        // (The former log-sum-exp took m + ln Σ and its exponential in double: ~u·|m|
+        // relative each, and a 48-ulp-of-|ln T| margin on every term: 7e-12 at ln T ≈ −650.)
+        let mut acc = Neumaier::default();
+        let (mut e2, mut m, mut err) = (0i64, f64::NEG_INFINITY, 0.0f64);
+        let add =
+            |lt: Dd, el: f64, e2: &mut i64, m: &mut f64, acc: &mut Neumaier, err: &mut f64| {
+                if *m == f64::NEG_INFINITY || lt.hi > *m {
+                    *m = lt.hi;
+                }
+                let t = lt - LN2_DD.mul_f(*e2 as f64);
+                if acc.s == 0.0 || t.hi > 1.0 {
+                    let en = (lt.hi / std::f64::consts::LN_2).round() as i64;
+                    let sh = *e2 - en;
+                    acc.s = scale2(acc.s, sh);
+                    acc.c = scale2(acc.c, sh);
+                    // a rescaled value that turns subnormal loses ≤ 2^-1075 (s, c, err: 3 of them,
+                    // in units where the new largest term is ≥ ½)
+                    *err = scale2(*err, sh) + 3.0 * 5e-324;
+                    *e2 = en;
+                    let t = lt - LN2_DD.mul_f(en as f64);
+                    let v = t.hi.exp() * (1.0 + t.lo);
+                    *err += v * (el + 4.0 * U) + 5e-324;
+                    acc.add(v);
+                    return;
+                }
+                let v = t.hi.exp() * (1.0 + t.lo);
+                // an underflowed term (< 2^-1074 units) is counted by the 5e-324
+                *err += v * (el + 4.0 * U) + 5e-324;
+                acc.add(v);
+            };
+        // the double path's error model (measured ≤ 32 ulp of the magnitude for the log-pmf)
+        let el_double = |lt: f64| EPS48 * (lt.abs() + lmag0) * (1.0 + 1e-3);
         let mut j = jmin;
         // Far below the mode (j < mode − 40σ − 40) the terms are skipped and bounded instead
         // (the loop was O(k): ~5 s at k = 1e8, hours at k = 1e12): each term is ≤ its pmf P_j,
@@ -128,7 +248,8 @@ pub fn approx_dp_composition_delta(eps0: f64, delta0: f64, k: f64, eps: f64) -> 
             if rho < 1.0 {
                 let lb = lpmf(j0) + (rho / (1.0 - rho)).ln() + 1e-6;
                 if lb > f64::NEG_INFINITY {
-                    add(lb, &mut m, &mut acc, &mut wmag);
+                    // an upper bound already (its 1e-6 covers the double log-pmf's error)
+                    add(Dd::from_f64(lb), 0.0, &mut e2, &mut m, &mut acc, &mut err);
                 }
                 j = j0;
             }
@@ -137,12 +258,31 @@ pub fn approx_dp_composition_delta(eps0: f64, delta0: f64, k: f64, eps: f64) -> 
             let x = xj(j);
             if x < 0.0 {
                 let lpj = lpmf(j);
-                let lt = lpj + log1mexp(x);
+                let l1 = log1mexp(x);
+                let lt = lpj + l1;
                 if lt == f64::NEG_INFINITY {
                     j += 1.0; // (a pmf that underflows its own log: q = 0 for ε0 > 745)
                     continue;
                 }
-                add(lt, &mut m, &mut acc, &mut wmag);
+                match &bdd {
+                    // (a term below e^{−25} of the largest so far keeps the double path: its
+                    // share of the sum is ≤ e^{−25}, the 48 ulp then ≤ 1e-24 relative)
+                    Some(bd) if (lt.abs() > DD_FROM || k - j < 0.25 * k) && lt > m - 25.0 => {
+                        // ln(1 − e^x) in double: ≤ 3u + 2u|·| for the kernels, and the
+                        // rounding of x (≤ u|x|) moves it by ≤ u|x|e^x/(1 − e^x) ≤ u
+                        let (lpd, el) = bd.log_pmf(j);
+                        let el = el + 4.0 * U + 4.0 * U * l1.abs();
+                        add(lpd.add_f(l1), el, &mut e2, &mut m, &mut acc, &mut err);
+                    }
+                    _ => add(
+                        Dd::from_f64(lt),
+                        el_double(lt),
+                        &mut e2,
+                        &mut m,
+                        &mut acc,
+                        &mut err,
+                    ),
+                }
                 if j > mode + 1.0 && j < k {
                     // the rest: Σ_{i>j} T_i ≤ Σ_{i>j} P_i ≤ P_j·ρ'/(1 − ρ'), ρ' = P_{j+1}/P_j
                     // < 1 past the mode (ratios decrease); stop once that is e^{−60} of the
@@ -152,7 +292,7 @@ pub fn approx_dp_composition_delta(eps0: f64, delta0: f64, k: f64, eps: f64) -> 
                         let lr = lpj + (rho / (1.0 - rho)).ln() + 1e-6;
                         if lr < m - 60.0 {
                             if lr > f64::NEG_INFINITY {
-                                add(lr, &mut m, &mut acc, &mut wmag);
+                                add(Dd::from_f64(lr), 0.0, &mut e2, &mut m, &mut acc, &mut err);
                             }
                             break;
                         }
@@ -162,10 +302,18 @@ pub fn approx_dp_composition_delta(eps0: f64, delta0: f64, k: f64, eps: f64) -> 
             j += 1.0;
         }
         if acc.s > 0.0 {
-            lsum = m + acc.value().ln() + EPS48 * (wmag / acc.s) * (1.0 + 1e-3);
+            // the compensated sum of positive terms is within 2u + O(N u²) of Σ v; the
+            // terms' own errors are in `err` (first order: each ≤ 1e-12 relative)
+            let sv = add_up(
+                add_up(acc.value(), err * (1.0 + 1e-3)),
+                3.0 * U * acc.s.abs(),
+            );
+            sum = scale2(sv, e2);
         }
     }
-    let d = a + b * lsum.exp();
+    // the last roundings (a, b within a few ulp each; the 2^-1074 of a subnormal sum) are
+    // covered by `up` (2^-46 relative + 4·2^-1074)
+    let d = a + b * sum;
     Ok(up(d).min(1.0))
 }
 
@@ -185,7 +333,15 @@ pub fn approx_dp_composition_epsilon(eps0: f64, delta0: f64, k: f64, delta: f64)
     // all finite losses are ≤ k·ε0: δ(k ε0) is the atom part alone
     let mut hi = up(k * eps0);
     if f(hi) > delta {
-        return Ok(f64::INFINITY);
+        // The certified δ(kε0) = up(atom) is 2^-46 above the atom; when the atom itself is
+        // ≤ δ (decided in double-double below), the exact δ(ε) = atom ≤ δ for ε ≥ kε0, so kε0
+        // (rounded up) is a sound ε — and 0 when ε0 = 0 (every loss is 0: δ(ε) = atom for all
+        // ε ≥ 0). (It returned +∞ when the atom was below δ by less than 2^-46 relative.)
+        return Ok(match atom_at_most(delta0, k, delta) {
+            Some(true) if eps0 == 0.0 => 0.0,
+            Some(true) => hi,
+            _ => f64::INFINITY,
+        });
     }
     let mut lo = 0.0f64;
     for _ in 0..2100 {
@@ -200,6 +356,33 @@ pub fn approx_dp_composition_epsilon(eps0: f64, delta0: f64, k: f64, delta: f64)
         }
     }
     Ok(hi)
+}
+
+/// Whether the atom 1 − (1−δ0)^k is ≤ δ (δ in (0, 1)): ⇔ k·ln(1−δ0) ≥ ln(1−δ), both sides in
+/// double-double (log1p_dd / ln_dd: relative error ~2^-100; the product by the integer k adds
+/// ~2^-104), compared with a margin of 2^-90 of their magnitudes. `None` when the two sides
+/// are within the margin (undecided: the caller stays conservative).
+fn atom_at_most(delta0: f64, k: f64, delta: f64) -> Option<bool> {
+    if delta0 >= 1.0 {
+        return Some(false); // atom = 1 > δ
+    }
+    if delta0 == 0.0 {
+        return Some(true); // atom = 0
+    }
+    let l1 = log1p_dd(Dd::from_f64(-delta0)).mul_f(k);
+    let l2 = log1p_dd(Dd::from_f64(-delta));
+    let d = l1 - l2;
+    let m = (l1.hi.abs() + l2.hi.abs()) * 8.077_935_669_463_161e-28; // 2^-90
+    if !(d.hi.is_finite() && m.is_finite()) {
+        return None;
+    }
+    if d.hi > m {
+        Some(true)
+    } else if d.hi < -m {
+        Some(false)
+    } else {
+        None
+    }
 }
 
 /// The single-point route of multi-epoch composition (Sordello–Bu–Dong §5): for each candidate

@@ -20,6 +20,7 @@
 
 pub mod dpsgd;
 pub mod gdp;
+mod gdp_edges;
 pub mod kov;
 pub mod pld;
 pub mod sampled;

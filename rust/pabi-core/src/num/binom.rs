@@ -25,6 +25,11 @@
 //! on integers (checked by a test; the `f64` one also accepts non-integers).
 
 use super::consts::LN_2PI;
+use super::dd::{ln_dd, Dd};
+
+/// Relative error of the double-double quantities of [`bd0_dd`] (2^-100 per operation, a few
+/// dozen of them; the series' cut is bounded apart): a generous bound.
+const DD_REL: f64 = 1.0e-28;
 
 /// stirlerr(n) for n = 0..15 as written in `rdp.rs`: entry 14 (0.005951370112758848) is one
 /// ulp **above** the correctly rounded value (see [`STIRLERR_NEAREST`]); every other entry is
@@ -126,6 +131,35 @@ fn bd0_series(x: f64, d: f64, s: f64) -> f64 {
         acc = next;
     }
     acc
+}
+
+/// bd0(x, M) = x ln(x/M) + M − x in double-double, given d = x − M and s = x + M, with a bound
+/// on its absolute error (the double-double twin of [`bd0_ratio`], for the KOV composition's
+/// log-pmf; [`DD_REL`] covers the double-double operations' relative error).
+pub fn bd0_dd(x: f64, m: Dd, d: Dd, s: Dd) -> (Dd, f64) {
+    if d.hi.abs() < 0.1 * s.hi {
+        // d·v + Σ_{j≥1} 2x·v^{2j+1}/(2j + 1), v = d/s, v² < 0.01: the series terms have
+        // the sign of d, the first is ≤ (2/3)|v| ≤ 0.07 of d·v ≥ 0 (2x ≤ 2s), and they fall
+        // by ≥ 100 per step; cut below 1e-24 of the sum (the remainder is ≤ 0.0102 of the
+        // last term)
+        let v = d / s;
+        let v2 = v.sqr();
+        let mut acc = d * v;
+        let mut ej = v.mul_f(2.0 * x);
+        for j in 1..200 {
+            ej = ej * v2;
+            let t = ej.div_f((2 * j + 1) as f64);
+            acc = acc + t;
+            if t.hi.abs() <= 1e-24 * acc.hi.abs() {
+                break;
+            }
+        }
+        (acc, (DD_REL + 2e-24) * acc.hi.abs())
+    } else {
+        let xl = ln_dd(Dd::from_f64(x) / m).mul_f(x);
+        let b = xl - d;
+        (b, DD_REL * (xl.hi.abs() + d.hi.abs()))
+    }
 }
 
 /// Deviance bd0(x, M) = x ln(x/M) + M − x ≥ 0, given x, d = x − M, s = x + M and

@@ -6,6 +6,7 @@
 //! ε = c + 2√(c ln(1/δ)). The proposition is reconstructed (its extracted text lost the
 //! formulas); the reconstruction is in `docs/derivations/pnsgd.md`.
 
+#![allow(clippy::neg_cmp_op_on_partial_ord)] // `!(x > 0.0)`-style checks also catch NaN
 use crate::dd::Dd;
 use crate::error::Result;
 use crate::gd::{step_contraction, StepContraction};
@@ -17,7 +18,8 @@ use super::inverse::bisect_bits;
 use super::params::{check_eps, check_model, check_target, RdpParams};
 use super::LOG_REL;
 use super::{drive, PAR_DELTA};
-use crate::num::round::{log_up_rel, prob_up, rel_dn, rel_err, rel_up, EPS4, HALF_ULP_ONE};
+use crate::num::round::{log_up_rel, rel_dn, rel_err, rel_up, EPS4, HALF_ULP_ONE};
+use crate::rdp::conversion_prob::exp_prob_up;
 use crate::setup::check_broadcast;
 
 /// x = 1 − M² of the RDP slope with ln(1 − x) = ln M² as a double-double.
@@ -161,8 +163,62 @@ pub fn rdp_slope(max_grad_norm: f64, sigma: f64, cm: &RdpM, k: f64) -> f64 {
     (base * f) * (1.0 + rel_err(0.5 * ulps))
 }
 
-/// (ln c_i, c_i) for element j.
-fn rdp_slope_at(p: &RdpParams, j: usize) -> Result<(f64, f64)> {
+/// The slope c of [`rdp_slope`] as a double-double with a bound ρ of its relative error
+/// (|c_dd − c| ≤ ρ·c), for the conversion's (ε − c)²/(4c): an error ρ of c moves ln δ_B by
+/// ρ·(ε − c)/2·(1 + (ε − c)/(2c)) ≈ ρ·√(c·ln(1/δ)), which made the ~10 ulps of the double c
+/// cost 1.3e-10 relative in δ_B at c ≈ 1e10 (found 2026-11-28). c = 2(L/σ)²·f with f = 1 at
+/// k = 0 (x/(1 − M²) = 1 exactly), 1/(k + 1) at M = 1, else f = expm1(ℓ)·e^{kℓ}/expm1((k+1)ℓ)
+/// with ℓ = ln M² of [`RdpM`] (x = −expm1(ℓ)): the double-double operations and elementary
+/// functions cost < 2^-90 in all (exp_dd: (|kℓ| + 8)·2^-104 ≤ 2^-94 on |kℓ| ≤ 700), and the
+/// error `l1_err` of ℓ moves ln f by ≤ B·l1_err, B = 1/expm1(|ℓ|) + k + (k+1)/expm1((k+1)|ℓ|)
+/// (the three terms' derivatives, for either sign of ℓ), taken twice. None where c is outside
+/// [1e-200, 1e200], |(k+1)ℓ| > 700, or the bound is not below 1e-6 (the double path is used).
+pub(super) fn rdp_slope_dd(max_grad_norm: f64, sigma: f64, cm: &RdpM, k: f64) -> Option<(Dd, f64)> {
+    if max_grad_norm == 0.0 {
+        return None;
+    }
+    let base = Dd::from_f64(max_grad_norm).div_f(sigma).sqr().mul_f(2.0);
+    let (f, ferr) = if cm.x == 0.0 {
+        (Dd::from_f64(1.0) / Dd::from_f64(k).add_f(1.0), 0.0)
+    } else if k == 0.0 {
+        (Dd::from_f64(1.0), 0.0)
+    } else if cm.l1.hi == f64::NEG_INFINITY {
+        return None; // M = 0 with k > 0: c = 0
+    } else {
+        let l = cm.l1;
+        let t0 = l.mul_f(k);
+        let t1 = t0 + l;
+        if !(t1.hi.abs() <= 700.0 && t0.hi.abs() <= 700.0) {
+            return None;
+        }
+        let a = l.hi.abs();
+        let b = 1.0 / a.exp_m1() + k + (k + 1.0) / ((k + 1.0) * a).exp_m1();
+        (
+            crate::dd::expm1_dd(l) * crate::dd::exp_dd(t0) / crate::dd::expm1_dd(t1),
+            2.0 * b * cm.l1_err,
+        )
+    };
+    let c = base * f;
+    let rho = 2f64.powi(-90) + ferr;
+    if (1e-200..=1e200).contains(&c.hi) && rho < 1e-6 {
+        Some((c, rho))
+    } else {
+        None
+    }
+}
+
+/// The slope of element j as the conversions use it: ln c and c rounded up ([`rdp_log_slope`],
+/// [`rdp_slope`]) and, where available, c as a double-double with its relative error bound
+/// ([`rdp_slope_dd`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Slope {
+    pub lc: f64,
+    pub c: f64,
+    pub dd: Option<(Dd, f64)>,
+}
+
+/// The slope of element j ([`Slope`]).
+fn rdp_slope_at(p: &RdpParams, j: usize) -> Result<Slope> {
     let c = step_contraction(
         at(p.lr, j),
         p.smoothness.map(|b| at(b, j)),
@@ -172,7 +228,54 @@ fn rdp_slope_at(p: &RdpParams, j: usize) -> Result<(f64, f64)> {
     let k = at(p.n, j) - at(p.index, j);
     let (l, s) = (at(p.max_grad_norm, j), at(p.sigma, j));
     let cm = RdpM::new(&c);
-    Ok((rdp_log_slope(l, s, &cm, k), rdp_slope(l, s, &cm, k)))
+    Ok(Slope {
+        lc: rdp_log_slope(l, s, &cm, k),
+        c: rdp_slope(l, s, &cm, k),
+        dd: rdp_slope_dd(l, s, &cm, k),
+    })
+}
+
+/// ln δ_B(ε) from the double-double slope (c, ρ): −(ε − c↑)²/(4c↑) with c↑ = c(1 + ρ)·(1 +
+/// 1e-6·ρ) ≥ the exact c ((ε − c)²/(4c) decreases in c below ε), d = ε − c↑ and the quotient
+/// in double-double (relative error < 2^-98 however much ε and c cancel), rounded toward 0
+/// (h.hi where h.lo shows the exact quotient above it, else one double down: ≤ 1 ulp).
+/// None (the double path decides) where d is outside [1e-130, 1e130] (squares under- or
+/// overflowing) or the quotient below 1e-280.
+fn rdp_log_delta_dd(eps: f64, c: Dd, rho: f64) -> Option<f64> {
+    let cu = c.add_f(c.hi * (rho * 1.000_001));
+    let d = Dd::from_f64(eps) - cu;
+    if !(d.hi.abs() <= 1e130) {
+        return None; // (NaN too)
+    }
+    if !(d.hi > 0.0) {
+        return Some(0.0);
+    }
+    if d.hi < 1e-130 {
+        return None;
+    }
+    let h = d.sqr() / cu.mul_f(4.0);
+    if !(h.hi >= 1e-280) {
+        return None;
+    }
+    let q = if h.lo > h.hi * 2f64.powi(-96) {
+        h.hi
+    } else {
+        h.hi.next_down()
+    };
+    Some(-q)
+}
+
+/// [`rdp_log_delta_one`] with the double-double slope where it has one.
+#[inline]
+pub(super) fn rdp_log_delta_s(eps: f64, s: &Slope) -> f64 {
+    if s.lc != f64::NEG_INFINITY {
+        if let Some((c, rho)) = s.dd {
+            if let Some(v) = rdp_log_delta_dd(eps, c, rho) {
+                return v;
+            }
+        }
+    }
+    rdp_log_delta_one(eps, s.lc, s.c)
 }
 
 /// ln δ_B(ε) = −(ε − c)²/(4c) for ε > c, else 0 (rounded up); `lc` = ln c, `c_val` = c.
@@ -288,22 +391,22 @@ pub fn rdp_delta(eps: &[f64], p: RdpParams, out: &mut [f64], log: bool) -> Resul
     let len = out.len();
     check_broadcast(len, &[("eps", eps.len())])?;
     check_eps(eps)?;
-    map_slopes(&p, out, |j, (lc, c)| {
-        let l = rdp_log_delta_one(at(eps, j), lc, c);
+    map_slopes(&p, out, |j, s| {
+        let l = rdp_log_delta_s(at(eps, j), &s);
         if log {
             l
         } else {
-            prob_up(l)
+            exp_prob_up(l)
         }
     })
 }
 
-/// `f(j, (ln c_j, c_j))` into every element j of `out`, c_j the slope of `p` at j
+/// `f(j, slope_j)` into every element j of `out`, slope_j the slope of `p` at j
 /// ([`rdp_slope_at`]; the model's arguments checked first).
 fn map_slopes(
     p: &RdpParams,
     out: &mut [f64],
-    f: impl Fn(usize, (f64, f64)) -> f64 + Sync,
+    f: impl Fn(usize, Slope) -> f64 + Sync,
 ) -> Result<()> {
     check_model(&p.model(), Some(p.sigma), out.len())?;
     drive(out, PAR_DELTA, |j0, o| {
@@ -321,18 +424,29 @@ fn map_slopes(
 /// non-increasing in ε to the ulp: a composition of monotone roundings). Sound: δ_B ≥ the
 /// exact δ, so δ_B(ε) ≤ target implies the exact δ at ε is, and ε ≥ the exact inverse.
 /// Normal targets are compared in value space; subnormal ones on ln δ ≤ ln(target)·(1 + 4 ulp).
+#[cfg(test)]
 pub(super) fn rdp_epsilon_one(target: f64, lc: f64, c: f64) -> f64 {
+    rdp_epsilon_s(target, &Slope { lc, c, dd: None })
+}
+
+/// [`rdp_epsilon_one`] with the double-double slope where it has one (the δ_B of
+/// [`rdp_log_delta_s`], as [`rdp_delta`] returns it). Near δ = 1 the certified δ_B is e^{ln δ_B}
+/// rounded up to (almost always) the least double above it ([`exp_prob_up`]): with the former
+/// 2^-46 relative margin (128 doubles below 1) the ε at δ = 1 − 2^-53 needed ln(1/δ_B) ≈
+/// 129·2^-53, i.e. ε − c √129 ≈ 11 times the exact 2√(c·ln(1/δ)).
+pub(super) fn rdp_epsilon_s(target: f64, s: &Slope) -> f64 {
+    let (lc, c) = (s.lc, s.c);
     if lc == f64::NEG_INFINITY {
         return 0.0; // c = 0: δ_B = 0 at every ε ≥ 0
     }
     let log = target < f64::MIN_POSITIVE;
     let lt = rel_dn(vmath::ln(target), LOG_REL);
     let ok = |x: f64| {
-        let l = rdp_log_delta_one(x, lc, c);
+        let l = rdp_log_delta_s(x, s);
         if log {
             l <= lt
         } else {
-            prob_up(l) <= target
+            exp_prob_up(l) <= target
         }
     };
     // c + 2√(c ln(1/δ)) with the root as exp(½(ln c + ln ln(1/δ))) (c may underflow)
@@ -379,11 +493,11 @@ pub fn rdp_epsilon(target: &[f64], p: RdpParams, out: &mut [f64]) -> Result<()> 
     let len = out.len();
     check_broadcast(len, &[("delta", target.len())])?;
     check_target(target)?;
-    map_slopes(&p, out, |j, (lc, c)| rdp_epsilon_one(at(target, j), lc, c))
+    map_slopes(&p, out, |j, s| rdp_epsilon_s(at(target, j), &s))
 }
 
 /// The RDP slope c_i of Asoodeh–Diaz–Calmon Proposition 1 (PNSGD is (α, α c_i)-RDP, i.e.
 /// c_i-zCDP, for record i), rounded up, elementwise.
 pub fn rdp_slope_values(p: RdpParams, out: &mut [f64]) -> Result<()> {
-    map_slopes(&p, out, |_, (_, c)| c)
+    map_slopes(&p, out, |_, s| s.c)
 }

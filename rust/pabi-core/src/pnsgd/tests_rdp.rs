@@ -5,7 +5,7 @@ use crate::gd::step_contraction;
 
 use super::rdp_comparison::{rdp_epsilon_one, rdp_log_delta_one};
 use super::{rdp_log_slope, rdp_slope, RdpM};
-use crate::num::round::prob_up;
+use crate::rdp::conversion_prob::exp_prob_up as prob_up;
 
 /// The strongly convex example (k·x/(1 − x) ≈ 6400): c_i ≥ the exact
 /// 1.0996323084801524e-143 (mpmath, 50 digits) and within 1e-14; it was 1.1e-12 below when
@@ -88,4 +88,47 @@ fn rdp_log_delta_tiny_slope() {
     // below c, and c underflowed far below ε: ln δ finite, −MAX where it overflows
     assert_eq!(rdp_log_delta_one(1e-321, 1e-320f64.ln(), 1e-320), 0.0);
     assert_eq!(rdp_log_delta_one(1.0, -5000.0, 2e-323), -f64::MAX);
+}
+
+/// The double-double slope of the conversion (found 2026-11-28: the ~10 ulps of the double c
+/// cost ρ·√(c·ln(1/δ)) ≈ 2.8e-9 relative in δ_B at c = 7.5e9). Against mpmath (60 digits):
+/// the strongly convex example above (k = 79, x ≤ ½ form of ln M²) and k = 10 at
+/// η = 0.3, β = 2, ρ = 1e-3, L = 3, σ = 0.5 (c = 6.525839779249608310072000052478), each
+/// within its bound ρ ≤ 2^-80; and at k = 0, c = 2(L/σ)² = 7492089750.062877095368391867 whose
+/// δ_B at ε = 7494770362.220244 is 7.358274706884692544e-105 (ln: −239.76...): within 1e-13.
+#[test]
+#[allow(clippy::excessive_precision)]
+fn rdp_slope_double_double() {
+    use super::rdp_comparison::{rdp_log_delta_s, rdp_slope_dd, Slope};
+    use crate::dd::Dd;
+    let chk = |cd: (Dd, f64), hi: f64, lo: f64| {
+        let (c, rho) = cd;
+        assert!(rho < 2f64.powi(-80), "{rho:e}");
+        let err = (c - Dd::new(hi, lo)).to_f64() / hi;
+        assert!(err.abs() < 1e-28, "{err:e}");
+    };
+    let ex = step_contraction(
+        0.479_205_791_304_832_65,
+        Some(2.317_021_061_480_099),
+        1.856_551_203_901_308,
+    )
+    .unwrap();
+    let cd = rdp_slope_dd(100.0, 0.01, &RdpM::new(&ex), 79.0).unwrap();
+    // 1.099632308480152375536853213855684617625e-143 as hi + lo
+    chk(cd, 1.099_632_308_480_152_3e-143, 7.777_713_778_892_635e-160);
+    let m = step_contraction(0.3, Some(2.0), 1e-3).unwrap();
+    let cd = rdp_slope_dd(3.0, 0.5, &RdpM::new(&m), 10.0).unwrap();
+    chk(cd, 6.525_839_779_249_608, -3.108_863_773_972_179e-17);
+    // k = 0 (the hunt's case; σ, L as given, M irrelevant)
+    let (l, s) = (84.068_694_523_147_57, 0.001_373_560_571_078_571_8);
+    let m0 = step_contraction(0.001_917_857_931_192_532_4, Some(521.4), 521.4).unwrap();
+    let cm = RdpM::new(&m0);
+    let slope = Slope {
+        lc: rdp_log_slope(l, s, &cm, 0.0),
+        c: rdp_slope(l, s, &cm, 0.0),
+        dd: rdp_slope_dd(l, s, &cm, 0.0),
+    };
+    let v = prob_up(rdp_log_delta_s(7_494_770_362.220_244, &slope));
+    let exact = 7.358_274_706_884_692_5e-105;
+    assert!(v >= exact && v / exact - 1.0 < 1e-13, "{v:e}");
 }

@@ -231,6 +231,7 @@ mod tests {
     /// steps below). Now ≥ the exact value and within 20 subnormal steps (`TINY` per term and
     /// once more for the sum).
     #[test]
+    #[allow(clippy::type_complexity, clippy::excessive_precision)]
     fn holder_composition_subnormal_divergences() {
         let s = 5e-324;
         let c = OrderMap::Corrected;

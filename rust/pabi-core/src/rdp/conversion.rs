@@ -4,9 +4,10 @@
 //! (the integral bound derived in docs/derivations/rdp.md).
 
 use super::checks::{check_alpha, gt1};
+use super::conversion_prob::exp_prob_up;
 use crate::error::{PabiError, Result};
 use crate::num::logspace::{log1mexp_std, log_add_exp_std, log_expm1_std, softplus_std};
-use crate::num::round::{exp_up_1ulp, up_order};
+use crate::num::round::up_order;
 use crate::num::HALF_ULP_ONE;
 
 /// RDP → (ε, δ) conversion rule.
@@ -95,8 +96,9 @@ impl ConvOrder {
     /// Upper bound of δ(ε) at this order, a non-increasing function of ε by construction: every
     /// operation is one rounding to nearest followed by `f64::next_up` (an upper bound of the
     /// exact result, non-decreasing in the rounded one; each monotone), the constants
-    /// are rounded in the direction that raises δ, and e^x is [`exp_up_1ulp`] (std's exp one
-    /// double up, two below a power of two: ≥ e^x, non-decreasing in x).
+    /// are rounded in the direction that raises δ, and e^x is [`exp_prob_up`] (≥ e^x,
+    /// non-decreasing in x, ≤ 1: the least double above e^x on [−0.287, 0], std's exp one
+    /// double up below).
     /// A zero RDP value means D_α = 0, i.e. equal distributions: δ = 0 at every ε ≥ 0.
     fn delta(&self, eps: f64, rule: Conversion) -> f64 {
         if self.r == 0.0 {
@@ -110,11 +112,10 @@ impl ConvOrder {
                 cks.min(self.kl_up)
             }
         };
-        if ld >= 0.0 {
-            1.0
-        } else {
-            exp_up_1ulp(ld).min(1.0)
-        }
+        // e^{ld} rounded up to (almost always) the least double above it near δ = 1, where
+        // each double of looseness costs ~100 % of 1 − δ (the inversion's ε paid it through
+        // dε/dδ: 1.5e-5 relative at δ = 1 − 3.6e-12 with exp_up_1ulp); exp_up_1ulp below ¾
+        exp_prob_up(ld)
     }
 
     /// The smallest double ε ≥ 0 with [`ConvOrder::delta`](ε) ≤ δ (+inf if none): by
@@ -463,21 +464,25 @@ fn profile_to_rdp_checked(alpha: f64, eps: &[f64], delta: &[f64]) -> f64 {
         // the cell [ε_j, ε_j + h] with h rounded up covers [ε_j, ε_{j+1}] (a larger cell only
         // adds a positive integrand)
         let (e0, h) = (eps[j], (eps[j + 1] - eps[j]).next_up());
-        // ln ∫_0^h e^{(α−1)t} dt = ln(expm1(x)/(α − 1)), x = (α − 1)h; below 1e-8 (where x may
-        // underflow and log_expm1_std(x) would be −inf) ln h + x, an upper bound (ln(expm1(x)/x)
-        // ≤ x/2 + x²/24 ≤ x)
+        // ln ∫_0^h e^{(α−1)t} dt = ln(expm1(x)/(α − 1)), x = (α − 1)h; below 1e-4 (where x may
+        // underflow and log_expm1_std(x) would be −inf, and ln x − ln(α − 1) cancels near α = 1)
+        // ln h + x/2 + x²/24, an upper bound (ln(expm1(x)/x) = x/2 + x²/24 − x⁴/2880 + ...,
+        // alternating with decreasing terms: the omitted ≤ 4e-20). The former ln h + x was x/2
+        // too large: 4.6e-9 relative in the RDP at α − 1 = 4e-10 with a cell of 20 (and with a
+        // cell of 1e-9 at α = 10 through the ln h of the second integral).
         let x1 = am1 * h;
         let i1 = am1 * e0
-            + if x1 < 1e-8 {
-                f64::ln(h) + x1
+            + if x1 < 1e-4 {
+                f64::ln(h) + x1 * (0.5 + x1 / 24.0)
             } else {
                 log_expm1_std(x1) - f64::ln(am1)
             };
-        // ln ∫_0^h e^{−αt} dt = ln((1 − e^{−y})/α), y = αh; below 1e-8 the upper bound ln h
+        // ln ∫_0^h e^{−αt} dt = ln((1 − e^{−y})/α), y = αh; below 1e-4 ln h − y/2 + y²/24,
+        // an upper bound (ln((1 − e^{−y})/y) is the series above at x = −y)
         let y = alpha * h;
         let i2 = -alpha * e0
-            + if y < 1e-8 {
-                f64::ln(h)
+            + if y < 1e-4 {
+                f64::ln(h) - y * (0.5 - y / 24.0)
             } else {
                 log1mexp_std(-y) - f64::ln(alpha)
             };
@@ -634,6 +639,7 @@ mod tests {
         // exp_up_1ulp against the former local e^x·(1 + 2^-51), next_up: never above it (a
         // tighter upper bound; the same bits where exp underflows to 0), and above e^x (exp_dd)
         use crate::dd::{exp_dd, Dd};
+        use crate::num::round::exp_up_1ulp;
         let former = |x: f64| (f64::exp(x) * (1.0 + 4.0 * HALF_ULP_ONE)).next_up();
         let mut x = -745.5;
         while x < 0.0 {

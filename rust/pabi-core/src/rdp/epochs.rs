@@ -91,7 +91,9 @@ pub(super) fn contraction_sensitivity_up(
         return TINY;
     }
     const LN2: f64 = std::f64::consts::LN_2;
+    #[allow(clippy::excessive_precision)]
     const LN2_HI: f64 = 6.931_471_803_691_238_164_9e-1; // 0x3fe62e42fee00000: 32 bits
+    #[allow(clippy::excessive_precision)]
     const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
     let n = (yh / LN2).round();
     let r = (yh - n * LN2_HI) - n * LN2_LO + yl;
@@ -186,6 +188,7 @@ mod tests {
     /// `pabi.reference.sensitivity_multi_epoch` at dps 50 (confirmed at 80). Before: 5.7448057e-315
     /// (−1.1e-8 relative, a truncated subnormal) and 0.0 (below the exact 1.47e-331).
     #[test]
+    #[allow(clippy::excessive_precision)]
     fn epochs_contraction_sensitivity_subnormal() {
         let v = sensitivity(
             148.412_627_206_364_85,

@@ -77,8 +77,9 @@
 //!
 //! The final logarithms are directed: scale + ln(s ± b) is moved by 4u(1 + |ln(s ± b)| +
 //! |scale + ln(s ± b)|) (ln 1 ulp, two additions), ln A = softplus(·)·(1 + 8u) (its ≤ 4u error).
-//! A_α is increasing in c, so `log_a_frac_up` evaluates at c·(1 + 4u) (≥ c/(1 − u)): the bound
-//! then also holds for the exact r²/2 of which its callers' c = fl(0.5·r·r) is a rounding.
+//! A_α is increasing in c, so `log_a_frac_up` evaluates at c·(1 + 4u) (≥ c/(1 − u)) when c is
+//! a rounding of the exact r²/2, and at the double-double c + c_lo (rounded up, ≤ 1 ulp, for
+//! the series; both parts in the quadrature's nodes) when the caller has it.
 //!
 //! Check (`series_error_bound_holds`, tests/golden/rdp_sgm_frac_bound.csv from
 //! tools/gen_rdp_frac_bound.py: exact ln(A − 1) by mpmath quadrature at 30 digits, as a
@@ -601,11 +602,28 @@ fn log_directed(scale: f64, x: f64, dir: f64) -> f64 {
 
 /// Upper bound on ln(A_α) (so (α − 1)ε(α)) for non-integer α > 1, 0 < q < 1, 0 < c < ∞,
 /// or None when the series would exceed the term cap and the quadrature is not applicable.
-pub(super) fn log_a_frac_up(alpha: f64, q: f64, c: f64) -> Option<f64> {
-    // A_α is increasing in c: evaluated at c(1 + 3u) (≥ c/(1 − u)), the bound also holds for
-    // the exact r²/2 of which the callers' c = fl(0.5·r·r) is a rounding
-    let c = c * (1.0 + 4.0 * U);
-    let plan = QuadPlan::new(alpha, q, c);
+///
+/// `c_lo`: `Some(lo)` when c + lo is the exact r²/2 to ~2^-100 relative (a double-double from
+/// `half_square_ratio`); `None` when c is a rounding of it (≤ 3u).
+pub(super) fn log_a_frac_up(alpha: f64, q: f64, c: f64, c_lo: Option<f64>) -> Option<f64> {
+    // A_α is increasing in c: with c a rounding, evaluated at c(1 + 4u) (≥ c/(1 − u)), so the
+    // bound also holds for the exact r²/2 of which the callers' c = fl(0.5·r·r) is a rounding.
+    // That inflation moved ln A by 4u·c·∂ln A/∂c ≈ 4u·c·α² (1.2e-12 at α = 238.5, z = 3.09):
+    // with the double-double c the quadrature evaluates at c + lo + 2e-30·c (above the exact
+    // value) and the series at that sum rounded up (≤ 1 ulp).
+    let (c, c_lo) = match c_lo {
+        Some(lo) => (c, lo + 2e-30 * c),
+        None => (c * (1.0 + 4.0 * U), 0.0),
+    };
+    let plan = QuadPlan::new(alpha, q, c, c_lo);
+    let c = {
+        let (s, e) = crate::num::dd::two_sum(c, c_lo);
+        if e > 0.0 {
+            s.next_up()
+        } else {
+            s
+        }
+    };
     // the cheaper method first (both are proven bounds): predicted costs in µs, measured
     if let Some(p) = &plan {
         let series_cost =

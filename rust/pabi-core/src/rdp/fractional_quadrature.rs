@@ -30,6 +30,7 @@
 //! is skipped when it would need > 20000 nodes.
 //!
 
+use crate::num::dd::{ln_dd, log1p_dd, two_sum, Dd};
 use crate::num::log_add_exp;
 use crate::num::logspace::Neumaier;
 use crate::num::round::U;
@@ -96,7 +97,7 @@ pub(super) fn expm1_minus_x(w: f64) -> (f64, f64) {
 /// None when it is not applicable (overflow, too many nodes).
 #[cfg(test)]
 pub(super) fn am1_quadrature_up(alpha: f64, q: f64, c: f64) -> Option<f64> {
-    QuadPlan::new(alpha, q, c)?.run(MAX_NODES as f64)
+    QuadPlan::new(alpha, q, c, 0.0)?.run(MAX_NODES as f64)
 }
 
 /// The step and tail parameters of the trapezoidal rule for one (α, q, c), and the predicted
@@ -117,10 +118,19 @@ pub(super) struct QuadPlan {
     a_max: f64,
     /// predicted extent of the sweeps divided by h
     nodes: f64,
+    /// ln q and ln((1 − q)/q) as double-doubles (~2^-100 relative), for the nodes where
+    /// (1 + y)^α dominates (`trapezoid`)
+    lq: Dd,
+    lr: Dd,
+    /// the low part of c (c + c_lo is evaluated)
+    c_lo: f64,
 }
 
 impl QuadPlan {
-    pub(super) fn new(alpha: f64, q: f64, c: f64) -> Option<QuadPlan> {
+    /// At c + c_lo (c_lo a small correction, |c_lo| ≤ 4u·c): the nodes use both parts (the step,
+    /// the tail and discretisation bounds c alone: their relative changes ~u·cX² are far
+    /// below their margins, the tails being ≤ 1e-19 of the sum and the total bound ×1.001).
+    pub(super) fn new(alpha: f64, q: f64, c: f64, c_lo: f64) -> Option<QuadPlan> {
         let beta = alpha - 1.0; // exact
         if !(beta > 0.0 && q > 0.0 && q < 1.0 && c > 0.0 && c.is_finite()) {
             return None;
@@ -134,7 +144,9 @@ impl QuadPlan {
             1.0
         };
         let ln_up_tail = c * kappa * (kappa - 1.0); // e^{cκ(κ−1)}: the upper tail's tilt
-        let norm = (c / std::f64::consts::PI).sqrt(); // density of μ0 = N(0, 1/(2c)) at 0
+                                                    // density of μ0 = N(0, 1/(2c)) at 0, times √(1 + c_lo/c) to first order (the
+                                                    // remainder ≤ (c_lo/c)²/8 ~ 1e-31)
+        let norm = (c / std::f64::consts::PI).sqrt() * (1.0 + 0.5 * c_lo / c);
         let sqrt2c = (2.0 * c).sqrt();
         let cq2 = c2 * q * q;
         // the strip of analyticity of the integrand in x: |Im x| < π/(2c)
@@ -173,6 +185,9 @@ impl QuadPlan {
             ln_up_tail,
             a_max,
             nodes: (x_hi + x_lo) / h,
+            c_lo,
+            lq: ln_dd(Dd::from_f64(q)),
+            lr: log1p_dd(Dd::from_f64(-q)) - ln_dd(Dd::from_f64(q)),
         })
     }
 
@@ -233,11 +248,55 @@ fn trapezoid(plan: &QuadPlan, h: f64) -> Option<(f64, f64, usize)> {
         rho,
         kappa,
         ln_up_tail,
+        lq,
+        lr,
+        c_lo,
         ..
     } = *plan;
     let node = |x: f64| -> Option<(f64, f64)> {
-        let t = c * (2.0 * x - 1.0);
+        // t = c(2x − 1) as t + t_lo (2x − 1 by TwoSum, the product's fma residual): the rounding
+        // of t had entered y = q·expm1(t) as u·t relative and g ≈ (1 + y)^α as α·u·t, and the
+        // rounding of c·x² the weight as u·cx² (x² is exact: x = k·h, k < 2^15, h 8 bits):
+        // with α ≈ 238 the bound was ~5e-12 relative (α·2u·t + 3u·w + 2u·cx² at t ≈ 25,
+        // w ≈ cx² ≈ 3000).
+        let (d, d_lo) = two_sum(2.0 * x, -1.0);
+        let t = c * d;
+        let t_lo = c.mul_add(d, -t) + c * d_lo + c_lo * d;
+        let xx = x * x;
+        let cx2 = c * xx;
+        let cx2_lo = c.mul_add(xx, -cx2) + c_lo * xx;
+        // Where z = (1 − q)e^{−t}/q ≤ 1 and w = β ln(1 + y) ≥ 45: f = h·norm·e^{α l − cx²}
+        // (1 − (1 + w)e^{−w}) + β·h(y)·w(x), with l = ln(1 + y) = ln q + t + ln_1p(z) and
+        // the exponent α l − cx² formed as a double-double (|α l|, cx² ~ 3000 cancel to
+        // ~−20 at α ≈ 238): f̂ = h·norm·e^{E_hi}(1 + E_lo) is above the first part, and the
+        // dropped (1 + w)e^{−w} and β·h(y)·w(x) ≤ w e^{−w}·f are ≤ (1 + 2w)e^{−w} f. Error of
+        // l: ln_1p 2u·ln_1p(z), z's 4.1u (exp, 1 + lo, product) times z/(1 + z) ≤ ½, the
+        // double-double parts ~1e-28(|ln q| + t); of f: α·dl + exp 2u + norm 3u + 5 products
+        // or sums + 1 + E_lo.
+        let ar = lr - Dd::new(t, t_lo);
+        if ar.hi <= 0.0 {
+            let z = f64::exp(ar.hi) * (1.0 + ar.lo);
+            let lz = f64::ln_1p(z);
+            let l = (lq + Dd::new(t, t_lo)).add_f(lz);
+            let w = beta * l.hi;
+            if w >= 45.0 {
+                let e = l.mul_f(alpha) - Dd::new(cx2, cx2_lo);
+                let f = h * norm * f64::exp(e.hi) * (1.0 + e.lo);
+                if !f.is_finite() {
+                    return None;
+                }
+                let dl = 2.0 * U * lz
+                    + 4.2 * U * z
+                    + 1e-28 * (lq.hi.abs() + lr.hi.abs() + t.abs() + 1.0);
+                let rel = alpha * dl
+                    + 1e-28 * (alpha * l.hi.abs() + cx2)
+                    + 12.0 * U
+                    + (1.0 + 2.0 * w) * f64::exp(-w) * 1.01;
+                return Some((f, f * rel * 1.0001));
+            }
+        }
         let em = f64::exp_m1(t);
+        let em = em + (1.0 + em) * t_lo;
         let y = q * em;
         let l = f64::ln_1p(y);
         let (hv, rh) = h_plogp(y, l);
@@ -258,15 +317,16 @@ fn trapezoid(plan: &QuadPlan, h: f64) -> Option<(f64, f64, usize)> {
         };
         let re1 = re1 + 3.0 * U * sens_w + 2.0 * U;
         let rg = (rh + U).max(re1) + U;
-        // error of y (2 roundings in t, expm1 ≤ 1 ulp with condition ≤ 1 + max(t, 0), product)
-        // through g: d ln g/d ln y = y·g'(y)/g, g' = α·expm1(w) = α(w + E1)
-        let dy = U * (5.0 + 2.0 * t.max(0.0));
+        // error of y (expm1 ≤ 1 ulp, the t_lo correction and its sum, the product; t's own
+        // rounding is corrected to O(u²t)) through g: d ln g/d ln y = y·g'(y)/g,
+        // g' = α·expm1(w) = α(w + E1)
+        let dy = U * 5.0 + 1e-30 * t * t;
         let sens_y = (y * alpha * (w + e1) / g).abs();
         let rg = rg + sens_y * dy;
-        // weight: exp of −c·x² (2 roundings), norm (3U)
-        let cx2 = c * x * x;
-        let wt = norm * f64::exp(-cx2);
-        let rw = U * (6.0 + 2.01 * cx2);
+        // weight: exp of −(cx² + its fma residual) (exp 1 ulp, 1 − residual, product; the
+        // residual's square ≤ u²cx²·cx² is covered by 1e-30·cx2²), norm (3U)
+        let wt = norm * (f64::exp(-cx2) * (1.0 - cx2_lo));
+        let rw = U * 8.0 + 1e-30 * cx2 * cx2;
         let f = h * wt * g;
         Some((f, f * (rg + rw + 3.0 * U)))
     };

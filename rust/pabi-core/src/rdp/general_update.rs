@@ -11,12 +11,13 @@
 //! the result is then within a few ulp of the exact value.
 
 use super::checks::pos;
-use super::logexp::log_mean_exp;
+use super::scalar::{frexp, ldexp_once};
 
 use crate::dd::{exp_dd, ln_dd, two_sum, Dd};
 use crate::error::{PabiError, Result};
 use crate::num::neumaier_sum;
-use crate::num::round::{rel_err, EPS2, EPS4};
+use crate::num::round::{rel_err, EPS2, EPS4, EPS8};
+use crate::num::TINY;
 
 /// Thm 3.6 bound on D_α(M(X')‖M(X)), translation-invariant form:
 /// (1/(α − 1))·mean_b ln mean_j exp[(‖Σ_i w_i‖² − Σ_i ‖w_i‖²)/(2σ²)], w_i = U(T_i) − U(V_b).
@@ -65,52 +66,104 @@ pub fn general_update_rdp(
     }
     crate::batch::check(outer, "updates_second", "finite", f64::is_finite)?;
     crate::batch::check(inner, "updates_first", "finite", f64::is_finite)?;
+    // Scaled differences w' = (u − v)·2^k with max|w'| ∈ [1/2, 1) (exact: the difference is rounded
+    // once, the power of two is exact but for w' below 2^-1022, see `ops`), and
+    // z = (Σ_k Σ_{i<i'} w'_ik w'_i'k)/σ'², σ' = σ·2^k = m_σ·2^{e_σ + k}, formed as
+    // (Σ/m_σ²)·2^{−2(e_σ + k)}. |w| ~ 1e-255 underflowed w² (an exact 0 where the bound is
+    // 1e-510 > 0) and |w| ~ 1e155 overflowed it (inf where the bound is 5e8). The cross-product
+    // form ‖Σw‖² − Σ‖w‖² = 2Σ_{i<i'} w_i·w_i' has no cancelling squares: a tuple with one non-zero
+    // difference has z = 0 and error 0 exactly (it gave 8e-147 where the bound is 0).
+    let mut maxw: f64 = 0.0;
+    for bi in 0..b {
+        let v = &outer[bi * d..(bi + 1) * d];
+        for (t, x) in inner[bi * j * a * d..(bi + 1) * j * a * d]
+            .iter()
+            .enumerate()
+        {
+            maxw = maxw.max((x - v[t % d]).abs());
+        }
+    }
+    if maxw == 0.0 {
+        return Ok(0.0); // every z is 0: the bound is exactly 0
+    }
+    let k = -frexp(maxw).1;
+    let (k1, k2) = (k / 2, k - k / 2);
+    let pow2 = |e: i64| f64::from_bits(((1023 + e) as u64) << 52);
+    let (sc1, sc2) = (pow2(k1), pow2(k2));
+    let (ms, es) = frexp(sigma);
+    let ms2 = ms * ms; // to nearest (½ ulp: inside c)
+    let ez = -2 * (es + k);
+    let mut nonzero = false; // some z or its error bound is not an exact 0
     let mut per_b = Vec::with_capacity(b);
     let mut err_sum = 0.0; // Σ_b of the error bounds of ln mean_j e^{z_j}
     let mut z = vec![0.0; j];
     let mut sw = vec![0.0; d];
     let mut sa = vec![0.0; d];
-    // z = (‖Σ w‖² − Σ‖w‖²)/(2σ²) cancels; its rounding error is ≤ c·ε_m·(Σ_k(Σ_i|w_ik|)² + Σ‖w‖²)/(2σ²)
-    // with c = 2α + d + 4 (differences, the α-term sums, squares and the d-term sums)
-    let c = rel_err((2 * a + d + 4) as f64);
+    let mut zk = vec![0.0; d];
+    let mut mk = vec![0.0; d];
+    // per k, Σ_i w_i·(Σ_{i'<i} w_i') has ≤ 2α roundings (the prefix sums, the products and
+    // their sum) relative to Σ_i |w_i|·Σ_{i'<i}|w_i'|, the sum over k d more, the difference,
+    // the division and the scaling a few: c = 2α + d + 6 units. A product below 2^-1000 (one
+    // of its factors below ~2^-500: subnormal scaled differences or prefix sums) may lose
+    // 2^-1074 absolutely, and a scaled difference below 1e-300 α·2^-1075 in each product:
+    // then (α²d + 3αd + d + 4)·2^-1074 more (`ops`).
+    let c = rel_err((2 * a + d + 6) as f64);
+    let (af, df) = (a as f64, d as f64);
+    let ops = (af * af * df + 3.0 * af * df + df + 4.0) * 5e-324;
     for bi in 0..b {
         let v = &outer[bi * d..(bi + 1) * d];
         let mut zerr: f64 = 0.0;
         for (ji, zj) in z.iter_mut().enumerate() {
             sw.iter_mut().for_each(|x| *x = 0.0);
             sa.iter_mut().for_each(|x| *x = 0.0);
-            let mut sq = 0.0;
+            zk.iter_mut().for_each(|x| *x = 0.0);
+            mk.iter_mut().for_each(|x| *x = 0.0);
+            let mut tiny = false;
             for i in 0..a {
                 let off = ((bi * j + ji) * a + i) * d;
-                for k in 0..d {
-                    let w = inner[off + k] - v[k];
-                    sw[k] += w;
-                    sa[k] += w.abs();
-                    sq += w * w;
+                for kk in 0..d {
+                    let diff = inner[off + kk] - v[kk];
+                    let w = diff * sc1 * sc2;
+                    // a scaled difference below 1e-300 may have been rounded (or flushed) by
+                    // the scaling: ≤ 2^-1075, times |prefix| ≤ α
+                    tiny |= w.abs() < 1e-300 && diff != 0.0;
+                    let pr = w * sw[kk];
+                    let m = w.abs() * sa[kk]; // ≥ |pr|; sa = 0 iff every earlier w' is 0
+                    tiny |= m < 1e-300 && w != 0.0 && sa[kk] != 0.0;
+                    zk[kk] += pr;
+                    mk[kk] += m;
+                    sw[kk] += w;
+                    sa[kk] += w.abs();
                 }
             }
-            let tot: f64 = sw.iter().map(|x| x * x).sum();
-            let mag: f64 = sa.iter().map(|x| x * x).sum::<f64>() + sq;
-            *zj = (tot - sq) / s2;
-            zerr = zerr.max(c * mag / s2);
+            let zs: f64 = zk.iter().sum();
+            let mag: f64 = mk.iter().sum();
+            *zj = ldexp_signed(zs / ms2, ez);
+            let e = c * mag + if tiny { ops } else { 0.0 };
+            nonzero |= zs != 0.0 || e != 0.0;
+            zerr = zerr.max(ldexp_signed(e / ms2, ez));
         }
         if !(zerr.is_finite() && z.iter().all(|x| x.is_finite())) {
-            // the squared norms overflowed (|w|/σ beyond ~1e154): no finite bound is certified
+            // z beyond the double range (|w|/σ beyond ~1e154): no finite bound is certified
             return Ok(f64::INFINITY);
         }
-        let l = log_mean_exp(&z);
-        // log-mean-exp is 1-Lipschitz in the max norm of z; its own rounding ≤ 4 ulp of |l|
-        // plus a few ulp of max z on the shifted path
-        let zmax = z.iter().fold(0.0f64, |m, &x| m.max(x.abs()));
-        err_sum += zerr + EPS4 * (l.abs() + zmax);
+        // log-mean-exp is 1-Lipschitz in the max norm of z, plus its own rounding
+        let (l, lerr) = log_mean_exp_err(&z);
+        err_sum += zerr + lerr;
         per_b.push(l);
+    }
+    if !nonzero {
+        // every product w_i·w_i' was an exact 0 (no rounding, no underflow): so is the bound
+        return Ok(0.0);
     }
     let m = neumaier_sum(per_b.iter().copied()) / b as f64;
     let v = m / (alpha - 1) as f64;
     // the mean's own rounding (Neumaier: ~2 ulp of Σ|L_b|) and the division
     let sum_abs: f64 = per_b.iter().map(|x| x.abs()).sum();
     let err = (err_sum + EPS2 * sum_abs) / (b as f64 * (alpha - 1) as f64);
-    let res = v + err + EPS2 * v.abs();
+    // + TINY: the scaled z, their errors and the mean may have underflowed (rounded to nearest
+    // within the subnormals); maxw > 0 here
+    let res = v + err + EPS2 * v.abs() + TINY;
     if res.is_nan() {
         // sums of values near the overflow threshold: +inf, never NaN
         return Ok(f64::INFINITY);
@@ -129,6 +182,47 @@ pub fn general_update_rdp(
         }
     }
     Ok(res)
+}
+
+/// (ln mean_j e^{z_j}, a bound on its rounding error) for finite z. `log_mean_exp`'s
+/// log1p(mean expm1(z)) is exact only for z ≥ 0: for z = (−15.3, −18.1) its argument is
+/// −1 + 1.2e-7 and the result lost 3.4e-11 relative, below the bound this pass added (the
+/// result came out 3e-12 below the exact value).
+///
+/// * min z ≥ −1, max z ≤ 600: log1p(S/J), S = Σ expm1(z_j) (Neumaier). S/J carries
+///   ≤ (ε + 2u)A + u|S/J| ≤ 2εA, A = Σ|expm1 z|/J; log1p's slope is 1/mean e^z ≤ e: ≤ 6εA, plus
+///   its own ulp: error ≤ 8εA + 2ε|l|.
+/// * otherwise m + ln(Σ e^{z_j − m}/J), m = max z: term j carries ε + u|z_j − m| of itself,
+///   ≤ ε·e^{z−m} + u/e absolutely, the sum (≥ 1) 2u more: relative ≤ 2ε + Ju; ln and the sum
+///   with m ≤ 2ε(|l| + |m|): error ≤ 4ε(2 + J) + 2ε(|l| + |m|).
+fn log_mean_exp_err(z: &[f64]) -> (f64, f64) {
+    let jf = z.len() as f64;
+    let m = z.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let mn = z.iter().copied().fold(f64::INFINITY, f64::min);
+    if m <= 600.0 && mn >= -1.0 {
+        let t: Vec<f64> = z.iter().map(|&x| x.exp_m1()).collect();
+        let a: f64 = t.iter().map(|x| x.abs()).sum::<f64>() / jf;
+        let l = (neumaier_sum(t.iter().copied()) / jf).ln_1p();
+        (l, EPS8 * a + EPS2 * l.abs())
+    } else {
+        let s = neumaier_sum(z.iter().map(|&x| (x - m).exp()));
+        let l = m + (s / jf).ln();
+        (l, EPS4 * (2.0 + jf) + EPS2 * (l.abs() + m.abs()))
+    }
+}
+
+/// x·2^e with one rounding (x finite; 0 stays 0; +-inf beyond the range).
+fn ldexp_signed(x: f64, e: i64) -> f64 {
+    if x == 0.0 {
+        return x;
+    }
+    let (m, k) = frexp(x.abs());
+    let r = ldexp_once(m, e + k);
+    if x < 0.0 {
+        -r
+    } else {
+        r
+    }
 }
 
 /// The update tuples of one call: `outer` B × d, `inner` B × J × α × d (α = `a`).

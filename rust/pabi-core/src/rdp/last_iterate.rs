@@ -8,10 +8,11 @@
 use super::checks::{
     check_t_ell, check_t_star, count, gt1, index_in, noisy_step, nonneg, pos, rdp_order, shift_args,
 };
-use super::scalar::{mul0, prod_div, up_pos};
+use super::last_iterate_scaled::{lip_scaled_up, step_limit_down, theta_scaled_up, Sc};
+use super::scalar::{prod_div, up_pos};
 use crate::error::{PabiError, Result};
+use crate::num::round::rel_err;
 use crate::num::round::up_signed;
-use crate::num::round::{rel_err, rel_up, EPS2};
 use crate::num::{INFLATE, TINY};
 
 /// Below this |s·u| θ_L(s) is 1/s to 1e-200 relative (see [`theta_u`]).
@@ -34,14 +35,23 @@ fn theta_u(u: f64, s: f64) -> f64 {
         }
     } else if u > 0.0 {
         (-u).exp_m1() / (-s * u).exp_m1()
+    } else if s < TWO53 {
+        // e^{(s−1)u} with (s − 1)u = P + p exactly (s − 1 exact below 2^53; TwoProd): e^P·(1 + p)
+        // (|p| ≤ 2^-53|P| ≤ 1e-13, so e^p = 1 + p to 1e-26); the rounded product lost
+        // |(s − 1)u|·u relative (6.9e-13 of θ at (s − 1)u = −705)
+        let (pp, pl) = crate::num::dd::two_prod(s - 1.0, u);
+        pp.exp() * (1.0 + pl) * (u.exp_m1() / (s * u).exp_m1())
     } else {
         ((s - 1.0) * u).exp() * u.exp_m1() / (s * u).exp_m1()
     }
 }
 
+/// 2^53: below it s − 1 is exact for a double s ≥ 1.
+const TWO53: f64 = 9_007_199_254_740_992.0;
+
 /// ln θ_L(s) from u = ln L² (s ≥ 1; no underflow): ln(1/s) at u = 0,
 /// ln(expm1(−u)/expm1(−su)) for u > 0, (s − 1)u + ln(expm1(u)/expm1(su)) for u < 0.
-fn ln_theta_u(u: f64, s: f64) -> f64 {
+pub(super) fn ln_theta_u(u: f64, s: f64) -> f64 {
     if u == 0.0 || (s * u).abs() < TINY_SU {
         -s.ln()
     } else if u == f64::NEG_INFINITY {
@@ -57,19 +67,23 @@ fn ln_theta_u(u: f64, s: f64) -> f64 {
     }
 }
 
-/// u = ln L² from κ = L² − 1 ≥ −1: log1p(κ) (to nearest; −∞ at κ = −1).
+/// u = ln L² from κ = L² − 1 ≥ −1: log1p(κ) rounded up by 2 ulp (log1p is within 1 ulp: ≥ the
+/// exact ln(1 + κ); θ_L is increasing in L, and [`theta_l_u`] no longer widens by the
+/// |(s − 1)u|ε that covered a to-nearest u); −∞ at κ = −1.
 pub fn lip_u_from_kappa(kappa: f64) -> Result<f64> {
     if !(kappa >= -1.0 && kappa.is_finite()) {
         return Err(PabiError::domain("kappa", ">= -1 and finite", kappa));
     }
     Ok(if kappa == -1.0 {
         f64::NEG_INFINITY
+    } else if kappa == 0.0 {
+        0.0 // exact
     } else {
-        kappa.ln_1p()
+        kappa.ln_1p().next_up().next_up()
     })
 }
 
-/// u = ln L² from L ≥ 0, rounded up by 2 ulp (a larger L is always sound: an L-Lipschitz step
+/// u = ln L² from L ≥ 0, rounded up by 2 ulp (next_up twice; a larger L is always sound: an L-Lipschitz step
 /// is L'-Lipschitz for L' ≥ L): 2·log1p(L − 1) for L ∈ [1/2, 2] (L − 1 exact, full relative
 /// accuracy near 1), 2·ln L elsewhere (full accuracy for small L, which κ = L² − 1 ≈ −1 loses:
 /// its ulp is 1e-16/L² of L²); −∞ at L = 0.
@@ -83,7 +97,10 @@ pub fn lip_u_from_l(l: f64) -> Result<f64> {
     } else {
         2.0 * l.ln()
     };
-    Ok(rel_up(u, EPS2))
+    // ln and log1p are within 1 ulp, the doubling exact: two steps up (at a power of two the
+    // lower binade's ulp is half) are ≥ the exact ln L². rel_up(u, 2ε) moved 2–4 ulp, which
+    // θ_L(s) carries (s − 1)-fold: 2.7e-13 of θ at s = 1201, L = 0.75. L = 1: exactly 0.
+    Ok(if u == 0.0 { 0.0 } else { u.next_up().next_up() })
 }
 
 /// θ_L(s) = L^{2(s−1)}/Σ_{j<s} L^{2j} with L² = 1 + κ (κ ≥ −1), rounded up.
@@ -107,8 +124,11 @@ pub fn theta_l_u(u: f64, s: f64) -> Result<f64> {
     if s == 0.0 || v == 1.0 || u == f64::NEG_INFINITY {
         return Ok(v); // exact cases: s = 0, s = 1, L = 0 (an underflowed θ > 0 is rounded up below)
     }
-    // L < 1 is conditioned like e^{(s−1)u} (relative error ~ |(s−1)u|·2^-53): widen by it
-    let widen = if u < 0.0 {
+    // L < 1: e^{(s−1)u} from the exact product below s = 2^53 ([`theta_u`]: ≤ 8 roundings);
+    // beyond, conditioned like e^{(s−1)u} (relative error ~ |(s−1)u|·2^-53): widen by it
+    let widen = if u < 0.0 && s < TWO53 {
+        INFLATE + rel_err(8.0)
+    } else if u < 0.0 {
         INFLATE + rel_err(2.0 * ((s - 1.0) * u).abs())
     } else {
         INFLATE
@@ -150,7 +170,9 @@ pub fn l_lambda_kappa(lam: f64, m: f64, big_m: f64, model: LipschitzModel) -> Re
     let s = m + big_m;
     if s > 0.0 {
         let lam_max = 0.5 / s;
-        if lam > lam_max {
+        // also every λ ≤ 1/(2(m + M)) exactly (the λ̄ of `cyclic_calibration`), which the rounded
+        // limit can be one ulp below
+        if lam > lam_max && !(s.is_finite() && lam <= step_limit_down(m, big_m)) {
             return Err(PabiError::domain(
                 "lr",
                 format!(
@@ -221,8 +243,16 @@ pub fn shifted_drift_bound(
     })?;
     let occ = t.div_ceil(ell) as f64;
     // in units of σ: α/(2σ²) overflowed for tiny σ and met a zero body (inf·0 = NaN)
+    // 2ζ + s̄ overflowed for ζ near the double maximum (σ = ζ = 1.8e308: inf, exact 9.5):
+    // ½(2ζ + s̄) = 2(ζ/2 + s̄/4) there, the scalings exact or losing < 2^-1074 of a sum ≥ 4e307
+    let w = 2.0 * zeta + sbar;
+    let (c, w) = if w.is_finite() {
+        (0.5, w)
+    } else {
+        (2.0, 0.5 * zeta + 0.25 * sbar)
+    };
     let v = prod_div(&[0.5, alpha, t as f64, zeta, zeta], &[sigma, sigma])
-        + prod_div(&[0.5, alpha, occ, sbar, 2.0 * zeta + sbar], &[sigma, sigma]);
+        + prod_div(&[c, alpha, occ, sbar, w], &[sigma, sigma]);
     Ok(up_pos(up_signed(v), zeta > 0.0 || sbar > 0.0))
 }
 
@@ -390,20 +420,29 @@ pub fn shifted_cycle_bound(
 ) -> Result<f64> {
     shift_args(alpha, sigma, ("initial_distance", tau), Some(sbar))?;
     check_t_ell(t, ell)?;
-    let th = theta_l_u(u, ell as f64)?;
-    let l = rel_up((0.5 * u).exp(), EPS2); // L rounded up
-    let e = (t / ell) as f64;
-    let rem = theta_l_u(u, (t % ell) as f64)?;
-    let a = mul0(l, tau) + sbar;
-    // α/(2σ²) overflowed for tiny σ and met a zero bracket (inf·0 = NaN): see prod_div
-    let v = prod_div(&[0.5, alpha, a, a, th], &[sigma, sigma])
-        + prod_div(
-            &[0.5, alpha, sbar, sbar, (e - 1.0) * th + rem],
-            &[sigma, sigma],
-        );
+    let th_d = theta_l_u(u, ell as f64)?;
+    let rem_d = theta_l_u(u, (t % ell) as f64)?;
+    // in scaled form (m·2^e): θ_L(ℓ) ~ 1e-1047 underflowed to TINY and (Lτ + s̄)² ~ 1e600 then
+    // inflated it to 1e304 (exact 2e-274); Lτ overflowed (τ = 1.8e308) where the bound is 3e299;
+    // L = 5e-324 underflowed and gave an exact 0. Every factor is an upper bound or exact, the
+    // ≤ 12 roundings to nearest of the products and sums are covered by up_signed's INFLATE.
+    let th = theta_scaled_up(u, ell as f64, th_d);
+    let rem = theta_scaled_up(u, (t % ell) as f64, rem_d);
+    let l = lip_scaled_up(u); // L rounded up
+    let e = (t / ell) as f64; // ≥ 1
+    let a = l.mul(Sc::of(tau)).add(Sc::of(sbar));
+    let br = th.mul(Sc::of(e - 1.0)).add(rem); // (E − 1)θ_L(ℓ) + θ_L(T − Eℓ)
+    let unit = Sc::of(0.5 * alpha).div(Sc::of(sigma)).div(Sc::of(sigma));
+    let sb = Sc::of(sbar);
+    let v = a
+        .mul(a)
+        .mul(th)
+        .mul(unit)
+        .add(sb.mul(sb).mul(br).mul(unit))
+        .to_f64();
     // an underflowed product of positive factors (θ_L(ℓ) ~ 1e-1047 for L = 0.3, ℓ = 1000) is
     // not an exact 0: the smallest positive bound instead
-    let positive = (a > 0.0 && th > 0.0) || (sbar > 0.0 && (e - 1.0) * th + rem > 0.0);
+    let positive = (!a.is_zero() && !th.is_zero()) || (sbar > 0.0 && !br.is_zero());
     Ok(up_pos(v, positive))
 }
 
@@ -476,7 +515,9 @@ pub fn cyclic_calibration(
             v,
         ));
     }
-    let lam = 0.5 / sum;
+    // λ̄: the greatest double ≤ 1/(2(M + ρ)) exactly (0.5/fl(M + ρ) was one ulp above it in about
+    // half of the cases: an inadmissible step size), which `l_lambda_kappa` accepts
+    let lam = step_limit_down(big_m, rho);
     let rl = rho * lam; // in (0, 1/2]
     let ell = std::f64::consts::LN_2 / rl.ln_1p();
     if !(rl >= f64::MIN_POSITIVE && ell.is_finite()) {
@@ -490,10 +531,17 @@ pub fn cyclic_calibration(
     // f = 1 + 4E·ρ/(M + ρ) ≤ 1 + 4E (the product 4ρE overflowed first)
     let f = 1.0 + 4.0 * epochs as f64 * (rho / sum);
     // square roots taken separately: α/ε and αε over- or underflow before σ̄ does
+    // as one scaled product (C·λ̄ was subnormal for C = 1e-300, λ̄ = 1e-20 and lost 4.7e-2 of
+    // σ̄): 2Cλ̄ = C/fl(M + ρ) with fl(M + ρ) to nearest (½ ulp, inside up_signed's INFLATE with
+    // the ≤ 8 other roundings; λ̄ itself is rounded down, which would make σ̄ too small)
+    let bf = b as f64;
     let s = if as_published {
-        clip * lam / (2.0 * b as f64) * (f.sqrt() / (alpha.sqrt() * eps.sqrt()))
+        prod_div(&[clip, f.sqrt()], &[4.0, sum, bf, alpha.sqrt(), eps.sqrt()])
     } else {
-        up_signed(2.0 * clip * lam / b as f64 * (alpha.sqrt() * f.sqrt() / eps.sqrt()))
+        up_signed(prod_div(
+            &[clip, alpha.sqrt(), f.sqrt()],
+            &[bf, sum, eps.sqrt()],
+        ))
     };
     if !s.is_finite() {
         return Err(PabiError::domain(

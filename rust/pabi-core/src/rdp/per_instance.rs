@@ -15,10 +15,11 @@ use super::logexp::{log_mean_exp, LME_DIRECT_MAX};
 use super::sampled_gaussian::{sgm_rdp_value_floor, Fractional, SgmTable};
 use super::scalar::mul0;
 use crate::error::{PabiError, Result};
+use crate::num::dd::{div_dd, expm1_dd, ln_dd, log1p_dd, sqr_dd, Dd, LN2_DD};
 use crate::num::logspace::{log_add_exp_std, log_expm1_std, Neumaier};
 use crate::num::round::up_order;
 use crate::num::round::up_signed;
-use crate::num::{INFLATE, TINY};
+use crate::num::{neumaier_sum, HALF_ULP_ONE, INFLATE, TINY};
 use rayon::prelude::*;
 
 /// Largest order the Hölder composition may require before reporting an order blow-up.
@@ -231,21 +232,19 @@ pub fn dpsgd_per_instance_terms(
         if i == steps - 1 {
             // first step: deterministic; take the max
             let smax = row.iter().copied().fold(0.0, f64::max);
-            let r = smax / sigma;
-            return kappa * tab.rdp(half_square(r));
+            let (c, c_lo) = half_square_dd(smax, sigma);
+            return kappa * tab.rdp_dd(c, c_lo);
         }
         let t = p * (beta - 1.0);
-        let rmax = row.iter().copied().fold(0.0, f64::max) / sigma;
-        let crow = 0.5 * rmax * rmax;
-        let tdm = t * tab.rdp(crow);
+        let (crow, crow_lo) = half_square_dd(row.iter().copied().fold(0.0, f64::max), sigma);
+        let tdm = t * tab.rdp_dd(crow, crow_lo);
         let plain = if tdm > SKIP_GAP + 5.0 {
             // ln A(c) is convex in c with ln A(0) = 0, so D(c) ≤ (c/c_max)·D(c_max): samples
             // whose chord bound lies SKIP_GAP below the row maximum contribute < e^-SKIP_GAP
             // each and are bounded (upward) by that chord value instead of being evaluated.
             let (mut sum, mut nsk, mut ub_max) = (0.0, 0usize, f64::NEG_INFINITY);
             for &x in row {
-                let r = x / sigma;
-                let c = 0.5 * r * r;
+                let (c, c_lo) = half_square_dd(x, sigma);
                 if c >= crow {
                     sum += 1.0;
                     continue;
@@ -255,7 +254,7 @@ pub fn dpsgd_per_instance_terms(
                     nsk += 1;
                     ub_max = ub_max.max(ub);
                 } else {
-                    sum += f64::exp(t * tab.rdp(c) - tdm);
+                    sum += f64::exp(t * tab.rdp_dd(c, c_lo) - tdm);
                 }
             }
             if nsk > 0 {
@@ -276,8 +275,8 @@ pub fn dpsgd_per_instance_terms(
         }
         buf.clear();
         buf.extend(row.iter().map(|&s| {
-            let r = s / sigma;
-            t * tab.rdp(0.5 * r * r)
+            let (c, c_lo) = half_square_dd(s, sigma);
+            t * tab.rdp_dd(c, c_lo)
         }));
         let mut l = log_mean_exp(buf);
         if opts.ucb.is_some() {
@@ -318,15 +317,28 @@ pub fn dpsgd_per_instance_terms(
     Ok(terms)
 }
 
-/// c = r²/2, with an underflowed c of a positive r raised to the smallest double: D is
-/// increasing in c and D(0) = 0 would fall below the exact, positive value (r = 0.5/1e308).
-fn half_square(r: f64) -> f64 {
+/// c = r²/2 of r = s/σ as a double-double (c, c_lo), |c_lo| ≤ ulp(c): r and r² to ~2^-104
+/// (div_dd, sqr_dd; halving exact). The former 0.5·fl(s/σ)² was up to 3u below c, and D is
+/// ~1300·(relative change of c) where ln A cancels (q tiny, c α(α − 1) ≈ −α ln q):
+/// dpsgd_per_instance_rdp(52.0, 4.49e-12, σ = 1.2392941647773654, [[1.2523906852179743]])
+/// was 3.2e-13 below the exact value, beyond the per-step RDP's proven margin. Outside
+/// [1e-280, 1e280] (subnormal parts, overflow of the square) c is the rounded value raised by
+/// four ulps (≥ its ≤ 2-ulp error) and c_lo = 0; an underflowed c of a positive s/σ (σ finite)
+/// is the smallest double (D is increasing in c and D(0) = 0 would fall below the exact value).
+fn half_square_dd(s: f64, sigma: f64) -> (f64, f64) {
+    let r = s / sigma;
     let c = 0.5 * r * r;
-    if c == 0.0 && r > 0.0 {
-        f64::from_bits(1)
-    } else {
-        c
+    if c > 1e-280 && c < 1e280 {
+        let (rh, rl) = div_dd(s, sigma);
+        let (ph, pl) = sqr_dd(rh, rl);
+        return (0.5 * ph, 0.5 * pl);
     }
+    if c == 0.0 {
+        // exact 0 for s = 0 or σ = inf; otherwise an underflow of a positive value
+        let pos = s > 0.0 && sigma.is_finite();
+        return (if pos { f64::from_bits(1) } else { 0.0 }, 0.0);
+    }
+    (c.next_up().next_up().next_up().next_up(), 0.0)
 }
 
 /// Chunk of the parallel evaluation of the fractional-order divergences (each costs 10–100 µs:
@@ -453,7 +465,13 @@ impl FracDivergences {
             for (j, v) in (s0..).zip(o.iter_mut()) {
                 let r = rows.partition_point(|fr| fr.start <= j) - 1;
                 let c = if j - rows[r].start < rows[r].len {
-                    half_square(keys[j] / sigma)
+                    // the fractional path takes c alone: c rounded up past c + c_lo
+                    let (c, c_lo) = half_square_dd(keys[j], sigma);
+                    if c_lo > 0.0 {
+                        c.next_up()
+                    } else {
+                        c
+                    }
                 } else {
                     cmax
                 };
@@ -526,17 +544,27 @@ simd! {
             // fixed trip counts (padded with r = 0) so that every loop vectorizes
             let mut x = [0.0_f64; B];
             x[..len].copy_from_slice(chunk);
-            let (mut m, mut acc, mut e) = ([0.0_f64; B], [0.0_f64; B], [0.0_f64; B]);
+            let (mut ch, mut cl) = ([0.0_f64; B], [0.0_f64; B]);
+            let (mut acc, mut e) = ([0.0_f64; B], [0.0_f64; B]);
             for s in 0..B {
-                let r = x[s] / sigma;
-                m[s] = crate::vmath::expm1(r * r);
+                // c = r²/2 as a double-double (see `half_square_dd`; c ≤ 300 here)
+                let (rh, rl) = div_dd(x[s], sigma);
+                let (ph, pl) = sqr_dd(rh, rl);
+                ch[s] = 0.5 * ph;
+                cl[s] = 0.5 * pl;
             }
-            let (mut g, mut f) = (m, m);
-            for &pk in pmf {
+            // F_k = expm1(x_k), x_k = (c + c_lo)·k(k − 1) = x̂ + x_lo evaluated as
+            // F̂ + (1 + F̂)·x_lo (3.01u relative; `SgmTable::log_a_dd`'s direct path, whose proof
+            // gives ln A within (α + 10.2)u, below the margin `scale` of 2^-46(1 + log2 α)).
+            // The former recurrences G_k = G_{k−1} + m(1 + G_{k−1}), F_{k+1} = F_k + G_k + F_k G_k
+            // compounded m = expm1(r²)'s rounding over k(k − 1)/2 steps and took r = fl(s/σ).
+            for (i, &pk) in pmf.iter().enumerate() {
+                let kk = ((i + 2) * (i + 1)) as f64; // k(k − 1), exact
                 for s in 0..B {
-                    acc[s] += pk * f[s];
-                    g[s] += m[s] * (1.0 + g[s]);
-                    f[s] += g[s] + f[s] * g[s];
+                    let xx = ch[s] * kk;
+                    let x_lo = ch[s].mul_add(kk, -xx) + cl[s] * kk;
+                    let f = crate::vmath::expm1(xx);
+                    acc[s] += pk * (f + (1.0 + f) * x_lo);
                 }
             }
             for s in 0..B {
@@ -617,10 +645,138 @@ pub fn lp_per_instance_eps_delta(
     let (lq, ldp) = (q.ln(), delta_prime.ln());
     let eta = (lq + k - ldp) / (p - 1.0);
     let eta = eta + INFLATE * (eta.abs() + (lq.abs() + k.abs() + ldp.abs()) / (p - 1.0));
+    // both are upper bounds on the exact η; the double-double one is within a few ulp of it
+    // (the margin above is 128u·(|ln q| + |ln δ'|)/(p − 1): 8e-7 relative in ε' at
+    // q = δ' = 5e-324, p = 1.0000266, where the exact η·(p − 1) is K alone)
+    let eta = match lp_eta_up(q, p, delta, delta_prime, sigma, sens) {
+        Some(e) => e.min(eta),
+        None => eta,
+    };
     let smax = sens.iter().copied().fold(0.0, f64::max);
+    let eps = amplify(eta, q);
+    // ε' = ln(1 + q expm1(η)) has the sign of η: a positive exact value whose q·expm1(η)
+    // underflowed (q = 5e-324: ε' ~ 1e-324) is the smallest bound TINY, never 0
+    let eps = if eta > 0.0 && eps <= 0.0 {
+        TINY
+    } else {
+        up_signed(eps)
+    };
     Ok((
-        up_signed(amplify(eta, q)),
+        eps,
         up_signed(q * delta + delta_prime),
         mul0(c, smax) <= 1.0,
     ))
+}
+
+/// Largest sample count whose L_p log-mean-exp is formed in double-double (~0.2 µs a sample).
+const LP_DD_MAX: usize = 1 << 16;
+
+/// ln x as a double-double for a positive double x, subnormals included (`ln_dd` rescales by
+/// 2^-e in one step, which leaves the normal range below 2^-1022: x·2^600 first, exactly).
+fn ln_dd_pos(x: f64) -> Dd {
+    const TWO_600: f64 = 4.149515568880993e180; // 2^600
+    if x < 1e-290 {
+        ln_dd(Dd::from_f64(x * TWO_600)) - LN2_DD.mul_f(600.0)
+    } else {
+        ln_dd(Dd::from_f64(x))
+    }
+}
+
+/// An upper bound on η = (ln q + K − ln δ')/(p − 1), K = ln mean_k e^{p C Δ_k} with the exact
+/// C = √(2 ln(1.25/δ))/σ, within a few ulp of η plus E/(p − 1) (below); `None` where a value
+/// leaves the double range (the caller keeps its wider bound).
+///
+/// C and x_k = p C Δ_k are double-doubles (relative error ≤ 2^-98). K = x_m + L with x_m the
+/// largest x_k and L = ln mean_k e^{d_k}, d_k = x_k − x_m ≤ 0: up to [`LP_DD_MAX`] samples L
+/// is a double-double (bound in the code); beyond, d_k is rounded to doubles (|error| ≤
+/// u|d_k|, moving L by ≤ Σ w_k u|d_k| ≤ u·max|d_k|, w the soft-max weights) and for a mean
+/// M = mean e^{d_k} ≥ ½, L = log1p(mean expm1(d_k)) (terms of one sign: the argument y to
+/// 5u relative, L to 5u|y|/(1 + y) + 2u|L| ≤ 12u|L|; 16u taken), otherwise ln M (M to 5u:
+/// 8u + 2u|L| taken);
+/// one sample: d = 0, L = 0 exactly. ln q − ln δ' is exactly 0 for q = δ', otherwise a
+/// double-double difference (2^-98 of each logarithm plus 2^-103 near 1). The sum s, its
+/// bound E and the quotient by the exact double-double p − 1 (2^-100) are rounded up once.
+/// Cancellation of ln q − ln δ' against K is thus carried to ~u·(x_m + |L|), not to
+/// 128u·(|ln q| + |ln δ'|).
+fn lp_eta_up(
+    q: f64,
+    p: f64,
+    delta: f64,
+    delta_prime: f64,
+    sigma: f64,
+    sens: &[f64],
+) -> Option<f64> {
+    let u = HALF_ULP_ONE;
+    let tol = 3.2e-30; // 2^-98
+    let l = ln_dd(Dd::from_f64(1.25)) - ln_dd_pos(delta);
+    let c = l.mul_f(2.0).sqrt().div_f(sigma);
+    if !(c.hi.is_finite() && c.hi > 0.0) {
+        return None;
+    }
+    let cp = c.mul_f(p);
+    let xs: Vec<Dd> = sens
+        .iter()
+        .map(|&d| if d == 0.0 { Dd::default() } else { cp.mul_f(d) })
+        .collect();
+    let xm = xs.iter().copied().fold(Dd::default(), |a, b| {
+        if b.hi > a.hi || (b.hi == a.hi && b.lo > a.lo) {
+            b
+        } else {
+            a
+        }
+    });
+    if !xm.hi.is_finite() || xm.hi > 1e300 {
+        return None;
+    }
+    let n = xs.len() as f64;
+    let (mut ln_m, mut err) = (Dd::default(), 2.0 * tol * xm.hi + 1e-320);
+    if xs.len() > 1 && xs.len() <= LP_DD_MAX {
+        // L = log1p(mean_k expm1(d_k)) in double-double, d_k = x_k − x_m clamped at −700 (an
+        // upward change of L): the n terms of one sign ≤ 0 summed to n·2^-104 relative, y to
+        // (n + 2)·2^-104, L to that times |y|/(1 + y) ≤ n plus 2^-100|L|
+        let mut y = Dd::default();
+        for &x in &xs {
+            let d = x - xm;
+            let d = if d.hi < -700.0 {
+                Dd::from_f64(-700.0)
+            } else {
+                d
+            };
+            y = y + expm1_dd(d);
+        }
+        let y = y.div_f(n);
+        ln_m = log1p_dd(y);
+        err += (n + 2.0) * n * 4.93e-32 + tol * ln_m.hi.abs();
+    } else if xs.len() > 1 {
+        let ds: Vec<f64> = xs.iter().map(|&x| (x - xm).to_f64()).collect();
+        let dmax = ds.iter().fold(0.0f64, |a, &d| a.max(d.abs()));
+        let m = neumaier_sum(ds.iter().map(|&d| f64::exp(d))) / n;
+        let l = if m >= 0.5 {
+            let l = f64::ln_1p(neumaier_sum(ds.iter().map(|&d| f64::exp_m1(d))) / n);
+            err += 16.0 * u * l.abs();
+            l
+        } else {
+            let l = f64::ln(m);
+            err += 8.0 * u + 2.0 * u * l.abs();
+            l
+        };
+        ln_m = Dd::from_f64(l);
+        err += u * dmax.min(0.37 * n);
+    }
+    let k = xm + ln_m;
+    let dlog = if q == delta_prime {
+        Dd::default()
+    } else {
+        let (lq, ldp) = (ln_dd_pos(q), ln_dd_pos(delta_prime));
+        err += tol * (lq.hi.abs() + ldp.hi.abs()) + 1e-31;
+        lq - ldp
+    };
+    let s = dlog + k;
+    err += tol * (s.hi.abs() + k.hi.abs());
+    // p − 1 exactly (two_sum: p − 1 rounds for p > 2^53)
+    let (ph, pl) = crate::num::dd::two_sum(p, -1.0);
+    let den = Dd::new(ph, pl);
+    let eta = s / den;
+    let bound = eta.hi + (eta.lo + (err / ph) * (1.0 + 4.0 * u) + tol * eta.hi.abs());
+    bound.is_finite().then(|| bound.next_up())
 }

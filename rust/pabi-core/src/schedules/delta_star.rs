@@ -225,7 +225,7 @@ fn least_c1(noise: Noise, eps: f64, target: f64, c0: f64) -> Result<f64> {
         Ok(schedule_delta_star(noise, eps, f64::from_bits(bits))? <= target)
     };
     const MAX: u64 = 0x7fef_ffff_ffff_ffff; // f64::MAX
-    if !(c0 > 0.0) {
+    if c0.is_nan() || c0 <= 0.0 {
         return Ok(c0);
     }
     let c0 = c0.min(f64::MAX).to_bits();
