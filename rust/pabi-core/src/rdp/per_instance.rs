@@ -534,6 +534,8 @@ simd! {
         const B: usize = 32;
         let am1 = (order - 1) as f64;
         let scale = (1.0 + INFLATE * (1.0 + (order as f64).log2())) / am1;
+        let (a, u) = (order as f64, HALF_ULP_ONE);
+        let recur = (3.5 * a * a + 4.0 * a + 20.0) * u * 1.01 <= INFLATE * (1.0 + a.log2()) - 4.0 * u;
         let mut dmax = 0.0_f64;
         let mut sum = 0.0;
         let mut shift = f64::NEG_INFINITY;
@@ -545,7 +547,7 @@ simd! {
             let mut x = [0.0_f64; B];
             x[..len].copy_from_slice(chunk);
             let (mut ch, mut cl) = ([0.0_f64; B], [0.0_f64; B]);
-            let (mut acc, mut e) = ([0.0_f64; B], [0.0_f64; B]);
+            let (mut acc, mut e, mut m) = ([0.0_f64; B], [0.0_f64; B], [0.0_f64; B]);
             for s in 0..B {
                 // c = r²/2 as a double-double (see `half_square_dd`; c ≤ 300 here)
                 let (rh, rl) = div_dd(x[s], sigma);
@@ -553,18 +555,34 @@ simd! {
                 ch[s] = 0.5 * ph;
                 cl[s] = 0.5 * pl;
             }
-            // F_k = expm1(x_k), x_k = (c + c_lo)·k(k − 1) = x̂ + x_lo evaluated as
-            // F̂ + (1 + F̂)·x_lo (3.01u relative; `SgmTable::log_a_dd`'s direct path, whose proof
-            // gives ln A within (α + 10.2)u, below the margin `scale` of 2^-46(1 + log2 α)).
-            // The former recurrences G_k = G_{k−1} + m(1 + G_{k−1}), F_{k+1} = F_k + G_k + F_k G_k
-            // compounded m = expm1(r²)'s rounding over k(k − 1)/2 steps and took r = fl(s/σ).
-            for (i, &pk) in pmf.iter().enumerate() {
-                let kk = ((i + 2) * (i + 1)) as f64; // k(k − 1), exact
+            if recur {
+                // G_k = G_{k−1} + m(1 + G_{k−1}) = expm1(2ck), F_{k+1} = F_k + G_k + F_k G_k =
+                // expm1(ck(k + 1)), m = expm1(2c) within E_m ≤ 4u (expm1's ulp, c_lo's first-order
+                // term). All positive: a sum errs ≤ its terms' + u, so E_G(k) ≤ k(E_m + 3u),
+                // E_F(α) ≤ 3.5α²u + 3αu + 4u: inside `scale` for α ≤ 12 (`recur`, with the pmf's
+                // 6.01u, the sum's αu, ln_1p's and the products'); else expm1 per k (below)
                 for s in 0..B {
-                    let xx = ch[s] * kk;
-                    let x_lo = ch[s].mul_add(kk, -xx) + cl[s] * kk;
-                    let f = crate::vmath::expm1(xx);
-                    acc[s] += pk * (f + (1.0 + f) * x_lo);
+                    let mh = crate::vmath::expm1(2.0 * ch[s]);
+                    m[s] = (1.0 + mh).mul_add(2.0 * cl[s], mh);
+                }
+                let (mut g, mut f) = (m, m);
+                for &pk in pmf {
+                    for s in 0..B {
+                        acc[s] += pk * f[s];
+                        g[s] += m[s] * (1.0 + g[s]);
+                        f[s] += g[s] + f[s] * g[s];
+                    }
+                }
+            } else {
+                // F_k = F̂ + (1 + F̂)·x_lo, x̂ + x_lo = (c + c_lo)k(k − 1): 3.01u (`log_a_dd`)
+                for (i, &pk) in pmf.iter().enumerate() {
+                    let kk = ((i + 2) * (i + 1)) as f64; // k(k − 1), exact
+                    for s in 0..B {
+                        let xx = ch[s] * kk;
+                        let x_lo = ch[s].mul_add(kk, -xx) + cl[s] * kk;
+                        let f = crate::vmath::expm1(xx);
+                        acc[s] += pk * (f + (1.0 + f) * x_lo);
+                    }
                 }
             }
             for s in 0..B {
