@@ -11,12 +11,13 @@
 //! the result is then within a few ulp of the exact value.
 
 use super::checks::pos;
+use super::logexp::log_mean_exp_err;
 use super::scalar::{frexp, ldexp_once};
 
 use crate::dd::{exp_dd, ln_dd, two_sum, Dd};
 use crate::error::{PabiError, Result};
 use crate::num::neumaier_sum;
-use crate::num::round::{rel_err, EPS2, EPS4, EPS8};
+use crate::num::round::{rel_err, EPS2};
 use crate::num::TINY;
 
 /// Thm 3.6 bound on D_α(M(X')‖M(X)), translation-invariant form:
@@ -182,33 +183,6 @@ pub fn general_update_rdp(
         }
     }
     Ok(res)
-}
-
-/// (ln mean_j e^{z_j}, a bound on its rounding error) for finite z. `log_mean_exp`'s
-/// log1p(mean expm1(z)) is exact only for z ≥ 0: for z = (−15.3, −18.1) its argument is
-/// −1 + 1.2e-7 and the result lost 3.4e-11 relative, below the bound this pass added (the
-/// result came out 3e-12 below the exact value).
-///
-/// * min z ≥ −1, max z ≤ 600: log1p(S/J), S = Σ expm1(z_j) (Neumaier). S/J carries
-///   ≤ (ε + 2u)A + u|S/J| ≤ 2εA, A = Σ|expm1 z|/J; log1p's slope is 1/mean e^z ≤ e: ≤ 6εA, plus
-///   its own ulp: error ≤ 8εA + 2ε|l|.
-/// * otherwise m + ln(Σ e^{z_j − m}/J), m = max z: term j carries ε + u|z_j − m| of itself,
-///   ≤ ε·e^{z−m} + u/e absolutely, the sum (≥ 1) 2u more: relative ≤ 2ε + Ju; ln and the sum
-///   with m ≤ 2ε(|l| + |m|): error ≤ 4ε(2 + J) + 2ε(|l| + |m|).
-fn log_mean_exp_err(z: &[f64]) -> (f64, f64) {
-    let jf = z.len() as f64;
-    let m = z.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let mn = z.iter().copied().fold(f64::INFINITY, f64::min);
-    if m <= 600.0 && mn >= -1.0 {
-        let t: Vec<f64> = z.iter().map(|&x| x.exp_m1()).collect();
-        let a: f64 = t.iter().map(|x| x.abs()).sum::<f64>() / jf;
-        let l = (neumaier_sum(t.iter().copied()) / jf).ln_1p();
-        (l, EPS8 * a + EPS2 * l.abs())
-    } else {
-        let s = neumaier_sum(z.iter().map(|&x| (x - m).exp()));
-        let l = m + (s / jf).ln();
-        (l, EPS4 * (2.0 + jf) + EPS2 * (l.abs() + m.abs()))
-    }
 }
 
 /// x·2^e with one rounding (x finite; 0 stays 0; +-inf beyond the range).
