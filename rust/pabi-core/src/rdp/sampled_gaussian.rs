@@ -216,8 +216,8 @@ impl SgmTable {
     /// ln(1 − e^{−x}) or ln expm1(x) for x ≤ ln 2) + u|t_k| + 2^-89(|t_k| + |ln C| + k|ln q| + α|ln(1−q)| + x_k) + 1e-29·α of its
     /// exact value; the log-sum-exp adds ≤ 3u + 1.01u|t_k − m| per term and 2u(|ln s| + 1) + u|L|.
     /// ln Σ e^{t_k + η_k} ≤ ln Σ e^{t_k} + Σ w_k η_k (1 + η) (weights w_k = e^{t_k}/Σ): L is moved
-    /// up by the weighted bound (×1.001); softplus and the division by α − 1 (a few ulp) are left
-    /// to `up_order` (≥ 2^-46 relative).
+    /// up by the weighted bound (×1.001); softplus's ≤ 5u by ×(1 + 7u) below, and the division
+    /// by α − 1 by the caller's `div_up_rel` (no `up_order` margin on this path any more).
     fn log_a_precise(&self, c: f64, c_lo: f64) -> f64 {
         let u = HALF_ULP_ONE;
         let n = self.order as f64;
